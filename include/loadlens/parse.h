@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Command-line value parsing shared by every loadlens binary. Each parser returns 0 or -EINVAL
+ * (-ERANGE for a number out of range) and never prints; the caller prints one line and exits 64.
+ */
+#ifndef LOADLENS_PARSE_H
+#define LOADLENS_PARSE_H
+
+#include <stdint.h>
+#include <sys/socket.h>
+
+/* Durations: "250ms", "30s", "2m", "1h", "500us", "100ns"; a bare number means seconds. */
+int ll_parse_duration(const char *s, uint64_t *ns);
+/* Unsigned integer in [min, max], decimal; an optional k/M/G suffix multiplies by 1000^n. */
+int ll_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/* Non-negative real number in [min, max]. */
+int ll_parse_double(const char *s, double min, double max, double *out);
+
+enum ll_scheme {
+	LL_SCHEME_NONE = 0,
+	LL_SCHEME_TCP,
+	LL_SCHEME_UDP,
+	LL_SCHEME_HTTP,
+};
+
+#define LL_HOST_MAX 256
+#define LL_PATH_MAX 2048
+
+struct ll_url {
+	enum ll_scheme scheme;
+	char host[LL_HOST_MAX]; /* without IPv6 brackets */
+	uint16_t port;
+	char path[LL_PATH_MAX]; /* "/" when absent; HTTP only */
+};
+
+/* "tcp://host:port", "udp://host:port", "http://host[:port][/path]" (port 80 by default). */
+int ll_parse_url(const char *s, struct ll_url *url);
+/* "HOST:PORT", "[v6]:PORT" or ":PORT"/"PORT" (host defaults to 127.0.0.1). */
+int ll_parse_hostport(const char *s, char *host, size_t hostlen, uint16_t *port);
+const char *ll_scheme_name(enum ll_scheme s);
+
+/* Resolve host:port to a socket address (numeric or via getaddrinfo); -EINVAL if it fails. */
+int ll_resolve(const char *host, uint16_t port, int socktype, struct sockaddr_storage *ss,
+	       socklen_t *len);
+/* "1.2.3.4:80" or "[::1]:80". */
+void ll_format_addr(const struct sockaddr *sa, char *buf, size_t len);
+
+#endif /* LOADLENS_PARSE_H */
