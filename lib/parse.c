@@ -22,11 +22,17 @@ int ll_parse_duration(const char *s, uint64_t *ns)
 	double v;
 	size_t i;
 
-	if (!s || !*s || isspace((unsigned char)*s) || *s == '-' || *s == '+')
+	const char *p;
+
+	if (!s || !isdigit((unsigned char)*s))
 		return -EINVAL;
+	/* digits and a '.', then the unit: no signs, exponents, hex or spaces (strtod must stop
+	 * exactly where the digits end) */
+	for (p = s; isdigit((unsigned char)*p) || *p == '.'; p++)
+		;
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s || !isfinite(v) || v < 0)
+	if (errno || end != p || !isfinite(v) || v < 0)
 		return -EINVAL;
 	if (!*end) {
 		v *= 1e9;

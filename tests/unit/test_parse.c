@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: MIT
+/* Parsing of durations, numbers, URLs and addresses, including bad input. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include "loadlens/parse.h"
+
+static void test_durations(void **state)
+{
+	static const struct {
+		const char *in;
+		uint64_t ns;
+	} good[] = {
+		{"30s", 30000000000ULL}, {"250ms", 250000000ULL}, {"2m", 120000000000ULL},
+		{"1h", 3600000000000ULL}, {"500us", 500000ULL}, {"100ns", 100ULL},
+		{"1.5s", 1500000000ULL}, {"0", 0}, {"2", 2000000000ULL}, {"0.25ms", 250000ULL},
+	};
+	static const char *bad[] = {"", "s", "ms", "-1s", "+1s", "1x", "5parsecs", "1 s",
+				    " 1s", "1s ", "nan", "inf", "1e30s", "1sms", "--", "0x10s", "1.2.3s", ".5s"};
+	uint64_t ns;
+	size_t i;
+
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		ns = 12345;
+		assert_int_equal(ll_parse_duration(good[i].in, &ns), 0);
+		assert_int_equal(ns, good[i].ns);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (!ll_parse_duration(bad[i], &ns))
+			fail_msg("duration '%s' was accepted as %llu", bad[i],
+				 (unsigned long long)ns);
+	}
+	assert_int_not_equal(ll_parse_duration(NULL, &ns), 0);
+}
+
+static void test_numbers(void **state)
+{
+	uint64_t v;
+	double d;
+
+	assert_int_equal(ll_parse_u64("10", 1, 100, &v), 0);
+	assert_int_equal(v, 10);
+	assert_int_equal(ll_parse_u64("10k", 1, 1000000, &v), 0);
+	assert_int_equal(v, 10000);
+	assert_int_equal(ll_parse_u64("2M", 1, UINT64_MAX, &v), 0);
+	assert_int_equal(v, 2000000);
+	assert_int_equal(ll_parse_u64("0", 1, 100, &v), -ERANGE);
+	assert_int_equal(ll_parse_u64("101", 1, 100, &v), -ERANGE);
+	assert_int_equal(ll_parse_u64("99999999999999999999", 0, UINT64_MAX, &v), -ERANGE);
+	assert_int_equal(ll_parse_u64("20000000000G", 0, UINT64_MAX, &v), -ERANGE);
+	assert_int_equal(ll_parse_u64("-1", 0, 100, &v), -EINVAL);
+	assert_int_equal(ll_parse_u64("1.5", 0, 100, &v), -EINVAL);
+	assert_int_equal(ll_parse_u64("abc", 0, 100, &v), -EINVAL);
+	assert_int_equal(ll_parse_u64("", 0, 100, &v), -EINVAL);
+	assert_int_equal(ll_parse_u64("10kk", 0, UINT64_MAX, &v), -EINVAL);
+	assert_int_equal(ll_parse_u64(" 5", 0, 100, &v), -EINVAL);
+	assert_int_equal(ll_parse_double("0.5", 0, 1, &d), 0);
+	assert_true(d == 0.5);
+	assert_int_equal(ll_parse_double("1.5", 0, 1, &d), -ERANGE);
+	assert_int_equal(ll_parse_double("x", 0, 1, &d), -EINVAL);
+	assert_int_equal(ll_parse_double("1x", 0, 10, &d), -EINVAL);
+}
+
+static void test_urls(void **state)
+{
+	struct ll_url u;
+	static const char *bad[] = {
+		"",		     "tcp://",		 "tcp://host",	      "tcp://:80",
+		"tcp://h:0",	     "tcp://h:65536",	 "tcp://h:80x",	      "tcp://h:80/path",
+		"ftp://h:21",	     "http://",		 "http://h:abc/",     "http://h:/",
+		"http://h/a b",	     "udp://[::1]",	 "tcp://[::1:80",     "tcp://h h:80",
+		"http://user@h/",    "TCP://h:1",	 "tcp://h:-1",	      "//h:80",
+	};
+	size_t i;
+
+	assert_int_equal(ll_parse_url("tcp://127.0.0.1:8000", &u), 0);
+	assert_int_equal(u.scheme, LL_SCHEME_TCP);
+	assert_string_equal(u.host, "127.0.0.1");
+	assert_int_equal(u.port, 8000);
+	assert_int_equal(ll_parse_url("udp://localhost:53", &u), 0);
+	assert_int_equal(u.scheme, LL_SCHEME_UDP);
+	assert_string_equal(u.host, "localhost");
+	assert_int_equal(ll_parse_url("http://[::1]:8080/a/b?c=d", &u), 0);
+	assert_int_equal(u.scheme, LL_SCHEME_HTTP);
+	assert_string_equal(u.host, "::1");
+	assert_int_equal(u.port, 8080);
+	assert_string_equal(u.path, "/a/b?c=d");
+	assert_int_equal(ll_parse_url("http://example.test", &u), 0);
+	assert_int_equal(u.port, 80);
+	assert_string_equal(u.path, "/");
+	assert_int_equal(ll_parse_url("tcp://h:80/", &u), 0);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (!ll_parse_url(bad[i], &u))
+			fail_msg("URL '%s' was accepted", bad[i]);
+	}
+}
+
+static void test_hostport(void **state)
+{
+	char host[LL_HOST_MAX];
+	uint16_t port;
+
+	assert_int_equal(ll_parse_hostport("127.0.0.1:8000", host, sizeof(host), &port), 0);
+	assert_string_equal(host, "127.0.0.1");
+	assert_int_equal(port, 8000);
+	assert_int_equal(ll_parse_hostport("[::1]:9", host, sizeof(host), &port), 0);
+	assert_string_equal(host, "::1");
+	assert_int_equal(port, 9);
+	assert_int_equal(ll_parse_hostport(":7000", host, sizeof(host), &port), 0);
+	assert_string_equal(host, "127.0.0.1");
+	assert_int_equal(ll_parse_hostport("7001", host, sizeof(host), &port), 0);
+	assert_int_equal(port, 7001);
+	assert_int_not_equal(ll_parse_hostport("nonsense", host, sizeof(host), &port), 0);
+	assert_int_not_equal(ll_parse_hostport("h:", host, sizeof(host), &port), 0);
+	assert_int_not_equal(ll_parse_hostport("h:70000", host, sizeof(host), &port), 0);
+	assert_int_not_equal(ll_parse_hostport("", host, sizeof(host), &port), 0);
+}
+
+static void test_resolve(void **state)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	char buf[64];
+
+	assert_int_equal(ll_resolve("127.0.0.1", 80, SOCK_STREAM, &ss, &len), 0);
+	ll_format_addr((struct sockaddr *)&ss, buf, sizeof(buf));
+	assert_string_equal(buf, "127.0.0.1:80");
+	assert_int_equal(ll_resolve("::1", 443, SOCK_STREAM, &ss, &len), 0);
+	ll_format_addr((struct sockaddr *)&ss, buf, sizeof(buf));
+	assert_string_equal(buf, "[::1]:443");
+	/* .invalid is reserved never to resolve (RFC 6761) */
+	assert_int_not_equal(ll_resolve("no-such-host.invalid", 80, SOCK_STREAM, &ss, &len), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_durations), cmocka_unit_test(test_numbers),
+		cmocka_unit_test(test_urls), cmocka_unit_test(test_hostport),
+		cmocka_unit_test(test_resolve),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
