@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A hand-written, minimal vmlinux.h for loadlens' BPF programs.
+ *
+ * Why by hand: the build must work on a host without /sys/kernel/btf/vmlinux, and a generated
+ * vmlinux.h (130k lines, one kernel's layout) must not live in git. So this header takes the
+ * stable ABI from the uapi headers (<linux/types.h>, <linux/bpf.h>: map types, helper flags,
+ * struct bpf_raw_tracepoint_args) and declares only the kernel-internal types our programs read,
+ * with only the fields they read.
+ *
+ * Every such type carries __attribute__((preserve_access_index)): clang records each field access
+ * as a CO-RE relocation by field NAME, and libbpf rewrites the offset at load time against the
+ * running kernel's BTF. So these declarations need not match any kernel's layout: member order,
+ * offsets and padding here are irrelevant. Where the kernel nests a field inside anonymous
+ * unions/structs (struct sock_common's skc_num, for example), it is declared flat here: libbpf
+ * matches a member name through anonymous members of the target type.
+ *
+ * Rules for adding a field: copy its name and a type of the same size and signedness from the
+ * kernel (bpftool btf dump file /sys/kernel/btf/vmlinux format c), never add a field the programs
+ * do not read, and keep tracepoint context structs (read without helpers) exact in name and type.
+ */
+#ifndef LOADLENS_VMLINUX_H
+#define LOADLENS_VMLINUX_H
+
+#include <linux/types.h>
+#include <linux/bpf.h>
+
+#ifndef BPF_NO_PRESERVE_ACCESS_INDEX
+#pragma clang attribute push(__attribute__((preserve_access_index)), apply_to = record)
+#endif
+
+typedef __u8 u8;
+typedef __u16 u16;
+typedef __u32 u32;
+typedef __u64 u64;
+typedef __s32 s32;
+typedef __s64 s64;
+typedef _Bool bool;
+enum {
+	false = 0,
+	true = 1,
+};
+
+/* include/linux/fdtable.h */
+struct fdtable {
+	unsigned int max_fds;
+	struct file **fd;
+};
+
+struct files_struct {
+	struct fdtable *fdt;
+};
+
+/* include/linux/sched.h */
+struct task_struct {
+	struct files_struct *files;
+	int pid;
+	int tgid;
+};
+
+/* include/linux/fs.h */
+struct file {
+	void *private_data;
+};
+
+/* include/linux/net.h */
+struct socket {
+	short type;
+	struct file *file;
+	struct sock *sk;
+};
+
+/* include/net/sock.h; the kernel nests the first five fields inside anonymous unions */
+struct sock_common {
+	__be32 skc_daddr;
+	__be32 skc_rcv_saddr;
+	__be16 skc_dport;
+	__u16 skc_num;
+	unsigned short skc_family;
+	volatile unsigned char skc_state;
+};
+
+struct sock {
+	struct sock_common __sk_common;
+	u32 sk_ack_backlog;
+	u32 sk_max_ack_backlog;
+};
+
+/* include/linux/trace_events.h: the header of every trace event record */
+struct trace_entry {
+	unsigned short type;
+	unsigned char flags;
+	unsigned char preempt_count;
+	int pid;
+};
+
+/* kernel/trace/trace.h: the record of syscalls:sys_enter_* and syscalls:sys_exit_* */
+struct syscall_trace_enter {
+	struct trace_entry ent;
+	int nr;
+	unsigned long args[6];
+};
+
+struct syscall_trace_exit {
+	struct trace_entry ent;
+	int nr;
+	long ret;
+};
+
+/* include/trace/events/syscalls.h: the record of raw_syscalls:sys_enter / sys_exit */
+struct trace_event_raw_sys_enter {
+	struct trace_entry ent;
+	long id;
+	unsigned long args[6];
+};
+
+struct trace_event_raw_sys_exit {
+	struct trace_entry ent;
+	long id;
+	long ret;
+};
+
+/* include/trace/events/sock.h: the record of sock:inet_sock_set_state */
+struct trace_event_raw_inet_sock_set_state {
+	struct trace_entry ent;
+	const void *skaddr;
+	int oldstate;
+	int newstate;
+	__u16 sport;
+	__u16 dport;
+	__u16 family;
+	__u16 protocol;
+	__u8 saddr[4];
+	__u8 daddr[4];
+	__u8 saddr_v6[16];
+	__u8 daddr_v6[16];
+};
+
+/* arch/x86/include/asm/ptrace.h: for bpf_tracing.h's PT_REGS_* on x86-64 */
+struct pt_regs {
+	unsigned long r15;
+	unsigned long r14;
+	unsigned long r13;
+	unsigned long r12;
+	unsigned long bp;
+	unsigned long bx;
+	unsigned long r11;
+	unsigned long r10;
+	unsigned long r9;
+	unsigned long r8;
+	unsigned long ax;
+	unsigned long cx;
+	unsigned long dx;
+	unsigned long si;
+	unsigned long di;
+	unsigned long orig_ax;
+	unsigned long ip;
+	unsigned long cs;
+	unsigned long flags;
+	unsigned long sp;
+	unsigned long ss;
+};
+
+#ifndef BPF_NO_PRESERVE_ACCESS_INDEX
+#pragma clang attribute pop
+#endif
+
+#endif /* LOADLENS_VMLINUX_H */

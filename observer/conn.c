@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: MIT
+/* The connection observer: attach plan, load, attach, and reading per-CPU maps back. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "loadlens/cli.h"
+#include "conn.h"
+#include "startup.h"
+#include "conn.skel.h"
+
+struct obs_conn {
+	struct conn_bpf *skel;
+	struct obs_conn_features features;
+	int ncpu;
+	uint64_t *percpu; /* scratch: LL_HIST_BUCKETS x ncpu values */
+	char attached[256];
+};
+
+const struct obs_conn_features *obs_conn_features(const struct obs_conn *c)
+{
+	return &c->features;
+}
+
+const char *obs_conn_attached(const struct obs_conn *c)
+{
+	return c->attached;
+}
+
+static void x__attached_add(struct obs_conn *c, const char *what)
+{
+	size_t len = strlen(c->attached);
+
+	snprintf(c->attached + len, sizeof(c->attached) - len, "%s%s", len ? ", " : "", what);
+}
+
+/* Decide what to attach: switch off what the kernel lacks, before load. Returns 0 or -ENOENT. */
+static int x__plan(struct obs_conn *c, const char *prog, const struct obs_conn_opts *opts)
+{
+	struct conn_bpf *s = c->skel;
+	bool btf_tp, raw_tp;
+
+	if (!obs_tracepoint_exists("syscalls", "sys_exit_accept4") ||
+	    !obs_tracepoint_exists("syscalls", "sys_enter_accept4")) {
+		ll_warn(prog, "tracepoints syscalls:sys_{enter,exit}_accept4 are missing under %s; "
+			      "use a kernel built with CONFIG_FTRACE_SYSCALLS=y",
+			obs_tracefs() ? obs_tracefs() : OBS_TRACEFS "/events");
+		return -ENOENT;
+	}
+	x__attached_add(c, "accept4");
+
+	c->features.accept = obs_tracepoint_exists("syscalls", "sys_exit_accept") &&
+			     obs_tracepoint_exists("syscalls", "sys_enter_accept");
+	if (c->features.accept) {
+		x__attached_add(c, "accept");
+	} else {
+		bpf_program__set_autoload(s->progs.handle_sys_enter_accept, false);
+		bpf_program__set_autoload(s->progs.handle_sys_exit_accept, false);
+		ll_warn(prog, "note: no syscalls:sys_exit_accept tracepoint; accept() (not accept4) "
+			      "is not counted");
+	}
+
+	/* tp_btf where the kernel's BTF describes the tracepoint, else raw_tp */
+	btf_tp = !opts->no_tp_btf && obs_btf_tracepoint_exists("inet_sock_set_state");
+	raw_tp = obs_btf_tracepoint_exists("inet_sock_set_state") ||
+		 obs_tracepoint_exists("sock", "inet_sock_set_state");
+	if (btf_tp) {
+		bpf_program__set_autoload(s->progs.handle_inet_sock_set_state_raw, false);
+		c->features.set_state = "tp_btf";
+	} else {
+		bpf_program__set_autoload(s->progs.handle_inet_sock_set_state, false);
+		if (raw_tp) {
+			c->features.set_state = "raw_tp";
+		} else {
+			bpf_program__set_autoload(s->progs.handle_inet_sock_set_state_raw, false);
+			ll_warn(prog, "note: no sock:inet_sock_set_state tracepoint; handshakes and "
+				      "accept-queue wait are off");
+		}
+	}
+	if (btf_tp)
+		x__attached_add(c, "inet_sock_set_state");
+	else if (c->features.set_state)
+		x__attached_add(c, "inet_sock_set_state via raw_tp");
+	return 0;
+}
+
+static void x__set_ports(struct conn_bpf *s, const struct obs_conn_opts *opts)
+{
+	size_t i;
+
+	for (i = 0; i < opts->nports; i++)
+		s->rodata->targ_port_bits[opts->ports[i] >> 6] |= 1ULL << (opts->ports[i] & 63);
+	s->rodata->targ_nports = (uint32_t)opts->nports;
+}
+
+struct obs_conn *obs_conn_new(const char *prog, const struct obs_conn_opts *opts)
+{
+	struct obs_conn *c;
+	int err;
+
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	c->ncpu = libbpf_num_possible_cpus();
+	if (c->ncpu <= 0) {
+		err = c->ncpu ? c->ncpu : -EINVAL;
+		ll_warn(prog, "cannot count possible CPUs: %s", strerror(-err));
+		goto cleanup;
+	}
+	c->percpu = calloc((size_t)LL_HIST_BUCKETS * c->ncpu, sizeof(uint64_t));
+	if (!c->percpu) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	c->skel = conn_bpf__open();
+	if (!c->skel) {
+		err = -errno;
+		ll_warn(prog, "cannot open the BPF object: %s", strerror(-err));
+		goto cleanup;
+	}
+	err = x__plan(c, prog, opts);
+	if (err)
+		goto cleanup;
+	x__set_ports(c->skel, opts);
+
+	err = conn_bpf__load(c->skel);
+	if (err) {
+		ll_warn(prog, "cannot load BPF programs: %s; rerun with -v for libbpf's log",
+			strerror(-err));
+		goto cleanup;
+	}
+	err = conn_bpf__attach(c->skel);
+	if (err) {
+		ll_warn(prog, "cannot attach BPF programs: %s; rerun with -v for libbpf's log",
+			strerror(-err));
+		goto cleanup;
+	}
+	return c;
+
+cleanup:
+	obs_conn_free(c);
+	errno = -err;
+	return NULL;
+}
+
+void obs_conn_free(struct obs_conn *c)
+{
+	if (!c)
+		return;
+	conn_bpf__destroy(c->skel);
+	free(c->percpu);
+	free(c);
+}
+
+/*
+ * Read keys [0, n) of a per-CPU array into c->percpu (key-major: value of key k on CPU i at
+ * [k * ncpu + i]), in one batch call where the kernel has it, else key by key.
+ */
+static int x__read_percpu(struct obs_conn *c, const struct bpf_map *map, uint32_t n)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	int fd = bpf_map__fd(map);
+	uint32_t out_batch, count = n, k;
+	int err;
+
+	err = bpf_map_lookup_batch(fd, NULL, &out_batch, NULL, c->percpu, &count, &opts);
+	if ((!err || err == -ENOENT) && count == n)
+		return 0;
+	for (k = 0; k < n; k++) {
+		if (bpf_map_lookup_elem(fd, &k, c->percpu + (size_t)k * c->ncpu))
+			return -errno;
+	}
+	return 0;
+}
+
+static uint64_t x__missed(const struct obs_conn *c)
+{
+	struct bpf_program *p;
+	uint64_t missed = 0;
+
+	bpf_object__for_each_program(p, c->skel->obj)
+	{
+		struct bpf_prog_info info;
+		uint32_t len = sizeof(info);
+		int fd = bpf_program__fd(p);
+
+		memset(&info, 0, sizeof(info));
+		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
+			missed += info.recursion_misses;
+	}
+	return missed;
+}
+
+static int x__sum(struct obs_conn *c, const struct bpf_map *map, uint32_t n, uint64_t *out,
+		  int max_key)
+{
+	uint32_t k;
+	int i, err;
+
+	err = x__read_percpu(c, map, n);
+	if (err)
+		return err;
+	for (k = 0; k < n; k++) {
+		const uint64_t *v = c->percpu + (size_t)k * c->ncpu;
+
+		out[k] = 0;
+		for (i = 0; i < c->ncpu; i++) {
+			if ((int)k == max_key)
+				out[k] = v[i] > out[k] ? v[i] : out[k];
+			else
+				out[k] += v[i];
+		}
+	}
+	return 0;
+}
+
+int obs_conn_read(struct obs_conn *c, struct obs_conn_stats *st)
+{
+	int err;
+
+	err = x__sum(c, c->skel->maps.counters, OBS_CTR_MAX, st->ctr, OBS_CTR_WAIT_MAX_NS);
+	if (!err)
+		err = x__sum(c, c->skel->maps.accept_errnos, OBS_ERRNO_SLOTS, st->errnos, -1);
+	if (!err)
+		err = x__sum(c, c->skel->maps.wait_hist, LL_HIST_BUCKETS, st->wait, -1);
+	st->missed = x__missed(c);
+	return err;
+}
+
+void obs_conn_stats_sub(struct obs_conn_stats *st, const struct obs_conn_stats *a,
+			const struct obs_conn_stats *b)
+{
+	size_t i;
+
+	for (i = 0; i < OBS_CTR_MAX; i++)
+		st->ctr[i] = a->ctr[i] - b->ctr[i];
+	st->ctr[OBS_CTR_WAIT_MAX_NS] = 0; /* unknown for an interval: taken from the buckets */
+	for (i = 0; i < OBS_ERRNO_SLOTS; i++)
+		st->errnos[i] = a->errnos[i] - b->errnos[i];
+	for (i = 0; i < LL_HIST_BUCKETS; i++)
+		st->wait[i] = a->wait[i] - b->wait[i];
+	st->missed = a->missed - b->missed;
+}
+
+void obs_conn_wait_hist(const struct obs_conn_stats *st, struct ll_hist *h)
+{
+	uint32_t i;
+
+	ll_hist_reset(h);
+	for (i = 0; i < LL_HIST_BUCKETS; i++)
+		ll_hist_add_bucket(h, i, st->wait[i]);
+	if (!h->total)
+		return;
+	h->sum = st->ctr[OBS_CTR_WAIT_SUM_NS];
+	if (st->ctr[OBS_CTR_WAIT_MAX_NS])
+		h->max = st->ctr[OBS_CTR_WAIT_MAX_NS];
+}
+
+uint64_t obs_conn_drops(const struct obs_conn_stats *st)
+{
+	return st->ctr[OBS_CTR_DROP_ACCEPTING] + st->ctr[OBS_CTR_DROP_QUEUED] +
+	       st->ctr[OBS_CTR_DROP_UNRESOLVED] + st->missed;
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The connection observer (bpf/conn.bpf.c) from userspace: choose what to attach, load, attach,
+ * and read the in-kernel counters back as totals.
+ */
+#ifndef LOADLENS_OBSERVER_CONN_H
+#define LOADLENS_OBSERVER_CONN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "loadlens/hist.h"
+#include "loadlens/ll_hist.h"
+#include "loadlens/observer.h"
+
+struct obs_conn_opts {
+	const uint16_t *ports; /* target ports; nports == 0 means every port (host-wide) */
+	size_t nports;
+	bool no_tp_btf; /* use the raw_tp fallback for inet_sock_set_state even if tp_btf works */
+};
+
+/* What got attached; NULL strings mean "off". */
+struct obs_conn_features {
+	bool accept;	     /* accept() as well as accept4() */
+	const char *set_state; /* "tp_btf", "raw_tp" or NULL: handshakes and queue wait */
+};
+
+/* Totals since load, summed over CPUs (WAIT_MAX_NS: the max over CPUs). */
+struct obs_conn_stats {
+	uint64_t ctr[OBS_CTR_MAX];
+	uint64_t errnos[OBS_ERRNO_SLOTS]; /* by errno; the last slot holds every larger errno */
+	uint64_t wait[LL_HIST_BUCKETS];	  /* accept-queue wait, by ll_hist_bucket() */
+	uint64_t missed;		  /* program runs the kernel skipped (recursion) */
+};
+
+struct obs_conn;
+
+/*
+ * Probe, load and attach. Prints one line for each missing hard prerequisite (then errno is
+ * ENOENT) and a note for each optional feature switched off. Returns NULL and sets errno.
+ * Needs obs_startup_check(prog, OBS_NEED_TRACEFS) first.
+ */
+struct obs_conn *obs_conn_new(const char *prog, const struct obs_conn_opts *opts);
+void obs_conn_free(struct obs_conn *c);
+
+const struct obs_conn_features *obs_conn_features(const struct obs_conn *c);
+/* Read all counters. Returns 0 or a negative errno. */
+int obs_conn_read(struct obs_conn *c, struct obs_conn_stats *st);
+/* Names of the attached programs, comma separated (for the "observing" line). */
+const char *obs_conn_attached(const struct obs_conn *c);
+
+/* st = a - b (counter by counter; WAIT_MAX_NS is a's). */
+void obs_conn_stats_sub(struct obs_conn_stats *st, const struct obs_conn_stats *a,
+			const struct obs_conn_stats *b);
+/* The wait histogram of st as an ll_hist, with its exact sum and max. */
+void obs_conn_wait_hist(const struct obs_conn_stats *st, struct ll_hist *h);
+/* Drops of every kind (map full, unresolved fd, skipped runs). */
+uint64_t obs_conn_drops(const struct obs_conn_stats *st);
+
+#endif /* LOADLENS_OBSERVER_CONN_H */

@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: MIT
+/*
+ * loadlens-observer: count what happens to connections on a server's TCP ports, from the kernel,
+ * without touching the server. CLI, signal handling and the interval loop; the work is in
+ * startup.c (privilege, prerequisites), conn.c (BPF) and report.c (output).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <jansson.h>
+#include "loadlens/cli.h"
+#include "loadlens/parse.h"
+#include "conn.h"
+#include "report.h"
+#include "startup.h"
+
+#define PROG "loadlens-observer"
+#define NS_PER_S 1000000000ULL
+
+struct obs_args {
+	uint16_t ports[OBS_MAX_PORTS];
+	size_t nports;
+	bool all_ports;
+	uint64_t interval_ns;
+	uint64_t duration_ns; /* 0: until SIGINT/SIGTERM */
+	const char *json_path;
+	bool verbose;
+};
+
+static void x__usage(FILE *out)
+{
+	fprintf(out,
+		PROG " - count connections accepted on a server's TCP ports, from the kernel (eBPF)\n"
+		     "\n"
+		     "Usage: " PROG " --port PORT [--port PORT ...] [OPTIONS]\n"
+		     "       " PROG " --all-ports [OPTIONS]\n"
+		     "\n"
+		     "Counts, in the kernel, the connections accepted on the target ports, completed\n"
+		     "handshakes, accept() failures by errno and the time each connection waited in\n"
+		     "the accept queue. Prints a line per interval, and a summary on Ctrl-C, SIGTERM or\n"
+		     "after --duration. Needs root (or CAP_BPF and CAP_PERFMON); drops every\n"
+		     "capability once attached.\n"
+		     "\n"
+		     "Options:\n"
+		     "  -p, --port PORT       TCP port to observe (local port of the listener); repeat\n"
+		     "                        for up to %d ports\n"
+		     "      --all-ports       observe every TCP port on the host instead\n"
+		     "  -i, --interval DUR    live line period (default 1s; 0 turns live lines off)\n"
+		     "  -d, --duration DUR    stop after DUR (default: run until Ctrl-C or SIGTERM)\n"
+		     "  -j, --json FILE       write the summary as JSON to FILE (docs/observer.md)\n"
+		     "  -v, --verbose         show libbpf's log\n"
+		     "  -h, --help            show this help\n"
+		     "  -V, --version         show the version\n"
+		     "\n"
+		     "Durations: 250ms, 30s, 2m, 1h; a bare number means seconds.\n"
+		     "Exit status: 0 ok, 1 runtime failure, 64 usage error or missing privilege or\n"
+		     "kernel feature.\n"
+		     "\n"
+		     "EXAMPLES\n"
+		     "  sudo " PROG " --port 8080\n"
+		     "  sudo " PROG " -p 80 -p 443 --interval 5s\n"
+		     "  sudo " PROG " --port 8000 --duration 30s --json observer.json\n",
+		OBS_MAX_PORTS);
+}
+
+static void x__add_port(struct obs_args *a, const char *s)
+{
+	uint64_t v;
+	size_t i;
+
+	if (ll_parse_u64(s, 1, 65535, &v))
+		ll_usage_error(PROG, "invalid --port '%s' (expected 1-65535)", s);
+	for (i = 0; i < a->nports; i++)
+		if (a->ports[i] == v)
+			return;
+	if (a->nports == OBS_MAX_PORTS)
+		ll_usage_error(PROG, "too many --port options (at most %d)", OBS_MAX_PORTS);
+	a->ports[a->nports++] = (uint16_t)v;
+}
+
+static void x__parse_args(int argc, char **argv, struct obs_args *a)
+{
+	static const struct option longopts[] = {
+		{"port", required_argument, NULL, 'p'},
+		{"all-ports", no_argument, NULL, 'A'},
+		{"interval", required_argument, NULL, 'i'},
+		{"duration", required_argument, NULL, 'd'},
+		{"json", required_argument, NULL, 'j'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	int opt;
+
+	memset(a, 0, sizeof(*a));
+	a->interval_ns = NS_PER_S;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":p:i:d:j:vhV", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'p':
+			x__add_port(a, optarg);
+			break;
+		case 'A':
+			a->all_ports = true;
+			break;
+		case 'i':
+			if (ll_parse_duration(optarg, &a->interval_ns))
+				ll_usage_error(PROG, "invalid --interval '%s' (e.g. 1s, 500ms, 0)",
+					       optarg);
+			break;
+		case 'd':
+			if (ll_parse_duration(optarg, &a->duration_ns) || !a->duration_ns)
+				ll_usage_error(PROG, "invalid --duration '%s' (e.g. 30s, 2m)", optarg);
+			break;
+		case 'j':
+			a->json_path = optarg;
+			break;
+		case 'v':
+			a->verbose = true;
+			break;
+		case 'h':
+			x__usage(stdout);
+			exit(LL_EXIT_OK);
+		case 'V':
+			printf("%s %s\n", PROG, LOADLENS_VERSION);
+			exit(LL_EXIT_OK);
+		case ':':
+			ll_usage_error(PROG, "option '%s' needs a value; see --help", argv[optind - 1]);
+		default:
+			ll_usage_error(PROG, "unknown option '%s'; see --help", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		ll_usage_error(PROG, "unexpected argument '%s'; see --help", argv[optind]);
+	if (!a->nports && !a->all_ports)
+		ll_usage_error(PROG, "no port to observe: give --port PORT (or --all-ports)");
+	if (a->nports && a->all_ports)
+		ll_usage_error(PROG, "--port and --all-ports exclude each other");
+}
+
+static uint64_t x__now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
+}
+
+/* Wait for SIGINT/SIGTERM until the monotonic time `until` (0: forever). True if a signal came. */
+static bool x__wait_signal(const sigset_t *set, uint64_t until)
+{
+	struct timespec ts;
+	uint64_t now, left;
+	int sig;
+
+	for (;;) {
+		if (!until) {
+			sig = sigwaitinfo(set, NULL);
+		} else {
+			now = x__now_ns();
+			if (now >= until)
+				return false;
+			left = until - now;
+			ts.tv_sec = (time_t)(left / NS_PER_S);
+			ts.tv_nsec = (long)(left % NS_PER_S);
+			sig = sigtimedwait(set, NULL, &ts);
+		}
+		if (sig > 0)
+			return true;
+		if (errno == EAGAIN)
+			return false;
+		/* EINTR (another signal, e.g. SIGCONT): keep waiting */
+	}
+}
+
+static int x__verify_read(void *arg)
+{
+	struct obs_conn *c = arg;
+	struct obs_conn_stats *st = malloc(sizeof(*st));
+	int err;
+
+	if (!st)
+		return -ENOMEM;
+	err = obs_conn_read(c, st);
+	free(st);
+	return err;
+}
+
+static void x__ports_line(const struct obs_args *a, char *buf, size_t len)
+{
+	size_t i, off;
+
+	if (!a->nports) {
+		snprintf(buf, len, "every tcp port");
+		return;
+	}
+	off = (size_t)snprintf(buf, len, "tcp port%s", a->nports > 1 ? "s" : "");
+	for (i = 0; i < a->nports && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%u", i ? ", " : " ", a->ports[i]);
+}
+
+int main(int argc, char **argv)
+{
+	struct obs_conn_stats *cur = NULL, *prev = NULL, *delta = NULL;
+	struct obs_conn_opts opts = {};
+	struct obs_conn *conn = NULL;
+	struct obs_report rep = {};
+	struct obs_args a;
+	json_t *json = NULL;
+	FILE *json_out = NULL;
+	uint64_t start, next = 0, deadline = 0, wake, now;
+	char ports[160];
+	sigset_t sigs;
+	int err, ret = LL_EXIT_FAIL;
+
+	x__parse_args(argc, argv, &a);
+
+	/* a signal from here on waits for us: it ends the run after attach, with a summary */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigprocmask(SIG_BLOCK, &sigs, NULL);
+
+	obs_libbpf_log(a.verbose);
+	err = obs_startup_check(PROG, OBS_NEED_TRACEFS | OBS_NEED_BPFFS);
+	if (err) {
+		ret = LL_EXIT_USAGE;
+		goto cleanup;
+	}
+	/* open the output while privileged: after the drop, uid 0 has no DAC override */
+	if (a.json_path) {
+		json_out = fopen(a.json_path, "w");
+		if (!json_out) {
+			ll_warn(PROG, "cannot create --json file '%s': %s", a.json_path,
+				strerror(errno));
+			ret = LL_EXIT_USAGE;
+			goto cleanup;
+		}
+	}
+	cur = calloc(1, sizeof(*cur));
+	prev = calloc(1, sizeof(*prev));
+	delta = calloc(1, sizeof(*delta));
+	if (!cur || !prev || !delta) {
+		ll_warn(PROG, "out of memory");
+		goto cleanup;
+	}
+
+	opts.ports = a.ports;
+	opts.nports = a.nports;
+	opts.no_tp_btf = getenv("LOADLENS_OBSERVER_NO_TP_BTF") != NULL;
+	conn = obs_conn_new(PROG, &opts);
+	if (!conn) {
+		ret = errno == ENOENT ? LL_EXIT_USAGE : LL_EXIT_FAIL;
+		goto cleanup;
+	}
+	start = x__now_ns();
+
+	err = obs_drop_privileges(x__verify_read, conn);
+	if (err)
+		ll_warn(PROG, "note: cannot drop capabilities (%s); running with them",
+			strerror(-err));
+	obs_startup_cleanup();
+
+	x__ports_line(&a, ports, sizeof(ports));
+	ll_warn(PROG, "observing %s (%s); Ctrl-C to stop", ports, obs_conn_attached(conn));
+
+	if (a.interval_ns) {
+		obs_report_live_header(stdout);
+		next = start + a.interval_ns;
+	}
+	if (a.duration_ns)
+		deadline = start + a.duration_ns;
+	for (;;) {
+		wake = next;
+		if (deadline && (!wake || deadline < wake))
+			wake = deadline;
+		if (x__wait_signal(&sigs, wake))
+			break;
+		now = x__now_ns();
+		if (deadline && now >= deadline)
+			break;
+		if (next && now >= next) {
+			err = obs_conn_read(conn, cur);
+			if (err) {
+				ll_warn(PROG, "cannot read BPF maps: %s", strerror(-err));
+				goto cleanup;
+			}
+			obs_conn_stats_sub(delta, cur, prev);
+			obs_report_live_line(stdout, delta, cur,
+					     (double)(now - next + a.interval_ns) / NS_PER_S);
+			memcpy(prev, cur, sizeof(*cur));
+			next += a.interval_ns;
+			if (next <= now)
+				next = now + a.interval_ns;
+		}
+	}
+
+	/* the final read: after the signal, so every accept before it is counted */
+	err = obs_conn_read(conn, cur);
+	if (err) {
+		ll_warn(PROG, "cannot read BPF maps: %s", strerror(-err));
+		goto cleanup;
+	}
+	rep.ports = a.ports;
+	rep.nports = a.nports;
+	rep.features = obs_conn_features(conn);
+	rep.elapsed_s = (double)(x__now_ns() - start) / NS_PER_S;
+	obs_report_summary(stdout, &rep, cur);
+	if (json_out) {
+		json = obs_report_json(&rep, cur);
+		if (!json || json_dumpf(json, json_out, JSON_INDENT(2)) || fputc('\n', json_out) < 0 ||
+		    fclose(json_out)) {
+			json_out = NULL;
+			ll_warn(PROG, "cannot write --json file '%s': %s", a.json_path,
+				strerror(errno ? errno : EIO));
+			goto cleanup;
+		}
+		json_out = NULL;
+	}
+	ret = LL_EXIT_OK;
+
+cleanup:
+	json_decref(json);
+	if (json_out)
+		fclose(json_out);
+	obs_conn_free(conn);
+	obs_startup_cleanup();
+	free(delta);
+	free(prev);
+	free(cur);
+	return ret;
+}

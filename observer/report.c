@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+/* Live lines, the text summary and the JSON summary of the connection observer. */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+#include "loadlens/cli.h"
+#include "loadlens/hist_json.h"
+#include "report.h"
+
+#define EAGAIN_SLOT 11
+
+const char *obs_errno_name(unsigned int slot, char *buf, size_t len)
+{
+	const char *name;
+
+	if (slot >= OBS_ERRNO_SLOTS - 1)
+		return "other";
+	name = strerrorname_np((int)slot);
+	if (name)
+		return name;
+	snprintf(buf, len, "E%u", slot);
+	return buf;
+}
+
+void obs_report_live_header(FILE *out)
+{
+	fprintf(out, "%-8s %10s %10s %12s %8s %10s %10s\n", "TIME", "ACCEPTED", "ACC/S", "TOTAL",
+		"ERRORS", "WAIT_P50", "WAIT_P99");
+	fflush(out);
+}
+
+int obs_report_live_line(FILE *out, const struct obs_conn_stats *delta,
+			 const struct obs_conn_stats *total, double interval_s)
+{
+	struct ll_hist *h = ll_hist_new();
+	char now[16], p50[32], p99[32];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	if (!h)
+		return -ENOMEM;
+	obs_conn_wait_hist(delta, h);
+	strftime(now, sizeof(now), "%H:%M:%S", localtime_r(&t, &tm));
+	if (ll_hist_count(h)) {
+		ll_fmt_ns((double)ll_hist_percentile(h, 50), p50, sizeof(p50));
+		ll_fmt_ns((double)ll_hist_percentile(h, 99), p99, sizeof(p99));
+	} else {
+		strcpy(p50, "-");
+		strcpy(p99, "-");
+	}
+	fprintf(out, "%-8s %10llu %10.1f %12llu %8llu %10s %10s\n", now,
+		(unsigned long long)delta->ctr[OBS_CTR_ACCEPTED],
+		interval_s > 0 ? (double)delta->ctr[OBS_CTR_ACCEPTED] / interval_s : 0.0,
+		(unsigned long long)total->ctr[OBS_CTR_ACCEPTED],
+		(unsigned long long)delta->ctr[OBS_CTR_ACCEPT_ERRORS], p50, p99);
+	fflush(out);
+	ll_hist_free(h);
+	return 0;
+}
+
+static void x__ports_text(const struct obs_report *r, char *buf, size_t len)
+{
+	size_t i, off;
+
+	if (!r->nports) {
+		snprintf(buf, len, "every tcp port");
+		return;
+	}
+	off = (size_t)snprintf(buf, len, "tcp port%s", r->nports > 1 ? "s" : "");
+	for (i = 0; i < r->nports && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%u", i ? ", " : " ", r->ports[i]);
+}
+
+int obs_report_summary(FILE *out, const struct obs_report *r, const struct obs_conn_stats *st)
+{
+	struct ll_hist *h = ll_hist_new();
+	char ports[160], name[16], a[32], b[32], c[32], d[32];
+	const uint64_t *ctr = st->ctr;
+	unsigned int e;
+
+	if (!h)
+		return -ENOMEM;
+	x__ports_text(r, ports, sizeof(ports));
+	fprintf(out, "summary: %.1fs on %s\n", r->elapsed_s, ports);
+	fprintf(out, "  accepted           %12llu  (%.1f/s)\n", (unsigned long long)ctr[OBS_CTR_ACCEPTED],
+		r->elapsed_s > 0 ? (double)ctr[OBS_CTR_ACCEPTED] / r->elapsed_s : 0.0);
+	if (r->features->set_state)
+		fprintf(out, "  handshakes         %12llu\n",
+			(unsigned long long)ctr[OBS_CTR_HANDSHAKES]);
+	else
+		fprintf(out, "  handshakes                    -  (no inet_sock_set_state)\n");
+	fprintf(out, "  accept errors      %12llu  (EAGAIN on a non-blocking listener: %llu, not "
+		     "an error)\n",
+		(unsigned long long)ctr[OBS_CTR_ACCEPT_ERRORS],
+		(unsigned long long)ctr[OBS_CTR_ACCEPT_EAGAIN]);
+	for (e = 1; e < OBS_ERRNO_SLOTS; e++) {
+		if (st->errnos[e] && e != EAGAIN_SLOT)
+			fprintf(out, "    %-16s %12llu\n", obs_errno_name(e, name, sizeof(name)),
+				(unsigned long long)st->errnos[e]);
+	}
+	obs_conn_wait_hist(st, h);
+	if (!r->features->set_state) {
+		fprintf(out, "  accept-queue wait             -  (no inet_sock_set_state)\n");
+	} else if (!ll_hist_count(h)) {
+		fprintf(out, "  accept-queue wait             -  (nothing accepted after a handshake "
+			     "we saw)\n");
+	} else {
+		fprintf(out, "  accept-queue wait  %12llu  p50 %s  p90 %s  p99 %s  max %s\n",
+			(unsigned long long)ll_hist_count(h),
+			ll_fmt_ns((double)ll_hist_percentile(h, 50), a, sizeof(a)),
+			ll_fmt_ns((double)ll_hist_percentile(h, 90), b, sizeof(b)),
+			ll_fmt_ns((double)ll_hist_percentile(h, 99), c, sizeof(c)),
+			ll_fmt_ns((double)ll_hist_max(h), d, sizeof(d)));
+	}
+	if (r->features->set_state && ctr[OBS_CTR_WAIT_UNMATCHED])
+		fprintf(out, "    no handshake seen %11llu  (queued before start, or evicted)\n",
+			(unsigned long long)ctr[OBS_CTR_WAIT_UNMATCHED]);
+	fprintf(out, "  drops              %12llu", (unsigned long long)obs_conn_drops(st));
+	if (obs_conn_drops(st))
+		fprintf(out, "  (accepting map full %llu, queued map full %llu, unresolved fd %llu, "
+			     "skipped runs %llu)",
+			(unsigned long long)ctr[OBS_CTR_DROP_ACCEPTING],
+			(unsigned long long)ctr[OBS_CTR_DROP_QUEUED],
+			(unsigned long long)ctr[OBS_CTR_DROP_UNRESOLVED],
+			(unsigned long long)st->missed);
+	fputc('\n', out);
+	fflush(out);
+	ll_hist_free(h);
+	return 0;
+}
+
+/* json_object_set_new() that remembers a failure instead of losing it. */
+static void x__set(json_t *obj, const char *key, json_t *val, bool *ok)
+{
+	if (!val || json_object_set_new(obj, key, val))
+		*ok = false;
+}
+
+json_t *obs_report_json(const struct obs_report *r, const struct obs_conn_stats *st)
+{
+	json_t *root = json_object(), *ports = json_array(), *errs = json_object();
+	json_t *drops = json_object(), *features = json_object();
+	struct ll_hist *h = ll_hist_new();
+	const uint64_t *ctr = st->ctr;
+	char name[16];
+	bool ok = root && ports && errs && drops && features && h;
+	unsigned int e;
+	size_t i;
+
+	if (!ok)
+		goto cleanup;
+	for (i = 0; i < r->nports; i++)
+		if (json_array_append_new(ports, json_integer(r->ports[i])))
+			ok = false;
+	for (e = 1; e < OBS_ERRNO_SLOTS; e++)
+		if (st->errnos[e] && e != EAGAIN_SLOT)
+			x__set(errs, obs_errno_name(e, name, sizeof(name)),
+			       json_integer((json_int_t)st->errnos[e]), &ok);
+	x__set(drops, "accepting_map_full", json_integer((json_int_t)ctr[OBS_CTR_DROP_ACCEPTING]),
+	       &ok);
+	x__set(drops, "queued_map_full", json_integer((json_int_t)ctr[OBS_CTR_DROP_QUEUED]), &ok);
+	x__set(drops, "unresolved_fd", json_integer((json_int_t)ctr[OBS_CTR_DROP_UNRESOLVED]), &ok);
+	x__set(drops, "skipped_runs", json_integer((json_int_t)st->missed), &ok);
+	x__set(features, "accept", json_boolean(r->features->accept), &ok);
+	x__set(features, "inet_sock_set_state",
+	       r->features->set_state ? json_string(r->features->set_state) : json_null(), &ok);
+	obs_conn_wait_hist(st, h);
+
+	x__set(root, "tool", json_string("loadlens-observer"), &ok);
+	x__set(root, "version", json_string(LOADLENS_VERSION), &ok);
+	x__set(root, "ports", ports, &ok);
+	ports = NULL;
+	x__set(root, "duration_s", json_real(r->elapsed_s), &ok);
+	x__set(root, "accepted", json_integer((json_int_t)ctr[OBS_CTR_ACCEPTED]), &ok);
+	x__set(root, "handshakes",
+	       r->features->set_state ? json_integer((json_int_t)ctr[OBS_CTR_HANDSHAKES])
+				      : json_null(),
+	       &ok);
+	x__set(root, "accept_errors_total", json_integer((json_int_t)ctr[OBS_CTR_ACCEPT_ERRORS]),
+	       &ok);
+	x__set(root, "accept_eagain", json_integer((json_int_t)ctr[OBS_CTR_ACCEPT_EAGAIN]), &ok);
+	x__set(root, "accept_errors", errs, &ok);
+	errs = NULL;
+	x__set(root, "accept_queue_wait", r->features->set_state ? ll_hist_to_json(h) : json_null(),
+	       &ok);
+	x__set(root, "accept_queue_wait_unmatched",
+	       json_integer((json_int_t)ctr[OBS_CTR_WAIT_UNMATCHED]), &ok);
+	x__set(root, "drops", json_integer((json_int_t)obs_conn_drops(st)), &ok);
+	x__set(root, "drops_by_reason", drops, &ok);
+	drops = NULL;
+	x__set(root, "features", features, &ok);
+	features = NULL;
+
+cleanup:
+	ll_hist_free(h);
+	json_decref(features);
+	json_decref(drops);
+	json_decref(errs);
+	json_decref(ports);
+	if (!ok) {
+		json_decref(root);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return root;
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/* The observer's output: live lines, the text summary and the JSON summary (docs/observer.md). */
+#ifndef LOADLENS_OBSERVER_REPORT_H
+#define LOADLENS_OBSERVER_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <jansson.h>
+#include "conn.h"
+
+struct obs_report {
+	const uint16_t *ports; /* nports == 0: every port */
+	size_t nports;
+	const struct obs_conn_features *features;
+	double elapsed_s; /* from attach to the final read */
+};
+
+/* errno name ("EMFILE"), "E<n>" when unnamed, "other" for the last slot. */
+const char *obs_errno_name(unsigned int slot, char *buf, size_t len);
+
+void obs_report_live_header(FILE *out);
+/* One line: delta over interval_s seconds, total since start. Returns 0 or -ENOMEM. */
+int obs_report_live_line(FILE *out, const struct obs_conn_stats *delta,
+			 const struct obs_conn_stats *total, double interval_s);
+int obs_report_summary(FILE *out, const struct obs_report *r, const struct obs_conn_stats *total);
+/* The JSON summary; NULL on allocation failure. */
+json_t *obs_report_json(const struct obs_report *r, const struct obs_conn_stats *total);
+
+#endif /* LOADLENS_OBSERVER_REPORT_H */

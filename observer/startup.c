@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: MIT
+/* Privileged start-up: mounts, prerequisite checks, tracepoint probes, privilege drop. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/capability.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "loadlens/cli.h"
+#include "startup.h"
+
+#ifndef CAP_PERFMON
+#define CAP_PERFMON 38
+#endif
+#ifndef CAP_BPF
+#define CAP_BPF 39
+#endif
+#define TRACEFS_MAGIC 0x74726163
+#define BPF_FS_MAGIC 0xcafe4a11
+
+static const char *tracefs_path;
+static struct btf *vmlinux_btf;
+static bool vmlinux_btf_tried;
+
+static int x__libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	return vfprintf(stderr, fmt, ap);
+}
+
+static int x__libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	return 0;
+}
+
+void obs_libbpf_log(bool verbose)
+{
+	libbpf_set_print(verbose ? x__libbpf_print : x__libbpf_quiet);
+}
+
+/* Capability sets, as two 32-bit words each (version 3). */
+struct x__caps {
+	struct __user_cap_header_struct hdr;
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+};
+
+static int x__capget(struct x__caps *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->hdr.version = _LINUX_CAPABILITY_VERSION_3;
+	c->hdr.pid = 0;
+	return syscall(SYS_capget, &c->hdr, c->data) ? -errno : 0;
+}
+
+static int x__capset(struct x__caps *c)
+{
+	c->hdr.version = _LINUX_CAPABILITY_VERSION_3;
+	c->hdr.pid = 0;
+	return syscall(SYS_capset, &c->hdr, c->data) ? -errno : 0;
+}
+
+static bool x__cap_effective(const struct x__caps *c, int cap)
+{
+	return c->data[cap / 32].effective & (1u << (cap % 32));
+}
+
+bool obs_have_bpf_privilege(void)
+{
+	struct x__caps c;
+
+	if (x__capget(&c))
+		return false;
+	if (x__cap_effective(&c, CAP_SYS_ADMIN))
+		return true;
+	return x__cap_effective(&c, CAP_BPF) && x__cap_effective(&c, CAP_PERFMON);
+}
+
+static bool x__is_fs(const char *path, long magic)
+{
+	struct statfs st;
+
+	return statfs(path, &st) == 0 && (long)st.f_type == magic;
+}
+
+/* Mount fstype at path unless it is there already. Returns 0 or -errno. */
+static int x__ensure_mounted(const char *fstype, const char *path, long magic)
+{
+	if (x__is_fs(path, magic))
+		return 0;
+	if (mount(fstype, path, fstype, 0, NULL))
+		return -errno;
+	return x__is_fs(path, magic) ? 0 : -ENODEV;
+}
+
+static int x__find_tracefs(const char *prog)
+{
+	int err;
+
+	if (x__is_fs(OBS_TRACEFS, TRACEFS_MAGIC)) {
+		tracefs_path = OBS_TRACEFS;
+		return 0;
+	}
+	if (x__is_fs(OBS_TRACEFS_OLD, TRACEFS_MAGIC)) {
+		tracefs_path = OBS_TRACEFS_OLD;
+		return 0;
+	}
+	err = x__ensure_mounted("tracefs", OBS_TRACEFS, TRACEFS_MAGIC);
+	if (err) {
+		ll_warn(prog,
+			"tracefs is not mounted and mounting it at %s failed (%s); run "
+			"'mount -t tracefs tracefs %s' as root, or use a kernel with CONFIG_TRACING",
+			OBS_TRACEFS, strerror(-err), OBS_TRACEFS);
+		return -ENOENT;
+	}
+	tracefs_path = OBS_TRACEFS;
+	return 0;
+}
+
+int obs_startup_check(const char *prog, unsigned int needs)
+{
+	int err = 0, e;
+
+	if (!obs_have_bpf_privilege()) {
+		ll_warn(prog, "needs root, or CAP_BPF and CAP_PERFMON (CAP_SYS_ADMIN on older "
+			      "kernels), to load BPF programs; run it with sudo");
+		/* nothing else can be checked or mounted without privilege */
+		return -EPERM;
+	}
+	if (access(OBS_VMLINUX_BTF, R_OK)) {
+		ll_warn(prog,
+			"kernel BTF is missing (%s: %s); use a kernel built with "
+			"CONFIG_DEBUG_INFO_BTF=y (5.4 or newer)",
+			OBS_VMLINUX_BTF, strerror(errno));
+		err = -ENOENT;
+	}
+	if (needs & OBS_NEED_TRACEFS) {
+		e = x__find_tracefs(prog);
+		if (e)
+			err = e;
+	}
+	if (needs & OBS_NEED_BPFFS) {
+		e = x__ensure_mounted("bpf", OBS_BPFFS, BPF_FS_MAGIC);
+		if (e)
+			ll_warn(prog, "note: bpffs is not mounted at %s and mounting it failed (%s)",
+				OBS_BPFFS, strerror(-e));
+	}
+	return err;
+}
+
+const char *obs_tracefs(void)
+{
+	return tracefs_path;
+}
+
+bool obs_tracepoint_exists(const char *category, const char *name)
+{
+	char path[512];
+	struct stat st;
+
+	if (!tracefs_path)
+		return false;
+	snprintf(path, sizeof(path), "%s/events/%s/%s", tracefs_path, category, name);
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool obs_btf_tracepoint_exists(const char *name)
+{
+	char type[256];
+
+	if (!vmlinux_btf_tried) {
+		vmlinux_btf_tried = true;
+		/* NULL on failure: then no tracepoint is reported present */
+		vmlinux_btf = btf__load_vmlinux_btf();
+	}
+	if (!vmlinux_btf)
+		return false;
+	snprintf(type, sizeof(type), "btf_trace_%s", name);
+	return btf__find_by_name_kind(vmlinux_btf, type, BTF_KIND_TYPEDEF) > 0;
+}
+
+int obs_drop_privileges(int (*verify)(void *arg), void *arg)
+{
+	struct x__caps c, saved;
+	int err, i;
+
+	err = x__capget(&saved);
+	if (err)
+		return err;
+	/* ambient capabilities would come back on exec; clear them while we still can */
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) && errno != EINVAL)
+		return -errno;
+
+	/* step 1: empty effective and inheritable sets; keep permitted so this can be undone */
+	c = saved;
+	for (i = 0; i < _LINUX_CAPABILITY_U32S_3; i++) {
+		c.data[i].effective = 0;
+		c.data[i].inheritable = 0;
+	}
+	err = x__capset(&c);
+	if (err)
+		return err;
+	if (verify) {
+		err = verify(arg);
+		if (err) {
+			x__capset(&saved);
+			return err;
+		}
+	}
+	/* step 2: empty permitted too; from here no capability can come back */
+	for (i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
+		c.data[i].permitted = 0;
+	err = x__capset(&c);
+	if (err)
+		return err;
+	/* and exec cannot grant any (setuid, file capabilities, root's implicit set) */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -errno;
+	return 0;
+}
+
+void obs_startup_cleanup(void)
+{
+	btf__free(vmlinux_btf);
+	vmlinux_btf = NULL;
+	vmlinux_btf_tried = false;
+	tracefs_path = NULL;
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Privileged start-up shared by everything that loads BPF: file systems, prerequisite checks,
+ * tracepoint probes, libbpf's log, and dropping privileges once programs are attached.
+ *
+ * Diagnostics are one line each, "prog: what is missing; what to do". A missing hard
+ * prerequisite makes obs_startup_check() fail with -EPERM (privilege) or -ENOENT (kernel
+ * feature); the caller exits LL_EXIT_USAGE (64).
+ */
+#ifndef LOADLENS_OBSERVER_STARTUP_H
+#define LOADLENS_OBSERVER_STARTUP_H
+
+#include <stdbool.h>
+
+#define OBS_TRACEFS "/sys/kernel/tracing"
+#define OBS_TRACEFS_OLD "/sys/kernel/debug/tracing"
+#define OBS_BPFFS "/sys/fs/bpf"
+#define OBS_VMLINUX_BTF "/sys/kernel/btf/vmlinux"
+
+enum obs_startup_need {
+	OBS_NEED_TRACEFS = 1 << 0, /* classic tracepoints will be attached */
+	OBS_NEED_BPFFS = 1 << 1,   /* objects will be pinned (mounted if missing; else a note) */
+};
+
+/* Route libbpf's log to stderr when verbose, else nowhere. Call before any libbpf call. */
+void obs_libbpf_log(bool verbose);
+
+/*
+ * Check privilege (root, or CAP_BPF + CAP_PERFMON, or CAP_SYS_ADMIN) and BTF, and mount what
+ * `needs` asks for when it is missing. Prints one line per missing hard prerequisite.
+ * Returns 0, -EPERM or -ENOENT.
+ */
+int obs_startup_check(const char *prog, unsigned int needs);
+
+/* Does the effective capability set hold CAP_BPF + CAP_PERFMON (or CAP_SYS_ADMIN)? */
+bool obs_have_bpf_privilege(void);
+
+/* The mounted tracefs ("/sys/kernel/tracing" or the old debugfs path), or NULL. */
+const char *obs_tracefs(void);
+
+/* A classic tracepoint <category>/<name> exists in tracefs (needs a mounted tracefs). */
+bool obs_tracepoint_exists(const char *category, const char *name);
+
+/* A tp_btf / raw_tp target: the kernel's BTF has the type btf_trace_<name>. */
+bool obs_btf_tracepoint_exists(const char *name);
+
+/*
+ * Drop every capability (effective, permitted, inheritable, ambient; uid unchanged) and set
+ * PR_SET_NO_NEW_PRIVS. verify(arg) runs while only the effective set is empty; if it fails
+ * (an older kernel that checks privilege on every bpf() call) the effective set is restored,
+ * the error returned, and the caller keeps working with its capabilities.
+ */
+int obs_drop_privileges(int (*verify)(void *arg), void *arg);
+
+/* Free what the checks cached (vmlinux BTF). */
+void obs_startup_cleanup(void);
+
+#endif /* LOADLENS_OBSERVER_STARTUP_H */
