@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+/* loadlens-driver: parse, raise the fd limit, run, report. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include "loadlens/cli.h"
+#include "config.h"
+#include "drv.h"
+#include "report.h"
+#include "run.h"
+
+/* Soft RLIMIT_NOFILE up to the hard limit; one line if that is still short of -c. */
+static uint64_t x__raise_nofile(const struct drv_config *cfg)
+{
+	uint64_t need = cfg->connections + 16 * cfg->threads + 64;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return 0;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need)
+		ll_warn(DRV_PROG,
+			"open-files limit is %llu (hard limit), -c %llu needs about %llu: expect "
+			"EMFILE errors; raise it with ulimit -Hn or LimitNOFILE=",
+			(unsigned long long)rl.rlim_cur, (unsigned long long)cfg->connections,
+			(unsigned long long)need);
+	return rl.rlim_cur == RLIM_INFINITY ? UINT64_MAX : (uint64_t)rl.rlim_cur;
+}
+
+int main(int argc, char **argv)
+{
+	struct drv_result res = {0};
+	struct drv_config cfg;
+	char err[512];
+	int r, rc = LL_EXIT_OK;
+
+	if (argc > 1 && !strcmp(argv[1], "merge"))
+		ll_usage_error(DRV_PROG, "merge is not implemented yet");
+	if (drv_config_parse(&cfg, argc, argv, err, sizeof(err)))
+		ll_usage_error(DRV_PROG, "%s", err);
+	if (cfg.help) {
+		drv_config_usage(stdout);
+		return LL_EXIT_OK;
+	}
+	if (cfg.version) {
+		printf("%s %s\n", DRV_PROG, LOADLENS_VERSION);
+		return LL_EXIT_OK;
+	}
+	/* a peer's reset must come back as EPIPE from write(), not kill us */
+	signal(SIGPIPE, SIG_IGN);
+	res.nofile_limit = x__raise_nofile(&cfg);
+	if (!cfg.quiet)
+		drv_report_banner(stdout, &cfg);
+
+	r = drv_run(&cfg, &res);
+	if (r && !res.threads_started) {
+		ll_warn(DRV_PROG, "cannot start the run: %s", strerror(-r));
+		drv_result_fini(&res);
+		return LL_EXIT_FAIL;
+	}
+	if (r) {
+		ll_warn(DRV_PROG, "could not start every thread: %s; results cover the rest",
+			strerror(-r));
+		rc = LL_EXIT_FAIL;
+	}
+	drv_report_summary(stdout, &cfg, &res);
+	if (res.loop_close_failures) {
+		ll_warn(DRV_PROG, "%d event loop(s) still had handles at exit (a driver bug)",
+			res.loop_close_failures);
+		rc = LL_EXIT_FAIL;
+	}
+	if (cfg.json_path) {
+		r = drv_report_json_write(cfg.json_path, &cfg, &res);
+		if (r) {
+			ll_warn(DRV_PROG, "cannot write %s: %s", cfg.json_path, strerror(-r));
+			rc = LL_EXIT_FAIL;
+		}
+	}
+	if (!res.total.requests && res.total.errors_total)
+		rc = LL_EXIT_FAIL; /* nothing succeeded: scripts should notice */
+	drv_result_fini(&res);
+	return rc;
+}

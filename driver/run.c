@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The main thread's loop. Handshake with the workers (all through one uv_async_t, "wake"):
+ *   worker: all slots done → nfinished++ and wake; main: once all have finished, or on a signal,
+ *   sends each worker its stop (once); worker: closes everything, its loop drains and closes,
+ *   then nexited++ and wake as its last act; main: once all have exited, joins the threads and
+ *   closes its own handles, so no worker can touch "wake" after it is closed.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <uv.h>
+#include "config.h"
+#include "drv.h"
+#include "proto.h"
+#include "report.h"
+#include "run.h"
+#include "worker.h"
+
+struct drv_run {
+	const struct drv_config *cfg;
+	struct drv_result *res;
+	uv_loop_t loop;
+	uv_async_t wake;
+	uv_signal_t sigint;
+	uv_signal_t sigterm;
+	uv_timer_t live;
+	struct drv_worker *workers;
+	uint32_t nworkers;
+	uint32_t nstarted;
+	uint32_t nfinished; /* atomic */
+	uint32_t nexited;   /* atomic */
+	bool stop_sent;
+	bool closed;
+	int signo;
+	uint64_t t_start_ns;
+	uint64_t last_ns;
+	uint64_t last_requests;
+};
+
+const char *drv_stop_reason_name(enum drv_stop_reason r)
+{
+	switch (r) {
+	case DRV_STOP_REQUESTS:
+		return "requests";
+	case DRV_STOP_DURATION:
+		return "duration";
+	case DRV_STOP_SIGNAL:
+		return "signal";
+	}
+	return "?";
+}
+
+static void x__stop_workers(struct drv_run *r)
+{
+	uint32_t i;
+
+	if (r->stop_sent)
+		return;
+	r->stop_sent = true;
+	for (i = 0; i < r->nstarted; i++)
+		drv_worker_stop(&r->workers[i]);
+}
+
+static void x__close_main(struct drv_run *r)
+{
+	uint32_t i;
+
+	if (r->closed)
+		return;
+	r->closed = true;
+	for (i = 0; i < r->nstarted; i++)
+		uv_thread_join(&r->workers[i].thread);
+	uv_close((uv_handle_t *)&r->wake, NULL);
+	uv_close((uv_handle_t *)&r->sigint, NULL);
+	uv_close((uv_handle_t *)&r->sigterm, NULL);
+	uv_close((uv_handle_t *)&r->live, NULL);
+}
+
+static void x__on_wake(uv_async_t *a)
+{
+	struct drv_run *r = container_of(a, struct drv_run, wake);
+
+	if (__atomic_load_n(&r->nfinished, __ATOMIC_SEQ_CST) >= r->nstarted)
+		x__stop_workers(r);
+	if (__atomic_load_n(&r->nexited, __ATOMIC_SEQ_CST) >= r->nstarted)
+		x__close_main(r);
+}
+
+static void x__on_signal(uv_signal_t *s, int signo)
+{
+	struct drv_run *r = s->data;
+
+	if (r->signo) { /* a second signal: the user wants out now, summary or not */
+		fprintf(stderr, DRV_PROG ": second signal, exiting without a summary\n");
+		_exit(128 + signo);
+	}
+	r->signo = signo;
+	x__stop_workers(r);
+}
+
+static void x__on_live(uv_timer_t *t)
+{
+	struct drv_run *r = container_of(t, struct drv_run, live);
+	uint64_t now = uv_hrtime(), req = 0, conns = 0, errs = 0;
+	double rate;
+	uint32_t i;
+
+	for (i = 0; i < r->nstarted; i++) {
+		req += drv_counter_read(&r->workers[i].stats.requests);
+		conns += drv_counter_read(&r->workers[i].stats.connections);
+		errs += drv_counter_read(&r->workers[i].stats.errors_total);
+	}
+	rate = now > r->last_ns ? (double)(req - r->last_requests) * 1e9 / (double)(now - r->last_ns)
+				: 0;
+	drv_report_live(stderr, now - r->t_start_ns, req, rate, conns, errs);
+	r->last_ns = now;
+	r->last_requests = req;
+}
+
+static int x__init_main(struct drv_run *r)
+{
+	int err;
+
+	err = uv_loop_init(&r->loop);
+	if (err)
+		return err;
+	err = uv_async_init(&r->loop, &r->wake, x__on_wake);
+	if (err)
+		goto cleanup_loop;
+	err = uv_signal_init(&r->loop, &r->sigint);
+	if (err)
+		goto cleanup_wake;
+	err = uv_signal_init(&r->loop, &r->sigterm);
+	if (err)
+		goto cleanup_sigint;
+	err = uv_timer_init(&r->loop, &r->live);
+	if (err)
+		goto cleanup_sigterm;
+	r->sigint.data = r;
+	r->sigterm.data = r;
+	err = uv_signal_start(&r->sigint, x__on_signal, SIGINT);
+	if (!err)
+		err = uv_signal_start(&r->sigterm, x__on_signal, SIGTERM);
+	if (err)
+		goto cleanup_live;
+	return 0;
+
+cleanup_live:
+	uv_close((uv_handle_t *)&r->live, NULL);
+cleanup_sigterm:
+	uv_close((uv_handle_t *)&r->sigterm, NULL);
+cleanup_sigint:
+	uv_close((uv_handle_t *)&r->sigint, NULL);
+cleanup_wake:
+	uv_close((uv_handle_t *)&r->wake, NULL);
+	uv_run(&r->loop, UV_RUN_DEFAULT);
+cleanup_loop:
+	uv_loop_close(&r->loop);
+	return err;
+}
+
+/* Threads get -c / -t slots each, the first -c % -t one more. */
+static int x__init_workers(struct drv_run *r, const struct drv_proto *proto)
+{
+	const struct drv_config *cfg = r->cfg;
+	uint32_t i, first = 0, n;
+	int err;
+
+	r->nworkers = (uint32_t)cfg->threads;
+	r->workers = calloc(r->nworkers, sizeof(*r->workers));
+	if (!r->workers)
+		return -ENOMEM;
+	for (i = 0; i < r->nworkers; i++) {
+		n = (uint32_t)(cfg->connections / cfg->threads +
+			       (i < cfg->connections % cfg->threads ? 1 : 0));
+		err = drv_worker_init(&r->workers[i], cfg, proto, i, first, n);
+		r->workers[i].wake = &r->wake;
+		r->workers[i].nfinished = &r->nfinished;
+		r->workers[i].nexited = &r->nexited;
+		if (err)
+			return err;
+		first += n;
+	}
+	return 0;
+}
+
+static void x__collect(struct drv_run *r)
+{
+	struct drv_result *res = r->res;
+	struct drv_worker *w;
+	uint32_t i;
+
+	for (i = 0; i < r->nworkers; i++) {
+		w = &r->workers[i];
+		if (!w->stats.latency) /* never initialised: an earlier worker failed */
+			continue;
+		if (!w->thread_started)
+			drv_worker_abandon(w);
+		if (w->loop_close_err)
+			res->loop_close_failures++;
+		drv_stats_merge(&res->total, &w->stats);
+		drv_worker_fini(w);
+		drv_worker_stats_fini(w);
+	}
+	free(r->workers);
+	r->workers = NULL;
+	if (res->total.t_last_ns > res->total.t_first_ns)
+		res->duration_ns = res->total.t_last_ns - res->total.t_first_ns;
+	res->signo = r->signo;
+	if (r->signo)
+		res->reason = DRV_STOP_SIGNAL;
+	else if (r->cfg->duration_ns &&
+		 res->total.t_last_ns >= r->t_start_ns + r->cfg->duration_ns)
+		res->reason = DRV_STOP_DURATION;
+	else
+		res->reason = DRV_STOP_REQUESTS;
+}
+
+int drv_run(const struct drv_config *cfg, struct drv_result *res)
+{
+	const struct drv_proto *proto = drv_proto_for(cfg->url.scheme);
+	struct drv_run run = {.cfg = cfg, .res = res};
+	struct drv_run *r = &run;
+	struct timespec ts;
+	uint64_t ms;
+	uint32_t i;
+	int err;
+
+	if (!proto)
+		return -EPROTONOSUPPORT;
+	res->threads = (uint32_t)cfg->threads;
+	err = drv_stats_init(&res->total);
+	if (err)
+		return err;
+	err = x__init_main(r);
+	if (err)
+		return err;
+	err = x__init_workers(r, proto);
+	if (err)
+		goto cleanup;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	res->start_unix_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	r->t_start_ns = uv_hrtime();
+	r->last_ns = r->t_start_ns;
+	for (i = 0; i < r->nworkers; i++) {
+		err = drv_worker_start(&r->workers[i], r->t_start_ns);
+		if (err)
+			break;
+		r->nstarted++;
+	}
+	res->threads_started = r->nstarted;
+	if (err) /* run with what started, stopped at once: the report still comes out */
+		x__stop_workers(r);
+	if (cfg->interval_ns && !cfg->quiet) {
+		ms = cfg->interval_ns / 1000000;
+		uv_timer_start(&r->live, x__on_live, ms, ms);
+	}
+	/* everything may already be finished and exited before the loop runs */
+	uv_async_send(&r->wake);
+	uv_run(&r->loop, UV_RUN_DEFAULT);
+	if (uv_loop_close(&r->loop))
+		res->loop_close_failures++;
+	x__collect(r);
+	return err;
+
+cleanup:
+	x__close_main(r); /* nstarted == 0: joins nothing */
+	uv_run(&r->loop, UV_RUN_DEFAULT);
+	if (uv_loop_close(&r->loop))
+		res->loop_close_failures++;
+	if (r->workers)
+		x__collect(r);
+	return err;
+}
+
+void drv_result_fini(struct drv_result *res)
+{
+	drv_stats_fini(&res->total);
+}

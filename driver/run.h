@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One run on the main thread: start the workers, watch for SIGINT/SIGTERM, print the live line,
+ * stop the workers when they are all done or on a signal, join them and merge their stats.
+ */
+#ifndef LOADLENS_DRV_RUN_H
+#define LOADLENS_DRV_RUN_H
+
+#include <stdint.h>
+#include "stats.h"
+
+struct drv_config;
+
+enum drv_stop_reason {
+	DRV_STOP_REQUESTS = 0, /* every slot used its share of -n */
+	DRV_STOP_DURATION,     /* the -d deadline passed */
+	DRV_STOP_SIGNAL,       /* SIGINT or SIGTERM */
+};
+
+struct drv_result {
+	struct drv_stats total; /* merged over the threads */
+	uint64_t start_unix_ns; /* wall clock at the start */
+	uint64_t duration_ns;	/* first worker start → last slot done (or stop) */
+	enum drv_stop_reason reason;
+	int signo;
+	uint64_t nofile_limit; /* RLIMIT_NOFILE soft limit during the run */
+	uint32_t threads;
+	uint32_t threads_started; /* 0: the run never started */
+	int loop_close_failures; /* loops that were not empty at the end (a bug) */
+};
+
+/* 0, or a negative errno if the run could not start. res is filled either way once init'd. */
+int drv_run(const struct drv_config *cfg, struct drv_result *res);
+void drv_result_fini(struct drv_result *res);
+const char *drv_stop_reason_name(enum drv_stop_reason r);
+
+#endif /* LOADLENS_DRV_RUN_H */

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: MIT
+/* Per-thread counters, error classes with their hints, and the exact merge. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "drv.h"
+#include "stats.h"
+
+int drv_stats_init(struct drv_stats *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->latency = ll_hist_new();
+	s->connect = ll_hist_new();
+	if (!s->latency || !s->connect) {
+		drv_stats_fini(s);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void drv_stats_fini(struct drv_stats *s)
+{
+	ll_hist_free(s->connect);
+	ll_hist_free(s->latency);
+	s->connect = NULL;
+	s->latency = NULL;
+}
+
+void drv_stats_merge(struct drv_stats *dst, const struct drv_stats *src)
+{
+	int i;
+
+	dst->requests += src->requests;
+	dst->connections += src->connections;
+	dst->errors_total += src->errors_total;
+	for (i = 0; i < DRV_ERR__COUNT; i++)
+		dst->errors[i] += src->errors[i];
+	dst->connect_attempts += src->connect_attempts;
+	dst->cancelled += src->cancelled;
+	dst->bytes_sent += src->bytes_sent;
+	dst->bytes_received += src->bytes_received;
+	if (!dst->first_other_err)
+		dst->first_other_err = src->first_other_err;
+	if (src->t_first_ns && (!dst->t_first_ns || src->t_first_ns < dst->t_first_ns))
+		dst->t_first_ns = src->t_first_ns;
+	if (src->t_last_ns > dst->t_last_ns)
+		dst->t_last_ns = src->t_last_ns;
+	ll_hist_merge(dst->latency, src->latency);
+	ll_hist_merge(dst->connect, src->connect);
+}
+
+enum drv_err drv_err_class(int err)
+{
+	switch (err) {
+	case -EADDRNOTAVAIL:
+	case -EADDRINUSE:
+		return DRV_ERR_ADDRNOTAVAIL;
+	case -EMFILE:
+	case -ENFILE:
+		return DRV_ERR_EMFILE;
+	case -ECONNREFUSED:
+		return DRV_ERR_CONNREFUSED;
+	case -ECONNRESET:
+	case -EPIPE:
+		return DRV_ERR_CONNRESET;
+	case -ETIMEDOUT:
+		return DRV_ERR_TIMEDOUT;
+	case DRV_E_SHORT:
+	case DRV_E_MALFORMED:
+		return DRV_ERR_SHORT;
+	default:
+		return DRV_ERR_OTHER;
+	}
+}
+
+void drv_stats_error(struct drv_stats *s, int err)
+{
+	enum drv_err e = drv_err_class(err);
+
+	s->errors[e]++;
+	if (e == DRV_ERR_OTHER && !s->first_other_err)
+		s->first_other_err = err;
+	drv_counter_add(&s->errors_total, 1);
+}
+
+const char *drv_err_name(enum drv_err e)
+{
+	static const char *const names[DRV_ERR__COUNT] = {
+		[DRV_ERR_ADDRNOTAVAIL] = "EADDRNOTAVAIL",
+		[DRV_ERR_EMFILE] = "EMFILE",
+		[DRV_ERR_CONNREFUSED] = "ECONNREFUSED",
+		[DRV_ERR_CONNRESET] = "ECONNRESET",
+		[DRV_ERR_TIMEDOUT] = "ETIMEDOUT",
+		[DRV_ERR_SHORT] = "short_response",
+		[DRV_ERR_OTHER] = "other",
+	};
+
+	return (unsigned)e < DRV_ERR__COUNT ? names[e] : "?";
+}
+
+const char *drv_strerror(int err)
+{
+	if (err == DRV_E_SHORT)
+		return "connection closed before the response was complete";
+	if (err == DRV_E_MALFORMED)
+		return "response outside the length-prefixed framing";
+	return strerror(-err);
+}
+
+const char *drv_err_hint(enum drv_err e, const struct drv_stats *s, const char *target,
+			 char *buf, size_t len)
+{
+	switch (e) {
+	case DRV_ERR_ADDRNOTAVAIL:
+		snprintf(buf, len,
+			 "ephemeral ports exhausted: widen net.ipv4.ip_local_port_range, reuse "
+			 "connections (keep-alive), or spread with --source-addr");
+		break;
+	case DRV_ERR_EMFILE:
+		snprintf(buf, len,
+			 "out of file descriptors: raise the open-files limit (ulimit -Hn, "
+			 "LimitNOFILE=) or fs.file-max, or lower -c");
+		break;
+	case DRV_ERR_CONNREFUSED:
+		snprintf(buf, len,
+			 "connection refused: is the server listening on %s? (with "
+			 "net.ipv4.tcp_abort_on_overflow=1 a full accept queue refuses too)",
+			 target);
+		break;
+	case DRV_ERR_CONNRESET:
+		snprintf(buf, len,
+			 "the server reset connections: check its logs, its connection limit and "
+			 "its keep-alive policy");
+		break;
+	case DRV_ERR_TIMEDOUT:
+		snprintf(buf, len,
+			 "connects or requests timed out: the server is overloaded or drops SYNs "
+			 "(full accept queue: raise its backlog and net.core.somaxconn); --timeout "
+			 "waits longer");
+		break;
+	case DRV_ERR_SHORT:
+		snprintf(buf, len,
+			 "short or malformed responses: the server closed mid-response or does not "
+			 "speak the framing (4-byte big-endian length, then the payload)");
+		break;
+	case DRV_ERR_OTHER:
+	default:
+		snprintf(buf, len, "other socket errors, the first was: %s",
+			 s && s->first_other_err ? drv_strerror(s->first_other_err) : "unknown");
+		break;
+	}
+	return buf;
+}

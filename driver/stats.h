@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What one worker thread counts, and how the threads' counts merge. Latencies go into
+ * struct ll_hist (no per-sample storage), so two runs, two threads or two machines merge exactly.
+ */
+#ifndef LOADLENS_DRV_STATS_H
+#define LOADLENS_DRV_STATS_H
+
+#include <stdint.h>
+#include "loadlens/ll_hist.h"
+
+/* Error classes: each failed attempt lands in exactly one. Names are the JSON keys. */
+enum drv_err {
+	DRV_ERR_ADDRNOTAVAIL = 0, /* EADDRNOTAVAIL, EADDRINUSE: no free local port */
+	DRV_ERR_EMFILE,		  /* EMFILE, ENFILE: no file descriptor */
+	DRV_ERR_CONNREFUSED,	  /* ECONNREFUSED */
+	DRV_ERR_CONNRESET,	  /* ECONNRESET, EPIPE */
+	DRV_ERR_TIMEDOUT,	  /* ETIMEDOUT, or our own --timeout expired */
+	DRV_ERR_SHORT,		  /* peer closed mid-response, or a response outside the framing */
+	DRV_ERR_OTHER,		  /* anything else; the first one is kept for the hint */
+	DRV_ERR__COUNT,
+};
+
+/* Our own codes for failures that are not an errno (negative, beyond any errno). */
+#define DRV_E_SHORT (-10001)	 /* the peer closed before the response was complete */
+#define DRV_E_MALFORMED (-10002) /* a response length or an unsolicited byte broke the framing */
+
+struct drv_stats {
+	/* live counters: written by the owning worker, read by the main thread (drv_counter_*) */
+	uint64_t requests;    /* completed with a well-formed response */
+	uint64_t connections; /* connections established */
+	uint64_t errors_total;
+
+	uint64_t errors[DRV_ERR__COUNT];
+	uint64_t connect_attempts;
+	uint64_t cancelled; /* in flight when the run was stopped; neither ok nor error */
+	uint64_t bytes_sent;
+	uint64_t bytes_received;
+	int first_other_err; /* negative errno of the first DRV_ERR_OTHER, or 0 */
+	uint64_t t_first_ns; /* uv_hrtime() when the worker started, 0 if never */
+	uint64_t t_last_ns;  /* uv_hrtime() when its last slot finished or it was stopped */
+
+	struct ll_hist *latency; /* send → complete response, ns */
+	struct ll_hist *connect; /* connect() → established, ns */
+};
+
+int drv_stats_init(struct drv_stats *s);
+void drv_stats_fini(struct drv_stats *s);
+/* Add src into dst (both initialised). Exact: counters add, histograms merge bucket by bucket. */
+void drv_stats_merge(struct drv_stats *dst, const struct drv_stats *src);
+
+/* Class of a negative errno / libuv error / DRV_E_* code. */
+enum drv_err drv_err_class(int err);
+void drv_stats_error(struct drv_stats *s, int err);
+const char *drv_err_name(enum drv_err e);
+/* One-line advice for a class, about target (HOST:PORT); written into buf. */
+const char *drv_err_hint(enum drv_err e, const struct drv_stats *s, const char *target,
+			 char *buf, size_t len);
+/* Human text of any code drv_err_class() takes. */
+const char *drv_strerror(int err);
+
+#endif /* LOADLENS_DRV_STATS_H */
