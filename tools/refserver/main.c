@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: MIT
+/*
+ * loadlens-refserver: start the workers, wait for SIGINT/SIGTERM on the main thread's loop, stop
+ * the workers, merge their counters and report.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "loadlens/cli.h"
+#include "refserver.h"
+
+struct x__main {
+	uv_loop_t loop;
+	uv_signal_t sigint, sigterm;
+	uv_async_t exited;
+	struct rs_worker *workers;
+	unsigned nworkers;
+	unsigned nexited; /* atomic: workers whose thread has ended */
+	bool stopping;
+	uint64_t stop_ns;
+};
+
+/* Close a handle of the zero-initialised struct x__main unless it was never initialised. */
+static void x__close_once(uv_handle_t *h)
+{
+	if (h->type != UV_UNKNOWN_HANDLE && !uv_is_closing(h))
+		uv_close(h, NULL);
+}
+
+static void x__close_main_handles(struct x__main *m)
+{
+	x__close_once((uv_handle_t *)&m->sigint);
+	x__close_once((uv_handle_t *)&m->sigterm);
+	x__close_once((uv_handle_t *)&m->exited);
+}
+
+/*
+ * The first SIGINT/SIGTERM stops the workers; the signal handles stay open until they have all
+ * ended, so a repeated SIGTERM cannot kill us before the results are written. A second SIGINT
+ * (Ctrl-C twice) gives up at once.
+ */
+static void x__on_signal(uv_signal_t *s, int signum)
+{
+	struct x__main *m = s->data;
+	unsigned i;
+
+	if (m->stopping) {
+		if (signum == SIGINT) {
+			ll_warn(RS_PROG, "second SIGINT: exiting without results");
+			_exit(LL_EXIT_FAIL);
+		}
+		return;
+	}
+	m->stopping = true;
+	m->stop_ns = rs_now_ns();
+	for (i = 0; i < m->nworkers; i++)
+		rs_worker_stop(&m->workers[i]);
+}
+
+static void x__on_exited(uv_async_t *a)
+{
+	struct x__main *m = container_of(a, struct x__main, exited);
+
+	if (__atomic_load_n(&m->nexited, __ATOMIC_ACQUIRE) == m->nworkers)
+		x__close_main_handles(m);
+}
+
+static int x__signals(struct x__main *m)
+{
+	int err;
+
+	err = uv_async_init(&m->loop, &m->exited, x__on_exited);
+	if (err)
+		return err;
+	uv_signal_init(&m->loop, &m->sigint);
+	uv_signal_init(&m->loop, &m->sigterm);
+	m->sigint.data = m;
+	m->sigterm.data = m;
+	err = uv_signal_start(&m->sigint, x__on_signal, SIGINT);
+	if (!err)
+		err = uv_signal_start(&m->sigterm, x__on_signal, SIGTERM);
+	return err;
+}
+
+static int x__build_body(struct rs_config *cfg)
+{
+	if (cfg->response_size < 0) {
+		if (cfg->proto != RS_PROTO_HTTP)
+			return 0;
+		cfg->body_len = strlen(RS_DEFAULT_BODY);
+		cfg->body = strdup(RS_DEFAULT_BODY);
+	} else {
+		cfg->body_len = (size_t)cfg->response_size;
+		cfg->body = malloc(cfg->body_len + 1);
+		if (cfg->body)
+			memset(cfg->body, 'x', cfg->body_len);
+	}
+	if (!cfg->body)
+		return -ENOMEM;
+	if (cfg->proto == RS_PROTO_HTTP)
+		return rs_http_prepare(cfg);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct rs_config cfg;
+	struct x__main m = {0};
+	struct rs_counters total = {0};
+	struct ll_hist *hist = NULL;
+	struct rs_worker *w;
+	uv_sem_t ready;
+	unsigned i, started = 0;
+	int err, rc = LL_EXIT_FAIL;
+	bool sem_ok = false, loop_ok = false;
+	double elapsed;
+
+	rs_parse_args(&cfg, argc, argv);
+	signal(SIGPIPE, SIG_IGN);
+
+	err = x__build_body(&cfg);
+	if (err) {
+		ll_warn(RS_PROG, "cannot build the response: %s", strerror(-err));
+		goto cleanup;
+	}
+	err = rs_probe_port_free(&cfg);
+	if (err) {
+		ll_warn(RS_PROG, "cannot bind %s (%s): %s; pick another --listen port",
+			cfg.listen_str, rs_proto_name(cfg.proto), strerror(-err));
+		goto cleanup;
+	}
+	hist = ll_hist_new();
+	m.workers = calloc(cfg.workers, sizeof(*m.workers));
+	if (!hist || !m.workers) {
+		ll_warn(RS_PROG, "out of memory");
+		goto cleanup;
+	}
+	err = uv_sem_init(&ready, 0);
+	if (err) {
+		ll_warn(RS_PROG, "cannot create a semaphore: %s", uv_strerror(err));
+		goto cleanup;
+	}
+	sem_ok = true;
+	for (i = 0; i < cfg.workers; i++) {
+		w = &m.workers[i];
+		w->id = i;
+		w->cfg = &cfg;
+		w->ready = &ready;
+		w->exited = &m.exited;
+		w->nexited = &m.nexited;
+		w->listen_fd = -1;
+		w->reserve_fd = -1;
+		err = rs_listen_socket(&cfg, &w->listen_fd);
+		if (err) {
+			ll_warn(RS_PROG, "cannot listen on %s (%s): %s", cfg.listen_str,
+				rs_proto_name(cfg.proto), strerror(-err));
+			goto cleanup;
+		}
+	}
+	err = uv_loop_init(&m.loop);
+	if (err) {
+		ll_warn(RS_PROG, "cannot create the main loop: %s", uv_strerror(err));
+		goto cleanup;
+	}
+	loop_ok = true;
+	err = x__signals(&m);
+	if (err) {
+		ll_warn(RS_PROG, "cannot handle SIGINT/SIGTERM: %s", uv_strerror(err));
+		goto cleanup;
+	}
+
+	cfg.start_ns = rs_now_ns();
+	for (i = 0; i < cfg.workers; i++) {
+		err = rs_worker_start(&m.workers[i]);
+		if (err) {
+			ll_warn(RS_PROG, "cannot start worker %u: %s", i, uv_strerror(err));
+			break;
+		}
+		started++;
+	}
+	for (i = 0; i < started; i++)
+		uv_sem_wait(&ready);
+	m.nworkers = started;
+	for (i = 0; i < started; i++) {
+		if (m.workers[i].init_err) {
+			ll_warn(RS_PROG, "worker %u failed to start: %s", i,
+				uv_strerror(m.workers[i].init_err));
+			err = m.workers[i].init_err;
+		}
+	}
+	if (err) {
+		for (i = 0; i < started; i++)
+			rs_worker_stop(&m.workers[i]);
+		goto cleanup;
+	}
+
+	fprintf(stderr, "%s: listening on %s (%s, %u worker%s)\n", RS_PROG, cfg.listen_str,
+		rs_proto_name(cfg.proto), cfg.workers, cfg.workers == 1 ? "" : "s");
+	uv_run(&m.loop, UV_RUN_DEFAULT);
+	rc = LL_EXIT_OK;
+
+cleanup:
+	if (loop_ok) {
+		/* After a failed start the handles are still open. */
+		x__close_main_handles(&m);
+		uv_run(&m.loop, UV_RUN_DEFAULT);
+		if (uv_loop_close(&m.loop)) {
+			ll_warn(RS_PROG, "main loop still had handles at exit");
+			rc = LL_EXIT_FAIL;
+		}
+	}
+	for (i = 0; i < started; i++) {
+		rs_worker_join(&m.workers[i]);
+		if (m.workers[i].loop_close_err) {
+			ll_warn(RS_PROG, "worker %u: loop still had handles at exit", i);
+			rc = LL_EXIT_FAIL;
+		}
+	}
+	if (rc == LL_EXIT_OK) {
+		for (i = 0; i < started; i++) {
+			rs_merge(&total, &m.workers[i].c);
+			ll_hist_merge(hist, m.workers[i].hist);
+		}
+		elapsed = (double)(m.stop_ns - cfg.start_ns) / 1e9;
+		if (cfg.json_path) {
+			err = rs_write_json(&cfg, m.workers, &total, hist, elapsed);
+			if (err) {
+				ll_warn(RS_PROG, "cannot write %s: %s", cfg.json_path,
+					strerror(-err));
+				rc = LL_EXIT_FAIL;
+			}
+		}
+		rs_print_summary(&cfg, &total, hist, elapsed);
+	}
+	if (m.workers) {
+		for (i = 0; i < cfg.workers; i++) {
+			if (m.workers[i].listen_fd >= 0)
+				close(m.workers[i].listen_fd);
+			ll_hist_free(m.workers[i].hist);
+		}
+	}
+	free(m.workers);
+	if (sem_ok)
+		uv_sem_destroy(&ready);
+	ll_hist_free(hist);
+	free(cfg.body);
+	return rc;
+}

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The misbehaviour switches, as one table: options.c parses and documents them from it, report.c
+ * writes them to JSON from it. To add one: a field in struct rs_misbehave, a parse and a to_json
+ * function here, a row in rs_switches[], the behaviour itself, and a line in docs/refserver.md.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "loadlens/parse.h"
+#include "refserver.h"
+
+static int x__parse_stall(struct rs_misbehave *mb, const char *val)
+{
+	char at[64];
+	const char *colon = strchr(val, ':');
+	size_t n;
+
+	if (!colon)
+		return -EINVAL;
+	n = (size_t)(colon - val);
+	if (n >= sizeof(at))
+		return -EINVAL;
+	memcpy(at, val, n);
+	at[n] = '\0';
+	if (ll_parse_duration(at, &mb->stall_at_ns) ||
+	    ll_parse_duration(colon + 1, &mb->stall_ns) || !mb->stall_ns)
+		return -EINVAL;
+	return 0;
+}
+
+static json_t *x__stall_json(const struct rs_misbehave *mb)
+{
+	if (!mb->stall_ns)
+		return json_null();
+	return json_pack("{s:I,s:I}", "at_ns", (json_int_t)mb->stall_at_ns, "duration_ns",
+			 (json_int_t)mb->stall_ns);
+}
+
+static int x__parse_drop_every(struct rs_misbehave *mb, const char *val)
+{
+	return ll_parse_u64(val, 1, UINT32_MAX, &mb->drop_every);
+}
+
+static json_t *x__drop_every_json(const struct rs_misbehave *mb)
+{
+	return json_integer((json_int_t)mb->drop_every);
+}
+
+static int x__parse_no_close(struct rs_misbehave *mb, const char *val)
+{
+	mb->no_close = true;
+	return 0;
+}
+
+static json_t *x__no_close_json(const struct rs_misbehave *mb)
+{
+	return json_boolean(mb->no_close);
+}
+
+static int x__parse_leak_fds(struct rs_misbehave *mb, const char *val)
+{
+	return ll_parse_u64(val, 0, 1000000, &mb->leak_fds);
+}
+
+static json_t *x__leak_fds_json(const struct rs_misbehave *mb)
+{
+	return json_integer((json_int_t)mb->leak_fds);
+}
+
+const struct rs_switch rs_switches[] = {
+	{
+		.name = "--stall",
+		.arg = "AT:DUR",
+		.help = "at AT after start, block every worker once for DUR (e.g. 2s:1s)",
+		.json_key = "stall",
+		.parse = x__parse_stall,
+		.to_json = x__stall_json,
+	},
+	{
+		.name = "--drop-every",
+		.arg = "N",
+		.help = "udp: drop each worker's Nth, 2Nth, ... datagram without a reply",
+		.json_key = "drop_every",
+		.parse = x__parse_drop_every,
+		.to_json = x__drop_every_json,
+		.udp_only = true,
+	},
+	{
+		.name = "--no-close",
+		.arg = NULL,
+		.help = "when the peer closes, never close our side (sockets stay in CLOSE_WAIT)",
+		.json_key = "no_close",
+		.parse = x__parse_no_close,
+		.to_json = x__no_close_json,
+		.stream_only = true,
+	},
+	{
+		.name = "--leak-fds",
+		.arg = "N",
+		.help = "for every accepted connection, open N more fds and never close them",
+		.json_key = "leak_fds",
+		.parse = x__parse_leak_fds,
+		.to_json = x__leak_fds_json,
+		.stream_only = true,
+	},
+};
+const size_t rs_nswitches = sizeof(rs_switches) / sizeof(rs_switches[0]);
+
+/* The switches given must fit the protocol; returns 0 or -EINVAL with a reason in why. */
+int rs_misbehave_check(const struct rs_config *cfg, char *why, size_t len)
+{
+	struct rs_misbehave off = {0};
+	json_t *a, *b;
+	size_t i;
+	int on;
+
+	for (i = 0; i < rs_nswitches; i++) {
+		const struct rs_switch *s = &rs_switches[i];
+
+		a = s->to_json(&cfg->mb);
+		b = s->to_json(&off);
+		on = !json_equal(a, b);
+		json_decref(a);
+		json_decref(b);
+		if (on && s->udp_only && cfg->proto != RS_PROTO_UDP) {
+			snprintf(why, len, "%s applies to --proto udp only", s->name);
+			return -EINVAL;
+		}
+		if (on && s->stream_only && cfg->proto == RS_PROTO_UDP) {
+			snprintf(why, len, "%s applies to --proto tcp and http only", s->name);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+json_t *rs_misbehave_to_json(const struct rs_misbehave *mb)
+{
+	json_t *o = json_object();
+	size_t i;
+
+	if (!o)
+		return NULL;
+	for (i = 0; i < rs_nswitches; i++)
+		json_object_set_new(o, rs_switches[i].json_key, rs_switches[i].to_json(mb));
+	return o;
+}

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: MIT
+/* Command line: the option table, --help, --version, and strict parsing (exit 64 on bad input). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "loadlens/cli.h"
+#include "loadlens/parse.h"
+#include "refserver.h"
+
+struct x__opt {
+	const char *name;
+	const char *arg; /* NULL: a flag */
+	const char *help;
+	void (*set)(struct rs_config *cfg, const char *name, const char *val);
+};
+
+static void x__bad(const char *name, const char *val, const char *what)
+{
+	ll_usage_error(RS_PROG, "invalid %s '%s': %s (see --help)", name, val, what);
+}
+
+static void x__set_proto(struct rs_config *cfg, const char *name, const char *val)
+{
+	if (!strcmp(val, "tcp"))
+		cfg->proto = RS_PROTO_TCP;
+	else if (!strcmp(val, "udp"))
+		cfg->proto = RS_PROTO_UDP;
+	else if (!strcmp(val, "http"))
+		cfg->proto = RS_PROTO_HTTP;
+	else
+		x__bad(name, val, "expected tcp, udp or http");
+}
+
+static void x__set_listen(struct rs_config *cfg, const char *name, const char *val)
+{
+	if (ll_parse_hostport(val, cfg->host, sizeof(cfg->host), &cfg->port))
+		x__bad(name, val, "expected HOST:PORT with a port in 1..65535");
+}
+
+static void x__set_service_time(struct rs_config *cfg, const char *name, const char *val)
+{
+	if (ll_parse_duration(val, &cfg->service_ns) || cfg->service_ns > 3600000000000ULL)
+		x__bad(name, val, "expected a duration up to 1h such as 1ms, 250us, 2s");
+}
+
+static void x__set_dist(struct rs_config *cfg, const char *name, const char *val)
+{
+	if (!strcmp(val, "fixed"))
+		cfg->dist = RS_DIST_FIXED;
+	else if (!strcmp(val, "exp"))
+		cfg->dist = RS_DIST_EXP;
+	else
+		x__bad(name, val, "expected fixed or exp");
+}
+
+static void x__set_mode(struct rs_config *cfg, const char *name, const char *val)
+{
+	if (!strcmp(val, "spin"))
+		cfg->mode = RS_MODE_SPIN;
+	else if (!strcmp(val, "sleep"))
+		cfg->mode = RS_MODE_SLEEP;
+	else
+		x__bad(name, val, "expected spin or sleep");
+}
+
+static void x__set_workers(struct rs_config *cfg, const char *name, const char *val)
+{
+	uint64_t v;
+
+	if (ll_parse_u64(val, 1, RS_MAX_WORKERS, &v))
+		x__bad(name, val, "expected an integer in 1..256");
+	cfg->workers = (unsigned)v;
+}
+
+static void x__set_backlog(struct rs_config *cfg, const char *name, const char *val)
+{
+	uint64_t v;
+
+	if (ll_parse_u64(val, 1, 65535, &v))
+		x__bad(name, val, "expected an integer in 1..65535");
+	cfg->backlog = (int)v;
+}
+
+static void x__set_response_size(struct rs_config *cfg, const char *name, const char *val)
+{
+	uint64_t v;
+
+	if (ll_parse_u64(val, 0, RS_MAX_RESPONSE, &v))
+		x__bad(name, val, "expected a byte count in 0..16777216");
+	cfg->response_size = (int64_t)v;
+}
+
+static void x__set_seed(struct rs_config *cfg, const char *name, const char *val)
+{
+	if (ll_parse_u64(val, 0, UINT64_MAX, &cfg->seed))
+		x__bad(name, val, "expected a non-negative integer");
+}
+
+static void x__set_json(struct rs_config *cfg, const char *name, const char *val)
+{
+	if (!*val)
+		x__bad(name, val, "expected a file name, or - for stdout");
+	cfg->json_path = val;
+}
+
+static void x__help(struct rs_config *cfg, const char *name, const char *val);
+static void x__version(struct rs_config *cfg, const char *name, const char *val);
+
+static const struct x__opt x__opts[] = {
+	{"--proto", "tcp|udp|http", "protocol to serve (default tcp)", x__set_proto},
+	{"--listen", "HOST:PORT", "address to listen on (default 127.0.0.1:8000)", x__set_listen},
+	{"--service-time", "DUR", "service time per request, e.g. 1ms (default 0)",
+	 x__set_service_time},
+	{"--service-dist", "fixed|exp", "fixed, or exponential with mean --service-time",
+	 x__set_dist},
+	{"--service-mode", "spin|sleep", "busy-loop (default), or sleep with the CPU idle",
+	 x__set_mode},
+	{"--workers", "N", "worker threads, one loop and SO_REUSEPORT socket each (default 1)",
+	 x__set_workers},
+	{"--backlog", "N", "listen backlog (default 511)", x__set_backlog},
+	{"--response-size", "BYTES",
+	 "reply with BYTES bytes of 'x' (default: echo; http: \"hello, loadlens\\n\")",
+	 x__set_response_size},
+	{"--seed", "N", "seed of the per-worker PRNG for --service-dist exp (default 1)",
+	 x__set_seed},
+	{"--json", "FILE", "write counters and the service-time histogram at exit (- = stdout)",
+	 x__set_json},
+	{"--help", NULL, "show this help and exit", x__help},
+	{"--version", NULL, "print the version and exit", x__version},
+};
+#define X__NOPTS (sizeof(x__opts) / sizeof(x__opts[0]))
+
+static void x__print_opt(const char *name, const char *arg, const char *help)
+{
+	char left[48];
+
+	snprintf(left, sizeof(left), "%s%s%s", name, arg ? " " : "", arg ? arg : "");
+	printf("  %-28s %s\n", left, help);
+}
+
+static void x__help(struct rs_config *cfg, const char *name, const char *val)
+{
+	size_t i;
+
+	printf("loadlens-refserver - a libuv tcp/udp/http server whose behaviour is known exactly\n"
+	       "\n"
+	       "Usage: loadlens-refserver --proto tcp|udp|http [--listen HOST:PORT] [options]\n"
+	       "\n"
+	       "Serves until SIGINT or SIGTERM, then writes --json FILE, prints a one-line\n"
+	       "summary to stdout and exits 0. Each worker serves one request at a time and\n"
+	       "spends the service time inside its event loop, so requests queue in the kernel.\n"
+	       "TCP framing: 4-byte big-endian length N (<= 16 MiB) then N bytes, both ways.\n"
+	       "\n"
+	       "Options:\n");
+	for (i = 0; i < X__NOPTS; i++)
+		x__print_opt(x__opts[i].name, x__opts[i].arg, x__opts[i].help);
+	printf("\nMisbehaviour switches:\n");
+	for (i = 0; i < rs_nswitches; i++)
+		x__print_opt(rs_switches[i].name, rs_switches[i].arg, rs_switches[i].help);
+	printf("\n"
+	       "Exit codes: 0 ok, 1 runtime failure, 64 usage error.\n"
+	       "\n"
+	       "EXAMPLES\n"
+	       "  loadlens-refserver --proto http --listen 127.0.0.1:8080\n"
+	       "  loadlens-refserver --proto tcp --service-time 1ms --workers 2 --json out.json\n"
+	       "  loadlens-refserver --proto http --service-time 2ms --service-dist exp "
+	       "--service-mode sleep --seed 7\n"
+	       "  loadlens-refserver --proto udp --listen :9000 --drop-every 10\n"
+	       "  loadlens-refserver --proto http --stall 2s:1s    # one 1 s stall at t = 2 s\n"
+	       "  loadlens-refserver --proto tcp --no-close --leak-fds 4\n"
+	       "\n"
+	       "See docs/refserver.md for the framing, the counters and the JSON schema.\n");
+	exit(LL_EXIT_OK);
+}
+
+static void x__version(struct rs_config *cfg, const char *name, const char *val)
+{
+	printf("loadlens-refserver %s\n", LOADLENS_VERSION);
+	exit(LL_EXIT_OK);
+}
+
+static void x__defaults(struct rs_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->proto = RS_PROTO_TCP;
+	strcpy(cfg->host, "127.0.0.1");
+	cfg->port = 8000;
+	cfg->dist = RS_DIST_FIXED;
+	cfg->mode = RS_MODE_SPIN;
+	cfg->workers = 1;
+	cfg->backlog = 511;
+	cfg->response_size = -1;
+	cfg->seed = 1;
+}
+
+/* "--name VALUE" or "--name=VALUE"; returns the index of the last argv element used. */
+static int x__take_value(int argc, char **argv, int i, const char *name, const char *eq,
+			 const char **val)
+{
+	if (eq) {
+		*val = eq + 1;
+		return i;
+	}
+	if (i + 1 >= argc)
+		ll_usage_error(RS_PROG, "%s needs a value (see --help)", name);
+	*val = argv[i + 1];
+	return i + 1;
+}
+
+void rs_parse_args(struct rs_config *cfg, int argc, char **argv)
+{
+	char name[64], why[128];
+	const char *arg, *eq, *val;
+	size_t i, n;
+	int a;
+
+	x__defaults(cfg);
+	for (a = 1; a < argc; a++) {
+		arg = argv[a];
+		if (strncmp(arg, "--", 2))
+			ll_usage_error(RS_PROG, "unexpected argument '%s' (see --help)", arg);
+		eq = strchr(arg, '=');
+		n = eq ? (size_t)(eq - arg) : strlen(arg);
+		if (n >= sizeof(name))
+			ll_usage_error(RS_PROG, "unknown option '%s' (see --help)", arg);
+		memcpy(name, arg, n);
+		name[n] = '\0';
+		val = NULL;
+
+		for (i = 0; i < X__NOPTS; i++) {
+			if (strcmp(name, x__opts[i].name))
+				continue;
+			if (x__opts[i].arg)
+				a = x__take_value(argc, argv, a, name, eq, &val);
+			else if (eq)
+				ll_usage_error(RS_PROG, "%s takes no value", name);
+			x__opts[i].set(cfg, name, val);
+			break;
+		}
+		if (i < X__NOPTS)
+			continue;
+		for (i = 0; i < rs_nswitches; i++) {
+			if (strcmp(name, rs_switches[i].name))
+				continue;
+			if (rs_switches[i].arg)
+				a = x__take_value(argc, argv, a, name, eq, &val);
+			else if (eq)
+				ll_usage_error(RS_PROG, "%s takes no value", name);
+			if (rs_switches[i].parse(&cfg->mb, val))
+				ll_usage_error(RS_PROG, "invalid %s '%s': expected %s (see --help)",
+					       name, val ? val : "", rs_switches[i].arg);
+			break;
+		}
+		if (i == rs_nswitches)
+			ll_usage_error(RS_PROG, "unknown option '%s' (see --help)", arg);
+	}
+
+	if (rs_misbehave_check(cfg, why, sizeof(why)))
+		ll_usage_error(RS_PROG, "%s", why);
+	if (cfg->dist == RS_DIST_EXP && !cfg->service_ns)
+		ll_usage_error(RS_PROG, "--service-dist exp needs a --service-time mean above 0");
+	if (ll_resolve(cfg->host, cfg->port, cfg->proto == RS_PROTO_UDP ? SOCK_DGRAM : SOCK_STREAM,
+		       &cfg->addr, &cfg->addrlen))
+		ll_usage_error(RS_PROG, "cannot resolve --listen host '%s'", cfg->host);
+	ll_format_addr((const struct sockaddr *)&cfg->addr, cfg->listen_str,
+		       sizeof(cfg->listen_str));
+}
+
+const char *rs_proto_name(enum rs_proto p)
+{
+	switch (p) {
+	case RS_PROTO_UDP:
+		return "udp";
+	case RS_PROTO_HTTP:
+		return "http";
+	default:
+		return "tcp";
+	}
+}
+
+const char *rs_dist_name(enum rs_dist d)
+{
+	return d == RS_DIST_EXP ? "exp" : "fixed";
+}
+
+const char *rs_mode_name(enum rs_mode m)
+{
+	return m == RS_MODE_SLEEP ? "sleep" : "spin";
+}

@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * loadlens-refserver: a libuv server whose behaviour is known exactly (docs/refserver.md).
+ *
+ * N worker threads, each with its own loop and its own SO_REUSEPORT socket. A worker serves one
+ * request at a time and spends the service time inside its loop, so requests queue in the kernel.
+ * Counters are written only by their worker and merged after the workers have exited.
+ */
+#ifndef LOADLENS_REFSERVER_H
+#define LOADLENS_REFSERVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <http_parser.h>
+#include <jansson.h>
+#include <uv.h>
+#include "loadlens/ll_hist.h"
+#include "loadlens/parse.h"
+
+#define RS_PROG "loadlens-refserver"
+#define RS_MAX_FRAME (16u << 20)    /* largest TCP request payload */
+#define RS_MAX_RESPONSE (16u << 20) /* largest --response-size */
+#define RS_MAX_WORKERS 256
+#define RS_ERRNO_MAX 256	    /* accept errors are counted by errno below this */
+#define RS_READ_BUF (64u << 10)	    /* per-worker read buffer, shared by its connections */
+#define RS_ACCEPT_BATCH 64	    /* accepts per wake-up, then let the loop run */
+#define RS_ACCEPT_RETRY_MS 100	    /* back-off when accept fails and cannot be shed */
+#define RS_DEFAULT_BODY "hello, loadlens\n"
+
+#ifndef container_of
+#define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
+#endif
+
+enum rs_proto { RS_PROTO_TCP, RS_PROTO_UDP, RS_PROTO_HTTP };
+enum rs_dist { RS_DIST_FIXED, RS_DIST_EXP };
+enum rs_mode { RS_MODE_SPIN, RS_MODE_SLEEP };
+
+/* Settings of the misbehaviour switches (misbehave.c); 0 / false means off. */
+struct rs_misbehave {
+	uint64_t stall_at_ns;
+	uint64_t stall_ns;
+	uint64_t drop_every;
+	uint64_t leak_fds;
+	bool no_close;
+};
+
+struct rs_config {
+	enum rs_proto proto;
+	char host[LL_HOST_MAX];
+	uint16_t port;
+	struct sockaddr_storage addr;
+	socklen_t addrlen;
+	char listen_str[LL_HOST_MAX + 16];
+	uint64_t service_ns;
+	enum rs_dist dist;
+	enum rs_mode mode;
+	unsigned workers;
+	int backlog;
+	int64_t response_size; /* -1: echo (tcp, udp) or the default body (http) */
+	uint64_t seed;
+	const char *json_path;
+	struct rs_misbehave mb;
+
+	/* Built once before the workers start, read-only afterwards. */
+	char *body; /* response payload: 'x' * response_size, or the HTTP default body */
+	size_t body_len;
+	uint64_t start_ns; /* CLOCK_MONOTONIC when the workers were started */
+};
+
+struct rs_counters {
+	uint64_t connections_accepted;
+	uint64_t connections_closed;	   /* closed by us while serving */
+	uint64_t connections_leaked;	   /* peer closed, we did not (--no-close) */
+	uint64_t connections_rejected;	   /* closed at once to shed EMFILE/ENFILE */
+	uint64_t connections_open_at_exit; /* closed by the shutdown */
+	uint64_t requests;
+	uint64_t responses;
+	uint64_t bytes_in;
+	uint64_t bytes_out;
+	uint64_t protocol_errors;
+	uint64_t udp_dropped;
+	uint64_t udp_send_errors;
+	uint64_t fds_leaked;
+	uint64_t stalls;
+	uint64_t accept_errors[RS_ERRNO_MAX];
+};
+
+/* A growable byte buffer, reused for the life of its connection. */
+struct rs_buf {
+	char *data;
+	size_t off; /* first unconsumed byte */
+	size_t len; /* end of valid data */
+	size_t cap;
+};
+
+struct rs_worker;
+
+/* One accepted TCP or HTTP connection. */
+struct rs_conn {
+	uv_tcp_t tcp;
+	uv_write_t wreq;
+	struct rs_worker *w;
+	struct rs_conn *prev, *next;
+	struct rs_buf in;  /* kept input: an incomplete frame, or data behind a pending write */
+	struct rs_buf out; /* unsent tail of a response that was not stable (an echo) */
+	http_parser parser;
+	uint8_t frame_hdr[4];
+	bool write_pending;
+	bool close_after_write;
+	bool eof;
+	bool closing;
+	bool leaked;
+};
+
+struct rs_worker {
+	unsigned id;
+	const struct rs_config *cfg;
+	uv_sem_t *ready;
+	uv_async_t *exited; /* sent to the main loop when the thread is about to end */
+	unsigned *nexited;  /* incremented atomically before that */
+	int init_err; /* 0 or a libuv error, valid once ready has been posted */
+	int loop_close_err;
+	uv_thread_t thread;
+	int listen_fd;
+	int reserve_fd; /* spare fd, closed to shed a connection on EMFILE */
+
+	uv_loop_t loop;
+	uv_async_t stop;
+	uv_poll_t accept_poll; /* tcp, http */
+	uv_udp_t udp;	       /* udp */
+	uv_timer_t accept_retry;
+	uv_timer_t stall;
+	bool loop_ok, stop_ok, accept_ok, udp_ok, retry_ok, stall_ok;
+	bool stopping;
+
+	struct rs_conn *conns; /* open connections, leaked ones included */
+	char *rbuf;	       /* RS_READ_BUF bytes */
+	uint64_t rng[4];
+	struct ll_hist *hist; /* service times, ns */
+	struct rs_counters c;
+};
+
+/* A stream protocol: tcp framing or http. */
+struct rs_stream_proto {
+	void (*conn_init)(struct rs_conn *c);
+	/*
+	 * Consume requests from p[0..n); return how many bytes were used. Stops early while a
+	 * write is pending; bytes not used are kept and offered again.
+	 */
+	size_t (*consume)(struct rs_conn *c, const char *p, size_t n);
+};
+
+extern const struct rs_stream_proto rs_tcp_proto;
+extern const struct rs_stream_proto rs_http_proto;
+
+/* options.c */
+void rs_parse_args(struct rs_config *cfg, int argc, char **argv);
+const char *rs_proto_name(enum rs_proto p);
+const char *rs_dist_name(enum rs_dist d);
+const char *rs_mode_name(enum rs_mode m);
+
+/* misbehave.c: the table of misbehaviour switches */
+struct rs_switch {
+	const char *name; /* "--stall" */
+	const char *arg;  /* "AT:DUR", or NULL for a flag */
+	const char *help;
+	const char *json_key;
+	int (*parse)(struct rs_misbehave *mb, const char *val); /* 0 or -EINVAL */
+	json_t *(*to_json)(const struct rs_misbehave *mb);
+	bool stream_only; /* tcp and http */
+	bool udp_only;
+};
+extern const struct rs_switch rs_switches[];
+extern const size_t rs_nswitches;
+int rs_misbehave_check(const struct rs_config *cfg, char *why, size_t len);
+json_t *rs_misbehave_to_json(const struct rs_misbehave *mb);
+
+/* service.c */
+uint64_t rs_now_ns(void);
+void rs_block_until(enum rs_mode mode, uint64_t deadline_ns);
+void rs_rng_seed(struct rs_worker *w, uint64_t seed);
+/* Called when a complete request has been parsed: counts it, spends the service time, and
+ * returns the start time to pass to rs_service_end() just before the response is written. */
+uint64_t rs_service_begin(struct rs_worker *w);
+void rs_service_end(struct rs_worker *w, uint64_t t0);
+
+/* worker.c */
+int rs_listen_socket(const struct rs_config *cfg, int *fd);
+int rs_probe_port_free(const struct rs_config *cfg);
+int rs_worker_start(struct rs_worker *w);
+void rs_worker_stop(struct rs_worker *w);
+void rs_worker_join(struct rs_worker *w);
+
+/* conn.c */
+void rs_conn_accepted(struct rs_worker *w, int fd);
+/* Send a response. stable: the buffers outlive the write (else an unsent tail is copied).
+ * Returns 0, or a negative error after closing the connection. */
+int rs_conn_send(struct rs_conn *c, const uv_buf_t *bufs, unsigned nbufs, bool stable);
+void rs_conn_close(struct rs_conn *c);
+void rs_conn_close_all(struct rs_worker *w);
+
+/* proto_http.c: build the response headers once, before the workers start */
+int rs_http_prepare(const struct rs_config *cfg);
+
+/* proto_udp.c */
+int rs_udp_start(struct rs_worker *w);
+
+/* report.c */
+void rs_merge(struct rs_counters *dst, const struct rs_counters *src);
+int rs_write_json(const struct rs_config *cfg, const struct rs_worker *workers,
+		  const struct rs_counters *total, const struct ll_hist *hist, double elapsed_s);
+void rs_print_summary(const struct rs_config *cfg, const struct rs_counters *total,
+		      const struct ll_hist *hist, double elapsed_s);
+
+#endif /* LOADLENS_REFSERVER_H */

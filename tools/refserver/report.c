@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT
+/* Results at exit: merging the workers' counters, the JSON file and the one-line summary. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "loadlens/cli.h"
+#include "loadlens/hist_json.h"
+#include "refserver.h"
+
+void rs_merge(struct rs_counters *dst, const struct rs_counters *src)
+{
+	size_t i;
+
+	dst->connections_accepted += src->connections_accepted;
+	dst->connections_closed += src->connections_closed;
+	dst->connections_leaked += src->connections_leaked;
+	dst->connections_rejected += src->connections_rejected;
+	dst->connections_open_at_exit += src->connections_open_at_exit;
+	dst->requests += src->requests;
+	dst->responses += src->responses;
+	dst->bytes_in += src->bytes_in;
+	dst->bytes_out += src->bytes_out;
+	dst->protocol_errors += src->protocol_errors;
+	dst->udp_dropped += src->udp_dropped;
+	dst->udp_send_errors += src->udp_send_errors;
+	dst->fds_leaked += src->fds_leaked;
+	dst->stalls += src->stalls;
+	for (i = 0; i < RS_ERRNO_MAX; i++)
+		dst->accept_errors[i] += src->accept_errors[i];
+}
+
+static json_t *x__accept_errors(const struct rs_counters *c)
+{
+	json_t *o = json_object();
+	size_t i;
+
+	if (!o)
+		return NULL;
+	for (i = 0; i < RS_ERRNO_MAX; i++) {
+		if (!c->accept_errors[i])
+			continue;
+		/* Index 0 holds errno values too large for the table. */
+		json_object_set_new(o, i ? uv_err_name(-(int)i) : "other",
+				    json_integer((json_int_t)c->accept_errors[i]));
+	}
+	return o;
+}
+
+static json_t *x__per_worker(const struct rs_worker *workers, unsigned n)
+{
+	json_t *a = json_array();
+	unsigned i;
+
+	if (!a)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		const struct rs_counters *c = &workers[i].c;
+
+		json_array_append_new(
+			a, json_pack("{s:i,s:I,s:I,s:I,s:I}", "worker", (int)i,
+				     "connections_accepted", (json_int_t)c->connections_accepted,
+				     "requests", (json_int_t)c->requests, "responses",
+				     (json_int_t)c->responses, "udp_dropped",
+				     (json_int_t)c->udp_dropped));
+	}
+	return a;
+}
+
+int rs_write_json(const struct rs_config *cfg, const struct rs_worker *workers,
+		  const struct rs_counters *t, const struct ll_hist *hist, double elapsed_s)
+{
+	json_t *root;
+	int err = 0;
+
+#define X__I(v) ((json_int_t)(v))
+	root = json_pack(
+		"{s:s,s:s,s:s,s:s,s:i,s:{s:I,s:s,s:s},s:f,"
+		"s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o}",
+		"tool", RS_PROG, "version", LOADLENS_VERSION, "proto", rs_proto_name(cfg->proto),
+		"listen", cfg->listen_str, "workers", (int)cfg->workers, "service", "time_ns",
+		X__I(cfg->service_ns), "dist", rs_dist_name(cfg->dist), "mode",
+		rs_mode_name(cfg->mode), "elapsed_s", elapsed_s, "connections_accepted",
+		X__I(t->connections_accepted), "connections_closed", X__I(t->connections_closed),
+		"requests", X__I(t->requests), "responses", X__I(t->responses), "bytes_in",
+		X__I(t->bytes_in), "bytes_out", X__I(t->bytes_out), "protocol_errors",
+		X__I(t->protocol_errors), "udp_dropped", X__I(t->udp_dropped), "accept_errors",
+		x__accept_errors(t));
+	if (!root)
+		return -ENOMEM;
+	json_object_set_new(root, "connections_rejected",
+			    json_integer(X__I(t->connections_rejected)));
+	json_object_set_new(root, "connections_leaked", json_integer(X__I(t->connections_leaked)));
+	json_object_set_new(root, "connections_open_at_exit",
+			    json_integer(X__I(t->connections_open_at_exit)));
+	json_object_set_new(root, "fds_leaked", json_integer(X__I(t->fds_leaked)));
+	json_object_set_new(root, "udp_send_errors", json_integer(X__I(t->udp_send_errors)));
+	json_object_set_new(root, "stalls", json_integer(X__I(t->stalls)));
+	json_object_set_new(root, "backlog", json_integer(cfg->backlog));
+	json_object_set_new(root, "response_size", json_integer(cfg->response_size));
+	json_object_set_new(root, "seed", json_integer(X__I(cfg->seed)));
+	json_object_set_new(root, "misbehaviour", rs_misbehave_to_json(&cfg->mb));
+	json_object_set_new(root, "per_worker", x__per_worker(workers, cfg->workers));
+	json_object_set_new(root, "service_time", ll_hist_to_json(hist));
+#undef X__I
+
+	if (!strcmp(cfg->json_path, "-")) {
+		if (json_dumpf(root, stdout, JSON_COMPACT) || fputc('\n', stdout) == EOF)
+			err = -EIO;
+	} else {
+		errno = 0;
+		if (json_dump_file(root, cfg->json_path, JSON_INDENT(2)))
+			err = errno ? -errno : -EIO;
+	}
+	json_decref(root);
+	return err;
+}
+
+void rs_print_summary(const struct rs_config *cfg, const struct rs_counters *t,
+		      const struct ll_hist *hist, double elapsed_s)
+{
+	char p50[32], p99[32];
+
+	ll_fmt_ns((double)ll_hist_percentile(hist, 50), p50, sizeof(p50));
+	ll_fmt_ns((double)ll_hist_percentile(hist, 99), p99, sizeof(p99));
+	printf("%s: %s %.2fs: %llu requests, %llu responses, %llu connections, %llu protocol "
+	       "errors, %llu dropped, service p50 %s p99 %s\n",
+	       RS_PROG, rs_proto_name(cfg->proto), elapsed_s, (unsigned long long)t->requests,
+	       (unsigned long long)t->responses, (unsigned long long)t->connections_accepted,
+	       (unsigned long long)t->protocol_errors, (unsigned long long)t->udp_dropped, p50,
+	       p99);
+	fflush(stdout);
+}
