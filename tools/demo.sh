@@ -38,7 +38,7 @@ stop_wait() { # PID
 }
 
 echo "== loadlens demo: reference server on 127.0.0.1:$PORT, observer on its port, driver with"
-echo "   $CONNS new connections (one request each, 8 at a time), then 200,000 keep-alive requests"
+echo "   $CONNS new connections (one request each, 8 at a time), then 50,000 keep-alive requests"
 echo "   (files in $OUT)"
 echo
 
@@ -59,7 +59,7 @@ echo "== driver: new connection per request"
 	--json "$OUT/driver-newconn.json" || die "driver failed"
 echo
 echo "== driver: keep-alive, 50 connections"
-"$BIN/loadlens-driver" "tcp://127.0.0.1:$PORT" -c 50 -n 200000 \
+"$BIN/loadlens-driver" "tcp://127.0.0.1:$PORT" -c 50 -n 50000 \
 	--json "$OUT/driver-keepalive.json" || die "driver failed"
 echo
 
