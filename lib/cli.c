@@ -5,15 +5,20 @@
 #include <stdlib.h>
 #include "loadlens/cli.h"
 
+static void x__vsay(const char *prog, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: ", prog);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void ll_usage_error(const char *prog, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	x__vsay(prog, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(LL_EXIT_USAGE);
 }
 
@@ -21,11 +26,9 @@ void ll_warn(const char *prog, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	x__vsay(prog, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 const char *ll_fmt_ns(double ns, char *buf, unsigned long len)
