@@ -56,7 +56,22 @@ struct task_struct {
 	struct files_struct *files;
 	int pid;
 	int tgid;
+	int exit_code;
+	char comm[16];
 };
+
+/* include/linux/ns_common.h, include/net/net_namespace.h (observer: target netns filter) */
+struct ns_common {
+	unsigned int inum;
+};
+
+struct net {
+	struct ns_common ns;
+};
+
+typedef struct {
+	struct net *net;
+} possible_net_t;
 
 /* include/linux/fs.h */
 struct file {
@@ -70,6 +85,11 @@ struct socket {
 	struct sock *sk;
 };
 
+/* include/uapi/linux/in6.h (the kernel's has unions of u8/u16/u32 arrays; one view is enough) */
+struct in6_addr {
+	__u8 s6_addr[16];
+};
+
 /* include/net/sock.h; the kernel nests the first five fields inside anonymous unions */
 struct sock_common {
 	__be32 skc_daddr;
@@ -78,12 +98,42 @@ struct sock_common {
 	__u16 skc_num;
 	unsigned short skc_family;
 	volatile unsigned char skc_state;
+	struct in6_addr skc_v6_daddr;
+	struct in6_addr skc_v6_rcv_saddr;
+	possible_net_t skc_net;
 };
 
 struct sock {
 	struct sock_common __sk_common;
 	u32 sk_ack_backlog;
 	u32 sk_max_ack_backlog;
+	u16 sk_protocol; /* a plain field since 5.6 (a bitfield before) */
+	int sk_err;
+};
+
+/* include/linux/tcp.h */
+struct tcp_sock {
+	u64 tcp_clock_cache; /* tcp_clock_ns() at the last transmit or receive */
+};
+
+struct request_sock;
+
+/* include/linux/netdevice.h */
+struct net_device {
+	possible_net_t nd_net;
+};
+
+/* include/linux/skbuff.h; the kernel nests these inside unions and a struct_group */
+struct sk_buff {
+	struct net_device *dev;
+	unsigned char *head;
+	__u16 transport_header;
+};
+
+/* include/uapi/linux/tcp.h */
+struct tcphdr {
+	__be16 source;
+	__be16 dest;
 };
 
 /* include/linux/trace_events.h: the header of every trace event record */

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 /* Command line → struct drv_config. Every check ends in one message; the caller exits 64. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <netdb.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "config.h"
 #include "drv.h"
 
@@ -16,6 +19,18 @@ enum {
 	OPT_TIMEOUT,
 	OPT_JSON,
 	OPT_INTERVAL,
+	OPT_RATE,
+	OPT_DELAY,
+	OPT_WARMUP,
+	OPT_PAYLOAD,
+	OPT_RESPONSE,
+	OPT_BODY,
+	OPT_BODY_FILE,
+	OPT_HTTP_CLOSE,
+	OPT_HTTP_ENGINE,
+	OPT_SOURCE_ADDR,
+	OPT_START_AT,
+	OPT_SHARD,
 };
 
 static const struct option x__long_opts[] = {
@@ -29,61 +44,27 @@ static const struct option x__long_opts[] = {
 	{"timeout", required_argument, NULL, OPT_TIMEOUT},
 	{"json", required_argument, NULL, OPT_JSON},
 	{"interval", required_argument, NULL, OPT_INTERVAL},
+	{"rate", required_argument, NULL, OPT_RATE},
+	{"delay", required_argument, NULL, OPT_DELAY},
+	{"warmup", required_argument, NULL, OPT_WARMUP},
+	{"payload", required_argument, NULL, OPT_PAYLOAD},
+	{"response", required_argument, NULL, OPT_RESPONSE},
+	{"method", required_argument, NULL, 'm'},
+	{"header", required_argument, NULL, 'H'},
+	{"body", required_argument, NULL, OPT_BODY},
+	{"body-file", required_argument, NULL, OPT_BODY_FILE},
+	{"http-close", no_argument, NULL, OPT_HTTP_CLOSE},
+	{"http-engine", required_argument, NULL, OPT_HTTP_ENGINE},
+	{"source-addr", required_argument, NULL, OPT_SOURCE_ADDR},
+	{"start-at", required_argument, NULL, OPT_START_AT},
+	{"shard", required_argument, NULL, OPT_SHARD},
 	{"quiet", no_argument, NULL, 'q'},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
 };
 
-static const char x__short_opts[] = ":c:t:n:d:qhV";
-
-void drv_config_usage(FILE *f)
-{
-	fprintf(f,
-		DRV_PROG " - closed-loop load generator with exact latency histograms\n"
-		"\n"
-		"USAGE\n"
-		"  " DRV_PROG " tcp://HOST:PORT (-n REQUESTS | -d DURATION) [options]\n"
-		"\n"
-		"TARGET\n"
-		"  tcp://HOST:PORT         length-prefixed request/response: a 4-byte big-endian\n"
-		"                          length then the payload, both ways (loadlens-refserver\n"
-		"                          --proto tcp). udp:// and http:// are not supported yet.\n"
-		"\n"
-		"OPTIONS\n"
-		"  -c, --connections N     connection slots in total, each one request at a time\n"
-		"                          (default 1)\n"
-		"  -t, --threads N         worker threads, one event loop each, at most -c\n"
-		"                          (default 1)\n"
-		"  -n, --requests N        total request attempts, split exactly across the\n"
-		"                          connections; k/M/G suffixes allowed\n"
-		"  -d, --duration D        run for D (250ms, 30s, 2m); with -n, whichever ends first\n"
-		"      --new-conn          a new connection per request; the driver closes first,\n"
-		"                          so TIME_WAIT lands on the client\n"
-		"      --reconnect-every K open a new connection every K requests\n"
-		"                          (default: keep-alive, one connection per slot)\n"
-		"      --size BYTES        request payload size (default %d, at most 16M)\n"
-		"      --timeout D         connect and request timeout (default 5s); an expired\n"
-		"                          request counts as ETIMEDOUT\n"
-		"      --json FILE         write results and mergeable histograms as JSON\n"
-		"                          (schema: docs/driver.md)\n"
-		"      --interval D        live progress line on stderr every D (default 1s, 0 = off)\n"
-		"  -q, --quiet             no banner and no live line; the summary still prints\n"
-		"  -h, --help              this help\n"
-		"  -V, --version           print the version\n"
-		"\n"
-		"Errors are counted by class (EADDRNOTAVAIL, EMFILE, ECONNREFUSED, ECONNRESET,\n"
-		"ETIMEDOUT, short_response, other) and never stop the run; each class seen ends the\n"
-		"summary with a hint. SIGINT/SIGTERM stop the run and still print the summary.\n"
-		"Exit status: 0 ok, 1 runtime failure or no request succeeded, 64 usage error.\n"
-		"\n"
-		"EXAMPLES\n"
-		"  " DRV_PROG " tcp://127.0.0.1:7000 -c 50 -n 200k\n"
-		"  " DRV_PROG " tcp://127.0.0.1:7000 -c 8 -t 2 -d 30s --json run.json\n"
-		"  " DRV_PROG " tcp://10.0.0.5:7000 -c 1 -n 10000 --new-conn\n"
-		"  " DRV_PROG " tcp://10.0.0.5:7000 -c 100 -d 1m --reconnect-every 100 --size 1024\n",
-		DRV_DEFAULT_SIZE);
-}
+static const char x__short_opts[] = ":c:t:n:d:m:H:qhV";
 
 const char *drv_conn_model_name(enum drv_conn_model m)
 {
@@ -98,15 +79,45 @@ const char *drv_conn_model_name(enum drv_conn_model m)
 	return "?";
 }
 
+const char *drv_resp_rule_name(enum drv_resp_rule r)
+{
+	switch (r) {
+	case DRV_RESP_LP4:
+		return "refserver";
+	case DRV_RESP_FIXED:
+		return "fixed";
+	case DRV_RESP_DELIM:
+		return "delim";
+	case DRV_RESP_PREFIX:
+		return "prefix";
+	case DRV_RESP_HTTP:
+		return "http";
+	}
+	return "?";
+}
+
 void drv_config_init(struct drv_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->connections = 1;
 	cfg->threads = 1;
 	cfg->size = DRV_DEFAULT_SIZE;
+	cfg->size_min = DRV_DEFAULT_SIZE;
 	cfg->timeout_ns = DRV_DEFAULT_TIMEOUT_NS;
 	cfg->interval_ns = DRV_DEFAULT_INTERVAL_NS;
 	cfg->conn_model = DRV_CONN_KEEPALIVE;
+	cfg->method = "GET";
+	cfg->shard_count = 1;
+}
+
+void drv_config_fini(struct drv_config *cfg)
+{
+	free(cfg->payload);
+	free(cfg->body);
+	free(cfg->sources);
+	cfg->payload = NULL;
+	cfg->body = NULL;
+	cfg->sources = NULL;
 }
 
 __attribute__((format(printf, 3, 4))) static int x__fail(char *err, size_t errlen,
@@ -147,100 +158,288 @@ static int x__dur(const char *opt, const char *s, uint64_t min, uint64_t *out, c
 	return 0;
 }
 
+/* --rate R[k|M]: requests/s */
+static int x__rate(struct drv_config *cfg, const char *s, char *err, size_t errlen)
+{
+	size_t n = strlen(s);
+	double mult = 1;
+	char buf[64];
+
+	if (n && n < sizeof(buf) && (s[n - 1] == 'k' || s[n - 1] == 'M')) {
+		mult = s[n - 1] == 'k' ? 1e3 : 1e6;
+		memcpy(buf, s, n - 1);
+		buf[n - 1] = '\0';
+		s = buf;
+	}
+	if (ll_parse_double(s, 0, DRV_MAX_RATE, &cfg->rate) || cfg->rate * mult < 0.001 ||
+	    cfg->rate * mult > DRV_MAX_RATE)
+		return x__fail(err, errlen, "--rate %s: expected requests/s in 0.001..1e8 "
+					    "(k and M suffixes allowed)", s);
+	cfg->rate *= mult;
+	return 0;
+}
+
+/* Read a whole file (at most DRV_MAX_SIZE bytes) into a new buffer. */
+static int x__slurp(const char *opt, const char *path, char **out, size_t *len, char *err,
+		    size_t errlen)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL, *shrunk;
+	size_t n;
+	int r = 0;
+
+	if (!f)
+		return x__fail(err, errlen, "%s %s: %s", opt, path, strerror(errno));
+	buf = malloc(DRV_MAX_SIZE + 1);
+	if (!buf) {
+		r = x__fail(err, errlen, "%s %s: out of memory", opt, path);
+		goto cleanup;
+	}
+	n = fread(buf, 1, DRV_MAX_SIZE + 1, f);
+	if (ferror(f)) {
+		r = x__fail(err, errlen, "%s %s: read error", opt, path);
+		goto cleanup;
+	}
+	if (n > DRV_MAX_SIZE) {
+		r = x__fail(err, errlen, "%s %s: larger than 16 MiB", opt, path);
+		goto cleanup;
+	}
+	free(*out);
+	*out = buf; /* the 16 MiB buffer is trimmed to size below */
+	buf = NULL;
+	shrunk = realloc(*out, n ? n : 1);
+	if (shrunk)
+		*out = shrunk;
+	*len = n;
+cleanup:
+	free(buf);
+	fclose(f);
+	return r;
+}
+
+/* --size N or MIN-MAX */
+static int x__size(struct drv_config *cfg, const char *s, char *err, size_t errlen)
+{
+	const char *dash = strchr(s, '-');
+	char lo[32];
+	size_t n;
+	int r;
+
+	if (!dash) {
+		r = x__num("--size", s, 0, DRV_MAX_SIZE, &cfg->size, err, errlen);
+		cfg->size_min = cfg->size;
+		return r;
+	}
+	n = (size_t)(dash - s);
+	if (!n || n >= sizeof(lo))
+		return x__fail(err, errlen, "--size %s: expected BYTES or MIN-MAX", s);
+	memcpy(lo, s, n);
+	lo[n] = '\0';
+	r = x__num("--size", lo, 0, DRV_MAX_SIZE, &cfg->size_min, err, errlen);
+	if (!r)
+		r = x__num("--size", dash + 1, 0, DRV_MAX_SIZE, &cfg->size, err, errlen);
+	if (!r && cfg->size_min > cfg->size)
+		r = x__fail(err, errlen, "--size %s: MIN is above MAX", s);
+	return r;
+}
+
+/* Unescape \r \n \t \\ \xHH into out; returns the length or -1. */
+static int x__unescape(const char *s, char *out, size_t cap)
+{
+	size_t n = 0;
+	unsigned v;
+
+	while (*s) {
+		char ch = *s++;
+
+		if (ch == '\\') {
+			switch (*s) {
+			case 'r':
+				ch = '\r';
+				break;
+			case 'n':
+				ch = '\n';
+				break;
+			case 't':
+				ch = '\t';
+				break;
+			case '0':
+				ch = '\0';
+				break;
+			case '\\':
+				ch = '\\';
+				break;
+			case 'x':
+				if (sscanf(s + 1, "%2x", &v) != 1 || !s[1] || !s[2])
+					return -1;
+				ch = (char)v;
+				s += 2;
+				break;
+			default:
+				return -1;
+			}
+			s++;
+		}
+		if (n >= cap)
+			return -1;
+		out[n++] = ch;
+	}
+	return (int)n;
+}
+
+/* --response fixed:N | delim:STR | prefix:N */
+static int x__response(struct drv_config *cfg, const char *s, char *err, size_t errlen)
+{
+	uint64_t v;
+	int n;
+
+	if (!strncmp(s, "fixed:", 6)) {
+		cfg->resp_rule = DRV_RESP_FIXED;
+		return x__num("--response fixed", s + 6, 1, DRV_MAX_SIZE, &cfg->resp_fixed, err,
+			      errlen);
+	}
+	if (!strncmp(s, "delim:", 6)) {
+		n = x__unescape(s + 6, cfg->resp_delim, sizeof(cfg->resp_delim));
+		if (n <= 0)
+			return x__fail(err, errlen,
+				       "--response %s: delimiter must be 1..%d bytes; escapes \\r "
+				       "\\n \\t \\0 \\\\ \\xHH",
+				       s, DRV_MAX_DELIM);
+		cfg->resp_rule = DRV_RESP_DELIM;
+		cfg->resp_delim_len = (size_t)n;
+		return 0;
+	}
+	if (!strncmp(s, "prefix:", 7)) {
+		if (ll_parse_u64(s + 7, 1, 8, &v) || (v != 1 && v != 2 && v != 4 && v != 8))
+			return x__fail(err, errlen, "--response %s: prefix length is 1, 2, 4 or 8",
+				       s);
+		cfg->resp_rule = DRV_RESP_PREFIX;
+		cfg->resp_prefix = (unsigned)v;
+		return 0;
+	}
+	return x__fail(err, errlen, "--response %s: expected fixed:N, delim:STR or prefix:N", s);
+}
+
+/* --source-addr A[,B...]: numeric local addresses, same family as the target */
+static int x__sources(struct drv_config *cfg, const char *s, char *err, size_t errlen)
+{
+	char buf[1024], *tok, *save = NULL;
+	struct sockaddr_storage ss;
+
+	if (strlen(s) >= sizeof(buf) || !*s)
+		return x__fail(err, errlen, "--source-addr: expected a comma-separated list");
+	strcpy(buf, s);
+	free(cfg->sources);
+	cfg->nsources = 0;
+	cfg->sources = calloc(DRV_MAX_SOURCES, sizeof(*cfg->sources));
+	if (!cfg->sources)
+		return x__fail(err, errlen, "--source-addr: out of memory");
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (cfg->nsources >= DRV_MAX_SOURCES)
+			return x__fail(err, errlen, "--source-addr: at most %d addresses",
+				       DRV_MAX_SOURCES);
+		memset(&ss, 0, sizeof(ss));
+		if (inet_pton(AF_INET, tok, &((struct sockaddr_in *)&ss)->sin_addr) == 1) {
+			ss.ss_family = AF_INET;
+		} else if (inet_pton(AF_INET6, tok, &((struct sockaddr_in6 *)&ss)->sin6_addr) ==
+			   1) {
+			ss.ss_family = AF_INET6;
+		} else {
+			return x__fail(err, errlen, "--source-addr %s: not a numeric IP address",
+				       tok);
+		}
+		cfg->sources[cfg->nsources++] = ss;
+	}
+	if (!cfg->nsources)
+		return x__fail(err, errlen, "--source-addr: expected a comma-separated list");
+	return 0;
+}
+
+/* --start-at UNIX_SECONDS[.frac] or HH:MM[:SS] (today, local time) */
+static int x__start_at(struct drv_config *cfg, const char *s, char *err, size_t errlen)
+{
+	struct timespec now;
+	unsigned hh, mm, ss = 0;
+	struct tm tm;
+	double v;
+	time_t t;
+	char tail;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (strchr(s, ':')) {
+		if (sscanf(s, "%u:%u:%u%c", &hh, &mm, &ss, &tail) < 2 || hh > 23 || mm > 59 ||
+		    ss > 60)
+			return x__fail(err, errlen, "--start-at %s: expected HH:MM[:SS]", s);
+		t = now.tv_sec;
+		localtime_r(&t, &tm);
+		tm.tm_hour = (int)hh;
+		tm.tm_min = (int)mm;
+		tm.tm_sec = (int)ss;
+		t = mktime(&tm);
+		v = (double)t;
+	} else if (ll_parse_double(s, 1, 1e11, &v)) {
+		return x__fail(err, errlen, "--start-at %s: expected UNIX seconds or HH:MM[:SS]", s);
+	}
+	if (v < (double)now.tv_sec - 1)
+		return x__fail(err, errlen, "--start-at %s: that time has passed", s);
+	if (v > (double)now.tv_sec + 86400)
+		return x__fail(err, errlen, "--start-at %s: more than a day away", s);
+	cfg->start_at_unix_ns = (uint64_t)(v * 1e9);
+	return 0;
+}
+
+/* --shard i/N, i in 0..N-1 */
+static int x__shard(struct drv_config *cfg, const char *s, char *err, size_t errlen)
+{
+	unsigned long i, n;
+	char tail;
+
+	if (sscanf(s, "%lu/%lu%c", &i, &n, &tail) != 2 || !n || n > 65536 || i >= n)
+		return x__fail(err, errlen, "--shard %s: expected i/N with 0 <= i < N <= 65536", s);
+	cfg->shard_index = (uint32_t)i;
+	cfg->shard_count = (uint32_t)n;
+	return 0;
+}
+
+static int x__header(struct drv_config *cfg, const char *s, char *err, size_t errlen)
+{
+	const char *colon = strchr(s, ':'), *p;
+
+	if (!colon || colon == s)
+		return x__fail(err, errlen, "-H '%s': expected 'Name: value'", s);
+	for (p = s; *p; p++)
+		if (*p == '\r' || *p == '\n')
+			return x__fail(err, errlen, "-H: no line breaks in a header");
+	if (cfg->nheaders >= DRV_MAX_HEADERS)
+		return x__fail(err, errlen, "-H: at most %d headers", DRV_MAX_HEADERS);
+	cfg->headers[cfg->nheaders++] = s;
+	return 0;
+}
+
 static int x__target(struct drv_config *cfg, const char *s, char *err, size_t errlen)
 {
 	int r;
 
 	if (ll_parse_url(s, &cfg->url))
-		return x__fail(err, errlen, "bad target '%s': expected tcp://HOST:PORT", s);
-	if (cfg->url.scheme != LL_SCHEME_TCP)
-		return x__fail(err, errlen, "%s:// is not supported yet: only tcp://HOST:PORT",
-			       ll_scheme_name(cfg->url.scheme));
-	r = ll_resolve(cfg->url.host, cfg->url.port, SOCK_STREAM, &cfg->addr, &cfg->addrlen);
+		return x__fail(err, errlen,
+			       "bad target '%s': expected tcp://HOST:PORT, udp://HOST:PORT or "
+			       "http://HOST[:PORT][/PATH]",
+			       s);
+	r = ll_resolve(cfg->url.host, cfg->url.port,
+		       cfg->url.scheme == LL_SCHEME_UDP ? SOCK_DGRAM : SOCK_STREAM, &cfg->addr,
+		       &cfg->addrlen);
 	if (r)
 		return x__fail(err, errlen, "cannot resolve host '%s' of %s", cfg->url.host, s);
 	cfg->url_text = s;
 	return 0;
 }
 
-int drv_config_parse(struct drv_config *cfg, int argc, char **argv, char *err, size_t errlen)
+/* Options that only some schemes take, and combinations that make no sense. */
+static int x__check(struct drv_config *cfg, bool new_conn, bool http_opts, bool resp_given,
+		    char *err, size_t errlen)
 {
-	const char *target = NULL;
-	bool new_conn = false;
-	const char *opt;
-	int c, r;
-
-	drv_config_init(cfg);
-	if (err && errlen)
-		err[0] = '\0';
-	optind = 0; /* glibc: full re-initialisation, so the parser can run more than once */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, x__short_opts, x__long_opts, NULL)) != -1) {
-		opt = argv[optind - 1];
-		r = 0;
-		switch (c) {
-		case 'c':
-			r = x__num("-c", optarg, 1, DRV_MAX_CONNECTIONS, &cfg->connections, err,
-				   errlen);
-			break;
-		case 't':
-			r = x__num("-t", optarg, 1, DRV_MAX_THREADS, &cfg->threads, err, errlen);
-			break;
-		case 'n':
-			r = x__num("-n", optarg, 1, DRV_MAX_REQUESTS, &cfg->requests, err, errlen);
-			break;
-		case 'd':
-			r = x__dur("-d", optarg, 1000000, &cfg->duration_ns, err, errlen);
-			break;
-		case OPT_NEW_CONN:
-			new_conn = true;
-			break;
-		case OPT_RECONNECT_EVERY:
-			r = x__num("--reconnect-every", optarg, 1, DRV_MAX_REQUESTS,
-				   &cfg->reconnect_every, err, errlen);
-			break;
-		case OPT_SIZE:
-			r = x__num("--size", optarg, 0, DRV_MAX_SIZE, &cfg->size, err, errlen);
-			break;
-		case OPT_TIMEOUT:
-			r = x__dur("--timeout", optarg, 1000000, &cfg->timeout_ns, err, errlen);
-			break;
-		case OPT_JSON:
-			if (!*optarg)
-				r = x__fail(err, errlen, "--json: empty file name");
-			cfg->json_path = optarg;
-			break;
-		case OPT_INTERVAL:
-			r = x__dur("--interval", optarg, 0, &cfg->interval_ns, err, errlen);
-			if (!r && cfg->interval_ns && cfg->interval_ns < 10000000)
-				r = x__fail(err, errlen, "--interval %s: at least 10ms, or 0 for off",
-					    optarg);
-			break;
-		case 'q':
-			cfg->quiet = true;
-			break;
-		case 'h':
-			cfg->help = true;
-			return 0;
-		case 'V':
-			cfg->version = true;
-			return 0;
-		case ':':
-			return x__fail(err, errlen, "%s needs a value (see --help)", opt);
-		default:
-			if (optopt && optopt < 0x100)
-				return x__fail(err, errlen, "unknown option -%c (see --help)", optopt);
-			return x__fail(err, errlen, "unknown option %s (see --help)", opt);
-		}
-		if (r)
-			return r;
-	}
-	if (optind >= argc)
-		return x__fail(err, errlen, "missing target tcp://HOST:PORT (see --help)");
-	if (optind + 1 < argc)
-		return x__fail(err, errlen, "unexpected argument '%s': one target only",
-			       argv[optind + 1]);
-	target = argv[optind];
+	enum ll_scheme sch = cfg->url.scheme;
+	unsigned i;
 
 	if (new_conn && cfg->reconnect_every)
 		return x__fail(err, errlen, "--new-conn and --reconnect-every exclude each other");
@@ -256,5 +455,187 @@ int drv_config_parse(struct drv_config *cfg, int argc, char **argv, char *err, s
 		return x__fail(err, errlen, "-t %llu is more than the %llu connection(s) of -c",
 			       (unsigned long long)cfg->threads,
 			       (unsigned long long)cfg->connections);
-	return x__target(cfg, target, err, errlen);
+	if (cfg->rate && cfg->delay_ns)
+		return x__fail(err, errlen,
+			       "--delay is think time for the closed loop; --rate sets the pace");
+	if (http_opts && sch != LL_SCHEME_HTTP)
+		return x__fail(err, errlen,
+			       "-m, -H, --body, --body-file, --http-close and --http-engine are "
+			       "for http:// targets");
+	if (resp_given && (sch != LL_SCHEME_TCP || !cfg->payload))
+		return x__fail(err, errlen, "--response goes with tcp:// and --payload FILE");
+	if (cfg->payload && sch == LL_SCHEME_HTTP)
+		return x__fail(err, errlen, "--payload is for tcp:// and udp://; http:// uses --body");
+	if (cfg->payload && sch == LL_SCHEME_TCP && !resp_given)
+		return x__fail(err, errlen,
+			       "--payload needs --response fixed:N, delim:STR or prefix:N to know "
+			       "where a response ends");
+	if (cfg->payload && !cfg->payload_len)
+		return x__fail(err, errlen, "--payload %s: the file is empty", cfg->payload_path);
+	if (sch == LL_SCHEME_UDP) {
+		if (cfg->conn_model != DRV_CONN_KEEPALIVE)
+			return x__fail(err, errlen, "--new-conn and --reconnect-every are for "
+						    "tcp:// and http://");
+		if (cfg->size > DRV_MAX_UDP_SIZE)
+			return x__fail(err, errlen, "--size: a UDP datagram holds at most %llu bytes",
+				       DRV_MAX_UDP_SIZE);
+		if (cfg->payload_len > DRV_MAX_UDP_SIZE)
+			return x__fail(err, errlen, "--payload: a UDP datagram holds at most %llu "
+						    "bytes", DRV_MAX_UDP_SIZE);
+	}
+	if (sch == LL_SCHEME_HTTP) {
+		if (cfg->size != DRV_DEFAULT_SIZE || cfg->size_min != DRV_DEFAULT_SIZE)
+			return x__fail(err, errlen, "--size is for tcp:// and udp://; http:// uses "
+						    "--body");
+		cfg->resp_rule = DRV_RESP_HTTP;
+		if (cfg->http_close) {
+			if (cfg->conn_model == DRV_CONN_RECONNECT)
+				return x__fail(err, errlen,
+					       "--http-close already means one request per "
+					       "connection");
+			cfg->conn_model = DRV_CONN_NEW;
+			cfg->reconnect_every = 1;
+		}
+		for (i = 0; cfg->method[i]; i++)
+			if (cfg->method[i] < 'A' || cfg->method[i] > 'Z')
+				return x__fail(err, errlen, "-m %s: a method is upper-case letters",
+					       cfg->method);
+		if (!i || i > 16)
+			return x__fail(err, errlen, "-m: a method is 1..16 letters");
+	}
+	for (i = 0; i < cfg->nsources; i++)
+		if (cfg->sources[i].ss_family != cfg->addr.ss_family)
+			return x__fail(err, errlen,
+				       "--source-addr: address %u is not of the target's family",
+				       i + 1);
+	if (cfg->nsources && sch == LL_SCHEME_HTTP && cfg->http_engine == DRV_HTTP_CURL)
+		return x__fail(err, errlen, "--source-addr needs --http-engine native");
+	return 0;
+}
+
+static int x__opt(struct drv_config *cfg, int c, const char *opt, bool *new_conn,
+		  bool *http_opts, bool *resp_given, char *err, size_t errlen)
+{
+	switch (c) {
+	case 'c':
+		return x__num("-c", optarg, 1, DRV_MAX_CONNECTIONS, &cfg->connections, err, errlen);
+	case 't':
+		return x__num("-t", optarg, 1, DRV_MAX_THREADS, &cfg->threads, err, errlen);
+	case 'n':
+		return x__num("-n", optarg, 1, DRV_MAX_REQUESTS, &cfg->requests, err, errlen);
+	case 'd':
+		return x__dur("-d", optarg, 1000000, &cfg->duration_ns, err, errlen);
+	case OPT_NEW_CONN:
+		*new_conn = true;
+		return 0;
+	case OPT_RECONNECT_EVERY:
+		return x__num("--reconnect-every", optarg, 1, DRV_MAX_REQUESTS,
+			      &cfg->reconnect_every, err, errlen);
+	case OPT_SIZE:
+		return x__size(cfg, optarg, err, errlen);
+	case OPT_TIMEOUT:
+		return x__dur("--timeout", optarg, 1000000, &cfg->timeout_ns, err, errlen);
+	case OPT_JSON:
+		cfg->json_path = optarg;
+		return *optarg ? 0 : x__fail(err, errlen, "--json: empty file name");
+	case OPT_INTERVAL:
+		if (x__dur("--interval", optarg, 0, &cfg->interval_ns, err, errlen))
+			return -EINVAL;
+		if (cfg->interval_ns && cfg->interval_ns < 10000000)
+			return x__fail(err, errlen, "--interval %s: at least 10ms, or 0 for off",
+				       optarg);
+		return 0;
+	case OPT_RATE:
+		return x__rate(cfg, optarg, err, errlen);
+	case OPT_DELAY:
+		return x__dur("--delay", optarg, 0, &cfg->delay_ns, err, errlen);
+	case OPT_WARMUP:
+		return x__dur("--warmup", optarg, 0, &cfg->warmup_ns, err, errlen);
+	case OPT_PAYLOAD:
+		cfg->payload_path = optarg;
+		return x__slurp("--payload", optarg, &cfg->payload, &cfg->payload_len, err, errlen);
+	case OPT_RESPONSE:
+		*resp_given = true;
+		return x__response(cfg, optarg, err, errlen);
+	case 'm':
+		*http_opts = true;
+		cfg->method = optarg;
+		return 0;
+	case 'H':
+		*http_opts = true;
+		return x__header(cfg, optarg, err, errlen);
+	case OPT_BODY:
+		*http_opts = true;
+		free(cfg->body);
+		cfg->body_len = strlen(optarg);
+		cfg->body = strdup(optarg);
+		return cfg->body ? 0 : x__fail(err, errlen, "--body: out of memory");
+	case OPT_BODY_FILE:
+		*http_opts = true;
+		return x__slurp("--body-file", optarg, &cfg->body, &cfg->body_len, err, errlen);
+	case OPT_HTTP_CLOSE:
+		*http_opts = true;
+		cfg->http_close = true;
+		return 0;
+	case OPT_HTTP_ENGINE:
+		*http_opts = true;
+		if (!strcmp(optarg, "native"))
+			cfg->http_engine = DRV_HTTP_NATIVE;
+		else if (!strcmp(optarg, "curl"))
+			cfg->http_engine = DRV_HTTP_CURL;
+		else
+			return x__fail(err, errlen, "--http-engine %s: expected native or curl",
+				       optarg);
+		return 0;
+	case OPT_SOURCE_ADDR:
+		return x__sources(cfg, optarg, err, errlen);
+	case OPT_START_AT:
+		return x__start_at(cfg, optarg, err, errlen);
+	case OPT_SHARD:
+		return x__shard(cfg, optarg, err, errlen);
+	case 'q':
+		cfg->quiet = true;
+		return 0;
+	case ':':
+		return x__fail(err, errlen, "%s needs a value (see --help)", opt);
+	default:
+		if (optopt && optopt < 0x100)
+			return x__fail(err, errlen, "unknown option -%c (see --help)", optopt);
+		return x__fail(err, errlen, "unknown option %s (see --help)", opt);
+	}
+}
+
+int drv_config_parse(struct drv_config *cfg, int argc, char **argv, char *err, size_t errlen)
+{
+	bool new_conn = false, http_opts = false, resp_given = false;
+	int c, r;
+
+	drv_config_init(cfg);
+	if (err && errlen)
+		err[0] = '\0';
+	optind = 0; /* glibc: full re-initialisation, so the parser can run more than once */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, x__short_opts, x__long_opts, NULL)) != -1) {
+		if (c == 'h') {
+			cfg->help = true;
+			return 0;
+		}
+		if (c == 'V') {
+			cfg->version = true;
+			return 0;
+		}
+		r = x__opt(cfg, c, argv[optind - 1], &new_conn, &http_opts, &resp_given, err,
+			   errlen);
+		if (r)
+			return r;
+	}
+	if (optind >= argc)
+		return x__fail(err, errlen, "missing target, e.g. tcp://HOST:PORT (see --help)");
+	if (optind + 1 < argc)
+		return x__fail(err, errlen, "unexpected argument '%s': one target only",
+			       argv[optind + 1]);
+	r = x__target(cfg, argv[optind], err, errlen);
+	if (r)
+		return r;
+	return x__check(cfg, new_conn, http_opts, resp_given, err, errlen);
 }

@@ -14,6 +14,11 @@
 #define DRV_MAX_THREADS 256ULL
 #define DRV_MAX_REQUESTS 1000000000000ULL
 #define DRV_MAX_SIZE (16ULL << 20)
+#define DRV_MAX_UDP_SIZE 65507ULL
+#define DRV_MAX_RATE 1e8
+#define DRV_MAX_HEADERS 64
+#define DRV_MAX_SOURCES 256
+#define DRV_MAX_DELIM 32
 #define DRV_DEFAULT_SIZE 64
 #define DRV_DEFAULT_TIMEOUT_NS 5000000000ULL
 #define DRV_DEFAULT_INTERVAL_NS 1000000000ULL
@@ -25,23 +30,69 @@ enum drv_conn_model {
 	DRV_CONN_RECONNECT,	/* a new connection every reconnect_every requests */
 };
 
+/* How the end of a tcp:// response is found. */
+enum drv_resp_rule {
+	DRV_RESP_LP4 = 0, /* refserver framing: 4-byte big-endian length, then the bytes */
+	DRV_RESP_FIXED,	  /* exactly resp_fixed bytes */
+	DRV_RESP_DELIM,	  /* up to and including resp_delim */
+	DRV_RESP_PREFIX,  /* a resp_prefix-byte big-endian length, then that many bytes */
+	DRV_RESP_HTTP,	  /* an HTTP/1.x response (http_parser); http:// only */
+};
+
+enum drv_http_engine {
+	DRV_HTTP_NATIVE = 0, /* HTTP/1.1 on uv_tcp_t with http_parser (default: faster) */
+	DRV_HTTP_CURL,	     /* libcurl multi_socket on the same loop */
+};
+
 struct drv_config {
 	const char *url_text;
 	struct ll_url url;
 	struct sockaddr_storage addr;
 	socklen_t addrlen;
 
-	uint64_t connections;	  /* -c: closed-loop connection slots in total */
+	uint64_t connections;	  /* -c: connection slots in total (on this machine) */
 	uint64_t threads;	  /* -t: worker threads, each with its own loop */
 	uint64_t requests;	  /* -n: total request attempts; 0 = bounded by duration only */
 	uint64_t duration_ns;	  /* -d: 0 = bounded by requests only */
 	enum drv_conn_model conn_model;
 	uint64_t reconnect_every; /* requests per connection; 0 = unlimited (keep-alive) */
-	uint64_t size;		  /* --size: request payload bytes */
+	uint64_t size;		  /* --size: request payload bytes (the maximum when random) */
+	uint64_t size_min;	  /* --size MIN-MAX: uniform random; == size when fixed */
 	uint64_t timeout_ns;	  /* --timeout: connect and request timeout */
 	uint64_t interval_ns;	  /* --interval: live line period; 0 = off */
 	const char *json_path;	  /* --json FILE, or NULL */
 	bool quiet;		  /* -q: no banner, no live line */
+
+	/* load model */
+	double rate;	    /* --rate: requests/s over all shards; 0 = closed loop */
+	uint64_t delay_ns;  /* --delay: think time between a response and the next request */
+	uint64_t warmup_ns; /* --warmup: results exclude requests meant to start before it ends */
+
+	/* payloads and response rules */
+	const char *payload_path; /* --payload FILE: raw request bytes (tcp, udp) */
+	char *payload;		  /* its contents (owned) */
+	size_t payload_len;
+	enum drv_resp_rule resp_rule;
+	uint64_t resp_fixed;
+	unsigned resp_prefix; /* 1, 2, 4 or 8 */
+	char resp_delim[DRV_MAX_DELIM];
+	size_t resp_delim_len;
+
+	/* http:// */
+	const char *method;
+	const char *headers[DRV_MAX_HEADERS];
+	unsigned nheaders;
+	char *body; /* --body or --body-file (owned) */
+	size_t body_len;
+	bool http_close; /* --http-close: "Connection: close", one request per connection */
+	enum drv_http_engine http_engine;
+
+	/* scale and several machines */
+	struct sockaddr_storage *sources; /* --source-addr (owned), port 0 */
+	unsigned nsources;
+	uint64_t start_at_unix_ns; /* --start-at; 0 = now */
+	uint32_t shard_index;	   /* --shard i/N: 0-based i */
+	uint32_t shard_count;	   /* N, 1 when not sharded */
 
 	bool help;    /* --help was given: print drv_config_usage() and exit 0 */
 	bool version; /* --version was given */
@@ -49,12 +100,20 @@ struct drv_config {
 
 void drv_config_init(struct drv_config *cfg);
 /*
- * Parse argv (argv[0] is the program name) into cfg, resolving the target address.
- * Returns 0, or -EINVAL with a one-line message (no newline) in err. Never prints or exits, so
- * unit tests can call it repeatedly. argv may be permuted.
+ * Parse argv (argv[0] is the program name) into cfg, resolving the target address and reading
+ * payload files. Returns 0, or -EINVAL with a one-line message (no newline) in err. Never prints
+ * or exits, so unit tests can call it repeatedly. argv may be permuted. Call drv_config_fini()
+ * afterwards in either case.
  */
 int drv_config_parse(struct drv_config *cfg, int argc, char **argv, char *err, size_t errlen);
+void drv_config_fini(struct drv_config *cfg);
 void drv_config_usage(FILE *f);
 const char *drv_conn_model_name(enum drv_conn_model m);
+const char *drv_resp_rule_name(enum drv_resp_rule r);
+/* Global slot count over every shard: the open-loop schedule and -n are shared over it. */
+static inline uint64_t drv_config_global_slots(const struct drv_config *cfg)
+{
+	return cfg->connections * cfg->shard_count;
+}
 
 #endif /* LOADLENS_DRV_CONFIG_H */

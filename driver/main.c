@@ -8,6 +8,7 @@
 #include "loadlens/cli.h"
 #include "config.h"
 #include "drv.h"
+#include "merge.h"
 #include "report.h"
 #include "run.h"
 
@@ -41,15 +42,17 @@ int main(int argc, char **argv)
 	int r, rc = LL_EXIT_OK;
 
 	if (argc > 1 && !strcmp(argv[1], "merge"))
-		ll_usage_error(DRV_PROG, "merge is not implemented yet");
-	if (drv_config_parse(&cfg, argc, argv, err, sizeof(err)))
+		return drv_merge_main(argc - 1, argv + 1);
+	if (drv_config_parse(&cfg, argc, argv, err, sizeof(err))) {
+		drv_config_fini(&cfg);
 		ll_usage_error(DRV_PROG, "%s", err);
-	if (cfg.help) {
-		drv_config_usage(stdout);
-		return LL_EXIT_OK;
 	}
-	if (cfg.version) {
-		printf("%s %s\n", DRV_PROG, LOADLENS_VERSION);
+	if (cfg.help || cfg.version) {
+		if (cfg.help)
+			drv_config_usage(stdout);
+		else
+			printf("%s %s\n", DRV_PROG, LOADLENS_VERSION);
+		drv_config_fini(&cfg);
 		return LL_EXIT_OK;
 	}
 	/* a peer's reset must come back as EPIPE from write(), not kill us */
@@ -62,6 +65,7 @@ int main(int argc, char **argv)
 	if (r && !res.threads_started) {
 		ll_warn(DRV_PROG, "cannot start the run: %s", strerror(-r));
 		drv_result_fini(&res);
+		drv_config_fini(&cfg);
 		return LL_EXIT_FAIL;
 	}
 	if (r) {
@@ -85,5 +89,6 @@ int main(int argc, char **argv)
 	if (!res.total.requests && res.total.errors_total)
 		rc = LL_EXIT_FAIL; /* nothing succeeded: scripts should notice */
 	drv_result_fini(&res);
+	drv_config_fini(&cfg);
 	return rc;
 }

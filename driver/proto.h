@@ -1,20 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A protocol drives the connection slots of one worker thread on that thread's loop. The worker
- * owns the loop, the pacer and the stats; the protocol owns its sockets and per-slot state
- * (w->proto_data). Each slot asks the pacer for its next request, reports every outcome to
- * w->stats, and calls drv_worker_slot_done() once when the pacer says it is done.
- *
- * tcp:// is proto_tcp.c. udp:// (proto_udp.c) and http:// (proto_http.c, libcurl multi_socket on
- * the same loop) plug in here later.
+ * owns the loop, the pacer, the scheduler and the stats; the protocol owns its sockets and
+ * per-slot state (w->proto_data). Each slot asks the pacer for its next request, reports every
+ * outcome through drv_worker_response()/drv_worker_error(), and calls drv_worker_slot_done() once
+ * when the pacer says it is done.
  */
 #ifndef LOADLENS_DRV_PROTO_H
 #define LOADLENS_DRV_PROTO_H
 
 #include <stdint.h>
-#include "loadlens/parse.h"
 
 struct drv_worker;
+struct drv_config;
 
 struct drv_proto {
 	const char *name;
@@ -28,11 +26,17 @@ struct drv_proto {
 	void (*stop)(struct drv_worker *w);
 	/* After the loop has drained and closed: free what init allocated. */
 	void (*fini)(struct drv_worker *w);
+	/* Optional, on the main thread around the whole run (libcurl's global init). */
+	int (*global_init)(void);
+	void (*global_fini)(void);
 };
 
-extern const struct drv_proto drv_proto_tcp;
+extern const struct drv_proto drv_proto_tcp;	     /* proto_tcp.c */
+extern const struct drv_proto drv_proto_http_native; /* proto_tcp.c with HTTP framing */
+extern const struct drv_proto drv_proto_udp;	     /* proto_udp.c */
+extern const struct drv_proto drv_proto_http_curl;   /* proto_curl.c */
 
-/* The protocol for a URL scheme, or NULL if not supported yet. */
-const struct drv_proto *drv_proto_for(enum ll_scheme scheme);
+/* The protocol for a configuration, or NULL if not supported. */
+const struct drv_proto *drv_proto_for(const struct drv_config *cfg);
 
 #endif /* LOADLENS_DRV_PROTO_H */

@@ -1,16 +1,13 @@
 // SPDX-License-Identifier: MIT
-/* Human summary (stdout), live line (stderr) and JSON results. */
+/* Human output: the banner, the per-interval lines (stderr) and the summary (stdout). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include "loadlens/cli.h"
-#include "loadlens/hist_json.h"
 #include "config.h"
 #include "drv.h"
 #include "report.h"
 #include "run.h"
-
-#define DRV_JSON_SCHEMA 1
 
 static const char *x__bytes(uint64_t b, char *buf, size_t len)
 {
@@ -36,48 +33,98 @@ static const char *x__rate(double r, char *buf, size_t len)
 	return buf;
 }
 
-static double x__throughput(const struct drv_result *res)
+double drv_report_throughput(const struct drv_result *res)
 {
 	if (!res->duration_ns)
 		return 0;
 	return (double)res->total.requests * 1e9 / (double)res->duration_ns;
 }
 
+double drv_report_cpu_per_request_us(const struct drv_result *res)
+{
+	uint64_t n = res->total.requests + res->total.errors_total + res->warmup_requests;
+
+	return n ? (double)res->cpu_ns / 1e3 / (double)n : 0;
+}
+
+double drv_report_busiest_thread(const struct drv_result *res)
+{
+	return res->duration_ns ? (double)res->max_thread_cpu_ns / (double)res->duration_ns : 0;
+}
+
+const char *drv_report_bottleneck(const struct drv_config *cfg, const struct drv_result *res,
+				  char *buf, size_t len)
+{
+	const struct drv_stats *t = &res->total;
+	double busy = drv_report_busiest_thread(res);
+	char b[32];
+
+	if (busy >= 0.9 && !res->merged) {
+		snprintf(buf, len,
+			 "the driver was the bottleneck: its busiest thread used %.0f%% of a core; "
+			 "add -t threads or machines (--shard) before trusting the server's limit",
+			 busy * 100);
+		return buf;
+	}
+	if (ll_hist_count(t->send_lag) &&
+	    ll_hist_percentile(t->send_lag, 99) > 1000000) {
+		snprintf(buf, len,
+			 "the driver ran late: send lag p99 %s, so it could not keep the schedule; "
+			 "add -t threads or machines",
+			 ll_fmt_ns((double)ll_hist_percentile(t->send_lag, 99), b, sizeof(b)));
+		return buf;
+	}
+	return NULL;
+}
+
 void drv_report_banner(FILE *f, const struct drv_config *cfg)
 {
-	char k[32] = "";
+	char k[32] = "", d[32];
 
 	if (cfg->conn_model == DRV_CONN_RECONNECT)
 		snprintf(k, sizeof(k), " %llu", (unsigned long long)cfg->reconnect_every);
-	fprintf(f, "%s %s: %llu connection%s over %llu thread%s, %s%s, %llu-byte requests, ",
-		DRV_PROG, cfg->url_text, (unsigned long long)cfg->connections,
-		cfg->connections == 1 ? "" : "s", (unsigned long long)cfg->threads,
-		cfg->threads == 1 ? "" : "s", drv_conn_model_name(cfg->conn_model), k,
-		(unsigned long long)cfg->size);
+	fprintf(f, "%s %s: %llu connection%s over %llu thread%s, %s%s, ", DRV_PROG, cfg->url_text,
+		(unsigned long long)cfg->connections, cfg->connections == 1 ? "" : "s",
+		(unsigned long long)cfg->threads, cfg->threads == 1 ? "" : "s",
+		cfg->url.scheme == LL_SCHEME_UDP ? "datagrams" : drv_conn_model_name(cfg->conn_model),
+		k);
+	if (cfg->rate)
+		fprintf(f, "open loop at %s req/s%s, ", x__rate(cfg->rate, d, sizeof(d)),
+			cfg->shard_count > 1 ? " over all shards" : "");
+	else
+		fprintf(f, "closed loop, ");
 	if (cfg->requests)
 		fprintf(f, "%llu requests%s", (unsigned long long)cfg->requests,
 			cfg->duration_ns ? " or " : "");
-	if (cfg->duration_ns) {
-		char d[32];
-
+	if (cfg->duration_ns)
 		fprintf(f, "%s", ll_fmt_ns((double)cfg->duration_ns, d, sizeof(d)));
-	}
+	if (cfg->warmup_ns)
+		fprintf(f, " after a %s warm-up", ll_fmt_ns((double)cfg->warmup_ns, d, sizeof(d)));
+	if (cfg->shard_count > 1)
+		fprintf(f, ", shard %u/%u", cfg->shard_index, cfg->shard_count);
 	fputc('\n', f);
 	fflush(f);
 }
 
-void drv_report_live(FILE *f, uint64_t elapsed_ns, uint64_t requests, double rps,
-		     uint64_t connections, uint64_t errors)
+void drv_report_live(FILE *f, uint64_t elapsed_ns, uint64_t iv_ns, const struct ll_hist *h,
+		     uint64_t errors, uint64_t connections, bool warm)
 {
-	char r[32];
+	char r[32], m[32], p[32];
+	uint64_t n = ll_hist_count(h);
 
-	fprintf(f, "[%7.1fs] %llu requests, %s req/s, %llu connections, %llu errors\n",
-		(double)elapsed_ns / 1e9, (unsigned long long)requests, x__rate(rps, r, sizeof(r)),
-		(unsigned long long)connections, (unsigned long long)errors);
+	fprintf(f, "[%7.1fs] %llu responses, %s req/s, mean %s, p99 %s, %llu errors, %llu "
+		   "connections%s\n",
+		(double)elapsed_ns / 1e9, (unsigned long long)n,
+		x__rate(iv_ns ? (double)n * 1e9 / (double)iv_ns : 0, r, sizeof(r)),
+		n ? ll_fmt_ns(ll_hist_mean(h), m, sizeof(m)) : "-",
+		n ? ll_fmt_ns((double)ll_hist_percentile(h, 99), p, sizeof(p)) : "-",
+		(unsigned long long)errors, (unsigned long long)connections,
+		warm ? " (warm-up)" : "");
 	fflush(f);
 }
 
-static void x__hist_line(FILE *f, const char *label, const struct ll_hist *h, bool full)
+static void x__hist_line(FILE *f, const char *label, const struct ll_hist *h, bool full,
+			 const char *note)
 {
 	static const struct {
 		const char *name;
@@ -101,27 +148,69 @@ static void x__hist_line(FILE *f, const char *label, const struct ll_hist *h, bo
 	fprintf(f, "  mean %s", ll_fmt_ns(ll_hist_mean(h), b, sizeof(b)));
 	if (full)
 		fprintf(f, "  stddev %s", ll_fmt_ns(ll_hist_stddev(h), b, sizeof(b)));
-	fputc('\n', f);
+	fprintf(f, "%s\n", note ? note : "");
+}
+
+static void x__status_line(FILE *f, const struct drv_stats *t)
+{
+	int i, first = 1;
+
+	fprintf(f, "  %-12s", "status");
+	for (i = 0; i < DRV_STATUS_MAX; i++) {
+		if (!t->status[i])
+			continue;
+		fprintf(f, "%s %d: %llu", first ? "" : ",", i, (unsigned long long)t->status[i]);
+		first = 0;
+	}
+	fprintf(f, "%s\n", first ? " none" : "");
 }
 
 void drv_report_summary(FILE *f, const struct drv_config *cfg, const struct drv_result *res)
 {
 	const struct drv_stats *t = &res->total;
-	char b1[32], b2[32], hint[320], target[LL_HOST_MAX + 16];
+	char b1[32], b2[32], b3[32], hint[400], target[LL_HOST_MAX + 16];
+	double thr = drv_report_throughput(res);
 	int e, first = 1;
 
 	fprintf(f, "  %-12s %llu ok, %llu errors, %llu cancelled (stopped by %s)\n", "requests",
 		(unsigned long long)t->requests, (unsigned long long)t->errors_total,
 		(unsigned long long)t->cancelled, drv_stop_reason_name(res->reason));
 	fprintf(f, "  %-12s %s\n", "duration", ll_fmt_ns((double)res->duration_ns, b1, sizeof(b1)));
-	fprintf(f, "  %-12s %s req/s, sent %s, received %s\n", "throughput",
-		x__rate(x__throughput(res), b1, sizeof(b1)),
-		x__bytes(t->bytes_sent, b2, sizeof(b2)),
-		x__bytes(t->bytes_received, hint, sizeof(hint)));
-	fprintf(f, "  %-12s %llu opened of %llu attempts\n", "connections",
+	fprintf(f, "  %-12s %s req/s", "throughput", x__rate(thr, b1, sizeof(b1)));
+	if (cfg->rate)
+		fprintf(f, " of %s asked (%.2f%%)", x__rate(cfg->rate, b2, sizeof(b2)),
+			thr * 100 / cfg->rate);
+	fprintf(f, ", sent %s, received %s\n", x__bytes(t->bytes_sent, b2, sizeof(b2)),
+		x__bytes(t->bytes_received, b3, sizeof(b3)));
+	fprintf(f, "  %-12s %llu opened of %llu attempts\n",
+		cfg->url.scheme == LL_SCHEME_UDP ? "sockets" : "connections",
 		(unsigned long long)t->connections, (unsigned long long)t->connect_attempts);
-	x__hist_line(f, "latency", t->latency, true);
-	x__hist_line(f, "connect", t->connect, false);
+	x__hist_line(f, "latency", t->latency, true,
+		     cfg->rate ? "  (from the intended send time)" : NULL);
+	if (cfg->rate || cfg->delay_ns)
+		x__hist_line(f, "uncorrected", t->latency_uncorrected, true,
+			     "  (from the actual send: hides queueing)");
+	if (cfg->url.scheme != LL_SCHEME_UDP)
+		x__hist_line(f, "connect", t->connect, false, NULL);
+	if (ll_hist_count(t->send_lag))
+		x__hist_line(f, "send lag", t->send_lag, false, "  (driver lateness)");
+	if (t->behind)
+		fprintf(f, "  %-12s %llu requests started late because their connection was still "
+			   "busy (more -c keeps the schedule)\n",
+			"behind", (unsigned long long)t->behind);
+	if (cfg->url.scheme == LL_SCHEME_HTTP)
+		x__status_line(f, t);
+	if (cfg->url.scheme == LL_SCHEME_UDP)
+		fprintf(f, "  %-12s %llu lost, %llu late replies\n", "udp",
+			(unsigned long long)t->errors[DRV_ERR_LOST], (unsigned long long)t->late);
+	if (res->warmup_requests)
+		fprintf(f, "  %-12s %llu requests left out\n", "warm-up",
+			(unsigned long long)res->warmup_requests);
+	fprintf(f, "  %-12s %s CPU, %.2fus per request", "driver",
+		ll_fmt_ns((double)res->cpu_ns, b1, sizeof(b1)), drv_report_cpu_per_request_us(res));
+	if (!res->merged)
+		fprintf(f, ", busiest thread %.0f%% of a core", drv_report_busiest_thread(res) * 100);
+	fputc('\n', f);
 	fprintf(f, "  %-12s", "errors");
 	for (e = 0; e < DRV_ERR__COUNT; e++) {
 		if (!t->errors[e])
@@ -137,94 +226,7 @@ void drv_report_summary(FILE *f, const struct drv_config *cfg, const struct drv_
 			fprintf(f, "hint: %s: %s\n", drv_err_name((enum drv_err)e),
 				drv_err_hint((enum drv_err)e, t, target, hint, sizeof(hint)));
 	}
+	if (drv_report_bottleneck(cfg, res, hint, sizeof(hint)))
+		fprintf(f, "warning: %s\n", hint);
 	fflush(f);
-}
-
-/* json_object_set_new() with a check: any failure makes the document NULL. */
-static int x__set(json_t *o, const char *k, json_t *v)
-{
-	return v ? json_object_set_new(o, k, v) : -1;
-}
-
-static json_t *x__u64(uint64_t v)
-{
-	return json_integer((json_int_t)v);
-}
-
-static json_t *x__config(const struct drv_config *cfg)
-{
-	json_t *o = json_object();
-	int bad = 0;
-
-	if (!o)
-		return NULL;
-	bad |= x__set(o, "connections", x__u64(cfg->connections));
-	bad |= x__set(o, "threads", x__u64(cfg->threads));
-	bad |= x__set(o, "requests", cfg->requests ? x__u64(cfg->requests) : json_null());
-	bad |= x__set(o, "duration_ns", cfg->duration_ns ? x__u64(cfg->duration_ns) : json_null());
-	bad |= x__set(o, "conn_model", json_string(drv_conn_model_name(cfg->conn_model)));
-	bad |= x__set(o, "reconnect_every", x__u64(cfg->reconnect_every));
-	bad |= x__set(o, "size", x__u64(cfg->size));
-	bad |= x__set(o, "timeout_ns", x__u64(cfg->timeout_ns));
-	if (bad) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
-}
-
-json_t *drv_report_json(const struct drv_config *cfg, const struct drv_result *res)
-{
-	const struct drv_stats *t = &res->total;
-	json_t *o = json_object(), *errs = json_object();
-	int bad = 0, e;
-
-	if (!o || !errs) {
-		json_decref(o);
-		json_decref(errs);
-		return NULL;
-	}
-	for (e = 0; e < DRV_ERR__COUNT; e++)
-		bad |= x__set(errs, drv_err_name((enum drv_err)e), x__u64(t->errors[e]));
-	bad |= x__set(o, "tool", json_string(DRV_PROG));
-	bad |= x__set(o, "version", json_string(LOADLENS_VERSION));
-	bad |= x__set(o, "schema", json_integer(DRV_JSON_SCHEMA));
-	bad |= x__set(o, "target", json_string(cfg->url_text));
-	bad |= x__set(o, "proto", json_string(ll_scheme_name(cfg->url.scheme)));
-	bad |= x__set(o, "config", x__config(cfg));
-	bad |= x__set(o, "start_unix_ns", x__u64(res->start_unix_ns));
-	bad |= x__set(o, "duration_ns", x__u64(res->duration_ns));
-	bad |= x__set(o, "stopped_by", json_string(drv_stop_reason_name(res->reason)));
-	bad |= x__set(o, "requests", x__u64(t->requests));
-	bad |= x__set(o, "connections", x__u64(t->connections));
-	bad |= x__set(o, "connect_attempts", x__u64(t->connect_attempts));
-	bad |= x__set(o, "errors", errs);
-	bad |= x__set(o, "errors_total", x__u64(t->errors_total));
-	bad |= x__set(o, "cancelled", x__u64(t->cancelled));
-	bad |= x__set(o, "bytes_sent", x__u64(t->bytes_sent));
-	bad |= x__set(o, "bytes_received", x__u64(t->bytes_received));
-	bad |= x__set(o, "throughput_rps", json_real(x__throughput(res)));
-	bad |= x__set(o, "nofile_limit", x__u64(res->nofile_limit));
-	bad |= x__set(o, "latency", ll_hist_to_json(t->latency));
-	bad |= x__set(o, "connect_latency", ll_hist_to_json(t->connect));
-	if (bad) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
-}
-
-int drv_report_json_write(const char *path, const struct drv_config *cfg,
-			  const struct drv_result *res)
-{
-	json_t *o = drv_report_json(cfg, res);
-	int err = 0;
-
-	if (!o)
-		return -ENOMEM;
-	errno = 0;
-	if (json_dump_file(o, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER))
-		err = errno ? -errno : -EIO;
-	json_decref(o);
-	return err;
 }

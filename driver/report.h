@@ -1,20 +1,32 @@
 /* SPDX-License-Identifier: MIT */
-/* Everything the driver prints: banner, live line, summary with hints, and the JSON file. */
+/* Everything the driver prints: banner, interval lines, summary with hints, and the JSON. */
 #ifndef LOADLENS_DRV_REPORT_H
 #define LOADLENS_DRV_REPORT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <jansson.h>
+#include "loadlens/ll_hist.h"
 
 struct drv_config;
 struct drv_result;
 
 void drv_report_banner(FILE *f, const struct drv_config *cfg);
-void drv_report_live(FILE *f, uint64_t elapsed_ns, uint64_t requests, double rps,
-		     uint64_t connections, uint64_t errors);
+/* One interval: h holds its latencies (from the intended send time). */
+void drv_report_live(FILE *f, uint64_t elapsed_ns, uint64_t iv_ns, const struct ll_hist *h,
+		     uint64_t errors, uint64_t connections, bool warm);
 void drv_report_summary(FILE *f, const struct drv_config *cfg, const struct drv_result *res);
-/* The result document (schema in docs/driver.md); NULL on allocation failure. */
+
+double drv_report_throughput(const struct drv_result *res);
+double drv_report_cpu_per_request_us(const struct drv_result *res);
+/* The busiest worker thread's CPU time over the run's duration (1.0 = a whole core). */
+double drv_report_busiest_thread(const struct drv_result *res);
+/* A one-line warning when the generator limited the run, else NULL. */
+const char *drv_report_bottleneck(const struct drv_config *cfg, const struct drv_result *res,
+				  char *buf, size_t len);
+
+/* report_json.c: the result document (schema in docs/driver.md); NULL on allocation failure. */
 json_t *drv_report_json(const struct drv_config *cfg, const struct drv_result *res);
 /* Write drv_report_json() to path: 0 or a negative errno. */
 int drv_report_json_write(const char *path, const struct drv_config *cfg,

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <uv.h>
 #include "config.h"
 #include "drv.h"
@@ -38,9 +39,19 @@ struct drv_run {
 	bool closed;
 	int signo;
 	uint64_t t_start_ns;
-	uint64_t last_ns;
-	uint64_t last_requests;
+	uint64_t ticks;
+	struct ll_hist *ivl; /* the interval being printed, merged over the workers */
 };
+
+static uint64_t x__cpu_ns(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ULL +
+	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ULL;
+}
 
 const char *drv_stop_reason_name(enum drv_stop_reason r)
 {
@@ -103,23 +114,23 @@ static void x__on_signal(uv_signal_t *s, int signo)
 	x__stop_workers(r);
 }
 
+/* One line per interval: the workers publish on the grid t0 + k*iv, we print at half past. */
 static void x__on_live(uv_timer_t *t)
 {
 	struct drv_run *r = container_of(t, struct drv_run, live);
-	uint64_t now = uv_hrtime(), req = 0, conns = 0, errs = 0;
-	double rate;
+	uint64_t iv = r->cfg->interval_ns, now = uv_hrtime(), errs = 0, conns = 0, next;
 	uint32_t i;
 
+	ll_hist_reset(r->ivl);
 	for (i = 0; i < r->nstarted; i++) {
-		req += drv_counter_read(&r->workers[i].stats.requests);
+		drv_worker_take_interval(&r->workers[i], r->ivl, &errs);
 		conns += drv_counter_read(&r->workers[i].stats.connections);
-		errs += drv_counter_read(&r->workers[i].stats.errors_total);
 	}
-	rate = now > r->last_ns ? (double)(req - r->last_requests) * 1e9 / (double)(now - r->last_ns)
-				: 0;
-	drv_report_live(stderr, now - r->t_start_ns, req, rate, conns, errs);
-	r->last_ns = now;
-	r->last_requests = req;
+	drv_report_live(stderr, r->ticks * iv, iv, r->ivl, errs, conns,
+			r->ticks * iv <= r->cfg->warmup_ns);
+	while ((next = r->t_start_ns + ++r->ticks * iv + iv / 2) <= now)
+		;
+	uv_timer_start(&r->live, x__on_live, (next - now) / 1000000, 0);
 }
 
 static int x__init_main(struct drv_run *r)
@@ -164,6 +175,19 @@ cleanup_loop:
 	return err;
 }
 
+/* --start-at: sleep until the wall-clock start (a signal meanwhile ends the process). */
+static void x__wait_start(const struct drv_config *cfg)
+{
+	struct timespec ts;
+
+	if (!cfg->start_at_unix_ns)
+		return;
+	ts.tv_sec = (time_t)(cfg->start_at_unix_ns / 1000000000ULL);
+	ts.tv_nsec = (long)(cfg->start_at_unix_ns % 1000000000ULL);
+	while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
 /* Threads get -c / -t slots each, the first -c % -t one more. */
 static int x__init_workers(struct drv_run *r, const struct drv_proto *proto)
 {
@@ -193,6 +217,7 @@ static void x__collect(struct drv_run *r)
 {
 	struct drv_result *res = r->res;
 	struct drv_worker *w;
+	uint64_t attempts;
 	uint32_t i;
 
 	for (i = 0; i < r->nworkers; i++) {
@@ -204,6 +229,9 @@ static void x__collect(struct drv_run *r)
 		if (w->loop_close_err)
 			res->loop_close_failures++;
 		drv_stats_merge(&res->total, &w->stats);
+		res->warmup_requests += w->warm.requests;
+		if (w->stats.cpu_ns > res->max_thread_cpu_ns)
+			res->max_thread_cpu_ns = w->stats.cpu_ns;
 		drv_worker_fini(w);
 		drv_worker_stats_fini(w);
 	}
@@ -212,10 +240,11 @@ static void x__collect(struct drv_run *r)
 	if (res->total.t_last_ns > res->total.t_first_ns)
 		res->duration_ns = res->total.t_last_ns - res->total.t_first_ns;
 	res->signo = r->signo;
+	attempts = res->total.requests + res->total.errors_total + res->total.cancelled;
 	if (r->signo)
 		res->reason = DRV_STOP_SIGNAL;
-	else if (r->cfg->duration_ns &&
-		 res->total.t_last_ns >= r->t_start_ns + r->cfg->duration_ns)
+	else if (r->cfg->duration_ns && (!r->cfg->requests || attempts < r->cfg->requests /
+							      r->cfg->shard_count))
 		res->reason = DRV_STOP_DURATION;
 	else
 		res->reason = DRV_STOP_REQUESTS;
@@ -223,11 +252,11 @@ static void x__collect(struct drv_run *r)
 
 int drv_run(const struct drv_config *cfg, struct drv_result *res)
 {
-	const struct drv_proto *proto = drv_proto_for(cfg->url.scheme);
+	const struct drv_proto *proto = drv_proto_for(cfg);
 	struct drv_run run = {.cfg = cfg, .res = res};
 	struct drv_run *r = &run;
 	struct timespec ts;
-	uint64_t ms;
+	uint64_t ms, cpu0;
 	uint32_t i;
 	int err;
 
@@ -237,17 +266,28 @@ int drv_run(const struct drv_config *cfg, struct drv_result *res)
 	err = drv_stats_init(&res->total);
 	if (err)
 		return err;
+	r->ivl = ll_hist_new();
+	if (!r->ivl)
+		return -ENOMEM;
+	if (proto->global_init) {
+		err = proto->global_init();
+		if (err)
+			goto cleanup_ivl;
+	}
 	err = x__init_main(r);
 	if (err)
-		return err;
+		goto cleanup_global;
 	err = x__init_workers(r, proto);
 	if (err)
 		goto cleanup;
 
+	x__wait_start(cfg);
+	cpu0 = x__cpu_ns();
 	clock_gettime(CLOCK_REALTIME, &ts);
-	res->start_unix_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	/* the counted window starts after the warm-up */
+	res->start_unix_ns =
+		(uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec + cfg->warmup_ns;
 	r->t_start_ns = uv_hrtime();
-	r->last_ns = r->t_start_ns;
 	for (i = 0; i < r->nworkers; i++) {
 		err = drv_worker_start(&r->workers[i], r->t_start_ns);
 		if (err)
@@ -258,8 +298,9 @@ int drv_run(const struct drv_config *cfg, struct drv_result *res)
 	if (err) /* run with what started, stopped at once: the report still comes out */
 		x__stop_workers(r);
 	if (cfg->interval_ns && !cfg->quiet) {
-		ms = cfg->interval_ns / 1000000;
-		uv_timer_start(&r->live, x__on_live, ms, ms);
+		r->ticks = 1;
+		ms = (cfg->interval_ns + cfg->interval_ns / 2) / 1000000;
+		uv_timer_start(&r->live, x__on_live, ms, 0);
 	}
 	/* everything may already be finished and exited before the loop runs */
 	uv_async_send(&r->wake);
@@ -267,7 +308,8 @@ int drv_run(const struct drv_config *cfg, struct drv_result *res)
 	if (uv_loop_close(&r->loop))
 		res->loop_close_failures++;
 	x__collect(r);
-	return err;
+	res->cpu_ns = x__cpu_ns() - cpu0;
+	goto cleanup_global;
 
 cleanup:
 	x__close_main(r); /* nstarted == 0: joins nothing */
@@ -276,6 +318,11 @@ cleanup:
 		res->loop_close_failures++;
 	if (r->workers)
 		x__collect(r);
+cleanup_global:
+	if (proto->global_fini)
+		proto->global_fini();
+cleanup_ivl:
+	ll_hist_free(r->ivl);
 	return err;
 }
 

@@ -24,6 +24,10 @@ struct drv_result {
 	enum drv_stop_reason reason;
 	int signo;
 	uint64_t nofile_limit; /* RLIMIT_NOFILE soft limit during the run */
+	uint64_t cpu_ns;       /* the whole process's CPU time (user + system) during the run */
+	uint64_t max_thread_cpu_ns; /* the busiest worker thread's CPU time */
+	uint64_t warmup_requests;   /* completed inside the warm-up, left out of the results */
+	uint32_t merged;	    /* merge: number of runs combined; 0 for a run */
 	uint32_t threads;
 	uint32_t threads_started; /* 0: the run never started */
 	int loop_close_failures; /* loops that were not empty at the end (a bug) */

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include "drv.h"
 #include "stats.h"
 
@@ -10,8 +11,10 @@ int drv_stats_init(struct drv_stats *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->latency = ll_hist_new();
+	s->latency_uncorrected = ll_hist_new();
+	s->send_lag = ll_hist_new();
 	s->connect = ll_hist_new();
-	if (!s->latency || !s->connect) {
+	if (!s->latency || !s->latency_uncorrected || !s->send_lag || !s->connect) {
 		drv_stats_fini(s);
 		return -ENOMEM;
 	}
@@ -21,8 +24,12 @@ int drv_stats_init(struct drv_stats *s)
 void drv_stats_fini(struct drv_stats *s)
 {
 	ll_hist_free(s->connect);
+	ll_hist_free(s->send_lag);
+	ll_hist_free(s->latency_uncorrected);
 	ll_hist_free(s->latency);
 	s->connect = NULL;
+	s->send_lag = NULL;
+	s->latency_uncorrected = NULL;
 	s->latency = NULL;
 }
 
@@ -39,6 +46,11 @@ void drv_stats_merge(struct drv_stats *dst, const struct drv_stats *src)
 	dst->cancelled += src->cancelled;
 	dst->bytes_sent += src->bytes_sent;
 	dst->bytes_received += src->bytes_received;
+	dst->late += src->late;
+	dst->behind += src->behind;
+	dst->cpu_ns += src->cpu_ns;
+	for (i = 0; i < DRV_STATUS_MAX; i++)
+		dst->status[i] += src->status[i];
 	if (!dst->first_other_err)
 		dst->first_other_err = src->first_other_err;
 	if (src->t_first_ns && (!dst->t_first_ns || src->t_first_ns < dst->t_first_ns))
@@ -46,6 +58,8 @@ void drv_stats_merge(struct drv_stats *dst, const struct drv_stats *src)
 	if (src->t_last_ns > dst->t_last_ns)
 		dst->t_last_ns = src->t_last_ns;
 	ll_hist_merge(dst->latency, src->latency);
+	ll_hist_merge(dst->latency_uncorrected, src->latency_uncorrected);
+	ll_hist_merge(dst->send_lag, src->send_lag);
 	ll_hist_merge(dst->connect, src->connect);
 }
 
@@ -68,6 +82,10 @@ enum drv_err drv_err_class(int err)
 	case DRV_E_SHORT:
 	case DRV_E_MALFORMED:
 		return DRV_ERR_SHORT;
+	case DRV_E_LOST:
+		return DRV_ERR_LOST;
+	case DRV_E_HTTP_STATUS:
+		return DRV_ERR_HTTP;
 	default:
 		return DRV_ERR_OTHER;
 	}
@@ -91,7 +109,9 @@ const char *drv_err_name(enum drv_err e)
 		[DRV_ERR_CONNREFUSED] = "ECONNREFUSED",
 		[DRV_ERR_CONNRESET] = "ECONNRESET",
 		[DRV_ERR_TIMEDOUT] = "ETIMEDOUT",
+		[DRV_ERR_LOST] = "lost",
 		[DRV_ERR_SHORT] = "short_response",
+		[DRV_ERR_HTTP] = "http_status",
 		[DRV_ERR_OTHER] = "other",
 	};
 
@@ -103,23 +123,58 @@ const char *drv_strerror(int err)
 	if (err == DRV_E_SHORT)
 		return "connection closed before the response was complete";
 	if (err == DRV_E_MALFORMED)
-		return "response outside the length-prefixed framing";
+		return "response outside the expected framing";
+	if (err == DRV_E_LOST)
+		return "no reply within the timeout";
+	if (err == DRV_E_HTTP_STATUS)
+		return "HTTP status outside 2xx";
 	return strerror(-err);
+}
+
+/* "ip_local_port_range 32768-60999: 28232 ports" */
+static void x__port_range(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "r");
+	unsigned lo, hi;
+
+	if (f && fscanf(f, "%u %u", &lo, &hi) == 2 && hi >= lo)
+		snprintf(buf, len, "ip_local_port_range %u-%u: %u ports per destination", lo, hi,
+			 hi - lo + 1);
+	else
+		snprintf(buf, len, "ip_local_port_range unreadable");
+	if (f)
+		fclose(f);
+}
+
+static unsigned long long x__nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return 0;
+	return (unsigned long long)rl.rlim_cur;
 }
 
 const char *drv_err_hint(enum drv_err e, const struct drv_stats *s, const char *target,
 			 char *buf, size_t len)
 {
+	char range[96];
+
 	switch (e) {
 	case DRV_ERR_ADDRNOTAVAIL:
+		x__port_range(range, sizeof(range));
 		snprintf(buf, len,
-			 "ephemeral ports exhausted: widen net.ipv4.ip_local_port_range, reuse "
-			 "connections (keep-alive), or spread with --source-addr");
+			 "ephemeral ports exhausted (%s; each connection the driver closes holds "
+			 "its port in TIME_WAIT for 60 s, count them with ss -tan state time-wait): "
+			 "widen net.ipv4.ip_local_port_range, reuse connections (keep-alive, "
+			 "--reconnect-every), or spread with --source-addr",
+			 range);
 		break;
 	case DRV_ERR_EMFILE:
 		snprintf(buf, len,
-			 "out of file descriptors: raise the open-files limit (ulimit -Hn, "
-			 "LimitNOFILE=) or fs.file-max, or lower -c");
+			 "out of file descriptors (ulimit -n is %llu): raise the open-files limit "
+			 "(ulimit -Hn, LimitNOFILE=) or fs.file-max, or lower -c",
+			 x__nofile());
 		break;
 	case DRV_ERR_CONNREFUSED:
 		snprintf(buf, len,
@@ -138,10 +193,22 @@ const char *drv_err_hint(enum drv_err e, const struct drv_stats *s, const char *
 			 "(full accept queue: raise its backlog and net.core.somaxconn); --timeout "
 			 "waits longer");
 		break;
+	case DRV_ERR_LOST:
+		snprintf(buf, len,
+			 "datagrams without a reply within --timeout: the server dropped them or "
+			 "was too slow (late replies are counted apart); check netstat -su for "
+			 "receive buffer errors and raise net.core.rmem_default");
+		break;
 	case DRV_ERR_SHORT:
 		snprintf(buf, len,
 			 "short or malformed responses: the server closed mid-response or does not "
-			 "speak the framing (4-byte big-endian length, then the payload)");
+			 "speak the framing (refserver: 4-byte big-endian length, then the payload; "
+			 "with --payload check the --response rule)");
+		break;
+	case DRV_ERR_HTTP:
+		snprintf(buf, len,
+			 "HTTP responses outside 2xx: see the status counts above; check the path, "
+			 "method and headers, and the server's error log");
 		break;
 	case DRV_ERR_OTHER:
 	default:

@@ -15,8 +15,10 @@ enum drv_err {
 	DRV_ERR_EMFILE,		  /* EMFILE, ENFILE: no file descriptor */
 	DRV_ERR_CONNREFUSED,	  /* ECONNREFUSED */
 	DRV_ERR_CONNRESET,	  /* ECONNRESET, EPIPE */
-	DRV_ERR_TIMEDOUT,	  /* ETIMEDOUT, or our own --timeout expired */
+	DRV_ERR_TIMEDOUT,	  /* ETIMEDOUT, or our own --timeout expired (tcp, http) */
+	DRV_ERR_LOST,		  /* udp: no reply within --timeout */
 	DRV_ERR_SHORT,		  /* peer closed mid-response, or a response outside the framing */
+	DRV_ERR_HTTP,		  /* http: a complete response with a status outside 2xx */
 	DRV_ERR_OTHER,		  /* anything else; the first one is kept for the hint */
 	DRV_ERR__COUNT,
 };
@@ -24,6 +26,9 @@ enum drv_err {
 /* Our own codes for failures that are not an errno (negative, beyond any errno). */
 #define DRV_E_SHORT (-10001)	 /* the peer closed before the response was complete */
 #define DRV_E_MALFORMED (-10002) /* a response length or an unsolicited byte broke the framing */
+#define DRV_E_LOST (-10003)	 /* udp: no reply within --timeout */
+#define DRV_E_HTTP_STATUS (-10004) /* http: status outside 2xx */
+#define DRV_STATUS_MAX 600	 /* HTTP status codes 0..599 are counted one by one */
 
 struct drv_stats {
 	/* live counters: written by the owning worker, read by the main thread (drv_counter_*) */
@@ -36,12 +41,18 @@ struct drv_stats {
 	uint64_t cancelled; /* in flight when the run was stopped; neither ok nor error */
 	uint64_t bytes_sent;
 	uint64_t bytes_received;
+	uint64_t late;	 /* udp: replies that came after their request was counted lost */
+	uint64_t behind; /* open loop: sends started late because their slot was still busy */
+	uint64_t cpu_ns; /* the worker thread's CPU time (user + system) */
+	uint64_t status[DRV_STATUS_MAX]; /* http: responses by status code */
 	int first_other_err; /* negative errno of the first DRV_ERR_OTHER, or 0 */
 	uint64_t t_first_ns; /* uv_hrtime() when the worker started, 0 if never */
 	uint64_t t_last_ns;  /* uv_hrtime() when its last slot finished or it was stopped */
 
-	struct ll_hist *latency; /* send → complete response, ns */
-	struct ll_hist *connect; /* connect() → established, ns */
+	struct ll_hist *latency;	     /* intended send → complete response, ns */
+	struct ll_hist *latency_uncorrected; /* actual send → complete response, ns */
+	struct ll_hist *send_lag;	     /* a free slot's actual - intended start, ns */
+	struct ll_hist *connect;	     /* connect() → established, ns */
 };
 
 int drv_stats_init(struct drv_stats *s);
@@ -52,6 +63,13 @@ void drv_stats_merge(struct drv_stats *dst, const struct drv_stats *src);
 /* Class of a negative errno / libuv error / DRV_E_* code. */
 enum drv_err drv_err_class(int err);
 void drv_stats_error(struct drv_stats *s, int err);
+/* A complete response: both latencies from the intended and the actual send time. */
+static inline void drv_stats_response(struct drv_stats *s, uint64_t intended, uint64_t sent,
+				      uint64_t now)
+{
+	ll_hist_record(s->latency, now - intended);
+	ll_hist_record(s->latency_uncorrected, now - sent);
+}
 const char *drv_err_name(enum drv_err e);
 /* One-line advice for a class, about target (HOST:PORT); written into buf. */
 const char *drv_err_hint(enum drv_err e, const struct drv_stats *s, const char *target,

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
-/* Worker threads: one loop each, the stop handshake with the main thread, timeout sweeps. */
+/* Worker threads: one loop each, the stop handshake with the main thread, timeout sweeps, and
+ * the interval figures handed to the main thread. */
 #include <errno.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include "config.h"
 #include "drv.h"
 #include "proto.h"
@@ -26,6 +29,33 @@ static void x__on_sweep(uv_timer_t *t)
 		w->proto->sweep(w, uv_hrtime());
 }
 
+/* Hand this interval's figures to the main thread; next tick on the absolute grid. */
+static void x__on_tick(uv_timer_t *t)
+{
+	struct drv_worker *w = container_of(t, struct drv_worker, tick);
+	uint64_t iv = w->cfg->interval_ns, now = uv_hrtime(), next;
+
+	uv_mutex_lock(&w->ivl_lock);
+	ll_hist_merge(w->ivl_pub.hist, w->ivl_cur.hist);
+	w->ivl_pub.errors += w->ivl_cur.errors;
+	uv_mutex_unlock(&w->ivl_lock);
+	ll_hist_reset(w->ivl_cur.hist);
+	w->ivl_cur.errors = 0;
+	while ((next = w->t_start + ++w->ticks * iv) <= now)
+		;
+	uv_timer_start(&w->tick, x__on_tick, (next - now) / 1000000, 0);
+}
+
+void drv_worker_take_interval(struct drv_worker *w, struct ll_hist *h, uint64_t *errors)
+{
+	uv_mutex_lock(&w->ivl_lock);
+	ll_hist_merge(h, w->ivl_pub.hist);
+	*errors += w->ivl_pub.errors;
+	ll_hist_reset(w->ivl_pub.hist);
+	w->ivl_pub.errors = 0;
+	uv_mutex_unlock(&w->ivl_lock);
+}
+
 int drv_worker_init(struct drv_worker *w, const struct drv_config *cfg,
 		    const struct drv_proto *proto, uint32_t id, uint32_t first_slot,
 		    uint32_t nslots)
@@ -33,21 +63,34 @@ int drv_worker_init(struct drv_worker *w, const struct drv_config *cfg,
 	int err;
 
 	memset(w, 0, sizeof(*w));
+	w->sched.tfd = -1;
 	w->id = id;
 	w->cfg = cfg;
 	w->proto = proto;
 	w->first_slot = first_slot;
 	w->nslots = nslots;
 	w->slots_active = nslots;
+	/* On failure the caller still runs drv_worker_fini() and drv_worker_stats_fini(). */
 	err = drv_stats_init(&w->stats);
 	if (err)
 		return err;
-	err = drv_pacer_init(&w->pacer, cfg, first_slot, nslots, 0);
+	err = drv_stats_init(&w->warm);
 	if (err)
-		goto cleanup_stats;
+		return err;
+	w->ivl_cur.hist = ll_hist_new();
+	w->ivl_pub.hist = ll_hist_new();
+	if (!w->ivl_cur.hist || !w->ivl_pub.hist)
+		return -ENOMEM;
+	err = uv_mutex_init(&w->ivl_lock);
+	if (err)
+		return err;
+	w->has_lock = true;
+	err = drv_pacer_init(&w->pacer, cfg, first_slot, nslots);
+	if (err)
+		return err;
 	err = uv_loop_init(&w->loop);
 	if (err)
-		goto cleanup_pacer;
+		return err;
 	w->loop_ready = true;
 	/* From here on the loop holds handles: on failure the caller runs drv_worker_abandon(). */
 	err = uv_async_init(&w->loop, &w->stop_async, x__on_stop);
@@ -58,13 +101,14 @@ int drv_worker_init(struct drv_worker *w, const struct drv_config *cfg,
 	if (err)
 		return err;
 	w->has_sweep = true;
+	err = uv_timer_init(&w->loop, &w->tick);
+	if (err)
+		return err;
+	w->has_tick = true;
+	err = drv_sched_init(&w->sched, &w->loop, nslots);
+	if (err)
+		return err;
 	return proto->init(w);
-
-cleanup_pacer:
-	drv_pacer_fini(&w->pacer);
-cleanup_stats:
-	drv_stats_fini(&w->stats);
-	return err;
 }
 
 /* Worker thread: stop everything; the loop then drains and uv_run() returns. */
@@ -78,6 +122,9 @@ static void x__close_all(struct drv_worker *w)
 		w->stats.t_last_ns = uv_hrtime();
 	if (w->proto_data)
 		w->proto->stop(w);
+	drv_sched_close(&w->sched);
+	if (w->has_tick)
+		uv_close((uv_handle_t *)&w->tick, NULL);
 	if (w->has_sweep)
 		uv_close((uv_handle_t *)&w->sweep, NULL);
 	if (w->has_async)
@@ -103,14 +150,31 @@ void drv_worker_slot_done(struct drv_worker *w)
 static void x__thread_main(void *arg)
 {
 	struct drv_worker *w = arg;
-	uint64_t ms = x__sweep_ms(w->cfg);
+	uint64_t ms = x__sweep_ms(w->cfg), now;
+	struct rusage ru;
 
-	w->stats.t_first_ns = uv_hrtime();
+	/* timerfd wake-ups to the microsecond, not the default 50 us slack */
+	(void)prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	now = uv_hrtime();
+	/* results count from the end of the warm-up */
+	w->stats.t_first_ns = now > w->pacer.warm_end ? now : w->pacer.warm_end;
 	uv_timer_start(&w->sweep, x__on_sweep, ms, ms);
+	if (w->cfg->interval_ns && !w->cfg->quiet) {
+		w->ticks = 1;
+		ms = w->t_start + w->cfg->interval_ns > now
+			     ? (w->t_start + w->cfg->interval_ns - now) / 1000000
+			     : 0;
+		uv_timer_start(&w->tick, x__on_tick, ms, 0);
+	}
 	w->proto->start(w);
 	uv_run(&w->loop, UV_RUN_DEFAULT);
 	w->loop_close_err = uv_loop_close(&w->loop);
 	w->loop_ready = false;
+	if (!getrusage(RUSAGE_THREAD, &ru))
+		w->stats.cpu_ns = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ULL +
+				  (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ULL;
+	if (w->stats.t_last_ns < w->stats.t_first_ns) /* stopped inside the warm-up */
+		w->stats.t_last_ns = w->stats.t_first_ns;
 	/* The last thing this thread does; the main thread joins only after seeing every exit. */
 	__atomic_add_fetch(w->nexited, 1, __ATOMIC_SEQ_CST);
 	uv_async_send(w->wake);
@@ -120,8 +184,8 @@ int drv_worker_start(struct drv_worker *w, uint64_t t_start_ns)
 {
 	int err;
 
-	if (w->cfg->duration_ns)
-		w->pacer.deadline_ns = t_start_ns + w->cfg->duration_ns;
+	w->t_start = t_start_ns;
+	drv_pacer_set_start(&w->pacer, t_start_ns);
 	err = uv_thread_create(&w->thread, x__thread_main, w);
 	if (err)
 		return err;
@@ -148,10 +212,19 @@ void drv_worker_fini(struct drv_worker *w)
 {
 	if (w->proto && w->proto_data)
 		w->proto->fini(w);
+	drv_sched_fini(&w->sched);
 	drv_pacer_fini(&w->pacer);
 }
 
 void drv_worker_stats_fini(struct drv_worker *w)
 {
 	drv_stats_fini(&w->stats);
+	drv_stats_fini(&w->warm);
+	ll_hist_free(w->ivl_cur.hist);
+	ll_hist_free(w->ivl_pub.hist);
+	w->ivl_cur.hist = NULL;
+	w->ivl_pub.hist = NULL;
+	if (w->has_lock)
+		uv_mutex_destroy(&w->ivl_lock);
+	w->has_lock = false;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A worker thread: one uv_loop, a share of the connection slots, its own pacer and stats.
- * Created and torn down by the main thread (run.c); it tells the main thread when its slots are
- * done (nfinished) and when its loop has closed (nexited), through one uv_async_t.
+ * A worker thread: one uv_loop, a share of the connection slots, its own pacer, scheduler and
+ * stats. Created and torn down by the main thread (run.c); it tells the main thread when its slots
+ * are done (nfinished) and when its loop has closed (nexited), through one uv_async_t.
  */
 #ifndef LOADLENS_DRV_WORKER_H
 #define LOADLENS_DRV_WORKER_H
@@ -11,10 +11,17 @@
 #include <stdint.h>
 #include <uv.h>
 #include "pacer.h"
+#include "waker.h"
 #include "stats.h"
 
 struct drv_config;
 struct drv_proto;
+
+/* One interval's figures, handed from a worker to the main thread under ivl_lock. */
+struct drv_interval {
+	struct ll_hist *hist; /* latency from the intended send, every response */
+	uint64_t errors;
+};
 
 struct drv_worker {
 	uint32_t id;
@@ -25,20 +32,31 @@ struct drv_worker {
 	uv_loop_t loop;
 	uv_async_t stop_async; /* the main thread's "stop now"; open until it arrives */
 	uv_timer_t sweep;      /* timeouts */
+	uv_timer_t tick;       /* publishes the interval figures */
 	uv_thread_t thread;
 	bool loop_ready;
 	bool has_async;
 	bool has_sweep;
+	bool has_tick;
 	bool thread_started;
 
 	struct drv_pacer pacer;
-	struct drv_stats stats;
-	uint32_t first_slot; /* global index */
+	struct drv_sched sched;
+	struct drv_stats stats; /* counted results */
+	struct drv_stats warm;	/* results of the warm-up, left out */
+	uint32_t first_slot;	/* index on this machine */
 	uint32_t nslots;
 	uint32_t slots_active;
 	bool stopping; /* stop received: close everything, start nothing */
 	bool finished; /* every slot done */
 	int loop_close_err;
+	uint64_t t_start; /* common start (uv_hrtime) */
+	uint64_t ticks;
+
+	/* interval figures: cur is the worker's own, pub is handed over under ivl_lock */
+	struct drv_interval ivl_cur, ivl_pub;
+	uv_mutex_t ivl_lock;
+	bool has_lock;
 
 	/* to the main thread */
 	uv_async_t *wake;
@@ -53,7 +71,7 @@ struct drv_worker {
 int drv_worker_init(struct drv_worker *w, const struct drv_config *cfg,
 		    const struct drv_proto *proto, uint32_t id, uint32_t first_slot,
 		    uint32_t nslots);
-/* Main thread: fix the -d deadline from the common start and run the thread. */
+/* Main thread: fix the schedule from the common start and run the thread. */
 int drv_worker_start(struct drv_worker *w, uint64_t t_start_ns);
 /* Main thread: ask a started worker to stop (once). */
 void drv_worker_stop(struct drv_worker *w);
@@ -62,8 +80,42 @@ void drv_worker_abandon(struct drv_worker *w);
 /* Main thread, after join (or abandon): free everything but the stats, which stay readable. */
 void drv_worker_fini(struct drv_worker *w);
 void drv_worker_stats_fini(struct drv_worker *w);
+/* Main thread: add the interval figures published so far into h / *errors, and reset them. */
+void drv_worker_take_interval(struct drv_worker *w, struct ll_hist *h, uint64_t *errors);
 
 /* Worker thread, from the protocol: local slot finished for good. */
 void drv_worker_slot_done(struct drv_worker *w);
+
+/* The stats a request with this ticket counts into. */
+static inline struct drv_stats *drv_worker_stats(struct drv_worker *w, const struct drv_ticket *t)
+{
+	return t->warm ? &w->warm : &w->stats;
+}
+
+/* A request starts (actual send time now); waited: it waited for its time on a free slot. */
+static inline void drv_worker_started(struct drv_worker *w, const struct drv_ticket *t,
+				      uint64_t now, bool waited)
+{
+	struct drv_stats *st = drv_worker_stats(w, t);
+
+	if (waited)
+		ll_hist_record(st->send_lag, now - t->intended);
+	else if (w->pacer.rate && now > t->intended)
+		st->behind++;
+}
+
+/* A complete response (for http, any status). */
+static inline void drv_worker_response(struct drv_worker *w, const struct drv_ticket *t,
+				       uint64_t sent, uint64_t now)
+{
+	drv_stats_response(drv_worker_stats(w, t), t->intended, sent, now);
+	ll_hist_record(w->ivl_cur.hist, now - t->intended);
+}
+
+static inline void drv_worker_error(struct drv_worker *w, const struct drv_ticket *t, int err)
+{
+	drv_stats_error(drv_worker_stats(w, t), err);
+	w->ivl_cur.errors++;
+}
 
 #endif /* LOADLENS_DRV_WORKER_H */

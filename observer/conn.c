@@ -87,13 +87,39 @@ static int x__plan(struct obs_conn *c, const char *prog, const struct obs_conn_o
 	return 0;
 }
 
-static void x__set_ports(struct conn_bpf *s, const struct obs_conn_opts *opts)
+static void x__set_targets(struct conn_bpf *s, const struct obs_conn_opts *opts)
 {
 	size_t i;
 
 	for (i = 0; i < opts->nports; i++)
 		s->rodata->targ_port_bits[opts->ports[i] >> 6] |= 1ULL << (opts->ports[i] & 63);
 	s->rodata->targ_nports = (uint32_t)opts->nports;
+	s->rodata->targ_netns = opts->netns;
+	s->rodata->targ_by_pid = opts->npids > 0;
+	s->rodata->targ_cgroup_id = opts->cgroup_id;
+	s->rodata->targ_cgroup_level = opts->cgroup_level;
+}
+
+/* After load: the --pid processes go into the "targets" map. */
+static int x__add_pids(struct obs_conn *c, const struct obs_conn_opts *opts)
+{
+	struct obs_target t = {.flags = OBS_TARGET_PID};
+	int fd = bpf_map__fd(c->skel->maps.targets);
+	size_t i;
+
+	for (i = 0; i < opts->npids; i++)
+		if (bpf_map_update_elem(fd, &opts->pids[i], &t, BPF_ANY))
+			return -errno;
+	return 0;
+}
+
+struct bpf_map *obs_conn_map(const struct obs_conn *c, const char *name)
+{
+	if (!strcmp(name, "targets"))
+		return c->skel->maps.targets;
+	if (!strcmp(name, "errprocs"))
+		return c->skel->maps.errprocs;
+	return NULL;
 }
 
 struct obs_conn *obs_conn_new(const char *prog, const struct obs_conn_opts *opts)
@@ -126,12 +152,17 @@ struct obs_conn *obs_conn_new(const char *prog, const struct obs_conn_opts *opts
 	err = x__plan(c, prog, opts);
 	if (err)
 		goto cleanup;
-	x__set_ports(c->skel, opts);
+	x__set_targets(c->skel, opts);
 
 	err = conn_bpf__load(c->skel);
 	if (err) {
 		ll_warn(prog, "cannot load BPF programs: %s; rerun with -v for libbpf's log",
 			strerror(-err));
+		goto cleanup;
+	}
+	err = x__add_pids(c, opts);
+	if (err) {
+		ll_warn(prog, "cannot fill the target map: %s", strerror(-err));
 		goto cleanup;
 	}
 	err = conn_bpf__attach(c->skel);
@@ -197,7 +228,7 @@ static uint64_t x__missed(const struct obs_conn *c)
 }
 
 static int x__sum(struct obs_conn *c, const struct bpf_map *map, uint32_t n, uint64_t *out,
-		  int max_key)
+		  bool maxes)
 {
 	uint32_t k;
 	int i, err;
@@ -210,7 +241,7 @@ static int x__sum(struct obs_conn *c, const struct bpf_map *map, uint32_t n, uin
 
 		out[k] = 0;
 		for (i = 0; i < c->ncpu; i++) {
-			if ((int)k == max_key)
+			if (maxes && obs_ctr_is_max(k))
 				out[k] = v[i] > out[k] ? v[i] : out[k];
 			else
 				out[k] += v[i];
@@ -223,11 +254,13 @@ int obs_conn_read(struct obs_conn *c, struct obs_conn_stats *st)
 {
 	int err;
 
-	err = x__sum(c, c->skel->maps.counters, OBS_CTR_MAX, st->ctr, OBS_CTR_WAIT_MAX_NS);
+	err = x__sum(c, c->skel->maps.counters, OBS_CTR_MAX, st->ctr, true);
 	if (!err)
-		err = x__sum(c, c->skel->maps.accept_errnos, OBS_ERRNO_SLOTS, st->errnos, -1);
+		err = x__sum(c, c->skel->maps.accept_errnos, OBS_ERRNO_SLOTS, st->errnos, false);
 	if (!err)
-		err = x__sum(c, c->skel->maps.wait_hist, LL_HIST_BUCKETS, st->wait, -1);
+		err = x__sum(c, c->skel->maps.wait_hist, LL_HIST_BUCKETS, st->wait, false);
+	if (!err)
+		err = x__sum(c, c->skel->maps.state_moves, OBS_STATE_MOVES, st->moves, false);
 	st->missed = x__missed(c);
 	return err;
 }
@@ -240,6 +273,10 @@ void obs_conn_stats_sub(struct obs_conn_stats *st, const struct obs_conn_stats *
 	for (i = 0; i < OBS_CTR_MAX; i++)
 		st->ctr[i] = a->ctr[i] - b->ctr[i];
 	st->ctr[OBS_CTR_WAIT_MAX_NS] = 0; /* unknown for an interval: taken from the buckets */
+	st->ctr[OBS_CTR_QLEN_MAX] = a->ctr[OBS_CTR_QLEN_MAX]; /* since start */
+	st->ctr[OBS_CTR_BACKLOG_MAX] = a->ctr[OBS_CTR_BACKLOG_MAX];
+	for (i = 0; i < OBS_STATE_MOVES; i++)
+		st->moves[i] = a->moves[i] - b->moves[i];
 	for (i = 0; i < OBS_ERRNO_SLOTS; i++)
 		st->errnos[i] = a->errnos[i] - b->errnos[i];
 	for (i = 0; i < LL_HIST_BUCKETS; i++)

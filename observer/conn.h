@@ -17,6 +17,12 @@ struct obs_conn_opts {
 	const uint16_t *ports; /* target ports; nports == 0 means every port (host-wide) */
 	size_t nports;
 	bool no_tp_btf; /* use the raw_tp fallback for inet_sock_set_state even if tp_btf works */
+	/* further targets (observer/target.h); 0 / NULL = off */
+	uint32_t netns;		/* sockets of this network namespace only (its inode number) */
+	const uint32_t *pids;	/* processes (tgids) named by --pid: the "targets" map */
+	size_t npids;
+	uint64_t cgroup_id;	/* processes in this cgroup v2 or below it */
+	uint32_t cgroup_level;	/* its depth below the cgroup2 root */
 };
 
 /* What got attached; NULL strings mean "off". */
@@ -30,6 +36,7 @@ struct obs_conn_stats {
 	uint64_t ctr[OBS_CTR_MAX];
 	uint64_t errnos[OBS_ERRNO_SLOTS]; /* by errno; the last slot holds every larger errno */
 	uint64_t wait[LL_HIST_BUCKETS];	  /* accept-queue wait, by ll_hist_bucket() */
+	uint64_t moves[OBS_STATE_MOVES];  /* [s] moves into TCP state s, [16 + s] out of it */
 	uint64_t missed;		  /* program runs the kernel skipped (recursion) */
 };
 
@@ -48,6 +55,8 @@ const struct obs_conn_features *obs_conn_features(const struct obs_conn *c);
 int obs_conn_read(struct obs_conn *c, struct obs_conn_stats *st);
 /* Names of the attached programs, comma separated (for the "observing" line). */
 const char *obs_conn_attached(const struct obs_conn *c);
+/* The "targets" and "errprocs" maps, which failures.bpf.c shares (NULL if name is unknown). */
+struct bpf_map *obs_conn_map(const struct obs_conn *c, const char *name);
 
 /* st = a - b (counter by counter; WAIT_MAX_NS is a's). */
 void obs_conn_stats_sub(struct obs_conn_stats *st, const struct obs_conn_stats *a,

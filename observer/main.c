@@ -16,7 +16,9 @@
 #include "loadlens/cli.h"
 #include "loadlens/parse.h"
 #include "conn.h"
+#include "forensics.h"
 #include "report.h"
+#include "reqtime.h"
 #include "startup.h"
 
 #define PROG "loadlens-observer"
@@ -29,6 +31,10 @@ struct obs_args {
 	uint64_t interval_ns;
 	uint64_t duration_ns; /* 0: until SIGINT/SIGTERM */
 	const char *json_path;
+	struct obs_target_spec targets; /* --pid, --children, --cgroup */
+	const char *ndjson_path;
+	const char *trace_path; /* request timing: sampled per-request CSV */
+	uint64_t trace_every;
 	bool verbose;
 };
 
@@ -50,9 +56,17 @@ static void x__usage(FILE *out)
 		     "  -p, --port PORT       TCP port to observe (local port of the listener); repeat\n"
 		     "                        for up to %d ports\n"
 		     "      --all-ports       observe every TCP port on the host instead\n"
+		     "      --pid PID         observe a process (all its threads) and the sockets of\n"
+		     "                        its network namespace; repeat for up to 16\n"
+		     "      --children        with --pid: the processes it forks too\n"
+		     "      --cgroup PATH     observe the processes of a cgroup v2 (and below)\n"
+		     "      --ndjson FILE     write one JSON record per interval to FILE\n"
 		     "  -i, --interval DUR    live line period (default 1s; 0 turns live lines off)\n"
 		     "  -d, --duration DUR    stop after DUR (default: run until Ctrl-C or SIGTERM)\n"
 		     "  -j, --json FILE       write the summary as JSON to FILE (docs/observer.md)\n"
+		     "      --trace FILE      write sampled requests (4-tuple, CLOCK_MONOTONIC\n"
+		     "                        timestamps of each component) to FILE as CSV\n"
+		     "      --trace-every N   sample one request in N per CPU (default 1: all)\n"
 		     "  -v, --verbose         show libbpf's log\n"
 		     "  -h, --help            show this help\n"
 		     "  -V, --version         show the version\n"
@@ -64,7 +78,9 @@ static void x__usage(FILE *out)
 		     "EXAMPLES\n"
 		     "  sudo " PROG " --port 8080\n"
 		     "  sudo " PROG " -p 80 -p 443 --interval 5s\n"
-		     "  sudo " PROG " --port 8000 --duration 30s --json observer.json\n",
+		     "  sudo " PROG " --port 8000 --duration 30s --json observer.json\n"
+		     "  sudo " PROG " --port 8000 --trace requests.csv --trace-every 100\n"
+		     "  sudo " PROG " --pid $(pidof nginx) --children --ndjson nginx.ndjson\n",
 		OBS_MAX_PORTS);
 }
 
@@ -83,6 +99,17 @@ static void x__add_port(struct obs_args *a, const char *s)
 	a->ports[a->nports++] = (uint16_t)v;
 }
 
+static void x__add_pid(struct obs_args *a, const char *s)
+{
+	uint64_t v;
+
+	if (ll_parse_u64(s, 1, 4194304, &v))
+		ll_usage_error(PROG, "invalid --pid '%s' (expected a process id)", s);
+	if (a->targets.npids == OBS_MAX_PIDS)
+		ll_usage_error(PROG, "too many --pid options (at most %d)", OBS_MAX_PIDS);
+	a->targets.pids[a->targets.npids++] = (uint32_t)v;
+}
+
 static void x__parse_args(int argc, char **argv, struct obs_args *a)
 {
 	static const struct option longopts[] = {
@@ -91,6 +118,12 @@ static void x__parse_args(int argc, char **argv, struct obs_args *a)
 		{"interval", required_argument, NULL, 'i'},
 		{"duration", required_argument, NULL, 'd'},
 		{"json", required_argument, NULL, 'j'},
+		{"pid", required_argument, NULL, 'P'},
+		{"children", no_argument, NULL, 'C'},
+		{"cgroup", required_argument, NULL, 'G'},
+		{"ndjson", required_argument, NULL, 'N'},
+		{"trace", required_argument, NULL, 'T'},
+		{"trace-every", required_argument, NULL, 'E'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
@@ -121,6 +154,25 @@ static void x__parse_args(int argc, char **argv, struct obs_args *a)
 		case 'j':
 			a->json_path = optarg;
 			break;
+		case 'T':
+			a->trace_path = optarg;
+			break;
+		case 'E':
+			if (ll_parse_u64(optarg, 1, UINT32_MAX, &a->trace_every))
+				ll_usage_error(PROG, "invalid --trace-every '%s' (1 or more)", optarg);
+			break;
+		case 'P':
+			x__add_pid(a, optarg);
+			break;
+		case 'C':
+			a->targets.children = true;
+			break;
+		case 'G':
+			a->targets.cgroup = optarg;
+			break;
+		case 'N':
+			a->ndjson_path = optarg;
+			break;
 		case 'v':
 			a->verbose = true;
 			break;
@@ -138,8 +190,11 @@ static void x__parse_args(int argc, char **argv, struct obs_args *a)
 	}
 	if (optind < argc)
 		ll_usage_error(PROG, "unexpected argument '%s'; see --help", argv[optind]);
-	if (!a->nports && !a->all_ports)
-		ll_usage_error(PROG, "no port to observe: give --port PORT (or --all-ports)");
+	if (!a->nports && !a->all_ports && !a->targets.npids && !a->targets.cgroup)
+		ll_usage_error(PROG, "nothing to observe: give --port PORT, --pid PID, --cgroup PATH "
+				     "or --all-ports");
+	if (a->targets.children && !a->targets.npids)
+		ll_usage_error(PROG, "--children needs --pid");
 	if (a->nports && a->all_ports)
 		ll_usage_error(PROG, "--port and --all-ports exclude each other");
 }
@@ -210,6 +265,12 @@ int main(int argc, char **argv)
 	struct obs_conn_stats *cur = NULL, *prev = NULL, *delta = NULL;
 	struct obs_conn_opts opts = {};
 	struct obs_conn *conn = NULL;
+	struct obs_reqtime_opts ropts = {};
+	struct obs_fx_opts fxopts = {};
+	struct obs_targets targets = {.netns_fd = -1};
+	struct obs_fx *fx = NULL;
+	char fxline[128] = "";
+	struct obs_reqtime *rt = NULL;
 	struct obs_report rep = {};
 	struct obs_args a;
 	json_t *json = NULL;
@@ -254,24 +315,53 @@ int main(int argc, char **argv)
 	opts.ports = a.ports;
 	opts.nports = a.nports;
 	opts.no_tp_btf = getenv("LOADLENS_OBSERVER_NO_TP_BTF") != NULL;
+	err = obs_targets_resolve(PROG, &a.targets, &targets);
+	if (err) {
+		ret = LL_EXIT_USAGE;
+		goto cleanup;
+	}
+	opts.netns = targets.netns;
+	opts.pids = targets.pids;
+	opts.npids = targets.npids;
+	opts.cgroup_id = targets.cgroup_id;
+	opts.cgroup_level = targets.cgroup_level;
 	conn = obs_conn_new(PROG, &opts);
 	if (!conn) {
 		ret = errno == ENOENT ? LL_EXIT_USAGE : LL_EXIT_FAIL;
 		goto cleanup;
 	}
+	fxopts.conn = &opts;
+	fxopts.shared = conn;
+	fxopts.targets = &targets;
+	fxopts.children = a.targets.children;
+	fxopts.ndjson_path = a.ndjson_path;
+	fx = obs_fx_new(PROG, &fxopts);
+	if (!fx)
+		goto cleanup;
+	ropts.ports = a.ports;
+	ropts.nports = a.nports;
+	ropts.trace_path = a.trace_path;
+	ropts.trace_every = (uint32_t)a.trace_every;
+	rt = obs_reqtime_new(PROG, &ropts);
+	if (!rt && (errno != ENOTSUP || a.trace_path)) {
+		ret = errno == ENOTSUP ? LL_EXIT_USAGE : LL_EXIT_FAIL;
+		goto cleanup;
+	}
 	start = x__now_ns();
 
-	err = obs_drop_privileges(x__verify_read, conn);
+	err = obs_drop_privileges_keep(x__verify_read, conn, obs_fx_keep_caps(fx));
 	if (err)
 		ll_warn(PROG, "note: cannot drop capabilities (%s); running with them",
 			strerror(-err));
 	obs_startup_cleanup();
 
 	x__ports_line(&a, ports, sizeof(ports));
-	ll_warn(PROG, "observing %s (%s); Ctrl-C to stop", ports, obs_conn_attached(conn));
+	ll_warn(PROG, "observing %s in netns of %s (%s; %s%s%s); Ctrl-C to stop", ports,
+		targets.netns_from, obs_conn_attached(conn), obs_fx_attached(fx),
+		rt ? "; requests: " : "", rt ? obs_reqtime_attached(rt) : "");
 
 	if (a.interval_ns) {
-		obs_report_live_header(stdout);
+		obs_report_live_header(stdout, obs_fx_live_header());
 		next = start + a.interval_ns;
 	}
 	if (a.duration_ns)
@@ -292,8 +382,14 @@ int main(int argc, char **argv)
 				goto cleanup;
 			}
 			obs_conn_stats_sub(delta, cur, prev);
+			if (obs_fx_tick(fx, cur, (double)(now - start) / NS_PER_S, fxline,
+					sizeof(fxline)))
+				ll_warn(PROG, "cannot read the forensics maps or write --ndjson");
 			obs_report_live_line(stdout, delta, cur,
-					     (double)(now - next + a.interval_ns) / NS_PER_S);
+					     (double)(now - next + a.interval_ns) / NS_PER_S, fxline);
+			if (rt && obs_reqtime_tick(rt, stdout,
+						   (double)(now - next + a.interval_ns) / NS_PER_S))
+				ll_warn(PROG, "cannot read the request-timing maps");
 			memcpy(prev, cur, sizeof(*cur));
 			next += a.interval_ns;
 			if (next <= now)
@@ -311,9 +407,22 @@ int main(int argc, char **argv)
 	rep.nports = a.nports;
 	rep.features = obs_conn_features(conn);
 	rep.elapsed_s = (double)(x__now_ns() - start) / NS_PER_S;
+	if (obs_fx_tick(fx, cur, rep.elapsed_s, fxline, sizeof(fxline)))
+		ll_warn(PROG, "cannot read the forensics maps or write --ndjson");
 	obs_report_summary(stdout, &rep, cur);
+	obs_fx_summary(fx, stdout);
+	if (rt && obs_reqtime_finish(rt, stdout))
+		ll_warn(PROG, "cannot read the request-timing maps");
 	if (json_out) {
 		json = obs_report_json(&rep, cur);
+		if (json && obs_fx_json_add(fx, json)) {
+			json_decref(json);
+			json = NULL;
+		}
+		if (json && rt && obs_reqtime_json_add(rt, json)) {
+			json_decref(json);
+			json = NULL;
+		}
 		if (!json || json_dumpf(json, json_out, JSON_INDENT(2)) || fputc('\n', json_out) < 0 ||
 		    fclose(json_out)) {
 			json_out = NULL;
@@ -329,7 +438,10 @@ cleanup:
 	json_decref(json);
 	if (json_out)
 		fclose(json_out);
+	obs_reqtime_free(rt);
+	obs_fx_free(fx);
 	obs_conn_free(conn);
+	obs_targets_close(&targets);
 	obs_startup_cleanup();
 	free(delta);
 	free(prev);

@@ -22,15 +22,15 @@ const char *obs_errno_name(unsigned int slot, char *buf, size_t len)
 	return buf;
 }
 
-void obs_report_live_header(FILE *out)
+void obs_report_live_header(FILE *out, const char *suffix)
 {
-	fprintf(out, "%-8s %10s %10s %12s %8s %10s %10s\n", "TIME", "ACCEPTED", "ACC/S", "TOTAL",
-		"ERRORS", "WAIT_P50", "WAIT_P99");
+	fprintf(out, "%-8s %10s %10s %12s %8s %10s %10s%s\n", "TIME", "ACCEPTED", "ACC/S", "TOTAL",
+		"ERRORS", "WAIT_P50", "WAIT_P99", suffix ? suffix : "");
 	fflush(out);
 }
 
 int obs_report_live_line(FILE *out, const struct obs_conn_stats *delta,
-			 const struct obs_conn_stats *total, double interval_s)
+			 const struct obs_conn_stats *total, double interval_s, const char *suffix)
 {
 	struct ll_hist *h = ll_hist_new();
 	char now[16], p50[32], p99[32];
@@ -48,11 +48,11 @@ int obs_report_live_line(FILE *out, const struct obs_conn_stats *delta,
 		strcpy(p50, "-");
 		strcpy(p99, "-");
 	}
-	fprintf(out, "%-8s %10llu %10.1f %12llu %8llu %10s %10s\n", now,
+	fprintf(out, "%-8s %10llu %10.1f %12llu %8llu %10s %10s%s\n", now,
 		(unsigned long long)delta->ctr[OBS_CTR_ACCEPTED],
 		interval_s > 0 ? (double)delta->ctr[OBS_CTR_ACCEPTED] / interval_s : 0.0,
 		(unsigned long long)total->ctr[OBS_CTR_ACCEPTED],
-		(unsigned long long)delta->ctr[OBS_CTR_ACCEPT_ERRORS], p50, p99);
+		(unsigned long long)delta->ctr[OBS_CTR_ACCEPT_ERRORS], p50, p99, suffix ? suffix : "");
 	fflush(out);
 	ll_hist_free(h);
 	return 0;

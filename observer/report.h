@@ -18,10 +18,11 @@ struct obs_report {
 /* errno name ("EMFILE"), "E<n>" when unnamed, "other" for the last slot. */
 const char *obs_errno_name(unsigned int slot, char *buf, size_t len);
 
-void obs_report_live_header(FILE *out);
+/* suffix: more columns for the same line (the forensics' header or values), or NULL. */
+void obs_report_live_header(FILE *out, const char *suffix);
 /* One line: delta over interval_s seconds, total since start. Returns 0 or -ENOMEM. */
 int obs_report_live_line(FILE *out, const struct obs_conn_stats *delta,
-			 const struct obs_conn_stats *total, double interval_s);
+			 const struct obs_conn_stats *total, double interval_s, const char *suffix);
 int obs_report_summary(FILE *out, const struct obs_report *r, const struct obs_conn_stats *total);
 /* The JSON summary; NULL on allocation failure. */
 json_t *obs_report_json(const struct obs_report *r, const struct obs_conn_stats *total);

@@ -2,6 +2,7 @@
 /* Privileged start-up: mounts, prerequisite checks, tracepoint probes, privilege drop. */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -186,6 +187,11 @@ bool obs_btf_tracepoint_exists(const char *name)
 
 int obs_drop_privileges(int (*verify)(void *arg), void *arg)
 {
+	return obs_drop_privileges_keep(verify, arg, 0);
+}
+
+int obs_drop_privileges_keep(int (*verify)(void *arg), void *arg, uint64_t keep)
+{
 	struct x__caps c, saved;
 	int err, i;
 
@@ -212,9 +218,13 @@ int obs_drop_privileges(int (*verify)(void *arg), void *arg)
 			return err;
 		}
 	}
-	/* step 2: empty permitted too; from here no capability can come back */
-	for (i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
-		c.data[i].permitted = 0;
+	/* step 2: empty permitted too, but for `keep`; from here no other capability comes back */
+	for (i = 0; i < _LINUX_CAPABILITY_U32S_3; i++) {
+		uint32_t k = (uint32_t)(keep >> (32 * i)) & saved.data[i].permitted;
+
+		c.data[i].permitted = k;
+		c.data[i].effective = k;
+	}
 	err = x__capset(&c);
 	if (err)
 		return err;

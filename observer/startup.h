@@ -11,6 +11,7 @@
 #define LOADLENS_OBSERVER_STARTUP_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #define OBS_TRACEFS "/sys/kernel/tracing"
 #define OBS_TRACEFS_OLD "/sys/kernel/debug/tracing"
@@ -51,6 +52,8 @@ bool obs_btf_tracepoint_exists(const char *name);
  * the error returned, and the caller keeps working with its capabilities.
  */
 int obs_drop_privileges(int (*verify)(void *arg), void *arg);
+/* The same, but the capabilities in `keep` (a mask of 1 << CAP_*) stay permitted and effective. */
+int obs_drop_privileges_keep(int (*verify)(void *arg), void *arg, uint64_t keep);
 
 /* Free what the checks cached (vmlinux BTF). */
 void obs_startup_cleanup(void);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the observer's BPF programs (bpf/conn.bpf.c) and its userspace (observer/) share: counter
- * indices, map limits and the value types of the maps. Every value is a __u64 so a per-CPU map
- * reads back as an array of __u64 per CPU.
+ * What the observer's BPF programs (bpf/conn.bpf.c, bpf/failures.bpf.c) and its userspace
+ * (observer/) share: counter indices, map limits and the value types of the maps. Counters are
+ * __u64 so a per-CPU map reads back as an array of __u64 per CPU.
  */
 #ifndef LOADLENS_OBSERVER_H
 #define LOADLENS_OBSERVER_H
@@ -20,8 +20,20 @@
 #define OBS_MAX_QUEUED 65536
 /* errno slots for accept() failures; errno >= OBS_ERRNO_SLOTS lands in the last slot. */
 #define OBS_ERRNO_SLOTS 256
+/* Target processes (tgids) for --pid, with --children their descendants (hash). */
+#define OBS_MAX_TARGETS 4096
+/* Target sockets followed from birth to CLOSE when the filter is by port (LRU hash). */
+#define OBS_MAX_SOCKS 131072
+/* Processes with failed syscalls, named in findings (LRU hash, per tgid). */
+#define OBS_MAX_ERRPROCS 1024
+/* skb drop reasons counted; a reason >= this lands in the last slot. */
+#define OBS_DROP_REASON_SLOTS 256
+/* TCP states (include/net/tcp_states.h: 1..12); index = state. */
+#define OBS_TCP_STATES 16
+/* Ring buffer for rare events (target exit, new child). */
+#define OBS_RINGBUF_BYTES (64 * 1024)
 
-/* Indices of the per-CPU "counters" array. Each is written by one program type only. */
+/* Indices of the per-CPU "counters" array of conn.bpf.c. Each is written by one program type. */
 enum obs_counter {
 	OBS_CTR_ACCEPTED = 0,	  /* accept()/accept4() returned a socket on a target port */
 	OBS_CTR_HANDSHAKES,	  /* SYN_RECV -> ESTABLISHED on a target port */
@@ -33,19 +45,107 @@ enum obs_counter {
 	OBS_CTR_DROP_ACCEPTING,	  /* per-tid accept map full: an error may go unattributed */
 	OBS_CTR_DROP_QUEUED,	  /* handshake time not stored (LRU evicts, so rare): wait lost */
 	OBS_CTR_DROP_UNRESOLVED,  /* accepted fd could not be resolved to a socket */
+	OBS_CTR_QLEN_SUM,	  /* accept-queue length seen at each accept, summed */
+	OBS_CTR_QLEN_MAX,	  /* longest accept queue seen at an accept (max over CPUs) */
+	OBS_CTR_BACKLOG_MAX,	  /* that listener's backlog, sk_max_ack_backlog (max over CPUs) */
+	OBS_CTR_QLEN_FULL,	  /* accepts that found the queue at or over its backlog */
+	OBS_CTR_TW_ENTRIES,	  /* {FIN_WAIT2,CLOSING} -> CLOSE without error: a TIME_WAIT entry */
+	OBS_CTR_DROP_SOCKS,	  /* target-socket map full: a socket's states go uncounted */
 	OBS_CTR_MAX,
 };
 
-/* Value of the per-tid "accepting" hash: the listening socket's local port. */
+/* Is counter i a maximum (combined over CPUs with max) rather than a sum? */
+static inline int obs_ctr_is_max(unsigned int i)
+{
+	return i == OBS_CTR_WAIT_MAX_NS || i == OBS_CTR_QLEN_MAX || i == OBS_CTR_BACKLOG_MAX;
+}
+
+/* The per-CPU "state_moves" array of conn.bpf.c: [s] moves into state s, [16 + s] out of it. */
+#define OBS_STATE_MOVES (2 * OBS_TCP_STATES)
+
+/* Syscalls whose failures failures.bpf.c counts (one exit tracepoint each). */
+enum obs_sys {
+	OBS_SYS_ACCEPT4 = 0,
+	OBS_SYS_ACCEPT,
+	OBS_SYS_SOCKET,
+	OBS_SYS_CONNECT,
+	OBS_SYS_BIND,
+	OBS_SYS_OPENAT,
+	OBS_SYS_OPEN,
+	OBS_SYS_PIPE2,
+	OBS_SYS_DUP,
+	OBS_SYS_DUP2,
+	OBS_SYS_DUP3,
+	OBS_SYS_SOCKETPAIR,
+	OBS_SYS_EPOLL_CREATE1,
+	OBS_SYS_EVENTFD2,
+	OBS_SYS_MAX,
+};
+
+/* The failures counted, by errno. */
+enum obs_fail_class {
+	OBS_FAIL_EMFILE = 0,	 /* 24: the process is at RLIMIT_NOFILE */
+	OBS_FAIL_ENFILE,	 /* 23: the system is at fs.file-max */
+	OBS_FAIL_EADDRNOTAVAIL,	 /* 99: no ephemeral port left for this destination */
+	OBS_FAIL_EADDRINUSE,	 /* 98: the port is taken */
+	OBS_FAIL_MAX,
+};
+
+/* Indices of the per-CPU "fx_counters" array of failures.bpf.c; one program type each. */
+enum obs_fx_counter {
+	OBS_FX_SYNACK_RETRANS = 0, /* tcp_retransmit_synack on a target listener */
+	OBS_FX_RST_SENT,	   /* tcp_send_reset on a target port */
+	OBS_FX_RST_RECV,	   /* tcp_receive_reset on a target socket */
+	OBS_FX_RB_LOST,		   /* ring buffer full: a rare event was lost */
+	OBS_FX_ERRPROC_FULL,	   /* per-process failure map could not take a new process */
+	OBS_FX_MAX,
+};
+
+/* Value of the per-tid "accepting" hash: the listening socket and its local port. */
 struct obs_accepting {
+	__u64 listener; /* struct sock * */
 	__u64 port;
 };
-_Static_assert(sizeof(struct obs_accepting) == 8, "obs_accepting layout");
+_Static_assert(sizeof(struct obs_accepting) == 16, "obs_accepting layout");
 
 /* Value of the per-sock "queued" LRU hash: when the handshake completed (bpf_ktime_get_ns). */
 struct obs_queued {
 	__u64 estab_ns;
 };
 _Static_assert(sizeof(struct obs_queued) == 8, "obs_queued layout");
+
+/* Value of the "targets" hash (key: tgid). */
+#define OBS_TARGET_PID 1u   /* named with --pid */
+#define OBS_TARGET_CHILD 2u /* a descendant, with --children */
+struct obs_target {
+	__u32 flags;
+	__u32 parent; /* tgid of the parent for a child, else 0 */
+};
+_Static_assert(sizeof(struct obs_target) == 8, "obs_target layout");
+
+/* Value of the "errprocs" LRU hash (key: tgid): a process whose syscalls failed. */
+struct obs_errproc {
+	__u64 fails[OBS_FAIL_MAX]; /* by enum obs_fail_class */
+	__u64 last_ns;		   /* bpf_ktime_get_ns() of the latest failure */
+	__u32 last_sys;		   /* enum obs_sys of the latest failure */
+	__u32 last_fail;	   /* enum obs_fail_class of the latest failure */
+	char comm[16];
+};
+_Static_assert(sizeof(struct obs_errproc) == 64, "obs_errproc layout");
+
+/* Ring buffer record. */
+enum obs_event_type {
+	OBS_EV_EXIT = 1, /* a target process exited (its last thread) */
+	OBS_EV_CHILD,	 /* a target forked a new process, now a target too (--children) */
+};
+struct obs_event {
+	__u64 ts_ns;
+	__u32 type;
+	__u32 pid;
+	__u32 ppid;
+	__s32 exit_code;
+	char comm[16];
+};
+_Static_assert(sizeof(struct obs_event) == 40, "obs_event layout");
 
 #endif /* LOADLENS_OBSERVER_H */

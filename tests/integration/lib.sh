@@ -111,3 +111,82 @@ stop() {
 jget() {
 	jq -er "$2" "$1" || fail "$1 has no $2"
 }
+
+# --- request timing (issue 4) ---
+
+# within_pct VALUE REF PCT: |VALUE - REF| <= PCT% of REF
+within_pct() {
+	awk -v v="$1" -v r="$2" -v p="$3" 'BEGIN { d = v - r; if (d < 0) d = -d; exit !(d <= r * p / 100) }'
+}
+
+# check_within WHAT VALUE REF PCT: fail unless within_pct, else print the comparison
+check_within() {
+	local what=$1 v=$2 r=$3 p=$4 pct
+	pct=$(awk -v v="$v" -v r="$r" 'BEGIN { printf "%+.2f", (v - r) * 100 / r }')
+	within_pct "$v" "$r" "$p" || fail "$what: $v vs $r ($pct%, limit ±$p%)"
+	echo "ok: $what $v vs $r ($pct%, limit ±$p%)"
+}
+
+# start_refserver NAME PROTO PORT ARGS...: pinned to CPU 0 when there are 2+ CPUs
+start_refserver() {
+	local name=$1 proto=$2 port=$3
+	shift 3
+	start "$name" taskset -c 0 "$LOADLENS_BIN/loadlens-refserver" --proto "$proto" \
+		--listen "127.0.0.1:$port" --json "$LL_TMP/$name.json" "$@"
+	wait_for "$name" listening
+}
+
+# start_observer NAME PORT ARGS...: observer with --json $LL_TMP/NAME.json, attached
+start_observer() {
+	local name=$1 port=$2
+	shift 2
+	start "$name" "$LOADLENS_BIN/loadlens-observer" --port "$port" --interval 1s \
+		--json "$LL_TMP/$name.json" "$@"
+	wait_for "$name" observing
+}
+
+# load_cpu CMD...: run a load generator pinned to CPU 1 (the server is on CPU 0)
+load_cpu() {
+	if [ "$(nproc)" -ge 2 ]; then
+		taskset -c 1 "$@"
+	else
+		"$@"
+	fi
+}
+
+# netns_create NAME: a network namespace with loopback up, deleted at exit (after ll_cleanup's
+# kills). Prints nothing; fails the test if ip netns is unavailable.
+LL_NETNS=()
+netns_create() {
+	local ns=$1
+	ip netns add "$ns" 2>/dev/null || skip "cannot create network namespaces (ip netns add)"
+	LL_NETNS+=("$ns")
+	trap 'll_cleanup; for n in "${LL_NETNS[@]}"; do ip netns del "$n" 2>/dev/null; done' EXIT
+	ip -n "$ns" link set lo up || fail "cannot bring lo up in $ns"
+}
+
+# --- loadlens-driver tests (issue 5) ---
+
+# refserver_up NAME PORT ARGS...: loadlens-refserver on 127.0.0.1:PORT, JSON to $LL_TMP/NAME.json,
+# started in the background and waited for until it listens.
+refserver_up() {
+	local name=$1 port=$2
+	shift 2
+	start "$name" "$LOADLENS_BIN/loadlens-refserver" --listen "127.0.0.1:$port" \
+		--json "$LL_TMP/$name.json" "$@"
+	wait_for "$name" listening
+}
+
+# driver NAME ARGS...: run loadlens-driver in the foreground with --json $LL_TMP/NAME.json;
+# stdout/stderr to $LL_TMP/NAME.{out,err}; fails the test on a crash or an unexpected exit code
+# (DRIVER_RC, default 0).
+driver() {
+	local name=$1 rc=0
+	shift
+	timeout 60 "$LOADLENS_BIN/loadlens-driver" "$@" --json "$LL_TMP/$name.json" \
+		>"$LL_TMP/$name.out" 2>"$LL_TMP/$name.err" || rc=$?
+	if [ "$rc" != "${DRIVER_RC:-0}" ]; then
+		cat "$LL_TMP/$name.out" "$LL_TMP/$name.err"
+		fail "loadlens-driver $* exited $rc, expected ${DRIVER_RC:-0}"
+	fi
+}

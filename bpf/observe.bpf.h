@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: (MIT OR GPL-2.0) */
+/*
+ * What conn.bpf.c and failures.bpf.c share: the target filter and the per-process failure map.
+ *
+ * Targets, set before load through rodata (0 = off):
+ *   targ_port_bits/targ_nports   sockets whose local or remote port is a target port
+ *   targ_netns                   sockets of one network namespace (its inode number)
+ *   targ_by_pid                  processes whose tgid is in the "targets" hash
+ *   targ_cgroup_id               processes in one cgroup v2 (at targ_cgroup_level) or below it
+ * Both objects have a "targets" and an "errprocs" map; userspace makes failures.bpf.c reuse
+ * conn.bpf.c's, so there is one of each.
+ */
+#ifndef LOADLENS_OBSERVE_BPF_H
+#define LOADLENS_OBSERVE_BPF_H
+
+#include "loadlens/observer.h"
+
+#define AF_INET 2
+#define AF_INET6 10
+#define EMFILE 24
+#define ENFILE 23
+#define EADDRINUSE 98
+#define EADDRNOTAVAIL 99
+
+/* Target ports as a bitmap (bit p = port p), set before load. targ_nports == 0: every port. */
+const volatile __u64 targ_port_bits[OBS_PORT_WORDS] = {};
+const volatile __u32 targ_nports = 0;
+const volatile __u32 targ_netns = 0;
+const volatile __u32 targ_by_pid = 0;
+const volatile __u32 targ_cgroup_level = 0;
+const volatile __u64 targ_cgroup_id = 0;
+
+/* tgid -> struct obs_target: the processes named by --pid (and, with --children, theirs). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, OBS_MAX_TARGETS);
+	__type(key, __u32);
+	__type(value, struct obs_target);
+} targets SEC(".maps");
+
+/* tgid -> failures of that process; LRU: the oldest quiet process goes first. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, OBS_MAX_ERRPROCS);
+	__type(key, __u32);
+	__type(value, struct obs_errproc);
+} errprocs SEC(".maps");
+
+static __always_inline bool port_wanted(__u16 port)
+{
+	if (!targ_nports)
+		return true;
+	return targ_port_bits[port >> 6] & (1ULL << (port & 63));
+}
+
+/* The current process is a target (no helper call when neither --pid nor --cgroup is given). */
+static __always_inline bool proc_wanted(void)
+{
+	__u32 tgid;
+
+	if (targ_cgroup_id &&
+	    bpf_get_current_ancestor_cgroup_id(targ_cgroup_level) != targ_cgroup_id)
+		return false;
+	if (targ_by_pid) {
+		tgid = bpf_get_current_pid_tgid() >> 32;
+		return bpf_map_lookup_elem(&targets, &tgid) != NULL;
+	}
+	return true;
+}
+
+static __always_inline bool netns_wanted(const struct sock *sk)
+{
+	if (!targ_netns)
+		return true;
+	return BPF_CORE_READ(sk, __sk_common.skc_net.net, ns.inum) == targ_netns;
+}
+
+/* A socket is a target if it is in the target netns and its local or remote port is wanted. */
+static __always_inline bool sock_wanted(const struct sock *sk)
+{
+	if (targ_nports && !port_wanted(BPF_CORE_READ(sk, __sk_common.skc_num)) &&
+	    !port_wanted(bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport))))
+		return false;
+	return netns_wanted(sk);
+}
+
+/* errno (positive) -> enum obs_fail_class, or -1 for a failure we do not count. */
+static __always_inline int fail_class(long err)
+{
+	switch (err) {
+	case EMFILE:
+		return OBS_FAIL_EMFILE;
+	case ENFILE:
+		return OBS_FAIL_ENFILE;
+	case EADDRNOTAVAIL:
+		return OBS_FAIL_EADDRNOTAVAIL;
+	case EADDRINUSE:
+		return OBS_FAIL_EADDRINUSE;
+	}
+	return -1;
+}
+
+/* Name the current process as one that failed with class f in syscall sys. False if not stored. */
+static __always_inline bool errproc_note(__u32 sys, int f)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct obs_errproc *e, init = {};
+
+	if (f < 0 || f >= OBS_FAIL_MAX)
+		return true;
+	e = bpf_map_lookup_elem(&errprocs, &tgid);
+	if (!e) {
+		bpf_get_current_comm(init.comm, sizeof(init.comm));
+		bpf_map_update_elem(&errprocs, &tgid, &init, BPF_NOEXIST);
+		e = bpf_map_lookup_elem(&errprocs, &tgid);
+		if (!e)
+			return false;
+	}
+	__sync_fetch_and_add(&e->fails[f], 1);
+	e->last_ns = bpf_ktime_get_ns();
+	e->last_sys = sys;
+	e->last_fail = (__u32)f;
+	return true;
+}
+
+#endif /* LOADLENS_OBSERVE_BPF_H */

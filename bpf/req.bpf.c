@@ -1,0 +1,610 @@
+// SPDX-License-Identifier: (MIT OR GPL-2.0)
+/*
+ * Where each request's time goes, on the target TCP and UDP ports: socket-queue wait, service
+ * time, residence, the accept-queue share of a connection's first request, and the run-queue
+ * wait of the serving processes' threads. Request boundaries come from a per-socket state
+ * machine; nothing is parsed (docs/observer.md, "Request timing").
+ *
+ *   sock:sk_data_ready       bytes queued to a socket (softirq, or the sender's context)
+ *   sock:sock_recv_length    the application read (its own context)
+ *   sock:sock_send_length    the application wrote
+ *   sock:inet_sock_set_state the server closes (FIN_WAIT1, LAST_ACK): close out the last request
+ *   syscalls:sys_exit_accept{,4}  accept time of a new connection, for its first request
+ *   sched:sched_wakeup{,_new}, sched:sched_switch   run-queue wait of the serving processes
+ *
+ * Cost rules: the first thing every socket program does is one byte load (the port's slot in
+ * rodata) on the struct sock it was handed, so a foreign socket costs no helper call; then one
+ * sk_storage lookup (socket state lives in the socket and dies with it: no eviction, no stale
+ * entry when a struct sock address is reused), at most one bpf_ktime_get_ns(), no loops.
+ * Histograms and counters are per-CPU arrays; userspace sums CPUs and diffs snapshots.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_endian.h>
+#include "loadlens/hist.h"
+#include "loadlens/reqtime.h"
+
+#define AF_INET 2
+#define AF_INET6 10
+#define IPPROTO_TCP 6
+#define IPPROTO_UDP 17
+#define TCP_FIN_WAIT1 4
+#define TCP_LAST_ACK 9
+#define TCP_LISTEN 10
+#define MSG_PEEK 2
+#define TASK_RUNNING 0
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+/* Port -> 1 + index of the port in --port order; 0: not a target. Every entry 1: --all-ports. */
+const volatile __u8 targ_slot[65536] = {};
+/* --trace: one request in targ_trace_every (per CPU) goes to the ring buffer; 0: off. */
+const volatile __u32 targ_trace_every = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct rt_tcp_sock);
+} tcp_socks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct rt_udp_sock);
+} udp_socks SEC(".maps");
+
+/* RT_NCOMP histograms per slot; userspace sizes it to the slots in use before load. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2 * RT_NCOMP * LL_HIST_BUCKETS);
+	__type(key, __u32);
+	__type(value, __u64);
+} hists SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, RT_MAX_SLOTS);
+	__type(key, __u32);
+	__type(value, struct rt_ctrs);
+} ctrs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, RT_G_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} global SEC(".maps");
+
+/* struct sock * -> accept time, from accept() to the socket's first read; LRU: a connection that
+ * never sends anything ages out. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, RT_MAX_ACCEPTED);
+	__type(key, __u64);
+	__type(value, __u64);
+} accepted SEC(".maps");
+
+/* Processes that read a request from a target socket: their threads' run-queue wait counts. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, RT_MAX_TGIDS);
+	__type(key, __u32);
+	__type(value, __u32);
+} tgids SEC(".maps");
+
+/* tid -> when it became runnable; LRU: a thread that exits before running ages out. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, RT_MAX_WAKING);
+	__type(key, __u32);
+	__type(value, __u64);
+} waking SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, LL_HIST_BUCKETS);
+	__type(key, __u32);
+	__type(value, __u64);
+} runq_hist SEC(".maps");
+
+/* --trace records; userspace shrinks it to one page when --trace is off. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, RT_TRACE_RING);
+} trace SEC(".maps");
+
+static __always_inline void global_add(__u32 idx, __u64 n)
+{
+	__u64 *c = bpf_map_lookup_elem(&global, &idx);
+
+	if (c)
+		*c += n;
+}
+
+static __always_inline __u64 sub0(__u64 a, __u64 b)
+{
+	return a > b ? a - b : 0;
+}
+
+/* Slot of a socket: 2 * port index + udp, or -1 for a socket we do not time. */
+static __always_inline int sock_slot(const struct sock *sk, bool *udp)
+{
+	__u8 s = targ_slot[sk->__sk_common.skc_num];
+	__u16 proto;
+
+	if (!s)
+		return -1;
+	proto = sk->sk_protocol;
+	if (proto == IPPROTO_TCP)
+		*udp = false;
+	else if (proto == IPPROTO_UDP)
+		*udp = true;
+	else
+		return -1;
+	return 2 * (s - 1) + *udp;
+}
+
+static __always_inline void hist_add(struct rt_ctrs *c, __u32 slot, __u32 comp, __u64 v)
+{
+	__u32 key = (slot * RT_NCOMP + comp) * LL_HIST_BUCKETS + ll_hist_bucket(v);
+	__u64 *b = bpf_map_lookup_elem(&hists, &key);
+
+	if (b)
+		*b += 1;
+	c->sum_ns[comp] += v;
+	if (v > c->max_ns[comp])
+		c->max_ns[comp] = v;
+}
+
+/* The server's first process to read from a target socket joins the run-queue watch. */
+static __always_inline void watch_tgid(void)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32, one = 1;
+
+	if (bpf_map_lookup_elem(&tgids, &tgid))
+		return;
+	if (bpf_map_update_elem(&tgids, &tgid, &one, BPF_NOEXIST))
+		global_add(RT_G_TGIDS_FULL, 1);
+}
+
+static __always_inline void trace_emit(struct rt_ctrs *c, const struct sock *sk, bool udp,
+				       __u64 arrival, __u64 accept, __u64 read, __u64 write)
+{
+	struct rt_trace_rec *r = bpf_ringbuf_reserve(&trace, sizeof(*r), 0);
+	__u16 family = sk->__sk_common.skc_family;
+
+	if (!r) {
+		c->trace_lost++;
+		return;
+	}
+	__builtin_memset(r, 0, sizeof(*r));
+	r->arrival_ns = arrival;
+	r->accept_ns = accept;
+	r->read_ns = read;
+	r->write_ns = write;
+	r->tgid = bpf_get_current_pid_tgid() >> 32;
+	r->family = family;
+	r->udp = udp;
+	r->sport = sk->__sk_common.skc_num;
+	r->dport = bpf_ntohs(sk->__sk_common.skc_dport);
+	if (family == AF_INET6) {
+		bpf_probe_read_kernel(r->saddr, 16, &sk->__sk_common.skc_v6_rcv_saddr);
+		bpf_probe_read_kernel(r->daddr, 16, &sk->__sk_common.skc_v6_daddr);
+	} else {
+		*(__u32 *)r->saddr = sk->__sk_common.skc_rcv_saddr;
+		*(__u32 *)r->daddr = sk->__sk_common.skc_daddr;
+	}
+	bpf_ringbuf_submit(r, 0);
+}
+
+/*
+ * A response has begun: record the request. Socket-queue wait starts at the arrival, or at the
+ * accept if the bytes arrived before the connection was accepted; that earlier part is the
+ * request's accept-queue share. So residence = accept share + socket-queue wait + service.
+ */
+static __always_inline void record(const struct sock *sk, __u32 slot, bool udp, __u64 arrival,
+				   __u64 accept, __u64 read, __u64 write)
+{
+	struct rt_ctrs *c = bpf_map_lookup_elem(&ctrs, &slot);
+
+	if (!c)
+		return;
+	c->requests++;
+	if (!c->first_ns)
+		c->first_ns = write;
+	c->last_ns = write;
+	hist_add(c, slot, RT_SERVICE, sub0(write, read));
+	if (arrival) {
+		hist_add(c, slot, RT_QUEUE, sub0(read, accept > arrival ? accept : arrival));
+		hist_add(c, slot, RT_RESIDENCE, sub0(write, arrival));
+		if (accept)
+			hist_add(c, slot, RT_ACCEPT, sub0(accept, arrival));
+	} else {
+		c->no_arrival++;
+	}
+	if (targ_trace_every && c->requests % targ_trace_every == 0)
+		trace_emit(c, sk, udp, arrival, accept, read, write);
+}
+
+/* The current TCP response is complete (the next request was read, or the server closed). */
+static __always_inline void tcp_close_out(struct rt_tcp_sock *s, __u32 slot)
+{
+	struct rt_ctrs *c;
+
+	if (s->state == RT_WRITING && !(s->flags & RT_F_MULTI))
+		return;
+	c = bpf_map_lookup_elem(&ctrs, &slot);
+	if (!c)
+		return;
+	if (s->state == RT_READING) {
+		c->unanswered++;
+		return;
+	}
+	if (s->state != RT_WRITING)
+		return;
+	c->multi_write++;
+	hist_add(c, slot, RT_MULTI_FIRST, sub0(s->write_ns, s->read_ns));
+	hist_add(c, slot, RT_MULTI_LAST, sub0(s->last_write_ns, s->read_ns));
+}
+
+static __always_inline void tcp_arrival(const struct sock *sk)
+{
+	struct rt_tcp_sock *s;
+
+	s = bpf_sk_storage_get(&tcp_socks, (void *)sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+	if (!s) {
+		global_add(RT_G_NO_STORAGE, 1);
+		return;
+	}
+	if (s->state == RT_IDLE) {
+		s->arrival_ns = bpf_ktime_get_ns();
+		s->state = RT_QUEUED;
+	} else if (s->state != RT_QUEUED && !s->pending_ns) {
+		/* while a request is read or served: the first bytes of the next one */
+		s->pending_ns = bpf_ktime_get_ns();
+	}
+}
+
+static __always_inline void udp_arrival(const struct sock *sk)
+{
+	struct rt_udp_sock *s;
+	__u64 i;
+
+	s = bpf_sk_storage_get(&udp_socks, (void *)sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+	if (!s) {
+		global_add(RT_G_NO_STORAGE, 1);
+		return;
+	}
+	/* senders on several CPUs may queue to one socket at once: take the index atomically */
+	i = __sync_fetch_and_add(&s->tail, 1);
+	s->arrival[i & (RT_UDP_RING - 1)] = bpf_ktime_get_ns();
+}
+
+SEC("tp_btf/sk_data_ready")
+int BPF_PROG(handle_sk_data_ready, const struct sock *sk)
+{
+	bool udp;
+
+	if (!sk || sock_slot(sk, &udp) < 0)
+		return 0;
+	if (udp)
+		udp_arrival(sk);
+	else if (sk->__sk_common.skc_state != TCP_LISTEN) /* a new connection, not bytes */
+		tcp_arrival(sk);
+	return 0;
+}
+
+static __always_inline void tcp_begin(struct rt_tcp_sock *s, __u64 arrival, __u64 now)
+{
+	s->arrival_ns = arrival;
+	s->pending_ns = 0;
+	s->read_ns = now;
+	s->accept_ns = 0;
+	s->state = RT_READING;
+	s->flags &= ~RT_F_MULTI;
+}
+
+static __always_inline void tcp_read(struct sock *sk, __u32 slot)
+{
+	struct rt_tcp_sock *s;
+	__u64 now, key, *acc;
+
+	s = bpf_sk_storage_get(&tcp_socks, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+	if (!s) {
+		global_add(RT_G_NO_STORAGE, 1);
+		return;
+	}
+	if (s->state == RT_READING) {
+		/* more of the same request: bytes that arrived meanwhile are part of it */
+		s->pending_ns = 0;
+		return;
+	}
+	now = bpf_ktime_get_ns();
+	if (s->state == RT_QUEUED) {
+		tcp_begin(s, s->arrival_ns, now);
+	} else if (s->state == RT_WRITING) {
+		tcp_close_out(s, slot);
+		tcp_begin(s, s->pending_ns, now);
+	} else {
+		tcp_begin(s, 0, now); /* no arrival seen: bytes queued before we attached */
+	}
+	if (s->flags & RT_F_SEEN_READ)
+		return;
+	/* the connection's first request: was it queued before accept() returned the socket? */
+	s->flags |= RT_F_SEEN_READ;
+	key = (__u64)sk;
+	acc = bpf_map_lookup_elem(&accepted, &key);
+	if (acc) {
+		s->accept_ns = *acc;
+		bpf_map_delete_elem(&accepted, &key);
+	}
+	watch_tgid();
+}
+
+static __always_inline void udp_read(struct sock *sk, __u32 slot)
+{
+	struct rt_udp_sock *s;
+	struct rt_ctrs *c;
+	__u64 h, t;
+
+	s = bpf_sk_storage_get(&udp_socks, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+	if (!s) {
+		global_add(RT_G_NO_STORAGE, 1);
+		return;
+	}
+	if (s->state == RT_READING) {
+		/* the previous datagram got no reply before this read */
+		c = bpf_map_lookup_elem(&ctrs, &slot);
+		if (c)
+			c->unanswered++;
+	}
+	h = __sync_fetch_and_add(&s->head, 1);
+	t = s->tail;
+	if (h >= t) {
+		/* queued before we attached: no stamp */
+		s->arrival_ns = 0;
+		s->head = t;
+	} else if (t - h > RT_UDP_RING) {
+		s->arrival_ns = 0;
+		c = bpf_map_lookup_elem(&ctrs, &slot);
+		if (c)
+			c->ring_overrun++;
+	} else {
+		s->arrival_ns = s->arrival[h & (RT_UDP_RING - 1)];
+	}
+	s->read_ns = bpf_ktime_get_ns();
+	s->state = RT_READING;
+	if (!(s->flags & RT_F_SEEN_READ)) {
+		s->flags |= RT_F_SEEN_READ;
+		watch_tgid();
+	}
+}
+
+SEC("tp_btf/sock_recv_length")
+int BPF_PROG(handle_sock_recv_length, struct sock *sk, int ret, int flags)
+{
+	bool udp;
+	int slot;
+
+	/* arguments first: EAGAIN, EOF and peeks are not reads of a request */
+	if (ret <= 0 || (flags & MSG_PEEK) || !sk)
+		return 0;
+	slot = sock_slot(sk, &udp);
+	if (slot < 0)
+		return 0;
+	if (udp)
+		udp_read(sk, slot);
+	else
+		tcp_read(sk, slot);
+	return 0;
+}
+
+static __always_inline void unsolicited(__u32 slot)
+{
+	struct rt_ctrs *c = bpf_map_lookup_elem(&ctrs, &slot);
+
+	if (c)
+		c->unsolicited++;
+}
+
+/*
+ * When the first write of a response began to leave. sock_send_length fires at the end of the
+ * write, and on loopback the write itself delivers to the peer and wakes it (tens of us, or the
+ * peer's whole time slice if it preempts us). TCP stamps its clock (tcp_clock_ns(), the same
+ * CLOCK_MONOTONIC as bpf_ktime_get_ns) when it transmits, so a stamp newer than the read is the
+ * transmit of this response, or an ACK received during the write: never later than now.
+ */
+static __always_inline __u64 tcp_sent_at(struct sock *sk, __u64 read_ns, __u64 now)
+{
+	struct tcp_sock *tp = bpf_skc_to_tcp_sock(sk);
+	__u64 t;
+
+	if (!tp)
+		return now;
+	t = tp->tcp_clock_cache;
+	return t > read_ns && t < now ? t : now;
+}
+
+static __always_inline void tcp_write(struct sock *sk, __u32 slot)
+{
+	struct rt_tcp_sock *s = bpf_sk_storage_get(&tcp_socks, sk, 0, 0);
+	__u64 now;
+
+	if (!s)
+		return;
+	if (s->state == RT_READING) {
+		now = tcp_sent_at(sk, s->read_ns, bpf_ktime_get_ns());
+		s->write_ns = now;
+		s->last_write_ns = now;
+		s->state = RT_WRITING;
+		record(sk, slot, false, s->arrival_ns, s->accept_ns, s->read_ns, now);
+	} else if (s->state == RT_WRITING) {
+		s->last_write_ns = bpf_ktime_get_ns();
+		s->flags |= RT_F_MULTI;
+	} else {
+		unsolicited(slot);
+	}
+}
+
+static __always_inline void udp_write(struct sock *sk, __u32 slot)
+{
+	struct rt_udp_sock *s = bpf_sk_storage_get(&udp_socks, sk, 0, 0);
+
+	if (!s)
+		return;
+	if (s->state != RT_READING) {
+		unsolicited(slot);
+		return;
+	}
+	s->state = RT_IDLE;
+	record(sk, slot, true, s->arrival_ns, 0, s->read_ns, bpf_ktime_get_ns());
+}
+
+SEC("tp_btf/sock_send_length")
+int BPF_PROG(handle_sock_send_length, struct sock *sk, int ret, int flags)
+{
+	bool udp;
+	int slot;
+
+	if (ret <= 0 || !sk)
+		return 0;
+	slot = sock_slot(sk, &udp);
+	if (slot < 0)
+		return 0;
+	if (udp)
+		udp_write(sk, slot);
+	else
+		tcp_write(sk, slot);
+	return 0;
+}
+
+/* The server closes a connection: its last response is complete (or never came). */
+SEC("tp_btf/inet_sock_set_state")
+int BPF_PROG(handle_inet_sock_set_state, const struct sock *sk, const int oldstate,
+	     const int newstate)
+{
+	struct rt_tcp_sock *s;
+	bool udp;
+	int slot;
+
+	if ((newstate != TCP_FIN_WAIT1 && newstate != TCP_LAST_ACK) || !sk)
+		return 0;
+	slot = sock_slot(sk, &udp);
+	if (slot < 0 || udp)
+		return 0;
+	s = bpf_sk_storage_get(&tcp_socks, (void *)sk, 0, 0);
+	if (!s)
+		return 0;
+	tcp_close_out(s, slot);
+	s->state = RT_IDLE;
+	return 0;
+}
+
+/* fd of the current task -> its struct sock, or NULL if fd is not a socket. */
+static __always_inline struct sock *fd_sock(long fd)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct file *file = NULL, **fds;
+	struct socket *sock;
+
+	if (!fdt || fd < 0 || (unsigned long)fd >= BPF_CORE_READ(fdt, max_fds))
+		return NULL;
+	fds = BPF_CORE_READ(fdt, fd);
+	if (bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]) || !file)
+		return NULL;
+	sock = BPF_CORE_READ(file, private_data);
+	if (!sock || BPF_CORE_READ(sock, file) != file)
+		return NULL;
+	return BPF_CORE_READ(sock, sk);
+}
+
+static __always_inline int on_accepted(long fd)
+{
+	struct sock *sk;
+	__u64 key, now;
+
+	if (fd < 0)
+		return 0;
+	sk = fd_sock(fd);
+	if (!sk || !targ_slot[BPF_CORE_READ(sk, __sk_common.skc_num)])
+		return 0;
+	key = (__u64)sk;
+	now = bpf_ktime_get_ns();
+	if (bpf_map_update_elem(&accepted, &key, &now, BPF_ANY))
+		global_add(RT_G_ACCEPTED_FULL, 1);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_accept4")
+int handle_sys_exit_accept4(struct syscall_trace_exit *ctx)
+{
+	return on_accepted(ctx->ret);
+}
+
+SEC("tracepoint/syscalls/sys_exit_accept")
+int handle_sys_exit_accept(struct syscall_trace_exit *ctx)
+{
+	return on_accepted(ctx->ret);
+}
+
+/* Run-queue wait: runnable (woken, or preempted while running) -> on a CPU. */
+static __always_inline void runnable(const struct task_struct *p)
+{
+	__u32 tgid = p->tgid, tid = p->pid;
+	__u64 now;
+
+	if (!bpf_map_lookup_elem(&tgids, &tgid))
+		return;
+	now = bpf_ktime_get_ns();
+	bpf_map_update_elem(&waking, &tid, &now, BPF_ANY);
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(handle_sched_wakeup, struct task_struct *p)
+{
+	if (p)
+		runnable(p);
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(handle_sched_wakeup_new, struct task_struct *p)
+{
+	if (p)
+		runnable(p);
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(handle_sched_switch, bool preempt, struct task_struct *prev,
+	     struct task_struct *next, unsigned int prev_state)
+{
+	__u64 *ts, wait, *b, *max;
+	__u32 tid, idx;
+
+	if (prev && prev_state == TASK_RUNNING)
+		runnable(prev);
+	if (!next)
+		return 0;
+	tid = next->pid;
+	ts = bpf_map_lookup_elem(&waking, &tid);
+	if (!ts)
+		return 0;
+	wait = sub0(bpf_ktime_get_ns(), *ts);
+	bpf_map_delete_elem(&waking, &tid);
+	idx = ll_hist_bucket(wait);
+	b = bpf_map_lookup_elem(&runq_hist, &idx);
+	if (b)
+		*b += 1;
+	global_add(RT_G_RUNQ_SUM_NS, wait);
+	idx = RT_G_RUNQ_MAX_NS;
+	max = bpf_map_lookup_elem(&global, &idx);
+	if (max && wait > *max)
+		*max = wait;
+	return 0;
+}

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: MIT
+/* Response framing rules for stream protocols (tcp://, native http://). */
+#include <string.h>
+#include "drv.h"
+#include "frame.h"
+#include "stats.h"
+
+void drv_frame_rule_init(struct drv_frame_rule *r, const struct drv_config *cfg)
+{
+	memset(r, 0, sizeof(*r));
+	r->rule = cfg->resp_rule;
+	r->fixed = cfg->resp_fixed;
+	r->prefix = cfg->resp_rule == DRV_RESP_LP4 ? 4 : cfg->resp_prefix;
+	memcpy(r->delim, cfg->resp_delim, sizeof(r->delim));
+	r->delim_len = cfg->resp_delim_len;
+	r->head = cfg->method && !strcmp(cfg->method, "HEAD");
+}
+
+static int x__on_headers_complete(http_parser *p)
+{
+	struct drv_frame *f = container_of(p, struct drv_frame, hp);
+
+	/* 1: no body follows (HEAD); the parser then completes the message */
+	return f->head ? 1 : 0;
+}
+
+static int x__on_message_complete(http_parser *p)
+{
+	struct drv_frame *f = container_of(p, struct drv_frame, hp);
+
+	f->done = true;
+	f->status = (uint16_t)p->status_code;
+	f->keep_alive = http_should_keep_alive(p) != 0;
+	http_parser_pause(p, 1); /* anything after this is not ours */
+	return 0;
+}
+
+static const http_parser_settings x__http = {
+	.on_headers_complete = x__on_headers_complete,
+	.on_message_complete = x__on_message_complete,
+};
+
+void drv_frame_reset(const struct drv_frame_rule *r, struct drv_frame *f)
+{
+	f->left = r->rule == DRV_RESP_FIXED ? r->fixed : 0;
+	f->got = 0;
+	f->done = false;
+	f->status = 0;
+	f->keep_alive = true;
+	if (r->rule == DRV_RESP_HTTP) {
+		http_parser_init(&f->hp, HTTP_RESPONSE);
+		f->head = r->head; /* read by x__on_headers_complete */
+	}
+}
+
+static int x__prefixed(const struct drv_frame_rule *r, struct drv_frame *f, const uint8_t *p,
+		       size_t n)
+{
+	uint64_t len = 0;
+	unsigned i;
+
+	while (f->got < r->prefix && n) {
+		f->pre[f->got++] = *p++;
+		n--;
+		if (f->got < r->prefix)
+			continue;
+		for (i = 0; i < r->prefix; i++)
+			len = len << 8 | f->pre[i];
+		if (len > DRV_FRAME_MAX_BODY)
+			return DRV_E_MALFORMED;
+		f->left = len;
+	}
+	if (f->got < r->prefix)
+		return 0;
+	if (n > f->left)
+		return DRV_E_MALFORMED;
+	f->left -= n;
+	f->done = !f->left;
+	return 0;
+}
+
+static int x__delim(const struct drv_frame_rule *r, struct drv_frame *f, const uint8_t *p,
+		    size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (f->done)
+			return DRV_E_MALFORMED;
+		if (p[i] == (uint8_t)r->delim[f->got])
+			f->got++;
+		else
+			f->got = p[i] == (uint8_t)r->delim[0] ? 1 : 0;
+		f->left = 1; /* started */
+		if (f->got == r->delim_len)
+			f->done = true;
+	}
+	return 0;
+}
+
+int drv_frame_feed(const struct drv_frame_rule *r, struct drv_frame *f, const char *p, size_t n)
+{
+	size_t used;
+
+	if (f->done && n)
+		return DRV_E_MALFORMED;
+	switch (r->rule) {
+	case DRV_RESP_LP4:
+	case DRV_RESP_PREFIX:
+		return x__prefixed(r, f, (const uint8_t *)p, n);
+	case DRV_RESP_FIXED:
+		if (n > f->left)
+			return DRV_E_MALFORMED;
+		f->left -= n;
+		f->done = !f->left;
+		return 0;
+	case DRV_RESP_DELIM:
+		return x__delim(r, f, (const uint8_t *)p, n);
+	case DRV_RESP_HTTP:
+		used = http_parser_execute(&f->hp, &x__http, p, n);
+		if (f->done)
+			return used == n ? 0 : DRV_E_MALFORMED;
+		if (HTTP_PARSER_ERRNO(&f->hp) != HPE_OK || used != n)
+			return DRV_E_MALFORMED;
+		return 0;
+	}
+	return DRV_E_MALFORMED;
+}
+
+int drv_frame_eof(const struct drv_frame_rule *r, struct drv_frame *f)
+{
+	if (f->done)
+		return 0;
+	if (r->rule == DRV_RESP_HTTP) {
+		http_parser_execute(&f->hp, &x__http, NULL, 0);
+		if (f->done) {
+			f->keep_alive = false;
+			return 0;
+		}
+	}
+	return DRV_E_SHORT;
+}

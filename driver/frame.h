@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Where a stream response ends. One rule per run (struct drv_frame_rule, read-only, shared by the
+ * threads) and one small state per connection (struct drv_frame). The rules: the refserver's
+ * 4-byte length prefix, a fixed length, a delimiter, an N-byte length prefix, or an HTTP/1.x
+ * response parsed with http_parser. Request/response only: a byte after the end of a response is
+ * a framing error (no pipelining).
+ */
+#ifndef LOADLENS_DRV_FRAME_H
+#define LOADLENS_DRV_FRAME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <http_parser.h>
+#include "config.h"
+
+#define DRV_FRAME_MAX_BODY (256ULL << 20) /* a larger length prefix is not our framing */
+
+struct drv_frame_rule {
+	enum drv_resp_rule rule;
+	uint64_t fixed;
+	unsigned prefix; /* bytes of the length prefix: 4 for DRV_RESP_LP4 */
+	char delim[DRV_MAX_DELIM];
+	size_t delim_len;
+	bool head; /* http: the request is HEAD, so responses carry no body */
+};
+
+struct drv_frame {
+	uint64_t left;	   /* bytes of the body still to come */
+	uint8_t got;	   /* prefix bytes received, or delimiter bytes matched */
+	uint8_t pre[8];
+	bool done;
+	bool keep_alive;   /* http: the connection may carry another request */
+	bool head;	   /* http: no body follows the headers */
+	uint16_t status;   /* http: status code */
+	http_parser hp;
+};
+
+void drv_frame_rule_init(struct drv_frame_rule *r, const struct drv_config *cfg);
+/* Before each request. */
+void drv_frame_reset(const struct drv_frame_rule *r, struct drv_frame *f);
+/*
+ * Feed n response bytes. Returns 0 (f->done once the response is complete) or DRV_E_MALFORMED
+ * (bytes outside the framing, or past the end of the response).
+ */
+int drv_frame_feed(const struct drv_frame_rule *r, struct drv_frame *f, const char *p, size_t n);
+/* The peer closed: 0 if that completes the response (http body until close), else DRV_E_SHORT. */
+int drv_frame_eof(const struct drv_frame_rule *r, struct drv_frame *f);
+
+#endif /* LOADLENS_DRV_FRAME_H */

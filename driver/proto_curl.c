@@ -1,0 +1,485 @@
+// SPDX-License-Identifier: MIT
+/*
+ * http:// through libcurl's multi_socket API on the worker's libuv loop (--http-engine curl).
+ * One CURLM per thread, one reused easy handle per slot (so keep-alive connections stay in the
+ * multi's cache), a uv_poll_t per socket curl asks us to watch, and one uv_timer_t for curl's
+ * timeout. Rules: a poll error goes to curl as CURL_CSELECT_ERR, curl_multi_info_read is drained
+ * after every socket_action, CURLOPT_NOSIGNAL is set, and every return is checked.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <curl/curl.h>
+#include <uv.h>
+#include "config.h"
+#include "drv.h"
+#include "proto.h"
+#include "worker.h"
+
+struct curl_thread;
+
+struct curl_slot {
+	CURL *easy;
+	struct curl_thread *ct;
+	struct drv_sched_ent ent;
+	uv_timer_t wait; /* next attempt after a failure to start one */
+	uint32_t slot;
+	bool added, pending, done;
+	uint64_t on_conn;
+	uint64_t t_send;
+	struct drv_ticket ticket;
+};
+
+/* A socket curl asked us to watch. */
+struct curl_sock {
+	uv_poll_t poll;
+	curl_socket_t fd;
+	struct curl_thread *ct;
+	struct curl_sock *next, *prev;
+};
+
+struct curl_thread {
+	struct drv_worker *w;
+	CURLM *multi;
+	uv_timer_t timeout;
+	bool has_timeout;
+	struct curl_slot *slots;
+	struct curl_sock *socks;
+	struct curl_slist *headers;
+	char url[LL_HOST_MAX + LL_PATH_MAX + 32];
+};
+
+static void x__next(struct curl_slot *s);
+
+static inline struct drv_stats *x__st(struct curl_slot *s)
+{
+	return drv_worker_stats(s->ct->w, &s->ticket);
+}
+
+/* curl's result → our error codes */
+static int x__err(CURL *easy, CURLcode rc)
+{
+	long os = 0;
+
+	if (curl_easy_getinfo(easy, CURLINFO_OS_ERRNO, &os) != CURLE_OK)
+		os = 0;
+	switch (rc) {
+	case CURLE_OPERATION_TIMEDOUT:
+		return -ETIMEDOUT;
+	case CURLE_GOT_NOTHING:
+	case CURLE_PARTIAL_FILE:
+		return DRV_E_SHORT;
+	case CURLE_WEIRD_SERVER_REPLY:
+		return DRV_E_MALFORMED;
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_SEND_ERROR:
+	case CURLE_RECV_ERROR:
+		return os ? -(int)os : -ECONNRESET;
+	case CURLE_OUT_OF_MEMORY:
+		return -ENOMEM;
+	default:
+		return os ? -(int)os : -EIO;
+	}
+}
+
+static void x__on_wait(uv_timer_t *t)
+{
+	x__next(container_of(t, struct curl_slot, wait));
+}
+
+static void x__done(struct curl_thread *ct, CURL *easy, CURLcode rc)
+{
+	struct drv_worker *w = ct->w;
+	struct curl_slot *s = NULL;
+	struct drv_stats *st;
+	curl_off_t up = 0, down = 0, conn_us = 0;
+	long code = 0, hdr = 0, nconn = 0;
+
+	if (curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&s) != CURLE_OK || !s)
+		return;
+	if (curl_multi_remove_handle(ct->multi, easy) == CURLM_OK)
+		s->added = false;
+	st = x__st(s);
+	s->pending = false;
+	if (curl_easy_getinfo(easy, CURLINFO_NUM_CONNECTS, &nconn) == CURLE_OK && nconn > 0) {
+		st->connect_attempts += (uint64_t)nconn;
+		s->on_conn = 0;
+		if (rc == CURLE_OK || rc > CURLE_COULDNT_CONNECT) {
+			drv_counter_add(&st->connections, (uint64_t)nconn);
+			if (curl_easy_getinfo(easy, CURLINFO_CONNECT_TIME_T, &conn_us) == CURLE_OK)
+				ll_hist_record(st->connect, (uint64_t)conn_us * 1000);
+		}
+	}
+	if (curl_easy_getinfo(easy, CURLINFO_REQUEST_SIZE, &hdr) == CURLE_OK)
+		st->bytes_sent += (uint64_t)hdr;
+	if (curl_easy_getinfo(easy, CURLINFO_SIZE_UPLOAD_T, &up) == CURLE_OK)
+		st->bytes_sent += (uint64_t)up;
+	if (curl_easy_getinfo(easy, CURLINFO_HEADER_SIZE, &hdr) == CURLE_OK)
+		st->bytes_received += (uint64_t)hdr;
+	if (curl_easy_getinfo(easy, CURLINFO_SIZE_DOWNLOAD_T, &down) == CURLE_OK)
+		st->bytes_received += (uint64_t)down;
+	if (rc != CURLE_OK) {
+		drv_worker_error(w, &s->ticket, x__err(easy, rc));
+		uv_timer_start(&s->wait, x__on_wait, 0, 0); /* not from inside curl's callbacks */
+		return;
+	}
+	s->on_conn++;
+	drv_worker_response(w, &s->ticket, s->t_send, uv_hrtime());
+	if (curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &code) != CURLE_OK)
+		code = 0;
+	st->status[code >= 0 && code < DRV_STATUS_MAX ? code : 0]++;
+	if (code < 200 || code > 299)
+		drv_worker_error(w, &s->ticket, DRV_E_HTTP_STATUS);
+	else
+		drv_counter_add(&st->requests, 1);
+	uv_timer_start(&s->wait, x__on_wait, 0, 0);
+}
+
+/* Drain finished transfers: after every curl_multi_socket_action. */
+static void x__drain(struct curl_thread *ct)
+{
+	CURLMsg *m;
+	int left;
+
+	while ((m = curl_multi_info_read(ct->multi, &left)))
+		if (m->msg == CURLMSG_DONE)
+			x__done(ct, m->easy_handle, m->data.result);
+}
+
+static void x__action(struct curl_thread *ct, curl_socket_t fd, int flags)
+{
+	int running = 0;
+	CURLMcode rc = curl_multi_socket_action(ct->multi, fd, flags, &running);
+
+	if (rc != CURLM_OK && rc != CURLM_BAD_SOCKET)
+		drv_stats_error(&ct->w->stats, -EIO);
+	x__drain(ct);
+}
+
+static void x__on_poll(uv_poll_t *p, int status, int events)
+{
+	struct curl_sock *cs = container_of(p, struct curl_sock, poll);
+	int flags = 0;
+
+	if (status < 0)
+		flags = CURL_CSELECT_ERR;
+	else {
+		if (events & UV_READABLE)
+			flags |= CURL_CSELECT_IN;
+		if (events & UV_WRITABLE)
+			flags |= CURL_CSELECT_OUT;
+	}
+	x__action(cs->ct, cs->fd, flags);
+}
+
+static void x__on_timeout(uv_timer_t *t)
+{
+	x__action(container_of(t, struct curl_thread, timeout), CURL_SOCKET_TIMEOUT, 0);
+}
+
+static int x__timer_cb(CURLM *multi, long ms, void *userp)
+{
+	struct curl_thread *ct = userp;
+
+	if (ms < 0)
+		uv_timer_stop(&ct->timeout);
+	else
+		uv_timer_start(&ct->timeout, x__on_timeout, (uint64_t)ms, 0);
+	return 0;
+}
+
+static void x__sock_closed(uv_handle_t *h)
+{
+	free(container_of((uv_poll_t *)h, struct curl_sock, poll));
+}
+
+static void x__sock_close(struct curl_thread *ct, struct curl_sock *cs)
+{
+	if (cs->prev)
+		cs->prev->next = cs->next;
+	else
+		ct->socks = cs->next;
+	if (cs->next)
+		cs->next->prev = cs->prev;
+	uv_close((uv_handle_t *)&cs->poll, x__sock_closed);
+}
+
+static int x__socket_cb(CURL *easy, curl_socket_t fd, int what, void *userp, void *socketp)
+{
+	struct curl_thread *ct = userp;
+	struct curl_sock *cs = socketp;
+	int events = 0;
+
+	if (what == CURL_POLL_REMOVE) {
+		if (cs) {
+			(void)curl_multi_assign(ct->multi, fd, NULL);
+			x__sock_close(ct, cs);
+		}
+		return 0;
+	}
+	if (!cs) {
+		cs = calloc(1, sizeof(*cs));
+		if (!cs)
+			return -1;
+		cs->fd = fd;
+		cs->ct = ct;
+		if (uv_poll_init_socket(&ct->w->loop, &cs->poll, fd)) {
+			free(cs);
+			return -1;
+		}
+		cs->next = ct->socks;
+		if (ct->socks)
+			ct->socks->prev = cs;
+		ct->socks = cs;
+		if (curl_multi_assign(ct->multi, fd, cs) != CURLM_OK) {
+			x__sock_close(ct, cs);
+			return -1;
+		}
+	}
+	if (what & CURL_POLL_IN)
+		events |= UV_READABLE;
+	if (what & CURL_POLL_OUT)
+		events |= UV_WRITABLE;
+	return uv_poll_start(&cs->poll, events, x__on_poll) ? -1 : 0;
+}
+
+static void x__go(struct curl_slot *s, bool waited)
+{
+	struct curl_thread *ct = s->ct;
+	const struct drv_config *cfg = ct->w->cfg;
+	long last;
+
+	drv_worker_started(ct->w, &s->ticket, uv_hrtime(), waited);
+	/* the last request on its connection: curl closes it after the response */
+	last = cfg->reconnect_every && s->on_conn + 1 >= cfg->reconnect_every;
+	if (curl_easy_setopt(s->easy, CURLOPT_FORBID_REUSE, last) != CURLE_OK ||
+	    curl_multi_add_handle(ct->multi, s->easy) != CURLM_OK) {
+		drv_worker_error(ct->w, &s->ticket, -EIO);
+		s->pending = false;
+		uv_timer_start(&s->wait, x__on_wait, 10, 0);
+		return;
+	}
+	s->added = true;
+	s->t_send = uv_hrtime();
+	/* curl's timer callback kicks the transfer off from the loop */
+}
+
+static void x__on_due(struct drv_sched_ent *e)
+{
+	struct curl_slot *s = container_of(e, struct curl_slot, ent);
+
+	if (!s->ct->w->stopping)
+		x__go(s, true);
+}
+
+static void x__next(struct curl_slot *s)
+{
+	struct drv_worker *w = s->ct->w;
+
+	if (w->stopping)
+		return;
+	switch (drv_pacer_next(&w->pacer, s->slot, uv_hrtime(), &s->ticket)) {
+	case DRV_PACE_DONE:
+		s->done = true;
+		drv_worker_slot_done(w);
+		return;
+	case DRV_PACE_WAIT:
+		s->pending = true;
+		drv_sched_add(&w->sched, &s->ent, s->ticket.intended, x__on_due);
+		return;
+	case DRV_PACE_GO:
+		s->pending = true;
+		x__go(s, false);
+		return;
+	}
+}
+
+static size_t x__sink(char *p, size_t size, size_t n, void *userp)
+{
+	return size * n;
+}
+
+static int x__easy_setup(struct curl_thread *ct, struct curl_slot *s)
+{
+	const struct drv_config *cfg = ct->w->cfg;
+	CURL *e = s->easy;
+	int bad = 0;
+
+	bad |= curl_easy_setopt(e, CURLOPT_URL, ct->url) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_PRIVATE, (char *)s) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)(cfg->timeout_ns / 1000000)) !=
+	       CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
+				(long)(cfg->timeout_ns / 1000000)) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, cfg->method) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_HTTPHEADER, ct->headers) != CURLE_OK;
+	if (!strcmp(cfg->method, "HEAD"))
+		bad |= curl_easy_setopt(e, CURLOPT_NOBODY, 1L) != CURLE_OK;
+	if (cfg->body_len) {
+		bad |= curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)cfg->body_len) !=
+		       CURLE_OK;
+		bad |= curl_easy_setopt(e, CURLOPT_POSTFIELDS, cfg->body) != CURLE_OK;
+	}
+	/* the body is counted by curl (CURLINFO_SIZE_DOWNLOAD_T) and dropped */
+	bad |= curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, x__sink) != CURLE_OK;
+	return bad ? -EINVAL : 0;
+}
+
+static int x__headers(struct curl_thread *ct, const struct drv_config *cfg)
+{
+	struct curl_slist *l;
+	unsigned i;
+
+	/* no "Expect: 100-continue" round trip for bodies */
+	ct->headers = curl_slist_append(NULL, "Expect:");
+	if (!ct->headers)
+		return -ENOMEM;
+	if (cfg->http_close) {
+		l = curl_slist_append(ct->headers, "Connection: close");
+		if (!l)
+			return -ENOMEM;
+		ct->headers = l;
+	}
+	for (i = 0; i < cfg->nheaders; i++) {
+		l = curl_slist_append(ct->headers, cfg->headers[i]);
+		if (!l)
+			return -ENOMEM;
+		ct->headers = l;
+	}
+	return 0;
+}
+
+static int x__init(struct drv_worker *w)
+{
+	const struct drv_config *cfg = w->cfg;
+	bool v6 = strchr(cfg->url.host, ':') != NULL;
+	struct curl_thread *ct;
+	uint32_t i;
+	int err;
+
+	ct = calloc(1, sizeof(*ct));
+	if (!ct)
+		return -ENOMEM;
+	ct->w = w;
+	w->proto_data = ct; /* from here on, x__stop() and x__fini() undo what was done */
+	snprintf(ct->url, sizeof(ct->url), "http://%s%s%s:%u%s", v6 ? "[" : "", cfg->url.host,
+		 v6 ? "]" : "", cfg->url.port, cfg->url.path);
+	ct->slots = calloc(w->nslots, sizeof(*ct->slots));
+	ct->multi = curl_multi_init();
+	if (!ct->slots || !ct->multi)
+		return -ENOMEM;
+	err = x__headers(ct, cfg);
+	if (err)
+		return err;
+	if (curl_multi_setopt(ct->multi, CURLMOPT_SOCKETFUNCTION, x__socket_cb) != CURLM_OK ||
+	    curl_multi_setopt(ct->multi, CURLMOPT_SOCKETDATA, ct) != CURLM_OK ||
+	    curl_multi_setopt(ct->multi, CURLMOPT_TIMERFUNCTION, x__timer_cb) != CURLM_OK ||
+	    curl_multi_setopt(ct->multi, CURLMOPT_TIMERDATA, ct) != CURLM_OK ||
+	    curl_multi_setopt(ct->multi, CURLMOPT_MAXCONNECTS, (long)w->nslots + 1) != CURLM_OK)
+		return -EINVAL;
+	err = uv_timer_init(&w->loop, &ct->timeout);
+	if (err)
+		return err;
+	ct->has_timeout = true;
+	for (i = 0; i < w->nslots; i++) {
+		struct curl_slot *s = &ct->slots[i];
+
+		s->ct = ct;
+		s->slot = i;
+		err = uv_timer_init(&w->loop, &s->wait);
+		if (err)
+			return err;
+		s->easy = curl_easy_init();
+		if (!s->easy)
+			return -ENOMEM;
+		err = x__easy_setup(ct, s);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static void x__start(struct drv_worker *w)
+{
+	struct curl_thread *ct = w->proto_data;
+	uint32_t i;
+
+	for (i = 0; i < w->nslots && !w->stopping; i++)
+		x__next(&ct->slots[i]);
+}
+
+static void x__sweep(struct drv_worker *w, uint64_t now)
+{
+	/* curl enforces CURLOPT_TIMEOUT_MS itself */
+}
+
+static void x__stop(struct drv_worker *w)
+{
+	struct curl_thread *ct = w->proto_data;
+	struct curl_slot *s;
+	uint32_t i;
+
+	for (i = 0; ct->slots && i < w->nslots; i++) {
+		s = &ct->slots[i];
+		if (s->pending && !s->ent.pos) /* sent, not merely scheduled */
+			x__st(s)->cancelled++;
+		s->pending = false;
+		drv_sched_cancel(&w->sched, &s->ent);
+		if (s->added && curl_multi_remove_handle(ct->multi, s->easy) == CURLM_OK)
+			s->added = false;
+		if (s->ct) { /* its timer was initialised */
+			uv_timer_stop(&s->wait);
+			uv_close((uv_handle_t *)&s->wait, NULL);
+		}
+	}
+	/* closes the cached connections; curl reports each socket removed first */
+	if (ct->multi)
+		curl_multi_cleanup(ct->multi);
+	ct->multi = NULL;
+	while (ct->socks)
+		x__sock_close(ct, ct->socks);
+	if (ct->has_timeout)
+		uv_close((uv_handle_t *)&ct->timeout, NULL);
+	ct->has_timeout = false;
+}
+
+static void x__fini(struct drv_worker *w)
+{
+	struct curl_thread *ct = w->proto_data;
+	uint32_t i;
+
+	w->proto_data = NULL;
+	if (!ct)
+		return;
+	for (i = 0; ct->slots && i < w->nslots; i++)
+		curl_easy_cleanup(ct->slots[i].easy);
+	if (ct->multi)
+		curl_multi_cleanup(ct->multi);
+	curl_slist_free_all(ct->headers);
+	free(ct->slots);
+	free(ct);
+}
+
+static int x__global_init(void)
+{
+	return curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK ? 0 : -EIO;
+}
+
+static void x__global_fini(void)
+{
+	curl_global_cleanup();
+}
+
+const struct drv_proto drv_proto_http_curl = {
+	.name = "http",
+	.init = x__init,
+	.start = x__start,
+	.sweep = x__sweep,
+	.stop = x__stop,
+	.fini = x__fini,
+	.global_init = x__global_init,
+	.global_fini = x__global_fini,
+};

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: MIT
+/* A timerfd + min-heap scheduler on a libuv loop: microsecond wake-ups for pacing. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+#include "drv.h"
+#include "waker.h"
+
+static void x__swap(struct drv_sched *s, uint32_t a, uint32_t b)
+{
+	struct drv_sched_ent *t = s->heap[a];
+
+	s->heap[a] = s->heap[b];
+	s->heap[b] = t;
+	s->heap[a]->pos = a + 1;
+	s->heap[b]->pos = b + 1;
+}
+
+static void x__up(struct drv_sched *s, uint32_t i)
+{
+	while (i && s->heap[(i - 1) / 2]->at > s->heap[i]->at) {
+		x__swap(s, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+}
+
+static void x__down(struct drv_sched *s, uint32_t i)
+{
+	uint32_t l, m;
+
+	for (;;) {
+		l = 2 * i + 1;
+		m = i;
+		if (l < s->n && s->heap[l]->at < s->heap[m]->at)
+			m = l;
+		if (l + 1 < s->n && s->heap[l + 1]->at < s->heap[m]->at)
+			m = l + 1;
+		if (m == i)
+			return;
+		x__swap(s, i, m);
+		i = m;
+	}
+}
+
+static void x__remove(struct drv_sched *s, struct drv_sched_ent *e)
+{
+	uint32_t i = e->pos - 1;
+
+	e->pos = 0;
+	if (i == --s->n)
+		return;
+	s->heap[i] = s->heap[s->n];
+	s->heap[i]->pos = i + 1;
+	x__up(s, i);
+	x__down(s, s->heap[i]->pos - 1);
+}
+
+/* Arm the timerfd for the earliest entry, if that changed. */
+static void x__arm(struct drv_sched *s)
+{
+	struct itimerspec its;
+	uint64_t at;
+
+	if (!s->open)
+		return;
+	at = s->n ? s->heap[0]->at : 0;
+	if (at == s->armed)
+		return;
+	memset(&its, 0, sizeof(its));
+	if (at) {
+		its.it_value.tv_sec = (time_t)(at / 1000000000ULL);
+		its.it_value.tv_nsec = (long)(at % 1000000000ULL);
+		if (!its.it_value.tv_sec && !its.it_value.tv_nsec)
+			its.it_value.tv_nsec = 1;
+	}
+	if (!timerfd_settime(s->tfd, TFD_TIMER_ABSTIME, &its, NULL))
+		s->armed = at;
+}
+
+struct drv_sched_ent *drv_sched_pop_due(struct drv_sched *s, uint64_t now)
+{
+	struct drv_sched_ent *e;
+
+	if (!s->n || s->heap[0]->at > now)
+		return NULL;
+	e = s->heap[0];
+	x__remove(s, e);
+	return e;
+}
+
+static void x__on_poll(uv_poll_t *p, int status, int events)
+{
+	struct drv_sched *s = container_of(p, struct drv_sched, poll);
+	struct drv_sched_ent *e;
+	uint64_t expirations, now;
+	ssize_t r;
+
+	r = read(s->tfd, &expirations, sizeof(expirations));
+	(void)r; /* EAGAIN when re-armed meanwhile: the heap is the truth */
+	s->armed = 0;
+	now = uv_hrtime();
+	while ((e = drv_sched_pop_due(s, now)))
+		e->cb(e);
+	x__arm(s);
+}
+
+int drv_sched_init(struct drv_sched *s, uv_loop_t *loop, uint32_t cap)
+{
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	s->tfd = -1;
+	s->cap = cap ? cap : 1;
+	s->heap = calloc(s->cap, sizeof(*s->heap));
+	if (!s->heap)
+		return -ENOMEM;
+	if (!loop) /* heap only (tests) */
+		return 0;
+	s->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (s->tfd < 0) {
+		err = -errno;
+		goto cleanup;
+	}
+	err = uv_poll_init(loop, &s->poll, s->tfd);
+	if (err)
+		goto cleanup_fd;
+	s->open = true;
+	err = uv_poll_start(&s->poll, UV_READABLE, x__on_poll);
+	if (err) {
+		drv_sched_close(s);
+		return err;
+	}
+	return 0;
+
+cleanup_fd:
+	close(s->tfd);
+	s->tfd = -1;
+cleanup:
+	free(s->heap);
+	s->heap = NULL;
+	return err;
+}
+
+void drv_sched_add(struct drv_sched *s, struct drv_sched_ent *e, uint64_t at, drv_sched_cb cb)
+{
+	if (e->pos)
+		x__remove(s, e);
+	if (s->n >= s->cap) /* cannot happen: one entry per slot */
+		return;
+	e->at = at;
+	e->cb = cb;
+	s->heap[s->n] = e;
+	e->pos = ++s->n;
+	x__up(s, s->n - 1);
+	if (s->heap[0] == e)
+		x__arm(s);
+}
+
+void drv_sched_cancel(struct drv_sched *s, struct drv_sched_ent *e)
+{
+	if (!e->pos)
+		return;
+	x__remove(s, e);
+	x__arm(s);
+}
+
+static void x__on_close(uv_handle_t *h)
+{
+	struct drv_sched *s = container_of((uv_poll_t *)h, struct drv_sched, poll);
+
+	close(s->tfd);
+	s->tfd = -1;
+}
+
+void drv_sched_close(struct drv_sched *s)
+{
+	while (s->n)
+		x__remove(s, s->heap[0]);
+	if (!s->open)
+		return;
+	s->open = false;
+	uv_close((uv_handle_t *)&s->poll, x__on_close);
+}
+
+void drv_sched_fini(struct drv_sched *s)
+{
+	if (s->tfd >= 0 && !s->open) {
+		close(s->tfd);
+		s->tfd = -1;
+	}
+	free(s->heap);
+	s->heap = NULL;
+}

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the request-timing programs (bpf/req.bpf.c) and their userspace (observer/reqtime.c)
+ * share: components, limits, the per-slot counter block, the per-socket state and the --trace
+ * record. docs/observer.md ("Request timing") explains each figure.
+ *
+ * A slot is one (target port, protocol) pair: slot = 2 * port_index + (udp ? 1 : 0). The
+ * histogram map holds RT_NCOMP histograms of LL_HIST_BUCKETS counters per slot:
+ *   key = (slot * RT_NCOMP + component) * LL_HIST_BUCKETS + ll_hist_bucket(value)
+ */
+#ifndef LOADLENS_REQTIME_H
+#define LOADLENS_REQTIME_H
+
+#include <linux/types.h>
+
+/* Ports with request timing; rodata maps a port to 1 + its index (0: not a target). */
+#define RT_MAX_PORTS 16
+#define RT_MAX_SLOTS (2 * RT_MAX_PORTS)
+
+/* UDP arrival stamps kept per socket (a power of two): datagrams queued beyond this lose theirs. */
+#define RT_UDP_RING 512
+/* Accepted, not yet read TCP sockets whose accept time we hold (LRU hash, per struct sock *). */
+#define RT_MAX_ACCEPTED 16384
+/* Processes that served a target socket; their threads' run-queue wait is measured. */
+#define RT_MAX_TGIDS 64
+/* Threads woken and not yet on a CPU (LRU hash, per tid). */
+#define RT_MAX_WAKING 16384
+/* --trace ring buffer size in bytes (a power of two, a multiple of the page size). */
+#define RT_TRACE_RING (4u << 20)
+
+/* Histograms per slot. service_last is derived in userspace (see observer/reqtime.c). */
+enum rt_comp {
+	RT_QUEUE = 0,	/* socket-queue wait: bytes queued (or accepted, if later) -> first read */
+	RT_SERVICE,	/* first read -> first write of the response */
+	RT_RESIDENCE,	/* arrival -> first write (includes the accept-queue share) */
+	RT_ACCEPT,	/* first request of a connection: the part of its wait spent unaccepted */
+	RT_MULTI_FIRST, /* responses written in several pieces: read -> first write */
+	RT_MULTI_LAST,	/* the same responses: read -> last write */
+	RT_NCOMP,
+};
+
+/* Counters per slot (a per-CPU array keyed by slot). first_ns is a min, last_ns and max_ns maxima. */
+struct rt_ctrs {
+	__u64 requests;	    /* responses begun: one per request */
+	__u64 unanswered;   /* read, but the next read or the close came before any write */
+	__u64 no_arrival;   /* read with no arrival seen: queue wait and residence not recorded */
+	__u64 unsolicited;  /* writes with no request read before them (greeting, push) */
+	__u64 multi_write;  /* responses written in more than one write */
+	__u64 ring_overrun; /* UDP: more datagrams queued than RT_UDP_RING stamps */
+	__u64 trace_lost;   /* --trace records the ring buffer had no room for */
+	__u64 first_ns;	    /* first response (bpf_ktime_get_ns, CLOCK_MONOTONIC) */
+	__u64 last_ns;	    /* last response */
+	__u64 sum_ns[RT_NCOMP];
+	__u64 max_ns[RT_NCOMP];
+};
+_Static_assert(sizeof(struct rt_ctrs) == (9 + 2 * RT_NCOMP) * 8, "rt_ctrs layout");
+
+/* Global counters (per-CPU array "rt_global"). */
+enum rt_global {
+	RT_G_NO_STORAGE = 0, /* socket state could not be created (memory, optmem_max) */
+	RT_G_ACCEPTED_FULL,  /* accept time not stored */
+	RT_G_RUNQ_SUM_NS,    /* run-queue wait: sum */
+	RT_G_RUNQ_MAX_NS,    /* run-queue wait: largest (max over CPUs) */
+	RT_G_TGIDS_FULL,     /* a serving process could not be added to the run-queue watch */
+	RT_G_MAX,
+};
+
+/* Per-socket request state machine (docs/observer.md, "Request boundaries"). */
+enum rt_state {
+	RT_IDLE = 0,	/* nothing pending */
+	RT_QUEUED,	/* bytes arrived, not read yet */
+	RT_READING,	/* the request is being read or served: no response byte written yet */
+	RT_WRITING,	/* the response is being written */
+};
+
+#define RT_F_SEEN_READ 1 /* the socket's first request has been read */
+#define RT_F_MULTI 2	 /* the current response took more than one write */
+
+/* TCP socket state, in sk_storage (freed with the socket). */
+struct rt_tcp_sock {
+	__u64 arrival_ns; /* current request: first bytes queued (0: unknown) */
+	__u64 pending_ns; /* bytes queued after the current request's reads: the next request */
+	__u64 read_ns;	  /* current request: end of the first read */
+	__u64 write_ns;	  /* end of the first write of its response */
+	__u64 last_write_ns;
+	__u64 accept_ns; /* first request only: when accept() returned the socket (0: unknown) */
+	__u32 state;
+	__u32 flags;
+};
+_Static_assert(sizeof(struct rt_tcp_sock) == 56, "rt_tcp_sock layout");
+
+/* UDP socket state: a ring of arrival stamps, one per queued datagram, in queue order. */
+struct rt_udp_sock {
+	__u64 arrival[RT_UDP_RING];
+	__u64 tail; /* datagrams seen arriving */
+	__u64 head; /* datagrams read */
+	__u64 read_ns;
+	__u64 arrival_ns; /* of the datagram being served (0: unknown) */
+	__u32 state;
+	__u32 flags;
+};
+_Static_assert(sizeof(struct rt_udp_sock) == (RT_UDP_RING + 5) * 8, "rt_udp_sock layout");
+
+/* One --trace record: a sampled request. Times are bpf_ktime_get_ns() (CLOCK_MONOTONIC). */
+struct rt_trace_rec {
+	__u64 arrival_ns; /* 0: unknown */
+	__u64 accept_ns;  /* 0: not a first request, or unknown */
+	__u64 read_ns;
+	__u64 write_ns;
+	__u8 saddr[16]; /* local address (IPv4 in the first 4 bytes) */
+	__u8 daddr[16]; /* peer address; zero for an unconnected UDP socket */
+	__u32 tgid;
+	__u16 sport; /* local port */
+	__u16 dport; /* peer port; 0 for an unconnected UDP socket */
+	__u16 family;
+	__u8 udp;
+	__u8 pad[3];
+};
+_Static_assert(sizeof(struct rt_trace_rec) == 80, "rt_trace_rec layout");
+
+#endif /* LOADLENS_REQTIME_H */

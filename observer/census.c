@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: MIT
+/* Socket census through sock_diag (libmnl), port groups, and the namespace's listen counters. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <libmnl/libmnl.h>
+#include <linux/inet_diag.h>
+#include <linux/sock_diag.h>
+#include <netinet/in.h>
+#include "loadlens/cli.h"
+#include "census.h"
+
+#define GROUP_SLOTS 8192 /* distinct (src, dst:port) groups counted; more land in "other" */
+#define RECV_BUF (64 * 1024)
+
+struct obs_census_ctx {
+	struct mnl_socket *nl;
+	unsigned int portid;
+	unsigned int seq;
+	int range_fd;
+	int netstat_fd;
+	uint64_t port_bits[OBS_PORT_WORDS]; /* target ports; nports == 0: all */
+	size_t nports;
+	uint64_t listen_bits[OBS_PORT_WORDS]; /* ports something listens on, this census */
+	struct obs_port_group *groups;	      /* open addressing, GROUP_SLOTS */
+	char *buf;
+	/* the census being taken */
+	struct obs_census *cur;
+	bool listen_pass;
+	size_t ngroups;
+};
+
+static bool x__bit(const uint64_t *bits, uint16_t p)
+{
+	return bits[p >> 6] & (1ULL << (p & 63));
+}
+
+static int x__open_in_ns(struct obs_census_ctx *c)
+{
+	c->nl = mnl_socket_open(NETLINK_SOCK_DIAG);
+	if (!c->nl || mnl_socket_bind(c->nl, 0, MNL_SOCKET_AUTOPID))
+		return -errno;
+	c->portid = mnl_socket_get_portid(c->nl);
+	c->range_fd = open("/proc/sys/net/ipv4/ip_local_port_range", O_RDONLY | O_CLOEXEC);
+	c->netstat_fd = open("/proc/self/net/netstat", O_RDONLY | O_CLOEXEC);
+	return 0;
+}
+
+struct obs_census_ctx *obs_census_new(const char *prog, int netns_fd, const uint16_t *ports,
+				      size_t nports)
+{
+	struct obs_census_ctx *c = calloc(1, sizeof(*c));
+	int self = -1, err = 0;
+	size_t i;
+
+	if (!c)
+		return NULL;
+	c->range_fd = c->netstat_fd = -1;
+	c->groups = calloc(GROUP_SLOTS, sizeof(*c->groups));
+	c->buf = malloc(RECV_BUF);
+	if (!c->groups || !c->buf) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	for (i = 0; i < nports; i++)
+		c->port_bits[ports[i] >> 6] |= 1ULL << (ports[i] & 63);
+	c->nports = nports;
+	if (netns_fd >= 0) {
+		self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+		if (self < 0 || setns(netns_fd, CLONE_NEWNET)) {
+			err = -errno;
+			ll_warn(prog, "cannot enter the target's network namespace: %s",
+				strerror(-err));
+			goto cleanup;
+		}
+	}
+	err = x__open_in_ns(c);
+	if (self >= 0 && setns(self, CLONE_NEWNET)) {
+		err = -errno;
+		ll_warn(prog, "cannot return to our network namespace: %s", strerror(-err));
+	}
+	if (err) {
+		ll_warn(prog, "cannot open a sock_diag socket: %s", strerror(-err));
+		goto cleanup;
+	}
+cleanup:
+	if (self >= 0)
+		close(self);
+	if (err) {
+		obs_census_free(c);
+		errno = -err;
+		return NULL;
+	}
+	return c;
+}
+
+void obs_census_free(struct obs_census_ctx *c)
+{
+	if (!c)
+		return;
+	if (c->nl)
+		mnl_socket_close(c->nl);
+	if (c->range_fd >= 0)
+		close(c->range_fd);
+	if (c->netstat_fd >= 0)
+		close(c->netstat_fd);
+	free(c->groups);
+	free(c->buf);
+	free(c);
+}
+
+static uint32_t x__hash(const struct obs_port_group *k)
+{
+	uint32_t h = 2166136261u;
+	size_t i;
+
+	for (i = 0; i < 16; i++)
+		h = (h ^ k->saddr[i]) * 16777619u;
+	for (i = 0; i < 16; i++)
+		h = (h ^ k->daddr[i]) * 16777619u;
+	h = (h ^ k->dport) * 16777619u;
+	return h ^ k->family;
+}
+
+static void x__group_add(struct obs_census_ctx *c, const struct obs_port_group *k, bool tw)
+{
+	uint32_t i = x__hash(k) & (GROUP_SLOTS - 1), n;
+	struct obs_port_group *g;
+
+	for (n = 0; n < GROUP_SLOTS; n++, i = (i + 1) & (GROUP_SLOTS - 1)) {
+		g = &c->groups[i];
+		if (!g->in_use) {
+			if (c->ngroups >= GROUP_SLOTS * 3 / 4)
+				return; /* table too full: stop adding groups */
+			*g = *k;
+			c->ngroups++;
+		} else if (g->family != k->family || g->dport != k->dport ||
+			   memcmp(g->saddr, k->saddr, 16) || memcmp(g->daddr, k->daddr, 16)) {
+			continue;
+		}
+		g->in_use++;
+		g->time_wait += tw;
+		return;
+	}
+}
+
+static int x__on_msg(const struct nlmsghdr *nlh, void *data)
+{
+	struct obs_census_ctx *c = data;
+	const struct inet_diag_msg *m = mnl_nlmsg_get_payload(nlh);
+	struct obs_census *cs = c->cur;
+	uint16_t sport, dport;
+	struct obs_port_group k;
+
+	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*m)))
+		return MNL_CB_OK;
+	sport = ntohs(m->id.idiag_sport);
+	dport = ntohs(m->id.idiag_dport);
+	if (c->listen_pass) {
+		if (m->idiag_state != OBS_TCP_LISTEN)
+			return MNL_CB_OK;
+		c->listen_bits[sport >> 6] |= 1ULL << (sport & 63);
+		if ((!c->nports || x__bit(c->port_bits, sport)) && cs->nlisten < OBS_CENSUS_LISTENERS)
+			cs->listen_inodes[cs->nlisten++] = m->idiag_inode;
+	}
+	if (c->nports && !x__bit(c->port_bits, sport) && !x__bit(c->port_bits, dport))
+		return MNL_CB_OK;
+	if (m->idiag_state < OBS_TCP_STATES)
+		cs->state[m->idiag_state]++;
+	cs->sockets++;
+	if (c->listen_pass || !cs->port_lo || sport < cs->port_lo || sport > cs->port_hi ||
+	    x__bit(c->listen_bits, sport))
+		return MNL_CB_OK;
+	/* a client-side socket holding an ephemeral port */
+	memset(&k, 0, sizeof(k));
+	k.family = m->idiag_family;
+	memcpy(k.saddr, m->id.idiag_src, m->idiag_family == AF_INET ? 4 : 16);
+	memcpy(k.daddr, m->id.idiag_dst, m->idiag_family == AF_INET ? 4 : 16);
+	k.dport = dport;
+	x__group_add(c, &k, m->idiag_state == OBS_TCP_TIME_WAIT);
+	return MNL_CB_OK;
+}
+
+static int x__dump(struct obs_census_ctx *c, uint8_t family, uint32_t states)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(c->buf);
+	struct inet_diag_req_v2 *req;
+	unsigned int seq = ++c->seq;
+	ssize_t n;
+	int ret;
+
+	nlh->nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	nlh->nlmsg_seq = seq;
+	req = mnl_nlmsg_put_extra_header(nlh, sizeof(*req));
+	req->sdiag_family = family;
+	req->sdiag_protocol = IPPROTO_TCP;
+	req->idiag_states = states;
+	if (mnl_socket_sendto(c->nl, nlh, nlh->nlmsg_len) < 0)
+		return -errno;
+	for (;;) {
+		n = mnl_socket_recvfrom(c->nl, c->buf, RECV_BUF);
+		if (n < 0)
+			return -errno;
+		ret = mnl_cb_run(c->buf, (size_t)n, seq, c->portid, x__on_msg, c);
+		if (ret == MNL_CB_STOP)
+			return 0;
+		if (ret < 0)
+			return -errno;
+	}
+}
+
+static void x__read_range(struct obs_census_ctx *c, struct obs_census *cs)
+{
+	char buf[64];
+	unsigned int lo, hi;
+	ssize_t n;
+
+	if (c->range_fd < 0)
+		return;
+	n = pread(c->range_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	if (sscanf(buf, "%u %u", &lo, &hi) == 2 && lo && lo <= hi && hi < 65536) {
+		cs->port_lo = lo;
+		cs->port_hi = hi;
+	}
+}
+
+static int x__cmp_group(const void *a, const void *b)
+{
+	const struct obs_port_group *x = a, *y = b;
+
+	return x->in_use < y->in_use ? 1 : x->in_use > y->in_use ? -1 : 0;
+}
+
+int obs_census_take(struct obs_census_ctx *c, struct obs_census *cs)
+{
+	const uint32_t all = ~0u & ~(1u << OBS_TCP_LISTEN);
+	struct timespec t0, t1;
+	size_t i;
+	int err;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	memset(cs, 0, sizeof(*cs));
+	memset(c->listen_bits, 0, sizeof(c->listen_bits));
+	memset(c->groups, 0, GROUP_SLOTS * sizeof(*c->groups));
+	c->ngroups = 0;
+	c->cur = cs;
+	x__read_range(c, cs);
+	c->listen_pass = true;
+	err = x__dump(c, AF_INET, 1u << OBS_TCP_LISTEN);
+	if (!err)
+		err = x__dump(c, AF_INET6, 1u << OBS_TCP_LISTEN);
+	c->listen_pass = false;
+	if (!err)
+		err = x__dump(c, AF_INET, all);
+	if (!err)
+		err = x__dump(c, AF_INET6, all);
+	if (err)
+		return err;
+	/* the most used groups first */
+	for (i = 0; i < GROUP_SLOTS; i++) {
+		if (!c->groups[i].in_use)
+			continue;
+		if (cs->ntop < OBS_CENSUS_TOP) {
+			cs->top[cs->ntop++] = c->groups[i];
+			qsort(cs->top, cs->ntop, sizeof(cs->top[0]), x__cmp_group);
+		} else if (c->groups[i].in_use > cs->top[OBS_CENSUS_TOP - 1].in_use) {
+			cs->top[OBS_CENSUS_TOP - 1] = c->groups[i];
+			qsort(cs->top, cs->ntop, sizeof(cs->top[0]), x__cmp_group);
+		}
+	}
+	cs->ngroups = c->ngroups;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	cs->took_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+	return 0;
+}
+
+uint32_t obs_census_range(const struct obs_census *cs)
+{
+	return cs->port_lo ? cs->port_hi - cs->port_lo + 1 : 0;
+}
+
+int obs_census_netstat(struct obs_census_ctx *c, struct obs_netstat *out)
+{
+	static char buf[16384];
+	char *names = NULL, *vals = NULL, *line, *save = NULL, *n, *v, *sn, *sv;
+	ssize_t len;
+
+	memset(out, 0, sizeof(*out));
+	if (c->netstat_fd < 0)
+		return -ENOENT;
+	len = pread(c->netstat_fd, buf, sizeof(buf) - 1, 0);
+	if (len <= 0)
+		return len ? -errno : -EIO;
+	buf[len] = '\0';
+	/* pairs of lines: "TcpExt: Name Name ..." then "TcpExt: value value ..." */
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(line, "TcpExt:", 7))
+			continue;
+		if (!names) {
+			names = line + 7;
+			continue;
+		}
+		vals = line + 7;
+		break;
+	}
+	if (!names || !vals)
+		return -ENOENT;
+	for (n = strtok_r(names, " ", &sn), v = strtok_r(vals, " ", &sv); n && v;
+	     n = strtok_r(NULL, " ", &sn), v = strtok_r(NULL, " ", &sv)) {
+		uint64_t x = strtoull(v, NULL, 10);
+
+		if (!strcmp(n, "ListenOverflows"))
+			out->listen_overflows = x;
+		else if (!strcmp(n, "ListenDrops"))
+			out->listen_drops = x;
+		else if (!strcmp(n, "TCPReqQFullDrop"))
+			out->reqq_full_drop = x;
+		else if (!strcmp(n, "TCPTimeWaitOverflow"))
+			out->tw_overflow = x;
+	}
+	out->ok = 1;
+	return 0;
+}
+
+const char *obs_port_group_text(const struct obs_port_group *g, char *buf, size_t len)
+{
+	char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN];
+	int fam = g->family == AF_INET6 ? AF_INET6 : AF_INET;
+
+	inet_ntop(fam, g->saddr, s, sizeof(s));
+	inet_ntop(fam, g->daddr, d, sizeof(d));
+	if (fam == AF_INET6)
+		snprintf(buf, len, "%s -> [%s]:%u", s, d, g->dport);
+	else
+		snprintf(buf, len, "%s -> %s:%u", s, d, g->dport);
+	return buf;
+}

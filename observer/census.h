@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The ground truth: a census of the TCP sockets of the target's network namespace through
+ * sock_diag (netlink, libmnl), TIME_WAIT included, with ephemeral ports in use grouped by
+ * (source address, destination address:port) against net.ipv4.ip_local_port_range of that
+ * namespace, and the namespace's /proc/net/netstat listen counters.
+ */
+#ifndef LOADLENS_OBSERVER_CENSUS_H
+#define LOADLENS_OBSERVER_CENSUS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "loadlens/observer.h"
+
+#define OBS_CENSUS_TOP 4	 /* port groups kept, most used first */
+#define OBS_CENSUS_LISTENERS 64 /* listening sockets on target ports remembered (inodes) */
+
+#define OBS_TCP_TIME_WAIT 6
+#define OBS_TCP_LISTEN 10
+
+struct obs_port_group {
+	uint8_t family; /* AF_INET or AF_INET6 */
+	uint8_t saddr[16];
+	uint8_t daddr[16];
+	uint16_t dport;
+	uint32_t in_use;    /* ephemeral ports held towards daddr:dport */
+	uint32_t time_wait; /* of which in TIME_WAIT */
+};
+
+struct obs_census {
+	uint64_t state[OBS_TCP_STATES]; /* target sockets per TCP state (6 = TIME_WAIT) */
+	uint64_t sockets;		/* target sockets in all */
+	uint32_t port_lo, port_hi;	/* ip_local_port_range; 0 if unreadable */
+	struct obs_port_group top[OBS_CENSUS_TOP];
+	size_t ntop;
+	size_t ngroups;			/* distinct (src, dst:port) groups */
+	uint64_t listen_inodes[OBS_CENSUS_LISTENERS]; /* listeners on target ports */
+	size_t nlisten;
+	double took_ms; /* time the census took */
+};
+
+/* TcpExt counters of the namespace (cumulative, as the kernel keeps them). */
+struct obs_netstat {
+	uint64_t listen_overflows; /* accept queue full: the handshake's last ACK dropped */
+	uint64_t listen_drops;	   /* every drop of a SYN or ACK on a listener */
+	uint64_t reqq_full_drop;   /* SYN queue full, no syncookies */
+	uint64_t tw_overflow;	   /* TIME_WAIT table full (tcp_max_tw_buckets) */
+	int ok;			   /* 1 if read */
+};
+
+struct obs_census_ctx;
+
+/*
+ * Open the netlink socket and the sysctl/netstat files inside the namespace netns_fd (-1: our
+ * own), so that later reads need no privilege. Needs CAP_SYS_ADMIN for another namespace.
+ */
+struct obs_census_ctx *obs_census_new(const char *prog, int netns_fd, const uint16_t *ports,
+				      size_t nports);
+void obs_census_free(struct obs_census_ctx *c);
+int obs_census_take(struct obs_census_ctx *c, struct obs_census *out);
+int obs_census_netstat(struct obs_census_ctx *c, struct obs_netstat *out);
+/* Range size, hi - lo + 1, or 0. */
+uint32_t obs_census_range(const struct obs_census *cs);
+/* "127.0.0.1 -> 127.0.0.1:8080" */
+const char *obs_port_group_text(const struct obs_port_group *g, char *buf, size_t len);
+
+#endif /* LOADLENS_OBSERVER_CENSUS_H */

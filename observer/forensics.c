@@ -1,0 +1,631 @@
+// SPDX-License-Identifier: MIT
+/* Forensics sampling: counters, census, fds -> rates, forecasts, an NDJSON record per interval. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/capability.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "loadlens/cli.h"
+#include "forensics_int.h"
+
+#define FORECAST_HORIZON_S 600.0 /* a forecast further out than this is not a forecast */
+#define OWNER_SCAN_S 5.0
+
+const char *const obs_tcp_state_names[OBS_TCP_STATES] = {
+	[1] = "ESTABLISHED", [2] = "SYN_SENT",	 [3] = "SYN_RECV",   [4] = "FIN_WAIT1",
+	[5] = "FIN_WAIT2",   [6] = "TIME_WAIT",	 [7] = "CLOSE",	     [8] = "CLOSE_WAIT",
+	[9] = "LAST_ACK",    [10] = "LISTEN",	 [11] = "CLOSING",   [12] = "NEW_SYN_RECV",
+};
+
+double obs_fx_slope(const double *t, const double *y, unsigned int n)
+{
+	double mt = 0, my = 0, num = 0, den = 0;
+	unsigned int i, k = n < OBS_FX_HIST ? n : OBS_FX_HIST;
+
+	if (k < 2)
+		return 0;
+	for (i = 0; i < k; i++) {
+		mt += t[i];
+		my += y[i];
+	}
+	mt /= k;
+	my /= k;
+	for (i = 0; i < k; i++) {
+		num += (t[i] - mt) * (y[i] - my);
+		den += (t[i] - mt) * (t[i] - mt);
+	}
+	return den > 0 ? num / den : 0;
+}
+
+const char *obs_fx_num(uint64_t v, char *buf, size_t len)
+{
+	char tmp[32];
+	size_t n, i, o = 0;
+
+	n = (size_t)snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)v);
+	for (i = 0; i < n && o + 2 < len; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+static struct obs_fx_proc *x__watch(struct obs_fx *fx, uint32_t pid)
+{
+	struct obs_fx_proc *p;
+	size_t i;
+
+	for (i = 0; i < fx->nprocs; i++)
+		if (fx->procs[i].fd.pid == pid)
+			return &fx->procs[i];
+	if (fx->nprocs == OBS_FX_PROCS)
+		return NULL;
+	p = &fx->procs[fx->nprocs++];
+	memset(p, 0, sizeof(*p));
+	p->fd.pid = pid;
+	p->tte = p->first_forecast_t = p->first_fail_t = -1;
+	obs_pid_comm(pid, p->fd.comm, sizeof(p->fd.comm));
+	return p;
+}
+
+struct obs_fx *obs_fx_new(const char *prog, const struct obs_fx_opts *opts)
+{
+	struct obs_fail_opts fopts = {opts->conn, opts->shared, opts->children};
+	struct obs_fx *fx = calloc(1, sizeof(*fx));
+	const struct obs_fail_features *ff;
+	int err = 0, i;
+	size_t k;
+
+	if (!fx || !(fx->conn_prev = calloc(1, sizeof(*fx->conn_prev)))) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	fx->prog = prog;
+	fx->targets = opts->targets;
+	fx->conn = opts->shared;
+	fx->copts = *opts->conn;
+	fx->children = opts->children;
+	fx->run.ports_first_forecast_t = fx->run.ports_full_t = -1;
+	for (i = 0; i < OBS_FAIL_MAX; i++)
+		fx->run.first_fail_t[i] = -1;
+	fx->run.acc_rate_min = -1;
+	if (opts->ndjson_path) {
+		fx->ndjson = fopen(opts->ndjson_path, "w");
+		if (!fx->ndjson) {
+			err = -errno;
+			ll_warn(prog, "cannot create --ndjson file '%s': %s", opts->ndjson_path,
+				strerror(-err));
+			goto cleanup;
+		}
+	}
+	fx->fail = obs_fail_new(prog, &fopts);
+	if (!fx->fail) {
+		err = -errno;
+		goto cleanup;
+	}
+	fx->census = obs_census_new(prog, opts->targets->netns_fd, opts->conn->ports,
+				    opts->conn->nports);
+	if (!fx->census)
+		ll_warn(prog, "note: no socket census (%s); TIME_WAIT counts and port pressure are "
+			      "off", strerror(errno));
+	for (k = 0; k < opts->targets->npids; k++)
+		x__watch(fx, opts->targets->pids[k]);
+	ff = obs_fail_features(fx->fail);
+	snprintf(fx->attached, sizeof(fx->attached), "syscall failures%s%s%s%s%s",
+		 ff->drops ? ", kfree_skb" : "", ff->synack ? ", tcp_retransmit_synack" : "",
+		 ff->resets ? ", tcp resets" : "", ff->lifecycle ? ", process exits" : "",
+		 fx->census ? ", sock_diag census" : "");
+	if (fx->census)
+		obs_census_netstat(fx->census, &fx->ns_start);
+	fx->ns_cur = fx->ns_start;
+	return fx;
+
+cleanup:
+	obs_fx_free(fx);
+	errno = -err;
+	return NULL;
+}
+
+void obs_fx_free(struct obs_fx *fx)
+{
+	if (!fx)
+		return;
+	if (fx->ndjson)
+		fclose(fx->ndjson);
+	obs_census_free(fx->census);
+	obs_fail_free(fx->fail);
+	free(fx->conn_prev);
+	free(fx);
+}
+
+uint64_t obs_fx_keep_caps(const struct obs_fx *fx)
+{
+	/* /proc/PID/fd of a process with other credentials or more capabilities than ours */
+	return 1ULL << CAP_SYS_PTRACE;
+}
+
+const char *obs_fx_attached(const struct obs_fx *fx)
+{
+	return fx->attached;
+}
+
+static void x__event_note(struct obs_fx *fx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void x__event_note(struct obs_fx *fx, const char *fmt, ...)
+{
+	char *slot = fx->run.events[fx->run.nevents < 8 ? fx->run.nevents : 7];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(slot, sizeof(fx->run.events[0]), fmt, ap);
+	va_end(ap);
+	if (fx->run.nevents < 8)
+		fx->run.nevents++;
+	ll_warn(fx->prog, "%s", slot);
+}
+
+struct x__evctx {
+	struct obs_fx *fx;
+	double t;
+};
+
+static void x__on_event(void *arg, const struct obs_event *ev)
+{
+	struct x__evctx *c = arg;
+	struct obs_fx *fx = c->fx;
+	size_t i;
+
+	if (ev->type == OBS_EV_CHILD) {
+		x__watch(fx, ev->pid);
+		return;
+	}
+	for (i = 0; i < fx->nprocs; i++) {
+		if (fx->procs[i].fd.pid == ev->pid && !fx->procs[i].exited) {
+			fx->procs[i].exited = true;
+			fx->procs[i].exited_at = c->t;
+			x__event_note(fx, "target pid %u (%.15s) exited at %.1fs (exit code %d)",
+				      ev->pid, ev->comm, c->t, ev->exit_code >> 8);
+		}
+	}
+}
+
+/* Exited --pid targets: one that runs again (same executable) becomes the target. */
+static void x__lifecycle(struct obs_fx *fx, double t)
+{
+	struct obs_target tv = {.flags = OBS_TARGET_PID};
+	struct x__evctx ctx = {fx, t};
+	struct obs_targets *tg = fx->targets;
+	uint32_t npid;
+	size_t i, k;
+
+	obs_fail_poll(fx->fail, x__on_event, &ctx);
+	for (k = 0; k < tg->npids; k++) {
+		if (obs_pid_alive(tg->pids[k]))
+			continue;
+		for (i = 0; i < fx->nprocs; i++)
+			if (fx->procs[i].fd.pid == tg->pids[k] && !fx->procs[i].exited) {
+				fx->procs[i].exited = true;
+				fx->procs[i].exited_at = t;
+				x__event_note(fx, "target pid %u (%s) is gone at %.1fs", tg->pids[k],
+					      fx->procs[i].fd.comm, t);
+			}
+		npid = obs_targets_find_restart(tg, k);
+		if (!npid)
+			continue;
+		bpf_map_update_elem(bpf_map__fd(obs_conn_map(fx->conn, "targets")), &npid, &tv,
+				    BPF_ANY);
+		x__event_note(fx, "target pid %u restarted as pid %u at %.1fs (same executable %s)",
+			      tg->pids[k], npid, t, tg->exes[k]);
+		tg->pids[k] = npid;
+		x__watch(fx, npid);
+	}
+}
+
+/* Which processes own the listening sockets? Port mode only, every few seconds. */
+static void x__owner_scan(struct obs_fx *fx)
+{
+	uint32_t pids[OBS_FX_PROCS];
+	size_t i, n;
+
+	n = obs_fd_owners(fx->cs.listen_inodes, fx->cs.nlisten, pids, OBS_FX_PROCS);
+	for (i = 0; i < n; i++)
+		x__watch(fx, pids[i]);
+}
+
+static void x__procs(struct obs_fx *fx, double t)
+{
+	uint32_t pids[OBS_FX_PROCS];
+	size_t i, n;
+	struct obs_fx_proc *p;
+	double y[OBS_FX_HIST], tt[OBS_FX_HIST];
+	unsigned int k, j, f;
+
+	if (fx->targets->cgroup_id) {
+		n = obs_targets_cgroup_pids(fx->targets, pids, OBS_FX_PROCS);
+		for (i = 0; i < n; i++)
+			x__watch(fx, pids[i]);
+	} else if (!fx->targets->npids && fx->census && t >= fx->next_owner_scan) {
+		x__owner_scan(fx);
+		fx->next_owner_scan = t + OWNER_SCAN_S;
+	}
+	/* processes whose syscalls failed are named, and watched */
+	n = obs_fail_procs(fx->fail, fx->errprocs, OBS_MAX_ERRPROCS);
+	for (i = 0; i < n; i++) {
+		uint64_t any = 0;
+
+		for (f = 0; f < OBS_FAIL_MAX; f++)
+			any += fx->errprocs[i].e.fails[f];
+		if (!any)
+			continue;
+		p = x__watch(fx, fx->errprocs[i].pid);
+		if (!p)
+			continue;
+		if (p->fd.comm[0] == '?')
+			snprintf(p->fd.comm, sizeof(p->fd.comm), "%.15s", fx->errprocs[i].e.comm);
+		if (fx->errprocs[i].e.fails[OBS_FAIL_EMFILE] > p->fails[OBS_FAIL_EMFILE] &&
+		    p->first_fail_t < 0)
+			p->first_fail_t = t;
+		memcpy(p->fails, fx->errprocs[i].e.fails, sizeof(p->fails));
+		p->last_sys = fx->errprocs[i].e.last_sys;
+	}
+	for (i = 0; i < fx->nprocs; i++) {
+		p = &fx->procs[i];
+		if (p->exited || obs_fd_read(&p->fd))
+			continue;
+		k = p->nhist % OBS_FX_HIST;
+		p->t[k] = t;
+		p->open[k] = p->fd.open;
+		p->nhist++;
+		for (j = 0; j < OBS_FX_HIST && j < p->nhist; j++) {
+			tt[j] = p->t[j];
+			y[j] = (double)p->open[j];
+		}
+		p->rate = obs_fx_slope(tt, y, p->nhist);
+		p->tte = -1;
+		if (p->fd.soft > 0 && p->rate > 0.1 && p->fd.open < p->fd.soft) {
+			p->tte = (double)(p->fd.soft - p->fd.open) / p->rate;
+			if (p->tte > FORECAST_HORIZON_S)
+				p->tte = -1;
+		}
+		if (p->tte >= 0 && p->first_forecast_t < 0 && p->nhist >= 3) {
+			p->first_forecast_t = t;
+			p->first_forecast_tte = p->tte;
+		}
+	}
+}
+
+/* Census, reconciled against the live counts from state moves; TIME_WAIT and port pressure. */
+static void x__census(struct obs_fx *fx, const struct obs_conn_stats *ct, double t, json_t *rec)
+{
+	json_t *cs = json_object(), *live = json_object(), *diff = json_object();
+	struct obs_fx_ports *pp = &fx->ports_now;
+	uint64_t absmax = 0;
+	double y[OBS_FX_HIST];
+	unsigned int s, k;
+	int64_t est, moved, d;
+
+	memset(pp, 0, sizeof(*pp));
+	pp->tte = -1;
+	if (!fx->census || obs_census_take(fx->census, &fx->cs)) {
+		fx->run.census_failed += fx->census != NULL;
+		json_object_set_new(rec, "census", json_null());
+		json_decref(cs);
+		json_decref(live);
+		json_decref(diff);
+		return;
+	}
+	fx->run.census_ok++;
+	if (fx->cs.took_ms > fx->run.census_ms_max)
+		fx->run.census_ms_max = fx->cs.took_ms;
+	for (s = 1; s < OBS_TCP_STATES; s++) {
+		if (!obs_tcp_state_names[s] || s == 7 || s == 12)
+			continue;
+		json_object_set_new(cs, obs_tcp_state_names[s], json_integer((json_int_t)fx->cs.state[s]));
+		if (fx->cs.state[s] > fx->run.state_max[s])
+			fx->run.state_max[s] = fx->cs.state[s];
+		if (s == OBS_TCP_TIME_WAIT || s == OBS_TCP_LISTEN)
+			continue; /* TIME_WAIT is not a state in the tracepoint */
+		moved = (int64_t)ct->moves[s] - (int64_t)ct->moves[OBS_TCP_STATES + s];
+		if (fx->have_base) {
+			est = fx->base[s] + moved;
+			d = est - (int64_t)fx->cs.state[s];
+			json_object_set_new(live, obs_tcp_state_names[s], json_integer(est));
+			json_object_set_new(diff, obs_tcp_state_names[s], json_integer(d));
+			if ((uint64_t)(d < 0 ? -d : d) > absmax)
+				absmax = (uint64_t)(d < 0 ? -d : d);
+		}
+		fx->base[s] = (int64_t)fx->cs.state[s] - moved;
+	}
+	if (fx->have_base && absmax > fx->run.reconcile_abs_max)
+		fx->run.reconcile_abs_max = absmax;
+	json_object_set_new(cs, "sockets", json_integer((json_int_t)fx->cs.sockets));
+	json_object_set_new(cs, "took_ms", json_real(fx->cs.took_ms));
+	json_object_set_new(rec, "census", cs);
+	json_object_set_new(rec, "live", fx->have_base ? live : json_null());
+	json_object_set_new(rec, "reconcile_diff", fx->have_base ? diff : json_null());
+	if (!fx->have_base) {
+		json_decref(live);
+		json_decref(diff);
+	}
+	fx->have_base = true;
+
+	/* CLOSE_WAIT trend */
+	k = fx->ncw % OBS_FX_HIST;
+	fx->cw_t[k] = t;
+	fx->cw_hist[k] = fx->cs.state[8];
+	if (fx->ncw && fx->cs.state[8] > fx->run.close_wait_last)
+		fx->run.close_wait_rising++;
+	else if (fx->ncw && fx->cs.state[8] < fx->run.close_wait_last)
+		fx->run.close_wait_rising = 0;
+	fx->ncw++;
+	for (s = 0; s < OBS_FX_HIST && s < fx->ncw; s++)
+		y[s] = (double)fx->cw_hist[s];
+	fx->run.close_wait_rate = obs_fx_slope(fx->cw_t, y, fx->ncw);
+	fx->run.close_wait_last = fx->cs.state[8];
+
+	/* ports: the most used (src, dst:port) group against the range */
+	pp->range = obs_census_range(&fx->cs);
+	if (!fx->cs.ntop || !pp->range)
+		return;
+	pp->g = fx->cs.top[0];
+	pp->pct = 100.0 * pp->g.in_use / pp->range;
+	if (pp->pct > 100.0)
+		pp->pct = 100.0;
+	k = fx->nport % OBS_FX_HIST;
+	fx->port_t[k] = t;
+	fx->port_used[k] = pp->g.in_use;
+	fx->nport++;
+	for (s = 0; s < OBS_FX_HIST && s < fx->nport; s++)
+		y[s] = fx->port_used[s];
+	pp->rate = obs_fx_slope(fx->port_t, y, fx->nport);
+	if (pp->g.in_use < pp->range && pp->rate > 0.5 && fx->nport >= 3) {
+		pp->tte = (pp->range - pp->g.in_use) / pp->rate;
+		if (pp->tte > FORECAST_HORIZON_S)
+			pp->tte = -1;
+	}
+	if (pp->tte >= 0 && fx->run.ports_first_forecast_t < 0) {
+		fx->run.ports_first_forecast_t = t;
+		fx->run.ports_first_forecast_tte = pp->tte;
+	}
+	if (pp->g.in_use >= pp->range && fx->run.ports_full_t < 0)
+		fx->run.ports_full_t = t;
+	if (pp->g.in_use >= fx->run.ports_peak.g.in_use)
+		fx->run.ports_peak = *pp;
+}
+
+static json_t *x__fails_json(const uint64_t sys[OBS_SYS_MAX][OBS_FAIL_MAX])
+{
+	json_t *o = json_object(), *by;
+	unsigned int s, f;
+
+	for (f = 0; f < OBS_FAIL_MAX; f++) {
+		by = NULL;
+		for (s = 0; s < OBS_SYS_MAX; s++) {
+			if (!sys[s][f])
+				continue;
+			if (!by)
+				by = json_object();
+			json_object_set_new(by, obs_sys_name(s), json_integer((json_int_t)sys[s][f]));
+		}
+		if (by)
+			json_object_set_new(o, obs_fail_name(f), by);
+	}
+	return o;
+}
+
+/* accept()/accept4() failures are counted by conn.bpf.c per errno, not per call */
+static void x__accept_fails(uint64_t sys[OBS_SYS_MAX][OBS_FAIL_MAX], const struct obs_conn_stats *d)
+{
+	sys[OBS_SYS_ACCEPT4][OBS_FAIL_EMFILE] = d->errnos[24];
+	sys[OBS_SYS_ACCEPT4][OBS_FAIL_ENFILE] = d->errnos[23];
+}
+
+json_t *obs_fx_procs_json(const struct obs_fx *fx)
+{
+	json_t *a = json_array(), *o;
+	const struct obs_fx_proc *p;
+	size_t i;
+
+	for (i = 0; i < fx->nprocs; i++) {
+		p = &fx->procs[i];
+		o = json_pack("{s:i, s:s, s:I, s:I, s:I, s:I, s:f, s:o, s:b}", "pid", (int)p->fd.pid,
+			      "comm", p->fd.comm, "open", (json_int_t)p->fd.open, "peak",
+			      (json_int_t)p->fd.peak, "soft_limit", (json_int_t)p->fd.soft,
+			      "hard_limit", (json_int_t)p->fd.hard, "growth_per_s", p->rate,
+			      "exhausted_in_s", p->tte >= 0 ? json_real(p->tte) : json_null(),
+			      "exited", p->exited);
+		if (o) {
+			json_object_set_new(o, "first_forecast_at_s", p->first_forecast_t >= 0 ?
+					    json_real(p->first_forecast_t) : json_null());
+			json_object_set_new(o, "first_forecast_s", p->first_forecast_t >= 0 ?
+					    json_real(p->first_forecast_tte) : json_null());
+			json_object_set_new(o, "first_emfile_at_s", p->first_fail_t >= 0 ?
+					    json_real(p->first_fail_t) : json_null());
+			json_object_set_new(o, "emfile", json_integer((json_int_t)p->fails[0]));
+		}
+		if (o && p->fd.err)
+			json_object_set_new(o, "unreadable", json_string(strerror(p->fd.err)));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+const char *obs_fx_live_header(void)
+{
+	static char h[64];
+
+	snprintf(h, sizeof(h), " %6s %6s %6s %6s %5s %4s %6s", "ESTAB", "TW", "TW/S", "CLOSEW",
+		 "PORT%", "FD%", "FAIL/S");
+	return h;
+}
+
+static void x__live(const struct obs_fx *fx, double tw_rate, double fail_rate, double fdpct,
+		    char *buf, size_t len)
+{
+	char pct[8] = "-", fdp[8] = "-", tw[16] = "-", est[16] = "-", cw[16] = "-";
+
+	if (fx->ports_now.range)
+		snprintf(pct, sizeof(pct), "%.0f", fx->ports_now.pct);
+	if (fdpct >= 0)
+		snprintf(fdp, sizeof(fdp), "%.0f", fdpct);
+	if (fx->run.census_ok) {
+		snprintf(est, sizeof(est), "%llu", (unsigned long long)fx->cs.state[1]);
+		snprintf(tw, sizeof(tw), "%llu", (unsigned long long)fx->cs.state[6]);
+		snprintf(cw, sizeof(cw), "%llu", (unsigned long long)fx->cs.state[8]);
+	}
+	snprintf(buf, len, " %6s %6s %6.0f %6s %5s %4s %6.0f", est, tw, tw_rate, cw, pct, fdp,
+		 fail_rate);
+}
+
+int obs_fx_tick(struct obs_fx *fx, const struct obs_conn_stats *ct, double t, char *live,
+		size_t livelen)
+{
+	struct obs_conn_stats *cd = malloc(sizeof(*cd));
+	uint64_t dsys[OBS_SYS_MAX][OBS_FAIL_MAX], fails = 0, nr = 0, max = 0, ff[OBS_FAIL_MAX] = {};
+	json_t *rec = json_object(), *o;
+	double dt = t - fx->t_prev, tw_rate, acc_rate, fdpct = -1, pct;
+	struct obs_netstat ns = {};
+	struct timespec now;
+	unsigned int s, f;
+	int lo, err;
+	size_t i;
+
+	if (!cd || !rec) {
+		free(cd);
+		json_decref(rec);
+		return -ENOMEM;
+	}
+	err = obs_fail_read(fx->fail, &fx->fail_cur);
+	if (err)
+		goto cleanup;
+	obs_fail_stats_sub(&fx->fail_delta, &fx->fail_cur, &fx->fail_prev);
+	obs_conn_stats_sub(cd, ct, fx->conn_prev);
+	x__lifecycle(fx, t);
+
+	memcpy(dsys, fx->fail_delta.sys, sizeof(dsys));
+	x__accept_fails(dsys, cd);
+	for (s = 0; s < OBS_SYS_MAX; s++)
+		for (f = 0; f < OBS_FAIL_MAX; f++) {
+			fx->run.fails[s][f] += dsys[s][f];
+			ff[f] += dsys[s][f];
+			fails += dsys[s][f];
+		}
+	for (f = 0; f < OBS_FAIL_MAX; f++) {
+		if (ff[f] && fx->run.first_fail_t[f] < 0)
+			fx->run.first_fail_t[f] = t;
+		if (dt > 0 && ff[f] / dt > fx->run.fail_rate_max[f])
+			fx->run.fail_rate_max[f] = ff[f] / dt;
+	}
+	acc_rate = dt > 0 ? cd->ctr[OBS_CTR_ACCEPTED] / dt : 0;
+	if (cd->ctr[OBS_CTR_ACCEPTED]) {
+		if (fx->run.acc_rate_min < 0 || acc_rate < fx->run.acc_rate_min)
+			fx->run.acc_rate_min = acc_rate;
+		if (acc_rate > fx->run.acc_rate_max)
+			fx->run.acc_rate_max = acc_rate;
+	}
+	fx->run.tw_entries += cd->ctr[OBS_CTR_TW_ENTRIES];
+	tw_rate = dt > 0 ? cd->ctr[OBS_CTR_TW_ENTRIES] / dt : 0;
+	if (tw_rate > fx->run.tw_rate_max)
+		fx->run.tw_rate_max = tw_rate;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	json_object_set_new(rec, "time", json_real(now.tv_sec + now.tv_nsec / 1e9));
+	json_object_set_new(rec, "t", json_real(t));
+	json_object_set_new(rec, "dt", json_real(dt));
+	json_object_set_new(rec, "accepted", json_integer((json_int_t)cd->ctr[OBS_CTR_ACCEPTED]));
+	json_object_set_new(rec, "accept_rate", json_real(acc_rate));
+	x__census(fx, ct, t, rec);
+	json_object_set_new(rec, "time_wait",
+			    json_pack("{s:I, s:f, s:f}", "entries",
+				      (json_int_t)cd->ctr[OBS_CTR_TW_ENTRIES], "per_s", tw_rate,
+				      "steady_state", tw_rate * OBS_TW_LIFETIME_S));
+	o = json_object();
+	if (fx->ports_now.range) {
+		char grp[128];
+
+		json_object_set_new(o, "range", json_pack("[i,i]", (int)fx->cs.port_lo,
+							  (int)fx->cs.port_hi));
+		json_object_set_new(o, "size", json_integer(fx->ports_now.range));
+		if (fx->cs.ntop) {
+			json_object_set_new(o, "group", json_string(obs_port_group_text(
+								&fx->ports_now.g, grp, sizeof(grp))));
+			json_object_set_new(o, "in_use", json_integer(fx->ports_now.g.in_use));
+			json_object_set_new(o, "time_wait", json_integer(fx->ports_now.g.time_wait));
+		}
+		json_object_set_new(o, "pressure_pct", json_real(fx->ports_now.pct));
+		json_object_set_new(o, "growth_per_s", json_real(fx->ports_now.rate));
+		json_object_set_new(o, "exhausted_in_s", fx->ports_now.tte >= 0 ?
+				    json_real(fx->ports_now.tte) : json_null());
+		json_object_set_new(o, "groups", json_integer((json_int_t)fx->cs.ngroups));
+	}
+	json_object_set_new(rec, "ports", o);
+	json_object_set_new(rec, "failures", x__fails_json(dsys));
+	json_object_set_new(rec, "failure_rate", json_real(dt > 0 ? fails / dt : 0));
+
+	x__procs(fx, t);
+	for (i = 0; i < fx->nprocs; i++) {
+		if (fx->procs[i].exited || fx->procs[i].fd.soft <= 0 || fx->procs[i].fd.open < 0)
+			continue;
+		pct = 100.0 * fx->procs[i].fd.open / fx->procs[i].fd.soft;
+		if (pct > fdpct)
+			fdpct = pct;
+	}
+	json_object_set_new(rec, "fds", obs_fx_procs_json(fx));
+	if (!obs_fd_system(&nr, &max)) {
+		if (nr > fx->run.file_nr_max)
+			fx->run.file_nr_max = nr;
+		fx->run.file_max = max;
+		json_object_set_new(rec, "system_files", json_pack("{s:I, s:I}", "open",
+								   (json_int_t)nr, "max",
+								   (json_int_t)max));
+	}
+	if (fx->census && !obs_census_netstat(fx->census, &ns)) {
+		json_object_set_new(rec, "listen", json_pack("{s:I, s:I, s:I, s:I, s:I}",
+			"overflows", (json_int_t)(ns.listen_overflows - fx->ns_cur.listen_overflows),
+			"drops", (json_int_t)(ns.listen_drops - fx->ns_cur.listen_drops),
+			"reqq_full_drops", (json_int_t)(ns.reqq_full_drop - fx->ns_cur.reqq_full_drop),
+			"queue_max", (json_int_t)ct->ctr[OBS_CTR_QLEN_MAX],
+			"backlog", (json_int_t)ct->ctr[OBS_CTR_BACKLOG_MAX]));
+		fx->ns_cur = ns;
+		fx->run.listen_overflows = ns.listen_overflows - fx->ns_start.listen_overflows;
+		fx->run.listen_drops = ns.listen_drops - fx->ns_start.listen_drops;
+		fx->run.reqq_full = ns.reqq_full_drop - fx->ns_start.reqq_full_drop;
+	}
+	lo = obs_drop_reason(fx->fail, "TCP_LISTEN_OVERFLOW");
+	if (lo >= 0)
+		fx->run.drop_listen_overflow = fx->fail_cur.drops[lo];
+	lo = obs_drop_reason(fx->fail, "SOCKET_BACKLOG");
+	if (lo >= 0)
+		fx->run.drop_socket_backlog = fx->fail_cur.drops[lo];
+	json_object_set_new(rec, "tcp", json_pack("{s:I, s:I, s:I}",
+		"synack_retransmits", (json_int_t)fx->fail_delta.fx[OBS_FX_SYNACK_RETRANS],
+		"resets_sent", (json_int_t)fx->fail_delta.fx[OBS_FX_RST_SENT],
+		"resets_received", (json_int_t)fx->fail_delta.fx[OBS_FX_RST_RECV]));
+	json_object_set_new(rec, "lost_events", json_integer((json_int_t)(
+		fx->fail_delta.fx[OBS_FX_RB_LOST] + fx->fail_delta.missed)));
+
+	if (fx->ndjson) {
+		if (json_dumpf(rec, fx->ndjson, JSON_COMPACT) || fputc('\n', fx->ndjson) < 0)
+			err = -EIO;
+		fflush(fx->ndjson);
+	}
+	x__live(fx, tw_rate, dt > 0 ? fails / dt : 0, fdpct, live, livelen);
+	fx->fail_prev = fx->fail_cur;
+	memcpy(fx->conn_prev, ct, sizeof(*ct));
+	fx->t_prev = t;
+	fx->run.t_end = t;
+	fx->run.intervals++;
+cleanup:
+	json_decref(rec);
+	free(cd);
+	return err;
+}

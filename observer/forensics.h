@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Connection, port and fd forensics: once per interval, read the kernel counters
+ * (conn.bpf.c, failures.bpf.c), take the socket census, read fd usage, turn them into rates and
+ * forecasts, and write an NDJSON interval record; at the end, plain-sentence findings.
+ */
+#ifndef LOADLENS_OBSERVER_FORENSICS_H
+#define LOADLENS_OBSERVER_FORENSICS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <jansson.h>
+#include "census.h"
+#include "conn.h"
+#include "failures.h"
+#include "fds.h"
+#include "target.h"
+
+#define OBS_FX_PROCS 16	 /* processes whose fds are watched */
+#define OBS_FX_HIST 8	 /* samples kept for growth rates */
+#define OBS_TW_LIFETIME_S 60.0
+
+struct obs_fx_opts {
+	const struct obs_conn_opts *conn;
+	struct obs_conn *shared;
+	struct obs_targets *targets;
+	bool children;
+	const char *ndjson_path; /* NULL: none; created here, while privileged */
+};
+
+struct obs_fx_proc {
+	struct obs_fd_proc fd;
+	bool exited;
+	double exited_at;
+	double t[OBS_FX_HIST];
+	int64_t open[OBS_FX_HIST];
+	unsigned int nhist;
+	double rate;		/* fds/s over the kept samples */
+	double tte;		/* seconds to RLIMIT_NOFILE at that rate; < 0: none */
+	double first_forecast_t; /* first interval with a forecast (< 0: none) */
+	double first_forecast_tte;
+	double first_fail_t;	/* first interval with EMFILE from this process (< 0: none) */
+	uint64_t fails[OBS_FAIL_MAX];
+	uint32_t last_sys;
+};
+
+/* Port group with its growth. */
+struct obs_fx_ports {
+	struct obs_port_group g;
+	uint32_t range;
+	double pct;
+	double rate; /* ports/s */
+	double tte;  /* seconds to exhaustion; < 0: none */
+};
+
+struct obs_fx;
+
+struct obs_fx *obs_fx_new(const char *prog, const struct obs_fx_opts *opts);
+void obs_fx_free(struct obs_fx *fx);
+/* Capabilities to keep after the drop (a mask of 1 << CAP_*), 0 for none. */
+uint64_t obs_fx_keep_caps(const struct obs_fx *fx);
+/* The programs attached, for the "observing" line. */
+const char *obs_fx_attached(const struct obs_fx *fx);
+
+/*
+ * One interval ending now (t seconds since start): read everything, write the NDJSON record,
+ * and fill `live` with the forensics part of the live line. Returns 0 or a negative errno.
+ */
+int obs_fx_tick(struct obs_fx *fx, const struct obs_conn_stats *conn_total, double t,
+		char *live, size_t livelen);
+/* The header of that part of the live line. */
+const char *obs_fx_live_header(void);
+
+/* The findings, in plain sentences, and the "forensics" JSON object. */
+int obs_fx_summary(struct obs_fx *fx, FILE *out);
+int obs_fx_json_add(struct obs_fx *fx, json_t *root);
+
+#endif /* LOADLENS_OBSERVER_FORENSICS_H */

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/* Internals of the forensics module shared by forensics.c (sampling) and findings.c (output). */
+#ifndef LOADLENS_OBSERVER_FORENSICS_INT_H
+#define LOADLENS_OBSERVER_FORENSICS_INT_H
+
+#include "forensics.h"
+
+/* Run-long aggregates, for the findings. */
+struct obs_fx_run {
+	double t_end;
+	uint64_t intervals;
+	uint64_t census_ok, census_failed;
+	double census_ms_max;
+	uint64_t state_max[OBS_TCP_STATES]; /* largest census count per state */
+	uint64_t tw_entries;		    /* total TIME_WAIT entries seen */
+	double tw_rate_max;
+	uint64_t close_wait_last;
+	double close_wait_rate; /* over the last samples */
+	unsigned int close_wait_rising; /* consecutive censuses with more CLOSE_WAIT */
+	struct obs_fx_ports ports_peak; /* the most pressed group, at its peak */
+	double ports_first_forecast_t;	/* first forecast of port exhaustion; < 0 none */
+	double ports_first_forecast_tte;
+	double ports_full_t; /* first census at 100%; < 0 never */
+	uint64_t fails[OBS_SYS_MAX][OBS_FAIL_MAX]; /* totals, accept included */
+	double fail_rate_max[OBS_FAIL_MAX];	    /* per second, the worst interval */
+	double first_fail_t[OBS_FAIL_MAX];
+	uint64_t listen_overflows, listen_drops, reqq_full; /* netstat, since start */
+	uint64_t drop_listen_overflow, drop_socket_backlog; /* kfree_skb reasons */
+	uint64_t file_nr_max, file_max;
+	double acc_rate_min, acc_rate_max; /* over intervals with accepts */
+	uint64_t reconcile_abs_max;	   /* largest |live - census| over the states */
+	char events[8][160];		   /* target exits and restarts, in order */
+	unsigned int nevents;
+};
+
+struct obs_fx {
+	const char *prog;
+	struct obs_fail *fail;
+	struct obs_census_ctx *census;
+	struct obs_targets *targets;
+	struct obs_conn *conn;
+	struct obs_conn_opts copts;
+	bool children;
+	FILE *ndjson;
+	char attached[256];
+	/* previous tick */
+	double t_prev;
+	struct obs_conn_stats *conn_prev;
+	struct obs_fail_stats fail_prev, fail_cur, fail_delta;
+	struct obs_netstat ns_start, ns_cur;
+	/* census reconciliation: census[s] - (in[s] - out[s]) at the last census */
+	int64_t base[OBS_TCP_STATES];
+	bool have_base;
+	struct obs_census cs;
+	/* port growth: in-use counts of the top group at recent censuses */
+	double port_t[OBS_FX_HIST];
+	uint32_t port_used[OBS_FX_HIST];
+	unsigned int nport;
+	uint64_t cw_hist[OBS_FX_HIST];
+	double cw_t[OBS_FX_HIST];
+	unsigned int ncw;
+	struct obs_fx_ports ports_now;
+	/* watched processes */
+	struct obs_fx_proc procs[OBS_FX_PROCS];
+	size_t nprocs;
+	double next_owner_scan;
+	struct obs_fx_run run;
+	struct obs_fail_proc errprocs[OBS_MAX_ERRPROCS];
+};
+
+/* Slope of y over t by least squares, n points in a ring of OBS_FX_HIST ending at index n-1. */
+double obs_fx_slope(const double *t, const double *y, unsigned int n);
+/* "28,190" */
+const char *obs_fx_num(uint64_t v, char *buf, size_t len);
+
+#endif /* LOADLENS_OBSERVER_FORENSICS_INT_H */

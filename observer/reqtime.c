@@ -1,0 +1,503 @@
+// SPDX-License-Identifier: MIT
+/* Request timing: attach plan, load, attach, and reading the per-CPU maps back as totals. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "loadlens/cli.h"
+#include "reqtime.h"
+#include "startup.h"
+#include "trace.h"
+#include "req.skel.h"
+
+struct obs_reqtime {
+	struct req_bpf *skel;
+	struct obs_reqtime_features features;
+	uint16_t ports[RT_MAX_PORTS];
+	size_t nports;
+	size_t nslots;
+	int ncpu;
+	uint64_t *percpu; /* scratch for per-CPU reads */
+	size_t percpu_len;
+	struct obs_trace *trace;
+	uint64_t trace_written, trace_errors;
+	char attached[256];
+	uint64_t start_ns;
+
+	/* kept by reqtime_report.c between ticks */
+	struct obs_reqtime_stats *cur, *prev, *delta;
+	json_t *intervals;
+};
+
+const struct obs_reqtime_features *obs_reqtime_features(const struct obs_reqtime *rt)
+{
+	return &rt->features;
+}
+
+const char *obs_reqtime_attached(const struct obs_reqtime *rt)
+{
+	return rt->attached;
+}
+
+uint16_t obs_reqtime_slot_port(const struct obs_reqtime *rt, size_t slot)
+{
+	return rt->nports ? rt->ports[slot / 2] : 0;
+}
+
+const char *obs_reqtime_slot_proto(size_t slot)
+{
+	return slot % 2 ? "udp" : "tcp";
+}
+
+struct obs_reqtime_stats *x__reqtime_cur(struct obs_reqtime *rt)
+{
+	return rt->cur;
+}
+
+struct obs_reqtime_stats *x__reqtime_prev(struct obs_reqtime *rt)
+{
+	return rt->prev;
+}
+
+struct obs_reqtime_stats *x__reqtime_delta(struct obs_reqtime *rt)
+{
+	return rt->delta;
+}
+
+json_t *x__reqtime_intervals(struct obs_reqtime *rt)
+{
+	return rt->intervals;
+}
+
+uint64_t x__reqtime_start_ns(const struct obs_reqtime *rt)
+{
+	return rt->start_ns;
+}
+
+void obs_reqtime_trace_counts(const struct obs_reqtime *rt, uint64_t *written, uint64_t *lost)
+{
+	*written = rt->trace_written + obs_trace_written(rt->trace);
+	*lost = rt->trace_errors + obs_trace_write_errors(rt->trace);
+}
+
+static void x__attached_add(struct obs_reqtime *rt, const char *what)
+{
+	size_t len = strlen(rt->attached);
+
+	snprintf(rt->attached + len, sizeof(rt->attached) - len, "%s%s", len ? ", " : "", what);
+}
+
+static void x__off(struct bpf_program *p)
+{
+	bpf_program__set_autoload(p, false);
+}
+
+/* Switch off what the kernel lacks, before load. -ENOTSUP: request timing is not possible. */
+static int x__plan(struct obs_reqtime *rt, const char *prog)
+{
+	struct req_bpf *s = rt->skel;
+
+	if (!obs_btf_tracepoint_exists("sk_data_ready") ||
+	    !obs_btf_tracepoint_exists("sock_recv_length") ||
+	    !obs_btf_tracepoint_exists("sock_send_length")) {
+		ll_warn(prog, "note: request timing is off: the kernel lacks the tracepoints "
+			      "sock:sk_data_ready/sock_recv_length/sock_send_length (Linux 6.3+)");
+		return -ENOTSUP;
+	}
+	x__attached_add(rt, "sk_data_ready, sock_recv_length, sock_send_length");
+
+	rt->features.close_out = obs_btf_tracepoint_exists("inet_sock_set_state");
+	if (rt->features.close_out)
+		x__attached_add(rt, "inet_sock_set_state");
+	else
+		x__off(s->progs.handle_inet_sock_set_state);
+
+	rt->features.accept = obs_tracepoint_exists("syscalls", "sys_exit_accept4");
+	if (rt->features.accept) {
+		x__attached_add(rt, "sys_exit_accept4");
+		if (!obs_tracepoint_exists("syscalls", "sys_exit_accept"))
+			x__off(s->progs.handle_sys_exit_accept);
+	} else {
+		x__off(s->progs.handle_sys_exit_accept4);
+		x__off(s->progs.handle_sys_exit_accept);
+		ll_warn(prog, "note: no syscalls:sys_exit_accept4; first requests get no "
+			      "accept-queue share");
+	}
+
+	rt->features.runq = obs_btf_tracepoint_exists("sched_wakeup") &&
+			    obs_btf_tracepoint_exists("sched_wakeup_new") &&
+			    obs_btf_tracepoint_exists("sched_switch");
+	if (rt->features.runq) {
+		x__attached_add(rt, "sched_wakeup, sched_switch");
+	} else {
+		x__off(s->progs.handle_sched_wakeup);
+		x__off(s->progs.handle_sched_wakeup_new);
+		x__off(s->progs.handle_sched_switch);
+		ll_warn(prog, "note: no sched_wakeup/sched_switch tracepoints; run-queue wait is off");
+	}
+	return 0;
+}
+
+static int x__configure(struct obs_reqtime *rt, const struct obs_reqtime_opts *opts)
+{
+	struct req_bpf *s = rt->skel;
+	size_t i;
+	int err;
+
+	if (!opts->nports)
+		memset((void *)s->rodata->targ_slot, 1, sizeof(s->rodata->targ_slot));
+	for (i = 0; i < opts->nports; i++)
+		s->rodata->targ_slot[opts->ports[i]] = (uint8_t)(i + 1);
+	if (opts->trace_path)
+		s->rodata->targ_trace_every = opts->trace_every ? opts->trace_every : 1;
+	err = bpf_map__set_max_entries(s->maps.hists,
+				       (uint32_t)(rt->nslots * RT_NCOMP * LL_HIST_BUCKETS));
+	if (!err && !opts->trace_path)
+		err = bpf_map__set_max_entries(s->maps.trace, (uint32_t)sysconf(_SC_PAGESIZE));
+	return err;
+}
+
+struct obs_reqtime *obs_reqtime_new(const char *prog, const struct obs_reqtime_opts *opts)
+{
+	struct obs_reqtime *rt;
+	FILE *trace_out = NULL;
+	struct timespec ts;
+	int err;
+
+	if (opts->nports > RT_MAX_PORTS) {
+		err = -EINVAL;
+		ll_warn(prog, "request timing takes at most %d ports", RT_MAX_PORTS);
+		goto fail;
+	}
+	rt = calloc(1, sizeof(*rt));
+	if (!rt) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	memcpy(rt->ports, opts->ports, opts->nports * sizeof(opts->ports[0]));
+	rt->nports = opts->nports;
+	rt->nslots = 2 * (opts->nports ? opts->nports : 1);
+	rt->ncpu = libbpf_num_possible_cpus();
+	if (rt->ncpu <= 0) {
+		err = rt->ncpu ? rt->ncpu : -EINVAL;
+		goto cleanup;
+	}
+	rt->percpu_len = rt->nslots * RT_NCOMP * LL_HIST_BUCKETS * (size_t)rt->ncpu;
+	rt->percpu = calloc(rt->percpu_len, sizeof(uint64_t));
+	rt->cur = obs_reqtime_stats_new(rt);
+	rt->prev = obs_reqtime_stats_new(rt);
+	rt->delta = obs_reqtime_stats_new(rt);
+	rt->intervals = json_array();
+	if (!rt->percpu || !rt->cur || !rt->prev || !rt->delta || !rt->intervals) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	rt->skel = req_bpf__open();
+	if (!rt->skel) {
+		err = -errno;
+		ll_warn(prog, "cannot open the request-timing BPF object: %s", strerror(-err));
+		goto cleanup;
+	}
+	err = x__plan(rt, prog);
+	if (err)
+		goto cleanup;
+	err = x__configure(rt, opts);
+	if (err) {
+		ll_warn(prog, "cannot size the request-timing maps: %s", strerror(-err));
+		goto cleanup;
+	}
+	err = req_bpf__load(rt->skel);
+	if (err) {
+		ll_warn(prog, "cannot load the request-timing programs: %s; rerun with -v for "
+			      "libbpf's log", strerror(-err));
+		goto cleanup;
+	}
+	err = req_bpf__attach(rt->skel);
+	if (err) {
+		ll_warn(prog, "cannot attach the request-timing programs: %s; rerun with -v for "
+			      "libbpf's log", strerror(-err));
+		goto cleanup;
+	}
+	if (opts->trace_path) {
+		trace_out = fopen(opts->trace_path, "w");
+		if (!trace_out) {
+			err = -errno;
+			ll_warn(prog, "cannot create --trace file '%s': %s", opts->trace_path,
+				strerror(-err));
+			goto cleanup;
+		}
+		rt->trace = obs_trace_new(bpf_map__fd(rt->skel->maps.trace), trace_out,
+					  rt->skel->rodata->targ_trace_every);
+		if (!rt->trace) {
+			err = -errno;
+			fclose(trace_out);
+			ll_warn(prog, "cannot start the --trace writer: %s", strerror(-err));
+			goto cleanup;
+		}
+		rt->features.trace = true;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	rt->start_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return rt;
+
+cleanup:
+	obs_reqtime_free(rt);
+fail:
+	errno = -err;
+	return NULL;
+}
+
+void obs_reqtime_free(struct obs_reqtime *rt)
+{
+	if (!rt)
+		return;
+	obs_trace_free(rt->trace);
+	req_bpf__destroy(rt->skel);
+	json_decref(rt->intervals);
+	obs_reqtime_stats_free(rt->delta);
+	obs_reqtime_stats_free(rt->prev);
+	obs_reqtime_stats_free(rt->cur);
+	free(rt->percpu);
+	free(rt);
+}
+
+/* Stop the trace writer (after draining the ring), keeping its counts. */
+void x__reqtime_trace_stop(struct obs_reqtime *rt)
+{
+	if (!rt->trace)
+		return;
+	obs_trace_stop(rt->trace); /* drains first; an fclose error counts as a write error */
+	rt->trace_written += obs_trace_written(rt->trace);
+	rt->trace_errors += obs_trace_write_errors(rt->trace);
+	obs_trace_free(rt->trace);
+	rt->trace = NULL;
+}
+
+struct obs_reqtime_stats *obs_reqtime_stats_new(const struct obs_reqtime *rt)
+{
+	struct obs_reqtime_stats *st = calloc(1, sizeof(*st));
+
+	if (!st)
+		return NULL;
+	st->nslots = rt->nslots;
+	st->slot = calloc(rt->nslots, sizeof(*st->slot));
+	if (!st->slot) {
+		free(st);
+		return NULL;
+	}
+	return st;
+}
+
+void obs_reqtime_stats_free(struct obs_reqtime_stats *st)
+{
+	if (!st)
+		return;
+	free(st->slot);
+	free(st);
+}
+
+/* Keys [0, n) of a per-CPU array, value_words u64 per CPU, into rt->percpu, key-major. */
+static int x__read_percpu(struct obs_reqtime *rt, const struct bpf_map *map, uint32_t n,
+			  size_t value_words)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	int fd = bpf_map__fd(map);
+	uint32_t out_batch, count = n, k;
+	size_t stride = value_words * (size_t)rt->ncpu;
+	int err;
+
+	if ((size_t)n * stride > rt->percpu_len)
+		return -EOVERFLOW;
+	err = bpf_map_lookup_batch(fd, NULL, &out_batch, NULL, rt->percpu, &count, &opts);
+	if ((!err || err == -ENOENT) && count == n)
+		return 0;
+	for (k = 0; k < n; k++)
+		if (bpf_map_lookup_elem(fd, &k, rt->percpu + (size_t)k * stride))
+			return -errno;
+	return 0;
+}
+
+static uint64_t x__missed(const struct obs_reqtime *rt)
+{
+	struct bpf_program *p;
+	uint64_t missed = 0;
+
+	bpf_object__for_each_program(p, rt->skel->obj)
+	{
+		struct bpf_prog_info info;
+		uint32_t len = sizeof(info);
+		int fd = bpf_program__fd(p);
+
+		memset(&info, 0, sizeof(info));
+		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
+			missed += info.recursion_misses;
+	}
+	return missed;
+}
+
+/* Sum a counter block over CPUs: first_ns is a min over CPUs that saw one, maxima are maxima. */
+static void x__sum_ctrs(const uint64_t *v, int ncpu, struct rt_ctrs *out)
+{
+	const size_t words = sizeof(struct rt_ctrs) / 8;
+	uint64_t *o = (uint64_t *)out;
+	const struct rt_ctrs *c;
+	int i, k;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < ncpu; i++) {
+		c = (const struct rt_ctrs *)(v + (size_t)i * words);
+		for (k = 0; k < (int)words; k++)
+			o[k] += ((const uint64_t *)c)[k];
+	}
+	out->first_ns = 0;
+	out->last_ns = 0;
+	for (k = 0; k < RT_NCOMP; k++)
+		out->max_ns[k] = 0;
+	for (i = 0; i < ncpu; i++) {
+		c = (const struct rt_ctrs *)(v + (size_t)i * words);
+		if (c->first_ns && (!out->first_ns || c->first_ns < out->first_ns))
+			out->first_ns = c->first_ns;
+		if (c->last_ns > out->last_ns)
+			out->last_ns = c->last_ns;
+		for (k = 0; k < RT_NCOMP; k++)
+			if (c->max_ns[k] > out->max_ns[k])
+				out->max_ns[k] = c->max_ns[k];
+	}
+}
+
+int obs_reqtime_read(struct obs_reqtime *rt, struct obs_reqtime_stats *st)
+{
+	const size_t words = sizeof(struct rt_ctrs) / 8;
+	uint32_t nh = (uint32_t)(rt->nslots * RT_NCOMP * LL_HIST_BUCKETS), k;
+	uint64_t sum, *dst;
+	int i, err;
+
+	err = x__read_percpu(rt, rt->skel->maps.ctrs, (uint32_t)rt->nslots, words);
+	if (err)
+		return err;
+	for (k = 0; k < rt->nslots; k++)
+		x__sum_ctrs(rt->percpu + (size_t)k * words * rt->ncpu, rt->ncpu, &st->slot[k].c);
+
+	err = x__read_percpu(rt, rt->skel->maps.global, RT_G_MAX, 1);
+	if (err)
+		return err;
+	for (k = 0; k < RT_G_MAX; k++) {
+		st->global[k] = 0;
+		for (i = 0; i < rt->ncpu; i++) {
+			uint64_t v = rt->percpu[(size_t)k * rt->ncpu + i];
+
+			if (k == RT_G_RUNQ_MAX_NS)
+				st->global[k] = v > st->global[k] ? v : st->global[k];
+			else
+				st->global[k] += v;
+		}
+	}
+
+	err = x__read_percpu(rt, rt->skel->maps.runq_hist, LL_HIST_BUCKETS, 1);
+	if (err)
+		return err;
+	for (k = 0; k < LL_HIST_BUCKETS; k++) {
+		for (sum = 0, i = 0; i < rt->ncpu; i++)
+			sum += rt->percpu[(size_t)k * rt->ncpu + i];
+		st->runq[k] = sum;
+	}
+
+	err = x__read_percpu(rt, rt->skel->maps.hists, nh, 1);
+	if (err)
+		return err;
+	for (k = 0; k < nh; k++) {
+		for (sum = 0, i = 0; i < rt->ncpu; i++)
+			sum += rt->percpu[(size_t)k * rt->ncpu + i];
+		dst = &st->slot[k / (RT_NCOMP * LL_HIST_BUCKETS)]
+			       .hist[(k / LL_HIST_BUCKETS) % RT_NCOMP][k % LL_HIST_BUCKETS];
+		*dst = sum;
+	}
+	st->missed = x__missed(rt);
+	return 0;
+}
+
+int obs_reqtime_verify(void *arg)
+{
+	struct obs_reqtime *rt = arg;
+
+	return obs_reqtime_read(rt, rt->cur);
+}
+
+void obs_reqtime_stats_sub(struct obs_reqtime_stats *st, const struct obs_reqtime_stats *a,
+			   const struct obs_reqtime_stats *b)
+{
+	const size_t words = sizeof(struct rt_ctrs) / 8;
+	size_t s, k, c;
+
+	for (s = 0; s < st->nslots; s++) {
+		uint64_t *o = (uint64_t *)&st->slot[s].c;
+		const uint64_t *x = (const uint64_t *)&a->slot[s].c;
+		const uint64_t *y = (const uint64_t *)&b->slot[s].c;
+
+		for (k = 0; k < words; k++)
+			o[k] = x[k] - y[k];
+		st->slot[s].c.first_ns = a->slot[s].c.first_ns;
+		st->slot[s].c.last_ns = a->slot[s].c.last_ns;
+		for (k = 0; k < RT_NCOMP; k++)
+			st->slot[s].c.max_ns[k] = 0;
+		for (c = 0; c < RT_NCOMP; c++)
+			for (k = 0; k < LL_HIST_BUCKETS; k++)
+				st->slot[s].hist[c][k] = a->slot[s].hist[c][k] - b->slot[s].hist[c][k];
+	}
+	for (k = 0; k < RT_G_MAX; k++)
+		st->global[k] = a->global[k] - b->global[k];
+	st->global[RT_G_RUNQ_MAX_NS] = 0;
+	for (k = 0; k < LL_HIST_BUCKETS; k++)
+		st->runq[k] = a->runq[k] - b->runq[k];
+	st->missed = a->missed - b->missed;
+}
+
+/*
+ * Service to the last write, derived without a per-request cost: every request is in SERVICE;
+ * those whose response took several writes are also in MULTI_FIRST (same value) and MULTI_LAST.
+ * So last-write = SERVICE - MULTI_FIRST + MULTI_LAST, bucket by bucket. In an interval a request
+ * can be in SERVICE one tick and in MULTI_* the next; a bucket that would go negative is 0.
+ */
+static void x__service_last(const struct obs_rt_slot *sl, struct ll_hist *h)
+{
+	int64_t n;
+	uint32_t i;
+
+	for (i = 0; i < LL_HIST_BUCKETS; i++) {
+		n = (int64_t)sl->hist[RT_SERVICE][i] - (int64_t)sl->hist[RT_MULTI_FIRST][i] +
+		    (int64_t)sl->hist[RT_MULTI_LAST][i];
+		if (n > 0)
+			ll_hist_add_bucket(h, i, (uint64_t)n);
+	}
+	if (!h->total)
+		return;
+	h->sum = sl->c.sum_ns[RT_SERVICE] - sl->c.sum_ns[RT_MULTI_FIRST] +
+		 sl->c.sum_ns[RT_MULTI_LAST];
+	if (sl->c.max_ns[RT_SERVICE] || sl->c.max_ns[RT_MULTI_LAST])
+		h->max = sl->c.max_ns[RT_SERVICE] > sl->c.max_ns[RT_MULTI_LAST]
+				 ? sl->c.max_ns[RT_SERVICE]
+				 : sl->c.max_ns[RT_MULTI_LAST];
+}
+
+void obs_reqtime_hist(const struct obs_reqtime_stats *st, size_t slot, unsigned int which,
+		      struct ll_hist *h)
+{
+	const struct obs_rt_slot *sl = &st->slot[slot];
+	uint32_t i;
+
+	ll_hist_reset(h);
+	if (which == OBS_RT_SERVICE_LAST) {
+		x__service_last(sl, h);
+		return;
+	}
+	for (i = 0; i < LL_HIST_BUCKETS; i++)
+		ll_hist_add_bucket(h, i, sl->hist[which][i]);
+	if (!h->total)
+		return;
+	h->sum = sl->c.sum_ns[which];
+	if (sl->c.max_ns[which])
+		h->max = sl->c.max_ns[which];
+}

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Request timing (bpf/req.bpf.c) from userspace: attach what the kernel offers, read the per-slot
+ * histograms and counters back, and print and serialise them (reqtime_report.c). A slot is one
+ * (port, protocol) pair; see include/loadlens/reqtime.h.
+ */
+#ifndef LOADLENS_OBSERVER_REQTIME_H
+#define LOADLENS_OBSERVER_REQTIME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <jansson.h>
+#include "loadlens/hist.h"
+#include "loadlens/ll_hist.h"
+#include "loadlens/reqtime.h"
+
+/* Index of the derived "service to the last write" histogram, after the kernel's RT_NCOMP. */
+#define OBS_RT_SERVICE_LAST RT_NCOMP
+#define OBS_RT_NHIST (RT_NCOMP + 1)
+
+struct obs_reqtime_opts {
+	const uint16_t *ports; /* nports == 0: every port, as one slot pair */
+	size_t nports;
+	const char *trace_path; /* --trace FILE, or NULL */
+	uint32_t trace_every;	/* one request in N into the trace; 0 means 1 */
+};
+
+/* What got attached. */
+struct obs_reqtime_features {
+	bool close_out; /* inet_sock_set_state: the last response of a connection is closed out */
+	bool accept;	/* accept time of first requests (syscalls:sys_exit_accept4) */
+	bool runq;	/* sched_wakeup/sched_switch */
+	bool trace;
+};
+
+struct obs_rt_slot {
+	struct rt_ctrs c; /* summed over CPUs; first_ns is the min, last_ns and max_ns the max */
+	uint64_t hist[RT_NCOMP][LL_HIST_BUCKETS];
+};
+
+struct obs_reqtime_stats {
+	size_t nslots;
+	struct obs_rt_slot *slot;
+	uint64_t global[RT_G_MAX];
+	uint64_t runq[LL_HIST_BUCKETS];
+	uint64_t missed; /* program runs the kernel skipped (recursion) */
+};
+
+struct obs_reqtime;
+
+/*
+ * Probe, load and attach. If the kernel lacks the socket tracepoints (tp_btf sk_data_ready,
+ * sock_recv_length, sock_send_length), prints one note and returns NULL with errno ENOTSUP: the
+ * observer goes on without request timing. Other failures: NULL, errno set, one line printed.
+ */
+struct obs_reqtime *obs_reqtime_new(const char *prog, const struct obs_reqtime_opts *opts);
+/* Stops the trace writer (draining the ring buffer first) and detaches. NULL is a no-op. */
+void obs_reqtime_free(struct obs_reqtime *rt);
+
+const struct obs_reqtime_features *obs_reqtime_features(const struct obs_reqtime *rt);
+/* Names of the attached tracepoints, comma separated. */
+const char *obs_reqtime_attached(const struct obs_reqtime *rt);
+/* A read that must work after the privilege drop (for obs_drop_privileges' verify). */
+int obs_reqtime_verify(void *rt);
+
+struct obs_reqtime_stats *obs_reqtime_stats_new(const struct obs_reqtime *rt);
+void obs_reqtime_stats_free(struct obs_reqtime_stats *st);
+int obs_reqtime_read(struct obs_reqtime *rt, struct obs_reqtime_stats *st);
+/* st = a - b; maxima become 0 (unknown for an interval; percentiles come from the buckets). */
+void obs_reqtime_stats_sub(struct obs_reqtime_stats *st, const struct obs_reqtime_stats *a,
+			   const struct obs_reqtime_stats *b);
+/* Histogram `which` (enum rt_comp, or OBS_RT_SERVICE_LAST) of a slot, with exact sum and max. */
+void obs_reqtime_hist(const struct obs_reqtime_stats *st, size_t slot, unsigned int which,
+		      struct ll_hist *h);
+/* Slot's port (0 with --all-ports) and protocol name. */
+uint16_t obs_reqtime_slot_port(const struct obs_reqtime *rt, size_t slot);
+const char *obs_reqtime_slot_proto(size_t slot);
+/* Trace records written and lost (ring buffer full), so far. */
+void obs_reqtime_trace_counts(const struct obs_reqtime *rt, uint64_t *written, uint64_t *lost);
+
+/* reqtime_report.c: called by main once per interval, and once at the end. */
+/* Read, diff against the previous tick, print live lines, keep the interval for the JSON. */
+int obs_reqtime_tick(struct obs_reqtime *rt, FILE *out, double interval_s);
+/* Final read and text summary. */
+int obs_reqtime_finish(struct obs_reqtime *rt, FILE *out);
+/* Add "request_timing" (docs/observer.md) to the JSON summary, from the last finish(). */
+int obs_reqtime_json_add(struct obs_reqtime *rt, json_t *root);
+
+/* reqtime.c, for reqtime_report.c: the snapshots it keeps. */
+struct obs_reqtime_stats *x__reqtime_cur(struct obs_reqtime *rt);
+struct obs_reqtime_stats *x__reqtime_prev(struct obs_reqtime *rt);
+struct obs_reqtime_stats *x__reqtime_delta(struct obs_reqtime *rt);
+json_t *x__reqtime_intervals(struct obs_reqtime *rt);
+uint64_t x__reqtime_start_ns(const struct obs_reqtime *rt);
+void x__reqtime_trace_stop(struct obs_reqtime *rt);
+
+#endif /* LOADLENS_OBSERVER_REQTIME_H */

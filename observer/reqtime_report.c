@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: MIT
+/* Request timing output: live lines, the text summary and the "request_timing" JSON object. */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+#include "loadlens/cli.h"
+#include "loadlens/hist_json.h"
+#include "reqtime.h"
+
+/* Intervals kept for the JSON: a day of 1 s ticks; later ones are counted, not kept. */
+#define MAX_INTERVALS 86400
+
+struct x__comp {
+	unsigned int which;
+	const char *json;
+	const char *text;
+};
+
+static const struct x__comp x__comps[] = {
+	{RT_QUEUE, "socket_queue_wait", "socket-queue wait"},
+	{RT_SERVICE, "service_time", "service (1st write)"},
+	{OBS_RT_SERVICE_LAST, "service_time_last_write", "service (last write)"},
+	{RT_RESIDENCE, "residence", "residence"},
+	{RT_ACCEPT, "accept_queue_share", "accept-queue share"},
+};
+#define NCOMPS (sizeof(x__comps) / sizeof(x__comps[0]))
+
+static bool x__slot_active(const struct obs_rt_slot *sl)
+{
+	const struct rt_ctrs *c = &sl->c;
+
+	return c->requests || c->unanswered || c->unsolicited;
+}
+
+static const char *x__pct(const struct ll_hist *h, double p, char *buf, size_t len)
+{
+	if (!ll_hist_count(h))
+		return "-";
+	return ll_fmt_ns((double)ll_hist_percentile(h, p), buf, len);
+}
+
+static json_t *x__pct_json(const struct ll_hist *h, double p)
+{
+	return ll_hist_count(h) ? json_integer((json_int_t)ll_hist_percentile(h, p)) : json_null();
+}
+
+/* json_object_set_new() that remembers a failure. */
+static void x__set(json_t *obj, const char *key, json_t *val, bool *ok)
+{
+	if (!val || json_object_set_new(obj, key, val))
+		*ok = false;
+}
+
+static uint64_t x__now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static double x__server_rps(const struct rt_ctrs *c)
+{
+	if (c->requests < 2 || c->last_ns <= c->first_ns)
+		return 0.0;
+	return (double)(c->requests - 1) * 1e9 / (double)(c->last_ns - c->first_ns);
+}
+
+int obs_reqtime_tick(struct obs_reqtime *rt, FILE *out, double interval_s)
+{
+	struct obs_reqtime_stats *cur = x__reqtime_cur(rt), *prev = x__reqtime_prev(rt);
+	struct obs_reqtime_stats *d = x__reqtime_delta(rt), *swap;
+	struct ll_hist *q = ll_hist_new(), *s = ll_hist_new(), *r = ll_hist_new();
+	json_t *iv = NULL, *slots = NULL, *one;
+	char a[32], b[32], c[32], e[32], f[32], g[32];
+	bool ok = q && s && r;
+	double rps;
+	size_t i;
+	int err = 0;
+
+	if (!ok) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	err = obs_reqtime_read(rt, cur);
+	if (err)
+		goto cleanup;
+	obs_reqtime_stats_sub(d, cur, prev);
+	if (json_array_size(x__reqtime_intervals(rt)) < MAX_INTERVALS) {
+		iv = json_object();
+		slots = json_array();
+		ok = iv && slots;
+	}
+	for (i = 0; i < d->nslots; i++) {
+		const struct rt_ctrs *ct = &d->slot[i].c;
+
+		if (!x__slot_active(&d->slot[i]) && !x__slot_active(&cur->slot[i]))
+			continue;
+		obs_reqtime_hist(d, i, RT_QUEUE, q);
+		obs_reqtime_hist(d, i, RT_SERVICE, s);
+		obs_reqtime_hist(d, i, RT_RESIDENCE, r);
+		rps = interval_s > 0 ? (double)ct->requests / interval_s : 0.0;
+		fprintf(out,
+			"  %s/%-5u req %8llu %9.1f/s  queue p50 %-7s p99 %-7s  service p50 %-7s "
+			"p99 %-7s  residence p50 %-7s p99 %s\n",
+			obs_reqtime_slot_proto(i), obs_reqtime_slot_port(rt, i),
+			(unsigned long long)ct->requests, rps, x__pct(q, 50, a, sizeof(a)),
+			x__pct(q, 99, b, sizeof(b)), x__pct(s, 50, c, sizeof(c)),
+			x__pct(s, 99, e, sizeof(e)), x__pct(r, 50, f, sizeof(f)),
+			x__pct(r, 99, g, sizeof(g)));
+		if (!slots)
+			continue;
+		one = json_object();
+		if (!one || json_array_append_new(slots, one)) {
+			ok = false;
+			continue;
+		}
+		x__set(one, "port", json_integer(obs_reqtime_slot_port(rt, i)), &ok);
+		x__set(one, "proto", json_string(obs_reqtime_slot_proto(i)), &ok);
+		x__set(one, "requests", json_integer((json_int_t)ct->requests), &ok);
+		x__set(one, "requests_per_s", json_real(rps), &ok);
+		x__set(one, "socket_queue_wait_p50", x__pct_json(q, 50), &ok);
+		x__set(one, "socket_queue_wait_p99", x__pct_json(q, 99), &ok);
+		x__set(one, "service_time_p50", x__pct_json(s, 50), &ok);
+		x__set(one, "service_time_p99", x__pct_json(s, 99), &ok);
+		x__set(one, "residence_p50", x__pct_json(r, 50), &ok);
+		x__set(one, "residence_p99", x__pct_json(r, 99), &ok);
+	}
+	ll_hist_reset(q);
+	for (i = 0; i < LL_HIST_BUCKETS; i++)
+		ll_hist_add_bucket(q, (uint32_t)i, d->runq[i]);
+	if (ll_hist_count(q))
+		fprintf(out, "  run-queue wait of serving threads: %llu wake-ups  p50 %s  p99 %s\n",
+			(unsigned long long)ll_hist_count(q), x__pct(q, 50, a, sizeof(a)),
+			x__pct(q, 99, b, sizeof(b)));
+	fflush(out);
+	if (iv) {
+		x__set(iv, "t_s", json_real((double)(x__now_ns() - x__reqtime_start_ns(rt)) / 1e9),
+		       &ok);
+		x__set(iv, "interval_s", json_real(interval_s), &ok);
+		x__set(iv, "slots", slots, &ok);
+		slots = NULL;
+		x__set(iv, "run_queue_wait_p50", x__pct_json(q, 50), &ok);
+		x__set(iv, "run_queue_wait_p99", x__pct_json(q, 99), &ok);
+		if (ok && !json_array_append_new(x__reqtime_intervals(rt), iv))
+			iv = NULL;
+	}
+	swap = x__reqtime_prev(rt);
+	memcpy(swap->slot, cur->slot, cur->nslots * sizeof(*cur->slot));
+	memcpy(swap->global, cur->global, sizeof(cur->global));
+	memcpy(swap->runq, cur->runq, sizeof(cur->runq));
+	swap->missed = cur->missed;
+	if (!ok)
+		err = -ENOMEM;
+
+cleanup:
+	json_decref(slots);
+	json_decref(iv);
+	ll_hist_free(r);
+	ll_hist_free(s);
+	ll_hist_free(q);
+	return err;
+}
+
+static void x__notes(FILE *out, const struct rt_ctrs *c)
+{
+	if (c->unanswered)
+		fprintf(out, "      %llu read with no response before the next read or the close\n",
+			(unsigned long long)c->unanswered);
+	if (c->no_arrival)
+		fprintf(out, "      %llu read with no arrival seen (queued before start): no queue "
+			     "wait or residence\n",
+			(unsigned long long)c->no_arrival);
+	if (c->multi_write)
+		fprintf(out, "      %llu responses written in several writes\n",
+			(unsigned long long)c->multi_write);
+	if (c->unsolicited)
+		fprintf(out, "      %llu writes with no request read before them\n",
+			(unsigned long long)c->unsolicited);
+	if (c->ring_overrun)
+		fprintf(out, "      %llu datagrams queued beyond %d stamps: no queue wait\n",
+			(unsigned long long)c->ring_overrun, RT_UDP_RING);
+	if (c->trace_lost)
+		fprintf(out, "      %llu trace records lost (ring buffer full)\n",
+			(unsigned long long)c->trace_lost);
+}
+
+int obs_reqtime_finish(struct obs_reqtime *rt, FILE *out)
+{
+	struct obs_reqtime_stats *st = x__reqtime_cur(rt);
+	struct ll_hist *h = ll_hist_new();
+	char p50[32], p90[32], p99[32], p999[32], mx[32], mean[32];
+	uint64_t written, werr;
+	bool any = false;
+	size_t i, k;
+	int err;
+
+	if (!h)
+		return -ENOMEM;
+	x__reqtime_trace_stop(rt);
+	err = obs_reqtime_read(rt, st);
+	if (err)
+		goto cleanup;
+	fprintf(out, "request timing (%s)\n", obs_reqtime_attached(rt));
+	for (i = 0; i < st->nslots; i++) {
+		const struct rt_ctrs *c = &st->slot[i].c;
+
+		if (!x__slot_active(&st->slot[i]))
+			continue;
+		any = true;
+		fprintf(out, "  %s/%u: %llu requests; at the server %.1f req/s (first to last "
+			     "response, %.2fs)\n",
+			obs_reqtime_slot_proto(i), obs_reqtime_slot_port(rt, i),
+			(unsigned long long)c->requests, x__server_rps(c),
+			c->last_ns > c->first_ns ? (double)(c->last_ns - c->first_ns) / 1e9 : 0.0);
+		fprintf(out, "    %-21s %10s %9s %9s %9s %9s %9s %9s\n", "", "count", "mean", "p50",
+			"p90", "p99", "p99.9", "max");
+		for (k = 0; k < NCOMPS; k++) {
+			obs_reqtime_hist(st, i, x__comps[k].which, h);
+			if (!ll_hist_count(h))
+				continue;
+			fprintf(out, "    %-21s %10llu %9s %9s %9s %9s %9s %9s\n", x__comps[k].text,
+				(unsigned long long)ll_hist_count(h),
+				ll_fmt_ns(ll_hist_mean(h), mean, sizeof(mean)),
+				x__pct(h, 50, p50, sizeof(p50)), x__pct(h, 90, p90, sizeof(p90)),
+				x__pct(h, 99, p99, sizeof(p99)), x__pct(h, 99.9, p999, sizeof(p999)),
+				ll_fmt_ns((double)ll_hist_max(h), mx, sizeof(mx)));
+		}
+		x__notes(out, c);
+	}
+	if (!any)
+		fprintf(out, "  no request served on the target ports\n");
+	ll_hist_reset(h);
+	for (k = 0; k < LL_HIST_BUCKETS; k++)
+		ll_hist_add_bucket(h, (uint32_t)k, st->runq[k]);
+	if (ll_hist_count(h)) {
+		h->sum = st->global[RT_G_RUNQ_SUM_NS];
+		h->max = st->global[RT_G_RUNQ_MAX_NS];
+		fprintf(out, "  run-queue wait of the serving threads: %llu  mean %s  p50 %s  p99 %s  "
+			     "max %s\n",
+			(unsigned long long)ll_hist_count(h),
+			ll_fmt_ns(ll_hist_mean(h), mean, sizeof(mean)), x__pct(h, 50, p50, sizeof(p50)),
+			x__pct(h, 99, p99, sizeof(p99)),
+			ll_fmt_ns((double)ll_hist_max(h), mx, sizeof(mx)));
+	}
+	if (obs_reqtime_features(rt)->trace) {
+		obs_reqtime_trace_counts(rt, &written, &werr);
+		fprintf(out, "  trace: %llu records written, %llu write errors\n",
+			(unsigned long long)written, (unsigned long long)werr);
+	}
+	if (st->global[RT_G_NO_STORAGE] || st->global[RT_G_ACCEPTED_FULL] || st->missed)
+		fprintf(out, "  drops: socket state not created %llu, accept map full %llu, skipped "
+			     "runs %llu\n",
+			(unsigned long long)st->global[RT_G_NO_STORAGE],
+			(unsigned long long)st->global[RT_G_ACCEPTED_FULL],
+			(unsigned long long)st->missed);
+	fflush(out);
+
+cleanup:
+	ll_hist_free(h);
+	return err;
+}
+
+static json_t *x__slot_json(struct obs_reqtime *rt, const struct obs_reqtime_stats *st, size_t i,
+			    struct ll_hist *h, bool *ok)
+{
+	const struct rt_ctrs *c = &st->slot[i].c;
+	json_t *o = json_object();
+	size_t k;
+
+	if (!o) {
+		*ok = false;
+		return NULL;
+	}
+	x__set(o, "port", json_integer(obs_reqtime_slot_port(rt, i)), ok);
+	x__set(o, "proto", json_string(obs_reqtime_slot_proto(i)), ok);
+	x__set(o, "requests", json_integer((json_int_t)c->requests), ok);
+	x__set(o, "unanswered", json_integer((json_int_t)c->unanswered), ok);
+	x__set(o, "no_arrival", json_integer((json_int_t)c->no_arrival), ok);
+	x__set(o, "multi_write", json_integer((json_int_t)c->multi_write), ok);
+	x__set(o, "unsolicited_writes", json_integer((json_int_t)c->unsolicited), ok);
+	x__set(o, "udp_ring_overrun", json_integer((json_int_t)c->ring_overrun), ok);
+	x__set(o, "trace_lost", json_integer((json_int_t)c->trace_lost), ok);
+	x__set(o, "first_response_ns", json_integer((json_int_t)c->first_ns), ok);
+	x__set(o, "last_response_ns", json_integer((json_int_t)c->last_ns), ok);
+	x__set(o, "server_throughput_rps", json_real(x__server_rps(c)), ok);
+	for (k = 0; k < NCOMPS; k++) {
+		obs_reqtime_hist(st, i, x__comps[k].which, h);
+		x__set(o, x__comps[k].json, ll_hist_to_json(h), ok);
+	}
+	return o;
+}
+
+int obs_reqtime_json_add(struct obs_reqtime *rt, json_t *root)
+{
+	const struct obs_reqtime_features *f = obs_reqtime_features(rt);
+	struct obs_reqtime_stats *st = x__reqtime_cur(rt);
+	json_t *o = json_object(), *slots = json_array(), *feat = json_object();
+	struct ll_hist *h = ll_hist_new();
+	uint64_t written, werr;
+	bool ok = o && slots && feat && h;
+	size_t i, k;
+
+	if (!ok)
+		goto cleanup;
+	for (i = 0; i < st->nslots; i++)
+		if (json_array_append_new(slots, x__slot_json(rt, st, i, h, &ok)))
+			ok = false;
+	x__set(feat, "close_out", json_boolean(f->close_out), &ok);
+	x__set(feat, "accept_time", json_boolean(f->accept), &ok);
+	x__set(feat, "run_queue", json_boolean(f->runq), &ok);
+	x__set(feat, "trace", json_boolean(f->trace), &ok);
+	x__set(o, "features", feat, &ok);
+	feat = NULL;
+	x__set(o, "slots", slots, &ok);
+	slots = NULL;
+	ll_hist_reset(h);
+	for (k = 0; k < LL_HIST_BUCKETS; k++)
+		ll_hist_add_bucket(h, (uint32_t)k, st->runq[k]);
+	if (ll_hist_count(h)) {
+		h->sum = st->global[RT_G_RUNQ_SUM_NS];
+		h->max = st->global[RT_G_RUNQ_MAX_NS];
+	}
+	x__set(o, "run_queue_wait", f->runq ? ll_hist_to_json(h) : json_null(), &ok);
+	obs_reqtime_trace_counts(rt, &written, &werr);
+	x__set(o, "trace_written", json_integer((json_int_t)written), &ok);
+	x__set(o, "trace_write_errors", json_integer((json_int_t)werr), &ok);
+	x__set(o, "no_storage", json_integer((json_int_t)st->global[RT_G_NO_STORAGE]), &ok);
+	x__set(o, "accepted_map_full", json_integer((json_int_t)st->global[RT_G_ACCEPTED_FULL]),
+	       &ok);
+	x__set(o, "tgids_full", json_integer((json_int_t)st->global[RT_G_TGIDS_FULL]), &ok);
+	x__set(o, "skipped_runs", json_integer((json_int_t)st->missed), &ok);
+	x__set(o, "intervals", json_incref(x__reqtime_intervals(rt)), &ok);
+	if (ok) {
+		ok = !json_object_set_new(root, "request_timing", o); /* takes o either way */
+		o = NULL;
+	}
+
+cleanup:
+	ll_hist_free(h);
+	json_decref(feat);
+	json_decref(slots);
+	json_decref(o);
+	return ok ? 0 : -ENOMEM;
+}

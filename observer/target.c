@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: MIT
+/* Target processes, cgroup and network namespace: resolved once, while privileged. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include "loadlens/cli.h"
+#include "target.h"
+
+#define CGROUP2_MAGIC 0x63677270
+
+bool obs_pid_alive(uint32_t pid)
+{
+	char path[64], buf[256], *p;
+	FILE *f;
+	bool alive = false;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (fgets(buf, sizeof(buf), f)) {
+		p = strrchr(buf, ')');
+		alive = p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+	}
+	fclose(f);
+	return alive;
+}
+
+const char *obs_pid_comm(uint32_t pid, char *buf, size_t len)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+	snprintf(buf, len, "?");
+	f = fopen(path, "r");
+	if (!f)
+		return buf;
+	if (fgets(buf, (int)len, f))
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* The cgroup2 mount point, from /proc/self/mountinfo. */
+static int x__cgroup2_root(char *out, size_t len)
+{
+	char line[1024], mnt[512], fstype[64];
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	int err = -ENOENT;
+	char *dash;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		dash = strstr(line, " - ");
+		if (!dash || sscanf(dash + 3, "%63s", fstype) != 1 || strcmp(fstype, "cgroup2"))
+			continue;
+		if (sscanf(line, "%*s %*s %*s %*s %511s", mnt) == 1) {
+			snprintf(out, len, "%s", mnt);
+			err = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return err;
+}
+
+static int x__resolve_cgroup(const char *prog, const char *spec, struct obs_targets *t)
+{
+	char root[512], *rp = NULL;
+	struct statfs sfs;
+	struct stat st;
+	size_t rlen;
+	const char *p;
+	int err;
+
+	err = x__cgroup2_root(root, sizeof(root));
+	if (err) {
+		ll_warn(prog, "--cgroup needs cgroup v2, and no cgroup2 file system is mounted; "
+			      "mount one or use --pid");
+		return -ENOENT;
+	}
+	if (spec[0] == '/' && !strncmp(spec, root, strlen(root)))
+		snprintf(t->cgroup_path, sizeof(t->cgroup_path), "%s", spec);
+	else
+		snprintf(t->cgroup_path, sizeof(t->cgroup_path), "%s/%s", root,
+			 spec + (spec[0] == '/'));
+	rp = realpath(t->cgroup_path, NULL);
+	if (!rp || stat(rp, &st) || !S_ISDIR(st.st_mode) || statfs(rp, &sfs) ||
+	    sfs.f_type != CGROUP2_MAGIC) {
+		ll_warn(prog, "--cgroup '%s': %s is not a cgroup v2 directory (cgroup2 is mounted at "
+			      "%s)", spec, t->cgroup_path, root);
+		free(rp);
+		return -ENOENT;
+	}
+	snprintf(t->cgroup_path, sizeof(t->cgroup_path), "%s", rp);
+	free(rp);
+	t->cgroup_id = st.st_ino; /* kernfs: the inode number is the cgroup id */
+	rlen = strlen(root);
+	t->cgroup_level = 0;
+	for (p = t->cgroup_path + rlen; *p; p++)
+		if (*p == '/' && p[1])
+			t->cgroup_level++;
+	return 0;
+}
+
+static int x__open_netns(struct obs_targets *t, uint32_t pid, const char *from)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%u/ns/net", pid);
+	if (stat(path, &st))
+		return -errno;
+	t->netns = (uint32_t)st.st_ino;
+	t->netns_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (t->netns_fd < 0)
+		return -errno;
+	snprintf(t->netns_from, sizeof(t->netns_from), "%s", from);
+	return 0;
+}
+
+int obs_targets_resolve(const char *prog, const struct obs_target_spec *spec,
+			struct obs_targets *t)
+{
+	char path[64], from[64];
+	uint32_t first = 0;
+	struct stat st;
+	ssize_t n;
+	size_t i;
+	int err;
+
+	memset(t, 0, sizeof(*t));
+	t->netns_fd = -1;
+	for (i = 0; i < spec->npids; i++) {
+		if (!obs_pid_alive(spec->pids[i])) {
+			ll_warn(prog, "--pid %u: no such process", spec->pids[i]);
+			return -ESRCH;
+		}
+		t->pids[i] = spec->pids[i];
+		obs_pid_comm(spec->pids[i], t->comms[i], sizeof(t->comms[i]));
+		snprintf(path, sizeof(path), "/proc/%u/exe", spec->pids[i]);
+		n = readlink(path, t->exes[i], sizeof(t->exes[i]) - 1);
+		t->exes[i][n > 0 ? n : 0] = '\0';
+	}
+	t->npids = spec->npids;
+	if (spec->cgroup) {
+		err = x__resolve_cgroup(prog, spec->cgroup, t);
+		if (err)
+			return err;
+	}
+	if (t->npids) {
+		first = t->pids[0];
+		snprintf(from, sizeof(from), "pid %u", first);
+	} else if (t->cgroup_id && obs_targets_cgroup_pids(t, &first, 1)) {
+		snprintf(from, sizeof(from), "cgroup (pid %u)", first);
+	}
+	if (first) {
+		err = x__open_netns(t, first, from);
+		if (err) {
+			ll_warn(prog, "cannot open the network namespace of pid %u: %s", first,
+				strerror(-err));
+			return err;
+		}
+	} else {
+		if (stat("/proc/self/ns/net", &st))
+			return -errno;
+		t->netns = (uint32_t)st.st_ino;
+		snprintf(t->netns_from, sizeof(t->netns_from), "observer");
+	}
+	return 0;
+}
+
+void obs_targets_close(struct obs_targets *t)
+{
+	if (t->netns_fd >= 0)
+		close(t->netns_fd);
+	t->netns_fd = -1;
+}
+
+size_t obs_targets_cgroup_pids(const struct obs_targets *t, uint32_t *out, size_t max)
+{
+	char path[600];
+	unsigned long v;
+	size_t n = 0;
+	FILE *f;
+
+	if (!t->cgroup_id)
+		return 0;
+	snprintf(path, sizeof(path), "%s/cgroup.procs", t->cgroup_path);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (n < max && fscanf(f, "%lu", &v) == 1)
+		out[n++] = (uint32_t)v;
+	fclose(f);
+	return n;
+}
+
+uint32_t obs_targets_find_restart(const struct obs_targets *t, size_t i)
+{
+	char path[300], exe[256];
+	struct dirent *de;
+	uint32_t found = 0, pid;
+	DIR *d;
+	ssize_t n;
+
+	if (i >= t->npids || !t->exes[i][0])
+		return 0;
+	d = opendir("/proc");
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		pid = (uint32_t)strtoul(de->d_name, NULL, 10);
+		if (pid == t->pids[i] || pid == (uint32_t)getpid())
+			continue;
+		snprintf(path, sizeof(path), "/proc/%u/exe", pid);
+		n = readlink(path, exe, sizeof(exe) - 1);
+		if (n <= 0)
+			continue;
+		exe[n] = '\0';
+		if (!strcmp(exe, t->exes[i]) && pid > found) {
+			found = pid; /* the newest such process */
+		}
+	}
+	closedir(d);
+	return found;
+}

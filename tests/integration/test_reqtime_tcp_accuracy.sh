@@ -1,0 +1,52 @@
+#!/bin/bash
+# Request timing over TCP against the reference server at a fixed 1 ms service time (issue 4):
+# the observer's service-time p50 within ±2% and p99 within ±5% of the server's own histogram,
+# at low load (one request in flight) and near saturation (8 in flight on one worker, so a
+# queue forms); every request counted exactly once (observer = driver = server); keep-alive
+# (all requests of a run on 1 or 8 connections) and a new connection per 10 requests.
+. "$(dirname "$0")/lib.sh"
+require_bpf
+require_bin loadlens-observer loadlens-refserver loadlens-driver
+
+# run NAME CONNS REQUESTS [DRIVER ARGS...]
+run() {
+	local name=$1 c=$2 n=$3 port obs rs drv slot
+	shift 3
+	port=$(free_port)
+	start_refserver "rs_$name" tcp "$port" --service-time 1ms --workers 1
+	start_observer "obs_$name" "$port"
+	load_cpu "$LOADLENS_BIN/loadlens-driver" "tcp://127.0.0.1:$port" -c "$c" -n "$n" -q \
+		--json "$LL_TMP/drv_$name.json" "$@" >"$LL_TMP/drv_$name.out" 2>&1 ||
+		fail "driver exited $? ($(tail -3 "$LL_TMP/drv_$name.out"))"
+	sleep 0.2
+	stop "obs_$name"
+	stop "rs_$name"
+	obs=$LL_TMP/obs_$name.json rs=$LL_TMP/rs_$name.json drv=$LL_TMP/drv_$name.json
+	slot='.request_timing.slots[] | select(.proto == "tcp")'
+
+	[ "$(jget "$drv" .requests)" = "$n" ] || fail "$name: driver completed $(jget "$drv" .requests) of $n"
+	[ "$(jget "$rs" .responses)" = "$n" ] || fail "$name: server answered $(jget "$rs" .responses) of $n"
+	[ "$(jget "$obs" "$slot | .requests")" = "$n" ] ||
+		fail "$name: observer counted $(jget "$obs" "$slot | .requests") requests, driver $n"
+	[ "$(jget "$obs" "$slot | .unanswered")" = 0 ] || fail "$name: unanswered requests"
+	[ "$(jget "$obs" "$slot | .service_time.count")" = "$n" ] || fail "$name: service count"
+	[ "$(jget "$obs" "$slot | .socket_queue_wait.count")" = "$n" ] ||
+		fail "$name: queue wait count $(jget "$obs" "$slot | .socket_queue_wait.count"), $n expected"
+	check_within "$name service p50" "$(jget "$obs" "$slot | .service_time.p50")" \
+		"$(jget "$rs" .service_time.p50)" 2
+	check_within "$name service p99" "$(jget "$obs" "$slot | .service_time.p99")" \
+		"$(jget "$rs" .service_time.p99)" 5
+	echo "$name: queue p50 $(jget "$obs" "$slot | .socket_queue_wait.p50") ns," \
+		"residence p50 $(jget "$obs" "$slot | .residence.p50") ns"
+}
+
+run low 1 1500
+run saturated 8 3000
+run reconnect 2 1000 --reconnect-every 10
+# near saturation the requests queue behind each other: 7 ahead of each, about 7 ms
+q=$(jget "$LL_TMP/obs_saturated.json" '.request_timing.slots[0].socket_queue_wait.p50')
+[ "$q" -gt 5000000 ] || fail "saturated: queue wait p50 $q ns, expected about 7 ms"
+# a new connection every 10 requests: each connection's first request has an accept share
+a=$(jget "$LL_TMP/obs_reconnect.json" '.request_timing.slots[0].accept_queue_share.count')
+[ "$a" = 100 ] || fail "reconnect: $a first requests with an accept-queue share, 100 expected"
+pass "request timing over TCP matches the reference server"

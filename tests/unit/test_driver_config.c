@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: MIT
+/* drv_config_parse(): good command lines, and bad input that must give one line and -EINVAL. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "config.h"
+
+#define MAXARGS 32
+
+/* Split a command line on spaces (no quoting) and parse it. */
+static int parse(struct drv_config *cfg, const char *line, char *err, size_t len)
+{
+	static char buf[1024];
+	char *argv[MAXARGS], *save = NULL, *tok;
+	int argc = 0;
+
+	snprintf(buf, sizeof(buf), "loadlens-driver %s", line);
+	for (tok = strtok_r(buf, " ", &save); tok && argc < MAXARGS - 1;
+	     tok = strtok_r(NULL, " ", &save))
+		argv[argc++] = tok;
+	argv[argc] = NULL;
+	return drv_config_parse(cfg, argc, argv, err, len);
+}
+
+static void test_good(void **state)
+{
+	struct drv_config cfg;
+	char err[256];
+
+	assert_int_equal(parse(&cfg, "tcp://127.0.0.1:7000 -c 50 -n 200k", err, sizeof(err)), 0);
+	assert_int_equal(cfg.connections, 50);
+	assert_int_equal(cfg.requests, 200000);
+	assert_int_equal(cfg.conn_model, DRV_CONN_KEEPALIVE);
+	assert_int_equal(cfg.resp_rule, DRV_RESP_LP4);
+	drv_config_fini(&cfg);
+
+	assert_int_equal(parse(&cfg, "udp://127.0.0.1:9 -d 2s --rate 10k --size 8-512 --warmup 1s",
+			       err, sizeof(err)),
+			 0);
+	assert_int_equal(cfg.url.scheme, LL_SCHEME_UDP);
+	assert_true(cfg.rate == 10000.0);
+	assert_int_equal(cfg.size_min, 8);
+	assert_int_equal(cfg.size, 512);
+	assert_int_equal(cfg.warmup_ns, 1000000000ULL);
+	drv_config_fini(&cfg);
+
+	assert_int_equal(parse(&cfg,
+			       "http://127.0.0.1:8080/a -c 4 -t 2 -n 10 -m POST -H X-A:1 --body hi "
+			       "--http-close --shard 1/3",
+			       err, sizeof(err)),
+			 0);
+	assert_int_equal(cfg.resp_rule, DRV_RESP_HTTP);
+	assert_int_equal(cfg.conn_model, DRV_CONN_NEW);
+	assert_string_equal(cfg.method, "POST");
+	assert_int_equal(cfg.nheaders, 1);
+	assert_int_equal(cfg.body_len, 2);
+	assert_int_equal(cfg.shard_index, 1);
+	assert_int_equal(cfg.shard_count, 3);
+	assert_int_equal(drv_config_global_slots(&cfg), 12);
+	drv_config_fini(&cfg);
+
+	assert_int_equal(parse(&cfg, "tcp://127.0.0.1:1 -n 5 --reconnect-every 3 --delay 10ms "
+				     "--source-addr 127.0.0.2,127.0.0.3",
+			       err, sizeof(err)),
+			 0);
+	assert_int_equal(cfg.conn_model, DRV_CONN_RECONNECT);
+	assert_int_equal(cfg.delay_ns, 10000000ULL);
+	assert_int_equal(cfg.nsources, 2);
+	drv_config_fini(&cfg);
+}
+
+static void test_payload(void **state)
+{
+	char path[] = "/tmp/test_driver_config.XXXXXX", line[256], err[256];
+	struct drv_config cfg;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "PING\r\n", 6), 6);
+	close(fd);
+	snprintf(line, sizeof(line), "tcp://127.0.0.1:6379 -n 1 --payload %s --response delim:\\r\\n",
+		 path);
+	assert_int_equal(parse(&cfg, line, err, sizeof(err)), 0);
+	assert_int_equal(cfg.payload_len, 6);
+	assert_int_equal(cfg.resp_rule, DRV_RESP_DELIM);
+	assert_int_equal(cfg.resp_delim_len, 2);
+	assert_memory_equal(cfg.resp_delim, "\r\n", 2);
+	drv_config_fini(&cfg);
+	/* a payload needs a rule on tcp, and no rule on udp */
+	snprintf(line, sizeof(line), "tcp://127.0.0.1:6379 -n 1 --payload %s", path);
+	assert_int_equal(parse(&cfg, line, err, sizeof(err)), -EINVAL);
+	drv_config_fini(&cfg);
+	snprintf(line, sizeof(line), "udp://127.0.0.1:53 -n 1 --payload %s", path);
+	assert_int_equal(parse(&cfg, line, err, sizeof(err)), 0);
+	drv_config_fini(&cfg);
+	unlink(path);
+}
+
+static void test_bad(void **state)
+{
+	static const char *bad[] = {
+		"ftp://127.0.0.1:21 -n 1",		/* unknown scheme */
+		"tcp://no.such.host.invalid:7 -n 1",	/* bad host */
+		"tcp://127.0.0.1:70000 -n 1",		/* port out of range */
+		"tcp://127.0.0.1:7 -c 0 -n 1",		/* out of range */
+		"tcp://127.0.0.1:7 -c 2000000 -n 1",	/* out of range */
+		"tcp://127.0.0.1:7 -d 5parsecs",	/* bad duration */
+		"tcp://127.0.0.1:7",			/* neither -n nor -d */
+		"tcp://127.0.0.1:7 -n 1 -c 2 -t 3",	/* more threads than connections */
+		"tcp://127.0.0.1:7 -n 1 --new-conn --reconnect-every 2",
+		"tcp://127.0.0.1:7 -n 1 --rate 0",
+		"tcp://127.0.0.1:7 -n 1 --rate 1k --delay 1ms",
+		"tcp://127.0.0.1:7 -n 1 -m POST",	/* http option on tcp */
+		"tcp://127.0.0.1:7 -n 1 --response fixed:4",	/* rule without payload */
+		"tcp://127.0.0.1:7 -n 1 --size 9-3",
+		"udp://127.0.0.1:7 -n 1 --new-conn",
+		"udp://127.0.0.1:7 -n 1 --size 70000",
+		"http://127.0.0.1:8080/ -n 1 --size 10",
+		"http://127.0.0.1:8080/ -n 1 -m get",
+		"http://127.0.0.1:8080/ -n 1 -H NoColon",
+		"http://127.0.0.1:8080/ -n 1 --http-engine fast",
+		"tcp://127.0.0.1:7 -n 1 --shard 2/2",
+		"tcp://127.0.0.1:7 -n 1 --shard x",
+		"tcp://127.0.0.1:7 -n 1 --source-addr nothost",
+		"tcp://127.0.0.1:7 -n 1 --source-addr ::1",	/* family differs */
+		"tcp://127.0.0.1:7 -n 1 --start-at 1000",	/* in the past */
+		"tcp://127.0.0.1:7 -n 1 --interval 1ms",
+		"tcp://127.0.0.1:7 -n 1 --bogus",
+		"tcp://127.0.0.1:7 -n 1 -c",
+		"tcp://127.0.0.1:7 tcp://127.0.0.1:8 -n 1",
+		"tcp://127.0.0.1:7 -n 1 --payload /nonexistent/file --response fixed:1",
+	};
+	struct drv_config cfg;
+	char err[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		if (parse(&cfg, bad[i], err, sizeof(err)) != -EINVAL)
+			fail_msg("accepted: %s", bad[i]);
+		if (!err[0] || strchr(err, '\n'))
+			fail_msg("no one-line message for: %s", bad[i]);
+		drv_config_fini(&cfg);
+	}
+}
+
+static void test_help(void **state)
+{
+	struct drv_config cfg;
+	char err[256];
+
+	assert_int_equal(parse(&cfg, "--help", err, sizeof(err)), 0);
+	assert_true(cfg.help);
+	drv_config_fini(&cfg);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_good),
+		cmocka_unit_test(test_payload),
+		cmocka_unit_test(test_bad),
+		cmocka_unit_test(test_help),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

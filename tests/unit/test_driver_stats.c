@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: MIT
+/* Per-thread stats: error classes and the exact merge of counters and histograms. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include "stats.h"
+
+static void test_classes(void **state)
+{
+	assert_int_equal(drv_err_class(-EADDRNOTAVAIL), DRV_ERR_ADDRNOTAVAIL);
+	assert_int_equal(drv_err_class(-EADDRINUSE), DRV_ERR_ADDRNOTAVAIL);
+	assert_int_equal(drv_err_class(-EMFILE), DRV_ERR_EMFILE);
+	assert_int_equal(drv_err_class(-ENFILE), DRV_ERR_EMFILE);
+	assert_int_equal(drv_err_class(-ECONNREFUSED), DRV_ERR_CONNREFUSED);
+	assert_int_equal(drv_err_class(-EPIPE), DRV_ERR_CONNRESET);
+	assert_int_equal(drv_err_class(-ETIMEDOUT), DRV_ERR_TIMEDOUT);
+	assert_int_equal(drv_err_class(DRV_E_LOST), DRV_ERR_LOST);
+	assert_int_equal(drv_err_class(DRV_E_SHORT), DRV_ERR_SHORT);
+	assert_int_equal(drv_err_class(DRV_E_HTTP_STATUS), DRV_ERR_HTTP);
+	assert_int_equal(drv_err_class(-EHOSTUNREACH), DRV_ERR_OTHER);
+}
+
+static void test_hints(void **state)
+{
+	struct drv_stats s;
+	char buf[400];
+	int e;
+
+	assert_int_equal(drv_stats_init(&s), 0);
+	drv_stats_error(&s, -EHOSTUNREACH);
+	for (e = 0; e < DRV_ERR__COUNT; e++) {
+		assert_non_null(drv_err_hint((enum drv_err)e, &s, "h:1", buf, sizeof(buf)));
+		assert_true(strlen(buf) > 10);
+		assert_null(strchr(buf, '\n'));
+	}
+	assert_non_null(strstr(drv_err_hint(DRV_ERR_OTHER, &s, "h:1", buf, sizeof(buf)),
+			       "route"));
+	assert_non_null(strstr(drv_err_hint(DRV_ERR_ADDRNOTAVAIL, &s, "h:1", buf, sizeof(buf)),
+			       "ip_local_port_range"));
+	drv_stats_fini(&s);
+}
+
+static void test_merge(void **state)
+{
+	struct drv_stats a, b, all, m;
+	uint64_t v;
+
+	assert_int_equal(drv_stats_init(&a), 0);
+	assert_int_equal(drv_stats_init(&b), 0);
+	assert_int_equal(drv_stats_init(&all), 0);
+	assert_int_equal(drv_stats_init(&m), 0);
+	for (v = 1; v < 100000; v += 7) {
+		struct drv_stats *s = v % 3 ? &a : &b;
+
+		drv_stats_response(s, 0, v / 2, v);
+		drv_stats_response(&all, 0, v / 2, v);
+		s->requests++;
+		all.requests++;
+		s->status[200]++;
+		all.status[200]++;
+	}
+	drv_stats_error(&a, -ECONNRESET);
+	drv_stats_error(&all, -ECONNRESET);
+	drv_stats_error(&b, DRV_E_LOST);
+	drv_stats_error(&all, DRV_E_LOST);
+	a.late = 2;
+	all.late = 2;
+	drv_stats_merge(&m, &a);
+	drv_stats_merge(&m, &b);
+	assert_int_equal(m.requests, all.requests);
+	assert_int_equal(m.errors_total, 2);
+	assert_int_equal(m.errors[DRV_ERR_CONNRESET], 1);
+	assert_int_equal(m.errors[DRV_ERR_LOST], 1);
+	assert_int_equal(m.status[200], all.status[200]);
+	assert_int_equal(m.late, 2);
+	assert_true(ll_hist_equal(m.latency, all.latency));
+	assert_true(ll_hist_equal(m.latency_uncorrected, all.latency_uncorrected));
+	assert_int_equal(ll_hist_percentile(m.latency, 99), ll_hist_percentile(all.latency, 99));
+	drv_stats_fini(&m);
+	drv_stats_fini(&all);
+	drv_stats_fini(&b);
+	drv_stats_fini(&a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_classes),
+		cmocka_unit_test(test_hints),
+		cmocka_unit_test(test_merge),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
