@@ -45,7 +45,7 @@ cpu_of() {
 port() { # a free loopback port
 	local p
 	while :; do
-		p=$((20000 + RANDOM % 20000))
+		p=$((20000 + RANDOM % 12000)) # below the ephemeral range
 		ss -Htanul "( sport = :$p )" | grep -q . || { echo "$p"; return; }
 	done
 }
