@@ -68,10 +68,18 @@ const char *drv_report_bottleneck(const struct drv_config *cfg, const struct drv
 	}
 	if (ll_hist_count(t->send_lag) &&
 	    ll_hist_percentile(t->send_lag, 99) > 1000000) {
-		snprintf(buf, len,
-			 "the driver ran late: send lag p99 %s, so it could not keep the schedule; "
-			 "add -t threads or machines",
-			 ll_fmt_ns((double)ll_hist_percentile(t->send_lag, 99), b, sizeof(b)));
+		ll_fmt_ns((double)ll_hist_percentile(t->send_lag, 99), b, sizeof(b));
+		if (busy < 0.5 && !res->merged)
+			snprintf(buf, len,
+				 "the driver's sends ran late (send lag p99 %s) while its busiest "
+				 "thread used only %.0f%% of a core: other load on this machine "
+				 "delayed it; the corrected latency still counts that delay",
+				 b, busy * 100);
+		else
+			snprintf(buf, len,
+				 "the driver ran late: send lag p99 %s, so it could not keep the "
+				 "schedule; add -t threads or machines",
+				 b);
 		return buf;
 	}
 	return NULL;

@@ -1,12 +1,17 @@
 #!/bin/bash
-# The embedded default run: reference server + observer + driver on loopback, then what each saw.
-# Bounded: a fixed number of connections and requests; everything it starts is stopped at exit.
+# The embedded default run: two reference servers, one observer on both ports, and the driver on
+# loopback; then what each of them saw, side by side.
+#   1. connection churn: 10,000 new connections (one request each) -> accepted, counted three ways
+#   2. overload: HTTP open loop at 1,500 req/s against one worker that serves 1 ms per request
+#      (capacity about 1,000/s) -> where each request's time went: queue wait vs service time
+# Bounded: fixed request counts and durations; everything it starts is stopped at exit.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
 BIN=${LOADLENS_BUILD:-$ROOT/build}/bin
 OUT=${LOADLENS_DEMO_DIR:-$(mktemp -d /tmp/loadlens-demo.XXXXXX)}
-PORT=${LOADLENS_DEMO_PORT:-18080}
+P1=${LOADLENS_DEMO_PORT:-18080}
+P2=$((P1 + 1))
 CONNS=${LOADLENS_DEMO_CONNS:-10000}
 PIDS=()
 
@@ -32,54 +37,79 @@ wait_line() { # FILE PATTERN SECONDS
 	die "no '$2' in $1 after $3 s"
 }
 
-stop_wait() { # PID
-	kill -INT "$1" 2>/dev/null
-	wait "$1"
+ms() { # ns -> "1.23 ms"
+	awk -v n="$1" 'BEGIN { printf "%.2f ms", n / 1e6 }'
 }
 
-echo "== loadlens demo: reference server on 127.0.0.1:$PORT, observer on its port, driver with"
-echo "   $CONNS new connections (one request each, 8 at a time), then 50,000 keep-alive requests"
-echo "   (files in $OUT)"
+echo "== loadlens demo (files in $OUT)"
+echo "   tcp refserver on 127.0.0.1:$P1, http refserver on 127.0.0.1:$P2 (1 worker, 1 ms per request),"
+echo "   one observer on both ports, then the driver"
 echo
 
-"$BIN/loadlens-refserver" --proto tcp --listen "127.0.0.1:$PORT" --service-time 50us \
-	--json "$OUT/refserver.json" >"$OUT/refserver.out" 2>"$OUT/refserver.err" &
-SRV=$!
-PIDS+=($SRV)
-wait_line "$OUT/refserver.err" listening 10
+"$BIN/loadlens-refserver" --proto tcp --listen "127.0.0.1:$P1" \
+	--json "$OUT/refserver-tcp.json" >"$OUT/refserver-tcp.out" 2>"$OUT/refserver-tcp.err" &
+SRV1=$!
+"$BIN/loadlens-refserver" --proto http --listen "127.0.0.1:$P2" --workers 1 \
+	--service-time 1ms --json "$OUT/refserver-http.json" \
+	>"$OUT/refserver-http.out" 2>"$OUT/refserver-http.err" &
+SRV2=$!
+PIDS+=($SRV1 $SRV2)
+wait_line "$OUT/refserver-tcp.err" listening 10
+wait_line "$OUT/refserver-http.err" listening 10
 
-"$BIN/loadlens-observer" --port "$PORT" --json "$OUT/observer.json" \
+"$BIN/loadlens-observer" --port "$P1" --port "$P2" --interval 0 --json "$OUT/observer.json" \
 	>"$OUT/observer.out" 2>"$OUT/observer.err" &
 OBS=$!
 PIDS+=($OBS)
 wait_line "$OUT/observer.err" observing 60
 
-echo "== driver: new connection per request"
-"$BIN/loadlens-driver" "tcp://127.0.0.1:$PORT" -c 8 -n "$CONNS" --new-conn \
-	--json "$OUT/driver-newconn.json" || die "driver failed"
+echo "== 1. driver: $CONNS new connections to :$P1, one request each, 8 at a time"
+"$BIN/loadlens-driver" "tcp://127.0.0.1:$P1" -c 8 -n "$CONNS" --new-conn --interval 0 \
+	--json "$OUT/driver-churn.json" || die "driver failed"
 echo
-echo "== driver: keep-alive, 50 connections"
-"$BIN/loadlens-driver" "tcp://127.0.0.1:$PORT" -c 50 -n 50000 \
-	--json "$OUT/driver-keepalive.json" || die "driver failed"
+echo "== 2. driver: HTTP open loop at 1,500 req/s for 5 s to :$P2 (capacity about 1,000 req/s)"
+"$BIN/loadlens-driver" "http://127.0.0.1:$P2/" -c 100 --rate 1500 -d 5s --interval 0 \
+	--json "$OUT/driver-overload.json" || die "driver failed"
 echo
 
-stop_wait "$OBS"
-stop_wait "$SRV"
+kill -INT "$OBS" && wait "$OBS" || die "observer failed"
+kill -INT "$SRV1" "$SRV2" && wait "$SRV1" "$SRV2" || die "refserver failed"
 PIDS=()
 
-echo "== observer (live lines and summary)"
+echo "== observer summary"
 cat "$OUT/observer.out"
 echo
 
-drv_conns=$(( $(jq .connections "$OUT/driver-newconn.json") + $(jq .connections "$OUT/driver-keepalive.json") ))
-srv_conns=$(jq .connections_accepted "$OUT/refserver.json")
-obs_conns=$(jq .accepted "$OUT/observer.json")
-echo "== accepted connections, three ways"
-printf '   driver opened     %8d\n   refserver accepted %7d\n   observer counted  %8d\n' \
-	"$drv_conns" "$srv_conns" "$obs_conns"
-if [ "$drv_conns" = "$srv_conns" ] && [ "$srv_conns" = "$obs_conns" ]; then
+drv=$(( $(jq .connections "$OUT/driver-churn.json") + $(jq .connections "$OUT/driver-overload.json") ))
+srv=$(( $(jq .connections_accepted "$OUT/refserver-tcp.json") + $(jq .connections_accepted "$OUT/refserver-http.json") ))
+obs=$(jq .accepted "$OUT/observer.json")
+echo "== accepted connections, counted three ways"
+printf '   driver opened       %7d\n   refservers accepted %7d\n   observer counted    %7d\n' \
+	"$drv" "$srv" "$obs"
+if [ "$drv" = "$srv" ] && [ "$srv" = "$obs" ]; then
 	echo "   => all three agree exactly"
 else
 	echo "   => MISMATCH"
 	exit 1
 fi
+echo
+
+slot=".request_timing.slots[] | select(.port == $P2 and .proto == \"tcp\")"
+q=$(jq "$slot | .socket_queue_wait.p50" "$OUT/observer.json")
+s=$(jq "$slot | .service_time.p50" "$OUT/observer.json")
+r=$(jq "$slot | .residence.p50" "$OUT/observer.json")
+rs=$(jq .service_time.p50 "$OUT/refserver-http.json")
+cu=$(jq .latency_uncorrected.p50 "$OUT/driver-overload.json")
+cc=$(jq .latency.p50 "$OUT/driver-overload.json")
+cm=$(jq '.latency_uncorrected.mean | floor' "$OUT/driver-overload.json")
+rm_=$(jq "$slot | .residence.mean | floor" "$OUT/observer.json")
+echo "== 2. where an overloaded request's time went (medians, port $P2)"
+printf '   client, from the intended send time   %12s   (what a user of an open system waits)\n' "$(ms "$cc")"
+printf '   client, from the actual send          %12s\n' "$(ms "$cu")"
+printf '   server residence (observer)           %12s\n' "$(ms "$r")"
+printf '     socket-queue wait                   %12s\n' "$(ms "$q")"
+printf '     service time                        %12s   (the server itself measured %s)\n' "$(ms "$s")" "$(ms "$rs")"
+printf '   network and client: mean client round trip minus mean residence = %s\n' \
+	"$(awk -v n=$((cm - rm_)) 'BEGIN { printf "%.1f us", n / 1e3 }')"
+echo "   => service time stays at 1 ms; the rest is queueing: in the server's socket while"
+echo "      connections are busy, and in the driver's schedule once all $(jq .config.connections "$OUT/driver-overload.json") are."
