@@ -4,39 +4,60 @@
 #
 #   bench/reqtime_overhead.sh [BUILD_BIN_DIR]
 #
-# 1. Throughput: nginx (1 worker, 12-byte "hello world") and loadlens-refserver --proto http,
-#    each pinned to CPU 0, driven by wrk -t1 -c50 pinned to CPU 1, ROUNDS rounds of
-#    off/on/on/off (ABBA, so drift cancels), DUR seconds each. kernel.bpf_stats_enabled is off.
-# 2. Cost per program: one run with kernel.bpf_stats_enabled=1; run_time_ns / run_cnt of each
-#    program, from bpftool.
-# 3. Memory at 100k tracked sockets: observer RSS, map memory (bpftool memlock) and the
-#    sk_storage the kernel holds for them (Slab with the observer attached minus after detach).
-# Loopback only. Needs root, nginx, wrk, bpftool, python3. Results go to stdout as Markdown rows.
+# 1. Throughput: nginx (1 worker, 12-byte "hello world") and loadlens-refserver --proto http
+#    (1 worker), each pinned to CPU 0, driven by wrk -t1 -c50 pinned to CPU 1.
+#    ROUNDS rounds; each round runs every setting once (no observer, then each VARIANT), in an
+#    order that alternates from round to round, DUR seconds each. Each variant's loss is taken
+#    per round against that round's run without observer, then the median and the spread
+#    (min..max) over rounds are printed: on a shared machine drift between rounds is large,
+#    and this pairing cancels most of it. kernel.bpf_stats_enabled is 0 throughout.
+# 2. Cost per program: a separate run per variant with kernel.bpf_stats_enabled=1;
+#    run_time_ns / run_cnt of each of the observer's programs, from bpftool.
+# 3. Memory at SOCKETS tracked sockets (MEM=0 skips it): observer RSS, map memory (memlock)
+#    and the sk_storage the kernel holds for them (Slab attached minus after detach).
+#
+# VARIANTS: space-separated NAME=BINDIR[:ARGS] (ARGS with commas for spaces). Default:
+#   "observer=$BIN". The name "noreq" is special: the observer without request timing
+#   (--no-requests), to split request timing's share from the rest.
+# Example: VARIANTS="before=build/bin-old observer=build/bin runq=build/bin:--runq noreq=build/bin"
+#
+# Loopback only; every load is bounded (wrk -d). Needs root, nginx, wrk, bpftool, python3
+# (apt-get install -y nginx-light wrk bpftool). Results go to stdout as Markdown.
 set -u
 BIN=${1:-$(cd "$(dirname "$0")/../build/bin" && pwd)}
-ROUNDS=${ROUNDS:-3}
-DUR=${DUR:-8}
+ROUNDS=${ROUNDS:-10}
+DUR=${DUR:-3}
+STATS_DUR=${STATS_DUR:-5}
+MEM=${MEM:-1}
 SOCKETS=${SOCKETS:-100000}
+VARIANTS=${VARIANTS:-observer=$BIN}
+SERVERS=${SERVERS:-nginx refserver}
 T=$(mktemp -d /tmp/loadlens-bench.XXXXXX)
 PIDS=()
+STATS0=$(sysctl -n kernel.bpf_stats_enabled)
 cleanup() {
 	local p
+	[ -n "${OBS_PID:-}" ] && kill -INT "$OBS_PID" 2>/dev/null
 	for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
 	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
 	[ -f "$T/nginx.pid" ] && kill -QUIT "$(cat "$T/nginx.pid")" 2>/dev/null
-	sysctl -qw kernel.bpf_stats_enabled=0
+	sysctl -qw kernel.bpf_stats_enabled="$STATS0"
 	rm -rf "$T"
 }
 trap cleanup EXIT
+if ! command -v nginx >/dev/null || ! command -v wrk >/dev/null; then
+	apt-get install -y nginx-light wrk >/dev/null 2>&1 ||
+		{ echo "needs nginx and wrk (apt-get install -y nginx-light wrk)"; exit 1; }
+fi
 for b in nginx wrk bpftool python3; do
 	command -v $b >/dev/null || { echo "needs $b (apt-get install -y nginx-light wrk bpftool)"; exit 1; }
 done
-[ -x "$BIN/loadlens-observer" ] || { echo "no $BIN/loadlens-observer"; exit 1; }
+for v in $VARIANTS; do
+	d=${v#*=}
+	d=${d%%:*}
+	[ -x "$d/loadlens-observer" ] || { echo "variant $v: no $d/loadlens-observer"; exit 1; }
+done
 sysctl -qw kernel.bpf_stats_enabled=0
-# RLIMIT_NOFILE cannot be raised here (20000): the 100k sockets are spread over several
-# servers and clients of at most PER_PROC connections each.
-PER_PROC=16000
-NMEM=$(((SOCKETS + PER_PROC - 1) / PER_PROC))
 
 NGINX_PORT=18480
 RS_PORT=18481
@@ -57,22 +78,29 @@ http {
 }
 EOF
 taskset -c 0 nginx -c "$T/nginx.conf" -p "$T" &
+NGINX_MASTER=$!
 PIDS+=($!)
-taskset -c 0 "$BIN/loadlens-refserver" --proto http --listen "127.0.0.1:$RS_PORT" 2>"$T/rs.err" &
+taskset -c 0 "$BIN/loadlens-refserver" --proto http --workers 1 --listen "127.0.0.1:$RS_PORT" \
+	2>"$T/rs.err" &
+RS_PID=$!
 PIDS+=($!)
-# for the memory run: a tcp frame needs 4 bytes, so a 1-byte request keeps its connection open
-MEM_PORTS=()
-for i in $(seq 0 $((NMEM - 1))); do
-	"$BIN/loadlens-refserver" --proto tcp --listen "127.0.0.1:$((MEM_PORT + i))" --backlog 4096 \
-		2>"$T/mem$i.err" &
-	PIDS+=($!)
-	MEM_PORTS+=($((MEM_PORT + i)))
-done
 sleep 1
 
 OBS_PID=
+# obs_on VARIANT PORT...
 obs_on() {
-	"$BIN/loadlens-observer" $(printf -- '--port %s ' "$@") --interval 0 >"$T/obs.out" 2>"$T/obs.err" &
+	local v=$1 name dir args env=()
+	shift
+	name=${v%%=*}
+	dir=${v#*=}
+	args=
+	case $dir in *:*) args=${dir#*:}; dir=${dir%%:*} ;; esac
+	if [ "$name" = noreq ]; then # older builds: no --no-requests, but this knob
+		"$dir/loadlens-observer" --help | grep -q -- --no-requests &&
+			args="$args,--no-requests" || env=(LOADLENS_OBSERVER_NO_REQTIME=1)
+	fi
+	env "${env[@]}" "$dir/loadlens-observer" ${args//,/ } $(printf -- '--port %s ' "$@") \
+		--interval 0 >"$T/obs.out" 2>"$T/obs.err" &
 	OBS_PID=$!
 	for _ in $(seq 100); do grep -q observing "$T/obs.err" && return; sleep 0.1; done
 	cat "$T/obs.err"
@@ -84,76 +112,156 @@ obs_off() {
 	OBS_PID=
 }
 wrk_rps() {
-	taskset -c 1 wrk -t1 -c50 -d"${DUR}s" "http://127.0.0.1:$1/" | awk '/Requests\/sec/ { print $2 }'
+	taskset -c 1 wrk -t1 -c50 -d"${1}s" "http://127.0.0.1:$2/" | awk '/Requests\/sec/ { print $2 }'
+}
+# cpu_ticks PID: user + system time of a process so far, in clock ticks (USER_HZ)
+cpu_ticks() {
+	awk '{ print $14 + $15 }' "/proc/$1/stat"
+}
+# wrk_cpu DUR PORT SRVPID: "req/s requests server-CPU-s client-CPU-s" (CPU charged to each
+# process, softirq work included: it runs in the sending process's context here)
+wrk_cpu() {
+	local t0 t1 rps n wcpu
+	t0=$(cpu_ticks "$3")
+	python3 - "$1" "$2" >"$T/wrk.cpu" <<'EOF'
+import resource, subprocess, sys
+out = subprocess.run(["taskset", "-c", "1", "wrk", "-t1", "-c50", "-d%ss" % sys.argv[1],
+                      "http://127.0.0.1:%s/" % sys.argv[2]], capture_output=True, text=True).stdout
+rps = [l.split()[1] for l in out.splitlines() if l.startswith("Requests/sec")][0]
+n = [l.split()[0] for l in out.splitlines() if "requests in" in l][0]
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(rps, n, r.ru_utime + r.ru_stime)
+EOF
+	t1=$(cpu_ticks "$3")
+	read -r rps n wcpu <"$T/wrk.cpu"
+	echo "$rps $n $(awk -v a="$t0" -v b="$t1" -v hz="$(getconf CLK_TCK)" 'BEGIN { print (b - a) / hz }') $wcpu"
 }
 
-# throughput NAME PORT: ABBA rounds, prints the Markdown row
+# throughput NAME PORT SRVPID: ROUNDS rounds of (off + each variant), order alternating
 throughput() {
-	local name=$1 port=$2 off=() on=() r order m
-	wrk_rps "$port" >/dev/null # warm-up
+	local name=$1 port=$2 pid=$3 r s settings order=() res
+	settings=(off $VARIANTS)
+	wrk_rps 2 "$port" >/dev/null # warm-up
+	: >"$T/tp.tsv"
 	for r in $(seq "$ROUNDS"); do
-		for order in off on on off; do
-			if [ $order = on ]; then
-				obs_on "$port"
-				on+=("$(wrk_rps "$port")")
-				obs_off
+		if [ $((r % 2)) = 1 ]; then
+			order=("${settings[@]}")
+		else
+			order=()
+			for ((s = ${#settings[@]} - 1; s >= 0; s--)); do order+=("${settings[s]}"); done
+		fi
+		for s in "${order[@]}"; do
+			if [ "$s" = off ]; then
+				res=$(wrk_cpu "$DUR" "$port" "$pid")
 			else
-				off+=("$(wrk_rps "$port")")
+				obs_on "$s" "$port"
+				res=$(wrk_cpu "$DUR" "$port" "$pid")
+				obs_off
 			fi
+			printf '%s\t%s\t%s\n' "$r" "${s%%=*}" "$res" >>"$T/tp.tsv"
 		done
 	done
-	m=$(printf '%s\n' "${off[@]}" | awk '{ s += $1 } END { printf "%.0f", s / NR }')
-	printf '%s\n' "${on[@]}" | awk -v name="$name" -v off="$m" -v offs="${off[*]}" \
-		'{ s += $1; all = all " " $1 } END { on = s / NR;
-		printf "| %s | %.0f | %.0f | %.2f%% | off:%s; on:%s |\n", name, off, on,
-			(off - on) * 100 / off, " " offs, all }'
+	python3 - "$name" "$T/tp.tsv" <<'EOF'
+import statistics as st, sys
+name = sys.argv[1]
+runs = {}
+for l in open(sys.argv[2]).read().split("\n"):
+    if not l:
+        continue
+    r, s, v = l.split("\t")
+    rps, n, scpu, ccpu = map(float, v.split())
+    # CPU-us per request: server, and server + client
+    runs.setdefault(s, {})[int(r)] = (rps, 1e6 * scpu / n, 1e6 * (scpu + ccpu) / n)
+def spread(v):
+    v = sorted(v)
+    q = st.quantiles(v, n=4) if len(v) > 1 else [v[0]] * 3
+    return "%.1f%% [IQR %.1f..%.1f, range %.1f..%.1f]" % (st.median(v), q[0], q[2], v[0], v[-1])
+off = runs.pop("off")
+print("| %s | no observer | %.0f (%.0f..%.0f) | | %.2f | %.2f | |" % (name,
+      st.median(x[0] for x in off.values()), min(x[0] for x in off.values()),
+      max(x[0] for x in off.values()), st.median(x[1] for x in off.values()),
+      st.median(x[2] for x in off.values())))
+for s, by in runs.items():
+    rs = [r for r in by if r in off]
+    print("| %s | %s | %.0f (%.0f..%.0f) | %s | %.2f | %.2f | %s |" % (
+        name, s, st.median(x[0] for x in by.values()), min(x[0] for x in by.values()),
+        max(x[0] for x in by.values()),
+        spread([100 * (1 - by[r][0] / off[r][0]) for r in rs]),
+        st.median(x[1] for x in by.values()), st.median(x[2] for x in by.values()),
+        spread([100 * (by[r][2] / off[r][2] - 1) for r in rs])))
+EOF
 }
 
-echo "## Throughput (wrk -t1 -c50, ${DUR}s x $((2 * ROUNDS)) per column, ABBA order)"
+echo "## Throughput (wrk -t1 -c50, $ROUNDS rounds of ${DUR}s per setting, order alternating)"
 echo
-echo "| Server | Without observer (req/s) | With observer (req/s) | Loss | Runs |"
-echo "|---|---|---|---|---|"
-throughput "nginx 1 worker, hello world" $NGINX_PORT
-throughput "loadlens-refserver --proto http" $RS_PORT
+echo "Loss: per round, 1 - with/without, then median [IQR, range] over rounds. CPU: us of CPU"
+echo "charged per request to the server, and to server + wrk; its increase is per round too."
+echo
+echo "| Server | Setting | req/s median (min..max) | Throughput loss | Server CPU us/req | Server+wrk CPU us/req | CPU per request increase |"
+echo "|---|---|---|---|---|---|---|"
+for srv in $SERVERS; do
+	case $srv in
+	nginx) throughput "nginx 1 worker, hello world" $NGINX_PORT "$(pgrep -P "$NGINX_MASTER" | head -1)" ;;
+	refserver) throughput "loadlens-refserver --proto http" $RS_PORT "$RS_PID" ;;
+	esac
+done
 
 echo
-echo "## Cost per program run (kernel.bpf_stats_enabled=1, nginx, ${DUR}s)"
+echo "## Cost per program run (kernel.bpf_stats_enabled=1, nginx, ${STATS_DUR}s per variant)"
 echo
-sysctl -qw kernel.bpf_stats_enabled=1
-obs_on $NGINX_PORT
-# only this observer's programs (others may be loaded on a shared machine)
-ids=$(cat /proc/"$OBS_PID"/fdinfo/* 2>/dev/null | awk '/^prog_id:/ { print $2 }' | sort -un)
-bpftool -j prog show >"$T/before.json"
-rps=$(wrk_rps $NGINX_PORT)
-bpftool -j prog show >"$T/after.json"
-obs_off
-sysctl -qw kernel.bpf_stats_enabled=0
-echo "wrk with bpf_stats on: $rps req/s"
+echo "Runs and ns per request count every run of the program on the host (other traffic too)."
 echo
-echo "| Program | Runs | ns per run |"
-echo "|---|---|---|"
-python3 - "$T/before.json" "$T/after.json" $ids <<'EOF'
+echo "| Variant | Program | Runs per request | ns per run | ns per request |"
+echo "|---|---|---|---|---|"
+for v in $VARIANTS; do
+	sysctl -qw kernel.bpf_stats_enabled=1
+	obs_on "$v" $NGINX_PORT
+	# only this observer's programs (others may be loaded on a shared machine)
+	ids=$(cat /proc/"$OBS_PID"/fdinfo/* 2>/dev/null | awk '/^prog_id:/ { print $2 }' | sort -un)
+	bpftool -j prog show >"$T/before.json"
+	taskset -c 1 wrk -t1 -c50 -d"${STATS_DUR}s" "http://127.0.0.1:$NGINX_PORT/" >"$T/wrk.out"
+	bpftool -j prog show >"$T/after.json"
+	obs_off
+	sysctl -qw kernel.bpf_stats_enabled=0
+	reqs=$(awk '/requests in/ { print $1 }' "$T/wrk.out")
+	python3 - "$T/before.json" "$T/after.json" "${v%%=*}" "$reqs" $ids <<'EOF'
 import json, sys
 before = {p["id"]: p for p in json.load(open(sys.argv[1]))}
 after = {p["id"]: p for p in json.load(open(sys.argv[2]))}
-for i in map(int, sys.argv[3:]):
+name, reqs = sys.argv[3], int(sys.argv[4])
+for i in map(int, sys.argv[5:]):
     a, b = after.get(i), before.get(i, {})
     if not a:
         continue
     n = a.get("run_cnt", 0) - b.get("run_cnt", 0)
     t = a.get("run_time_ns", 0) - b.get("run_time_ns", 0)
-    if n:
-        print("| %s | %d | %.0f |" % (a["name"], n, t / n))
+    if n and n >= reqs / 100:
+        print("| %s | %s | %.2f | %.0f | %.0f |" % (name, a["name"], n / reqs, t / n, t / reqs))
 EOF
+done
 
+[ "$MEM" = 1 ] || exit 0
+# RLIMIT_NOFILE cannot be raised here (20000): the sockets are spread over several servers and
+# clients of at most PER_PROC connections each. A tcp frame needs 4 bytes, so a 1-byte request
+# keeps each connection open with request state.
+PER_PROC=16000
+NMEM=$(((SOCKETS + PER_PROC - 1) / PER_PROC))
+MEM_PORTS=()
+for i in $(seq 0 $((NMEM - 1))); do
+	"$BIN/loadlens-refserver" --proto tcp --listen "127.0.0.1:$((MEM_PORT + i))" --backlog 4096 \
+		2>"$T/mem$i.err" &
+	PIDS+=($!)
+	MEM_PORTS+=($((MEM_PORT + i)))
+done
+sleep 1
 echo
-echo "## Memory at $SOCKETS tracked sockets"
+echo "## Memory at $SOCKETS tracked sockets (variant ${VARIANTS%% *})"
 echo
-obs_on "${MEM_PORTS[@]}"
+obs_on "${VARIANTS%% *}" "${MEM_PORTS[@]}"
 CLS=()
 for i in $(seq 0 $((NMEM - 1))); do
 python3 - "$((MEM_PORT + i))" "$((SOCKETS / NMEM))" "$T/opened$i" <<'EOF' &
-# Open N connections to the refserver from 127.0.0.1-127.0.0.8 (ephemeral ports are per
+# Open N connections to the refserver from 127.0.0.2-127.0.0.9 (ephemeral ports are per
 # source address), send 1 byte on each (so each server socket gets request state), then wait.
 import os, socket, sys, time
 port, n, tmp = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
@@ -184,6 +292,6 @@ echo "| Figure | Value |"
 echo "|---|---|"
 echo "| connections opened | $(for f in "$T"/opened*; do cat "$f"; echo; done | awk '{ s += $1 } END { print s }') |"
 echo "| observer RSS | $((rss / 1024)) MiB |"
-echo "| observer maps (memlock, both objects) | $((maps / 1048576)) MiB |"
+echo "| observer maps (memlock, all objects) | $((maps / 1048576)) MiB |"
 echo "| kernel sk_storage for the sockets (Slab attached - detached) | $(((slab_on - slab_off) / 1024)) MiB |"
 kill "${CLS[@]}"

@@ -12,11 +12,16 @@
  *   syscalls:sys_exit_accept{,4}  accept time of a new connection, for its first request
  *   sched:sched_wakeup{,_new}, sched:sched_switch   run-queue wait of the serving processes
  *
- * Cost rules: the first thing every socket program does is one byte load (the port's slot in
- * rodata) on the struct sock it was handed, so a foreign socket costs no helper call; then one
- * sk_storage lookup (socket state lives in the socket and dies with it: no eviction, no stale
- * entry when a struct sock address is reused), at most one bpf_ktime_get_ns(), no loops.
+ * Cost rules (BENCHMARKS.md, "Request timing overhead"): the first thing every socket program does
+ * is one byte load (the port's slot in rodata) on the struct sock it was handed, so a foreign
+ * socket (the client's end, another port) costs no helper call; then one sk_storage lookup
+ * (socket state lives in the socket and dies with it: no eviction, no stale entry when a struct
+ * sock address is reused), no loops. TCP reuses the clock TCP itself just read (tcp_clock_cache,
+ * refreshed on every received segment and every transmit): the arrival and the first write of a
+ * response cost no bpf_ktime_get_ns(), so a keep-alive request costs one, at its read.
  * Histograms and counters are per-CPU arrays; userspace sums CPUs and diffs snapshots.
+ * Run-queue wait (--runq) is off unless asked for: it runs on every context switch of the host.
+ * For another process's switch it costs two loads (a tgid, and its slot in a bss array).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -25,6 +30,7 @@
 #include <bpf/bpf_endian.h>
 #include "loadlens/hist.h"
 #include "loadlens/reqtime.h"
+#include "req.bpf.h"
 
 #define AF_INET 2
 #define AF_INET6 10
@@ -42,6 +48,8 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 const volatile __u8 targ_slot[65536] = {};
 /* --trace: one request in targ_trace_every (per CPU) goes to the ring buffer; 0: off. */
 const volatile __u32 targ_trace_every = 0;
+/* --runq: serving processes join the run-queue watch; 0: off (the sched programs not loaded). */
+const volatile __u8 targ_runq = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
@@ -88,21 +96,14 @@ struct {
 	__type(value, __u64);
 } accepted SEC(".maps");
 
-/* Processes that read a request from a target socket: their threads' run-queue wait counts. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, RT_MAX_TGIDS);
-	__type(key, __u32);
-	__type(value, __u32);
-} tgids SEC(".maps");
-
-/* tid -> when it became runnable; LRU: a thread that exits before running ages out. */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, RT_MAX_WAKING);
-	__type(key, __u32);
-	__type(value, __u64);
-} waking SEC(".maps");
+/*
+ * Run-queue watch, in .bss so that a context switch reads it with plain loads and no helper call.
+ * watched[tgid % RT_WATCH_SLOTS] holds the tgid of a serving process (0: free); two serving
+ * processes in one slot: the second is not watched (tgids_full). wake[tid % RT_WAKE_SLOTS] holds
+ * when a watched thread became runnable; a thread sharing the slot overwrites it (one sample lost).
+ */
+__u64 watched[RT_WATCH_SLOTS]; /* u64: clang 14 has 64-bit compare-and-swap only */
+struct rt_wake wake[RT_WAKE_SLOTS];
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -123,11 +124,6 @@ static __always_inline void global_add(__u32 idx, __u64 n)
 
 	if (c)
 		*c += n;
-}
-
-static __always_inline __u64 sub0(__u64 a, __u64 b)
-{
-	return a > b ? a - b : 0;
 }
 
 /* Slot of a socket: 2 * port index + udp, or -1 for a socket we do not time. */
@@ -160,14 +156,14 @@ static __always_inline void hist_add(struct rt_ctrs *c, __u32 slot, __u32 comp, 
 		c->max_ns[comp] = v;
 }
 
-/* The server's first process to read from a target socket joins the run-queue watch. */
+/* --runq: the server's first process to read from a target socket joins the run-queue watch. */
 static __always_inline void watch_tgid(void)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32, one = 1;
+	__u64 tgid = bpf_get_current_pid_tgid() >> 32, *w = &watched[tgid % RT_WATCH_SLOTS];
 
-	if (bpf_map_lookup_elem(&tgids, &tgid))
+	if (!targ_runq || *w == tgid)
 		return;
-	if (bpf_map_update_elem(&tgids, &tgid, &one, BPF_NOEXIST))
+	if (*w || __sync_val_compare_and_swap(w, 0, tgid))
 		global_add(RT_G_TGIDS_FULL, 1);
 }
 
@@ -261,11 +257,11 @@ static __always_inline void tcp_arrival(const struct sock *sk)
 		return;
 	}
 	if (s->state == RT_IDLE) {
-		s->arrival_ns = bpf_ktime_get_ns();
+		s->arrival_ns = tcp_clock(sk, s->read_ns);
 		s->state = RT_QUEUED;
 	} else if (s->state != RT_QUEUED && !s->pending_ns) {
 		/* while a request is read or served: the first bytes of the next one */
-		s->pending_ns = bpf_ktime_get_ns();
+		s->pending_ns = tcp_clock(sk, s->read_ns);
 	}
 }
 
@@ -414,21 +410,10 @@ static __always_inline void unsolicited(__u32 slot)
 /*
  * When the first write of a response began to leave. sock_send_length fires at the end of the
  * write, and on loopback the write itself delivers to the peer and wakes it (tens of us, or the
- * peer's whole time slice if it preempts us). TCP stamps its clock (tcp_clock_ns(), the same
- * CLOCK_MONOTONIC as bpf_ktime_get_ns) when it transmits, so a stamp newer than the read is the
- * transmit of this response, or an ACK received during the write: never later than now.
+ * peer's whole time slice if it preempts us). TCP refreshes tcp_clock_cache when it transmits, so
+ * a value newer than the read is the transmit of this response (or an ACK received during the
+ * write); if the write transmitted nothing yet (queued behind cwnd), tcp_clock() reads the clock.
  */
-static __always_inline __u64 tcp_sent_at(struct sock *sk, __u64 read_ns, __u64 now)
-{
-	struct tcp_sock *tp = bpf_skc_to_tcp_sock(sk);
-	__u64 t;
-
-	if (!tp)
-		return now;
-	t = tp->tcp_clock_cache;
-	return t > read_ns && t < now ? t : now;
-}
-
 static __always_inline void tcp_write(struct sock *sk, __u32 slot)
 {
 	struct rt_tcp_sock *s = bpf_sk_storage_get(&tcp_socks, sk, 0, 0);
@@ -437,7 +422,7 @@ static __always_inline void tcp_write(struct sock *sk, __u32 slot)
 	if (!s)
 		return;
 	if (s->state == RT_READING) {
-		now = tcp_sent_at(sk, s->read_ns, bpf_ktime_get_ns());
+		now = tcp_clock(sk, s->read_ns);
 		s->write_ns = now;
 		s->last_write_ns = now;
 		s->state = RT_WRITING;
@@ -504,25 +489,6 @@ int BPF_PROG(handle_inet_sock_set_state, const struct sock *sk, const int oldsta
 	return 0;
 }
 
-/* fd of the current task -> its struct sock, or NULL if fd is not a socket. */
-static __always_inline struct sock *fd_sock(long fd)
-{
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
-	struct file *file = NULL, **fds;
-	struct socket *sock;
-
-	if (!fdt || fd < 0 || (unsigned long)fd >= BPF_CORE_READ(fdt, max_fds))
-		return NULL;
-	fds = BPF_CORE_READ(fdt, fd);
-	if (bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]) || !file)
-		return NULL;
-	sock = BPF_CORE_READ(file, private_data);
-	if (!sock || BPF_CORE_READ(sock, file) != file)
-		return NULL;
-	return BPF_CORE_READ(sock, sk);
-}
-
 static __always_inline int on_accepted(long fd)
 {
 	struct sock *sk;
@@ -552,31 +518,39 @@ int handle_sys_exit_accept(struct syscall_trace_exit *ctx)
 	return on_accepted(ctx->ret);
 }
 
-/* Run-queue wait: runnable (woken, or preempted while running) -> on a CPU. */
-static __always_inline void runnable(const struct task_struct *p)
+/*
+ * Run-queue wait (--runq): runnable (woken, or preempted while running) -> on a CPU. These run on
+ * every wake-up and context switch of the host: a task of another process costs the load of its
+ * tgid and of one watched[] slot, and nothing else.
+ */
+static __always_inline bool is_watched(const struct task_struct *p)
 {
-	__u32 tgid = p->tgid, tid = p->pid;
-	__u64 now;
+	__u32 tgid = p->tgid;
 
-	if (!bpf_map_lookup_elem(&tgids, &tgid))
-		return;
-	now = bpf_ktime_get_ns();
-	bpf_map_update_elem(&waking, &tid, &now, BPF_ANY);
+	return watched[tgid % RT_WATCH_SLOTS] == tgid && tgid;
+}
+
+static __always_inline void runnable(const struct task_struct *p, __u64 now)
+{
+	struct rt_wake *w = &wake[(__u32)p->pid % RT_WAKE_SLOTS];
+
+	w->ts = now;
+	w->tid = p->pid;
 }
 
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(handle_sched_wakeup, struct task_struct *p)
 {
-	if (p)
-		runnable(p);
+	if (is_watched(p))
+		runnable(p, bpf_ktime_get_ns());
 	return 0;
 }
 
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(handle_sched_wakeup_new, struct task_struct *p)
 {
-	if (p)
-		runnable(p);
+	if (is_watched(p))
+		runnable(p, bpf_ktime_get_ns());
 	return 0;
 }
 
@@ -584,19 +558,23 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(handle_sched_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
 {
-	__u64 *ts, wait, *b, *max;
-	__u32 tid, idx;
+	bool p = prev_state == TASK_RUNNING && is_watched(prev), n = is_watched(next);
+	struct rt_wake *w;
+	__u64 now, wait, *b, *max;
+	__u32 idx;
 
-	if (prev && prev_state == TASK_RUNNING)
-		runnable(prev);
-	if (!next)
+	if (!p && !n)
 		return 0;
-	tid = next->pid;
-	ts = bpf_map_lookup_elem(&waking, &tid);
-	if (!ts)
+	now = bpf_ktime_get_ns();
+	if (p)
+		runnable(prev, now);
+	if (!n)
 		return 0;
-	wait = sub0(bpf_ktime_get_ns(), *ts);
-	bpf_map_delete_elem(&waking, &tid);
+	w = &wake[(__u32)next->pid % RT_WAKE_SLOTS];
+	if (w->tid != next->pid || !w->ts)
+		return 0;
+	wait = sub0(now, w->ts);
+	w->ts = 0;
 	idx = ll_hist_bucket(wait);
 	b = bpf_map_lookup_elem(&runq_hist, &idx);
 	if (b)

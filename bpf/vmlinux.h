@@ -94,6 +94,7 @@ struct in6_addr {
 struct sock_common {
 	__be32 skc_daddr;
 	__be32 skc_rcv_saddr;
+	unsigned int skc_hash; /* the established-hash of the 4-tuple, once hashed */
 	__be16 skc_dport;
 	__u16 skc_num;
 	unsigned short skc_family;
@@ -109,6 +110,12 @@ struct sock {
 	u32 sk_max_ack_backlog;
 	u16 sk_protocol; /* a plain field since 5.6 (a bitfield before) */
 	int sk_err;
+};
+/* include/net/inet_sock.h: the local port, still set at CLOSE (unlike skc_num, which
+ * inet_put_port() zeroes before the CLOSE state is stored) */
+struct inet_sock {
+	struct sock sk;
+	__be16 inet_sport;
 };
 
 /* include/linux/tcp.h */

@@ -16,7 +16,7 @@ struct obs_conn {
 	struct conn_bpf *skel;
 	struct obs_conn_features features;
 	int ncpu;
-	uint64_t *percpu; /* scratch: LL_HIST_BUCKETS x ncpu values */
+	uint64_t *percpu; /* scratch: LL_HIST_BUCKETS x ncpu values (>= one block per CPU) */
 	char attached[256];
 };
 
@@ -43,21 +43,18 @@ static int x__plan(struct obs_conn *c, const char *prog, const struct obs_conn_o
 	struct conn_bpf *s = c->skel;
 	bool btf_tp, raw_tp;
 
-	if (!obs_tracepoint_exists("syscalls", "sys_exit_accept4") ||
-	    !obs_tracepoint_exists("syscalls", "sys_enter_accept4")) {
-		ll_warn(prog, "tracepoints syscalls:sys_{enter,exit}_accept4 are missing under %s; "
+	if (!obs_tracepoint_exists("syscalls", "sys_exit_accept4")) {
+		ll_warn(prog, "tracepoint syscalls:sys_exit_accept4 is missing under %s; "
 			      "use a kernel built with CONFIG_FTRACE_SYSCALLS=y",
 			obs_tracefs() ? obs_tracefs() : OBS_TRACEFS "/events");
 		return -ENOENT;
 	}
 	x__attached_add(c, "accept4");
 
-	c->features.accept = obs_tracepoint_exists("syscalls", "sys_exit_accept") &&
-			     obs_tracepoint_exists("syscalls", "sys_enter_accept");
+	c->features.accept = obs_tracepoint_exists("syscalls", "sys_exit_accept");
 	if (c->features.accept) {
 		x__attached_add(c, "accept");
 	} else {
-		bpf_program__set_autoload(s->progs.handle_sys_enter_accept, false);
 		bpf_program__set_autoload(s->progs.handle_sys_exit_accept, false);
 		ll_warn(prog, "note: no syscalls:sys_exit_accept tracepoint; accept() (not accept4) "
 			      "is not counted");
@@ -227,8 +224,7 @@ static uint64_t x__missed(const struct obs_conn *c)
 	return missed;
 }
 
-static int x__sum(struct obs_conn *c, const struct bpf_map *map, uint32_t n, uint64_t *out,
-		  bool maxes)
+static int x__sum(struct obs_conn *c, const struct bpf_map *map, uint32_t n, uint64_t *out)
 {
 	uint32_t k;
 	int i, err;
@@ -240,12 +236,33 @@ static int x__sum(struct obs_conn *c, const struct bpf_map *map, uint32_t n, uin
 		const uint64_t *v = c->percpu + (size_t)k * c->ncpu;
 
 		out[k] = 0;
-		for (i = 0; i < c->ncpu; i++) {
-			if (maxes && obs_ctr_is_max(k))
-				out[k] = v[i] > out[k] ? v[i] : out[k];
-			else
-				out[k] += v[i];
+		for (i = 0; i < c->ncpu; i++)
+			out[k] += v[i];
+	}
+	return 0;
+}
+
+/* The per-CPU block of counters and state moves: sums, and maxima for the max counters. */
+static int x__read_block(struct obs_conn *c, struct obs_conn_stats *st)
+{
+	const struct obs_conn_block *blk = (const struct obs_conn_block *)c->percpu;
+	uint32_t zero = 0;
+	unsigned int k;
+	int i;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.block), &zero, c->percpu))
+		return -errno;
+	memset(st->ctr, 0, sizeof(st->ctr));
+	memset(st->moves, 0, sizeof(st->moves));
+	for (i = 0; i < c->ncpu; i++) {
+		for (k = 0; k < OBS_CTR_MAX; k++) {
+			if (!obs_ctr_is_max(k))
+				st->ctr[k] += blk[i].ctr[k];
+			else if (blk[i].ctr[k] > st->ctr[k])
+				st->ctr[k] = blk[i].ctr[k];
 		}
+		for (k = 0; k < OBS_STATE_MOVES; k++)
+			st->moves[k] += blk[i].moves[k];
 	}
 	return 0;
 }
@@ -254,13 +271,11 @@ int obs_conn_read(struct obs_conn *c, struct obs_conn_stats *st)
 {
 	int err;
 
-	err = x__sum(c, c->skel->maps.counters, OBS_CTR_MAX, st->ctr, true);
+	err = x__read_block(c, st);
 	if (!err)
-		err = x__sum(c, c->skel->maps.accept_errnos, OBS_ERRNO_SLOTS, st->errnos, false);
+		err = x__sum(c, c->skel->maps.accept_errnos, OBS_ERRNO_SLOTS, st->errnos);
 	if (!err)
-		err = x__sum(c, c->skel->maps.wait_hist, LL_HIST_BUCKETS, st->wait, false);
-	if (!err)
-		err = x__sum(c, c->skel->maps.state_moves, OBS_STATE_MOVES, st->moves, false);
+		err = x__sum(c, c->skel->maps.wait_hist, LL_HIST_BUCKETS, st->wait);
 	st->missed = x__missed(c);
 	return err;
 }

@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Forensics sampling: counters, census, fds -> rates, forecasts, an NDJSON record per interval. */
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,8 +12,6 @@
 #include "loadlens/cli.h"
 #include "forensics_int.h"
 
-#define FORECAST_HORIZON_S 600.0 /* a forecast further out than this is not a forecast */
-#define OWNER_SCAN_S 5.0
 
 const char *const obs_tcp_state_names[OBS_TCP_STATES] = {
 	[1] = "ESTABLISHED", [2] = "SYN_SENT",	 [3] = "SYN_RECV",   [4] = "FIN_WAIT1",
@@ -57,24 +52,6 @@ const char *obs_fx_num(uint64_t v, char *buf, size_t len)
 	}
 	buf[o] = '\0';
 	return buf;
-}
-
-static struct obs_fx_proc *x__watch(struct obs_fx *fx, uint32_t pid)
-{
-	struct obs_fx_proc *p;
-	size_t i;
-
-	for (i = 0; i < fx->nprocs; i++)
-		if (fx->procs[i].fd.pid == pid)
-			return &fx->procs[i];
-	if (fx->nprocs == OBS_FX_PROCS)
-		return NULL;
-	p = &fx->procs[fx->nprocs++];
-	memset(p, 0, sizeof(*p));
-	p->fd.pid = pid;
-	p->tte = p->first_forecast_t = p->first_fail_t = -1;
-	obs_pid_comm(pid, p->fd.comm, sizeof(p->fd.comm));
-	return p;
 }
 
 struct obs_fx *obs_fx_new(const char *prog, const struct obs_fx_opts *opts)
@@ -118,7 +95,7 @@ struct obs_fx *obs_fx_new(const char *prog, const struct obs_fx_opts *opts)
 		ll_warn(prog, "note: no socket census (%s); TIME_WAIT counts and port pressure are "
 			      "off", strerror(errno));
 	for (k = 0; k < opts->targets->npids; k++)
-		x__watch(fx, opts->targets->pids[k]);
+		obs_fx__watch(fx, opts->targets->pids[k]);
 	ff = obs_fail_features(fx->fail);
 	snprintf(fx->attached, sizeof(fx->attached), "syscall failures%s%s%s%s%s",
 		 ff->drops ? ", kfree_skb" : "", ff->synack ? ", tcp_retransmit_synack" : "",
@@ -156,151 +133,6 @@ uint64_t obs_fx_keep_caps(const struct obs_fx *fx)
 const char *obs_fx_attached(const struct obs_fx *fx)
 {
 	return fx->attached;
-}
-
-static void x__event_note(struct obs_fx *fx, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void x__event_note(struct obs_fx *fx, const char *fmt, ...)
-{
-	char *slot = fx->run.events[fx->run.nevents < 8 ? fx->run.nevents : 7];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(slot, sizeof(fx->run.events[0]), fmt, ap);
-	va_end(ap);
-	if (fx->run.nevents < 8)
-		fx->run.nevents++;
-	ll_warn(fx->prog, "%s", slot);
-}
-
-struct x__evctx {
-	struct obs_fx *fx;
-	double t;
-};
-
-static void x__on_event(void *arg, const struct obs_event *ev)
-{
-	struct x__evctx *c = arg;
-	struct obs_fx *fx = c->fx;
-	size_t i;
-
-	if (ev->type == OBS_EV_CHILD) {
-		x__watch(fx, ev->pid);
-		return;
-	}
-	for (i = 0; i < fx->nprocs; i++) {
-		if (fx->procs[i].fd.pid == ev->pid && !fx->procs[i].exited) {
-			fx->procs[i].exited = true;
-			fx->procs[i].exited_at = c->t;
-			x__event_note(fx, "target pid %u (%.15s) exited at %.1fs (exit code %d)",
-				      ev->pid, ev->comm, c->t, ev->exit_code >> 8);
-		}
-	}
-}
-
-/* Exited --pid targets: one that runs again (same executable) becomes the target. */
-static void x__lifecycle(struct obs_fx *fx, double t)
-{
-	struct obs_target tv = {.flags = OBS_TARGET_PID};
-	struct x__evctx ctx = {fx, t};
-	struct obs_targets *tg = fx->targets;
-	uint32_t npid;
-	size_t i, k;
-
-	obs_fail_poll(fx->fail, x__on_event, &ctx);
-	for (k = 0; k < tg->npids; k++) {
-		if (obs_pid_alive(tg->pids[k]))
-			continue;
-		for (i = 0; i < fx->nprocs; i++)
-			if (fx->procs[i].fd.pid == tg->pids[k] && !fx->procs[i].exited) {
-				fx->procs[i].exited = true;
-				fx->procs[i].exited_at = t;
-				x__event_note(fx, "target pid %u (%s) is gone at %.1fs", tg->pids[k],
-					      fx->procs[i].fd.comm, t);
-			}
-		npid = obs_targets_find_restart(tg, k);
-		if (!npid)
-			continue;
-		bpf_map_update_elem(bpf_map__fd(obs_conn_map(fx->conn, "targets")), &npid, &tv,
-				    BPF_ANY);
-		x__event_note(fx, "target pid %u restarted as pid %u at %.1fs (same executable %s)",
-			      tg->pids[k], npid, t, tg->exes[k]);
-		tg->pids[k] = npid;
-		x__watch(fx, npid);
-	}
-}
-
-/* Which processes own the listening sockets? Port mode only, every few seconds. */
-static void x__owner_scan(struct obs_fx *fx)
-{
-	uint32_t pids[OBS_FX_PROCS];
-	size_t i, n;
-
-	n = obs_fd_owners(fx->cs.listen_inodes, fx->cs.nlisten, pids, OBS_FX_PROCS);
-	for (i = 0; i < n; i++)
-		x__watch(fx, pids[i]);
-}
-
-static void x__procs(struct obs_fx *fx, double t)
-{
-	uint32_t pids[OBS_FX_PROCS];
-	size_t i, n;
-	struct obs_fx_proc *p;
-	double y[OBS_FX_HIST], tt[OBS_FX_HIST];
-	unsigned int k, j, f;
-
-	if (fx->targets->cgroup_id) {
-		n = obs_targets_cgroup_pids(fx->targets, pids, OBS_FX_PROCS);
-		for (i = 0; i < n; i++)
-			x__watch(fx, pids[i]);
-	} else if (!fx->targets->npids && fx->census && t >= fx->next_owner_scan) {
-		x__owner_scan(fx);
-		fx->next_owner_scan = t + OWNER_SCAN_S;
-	}
-	/* processes whose syscalls failed are named, and watched */
-	n = obs_fail_procs(fx->fail, fx->errprocs, OBS_MAX_ERRPROCS);
-	for (i = 0; i < n; i++) {
-		uint64_t any = 0;
-
-		for (f = 0; f < OBS_FAIL_MAX; f++)
-			any += fx->errprocs[i].e.fails[f];
-		if (!any)
-			continue;
-		p = x__watch(fx, fx->errprocs[i].pid);
-		if (!p)
-			continue;
-		if (p->fd.comm[0] == '?')
-			snprintf(p->fd.comm, sizeof(p->fd.comm), "%.15s", fx->errprocs[i].e.comm);
-		if (fx->errprocs[i].e.fails[OBS_FAIL_EMFILE] > p->fails[OBS_FAIL_EMFILE] &&
-		    p->first_fail_t < 0)
-			p->first_fail_t = t;
-		memcpy(p->fails, fx->errprocs[i].e.fails, sizeof(p->fails));
-		p->last_sys = fx->errprocs[i].e.last_sys;
-	}
-	for (i = 0; i < fx->nprocs; i++) {
-		p = &fx->procs[i];
-		if (p->exited || obs_fd_read(&p->fd))
-			continue;
-		k = p->nhist % OBS_FX_HIST;
-		p->t[k] = t;
-		p->open[k] = p->fd.open;
-		p->nhist++;
-		for (j = 0; j < OBS_FX_HIST && j < p->nhist; j++) {
-			tt[j] = p->t[j];
-			y[j] = (double)p->open[j];
-		}
-		p->rate = obs_fx_slope(tt, y, p->nhist);
-		p->tte = -1;
-		if (p->fd.soft > 0 && p->rate > 0.1 && p->fd.open < p->fd.soft) {
-			p->tte = (double)(p->fd.soft - p->fd.open) / p->rate;
-			if (p->tte > FORECAST_HORIZON_S)
-				p->tte = -1;
-		}
-		if (p->tte >= 0 && p->first_forecast_t < 0 && p->nhist >= 3) {
-			p->first_forecast_t = t;
-			p->first_forecast_tte = p->tte;
-		}
-	}
 }
 
 /* Census, reconciled against the live counts from state moves; TIME_WAIT and port pressure. */
@@ -389,7 +221,7 @@ static void x__census(struct obs_fx *fx, const struct obs_conn_stats *ct, double
 	pp->rate = obs_fx_slope(fx->port_t, y, fx->nport);
 	if (pp->g.in_use < pp->range && pp->rate > 0.5 && fx->nport >= 3) {
 		pp->tte = (pp->range - pp->g.in_use) / pp->rate;
-		if (pp->tte > FORECAST_HORIZON_S)
+		if (pp->tte > OBS_FX_FORECAST_HORIZON_S)
 			pp->tte = -1;
 	}
 	if (pp->tte >= 0 && fx->run.ports_first_forecast_t < 0) {
@@ -509,7 +341,7 @@ int obs_fx_tick(struct obs_fx *fx, const struct obs_conn_stats *ct, double t, ch
 		goto cleanup;
 	obs_fail_stats_sub(&fx->fail_delta, &fx->fail_cur, &fx->fail_prev);
 	obs_conn_stats_sub(cd, ct, fx->conn_prev);
-	x__lifecycle(fx, t);
+	obs_fx__lifecycle(fx, t);
 
 	memcpy(dsys, fx->fail_delta.sys, sizeof(dsys));
 	x__accept_fails(dsys, cd);
@@ -571,7 +403,7 @@ int obs_fx_tick(struct obs_fx *fx, const struct obs_conn_stats *ct, double t, ch
 	json_object_set_new(rec, "failures", x__fails_json(dsys));
 	json_object_set_new(rec, "failure_rate", json_real(dt > 0 ? fails / dt : 0));
 
-	x__procs(fx, t);
+	obs_fx__procs(fx, t);
 	for (i = 0; i < fx->nprocs; i++) {
 		if (fx->procs[i].exited || fx->procs[i].fd.soft <= 0 || fx->procs[i].fd.open < 0)
 			continue;

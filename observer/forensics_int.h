@@ -68,6 +68,16 @@ struct obs_fx {
 	struct obs_fail_proc errprocs[OBS_MAX_ERRPROCS];
 };
 
+/* A forecast of exhaustion further out than this (s) is not a forecast. */
+#define OBS_FX_FORECAST_HORIZON_S 600.0
+
+/* procs.c: watch pid (its fds, its exit); NULL when OBS_FX_PROCS are watched already. */
+struct obs_fx_proc *obs_fx__watch(struct obs_fx *fx, uint32_t pid);
+/* procs.c: target exits (ring buffer, /proc) and restarts (same executable), at time t (s). */
+void obs_fx__lifecycle(struct obs_fx *fx, double t);
+/* procs.c: which processes to watch, and each one's fds, growth and time to exhaustion. */
+void obs_fx__procs(struct obs_fx *fx, double t);
+
 /* Slope of y over t by least squares, n points in a ring of OBS_FX_HIST ending at index n-1. */
 double obs_fx_slope(const double *t, const double *y, unsigned int n);
 /* "28,190" */

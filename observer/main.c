@@ -35,6 +35,8 @@ struct obs_args {
 	const char *ndjson_path;
 	const char *trace_path; /* request timing: sampled per-request CSV */
 	uint64_t trace_every;
+	bool no_requests; /* --no-requests: request timing (issue 4) off */
+	bool runq; /* request timing: run-queue wait of the serving processes */
 	bool verbose;
 };
 
@@ -67,6 +69,9 @@ static void x__usage(FILE *out)
 		     "      --trace FILE      write sampled requests (4-tuple, CLOCK_MONOTONIC\n"
 		     "                        timestamps of each component) to FILE as CSV\n"
 		     "      --trace-every N   sample one request in N per CPU (default 1: all)\n"
+		     "      --no-requests     no request timing: only connections, ports and fds\n"
+		     "      --runq            also time the run-queue wait of the serving processes'\n"
+		     "                        threads (runs on every context switch of the host)\n"
 		     "  -v, --verbose         show libbpf's log\n"
 		     "  -h, --help            show this help\n"
 		     "  -V, --version         show the version\n"
@@ -124,6 +129,8 @@ static void x__parse_args(int argc, char **argv, struct obs_args *a)
 		{"ndjson", required_argument, NULL, 'N'},
 		{"trace", required_argument, NULL, 'T'},
 		{"trace-every", required_argument, NULL, 'E'},
+		{"no-requests", no_argument, NULL, 'Q'},
+		{"runq", no_argument, NULL, 'R'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
@@ -161,6 +168,12 @@ static void x__parse_args(int argc, char **argv, struct obs_args *a)
 			if (ll_parse_u64(optarg, 1, UINT32_MAX, &a->trace_every))
 				ll_usage_error(PROG, "invalid --trace-every '%s' (1 or more)", optarg);
 			break;
+		case 'R':
+			a->runq = true;
+			break;
+		case 'Q':
+			a->no_requests = true;
+			break;
 		case 'P':
 			x__add_pid(a, optarg);
 			break;
@@ -197,6 +210,8 @@ static void x__parse_args(int argc, char **argv, struct obs_args *a)
 		ll_usage_error(PROG, "--children needs --pid");
 	if (a->nports && a->all_ports)
 		ll_usage_error(PROG, "--port and --all-ports exclude each other");
+	if (a->no_requests && a->trace_path)
+		ll_usage_error(PROG, "--trace needs request timing; drop --no-requests");
 }
 
 static uint64_t x__now_ns(void)
@@ -342,8 +357,9 @@ int main(int argc, char **argv)
 	ropts.nports = a.nports;
 	ropts.trace_path = a.trace_path;
 	ropts.trace_every = (uint32_t)a.trace_every;
-	rt = obs_reqtime_new(PROG, &ropts);
-	if (!rt && (errno != ENOTSUP || a.trace_path)) {
+	ropts.runq = a.runq;
+	rt = a.no_requests ? NULL : obs_reqtime_new(PROG, &ropts);
+	if (!rt && !a.no_requests && (errno != ENOTSUP || a.trace_path)) {
 		ret = errno == ENOTSUP ? LL_EXIT_USAGE : LL_EXIT_FAIL;
 		goto cleanup;
 	}

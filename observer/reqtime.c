@@ -96,7 +96,7 @@ static void x__off(struct bpf_program *p)
 }
 
 /* Switch off what the kernel lacks, before load. -ENOTSUP: request timing is not possible. */
-static int x__plan(struct obs_reqtime *rt, const char *prog)
+static int x__plan(struct obs_reqtime *rt, const char *prog, bool runq)
 {
 	struct req_bpf *s = rt->skel;
 
@@ -127,7 +127,8 @@ static int x__plan(struct obs_reqtime *rt, const char *prog)
 			      "accept-queue share");
 	}
 
-	rt->features.runq = obs_btf_tracepoint_exists("sched_wakeup") &&
+	/* opt-in: these run on every wake-up and context switch of the host */
+	rt->features.runq = runq && obs_btf_tracepoint_exists("sched_wakeup") &&
 			    obs_btf_tracepoint_exists("sched_wakeup_new") &&
 			    obs_btf_tracepoint_exists("sched_switch");
 	if (rt->features.runq) {
@@ -136,8 +137,11 @@ static int x__plan(struct obs_reqtime *rt, const char *prog)
 		x__off(s->progs.handle_sched_wakeup);
 		x__off(s->progs.handle_sched_wakeup_new);
 		x__off(s->progs.handle_sched_switch);
-		ll_warn(prog, "note: no sched_wakeup/sched_switch tracepoints; run-queue wait is off");
+		if (runq)
+			ll_warn(prog, "note: no sched_wakeup/sched_switch tracepoints; run-queue "
+				      "wait is off");
 	}
+	s->rodata->targ_runq = rt->features.runq;
 	return 0;
 }
 
@@ -201,7 +205,7 @@ struct obs_reqtime *obs_reqtime_new(const char *prog, const struct obs_reqtime_o
 		ll_warn(prog, "cannot open the request-timing BPF object: %s", strerror(-err));
 		goto cleanup;
 	}
-	err = x__plan(rt, prog);
+	err = x__plan(rt, prog, opts->runq);
 	if (err)
 		goto cleanup;
 	err = x__configure(rt, opts);

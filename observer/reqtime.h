@@ -25,13 +25,14 @@ struct obs_reqtime_opts {
 	size_t nports;
 	const char *trace_path; /* --trace FILE, or NULL */
 	uint32_t trace_every;	/* one request in N into the trace; 0 means 1 */
+	bool runq;		/* --runq: run-queue wait of the serving processes */
 };
 
 /* What got attached. */
 struct obs_reqtime_features {
 	bool close_out; /* inet_sock_set_state: the last response of a connection is closed out */
 	bool accept;	/* accept time of first requests (syscalls:sys_exit_accept4) */
-	bool runq;	/* sched_wakeup/sched_switch */
+	bool runq;	/* sched_wakeup/sched_switch (--runq) */
 	bool trace;
 };
 

@@ -14,16 +14,14 @@
 /* Port bitmap in rodata: one bit per TCP port. */
 #define OBS_PORT_WORDS (65536 / 64)
 
-/* Threads inside accept()/accept4() on a target port at the same time (hash, per tid). */
-#define OBS_MAX_ACCEPTING 16384
-/* Handshaked sockets waiting in an accept queue (LRU hash, per struct sock *). */
-#define OBS_MAX_QUEUED 65536
+/* Slots of the direct-mapped table of handshake times (array indexed by the socket's 4-tuple
+ * hash); a power of two. Two sockets queued at once in the same slot: the older one's wait is
+ * lost (accept_queue_wait_unmatched); about 0.1% of waits with 128 connections queued. */
+#define OBS_QUEUED_SLOTS 131072
 /* errno slots for accept() failures; errno >= OBS_ERRNO_SLOTS lands in the last slot. */
 #define OBS_ERRNO_SLOTS 256
 /* Target processes (tgids) for --pid, with --children their descendants (hash). */
 #define OBS_MAX_TARGETS 4096
-/* Target sockets followed from birth to CLOSE when the filter is by port (LRU hash). */
-#define OBS_MAX_SOCKS 131072
 /* Processes with failed syscalls, named in findings (LRU hash, per tgid). */
 #define OBS_MAX_ERRPROCS 1024
 /* skb drop reasons counted; a reason >= this lands in the last slot. */
@@ -42,7 +40,7 @@ enum obs_counter {
 	OBS_CTR_WAIT_SUM_NS,	  /* sum of accept-queue waits */
 	OBS_CTR_WAIT_MAX_NS,	  /* largest accept-queue wait (max over CPUs, not a sum) */
 	OBS_CTR_WAIT_UNMATCHED,	  /* accepted, no handshake time (before start, or LRU-evicted) */
-	OBS_CTR_DROP_ACCEPTING,	  /* per-tid accept map full: an error may go unattributed */
+	OBS_CTR_DROP_ACCEPTING,	  /* unused since accept errors are attributed at exit: always 0 */
 	OBS_CTR_DROP_QUEUED,	  /* handshake time not stored (LRU evicts, so rare): wait lost */
 	OBS_CTR_DROP_UNRESOLVED,  /* accepted fd could not be resolved to a socket */
 	OBS_CTR_QLEN_SUM,	  /* accept-queue length seen at each accept, summed */
@@ -50,7 +48,7 @@ enum obs_counter {
 	OBS_CTR_BACKLOG_MAX,	  /* that listener's backlog, sk_max_ack_backlog (max over CPUs) */
 	OBS_CTR_QLEN_FULL,	  /* accepts that found the queue at or over its backlog */
 	OBS_CTR_TW_ENTRIES,	  /* {FIN_WAIT2,CLOSING} -> CLOSE without error: a TIME_WAIT entry */
-	OBS_CTR_DROP_SOCKS,	  /* target-socket map full: a socket's states go uncounted */
+	OBS_CTR_DROP_SOCKS,	  /* unused since sockets are judged by port at every move: 0 */
 	OBS_CTR_MAX,
 };
 
@@ -60,8 +58,17 @@ static inline int obs_ctr_is_max(unsigned int i)
 	return i == OBS_CTR_WAIT_MAX_NS || i == OBS_CTR_QLEN_MAX || i == OBS_CTR_BACKLOG_MAX;
 }
 
-/* The per-CPU "state_moves" array of conn.bpf.c: [s] moves into state s, [16 + s] out of it. */
+/* State moves of target sockets: [s] moves into TCP state s, [16 + s] out of it. */
 #define OBS_STATE_MOVES (2 * OBS_TCP_STATES)
+
+/* The one value of conn.bpf.c's per-CPU "block" array: every counter and state move, so that a
+ * program run costs one map lookup. Userspace reads it back as ncpu consecutive blocks. */
+struct obs_conn_block {
+	__u64 ctr[OBS_CTR_MAX];
+	__u64 moves[OBS_STATE_MOVES];
+};
+_Static_assert(sizeof(struct obs_conn_block) == 8 * (OBS_CTR_MAX + OBS_STATE_MOVES),
+	       "obs_conn_block layout");
 
 /* Syscalls whose failures failures.bpf.c counts (one exit tracepoint each). */
 enum obs_sys {
@@ -101,18 +108,12 @@ enum obs_fx_counter {
 	OBS_FX_MAX,
 };
 
-/* Value of the per-tid "accepting" hash: the listening socket and its local port. */
-struct obs_accepting {
-	__u64 listener; /* struct sock * */
-	__u64 port;
-};
-_Static_assert(sizeof(struct obs_accepting) == 16, "obs_accepting layout");
-
-/* Value of the per-sock "queued" LRU hash: when the handshake completed (bpf_ktime_get_ns). */
+/* A slot of the "queued" table: which socket completed its handshake, and when. */
 struct obs_queued {
-	__u64 estab_ns;
+	__u64 tag;	/* 4-tuple hash << 32 | remote port << 16 | local port; 0 = free */
+	__u64 estab_ns; /* bpf_ktime_get_ns() at SYN_RECV -> ESTABLISHED */
 };
-_Static_assert(sizeof(struct obs_queued) == 8, "obs_queued layout");
+_Static_assert(sizeof(struct obs_queued) == 16, "obs_queued layout");
 
 /* Value of the "targets" hash (key: tgid). */
 #define OBS_TARGET_PID 1u   /* named with --pid */

@@ -21,6 +21,7 @@ enum ll_scheme {
 	LL_SCHEME_TCP,
 	LL_SCHEME_UDP,
 	LL_SCHEME_HTTP,
+	LL_SCHEME_HTTPS,
 };
 
 #define LL_HOST_MAX 256
@@ -33,8 +34,16 @@ struct ll_url {
 	char path[LL_PATH_MAX]; /* "/" when absent; HTTP only */
 };
 
-/* "tcp://host:port", "udp://host:port", "http://host[:port][/path]" (port 80 by default). */
+/*
+ * "tcp://host:port", "udp://host:port", "http://host[:port][/path]" (port 80 by default),
+ * "https://host[:port][/path]" (port 443 by default).
+ */
 int ll_parse_url(const char *s, struct ll_url *url);
+/* http:// or https://: a path, a default port, HTTP semantics. */
+static inline int ll_scheme_is_http(enum ll_scheme s)
+{
+	return s == LL_SCHEME_HTTP || s == LL_SCHEME_HTTPS;
+}
 /* "HOST:PORT", "[v6]:PORT" or ":PORT"/"PORT" (host defaults to 127.0.0.1). */
 int ll_parse_hostport(const char *s, char *host, size_t hostlen, uint16_t *port);
 const char *ll_scheme_name(enum ll_scheme s);

@@ -21,10 +21,9 @@
 #define RT_UDP_RING 512
 /* Accepted, not yet read TCP sockets whose accept time we hold (LRU hash, per struct sock *). */
 #define RT_MAX_ACCEPTED 16384
-/* Processes that served a target socket; their threads' run-queue wait is measured. */
-#define RT_MAX_TGIDS 64
-/* Threads woken and not yet on a CPU (LRU hash, per tid). */
-#define RT_MAX_WAKING 16384
+/* --runq: slots for serving processes (by tgid) and for runnable threads (by tid); powers of two. */
+#define RT_WATCH_SLOTS 1024
+#define RT_WAKE_SLOTS 8192
 /* --trace ring buffer size in bytes (a power of two, a multiple of the page size). */
 #define RT_TRACE_RING (4u << 20)
 
@@ -61,7 +60,7 @@ enum rt_global {
 	RT_G_ACCEPTED_FULL,  /* accept time not stored */
 	RT_G_RUNQ_SUM_NS,    /* run-queue wait: sum */
 	RT_G_RUNQ_MAX_NS,    /* run-queue wait: largest (max over CPUs) */
-	RT_G_TGIDS_FULL,     /* a serving process could not be added to the run-queue watch */
+	RT_G_TGIDS_FULL,     /* a serving process could not join the run-queue watch (slot taken) */
 	RT_G_MAX,
 };
 
@@ -75,6 +74,14 @@ enum rt_state {
 
 #define RT_F_SEEN_READ 1 /* the socket's first request has been read */
 #define RT_F_MULTI 2	 /* the current response took more than one write */
+
+/* --runq: when a watched thread became runnable (a .bss array indexed by tid). */
+struct rt_wake {
+	__u64 ts; /* 0: not runnable, or already counted */
+	__u32 tid;
+	__u32 pad;
+};
+_Static_assert(sizeof(struct rt_wake) == 16, "rt_wake layout");
 
 /* TCP socket state, in sk_storage (freed with the socket). */
 struct rt_tcp_sock {

@@ -190,3 +190,30 @@ driver() {
 		fail "loadlens-driver $* exited $rc, expected ${DRIVER_RC:-0}"
 	fi
 }
+
+# --- observer targets: --cgroup, --children, restarts (issue 3) ---
+
+# cgroup_create NAME: a cgroup v2 directory NAME under the cgroup2 mount, removed at exit (after
+# ll_cleanup has stopped its processes); sets LL_CGROUP to its path. Skips without cgroup v2.
+LL_CGROUPS=()
+cgroup_create() {
+	local mnt
+	mnt=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts)
+	[ -n "$mnt" ] || skip "no cgroup v2 mount (mount -t cgroup2 none /sys/fs/cgroup)"
+	LL_CGROUP="$mnt/$1"
+	mkdir "$LL_CGROUP" || skip "cannot create cgroup $LL_CGROUP"
+	LL_CGROUPS+=("$LL_CGROUP")
+	trap 'll_cleanup; for n in "${LL_NETNS[@]}"; do ip netns del "$n" 2>/dev/null; done
+	      for g in "${LL_CGROUPS[@]}"; do rmdir "$g" 2>/dev/null; done' EXIT
+}
+
+# new_conns NAME PORT N: the driver opens N new connections (one request each, 4 at a time) to
+# 127.0.0.1:PORT and must complete all of them; its JSON goes to $LL_TMP/NAME.json.
+new_conns() {
+	local name=$1 port=$2 n=$3 done_
+	timeout 60 "$LOADLENS_BIN/loadlens-driver" "tcp://127.0.0.1:$port" -c 4 -n "$n" --new-conn \
+		-q --json "$LL_TMP/$name.json" >"$LL_TMP/$name.out" 2>&1 ||
+		{ cat "$LL_TMP/$name.out"; fail "driver to port $port exited $?"; }
+	done_=$(jget "$LL_TMP/$name.json" .connections)
+	[ "$done_" = "$n" ] || fail "driver opened $done_ connections to port $port, asked for $n"
+}

@@ -74,6 +74,8 @@ static void test_urls(void **state)
 		"ftp://h:21",	     "http://",		 "http://h:abc/",     "http://h:/",
 		"http://h/a b",	     "udp://[::1]",	 "tcp://[::1:80",     "tcp://h h:80",
 		"http://user@h/",    "TCP://h:1",	 "tcp://h:-1",	      "//h:80",
+		"https://",	     "https://h:0/",	 "https://h:65536",   "https://h/a b",
+		"https:/h/",	     "HTTPS://h/",	 "httpss://h/",	      "https//h/",
 	};
 	size_t i;
 
@@ -93,6 +95,26 @@ static void test_urls(void **state)
 	assert_int_equal(u.port, 80);
 	assert_string_equal(u.path, "/");
 	assert_int_equal(ll_parse_url("tcp://h:80/", &u), 0);
+	/* https: port 443 by default, otherwise like http */
+	assert_int_equal(ll_parse_url("https://example.test", &u), 0);
+	assert_int_equal(u.scheme, LL_SCHEME_HTTPS);
+	assert_string_equal(u.host, "example.test");
+	assert_int_equal(u.port, 443);
+	assert_string_equal(u.path, "/");
+	assert_int_equal(ll_parse_url("https://127.0.0.1:8443/x?y=1", &u), 0);
+	assert_int_equal(u.scheme, LL_SCHEME_HTTPS);
+	assert_int_equal(u.port, 8443);
+	assert_string_equal(u.path, "/x?y=1");
+	assert_int_equal(ll_parse_url("https://[::1]/", &u), 0);
+	assert_string_equal(u.host, "::1");
+	assert_int_equal(u.port, 443);
+	assert_string_equal(ll_scheme_name(u.scheme), "https");
+	assert_true(ll_scheme_is_http(LL_SCHEME_HTTPS) && ll_scheme_is_http(LL_SCHEME_HTTP));
+	assert_false(ll_scheme_is_http(LL_SCHEME_TCP) || ll_scheme_is_http(LL_SCHEME_UDP));
+	/* http:// keeps port 80 next to https:// */
+	assert_int_equal(ll_parse_url("http://example.test/", &u), 0);
+	assert_int_equal(u.scheme, LL_SCHEME_HTTP);
+	assert_int_equal(u.port, 80);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		if (!ll_parse_url(bad[i], &u))
 			fail_msg("URL '%s' was accepted", bad[i]);

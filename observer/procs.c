@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The processes the forensics watch: targets' exits and restarts (ring-buffer events, /proc), new
+ * children, the cgroup's processes, the owners of the target listeners and any process whose
+ * syscalls failed; and, per process, open fds against RLIMIT_NOFILE -> growth -> time to exhaustion.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "loadlens/cli.h"
+#include "forensics_int.h"
+
+#define OWNER_SCAN_S 5.0
+
+struct obs_fx_proc *obs_fx__watch(struct obs_fx *fx, uint32_t pid)
+{
+	struct obs_fx_proc *p;
+	size_t i;
+
+	for (i = 0; i < fx->nprocs; i++)
+		if (fx->procs[i].fd.pid == pid)
+			return &fx->procs[i];
+	if (fx->nprocs == OBS_FX_PROCS)
+		return NULL;
+	p = &fx->procs[fx->nprocs++];
+	memset(p, 0, sizeof(*p));
+	p->fd.pid = pid;
+	p->tte = p->first_forecast_t = p->first_fail_t = -1;
+	obs_pid_comm(pid, p->fd.comm, sizeof(p->fd.comm));
+	return p;
+}
+
+static void x__event_note(struct obs_fx *fx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void x__event_note(struct obs_fx *fx, const char *fmt, ...)
+{
+	char *slot = fx->run.events[fx->run.nevents < 8 ? fx->run.nevents : 7];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(slot, sizeof(fx->run.events[0]), fmt, ap);
+	va_end(ap);
+	if (fx->run.nevents < 8)
+		fx->run.nevents++;
+	ll_warn(fx->prog, "%s", slot);
+}
+
+struct x__evctx {
+	struct obs_fx *fx;
+	double t;
+};
+
+static void x__on_event(void *arg, const struct obs_event *ev)
+{
+	struct x__evctx *c = arg;
+	struct obs_fx *fx = c->fx;
+	size_t i;
+
+	if (ev->type == OBS_EV_CHILD) {
+		obs_fx__watch(fx, ev->pid);
+		return;
+	}
+	for (i = 0; i < fx->nprocs; i++) {
+		if (fx->procs[i].fd.pid == ev->pid && !fx->procs[i].exited) {
+			fx->procs[i].exited = true;
+			fx->procs[i].exited_at = c->t;
+			x__event_note(fx, "target pid %u (%.15s) exited at %.1fs (exit code %d)",
+				      ev->pid, ev->comm, c->t, ev->exit_code >> 8);
+		}
+	}
+}
+
+/* Exited --pid targets: one that runs again (same executable) becomes the target. */
+void obs_fx__lifecycle(struct obs_fx *fx, double t)
+{
+	struct obs_target tv = {.flags = OBS_TARGET_PID};
+	struct x__evctx ctx = {fx, t};
+	struct obs_targets *tg = fx->targets;
+	uint32_t npid;
+	size_t i, k;
+
+	obs_fail_poll(fx->fail, x__on_event, &ctx);
+	for (k = 0; k < tg->npids; k++) {
+		if (obs_pid_alive(tg->pids[k]))
+			continue;
+		for (i = 0; i < fx->nprocs; i++)
+			if (fx->procs[i].fd.pid == tg->pids[k] && !fx->procs[i].exited) {
+				fx->procs[i].exited = true;
+				fx->procs[i].exited_at = t;
+				x__event_note(fx, "target pid %u (%s) is gone at %.1fs", tg->pids[k],
+					      fx->procs[i].fd.comm, t);
+			}
+		npid = obs_targets_find_restart(tg, k);
+		if (!npid)
+			continue;
+		bpf_map_update_elem(bpf_map__fd(obs_conn_map(fx->conn, "targets")), &npid, &tv,
+				    BPF_ANY);
+		x__event_note(fx, "target pid %u restarted as pid %u at %.1fs (same executable %s)",
+			      tg->pids[k], npid, t, tg->exes[k]);
+		tg->pids[k] = npid;
+		obs_fx__watch(fx, npid);
+	}
+}
+
+/* Which processes own the listening sockets? Port mode only, every few seconds. */
+static void x__owner_scan(struct obs_fx *fx)
+{
+	uint32_t pids[OBS_FX_PROCS];
+	size_t i, n;
+
+	n = obs_fd_owners(fx->cs.listen_inodes, fx->cs.nlisten, pids, OBS_FX_PROCS);
+	for (i = 0; i < n; i++)
+		obs_fx__watch(fx, pids[i]);
+}
+
+void obs_fx__procs(struct obs_fx *fx, double t)
+{
+	uint32_t pids[OBS_FX_PROCS];
+	size_t i, n;
+	struct obs_fx_proc *p;
+	double y[OBS_FX_HIST], tt[OBS_FX_HIST];
+	unsigned int k, j, f;
+
+	if (fx->targets->cgroup_id) {
+		n = obs_targets_cgroup_pids(fx->targets, pids, OBS_FX_PROCS);
+		for (i = 0; i < n; i++)
+			obs_fx__watch(fx, pids[i]);
+	} else if (!fx->targets->npids && fx->census && t >= fx->next_owner_scan) {
+		x__owner_scan(fx);
+		fx->next_owner_scan = t + OWNER_SCAN_S;
+	}
+	/* processes whose syscalls failed are named, and watched */
+	n = obs_fail_procs(fx->fail, fx->errprocs, OBS_MAX_ERRPROCS);
+	for (i = 0; i < n; i++) {
+		uint64_t any = 0;
+
+		for (f = 0; f < OBS_FAIL_MAX; f++)
+			any += fx->errprocs[i].e.fails[f];
+		if (!any)
+			continue;
+		p = obs_fx__watch(fx, fx->errprocs[i].pid);
+		if (!p)
+			continue;
+		if (p->fd.comm[0] == '?')
+			snprintf(p->fd.comm, sizeof(p->fd.comm), "%.15s", fx->errprocs[i].e.comm);
+		if (fx->errprocs[i].e.fails[OBS_FAIL_EMFILE] > p->fails[OBS_FAIL_EMFILE] &&
+		    p->first_fail_t < 0)
+			p->first_fail_t = t;
+		memcpy(p->fails, fx->errprocs[i].e.fails, sizeof(p->fails));
+		p->last_sys = fx->errprocs[i].e.last_sys;
+	}
+	for (i = 0; i < fx->nprocs; i++) {
+		p = &fx->procs[i];
+		if (p->exited || obs_fd_read(&p->fd))
+			continue;
+		k = p->nhist % OBS_FX_HIST;
+		p->t[k] = t;
+		p->open[k] = p->fd.open;
+		p->nhist++;
+		for (j = 0; j < OBS_FX_HIST && j < p->nhist; j++) {
+			tt[j] = p->t[j];
+			y[j] = (double)p->open[j];
+		}
+		p->rate = obs_fx_slope(tt, y, p->nhist);
+		p->tte = -1;
+		if (p->fd.soft > 0 && p->rate > 0.1 && p->fd.open < p->fd.soft) {
+			p->tte = (double)(p->fd.soft - p->fd.open) / p->rate;
+			if (p->tte > OBS_FX_FORECAST_HORIZON_S)
+				p->tte = -1;
+		}
+		if (p->tte >= 0 && p->first_forecast_t < 0 && p->nhist >= 3) {
+			p->first_forecast_t = t;
+			p->first_forecast_tte = p->tte;
+		}
+	}
+}
