@@ -57,7 +57,7 @@ PIDS+=($SRV1 $SRV2)
 wait_line "$OUT/refserver-tcp.err" listening 10
 wait_line "$OUT/refserver-http.err" listening 10
 
-"$BIN/loadlens-observer" --port "$P1" --port "$P2" --interval 0 --json "$OUT/observer.json" \
+"$BIN/loadlens-observer" --port "$P1" --port "$P2" --runq --interval 0 --json "$OUT/observer.json" \
 	>"$OUT/observer.out" 2>"$OUT/observer.err" &
 OBS=$!
 PIDS+=($OBS)
