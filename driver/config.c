@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 #include "config.h"
+#include "config_int.h"
 #include "drv.h"
 
 enum {
@@ -28,6 +29,8 @@ enum {
 	OPT_BODY_FILE,
 	OPT_HTTP_CLOSE,
 	OPT_HTTP_ENGINE,
+	OPT_HTTP2,
+	OPT_CACERT,
 	OPT_SOURCE_ADDR,
 	OPT_START_AT,
 	OPT_SHARD,
@@ -55,6 +58,9 @@ static const struct option x__long_opts[] = {
 	{"body-file", required_argument, NULL, OPT_BODY_FILE},
 	{"http-close", no_argument, NULL, OPT_HTTP_CLOSE},
 	{"http-engine", required_argument, NULL, OPT_HTTP_ENGINE},
+	{"http2", no_argument, NULL, OPT_HTTP2},
+	{"insecure", no_argument, NULL, 'k'},
+	{"cacert", required_argument, NULL, OPT_CACERT},
 	{"source-addr", required_argument, NULL, OPT_SOURCE_ADDR},
 	{"start-at", required_argument, NULL, OPT_START_AT},
 	{"shard", required_argument, NULL, OPT_SHARD},
@@ -64,7 +70,7 @@ static const struct option x__long_opts[] = {
 	{NULL, 0, NULL, 0},
 };
 
-static const char x__short_opts[] = ":c:t:n:d:m:H:qhV";
+static const char x__short_opts[] = ":c:t:n:d:m:H:kqhV";
 
 const char *drv_conn_model_name(enum drv_conn_model m)
 {
@@ -401,29 +407,14 @@ static int x__shard(struct drv_config *cfg, const char *s, char *err, size_t err
 	return 0;
 }
 
-static int x__header(struct drv_config *cfg, const char *s, char *err, size_t errlen)
-{
-	const char *colon = strchr(s, ':'), *p;
-
-	if (!colon || colon == s)
-		return x__fail(err, errlen, "-H '%s': expected 'Name: value'", s);
-	for (p = s; *p; p++)
-		if (*p == '\r' || *p == '\n')
-			return x__fail(err, errlen, "-H: no line breaks in a header");
-	if (cfg->nheaders >= DRV_MAX_HEADERS)
-		return x__fail(err, errlen, "-H: at most %d headers", DRV_MAX_HEADERS);
-	cfg->headers[cfg->nheaders++] = s;
-	return 0;
-}
-
 static int x__target(struct drv_config *cfg, const char *s, char *err, size_t errlen)
 {
 	int r;
 
 	if (ll_parse_url(s, &cfg->url))
 		return x__fail(err, errlen,
-			       "bad target '%s': expected tcp://HOST:PORT, udp://HOST:PORT or "
-			       "http://HOST[:PORT][/PATH]",
+			       "bad target '%s': expected tcp://HOST:PORT, udp://HOST:PORT, "
+			       "http://HOST[:PORT][/PATH] or https://HOST[:PORT][/PATH]",
 			       s);
 	r = ll_resolve(cfg->url.host, cfg->url.port,
 		       cfg->url.scheme == LL_SCHEME_UDP ? SOCK_DGRAM : SOCK_STREAM, &cfg->addr,
@@ -435,15 +426,15 @@ static int x__target(struct drv_config *cfg, const char *s, char *err, size_t er
 }
 
 /* Options that only some schemes take, and combinations that make no sense. */
-static int x__check(struct drv_config *cfg, bool new_conn, bool http_opts, bool resp_given,
-		    char *err, size_t errlen)
+static int x__check(struct drv_config *cfg, const struct drv__seen *seen, char *err,
+		    size_t errlen)
 {
 	enum ll_scheme sch = cfg->url.scheme;
 	unsigned i;
 
-	if (new_conn && cfg->reconnect_every)
+	if (seen->new_conn && cfg->reconnect_every)
 		return x__fail(err, errlen, "--new-conn and --reconnect-every exclude each other");
-	if (new_conn) {
+	if (seen->new_conn) {
 		cfg->conn_model = DRV_CONN_NEW;
 		cfg->reconnect_every = 1;
 	} else if (cfg->reconnect_every) {
@@ -458,15 +449,9 @@ static int x__check(struct drv_config *cfg, bool new_conn, bool http_opts, bool 
 	if (cfg->rate && cfg->delay_ns)
 		return x__fail(err, errlen,
 			       "--delay is think time for the closed loop; --rate sets the pace");
-	if (http_opts && sch != LL_SCHEME_HTTP)
-		return x__fail(err, errlen,
-			       "-m, -H, --body, --body-file, --http-close and --http-engine are "
-			       "for http:// targets");
-	if (resp_given && (sch != LL_SCHEME_TCP || !cfg->payload))
+	if (seen->resp_given && (sch != LL_SCHEME_TCP || !cfg->payload))
 		return x__fail(err, errlen, "--response goes with tcp:// and --payload FILE");
-	if (cfg->payload && sch == LL_SCHEME_HTTP)
-		return x__fail(err, errlen, "--payload is for tcp:// and udp://; http:// uses --body");
-	if (cfg->payload && sch == LL_SCHEME_TCP && !resp_given)
+	if (cfg->payload && sch == LL_SCHEME_TCP && !seen->resp_given)
 		return x__fail(err, errlen,
 			       "--payload needs --response fixed:N, delim:STR or prefix:N to know "
 			       "where a response ends");
@@ -483,38 +468,16 @@ static int x__check(struct drv_config *cfg, bool new_conn, bool http_opts, bool 
 			return x__fail(err, errlen, "--payload: a UDP datagram holds at most %llu "
 						    "bytes", DRV_MAX_UDP_SIZE);
 	}
-	if (sch == LL_SCHEME_HTTP) {
-		if (cfg->size != DRV_DEFAULT_SIZE || cfg->size_min != DRV_DEFAULT_SIZE)
-			return x__fail(err, errlen, "--size is for tcp:// and udp://; http:// uses "
-						    "--body");
-		cfg->resp_rule = DRV_RESP_HTTP;
-		if (cfg->http_close) {
-			if (cfg->conn_model == DRV_CONN_RECONNECT)
-				return x__fail(err, errlen,
-					       "--http-close already means one request per "
-					       "connection");
-			cfg->conn_model = DRV_CONN_NEW;
-			cfg->reconnect_every = 1;
-		}
-		for (i = 0; cfg->method[i]; i++)
-			if (cfg->method[i] < 'A' || cfg->method[i] > 'Z')
-				return x__fail(err, errlen, "-m %s: a method is upper-case letters",
-					       cfg->method);
-		if (!i || i > 16)
-			return x__fail(err, errlen, "-m: a method is 1..16 letters");
-	}
 	for (i = 0; i < cfg->nsources; i++)
 		if (cfg->sources[i].ss_family != cfg->addr.ss_family)
 			return x__fail(err, errlen,
 				       "--source-addr: address %u is not of the target's family",
 				       i + 1);
-	if (cfg->nsources && sch == LL_SCHEME_HTTP && cfg->http_engine == DRV_HTTP_CURL)
-		return x__fail(err, errlen, "--source-addr needs --http-engine native");
-	return 0;
+	return drv__config_check_http(cfg, seen, err, errlen);
 }
 
-static int x__opt(struct drv_config *cfg, int c, const char *opt, bool *new_conn,
-		  bool *http_opts, bool *resp_given, char *err, size_t errlen)
+static int x__opt(struct drv_config *cfg, int c, const char *opt, struct drv__seen *seen,
+		  char *err, size_t errlen)
 {
 	switch (c) {
 	case 'c':
@@ -526,7 +489,7 @@ static int x__opt(struct drv_config *cfg, int c, const char *opt, bool *new_conn
 	case 'd':
 		return x__dur("-d", optarg, 1000000, &cfg->duration_ns, err, errlen);
 	case OPT_NEW_CONN:
-		*new_conn = true;
+		seen->new_conn = true;
 		return 0;
 	case OPT_RECONNECT_EVERY:
 		return x__num("--reconnect-every", optarg, 1, DRV_MAX_REQUESTS,
@@ -555,30 +518,31 @@ static int x__opt(struct drv_config *cfg, int c, const char *opt, bool *new_conn
 		cfg->payload_path = optarg;
 		return x__slurp("--payload", optarg, &cfg->payload, &cfg->payload_len, err, errlen);
 	case OPT_RESPONSE:
-		*resp_given = true;
+		seen->resp_given = true;
 		return x__response(cfg, optarg, err, errlen);
 	case 'm':
-		*http_opts = true;
+		seen->http_opts = true;
 		cfg->method = optarg;
 		return 0;
 	case 'H':
-		*http_opts = true;
-		return x__header(cfg, optarg, err, errlen);
+		seen->http_opts = true;
+		return drv__config_header(cfg, optarg, err, errlen);
 	case OPT_BODY:
-		*http_opts = true;
+		seen->http_opts = true;
 		free(cfg->body);
 		cfg->body_len = strlen(optarg);
 		cfg->body = strdup(optarg);
 		return cfg->body ? 0 : x__fail(err, errlen, "--body: out of memory");
 	case OPT_BODY_FILE:
-		*http_opts = true;
+		seen->http_opts = true;
 		return x__slurp("--body-file", optarg, &cfg->body, &cfg->body_len, err, errlen);
 	case OPT_HTTP_CLOSE:
-		*http_opts = true;
+		seen->http_opts = true;
 		cfg->http_close = true;
 		return 0;
 	case OPT_HTTP_ENGINE:
-		*http_opts = true;
+		seen->http_opts = true;
+		seen->engine_given = true;
 		if (!strcmp(optarg, "native"))
 			cfg->http_engine = DRV_HTTP_NATIVE;
 		else if (!strcmp(optarg, "curl"))
@@ -587,6 +551,17 @@ static int x__opt(struct drv_config *cfg, int c, const char *opt, bool *new_conn
 			return x__fail(err, errlen, "--http-engine %s: expected native or curl",
 				       optarg);
 		return 0;
+	case OPT_HTTP2:
+		seen->http_opts = true;
+		cfg->http2 = true;
+		return 0;
+	case 'k':
+		seen->tls_opts = true;
+		cfg->insecure = true;
+		return 0;
+	case OPT_CACERT:
+		seen->tls_opts = true;
+		return drv__config_cacert(cfg, optarg, err, errlen);
 	case OPT_SOURCE_ADDR:
 		return x__sources(cfg, optarg, err, errlen);
 	case OPT_START_AT:
@@ -607,7 +582,7 @@ static int x__opt(struct drv_config *cfg, int c, const char *opt, bool *new_conn
 
 int drv_config_parse(struct drv_config *cfg, int argc, char **argv, char *err, size_t errlen)
 {
-	bool new_conn = false, http_opts = false, resp_given = false;
+	struct drv__seen seen = {0};
 	int c, r;
 
 	drv_config_init(cfg);
@@ -624,8 +599,7 @@ int drv_config_parse(struct drv_config *cfg, int argc, char **argv, char *err, s
 			cfg->version = true;
 			return 0;
 		}
-		r = x__opt(cfg, c, argv[optind - 1], &new_conn, &http_opts, &resp_given, err,
-			   errlen);
+		r = x__opt(cfg, c, argv[optind - 1], &seen, err, errlen);
 		if (r)
 			return r;
 	}
@@ -637,5 +611,5 @@ int drv_config_parse(struct drv_config *cfg, int argc, char **argv, char *err, s
 	r = x__target(cfg, argv[optind], err, errlen);
 	if (r)
 		return r;
-	return x__check(cfg, new_conn, http_opts, resp_given, err, errlen);
+	return x__check(cfg, &seen, err, errlen);
 }

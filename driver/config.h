@@ -78,14 +78,17 @@ struct drv_config {
 	char resp_delim[DRV_MAX_DELIM];
 	size_t resp_delim_len;
 
-	/* http:// */
+	/* http:// and https:// */
 	const char *method;
 	const char *headers[DRV_MAX_HEADERS];
 	unsigned nheaders;
 	char *body; /* --body or --body-file (owned) */
 	size_t body_len;
 	bool http_close; /* --http-close: "Connection: close", one request per connection */
-	enum drv_http_engine http_engine;
+	enum drv_http_engine http_engine; /* https:// and --http2 force DRV_HTTP_CURL */
+	bool http2;	    /* --http2: h2 via ALPN over TLS, prior-knowledge h2c over http:// */
+	bool insecure;	    /* -k, --insecure: no certificate or host name verification */
+	const char *cacert; /* --cacert FILE: CA bundle to verify the server with, or NULL */
 
 	/* scale and several machines */
 	struct sockaddr_storage *sources; /* --source-addr (owned), port 0 */

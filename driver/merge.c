@@ -78,6 +78,7 @@ static int x__target(struct drv_merge *m, const json_t *doc, const json_t *cfg, 
 		m->cfg.url_text = m->target;
 		if (eng && !strcmp(eng, "curl"))
 			m->cfg.http_engine = DRV_HTTP_CURL;
+		m->cfg.http2 = json_is_true(json_object_get(cfg, "http2"));
 	} else if (strcmp(t, m->target)) {
 		return x__fail(err, len, "target %s differs from %s of the first run", t,
 			       m->target);
@@ -121,6 +122,13 @@ int drv_merge_add(struct drv_merge *m, const json_t *doc, char *err, size_t len)
 	{
 		if (!ll_parse_u64(k, 0, DRV_STATUS_MAX - 1, &code) && json_is_integer(v))
 			t->status[code] += (uint64_t)json_integer_value(v);
+	}
+	/* absent in files written before it existed: nothing to add */
+	json_object_foreach(json_object_get(doc, "http_version"), k, v)
+	{
+		e = drv_httpv_from_name(k);
+		if (e >= 0 && json_is_integer(v) && json_integer_value(v) > 0)
+			t->http_version[e] += (uint64_t)json_integer_value(v);
 	}
 	m->res.cpu_ns += x__u64(json_object_get(doc, "driver"), "cpu_ns");
 	r = x__hist(t->latency, doc, "latency", err, len);

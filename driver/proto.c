@@ -13,6 +13,8 @@ const struct drv_proto *drv_proto_for(const struct drv_config *cfg)
 	case LL_SCHEME_HTTP:
 		return cfg->http_engine == DRV_HTTP_CURL ? &drv_proto_http_curl
 							  : &drv_proto_http_native;
+	case LL_SCHEME_HTTPS:
+		return &drv_proto_http_curl; /* TLS is libcurl's */
 	default:
 		return NULL;
 	}

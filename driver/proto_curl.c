@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * http:// through libcurl's multi_socket API on the worker's libuv loop (--http-engine curl).
- * One CURLM per thread, one reused easy handle per slot (so keep-alive connections stay in the
- * multi's cache), a uv_poll_t per socket curl asks us to watch, and one uv_timer_t for curl's
- * timeout. Rules: a poll error goes to curl as CURL_CSELECT_ERR, curl_multi_info_read is drained
- * after every socket_action, CURLOPT_NOSIGNAL is set, and every return is checked.
+ * http:// and https:// through libcurl's multi_socket API on the worker's libuv loop
+ * (--http-engine curl, https://, --http2). HTTP/1.1 unless --http2: h2 via ALPN over TLS, or
+ * prior-knowledge h2c over http://. One CURLM per thread, one reused easy handle per slot (so
+ * keep-alive connections stay in the multi's cache), a uv_poll_t per socket curl asks us to
+ * watch, and one uv_timer_t for curl's timeout. Rules: a poll error goes to curl as
+ * CURL_CSELECT_ERR, curl_multi_info_read is drained after every socket_action, CURLOPT_NOSIGNAL
+ * is set, and every return is checked.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +50,7 @@ struct curl_thread {
 	struct curl_slot *slots;
 	struct curl_sock *socks;
 	struct curl_slist *headers;
+	struct curl_slist *resolve; /* HOST:PORT:ADDR, the address config resolved, or NULL */
 	char url[LL_HOST_MAX + LL_PATH_MAX + 32];
 };
 
@@ -71,7 +75,19 @@ static int x__err(CURL *easy, CURLcode rc)
 	case CURLE_PARTIAL_FILE:
 		return DRV_E_SHORT;
 	case CURLE_WEIRD_SERVER_REPLY:
+	case CURLE_HTTP2:
+	case CURLE_HTTP2_STREAM:
 		return DRV_E_MALFORMED;
+	case CURLE_SSL_CONNECT_ERROR: /* a reset mid-handshake is a reset, not TLS's fault */
+		return os ? -(int)os : DRV_E_TLS;
+	case CURLE_PEER_FAILED_VERIFICATION:
+	case CURLE_SSL_CERTPROBLEM:
+	case CURLE_SSL_CIPHER:
+	case CURLE_SSL_CACERT_BADFILE:
+	case CURLE_SSL_ISSUER_ERROR:
+	case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+	case CURLE_SSL_INVALIDCERTSTATUS:
+		return DRV_E_TLS;
 	case CURLE_COULDNT_CONNECT:
 	case CURLE_SEND_ERROR:
 	case CURLE_RECV_ERROR:
@@ -81,6 +97,51 @@ static int x__err(CURL *easy, CURLcode rc)
 	default:
 		return os ? -(int)os : -EIO;
 	}
+}
+
+/* CURLINFO_HTTP_VERSION → our version index, or -1 (no response) */
+static int x__httpv(long v)
+{
+	switch (v) {
+	case CURL_HTTP_VERSION_1_0:
+		return DRV_HTTPV_1_0;
+	case CURL_HTTP_VERSION_1_1:
+		return DRV_HTTPV_1_1;
+	case CURL_HTTP_VERSION_2_0:
+		return DRV_HTTPV_2;
+	case CURL_HTTP_VERSION_3:
+		return DRV_HTTPV_3;
+	default:
+		return -1;
+	}
+}
+
+/*
+ * Connections this transfer opened: counted as established once usable (for https: the TLS
+ * handshake done), with their connect latency from the transfer's start: to the TCP connect for
+ * http://, to the end of the TLS handshake for https://.
+ */
+static void x__connects(struct curl_thread *ct, struct curl_slot *s, CURL *easy, CURLcode rc,
+			struct drv_stats *st)
+{
+	bool tls = ct->w->cfg->url.scheme == LL_SCHEME_HTTPS;
+	curl_off_t conn_us = 0;
+	long nconn = 0;
+
+	if (curl_easy_getinfo(easy, CURLINFO_NUM_CONNECTS, &nconn) != CURLE_OK || nconn <= 0)
+		return;
+	st->connect_attempts += (uint64_t)nconn;
+	s->on_conn = 0;
+	if (rc != CURLE_OK && (rc <= CURLE_COULDNT_CONNECT || rc == CURLE_SSL_CONNECT_ERROR ||
+			       x__err(easy, rc) == DRV_E_TLS))
+		return; /* never usable */
+	if (curl_easy_getinfo(easy, tls ? CURLINFO_APPCONNECT_TIME_T : CURLINFO_CONNECT_TIME_T,
+			      &conn_us) != CURLE_OK)
+		conn_us = 0;
+	if (rc != CURLE_OK && conn_us <= 0)
+		return; /* failed before the connection was ready (a timeout mid-handshake) */
+	drv_counter_add(&st->connections, (uint64_t)nconn);
+	ll_hist_record(st->connect, (uint64_t)conn_us * 1000);
 }
 
 static void x__on_wait(uv_timer_t *t)
@@ -93,8 +154,9 @@ static void x__done(struct curl_thread *ct, CURL *easy, CURLcode rc)
 	struct drv_worker *w = ct->w;
 	struct curl_slot *s = NULL;
 	struct drv_stats *st;
-	curl_off_t up = 0, down = 0, conn_us = 0;
-	long code = 0, hdr = 0, nconn = 0;
+	curl_off_t up = 0, down = 0;
+	long code = 0, hdr = 0, ver = 0;
+	int v;
 
 	if (curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&s) != CURLE_OK || !s)
 		return;
@@ -102,15 +164,7 @@ static void x__done(struct curl_thread *ct, CURL *easy, CURLcode rc)
 		s->added = false;
 	st = x__st(s);
 	s->pending = false;
-	if (curl_easy_getinfo(easy, CURLINFO_NUM_CONNECTS, &nconn) == CURLE_OK && nconn > 0) {
-		st->connect_attempts += (uint64_t)nconn;
-		s->on_conn = 0;
-		if (rc == CURLE_OK || rc > CURLE_COULDNT_CONNECT) {
-			drv_counter_add(&st->connections, (uint64_t)nconn);
-			if (curl_easy_getinfo(easy, CURLINFO_CONNECT_TIME_T, &conn_us) == CURLE_OK)
-				ll_hist_record(st->connect, (uint64_t)conn_us * 1000);
-		}
-	}
+	x__connects(ct, s, easy, rc, st);
 	if (curl_easy_getinfo(easy, CURLINFO_REQUEST_SIZE, &hdr) == CURLE_OK)
 		st->bytes_sent += (uint64_t)hdr;
 	if (curl_easy_getinfo(easy, CURLINFO_SIZE_UPLOAD_T, &up) == CURLE_OK)
@@ -125,10 +179,16 @@ static void x__done(struct curl_thread *ct, CURL *easy, CURLcode rc)
 		return;
 	}
 	s->on_conn++;
+	/* sent with CURLOPT_FORBID_REUSE: its connection is closed, the next request opens one */
+	if (w->cfg->reconnect_every && s->on_conn >= w->cfg->reconnect_every)
+		s->on_conn = 0;
 	drv_worker_response(w, &s->ticket, s->t_send, uv_hrtime());
 	if (curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &code) != CURLE_OK)
 		code = 0;
 	st->status[code >= 0 && code < DRV_STATUS_MAX ? code : 0]++;
+	if (curl_easy_getinfo(easy, CURLINFO_HTTP_VERSION, &ver) == CURLE_OK &&
+	    (v = x__httpv(ver)) >= 0)
+		st->http_version[v]++;
 	if (code < 200 || code > 299)
 		drv_worker_error(w, &s->ticket, DRV_E_HTTP_STATUS);
 	else
@@ -300,6 +360,18 @@ static size_t x__sink(char *p, size_t size, size_t n, void *userp)
 	return size * n;
 }
 
+/*
+ * The HTTP version asked for. Without --http2 it is HTTP/1.1 even over TLS (libcurl's default
+ * there is to offer h2).
+ */
+static long x__version(const struct drv_config *cfg)
+{
+	if (!cfg->http2)
+		return CURL_HTTP_VERSION_1_1;
+	return cfg->url.scheme == LL_SCHEME_HTTPS ? CURL_HTTP_VERSION_2TLS
+						  : CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE;
+}
+
 static int x__easy_setup(struct curl_thread *ct, struct curl_slot *s)
 {
 	const struct drv_config *cfg = ct->w->cfg;
@@ -316,6 +388,18 @@ static int x__easy_setup(struct curl_thread *ct, struct curl_slot *s)
 				(long)(cfg->timeout_ns / 1000000)) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, cfg->method) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_HTTPHEADER, ct->headers) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_HTTP_VERSION, x__version(cfg)) != CURLE_OK;
+	if (ct->resolve)
+		bad |= curl_easy_setopt(e, CURLOPT_RESOLVE, ct->resolve) != CURLE_OK;
+	if (cfg->url.scheme == LL_SCHEME_HTTPS) {
+		/* the TLS session cache (per easy handle) stays on: a reconnect resumes */
+		bad |= curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, cfg->insecure ? 0L : 1L) !=
+		       CURLE_OK;
+		bad |= curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, cfg->insecure ? 0L : 2L) !=
+		       CURLE_OK;
+		if (cfg->cacert)
+			bad |= curl_easy_setopt(e, CURLOPT_CAINFO, cfg->cacert) != CURLE_OK;
+	}
 	if (!strcmp(cfg->method, "HEAD"))
 		bad |= curl_easy_setopt(e, CURLOPT_NOBODY, 1L) != CURLE_OK;
 	if (cfg->body_len) {
@@ -352,6 +436,51 @@ static int x__headers(struct curl_thread *ct, const struct drv_config *cfg)
 	return 0;
 }
 
+/*
+ * --http2: requests are h2 streams, but a slot keeps one in flight and a connection carries one
+ * stream at a time (MAX_CONCURRENT_STREAMS 1), so a new transfer takes an idle connection and
+ * -c slots use -c connections, as with HTTP/1.1 keep-alive.
+ */
+static int x__multiplex(struct curl_thread *ct, const struct drv_config *cfg)
+{
+	long pipe = cfg->http2 ? CURLPIPE_MULTIPLEX : CURLPIPE_NOTHING;
+
+	if (curl_multi_setopt(ct->multi, CURLMOPT_PIPELINING, pipe) != CURLM_OK)
+		return -EINVAL;
+	if (cfg->http2 &&
+	    curl_multi_setopt(ct->multi, CURLMOPT_MAX_CONCURRENT_STREAMS, 1L) != CURLM_OK)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * A host name goes to the address the configuration resolved (as the native engines connect),
+ * while TLS still sends and verifies the name: no lookup per connection.
+ */
+static int x__resolve(struct curl_thread *ct, const struct drv_config *cfg)
+{
+	const struct sockaddr *sa = (const struct sockaddr *)&cfg->addr;
+	char ip[INET6_ADDRSTRLEN], buf[LL_HOST_MAX + INET6_ADDRSTRLEN + 16];
+	unsigned char tmp[sizeof(struct in6_addr)];
+	const void *a;
+
+	if (inet_pton(AF_INET, cfg->url.host, tmp) == 1 ||
+	    inet_pton(AF_INET6, cfg->url.host, tmp) == 1)
+		return 0; /* numeric: nothing to resolve */
+	if (sa->sa_family == AF_INET)
+		a = &((const struct sockaddr_in *)sa)->sin_addr;
+	else if (sa->sa_family == AF_INET6)
+		a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+	else
+		return -EINVAL;
+	if (!inet_ntop(sa->sa_family, a, ip, sizeof(ip)))
+		return -EINVAL;
+	snprintf(buf, sizeof(buf), sa->sa_family == AF_INET6 ? "%s:%u:[%s]" : "%s:%u:%s",
+		 cfg->url.host, cfg->url.port, ip);
+	ct->resolve = curl_slist_append(NULL, buf);
+	return ct->resolve ? 0 : -ENOMEM;
+}
+
 static int x__init(struct drv_worker *w)
 {
 	const struct drv_config *cfg = w->cfg;
@@ -365,20 +494,23 @@ static int x__init(struct drv_worker *w)
 		return -ENOMEM;
 	ct->w = w;
 	w->proto_data = ct; /* from here on, x__stop() and x__fini() undo what was done */
-	snprintf(ct->url, sizeof(ct->url), "http://%s%s%s:%u%s", v6 ? "[" : "", cfg->url.host,
-		 v6 ? "]" : "", cfg->url.port, cfg->url.path);
+	snprintf(ct->url, sizeof(ct->url), "%s://%s%s%s:%u%s", ll_scheme_name(cfg->url.scheme),
+		 v6 ? "[" : "", cfg->url.host, v6 ? "]" : "", cfg->url.port, cfg->url.path);
 	ct->slots = calloc(w->nslots, sizeof(*ct->slots));
 	ct->multi = curl_multi_init();
 	if (!ct->slots || !ct->multi)
 		return -ENOMEM;
 	err = x__headers(ct, cfg);
+	if (!err)
+		err = x__resolve(ct, cfg);
 	if (err)
 		return err;
 	if (curl_multi_setopt(ct->multi, CURLMOPT_SOCKETFUNCTION, x__socket_cb) != CURLM_OK ||
 	    curl_multi_setopt(ct->multi, CURLMOPT_SOCKETDATA, ct) != CURLM_OK ||
 	    curl_multi_setopt(ct->multi, CURLMOPT_TIMERFUNCTION, x__timer_cb) != CURLM_OK ||
 	    curl_multi_setopt(ct->multi, CURLMOPT_TIMERDATA, ct) != CURLM_OK ||
-	    curl_multi_setopt(ct->multi, CURLMOPT_MAXCONNECTS, (long)w->nslots + 1) != CURLM_OK)
+	    curl_multi_setopt(ct->multi, CURLMOPT_MAXCONNECTS, (long)w->nslots + 1) != CURLM_OK ||
+	    x__multiplex(ct, cfg))
 		return -EINVAL;
 	err = uv_timer_init(&w->loop, &ct->timeout);
 	if (err)
@@ -458,6 +590,7 @@ static void x__fini(struct drv_worker *w)
 		curl_easy_cleanup(ct->slots[i].easy);
 	if (ct->multi)
 		curl_multi_cleanup(ct->multi);
+	curl_slist_free_all(ct->resolve);
 	curl_slist_free_all(ct->headers);
 	free(ct->slots);
 	free(ct);

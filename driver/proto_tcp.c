@@ -230,6 +230,7 @@ static void x__complete(struct tcp_conn *c)
 	c->on_conn++;
 	if (c->tt->rule.rule == DRV_RESP_HTTP) {
 		st->status[status < DRV_STATUS_MAX ? status : 0]++;
+		st->http_version[c->frame.hp.http_minor ? DRV_HTTPV_1_1 : DRV_HTTPV_1_0]++;
 		if (status < 200 || status > 299)
 			drv_worker_error(w, &c->ticket, DRV_E_HTTP_STATUS);
 		else

@@ -173,6 +173,30 @@ static void x__status_line(FILE *f, const struct drv_stats *t)
 	fprintf(f, "%s\n", first ? " none" : "");
 }
 
+/* "  http version HTTP/2: 1000", and a note when --http2 was asked but not negotiated */
+static void x__version_line(FILE *f, const struct drv_config *cfg, const struct drv_stats *t)
+{
+	uint64_t other = 0;
+	int i, first = 1;
+
+	fprintf(f, "  %-12s", "http version");
+	for (i = 0; i < DRV_HTTPV__COUNT; i++) {
+		if (!t->http_version[i])
+			continue;
+		fprintf(f, "%s HTTP/%s: %llu", first ? "" : ",", drv_httpv_name((enum drv_httpv)i),
+			(unsigned long long)t->http_version[i]);
+		if (i != DRV_HTTPV_2)
+			other += t->http_version[i];
+		first = 0;
+	}
+	if (first)
+		fprintf(f, " none");
+	if (cfg->http2 && other)
+		fprintf(f, "  (--http2 asked: the server did not negotiate h2 for %llu)",
+			(unsigned long long)other);
+	fputc('\n', f);
+}
+
 void drv_report_summary(FILE *f, const struct drv_config *cfg, const struct drv_result *res)
 {
 	const struct drv_stats *t = &res->total;
@@ -206,8 +230,10 @@ void drv_report_summary(FILE *f, const struct drv_config *cfg, const struct drv_
 		fprintf(f, "  %-12s %llu requests started late because their connection was still "
 			   "busy (more -c keeps the schedule)\n",
 			"behind", (unsigned long long)t->behind);
-	if (cfg->url.scheme == LL_SCHEME_HTTP)
+	if (ll_scheme_is_http(cfg->url.scheme)) {
 		x__status_line(f, t);
+		x__version_line(f, cfg, t);
+	}
 	if (cfg->url.scheme == LL_SCHEME_UDP)
 		fprintf(f, "  %-12s %llu lost, %llu late replies\n", "udp",
 			(unsigned long long)t->errors[DRV_ERR_LOST], (unsigned long long)t->late);

@@ -43,10 +43,15 @@ static json_t *x__config(const struct drv_config *cfg)
 	bad |= x__set(o, "warmup_ns", x__u64(cfg->warmup_ns));
 	bad |= x__set(o, "payload", cfg->payload_path ? json_string(cfg->payload_path) : json_null());
 	bad |= x__set(o, "response_rule", json_string(drv_resp_rule_name(cfg->resp_rule)));
-	if (cfg->url.scheme == LL_SCHEME_HTTP) {
+	if (ll_scheme_is_http(cfg->url.scheme)) {
 		bad |= x__set(o, "method", json_string(cfg->method));
 		bad |= x__set(o, "http_engine",
 			      json_string(cfg->http_engine == DRV_HTTP_CURL ? "curl" : "native"));
+		bad |= x__set(o, "http2", json_boolean(cfg->http2));
+	}
+	if (cfg->url.scheme == LL_SCHEME_HTTPS) {
+		bad |= x__set(o, "tls_verify", json_boolean(!cfg->insecure));
+		bad |= x__set(o, "cacert", cfg->cacert ? json_string(cfg->cacert) : json_null());
 	}
 	bad |= x__set(o, "shard_index", x__u64(cfg->shard_index));
 	bad |= x__set(o, "shard_count", x__u64(cfg->shard_count));
@@ -71,6 +76,23 @@ static json_t *x__status(const struct drv_stats *t)
 			continue;
 		snprintf(k, sizeof(k), "%d", i);
 		if (x__set(o, k, x__u64(t->status[i]))) {
+			json_decref(o);
+			return NULL;
+		}
+	}
+	return o;
+}
+
+static json_t *x__http_version(const struct drv_stats *t)
+{
+	json_t *o = json_object();
+	int i;
+
+	if (!o)
+		return NULL;
+	for (i = 0; i < DRV_HTTPV__COUNT; i++) {
+		if (t->http_version[i] &&
+		    x__set(o, drv_httpv_name((enum drv_httpv)i), x__u64(t->http_version[i]))) {
 			json_decref(o);
 			return NULL;
 		}
@@ -139,6 +161,7 @@ json_t *drv_report_json(const struct drv_config *cfg, const struct drv_result *r
 	bad |= x__set(o, "rate_achieved_pct",
 		      cfg->rate ? json_real(thr * 100 / cfg->rate) : json_null());
 	bad |= x__set(o, "status", x__status(t));
+	bad |= x__set(o, "http_version", x__http_version(t));
 	bad |= x__set(o, "nofile_limit", x__u64(res->nofile_limit));
 	bad |= x__set(o, "driver", x__driver(cfg, res));
 	bad |= x__set(o, "latency", ll_hist_to_json(t->latency));

@@ -61,7 +61,7 @@ int drv_request_init(struct drv_request *rq, const struct drv_config *cfg, uint6
 
 	memset(rq, 0, sizeof(*rq));
 	rq->rng = seed * 0x9e3779b97f4a7c15ULL + 0x2545f4914f6cdd1dULL;
-	if (cfg->url.scheme == LL_SCHEME_HTTP) {
+	if (ll_scheme_is_http(cfg->url.scheme)) {
 		rq->len = drv_request_http(cfg, NULL, 0);
 		rq->buf = malloc(rq->len + 1);
 		if (!rq->buf)

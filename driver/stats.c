@@ -51,6 +51,8 @@ void drv_stats_merge(struct drv_stats *dst, const struct drv_stats *src)
 	dst->cpu_ns += src->cpu_ns;
 	for (i = 0; i < DRV_STATUS_MAX; i++)
 		dst->status[i] += src->status[i];
+	for (i = 0; i < DRV_HTTPV__COUNT; i++)
+		dst->http_version[i] += src->http_version[i];
 	if (!dst->first_other_err)
 		dst->first_other_err = src->first_other_err;
 	if (src->t_first_ns && (!dst->t_first_ns || src->t_first_ns < dst->t_first_ns))
@@ -86,6 +88,8 @@ enum drv_err drv_err_class(int err)
 		return DRV_ERR_LOST;
 	case DRV_E_HTTP_STATUS:
 		return DRV_ERR_HTTP;
+	case DRV_E_TLS:
+		return DRV_ERR_TLS;
 	default:
 		return DRV_ERR_OTHER;
 	}
@@ -112,10 +116,33 @@ const char *drv_err_name(enum drv_err e)
 		[DRV_ERR_LOST] = "lost",
 		[DRV_ERR_SHORT] = "short_response",
 		[DRV_ERR_HTTP] = "http_status",
+		[DRV_ERR_TLS] = "tls",
 		[DRV_ERR_OTHER] = "other",
 	};
 
 	return (unsigned)e < DRV_ERR__COUNT ? names[e] : "?";
+}
+
+static const char *const x__httpv_names[DRV_HTTPV__COUNT] = {
+	[DRV_HTTPV_1_0] = "1.0",
+	[DRV_HTTPV_1_1] = "1.1",
+	[DRV_HTTPV_2] = "2",
+	[DRV_HTTPV_3] = "3",
+};
+
+const char *drv_httpv_name(enum drv_httpv v)
+{
+	return (unsigned)v < DRV_HTTPV__COUNT ? x__httpv_names[v] : "?";
+}
+
+int drv_httpv_from_name(const char *s)
+{
+	int i;
+
+	for (i = 0; i < DRV_HTTPV__COUNT; i++)
+		if (!strcmp(s, x__httpv_names[i]))
+			return i;
+	return -1;
 }
 
 const char *drv_strerror(int err)
@@ -128,6 +155,8 @@ const char *drv_strerror(int err)
 		return "no reply within the timeout";
 	if (err == DRV_E_HTTP_STATUS)
 		return "HTTP status outside 2xx";
+	if (err == DRV_E_TLS)
+		return "TLS handshake or certificate verification failed";
 	return strerror(-err);
 }
 
@@ -209,6 +238,14 @@ const char *drv_err_hint(enum drv_err e, const struct drv_stats *s, const char *
 		snprintf(buf, len,
 			 "HTTP responses outside 2xx: see the status counts above; check the path, "
 			 "method and headers, and the server's error log");
+		break;
+	case DRV_ERR_TLS:
+		snprintf(buf, len,
+			 "TLS handshakes failed (an untrusted or self-signed certificate, a host "
+			 "name that does not match it, or no common protocol version): give the "
+			 "server's CA with --cacert FILE, or --insecure for a test server; see "
+			 "openssl s_client -connect %s",
+			 target);
 		break;
 	case DRV_ERR_OTHER:
 	default:

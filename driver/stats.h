@@ -19,6 +19,7 @@ enum drv_err {
 	DRV_ERR_LOST,		  /* udp: no reply within --timeout */
 	DRV_ERR_SHORT,		  /* peer closed mid-response, or a response outside the framing */
 	DRV_ERR_HTTP,		  /* http: a complete response with a status outside 2xx */
+	DRV_ERR_TLS,		  /* https: TLS handshake or certificate verification failed */
 	DRV_ERR_OTHER,		  /* anything else; the first one is kept for the hint */
 	DRV_ERR__COUNT,
 };
@@ -28,7 +29,17 @@ enum drv_err {
 #define DRV_E_MALFORMED (-10002) /* a response length or an unsolicited byte broke the framing */
 #define DRV_E_LOST (-10003)	 /* udp: no reply within --timeout */
 #define DRV_E_HTTP_STATUS (-10004) /* http: status outside 2xx */
+#define DRV_E_TLS (-10005)	   /* https: TLS handshake or certificate verification failed */
 #define DRV_STATUS_MAX 600	 /* HTTP status codes 0..599 are counted one by one */
+
+/* The HTTP version a response came in (JSON keys "1.0", "1.1", "2", "3"). */
+enum drv_httpv {
+	DRV_HTTPV_1_0 = 0,
+	DRV_HTTPV_1_1,
+	DRV_HTTPV_2,
+	DRV_HTTPV_3,
+	DRV_HTTPV__COUNT,
+};
 
 struct drv_stats {
 	/* live counters: written by the owning worker, read by the main thread (drv_counter_*) */
@@ -45,6 +56,7 @@ struct drv_stats {
 	uint64_t behind; /* open loop: sends started late because their slot was still busy */
 	uint64_t cpu_ns; /* the worker thread's CPU time (user + system) */
 	uint64_t status[DRV_STATUS_MAX]; /* http: responses by status code */
+	uint64_t http_version[DRV_HTTPV__COUNT]; /* http: responses by negotiated version */
 	int first_other_err; /* negative errno of the first DRV_ERR_OTHER, or 0 */
 	uint64_t t_first_ns; /* uv_hrtime() when the worker started, 0 if never */
 	uint64_t t_last_ns;  /* uv_hrtime() when its last slot finished or it was stopped */
@@ -71,6 +83,9 @@ static inline void drv_stats_response(struct drv_stats *s, uint64_t intended, ui
 	ll_hist_record(s->latency_uncorrected, now - sent);
 }
 const char *drv_err_name(enum drv_err e);
+/* "1.0", "1.1", "2", "3"; drv_httpv_from_name() returns -1 for anything else. */
+const char *drv_httpv_name(enum drv_httpv v);
+int drv_httpv_from_name(const char *s);
 /* One-line advice for a class, about target (HOST:PORT); written into buf. */
 const char *drv_err_hint(enum drv_err e, const struct drv_stats *s, const char *target,
 			 char *buf, size_t len);

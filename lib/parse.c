@@ -190,11 +190,15 @@ int ll_parse_url(const char *s, struct ll_url *url)
 		url->scheme = LL_SCHEME_HTTP;
 		rest = s + 7;
 		url->port = 80;
+	} else if (!strncmp(s, "https://", 8)) {
+		url->scheme = LL_SCHEME_HTTPS;
+		rest = s + 8;
+		url->port = 443;
 	} else {
 		return -EINVAL;
 	}
 	slash = strchr(rest, '/');
-	if (url->scheme != LL_SCHEME_HTTP) {
+	if (!ll_scheme_is_http(url->scheme)) {
 		if (slash && slash[1])
 			return -EINVAL;
 		return x__split_hostport(rest, slash ? slash : rest + strlen(rest), url->host,
@@ -245,6 +249,8 @@ const char *ll_scheme_name(enum ll_scheme s)
 		return "udp";
 	case LL_SCHEME_HTTP:
 		return "http";
+	case LL_SCHEME_HTTPS:
+		return "https";
 	default:
 		return "none";
 	}

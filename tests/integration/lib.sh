@@ -217,3 +217,62 @@ new_conns() {
 	done_=$(jget "$LL_TMP/$name.json" .connections)
 	[ "$done_" = "$n" ] || fail "driver opened $done_ connections to port $port, asked for $n"
 }
+
+# --- loadlens-driver over TLS and HTTP/2, against nginx (issue 5) ---
+
+# tls_cert DIR: a self-signed certificate for CN=localhost, valid one day: DIR/cert.pem, DIR/key.pem
+tls_cert() {
+	local dir=$1
+	openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost \
+		-keyout "$dir/key.pem" -out "$dir/cert.pem" >"$dir/openssl.err" 2>&1 ||
+		{ cat "$dir/openssl.err"; fail "openssl could not make a self-signed certificate"; }
+}
+
+# nginx_counts PORT: "ACCEPTED REQUESTS" from nginx's stub_status at 127.0.0.1:PORT/status; this
+# read is itself one connection and one request. Prints nothing if nginx does not answer.
+nginx_counts() {
+	local port=$1 out
+	exec 3<>"/dev/tcp/127.0.0.1/$port" || return 0
+	printf 'GET /status HTTP/1.0\r\nHost: localhost\r\n\r\n' >&3
+	out=$(timeout 5 cat <&3)
+	exec 3<&-
+	printf '%s\n' "$out" | tr -d '\r' | awk 'NF == 3 && $1 ~ /^[0-9]+$/ { print $1, $3; exit }'
+}
+
+# nginx_up NAME STATUS_PORT SERVER_BLOCKS: nginx as one foreground process (no daemon, no master),
+# with SERVER_BLOCKS and stub_status on 127.0.0.1:STATUS_PORT/status, every file under
+# $LL_TMP/NAME, no access log; stopped by ll_cleanup. Returns once the status page answers.
+nginx_up() {
+	local name=$1 sport=$2 servers=$3 dir=$LL_TMP/$1 i
+	mkdir -p "$dir/tmp"
+	cat >"$dir/nginx.conf" <<CONF
+daemon off;
+master_process off;
+worker_processes 1;
+pid $dir/nginx.pid;
+error_log $dir/error.log warn;
+events { worker_connections 4096; }
+http {
+	access_log off;
+	keepalive_requests 1000000;
+	client_body_temp_path $dir/tmp/body;
+	proxy_temp_path $dir/tmp/proxy;
+	fastcgi_temp_path $dir/tmp/fastcgi;
+	uwsgi_temp_path $dir/tmp/uwsgi;
+	scgi_temp_path $dir/tmp/scgi;
+	$servers
+	server {
+		listen 127.0.0.1:$sport;
+		location = /status { stub_status; }
+	}
+}
+CONF
+	start "$name" nginx -p "$dir" -e "$dir/error.log" -c "$dir/nginx.conf"
+	for i in $(seq 1 100); do
+		[ -n "$(nginx_counts "$sport" 2>/dev/null)" ] && return 0
+		kill -0 "$(eval echo "\$PID_$name")" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$dir/error.log" "$LL_TMP/$name.err" 2>/dev/null
+	fail "nginx did not start (config $dir/nginx.conf)"
+}

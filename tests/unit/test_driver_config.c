@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <curl/curl.h>
 #include "config.h"
 
 #define MAXARGS 32
@@ -103,6 +104,61 @@ static void test_payload(void **state)
 	unlink(path);
 }
 
+/* https:// and --http2: the engine is forced to curl, TLS options land in the config. */
+static void test_tls_http2(void **state)
+{
+	char path[] = "/tmp/test_driver_config_ca.XXXXXX", line[256], err[256];
+	const curl_version_info_data *v = curl_version_info(CURLVERSION_NOW);
+	struct drv_config cfg;
+	int fd = mkstemp(path), r;
+
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(parse(&cfg, "https://127.0.0.1/x -c 4 -n 10", err, sizeof(err)), 0);
+	assert_int_equal(cfg.url.scheme, LL_SCHEME_HTTPS);
+	assert_int_equal(cfg.url.port, 443);
+	assert_int_equal(cfg.http_engine, DRV_HTTP_CURL);
+	assert_int_equal(cfg.resp_rule, DRV_RESP_HTTP);
+	assert_false(cfg.http2);
+	assert_false(cfg.insecure);
+	assert_null(cfg.cacert);
+	drv_config_fini(&cfg);
+
+	assert_int_equal(parse(&cfg, "https://localhost:8443/ -n 10 --http2 -k --new-conn", err,
+			       sizeof(err)),
+			 0);
+	assert_true(cfg.http2);
+	assert_true(cfg.insecure);
+	assert_int_equal(cfg.conn_model, DRV_CONN_NEW);
+	drv_config_fini(&cfg);
+
+	snprintf(line, sizeof(line), "https://localhost/ -n 10 --cacert %s --http-engine curl",
+		 path);
+	assert_int_equal(parse(&cfg, line, err, sizeof(err)), 0);
+	assert_string_equal(cfg.cacert, path);
+	drv_config_fini(&cfg);
+
+	/* --http2 over http:// picks curl by itself; h2c reuse needs libcurl 8.0.0 */
+	assert_int_equal(parse(&cfg, "http://127.0.0.1:8080/ -n 10 --http2 --new-conn", err,
+			       sizeof(err)),
+			 0);
+	assert_int_equal(cfg.http_engine, DRV_HTTP_CURL);
+	drv_config_fini(&cfg);
+	r = parse(&cfg, "http://127.0.0.1:8080/ -n 10 --http2", err, sizeof(err));
+	if (v->version_num >= 0x080000) {
+		assert_int_equal(r, 0);
+	} else {
+		assert_int_equal(r, -EINVAL);
+		assert_non_null(strstr(err, "libcurl"));
+	}
+	drv_config_fini(&cfg);
+	/* plain http:// stays native */
+	assert_int_equal(parse(&cfg, "http://127.0.0.1:8080/ -n 10", err, sizeof(err)), 0);
+	assert_int_equal(cfg.http_engine, DRV_HTTP_NATIVE);
+	drv_config_fini(&cfg);
+	unlink(path);
+}
+
 static void test_bad(void **state)
 {
 	static const char *bad[] = {
@@ -136,6 +192,19 @@ static void test_bad(void **state)
 		"tcp://127.0.0.1:7 -n 1 -c",
 		"tcp://127.0.0.1:7 tcp://127.0.0.1:8 -n 1",
 		"tcp://127.0.0.1:7 -n 1 --payload /nonexistent/file --response fixed:1",
+		"https://127.0.0.1/ -n 1 --http-engine native",	/* TLS is curl's */
+		"http://127.0.0.1/ -n 1 --http2 --http-engine native", /* so is HTTP/2 */
+		"http://127.0.0.1/ -n 1 -k",		/* TLS option on http */
+		"tcp://127.0.0.1:7 -n 1 --insecure",
+		"http://127.0.0.1/ -n 1 --cacert /dev/null",
+		"tcp://127.0.0.1:7 -n 1 --http2",	/* http option on tcp */
+		"udp://127.0.0.1:7 -n 1 --http2",
+		"https://127.0.0.1/ -n 1 --cacert /nonexistent/ca.pem",
+		"https://127.0.0.1/ -n 1 --cacert /dev/null -k", /* one or the other */
+		"https://127.0.0.1/ -n 1 --http2 --http-close",
+		"https://127.0.0.1/ -n 1 --source-addr 127.0.0.2", /* curl engine */
+		"https://127.0.0.1:0/ -n 1",
+		"https:/127.0.0.1/ -n 1",
 	};
 	struct drv_config cfg;
 	char err[256];
@@ -166,6 +235,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_payload),
+		cmocka_unit_test(test_tls_http2),
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_help),
 	};

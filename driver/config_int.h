@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared between config.c and config_http.c only: what the command line named, and the checks. */
+#ifndef LOADLENS_DRV_CONFIG_INT_H
+#define LOADLENS_DRV_CONFIG_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "config.h"
+
+/* Options whose presence (not only their value) decides a check. */
+struct drv__seen {
+	bool new_conn;	   /* --new-conn */
+	bool resp_given;   /* --response */
+	bool http_opts;	   /* -m, -H, --body, --body-file, --http-close, --http-engine, --http2 */
+	bool engine_given; /* --http-engine */
+	bool tls_opts;	   /* -k/--insecure, --cacert */
+};
+
+/* -H 'Name: value' */
+int drv__config_header(struct drv_config *cfg, const char *s, char *err, size_t errlen);
+/* --cacert FILE: must be readable now, so a typo is a usage error, not N TLS errors. */
+int drv__config_cacert(struct drv_config *cfg, const char *path, char *err, size_t errlen);
+/*
+ * The http:// and https:// checks: options for other schemes, the engine (https and --http2 go
+ * through libcurl), TLS and HTTP/2 combinations, the method. 0 or -EINVAL with one line.
+ */
+int drv__config_check_http(struct drv_config *cfg, const struct drv__seen *seen, char *err,
+			   size_t errlen);
+
+#endif /* LOADLENS_DRV_CONFIG_INT_H */

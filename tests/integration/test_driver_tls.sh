@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Issue 5: https:// and --http2 through libcurl against nginx (self-signed certificate, ALPN h2,
+# prior-knowledge h2c): the driver's counts equal nginx's stub_status counts exactly, the HTTP
+# version negotiated is the one asked for, keep-alive uses -c connections, and an untrusted
+# certificate is a counted, hinted tls error.
+. "$(dirname "$0")/lib.sh"
+require_bin loadlens-driver
+command -v jq >/dev/null || skip "jq is not installed"
+command -v nginx >/dev/null || skip "nginx is not installed (apt-get install nginx-light)"
+command -v openssl >/dev/null || skip "openssl is not installed (apt-get install openssl)"
+
+D="$LOADLENS_BIN/loadlens-driver"
+TLS=$(free_port)
+H2C=$(free_port)
+ST=$(free_port)
+mkdir -p "$LL_TMP/pki"
+tls_cert "$LL_TMP/pki"
+CA="$LL_TMP/pki/cert.pem"
+nginx_up ng "$ST" "
+	server {
+		listen 127.0.0.1:$TLS ssl http2;
+		ssl_certificate $LL_TMP/pki/cert.pem;
+		ssl_certificate_key $LL_TMP/pki/key.pem;
+		location / { return 200 \"ok\\n\"; }
+	}
+	server {
+		listen 127.0.0.1:$H2C http2;
+		location / { return 200 \"ok\\n\"; }
+	}"
+
+# run NAME WANT_CONNS ARGS...: the driver with --json; then nginx must have accepted WANT_CONNS
+# connections (skipped if empty) and served exactly the requests the driver attempted (or SERVED).
+run() {
+	local name=$1 want_conns=$2 a0 r0 a1 r1 attempts
+	shift 2
+	read -r a0 r0 <<<"$(nginx_counts "$ST")"
+	driver "$name" "$@" -q
+	read -r a1 r1 <<<"$(nginx_counts "$ST")"
+	attempts=${SERVED:-$(jget "$LL_TMP/$name.json" '.requests + .errors_total')}
+	[ $((r1 - r0 - 1)) = "$attempts" ] ||
+		fail "$name: nginx served $((r1 - r0 - 1)) requests, the driver attempted $attempts"
+	if [ -n "$want_conns" ]; then
+		[ $((a1 - a0 - 1)) = "$want_conns" ] ||
+			fail "$name: nginx accepted $((a1 - a0 - 1)) connections, expected $want_conns"
+		[ "$(jget "$LL_TMP/$name.json" .connections)" = "$want_conns" ] ||
+			fail "$name: the driver counted $(jget "$LL_TMP/$name.json" .connections) connections, expected $want_conns"
+	fi
+}
+
+# ok NAME N VERSION: N requests, all 200, all in HTTP VERSION, no errors
+ok() {
+	local j=$LL_TMP/$1.json
+	[ "$(jget "$j" .requests)" = "$2" ] || fail "$1: $(jget "$j" .requests) ok, expected $2"
+	[ "$(jget "$j" '.status["200"]')" = "$2" ] || fail "$1: not $2 x 200"
+	[ "$(jget "$j" ".http_version[\"$3\"]")" = "$2" ] ||
+		fail "$1: HTTP versions $(jq -c .http_version "$j"), expected $2 x $3"
+	[ "$(jget "$j" '.http_version | length')" = 1 ] || fail "$1: more than one HTTP version"
+	[ "$(jget "$j" .errors_total)" = 0 ] || fail "$1: $(jget "$j" .errors_total) errors"
+	pass "$1: $2 x 200 over HTTP/$3, counts equal nginx's"
+}
+
+# HTTPS, HTTP/1.1 keep-alive, verified against the test's CA (the name is localhost)
+run tls11 8 "https://localhost:$TLS/" -c 8 -t 2 -n 4000 --cacert "$CA"
+ok tls11 4000 1.1
+[ "$(jget "$LL_TMP/tls11.json" .config.http_engine)" = curl ] || fail "https did not use curl"
+[ "$(jget "$LL_TMP/tls11.json" .config.tls_verify)" = true ] || fail "tls_verify is not true"
+# HTTPS, h2 via ALPN, without verification; keep-alive: -c connections
+run tls2 8 "https://127.0.0.1:$TLS/x" -c 8 -t 2 -n 4000 --http2 -k
+ok tls2 4000 2
+grep -q '^  http version HTTP/2: 4000$' "$LL_TMP/tls2.out" || fail "the summary has no HTTP/2 line"
+# a new connection (TCP + TLS handshake) per request: each one in connect_latency
+run tls2new 400 "https://localhost:$TLS/" -c 4 -n 400 --http2 --new-conn --cacert "$CA"
+ok tls2new 400 2
+[ "$(jget "$LL_TMP/tls2new.json" .connect_latency.count)" = 400 ] ||
+	fail "tls2new: connect_latency does not hold one handshake per connection"
+# reconnect every 50 requests with one slot: exactly n/50 connections
+run tlsre 10 "https://localhost:$TLS/" -c 1 -n 500 --reconnect-every 50 --cacert "$CA"
+ok tlsre 500 1.1
+
+# an untrusted certificate: every attempt is a tls error with a hint, nothing reaches nginx
+SERVED=0 DRIVER_RC=1 run untrusted "" "https://localhost:$TLS/" -c 2 -n 10
+[ "$(jget "$LL_TMP/untrusted.json" .errors.tls)" = 10 ] || fail "untrusted: not 10 tls errors"
+[ "$(jget "$LL_TMP/untrusted.json" .connections)" = 0 ] || fail "untrusted: connections counted"
+grep -q '^hint: tls: .*--cacert' "$LL_TMP/untrusted.out" || fail "untrusted: no tls hint"
+pass "an untrusted certificate is 10 counted tls errors with a hint"
+
+# https with the native engine is a usage error in one line
+rc=0
+"$D" "https://127.0.0.1:$TLS/" -n 1 --http-engine native >"$LL_TMP/native.out" 2>"$LL_TMP/native.err" || rc=$?
+[ "$rc" = 64 ] || fail "https with --http-engine native exited $rc, expected 64"
+[ "$(wc -l <"$LL_TMP/native.err")" = 1 ] || fail "https with --http-engine native: not one line"
+
+# h2c (prior knowledge) on a plain listener. libcurl before 8.0.0 cannot reuse an h2c connection
+# (curl issue #10634): the driver refuses keep-alive there (64, one line) and --new-conn works.
+rc=0
+"$D" "http://127.0.0.1:$H2C/" -c 4 -n 1 --http2 -q >"$LL_TMP/h2c.out" 2>"$LL_TMP/h2c.err" || rc=$?
+if [ "$rc" = 64 ]; then
+	grep -q 'libcurl' "$LL_TMP/h2c.err" || fail "h2c keep-alive refused without naming libcurl"
+	echo "h2c keep-alive: $(cat "$LL_TMP/h2c.err")"
+	run h2c 400 "http://127.0.0.1:$H2C/" -c 4 -n 400 --http2 --new-conn
+	ok h2c 400 2
+else
+	[ "$rc" = 0 ] || fail "h2c exited $rc"
+	run h2c 4 "http://127.0.0.1:$H2C/" -c 4 -n 2000 --http2
+	ok h2c 2000 2
+fi
+pass "https (HTTP/1.1 and h2) and h2c agree with nginx"
