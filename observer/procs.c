@@ -83,8 +83,10 @@ void obs_fx__lifecycle(struct obs_fx *fx, double t)
 
 	obs_fail_poll(fx->fail, x__on_event, &ctx);
 	for (k = 0; k < tg->npids; k++) {
-		if (obs_pid_alive(tg->pids[k]))
+		if (obs_pid_alive(tg->pids[k])) {
+			obs_targets_refresh(tg, k);
 			continue;
+		}
 		for (i = 0; i < fx->nprocs; i++)
 			if (fx->procs[i].fd.pid == tg->pids[k] && !fx->procs[i].exited) {
 				fx->procs[i].exited = true;

@@ -131,10 +131,9 @@ static int x__open_netns(struct obs_targets *t, uint32_t pid, const char *from)
 int obs_targets_resolve(const char *prog, const struct obs_target_spec *spec,
 			struct obs_targets *t)
 {
-	char path[64], from[64];
+	char from[64];
 	uint32_t first = 0;
 	struct stat st;
-	ssize_t n;
 	size_t i;
 	int err;
 
@@ -147,9 +146,7 @@ int obs_targets_resolve(const char *prog, const struct obs_target_spec *spec,
 		}
 		t->pids[i] = spec->pids[i];
 		obs_pid_comm(spec->pids[i], t->comms[i], sizeof(t->comms[i]));
-		snprintf(path, sizeof(path), "/proc/%u/exe", spec->pids[i]);
-		n = readlink(path, t->exes[i], sizeof(t->exes[i]) - 1);
-		t->exes[i][n > 0 ? n : 0] = '\0';
+		obs_targets_refresh(t, i);
 	}
 	t->npids = spec->npids;
 	if (spec->cgroup) {
@@ -205,9 +202,50 @@ size_t obs_targets_cgroup_pids(const struct obs_targets *t, uint32_t *out, size_
 	return n;
 }
 
+/* Field 22 of /proc/PID/stat: when the process started, in clock ticks after boot; 0 if gone. */
+static unsigned long long x__start_time(uint32_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long start = 0;
+	FILE *f;
+	int field;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')'))) {
+		/* after "pid (comm)" come fields 3.. separated by spaces */
+		for (field = 2; p && field < 21; field++)
+			p = strchr(p + 1, ' ');
+		if (p)
+			start = strtoull(p + 1, NULL, 10);
+	}
+	fclose(f);
+	return start;
+}
+
+void obs_targets_refresh(struct obs_targets *t, size_t i)
+{
+	char path[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%u/exe", t->pids[i]);
+	n = readlink(path, t->exes[i], sizeof(t->exes[i]) - 1);
+	t->exes[i][n > 0 ? n : 0] = '\0';
+	t->starts[i] = x__start_time(t->pids[i]);
+}
+
+/*
+ * A process running the same executable that started after target i did: the newest such one
+ * (by start time, not pid, which wraps). The executable is the one last seen while the target
+ * lived, so a target that exec'd (a shell wrapper becoming the server) is followed as what it
+ * became, not as the shell.
+ */
 uint32_t obs_targets_find_restart(const struct obs_targets *t, size_t i)
 {
 	char path[300], exe[256];
+	unsigned long long start, newest = 0;
 	struct dirent *de;
 	uint32_t found = 0, pid;
 	DIR *d;
@@ -229,8 +267,12 @@ uint32_t obs_targets_find_restart(const struct obs_targets *t, size_t i)
 		if (n <= 0)
 			continue;
 		exe[n] = '\0';
-		if (!strcmp(exe, t->exes[i]) && pid > found) {
-			found = pid; /* the newest such process */
+		if (strcmp(exe, t->exes[i]))
+			continue;
+		start = x__start_time(pid);
+		if (start >= t->starts[i] && start >= newest) {
+			newest = start;
+			found = pid;
 		}
 	}
 	closedir(d);

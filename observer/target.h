@@ -23,6 +23,7 @@ struct obs_targets {
 	uint32_t pids[OBS_MAX_PIDS];
 	char comms[OBS_MAX_PIDS][16];
 	char exes[OBS_MAX_PIDS][256]; /* readlink /proc/PID/exe, to find a restarted target */
+	unsigned long long starts[OBS_MAX_PIDS]; /* start time (clock ticks after boot) */
 	size_t npids;
 	uint64_t cgroup_id;	/* 0: no --cgroup */
 	uint32_t cgroup_level;
@@ -45,6 +46,8 @@ size_t obs_targets_cgroup_pids(const struct obs_targets *t, uint32_t *out, size_
 
 /* A process other than `old` runs the same executable as target i: its pid, or 0. */
 uint32_t obs_targets_find_restart(const struct obs_targets *t, size_t i);
+/* Re-read target i's executable while it lives (it may have exec'd since it was named). */
+void obs_targets_refresh(struct obs_targets *t, size_t i);
 
 /* Is pid alive (and not a zombie)? */
 bool obs_pid_alive(uint32_t pid);
