@@ -143,13 +143,26 @@ static void x__sockets(const struct obs_fx *fx, struct x__findings *fs)
 		       "CLOSE_WAIT is piling up: %s sockets (%+.1f/s); the peers closed and the "
 		       "application never called close() on its side: a connection leak",
 		       obs_fx_num(r->close_wait_last, a, sizeof(a)), r->close_wait_rate);
-	if (r->tw_rate_max * OBS_TW_LIFETIME_S >= TW_NOTABLE || r->state_max[6] >= TW_NOTABLE)
+	if (r->tw_rate_max * OBS_TW_LIFETIME_S >= TW_NOTABLE || r->state_max[6] >= TW_NOTABLE) {
+		/* A peak interval may be a short burst: say what was seen, and what the peak rate
+		 * would mean if it were sustained, against the port range where one is known. */
+		double avg = r->t_end > 0 ? (double)r->tw_entries / r->t_end : 0;
+		uint64_t held = (uint64_t)(r->tw_rate_max * OBS_TW_LIFETIME_S);
+		char c[32], d[32], e[96] = "";
+
+		if (r->ports_peak.range && held > r->ports_peak.range)
+			snprintf(e, sizeof(e),
+				 ", more than the %s ephemeral ports a client address has per "
+				 "destination",
+				 obs_fx_num(r->ports_peak.range, d, sizeof(d)));
 		x__add(fs, "time_wait",
-		       "TIME_WAIT: up to %.0f entries/s, which implies about %s sockets in steady "
-		       "state (rate x %.0f s); the census counted at most %s",
-		       r->tw_rate_max, obs_fx_num((uint64_t)(r->tw_rate_max * OBS_TW_LIFETIME_S), a,
-						  sizeof(a)),
-		       OBS_TW_LIFETIME_S, obs_fx_num(r->state_max[6], b, sizeof(b)));
+		       "TIME_WAIT: %s sockets entered it in %.1fs (%.0f/s on average, %.0f/s at the "
+		       "peak; the census counted at most %s at once); sustained for %.0f s, the peak "
+		       "rate would hold about %s sockets in TIME_WAIT%s",
+		       obs_fx_num(r->tw_entries, a, sizeof(a)), r->t_end, avg, r->tw_rate_max,
+		       obs_fx_num(r->state_max[6], b, sizeof(b)), OBS_TW_LIFETIME_S,
+		       obs_fx_num(held, c, sizeof(c)), e);
+	}
 	if (r->listen_overflows || r->drop_listen_overflow)
 		x__add(fs, "listen",
 		       "listen queue overflowed: %s handshakes dropped (ListenOverflows; "
