@@ -130,7 +130,7 @@ for r in $(seq "$ROUNDS"); do
 		tcplife) kill -INT "$TL"; wait "$TL" 2>/dev/null || true; TL= ;;
 		esac
 		echo "round $r $mode: $rps conn/s" >&2
-		echo "$mode $rps" >>"$TMP/rates"
+		echo "$mode $rps $r" >>"$TMP/rates"
 	done
 done
 
@@ -161,17 +161,27 @@ summary() {
 			printf "%.0f %.0f %.0f\n", med, v[1], v[NR]}'
 }
 read -r base _ _ < <(summary none)
+# median, min and max over the rounds of mode/none within the same round (the noise of other
+# jobs on the machine moves both runs of a round together)
+paired() {
+	awk -v m="$1" '$1 == "none" {b[$3] = $2} $1 == m {v[$3] = $2}
+		END {for (r in v) if (b[r] > 0) print v[r] / b[r]}' "$TMP/rates" | sort -g |
+		awk '{v[NR] = $1} END {
+			med = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+			printf "%+.1f%% %+.1f%% %+.1f%%\n", 100 * (med - 1), 100 * (v[1] - 1), 100 * (v[NR] - 1)}'
+}
 echo "### Connection churn (issue 3)"
 echo
 echo "ab -n $N -c $C (a new connection per request) against nginx (1 worker, CPU 0; ab on CPU 1);"
 echo "$ROUNDS rounds, each running every configuration once in a rotated order;"
 echo "$(uname -r), $(nproc) CPUs, $(date -u +%F). kernel.bpf_stats_enabled found on in $stats_on runs."
 echo
-echo "| Run | conn/s, median | min – max | median vs. no observer |"
-echo "|---|---|---|---|"
+echo "| Run | conn/s, median | min – max | median vs. no observer | paired: median (min – max) of run / no observer in its round |"
+echo "|---|---|---|---|---|"
 for mode in "${MODES[@]}"; do
 	read -r med lo hi < <(summary "$mode")
-	echo "| $mode | $med | $lo – $hi | $(echo "scale=1; 100 * ($med - $base) / $base" | bc -l)% |"
+	read -r pmed plo phi < <(paired "$mode")
+	echo "| $mode | $med | $lo – $hi | $(echo "scale=1; 100 * ($med - $base) / $base" | bc -l)% | $pmed ($plo – $phi) |"
 done
 echo
 echo "Per round (conn/s):"
