@@ -8,6 +8,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "loadlens/cli.h"
+#include "bpfread.h"
 #include "conn.h"
 #include "startup.h"
 #include "conn.skel.h"
@@ -185,51 +186,12 @@ void obs_conn_free(struct obs_conn *c)
 	free(c);
 }
 
-/*
- * Read keys [0, n) of a per-CPU array into c->percpu (key-major: value of key k on CPU i at
- * [k * ncpu + i]), in one batch call where the kernel has it, else key by key.
- */
-static int x__read_percpu(struct obs_conn *c, const struct bpf_map *map, uint32_t n)
-{
-	LIBBPF_OPTS(bpf_map_batch_opts, opts);
-	int fd = bpf_map__fd(map);
-	uint32_t out_batch, count = n, k;
-	int err;
-
-	err = bpf_map_lookup_batch(fd, NULL, &out_batch, NULL, c->percpu, &count, &opts);
-	if ((!err || err == -ENOENT) && count == n)
-		return 0;
-	for (k = 0; k < n; k++) {
-		if (bpf_map_lookup_elem(fd, &k, c->percpu + (size_t)k * c->ncpu))
-			return -errno;
-	}
-	return 0;
-}
-
-static uint64_t x__missed(const struct obs_conn *c)
-{
-	struct bpf_program *p;
-	uint64_t missed = 0;
-
-	bpf_object__for_each_program(p, c->skel->obj)
-	{
-		struct bpf_prog_info info;
-		uint32_t len = sizeof(info);
-		int fd = bpf_program__fd(p);
-
-		memset(&info, 0, sizeof(info));
-		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
-			missed += info.recursion_misses;
-	}
-	return missed;
-}
-
 static int x__sum(struct obs_conn *c, const struct bpf_map *map, uint32_t n, uint64_t *out)
 {
 	uint32_t k;
 	int i, err;
 
-	err = x__read_percpu(c, map, n);
+	err = obs_read_percpu(map, n, c->ncpu, 1, c->percpu, (size_t)LL_HIST_BUCKETS * c->ncpu);
 	if (err)
 		return err;
 	for (k = 0; k < n; k++) {
@@ -276,7 +238,7 @@ int obs_conn_read(struct obs_conn *c, struct obs_conn_stats *st)
 		err = x__sum(c, c->skel->maps.accept_errnos, OBS_ERRNO_SLOTS, st->errnos);
 	if (!err)
 		err = x__sum(c, c->skel->maps.wait_hist, LL_HIST_BUCKETS, st->wait);
-	st->missed = x__missed(c);
+	st->missed = obs_obj_missed(c->skel->obj);
 	return err;
 }
 

@@ -8,6 +8,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "loadlens/cli.h"
+#include "bpfread.h"
 #include "failures.h"
 #include "startup.h"
 #include "failures.skel.h"
@@ -295,24 +296,6 @@ static int x__sum(struct obs_fail *f, const struct bpf_map *map, uint32_t n, uin
 	return 0;
 }
 
-static uint64_t x__missed(const struct obs_fail *f)
-{
-	struct bpf_program *p;
-	uint64_t missed = 0;
-
-	bpf_object__for_each_program(p, f->skel->obj)
-	{
-		struct bpf_prog_info info;
-		uint32_t len = sizeof(info);
-		int fd = bpf_program__fd(p);
-
-		memset(&info, 0, sizeof(info));
-		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
-			missed += info.recursion_misses;
-	}
-	return missed;
-}
-
 int obs_fail_read(struct obs_fail *f, struct obs_fail_stats *st)
 {
 	int err;
@@ -322,7 +305,7 @@ int obs_fail_read(struct obs_fail *f, struct obs_fail_stats *st)
 		err = x__sum(f, f->skel->maps.drop_reasons, OBS_DROP_REASON_SLOTS, st->drops);
 	if (!err)
 		err = x__sum(f, f->skel->maps.fx_counters, OBS_FX_MAX, st->fx);
-	st->missed = x__missed(f);
+	st->missed = obs_obj_missed(f->skel->obj);
 	return err;
 }
 

@@ -8,6 +8,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "loadlens/cli.h"
+#include "bpfread.h"
 #include "reqtime.h"
 #include "startup.h"
 #include "trace.h"
@@ -303,45 +304,6 @@ void obs_reqtime_stats_free(struct obs_reqtime_stats *st)
 	free(st);
 }
 
-/* Keys [0, n) of a per-CPU array, value_words u64 per CPU, into rt->percpu, key-major. */
-static int x__read_percpu(struct obs_reqtime *rt, const struct bpf_map *map, uint32_t n,
-			  size_t value_words)
-{
-	LIBBPF_OPTS(bpf_map_batch_opts, opts);
-	int fd = bpf_map__fd(map);
-	uint32_t out_batch, count = n, k;
-	size_t stride = value_words * (size_t)rt->ncpu;
-	int err;
-
-	if ((size_t)n * stride > rt->percpu_len)
-		return -EOVERFLOW;
-	err = bpf_map_lookup_batch(fd, NULL, &out_batch, NULL, rt->percpu, &count, &opts);
-	if ((!err || err == -ENOENT) && count == n)
-		return 0;
-	for (k = 0; k < n; k++)
-		if (bpf_map_lookup_elem(fd, &k, rt->percpu + (size_t)k * stride))
-			return -errno;
-	return 0;
-}
-
-static uint64_t x__missed(const struct obs_reqtime *rt)
-{
-	struct bpf_program *p;
-	uint64_t missed = 0;
-
-	bpf_object__for_each_program(p, rt->skel->obj)
-	{
-		struct bpf_prog_info info;
-		uint32_t len = sizeof(info);
-		int fd = bpf_program__fd(p);
-
-		memset(&info, 0, sizeof(info));
-		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
-			missed += info.recursion_misses;
-	}
-	return missed;
-}
-
 /* Sum a counter block over CPUs: first_ns is a min over CPUs that saw one, maxima are maxima. */
 static void x__sum_ctrs(const uint64_t *v, int ncpu, struct rt_ctrs *out)
 {
@@ -379,13 +341,15 @@ int obs_reqtime_read(struct obs_reqtime *rt, struct obs_reqtime_stats *st)
 	uint64_t sum, *dst;
 	int i, err;
 
-	err = x__read_percpu(rt, rt->skel->maps.ctrs, (uint32_t)rt->nslots, words);
+	err = obs_read_percpu(rt->skel->maps.ctrs, (uint32_t)rt->nslots, rt->ncpu, words,
+			      rt->percpu, rt->percpu_len);
 	if (err)
 		return err;
 	for (k = 0; k < rt->nslots; k++)
 		x__sum_ctrs(rt->percpu + (size_t)k * words * rt->ncpu, rt->ncpu, &st->slot[k].c);
 
-	err = x__read_percpu(rt, rt->skel->maps.global, RT_G_MAX, 1);
+	err = obs_read_percpu(rt->skel->maps.global, RT_G_MAX, rt->ncpu, 1,
+			      rt->percpu, rt->percpu_len);
 	if (err)
 		return err;
 	for (k = 0; k < RT_G_MAX; k++) {
@@ -400,7 +364,8 @@ int obs_reqtime_read(struct obs_reqtime *rt, struct obs_reqtime_stats *st)
 		}
 	}
 
-	err = x__read_percpu(rt, rt->skel->maps.runq_hist, LL_HIST_BUCKETS, 1);
+	err = obs_read_percpu(rt->skel->maps.runq_hist, LL_HIST_BUCKETS, rt->ncpu, 1,
+			      rt->percpu, rt->percpu_len);
 	if (err)
 		return err;
 	for (k = 0; k < LL_HIST_BUCKETS; k++) {
@@ -409,7 +374,8 @@ int obs_reqtime_read(struct obs_reqtime *rt, struct obs_reqtime_stats *st)
 		st->runq[k] = sum;
 	}
 
-	err = x__read_percpu(rt, rt->skel->maps.hists, nh, 1);
+	err = obs_read_percpu(rt->skel->maps.hists, nh, rt->ncpu, 1,
+			      rt->percpu, rt->percpu_len);
 	if (err)
 		return err;
 	for (k = 0; k < nh; k++) {
@@ -419,7 +385,7 @@ int obs_reqtime_read(struct obs_reqtime *rt, struct obs_reqtime_stats *st)
 			       .hist[(k / LL_HIST_BUCKETS) % RT_NCOMP][k % LL_HIST_BUCKETS];
 		*dst = sum;
 	}
-	st->missed = x__missed(rt);
+	st->missed = obs_obj_missed(rt->skel->obj);
 	return 0;
 }
 

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+/* Reading per-CPU arrays and program statistics from the observer's BPF objects. */
+#include <errno.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include "bpfread.h"
+
+int obs_read_percpu(const struct bpf_map *map, uint32_t n, int ncpu, size_t value_words,
+		    uint64_t *buf, size_t buf_words)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	size_t stride = value_words * (size_t)ncpu;
+	int fd = bpf_map__fd(map);
+	uint32_t out_batch, count = n, k;
+	int err;
+
+	if ((size_t)n * stride > buf_words)
+		return -EOVERFLOW;
+	err = bpf_map_lookup_batch(fd, NULL, &out_batch, NULL, buf, &count, &opts);
+	if ((!err || err == -ENOENT) && count == n)
+		return 0;
+	for (k = 0; k < n; k++) {
+		if (bpf_map_lookup_elem(fd, &k, buf + (size_t)k * stride))
+			return -errno;
+	}
+	return 0;
+}
+
+uint64_t obs_obj_missed(const struct bpf_object *obj)
+{
+	struct bpf_program *p;
+	uint64_t missed = 0;
+
+	bpf_object__for_each_program(p, obj)
+	{
+		struct bpf_prog_info info;
+		uint32_t len = sizeof(info);
+		int fd = bpf_program__fd(p);
+
+		memset(&info, 0, sizeof(info));
+		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
+			missed += info.recursion_misses;
+	}
+	return missed;
+}

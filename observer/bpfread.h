@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/* Reading what the observer's BPF objects aggregated: per-CPU arrays and skipped runs. */
+#ifndef LOADLENS_OBSERVER_BPFREAD_H
+#define LOADLENS_OBSERVER_BPFREAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <bpf/libbpf.h>
+
+/*
+ * Read keys [0, n) of a per-CPU array map whose values are value_words u64 each, into buf
+ * (key-major: key k, CPU i, word w at [(k * ncpu + i) * value_words + w]); buf holds buf_words.
+ * One batch call where the kernel has it, else key by key. Returns 0 or a negative errno.
+ */
+int obs_read_percpu(const struct bpf_map *map, uint32_t n, int ncpu, size_t value_words,
+		    uint64_t *buf, size_t buf_words);
+/* Program runs the kernel skipped (recursion_misses) summed over an object's programs. */
+uint64_t obs_obj_missed(const struct bpf_object *obj);
+
+#endif /* LOADLENS_OBSERVER_BPFREAD_H */
