@@ -34,8 +34,13 @@ run() {
 	[ "$n" -gt $((secs * 700)) ] || fail "$proto: server answered only $n"
 	[ "$(jget "$obs" "$slot | .requests")" = "$n" ] ||
 		fail "$proto: observer counted $(jget "$obs" "$slot | .requests"), server answered $n"
+	# TCP: within 2% of the server's own figure. UDP has no transmit clock to stop at, so its
+	# service time runs to the end of the reply's sendmsg (on loopback that includes delivering
+	# it to the client: +10..30 us on 1 ms, i.e. +1..3%); "flat" is checked to 5% there.
+	local lim=2
+	[ "$proto" = udp ] && lim=5
 	check_within "$proto service p50 (flat)" "$(jget "$obs" "$slot | .service_time.p50")" \
-		"$(jget "$rs" .service_time.p50)" 2
+		"$(jget "$rs" .service_time.p50)" $lim
 
 	# intervals at full load (>= 500 responses): service flat, queue growing
 	jq -r "[.request_timing.intervals[] | .slots[] | select(.proto == \"$proto\" and
