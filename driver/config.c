@@ -126,8 +126,7 @@ void drv_config_fini(struct drv_config *cfg)
 	cfg->sources = NULL;
 }
 
-__attribute__((format(printf, 3, 4))) static int x__fail(char *err, size_t errlen,
-							 const char *fmt, ...)
+int drv__config_fail(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -145,10 +144,10 @@ static int x__num(const char *opt, const char *s, uint64_t min, uint64_t max, ui
 	int r = ll_parse_u64(s, min, max, out);
 
 	if (r == -ERANGE)
-		return x__fail(err, errlen, "%s %s: out of range, must be %llu..%llu", opt, s,
+		return drv__config_fail(err, errlen, "%s %s: out of range, must be %llu..%llu", opt, s,
 			       (unsigned long long)min, (unsigned long long)max);
 	if (r)
-		return x__fail(err, errlen, "%s %s: not a number", opt, s);
+		return drv__config_fail(err, errlen, "%s %s: not a number", opt, s);
 	return 0;
 }
 
@@ -156,10 +155,10 @@ static int x__dur(const char *opt, const char *s, uint64_t min, uint64_t *out, c
 		  size_t errlen)
 {
 	if (ll_parse_duration(s, out))
-		return x__fail(err, errlen, "%s %s: bad duration, use e.g. 250ms, 30s, 2m", opt,
+		return drv__config_fail(err, errlen, "%s %s: bad duration, use e.g. 250ms, 30s, 2m", opt,
 			       s);
 	if (*out < min)
-		return x__fail(err, errlen, "%s %s: too short, at least %lluns", opt, s,
+		return drv__config_fail(err, errlen, "%s %s: too short, at least %lluns", opt, s,
 			       (unsigned long long)min);
 	return 0;
 }
@@ -179,7 +178,7 @@ static int x__rate(struct drv_config *cfg, const char *s, char *err, size_t errl
 	}
 	if (ll_parse_double(s, 0, DRV_MAX_RATE, &cfg->rate) || cfg->rate * mult < 0.001 ||
 	    cfg->rate * mult > DRV_MAX_RATE)
-		return x__fail(err, errlen, "--rate %s: expected requests/s in 0.001..1e8 "
+		return drv__config_fail(err, errlen, "--rate %s: expected requests/s in 0.001..1e8 "
 					    "(k and M suffixes allowed)", s);
 	cfg->rate *= mult;
 	return 0;
@@ -195,19 +194,19 @@ static int x__slurp(const char *opt, const char *path, char **out, size_t *len, 
 	int r = 0;
 
 	if (!f)
-		return x__fail(err, errlen, "%s %s: %s", opt, path, strerror(errno));
+		return drv__config_fail(err, errlen, "%s %s: %s", opt, path, strerror(errno));
 	buf = malloc(DRV_MAX_SIZE + 1);
 	if (!buf) {
-		r = x__fail(err, errlen, "%s %s: out of memory", opt, path);
+		r = drv__config_fail(err, errlen, "%s %s: out of memory", opt, path);
 		goto cleanup;
 	}
 	n = fread(buf, 1, DRV_MAX_SIZE + 1, f);
 	if (ferror(f)) {
-		r = x__fail(err, errlen, "%s %s: read error", opt, path);
+		r = drv__config_fail(err, errlen, "%s %s: read error", opt, path);
 		goto cleanup;
 	}
 	if (n > DRV_MAX_SIZE) {
-		r = x__fail(err, errlen, "%s %s: larger than 16 MiB", opt, path);
+		r = drv__config_fail(err, errlen, "%s %s: larger than 16 MiB", opt, path);
 		goto cleanup;
 	}
 	free(*out);
@@ -238,14 +237,14 @@ static int x__size(struct drv_config *cfg, const char *s, char *err, size_t errl
 	}
 	n = (size_t)(dash - s);
 	if (!n || n >= sizeof(lo))
-		return x__fail(err, errlen, "--size %s: expected BYTES or MIN-MAX", s);
+		return drv__config_fail(err, errlen, "--size %s: expected BYTES or MIN-MAX", s);
 	memcpy(lo, s, n);
 	lo[n] = '\0';
 	r = x__num("--size", lo, 0, DRV_MAX_SIZE, &cfg->size_min, err, errlen);
 	if (!r)
 		r = x__num("--size", dash + 1, 0, DRV_MAX_SIZE, &cfg->size, err, errlen);
 	if (!r && cfg->size_min > cfg->size)
-		r = x__fail(err, errlen, "--size %s: MIN is above MAX", s);
+		r = drv__config_fail(err, errlen, "--size %s: MIN is above MAX", s);
 	return r;
 }
 
@@ -307,7 +306,7 @@ static int x__response(struct drv_config *cfg, const char *s, char *err, size_t 
 	if (!strncmp(s, "delim:", 6)) {
 		n = x__unescape(s + 6, cfg->resp_delim, sizeof(cfg->resp_delim));
 		if (n <= 0)
-			return x__fail(err, errlen,
+			return drv__config_fail(err, errlen,
 				       "--response %s: delimiter must be 1..%d bytes; escapes \\r "
 				       "\\n \\t \\0 \\\\ \\xHH",
 				       s, DRV_MAX_DELIM);
@@ -317,13 +316,13 @@ static int x__response(struct drv_config *cfg, const char *s, char *err, size_t 
 	}
 	if (!strncmp(s, "prefix:", 7)) {
 		if (ll_parse_u64(s + 7, 1, 8, &v) || (v != 1 && v != 2 && v != 4 && v != 8))
-			return x__fail(err, errlen, "--response %s: prefix length is 1, 2, 4 or 8",
+			return drv__config_fail(err, errlen, "--response %s: prefix length is 1, 2, 4 or 8",
 				       s);
 		cfg->resp_rule = DRV_RESP_PREFIX;
 		cfg->resp_prefix = (unsigned)v;
 		return 0;
 	}
-	return x__fail(err, errlen, "--response %s: expected fixed:N, delim:STR or prefix:N", s);
+	return drv__config_fail(err, errlen, "--response %s: expected fixed:N, delim:STR or prefix:N", s);
 }
 
 /* --source-addr A[,B...]: numeric local addresses, same family as the target */
@@ -333,16 +332,16 @@ static int x__sources(struct drv_config *cfg, const char *s, char *err, size_t e
 	struct sockaddr_storage ss;
 
 	if (strlen(s) >= sizeof(buf) || !*s)
-		return x__fail(err, errlen, "--source-addr: expected a comma-separated list");
+		return drv__config_fail(err, errlen, "--source-addr: expected a comma-separated list");
 	strcpy(buf, s);
 	free(cfg->sources);
 	cfg->nsources = 0;
 	cfg->sources = calloc(DRV_MAX_SOURCES, sizeof(*cfg->sources));
 	if (!cfg->sources)
-		return x__fail(err, errlen, "--source-addr: out of memory");
+		return drv__config_fail(err, errlen, "--source-addr: out of memory");
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (cfg->nsources >= DRV_MAX_SOURCES)
-			return x__fail(err, errlen, "--source-addr: at most %d addresses",
+			return drv__config_fail(err, errlen, "--source-addr: at most %d addresses",
 				       DRV_MAX_SOURCES);
 		memset(&ss, 0, sizeof(ss));
 		if (inet_pton(AF_INET, tok, &((struct sockaddr_in *)&ss)->sin_addr) == 1) {
@@ -351,13 +350,13 @@ static int x__sources(struct drv_config *cfg, const char *s, char *err, size_t e
 			   1) {
 			ss.ss_family = AF_INET6;
 		} else {
-			return x__fail(err, errlen, "--source-addr %s: not a numeric IP address",
+			return drv__config_fail(err, errlen, "--source-addr %s: not a numeric IP address",
 				       tok);
 		}
 		cfg->sources[cfg->nsources++] = ss;
 	}
 	if (!cfg->nsources)
-		return x__fail(err, errlen, "--source-addr: expected a comma-separated list");
+		return drv__config_fail(err, errlen, "--source-addr: expected a comma-separated list");
 	return 0;
 }
 
@@ -375,7 +374,7 @@ static int x__start_at(struct drv_config *cfg, const char *s, char *err, size_t 
 	if (strchr(s, ':')) {
 		if (sscanf(s, "%u:%u:%u%c", &hh, &mm, &ss, &tail) < 2 || hh > 23 || mm > 59 ||
 		    ss > 60)
-			return x__fail(err, errlen, "--start-at %s: expected HH:MM[:SS]", s);
+			return drv__config_fail(err, errlen, "--start-at %s: expected HH:MM[:SS]", s);
 		t = now.tv_sec;
 		localtime_r(&t, &tm);
 		tm.tm_hour = (int)hh;
@@ -384,12 +383,12 @@ static int x__start_at(struct drv_config *cfg, const char *s, char *err, size_t 
 		t = mktime(&tm);
 		v = (double)t;
 	} else if (ll_parse_double(s, 1, 1e11, &v)) {
-		return x__fail(err, errlen, "--start-at %s: expected UNIX seconds or HH:MM[:SS]", s);
+		return drv__config_fail(err, errlen, "--start-at %s: expected UNIX seconds or HH:MM[:SS]", s);
 	}
 	if (v < (double)now.tv_sec - 1)
-		return x__fail(err, errlen, "--start-at %s: that time has passed", s);
+		return drv__config_fail(err, errlen, "--start-at %s: that time has passed", s);
 	if (v > (double)now.tv_sec + 86400)
-		return x__fail(err, errlen, "--start-at %s: more than a day away", s);
+		return drv__config_fail(err, errlen, "--start-at %s: more than a day away", s);
 	cfg->start_at_unix_ns = (uint64_t)(v * 1e9);
 	return 0;
 }
@@ -401,7 +400,7 @@ static int x__shard(struct drv_config *cfg, const char *s, char *err, size_t err
 	char tail;
 
 	if (sscanf(s, "%lu/%lu%c", &i, &n, &tail) != 2 || !n || n > 65536 || i >= n)
-		return x__fail(err, errlen, "--shard %s: expected i/N with 0 <= i < N <= 65536", s);
+		return drv__config_fail(err, errlen, "--shard %s: expected i/N with 0 <= i < N <= 65536", s);
 	cfg->shard_index = (uint32_t)i;
 	cfg->shard_count = (uint32_t)n;
 	return 0;
@@ -412,7 +411,7 @@ static int x__target(struct drv_config *cfg, const char *s, char *err, size_t er
 	int r;
 
 	if (ll_parse_url(s, &cfg->url))
-		return x__fail(err, errlen,
+		return drv__config_fail(err, errlen,
 			       "bad target '%s': expected tcp://HOST:PORT, udp://HOST:PORT, "
 			       "http://HOST[:PORT][/PATH] or https://HOST[:PORT][/PATH]",
 			       s);
@@ -420,7 +419,7 @@ static int x__target(struct drv_config *cfg, const char *s, char *err, size_t er
 		       cfg->url.scheme == LL_SCHEME_UDP ? SOCK_DGRAM : SOCK_STREAM, &cfg->addr,
 		       &cfg->addrlen);
 	if (r)
-		return x__fail(err, errlen, "cannot resolve host '%s' of %s", cfg->url.host, s);
+		return drv__config_fail(err, errlen, "cannot resolve host '%s' of %s", cfg->url.host, s);
 	cfg->url_text = s;
 	return 0;
 }
@@ -433,7 +432,7 @@ static int x__check(struct drv_config *cfg, const struct drv__seen *seen, char *
 	unsigned i;
 
 	if (seen->new_conn && cfg->reconnect_every)
-		return x__fail(err, errlen, "--new-conn and --reconnect-every exclude each other");
+		return drv__config_fail(err, errlen, "--new-conn and --reconnect-every exclude each other");
 	if (seen->new_conn) {
 		cfg->conn_model = DRV_CONN_NEW;
 		cfg->reconnect_every = 1;
@@ -441,36 +440,36 @@ static int x__check(struct drv_config *cfg, const struct drv__seen *seen, char *
 		cfg->conn_model = DRV_CONN_RECONNECT;
 	}
 	if (!cfg->requests && !cfg->duration_ns)
-		return x__fail(err, errlen, "say how long to run: -n REQUESTS or -d DURATION");
+		return drv__config_fail(err, errlen, "say how long to run: -n REQUESTS or -d DURATION");
 	if (cfg->threads > cfg->connections)
-		return x__fail(err, errlen, "-t %llu is more than the %llu connection(s) of -c",
+		return drv__config_fail(err, errlen, "-t %llu is more than the %llu connection(s) of -c",
 			       (unsigned long long)cfg->threads,
 			       (unsigned long long)cfg->connections);
 	if (cfg->rate && cfg->delay_ns)
-		return x__fail(err, errlen,
+		return drv__config_fail(err, errlen,
 			       "--delay is think time for the closed loop; --rate sets the pace");
 	if (seen->resp_given && (sch != LL_SCHEME_TCP || !cfg->payload))
-		return x__fail(err, errlen, "--response goes with tcp:// and --payload FILE");
+		return drv__config_fail(err, errlen, "--response goes with tcp:// and --payload FILE");
 	if (cfg->payload && sch == LL_SCHEME_TCP && !seen->resp_given)
-		return x__fail(err, errlen,
+		return drv__config_fail(err, errlen,
 			       "--payload needs --response fixed:N, delim:STR or prefix:N to know "
 			       "where a response ends");
 	if (cfg->payload && !cfg->payload_len)
-		return x__fail(err, errlen, "--payload %s: the file is empty", cfg->payload_path);
+		return drv__config_fail(err, errlen, "--payload %s: the file is empty", cfg->payload_path);
 	if (sch == LL_SCHEME_UDP) {
 		if (cfg->conn_model != DRV_CONN_KEEPALIVE)
-			return x__fail(err, errlen, "--new-conn and --reconnect-every are for "
+			return drv__config_fail(err, errlen, "--new-conn and --reconnect-every are for "
 						    "tcp:// and http://");
 		if (cfg->size > DRV_MAX_UDP_SIZE)
-			return x__fail(err, errlen, "--size: a UDP datagram holds at most %llu bytes",
+			return drv__config_fail(err, errlen, "--size: a UDP datagram holds at most %llu bytes",
 				       DRV_MAX_UDP_SIZE);
 		if (cfg->payload_len > DRV_MAX_UDP_SIZE)
-			return x__fail(err, errlen, "--payload: a UDP datagram holds at most %llu "
+			return drv__config_fail(err, errlen, "--payload: a UDP datagram holds at most %llu "
 						    "bytes", DRV_MAX_UDP_SIZE);
 	}
 	for (i = 0; i < cfg->nsources; i++)
 		if (cfg->sources[i].ss_family != cfg->addr.ss_family)
-			return x__fail(err, errlen,
+			return drv__config_fail(err, errlen,
 				       "--source-addr: address %u is not of the target's family",
 				       i + 1);
 	return drv__config_check_http(cfg, seen, err, errlen);
@@ -500,12 +499,12 @@ static int x__opt(struct drv_config *cfg, int c, const char *opt, struct drv__se
 		return x__dur("--timeout", optarg, 1000000, &cfg->timeout_ns, err, errlen);
 	case OPT_JSON:
 		cfg->json_path = optarg;
-		return *optarg ? 0 : x__fail(err, errlen, "--json: empty file name");
+		return *optarg ? 0 : drv__config_fail(err, errlen, "--json: empty file name");
 	case OPT_INTERVAL:
 		if (x__dur("--interval", optarg, 0, &cfg->interval_ns, err, errlen))
 			return -EINVAL;
 		if (cfg->interval_ns && cfg->interval_ns < 10000000)
-			return x__fail(err, errlen, "--interval %s: at least 10ms, or 0 for off",
+			return drv__config_fail(err, errlen, "--interval %s: at least 10ms, or 0 for off",
 				       optarg);
 		return 0;
 	case OPT_RATE:
@@ -532,7 +531,7 @@ static int x__opt(struct drv_config *cfg, int c, const char *opt, struct drv__se
 		free(cfg->body);
 		cfg->body_len = strlen(optarg);
 		cfg->body = strdup(optarg);
-		return cfg->body ? 0 : x__fail(err, errlen, "--body: out of memory");
+		return cfg->body ? 0 : drv__config_fail(err, errlen, "--body: out of memory");
 	case OPT_BODY_FILE:
 		seen->http_opts = true;
 		return x__slurp("--body-file", optarg, &cfg->body, &cfg->body_len, err, errlen);
@@ -548,7 +547,7 @@ static int x__opt(struct drv_config *cfg, int c, const char *opt, struct drv__se
 		else if (!strcmp(optarg, "curl"))
 			cfg->http_engine = DRV_HTTP_CURL;
 		else
-			return x__fail(err, errlen, "--http-engine %s: expected native or curl",
+			return drv__config_fail(err, errlen, "--http-engine %s: expected native or curl",
 				       optarg);
 		return 0;
 	case OPT_HTTP2:
@@ -572,11 +571,11 @@ static int x__opt(struct drv_config *cfg, int c, const char *opt, struct drv__se
 		cfg->quiet = true;
 		return 0;
 	case ':':
-		return x__fail(err, errlen, "%s needs a value (see --help)", opt);
+		return drv__config_fail(err, errlen, "%s needs a value (see --help)", opt);
 	default:
 		if (optopt && optopt < 0x100)
-			return x__fail(err, errlen, "unknown option -%c (see --help)", optopt);
-		return x__fail(err, errlen, "unknown option %s (see --help)", opt);
+			return drv__config_fail(err, errlen, "unknown option -%c (see --help)", optopt);
+		return drv__config_fail(err, errlen, "unknown option %s (see --help)", opt);
 	}
 }
 
@@ -604,9 +603,9 @@ int drv_config_parse(struct drv_config *cfg, int argc, char **argv, char *err, s
 			return r;
 	}
 	if (optind >= argc)
-		return x__fail(err, errlen, "missing target, e.g. tcp://HOST:PORT (see --help)");
+		return drv__config_fail(err, errlen, "missing target, e.g. tcp://HOST:PORT (see --help)");
 	if (optind + 1 < argc)
-		return x__fail(err, errlen, "unexpected argument '%s': one target only",
+		return drv__config_fail(err, errlen, "unexpected argument '%s': one target only",
 			       argv[optind + 1]);
 	r = x__target(cfg, argv[optind], err, errlen);
 	if (r)

@@ -1,36 +1,22 @@
 // SPDX-License-Identifier: MIT
 /* The http:// and https:// part of the command line: headers, engine, TLS and HTTP/2 checks. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <curl/curl.h>
 #include "config_int.h"
-
-__attribute__((format(printf, 3, 4))) static int x__fail(char *err, size_t errlen,
-							 const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
 
 int drv__config_header(struct drv_config *cfg, const char *s, char *err, size_t errlen)
 {
 	const char *colon = strchr(s, ':'), *p;
 
 	if (!colon || colon == s)
-		return x__fail(err, errlen, "-H '%s': expected 'Name: value'", s);
+		return drv__config_fail(err, errlen, "-H '%s': expected 'Name: value'", s);
 	for (p = s; *p; p++)
 		if (*p == '\r' || *p == '\n')
-			return x__fail(err, errlen, "-H: no line breaks in a header");
+			return drv__config_fail(err, errlen, "-H: no line breaks in a header");
 	if (cfg->nheaders >= DRV_MAX_HEADERS)
-		return x__fail(err, errlen, "-H: at most %d headers", DRV_MAX_HEADERS);
+		return drv__config_fail(err, errlen, "-H: at most %d headers", DRV_MAX_HEADERS);
 	cfg->headers[cfg->nheaders++] = s;
 	return 0;
 }
@@ -40,10 +26,10 @@ int drv__config_cacert(struct drv_config *cfg, const char *path, char *err, size
 	FILE *f;
 
 	if (!*path)
-		return x__fail(err, errlen, "--cacert: empty file name");
+		return drv__config_fail(err, errlen, "--cacert: empty file name");
 	f = fopen(path, "r");
 	if (!f)
-		return x__fail(err, errlen, "--cacert %s: %s", path, strerror(errno));
+		return drv__config_fail(err, errlen, "--cacert %s: %s", path, strerror(errno));
 	fclose(f);
 	cfg->cacert = path;
 	return 0;
@@ -55,15 +41,15 @@ static int x__libcurl(const struct drv_config *cfg, char *err, size_t errlen)
 	const curl_version_info_data *v = curl_version_info(CURLVERSION_NOW);
 
 	if (cfg->url.scheme == LL_SCHEME_HTTPS && !(v->features & CURL_VERSION_SSL))
-		return x__fail(err, errlen, "https://: this libcurl (%s) was built without TLS",
+		return drv__config_fail(err, errlen, "https://: this libcurl (%s) was built without TLS",
 			       v->version);
 	if (cfg->http2 && !(v->features & CURL_VERSION_HTTP2))
-		return x__fail(err, errlen, "--http2: this libcurl (%s) was built without HTTP/2",
+		return drv__config_fail(err, errlen, "--http2: this libcurl (%s) was built without HTTP/2",
 			       v->version);
 	/* before 8.0.0 the second request on an h2c connection fails (curl issue #10634) */
 	if (cfg->http2 && cfg->url.scheme == LL_SCHEME_HTTP && v->version_num < 0x080000 &&
 	    cfg->conn_model != DRV_CONN_NEW)
-		return x__fail(err, errlen,
+		return drv__config_fail(err, errlen,
 			       "--http2 over http:// (h2c) cannot reuse connections with "
 			       "libcurl %s (fixed in 8.0.0): use https://, or --new-conn",
 			       v->version);
@@ -79,7 +65,7 @@ static int x__engine(struct drv_config *cfg, const struct drv__seen *seen, char 
 	if (!tls && !cfg->http2)
 		return 0;
 	if (seen->engine_given && cfg->http_engine == DRV_HTTP_NATIVE)
-		return x__fail(err, errlen, "%s goes through libcurl: drop --http-engine native",
+		return drv__config_fail(err, errlen, "%s goes through libcurl: drop --http-engine native",
 			       tls ? "https://" : "--http2");
 	cfg->http_engine = DRV_HTTP_CURL;
 	return 0;
@@ -93,25 +79,25 @@ int drv__config_check_http(struct drv_config *cfg, const struct drv__seen *seen,
 	int r;
 
 	if (seen->http_opts && !ll_scheme_is_http(sch))
-		return x__fail(err, errlen,
+		return drv__config_fail(err, errlen,
 			       "-m, -H, --body, --body-file, --http-close, --http-engine and "
 			       "--http2 are for http:// and https:// targets");
 	if (seen->tls_opts && sch != LL_SCHEME_HTTPS)
-		return x__fail(err, errlen, "--insecure and --cacert are for https:// targets");
+		return drv__config_fail(err, errlen, "--insecure and --cacert are for https:// targets");
 	if (!ll_scheme_is_http(sch))
 		return 0;
 	if (cfg->payload)
-		return x__fail(err, errlen,
+		return drv__config_fail(err, errlen,
 			       "--payload is for tcp:// and udp://; http:// uses --body");
 	if (cfg->size != DRV_DEFAULT_SIZE || cfg->size_min != DRV_DEFAULT_SIZE)
-		return x__fail(err, errlen, "--size is for tcp:// and udp://; http:// uses --body");
+		return drv__config_fail(err, errlen, "--size is for tcp:// and udp://; http:// uses --body");
 	cfg->resp_rule = DRV_RESP_HTTP;
 	if (cfg->http_close) {
 		if (cfg->conn_model == DRV_CONN_RECONNECT)
-			return x__fail(err, errlen,
+			return drv__config_fail(err, errlen,
 				       "--http-close already means one request per connection");
 		if (cfg->http2)
-			return x__fail(err, errlen,
+			return drv__config_fail(err, errlen,
 				       "--http-close sends an HTTP/1.1 header; with --http2 use "
 				       "--new-conn for one request per connection");
 		cfg->conn_model = DRV_CONN_NEW;
@@ -123,17 +109,17 @@ int drv__config_check_http(struct drv_config *cfg, const struct drv__seen *seen,
 	if (r)
 		return r;
 	if (cfg->insecure && cfg->cacert)
-		return x__fail(err, errlen,
+		return drv__config_fail(err, errlen,
 			       "--insecure skips the verification --cacert is for: give one of "
 			       "them");
 	for (i = 0; cfg->method[i]; i++)
 		if (cfg->method[i] < 'A' || cfg->method[i] > 'Z')
-			return x__fail(err, errlen, "-m %s: a method is upper-case letters",
+			return drv__config_fail(err, errlen, "-m %s: a method is upper-case letters",
 				       cfg->method);
 	if (!i || i > 16)
-		return x__fail(err, errlen, "-m: a method is 1..16 letters");
+		return drv__config_fail(err, errlen, "-m: a method is 1..16 letters");
 	if (cfg->nsources && cfg->http_engine == DRV_HTTP_CURL)
-		return x__fail(err, errlen,
+		return drv__config_fail(err, errlen,
 			       "--source-addr needs the native HTTP engine (http:// without "
 			       "--http-engine curl or --http2)");
 	return 0;

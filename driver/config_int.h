@@ -16,6 +16,9 @@ struct drv__seen {
 	bool tls_opts;	   /* -k/--insecure, --cacert */
 };
 
+/* Write one line into err (when given) and return -EINVAL. */
+int drv__config_fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* -H 'Name: value' */
 int drv__config_header(struct drv_config *cfg, const char *s, char *err, size_t errlen);
 /* --cacert FILE: must be readable now, so a typo is a usage error, not N TLS errors. */
