@@ -45,7 +45,7 @@ fail:
  */
 int rs_probe_port_free(const struct rs_config *cfg)
 {
-	int fd, err;
+	int fd = -1, err;
 
 	err = x__socket(cfg, false, &fd);
 	if (err)
@@ -56,7 +56,7 @@ int rs_probe_port_free(const struct rs_config *cfg)
 
 int rs_listen_socket(const struct rs_config *cfg, int *out)
 {
-	int fd, err;
+	int fd = -1, err;
 
 	err = x__socket(cfg, true, &fd);
 	if (err)
