@@ -4,7 +4,10 @@
  *
  *   syscalls:sys_exit_<fd-making call>   ret is EMFILE/ENFILE/EADDRNOTAVAIL/EADDRINUSE and the
  *                                        caller is a target: sysfail[call][class]++, and the
- *                                        process is named in errprocs (tgid -> counts, comm)
+ *                                        process is named in errprocs (tgid -> counts, comm).
+ *                                        The syscall tier: attached on demand (observer/
+ *                                        systier.c); connect()'s EADDRNOTAVAIL from a failed
+ *                                        port search is counted by sockets.bpf.c, always
  *   skb:kfree_skb                        drop_reasons[reason]++ (every drop on the host; the
  *                                        names come from the kernel's BTF at run time)
  *   tcp:tcp_retransmit_synack            on a target listener
@@ -12,8 +15,8 @@
  *   sched:sched_process_exit / _fork     a target process exits; with --children a new child
  *                                        becomes a target. Rare: one ring buffer record each.
  *
- * accept()/accept4() failures are counted by conn.bpf.c, which already attaches there.
- * "targets" and "errprocs" are conn.bpf.c's maps, reused by userspace before load.
+ * accept()/accept4() failures are counted by sockets.bpf.c, which already attaches there.
+ * "targets" and "errprocs" are sockets.bpf.c's maps, reused by userspace before load.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -72,7 +75,8 @@ static __always_inline int on_sys_exit(__u32 sys, long ret)
 	if (ret >= 0)
 		return 0;
 	f = fail_class(-ret);
-	if (f < 0 || !proc_wanted())
+	/* connect()'s port search failing is counted always, from inet_sock_set_state */
+	if (f < 0 || (sys == OBS_SYS_CONNECT && f == OBS_FAIL_EADDRNOTAVAIL) || !proc_wanted())
 		return 0;
 	idx = sys * OBS_FAIL_MAX + (__u32)f;
 	c = bpf_map_lookup_elem(&sysfail, &idx);

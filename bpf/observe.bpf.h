@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (MIT OR GPL-2.0) */
 /*
- * What conn.bpf.c and failures.bpf.c share: the target filter and the per-process failure map.
+ * What sockets.bpf.c and failures.bpf.c share: the target filter and the per-process failure map.
  *
  * Targets, set before load through rodata (0 = off):
  *   targ_port_bits/targ_nports   sockets whose local or remote port is a target port
@@ -8,12 +8,16 @@
  *   targ_by_pid                  processes whose tgid is in the "targets" hash
  *   targ_cgroup_id               processes in one cgroup v2 (at targ_cgroup_level) or below it
  * Both objects have a "targets" and an "errprocs" map; userspace makes failures.bpf.c reuse
- * conn.bpf.c's, so there is one of each.
+ * sockets.bpf.c's, so there is one of each.
  */
 #ifndef LOADLENS_OBSERVE_BPF_H
 #define LOADLENS_OBSERVE_BPF_H
 
 #include "loadlens/observer.h"
+
+/* A no-op at run time (the verifier rewrites it to a move): a typed, read-only view of a kernel
+ * pointer, e.g. one read with bpf_probe_read_kernel, dereferenced directly like a BTF pointer. */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 
 #define AF_INET 2
 #define AF_INET6 10

@@ -1,13 +1,105 @@
 /* SPDX-License-Identifier: (MIT OR GPL-2.0) */
 /*
- * BPF-only helpers of bpf/req.bpf.c that read kernel state: TCP's own clock for a socket, and the
- * struct sock behind a file descriptor of the current task.
+ * Request timing for bpf/sockets.bpf.c: where each request's time goes, on the target TCP and UDP
+ * ports: socket-queue wait, service time, residence, the accept-queue share of a connection's
+ * first request, and the run-queue wait of the serving processes' threads. Request boundaries come from a per-socket state
+ * machine; nothing is parsed (docs/observer.md, "Request timing").
+ *
+ *   sock:sk_data_ready       bytes queued to a socket (softirq, or the sender's context)
+ *   sock:sock_recv_length    the application read (its own context)
+ *   sock:sock_send_length    the application wrote
+ *   sock:inet_sock_set_state the server closes (FIN_WAIT1, LAST_ACK): close out the last request
+ *   (accept time of a new connection, for its first request: conn.bpf.h's queued table holds it
+ *   when the syscall tier saw the accept())
+ *   sched:sched_wakeup{,_new}, sched:sched_switch   run-queue wait of the serving processes
+ *
+ * Cost rules (BENCHMARKS.md, "Request timing overhead"): the first thing every socket program does
+ * is one byte load (the port's slot in rodata) on the struct sock it was handed, so a foreign
+ * socket (the client's end, another port) costs no helper call; then one sk_storage lookup
+ * (socket state lives in the socket and dies with it: no eviction, no stale entry when a struct
+ * sock address is reused), no loops. TCP reuses the clock TCP itself just read (tcp_clock_cache,
+ * refreshed on every received segment and every transmit): the arrival and the first write of a
+ * response cost no bpf_ktime_get_ns(), so a keep-alive request costs one, at its read.
+ * Histograms and counters are per-CPU arrays; userspace sums CPUs and diffs snapshots.
+ * Run-queue wait (--runq) is off unless asked for: it runs on every context switch of the host.
+ * For another process's switch it costs two loads (a tgid, and its slot in a bss array).
  */
 #ifndef LOADLENS_REQ_BPF_H
 #define LOADLENS_REQ_BPF_H
 
-/* kfunc: a typed, read-only view of a kernel pointer; the verifier turns it into a register move. */
-extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+#include "loadlens/reqtime.h"
+
+#define IPPROTO_TCP 6
+#define IPPROTO_UDP 17
+#define TCP_FIN_WAIT1 4
+#define TCP_LAST_ACK 9
+#define MSG_PEEK 2
+#define TASK_RUNNING 0
+
+/* Port -> 1 + index of the port in --port order; 0: not a target. Every entry 1: --all-ports. */
+const volatile __u8 targ_slot[65536] = {};
+/* --trace: one request in targ_trace_every (per CPU) goes to the ring buffer; 0: off. */
+const volatile __u32 targ_trace_every = 0;
+/* --runq: serving processes join the run-queue watch; 0: off (the sched programs not loaded). */
+const volatile __u8 targ_runq = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct rt_tcp_sock);
+} tcp_socks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct rt_udp_sock);
+} udp_socks SEC(".maps");
+
+/* RT_NCOMP histograms per slot; userspace sizes it to the slots in use before load. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2 * RT_NCOMP * LL_HIST_BUCKETS);
+	__type(key, __u32);
+	__type(value, __u64);
+} hists SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, RT_MAX_SLOTS);
+	__type(key, __u32);
+	__type(value, struct rt_ctrs);
+} ctrs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, RT_G_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} global SEC(".maps");
+
+/*
+ * Run-queue watch, in .bss so that a context switch reads it with plain loads and no helper call.
+ * watched[tgid % RT_WATCH_SLOTS] holds the tgid of a serving process (0: free); two serving
+ * processes in one slot: the second is not watched (tgids_full). wake[tid % RT_WAKE_SLOTS] holds
+ * when a watched thread became runnable; a thread sharing the slot overwrites it (one sample lost).
+ */
+__u64 watched[RT_WATCH_SLOTS]; /* u64: clang 14 has 64-bit compare-and-swap only */
+struct rt_wake wake[RT_WAKE_SLOTS];
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, LL_HIST_BUCKETS);
+	__type(key, __u32);
+	__type(value, __u64);
+} runq_hist SEC(".maps");
+
+/* --trace records; userspace shrinks it to one page when --trace is off. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, RT_TRACE_RING);
+} trace SEC(".maps");
 
 static __always_inline __u64 sub0(__u64 a, __u64 b)
 {
@@ -30,23 +122,417 @@ static __always_inline __u64 tcp_clock(const struct sock *sk, __u64 after)
 	return t > after && after ? t : bpf_ktime_get_ns();
 }
 
-/* fd of the current task -> its struct sock, or NULL if fd is not a socket. */
-static __always_inline struct sock *fd_sock(long fd)
+static __always_inline void global_add(__u32 idx, __u64 n)
 {
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
-	struct file *file = NULL, **fds;
-	struct socket *sock;
+	__u64 *c = bpf_map_lookup_elem(&global, &idx);
 
-	if (!fdt || fd < 0 || (unsigned long)fd >= BPF_CORE_READ(fdt, max_fds))
-		return NULL;
-	fds = BPF_CORE_READ(fdt, fd);
-	if (bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]) || !file)
-		return NULL;
-	sock = BPF_CORE_READ(file, private_data);
-	if (!sock || BPF_CORE_READ(sock, file) != file)
-		return NULL;
-	return BPF_CORE_READ(sock, sk);
+	if (c)
+		*c += n;
+}
+
+/* Slot of a socket: 2 * port index + udp, or -1 for a socket we do not time. */
+static __always_inline int sock_slot(const struct sock *sk, bool *udp)
+{
+	__u8 s = targ_slot[sk->__sk_common.skc_num];
+	__u16 proto;
+
+	if (!s)
+		return -1;
+	proto = sk->sk_protocol;
+	if (proto == IPPROTO_TCP)
+		*udp = false;
+	else if (proto == IPPROTO_UDP)
+		*udp = true;
+	else
+		return -1;
+	return 2 * (s - 1) + *udp;
+}
+
+static __always_inline void hist_add(struct rt_ctrs *c, __u32 slot, __u32 comp, __u64 v)
+{
+	__u32 key = (slot * RT_NCOMP + comp) * LL_HIST_BUCKETS + ll_hist_bucket(v);
+	__u64 *b = bpf_map_lookup_elem(&hists, &key);
+
+	if (b)
+		*b += 1;
+	c->sum_ns[comp] += v;
+	if (v > c->max_ns[comp])
+		c->max_ns[comp] = v;
+}
+
+/* --runq: the server's first process to read from a target socket joins the run-queue watch. */
+static __always_inline void watch_tgid(void)
+{
+	__u64 tgid = bpf_get_current_pid_tgid() >> 32, *w = &watched[tgid % RT_WATCH_SLOTS];
+
+	if (!targ_runq || *w == tgid)
+		return;
+	if (*w || __sync_val_compare_and_swap(w, 0, tgid))
+		global_add(RT_G_TGIDS_FULL, 1);
+}
+
+static __always_inline void trace_emit(struct rt_ctrs *c, const struct sock *sk, bool udp,
+				       __u64 arrival, __u64 accept, __u64 read, __u64 write)
+{
+	struct rt_trace_rec *r = bpf_ringbuf_reserve(&trace, sizeof(*r), 0);
+	__u16 family = sk->__sk_common.skc_family;
+
+	if (!r) {
+		c->trace_lost++;
+		return;
+	}
+	__builtin_memset(r, 0, sizeof(*r));
+	r->arrival_ns = arrival;
+	r->accept_ns = accept;
+	r->read_ns = read;
+	r->write_ns = write;
+	r->tgid = bpf_get_current_pid_tgid() >> 32;
+	r->family = family;
+	r->udp = udp;
+	r->sport = sk->__sk_common.skc_num;
+	r->dport = bpf_ntohs(sk->__sk_common.skc_dport);
+	if (family == AF_INET6) {
+		bpf_probe_read_kernel(r->saddr, 16, &sk->__sk_common.skc_v6_rcv_saddr);
+		bpf_probe_read_kernel(r->daddr, 16, &sk->__sk_common.skc_v6_daddr);
+	} else {
+		*(__u32 *)r->saddr = sk->__sk_common.skc_rcv_saddr;
+		*(__u32 *)r->daddr = sk->__sk_common.skc_daddr;
+	}
+	bpf_ringbuf_submit(r, 0);
+}
+
+/*
+ * A response has begun: record the request. Socket-queue wait starts at the arrival, or at the
+ * accept if the bytes arrived before the connection was accepted; that earlier part is the
+ * request's accept-queue share. So residence = accept share + socket-queue wait + service.
+ */
+static __always_inline void record(const struct sock *sk, __u32 slot, bool udp, __u64 arrival,
+				   __u64 accept, __u64 read, __u64 write)
+{
+	struct rt_ctrs *c = bpf_map_lookup_elem(&ctrs, &slot);
+
+	if (!c)
+		return;
+	c->requests++;
+	if (!c->first_ns)
+		c->first_ns = write;
+	c->last_ns = write;
+	hist_add(c, slot, RT_SERVICE, sub0(write, read));
+	if (arrival) {
+		hist_add(c, slot, RT_QUEUE, sub0(read, accept > arrival ? accept : arrival));
+		hist_add(c, slot, RT_RESIDENCE, sub0(write, arrival));
+		if (accept)
+			hist_add(c, slot, RT_ACCEPT, sub0(accept, arrival));
+	} else {
+		c->no_arrival++;
+	}
+	if (targ_trace_every && c->requests % targ_trace_every == 0)
+		trace_emit(c, sk, udp, arrival, accept, read, write);
+}
+
+/* The current TCP response is complete (the next request was read, or the server closed). */
+static __always_inline void tcp_close_out(struct rt_tcp_sock *s, __u32 slot)
+{
+	struct rt_ctrs *c;
+
+	if (s->state == RT_WRITING && !(s->flags & RT_F_MULTI))
+		return;
+	c = bpf_map_lookup_elem(&ctrs, &slot);
+	if (!c)
+		return;
+	if (s->state == RT_READING) {
+		c->unanswered++;
+		return;
+	}
+	if (s->state != RT_WRITING)
+		return;
+	c->multi_write++;
+	hist_add(c, slot, RT_MULTI_FIRST, sub0(s->write_ns, s->read_ns));
+	hist_add(c, slot, RT_MULTI_LAST, sub0(s->last_write_ns, s->read_ns));
+}
+
+static __always_inline void tcp_arrival(const struct sock *sk)
+{
+	struct rt_tcp_sock *s;
+
+	s = bpf_sk_storage_get(&tcp_socks, (void *)sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+	if (!s) {
+		global_add(RT_G_NO_STORAGE, 1);
+		return;
+	}
+	if (s->state == RT_IDLE) {
+		s->arrival_ns = tcp_clock(sk, s->read_ns);
+		s->state = RT_QUEUED;
+	} else if (s->state != RT_QUEUED && !s->pending_ns) {
+		/* while a request is read or served: the first bytes of the next one */
+		s->pending_ns = tcp_clock(sk, s->read_ns);
+	}
+}
+
+static __always_inline void udp_arrival(const struct sock *sk)
+{
+	struct rt_udp_sock *s;
+	__u64 i;
+
+	s = bpf_sk_storage_get(&udp_socks, (void *)sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+	if (!s) {
+		global_add(RT_G_NO_STORAGE, 1);
+		return;
+	}
+	/* senders on several CPUs may queue to one socket at once: take the index atomically */
+	i = __sync_fetch_and_add(&s->tail, 1);
+	s->arrival[i & (RT_UDP_RING - 1)] = bpf_ktime_get_ns();
+}
+
+static __always_inline void req_data_ready(const struct sock *sk)
+{
+	bool udp;
+
+	if (!sk || sock_slot(sk, &udp) < 0)
+		return;
+	if (udp)
+		udp_arrival(sk);
+	else if (sk->__sk_common.skc_state != TCP_LISTEN) /* a new connection, not bytes */
+		tcp_arrival(sk);
+}
+
+static __always_inline void tcp_begin(struct rt_tcp_sock *s, __u64 arrival, __u64 now)
+{
+	s->arrival_ns = arrival;
+	s->pending_ns = 0;
+	s->read_ns = now;
+	s->accept_ns = 0;
+	s->state = RT_READING;
+	s->flags &= ~RT_F_MULTI;
+}
+
+static __always_inline void tcp_read(struct sock *sk, __u32 slot)
+{
+	struct rt_tcp_sock *s;
+	__u64 now;
+
+	s = bpf_sk_storage_get(&tcp_socks, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+	if (!s) {
+		global_add(RT_G_NO_STORAGE, 1);
+		return;
+	}
+	if (s->state == RT_READING) {
+		/* more of the same request: bytes that arrived meanwhile are part of it */
+		s->pending_ns = 0;
+		return;
+	}
+	now = bpf_ktime_get_ns();
+	if (s->state == RT_QUEUED) {
+		tcp_begin(s, s->arrival_ns, now);
+	} else if (s->state == RT_WRITING) {
+		tcp_close_out(s, slot);
+		tcp_begin(s, s->pending_ns, now);
+	} else {
+		tcp_begin(s, 0, now); /* no arrival seen: bytes queued before we attached */
+	}
+	if (s->flags & RT_F_SEEN_READ)
+		return;
+	/* the connection's first request: was it queued before accept() returned the socket? */
+	s->flags |= RT_F_SEEN_READ;
+	s->accept_ns = accept_time(sk);
+	watch_tgid();
+}
+
+static __always_inline void udp_read(struct sock *sk, __u32 slot)
+{
+	struct rt_udp_sock *s;
+	struct rt_ctrs *c;
+	__u64 h, t;
+
+	s = bpf_sk_storage_get(&udp_socks, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+	if (!s) {
+		global_add(RT_G_NO_STORAGE, 1);
+		return;
+	}
+	if (s->state == RT_READING) {
+		/* the previous datagram got no reply before this read */
+		c = bpf_map_lookup_elem(&ctrs, &slot);
+		if (c)
+			c->unanswered++;
+	}
+	h = __sync_fetch_and_add(&s->head, 1);
+	t = s->tail;
+	if (h >= t) {
+		/* queued before we attached: no stamp */
+		s->arrival_ns = 0;
+		s->head = t;
+	} else if (t - h > RT_UDP_RING) {
+		s->arrival_ns = 0;
+		c = bpf_map_lookup_elem(&ctrs, &slot);
+		if (c)
+			c->ring_overrun++;
+	} else {
+		s->arrival_ns = s->arrival[h & (RT_UDP_RING - 1)];
+	}
+	s->read_ns = bpf_ktime_get_ns();
+	s->state = RT_READING;
+	if (!(s->flags & RT_F_SEEN_READ)) {
+		s->flags |= RT_F_SEEN_READ;
+		watch_tgid();
+	}
+}
+
+static __always_inline void req_recv(struct sock *sk, int ret, int flags)
+{
+	bool udp;
+	int slot;
+
+	/* arguments first: EAGAIN, EOF and peeks are not reads of a request */
+	if (ret <= 0 || (flags & MSG_PEEK) || !sk)
+		return;
+	slot = sock_slot(sk, &udp);
+	if (slot < 0)
+		return;
+	if (udp)
+		udp_read(sk, slot);
+	else
+		tcp_read(sk, slot);
+}
+
+static __always_inline void unsolicited(__u32 slot)
+{
+	struct rt_ctrs *c = bpf_map_lookup_elem(&ctrs, &slot);
+
+	if (c)
+		c->unsolicited++;
+}
+
+/*
+ * When the first write of a response began to leave. sock_send_length fires at the end of the
+ * write, and on loopback the write itself delivers to the peer and wakes it (tens of us, or the
+ * peer's whole time slice if it preempts us). TCP refreshes tcp_clock_cache when it transmits, so
+ * a value newer than the read is the transmit of this response (or an ACK received during the
+ * write); if the write transmitted nothing yet (queued behind cwnd), tcp_clock() reads the clock.
+ */
+static __always_inline void tcp_write(struct sock *sk, __u32 slot)
+{
+	struct rt_tcp_sock *s = bpf_sk_storage_get(&tcp_socks, sk, 0, 0);
+	__u64 now;
+
+	if (!s)
+		return;
+	if (s->state == RT_READING) {
+		now = tcp_clock(sk, s->read_ns);
+		s->write_ns = now;
+		s->last_write_ns = now;
+		s->state = RT_WRITING;
+		record(sk, slot, false, s->arrival_ns, s->accept_ns, s->read_ns, now);
+	} else if (s->state == RT_WRITING) {
+		s->last_write_ns = bpf_ktime_get_ns();
+		s->flags |= RT_F_MULTI;
+	} else {
+		unsolicited(slot);
+	}
+}
+
+static __always_inline void udp_write(struct sock *sk, __u32 slot)
+{
+	struct rt_udp_sock *s = bpf_sk_storage_get(&udp_socks, sk, 0, 0);
+
+	if (!s)
+		return;
+	if (s->state != RT_READING) {
+		unsolicited(slot);
+		return;
+	}
+	s->state = RT_IDLE;
+	record(sk, slot, true, s->arrival_ns, 0, s->read_ns, bpf_ktime_get_ns());
+}
+
+static __always_inline void req_send(struct sock *sk, int ret)
+{
+	bool udp;
+	int slot;
+
+	if (ret <= 0 || !sk)
+		return;
+	slot = sock_slot(sk, &udp);
+	if (slot < 0)
+		return;
+	if (udp)
+		udp_write(sk, slot);
+	else
+		tcp_write(sk, slot);
+}
+
+/* A target socket moves to FIN_WAIT1 or LAST_ACK: the server closes, its last response is
+ * complete (or never came). */
+static __always_inline void req_server_closes(const struct sock *sk)
+{
+	struct rt_tcp_sock *s;
+	bool udp;
+	int slot;
+
+	slot = sock_slot(sk, &udp);
+	if (slot < 0 || udp)
+		return;
+	s = bpf_sk_storage_get(&tcp_socks, (void *)sk, 0, 0);
+	if (!s)
+		return;
+	tcp_close_out(s, slot);
+	s->state = RT_IDLE;
+}
+
+/*
+ * Run-queue wait (--runq): runnable (woken, or preempted while running) -> on a CPU. These run on
+ * every wake-up and context switch of the host: a task of another process costs the load of its
+ * tgid and of one watched[] slot, and nothing else.
+ */
+static __always_inline bool is_watched(const struct task_struct *p)
+{
+	__u32 tgid = p->tgid;
+
+	return watched[tgid % RT_WATCH_SLOTS] == tgid && tgid;
+}
+
+static __always_inline void runnable(const struct task_struct *p, __u64 now)
+{
+	struct rt_wake *w = &wake[(__u32)p->pid % RT_WAKE_SLOTS];
+
+	w->ts = now;
+	w->tid = p->pid;
+}
+
+static __always_inline void req_wakeup(const struct task_struct *p)
+{
+	if (is_watched(p))
+		runnable(p, bpf_ktime_get_ns());
+}
+
+static __always_inline void req_switch(const struct task_struct *prev,
+				       const struct task_struct *next, unsigned int prev_state)
+{
+	bool p = prev_state == TASK_RUNNING && is_watched(prev), n = is_watched(next);
+	struct rt_wake *w;
+	__u64 now, wait, *b, *max;
+	__u32 idx;
+
+	if (!p && !n)
+		return;
+	now = bpf_ktime_get_ns();
+	if (p)
+		runnable(prev, now);
+	if (!n)
+		return;
+	w = &wake[(__u32)next->pid % RT_WAKE_SLOTS];
+	if (w->tid != next->pid || !w->ts)
+		return;
+	wait = sub0(now, w->ts);
+	w->ts = 0;
+	idx = ll_hist_bucket(wait);
+	b = bpf_map_lookup_elem(&runq_hist, &idx);
+	if (b)
+		*b += 1;
+	global_add(RT_G_RUNQ_SUM_NS, wait);
+	idx = RT_G_RUNQ_MAX_NS;
+	max = bpf_map_lookup_elem(&global, &idx);
+	if (max && wait > *max)
+		*max = wait;
 }
 
 #endif /* LOADLENS_REQ_BPF_H */

@@ -26,20 +26,33 @@ int obs_read_percpu(const struct bpf_map *map, uint32_t n, int ncpu, size_t valu
 	return 0;
 }
 
-uint64_t obs_obj_missed(const struct bpf_object *obj)
+uint64_t obs_progs_missed(struct bpf_program *const *progs, size_t n)
 {
-	struct bpf_program *p;
+	struct bpf_prog_info info;
 	uint64_t missed = 0;
+	uint32_t len;
+	size_t i;
+	int fd;
 
-	bpf_object__for_each_program(p, obj)
-	{
-		struct bpf_prog_info info;
-		uint32_t len = sizeof(info);
-		int fd = bpf_program__fd(p);
-
+	for (i = 0; i < n; i++) {
+		fd = progs[i] ? bpf_program__fd(progs[i]) : -1;
+		len = sizeof(info);
 		memset(&info, 0, sizeof(info));
 		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
 			missed += info.recursion_misses;
 	}
 	return missed;
+}
+
+uint64_t obs_obj_missed(const struct bpf_object *obj)
+{
+	struct bpf_program *p, *progs[64];
+	size_t n = 0;
+
+	bpf_object__for_each_program(p, obj)
+	{
+		if (n < sizeof(progs) / sizeof(progs[0]))
+			progs[n++] = p;
+	}
+	return obs_progs_missed(progs, n);
 }

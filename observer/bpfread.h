@@ -16,5 +16,7 @@ int obs_read_percpu(const struct bpf_map *map, uint32_t n, int ncpu, size_t valu
 		    uint64_t *buf, size_t buf_words);
 /* Program runs the kernel skipped (recursion_misses) summed over an object's programs. */
 uint64_t obs_obj_missed(const struct bpf_object *obj);
+/* The same for a list of programs (NULL entries and programs not loaded count 0). */
+uint64_t obs_progs_missed(struct bpf_program *const *progs, size_t n);
 
 #endif /* LOADLENS_OBSERVER_BPFREAD_H */

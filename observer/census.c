@@ -167,8 +167,16 @@ static int x__on_msg(const struct nlmsghdr *nlh, void *data)
 		if (m->idiag_state != OBS_TCP_LISTEN)
 			return MNL_CB_OK;
 		c->listen_bits[sport >> 6] |= 1ULL << (sport & 63);
-		if ((!c->nports || x__bit(c->port_bits, sport)) && cs->nlisten < OBS_CENSUS_LISTENERS)
-			cs->listen_inodes[cs->nlisten++] = m->idiag_inode;
+		if (!c->nports || x__bit(c->port_bits, sport)) {
+			if (cs->nlisten < OBS_CENSUS_LISTENERS)
+				cs->listen_inodes[cs->nlisten++] = m->idiag_inode;
+			/* a listener's rqueue is its accept queue, wqueue its backlog */
+			cs->listen_queued += m->idiag_rqueue;
+			if (m->idiag_rqueue >= cs->listen_qlen_max) {
+				cs->listen_qlen_max = m->idiag_rqueue;
+				cs->listen_backlog = m->idiag_wqueue;
+			}
+		}
 	}
 	if (c->nports && !x__bit(c->port_bits, sport) && !x__bit(c->port_bits, dport))
 		return MNL_CB_OK;
@@ -242,6 +250,27 @@ static int x__cmp_group(const void *a, const void *b)
 	return x->in_use < y->in_use ? 1 : x->in_use > y->in_use ? -1 : 0;
 }
 
+/* The listening sockets only: the listen pass of a census. */
+static int x__listen_pass(struct obs_census_ctx *c, struct obs_census *cs)
+{
+	int err;
+
+	c->cur = cs;
+	c->listen_pass = true;
+	err = x__dump(c, AF_INET, 1u << OBS_TCP_LISTEN);
+	if (!err)
+		err = x__dump(c, AF_INET6, 1u << OBS_TCP_LISTEN);
+	c->listen_pass = false;
+	return err;
+}
+
+int obs_census_listeners(struct obs_census_ctx *c, struct obs_census *cs)
+{
+	memset(cs, 0, sizeof(*cs));
+	memset(c->listen_bits, 0, sizeof(c->listen_bits));
+	return x__listen_pass(c, cs);
+}
+
 int obs_census_take(struct obs_census_ctx *c, struct obs_census *cs)
 {
 	const uint32_t all = ~0u & ~(1u << OBS_TCP_LISTEN);
@@ -256,11 +285,7 @@ int obs_census_take(struct obs_census_ctx *c, struct obs_census *cs)
 	c->ngroups = 0;
 	c->cur = cs;
 	x__read_range(c, cs);
-	c->listen_pass = true;
-	err = x__dump(c, AF_INET, 1u << OBS_TCP_LISTEN);
-	if (!err)
-		err = x__dump(c, AF_INET6, 1u << OBS_TCP_LISTEN);
-	c->listen_pass = false;
+	err = x__listen_pass(c, cs);
 	if (!err)
 		err = x__dump(c, AF_INET, all);
 	if (!err)

@@ -36,6 +36,9 @@ struct obs_census {
 	size_t ngroups;			/* distinct (src, dst:port) groups */
 	uint64_t listen_inodes[OBS_CENSUS_LISTENERS]; /* listeners on target ports */
 	size_t nlisten;
+	uint64_t listen_queued;	  /* children in their accept queues, all of them */
+	uint32_t listen_qlen_max; /* the fullest accept queue */
+	uint32_t listen_backlog;  /* its backlog */
 	double took_ms; /* time the census took */
 };
 
@@ -58,6 +61,9 @@ struct obs_census_ctx *obs_census_new(const char *prog, int netns_fd, const uint
 				      size_t nports);
 void obs_census_free(struct obs_census_ctx *c);
 int obs_census_take(struct obs_census_ctx *c, struct obs_census *out);
+/* The listen pass alone (listeners, their accept queues): cheap, the kernel walks only the
+ * listening hash. Returns 0 or a negative errno. */
+int obs_census_listeners(struct obs_census_ctx *c, struct obs_census *out);
 int obs_census_netstat(struct obs_census_ctx *c, struct obs_netstat *out);
 /* Range size, hi - lo + 1, or 0. */
 uint32_t obs_census_range(const struct obs_census *cs);

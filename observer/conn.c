@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* The connection observer: attach plan, load, attach, and reading per-CPU maps back. */
+/*
+ * The socket programs (bpf/sockets.bpf.c): attach plan, load, attach, and reading the connection
+ * counters back. observer/reqtime.c configures the same object between open and start.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,11 +14,16 @@
 #include "bpfread.h"
 #include "conn.h"
 #include "startup.h"
-#include "conn.skel.h"
+#include "loadlens/reqtime.h" /* types of the skeleton's bss (request timing) */
+#include "sockets.skel.h"
 
 struct obs_conn {
-	struct conn_bpf *skel;
+	struct sockets_bpf *skel;
 	struct obs_conn_features features;
+	bool by_calls;		/* accepts counted at accept(): the syscall tier stays attached */
+	bool queued0_set;	/* queued0 holds the listeners' queues at start */
+	uint64_t queued0;
+	uint64_t qlen_max, backlog; /* longest accept queue a census saw, and its backlog */
 	int ncpu;
 	uint64_t *percpu; /* scratch: LL_HIST_BUCKETS x ncpu values (>= one block per CPU) */
 	char attached[256];
@@ -41,7 +49,7 @@ static void x__attached_add(struct obs_conn *c, const char *what)
 /* Decide what to attach: switch off what the kernel lacks, before load. Returns 0 or -ENOENT. */
 static int x__plan(struct obs_conn *c, const char *prog, const struct obs_conn_opts *opts)
 {
-	struct conn_bpf *s = c->skel;
+	struct sockets_bpf *s = c->skel;
 	bool btf_tp, raw_tp;
 
 	if (!obs_tracepoint_exists("syscalls", "sys_exit_accept4")) {
@@ -50,11 +58,14 @@ static int x__plan(struct obs_conn *c, const char *prog, const struct obs_conn_o
 			obs_tracefs() ? obs_tracefs() : OBS_TRACEFS "/events");
 		return -ENOENT;
 	}
-	x__attached_add(c, "accept4");
+	x__attached_add(c, "accept4 [syscall tier]");
+	/* the syscall tier: observer/systier.c attaches these when they are wanted */
+	bpf_program__set_autoattach(s->progs.handle_sys_exit_accept4, false);
+	bpf_program__set_autoattach(s->progs.handle_sys_exit_accept, false);
 
 	c->features.accept = obs_tracepoint_exists("syscalls", "sys_exit_accept");
 	if (c->features.accept) {
-		x__attached_add(c, "accept");
+		x__attached_add(c, "accept [syscall tier]");
 	} else {
 		bpf_program__set_autoload(s->progs.handle_sys_exit_accept, false);
 		ll_warn(prog, "note: no syscalls:sys_exit_accept tracepoint; accept() (not accept4) "
@@ -85,7 +96,7 @@ static int x__plan(struct obs_conn *c, const char *prog, const struct obs_conn_o
 	return 0;
 }
 
-static void x__set_targets(struct conn_bpf *s, const struct obs_conn_opts *opts)
+static void x__set_targets(struct sockets_bpf *s, const struct obs_conn_opts *opts)
 {
 	size_t i;
 
@@ -120,7 +131,7 @@ struct bpf_map *obs_conn_map(const struct obs_conn *c, const char *name)
 	return NULL;
 }
 
-struct obs_conn *obs_conn_new(const char *prog, const struct obs_conn_opts *opts)
+struct obs_conn *obs_conn_open(const char *prog, const struct obs_conn_opts *opts)
 {
 	struct obs_conn *c;
 	int err;
@@ -141,7 +152,7 @@ struct obs_conn *obs_conn_new(const char *prog, const struct obs_conn_opts *opts
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	c->skel = conn_bpf__open();
+	c->skel = sockets_bpf__open();
 	if (!c->skel) {
 		err = -errno;
 		ll_warn(prog, "cannot open the BPF object: %s", strerror(-err));
@@ -151,24 +162,8 @@ struct obs_conn *obs_conn_new(const char *prog, const struct obs_conn_opts *opts
 	if (err)
 		goto cleanup;
 	x__set_targets(c->skel, opts);
-
-	err = conn_bpf__load(c->skel);
-	if (err) {
-		ll_warn(prog, "cannot load BPF programs: %s; rerun with -v for libbpf's log",
-			strerror(-err));
-		goto cleanup;
-	}
-	err = x__add_pids(c, opts);
-	if (err) {
-		ll_warn(prog, "cannot fill the target map: %s", strerror(-err));
-		goto cleanup;
-	}
-	err = conn_bpf__attach(c->skel);
-	if (err) {
-		ll_warn(prog, "cannot attach BPF programs: %s; rerun with -v for libbpf's log",
-			strerror(-err));
-		goto cleanup;
-	}
+	/* a process filter alone: only accept() itself knows which process took a connection */
+	c->by_calls = !opts->nports && (opts->npids || opts->cgroup_id);
 	return c;
 
 cleanup:
@@ -177,11 +172,85 @@ cleanup:
 	return NULL;
 }
 
+struct sockets_bpf *obs_conn_skel(struct obs_conn *c)
+{
+	return c->skel;
+}
+
+int obs_conn_start(struct obs_conn *c, const char *prog, const struct obs_conn_opts *opts)
+{
+	int err;
+
+	err = sockets_bpf__load(c->skel);
+	if (err) {
+		ll_warn(prog, "cannot load BPF programs: %s; rerun with -v for libbpf's log",
+			strerror(-err));
+		return err;
+	}
+	err = x__add_pids(c, opts);
+	if (err) {
+		ll_warn(prog, "cannot fill the target map: %s", strerror(-err));
+		return err;
+	}
+	err = sockets_bpf__attach(c->skel);
+	if (err) {
+		ll_warn(prog, "cannot attach BPF programs: %s; rerun with -v for libbpf's log",
+			strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+size_t obs_conn_tier_progs(struct obs_conn *c, struct bpf_program **out)
+{
+	size_t n = 0;
+
+	out[n++] = c->skel->progs.handle_sys_exit_accept4;
+	if (c->features.accept)
+		out[n++] = c->skel->progs.handle_sys_exit_accept;
+	return n;
+}
+
+bool obs_conn_by_calls(const struct obs_conn *c)
+{
+	return c->by_calls || !c->features.set_state;
+}
+
+void obs_conn_accepted(struct obs_conn *c, struct obs_conn_stats *st,
+		       const struct obs_listen_queue *q)
+{
+	uint64_t *ctr = st->ctr, in, out;
+
+	if (q && q->ok) {
+		if (!c->queued0_set) {
+			c->queued0 = q->queued;
+			c->queued0_set = true;
+		}
+		if (q->qlen_max > c->qlen_max) {
+			c->qlen_max = q->qlen_max;
+			c->backlog = q->backlog;
+		}
+	}
+	if (c->qlen_max > ctr[OBS_CTR_QLEN_MAX]) {
+		ctr[OBS_CTR_QLEN_MAX] = c->qlen_max;
+		ctr[OBS_CTR_BACKLOG_MAX] = c->backlog;
+	}
+	if (obs_conn_by_calls(c) || !q || !q->ok) {
+		ctr[OBS_CTR_ACCEPTED] = ctr[OBS_CTR_ACCEPT_CALLS];
+		return;
+	}
+	/* every child that completed its handshake was accepted, unless it is still queued or its
+	 * listener closed over it; children queued at start are accepted first (FIFO) */
+	in = ctr[OBS_CTR_HANDSHAKES] + c->queued0;
+	out = q->queued + ctr[OBS_CTR_LISTEN_DISCARD];
+	ctr[OBS_CTR_ACCEPTED] = in > out ? in - out : 0;
+}
+
 void obs_conn_free(struct obs_conn *c)
 {
 	if (!c)
 		return;
-	conn_bpf__destroy(c->skel);
+	sockets_bpf__destroy(c->skel);
 	free(c->percpu);
 	free(c);
 }
@@ -238,7 +307,16 @@ int obs_conn_read(struct obs_conn *c, struct obs_conn_stats *st)
 		err = x__sum(c, c->skel->maps.accept_errnos, OBS_ERRNO_SLOTS, st->errnos);
 	if (!err)
 		err = x__sum(c, c->skel->maps.wait_hist, LL_HIST_BUCKETS, st->wait);
-	st->missed = obs_obj_missed(c->skel->obj);
+	{
+		struct bpf_program *progs[] = {
+			c->skel->progs.handle_inet_sock_set_state,
+			c->skel->progs.handle_inet_sock_set_state_raw,
+			c->skel->progs.handle_sys_exit_accept4,
+			c->skel->progs.handle_sys_exit_accept,
+		};
+
+		st->missed = obs_progs_missed(progs, sizeof(progs) / sizeof(progs[0]));
+	}
 	return err;
 }
 
@@ -249,6 +327,9 @@ void obs_conn_stats_sub(struct obs_conn_stats *st, const struct obs_conn_stats *
 
 	for (i = 0; i < OBS_CTR_MAX; i++)
 		st->ctr[i] = a->ctr[i] - b->ctr[i];
+	/* derived from two reads that are not one snapshot: it can step back by a few */
+	st->ctr[OBS_CTR_ACCEPTED] = a->ctr[OBS_CTR_ACCEPTED] > b->ctr[OBS_CTR_ACCEPTED] ?
+					    a->ctr[OBS_CTR_ACCEPTED] - b->ctr[OBS_CTR_ACCEPTED] : 0;
 	st->ctr[OBS_CTR_WAIT_MAX_NS] = 0; /* unknown for an interval: taken from the buckets */
 	st->ctr[OBS_CTR_QLEN_MAX] = a->ctr[OBS_CTR_QLEN_MAX]; /* since start */
 	st->ctr[OBS_CTR_BACKLOG_MAX] = a->ctr[OBS_CTR_BACKLOG_MAX];
@@ -277,6 +358,6 @@ void obs_conn_wait_hist(const struct obs_conn_stats *st, struct ll_hist *h)
 
 uint64_t obs_conn_drops(const struct obs_conn_stats *st)
 {
-	return st->ctr[OBS_CTR_DROP_ACCEPTING] + st->ctr[OBS_CTR_DROP_QUEUED] +
+	return st->ctr[OBS_CTR_DROP_QUEUED] +
 	       st->ctr[OBS_CTR_DROP_UNRESOLVED] + st->missed;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The connection observer (bpf/conn.bpf.c) from userspace: choose what to attach, load, attach,
- * and read the in-kernel counters back as totals.
+ * The socket programs (bpf/sockets.bpf.c) from userspace: choose what to attach, load, attach,
+ * and read the connection counters back as totals. Request timing (observer/reqtime.c) shares the
+ * object: it configures it between obs_conn_open() and obs_conn_start().
  */
 #ifndef LOADLENS_OBSERVER_CONN_H
 #define LOADLENS_OBSERVER_CONN_H
@@ -40,22 +41,45 @@ struct obs_conn_stats {
 	uint64_t missed;		  /* program runs the kernel skipped (recursion) */
 };
 
+/* The target listeners' accept queues, from a sock_diag census (observer/census.c). */
+struct obs_listen_queue {
+	uint64_t queued;   /* children waiting in all of them */
+	uint32_t qlen_max; /* the fullest one: its queue length */
+	uint32_t backlog;  /* and its backlog */
+	bool ok;	   /* false: not read (no census) */
+};
+
 struct obs_conn;
+struct sockets_bpf;
+struct bpf_program;
 
 /*
- * Probe, load and attach. Prints one line for each missing hard prerequisite (then errno is
- * ENOENT) and a note for each optional feature switched off. Returns NULL and sets errno.
- * Needs obs_startup_check(prog, OBS_NEED_TRACEFS) first.
+ * Probe and open. Prints one line for each missing hard prerequisite (then errno is ENOENT) and a
+ * note for each optional feature switched off. Returns NULL and sets errno. Needs
+ * obs_startup_check(prog, OBS_NEED_TRACEFS) first.
  */
-struct obs_conn *obs_conn_new(const char *prog, const struct obs_conn_opts *opts);
+struct obs_conn *obs_conn_open(const char *prog, const struct obs_conn_opts *opts);
+/* The object, for request timing to configure before obs_conn_start(). */
+struct sockets_bpf *obs_conn_skel(struct obs_conn *c);
+/* Load, and attach everything but the syscall tier. Returns 0 or a negative errno (printed). */
+int obs_conn_start(struct obs_conn *c, const char *prog, const struct obs_conn_opts *opts);
 void obs_conn_free(struct obs_conn *c);
+/* The syscall tier's programs of this object into out[2]; returns how many. */
+size_t obs_conn_tier_progs(struct obs_conn *c, struct bpf_program **out);
+/* Accepts can only be counted at accept() (a process filter alone, or no state tracepoint). */
+bool obs_conn_by_calls(const struct obs_conn *c);
+/* Set st->ctr[OBS_CTR_ACCEPTED] (and the longest queue seen) from st's counters and the listen
+ * queues q read just before st (NULL or !q->ok: count accept() calls instead). */
+void obs_conn_accepted(struct obs_conn *c, struct obs_conn_stats *st,
+		       const struct obs_listen_queue *q);
 
 const struct obs_conn_features *obs_conn_features(const struct obs_conn *c);
 /* Read all counters. Returns 0 or a negative errno. */
 int obs_conn_read(struct obs_conn *c, struct obs_conn_stats *st);
 /* Names of the attached programs, comma separated (for the "observing" line). */
 const char *obs_conn_attached(const struct obs_conn *c);
-/* The "targets" and "errprocs" maps, which failures.bpf.c shares (NULL if name is unknown). */
+/* The "targets" and "errprocs" maps, which failures.bpf.c shares (NULL if name is unknown). Valid
+ * after obs_conn_start(). */
 struct bpf_map *obs_conn_map(const struct obs_conn *c, const char *name);
 
 /* st = a - b (counter by counter; WAIT_MAX_NS is a's). */

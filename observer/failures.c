@@ -90,6 +90,25 @@ static void x__load_reason_names(struct obs_fail *f)
 	btf__free(btf);
 }
 
+size_t obs_fail_tier_progs(struct obs_fail *f, struct bpf_program **out, size_t max)
+{
+	struct failures_bpf *s = f->skel;
+	struct bpf_program *all[] = {
+		s->progs.handle_sys_exit_socket,	s->progs.handle_sys_exit_connect,
+		s->progs.handle_sys_exit_bind,		s->progs.handle_sys_exit_openat,
+		s->progs.handle_sys_exit_open,		s->progs.handle_sys_exit_pipe2,
+		s->progs.handle_sys_exit_dup,		s->progs.handle_sys_exit_dup2,
+		s->progs.handle_sys_exit_dup3,		s->progs.handle_sys_exit_socketpair,
+		s->progs.handle_sys_exit_epoll_create1, s->progs.handle_sys_exit_eventfd2,
+	};
+	size_t i, n = 0;
+
+	for (i = 0; i < sizeof(all) / sizeof(all[0]) && n < max; i++)
+		if (bpf_program__fd(all[i]) >= 0)
+			out[n++] = all[i];
+	return n;
+}
+
 const char *obs_drop_reason_name(const struct obs_fail *f, unsigned int reason)
 {
 	return reason < OBS_DROP_REASON_SLOTS ? f->reason_names[reason] : NULL;
@@ -135,6 +154,8 @@ static void x__plan(struct obs_fail *f, const char *prog, const struct obs_fail_
 			continue;
 		snprintf(tp, sizeof(tp), "sys_exit_%s", x__sys_names[i]);
 		f->features.sys[i] = obs_tracepoint_exists("syscalls", tp);
+		/* the syscall tier: observer/systier.c attaches these when they are wanted */
+		bpf_program__set_autoattach(sys_progs[i], false);
 		if (!f->features.sys[i]) {
 			x__off(sys_progs[i]);
 			/* x86-64 has open(), other architectures only openat() */

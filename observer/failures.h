@@ -2,7 +2,7 @@
 /*
  * bpf/failures.bpf.c from userspace: syscall failures (EMFILE, ENFILE, EADDRNOTAVAIL,
  * EADDRINUSE) by call and by process, skb drops by reason, SYN-ACK retransmits, resets, and the
- * target processes' exits (ring buffer). Shares conn.bpf.c's "targets" and "errprocs" maps.
+ * target processes' exits (ring buffer). Shares sockets.bpf.c's "targets" and "errprocs" maps.
  */
 #ifndef LOADLENS_OBSERVER_FAILURES_H
 #define LOADLENS_OBSERVER_FAILURES_H
@@ -21,7 +21,7 @@ struct obs_fail_opts {
 
 /* What got attached. */
 struct obs_fail_features {
-	bool sys[OBS_SYS_MAX]; /* sys_exit_<call> (accept/accept4: conn.bpf.c) */
+	bool sys[OBS_SYS_MAX]; /* sys_exit_<call> (accept/accept4: sockets.bpf.c), syscall tier */
 	bool drops;	       /* skb:kfree_skb with a reason */
 	bool synack;	       /* tcp:tcp_retransmit_synack */
 	bool resets;	       /* tcp:tcp_send_reset and tcp_receive_reset */
@@ -46,6 +46,8 @@ struct obs_fail;
 /* Probe, load (reusing opts->shared's maps) and attach. NULL and errno on failure. */
 struct obs_fail *obs_fail_new(const char *prog, const struct obs_fail_opts *opts);
 void obs_fail_free(struct obs_fail *f);
+/* The syscall tier's programs of this object (loaded ones) into out; returns how many. */
+size_t obs_fail_tier_progs(struct obs_fail *f, struct bpf_program **out, size_t max);
 
 const struct obs_fail_features *obs_fail_features(const struct obs_fail *f);
 int obs_fail_read(struct obs_fail *f, struct obs_fail_stats *st);

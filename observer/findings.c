@@ -298,7 +298,7 @@ int obs_fx_json_add(struct obs_fx *fx, json_t *root)
 		"resets_received", (json_int_t)fx->fail_cur.fx[OBS_FX_RST_RECV]));
 	json_object_set_new(o, "lost_events", json_integer((json_int_t)(
 		fx->fail_cur.fx[OBS_FX_RB_LOST] + fx->fail_cur.fx[OBS_FX_ERRPROC_FULL] +
-		fx->fail_cur.missed + fx->conn_prev->ctr[OBS_CTR_DROP_SOCKS])));
+		fx->fail_cur.missed)));
 	if (json_object_set_new(root, "forensics", o))
 		err = -ENOMEM;
 	o = NULL;

@@ -97,7 +97,7 @@ struct obs_fx *obs_fx_new(const char *prog, const struct obs_fx_opts *opts)
 	for (k = 0; k < opts->targets->npids; k++)
 		obs_fx__watch(fx, opts->targets->pids[k]);
 	ff = obs_fail_features(fx->fail);
-	snprintf(fx->attached, sizeof(fx->attached), "syscall failures%s%s%s%s%s",
+	snprintf(fx->attached, sizeof(fx->attached), "syscall failures [syscall tier]%s%s%s%s%s",
 		 ff->drops ? ", kfree_skb" : "", ff->synack ? ", tcp_retransmit_synack" : "",
 		 ff->resets ? ", tcp resets" : "", ff->lifecycle ? ", process exits" : "",
 		 fx->census ? ", sock_diag census" : "");
@@ -128,6 +128,56 @@ uint64_t obs_fx_keep_caps(const struct obs_fx *fx)
 {
 	/* /proc/PID/fd of a process with other credentials or more capabilities than ours */
 	return 1ULL << CAP_SYS_PTRACE;
+}
+
+int obs_fx_listen_queue(struct obs_fx *fx, struct obs_listen_queue *q)
+{
+	int err;
+
+	memset(q, 0, sizeof(*q));
+	if (!fx->census)
+		return -ENOTCONN;
+	err = obs_census_listeners(fx->census, &fx->lcs);
+	if (err)
+		return err;
+	q->queued = fx->lcs.listen_queued;
+	q->qlen_max = fx->lcs.listen_qlen_max;
+	q->backlog = fx->lcs.listen_backlog;
+	q->ok = true;
+	return 0;
+}
+
+struct obs_fail *obs_fx_fail(struct obs_fx *fx)
+{
+	return fx->fail;
+}
+
+const char *obs_fx_pressure(const struct obs_fx *fx)
+{
+	return fx->pressure;
+}
+
+/* The first sign of exhaustion this interval (half of a limit reached, or failures), or NULL. */
+static const char *x__pressure(const struct obs_fx *fx, const uint64_t sys[OBS_SYS_MAX][OBS_FAIL_MAX],
+			       double fdpct, uint64_t file_nr, uint64_t file_max, uint64_t overflows)
+{
+	unsigned int s;
+
+	if (fdpct >= 50)
+		return "fds past half their limit";
+	if (file_max && file_nr * 2 >= file_max)
+		return "open files past half of fs.file-max";
+	if (fx->ports_now.pct >= 50)
+		return "ephemeral ports past half the range";
+	for (s = 0; s < OBS_SYS_MAX; s++)
+		if (sys[s][OBS_FAIL_EADDRNOTAVAIL] || sys[s][OBS_FAIL_EMFILE] ||
+		    sys[s][OBS_FAIL_ENFILE])
+			return "syscalls failing for want of ports or fds";
+	if (overflows)
+		return "listen overflows or drops";
+	if (fx->cs.listen_backlog && fx->cs.listen_qlen_max * 2 >= fx->cs.listen_backlog)
+		return "accept queue past half its backlog";
+	return NULL;
 }
 
 const char *obs_fx_attached(const struct obs_fx *fx)
@@ -254,11 +304,12 @@ static json_t *x__fails_json(const uint64_t sys[OBS_SYS_MAX][OBS_FAIL_MAX])
 	return o;
 }
 
-/* accept()/accept4() failures are counted by conn.bpf.c per errno, not per call */
+/* accept()/accept4() failures are counted by sockets.bpf.c per errno, not per call */
 static void x__accept_fails(uint64_t sys[OBS_SYS_MAX][OBS_FAIL_MAX], const struct obs_conn_stats *d)
 {
 	sys[OBS_SYS_ACCEPT4][OBS_FAIL_EMFILE] = d->errnos[24];
 	sys[OBS_SYS_ACCEPT4][OBS_FAIL_ENFILE] = d->errnos[23];
+	sys[OBS_SYS_CONNECT][OBS_FAIL_EADDRNOTAVAIL] += d->ctr[OBS_CTR_CONNECT_NOPORT];
 }
 
 json_t *obs_fx_procs_json(const struct obs_fx *fx)
@@ -323,6 +374,7 @@ int obs_fx_tick(struct obs_fx *fx, const struct obs_conn_stats *ct, double t, ch
 {
 	struct obs_conn_stats *cd = malloc(sizeof(*cd));
 	uint64_t dsys[OBS_SYS_MAX][OBS_FAIL_MAX], fails = 0, nr = 0, max = 0, ff[OBS_FAIL_MAX] = {};
+	uint64_t ovf = 0;
 	json_t *rec = json_object(), *o;
 	double dt = t - fx->t_prev, tw_rate, acc_rate, fdpct = -1, pct;
 	struct obs_netstat ns = {};
@@ -412,6 +464,7 @@ int obs_fx_tick(struct obs_fx *fx, const struct obs_conn_stats *ct, double t, ch
 			fdpct = pct;
 	}
 	json_object_set_new(rec, "fds", obs_fx_procs_json(fx));
+	fx->pressure = NULL;
 	if (!obs_fd_system(&nr, &max)) {
 		if (nr > fx->run.file_nr_max)
 			fx->run.file_nr_max = nr;
@@ -427,6 +480,8 @@ int obs_fx_tick(struct obs_fx *fx, const struct obs_conn_stats *ct, double t, ch
 			"reqq_full_drops", (json_int_t)(ns.reqq_full_drop - fx->ns_cur.reqq_full_drop),
 			"queue_max", (json_int_t)ct->ctr[OBS_CTR_QLEN_MAX],
 			"backlog", (json_int_t)ct->ctr[OBS_CTR_BACKLOG_MAX]));
+		ovf = ns.listen_overflows - fx->ns_cur.listen_overflows +
+		      ns.listen_drops - fx->ns_cur.listen_drops;
 		fx->ns_cur = ns;
 		fx->run.listen_overflows = ns.listen_overflows - fx->ns_start.listen_overflows;
 		fx->run.listen_drops = ns.listen_drops - fx->ns_start.listen_drops;
@@ -450,6 +505,7 @@ int obs_fx_tick(struct obs_fx *fx, const struct obs_conn_stats *ct, double t, ch
 			err = -EIO;
 		fflush(fx->ndjson);
 	}
+	fx->pressure = x__pressure(fx, dsys, fdpct, nr, max, ovf);
 	x__live(fx, tw_rate, dt > 0 ? fails / dt : 0, fdpct, live, livelen);
 	fx->fail_prev = fx->fail_cur;
 	memcpy(fx->conn_prev, ct, sizeof(*ct));

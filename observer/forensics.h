@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Connection, port and fd forensics: once per interval, read the kernel counters
- * (conn.bpf.c, failures.bpf.c), take the socket census, read fd usage, turn them into rates and
+ * (sockets.bpf.c, failures.bpf.c), take the socket census, read fd usage, turn them into rates and
  * forecasts, and write an NDJSON interval record; at the end, plain-sentence findings.
  */
 #ifndef LOADLENS_OBSERVER_FORENSICS_H
@@ -62,6 +62,12 @@ void obs_fx_free(struct obs_fx *fx);
 uint64_t obs_fx_keep_caps(const struct obs_fx *fx);
 /* The programs attached, for the "observing" line. */
 const char *obs_fx_attached(const struct obs_fx *fx);
+/* Read the target listeners' accept queues now (for obs_conn_accepted). 0 or a negative errno. */
+int obs_fx_listen_queue(struct obs_fx *fx, struct obs_listen_queue *q);
+/* The failures object (its syscall programs join the syscall tier). */
+struct obs_fail *obs_fx_fail(struct obs_fx *fx);
+/* A sign of exhaustion in the last tick (half a limit reached, failures), or NULL. */
+const char *obs_fx_pressure(const struct obs_fx *fx);
 
 /*
  * One interval ending now (t seconds since start): read everything, write the NDJSON record,

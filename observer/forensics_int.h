@@ -52,6 +52,8 @@ struct obs_fx {
 	int64_t base[OBS_TCP_STATES];
 	bool have_base;
 	struct obs_census cs;
+	struct obs_census lcs;	/* listen pass between censuses (accepted, queue) */
+	const char *pressure;	/* a sign of exhaustion this interval, for the syscall tier */
 	/* port growth: in-use counts of the top group at recent censuses */
 	double port_t[OBS_FX_HIST];
 	uint32_t port_used[OBS_FX_HIST];

@@ -20,6 +20,7 @@
 #include "report.h"
 #include "reqtime.h"
 #include "startup.h"
+#include "systier.h"
 
 #define PROG "loadlens-observer"
 #define NS_PER_S 1000000000ULL
@@ -37,6 +38,7 @@ struct obs_args {
 	uint64_t trace_every;
 	bool no_requests; /* --no-requests: request timing (issue 4) off */
 	bool runq; /* request timing: run-queue wait of the serving processes */
+	enum obs_systier_mode syscalls; /* --syscalls: when the syscall tracepoints are attached */
 	bool verbose;
 };
 
@@ -74,6 +76,11 @@ static void x__usage(FILE *out)
 		     "      --no-requests     no request timing: only connections, ports and fds\n"
 		     "      --runq            also time the run-queue wait of the serving processes'\n"
 		     "                        threads (runs on every context switch of the host)\n"
+		     "      --syscalls MODE   when to attach the syscall tracepoints (accept-queue\n"
+		     "                        wait per connection, failures by syscall): auto (default:\n"
+		     "                        one interval in %d, and while fds, ports or the accept\n"
+		     "                        queue near a limit), on, off. Any syscall tracepoint slows\n"
+		     "                        every syscall of the host; counts never depend on them\n"
 		     "  -v, --verbose         show libbpf's log\n"
 		     "  -h, --help            show this help\n"
 		     "  -V, --version         show the version\n"
@@ -87,8 +94,9 @@ static void x__usage(FILE *out)
 		     "  sudo " PROG " -p 80 -p 443 --interval 5s\n"
 		     "  sudo " PROG " --port 8000 --duration 30s --json observer.json\n"
 		     "  sudo " PROG " --port 8000 --trace requests.csv --trace-every 100\n"
-		     "  sudo " PROG " --pid $(pidof nginx) --children --ndjson nginx.ndjson\n",
-		OBS_MAX_PORTS);
+		     "  sudo " PROG " --pid $(pidof nginx) --children --ndjson nginx.ndjson\n"
+		     "  sudo " PROG " --port 8080 --syscalls on    # every accept timed\n",
+		OBS_MAX_PORTS, OBS_SYSTIER_SAMPLE_EVERY);
 }
 
 static void x__add_port(struct obs_args *a, const char *s)
@@ -133,6 +141,7 @@ static void x__parse_args(int argc, char **argv, struct obs_args *a)
 		{"trace-every", required_argument, NULL, 'E'},
 		{"no-requests", no_argument, NULL, 'Q'},
 		{"runq", no_argument, NULL, 'R'},
+		{"syscalls", required_argument, NULL, 'S'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
@@ -176,6 +185,14 @@ static void x__parse_args(int argc, char **argv, struct obs_args *a)
 		case 'Q':
 			a->no_requests = true;
 			break;
+		case 'S': {
+			int m = obs_systier_mode_parse(optarg);
+
+			if (m < 0)
+				ll_usage_error(PROG, "invalid --syscalls '%s' (auto, on or off)", optarg);
+			a->syscalls = (enum obs_systier_mode)m;
+			break;
+		}
 		case 'P':
 			x__add_pid(a, optarg);
 			break;
@@ -277,6 +294,34 @@ static void x__ports_line(const struct obs_args *a, char *buf, size_t len)
 		off += (size_t)snprintf(buf + off, len - off, "%s%u", i ? ", " : " ", a->ports[i]);
 }
 
+/*
+ * The syscall tier (observer/systier.c). It must stay on where accepts can only be counted at
+ * accept(): a process filter alone, or no listen-queue reading. lq gets the first reading, the
+ * base of the accepted count.
+ */
+static struct obs_systier *x__systier(const struct obs_args *a, struct obs_conn *conn,
+				      struct obs_fx *fx, struct obs_listen_queue *lq)
+{
+	struct bpf_program *progs[OBS_SYSTIER_MAX_PROGS];
+	enum obs_systier_mode mode = a->syscalls;
+	size_t n;
+
+	n = obs_conn_tier_progs(conn, progs);
+	n += obs_fail_tier_progs(obs_fx_fail(fx), progs + n, OBS_SYSTIER_MAX_PROGS - n);
+	if (obs_fx_listen_queue(fx, lq))
+		lq->ok = false;
+	if ((obs_conn_by_calls(conn) || !lq->ok) && mode != OBS_SYSTIER_ON) {
+		if (mode == OBS_SYSTIER_OFF)
+			ll_warn(PROG, "note: accepts are counted at accept() here (%s), which "
+				      "--syscalls off leaves out: accepted will read 0",
+				obs_conn_by_calls(conn) ? "a process filter without --port"
+							: "no sock_diag");
+		else
+			mode = OBS_SYSTIER_ON;
+	}
+	return obs_systier_new(PROG, mode, progs, n);
+}
+
 int main(int argc, char **argv)
 {
 	struct obs_conn_stats *cur = NULL, *prev = NULL, *delta = NULL;
@@ -288,6 +333,8 @@ int main(int argc, char **argv)
 	struct obs_fx *fx = NULL;
 	char fxline[128] = "";
 	struct obs_reqtime *rt = NULL;
+	struct obs_systier *tier = NULL;
+	struct obs_listen_queue lq;
 	struct obs_report rep = {};
 	struct obs_args a;
 	json_t *json = NULL;
@@ -342,11 +389,26 @@ int main(int argc, char **argv)
 	opts.npids = targets.npids;
 	opts.cgroup_id = targets.cgroup_id;
 	opts.cgroup_level = targets.cgroup_level;
-	conn = obs_conn_new(PROG, &opts);
+	conn = obs_conn_open(PROG, &opts);
 	if (!conn) {
 		ret = errno == ENOENT ? LL_EXIT_USAGE : LL_EXIT_FAIL;
 		goto cleanup;
 	}
+	/* request timing shares the socket programs: configure it before they load */
+	ropts.ports = a.ports;
+	ropts.nports = a.nports;
+	ropts.trace_path = a.trace_path;
+	ropts.trace_every = (uint32_t)a.trace_every;
+	ropts.runq = a.runq;
+	rt = a.no_requests ? NULL : obs_reqtime_new(PROG, &ropts, obs_conn_skel(conn));
+	if (!rt && !a.no_requests && (errno != ENOTSUP || a.trace_path)) {
+		ret = errno == ENOTSUP ? LL_EXIT_USAGE : LL_EXIT_FAIL;
+		goto cleanup;
+	}
+	if (!rt)
+		obs_reqtime_off(obs_conn_skel(conn));
+	if (obs_conn_start(conn, PROG, &opts))
+		goto cleanup;
 	fxopts.conn = &opts;
 	fxopts.shared = conn;
 	fxopts.targets = &targets;
@@ -355,16 +417,11 @@ int main(int argc, char **argv)
 	fx = obs_fx_new(PROG, &fxopts);
 	if (!fx)
 		goto cleanup;
-	ropts.ports = a.ports;
-	ropts.nports = a.nports;
-	ropts.trace_path = a.trace_path;
-	ropts.trace_every = (uint32_t)a.trace_every;
-	ropts.runq = a.runq;
-	rt = a.no_requests ? NULL : obs_reqtime_new(PROG, &ropts);
-	if (!rt && !a.no_requests && (errno != ENOTSUP || a.trace_path)) {
-		ret = errno == ENOTSUP ? LL_EXIT_USAGE : LL_EXIT_FAIL;
+	tier = x__systier(&a, conn, fx, &lq);
+	if (!tier)
 		goto cleanup;
-	}
+	if (rt && obs_reqtime_start(rt, PROG))
+		goto cleanup;
 	start = x__now_ns();
 
 	err = obs_drop_privileges_keep(x__verify_read, conn, obs_fx_keep_caps(fx));
@@ -374,9 +431,10 @@ int main(int argc, char **argv)
 	obs_startup_cleanup();
 
 	x__ports_line(&a, ports, sizeof(ports));
-	ll_warn(PROG, "observing %s in netns of %s (%s; %s%s%s); Ctrl-C to stop", ports,
-		targets.netns_from, obs_conn_attached(conn), obs_fx_attached(fx),
-		rt ? "; requests: " : "", rt ? obs_reqtime_attached(rt) : "");
+	ll_warn(PROG, "observing %s in netns of %s (%s; %s%s%s; syscall tier %s); Ctrl-C to stop",
+		ports, targets.netns_from, obs_conn_attached(conn), obs_fx_attached(fx),
+		rt ? "; requests: " : "", rt ? obs_reqtime_attached(rt) : "",
+		obs_systier_mode_name(obs_systier_mode(tier)));
 
 	if (a.interval_ns) {
 		obs_report_live_header(stdout, obs_fx_live_header());
@@ -394,11 +452,14 @@ int main(int argc, char **argv)
 		if (deadline && now >= deadline)
 			break;
 		if (next && now >= next) {
+			if (obs_fx_listen_queue(fx, &lq))
+				lq.ok = false;
 			err = obs_conn_read(conn, cur);
 			if (err) {
 				ll_warn(PROG, "cannot read BPF maps: %s", strerror(-err));
 				goto cleanup;
 			}
+			obs_conn_accepted(conn, cur, &lq);
 			obs_conn_stats_sub(delta, cur, prev);
 			if (obs_fx_tick(fx, cur, (double)(now - start) / NS_PER_S, fxline,
 					sizeof(fxline)))
@@ -408,6 +469,10 @@ int main(int argc, char **argv)
 			if (rt && obs_reqtime_tick(rt, stdout,
 						   (double)(now - next + a.interval_ns) / NS_PER_S))
 				ll_warn(PROG, "cannot read the request-timing maps");
+			err = obs_systier_tick(tier, obs_fx_pressure(fx));
+			if (err)
+				ll_warn(PROG, "note: cannot switch the syscall tracepoints: %s",
+					strerror(-err));
 			memcpy(prev, cur, sizeof(*cur));
 			next += a.interval_ns;
 			if (next <= now)
@@ -416,11 +481,17 @@ int main(int argc, char **argv)
 	}
 
 	/* the final read: after the signal, so every accept before it is counted */
+	if (obs_fx_listen_queue(fx, &lq))
+		lq.ok = false;
 	err = obs_conn_read(conn, cur);
 	if (err) {
 		ll_warn(PROG, "cannot read BPF maps: %s", strerror(-err));
 		goto cleanup;
 	}
+	obs_conn_accepted(conn, cur, &lq);
+	obs_systier_tick(tier, NULL);
+	rep.syscalls_mode = obs_systier_mode_name(obs_systier_mode(tier));
+	rep.syscalls_share = obs_systier_share(tier);
 	rep.ports = a.ports;
 	rep.nports = a.nports;
 	rep.features = obs_conn_features(conn);
@@ -457,6 +528,7 @@ cleanup:
 	if (json_out)
 		fclose(json_out);
 	obs_reqtime_free(rt);
+	obs_systier_free(tier);
 	obs_fx_free(fx);
 	obs_conn_free(conn);
 	obs_targets_close(&targets);

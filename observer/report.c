@@ -102,8 +102,9 @@ int obs_report_summary(FILE *out, const struct obs_report *r, const struct obs_c
 	if (!r->features->set_state) {
 		fprintf(out, "  accept-queue wait             -  (no inet_sock_set_state)\n");
 	} else if (!ll_hist_count(h)) {
-		fprintf(out, "  accept-queue wait             -  (nothing accepted after a handshake "
-			     "we saw)\n");
+		fprintf(out, "  accept-queue wait             -  (no accept() timed: the syscall "
+			     "tracepoints were attached %.0f%% of the run; --syscalls on times all)\n",
+			100 * r->syscalls_share);
 	} else {
 		fprintf(out, "  accept-queue wait  %12llu  p50 %s  p90 %s  p99 %s  max %s\n",
 			(unsigned long long)ll_hist_count(h),
@@ -111,15 +112,19 @@ int obs_report_summary(FILE *out, const struct obs_report *r, const struct obs_c
 			ll_fmt_ns((double)ll_hist_percentile(h, 90), b, sizeof(b)),
 			ll_fmt_ns((double)ll_hist_percentile(h, 99), c, sizeof(c)),
 			ll_fmt_ns((double)ll_hist_max(h), d, sizeof(d)));
+		if (ll_hist_count(h) < ctr[OBS_CTR_ACCEPTED])
+			fprintf(out, "    sampled: %llu of %llu accepts timed (syscall tracepoints "
+				     "attached %.0f%% of the run, --syscalls %s)\n",
+				(unsigned long long)ll_hist_count(h),
+				(unsigned long long)ctr[OBS_CTR_ACCEPTED], 100 * r->syscalls_share,
+				r->syscalls_mode ? r->syscalls_mode : "auto");
 	}
 	if (r->features->set_state && ctr[OBS_CTR_WAIT_UNMATCHED])
 		fprintf(out, "    no handshake seen %11llu  (queued before start, or evicted)\n",
 			(unsigned long long)ctr[OBS_CTR_WAIT_UNMATCHED]);
 	fprintf(out, "  drops              %12llu", (unsigned long long)obs_conn_drops(st));
 	if (obs_conn_drops(st))
-		fprintf(out, "  (accepting map full %llu, queued map full %llu, unresolved fd %llu, "
-			     "skipped runs %llu)",
-			(unsigned long long)ctr[OBS_CTR_DROP_ACCEPTING],
+		fprintf(out, "  (queued map full %llu, unresolved fd %llu, skipped runs %llu)",
 			(unsigned long long)ctr[OBS_CTR_DROP_QUEUED],
 			(unsigned long long)ctr[OBS_CTR_DROP_UNRESOLVED],
 			(unsigned long long)st->missed);
@@ -156,8 +161,6 @@ json_t *obs_report_json(const struct obs_report *r, const struct obs_conn_stats 
 		if (st->errnos[e] && e != EAGAIN_SLOT)
 			x__set(errs, obs_errno_name(e, name, sizeof(name)),
 			       json_integer((json_int_t)st->errnos[e]), &ok);
-	x__set(drops, "accepting_map_full", json_integer((json_int_t)ctr[OBS_CTR_DROP_ACCEPTING]),
-	       &ok);
 	x__set(drops, "queued_map_full", json_integer((json_int_t)ctr[OBS_CTR_DROP_QUEUED]), &ok);
 	x__set(drops, "unresolved_fd", json_integer((json_int_t)ctr[OBS_CTR_DROP_UNRESOLVED]), &ok);
 	x__set(drops, "skipped_runs", json_integer((json_int_t)st->missed), &ok);
@@ -185,6 +188,11 @@ json_t *obs_report_json(const struct obs_report *r, const struct obs_conn_stats 
 	       &ok);
 	x__set(root, "accept_queue_wait_unmatched",
 	       json_integer((json_int_t)ctr[OBS_CTR_WAIT_UNMATCHED]), &ok);
+	x__set(root, "accept_calls_seen", json_integer((json_int_t)ctr[OBS_CTR_ACCEPT_CALLS]), &ok);
+	x__set(root, "listen_discarded", json_integer((json_int_t)ctr[OBS_CTR_LISTEN_DISCARD]), &ok);
+	x__set(root, "syscalls", json_pack("{s:s, s:f}", "mode",
+					   r->syscalls_mode ? r->syscalls_mode : "auto",
+					   "attached_share", r->syscalls_share), &ok);
 	x__set(root, "drops", json_integer((json_int_t)obs_conn_drops(st)), &ok);
 	x__set(root, "drops_by_reason", drops, &ok);
 	drops = NULL;

@@ -13,6 +13,8 @@ struct obs_report {
 	size_t nports;
 	const struct obs_conn_features *features;
 	double elapsed_s; /* from attach to the final read */
+	const char *syscalls_mode; /* --syscalls: "auto", "on", "off" */
+	double syscalls_share;	   /* share of the run the syscall tracepoints were attached */
 };
 
 /* errno name ("EMFILE"), "E<n>" when unnamed, "other" for the last slot. */

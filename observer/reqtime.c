@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Request timing: attach plan, load, attach, and reading the per-CPU maps back as totals. */
+/* Request timing: its part of the socket object's plan, and reading its per-CPU maps back. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,10 +12,10 @@
 #include "reqtime.h"
 #include "startup.h"
 #include "trace.h"
-#include "req.skel.h"
+#include "sockets.skel.h"
 
 struct obs_reqtime {
-	struct req_bpf *skel;
+	struct sockets_bpf *skel; /* observer/conn.c's: loaded, attached and freed there */
 	struct obs_reqtime_features features;
 	uint16_t ports[RT_MAX_PORTS];
 	size_t nports;
@@ -26,6 +26,7 @@ struct obs_reqtime {
 	struct obs_trace *trace;
 	uint64_t trace_written, trace_errors;
 	char attached[256];
+	const char *trace_path;
 	uint64_t start_ns;
 
 	/* kept by reqtime_report.c between ticks */
@@ -99,7 +100,7 @@ static void x__off(struct bpf_program *p)
 /* Switch off what the kernel lacks, before load. -ENOTSUP: request timing is not possible. */
 static int x__plan(struct obs_reqtime *rt, const char *prog, bool runq)
 {
-	struct req_bpf *s = rt->skel;
+	struct sockets_bpf *s = rt->skel;
 
 	if (!obs_btf_tracepoint_exists("sk_data_ready") ||
 	    !obs_btf_tracepoint_exists("sock_recv_length") ||
@@ -110,23 +111,12 @@ static int x__plan(struct obs_reqtime *rt, const char *prog, bool runq)
 	}
 	x__attached_add(rt, "sk_data_ready, sock_recv_length, sock_send_length");
 
+	/* the connection programs' tp_btf inet_sock_set_state closes out a server's last response
+	 * (the raw_tp fallback does not); accept times come from the syscall tier, when attached */
 	rt->features.close_out = obs_btf_tracepoint_exists("inet_sock_set_state");
 	if (rt->features.close_out)
 		x__attached_add(rt, "inet_sock_set_state");
-	else
-		x__off(s->progs.handle_inet_sock_set_state);
-
 	rt->features.accept = obs_tracepoint_exists("syscalls", "sys_exit_accept4");
-	if (rt->features.accept) {
-		x__attached_add(rt, "sys_exit_accept4");
-		if (!obs_tracepoint_exists("syscalls", "sys_exit_accept"))
-			x__off(s->progs.handle_sys_exit_accept);
-	} else {
-		x__off(s->progs.handle_sys_exit_accept4);
-		x__off(s->progs.handle_sys_exit_accept);
-		ll_warn(prog, "note: no syscalls:sys_exit_accept4; first requests get no "
-			      "accept-queue share");
-	}
 
 	/* opt-in: these run on every wake-up and context switch of the host */
 	rt->features.runq = runq && obs_btf_tracepoint_exists("sched_wakeup") &&
@@ -148,7 +138,7 @@ static int x__plan(struct obs_reqtime *rt, const char *prog, bool runq)
 
 static int x__configure(struct obs_reqtime *rt, const struct obs_reqtime_opts *opts)
 {
-	struct req_bpf *s = rt->skel;
+	struct sockets_bpf *s = rt->skel;
 	size_t i;
 	int err;
 
@@ -156,6 +146,7 @@ static int x__configure(struct obs_reqtime *rt, const struct obs_reqtime_opts *o
 		memset((void *)s->rodata->targ_slot, 1, sizeof(s->rodata->targ_slot));
 	for (i = 0; i < opts->nports; i++)
 		s->rodata->targ_slot[opts->ports[i]] = (uint8_t)(i + 1);
+	s->rodata->targ_requests = 1;
 	if (opts->trace_path)
 		s->rodata->targ_trace_every = opts->trace_every ? opts->trace_every : 1;
 	err = bpf_map__set_max_entries(s->maps.hists,
@@ -165,11 +156,23 @@ static int x__configure(struct obs_reqtime *rt, const struct obs_reqtime_opts *o
 	return err;
 }
 
-struct obs_reqtime *obs_reqtime_new(const char *prog, const struct obs_reqtime_opts *opts)
+void obs_reqtime_off(struct sockets_bpf *s)
+{
+	x__off(s->progs.handle_sk_data_ready);
+	x__off(s->progs.handle_sock_recv_length);
+	x__off(s->progs.handle_sock_send_length);
+	x__off(s->progs.handle_sched_wakeup);
+	x__off(s->progs.handle_sched_wakeup_new);
+	x__off(s->progs.handle_sched_switch);
+	/* the shared programs still reference these maps: keep them, at their smallest */
+	bpf_map__set_max_entries(s->maps.hists, 1);
+	bpf_map__set_max_entries(s->maps.trace, (uint32_t)sysconf(_SC_PAGESIZE));
+}
+
+struct obs_reqtime *obs_reqtime_new(const char *prog, const struct obs_reqtime_opts *opts,
+				    struct sockets_bpf *skel)
 {
 	struct obs_reqtime *rt;
-	FILE *trace_out = NULL;
-	struct timespec ts;
 	int err;
 
 	if (opts->nports > RT_MAX_PORTS) {
@@ -200,12 +203,7 @@ struct obs_reqtime *obs_reqtime_new(const char *prog, const struct obs_reqtime_o
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	rt->skel = req_bpf__open();
-	if (!rt->skel) {
-		err = -errno;
-		ll_warn(prog, "cannot open the request-timing BPF object: %s", strerror(-err));
-		goto cleanup;
-	}
+	rt->skel = skel;
 	err = x__plan(rt, prog, opts->runq);
 	if (err)
 		goto cleanup;
@@ -214,38 +212,7 @@ struct obs_reqtime *obs_reqtime_new(const char *prog, const struct obs_reqtime_o
 		ll_warn(prog, "cannot size the request-timing maps: %s", strerror(-err));
 		goto cleanup;
 	}
-	err = req_bpf__load(rt->skel);
-	if (err) {
-		ll_warn(prog, "cannot load the request-timing programs: %s; rerun with -v for "
-			      "libbpf's log", strerror(-err));
-		goto cleanup;
-	}
-	err = req_bpf__attach(rt->skel);
-	if (err) {
-		ll_warn(prog, "cannot attach the request-timing programs: %s; rerun with -v for "
-			      "libbpf's log", strerror(-err));
-		goto cleanup;
-	}
-	if (opts->trace_path) {
-		trace_out = fopen(opts->trace_path, "w");
-		if (!trace_out) {
-			err = -errno;
-			ll_warn(prog, "cannot create --trace file '%s': %s", opts->trace_path,
-				strerror(-err));
-			goto cleanup;
-		}
-		rt->trace = obs_trace_new(bpf_map__fd(rt->skel->maps.trace), trace_out,
-					  rt->skel->rodata->targ_trace_every);
-		if (!rt->trace) {
-			err = -errno;
-			fclose(trace_out);
-			ll_warn(prog, "cannot start the --trace writer: %s", strerror(-err));
-			goto cleanup;
-		}
-		rt->features.trace = true;
-	}
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	rt->start_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	rt->trace_path = opts->trace_path;
 	return rt;
 
 cleanup:
@@ -255,12 +222,40 @@ fail:
 	return NULL;
 }
 
+int obs_reqtime_start(struct obs_reqtime *rt, const char *prog)
+{
+	FILE *trace_out;
+	struct timespec ts;
+	int err;
+
+	if (rt->trace_path) {
+		trace_out = fopen(rt->trace_path, "w");
+		if (!trace_out) {
+			err = -errno;
+			ll_warn(prog, "cannot create --trace file '%s': %s", rt->trace_path,
+				strerror(-err));
+			return err;
+		}
+		rt->trace = obs_trace_new(bpf_map__fd(rt->skel->maps.trace), trace_out,
+					  rt->skel->rodata->targ_trace_every);
+		if (!rt->trace) {
+			err = -errno;
+			fclose(trace_out);
+			ll_warn(prog, "cannot start the --trace writer: %s", strerror(-err));
+			return err;
+		}
+		rt->features.trace = true;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	rt->start_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return 0;
+}
+
 void obs_reqtime_free(struct obs_reqtime *rt)
 {
 	if (!rt)
 		return;
 	obs_trace_free(rt->trace);
-	req_bpf__destroy(rt->skel);
 	json_decref(rt->intervals);
 	obs_reqtime_stats_free(rt->delta);
 	obs_reqtime_stats_free(rt->prev);
@@ -385,7 +380,15 @@ int obs_reqtime_read(struct obs_reqtime *rt, struct obs_reqtime_stats *st)
 			       .hist[(k / LL_HIST_BUCKETS) % RT_NCOMP][k % LL_HIST_BUCKETS];
 		*dst = sum;
 	}
-	st->missed = obs_obj_missed(rt->skel->obj);
+	{
+		struct bpf_program *progs[] = {
+			rt->skel->progs.handle_sk_data_ready,  rt->skel->progs.handle_sock_recv_length,
+			rt->skel->progs.handle_sock_send_length, rt->skel->progs.handle_sched_wakeup,
+			rt->skel->progs.handle_sched_wakeup_new, rt->skel->progs.handle_sched_switch,
+		};
+
+		st->missed = obs_progs_missed(progs, sizeof(progs) / sizeof(progs[0]));
+	}
 	return 0;
 }
 

@@ -31,7 +31,7 @@ struct obs_reqtime_opts {
 /* What got attached. */
 struct obs_reqtime_features {
 	bool close_out; /* inet_sock_set_state: the last response of a connection is closed out */
-	bool accept;	/* accept time of first requests (syscalls:sys_exit_accept4) */
+	bool accept;	/* accept time of first requests (syscalls:sys_exit_accept4, the syscall tier) */
 	bool runq;	/* sched_wakeup/sched_switch (--runq) */
 	bool trace;
 };
@@ -50,13 +50,20 @@ struct obs_reqtime_stats {
 };
 
 struct obs_reqtime;
+struct sockets_bpf;
 
 /*
- * Probe, load and attach. If the kernel lacks the socket tracepoints (tp_btf sk_data_ready,
+ * Probe, and configure request timing's part of the socket object skel (observer/conn.c's,
+ * opened, not yet loaded). If the kernel lacks the socket tracepoints (tp_btf sk_data_ready,
  * sock_recv_length, sock_send_length), prints one note and returns NULL with errno ENOTSUP: the
  * observer goes on without request timing. Other failures: NULL, errno set, one line printed.
  */
-struct obs_reqtime *obs_reqtime_new(const char *prog, const struct obs_reqtime_opts *opts);
+struct obs_reqtime *obs_reqtime_new(const char *prog, const struct obs_reqtime_opts *opts,
+				    struct sockets_bpf *skel);
+/* After obs_conn_start() loaded and attached the object: start the --trace writer, the clock. */
+int obs_reqtime_start(struct obs_reqtime *rt, const char *prog);
+/* No request timing: leave its programs out of the socket object (before obs_conn_start()). */
+void obs_reqtime_off(struct sockets_bpf *skel);
 /* Stops the trace writer (draining the ring buffer first) and detaches. NULL is a no-op. */
 void obs_reqtime_free(struct obs_reqtime *rt);
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the observer's BPF programs (bpf/conn.bpf.c, bpf/failures.bpf.c) and its userspace
+ * What the observer's BPF programs (bpf/sockets.bpf.c, bpf/failures.bpf.c) and its userspace
  * (observer/) share: counter indices, map limits and the value types of the maps. Counters are
  * __u64 so a per-CPU map reads back as an array of __u64 per CPU.
  */
@@ -31,16 +31,19 @@
 /* Ring buffer for rare events (target exit, new child). */
 #define OBS_RINGBUF_BYTES (64 * 1024)
 
-/* Indices of the per-CPU "counters" array of conn.bpf.c. Each is written by one program type. */
+/* Indices of the per-CPU "block" of bpf/conn.bpf.h. Each is written by one program type. */
 enum obs_counter {
-	OBS_CTR_ACCEPTED = 0,	  /* accept()/accept4() returned a socket on a target port */
+	OBS_CTR_ACCEPTED = 0,	  /* accepted: derived in userspace (observer/conn.c), never written
+				   * by BPF: handshakes + queued at start - queued now - discarded,
+				   * or ACCEPT_CALLS where accepts must be judged by process */
 	OBS_CTR_HANDSHAKES,	  /* SYN_RECV -> ESTABLISHED on a target port */
 	OBS_CTR_ACCEPT_ERRORS,	  /* accept() failed on a target port, EAGAIN excluded */
 	OBS_CTR_ACCEPT_EAGAIN,	  /* accept() on a non-blocking target listener found nothing */
 	OBS_CTR_WAIT_SUM_NS,	  /* sum of accept-queue waits */
 	OBS_CTR_WAIT_MAX_NS,	  /* largest accept-queue wait (max over CPUs, not a sum) */
 	OBS_CTR_WAIT_UNMATCHED,	  /* accepted, no handshake time (before start, or LRU-evicted) */
-	OBS_CTR_DROP_ACCEPTING,	  /* unused since accept errors are attributed at exit: always 0 */
+	OBS_CTR_ACCEPT_CALLS,	  /* accept()/accept4() returned a target socket, seen while the
+				   * syscall programs were attached (observer/systier.c) */
 	OBS_CTR_DROP_QUEUED,	  /* handshake time not stored (LRU evicts, so rare): wait lost */
 	OBS_CTR_DROP_UNRESOLVED,  /* accepted fd could not be resolved to a socket */
 	OBS_CTR_QLEN_SUM,	  /* accept-queue length seen at each accept, summed */
@@ -48,7 +51,9 @@ enum obs_counter {
 	OBS_CTR_BACKLOG_MAX,	  /* that listener's backlog, sk_max_ack_backlog (max over CPUs) */
 	OBS_CTR_QLEN_FULL,	  /* accepts that found the queue at or over its backlog */
 	OBS_CTR_TW_ENTRIES,	  /* {FIN_WAIT2,CLOSING} -> CLOSE without error: a TIME_WAIT entry */
-	OBS_CTR_DROP_SOCKS,	  /* unused since sockets are judged by port at every move: 0 */
+	OBS_CTR_LISTEN_DISCARD,	  /* children still queued when their target listener closed */
+	OBS_CTR_CONNECT_NOPORT,	  /* connect() found no free local port (EADDRNOTAVAIL): a socket
+				   * went SYN_SENT -> CLOSE before it got a port */
 	OBS_CTR_MAX,
 };
 
@@ -61,7 +66,7 @@ static inline int obs_ctr_is_max(unsigned int i)
 /* State moves of target sockets: [s] moves into TCP state s, [16 + s] out of it. */
 #define OBS_STATE_MOVES (2 * OBS_TCP_STATES)
 
-/* The one value of conn.bpf.c's per-CPU "block" array: every counter and state move, so that a
+/* The one value of bpf/conn.bpf.h's per-CPU "block" array: every counter and state move, so that a
  * program run costs one map lookup. Userspace reads it back as ncpu consecutive blocks. */
 struct obs_conn_block {
 	__u64 ctr[OBS_CTR_MAX];
@@ -112,8 +117,9 @@ enum obs_fx_counter {
 struct obs_queued {
 	__u64 tag;	/* 4-tuple hash << 32 | remote port << 16 | local port; 0 = free */
 	__u64 estab_ns; /* bpf_ktime_get_ns() at SYN_RECV -> ESTABLISHED */
+	__u64 accept_ns; /* when accept() returned it (0: not seen), for its first request */
 };
-_Static_assert(sizeof(struct obs_queued) == 16, "obs_queued layout");
+_Static_assert(sizeof(struct obs_queued) == 24, "obs_queued layout");
 
 /* Value of the "targets" hash (key: tgid). */
 #define OBS_TARGET_PID 1u   /* named with --pid */

@@ -14,7 +14,7 @@ run() {
 	shift 3
 	port=$(free_port)
 	start_refserver "rs_$name" tcp "$port" --service-time 1ms --workers 1
-	start_observer "obs_$name" "$port"
+	start_observer "obs_$name" "$port" ${OBS_ARGS:-}
 	load_cpu "$LOADLENS_BIN/loadlens-driver" "tcp://127.0.0.1:$port" -c "$c" -n "$n" -q \
 		--json "$LL_TMP/drv_$name.json" "$@" >"$LL_TMP/drv_$name.out" 2>&1 ||
 		fail "driver exited $? ($(tail -3 "$LL_TMP/drv_$name.out"))"
@@ -42,7 +42,8 @@ run() {
 
 run low 1 1500
 run saturated 8 3000
-run reconnect 2 1000 --reconnect-every 10
+# accept times come from the syscall tier, which the default (auto) attaches only in samples
+OBS_ARGS="--syscalls on" run reconnect 2 1000 --reconnect-every 10
 # near saturation the requests queue behind each other: 7 ahead of each, about 7 ms
 q=$(jget "$LL_TMP/obs_saturated.json" '.request_timing.slots[0].socket_queue_wait.p50')
 [ "$q" -gt 5000000 ] || fail "saturated: queue wait p50 $q ns, expected about 7 ms"

@@ -1,50 +1,46 @@
-// SPDX-License-Identifier: (MIT OR GPL-2.0)
+/* SPDX-License-Identifier: (MIT OR GPL-2.0) */
 /*
- * Connections on the target TCP ports: accepted, handshakes completed, accept() failures by errno,
- * how long each accepted connection waited in the accept queue and how long that queue was, and
- * the moves of target sockets between TCP states (the live socket census).
+ * Connection tracking on the target TCP ports, for bpf/sockets.bpf.c: handshakes completed,
+ * children discarded with their listener, connect() failures for want of a port, accept()
+ * results, how long each accepted connection waited in the accept queue, and the moves of target
+ * sockets between TCP states (the live socket census).
  *
  *   inet_sock_set_state        every move of a target socket: moves[new]++, [16 + old]++;
  *                              SYN_RECV -> ESTABLISHED: handshake; stamp the child (queued);
- *                              {FIN_WAIT2,CLOSING} -> CLOSE with no socket error: TIME_WAIT entry
- *   sys_exit_accept{,4}        ret >= 0: new fd -> struct sock -> local port; count, close the
+ *                              {FIN_WAIT2,CLOSING} -> CLOSE with no socket error: TIME_WAIT entry;
+ *                              LISTEN -> CLOSE: the children still queued are discarded;
+ *                              SYN_SENT -> CLOSE with no local port: connect() got EADDRNOTAVAIL
+ *   sys_exit_accept{,4}        (the syscall tier, attached on demand: observer/systier.c)
+ *                              ret >= 0: new fd -> struct sock -> local port; count, close the
  *                              child's stamp into the wait histogram, and read the listener's
  *                              queue length against its backlog
  *                              ret < 0: the listening fd (the syscall's first argument, from the
  *                              task's saved registers) -> port -> errno counter
  *
- * Cost (this file is on the connection-churn hot path; see BENCHMARKS.md):
- *   - no program at sys_enter_accept*: the exit reads the listening fd from the saved registers,
- *     so an accept costs one program run and no per-thread map round trip;
+ * Accepted connections are counted without the accept() tracepoints, which would put every
+ * syscall of the host on the slow path: userspace derives them as handshakes completed, plus the
+ * children queued at start, minus those queued now (sock_diag), minus those discarded.
+ *
+ * Cost (this is on the connection-churn hot path; see BENCHMARKS.md):
+ *   - no program at sys_enter_accept*: the exit reads the listening fd from the saved registers;
  *   - a socket is judged by its ports at every move (bytes loaded straight from the tp_btf
  *     struct sock, no helper call), so a foreign socket costs a few loads and no map at all;
  *   - every counter and state move lives in one per-CPU block: one map lookup per run.
  *
  * Everything is aggregated here, in per-CPU maps; userspace sums CPUs. There is no per-event
- * output. Each counter is written by one program type only, so a softirq-context program never
- * interleaves a read-modify-write with a syscall-context one on the same counter.
+ * output.
  */
-#include "vmlinux.h"
-#include <bpf/bpf_helpers.h>
-#include <bpf/bpf_tracing.h>
-#include <bpf/bpf_core_read.h>
-#include <bpf/bpf_endian.h>
-#include "loadlens/hist.h"
-#include "loadlens/observer.h"
-#include "observe.bpf.h"
+#ifndef LOADLENS_CONN_BPF_H
+#define LOADLENS_CONN_BPF_H
 
 #define TCP_ESTABLISHED 1
+#define TCP_SYN_SENT 2
 #define TCP_SYN_RECV 3
 #define TCP_FIN_WAIT2 5
 #define TCP_CLOSE 7
+#define TCP_LISTEN 10
 #define TCP_CLOSING 11
 #define EAGAIN 11
-
-char LICENSE[] SEC("license") = "Dual MIT/GPL";
-
-/* A no-op at run time (the verifier rewrites it to a move): lets a pointer we read with
- * bpf_probe_read_kernel be dereferenced directly, read-only, like a BTF pointer. */
-extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -153,13 +149,15 @@ static __always_inline void record_wait(struct obs_conn_block *b, struct sock *s
 
 	/* the stamp was stored before accept() could return the socket: the handshake's softirq
 	 * holds the child's lock, which the accept path takes before returning */
-	if (!q || q->tag != tag) {
+	if (!q || q->tag != tag || q->accept_ns) {
 		b->ctr[OBS_CTR_WAIT_UNMATCHED] += 1;
 		return;
 	}
 	now = bpf_ktime_get_ns();
 	wait = now > q->estab_ns ? now - q->estab_ns : 0;
-	q->tag = 0;
+	/* the slot stays the socket's until a newer one takes it: its first read (request
+	 * timing) looks up the accept time here */
+	q->accept_ns = now;
 
 	idx = ll_hist_bucket(wait);
 	bucket = bpf_map_lookup_elem(&wait_hist, &idx);
@@ -168,6 +166,16 @@ static __always_inline void record_wait(struct obs_conn_block *b, struct sock *s
 	b->ctr[OBS_CTR_WAIT_SUM_NS] += wait;
 	if (wait > b->ctr[OBS_CTR_WAIT_MAX_NS])
 		b->ctr[OBS_CTR_WAIT_MAX_NS] = wait;
+}
+
+/* When accept() returned this socket, if the syscall tier saw it (0: unknown). */
+static __always_inline __u64 accept_time(const struct sock *sk)
+{
+	__u64 tag = queued_tag(sk, true);
+	__u32 idx = (__u32)(tag >> 32) & (OBS_QUEUED_SLOTS - 1);
+	struct obs_queued *q = bpf_map_lookup_elem(&queued, &idx);
+
+	return q && q->tag == tag ? q->accept_ns : 0;
 }
 
 /* The listener's accept queue as this accept found it (the one just taken included). */
@@ -225,24 +233,12 @@ static __always_inline int exit_accept(long ret, __u32 sys)
 	}
 	if (!local_is_target(sk))
 		return 0;
-	b->ctr[OBS_CTR_ACCEPTED] += 1;
+	b->ctr[OBS_CTR_ACCEPT_CALLS] += 1;
 	record_wait(b, sk);
 	l = fd_to_sock(fdt, listen_fd(task));
 	if (l)
 		record_qlen(b, l);
 	return 0;
-}
-
-SEC("tracepoint/syscalls/sys_exit_accept4")
-int handle_sys_exit_accept4(struct syscall_trace_exit *ctx)
-{
-	return exit_accept(ctx->ret, OBS_SYS_ACCEPT4);
-}
-
-SEC("tracepoint/syscalls/sys_exit_accept")
-int handle_sys_exit_accept(struct syscall_trace_exit *ctx)
-{
-	return exit_accept(ctx->ret, OBS_SYS_ACCEPT);
 }
 
 /*
@@ -277,6 +273,10 @@ static __always_inline int on_set_state(const struct sock *sk, int oldstate, int
 	}
 	if (!port_wanted(num) && !port_wanted(sport) && !port_wanted(dport))
 		return 0;
+	/* connect() failed in its port search: the socket never got a local port. The caller is
+	 * the connecting process (this runs in its connect()), so it can be judged and named. */
+	if (oldstate == TCP_SYN_SENT && newstate == TCP_CLOSE && !sport && !proc_wanted())
+		return 0;
 	if (targ_netns) {
 		netns = btf ? sk->__sk_common.skc_net.net->ns.inum
 			    : BPF_CORE_READ(sk, __sk_common.skc_net.net, ns.inum);
@@ -296,6 +296,18 @@ static __always_inline int on_set_state(const struct sock *sk, int oldstate, int
 			b->ctr[OBS_CTR_TW_ENTRIES] += 1;
 	}
 
+	if (newstate == TCP_CLOSE && !sport && oldstate == TCP_SYN_SENT) {
+		b->ctr[OBS_CTR_CONNECT_NOPORT] += 1;
+		errproc_note(OBS_SYS_CONNECT, OBS_FAIL_EADDRNOTAVAIL);
+		return 0;
+	}
+	/* a target listener closes: the children in its queue are freed, never accepted */
+	if (oldstate == TCP_LISTEN && newstate == TCP_CLOSE) {
+		b->ctr[OBS_CTR_LISTEN_DISCARD] += btf ? sk->sk_ack_backlog
+						      : BPF_CORE_READ(sk, sk_ack_backlog);
+		return 0;
+	}
+
 	/* a passive open on a target port completed: the child waits in the accept queue */
 	if (oldstate != TCP_SYN_RECV || newstate != TCP_ESTABLISHED || !port_wanted(num))
 		return 0;
@@ -306,21 +318,9 @@ static __always_inline int on_set_state(const struct sock *sk, int oldstate, int
 	if (!q)
 		return 0;
 	q->estab_ns = bpf_ktime_get_ns();
+	q->accept_ns = 0;
 	q->tag = tag;
 	return 0;
 }
 
-SEC("tp_btf/inet_sock_set_state")
-int BPF_PROG(handle_inet_sock_set_state, const struct sock *sk, const int oldstate,
-	     const int newstate)
-{
-	return on_set_state(sk, oldstate, newstate, true);
-}
-
-/* Fallback where tp_btf is not available: same arguments, read through bpf_probe_read_kernel. */
-SEC("raw_tp/inet_sock_set_state")
-int BPF_PROG(handle_inet_sock_set_state_raw, const struct sock *sk, const int oldstate,
-	     const int newstate)
-{
-	return on_set_state(sk, oldstate, newstate, false);
-}
+#endif /* LOADLENS_CONN_BPF_H */

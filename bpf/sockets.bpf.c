@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: (MIT OR GPL-2.0)
+/*
+ * The observer's socket programs: exactly one program per tracepoint. Each attached program costs
+ * the kernel's tracepoint-to-BPF glue on every event of the host, whether it does anything or not
+ * (about 60-90 ns on the 2-core test machine, bench/event_cost.sh), so connection tracking and
+ * request timing share each tracepoint instead of attaching one program each.
+ *
+ *   tracepoint                 connection tracking (conn.bpf.h)     request timing (req.bpf.h)
+ *   sock:inet_sock_set_state   census, handshakes, TIME_WAIT,       server close: last response
+ *                              discarded children, connect() with
+ *                              no port
+ *   sock:sk_data_ready                                              arrival
+ *   sock:sock_recv_length                                           read: service begins
+ *   sock:sock_send_length                                           write: response begins
+ *   syscalls:sys_exit_accept4  accept-queue wait, queue length,     (accept time, via conn's
+ *   syscalls:sys_exit_accept   errno; the syscall tier: attached     queued table)
+ *                              on demand, see observer/systier.c
+ *   sched:sched_wakeup{,_new}, sched:sched_switch                   run-queue wait (--runq)
+ *
+ * Userspace leaves out (autoload off) what a run does not need: request timing with
+ * --no-requests, the sched programs without --runq, the raw_tp fallback where tp_btf works.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_endian.h>
+#include "loadlens/hist.h"
+#include "loadlens/observer.h"
+#include "observe.bpf.h"
+#include "conn.bpf.h"
+#include "req.bpf.h"
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+/* Request timing is on: the shared programs do its part too. */
+const volatile __u8 targ_requests = 0;
+
+SEC("tp_btf/inet_sock_set_state")
+int BPF_PROG(handle_inet_sock_set_state, const struct sock *sk, const int oldstate,
+	     const int newstate)
+{
+	on_set_state(sk, oldstate, newstate, true);
+	if (targ_requests && (newstate == TCP_FIN_WAIT1 || newstate == TCP_LAST_ACK))
+		req_server_closes(sk);
+	return 0;
+}
+
+/* Fallback where tp_btf is not available (no request timing there): arguments read through
+ * bpf_probe_read_kernel. */
+SEC("raw_tp/inet_sock_set_state")
+int BPF_PROG(handle_inet_sock_set_state_raw, const struct sock *sk, const int oldstate,
+	     const int newstate)
+{
+	return on_set_state(sk, oldstate, newstate, false);
+}
+
+SEC("tracepoint/syscalls/sys_exit_accept4")
+int handle_sys_exit_accept4(struct syscall_trace_exit *ctx)
+{
+	return exit_accept(ctx->ret, OBS_SYS_ACCEPT4);
+}
+
+SEC("tracepoint/syscalls/sys_exit_accept")
+int handle_sys_exit_accept(struct syscall_trace_exit *ctx)
+{
+	return exit_accept(ctx->ret, OBS_SYS_ACCEPT);
+}
+
+SEC("tp_btf/sk_data_ready")
+int BPF_PROG(handle_sk_data_ready, const struct sock *sk)
+{
+	req_data_ready(sk);
+	return 0;
+}
+
+SEC("tp_btf/sock_recv_length")
+int BPF_PROG(handle_sock_recv_length, struct sock *sk, int ret, int flags)
+{
+	req_recv(sk, ret, flags);
+	return 0;
+}
+
+SEC("tp_btf/sock_send_length")
+int BPF_PROG(handle_sock_send_length, struct sock *sk, int ret, int flags)
+{
+	req_send(sk, ret);
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(handle_sched_wakeup, struct task_struct *p)
+{
+	req_wakeup(p);
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(handle_sched_wakeup_new, struct task_struct *p)
+{
+	req_wakeup(p);
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(handle_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	req_switch(prev, next, prev_state);
+	return 0;
+}

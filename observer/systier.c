@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: MIT
+/* The syscall tier, attached on demand (see systier.h for why and when). */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <linux/capability.h>
+#include <bpf/libbpf.h>
+#include "loadlens/cli.h"
+#include "startup.h"
+#include "systier.h"
+
+struct obs_systier {
+	enum obs_systier_mode mode;
+	struct bpf_program *progs[OBS_SYSTIER_MAX_PROGS];
+	struct bpf_link *links[OBS_SYSTIER_MAX_PROGS]; /* ON: ours; AUTO: the child holds them */
+	size_t n;
+	int sock;  /* AUTO: our end of the socketpair to the child */
+	pid_t child;
+	bool attached;
+	unsigned int ticks, linger;
+	const char *reason;
+	uint64_t start_ns, last_ns, on_ns;
+};
+
+static const char *const x__names[] = {
+	[OBS_SYSTIER_AUTO] = "auto",
+	[OBS_SYSTIER_ON] = "on",
+	[OBS_SYSTIER_OFF] = "off",
+};
+
+int obs_systier_mode_parse(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(x__names) / sizeof(x__names[0]); i++)
+		if (!strcmp(s, x__names[i]))
+			return (int)i;
+	return -1;
+}
+
+const char *obs_systier_mode_name(enum obs_systier_mode m)
+{
+	return x__names[m];
+}
+
+static uint64_t x__now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* Attach (on) or detach every program; the first error, as a positive errno, or 0. */
+static int x__set_links(struct bpf_link **links, struct bpf_program *const *progs, size_t n,
+			bool on)
+{
+	int err = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (on && !links[i]) {
+			links[i] = bpf_program__attach(progs[i]);
+			if (!links[i] && !err)
+				err = errno ? errno : EINVAL;
+		} else if (!on && links[i]) {
+			bpf_link__destroy(links[i]);
+			links[i] = NULL;
+		}
+	}
+	return err;
+}
+
+/* The child: one byte in ('1' attach, '0' detach), one byte out (0 or an errno). */
+static void x__child(int sock, struct bpf_program *const *progs, size_t n)
+{
+	const uint64_t keep = 1ULL << CAP_BPF | 1ULL << CAP_PERFMON;
+	struct bpf_link *links[OBS_SYSTIER_MAX_PROGS] = {};
+	unsigned char cmd, res;
+	ssize_t r;
+
+	/* the terminal's Ctrl-C is the observer's to handle: we leave when it closes the socket */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (obs_drop_privileges_keep(NULL, NULL, keep))
+		_exit(1);
+	for (;;) {
+		r = read(sock, &cmd, 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		res = (unsigned char)x__set_links(links, progs, n, cmd == '1');
+		if (write(sock, &res, 1) != 1)
+			break;
+	}
+	x__set_links(links, progs, n, false);
+	_exit(0);
+}
+
+static int x__ask(struct obs_systier *t, bool on)
+{
+	unsigned char cmd = on ? '1' : '0', res;
+	ssize_t r;
+
+	if (write(t->sock, &cmd, 1) != 1)
+		return -EPIPE;
+	do
+		r = read(t->sock, &res, 1);
+	while (r < 0 && errno == EINTR);
+	if (r != 1)
+		return -EPIPE;
+	return res ? -(int)res : 0;
+}
+
+struct obs_systier *obs_systier_new(const char *prog, enum obs_systier_mode mode,
+				    struct bpf_program *const *progs, size_t n)
+{
+	struct obs_systier *t;
+	int sv[2], err;
+
+	if (n > OBS_SYSTIER_MAX_PROGS) {
+		errno = E2BIG;
+		return NULL;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->mode = mode;
+	t->n = n;
+	t->sock = -1;
+	memcpy(t->progs, progs, n * sizeof(progs[0]));
+	t->start_ns = t->last_ns = x__now_ns();
+	if (mode == OBS_SYSTIER_ON) {
+		err = x__set_links(t->links, t->progs, n, true);
+		if (err) {
+			ll_warn(prog, "cannot attach the syscall tracepoints: %s", strerror(err));
+			obs_systier_free(t);
+			errno = err;
+			return NULL;
+		}
+		t->attached = true;
+	} else if (mode == OBS_SYSTIER_AUTO) {
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+			err = errno;
+			ll_warn(prog, "cannot start the syscall-tier helper: %s", strerror(err));
+			free(t);
+			errno = err;
+			return NULL;
+		}
+		t->child = fork();
+		if (t->child == 0) {
+			close(sv[0]);
+			x__child(sv[1], t->progs, n);
+		}
+		close(sv[1]);
+		if (t->child < 0) {
+			err = errno;
+			close(sv[0]);
+			ll_warn(prog, "cannot start the syscall-tier helper: %s", strerror(err));
+			free(t);
+			errno = err;
+			return NULL;
+		}
+		t->sock = sv[0];
+	}
+	return t;
+}
+
+void obs_systier_free(struct obs_systier *t)
+{
+	if (!t)
+		return;
+	x__set_links(t->links, t->progs, t->n, false);
+	if (t->sock >= 0)
+		close(t->sock); /* the child detaches and exits */
+	if (t->child > 0)
+		waitpid(t->child, NULL, 0);
+	free(t);
+}
+
+int obs_systier_tick(struct obs_systier *t, const char *pressure)
+{
+	uint64_t now = x__now_ns();
+	bool want;
+	int err;
+
+	if (t->attached)
+		t->on_ns += now - t->last_ns;
+	t->last_ns = now;
+	if (t->mode != OBS_SYSTIER_AUTO)
+		return 0;
+	t->ticks++;
+	if (pressure) {
+		t->linger = OBS_SYSTIER_LINGER;
+		t->reason = pressure;
+		want = true;
+	} else if (t->linger) {
+		t->linger--;
+		want = true;
+	} else {
+		/* a sample: one interval in OBS_SYSTIER_SAMPLE_EVERY, not the first */
+		want = t->ticks % OBS_SYSTIER_SAMPLE_EVERY == OBS_SYSTIER_SAMPLE_EVERY / 2;
+		if (want)
+			t->reason = NULL;
+	}
+	if (want == t->attached)
+		return 0;
+	err = x__ask(t, want);
+	if (!err)
+		t->attached = want;
+	return err;
+}
+
+bool obs_systier_attached(const struct obs_systier *t)
+{
+	return t->attached;
+}
+
+enum obs_systier_mode obs_systier_mode(const struct obs_systier *t)
+{
+	return t->mode;
+}
+
+double obs_systier_share(const struct obs_systier *t)
+{
+	uint64_t now = x__now_ns(), on = t->on_ns + (t->attached ? now - t->last_ns : 0);
+
+	return now > t->start_ns ? (double)on / (double)(now - t->start_ns) : 0.0;
+}
+
+const char *obs_systier_reason(const struct obs_systier *t)
+{
+	return t->reason;
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The syscall tier: the observer's programs on syscalls:sys_exit_* tracepoints (accept-queue wait
+ * per connection, accept() errors, EMFILE/ENFILE/EADDRINUSE by syscall), attached only while
+ * they are wanted.
+ *
+ * Why: once any syscall tracepoint is registered, the kernel sends every syscall of every task on
+ * the host through its slow path (SYSCALL_WORK_SYSCALL_TRACEPOINT), whether or not a program runs
+ * for that syscall. On a hello-world server that alone costs more than the whole 3% overhead
+ * budget (BENCHMARKS.md). Everything the observer must count exactly is counted without it.
+ *
+ * Modes (--syscalls):
+ *   on    attached for the whole run
+ *   off   never attached
+ *   auto  attached for one interval in every OBS_SYSTIER_SAMPLE_EVERY (a sample of accept-queue
+ *         waits), and for as long as something nears exhaustion: a target's fds or the
+ *         system's files past half their limit, a port group past half the range, connect()
+ *         failing for want of a port, the accept queue past half its backlog, listen overflows
+ *         or drops; it stays OBS_SYSTIER_LINGER intervals after the last such sign.
+ *
+ * Attaching needs privilege the observer gives up after start, so in auto mode a forked child
+ * keeps CAP_BPF and CAP_PERFMON only and does nothing but attach and detach these programs when
+ * the observer asks over a socketpair. It exits when the observer does.
+ */
+#ifndef LOADLENS_OBSERVER_SYSTIER_H
+#define LOADLENS_OBSERVER_SYSTIER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define OBS_SYSTIER_MAX_PROGS 16
+#define OBS_SYSTIER_SAMPLE_EVERY 10
+#define OBS_SYSTIER_LINGER 5
+
+enum obs_systier_mode {
+	OBS_SYSTIER_AUTO = 0,
+	OBS_SYSTIER_ON,
+	OBS_SYSTIER_OFF,
+};
+
+struct bpf_program;
+struct obs_systier;
+
+/* "auto", "on", "off" -> mode; -1 if none of them. */
+int obs_systier_mode_parse(const char *s);
+const char *obs_systier_mode_name(enum obs_systier_mode m);
+
+/*
+ * Take the programs (loaded, not attached). ON attaches them now; AUTO forks the attaching child
+ * (call while still privileged, before obs_drop_privileges). Returns NULL and sets errno; prints
+ * one line.
+ */
+struct obs_systier *obs_systier_new(const char *prog, enum obs_systier_mode mode,
+				    struct bpf_program *const *progs, size_t n);
+void obs_systier_free(struct obs_systier *t);
+
+/* One interval passed; `pressure` names a sign of exhaustion (NULL: none). In AUTO mode this
+ * attaches or detaches the tier for the next interval. Returns 0 or a negative errno. */
+int obs_systier_tick(struct obs_systier *t, const char *pressure);
+bool obs_systier_attached(const struct obs_systier *t);
+enum obs_systier_mode obs_systier_mode(const struct obs_systier *t);
+/* Share of the run so far the tier was attached, 0..1, and why it last went on (NULL: sample). */
+double obs_systier_share(const struct obs_systier *t);
+const char *obs_systier_reason(const struct obs_systier *t);
+
+#endif /* LOADLENS_OBSERVER_SYSTIER_H */
