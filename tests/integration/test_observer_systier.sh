@@ -1,0 +1,62 @@
+#!/bin/bash
+# The syscall tier (observer/systier.c): with --syscalls auto (the default) and nothing near a
+# limit, no syscalls:* tracepoint is attached, except in the sample interval (one in ten); the
+# accepted count is still exact, and the accept-queue waits of the sample are a part of the
+# accepts. With --syscalls on, the accept exits are attached all the time and every accept is
+# timed. A bad mode is a usage error.
+. "$(dirname "$0")/lib.sh"
+require_bpf
+require_bin loadlens-refserver loadlens-observer loadlens-driver
+command -v bpftool >/dev/null || skip "bpftool is not installed"
+
+# sys_exit tracepoints attached by the observer (pid $1) or its helper child
+sys_attached() {
+	local pids
+	pids=$(printf '%s,' "$1" $(pgrep -P "$1"))
+	bpftool perf -j | jq -r --argjson p "[${pids%,}]" \
+		'[.[] | select(.pid as $x | $p | index($x)) | select(.tracepoint | startswith("sys_"))]
+		 | length'
+}
+
+"$LOADLENS_BIN/loadlens-observer" --port 1 --syscalls bogus 2>"$LL_TMP/bad.err"
+rc=$?
+[ "$rc" = 64 ] || fail "--syscalls bogus exited $rc, expected 64"
+grep -q "invalid --syscalls" "$LL_TMP/bad.err" || fail "no clear line for --syscalls bogus"
+
+port=$(free_port)
+start_refserver rs tcp "$port"
+
+# auto: 7.5 s of new connections at 400/s; the sample is the interval from t=5s to t=6s
+start_observer auto "$port"
+sleep 1.5
+n=$(sys_attached "$PID_auto")
+[ "$n" = 0 ] || fail "auto, no pressure: $n sys_exit tracepoints attached at t=1.5s, expected 0"
+load_cpu "$LOADLENS_BIN/loadlens-driver" "tcp://127.0.0.1:$port" --new-conn -c 4 --rate 400 \
+	-d 6s -q --json "$LL_TMP/drv_auto.json" >"$LL_TMP/drv_auto.out" 2>&1 ||
+	fail "driver exited $? ($(tail -3 "$LL_TMP/drv_auto.out"))"
+sleep 0.3
+stop auto
+drv=$(jget "$LL_TMP/drv_auto.json" .connections)
+acc=$(jget "$LL_TMP/auto.json" .accepted)
+timed=$(jget "$LL_TMP/auto.json" .accept_queue_wait.count)
+share=$(jget "$LL_TMP/auto.json" .syscalls.attached_share)
+echo "auto: driver $drv connections, observer accepted $acc, $timed timed, tier attached" \
+	"$(awk -v s="$share" 'BEGIN { printf "%.0f%%", 100 * s }') of the run"
+[ "$acc" = "$drv" ] || fail "auto: observer accepted $acc, driver opened $drv"
+[ "$timed" -gt 0 ] || fail "auto: no accept timed in the sample interval"
+[ "$timed" -lt "$acc" ] || fail "auto: $timed of $acc accepts timed: the tier was not sampled"
+awk -v s="$share" 'BEGIN { exit !(s > 0.05 && s < 0.5) }' ||
+	fail "auto: tier attached a share of $share of the run, expected one interval in ten-ish"
+
+# on: attached from the start, every accept timed
+start_observer on "$port" --syscalls on
+n=$(sys_attached "$PID_on")
+[ "$n" -ge 2 ] || fail "--syscalls on: $n sys_exit tracepoints attached, expected accept4, accept, ..."
+new_conns drv_on "$port" 500
+stop on
+acc=$(jget "$LL_TMP/on.json" .accepted)
+timed=$(jget "$LL_TMP/on.json" .accept_queue_wait.count)
+[ "$acc" = 500 ] || fail "on: observer accepted $acc, driver opened 500"
+[ "$timed" = 500 ] || fail "on: $timed of 500 accepts timed"
+stop rs
+pass "auto: no syscall tracepoint outside the sample, accepted exact; on: all $timed timed"
