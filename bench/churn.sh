@@ -79,7 +79,7 @@ nginx_accepts() {
 start_observer() { # observer binary, extra observer options...
 	local obs=$1
 	shift
-	"$obs" --port "$PORT" --interval 0 --json "$TMP/obs.json" "$@" \
+	"$obs" --port "$PORT" --interval 1s --json "$TMP/obs.json" "$@" \
 		>"$TMP/obs.out" 2>"$TMP/obs.err" &
 	OBS=$!
 	for _ in $(seq 100); do grep -q observing "$TMP/obs.err" && return; sleep 0.1; done

@@ -216,16 +216,18 @@ bool obs_conn_by_calls(const struct obs_conn *c)
 	return c->by_calls || !c->features.set_state;
 }
 
+void obs_conn_base(struct obs_conn *c, const struct obs_listen_queue *q)
+{
+	c->queued0 = q->queued;
+	c->queued0_set = q->ok;
+}
+
 void obs_conn_accepted(struct obs_conn *c, struct obs_conn_stats *st,
 		       const struct obs_listen_queue *q)
 {
 	uint64_t *ctr = st->ctr, in, out;
 
 	if (q && q->ok) {
-		if (!c->queued0_set) {
-			c->queued0 = q->queued;
-			c->queued0_set = true;
-		}
 		if (q->qlen_max > c->qlen_max) {
 			c->qlen_max = q->qlen_max;
 			c->backlog = q->backlog;
@@ -235,7 +237,7 @@ void obs_conn_accepted(struct obs_conn *c, struct obs_conn_stats *st,
 		ctr[OBS_CTR_QLEN_MAX] = c->qlen_max;
 		ctr[OBS_CTR_BACKLOG_MAX] = c->backlog;
 	}
-	if (obs_conn_by_calls(c) || !q || !q->ok) {
+	if (obs_conn_by_calls(c) || !q || !q->ok || !c->queued0_set) {
 		ctr[OBS_CTR_ACCEPTED] = ctr[OBS_CTR_ACCEPT_CALLS];
 		return;
 	}

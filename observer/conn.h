@@ -68,6 +68,9 @@ void obs_conn_free(struct obs_conn *c);
 size_t obs_conn_tier_progs(struct obs_conn *c, struct bpf_program **out);
 /* Accepts can only be counted at accept() (a process filter alone, or no state tracepoint). */
 bool obs_conn_by_calls(const struct obs_conn *c);
+/* The listen queues before obs_conn_start() attached anything: their children will be accepted
+ * without a handshake we see. Without a base, accepts are counted at accept(). */
+void obs_conn_base(struct obs_conn *c, const struct obs_listen_queue *q);
 /* Set st->ctr[OBS_CTR_ACCEPTED] (and the longest queue seen) from st's counters and the listen
  * queues q read just before st (NULL or !q->ok: count accept() calls instead). */
 void obs_conn_accepted(struct obs_conn *c, struct obs_conn_stats *st,

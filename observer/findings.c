@@ -199,9 +199,10 @@ int obs_fx_summary(struct obs_fx *fx, FILE *out)
 	if (!fs)
 		return -ENOMEM;
 	x__collect(fx, fs);
-	fprintf(out, "  census             %12llu  (sock_diag, %llu failed, slowest %.1f ms)\n",
+	fprintf(out, "  census             %12llu  (sock_diag, %llu failed, %llu deferred to keep it under "
+		     "1%% of a CPU, slowest %.1f ms)\n",
 		(unsigned long long)r->census_ok, (unsigned long long)r->census_failed,
-		r->census_ms_max);
+		(unsigned long long)r->census_deferred, r->census_ms_max);
 	fprintf(out, "  TIME_WAIT entries  %12llu  (peak %.0f/s; census peak %llu)\n",
 		(unsigned long long)r->tw_entries, r->tw_rate_max,
 		(unsigned long long)r->state_max[6]);
@@ -245,6 +246,7 @@ int obs_fx_json_add(struct obs_fx *fx, json_t *root)
 	st = NULL;
 	json_object_set_new(o, "censuses", json_integer((json_int_t)r->census_ok));
 	json_object_set_new(o, "census_failed", json_integer((json_int_t)r->census_failed));
+	json_object_set_new(o, "census_deferred", json_integer((json_int_t)r->census_deferred));
 	json_object_set_new(o, "reconcile_max_diff", json_integer((json_int_t)r->reconcile_abs_max));
 	json_object_set_new(o, "time_wait_entries", json_integer((json_int_t)r->tw_entries));
 	json_object_set_new(o, "time_wait_rate_max", json_real(r->tw_rate_max));

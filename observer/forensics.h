@@ -62,8 +62,6 @@ void obs_fx_free(struct obs_fx *fx);
 uint64_t obs_fx_keep_caps(const struct obs_fx *fx);
 /* The programs attached, for the "observing" line. */
 const char *obs_fx_attached(const struct obs_fx *fx);
-/* Read the target listeners' accept queues now (for obs_conn_accepted). 0 or a negative errno. */
-int obs_fx_listen_queue(struct obs_fx *fx, struct obs_listen_queue *q);
 /* The failures object (its syscall programs join the syscall tier). */
 struct obs_fail *obs_fx_fail(struct obs_fx *fx);
 /* A sign of exhaustion in the last tick (half a limit reached, failures), or NULL. */

@@ -9,7 +9,7 @@
 struct obs_fx_run {
 	double t_end;
 	uint64_t intervals;
-	uint64_t census_ok, census_failed;
+	uint64_t census_ok, census_failed, census_deferred;
 	double census_ms_max;
 	uint64_t state_max[OBS_TCP_STATES]; /* largest census count per state */
 	uint64_t tw_entries;		    /* total TIME_WAIT entries seen */
@@ -52,7 +52,7 @@ struct obs_fx {
 	int64_t base[OBS_TCP_STATES];
 	bool have_base;
 	struct obs_census cs;
-	struct obs_census lcs;	/* listen pass between censuses (accepted, queue) */
+	double census_next_t;	/* no census before this run time (s): 1% of a CPU at most */
 	const char *pressure;	/* a sign of exhaustion this interval, for the syscall tier */
 	/* port growth: in-use counts of the top group at recent censuses */
 	double port_t[OBS_FX_HIST];

@@ -294,13 +294,26 @@ static void x__ports_line(const struct obs_args *a, char *buf, size_t len)
 		off += (size_t)snprintf(buf + off, len - off, "%s%u", i ? ", " : " ", a->ports[i]);
 }
 
+/* The target listeners' accept queues, from a listen-only sock_diag pass. */
+static void x__listen_queue(struct obs_census_ctx *lc, struct obs_listen_queue *q)
+{
+	static struct obs_census cs;
+
+	memset(q, 0, sizeof(*q));
+	if (!lc || obs_census_listeners(lc, &cs))
+		return;
+	q->queued = cs.listen_queued;
+	q->qlen_max = cs.listen_qlen_max;
+	q->backlog = cs.listen_backlog;
+	q->ok = true;
+}
+
 /*
  * The syscall tier (observer/systier.c). It must stay on where accepts can only be counted at
- * accept(): a process filter alone, or no listen-queue reading. lq gets the first reading, the
- * base of the accepted count.
+ * accept(): a process filter alone, or no listen-queue reading (lq: the one before attach).
  */
 static struct obs_systier *x__systier(const struct obs_args *a, struct obs_conn *conn,
-				      struct obs_fx *fx, struct obs_listen_queue *lq)
+				      struct obs_fx *fx, const struct obs_listen_queue *lq)
 {
 	struct bpf_program *progs[OBS_SYSTIER_MAX_PROGS];
 	enum obs_systier_mode mode = a->syscalls;
@@ -308,8 +321,6 @@ static struct obs_systier *x__systier(const struct obs_args *a, struct obs_conn 
 
 	n = obs_conn_tier_progs(conn, progs);
 	n += obs_fail_tier_progs(obs_fx_fail(fx), progs + n, OBS_SYSTIER_MAX_PROGS - n);
-	if (obs_fx_listen_queue(fx, lq))
-		lq->ok = false;
 	if ((obs_conn_by_calls(conn) || !lq->ok) && mode != OBS_SYSTIER_ON) {
 		if (mode == OBS_SYSTIER_OFF)
 			ll_warn(PROG, "note: accepts are counted at accept() here (%s), which "
@@ -334,6 +345,7 @@ int main(int argc, char **argv)
 	char fxline[128] = "";
 	struct obs_reqtime *rt = NULL;
 	struct obs_systier *tier = NULL;
+	struct obs_census_ctx *lcen = NULL;
 	struct obs_listen_queue lq;
 	struct obs_report rep = {};
 	struct obs_args a;
@@ -407,6 +419,10 @@ int main(int argc, char **argv)
 	}
 	if (!rt)
 		obs_reqtime_off(obs_conn_skel(conn));
+	/* the accept queues before attach: the base of the accepted count */
+	lcen = obs_census_new(PROG, targets.netns_fd, a.ports, a.nports);
+	x__listen_queue(lcen, &lq);
+	obs_conn_base(conn, &lq);
 	if (obs_conn_start(conn, PROG, &opts))
 		goto cleanup;
 	fxopts.conn = &opts;
@@ -452,8 +468,7 @@ int main(int argc, char **argv)
 		if (deadline && now >= deadline)
 			break;
 		if (next && now >= next) {
-			if (obs_fx_listen_queue(fx, &lq))
-				lq.ok = false;
+			x__listen_queue(lcen, &lq);
 			err = obs_conn_read(conn, cur);
 			if (err) {
 				ll_warn(PROG, "cannot read BPF maps: %s", strerror(-err));
@@ -481,15 +496,13 @@ int main(int argc, char **argv)
 	}
 
 	/* the final read: after the signal, so every accept before it is counted */
-	if (obs_fx_listen_queue(fx, &lq))
-		lq.ok = false;
+	x__listen_queue(lcen, &lq);
 	err = obs_conn_read(conn, cur);
 	if (err) {
 		ll_warn(PROG, "cannot read BPF maps: %s", strerror(-err));
 		goto cleanup;
 	}
 	obs_conn_accepted(conn, cur, &lq);
-	obs_systier_tick(tier, NULL);
 	rep.syscalls_mode = obs_systier_mode_name(obs_systier_mode(tier));
 	rep.syscalls_share = obs_systier_share(tier);
 	rep.ports = a.ports;
@@ -529,6 +542,7 @@ cleanup:
 		fclose(json_out);
 	obs_reqtime_free(rt);
 	obs_systier_free(tier);
+	obs_census_free(lcen);
 	obs_fx_free(fx);
 	obs_conn_free(conn);
 	obs_targets_close(&targets);
