@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: (MIT OR GPL-2.0)
+/*
+ * No-op tp_btf programs on the three socket tracepoints loadlens' request timing uses. Each body
+ * is "return 0" (two instructions, the arguments are never read), so whatever an attached one
+ * costs per event is the kernel's glue around it: the tracepoint call, bpf_trace_runN and the
+ * RCU read-side section around the program. bench/event_cost.sh subtracts that from the
+ * observer's cost per request to see how much is the observer's own work.
+ *
+ * attach.c picks which of them to load. The program names are short so the kernel (which keeps
+ * 15 characters) and bpftool show them whole.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+/* only pointers are passed through: the header need not define struct sock */
+struct sock;
+
+SEC("tp_btf/sk_data_ready")
+int BPF_PROG(noop_data_ready, const struct sock *sk)
+{
+	return 0;
+}
+
+SEC("tp_btf/sock_recv_length")
+int BPF_PROG(noop_recv_len, struct sock *sk, int ret, int flags)
+{
+	return 0;
+}
+
+SEC("tp_btf/sock_send_length")
+int BPF_PROG(noop_send_len, struct sock *sk, int ret, int flags)
+{
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
