@@ -100,7 +100,7 @@ obs_on() {
 			args="$args,--no-requests" || env=(LOADLENS_OBSERVER_NO_REQTIME=1)
 	fi
 	env "${env[@]}" "$dir/loadlens-observer" ${args//,/ } $(printf -- '--port %s ' "$@") \
-		--interval 0 >"$T/obs.out" 2>"$T/obs.err" &
+		--interval 1s >"$T/obs.out" 2>"$T/obs.err" &
 	OBS_PID=$!
 	for _ in $(seq 100); do grep -q observing "$T/obs.err" && return; sleep 0.1; done
 	cat "$T/obs.err"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Request timing (bpf/req.bpf.c) from userspace: attach what the kernel offers, read the per-slot
+ * Request timing (bpf/req.bpf.h, part of bpf/sockets.bpf.c) from userspace: attach what the kernel offers, read the per-slot
  * histograms and counters back, and print and serialise them (reqtime_report.c). A slot is one
  * (port, protocol) pair; see include/loadlens/reqtime.h.
  */

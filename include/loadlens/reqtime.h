@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the request-timing programs (bpf/req.bpf.c) and their userspace (observer/reqtime.c)
- * share: components, limits, the per-slot counter block, the per-socket state and the --trace
- * record. docs/observer.md ("Request timing") explains each figure.
+ * What the request-timing programs (bpf/req.bpf.h in bpf/sockets.bpf.c) and their userspace
+ * (observer/reqtime.c) share: components, limits, the per-slot counter block, the per-socket
+ * state and the --trace record. docs/observer.md ("Request timing") explains each figure.
  *
  * A slot is one (target port, protocol) pair: slot = 2 * port_index + (udp ? 1 : 0). The
  * histogram map holds RT_NCOMP histograms of LL_HIST_BUCKETS counters per slot:
@@ -19,8 +19,6 @@
 
 /* UDP arrival stamps kept per socket (a power of two): datagrams queued beyond this lose theirs. */
 #define RT_UDP_RING 512
-/* Accepted, not yet read TCP sockets whose accept time we hold (LRU hash, per struct sock *). */
-#define RT_MAX_ACCEPTED 16384
 /* --runq: slots for serving processes (by tgid) and for runnable threads (by tid); powers of two. */
 #define RT_WATCH_SLOTS 1024
 #define RT_WAKE_SLOTS 8192
