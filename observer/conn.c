@@ -52,24 +52,28 @@ static int x__plan(struct obs_conn *c, const char *prog, const struct obs_conn_o
 	struct sockets_bpf *s = c->skel;
 	bool btf_tp, raw_tp;
 
-	if (!obs_tracepoint_exists("syscalls", "sys_exit_accept4")) {
-		ll_warn(prog, "tracepoint syscalls:sys_exit_accept4 is missing under %s; "
-			      "use a kernel built with CONFIG_FTRACE_SYSCALLS=y",
-			obs_tracefs() ? obs_tracefs() : OBS_TRACEFS "/events");
-		return -ENOENT;
-	}
-	x__attached_add(c, "accept4 [syscall tier]");
 	/* the syscall tier: observer/systier.c attaches these when they are wanted */
 	bpf_program__set_autoattach(s->progs.handle_sys_exit_accept4, false);
 	bpf_program__set_autoattach(s->progs.handle_sys_exit_accept, false);
-
-	c->features.accept = obs_tracepoint_exists("syscalls", "sys_exit_accept");
-	if (c->features.accept) {
-		x__attached_add(c, "accept [syscall tier]");
-	} else {
+	c->features.accept4 = obs_tracepoint_exists("syscalls", "sys_exit_accept4");
+	if (!c->features.accept4) {
+		/* accepted is still counted (handshakes and listen queues); only the syscall
+		 * tier's figures go, unless accepts must be judged by process (obs_conn_open) */
+		bpf_program__set_autoload(s->progs.handle_sys_exit_accept4, false);
 		bpf_program__set_autoload(s->progs.handle_sys_exit_accept, false);
-		ll_warn(prog, "note: no syscalls:sys_exit_accept tracepoint; accept() (not accept4) "
-			      "is not counted");
+		ll_warn(prog, "note: no syscalls:sys_exit_accept4 tracepoint (CONFIG_FTRACE_SYSCALLS); "
+			      "accept-queue wait per connection and accept errors are off");
+		c->features.accept = false;
+	} else {
+		x__attached_add(c, "accept4 [syscall tier]");
+		c->features.accept = obs_tracepoint_exists("syscalls", "sys_exit_accept");
+		if (c->features.accept) {
+			x__attached_add(c, "accept [syscall tier]");
+		} else {
+			bpf_program__set_autoload(s->progs.handle_sys_exit_accept, false);
+			ll_warn(prog, "note: no syscalls:sys_exit_accept tracepoint; accept() (not "
+				      "accept4) is not timed");
+		}
 	}
 
 	/* tp_btf where the kernel's BTF describes the tracepoint, else raw_tp */
@@ -164,6 +168,13 @@ struct obs_conn *obs_conn_open(const char *prog, const struct obs_conn_opts *opt
 	x__set_targets(c->skel, opts);
 	/* a process filter alone: only accept() itself knows which process took a connection */
 	c->by_calls = !opts->nports && (opts->npids || opts->cgroup_id);
+	if (obs_conn_by_calls(c) && !c->features.accept4) {
+		ll_warn(prog, "accepts can only be counted at accept() here (%s), and the kernel has "
+			      "no syscalls:sys_exit_accept4 tracepoint; add --port PORT",
+			c->by_calls ? "--pid/--cgroup without --port" : "no inet_sock_set_state");
+		err = -ENOENT;
+		goto cleanup;
+	}
 	return c;
 
 cleanup:
@@ -205,6 +216,8 @@ size_t obs_conn_tier_progs(struct obs_conn *c, struct bpf_program **out)
 {
 	size_t n = 0;
 
+	if (!c->features.accept4)
+		return 0;
 	out[n++] = c->skel->progs.handle_sys_exit_accept4;
 	if (c->features.accept)
 		out[n++] = c->skel->progs.handle_sys_exit_accept;

@@ -28,6 +28,7 @@ struct obs_conn_opts {
 
 /* What got attached; NULL strings mean "off". */
 struct obs_conn_features {
+	bool accept4;	     /* sys_exit_accept4 exists: the syscall tier can time accepts */
 	bool accept;	     /* accept() as well as accept4() */
 	const char *set_state; /* "tp_btf", "raw_tp" or NULL: handshakes and queue wait */
 };

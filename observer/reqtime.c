@@ -113,7 +113,7 @@ static int x__plan(struct obs_reqtime *rt, const char *prog, bool runq)
 
 	/* the connection programs' tp_btf inet_sock_set_state closes out a server's last response
 	 * (the raw_tp fallback does not); accept times come from the syscall tier, when attached */
-	rt->features.close_out = obs_btf_tracepoint_exists("inet_sock_set_state");
+	rt->features.close_out = bpf_program__autoload(s->progs.handle_inet_sock_set_state);
 	if (rt->features.close_out)
 		x__attached_add(rt, "inet_sock_set_state");
 	rt->features.accept = obs_tracepoint_exists("syscalls", "sys_exit_accept4");
