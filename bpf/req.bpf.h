@@ -87,6 +87,9 @@ struct {
  */
 __u64 watched[RT_WATCH_SLOTS]; /* u64: clang 14 has 64-bit compare-and-swap only */
 struct rt_wake wake[RT_WAKE_SLOTS];
+/* --arrivals sampled: userspace bumps it as each arrival-stamping window opens; it stays 0 when
+ * sk_data_ready is attached all the time */
+volatile __u32 arrival_gen;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -271,13 +274,26 @@ static __always_inline void tcp_arrival(const struct sock *sk)
 
 static __always_inline void udp_arrival(const struct sock *sk)
 {
+	const struct udp_sock *u;
 	struct rt_udp_sock *s;
+	__u32 g, q;
 	__u64 i;
 
 	s = bpf_sk_storage_get(&udp_socks, (void *)sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
 	if (!s) {
 		global_add(RT_G_NO_STORAGE, 1);
 		return;
+	}
+	/* --arrivals sampled: stamping was off until this window began, so the datagrams queued
+	 * meanwhile have no stamp, and the reader takes them first: start the ring afresh, behind
+	 * them (the one that just arrived is queued already) */
+	g = arrival_gen;
+	if (s->gen != g) {
+		u = bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct udp_sock));
+		q = sk->sk_receive_queue.qlen + u->reader_queue.qlen;
+		s->skip = q ? q - 1 : 0;
+		s->tail = s->head;
+		s->gen = g;
 	}
 	/* senders on several CPUs may queue to one socket at once: take the index atomically */
 	i = __sync_fetch_and_add(&s->tail, 1);
@@ -355,6 +371,12 @@ static __always_inline void udp_read(struct sock *sk, __u32 slot)
 		if (c)
 			c->unanswered++;
 	}
+	if (s->skip) {
+		/* queued while arrival stamping was off (--arrivals sampled) */
+		s->skip--;
+		s->arrival_ns = 0;
+		goto read;
+	}
 	h = __sync_fetch_and_add(&s->head, 1);
 	t = s->tail;
 	if (h >= t) {
@@ -369,6 +391,7 @@ static __always_inline void udp_read(struct sock *sk, __u32 slot)
 	} else {
 		s->arrival_ns = s->arrival[h & (RT_UDP_RING - 1)];
 	}
+read:
 	s->read_ns = bpf_ktime_get_ns();
 	s->state = RT_READING;
 	if (!(s->flags & RT_F_SEEN_READ)) {

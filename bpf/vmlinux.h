@@ -104,8 +104,14 @@ struct sock_common {
 	possible_net_t skc_net;
 };
 
+/* include/linux/skbuff.h */
+struct sk_buff_head {
+	__u32 qlen;
+};
+
 struct sock {
 	struct sock_common __sk_common;
+	struct sk_buff_head sk_receive_queue;
 	u32 sk_ack_backlog;
 	u32 sk_max_ack_backlog;
 	u16 sk_protocol; /* a plain field since 5.6 (a bitfield before) */
@@ -116,6 +122,12 @@ struct sock {
 struct inet_sock {
 	struct sock sk;
 	__be16 inet_sport;
+};
+
+/* include/linux/udp.h: datagrams a reader moved off sk_receive_queue and has not read yet */
+struct udp_sock {
+	struct inet_sock inet;
+	struct sk_buff_head reader_queue;
 };
 
 /* include/linux/tcp.h */

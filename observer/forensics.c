@@ -130,6 +130,11 @@ uint64_t obs_fx_keep_caps(const struct obs_fx *fx)
 	return 1ULL << CAP_SYS_PTRACE;
 }
 
+void obs_fx_census_due(struct obs_fx *fx)
+{
+	fx->census_next_t = 0;
+}
+
 struct obs_fail *obs_fx_fail(struct obs_fx *fx)
 {
 	return fx->fail;

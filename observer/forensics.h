@@ -62,6 +62,9 @@ void obs_fx_free(struct obs_fx *fx);
 uint64_t obs_fx_keep_caps(const struct obs_fx *fx);
 /* The programs attached, for the "observing" line. */
 const char *obs_fx_attached(const struct obs_fx *fx);
+/* The next tick takes a census even if the last one was recent (the final tick: the summary's
+ * ground truth). */
+void obs_fx_census_due(struct obs_fx *fx);
 /* The failures object (its syscall programs join the syscall tier). */
 struct obs_fail *obs_fx_fail(struct obs_fx *fx);
 /* A sign of exhaustion in the last tick (half a limit reached, failures), or NULL. */

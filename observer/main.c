@@ -39,6 +39,7 @@ struct obs_args {
 	bool no_requests; /* --no-requests: request timing (issue 4) off */
 	bool runq; /* request timing: run-queue wait of the serving processes */
 	enum obs_systier_mode syscalls; /* --syscalls: when the syscall tracepoints are attached */
+	bool arrivals_sampled; /* --arrivals sampled: sk_data_ready in windows only */
 	bool verbose;
 };
 
@@ -81,6 +82,10 @@ static void x__usage(FILE *out)
 		     "                        one interval in %d, and while fds, ports or the accept\n"
 		     "                        queue near a limit), on, off. Any syscall tracepoint slows\n"
 		     "                        every syscall of the host; counts never depend on them\n"
+		     "      --arrivals MODE   always (default) or sampled: stamp request arrivals\n"
+		     "                        (sk_data_ready) one interval in %d only; counts and\n"
+		     "                        service times stay exact, queue wait and residence become\n"
+		     "                        a sample, and each request costs one event less\n"
 		     "  -v, --verbose         show libbpf's log\n"
 		     "  -h, --help            show this help\n"
 		     "  -V, --version         show the version\n"
@@ -96,7 +101,7 @@ static void x__usage(FILE *out)
 		     "  sudo " PROG " --port 8000 --trace requests.csv --trace-every 100\n"
 		     "  sudo " PROG " --pid $(pidof nginx) --children --ndjson nginx.ndjson\n"
 		     "  sudo " PROG " --port 8080 --syscalls on    # every accept timed\n",
-		OBS_MAX_PORTS, OBS_SYSTIER_SAMPLE_EVERY);
+		OBS_MAX_PORTS, OBS_SYSTIER_SAMPLE_EVERY, OBS_SYSTIER_SAMPLE_EVERY);
 }
 
 static void x__add_port(struct obs_args *a, const char *s)
@@ -142,6 +147,7 @@ static void x__parse_args(int argc, char **argv, struct obs_args *a)
 		{"no-requests", no_argument, NULL, 'Q'},
 		{"runq", no_argument, NULL, 'R'},
 		{"syscalls", required_argument, NULL, 'S'},
+		{"arrivals", required_argument, NULL, 'a'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
@@ -184,6 +190,12 @@ static void x__parse_args(int argc, char **argv, struct obs_args *a)
 			break;
 		case 'Q':
 			a->no_requests = true;
+			break;
+		case 'a':
+			if (!strcmp(optarg, "sampled"))
+				a->arrivals_sampled = true;
+			else if (strcmp(optarg, "always"))
+				ll_usage_error(PROG, "invalid --arrivals '%s' (always or sampled)", optarg);
 			break;
 		case 'S': {
 			int m = obs_systier_mode_parse(optarg);
@@ -231,6 +243,10 @@ static void x__parse_args(int argc, char **argv, struct obs_args *a)
 		ll_usage_error(PROG, "--port and --all-ports exclude each other");
 	if (a->no_requests && a->trace_path)
 		ll_usage_error(PROG, "--trace needs request timing; drop --no-requests");
+	if (a->arrivals_sampled && a->no_requests)
+		ll_usage_error(PROG, "--arrivals needs request timing; drop --no-requests");
+	if (a->arrivals_sampled && !a->interval_ns)
+		ll_usage_error(PROG, "--arrivals sampled opens its windows per interval; give --interval");
 }
 
 static uint64_t x__now_ns(void)
@@ -344,7 +360,8 @@ int main(int argc, char **argv)
 	struct obs_fx *fx = NULL;
 	char fxline[128] = "";
 	struct obs_reqtime *rt = NULL;
-	struct obs_systier *tier = NULL;
+	struct obs_systier *tier = NULL, *atier = NULL;
+	struct bpf_program *arrival_prog = NULL;
 	struct obs_census_ctx *lcen = NULL;
 	struct obs_listen_queue lq;
 	struct obs_report rep = {};
@@ -419,6 +436,8 @@ int main(int argc, char **argv)
 	}
 	if (!rt)
 		obs_reqtime_off(obs_conn_skel(conn));
+	else if (a.arrivals_sampled)
+		arrival_prog = obs_reqtime_arrivals_sampled(rt);
 	/* the accept queues before attach: the base of the accepted count */
 	lcen = obs_census_new(PROG, targets.netns_fd, a.ports, a.nports);
 	x__listen_queue(lcen, &lq);
@@ -436,6 +455,13 @@ int main(int argc, char **argv)
 	tier = x__systier(&a, conn, fx, &lq);
 	if (!tier)
 		goto cleanup;
+	if (arrival_prog) {
+		/* the same on-demand attaching, without pressure: a window one interval in ten */
+		atier = obs_systier_new(PROG, OBS_SYSTIER_AUTO, &arrival_prog, 1);
+		if (!atier)
+			goto cleanup;
+		obs_systier_on_attach(atier, obs_reqtime_arrival_window, rt);
+	}
 	if (rt && obs_reqtime_start(rt, PROG))
 		goto cleanup;
 	start = x__now_ns();
@@ -485,6 +511,8 @@ int main(int argc, char **argv)
 						   (double)(now - next + a.interval_ns) / NS_PER_S))
 				ll_warn(PROG, "cannot read the request-timing maps");
 			err = obs_systier_tick(tier, obs_fx_pressure(fx));
+			if (!err && atier)
+				err = obs_systier_tick(atier, NULL);
 			if (err)
 				ll_warn(PROG, "note: cannot switch the syscall tracepoints: %s",
 					strerror(-err));
@@ -505,10 +533,13 @@ int main(int argc, char **argv)
 	obs_conn_accepted(conn, cur, &lq);
 	rep.syscalls_mode = obs_systier_mode_name(obs_systier_mode(tier));
 	rep.syscalls_share = obs_systier_share(tier);
+	if (rt && atier)
+		obs_reqtime_arrival_share(rt, obs_systier_share(atier));
 	rep.ports = a.ports;
 	rep.nports = a.nports;
 	rep.features = obs_conn_features(conn);
 	rep.elapsed_s = (double)(x__now_ns() - start) / NS_PER_S;
+	obs_fx_census_due(fx);
 	if (obs_fx_tick(fx, cur, rep.elapsed_s, fxline, sizeof(fxline)))
 		ll_warn(PROG, "cannot read the forensics maps or write --ndjson");
 	obs_report_summary(stdout, &rep, cur);
@@ -541,6 +572,7 @@ cleanup:
 	if (json_out)
 		fclose(json_out);
 	obs_reqtime_free(rt);
+	obs_systier_free(atier);
 	obs_systier_free(tier);
 	obs_census_free(lcen);
 	obs_fx_free(fx);

@@ -156,6 +156,26 @@ static int x__configure(struct obs_reqtime *rt, const struct obs_reqtime_opts *o
 	return err;
 }
 
+struct bpf_program *obs_reqtime_arrivals_sampled(struct obs_reqtime *rt)
+{
+	bpf_program__set_autoattach(rt->skel->progs.handle_sk_data_ready, false);
+	rt->features.arrivals_sampled = true;
+	return rt->skel->progs.handle_sk_data_ready;
+}
+
+void obs_reqtime_arrival_window(void *arg)
+{
+	struct obs_reqtime *rt = arg;
+
+	/* the BPF side reads it with a plain load; a window opens once a second at most */
+	__atomic_add_fetch(&rt->skel->bss->arrival_gen, 1, __ATOMIC_SEQ_CST);
+}
+
+void obs_reqtime_arrival_share(struct obs_reqtime *rt, double share)
+{
+	rt->features.arrival_share = share;
+}
+
 void obs_reqtime_off(struct sockets_bpf *s)
 {
 	x__off(s->progs.handle_sk_data_ready);

@@ -34,6 +34,8 @@ struct obs_reqtime_features {
 	bool accept;	/* accept time of first requests (syscalls:sys_exit_accept4, the syscall tier) */
 	bool runq;	/* sched_wakeup/sched_switch (--runq) */
 	bool trace;
+	bool arrivals_sampled; /* --arrivals sampled: sk_data_ready attached in windows only */
+	double arrival_share;  /* then: share of the run it was attached (set by main) */
 };
 
 struct obs_rt_slot {
@@ -62,6 +64,13 @@ struct obs_reqtime *obs_reqtime_new(const char *prog, const struct obs_reqtime_o
 				    struct sockets_bpf *skel);
 /* After obs_conn_start() loaded and attached the object: start the --trace writer, the clock. */
 int obs_reqtime_start(struct obs_reqtime *rt, const char *prog);
+/* --arrivals sampled: sk_data_ready is left for observer/systier.c to attach in windows (call
+ * before obs_conn_start()); returns the program. */
+struct bpf_program *obs_reqtime_arrivals_sampled(struct obs_reqtime *rt);
+/* A stamping window opens: UDP sockets resynchronise their arrival rings (for systier's hook). */
+void obs_reqtime_arrival_window(void *rt);
+/* The share of the run arrival stamping was attached, for the summary. */
+void obs_reqtime_arrival_share(struct obs_reqtime *rt, double share);
 /* No request timing: leave its programs out of the socket object (before obs_conn_start()). */
 void obs_reqtime_off(struct sockets_bpf *skel);
 /* Stops the trace writer (draining the ring buffer first) and detaches. NULL is a no-op. */

@@ -168,8 +168,8 @@ static void x__notes(FILE *out, const struct rt_ctrs *c)
 		fprintf(out, "      %llu read with no response before the next read or the close\n",
 			(unsigned long long)c->unanswered);
 	if (c->no_arrival)
-		fprintf(out, "      %llu read with no arrival seen (queued before start): no queue "
-			     "wait or residence\n",
+		fprintf(out, "      %llu read with no arrival seen (queued before start, or while "
+			     "arrival stamping was off): no queue wait or residence\n",
 			(unsigned long long)c->no_arrival);
 	if (c->multi_write)
 		fprintf(out, "      %llu responses written in several writes\n",
@@ -202,6 +202,11 @@ int obs_reqtime_finish(struct obs_reqtime *rt, FILE *out)
 	if (err)
 		goto cleanup;
 	fprintf(out, "request timing (%s)\n", obs_reqtime_attached(rt));
+	if (obs_reqtime_features(rt)->arrivals_sampled)
+		fprintf(out, "  arrivals sampled (--arrivals sampled): sk_data_ready attached %.0f%% of "
+			     "the run; counts and service times cover every request, socket-queue "
+			     "wait and residence those that arrived while it was\n",
+			100 * obs_reqtime_features(rt)->arrival_share);
 	for (i = 0; i < st->nslots; i++) {
 		const struct rt_ctrs *c = &st->slot[i].c;
 
@@ -310,6 +315,8 @@ int obs_reqtime_json_add(struct obs_reqtime *rt, json_t *root)
 	x__set(feat, "accept_time", json_boolean(f->accept), &ok);
 	x__set(feat, "run_queue", json_boolean(f->runq), &ok);
 	x__set(feat, "trace", json_boolean(f->trace), &ok);
+	x__set(feat, "arrivals", json_string(f->arrivals_sampled ? "sampled" : "always"), &ok);
+	x__set(feat, "arrival_share", json_real(f->arrivals_sampled ? f->arrival_share : 1.0), &ok);
 	x__set(o, "features", feat, &ok);
 	feat = NULL;
 	x__set(o, "slots", slots, &ok);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The syscall tier, attached on demand (see systier.h for why and when). */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,8 @@ struct obs_systier {
 	unsigned int ticks, linger;
 	const char *reason;
 	uint64_t start_ns, last_ns, on_ns;
+	void (*on_attach)(void *);
+	void *on_attach_arg;
 };
 
 static const char *const x__names[] = {
@@ -106,19 +109,25 @@ static void x__child(int sock, struct bpf_program *const *progs, size_t n)
 	_exit(0);
 }
 
+/*
+ * Ask the child to attach or detach, without waiting: a detach can take the child about a second
+ * (the kernel waits for an RCU grace period per tracepoint it unregisters), and the interval loop
+ * must not stall. Its answers are collected at the next call; the first failure is returned.
+ */
 static int x__ask(struct obs_systier *t, bool on)
 {
 	unsigned char cmd = on ? '1' : '0', res;
+	int err = 0;
 	ssize_t r;
 
+	while ((r = read(t->sock, &res, 1)) == 1)
+		if (res && !err)
+			err = -(int)res;
+	if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))
+		return -EPIPE;
 	if (write(t->sock, &cmd, 1) != 1)
 		return -EPIPE;
-	do
-		r = read(t->sock, &res, 1);
-	while (r < 0 && errno == EINTR);
-	if (r != 1)
-		return -EPIPE;
-	return res ? -(int)res : 0;
+	return err;
 }
 
 struct obs_systier *obs_systier_new(const char *prog, enum obs_systier_mode mode,
@@ -149,7 +158,7 @@ struct obs_systier *obs_systier_new(const char *prog, enum obs_systier_mode mode
 		}
 		t->attached = true;
 	} else if (mode == OBS_SYSTIER_AUTO) {
-		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv)) {
 			err = errno;
 			ll_warn(prog, "cannot start the syscall-tier helper: %s", strerror(err));
 			free(t);
@@ -159,6 +168,8 @@ struct obs_systier *obs_systier_new(const char *prog, enum obs_systier_mode mode
 		t->child = fork();
 		if (t->child == 0) {
 			close(sv[0]);
+			/* the child waits for commands; only our end is non-blocking */
+			fcntl(sv[1], F_SETFL, 0);
 			x__child(sv[1], t->progs, n);
 		}
 		close(sv[1]);
@@ -214,10 +225,19 @@ int obs_systier_tick(struct obs_systier *t, const char *pressure)
 	}
 	if (want == t->attached)
 		return 0;
+	if (want && t->on_attach)
+		t->on_attach(t->on_attach_arg);
+	/* the child does it in the background; an error surfaces at the next switch */
 	err = x__ask(t, want);
-	if (!err)
+	if (err != -EPIPE)
 		t->attached = want;
 	return err;
+}
+
+void obs_systier_on_attach(struct obs_systier *t, void (*fn)(void *), void *arg)
+{
+	t->on_attach = fn;
+	t->on_attach_arg = arg;
 }
 
 bool obs_systier_attached(const struct obs_systier *t)

@@ -21,6 +21,9 @@
  * Attaching needs privilege the observer gives up after start, so in auto mode a forked child
  * keeps CAP_BPF and CAP_PERFMON only and does nothing but attach and detach these programs when
  * the observer asks over a socketpair. It exits when the observer does.
+ *
+ * observer/main.c uses a second one, in AUTO mode and never under pressure, for
+ * --arrivals sampled: request timing's sk_data_ready, attached one interval in ten.
  */
 #ifndef LOADLENS_OBSERVER_SYSTIER_H
 #define LOADLENS_OBSERVER_SYSTIER_H
@@ -54,6 +57,8 @@ const char *obs_systier_mode_name(enum obs_systier_mode m);
 struct obs_systier *obs_systier_new(const char *prog, enum obs_systier_mode mode,
 				    struct bpf_program *const *progs, size_t n);
 void obs_systier_free(struct obs_systier *t);
+/* Call fn(arg) just before each attach (AUTO mode). */
+void obs_systier_on_attach(struct obs_systier *t, void (*fn)(void *), void *arg);
 
 /* One interval passed; `pressure` names a sign of exhaustion (NULL: none). In AUTO mode this
  * attaches or detaches the tier for the next interval. Returns 0 or a negative errno. */

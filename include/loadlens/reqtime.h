@@ -103,8 +103,10 @@ struct rt_udp_sock {
 	__u64 arrival_ns; /* of the datagram being served (0: unknown) */
 	__u32 state;
 	__u32 flags;
+	__u32 gen;  /* --arrivals sampled: the stamping window the ring is in step with */
+	__u32 skip; /* datagrams queued while stamping was off: read without a stamp */
 };
-_Static_assert(sizeof(struct rt_udp_sock) == (RT_UDP_RING + 5) * 8, "rt_udp_sock layout");
+_Static_assert(sizeof(struct rt_udp_sock) == (RT_UDP_RING + 6) * 8, "rt_udp_sock layout");
 
 /* One --trace record: a sampled request. Times are bpf_ktime_get_ns() (CLOCK_MONOTONIC). */
 struct rt_trace_rec {
