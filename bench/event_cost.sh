@@ -21,7 +21,8 @@
 #   observer        BUILD_BIN_DIR/loadlens-observer --port PORT --interval 0
 #   observer-noreq  the same with --no-requests (no program on the three socket tracepoints)
 #   VARIANTS        extra observers: space-separated NAME=BINDIR[:ARGS], ARGS with commas for
-#                   spaces, each run as BINDIR/loadlens-observer ARGS --port PORT --interval 0.
+#                   spaces, each run as BINDIR/loadlens-observer --interval 0 ARGS --port PORT
+#                   (ARGS may set --interval again).
 #                   Example: VARIANTS="old=build-old/bin runq=build/bin:--runq"
 # A run is one pingpong process: WARMUP round trips, then REPS reps of N round trips.
 # Rounds: none, then each other setting followed by none again, so every setting run sits
@@ -163,17 +164,17 @@ start_helper() {
 	noop3) set -- "$T/attach" "$T/noop.bpf.o" all "$HELPER_LIFE" ;;
 	noop2) set -- "$T/attach" "$T/noop.bpf.o" sock_recv_length,sock_send_length "$HELPER_LIFE" ;;
 	noop1) set -- "$T/attach" "$T/noop.bpf.o" sock_send_length "$HELPER_LIFE" ;;
-	observer) set -- "$BIN/loadlens-observer" ;;
-	observer-noreq) set -- "$BIN/loadlens-observer" --no-requests ;;
+	observer) set -- "$BIN/loadlens-observer" --interval 0 ;;
+	observer-noreq) set -- "$BIN/loadlens-observer" --interval 0 --no-requests ;;
 	*=*)
 		dir=${s#*=}
 		args=
 		case $dir in *:*) args=${dir#*:}; dir=${dir%%:*} ;; esac
-		set -- "$dir/loadlens-observer" ${args//,/ }
+		set -- "$dir/loadlens-observer" --interval 0 ${args//,/ }
 		;;
 	esac
 	case $1 in
-	*/loadlens-observer) set -- "$@" --port "$PORT" --interval 0 --duration "${HELPER_LIFE}s" ;;
+	*/loadlens-observer) set -- "$@" --port "$PORT" --duration "${HELPER_LIFE}s" ;;
 	esac
 	taskset -c "$HELPER_CPU" "$@" >"$T/helper.out" 2>"$T/helper.err" &
 	HPID=$!
