@@ -26,6 +26,17 @@ for tp in syscalls/sys_enter_accept4 syscalls/sys_exit_accept4 sock/inet_sock_se
 	sched/sched_wakeup sched/sched_switch; do
 	[ -d "$T/$tp" ] && ok "tracepoint $tp" || bad "tracepoint $tp missing: the metric that needs it is off"
 done
+# any syscall tracepoint in use sends every syscall of the host through the slow path (a cost
+# loadlens-observer avoids by default: docs/observer.md, "Syscall tier")
+if command -v bpftool >/dev/null && command -v jq >/dev/null; then
+	sys_users=$(bpftool perf -j 2>/dev/null |
+		jq -r '[.[] | select(.tracepoint // "" | test("^sys_(enter|exit)")) | .pid] | unique | join(" ")')
+	if [ -n "$sys_users" ]; then
+		note "syscall tracepoints in use by pid $sys_users: every syscall on this host takes the slow path"
+	else
+		ok "no syscall tracepoint in use (syscalls take the fast path)"
+	fi
+fi
 read -r lo hi </proc/sys/net/ipv4/ip_local_port_range
 note "ephemeral ports $lo-$hi ($((hi - lo + 1)) per destination address:port)"
 note "TIME_WAIT sockets now: $(ss -Htan state time-wait | wc -l); tcp_tw_reuse=$(cat /proc/sys/net/ipv4/tcp_tw_reuse)"
