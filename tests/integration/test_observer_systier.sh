@@ -3,7 +3,8 @@
 # limit, no syscalls:* tracepoint is attached, except in the sample interval (one in ten); the
 # accepted count is still exact, and the accept-queue waits of the sample are a part of the
 # accepts. With --syscalls on, the accept exits are attached all the time and every accept is
-# timed. A bad mode is a usage error.
+# timed. A bad mode is a usage error. The observer and its attaching helper keep only the
+# capabilities they need.
 . "$(dirname "$0")/lib.sh"
 require_bpf
 require_bin loadlens-refserver loadlens-observer loadlens-driver
@@ -29,6 +30,14 @@ start_refserver rs tcp "$port"
 # auto: 7.5 s of new connections at 400/s; the sample is the interval from t=5s to t=6s
 start_observer auto "$port"
 sleep 1.5
+# privilege: the observer keeps CAP_SYS_PTRACE only; its helper CAP_BPF and CAP_PERFMON only
+cap_eff() { awk '/^CapEff:/ { print $2 }' "/proc/$1/status"; }
+helper=$(pgrep -P "$PID_auto" | head -1)
+[ -n "$helper" ] || fail "auto: no helper process under the observer"
+[ "$(cap_eff "$PID_auto")" = 0000000000080000 ] ||
+	fail "observer CapEff $(cap_eff "$PID_auto"), expected CAP_SYS_PTRACE only (0x80000)"
+[ "$(cap_eff "$helper")" = 000000c000000000 ] ||
+	fail "helper CapEff $(cap_eff "$helper"), expected CAP_BPF|CAP_PERFMON only (0xc000000000)"
 n=$(sys_attached "$PID_auto")
 [ "$n" = 0 ] || fail "auto, no pressure: $n sys_exit tracepoints attached at t=1.5s, expected 0"
 load_cpu "$LOADLENS_BIN/loadlens-driver" "tcp://127.0.0.1:$port" --new-conn -c 4 --rate 400 \
