@@ -89,11 +89,7 @@ struct obs_fx *obs_fx_new(const char *prog, const struct obs_fx_opts *opts)
 		err = -errno;
 		goto cleanup;
 	}
-	fx->census = obs_census_new(prog, opts->targets->netns_fd, opts->conn->ports,
-				    opts->conn->nports);
-	if (!fx->census)
-		ll_warn(prog, "note: no socket census (%s); TIME_WAIT counts and port pressure are "
-			      "off", strerror(errno));
+	fx->census = opts->census;
 	for (k = 0; k < opts->targets->npids; k++)
 		obs_fx__watch(fx, opts->targets->pids[k]);
 	ff = obs_fail_features(fx->fail);
@@ -118,7 +114,6 @@ void obs_fx_free(struct obs_fx *fx)
 		return;
 	if (fx->ndjson)
 		fclose(fx->ndjson);
-	obs_census_free(fx->census);
 	obs_fail_free(fx->fail);
 	free(fx->conn_prev);
 	free(fx);

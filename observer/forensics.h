@@ -27,6 +27,7 @@ struct obs_fx_opts {
 	struct obs_targets *targets;
 	bool children;
 	const char *ndjson_path; /* NULL: none; created here, while privileged */
+	struct obs_census_ctx *census; /* the caller's, in the target netns; NULL: no census */
 };
 
 struct obs_fx_proc {

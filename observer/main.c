@@ -440,8 +440,12 @@ int main(int argc, char **argv)
 		obs_reqtime_off(obs_conn_skel(conn));
 	else if (a.arrivals_sampled)
 		arrival_prog = obs_reqtime_arrivals_sampled(rt);
-	/* the accept queues before attach: the base of the accepted count */
+	/* one sock_diag context in the target netns, for the census and the listen passes; the
+	 * accept queues before attach are the base of the accepted count */
 	lcen = obs_census_new(PROG, targets.netns_fd, a.ports, a.nports);
+	if (!lcen)
+		ll_warn(PROG, "note: no socket census (%s); TIME_WAIT counts and port pressure are "
+			      "off, and accepts are counted at accept()", strerror(errno));
 	x__listen_queue(lcen, &lq);
 	obs_conn_base(conn, &lq);
 	if (obs_conn_start(conn, PROG, &opts))
@@ -451,6 +455,7 @@ int main(int argc, char **argv)
 	fxopts.targets = &targets;
 	fxopts.children = a.targets.children;
 	fxopts.ndjson_path = a.ndjson_path;
+	fxopts.census = lcen;
 	fx = obs_fx_new(PROG, &fxopts);
 	if (!fx)
 		goto cleanup;
@@ -535,6 +540,7 @@ int main(int argc, char **argv)
 	obs_conn_accepted(conn, cur, &lq);
 	rep.syscalls_mode = obs_systier_mode_name(obs_systier_mode(tier));
 	rep.syscalls_share = obs_systier_share(tier);
+	rep.syscalls_reason = obs_systier_reason(tier);
 	if (rt && atier)
 		obs_reqtime_arrival_share(rt, obs_systier_share(atier));
 	rep.ports = a.ports;
@@ -576,8 +582,8 @@ cleanup:
 	obs_reqtime_free(rt);
 	obs_systier_free(atier);
 	obs_systier_free(tier);
-	obs_census_free(lcen);
 	obs_fx_free(fx);
+	obs_census_free(lcen);
 	obs_conn_free(conn);
 	obs_targets_close(&targets);
 	obs_startup_cleanup();

@@ -122,6 +122,10 @@ int obs_report_summary(FILE *out, const struct obs_report *r, const struct obs_c
 	if (r->features->set_state && ctr[OBS_CTR_WAIT_UNMATCHED])
 		fprintf(out, "    no handshake seen %11llu  (queued before start, or evicted)\n",
 			(unsigned long long)ctr[OBS_CTR_WAIT_UNMATCHED]);
+	fprintf(out, "  syscall tier       %12s  (attached %.0f%% of the run%s%s)\n",
+		r->syscalls_mode ? r->syscalls_mode : "auto", 100 * r->syscalls_share,
+		r->syscalls_reason ? "; held on by: " : "",
+		r->syscalls_reason ? r->syscalls_reason : "");
 	fprintf(out, "  drops              %12llu", (unsigned long long)obs_conn_drops(st));
 	if (obs_conn_drops(st))
 		fprintf(out, "  (queued map full %llu, unresolved fd %llu, skipped runs %llu)",
@@ -190,9 +194,10 @@ json_t *obs_report_json(const struct obs_report *r, const struct obs_conn_stats 
 	       json_integer((json_int_t)ctr[OBS_CTR_WAIT_UNMATCHED]), &ok);
 	x__set(root, "accept_calls_seen", json_integer((json_int_t)ctr[OBS_CTR_ACCEPT_CALLS]), &ok);
 	x__set(root, "listen_discarded", json_integer((json_int_t)ctr[OBS_CTR_LISTEN_DISCARD]), &ok);
-	x__set(root, "syscalls", json_pack("{s:s, s:f}", "mode",
+	x__set(root, "syscalls", json_pack("{s:s, s:f, s:s?}", "mode",
 					   r->syscalls_mode ? r->syscalls_mode : "auto",
-					   "attached_share", r->syscalls_share), &ok);
+					   "attached_share", r->syscalls_share, "held_on_by",
+					   r->syscalls_reason), &ok);
 	x__set(root, "drops", json_integer((json_int_t)obs_conn_drops(st)), &ok);
 	x__set(root, "drops_by_reason", drops, &ok);
 	drops = NULL;

@@ -15,6 +15,7 @@ struct obs_report {
 	double elapsed_s; /* from attach to the final read */
 	const char *syscalls_mode; /* --syscalls: "auto", "on", "off" */
 	double syscalls_share;	   /* share of the run the syscall tracepoints were attached */
+	const char *syscalls_reason; /* the last sign of exhaustion that held them on, or NULL */
 };
 
 /* errno name ("EMFILE"), "E<n>" when unnamed, "other" for the last slot. */

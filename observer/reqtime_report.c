@@ -185,6 +185,20 @@ static void x__notes(FILE *out, const struct rt_ctrs *c)
 			(unsigned long long)c->trace_lost);
 }
 
+/* The run-queue wait histogram of st into h, with its exact sum and max. */
+static void x__runq_hist(const struct obs_reqtime_stats *st, struct ll_hist *h)
+{
+	uint32_t k;
+
+	ll_hist_reset(h);
+	for (k = 0; k < LL_HIST_BUCKETS; k++)
+		ll_hist_add_bucket(h, k, st->runq[k]);
+	if (ll_hist_count(h)) {
+		h->sum = st->global[RT_G_RUNQ_SUM_NS];
+		h->max = st->global[RT_G_RUNQ_MAX_NS];
+	}
+}
+
 int obs_reqtime_finish(struct obs_reqtime *rt, FILE *out)
 {
 	struct obs_reqtime_stats *st = x__reqtime_cur(rt);
@@ -235,12 +249,8 @@ int obs_reqtime_finish(struct obs_reqtime *rt, FILE *out)
 	}
 	if (!any)
 		fprintf(out, "  no request served on the target ports\n");
-	ll_hist_reset(h);
-	for (k = 0; k < LL_HIST_BUCKETS; k++)
-		ll_hist_add_bucket(h, (uint32_t)k, st->runq[k]);
+	x__runq_hist(st, h);
 	if (ll_hist_count(h)) {
-		h->sum = st->global[RT_G_RUNQ_SUM_NS];
-		h->max = st->global[RT_G_RUNQ_MAX_NS];
 		fprintf(out, "  run-queue wait of the serving threads: %llu  mean %s  p50 %s  p99 %s  "
 			     "max %s\n",
 			(unsigned long long)ll_hist_count(h),
@@ -304,7 +314,7 @@ int obs_reqtime_json_add(struct obs_reqtime *rt, json_t *root)
 	struct ll_hist *h = ll_hist_new();
 	uint64_t written, werr;
 	bool ok = o && slots && feat && h;
-	size_t i, k;
+	size_t i;
 
 	if (!ok)
 		goto cleanup;
@@ -321,13 +331,7 @@ int obs_reqtime_json_add(struct obs_reqtime *rt, json_t *root)
 	feat = NULL;
 	x__set(o, "slots", slots, &ok);
 	slots = NULL;
-	ll_hist_reset(h);
-	for (k = 0; k < LL_HIST_BUCKETS; k++)
-		ll_hist_add_bucket(h, (uint32_t)k, st->runq[k]);
-	if (ll_hist_count(h)) {
-		h->sum = st->global[RT_G_RUNQ_SUM_NS];
-		h->max = st->global[RT_G_RUNQ_MAX_NS];
-	}
+	x__runq_hist(st, h);
 	x__set(o, "run_queue_wait", f->runq ? ll_hist_to_json(h) : json_null(), &ok);
 	obs_reqtime_trace_counts(rt, &written, &werr);
 	x__set(o, "trace_written", json_integer((json_int_t)written), &ok);

@@ -220,8 +220,6 @@ int obs_systier_tick(struct obs_systier *t, const char *pressure)
 	} else {
 		/* a sample: one interval in OBS_SYSTIER_SAMPLE_EVERY, not the first */
 		want = t->ticks % OBS_SYSTIER_SAMPLE_EVERY == OBS_SYSTIER_SAMPLE_EVERY / 2;
-		if (want)
-			t->reason = NULL;
 	}
 	if (want == t->attached)
 		return 0;

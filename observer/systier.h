@@ -65,7 +65,8 @@ void obs_systier_on_attach(struct obs_systier *t, void (*fn)(void *), void *arg)
 int obs_systier_tick(struct obs_systier *t, const char *pressure);
 bool obs_systier_attached(const struct obs_systier *t);
 enum obs_systier_mode obs_systier_mode(const struct obs_systier *t);
-/* Share of the run so far the tier was attached, 0..1, and why it last went on (NULL: sample). */
+/* Share of the run so far the tier was attached, 0..1, and the last sign of exhaustion that held
+ * it on (NULL: none in the run, samples only). */
 double obs_systier_share(const struct obs_systier *t);
 const char *obs_systier_reason(const struct obs_systier *t);
 
