@@ -16,6 +16,7 @@
 #include <curl/curl.h>
 #include <uv.h>
 #include "config.h"
+#include "curl_codes.h"
 #include "drv.h"
 #include "proto.h"
 #include "worker.h"
@@ -61,61 +62,6 @@ static inline struct drv_stats *x__st(struct curl_slot *s)
 	return drv_worker_stats(s->ct->w, &s->ticket);
 }
 
-/* curl's result → our error codes */
-static int x__err(CURL *easy, CURLcode rc)
-{
-	long os = 0;
-
-	if (curl_easy_getinfo(easy, CURLINFO_OS_ERRNO, &os) != CURLE_OK)
-		os = 0;
-	switch (rc) {
-	case CURLE_OPERATION_TIMEDOUT:
-		return -ETIMEDOUT;
-	case CURLE_GOT_NOTHING:
-	case CURLE_PARTIAL_FILE:
-		return DRV_E_SHORT;
-	case CURLE_WEIRD_SERVER_REPLY:
-	case CURLE_HTTP2:
-	case CURLE_HTTP2_STREAM:
-		return DRV_E_MALFORMED;
-	case CURLE_SSL_CONNECT_ERROR: /* a reset mid-handshake is a reset, not TLS's fault */
-		return os ? -(int)os : DRV_E_TLS;
-	case CURLE_PEER_FAILED_VERIFICATION:
-	case CURLE_SSL_CERTPROBLEM:
-	case CURLE_SSL_CIPHER:
-	case CURLE_SSL_CACERT_BADFILE:
-	case CURLE_SSL_ISSUER_ERROR:
-	case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
-	case CURLE_SSL_INVALIDCERTSTATUS:
-		return DRV_E_TLS;
-	case CURLE_COULDNT_CONNECT:
-	case CURLE_SEND_ERROR:
-	case CURLE_RECV_ERROR:
-		return os ? -(int)os : -ECONNRESET;
-	case CURLE_OUT_OF_MEMORY:
-		return -ENOMEM;
-	default:
-		return os ? -(int)os : -EIO;
-	}
-}
-
-/* CURLINFO_HTTP_VERSION → our version index, or -1 (no response) */
-static int x__httpv(long v)
-{
-	switch (v) {
-	case CURL_HTTP_VERSION_1_0:
-		return DRV_HTTPV_1_0;
-	case CURL_HTTP_VERSION_1_1:
-		return DRV_HTTPV_1_1;
-	case CURL_HTTP_VERSION_2_0:
-		return DRV_HTTPV_2;
-	case CURL_HTTP_VERSION_3:
-		return DRV_HTTPV_3;
-	default:
-		return -1;
-	}
-}
-
 /*
  * Connections this transfer opened: counted as established once usable (for https: the TLS
  * handshake done), with their connect latency from the transfer's start: to the TCP connect for
@@ -133,7 +79,7 @@ static void x__connects(struct curl_thread *ct, struct curl_slot *s, CURL *easy,
 	st->connect_attempts += (uint64_t)nconn;
 	s->on_conn = 0;
 	if (rc != CURLE_OK && (rc <= CURLE_COULDNT_CONNECT || rc == CURLE_SSL_CONNECT_ERROR ||
-			       x__err(easy, rc) == DRV_E_TLS))
+			       drv_curl_error(easy, rc) == DRV_E_TLS))
 		return; /* never usable */
 	if (curl_easy_getinfo(easy, tls ? CURLINFO_APPCONNECT_TIME_T : CURLINFO_CONNECT_TIME_T,
 			      &conn_us) != CURLE_OK)
@@ -174,7 +120,7 @@ static void x__done(struct curl_thread *ct, CURL *easy, CURLcode rc)
 	if (curl_easy_getinfo(easy, CURLINFO_SIZE_DOWNLOAD_T, &down) == CURLE_OK)
 		st->bytes_received += (uint64_t)down;
 	if (rc != CURLE_OK) {
-		drv_worker_error(w, &s->ticket, x__err(easy, rc));
+		drv_worker_error(w, &s->ticket, drv_curl_error(easy, rc));
 		uv_timer_start(&s->wait, x__on_wait, 0, 0); /* not from inside curl's callbacks */
 		return;
 	}
@@ -187,7 +133,7 @@ static void x__done(struct curl_thread *ct, CURL *easy, CURLcode rc)
 		code = 0;
 	st->status[code >= 0 && code < DRV_STATUS_MAX ? code : 0]++;
 	if (curl_easy_getinfo(easy, CURLINFO_HTTP_VERSION, &ver) == CURLE_OK &&
-	    (v = x__httpv(ver)) >= 0)
+	    (v = drv_curl_httpv(ver)) >= 0)
 		st->http_version[v]++;
 	if (code < 200 || code > 299)
 		drv_worker_error(w, &s->ticket, DRV_E_HTTP_STATUS);
@@ -339,18 +285,15 @@ static void x__next(struct curl_slot *s)
 
 	if (w->stopping)
 		return;
-	switch (drv_pacer_next(&w->pacer, s->slot, uv_hrtime(), &s->ticket)) {
+	switch (drv_worker_pace(w, s->slot, &s->ticket, &s->ent, x__on_due, &s->pending)) {
 	case DRV_PACE_DONE:
 		s->done = true;
 		drv_worker_slot_done(w);
 		return;
-	case DRV_PACE_WAIT:
-		s->pending = true;
-		drv_sched_add(&w->sched, &s->ent, s->ticket.intended, x__on_due);
-		return;
 	case DRV_PACE_GO:
-		s->pending = true;
 		x__go(s, false);
+		return;
+	case DRV_PACE_WAIT:
 		return;
 	}
 }

@@ -376,7 +376,7 @@ static void x__next(struct tcp_conn *c)
 
 	if (w->stopping)
 		return;
-	switch (drv_pacer_next(&w->pacer, c->slot, uv_hrtime(), &c->ticket)) {
+	switch (drv_worker_pace(w, c->slot, &c->ticket, &c->ent, x__on_due, &c->pending)) {
 	case DRV_PACE_DONE:
 		c->done = true;
 		if (c->open)
@@ -384,13 +384,10 @@ static void x__next(struct tcp_conn *c)
 		else
 			drv_worker_slot_done(w);
 		return;
-	case DRV_PACE_WAIT:
-		c->pending = true;
-		drv_sched_add(&w->sched, &c->ent, c->ticket.intended, x__on_due);
-		return;
 	case DRV_PACE_GO:
-		c->pending = true;
 		x__go(c, false);
+		return;
+	case DRV_PACE_WAIT:
 		return;
 	}
 }

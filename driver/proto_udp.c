@@ -256,18 +256,15 @@ static void x__next(struct udp_slot *u)
 
 	if (w->stopping)
 		return;
-	switch (drv_pacer_next(&w->pacer, u->slot, uv_hrtime(), &u->ticket)) {
+	switch (drv_worker_pace(w, u->slot, &u->ticket, &u->ent, x__on_due, &u->pending)) {
 	case DRV_PACE_DONE:
 		u->done = true;
 		drv_worker_slot_done(w);
 		return;
-	case DRV_PACE_WAIT:
-		u->pending = true;
-		drv_sched_add(&w->sched, &u->ent, u->ticket.intended, x__on_due);
-		return;
 	case DRV_PACE_GO:
-		u->pending = true;
 		x__go(u, false);
+		return;
+	case DRV_PACE_WAIT:
 		return;
 	}
 }

@@ -147,6 +147,18 @@ void drv_worker_slot_done(struct drv_worker *w)
 	uv_async_send(w->wake);
 }
 
+enum drv_pace drv_worker_pace(struct drv_worker *w, uint32_t slot, struct drv_ticket *t,
+			      struct drv_sched_ent *e, drv_sched_cb cb, bool *pending)
+{
+	enum drv_pace r = drv_pacer_next(&w->pacer, slot, uv_hrtime(), t);
+
+	if (r == DRV_PACE_WAIT)
+		drv_sched_add(&w->sched, e, t->intended, cb);
+	if (r != DRV_PACE_DONE)
+		*pending = true;
+	return r;
+}
+
 static void x__thread_main(void *arg)
 {
 	struct drv_worker *w = arg;

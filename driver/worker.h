@@ -85,6 +85,13 @@ void drv_worker_take_interval(struct drv_worker *w, struct ll_hist *h, uint64_t 
 
 /* Worker thread, from the protocol: local slot finished for good. */
 void drv_worker_slot_done(struct drv_worker *w);
+/*
+ * A slot's next step from the pacer, its common part done: WAIT schedules cb at the ticket's
+ * intended time, and WAIT or GO mark the slot pending. The protocol does the rest: DONE (finish
+ * the slot) and GO (send now).
+ */
+enum drv_pace drv_worker_pace(struct drv_worker *w, uint32_t slot, struct drv_ticket *t,
+			      struct drv_sched_ent *e, drv_sched_cb cb, bool *pending);
 
 /* The stats a request with this ticket counts into. */
 static inline struct drv_stats *drv_worker_stats(struct drv_worker *w, const struct drv_ticket *t)
