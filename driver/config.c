@@ -138,8 +138,8 @@ int drv__config_fail(char *err, size_t errlen, const char *fmt, ...)
 	return -EINVAL;
 }
 
-static int x__num(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out,
-		  char *err, size_t errlen)
+int drv__config_num(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out,
+		     char *err, size_t errlen)
 {
 	int r = ll_parse_u64(s, min, max, out);
 
@@ -184,148 +184,6 @@ static int x__rate(struct drv_config *cfg, const char *s, char *err, size_t errl
 	return 0;
 }
 
-/* Read a whole file (at most DRV_MAX_SIZE bytes) into a new buffer. */
-static int x__slurp(const char *opt, const char *path, char **out, size_t *len, char *err,
-		    size_t errlen)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL, *shrunk;
-	size_t n;
-	int r = 0;
-
-	if (!f)
-		return drv__config_fail(err, errlen, "%s %s: %s", opt, path, strerror(errno));
-	buf = malloc(DRV_MAX_SIZE + 1);
-	if (!buf) {
-		r = drv__config_fail(err, errlen, "%s %s: out of memory", opt, path);
-		goto cleanup;
-	}
-	n = fread(buf, 1, DRV_MAX_SIZE + 1, f);
-	if (ferror(f)) {
-		r = drv__config_fail(err, errlen, "%s %s: read error", opt, path);
-		goto cleanup;
-	}
-	if (n > DRV_MAX_SIZE) {
-		r = drv__config_fail(err, errlen, "%s %s: larger than 16 MiB", opt, path);
-		goto cleanup;
-	}
-	free(*out);
-	*out = buf; /* the 16 MiB buffer is trimmed to size below */
-	buf = NULL;
-	shrunk = realloc(*out, n ? n : 1);
-	if (shrunk)
-		*out = shrunk;
-	*len = n;
-cleanup:
-	free(buf);
-	fclose(f);
-	return r;
-}
-
-/* --size N or MIN-MAX */
-static int x__size(struct drv_config *cfg, const char *s, char *err, size_t errlen)
-{
-	const char *dash = strchr(s, '-');
-	char lo[32];
-	size_t n;
-	int r;
-
-	if (!dash) {
-		r = x__num("--size", s, 0, DRV_MAX_SIZE, &cfg->size, err, errlen);
-		cfg->size_min = cfg->size;
-		return r;
-	}
-	n = (size_t)(dash - s);
-	if (!n || n >= sizeof(lo))
-		return drv__config_fail(err, errlen, "--size %s: expected BYTES or MIN-MAX", s);
-	memcpy(lo, s, n);
-	lo[n] = '\0';
-	r = x__num("--size", lo, 0, DRV_MAX_SIZE, &cfg->size_min, err, errlen);
-	if (!r)
-		r = x__num("--size", dash + 1, 0, DRV_MAX_SIZE, &cfg->size, err, errlen);
-	if (!r && cfg->size_min > cfg->size)
-		r = drv__config_fail(err, errlen, "--size %s: MIN is above MAX", s);
-	return r;
-}
-
-/* Unescape \r \n \t \\ \xHH into out; returns the length or -1. */
-static int x__unescape(const char *s, char *out, size_t cap)
-{
-	size_t n = 0;
-	unsigned v;
-
-	while (*s) {
-		char ch = *s++;
-
-		if (ch == '\\') {
-			switch (*s) {
-			case 'r':
-				ch = '\r';
-				break;
-			case 'n':
-				ch = '\n';
-				break;
-			case 't':
-				ch = '\t';
-				break;
-			case '0':
-				ch = '\0';
-				break;
-			case '\\':
-				ch = '\\';
-				break;
-			case 'x':
-				if (sscanf(s + 1, "%2x", &v) != 1 || !s[1] || !s[2])
-					return -1;
-				ch = (char)v;
-				s += 2;
-				break;
-			default:
-				return -1;
-			}
-			s++;
-		}
-		if (n >= cap)
-			return -1;
-		out[n++] = ch;
-	}
-	return (int)n;
-}
-
-/* --response fixed:N | delim:STR | prefix:N */
-static int x__response(struct drv_config *cfg, const char *s, char *err, size_t errlen)
-{
-	uint64_t v;
-	int n;
-
-	if (!strncmp(s, "fixed:", 6)) {
-		cfg->resp_rule = DRV_RESP_FIXED;
-		return x__num("--response fixed", s + 6, 1, DRV_MAX_SIZE, &cfg->resp_fixed, err,
-			      errlen);
-	}
-	if (!strncmp(s, "delim:", 6)) {
-		n = x__unescape(s + 6, cfg->resp_delim, sizeof(cfg->resp_delim));
-		if (n <= 0)
-			return drv__config_fail(err, errlen,
-				       "--response %s: delimiter must be 1..%d bytes; escapes \\r "
-				       "\\n \\t \\0 \\\\ \\xHH",
-				       s, DRV_MAX_DELIM);
-		cfg->resp_rule = DRV_RESP_DELIM;
-		cfg->resp_delim_len = (size_t)n;
-		return 0;
-	}
-	if (!strncmp(s, "prefix:", 7)) {
-		if (ll_parse_u64(s + 7, 1, 8, &v) || (v != 1 && v != 2 && v != 4 && v != 8))
-			return drv__config_fail(err, errlen, "--response %s: prefix length is 1, 2, 4 or 8",
-				       s);
-		cfg->resp_rule = DRV_RESP_PREFIX;
-		cfg->resp_prefix = (unsigned)v;
-		return 0;
-	}
-	return drv__config_fail(err, errlen, "--response %s: expected fixed:N, delim:STR or prefix:N", s);
-}
-
-/* --source-addr A[,B...]: numeric local addresses, same family as the target */
 static int x__sources(struct drv_config *cfg, const char *s, char *err, size_t errlen)
 {
 	char buf[1024], *tok, *save = NULL;
@@ -480,21 +338,21 @@ static int x__opt(struct drv_config *cfg, int c, const char *opt, struct drv__se
 {
 	switch (c) {
 	case 'c':
-		return x__num("-c", optarg, 1, DRV_MAX_CONNECTIONS, &cfg->connections, err, errlen);
+		return drv__config_num("-c", optarg, 1, DRV_MAX_CONNECTIONS, &cfg->connections, err, errlen);
 	case 't':
-		return x__num("-t", optarg, 1, DRV_MAX_THREADS, &cfg->threads, err, errlen);
+		return drv__config_num("-t", optarg, 1, DRV_MAX_THREADS, &cfg->threads, err, errlen);
 	case 'n':
-		return x__num("-n", optarg, 1, DRV_MAX_REQUESTS, &cfg->requests, err, errlen);
+		return drv__config_num("-n", optarg, 1, DRV_MAX_REQUESTS, &cfg->requests, err, errlen);
 	case 'd':
 		return x__dur("-d", optarg, 1000000, &cfg->duration_ns, err, errlen);
 	case OPT_NEW_CONN:
 		seen->new_conn = true;
 		return 0;
 	case OPT_RECONNECT_EVERY:
-		return x__num("--reconnect-every", optarg, 1, DRV_MAX_REQUESTS,
+		return drv__config_num("--reconnect-every", optarg, 1, DRV_MAX_REQUESTS,
 			      &cfg->reconnect_every, err, errlen);
 	case OPT_SIZE:
-		return x__size(cfg, optarg, err, errlen);
+		return drv__config_size(cfg, optarg, err, errlen);
 	case OPT_TIMEOUT:
 		return x__dur("--timeout", optarg, 1000000, &cfg->timeout_ns, err, errlen);
 	case OPT_JSON:
@@ -515,10 +373,10 @@ static int x__opt(struct drv_config *cfg, int c, const char *opt, struct drv__se
 		return x__dur("--warmup", optarg, 0, &cfg->warmup_ns, err, errlen);
 	case OPT_PAYLOAD:
 		cfg->payload_path = optarg;
-		return x__slurp("--payload", optarg, &cfg->payload, &cfg->payload_len, err, errlen);
+		return drv__config_slurp("--payload", optarg, &cfg->payload, &cfg->payload_len, err, errlen);
 	case OPT_RESPONSE:
 		seen->resp_given = true;
-		return x__response(cfg, optarg, err, errlen);
+		return drv__config_response(cfg, optarg, err, errlen);
 	case 'm':
 		seen->http_opts = true;
 		cfg->method = optarg;
@@ -534,7 +392,7 @@ static int x__opt(struct drv_config *cfg, int c, const char *opt, struct drv__se
 		return cfg->body ? 0 : drv__config_fail(err, errlen, "--body: out of memory");
 	case OPT_BODY_FILE:
 		seen->http_opts = true;
-		return x__slurp("--body-file", optarg, &cfg->body, &cfg->body_len, err, errlen);
+		return drv__config_slurp("--body-file", optarg, &cfg->body, &cfg->body_len, err, errlen);
 	case OPT_HTTP_CLOSE:
 		seen->http_opts = true;
 		cfg->http_close = true;

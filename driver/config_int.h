@@ -20,6 +20,14 @@ struct drv__seen {
 int drv__config_fail(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* -H 'Name: value' */
+/* A number option in min..max, or one line in err. */
+int drv__config_num(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out,
+		     char *err, size_t errlen);
+/* config_payload.c: a file's contents (at most DRV_MAX_SIZE bytes), --size, --response. */
+int drv__config_slurp(const char *opt, const char *path, char **out, size_t *len, char *err,
+		       size_t errlen);
+int drv__config_size(struct drv_config *cfg, const char *s, char *err, size_t errlen);
+int drv__config_response(struct drv_config *cfg, const char *s, char *err, size_t errlen);
 int drv__config_header(struct drv_config *cfg, const char *s, char *err, size_t errlen);
 /* --cacert FILE: must be readable now, so a typo is a usage error, not N TLS errors. */
 int drv__config_cacert(struct drv_config *cfg, const char *path, char *err, size_t errlen);
