@@ -7,7 +7,7 @@
 
 int drv_curl_error(CURL *easy, CURLcode rc)
 {
-	long os = 0;
+	long os = 0, hdr = 0;
 
 	if (curl_easy_getinfo(easy, CURLINFO_OS_ERRNO, &os) != CURLE_OK)
 		os = 0;
@@ -17,6 +17,7 @@ int drv_curl_error(CURL *easy, CURLcode rc)
 	case CURLE_GOT_NOTHING:
 	case CURLE_PARTIAL_FILE:
 		return DRV_E_SHORT;
+	case CURLE_UNSUPPORTED_PROTOCOL: /* our URLs are http(s): this is "HTTP/0.9", status < 100 */
 	case CURLE_WEIRD_SERVER_REPLY:
 	case CURLE_HTTP2:
 	case CURLE_HTTP2_STREAM:
@@ -36,6 +37,12 @@ int drv_curl_error(CURL *easy, CURLcode rc)
 	case CURLE_RECV_ERROR:
 		return os ? -(int)os : -ECONNRESET;
 	case CURLE_OUT_OF_MEMORY:
+		/*
+		 * curl gives this when a response header outgrows CURL_MAX_HTTP_HEADER (100 KB), after
+		 * the status line was taken in: with header bytes counted, it is that, not malloc.
+		 */
+		if (curl_easy_getinfo(easy, CURLINFO_HEADER_SIZE, &hdr) == CURLE_OK && hdr > 0)
+			return DRV_E_TOO_LARGE;
 		return -ENOMEM;
 	default:
 		return os ? -(int)os : -EIO;

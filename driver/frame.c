@@ -5,6 +5,22 @@
 #include "frame.h"
 #include "stats.h"
 
+void drv_frame_delim_table(const char *d, size_t n, uint8_t *fail)
+{
+	size_t j, k = 0;
+
+	if (!n)
+		return;
+	fail[0] = 0;
+	for (j = 1; j < n; j++) {
+		while (k && d[j] != d[k])
+			k = fail[k - 1];
+		if (d[j] == d[k])
+			k++;
+		fail[j] = (uint8_t)k;
+	}
+}
+
 void drv_frame_rule_init(struct drv_frame_rule *r, const struct drv_config *cfg)
 {
 	memset(r, 0, sizeof(*r));
@@ -13,6 +29,7 @@ void drv_frame_rule_init(struct drv_frame_rule *r, const struct drv_config *cfg)
 	r->prefix = cfg->resp_rule == DRV_RESP_LP4 ? 4 : cfg->resp_prefix;
 	memcpy(r->delim, cfg->resp_delim, sizeof(r->delim));
 	r->delim_len = cfg->resp_delim_len;
+	drv_frame_delim_table(r->delim, r->delim_len, r->delim_fail);
 	r->head = cfg->method && !strcmp(cfg->method, "HEAD");
 }
 
@@ -79,22 +96,25 @@ static int x__prefixed(const struct drv_frame_rule *r, struct drv_frame *f, cons
 	return 0;
 }
 
+/* Knuth-Morris-Pratt: overlapping delimiters ("aab" in "aaab") are found at their first end. */
 static int x__delim(const struct drv_frame_rule *r, struct drv_frame *f, const uint8_t *p,
 		    size_t n)
 {
-	size_t i;
+	const uint8_t *d = (const uint8_t *)r->delim;
+	size_t i, k = f->got;
 
 	for (i = 0; i < n; i++) {
 		if (f->done)
 			return DRV_E_MALFORMED;
-		if (p[i] == (uint8_t)r->delim[f->got])
-			f->got++;
-		else
-			f->got = p[i] == (uint8_t)r->delim[0] ? 1 : 0;
+		while (k && p[i] != d[k])
+			k = r->delim_fail[k - 1];
+		if (p[i] == d[k])
+			k++;
 		f->left = 1; /* started */
-		if (f->got == r->delim_len)
+		if (k == r->delim_len)
 			f->done = true;
 	}
+	f->got = (uint8_t)k;
 	return 0;
 }
 
@@ -118,8 +138,10 @@ int drv_frame_feed(const struct drv_frame_rule *r, struct drv_frame *f, const ch
 		return x__delim(r, f, (const uint8_t *)p, n);
 	case DRV_RESP_HTTP:
 		used = http_parser_execute(&f->hp, &x__http, p, n);
-		if (f->done)
-			return used == n ? 0 : DRV_E_MALFORMED;
+		if (f->done) /* 100..999 are counted as they are; under 100 is not HTTP */
+			return used == n && f->status >= 100 ? 0 : DRV_E_MALFORMED;
+		if (HTTP_PARSER_ERRNO(&f->hp) == HPE_HEADER_OVERFLOW)
+			return DRV_E_TOO_LARGE;
 		if (HTTP_PARSER_ERRNO(&f->hp) != HPE_OK || used != n)
 			return DRV_E_MALFORMED;
 		return 0;

@@ -23,12 +23,14 @@ struct drv_frame_rule {
 	unsigned prefix; /* bytes of the length prefix: 4 for DRV_RESP_LP4 */
 	char delim[DRV_MAX_DELIM];
 	size_t delim_len;
+	/* KMP: the longest proper prefix of delim[0..j] that is also its suffix */
+	uint8_t delim_fail[DRV_MAX_DELIM];
 	bool head; /* http: the request is HEAD, so responses carry no body */
 };
 
 struct drv_frame {
 	uint64_t left;	   /* bytes of the body still to come */
-	uint8_t got;	   /* prefix bytes received, or delimiter bytes matched */
+	uint8_t got;	   /* prefix bytes received, or delimiter bytes matched (KMP state) */
 	uint8_t pre[8];
 	bool done;
 	bool keep_alive;   /* http: the connection may carry another request */
@@ -38,11 +40,14 @@ struct drv_frame {
 };
 
 void drv_frame_rule_init(struct drv_frame_rule *r, const struct drv_config *cfg);
+/* KMP failure table of d[0..n) into fail[0..n) (n <= DRV_MAX_DELIM). */
+void drv_frame_delim_table(const char *d, size_t n, uint8_t *fail);
 /* Before each request. */
 void drv_frame_reset(const struct drv_frame_rule *r, struct drv_frame *f);
 /*
- * Feed n response bytes. Returns 0 (f->done once the response is complete) or DRV_E_MALFORMED
- * (bytes outside the framing, or past the end of the response).
+ * Feed n response bytes. Returns 0 (f->done once the response is complete), DRV_E_MALFORMED
+ * (bytes outside the framing, past the end of the response, an HTTP status under 100) or
+ * DRV_E_TOO_LARGE (HTTP headers over http_parser's limit).
  */
 int drv_frame_feed(const struct drv_frame_rule *r, struct drv_frame *f, const char *p, size_t n);
 /* The peer closed: 0 if that completes the response (http body until close), else DRV_E_SHORT. */

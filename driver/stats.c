@@ -90,6 +90,8 @@ enum drv_err drv_err_class(int err)
 		return DRV_ERR_HTTP;
 	case DRV_E_TLS:
 		return DRV_ERR_TLS;
+	case DRV_E_TOO_LARGE:
+		return DRV_ERR_TOO_LARGE;
 	default:
 		return DRV_ERR_OTHER;
 	}
@@ -117,6 +119,7 @@ const char *drv_err_name(enum drv_err e)
 		[DRV_ERR_SHORT] = "short_response",
 		[DRV_ERR_HTTP] = "http_status",
 		[DRV_ERR_TLS] = "tls",
+		[DRV_ERR_TOO_LARGE] = "too_large",
 		[DRV_ERR_OTHER] = "other",
 	};
 
@@ -157,6 +160,8 @@ const char *drv_strerror(int err)
 		return "HTTP status outside 2xx";
 	if (err == DRV_E_TLS)
 		return "TLS handshake or certificate verification failed";
+	if (err == DRV_E_TOO_LARGE)
+		return "response headers over the HTTP engine's limit";
 	return strerror(-err);
 }
 
@@ -246,6 +251,12 @@ const char *drv_err_hint(enum drv_err e, const struct drv_stats *s, const char *
 			 "server's CA with --cacert FILE, or --insecure for a test server; see "
 			 "openssl s_client -connect %s",
 			 target);
+		break;
+	case DRV_ERR_TOO_LARGE:
+		snprintf(buf, len,
+			 "response headers over the HTTP engine's limit (80 KB native, 100 KB "
+			 "curl): the server sent oversized headers (huge cookies, a header loop); "
+			 "the connection was closed, not reset");
 		break;
 	case DRV_ERR_OTHER:
 	default:

@@ -20,6 +20,7 @@ enum drv_err {
 	DRV_ERR_SHORT,		  /* peer closed mid-response, or a response outside the framing */
 	DRV_ERR_HTTP,		  /* http: a complete response with a status outside 2xx */
 	DRV_ERR_TLS,		  /* https: TLS handshake or certificate verification failed */
+	DRV_ERR_TOO_LARGE,	  /* http: response headers over the engine's limit */
 	DRV_ERR_OTHER,		  /* anything else; the first one is kept for the hint */
 	DRV_ERR__COUNT,
 };
@@ -30,7 +31,8 @@ enum drv_err {
 #define DRV_E_LOST (-10003)	 /* udp: no reply within --timeout */
 #define DRV_E_HTTP_STATUS (-10004) /* http: status outside 2xx */
 #define DRV_E_TLS (-10005)	   /* https: TLS handshake or certificate verification failed */
-#define DRV_STATUS_MAX 600	 /* HTTP status codes 0..599 are counted one by one */
+#define DRV_E_TOO_LARGE (-10006)   /* http: response headers over the engine's limit */
+#define DRV_STATUS_MAX 1000 /* HTTP status codes 100..999 are counted one by one; 0 = none */
 
 /* The HTTP version a response came in (JSON keys "1.0", "1.1", "2", "3"). */
 enum drv_httpv {
