@@ -12,6 +12,7 @@
 #include "config.h"
 #include "config_int.h"
 #include "drv.h"
+#include "quote.h"
 
 enum {
 	OPT_NEW_CONN = 0x100,
@@ -121,6 +122,8 @@ void drv_config_fini(struct drv_config *cfg)
 	free(cfg->payload);
 	free(cfg->body);
 	free(cfg->sources);
+	free(cfg->cacert_pem);
+	cfg->cacert_pem = NULL;
 	cfg->payload = NULL;
 	cfg->body = NULL;
 	cfg->sources = NULL;
@@ -128,13 +131,25 @@ void drv_config_fini(struct drv_config *cfg)
 
 int drv__config_fail(char *err, size_t errlen, const char *fmt, ...)
 {
+	char *line = NULL;
 	va_list ap;
+	int n;
 
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
+	if (!err || !errlen)
+		return -EINVAL;
+	va_start(ap, fmt);
+	n = vasprintf(&line, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		snprintf(err, errlen, "bad arguments (no memory to say which)");
+		return -EINVAL;
 	}
+	/* arguments are the user's: no raw control characters, no 100 KB lines */
+	if (errlen >= 64)
+		drv_quote(line, err, errlen);
+	else
+		snprintf(err, errlen, "%s", line);
+	free(line);
 	return -EINVAL;
 }
 

@@ -89,6 +89,8 @@ struct drv_config {
 	bool http2;	    /* --http2: h2 via ALPN over TLS, prior-knowledge h2c over http:// */
 	bool insecure;	    /* -k, --insecure: no certificate or host name verification */
 	const char *cacert; /* --cacert FILE: CA bundle to verify the server with, or NULL */
+	char *cacert_pem;   /* its contents, read at parse time (owned) */
+	size_t cacert_len;
 
 	/* scale and several machines */
 	struct sockaddr_storage *sources; /* --source-addr (owned), port 0 */

@@ -2,6 +2,7 @@
 /* The http:// and https:// part of the command line: headers, engine, TLS and HTTP/2 checks. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <curl/curl.h>
 #include "config_int.h"
@@ -23,14 +24,18 @@ int drv__config_header(struct drv_config *cfg, const char *s, char *err, size_t 
 
 int drv__config_cacert(struct drv_config *cfg, const char *path, char *err, size_t errlen)
 {
-	FILE *f;
+	int r;
 
 	if (!*path)
 		return drv__config_fail(err, errlen, "--cacert: empty file name");
-	f = fopen(path, "r");
-	if (!f)
-		return drv__config_fail(err, errlen, "--cacert %s: %s", path, strerror(errno));
-	fclose(f);
+	/* read now: the run itself may no longer be allowed to (privilege.h) */
+	free(cfg->cacert_pem);
+	cfg->cacert_pem = NULL;
+	r = drv__config_slurp("--cacert", path, &cfg->cacert_pem, &cfg->cacert_len, err, errlen);
+	if (r)
+		return r;
+	if (!cfg->cacert_len)
+		return drv__config_fail(err, errlen, "--cacert %s: the file is empty", path);
 	cfg->cacert = path;
 	return 0;
 }

@@ -1,25 +1,36 @@
 // SPDX-License-Identifier: MIT
-/* loadlens-driver: parse, raise the fd limit, run, report. */
+/* loadlens-driver: parse, open the output, raise the fd limit, drop privileges, run, report. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 #include "loadlens/cli.h"
 #include "config.h"
 #include "drv.h"
 #include "merge.h"
+#include "privilege.h"
+#include "quote.h"
 #include "report.h"
 #include "run.h"
 
-/* Soft RLIMIT_NOFILE up to the hard limit; one line if that is still short of -c. */
+/*
+ * Soft RLIMIT_NOFILE up to the hard limit (started as root, both up to what -c needs, before
+ * the privileges go); one line if that is still short of -c.
+ */
 static uint64_t x__raise_nofile(const struct drv_config *cfg)
 {
 	uint64_t need = cfg->connections + 16 * cfg->threads + 64;
-	struct rlimit rl;
+	struct rlimit rl, up;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl))
 		return 0;
+	if (!geteuid() && rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need) {
+		up.rlim_cur = up.rlim_max = need;
+		if (!setrlimit(RLIMIT_NOFILE, &up))
+			rl = up; /* else above fs.nr_open: keep what there is */
+	}
 	if (rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
 		if (setrlimit(RLIMIT_NOFILE, &rl))
@@ -38,8 +49,9 @@ int main(int argc, char **argv)
 {
 	struct drv_result res = {0};
 	struct drv_config cfg;
+	struct drv_priv priv;
 	char err[512];
-	int r, rc = LL_EXIT_OK;
+	int r, json_fd = -1, rc = LL_EXIT_OK;
 
 	if (argc > 1 && !strcmp(argv[1], "merge"))
 		return drv_merge_main(argc - 1, argv + 1);
@@ -55,15 +67,37 @@ int main(int argc, char **argv)
 		drv_config_fini(&cfg);
 		return LL_EXIT_OK;
 	}
+	/* the output first, so a bad path fails now, not after the run */
+	if (cfg.json_path) {
+		json_fd = drv_report_json_open(cfg.json_path);
+		if (json_fd < 0) {
+			drv_config_fini(&cfg);
+			ll_usage_error(DRV_PROG, "--json %s: cannot write that file: %s%s",
+				       drv_quote(cfg.json_path, err, sizeof(err)), strerror(-json_fd),
+				       json_fd == -ELOOP ? " (a symbolic link is not followed)" : "");
+		}
+	}
 	/* a peer's reset must come back as EPIPE from write(), not kill us */
 	signal(SIGPIPE, SIG_IGN);
 	res.nofile_limit = x__raise_nofile(&cfg);
+	drv_priv_target(&priv);
+	if (priv.root && priv.from_sudo && json_fd >= 0)
+		(void)fchown(json_fd, priv.uid, priv.gid); /* the user behind sudo owns the results */
+	r = drv_priv_drop(&priv, err, sizeof(err));
+	if (r) {
+		drv_config_fini(&cfg);
+		ll_usage_error(DRV_PROG, "%s", err);
+	}
+	if (err[0])
+		ll_warn(DRV_PROG, "%s", err);
 	if (!cfg.quiet)
 		drv_report_banner(stdout, &cfg);
 
 	r = drv_run(&cfg, &res);
 	if (r && !res.threads_started) {
 		ll_warn(DRV_PROG, "cannot start the run: %s", strerror(-r));
+		if (json_fd >= 0)
+			close(json_fd);
 		drv_result_fini(&res);
 		drv_config_fini(&cfg);
 		return LL_EXIT_FAIL;
@@ -79,8 +113,8 @@ int main(int argc, char **argv)
 			res.loop_close_failures);
 		rc = LL_EXIT_FAIL;
 	}
-	if (cfg.json_path) {
-		r = drv_report_json_write(cfg.json_path, &cfg, &res);
+	if (json_fd >= 0) {
+		r = drv_report_json_write_fd(json_fd, &cfg, &res);
 		if (r) {
 			ll_warn(DRV_PROG, "cannot write %s: %s", cfg.json_path, strerror(-r));
 			rc = LL_EXIT_FAIL;

@@ -340,8 +340,12 @@ static int x__easy_setup(struct curl_thread *ct, struct curl_slot *s)
 		       CURLE_OK;
 		bad |= curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, cfg->insecure ? 0L : 2L) !=
 		       CURLE_OK;
-		if (cfg->cacert)
-			bad |= curl_easy_setopt(e, CURLOPT_CAINFO, cfg->cacert) != CURLE_OK;
+		if (cfg->cacert) { /* from memory: the file may be out of reach after the drop */
+			struct curl_blob ca = {.data = cfg->cacert_pem, .len = cfg->cacert_len,
+					       .flags = CURL_BLOB_NOCOPY};
+
+			bad |= curl_easy_setopt(e, CURLOPT_CAINFO_BLOB, &ca) != CURLE_OK;
+		}
 	}
 	if (!strcmp(cfg->method, "HEAD"))
 		bad |= curl_easy_setopt(e, CURLOPT_NOBODY, 1L) != CURLE_OK;

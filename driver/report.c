@@ -6,6 +6,7 @@
 #include "loadlens/cli.h"
 #include "config.h"
 #include "drv.h"
+#include "quote.h"
 #include "report.h"
 #include "run.h"
 
@@ -57,8 +58,12 @@ const char *drv_report_bottleneck(const struct drv_config *cfg, const struct drv
 {
 	const struct drv_stats *t = &res->total;
 	double busy = drv_report_busiest_thread(res);
+	uint64_t n = t->requests + t->errors_total + res->warmup_requests;
 	char b[32];
 
+	/* too short to say: start-up and one-off costs dominate a tiny run */
+	if (res->duration_ns < DRV_BOTTLENECK_MIN_NS || n < DRV_BOTTLENECK_MIN_REQUESTS)
+		return NULL;
 	if (busy >= 0.9 && !res->merged) {
 		snprintf(buf, len,
 			 "the driver was the bottleneck: its busiest thread used %.0f%% of a core; "
@@ -87,11 +92,12 @@ const char *drv_report_bottleneck(const struct drv_config *cfg, const struct drv
 
 void drv_report_banner(FILE *f, const struct drv_config *cfg)
 {
-	char k[32] = "", d[32];
+	char k[32] = "", d[32], url[256];
 
 	if (cfg->conn_model == DRV_CONN_RECONNECT)
 		snprintf(k, sizeof(k), " %llu", (unsigned long long)cfg->reconnect_every);
-	fprintf(f, "%s %s: %llu connection%s over %llu thread%s, %s%s, ", DRV_PROG, cfg->url_text,
+	fprintf(f, "%s %s: %llu connection%s over %llu thread%s, %s%s, ", DRV_PROG,
+		drv_quote(cfg->url_text, url, sizeof(url)),
 		(unsigned long long)cfg->connections, cfg->connections == 1 ? "" : "s",
 		(unsigned long long)cfg->threads, cfg->threads == 1 ? "" : "s",
 		cfg->url.scheme == LL_SCHEME_UDP ? "datagrams" : drv_conn_model_name(cfg->conn_model),

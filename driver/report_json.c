@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* The JSON result document (schema 2, docs/driver.md): written by a run and by merge. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "loadlens/hist_json.h"
 #include "config.h"
 #include "drv.h"
@@ -175,17 +177,35 @@ json_t *drv_report_json(const struct drv_config *cfg, const struct drv_result *r
 	return o;
 }
 
-int drv_report_json_write(const char *path, const struct drv_config *cfg,
-			  const struct drv_result *res)
+int drv_report_json_open(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int drv_report_json_write_fd(int fd, const struct drv_config *cfg, const struct drv_result *res)
 {
 	json_t *o = drv_report_json(cfg, res);
 	int err = 0;
 
-	if (!o)
+	if (!o) {
+		close(fd);
 		return -ENOMEM;
+	}
 	errno = 0;
-	if (json_dump_file(o, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER))
+	if (json_dumpfd(o, fd, JSON_INDENT(2) | JSON_PRESERVE_ORDER) || write(fd, "\n", 1) != 1)
 		err = errno ? -errno : -EIO;
 	json_decref(o);
+	if (close(fd) && !err)
+		err = -errno;
 	return err;
+}
+
+int drv_report_json_write(const char *path, const struct drv_config *cfg,
+			  const struct drv_result *res)
+{
+	int fd = drv_report_json_open(path);
+
+	return fd < 0 ? fd : drv_report_json_write_fd(fd, cfg, res);
 }

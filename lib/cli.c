@@ -33,13 +33,24 @@ void ll_warn(const char *prog, const char *fmt, ...)
 
 const char *ll_fmt_ns(double ns, char *buf, unsigned long len)
 {
-	if (ns < 1e3)
-		snprintf(buf, len, "%.0fns", ns);
-	else if (ns < 1e6)
-		snprintf(buf, len, "%.3gus", ns / 1e3);
-	else if (ns < 1e9)
-		snprintf(buf, len, "%.3gms", ns / 1e6);
+	static const char *const units[] = {"us", "ms", "s"};
+	double v = ns;
+	int u = -1;
+
+	if (ns < 999.5) {
+		snprintf(buf, len, "%.0fns", ns < 0 ? 0 : ns);
+		return buf;
+	}
+	/* three significant digits, never an exponent: 999.7 ms is 1.00s, not 1e+03ms */
+	do {
+		v /= 1e3;
+		u++;
+	} while (u < 2 && v >= 999.5);
+	if (v < 9.995)
+		snprintf(buf, len, "%.2f%s", v, units[u]);
+	else if (v < 99.95)
+		snprintf(buf, len, "%.1f%s", v, units[u]);
 	else
-		snprintf(buf, len, "%.3gs", ns / 1e9);
+		snprintf(buf, len, "%.0f%s", v, units[u]);
 	return buf;
 }

@@ -113,6 +113,12 @@ static void test_tls_http2(void **state)
 	int fd = mkstemp(path), r;
 
 	assert_true(fd >= 0);
+	/* an empty CA file is refused: nothing could verify against it */
+	snprintf(line, sizeof(line), "https://localhost/ -n 10 --cacert %s", path);
+	assert_int_equal(parse(&cfg, line, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "empty"));
+	drv_config_fini(&cfg);
+	assert_int_equal(write(fd, "-----BEGIN CERTIFICATE-----\n", 28), 28);
 	close(fd);
 	assert_int_equal(parse(&cfg, "https://127.0.0.1/x -c 4 -n 10", err, sizeof(err)), 0);
 	assert_int_equal(cfg.url.scheme, LL_SCHEME_HTTPS);
@@ -136,6 +142,9 @@ static void test_tls_http2(void **state)
 		 path);
 	assert_int_equal(parse(&cfg, line, err, sizeof(err)), 0);
 	assert_string_equal(cfg.cacert, path);
+	/* read at parse time: the run may not be allowed to open it (privilege.c) */
+	assert_int_equal(cfg.cacert_len, 28);
+	assert_memory_equal(cfg.cacert_pem, "-----BEGIN", 10);
 	drv_config_fini(&cfg);
 
 	/* --http2 over http:// picks curl by itself; h2c reuse needs libcurl 8.0.0 */

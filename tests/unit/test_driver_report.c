@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+/* Report rules: no bottleneck verdict on a tiny run, durations without exponents, safe quoting. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "loadlens/cli.h"
+#include "config.h"
+#include "quote.h"
+#include "report.h"
+#include "run.h"
+
+/* A run whose busiest thread used 183% of a core. */
+static void x__busy_run(struct drv_result *res, uint64_t duration_ns, uint64_t requests)
+{
+	memset(res, 0, sizeof(*res));
+	assert_int_equal(drv_stats_init(&res->total), 0);
+	res->duration_ns = duration_ns;
+	res->total.requests = requests;
+	res->max_thread_cpu_ns = duration_ns * 183 / 100;
+}
+
+static void test_bottleneck_small_runs(void **state)
+{
+	struct drv_config cfg;
+	struct drv_result res;
+	char buf[400];
+
+	drv_config_init(&cfg);
+	/* one request: no verdict */
+	x__busy_run(&res, 200000, 1);
+	assert_null(drv_report_bottleneck(&cfg, &res, buf, sizeof(buf)));
+	drv_result_fini(&res);
+	/* many requests, but 50 ms */
+	x__busy_run(&res, 50000000, 100000);
+	assert_null(drv_report_bottleneck(&cfg, &res, buf, sizeof(buf)));
+	drv_result_fini(&res);
+	/* 2 s, but 999 requests */
+	x__busy_run(&res, 2000000000ULL, 999);
+	assert_null(drv_report_bottleneck(&cfg, &res, buf, sizeof(buf)));
+	drv_result_fini(&res);
+	/* 2 s and 1,000 requests: the verdict stands */
+	x__busy_run(&res, 2000000000ULL, 1000);
+	assert_non_null(drv_report_bottleneck(&cfg, &res, buf, sizeof(buf)));
+	assert_non_null(strstr(buf, "183%"));
+	drv_result_fini(&res);
+	/* and a calm run stays silent */
+	x__busy_run(&res, 2000000000ULL, 100000);
+	res.max_thread_cpu_ns = res.duration_ns / 10;
+	assert_null(drv_report_bottleneck(&cfg, &res, buf, sizeof(buf)));
+	drv_result_fini(&res);
+}
+
+static void test_fmt_ns(void **state)
+{
+	static const struct {
+		double ns;
+		const char *want;
+	} cases[] = {
+		{0, "0ns"},	       {812, "812ns"},	       {999.4, "999ns"},
+		{999.6, "1.00us"},     {1000, "1.00us"},       {12345, "12.3us"},
+		{999400, "999us"},     {999960, "1.00ms"},     {1250000, "1.25ms"},
+		{99960000, "100ms"},   {999600000, "1.00s"},   {1e9, "1.00s"},
+		{3.4e9, "3.40s"},      {61.5e9, "61.5s"},      {3600e9, "3600s"},
+	};
+	char b[32];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_string_equal(ll_fmt_ns(cases[i].ns, b, sizeof(b)), cases[i].want);
+}
+
+static void test_quote(void **state)
+{
+	static char big[100001];
+	char b[512];
+	const char *q;
+
+	assert_string_equal(drv_quote("tcp://h:1", b, sizeof(b)), "tcp://h:1");
+	assert_string_equal(drv_quote("a\r\n\tb\x1b[2J\x7f", b, sizeof(b)),
+			    "a\\r\\n\\tb\\x1b[2J\\x7f");
+	memset(big, 'u', sizeof(big) - 1);
+	big[0] = 'H';
+	big[sizeof(big) - 2] = 'T';
+	q = drv_quote(big, b, sizeof(b));
+	assert_true(strlen(q) < sizeof(b));
+	assert_int_equal(q[0], 'H');
+	assert_int_equal(q[strlen(q) - 1], 'T');
+	assert_non_null(strstr(q, " bytes cut]..."));
+	/* what is kept plus what is cut is the whole */
+	{
+		const char *m = strstr(q, "...["), *e = strstr(q, "]...");
+		unsigned long cut = strtoul(m + 4, NULL, 10);
+
+		assert_int_equal((size_t)(m - q) + cut + strlen(e + 4), sizeof(big) - 1);
+	}
+	/* a control character right at the cut is never split */
+	memset(big, '\x01', 2000);
+	big[2000] = '\0';
+	q = drv_quote(big, b, sizeof(b));
+	assert_true(strlen(q) < sizeof(b));
+	assert_null(strchr(q, '\x01'));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bottleneck_small_runs),
+		cmocka_unit_test(test_fmt_ns),
+		cmocka_unit_test(test_quote),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
