@@ -37,6 +37,27 @@ wait_line() { # FILE PATTERN SECONDS
 	die "no '$2' in $1 after $3 s"
 }
 
+# The reference servers and the driver need no privilege: started as root, they run as nobody
+# (no groups, no capabilities, no_new_privs); only the observer keeps root. Their result files are
+# made beforehand and handed to nobody, and the output directory opened to it (o+x).
+AS_USER=()
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	AS_USER=(setpriv --reuid="$(id -u nobody)" --regid="$(id -g nobody)" --clear-groups
+		--inh-caps=-all --bounding-set=-all --no-new-privs)
+fi
+unpriv_files() { # FILE...: writable by nobody, or the unprivileged runs fall back to root
+	local f
+	[ ${#AS_USER[@]} -gt 0 ] || return 0
+	chmod o+x "$OUT"
+	for f; do
+		: >"$f" && chown "$(id -u nobody):$(id -g nobody)" "$f"
+	done
+	if ! "${AS_USER[@]}" test -w "$1" || ! "${AS_USER[@]}" test -x "$BIN/loadlens-driver"; then
+		echo "demo: nobody cannot reach $OUT or $BIN: the servers and the driver run as root" >&2
+		AS_USER=()
+	fi
+}
+
 ms() { # ns -> "1.23 ms"
 	awk -v n="$1" 'BEGIN { printf "%.2f ms", n / 1e6 }'
 }
@@ -46,10 +67,13 @@ echo "   tcp refserver on 127.0.0.1:$P1, http refserver on 127.0.0.1:$P2 (1 work
 echo "   one observer on both ports, then the driver"
 echo
 
-"$BIN/loadlens-refserver" --proto tcp --listen "127.0.0.1:$P1" \
+unpriv_files "$OUT/refserver-tcp.json" "$OUT/refserver-http.json" "$OUT/driver-churn.json" \
+	"$OUT/driver-overload.json"
+[ ${#AS_USER[@]} -gt 0 ] && echo "   (reference servers and driver as nobody; only the observer runs as root)" && echo
+"${AS_USER[@]}" "$BIN/loadlens-refserver" --proto tcp --listen "127.0.0.1:$P1" \
 	--json "$OUT/refserver-tcp.json" >"$OUT/refserver-tcp.out" 2>"$OUT/refserver-tcp.err" &
 SRV1=$!
-"$BIN/loadlens-refserver" --proto http --listen "127.0.0.1:$P2" --workers 1 \
+"${AS_USER[@]}" "$BIN/loadlens-refserver" --proto http --listen "127.0.0.1:$P2" --workers 1 \
 	--service-time 1ms --json "$OUT/refserver-http.json" \
 	>"$OUT/refserver-http.out" 2>"$OUT/refserver-http.err" &
 SRV2=$!
@@ -64,11 +88,11 @@ PIDS+=($OBS)
 wait_line "$OUT/observer.err" observing 60
 
 echo "== 1. driver: $CONNS new connections to :$P1, one request each, 8 at a time"
-"$BIN/loadlens-driver" "tcp://127.0.0.1:$P1" -c 8 -n "$CONNS" --new-conn --interval 0 \
+"${AS_USER[@]}" "$BIN/loadlens-driver" "tcp://127.0.0.1:$P1" -c 8 -n "$CONNS" --new-conn --interval 0 \
 	--json "$OUT/driver-churn.json" || die "driver failed"
 echo
 echo "== 2. driver: HTTP open loop at 1,500 req/s for 5 s to :$P2 (capacity about 1,000 req/s)"
-"$BIN/loadlens-driver" "http://127.0.0.1:$P2/" -c 100 --rate 1500 -d 5s --interval 0 \
+"${AS_USER[@]}" "$BIN/loadlens-driver" "http://127.0.0.1:$P2/" -c 100 --rate 1500 -d 5s --interval 0 \
 	--json "$OUT/driver-overload.json" || die "driver failed"
 echo
 
