@@ -382,7 +382,9 @@ def render(h, obs, plan, checks):
 			L.append(f"  {mark}  {c['what']}" + (f": {c['note']}" if c.get("note") else ""))
 		for t in obs.get("tracepoints", []):
 			mark = "ok  " if t["present"] else "off "
-			L.append(f"  {mark}  {t['attach']:10} {t['tracepoint']:34} {t['for']}")
+			tier = " [syscall tier: attached on demand]" if t.get("syscall_tier") else ""
+			L.append(f"  {mark}  {t['attach']:10} {t['tracepoint']:34} "
+				 f"{t['object']}/{t['program']}{tier}")
 	if plan is None:
 		L.append("")
 		L.append("no planned load given (--rate R --new-conn, or --driver '...'): limits only")
