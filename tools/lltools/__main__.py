@@ -117,7 +117,7 @@ def finish(kind, ctx, a, doc, text):
 		rep = a.report or os.path.join(ctx["out"], "report.html")
 		try:
 			from . import report
-			report.write([doc], rep)
+			report.write([doc], rep, os.path.join(ctx["out"], "png"))
 			print(f"report: {rep}")
 		except ImportError as e:
 			print(f"report: not written ({e}; install python3-matplotlib)")
@@ -230,6 +230,7 @@ def cmd_report(argv):
 	p.add_argument("files", nargs="+", help="loadlens run/sweep JSON, or observer JSON "
 		       "(its --ndjson next to it as NAME.ndjson is used for the time series)")
 	p.add_argument("-o", "--output", default="report.html")
+	p.add_argument("--png-dir", help="also write each plot as a PNG file here")
 	p.add_argument("--ndjson", action="append", default=[], help="observer NDJSON for the "
 		       "time series")
 	a = p.parse_args(argv)
@@ -244,7 +245,7 @@ def cmd_report(argv):
 			docs.append(report.as_document(schema.load(f), f, a.ndjson))
 		except schema.SchemaError as e:
 			raise Usage(str(e)) from None
-	report.write(docs, a.output)
+	report.write(docs, a.output, a.png_dir)
 	print(f"report: {a.output}")
 	return 0
 
