@@ -42,6 +42,8 @@ def join_level(drv, obs, port, proto, level=None):
 		"duration_s": (drv.get("duration_ns") or 0) / 1e9,
 		"busiest_thread_core": (drv.get("driver") or {}).get("busiest_thread_core"),
 		"cpu_per_request_us": (drv.get("driver") or {}).get("cpu_per_request_us"),
+		"cores": ((drv.get("driver") or {}).get("cpu_ns") or 0) / drv["duration_ns"]
+		if drv.get("duration_ns") else None,
 		"bottleneck": (drv.get("driver") or {}).get("bottleneck"),
 	}
 	cfg = drv.get("config") or {}

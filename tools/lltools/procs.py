@@ -54,6 +54,9 @@ def prepare_dir(path, ident):
 	os.makedirs(path, exist_ok=True)
 	if ident:
 		os.chown(path, ident[0], ident[1])
+		# the driver must reach it: a mkdtemp parent is 0700
+		parent = os.path.dirname(os.path.abspath(path))
+		os.chmod(parent, os.stat(parent).st_mode | 0o711)
 	return path
 
 

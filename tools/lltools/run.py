@@ -116,6 +116,10 @@ def one_level(ctx, i, level):
 	lv = join.join_level(drv, obsdoc, ctx["port"], ctx["proto"], level)
 	lv["driver_rc"] = rc
 	lv["host_cpu_busy"] = busy
+	lv["ncpu"] = os.cpu_count()
+	if busy is not None and busy >= verdict.CPU_BUSY:
+		lv["notes"].append(f"the host's CPUs were {busy * 100:.0f}% busy (all processes): "
+				   "figures may include waiting for a CPU")
 	lv["server_cpu"] = srv
 	lv["t_start"] = t_start
 	lv["files"] = {"driver": drv_json, "observer": obs_json}

@@ -2,6 +2,8 @@
 """A sweep's verdict: when to stop, the peak at acceptable latency, the knee, and which resource
 ran out first. Pure: works on joined levels (join.join_level plus the sweep's own evidence)."""
 
+import os
+
 PLATEAU_GAIN = 0.05  # a step that adds less than 5% throughput ...
 PLATEAU_STEPS = 2  # ... twice in a row is a plateau
 KNEE_SHARE = 0.90  # the knee: the first level at 90% of the peak throughput
@@ -91,15 +93,30 @@ def evidence(lv):
 		ev.append({"resource": "accept queue", "source": "observer listen counters",
 			   "text": f"accept queue reached its backlog ({listen['queue_max']} of "
 				   f"{listen['backlog']})"})
+	# CPU: the server and the driver together fill the host's CPUs, or one server thread fills
+	# a core. The host's own busy share is not enough: other processes may be using it.
 	busy = lv.get("host_cpu_busy")
-	if busy is not None and busy >= CPU_BUSY:
-		ev.append({"resource": "CPU", "source": "host /proc/stat",
-			   "text": f"all CPUs {busy * 100:.0f}% busy"})
 	srv = lv.get("server_cpu") or {}
+	ours = (srv.get("cores") or 0) + (d.get("cores") or 0)
+	ncpu = lv.get("ncpu") or os.cpu_count() or 1
+	if busy is not None and busy >= CPU_BUSY and ours >= CPU_BUSY * ncpu:
+		ev.append({"resource": "CPU", "source": "host /proc/stat and /proc/PID",
+			   "text": f"all CPUs {busy * 100:.0f}% busy, {ours:.2f} of {ncpu} cores used by "
+				   "the server and the driver"})
 	if srv.get("busiest_thread_core", 0) >= CPU_BUSY:
 		ev.append({"resource": "CPU", "source": "server threads (/proc)",
 			   "text": f"a thread of {srv.get('comm', 'the server')} (pid {srv.get('pid')}) "
 				   f"used {srv['busiest_thread_core'] * 100:.0f}% of a core"})
+	# the contract's worker_saturation, judged from the join where the observer has no finding:
+	# requests wait in the socket longer than they are served, while the CPU is not busy
+	qh, sh = s.get("socket_queue_wait") or {}, s.get("service_time") or {}
+	cpu_free = ours < CPU_BUSY * ncpu and srv.get("busiest_thread_core", 0) < CPU_BUSY
+	if qh.get("p50") and sh.get("p50") and qh["p50"] > sh["p50"] and cpu_free and \
+			not any(e["resource"] == "server workers" for e in ev):
+		ev.append({"resource": "server workers", "source": "joined split",
+			   "text": f"socket-queue wait p50 {qh['p50'] / 1e6:.3g} ms > service p50 "
+				   f"{sh['p50'] / 1e6:.3g} ms with the CPU not busy: requests wait for a "
+				   "free worker (the server's concurrency is the limit)"})
 	core = d.get("busiest_thread_core")
 	lag = (d.get("send_lag") or {}).get("p99")
 	if d.get("bottleneck"):
