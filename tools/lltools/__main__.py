@@ -103,7 +103,7 @@ def context(a, extra):
 	       "extra": extra, "out": out, "observe": observe, "runq": not a.no_runq,
 	       "observer_jsons": a.observer_json, "ident": ident,
 	       "driver_timeout": units.duration_s(a.duration) + 60}
-	ctx["driver_dir"] = procs.prepare_dir(os.path.join(out, "driver"), ident)
+	ctx["driver_dir"] = procs.driver_dir(ident)
 	return ctx
 
 
@@ -138,7 +138,10 @@ def cmd_run(argv):
 	ctx = context(a, extra)
 	from . import run as runmod
 	banner(ctx, f"{len(levels)} load level(s) of {a.duration}")
-	got = runmod.run_levels(ctx, levels, procs.say)
+	try:
+		got = runmod.run_levels(ctx, levels, procs.say)
+	finally:
+		procs.remove_driver_dir(ctx["driver_dir"])
 	doc = runmod.document("run", ctx, got)
 	finish("run", ctx, a, doc, join.table(got) + findings_text(got))
 	return 0
@@ -215,7 +218,10 @@ def cmd_sweep(argv):
 	banner(ctx, f"sweep of up to {len(levels)} steps of {a.duration} (at most about "
 		    f"{min(limit, len(levels) * (per + 1.5)):.0f} s, time limit {a.time_limit}); "
 		    f"stops at a plateau or p99 > {a.p99_bound}")
-	got, why = runmod.sweep_levels(ctx, levels, bound, limit, procs.say)
+	try:
+		got, why = runmod.sweep_levels(ctx, levels, bound, limit, procs.say)
+	finally:
+		procs.remove_driver_dir(ctx["driver_dir"])
 	v = verdict.verdict(got, bound)
 	v["stopped_because"] = why
 	doc = runmod.document("sweep", ctx, got, {"verdict": v})

@@ -3,9 +3,11 @@
 
 import os
 import pwd
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -49,15 +51,30 @@ def driver_identity():
 		return 65534, 65534, "nobody"
 
 
-def prepare_dir(path, ident):
-	"""A directory the driver (running as ident) can write its JSON into."""
-	os.makedirs(path, exist_ok=True)
-	if ident:
-		os.chown(path, ident[0], ident[1])
-		# the driver must reach it: a mkdtemp parent is 0700
-		parent = os.path.dirname(os.path.abspath(path))
-		os.chmod(parent, os.stat(parent).st_mode | 0o711)
-	return path
+def driver_dir(ident):
+	"""Where the driver (running as ident) writes: with no change of user, None (the output
+	directory itself); else a new directory under the temporary directory, owned by ident, which
+	the driver can reach whatever the output directory's ancestors allow. Its files are moved
+	into the output directory after each run (collect())."""
+	if not ident:
+		return None
+	d = tempfile.mkdtemp(prefix="loadlens-driver-")
+	os.chown(d, ident[0], ident[1])
+	return d
+
+
+def remove_driver_dir(d):
+	if d:
+		shutil.rmtree(d, ignore_errors=True)
+
+
+def collect(src_dir, names, dst_dir):
+	"""Move the driver's files from its own directory into the output directory."""
+	os.makedirs(dst_dir, exist_ok=True)
+	for n in names:
+		src = os.path.join(src_dir, n)
+		if os.path.exists(src):
+			shutil.move(src, os.path.join(dst_dir, n))
 
 
 def run_driver(args, out_json, log_path, ident, timeout):

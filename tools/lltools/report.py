@@ -299,6 +299,12 @@ figure{margin:1em 0}img{max-width:100%;border:1px solid #ddd}
 .verdict pre{background:#eef6ee}.none{color:#888}"""
 
 
+# once loaded, the page says how many of its images decoded (headless checks read it back)
+ONLOAD = ("<script>window.addEventListener('load',function(){var n=0,i=document.images;"
+	  "for(var k=0;k<i.length;k++)if(i[k].complete&&i[k].naturalWidth>0)n++;"
+	  "document.body.setAttribute('data-images-loaded',n+'/'+i.length);});</script>")
+
+
 def write(docs, path, png_dir=None):
 	global PNG_DIR
 	PNG_DIR = png_dir
@@ -306,7 +312,7 @@ def write(docs, path, png_dir=None):
 		os.makedirs(png_dir, exist_ok=True)
 	body = "\n".join(section(d) for d in docs)
 	page = (f"<!DOCTYPE html>\n<html><head><meta charset=utf-8><title>loadlens report</title>"
-		f"<style>{CSS}</style></head><body>\n<h1>loadlens report</h1>\n"
+		f"<style>{CSS}</style>{ONLOAD}</head><body>\n<h1>loadlens report</h1>\n"
 		f"<p>Written {time.strftime('%Y-%m-%d %H:%M:%S')}. Client figures come from "
 		f"loadlens-driver, server figures from loadlens-observer (eBPF, tracepoints); "
 		f"docs/loadlens.md says how they are joined.</p>\n{body}\n</body></html>\n")

@@ -93,20 +93,26 @@ def one_level(ctx, i, level):
 	elif ctx["observe"]:
 		obs = procs.start_observer([ctx["port"]], out, f"{name}-observer", runq=ctx["runq"])
 		obs_json = os.path.join(out, f"{name}-observer.json")
-	drv_dir = ctx["driver_dir"]
-	drv_json = os.path.join(drv_dir, f"{name}-driver.json")
+	final = os.path.join(out, "driver")
+	os.makedirs(final, exist_ok=True)
+	work = ctx["driver_dir"] or final
+	files = [f"{name}-driver.json", f"{name}-driver.log"]
 	watch = CpuWatch(ctx["port"])
 	t_start = time.time()
 	try:
 		rc = procs.run_driver(driver_args(ctx["target"], level, ctx["duration"], ctx["extra"]),
-				      drv_json, os.path.join(drv_dir, f"{name}-driver.log"), ctx["ident"],
-				      ctx["driver_timeout"])
+				      os.path.join(work, files[0]), os.path.join(work, files[1]),
+				      ctx["ident"], ctx["driver_timeout"])
 	finally:
 		busy, srv = watch.finish()
+		if work != final:
+			procs.collect(work, files, final)
 		if obs:
 			orc = obs.stop()
 			if orc != 0:
 				raise procs.RunError(f"the observer exited {orc}: {obs.tail()}")
+	drv_json = os.path.join(final, files[0])
+	drv_dir = final
 	if not os.path.exists(drv_json):
 		with open(os.path.join(drv_dir, f"{name}-driver.log"), errors="replace") as f:
 			log = " | ".join(f.read().strip().splitlines()[-3:])
