@@ -95,6 +95,12 @@ class VerdictTest(unittest.TestCase):
 		v = verdict.verdict([level(8, 1000, 10, obs=obs)], 50 * MS)
 		self.assertEqual(v["ran_out_first"]["resource"], "server workers")
 
+	def test_workers_need_a_real_queue(self):
+		# equal queue and service (c=2, one worker), an event loop's microseconds, one connection
+		for c, q, sv in ((2, 1 * MS, 1 * MS), (4, 8_000, 2_000), (1, 5 * MS, 1 * MS)):
+			obs = fx.observer(queue_mean=q, service_mean=sv)
+			self.assertEqual(verdict.evidence(level(c, 1000, 10, obs=obs)), [], (c, q, sv))
+
 	def test_busy_host_alone_is_not_cpu(self):
 		lv = level(1, 100, 2, obs=fx.observer(queue_mean=10_000))
 		lv["host_cpu_busy"] = 0.99  # others use the CPU; server and driver do not

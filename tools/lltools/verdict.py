@@ -10,7 +10,11 @@ KNEE_SHARE = 0.90  # the knee: the first level at 90% of the peak throughput
 CPU_BUSY = 0.90  # host CPU busy share, or one server thread's share of a core
 DRIVER_CORE = 0.90  # the driver's busiest thread's share of a core
 SEND_LAG_NS = 1_000_000  # open loop: send lag p99 above 1 ms means the driver ran late
-ERROR_SHARE = 0.01  # more than 1% failed attempts: not acceptable
+ERROR_SHARE = 0.01
+# server workers: the socket-queue wait p50 passes 1.2 x the service p50 and 50 us (below that it
+# is the event loop's wake-up, not a wait for a worker); never with one closed-loop connection
+WORKER_QUEUE_RATIO = 1.2
+WORKER_QUEUE_MIN_NS = 50_000  # more than 1% failed attempts: not acceptable
 
 # contract finding kind -> resource named by the sweep
 KIND_RESOURCE = {
@@ -111,7 +115,9 @@ def evidence(lv):
 	# requests wait in the socket longer than they are served, while the CPU is not busy
 	qh, sh = s.get("socket_queue_wait") or {}, s.get("service_time") or {}
 	cpu_free = ours < CPU_BUSY * ncpu and srv.get("busiest_thread_core", 0) < CPU_BUSY
-	if qh.get("p50") and sh.get("p50") and qh["p50"] > sh["p50"] and cpu_free and \
+	one_conn = lv["level"].get("connections") == 1 and not lv["level"].get("rate")
+	if qh.get("p50") and sh.get("p50") and cpu_free and not one_conn and \
+			qh["p50"] > max(WORKER_QUEUE_RATIO * sh["p50"], WORKER_QUEUE_MIN_NS) and \
 			not any(e["resource"] == "server workers" for e in ev):
 		ev.append({"resource": "server workers", "source": "joined split",
 			   "text": f"socket-queue wait p50 {qh['p50'] / 1e6:.3g} ms > service p50 "
