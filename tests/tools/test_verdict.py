@@ -70,9 +70,24 @@ class VerdictTest(unittest.TestCase):
 		self.assertIsNone(v["ran_out_first"])
 
 	def test_old_listen_finding(self):
-		obs = fx.observer(queue_mean=10_000, old_findings=[{"kind": "listen", "text": "overflow"}])
+		obs = fx.observer(queue_mean=10_000, old_findings=[{"kind": "listen", "text": "overflow"}],
+				  listen={"overflows": 3, "queue_max": 0, "backlog": 0})
 		v = verdict.verdict([level(1, 100, 2, obs=obs)], 50 * MS)
 		self.assertEqual(v["ran_out_first"]["resource"], "accept queue")
+
+	def test_old_listen_finding_from_host_wide_drops_only(self):
+		# skb drops are counted host-wide: with no ListenOverflows in the netns it is not ours
+		obs = fx.observer(queue_mean=10_000, old_findings=[{"kind": "listen", "text": "overflow"}])
+		self.assertEqual(verdict.evidence(level(1, 100, 2, obs=obs)), [])
+
+	def test_finding_for_another_port(self):
+		obs = fx.observer(queue_mean=10_000, findings=[
+			{"kind": "listen_overflow", "severity": "warning", "text": "x",
+			 "evidence": {"port": 9999, "overflows": 5, "backlog": 128}}])
+		self.assertEqual(verdict.evidence(level(1, 100, 2, obs=obs)), [])
+		obs["findings"][0]["evidence"]["port"] = 8080
+		self.assertEqual(verdict.evidence(level(1, 100, 2, obs=obs))[0]["resource"],
+				 "accept queue")
 
 	def test_driver_is_the_bottleneck(self):
 		v = verdict.verdict([level(1, 100, 2, obs=fx.observer(queue_mean=10_000)),

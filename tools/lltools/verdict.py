@@ -72,12 +72,26 @@ def stop_reason(levels, bound_ns):
 	return None
 
 
+def concerns(f, lv):
+	"""Does a finding concern this run's port? A finding whose evidence names another port is
+	someone else's. An old-shape listen finding (no evidence) counts only if the netns'
+	ListenOverflows moved: its skb drop count is host-wide."""
+	e = f.get("evidence") or {}
+	port = e.get("port", e.get("dport"))
+	if port is not None and lv.get("port") is not None and port != lv["port"]:
+		return False
+	if f.get("kind") == "listen_overflow" and not e:
+		listen = (lv.get("server") or {}).get("listen") or {}
+		return bool(listen.get("overflows"))
+	return True
+
+
 def evidence(lv):
 	"""What ran short at this level: a list of {resource, source, text}, strongest first."""
 	ev = []
 	for f in lv.get("findings") or []:
 		res = KIND_RESOURCE.get(f.get("kind"))
-		if res and f.get("severity") in ("warning", "critical"):
+		if res and f.get("severity") in ("warning", "critical") and concerns(f, lv):
 			ev.append({"resource": res, "source": f"observer finding {f['kind']}",
 				   "text": f.get("text", "")})
 	d = lv["driver"]
