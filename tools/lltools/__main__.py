@@ -169,10 +169,18 @@ def banner(ctx, what):
 
 def findings_text(levels):
 	lines = []
+	other = 0
 	for lv in levels:
 		for f in lv.get("findings") or []:
-			if f["severity"] in ("warning", "critical"):
-				lines.append(f"  {join.level_name(lv['level'])}: [{f['kind']}] {f['text']}")
+			if f["severity"] not in ("warning", "critical"):
+				continue
+			if not verdict.concerns(f, lv):
+				other += 1
+				continue
+			lines.append(f"  {join.level_name(lv['level'])}: [{f['kind']}] {f['text']}")
+	if other:
+		lines.append(f"  ({other} finding(s) about other ports or host-wide counters left out; "
+			     "they are in the JSON)")
 	return ("\n\nobserver findings:\n" + "\n".join(lines)) if lines else ""
 
 
