@@ -32,12 +32,12 @@ wait_for rs listening
 TARGET=tcp://10.77.0.1:$P
 LOAD=(-c 4 -n 20000 --rate 10k --reconnect-every 100 -q)
 
-# the launcher: one job per host, a green flag 3 s ahead; with ssh it would be
-#   parallel --tag -S h0,h1 --onall ... (see docs/multihost.md)
+# the launcher of docs/multihost.md, one job per host, shard i on host i, a green flag 3 s ahead:
+# `ip netns exec {1}` where the document has `ssh {1}`
 T=$(($(date +%s) + 3))
-parallel --will-cite --halt now,fail=1 --jobs 2 \
-	ip netns exec "llmh{}$$" "$LOADLENS_BIN/loadlens-driver" "$TARGET" "${LOAD[@]}" \
-	--shard {}/2 --start-at "$T" --json "$LL_TMP/shard{}.json" ::: 0 1 \
+parallel --will-cite --link --tag --jobs 0 --halt now,fail=1 \
+	ip netns exec {1} "$LOADLENS_BIN/loadlens-driver" "$TARGET" "${LOAD[@]}" \
+	--shard {2}/2 --start-at "$T" --json "$LL_TMP/shard{2}.json" ::: "${H[@]}" ::: 0 1 \
 	>"$LL_TMP/parallel.out" 2>&1 || { cat "$LL_TMP/parallel.out"; fail "parallel exited $?"; }
 "$LOADLENS_BIN/loadlens-driver" merge "$LL_TMP/shard0.json" "$LL_TMP/shard1.json" \
 	--json "$LL_TMP/merged.json" -q || fail "merge exited $?"
