@@ -144,7 +144,8 @@ def plot_split(levels, title):
 	ax.set_ylim(top=max(bottom) * 1.15 if max(bottom) > 0 else 1)
 	ax.set_title(f"Where a request's time goes (means; they add up to the RTT): {title}",
 		     fontsize=10)
-	ax.legend(fontsize=8, loc="upper left")
+	h, lab = ax.get_legend_handles_labels()
+	ax.legend(h[::-1], lab[::-1], fontsize=8, loc="upper left")  # top of the stack first
 	ax.grid(True, axis="y", alpha=0.3)
 	return _png(fig), len(have) * len(ORDER)
 
@@ -293,10 +294,11 @@ def section(doc):
 	return "\n".join(out)
 
 
-CSS = """body{font-family:sans-serif;max-width:60em;margin:1em auto;padding:0 1em;color:#222}
+CSS = """body{font-family:sans-serif;max-width:100em;margin:1em auto;padding:0 1em;color:#222}
 pre{background:#f6f6f6;padding:.6em;overflow-x:auto;font-size:12px}
-figure{margin:1em 0}img{max-width:100%;border:1px solid #ddd}
-.verdict pre{background:#eef6ee}.none{color:#888}"""
+figure{display:inline-block;vertical-align:top;width:49%;margin:.5em 0}
+figure img{width:100%;border:1px solid #ddd}figcaption{font-size:12px;color:#555}
+.verdict pre{background:#eef6ee;white-space:pre-wrap}.none{color:#888}"""
 
 
 # once loaded, the page says how many of its images decoded (headless checks read it back)
