@@ -41,6 +41,7 @@ struct obs_args {
 	enum obs_systier_mode syscalls; /* --syscalls: when the syscall tracepoints are attached */
 	bool arrivals_sampled; /* --arrivals sampled: sk_data_ready in windows only */
 	bool verbose;
+	int check; /* --check: 1 text, 2 JSON */
 };
 
 static void x__usage(FILE *out)
@@ -89,6 +90,8 @@ static void x__usage(FILE *out)
 		     "                        service times stay exact, queue wait and residence become\n"
 		     "                        a sample, and each request costs one event less\n"
 		     "  -v, --verbose         show libbpf's log\n"
+		     "      --check[=json]    what this kernel offers the observer (privilege, BTF,\n"
+		     "                        each tracepoint its programs attach to), then exit\n"
 		     "  -h, --help            show this help\n"
 		     "  -V, --version         show the version\n"
 		     "\n"
@@ -151,6 +154,7 @@ static void x__parse_args(int argc, char **argv, struct obs_args *a)
 		{"syscalls", required_argument, NULL, 'S'},
 		{"arrivals", required_argument, NULL, 'a'},
 		{"verbose", no_argument, NULL, 'v'},
+		{"check", optional_argument, NULL, 'K'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -222,6 +226,11 @@ static void x__parse_args(int argc, char **argv, struct obs_args *a)
 		case 'v':
 			a->verbose = true;
 			break;
+		case 'K':
+			if (optarg && strcmp(optarg, "json"))
+				ll_usage_error(PROG, "--check takes no value or =json");
+			a->check = optarg ? 2 : 1;
+			break;
 		case 'h':
 			x__usage(stdout);
 			exit(LL_EXIT_OK);
@@ -236,6 +245,8 @@ static void x__parse_args(int argc, char **argv, struct obs_args *a)
 	}
 	if (optind < argc)
 		ll_usage_error(PROG, "unexpected argument '%s'; see --help", argv[optind]);
+	if (a->check)
+		return;
 	if (!a->nports && !a->all_ports && !a->targets.npids && !a->targets.cgroup)
 		ll_usage_error(PROG, "nothing to observe: give --port PORT, --pid PID, --cgroup PATH "
 				     "or --all-ports");
@@ -376,6 +387,8 @@ int main(int argc, char **argv)
 	int err, ret = LL_EXIT_FAIL;
 
 	x__parse_args(argc, argv, &a);
+	if (a.check)
+		return obs_check(stdout, a.check == 2);
 
 	/* a signal from here on waits for us: it ends the run after attach, with a summary */
 	sigemptyset(&sigs);

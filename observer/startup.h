@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define OBS_TRACEFS "/sys/kernel/tracing"
 #define OBS_TRACEFS_OLD "/sys/kernel/debug/tracing"
@@ -54,6 +55,13 @@ bool obs_btf_tracepoint_exists(const char *name);
 int obs_drop_privileges(int (*verify)(void *arg), void *arg);
 /* The same, but the capabilities in `keep` (a mask of 1 << CAP_*) stay permitted and effective. */
 int obs_drop_privileges_keep(int (*verify)(void *arg), void *arg, uint64_t keep);
+
+/*
+ * --check: privilege, BTF, tracefs, and every tracepoint the observer's BPF objects attach to
+ * (from their section names), present or not; text or JSON on out. Needs no privilege.
+ * Returns 0 when the observer can run here, else 1.
+ */
+int obs_check(FILE *out, bool as_json);
 
 /* Free what the checks cached (vmlinux BTF). */
 void obs_startup_cleanup(void);

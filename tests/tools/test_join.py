@@ -1,0 +1,105 @@
+# SPDX-License-Identifier: MIT
+"""The join of the driver's and the observer's JSON: what adds up, what is flagged."""
+import unittest
+
+import fixtures as fx
+from lltools import join, schema
+
+
+class JoinTest(unittest.TestCase):
+	def test_means_add_up(self):
+		obs = fx.observer(share_sum=4 * 200_000, share_count=4, runq_sum=30_000_000)
+		lv = join.join_level(fx.driver(), obs, 8080, "tcp", {"connections": 4, "rate": None})
+		self.assertTrue(lv["counts_match"])
+		m = lv["split"]["mean"]
+		self.assertAlmostEqual(m["residence"] + m["remainder"], m["rtt"])
+		st = lv["stack_mean_ns"]
+		# the stacked parts add up to the mean round trip
+		self.assertAlmostEqual(sum(st.values()), m["rtt"], places=3)
+		# run queue: 30 ms over 1000 requests = 30 us, taken out of the socket queue first
+		self.assertAlmostEqual(st["run_queue"], 30_000)
+		self.assertAlmostEqual(st["socket_queue"], 50_000 - 30_000)
+		self.assertAlmostEqual(st["accept_queue"], 800)
+
+	def test_runq_larger_than_queue_comes_out_of_service(self):
+		obs = fx.observer(queue_mean=10_000, runq_sum=50_000_000)  # 50 us per request
+		st = join.join_level(fx.driver(), obs, 8080, "tcp")["stack_mean_ns"]
+		self.assertAlmostEqual(st["socket_queue"], 0)
+		self.assertAlmostEqual(st["run_queue"], 50_000)
+		self.assertAlmostEqual(st["service"], 1_000_000 - 40_000)
+
+	def test_percentile_remainder(self):
+		lv = join.join_level(fx.driver(rtt_p50=1_200_000), fx.observer(), 8080, "tcp")
+		sp = lv["split"]["p50"]
+		self.assertEqual(sp["rtt"], 1_200_000)
+		self.assertEqual(sp["remainder"], 1_200_000 - sp["residence"])
+
+	def test_count_mismatch_is_said(self):
+		lv = join.join_level(fx.driver(requests=1000), fx.observer(requests=990), 8080, "tcp")
+		self.assertFalse(lv["counts_match"])
+		self.assertTrue(any("990" in n and "1000" in n for n in lv["notes"]))
+
+	def test_no_slot_for_port(self):
+		lv = join.join_level(fx.driver(), fx.observer(port=9999), 8080, "tcp")
+		self.assertIsNone(lv["split"])
+		self.assertTrue(any("tcp/8080" in n for n in lv["notes"]))
+
+	def test_no_observer(self):
+		lv = join.join_level(fx.driver(), None, 8080, "tcp")
+		self.assertIsNone(lv["server"])
+		self.assertIn("client figures only", lv["notes"][0])
+		self.assertIn("c=4", join.table([lv]))
+
+	def test_not_a_driver_document(self):
+		with self.assertRaises(schema.SchemaError):
+			join.join_level(fx.observer(), None, 8080, "tcp")
+
+	def test_table_rows(self):
+		lv = join.join_level(fx.driver(), fx.observer(), 8080, "tcp", {"connections": 4})
+		t = join.table([lv])
+		self.assertEqual(t.count("c=4"), 3)  # p50, p99, mean
+		self.assertIn("1.05ms", t)
+
+	def test_fmt_ns(self):
+		self.assertEqual(join.fmt_ns(850), "850ns")
+		self.assertEqual(join.fmt_ns(48_200), "48.2us")
+		self.assertEqual(join.fmt_ns(1_050_000), "1.05ms")
+		self.assertEqual(join.fmt_ns(-2_000), "-2us")
+		self.assertEqual(join.fmt_ns(None), "-")
+
+
+class SchemaTest(unittest.TestCase):
+	def test_target_port_proto(self):
+		self.assertEqual(schema.target_port_proto("http://127.0.0.1:8080/x"), (8080, "tcp"))
+		self.assertEqual(schema.target_port_proto("http://example/"), (80, "tcp"))
+		self.assertEqual(schema.target_port_proto("https://[::1]/"), (443, "tcp"))
+		self.assertEqual(schema.target_port_proto("https://[::1]:8443/"), (8443, "tcp"))
+		self.assertEqual(schema.target_port_proto("udp://127.0.0.1:53"), (53, "udp"))
+		for bad in ("127.0.0.1:80", "tcp://host", "ftp://h:21", "tcp://h:99999"):
+			with self.assertRaises(schema.SchemaError):
+				schema.target_port_proto(bad)
+
+	def test_findings_old_shape(self):
+		obs = fx.observer(old_findings=[{"kind": "ports", "text": "ephemeral ports ..."},
+						{"kind": "time_wait", "text": "TIME_WAIT: ..."}])
+		f = schema.findings(obs)
+		self.assertEqual([x["kind"] for x in f], ["port_exhaustion", "time_wait"])
+		self.assertEqual([x["severity"] for x in f], ["warning", "note"])
+
+	def test_findings_contract_shape_wins(self):
+		obs = fx.observer(findings=[{"kind": "fd_exhaustion", "severity": "critical",
+					     "text": "fds: ...", "evidence": {"pid": 1}, "first_seen": 3}],
+				  old_findings=[{"kind": "ports", "text": "x"}])
+		f = schema.findings(obs)
+		self.assertEqual(len(f), 1)
+		self.assertEqual(f[0]["severity"], "critical")
+		self.assertEqual(f[0]["evidence"], {"pid": 1})
+
+	def test_ndjson_kinds(self):
+		recs = [{"t": 1}, {"type": "interval", "t": 2}, {"type": "finding", "kind": "x"}]
+		self.assertEqual(len(schema.ndjson_intervals(recs)), 2)
+		self.assertEqual(len(schema.ndjson_findings(recs)), 1)
+
+
+if __name__ == "__main__":
+	unittest.main()

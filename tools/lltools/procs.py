@@ -1,0 +1,183 @@
+# SPDX-License-Identifier: MIT
+"""Starting and stopping the binaries: observer (root), driver (never root), refserver."""
+
+import os
+import pwd
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+class RunError(RuntimeError):
+	"""A child failed; the message says which and why."""
+
+
+def bindir():
+	b = os.environ.get("LOADLENS_BIN")
+	if b:
+		return b
+	return os.path.join(os.environ.get("LOADLENS_BUILD", os.path.join(ROOT, "build")), "bin")
+
+
+def binary(name):
+	path = os.path.join(bindir(), name)
+	if not os.access(path, os.X_OK):
+		raise RunError(f"{path} is not built (run: tools/loadlens setup)")
+	return path
+
+
+def driver_identity():
+	"""(uid, gid, name) the driver runs as: the caller when not root; as root, the user who ran
+	sudo (SUDO_UID/SUDO_GID), else nobody. None when no change is needed (not root)."""
+	if os.geteuid() != 0:
+		return None
+	uid = os.environ.get("SUDO_UID")
+	if uid and uid.isdigit() and int(uid) != 0:
+		gid = os.environ.get("SUDO_GID", "")
+		try:
+			name = pwd.getpwuid(int(uid)).pw_name
+		except KeyError:
+			name = f"uid {uid}"
+		return int(uid), int(gid) if gid.isdigit() else int(uid), name
+	try:
+		pw = pwd.getpwnam("nobody")
+		return pw.pw_uid, pw.pw_gid, "nobody"
+	except KeyError:
+		return 65534, 65534, "nobody"
+
+
+def driver_dir(ident):
+	"""Where the driver (running as ident) writes: with no change of user, None (the output
+	directory itself); else a new directory under the temporary directory, owned by ident, which
+	the driver can reach whatever the output directory's ancestors allow. Its files are moved
+	into the output directory after each run (collect())."""
+	if not ident:
+		return None
+	d = tempfile.mkdtemp(prefix="loadlens-driver-")
+	os.chown(d, ident[0], ident[1])
+	return d
+
+
+def remove_driver_dir(d):
+	if d:
+		shutil.rmtree(d, ignore_errors=True)
+
+
+def collect(src_dir, names, dst_dir):
+	"""Move the driver's files from its own directory into the output directory."""
+	os.makedirs(dst_dir, exist_ok=True)
+	for n in names:
+		src = os.path.join(src_dir, n)
+		if os.path.exists(src):
+			shutil.move(src, os.path.join(dst_dir, n))
+
+
+def run_driver(args, out_json, log_path, ident, timeout):
+	"""Run loadlens-driver ARGS --json OUT_JSON as ident, stdout+stderr to log_path. Returns the
+	exit code; raises RunError if it did not finish within timeout seconds."""
+	cmd = [binary("loadlens-driver")] + list(args) + ["-q", "--json", out_json]
+	kw = {}
+	if ident:
+		kw = {"user": ident[0], "group": ident[1], "extra_groups": []}
+	with open(log_path, "wb") as log:
+		p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+				     **kw)
+		try:
+			return p.wait(timeout=timeout)
+		except subprocess.TimeoutExpired:
+			p.send_signal(signal.SIGINT)
+			try:
+				p.wait(timeout=10)
+			except subprocess.TimeoutExpired:
+				p.kill()
+				p.wait()
+			raise RunError(f"the driver ran past {timeout:.0f} s and was stopped: "
+				       f"{' '.join(cmd)}") from None
+
+
+class Background:
+	"""A child in the background, stdout/stderr to files; stopped with SIGINT (then SIGKILL)."""
+
+	def __init__(self, name, cmd, outdir):
+		self.name = name
+		self.cmd = cmd
+		self.out = os.path.join(outdir, f"{name}.out")
+		self.err = os.path.join(outdir, f"{name}.err")
+		with open(self.out, "wb") as o, open(self.err, "wb") as e:
+			self.p = subprocess.Popen(cmd, stdout=o, stderr=e, stdin=subprocess.DEVNULL)
+
+	def wait_for(self, pattern, seconds):
+		deadline = time.monotonic() + seconds
+		while time.monotonic() < deadline:
+			try:
+				with open(self.err, encoding="utf-8", errors="replace") as f:
+					if pattern in f.read():
+						return
+			except OSError:
+				pass
+			if self.p.poll() is not None:
+				break
+			time.sleep(0.05)
+		raise RunError(f"{self.name} did not print '{pattern}' "
+			       f"(exit {self.p.poll()}): {self.tail()}")
+
+	def tail(self):
+		try:
+			with open(self.err, encoding="utf-8", errors="replace") as f:
+				lines = f.read().strip().splitlines()
+			return " | ".join(lines[-3:]) or "(no output)"
+		except OSError:
+			return "(no output)"
+
+	def stop(self, sig=signal.SIGINT, timeout=20):
+		if self.p.poll() is None:
+			self.p.send_signal(sig)
+			try:
+				self.p.wait(timeout=timeout)
+			except subprocess.TimeoutExpired:
+				self.p.kill()
+				self.p.wait()
+		return self.p.returncode
+
+
+def start_observer(ports, outdir, name, runq=True, extra=()):
+	"""loadlens-observer on the ports with --json NAME.json and --ndjson NAME.ndjson, attached."""
+	if os.geteuid() != 0:
+		raise RunError("starting the observer needs root (sudo); or run it on the server host "
+			       "and pass its summary with --observer-json")
+	cmd = [binary("loadlens-observer"), "--interval", "1s",
+	       "--json", os.path.join(outdir, f"{name}.json"),
+	       "--ndjson", os.path.join(outdir, f"{name}.ndjson")]
+	for p in ports:
+		cmd += ["--port", str(p)]
+	if runq:
+		cmd.append("--runq")
+	cmd += list(extra)
+	b = Background(name, cmd, outdir)
+	b.wait_for("observing", 60)
+	return b
+
+
+def start_refserver(listen, outdir, name, args):
+	cmd = [binary("loadlens-refserver"), "--listen", listen,
+	       "--json", os.path.join(outdir, f"{name}.json")] + list(args)
+	b = Background(name, cmd, outdir)
+	b.wait_for("listening", 20)
+	return b
+
+
+def cpu_times():
+	"""(busy, total) jiffies of all CPUs from /proc/stat."""
+	with open("/proc/stat", encoding="ascii") as f:
+		v = [int(x) for x in f.readline().split()[1:]]
+	idle = v[3] + (v[4] if len(v) > 4 else 0)
+	return sum(v) - idle, sum(v)
+
+
+def say(msg):
+	print(f"loadlens: {msg}", file=sys.stderr, flush=True)
