@@ -19,6 +19,7 @@ struct obs_reqtime {
 	struct obs_reqtime_features features;
 	uint16_t ports[RT_MAX_PORTS];
 	size_t nports;
+	bool dyn; /* --pid/--cgroup without --port: slots labelled from the BPF side's dyn_port */
 	size_t nslots;
 	int ncpu;
 	uint64_t *percpu; /* scratch for per-CPU reads */
@@ -46,6 +47,8 @@ const char *obs_reqtime_attached(const struct obs_reqtime *rt)
 
 uint16_t obs_reqtime_slot_port(const struct obs_reqtime *rt, size_t slot)
 {
+	if (rt->dyn)
+		return __atomic_load_n(&rt->skel->bss->dyn_port[slot / 2], __ATOMIC_RELAXED);
 	return rt->nports ? rt->ports[slot / 2] : 0;
 }
 
@@ -142,8 +145,11 @@ static int x__configure(struct obs_reqtime *rt, const struct obs_reqtime_opts *o
 	size_t i;
 	int err;
 
-	if (!opts->nports)
+	if (rt->dyn)
+		memset((void *)s->rodata->targ_slot, RT_SLOT_DYN, sizeof(s->rodata->targ_slot));
+	else if (!opts->nports)
 		memset((void *)s->rodata->targ_slot, 1, sizeof(s->rodata->targ_slot));
+	s->rodata->targ_owned = opts->owned;
 	for (i = 0; i < opts->nports; i++)
 		s->rodata->targ_slot[opts->ports[i]] = (uint8_t)(i + 1);
 	s->rodata->targ_requests = 1;
@@ -186,6 +192,7 @@ void obs_reqtime_off(struct sockets_bpf *s)
 	x__off(s->progs.handle_sched_switch);
 	/* the shared programs still reference these maps: keep them, at their smallest */
 	bpf_map__set_max_entries(s->maps.hists, 1);
+	bpf_map__set_max_entries(s->maps.tcp_slots, 1);
 	bpf_map__set_max_entries(s->maps.trace, (uint32_t)sysconf(_SC_PAGESIZE));
 }
 
@@ -207,7 +214,8 @@ struct obs_reqtime *obs_reqtime_new(const char *prog, const struct obs_reqtime_o
 	}
 	memcpy(rt->ports, opts->ports, opts->nports * sizeof(opts->ports[0]));
 	rt->nports = opts->nports;
-	rt->nslots = 2 * (opts->nports ? opts->nports : 1);
+	rt->dyn = opts->owned && !opts->nports;
+	rt->nslots = rt->dyn ? RT_MAX_SLOTS : 2 * (opts->nports ? opts->nports : 1);
 	rt->ncpu = libbpf_num_possible_cpus();
 	if (rt->ncpu <= 0) {
 		err = rt->ncpu ? rt->ncpu : -EINVAL;

@@ -21,11 +21,13 @@
 #define OBS_RT_NHIST (RT_NCOMP + 1)
 
 struct obs_reqtime_opts {
-	const uint16_t *ports; /* nports == 0: every port, as one slot pair */
+	const uint16_t *ports; /* nports == 0: every port, as one slot pair (owned: a pair each) */
 	size_t nports;
 	const char *trace_path; /* --trace FILE, or NULL */
 	uint32_t trace_every;	/* one request in N into the trace; 0 means 1 */
 	bool runq;		/* --runq: run-queue wait of the serving processes */
+	bool owned;		/* --pid/--cgroup: only the targets' own sockets are timed; with
+				 * nports == 0 each of their ports gets its slot pair as it is seen */
 };
 
 /* What got attached. */
