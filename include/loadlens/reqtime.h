@@ -20,6 +20,8 @@
 /* --pid/--cgroup without --port: the ports of the target's own sockets get slots as they are
  * first seen (slot = 2 * index + udp); targ_slot holds RT_SLOT_DYN for every port then. */
 #define RT_SLOT_DYN 0xff
+/* Ports given slots that way (each costs 2 * RT_NCOMP histograms per CPU in the kernel). */
+#define RT_DYN_PORTS 8
 /* TCP request state: a direct-mapped table of this many entries (a power of two), indexed by the
  * socket's 4-tuple hash; a socket whose entry another live socket holds keeps its state in its own
  * socket storage instead (counted: RT_G_TCP_OWN_STORAGE). */
@@ -76,7 +78,7 @@ enum rt_global {
 	RT_G_FOREIGN,	     /* --pid/--cgroup: sockets first read or written by another process,
 			      * not timed (counted once per socket) */
 	RT_G_PORTS_FULL,     /* --pid/--cgroup without --port: target sockets not timed because
-			      * RT_MAX_PORTS ports had slots already (once per socket) */
+			      * RT_DYN_PORTS ports had slots already (once per socket) */
 	RT_G_TCP_OWN_STORAGE, /* TCP sockets whose table entry another live socket held: state in
 			       * their socket storage (exact, a little slower) */
 	RT_G_MAX,
