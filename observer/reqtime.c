@@ -19,6 +19,7 @@ struct obs_reqtime {
 	struct obs_reqtime_features features;
 	uint16_t ports[RT_MAX_PORTS];
 	size_t nports;
+	bool owned; /* --pid/--cgroup: only the targets' own sockets are timed */
 	bool dyn; /* --pid/--cgroup without --port: slots labelled from the BPF side's dyn_port */
 	size_t nslots;
 	int ncpu;
@@ -54,6 +55,19 @@ uint16_t obs_reqtime_slot_port(const struct obs_reqtime *rt, size_t slot)
 	if (rt->dyn)
 		return __atomic_load_n(&rt->skel->bss->dyn_port[slot / 2], __ATOMIC_RELAXED);
 	return rt->nports ? rt->ports[slot / 2] : 0;
+}
+
+bool obs_reqtime_slot_used(const struct obs_reqtime *rt, size_t slot)
+{
+	return !rt->dyn || obs_reqtime_slot_port(rt, slot);
+}
+
+const char *obs_reqtime_scope(const struct obs_reqtime *rt)
+{
+	if (rt->owned)
+		return rt->nports ? "the targets' own sockets on the target ports"
+				  : "the targets' own sockets";
+	return rt->nports ? "every socket on the target ports" : "every socket";
 }
 
 const char *obs_reqtime_slot_proto(size_t slot)
@@ -218,6 +232,7 @@ struct obs_reqtime *obs_reqtime_new(const char *prog, const struct obs_reqtime_o
 	}
 	memcpy(rt->ports, opts->ports, opts->nports * sizeof(opts->ports[0]));
 	rt->nports = opts->nports;
+	rt->owned = opts->owned;
 	rt->dyn = opts->owned && !opts->nports;
 	rt->nslots = rt->dyn ? 2 * RT_DYN_PORTS : 2 * (opts->nports ? opts->nports : 1);
 	rt->ncpu = libbpf_num_possible_cpus();

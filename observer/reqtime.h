@@ -95,6 +95,11 @@ void obs_reqtime_hist(const struct obs_reqtime_stats *st, size_t slot, unsigned 
 		      struct ll_hist *h);
 /* Slot's port (0 with --all-ports) and protocol name. */
 uint16_t obs_reqtime_slot_port(const struct obs_reqtime *rt, size_t slot);
+/* Without --port under --pid/--cgroup, slots get ports as the targets' sockets are seen: false
+ * for a slot no port has yet. */
+bool obs_reqtime_slot_used(const struct obs_reqtime *rt, size_t slot);
+/* What request timing covers, in words ("the targets' own sockets", ...). */
+const char *obs_reqtime_scope(const struct obs_reqtime *rt);
 const char *obs_reqtime_slot_proto(size_t slot);
 /* Trace records written and lost (ring buffer full), so far. */
 void obs_reqtime_trace_counts(const struct obs_reqtime *rt, uint64_t *written, uint64_t *lost);
