@@ -421,6 +421,8 @@ int main(int argc, char **argv)
 	err = obs_targets_resolve(PROG, &a.targets, &targets);
 	if (!err && a.netns)
 		err = obs_netns_apply(PROG, a.netns, &targets);
+	if (!err)
+		obs_netns_check_targets(PROG, &targets);
 	if (err) {
 		ret = LL_EXIT_USAGE;
 		goto cleanup;

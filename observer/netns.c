@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
@@ -60,4 +61,21 @@ bool obs_netns_outside(uint32_t pid, uint32_t watched)
 	uint32_t n = obs_netns_of(pid);
 
 	return n && watched && n != watched;
+}
+
+size_t obs_netns_check_targets(const char *prog, const struct obs_targets *t)
+{
+	size_t i, n = 0;
+	uint32_t ns;
+
+	for (i = 0; i < t->npids; i++) {
+		if (!obs_netns_outside(t->pids[i], t->netns))
+			continue;
+		ns = obs_netns_of(t->pids[i]);
+		ll_warn(prog, "note: netns: %s (pid %u) lives in net:[%u], not in the watched "
+			      "net:[%u]: its sockets are not observed here", t->comms[i],
+			t->pids[i], ns, t->netns);
+		n++;
+	}
+	return n;
 }

@@ -8,6 +8,7 @@
 #define LOADLENS_OBSERVER_NETNS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "target.h"
 
@@ -23,5 +24,8 @@ uint32_t obs_netns_of(uint32_t pid);
 
 /* pid lives in a network namespace other than `watched` (false if it cannot be told). */
 bool obs_netns_outside(uint32_t pid, uint32_t watched);
+
+/* One note on stderr for each --pid target outside t's namespace; returns how many. */
+size_t obs_netns_check_targets(const char *prog, const struct obs_targets *t);
 
 #endif /* LOADLENS_OBSERVER_NETNS_H */
