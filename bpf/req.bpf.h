@@ -681,6 +681,16 @@ static __always_inline void req_forget(const struct sock *sk)
 		s->sk = 0;
 }
 
+/* The same from the raw_tp fallback, where sk is read with bpf_probe_read_kernel. */
+static __always_inline void req_forget_raw(const struct sock *sk)
+{
+	__u32 idx = BPF_CORE_READ(sk, __sk_common.skc_hash) & (RT_TCP_SLOTS - 1);
+	struct rt_tcp_sock *s = bpf_map_lookup_elem(&tcp_slots, &idx);
+
+	if (s && s->sk == (__u64)sk)
+		s->sk = 0;
+}
+
 /*
  * Run-queue wait (--runq): runnable (woken, or preempted while running) -> on a CPU. These run on
  * every wake-up and context switch of the host: a task of another process costs the load of its

@@ -56,7 +56,12 @@ SEC("raw_tp/inet_sock_set_state")
 int BPF_PROG(handle_inet_sock_set_state_raw, const struct sock *sk, const int oldstate,
 	     const int newstate)
 {
-	return on_set_state(sk, oldstate, newstate, false);
+	on_set_state(sk, oldstate, newstate, false);
+	/* request timing's table entries are freed here too (a struct sock address reused by a
+	 * newer socket must not find the old one's state) */
+	if (targ_requests && newstate == TCP_CLOSE)
+		req_forget_raw(sk);
+	return 0;
 }
 
 SEC("tracepoint/syscalls/sys_exit_accept4")
