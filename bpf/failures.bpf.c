@@ -193,11 +193,15 @@ int BPF_PROG(handle_sched_process_exit, struct task_struct *p)
 	return 0;
 }
 
+/* The first child left out because "targets" was full (0: none), for userspace to name. */
+__u32 targets_full_pid;
+
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(handle_sched_process_fork, struct task_struct *parent, struct task_struct *child)
 {
 	struct obs_target t = {.flags = OBS_TARGET_CHILD};
 	__u32 ptgid, ctgid;
+	long err;
 
 	if (!targ_children)
 		return 0;
@@ -206,8 +210,16 @@ int BPF_PROG(handle_sched_process_fork, struct task_struct *parent, struct task_
 	if (BPF_CORE_READ(child, pid) != (int)ctgid || !bpf_map_lookup_elem(&targets, &ptgid))
 		return 0; /* a new thread, or not a target's child */
 	t.parent = ptgid;
-	if (bpf_map_update_elem(&targets, &ctgid, &t, BPF_NOEXIST))
+	err = bpf_map_update_elem(&targets, &ctgid, &t, BPF_NOEXIST);
+	if (err) {
+		/* E2BIG: OBS_MAX_TARGETS processes watched already; this one is not */
+		if (err == -E2BIG) {
+			fx_add(OBS_FX_TARGETS_FULL);
+			if (!targets_full_pid)
+				targets_full_pid = ctgid;
+		}
 		return 0;
+	}
 	emit(OBS_EV_CHILD, child, ptgid);
 	return 0;
 }

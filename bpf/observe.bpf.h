@@ -21,6 +21,7 @@ extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 
 #define AF_INET 2
 #define AF_INET6 10
+#define E2BIG 7
 #define EMFILE 24
 #define ENFILE 23
 #define EADDRINUSE 98

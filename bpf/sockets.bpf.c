@@ -6,9 +6,9 @@
  * request timing share each tracepoint instead of attaching one program each.
  *
  *   tracepoint                 connection tracking (conn.bpf.h)     request timing (req.bpf.h)
- *   sock:inet_sock_set_state   census, handshakes, TIME_WAIT,       server close: last response
- *                              discarded children, connect() with
- *                              no port
+ *   sock:inet_sock_set_state   census, handshakes, TIME_WAIT,       server close: last response;
+ *                              discarded children, connect() with   CLOSE: free the socket's
+ *                              no port                              request-state entry
  *   sock:sk_data_ready                                              arrival
  *   sock:sock_recv_length                                           read: service begins
  *   sock:sock_send_length                                           write: response begins
@@ -41,8 +41,12 @@ int BPF_PROG(handle_inet_sock_set_state, const struct sock *sk, const int oldsta
 	     const int newstate)
 {
 	on_set_state(sk, oldstate, newstate, true);
-	if (targ_requests && (newstate == TCP_FIN_WAIT1 || newstate == TCP_LAST_ACK))
+	if (!targ_requests)
+		return 0;
+	if (newstate == TCP_FIN_WAIT1 || newstate == TCP_LAST_ACK)
 		req_server_closes(sk);
+	else if (newstate == TCP_CLOSE)
+		req_forget(sk);
 	return 0;
 }
 
@@ -52,7 +56,12 @@ SEC("raw_tp/inet_sock_set_state")
 int BPF_PROG(handle_inet_sock_set_state_raw, const struct sock *sk, const int oldstate,
 	     const int newstate)
 {
-	return on_set_state(sk, oldstate, newstate, false);
+	on_set_state(sk, oldstate, newstate, false);
+	/* request timing's table entries are freed here too (a struct sock address reused by a
+	 * newer socket must not find the old one's state) */
+	if (targ_requests && newstate == TCP_CLOSE)
+		req_forget_raw(sk);
+	return 0;
 }
 
 SEC("tracepoint/syscalls/sys_exit_accept4")

@@ -5,25 +5,35 @@
 #include <bpf/bpf.h>
 #include "bpfread.h"
 
-int obs_read_percpu(const struct bpf_map *map, uint32_t n, int ncpu, size_t value_words,
-		    uint64_t *buf, size_t buf_words)
+int obs_read_percpu_from(const struct bpf_map *map, uint32_t first, uint32_t n, int ncpu,
+			 size_t value_words, uint64_t *buf, size_t buf_words)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, opts);
 	size_t stride = value_words * (size_t)ncpu;
 	int fd = bpf_map__fd(map);
-	uint32_t out_batch, count = n, k;
+	uint32_t out_batch, count = n, k, before = first - 1;
 	int err;
 
 	if ((size_t)n * stride > buf_words)
 		return -EOVERFLOW;
-	err = bpf_map_lookup_batch(fd, NULL, &out_batch, NULL, buf, &count, &opts);
+	/* a batch starts after the key it is given (none: at key 0) */
+	err = bpf_map_lookup_batch(fd, first ? &before : NULL, &out_batch, NULL, buf, &count,
+				   &opts);
 	if ((!err || err == -ENOENT) && count == n)
 		return 0;
 	for (k = 0; k < n; k++) {
-		if (bpf_map_lookup_elem(fd, &k, buf + (size_t)k * stride))
+		uint32_t key = first + k;
+
+		if (bpf_map_lookup_elem(fd, &key, buf + (size_t)k * stride))
 			return -errno;
 	}
 	return 0;
+}
+
+int obs_read_percpu(const struct bpf_map *map, uint32_t n, int ncpu, size_t value_words,
+		    uint64_t *buf, size_t buf_words)
+{
+	return obs_read_percpu_from(map, 0, n, ncpu, value_words, buf, buf_words);
 }
 
 uint64_t obs_progs_missed(struct bpf_program *const *progs, size_t n)

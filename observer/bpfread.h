@@ -14,6 +14,9 @@
  */
 int obs_read_percpu(const struct bpf_map *map, uint32_t n, int ncpu, size_t value_words,
 		    uint64_t *buf, size_t buf_words);
+/* The same for keys [first, first + n), into buf from its start. */
+int obs_read_percpu_from(const struct bpf_map *map, uint32_t first, uint32_t n, int ncpu,
+			 size_t value_words, uint64_t *buf, size_t buf_words);
 /* Program runs the kernel skipped (recursion_misses) summed over an object's programs. */
 uint64_t obs_obj_missed(const struct bpf_object *obj);
 /* The same for a list of programs (NULL entries and programs not loaded count 0). */

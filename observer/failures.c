@@ -286,6 +286,11 @@ cleanup:
 	return NULL;
 }
 
+uint32_t obs_fail_targets_full_pid(const struct obs_fail *f)
+{
+	return __atomic_load_n(&f->skel->bss->targets_full_pid, __ATOMIC_RELAXED);
+}
+
 void obs_fail_free(struct obs_fail *f)
 {
 	int i;

@@ -53,6 +53,9 @@ const struct obs_fail_features *obs_fail_features(const struct obs_fail *f);
 int obs_fail_read(struct obs_fail *f, struct obs_fail_stats *st);
 void obs_fail_stats_sub(struct obs_fail_stats *st, const struct obs_fail_stats *a,
 			const struct obs_fail_stats *b);
+/* --children: the first new process left unwatched because the "targets" map was full (0: none);
+ * how many were is obs_fail_stats.fx[OBS_FX_TARGETS_FULL]. */
+uint32_t obs_fail_targets_full_pid(const struct obs_fail *f);
 /* Up to max processes from the shared errprocs map; returns how many. */
 size_t obs_fail_procs(struct obs_fail *f, struct obs_fail_proc *out, size_t max);
 /* Deliver queued ring-buffer events to cb; returns the number delivered or a negative errno. */

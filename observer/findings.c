@@ -298,6 +298,9 @@ int obs_fx_json_add(struct obs_fx *fx, json_t *root)
 		"synack_retransmits", (json_int_t)fx->fail_cur.fx[OBS_FX_SYNACK_RETRANS],
 		"resets_sent", (json_int_t)fx->fail_cur.fx[OBS_FX_RST_SENT],
 		"resets_received", (json_int_t)fx->fail_cur.fx[OBS_FX_RST_RECV]));
+	json_object_set_new(o, "targets_full", json_pack("{s:I, s:I}",
+		"count", (json_int_t)fx->fail_cur.fx[OBS_FX_TARGETS_FULL],
+		"first_pid", (json_int_t)obs_fail_targets_full_pid(fx->fail)));
 	json_object_set_new(o, "lost_events", json_integer((json_int_t)(
 		fx->fail_cur.fx[OBS_FX_RB_LOST] + fx->fail_cur.fx[OBS_FX_ERRPROC_FULL] +
 		fx->fail_cur.missed)));

@@ -21,6 +21,7 @@
 #include "reqtime.h"
 #include "startup.h"
 #include "systier.h"
+#include "netns.h"
 
 #define PROG "loadlens-observer"
 #define NS_PER_S 1000000000ULL
@@ -33,6 +34,7 @@ struct obs_args {
 	uint64_t duration_ns; /* 0: until SIGINT/SIGTERM */
 	const char *json_path;
 	struct obs_target_spec targets; /* --pid, --children, --cgroup */
+	const char *netns; /* --netns PATH|PID */
 	const char *ndjson_path;
 	const char *trace_path; /* request timing: sampled per-request CSV */
 	uint64_t trace_every;
@@ -66,10 +68,12 @@ static void x__usage(FILE *out)
 		     "  -p, --port PORT       TCP port to observe (local port of the listener); repeat\n"
 		     "                        for up to %d ports\n"
 		     "      --all-ports       observe every TCP port on the host instead\n"
-		     "      --pid PID         observe a process (all its threads) and the sockets of\n"
-		     "                        its network namespace; repeat for up to 16\n"
+		     "      --pid PID         observe a process (all its threads) and, without --port,\n"
+		     "                        time only its own sockets' requests; repeat for up to 16\n"
 		     "      --children        with --pid: the processes it forks too\n"
 		     "      --cgroup PATH     observe the processes of a cgroup v2 (and below)\n"
+		     "      --netns PATH|PID  watch this network namespace (default: the first\n"
+		     "                        target's, else the observer's own)\n"
 		     "      --ndjson FILE     write one JSON record per interval to FILE\n"
 		     "  -i, --interval DUR    live line period (default 1s; 0 turns live lines off)\n"
 		     "  -d, --duration DUR    stop after DUR (default: run until Ctrl-C or SIGTERM)\n"
@@ -146,6 +150,7 @@ static void x__parse_args(int argc, char **argv, struct obs_args *a)
 		{"pid", required_argument, NULL, 'P'},
 		{"children", no_argument, NULL, 'C'},
 		{"cgroup", required_argument, NULL, 'G'},
+		{"netns", required_argument, NULL, 'n'},
 		{"ndjson", required_argument, NULL, 'N'},
 		{"trace", required_argument, NULL, 'T'},
 		{"trace-every", required_argument, NULL, 'E'},
@@ -219,6 +224,9 @@ static void x__parse_args(int argc, char **argv, struct obs_args *a)
 			break;
 		case 'G':
 			a->targets.cgroup = optarg;
+			break;
+		case 'n':
+			a->netns = optarg;
 			break;
 		case 'N':
 			a->ndjson_path = optarg;
@@ -424,6 +432,10 @@ int main(int argc, char **argv)
 	opts.nports = a.nports;
 	opts.no_tp_btf = getenv("LOADLENS_OBSERVER_NO_TP_BTF") != NULL;
 	err = obs_targets_resolve(PROG, &a.targets, &targets);
+	if (!err && a.netns)
+		err = obs_netns_apply(PROG, a.netns, &targets);
+	if (!err)
+		obs_netns_check_targets(PROG, &targets);
 	if (err) {
 		ret = LL_EXIT_USAGE;
 		goto cleanup;
@@ -444,6 +456,7 @@ int main(int argc, char **argv)
 	ropts.trace_path = a.trace_path;
 	ropts.trace_every = (uint32_t)a.trace_every;
 	ropts.runq = a.runq;
+	ropts.owned = targets.npids || targets.cgroup_id;
 	rt = a.no_requests ? NULL : obs_reqtime_new(PROG, &ropts, obs_conn_skel(conn));
 	if (!rt && !a.no_requests && (errno != ENOTSUP || a.trace_path)) {
 		ret = errno == ENOTSUP ? LL_EXIT_USAGE : LL_EXIT_FAIL;
@@ -493,8 +506,9 @@ int main(int argc, char **argv)
 	obs_startup_cleanup();
 
 	x__ports_line(&a, ports, sizeof(ports));
-	ll_warn(PROG, "observing %s in netns of %s (%s; %s%s%s; syscall tier %s); Ctrl-C to stop",
-		ports, targets.netns_from, obs_conn_attached(conn), obs_fx_attached(fx),
+	ll_warn(PROG, "observing %s in netns net:[%u] of %s (%s; %s%s%s; syscall tier %s); Ctrl-C "
+		"to stop", ports, targets.netns, targets.netns_from, obs_conn_attached(conn),
+		obs_fx_attached(fx),
 		rt ? "; requests: " : "", rt ? obs_reqtime_attached(rt) : "",
 		obs_systier_mode_name(obs_systier_mode(tier)));
 

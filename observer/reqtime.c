@@ -19,10 +19,16 @@ struct obs_reqtime {
 	struct obs_reqtime_features features;
 	uint16_t ports[RT_MAX_PORTS];
 	size_t nports;
+	bool owned; /* --pid/--cgroup: only the targets' own sockets are timed */
+	bool dyn; /* --pid/--cgroup without --port: slots labelled from the BPF side's dyn_port */
 	size_t nslots;
 	int ncpu;
 	uint64_t *percpu; /* scratch for per-CPU reads */
 	size_t percpu_len;
+	/* each histogram as last read (summed over CPUs) and its count then (rt_ctrs.n): a tick
+	 * reads back only the histograms whose count moved */
+	uint64_t (*hist_cache)[RT_NCOMP][LL_HIST_BUCKETS];
+	uint64_t (*hist_n)[RT_NCOMP];
 	struct obs_trace *trace;
 	uint64_t trace_written, trace_errors;
 	char attached[256];
@@ -46,7 +52,22 @@ const char *obs_reqtime_attached(const struct obs_reqtime *rt)
 
 uint16_t obs_reqtime_slot_port(const struct obs_reqtime *rt, size_t slot)
 {
+	if (rt->dyn)
+		return __atomic_load_n(&rt->skel->bss->dyn_port[slot / 2], __ATOMIC_RELAXED);
 	return rt->nports ? rt->ports[slot / 2] : 0;
+}
+
+bool obs_reqtime_slot_used(const struct obs_reqtime *rt, size_t slot)
+{
+	return !rt->dyn || obs_reqtime_slot_port(rt, slot);
+}
+
+const char *obs_reqtime_scope(const struct obs_reqtime *rt)
+{
+	if (rt->owned)
+		return rt->nports ? "the targets' own sockets on the target ports"
+				  : "the targets' own sockets";
+	return rt->nports ? "every socket on the target ports" : "every socket";
 }
 
 const char *obs_reqtime_slot_proto(size_t slot)
@@ -142,8 +163,11 @@ static int x__configure(struct obs_reqtime *rt, const struct obs_reqtime_opts *o
 	size_t i;
 	int err;
 
-	if (!opts->nports)
+	if (rt->dyn)
+		memset((void *)s->rodata->targ_slot, RT_SLOT_DYN, sizeof(s->rodata->targ_slot));
+	else if (!opts->nports)
 		memset((void *)s->rodata->targ_slot, 1, sizeof(s->rodata->targ_slot));
+	s->rodata->targ_owned = opts->owned;
 	for (i = 0; i < opts->nports; i++)
 		s->rodata->targ_slot[opts->ports[i]] = (uint8_t)(i + 1);
 	s->rodata->targ_requests = 1;
@@ -186,6 +210,7 @@ void obs_reqtime_off(struct sockets_bpf *s)
 	x__off(s->progs.handle_sched_switch);
 	/* the shared programs still reference these maps: keep them, at their smallest */
 	bpf_map__set_max_entries(s->maps.hists, 1);
+	bpf_map__set_max_entries(s->maps.tcp_slots, 1);
 	bpf_map__set_max_entries(s->maps.trace, (uint32_t)sysconf(_SC_PAGESIZE));
 }
 
@@ -207,19 +232,27 @@ struct obs_reqtime *obs_reqtime_new(const char *prog, const struct obs_reqtime_o
 	}
 	memcpy(rt->ports, opts->ports, opts->nports * sizeof(opts->ports[0]));
 	rt->nports = opts->nports;
-	rt->nslots = 2 * (opts->nports ? opts->nports : 1);
+	rt->owned = opts->owned;
+	rt->dyn = opts->owned && !opts->nports;
+	rt->nslots = rt->dyn ? 2 * RT_DYN_PORTS : 2 * (opts->nports ? opts->nports : 1);
 	rt->ncpu = libbpf_num_possible_cpus();
 	if (rt->ncpu <= 0) {
 		err = rt->ncpu ? rt->ncpu : -EINVAL;
 		goto cleanup;
 	}
-	rt->percpu_len = rt->nslots * RT_NCOMP * LL_HIST_BUCKETS * (size_t)rt->ncpu;
+	/* the largest read: one slot's counters, or one histogram */
+	rt->percpu_len = (size_t)LL_HIST_BUCKETS * (size_t)rt->ncpu;
+	if (rt->percpu_len < rt->nslots * (sizeof(struct rt_ctrs) / 8) * (size_t)rt->ncpu)
+		rt->percpu_len = rt->nslots * (sizeof(struct rt_ctrs) / 8) * (size_t)rt->ncpu;
 	rt->percpu = calloc(rt->percpu_len, sizeof(uint64_t));
+	rt->hist_cache = calloc(rt->nslots, sizeof(*rt->hist_cache));
+	rt->hist_n = calloc(rt->nslots, sizeof(*rt->hist_n));
 	rt->cur = obs_reqtime_stats_new(rt);
 	rt->prev = obs_reqtime_stats_new(rt);
 	rt->delta = obs_reqtime_stats_new(rt);
 	rt->intervals = json_array();
-	if (!rt->percpu || !rt->cur || !rt->prev || !rt->delta || !rt->intervals) {
+	if (!rt->percpu || !rt->hist_cache || !rt->hist_n || !rt->cur || !rt->prev || !rt->delta ||
+	    !rt->intervals) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
@@ -280,6 +313,8 @@ void obs_reqtime_free(struct obs_reqtime *rt)
 	obs_reqtime_stats_free(rt->delta);
 	obs_reqtime_stats_free(rt->prev);
 	obs_reqtime_stats_free(rt->cur);
+	free(rt->hist_n);
+	free(rt->hist_cache);
 	free(rt->percpu);
 	free(rt);
 }
@@ -352,8 +387,8 @@ static void x__sum_ctrs(const uint64_t *v, int ncpu, struct rt_ctrs *out)
 int obs_reqtime_read(struct obs_reqtime *rt, struct obs_reqtime_stats *st)
 {
 	const size_t words = sizeof(struct rt_ctrs) / 8;
-	uint32_t nh = (uint32_t)(rt->nslots * RT_NCOMP * LL_HIST_BUCKETS), k;
-	uint64_t sum, *dst;
+	uint32_t k, c, b;
+	uint64_t sum;
 	int i, err;
 
 	err = obs_read_percpu(rt->skel->maps.ctrs, (uint32_t)rt->nslots, rt->ncpu, words,
@@ -389,16 +424,25 @@ int obs_reqtime_read(struct obs_reqtime *rt, struct obs_reqtime_stats *st)
 		st->runq[k] = sum;
 	}
 
-	err = obs_read_percpu(rt->skel->maps.hists, nh, rt->ncpu, 1,
-			      rt->percpu, rt->percpu_len);
-	if (err)
-		return err;
-	for (k = 0; k < nh; k++) {
-		for (sum = 0, i = 0; i < rt->ncpu; i++)
-			sum += rt->percpu[(size_t)k * rt->ncpu + i];
-		dst = &st->slot[k / (RT_NCOMP * LL_HIST_BUCKETS)]
-			       .hist[(k / LL_HIST_BUCKETS) % RT_NCOMP][k % LL_HIST_BUCKETS];
-		*dst = sum;
+	for (k = 0; k < rt->nslots; k++) {
+		for (c = 0; c < RT_NCOMP; c++) {
+			if (st->slot[k].c.n[c] != rt->hist_n[k][c]) {
+				err = obs_read_percpu_from(rt->skel->maps.hists,
+							   (uint32_t)(k * RT_NCOMP + c) *
+								   LL_HIST_BUCKETS,
+							   LL_HIST_BUCKETS, rt->ncpu, 1, rt->percpu,
+							   rt->percpu_len);
+				if (err)
+					return err;
+				for (b = 0; b < LL_HIST_BUCKETS; b++) {
+					for (sum = 0, i = 0; i < rt->ncpu; i++)
+						sum += rt->percpu[(size_t)b * rt->ncpu + i];
+					rt->hist_cache[k][c][b] = sum;
+				}
+				rt->hist_n[k][c] = st->slot[k].c.n[c];
+			}
+			memcpy(st->slot[k].hist[c], rt->hist_cache[k][c], sizeof(rt->hist_cache[k][c]));
+		}
 	}
 	{
 		struct bpf_program *progs[] = {

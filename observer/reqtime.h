@@ -21,11 +21,13 @@
 #define OBS_RT_NHIST (RT_NCOMP + 1)
 
 struct obs_reqtime_opts {
-	const uint16_t *ports; /* nports == 0: every port, as one slot pair */
+	const uint16_t *ports; /* nports == 0: every port, as one slot pair (owned: a pair each) */
 	size_t nports;
 	const char *trace_path; /* --trace FILE, or NULL */
 	uint32_t trace_every;	/* one request in N into the trace; 0 means 1 */
 	bool runq;		/* --runq: run-queue wait of the serving processes */
+	bool owned;		/* --pid/--cgroup: only the targets' own sockets are timed; with
+				 * nports == 0 each of their ports gets its slot pair as it is seen */
 };
 
 /* What got attached. */
@@ -93,6 +95,11 @@ void obs_reqtime_hist(const struct obs_reqtime_stats *st, size_t slot, unsigned 
 		      struct ll_hist *h);
 /* Slot's port (0 with --all-ports) and protocol name. */
 uint16_t obs_reqtime_slot_port(const struct obs_reqtime *rt, size_t slot);
+/* Without --port under --pid/--cgroup, slots get ports as the targets' sockets are seen: false
+ * for a slot no port has yet. */
+bool obs_reqtime_slot_used(const struct obs_reqtime *rt, size_t slot);
+/* What request timing covers, in words ("the targets' own sockets", ...). */
+const char *obs_reqtime_scope(const struct obs_reqtime *rt);
 const char *obs_reqtime_slot_proto(size_t slot);
 /* Trace records written and lost (ring buffer full), so far. */
 void obs_reqtime_trace_counts(const struct obs_reqtime *rt, uint64_t *written, uint64_t *lost);

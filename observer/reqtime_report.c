@@ -183,6 +183,14 @@ static void x__notes(FILE *out, const struct rt_ctrs *c)
 	if (c->trace_lost)
 		fprintf(out, "      %llu trace records lost (ring buffer full)\n",
 			(unsigned long long)c->trace_lost);
+	if (c->multi_arrival)
+		fprintf(out, "      %llu reads took the bytes of several client writes (pipelined "
+			     "requests, or requests written in pieces)\n",
+			(unsigned long long)c->multi_arrival);
+	if (c->udp_shared)
+		fprintf(out, "      %llu sockets read by several threads (%llu reads by another "
+			     "thread than the last): replies matched approximately\n",
+			(unsigned long long)c->udp_shared, (unsigned long long)c->udp_switch);
 }
 
 /* The run-queue wait histogram of st into h, with its exact sum and max. */
@@ -263,6 +271,11 @@ int obs_reqtime_finish(struct obs_reqtime *rt, FILE *out)
 		fprintf(out, "  trace: %llu records written, %llu write errors\n",
 			(unsigned long long)written, (unsigned long long)werr);
 	}
+	if (st->global[RT_G_FOREIGN] || st->global[RT_G_PORTS_FULL])
+		fprintf(out, "  scope: %s; %llu sockets of other processes not timed, %llu of the "
+			     "targets' not timed (more than %d ports)\n",
+			obs_reqtime_scope(rt), (unsigned long long)st->global[RT_G_FOREIGN],
+			(unsigned long long)st->global[RT_G_PORTS_FULL], RT_DYN_PORTS);
 	if (st->global[RT_G_NO_STORAGE] || st->global[RT_G_ACCEPTED_FULL] || st->missed)
 		fprintf(out, "  drops: socket state not created %llu, accept map full %llu, skipped "
 			     "runs %llu\n",
@@ -295,6 +308,9 @@ static json_t *x__slot_json(struct obs_reqtime *rt, const struct obs_reqtime_sta
 	x__set(o, "multi_write", json_integer((json_int_t)c->multi_write), ok);
 	x__set(o, "unsolicited_writes", json_integer((json_int_t)c->unsolicited), ok);
 	x__set(o, "udp_ring_overrun", json_integer((json_int_t)c->ring_overrun), ok);
+	x__set(o, "multi_arrival_reads", json_integer((json_int_t)c->multi_arrival), ok);
+	x__set(o, "udp_reader_switches", json_integer((json_int_t)c->udp_switch), ok);
+	x__set(o, "udp_shared_sockets", json_integer((json_int_t)c->udp_shared), ok);
 	x__set(o, "trace_lost", json_integer((json_int_t)c->trace_lost), ok);
 	x__set(o, "first_response_ns", json_integer((json_int_t)c->first_ns), ok);
 	x__set(o, "last_response_ns", json_integer((json_int_t)c->last_ns), ok);
@@ -319,7 +335,8 @@ int obs_reqtime_json_add(struct obs_reqtime *rt, json_t *root)
 	if (!ok)
 		goto cleanup;
 	for (i = 0; i < st->nslots; i++)
-		if (json_array_append_new(slots, x__slot_json(rt, st, i, h, &ok)))
+		if (obs_reqtime_slot_used(rt, i) &&
+		    json_array_append_new(slots, x__slot_json(rt, st, i, h, &ok)))
 			ok = false;
 	x__set(feat, "close_out", json_boolean(f->close_out), &ok);
 	x__set(feat, "accept_time", json_boolean(f->accept), &ok);
@@ -340,6 +357,11 @@ int obs_reqtime_json_add(struct obs_reqtime *rt, json_t *root)
 	x__set(o, "accepted_map_full", json_integer((json_int_t)st->global[RT_G_ACCEPTED_FULL]),
 	       &ok);
 	x__set(o, "tgids_full", json_integer((json_int_t)st->global[RT_G_TGIDS_FULL]), &ok);
+	x__set(o, "scope", json_string(obs_reqtime_scope(rt)), &ok);
+	x__set(o, "foreign_sockets", json_integer((json_int_t)st->global[RT_G_FOREIGN]), &ok);
+	x__set(o, "ports_full", json_integer((json_int_t)st->global[RT_G_PORTS_FULL]), &ok);
+	x__set(o, "tcp_own_storage", json_integer((json_int_t)st->global[RT_G_TCP_OWN_STORAGE]),
+	       &ok);
 	x__set(o, "skipped_runs", json_integer((json_int_t)st->missed), &ok);
 	x__set(o, "intervals", json_incref(x__reqtime_intervals(rt)), &ok);
 	if (ok) {

@@ -110,6 +110,8 @@ enum obs_fx_counter {
 	OBS_FX_RST_RECV,	   /* tcp_receive_reset on a target socket */
 	OBS_FX_RB_LOST,		   /* ring buffer full: a rare event was lost */
 	OBS_FX_ERRPROC_FULL,	   /* per-process failure map could not take a new process */
+	OBS_FX_TARGETS_FULL,	   /* --children: a new child not watched, the "targets" map
+				    * (OBS_MAX_TARGETS) was full */
 	OBS_FX_MAX,
 };
 

@@ -17,6 +17,16 @@
 #define RT_MAX_PORTS 16
 #define RT_MAX_SLOTS (2 * RT_MAX_PORTS)
 
+/* --pid/--cgroup without --port: the ports of the target's own sockets get slots as they are
+ * first seen (slot = 2 * index + udp); targ_slot holds RT_SLOT_DYN for every port then. */
+#define RT_SLOT_DYN 0xff
+/* Ports given slots that way (each costs 2 * RT_NCOMP histograms per CPU in the kernel). */
+#define RT_DYN_PORTS 8
+/* TCP request state: a direct-mapped table of this many entries (a power of two), indexed by the
+ * socket's 4-tuple hash; a socket whose entry another live socket holds keeps its state in its own
+ * socket storage instead (counted: RT_G_TCP_OWN_STORAGE). */
+#define RT_TCP_SLOTS 65536
+
 /* UDP arrival stamps kept per socket (a power of two): datagrams queued beyond this lose theirs. */
 #define RT_UDP_RING 512
 /* --runq: slots for serving processes (by tgid) and for runnable threads (by tid); powers of two. */
@@ -45,12 +55,18 @@ struct rt_ctrs {
 	__u64 multi_write;  /* responses written in more than one write */
 	__u64 ring_overrun; /* UDP: more datagrams queued than RT_UDP_RING stamps */
 	__u64 trace_lost;   /* --trace records the ring buffer had no room for */
+	__u64 multi_arrival; /* TCP reads that took the bytes of two or more arrivals (peer writes
+			      * queued apart): pipelined requests, or requests written in pieces */
+	__u64 udp_switch;    /* UDP reads by another thread than the socket's previous reader */
+	__u64 udp_shared;    /* UDP sockets read by two or more threads (counted once each) */
 	__u64 first_ns;	    /* first response (bpf_ktime_get_ns, CLOCK_MONOTONIC) */
 	__u64 last_ns;	    /* last response */
 	__u64 sum_ns[RT_NCOMP];
 	__u64 max_ns[RT_NCOMP];
+	__u64 n[RT_NCOMP]; /* values added to each histogram: userspace reads a histogram back only
+			    * when its count moved (observer/reqtime.c) */
 };
-_Static_assert(sizeof(struct rt_ctrs) == (9 + 2 * RT_NCOMP) * 8, "rt_ctrs layout");
+_Static_assert(sizeof(struct rt_ctrs) == (12 + 3 * RT_NCOMP) * 8, "rt_ctrs layout");
 
 /* Global counters (per-CPU array "rt_global"). */
 enum rt_global {
@@ -59,6 +75,12 @@ enum rt_global {
 	RT_G_RUNQ_SUM_NS,    /* run-queue wait: sum */
 	RT_G_RUNQ_MAX_NS,    /* run-queue wait: largest (max over CPUs) */
 	RT_G_TGIDS_FULL,     /* a serving process could not join the run-queue watch (slot taken) */
+	RT_G_FOREIGN,	     /* --pid/--cgroup: sockets first read or written by another process,
+			      * not timed (counted once per socket) */
+	RT_G_PORTS_FULL,     /* --pid/--cgroup without --port: target sockets not timed because
+			      * RT_DYN_PORTS ports had slots already (once per socket) */
+	RT_G_TCP_OWN_STORAGE, /* TCP sockets whose table entry another live socket held: state in
+			       * their socket storage (exact, a little slower) */
 	RT_G_MAX,
 };
 
@@ -72,6 +94,9 @@ enum rt_state {
 
 #define RT_F_SEEN_READ 1 /* the socket's first request has been read */
 #define RT_F_MULTI 2	 /* the current response took more than one write */
+#define RT_F_OWNED 4	 /* --pid/--cgroup: a target read or wrote it first (slot decided) */
+#define RT_F_FOREIGN 8	 /* another process read or wrote it first, or no slot: not timed */
+#define RT_F_SHARED 16	 /* UDP: read by two or more threads */
 
 /* --runq: when a watched thread became runnable (a .bss array indexed by tid). */
 struct rt_wake {
@@ -81,18 +106,23 @@ struct rt_wake {
 };
 _Static_assert(sizeof(struct rt_wake) == 16, "rt_wake layout");
 
-/* TCP socket state, in sk_storage (freed with the socket). */
+/* TCP socket state: an entry of the direct-mapped "tcp_slots" table (freed when the socket moves
+ * to CLOSE), or, when another live socket holds that entry, in sk_storage (freed with the socket). */
 struct rt_tcp_sock {
+	__u64 sk;	  /* the struct sock holding the table entry (0: free); unused in sk_storage */
 	__u64 arrival_ns; /* current request: first bytes queued (0: unknown) */
 	__u64 pending_ns; /* bytes queued after the current request's reads: the next request */
 	__u64 read_ns;	  /* current request: end of the first read */
 	__u64 write_ns;	  /* end of the first write of its response */
 	__u64 last_write_ns;
 	__u64 accept_ns; /* first request only: when accept() returned the socket (0: unknown) */
-	__u32 state;
-	__u32 flags;
+	__u8 state;
+	__u8 flags;
+	__u8 slot;	/* --pid/--cgroup without --port: the socket's slot (with RT_F_OWNED) */
+	__u8 arrivals;	/* arrivals (sk_data_ready) since the last read, up to 255 */
+	__u32 pad;
 };
-_Static_assert(sizeof(struct rt_tcp_sock) == 56, "rt_tcp_sock layout");
+_Static_assert(sizeof(struct rt_tcp_sock) == 64, "rt_tcp_sock layout");
 
 /* UDP socket state: a ring of arrival stamps, one per queued datagram, in queue order. */
 struct rt_udp_sock {
@@ -105,8 +135,11 @@ struct rt_udp_sock {
 	__u32 flags;
 	__u32 gen;  /* --arrivals sampled: the stamping window the ring is in step with */
 	__u32 skip; /* datagrams queued while stamping was off: read without a stamp */
+	__u32 reader; /* tid of the last reader */
+	__u8 slot;    /* as in rt_tcp_sock */
+	__u8 pad[3];
 };
-_Static_assert(sizeof(struct rt_udp_sock) == (RT_UDP_RING + 6) * 8, "rt_udp_sock layout");
+_Static_assert(sizeof(struct rt_udp_sock) == (RT_UDP_RING + 7) * 8, "rt_udp_sock layout");
 
 /* One --trace record: a sampled request. Times are bpf_ktime_get_ns() (CLOCK_MONOTONIC). */
 struct rt_trace_rec {

@@ -1,0 +1,73 @@
+#!/bin/bash
+# Network namespaces (issue 9, section 3): the same port served on the host and inside a netns
+# the test creates, both loaded at once. The host observer (--port P) must count only the host
+# server's requests and accepts; an observer given --netns (a path, then a pid) must count only
+# the namespace's, requests and accepts alike, and name the namespace in its banner. A --netns
+# that is not a network namespace is a usage error (exit 64).
+. "$(dirname "$0")/lib.sh"
+require_bpf
+require_bin loadlens-refserver loadlens-observer loadlens-driver
+command -v jq >/dev/null || skip "needs jq"
+ns=lltest-ns-$$
+netns_create "$ns"
+p=$(free_port)
+
+start host "$LOADLENS_BIN/loadlens-refserver" --proto tcp --listen "127.0.0.1:$p" \
+	--json "$LL_TMP/host.json"
+wait_for host listening
+start inner ip netns exec "$ns" "$LOADLENS_BIN/loadlens-refserver" --proto tcp \
+	--listen "127.0.0.1:$p" --json "$LL_TMP/inner.json"
+wait_for inner listening
+inner_pid=$(pgrep -n -f "refserver --proto tcp --listen 127.0.0.1:$p --json $LL_TMP/inner.json")
+[ -n "$inner_pid" ] || fail "cannot find the namespace's server"
+inum=$(stat -L -c %i "/run/netns/$ns")
+
+start ohost "$LOADLENS_BIN/loadlens-observer" --port "$p" --interval 1s --json "$LL_TMP/ohost.json"
+wait_for ohost observing 60
+start onspath "$LOADLENS_BIN/loadlens-observer" --port "$p" --netns "/run/netns/$ns" \
+	--interval 1s --json "$LL_TMP/onspath.json"
+wait_for onspath observing 60
+start onspid "$LOADLENS_BIN/loadlens-observer" --port "$p" --netns "$inner_pid" \
+	--interval 1s --json "$LL_TMP/onspid.json"
+wait_for onspid observing 60
+grep -q "in netns net:\[$inum\] of --netns /run/netns/$ns" "$LL_TMP/onspath.err" ||
+	fail "the --netns observer's banner does not name net:[$inum]: $(grep observing "$LL_TMP/onspath.err")"
+
+timeout 60 "$LOADLENS_BIN/loadlens-driver" "tcp://127.0.0.1:$p" -c 4 -n 3000 -q \
+	--reconnect-every 30 >"$LL_TMP/dh.out" 2>&1 &
+dh=$!
+timeout 60 ip netns exec "$ns" "$LOADLENS_BIN/loadlens-driver" "tcp://127.0.0.1:$p" -c 4 \
+	-n 2000 -q --reconnect-every 20 >"$LL_TMP/dn.out" 2>&1 || fail "driver in $ns exited $?"
+wait $dh || fail "driver on the host exited $?"
+sleep 0.3
+stop ohost
+stop onspath
+stop onspid
+stop host
+stop inner
+
+hr=$(jget "$LL_TMP/host.json" .responses)
+ha=$(jget "$LL_TMP/host.json" .connections_accepted)
+nr=$(jget "$LL_TMP/inner.json" .responses)
+na=$(jget "$LL_TMP/inner.json" .connections_accepted)
+echo "host server: $hr responses, $ha accepted; namespace server: $nr responses, $na accepted"
+[ "$hr" = 3000 ] && [ "$nr" = 2000 ] || fail "servers answered $hr and $nr (3000, 2000 expected)"
+slot='.request_timing.slots[] | select(.proto == "tcp") | .requests'
+check() {
+	local name=$1 r=$2 a=$3 gr ga
+	gr=$(jget "$LL_TMP/$name.json" "$slot")
+	ga=$(jget "$LL_TMP/$name.json" .accepted)
+	echo "$name: $gr requests, $ga accepted"
+	[ "$gr" = "$r" ] || fail "$name counted $gr requests, its namespace's server answered $r"
+	[ "$ga" = "$a" ] || fail "$name counted $ga accepted, its namespace's server accepted $a"
+}
+check ohost "$hr" "$ha"
+check onspath "$nr" "$na"
+check onspid "$nr" "$na"
+
+rc=0
+"$LOADLENS_BIN/loadlens-observer" --port "$p" --netns /proc/self/ns/uts --duration 1s \
+	>"$LL_TMP/bad.out" 2>"$LL_TMP/bad.err" || rc=$?
+[ "$rc" = 64 ] || fail "--netns on a uts namespace exited $rc, 64 expected"
+[ "$(wc -l <"$LL_TMP/bad.err")" = 1 ] || fail "more than one line for a bad --netns: $(cat "$LL_TMP/bad.err")"
+pass "each observer counted only its namespace: host $hr/$ha, --netns $nr/$na"

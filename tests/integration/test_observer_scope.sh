@@ -1,0 +1,121 @@
+#!/bin/bash
+# --pid without --port times only the target's own sockets (issue 9, section 3). A target server
+# and two other servers (TCP and UDP, other processes) serve at the same time on loopback; the
+# observer, given the target's pid and no port, must count exactly the target's requests, under
+# the target's own port (not tcp/0), and none of the others'. Then --pid with --port on a port
+# the target shares with another process (SO_REUSEPORT): only the target's requests count.
+. "$(dirname "$0")/lib.sh"
+require_bpf
+require_bin loadlens-refserver loadlens-observer loadlens-driver
+command -v jq >/dev/null || skip "needs jq"
+pt=$(free_port)
+po=$(free_port)
+pu=$(free_port)
+
+start target "$LOADLENS_BIN/loadlens-refserver" --proto tcp --listen "127.0.0.1:$pt" \
+	--json "$LL_TMP/target.json"
+wait_for target listening
+start other "$LOADLENS_BIN/loadlens-refserver" --proto tcp --listen "127.0.0.1:$po" \
+	--json "$LL_TMP/other.json"
+wait_for other listening
+start otheru "$LOADLENS_BIN/loadlens-refserver" --proto udp --listen "127.0.0.1:$pu" \
+	--json "$LL_TMP/otheru.json"
+wait_for otheru listening
+
+start observer "$LOADLENS_BIN/loadlens-observer" --pid "$PID_target" --interval 1s \
+	--json "$LL_TMP/obs.json"
+wait_for observer observing 60
+grep -q "in netns net:\[" "$LL_TMP/observer.err" || fail "the banner does not name the netns"
+
+# all three at once, bounded in count and time
+timeout 60 "$LOADLENS_BIN/loadlens-driver" "tcp://127.0.0.1:$pt" -c 4 -n 3000 -q \
+	>"$LL_TMP/d1.out" 2>&1 &
+d1=$!
+timeout 60 "$LOADLENS_BIN/loadlens-driver" "tcp://127.0.0.1:$po" -c 4 -n 4000 -q \
+	>"$LL_TMP/d2.out" 2>&1 &
+d2=$!
+timeout 60 "$LOADLENS_BIN/loadlens-driver" "udp://127.0.0.1:$pu" -c 4 -n 5000 -q \
+	>"$LL_TMP/d3.out" 2>&1 &
+d3=$!
+wait $d1 || fail "driver (target) exited $?"
+wait $d2 || fail "driver (other tcp) exited $?"
+wait $d3
+sleep 0.3
+stop observer
+stop target
+stop other
+stop otheru
+
+obs=$LL_TMP/obs.json
+srv=$(jget "$LL_TMP/target.json" .responses)
+oth=$(jget "$LL_TMP/other.json" .responses)
+echo "target answered $srv (port $pt), other tcp $oth (port $po), other udp $(jget \
+	"$LL_TMP/otheru.json" .responses) (port $pu)"
+jq -c '.request_timing.slots[] | {port, proto, requests}' "$obs"
+[ "$srv" = 3000 ] || fail "the target answered $srv of 3000"
+n=$(jq "[.request_timing.slots[] | select(.requests > 0)] | length" "$obs")
+[ "$n" = 1 ] || fail "$n slots with requests, only the target's tcp/$pt expected"
+got=$(jget "$obs" ".request_timing.slots[] | select(.proto == \"tcp\" and .port == $pt) | .requests")
+[ "$got" = "$srv" ] || fail "observer counted $got requests on tcp/$pt, the target answered $srv"
+[ "$(jget "$obs" .request_timing.scope)" = "the targets' own sockets" ] ||
+	fail "scope is '$(jget "$obs" .request_timing.scope)'"
+f=$(jget "$obs" .request_timing.foreign_sockets)
+# at least the other TCP server's 4 connections and the UDP server's socket (the drivers' ends too)
+[ "$f" -ge 5 ] || fail "only $f foreign sockets seen; the other processes' sockets were not judged"
+pass "--pid without --port: $got requests on tcp/$pt = the target's own; $f sockets of others left out"
+
+# --pid with --port: two processes share the port (SO_REUSEPORT); only the target's requests
+ps=$(free_port)
+start t2 "$LOADLENS_BIN/loadlens-refserver" --proto tcp --listen "127.0.0.1:$ps" --workers 2 \
+	--json "$LL_TMP/t2.json"
+wait_for t2 listening
+# the other process: a Python server of the same framing on the same port (SO_REUSEPORT);
+# it prints its count of responses when stopped
+cat >"$LL_TMP/o2.py" <<'PY'
+import signal, socket, struct, sys, threading
+n = 0
+lock = threading.Lock()
+def serve(c):
+    global n
+    with c:
+        while True:
+            h = c.recv(4, socket.MSG_WAITALL)
+            if len(h) < 4:
+                return
+            size = struct.unpack(">I", h)[0]
+            body = c.recv(size, socket.MSG_WAITALL) if size else b""
+            c.sendall(h + body)
+            with lock:
+                n += 1
+def done(*_):
+    print("responses", n, flush=True)
+    sys.exit(0)
+signal.signal(signal.SIGINT, done)
+signal.signal(signal.SIGTERM, done)
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen(128)
+print("listening", file=sys.stderr, flush=True)
+while True:
+    c, _ = s.accept()
+    threading.Thread(target=serve, args=(c,), daemon=True).start()
+PY
+start o2 /usr/bin/python3 "$LL_TMP/o2.py" "$ps"
+wait_for o2 listening
+start obs2 "$LOADLENS_BIN/loadlens-observer" --pid "$PID_t2" --port "$ps" --interval 1s \
+	--json "$LL_TMP/obs2.json"
+wait_for obs2 observing 60
+timeout 60 "$LOADLENS_BIN/loadlens-driver" "tcp://127.0.0.1:$ps" -c 16 -n 4000 -q \
+	--reconnect-every 50 >"$LL_TMP/d4.out" 2>&1 || fail "driver (shared port) exited $?"
+sleep 0.3
+stop obs2
+stop t2
+stop o2
+a=$(jget "$LL_TMP/t2.json" .responses)
+b=$(awk '/^responses/ { print $2 }' "$LL_TMP/o2.out")
+got=$(jget "$LL_TMP/obs2.json" ".request_timing.slots[] | select(.proto == \"tcp\") | .requests")
+echo "shared port $ps: target answered $a, the other process $b; observer $got"
+[ "$a" -gt 0 ] && [ "$b" -gt 0 ] || fail "the kernel did not spread connections over both ($a, $b)"
+[ "$got" = "$a" ] || fail "--pid --port: observer counted $got, the target answered $a (other $b)"
+pass "--pid with --port: $got requests = the target's, the other process's $b left out"
