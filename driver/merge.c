@@ -109,6 +109,7 @@ int drv_merge_add(struct drv_merge *m, const json_t *doc, char *err, size_t len)
 	t->connect_attempts += x__u64(doc, "connect_attempts");
 	t->errors_total += x__u64(doc, "errors_total");
 	t->cancelled += x__u64(doc, "cancelled");
+	t->not_sent += x__u64(doc, "not_sent");
 	t->late += x__u64(doc, "late_replies");
 	t->behind += x__u64(doc, "behind");
 	t->bytes_sent += x__u64(doc, "bytes_sent");

@@ -275,8 +275,12 @@ static void x__on_due(struct drv_sched_ent *e)
 {
 	struct curl_slot *s = container_of(e, struct curl_slot, ent);
 
-	if (!s->ct->w->stopping)
+	if (s->ct->w->stopping)
+		return;
+	if (drv_worker_due(s->ct->w, &s->ticket, &s->pending))
 		x__go(s, true);
+	else
+		x__next(s);
 }
 
 static void x__next(struct curl_slot *s)

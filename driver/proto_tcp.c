@@ -365,8 +365,12 @@ static void x__on_due(struct drv_sched_ent *e)
 {
 	struct tcp_conn *c = container_of(e, struct tcp_conn, ent);
 
-	if (!x__w(c)->stopping)
+	if (x__w(c)->stopping)
+		return;
+	if (drv_worker_due(x__w(c), &c->ticket, &c->pending))
 		x__go(c, true);
+	else
+		x__next(c);
 }
 
 /* The slot is ready for its next attempt: with an idle open connection, or none. */

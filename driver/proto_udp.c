@@ -246,8 +246,12 @@ static void x__on_due(struct drv_sched_ent *e)
 {
 	struct udp_slot *u = container_of(e, struct udp_slot, ent);
 
-	if (!x__w(u)->stopping)
+	if (x__w(u)->stopping)
+		return;
+	if (drv_worker_due(x__w(u), &u->ticket, &u->pending))
 		x__go(u, true);
+	else
+		x__next(u);
 }
 
 static void x__next(struct udp_slot *u)

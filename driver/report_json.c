@@ -151,6 +151,8 @@ json_t *drv_report_json(const struct drv_config *cfg, const struct drv_result *r
 	bad |= x__set(o, "errors", errs);
 	bad |= x__set(o, "errors_total", x__u64(t->errors_total));
 	bad |= x__set(o, "cancelled", x__u64(t->cancelled));
+	bad |= x__set(o, "cancelled_before_start", json_boolean(res->before_start));
+	bad |= x__set(o, "not_sent", x__u64(t->not_sent));
 	bad |= x__set(o, "late_replies", x__u64(t->late));
 	bad |= x__set(o, "behind", x__u64(t->behind));
 	bad |= x__set(o, "warmup_requests", x__u64(res->warmup_requests));

@@ -44,6 +44,7 @@ void drv_stats_merge(struct drv_stats *dst, const struct drv_stats *src)
 		dst->errors[i] += src->errors[i];
 	dst->connect_attempts += src->connect_attempts;
 	dst->cancelled += src->cancelled;
+	dst->not_sent += src->not_sent;
 	dst->bytes_sent += src->bytes_sent;
 	dst->bytes_received += src->bytes_received;
 	dst->late += src->late;

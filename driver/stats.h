@@ -50,6 +50,7 @@ struct drv_stats {
 	uint64_t errors[DRV_ERR__COUNT];
 	uint64_t connect_attempts;
 	uint64_t cancelled; /* in flight when the run was stopped; neither ok nor error */
+	uint64_t not_sent;  /* open loop: scheduled before -d, never started (the server lagged) */
 	uint64_t bytes_sent;
 	uint64_t bytes_received;
 	uint64_t late;	 /* udp: replies that came after their request was counted lost */
