@@ -239,8 +239,7 @@ void drv_report_summary(FILE *f, const struct drv_config *cfg, const struct drv_
 		x__version_line(f, cfg, t);
 	}
 	if (cfg->url.scheme == LL_SCHEME_UDP)
-		fprintf(f, "  %-12s %llu lost, %llu late replies\n", "udp",
-			(unsigned long long)t->errors[DRV_ERR_LOST], (unsigned long long)t->late);
+		drv_report_udp(f, t);
 	if (res->warmup_requests)
 		fprintf(f, "  %-12s %llu requests left out\n", "warm-up",
 			(unsigned long long)res->warmup_requests);
