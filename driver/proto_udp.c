@@ -30,6 +30,7 @@
 #include "drv.h"
 #include "proto.h"
 #include "request.h"
+#include "slot.h"
 #include "worker.h"
 
 #ifndef SO_MEMINFO
@@ -37,7 +38,6 @@
 #endif
 
 #define UDP_READ_BUF (64 * 1024)
-#define UDP_BACKOFF_MS 10
 #define UDP_TAG_MAGIC 0x4c4cULL /* "LL" in the top 16 bits */
 #define UDP_SEQ48 0xffffffffffffULL
 #define UDP_HIST 8 /* requests per slot remembered for late and duplicate replies */
@@ -55,26 +55,19 @@ struct udp_req {
 };
 
 struct udp_slot {
+	struct drv_slot base;
 	uv_udp_t udp;
 	uv_udp_send_t send_req;
-	uv_timer_t wait; /* next attempt after a failure (never recursing) */
-	struct drv_sched_ent ent;
 	struct udp_thread *ut;
-	uint32_t slot;
-	bool open, closing, pending, in_flight, sending, done;
+	bool open, closing, in_flight, sending;
 	bool resume; /* a due request waits for the old socket to close */
 	uint8_t tag[8];
 	uint64_t seq;
-	uint64_t t_send, deadline;
-	struct drv_ticket ticket;
 	struct udp_req hist[UDP_HIST]; /* hist[seq % UDP_HIST] */
 };
 
 struct udp_thread {
-	struct drv_worker *w;
-	struct udp_slot *slots;
-	struct drv_request rq;
-	char *rbuf;
+	struct drv_slot_io io; /* request bytes, read buffer */
 	bool ids;	   /* requests carry an id */
 	bool magic;	   /* the id is our 8-byte tag at offset 0 */
 	unsigned id_off;   /* where the id sits in request and reply */
@@ -83,27 +76,16 @@ struct udp_thread {
 	uint64_t timeout_ns;
 };
 
-static void x__next(struct udp_slot *u);
 static void x__transmit(struct udp_slot *u);
 
 static inline struct drv_worker *x__w(const struct udp_slot *u)
 {
-	return u->ut->w;
+	return u->base.w;
 }
 
 static inline struct drv_stats *x__st(struct udp_slot *u)
 {
-	return drv_worker_stats(x__w(u), &u->ticket);
-}
-
-static void x__on_wait(uv_timer_t *t)
-{
-	struct udp_slot *u = container_of(t, struct udp_slot, wait);
-
-	if (u->closing) /* a failed socket still closing: try once it is gone */
-		uv_timer_start(&u->wait, x__on_wait, 1, 0);
-	else
-		x__next(u);
+	return drv_worker_stats(x__w(u), &u->base.ticket);
 }
 
 static void x__on_close(uv_handle_t *h)
@@ -135,20 +117,13 @@ static void x__close_sock(struct udp_slot *u)
 	uv_close((uv_handle_t *)&u->udp, x__on_close);
 }
 
-/* Count a failure; the next attempt starts from the loop, after a backoff for resource errors. */
+/* A socket error (refused, unreachable...): counted, then the next attempt after a backoff. */
 static void x__fail(struct udp_slot *u, int err)
 {
-	enum drv_err e = drv_err_class(err);
-
-	drv_worker_error(x__w(u), &u->ticket, err);
+	drv_slot_fail(&u->base, err, true);
 	u->hist[u->seq % UDP_HIST].state = UDP_LOST;
-	u->pending = false;
 	u->in_flight = false;
-	u->deadline = 0;
-	if (x__w(u)->stopping)
-		return;
-	uv_timer_start(&u->wait, x__on_wait,
-		       e == DRV_ERR_EMFILE || e == DRV_ERR_ADDRNOTAVAIL ? UDP_BACKOFF_MS : 0, 0);
+	drv_slot_retry(&u->base);
 }
 
 static void x__on_send(uv_udp_send_t *req, int status)
@@ -156,20 +131,17 @@ static void x__on_send(uv_udp_send_t *req, int status)
 	struct udp_slot *u = container_of(req, struct udp_slot, send_req);
 
 	u->sending = false;
-	if (status == UV_ECANCELED || u->closing)
-		return;
-	if (status < 0 && u->in_flight)
+	/* a send that failed fails its request, unless the socket was closed under it */
+	if (status < 0 && status != UV_ECANCELED && !u->closing && u->in_flight)
 		x__fail(u, status);
 }
 
 /* The request in flight got no reply within --timeout: lost. */
 static void x__lost(struct udp_slot *u)
 {
-	drv_worker_error(x__w(u), &u->ticket, DRV_E_LOST);
+	drv_slot_fail(&u->base, DRV_E_LOST, false);
 	u->hist[u->seq % UDP_HIST].state = UDP_LOST;
-	u->pending = false;
 	u->in_flight = false;
-	u->deadline = 0;
 	if (!u->ut->ids) /* a late reply must not answer the next request: new socket */
 		x__close_sock(u);
 }
@@ -186,22 +158,19 @@ static void x__late(struct udp_slot *u, struct udp_req *r, uint64_t now)
 
 static void x__complete(struct udp_slot *u, uint64_t now)
 {
-	struct drv_worker *w = x__w(u);
-
 	u->hist[u->seq % UDP_HIST].state = UDP_ANSWERED;
-	drv_worker_response(w, &u->ticket, u->t_send, now);
+	drv_worker_response(x__w(u), &u->base.ticket, u->base.t_send, now);
 	drv_counter_add(&x__st(u)->requests, 1);
-	u->pending = false;
+	drv_slot_resolved(&u->base);
 	u->in_flight = false;
-	u->deadline = 0;
-	x__next(u);
+	drv_slot_next(&u->base);
 }
 
 static void x__alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
 	struct udp_slot *u = container_of((uv_udp_t *)h, struct udp_slot, udp);
 
-	*buf = uv_buf_init(u->ut->rbuf, UDP_READ_BUF);
+	*buf = uv_buf_init(u->ut->io.rbuf, (unsigned int)u->ut->io.rbuf_len);
 }
 
 /* The request a reply names, or NULL if it names none this slot remembers. */
@@ -241,11 +210,11 @@ static void x__on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf,
 		return;
 	x__st(u)->bytes_received += (uint64_t)nread;
 	if (!u->ut->ids) {
-		if (u->in_flight && now < u->deadline)
+		if (u->in_flight && now < u->base.deadline)
 			x__complete(u, now);
 		else if (u->in_flight) {
 			x__lost(u);
-			x__next(u);
+			drv_slot_next(&u->base);
 		} else
 			x__w(u)->stats.unmatched++;
 		return;
@@ -257,13 +226,13 @@ static void x__on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf,
 	}
 	switch (r->state) {
 	case UDP_IN_FLIGHT:
-		if (now < u->deadline) {
+		if (now < u->base.deadline) {
 			x__complete(u, now);
 			return;
 		}
 		x__lost(u); /* the sweep had not seen it yet */
 		x__late(u, r, now);
-		x__next(u);
+		drv_slot_next(&u->base);
 		return;
 	case UDP_LOST:
 		x__late(u, r, now);
@@ -284,28 +253,28 @@ static void x__send(struct udp_slot *u)
 	int n, err;
 
 	u->in_flight = true;
-	u->t_send = uv_hrtime();
-	u->deadline = u->t_send + ut->timeout_ns;
+	u->base.t_send = uv_hrtime();
+	u->base.deadline = u->base.t_send + ut->timeout_ns;
 	u->seq++;
-	size = ut->rq.sized ? drv_request_size(&ut->rq) : ut->rq.len;
+	size = ut->io.rq.sized ? drv_request_size(&ut->io.rq) : ut->io.rq.len;
 	if (ut->ids) {
 		v = ut->magic ? UDP_TAG_MAGIC << 48 | (u->seq & UDP_SEQ48) : u->seq & ut->id_mask;
 		for (i = 0; i < ut->id_width; i++)
 			u->tag[i] = (uint8_t)(v >> (8 * (ut->id_width - 1 - i)));
 		r = &u->hist[u->seq % UDP_HIST];
 		r->id = u->seq & ut->id_mask;
-		r->intended = u->ticket.intended;
-		r->sent = u->t_send;
-		r->warm = u->ticket.warm;
+		r->intended = u->base.ticket.intended;
+		r->sent = u->base.t_send;
+		r->warm = u->base.ticket.warm;
 		r->state = UDP_IN_FLIGHT;
 		if (ut->id_off)
-			b[nb++] = uv_buf_init(ut->rq.buf, ut->id_off);
+			b[nb++] = uv_buf_init(ut->io.rq.buf, ut->id_off);
 		b[nb++] = uv_buf_init((char *)u->tag, ut->id_width);
 		if (size > ut->id_off + ut->id_width)
-			b[nb++] = uv_buf_init(ut->rq.buf + ut->id_off + ut->id_width,
+			b[nb++] = uv_buf_init(ut->io.rq.buf + ut->id_off + ut->id_width,
 					      (unsigned int)(size - ut->id_off - ut->id_width));
 	} else {
-		b[nb++] = uv_buf_init(ut->rq.buf, (unsigned int)size);
+		b[nb++] = uv_buf_init(ut->io.rq.buf, (unsigned int)size);
 	}
 	x__st(u)->bytes_sent += size;
 	n = uv_udp_try_send(&u->udp, b, nb, NULL);
@@ -334,7 +303,7 @@ static int x__open(struct udp_slot *u)
 	u->open = true;
 	if (w->cfg->nsources) { /* --source-addr: round-robin over the local addresses */
 		err = uv_udp_bind(&u->udp,
-				  (const struct sockaddr *)&w->cfg->sources[u->slot %
+				  (const struct sockaddr *)&w->cfg->sources[u->base.idx %
 									 w->cfg->nsources],
 				  0);
 		if (err)
@@ -375,160 +344,75 @@ static void x__transmit(struct udp_slot *u)
 	x__send(u);
 }
 
-static void x__go(struct udp_slot *u, bool waited)
+/* The slot operations (slot.h). */
+
+static int x__slot_init(struct drv_slot *s)
 {
-	drv_worker_started(x__w(u), &u->ticket, uv_hrtime(), waited);
-	x__transmit(u);
+	struct udp_slot *u = container_of(s, struct udp_slot, base);
+
+	u->ut = s->w->proto_data;
+	u->seq = (uint64_t)(s->w->first_slot + s->idx) << 32;
+	return 0;
 }
 
-static void x__on_due(struct drv_sched_ent *e)
+static void x__slot_go(struct drv_slot *s)
 {
-	struct udp_slot *u = container_of(e, struct udp_slot, ent);
-
-	if (x__w(u)->stopping)
-		return;
-	if (drv_worker_due(x__w(u), &u->ticket, &u->pending))
-		x__go(u, true);
-	else
-		x__next(u);
+	x__transmit(container_of(s, struct udp_slot, base));
 }
 
-static void x__next(struct udp_slot *u)
+static void x__slot_expire(struct drv_slot *s)
 {
-	struct drv_worker *w = x__w(u);
+	struct udp_slot *u = container_of(s, struct udp_slot, base);
 
-	if (w->stopping)
+	if (!u->in_flight)
 		return;
-	switch (drv_worker_pace(w, u->slot, &u->ticket, &u->ent, x__on_due, &u->pending)) {
-	case DRV_PACE_DONE:
-		u->done = true;
-		drv_worker_slot_done(w);
-		return;
-	case DRV_PACE_GO:
-		x__go(u, false);
-		return;
-	case DRV_PACE_WAIT:
-		return;
-	}
+	x__lost(u);
+	drv_slot_next(s);
 }
+
+static void x__slot_stop(struct drv_slot *s)
+{
+	struct udp_slot *u = container_of(s, struct udp_slot, base);
+
+	u->in_flight = false;
+	u->resume = false;
+	x__close_sock(u);
+}
+
+/* finish: the socket stays open until the stop */
+static const struct drv_slot_ops x__slot_ops = {
+	.size = sizeof(struct udp_slot), .init = x__slot_init, .go = x__slot_go,
+	.finish = drv_slot_done, .expire = x__slot_expire, .stop = x__slot_stop,
+};
+
+/* The thread's part: request bytes, read buffer, where the id sits. */
 
 static int x__init(struct drv_worker *w)
 {
 	const struct drv_config *cfg = w->cfg;
 	struct udp_thread *ut;
-	uint32_t i;
-	int err = -ENOMEM;
+	int err = drv_slot_io_new(w, sizeof(*ut), UDP_READ_BUF);
 
-	ut = calloc(1, sizeof(*ut));
-	if (!ut)
-		return -ENOMEM;
-	ut->w = w;
-	ut->timeout_ns = cfg->timeout_ns;
-	ut->rbuf = malloc(UDP_READ_BUF);
-	ut->slots = calloc(w->nslots, sizeof(*ut->slots));
-	if (!ut->rbuf || !ut->slots)
-		goto cleanup;
-	err = drv_request_init(&ut->rq, cfg, w->id + 1);
 	if (err)
-		goto cleanup;
+		return err;
+	ut = w->proto_data;
+	ut->timeout_ns = cfg->timeout_ns;
 	if (cfg->id_width) {
 		ut->ids = true;
 		ut->id_off = cfg->id_offset;
 		ut->id_width = cfg->id_width;
-	} else if (ut->rq.sized && ut->rq.size_min >= 8) {
+	} else if (ut->io.rq.sized && ut->io.rq.size_min >= 8) {
 		ut->ids = ut->magic = true;
 		ut->id_width = 8;
 	}
 	ut->id_mask = ut->magic ? UDP_SEQ48 : ut->id_width == 8 ? ~0ULL
 								   : (1ULL << (8 * ut->id_width)) - 1;
-	for (i = 0; i < w->nslots; i++) {
-		ut->slots[i].ut = ut;
-		ut->slots[i].slot = i;
-		ut->slots[i].seq = (uint64_t)(w->first_slot + i) << 32;
-		err = uv_timer_init(&w->loop, &ut->slots[i].wait);
-		if (err)
-			goto cleanup_timers;
-	}
-	w->proto_data = ut;
 	return 0;
-
-cleanup_timers:
-	while (i--)
-		uv_close((uv_handle_t *)&ut->slots[i].wait, NULL);
-	ut->w = NULL;
-	w->proto_data = ut;
-	return err;
-cleanup:
-	drv_request_fini(&ut->rq);
-	free(ut->slots);
-	free(ut->rbuf);
-	free(ut);
-	return err;
-}
-
-static void x__start(struct drv_worker *w)
-{
-	struct udp_thread *ut = w->proto_data;
-	uint32_t i;
-
-	for (i = 0; i < w->nslots && !w->stopping; i++)
-		x__next(&ut->slots[i]);
-}
-
-static void x__sweep(struct drv_worker *w, uint64_t now)
-{
-	struct udp_thread *ut = w->proto_data;
-	struct udp_slot *u;
-	uint32_t i;
-
-	for (i = 0; i < w->nslots; i++) {
-		u = &ut->slots[i];
-		if (u->in_flight && now >= u->deadline) {
-			x__lost(u);
-			x__next(u);
-		}
-	}
-}
-
-static void x__stop(struct drv_worker *w)
-{
-	struct udp_thread *ut = w->proto_data;
-	struct udp_slot *u;
-	uint32_t i;
-
-	if (!ut->w)
-		return;
-	for (i = 0; i < w->nslots; i++) {
-		u = &ut->slots[i];
-		if (u->pending && !u->ent.pos) /* sent, not merely scheduled */
-			x__st(u)->cancelled++;
-		u->pending = false;
-		u->in_flight = false;
-		drv_sched_cancel(&w->sched, &u->ent);
-		x__close_sock(u);
-		uv_timer_stop(&u->wait);
-		uv_close((uv_handle_t *)&u->wait, NULL);
-	}
-}
-
-static void x__fini(struct drv_worker *w)
-{
-	struct udp_thread *ut = w->proto_data;
-
-	w->proto_data = NULL;
-	if (!ut)
-		return;
-	drv_request_fini(&ut->rq);
-	free(ut->slots);
-	free(ut->rbuf);
-	free(ut);
 }
 
 const struct drv_proto drv_proto_udp = {
 	.name = "udp",
 	.init = x__init,
-	.start = x__start,
-	.sweep = x__sweep,
-	.stop = x__stop,
-	.fini = x__fini,
+	.slot = &x__slot_ops,
+	.fini = drv_slot_io_fini,
 };

@@ -2,6 +2,7 @@
 /* Worker threads: one loop each, the stop handshake with the main thread, timeout sweeps, and
  * the interval figures handed to the main thread. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -26,7 +27,7 @@ static void x__on_sweep(uv_timer_t *t)
 	struct drv_worker *w = container_of(t, struct drv_worker, sweep);
 
 	if (!w->stopping)
-		w->proto->sweep(w, uv_hrtime());
+		drv_slots_sweep(w, uv_hrtime());
 }
 
 /* Hand this interval's figures to the main thread; next tick on the absolute grid. */
@@ -85,6 +86,9 @@ int drv_worker_init(struct drv_worker *w, const struct drv_config *cfg,
 	if (err)
 		return err;
 	w->has_lock = true;
+	w->slots = calloc(nslots, sizeof(*w->slots));
+	if (!w->slots)
+		return -ENOMEM;
 	err = drv_pacer_init(&w->pacer, cfg, first_slot, nslots);
 	if (err)
 		return err;
@@ -125,7 +129,9 @@ static void x__close_all(struct drv_worker *w)
 	drv_pacer_stop(&w->pacer);
 	if (!w->finished && w->stats.t_first_ns)
 		w->stats.t_last_ns = uv_hrtime();
-	if (w->proto_data)
+	if (w->slots)
+		drv_slots_stop(w);
+	if (w->proto_data && w->proto->stop)
 		w->proto->stop(w);
 	drv_sched_close(&w->sched);
 	if (w->has_tick)
@@ -202,30 +208,22 @@ uint64_t drv_worker_untaken(const struct drv_pacer *p, uint32_t i)
 	return n;
 }
 
-bool drv_worker_due(struct drv_worker *w, const struct drv_ticket *t, bool *pending)
+bool drv_worker_due(struct drv_worker *w, const struct drv_ticket *t)
 {
 	if (!w->pacer.deadline_ns || uv_hrtime() < w->pacer.deadline_ns)
 		return true;
 	if (!t->warm)
 		w->stats.not_sent++;
-	*pending = false;
 	return false;
 }
 
-enum drv_pace drv_worker_pace(struct drv_worker *w, uint32_t slot, struct drv_ticket *t,
-			      struct drv_sched_ent *e, drv_sched_cb cb, bool *pending)
+enum drv_pace drv_worker_pace(struct drv_worker *w, uint32_t i, struct drv_ticket *t)
 {
 	uint64_t now = uv_hrtime();
-	enum drv_pace r;
 
 	if (w->pacer.deadline_ns && now >= w->pacer.deadline_ns)
 		return DRV_PACE_DONE; /* by the clock, however far behind the schedule is */
-	r = drv_pacer_next(&w->pacer, slot, now, t);
-	if (r == DRV_PACE_WAIT)
-		drv_sched_add(&w->sched, e, t->intended, cb);
-	if (r != DRV_PACE_DONE)
-		*pending = true;
-	return r;
+	return drv_pacer_next(&w->pacer, i, now, t);
 }
 
 static void x__thread_main(void *arg)
@@ -254,7 +252,7 @@ static void x__thread_main(void *arg)
 			     : 0;
 		uv_timer_start(&w->end, x__on_end, ms, 0);
 	}
-	w->proto->start(w);
+	drv_slots_start(w);
 	uv_run(&w->loop, UV_RUN_DEFAULT);
 	/* the schedule's requests never taken before -d, unless a signal cut the run short */
 	if (w->stop_ns >= w->pacer.deadline_ns || !w->slots_active)
@@ -302,6 +300,7 @@ void drv_worker_abandon(struct drv_worker *w)
 
 void drv_worker_fini(struct drv_worker *w)
 {
+	drv_slots_free(w);
 	if (w->proto && w->proto_data)
 		w->proto->fini(w);
 	drv_sched_fini(&w->sched);
