@@ -35,6 +35,8 @@ enum {
 	OPT_SOURCE_ADDR,
 	OPT_START_AT,
 	OPT_SHARD,
+	OPT_ID,
+	OPT_RCVBUF,
 };
 
 static const struct option x__long_opts[] = {
@@ -65,6 +67,8 @@ static const struct option x__long_opts[] = {
 	{"source-addr", required_argument, NULL, OPT_SOURCE_ADDR},
 	{"start-at", required_argument, NULL, OPT_START_AT},
 	{"shard", required_argument, NULL, OPT_SHARD},
+	{"id", required_argument, NULL, OPT_ID},
+	{"rcvbuf", required_argument, NULL, OPT_RCVBUF},
 	{"quiet", no_argument, NULL, 'q'},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
@@ -345,6 +349,8 @@ static int x__check(struct drv_config *cfg, const struct drv__seen *seen, char *
 			return drv__config_fail(err, errlen,
 				       "--source-addr: address %u is not of the target's family",
 				       i + 1);
+	if (drv__config_check_udp(cfg, err, errlen))
+		return -EINVAL;
 	return drv__config_check_http(cfg, seen, err, errlen);
 }
 
@@ -440,6 +446,10 @@ static int x__opt(struct drv_config *cfg, int c, const char *opt, struct drv__se
 		return x__start_at(cfg, optarg, err, errlen);
 	case OPT_SHARD:
 		return x__shard(cfg, optarg, err, errlen);
+	case OPT_ID:
+		return drv__config_id(cfg, optarg, err, errlen);
+	case OPT_RCVBUF:
+		return drv__config_rcvbuf(cfg, optarg, err, errlen);
 	case 'q':
 		cfg->quiet = true;
 		return 0;

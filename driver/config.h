@@ -78,6 +78,11 @@ struct drv_config {
 	char resp_delim[DRV_MAX_DELIM];
 	size_t resp_delim_len;
 
+	/* udp:// */
+	unsigned id_offset; /* --id OFFSET:WIDTH: a per-request id stamped into the payload */
+	unsigned id_width;  /* bytes of that id, 1..8; 0 = no --id */
+	uint64_t rcvbuf;    /* --rcvbuf: SO_RCVBUF of each socket; 0 = the system default */
+
 	/* http:// and https:// */
 	const char *method;
 	const char *headers[DRV_MAX_HEADERS];

@@ -38,4 +38,9 @@ int drv__config_cacert(struct drv_config *cfg, const char *path, char *err, size
 int drv__config_check_http(struct drv_config *cfg, const struct drv__seen *seen, char *err,
 			   size_t errlen);
 
+/* config_udp.c: --id OFFSET:WIDTH, --rcvbuf BYTES, and their checks once the target is known. */
+int drv__config_id(struct drv_config *cfg, const char *s, char *err, size_t errlen);
+int drv__config_rcvbuf(struct drv_config *cfg, const char *s, char *err, size_t errlen);
+int drv__config_check_udp(const struct drv_config *cfg, char *err, size_t errlen);
+
 #endif /* LOADLENS_DRV_CONFIG_INT_H */

@@ -109,7 +109,11 @@ int drv_merge_add(struct drv_merge *m, const json_t *doc, char *err, size_t len)
 	t->connect_attempts += x__u64(doc, "connect_attempts");
 	t->errors_total += x__u64(doc, "errors_total");
 	t->cancelled += x__u64(doc, "cancelled");
+	t->not_sent += x__u64(doc, "not_sent");
 	t->late += x__u64(doc, "late_replies");
+	t->duplicate += x__u64(doc, "duplicate_replies");
+	t->unmatched += x__u64(doc, "unmatched_replies");
+	t->rxq_ovfl += x__u64(doc, "rxq_ovfl");
 	t->behind += x__u64(doc, "behind");
 	t->bytes_sent += x__u64(doc, "bytes_sent");
 	t->bytes_received += x__u64(doc, "bytes_received");
@@ -138,6 +142,8 @@ int drv_merge_add(struct drv_merge *m, const json_t *doc, char *err, size_t len)
 		r = x__hist(t->send_lag, doc, "send_lag", err, len);
 	if (!r)
 		r = x__hist(t->connect, doc, "connect_latency", err, len);
+	if (!r)
+		r = x__hist(t->late_latency, doc, "late_latency", err, len);
 	if (r)
 		return r;
 	start = x__u64(doc, "start_unix_ns");

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A protocol drives the connection slots of one worker thread on that thread's loop. The worker
- * owns the loop, the pacer, the scheduler and the stats; the protocol owns its sockets and
- * per-slot state (w->proto_data). Each slot asks the pacer for its next request, reports every
- * outcome through drv_worker_response()/drv_worker_error(), and calls drv_worker_slot_done() once
- * when the pacer says it is done.
+ * A protocol drives connection slots on a worker's loop. The worker owns the loop, the pacer, the
+ * waker and the stats; the slot base (slot.h) owns each slot's life with them. The protocol owns
+ * its per-thread state (w->proto_data) and, through struct drv_slot_ops, how one slot's request
+ * goes out and its response comes back; it reports outcomes through drv_worker_response() and
+ * drv_slot_fail().
  */
 #ifndef LOADLENS_DRV_PROTO_H
 #define LOADLENS_DRV_PROTO_H
@@ -13,16 +13,15 @@
 
 struct drv_worker;
 struct drv_config;
+struct drv_slot_ops;
 
 struct drv_proto {
 	const char *name;
 	/* Allocate per-thread state and create handles on w->loop. Runs before the thread does. */
 	int (*init)(struct drv_worker *w);
-	/* On the worker thread: every slot takes its first request. */
-	void (*start)(struct drv_worker *w);
-	/* On the worker thread, periodically: fail what has waited past cfg->timeout_ns. */
-	void (*sweep)(struct drv_worker *w, uint64_t now_ns);
-	/* Stop: count what is in flight as cancelled and uv_close every handle; no new work. */
+	/* The slots: their size and operations. */
+	const struct drv_slot_ops *slot;
+	/* Optional, at the stop, after every slot's: uv_close the per-thread handles. */
 	void (*stop)(struct drv_worker *w);
 	/* After the loop has drained and closed: free what init allocated. */
 	void (*fini)(struct drv_worker *w);

@@ -19,20 +19,17 @@
 #include "curl_codes.h"
 #include "drv.h"
 #include "proto.h"
+#include "slot.h"
 #include "worker.h"
 
 struct curl_thread;
 
 struct curl_slot {
+	struct drv_slot base;
 	CURL *easy;
 	struct curl_thread *ct;
-	struct drv_sched_ent ent;
-	uv_timer_t wait; /* next attempt after a failure to start one */
-	uint32_t slot;
-	bool added, pending, done;
+	bool added;
 	uint64_t on_conn;
-	uint64_t t_send;
-	struct drv_ticket ticket;
 };
 
 /* A socket curl asked us to watch. */
@@ -48,18 +45,15 @@ struct curl_thread {
 	CURLM *multi;
 	uv_timer_t timeout;
 	bool has_timeout;
-	struct curl_slot *slots;
 	struct curl_sock *socks;
 	struct curl_slist *headers;
 	struct curl_slist *resolve; /* HOST:PORT:ADDR, the address config resolved, or NULL */
 	char url[LL_HOST_MAX + LL_PATH_MAX + 32];
 };
 
-static void x__next(struct curl_slot *s);
-
 static inline struct drv_stats *x__st(struct curl_slot *s)
 {
-	return drv_worker_stats(s->ct->w, &s->ticket);
+	return drv_worker_stats(s->base.w, &s->base.ticket);
 }
 
 /*
@@ -90,11 +84,6 @@ static void x__connects(struct curl_thread *ct, struct curl_slot *s, CURL *easy,
 	ll_hist_record(st->connect, (uint64_t)conn_us * 1000);
 }
 
-static void x__on_wait(uv_timer_t *t)
-{
-	x__next(container_of(t, struct curl_slot, wait));
-}
-
 static void x__done(struct curl_thread *ct, CURL *easy, CURLcode rc)
 {
 	struct drv_worker *w = ct->w;
@@ -109,7 +98,6 @@ static void x__done(struct curl_thread *ct, CURL *easy, CURLcode rc)
 	if (curl_multi_remove_handle(ct->multi, easy) == CURLM_OK)
 		s->added = false;
 	st = x__st(s);
-	s->pending = false;
 	x__connects(ct, s, easy, rc, st);
 	if (curl_easy_getinfo(easy, CURLINFO_REQUEST_SIZE, &hdr) == CURLE_OK)
 		st->bytes_sent += (uint64_t)hdr;
@@ -119,16 +107,19 @@ static void x__done(struct curl_thread *ct, CURL *easy, CURLcode rc)
 		st->bytes_received += (uint64_t)hdr;
 	if (curl_easy_getinfo(easy, CURLINFO_SIZE_DOWNLOAD_T, &down) == CURLE_OK)
 		st->bytes_received += (uint64_t)down;
-	if (rc != CURLE_OK) {
-		drv_worker_error(w, &s->ticket, drv_curl_error(easy, rc));
-		uv_timer_start(&s->wait, x__on_wait, 0, 0); /* not from inside curl's callbacks */
+	if (rc != CURLE_OK) { /* the next attempt from the loop, not from inside curl's callbacks */
+		drv_slot_fail(&s->base, drv_curl_error(easy, rc),
+			      rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST);
+		drv_slot_retry(&s->base);
 		return;
 	}
+	drv_slot_connected(&s->base);
 	s->on_conn++;
 	/* sent with CURLOPT_FORBID_REUSE: its connection is closed, the next request opens one */
 	if (w->cfg->reconnect_every && s->on_conn >= w->cfg->reconnect_every)
 		s->on_conn = 0;
-	drv_worker_response(w, &s->ticket, s->t_send, uv_hrtime());
+	drv_worker_response(w, &s->base.ticket, s->base.t_send, uv_hrtime());
+	drv_slot_resolved(&s->base);
 	if (curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &code) != CURLE_OK)
 		code = 0;
 	st->status[code >= 0 && code < DRV_STATUS_MAX ? code : 0]++;
@@ -136,10 +127,10 @@ static void x__done(struct curl_thread *ct, CURL *easy, CURLcode rc)
 	    (v = drv_curl_httpv(ver)) >= 0)
 		st->http_version[v]++;
 	if (code < 200 || code > 299)
-		drv_worker_error(w, &s->ticket, DRV_E_HTTP_STATUS);
+		drv_worker_error(w, &s->base.ticket, DRV_E_HTTP_STATUS);
 	else
 		drv_counter_add(&st->requests, 1);
-	uv_timer_start(&s->wait, x__on_wait, 0, 0);
+	drv_slot_retry(&s->base);
 }
 
 /* Drain finished transfers: after every curl_multi_socket_action. */
@@ -250,52 +241,25 @@ static int x__socket_cb(CURL *easy, curl_socket_t fd, int what, void *userp, voi
 	return uv_poll_start(&cs->poll, events, x__on_poll) ? -1 : 0;
 }
 
-static void x__go(struct curl_slot *s, bool waited)
+static void x__slot_go(struct drv_slot *b)
 {
+	struct curl_slot *s = container_of(b, struct curl_slot, base);
 	struct curl_thread *ct = s->ct;
-	const struct drv_config *cfg = ct->w->cfg;
+	const struct drv_config *cfg = b->w->cfg;
 	long last;
 
-	drv_worker_started(ct->w, &s->ticket, uv_hrtime(), waited);
 	/* the last request on its connection: curl closes it after the response */
 	last = cfg->reconnect_every && s->on_conn + 1 >= cfg->reconnect_every;
 	if (curl_easy_setopt(s->easy, CURLOPT_FORBID_REUSE, last) != CURLE_OK ||
 	    curl_multi_add_handle(ct->multi, s->easy) != CURLM_OK) {
-		drv_worker_error(ct->w, &s->ticket, -EIO);
-		s->pending = false;
-		uv_timer_start(&s->wait, x__on_wait, 10, 0);
+		drv_slot_fail(b, -EIO, false);
+		b->delay_ms = DRV_SLOT_RESOURCE_MS;
+		drv_slot_retry(b);
 		return;
 	}
 	s->added = true;
-	s->t_send = uv_hrtime();
+	b->t_send = uv_hrtime();
 	/* curl's timer callback kicks the transfer off from the loop */
-}
-
-static void x__on_due(struct drv_sched_ent *e)
-{
-	struct curl_slot *s = container_of(e, struct curl_slot, ent);
-
-	if (!s->ct->w->stopping)
-		x__go(s, true);
-}
-
-static void x__next(struct curl_slot *s)
-{
-	struct drv_worker *w = s->ct->w;
-
-	if (w->stopping)
-		return;
-	switch (drv_worker_pace(w, s->slot, &s->ticket, &s->ent, x__on_due, &s->pending)) {
-	case DRV_PACE_DONE:
-		s->done = true;
-		drv_worker_slot_done(w);
-		return;
-	case DRV_PACE_GO:
-		x__go(s, false);
-		return;
-	case DRV_PACE_WAIT:
-		return;
-	}
 }
 
 static size_t x__sink(char *p, size_t size, size_t n, void *userp)
@@ -428,12 +392,45 @@ static int x__resolve(struct curl_thread *ct, const struct drv_config *cfg)
 	return ct->resolve ? 0 : -ENOMEM;
 }
 
+/* The slot operations (slot.h): one reused easy handle per slot. */
+
+static int x__slot_init(struct drv_slot *b)
+{
+	struct curl_slot *s = container_of(b, struct curl_slot, base);
+
+	s->ct = b->w->proto_data;
+	s->easy = curl_easy_init();
+	if (!s->easy)
+		return -ENOMEM;
+	return x__easy_setup(s->ct, s);
+}
+
+static void x__slot_stop(struct drv_slot *b)
+{
+	struct curl_slot *s = container_of(b, struct curl_slot, base);
+
+	if (s->added && curl_multi_remove_handle(s->ct->multi, s->easy) == CURLM_OK)
+		s->added = false;
+}
+
+static void x__slot_release(struct drv_slot *b)
+{
+	curl_easy_cleanup(container_of(b, struct curl_slot, base)->easy);
+}
+
+/* no expire: curl enforces CURLOPT_TIMEOUT_MS itself */
+static const struct drv_slot_ops x__slot_ops = {
+	.size = sizeof(struct curl_slot), .init = x__slot_init, .go = x__slot_go,
+	.finish = drv_slot_done, .stop = x__slot_stop, .release = x__slot_release,
+};
+
+/* The thread's part: the multi handle, its sockets and timer, headers, the pinned address. */
+
 static int x__init(struct drv_worker *w)
 {
 	const struct drv_config *cfg = w->cfg;
 	bool v6 = strchr(cfg->url.host, ':') != NULL;
 	struct curl_thread *ct;
-	uint32_t i;
 	int err;
 
 	ct = calloc(1, sizeof(*ct));
@@ -443,9 +440,8 @@ static int x__init(struct drv_worker *w)
 	w->proto_data = ct; /* from here on, x__stop() and x__fini() undo what was done */
 	snprintf(ct->url, sizeof(ct->url), "%s://%s%s%s:%u%s", ll_scheme_name(cfg->url.scheme),
 		 v6 ? "[" : "", cfg->url.host, v6 ? "]" : "", cfg->url.port, cfg->url.path);
-	ct->slots = calloc(w->nslots, sizeof(*ct->slots));
 	ct->multi = curl_multi_init();
-	if (!ct->slots || !ct->multi)
+	if (!ct->multi)
 		return -ENOMEM;
 	err = x__headers(ct, cfg);
 	if (!err)
@@ -463,57 +459,14 @@ static int x__init(struct drv_worker *w)
 	if (err)
 		return err;
 	ct->has_timeout = true;
-	for (i = 0; i < w->nslots; i++) {
-		struct curl_slot *s = &ct->slots[i];
-
-		s->ct = ct;
-		s->slot = i;
-		err = uv_timer_init(&w->loop, &s->wait);
-		if (err)
-			return err;
-		s->easy = curl_easy_init();
-		if (!s->easy)
-			return -ENOMEM;
-		err = x__easy_setup(ct, s);
-		if (err)
-			return err;
-	}
 	return 0;
 }
 
-static void x__start(struct drv_worker *w)
-{
-	struct curl_thread *ct = w->proto_data;
-	uint32_t i;
-
-	for (i = 0; i < w->nslots && !w->stopping; i++)
-		x__next(&ct->slots[i]);
-}
-
-static void x__sweep(struct drv_worker *w, uint64_t now)
-{
-	/* curl enforces CURLOPT_TIMEOUT_MS itself */
-}
-
+/* After every slot's stop (their handles removed from the multi). */
 static void x__stop(struct drv_worker *w)
 {
 	struct curl_thread *ct = w->proto_data;
-	struct curl_slot *s;
-	uint32_t i;
 
-	for (i = 0; ct->slots && i < w->nslots; i++) {
-		s = &ct->slots[i];
-		if (s->pending && !s->ent.pos) /* sent, not merely scheduled */
-			x__st(s)->cancelled++;
-		s->pending = false;
-		drv_sched_cancel(&w->sched, &s->ent);
-		if (s->added && curl_multi_remove_handle(ct->multi, s->easy) == CURLM_OK)
-			s->added = false;
-		if (s->ct) { /* its timer was initialised */
-			uv_timer_stop(&s->wait);
-			uv_close((uv_handle_t *)&s->wait, NULL);
-		}
-	}
 	/* closes the cached connections; curl reports each socket removed first */
 	if (ct->multi)
 		curl_multi_cleanup(ct->multi);
@@ -528,18 +481,14 @@ static void x__stop(struct drv_worker *w)
 static void x__fini(struct drv_worker *w)
 {
 	struct curl_thread *ct = w->proto_data;
-	uint32_t i;
 
 	w->proto_data = NULL;
 	if (!ct)
 		return;
-	for (i = 0; ct->slots && i < w->nslots; i++)
-		curl_easy_cleanup(ct->slots[i].easy);
 	if (ct->multi)
 		curl_multi_cleanup(ct->multi);
 	curl_slist_free_all(ct->resolve);
 	curl_slist_free_all(ct->headers);
-	free(ct->slots);
 	free(ct);
 }
 
@@ -556,8 +505,7 @@ static void x__global_fini(void)
 const struct drv_proto drv_proto_http_curl = {
 	.name = "http",
 	.init = x__init,
-	.start = x__start,
-	.sweep = x__sweep,
+	.slot = &x__slot_ops,
 	.stop = x__stop,
 	.fini = x__fini,
 	.global_init = x__global_init,

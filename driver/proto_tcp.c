@@ -7,12 +7,14 @@
  *
  * Nothing is allocated per request or per connection: the request bytes are built once per
  * thread, one read buffer per thread serves every connection (libuv hands out a buffer and calls
- * back before the next read), and each slot embeds its uv_tcp_t, requests, timer and scheduler
- * entry; a closed uv_tcp_t is re-initialised in place once its close callback has run.
+ * back before the next read), and each slot (allocated once, on its first request) embeds the
+ * slot base, its uv_tcp_t and requests; a closed uv_tcp_t is re-initialised in place once its
+ * close callback has run.
  *
- * Slot life: ask the pacer → (wait for the intended time) → (connect) → send → read the response
- * → record → ask again. A failure is counted by class, the connection closed, and the slot asks
- * the pacer again, so a failed attempt uses up its share of -n like a successful one.
+ * Slot life (the base paces and waits, slot.c): (connect) → send → read the response → record →
+ * next. A failure is counted by class, the connection closed, and the slot asks the pacer again
+ * once it is, so a failed attempt uses up its share of -n like a successful one; after a failed
+ * connect (refused, unreachable, timed out) it first backs off, 1 ms doubling to 1 s.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -24,6 +26,7 @@
 #include "frame.h"
 #include "proto.h"
 #include "request.h"
+#include "slot.h"
 #include "worker.h"
 
 #ifndef IP_BIND_ADDRESS_NO_PORT
@@ -31,66 +34,46 @@
 #endif
 
 #define TCP_READ_BUF (64 * 1024)
-#define TCP_BACKOFF_MS 10 /* after EMFILE / EADDRNOTAVAIL: let resources free up */
 
 struct tcp_thread;
 
 struct tcp_conn {
+	struct drv_slot base;
 	uv_tcp_t tcp;
 	uv_connect_t connect_req;
 	uv_write_t write_req;
-	uv_timer_t wait; /* backoff after an error */
-	struct drv_sched_ent ent;
 	struct tcp_thread *tt;
-	uint32_t slot;	 /* local slot index */
 	bool open;	 /* tcp is initialised and not yet closed */
 	bool closing;	 /* uv_close() called, close callback pending */
-	bool pending;	 /* a request attempt is taken and not yet resolved */
+	bool connecting; /* connect started, not yet up */
 	bool in_flight;	 /* its bytes are (being) sent; awaiting the response */
 	bool writing;	 /* write_req in use */
-	bool done;	 /* the pacer said no more */
-	bool backoff;	 /* after close, wait TCP_BACKOFF_MS before the next attempt */
 	bool resume;	 /* a due request waits for the close to finish, then connects */
 	uint8_t lp[4];	 /* refserver framing: this request's length prefix */
 	uint64_t rx;	 /* bytes of the current response received */
-	uint64_t t_send;
-	uint64_t t_op;	   /* connect start, then send time */
-	uint64_t deadline; /* t_op + timeout while connecting or in flight; 0 = none */
-	uint64_t on_conn;  /* requests completed on this connection */
-	struct drv_ticket ticket;
+	uint64_t t_op;	 /* connect start */
+	uint64_t on_conn; /* requests completed on this connection */
 	struct drv_frame frame;
 };
 
 struct tcp_thread {
-	struct drv_worker *w;
-	struct tcp_conn *conns;
-	struct drv_request rq;
+	struct drv_slot_io io; /* request bytes, read buffer */
 	struct drv_frame_rule rule;
-	char *rbuf;
 	uint64_t reconnect_every;
 	uint64_t timeout_ns;
 	unsigned src_next;
 };
 
-static void x__next(struct tcp_conn *c);
 static void x__connect(struct tcp_conn *c);
 
-static inline struct drv_worker *x__w(const struct tcp_conn *c)
+static inline struct tcp_conn *x__c(struct drv_slot *s)
 {
-	return c->tt->w;
+	return container_of(s, struct tcp_conn, base);
 }
 
 static inline struct drv_stats *x__st(struct tcp_conn *c)
 {
-	return drv_worker_stats(x__w(c), &c->ticket);
-}
-
-static void x__on_backoff(uv_timer_t *t)
-{
-	struct tcp_conn *c = container_of(t, struct tcp_conn, wait);
-
-	c->backoff = false;
-	x__next(c);
+	return drv_worker_stats(c->base.w, &c->base.ticket);
 }
 
 static void x__on_close(uv_handle_t *h)
@@ -99,25 +82,16 @@ static void x__on_close(uv_handle_t *h)
 
 	c->open = false;
 	c->closing = false;
-	if (x__w(c)->stopping)
+	if (c->base.w->stopping)
 		return;
-	if (c->done) {
-		drv_worker_slot_done(x__w(c));
-		return;
-	}
-	if (c->resume) {
+	if (c->base.done) {
+		drv_slot_done(&c->base);
+	} else if (c->resume) {
 		c->resume = false;
 		x__connect(c);
-		return;
+	} else if (!c->base.pending) { /* else its next request waits for its time, then connects */
+		drv_slot_retry(&c->base);
 	}
-	if (c->ent.pos) /* closed while its next request waits: that one will connect */
-		return;
-	if (c->backoff) {
-		c->backoff = false;
-		uv_timer_start(&c->wait, x__on_backoff, TCP_BACKOFF_MS, 0);
-		return;
-	}
-	x__next(c);
 }
 
 static void x__close(struct tcp_conn *c)
@@ -125,25 +99,20 @@ static void x__close(struct tcp_conn *c)
 	if (!c->open || c->closing)
 		return;
 	c->closing = true;
-	c->deadline = 0;
+	c->base.deadline = 0;
 	uv_close((uv_handle_t *)&c->tcp, x__on_close);
 }
 
 /* Count a failure, drop the connection; its close callback starts the slot's next attempt. */
 static void x__fail(struct tcp_conn *c, int err)
 {
-	enum drv_err e = drv_err_class(err);
-
-	drv_worker_error(x__w(c), &c->ticket, err);
-	c->pending = false;
+	drv_slot_fail(&c->base, err, c->connecting);
 	c->in_flight = false;
-	c->deadline = 0;
-	if (e == DRV_ERR_EMFILE || e == DRV_ERR_ADDRNOTAVAIL)
-		c->backoff = true;
+	c->connecting = false;
 	if (c->open)
 		x__close(c);
-	else if (!x__w(c)->stopping)
-		uv_timer_start(&c->wait, x__on_backoff, TCP_BACKOFF_MS, 0);
+	else
+		drv_slot_retry(&c->base);
 }
 
 static void x__on_write(uv_write_t *req, int status)
@@ -169,19 +138,19 @@ static void x__send(struct tcp_conn *c)
 	drv_frame_reset(&tt->rule, &c->frame);
 	c->rx = 0;
 	c->in_flight = true;
-	c->t_send = c->t_op = uv_hrtime();
-	c->deadline = c->t_op + tt->timeout_ns;
-	if (tt->rq.sized) {
-		size = drv_request_size(&tt->rq);
+	c->base.t_send = uv_hrtime();
+	c->base.deadline = c->base.t_send + tt->timeout_ns;
+	if (tt->io.rq.sized) {
+		size = drv_request_size(&tt->io.rq);
 		c->lp[0] = (uint8_t)(size >> 24);
 		c->lp[1] = (uint8_t)(size >> 16);
 		c->lp[2] = (uint8_t)(size >> 8);
 		c->lp[3] = (uint8_t)size;
 		b[nb++] = uv_buf_init((char *)c->lp, 4);
 		if (size)
-			b[nb++] = uv_buf_init(tt->rq.buf, (unsigned int)size);
+			b[nb++] = uv_buf_init(tt->io.rq.buf, (unsigned int)size);
 	} else {
-		b[nb++] = uv_buf_init(tt->rq.buf, (unsigned int)tt->rq.len);
+		b[nb++] = uv_buf_init(tt->io.rq.buf, (unsigned int)tt->io.rq.len);
 	}
 	total = b[0].len + (nb > 1 ? b[1].len : 0);
 	n = uv_try_write((uv_stream_t *)&c->tcp, b, nb);
@@ -214,25 +183,23 @@ static void x__send(struct tcp_conn *c)
 
 static void x__complete(struct tcp_conn *c)
 {
-	struct drv_worker *w = x__w(c);
+	struct drv_worker *w = c->base.w;
 	struct drv_stats *st = x__st(c);
-	uint64_t now = uv_hrtime();
 	uint16_t status = c->frame.status;
 
 	if (c->writing) { /* an answer before the whole request was written */
 		x__fail(c, DRV_E_MALFORMED);
 		return;
 	}
-	drv_worker_response(w, &c->ticket, c->t_send, now);
-	c->pending = false;
+	drv_worker_response(w, &c->base.ticket, c->base.t_send, uv_hrtime());
+	drv_slot_resolved(&c->base);
 	c->in_flight = false;
-	c->deadline = 0;
 	c->on_conn++;
 	if (c->tt->rule.rule == DRV_RESP_HTTP) {
 		st->status[status < DRV_STATUS_MAX ? status : 0]++;
 		st->http_version[c->frame.hp.http_minor ? DRV_HTTPV_1_1 : DRV_HTTPV_1_0]++;
 		if (status < 200 || status > 299)
-			drv_worker_error(w, &c->ticket, DRV_E_HTTP_STATUS);
+			drv_worker_error(w, &c->base.ticket, DRV_E_HTTP_STATUS);
 		else
 			drv_counter_add(&st->requests, 1);
 	} else {
@@ -243,15 +210,15 @@ static void x__complete(struct tcp_conn *c)
 		x__close(c); /* the client closes first: TIME_WAIT stays on this side */
 		return;
 	}
-	x__next(c);
+	drv_slot_next(&c->base);
 }
 
 static void x__alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
 	struct tcp_conn *c = container_of(h, struct tcp_conn, tcp);
 
-	buf->base = c->tt->rbuf;
-	buf->len = TCP_READ_BUF;
+	buf->base = c->tt->io.rbuf;
+	buf->len = c->tt->io.rbuf_len;
 }
 
 static void x__on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
@@ -301,6 +268,8 @@ static void x__on_connect(uv_connect_t *req, int status)
 		x__fail(c, status);
 		return;
 	}
+	c->connecting = false;
+	drv_slot_connected(&c->base);
 	drv_counter_add(&x__st(c)->connections, 1);
 	ll_hist_record(x__st(c)->connect, uv_hrtime() - c->t_op);
 	c->on_conn = 0;
@@ -316,7 +285,7 @@ static void x__on_connect(uv_connect_t *req, int status)
 /* --source-addr: bind to the next local address, the port chosen at connect time. */
 static int x__bind_source(struct tcp_conn *c)
 {
-	const struct drv_config *cfg = x__w(c)->cfg;
+	const struct drv_config *cfg = c->base.w->cfg;
 	const struct sockaddr_storage *src = &cfg->sources[c->tt->src_next++ % cfg->nsources];
 	uv_os_fd_t fd;
 	int one = 1, err;
@@ -330,9 +299,10 @@ static int x__bind_source(struct tcp_conn *c)
 
 static void x__connect(struct tcp_conn *c)
 {
-	struct drv_worker *w = x__w(c);
+	struct drv_worker *w = c->base.w;
 	int err;
 
+	c->connecting = true;
 	err = uv_tcp_init_ex(&w->loop, &c->tcp, w->cfg->addr.ss_family);
 	if (err) { /* no handle to close: x__fail() retries after a backoff */
 		x__fail(c, err);
@@ -341,7 +311,7 @@ static void x__connect(struct tcp_conn *c)
 	c->open = true;
 	x__st(c)->connect_attempts++;
 	c->t_op = uv_hrtime();
-	c->deadline = c->t_op + c->tt->timeout_ns;
+	c->base.deadline = c->t_op + c->tt->timeout_ns;
 	err = w->cfg->nsources ? x__bind_source(c) : 0;
 	if (!err)
 		err = uv_tcp_connect(&c->connect_req, &c->tcp,
@@ -350,9 +320,34 @@ static void x__connect(struct tcp_conn *c)
 		x__fail(c, err);
 }
 
-static void x__go(struct tcp_conn *c, bool waited)
+/* The thread's part: request bytes, framing rule, read buffer. */
+
+static int x__init(struct drv_worker *w)
 {
-	drv_worker_started(x__w(c), &c->ticket, uv_hrtime(), waited);
+	struct tcp_thread *tt;
+	int err = drv_slot_io_new(w, sizeof(*tt), TCP_READ_BUF);
+
+	if (err)
+		return err;
+	tt = w->proto_data;
+	tt->reconnect_every = w->cfg->reconnect_every;
+	tt->timeout_ns = w->cfg->timeout_ns;
+	drv_frame_rule_init(&tt->rule, w->cfg);
+	return 0;
+}
+
+/* The slot operations (slot.h). */
+
+static int x__slot_init(struct drv_slot *s)
+{
+	x__c(s)->tt = s->w->proto_data;
+	return 0;
+}
+
+static void x__slot_go(struct drv_slot *s)
+{
+	struct tcp_conn *c = x__c(s);
+
 	if (c->closing)
 		c->resume = true;
 	else if (c->open)
@@ -361,152 +356,47 @@ static void x__go(struct tcp_conn *c, bool waited)
 		x__connect(c);
 }
 
-static void x__on_due(struct drv_sched_ent *e)
+static void x__slot_finish(struct drv_slot *s)
 {
-	struct tcp_conn *c = container_of(e, struct tcp_conn, ent);
+	struct tcp_conn *c = x__c(s);
 
-	if (!x__w(c)->stopping)
-		x__go(c, true);
+	if (c->open)
+		x__close(c); /* its close callback reports the slot done */
+	else
+		drv_slot_done(s);
 }
 
-/* The slot is ready for its next attempt: with an idle open connection, or none. */
-static void x__next(struct tcp_conn *c)
+static void x__slot_expire(struct drv_slot *s)
 {
-	struct drv_worker *w = x__w(c);
+	struct tcp_conn *c = x__c(s);
 
-	if (w->stopping)
-		return;
-	switch (drv_worker_pace(w, c->slot, &c->ticket, &c->ent, x__on_due, &c->pending)) {
-	case DRV_PACE_DONE:
-		c->done = true;
-		if (c->open)
-			x__close(c); /* its close callback reports the slot done */
-		else
-			drv_worker_slot_done(w);
-		return;
-	case DRV_PACE_GO:
-		x__go(c, false);
-		return;
-	case DRV_PACE_WAIT:
-		return;
-	}
+	if (c->open && !c->closing)
+		x__fail(c, -ETIMEDOUT);
 }
 
-static int x__init(struct drv_worker *w)
+static void x__slot_stop(struct drv_slot *s)
 {
-	struct tcp_thread *tt;
-	uint32_t i;
-	int err = -ENOMEM;
+	struct tcp_conn *c = x__c(s);
 
-	tt = calloc(1, sizeof(*tt));
-	if (!tt)
-		return -ENOMEM;
-	tt->w = w;
-	tt->reconnect_every = w->cfg->reconnect_every;
-	tt->timeout_ns = w->cfg->timeout_ns;
-	drv_frame_rule_init(&tt->rule, w->cfg);
-	tt->rbuf = malloc(TCP_READ_BUF);
-	tt->conns = calloc(w->nslots, sizeof(*tt->conns));
-	if (!tt->rbuf || !tt->conns)
-		goto cleanup;
-	err = drv_request_init(&tt->rq, w->cfg, w->id + 1);
-	if (err)
-		goto cleanup;
-	for (i = 0; i < w->nslots; i++) {
-		tt->conns[i].tt = tt;
-		tt->conns[i].slot = i;
-		err = uv_timer_init(&w->loop, &tt->conns[i].wait);
-		if (err)
-			goto cleanup_timers;
-	}
-	w->proto_data = tt;
-	return 0;
-
-cleanup_timers:
-	while (i--)
-		uv_close((uv_handle_t *)&tt->conns[i].wait, NULL);
-	/* the timers are closed on the loop; drv_worker_abandon() drains it before conns go */
-	tt->w = NULL;
-	w->proto_data = tt;
-	return err;
-cleanup:
-	drv_request_fini(&tt->rq);
-	free(tt->conns);
-	free(tt->rbuf);
-	free(tt);
-	return err;
+	c->in_flight = false;
+	x__close(c);
 }
 
-static void x__start(struct drv_worker *w)
-{
-	struct tcp_thread *tt = w->proto_data;
-	uint32_t i;
-
-	for (i = 0; i < w->nslots && !w->stopping; i++)
-		x__next(&tt->conns[i]);
-}
-
-static void x__sweep(struct drv_worker *w, uint64_t now)
-{
-	struct tcp_thread *tt = w->proto_data;
-	struct tcp_conn *c;
-	uint32_t i;
-
-	for (i = 0; i < w->nslots; i++) {
-		c = &tt->conns[i];
-		if (c->deadline && now >= c->deadline && c->open && !c->closing)
-			x__fail(c, -ETIMEDOUT);
-	}
-}
-
-static void x__stop(struct drv_worker *w)
-{
-	struct tcp_thread *tt = w->proto_data;
-	struct tcp_conn *c;
-	uint32_t i;
-
-	if (!tt->w) /* init failed half-way: its timers are already closing */
-		return;
-	for (i = 0; i < w->nslots; i++) {
-		c = &tt->conns[i];
-		if (c->pending && !c->ent.pos) /* sent, not merely scheduled */
-			x__st(c)->cancelled++;
-		c->pending = false;
-		c->in_flight = false;
-		drv_sched_cancel(&w->sched, &c->ent);
-		x__close(c);
-		uv_timer_stop(&c->wait);
-		uv_close((uv_handle_t *)&c->wait, NULL);
-	}
-}
-
-static void x__fini(struct drv_worker *w)
-{
-	struct tcp_thread *tt = w->proto_data;
-
-	w->proto_data = NULL;
-	if (!tt)
-		return;
-	drv_request_fini(&tt->rq);
-	free(tt->conns);
-	free(tt->rbuf);
-	free(tt);
-}
+static const struct drv_slot_ops x__slot_ops = {
+	.size = sizeof(struct tcp_conn), .init = x__slot_init, .go = x__slot_go,
+	.finish = x__slot_finish, .expire = x__slot_expire, .stop = x__slot_stop,
+};
 
 const struct drv_proto drv_proto_tcp = {
 	.name = "tcp",
 	.init = x__init,
-	.start = x__start,
-	.sweep = x__sweep,
-	.stop = x__stop,
-	.fini = x__fini,
+	.slot = &x__slot_ops,
+	.fini = drv_slot_io_fini,
 };
 
 const struct drv_proto drv_proto_http_native = {
 	.name = "http",
 	.init = x__init,
-	.start = x__start,
-	.sweep = x__sweep,
-	.stop = x__stop,
-	.fini = x__fini,
+	.slot = &x__slot_ops,
+	.fini = drv_slot_io_fini,
 };

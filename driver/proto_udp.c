@@ -1,73 +1,91 @@
 // SPDX-License-Identifier: MIT
 /*
- * udp:// — one datagram each way, one request in flight per slot. Each slot has its own
- * connected socket, so a reply can only be for that slot. A request with no reply within
- * --timeout is counted "lost"; a reply that comes after that is counted "late", apart.
+ * udp:// — one datagram each way, one request in flight per slot, each slot on its own connected
+ * socket (so a reply can only be for that slot).
  *
- * Matching: when the payload is ours (no --payload, every size >= 8), its first 8 bytes carry a
- * tag ("LL" and a 48-bit sequence number); an echoing server (the refserver) sends it back, so a
- * late reply is told from the current one exactly. Otherwise any reply while a request is in
- * flight answers it, and a reply while none is in flight is late.
+ * Matching: every request carries an id, and a reply is matched by it, never by arrival order.
+ * Our own payload (no --payload, every size >= 8) starts with an 8-byte tag, "LL" and a 48-bit
+ * sequence number, which an echoing server (the refserver) returns; with --payload, --id
+ * OFFSET:WIDTH stamps the sequence number (big-endian, WIDTH bytes) into the payload at OFFSET,
+ * where DNS and memcached's UDP frame carry their request id. Each slot remembers its last
+ * UDP_HIST requests, so a reply is exactly one of: the answer to the request in flight; `late`
+ * (its request was already counted lost; latency kept apart); `duplicate` (its request was already
+ * answered); or `unmatched` (no such request: junk, or older than the history). A request counts
+ * as answered only if its reply came within --timeout of the send, whatever the sweep's period.
+ *
+ * Without an id (--payload without --id, or --size below 8), a reply while a request is in flight
+ * answers it, and one while none is, is `unmatched`; after a loss the slot takes a new socket, so a
+ * late reply can never be taken for the next request's answer.
+ *
+ * The kernel's count of datagrams dropped on each socket because its receive buffer was full
+ * (sk_drops, the counter SO_RXQ_OVFL reports) is read with SO_MEMINFO when the socket closes.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <linux/sock_diag.h>
 #include <uv.h>
 #include "config.h"
 #include "drv.h"
 #include "proto.h"
 #include "request.h"
+#include "slot.h"
 #include "worker.h"
 
+#ifndef SO_MEMINFO
+#define SO_MEMINFO 55
+#endif
+
 #define UDP_READ_BUF (64 * 1024)
-#define UDP_BACKOFF_MS 10
 #define UDP_TAG_MAGIC 0x4c4cULL /* "LL" in the top 16 bits */
+#define UDP_SEQ48 0xffffffffffffULL
+#define UDP_HIST 8 /* requests per slot remembered for late and duplicate replies */
 
 struct udp_thread;
 
+enum udp_req_state { UDP_FREE = 0, UDP_IN_FLIGHT, UDP_ANSWERED, UDP_LOST, UDP_LATE };
+
+/* One request sent, remembered until UDP_HIST more have gone. */
+struct udp_req {
+	uint64_t id; /* as sent, masked to the id's width */
+	uint64_t intended, sent;
+	uint8_t state;
+	bool warm;
+};
+
 struct udp_slot {
+	struct drv_slot base;
 	uv_udp_t udp;
 	uv_udp_send_t send_req;
-	uv_timer_t wait; /* next attempt after a failure (never recursing) */
-	struct drv_sched_ent ent;
 	struct udp_thread *ut;
-	uint32_t slot;
-	bool open, closing, pending, in_flight, sending, done;
+	bool open, closing, in_flight, sending;
+	bool resume; /* a due request waits for the old socket to close */
 	uint8_t tag[8];
 	uint64_t seq;
-	uint64_t t_send, deadline;
-	struct drv_ticket ticket;
+	struct udp_req hist[UDP_HIST]; /* hist[seq % UDP_HIST] */
 };
 
 struct udp_thread {
-	struct drv_worker *w;
-	struct udp_slot *slots;
-	struct drv_request rq;
-	char *rbuf;
-	bool tagged;
+	struct drv_slot_io io; /* request bytes, read buffer */
+	bool ids;	   /* requests carry an id */
+	bool magic;	   /* the id is our 8-byte tag at offset 0 */
+	unsigned id_off;   /* where the id sits in request and reply */
+	unsigned id_width; /* its bytes */
+	uint64_t id_mask;
 	uint64_t timeout_ns;
 };
 
-static void x__next(struct udp_slot *u);
+static void x__transmit(struct udp_slot *u);
 
 static inline struct drv_worker *x__w(const struct udp_slot *u)
 {
-	return u->ut->w;
+	return u->base.w;
 }
 
 static inline struct drv_stats *x__st(struct udp_slot *u)
 {
-	return drv_worker_stats(x__w(u), &u->ticket);
-}
-
-static void x__on_wait(uv_timer_t *t)
-{
-	struct udp_slot *u = container_of(t, struct udp_slot, wait);
-
-	if (u->closing) /* a failed socket still closing: try once it is gone */
-		uv_timer_start(&u->wait, x__on_wait, 1, 0);
-	else
-		x__next(u);
+	return drv_worker_stats(x__w(u), &u->base.ticket);
 }
 
 static void x__on_close(uv_handle_t *h)
@@ -76,21 +94,36 @@ static void x__on_close(uv_handle_t *h)
 
 	u->open = false;
 	u->closing = false;
+	if (u->resume && !x__w(u)->stopping) {
+		u->resume = false;
+		x__transmit(u);
+	}
 }
 
-/* Count a failure; the next attempt starts from the loop, after a backoff for resource errors. */
+/* Close the slot's socket, adding its receive-buffer drops to the counts. */
+static void x__close_sock(struct udp_slot *u)
+{
+	uint32_t mem[SK_MEMINFO_VARS];
+	socklen_t len = sizeof(mem);
+	uv_os_fd_t fd;
+
+	if (!u->open || u->closing)
+		return;
+	if (!uv_fileno((uv_handle_t *)&u->udp, &fd) &&
+	    !getsockopt(fd, SOL_SOCKET, SO_MEMINFO, mem, &len) &&
+	    len > SK_MEMINFO_DROPS * sizeof(mem[0]))
+		x__w(u)->stats.rxq_ovfl += mem[SK_MEMINFO_DROPS];
+	u->closing = true;
+	uv_close((uv_handle_t *)&u->udp, x__on_close);
+}
+
+/* A socket error (refused, unreachable...): counted, then the next attempt after a backoff. */
 static void x__fail(struct udp_slot *u, int err)
 {
-	enum drv_err e = drv_err_class(err);
-
-	drv_worker_error(x__w(u), &u->ticket, err);
-	u->pending = false;
+	drv_slot_fail(&u->base, err, true);
+	u->hist[u->seq % UDP_HIST].state = UDP_LOST;
 	u->in_flight = false;
-	u->deadline = 0;
-	if (x__w(u)->stopping)
-		return;
-	uv_timer_start(&u->wait, x__on_wait,
-		       e == DRV_ERR_EMFILE || e == DRV_ERR_ADDRNOTAVAIL ? UDP_BACKOFF_MS : 0, 0);
+	drv_slot_retry(&u->base);
 }
 
 static void x__on_send(uv_udp_send_t *req, int status)
@@ -98,37 +131,75 @@ static void x__on_send(uv_udp_send_t *req, int status)
 	struct udp_slot *u = container_of(req, struct udp_slot, send_req);
 
 	u->sending = false;
-	if (status == UV_ECANCELED || u->closing)
-		return;
-	if (status < 0 && u->in_flight)
+	/* a send that failed fails its request, unless the socket was closed under it */
+	if (status < 0 && status != UV_ECANCELED && !u->closing && u->in_flight)
 		x__fail(u, status);
 }
 
-static void x__complete(struct udp_slot *u)
+/* The request in flight got no reply within --timeout: lost. */
+static void x__lost(struct udp_slot *u)
 {
-	struct drv_worker *w = x__w(u);
-
-	drv_worker_response(w, &u->ticket, u->t_send, uv_hrtime());
-	drv_counter_add(&x__st(u)->requests, 1);
-	u->pending = false;
+	drv_slot_fail(&u->base, DRV_E_LOST, false);
+	u->hist[u->seq % UDP_HIST].state = UDP_LOST;
 	u->in_flight = false;
-	u->deadline = 0;
-	x__next(u);
+	if (!u->ut->ids) /* a late reply must not answer the next request: new socket */
+		x__close_sock(u);
+}
+
+/* A first reply to a request already counted lost. */
+static void x__late(struct udp_slot *u, struct udp_req *r, uint64_t now)
+{
+	struct drv_stats *st = r->warm ? &x__w(u)->warm : &x__w(u)->stats;
+
+	r->state = UDP_LATE;
+	st->late++;
+	ll_hist_record(st->late_latency, now - r->intended);
+}
+
+static void x__complete(struct udp_slot *u, uint64_t now)
+{
+	u->hist[u->seq % UDP_HIST].state = UDP_ANSWERED;
+	drv_worker_response(x__w(u), &u->base.ticket, u->base.t_send, now);
+	drv_counter_add(&x__st(u)->requests, 1);
+	drv_slot_resolved(&u->base);
+	u->in_flight = false;
+	drv_slot_next(&u->base);
 }
 
 static void x__alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
 	struct udp_slot *u = container_of((uv_udp_t *)h, struct udp_slot, udp);
 
-	*buf = uv_buf_init(u->ut->rbuf, UDP_READ_BUF);
+	*buf = uv_buf_init(u->ut->io.rbuf, (unsigned int)u->ut->io.rbuf_len);
+}
+
+/* The request a reply names, or NULL if it names none this slot remembers. */
+static struct udp_req *x__match(struct udp_slot *u, const uint8_t *p, size_t n)
+{
+	struct udp_thread *ut = u->ut;
+	struct udp_req *r;
+	uint64_t v = 0;
+	unsigned i;
+
+	if (n < (size_t)ut->id_off + ut->id_width)
+		return NULL;
+	for (i = 0; i < ut->id_width; i++)
+		v = v << 8 | p[ut->id_off + i];
+	if (ut->magic) {
+		if (v >> 48 != UDP_TAG_MAGIC)
+			return NULL;
+		v &= UDP_SEQ48;
+	}
+	r = &u->hist[v % UDP_HIST];
+	return r->state != UDP_FREE && r->id == v ? r : NULL;
 }
 
 static void x__on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf,
 		       const struct sockaddr *addr, unsigned flags)
 {
 	struct udp_slot *u = container_of(h, struct udp_slot, udp);
-	uint64_t v = 0;
-	unsigned i;
+	uint64_t now = uv_hrtime();
+	struct udp_req *r;
 
 	if (nread < 0) {
 		if (u->in_flight)
@@ -138,49 +209,72 @@ static void x__on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf,
 	if (!addr) /* nothing more to read for now */
 		return;
 	x__st(u)->bytes_received += (uint64_t)nread;
-	if (u->ut->tagged && nread >= 8) {
-		for (i = 0; i < 8; i++)
-			v = v << 8 | (uint8_t)buf->base[i];
-		if (v >> 48 == UDP_TAG_MAGIC) {
-			if (u->in_flight && (v & 0xffffffffffffULL) == (u->seq & 0xffffffffffffULL))
-				x__complete(u);
-			else
-				x__st(u)->late++;
+	if (!u->ut->ids) {
+		if (u->in_flight && now < u->base.deadline)
+			x__complete(u, now);
+		else if (u->in_flight) {
+			x__lost(u);
+			drv_slot_next(&u->base);
+		} else
+			x__w(u)->stats.unmatched++;
+		return;
+	}
+	r = x__match(u, (const uint8_t *)buf->base, (size_t)nread);
+	if (!r) {
+		x__w(u)->stats.unmatched++;
+		return;
+	}
+	switch (r->state) {
+	case UDP_IN_FLIGHT:
+		if (now < u->base.deadline) {
+			x__complete(u, now);
 			return;
 		}
+		x__lost(u); /* the sweep had not seen it yet */
+		x__late(u, r, now);
+		drv_slot_next(&u->base);
+		return;
+	case UDP_LOST:
+		x__late(u, r, now);
+		return;
+	default:
+		(r->warm ? &x__w(u)->warm : &x__w(u)->stats)->duplicate++;
+		return;
 	}
-	if (u->in_flight)
-		x__complete(u);
-	else
-		x__st(u)->late++;
 }
 
 static void x__send(struct udp_slot *u)
 {
 	struct udp_thread *ut = u->ut;
-	uv_buf_t b[2];
+	struct udp_req *r;
+	uv_buf_t b[3];
 	unsigned nb = 0, i;
 	uint64_t size, v;
 	int n, err;
 
 	u->in_flight = true;
-	u->t_send = uv_hrtime();
-	u->deadline = u->t_send + ut->timeout_ns;
+	u->base.t_send = uv_hrtime();
+	u->base.deadline = u->base.t_send + ut->timeout_ns;
 	u->seq++;
-	if (ut->rq.sized) {
-		size = drv_request_size(&ut->rq);
-		if (ut->tagged) {
-			v = UDP_TAG_MAGIC << 48 | (u->seq & 0xffffffffffffULL);
-			for (i = 0; i < 8; i++)
-				u->tag[i] = (uint8_t)(v >> (56 - 8 * i));
-			b[nb++] = uv_buf_init((char *)u->tag, 8);
-			b[nb++] = uv_buf_init(ut->rq.buf + 8, (unsigned int)(size - 8));
-		} else {
-			b[nb++] = uv_buf_init(ut->rq.buf, (unsigned int)size);
-		}
+	size = ut->io.rq.sized ? drv_request_size(&ut->io.rq) : ut->io.rq.len;
+	if (ut->ids) {
+		v = ut->magic ? UDP_TAG_MAGIC << 48 | (u->seq & UDP_SEQ48) : u->seq & ut->id_mask;
+		for (i = 0; i < ut->id_width; i++)
+			u->tag[i] = (uint8_t)(v >> (8 * (ut->id_width - 1 - i)));
+		r = &u->hist[u->seq % UDP_HIST];
+		r->id = u->seq & ut->id_mask;
+		r->intended = u->base.ticket.intended;
+		r->sent = u->base.t_send;
+		r->warm = u->base.ticket.warm;
+		r->state = UDP_IN_FLIGHT;
+		if (ut->id_off)
+			b[nb++] = uv_buf_init(ut->io.rq.buf, ut->id_off);
+		b[nb++] = uv_buf_init((char *)u->tag, ut->id_width);
+		if (size > ut->id_off + ut->id_width)
+			b[nb++] = uv_buf_init(ut->io.rq.buf + ut->id_off + ut->id_width,
+					      (unsigned int)(size - ut->id_off - ut->id_width));
 	} else {
-		size = ut->rq.len;
-		b[nb++] = uv_buf_init(ut->rq.buf, (unsigned int)size);
+		b[nb++] = uv_buf_init(ut->io.rq.buf, (unsigned int)size);
 	}
 	x__st(u)->bytes_sent += size;
 	n = uv_udp_try_send(&u->udp, b, nb, NULL);
@@ -209,9 +303,16 @@ static int x__open(struct udp_slot *u)
 	u->open = true;
 	if (w->cfg->nsources) { /* --source-addr: round-robin over the local addresses */
 		err = uv_udp_bind(&u->udp,
-				  (const struct sockaddr *)&w->cfg->sources[u->slot %
+				  (const struct sockaddr *)&w->cfg->sources[u->base.idx %
 									 w->cfg->nsources],
 				  0);
+		if (err)
+			return err;
+	}
+	if (w->cfg->rcvbuf) {
+		int v = (int)w->cfg->rcvbuf;
+
+		err = uv_recv_buffer_size((uv_handle_t *)&u->udp, &v);
 		if (err)
 			return err;
 	}
@@ -221,19 +322,20 @@ static int x__open(struct udp_slot *u)
 	return err; /* on error the socket stays open; it is closed at stop */
 }
 
-static void x__go(struct udp_slot *u, bool waited)
+/* Open the slot's socket if it has none, then send the request taken. */
+static void x__transmit(struct udp_slot *u)
 {
 	int err;
 
-	drv_worker_started(x__w(u), &u->ticket, uv_hrtime(), waited);
+	if (u->closing) { /* the old socket goes first */
+		u->resume = true;
+		return;
+	}
 	if (!u->open) {
 		x__st(u)->connect_attempts++;
 		err = x__open(u);
 		if (err) {
-			if (u->open) {
-				u->closing = true;
-				uv_close((uv_handle_t *)&u->udp, x__on_close);
-			}
+			x__close_sock(u);
 			x__fail(u, err);
 			return;
 		}
@@ -242,147 +344,75 @@ static void x__go(struct udp_slot *u, bool waited)
 	x__send(u);
 }
 
-static void x__on_due(struct drv_sched_ent *e)
-{
-	struct udp_slot *u = container_of(e, struct udp_slot, ent);
+/* The slot operations (slot.h). */
 
-	if (!x__w(u)->stopping)
-		x__go(u, true);
+static int x__slot_init(struct drv_slot *s)
+{
+	struct udp_slot *u = container_of(s, struct udp_slot, base);
+
+	u->ut = s->w->proto_data;
+	u->seq = (uint64_t)(s->w->first_slot + s->idx) << 32;
+	return 0;
 }
 
-static void x__next(struct udp_slot *u)
+static void x__slot_go(struct drv_slot *s)
 {
-	struct drv_worker *w = x__w(u);
-
-	if (w->stopping)
-		return;
-	switch (drv_worker_pace(w, u->slot, &u->ticket, &u->ent, x__on_due, &u->pending)) {
-	case DRV_PACE_DONE:
-		u->done = true;
-		drv_worker_slot_done(w);
-		return;
-	case DRV_PACE_GO:
-		x__go(u, false);
-		return;
-	case DRV_PACE_WAIT:
-		return;
-	}
+	x__transmit(container_of(s, struct udp_slot, base));
 }
+
+static void x__slot_expire(struct drv_slot *s)
+{
+	struct udp_slot *u = container_of(s, struct udp_slot, base);
+
+	if (!u->in_flight)
+		return;
+	x__lost(u);
+	drv_slot_next(s);
+}
+
+static void x__slot_stop(struct drv_slot *s)
+{
+	struct udp_slot *u = container_of(s, struct udp_slot, base);
+
+	u->in_flight = false;
+	u->resume = false;
+	x__close_sock(u);
+}
+
+/* finish: the socket stays open until the stop */
+static const struct drv_slot_ops x__slot_ops = {
+	.size = sizeof(struct udp_slot), .init = x__slot_init, .go = x__slot_go,
+	.finish = drv_slot_done, .expire = x__slot_expire, .stop = x__slot_stop,
+};
+
+/* The thread's part: request bytes, read buffer, where the id sits. */
 
 static int x__init(struct drv_worker *w)
 {
 	const struct drv_config *cfg = w->cfg;
 	struct udp_thread *ut;
-	uint32_t i;
-	int err = -ENOMEM;
+	int err = drv_slot_io_new(w, sizeof(*ut), UDP_READ_BUF);
 
-	ut = calloc(1, sizeof(*ut));
-	if (!ut)
-		return -ENOMEM;
-	ut->w = w;
-	ut->timeout_ns = cfg->timeout_ns;
-	ut->rbuf = malloc(UDP_READ_BUF);
-	ut->slots = calloc(w->nslots, sizeof(*ut->slots));
-	if (!ut->rbuf || !ut->slots)
-		goto cleanup;
-	err = drv_request_init(&ut->rq, cfg, w->id + 1);
 	if (err)
-		goto cleanup;
-	ut->tagged = ut->rq.sized && ut->rq.size_min >= 8;
-	for (i = 0; i < w->nslots; i++) {
-		ut->slots[i].ut = ut;
-		ut->slots[i].slot = i;
-		ut->slots[i].seq = (uint64_t)(w->first_slot + i) << 32;
-		err = uv_timer_init(&w->loop, &ut->slots[i].wait);
-		if (err)
-			goto cleanup_timers;
+		return err;
+	ut = w->proto_data;
+	ut->timeout_ns = cfg->timeout_ns;
+	if (cfg->id_width) {
+		ut->ids = true;
+		ut->id_off = cfg->id_offset;
+		ut->id_width = cfg->id_width;
+	} else if (ut->io.rq.sized && ut->io.rq.size_min >= 8) {
+		ut->ids = ut->magic = true;
+		ut->id_width = 8;
 	}
-	w->proto_data = ut;
+	ut->id_mask = ut->magic ? UDP_SEQ48 : ut->id_width == 8 ? ~0ULL
+								   : (1ULL << (8 * ut->id_width)) - 1;
 	return 0;
-
-cleanup_timers:
-	while (i--)
-		uv_close((uv_handle_t *)&ut->slots[i].wait, NULL);
-	ut->w = NULL;
-	w->proto_data = ut;
-	return err;
-cleanup:
-	drv_request_fini(&ut->rq);
-	free(ut->slots);
-	free(ut->rbuf);
-	free(ut);
-	return err;
-}
-
-static void x__start(struct drv_worker *w)
-{
-	struct udp_thread *ut = w->proto_data;
-	uint32_t i;
-
-	for (i = 0; i < w->nslots && !w->stopping; i++)
-		x__next(&ut->slots[i]);
-}
-
-static void x__sweep(struct drv_worker *w, uint64_t now)
-{
-	struct udp_thread *ut = w->proto_data;
-	struct udp_slot *u;
-	uint32_t i;
-
-	for (i = 0; i < w->nslots; i++) {
-		u = &ut->slots[i];
-		if (u->in_flight && now >= u->deadline) {
-			drv_worker_error(w, &u->ticket, DRV_E_LOST);
-			u->pending = false;
-			u->in_flight = false;
-			u->deadline = 0;
-			x__next(u);
-		}
-	}
-}
-
-static void x__stop(struct drv_worker *w)
-{
-	struct udp_thread *ut = w->proto_data;
-	struct udp_slot *u;
-	uint32_t i;
-
-	if (!ut->w)
-		return;
-	for (i = 0; i < w->nslots; i++) {
-		u = &ut->slots[i];
-		if (u->pending && !u->ent.pos) /* sent, not merely scheduled */
-			x__st(u)->cancelled++;
-		u->pending = false;
-		u->in_flight = false;
-		drv_sched_cancel(&w->sched, &u->ent);
-		if (u->open && !u->closing) {
-			u->closing = true;
-			uv_close((uv_handle_t *)&u->udp, x__on_close);
-		}
-		uv_timer_stop(&u->wait);
-		uv_close((uv_handle_t *)&u->wait, NULL);
-	}
-}
-
-static void x__fini(struct drv_worker *w)
-{
-	struct udp_thread *ut = w->proto_data;
-
-	w->proto_data = NULL;
-	if (!ut)
-		return;
-	drv_request_fini(&ut->rq);
-	free(ut->slots);
-	free(ut->rbuf);
-	free(ut);
 }
 
 const struct drv_proto drv_proto_udp = {
 	.name = "udp",
 	.init = x__init,
-	.start = x__start,
-	.sweep = x__sweep,
-	.stop = x__stop,
-	.fini = x__fini,
+	.slot = &x__slot_ops,
+	.fini = drv_slot_io_fini,
 };

@@ -210,9 +210,13 @@ void drv_report_summary(FILE *f, const struct drv_config *cfg, const struct drv_
 	double thr = drv_report_throughput(res);
 	int e, first = 1;
 
-	fprintf(f, "  %-12s %llu ok, %llu errors, %llu cancelled (stopped by %s)\n", "requests",
+	fprintf(f, "  %-12s %llu ok, %llu errors, %llu cancelled (stopped by %s%s)\n", "requests",
 		(unsigned long long)t->requests, (unsigned long long)t->errors_total,
-		(unsigned long long)t->cancelled, drv_stop_reason_name(res->reason));
+		(unsigned long long)t->cancelled, drv_stop_reason_name(res->reason),
+		res->before_start ? ", cancelled before start" : "");
+	if (t->not_sent)
+		fprintf(f, "  %-12s %llu (the server could not keep up with --rate)\n", "not sent",
+			(unsigned long long)t->not_sent);
 	fprintf(f, "  %-12s %s\n", "duration", ll_fmt_ns((double)res->duration_ns, b1, sizeof(b1)));
 	fprintf(f, "  %-12s %s req/s", "throughput", x__rate(thr, b1, sizeof(b1)));
 	if (cfg->rate)
@@ -241,8 +245,7 @@ void drv_report_summary(FILE *f, const struct drv_config *cfg, const struct drv_
 		x__version_line(f, cfg, t);
 	}
 	if (cfg->url.scheme == LL_SCHEME_UDP)
-		fprintf(f, "  %-12s %llu lost, %llu late replies\n", "udp",
-			(unsigned long long)t->errors[DRV_ERR_LOST], (unsigned long long)t->late);
+		drv_report_udp(f, t);
 	if (res->warmup_requests)
 		fprintf(f, "  %-12s %llu requests left out\n", "warm-up",
 			(unsigned long long)res->warmup_requests);

@@ -11,6 +11,7 @@
 
 struct drv_config;
 struct drv_result;
+struct drv_stats;
 
 void drv_report_banner(FILE *f, const struct drv_config *cfg);
 /* One interval: h holds its latencies (from the intended send time). */
@@ -27,6 +28,9 @@ double drv_report_busiest_thread(const struct drv_result *res);
 /* A one-line warning when the generator limited the run, else NULL. */
 const char *drv_report_bottleneck(const struct drv_config *cfg, const struct drv_result *res,
 				  char *buf, size_t len);
+
+/* report_udp.c: the udp lines of the summary (lost, late, duplicate, unmatched, drops), hints. */
+void drv_report_udp(FILE *f, const struct drv_stats *t);
 
 /* report_json.c: the result document (schema in docs/driver.md); NULL on allocation failure. */
 json_t *drv_report_json(const struct drv_config *cfg, const struct drv_result *res);

@@ -153,7 +153,12 @@ json_t *drv_report_json(const struct drv_config *cfg, const struct drv_result *r
 	bad |= x__set(o, "errors", errs);
 	bad |= x__set(o, "errors_total", x__u64(t->errors_total));
 	bad |= x__set(o, "cancelled", x__u64(t->cancelled));
+	bad |= x__set(o, "cancelled_before_start", json_boolean(res->before_start));
+	bad |= x__set(o, "not_sent", x__u64(t->not_sent));
 	bad |= x__set(o, "late_replies", x__u64(t->late));
+	bad |= x__set(o, "duplicate_replies", x__u64(t->duplicate));
+	bad |= x__set(o, "unmatched_replies", x__u64(t->unmatched));
+	bad |= x__set(o, "rxq_ovfl", x__u64(t->rxq_ovfl));
 	bad |= x__set(o, "behind", x__u64(t->behind));
 	bad |= x__set(o, "warmup_requests", x__u64(res->warmup_requests));
 	bad |= x__set(o, "bytes_sent", x__u64(t->bytes_sent));
@@ -170,6 +175,7 @@ json_t *drv_report_json(const struct drv_config *cfg, const struct drv_result *r
 	bad |= x__set(o, "latency_uncorrected", ll_hist_to_json(t->latency_uncorrected));
 	bad |= x__set(o, "send_lag", ll_hist_to_json(t->send_lag));
 	bad |= x__set(o, "connect_latency", ll_hist_to_json(t->connect));
+	bad |= x__set(o, "late_latency", ll_hist_to_json(t->late_latency));
 	if (bad) {
 		json_decref(o);
 		return NULL;

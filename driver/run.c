@@ -175,17 +175,23 @@ cleanup_loop:
 	return err;
 }
 
-/* --start-at: sleep until the wall-clock start (a signal meanwhile ends the process). */
-static void x__wait_start(const struct drv_config *cfg)
+/*
+ * --start-at: sleep until the wall-clock start. A SIGINT/SIGTERM meanwhile interrupts the sleep;
+ * libuv's handler has queued it, so one non-blocking turn of the loop runs x__on_signal(). Returns
+ * false if a signal came: the run is cancelled before it starts.
+ */
+static bool x__wait_start(struct drv_run *r)
 {
+	const struct drv_config *cfg = r->cfg;
 	struct timespec ts;
 
 	if (!cfg->start_at_unix_ns)
-		return;
+		return true;
 	ts.tv_sec = (time_t)(cfg->start_at_unix_ns / 1000000000ULL);
 	ts.tv_nsec = (long)(cfg->start_at_unix_ns % 1000000000ULL);
-	while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
+	while (!r->signo && clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		uv_run(&r->loop, UV_RUN_NOWAIT);
+	return !r->signo;
 }
 
 /* Threads get -c / -t slots each, the first -c % -t one more. */
@@ -281,7 +287,11 @@ int drv_run(const struct drv_config *cfg, struct drv_result *res)
 	if (err)
 		goto cleanup;
 
-	x__wait_start(cfg);
+	if (!x__wait_start(r)) {
+		/* cancelled before start: no thread ran, the summary still comes out */
+		res->before_start = true;
+		goto cleanup;
+	}
 	cpu0 = x__cpu_ns();
 	clock_gettime(CLOCK_REALTIME, &ts);
 	/* the counted window starts after the warm-up */

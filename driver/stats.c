@@ -14,7 +14,9 @@ int drv_stats_init(struct drv_stats *s)
 	s->latency_uncorrected = ll_hist_new();
 	s->send_lag = ll_hist_new();
 	s->connect = ll_hist_new();
-	if (!s->latency || !s->latency_uncorrected || !s->send_lag || !s->connect) {
+	s->late_latency = ll_hist_new();
+	if (!s->latency || !s->latency_uncorrected || !s->send_lag || !s->connect ||
+	    !s->late_latency) {
 		drv_stats_fini(s);
 		return -ENOMEM;
 	}
@@ -24,6 +26,8 @@ int drv_stats_init(struct drv_stats *s)
 void drv_stats_fini(struct drv_stats *s)
 {
 	ll_hist_free(s->connect);
+	ll_hist_free(s->late_latency);
+	s->late_latency = NULL;
 	ll_hist_free(s->send_lag);
 	ll_hist_free(s->latency_uncorrected);
 	ll_hist_free(s->latency);
@@ -44,9 +48,13 @@ void drv_stats_merge(struct drv_stats *dst, const struct drv_stats *src)
 		dst->errors[i] += src->errors[i];
 	dst->connect_attempts += src->connect_attempts;
 	dst->cancelled += src->cancelled;
+	dst->not_sent += src->not_sent;
 	dst->bytes_sent += src->bytes_sent;
 	dst->bytes_received += src->bytes_received;
 	dst->late += src->late;
+	dst->duplicate += src->duplicate;
+	dst->unmatched += src->unmatched;
+	dst->rxq_ovfl += src->rxq_ovfl;
 	dst->behind += src->behind;
 	dst->cpu_ns += src->cpu_ns;
 	for (i = 0; i < DRV_STATUS_MAX; i++)
@@ -63,6 +71,7 @@ void drv_stats_merge(struct drv_stats *dst, const struct drv_stats *src)
 	ll_hist_merge(dst->latency_uncorrected, src->latency_uncorrected);
 	ll_hist_merge(dst->send_lag, src->send_lag);
 	ll_hist_merge(dst->connect, src->connect);
+	ll_hist_merge(dst->late_latency, src->late_latency);
 }
 
 enum drv_err drv_err_class(int err)

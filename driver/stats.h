@@ -52,9 +52,13 @@ struct drv_stats {
 	uint64_t errors[DRV_ERR__COUNT];
 	uint64_t connect_attempts;
 	uint64_t cancelled; /* in flight when the run was stopped; neither ok nor error */
+	uint64_t not_sent;  /* open loop: scheduled before -d, never started (the server lagged) */
 	uint64_t bytes_sent;
 	uint64_t bytes_received;
 	uint64_t late;	 /* udp: replies that came after their request was counted lost */
+	uint64_t duplicate; /* udp: a second (or later) reply to one request */
+	uint64_t unmatched; /* udp: replies that match no request sent (junk, or too old) */
+	uint64_t rxq_ovfl;  /* udp: datagrams the driver's own sockets dropped (receive buffer full) */
 	uint64_t behind; /* open loop: sends started late because their slot was still busy */
 	uint64_t cpu_ns; /* the worker thread's CPU time (user + system) */
 	uint64_t status[DRV_STATUS_MAX]; /* http: responses by status code */
@@ -67,6 +71,7 @@ struct drv_stats {
 	struct ll_hist *latency_uncorrected; /* actual send → complete response, ns */
 	struct ll_hist *send_lag;	     /* a free slot's actual - intended start, ns */
 	struct ll_hist *connect;	     /* connect() → established, ns */
+	struct ll_hist *late_latency;	     /* udp: intended send → late reply, ns */
 };
 
 int drv_stats_init(struct drv_stats *s);

@@ -2,6 +2,7 @@
 /* Worker threads: one loop each, the stop handshake with the main thread, timeout sweeps, and
  * the interval figures handed to the main thread. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -26,7 +27,7 @@ static void x__on_sweep(uv_timer_t *t)
 	struct drv_worker *w = container_of(t, struct drv_worker, sweep);
 
 	if (!w->stopping)
-		w->proto->sweep(w, uv_hrtime());
+		drv_slots_sweep(w, uv_hrtime());
 }
 
 /* Hand this interval's figures to the main thread; next tick on the absolute grid. */
@@ -85,6 +86,9 @@ int drv_worker_init(struct drv_worker *w, const struct drv_config *cfg,
 	if (err)
 		return err;
 	w->has_lock = true;
+	w->slots = calloc(nslots, sizeof(*w->slots));
+	if (!w->slots)
+		return -ENOMEM;
 	err = drv_pacer_init(&w->pacer, cfg, first_slot, nslots);
 	if (err)
 		return err;
@@ -105,6 +109,10 @@ int drv_worker_init(struct drv_worker *w, const struct drv_config *cfg,
 	if (err)
 		return err;
 	w->has_tick = true;
+	err = uv_timer_init(&w->loop, &w->end);
+	if (err)
+		return err;
+	w->has_end = true;
 	err = drv_sched_init(&w->sched, &w->loop, nslots);
 	if (err)
 		return err;
@@ -117,14 +125,19 @@ static void x__close_all(struct drv_worker *w)
 	if (w->stopping)
 		return;
 	w->stopping = true;
+	w->stop_ns = uv_hrtime();
 	drv_pacer_stop(&w->pacer);
 	if (!w->finished && w->stats.t_first_ns)
 		w->stats.t_last_ns = uv_hrtime();
-	if (w->proto_data)
+	if (w->slots)
+		drv_slots_stop(w);
+	if (w->proto_data && w->proto->stop)
 		w->proto->stop(w);
 	drv_sched_close(&w->sched);
 	if (w->has_tick)
 		uv_close((uv_handle_t *)&w->tick, NULL);
+	if (w->has_end)
+		uv_close((uv_handle_t *)&w->end, NULL);
 	if (w->has_sweep)
 		uv_close((uv_handle_t *)&w->sweep, NULL);
 	if (w->has_async)
@@ -136,27 +149,81 @@ static void x__on_stop(uv_async_t *a)
 	x__close_all(container_of(a, struct drv_worker, stop_async));
 }
 
-void drv_worker_slot_done(struct drv_worker *w)
+/* Tell the main thread this worker is done; it then sends the stop. */
+static void x__finish(struct drv_worker *w)
 {
-	if (!w->slots_active || --w->slots_active)
+	if (w->finished)
 		return;
 	w->finished = true;
 	w->stats.t_last_ns = uv_hrtime();
-	uv_timer_stop(&w->sweep);
 	__atomic_add_fetch(w->nfinished, 1, __ATOMIC_SEQ_CST);
 	uv_async_send(w->wake);
 }
 
-enum drv_pace drv_worker_pace(struct drv_worker *w, uint32_t slot, struct drv_ticket *t,
-			      struct drv_sched_ent *e, drv_sched_cb cb, bool *pending)
+/* -d + --timeout passed: what is still in flight gets no more time (cancelled at the stop). */
+static void x__on_end(uv_timer_t *t)
 {
-	enum drv_pace r = drv_pacer_next(&w->pacer, slot, uv_hrtime(), t);
+	x__finish(container_of(t, struct drv_worker, end));
+}
 
-	if (r == DRV_PACE_WAIT)
-		drv_sched_add(&w->sched, e, t->intended, cb);
-	if (r != DRV_PACE_DONE)
-		*pending = true;
-	return r;
+void drv_worker_slot_done(struct drv_worker *w)
+{
+	if (!w->slots_active || --w->slots_active)
+		return;
+	uv_timer_stop(&w->sweep);
+	uv_timer_stop(&w->end);
+	x__finish(w);
+}
+
+/* The smallest k whose intended time t0 + sched(g, k) is at or after `at`. */
+static uint64_t x__first_at(const struct drv_pacer *p, uint64_t g, uint64_t at)
+{
+	long double x;
+	uint64_t k;
+
+	if (at <= p->t0)
+		return 0;
+	x = ((long double)(at - p->t0) * (long double)p->rate / 1e9L - (long double)g) /
+	    (long double)p->gslots;
+	k = x > 0 ? (uint64_t)x : 0;
+	while (k > 0 && p->t0 + drv_pacer_sched_ns(p->rate, p->gslots, g, k - 1) >= at)
+		k--;
+	while (p->t0 + drv_pacer_sched_ns(p->rate, p->gslots, g, k) < at)
+		k++;
+	return k;
+}
+
+uint64_t drv_worker_untaken(const struct drv_pacer *p, uint32_t i)
+{
+	uint64_t g = p->gslot0 + i, k0 = p->k[i], ke, n;
+
+	if (!p->rate || !p->deadline_ns)
+		return 0;
+	ke = x__first_at(p, g, p->deadline_ns);
+	if (k0 < x__first_at(p, g, p->warm_end))
+		k0 = x__first_at(p, g, p->warm_end);
+	n = ke > k0 ? ke - k0 : 0;
+	if (p->left && n > p->left[i])
+		n = p->left[i];
+	return n;
+}
+
+bool drv_worker_due(struct drv_worker *w, const struct drv_ticket *t)
+{
+	if (!w->pacer.deadline_ns || uv_hrtime() < w->pacer.deadline_ns)
+		return true;
+	if (!t->warm)
+		w->stats.not_sent++;
+	return false;
+}
+
+enum drv_pace drv_worker_pace(struct drv_worker *w, uint32_t i, struct drv_ticket *t)
+{
+	uint64_t now = uv_hrtime();
+
+	if (w->pacer.deadline_ns && now >= w->pacer.deadline_ns)
+		return DRV_PACE_DONE; /* by the clock, however far behind the schedule is */
+	return drv_pacer_next(&w->pacer, i, now, t);
 }
 
 static void x__thread_main(void *arg)
@@ -164,6 +231,7 @@ static void x__thread_main(void *arg)
 	struct drv_worker *w = arg;
 	uint64_t ms = x__sweep_ms(w->cfg), now;
 	struct rusage ru;
+	uint32_t i;
 
 	/* timerfd wake-ups to the microsecond, not the default 50 us slack */
 	(void)prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
@@ -178,8 +246,18 @@ static void x__thread_main(void *arg)
 			     : 0;
 		uv_timer_start(&w->tick, x__on_tick, ms, 0);
 	}
-	w->proto->start(w);
+	if (w->pacer.deadline_ns) {
+		ms = w->pacer.deadline_ns + w->cfg->timeout_ns > now
+			     ? (w->pacer.deadline_ns + w->cfg->timeout_ns - now + 999999) / 1000000
+			     : 0;
+		uv_timer_start(&w->end, x__on_end, ms, 0);
+	}
+	drv_slots_start(w);
 	uv_run(&w->loop, UV_RUN_DEFAULT);
+	/* the schedule's requests never taken before -d, unless a signal cut the run short */
+	if (w->stop_ns >= w->pacer.deadline_ns || !w->slots_active)
+		for (i = 0; i < w->nslots; i++)
+			w->stats.not_sent += drv_worker_untaken(&w->pacer, i);
 	w->loop_close_err = uv_loop_close(&w->loop);
 	w->loop_ready = false;
 	if (!getrusage(RUSAGE_THREAD, &ru))
@@ -222,6 +300,7 @@ void drv_worker_abandon(struct drv_worker *w)
 
 void drv_worker_fini(struct drv_worker *w)
 {
+	drv_slots_free(w);
 	if (w->proto && w->proto_data)
 		w->proto->fini(w);
 	drv_sched_fini(&w->sched);

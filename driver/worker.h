@@ -13,6 +13,7 @@
 #include "pacer.h"
 #include "waker.h"
 #include "stats.h"
+#include "slot.h"
 
 struct drv_config;
 struct drv_proto;
@@ -28,16 +29,19 @@ struct drv_worker {
 	const struct drv_config *cfg;
 	const struct drv_proto *proto;
 	void *proto_data;
+	struct drv_slot **slots; /* nslots entries, each allocated as it takes its first request */
 
 	uv_loop_t loop;
 	uv_async_t stop_async; /* the main thread's "stop now"; open until it arrives */
 	uv_timer_t sweep;      /* timeouts */
 	uv_timer_t tick;       /* publishes the interval figures */
+	uv_timer_t end;	       /* -d + --timeout: what is still in flight is cancelled */
 	uv_thread_t thread;
 	bool loop_ready;
 	bool has_async;
 	bool has_sweep;
 	bool has_tick;
+	bool has_end;
 	bool thread_started;
 
 	struct drv_pacer pacer;
@@ -51,6 +55,7 @@ struct drv_worker {
 	bool finished; /* every slot done */
 	int loop_close_err;
 	uint64_t t_start; /* common start (uv_hrtime) */
+	uint64_t stop_ns; /* uv_hrtime() of the stop, 0 until then */
 	uint64_t ticks;
 
 	/* interval figures: cur is the worker's own, pub is handed over under ivl_lock */
@@ -83,15 +88,24 @@ void drv_worker_stats_fini(struct drv_worker *w);
 /* Main thread: add the interval figures published so far into h / *errors, and reset them. */
 void drv_worker_take_interval(struct drv_worker *w, struct ll_hist *h, uint64_t *errors);
 
+/*
+ * Open loop: requests of local slot i's schedule meant to start in the counted window before the
+ * deadline and never taken from the pacer (its share of -n permitting). Pure; for the report.
+ */
+uint64_t drv_worker_untaken(const struct drv_pacer *p, uint32_t i);
+
 /* Worker thread, from the protocol: local slot finished for good. */
 void drv_worker_slot_done(struct drv_worker *w);
 /*
- * A slot's next step from the pacer, its common part done: WAIT schedules cb at the ticket's
- * intended time, and WAIT or GO mark the slot pending. The protocol does the rest: DONE (finish
- * the slot) and GO (send now).
+ * Local slot i's next request from the pacer into *t. Nothing starts once the -d deadline has
+ * passed by the clock, whatever the schedule says: the slot is then DONE.
  */
-enum drv_pace drv_worker_pace(struct drv_worker *w, uint32_t slot, struct drv_ticket *t,
-			      struct drv_sched_ent *e, drv_sched_cb cb, bool *pending);
+enum drv_pace drv_worker_pace(struct drv_worker *w, uint32_t i, struct drv_ticket *t);
+/*
+ * A scheduled request is due (its waker entry fired). False if the deadline passed meanwhile: the
+ * ticket is then counted not sent, and drv_worker_pace() will say DONE.
+ */
+bool drv_worker_due(struct drv_worker *w, const struct drv_ticket *t);
 
 /* The stats a request with this ticket counts into. */
 static inline struct drv_stats *drv_worker_stats(struct drv_worker *w, const struct drv_ticket *t)
