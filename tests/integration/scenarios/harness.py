@@ -20,6 +20,7 @@ import json
 import os
 import random
 import re
+import resource
 import shutil
 import signal
 import subprocess
@@ -68,6 +69,7 @@ class Run:
 		self.tmp = tempfile.mkdtemp(prefix="ll-scen-%s-" % sc["name"])
 		self.ns = "llscen%d_%d" % (os.getpid(), random.randrange(1 << 16))
 		self.ns_made = False
+		self.ns2_made = False
 		self.procs = {}
 		self.vars = {"tmp": self.tmp, "bin": BIN, "py": PY, "servers": SERVERS}
 		self.events = {}  # name -> epoch
@@ -96,7 +98,7 @@ class Run:
 			return x.format(**self.vars)
 		return [self.fmt(a) for a in x]
 
-	def spawn(self, name, argv, cpu=None, env=None):
+	def spawn(self, name, argv, cpu=None, env=None, outside=False):
 		argv = self.fmt(argv)
 		if cpu is not None and os.cpu_count() >= 2:
 			argv = ["taskset", "-c", str(cpu)] + argv
@@ -105,7 +107,14 @@ class Run:
 		e = dict(os.environ)
 		e.update(env or {})
 		# ip netns exec, taskset and prlimit exec in place: the pid is the program's.
-		p = subprocess.Popen(self.inns(argv), stdout=out, stderr=err, env=e,
+		if outside:  # in a second, empty namespace of its own
+			if not self.ns2_made:
+				subprocess.run(["ip", "netns", "add", self.ns + "o"], check=True)
+				self.ns2_made = True
+			argv = ["ip", "netns", "exec", self.ns + "o"] + argv
+		else:
+			argv = self.inns(argv)
+		p = subprocess.Popen(argv, stdout=out, stderr=err, env=e,
 				     start_new_session=True, cwd=self.tmp)
 		self.procs[name] = p
 		self.vars[name + "_pid"] = p.pid
@@ -183,6 +192,8 @@ class Run:
 				pass
 		if self.ns_made:
 			subprocess.run(["ip", "netns", "del", self.ns], capture_output=True)
+		if self.ns2_made:
+			subprocess.run(["ip", "netns", "del", self.ns + "o"], capture_output=True)
 		if os.environ.get("LL_KEEP_TMP"):
 			log("kept " + self.tmp)
 		else:
@@ -296,8 +307,10 @@ def start_server(run, spec):
 	if kind == "refserver":
 		argv = [os.path.join(BIN, "loadlens-refserver"), "--listen", "127.0.0.1:{port}",
 			"--json", "{tmp}/%s.json" % name] + spec.get("args", [])
-		if spec.get("nofile"):
-			argv = ["prlimit", "--nofile=%d:%d" % (spec["nofile"], spec["nofile"])] + argv
+		if spec.get("nofile"):  # at most the hard limit we have (raising it needs privilege)
+			hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+			n = spec["nofile"] if hard == resource.RLIM_INFINITY else min(spec["nofile"], hard)
+			argv = ["prlimit", "--nofile=%d:%d" % (n, n)] + argv
 		run.spawn(name, argv, cpu)
 		run.wait_for(name, "listening")
 	elif kind == "py":
@@ -449,13 +462,14 @@ def driver_intervals(run, name):
 	"""[(t_end_s, responses, mean_s, errors)] from the driver's interval lines."""
 	out = []
 	for line in run.text(name).splitlines():
-		m = re.match(r"\[\s*([\d.]+)s\] (\d+) responses, .*?mean ([\d.]+)(us|ms|s|ns|-)?"
-			     r".*?, (\d+) errors", line)
-		if not m:
+		m = re.match(r"\[\s*([\d.]+)s\] (\d+) responses", line)
+		e = re.search(r"(\d+) errors", line)
+		if not m or not e:
 			continue
-		unit = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}.get(m.group(4), 0)
-		mean = float(m.group(3)) * unit if m.group(4) not in (None, "-") else 0
-		out.append((float(m.group(1)), int(m.group(2)), mean, int(m.group(5))))
+		mm = re.search(r"mean ([\d.]+)(ns|us|ms|s)\b", line)
+		unit = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+		mean = float(mm.group(1)) * unit[mm.group(2)] if mm else 0.0
+		out.append((float(m.group(1)), int(m.group(2)), mean, int(e.group(1))))
 	return out
 
 
@@ -539,6 +553,22 @@ def short(f, t=None):
 	return s + ": " + f.get("text", "")[:160]
 
 
+def check_requests(run, sc):
+	"""The observer's TCP request count against the driver's (scoping: only the target's)."""
+	with open(os.path.join(run.tmp, "observer.json")) as f:
+		rt = json.load(f).get("request_timing") or {}
+	obs = sum(s.get("requests", 0) for s in rt.get("slots", []) if s.get("proto") == "tcp")
+	with open(os.path.join(run.tmp, "load.json")) as f:
+		d = json.load(f)
+	drv = d["requests"]
+	slack = d["connections"] + drv // 100
+	log("requests: observer %d, driver %d (allowed difference %d)" % (obs, drv, slack))
+	if abs(obs - drv) > slack:
+		return ["the observer counted %d requests, the driver %d (allowed difference %d)" %
+			(obs, drv, slack)]
+	return []
+
+
 # --- one scenario ---
 
 def run_scenario(sc, result):
@@ -571,7 +601,7 @@ def run_in(run, sc, result):
 	obs += sc.get("observer", ["--port", "{port}"])
 	if observer_supports("--max-procs") and sc.get("max_procs"):
 		obs += ["--max-procs", str(sc["max_procs"])]
-	run.spawn("observer", obs)
+	run.spawn("observer", obs, outside=sc.get("observer_outside", False))
 	run.wait_for("observer", "observing", 60)
 	run.events["observer_attached"] = time.time()
 	time.sleep(sc.get("settle", 1.0))
@@ -635,6 +665,8 @@ def run_in(run, sc, result):
 	for e in expect:
 		k = e["kind"]
 		evid = {key: str(run.fmt(v)) for key, v in e.get("evidence", {}).items()}
+		if evid:
+			log("  %s: evidence expected %s" % (k, evid))
 		mine = [f for f in events if kind_of(f) == k]
 		insum = [f for f in sfind if kind_of(f) == k]
 		if not mine:
@@ -668,6 +700,8 @@ def run_in(run, sc, result):
 		if "severity" in f and sc["group"] == "sick" and not e.get("note") and \
 				f["severity"] == "note":
 			problems.append("%s is only a note" % k)
+	if sc.get("requests_match"):
+		problems += check_requests(run, sc)
 	if sc["group"] == "healthy":
 		for e in expect:  # healthy scenarios expect notes only
 			if not any(kind_of(f) == e["kind"] and not alarming(f) for f in events + sfind):

@@ -47,6 +47,7 @@ def http_reply(keepalive):
 
 
 class Handler(BaseHTTPRequestHandler):
+	wbufsize = 65536  # one write per response (flushed after each), as a real server does
 	def do_GET(self):
 		self.send_response(200)
 		self.send_header("Content-Type", "text/plain")
