@@ -375,7 +375,7 @@ def load_argv(run, spec):
 def run_loads(run, loads, actions):
 	"""Starts the loads (each after its delay), does the timed actions, waits for the loads."""
 	t_start = time.time()
-	run.events["load_start"] = t_start
+	run.events["loads_begin"] = t_start
 	pending = sorted([(l.get("delay", 0.0), "load", l) for l in loads] +
 			 [(a["at"], "action", a) for a in actions], key=lambda x: x[0])
 	for at, what, spec in pending:
