@@ -1,0 +1,281 @@
+#!/usr/bin/python3
+"""Small servers and helpers the scenario matrix runs (standard library only).
+
+Each subcommand runs in the foreground, prints one line 'ready ...' on stderr once it serves,
+and stops on SIGTERM or after --seconds. Times written to --log are CLOCK_REALTIME seconds
+(time.time()), the clock the harness compares with the observer's NDJSON 'time'.
+
+  http       ThreadingHTTPServer (one thread per connection); --keepalive: HTTP/1.1
+  noclose    HTTP on one thread (selectors); never closes a connection, even after the peer's
+             FIN: the server side stays in CLOSE_WAIT, the client's in FIN_WAIT2
+  slowaccept listen(--backlog) and accept one connection every --every seconds
+  fork       a pre-forking HTTP server: the parent listens, forks --children children one by
+             one (--gap apart), each accepts and answers; --log gets 'pid epoch' per child
+  spin       a CPU hog: busy-loops for --seconds
+  enfile     lowers fs.file-max to file-nr + --margin, then an unprivileged child (nobody, no
+             capabilities) opens /dev/null until ENFILE, writes its time to --log, closes
+             --release fds at once and holds the rest for --hold seconds; fs.file-max is restored
+             on every exit path, and by a detached watchdog if this process is killed
+"""
+import argparse
+import errno
+import os
+import selectors
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+BODY = b"hello, scenario\n"
+
+
+def ready(what):
+	print("ready " + what, file=sys.stderr, flush=True)
+
+
+def on_term(*_):
+	raise SystemExit(0)
+
+
+def http_reply(keepalive):
+	conn = b"keep-alive" if keepalive else b"close"
+	return (b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n"
+		b"Connection: %s\r\n\r\n%s" % (len(BODY), conn, BODY))
+
+
+class Handler(BaseHTTPRequestHandler):
+	wbufsize = 65536  # one write per response (flushed after each), as a real server does
+	def do_GET(self):
+		self.send_response(200)
+		self.send_header("Content-Type", "text/plain")
+		self.send_header("Content-Length", str(len(BODY)))
+		self.end_headers()
+		self.wfile.write(BODY)
+
+	def log_message(self, *_):
+		pass
+
+
+class Server(ThreadingHTTPServer):
+	request_queue_size = 128  # http.server's default of 5 overflows with 16 clients at once
+	daemon_threads = True
+
+
+def cmd_http(a):
+	Handler.protocol_version = "HTTP/1.1" if a.keepalive else "HTTP/1.0"
+	srv = Server(("127.0.0.1", a.port), Handler)
+	ready("http %d %s" % (a.port, Handler.protocol_version))
+	threading.Thread(target=srv.serve_forever, daemon=True).start()
+	time.sleep(a.seconds)
+
+
+def cmd_noclose(a):
+	ls = socket.socket()
+	ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+	ls.bind(("127.0.0.1", a.port))
+	ls.listen(1024)
+	ls.setblocking(False)
+	sel = selectors.DefaultSelector()
+	sel.register(ls, selectors.EVENT_READ)
+	kept = []  # every connection, never closed
+	reply = http_reply(True)
+	ready("noclose %d" % a.port)
+	end = time.monotonic() + a.seconds
+	while time.monotonic() < end:
+		for key, _ in sel.select(0.1):
+			if key.fileobj is ls:
+				try:
+					c, _ = ls.accept()
+				except BlockingIOError:
+					continue
+				c.setblocking(False)
+				kept.append(c)
+				sel.register(c, selectors.EVENT_READ)
+				continue
+			c = key.fileobj
+			try:
+				data = c.recv(65536)
+			except (BlockingIOError, ConnectionError):
+				continue
+			if not data:
+				sel.unregister(c)  # the peer closed; we never do
+				continue
+			n = data.count(b"\r\n\r\n")
+			if n:
+				c.send(reply * n)
+
+
+def cmd_slowaccept(a):
+	ls = socket.socket()
+	ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+	ls.bind(("127.0.0.1", a.port))
+	ls.listen(a.backlog)
+	ready("slowaccept %d backlog %d" % (a.port, a.backlog))
+	end = time.monotonic() + a.seconds
+	ls.settimeout(0.2)
+	while time.monotonic() < end:
+		try:
+			c, _ = ls.accept()
+		except socket.timeout:
+			continue
+		c.settimeout(0.2)
+		try:
+			c.recv(65536)
+			c.sendall(http_reply(False))
+		except OSError:
+			pass
+		c.close()
+		time.sleep(a.every)
+
+
+def fork_child(ls):
+	signal.signal(signal.SIGTERM, signal.SIG_DFL)
+	ls.settimeout(0.5)
+	while True:
+		try:
+			c, _ = ls.accept()
+		except socket.timeout:
+			if os.getppid() == 1:
+				os._exit(0)
+			continue
+		except OSError:
+			continue
+		try:
+			c.settimeout(1)
+			c.recv(65536)
+			c.sendall(http_reply(False))
+		except OSError:
+			pass
+		c.close()
+
+
+def cmd_fork(a):
+	ls = socket.socket()
+	ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+	ls.bind(("127.0.0.1", a.port))
+	ls.listen(128)
+	kids = []
+	log = open(a.log, "a", buffering=1)
+
+	def stop(*_):
+		for k in kids:
+			try:
+				os.kill(k, signal.SIGTERM)
+			except ProcessLookupError:
+				pass
+		raise SystemExit(0)
+
+	signal.signal(signal.SIGTERM, stop)
+	ready("fork %d parent %d" % (a.port, os.getpid()))
+	if a.wait_file:  # fork only once the observer is watching
+		while not os.path.exists(a.wait_file):
+			time.sleep(0.05)
+	for i in range(a.children):
+		pid = os.fork()
+		if pid == 0:
+			fork_child(ls)
+		kids.append(pid)
+		log.write("%d %d %.6f\n" % (i + 1, pid, time.time()))
+		time.sleep(a.gap)
+	end = time.monotonic() + a.seconds
+	while time.monotonic() < end:
+		time.sleep(0.1)
+	stop()
+
+
+def cmd_spin(a):
+	end = time.monotonic() + a.seconds
+	while time.monotonic() < end:
+		pass
+
+
+def read_int(path):
+	with open(path) as f:
+		return int(f.read().split()[0])
+
+
+def cmd_enfile(a):
+	fmax = "/proc/sys/fs/file-max"
+	orig = read_int(fmax)
+	nr = read_int("/proc/sys/fs/file-nr")
+	low = nr + a.margin
+	# Watchdog in its own session: restores file-max if we die without doing it ourselves.
+	subprocess.Popen(["sh", "-c", "sleep %d; [ \"$(cat %s)\" = %d ] && echo %d > %s" %
+			  (int(a.hold) + 10, fmax, low, orig, fmax)],
+			 start_new_session=True, stdout=subprocess.DEVNULL,
+			 stderr=subprocess.DEVNULL)
+	child = None
+	try:
+		with open(fmax, "w") as f:
+			f.write(str(low))
+		ready("enfile file-max %d -> %d (file-nr %d)" % (orig, low, nr))
+		rd, wr = os.pipe()
+		child = os.fork()
+		if child == 0:
+			os.close(rd)
+			import resource
+			resource.setrlimit(resource.RLIMIT_NOFILE, (a.margin * 4, a.margin * 4))
+			os.setgroups([])
+			os.setgid(65534)
+			os.setuid(65534)  # nobody: no CAP_SYS_ADMIN, so fs.file-max applies
+			fds = []
+			first = None
+			deadline = time.monotonic() + 30
+			while time.monotonic() < deadline:
+				try:
+					fds.append(os.open("/dev/null", os.O_RDONLY))
+				except OSError as e:
+					if e.errno != errno.ENFILE:
+						os.write(wr, b"error %d\n" % e.errno)
+						os._exit(1)
+					first = time.time()
+					break
+			if first is None:
+				os.write(wr, b"error no ENFILE\n")
+				os._exit(1)
+			for fd in fds[:a.release]:
+				os.close(fd)
+			os.write(wr, b"%.6f %d\n" % (first, len(fds)))
+			time.sleep(a.hold)
+			os._exit(0)
+		os.close(wr)
+		line = os.read(rd, 100).decode().strip()
+		with open(a.log, "w") as f:
+			f.write(line + "\n")
+		os.waitpid(child, 0)
+		child = None
+	finally:
+		if child:
+			os.kill(child, signal.SIGKILL)
+			os.waitpid(child, 0)
+		with open(fmax, "w") as f:
+			f.write(str(orig))
+
+
+def main():
+	signal.signal(signal.SIGTERM, on_term)
+	p = argparse.ArgumentParser()
+	sub = p.add_subparsers(dest="cmd", required=True)
+	for name in ("http", "noclose", "slowaccept", "fork", "spin", "enfile"):
+		s = sub.add_parser(name)
+		s.add_argument("--port", type=int, default=0)
+		s.add_argument("--seconds", type=float, default=60)
+		s.add_argument("--keepalive", action="store_true")
+		s.add_argument("--backlog", type=int, default=1)
+		s.add_argument("--every", type=float, default=0.2)
+		s.add_argument("--children", type=int, default=20)
+		s.add_argument("--gap", type=float, default=0.05)
+		s.add_argument("--log", default="/dev/null")
+		s.add_argument("--wait-file", default="")
+		s.add_argument("--margin", type=int, default=3000)
+		s.add_argument("--release", type=int, default=500)
+		s.add_argument("--hold", type=float, default=2.5)
+	a = p.parse_args()
+	globals()["cmd_" + a.cmd](a)
+
+
+if __name__ == "__main__":
+	main()
