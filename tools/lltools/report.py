@@ -105,6 +105,11 @@ def plot_latency(levels, title):
 		n += _count(y)
 		ax.plot(x, [v if v is not None else float("nan") for v in y], style,
 			label=f"client round trip {p}")
+	if levels and all(lv["level"].get("rate") for lv in levels):
+		y = [_ms((lv["driver"].get("latency_intended") or {}).get("p99")) for lv in levels]
+		n += _count(y)
+		ax.plot(x, [v if v is not None else float("nan") for v in y], "v--", color="#d62728",
+			label="client p99 from the intended send (open loop)")
 	for p, style in (("p50", "o:"), ("p99", "v:")):
 		y = [_ms(((lv.get("server") or {}).get("residence") or {}).get(p)) for lv in levels]
 		n += _count(y)
