@@ -42,8 +42,9 @@ def as_document(doc, path, ndjson_paths=()):
 		nd = [guess]
 	lv = {"files": {"observer_ndjson": nd[0]}} if nd else {}
 	ts = runmod.timeseries([lv]) if nd else []
-	return {"tool": "loadlens", "kind": "observer", "target": "port " + ", ".join(
-		str(p) for p in doc.get("ports") or []) or "all ports", "observer": doc,
+	ports = ", ".join(str(p) for p in doc.get("ports") or [])
+	return {"tool": "loadlens", "kind": "observer",
+		"target": f"port {ports}" if ports else "all ports", "observer": doc,
 		"levels": [], "timeseries": ts}
 
 
