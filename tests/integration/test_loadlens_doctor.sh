@@ -24,12 +24,14 @@ doctor() { # NAME ARGS...: doctor in the namespace, as a child with nofile 256
 # 1. the limits as read
 doctor json --json --rate 100 --new-conn -c 500 --target tcp://10.9.0.1:7000
 J=$LL_TMP/json.out
-[ "$(jget "$J" '.host.port_range | join("-")')" = 40000-40999 ] || fail "port range: $(jq -c .host.port_range "$J")"
+[ "$(jget "$J" '.host.port_range | join("-")')" = 40000-40999 ] ||
+	fail "port range: $(jq -c .host.port_range "$J")"
 [ "$(jget "$J" '.host.nofile | join(":")')" = 256:256 ] || fail "nofile: $(jq -c .host.nofile "$J")"
 [ "$(jget "$J" .host.tw_reuse)" = 0 ] || fail "tcp_tw_reuse"
 # 2. the planned load that breaks them: 500 fds at once against 256; 100 new conn/s x 60 s of
 #    TIME_WAIT = 6,500 ports against 1,000, full after (1000 - 500) / 100 = 5 s
-[ "$(cat "$LL_TMP/json.rc")" = 1 ] || fail "doctor exited $(cat "$LL_TMP/json.rc") for a load that breaks"
+[ "$(cat "$LL_TMP/json.rc")" = 1 ] ||
+	fail "doctor exited $(cat "$LL_TMP/json.rc") for a load that breaks"
 [ "$(jget "$J" .breaks_first.limit)" = "open files, client (driver)" ] ||
 	fail "breaks first: $(jq -c .breaks_first "$J")"
 ports=$(jq -c '.checks[] | select(.limit == "ephemeral ports")' "$J")
@@ -53,7 +55,8 @@ grep -q '^breaks first: open files, client (driver), at once' "$LL_TMP/drv.out" 
 
 # 3. healthy: keep-alive, 100 connections: nothing breaks
 doctor ok --rate 5000 -c 100 --target tcp://10.9.0.1:7000
-grep -q '^breaks first: nothing' "$LL_TMP/ok.out" || { cat "$LL_TMP/ok.out"; fail "healthy plan flagged"; }
+grep -q '^breaks first: nothing' "$LL_TMP/ok.out" ||
+	{ cat "$LL_TMP/ok.out"; fail "healthy plan flagged"; }
 
 # 4. one source for the kernel features: doctor shows exactly the observer's list
 "$LOADLENS_BIN/loadlens-observer" --check=json >"$LL_TMP/check.json" ||

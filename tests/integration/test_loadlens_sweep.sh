@@ -28,7 +28,8 @@ stop rs
 F=$LL_TMP/sick.json
 grep -q "sweep of up to 5 steps of 2s (at most about" "$LL_TMP/sick.err" ||
 	fail "the sweep did not state its bound at the start"
-jget "$F" .verdict.stopped_because | grep -q plateaued || fail "no plateau: $(jq .verdict.stopped_because "$F")"
+jget "$F" .verdict.stopped_because | grep -q plateaued ||
+	fail "no plateau: $(jq .verdict.stopped_because "$F")"
 peak=$(jget "$F" .verdict.peak.throughput_rps)
 awk -v p="$peak" 'BEGIN { exit !(p > 500 && p <= 1010) }' || fail "peak $peak req/s, capacity 1000"
 [ "$(jget "$F" .verdict.ran_out_first.resource)" = "server workers" ] ||

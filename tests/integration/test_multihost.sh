@@ -23,7 +23,8 @@ for i in 0 1; do
 	ip -n "$S" link set "llv$i$$" master br0 up
 	ip -n "${H[$i]}" addr add "10.77.0.$((2 + i))/24" dev eth0
 	ip -n "${H[$i]}" link set eth0 up
-	ip netns exec "${H[$i]}" sysctl -qw net.ipv4.ip_local_port_range="$((41000 + 1000 * i)) $((41999 + 1000 * i))"
+	ip netns exec "${H[$i]}" sysctl -qw \
+		net.ipv4.ip_local_port_range="$((41000 + 1000 * i)) $((41999 + 1000 * i))"
 done
 P=$(free_port)
 start rs ip netns exec "$S" "$LOADLENS_BIN/loadlens-refserver" --proto tcp --listen "0.0.0.0:$P" \
@@ -48,7 +49,8 @@ for i in 0 1; do
 	bad=$(echo "$tw" | awk -v lo=$lo -v ip="10.77.0.$((2 + i))" '{ split($3, a, ":");
 		if (a[1] != ip || a[2] < lo || a[2] > lo + 999) print }')
 	[ -z "$bad" ] || fail "host $i used another address or range: $bad"
-	echo "ok: host $i: $(echo "$tw" | wc -l) TIME_WAIT sockets, all from 10.77.0.$((2 + i)):$lo-$((lo + 999))"
+	echo "ok: host $i: $(echo "$tw" | wc -l) TIME_WAIT sockets," \
+		"all from 10.77.0.$((2 + i)):$lo-$((lo + 999))"
 done
 
 # one run of the same load from one host, for the totals
@@ -67,5 +69,6 @@ done
 [ "$(jget "$M" .latency.count)" = "$(jget "$M" .requests)" ] || fail "merged histogram count"
 srv=$(jget "$LL_TMP/rs.json" .requests)
 [ "$srv" = $(($(jget "$M" .requests) + $(jget "$O" .requests))) ] ||
-	fail "the server answered $srv, the drivers completed $(jget "$M" .requests) + $(jget "$O" .requests)"
+	fail "the server answered $srv," \
+		"the drivers completed $(jget "$M" .requests) + $(jget "$O" .requests)"
 pass "two namespace hosts started by GNU parallel merge to one run's totals ($srv requests served)"

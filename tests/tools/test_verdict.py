@@ -96,10 +96,21 @@ class VerdictTest(unittest.TestCase):
 		self.assertEqual(v["ran_out_first"]["resource"], "driver")
 
 	def test_send_lag_names_the_driver_in_open_loop(self):
-		lv = join.join_level(fx.driver(rate=1000, lag_p99=5 * MS), fx.observer(queue_mean=1000),
-				     8080, "tcp", {"connections": 64, "rate": 1000})
+		lv = join.join_level(fx.driver(rate=1000, lag_p99=5 * MS, core=0.6),
+				     fx.observer(queue_mean=1000), 8080, "tcp",
+				     {"connections": 64, "rate": 1000})
 		lv["ncpu"] = 2
 		self.assertEqual(verdict.evidence(lv)[0]["resource"], "driver")
+		# late while idle: other processes took the CPU, not the driver's limit
+		lv["driver"]["busiest_thread_core"] = 0.02
+		lv["driver"]["bottleneck"] = "the driver's sends ran late ... other load on this machine"
+		self.assertEqual(verdict.evidence(lv), [])
+
+	def test_open_loop_bound_is_on_the_intended_latency(self):
+		lv = join.join_level(fx.driver(rate=2000, rtt_p99=30 * MS), None, 8080, "tcp",
+				     {"connections": 32, "rate": 2000})
+		lv["driver"]["latency_intended"] = dict(lv["driver"]["rtt"], p99=900 * MS)
+		self.assertIn("passed the bound", verdict.stop_reason([lv], 100 * MS))
 
 	def test_driver_errors(self):
 		v = verdict.verdict([level(1, 100, 2, errors={"EMFILE": 3})], 50 * MS)

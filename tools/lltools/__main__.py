@@ -5,6 +5,7 @@ import argparse
 import os
 import sys
 import tempfile
+import traceback
 
 from . import join, procs, schema, units, verdict
 
@@ -302,6 +303,14 @@ def main(argv):
 	except KeyboardInterrupt:
 		print(f"loadlens {argv[0]}: interrupted", file=sys.stderr)
 		return 130
+	except Exception as e:  # a bug: one line with where it happened, unless LOADLENS_DEBUG
+		if os.environ.get("LOADLENS_DEBUG"):
+			raise
+		tb = traceback.extract_tb(e.__traceback__)[-1]
+		print(f"loadlens {argv[0]}: internal error: {type(e).__name__}: {e} (at "
+		      f"{os.path.basename(tb.filename)}:{tb.lineno}; LOADLENS_DEBUG=1 shows the "
+		      "traceback)", file=sys.stderr)
+		return 1
 
 
 if __name__ == "__main__":

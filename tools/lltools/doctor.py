@@ -321,6 +321,28 @@ def observer_check():
 	return doc
 
 
+def host_state():
+	"""What is in use now: TIME_WAIT sockets here, and processes holding syscall tracepoints
+	(each one sends every syscall of the host through the slow path)."""
+	st = {"time_wait_now": None, "syscall_tracepoint_pids": None}
+	try:
+		r = subprocess.run(["ss", "-Htan", "state", "time-wait"], capture_output=True,
+				   text=True, timeout=20)
+		st["time_wait_now"] = len(r.stdout.splitlines())
+	except (OSError, subprocess.TimeoutExpired):
+		pass
+	try:
+		r = subprocess.run(["bpftool", "perf", "-j"], capture_output=True, text=True,
+				   timeout=20)
+		links = json.loads(r.stdout or "[]")
+		st["syscall_tracepoint_pids"] = sorted({
+			x.get("pid") for x in links
+			if str(x.get("tracepoint", "")).startswith(("sys_enter", "sys_exit"))})
+	except (OSError, subprocess.TimeoutExpired, json.JSONDecodeError, AttributeError):
+		pass
+	return st
+
+
 def plan_from_args(a):
 	if a.driver:
 		try:
@@ -370,6 +392,14 @@ def render(h, obs, plan, checks):
 		("nf_conntrack_max", f"{h['conntrack_max']:,} ({h.get('conntrack_count')} in use)"
 		 if h.get("conntrack_max") else "conntrack not loaded"),
 	]
+	st = h.get("state") or {}
+	if st.get("time_wait_now") is not None:
+		rows.append(("TIME_WAIT now", f"{st['time_wait_now']:,} sockets"))
+	pids = st.get("syscall_tracepoint_pids")
+	if pids is not None:
+		rows.append(("syscall tracepoints", "in use by pid " + ", ".join(map(str, pids)) +
+			     ": every syscall of the host takes the slow path" if pids else
+			     "none in use (syscalls take the fast path)"))
 	for k, v in rows:
 		L.append(f"  {k:22} {v}")
 	L.append("")
@@ -460,6 +490,7 @@ def main(argv, Parser, Usage):
 		h = host(pid=a.pid)
 	except (OSError, ValueError) as e:
 		raise Usage(f"--pid {a.pid}: {e}") from None
+	h["state"] = host_state()
 	obs = observer_check()
 	checks = plan_checks(h, plan) if plan else []
 	fb = first_break(checks)

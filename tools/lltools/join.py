@@ -197,6 +197,11 @@ def table(levels):
 		for n in lv["notes"]:
 			notes.append(f"{level_name(lv['level'])}: {n}")
 		d = lv["driver"]
+		li = d.get("latency_intended")
+		if lv["level"].get("rate") and li:
+			notes.append(f"{level_name(lv['level'])}: open loop: latency from the intended send "
+				     f"p50 {fmt_ns(li['p50'])}, p99 {fmt_ns(li['p99'])} (the round trip "
+				     "plus the wait for a free connection)")
 		if d["errors_total"]:
 			errs = ", ".join(f"{k} {v}" for k, v in d["errors"].items())
 			notes.append(f"{level_name(lv['level'])}: {d['errors_total']} errors ({errs})")

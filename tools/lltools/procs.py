@@ -59,6 +59,11 @@ def driver_dir(ident):
 	if not ident:
 		return None
 	d = tempfile.mkdtemp(prefix="loadlens-driver-")
+	os.chmod(d, 0o755)
+	# a copy of the binary the user can run even where the build tree is closed to it (a
+	# checkout under /root); the driver links only system libraries
+	shutil.copy2(binary("loadlens-driver"), os.path.join(d, "loadlens-driver"))
+	os.chmod(os.path.join(d, "loadlens-driver"), 0o755)
 	os.chown(d, ident[0], ident[1])
 	return d
 
@@ -77,10 +82,10 @@ def collect(src_dir, names, dst_dir):
 			shutil.move(src, os.path.join(dst_dir, n))
 
 
-def run_driver(args, out_json, log_path, ident, timeout):
+def run_driver(args, out_json, log_path, ident, timeout, exe=None):
 	"""Run loadlens-driver ARGS --json OUT_JSON as ident, stdout+stderr to log_path. Returns the
 	exit code; raises RunError if it did not finish within timeout seconds."""
-	cmd = [binary("loadlens-driver")] + list(args) + ["-q", "--json", out_json]
+	cmd = [exe or binary("loadlens-driver")] + list(args) + ["-q", "--json", out_json]
 	kw = {}
 	if ident:
 		kw = {"user": ident[0], "group": ident[1], "extra_groups": []}

@@ -42,8 +42,9 @@ def as_document(doc, path, ndjson_paths=()):
 		nd = [guess]
 	lv = {"files": {"observer_ndjson": nd[0]}} if nd else {}
 	ts = runmod.timeseries([lv]) if nd else []
-	return {"tool": "loadlens", "kind": "observer", "target": ", ".join(
-		str(p) for p in doc.get("ports") or []) or "all ports", "observer": doc,
+	ports = ", ".join(str(p) for p in doc.get("ports") or [])
+	return {"tool": "loadlens", "kind": "observer",
+		"target": f"port {ports}" if ports else "all ports", "observer": doc,
 		"levels": [], "timeseries": ts}
 
 
@@ -105,6 +106,11 @@ def plot_latency(levels, title):
 		n += _count(y)
 		ax.plot(x, [v if v is not None else float("nan") for v in y], style,
 			label=f"client round trip {p}")
+	if levels and all(lv["level"].get("rate") for lv in levels):
+		y = [_ms((lv["driver"].get("latency_intended") or {}).get("p99")) for lv in levels]
+		n += _count(y)
+		ax.plot(x, [v if v is not None else float("nan") for v in y], "v--", color="#d62728",
+			label="client p99 from the intended send (open loop)")
 	for p, style in (("p50", "o:"), ("p99", "v:")):
 		y = [_ms(((lv.get("server") or {}).get("residence") or {}).get(p)) for lv in levels]
 		n += _count(y)
@@ -170,12 +176,18 @@ def plot_observer_split(obs, title):
 			parts[k].append(_ms(st[k]))
 	bottom = [0.0] * len(names)
 	for k in parts:
-		ax.bar(names, parts[k], bottom=bottom, color=COLORS[k], label=LABELS[k])
+		ax.bar(names, parts[k], bottom=bottom, color=COLORS[k], label=LABELS[k], width=0.4)
 		bottom = [b + v for b, v in zip(bottom, parts[k])]
+	for i, b in enumerate(bottom):
+		ax.annotate(f"residence {join.fmt_ns(b * 1e6)}", (i, b), textcoords="offset points",
+			    xytext=(0, 4), ha="center", fontsize=8)
+	ax.set_ylim(0, max(bottom) * 1.6 if max(bottom) > 0 else 1)
+	ax.set_xlim(-0.8, len(names) - 0.2)
 	ax.set_ylabel("mean time per request at the server (ms)")
-	ax.set_xlabel("port")
+	ax.set_xlabel("observed port")
 	ax.set_title(f"Server residence by part (observer only): {title}", fontsize=10)
-	ax.legend(fontsize=8)
+	h, lab = ax.get_legend_handles_labels()
+	ax.legend(h[::-1], lab[::-1], fontsize=8, loc="upper left")
 	ax.grid(True, axis="y", alpha=0.3)
 	return _png(fig), len(names) * len(parts)
 
@@ -218,9 +230,15 @@ def plot_timeseries(ts, levels, title):
 	ax.set_ylabel("per second")
 	ax.set_xlabel("time since the first observer interval (s)")
 	ax.legend(fontsize=8, loc="upper left")
-	for a in axes:
+	for a, keys in zip(axes, (("time_wait",), ("ports_in_use",), ("fds_open",),
+				  ("failures_per_s", "listen_overflows_per_s", "resets_sent_per_s"))):
 		a.grid(True, alpha=0.3)
 		a.set_ylim(bottom=0)
+		if not any(p.get(k) is not None for p in ts for k in keys):
+			a.text(0.5, 0.5, "no data in the observer's records (e.g. no census, no "
+			       "watched process)", transform=a.transAxes, ha="center", va="center",
+			       fontsize=9, color="gray")
+			a.set_yticks([])
 	# the load levels, as shaded spans with their names
 	starts = {}
 	for p in ts:

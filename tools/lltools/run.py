@@ -102,7 +102,8 @@ def one_level(ctx, i, level):
 	try:
 		rc = procs.run_driver(driver_args(ctx["target"], level, ctx["duration"], ctx["extra"]),
 				      os.path.join(work, files[0]), os.path.join(work, files[1]),
-				      ctx["ident"], ctx["driver_timeout"])
+				      ctx["ident"], ctx["driver_timeout"],
+				      os.path.join(work, "loadlens-driver") if ctx["driver_dir"] else None)
 	finally:
 		busy, srv = watch.finish()
 		if work != final:

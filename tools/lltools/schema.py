@@ -30,7 +30,11 @@ class SchemaError(ValueError):
 def load(path):
 	try:
 		with open(path, encoding="utf-8") as f:
-			return json.load(f)
+			text = f.read()
+		if not text.strip():
+			raise SchemaError(f"{path} is empty (the observer writes its --json when it stops: "
+					  "is it still running?)")
+		return json.loads(text)
 	except OSError as e:
 		raise SchemaError(f"{path}: {e.strerror}") from e
 	except json.JSONDecodeError as e:

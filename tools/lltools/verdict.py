@@ -9,7 +9,8 @@ PLATEAU_STEPS = 2  # ... twice in a row is a plateau
 KNEE_SHARE = 0.90  # the knee: the first level at 90% of the peak throughput
 CPU_BUSY = 0.90  # host CPU busy share, or one server thread's share of a core
 DRIVER_CORE = 0.90  # the driver's busiest thread's share of a core
-SEND_LAG_NS = 1_000_000  # open loop: send lag p99 above 1 ms means the driver ran late
+SEND_LAG_NS = 1_000_000  # open loop: send lag p99 above 1 ms means the driver ran late ...
+DRIVER_LAG_CORE = 0.5  # ... because of itself when its busiest thread used half a core or more
 ERROR_SHARE = 0.01
 # server workers: the socket-queue wait p50 passes 1.2 x the service p50 and 50 us (below that it
 # is the event loop's wake-up, not a wait for a worker); never with one closed-loop connection
@@ -33,7 +34,11 @@ def throughput(lv):
 
 
 def p99(lv):
-	r = lv["driver"].get("rtt") or {}
+	"""The latency the bound applies to: the round trip in the closed loop; in the open loop the
+	latency from the intended send time (what a user waits: it grows without bound past
+	capacity, while the round trip is capped by the connections in flight)."""
+	d = lv["driver"]
+	r = (d.get("latency_intended") if lv["level"].get("rate") else None) or d.get("rtt") or {}
 	return r.get("p99")
 
 
@@ -57,7 +62,8 @@ def stop_reason(levels, bound_ns):
 		return "no request succeeded at the last level"
 	q = p99(last)
 	if q is not None and q > bound_ns:
-		return f"p99 round trip {q / 1e6:.3g} ms passed the bound of {bound_ns / 1e6:g} ms"
+		what = "latency from the intended send" if last["level"].get("rate") else "round trip"
+		return f"p99 {what} {q / 1e6:,.4g} ms passed the bound of {bound_ns / 1e6:g} ms"
 	if error_share(last) > ERROR_SHARE:
 		return f"{error_share(last) * 100:.1f}% of attempts failed"
 	if len(levels) > PLATEAU_STEPS:
@@ -137,17 +143,19 @@ def evidence(lv):
 			   "text": f"socket-queue wait p50 {qh['p50'] / 1e6:.3g} ms > service p50 "
 				   f"{sh['p50'] / 1e6:.3g} ms with the CPU not busy: requests wait for a "
 				   "free worker (the server's concurrency is the limit)"})
-	core = d.get("busiest_thread_core")
+	# the driver: only where its own CPU is the cause (a send lag with an idle driver is other
+	# processes taking the CPU: the level's notes carry the driver's warning)
+	core = d.get("busiest_thread_core") or 0.0
 	lag = (d.get("send_lag") or {}).get("p99")
-	if d.get("bottleneck"):
-		ev.append({"resource": "driver", "source": "driver", "text": d["bottleneck"]})
-	elif core is not None and core >= DRIVER_CORE:
+	if core >= DRIVER_CORE:
 		ev.append({"resource": "driver", "source": "driver CPU",
-			   "text": f"the driver's busiest thread used {core * 100:.0f}% of a core"})
-	elif lag is not None and lag > SEND_LAG_NS and (lv["level"].get("rate")):
+			   "text": d.get("bottleneck") or f"the driver's busiest thread used "
+			   f"{core * 100:.0f}% of a core"})
+	elif lag is not None and lag > SEND_LAG_NS and lv["level"].get("rate") and \
+			core >= DRIVER_LAG_CORE:
 		ev.append({"resource": "driver", "source": "driver send lag",
-			   "text": f"send lag p99 {lag / 1e6:.3g} ms: the driver could not keep the "
-				   "schedule"})
+			   "text": f"send lag p99 {lag / 1e6:.3g} ms with its busiest thread at "
+				   f"{core * 100:.0f}% of a core: the driver could not keep the schedule"})
 	return ev
 
 
