@@ -40,7 +40,7 @@
 #define UDP_READ_BUF (64 * 1024)
 #define UDP_TAG_MAGIC 0x4c4cULL /* "LL" in the top 16 bits */
 #define UDP_SEQ48 0xffffffffffffULL
-#define UDP_HIST 8 /* requests per slot remembered for late and duplicate replies */
+#define UDP_HIST 32 /* requests per slot remembered for late and duplicate replies */
 
 struct udp_thread;
 
@@ -49,7 +49,7 @@ enum udp_req_state { UDP_FREE = 0, UDP_IN_FLIGHT, UDP_ANSWERED, UDP_LOST, UDP_LA
 /* One request sent, remembered until UDP_HIST more have gone. */
 struct udp_req {
 	uint64_t id; /* as sent, masked to the id's width */
-	uint64_t intended, sent;
+	uint64_t intended;
 	uint8_t state;
 	bool warm;
 };
@@ -264,7 +264,6 @@ static void x__send(struct udp_slot *u)
 		r = &u->hist[u->seq % UDP_HIST];
 		r->id = u->seq & ut->id_mask;
 		r->intended = u->base.ticket.intended;
-		r->sent = u->base.t_send;
 		r->warm = u->base.ticket.warm;
 		r->state = UDP_IN_FLIGHT;
 		if (ut->id_off)
