@@ -94,7 +94,13 @@ static void x__on_close(uv_handle_t *h)
 
 	u->open = false;
 	u->closing = false;
-	if (u->resume && !x__w(u)->stopping) {
+	if (x__w(u)->stopping)
+		return;
+	if (u->base.done) {
+		drv_slot_done(&u->base);
+		return;
+	}
+	if (u->resume) {
 		u->resume = false;
 		x__transmit(u);
 	}
@@ -378,10 +384,19 @@ static void x__slot_stop(struct drv_slot *s)
 	x__close_sock(u);
 }
 
-/* finish: the socket stays open until the stop */
+static void x__slot_finish(struct drv_slot *s)
+{
+	struct udp_slot *u = container_of(s, struct udp_slot, base);
+
+	if (u->open)
+		x__close_sock(u); /* its close callback reports the slot done */
+	else
+		drv_slot_done(s);
+}
+
 static const struct drv_slot_ops x__slot_ops = {
 	.size = sizeof(struct udp_slot), .init = x__slot_init, .go = x__slot_go,
-	.finish = drv_slot_done, .expire = x__slot_expire, .stop = x__slot_stop,
+	.finish = x__slot_finish, .expire = x__slot_expire, .stop = x__slot_stop,
 };
 
 /* The thread's part: request bytes, read buffer, where the id sits. */
