@@ -314,12 +314,17 @@ static int x__open(struct udp_slot *u)
 		if (err)
 			return err;
 	}
-	if (w->cfg->rcvbuf) {
+	if (w->cfg->rcvbuf) { /* what the kernel gave (half of what it reports), for the summary */
 		int v = (int)w->cfg->rcvbuf;
 
 		err = uv_recv_buffer_size((uv_handle_t *)&u->udp, &v);
+		v = 0;
+		if (!err)
+			err = uv_recv_buffer_size((uv_handle_t *)&u->udp, &v);
 		if (err)
 			return err;
+		if (!w->stats.rcvbuf || (uint64_t)v / 2 < w->stats.rcvbuf)
+			w->stats.rcvbuf = (uint64_t)v / 2;
 	}
 	err = uv_udp_connect(&u->udp, (const struct sockaddr *)&w->cfg->addr);
 	if (!err)

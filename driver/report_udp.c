@@ -2,10 +2,11 @@
 /* The udp part of the summary: what became of every reply, and what to do about it. */
 #include <stdio.h>
 #include "loadlens/cli.h"
+#include "config.h"
 #include "report.h"
 #include "stats.h"
 
-void drv_report_udp(FILE *f, const struct drv_stats *t)
+void drv_report_udp(FILE *f, const struct drv_config *cfg, const struct drv_stats *t)
 {
 	char b[32];
 
@@ -39,4 +40,9 @@ void drv_report_udp(FILE *f, const struct drv_stats *t)
 			   "buffer full): raise --rcvbuf (capped by net.core.rmem_max) or add -t "
 			   "threads\n",
 			(unsigned long long)t->rxq_ovfl);
+	if (cfg->rcvbuf && t->rcvbuf && t->rcvbuf < cfg->rcvbuf)
+		fprintf(f, "hint: rcvbuf: --rcvbuf %llu asked, the kernel gave %llu bytes: "
+			   "net.core.rmem_max caps it (sysctl -w net.core.rmem_max=%llu)\n",
+			(unsigned long long)cfg->rcvbuf, (unsigned long long)t->rcvbuf,
+			(unsigned long long)cfg->rcvbuf);
 }
