@@ -68,7 +68,11 @@ static void x__connects(struct curl_thread *ct, struct curl_slot *s, CURL *easy,
 	curl_off_t conn_us = 0;
 	long nconn = 0;
 
-	if (curl_easy_getinfo(easy, CURLINFO_NUM_CONNECTS, &nconn) != CURLE_OK || nconn <= 0)
+	if (curl_easy_getinfo(easy, CURLINFO_NUM_CONNECTS, &nconn) != CURLE_OK)
+		nconn = 0;
+	if (nconn <= 0 && rc == CURLE_COULDNT_CONNECT)
+		st->connect_attempts++; /* refused or unreachable: curl counts no connection */
+	if (nconn <= 0)
 		return;
 	st->connect_attempts += (uint64_t)nconn;
 	s->on_conn = 0;

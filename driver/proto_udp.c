@@ -40,7 +40,7 @@
 #define UDP_READ_BUF (64 * 1024)
 #define UDP_TAG_MAGIC 0x4c4cULL /* "LL" in the top 16 bits */
 #define UDP_SEQ48 0xffffffffffffULL
-#define UDP_HIST 8 /* requests per slot remembered for late and duplicate replies */
+#define UDP_HIST 32 /* requests per slot remembered for late and duplicate replies */
 
 struct udp_thread;
 
@@ -49,7 +49,7 @@ enum udp_req_state { UDP_FREE = 0, UDP_IN_FLIGHT, UDP_ANSWERED, UDP_LOST, UDP_LA
 /* One request sent, remembered until UDP_HIST more have gone. */
 struct udp_req {
 	uint64_t id; /* as sent, masked to the id's width */
-	uint64_t intended, sent;
+	uint64_t intended;
 	uint8_t state;
 	bool warm;
 };
@@ -94,7 +94,13 @@ static void x__on_close(uv_handle_t *h)
 
 	u->open = false;
 	u->closing = false;
-	if (u->resume && !x__w(u)->stopping) {
+	if (x__w(u)->stopping)
+		return;
+	if (u->base.done) {
+		drv_slot_done(&u->base);
+		return;
+	}
+	if (u->resume) {
 		u->resume = false;
 		x__transmit(u);
 	}
@@ -264,7 +270,6 @@ static void x__send(struct udp_slot *u)
 		r = &u->hist[u->seq % UDP_HIST];
 		r->id = u->seq & ut->id_mask;
 		r->intended = u->base.ticket.intended;
-		r->sent = u->base.t_send;
 		r->warm = u->base.ticket.warm;
 		r->state = UDP_IN_FLIGHT;
 		if (ut->id_off)
@@ -309,12 +314,17 @@ static int x__open(struct udp_slot *u)
 		if (err)
 			return err;
 	}
-	if (w->cfg->rcvbuf) {
+	if (w->cfg->rcvbuf) { /* what the kernel gave (half of what it reports), for the summary */
 		int v = (int)w->cfg->rcvbuf;
 
 		err = uv_recv_buffer_size((uv_handle_t *)&u->udp, &v);
+		v = 0;
+		if (!err)
+			err = uv_recv_buffer_size((uv_handle_t *)&u->udp, &v);
 		if (err)
 			return err;
+		if (!w->stats.rcvbuf || (uint64_t)v / 2 < w->stats.rcvbuf)
+			w->stats.rcvbuf = (uint64_t)v / 2;
 	}
 	err = uv_udp_connect(&u->udp, (const struct sockaddr *)&w->cfg->addr);
 	if (!err)
@@ -379,10 +389,19 @@ static void x__slot_stop(struct drv_slot *s)
 	x__close_sock(u);
 }
 
-/* finish: the socket stays open until the stop */
+static void x__slot_finish(struct drv_slot *s)
+{
+	struct udp_slot *u = container_of(s, struct udp_slot, base);
+
+	if (u->open)
+		x__close_sock(u); /* its close callback reports the slot done */
+	else
+		drv_slot_done(s);
+}
+
 static const struct drv_slot_ops x__slot_ops = {
 	.size = sizeof(struct udp_slot), .init = x__slot_init, .go = x__slot_go,
-	.finish = drv_slot_done, .expire = x__slot_expire, .stop = x__slot_stop,
+	.finish = x__slot_finish, .expire = x__slot_expire, .stop = x__slot_stop,
 };
 
 /* The thread's part: request bytes, read buffer, where the id sits. */

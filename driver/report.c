@@ -245,7 +245,7 @@ void drv_report_summary(FILE *f, const struct drv_config *cfg, const struct drv_
 		x__version_line(f, cfg, t);
 	}
 	if (cfg->url.scheme == LL_SCHEME_UDP)
-		drv_report_udp(f, t);
+		drv_report_udp(f, cfg, t);
 	if (res->warmup_requests)
 		fprintf(f, "  %-12s %llu requests left out\n", "warm-up",
 			(unsigned long long)res->warmup_requests);

@@ -30,7 +30,7 @@ const char *drv_report_bottleneck(const struct drv_config *cfg, const struct drv
 				  char *buf, size_t len);
 
 /* report_udp.c: the udp lines of the summary (lost, late, duplicate, unmatched, drops), hints. */
-void drv_report_udp(FILE *f, const struct drv_stats *t);
+void drv_report_udp(FILE *f, const struct drv_config *cfg, const struct drv_stats *t);
 
 /* report_json.c: the result document (schema in docs/driver.md); NULL on allocation failure. */
 json_t *drv_report_json(const struct drv_config *cfg, const struct drv_result *res);

@@ -159,6 +159,7 @@ json_t *drv_report_json(const struct drv_config *cfg, const struct drv_result *r
 	bad |= x__set(o, "duplicate_replies", x__u64(t->duplicate));
 	bad |= x__set(o, "unmatched_replies", x__u64(t->unmatched));
 	bad |= x__set(o, "rxq_ovfl", x__u64(t->rxq_ovfl));
+	bad |= x__set(o, "rcvbuf_bytes", x__u64(t->rcvbuf));
 	bad |= x__set(o, "behind", x__u64(t->behind));
 	bad |= x__set(o, "warmup_requests", x__u64(res->warmup_requests));
 	bad |= x__set(o, "bytes_sent", x__u64(t->bytes_sent));

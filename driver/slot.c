@@ -132,9 +132,23 @@ void drv_slot_retry(struct drv_slot *s)
 	s->delay_ms = 0;
 }
 
+static void x__on_retired(uv_handle_t *h)
+{
+	struct drv_slot *s = container_of((uv_timer_t *)h, struct drv_slot, wait);
+
+	if (s->ops->release)
+		s->ops->release(s);
+	free(s);
+}
+
 void drv_slot_done(struct drv_slot *s)
 {
-	drv_worker_slot_done(s->w);
+	struct drv_worker *w = s->w;
+
+	/* its protocol handles are closed: it leaves the table, its memory goes with its timer */
+	w->slots[s->idx] = NULL;
+	uv_close((uv_handle_t *)&s->wait, x__on_retired);
+	drv_worker_slot_done(w);
 }
 
 void drv_slots_sweep(struct drv_worker *w, uint64_t now)

@@ -9,7 +9,8 @@
  * what is in flight as cancelled at the stop, and free the slot at the end. The protocol keeps only
  * its sockets and how a request goes out and a response comes back.
  *
- * Slots are allocated as they take their first request, so -c 1000000 -n 1 allocates one.
+ * Slots are allocated as they take their first request, so -c 1000000 -n 1 allocates one, and
+ * freed when done.
  */
 #ifndef LOADLENS_DRV_SLOT_H
 #define LOADLENS_DRV_SLOT_H
@@ -34,7 +35,7 @@ struct drv_slot_ops {
 	int (*init)(struct drv_slot *s);
 	/* Send the request taken (s->ticket): connect first if need be. */
 	void (*go)(struct drv_slot *s);
-	/* The pacer has no more for this slot: release the connection, then drv_slot_done(). */
+	/* The pacer has no more for this slot: close its handles, then drv_slot_done(). */
 	void (*finish)(struct drv_slot *s);
 	/* The request in flight passed s->deadline (the worker's sweep). */
 	void (*expire)(struct drv_slot *s);
@@ -90,7 +91,10 @@ static inline void drv_slot_resolved(struct drv_slot *s)
 	s->pending = false;
 	s->deadline = 0;
 }
-/* After ops->finish: the slot is done for good. */
+/*
+ * From ops->finish, once the protocol's handles are closed: the slot is done for good and freed
+ * (ops->release first) once its timer has closed, so memory follows the live slots.
+ */
 void drv_slot_done(struct drv_slot *s);
 
 /*

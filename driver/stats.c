@@ -55,6 +55,8 @@ void drv_stats_merge(struct drv_stats *dst, const struct drv_stats *src)
 	dst->duplicate += src->duplicate;
 	dst->unmatched += src->unmatched;
 	dst->rxq_ovfl += src->rxq_ovfl;
+	if (src->rcvbuf && (!dst->rcvbuf || src->rcvbuf < dst->rcvbuf))
+		dst->rcvbuf = src->rcvbuf;
 	dst->behind += src->behind;
 	dst->cpu_ns += src->cpu_ns;
 	for (i = 0; i < DRV_STATUS_MAX; i++)

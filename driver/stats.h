@@ -59,6 +59,7 @@ struct drv_stats {
 	uint64_t duplicate; /* udp: a second (or later) reply to one request */
 	uint64_t unmatched; /* udp: replies that match no request sent (junk, or too old) */
 	uint64_t rxq_ovfl;  /* udp: datagrams the driver's own sockets dropped (receive buffer full) */
+	uint64_t rcvbuf;    /* udp --rcvbuf: the smallest receive buffer the kernel gave, 0 = none */
 	uint64_t behind; /* open loop: sends started late because their slot was still busy */
 	uint64_t cpu_ns; /* the worker thread's CPU time (user + system) */
 	uint64_t status[DRV_STATUS_MAX]; /* http: responses by status code */

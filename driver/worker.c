@@ -160,10 +160,17 @@ static void x__finish(struct drv_worker *w)
 	uv_async_send(w->wake);
 }
 
-/* -d + --timeout passed: what is still in flight gets no more time (cancelled at the stop). */
+/*
+ * -d + --timeout passed: what is past its own timeout is counted so (the sweep runs only every
+ * timeout/4), and what is still in flight gets no more time: cancelled at the stop.
+ */
 static void x__on_end(uv_timer_t *t)
 {
-	x__finish(container_of(t, struct drv_worker, end));
+	struct drv_worker *w = container_of(t, struct drv_worker, end);
+
+	if (!w->stopping)
+		drv_slots_sweep(w, uv_hrtime());
+	x__finish(w);
 }
 
 void drv_worker_slot_done(struct drv_worker *w)

@@ -38,4 +38,10 @@ J=$LL_TMP/refused_u.json
 e=$(jget "$J" .errors.ECONNREFUSED) t=$(jget "$J" .errors_total)
 [ "$e" -le 48 ] || fail "udp refused: $e refused attempts in 2 s over 4 slots"
 [ "$e" = "$t" ] || fail "udp refused: $e ECONNREFUSED of $t errors"
-pass "refused target: $att tcp and $e udp attempts in 2 s over 4 slots, each counted"
+# the curl engine: the same backoff, every refused attempt counted as an attempt and an error
+DRIVER_RC=1 driver refused_c "http://127.0.0.1:$P/" --http-engine curl -c 4 -d 2s -q
+J=$LL_TMP/refused_c.json
+c=$(jget "$J" .connect_attempts)
+[ "$(jget "$J" .errors.ECONNREFUSED)" = "$c" ] || fail "curl refused: $c attempts, $(jget "$J" .errors.ECONNREFUSED) ECONNREFUSED"
+[ "$c" -ge 40 ] && [ "$c" -le 48 ] || fail "curl refused: $c attempts in 2 s over 4 slots, expected 44 (40..48)"
+pass "refused target: $att tcp, $e udp, $c curl attempts in 2 s over 4 slots, each counted"

@@ -5,7 +5,7 @@
 # receive-buffer drops are counted (--rcvbuf). Before: duplicates were "late", junk answered
 # requests, a late reply answered the next request, and replies past --timeout counted on time.
 . "$(dirname "$0")/lib.sh"
-require_bin loadlens-driver
+require_bin loadlens-driver loadlens-refserver
 command -v jq >/dev/null || skip "jq is not installed"
 PY=/usr/bin/python3
 [ -x "$PY" ] || skip "no $PY for the misbehaving UDP server"
@@ -80,6 +80,17 @@ um=$(jget "$j" .unmatched_replies) drops=$(jget "$j" .rxq_ovfl)
 [ $((ok + $(jget "$j" .errors_total))) = 50 ] || fail "rxq: ok + errors != 50"
 grep -q "^hint: dropped:" "$LL_TMP/rxq.out" || fail "rxq: no hint for the drops"
 pass "receive drops: $ok ok + $late late + $dup duplicates + $um unmatched + $drops dropped = 2050 sent"
+
+# --rcvbuf past net.core.rmem_max: the cap is said, not silent
+max=$(cat /proc/sys/net/core/rmem_max)
+P=$(free_port)
+refserver_up echo "$P" --proto udp
+driver capped "udp://127.0.0.1:$P" -n 10 --rcvbuf $((max * 2)) -q
+stop echo
+[ "$(jget "$LL_TMP/capped.json" .rcvbuf_bytes)" = "$max" ] || fail "rcvbuf_bytes is not rmem_max ($max)"
+grep -q "^hint: rcvbuf: --rcvbuf $((max * 2)) asked, the kernel gave $max bytes" "$LL_TMP/capped.out" ||
+	fail "no hint for the capped --rcvbuf"
+pass "--rcvbuf over rmem_max: capped at $max, said so"
 
 # bad --id and --rcvbuf: one line, exit 64
 D="$LOADLENS_BIN/loadlens-driver"
