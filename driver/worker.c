@@ -179,7 +179,7 @@ static void x__thread_main(void *arg)
 		uv_timer_start(&w->tick, x__on_tick, ms, 0);
 	}
 	w->proto->start(w);
-	uv_run(&w->loop, UV_RUN_DEFAULT);
+	drv_sched_run(&w->sched, &w->loop); /* uv_run() with sends on time (waker.h) */
 	w->loop_close_err = uv_loop_close(&w->loop);
 	w->loop_ready = false;
 	if (!getrusage(RUSAGE_THREAD, &ru))
