@@ -1,10 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Precise wake-ups on a worker's loop. libuv timers have 1 ms granularity, which would add up to
- * a millisecond of false latency to an open-loop schedule (wrk2's limit). One timerfd per thread,
- * watched by a uv_poll_t and armed at an absolute CLOCK_MONOTONIC time (the clock of
- * uv_hrtime()), wakes the loop within microseconds; a min-heap holds the waiting entries. An
- * entry is embedded in its owner (a connection slot) and recovered with container_of.
+ * a millisecond of false latency to an open-loop schedule (wrk2's limit). A min-heap holds the
+ * waiting entries; an entry is embedded in its owner (a connection slot) and recovered with
+ * container_of. The worker's loop runs under drv_sched_run(), which keeps time in three ways:
+ *
+ *  - far from the next due send, it blocks in the loop, with one timerfd per thread (watched by
+ *    a uv_poll_t, armed at an absolute CLOCK_MONOTONIC time, the clock of uv_hrtime()) set
+ *    *early* by the wake-up latency it has measured on this machine (a high percentile of the
+ *    last DRV_SCHED_LAT_N timer wake-ups), so the thread is awake before the send is due;
+ *  - near it (closer than that latency), it polls the loop without blocking, so replies are still
+ *    taken as they come, and spins on the clock for the last DRV_SCHED_SPIN_NS;
+ *  - at it, it starts every entry that is due, and keeps polling for any due within the window:
+ *    one wake-up serves every send due close together.
+ *
+ * The timerfd is armed only before the loop blocks, and only when that time changed: no timer
+ * per request. Nothing is ever started before its time.
  */
 #ifndef LOADLENS_DRV_WAKER_H
 #define LOADLENS_DRV_WAKER_H
@@ -22,13 +33,24 @@ struct drv_sched_ent {
 	drv_sched_cb cb;
 };
 
+#define DRV_SCHED_LAT_N 32	      /* timer wake-up latencies remembered */
+#define DRV_SCHED_EARLY_MAX 50000ULL /* never wake more than 50 us early */
+#define DRV_SCHED_SPIN_NS 2000ULL     /* the last 2 us: spin on the clock, no syscall */
+
 struct drv_sched {
 	uv_poll_t poll;
 	int tfd;
 	bool open;
+	bool lazy; /* under drv_sched_run(): the timerfd is armed only before the loop blocks */
 	struct drv_sched_ent **heap;
 	uint32_t n, cap;
 	uint64_t armed; /* time the timerfd is armed for; 0 = disarmed */
+	/* wake-up latency: how late the timerfd wakes the thread, measured, and the early offset */
+	uint64_t lat[DRV_SCHED_LAT_N];
+	uint32_t nlat, ilat;
+	uint64_t early_ns;
+	/* what it cost: timer wake-ups, non-blocking polls while near a send, ns spun on the clock */
+	uint64_t wakes, polls, poll_ns, spin_ns;
 };
 
 /* cap: the most entries queued at once (one per slot). */
@@ -40,6 +62,14 @@ void drv_sched_cancel(struct drv_sched *s, struct drv_sched_ent *e);
 void drv_sched_close(struct drv_sched *s);
 /* After the loop has drained: free the heap. */
 void drv_sched_fini(struct drv_sched *s);
+
+/*
+ * Run loop until it has nothing left (uv_run(UV_RUN_DEFAULT) with precise sends, see above).
+ * Returns uv_run()'s last result (0).
+ */
+int drv_sched_run(struct drv_sched *s, uv_loop_t *loop);
+/* Record one timer wake-up latency and update the early offset (exposed for tests). */
+void drv_sched_note_latency(struct drv_sched *s, uint64_t lat_ns);
 
 /* The heap alone, for tests: pop the earliest entry due at `now`, or NULL. */
 struct drv_sched_ent *drv_sched_pop_due(struct drv_sched *s, uint64_t now);

@@ -260,7 +260,7 @@ static void x__thread_main(void *arg)
 		uv_timer_start(&w->end, x__on_end, ms, 0);
 	}
 	drv_slots_start(w);
-	uv_run(&w->loop, UV_RUN_DEFAULT);
+	drv_sched_run(&w->sched, &w->loop); /* uv_run() with sends on time (waker.h) */
 	/* the schedule's requests never taken before -d, unless a signal cut the run short */
 	if (w->stop_ns >= w->pacer.deadline_ns || !w->slots_active)
 		for (i = 0; i < w->nslots; i++)

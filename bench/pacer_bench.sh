@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# Issue 10 benchmark: the pacer and ping-pong latency, side by side with sockperf, alternated in
+# rounds. Prints Markdown rows for BENCHMARKS.md ("Driver: pacer and ping-pong (issue 10)").
+#
+#   bench/pacer_bench.sh [all|pingpong|pacer]   (default all)
+#
+# Environment: LOADLENS_BIN (default build/bin), ROUNDS (5), DUR (4, seconds per run),
+# RATES ("1000 10000 50000"), CONNS (10, slots of the open loop). Loopback only; the server on
+# CPU 0 and the client on CPU 1 ("cross"), or both on CPU 1 ("same").
+#
+# ping-pong: one request in flight, 64-byte messages, against sockperf's own server (UDP, and TCP
+# with --tcp), so both clients talk to the same server: sockperf ping-pong --full-rtt p50 against
+# the driver's latency p50 (-c 1 closed loop, --payload of one sockperf message, tcp with
+# --response fixed:64).
+# pacer: the driver against loadlens-refserver (udp): send lag p50/p99 and CPU per request at each
+# rate, the closed loop (-c CONNS, and -c 1) for the CPU reference, and sockperf under-load at the
+# same --mps (its latency p50/p99 and CPU per message; it paces by busy-waiting).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+BIN=${LOADLENS_BIN:-$here/../build/bin}
+D=$BIN/loadlens-driver
+RS=$BIN/loadlens-refserver
+ROUNDS=${ROUNDS:-5}
+DUR=${DUR:-4}
+RATES=${RATES:-1000 10000 50000}
+CONNS=${CONNS:-10}
+MODE=${1:-all}
+TMP=$(mktemp -d /tmp/loadlens-pbench.XXXXXX)
+PIDS=()
+cleanup() {
+	local p
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+[ -x "$D" ] && [ -x "$RS" ] || { echo "build first: $D, $RS"; exit 1; }
+command -v sockperf >/dev/null || apt-get install -y sockperf >/dev/null 2>&1
+command -v sockperf >/dev/null || { echo "needs sockperf"; exit 1; }
+command -v jq >/dev/null || { echo "needs jq"; exit 1; }
+
+port() {
+	local p
+	while :; do
+		p=$((20000 + RANDOM % 12000))
+		ss -Htanul "( sport = :$p )" | grep -q . || { echo "$p"; return; }
+	done
+}
+
+# median of the numbers on stdin
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# cpu_of CMD...: run CMD; user+sys seconds into $TMP/cpu; CMD's output to stdout
+cpu_of() {
+	local TIMEFORMAT='%U %S'
+	{ time "$@" 2>&1; } 2>"$TMP/time"
+	awk '{ printf "%.4f\n", $1 + $2 }' "$TMP/time" >"$TMP/cpu"
+}
+
+load() { awk '{ print $1 }' /proc/loadavg; }
+
+# a sockperf message: 8-byte sequence, 2-byte flags (client, pong request), 4-byte size
+/usr/bin/python3 -c "
+import sys
+h = bytes.fromhex('0000000000000001000300000040')
+open(sys.argv[1], 'wb').write(h + b'x' * (64 - len(h)))" "$TMP/sp64.bin"
+
+sp_server() { # sp_server CPU [--tcp] → SP_PORT, SP_PID
+	SP_PORT=$(port)
+	taskset -c "$1" sockperf server -i 127.0.0.1 -p "$SP_PORT" ${2:-} >"$TMP/sps.out" 2>&1 &
+	SP_PID=$!
+	PIDS+=($SP_PID)
+	sleep 0.5
+}
+
+bench_pingpong() {
+	local proto place scpu r sp dr rows=() tcp resp
+	echo "### Ping-pong p50 (RTT), 64 bytes, one in flight, ${DUR}s per run, $ROUNDS rounds"
+	echo
+	echo "| proto | placement | sockperf p50 µs (rounds) | driver p50 µs (rounds) | driver / sockperf (medians) | load before |"
+	echo "|---|---|---|---|---|---|"
+	for proto in udp tcp; do
+		tcp=""
+		resp=""
+		[ "$proto" = tcp ] && tcp=--tcp && resp="--response fixed:64"
+		for place in cross same; do
+			scpu=0
+			[ "$place" = same ] && scpu=1
+			sp_server "$scpu" "$tcp"
+			local l0 sps="" drs=""
+			l0=$(load)
+			for r in $(seq "$ROUNDS"); do
+				sp=$(taskset -c 1 sockperf ping-pong -i 127.0.0.1 -p "$SP_PORT" $tcp -m 64 \
+					-t "$DUR" --full-rtt 2>&1 | awk '/percentile 50.000/ { print $NF }')
+				# shellcheck disable=SC2086
+				taskset -c 1 "$D" "$proto://127.0.0.1:$SP_PORT" --payload "$TMP/sp64.bin" $resp \
+					-c 1 -d "${DUR}s" --timeout 1s -q --interval 0 \
+					--json "$TMP/pp.json" >/dev/null 2>"$TMP/pp.err"
+				dr=$(jq -r '.latency.p50 / 1000' "$TMP/pp.json")
+				sps="$sps $sp"
+				drs="$drs $dr"
+			done
+			kill "$SP_PID" 2>/dev/null
+			wait "$SP_PID" 2>/dev/null
+			local ms md
+			ms=$(echo "$sps" | tr ' ' '\n' | grep . | median)
+			md=$(echo "$drs" | tr ' ' '\n' | grep . | median)
+			printf '| %s | %s | %s (%s) | %s (%s) | %s | %s |\n' "$proto" "$place" \
+				"$(printf '%.1f' "$ms")" "$(echo $sps | xargs printf '%.1f ' | sed 's/ $//')" \
+				"$(printf '%.1f' "$md")" "$(echo $drs | xargs printf '%.1f ' | sed 's/ $//')" \
+				"$(awk -v a="$md" -v b="$ms" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }')" "$l0"
+		done
+	done
+	echo
+}
+
+# driver_run NAME ARGS...: against the refserver on CPU 0; prints "lag_p50 lag_p99 cpu_us lat_p50 lat_p99 rps"
+driver_run() {
+	local name=$1
+	shift
+	taskset -c 1 "$D" "udp://127.0.0.1:$RS_PORT" -d "${DUR}s" --timeout 1s -q --interval 0 \
+		--json "$TMP/$name.json" "$@" >/dev/null 2>"$TMP/$name.err"
+	jq -r '"\(.send_lag.p50 // 0) \(.send_lag.p99 // 0) \(.driver.cpu_per_request_us) \(.latency.p50) \(.latency.p99) \(.throughput_rps)"' \
+		"$TMP/$name.json"
+}
+
+bench_pacer() {
+	local rate r a b c d e f
+	RS_PORT=$(port)
+	taskset -c 0 "$RS" --proto udp --listen "127.0.0.1:$RS_PORT" 2>"$TMP/rs.err" &
+	PIDS+=($!)
+	RS_PID=$!
+	sleep 0.5
+	sp_server 0 ""
+	echo "### Pacer: udp open loop against loadlens-refserver (CPU 0), driver on CPU 1, -c $CONNS, ${DUR}s per run"
+	echo
+	echo "| round | load | what | rate asked | achieved/s | send lag p50 | send lag p99 | latency p50 | latency p99 | CPU µs/request |"
+	echo "|---|---|---|---|---|---|---|---|---|---|"
+	for r in $(seq "$ROUNDS"); do
+		read -r a b c d e f < <(driver_run "cl$r" -c "$CONNS")
+		printf '| %s | %s | driver closed loop -c %s | - | %.0f | - | - | %.1fus | %.1fus | %.2f |\n' \
+			"$r" "$(load)" "$CONNS" "$f" "$(echo "$d/1000" | bc -l)" "$(echo "$e/1000" | bc -l)" "$c"
+		read -r a b c d e f < <(driver_run "c1$r" -c 1)
+		printf '| %s | %s | driver closed loop -c 1 | - | %.0f | - | - | %.1fus | %.1fus | %.2f |\n' \
+			"$r" "$(load)" "$f" "$(echo "$d/1000" | bc -l)" "$(echo "$e/1000" | bc -l)" "$c"
+		for rate in $RATES; do
+			read -r a b c d e f < <(driver_run "o$rate-$r" -c "$CONNS" --rate "$rate")
+			printf '| %s | %s | driver --rate | %s | %.0f | %.1fus | %.1fus | %.1fus | %.1fus | %.2f |\n' \
+				"$r" "$(load)" "$rate" "$f" "$(echo "$a/1000" | bc -l)" "$(echo "$b/1000" | bc -l)" \
+				"$(echo "$d/1000" | bc -l)" "$(echo "$e/1000" | bc -l)" "$c"
+			cpu_of taskset -c 1 sockperf under-load -i 127.0.0.1 -p "$SP_PORT" -m 64 \
+				--mps "$rate" -t "$DUR" --full-rtt >"$TMP/ul.out"
+			local n p50 p99
+			n=$(awk -F'[ =;]+' '/\[Total Run\]/ { for (i = 1; i < NF; i++) if ($i == "SentMessages") print $(i + 1) }' "$TMP/ul.out")
+			p50=$(awk '/percentile 50.000/ { print $NF }' "$TMP/ul.out")
+			p99=$(awk '/percentile 99.000/ { print $NF }' "$TMP/ul.out")
+			printf '| %s | %s | sockperf under-load | %s | %.0f | (busy-wait) | - | %sus | %sus | %.2f |\n' \
+				"$r" "$(load)" "$rate" "$(echo "$n/$DUR" | bc -l)" "$p50" "$p99" \
+				"$(awk -v c="$(cat "$TMP/cpu")" -v n="$n" 'BEGIN { printf "%.2f", n ? c * 1e6 / n : 0 }')"
+		done
+	done
+	echo
+}
+
+echo "machine: $(nproc) CPUs, $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg) at start, $(date -u +%H:%M) UTC"
+echo
+case "$MODE" in
+pingpong) bench_pingpong ;;
+pacer) bench_pacer ;;
+*) bench_pingpong; bench_pacer ;;
+esac
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
