@@ -238,6 +238,22 @@ def nfds(pid):
 		return -1
 
 
+def loadlens_processes():
+	"""'comm (pid)' of the loadlens programs running on the host, any namespace."""
+	out = []
+	for d in os.listdir("/proc"):
+		if not d.isdigit():
+			continue
+		try:
+			with open("/proc/%s/comm" % d) as f:
+				comm = f.read().strip()
+		except OSError:
+			continue
+		if comm.startswith("loadlens-"):
+			out.append("%s (pid %s)" % (comm, d))
+	return out
+
+
 def children(pid):
 	try:
 		with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
@@ -581,6 +597,11 @@ def run_scenario(sc, result):
 			raise Fail("%s/%s is not built" % (BIN, b))
 	if sc.get("needs_cpus", 1) > os.cpu_count():
 		raise Skip("needs %d CPUs, has %d" % (sc["needs_cpus"], os.cpu_count()))
+	if sc.get("exclusive"):
+		others = loadlens_processes()
+		if others:
+			raise Skip("this scenario changes a host-wide limit and needs the host to itself; "
+				   "other loadlens processes run now (%s)" % ", ".join(others[:4]))
 	run = Run(sc)
 	try:
 		return run_in(run, sc, result)
@@ -811,7 +832,7 @@ def table(dirs):
 				continue
 			c = "**%s**" % x["outcome"]
 			if x["outcome"] == "pass" and x.get("delay_s"):
-				c += " (" + ", ".join("+%.2f s" % v for v in x["delay_s"].values()) + ")"
+				c += " (" + ", ".join("%+.2f s" % v for v in x["delay_s"].values()) + ")"
 			elif x["outcome"] != "pass":
 				c += ": " + brief(x.get("problems", []))
 			cells.append(c.replace("|", "/"))

@@ -10,6 +10,8 @@ random port), {tmp} (the scenario's temp dir), {NAME_pid} (a process the harness
   starts; 'rc' exit codes accepted; 'errors_ok' (driver) when errors are the point.
 - observer: its target arguments (default --port {port}); -i 0.5s, --ndjson and --json are added.
 - expect: [{kind, evidence: {key: value}, forecast: may come before the onset}].
+- exclusive: the scenario changes a host-wide limit (fs.file-max): it skips while other
+  loadlens programs run on the host, whose unprivileged parts it would starve.
 - allow: kinds that may also fire (a CLOSE_WAIT leak is an fd leak too).
 - onset: how the harness measures, apart from the observer, when the sick condition starts:
   polled every 50 ms (log: a line in a file; tcp_state: N sockets in a state on a port;
@@ -208,7 +210,7 @@ SCENARIOS = [
 		   driver(TCP, "--rate", "100", "-c", "16", "-d", "4s", delay=0.3)],
 	 "onset": {"how": "event", "event": "load_start"},  # the driver's start: first wake-ups
 	 "expect": [{"kind": "cpu_saturation"}]},
-	{"name": "sick_system_fds", "group": "sick",
+	{"name": "sick_system_fds", "group": "sick", "exclusive": True,
 	 "what": "fs.file-max lowered to file-nr + 3,000 for ~3 s; an unprivileged process (nobody, "
 		 "so the limit applies to it) opens files until ENFILE, then frees 150 (file-nr stays near 95% of the limit)",
 	 "servers": [refserver("--proto", "http")],
@@ -231,6 +233,16 @@ SCENARIOS = [
 	 "onset": {"how": "logtime", "file": "{tmp}/fork.log", "line": 15, "field": 2,
 		   "pid_field": 1},
 	 "expect": [{"kind": "process_cap", "evidence": {"pid": "{onset_pid}"}}]},
+	{"name": "sick_addrinuse", "group": "sick",
+	 "what": "while refserver serves a keep-alive load, a second process tries to bind() its "
+		 "port every 0.1 s for 3 s (a restart that finds the port busy): EADDRINUSE",
+	 "servers": [refserver("--proto", "http")],
+	 "loads": [driver(HTTP, "-c", "4", "-d", "4s"),
+		   {"kind": "py", "name": "binder", "delay": 0.5,
+		    "args": ["bindloop", "--port", "{port}", "--every", "0.1", "--seconds", "3",
+			     "--log", "{tmp}/bind.log"]}],
+	 "onset": {"how": "logtime", "file": "{tmp}/bind.log"},
+	 "expect": [{"kind": "addrinuse"}]},
 	{"name": "sick_target_exit", "group": "sick",
 	 "what": "refserver under --pid, stopped (SIGTERM) 1.5 s into a keep-alive load",
 	 "servers": [refserver("--proto", "http")],
