@@ -159,7 +159,8 @@ SCENARIOS = [
 	 "allow": ["worker_saturation"]},  # true: 100 closed-loop clients on one worker
 	{"name": "sick_fd_leak", "group": "sick",
 	 "what": "refserver http --leak-fds 1 (one /dev/null per connection, never closed), 20 "
-		 "new connections/s, RLIMIT_NOFILE 65536 or the hard limit (no exhaustion for minutes)",
+		 "new connections/s, RLIMIT_NOFILE 65536 or the hard limit (no exhaustion for "
+		 "minutes)",
 	 "servers": [refserver("--proto", "http", "--leak-fds", "1", nofile=65536)],
 	 "loads": [driver(HTTP, "--http-close", "--rate", "20", "-c", "2", "-d", "5s")],
 	 "onset": {"how": "fds", "min_growth": 20},
@@ -211,8 +212,9 @@ SCENARIOS = [
 	 "onset": {"how": "event", "event": "load_start"},  # the driver's start: first wake-ups
 	 "expect": [{"kind": "cpu_saturation"}]},
 	{"name": "sick_system_fds", "group": "sick", "exclusive": True,
-	 "what": "fs.file-max lowered to file-nr + 3,000 for ~3 s; an unprivileged process (nobody, "
-		 "so the limit applies to it) opens files until ENFILE, then frees 150 (file-nr stays near 95% of the limit)",
+	 "what": "fs.file-max lowered to file-nr + 3,000 for ~3 s; an unprivileged process "
+		 "(nobody, so the limit applies to it) opens files until ENFILE, then frees 150 "
+		 "(file-nr stays near 95% of the limit)",
 	 "servers": [refserver("--proto", "http")],
 	 "loads": [driver(HTTP, "-c", "4", "-d", "4s"),
 		   {"kind": "py", "name": "enfile", "delay": 1.0,
