@@ -1,6 +1,7 @@
 """Starting a scenario's servers and loads, and checking that the load was what it says."""
 import json
 import os
+import re
 import resource
 import shutil
 import signal
@@ -135,6 +136,8 @@ def load_argv(run, spec):
 			"--interval", "0.1s", "--json", "{tmp}/%s.json" % name]
 	if kind == "py":
 		return [PY, SERVERS] + spec["args"]
+	if kind in ("wrk", "ab"):
+		return [need(kind)] + spec["args"]
 	if kind == "redis-benchmark":
 		return [need("redis-benchmark"), "-h", "127.0.0.1", "-p", "{port}"] + spec["args"]
 	raise Fail("unknown load kind " + kind)
@@ -176,6 +179,19 @@ def run_loads(run, loads, actions):
 
 def check_load(run, spec):
 	"""The load really was what the scenario says (healthy: no errors)."""
+	out = run.text(spec["name"], "out")
+	if spec["kind"] == "wrk":
+		n = re.search(r"(\d+) requests in", out)
+		bad = re.search(r"Socket errors.*|Non-2xx.*", out)
+		if not n or bad:
+			raise Fail("wrk: %s" % (bad.group(0) if bad else "no request count"))
+		return "wrk: %s requests, no socket error, no non-2xx" % n.group(1)
+	if spec["kind"] == "ab":
+		n = re.search(r"Complete requests:\s+(\d+)", out)
+		failed = re.search(r"Failed requests:\s+(\d+)", out)
+		if not n or not failed or failed.group(1) != "0" or "Non-2xx" in out:
+			raise Fail("ab: not every request succeeded:\n" + out[-1500:])
+		return "ab: %s requests, 0 failed" % n.group(1)
 	if spec["kind"] != "driver":
 		return "%s exited 0" % spec["kind"]
 	with open(os.path.join(run.tmp, spec["name"] + ".json")) as f:

@@ -6,7 +6,7 @@ random port), {tmp} (the scenario's temp dir), {NAME_pid} (a process the harness
 
 - group: healthy (no warning/critical finding; exactly the notes in 'expect') or sick.
 - servers: kind refserver | py (servers.py) | go | nginx | redis | memcached; cpu 0 by default.
-- loads: kind driver | py | redis-benchmark; cpu 1 by default; 'delay' after the load phase
+- loads: kind driver | py | redis-benchmark | wrk | ab; cpu 1 by default; 'delay' after the load phase
   starts; 'rc' exit codes accepted; 'errors_ok' (driver) when errors are the point.
 - observer: its target arguments (default --port {port}); -i 0.5s, --ndjson and --json are added.
 - expect: [{kind, evidence: {key: value}, forecast: may come before the onset}].
@@ -59,6 +59,18 @@ SCENARIOS = [
 	 "observer": ["--pid", "{server_pid}"],
 	 "requests_match": True,
 	 "loads": [driver(HTTP, "-c", "16", "-d", "3s")]},
+	{"name": "healthy_keepalive_wrk", "group": "healthy",
+	 "what": "nginx driven by wrk (a peer load tool), 1 thread, 32 keep-alive connections for "
+		 "3 s",
+	 "servers": [{"kind": "nginx"}],
+	 "loads": [{"kind": "wrk", "name": "load",
+		    "args": ["-t1", "-c32", "-d3s", "http://127.0.0.1:{port}/"]}]},
+	{"name": "healthy_close_ab", "group": "healthy",
+	 "what": "nginx driven by ab: 3,000 HTTP/1.0 requests, a connection each, 8 at a time, as "
+		 "fast as they go (the server closes first)",
+	 "servers": [{"kind": "nginx"}],
+	 "loads": [{"kind": "ab", "name": "load",
+		    "args": ["-q", "-n", "3000", "-c", "8", "http://127.0.0.1:{port}/"]}]},
 	{"name": "healthy_close_nginx", "group": "healthy",
 	 "what": "nginx, Connection: close at 500/s for 4 s (the server closes first: its "
 		 "TIME_WAIT costs the client no ports)",
