@@ -40,7 +40,7 @@ def read_findings(run):
 	sfind = summary.get("findings")
 	if sfind is None:
 		sfind = summary.get("forensics", {}).get("findings", [])
-	live = [m.group(2) for m in map(LIVE_RE.match, run.text("observer").splitlines()) if m]
+	live = [m.groups() for m in map(LIVE_RE.match, run.text("observer").splitlines()) if m]
 	return t0, events, sfind, live, len(intervals)
 
 

@@ -160,9 +160,13 @@ def run_in(run, sc, result):
 			if str(ev.get(key)) != v:
 				problems.append("%s evidence %s=%s, expected %s" %
 						(k, key, ev.get(key), v))
-		if not any(line.startswith(f.get("text", "\0")[:60]) for line in live):
+		lines = [hms for hms, text in live if text == f.get("text")]
+		if not lines:
 			problems.append("%s: no '[HH:MM:SS] %s' line on stderr" %
 					(k, f.get("text")))
+		elif f.get("time") and f["time"] not in lines:
+			problems.append("%s: stderr says [%s], the NDJSON record %s" %
+					(k, lines[0], f["time"]))
 		if not insum:
 			problems.append("%s is not repeated in the summary's findings" % k)
 		elif "first_seen" not in insum[0]:
