@@ -153,13 +153,22 @@ def run_in(run, sc, result):
 				"; not in the summary either"
 			problems.append("no live NDJSON finding record of kind %s%s" % (k, where))
 			continue
-		f = min(mine, key=lambda x: x.get("t", 1e9))
-		t = f.get("t")
-		ev = f.get("evidence") or {}
-		for key, v in evid.items():
-			if str(ev.get(key)) != v:
+		# The first record of the kind that names the expected pid/port is the one judged
+		# (an earlier one that names nothing, e.g. before a census, does not count).
+		mine.sort(key=lambda x: x.get("t", 1e9))
+		named = [f for f in mine if all(str((f.get("evidence") or {}).get(key)) == v
+						for key, v in evid.items())]
+		if not named:
+			ev = mine[0].get("evidence") or {}
+			for key, v in evid.items():
 				problems.append("%s evidence %s=%s, expected %s" %
 						(k, key, ev.get(key), v))
+		elif named[0] is not mine[0]:
+			log("  %s: the first record (t=%.2f) names %s; judged: the one at t=%.2f"
+			    % (k, mine[0].get("t", -1), mine[0].get("evidence"),
+			       named[0].get("t", -1)))
+		f = named[0] if named else mine[0]
+		t = f.get("t")
 		lines = [hms for hms, text in live if text == f.get("text")]
 		if not lines:
 			problems.append("%s: no '[HH:MM:SS] %s' line on stderr" %
