@@ -6,8 +6,8 @@ random port), {tmp} (the scenario's temp dir), {NAME_pid} (a process the harness
 
 - group: healthy (no warning/critical finding; exactly the notes in 'expect') or sick.
 - servers: kind refserver | py (servers.py) | go | nginx | redis | memcached; cpu 0 by default.
-- loads: kind driver | py | redis-benchmark | wrk | ab; cpu 1 by default; 'delay' after the load phase
-  starts; 'rc' exit codes accepted; 'errors_ok' (driver) when errors are the point.
+- loads: kind driver | py | redis-benchmark | wrk | ab; cpu 1 by default; 'delay' after the
+  load phase starts; 'rc' exit codes accepted; 'errors_ok' (driver) when errors are the point.
 - observer: its target arguments (default --port {port}); -i 0.5s, --ndjson and --json are added.
 - expect: [{kind, evidence: {key: value}, forecast: may come before the onset}].
 - exclusive: the scenario changes a host-wide limit (fs.file-max): it skips while other
