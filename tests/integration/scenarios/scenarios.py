@@ -6,10 +6,12 @@ random port), {tmp} (the scenario's temp dir), {NAME_pid} (a process the harness
 
 - group: healthy (no warning/critical finding; exactly the notes in 'expect') or sick.
 - servers: kind refserver | py (servers.py) | go | nginx | redis | memcached; cpu 0 by default.
-- loads: kind driver | py | redis-benchmark; cpu 1 by default; 'delay' after the load phase
-  starts; 'rc' exit codes accepted; 'errors_ok' (driver) when errors are the point.
+- loads: kind driver | py | redis-benchmark | wrk | ab; cpu 1 by default; 'delay' after the
+  load phase starts; 'rc' exit codes accepted; 'errors_ok' (driver) when errors are the point.
 - observer: its target arguments (default --port {port}); -i 0.5s, --ndjson and --json are added.
 - expect: [{kind, evidence: {key: value}, forecast: may come before the onset}].
+- exclusive: the scenario changes a host-wide limit (fs.file-max): it skips while other
+  loadlens programs run on the host, whose unprivileged parts it would starve.
 - allow: kinds that may also fire (a CLOSE_WAIT leak is an fd leak too).
 - onset: how the harness measures, apart from the observer, when the sick condition starts:
   polled every 50 ms (log: a line in a file; tcp_state: N sockets in a state on a port;
@@ -57,6 +59,18 @@ SCENARIOS = [
 	 "observer": ["--pid", "{server_pid}"],
 	 "requests_match": True,
 	 "loads": [driver(HTTP, "-c", "16", "-d", "3s")]},
+	{"name": "healthy_keepalive_wrk", "group": "healthy",
+	 "what": "nginx driven by wrk (a peer load tool), 1 thread, 32 keep-alive connections for "
+		 "3 s",
+	 "servers": [{"kind": "nginx"}],
+	 "loads": [{"kind": "wrk", "name": "load",
+		    "args": ["-t1", "-c32", "-d3s", "http://127.0.0.1:{port}/"]}]},
+	{"name": "healthy_close_ab", "group": "healthy",
+	 "what": "nginx driven by ab: 3,000 HTTP/1.0 requests, a connection each, 8 at a time, as "
+		 "fast as they go (the server closes first)",
+	 "servers": [{"kind": "nginx"}],
+	 "loads": [{"kind": "ab", "name": "load",
+		    "args": ["-q", "-n", "3000", "-c", "8", "http://127.0.0.1:{port}/"]}]},
 	{"name": "healthy_close_nginx", "group": "healthy",
 	 "what": "nginx, Connection: close at 500/s for 4 s (the server closes first: its "
 		 "TIME_WAIT costs the client no ports)",
@@ -157,7 +171,8 @@ SCENARIOS = [
 	 "allow": ["worker_saturation"]},  # true: 100 closed-loop clients on one worker
 	{"name": "sick_fd_leak", "group": "sick",
 	 "what": "refserver http --leak-fds 1 (one /dev/null per connection, never closed), 20 "
-		 "new connections/s, RLIMIT_NOFILE 65536 or the hard limit (no exhaustion for minutes)",
+		 "new connections/s, RLIMIT_NOFILE 65536 or the hard limit (no exhaustion for "
+		 "minutes)",
 	 "servers": [refserver("--proto", "http", "--leak-fds", "1", nofile=65536)],
 	 "loads": [driver(HTTP, "--http-close", "--rate", "20", "-c", "2", "-d", "5s")],
 	 "onset": {"how": "fds", "min_growth": 20},
@@ -208,9 +223,10 @@ SCENARIOS = [
 		   driver(TCP, "--rate", "100", "-c", "16", "-d", "4s", delay=0.3)],
 	 "onset": {"how": "event", "event": "load_start"},  # the driver's start: first wake-ups
 	 "expect": [{"kind": "cpu_saturation"}]},
-	{"name": "sick_system_fds", "group": "sick",
-	 "what": "fs.file-max lowered to file-nr + 3,000 for ~3 s; an unprivileged process (nobody, "
-		 "so the limit applies to it) opens files until ENFILE, then frees 150 (file-nr stays near 95% of the limit)",
+	{"name": "sick_system_fds", "group": "sick", "exclusive": True,
+	 "what": "fs.file-max lowered to file-nr + 3,000 for ~3 s; an unprivileged process "
+		 "(nobody, so the limit applies to it) opens files until ENFILE, then frees 150 "
+		 "(file-nr stays near 95% of the limit)",
 	 "servers": [refserver("--proto", "http")],
 	 "loads": [driver(HTTP, "-c", "4", "-d", "4s"),
 		   {"kind": "py", "name": "enfile", "delay": 1.0,
@@ -231,6 +247,16 @@ SCENARIOS = [
 	 "onset": {"how": "logtime", "file": "{tmp}/fork.log", "line": 15, "field": 2,
 		   "pid_field": 1},
 	 "expect": [{"kind": "process_cap", "evidence": {"pid": "{onset_pid}"}}]},
+	{"name": "sick_addrinuse", "group": "sick",
+	 "what": "while refserver serves a keep-alive load, a second process tries to bind() its "
+		 "port every 0.1 s for 3 s (a restart that finds the port busy): EADDRINUSE",
+	 "servers": [refserver("--proto", "http")],
+	 "loads": [driver(HTTP, "-c", "4", "-d", "4s"),
+		   {"kind": "py", "name": "binder", "delay": 0.5,
+		    "args": ["bindloop", "--port", "{port}", "--every", "0.1", "--seconds", "3",
+			     "--log", "{tmp}/bind.log"]}],
+	 "onset": {"how": "logtime", "file": "{tmp}/bind.log"},
+	 "expect": [{"kind": "addrinuse"}]},
 	{"name": "sick_target_exit", "group": "sick",
 	 "what": "refserver under --pid, stopped (SIGTERM) 1.5 s into a keep-alive load",
 	 "servers": [refserver("--proto", "http")],

@@ -11,6 +11,7 @@ and stops on SIGTERM or after --seconds. Times written to --log are CLOCK_REALTI
   slowaccept listen(--backlog) and accept one connection every --every seconds
   fork       a pre-forking HTTP server: the parent listens, forks --children children one by
              one (--gap apart), each accepts and answers; --log gets 'pid epoch' per child
+  bindloop   bind() to --port (taken by the server) every --every seconds: EADDRINUSE
   spin       a CPU hog: busy-loops for --seconds
   enfile     lowers fs.file-max to file-nr + --margin, then an unprivileged child (nobody, no
              capabilities) opens /dev/null until ENFILE, writes its time to --log, closes
@@ -186,6 +187,29 @@ def cmd_fork(a):
 	stop()
 
 
+def cmd_bindloop(a):
+	"""bind() to a port already taken, every --every seconds (a restart that finds its port
+	busy); the time of the first EADDRINUSE goes to --log."""
+	first = None
+	end = time.monotonic() + a.seconds
+	while time.monotonic() < end:
+		s = socket.socket()
+		try:
+			s.bind(("127.0.0.1", a.port))
+		except OSError as e:
+			if e.errno != errno.EADDRINUSE:
+				raise
+			if first is None:
+				first = time.time()
+				with open(a.log, "w") as f:
+					f.write("%.6f\n" % first)
+		finally:
+			s.close()
+		time.sleep(a.every)
+	if first is None:
+		raise SystemExit("bindloop: port %d was never busy" % a.port)
+
+
 def cmd_spin(a):
 	end = time.monotonic() + a.seconds
 	while time.monotonic() < end:
@@ -259,7 +283,7 @@ def main():
 	signal.signal(signal.SIGTERM, on_term)
 	p = argparse.ArgumentParser()
 	sub = p.add_subparsers(dest="cmd", required=True)
-	for name in ("http", "noclose", "slowaccept", "fork", "spin", "enfile"):
+	for name in ("http", "noclose", "slowaccept", "fork", "spin", "enfile", "bindloop"):
 		s = sub.add_parser(name)
 		s.add_argument("--port", type=int, default=0)
 		s.add_argument("--seconds", type=float, default=60)

@@ -1,0 +1,206 @@
+"""Starting a scenario's servers and loads, and checking that the load was what it says."""
+import json
+import os
+import re
+import resource
+import shutil
+import signal
+import subprocess
+import time
+
+from common import BIN, HERE, PY, SERVERS, Fail, Skip
+from sandbox import children
+
+
+# --- servers ---
+
+NGINX_CONF = """daemon off;
+master_process {master};
+worker_processes 1;
+{rlimit}
+pid {dir}/nginx.pid;
+error_log {dir}/error.log {loglevel};
+events {{ worker_connections {wconn}; accept_mutex off; }}
+http {{
+	access_log off;
+	keepalive_requests 1000000;
+	client_body_temp_path {dir}/tmp/body;
+	proxy_temp_path {dir}/tmp/proxy;
+	fastcgi_temp_path {dir}/tmp/fastcgi;
+	uwsgi_temp_path {dir}/tmp/uwsgi;
+	scgi_temp_path {dir}/tmp/scgi;
+	server {{
+		listen 127.0.0.1:{port} backlog=1024;
+		location / {{ return 200 "hello, scenario\\n"; }}
+	}}
+}}
+"""
+
+
+def need(prog):
+	path = shutil.which(prog, path="/usr/sbin:/usr/bin:/sbin:/bin:" +
+			    os.environ.get("PATH", ""))
+	if not path:
+		raise Skip("%s is not installed (tools/loadlens PACKAGES)" % prog)
+	return path
+
+
+def go_binary():
+	"""Builds goserver/main.go (stdlib only, offline) once per build directory."""
+	go = shutil.which("go", path="/usr/bin:/usr/lib/go/bin:/usr/local/go/bin")
+	if not go:
+		raise Skip("no Go toolchain (golang-go) to build the Go server")
+	src = os.path.join(HERE, "goserver", "main.go")
+	outdir = os.path.join(BIN, "..", "scenarios")
+	os.makedirs(outdir, exist_ok=True)
+	exe = os.path.join(outdir, "goserver")
+	if os.path.exists(exe) and os.path.getmtime(exe) >= os.path.getmtime(src):
+		return exe
+	env = dict(os.environ, GOCACHE=os.path.join(outdir, "gocache"), GOTOOLCHAIN="local",
+		   GOPROXY="off", GOFLAGS="", GO111MODULE="off", CGO_ENABLED="0",
+		   GOPATH=os.path.join(outdir, "gopath"))
+	r = subprocess.run([go, "build", "-o", exe, src], env=env, capture_output=True, text=True,
+			   timeout=300)
+	if r.returncode:
+		raise Skip("go build of the Go server failed offline: %s" % r.stderr.strip()[-300:])
+	return exe
+
+
+def start_server(run, spec):
+	name = spec.get("name", "server")
+	kind = spec["kind"]
+	port = run.vars["port"]
+	cpu = spec.get("cpu", 0)
+	if kind == "refserver":
+		argv = [os.path.join(BIN, "loadlens-refserver"), "--listen", "127.0.0.1:{port}",
+			"--json", "{tmp}/%s.json" % name] + spec.get("args", [])
+		if spec.get("nofile"):  # at most our hard limit (raising it needs privilege)
+			n = spec["nofile"]
+			hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+			if hard != resource.RLIM_INFINITY:
+				n = min(n, hard)
+			argv = ["prlimit", "--nofile=%d:%d" % (n, n)] + argv
+		run.spawn(name, argv, cpu)
+		run.wait_for(name, "listening")
+	elif kind == "py":
+		run.spawn(name, [PY, SERVERS] + spec["args"] + ["--port", "{port}"], cpu)
+		run.wait_for(name, "^ready")
+		if spec["args"][0] != "fork":
+			run.wait_listen(name, port)
+	elif kind == "go":
+		run.spawn(name, [go_binary(), "-port", "{port}"], cpu)
+		run.wait_listen(name, port)
+	elif kind == "nginx":
+		need("nginx")
+		d = os.path.join(run.tmp, name)
+		os.makedirs(os.path.join(d, "tmp"))
+		rl = spec.get("worker_rlimit_nofile")
+		with open(os.path.join(d, "nginx.conf"), "w") as f:
+			f.write(NGINX_CONF.format(
+				master="on" if spec.get("master") else "off", dir=d, port=port,
+				rlimit="worker_rlimit_nofile %d;" % rl if rl else "",
+				wconn=spec.get("worker_connections", 4096),
+				loglevel=spec.get("loglevel", "warn")))
+		run.spawn(name, [need("nginx"), "-p", d, "-e", d + "/error.log", "-c",
+				 d + "/nginx.conf"], cpu)
+		run.wait_listen(name, port)
+		if spec.get("master"):
+			for _ in range(100):
+				kids = children(run.procs[name].pid)
+				if kids:
+					break
+				time.sleep(0.05)
+			if not kids:
+				raise Fail("nginx started no worker")
+			run.vars[name + "_worker_pid"] = kids[0]
+	elif kind == "redis":
+		run.spawn(name, [need("redis-server"), "--port", "{port}", "--bind", "127.0.0.1",
+				 "--save", "", "--appendonly", "no", "--daemonize", "no",
+				 "--protected-mode", "no", "--dir", "{tmp}"], cpu)
+		run.wait_listen(name, port)
+	elif kind == "memcached":
+		run.spawn(name, [need("memcached"), "-u", "nobody", "-l", "127.0.0.1",
+				 "-p", "{port}"] + spec.get("args", []), cpu)
+		run.wait_listen(name, port)
+	else:
+		raise Fail("unknown server kind " + kind)
+
+
+# --- loads ---
+
+def load_argv(run, spec):
+	kind = spec["kind"]
+	name = spec["name"]
+	if kind == "driver":
+		return [os.path.join(BIN, "loadlens-driver")] + spec["args"] + [
+			"--interval", "0.1s", "--json", "{tmp}/%s.json" % name]
+	if kind == "py":
+		return [PY, SERVERS] + spec["args"]
+	if kind in ("wrk", "ab"):
+		return [need(kind)] + spec["args"]
+	if kind == "redis-benchmark":
+		return [need("redis-benchmark"), "-h", "127.0.0.1", "-p", "{port}"] + spec["args"]
+	raise Fail("unknown load kind " + kind)
+
+
+def run_loads(run, loads, actions):
+	"""Starts the loads (each after its delay), does the timed actions, waits for the loads."""
+	t_start = time.time()
+	run.events["loads_begin"] = t_start
+	pending = sorted([(l.get("delay", 0.0), "load", l) for l in loads] +
+			 [(a["at"], "action", a) for a in actions], key=lambda x: x[0])
+	for at, what, spec in pending:
+		dt = t_start + at - time.time()
+		if dt > 0:
+			time.sleep(dt)
+		if what == "load":
+			run.events[spec["name"] + "_start"] = time.time()
+			run.spawn(spec["name"], load_argv(run, spec), spec.get("cpu", 1))
+		elif spec["do"] == "signal":
+			run.events[spec["event"]] = time.time()
+			run.send(spec["target"], getattr(signal, spec["sig"]))
+		elif spec["do"] == "touch":
+			run.events[spec["event"]] = time.time()
+			open(run.fmt(spec["file"]), "w").close()
+	for spec in loads:
+		p = run.procs[spec["name"]]
+		try:
+			rc = p.wait(spec.get("timeout", 30))
+		except subprocess.TimeoutExpired:
+			os.killpg(p.pid, signal.SIGKILL)
+			p.wait()
+			raise Fail("load %s ran past %ds" % (spec["name"], spec.get("timeout", 30)))
+		ok = spec.get("rc", [0])
+		if rc not in ok:
+			raise Fail("load %s exited %d (expected %s):\n%s%s" %
+				   (spec["name"], rc, ok, run.text(spec["name"], "out")[-2500:],
+				    run.text(spec["name"])[-1500:]))
+
+
+def check_load(run, spec):
+	"""The load really was what the scenario says (healthy: no errors)."""
+	out = run.text(spec["name"], "out")
+	if spec["kind"] == "wrk":
+		n = re.search(r"(\d+) requests in", out)
+		bad = re.search(r"Socket errors.*|Non-2xx.*", out)
+		if not n or bad:
+			raise Fail("wrk: %s" % (bad.group(0) if bad else "no request count"))
+		return "wrk: %s requests, no socket error, no non-2xx" % n.group(1)
+	if spec["kind"] == "ab":
+		n = re.search(r"Complete requests:\s+(\d+)", out)
+		failed = re.search(r"Failed requests:\s+(\d+)", out)
+		if not n or not failed or failed.group(1) != "0" or "Non-2xx" in out:
+			raise Fail("ab: not every request succeeded:\n" + out[-1500:])
+		return "ab: %s requests, 0 failed" % n.group(1)
+	if spec["kind"] != "driver":
+		return "%s exited 0" % spec["kind"]
+	with open(os.path.join(run.tmp, spec["name"] + ".json")) as f:
+		d = json.load(f)
+	errs = {k: v for k, v in d["errors"].items() if v}
+	desc = "driver: %d requests, %d connections, errors %s" % (
+		d["requests"], d["connections"], errs or "none")
+	if d["requests"] <= 0:
+		raise Fail("the load made no request: " + desc)
+	if spec.get("errors_ok") is None and errs:
+		raise Fail("the healthy load had errors: " + desc)
+	return desc
