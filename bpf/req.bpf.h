@@ -274,7 +274,6 @@ static __always_inline void hist_add(struct rt_ctrs *c, __u32 slot, __u32 comp, 
 
 	if (b)
 		*b += 1;
-	c->n[comp] += 1;
 	c->sum_ns[comp] += v;
 	if (v > c->max_ns[comp])
 		c->max_ns[comp] = v;
@@ -333,7 +332,8 @@ static __always_inline void record(const struct sock *sk, __u32 slot, bool udp, 
 
 	if (!c)
 		return;
-	c->requests++;
+	/* counters after the histograms: a reader that sees the count sees the buckets (stores on
+	 * one CPU become visible in order on x86), and reads a histogram back when its count moved */
 	if (!c->first_ns)
 		c->first_ns = write;
 	c->last_ns = write;
@@ -341,11 +341,14 @@ static __always_inline void record(const struct sock *sk, __u32 slot, bool udp, 
 	if (arrival) {
 		hist_add(c, slot, RT_QUEUE, sub0(read, accept > arrival ? accept : arrival));
 		hist_add(c, slot, RT_RESIDENCE, sub0(write, arrival));
-		if (accept)
+		if (accept) {
 			hist_add(c, slot, RT_ACCEPT, sub0(accept, arrival));
+			c->accept_n++;
+		}
 	} else {
 		c->no_arrival++;
 	}
+	c->requests++;
 	if (targ_trace_every && c->requests % targ_trace_every == 0)
 		trace_emit(c, sk, udp, arrival, accept, read, write);
 }
@@ -366,9 +369,9 @@ static __always_inline void tcp_close_out(struct rt_tcp_sock *s, __u32 slot)
 	}
 	if (s->state != RT_WRITING)
 		return;
-	c->multi_write++;
 	hist_add(c, slot, RT_MULTI_FIRST, sub0(s->write_ns, s->read_ns));
 	hist_add(c, slot, RT_MULTI_LAST, sub0(s->last_write_ns, s->read_ns));
+	c->multi_write++;
 }
 
 static __always_inline void tcp_arrival(const struct sock *sk)
@@ -469,18 +472,18 @@ static __always_inline void tcp_read(struct sock *sk, int slot)
 		if (c)
 			c->multi_arrival++;
 	}
-	/* TCP refreshed its clock as this read copied the bytes (tcp_rcv_space_adjust): newer than
-	 * the request's arrival, it is the read's end, and costs no clock read. Measured against
-	 * bpf_ktime_get_ns() here: 99.8% within 2 us. */
+	/* the read's end is a clock read here: TCP's own clock was refreshed as recvmsg copied the
+	 * bytes (tcp_rcv_space_adjust), but softirq work run when the socket lock is released
+	 * (other sockets' packets, under load tens of us) lies between that and the return to the
+	 * application, and would count as service (measured: +1..2% on a 1 ms service under
+	 * overload, test_reqtime_overload.sh) */
+	now = bpf_ktime_get_ns();
 	if (s->state == RT_QUEUED) {
-		now = tcp_clock(sk, s->arrival_ns);
 		tcp_begin(s, s->arrival_ns, now);
 	} else if (s->state == RT_WRITING) {
-		now = tcp_clock(sk, s->pending_ns);
 		tcp_close_out(s, slot);
 		tcp_begin(s, s->pending_ns, now);
 	} else {
-		now = bpf_ktime_get_ns();
 		tcp_begin(s, 0, now); /* no arrival seen: bytes queued before we attached */
 	}
 	if (s->flags & RT_F_SEEN_READ)

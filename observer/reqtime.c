@@ -425,8 +425,18 @@ int obs_reqtime_read(struct obs_reqtime *rt, struct obs_reqtime_stats *st)
 	}
 
 	for (k = 0; k < rt->nslots; k++) {
+		const struct rt_ctrs *ct = &st->slot[k].c;
+		uint64_t n[RT_NCOMP] = {
+			[RT_QUEUE] = ct->requests - ct->no_arrival,
+			[RT_SERVICE] = ct->requests,
+			[RT_RESIDENCE] = ct->requests - ct->no_arrival,
+			[RT_ACCEPT] = ct->accept_n,
+			[RT_MULTI_FIRST] = ct->multi_write,
+			[RT_MULTI_LAST] = ct->multi_write,
+		};
+
 		for (c = 0; c < RT_NCOMP; c++) {
-			if (st->slot[k].c.n[c] != rt->hist_n[k][c]) {
+			if (n[c] != rt->hist_n[k][c]) {
 				err = obs_read_percpu_from(rt->skel->maps.hists,
 							   (uint32_t)(k * RT_NCOMP + c) *
 								   LL_HIST_BUCKETS,
@@ -439,7 +449,7 @@ int obs_reqtime_read(struct obs_reqtime *rt, struct obs_reqtime_stats *st)
 						sum += rt->percpu[(size_t)b * rt->ncpu + i];
 					rt->hist_cache[k][c][b] = sum;
 				}
-				rt->hist_n[k][c] = st->slot[k].c.n[c];
+				rt->hist_n[k][c] = n[c];
 			}
 			memcpy(st->slot[k].hist[c], rt->hist_cache[k][c], sizeof(rt->hist_cache[k][c]));
 		}

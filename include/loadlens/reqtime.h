@@ -63,10 +63,12 @@ struct rt_ctrs {
 	__u64 last_ns;	    /* last response */
 	__u64 sum_ns[RT_NCOMP];
 	__u64 max_ns[RT_NCOMP];
-	__u64 n[RT_NCOMP]; /* values added to each histogram: userspace reads a histogram back only
-			    * when its count moved (observer/reqtime.c) */
+	__u64 accept_n; /* values added to the RT_ACCEPT histogram. Userspace reads a histogram
+			 * back only when its count moved (observer/reqtime.c): RT_SERVICE holds
+			 * `requests` values, RT_QUEUE and RT_RESIDENCE requests - no_arrival,
+			 * RT_MULTI_* multi_write, RT_ACCEPT accept_n */
 };
-_Static_assert(sizeof(struct rt_ctrs) == (12 + 3 * RT_NCOMP) * 8, "rt_ctrs layout");
+_Static_assert(sizeof(struct rt_ctrs) == (13 + 2 * RT_NCOMP) * 8, "rt_ctrs layout");
 
 /* Global counters (per-CPU array "rt_global"). */
 enum rt_global {
