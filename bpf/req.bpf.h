@@ -70,9 +70,18 @@ struct {
 	__type(value, struct rt_udp_sock);
 } udp_socks SEC(".maps");
 
-/* RT_NCOMP histograms per slot; userspace sizes it to the slots in use before load. */
+/*
+ * RT_NCOMP histograms per slot, one region of targ_hist_keys counters per CPU: key = cpu *
+ * targ_hist_keys + (slot * RT_NCOMP + comp) * LL_HIST_BUCKETS + bucket. A plain array (the
+ * lookup is an inlined bounds check and an add, where a per-CPU array adds a load of the value's
+ * per-CPU pointer), memory-mapped so that userspace reads it with no system call. Each CPU writes
+ * only its own region, one program at a time, as with a per-CPU map. Userspace sizes it (number
+ * of CPUs × slots in use) before load.
+ */
+const volatile __u32 targ_hist_keys = 2 * RT_NCOMP * LL_HIST_BUCKETS;
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 2 * RT_NCOMP * LL_HIST_BUCKETS);
 	__type(key, __u32);
 	__type(value, __u64);
@@ -267,9 +276,10 @@ static __always_inline struct rt_tcp_sock *tcp_state(const struct sock *sk, bool
 	return own;
 }
 
-static __always_inline void hist_add(struct rt_ctrs *c, __u32 slot, __u32 comp, __u64 v)
+static __always_inline void hist_add(struct rt_ctrs *c, __u32 base, __u32 slot, __u32 comp,
+				     __u64 v)
 {
-	__u32 key = (slot * RT_NCOMP + comp) * LL_HIST_BUCKETS + ll_hist_bucket(v);
+	__u32 key = base + (slot * RT_NCOMP + comp) * LL_HIST_BUCKETS + ll_hist_bucket(v);
 	__u64 *b = bpf_map_lookup_elem(&hists, &key);
 
 	if (b)
@@ -329,6 +339,7 @@ static __always_inline void record(const struct sock *sk, __u32 slot, bool udp, 
 				   __u64 accept, __u64 read, __u64 write)
 {
 	struct rt_ctrs *c = bpf_map_lookup_elem(&ctrs, &slot);
+	__u32 base = bpf_get_smp_processor_id() * targ_hist_keys;
 
 	if (!c)
 		return;
@@ -337,12 +348,12 @@ static __always_inline void record(const struct sock *sk, __u32 slot, bool udp, 
 	if (!c->first_ns)
 		c->first_ns = write;
 	c->last_ns = write;
-	hist_add(c, slot, RT_SERVICE, sub0(write, read));
+	hist_add(c, base, slot, RT_SERVICE, sub0(write, read));
 	if (arrival) {
-		hist_add(c, slot, RT_QUEUE, sub0(read, accept > arrival ? accept : arrival));
-		hist_add(c, slot, RT_RESIDENCE, sub0(write, arrival));
+		hist_add(c, base, slot, RT_QUEUE, sub0(read, accept > arrival ? accept : arrival));
+		hist_add(c, base, slot, RT_RESIDENCE, sub0(write, arrival));
 		if (accept) {
-			hist_add(c, slot, RT_ACCEPT, sub0(accept, arrival));
+			hist_add(c, base, slot, RT_ACCEPT, sub0(accept, arrival));
 			c->accept_n++;
 		}
 	} else {
@@ -357,6 +368,7 @@ static __always_inline void record(const struct sock *sk, __u32 slot, bool udp, 
 static __always_inline void tcp_close_out(struct rt_tcp_sock *s, __u32 slot)
 {
 	struct rt_ctrs *c;
+	__u32 base;
 
 	if (s->state == RT_WRITING && !(s->flags & RT_F_MULTI))
 		return;
@@ -369,8 +381,9 @@ static __always_inline void tcp_close_out(struct rt_tcp_sock *s, __u32 slot)
 	}
 	if (s->state != RT_WRITING)
 		return;
-	hist_add(c, slot, RT_MULTI_FIRST, sub0(s->write_ns, s->read_ns));
-	hist_add(c, slot, RT_MULTI_LAST, sub0(s->last_write_ns, s->read_ns));
+	base = bpf_get_smp_processor_id() * targ_hist_keys;
+	hist_add(c, base, slot, RT_MULTI_FIRST, sub0(s->write_ns, s->read_ns));
+	hist_add(c, base, slot, RT_MULTI_LAST, sub0(s->last_write_ns, s->read_ns));
 	c->multi_write++;
 }
 

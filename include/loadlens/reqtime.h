@@ -21,7 +21,7 @@
  * first seen (slot = 2 * index + udp); targ_slot holds RT_SLOT_DYN for every port then. */
 #define RT_SLOT_DYN 0xff
 /* Ports given slots that way (each costs 2 * RT_NCOMP histograms per CPU in the kernel). */
-#define RT_DYN_PORTS 8
+#define RT_DYN_PORTS 4
 /* TCP request state: a direct-mapped table of this many entries (a power of two), indexed by the
  * socket's 4-tuple hash; a socket whose entry another live socket holds keeps its state in its own
  * socket storage instead (counted: RT_G_TCP_OWN_STORAGE). */
