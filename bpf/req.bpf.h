@@ -205,6 +205,16 @@ static __always_inline int dyn_slot(__u16 port)
 	return n;
 }
 
+/* The socket's local port is in its namespace's ephemeral range: it was picked for a connect()
+ * (or an unbound send), so the socket is the client end. */
+static __always_inline bool ephemeral(const struct sock *sk)
+{
+	__u32 range = sk->__sk_common.skc_net.net->ipv4.ip_local_ports.range;
+	__u16 port = sk->__sk_common.skc_num;
+
+	return port >= (range & 0xffff) && port <= (range >> 16);
+}
+
 /*
  * Is this socket timed, and in which slot? `slot` is sock_slot()'s answer. Without --pid/--cgroup
  * every socket of a target port is. With them, the first process that reads or writes the socket
@@ -229,6 +239,13 @@ static __always_inline int owned(const struct sock *sk, int slot, bool udp, __u8
 		return -1;
 	}
 	if (slot == RT_SLOT_DYN) {
+		if (ephemeral(sk)) {
+			/* the target is the client here (a connection it made): not a request
+			 * it serves */
+			*flags |= RT_F_FOREIGN;
+			global_add(RT_G_CLIENT, 1);
+			return -1;
+		}
 		n = dyn_slot(sk->__sk_common.skc_num);
 		if (n < 0) {
 			*flags |= RT_F_FOREIGN;

@@ -83,6 +83,9 @@ enum rt_global {
 			      * RT_DYN_PORTS ports had slots already (once per socket) */
 	RT_G_TCP_OWN_STORAGE, /* TCP sockets whose table entry another live socket held: state in
 			       * their socket storage (exact, a little slower) */
+	RT_G_CLIENT,	     /* --pid/--cgroup without --port: target sockets on an ephemeral port
+			      * (ip_local_port_range), the client end of a connection the target
+			      * made: not timed (once per socket) */
 	RT_G_MAX,
 };
 
