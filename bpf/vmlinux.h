@@ -65,8 +65,18 @@ struct ns_common {
 	unsigned int inum;
 };
 
+/* include/net/netns/ipv4.h: the ephemeral port range, hi << 16 | lo (Linux 6.3+) */
+struct local_ports {
+	u32 range;
+};
+
+struct netns_ipv4 {
+	struct local_ports ip_local_ports;
+};
+
 struct net {
 	struct ns_common ns;
+	struct netns_ipv4 ipv4;
 };
 
 typedef struct {

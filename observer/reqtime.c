@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "loadlens/cli.h"
@@ -28,6 +29,9 @@ struct obs_reqtime {
 	/* each histogram as last read (summed over CPUs) and its count then (rt_ctrs.n): a tick
 	 * reads back only the histograms whose count moved */
 	uint64_t (*hist_cache)[RT_NCOMP][LL_HIST_BUCKETS];
+	const volatile uint64_t *hists; /* the "hists" map, memory-mapped: ncpu regions */
+	size_t hists_len;		 /* bytes mapped */
+	size_t hist_keys;		 /* counters per CPU region */
 	uint64_t (*hist_n)[RT_NCOMP];
 	struct obs_trace *trace;
 	uint64_t trace_written, trace_errors;
@@ -173,8 +177,9 @@ static int x__configure(struct obs_reqtime *rt, const struct obs_reqtime_opts *o
 	s->rodata->targ_requests = 1;
 	if (opts->trace_path)
 		s->rodata->targ_trace_every = opts->trace_every ? opts->trace_every : 1;
-	err = bpf_map__set_max_entries(s->maps.hists,
-				       (uint32_t)(rt->nslots * RT_NCOMP * LL_HIST_BUCKETS));
+	rt->hist_keys = rt->nslots * RT_NCOMP * LL_HIST_BUCKETS;
+	s->rodata->targ_hist_keys = (uint32_t)rt->hist_keys;
+	err = bpf_map__set_max_entries(s->maps.hists, (uint32_t)(rt->hist_keys * rt->ncpu));
 	if (!err && !opts->trace_path)
 		err = bpf_map__set_max_entries(s->maps.trace, (uint32_t)sysconf(_SC_PAGESIZE));
 	return err;
@@ -242,6 +247,7 @@ struct obs_reqtime *obs_reqtime_new(const char *prog, const struct obs_reqtime_o
 	}
 	/* the largest read: one slot's counters, or one histogram */
 	rt->percpu_len = (size_t)LL_HIST_BUCKETS * (size_t)rt->ncpu;
+	rt->hists = MAP_FAILED;
 	if (rt->percpu_len < rt->nslots * (sizeof(struct rt_ctrs) / 8) * (size_t)rt->ncpu)
 		rt->percpu_len = rt->nslots * (sizeof(struct rt_ctrs) / 8) * (size_t)rt->ncpu;
 	rt->percpu = calloc(rt->percpu_len, sizeof(uint64_t));
@@ -299,6 +305,14 @@ int obs_reqtime_start(struct obs_reqtime *rt, const char *prog)
 		}
 		rt->features.trace = true;
 	}
+	rt->hists_len = rt->hist_keys * rt->ncpu * sizeof(uint64_t);
+	rt->hists = mmap(NULL, rt->hists_len, PROT_READ, MAP_SHARED,
+			 bpf_map__fd(rt->skel->maps.hists), 0);
+	if (rt->hists == MAP_FAILED) {
+		err = -errno;
+		ll_warn(prog, "cannot map the request-timing histograms: %s", strerror(-err));
+		return err;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	rt->start_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 	return 0;
@@ -309,6 +323,8 @@ void obs_reqtime_free(struct obs_reqtime *rt)
 	if (!rt)
 		return;
 	obs_trace_free(rt->trace);
+	if (rt->hists != MAP_FAILED && rt->hists)
+		munmap((void *)rt->hists, rt->hists_len);
 	json_decref(rt->intervals);
 	obs_reqtime_stats_free(rt->delta);
 	obs_reqtime_stats_free(rt->prev);
@@ -424,22 +440,30 @@ int obs_reqtime_read(struct obs_reqtime *rt, struct obs_reqtime_stats *st)
 		st->runq[k] = sum;
 	}
 
+	if (rt->hists == MAP_FAILED)
+		return -EBADF; /* before obs_reqtime_start() */
 	for (k = 0; k < rt->nslots; k++) {
+		const struct rt_ctrs *ct = &st->slot[k].c;
+		uint64_t n[RT_NCOMP] = {
+			[RT_QUEUE] = ct->requests - ct->no_arrival,
+			[RT_SERVICE] = ct->requests,
+			[RT_RESIDENCE] = ct->requests - ct->no_arrival,
+			[RT_ACCEPT] = ct->accept_n,
+			[RT_MULTI_FIRST] = ct->multi_write,
+			[RT_MULTI_LAST] = ct->multi_write,
+		};
+
 		for (c = 0; c < RT_NCOMP; c++) {
-			if (st->slot[k].c.n[c] != rt->hist_n[k][c]) {
-				err = obs_read_percpu_from(rt->skel->maps.hists,
-							   (uint32_t)(k * RT_NCOMP + c) *
-								   LL_HIST_BUCKETS,
-							   LL_HIST_BUCKETS, rt->ncpu, 1, rt->percpu,
-							   rt->percpu_len);
-				if (err)
-					return err;
-				for (b = 0; b < LL_HIST_BUCKETS; b++) {
-					for (sum = 0, i = 0; i < rt->ncpu; i++)
-						sum += rt->percpu[(size_t)b * rt->ncpu + i];
-					rt->hist_cache[k][c][b] = sum;
-				}
-				rt->hist_n[k][c] = st->slot[k].c.n[c];
+			if (n[c] != rt->hist_n[k][c]) {
+				const volatile uint64_t *h =
+					rt->hists + (k * RT_NCOMP + c) * LL_HIST_BUCKETS;
+
+				for (b = 0; b < LL_HIST_BUCKETS; b++)
+					rt->hist_cache[k][c][b] = 0;
+				for (i = 0; i < rt->ncpu; i++, h += rt->hist_keys)
+					for (b = 0; b < LL_HIST_BUCKETS; b++)
+						rt->hist_cache[k][c][b] += h[b];
+				rt->hist_n[k][c] = n[c];
 			}
 			memcpy(st->slot[k].hist[c], rt->hist_cache[k][c], sizeof(rt->hist_cache[k][c]));
 		}

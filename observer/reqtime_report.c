@@ -271,10 +271,12 @@ int obs_reqtime_finish(struct obs_reqtime *rt, FILE *out)
 		fprintf(out, "  trace: %llu records written, %llu write errors\n",
 			(unsigned long long)written, (unsigned long long)werr);
 	}
-	if (st->global[RT_G_FOREIGN] || st->global[RT_G_PORTS_FULL])
-		fprintf(out, "  scope: %s; %llu sockets of other processes not timed, %llu of the "
-			     "targets' not timed (more than %d ports)\n",
+	if (st->global[RT_G_FOREIGN] || st->global[RT_G_PORTS_FULL] || st->global[RT_G_CLIENT])
+		fprintf(out, "  scope: %s; not timed: %llu sockets of other processes, %llu of the "
+			     "targets' client connections (ephemeral ports), %llu of theirs past %d "
+			     "ports\n",
 			obs_reqtime_scope(rt), (unsigned long long)st->global[RT_G_FOREIGN],
+			(unsigned long long)st->global[RT_G_CLIENT],
 			(unsigned long long)st->global[RT_G_PORTS_FULL], RT_DYN_PORTS);
 	if (st->global[RT_G_NO_STORAGE] || st->global[RT_G_ACCEPTED_FULL] || st->missed)
 		fprintf(out, "  drops: socket state not created %llu, accept map full %llu, skipped "
@@ -360,6 +362,7 @@ int obs_reqtime_json_add(struct obs_reqtime *rt, json_t *root)
 	x__set(o, "scope", json_string(obs_reqtime_scope(rt)), &ok);
 	x__set(o, "foreign_sockets", json_integer((json_int_t)st->global[RT_G_FOREIGN]), &ok);
 	x__set(o, "ports_full", json_integer((json_int_t)st->global[RT_G_PORTS_FULL]), &ok);
+	x__set(o, "client_sockets", json_integer((json_int_t)st->global[RT_G_CLIENT]), &ok);
 	x__set(o, "tcp_own_storage", json_integer((json_int_t)st->global[RT_G_TCP_OWN_STORAGE]),
 	       &ok);
 	x__set(o, "skipped_runs", json_integer((json_int_t)st->missed), &ok);

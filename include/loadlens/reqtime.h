@@ -21,7 +21,7 @@
  * first seen (slot = 2 * index + udp); targ_slot holds RT_SLOT_DYN for every port then. */
 #define RT_SLOT_DYN 0xff
 /* Ports given slots that way (each costs 2 * RT_NCOMP histograms per CPU in the kernel). */
-#define RT_DYN_PORTS 8
+#define RT_DYN_PORTS 4
 /* TCP request state: a direct-mapped table of this many entries (a power of two), indexed by the
  * socket's 4-tuple hash; a socket whose entry another live socket holds keeps its state in its own
  * socket storage instead (counted: RT_G_TCP_OWN_STORAGE). */
@@ -63,10 +63,12 @@ struct rt_ctrs {
 	__u64 last_ns;	    /* last response */
 	__u64 sum_ns[RT_NCOMP];
 	__u64 max_ns[RT_NCOMP];
-	__u64 n[RT_NCOMP]; /* values added to each histogram: userspace reads a histogram back only
-			    * when its count moved (observer/reqtime.c) */
+	__u64 accept_n; /* values added to the RT_ACCEPT histogram. Userspace reads a histogram
+			 * back only when its count moved (observer/reqtime.c): RT_SERVICE holds
+			 * `requests` values, RT_QUEUE and RT_RESIDENCE requests - no_arrival,
+			 * RT_MULTI_* multi_write, RT_ACCEPT accept_n */
 };
-_Static_assert(sizeof(struct rt_ctrs) == (12 + 3 * RT_NCOMP) * 8, "rt_ctrs layout");
+_Static_assert(sizeof(struct rt_ctrs) == (13 + 2 * RT_NCOMP) * 8, "rt_ctrs layout");
 
 /* Global counters (per-CPU array "rt_global"). */
 enum rt_global {
@@ -81,6 +83,9 @@ enum rt_global {
 			      * RT_DYN_PORTS ports had slots already (once per socket) */
 	RT_G_TCP_OWN_STORAGE, /* TCP sockets whose table entry another live socket held: state in
 			       * their socket storage (exact, a little slower) */
+	RT_G_CLIENT,	     /* --pid/--cgroup without --port: target sockets on an ephemeral port
+			      * (ip_local_port_range), the client end of a connection the target
+			      * made: not timed (once per socket) */
 	RT_G_MAX,
 };
 

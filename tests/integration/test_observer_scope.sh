@@ -64,6 +64,83 @@ f=$(jget "$obs" .request_timing.foreign_sockets)
 [ "$f" -ge 5 ] || fail "only $f foreign sockets seen; the other processes' sockets were not judged"
 pass "--pid without --port: $got requests on tcp/$pt = the target's own; $f sockets of others left out"
 
+# --pid without --port, a target that is also a client (a proxy, an app with a database): its
+# connections to another server (ephemeral local ports) are not requests it serves
+cat >"$LL_TMP/both.py" <<'PY'
+import signal, socket, struct, sys, threading
+port, upstream = int(sys.argv[1]), int(sys.argv[2])
+n = 0
+lock = threading.Lock()
+def client():
+    # 300 requests of its own to the upstream server, framed as the refserver's
+    c = socket.create_connection(("127.0.0.1", upstream))
+    for i in range(300):
+        c.sendall(struct.pack(">I", 4) + b"ping")
+        c.recv(8, socket.MSG_WAITALL)
+    c.close()
+def serve(c):
+    global n
+    with c:
+        while True:
+            h = c.recv(4, socket.MSG_WAITALL)
+            if len(h) < 4:
+                return
+            size = struct.unpack(">I", h)[0]
+            body = c.recv(size, socket.MSG_WAITALL) if size else b""
+            c.sendall(h + body)
+            with lock:
+                n += 1
+def done(*_):
+    print("responses", n, flush=True)
+    sys.exit(0)
+signal.signal(signal.SIGINT, done)
+signal.signal(signal.SIGTERM, done)
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", port))
+s.listen(128)
+print("listening", file=sys.stderr, flush=True)
+c, _ = s.accept()  # the first client connects: make the upstream requests meanwhile
+threading.Thread(target=client, daemon=True).start()
+threading.Thread(target=serve, args=(c,), daemon=True).start()
+while True:
+    c, _ = s.accept()
+    threading.Thread(target=serve, args=(c,), daemon=True).start()
+PY
+pb=$(free_port)
+pup=$(free_port)
+start up "$LOADLENS_BIN/loadlens-refserver" --proto tcp --listen "127.0.0.1:$pup" \
+	--json "$LL_TMP/up.json"
+wait_for up listening
+start both /usr/bin/python3 "$LL_TMP/both.py" "$pb" "$pup"
+wait_for both listening
+start obs3 "$LOADLENS_BIN/loadlens-observer" --pid "$PID_both" --interval 1s \
+	--json "$LL_TMP/obs3.json"
+wait_for obs3 observing 60
+timeout 60 "$LOADLENS_BIN/loadlens-driver" "tcp://127.0.0.1:$pb" -c 2 -n 1000 -q \
+	>"$LL_TMP/d5.out" 2>&1 || fail "driver (target and client) exited $?"
+for _ in $(seq 100); do
+	[ "$(jq -r .responses "$LL_TMP/up.json" 2>/dev/null)" = 300 ] && break
+	# the upstream server writes its JSON at exit only: wait for the 300 requests by count
+	ss -Htn state established "( dport = :$pup )" | grep -q . || break
+	sleep 0.1
+done
+sleep 0.3
+stop obs3
+stop both
+stop up
+a=$(awk '/^responses/ { print $2 }' "$LL_TMP/both.out")
+u=$(jget "$LL_TMP/up.json" .responses)
+got=$(jget "$LL_TMP/obs3.json" ".request_timing.slots[] | select(.proto == \"tcp\" and .port == $pb) | .requests")
+n=$(jq "[.request_timing.slots[] | select(.requests > 0)] | length" "$LL_TMP/obs3.json")
+cl=$(jget "$LL_TMP/obs3.json" .request_timing.client_sockets)
+echo "target served $a on $pb and made $u requests to $pup; observer: $got on tcp/$pb, $n slots, $cl client sockets"
+[ "$u" = 300 ] || fail "the target's client made $u of 300 requests"
+[ "$got" = "$a" ] && [ "$a" = 1000 ] || fail "observer counted $got, the target served $a (1000 sent)"
+[ "$n" = 1 ] || fail "$n slots with requests: the target's client connection was timed as served"
+[ "$cl" -ge 1 ] || fail "the target's client connection was not counted as one"
+pass "--pid without --port: a target's own client connections are not its requests"
+
 # --pid with --port: two processes share the port (SO_REUSEPORT); only the target's requests
 ps=$(free_port)
 start t2 "$LOADLENS_BIN/loadlens-refserver" --proto tcp --listen "127.0.0.1:$ps" --workers 2 \
