@@ -373,6 +373,5 @@ void obs_conn_wait_hist(const struct obs_conn_stats *st, struct ll_hist *h)
 
 uint64_t obs_conn_drops(const struct obs_conn_stats *st)
 {
-	return st->ctr[OBS_CTR_DROP_QUEUED] +
-	       st->ctr[OBS_CTR_DROP_UNRESOLVED] + st->missed;
+	return st->ctr[OBS_CTR_DROP_UNRESOLVED] + st->missed;
 }

@@ -91,7 +91,7 @@ void obs_conn_stats_sub(struct obs_conn_stats *st, const struct obs_conn_stats *
 			const struct obs_conn_stats *b);
 /* The wait histogram of st as an ll_hist, with its exact sum and max. */
 void obs_conn_wait_hist(const struct obs_conn_stats *st, struct ll_hist *h);
-/* Drops of every kind (map full, unresolved fd, skipped runs). */
+/* The connection programs' drops (unresolved fd, skipped runs). */
 uint64_t obs_conn_drops(const struct obs_conn_stats *st);
 
 #endif /* LOADLENS_OBSERVER_CONN_H */

@@ -11,6 +11,7 @@
 #include <bpf/libbpf.h>
 #include "loadlens/cli.h"
 #include "forensics_int.h"
+#include "output/ndjson.h"
 
 
 const char *const obs_tcp_state_names[OBS_TCP_STATES] = {
@@ -66,6 +67,14 @@ struct obs_fx *obs_fx_new(const char *prog, const struct obs_fx_opts *opts)
 		err = -ENOMEM;
 		goto cleanup;
 	}
+	fx->max_procs = opts->max_procs ? opts->max_procs : OBS_FX_PROCS_DEFAULT;
+	if (fx->max_procs > OBS_FX_PROCS_MAX)
+		fx->max_procs = OBS_FX_PROCS_MAX;
+	fx->procs = calloc(fx->max_procs, sizeof(*fx->procs));
+	if (!fx->procs) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
 	fx->prog = prog;
 	fx->targets = opts->targets;
 	fx->conn = opts->shared;
@@ -75,15 +84,7 @@ struct obs_fx *obs_fx_new(const char *prog, const struct obs_fx_opts *opts)
 	for (i = 0; i < OBS_FAIL_MAX; i++)
 		fx->run.first_fail_t[i] = -1;
 	fx->run.acc_rate_min = -1;
-	if (opts->ndjson_path) {
-		fx->ndjson = fopen(opts->ndjson_path, "w");
-		if (!fx->ndjson) {
-			err = -errno;
-			ll_warn(prog, "cannot create --ndjson file '%s': %s", opts->ndjson_path,
-				strerror(-err));
-			goto cleanup;
-		}
-	}
+	fx->ndjson = opts->ndjson;
 	fx->fail = obs_fail_new(prog, &fopts);
 	if (!fx->fail) {
 		err = -errno;
@@ -112,9 +113,8 @@ void obs_fx_free(struct obs_fx *fx)
 {
 	if (!fx)
 		return;
-	if (fx->ndjson)
-		fclose(fx->ndjson);
 	obs_fail_free(fx->fail);
+	free(fx->procs);
 	free(fx->conn_prev);
 	free(fx);
 }
@@ -180,6 +180,7 @@ static void x__census(struct obs_fx *fx, const struct obs_conn_stats *ct, double
 
 	/* a census walks every socket of the netns (about 1 us each): space them so that they
 	 * take at most 1% of a CPU; the live counts carry on from the state moves meanwhile */
+	fx->census_fresh = false;
 	if (fx->census && t < fx->census_next_t) {
 		fx->run.census_deferred++;
 		json_object_set_new(rec, "census", json_null());
@@ -200,6 +201,7 @@ static void x__census(struct obs_fx *fx, const struct obs_conn_stats *ct, double
 		return;
 	}
 	fx->run.census_ok++;
+	fx->census_fresh = true;
 	fx->census_next_t = t + fx->cs.took_ms * 100 / 1000.0 - 0.001;
 	if (fx->cs.took_ms > fx->run.census_ms_max)
 		fx->run.census_ms_max = fx->cs.took_ms;
@@ -364,8 +366,14 @@ static void x__live(const struct obs_fx *fx, double tw_rate, double fail_rate, d
 		 fail_rate);
 }
 
-int obs_fx_tick(struct obs_fx *fx, const struct obs_conn_stats *ct, double t, char *live,
-		size_t livelen)
+uint64_t obs_fx_lost(const struct obs_fx *fx)
+{
+	return fx->fail_cur.fx[OBS_FX_RB_LOST] + fx->fail_cur.fx[OBS_FX_ERRPROC_FULL] +
+	       fx->fail_cur.missed + fx->ev_lost;
+}
+
+int obs_fx_tick(struct obs_fx *fx, const struct obs_conn_stats *ct, double t,
+		struct obs_snap *snap, char *live, size_t livelen)
 {
 	struct obs_conn_stats *cd = malloc(sizeof(*cd));
 	uint64_t dsys[OBS_SYS_MAX][OBS_FAIL_MAX], fails = 0, nr = 0, max = 0, ff[OBS_FAIL_MAX] = {};
@@ -383,6 +391,7 @@ int obs_fx_tick(struct obs_fx *fx, const struct obs_conn_stats *ct, double t, ch
 		json_decref(rec);
 		return -ENOMEM;
 	}
+	fx->listen_overflow_delta = fx->tw_overflow_delta = 0;
 	err = obs_fail_read(fx->fail, &fx->fail_cur);
 	if (err)
 		goto cleanup;
@@ -417,6 +426,7 @@ int obs_fx_tick(struct obs_fx *fx, const struct obs_conn_stats *ct, double t, ch
 		fx->run.tw_rate_max = tw_rate;
 
 	clock_gettime(CLOCK_REALTIME, &now);
+	json_object_set_new(rec, "type", json_string("interval"));
 	json_object_set_new(rec, "time", json_real(now.tv_sec + now.tv_nsec / 1e9));
 	json_object_set_new(rec, "t", json_real(t));
 	json_object_set_new(rec, "dt", json_real(dt));
@@ -424,9 +434,8 @@ int obs_fx_tick(struct obs_fx *fx, const struct obs_conn_stats *ct, double t, ch
 	json_object_set_new(rec, "accept_rate", json_real(acc_rate));
 	x__census(fx, ct, t, rec);
 	json_object_set_new(rec, "time_wait",
-			    json_pack("{s:I, s:f, s:f}", "entries",
-				      (json_int_t)cd->ctr[OBS_CTR_TW_ENTRIES], "per_s", tw_rate,
-				      "steady_state", tw_rate * OBS_TW_LIFETIME_S));
+			    json_pack("{s:I, s:f}", "entries",
+				      (json_int_t)cd->ctr[OBS_CTR_TW_ENTRIES], "per_s", tw_rate));
 	o = json_object();
 	if (fx->ports_now.range) {
 		char grp[128];
@@ -461,6 +470,7 @@ int obs_fx_tick(struct obs_fx *fx, const struct obs_conn_stats *ct, double t, ch
 	json_object_set_new(rec, "fds", obs_fx_procs_json(fx));
 	fx->pressure = NULL;
 	if (!obs_fd_system(&nr, &max)) {
+		fx->file_nr_now = nr;
 		if (nr > fx->run.file_nr_max)
 			fx->run.file_nr_max = nr;
 		fx->run.file_max = max;
@@ -477,14 +487,20 @@ int obs_fx_tick(struct obs_fx *fx, const struct obs_conn_stats *ct, double t, ch
 			"backlog", (json_int_t)ct->ctr[OBS_CTR_BACKLOG_MAX]));
 		ovf = ns.listen_overflows - fx->ns_cur.listen_overflows +
 		      ns.listen_drops - fx->ns_cur.listen_drops;
+		fx->listen_overflow_delta = ns.listen_overflows - fx->ns_cur.listen_overflows;
+		fx->tw_overflow_delta = ns.tw_overflow - fx->ns_cur.tw_overflow;
 		fx->ns_cur = ns;
 		fx->run.listen_overflows = ns.listen_overflows - fx->ns_start.listen_overflows;
 		fx->run.listen_drops = ns.listen_drops - fx->ns_start.listen_drops;
 		fx->run.reqq_full = ns.reqq_full_drop - fx->ns_start.reqq_full_drop;
 	}
 	lo = obs_drop_reason(fx->fail, "TCP_LISTEN_OVERFLOW");
-	if (lo >= 0)
+	if (lo >= 0) {
+		/* the drop reason counts what ListenOverflows may miss (another namespace's view) */
+		if (fx->fail_delta.drops[lo] > fx->listen_overflow_delta)
+			fx->listen_overflow_delta = fx->fail_delta.drops[lo];
 		fx->run.drop_listen_overflow = fx->fail_cur.drops[lo];
+	}
 	lo = obs_drop_reason(fx->fail, "SOCKET_BACKLOG");
 	if (lo >= 0)
 		fx->run.drop_socket_backlog = fx->fail_cur.drops[lo];
@@ -493,13 +509,13 @@ int obs_fx_tick(struct obs_fx *fx, const struct obs_conn_stats *ct, double t, ch
 		"resets_sent", (json_int_t)fx->fail_delta.fx[OBS_FX_RST_SENT],
 		"resets_received", (json_int_t)fx->fail_delta.fx[OBS_FX_RST_RECV]));
 	json_object_set_new(rec, "lost_events", json_integer((json_int_t)(
-		fx->fail_delta.fx[OBS_FX_RB_LOST] + fx->fail_delta.missed)));
+		fx->fail_delta.fx[OBS_FX_RB_LOST] + fx->fail_delta.fx[OBS_FX_ERRPROC_FULL] +
+		fx->fail_delta.missed)));
 
-	if (fx->ndjson) {
-		if (json_dumpf(rec, fx->ndjson, JSON_COMPACT) || fputc('\n', fx->ndjson) < 0)
-			err = -EIO;
-		fflush(fx->ndjson);
-	}
+	err = obs_ndjson_write(fx->ndjson, rec);
+	if (snap)
+		obs_fx__snap(fx, cd, dsys, t, dt, snap);
+	fx->nev_now = 0;
 	fx->pressure = x__pressure(fx, dsys, fdpct, nr, max, ovf);
 	x__live(fx, tw_rate, dt > 0 ? fails / dt : 0, fdpct, live, livelen);
 	fx->fail_prev = fx->fail_cur;

@@ -16,7 +16,9 @@
 #include "loadlens/cli.h"
 #include "loadlens/parse.h"
 #include "conn.h"
+#include "findings.h"
 #include "forensics.h"
+#include "output/ndjson.h"
 #include "report.h"
 #include "reqtime.h"
 #include "startup.h"
@@ -40,6 +42,7 @@ struct obs_args {
 	bool runq; /* request timing: run-queue wait of the serving processes */
 	enum obs_systier_mode syscalls; /* --syscalls: when the syscall tracepoints are attached */
 	bool arrivals_sampled; /* --arrivals sampled: sk_data_ready in windows only */
+	uint64_t max_procs;    /* --max-procs: processes whose fds are watched */
 	bool verbose;
 };
 
@@ -69,7 +72,11 @@ static void x__usage(FILE *out)
 		     "                        its network namespace; repeat for up to 16\n"
 		     "      --children        with --pid: the processes it forks too\n"
 		     "      --cgroup PATH     observe the processes of a cgroup v2 (and below)\n"
-		     "      --ndjson FILE     write one JSON record per interval to FILE\n"
+		     "      --ndjson FILE     write one JSON record per interval, and one per finding,\n"
+		     "                        to FILE\n"
+		     "      --max-procs N     watch the fds of up to N processes (default %d, at most\n"
+		     "                        %d); past it a process_cap finding names the first one\n"
+		     "                        left out\n"
 		     "  -i, --interval DUR    live line period (default 1s; 0 turns live lines off)\n"
 		     "  -d, --duration DUR    stop after DUR (default: run until Ctrl-C or SIGTERM)\n"
 		     "  -j, --json FILE       write the summary as JSON to FILE (docs/observer.md)\n"
@@ -93,8 +100,12 @@ static void x__usage(FILE *out)
 		     "  -V, --version         show the version\n"
 		     "\n"
 		     "Durations: 250ms, 30s, 2m, 1h; a bare number means seconds.\n"
-		     "Exit status: 0 ok, 1 runtime failure, 64 usage error or missing privilege or\n"
-		     "kernel feature.\n"
+		     "Findings are printed on stderr the interval they first hold, as\n"
+		     "  [HH:MM:SS] fds: python3 (pid 4242) will run out of file descriptors in ~9 s ...\n"
+		     "and repeated in the summary with the times they were first and last seen.\n"
+		     "\n"
+		     "Exit status: 0 ok, 1 runtime failure (an output that could not be written\n"
+		     "included), 64 usage error or missing privilege or kernel feature.\n"
 		     "\n"
 		     "EXAMPLES\n"
 		     "  sudo " PROG " --port 8080\n"
@@ -103,7 +114,8 @@ static void x__usage(FILE *out)
 		     "  sudo " PROG " --port 8000 --trace requests.csv --trace-every 100\n"
 		     "  sudo " PROG " --pid $(pidof nginx) --children --ndjson nginx.ndjson\n"
 		     "  sudo " PROG " --port 8080 --syscalls on    # every accept timed\n",
-		OBS_MAX_PORTS, OBS_SYSTIER_SAMPLE_EVERY, OBS_SYSTIER_SAMPLE_EVERY);
+		OBS_MAX_PORTS, OBS_FX_PROCS_DEFAULT, OBS_FX_PROCS_MAX, OBS_SYSTIER_SAMPLE_EVERY,
+		OBS_SYSTIER_SAMPLE_EVERY);
 }
 
 static void x__add_port(struct obs_args *a, const char *s)
@@ -150,6 +162,7 @@ static void x__parse_args(int argc, char **argv, struct obs_args *a)
 		{"runq", no_argument, NULL, 'R'},
 		{"syscalls", required_argument, NULL, 'S'},
 		{"arrivals", required_argument, NULL, 'a'},
+		{"max-procs", required_argument, NULL, 'M'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
@@ -189,6 +202,11 @@ static void x__parse_args(int argc, char **argv, struct obs_args *a)
 			break;
 		case 'R':
 			a->runq = true;
+			break;
+		case 'M':
+			if (ll_parse_u64(optarg, 1, OBS_FX_PROCS_MAX, &a->max_procs))
+				ll_usage_error(PROG, "invalid --max-procs '%s' (1-%d)", optarg,
+					       OBS_FX_PROCS_MAX);
 			break;
 		case 'Q':
 			a->no_requests = true;
@@ -360,6 +378,9 @@ int main(int argc, char **argv)
 	struct obs_fx_opts fxopts = {};
 	struct obs_targets targets = {.netns_fd = -1};
 	struct obs_fx *fx = NULL;
+	struct obs_ndjson *nd = NULL;
+	struct obs_findings_run *fnd = NULL;
+	struct obs_snap *snap;
 	char fxline[128] = "";
 	struct obs_reqtime *rt = NULL;
 	struct obs_systier *tier = NULL, *atier = NULL;
@@ -368,7 +389,7 @@ int main(int argc, char **argv)
 	struct obs_listen_queue lq;
 	struct obs_report rep = {};
 	struct obs_args a;
-	json_t *json = NULL;
+	json_t *json = NULL, *fj;
 	FILE *json_out = NULL;
 	uint64_t start, next = 0, deadline = 0, wake, now;
 	char ports[160];
@@ -399,10 +420,18 @@ int main(int argc, char **argv)
 			goto cleanup;
 		}
 	}
+	if (a.ndjson_path) {
+		nd = obs_ndjson_open(PROG, a.ndjson_path);
+		if (!nd) {
+			ret = LL_EXIT_USAGE;
+			goto cleanup;
+		}
+	}
+	fnd = obs_findings_run_new(stderr, nd);
 	cur = calloc(1, sizeof(*cur));
 	prev = calloc(1, sizeof(*prev));
 	delta = calloc(1, sizeof(*delta));
-	if (!cur || !prev || !delta) {
+	if (!cur || !prev || !delta || !fnd) {
 		ll_warn(PROG, "out of memory");
 		goto cleanup;
 	}
@@ -454,7 +483,8 @@ int main(int argc, char **argv)
 	fxopts.shared = conn;
 	fxopts.targets = &targets;
 	fxopts.children = a.targets.children;
-	fxopts.ndjson_path = a.ndjson_path;
+	fxopts.ndjson = nd;
+	fxopts.max_procs = (unsigned int)a.max_procs;
 	fxopts.census = lcen;
 	fx = obs_fx_new(PROG, &fxopts);
 	if (!fx)
@@ -509,14 +539,18 @@ int main(int argc, char **argv)
 			}
 			obs_conn_accepted(conn, cur, &lq);
 			obs_conn_stats_sub(delta, cur, prev);
-			if (obs_fx_tick(fx, cur, (double)(now - start) / NS_PER_S, fxline,
-					sizeof(fxline)))
-				ll_warn(PROG, "cannot read the forensics maps or write --ndjson");
+			/* every feature fills its part of the interval's snapshot; the rules judge it */
+			snap = obs_findings_snap(fnd);
+			if (obs_fx_tick(fx, cur, (double)(now - start) / NS_PER_S, snap, fxline,
+					sizeof(fxline)) && !obs_ndjson_error(nd))
+				ll_warn(PROG, "cannot read the forensics maps");
 			obs_report_live_line(stdout, delta, cur,
 					     (double)(now - next + a.interval_ns) / NS_PER_S, fxline);
 			if (rt && obs_reqtime_tick(rt, stdout,
-						   (double)(now - next + a.interval_ns) / NS_PER_S))
+						   (double)(now - next + a.interval_ns) / NS_PER_S,
+						   snap))
 				ll_warn(PROG, "cannot read the request-timing maps");
+			obs_findings_tick(fnd);
 			err = obs_systier_tick(tier, obs_fx_pressure(fx));
 			if (!err && atier)
 				err = obs_systier_tick(atier, NULL);
@@ -548,12 +582,22 @@ int main(int argc, char **argv)
 	rep.features = obs_conn_features(conn);
 	rep.elapsed_s = (double)(x__now_ns() - start) / NS_PER_S;
 	obs_fx_census_due(fx);
-	if (obs_fx_tick(fx, cur, rep.elapsed_s, fxline, sizeof(fxline)))
-		ll_warn(PROG, "cannot read the forensics maps or write --ndjson");
+	snap = obs_findings_snap(fnd);
+	if (obs_fx_tick(fx, cur, rep.elapsed_s, snap, fxline, sizeof(fxline)) &&
+	    !obs_ndjson_error(nd))
+		ll_warn(PROG, "cannot read the forensics maps");
+	snap->final = true;
+	obs_findings_tick(fnd);
+	if (rt && obs_reqtime_finish(rt))
+		ll_warn(PROG, "cannot read the request-timing maps");
+	rep.lost_fx = obs_fx_lost(fx);
+	if (rt)
+		obs_reqtime_lost(rt, &rep.lost_rt);
 	obs_report_summary(stdout, &rep, cur);
 	obs_fx_summary(fx, stdout);
-	if (rt && obs_reqtime_finish(rt, stdout))
-		ll_warn(PROG, "cannot read the request-timing maps");
+	if (rt)
+		obs_reqtime_summary(rt, stdout);
+	obs_findings_summary(fnd, stdout);
 	if (json_out) {
 		json = obs_report_json(&rep, cur);
 		if (json && obs_fx_json_add(fx, json)) {
@@ -564,6 +608,13 @@ int main(int argc, char **argv)
 			json_decref(json);
 			json = NULL;
 		}
+		fj = json ? obs_findings_json(fnd) : NULL;
+		if (json && (!fj || json_object_set(json, "findings", fj) ||
+			     json_object_set(json_object_get(json, "forensics"), "findings", fj))) {
+			json_decref(json);
+			json = NULL;
+		}
+		json_decref(fj);
 		if (!json || json_dumpf(json, json_out, JSON_INDENT(2)) || fputc('\n', json_out) < 0 ||
 		    fclose(json_out)) {
 			json_out = NULL;
@@ -574,6 +625,20 @@ int main(int argc, char **argv)
 		json_out = NULL;
 	}
 	ret = LL_EXIT_OK;
+	/* an output that could not be written fails the run */
+	if (rep.lost_rt.trace_write_errors) {
+		ll_warn(PROG, "cannot write --trace file '%s': %llu records lost", a.trace_path,
+			(unsigned long long)rep.lost_rt.trace_write_errors);
+		ret = LL_EXIT_FAIL;
+	}
+	err = obs_ndjson_close(nd);
+	nd = NULL;
+	if (err)
+		ret = LL_EXIT_FAIL;
+	if (fflush(stdout) == EOF || ferror(stdout)) {
+		ll_warn(PROG, "cannot write the summary to stdout: %s", strerror(errno ? errno : EIO));
+		ret = LL_EXIT_FAIL;
+	}
 
 cleanup:
 	json_decref(json);
@@ -583,6 +648,8 @@ cleanup:
 	obs_systier_free(atier);
 	obs_systier_free(tier);
 	obs_fx_free(fx);
+	obs_findings_run_free(fnd);
+	obs_ndjson_close(nd);
 	obs_census_free(lcen);
 	obs_conn_free(conn);
 	obs_targets_close(&targets);

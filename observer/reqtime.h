@@ -98,10 +98,25 @@ const char *obs_reqtime_slot_proto(size_t slot);
 void obs_reqtime_trace_counts(const struct obs_reqtime *rt, uint64_t *written, uint64_t *lost);
 
 /* reqtime_report.c: called by main once per interval, and once at the end. */
-/* Read, diff against the previous tick, print live lines, keep the interval for the JSON. */
-int obs_reqtime_tick(struct obs_reqtime *rt, FILE *out, double interval_s);
-/* Final read and text summary. */
-int obs_reqtime_finish(struct obs_reqtime *rt, FILE *out);
+/* Read, diff against the previous tick, print live lines, keep the interval for the JSON, and
+ * fill request timing's part of the rules' snapshot (NULL: none). */
+struct obs_snap;
+int obs_reqtime_tick(struct obs_reqtime *rt, FILE *out, double interval_s, struct obs_snap *snap);
+/* Stop the trace writer (drained) and take the final read. */
+int obs_reqtime_finish(struct obs_reqtime *rt);
+/* The text summary, from the final read. */
+int obs_reqtime_summary(struct obs_reqtime *rt, FILE *out);
+/* What request timing lost, from the final read. */
+struct obs_rt_lost {
+	uint64_t no_storage;	     /* socket state not created */
+	uint64_t tgids_full;	     /* --runq: a serving process found no slot */
+	uint64_t skipped_runs;	     /* program runs the kernel skipped */
+	uint64_t trace_lost;	     /* --trace records the ring buffer had no room for */
+	uint64_t trace_write_errors; /* --trace records that could not be written: an output error */
+};
+void obs_reqtime_lost(struct obs_reqtime *rt, struct obs_rt_lost *out);
+/* Lost events of those (the write errors are not events). */
+uint64_t obs_rt_lost_total(const struct obs_rt_lost *l);
 /* Add "request_timing" (docs/observer.md) to the JSON summary, from the last finish(). */
 int obs_reqtime_json_add(struct obs_reqtime *rt, json_t *root);
 

@@ -6,6 +6,7 @@
 #include "loadlens/cli.h"
 #include "loadlens/hist_json.h"
 #include "reqtime.h"
+#include "rules/snapshot.h"
 
 /* Intervals kept for the JSON: a day of 1 s ticks; later ones are counted, not kept. */
 #define MAX_INTERVALS 86400
@@ -66,7 +67,30 @@ static double x__server_rps(const struct rt_ctrs *c)
 	return (double)(c->requests - 1) * 1e9 / (double)(c->last_ns - c->first_ns);
 }
 
-int obs_reqtime_tick(struct obs_reqtime *rt, FILE *out, double interval_s)
+/* Request timing's part of the rules' snapshot: one slot, this interval. */
+static void x__snap_slot(struct obs_snap *snap, struct obs_reqtime *rt, size_t i,
+			 const struct rt_ctrs *ct, const struct rt_ctrs *total,
+			 const struct ll_hist *q, const struct ll_hist *s)
+{
+	struct obs_snap_slot *sl;
+
+	if (!snap || snap->nslots == OBS_SNAP_SLOTS)
+		return;
+	sl = &snap->slot[snap->nslots++];
+	sl->port = obs_reqtime_slot_port(rt, i);
+	sl->udp = i % 2;
+	sl->requests = ct->requests;
+	sl->queue_p50_ns = ll_hist_count(q) ? (double)ll_hist_percentile(q, 50) : -1;
+	sl->service_p50_ns = ll_hist_count(s) ? (double)ll_hist_percentile(s, 50) : -1;
+	sl->reads = total->requests;
+	/*
+	 * Wiring point (obs-bpf's rt_ctrs signals, issue 9 section 2): once struct rt_ctrs has
+	 * them, sl->pipelined_reads = total->multi_arrival; sl->udp_multi_reader_sockets =
+	 * total->udp_shared; sl->udp_reader_switches = total->udp_switch.
+	 */
+}
+
+int obs_reqtime_tick(struct obs_reqtime *rt, FILE *out, double interval_s, struct obs_snap *snap)
 {
 	struct obs_reqtime_stats *cur = x__reqtime_cur(rt), *prev = x__reqtime_prev(rt);
 	struct obs_reqtime_stats *d = x__reqtime_delta(rt), *swap;
@@ -100,6 +124,7 @@ int obs_reqtime_tick(struct obs_reqtime *rt, FILE *out, double interval_s)
 		obs_reqtime_hist(d, i, RT_SERVICE, s);
 		obs_reqtime_hist(d, i, RT_RESIDENCE, r);
 		rps = interval_s > 0 ? (double)ct->requests / interval_s : 0.0;
+		x__snap_slot(snap, rt, i, ct, &cur->slot[i].c, q, s);
 		fprintf(out,
 			"  %s/%-5u req %8llu %9.1f/s  queue p50 %-7s p99 %-7s  service p50 %-7s "
 			"p99 %-7s  residence p50 %-7s p99 %s\n",
@@ -129,6 +154,13 @@ int obs_reqtime_tick(struct obs_reqtime *rt, FILE *out, double interval_s)
 	ll_hist_reset(q);
 	for (i = 0; i < LL_HIST_BUCKETS; i++)
 		ll_hist_add_bucket(q, (uint32_t)i, d->runq[i]);
+	if (snap) {
+		snap->requests_on = true;
+		snap->runq_on = obs_reqtime_features(rt)->runq;
+		snap->runq_count = ll_hist_count(q);
+		snap->runq_p50_ns = ll_hist_count(q) ? (double)ll_hist_percentile(q, 50) : -1;
+		snap->runq_p99_ns = ll_hist_count(q) ? (double)ll_hist_percentile(q, 99) : -1;
+	}
 	if (ll_hist_count(q))
 		fprintf(out, "  run-queue wait of serving threads: %llu wake-ups  p50 %s  p99 %s\n",
 			(unsigned long long)ll_hist_count(q), x__pct(q, 50, a, sizeof(a)),
@@ -199,7 +231,33 @@ static void x__runq_hist(const struct obs_reqtime_stats *st, struct ll_hist *h)
 	}
 }
 
-int obs_reqtime_finish(struct obs_reqtime *rt, FILE *out)
+int obs_reqtime_finish(struct obs_reqtime *rt)
+{
+	x__reqtime_trace_stop(rt);
+	return obs_reqtime_read(rt, x__reqtime_cur(rt));
+}
+
+void obs_reqtime_lost(struct obs_reqtime *rt, struct obs_rt_lost *out)
+{
+	const struct obs_reqtime_stats *st = x__reqtime_cur(rt);
+	uint64_t written;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	out->no_storage = st->global[RT_G_NO_STORAGE];
+	out->tgids_full = st->global[RT_G_TGIDS_FULL];
+	out->skipped_runs = st->missed;
+	for (i = 0; i < st->nslots; i++)
+		out->trace_lost += st->slot[i].c.trace_lost;
+	obs_reqtime_trace_counts(rt, &written, &out->trace_write_errors);
+}
+
+uint64_t obs_rt_lost_total(const struct obs_rt_lost *l)
+{
+	return l->no_storage + l->tgids_full + l->skipped_runs + l->trace_lost;
+}
+
+int obs_reqtime_summary(struct obs_reqtime *rt, FILE *out)
 {
 	struct obs_reqtime_stats *st = x__reqtime_cur(rt);
 	struct ll_hist *h = ll_hist_new();
@@ -207,14 +265,10 @@ int obs_reqtime_finish(struct obs_reqtime *rt, FILE *out)
 	uint64_t written, werr;
 	bool any = false;
 	size_t i, k;
-	int err;
+	int err = 0;
 
 	if (!h)
 		return -ENOMEM;
-	x__reqtime_trace_stop(rt);
-	err = obs_reqtime_read(rt, st);
-	if (err)
-		goto cleanup;
 	fprintf(out, "request timing (%s)\n", obs_reqtime_attached(rt));
 	if (obs_reqtime_features(rt)->arrivals_sampled)
 		fprintf(out, "  arrivals sampled (--arrivals sampled): sk_data_ready attached %.0f%% of "
@@ -263,15 +317,13 @@ int obs_reqtime_finish(struct obs_reqtime *rt, FILE *out)
 		fprintf(out, "  trace: %llu records written, %llu write errors\n",
 			(unsigned long long)written, (unsigned long long)werr);
 	}
-	if (st->global[RT_G_NO_STORAGE] || st->global[RT_G_ACCEPTED_FULL] || st->missed)
-		fprintf(out, "  drops: socket state not created %llu, accept map full %llu, skipped "
-			     "runs %llu\n",
+	if (st->global[RT_G_NO_STORAGE] || st->global[RT_G_TGIDS_FULL] || st->missed)
+		fprintf(out, "  drops: socket state not created %llu, run-queue slots full %llu, "
+			     "skipped runs %llu\n",
 			(unsigned long long)st->global[RT_G_NO_STORAGE],
-			(unsigned long long)st->global[RT_G_ACCEPTED_FULL],
+			(unsigned long long)st->global[RT_G_TGIDS_FULL],
 			(unsigned long long)st->missed);
 	fflush(out);
-
-cleanup:
 	ll_hist_free(h);
 	return err;
 }
@@ -337,8 +389,6 @@ int obs_reqtime_json_add(struct obs_reqtime *rt, json_t *root)
 	x__set(o, "trace_written", json_integer((json_int_t)written), &ok);
 	x__set(o, "trace_write_errors", json_integer((json_int_t)werr), &ok);
 	x__set(o, "no_storage", json_integer((json_int_t)st->global[RT_G_NO_STORAGE]), &ok);
-	x__set(o, "accepted_map_full", json_integer((json_int_t)st->global[RT_G_ACCEPTED_FULL]),
-	       &ok);
 	x__set(o, "tgids_full", json_integer((json_int_t)st->global[RT_G_TGIDS_FULL]), &ok);
 	x__set(o, "skipped_runs", json_integer((json_int_t)st->missed), &ok);
 	x__set(o, "intervals", json_incref(x__reqtime_intervals(rt)), &ok);

@@ -21,9 +21,8 @@
 #define OBS_RULE_TW_BYTES 256
 /* FIN_WAIT2 orphans: this many in two censuses in a row. */
 #define OBS_RULE_FW2_MIN 100
-/* CLOSE_WAIT: this many, rising over three censuses or never falling for OBS_RULE_CW_HOLD_S. */
+/* CLOSE_WAIT: this many sockets in it for a second or more (the census ages them by inode). */
 #define OBS_RULE_CW_MIN 10
-#define OBS_RULE_CW_HOLD_S 5.0
 /* fds: a forecast needs half the limit used (or exhaustion within 30 s), growth over 3 samples */
 #define OBS_RULE_FD_FORECAST_PCT 50.0
 #define OBS_RULE_FD_SOON_S 30.0

@@ -117,19 +117,23 @@ void obs_rule_udp_shared(const struct obs_snap_hist *h, struct obs_findings *out
 {
 	const struct obs_snap *now = obs_snap_at(h, 0);
 	const struct obs_snap_slot *sl;
-	char key[24];
+	char a[32], b[32], key[24];
 	size_t i;
 
 	for (i = 0; i < now->nslots; i++) {
 		sl = &now->slot[i];
-		if (!sl->udp || sl->udp_readers < 2)
+		if (!sl->udp || !sl->udp_multi_reader_sockets)
 			continue;
 		snprintf(key, sizeof(key), "udp/%u", sl->port);
 		obs_findings_add(out, "udp_shared_socket", OBS_SEV_NOTE, key,
-				 json_pack("{s:i, s:i}", "port", (int)sl->port, "readers",
-					   (int)sl->udp_readers),
-				 "requests: %s is one socket read by %u threads: replies are matched "
-				 "to requests approximately, and some requests are not counted", key,
-				 sl->udp_readers);
+				 json_pack("{s:i, s:I, s:I}", "port", (int)sl->port, "sockets",
+					   (json_int_t)sl->udp_multi_reader_sockets, "reader_switches",
+					   (json_int_t)sl->udp_reader_switches),
+				 "requests: on %s, %s socket%s read by several threads (%s reads by "
+				 "another thread than the one before): replies are matched to "
+				 "requests approximately, and some requests are not counted", key,
+				 obs_rule_num(sl->udp_multi_reader_sockets, a, sizeof(a)),
+				 sl->udp_multi_reader_sockets == 1 ? " is" : "s are",
+				 obs_rule_num(sl->udp_reader_switches, b, sizeof(b)));
 	}
 }

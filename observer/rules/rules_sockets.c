@@ -264,49 +264,46 @@ static const struct obs_snap_proc *x__only_proc(const struct obs_snap *s)
 
 void obs_rule_close_wait(const struct obs_snap_hist *h, struct obs_findings *out)
 {
-	const struct obs_snap *cs[8];
+	const struct obs_snap *now = obs_snap_at(h, 0), *cs[8];
 	const struct obs_snap_proc *p;
 	uint16_t ports[OBS_SNAP_PORTS];
-	int64_t v[8];
+	int64_t count, old;
 	double t[8], y[8];
 	unsigned int k, nc;
-	char a[32], key[16], on[32] = "", who[48] = "";
-	bool rising, held;
-	size_t i, n;
+	char a[32], b[32], key[16], on[32] = "", who[48] = "";
+	size_t i, n, j;
 
-	nc = x__censuses(h, cs, 8);
-	if (nc < 3 || !obs_snap_at(h, 0)->census)
+	if (!now->census)
 		return;
-	p = x__only_proc(cs[0]);
+	nc = x__censuses(h, cs, 8);
+	p = x__only_proc(now);
 	if (p)
 		snprintf(who, sizeof(who), " (%s, pid %u)", p->comm, p->pid);
-	n = x__ports(cs[0], ports);
+	n = x__ports(now, ports);
 	for (i = 0; i < n; i++) {
+		count = x__port_count(now, ports[i], OBS_SNAP_CLOSE_WAIT);
+		old = (int64_t)now->close_wait_old;
+		for (j = 0; ports[i] && j < now->nports; j++)
+			if (now->port[j].port == ports[i])
+				old = now->port[j].close_wait_old;
+		/* a socket the application forgot stays; one it is closing is gone in a moment */
+		if (old < OBS_RULE_CW_MIN)
+			continue;
 		for (k = 0; k < nc; k++) {
-			v[k] = x__port_count(cs[k], ports[i], OBS_SNAP_CLOSE_WAIT);
 			t[k] = cs[k]->t;
-			y[k] = (double)v[k];
+			y[k] = (double)x__port_count(cs[k], ports[i], OBS_SNAP_CLOSE_WAIT);
 		}
-		if (v[0] < OBS_RULE_CW_MIN)
-			continue;
-		rising = v[0] > v[1] && v[1] > v[2];
-		held = true;
-		for (k = 1; k < nc && held; k++)
-			held = v[k] >= OBS_RULE_CW_MIN && v[k - 1] >= v[k];
-		held = held && cs[0]->t - cs[nc - 1]->t >= OBS_RULE_CW_HOLD_S;
-		if (!rising && !held)
-			continue;
 		snprintf(key, sizeof(key), "port %u", ports[i]);
 		if (ports[i])
 			snprintf(on, sizeof(on), " on port %u", ports[i]);
 		obs_findings_add(out, "close_wait_leak", OBS_SEV_WARNING, key,
-				 json_pack("{s:i, s:I, s:i, s:f}", "port", (int)ports[i], "count",
-					   (json_int_t)v[0], "pid", p ? (int)p->pid : 0, "per_s",
-					   obs_rule_slope(t, y, nc)),
+				 json_pack("{s:i, s:I, s:I, s:i, s:f}", "port", (int)ports[i], "count",
+					   (json_int_t)count, "old", (json_int_t)old, "pid",
+					   p ? (int)p->pid : 0, "per_s", obs_rule_slope(t, y, nc)),
 				 "CLOSE_WAIT: %s connections%s were closed by the peer and never by the "
-				 "application%s (%+.1f/s): a connection leak",
-				 obs_rule_num((uint64_t)v[0], a, sizeof(a)), on, who,
-				 obs_rule_slope(t, y, nc));
+				 "application%s, %s of them for a second or more (%+.1f/s): a "
+				 "connection leak", obs_rule_num((uint64_t)count, a, sizeof(a)), on, who,
+				 obs_rule_num((uint64_t)old, b, sizeof(b)), obs_rule_slope(t, y, nc));
 	}
 }
 

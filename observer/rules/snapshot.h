@@ -49,6 +49,8 @@ struct obs_snap_group {
 struct obs_snap_port {
 	uint16_t port;
 	uint32_t close_wait;
+	uint32_t close_wait_old; /* of which in CLOSE_WAIT for a second or more: not a close under
+				  * way, a socket the application forgot */
 	uint32_t fin_wait2;
 	uint32_t time_wait;
 	bool server_side; /* the port is a local listener's: these are the server's sockets */
@@ -74,9 +76,10 @@ struct obs_snap_slot {
 	double queue_p50_ns; /* socket-queue wait; < 0: none timed */
 	double service_p50_ns;
 	/* wiring points (bpf side, issue 9 section 2): filled where the kernel counts them */
-	uint64_t pipelined_reads; /* reads that carried more than one request (cumulative) */
-	uint64_t reads;		  /* reads seen (cumulative), for the share */
-	uint32_t udp_readers;	  /* most threads seen reading one UDP socket (0: unknown) */
+	uint64_t pipelined_reads; /* reads that took the bytes of 2+ arrivals (cumulative) */
+	uint64_t reads;		  /* requests (reads) since start, for the share */
+	uint64_t udp_multi_reader_sockets; /* UDP sockets read by two or more threads */
+	uint64_t udp_reader_switches;	   /* reads by another thread than the previous reader */
 };
 
 struct obs_snap {
@@ -97,6 +100,7 @@ struct obs_snap {
 	/* census (when taken this interval) */
 	bool census;
 	uint64_t state[OBS_SNAP_TCP_STATES];
+	uint64_t close_wait_old; /* all ports: CLOSE_WAIT for a second or more */
 	uint32_t range;	      /* ephemeral ports per group: ip_local_port_range size; 0 unknown */
 	struct obs_snap_group group[OBS_SNAP_GROUPS];
 	size_t ngroups;
@@ -141,7 +145,7 @@ struct obs_snap {
 	size_t nnetns_outside;
 	uint16_t no_listener[OBS_SNAP_NOTES]; /* --port with no TCP listener or UDP socket */
 	size_t nno_listener;
-	char netns_name[48]; /* the watched namespace, for the text: "net:[4026531840]" */
+	char netns_name[96]; /* the watched namespace, for the text: "net:[4026531840]" */
 
 	/* target lifecycle this interval: "target pid 42 (nginx) exited at 3.0s (exit code 0)" */
 	struct obs_snap_event {

@@ -437,7 +437,8 @@ static void test_count_notes(void **state)
 		x__slot(s, 10e3, 2e3);
 		s->slot[1].port = 11211;
 		s->slot[1].udp = true;
-		s->slot[1].udp_readers = 4;
+		s->slot[1].udp_multi_reader_sockets = 1;
+		s->slot[1].udp_reader_switches = 5400;
 		x__proc(s, 4242, 30, 1024);
 		s->netns_outside[s->nnetns_outside++] = 4242;
 		s->no_listener[s->nno_listener++] = 8080;
@@ -454,7 +455,8 @@ static void test_count_notes(void **state)
 	assert_non_null(strstr(f->text, "requests here are reads"));
 	assert_non_null(strstr(f->text, "6,200 of 6,251"));
 	f = x__expect(r, "udp_shared_socket", "udp/11211");
-	assert_int_equal(x__ev_int(f, "readers"), 4);
+	assert_int_equal(x__ev_int(f, "sockets"), 1);
+	assert_non_null(strstr(f->text, "1 socket is read by several threads (5,400 reads"));
 	f = x__expect(r, "netns_outside", "pid 4242");
 	assert_int_equal(x__ev_int(f, "pid"), 4242);
 	f = x__expect(r, "no_listener", "port 8080");
@@ -534,11 +536,12 @@ static void test_close_wait_leak(void **state)
 	struct obs_snap *s;
 	int t;
 
-	/* transient CLOSE_WAIT: the application closes a moment later */
+	/* transient CLOSE_WAIT: the application closes a moment later, none of them old */
 	for (t = 1; t <= 6; t++) {
 		s = x__snap(r, t);
 		s->census = true;
-		s->state[8] = t % 2 ? 12 : 3;
+		s->state[8] = 40;
+		s->close_wait_old = 2;
 		obs_snap_push(&r->h);
 		x__silent(r);
 	}
@@ -548,6 +551,7 @@ static void test_close_wait_leak(void **state)
 		s->census = true;
 		s->state[8] = 20 * t;
 		s->port[0] = (struct obs_snap_port){.port = 8080, .close_wait = 20 * t,
+						    .close_wait_old = 20 * (t - 1),
 						    .server_side = true};
 		s->nports = 1;
 		x__proc(s, 777, 30 + 20 * t, 4096);
@@ -555,6 +559,7 @@ static void test_close_wait_leak(void **state)
 	}
 	f = x__expect(r, "close_wait_leak", "port 8080");
 	assert_int_equal(x__ev_int(f, "count"), 80);
+	assert_int_equal(x__ev_int(f, "old"), 60);
 	assert_int_equal(x__ev_int(f, "pid"), 777);
 }
 

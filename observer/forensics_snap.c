@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: MIT
+/* The forensics' part of the rules' snapshot (observer/rules/snapshot.h): census, ports, failures,
+ * fds and processes of the interval, as plain data. */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include "forensics_int.h"
+
+static bool x__loopback(uint8_t family, const uint8_t *a)
+{
+	static const uint8_t v6lo[16] = {[15] = 1};
+	static const uint8_t mapped[12] = {[10] = 0xff, [11] = 0xff};
+
+	if (family == AF_INET)
+		return a[0] == 127;
+	return !memcmp(a, v6lo, 16) || (!memcmp(a, mapped, 12) && a[12] == 127);
+}
+
+static void x__addr(uint8_t family, const uint8_t *a, char *buf, size_t len)
+{
+	char s[INET6_ADDRSTRLEN];
+
+	inet_ntop(family == AF_INET6 ? AF_INET6 : AF_INET, a, s, sizeof(s));
+	if (family == AF_INET6)
+		snprintf(buf, len, "[%s]", s);
+	else
+		snprintf(buf, len, "%s", s);
+}
+
+static void x__census(const struct obs_fx *fx, struct obs_snap *s)
+{
+	const struct obs_census *cs = &fx->cs;
+	struct obs_snap_group *g;
+	size_t i;
+
+	s->tw_reuse = cs->tw_reuse;
+	s->fin_timeout_s = cs->fin_timeout_s;
+	s->max_tw_buckets = cs->max_tw_buckets;
+	s->listen_port = cs->listen_port;
+	for (i = 0; i < cs->nno_listener && i < OBS_SNAP_NOTES; i++)
+		s->no_listener[s->nno_listener++] = cs->no_listener[i];
+	if (!fx->census_fresh)
+		return;
+	s->census = true;
+	memcpy(s->state, cs->state, sizeof(s->state));
+	s->close_wait_old = cs->close_wait_old;
+	s->range = obs_census_range(cs);
+	for (i = 0; i < cs->ntop && i < OBS_SNAP_GROUPS; i++) {
+		g = &s->group[s->ngroups++];
+		x__addr(cs->top[i].family, cs->top[i].saddr, g->src, sizeof(g->src));
+		x__addr(cs->top[i].family, cs->top[i].daddr, g->dst, sizeof(g->dst));
+		g->dport = cs->top[i].dport;
+		g->loopback = x__loopback(cs->top[i].family, cs->top[i].saddr) &&
+			      x__loopback(cs->top[i].family, cs->top[i].daddr);
+		g->in_use = cs->top[i].in_use;
+		g->time_wait = cs->top[i].time_wait;
+		g->fin_wait2 = cs->top[i].fin_wait2;
+	}
+	s->groups_total = cs->ngroups;
+	s->groups_capped = cs->groups_capped;
+	for (i = 0; i < cs->nports && i < OBS_SNAP_PORTS; i++) {
+		s->port[i].port = cs->ports[i].port;
+		s->port[i].server_side = cs->ports[i].server_side;
+		s->port[i].close_wait = cs->ports[i].close_wait;
+		s->port[i].close_wait_old = cs->ports[i].close_wait_old;
+		s->port[i].fin_wait2 = cs->ports[i].fin_wait2;
+		s->port[i].time_wait = cs->ports[i].time_wait;
+		s->nports++;
+	}
+}
+
+/* The call that failed most with class f in sys. */
+static const char *x__top_sys(const uint64_t sys[OBS_SYS_MAX][OBS_FAIL_MAX], unsigned int f)
+{
+	unsigned int k, best = 0;
+
+	for (k = 0; k < OBS_SYS_MAX; k++)
+		if (sys[k][f] > sys[best][f])
+			best = k;
+	if (!sys[best][f])
+		return NULL;
+	return best == OBS_SYS_ACCEPT4 ? "accept4" : obs_sys_name(best);
+}
+
+static void x__procs(const struct obs_fx *fx, struct obs_snap *s)
+{
+	const struct obs_fx_proc *p;
+	struct obs_snap_proc *q;
+	size_t i, k;
+	uint64_t any;
+
+	for (i = 0; i < fx->nprocs && s->nprocs < OBS_SNAP_PROCS; i++) {
+		p = &fx->procs[i];
+		q = &s->proc[s->nprocs++];
+		q->pid = p->fd.pid;
+		memcpy(q->comm, p->fd.comm, sizeof(q->comm));
+		q->watched = true;
+		q->exited = p->exited;
+		q->open = p->fd.open;
+		q->soft = p->fd.soft;
+		q->hard = p->fd.hard;
+		q->emfile = p->fails[OBS_FAIL_EMFILE];
+		q->last_sys = q->emfile ? obs_sys_name(p->last_sys) : NULL;
+		if (p->netns_outside && s->nnetns_outside < OBS_SNAP_NOTES)
+			s->netns_outside[s->nnetns_outside++] = p->fd.pid;
+	}
+	/* processes that failed past the --max-procs cap are named all the same */
+	for (i = 0; i < fx->nerrprocs && s->nprocs < OBS_SNAP_PROCS; i++) {
+		const struct obs_fail_proc *e = &fx->errprocs[i];
+
+		for (k = 0, any = 0; k < OBS_FAIL_MAX; k++)
+			any += e->e.fails[k];
+		if (!any || !e->e.fails[OBS_FAIL_EMFILE])
+			continue;
+		for (k = 0; k < fx->nprocs && fx->procs[k].fd.pid != e->pid; k++)
+			;
+		if (k < fx->nprocs)
+			continue;
+		q = &s->proc[s->nprocs++];
+		q->pid = e->pid;
+		snprintf(q->comm, sizeof(q->comm), "%.15s", e->e.comm);
+		q->open = q->soft = q->hard = -1;
+		q->emfile = e->e.fails[OBS_FAIL_EMFILE];
+		q->last_sys = obs_sys_name(e->e.last_sys);
+	}
+	s->max_procs = (unsigned int)fx->max_procs;
+	s->procs_unwatched = fx->nunwatched + fx->unwatched_more;
+	if (fx->nunwatched) {
+		s->first_unwatched_pid = fx->unwatched[0];
+		memcpy(s->first_unwatched_comm, fx->first_unwatched_comm,
+		       sizeof(s->first_unwatched_comm));
+	}
+}
+
+void obs_fx__snap(struct obs_fx *fx, const struct obs_conn_stats *d,
+		  const uint64_t dsys[OBS_SYS_MAX][OBS_FAIL_MAX], double t, double dt,
+		  struct obs_snap *s)
+{
+	unsigned int f, k;
+	size_t i;
+
+	s->t = t;
+	s->dt = dt;
+	s->accepted = d->ctr[OBS_CTR_ACCEPTED];
+	s->tw_entries = d->ctr[OBS_CTR_TW_ENTRIES];
+	x__census(fx, s);
+	s->tw_overflow = fx->tw_overflow_delta;
+	s->listen_overflows = fx->listen_overflow_delta;
+	s->listen_qlen_max = (uint32_t)fx->conn_prev->ctr[OBS_CTR_QLEN_MAX];
+	s->listen_backlog = (uint32_t)fx->conn_prev->ctr[OBS_CTR_BACKLOG_MAX];
+	if (fx->cs.listen_backlog) {
+		s->listen_qlen_max = fx->cs.listen_qlen_max;
+		s->listen_backlog = fx->cs.listen_backlog;
+	}
+	for (f = 0; f < OBS_FAIL_MAX && f < OBS_SNAP_FAILS; f++) {
+		for (k = 0; k < OBS_SYS_MAX; k++) {
+			s->fails[f] += dsys[k][f];
+			s->fails_total[f] += fx->run.fails[k][f];
+		}
+		s->fails_sys[f] = x__top_sys(dsys, f);
+	}
+	s->file_nr = fx->file_nr_now;
+	s->file_max = fx->run.file_max;
+	x__procs(fx, s);
+	for (i = 0; i < fx->nev_now; i++)
+		s->event[s->nevents++] = fx->ev_now[i];
+	snprintf(s->netns_name, sizeof(s->netns_name), "net:[%u] of %.63s", fx->targets->netns,
+		 fx->targets->netns_from);
+}
