@@ -125,6 +125,9 @@ static void x__procs(const struct obs_fx *fx, struct obs_snap *s)
 		q->last_sys = obs_sys_name(e->e.last_sys);
 	}
 	s->max_procs = (unsigned int)fx->max_procs;
+	s->targets_max = OBS_MAX_TARGETS;
+	/* wiring point: with obs-bpf's counter, s->targets_full =
+	 * fx->fail_cur.fx[OBS_FX_TARGETS_FULL]; */
 	s->procs_unwatched = fx->nunwatched + fx->unwatched_more;
 	if (fx->nunwatched) {
 		s->first_unwatched_pid = fx->unwatched[0];
@@ -147,6 +150,10 @@ void obs_fx__snap(struct obs_fx *fx, const struct obs_conn_stats *d,
 	x__census(fx, s);
 	s->tw_overflow = fx->tw_overflow_delta;
 	s->listen_overflows = fx->listen_overflow_delta;
+	s->listen_target_full = d->ctr[OBS_CTR_QLEN_FULL] +
+				fx->fail_delta.fx[OBS_FX_SYNACK_RETRANS] +
+				(fx->census_fresh && fx->cs.listen_backlog &&
+				 fx->cs.listen_qlen_max >= fx->cs.listen_backlog);
 	s->listen_qlen_max = (uint32_t)fx->conn_prev->ctr[OBS_CTR_QLEN_MAX];
 	s->listen_backlog = (uint32_t)fx->conn_prev->ctr[OBS_CTR_BACKLOG_MAX];
 	if (fx->cs.listen_backlog) {

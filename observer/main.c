@@ -627,7 +627,8 @@ int main(int argc, char **argv)
 	ret = LL_EXIT_OK;
 	/* an output that could not be written fails the run */
 	if (rep.lost_rt.trace_write_errors) {
-		ll_warn(PROG, "cannot write --trace file '%s': %llu records lost", a.trace_path,
+		ll_warn(PROG, "cannot write --trace file '%s': %s; %llu records not written",
+			a.trace_path, strerror(rep.lost_rt.trace_errno ? rep.lost_rt.trace_errno : EIO),
 			(unsigned long long)rep.lost_rt.trace_write_errors);
 		ret = LL_EXIT_FAIL;
 	}

@@ -25,6 +25,7 @@ struct obs_reqtime {
 	size_t percpu_len;
 	struct obs_trace *trace;
 	uint64_t trace_written, trace_errors;
+	int trace_err; /* errno of the trace's first failed write */
 	char attached[256];
 	const char *trace_path;
 	uint64_t start_ns;
@@ -77,6 +78,11 @@ json_t *x__reqtime_intervals(struct obs_reqtime *rt)
 uint64_t x__reqtime_start_ns(const struct obs_reqtime *rt)
 {
 	return rt->start_ns;
+}
+
+int obs_reqtime_trace_error(const struct obs_reqtime *rt)
+{
+	return rt->trace ? obs_trace_error(rt->trace) : rt->trace_err;
 }
 
 void obs_reqtime_trace_counts(const struct obs_reqtime *rt, uint64_t *written, uint64_t *lost)
@@ -292,6 +298,7 @@ void x__reqtime_trace_stop(struct obs_reqtime *rt)
 	obs_trace_stop(rt->trace); /* drains first; an fclose error counts as a write error */
 	rt->trace_written += obs_trace_written(rt->trace);
 	rt->trace_errors += obs_trace_write_errors(rt->trace);
+	rt->trace_err = obs_trace_error(rt->trace);
 	obs_trace_free(rt->trace);
 	rt->trace = NULL;
 }

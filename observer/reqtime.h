@@ -96,6 +96,8 @@ uint16_t obs_reqtime_slot_port(const struct obs_reqtime *rt, size_t slot);
 const char *obs_reqtime_slot_proto(size_t slot);
 /* Trace records written and lost (ring buffer full), so far. */
 void obs_reqtime_trace_counts(const struct obs_reqtime *rt, uint64_t *written, uint64_t *lost);
+/* errno of the trace's first failed write, 0 if none. */
+int obs_reqtime_trace_error(const struct obs_reqtime *rt);
 
 /* reqtime_report.c: called by main once per interval, and once at the end. */
 /* Read, diff against the previous tick, print live lines, keep the interval for the JSON, and
@@ -113,6 +115,7 @@ struct obs_rt_lost {
 	uint64_t skipped_runs;	     /* program runs the kernel skipped */
 	uint64_t trace_lost;	     /* --trace records the ring buffer had no room for */
 	uint64_t trace_write_errors; /* --trace records that could not be written: an output error */
+	int trace_errno;	     /* the first write's error */
 };
 void obs_reqtime_lost(struct obs_reqtime *rt, struct obs_rt_lost *out);
 /* Lost events of those (the write errors are not events). */

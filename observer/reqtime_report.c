@@ -250,6 +250,7 @@ void obs_reqtime_lost(struct obs_reqtime *rt, struct obs_rt_lost *out)
 	for (i = 0; i < st->nslots; i++)
 		out->trace_lost += st->slot[i].c.trace_lost;
 	obs_reqtime_trace_counts(rt, &written, &out->trace_write_errors);
+	out->trace_errno = obs_reqtime_trace_error(rt);
 }
 
 uint64_t obs_rt_lost_total(const struct obs_rt_lost *l)

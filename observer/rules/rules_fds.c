@@ -175,7 +175,16 @@ void obs_rule_system_fds(const struct obs_snap_hist *h, struct obs_findings *out
 void obs_rule_process_cap(const struct obs_snap_hist *h, struct obs_findings *out)
 {
 	const struct obs_snap *now = obs_snap_at(h, 0);
+	char a[32];
 
+	if (now->targets_full)
+		obs_findings_add(out, "process_cap", OBS_SEV_WARNING, "targets",
+				 json_pack("{s:I, s:i}", "targets_full", (json_int_t)now->targets_full,
+					   "targets_max", (int)now->targets_max),
+				 "processes: %s new children were not made targets: the kernel's "
+				 "table of %u targets is full; their sockets, requests and failures "
+				 "are not the target's", obs_rule_num(now->targets_full, a, sizeof(a)),
+				 now->targets_max);
 	if (!now->procs_unwatched)
 		return;
 	obs_findings_add(out, "process_cap", OBS_SEV_WARNING, "",

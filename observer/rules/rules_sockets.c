@@ -312,7 +312,8 @@ void obs_rule_listen_overflow(const struct obs_snap_hist *h, struct obs_findings
 	const struct obs_snap *now = obs_snap_at(h, 0);
 	char a[32], key[16], port[32] = "a listener";
 
-	if (!now->listen_overflows)
+	/* the counters are the namespace's: a target listener must show it was one of its own */
+	if (!now->listen_overflows || !now->listen_target_full)
 		return;
 	if (now->listen_port)
 		snprintf(port, sizeof(port), "port %u", now->listen_port);

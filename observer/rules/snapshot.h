@@ -111,7 +111,10 @@ struct obs_snap {
 	uint64_t tw_overflow; /* TCPTimeWaitOverflow this interval */
 
 	/* listen queues */
-	uint64_t listen_overflows; /* ListenOverflows (or the drop reason) this interval */
+	uint64_t listen_overflows; /* ListenOverflows (or the drop reason) this interval: every
+				    * listener of the namespace (host, for the drop reason) */
+	uint64_t listen_target_full; /* signs it was a target's: accepts that found its queue
+				      * full, SYN-ACK retransmits on it, a full queue at a census */
 	uint16_t listen_port;	   /* the fullest target listener's port, 0 unknown */
 	uint32_t listen_qlen_max;
 	uint32_t listen_backlog;
@@ -131,6 +134,9 @@ struct obs_snap {
 	uint64_t procs_unwatched; /* processes not watched for the cap, since start */
 	uint32_t first_unwatched_pid;
 	char first_unwatched_comm[16];
+	uint64_t targets_full; /* --children: new children the kernel's "targets" map had no room
+				* for, since start (wiring point: obs-bpf's OBS_FX_TARGETS_FULL) */
+	unsigned int targets_max; /* its size, OBS_MAX_TARGETS */
 
 	/* request timing (this interval) */
 	bool requests_on;

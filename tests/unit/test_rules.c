@@ -518,6 +518,14 @@ static void test_process_cap_and_unwatched_emfile(void **state)
 	f = x__expect(r, "process_cap", NULL);
 	assert_int_equal(x__ev_int(f, "pid"), 5017);
 	assert_non_null(strstr(f->text, "--max-procs 16"));
+	/* children the kernel's targets table had no room for */
+	s = x__snap(r, 1.5);
+	s->targets_full = 7;
+	s->targets_max = 4096;
+	obs_snap_push(&r->h);
+	f = x__expect(r, "process_cap", "targets");
+	assert_int_equal(x__ev_int(f, "targets_full"), 7);
+	assert_non_null(strstr(f->text, "7 new children"));
 	/* the next interval, no new EMFILE: no new EMFILE finding */
 	s = x__snap(r, 2);
 	p = x__proc(s, 5020, -1, -1);
@@ -596,7 +604,13 @@ static void test_listen_overflow_and_files(void **state)
 	const struct obs_finding *f;
 	struct obs_snap *s = x__snap(r, 1);
 
+	s->listen_overflows = 40; /* another listener's: no sign on the target's */
+	s->listen_port = 8080;
+	obs_snap_push(&r->h);
+	x__silent(r);
+	s = x__snap(r, 2);
 	s->listen_overflows = 40;
+	s->listen_target_full = 12;
 	s->listen_port = 8080;
 	s->listen_backlog = 8;
 	s->listen_qlen_max = 9;
