@@ -522,6 +522,9 @@ static void test_process_cap_and_unwatched_emfile(void **state)
 	s = x__snap(r, 1.5);
 	s->targets_full = 7;
 	s->targets_max = 4096;
+	p = x__proc(s, 5020, -1, -1);
+	p->watched = false;
+	p->emfile = 346;
 	obs_snap_push(&r->h);
 	f = x__expect(r, "process_cap", "targets");
 	assert_int_equal(x__ev_int(f, "targets_full"), 7);
