@@ -345,7 +345,7 @@ static void x__listen_queue(struct obs_census_ctx *lc, struct obs_listen_queue *
 }
 
 /*
- * The syscall tier (observer/systier.c). It must stay on where accepts can only be counted at
+ * The syscall tier (observer/kernel/systier.c). It must stay on where accepts can only be counted at
  * accept(): a process filter alone, or no listen-queue reading (lq: the one before attach).
  */
 static struct obs_systier *x__systier(const struct obs_args *a, struct obs_conn *conn,

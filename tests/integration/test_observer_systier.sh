@@ -1,5 +1,5 @@
 #!/bin/bash
-# The syscall tier (observer/systier.c): with --syscalls auto (the default) and nothing near a
+# The syscall tier (observer/kernel/systier.c): with --syscalls auto (the default) and nothing near a
 # limit, no syscalls:* tracepoint is attached, except in the sample interval (one in ten); the
 # accepted count is still exact, and the accept-queue waits of the sample are a part of the
 # accepts. With --syscalls on, the accept exits are attached all the time and every accept is

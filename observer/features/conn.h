@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The socket programs (bpf/sockets.bpf.c) from userspace: choose what to attach, load, attach,
- * and read the connection counters back as totals. Request timing (observer/reqtime.c) shares the
+ * and read the connection counters back as totals. Request timing (observer/features/reqtime.c) shares the
  * object: it configures it between obs_conn_open() and obs_conn_start().
  */
 #ifndef LOADLENS_OBSERVER_CONN_H
@@ -18,7 +18,7 @@ struct obs_conn_opts {
 	const uint16_t *ports; /* target ports; nports == 0 means every port (host-wide) */
 	size_t nports;
 	bool no_tp_btf; /* use the raw_tp fallback for inet_sock_set_state even if tp_btf works */
-	/* further targets (observer/target.h); 0 / NULL = off */
+	/* further targets (observer/features/target.h); 0 / NULL = off */
 	uint32_t netns;		/* sockets of this network namespace only (its inode number) */
 	const uint32_t *pids;	/* processes (tgids) named by --pid: the "targets" map */
 	size_t npids;
@@ -42,7 +42,7 @@ struct obs_conn_stats {
 	uint64_t missed;		  /* program runs the kernel skipped (recursion) */
 };
 
-/* The target listeners' accept queues, from a sock_diag census (observer/census.c). */
+/* The target listeners' accept queues, from a sock_diag census (observer/features/census.c). */
 struct obs_listen_queue {
 	uint64_t queued;   /* children waiting in all of them */
 	uint32_t qlen_max; /* the fullest one: its queue length */

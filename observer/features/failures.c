@@ -154,7 +154,7 @@ static void x__plan(struct obs_fail *f, const char *prog, const struct obs_fail_
 			continue;
 		snprintf(tp, sizeof(tp), "sys_exit_%s", x__sys_names[i]);
 		f->features.sys[i] = obs_tracepoint_exists("syscalls", tp);
-		/* the syscall tier: observer/systier.c attaches these when they are wanted */
+		/* the syscall tier: observer/kernel/systier.c attaches these when they are wanted */
 		bpf_program__set_autoattach(sys_progs[i], false);
 		if (!f->features.sys[i]) {
 			x__off(sys_progs[i]);

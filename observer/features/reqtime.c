@@ -15,7 +15,7 @@
 #include "sockets.skel.h"
 
 struct obs_reqtime {
-	struct sockets_bpf *skel; /* observer/conn.c's: loaded, attached and freed there */
+	struct sockets_bpf *skel; /* observer/features/conn.c's: loaded, attached and freed there */
 	struct obs_reqtime_features features;
 	uint16_t ports[RT_MAX_PORTS];
 	size_t nports;

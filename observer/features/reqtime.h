@@ -55,7 +55,7 @@ struct obs_reqtime;
 struct sockets_bpf;
 
 /*
- * Probe, and configure request timing's part of the socket object skel (observer/conn.c's,
+ * Probe, and configure request timing's part of the socket object skel (observer/features/conn.c's,
  * opened, not yet loaded). If the kernel lacks the socket tracepoints (tp_btf sk_data_ready,
  * sock_recv_length, sock_send_length), prints one note and returns NULL with errno ENOTSUP: the
  * observer goes on without request timing. Other failures: NULL, errno set, one line printed.
@@ -64,7 +64,7 @@ struct obs_reqtime *obs_reqtime_new(const char *prog, const struct obs_reqtime_o
 				    struct sockets_bpf *skel);
 /* After obs_conn_start() loaded and attached the object: start the --trace writer, the clock. */
 int obs_reqtime_start(struct obs_reqtime *rt, const char *prog);
-/* --arrivals sampled: sk_data_ready is left for observer/systier.c to attach in windows (call
+/* --arrivals sampled: sk_data_ready is left for observer/kernel/systier.c to attach in windows (call
  * before obs_conn_start()); returns the program. */
 struct bpf_program *obs_reqtime_arrivals_sampled(struct obs_reqtime *rt);
 /* A stamping window opens: UDP sockets resynchronise their arrival rings (for systier's hook). */

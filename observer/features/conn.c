@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The socket programs (bpf/sockets.bpf.c): attach plan, load, attach, and reading the connection
- * counters back. observer/reqtime.c configures the same object between open and start.
+ * counters back. observer/features/reqtime.c configures the same object between open and start.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -52,7 +52,7 @@ static int x__plan(struct obs_conn *c, const char *prog, const struct obs_conn_o
 	struct sockets_bpf *s = c->skel;
 	bool btf_tp, raw_tp;
 
-	/* the syscall tier: observer/systier.c attaches these when they are wanted */
+	/* the syscall tier: observer/kernel/systier.c attaches these when they are wanted */
 	bpf_program__set_autoattach(s->progs.handle_sys_exit_accept4, false);
 	bpf_program__set_autoattach(s->progs.handle_sys_exit_accept, false);
 	c->features.accept4 = obs_tracepoint_exists("syscalls", "sys_exit_accept4");

@@ -90,7 +90,7 @@ uint64_t obs_fx_lost(const struct obs_fx *fx);
 const char *obs_fx_live_header(void);
 
 /* The forensics' lines of the text summary, and the "forensics" JSON object (the findings are
- * the rules', observer/findings.c). */
+ * the rules', observer/features/findings.c). */
 int obs_fx_summary(struct obs_fx *fx, FILE *out);
 int obs_fx_json_add(struct obs_fx *fx, json_t *root);
 
