@@ -188,7 +188,7 @@ struct sockets_bpf *obs_conn_skel(struct obs_conn *c)
 	return c->skel;
 }
 
-int obs_conn_start(struct obs_conn *c, const char *prog, const struct obs_conn_opts *opts)
+int obs_conn_load(struct obs_conn *c, const char *prog, const struct obs_conn_opts *opts)
 {
 	int err;
 
@@ -199,10 +199,15 @@ int obs_conn_start(struct obs_conn *c, const char *prog, const struct obs_conn_o
 		return err;
 	}
 	err = x__add_pids(c, opts);
-	if (err) {
+	if (err)
 		ll_warn(prog, "cannot fill the target map: %s", strerror(-err));
-		return err;
-	}
+	return err;
+}
+
+int obs_conn_attach(struct obs_conn *c, const char *prog)
+{
+	int err;
+
 	err = sockets_bpf__attach(c->skel);
 	if (err) {
 		ll_warn(prog, "cannot attach BPF programs: %s; rerun with -v for libbpf's log",

@@ -11,6 +11,7 @@
 #include <bpf/libbpf.h>
 #include "loadlens/cli.h"
 #include "forensics_int.h"
+#include "feature.h"
 #include "output/ndjson.h"
 
 
@@ -57,13 +58,12 @@ const char *obs_fx_num(uint64_t v, char *buf, size_t len)
 
 struct obs_fx *obs_fx_new(const char *prog, const struct obs_fx_opts *opts)
 {
-	struct obs_fail_opts fopts = {opts->conn, opts->shared, opts->children};
 	struct obs_fx *fx = calloc(1, sizeof(*fx));
 	const struct obs_fail_features *ff;
 	int err = 0, i;
 	size_t k;
 
-	if (!fx || !(fx->conn_prev = calloc(1, sizeof(*fx->conn_prev)))) {
+	if (!fx || !(fx->conn_last = calloc(1, sizeof(*fx->conn_last)))) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
@@ -85,11 +85,7 @@ struct obs_fx *obs_fx_new(const char *prog, const struct obs_fx_opts *opts)
 		fx->run.first_fail_t[i] = -1;
 	fx->run.acc_rate_min = -1;
 	fx->ndjson = opts->ndjson;
-	fx->fail = obs_fail_new(prog, &fopts);
-	if (!fx->fail) {
-		err = -errno;
-		goto cleanup;
-	}
+	fx->fail = opts->fail;
 	fx->census = opts->census;
 	for (k = 0; k < opts->targets->npids; k++)
 		obs_fx__watch(fx, opts->targets->pids[k]);
@@ -113,9 +109,8 @@ void obs_fx_free(struct obs_fx *fx)
 {
 	if (!fx)
 		return;
-	obs_fail_free(fx->fail);
 	free(fx->procs);
-	free(fx->conn_prev);
+	free(fx->conn_last);
 	free(fx);
 }
 
@@ -128,11 +123,6 @@ uint64_t obs_fx_keep_caps(const struct obs_fx *fx)
 void obs_fx_census_due(struct obs_fx *fx)
 {
 	fx->census_next_t = 0;
-}
-
-struct obs_fail *obs_fx_fail(struct obs_fx *fx)
-{
-	return fx->fail;
 }
 
 const char *obs_fx_pressure(const struct obs_fx *fx)
@@ -372,10 +362,10 @@ uint64_t obs_fx_lost(const struct obs_fx *fx)
 	       fx->fail_cur.missed + fx->ev_lost;
 }
 
-int obs_fx_tick(struct obs_fx *fx, const struct obs_conn_stats *ct, double t,
-		struct obs_snap *snap, char *live, size_t livelen)
+int obs_fx_tick(struct obs_fx *fx, const struct obs_conn_stats *ct,
+		const struct obs_conn_stats *cd, double t, struct obs_snap *snap, char *live,
+		size_t livelen)
 {
-	struct obs_conn_stats *cd = malloc(sizeof(*cd));
 	uint64_t dsys[OBS_SYS_MAX][OBS_FAIL_MAX], fails = 0, nr = 0, max = 0, ff[OBS_FAIL_MAX] = {};
 	uint64_t ovf = 0;
 	json_t *rec = json_object(), *o;
@@ -386,8 +376,7 @@ int obs_fx_tick(struct obs_fx *fx, const struct obs_conn_stats *ct, double t,
 	int lo, err;
 	size_t i;
 
-	if (!cd || !rec) {
-		free(cd);
+	if (!rec) {
 		json_decref(rec);
 		return -ENOMEM;
 	}
@@ -396,7 +385,7 @@ int obs_fx_tick(struct obs_fx *fx, const struct obs_conn_stats *ct, double t,
 	if (err)
 		goto cleanup;
 	obs_fail_stats_sub(&fx->fail_delta, &fx->fail_cur, &fx->fail_prev);
-	obs_conn_stats_sub(cd, ct, fx->conn_prev);
+	memcpy(fx->conn_last, ct, sizeof(*ct));
 	obs_fx__lifecycle(fx, t);
 
 	memcpy(dsys, fx->fail_delta.sys, sizeof(dsys));
@@ -519,12 +508,45 @@ int obs_fx_tick(struct obs_fx *fx, const struct obs_conn_stats *ct, double t,
 	fx->pressure = x__pressure(fx, dsys, fdpct, nr, max, ovf);
 	x__live(fx, tw_rate, dt > 0 ? fails / dt : 0, fdpct, live, livelen);
 	fx->fail_prev = fx->fail_cur;
-	memcpy(fx->conn_prev, ct, sizeof(*ct));
 	fx->t_prev = t;
 	fx->run.t_end = t;
 	fx->run.intervals++;
 cleanup:
 	json_decref(rec);
-	free(cd);
 	return err;
+}
+
+static int x__ftick(void *self, struct obs_tick *tk)
+{
+	return obs_fx_tick(self, tk->conn_total, tk->conn_delta, tk->t, tk->snap, tk->live,
+			   sizeof(tk->live));
+}
+
+/* The final tick takes a census whatever its spacing: the summary's ground truth. */
+static int x__ffinish(void *self, struct obs_tick *tk)
+{
+	obs_fx_census_due(self);
+	return x__ftick(self, tk);
+}
+
+static int x__fsummary(void *self, FILE *out)
+{
+	return obs_fx_summary(self, out);
+}
+
+static int x__fjson(void *self, json_t *root)
+{
+	return obs_fx_json_add(self, root);
+}
+
+struct obs_feature obs_fx_feature(struct obs_fx *fx)
+{
+	return (struct obs_feature){
+		.name = "forensics",
+		.self = fx,
+		.tick = x__ftick,
+		.finish = x__ffinish,
+		.summary = x__fsummary,
+		.json = x__fjson,
+	};
 }

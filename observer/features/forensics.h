@@ -24,7 +24,8 @@
 
 struct obs_fx_opts {
 	const struct obs_conn_opts *conn;
-	struct obs_conn *shared;
+	struct obs_conn *shared;	/* the connection programs' object: its "targets" map */
+	struct obs_fail *fail;		/* failures.bpf.c, loaded (observer/kernel/skeletons.c) */
 	struct obs_targets *targets;
 	bool children;
 	struct obs_census_ctx *census; /* the caller's, in the target netns; NULL: no census */
@@ -71,8 +72,6 @@ const char *obs_fx_attached(const struct obs_fx *fx);
 /* The next tick takes a census even if the last one was recent (the final tick: the summary's
  * ground truth). */
 void obs_fx_census_due(struct obs_fx *fx);
-/* The failures object (its syscall programs join the syscall tier). */
-struct obs_fail *obs_fx_fail(struct obs_fx *fx);
 /* A sign of exhaustion in the last tick (half a limit reached, failures), or NULL. */
 const char *obs_fx_pressure(const struct obs_fx *fx);
 
@@ -81,8 +80,13 @@ const char *obs_fx_pressure(const struct obs_fx *fx);
  * fill the forensics part of the rules' snapshot `snap` and `live` with the forensics part of the
  * live line. Returns 0 or a negative errno.
  */
-int obs_fx_tick(struct obs_fx *fx, const struct obs_conn_stats *conn_total, double t,
-		struct obs_snap *snap, char *live, size_t livelen);
+int obs_fx_tick(struct obs_fx *fx, const struct obs_conn_stats *conn_total,
+		const struct obs_conn_stats *conn_delta, double t, struct obs_snap *snap, char *live,
+		size_t livelen);
+/* The feature's contract (feature.h): tick, finish (a census taken whatever its spacing),
+ * summary, json. */
+struct obs_feature;
+struct obs_feature obs_fx_feature(struct obs_fx *fx);
 /* Events lost this run: ring buffer full, the per-process failure map full, skipped runs,
  * children the "targets" map had no room for. */
 uint64_t obs_fx_lost(const struct obs_fx *fx);

@@ -46,7 +46,7 @@ struct obs_fx {
 	char attached[256];
 	/* previous tick */
 	double t_prev;
-	struct obs_conn_stats *conn_prev;
+	struct obs_conn_stats *conn_last;
 	struct obs_fail_stats fail_prev, fail_cur, fail_delta;
 	struct obs_netstat ns_start, ns_cur;
 	/* census reconciliation: census[s] - (in[s] - out[s]) at the last census */

@@ -154,8 +154,8 @@ void obs_fx__snap(struct obs_fx *fx, const struct obs_conn_stats *d,
 				fx->fail_delta.fx[OBS_FX_SYNACK_RETRANS] +
 				(fx->census_fresh && fx->cs.listen_backlog &&
 				 fx->cs.listen_qlen_max >= fx->cs.listen_backlog);
-	s->listen_qlen_max = (uint32_t)fx->conn_prev->ctr[OBS_CTR_QLEN_MAX];
-	s->listen_backlog = (uint32_t)fx->conn_prev->ctr[OBS_CTR_BACKLOG_MAX];
+	s->listen_qlen_max = (uint32_t)fx->conn_last->ctr[OBS_CTR_QLEN_MAX];
+	s->listen_backlog = (uint32_t)fx->conn_last->ctr[OBS_CTR_BACKLOG_MAX];
 	if (fx->cs.listen_backlog) {
 		s->listen_qlen_max = fx->cs.listen_qlen_max;
 		s->listen_backlog = fx->cs.listen_backlog;

@@ -29,10 +29,6 @@ struct obs_reqtime {
 	char attached[256];
 	const char *trace_path;
 	uint64_t start_ns;
-
-	/* kept by reqtime_report.c between ticks */
-	struct obs_reqtime_stats *cur, *prev, *delta;
-	json_t *intervals;
 };
 
 const struct obs_reqtime_features *obs_reqtime_features(const struct obs_reqtime *rt)
@@ -53,31 +49,6 @@ uint16_t obs_reqtime_slot_port(const struct obs_reqtime *rt, size_t slot)
 const char *obs_reqtime_slot_proto(size_t slot)
 {
 	return slot % 2 ? "udp" : "tcp";
-}
-
-struct obs_reqtime_stats *x__reqtime_cur(struct obs_reqtime *rt)
-{
-	return rt->cur;
-}
-
-struct obs_reqtime_stats *x__reqtime_prev(struct obs_reqtime *rt)
-{
-	return rt->prev;
-}
-
-struct obs_reqtime_stats *x__reqtime_delta(struct obs_reqtime *rt)
-{
-	return rt->delta;
-}
-
-json_t *x__reqtime_intervals(struct obs_reqtime *rt)
-{
-	return rt->intervals;
-}
-
-uint64_t x__reqtime_start_ns(const struct obs_reqtime *rt)
-{
-	return rt->start_ns;
 }
 
 int obs_reqtime_trace_error(const struct obs_reqtime *rt)
@@ -221,11 +192,7 @@ struct obs_reqtime *obs_reqtime_new(const char *prog, const struct obs_reqtime_o
 	}
 	rt->percpu_len = rt->nslots * RT_NCOMP * LL_HIST_BUCKETS * (size_t)rt->ncpu;
 	rt->percpu = calloc(rt->percpu_len, sizeof(uint64_t));
-	rt->cur = obs_reqtime_stats_new(rt);
-	rt->prev = obs_reqtime_stats_new(rt);
-	rt->delta = obs_reqtime_stats_new(rt);
-	rt->intervals = json_array();
-	if (!rt->percpu || !rt->cur || !rt->prev || !rt->delta || !rt->intervals) {
+	if (!rt->percpu) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
@@ -282,10 +249,6 @@ void obs_reqtime_free(struct obs_reqtime *rt)
 	if (!rt)
 		return;
 	obs_trace_free(rt->trace);
-	json_decref(rt->intervals);
-	obs_reqtime_stats_free(rt->delta);
-	obs_reqtime_stats_free(rt->prev);
-	obs_reqtime_stats_free(rt->cur);
 	free(rt->percpu);
 	free(rt);
 }
@@ -422,8 +385,14 @@ int obs_reqtime_read(struct obs_reqtime *rt, struct obs_reqtime_stats *st)
 int obs_reqtime_verify(void *arg)
 {
 	struct obs_reqtime *rt = arg;
+	struct obs_reqtime_stats *st = obs_reqtime_stats_new(rt);
+	int err;
 
-	return obs_reqtime_read(rt, rt->cur);
+	if (!st)
+		return -ENOMEM;
+	err = obs_reqtime_read(rt, st);
+	obs_reqtime_stats_free(st);
+	return err;
 }
 
 void obs_reqtime_stats_sub(struct obs_reqtime_stats *st, const struct obs_reqtime_stats *a,

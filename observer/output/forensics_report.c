@@ -100,8 +100,8 @@ int obs_fx_json_add(struct obs_fx *fx, json_t *root)
 		"overflows", (json_int_t)r->listen_overflows, "drops", (json_int_t)r->listen_drops,
 		"reqq_full_drops", (json_int_t)r->reqq_full,
 		"drop_reason_listen_overflow", (json_int_t)r->drop_listen_overflow,
-		"queue_max", (json_int_t)fx->conn_prev->ctr[OBS_CTR_QLEN_MAX],
-		"backlog", (json_int_t)fx->conn_prev->ctr[OBS_CTR_BACKLOG_MAX]));
+		"queue_max", (json_int_t)fx->conn_last->ctr[OBS_CTR_QLEN_MAX],
+		"backlog", (json_int_t)fx->conn_last->ctr[OBS_CTR_BACKLOG_MAX]));
 	json_object_set_new(o, "tcp", json_pack("{s:I, s:I, s:I}",
 		"synack_retransmits", (json_int_t)fx->fail_cur.fx[OBS_FX_SYNACK_RETRANS],
 		"resets_sent", (json_int_t)fx->fail_cur.fx[OBS_FX_RST_SENT],

@@ -156,9 +156,9 @@ static void x__set(json_t *obj, const char *key, json_t *val, bool *ok)
 		*ok = false;
 }
 
-json_t *obs_report_json(const struct obs_report *r, const struct obs_conn_stats *st)
+int obs_report_json_add(json_t *root, const struct obs_report *r, const struct obs_conn_stats *st)
 {
-	json_t *root = json_object(), *ports = json_array(), *errs = json_object();
+	json_t *ports = json_array(), *errs = json_object();
 	json_t *drops = json_object(), *features = json_object();
 	struct ll_hist *h = ll_hist_new();
 	const uint64_t *ctr = st->ctr;
@@ -224,10 +224,5 @@ cleanup:
 	json_decref(drops);
 	json_decref(errs);
 	json_decref(ports);
-	if (!ok) {
-		json_decref(root);
-		errno = ENOMEM;
-		return NULL;
-	}
-	return root;
+	return ok ? 0 : -ENOMEM;
 }

@@ -33,7 +33,8 @@ void obs_report_live_header(FILE *out, const char *suffix);
 int obs_report_live_line(FILE *out, const struct obs_conn_stats *delta,
 			 const struct obs_conn_stats *total, double interval_s, const char *suffix);
 int obs_report_summary(FILE *out, const struct obs_report *r, const struct obs_conn_stats *total);
-/* The JSON summary; NULL on allocation failure. */
-json_t *obs_report_json(const struct obs_report *r, const struct obs_conn_stats *total);
+/* The connection part of the JSON summary, into root (empty: its keys come first). 0 or -ENOMEM. */
+int obs_report_json_add(json_t *root, const struct obs_report *r,
+			const struct obs_conn_stats *total);
 
 #endif /* LOADLENS_OBSERVER_REPORT_H */
