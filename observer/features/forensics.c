@@ -333,7 +333,7 @@ const char *obs_fx_live_header(void)
 {
 	static char h[64];
 
-	snprintf(h, sizeof(h), " %6s %6s %6s %6s %5s %4s %6s", "ESTAB", "TW", "TW/S", "CLOSEW",
+	snprintf(h, sizeof(h), " %6s %6s %6s %6s %5s %4s %6s", "ESTAB", "TW", "CLS/S", "CLOSEW",
 		 "PORT%", "FD%", "FAIL/S");
 	return h;
 }
