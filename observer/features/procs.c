@@ -178,9 +178,13 @@ void obs_fx__procs(struct obs_fx *fx, double t)
 			any += fx->errprocs[i].e.fails[f];
 		if (!any)
 			continue;
+		k = (unsigned int)fx->nprocs;
 		p = obs_fx__watch(fx, fx->errprocs[i].pid);
 		if (!p)
 			continue;
+		/* any process on the host may fail: where it lives is no note about the targets */
+		if (fx->nprocs > k)
+			p->netns_outside = false;
 		if (p->fd.comm[0] == '?')
 			snprintf(p->fd.comm, sizeof(p->fd.comm), "%.15s", fx->errprocs[i].e.comm);
 		if (fx->errprocs[i].e.fails[OBS_FAIL_EMFILE] > p->fails[OBS_FAIL_EMFILE] &&

@@ -27,7 +27,8 @@
 #define OBS_RULE_FD_FORECAST_PCT 50.0
 #define OBS_RULE_FD_SOON_S 30.0
 #define OBS_RULE_FD_HIGH_PCT 90.0
-/* fd leak: fds rising at every sample of 5, by this many at least, while accepts hold steady */
+/* fd leak: fds rising at every sample of 5, by this many at least, while accepts hold steady
+ * and ESTABLISHED (census) grows at less than half their rate (held connections are no leak) */
 #define OBS_RULE_LEAK_SAMPLES 5
 #define OBS_RULE_LEAK_MIN_FDS 5
 /* system file handles */

@@ -99,6 +99,22 @@ void obs_rule_fds(const struct obs_snap_hist *h, struct obs_findings *out)
 	}
 }
 
+/* Growth of ESTABLISHED sockets (census) since `since`, per second; 0 with fewer than 2. */
+static double x__est_slope(const struct obs_snap_hist *h, double since)
+{
+	double t[OBS_SNAP_HIST], y[OBS_SNAP_HIST];
+	const struct obs_snap *s;
+	unsigned int b, n = 0;
+
+	for (b = 0; (s = obs_snap_at(h, b)) && s->t >= since; b++) {
+		if (!s->census)
+			continue;
+		t[n] = s->t;
+		y[n++] = (double)s->state[OBS_SNAP_ESTABLISHED];
+	}
+	return n >= 2 ? obs_rule_slope(t, y, n) : 0;
+}
+
 void obs_rule_fd_leak(const struct obs_snap_hist *h, struct obs_findings *out)
 {
 	const struct obs_snap *now = obs_snap_at(h, 0), *s;
@@ -131,6 +147,9 @@ void obs_rule_fd_leak(const struct obs_snap_hist *h, struct obs_findings *out)
 				amax = a;
 		}
 		if (amax > 1.5 * amin + 1.0)
+			continue;
+		/* connections held open are not a leak: ESTABLISHED growing with the fds */
+		if (x__est_slope(h, t[n - 1]) >= 0.5 * obs_rule_slope(t, y, n))
 			continue;
 		snprintf(key, sizeof(key), "pid %u", p->pid);
 		obs_findings_add(out, "fd_leak", OBS_SEV_WARNING, key,
