@@ -192,6 +192,8 @@ static void x__census(struct obs_fx *fx, const struct obs_conn_stats *ct, double
 	}
 	fx->run.census_ok++;
 	fx->census_fresh = true;
+	if (fx->cs.close_wait_untracked > fx->run.cw_untracked_max)
+		fx->run.cw_untracked_max = fx->cs.close_wait_untracked;
 	fx->census_next_t = t + fx->cs.took_ms * 100 / 1000.0 - 0.001;
 	if (fx->cs.took_ms > fx->run.census_ms_max)
 		fx->run.census_ms_max = fx->cs.took_ms;

@@ -30,6 +30,7 @@ struct obs_fx_run {
 	uint64_t file_nr_max, file_max;
 	double acc_rate_min, acc_rate_max; /* over intervals with accepts */
 	uint64_t reconcile_abs_max;	   /* largest |live - census| over the states */
+	uint64_t cw_untracked_max;	   /* CLOSE_WAIT sockets past the census' age table */
 	char events[8][160];		   /* target exits and restarts, in order */
 	unsigned int nevents;
 };

@@ -27,6 +27,10 @@ int obs_fx_summary(struct obs_fx *fx, FILE *out)
 		fprintf(out, "  processes watched  %12zu  (--max-procs %zu; %llu more not watched for "
 			     "fds)\n", fx->nprocs, fx->max_procs,
 			(unsigned long long)(fx->nunwatched + fx->unwatched_more));
+	if (r->cw_untracked_max)
+		fprintf(out, "  CLOSE_WAIT unaged %12llu  (past the census' table of %d: not aged, so "
+			     "no leak judged on them)\n", (unsigned long long)r->cw_untracked_max,
+			OBS_CENSUS_CW_TRACK);
 	if (fx->cs.groups_capped)
 		fprintf(out, "  port groups        %12zu  (the census' table was full: groups past it "
 			     "were not counted)\n", fx->cs.ngroups);
@@ -116,6 +120,7 @@ int obs_fx_json_add(struct obs_fx *fx, json_t *root)
 		"watched", (json_int_t)fx->nprocs, "max_procs", (json_int_t)fx->max_procs,
 		"unwatched", (json_int_t)(fx->nunwatched + fx->unwatched_more)));
 	json_object_set_new(o, "port_groups_capped", json_boolean(fx->cs.groups_capped));
+	json_object_set_new(o, "close_wait_unaged_max", json_integer((json_int_t)r->cw_untracked_max));
 	if (json_object_set_new(root, "forensics", o))
 		err = -ENOMEM;
 	o = NULL;
