@@ -17,10 +17,13 @@
 #include "loadlens/cli.h"
 #include "census.h"
 
+/* A CLOSE_WAIT or FIN_WAIT2 socket being aged, by its cookie (a timewait socket keeps the
+ * cookie of the socket it replaced). */
 struct x__cw {
-	uint64_t inode;
+	uint64_t cookie;
 	double first_s;
 	int16_t port; /* index into the census' ports, -1 none */
+	uint8_t state;
 };
 
 #define GROUP_SLOTS 8192 /* distinct (src, dst:port) groups counted; more land in "other" */
@@ -195,7 +198,7 @@ static void x__port_count(struct obs_census_ctx *c, struct obs_census *cs, uint1
 	for (i = 0; i < cs->nports; i++) {
 		if (cs->ports[i].port != port)
 			continue;
-		if (state == OBS_TCP_CLOSE_WAIT && c->cw_last_tracked)
+		if (c->cw_last_tracked)
 			c->cw_cur[c->ncw_cur - 1].port = (int16_t)i;
 		cs->ports[i].close_wait += state == OBS_TCP_CLOSE_WAIT;
 		cs->ports[i].fin_wait2 += state == OBS_TCP_FIN_WAIT2;
@@ -252,10 +255,15 @@ static int x__on_msg(const struct nlmsghdr *nlh, void *data)
 		cs->state[m->idiag_state]++;
 	cs->sockets++;
 	c->cw_last_tracked = false;
-	if (!c->listen_pass && m->idiag_state == OBS_TCP_CLOSE_WAIT) {
+	/* CLOSE_WAIT of an accepted socket (a child still in the accept queue has no inode: the
+	 * application never had it), and FIN_WAIT2, orphans included, are aged */
+	if (!c->listen_pass && ((m->idiag_state == OBS_TCP_CLOSE_WAIT && m->idiag_inode) ||
+				m->idiag_state == OBS_TCP_FIN_WAIT2)) {
 		c->cw_last_tracked = c->ncw_cur < OBS_CENSUS_CW_TRACK;
 		if (c->cw_last_tracked)
-			c->cw_cur[c->ncw_cur++] = (struct x__cw){m->idiag_inode, c->now_s, -1};
+			c->cw_cur[c->ncw_cur++] = (struct x__cw){
+				(uint64_t)m->id.idiag_cookie[1] << 32 | m->id.idiag_cookie[0],
+				c->now_s, -1, m->idiag_state};
 		else
 			cs->close_wait_untracked++;
 	}
@@ -345,7 +353,7 @@ static int x__cmp_cw(const void *a, const void *b)
 {
 	const struct x__cw *x = a, *y = b;
 
-	return x->inode < y->inode ? -1 : x->inode > y->inode;
+	return x->cookie < y->cookie ? -1 : x->cookie > y->cookie;
 }
 
 /* Age the CLOSE_WAIT sockets of this census from the last one's: old ones are a leak. */
@@ -357,13 +365,21 @@ static void x__cw_age(struct obs_census_ctx *c, struct obs_census *cs)
 	qsort(c->cw_cur, c->ncw_cur, sizeof(*c->cw_cur), x__cmp_cw);
 	for (i = 0; i < c->ncw_cur; i++) {
 		p = bsearch(&c->cw_cur[i], c->cw_prev, c->ncw_prev, sizeof(*p), x__cmp_cw);
-		if (p)
+		if (p && p->state == c->cw_cur[i].state)
 			c->cw_cur[i].first_s = p->first_s;
-		if (c->now_s - c->cw_cur[i].first_s < OBS_CENSUS_CW_OLD_S)
+		if (c->now_s - c->cw_cur[i].first_s < OBS_CENSUS_CW_OLD_S) {
+			cs->aging_young++;
 			continue;
-		cs->close_wait_old++;
-		if (c->cw_cur[i].port >= 0)
-			cs->ports[c->cw_cur[i].port].close_wait_old++;
+		}
+		if (c->cw_cur[i].state == OBS_TCP_CLOSE_WAIT) {
+			cs->close_wait_old++;
+			if (c->cw_cur[i].port >= 0)
+				cs->ports[c->cw_cur[i].port].close_wait_old++;
+		} else {
+			cs->fin_wait2_old++;
+			if (c->cw_cur[i].port >= 0)
+				cs->ports[c->cw_cur[i].port].fin_wait2_old++;
+		}
 	}
 	tmp = c->cw_prev;
 	c->cw_prev = c->cw_cur;

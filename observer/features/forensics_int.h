@@ -81,6 +81,14 @@ struct obs_fx {
 	struct obs_fx_run run;
 	struct obs_fail_proc errprocs[OBS_MAX_ERRPROCS];
 	size_t nerrprocs;     /* read at the last tick */
+	/* their failures seen so far and their network namespace, for the interval's failures
+	 * of the watched namespace's processes */
+	struct obs_fx_errseen {
+		uint32_t pid;
+		uint32_t netns; /* 0: unknown (gone before it was read) */
+		uint64_t fails[OBS_FAIL_MAX];
+	} errseen[OBS_MAX_ERRPROCS];
+	size_t nerrseen;
 	uint64_t file_nr_now; /* fs.file-nr at the last tick */
 };
 

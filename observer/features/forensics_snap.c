@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include "forensics_int.h"
 
 static bool x__loopback(uint8_t family, const uint8_t *a)
@@ -45,6 +46,7 @@ static void x__census(const struct obs_fx *fx, struct obs_snap *s)
 	s->census = true;
 	memcpy(s->state, cs->state, sizeof(s->state));
 	s->close_wait_old = cs->close_wait_old;
+	s->fin_wait2_old = cs->fin_wait2_old;
 	s->range = obs_census_range(cs);
 	for (i = 0; i < cs->ntop && i < OBS_SNAP_GROUPS; i++) {
 		g = &s->group[s->ngroups++];
@@ -64,6 +66,7 @@ static void x__census(const struct obs_fx *fx, struct obs_snap *s)
 		s->port[i].server_side = cs->ports[i].server_side;
 		s->port[i].close_wait = cs->ports[i].close_wait;
 		s->port[i].close_wait_old = cs->ports[i].close_wait_old;
+		s->port[i].fin_wait2_old = cs->ports[i].fin_wait2_old;
 		s->port[i].fin_wait2 = cs->ports[i].fin_wait2;
 		s->port[i].time_wait = cs->ports[i].time_wait;
 		s->nports++;
@@ -136,6 +139,58 @@ static void x__procs(const struct obs_fx *fx, struct obs_snap *s)
 	}
 }
 
+static uint32_t x__netns(uint32_t pid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%u/ns/net", pid);
+	return stat(path, &st) ? 0 : (uint32_t)st.st_ino;
+}
+
+/*
+ * The interval's failures of the processes that matter: without --pid/--cgroup every process of
+ * the host is counted in the kernel, so only those of the watched network namespace (or gone
+ * before it could be read) are the targets' here. fails[] gets them, fails_sys[] the call that
+ * failed last in the process that failed most.
+ */
+static void x__local_fails(struct obs_fx *fx, struct obs_snap *s)
+{
+	uint64_t best[OBS_SNAP_FAILS] = {}, d;
+	struct obs_fx_errseen *e;
+	const struct obs_fail_proc *p;
+	size_t i, k;
+	unsigned int f;
+	bool in;
+
+	for (f = 0; f < OBS_SNAP_FAILS; f++)
+		s->fails[f] = 0;
+	for (i = 0; i < fx->nerrprocs; i++) {
+		p = &fx->errprocs[i];
+		for (k = 0; k < fx->nerrseen && fx->errseen[k].pid != p->pid; k++)
+			;
+		if (k == fx->nerrseen) {
+			if (fx->nerrseen == OBS_MAX_ERRPROCS)
+				fx->nerrseen = 0; /* start over: an old process' counts are lost */
+			k = fx->nerrseen++;
+			fx->errseen[k] = (struct obs_fx_errseen){p->pid, x__netns(p->pid), {0}};
+		}
+		e = &fx->errseen[k];
+		in = !e->netns || e->netns == fx->targets->netns;
+		for (f = 0; f < OBS_FAIL_MAX && f < OBS_SNAP_FAILS; f++) {
+			d = p->e.fails[f] >= e->fails[f] ? p->e.fails[f] - e->fails[f] : p->e.fails[f];
+			e->fails[f] = p->e.fails[f];
+			if (!in || !d)
+				continue;
+			s->fails[f] += d;
+			if (d > best[f]) {
+				best[f] = d;
+				s->fails_sys[f] = obs_sys_name(p->e.last_sys);
+			}
+		}
+	}
+}
+
 void obs_fx__snap(struct obs_fx *fx, const struct obs_conn_stats *d,
 		  const uint64_t dsys[OBS_SYS_MAX][OBS_FAIL_MAX], double t, double dt,
 		  struct obs_snap *s)
@@ -166,6 +221,19 @@ void obs_fx__snap(struct obs_fx *fx, const struct obs_conn_stats *d,
 			s->fails_total[f] += fx->run.fails[k][f];
 		}
 		s->fails_sys[f] = x__top_sys(dsys, f);
+	}
+	if (!fx->targets->npids && !fx->targets->cgroup_id) {
+		/* the kernel counted every process: keep the watched namespace's, and the failed
+		 * port searches on the target ports (judged by socket, so the namespace's) */
+		x__local_fails(fx, s);
+		if (d->ctr[OBS_CTR_CONNECT_NOPORT] > s->fails[OBS_SNAP_EADDRNOTAVAIL])
+			s->fails[OBS_SNAP_EADDRNOTAVAIL] = d->ctr[OBS_CTR_CONNECT_NOPORT];
+		if (!s->fails_sys[OBS_SNAP_EADDRNOTAVAIL] && s->fails[OBS_SNAP_EADDRNOTAVAIL])
+			s->fails_sys[OBS_SNAP_EADDRNOTAVAIL] = "connect";
+		/* the system's file table is the host's: every ENFILE counts */
+		for (k = 0, s->fails[OBS_SNAP_ENFILE] = 0; k < OBS_SYS_MAX; k++)
+			s->fails[OBS_SNAP_ENFILE] += dsys[k][OBS_FAIL_ENFILE];
+		s->fails_sys[OBS_SNAP_ENFILE] = x__top_sys(dsys, OBS_FAIL_ENFILE);
 	}
 	s->file_nr = fx->file_nr_now;
 	s->file_max = fx->run.file_max;
