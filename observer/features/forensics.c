@@ -116,8 +116,10 @@ void obs_fx_free(struct obs_fx *fx)
 
 uint64_t obs_fx_keep_caps(const struct obs_fx *fx)
 {
-	/* /proc/PID/fd of a process with other credentials or more capabilities than ours */
-	return 1ULL << CAP_SYS_PTRACE;
+	/* /proc/PID/fd of a process with other credentials (nginx's workers run as nobody): the
+	 * directory is its owner's, mode 0500, so opening it takes CAP_DAC_READ_SEARCH, and reading
+	 * its links (the listeners' owners) the ptrace check, CAP_SYS_PTRACE */
+	return 1ULL << CAP_SYS_PTRACE | 1ULL << CAP_DAC_READ_SEARCH;
 }
 
 void obs_fx_census_due(struct obs_fx *fx)
