@@ -306,7 +306,7 @@ void obs_rule_close_wait(const struct obs_snap_hist *h, struct obs_findings *out
 					   (json_int_t)count, "old", (json_int_t)old, "pid",
 					   p ? (int)p->pid : 0, "per_s", obs_rule_slope(t, y, nc)),
 				 "CLOSE_WAIT: %s connections%s were closed by the peer and never by the "
-				 "application%s, %s of them for a second or more (%+.1f/s): a "
+				 "application%s, %s of them for 0.4 s or more (%+.1f/s): a "
 				 "connection leak", obs_rule_num((uint64_t)count, a, sizeof(a)), on, who,
 				 obs_rule_num((uint64_t)old, b, sizeof(b)), obs_rule_slope(t, y, nc));
 	}
