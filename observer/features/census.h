@@ -58,6 +58,7 @@ struct obs_census {
 	size_t nports;
 	uint64_t close_wait_old;	/* all ports: CLOSE_WAIT for OBS_CENSUS_CW_OLD_S or more */
 	uint64_t fin_wait2_old;		/* all ports: FIN_WAIT2 that long */
+	uint64_t fin_wait2_peer_queued;	/* FIN_WAIT2 whose peer is a child here never accepted */
 	uint64_t aging_young;		/* CLOSE_WAIT/FIN_WAIT2 not old yet: a census soon tells */
 	uint64_t close_wait_untracked;	/* past OBS_CENSUS_CW_TRACK: not aged */
 	uint16_t no_listener[OBS_MAX_PORTS]; /* --ports with no TCP listener and no UDP socket */

@@ -89,6 +89,7 @@ struct obs_fx {
 		uint64_t fails[OBS_FAIL_MAX];
 	} errseen[OBS_MAX_ERRPROCS];
 	size_t nerrseen;
+	uint64_t local_total[OBS_FAIL_MAX]; /* the watched namespace's failures since start */
 	uint64_t file_nr_now; /* fs.file-nr at the last tick */
 };
 

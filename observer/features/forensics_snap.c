@@ -86,6 +86,17 @@ static const char *x__top_sys(const uint64_t sys[OBS_SYS_MAX][OBS_FAIL_MAX], uns
 	return best == OBS_SYS_ACCEPT4 ? "accept4" : obs_sys_name(best);
 }
 
+/* The netns x__local_fails() read for pid: 0 unknown. */
+static uint32_t x__seen_netns(const struct obs_fx *fx, uint32_t pid)
+{
+	size_t k;
+
+	for (k = 0; k < fx->nerrseen; k++)
+		if (fx->errseen[k].pid == pid)
+			return fx->errseen[k].netns;
+	return 0;
+}
+
 static void x__procs(const struct obs_fx *fx, struct obs_snap *s)
 {
 	const struct obs_fx_proc *p;
@@ -120,6 +131,9 @@ static void x__procs(const struct obs_fx *fx, struct obs_snap *s)
 			;
 		if (k < fx->nprocs)
 			continue;
+		if (!fx->targets->npids && !fx->targets->cgroup_id &&
+		    x__seen_netns(fx, e->pid) != fx->targets->netns)
+			continue; /* another namespace's process (x__local_fails) */
 		q = &s->proc[s->nprocs++];
 		q->pid = e->pid;
 		snprintf(q->comm, sizeof(q->comm), "%.15s", e->e.comm);
@@ -150,8 +164,8 @@ static uint32_t x__netns(uint32_t pid)
 
 /*
  * The interval's failures of the processes that matter: without --pid/--cgroup every process of
- * the host is counted in the kernel, so only those of the watched network namespace (or gone
- * before it could be read) are the targets' here. fails[] gets them, fails_sys[] the call that
+ * the host is counted in the kernel, so only those of the watched network namespace are the
+ * targets' here (one gone before its namespace could be read is not). fails[] gets them, fails_sys[] the call that
  * failed last in the process that failed most.
  */
 static void x__local_fails(struct obs_fx *fx, struct obs_snap *s)
@@ -176,7 +190,7 @@ static void x__local_fails(struct obs_fx *fx, struct obs_snap *s)
 			fx->errseen[k] = (struct obs_fx_errseen){p->pid, x__netns(p->pid), {0}};
 		}
 		e = &fx->errseen[k];
-		in = !e->netns || e->netns == fx->targets->netns;
+		in = e->netns && e->netns == fx->targets->netns;
 		for (f = 0; f < OBS_FAIL_MAX && f < OBS_SNAP_FAILS; f++) {
 			d = p->e.fails[f] >= e->fails[f] ? p->e.fails[f] - e->fails[f] : p->e.fails[f];
 			e->fails[f] = p->e.fails[f];
@@ -234,6 +248,9 @@ void obs_fx__snap(struct obs_fx *fx, const struct obs_conn_stats *d,
 		for (k = 0, s->fails[OBS_SNAP_ENFILE] = 0; k < OBS_SYS_MAX; k++)
 			s->fails[OBS_SNAP_ENFILE] += dsys[k][OBS_FAIL_ENFILE];
 		s->fails_sys[OBS_SNAP_ENFILE] = x__top_sys(dsys, OBS_FAIL_ENFILE);
+		for (f = 0; f < OBS_FAIL_MAX && f < OBS_SNAP_FAILS; f++)
+			if (f != OBS_SNAP_ENFILE)
+				s->fails_total[f] = fx->local_total[f] += s->fails[f];
 	}
 	s->file_nr = fx->file_nr_now;
 	s->file_max = fx->run.file_max;

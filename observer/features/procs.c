@@ -32,6 +32,16 @@ static void x__unwatched(struct obs_fx *fx, uint32_t pid)
 	fx->unwatched[fx->nunwatched++] = pid;
 }
 
+/* pid is gone, or lives in a network namespace other than `watched`. */
+static bool x__netns_other(uint32_t pid, uint32_t watched)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%u/ns/net", pid);
+	return watched && (stat(path, &st) || (uint32_t)st.st_ino != watched);
+}
+
 /* pid lives in a network namespace other than the watched one (inode `watched`). */
 static bool x__netns_outside(uint32_t pid, uint32_t watched)
 {
@@ -177,6 +187,11 @@ void obs_fx__procs(struct obs_fx *fx, double t)
 		for (f = 0; f < OBS_FAIL_MAX; f++)
 			any += fx->errprocs[i].e.fails[f];
 		if (!any)
+			continue;
+		/* without --pid/--cgroup the kernel counts every process of the host: only the
+		 * watched namespace's are the targets' business */
+		if (!fx->targets->npids && !fx->targets->cgroup_id &&
+		    x__netns_other(fx->errprocs[i].pid, fx->targets->netns))
 			continue;
 		k = (unsigned int)fx->nprocs;
 		p = obs_fx__watch(fx, fx->errprocs[i].pid);
