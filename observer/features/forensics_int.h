@@ -55,6 +55,7 @@ struct obs_fx {
 	bool have_base;
 	struct obs_census cs;
 	double census_next_t;	/* no census before this run time (s): 1% of a CPU at most */
+	double census_t;	/* the last census' run time (s) */
 	const char *pressure;	/* a sign of exhaustion this interval, for the syscall tier */
 	/* port growth: in-use counts of the top group at recent censuses */
 	double port_t[OBS_FX_HIST];
