@@ -23,12 +23,22 @@ stop observer
 stop refserver
 
 cw=$(jget "$LL_TMP/obs.json" '.forensics.census_max.CLOSE_WAIT')
-finding=$(jq -r '.forensics.findings[] | select(.kind == "close_wait") | .text' "$LL_TMP/obs.json")
+finding=$(jq -r '.findings[] | select(.kind == "close_wait_leak") | .text' "$LL_TMP/obs.json")
+fport=$(jq -r '[.findings[] | select(.kind == "close_wait_leak")][0].evidence.port' \
+	"$LL_TMP/obs.json")
+fpid=$(jq -r '[.findings[] | select(.kind == "close_wait_leak")][0].evidence.pid' \
+	"$LL_TMP/obs.json")
 echo "ss: $ss_cw CLOSE_WAIT; observer census peak: $cw"
 echo "finding: $finding"
 [ "$ss_cw" = 200 ] || fail "ss shows $ss_cw CLOSE_WAIT sockets, expected 200"
 [ "$cw" = 200 ] || fail "observer counted $cw CLOSE_WAIT sockets, expected 200"
 [ -n "$finding" ] || fail "no close_wait finding"
-echo "$finding" | grep -q "200 sockets" || fail "the finding does not give the count"
-grep -q "CLOSE_WAIT is piling up" "$LL_TMP/observer.out" || fail "no CLOSE_WAIT finding on stdout"
+echo "$finding" | grep -q "^CLOSE_WAIT: 200 connections on port $port" ||
+	fail "the finding does not give the count and port"
+[ "$fport" = "$port" ] && [ "$fpid" = "$PID_refserver" ] ||
+	fail "evidence names port $fport pid $fpid, expected $port and $PID_refserver"
+grep -q "^\[[0-9:]*\] CLOSE_WAIT: .* on port $port" "$LL_TMP/observer.err" ||
+	fail "no CLOSE_WAIT finding live on stderr"
+grep -q "\[warning\] CLOSE_WAIT: 200 connections" "$LL_TMP/observer.out" ||
+	fail "no CLOSE_WAIT finding in the summary"
 pass "CLOSE_WAIT leak flagged: 200 sockets, equal to ss"

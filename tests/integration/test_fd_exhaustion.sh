@@ -33,7 +33,7 @@ fc_at=$(jget "$LL_TMP/proc.json" '.first_forecast_at_s // -1')
 fc_s=$(jget "$LL_TMP/proc.json" '.first_forecast_s // -1')
 em_at=$(jget "$LL_TMP/proc.json" '.first_emfile_at_s // -1')
 accept_emfile=$(jget "$LL_TMP/obs.json" '.accept_errors.EMFILE // 0')
-finding=$(jq -r '.forensics.findings[] | select(.kind == "fds") | .text' "$LL_TMP/obs.json")
+finding=$(jq -r '.findings[] | select(.kind == "fd_exhaustion") | .text' "$LL_TMP/obs.json")
 echo "limit $soft; forecast at t=${fc_at}s (${fc_s}s ahead); first EMFILE at t=${em_at}s;" \
 	"EMFILE $emfile (accept: $accept_emfile)"
 echo "finding: $finding"

@@ -27,7 +27,7 @@ stop srv2
 obs=$(jget "$LL_TMP/obs.json" .accepted)
 s1=$(jget "$LL_TMP/srv1.json" .connections_accepted)
 s2=$(jget "$LL_TMP/srv2.json" .connections_accepted)
-notes=$(jq -r '.forensics.findings[] | select(.kind == "target") | .text' "$LL_TMP/obs.json")
+notes=$(jq -r '.forensics.findings[] | select(.kind == "target_exit") | .text' "$LL_TMP/obs.json")
 echo "servers: $s1 + $s2 accepted; observer: $obs"
 echo "$notes"
 [ "$s1" = 200 ] && [ "$s2" = 300 ] || fail "the servers accepted $s1 and $s2, expected 200 and 300"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The syscall tier (observer/systier.c): with --syscalls auto (the default) and nothing near a
+# The syscall tier (observer/kernel/systier.c): with --syscalls auto (the default) and nothing near a
 # limit, no syscalls:* tracepoint is attached, except in the sample interval (one in ten); the
 # accepted count is still exact, and the accept-queue waits of the sample are a part of the
 # accepts. With --syscalls on, the accept exits are attached all the time and every accept is
@@ -30,12 +30,14 @@ start_refserver rs tcp "$port"
 # auto: 7.5 s of new connections at 400/s; the sample is the interval from t=5s to t=6s
 start_observer auto "$port"
 sleep 1.5
-# privilege: the observer keeps CAP_SYS_PTRACE only; its helper CAP_BPF and CAP_PERFMON only
+# privilege: the observer keeps CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH only (/proc/PID/fd of
+# another user's process); its helper CAP_BPF and CAP_PERFMON only
 cap_eff() { awk '/^CapEff:/ { print $2 }' "/proc/$1/status"; }
 helper=$(pgrep -P "$PID_auto" | head -1)
 [ -n "$helper" ] || fail "auto: no helper process under the observer"
-[ "$(cap_eff "$PID_auto")" = 0000000000080000 ] ||
-	fail "observer CapEff $(cap_eff "$PID_auto"), expected CAP_SYS_PTRACE only (0x80000)"
+[ "$(cap_eff "$PID_auto")" = 0000000000080004 ] ||
+	fail "observer CapEff $(cap_eff "$PID_auto"), expected CAP_SYS_PTRACE|CAP_DAC_READ_SEARCH" \
+		"only (0x80004)"
 [ "$(cap_eff "$helper")" = 000000c000000000 ] ||
 	fail "helper CapEff $(cap_eff "$helper"), expected CAP_BPF|CAP_PERFMON only (0xc000000000)"
 n=$(sys_attached "$PID_auto")

@@ -42,7 +42,13 @@ pct=$(jget "$LL_TMP/obs.json" .forensics.ports_peak.pressure_pct)
 used=$(jget "$LL_TMP/obs.json" .forensics.ports_peak.in_use)
 size=$(jget "$LL_TMP/obs.json" .forensics.ports_peak.range_size)
 rate=$(jget "$LL_TMP/obs.json" .forensics.failures.EADDRNOTAVAIL.max_per_s)
-finding=$(jq -r '.forensics.findings[] | select(.kind == "ports") | .text' "$LL_TMP/obs.json")
+finding=$(jq -r '.findings[] | select(.kind == "port_exhaustion") | .text' "$LL_TMP/obs.json")
+sev=$(jq -r '[.findings[] | select(.kind == "port_exhaustion")][0].severity' "$LL_TMP/obs.json")
+dport=$(jq -r '[.findings[] | select(.kind == "port_exhaustion")][0].evidence.dport' \
+	"$LL_TMP/obs.json")
+live=$(grep -c '^\[[0-9:]*\] ports: 127.0.0.1 -> 127.0.0.1:8080 has run out' "$LL_TMP/observer.err")
+event=$(jq -c 'select(.type == "finding" and .kind == "port_exhaustion")' "$LL_TMP/obs.ndjson" |
+	head -1)
 echo "driver: $d_conn connections, EADDRNOTAVAIL $d_err; observer: $used of $size ports" \
 	"($pct%), connect() EADDRNOTAVAIL $o_fail (up to $rate/s)"
 echo "finding: $finding"
@@ -52,8 +58,12 @@ grep -q "EADDRNOTAVAIL" "$LL_TMP/driver.out" || fail "driver summary does not na
 [ "$(printf '%.0f' "$pct")" = 100 ] || fail "pressure $pct%, expected 100%"
 [ "$d_err" -gt 0 ] || fail "driver saw no EADDRNOTAVAIL"
 [ "$o_fail" = "$d_err" ] || fail "observer counted $o_fail EADDRNOTAVAIL, driver $d_err"
-echo "$finding" | grep -q "127.0.0.1 -> 127.0.0.1:8080: 1,000 of 1,000 in use" ||
-	fail "the ports finding does not name the destination and counts"
+echo "$finding" | grep -q "127.0.0.1 -> 127.0.0.1:8080 has run out of ephemeral ports" ||
+	fail "the ports finding does not name the destination"
+echo "$finding" | grep -q "1,000 of 1,000 ports held" || fail "the ports finding lacks the counts"
+[ "$sev" = critical ] && [ "$dport" = 8080 ] || fail "finding severity $sev, dport $dport"
+[ "$live" -ge 1 ] || fail "the finding was not printed live on stderr"
+[ -n "$event" ] || fail "no port_exhaustion event record in the NDJSON"
 echo "$finding" | grep -q "EADDRNOTAVAIL" || fail "the ports finding does not name EADDRNOTAVAIL"
 grep -q "target pid $PID_driver" "$LL_TMP/observer.err" || fail "the driver's exit was not reported"
 pass "port exhaustion: 100% of 1,000 ports, $o_fail EADDRNOTAVAIL = driver's, exit reported"

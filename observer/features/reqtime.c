@@ -16,7 +16,7 @@
 #include "sockets.skel.h"
 
 struct obs_reqtime {
-	struct sockets_bpf *skel; /* observer/conn.c's: loaded, attached and freed there */
+	struct sockets_bpf *skel; /* observer/features/conn.c's: loaded, attached and freed there */
 	struct obs_reqtime_features features;
 	uint16_t ports[RT_MAX_PORTS];
 	size_t nports;
@@ -35,13 +35,10 @@ struct obs_reqtime {
 	uint64_t (*hist_n)[RT_NCOMP];
 	struct obs_trace *trace;
 	uint64_t trace_written, trace_errors;
+	int trace_err; /* errno of the trace's first failed write */
 	char attached[256];
 	const char *trace_path;
 	uint64_t start_ns;
-
-	/* kept by reqtime_report.c between ticks */
-	struct obs_reqtime_stats *cur, *prev, *delta;
-	json_t *intervals;
 };
 
 const struct obs_reqtime_features *obs_reqtime_features(const struct obs_reqtime *rt)
@@ -79,29 +76,9 @@ const char *obs_reqtime_slot_proto(size_t slot)
 	return slot % 2 ? "udp" : "tcp";
 }
 
-struct obs_reqtime_stats *x__reqtime_cur(struct obs_reqtime *rt)
+int obs_reqtime_trace_error(const struct obs_reqtime *rt)
 {
-	return rt->cur;
-}
-
-struct obs_reqtime_stats *x__reqtime_prev(struct obs_reqtime *rt)
-{
-	return rt->prev;
-}
-
-struct obs_reqtime_stats *x__reqtime_delta(struct obs_reqtime *rt)
-{
-	return rt->delta;
-}
-
-json_t *x__reqtime_intervals(struct obs_reqtime *rt)
-{
-	return rt->intervals;
-}
-
-uint64_t x__reqtime_start_ns(const struct obs_reqtime *rt)
-{
-	return rt->start_ns;
+	return rt->trace ? obs_trace_error(rt->trace) : rt->trace_err;
 }
 
 void obs_reqtime_trace_counts(const struct obs_reqtime *rt, uint64_t *written, uint64_t *lost)
@@ -253,12 +230,7 @@ struct obs_reqtime *obs_reqtime_new(const char *prog, const struct obs_reqtime_o
 	rt->percpu = calloc(rt->percpu_len, sizeof(uint64_t));
 	rt->hist_cache = calloc(rt->nslots, sizeof(*rt->hist_cache));
 	rt->hist_n = calloc(rt->nslots, sizeof(*rt->hist_n));
-	rt->cur = obs_reqtime_stats_new(rt);
-	rt->prev = obs_reqtime_stats_new(rt);
-	rt->delta = obs_reqtime_stats_new(rt);
-	rt->intervals = json_array();
-	if (!rt->percpu || !rt->hist_cache || !rt->hist_n || !rt->cur || !rt->prev || !rt->delta ||
-	    !rt->intervals) {
+	if (!rt->percpu || !rt->hist_cache || !rt->hist_n) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
@@ -325,10 +297,6 @@ void obs_reqtime_free(struct obs_reqtime *rt)
 	obs_trace_free(rt->trace);
 	if (rt->hists != MAP_FAILED && rt->hists)
 		munmap((void *)rt->hists, rt->hists_len);
-	json_decref(rt->intervals);
-	obs_reqtime_stats_free(rt->delta);
-	obs_reqtime_stats_free(rt->prev);
-	obs_reqtime_stats_free(rt->cur);
 	free(rt->hist_n);
 	free(rt->hist_cache);
 	free(rt->percpu);
@@ -343,6 +311,7 @@ void x__reqtime_trace_stop(struct obs_reqtime *rt)
 	obs_trace_stop(rt->trace); /* drains first; an fclose error counts as a write error */
 	rt->trace_written += obs_trace_written(rt->trace);
 	rt->trace_errors += obs_trace_write_errors(rt->trace);
+	rt->trace_err = obs_trace_error(rt->trace);
 	obs_trace_free(rt->trace);
 	rt->trace = NULL;
 }
@@ -483,8 +452,14 @@ int obs_reqtime_read(struct obs_reqtime *rt, struct obs_reqtime_stats *st)
 int obs_reqtime_verify(void *arg)
 {
 	struct obs_reqtime *rt = arg;
+	struct obs_reqtime_stats *st = obs_reqtime_stats_new(rt);
+	int err;
 
-	return obs_reqtime_read(rt, rt->cur);
+	if (!st)
+		return -ENOMEM;
+	err = obs_reqtime_read(rt, st);
+	obs_reqtime_stats_free(st);
+	return err;
 }
 
 void obs_reqtime_stats_sub(struct obs_reqtime_stats *st, const struct obs_reqtime_stats *a,

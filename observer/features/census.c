@@ -17,6 +17,19 @@
 #include "loadlens/cli.h"
 #include "census.h"
 
+/* A CLOSE_WAIT or FIN_WAIT2 socket being aged, by its cookie (a timewait socket keeps the
+ * cookie of the socket it replaced). */
+struct x__cw {
+	uint64_t cookie;
+	double first_s;
+	int16_t port; /* index into the census' ports, -1 none */
+	uint8_t state;
+	uint64_t peer; /* FIN_WAIT2: its peer's connection, as the peer sees it (x__conn_hash) */
+};
+
+/* Children in CLOSE_WAIT still in an accept queue (never accepted), by x__conn_hash. */
+#define UNACC_SLOTS 16384
+
 #define GROUP_SLOTS 8192 /* distinct (src, dst:port) groups counted; more land in "other" */
 #define RECV_BUF (64 * 1024)
 
@@ -26,11 +39,20 @@ struct obs_census_ctx {
 	unsigned int seq;
 	int range_fd;
 	int netstat_fd;
+	int tw_reuse_fd, fin_timeout_fd, max_tw_fd; /* sysctls */
+	uint16_t ports[OBS_MAX_PORTS];
 	uint64_t port_bits[OBS_PORT_WORDS]; /* target ports; nports == 0: all */
 	size_t nports;
 	uint64_t listen_bits[OBS_PORT_WORDS]; /* ports something listens on, this census */
 	struct obs_port_group *groups;	      /* open addressing, GROUP_SLOTS */
 	char *buf;
+	/* CLOSE_WAIT sockets by inode, with when they were first seen in it (sorted by inode) */
+	struct x__cw *cw_prev, *cw_cur;
+	size_t ncw_prev, ncw_cur;
+	double now_s;
+	bool cw_last_tracked; /* the socket being counted went into cw_cur */
+	uint64_t *unacc;      /* UNACC_SLOTS, sorted after the dump */
+	size_t nunacc;
 	/* the census being taken */
 	struct obs_census *cur;
 	bool listen_pass;
@@ -50,6 +72,9 @@ static int x__open_in_ns(struct obs_census_ctx *c)
 	c->portid = mnl_socket_get_portid(c->nl);
 	c->range_fd = open("/proc/sys/net/ipv4/ip_local_port_range", O_RDONLY | O_CLOEXEC);
 	c->netstat_fd = open("/proc/self/net/netstat", O_RDONLY | O_CLOEXEC);
+	c->tw_reuse_fd = open("/proc/sys/net/ipv4/tcp_tw_reuse", O_RDONLY | O_CLOEXEC);
+	c->fin_timeout_fd = open("/proc/sys/net/ipv4/tcp_fin_timeout", O_RDONLY | O_CLOEXEC);
+	c->max_tw_fd = open("/proc/sys/net/ipv4/tcp_max_tw_buckets", O_RDONLY | O_CLOEXEC);
 	return 0;
 }
 
@@ -62,16 +87,21 @@ struct obs_census_ctx *obs_census_new(const char *prog, int netns_fd, const uint
 
 	if (!c)
 		return NULL;
-	c->range_fd = c->netstat_fd = -1;
+	c->range_fd = c->netstat_fd = c->tw_reuse_fd = c->fin_timeout_fd = c->max_tw_fd = -1;
 	c->groups = calloc(GROUP_SLOTS, sizeof(*c->groups));
 	c->buf = malloc(RECV_BUF);
-	if (!c->groups || !c->buf) {
+	c->cw_prev = calloc(OBS_CENSUS_CW_TRACK, sizeof(*c->cw_prev));
+	c->cw_cur = calloc(OBS_CENSUS_CW_TRACK, sizeof(*c->cw_cur));
+	c->unacc = calloc(UNACC_SLOTS, sizeof(*c->unacc));
+	if (!c->groups || !c->buf || !c->cw_prev || !c->cw_cur || !c->unacc) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	for (i = 0; i < nports; i++)
+	for (i = 0; i < nports && i < OBS_MAX_PORTS; i++) {
 		c->port_bits[ports[i] >> 6] |= 1ULL << (ports[i] & 63);
-	c->nports = nports;
+		c->ports[i] = ports[i];
+	}
+	c->nports = i;
 	if (netns_fd >= 0) {
 		self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 		if (self < 0 || setns(netns_fd, CLONE_NEWNET)) {
@@ -111,8 +141,17 @@ void obs_census_free(struct obs_census_ctx *c)
 		close(c->range_fd);
 	if (c->netstat_fd >= 0)
 		close(c->netstat_fd);
+	if (c->tw_reuse_fd >= 0)
+		close(c->tw_reuse_fd);
+	if (c->fin_timeout_fd >= 0)
+		close(c->fin_timeout_fd);
+	if (c->max_tw_fd >= 0)
+		close(c->max_tw_fd);
 	free(c->groups);
 	free(c->buf);
+	free(c->cw_prev);
+	free(c->cw_cur);
+	free(c->unacc);
 	free(c);
 }
 
@@ -129,7 +168,7 @@ static uint32_t x__hash(const struct obs_port_group *k)
 	return h ^ k->family;
 }
 
-static void x__group_add(struct obs_census_ctx *c, const struct obs_port_group *k, bool tw)
+static void x__group_add(struct obs_census_ctx *c, const struct obs_port_group *k, int state)
 {
 	uint32_t i = x__hash(k) & (GROUP_SLOTS - 1), n;
 	struct obs_port_group *g;
@@ -137,8 +176,10 @@ static void x__group_add(struct obs_census_ctx *c, const struct obs_port_group *
 	for (n = 0; n < GROUP_SLOTS; n++, i = (i + 1) & (GROUP_SLOTS - 1)) {
 		g = &c->groups[i];
 		if (!g->in_use) {
-			if (c->ngroups >= GROUP_SLOTS * 3 / 4)
-				return; /* table too full: stop adding groups */
+			if (c->ngroups >= GROUP_SLOTS * 3 / 4) {
+				c->cur->groups_capped = true; /* said in the summary */
+				return;
+			}
 			*g = *k;
 			c->ngroups++;
 		} else if (g->family != k->family || g->dport != k->dport ||
@@ -146,9 +187,61 @@ static void x__group_add(struct obs_census_ctx *c, const struct obs_port_group *
 			continue;
 		}
 		g->in_use++;
-		g->time_wait += tw;
+		g->time_wait += state == OBS_TCP_TIME_WAIT;
+		g->fin_wait2 += state == OBS_TCP_FIN_WAIT2;
 		return;
 	}
+}
+
+/* A connection as its local end sees it: (local address:port, remote address:port). */
+static uint64_t x__conn_hash(uint8_t family, const uint32_t *laddr, uint16_t lport,
+			     const uint32_t *raddr, uint16_t rport)
+{
+	uint64_t h = 1469598103934665603ULL;
+	size_t i, n = family == AF_INET ? 1 : 4;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ laddr[i]) * 1099511628211ULL;
+	for (i = 0; i < n; i++)
+		h = (h ^ raddr[i]) * 1099511628211ULL;
+	h = (h ^ lport) * 1099511628211ULL;
+	return (h ^ rport) * 1099511628211ULL;
+}
+
+/* CLOSE_WAIT, FIN_WAIT2 and TIME_WAIT per target port (the local one if it is a target). */
+static void x__port_count(struct obs_census_ctx *c, struct obs_census *cs, uint16_t sport,
+			  uint16_t dport, uint8_t state)
+{
+	uint16_t port = x__bit(c->port_bits, sport) ? sport : dport;
+	size_t i;
+
+	if (!c->nports || (state != OBS_TCP_CLOSE_WAIT && state != OBS_TCP_FIN_WAIT2 &&
+			   state != OBS_TCP_TIME_WAIT))
+		return;
+	for (i = 0; i < cs->nports; i++) {
+		if (cs->ports[i].port != port)
+			continue;
+		if (c->cw_last_tracked)
+			c->cw_cur[c->ncw_cur - 1].port = (int16_t)i;
+		cs->ports[i].close_wait += state == OBS_TCP_CLOSE_WAIT;
+		cs->ports[i].fin_wait2 += state == OBS_TCP_FIN_WAIT2;
+		cs->ports[i].time_wait += state == OBS_TCP_TIME_WAIT;
+		return;
+	}
+}
+
+/* UDP sockets bound to a target port: a UDP server is a listener too. */
+static int x__on_udp(const struct nlmsghdr *nlh, void *data)
+{
+	struct obs_census_ctx *c = data;
+	const struct inet_diag_msg *m = mnl_nlmsg_get_payload(nlh);
+	uint16_t sport;
+
+	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*m)))
+		return MNL_CB_OK;
+	sport = ntohs(m->id.idiag_sport);
+	c->listen_bits[sport >> 6] |= 1ULL << (sport & 63);
+	return MNL_CB_OK;
 }
 
 static int x__on_msg(const struct nlmsghdr *nlh, void *data)
@@ -175,6 +268,7 @@ static int x__on_msg(const struct nlmsghdr *nlh, void *data)
 			if (m->idiag_rqueue >= cs->listen_qlen_max) {
 				cs->listen_qlen_max = m->idiag_rqueue;
 				cs->listen_backlog = m->idiag_wqueue;
+				cs->listen_port = sport;
 			}
 		}
 	}
@@ -183,6 +277,27 @@ static int x__on_msg(const struct nlmsghdr *nlh, void *data)
 	if (m->idiag_state < OBS_TCP_STATES)
 		cs->state[m->idiag_state]++;
 	cs->sockets++;
+	c->cw_last_tracked = false;
+	/* CLOSE_WAIT of an accepted socket (a child still in the accept queue has no inode: the
+	 * application never had it), and FIN_WAIT2, orphans included, are aged */
+	if (!c->listen_pass && ((m->idiag_state == OBS_TCP_CLOSE_WAIT && m->idiag_inode) ||
+				m->idiag_state == OBS_TCP_FIN_WAIT2)) {
+		c->cw_last_tracked = c->ncw_cur < OBS_CENSUS_CW_TRACK;
+		if (c->cw_last_tracked)
+			c->cw_cur[c->ncw_cur++] = (struct x__cw){
+				(uint64_t)m->id.idiag_cookie[1] << 32 | m->id.idiag_cookie[0],
+				c->now_s, -1, m->idiag_state,
+				x__conn_hash(m->idiag_family, m->id.idiag_dst, dport,
+					     m->id.idiag_src, sport)};
+		else
+			cs->close_wait_untracked++;
+	} else if (!c->listen_pass && m->idiag_state == OBS_TCP_CLOSE_WAIT &&
+		   c->nunacc < UNACC_SLOTS) {
+		c->unacc[c->nunacc++] = x__conn_hash(m->idiag_family, m->id.idiag_src, sport,
+						     m->id.idiag_dst, dport);
+	}
+	if (!c->listen_pass)
+		x__port_count(c, cs, sport, dport, m->idiag_state);
 	if (c->listen_pass || !cs->port_lo || sport < cs->port_lo || sport > cs->port_hi ||
 	    x__bit(c->listen_bits, sport))
 		return MNL_CB_OK;
@@ -192,11 +307,12 @@ static int x__on_msg(const struct nlmsghdr *nlh, void *data)
 	memcpy(k.saddr, m->id.idiag_src, m->idiag_family == AF_INET ? 4 : 16);
 	memcpy(k.daddr, m->id.idiag_dst, m->idiag_family == AF_INET ? 4 : 16);
 	k.dport = dport;
-	x__group_add(c, &k, m->idiag_state == OBS_TCP_TIME_WAIT);
+	x__group_add(c, &k, m->idiag_state);
 	return MNL_CB_OK;
 }
 
-static int x__dump(struct obs_census_ctx *c, uint8_t family, uint32_t states)
+static int x__dump_proto(struct obs_census_ctx *c, uint8_t family, uint8_t proto,
+			 uint32_t states, mnl_cb_t cb)
 {
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(c->buf);
 	struct inet_diag_req_v2 *req;
@@ -209,7 +325,7 @@ static int x__dump(struct obs_census_ctx *c, uint8_t family, uint32_t states)
 	nlh->nlmsg_seq = seq;
 	req = mnl_nlmsg_put_extra_header(nlh, sizeof(*req));
 	req->sdiag_family = family;
-	req->sdiag_protocol = IPPROTO_TCP;
+	req->sdiag_protocol = proto;
 	req->idiag_states = states;
 	if (mnl_socket_sendto(c->nl, nlh, nlh->nlmsg_len) < 0)
 		return -errno;
@@ -217,12 +333,31 @@ static int x__dump(struct obs_census_ctx *c, uint8_t family, uint32_t states)
 		n = mnl_socket_recvfrom(c->nl, c->buf, RECV_BUF);
 		if (n < 0)
 			return -errno;
-		ret = mnl_cb_run(c->buf, (size_t)n, seq, c->portid, x__on_msg, c);
+		ret = mnl_cb_run(c->buf, (size_t)n, seq, c->portid, cb, c);
 		if (ret == MNL_CB_STOP)
 			return 0;
 		if (ret < 0)
 			return -errno;
 	}
+}
+
+static int x__dump(struct obs_census_ctx *c, uint8_t family, uint32_t states)
+{
+	return x__dump_proto(c, family, IPPROTO_TCP, states, x__on_msg);
+}
+
+static int64_t x__read_int(int fd)
+{
+	char buf[32];
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return strtoll(buf, NULL, 10);
 }
 
 static void x__read_range(struct obs_census_ctx *c, struct obs_census *cs)
@@ -243,11 +378,88 @@ static void x__read_range(struct obs_census_ctx *c, struct obs_census *cs)
 	}
 }
 
+static int x__cmp_u64(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+static int x__cmp_cw(const void *a, const void *b)
+{
+	const struct x__cw *x = a, *y = b;
+
+	return x->cookie < y->cookie ? -1 : x->cookie > y->cookie;
+}
+
+/* Age the CLOSE_WAIT sockets of this census from the last one's: old ones are a leak. */
+static void x__cw_age(struct obs_census_ctx *c, struct obs_census *cs)
+{
+	struct x__cw *p, *tmp;
+	size_t i;
+
+	qsort(c->cw_cur, c->ncw_cur, sizeof(*c->cw_cur), x__cmp_cw);
+	qsort(c->unacc, c->nunacc, sizeof(*c->unacc), x__cmp_u64);
+	for (i = 0; i < c->ncw_cur; i++) {
+		p = bsearch(&c->cw_cur[i], c->cw_prev, c->ncw_prev, sizeof(*p), x__cmp_cw);
+		if (p && p->state == c->cw_cur[i].state)
+			c->cw_cur[i].first_s = p->first_s;
+		if (c->now_s - c->cw_cur[i].first_s < OBS_CENSUS_CW_OLD_S) {
+			cs->aging_young++;
+			continue;
+		}
+		if (c->cw_cur[i].state == OBS_TCP_FIN_WAIT2 &&
+		    bsearch(&c->cw_cur[i].peer, c->unacc, c->nunacc, sizeof(*c->unacc),
+			    x__cmp_u64)) {
+			/* its peer is a connection the server never accepted: the accept queue's
+			 * problem (fds, a slow acceptor), named there, not a peer that never closes */
+			cs->fin_wait2_peer_queued++;
+			continue;
+		}
+		if (c->cw_cur[i].state == OBS_TCP_CLOSE_WAIT) {
+			cs->close_wait_old++;
+			if (c->cw_cur[i].port >= 0)
+				cs->ports[c->cw_cur[i].port].close_wait_old++;
+		} else {
+			cs->fin_wait2_old++;
+			if (c->cw_cur[i].port >= 0)
+				cs->ports[c->cw_cur[i].port].fin_wait2_old++;
+		}
+	}
+	tmp = c->cw_prev;
+	c->cw_prev = c->cw_cur;
+	c->cw_cur = tmp;
+	c->ncw_prev = c->ncw_cur;
+	c->ncw_cur = 0;
+}
+
 static int x__cmp_group(const void *a, const void *b)
 {
 	const struct obs_port_group *x = a, *y = b;
 
 	return x->in_use < y->in_use ? 1 : x->in_use > y->in_use ? -1 : 0;
+}
+
+/* Target ports nothing listens on: no TCP listener, and (a second look) no UDP socket. */
+static int x__no_listener(struct obs_census_ctx *c, struct obs_census *cs)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < c->nports; i++)
+		if (!x__bit(c->listen_bits, c->ports[i]))
+			break;
+	if (i == c->nports)
+		return 0;
+	err = x__dump_proto(c, AF_INET, IPPROTO_UDP, ~0u, x__on_udp);
+	if (!err)
+		err = x__dump_proto(c, AF_INET6, IPPROTO_UDP, ~0u, x__on_udp);
+	if (err)
+		return err;
+	for (i = 0; i < c->nports; i++)
+		if (!x__bit(c->listen_bits, c->ports[i]))
+			cs->no_listener[cs->nno_listener++] = c->ports[i];
+	return 0;
 }
 
 /* The listening sockets only: the listen pass of a census. */
@@ -261,6 +473,8 @@ static int x__listen_pass(struct obs_census_ctx *c, struct obs_census *cs)
 	if (!err)
 		err = x__dump(c, AF_INET6, 1u << OBS_TCP_LISTEN);
 	c->listen_pass = false;
+	if (!err)
+		err = x__no_listener(c, cs);
 	return err;
 }
 
@@ -279,19 +493,31 @@ int obs_census_take(struct obs_census_ctx *c, struct obs_census *cs)
 	int err;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	c->now_s = (double)t0.tv_sec + (double)t0.tv_nsec / 1e9;
+	c->ncw_cur = 0;
+	c->nunacc = 0;
 	memset(cs, 0, sizeof(*cs));
 	memset(c->listen_bits, 0, sizeof(c->listen_bits));
 	memset(c->groups, 0, GROUP_SLOTS * sizeof(*c->groups));
 	c->ngroups = 0;
 	c->cur = cs;
 	x__read_range(c, cs);
+	cs->tw_reuse = (int)x__read_int(c->tw_reuse_fd);
+	cs->fin_timeout_s = (int)x__read_int(c->fin_timeout_fd);
+	cs->max_tw_buckets = x__read_int(c->max_tw_fd);
 	err = x__listen_pass(c, cs);
+	for (i = 0; i < c->nports; i++) {
+		cs->ports[i].port = c->ports[i];
+		cs->ports[i].server_side = x__bit(c->listen_bits, c->ports[i]);
+	}
+	cs->nports = c->nports;
 	if (!err)
 		err = x__dump(c, AF_INET, all);
 	if (!err)
 		err = x__dump(c, AF_INET6, all);
 	if (err)
 		return err;
+	x__cw_age(c, cs);
 	/* the most used groups first */
 	for (i = 0; i < GROUP_SLOTS; i++) {
 		if (!c->groups[i].in_use)

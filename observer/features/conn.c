@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The socket programs (bpf/sockets.bpf.c): attach plan, load, attach, and reading the connection
- * counters back. observer/reqtime.c configures the same object between open and start.
+ * counters back. observer/features/reqtime.c configures the same object between open and start.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -53,7 +53,7 @@ static int x__plan(struct obs_conn *c, const char *prog, const struct obs_conn_o
 	struct sockets_bpf *s = c->skel;
 	bool btf_tp, raw_tp;
 
-	/* the syscall tier: observer/systier.c attaches these when they are wanted */
+	/* the syscall tier: observer/kernel/systier.c attaches these when they are wanted */
 	bpf_program__set_autoattach(s->progs.handle_sys_exit_accept4, false);
 	bpf_program__set_autoattach(s->progs.handle_sys_exit_accept, false);
 	c->features.accept4 = obs_tracepoint_exists("syscalls", "sys_exit_accept4");
@@ -195,7 +195,7 @@ struct sockets_bpf *obs_conn_skel(struct obs_conn *c)
 	return c->skel;
 }
 
-int obs_conn_start(struct obs_conn *c, const char *prog, const struct obs_conn_opts *opts)
+int obs_conn_load(struct obs_conn *c, const char *prog, const struct obs_conn_opts *opts)
 {
 	int err;
 
@@ -206,10 +206,15 @@ int obs_conn_start(struct obs_conn *c, const char *prog, const struct obs_conn_o
 		return err;
 	}
 	err = x__add_pids(c, opts);
-	if (err) {
+	if (err)
 		ll_warn(prog, "cannot fill the target map: %s", strerror(-err));
-		return err;
-	}
+	return err;
+}
+
+int obs_conn_attach(struct obs_conn *c, const char *prog)
+{
+	int err;
+
 	err = sockets_bpf__attach(c->skel);
 	if (err) {
 		ll_warn(prog, "cannot attach BPF programs: %s; rerun with -v for libbpf's log",
@@ -380,6 +385,5 @@ void obs_conn_wait_hist(const struct obs_conn_stats *st, struct ll_hist *h)
 
 uint64_t obs_conn_drops(const struct obs_conn_stats *st)
 {
-	return st->ctr[OBS_CTR_DROP_QUEUED] +
-	       st->ctr[OBS_CTR_DROP_UNRESOLVED] + st->missed;
+	return st->ctr[OBS_CTR_DROP_UNRESOLVED] + st->missed;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <jansson.h>
 #include "conn.h"
+#include "reqtime.h"
 
 struct obs_report {
 	const uint16_t *ports; /* nports == 0: every port */
@@ -16,7 +17,12 @@ struct obs_report {
 	const char *syscalls_mode; /* --syscalls: "auto", "on", "off" */
 	double syscalls_share;	   /* share of the run the syscall tracepoints were attached */
 	const char *syscalls_reason; /* the last sign of exhaustion that held them on, or NULL */
+	uint64_t lost_fx;	     /* forensics' lost events (obs_fx_lost) */
+	struct obs_rt_lost lost_rt;  /* request timing's */
 };
+
+/* Every lost event of the run: the summary's "drops", the JSON's "drops" and "lost_events". */
+uint64_t obs_report_lost(const struct obs_report *r, const struct obs_conn_stats *total);
 
 /* errno name ("EMFILE"), "E<n>" when unnamed, "other" for the last slot. */
 const char *obs_errno_name(unsigned int slot, char *buf, size_t len);
@@ -27,7 +33,8 @@ void obs_report_live_header(FILE *out, const char *suffix);
 int obs_report_live_line(FILE *out, const struct obs_conn_stats *delta,
 			 const struct obs_conn_stats *total, double interval_s, const char *suffix);
 int obs_report_summary(FILE *out, const struct obs_report *r, const struct obs_conn_stats *total);
-/* The JSON summary; NULL on allocation failure. */
-json_t *obs_report_json(const struct obs_report *r, const struct obs_conn_stats *total);
+/* The connection part of the JSON summary, into root (empty: its keys come first). 0 or -ENOMEM. */
+int obs_report_json_add(json_t *root, const struct obs_report *r,
+			const struct obs_conn_stats *total);
 
 #endif /* LOADLENS_OBSERVER_REPORT_H */

@@ -57,23 +57,23 @@ struct obs_reqtime;
 struct sockets_bpf;
 
 /*
- * Probe, and configure request timing's part of the socket object skel (observer/conn.c's,
+ * Probe, and configure request timing's part of the socket object skel (observer/features/conn.c's,
  * opened, not yet loaded). If the kernel lacks the socket tracepoints (tp_btf sk_data_ready,
  * sock_recv_length, sock_send_length), prints one note and returns NULL with errno ENOTSUP: the
  * observer goes on without request timing. Other failures: NULL, errno set, one line printed.
  */
 struct obs_reqtime *obs_reqtime_new(const char *prog, const struct obs_reqtime_opts *opts,
 				    struct sockets_bpf *skel);
-/* After obs_conn_start() loaded and attached the object: start the --trace writer, the clock. */
+/* After obs_kernel_start() loaded and attached the object: start the --trace writer, the clock. */
 int obs_reqtime_start(struct obs_reqtime *rt, const char *prog);
-/* --arrivals sampled: sk_data_ready is left for observer/systier.c to attach in windows (call
- * before obs_conn_start()); returns the program. */
+/* --arrivals sampled: sk_data_ready is left for observer/kernel/systier.c to attach in windows (call
+ * before obs_kernel_start()); returns the program. */
 struct bpf_program *obs_reqtime_arrivals_sampled(struct obs_reqtime *rt);
 /* A stamping window opens: UDP sockets resynchronise their arrival rings (for systier's hook). */
 void obs_reqtime_arrival_window(void *rt);
 /* The share of the run arrival stamping was attached, for the summary. */
 void obs_reqtime_arrival_share(struct obs_reqtime *rt, double share);
-/* No request timing: leave its programs out of the socket object (before obs_conn_start()). */
+/* No request timing: leave its programs out of the socket object (before obs_kernel_start()). */
 void obs_reqtime_off(struct sockets_bpf *skel);
 /* Stops the trace writer (draining the ring buffer first) and detaches. NULL is a no-op. */
 void obs_reqtime_free(struct obs_reqtime *rt);
@@ -103,21 +103,38 @@ const char *obs_reqtime_scope(const struct obs_reqtime *rt);
 const char *obs_reqtime_slot_proto(size_t slot);
 /* Trace records written and lost (ring buffer full), so far. */
 void obs_reqtime_trace_counts(const struct obs_reqtime *rt, uint64_t *written, uint64_t *lost);
+/* errno of the trace's first failed write, 0 if none. */
+int obs_reqtime_trace_error(const struct obs_reqtime *rt);
 
-/* reqtime_report.c: called by main once per interval, and once at the end. */
-/* Read, diff against the previous tick, print live lines, keep the interval for the JSON. */
-int obs_reqtime_tick(struct obs_reqtime *rt, FILE *out, double interval_s);
-/* Final read and text summary. */
-int obs_reqtime_finish(struct obs_reqtime *rt, FILE *out);
+/* Formatters (observer/output/reqtime_report.c): of the snapshots given, labelled by rt. */
+/* The live lines of an interval (d: its delta; cur: the totals at its end). */
+int obs_rt_fmt_live(FILE *out, const struct obs_reqtime *rt, const struct obs_reqtime_stats *d,
+		    const struct obs_reqtime_stats *cur, double interval_s);
+/* The interval's record for the JSON's "intervals" (NULL: out of memory). */
+json_t *obs_rt_fmt_interval(const struct obs_reqtime *rt, const struct obs_reqtime_stats *d,
+			    const struct obs_reqtime_stats *cur, double t, double interval_s);
+/* The text summary of the totals st. */
+int obs_rt_fmt_summary(FILE *out, const struct obs_reqtime *rt, const struct obs_reqtime_stats *st);
+/* "request_timing" (docs/observer.md) of the totals st and the kept interval records. */
+int obs_rt_fmt_json_add(json_t *root, const struct obs_reqtime *rt,
+			const struct obs_reqtime_stats *st, json_t *intervals);
+/* What request timing lost, from the final read. */
+struct obs_rt_lost {
+	uint64_t no_storage;	     /* socket state not created */
+	uint64_t tgids_full;	     /* --runq: a serving process found no slot */
+	uint64_t skipped_runs;	     /* program runs the kernel skipped */
+	uint64_t trace_lost;	     /* --trace records the ring buffer had no room for */
+	uint64_t trace_write_errors; /* --trace records that could not be written: an output error */
+	int trace_errno;	     /* the first write's error */
+};
+void obs_rt_lost(const struct obs_reqtime *rt, const struct obs_reqtime_stats *st,
+		 struct obs_rt_lost *out);
+/* Lost events of those (the write errors are not events). */
+uint64_t obs_rt_lost_total(const struct obs_rt_lost *l);
 /* Add "request_timing" (docs/observer.md) to the JSON summary, from the last finish(). */
 int obs_reqtime_json_add(struct obs_reqtime *rt, json_t *root);
 
-/* reqtime.c, for reqtime_report.c: the snapshots it keeps. */
-struct obs_reqtime_stats *x__reqtime_cur(struct obs_reqtime *rt);
-struct obs_reqtime_stats *x__reqtime_prev(struct obs_reqtime *rt);
-struct obs_reqtime_stats *x__reqtime_delta(struct obs_reqtime *rt);
-json_t *x__reqtime_intervals(struct obs_reqtime *rt);
-uint64_t x__reqtime_start_ns(const struct obs_reqtime *rt);
+/* Stop the --trace writer, draining the ring buffer first (its counts are kept). */
 void x__reqtime_trace_stop(struct obs_reqtime *rt);
 
 #endif /* LOADLENS_OBSERVER_REQTIME_H */

@@ -20,5 +20,7 @@ void obs_trace_free(struct obs_trace *t);
 uint64_t obs_trace_written(const struct obs_trace *t);
 /* Lines that could not be written (I/O error on the file). */
 uint64_t obs_trace_write_errors(const struct obs_trace *t);
+/* errno of the first failed write, 0 if none: every record from then on counts as an error. */
+int obs_trace_error(const struct obs_trace *t);
 
 #endif /* LOADLENS_OBSERVER_TRACE_H */

@@ -21,6 +21,7 @@ struct obs_trace {
 	atomic_bool stop;
 	atomic_uint_least64_t written;
 	atomic_uint_least64_t errors;
+	atomic_int first_err; /* errno of the first failed write (0: none): later records are lost */
 };
 
 static uint64_t x__clock_ns(clockid_t clk)
@@ -55,6 +56,10 @@ static int x__on_rec(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(*r))
 		return 0;
+	if (atomic_load(&t->first_err)) {
+		atomic_fetch_add(&t->errors, 1);
+		return 0;
+	}
 	x__addr(r->saddr, r->family, r->sport, local, sizeof(local));
 	if (r->udp && !r->dport)
 		strcpy(peer, "-");
@@ -68,9 +73,10 @@ static int x__on_rec(void *ctx, void *data, size_t size)
 		    (unsigned long long)(r->arrival_ns ? x__sub0(r->read_ns, start) : 0),
 		    (unsigned long long)x__sub0(r->write_ns, r->read_ns),
 		    (unsigned long long)(r->arrival_ns ? x__sub0(r->write_ns, r->arrival_ns) : 0));
-	if (n < 0)
+	if (n < 0 || ferror(t->out)) {
+		atomic_store(&t->first_err, errno ? errno : EIO);
 		atomic_fetch_add(&t->errors, 1);
-	else
+	} else
 		atomic_fetch_add(&t->written, 1);
 	return 0;
 }
@@ -129,8 +135,11 @@ void obs_trace_stop(struct obs_trace *t)
 		pthread_join(t->thread, NULL);
 		t->started = false;
 	}
-	if (t->out && fclose(t->out))
+	if (t->out && fclose(t->out)) {
+		if (!atomic_load(&t->first_err))
+			atomic_store(&t->first_err, errno ? errno : EIO);
 		atomic_fetch_add(&t->errors, 1);
+	}
 	t->out = NULL;
 }
 
@@ -151,4 +160,9 @@ uint64_t obs_trace_written(const struct obs_trace *t)
 uint64_t obs_trace_write_errors(const struct obs_trace *t)
 {
 	return t ? atomic_load(&((struct obs_trace *)t)->errors) : 0;
+}
+
+int obs_trace_error(const struct obs_trace *t)
+{
+	return t ? atomic_load(&((struct obs_trace *)t)->first_err) : 0;
 }

@@ -154,7 +154,7 @@ static void x__plan(struct obs_fail *f, const char *prog, const struct obs_fail_
 			continue;
 		snprintf(tp, sizeof(tp), "sys_exit_%s", x__sys_names[i]);
 		f->features.sys[i] = obs_tracepoint_exists("syscalls", tp);
-		/* the syscall tier: observer/systier.c attaches these when they are wanted */
+		/* the syscall tier: observer/kernel/systier.c attaches these when they are wanted */
 		bpf_program__set_autoattach(sys_progs[i], false);
 		if (!f->features.sys[i]) {
 			x__off(sys_progs[i]);
@@ -222,7 +222,7 @@ static int x__on_event(void *ctx, void *data, size_t len)
 	return 0;
 }
 
-struct obs_fail *obs_fail_new(const char *prog, const struct obs_fail_opts *opts)
+struct obs_fail *obs_fail_open(const char *prog, const struct obs_fail_opts *opts)
 {
 	struct obs_fail *f;
 	int err;
@@ -251,39 +251,49 @@ struct obs_fail *obs_fail_new(const char *prog, const struct obs_fail_opts *opts
 	}
 	x__plan(f, prog, opts);
 	x__set_targets(f->skel, opts);
-	err = bpf_map__reuse_fd(f->skel->maps.targets,
-				bpf_map__fd(obs_conn_map(opts->shared, "targets")));
-	if (!err)
-		err = bpf_map__reuse_fd(f->skel->maps.errprocs,
-					bpf_map__fd(obs_conn_map(opts->shared, "errprocs")));
-	if (err) {
-		ll_warn(prog, "cannot share the target maps: %s", strerror(-err));
-		goto cleanup;
-	}
-	err = failures_bpf__load(f->skel);
-	if (err) {
-		ll_warn(prog, "cannot load the failures BPF programs: %s; rerun with -v for "
-			      "libbpf's log", strerror(-err));
-		goto cleanup;
-	}
-	err = failures_bpf__attach(f->skel);
-	if (err) {
-		ll_warn(prog, "cannot attach the failures BPF programs: %s; rerun with -v",
-			strerror(-err));
-		goto cleanup;
-	}
-	f->rb = ring_buffer__new(bpf_map__fd(f->skel->maps.events), x__on_event, f, NULL);
-	if (!f->rb) {
-		err = -errno;
-		ll_warn(prog, "cannot open the event ring buffer: %s", strerror(-err));
-		goto cleanup;
-	}
 	return f;
 
 cleanup:
 	obs_fail_free(f);
 	errno = -err;
 	return NULL;
+}
+
+int obs_fail_load(struct obs_fail *f, const char *prog, struct obs_conn *shared)
+{
+	int err;
+
+	err = bpf_map__reuse_fd(f->skel->maps.targets, bpf_map__fd(obs_conn_map(shared, "targets")));
+	if (!err)
+		err = bpf_map__reuse_fd(f->skel->maps.errprocs,
+					bpf_map__fd(obs_conn_map(shared, "errprocs")));
+	if (err) {
+		ll_warn(prog, "cannot share the target maps: %s", strerror(-err));
+		return err;
+	}
+	err = failures_bpf__load(f->skel);
+	if (err)
+		ll_warn(prog, "cannot load the failures BPF programs: %s; rerun with -v for "
+			      "libbpf's log", strerror(-err));
+	return err;
+}
+
+int obs_fail_attach(struct obs_fail *f, const char *prog)
+{
+	int err;
+
+	err = failures_bpf__attach(f->skel);
+	if (err) {
+		ll_warn(prog, "cannot attach the failures BPF programs: %s; rerun with -v",
+			strerror(-err));
+		return err;
+	}
+	f->rb = ring_buffer__new(bpf_map__fd(f->skel->maps.events), x__on_event, f, NULL);
+	if (!f->rb) {
+		err = -errno;
+		ll_warn(prog, "cannot open the event ring buffer: %s", strerror(-err));
+	}
+	return err;
 }
 
 uint32_t obs_fail_targets_full_pid(const struct obs_fail *f)

@@ -2,7 +2,8 @@
 /*
  * fd usage of the target processes, from /proc: open fds (/proc/PID/fd), RLIMIT_NOFILE
  * (/proc/PID/limits), the peak, and the system-wide fs.file-nr against fs.file-max. Reading
- * another user's /proc/PID/fd needs CAP_SYS_PTRACE, which the observer keeps for this only.
+ * another user's /proc/PID/fd needs CAP_DAC_READ_SEARCH (the directory is its owner's, 0500) and
+ * its links CAP_SYS_PTRACE, which the observer keeps for this only.
  */
 #ifndef LOADLENS_OBSERVER_FDS_H
 #define LOADLENS_OBSERVER_FDS_H

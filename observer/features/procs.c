@@ -7,12 +7,50 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "loadlens/cli.h"
 #include "forensics_int.h"
 
 #define OWNER_SCAN_S 5.0
+
+/* A process not watched for the --max-procs cap: counted once. */
+static void x__unwatched(struct obs_fx *fx, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < fx->nunwatched; i++)
+		if (fx->unwatched[i] == pid)
+			return;
+	if (fx->nunwatched == OBS_MAX_ERRPROCS) {
+		fx->unwatched_more++;
+		return;
+	}
+	if (!fx->nunwatched)
+		obs_pid_comm(pid, fx->first_unwatched_comm, sizeof(fx->first_unwatched_comm));
+	fx->unwatched[fx->nunwatched++] = pid;
+}
+
+/* pid is gone, or lives in a network namespace other than `watched`. */
+static bool x__netns_other(uint32_t pid, uint32_t watched)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%u/ns/net", pid);
+	return watched && (stat(path, &st) || (uint32_t)st.st_ino != watched);
+}
+
+/* pid lives in a network namespace other than the watched one (inode `watched`). */
+static bool x__netns_outside(uint32_t pid, uint32_t watched)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%u/ns/net", pid);
+	return watched && !stat(path, &st) && (uint32_t)st.st_ino != watched;
+}
 
 struct obs_fx_proc *obs_fx__watch(struct obs_fx *fx, uint32_t pid)
 {
@@ -22,29 +60,36 @@ struct obs_fx_proc *obs_fx__watch(struct obs_fx *fx, uint32_t pid)
 	for (i = 0; i < fx->nprocs; i++)
 		if (fx->procs[i].fd.pid == pid)
 			return &fx->procs[i];
-	if (fx->nprocs == OBS_FX_PROCS)
+	if (fx->nprocs == fx->max_procs) {
+		x__unwatched(fx, pid);
 		return NULL;
+	}
 	p = &fx->procs[fx->nprocs++];
 	memset(p, 0, sizeof(*p));
 	p->fd.pid = pid;
 	p->tte = p->first_forecast_t = p->first_fail_t = -1;
 	obs_pid_comm(pid, p->fd.comm, sizeof(p->fd.comm));
+	p->netns_outside = x__netns_outside(pid, fx->targets->netns);
 	return p;
 }
 
-static void x__event_note(struct obs_fx *fx, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void x__event_note(struct obs_fx *fx, const char *fmt, ...)
+/* A target exit or restart: the rules make it a target_exit finding, printed live. */
+static void x__event_note(struct obs_fx *fx, uint32_t pid, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void x__event_note(struct obs_fx *fx, uint32_t pid, const char *fmt, ...)
 {
-	char *slot = fx->run.events[fx->run.nevents < 8 ? fx->run.nevents : 7];
+	struct obs_snap_event *ev;
 	va_list ap;
 
+	if (fx->nev_now == OBS_SNAP_EVENTS) {
+		fx->ev_lost++;
+		return;
+	}
+	ev = &fx->ev_now[fx->nev_now++];
+	ev->pid = pid;
 	va_start(ap, fmt);
-	vsnprintf(slot, sizeof(fx->run.events[0]), fmt, ap);
+	vsnprintf(ev->text, sizeof(ev->text), fmt, ap);
 	va_end(ap);
-	if (fx->run.nevents < 8)
-		fx->run.nevents++;
-	ll_warn(fx->prog, "%s", slot);
 }
 
 struct x__evctx {
@@ -66,7 +111,7 @@ static void x__on_event(void *arg, const struct obs_event *ev)
 		if (fx->procs[i].fd.pid == ev->pid && !fx->procs[i].exited) {
 			fx->procs[i].exited = true;
 			fx->procs[i].exited_at = c->t;
-			x__event_note(fx, "target pid %u (%.15s) exited at %.1fs (exit code %d)",
+			x__event_note(fx, ev->pid, "target pid %u (%.15s) exited at %.1fs (exit code %d)",
 				      ev->pid, ev->comm, c->t, ev->exit_code >> 8);
 		}
 	}
@@ -91,7 +136,7 @@ void obs_fx__lifecycle(struct obs_fx *fx, double t)
 			if (fx->procs[i].fd.pid == tg->pids[k] && !fx->procs[i].exited) {
 				fx->procs[i].exited = true;
 				fx->procs[i].exited_at = t;
-				x__event_note(fx, "target pid %u (%s) is gone at %.1fs", tg->pids[k],
+				x__event_note(fx, tg->pids[k], "target pid %u (%s) is gone at %.1fs", tg->pids[k],
 					      fx->procs[i].fd.comm, t);
 			}
 		npid = obs_targets_find_restart(tg, k);
@@ -99,7 +144,7 @@ void obs_fx__lifecycle(struct obs_fx *fx, double t)
 			continue;
 		bpf_map_update_elem(bpf_map__fd(obs_conn_map(fx->conn, "targets")), &npid, &tv,
 				    BPF_ANY);
-		x__event_note(fx, "target pid %u restarted as pid %u at %.1fs (same executable %s)",
+		x__event_note(fx, npid, "target pid %u restarted as pid %u at %.1fs (same executable %s)",
 			      tg->pids[k], npid, t, tg->exes[k]);
 		tg->pids[k] = npid;
 		obs_fx__watch(fx, npid);
@@ -109,24 +154,24 @@ void obs_fx__lifecycle(struct obs_fx *fx, double t)
 /* Which processes own the listening sockets? Port mode only, every few seconds. */
 static void x__owner_scan(struct obs_fx *fx)
 {
-	uint32_t pids[OBS_FX_PROCS];
+	uint32_t pids[OBS_FX_PROCS_MAX];
 	size_t i, n;
 
-	n = obs_fd_owners(fx->cs.listen_inodes, fx->cs.nlisten, pids, OBS_FX_PROCS);
+	n = obs_fd_owners(fx->cs.listen_inodes, fx->cs.nlisten, pids, OBS_FX_PROCS_MAX);
 	for (i = 0; i < n; i++)
 		obs_fx__watch(fx, pids[i]);
 }
 
 void obs_fx__procs(struct obs_fx *fx, double t)
 {
-	uint32_t pids[OBS_FX_PROCS];
+	uint32_t pids[OBS_FX_PROCS_MAX];
 	size_t i, n;
 	struct obs_fx_proc *p;
 	double y[OBS_FX_HIST], tt[OBS_FX_HIST];
 	unsigned int k, j, f;
 
 	if (fx->targets->cgroup_id) {
-		n = obs_targets_cgroup_pids(fx->targets, pids, OBS_FX_PROCS);
+		n = obs_targets_cgroup_pids(fx->targets, pids, OBS_FX_PROCS_MAX);
 		for (i = 0; i < n; i++)
 			obs_fx__watch(fx, pids[i]);
 	} else if (!fx->targets->npids && fx->census && t >= fx->next_owner_scan) {
@@ -135,6 +180,7 @@ void obs_fx__procs(struct obs_fx *fx, double t)
 	}
 	/* processes whose syscalls failed are named, and watched */
 	n = obs_fail_procs(fx->fail, fx->errprocs, OBS_MAX_ERRPROCS);
+	fx->nerrprocs = n;
 	for (i = 0; i < n; i++) {
 		uint64_t any = 0;
 
@@ -142,9 +188,18 @@ void obs_fx__procs(struct obs_fx *fx, double t)
 			any += fx->errprocs[i].e.fails[f];
 		if (!any)
 			continue;
+		/* without --pid/--cgroup the kernel counts every process of the host: only the
+		 * watched namespace's are the targets' business */
+		if (!fx->targets->npids && !fx->targets->cgroup_id &&
+		    x__netns_other(fx->errprocs[i].pid, fx->targets->netns))
+			continue;
+		k = (unsigned int)fx->nprocs;
 		p = obs_fx__watch(fx, fx->errprocs[i].pid);
 		if (!p)
 			continue;
+		/* any process on the host may fail: where it lives is no note about the targets */
+		if (fx->nprocs > k)
+			p->netns_outside = false;
 		if (p->fd.comm[0] == '?')
 			snprintf(p->fd.comm, sizeof(p->fd.comm), "%.15s", fx->errprocs[i].e.comm);
 		if (fx->errprocs[i].e.fails[OBS_FAIL_EMFILE] > p->fails[OBS_FAIL_EMFILE] &&

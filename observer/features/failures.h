@@ -15,7 +15,6 @@
 
 struct obs_fail_opts {
 	const struct obs_conn_opts *conn; /* the same targets as the connection observer */
-	struct obs_conn *shared;	  /* whose "targets" and "errprocs" maps are reused */
 	bool children;			  /* a target's new processes become targets */
 };
 
@@ -43,8 +42,14 @@ struct obs_fail_proc {
 
 struct obs_fail;
 
-/* Probe, load (reusing opts->shared's maps) and attach. NULL and errno on failure. */
-struct obs_fail *obs_fail_new(const char *prog, const struct obs_fail_opts *opts);
+
+/* Open failures.bpf.c and plan it (what the kernel offers, the targets): before load. NULL and
+ * errno on failure (one line printed). observer/kernel/skeletons.c calls these in order. */
+struct obs_fail *obs_fail_open(const char *prog, const struct obs_fail_opts *opts);
+/* Load, sharing the "targets" and "errprocs" maps of shared's object (loaded before). */
+int obs_fail_load(struct obs_fail *f, const char *prog, struct obs_conn *shared);
+/* Attach everything but the syscall tier, and open the event ring buffer. */
+int obs_fail_attach(struct obs_fail *f, const char *prog);
 void obs_fail_free(struct obs_fail *f);
 /* The syscall tier's programs of this object (loaded ones) into out; returns how many. */
 size_t obs_fail_tier_progs(struct obs_fail *f, struct bpf_program **out, size_t max);

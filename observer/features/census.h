@@ -8,6 +8,7 @@
 #ifndef LOADLENS_OBSERVER_CENSUS_H
 #define LOADLENS_OBSERVER_CENSUS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "loadlens/observer.h"
@@ -15,7 +16,9 @@
 #define OBS_CENSUS_TOP 4	 /* port groups kept, most used first */
 #define OBS_CENSUS_LISTENERS 64 /* listening sockets on target ports remembered (inodes) */
 
+#define OBS_TCP_FIN_WAIT2 5
 #define OBS_TCP_TIME_WAIT 6
+#define OBS_TCP_CLOSE_WAIT 8
 #define OBS_TCP_LISTEN 10
 
 struct obs_port_group {
@@ -25,7 +28,23 @@ struct obs_port_group {
 	uint16_t dport;
 	uint32_t in_use;    /* ephemeral ports held towards daddr:dport */
 	uint32_t time_wait; /* of which in TIME_WAIT */
+	uint32_t fin_wait2; /* of which in FIN_WAIT2 (orphans in the FIN_WAIT2 substate too) */
 };
+
+/* Sockets of one target port: the local port of a listener, or a client's destination port. */
+struct obs_census_port {
+	uint16_t port;
+	bool server_side; /* something listens on it here: these are the server's sockets */
+	uint32_t close_wait, fin_wait2, time_wait;
+	uint32_t close_wait_old; /* accepted sockets in CLOSE_WAIT for OBS_CENSUS_CW_OLD_S or more */
+	uint32_t fin_wait2_old;	 /* sockets in FIN_WAIT2 (orphans too) that long */
+};
+
+/* A socket in CLOSE_WAIT (accepted) or FIN_WAIT2 is old, stuck rather than closing, after this
+ * long (s): a close under way takes a round trip and the application's next turn. */
+#define OBS_CENSUS_CW_OLD_S 0.4
+/* Sockets whose age is tracked (by cookie); more are counted, not aged. */
+#define OBS_CENSUS_CW_TRACK 65536
 
 struct obs_census {
 	uint64_t state[OBS_TCP_STATES]; /* target sockets per TCP state (6 = TIME_WAIT) */
@@ -34,11 +53,24 @@ struct obs_census {
 	struct obs_port_group top[OBS_CENSUS_TOP];
 	size_t ntop;
 	size_t ngroups;			/* distinct (src, dst:port) groups */
+	bool groups_capped;		/* the group table filled up: later groups not counted */
+	struct obs_census_port ports[OBS_MAX_PORTS]; /* per --port (none with every port) */
+	size_t nports;
+	uint64_t close_wait_old;	/* all ports: CLOSE_WAIT for OBS_CENSUS_CW_OLD_S or more */
+	uint64_t fin_wait2_old;		/* all ports: FIN_WAIT2 that long */
+	uint64_t fin_wait2_peer_queued;	/* FIN_WAIT2 whose peer is a child here never accepted */
+	uint64_t aging_young;		/* CLOSE_WAIT/FIN_WAIT2 not old yet: a census soon tells */
+	uint64_t close_wait_untracked;	/* past OBS_CENSUS_CW_TRACK: not aged */
+	uint16_t no_listener[OBS_MAX_PORTS]; /* --ports with no TCP listener and no UDP socket */
+	size_t nno_listener;
+	int tw_reuse, fin_timeout_s;	/* sysctls of the namespace; -1 unread */
+	int64_t max_tw_buckets;
 	uint64_t listen_inodes[OBS_CENSUS_LISTENERS]; /* listeners on target ports */
 	size_t nlisten;
 	uint64_t listen_queued;	  /* children in their accept queues, all of them */
 	uint32_t listen_qlen_max; /* the fullest accept queue */
 	uint32_t listen_backlog;  /* its backlog */
+	uint16_t listen_port;	  /* its port */
 	double took_ms; /* time the census took */
 };
 

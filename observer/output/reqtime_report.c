@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* Request timing output: live lines, the text summary and the "request_timing" JSON object. */
+/* Request timing output: live lines, the interval record, the text summary and the
+ * "request_timing" JSON object, from the snapshots observer/features/requests.c keeps. */
 #include <errno.h>
 #include <string.h>
 #include <time.h>
 #include "loadlens/cli.h"
 #include "loadlens/hist_json.h"
 #include "reqtime.h"
-
-/* Intervals kept for the JSON: a day of 1 s ticks; later ones are counted, not kept. */
-#define MAX_INTERVALS 86400
 
 struct x__comp {
 	unsigned int which;
@@ -51,14 +49,6 @@ static void x__set(json_t *obj, const char *key, json_t *val, bool *ok)
 		*ok = false;
 }
 
-static uint64_t x__now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static double x__server_rps(const struct rt_ctrs *c)
 {
 	if (c->requests < 2 || c->last_ns <= c->first_ns)
@@ -66,30 +56,17 @@ static double x__server_rps(const struct rt_ctrs *c)
 	return (double)(c->requests - 1) * 1e9 / (double)(c->last_ns - c->first_ns);
 }
 
-int obs_reqtime_tick(struct obs_reqtime *rt, FILE *out, double interval_s)
+int obs_rt_fmt_live(FILE *out, const struct obs_reqtime *rt, const struct obs_reqtime_stats *d,
+		    const struct obs_reqtime_stats *cur, double interval_s)
 {
-	struct obs_reqtime_stats *cur = x__reqtime_cur(rt), *prev = x__reqtime_prev(rt);
-	struct obs_reqtime_stats *d = x__reqtime_delta(rt), *swap;
 	struct ll_hist *q = ll_hist_new(), *s = ll_hist_new(), *r = ll_hist_new();
-	json_t *iv = NULL, *slots = NULL, *one;
 	char a[32], b[32], c[32], e[32], f[32], g[32];
-	bool ok = q && s && r;
-	double rps;
 	size_t i;
 	int err = 0;
 
-	if (!ok) {
+	if (!q || !s || !r) {
 		err = -ENOMEM;
 		goto cleanup;
-	}
-	err = obs_reqtime_read(rt, cur);
-	if (err)
-		goto cleanup;
-	obs_reqtime_stats_sub(d, cur, prev);
-	if (json_array_size(x__reqtime_intervals(rt)) < MAX_INTERVALS) {
-		iv = json_object();
-		slots = json_array();
-		ok = iv && slots;
 	}
 	for (i = 0; i < d->nslots; i++) {
 		const struct rt_ctrs *ct = &d->slot[i].c;
@@ -99,17 +76,49 @@ int obs_reqtime_tick(struct obs_reqtime *rt, FILE *out, double interval_s)
 		obs_reqtime_hist(d, i, RT_QUEUE, q);
 		obs_reqtime_hist(d, i, RT_SERVICE, s);
 		obs_reqtime_hist(d, i, RT_RESIDENCE, r);
-		rps = interval_s > 0 ? (double)ct->requests / interval_s : 0.0;
 		fprintf(out,
 			"  %s/%-5u req %8llu %9.1f/s  queue p50 %-7s p99 %-7s  service p50 %-7s "
 			"p99 %-7s  residence p50 %-7s p99 %s\n",
 			obs_reqtime_slot_proto(i), obs_reqtime_slot_port(rt, i),
-			(unsigned long long)ct->requests, rps, x__pct(q, 50, a, sizeof(a)),
-			x__pct(q, 99, b, sizeof(b)), x__pct(s, 50, c, sizeof(c)),
-			x__pct(s, 99, e, sizeof(e)), x__pct(r, 50, f, sizeof(f)),
-			x__pct(r, 99, g, sizeof(g)));
-		if (!slots)
+			(unsigned long long)ct->requests,
+			interval_s > 0 ? (double)ct->requests / interval_s : 0.0,
+			x__pct(q, 50, a, sizeof(a)), x__pct(q, 99, b, sizeof(b)),
+			x__pct(s, 50, c, sizeof(c)), x__pct(s, 99, e, sizeof(e)),
+			x__pct(r, 50, f, sizeof(f)), x__pct(r, 99, g, sizeof(g)));
+	}
+	ll_hist_reset(q);
+	for (i = 0; i < LL_HIST_BUCKETS; i++)
+		ll_hist_add_bucket(q, (uint32_t)i, d->runq[i]);
+	if (ll_hist_count(q))
+		fprintf(out, "  run-queue wait of serving threads: %llu wake-ups  p50 %s  p99 %s\n",
+			(unsigned long long)ll_hist_count(q), x__pct(q, 50, a, sizeof(a)),
+			x__pct(q, 99, b, sizeof(b)));
+	fflush(out);
+cleanup:
+	ll_hist_free(r);
+	ll_hist_free(s);
+	ll_hist_free(q);
+	return err;
+}
+
+json_t *obs_rt_fmt_interval(const struct obs_reqtime *rt, const struct obs_reqtime_stats *d,
+			    const struct obs_reqtime_stats *cur, double t, double interval_s)
+{
+	struct ll_hist *q = ll_hist_new(), *s = ll_hist_new(), *r = ll_hist_new();
+	json_t *iv = json_object(), *slots = json_array(), *one;
+	bool ok = q && s && r && iv && slots;
+	double rps;
+	size_t i;
+
+	for (i = 0; ok && i < d->nslots; i++) {
+		const struct rt_ctrs *ct = &d->slot[i].c;
+
+		if (!x__slot_active(&d->slot[i]) && !x__slot_active(&cur->slot[i]))
 			continue;
+		obs_reqtime_hist(d, i, RT_QUEUE, q);
+		obs_reqtime_hist(d, i, RT_SERVICE, s);
+		obs_reqtime_hist(d, i, RT_RESIDENCE, r);
+		rps = interval_s > 0 ? (double)ct->requests / interval_s : 0.0;
 		one = json_object();
 		if (!one || json_array_append_new(slots, one)) {
 			ok = false;
@@ -126,40 +135,26 @@ int obs_reqtime_tick(struct obs_reqtime *rt, FILE *out, double interval_s)
 		x__set(one, "residence_p50", x__pct_json(r, 50), &ok);
 		x__set(one, "residence_p99", x__pct_json(r, 99), &ok);
 	}
-	ll_hist_reset(q);
-	for (i = 0; i < LL_HIST_BUCKETS; i++)
-		ll_hist_add_bucket(q, (uint32_t)i, d->runq[i]);
-	if (ll_hist_count(q))
-		fprintf(out, "  run-queue wait of serving threads: %llu wake-ups  p50 %s  p99 %s\n",
-			(unsigned long long)ll_hist_count(q), x__pct(q, 50, a, sizeof(a)),
-			x__pct(q, 99, b, sizeof(b)));
-	fflush(out);
-	if (iv) {
-		x__set(iv, "t_s", json_real((double)(x__now_ns() - x__reqtime_start_ns(rt)) / 1e9),
-		       &ok);
+	if (ok) {
+		ll_hist_reset(q);
+		for (i = 0; i < LL_HIST_BUCKETS; i++)
+			ll_hist_add_bucket(q, (uint32_t)i, d->runq[i]);
+		x__set(iv, "t_s", json_real(t), &ok);
 		x__set(iv, "interval_s", json_real(interval_s), &ok);
 		x__set(iv, "slots", slots, &ok);
 		slots = NULL;
 		x__set(iv, "run_queue_wait_p50", x__pct_json(q, 50), &ok);
 		x__set(iv, "run_queue_wait_p99", x__pct_json(q, 99), &ok);
-		if (ok && !json_array_append_new(x__reqtime_intervals(rt), iv))
-			iv = NULL;
 	}
-	swap = x__reqtime_prev(rt);
-	memcpy(swap->slot, cur->slot, cur->nslots * sizeof(*cur->slot));
-	memcpy(swap->global, cur->global, sizeof(cur->global));
-	memcpy(swap->runq, cur->runq, sizeof(cur->runq));
-	swap->missed = cur->missed;
-	if (!ok)
-		err = -ENOMEM;
-
-cleanup:
-	json_decref(slots);
-	json_decref(iv);
 	ll_hist_free(r);
 	ll_hist_free(s);
 	ll_hist_free(q);
-	return err;
+	json_decref(slots);
+	if (!ok) {
+		json_decref(iv);
+		return NULL;
+	}
+	return iv;
 }
 
 static void x__notes(FILE *out, const struct rt_ctrs *c)
@@ -207,22 +202,38 @@ static void x__runq_hist(const struct obs_reqtime_stats *st, struct ll_hist *h)
 	}
 }
 
-int obs_reqtime_finish(struct obs_reqtime *rt, FILE *out)
+void obs_rt_lost(const struct obs_reqtime *rt, const struct obs_reqtime_stats *st,
+		 struct obs_rt_lost *out)
 {
-	struct obs_reqtime_stats *st = x__reqtime_cur(rt);
+	uint64_t written;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	out->no_storage = st->global[RT_G_NO_STORAGE];
+	out->tgids_full = st->global[RT_G_TGIDS_FULL];
+	out->skipped_runs = st->missed;
+	for (i = 0; i < st->nslots; i++)
+		out->trace_lost += st->slot[i].c.trace_lost;
+	obs_reqtime_trace_counts(rt, &written, &out->trace_write_errors);
+	out->trace_errno = obs_reqtime_trace_error(rt);
+}
+
+uint64_t obs_rt_lost_total(const struct obs_rt_lost *l)
+{
+	return l->no_storage + l->tgids_full + l->skipped_runs + l->trace_lost;
+}
+
+int obs_rt_fmt_summary(FILE *out, const struct obs_reqtime *rt, const struct obs_reqtime_stats *st)
+{
 	struct ll_hist *h = ll_hist_new();
 	char p50[32], p90[32], p99[32], p999[32], mx[32], mean[32];
 	uint64_t written, werr;
 	bool any = false;
 	size_t i, k;
-	int err;
+	int err = 0;
 
 	if (!h)
 		return -ENOMEM;
-	x__reqtime_trace_stop(rt);
-	err = obs_reqtime_read(rt, st);
-	if (err)
-		goto cleanup;
 	fprintf(out, "request timing (%s)\n", obs_reqtime_attached(rt));
 	if (obs_reqtime_features(rt)->arrivals_sampled)
 		fprintf(out, "  arrivals sampled (--arrivals sampled): sk_data_ready attached %.0f%% of "
@@ -278,20 +289,18 @@ int obs_reqtime_finish(struct obs_reqtime *rt, FILE *out)
 			obs_reqtime_scope(rt), (unsigned long long)st->global[RT_G_FOREIGN],
 			(unsigned long long)st->global[RT_G_CLIENT],
 			(unsigned long long)st->global[RT_G_PORTS_FULL], RT_DYN_PORTS);
-	if (st->global[RT_G_NO_STORAGE] || st->global[RT_G_ACCEPTED_FULL] || st->missed)
-		fprintf(out, "  drops: socket state not created %llu, accept map full %llu, skipped "
-			     "runs %llu\n",
+	if (st->global[RT_G_NO_STORAGE] || st->global[RT_G_TGIDS_FULL] || st->missed)
+		fprintf(out, "  drops: socket state not created %llu, run-queue slots full %llu, "
+			     "skipped runs %llu\n",
 			(unsigned long long)st->global[RT_G_NO_STORAGE],
-			(unsigned long long)st->global[RT_G_ACCEPTED_FULL],
+			(unsigned long long)st->global[RT_G_TGIDS_FULL],
 			(unsigned long long)st->missed);
 	fflush(out);
-
-cleanup:
 	ll_hist_free(h);
 	return err;
 }
 
-static json_t *x__slot_json(struct obs_reqtime *rt, const struct obs_reqtime_stats *st, size_t i,
+static json_t *x__slot_json(const struct obs_reqtime *rt, const struct obs_reqtime_stats *st, size_t i,
 			    struct ll_hist *h, bool *ok)
 {
 	const struct rt_ctrs *c = &st->slot[i].c;
@@ -324,10 +333,10 @@ static json_t *x__slot_json(struct obs_reqtime *rt, const struct obs_reqtime_sta
 	return o;
 }
 
-int obs_reqtime_json_add(struct obs_reqtime *rt, json_t *root)
+int obs_rt_fmt_json_add(json_t *root, const struct obs_reqtime *rt,
+			const struct obs_reqtime_stats *st, json_t *intervals)
 {
 	const struct obs_reqtime_features *f = obs_reqtime_features(rt);
-	struct obs_reqtime_stats *st = x__reqtime_cur(rt);
 	json_t *o = json_object(), *slots = json_array(), *feat = json_object();
 	struct ll_hist *h = ll_hist_new();
 	uint64_t written, werr;
@@ -356,8 +365,6 @@ int obs_reqtime_json_add(struct obs_reqtime *rt, json_t *root)
 	x__set(o, "trace_written", json_integer((json_int_t)written), &ok);
 	x__set(o, "trace_write_errors", json_integer((json_int_t)werr), &ok);
 	x__set(o, "no_storage", json_integer((json_int_t)st->global[RT_G_NO_STORAGE]), &ok);
-	x__set(o, "accepted_map_full", json_integer((json_int_t)st->global[RT_G_ACCEPTED_FULL]),
-	       &ok);
 	x__set(o, "tgids_full", json_integer((json_int_t)st->global[RT_G_TGIDS_FULL]), &ok);
 	x__set(o, "scope", json_string(obs_reqtime_scope(rt)), &ok);
 	x__set(o, "foreign_sockets", json_integer((json_int_t)st->global[RT_G_FOREIGN]), &ok);
@@ -366,7 +373,7 @@ int obs_reqtime_json_add(struct obs_reqtime *rt, json_t *root)
 	x__set(o, "tcp_own_storage", json_integer((json_int_t)st->global[RT_G_TCP_OWN_STORAGE]),
 	       &ok);
 	x__set(o, "skipped_runs", json_integer((json_int_t)st->missed), &ok);
-	x__set(o, "intervals", json_incref(x__reqtime_intervals(rt)), &ok);
+	x__set(o, "intervals", json_incref(intervals), &ok);
 	if (ok) {
 		ok = !json_object_set_new(root, "request_timing", o); /* takes o either way */
 		o = NULL;

@@ -4,6 +4,7 @@
 #define LOADLENS_OBSERVER_FORENSICS_INT_H
 
 #include "forensics.h"
+#include "rules/snapshot.h"
 
 /* Run-long aggregates, for the findings. */
 struct obs_fx_run {
@@ -29,6 +30,7 @@ struct obs_fx_run {
 	uint64_t file_nr_max, file_max;
 	double acc_rate_min, acc_rate_max; /* over intervals with accepts */
 	uint64_t reconcile_abs_max;	   /* largest |live - census| over the states */
+	uint64_t cw_untracked_max;	   /* CLOSE_WAIT sockets past the census' age table */
 	char events[8][160];		   /* target exits and restarts, in order */
 	unsigned int nevents;
 };
@@ -41,11 +43,11 @@ struct obs_fx {
 	struct obs_conn *conn;
 	struct obs_conn_opts copts;
 	bool children;
-	FILE *ndjson;
+	struct obs_ndjson *ndjson;
 	char attached[256];
 	/* previous tick */
 	double t_prev;
-	struct obs_conn_stats *conn_prev;
+	struct obs_conn_stats *conn_last;
 	struct obs_fail_stats fail_prev, fail_cur, fail_delta;
 	struct obs_netstat ns_start, ns_cur;
 	/* census reconciliation: census[s] - (in[s] - out[s]) at the last census */
@@ -53,6 +55,7 @@ struct obs_fx {
 	bool have_base;
 	struct obs_census cs;
 	double census_next_t;	/* no census before this run time (s): 1% of a CPU at most */
+	double census_t;	/* the last census' run time (s) */
 	const char *pressure;	/* a sign of exhaustion this interval, for the syscall tier */
 	/* port growth: in-use counts of the top group at recent censuses */
 	double port_t[OBS_FX_HIST];
@@ -62,23 +65,49 @@ struct obs_fx {
 	double cw_t[OBS_FX_HIST];
 	unsigned int ncw;
 	struct obs_fx_ports ports_now;
-	/* watched processes */
-	struct obs_fx_proc procs[OBS_FX_PROCS];
-	size_t nprocs;
+	/* watched processes: up to max_procs (--max-procs); the others are counted */
+	struct obs_fx_proc *procs;
+	size_t nprocs, max_procs;
+	uint32_t unwatched[OBS_MAX_ERRPROCS]; /* distinct pids not watched for the cap */
+	size_t nunwatched;
+	uint64_t unwatched_more; /* past that list */
+	char first_unwatched_comm[16];
+	/* this interval's target exits and restarts, for the rules' snapshot */
+	struct obs_snap_event ev_now[OBS_SNAP_EVENTS];
+	size_t nev_now;
+	uint64_t ev_lost; /* past OBS_SNAP_EVENTS in one interval */
+	bool census_fresh; /* a census was taken this tick */
+	uint64_t tw_overflow_delta, listen_overflow_delta;
 	double next_owner_scan;
 	struct obs_fx_run run;
 	struct obs_fail_proc errprocs[OBS_MAX_ERRPROCS];
+	size_t nerrprocs;     /* read at the last tick */
+	/* their failures seen so far and their network namespace, for the interval's failures
+	 * of the watched namespace's processes */
+	struct obs_fx_errseen {
+		uint32_t pid;
+		uint32_t netns; /* 0: unknown (gone before it was read) */
+		uint64_t fails[OBS_FAIL_MAX];
+	} errseen[OBS_MAX_ERRPROCS];
+	size_t nerrseen;
+	uint64_t local_total[OBS_FAIL_MAX]; /* the watched namespace's failures since start */
+	uint64_t file_nr_now; /* fs.file-nr at the last tick */
 };
 
 /* A forecast of exhaustion further out than this (s) is not a forecast. */
 #define OBS_FX_FORECAST_HORIZON_S 600.0
 
-/* procs.c: watch pid (its fds, its exit); NULL when OBS_FX_PROCS are watched already. */
+/* procs.c: watch pid (its fds, its exit); NULL when --max-procs are watched already (counted). */
 struct obs_fx_proc *obs_fx__watch(struct obs_fx *fx, uint32_t pid);
 /* procs.c: target exits (ring buffer, /proc) and restarts (same executable), at time t (s). */
 void obs_fx__lifecycle(struct obs_fx *fx, double t);
 /* procs.c: which processes to watch, and each one's fds, growth and time to exhaustion. */
 void obs_fx__procs(struct obs_fx *fx, double t);
+
+/* forensics_snap.c: the forensics part of the rules' snapshot of the interval ending at t. */
+void obs_fx__snap(struct obs_fx *fx, const struct obs_conn_stats *delta,
+		  const uint64_t dsys[OBS_SYS_MAX][OBS_FAIL_MAX], double t, double dt,
+		  struct obs_snap *s);
 
 /* Slope of y over t by least squares, n points in a ring of OBS_FX_HIST ending at index n-1. */
 double obs_fx_slope(const double *t, const double *y, unsigned int n);

@@ -126,16 +126,27 @@ int obs_report_summary(FILE *out, const struct obs_report *r, const struct obs_c
 		r->syscalls_mode ? r->syscalls_mode : "auto", 100 * r->syscalls_share,
 		r->syscalls_reason ? "; held on by: " : "",
 		r->syscalls_reason ? r->syscalls_reason : "");
-	fprintf(out, "  drops              %12llu", (unsigned long long)obs_conn_drops(st));
-	if (obs_conn_drops(st))
-		fprintf(out, "  (queued map full %llu, unresolved fd %llu, skipped runs %llu)",
-			(unsigned long long)ctr[OBS_CTR_DROP_QUEUED],
+	fprintf(out, "  drops              %12llu", (unsigned long long)obs_report_lost(r, st));
+	if (obs_report_lost(r, st))
+		fprintf(out, "  (lost events: accepted fd unresolved %llu, connection programs' "
+			     "skipped runs %llu, forensics %llu, request timing %llu: socket state "
+			     "%llu, run-queue slots %llu, skipped runs %llu, trace records %llu)",
 			(unsigned long long)ctr[OBS_CTR_DROP_UNRESOLVED],
-			(unsigned long long)st->missed);
+			(unsigned long long)st->missed, (unsigned long long)r->lost_fx,
+			(unsigned long long)obs_rt_lost_total(&r->lost_rt),
+			(unsigned long long)r->lost_rt.no_storage,
+			(unsigned long long)r->lost_rt.tgids_full,
+			(unsigned long long)r->lost_rt.skipped_runs,
+			(unsigned long long)r->lost_rt.trace_lost);
 	fputc('\n', out);
 	fflush(out);
 	ll_hist_free(h);
 	return 0;
+}
+
+uint64_t obs_report_lost(const struct obs_report *r, const struct obs_conn_stats *st)
+{
+	return obs_conn_drops(st) + r->lost_fx + obs_rt_lost_total(&r->lost_rt);
 }
 
 /* json_object_set_new() that remembers a failure instead of losing it. */
@@ -145,9 +156,9 @@ static void x__set(json_t *obj, const char *key, json_t *val, bool *ok)
 		*ok = false;
 }
 
-json_t *obs_report_json(const struct obs_report *r, const struct obs_conn_stats *st)
+int obs_report_json_add(json_t *root, const struct obs_report *r, const struct obs_conn_stats *st)
 {
-	json_t *root = json_object(), *ports = json_array(), *errs = json_object();
+	json_t *ports = json_array(), *errs = json_object();
 	json_t *drops = json_object(), *features = json_object();
 	struct ll_hist *h = ll_hist_new();
 	const uint64_t *ctr = st->ctr;
@@ -165,9 +176,11 @@ json_t *obs_report_json(const struct obs_report *r, const struct obs_conn_stats 
 		if (st->errnos[e] && e != EAGAIN_SLOT)
 			x__set(errs, obs_errno_name(e, name, sizeof(name)),
 			       json_integer((json_int_t)st->errnos[e]), &ok);
-	x__set(drops, "queued_map_full", json_integer((json_int_t)ctr[OBS_CTR_DROP_QUEUED]), &ok);
 	x__set(drops, "unresolved_fd", json_integer((json_int_t)ctr[OBS_CTR_DROP_UNRESOLVED]), &ok);
 	x__set(drops, "skipped_runs", json_integer((json_int_t)st->missed), &ok);
+	x__set(drops, "forensics", json_integer((json_int_t)r->lost_fx), &ok);
+	x__set(drops, "request_timing", json_integer((json_int_t)obs_rt_lost_total(&r->lost_rt)),
+	       &ok);
 	x__set(features, "accept", json_boolean(r->features->accept), &ok);
 	x__set(features, "inet_sock_set_state",
 	       r->features->set_state ? json_string(r->features->set_state) : json_null(), &ok);
@@ -198,7 +211,8 @@ json_t *obs_report_json(const struct obs_report *r, const struct obs_conn_stats 
 					   r->syscalls_mode ? r->syscalls_mode : "auto",
 					   "attached_share", r->syscalls_share, "held_on_by",
 					   r->syscalls_reason), &ok);
-	x__set(root, "drops", json_integer((json_int_t)obs_conn_drops(st)), &ok);
+	x__set(root, "drops", json_integer((json_int_t)obs_report_lost(r, st)), &ok);
+	x__set(root, "lost_events", json_integer((json_int_t)obs_report_lost(r, st)), &ok);
 	x__set(root, "drops_by_reason", drops, &ok);
 	drops = NULL;
 	x__set(root, "features", features, &ok);
@@ -210,10 +224,5 @@ cleanup:
 	json_decref(drops);
 	json_decref(errs);
 	json_decref(ports);
-	if (!ok) {
-		json_decref(root);
-		errno = ENOMEM;
-		return NULL;
-	}
-	return root;
+	return ok ? 0 : -ENOMEM;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The socket programs (bpf/sockets.bpf.c) from userspace: choose what to attach, load, attach,
- * and read the connection counters back as totals. Request timing (observer/reqtime.c) shares the
- * object: it configures it between obs_conn_open() and obs_conn_start().
+ * and read the connection counters back as totals. Request timing (observer/features/reqtime.c) shares the
+ * object: it configures it between obs_conn_open() and obs_kernel_start().
  */
 #ifndef LOADLENS_OBSERVER_CONN_H
 #define LOADLENS_OBSERVER_CONN_H
@@ -18,7 +18,7 @@ struct obs_conn_opts {
 	const uint16_t *ports; /* target ports; nports == 0 means every port (host-wide) */
 	size_t nports;
 	bool no_tp_btf; /* use the raw_tp fallback for inet_sock_set_state even if tp_btf works */
-	/* further targets (observer/target.h); 0 / NULL = off */
+	/* further targets (observer/features/target.h); 0 / NULL = off */
 	uint32_t netns;		/* sockets of this network namespace only (its inode number) */
 	const uint32_t *pids;	/* processes (tgids) named by --pid: the "targets" map */
 	size_t npids;
@@ -42,7 +42,7 @@ struct obs_conn_stats {
 	uint64_t missed;		  /* program runs the kernel skipped (recursion) */
 };
 
-/* The target listeners' accept queues, from a sock_diag census (observer/census.c). */
+/* The target listeners' accept queues, from a sock_diag census (observer/features/census.c). */
 struct obs_listen_queue {
 	uint64_t queued;   /* children waiting in all of them */
 	uint32_t qlen_max; /* the fullest one: its queue length */
@@ -60,16 +60,18 @@ struct bpf_program;
  * obs_startup_check(prog, OBS_NEED_TRACEFS) first.
  */
 struct obs_conn *obs_conn_open(const char *prog, const struct obs_conn_opts *opts);
-/* The object, for request timing to configure before obs_conn_start(). */
+/* The object, for request timing to configure before obs_kernel_start(). */
 struct sockets_bpf *obs_conn_skel(struct obs_conn *c);
-/* Load, and attach everything but the syscall tier. Returns 0 or a negative errno (printed). */
-int obs_conn_start(struct obs_conn *c, const char *prog, const struct obs_conn_opts *opts);
+/* Load (and fill the targets map); then attach everything but the syscall tier. Each returns 0
+ * or a negative errno (printed). observer/kernel/skeletons.c calls them in order. */
+int obs_conn_load(struct obs_conn *c, const char *prog, const struct obs_conn_opts *opts);
+int obs_conn_attach(struct obs_conn *c, const char *prog);
 void obs_conn_free(struct obs_conn *c);
 /* The syscall tier's programs of this object into out[2]; returns how many. */
 size_t obs_conn_tier_progs(struct obs_conn *c, struct bpf_program **out);
 /* Accepts can only be counted at accept() (a process filter alone, or no state tracepoint). */
 bool obs_conn_by_calls(const struct obs_conn *c);
-/* The listen queues before obs_conn_start() attached anything: their children will be accepted
+/* The listen queues before obs_kernel_start() attached anything: their children will be accepted
  * without a handshake we see. Without a base, accepts are counted at accept(). */
 void obs_conn_base(struct obs_conn *c, const struct obs_listen_queue *q);
 /* Set st->ctr[OBS_CTR_ACCEPTED] (and the longest queue seen) from st's counters and the listen
@@ -83,7 +85,7 @@ int obs_conn_read(struct obs_conn *c, struct obs_conn_stats *st);
 /* Names of the attached programs, comma separated (for the "observing" line). */
 const char *obs_conn_attached(const struct obs_conn *c);
 /* The "targets" and "errprocs" maps, which failures.bpf.c shares (NULL if name is unknown). Valid
- * after obs_conn_start(). */
+ * after obs_kernel_start(). */
 struct bpf_map *obs_conn_map(const struct obs_conn *c, const char *name);
 
 /* st = a - b (counter by counter; WAIT_MAX_NS is a's). */
@@ -91,7 +93,7 @@ void obs_conn_stats_sub(struct obs_conn_stats *st, const struct obs_conn_stats *
 			const struct obs_conn_stats *b);
 /* The wait histogram of st as an ll_hist, with its exact sum and max. */
 void obs_conn_wait_hist(const struct obs_conn_stats *st, struct ll_hist *h);
-/* Drops of every kind (map full, unresolved fd, skipped runs). */
+/* The connection programs' drops (unresolved fd, skipped runs). */
 uint64_t obs_conn_drops(const struct obs_conn_stats *st);
 
 #endif /* LOADLENS_OBSERVER_CONN_H */

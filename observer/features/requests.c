@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: MIT
+/* The request-timing feature: read -> delta -> previous, interval records, the rules' slots. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "requests.h"
+
+/* Intervals kept for the JSON: a day of 1 s ticks; later ones are counted, not kept. */
+#define MAX_INTERVALS 86400
+
+struct obs_requests {
+	struct obs_reqtime *rt;
+	struct obs_reqtime_stats *cur, *prev, *delta;
+	json_t *intervals;
+};
+
+struct obs_requests *obs_requests_new(struct obs_reqtime *rt)
+{
+	struct obs_requests *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->rt = rt;
+	r->cur = obs_reqtime_stats_new(rt);
+	r->prev = obs_reqtime_stats_new(rt);
+	r->delta = obs_reqtime_stats_new(rt);
+	r->intervals = json_array();
+	if (!r->cur || !r->prev || !r->delta || !r->intervals) {
+		obs_requests_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void obs_requests_free(struct obs_requests *r)
+{
+	if (!r)
+		return;
+	json_decref(r->intervals);
+	obs_reqtime_stats_free(r->delta);
+	obs_reqtime_stats_free(r->prev);
+	obs_reqtime_stats_free(r->cur);
+	free(r);
+}
+
+void obs_requests_lost(const struct obs_requests *r, struct obs_rt_lost *out)
+{
+	obs_rt_lost(r->rt, r->cur, out);
+}
+
+static double x__p50(const struct obs_reqtime_stats *st, size_t i, unsigned int which,
+		     struct ll_hist *h)
+{
+	obs_reqtime_hist(st, i, which, h);
+	return ll_hist_count(h) ? (double)ll_hist_percentile(h, 50) : -1;
+}
+
+/* The rules' view of the interval: per slot, requests and the p50s; the run-queue wait. */
+static void x__snap(const struct obs_requests *r, struct obs_snap *snap, struct ll_hist *h)
+{
+	const struct obs_reqtime_stats *d = r->delta;
+	struct obs_snap_slot *sl;
+	size_t i;
+
+	snap->requests_on = true;
+	for (i = 0; i < d->nslots && snap->nslots < OBS_SNAP_SLOTS; i++) {
+		if (!d->slot[i].c.requests)
+			continue;
+		sl = &snap->slot[snap->nslots++];
+		sl->port = obs_reqtime_slot_port(r->rt, i);
+		sl->udp = i % 2;
+		sl->requests = d->slot[i].c.requests;
+		sl->queue_p50_ns = x__p50(d, i, RT_QUEUE, h);
+		sl->service_p50_ns = x__p50(d, i, RT_SERVICE, h);
+		sl->reads = r->cur->slot[i].c.requests;
+		/*
+		 * Wiring point (the BPF side's signals, issue 9 section 2): with struct rt_ctrs'
+		 * new counters, sl->pipelined_reads = r->cur->slot[i].c.multi_arrival;
+		 * sl->udp_multi_reader_sockets = r->cur->slot[i].c.udp_shared;
+		 * sl->udp_reader_switches = r->cur->slot[i].c.udp_switch.
+		 */
+	}
+	ll_hist_reset(h);
+	for (i = 0; i < LL_HIST_BUCKETS; i++)
+		ll_hist_add_bucket(h, (uint32_t)i, d->runq[i]);
+	snap->runq_on = obs_reqtime_features(r->rt)->runq;
+	snap->runq_count = ll_hist_count(h);
+	snap->runq_p50_ns = ll_hist_count(h) ? (double)ll_hist_percentile(h, 50) : -1;
+	snap->runq_p99_ns = ll_hist_count(h) ? (double)ll_hist_percentile(h, 99) : -1;
+}
+
+static void x__keep(struct obs_reqtime_stats *dst, const struct obs_reqtime_stats *src)
+{
+	memcpy(dst->slot, src->slot, src->nslots * sizeof(*src->slot));
+	memcpy(dst->global, src->global, sizeof(src->global));
+	memcpy(dst->runq, src->runq, sizeof(src->runq));
+	dst->missed = src->missed;
+}
+
+static int x__tick(void *self, struct obs_tick *tk)
+{
+	struct obs_requests *r = self;
+	struct ll_hist *h = ll_hist_new();
+	json_t *iv;
+	int err;
+
+	if (!h)
+		return -ENOMEM;
+	err = obs_reqtime_read(r->rt, r->cur);
+	if (err)
+		goto cleanup;
+	obs_reqtime_stats_sub(r->delta, r->cur, r->prev);
+	if (tk->snap)
+		x__snap(r, tk->snap, h);
+	if (json_array_size(r->intervals) < MAX_INTERVALS) {
+		iv = obs_rt_fmt_interval(r->rt, r->delta, r->cur, tk->t, tk->dt);
+		if (!iv || json_array_append_new(r->intervals, iv))
+			err = -ENOMEM;
+	}
+	x__keep(r->prev, r->cur);
+cleanup:
+	ll_hist_free(h);
+	return err;
+}
+
+static void x__live(void *self, const struct obs_tick *tk, FILE *out)
+{
+	struct obs_requests *r = self;
+
+	obs_rt_fmt_live(out, r->rt, r->delta, r->cur, tk->dt);
+}
+
+/* The final read, after the trace writer has drained. */
+static int x__finish(void *self, struct obs_tick *tk)
+{
+	struct obs_requests *r = self;
+
+	(void)tk;
+	x__reqtime_trace_stop(r->rt);
+	return obs_reqtime_read(r->rt, r->cur);
+}
+
+static int x__summary(void *self, FILE *out)
+{
+	struct obs_requests *r = self;
+
+	return obs_rt_fmt_summary(out, r->rt, r->cur);
+}
+
+static int x__json(void *self, json_t *root)
+{
+	struct obs_requests *r = self;
+
+	return obs_rt_fmt_json_add(root, r->rt, r->cur, r->intervals);
+}
+
+struct obs_feature obs_requests_feature(struct obs_requests *r)
+{
+	return (struct obs_feature){
+		.name = "requests",
+		.self = r,
+		.tick = x__tick,
+		.live = x__live,
+		.finish = x__finish,
+		.summary = x__summary,
+		.json = x__json,
+	};
+}

@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: MIT
+/* The observer's options: usage text, parsing and the checks between options. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "loadlens/cli.h"
+#include "loadlens/parse.h"
+#include "forensics.h"
+#include "options.h"
+
+#define NS_PER_S 1000000000ULL
+
+static void x__usage(FILE *out)
+{
+	fprintf(out,
+		PROG " - where requests' time goes and why connections fail, from the kernel (eBPF)\n"
+		     "\n"
+		     "Usage: " PROG " --port PORT [--port PORT ...] [OPTIONS]\n"
+		     "       " PROG " --all-ports [OPTIONS]\n"
+		     "\n"
+		     "Counts, in the kernel and from tracepoints only: connections accepted, accept-\n"
+		     "queue wait and length, listen overflows, resets, sockets per state (TIME_WAIT\n"
+		     "included), ephemeral-port pressure, fds against RLIMIT_NOFILE, failures by\n"
+		     "errno; and per request, socket-queue wait, service time and residence. Prints a\n"
+		     "line per interval, and a summary with plain-language findings on Ctrl-C,\n"
+		     "SIGTERM or after --duration. Needs root (or CAP_BPF and CAP_PERFMON); once\n"
+		     "attached it keeps only CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH (to read the\n"
+		     "/proc fd tables of targets running as other users),\n"
+		     "and a helper process keeps CAP_BPF and CAP_PERFMON only, to attach the\n"
+		     "on-demand programs (--syscalls auto, --arrivals sampled).\n"
+		     "\n"
+		     "Options:\n"
+		     "  -p, --port PORT       TCP port to observe (local port of the listener); repeat\n"
+		     "                        for up to %d ports\n"
+		     "      --all-ports       observe every TCP port on the host instead\n"
+		     "      --pid PID         observe a process (all its threads) and, without --port,\n"
+		     "                        time only its own sockets' requests; repeat for up to 16\n"
+		     "      --children        with --pid: the processes it forks too\n"
+		     "      --cgroup PATH     observe the processes of a cgroup v2 (and below)\n"
+		     "      --netns PATH|PID  watch this network namespace (default: the first\n"
+		     "                        target's, else the observer's own)\n"
+		     "      --ndjson FILE     write one JSON record per interval, and one per finding,\n"
+		     "                        to FILE\n"
+		     "      --max-procs N     watch the fds of up to N processes (default %d, at most\n"
+		     "                        %d); past it a process_cap finding names the first one\n"
+		     "                        left out\n"
+		     "  -i, --interval DUR    live line period (default 1s; 0 turns live lines off)\n"
+		     "  -d, --duration DUR    stop after DUR (default: run until Ctrl-C or SIGTERM)\n"
+		     "  -j, --json FILE       write the summary as JSON to FILE (docs/observer.md)\n"
+		     "      --trace FILE      write sampled requests (4-tuple, CLOCK_MONOTONIC\n"
+		     "                        timestamps of each component) to FILE as CSV\n"
+		     "      --trace-every N   sample one request in N per CPU (default 1: all)\n"
+		     "      --no-requests     no request timing: only connections, ports and fds\n"
+		     "      --runq            also time the run-queue wait of the serving processes'\n"
+		     "                        threads (runs on every context switch of the host)\n"
+		     "      --syscalls MODE   when to attach the syscall tracepoints (accept-queue\n"
+		     "                        wait per connection, failures by syscall): auto (default:\n"
+		     "                        one interval in %d, and while fds, ports or the accept\n"
+		     "                        queue near a limit), on, off. Any syscall tracepoint slows\n"
+		     "                        every syscall of the host; counts never depend on them\n"
+		     "      --arrivals MODE   always (default) or sampled: stamp request arrivals\n"
+		     "                        (sk_data_ready) one interval in %d only; counts and\n"
+		     "                        service times stay exact, queue wait and residence become\n"
+		     "                        a sample, and each request costs one event less\n"
+		     "  -v, --verbose         show libbpf's log\n"
+		     "      --check[=json]    what this kernel offers the observer (privilege, BTF,\n"
+		     "                        each tracepoint its programs attach to), then exit\n"
+		     "  -h, --help            show this help\n"
+		     "  -V, --version         show the version\n"
+		     "\n"
+		     "Durations: 250ms, 30s, 2m, 1h; a bare number means seconds.\n"
+		     "Findings are printed on stderr the interval they first hold, as\n"
+		     "  [HH:MM:SS] fds: python3 (pid 4242) will run out of file descriptors in ~9 s ...\n"
+		     "and repeated in the summary with the times they were first and last seen.\n"
+		     "\n"
+		     "Exit status: 0 ok, 1 runtime failure (an output that could not be written\n"
+		     "included), 64 usage error or missing privilege or kernel feature.\n"
+		     "\n"
+		     "EXAMPLES\n"
+		     "  sudo " PROG " --port 8080\n"
+		     "  sudo " PROG " -p 80 -p 443 --interval 5s\n"
+		     "  sudo " PROG " --port 8000 --duration 30s --json observer.json\n"
+		     "  sudo " PROG " --port 8000 --trace requests.csv --trace-every 100\n"
+		     "  sudo " PROG " --pid $(pidof nginx) --children --ndjson nginx.ndjson\n"
+		     "  sudo " PROG " --port 8080 --syscalls on    # every accept timed\n",
+		OBS_MAX_PORTS, OBS_FX_PROCS_DEFAULT, OBS_FX_PROCS_MAX, OBS_SYSTIER_SAMPLE_EVERY,
+		OBS_SYSTIER_SAMPLE_EVERY);
+}
+
+static void x__add_port(struct obs_args *a, const char *s)
+{
+	uint64_t v;
+	size_t i;
+
+	if (ll_parse_u64(s, 1, 65535, &v))
+		ll_usage_error(PROG, "invalid --port '%s' (expected 1-65535)", s);
+	for (i = 0; i < a->nports; i++)
+		if (a->ports[i] == v)
+			return;
+	if (a->nports == OBS_MAX_PORTS)
+		ll_usage_error(PROG, "too many --port options (at most %d)", OBS_MAX_PORTS);
+	a->ports[a->nports++] = (uint16_t)v;
+}
+
+static void x__add_pid(struct obs_args *a, const char *s)
+{
+	uint64_t v;
+
+	if (ll_parse_u64(s, 1, 4194304, &v))
+		ll_usage_error(PROG, "invalid --pid '%s' (expected a process id)", s);
+	if (a->targets.npids == OBS_MAX_PIDS)
+		ll_usage_error(PROG, "too many --pid options (at most %d)", OBS_MAX_PIDS);
+	a->targets.pids[a->targets.npids++] = (uint32_t)v;
+}
+
+void obs_args_parse(int argc, char **argv, struct obs_args *a)
+{
+	static const struct option longopts[] = {
+		{"port", required_argument, NULL, 'p'},
+		{"all-ports", no_argument, NULL, 'A'},
+		{"interval", required_argument, NULL, 'i'},
+		{"duration", required_argument, NULL, 'd'},
+		{"json", required_argument, NULL, 'j'},
+		{"pid", required_argument, NULL, 'P'},
+		{"children", no_argument, NULL, 'C'},
+		{"cgroup", required_argument, NULL, 'G'},
+		{"ndjson", required_argument, NULL, 'N'},
+		{"trace", required_argument, NULL, 'T'},
+		{"trace-every", required_argument, NULL, 'E'},
+		{"no-requests", no_argument, NULL, 'Q'},
+		{"runq", no_argument, NULL, 'R'},
+		{"syscalls", required_argument, NULL, 'S'},
+		{"arrivals", required_argument, NULL, 'a'},
+		{"max-procs", required_argument, NULL, 'M'},
+		{"netns", required_argument, NULL, 'n'},
+		{"check", optional_argument, NULL, 'K'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	int opt;
+
+	memset(a, 0, sizeof(*a));
+	a->interval_ns = NS_PER_S;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":p:i:d:j:vhV", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'p':
+			x__add_port(a, optarg);
+			break;
+		case 'A':
+			a->all_ports = true;
+			break;
+		case 'i':
+			if (ll_parse_duration(optarg, &a->interval_ns))
+				ll_usage_error(PROG, "invalid --interval '%s' (e.g. 1s, 500ms, 0)",
+					       optarg);
+			break;
+		case 'd':
+			if (ll_parse_duration(optarg, &a->duration_ns) || !a->duration_ns)
+				ll_usage_error(PROG, "invalid --duration '%s' (e.g. 30s, 2m)", optarg);
+			break;
+		case 'j':
+			a->json_path = optarg;
+			break;
+		case 'T':
+			a->trace_path = optarg;
+			break;
+		case 'E':
+			if (ll_parse_u64(optarg, 1, UINT32_MAX, &a->trace_every))
+				ll_usage_error(PROG, "invalid --trace-every '%s' (1 or more)", optarg);
+			break;
+		case 'R':
+			a->runq = true;
+			break;
+		case 'M':
+			if (ll_parse_u64(optarg, 1, OBS_FX_PROCS_MAX, &a->max_procs))
+				ll_usage_error(PROG, "invalid --max-procs '%s' (1-%d)", optarg,
+					       OBS_FX_PROCS_MAX);
+			break;
+		case 'Q':
+			a->no_requests = true;
+			break;
+		case 'a':
+			if (!strcmp(optarg, "sampled"))
+				a->arrivals_sampled = true;
+			else if (strcmp(optarg, "always"))
+				ll_usage_error(PROG, "invalid --arrivals '%s' (always or sampled)", optarg);
+			break;
+		case 'S': {
+			int m = obs_systier_mode_parse(optarg);
+
+			if (m < 0)
+				ll_usage_error(PROG, "invalid --syscalls '%s' (auto, on or off)", optarg);
+			a->syscalls = (enum obs_systier_mode)m;
+			break;
+		}
+		case 'P':
+			x__add_pid(a, optarg);
+			break;
+		case 'C':
+			a->targets.children = true;
+			break;
+		case 'G':
+			a->targets.cgroup = optarg;
+			break;
+		case 'N':
+			a->ndjson_path = optarg;
+			break;
+		case 'n':
+			a->netns = optarg;
+			break;
+		case 'K':
+			if (optarg && strcmp(optarg, "json"))
+				ll_usage_error(PROG, "--check takes no value or =json");
+			a->check = optarg ? 2 : 1;
+			break;
+		case 'v':
+			a->verbose = true;
+			break;
+		case 'h':
+			x__usage(stdout);
+			exit(LL_EXIT_OK);
+		case 'V':
+			printf("%s %s\n", PROG, LOADLENS_VERSION);
+			exit(LL_EXIT_OK);
+		case ':':
+			ll_usage_error(PROG, "option '%s' needs a value; see --help", argv[optind - 1]);
+		default:
+			ll_usage_error(PROG, "unknown option '%s'; see --help", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		ll_usage_error(PROG, "unexpected argument '%s'; see --help", argv[optind]);
+	if (a->check)
+		return;
+	if (!a->nports && !a->all_ports && !a->targets.npids && !a->targets.cgroup)
+		ll_usage_error(PROG, "nothing to observe: give --port PORT, --pid PID, --cgroup PATH "
+				     "or --all-ports");
+	if (a->targets.children && !a->targets.npids)
+		ll_usage_error(PROG, "--children needs --pid");
+	if (a->nports && a->all_ports)
+		ll_usage_error(PROG, "--port and --all-ports exclude each other");
+	if (a->no_requests && a->trace_path)
+		ll_usage_error(PROG, "--trace needs request timing; drop --no-requests");
+	if (a->arrivals_sampled && a->no_requests)
+		ll_usage_error(PROG, "--arrivals needs request timing; drop --no-requests");
+	if (a->arrivals_sampled && !a->interval_ns)
+		ll_usage_error(PROG, "--arrivals sampled opens its windows per interval; give --interval");
+}
+

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/* The observer's options: parsed and checked here, before anything is opened. */
+#ifndef LOADLENS_OBSERVER_OPTIONS_H
+#define LOADLENS_OBSERVER_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "loadlens/observer.h"
+#include "systier.h"
+#include "target.h"
+
+#define PROG "loadlens-observer"
+
+struct obs_args {
+	uint16_t ports[OBS_MAX_PORTS];
+	size_t nports;
+	bool all_ports;
+	uint64_t interval_ns;
+	uint64_t duration_ns; /* 0: until SIGINT/SIGTERM */
+	const char *json_path;
+	struct obs_target_spec targets; /* --pid, --children, --cgroup */
+	const char *netns; /* --netns PATH|PID */
+	const char *ndjson_path;
+	const char *trace_path; /* request timing: sampled per-request CSV */
+	uint64_t trace_every;
+	bool no_requests; /* --no-requests: request timing (issue 4) off */
+	bool runq; /* request timing: run-queue wait of the serving processes */
+	enum obs_systier_mode syscalls; /* --syscalls: when the syscall tracepoints are attached */
+	bool arrivals_sampled; /* --arrivals sampled: sk_data_ready in windows only */
+	uint64_t max_procs;    /* --max-procs: processes whose fds are watched */
+	bool verbose;
+	int check; /* --check: 1 text, 2 JSON */
+};
+
+/* Parse argv into a; --help and --version exit 0, bad input exits 64 with one line. */
+void obs_args_parse(int argc, char **argv, struct obs_args *a);
+
+#endif /* LOADLENS_OBSERVER_OPTIONS_H */

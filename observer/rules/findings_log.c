@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: MIT
+/* The run's findings log: first and last seen per (kind, key); which findings are news. */
+#include <stdbool.h>
+#include <string.h>
+#include "findings_log.h"
+
+void obs_flog_init(struct obs_flog *l)
+{
+	memset(l, 0, sizeof(*l));
+}
+
+void obs_flog_free(struct obs_flog *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		json_decref(l->seen[i].f.evidence);
+	l->n = 0;
+}
+
+static struct obs_seen *x__find(struct obs_flog *l, const struct obs_finding *f)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (!strcmp(l->seen[i].f.kind, f->kind) && !strcmp(l->seen[i].f.key, f->key))
+			return &l->seen[i];
+	return NULL;
+}
+
+size_t obs_flog_merge(struct obs_flog *l, struct obs_findings *fs, double t, size_t *news,
+		      size_t max)
+{
+	struct obs_finding *f;
+	struct obs_seen *s;
+	size_t i, n = 0;
+	bool is_news;
+
+	l->dropped += fs->dropped;
+	for (i = 0; i < fs->n; i++) {
+		f = &fs->f[i];
+		s = x__find(l, f);
+		is_news = !s || f->severity > s->f.severity;
+		if (!s) {
+			if (l->n == OBS_FLOG_MAX) {
+				l->dropped++;
+				json_decref(f->evidence);
+				continue;
+			}
+			s = &l->seen[l->n++];
+			memset(s, 0, sizeof(*s));
+			s->first_seen = t;
+		} else if (f->severity < s->f.severity) {
+			/* keep the gravest words; a milder interval only extends it */
+			s->last_seen = t;
+			s->intervals++;
+			json_decref(f->evidence);
+			continue;
+		} else {
+			json_decref(s->f.evidence);
+		}
+		s->f = *f;
+		s->last_seen = t;
+		s->intervals++;
+		if (is_news && n < max)
+			news[n++] = (size_t)(s - l->seen);
+	}
+	fs->n = 0;
+	fs->dropped = 0;
+	return n;
+}
+
+size_t obs_flog_count(const struct obs_flog *l, enum obs_severity sev)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < l->n; i++)
+		n += l->seen[i].f.severity >= sev;
+	return n;
+}

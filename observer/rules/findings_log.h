@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The run's findings log: every finding the rules made, once per (kind, key), with the interval
+ * it was first and last seen and its latest text and evidence. It says which findings are news
+ * (first seen, or graver than before): those are printed live (observer/output/findings_out.c).
+ */
+#ifndef LOADLENS_OBSERVER_RULES_FINDINGS_LOG_H
+#define LOADLENS_OBSERVER_RULES_FINDINGS_LOG_H
+
+#include <stdint.h>
+#include "finding.h"
+
+#define OBS_FLOG_MAX 256 /* distinct findings kept for the summary; more are counted */
+
+struct obs_seen {
+	struct obs_finding f; /* the latest text and evidence, at the gravest severity seen */
+	double first_seen, last_seen; /* seconds since start */
+	uint64_t intervals;	      /* intervals it held */
+};
+
+struct obs_flog {
+	struct obs_seen seen[OBS_FLOG_MAX];
+	size_t n;
+	uint64_t dropped; /* findings not kept: past OBS_FLOG_MAX, or past one interval's list */
+};
+
+void obs_flog_init(struct obs_flog *l);
+void obs_flog_free(struct obs_flog *l);
+/*
+ * Merge one interval's findings, made at t: takes their evidence and empties fs. The log entries
+ * that are news go into news[] (up to max, by index into l->seen); returns how many.
+ */
+size_t obs_flog_merge(struct obs_flog *l, struct obs_findings *fs, double t, size_t *news,
+		      size_t max);
+/* Entries of at least severity sev. */
+size_t obs_flog_count(const struct obs_flog *l, enum obs_severity sev);
+
+#endif /* LOADLENS_OBSERVER_RULES_FINDINGS_LOG_H */

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Where a finding is decided. Each rule is a pure function from the run's snapshots so far
+ * (observer/rules/snapshot.h) to zero or more findings (finding.h) that hold in the latest
+ * interval. No kernel, no files, no clock: tests/unit/test_rules.c runs them on synthetic
+ * snapshots. The thresholds are here, with the reason for each.
+ */
+#ifndef LOADLENS_OBSERVER_RULES_RULES_H
+#define LOADLENS_OBSERVER_RULES_RULES_H
+
+#include "finding.h"
+#include "snapshot.h"
+
+/* Ephemeral ports: a group is pressed from half its range on (ports a new connect cannot reuse). */
+#define OBS_RULE_PORT_PCT 50.0
+/* A forecast of exhaustion further out than this (s) is not a forecast. */
+#define OBS_RULE_HORIZON_S 600.0
+/* TIME_WAIT costs memory: a finding from this share of net.ipv4.tcp_max_tw_buckets on. */
+#define OBS_RULE_TW_BUCKETS_PCT 80.0
+/* Kernel memory of one TIME_WAIT socket (the tw_sock_TCP slab object), for the memory figure. */
+#define OBS_RULE_TW_BYTES 256
+/* FIN_WAIT2 orphans: this many sockets of a port in FIN_WAIT2 for 0.4 s or more (the census
+ * ages them by cookie: a close under way leaves FIN_WAIT2 within a round trip). */
+#define OBS_RULE_FW2_MIN 10
+/* CLOSE_WAIT: this many accepted sockets in it for 0.4 s or more. */
+#define OBS_RULE_CW_MIN 10
+/* fds: a forecast needs half the limit used (or exhaustion within 30 s), growth over 3 samples */
+#define OBS_RULE_FD_FORECAST_PCT 50.0
+#define OBS_RULE_FD_SOON_S 30.0
+#define OBS_RULE_FD_HIGH_PCT 90.0
+/* fd leak: fds rising at every sample of 5, by this many at least, while accepts hold steady
+ * and ESTABLISHED (census) grows at less than half their rate (held connections are no leak) */
+#define OBS_RULE_LEAK_SAMPLES 5
+#define OBS_RULE_LEAK_MIN_FDS 5
+/* system file handles */
+#define OBS_RULE_FILES_HIGH_PCT 90.0
+/* Saturation: socket-queue wait >= 10x service at p50, and at least 5 ms (below it, a queue is
+ * no one's problem: a thread-per-connection python server queues 0.5 ms behind its GIL), with 10
+ * requests an interval, 2 intervals in a row. Run-queue wait p50 >= 1 ms there, 2 intervals in a
+ * row, is CPU saturation. */
+#define OBS_RULE_SAT_RATIO 10.0
+#define OBS_RULE_SAT_MIN_QUEUE_NS 5e6
+#define OBS_RULE_SAT_MIN_REQUESTS 10
+#define OBS_RULE_SAT_INTERVALS 2
+#define OBS_RULE_RUNQ_P50_NS 1e6
+/* Pipelining: a note once this share of reads carried several requests. */
+#define OBS_RULE_PIPELINE_PCT 1.0
+
+typedef void (*obs_rule_fn)(const struct obs_snap_hist *h, struct obs_findings *out);
+
+/* The rules, one per topic (rules_sockets.c, rules_fds.c, rules_requests.c, rules_scope.c). */
+void obs_rule_port_exhaustion(const struct obs_snap_hist *h, struct obs_findings *out);
+void obs_rule_time_wait(const struct obs_snap_hist *h, struct obs_findings *out);
+void obs_rule_fin_wait2(const struct obs_snap_hist *h, struct obs_findings *out);
+void obs_rule_close_wait(const struct obs_snap_hist *h, struct obs_findings *out);
+void obs_rule_listen_overflow(const struct obs_snap_hist *h, struct obs_findings *out);
+void obs_rule_addrinuse(const struct obs_snap_hist *h, struct obs_findings *out);
+void obs_rule_fds(const struct obs_snap_hist *h, struct obs_findings *out);
+void obs_rule_fd_leak(const struct obs_snap_hist *h, struct obs_findings *out);
+void obs_rule_system_fds(const struct obs_snap_hist *h, struct obs_findings *out);
+void obs_rule_process_cap(const struct obs_snap_hist *h, struct obs_findings *out);
+void obs_rule_target_exit(const struct obs_snap_hist *h, struct obs_findings *out);
+void obs_rule_saturation(const struct obs_snap_hist *h, struct obs_findings *out);
+void obs_rule_pipelining(const struct obs_snap_hist *h, struct obs_findings *out);
+void obs_rule_udp_shared(const struct obs_snap_hist *h, struct obs_findings *out);
+void obs_rule_netns_outside(const struct obs_snap_hist *h, struct obs_findings *out);
+void obs_rule_no_listener(const struct obs_snap_hist *h, struct obs_findings *out);
+
+/* Every rule, in the order findings are listed. */
+void obs_rules_run(const struct obs_snap_hist *h, struct obs_findings *out);
+
+/* Helpers the rules share (rules.c). */
+/* "28,190" */
+const char *obs_rule_num(uint64_t v, char *buf, size_t len);
+/* "9.4 ms", "120 us" */
+const char *obs_rule_ns(double ns, char *buf, size_t len);
+/* Least-squares slope of y over t. */
+double obs_rule_slope(const double *t, const double *y, unsigned int n);
+/* The latest snapshot with a census, within `within` intervals back, or NULL. */
+const struct obs_snap *obs_rule_census(const struct obs_snap_hist *h, unsigned int within,
+				       unsigned int *back);
+
+#endif /* LOADLENS_OBSERVER_RULES_RULES_H */

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: MIT
+/* Rules on processes: fds against RLIMIT_NOFILE, fd leaks, system file handles, the watch cap,
+ * target exits. */
+#include <stdio.h>
+#include <string.h>
+#include "rules.h"
+
+static const struct obs_snap_proc *x__proc(const struct obs_snap *s, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < s->nprocs; i++)
+		if (s->proc[i].pid == pid)
+			return &s->proc[i];
+	return NULL;
+}
+
+/* Open fds of pid, newest first, while each snapshot has them; returns how many. */
+static unsigned int x__fd_series(const struct obs_snap_hist *h, uint32_t pid, double *t, double *y,
+				 unsigned int max)
+{
+	const struct obs_snap_proc *p;
+	const struct obs_snap *s;
+	unsigned int b, n = 0;
+
+	for (b = 0; n < max && (s = obs_snap_at(h, b)); b++) {
+		p = x__proc(s, pid);
+		if (!p || !p->watched || p->exited || p->open < 0)
+			break;
+		t[n] = s->t;
+		y[n++] = (double)p->open;
+	}
+	return n;
+}
+
+static json_t *x__fd_evidence(const struct obs_snap_proc *p, uint64_t emfile, double tte)
+{
+	return json_pack("{s:i, s:s, s:I, s:I, s:I, s:I, s:o}", "pid", (int)p->pid, "comm", p->comm,
+			 "open", (json_int_t)p->open, "soft", (json_int_t)p->soft, "hard",
+			 (json_int_t)p->hard, "emfile", (json_int_t)emfile, "forecast_s",
+			 tte >= 0 ? json_real(tte) : json_null());
+}
+
+void obs_rule_fds(const struct obs_snap_hist *h, struct obs_findings *out)
+{
+	const struct obs_snap *now = obs_snap_at(h, 0), *prev = obs_snap_at(h, 1);
+	const struct obs_snap_proc *p, *pp;
+	double t[OBS_SNAP_HIST], y[OBS_SNAP_HIST], rate, tte, pct;
+	char a[32], key[24], open[96];
+	unsigned int n;
+	uint64_t new;
+	size_t i;
+
+	for (i = 0; i < now->nprocs; i++) {
+		p = &now->proc[i];
+		snprintf(key, sizeof(key), "pid %u", p->pid);
+		pp = prev ? x__proc(prev, p->pid) : NULL;
+		new = p->emfile - (pp && pp->emfile <= p->emfile ? pp->emfile : 0);
+		if (new) {
+			if (p->open >= 0 && p->soft > 0)
+				snprintf(open, sizeof(open), "%lld open of RLIMIT_NOFILE %lld (hard "
+					 "%lld)", (long long)p->open, (long long)p->soft,
+					 (long long)p->hard);
+			else if (p->watched)
+				snprintf(open, sizeof(open), "its fds could not be read");
+			else
+				snprintf(open, sizeof(open), "its fds are not watched (--max-procs)");
+			obs_findings_add(out, "fd_exhaustion", OBS_SEV_CRITICAL, key,
+					 x__fd_evidence(p, p->emfile, -1),
+					 "fds: %s (pid %u) ran out of file descriptors: EMFILE %s times "
+					 "(the latest in %s()); %s; raise the limit (ulimit -n, "
+					 "LimitNOFILE=) or close fds sooner", p->comm, p->pid,
+					 obs_rule_num(p->emfile, a, sizeof(a)),
+					 p->last_sys ? p->last_sys : "?", open);
+			continue;
+		}
+		if (!p->watched || p->exited || p->open < 0 || p->soft <= 0)
+			continue;
+		pct = 100.0 * p->open / p->soft;
+		n = x__fd_series(h, p->pid, t, y, OBS_SNAP_HIST);
+		rate = n >= 3 && t[0] - t[n - 1] >= 2.0 ? obs_rule_slope(t, y, n) : 0;
+		tte = -1;
+		if (rate > 0.1 && p->open < p->soft && y[0] > y[1]) {
+			tte = (p->soft - p->open) / rate;
+			if (tte > OBS_RULE_HORIZON_S ||
+			    (pct < OBS_RULE_FD_FORECAST_PCT && tte > OBS_RULE_FD_SOON_S))
+				tte = -1;
+		}
+		if (tte >= 0)
+			obs_findings_add(out, "fd_exhaustion", OBS_SEV_WARNING, key,
+					 x__fd_evidence(p, 0, tte),
+					 "fds: %s (pid %u) will run out of file descriptors in ~%.0f s "
+					 "(%lld of %lld, %+.0f/s)", p->comm, p->pid, tte,
+					 (long long)p->open, (long long)p->soft, rate);
+		else if (pct >= OBS_RULE_FD_HIGH_PCT)
+			obs_findings_add(out, "fd_exhaustion", OBS_SEV_WARNING, key,
+					 x__fd_evidence(p, 0, -1),
+					 "fds: %s (pid %u) holds %lld of its RLIMIT_NOFILE %lld open "
+					 "(%.0f%%)", p->comm, p->pid, (long long)p->open,
+					 (long long)p->soft, pct);
+	}
+}
+
+/* Growth of ESTABLISHED sockets (census) since `since`, per second; 0 with fewer than 2. */
+static double x__est_slope(const struct obs_snap_hist *h, double since)
+{
+	double t[OBS_SNAP_HIST], y[OBS_SNAP_HIST];
+	const struct obs_snap *s;
+	unsigned int b, n = 0;
+
+	for (b = 0; (s = obs_snap_at(h, b)) && s->t >= since; b++) {
+		if (!s->census)
+			continue;
+		t[n] = s->t;
+		y[n++] = (double)s->state[OBS_SNAP_ESTABLISHED];
+	}
+	return n >= 2 ? obs_rule_slope(t, y, n) : 0;
+}
+
+void obs_rule_fd_leak(const struct obs_snap_hist *h, struct obs_findings *out)
+{
+	const struct obs_snap *now = obs_snap_at(h, 0), *s;
+	double t[OBS_SNAP_HIST], y[OBS_SNAP_HIST], amin = -1, amax = 0, a;
+	const struct obs_snap_proc *p;
+	unsigned int n, k;
+	char key[24];
+	bool up;
+	size_t i;
+
+	for (i = 0; i < now->nprocs; i++) {
+		p = &now->proc[i];
+		if (!p->watched || p->exited || p->emfile)
+			continue;
+		n = x__fd_series(h, p->pid, t, y, OBS_RULE_LEAK_SAMPLES);
+		if (n < OBS_RULE_LEAK_SAMPLES || y[0] - y[n - 1] < OBS_RULE_LEAK_MIN_FDS)
+			continue;
+		for (k = 1, up = true; k < n && up; k++)
+			up = y[k - 1] > y[k];
+		if (!up)
+			continue;
+		/* accepts over the same intervals: steady (a leak grows while the load does not) */
+		amin = -1;
+		amax = 0;
+		for (k = 0; k + 1 < n && (s = obs_snap_at(h, k)); k++) {
+			a = s->dt > 0 ? s->accepted / s->dt : 0;
+			if (amin < 0 || a < amin)
+				amin = a;
+			if (a > amax)
+				amax = a;
+		}
+		if (amax > 1.5 * amin + 1.0)
+			continue;
+		/* connections held open are not a leak: ESTABLISHED growing with the fds */
+		if (x__est_slope(h, t[n - 1]) >= 0.5 * obs_rule_slope(t, y, n))
+			continue;
+		snprintf(key, sizeof(key), "pid %u", p->pid);
+		obs_findings_add(out, "fd_leak", OBS_SEV_WARNING, key,
+				 json_pack("{s:i, s:s, s:I, s:f, s:f}", "pid", (int)p->pid, "comm",
+					   p->comm, "open", (json_int_t)p->open, "per_s",
+					   obs_rule_slope(t, y, n), "accept_per_s", amax),
+				 "fds: %s (pid %u) leaks file descriptors: %.0f more open in %.0f s "
+				 "(%+.1f/s, %lld now) while accepted connections held steady at "
+				 "%.0f-%.0f/s", p->comm, p->pid, y[0] - y[n - 1], t[0] - t[n - 1],
+				 obs_rule_slope(t, y, n), (long long)p->open, amin, amax);
+	}
+}
+
+void obs_rule_system_fds(const struct obs_snap_hist *h, struct obs_findings *out)
+{
+	const struct obs_snap *now = obs_snap_at(h, 0);
+	uint64_t n = now->fails[OBS_SNAP_ENFILE];
+	const char *sys = now->fails_sys[OBS_SNAP_ENFILE];
+	char a[32], b[32], c[32];
+
+	if (n)
+		obs_findings_add(out, "system_fds", OBS_SEV_CRITICAL, "",
+				 json_pack("{s:I, s:I, s:I}", "enfile", (json_int_t)n, "file_nr",
+					   (json_int_t)now->file_nr, "file_max",
+					   (json_int_t)now->file_max),
+				 "files: the system ran out of file handles: %s() failed with ENFILE %s "
+				 "times in %.1f s; fs.file-nr %s of fs.file-max %s", sys ? sys : "open",
+				 obs_rule_num(n, a, sizeof(a)), now->dt,
+				 obs_rule_num(now->file_nr, b, sizeof(b)),
+				 obs_rule_num(now->file_max, c, sizeof(c)));
+	else if (now->file_max && now->file_nr * 100.0 >= OBS_RULE_FILES_HIGH_PCT * now->file_max)
+		obs_findings_add(out, "system_fds", OBS_SEV_WARNING, "",
+				 json_pack("{s:I, s:I, s:I}", "enfile", (json_int_t)0, "file_nr",
+					   (json_int_t)now->file_nr, "file_max",
+					   (json_int_t)now->file_max),
+				 "files: %s file handles open of fs.file-max %s (%.0f%%)",
+				 obs_rule_num(now->file_nr, b, sizeof(b)),
+				 obs_rule_num(now->file_max, c, sizeof(c)),
+				 100.0 * now->file_nr / now->file_max);
+}
+
+void obs_rule_process_cap(const struct obs_snap_hist *h, struct obs_findings *out)
+{
+	const struct obs_snap *now = obs_snap_at(h, 0);
+	char a[32];
+
+	if (now->targets_full)
+		obs_findings_add(out, "process_cap", OBS_SEV_WARNING, "targets",
+				 json_pack("{s:I, s:i}", "targets_full", (json_int_t)now->targets_full,
+					   "targets_max", (int)now->targets_max),
+				 "processes: %s new children were not made targets: the kernel's "
+				 "table of %u targets is full; their sockets, requests and failures "
+				 "are not the target's", obs_rule_num(now->targets_full, a, sizeof(a)),
+				 now->targets_max);
+	if (!now->procs_unwatched)
+		return;
+	obs_findings_add(out, "process_cap", OBS_SEV_WARNING, "",
+			 json_pack("{s:i, s:I, s:i, s:s}", "max_procs", (int)now->max_procs,
+				   "unwatched", (json_int_t)now->procs_unwatched, "pid",
+				   (int)now->first_unwatched_pid, "comm", now->first_unwatched_comm),
+			 "processes: the watched-process limit (--max-procs %u) was reached: %s (pid "
+			 "%u) and %llu more are not watched for fds (their EMFILE failures are still "
+			 "named); raise --max-procs", now->max_procs, now->first_unwatched_comm,
+			 now->first_unwatched_pid, (unsigned long long)(now->procs_unwatched - 1));
+}
+
+void obs_rule_target_exit(const struct obs_snap_hist *h, struct obs_findings *out)
+{
+	const struct obs_snap *now = obs_snap_at(h, 0);
+	char key[24];
+	size_t i;
+
+	for (i = 0; i < now->nevents; i++) {
+		snprintf(key, sizeof(key), "pid %u at %.1f", now->event[i].pid, now->t);
+		obs_findings_add(out, "target_exit", OBS_SEV_WARNING, key,
+				 json_pack("{s:i, s:s}", "pid", (int)now->event[i].pid, "event",
+					   now->event[i].text), "targets: %s", now->event[i].text);
+	}
+}

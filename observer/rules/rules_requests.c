@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+/* Rules on request timing: busy workers against a busy CPU, and what makes a request count mean
+ * something else (pipelining, a UDP socket several threads read). */
+#include <stdio.h>
+#include <string.h>
+#include "rules.h"
+
+static const struct obs_snap_slot *x__slot(const struct obs_snap *s, uint16_t port, bool udp)
+{
+	size_t i;
+
+	for (i = 0; i < s->nslots; i++)
+		if (s->slot[i].port == port && s->slot[i].udp == udp)
+			return &s->slot[i];
+	return NULL;
+}
+
+static bool x__queued(const struct obs_snap_slot *sl)
+{
+	return sl && sl->requests >= OBS_RULE_SAT_MIN_REQUESTS && sl->queue_p50_ns >= 0 &&
+	       sl->service_p50_ns >= 0 && sl->queue_p50_ns >= OBS_RULE_SAT_MIN_QUEUE_NS &&
+	       sl->queue_p50_ns >= OBS_RULE_SAT_RATIO * sl->service_p50_ns;
+}
+
+static bool x__runq_high(const struct obs_snap *s)
+{
+	return s->runq_on && s->runq_count >= OBS_RULE_SAT_MIN_REQUESTS &&
+	       s->runq_p50_ns >= OBS_RULE_RUNQ_P50_NS;
+}
+
+/* The condition held in each of the last OBS_RULE_SAT_INTERVALS snapshots. */
+static bool x__cpu_saturated(const struct obs_snap_hist *h)
+{
+	const struct obs_snap *s;
+	unsigned int b;
+
+	for (b = 0; b < OBS_RULE_SAT_INTERVALS; b++)
+		if (!(s = obs_snap_at(h, b)) || !x__runq_high(s))
+			return false;
+	return true;
+}
+
+void obs_rule_saturation(const struct obs_snap_hist *h, struct obs_findings *out)
+{
+	const struct obs_snap *now = obs_snap_at(h, 0), *s;
+	const struct obs_snap_slot *sl;
+	bool cpu = x__cpu_saturated(h), held;
+	char a[32], b[32], c[32], d[32], key[24], rq[160];
+	unsigned int k;
+	size_t i;
+
+	if (cpu)
+		obs_findings_add(out, "cpu_saturation", OBS_SEV_WARNING, "",
+				 json_pack("{s:f, s:f, s:I}", "runq_p50_ns", now->runq_p50_ns,
+					   "runq_p99_ns", now->runq_p99_ns, "wakeups",
+					   (json_int_t)now->runq_count),
+				 "cpu: the serving threads wait for a CPU: run-queue wait p50 %s, p99 "
+				 "%s for %d intervals; the CPUs are saturated: add CPUs or reduce load",
+				 obs_rule_ns(now->runq_p50_ns, a, sizeof(a)),
+				 obs_rule_ns(now->runq_p99_ns, b, sizeof(b)), OBS_RULE_SAT_INTERVALS);
+	for (i = 0; i < now->nslots; i++) {
+		sl = &now->slot[i];
+		for (k = 0, held = true; k < OBS_RULE_SAT_INTERVALS && held; k++)
+			held = (s = obs_snap_at(h, k)) && x__queued(x__slot(s, sl->port, sl->udp));
+		if (!held)
+			continue;
+		snprintf(key, sizeof(key), "%s/%u", sl->udp ? "udp" : "tcp", sl->port);
+		if (cpu) {
+			/* the queue wait is the CPU's: the finding above names it */
+			continue;
+		}
+		if (now->runq_on && now->runq_p50_ns >= 0)
+			snprintf(rq, sizeof(rq), "; run-queue wait p50 %s: not the CPU",
+				 obs_rule_ns(now->runq_p50_ns, c, sizeof(c)));
+		else
+			snprintf(rq, sizeof(rq), "; --runq tells CPU saturation apart");
+		obs_findings_add(out, "worker_saturation", OBS_SEV_WARNING, key,
+				 json_pack("{s:i, s:s, s:f, s:f, s:I}", "port", (int)sl->port, "proto",
+					   sl->udp ? "udp" : "tcp", "queue_p50", sl->queue_p50_ns,
+					   "service_p50", sl->service_p50_ns, "requests",
+					   (json_int_t)sl->requests),
+				 "workers: requests on %s wait %.0fx their service time in the socket "
+				 "queue (queue p50 %s, service p50 %s, %d intervals): the server's "
+				 "workers are busy; add workers or reduce load%s", key,
+				 sl->service_p50_ns > 0 ? sl->queue_p50_ns / sl->service_p50_ns : 0,
+				 obs_rule_ns(sl->queue_p50_ns, a, sizeof(a)),
+				 obs_rule_ns(sl->service_p50_ns, d, sizeof(d)), OBS_RULE_SAT_INTERVALS,
+				 rq);
+	}
+}
+
+void obs_rule_pipelining(const struct obs_snap_hist *h, struct obs_findings *out)
+{
+	const struct obs_snap *now = obs_snap_at(h, 0);
+	const struct obs_snap_slot *sl;
+	char a[32], b[32], key[24];
+	size_t i;
+
+	for (i = 0; i < now->nslots; i++) {
+		sl = &now->slot[i];
+		if (!sl->pipelined_reads || !sl->reads ||
+		    sl->pipelined_reads * 100.0 < OBS_RULE_PIPELINE_PCT * sl->reads)
+			continue;
+		snprintf(key, sizeof(key), "%s/%u", sl->udp ? "udp" : "tcp", sl->port);
+		obs_findings_add(out, "pipelining", OBS_SEV_NOTE, key,
+				 json_pack("{s:i, s:I, s:I}", "port", (int)sl->port, "pipelined_reads",
+					   (json_int_t)sl->pipelined_reads, "reads",
+					   (json_int_t)sl->reads),
+				 "requests: on %s, %s of %s reads carried several requests "
+				 "(pipelining): requests here are reads, and their times are a read's",
+				 key, obs_rule_num(sl->pipelined_reads, a, sizeof(a)),
+				 obs_rule_num(sl->reads, b, sizeof(b)));
+	}
+}
+
+void obs_rule_udp_shared(const struct obs_snap_hist *h, struct obs_findings *out)
+{
+	const struct obs_snap *now = obs_snap_at(h, 0);
+	const struct obs_snap_slot *sl;
+	char a[32], b[32], key[24];
+	size_t i;
+
+	for (i = 0; i < now->nslots; i++) {
+		sl = &now->slot[i];
+		if (!sl->udp || !sl->udp_multi_reader_sockets)
+			continue;
+		snprintf(key, sizeof(key), "udp/%u", sl->port);
+		obs_findings_add(out, "udp_shared_socket", OBS_SEV_NOTE, key,
+				 json_pack("{s:i, s:I, s:I}", "port", (int)sl->port, "sockets",
+					   (json_int_t)sl->udp_multi_reader_sockets, "reader_switches",
+					   (json_int_t)sl->udp_reader_switches),
+				 "requests: on %s, %s socket%s read by several threads (%s reads by "
+				 "another thread than the one before): replies are matched to "
+				 "requests approximately, and some requests are not counted", key,
+				 obs_rule_num(sl->udp_multi_reader_sockets, a, sizeof(a)),
+				 sl->udp_multi_reader_sockets == 1 ? " is" : "s are",
+				 obs_rule_num(sl->udp_reader_switches, b, sizeof(b)));
+	}
+}

@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: MIT
+/* Rules on sockets: ephemeral ports, TIME_WAIT, FIN_WAIT2, CLOSE_WAIT, listen queues. */
+#include <stdio.h>
+#include <string.h>
+#include "rules.h"
+
+#define TW_HOLD_S 60 /* TCP_TIMEWAIT_LEN */
+
+/* Census snapshots, newest first, up to max. */
+static unsigned int x__censuses(const struct obs_snap_hist *h, const struct obs_snap **out,
+				unsigned int max)
+{
+	const struct obs_snap *s;
+	unsigned int b, n = 0;
+
+	for (b = 0; n < max && (s = obs_snap_at(h, b)); b++)
+		if (s->census)
+			out[n++] = s;
+	return n;
+}
+
+static bool x__reuse(const struct obs_snap *s, const struct obs_snap_group *g)
+{
+	return s->tw_reuse == 1 || (s->tw_reuse == 2 && g->loopback);
+}
+
+/* Ports of g a new connect() cannot take: TIME_WAIT ones are reusable with tcp_tw_reuse. */
+static uint32_t x__held(const struct obs_snap *s, const struct obs_snap_group *g)
+{
+	return g->in_use - (x__reuse(s, g) ? g->time_wait : 0);
+}
+
+static const struct obs_snap_group *x__group(const struct obs_snap *s,
+					     const struct obs_snap_group *g)
+{
+	size_t i;
+
+	for (i = 0; i < s->ngroups; i++)
+		if (s->group[i].dport == g->dport && !strcmp(s->group[i].src, g->src) &&
+		    !strcmp(s->group[i].dst, g->dst))
+			return &s->group[i];
+	return NULL;
+}
+
+/* Growth of the held ports of g (ports/s) over the censuses, or 0 with fewer than 3. */
+static double x__growth(const struct obs_snap_hist *h, const struct obs_snap_group *g)
+{
+	const struct obs_snap *cs[OBS_SNAP_HIST];
+	const struct obs_snap_group *o;
+	double t[OBS_SNAP_HIST], y[OBS_SNAP_HIST];
+	unsigned int i, n = x__censuses(h, cs, OBS_SNAP_HIST), k = 0;
+
+	for (i = 0; i < n; i++) {
+		o = x__group(cs[i], g);
+		if (!o)
+			break;
+		t[k] = cs[i]->t;
+		y[k++] = x__held(cs[i], o);
+	}
+	if (k < 3 || t[0] - t[k - 1] < 2.0)
+		return 0;
+	return obs_rule_slope(t, y, k);
+}
+
+void obs_rule_port_exhaustion(const struct obs_snap_hist *h, struct obs_findings *out)
+{
+	const struct obs_snap *now = obs_snap_at(h, 0), *cs = obs_rule_census(h, 3, NULL);
+	uint64_t fails = now->fails[OBS_SNAP_EADDRNOTAVAIL];
+	double frate = now->dt > 0 ? fails / now->dt : 0;
+	const char *sys = now->fails_sys[OBS_SNAP_EADDRNOTAVAIL];
+	char a[32], b[32], c[32], key[112], fc[96], why[256];
+	const struct obs_snap_group *g;
+	double pct, rate, tte;
+	uint32_t held;
+	size_t i;
+	bool reuse;
+
+	if (!sys)
+		sys = "connect";
+	if (fails && (!cs || !cs->ngroups || !cs->range)) {
+		obs_findings_add(out, "port_exhaustion", OBS_SEV_CRITICAL, "",
+				 json_pack("{s:I, s:f}", "failures", (json_int_t)fails,
+					   "failures_per_s", frate),
+				 "ports: %s() failed with EADDRNOTAVAIL %s times (%.0f/s): no ephemeral "
+				 "port left; the census saw no connecting side here (another network "
+				 "namespace?)", sys, obs_rule_num(fails, a, sizeof(a)), frate);
+		return;
+	}
+	if (!cs || !cs->range)
+		return;
+	for (i = 0; i < cs->ngroups; i++) {
+		g = &cs->group[i];
+		reuse = x__reuse(cs, g);
+		held = x__held(cs, g);
+		pct = 100.0 * held / cs->range;
+		if (pct > 100)
+			pct = 100;
+		/* the failures are the most pressed group's: it is the one that runs out */
+		if (!(i == 0 && fails) && pct < OBS_RULE_PORT_PCT)
+			continue;
+		rate = x__growth(h, g);
+		tte = -1;
+		fc[0] = '\0';
+		if (rate > 0.5 && held < cs->range) {
+			tte = (cs->range - held) / rate;
+			if (tte <= OBS_RULE_HORIZON_S)
+				snprintf(fc, sizeof(fc), "; full in ~%.0f s at %+.0f/s", tte, rate);
+			else
+				tte = -1;
+		}
+		if (g->fin_wait2 * 2 >= held)
+			snprintf(why, sizeof(why), "most are FIN_WAIT2 orphans: the peer never closes, "
+				 "and each is freed only after tcp_fin_timeout (%d s)",
+				 cs->fin_timeout_s);
+		else if (g->time_wait * 2 >= held && !reuse)
+			snprintf(why, sizeof(why), "most are TIME_WAIT, held %d s each with "
+				 "net.ipv4.tcp_tw_reuse %d: reuse connections (keep-alive) or set "
+				 "tcp_tw_reuse to 1", TW_HOLD_S, cs->tw_reuse);
+		else
+			snprintf(why, sizeof(why), "most are open connections: open fewer, or widen "
+				 "net.ipv4.ip_local_port_range");
+		snprintf(key, sizeof(key), "%s -> %s:%u", g->src, g->dst, g->dport);
+		if (i == 0 && fails)
+			obs_findings_add(out, "port_exhaustion", OBS_SEV_CRITICAL, key,
+				json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:f, s:I, s:f, s:i, s:i, s:i}",
+					  "group", key, "src", g->src, "dst", g->dst, "dport",
+					  (int)g->dport, "in_use", (int)held, "range", (int)cs->range,
+					  "pct", pct, "failures", (json_int_t)fails, "failures_per_s",
+					  frate, "time_wait", (int)g->time_wait, "fin_wait2",
+					  (int)g->fin_wait2, "tw_reuse", cs->tw_reuse),
+				"ports: %s has run out of ephemeral ports: %s() failed with "
+				"EADDRNOTAVAIL %s times in %.1f s (%.0f/s); %s of %s ports held (%s in "
+				"TIME_WAIT); %s", key, sys, obs_rule_num(fails, a, sizeof(a)), now->dt,
+				frate, obs_rule_num(held, b, sizeof(b)),
+				obs_rule_num(cs->range, c, sizeof(c)),
+				obs_rule_num(g->time_wait, fc, sizeof(fc)), why);
+		else
+			obs_findings_add(out, "port_exhaustion", OBS_SEV_WARNING, key,
+				json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:f, s:I, s:i, s:i, s:i, s:o}",
+					  "group", key, "src", g->src, "dst", g->dst, "dport",
+					  (int)g->dport, "in_use", (int)held, "range", (int)cs->range,
+					  "pct", pct, "failures", (json_int_t)0, "time_wait",
+					  (int)g->time_wait, "fin_wait2", (int)g->fin_wait2, "tw_reuse",
+					  cs->tw_reuse, "forecast_s",
+					  tte >= 0 ? json_real(tte) : json_null()),
+				"ports: %s holds %s of %s ephemeral ports (%.0f%%)%s; %s", key,
+				obs_rule_num(held, a, sizeof(a)), obs_rule_num(cs->range, b, sizeof(b)),
+				pct, fc, why);
+	}
+}
+
+void obs_rule_time_wait(const struct obs_snap_hist *h, struct obs_findings *out)
+{
+	const struct obs_snap *now = obs_snap_at(h, 0);
+	uint64_t tw = now->state[OBS_SNAP_TIME_WAIT], srv = 0;
+	char a[32], b[32], side[128] = "";
+	size_t i;
+
+	if (!now->census)
+		return;
+	for (i = 0; i < now->nports; i++)
+		if (now->port[i].server_side)
+			srv += now->port[i].time_wait;
+	if (srv)
+		snprintf(side, sizeof(side), "; %s of them are the server's, which cost memory and "
+			 "the census, not ports", obs_rule_num(srv, a, sizeof(a)));
+	if (now->tw_overflow) {
+		obs_findings_add(out, "time_wait", OBS_SEV_WARNING, "",
+				 json_pack("{s:I, s:I, s:I}", "count", (json_int_t)tw, "overflow",
+					   (json_int_t)now->tw_overflow, "max_tw_buckets",
+					   (json_int_t)now->max_tw_buckets),
+				 "TIME_WAIT: the table is full (net.ipv4.tcp_max_tw_buckets %lld): %s "
+				 "connections closed without TIME_WAIT in %.1f s; %s sockets in "
+				 "TIME_WAIT%s", (long long)now->max_tw_buckets,
+				 obs_rule_num(now->tw_overflow, a, sizeof(a)), now->dt,
+				 obs_rule_num(tw, b, sizeof(b)), side);
+		return;
+	}
+	if (now->max_tw_buckets <= 0 ||
+	    tw * 100.0 < OBS_RULE_TW_BUCKETS_PCT * (double)now->max_tw_buckets)
+		return;
+	obs_findings_add(out, "time_wait", OBS_SEV_WARNING, "",
+			 json_pack("{s:I, s:I, s:I, s:I}", "count", (json_int_t)tw, "memory_bytes",
+				   (json_int_t)(tw * OBS_RULE_TW_BYTES), "max_tw_buckets",
+				   (json_int_t)now->max_tw_buckets, "server_side", (json_int_t)srv),
+			 "TIME_WAIT: %s sockets hold about %.1f MB of kernel memory, %.0f%% of "
+			 "net.ipv4.tcp_max_tw_buckets %lld; past it, closes skip TIME_WAIT%s",
+			 obs_rule_num(tw, a, sizeof(a)), tw * OBS_RULE_TW_BYTES / 1048576.0,
+			 100.0 * tw / now->max_tw_buckets, (long long)now->max_tw_buckets, side);
+}
+
+/* Count of a state on port (index into s->port by port number), or the total when port is 0. */
+static int64_t x__port_count(const struct obs_snap *s, uint16_t port, int state)
+{
+	size_t i;
+
+	if (!port)
+		return (int64_t)s->state[state];
+	for (i = 0; i < s->nports; i++)
+		if (s->port[i].port == port)
+			return state == OBS_SNAP_FIN_WAIT2  ? s->port[i].fin_wait2
+			       : state == OBS_SNAP_TIME_WAIT ? s->port[i].time_wait
+							     : s->port[i].close_wait;
+	return 0;
+}
+
+/* The ports to judge in census s: its per-port counts, or 0 (the totals) without them. */
+static size_t x__ports(const struct obs_snap *s, uint16_t *ports)
+{
+	size_t i;
+
+	if (!s->nports) {
+		ports[0] = 0;
+		return 1;
+	}
+	for (i = 0; i < s->nports; i++)
+		ports[i] = s->port[i].port;
+	return s->nports;
+}
+
+void obs_rule_fin_wait2(const struct obs_snap_hist *h, struct obs_findings *out)
+{
+	const struct obs_snap *now = obs_snap_at(h, 0);
+	uint16_t ports[OBS_SNAP_PORTS];
+	int64_t count, old;
+	char a[32], key[16], on[32] = "";
+	size_t i, j, n;
+
+	if (!now->census)
+		return;
+	n = x__ports(now, ports);
+	for (i = 0; i < n; i++) {
+		count = x__port_count(now, ports[i], OBS_SNAP_FIN_WAIT2);
+		old = (int64_t)now->fin_wait2_old;
+		for (j = 0; ports[i] && j < now->nports; j++)
+			if (now->port[j].port == ports[i])
+				old = now->port[j].fin_wait2_old;
+		/* a close under way leaves FIN_WAIT2 within a round trip; these stay */
+		if (old < OBS_RULE_FW2_MIN)
+			continue;
+		snprintf(key, sizeof(key), "port %u", ports[i]);
+		if (ports[i])
+			snprintf(on, sizeof(on), " on port %u", ports[i]);
+		obs_findings_add(out, "fin_wait2_orphans", OBS_SEV_WARNING, key,
+				 json_pack("{s:i, s:I, s:I, s:i}", "port", (int)ports[i], "count",
+					   (json_int_t)count, "old", (json_int_t)old, "fin_timeout_s",
+					   now->fin_timeout_s),
+				 "FIN_WAIT2: %s connections%s closed by this side wait in FIN_WAIT2 for "
+				 "a peer that never closes; they are freed after tcp_fin_timeout (%d s)",
+				 obs_rule_num((uint64_t)count, a, sizeof(a)), on, now->fin_timeout_s);
+	}
+}
+
+/* The one live watched process, or NULL when there are none or several. */
+static const struct obs_snap_proc *x__only_proc(const struct obs_snap *s)
+{
+	const struct obs_snap_proc *p = NULL;
+	size_t i;
+
+	for (i = 0; i < s->nprocs; i++) {
+		if (!s->proc[i].watched || s->proc[i].exited)
+			continue;
+		if (p)
+			return NULL;
+		p = &s->proc[i];
+	}
+	return p;
+}
+
+void obs_rule_close_wait(const struct obs_snap_hist *h, struct obs_findings *out)
+{
+	const struct obs_snap *now = obs_snap_at(h, 0), *cs[8];
+	const struct obs_snap_proc *p;
+	uint16_t ports[OBS_SNAP_PORTS];
+	int64_t count, old;
+	double t[8], y[8];
+	unsigned int k, nc;
+	char a[32], b[32], key[16], on[32] = "", who[48] = "";
+	size_t i, n, j;
+
+	if (!now->census)
+		return;
+	nc = x__censuses(h, cs, 8);
+	p = x__only_proc(now);
+	if (p)
+		snprintf(who, sizeof(who), " (%s, pid %u)", p->comm, p->pid);
+	n = x__ports(now, ports);
+	for (i = 0; i < n; i++) {
+		count = x__port_count(now, ports[i], OBS_SNAP_CLOSE_WAIT);
+		old = (int64_t)now->close_wait_old;
+		for (j = 0; ports[i] && j < now->nports; j++)
+			if (now->port[j].port == ports[i])
+				old = now->port[j].close_wait_old;
+		/* a socket the application forgot stays; one it is closing is gone in a moment */
+		if (old < OBS_RULE_CW_MIN)
+			continue;
+		for (k = 0; k < nc; k++) {
+			t[k] = cs[k]->t;
+			y[k] = (double)x__port_count(cs[k], ports[i], OBS_SNAP_CLOSE_WAIT);
+		}
+		snprintf(key, sizeof(key), "port %u", ports[i]);
+		if (ports[i])
+			snprintf(on, sizeof(on), " on port %u", ports[i]);
+		obs_findings_add(out, "close_wait_leak", OBS_SEV_WARNING, key,
+				 json_pack("{s:i, s:I, s:I, s:i, s:f}", "port", (int)ports[i], "count",
+					   (json_int_t)count, "old", (json_int_t)old, "pid",
+					   p ? (int)p->pid : 0, "per_s", obs_rule_slope(t, y, nc)),
+				 "CLOSE_WAIT: %s connections%s were closed by the peer and never by the "
+				 "application%s, %s of them for 0.4 s or more (%+.1f/s): a "
+				 "connection leak", obs_rule_num((uint64_t)count, a, sizeof(a)), on, who,
+				 obs_rule_num((uint64_t)old, b, sizeof(b)), obs_rule_slope(t, y, nc));
+	}
+}
+
+void obs_rule_listen_overflow(const struct obs_snap_hist *h, struct obs_findings *out)
+{
+	const struct obs_snap *now = obs_snap_at(h, 0);
+	char a[32], key[16], port[32] = "a listener";
+
+	/* the counters are the namespace's: a target listener must show it was one of its own */
+	if (!now->listen_overflows || !now->listen_target_full)
+		return;
+	if (now->listen_port)
+		snprintf(port, sizeof(port), "port %u", now->listen_port);
+	snprintf(key, sizeof(key), "port %u", now->listen_port);
+	obs_findings_add(out, "listen_overflow", OBS_SEV_WARNING, key,
+			 json_pack("{s:i, s:I, s:i, s:i}", "port", (int)now->listen_port,
+				   "overflows", (json_int_t)now->listen_overflows, "backlog",
+				   (int)now->listen_backlog, "queue", (int)now->listen_qlen_max),
+			 "listen: the accept queue of %s overflowed: %s handshakes dropped in %.1f s "
+			 "(queue %u of backlog %u); accept faster or raise the backlog (listen(), "
+			 "net.core.somaxconn)", port, obs_rule_num(now->listen_overflows, a, sizeof(a)),
+			 now->dt, now->listen_qlen_max, now->listen_backlog);
+}
+
+void obs_rule_addrinuse(const struct obs_snap_hist *h, struct obs_findings *out)
+{
+	const struct obs_snap *now = obs_snap_at(h, 0);
+	uint64_t n = now->fails[OBS_SNAP_EADDRINUSE];
+	const char *sys = now->fails_sys[OBS_SNAP_EADDRINUSE];
+	char a[32], b[32];
+
+	if (!n)
+		return;
+	obs_findings_add(out, "addrinuse", OBS_SEV_WARNING, sys ? sys : "",
+			 json_pack("{s:I, s:I, s:s}", "failures", (json_int_t)n, "total",
+				   (json_int_t)now->fails_total[OBS_SNAP_EADDRINUSE], "syscall",
+				   sys ? sys : "bind"),
+			 "addresses: %s() failed with EADDRINUSE %s times in %.1f s (%s since start): "
+			 "the address and port are taken", sys ? sys : "bind",
+			 obs_rule_num(n, a, sizeof(a)), now->dt,
+			 obs_rule_num(now->fails_total[OBS_SNAP_EADDRINUSE], b, sizeof(b)));
+}

@@ -1,0 +1,72 @@
+#!/bin/bash
+# Nothing silent (issue 9): a healthy keep-alive run ends with no finding, and "drops" in the text
+# summary equals the JSON's drops and lost_events; past --max-procs the process left out is named
+# by a process_cap finding, live and in the summary; an output that cannot be written (--ndjson,
+# --json, stdout on /dev/full) is said on stderr and the run exits 1.
+. "$(dirname "$0")/lib.sh"
+require_bpf
+require_bin loadlens-refserver loadlens-observer loadlens-driver
+port=$(free_port)
+port2=$(free_port)
+
+start srv1 "$LOADLENS_BIN/loadlens-refserver" --proto http --listen "127.0.0.1:$port"
+wait_for srv1 listening
+start srv2 "$LOADLENS_BIN/loadlens-refserver" --proto tcp --listen "127.0.0.1:$port2"
+wait_for srv2 listening
+
+# healthy keep-alive: 16 connections close at the end; no finding of any kind
+start observer "$LOADLENS_BIN/loadlens-observer" --port "$port" --interval 500ms \
+	--json "$LL_TMP/obs.json" --ndjson "$LL_TMP/obs.ndjson"
+wait_for observer observing 60
+timeout 30 "$LOADLENS_BIN/loadlens-driver" "http://127.0.0.1:$port/" -c 16 -d 2s -q \
+	>"$LL_TMP/drv.out" 2>&1 || { cat "$LL_TMP/drv.out"; fail "driver"; }
+sleep 1.2
+stop observer
+nf=$(jq '.findings | length' "$LL_TMP/obs.json")
+ev=$(jq -c 'select(.type == "finding")' "$LL_TMP/obs.ndjson" | wc -l)
+iv=$(jq -c 'select(.type == "interval")' "$LL_TMP/obs.ndjson" | wc -l)
+tw=$(jget "$LL_TMP/obs.json" '.forensics.census_max.TIME_WAIT')
+echo "keep-alive: $nf findings, $ev finding events, $iv interval records, TIME_WAIT peak $tw"
+[ "$nf" = 0 ] && [ "$ev" = 0 ] || {
+	jq '.findings' "$LL_TMP/obs.json"
+	fail "a healthy keep-alive run has findings"
+}
+[ "$iv" -ge 3 ] || fail "only $iv interval records"
+grep -q "^  - none:" "$LL_TMP/observer.out" || fail "the summary does not say there is no finding"
+drops_text=$(awk '$1 == "drops" { print $2 }' "$LL_TMP/observer.out")
+drops_json=$(jget "$LL_TMP/obs.json" .drops)
+lost_json=$(jget "$LL_TMP/obs.json" .lost_events)
+echo "drops: text $drops_text, JSON drops $drops_json, lost_events $lost_json"
+[ -n "$drops_text" ] && [ "$drops_text" = "$drops_json" ] && [ "$drops_json" = "$lost_json" ] ||
+	fail "drops in the text ($drops_text) and JSON ($drops_json, $lost_json) differ"
+
+# --max-procs 1 with two targets: the second is named
+start observer2 "$LOADLENS_BIN/loadlens-observer" --pid "$PID_srv1" --pid "$PID_srv2" \
+	--max-procs 1 --interval 250ms --no-requests --json "$LL_TMP/obs2.json"
+wait_for observer2 observing 60
+wait_for observer2 "processes: the watched-process limit (--max-procs 1)" 10
+stop observer2
+cap_pid=$(jq -r '.findings[] | select(.kind == "process_cap") | .evidence.pid' "$LL_TMP/obs2.json")
+echo "process_cap names pid $cap_pid"
+[ "$cap_pid" = "$PID_srv2" ] || fail "process_cap names pid $cap_pid, expected $PID_srv2"
+grep -q "processes watched .*--max-procs 1; 1 more not watched" "$LL_TMP/observer2.out" ||
+	fail "the summary does not count the process left out"
+
+# outputs that cannot be written
+for out in "--ndjson /dev/full" "--json /dev/full" "stdout"; do
+	rc=0
+	if [ "$out" = stdout ]; then
+		"$LOADLENS_BIN/loadlens-observer" --port "$port" --duration 1500ms >/dev/full \
+			2>"$LL_TMP/full.err" || rc=$?
+	else
+		# shellcheck disable=SC2086
+		"$LOADLENS_BIN/loadlens-observer" --port "$port" --duration 1500ms $out \
+			>/dev/null 2>"$LL_TMP/full.err" || rc=$?
+	fi
+	echo "$out: exit $rc: $(grep cannot "$LL_TMP/full.err")"
+	[ "$rc" = 1 ] || fail "$out: exit $rc, expected 1"
+	grep -q "No space left on device" "$LL_TMP/full.err" || fail "$out: the error is not said"
+done
+stop srv2
+stop srv1
+pass "healthy run silent, drops = lost events, --max-procs named, write errors exit 1"
