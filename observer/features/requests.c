@@ -73,12 +73,10 @@ static void x__snap(const struct obs_requests *r, struct obs_snap *snap, struct 
 		sl->queue_p50_ns = x__p50(d, i, RT_QUEUE, h);
 		sl->service_p50_ns = x__p50(d, i, RT_SERVICE, h);
 		sl->reads = r->cur->slot[i].c.requests;
-		/*
-		 * Wiring point (the BPF side's signals, issue 9 section 2): with struct rt_ctrs'
-		 * new counters, sl->pipelined_reads = r->cur->slot[i].c.multi_arrival;
-		 * sl->udp_multi_reader_sockets = r->cur->slot[i].c.udp_shared;
-		 * sl->udp_reader_switches = r->cur->slot[i].c.udp_switch.
-		 */
+		/* the kernel's signals that a count means something else (rules_requests.c) */
+		sl->pipelined_reads = r->cur->slot[i].c.multi_arrival;
+		sl->udp_multi_reader_sockets = r->cur->slot[i].c.udp_shared;
+		sl->udp_reader_switches = r->cur->slot[i].c.udp_switch;
 	}
 	ll_hist_reset(h);
 	for (i = 0; i < LL_HIST_BUCKETS; i++)
