@@ -110,17 +110,19 @@ void drv_slot_next(struct drv_slot *s)
 void drv_slot_fail(struct drv_slot *s, int err, bool connecting)
 {
 	enum drv_err e = drv_err_class(err);
+	bool local = e == DRV_ERR_EMFILE || e == DRV_ERR_ADDRNOTAVAIL;
 
 	drv_worker_error(s->w, &s->ticket, err);
 	drv_slot_resolved(s);
-	if (connecting) {
+	/* a refused or unreachable target: back off; a local shortage (no fd, no ephemeral port)
+	 * is retried after a short fixed pause, so that its rate shows how long it lasts */
+	if (connecting && !local) {
 		s->backoff_ms = s->backoff_ms ? s->backoff_ms * 2 : 1;
 		if (s->backoff_ms > DRV_SLOT_BACKOFF_MAX_MS)
 			s->backoff_ms = DRV_SLOT_BACKOFF_MAX_MS;
 		s->delay_ms = s->backoff_ms;
 	} else {
-		s->delay_ms = e == DRV_ERR_EMFILE || e == DRV_ERR_ADDRNOTAVAIL ? DRV_SLOT_RESOURCE_MS
-									       : 0;
+		s->delay_ms = local ? DRV_SLOT_RESOURCE_MS : 0;
 	}
 }
 
