@@ -38,7 +38,8 @@ static void x__census(const struct obs_fx *fx, struct obs_snap *s)
 	s->tw_reuse = cs->tw_reuse;
 	s->fin_timeout_s = cs->fin_timeout_s;
 	s->max_tw_buckets = cs->max_tw_buckets;
-	s->listen_port = cs->listen_port;
+	if (!s->listen_port) /* the listen pass of this tick names it first */
+		s->listen_port = cs->listen_port;
 	for (i = 0; i < cs->nno_listener && i < OBS_SNAP_NOTES; i++)
 		s->no_listener[s->nno_listener++] = cs->no_listener[i];
 	if (!fx->census_fresh)
@@ -218,7 +219,7 @@ void obs_fx__snap(struct obs_fx *fx, const struct obs_conn_stats *d,
 	x__census(fx, s);
 	s->tw_overflow = fx->tw_overflow_delta;
 	s->listen_overflows = fx->listen_overflow_delta;
-	s->listen_target_full = d->ctr[OBS_CTR_QLEN_FULL] +
+	s->listen_target_full += d->ctr[OBS_CTR_QLEN_FULL] +
 				fx->fail_delta.fx[OBS_FX_SYNACK_RETRANS] +
 				(fx->census_fresh && fx->cs.listen_backlog &&
 				 fx->cs.listen_qlen_max >= fx->cs.listen_backlog);
