@@ -105,6 +105,10 @@ static void x__census(struct obs_mx_buf *b, enum obs_mx_format f, const struct o
 	obs_mx_family(b, f, "loadlens_ephemeral_port_groups", "gauge",
 		      "Distinct port groups the census saw (exposed: the most used, at most 4).");
 	obs_mx_sample(b, "loadlens_ephemeral_port_groups", "", NULL, 0, (double)s->groups_total);
+	obs_mx_family(b, f, "loadlens_ephemeral_port_groups_table_full", "gauge",
+		      "1 when the census's group table was full: more groups than counted exist.");
+	obs_mx_sample(b, "loadlens_ephemeral_port_groups_table_full", "", NULL, 0,
+		      s->groups_capped ? 1 : 0);
 }
 
 static void x__procs(struct obs_mx_buf *b, enum obs_mx_format f, const struct obs_mx_snap *s)
@@ -257,8 +261,7 @@ static void x__self(struct obs_mx_buf *b, enum obs_mx_format f, const struct obs
 		      (double)(s->procs_total > s->nprocs ? s->procs_total - s->nprocs : 0));
 	l[0] = (struct obs_mx_label){"family", cap[1]};
 	obs_mx_sample(b, "loadlens_metrics_series_capped", "", l, 1,
-		      (double)(s->groups_total > s->ngroups ? s->groups_total - s->ngroups : 0) +
-			      (s->groups_capped ? 1 : 0));
+		      (double)(s->groups_total > s->ngroups ? s->groups_total - s->ngroups : 0));
 	obs_mx_family(b, f, "loadlens_bpf_stats_enabled", "gauge",
 		      "kernel.bpf_stats_enabled: 1 when the kernel times BPF programs (-1: "
 		      "unreadable).");
