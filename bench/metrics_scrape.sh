@@ -3,7 +3,8 @@
 # watched ports (request timing reads 2 slots x 6 histograms x 4096 buckets per port from
 # per-CPU maps), after some load so the histograms are not empty. Per configuration:
 #  - collect+write: the observer's own loadlens_metrics_scrape_duration_seconds (median of N);
-#  - the observer's CPU time per scrape (utime+stime from /proc over N scrapes, / N);
+#  - the observer's CPU time per scrape (utime+stime from /proc over N scrapes, less the same
+#    time without scrapes: its ticks, / N);
 #  - a scrape's wall time seen by curl (median), and its size in bytes.
 # Usage: sudo bench/metrics_scrape.sh [N]  (default 200 scrapes); needs a built tree (build/).
 set -u
@@ -19,7 +20,7 @@ cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
 run() {
-	local nports=$1 ports=() args=() mport obs t0 t1 i hz
+	local nports=$1 ports=() args=() mport obs t0 t1 t2 w i hz
 	for i in $(seq 1 "$nports"); do
 		ports+=("$(fport)")
 		args+=(--port "${ports[-1]}")
@@ -45,10 +46,15 @@ run() {
 			>>"$TMP/self"
 	done
 	t1=$(cpu_ticks "$obs")
+	# the same time without scrapes: the ticks' own cost, taken off
+	w=$(awk '{ s += $1 } END { print s }' "$TMP/wall")
+	sleep "$w"
+	t2=$(cpu_ticks "$obs")
 	printf "| %2d | %s | %.2f | %.2f | %.2f | %d |\n" "$nports" \
 		"$(awk '/^loadlens_requests_total/ { s += $2 } END { print s }' "$TMP/body")" \
 		"$(median <"$TMP/self" | awk '{ print $1 * 1000 }')" \
-		"$(awk -v a="$t0" -v b="$t1" -v hz="$hz" -v n="$N" 'BEGIN { print (b - a) * 1000 / hz / n }')" \
+		"$(awk -v a="$t0" -v b="$t1" -v c="$t2" -v hz="$hz" -v n="$N" \
+			'BEGIN { print ((b - a) - (c - b)) * 1000 / hz / n }')" \
 		"$(median <"$TMP/wall" | awk '{ print $1 * 1000 }')" \
 		"$(wc -c <"$TMP/body")"
 	kill -INT "$obs"

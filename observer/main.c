@@ -202,8 +202,8 @@ static int x__bring_up(struct x__run *r)
 		r->features[r->nfeatures++] = obs_requests_feature(r->req);
 	if (r->http) {
 		struct obs_mx_src_opts mo = {obs_kernel_conn(r->k), r->lcen, r->rt,
-					     obs_kernel_fail(r->k), r->fx, r->fnd, a->ports,
-					     a->nports};
+					     obs_kernel_sockets(r->k), obs_kernel_fail(r->k), r->fx,
+					     r->fnd, a->ports, a->nports};
 
 		r->mx = obs_mx_src_new(&mo);
 		if (!r->mx)

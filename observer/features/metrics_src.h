@@ -17,13 +17,16 @@
 #include "rules/snapshot.h"
 
 struct obs_reqtime;
+struct obs_reqtime_stats;
 struct obs_fx;
+struct sockets_bpf;
 struct obs_findings_run;
 
 struct obs_mx_src_opts {
 	struct obs_conn *conn;		/* the connection counters */
 	struct obs_census_ctx *lcen;	/* listen passes for accepted; NULL: counted at accept() */
 	struct obs_reqtime *rt;		/* request timing; NULL: off */
+	struct sockets_bpf *skel;	/* its maps (the socket object) */
 	struct obs_fail *fail;		/* syscall failures */
 	struct obs_fx *fx;		/* its lost events */
 	struct obs_findings_run *fnd;	/* findings of the latest interval */
@@ -39,6 +42,9 @@ void obs_mx_src_free(struct obs_mx_src *s);
 void obs_mx_src_tick(struct obs_mx_src *s, const struct obs_snap *snap);
 /* One scrape: read live, write the exposition in format f into out. 0 or a negative errno. */
 int obs_mx_src_scrape(struct obs_mx_src *s, enum obs_mx_format f, struct obs_mx_buf *out);
+/* Request timing's counters and the three histograms shown (observer/features/
+ * metrics_reqread.c): only for slots that timed something. 0 or a negative errno. */
+int obs_mx_reqtime_read(struct sockets_bpf *skel, struct obs_reqtime_stats *st);
 /* The HTTP side's count of refused connections, for the exposition. */
 void obs_mx_src_refused(struct obs_mx_src *s, uint64_t refused);
 

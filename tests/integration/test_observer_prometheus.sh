@@ -104,6 +104,12 @@ pq=$(q "histogram_quantile(0.5, sum by (le) (loadlens_request_service_seconds_bu
 p50=$(jget "$LL_TMP/obs.json" '.request_timing.slots[] | select(.proto == "tcp") | .service_time.p50')
 reqs=$(q "loadlens_requests_total{$sel}" "$t")
 [ "$reqs" = 1000 ] || fail "loadlens_requests_total = $reqs, 1000 expected"
+for h in socket_queue service residence; do
+	n=$(q "loadlens_request_${h}_seconds_count{$sel}" "$t")
+	[ "$n" = 1000 ] || fail "loadlens_request_${h}_seconds_count = $n, 1000 expected"
+	n=$(q "loadlens_request_${h}_seconds_bucket{$sel,le=\"+Inf\"}" "$t")
+	[ "$n" = 1000 ] || fail "loadlens_request_${h}_seconds_bucket{le=+Inf} = $n, 1000 expected"
+done
 # the classic bucket (lo, hi] holding the observer's p50, and the PromQL p50 within its width
 awk -v q="$pq" -v p="$p50" 'BEGIN {
 	p /= 1e9; lo = 0; n = split("1e-6 2e-6 5e-6 1e-5 2e-5 5e-5 1e-4 2e-4 5e-4 1e-3 2e-3 5e-3 1e-2 2e-2 5e-2 0.1 0.2 0.5 1 2 5 10 20 50 100", b, " ")
