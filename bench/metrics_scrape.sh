@@ -5,7 +5,8 @@
 #  - collect+write: the observer's own loadlens_metrics_scrape_duration_seconds (median of N);
 #  - the observer's CPU time per scrape (utime+stime from /proc over N scrapes, less the same
 #    time without scrapes: its ticks, / N);
-#  - a scrape's wall time seen by curl (median), and its size in bytes.
+#  - a scrape's wall time seen by curl (median), and its size in bytes;
+#  - for comparison, the observer's CPU per second without scrapes (its 1 s ticks).
 # Usage: sudo bench/metrics_scrape.sh [N]  (default 200 scrapes); needs a built tree (build/).
 set -u
 N=${1:-200}
@@ -25,9 +26,10 @@ run() {
 		ports+=("$(fport)")
 		args+=(--port "${ports[-1]}")
 	done
-	"$BIN/loadlens-refserver" --proto tcp --listen "127.0.0.1:${ports[0]}" >/dev/null 2>&1 &
+	"$BIN/loadlens-refserver" --proto tcp --listen "127.0.0.1:${ports[0]}" >/dev/null \
+		2>"$TMP/rs.err" &
 	PIDS+=($!)
-	sleep 0.3
+	for i in $(seq 1 50); do grep -q listening "$TMP/rs.err" && break; sleep 0.1; done
 	mport=$(fport)
 	"$BIN/loadlens-observer" "${args[@]}" --interval 0 --metrics "$mport" >/dev/null \
 		2>"$TMP/obs.err" &
@@ -46,17 +48,19 @@ run() {
 			>>"$TMP/self"
 	done
 	t1=$(cpu_ticks "$obs")
-	# the same time without scrapes: the ticks' own cost, taken off
-	w=$(awk '{ s += $1 } END { print s }' "$TMP/wall")
+	# as long (at least 5 s) without scrapes: the ticks' own cost, taken off
+	w=$(awk '{ s += $1 } END { print s < 5 ? 5 : s }' "$TMP/wall")
 	sleep "$w"
 	t2=$(cpu_ticks "$obs")
-	printf "| %2d | %s | %.2f | %.2f | %.2f | %d |\n" "$nports" \
+	printf "| %2d | %s | %.2f | %.2f | %.2f | %d | %.0f |\n" "$nports" \
 		"$(awk '/^loadlens_requests_total/ { s += $2 } END { print s }' "$TMP/body")" \
 		"$(median <"$TMP/self" | awk '{ print $1 * 1000 }')" \
-		"$(awk -v a="$t0" -v b="$t1" -v c="$t2" -v hz="$hz" -v n="$N" \
-			'BEGIN { print ((b - a) - (c - b)) * 1000 / hz / n }')" \
+		"$(awk -v a="$t0" -v b="$t1" -v c="$t2" -v hz="$hz" -v n="$N" -v w="$w" \
+			-v s="$(awk '{ s += $1 } END { print s }' "$TMP/wall")" \
+			'BEGIN { print ((b - a) - (c - b) * s / w) * 1000 / hz / n }')" \
 		"$(median <"$TMP/wall" | awk '{ print $1 * 1000 }')" \
-		"$(wc -c <"$TMP/body")"
+		"$(wc -c <"$TMP/body")" \
+		"$(awk -v b="$t1" -v c="$t2" -v hz="$hz" -v w="$w" 'BEGIN { print (c - b) * 1000 / hz / w }')"
 	kill -INT "$obs"
 	wait "$obs" 2>/dev/null
 	kill -INT "${PIDS[-2]}"
@@ -65,7 +69,7 @@ run() {
 }
 
 echo "kernel.bpf_stats_enabled=$(cat /proc/sys/kernel/bpf_stats_enabled); $(nproc) CPUs; $N scrapes each"
-echo "| ports | requests | collect+write ms (median) | observer CPU ms / scrape | curl wall ms (median) | bytes |"
-echo "|---|---|---|---|---|---|"
+echo "| ports | requests | collect+write ms (median) | observer CPU ms / scrape | curl wall ms (median) | bytes | ticks alone: observer CPU ms/s |"
+echo "|---|---|---|---|---|---|---|"
 run 1
 run 16
