@@ -79,6 +79,10 @@ echo "ok: promtool check metrics passes ($(grep -vc '^#' "$LL_TMP/scrape.txt") s
 curl -sf -H 'Accept: application/openmetrics-text; version=1.0.0' \
 	"http://127.0.0.1:$mport/metrics" >"$LL_TMP/scrape.om" || fail "cannot scrape OpenMetrics"
 [ "$(tail -1 "$LL_TMP/scrape.om")" = "# EOF" ] || fail "OpenMetrics scrape does not end in # EOF"
+code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
+[ "$(code "http://127.0.0.1:$mport/nope")" = 404 ] || fail "an unknown path did not get 404"
+[ "$(code -X POST "http://127.0.0.1:$mport/metrics")" = 405 ] || fail "POST did not get 405"
+[ "$(code -I "http://127.0.0.1:$mport/metrics")" = 200 ] || fail "HEAD /metrics did not get 200"
 sleep 1.2
 # every scrape so far parsed (Prometheus asked for OpenMetrics)
 health=$(curl -sf "$api/targets" | jq -r '.data.activeTargets[0] | "\(.health) \(.lastError)"')
