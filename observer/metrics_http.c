@@ -57,7 +57,7 @@ int obs_mxhttp_parse(const char *spec, struct sockaddr_storage *ss, socklen_t *l
 		     bool *loopback, char *err, size_t errlen)
 {
 	struct addrinfo hints = {.ai_socktype = SOCK_STREAM,
-				 .ai_flags = AI_NUMERICSERV | AI_ADDRCONFIG}, *ai = NULL;
+				 .ai_flags = AI_NUMERICSERV}, *ai = NULL;
 	char host[128] = "127.0.0.1", port[8];
 	const char *colon = strrchr(spec, ':'), *ps = spec;
 	size_t hl;
