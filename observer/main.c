@@ -17,6 +17,8 @@
 #include "connections.h"
 #include "findings.h"
 #include "forensics.h"
+#include "metrics_http.h"
+#include "metrics_src.h"
 #include "options.h"
 #include "output/ndjson.h"
 #include "requests.h"
@@ -103,6 +105,8 @@ struct x__run {
 	struct obs_fx *fx;
 	struct obs_ndjson *nd;
 	struct obs_findings_run *fnd;
+	struct obs_mxhttp *http; /* --metrics */
+	struct obs_mx_src *mx;
 	struct obs_feature features[3];
 	size_t nfeatures;
 	double t_prev;
@@ -202,6 +206,16 @@ static int x__bring_up(struct x__run *r)
 	r->features[r->nfeatures++] = obs_fx_feature(r->fx);
 	if (r->req)
 		r->features[r->nfeatures++] = obs_requests_feature(r->req);
+	if (r->http) {
+		struct obs_mx_src_opts mo = {obs_kernel_conn(r->k), r->lcen, r->rt,
+					     obs_kernel_sockets(r->k), obs_kernel_fail(r->k), r->fx,
+					     r->fnd, a->ports, a->nports};
+
+		r->mx = obs_mx_src_new(&mo);
+		if (!r->mx)
+			return LL_EXIT_FAIL;
+		obs_mxhttp_set_src(r->http, r->mx);
+	}
 	return 0;
 }
 
@@ -224,11 +238,13 @@ static int x__interval(struct x__run *r, double t, bool final)
 		if (err && !obs_ndjson_error(r->nd))
 			ll_warn(PROG, "cannot read the %s maps: %s", f->name, strerror(-err));
 	}
-	for (i = 0; !final && i < r->nfeatures; i++)
+	for (i = 0; !final && r->a->interval_ns && i < r->nfeatures; i++)
 		if (r->features[i].live)
 			r->features[i].live(r->features[i].self, &tk, stdout);
 	r->t_prev = t;
 	obs_findings_tick(r->fnd);
+	if (r->mx)
+		obs_mx_src_tick(r->mx, tk.snap);
 	return 0;
 }
 
@@ -277,6 +293,8 @@ static int x__json(struct x__run *r, FILE *out)
 
 static void x__run_free(struct x__run *r)
 {
+	obs_mxhttp_free(r->http);
+	obs_mx_src_free(r->mx);
 	obs_requests_free(r->req);
 	obs_reqtime_free(r->rt);
 	obs_systier_free(r->atier);
@@ -295,7 +313,7 @@ int main(int argc, char **argv)
 	struct obs_rt_lost *lrt;
 	struct obs_args a;
 	FILE *json_out = NULL;
-	uint64_t start, next = 0, deadline = 0, wake, now;
+	uint64_t start, next = 0, deadline = 0, wake, now, tick_ns;
 	char ports[160];
 	sigset_t sigs;
 	size_t i;
@@ -335,6 +353,11 @@ int main(int argc, char **argv)
 			goto cleanup;
 		}
 	}
+	/* the endpoint is bound at start: a taken or bad address is a usage error */
+	if (a.metrics && !(r.http = obs_mxhttp_new(PROG, a.metrics))) {
+		ret = LL_EXIT_USAGE;
+		goto cleanup;
+	}
 	r.fnd = obs_findings_run_new(stderr, r.nd);
 	if (!r.fnd) {
 		ll_warn(PROG, "out of memory");
@@ -361,17 +384,21 @@ int main(int argc, char **argv)
 		r.rt ? "; requests: " : "", r.rt ? obs_reqtime_attached(r.rt) : "",
 		obs_systier_mode_name(obs_systier_mode(obs_kernel_systier(r.k))));
 
-	if (a.interval_ns) {
+	if (r.http)
+		ll_warn(PROG, "metrics at http://%s/metrics", obs_mxhttp_addr(r.http));
+	/* an agent (--interval 0 --metrics): the features tick once a second, without lines */
+	tick_ns = a.interval_ns ? a.interval_ns : r.http ? NS_PER_S : 0;
+	if (a.interval_ns)
 		obs_report_live_header(stdout, obs_fx_live_header());
-		next = start + a.interval_ns;
-	}
+	if (tick_ns)
+		next = start + tick_ns;
 	if (a.duration_ns)
 		deadline = start + a.duration_ns;
 	for (;;) {
 		wake = next;
 		if (deadline && (!wake || deadline < wake))
 			wake = deadline;
-		if (x__wait_signal(&sigs, wake))
+		if (r.http ? obs_mxhttp_wait(r.http, &sigs, wake) : x__wait_signal(&sigs, wake))
 			break;
 		now = x__now_ns();
 		if (deadline && now >= deadline)
@@ -385,9 +412,9 @@ int main(int argc, char **argv)
 			if (err)
 				ll_warn(PROG, "note: cannot switch the syscall tracepoints: %s",
 					strerror(-err));
-			next += a.interval_ns;
+			next += tick_ns;
 			if (next <= now)
-				next = now + a.interval_ns;
+				next = now + tick_ns;
 		}
 	}
 

@@ -7,6 +7,7 @@
 #include "loadlens/cli.h"
 #include "loadlens/parse.h"
 #include "forensics.h"
+#include "metrics_http.h"
 #include "options.h"
 
 #define NS_PER_S 1000000000ULL
@@ -45,7 +46,11 @@ static void x__usage(FILE *out)
 		     "      --max-procs N     watch the fds of up to N processes (default %d, at most\n"
 		     "                        %d); past it a process_cap finding names the first one\n"
 		     "                        left out\n"
-		     "  -i, --interval DUR    live line period (default 1s; 0 turns live lines off)\n"
+		     "  -i, --interval DUR    live line period (default 1s; 0 turns live lines off;\n"
+		     "                        with --metrics the features still tick once a second)\n"
+		     "      --metrics ADDR:PORT  serve /metrics for Prometheus (text format, or\n"
+		     "                        OpenMetrics when asked) on ADDR:PORT; a bare PORT binds\n"
+		     "                        127.0.0.1, another address only when given\n"
 		     "  -d, --duration DUR    stop after DUR (default: run until Ctrl-C or SIGTERM)\n"
 		     "  -j, --json FILE       write the summary as JSON to FILE (docs/observer.md)\n"
 		     "      --trace FILE      write sampled requests (4-tuple, CLOCK_MONOTONIC\n"
@@ -83,7 +88,8 @@ static void x__usage(FILE *out)
 		     "  sudo " PROG " --port 8000 --duration 30s --json observer.json\n"
 		     "  sudo " PROG " --port 8000 --trace requests.csv --trace-every 100\n"
 		     "  sudo " PROG " --pid $(pidof nginx) --children --ndjson nginx.ndjson\n"
-		     "  sudo " PROG " --port 8080 --syscalls on    # every accept timed\n",
+		     "  sudo " PROG " --port 8080 --syscalls on    # every accept timed\n"
+		     "  sudo " PROG " --port 8080 --interval 0 --metrics 9435   # agent for Prometheus\n",
 		OBS_MAX_PORTS, OBS_FX_PROCS_DEFAULT, OBS_FX_PROCS_MAX, OBS_SYSTIER_SAMPLE_EVERY,
 		OBS_SYSTIER_SAMPLE_EVERY);
 }
@@ -135,6 +141,7 @@ void obs_args_parse(int argc, char **argv, struct obs_args *a)
 		{"max-procs", required_argument, NULL, 'M'},
 		{"netns", required_argument, NULL, 'n'},
 		{"check", optional_argument, NULL, 'K'},
+		{"metrics", required_argument, NULL, 'm'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
@@ -183,6 +190,17 @@ void obs_args_parse(int argc, char **argv, struct obs_args *a)
 		case 'Q':
 			a->no_requests = true;
 			break;
+		case 'm': {
+			struct sockaddr_storage ss;
+			socklen_t len;
+			char why[160];
+			bool loop;
+
+			if (obs_mxhttp_parse(optarg, &ss, &len, &loop, why, sizeof(why)))
+				ll_usage_error(PROG, "invalid --metrics '%s': %s", optarg, why);
+			a->metrics = optarg;
+			break;
+		}
 		case 'a':
 			if (!strcmp(optarg, "sampled"))
 				a->arrivals_sampled = true;

@@ -28,6 +28,7 @@ struct obs_args {
 	enum obs_systier_mode syscalls; /* --syscalls: when the syscall tracepoints are attached */
 	bool arrivals_sampled; /* --arrivals sampled: sk_data_ready in windows only */
 	uint64_t max_procs;    /* --max-procs: processes whose fds are watched */
+	const char *metrics;   /* --metrics ADDR:PORT: the Prometheus/OpenMetrics endpoint */
 	bool verbose;
 	int check; /* --check: 1 text, 2 JSON */
 };

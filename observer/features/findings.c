@@ -93,3 +93,20 @@ size_t obs_findings_alarms(const struct obs_findings_run *r)
 {
 	return obs_flog_count(&r->log, OBS_SEV_WARNING);
 }
+
+size_t obs_findings_now(const struct obs_findings_run *r, const struct obs_finding **out,
+			size_t max)
+{
+	const struct obs_snap *last = obs_snap_at(&r->hist, 0);
+	size_t i, n = 0;
+
+	for (i = 0; last && i < r->log.n && n < max; i++)
+		if (r->log.seen[i].last_seen == last->t)
+			out[n++] = &r->log.seen[i].f;
+	return n;
+}
+
+uint64_t obs_findings_dropped(const struct obs_findings_run *r)
+{
+	return r->log.dropped;
+}

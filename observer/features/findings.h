@@ -7,8 +7,10 @@
 #ifndef LOADLENS_OBSERVER_FINDINGS_H
 #define LOADLENS_OBSERVER_FINDINGS_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <jansson.h>
+#include "rules/finding.h"
 #include "rules/snapshot.h"
 
 struct obs_findings_run;
@@ -24,6 +26,12 @@ int obs_findings_tick(struct obs_findings_run *r);
 /* The summary's "findings:" block; the JSON array ("findings", docs/observer.md). */
 int obs_findings_summary(const struct obs_findings_run *r, FILE *out);
 json_t *obs_findings_json(const struct obs_findings_run *r);
+/* The findings that held in the latest interval (for --metrics): up to max into out; returns
+ * how many. */
+size_t obs_findings_now(const struct obs_findings_run *r, const struct obs_finding **out,
+			size_t max);
+/* Findings the log could not keep, so far. */
+uint64_t obs_findings_dropped(const struct obs_findings_run *r);
 /* Findings of severity warning or worse. */
 size_t obs_findings_alarms(const struct obs_findings_run *r);
 
