@@ -202,7 +202,7 @@ static int x__requests(struct obs_mx_src *s)
 	m->nslots = 0;
 	if (!s->rs)
 		return 0;
-	err = obs_mx_reqtime_read(s->o.skel, s->rs);
+	err = obs_mx_reqtime_read(s->o.rt, s->rs);
 	if (err)
 		return err;
 	for (k = 0; k < s->rs->nslots && m->nslots < OBS_MX_SLOTS; k++) {

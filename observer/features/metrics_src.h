@@ -42,9 +42,9 @@ void obs_mx_src_free(struct obs_mx_src *s);
 void obs_mx_src_tick(struct obs_mx_src *s, const struct obs_snap *snap);
 /* One scrape: read live, write the exposition in format f into out. 0 or a negative errno. */
 int obs_mx_src_scrape(struct obs_mx_src *s, enum obs_mx_format f, struct obs_mx_buf *out);
-/* Request timing's counters and the three histograms shown (observer/features/
- * metrics_reqread.c): only for slots that timed something. 0 or a negative errno. */
-int obs_mx_reqtime_read(struct sockets_bpf *skel, struct obs_reqtime_stats *st);
+/* Request timing's counters and histograms for a scrape (observer/features/metrics_reqread.c),
+ * into the scrape's own stats. 0 or a negative errno. */
+int obs_mx_reqtime_read(struct obs_reqtime *rt, struct obs_reqtime_stats *st);
 /* The HTTP side's count of refused connections, for the exposition. */
 void obs_mx_src_refused(struct obs_mx_src *s, uint64_t refused);
 
