@@ -14,6 +14,7 @@
 #include <time.h>
 #include <jansson.h>
 #include "loadlens/cli.h"
+#include "loadlens/outfile.h"
 #include "connections.h"
 #include "findings.h"
 #include "forensics.h"
@@ -100,6 +101,7 @@ struct x__run {
 	struct obs_systier *atier;
 	struct obs_fx *fx;
 	struct obs_ndjson *nd;
+	FILE *trace_out; /* --trace, until request timing takes it */
 	struct obs_findings_run *fnd;
 	struct obs_feature features[3];
 	size_t nfeatures;
@@ -190,8 +192,12 @@ static int x__bring_up(struct x__run *r)
 			return LL_EXIT_FAIL;
 		obs_systier_on_attach(r->atier, obs_reqtime_arrival_window, r->rt);
 	}
-	if (r->rt && (obs_reqtime_start(r->rt, PROG) || !(r->req = obs_requests_new(r->rt))))
-		return LL_EXIT_FAIL;
+	if (r->rt) {
+		err = obs_reqtime_start(r->rt, PROG, r->trace_out);
+		r->trace_out = NULL;
+		if (err || !(r->req = obs_requests_new(r->rt)))
+			return LL_EXIT_FAIL;
+	}
 	r->features[r->nfeatures++] = obs_connections_feature(r->cx);
 	r->features[r->nfeatures++] = obs_fx_feature(r->fx);
 	if (r->req)
@@ -277,6 +283,8 @@ static void x__run_free(struct x__run *r)
 	obs_fx_free(r->fx);
 	obs_findings_run_free(r->fnd);
 	obs_ndjson_close(r->nd);
+	if (r->trace_out)
+		fclose(r->trace_out);
 	obs_connections_free(r->cx);
 	obs_census_free(r->lcen);
 	obs_kernel_free(r->k);
@@ -310,12 +318,17 @@ int main(int argc, char **argv)
 		ret = LL_EXIT_USAGE;
 		goto cleanup;
 	}
-	/* open the outputs while privileged: after the drop, uid 0 has no DAC override */
+	/* open the outputs before the uid changes, never through a link (loadlens/outfile.h) */
 	if (a.json_path) {
-		json_out = fopen(a.json_path, "w");
+		json_out = ll_output_open(PROG, "--json", a.json_path);
 		if (!json_out) {
-			ll_warn(PROG, "cannot create --json file '%s': %s", a.json_path,
-				strerror(errno));
+			ret = LL_EXIT_USAGE;
+			goto cleanup;
+		}
+	}
+	if (a.trace_path) {
+		r.trace_out = ll_output_open(PROG, "--trace", a.trace_path);
+		if (!r.trace_out) {
 			ret = LL_EXIT_USAGE;
 			goto cleanup;
 		}
