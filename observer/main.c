@@ -313,7 +313,8 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
 
 	obs_libbpf_log(a.verbose);
-	err = obs_startup_check(PROG, OBS_NEED_TRACEFS | OBS_NEED_BPFFS);
+	/* nothing is pinned: bpffs is not needed */
+	err = obs_startup_check(PROG, OBS_NEED_TRACEFS);
 	if (err) {
 		ret = LL_EXIT_USAGE;
 		goto cleanup;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Privileged start-up: mounts, prerequisite checks, tracepoint probes, privilege drop. */
 #include <errno.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@
 #define BPF_FS_MAGIC 0xcafe4a11
 
 static const char *tracefs_path;
+static bool own_mntns; /* we moved to a mount namespace of our own, for the mounts we make */
 static struct btf *vmlinux_btf;
 static bool vmlinux_btf_tried;
 
@@ -89,14 +91,42 @@ static bool x__is_fs(const char *path, long magic)
 	return statfs(path, &st) == 0 && (long)st.f_type == magic;
 }
 
-/* Mount fstype at path unless it is there already. Returns 0 or -errno. */
-static int x__ensure_mounted(const char *fstype, const char *path, long magic)
+/*
+ * Mounts the observer makes live in a mount namespace of its own (and its helper's), slave to the
+ * host's: the host's mount table never changes, and they are undone when the observer exits, even
+ * when it is killed. Unsharing needs a single thread: this runs first thing in main().
+ */
+static int x__own_mount_namespace(void)
 {
+	if (own_mntns)
+		return 0;
+	if (unshare(CLONE_NEWNS))
+		return -errno;
+	own_mntns = true;
+	/* nothing mounted here propagates back to the host */
+	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL))
+		return -errno;
+	return 0;
+}
+
+/* Mount fstype at path unless it is there already, saying so once. Returns 0 or -errno. */
+static int x__ensure_mounted(const char *prog, const char *fstype, const char *path, long magic)
+{
+	int err;
+
 	if (x__is_fs(path, magic))
 		return 0;
+	err = x__own_mount_namespace();
+	if (err)
+		return err;
 	if (mount(fstype, path, fstype, 0, NULL))
 		return -errno;
-	return x__is_fs(path, magic) ? 0 : -ENODEV;
+	if (!x__is_fs(path, magic))
+		return -ENODEV;
+	ll_warn(prog, "note: %s was not mounted; mounted it at %s for this run only, in the "
+		      "observer's own mount namespace (the host's mounts are unchanged, and it is "
+		      "gone when the observer exits)", fstype, path);
+	return 0;
 }
 
 static int x__find_tracefs(const char *prog)
@@ -111,7 +141,7 @@ static int x__find_tracefs(const char *prog)
 		tracefs_path = OBS_TRACEFS_OLD;
 		return 0;
 	}
-	err = x__ensure_mounted("tracefs", OBS_TRACEFS, TRACEFS_MAGIC);
+	err = x__ensure_mounted(prog, "tracefs", OBS_TRACEFS, TRACEFS_MAGIC);
 	if (err) {
 		ll_warn(prog,
 			"tracefs is not mounted and mounting it at %s failed (%s); run "
@@ -146,7 +176,7 @@ int obs_startup_check(const char *prog, unsigned int needs)
 			err = e;
 	}
 	if (needs & OBS_NEED_BPFFS) {
-		e = x__ensure_mounted("bpf", OBS_BPFFS, BPF_FS_MAGIC);
+		e = x__ensure_mounted(prog, "bpf", OBS_BPFFS, BPF_FS_MAGIC);
 		if (e)
 			ll_warn(prog, "note: bpffs is not mounted at %s and mounting it failed (%s)",
 				OBS_BPFFS, strerror(-e));

@@ -28,7 +28,9 @@ void obs_libbpf_log(bool verbose);
 
 /*
  * Check privilege (root, or CAP_BPF + CAP_PERFMON, or CAP_SYS_ADMIN) and BTF, and mount what
- * `needs` asks for when it is missing. Prints one line per missing hard prerequisite.
+ * `needs` asks for when it is missing: in a mount namespace of the observer's own (slave to the
+ * host's), so the host's mounts never change and the mount is gone at exit; one line says so.
+ * Call it while the process has one thread. Prints one line per missing hard prerequisite.
  * Returns 0, -EPERM or -ENOENT.
  */
 int obs_startup_check(const char *prog, unsigned int needs);
