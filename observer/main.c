@@ -296,6 +296,7 @@ int main(int argc, char **argv)
 	struct x__run r = {.targets = {.netns_fd = -1}};
 	struct obs_rt_lost *lrt;
 	struct obs_args a;
+	struct obs_user user;
 	FILE *json_out = NULL;
 	uint64_t start, next = 0, deadline = 0, wake, now;
 	char ports[160];
@@ -353,11 +354,19 @@ int main(int argc, char **argv)
 	}
 	start = x__now_ns();
 
-	err = obs_drop_privileges_keep(x__verify_read, obs_kernel_conn(r.k),
-				       obs_fx_keep_caps(r.fx));
-	if (err)
-		ll_warn(PROG, "note: cannot drop capabilities (%s); running with them",
+	/* attached: from here an unprivileged uid, with only what fds need where the kernel has no
+	 * task iterator (CAP_SYS_PTRACE), no bounding set, no new privileges */
+	obs_unprivileged_user(&user);
+	err = obs_drop_to_user(x__verify_read, obs_kernel_conn(r.k), obs_fx_keep_caps(r.fx),
+			       &user);
+	if (err == 1) {
+		ll_warn(PROG, "note: this kernel checks privilege on every map read; running as root "
+			      "with the capabilities");
+	} else if (err) {
+		ll_warn(PROG, "cannot change to user %s and drop capabilities: %s", user.name,
 			strerror(-err));
+		goto cleanup;
+	}
 	obs_startup_cleanup();
 
 	x__ports_line(&a, ports, sizeof(ports));

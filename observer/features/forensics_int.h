@@ -3,6 +3,7 @@
 #ifndef LOADLENS_OBSERVER_FORENSICS_INT_H
 #define LOADLENS_OBSERVER_FORENSICS_INT_H
 
+#include "fditer.h"
 #include "forensics.h"
 #include "rules/snapshot.h"
 
@@ -37,6 +38,7 @@ struct obs_fx_run {
 
 struct obs_fx {
 	const char *prog;
+	struct obs_fditer *fdit; /* fds, exe, netns of processes without /proc (NULL: /proc) */
 	struct obs_fail *fail;
 	struct obs_census_ctx *census;
 	struct obs_targets *targets;

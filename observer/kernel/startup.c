@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* Privileged start-up: mounts, prerequisite checks, tracepoint probes, privilege drop. */
 #include <errno.h>
+#include <grp.h>
+#include <pwd.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -220,7 +222,21 @@ int obs_drop_privileges(int (*verify)(void *arg), void *arg)
 	return obs_drop_privileges_keep(verify, arg, 0);
 }
 
-int obs_drop_privileges_keep(int (*verify)(void *arg), void *arg, uint64_t keep)
+/* Empty the bounding set (needs CAP_SETPCAP, so before anything else goes). */
+static int x__clear_bounding(void)
+{
+	int cap;
+
+	for (cap = 0; cap <= 63; cap++) {
+		if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) <= 0)
+			continue; /* not in the set, or past the kernel's last capability */
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0))
+			return -errno;
+	}
+	return 0;
+}
+
+static int x__drop(int (*verify)(void *arg), void *arg, uint64_t keep, const struct obs_user *u)
 {
 	struct x__caps c, saved;
 	int err, i;
@@ -232,7 +248,7 @@ int obs_drop_privileges_keep(int (*verify)(void *arg), void *arg, uint64_t keep)
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) && errno != EINVAL)
 		return -errno;
 
-	/* step 1: empty effective and inheritable sets; keep permitted so this can be undone */
+	/* step 1: with an empty effective set, can the caller still work? If not, undo. */
 	c = saved;
 	for (i = 0; i < _LINUX_CAPABILITY_U32S_3; i++) {
 		c.data[i].effective = 0;
@@ -245,15 +261,28 @@ int obs_drop_privileges_keep(int (*verify)(void *arg), void *arg, uint64_t keep)
 		err = verify(arg);
 		if (err) {
 			x__capset(&saved);
-			return err;
+			return u ? 1 : err;
 		}
 	}
-	/* step 2: empty permitted too, but for `keep`; from here no other capability comes back */
+	/* step 2, no way back from here: the bounding set, then the uid (keeping the permitted
+	 * set across it), then permitted and effective down to `keep` */
+	err = x__capset(&saved);
+	if (!err)
+		err = x__clear_bounding();
+	if (!err && u) {
+		if (setgroups(0, NULL) || setresgid(u->gid, u->gid, u->gid) ||
+		    prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) || setresuid(u->uid, u->uid, u->uid))
+			err = -errno;
+		prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0);
+	}
+	if (err)
+		return err;
 	for (i = 0; i < _LINUX_CAPABILITY_U32S_3; i++) {
 		uint32_t k = (uint32_t)(keep >> (32 * i)) & saved.data[i].permitted;
 
 		c.data[i].permitted = k;
 		c.data[i].effective = k;
+		c.data[i].inheritable = 0;
 	}
 	err = x__capset(&c);
 	if (err)
@@ -262,6 +291,38 @@ int obs_drop_privileges_keep(int (*verify)(void *arg), void *arg, uint64_t keep)
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		return -errno;
 	return 0;
+}
+
+int obs_drop_privileges_keep(int (*verify)(void *arg), void *arg, uint64_t keep)
+{
+	return x__drop(verify, arg, keep, NULL);
+}
+
+int obs_unprivileged_user(struct obs_user *u)
+{
+	static const char *const names[] = {OBS_USER, "nobody"};
+	struct passwd *pw;
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		pw = getpwnam(names[i]);
+		if (pw && pw->pw_uid) {
+			u->uid = pw->pw_uid;
+			u->gid = pw->pw_gid;
+			snprintf(u->name, sizeof(u->name), "%s", names[i]);
+			return 0;
+		}
+	}
+	/* no such user in the passwd database: the overflow ids */
+	u->uid = 65534;
+	u->gid = 65534;
+	snprintf(u->name, sizeof(u->name), "uid 65534");
+	return 0;
+}
+
+int obs_drop_to_user(int (*verify)(void *arg), void *arg, uint64_t keep, const struct obs_user *u)
+{
+	return x__drop(verify, arg, keep, u);
 }
 
 void obs_startup_cleanup(void)
