@@ -1,7 +1,7 @@
 #!/bin/bash
 # Least privilege once attached (issue 13). The observer runs as an unprivileged uid (loadlens or
 # nobody) with no capability, an empty bounding set and no-new-privs; its syscall-tier helper
-# keeps CAP_BPF and CAP_PERFMON only. fds are counted by a BPF task_file iterator made before the
+# runs as that uid too, with CAP_BPF and CAP_PERFMON only. fds are counted by a BPF task_file iterator made before the
 # drop, so the counts of root-owned targets still equal /proc/PID/fd; the owners of a listener
 # (port mode) are found by it too. Where the iterator is missing (forced here with
 # LOADLENS_OBSERVER_NO_FDITER) the observer keeps CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH only.
@@ -50,6 +50,7 @@ check_run() {
 	[ -n "$helper" ] || fail "$name: no syscall-tier helper"
 	echo "$name helper: Uid $(uids "$helper"), CapEff $(status "$helper" CapEff)," \
 		"CapBnd $(status "$helper" CapBnd), NoNewPrivs $(status "$helper" NoNewPrivs)"
+	case "$(uids "$helper")" in 0\ * | *\ 0\ * | *\ 0) fail "$name helper: a uid is 0" ;; esac
 	[ "$(status "$helper" CapEff)" = 000000c000000000 ] ||
 		fail "$name helper: CapEff $(status "$helper" CapEff), expected CAP_BPF|CAP_PERFMON"
 	[ "$(status "$helper" CapBnd)" = 0000000000000000 ] || fail "$name helper: CapBnd not empty"
