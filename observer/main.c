@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <jansson.h>
 #include "loadlens/cli.h"
 #include "loadlens/outfile.h"
@@ -358,7 +359,7 @@ int main(int argc, char **argv)
 	 * task iterator (CAP_SYS_PTRACE), no bounding set, no new privileges */
 	obs_unprivileged_user(&user);
 	err = obs_drop_to_user(x__verify_read, obs_kernel_conn(r.k), obs_fx_keep_caps(r.fx),
-			       &user);
+			       geteuid() ? NULL : &user); /* not root: a user of its own already */
 	if (err == 1) {
 		ll_warn(PROG, "note: this kernel checks privilege on every map read; running as root "
 			      "with the capabilities");

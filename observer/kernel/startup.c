@@ -222,10 +222,14 @@ int obs_drop_privileges(int (*verify)(void *arg), void *arg)
 	return obs_drop_privileges_keep(verify, arg, 0);
 }
 
-/* Empty the bounding set (needs CAP_SETPCAP, so before anything else goes). */
-static int x__clear_bounding(void)
+/* Empty the bounding set (needs CAP_SETPCAP, so before anything else goes; a process started
+ * without it, with CAP_BPF and CAP_PERFMON only, keeps its set: no-new-privs still holds). */
+static int x__clear_bounding(const struct x__caps *c)
 {
 	int cap;
+
+	if (!x__cap_effective(c, CAP_SETPCAP))
+		return 0;
 
 	for (cap = 0; cap <= 63; cap++) {
 		if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) <= 0)
@@ -268,7 +272,7 @@ static int x__drop(int (*verify)(void *arg), void *arg, uint64_t keep, const str
 	 * set across it), then permitted and effective down to `keep` */
 	err = x__capset(&saved);
 	if (!err)
-		err = x__clear_bounding();
+		err = x__clear_bounding(&saved);
 	if (!err && u) {
 		if (setgroups(0, NULL) || setresgid(u->gid, u->gid, u->gid) ||
 		    prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) || setresuid(u->uid, u->uid, u->uid))

@@ -168,7 +168,7 @@ static void x__child(int sock, struct bpf_program *const *progs, const uint64_t 
 	for (i = 0; i < n && (tp_ids[i] || !x__classic_tp(progs[i])); i++)
 		;
 	obs_unprivileged_user(&user);
-	if (i == n ? obs_drop_to_user(NULL, NULL, keep, &user)
+	if (i == n && !geteuid() ? obs_drop_to_user(NULL, NULL, keep, &user)
 		   : obs_drop_privileges_keep(NULL, NULL, keep))
 		_exit(1);
 	for (;;) {
