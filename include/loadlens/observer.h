@@ -44,7 +44,6 @@ enum obs_counter {
 	OBS_CTR_WAIT_UNMATCHED,	  /* accept() seen, no handshake time (before start, slot reused) */
 	OBS_CTR_ACCEPT_CALLS,	  /* accept()/accept4() returned a target socket, seen while the
 				   * syscall programs were attached (observer/systier.c) */
-	OBS_CTR_DROP_QUEUED,	  /* handshake time not stored: unused (the table is an array), 0 */
 	OBS_CTR_DROP_UNRESOLVED,  /* accepted fd could not be resolved to a socket */
 	OBS_CTR_QLEN_SUM,	  /* accept-queue length seen at each accept, summed */
 	OBS_CTR_QLEN_MAX,	  /* longest accept queue seen at an accept (max over CPUs) */

@@ -17,11 +17,18 @@
 #include "loadlens/cli.h"
 #include "census.h"
 
+/* A CLOSE_WAIT or FIN_WAIT2 socket being aged, by its cookie (a timewait socket keeps the
+ * cookie of the socket it replaced). */
 struct x__cw {
-	uint64_t inode;
+	uint64_t cookie;
 	double first_s;
 	int16_t port; /* index into the census' ports, -1 none */
+	uint8_t state;
+	uint64_t peer; /* FIN_WAIT2: its peer's connection, as the peer sees it (x__conn_hash) */
 };
+
+/* Children in CLOSE_WAIT still in an accept queue (never accepted), by x__conn_hash. */
+#define UNACC_SLOTS 16384
 
 #define GROUP_SLOTS 8192 /* distinct (src, dst:port) groups counted; more land in "other" */
 #define RECV_BUF (64 * 1024)
@@ -44,6 +51,8 @@ struct obs_census_ctx {
 	size_t ncw_prev, ncw_cur;
 	double now_s;
 	bool cw_last_tracked; /* the socket being counted went into cw_cur */
+	uint64_t *unacc;      /* UNACC_SLOTS, sorted after the dump */
+	size_t nunacc;
 	/* the census being taken */
 	struct obs_census *cur;
 	bool listen_pass;
@@ -83,7 +92,8 @@ struct obs_census_ctx *obs_census_new(const char *prog, int netns_fd, const uint
 	c->buf = malloc(RECV_BUF);
 	c->cw_prev = calloc(OBS_CENSUS_CW_TRACK, sizeof(*c->cw_prev));
 	c->cw_cur = calloc(OBS_CENSUS_CW_TRACK, sizeof(*c->cw_cur));
-	if (!c->groups || !c->buf || !c->cw_prev || !c->cw_cur) {
+	c->unacc = calloc(UNACC_SLOTS, sizeof(*c->unacc));
+	if (!c->groups || !c->buf || !c->cw_prev || !c->cw_cur || !c->unacc) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
@@ -141,6 +151,7 @@ void obs_census_free(struct obs_census_ctx *c)
 	free(c->buf);
 	free(c->cw_prev);
 	free(c->cw_cur);
+	free(c->unacc);
 	free(c);
 }
 
@@ -182,6 +193,21 @@ static void x__group_add(struct obs_census_ctx *c, const struct obs_port_group *
 	}
 }
 
+/* A connection as its local end sees it: (local address:port, remote address:port). */
+static uint64_t x__conn_hash(uint8_t family, const uint32_t *laddr, uint16_t lport,
+			     const uint32_t *raddr, uint16_t rport)
+{
+	uint64_t h = 1469598103934665603ULL;
+	size_t i, n = family == AF_INET ? 1 : 4;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ laddr[i]) * 1099511628211ULL;
+	for (i = 0; i < n; i++)
+		h = (h ^ raddr[i]) * 1099511628211ULL;
+	h = (h ^ lport) * 1099511628211ULL;
+	return (h ^ rport) * 1099511628211ULL;
+}
+
 /* CLOSE_WAIT, FIN_WAIT2 and TIME_WAIT per target port (the local one if it is a target). */
 static void x__port_count(struct obs_census_ctx *c, struct obs_census *cs, uint16_t sport,
 			  uint16_t dport, uint8_t state)
@@ -195,7 +221,7 @@ static void x__port_count(struct obs_census_ctx *c, struct obs_census *cs, uint1
 	for (i = 0; i < cs->nports; i++) {
 		if (cs->ports[i].port != port)
 			continue;
-		if (state == OBS_TCP_CLOSE_WAIT && c->cw_last_tracked)
+		if (c->cw_last_tracked)
 			c->cw_cur[c->ncw_cur - 1].port = (int16_t)i;
 		cs->ports[i].close_wait += state == OBS_TCP_CLOSE_WAIT;
 		cs->ports[i].fin_wait2 += state == OBS_TCP_FIN_WAIT2;
@@ -252,12 +278,23 @@ static int x__on_msg(const struct nlmsghdr *nlh, void *data)
 		cs->state[m->idiag_state]++;
 	cs->sockets++;
 	c->cw_last_tracked = false;
-	if (!c->listen_pass && m->idiag_state == OBS_TCP_CLOSE_WAIT) {
+	/* CLOSE_WAIT of an accepted socket (a child still in the accept queue has no inode: the
+	 * application never had it), and FIN_WAIT2, orphans included, are aged */
+	if (!c->listen_pass && ((m->idiag_state == OBS_TCP_CLOSE_WAIT && m->idiag_inode) ||
+				m->idiag_state == OBS_TCP_FIN_WAIT2)) {
 		c->cw_last_tracked = c->ncw_cur < OBS_CENSUS_CW_TRACK;
 		if (c->cw_last_tracked)
-			c->cw_cur[c->ncw_cur++] = (struct x__cw){m->idiag_inode, c->now_s, -1};
+			c->cw_cur[c->ncw_cur++] = (struct x__cw){
+				(uint64_t)m->id.idiag_cookie[1] << 32 | m->id.idiag_cookie[0],
+				c->now_s, -1, m->idiag_state,
+				x__conn_hash(m->idiag_family, m->id.idiag_dst, dport,
+					     m->id.idiag_src, sport)};
 		else
 			cs->close_wait_untracked++;
+	} else if (!c->listen_pass && m->idiag_state == OBS_TCP_CLOSE_WAIT &&
+		   c->nunacc < UNACC_SLOTS) {
+		c->unacc[c->nunacc++] = x__conn_hash(m->idiag_family, m->id.idiag_src, sport,
+						     m->id.idiag_dst, dport);
 	}
 	if (!c->listen_pass)
 		x__port_count(c, cs, sport, dport, m->idiag_state);
@@ -341,11 +378,18 @@ static void x__read_range(struct obs_census_ctx *c, struct obs_census *cs)
 	}
 }
 
+static int x__cmp_u64(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
 static int x__cmp_cw(const void *a, const void *b)
 {
 	const struct x__cw *x = a, *y = b;
 
-	return x->inode < y->inode ? -1 : x->inode > y->inode;
+	return x->cookie < y->cookie ? -1 : x->cookie > y->cookie;
 }
 
 /* Age the CLOSE_WAIT sockets of this census from the last one's: old ones are a leak. */
@@ -355,15 +399,32 @@ static void x__cw_age(struct obs_census_ctx *c, struct obs_census *cs)
 	size_t i;
 
 	qsort(c->cw_cur, c->ncw_cur, sizeof(*c->cw_cur), x__cmp_cw);
+	qsort(c->unacc, c->nunacc, sizeof(*c->unacc), x__cmp_u64);
 	for (i = 0; i < c->ncw_cur; i++) {
 		p = bsearch(&c->cw_cur[i], c->cw_prev, c->ncw_prev, sizeof(*p), x__cmp_cw);
-		if (p)
+		if (p && p->state == c->cw_cur[i].state)
 			c->cw_cur[i].first_s = p->first_s;
-		if (c->now_s - c->cw_cur[i].first_s < OBS_CENSUS_CW_OLD_S)
+		if (c->now_s - c->cw_cur[i].first_s < OBS_CENSUS_CW_OLD_S) {
+			cs->aging_young++;
 			continue;
-		cs->close_wait_old++;
-		if (c->cw_cur[i].port >= 0)
-			cs->ports[c->cw_cur[i].port].close_wait_old++;
+		}
+		if (c->cw_cur[i].state == OBS_TCP_FIN_WAIT2 &&
+		    bsearch(&c->cw_cur[i].peer, c->unacc, c->nunacc, sizeof(*c->unacc),
+			    x__cmp_u64)) {
+			/* its peer is a connection the server never accepted: the accept queue's
+			 * problem (fds, a slow acceptor), named there, not a peer that never closes */
+			cs->fin_wait2_peer_queued++;
+			continue;
+		}
+		if (c->cw_cur[i].state == OBS_TCP_CLOSE_WAIT) {
+			cs->close_wait_old++;
+			if (c->cw_cur[i].port >= 0)
+				cs->ports[c->cw_cur[i].port].close_wait_old++;
+		} else {
+			cs->fin_wait2_old++;
+			if (c->cw_cur[i].port >= 0)
+				cs->ports[c->cw_cur[i].port].fin_wait2_old++;
+		}
 	}
 	tmp = c->cw_prev;
 	c->cw_prev = c->cw_cur;
@@ -434,6 +495,7 @@ int obs_census_take(struct obs_census_ctx *c, struct obs_census *cs)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	c->now_s = (double)t0.tv_sec + (double)t0.tv_nsec / 1e9;
 	c->ncw_cur = 0;
+	c->nunacc = 0;
 	memset(cs, 0, sizeof(*cs));
 	memset(c->listen_bits, 0, sizeof(c->listen_bits));
 	memset(c->groups, 0, GROUP_SLOTS * sizeof(*c->groups));

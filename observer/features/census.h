@@ -36,12 +36,14 @@ struct obs_census_port {
 	uint16_t port;
 	bool server_side; /* something listens on it here: these are the server's sockets */
 	uint32_t close_wait, fin_wait2, time_wait;
-	uint32_t close_wait_old; /* CLOSE_WAIT sockets seen in it for OBS_CENSUS_CW_OLD_S or more */
+	uint32_t close_wait_old; /* accepted sockets in CLOSE_WAIT for OBS_CENSUS_CW_OLD_S or more */
+	uint32_t fin_wait2_old;	 /* sockets in FIN_WAIT2 (orphans too) that long */
 };
 
-/* A CLOSE_WAIT socket is old, a leak rather than a close under way, after this long (s). */
-#define OBS_CENSUS_CW_OLD_S 1.0
-/* CLOSE_WAIT sockets whose age is tracked (by inode); more are counted, not aged. */
+/* A socket in CLOSE_WAIT (accepted) or FIN_WAIT2 is old, stuck rather than closing, after this
+ * long (s): a close under way takes a round trip and the application's next turn. */
+#define OBS_CENSUS_CW_OLD_S 0.4
+/* Sockets whose age is tracked (by cookie); more are counted, not aged. */
 #define OBS_CENSUS_CW_TRACK 65536
 
 struct obs_census {
@@ -55,6 +57,9 @@ struct obs_census {
 	struct obs_census_port ports[OBS_MAX_PORTS]; /* per --port (none with every port) */
 	size_t nports;
 	uint64_t close_wait_old;	/* all ports: CLOSE_WAIT for OBS_CENSUS_CW_OLD_S or more */
+	uint64_t fin_wait2_old;		/* all ports: FIN_WAIT2 that long */
+	uint64_t fin_wait2_peer_queued;	/* FIN_WAIT2 whose peer is a child here never accepted */
+	uint64_t aging_young;		/* CLOSE_WAIT/FIN_WAIT2 not old yet: a census soon tells */
 	uint64_t close_wait_untracked;	/* past OBS_CENSUS_CW_TRACK: not aged */
 	uint16_t no_listener[OBS_MAX_PORTS]; /* --ports with no TCP listener and no UDP socket */
 	size_t nno_listener;

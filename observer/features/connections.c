@@ -77,6 +77,11 @@ static int x__tick(void *self, struct obs_tick *tk)
 	c->prev = c->cur;
 	tk->conn_total = &c->cur;
 	tk->conn_delta = &c->delta;
+	/* the rules' sign that listen overflows are a target's: its queue full at this pass */
+	if (tk->snap && c->lq.ok && c->lq.backlog && c->lq.qlen_max >= c->lq.backlog) {
+		tk->snap->listen_target_full++;
+		tk->snap->listen_port = c->lp.listen_port;
+	}
 	return 0;
 }
 

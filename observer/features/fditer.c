@@ -4,16 +4,32 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "fditer.h"
 #include "fdcount.skel.h"
 
+#define X__TASKS_MAX 65536	     /* processes in the table (32 B each: 2 MiB) */
+#define X__TASKS_FRESH_NS 100000000 /* a table this young answers a lookup */
+#define X__TASKS_RETRY_NS 1000000   /* a miss reads it again if it is older than this */
+
 struct obs_fditer {
 	struct fdcount_bpf *skel;
 	struct bpf_link *files, *tasks;
+	struct fdc_task *tab; /* the last task pass, for obs_fditer_task() */
+	size_t ntab;
+	uint64_t tab_ns;
 };
+
+static uint64_t x__now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
 
 struct obs_fditer *obs_fditer_new(void)
 {
@@ -49,6 +65,7 @@ void obs_fditer_free(struct obs_fditer *it)
 {
 	if (!it)
 		return;
+	free(it->tab);
 	bpf_link__destroy(it->tasks);
 	bpf_link__destroy(it->files);
 	fdcount_bpf__destroy(it->skel);
@@ -149,26 +166,35 @@ ssize_t obs_fditer_tasks(struct obs_fditer *it, struct fdc_task *out, size_t max
 	return r < 0 ? r : r / (ssize_t)sizeof(*out);
 }
 
-int obs_fditer_task(struct obs_fditer *it, uint32_t tgid, struct fdc_task *out)
+static int x__lookup(const struct obs_fditer *it, uint32_t tgid, struct fdc_task *out)
 {
-	struct fdc_task *all;
-	ssize_t n, i;
-	int err = -ESRCH;
+	size_t i;
 
-	/* a process table: a few thousand entries on a busy host, 32 bytes each */
-	all = calloc(65536, sizeof(*all));
-	if (!all)
-		return -ENOMEM;
-	n = obs_fditer_tasks(it, all, 65536);
-	if (n < 0)
-		err = (int)n;
-	for (i = 0; i < n; i++) {
-		if (all[i].tgid == tgid) {
-			*out = all[i];
-			err = 0;
-			break;
+	for (i = 0; i < it->ntab; i++) {
+		if (it->tab[i].tgid == tgid) {
+			*out = it->tab[i];
+			return 0;
 		}
 	}
-	free(all);
-	return err;
+	return -ESRCH;
+}
+
+int obs_fditer_task(struct obs_fditer *it, uint32_t tgid, struct fdc_task *out)
+{
+	uint64_t now = x__now_ns();
+	ssize_t n;
+
+	/* one pass answers the lookups of an interval; a miss (a new process) reads it again */
+	if (it->tab && now - it->tab_ns < X__TASKS_FRESH_NS && !x__lookup(it, tgid, out))
+		return 0;
+	if (it->tab && now - it->tab_ns < X__TASKS_RETRY_NS)
+		return -ESRCH;
+	if (!it->tab && !(it->tab = calloc(X__TASKS_MAX, sizeof(*it->tab))))
+		return -ENOMEM;
+	n = obs_fditer_tasks(it, it->tab, X__TASKS_MAX);
+	it->ntab = n > 0 ? (size_t)n : 0;
+	it->tab_ns = now;
+	if (n < 0)
+		return (int)n;
+	return x__lookup(it, tgid, out);
 }

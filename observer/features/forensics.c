@@ -183,8 +183,14 @@ static void x__census(struct obs_fx *fx, const struct obs_conn_stats *ct, double
 	int64_t est, moved, d;
 
 	/* a census walks every socket of the netns (about 1 us each): space them so that they
-	 * take at most 1% of a CPU; the live counts carry on from the state moves meanwhile */
+	 * take at most 1% of a CPU; the live counts carry on from the state moves meanwhile. When
+	 * those moves show sockets piling up in CLOSE_WAIT, 10% of a CPU: a leak is told sooner. */
 	fx->census_fresh = false;
+	moved = (int64_t)ct->moves[OBS_TCP_CLOSE_WAIT] -
+		(int64_t)ct->moves[OBS_TCP_STATES + OBS_TCP_CLOSE_WAIT];
+	if (fx->census && fx->have_base && fx->base[OBS_TCP_CLOSE_WAIT] + moved >= 10 &&
+	    t >= fx->census_t + fx->cs.took_ms * 10 / 1000.0)
+		fx->census_next_t = 0;
 	if (fx->census && t < fx->census_next_t) {
 		fx->run.census_deferred++;
 		json_object_set_new(rec, "census", json_null());
@@ -206,9 +212,13 @@ static void x__census(struct obs_fx *fx, const struct obs_conn_stats *ct, double
 	}
 	fx->run.census_ok++;
 	fx->census_fresh = true;
+	fx->census_t = t;
 	if (fx->cs.close_wait_untracked > fx->run.cw_untracked_max)
 		fx->run.cw_untracked_max = fx->cs.close_wait_untracked;
 	fx->census_next_t = t + fx->cs.took_ms * 100 / 1000.0 - 0.001;
+	/* sockets stuck in CLOSE_WAIT or FIN_WAIT2 are told by a second look: 10% of a CPU */
+	if (fx->cs.aging_young >= 10)
+		fx->census_next_t = t + fx->cs.took_ms * 10 / 1000.0 - 0.001;
 	if (fx->cs.took_ms > fx->run.census_ms_max)
 		fx->run.census_ms_max = fx->cs.took_ms;
 	for (s = 1; s < OBS_TCP_STATES; s++) {

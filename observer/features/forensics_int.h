@@ -57,6 +57,7 @@ struct obs_fx {
 	bool have_base;
 	struct obs_census cs;
 	double census_next_t;	/* no census before this run time (s): 1% of a CPU at most */
+	double census_t;	/* the last census' run time (s) */
 	const char *pressure;	/* a sign of exhaustion this interval, for the syscall tier */
 	/* port growth: in-use counts of the top group at recent censuses */
 	double port_t[OBS_FX_HIST];
@@ -83,12 +84,24 @@ struct obs_fx {
 	struct obs_fx_run run;
 	struct obs_fail_proc errprocs[OBS_MAX_ERRPROCS];
 	size_t nerrprocs;     /* read at the last tick */
+	/* their failures seen so far and their network namespace, for the interval's failures
+	 * of the watched namespace's processes */
+	struct obs_fx_errseen {
+		uint32_t pid;
+		uint32_t netns; /* 0: unknown (gone before it was read) */
+		uint64_t fails[OBS_FAIL_MAX];
+	} errseen[OBS_MAX_ERRPROCS];
+	size_t nerrseen;
+	uint64_t local_total[OBS_FAIL_MAX]; /* the watched namespace's failures since start */
 	uint64_t file_nr_now; /* fs.file-nr at the last tick */
 };
 
 /* A forecast of exhaustion further out than this (s) is not a forecast. */
 #define OBS_FX_FORECAST_HORIZON_S 600.0
 
+/* procs.c: the network namespace (inode) of pid, 0 if it is gone: from the task iterator, which
+ * needs no privilege, else /proc/PID/ns/net. */
+uint32_t obs_fx__netns(struct obs_fx *fx, uint32_t pid);
 /* procs.c: watch pid (its fds, its exit); NULL when --max-procs are watched already (counted). */
 struct obs_fx_proc *obs_fx__watch(struct obs_fx *fx, uint32_t pid);
 /* procs.c: target exits (ring buffer, /proc) and restarts (same executable), at time t (s). */

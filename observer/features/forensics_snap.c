@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include "forensics_int.h"
 
 static bool x__loopback(uint8_t family, const uint8_t *a)
@@ -37,7 +38,8 @@ static void x__census(const struct obs_fx *fx, struct obs_snap *s)
 	s->tw_reuse = cs->tw_reuse;
 	s->fin_timeout_s = cs->fin_timeout_s;
 	s->max_tw_buckets = cs->max_tw_buckets;
-	s->listen_port = cs->listen_port;
+	if (!s->listen_port) /* the listen pass of this tick names it first */
+		s->listen_port = cs->listen_port;
 	for (i = 0; i < cs->nno_listener && i < OBS_SNAP_NOTES; i++)
 		s->no_listener[s->nno_listener++] = cs->no_listener[i];
 	if (!fx->census_fresh)
@@ -45,6 +47,7 @@ static void x__census(const struct obs_fx *fx, struct obs_snap *s)
 	s->census = true;
 	memcpy(s->state, cs->state, sizeof(s->state));
 	s->close_wait_old = cs->close_wait_old;
+	s->fin_wait2_old = cs->fin_wait2_old;
 	s->range = obs_census_range(cs);
 	for (i = 0; i < cs->ntop && i < OBS_SNAP_GROUPS; i++) {
 		g = &s->group[s->ngroups++];
@@ -64,6 +67,7 @@ static void x__census(const struct obs_fx *fx, struct obs_snap *s)
 		s->port[i].server_side = cs->ports[i].server_side;
 		s->port[i].close_wait = cs->ports[i].close_wait;
 		s->port[i].close_wait_old = cs->ports[i].close_wait_old;
+		s->port[i].fin_wait2_old = cs->ports[i].fin_wait2_old;
 		s->port[i].fin_wait2 = cs->ports[i].fin_wait2;
 		s->port[i].time_wait = cs->ports[i].time_wait;
 		s->nports++;
@@ -81,6 +85,17 @@ static const char *x__top_sys(const uint64_t sys[OBS_SYS_MAX][OBS_FAIL_MAX], uns
 	if (!sys[best][f])
 		return NULL;
 	return best == OBS_SYS_ACCEPT4 ? "accept4" : obs_sys_name(best);
+}
+
+/* The netns x__local_fails() read for pid: 0 unknown. */
+static uint32_t x__seen_netns(const struct obs_fx *fx, uint32_t pid)
+{
+	size_t k;
+
+	for (k = 0; k < fx->nerrseen; k++)
+		if (fx->errseen[k].pid == pid)
+			return fx->errseen[k].netns;
+	return 0;
 }
 
 static void x__procs(const struct obs_fx *fx, struct obs_snap *s)
@@ -117,6 +132,9 @@ static void x__procs(const struct obs_fx *fx, struct obs_snap *s)
 			;
 		if (k < fx->nprocs)
 			continue;
+		if (!fx->targets->npids && !fx->targets->cgroup_id &&
+		    x__seen_netns(fx, e->pid) != fx->targets->netns)
+			continue; /* another namespace's process (x__local_fails) */
 		q = &s->proc[s->nprocs++];
 		q->pid = e->pid;
 		snprintf(q->comm, sizeof(q->comm), "%.15s", e->e.comm);
@@ -136,6 +154,49 @@ static void x__procs(const struct obs_fx *fx, struct obs_snap *s)
 	}
 }
 
+/*
+ * The interval's failures of the processes that matter: without --pid/--cgroup every process of
+ * the host is counted in the kernel, so only those of the watched network namespace are the
+ * targets' here (one gone before its namespace could be read is not). fails[] gets them, fails_sys[] the call that
+ * failed last in the process that failed most.
+ */
+static void x__local_fails(struct obs_fx *fx, struct obs_snap *s)
+{
+	uint64_t best[OBS_SNAP_FAILS] = {}, d;
+	struct obs_fx_errseen *e;
+	const struct obs_fail_proc *p;
+	size_t i, k;
+	unsigned int f;
+	bool in;
+
+	for (f = 0; f < OBS_SNAP_FAILS; f++)
+		s->fails[f] = 0;
+	for (i = 0; i < fx->nerrprocs; i++) {
+		p = &fx->errprocs[i];
+		for (k = 0; k < fx->nerrseen && fx->errseen[k].pid != p->pid; k++)
+			;
+		if (k == fx->nerrseen) {
+			if (fx->nerrseen == OBS_MAX_ERRPROCS)
+				fx->nerrseen = 0; /* start over: an old process' counts are lost */
+			k = fx->nerrseen++;
+			fx->errseen[k] = (struct obs_fx_errseen){p->pid, obs_fx__netns(fx, p->pid), {0}};
+		}
+		e = &fx->errseen[k];
+		in = e->netns && e->netns == fx->targets->netns;
+		for (f = 0; f < OBS_FAIL_MAX && f < OBS_SNAP_FAILS; f++) {
+			d = p->e.fails[f] >= e->fails[f] ? p->e.fails[f] - e->fails[f] : p->e.fails[f];
+			e->fails[f] = p->e.fails[f];
+			if (!in || !d)
+				continue;
+			s->fails[f] += d;
+			if (d > best[f]) {
+				best[f] = d;
+				s->fails_sys[f] = obs_sys_name(p->e.last_sys);
+			}
+		}
+	}
+}
+
 void obs_fx__snap(struct obs_fx *fx, const struct obs_conn_stats *d,
 		  const uint64_t dsys[OBS_SYS_MAX][OBS_FAIL_MAX], double t, double dt,
 		  struct obs_snap *s)
@@ -150,7 +211,7 @@ void obs_fx__snap(struct obs_fx *fx, const struct obs_conn_stats *d,
 	x__census(fx, s);
 	s->tw_overflow = fx->tw_overflow_delta;
 	s->listen_overflows = fx->listen_overflow_delta;
-	s->listen_target_full = d->ctr[OBS_CTR_QLEN_FULL] +
+	s->listen_target_full += d->ctr[OBS_CTR_QLEN_FULL] +
 				fx->fail_delta.fx[OBS_FX_SYNACK_RETRANS] +
 				(fx->census_fresh && fx->cs.listen_backlog &&
 				 fx->cs.listen_qlen_max >= fx->cs.listen_backlog);
@@ -166,6 +227,22 @@ void obs_fx__snap(struct obs_fx *fx, const struct obs_conn_stats *d,
 			s->fails_total[f] += fx->run.fails[k][f];
 		}
 		s->fails_sys[f] = x__top_sys(dsys, f);
+	}
+	if (!fx->targets->npids && !fx->targets->cgroup_id) {
+		/* the kernel counted every process: keep the watched namespace's, and the failed
+		 * port searches on the target ports (judged by socket, so the namespace's) */
+		x__local_fails(fx, s);
+		if (d->ctr[OBS_CTR_CONNECT_NOPORT] > s->fails[OBS_SNAP_EADDRNOTAVAIL])
+			s->fails[OBS_SNAP_EADDRNOTAVAIL] = d->ctr[OBS_CTR_CONNECT_NOPORT];
+		if (!s->fails_sys[OBS_SNAP_EADDRNOTAVAIL] && s->fails[OBS_SNAP_EADDRNOTAVAIL])
+			s->fails_sys[OBS_SNAP_EADDRNOTAVAIL] = "connect";
+		/* the system's file table is the host's: every ENFILE counts */
+		for (k = 0, s->fails[OBS_SNAP_ENFILE] = 0; k < OBS_SYS_MAX; k++)
+			s->fails[OBS_SNAP_ENFILE] += dsys[k][OBS_FAIL_ENFILE];
+		s->fails_sys[OBS_SNAP_ENFILE] = x__top_sys(dsys, OBS_FAIL_ENFILE);
+		for (f = 0; f < OBS_FAIL_MAX && f < OBS_SNAP_FAILS; f++)
+			if (f != OBS_SNAP_ENFILE)
+				s->fails_total[f] = fx->local_total[f] += s->fails[f];
 	}
 	s->file_nr = fx->file_nr_now;
 	s->file_max = fx->run.file_max;

@@ -33,18 +33,33 @@ static void x__unwatched(struct obs_fx *fx, uint32_t pid)
 	fx->unwatched[fx->nunwatched++] = pid;
 }
 
-/* pid lives in a network namespace other than the watched one (inode `watched`). */
-static bool x__netns_outside(struct obs_fditer *fdit, uint32_t pid, uint32_t watched)
+uint32_t obs_fx__netns(struct obs_fx *fx, uint32_t pid)
 {
 	struct fdc_task task;
 	char path[64];
 	struct stat st;
 
-	if (fdit) /* /proc/PID/ns/net is closed to us after the drop */
-		return watched && !obs_fditer_task(fdit, pid, &task) && task.netns &&
-		       task.netns != watched;
+	if (fx->fdit) /* /proc/PID/ns/net is closed to us after the drop */
+		return obs_fditer_task(fx->fdit, pid, &task) ? 0 : task.netns;
 	snprintf(path, sizeof(path), "/proc/%u/ns/net", pid);
-	return watched && !stat(path, &st) && (uint32_t)st.st_ino != watched;
+	return stat(path, &st) ? 0 : (uint32_t)st.st_ino;
+}
+
+/* pid is gone, or lives in a network namespace other than `watched`. */
+static bool x__netns_other(struct obs_fx *fx, uint32_t pid, uint32_t watched)
+{
+	return watched && obs_fx__netns(fx, pid) != watched;
+}
+
+/* pid lives in a network namespace other than the watched one (inode `watched`). */
+static bool x__netns_outside(struct obs_fx *fx, uint32_t pid, uint32_t watched)
+{
+	uint32_t ns;
+
+	if (!watched)
+		return false;
+	ns = obs_fx__netns(fx, pid);
+	return ns && ns != watched;
 }
 
 struct obs_fx_proc *obs_fx__watch(struct obs_fx *fx, uint32_t pid)
@@ -64,7 +79,7 @@ struct obs_fx_proc *obs_fx__watch(struct obs_fx *fx, uint32_t pid)
 	p->fd.pid = pid;
 	p->tte = p->first_forecast_t = p->first_fail_t = -1;
 	obs_pid_comm(pid, p->fd.comm, sizeof(p->fd.comm));
-	p->netns_outside = x__netns_outside(fx->fdit, pid, fx->targets->netns);
+	p->netns_outside = x__netns_outside(fx, pid, fx->targets->netns);
 	return p;
 }
 
@@ -213,6 +228,11 @@ void obs_fx__procs(struct obs_fx *fx, double t)
 		for (f = 0; f < OBS_FAIL_MAX; f++)
 			any += fx->errprocs[i].e.fails[f];
 		if (!any)
+			continue;
+		/* without --pid/--cgroup the kernel counts every process of the host: only the
+		 * watched namespace's are the targets' business */
+		if (!fx->targets->npids && !fx->targets->cgroup_id &&
+		    x__netns_other(fx, fx->errprocs[i].pid, fx->targets->netns))
 			continue;
 		k = (unsigned int)fx->nprocs;
 		p = obs_fx__watch(fx, fx->errprocs[i].pid);

@@ -19,9 +19,10 @@
 #define OBS_RULE_TW_BUCKETS_PCT 80.0
 /* Kernel memory of one TIME_WAIT socket (the tw_sock_TCP slab object), for the memory figure. */
 #define OBS_RULE_TW_BYTES 256
-/* FIN_WAIT2 orphans: this many in two censuses in a row. */
-#define OBS_RULE_FW2_MIN 100
-/* CLOSE_WAIT: this many sockets in it for a second or more (the census ages them by inode). */
+/* FIN_WAIT2 orphans: this many sockets of a port in FIN_WAIT2 for 0.4 s or more (the census
+ * ages them by cookie: a close under way leaves FIN_WAIT2 within a round trip). */
+#define OBS_RULE_FW2_MIN 10
+/* CLOSE_WAIT: this many accepted sockets in it for 0.4 s or more. */
 #define OBS_RULE_CW_MIN 10
 /* fds: a forecast needs half the limit used (or exhaustion within 30 s), growth over 3 samples */
 #define OBS_RULE_FD_FORECAST_PCT 50.0
@@ -33,12 +34,14 @@
 #define OBS_RULE_LEAK_MIN_FDS 5
 /* system file handles */
 #define OBS_RULE_FILES_HIGH_PCT 90.0
-/* Saturation: socket-queue wait >= 10x service at p50, and at least 0.5 ms, with 10 requests an
- * interval, 3 intervals in a row. Run-queue wait p50 >= 1 ms there is CPU saturation. */
+/* Saturation: socket-queue wait >= 10x service at p50, and at least 5 ms (below it, a queue is
+ * no one's problem: a thread-per-connection python server queues 0.5 ms behind its GIL), with 10
+ * requests an interval, 2 intervals in a row. Run-queue wait p50 >= 1 ms there, 2 intervals in a
+ * row, is CPU saturation. */
 #define OBS_RULE_SAT_RATIO 10.0
-#define OBS_RULE_SAT_MIN_QUEUE_NS 500e3
+#define OBS_RULE_SAT_MIN_QUEUE_NS 5e6
 #define OBS_RULE_SAT_MIN_REQUESTS 10
-#define OBS_RULE_SAT_INTERVALS 3
+#define OBS_RULE_SAT_INTERVALS 2
 #define OBS_RULE_RUNQ_P50_NS 1e6
 /* Pipelining: a note once this share of reads carried several requests. */
 #define OBS_RULE_PIPELINE_PCT 1.0

@@ -61,6 +61,8 @@ void obs_rule_fds(const struct obs_snap_hist *h, struct obs_findings *out)
 				snprintf(open, sizeof(open), "%lld open of RLIMIT_NOFILE %lld (hard "
 					 "%lld)", (long long)p->open, (long long)p->soft,
 					 (long long)p->hard);
+			else if (p->watched)
+				snprintf(open, sizeof(open), "its fds could not be read");
 			else
 				snprintf(open, sizeof(open), "its fds are not watched (--max-procs)");
 			obs_findings_add(out, "fd_exhaustion", OBS_SEV_CRITICAL, key,

@@ -220,29 +220,34 @@ static size_t x__ports(const struct obs_snap *s, uint16_t *ports)
 
 void obs_rule_fin_wait2(const struct obs_snap_hist *h, struct obs_findings *out)
 {
-	const struct obs_snap *cs[2];
+	const struct obs_snap *now = obs_snap_at(h, 0);
 	uint16_t ports[OBS_SNAP_PORTS];
-	int64_t now, before;
+	int64_t count, old;
 	char a[32], key[16], on[32] = "";
-	size_t i, n;
+	size_t i, j, n;
 
-	if (x__censuses(h, cs, 2) < 2 || !obs_snap_at(h, 0)->census)
+	if (!now->census)
 		return;
-	n = x__ports(cs[0], ports);
+	n = x__ports(now, ports);
 	for (i = 0; i < n; i++) {
-		now = x__port_count(cs[0], ports[i], OBS_SNAP_FIN_WAIT2);
-		before = x__port_count(cs[1], ports[i], OBS_SNAP_FIN_WAIT2);
-		if (now < OBS_RULE_FW2_MIN || before < OBS_RULE_FW2_MIN || now * 2 < before)
+		count = x__port_count(now, ports[i], OBS_SNAP_FIN_WAIT2);
+		old = (int64_t)now->fin_wait2_old;
+		for (j = 0; ports[i] && j < now->nports; j++)
+			if (now->port[j].port == ports[i])
+				old = now->port[j].fin_wait2_old;
+		/* a close under way leaves FIN_WAIT2 within a round trip; these stay */
+		if (old < OBS_RULE_FW2_MIN)
 			continue;
 		snprintf(key, sizeof(key), "port %u", ports[i]);
 		if (ports[i])
 			snprintf(on, sizeof(on), " on port %u", ports[i]);
 		obs_findings_add(out, "fin_wait2_orphans", OBS_SEV_WARNING, key,
-				 json_pack("{s:i, s:I, s:i}", "port", (int)ports[i], "count",
-					   (json_int_t)now, "fin_timeout_s", cs[0]->fin_timeout_s),
+				 json_pack("{s:i, s:I, s:I, s:i}", "port", (int)ports[i], "count",
+					   (json_int_t)count, "old", (json_int_t)old, "fin_timeout_s",
+					   now->fin_timeout_s),
 				 "FIN_WAIT2: %s connections%s closed by this side wait in FIN_WAIT2 for "
 				 "a peer that never closes; they are freed after tcp_fin_timeout (%d s)",
-				 obs_rule_num((uint64_t)now, a, sizeof(a)), on, cs[0]->fin_timeout_s);
+				 obs_rule_num((uint64_t)count, a, sizeof(a)), on, now->fin_timeout_s);
 	}
 }
 
@@ -301,7 +306,7 @@ void obs_rule_close_wait(const struct obs_snap_hist *h, struct obs_findings *out
 					   (json_int_t)count, "old", (json_int_t)old, "pid",
 					   p ? (int)p->pid : 0, "per_s", obs_rule_slope(t, y, nc)),
 				 "CLOSE_WAIT: %s connections%s were closed by the peer and never by the "
-				 "application%s, %s of them for a second or more (%+.1f/s): a "
+				 "application%s, %s of them for 0.4 s or more (%+.1f/s): a "
 				 "connection leak", obs_rule_num((uint64_t)count, a, sizeof(a)), on, who,
 				 obs_rule_num((uint64_t)old, b, sizeof(b)), obs_rule_slope(t, y, nc));
 	}

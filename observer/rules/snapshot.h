@@ -49,9 +49,11 @@ struct obs_snap_group {
 struct obs_snap_port {
 	uint16_t port;
 	uint32_t close_wait;
-	uint32_t close_wait_old; /* of which in CLOSE_WAIT for a second or more: not a close under
-				  * way, a socket the application forgot */
+	uint32_t close_wait_old; /* of which accepted and in CLOSE_WAIT for 0.4 s or more: not a
+				  * close under way, a socket the application forgot */
 	uint32_t fin_wait2;
+	uint32_t fin_wait2_old; /* of which in FIN_WAIT2 for 0.4 s or more: waiting for a peer that
+				 * does not close */
 	uint32_t time_wait;
 	bool server_side; /* the port is a local listener's: these are the server's sockets */
 };
@@ -100,7 +102,8 @@ struct obs_snap {
 	/* census (when taken this interval) */
 	bool census;
 	uint64_t state[OBS_SNAP_TCP_STATES];
-	uint64_t close_wait_old; /* all ports: CLOSE_WAIT for a second or more */
+	uint64_t close_wait_old; /* all ports: accepted sockets in CLOSE_WAIT for 0.4 s or more */
+	uint64_t fin_wait2_old;	 /* all ports: FIN_WAIT2 for 0.4 s or more */
 	uint32_t range;	      /* ephemeral ports per group: ip_local_port_range size; 0 unknown */
 	struct obs_snap_group group[OBS_SNAP_GROUPS];
 	size_t ngroups;

@@ -174,12 +174,27 @@ static void test_fin_wait2_is_not_time_wait(void **state)
 	struct obs_snap *s;
 	int t;
 
+	/* client closes at a high rate: FIN_WAIT2 at every census, none of them for long */
+	for (t = 1; t <= 10; t++) {
+		s = x__snap(r, t);
+		s->census = true;
+		s->state[OBS_SNAP_FIN_WAIT2] = 400;
+		s->fin_wait2_old = 3;
+		s->port[0] = (struct obs_snap_port){.port = 8080, .fin_wait2 = 400,
+						    .fin_wait2_old = 3};
+		s->nports = 1;
+		obs_snap_push(&r->h);
+		x__silent(r);
+	}
+	memset(&r->h, 0, sizeof(r->h));
 	for (t = 1; t <= 10; t++) {
 		s = x__snap(r, t);
 		s->census = true;
 		s->tw_entries = 60; /* what FIN_WAIT2 -> CLOSE looks like from the state tracepoint */
 		s->state[OBS_SNAP_FIN_WAIT2] = 60 * t;
-		s->port[0] = (struct obs_snap_port){.port = 8080, .fin_wait2 = 60 * t};
+		s->fin_wait2_old = 60 * (t - 1);
+		s->port[0] = (struct obs_snap_port){.port = 8080, .fin_wait2 = 60 * t,
+						    .fin_wait2_old = 60 * (t - 1)};
 		s->nports = 1;
 		x__group(s, 60 * t, 0, 60 * t, true);
 		obs_snap_push(&r->h);
@@ -357,12 +372,10 @@ static void test_worker_saturation(void **state)
 	struct obs_snap *s;
 	int t;
 
-	for (t = 1; t <= 2; t++) {
-		x__slot(x__snap(r, t), 80e6, 1e6);
-		obs_snap_push(&r->h);
-		x__silent(r);
-	}
-	x__slot(x__snap(r, 3), 80e6, 1e6);
+	x__slot(x__snap(r, 1), 80e6, 1e6);
+	obs_snap_push(&r->h);
+	x__silent(r);
+	x__slot(x__snap(r, 2), 80e6, 1e6);
 	obs_snap_push(&r->h);
 	f = x__expect(r, "worker_saturation", "tcp/8000");
 	assert_non_null(strstr(f->text, "80x"));
@@ -392,7 +405,7 @@ static void test_cpu_saturation(void **state)
 	struct obs_snap *s;
 	int t;
 
-	for (t = 1; t <= 3; t++) {
+	for (t = 1; t <= 2; t++) {
 		s = x__snap(r, t);
 		x__slot(s, 30e6, 1e6);
 		s->runq_on = true;
@@ -406,7 +419,8 @@ static void test_cpu_saturation(void **state)
 	assert_null(obs_findings_find(&r->fs, "worker_saturation", NULL));
 }
 
-/* A fast server: queue 20 us against 1 us of service is wake-up latency, not saturation. */
+/* A fast server: queue 20 us against 1 us of service is wake-up latency, not saturation; a
+ * thread-per-connection python server queues 0.5 ms behind its GIL against 50 us of service. */
 static void test_fast_server_is_silent(void **state)
 {
 	struct run *r = *state;
@@ -414,6 +428,11 @@ static void test_fast_server_is_silent(void **state)
 
 	for (t = 1; t <= 6; t++) {
 		x__slot(x__snap(r, t), 20e3, 1e3);
+		obs_snap_push(&r->h);
+		x__silent(r);
+	}
+	for (t = 7; t <= 12; t++) {
+		x__slot(x__snap(r, t), 563e3, 52e3);
 		obs_snap_push(&r->h);
 		x__silent(r);
 	}
