@@ -141,6 +141,31 @@ static const char *x__before_attach(void *self, struct obs_kernel *k)
 	return obs_connections_base(r->cx);
 }
 
+/*
+ * Attached: from here an unprivileged uid, with only what fds need where the kernel has no task
+ * iterator, no bounding set, no new privileges (docs/observer.md, "Privilege and files"). Before
+ * any thread starts (the --trace writer): capabilities, no-new-privs and the bounding set are
+ * per thread, and a thread made earlier would keep them.
+ */
+static int x__drop(struct x__run *r)
+{
+	struct obs_user user;
+	int err;
+
+	obs_unprivileged_user(&user);
+	err = obs_drop_to_user(x__verify_read, obs_kernel_conn(r->k), obs_fx_keep_caps(r->fx),
+			       geteuid() ? NULL : &user); /* not root: a user of its own already */
+	if (err == 1) {
+		ll_warn(PROG, "note: this kernel checks privilege on every map read; running as root "
+			      "with the capabilities");
+	} else if (err) {
+		ll_warn(PROG, "cannot change to user %s and drop capabilities: %s", user.name,
+			strerror(-err));
+		return LL_EXIT_FAIL;
+	}
+	return 0;
+}
+
 /* Open, plan, load, attach (observer/kernel/skeletons.c), then the features. 0, or the exit
  * status. */
 static int x__bring_up(struct x__run *r)
@@ -193,6 +218,9 @@ static int x__bring_up(struct x__run *r)
 			return LL_EXIT_FAIL;
 		obs_systier_on_attach(r->atier, obs_reqtime_arrival_window, r->rt);
 	}
+	err = x__drop(r);
+	if (err)
+		return err;
 	if (r->rt) {
 		err = obs_reqtime_start(r->rt, PROG, r->trace_out);
 		r->trace_out = NULL;
@@ -297,7 +325,6 @@ int main(int argc, char **argv)
 	struct x__run r = {.targets = {.netns_fd = -1}};
 	struct obs_rt_lost *lrt;
 	struct obs_args a;
-	struct obs_user user;
 	FILE *json_out = NULL;
 	uint64_t start, next = 0, deadline = 0, wake, now;
 	char ports[160];
@@ -355,19 +382,6 @@ int main(int argc, char **argv)
 	}
 	start = x__now_ns();
 
-	/* attached: from here an unprivileged uid, with only what fds need where the kernel has no
-	 * task iterator (CAP_SYS_PTRACE), no bounding set, no new privileges */
-	obs_unprivileged_user(&user);
-	err = obs_drop_to_user(x__verify_read, obs_kernel_conn(r.k), obs_fx_keep_caps(r.fx),
-			       geteuid() ? NULL : &user); /* not root: a user of its own already */
-	if (err == 1) {
-		ll_warn(PROG, "note: this kernel checks privilege on every map read; running as root "
-			      "with the capabilities");
-	} else if (err) {
-		ll_warn(PROG, "cannot change to user %s and drop capabilities: %s", user.name,
-			strerror(-err));
-		goto cleanup;
-	}
 	obs_startup_cleanup();
 
 	x__ports_line(&a, ports, sizeof(ports));

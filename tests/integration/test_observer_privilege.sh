@@ -5,6 +5,7 @@
 # drop, so the counts of root-owned targets still equal /proc/PID/fd; the owners of a listener
 # (port mode) are found by it too. Where the iterator is missing (forced here with
 # LOADLENS_OBSERVER_NO_FDITER) the observer keeps CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH only.
+# Every thread is checked (capabilities are per thread): --trace starts a writer thread.
 . "$(dirname "$0")/lib.sh"
 require_bpf
 require_bin loadlens-refserver loadlens-observer
@@ -47,6 +48,20 @@ check_run() {
 	[ "$(status "$pid" CapBnd)" = 0000000000000000 ] ||
 		fail "$name: CapBnd $(status "$pid" CapBnd), expected empty"
 	[ "$(status "$pid" NoNewPrivs)" = 1 ] || fail "$name: NoNewPrivs is not set"
+	# every thread (the --trace writer is one): capabilities are per thread
+	nt=0
+	for t in /proc/"$pid"/task/*; do
+		nt=$((nt + 1))
+		for k in CapEff CapPrm CapBnd NoNewPrivs; do
+			[ "$(awk -v k="$k:" '$1 == k { print $2 }' "$t/status")" = \
+				"$(status "$pid" "$k")" ] || fail "$name: thread ${t##*/} has another $k"
+		done
+		case "$(awk '$1 == "Uid:" { print $2, $3, $4, $5 }' "$t/status")" in
+		0\ * | *\ 0\ * | *\ 0) fail "$name: thread ${t##*/} has uid 0" ;;
+		esac
+	done
+	echo "$name: $nt threads, all alike"
+	[ "$nt" -ge 2 ] || fail "$name: $nt thread(s); the --trace writer thread is missing"
 	[ -n "$helper" ] || fail "$name: no syscall-tier helper"
 	echo "$name helper: Uid $(uids "$helper"), CapEff $(status "$helper" CapEff)," \
 		"CapBnd $(status "$helper" CapBnd), NoNewPrivs $(status "$helper" NoNewPrivs)"
@@ -69,12 +84,13 @@ check_run() {
 	done
 }
 
-start_observer it "$port" --pid "$PID_srv" --pid "$holder"
+start_observer it "$port" --pid "$PID_srv" --pid "$holder" --trace "$LL_TMP/it.trace"
 grep -q "no BPF task iterator" "$LL_TMP/it.err" && fail "the task iterator did not load"
 check_run it iter
 start observer_fallback env LOADLENS_OBSERVER_NO_FDITER=1 "$LOADLENS_BIN/loadlens-observer" \
 	--port "$port" \
-	--pid "$PID_srv" --pid "$holder" --interval 1s --json "$LL_TMP/observer_fallback.json"
+	--pid "$PID_srv" --pid "$holder" --interval 1s --json "$LL_TMP/observer_fallback.json" \
+	--trace "$LL_TMP/fallback.trace"
 wait_for observer_fallback observing 60
 grep -q "keeps CAP_SYS_PTRACE" "$LL_TMP/observer_fallback.err" || fail "fallback not said"
 check_run observer_fallback proc
