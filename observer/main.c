@@ -156,8 +156,8 @@ static int x__drop(struct x__run *r)
 	err = obs_drop_to_user(x__verify_read, obs_kernel_conn(r->k), obs_fx_keep_caps(r->fx),
 			       geteuid() ? NULL : &user); /* not root: a user of its own already */
 	if (err == 1) {
-		ll_warn(PROG, "note: this kernel checks privilege on every map read; running as root "
-			      "with the capabilities");
+		ll_warn(PROG, "note: this kernel checks privilege on every map read; running "
+			      "as root with the capabilities");
 	} else if (err) {
 		ll_warn(PROG, "cannot change to user %s and drop capabilities: %s", user.name,
 			strerror(-err));
