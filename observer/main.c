@@ -12,8 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <jansson.h>
 #include "loadlens/cli.h"
+#include "loadlens/outfile.h"
 #include "connections.h"
 #include "findings.h"
 #include "forensics.h"
@@ -104,6 +106,7 @@ struct x__run {
 	struct obs_systier *atier;
 	struct obs_fx *fx;
 	struct obs_ndjson *nd;
+	FILE *trace_out; /* --trace, until request timing takes it */
 	struct obs_findings_run *fnd;
 	struct obs_mxhttp *http; /* --metrics */
 	struct obs_mx_src *mx;
@@ -143,6 +146,31 @@ static const char *x__before_attach(void *self, struct obs_kernel *k)
 
 	(void)k;
 	return obs_connections_base(r->cx);
+}
+
+/*
+ * Attached: from here an unprivileged uid, with only what fds need where the kernel has no task
+ * iterator, no bounding set, no new privileges (docs/observer.md, "Privilege and files"). Before
+ * any thread starts (the --trace writer): capabilities, no-new-privs and the bounding set are
+ * per thread, and a thread made earlier would keep them.
+ */
+static int x__drop(struct x__run *r)
+{
+	struct obs_user user;
+	int err;
+
+	obs_unprivileged_user(&user);
+	err = obs_drop_to_user(x__verify_read, obs_kernel_conn(r->k), obs_fx_keep_caps(r->fx),
+			       geteuid() ? NULL : &user); /* not root: a user of its own already */
+	if (err == 1) {
+		ll_warn(PROG, "note: this kernel checks privilege on every map read; running "
+			      "as root with the capabilities");
+	} else if (err) {
+		ll_warn(PROG, "cannot change to user %s and drop capabilities: %s", user.name,
+			strerror(-err));
+		return LL_EXIT_FAIL;
+	}
+	return 0;
 }
 
 /* Open, plan, load, attach (observer/kernel/skeletons.c), then the features. 0, or the exit
@@ -200,8 +228,15 @@ static int x__bring_up(struct x__run *r)
 			return LL_EXIT_FAIL;
 		obs_systier_on_attach(r->atier, obs_reqtime_arrival_window, r->rt);
 	}
-	if (r->rt && (obs_reqtime_start(r->rt, PROG) || !(r->req = obs_requests_new(r->rt))))
-		return LL_EXIT_FAIL;
+	err = x__drop(r);
+	if (err)
+		return err;
+	if (r->rt) {
+		err = obs_reqtime_start(r->rt, PROG, r->trace_out);
+		r->trace_out = NULL;
+		if (err || !(r->req = obs_requests_new(r->rt)))
+			return LL_EXIT_FAIL;
+	}
 	r->features[r->nfeatures++] = obs_connections_feature(r->cx);
 	r->features[r->nfeatures++] = obs_fx_feature(r->fx);
 	if (r->req)
@@ -301,6 +336,8 @@ static void x__run_free(struct x__run *r)
 	obs_fx_free(r->fx);
 	obs_findings_run_free(r->fnd);
 	obs_ndjson_close(r->nd);
+	if (r->trace_out)
+		fclose(r->trace_out);
 	obs_connections_free(r->cx);
 	obs_census_free(r->lcen);
 	obs_kernel_free(r->k);
@@ -331,17 +368,23 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
 
 	obs_libbpf_log(a.verbose);
-	err = obs_startup_check(PROG, OBS_NEED_TRACEFS | OBS_NEED_BPFFS);
+	/* nothing is pinned: bpffs is not needed */
+	err = obs_startup_check(PROG, OBS_NEED_TRACEFS);
 	if (err) {
 		ret = LL_EXIT_USAGE;
 		goto cleanup;
 	}
-	/* open the outputs while privileged: after the drop, uid 0 has no DAC override */
+	/* open the outputs before the uid changes, never through a link (loadlens/outfile.h) */
 	if (a.json_path) {
-		json_out = fopen(a.json_path, "w");
+		json_out = ll_output_open(PROG, "--json", a.json_path);
 		if (!json_out) {
-			ll_warn(PROG, "cannot create --json file '%s': %s", a.json_path,
-				strerror(errno));
+			ret = LL_EXIT_USAGE;
+			goto cleanup;
+		}
+	}
+	if (a.trace_path) {
+		r.trace_out = ll_output_open(PROG, "--trace", a.trace_path);
+		if (!r.trace_out) {
 			ret = LL_EXIT_USAGE;
 			goto cleanup;
 		}
@@ -370,11 +413,6 @@ int main(int argc, char **argv)
 	}
 	start = x__now_ns();
 
-	err = obs_drop_privileges_keep(x__verify_read, obs_kernel_conn(r.k),
-				       obs_fx_keep_caps(r.fx));
-	if (err)
-		ll_warn(PROG, "note: cannot drop capabilities (%s); running with them",
-			strerror(-err));
 	obs_startup_cleanup();
 
 	x__ports_line(&a, ports, sizeof(ports));

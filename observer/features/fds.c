@@ -58,23 +58,33 @@ static int x__read_limits(uint32_t pid, int64_t *soft, int64_t *hard)
 	return err;
 }
 
-int obs_fd_read(struct obs_fd_proc *p)
+int obs_fd_set(struct obs_fd_proc *p, int64_t open)
 {
-	int err;
-
 	if (!p->comm[0] || p->comm[0] == '?')
 		obs_pid_comm(p->pid, p->comm, sizeof(p->comm));
-	err = x__count_fds(p->pid, &p->open);
-	p->err = -err;
-	if (err) {
-		p->open = -1;
-		return err;
-	}
+	p->open = open;
+	p->err = 0;
 	if (p->open > p->peak)
 		p->peak = p->open;
 	if (x__read_limits(p->pid, &p->soft, &p->hard))
 		p->soft = p->hard = -1;
 	return 0;
+}
+
+int obs_fd_read(struct obs_fd_proc *p)
+{
+	int64_t open = 0;
+	int err;
+
+	if (!p->comm[0] || p->comm[0] == '?')
+		obs_pid_comm(p->pid, p->comm, sizeof(p->comm));
+	err = x__count_fds(p->pid, &open);
+	if (err) {
+		p->err = -err;
+		p->open = -1;
+		return err;
+	}
+	return obs_fd_set(p, open);
 }
 
 int obs_fd_system(uint64_t *nr, uint64_t *max)

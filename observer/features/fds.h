@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fd usage of the target processes, from /proc: open fds (/proc/PID/fd), RLIMIT_NOFILE
- * (/proc/PID/limits), the peak, and the system-wide fs.file-nr against fs.file-max. Reading
- * another user's /proc/PID/fd needs CAP_DAC_READ_SEARCH (the directory is its owner's, 0500) and
- * its links CAP_SYS_PTRACE, which the observer keeps for this only.
+ * fd usage of the target processes: open fds (a BPF task_file iterator, fditer.h; where the
+ * kernel has none, /proc/PID/fd, which for another user's process needs CAP_SYS_PTRACE, kept for
+ * this only), RLIMIT_NOFILE (/proc/PID/limits, readable by anyone), the peak, and the
+ * system-wide fs.file-nr against fs.file-max.
  */
 #ifndef LOADLENS_OBSERVER_FDS_H
 #define LOADLENS_OBSERVER_FDS_H
@@ -24,6 +24,8 @@ struct obs_fd_proc {
 
 /* Count the open fds of pid and read its limits into p (pid and peak kept). Returns 0/-errno. */
 int obs_fd_read(struct obs_fd_proc *p);
+/* The same with the count given (from the iterator): limits, peak, comm. Returns 0/-errno. */
+int obs_fd_set(struct obs_fd_proc *p, int64_t open);
 
 /* System-wide: allocated file handles and fs.file-max. Returns 0 or -errno. */
 int obs_fd_system(uint64_t *nr, uint64_t *max);

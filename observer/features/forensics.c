@@ -87,6 +87,16 @@ struct obs_fx *obs_fx_new(const char *prog, const struct obs_fx_opts *opts)
 	fx->ndjson = opts->ndjson;
 	fx->fail = opts->fail;
 	fx->census = opts->census;
+	/* before the privilege drop: read later with no capability (fditer.h) */
+	fx->fdit = getenv("LOADLENS_OBSERVER_NO_FDITER") ? NULL : obs_fditer_new();
+	if (!fx->fdit)
+		ll_warn(prog, "note: no BPF task iterator (%s); fds are read from /proc/PID/fd, for "
+			      "which the observer keeps CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH",
+			getenv("LOADLENS_OBSERVER_NO_FDITER") ? "LOADLENS_OBSERVER_NO_FDITER is set"
+							      : strerror(errno));
+	opts->targets->fdit = fx->fdit;
+	for (k = 0; k < opts->targets->npids; k++)
+		obs_targets_refresh(opts->targets, k);
 	for (k = 0; k < opts->targets->npids; k++)
 		obs_fx__watch(fx, opts->targets->pids[k]);
 	ff = obs_fail_features(fx->fail);
@@ -109,6 +119,9 @@ void obs_fx_free(struct obs_fx *fx)
 {
 	if (!fx)
 		return;
+	if (fx->targets)
+		fx->targets->fdit = NULL;
+	obs_fditer_free(fx->fdit);
 	free(fx->procs);
 	free(fx->conn_last);
 	free(fx);
@@ -116,10 +129,9 @@ void obs_fx_free(struct obs_fx *fx)
 
 uint64_t obs_fx_keep_caps(const struct obs_fx *fx)
 {
-	/* /proc/PID/fd of a process with other credentials (nginx's workers run as nobody): the
-	 * directory is its owner's, mode 0500, so opening it takes CAP_DAC_READ_SEARCH, and reading
-	 * its links (the listeners' owners) the ptrace check, CAP_SYS_PTRACE */
-	return 1ULL << CAP_SYS_PTRACE | 1ULL << CAP_DAC_READ_SEARCH;
+	/* with the iterators, none; else /proc/PID/fd (and exe, ns/net) of a process with other
+	 * credentials or more capabilities than ours (ptrace), and its 0500 directory (DAC) */
+	return fx->fdit ? 0 : 1ULL << CAP_SYS_PTRACE | 1ULL << CAP_DAC_READ_SEARCH;
 }
 
 void obs_fx_census_due(struct obs_fx *fx)

@@ -3,6 +3,7 @@
 #ifndef LOADLENS_OBSERVER_FORENSICS_INT_H
 #define LOADLENS_OBSERVER_FORENSICS_INT_H
 
+#include "fditer.h"
 #include "forensics.h"
 #include "rules/snapshot.h"
 
@@ -37,6 +38,7 @@ struct obs_fx_run {
 
 struct obs_fx {
 	const char *prog;
+	struct obs_fditer *fdit; /* fds, exe, netns of processes without /proc (NULL: /proc) */
 	struct obs_fail *fail;
 	struct obs_census_ctx *census;
 	struct obs_targets *targets;
@@ -97,6 +99,9 @@ struct obs_fx {
 /* A forecast of exhaustion further out than this (s) is not a forecast. */
 #define OBS_FX_FORECAST_HORIZON_S 600.0
 
+/* procs.c: the network namespace (inode) of pid, 0 if it is gone: from the task iterator, which
+ * needs no privilege, else /proc/PID/ns/net. */
+uint32_t obs_fx__netns(struct obs_fx *fx, uint32_t pid);
 /* procs.c: watch pid (its fds, its exit); NULL when --max-procs are watched already (counted). */
 struct obs_fx_proc *obs_fx__watch(struct obs_fx *fx, uint32_t pid);
 /* procs.c: target exits (ring buffer, /proc) and restarts (same executable), at time t (s). */

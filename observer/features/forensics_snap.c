@@ -153,15 +153,6 @@ static void x__procs(const struct obs_fx *fx, struct obs_snap *s)
 	}
 }
 
-static uint32_t x__netns(uint32_t pid)
-{
-	char path[64];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "/proc/%u/ns/net", pid);
-	return stat(path, &st) ? 0 : (uint32_t)st.st_ino;
-}
-
 /*
  * The interval's failures of the processes that matter: without --pid/--cgroup every process of
  * the host is counted in the kernel, so only those of the watched network namespace are the
@@ -187,7 +178,7 @@ static void x__local_fails(struct obs_fx *fx, struct obs_snap *s)
 			if (fx->nerrseen == OBS_MAX_ERRPROCS)
 				fx->nerrseen = 0; /* start over: an old process' counts are lost */
 			k = fx->nerrseen++;
-			fx->errseen[k] = (struct obs_fx_errseen){p->pid, x__netns(p->pid), {0}};
+			fx->errseen[k] = (struct obs_fx_errseen){p->pid, obs_fx__netns(fx, p->pid), {0}};
 		}
 		e = &fx->errseen[k];
 		in = e->netns && e->netns == fx->targets->netns;

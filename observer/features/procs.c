@@ -4,6 +4,7 @@
  * children, the cgroup's processes, the owners of the target listeners and any process whose
  * syscalls failed; and, per process, open fds against RLIMIT_NOFILE -> growth -> time to exhaustion.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -32,24 +33,33 @@ static void x__unwatched(struct obs_fx *fx, uint32_t pid)
 	fx->unwatched[fx->nunwatched++] = pid;
 }
 
-/* pid is gone, or lives in a network namespace other than `watched`. */
-static bool x__netns_other(uint32_t pid, uint32_t watched)
+uint32_t obs_fx__netns(struct obs_fx *fx, uint32_t pid)
 {
+	struct fdc_task task;
 	char path[64];
 	struct stat st;
 
+	if (fx->fdit) /* /proc/PID/ns/net is closed to us after the drop */
+		return obs_fditer_task(fx->fdit, pid, &task) ? 0 : task.netns;
 	snprintf(path, sizeof(path), "/proc/%u/ns/net", pid);
-	return watched && (stat(path, &st) || (uint32_t)st.st_ino != watched);
+	return stat(path, &st) ? 0 : (uint32_t)st.st_ino;
+}
+
+/* pid is gone, or lives in a network namespace other than `watched`. */
+static bool x__netns_other(struct obs_fx *fx, uint32_t pid, uint32_t watched)
+{
+	return watched && obs_fx__netns(fx, pid) != watched;
 }
 
 /* pid lives in a network namespace other than the watched one (inode `watched`). */
-static bool x__netns_outside(uint32_t pid, uint32_t watched)
+static bool x__netns_outside(struct obs_fx *fx, uint32_t pid, uint32_t watched)
 {
-	char path[64];
-	struct stat st;
+	uint32_t ns;
 
-	snprintf(path, sizeof(path), "/proc/%u/ns/net", pid);
-	return watched && !stat(path, &st) && (uint32_t)st.st_ino != watched;
+	if (!watched)
+		return false;
+	ns = obs_fx__netns(fx, pid);
+	return ns && ns != watched;
 }
 
 struct obs_fx_proc *obs_fx__watch(struct obs_fx *fx, uint32_t pid)
@@ -69,7 +79,7 @@ struct obs_fx_proc *obs_fx__watch(struct obs_fx *fx, uint32_t pid)
 	p->fd.pid = pid;
 	p->tte = p->first_forecast_t = p->first_fail_t = -1;
 	obs_pid_comm(pid, p->fd.comm, sizeof(p->fd.comm));
-	p->netns_outside = x__netns_outside(pid, fx->targets->netns);
+	p->netns_outside = x__netns_outside(fx, pid, fx->targets->netns);
 	return p;
 }
 
@@ -157,9 +167,40 @@ static void x__owner_scan(struct obs_fx *fx)
 	uint32_t pids[OBS_FX_PROCS_MAX];
 	size_t i, n;
 
-	n = obs_fd_owners(fx->cs.listen_inodes, fx->cs.nlisten, pids, OBS_FX_PROCS_MAX);
+	if (fx->fdit)
+		n = obs_fditer_owners(fx->fdit, fx->cs.listen_inodes, fx->cs.nlisten, pids,
+				      OBS_FX_PROCS_MAX);
+	else
+		n = obs_fd_owners(fx->cs.listen_inodes, fx->cs.nlisten, pids, OBS_FX_PROCS_MAX);
 	for (i = 0; i < n; i++)
 		obs_fx__watch(fx, pids[i]);
+}
+
+/* With the iterator: every watched process's fds in one pass (open -1: gone or unread). */
+static void x__count_fds(struct obs_fx *fx)
+{
+	uint32_t pids[OBS_FX_PROCS_MAX];
+	int64_t open[OBS_FX_PROCS_MAX];
+	size_t i, n = 0;
+	int err;
+
+	if (!fx->fdit)
+		return;
+	for (i = 0; i < fx->nprocs; i++)
+		if (!fx->procs[i].exited)
+			pids[n++] = fx->procs[i].fd.pid;
+	err = obs_fditer_count(fx->fdit, pids, n, open);
+	for (i = 0, n = 0; i < fx->nprocs; i++) {
+		if (fx->procs[i].exited)
+			continue;
+		if (err || !obs_pid_alive(pids[n])) {
+			fx->procs[i].fd.open = -1;
+			fx->procs[i].fd.err = err ? -err : ESRCH;
+		} else {
+			obs_fd_set(&fx->procs[i].fd, open[n]);
+		}
+		n++;
+	}
 }
 
 void obs_fx__procs(struct obs_fx *fx, double t)
@@ -191,7 +232,7 @@ void obs_fx__procs(struct obs_fx *fx, double t)
 		/* without --pid/--cgroup the kernel counts every process of the host: only the
 		 * watched namespace's are the targets' business */
 		if (!fx->targets->npids && !fx->targets->cgroup_id &&
-		    x__netns_other(fx->errprocs[i].pid, fx->targets->netns))
+		    x__netns_other(fx, fx->errprocs[i].pid, fx->targets->netns))
 			continue;
 		k = (unsigned int)fx->nprocs;
 		p = obs_fx__watch(fx, fx->errprocs[i].pid);
@@ -208,9 +249,10 @@ void obs_fx__procs(struct obs_fx *fx, double t)
 		memcpy(p->fails, fx->errprocs[i].e.fails, sizeof(p->fails));
 		p->last_sys = fx->errprocs[i].e.last_sys;
 	}
+	x__count_fds(fx);
 	for (i = 0; i < fx->nprocs; i++) {
 		p = &fx->procs[i];
-		if (p->exited || obs_fd_read(&p->fd))
+		if (p->exited || (fx->fdit ? p->fd.open < 0 : obs_fd_read(&p->fd)))
 			continue;
 		k = p->nhist % OBS_FX_HIST;
 		p->t[k] = t;

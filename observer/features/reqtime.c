@@ -253,19 +253,19 @@ fail:
 	return NULL;
 }
 
-int obs_reqtime_start(struct obs_reqtime *rt, const char *prog)
+int obs_reqtime_start(struct obs_reqtime *rt, const char *prog, FILE *trace_out)
 {
-	FILE *trace_out;
 	struct timespec ts;
 	int err;
 
+	if (trace_out && !rt->trace_path) {
+		fclose(trace_out);
+		trace_out = NULL;
+	}
 	if (rt->trace_path) {
-		trace_out = fopen(rt->trace_path, "w");
 		if (!trace_out) {
-			err = -errno;
-			ll_warn(prog, "cannot create --trace file '%s': %s", rt->trace_path,
-				strerror(-err));
-			return err;
+			ll_warn(prog, "--trace file '%s' was not opened", rt->trace_path);
+			return -EBADF;
 		}
 		rt->trace = obs_trace_new(bpf_map__fd(rt->skel->maps.trace), trace_out,
 					  rt->skel->rodata->targ_trace_every);

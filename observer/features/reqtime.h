@@ -65,7 +65,9 @@ struct sockets_bpf;
 struct obs_reqtime *obs_reqtime_new(const char *prog, const struct obs_reqtime_opts *opts,
 				    struct sockets_bpf *skel);
 /* After obs_kernel_start() loaded and attached the object: start the --trace writer, the clock. */
-int obs_reqtime_start(struct obs_reqtime *rt, const char *prog);
+/* trace_out: the --trace file, opened by the caller (loadlens/outfile.h) before any privilege
+ * drop, or NULL; always taken over (closed here on failure). */
+int obs_reqtime_start(struct obs_reqtime *rt, const char *prog, FILE *trace_out);
 /* --arrivals sampled: sk_data_ready is left for observer/kernel/systier.c to attach in windows (call
  * before obs_kernel_start()); returns the program. */
 struct bpf_program *obs_reqtime_arrivals_sampled(struct obs_reqtime *rt);

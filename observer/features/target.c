@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include "loadlens/cli.h"
+#include "fditer.h"
 #include "target.h"
 
 #define CGROUP2_MAGIC 0x63677270
@@ -227,13 +228,57 @@ static unsigned long long x__start_time(uint32_t pid)
 
 void obs_targets_refresh(struct obs_targets *t, size_t i)
 {
+	struct fdc_task task;
 	char path[64];
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%u/exe", t->pids[i]);
+	if (t->fdit) {
+		/* after the drop /proc/PID/exe is closed to us: the iterator says which file */
+		if (obs_fditer_task(t->fdit, t->pids[i], &task))
+			return;
+		n = readlink(path, t->exes[i], sizeof(t->exes[i]) - 1);
+		if (n > 0)
+			t->exes[i][n] = '\0';
+		else if (task.exe_ino != t->exe_ino[i] || task.exe_dev != t->exe_dev[i])
+			snprintf(t->exes[i], sizeof(t->exes[i]), "inode %llu",
+				 (unsigned long long)task.exe_ino);
+		t->exe_ino[i] = task.exe_ino;
+		t->exe_dev[i] = task.exe_dev;
+		t->starts[i] = x__start_time(t->pids[i]);
+		return;
+	}
 	n = readlink(path, t->exes[i], sizeof(t->exes[i]) - 1);
 	t->exes[i][n > 0 ? n : 0] = '\0';
 	t->starts[i] = x__start_time(t->pids[i]);
+}
+
+/* find_restart from the task iterator: the same executable by inode. */
+static uint32_t x__find_restart_iter(const struct obs_targets *t, size_t i)
+{
+	unsigned long long start, newest = 0;
+	uint32_t found = 0, self = (uint32_t)getpid();
+	struct fdc_task *all;
+	ssize_t n, k;
+
+	if (!t->exe_ino[i])
+		return 0;
+	all = calloc(65536, sizeof(*all));
+	if (!all)
+		return 0;
+	n = obs_fditer_tasks(t->fdit, all, 65536);
+	for (k = 0; k < n; k++) {
+		if (all[k].tgid == t->pids[i] || all[k].tgid == self ||
+		    all[k].exe_ino != t->exe_ino[i] || all[k].exe_dev != t->exe_dev[i])
+			continue;
+		start = x__start_time(all[k].tgid);
+		if (start >= t->starts[i] && start >= newest) {
+			newest = start;
+			found = all[k].tgid;
+		}
+	}
+	free(all);
+	return found;
 }
 
 /*
@@ -251,6 +296,8 @@ uint32_t obs_targets_find_restart(const struct obs_targets *t, size_t i)
 	DIR *d;
 	ssize_t n;
 
+	if (i < t->npids && t->fdit)
+		return x__find_restart_iter(t, i);
 	if (i >= t->npids || !t->exes[i][0])
 		return 0;
 	d = opendir("/proc");

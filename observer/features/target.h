@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct obs_fditer;
+
 #define OBS_MAX_PIDS 16
 
 struct obs_target_spec {
@@ -23,6 +25,8 @@ struct obs_targets {
 	uint32_t pids[OBS_MAX_PIDS];
 	char comms[OBS_MAX_PIDS][16];
 	char exes[OBS_MAX_PIDS][256]; /* readlink /proc/PID/exe, to find a restarted target */
+	uint64_t exe_ino[OBS_MAX_PIDS]; /* the executable, from the task iterator (fdit) */
+	uint32_t exe_dev[OBS_MAX_PIDS];
 	unsigned long long starts[OBS_MAX_PIDS]; /* start time (clock ticks after boot) */
 	size_t npids;
 	uint64_t cgroup_id;	/* 0: no --cgroup */
@@ -31,6 +35,8 @@ struct obs_targets {
 	uint32_t netns;		/* inode of the sockets' network namespace */
 	int netns_fd;		/* open /proc/PID/ns/net of the first target, or -1: our own */
 	char netns_from[64];	/* "pid 1234", "cgroup", "observer" */
+	/* set by the forensics: processes' executables without /proc/PID/exe (after the drop) */
+	struct obs_fditer *fdit;
 };
 
 /*

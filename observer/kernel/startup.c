@@ -2,6 +2,9 @@
 /* Privileged start-up: mounts, prerequisite checks, tracepoint probes, privilege drop. */
 #include <errno.h>
 #include <glob.h>
+#include <grp.h>
+#include <pwd.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,6 +36,7 @@
 #define BPF_FS_MAGIC 0xcafe4a11
 
 static const char *tracefs_path;
+static bool own_mntns; /* we moved to a mount namespace of our own, for the mounts we make */
 static struct btf *vmlinux_btf;
 static bool vmlinux_btf_tried;
 
@@ -95,14 +99,42 @@ static bool x__is_fs(const char *path, long magic)
 	return statfs(path, &st) == 0 && (long)st.f_type == magic;
 }
 
-/* Mount fstype at path unless it is there already. Returns 0 or -errno. */
-static int x__ensure_mounted(const char *fstype, const char *path, long magic)
+/*
+ * Mounts the observer makes live in a mount namespace of its own (and its helper's), slave to the
+ * host's: the host's mount table never changes, and they are undone when the observer exits, even
+ * when it is killed. Unsharing needs a single thread: this runs first thing in main().
+ */
+static int x__own_mount_namespace(void)
 {
+	if (own_mntns)
+		return 0;
+	if (unshare(CLONE_NEWNS))
+		return -errno;
+	own_mntns = true;
+	/* nothing mounted here propagates back to the host */
+	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL))
+		return -errno;
+	return 0;
+}
+
+/* Mount fstype at path unless it is there already, saying so once. Returns 0 or -errno. */
+static int x__ensure_mounted(const char *prog, const char *fstype, const char *path, long magic)
+{
+	int err;
+
 	if (x__is_fs(path, magic))
 		return 0;
+	err = x__own_mount_namespace();
+	if (err)
+		return err;
 	if (mount(fstype, path, fstype, 0, NULL))
 		return -errno;
-	return x__is_fs(path, magic) ? 0 : -ENODEV;
+	if (!x__is_fs(path, magic))
+		return -ENODEV;
+	ll_warn(prog, "note: %s was not mounted; mounted it at %s for this run only, in the "
+		      "observer's own mount namespace (the host's mounts are unchanged, and it is "
+		      "gone when the observer exits)", fstype, path);
+	return 0;
 }
 
 static int x__find_tracefs(const char *prog)
@@ -117,7 +149,7 @@ static int x__find_tracefs(const char *prog)
 		tracefs_path = OBS_TRACEFS_OLD;
 		return 0;
 	}
-	err = x__ensure_mounted("tracefs", OBS_TRACEFS, TRACEFS_MAGIC);
+	err = x__ensure_mounted(prog, "tracefs", OBS_TRACEFS, TRACEFS_MAGIC);
 	if (err) {
 		ll_warn(prog,
 			"tracefs is not mounted and mounting it at %s failed (%s); run "
@@ -152,7 +184,7 @@ int obs_startup_check(const char *prog, unsigned int needs)
 			err = e;
 	}
 	if (needs & OBS_NEED_BPFFS) {
-		e = x__ensure_mounted("bpf", OBS_BPFFS, BPF_FS_MAGIC);
+		e = x__ensure_mounted(prog, "bpf", OBS_BPFFS, BPF_FS_MAGIC);
 		if (e)
 			ll_warn(prog, "note: bpffs is not mounted at %s and mounting it failed (%s)",
 				OBS_BPFFS, strerror(-e));
@@ -196,7 +228,25 @@ int obs_drop_privileges(int (*verify)(void *arg), void *arg)
 	return obs_drop_privileges_keep(verify, arg, 0);
 }
 
-int obs_drop_privileges_keep(int (*verify)(void *arg), void *arg, uint64_t keep)
+/* Empty the bounding set (needs CAP_SETPCAP, so before anything else goes; a process started
+ * without it, with CAP_BPF and CAP_PERFMON only, keeps its set: no-new-privs still holds). */
+static int x__clear_bounding(const struct x__caps *c)
+{
+	int cap;
+
+	if (!x__cap_effective(c, CAP_SETPCAP))
+		return 0;
+
+	for (cap = 0; cap <= 63; cap++) {
+		if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) <= 0)
+			continue; /* not in the set, or past the kernel's last capability */
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0))
+			return -errno;
+	}
+	return 0;
+}
+
+static int x__drop(int (*verify)(void *arg), void *arg, uint64_t keep, const struct obs_user *u)
 {
 	struct x__caps c, saved;
 	int err, i;
@@ -208,7 +258,7 @@ int obs_drop_privileges_keep(int (*verify)(void *arg), void *arg, uint64_t keep)
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) && errno != EINVAL)
 		return -errno;
 
-	/* step 1: empty effective and inheritable sets; keep permitted so this can be undone */
+	/* step 1: with an empty effective set, can the caller still work? If not, undo. */
 	c = saved;
 	for (i = 0; i < _LINUX_CAPABILITY_U32S_3; i++) {
 		c.data[i].effective = 0;
@@ -221,15 +271,28 @@ int obs_drop_privileges_keep(int (*verify)(void *arg), void *arg, uint64_t keep)
 		err = verify(arg);
 		if (err) {
 			x__capset(&saved);
-			return err;
+			return u ? 1 : err;
 		}
 	}
-	/* step 2: empty permitted too, but for `keep`; from here no other capability comes back */
+	/* step 2, no way back from here: the bounding set, then the uid (keeping the permitted
+	 * set across it), then permitted and effective down to `keep` */
+	err = x__capset(&saved);
+	if (!err)
+		err = x__clear_bounding(&saved);
+	if (!err && u) {
+		if (setgroups(0, NULL) || setresgid(u->gid, u->gid, u->gid) ||
+		    prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) || setresuid(u->uid, u->uid, u->uid))
+			err = -errno;
+		prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0);
+	}
+	if (err)
+		return err;
 	for (i = 0; i < _LINUX_CAPABILITY_U32S_3; i++) {
 		uint32_t k = (uint32_t)(keep >> (32 * i)) & saved.data[i].permitted;
 
 		c.data[i].permitted = k;
 		c.data[i].effective = k;
+		c.data[i].inheritable = 0;
 	}
 	err = x__capset(&c);
 	if (err)
@@ -238,6 +301,38 @@ int obs_drop_privileges_keep(int (*verify)(void *arg), void *arg, uint64_t keep)
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		return -errno;
 	return 0;
+}
+
+int obs_drop_privileges_keep(int (*verify)(void *arg), void *arg, uint64_t keep)
+{
+	return x__drop(verify, arg, keep, NULL);
+}
+
+int obs_unprivileged_user(struct obs_user *u)
+{
+	static const char *const names[] = {OBS_USER, "nobody"};
+	struct passwd *pw;
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		pw = getpwnam(names[i]);
+		if (pw && pw->pw_uid) {
+			u->uid = pw->pw_uid;
+			u->gid = pw->pw_gid;
+			snprintf(u->name, sizeof(u->name), "%s", names[i]);
+			return 0;
+		}
+	}
+	/* no such user in the passwd database: the overflow ids */
+	u->uid = 65534;
+	u->gid = 65534;
+	snprintf(u->name, sizeof(u->name), "uid 65534");
+	return 0;
+}
+
+int obs_drop_to_user(int (*verify)(void *arg), void *arg, uint64_t keep, const struct obs_user *u)
+{
+	return x__drop(verify, arg, keep, u);
 }
 
 void obs_startup_cleanup(void)

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #define OBS_TRACEFS "/sys/kernel/tracing"
 #define OBS_TRACEFS_OLD "/sys/kernel/debug/tracing"
@@ -29,7 +30,9 @@ void obs_libbpf_log(bool verbose);
 
 /*
  * Check privilege (root, or CAP_BPF + CAP_PERFMON, or CAP_SYS_ADMIN) and BTF, and mount what
- * `needs` asks for when it is missing. Prints one line per missing hard prerequisite.
+ * `needs` asks for when it is missing: in a mount namespace of the observer's own (slave to the
+ * host's), so the host's mounts never change and the mount is gone at exit; one line says so.
+ * Call it while the process has one thread. Prints one line per missing hard prerequisite.
  * Returns 0, -EPERM or -ENOENT.
  */
 int obs_startup_check(const char *prog, unsigned int needs);
@@ -53,7 +56,8 @@ bool obs_btf_tracepoint_exists(const char *name);
  * the error returned, and the caller keeps working with its capabilities.
  */
 int obs_drop_privileges(int (*verify)(void *arg), void *arg);
-/* The same, but the capabilities in `keep` (a mask of 1 << CAP_*) stay permitted and effective. */
+/* The same, but the capabilities in `keep` (a mask of 1 << CAP_*) stay permitted and effective;
+ * the bounding set is emptied too. */
 int obs_drop_privileges_keep(int (*verify)(void *arg), void *arg, uint64_t keep);
 
 /*
@@ -62,6 +66,23 @@ int obs_drop_privileges_keep(int (*verify)(void *arg), void *arg, uint64_t keep)
  * Returns 0 when the observer can run here, else 1.
  */
 int obs_check(FILE *out, bool as_json);
+/* The unprivileged user the observer runs as once attached: OBS_USER when it exists (the
+ * package creates it), else nobody, else the overflow uid/gid 65534. */
+#define OBS_USER "loadlens"
+struct obs_user {
+	uid_t uid;
+	gid_t gid;
+	char name[32];
+};
+int obs_unprivileged_user(struct obs_user *u);
+
+/*
+ * obs_drop_privileges_keep(), and between the bounding set and the final capability sets, the
+ * uid, gid and supplementary groups change to u's (the permitted set kept across, then cut to
+ * `keep`). Returns 0; 1 when verify() failed and the capabilities were given back (nothing
+ * changed); or -errno from a later step, which cannot be undone: then the caller must exit.
+ */
+int obs_drop_to_user(int (*verify)(void *arg), void *arg, uint64_t keep, const struct obs_user *u);
 
 /* Free what the checks cached (vmlinux BTF). */
 void obs_startup_cleanup(void);

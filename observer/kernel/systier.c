@@ -3,14 +3,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <linux/capability.h>
+#include <linux/perf_event.h>
 #include <bpf/libbpf.h>
 #include "loadlens/cli.h"
 #include "startup.h"
@@ -23,6 +26,7 @@ struct obs_systier {
 	size_t n;
 	int sock;  /* AUTO: our end of the socketpair to the child */
 	pid_t child;
+	uint64_t tp_ids[OBS_SYSTIER_MAX_PROGS]; /* classic tracepoints' ids, read while root */
 	bool attached;
 	unsigned int ticks, linger;
 	const char *reason;
@@ -60,16 +64,78 @@ static uint64_t x__now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * A classic tracepoint's id, from tracefs (readable by root only), so that the helper can attach
+ * it later as an unprivileged uid: perf_event_open() of a tracepoint by id needs CAP_PERFMON, not
+ * tracefs. 0 for a program that is not a classic tracepoint, or an id that cannot be read.
+ */
+static const char *x__classic_tp(const struct bpf_program *p)
+{
+	const char *sec = bpf_program__section_name(p);
+
+	if (!strncmp(sec, "tracepoint/", 11))
+		return sec + 11;
+	if (!strncmp(sec, "tp/", 3))
+		return sec + 3;
+	return NULL;
+}
+
+static uint64_t x__tp_id(const struct bpf_program *p)
+{
+	const char *tp = x__classic_tp(p);
+	unsigned long long id = 0;
+	char path[512];
+	FILE *f;
+
+	if (!tp || !obs_tracefs())
+		return 0;
+	snprintf(path, sizeof(path), "%s/events/%s/id", obs_tracefs(), tp);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &id) != 1)
+		id = 0;
+	fclose(f);
+	return id;
+}
+
+/* Attach one program: a classic tracepoint by its id (what libbpf does, without tracefs). */
+static struct bpf_link *x__attach(struct bpf_program *p, uint64_t tp_id)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_TRACEPOINT,
+		.size = sizeof(attr),
+		.config = tp_id,
+		.sample_period = 1,
+		.wakeup_events = 1,
+	};
+	struct bpf_link *l;
+	int pfd, err;
+
+	if (!tp_id)
+		return bpf_program__attach(p);
+	pfd = (int)syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	if (pfd < 0)
+		return NULL;
+	l = bpf_program__attach_perf_event(p, pfd);
+	if (!l) {
+		err = errno;
+		close(pfd);
+		errno = err;
+	}
+	return l; /* owns pfd */
+}
+
 /* Attach (on) or detach every program; the first error, as a positive errno, or 0. */
-static int x__set_links(struct bpf_link **links, struct bpf_program *const *progs, size_t n,
-			bool on)
+static int x__set_links(struct bpf_link **links, struct bpf_program *const *progs,
+			const uint64_t *tp_ids, size_t n, bool on)
 {
 	int err = 0;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		if (on && !links[i]) {
-			links[i] = bpf_program__attach(progs[i]);
+			links[i] = x__attach(progs[i], tp_ids ? tp_ids[i] : 0);
 			if (!links[i] && !err)
 				err = errno ? errno : EINVAL;
 		} else if (!on && links[i]) {
@@ -80,20 +146,30 @@ static int x__set_links(struct bpf_link **links, struct bpf_program *const *prog
 	return err;
 }
 
-/* The child: one byte in ('1' attach, '0' detach), one byte out (0 or an errno). */
-static void x__child(int sock, struct bpf_program *const *progs, size_t n)
+/* The child: one byte in ('1' attach, '0' detach), one byte out (0 or an errno). It runs as the
+ * observer's unprivileged user, with CAP_BPF and CAP_PERFMON only, no bounding set, no new
+ * privileges: the tracepoint ids were read by the parent while it was root. */
+static void x__child(int sock, struct bpf_program *const *progs, const uint64_t *tp_ids,
+		     size_t n)
 {
 	const uint64_t keep = 1ULL << CAP_BPF | 1ULL << CAP_PERFMON;
 	struct bpf_link *links[OBS_SYSTIER_MAX_PROGS] = {};
 	unsigned char cmd, res;
+	struct obs_user user;
 	ssize_t r;
+	size_t i;
 
 	/* the terminal's Ctrl-C is the observer's to handle: we leave when it closes the socket */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (obs_drop_privileges_keep(NULL, NULL, keep))
+	/* a classic tracepoint whose id is unknown needs tracefs, root's: then stay uid 0 */
+	for (i = 0; i < n && (tp_ids[i] || !x__classic_tp(progs[i])); i++)
+		;
+	obs_unprivileged_user(&user);
+	if (i == n && !geteuid() ? obs_drop_to_user(NULL, NULL, keep, &user)
+		   : obs_drop_privileges_keep(NULL, NULL, keep))
 		_exit(1);
 	for (;;) {
 		r = read(sock, &cmd, 1);
@@ -101,11 +177,11 @@ static void x__child(int sock, struct bpf_program *const *progs, size_t n)
 			continue;
 		if (r <= 0)
 			break;
-		res = (unsigned char)x__set_links(links, progs, n, cmd == '1');
+		res = (unsigned char)x__set_links(links, progs, tp_ids, n, cmd == '1');
 		if (write(sock, &res, 1) != 1)
 			break;
 	}
-	x__set_links(links, progs, n, false);
+	x__set_links(links, progs, tp_ids, n, false);
 	_exit(0);
 }
 
@@ -135,6 +211,7 @@ struct obs_systier *obs_systier_new(const char *prog, enum obs_systier_mode mode
 {
 	struct obs_systier *t;
 	int sv[2], err;
+	size_t i;
 
 	if (n > OBS_SYSTIER_MAX_PROGS) {
 		errno = E2BIG;
@@ -149,7 +226,7 @@ struct obs_systier *obs_systier_new(const char *prog, enum obs_systier_mode mode
 	memcpy(t->progs, progs, n * sizeof(progs[0]));
 	t->start_ns = t->last_ns = x__now_ns();
 	if (mode == OBS_SYSTIER_ON) {
-		err = x__set_links(t->links, t->progs, n, true);
+		err = x__set_links(t->links, t->progs, NULL, n, true);
 		if (err) {
 			ll_warn(prog, "cannot attach the syscall tracepoints: %s", strerror(err));
 			obs_systier_free(t);
@@ -158,6 +235,8 @@ struct obs_systier *obs_systier_new(const char *prog, enum obs_systier_mode mode
 		}
 		t->attached = true;
 	} else if (mode == OBS_SYSTIER_AUTO) {
+		for (i = 0; i < n; i++)
+			t->tp_ids[i] = x__tp_id(t->progs[i]);
 		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv)) {
 			err = errno;
 			ll_warn(prog, "cannot start the syscall-tier helper: %s", strerror(err));
@@ -170,7 +249,7 @@ struct obs_systier *obs_systier_new(const char *prog, enum obs_systier_mode mode
 			close(sv[0]);
 			/* the child waits for commands; only our end is non-blocking */
 			fcntl(sv[1], F_SETFL, 0);
-			x__child(sv[1], t->progs, n);
+			x__child(sv[1], t->progs, t->tp_ids, n);
 		}
 		close(sv[1]);
 		if (t->child < 0) {
@@ -190,7 +269,7 @@ void obs_systier_free(struct obs_systier *t)
 {
 	if (!t)
 		return;
-	x__set_links(t->links, t->progs, t->n, false);
+	x__set_links(t->links, t->progs, NULL, t->n, false);
 	if (t->sock >= 0)
 		close(t->sock); /* the child detaches and exits */
 	if (t->child > 0)

@@ -20,7 +20,9 @@
  *
  * Attaching needs privilege the observer gives up after start, so in auto mode a forked child
  * keeps CAP_BPF and CAP_PERFMON only and does nothing but attach and detach these programs when
- * the observer asks over a socketpair. It exits when the observer does.
+ * the observer asks over a socketpair. It runs as the observer's unprivileged user too: the
+ * classic tracepoints' ids are read from tracefs (root's) before the fork, and it attaches them
+ * by id with perf_event_open(). It exits when the observer does.
  *
  * observer/main.c uses a second one, in AUTO mode and never under pressure, for
  * --arrivals sampled: request timing's sk_data_ready, attached one interval in ten.

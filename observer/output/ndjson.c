@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "loadlens/cli.h"
+#include "loadlens/outfile.h"
 #include "ndjson.h"
 
 struct obs_ndjson {
@@ -23,10 +24,9 @@ struct obs_ndjson *obs_ndjson_open(const char *prog, const char *path)
 		return NULL;
 	nd->prog = prog;
 	nd->path = path;
-	nd->f = fopen(path, "w");
+	nd->f = ll_output_open(prog, "--ndjson", path);
 	if (!nd->f) {
 		err = errno;
-		ll_warn(prog, "cannot create --ndjson file '%s': %s", path, strerror(err));
 		free(nd);
 		errno = err;
 		return NULL;

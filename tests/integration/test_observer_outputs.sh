@@ -2,7 +2,7 @@
 # Nothing silent (issue 9): a healthy keep-alive run ends with no finding, and "drops" in the text
 # summary equals the JSON's drops and lost_events; past --max-procs the process left out is named
 # by a process_cap finding, live and in the summary; an output that cannot be written (--ndjson,
-# --json, stdout on /dev/full) is said on stderr and the run exits 1.
+# --json past a file-size limit, stdout on /dev/full) is said on stderr and the run exits 1.
 . "$(dirname "$0")/lib.sh"
 require_bpf
 require_bin loadlens-refserver loadlens-observer loadlens-driver
@@ -52,20 +52,25 @@ echo "process_cap names pid $cap_pid"
 grep -q "processes watched .*--max-procs 1; 1 more not watched" "$LL_TMP/observer2.out" ||
 	fail "the summary does not count the process left out"
 
-# outputs that cannot be written
-for out in "--ndjson /dev/full" "--json /dev/full" "stdout"; do
+# outputs that cannot be written: stdout on /dev/full; the files (regular files only, see
+# test_output_files.sh) past a file-size limit of 0, with SIGXFSZ ignored so writes fail EFBIG
+for out in --ndjson --json stdout; do
 	rc=0
 	if [ "$out" = stdout ]; then
 		"$LOADLENS_BIN/loadlens-observer" --port "$port" --duration 1500ms >/dev/full \
 			2>"$LL_TMP/full.err" || rc=$?
+		want="No space left on device"
 	else
-		# shellcheck disable=SC2086
-		"$LOADLENS_BIN/loadlens-observer" --port "$port" --duration 1500ms $out \
-			>/dev/null 2>"$LL_TMP/full.err" || rc=$?
+		# stderr through a pipe: the limit holds for every regular file the observer writes
+		bash -c 'trap "" XFSZ; ulimit -f 0; exec "$@"' sh \
+			"$LOADLENS_BIN/loadlens-observer" --port "$port" --duration 1500ms \
+			"$out" "$LL_TMP/big.${out#--}" 2>&1 >/dev/null | cat >"$LL_TMP/full.err"
+		rc=${PIPESTATUS[0]}
+		want="File too large"
 	fi
 	echo "$out: exit $rc: $(grep cannot "$LL_TMP/full.err")"
 	[ "$rc" = 1 ] || fail "$out: exit $rc, expected 1"
-	grep -q "No space left on device" "$LL_TMP/full.err" || fail "$out: the error is not said"
+	grep -q "$want" "$LL_TMP/full.err" || fail "$out: the error is not said"
 done
 stop srv2
 stop srv1

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "loadlens/cli.h"
+#include "loadlens/outfile.h"
 #include "refserver.h"
 
 struct x__main {
@@ -120,6 +121,12 @@ int main(int argc, char **argv)
 
 	rs_parse_args(&cfg, argc, argv);
 	signal(SIGPIPE, SIG_IGN);
+	/* at start, so a bad path fails now, and never through a link (loadlens/outfile.h) */
+	if (cfg.json_path && strcmp(cfg.json_path, "-")) {
+		cfg.json_out = ll_output_open(RS_PROG, "--json", cfg.json_path);
+		if (!cfg.json_out)
+			return LL_EXIT_USAGE;
+	}
 
 	err = x__build_body(&cfg);
 	if (err) {
@@ -247,5 +254,9 @@ cleanup:
 		uv_sem_destroy(&ready);
 	ll_hist_free(hist);
 	free(cfg.body);
+	if (cfg.json_out && fclose(cfg.json_out) && rc == LL_EXIT_OK) {
+		ll_warn(RS_PROG, "cannot write %s: %s", cfg.json_path, strerror(errno));
+		rc = LL_EXIT_FAIL;
+	}
 	return rc;
 }

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/socket.h>
 #include <http_parser.h>
 #include <jansson.h>
@@ -61,6 +62,7 @@ struct rs_config {
 	int64_t response_size; /* -1: echo (tcp, udp) or the default body (http) */
 	uint64_t seed;
 	const char *json_path;
+	FILE *json_out; /* opened at start (loadlens/outfile.h); NULL for stdout */
 	struct rs_misbehave mb;
 
 	/* Built once before the workers start, read-only afterwards. */

@@ -108,7 +108,8 @@ int rs_write_json(const struct rs_config *cfg, const struct rs_worker *workers,
 			err = -EIO;
 	} else {
 		errno = 0;
-		if (json_dump_file(root, cfg->json_path, JSON_INDENT(2)))
+		if (json_dumpf(root, cfg->json_out, JSON_INDENT(2)) ||
+		    fputc('\n', cfg->json_out) == EOF || fflush(cfg->json_out) == EOF)
 			err = errno ? -errno : -EIO;
 	}
 	json_decref(root);

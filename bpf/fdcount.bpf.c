@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: (MIT OR GPL-2.0)
+/*
+ * The watched processes' open fds, and the owners of given sockets, from a task_file iterator
+ * (observer/features/fditer.c). The iterator is created while the observer is privileged; reading
+ * it later needs no capability, where listing another process's /proc/PID/fd needs
+ * CAP_SYS_PTRACE. The kernel visits each file of each process once (threads sharing the fd table
+ * of their leader are skipped), so a count equals the entries of /proc/PID/fd at that moment.
+ *
+ *   fdc_count   tgid -> files: userspace puts the watched tgids in with 0 before each pass
+ *   fdc_inodes  socket inode -> 1: userspace puts the inodes whose owners it wants
+ *   fdc_owners  tgid -> 1: processes holding one of those sockets (when want_owners is set)
+ *
+ * A second iterator (iter/task) writes one struct fdc_task per process: its network namespace,
+ * its executable (inode) and start time, what /proc/PID/ns/net and /proc/PID/exe tell a reader
+ * that may ptrace the process.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include "loadlens/fdcount.h"
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+/* the kernel's types, read by name (CO-RE); the ___fdc flavour keeps vmlinux.h untouched */
+struct super_block___fdc;
+
+struct inode___fdc {
+	unsigned short i_mode;
+	unsigned long i_ino;
+	struct super_block___fdc *i_sb;
+} __attribute__((preserve_access_index));
+
+struct file___fdc {
+	struct inode___fdc *f_inode;
+} __attribute__((preserve_access_index));
+
+struct super_block___fdc {
+	__u32 s_dev;
+} __attribute__((preserve_access_index));
+
+struct ns_common___fdc {
+	unsigned int inum;
+} __attribute__((preserve_access_index));
+
+struct net___fdc {
+	struct ns_common___fdc ns;
+} __attribute__((preserve_access_index));
+
+struct nsproxy___fdc {
+	struct net___fdc *net_ns;
+} __attribute__((preserve_access_index));
+
+struct mm_struct___fdc {
+	struct file___fdc *exe_file;
+} __attribute__((preserve_access_index));
+
+struct task_struct___fdc {
+	int pid;
+	int tgid;
+	__u64 start_boottime;
+	struct mm_struct___fdc *mm;
+	struct nsproxy___fdc *nsproxy;
+} __attribute__((preserve_access_index));
+
+struct seq_file;
+
+struct bpf_iter_meta___fdc {
+	struct seq_file *seq;
+} __attribute__((preserve_access_index));
+
+struct bpf_iter__task___fdc {
+	struct bpf_iter_meta___fdc *meta;
+	struct task_struct___fdc *task;
+} __attribute__((preserve_access_index));
+
+struct bpf_iter__task_file___fdc {
+	void *meta;
+	struct task_struct *task;
+	__u32 fd;
+	struct file___fdc *file;
+} __attribute__((preserve_access_index));
+
+#define S_IFMT 00170000
+#define S_IFSOCK 0140000
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FDC_MAX_PROCS);
+	__type(key, __u32);
+	__type(value, __u64);
+} fdc_count SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FDC_MAX_INODES);
+	__type(key, __u64);
+	__type(value, __u32);
+} fdc_inodes SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FDC_MAX_PROCS);
+	__type(key, __u32);
+	__type(value, __u32);
+} fdc_owners SEC(".maps");
+
+__u32 want_owners = 0;
+__u64 owners_full = 0; /* owners past FDC_MAX_PROCS, counted */
+
+SEC("iter/task_file")
+int handle_task_file(struct bpf_iter__task_file___fdc *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct file___fdc *file = ctx->file;
+	struct inode___fdc *inode;
+	__u32 tgid, one = 1;
+	__u64 *n, ino;
+
+	if (!task || !file)
+		return 0;
+	tgid = (__u32)BPF_CORE_READ(task, tgid);
+	n = bpf_map_lookup_elem(&fdc_count, &tgid);
+	if (n)
+		__sync_fetch_and_add(n, 1);
+	if (!want_owners)
+		return 0;
+	inode = BPF_CORE_READ(file, f_inode);
+	if (!inode || (BPF_CORE_READ(inode, i_mode) & S_IFMT) != S_IFSOCK)
+		return 0;
+	ino = BPF_CORE_READ(inode, i_ino);
+	if (bpf_map_lookup_elem(&fdc_inodes, &ino) &&
+	    bpf_map_update_elem(&fdc_owners, &tgid, &one, BPF_ANY))
+		__sync_fetch_and_add(&owners_full, 1);
+	return 0;
+}
+
+SEC("iter/task")
+int handle_task(struct bpf_iter__task___fdc *ctx)
+{
+	struct task_struct___fdc *task = ctx->task;
+	struct inode___fdc *inode;
+	struct fdc_task rec = {};
+	struct mm_struct___fdc *mm;
+	struct file___fdc *exe;
+
+	if (!task)
+		return 0;
+	rec.tgid = (__u32)BPF_CORE_READ(task, tgid);
+	if ((__u32)BPF_CORE_READ(task, pid) != rec.tgid)
+		return 0; /* one record per process: its leader */
+	mm = BPF_CORE_READ(task, mm);
+	exe = mm ? BPF_CORE_READ(mm, exe_file) : NULL;
+	if (!exe)
+		return 0; /* a kernel thread, or a process exiting */
+	inode = BPF_CORE_READ(exe, f_inode);
+	rec.exe_ino = inode ? BPF_CORE_READ(inode, i_ino) : 0;
+	rec.exe_dev = inode ? BPF_CORE_READ(inode, i_sb, s_dev) : 0;
+	rec.netns = BPF_CORE_READ(task, nsproxy, net_ns, ns.inum);
+	rec.start_ns = BPF_CORE_READ(task, start_boottime);
+	bpf_seq_write(ctx->meta->seq, &rec, sizeof(rec));
+	return 0;
+}

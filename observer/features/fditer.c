@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: MIT
+/* fds, executables and network namespaces of processes, from BPF iterators (fditer.h). */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "fditer.h"
+#include "fdcount.skel.h"
+
+#define X__TASKS_MAX 65536	     /* processes in the table (32 B each: 2 MiB) */
+#define X__TASKS_FRESH_NS 100000000 /* a table this young answers a lookup */
+#define X__TASKS_RETRY_NS 1000000   /* a miss reads it again if it is older than this */
+
+struct obs_fditer {
+	struct fdcount_bpf *skel;
+	struct bpf_link *files, *tasks;
+	struct fdc_task *tab; /* the last task pass, for obs_fditer_task() */
+	size_t ntab;
+	uint64_t tab_ns;
+};
+
+static uint64_t x__now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+struct obs_fditer *obs_fditer_new(void)
+{
+	struct obs_fditer *it = calloc(1, sizeof(*it));
+	int err;
+
+	if (!it)
+		return NULL;
+	it->skel = fdcount_bpf__open_and_load();
+	if (!it->skel) {
+		err = errno == EINVAL || errno == ENOENT ? ENOTSUP : errno;
+		goto fail;
+	}
+	it->files = bpf_program__attach_iter(it->skel->progs.handle_task_file, NULL);
+	if (!it->files) {
+		err = errno;
+		goto fail;
+	}
+	it->tasks = bpf_program__attach_iter(it->skel->progs.handle_task, NULL);
+	if (!it->tasks) {
+		err = errno;
+		goto fail;
+	}
+	return it;
+
+fail:
+	obs_fditer_free(it);
+	errno = err ? err : EINVAL;
+	return NULL;
+}
+
+void obs_fditer_free(struct obs_fditer *it)
+{
+	if (!it)
+		return;
+	free(it->tab);
+	bpf_link__destroy(it->tasks);
+	bpf_link__destroy(it->files);
+	fdcount_bpf__destroy(it->skel);
+	free(it);
+}
+
+/* Run an iterator to its end; what it writes goes to buf (up to len bytes kept). How many bytes
+ * were kept, or -errno. */
+static ssize_t x__pass(struct bpf_link *link, void *buf, size_t len)
+{
+	char scratch[4096];
+	size_t kept = 0;
+	ssize_t r;
+	int fd;
+
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		if (kept < len)
+			r = read(fd, (char *)buf + kept, len - kept);
+		else
+			r = read(fd, scratch, sizeof(scratch));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		if (kept < len)
+			kept += (size_t)r;
+	}
+	if (r < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	close(fd);
+	return (ssize_t)kept;
+}
+
+int obs_fditer_count(struct obs_fditer *it, const uint32_t *pids, size_t n, int64_t *open)
+{
+	int mfd = bpf_map__fd(it->skel->maps.fdc_count);
+	uint64_t zero = 0, v;
+	ssize_t r;
+	size_t i;
+
+	if (n > FDC_MAX_PROCS)
+		n = FDC_MAX_PROCS;
+	for (i = 0; i < n; i++)
+		if (bpf_map_update_elem(mfd, &pids[i], &zero, BPF_ANY))
+			return -errno;
+	r = x__pass(it->files, NULL, 0);
+	for (i = 0; i < n; i++) {
+		if (bpf_map_lookup_elem(mfd, &pids[i], &v))
+			v = 0;
+		bpf_map_delete_elem(mfd, &pids[i]);
+		open[i] = (int64_t)v;
+	}
+	return r < 0 ? (int)r : 0;
+}
+
+size_t obs_fditer_owners(struct obs_fditer *it, const uint64_t *inodes, size_t n, uint32_t *pids,
+			 size_t max)
+{
+	int ifd = bpf_map__fd(it->skel->maps.fdc_inodes);
+	int ofd = bpf_map__fd(it->skel->maps.fdc_owners);
+	uint32_t one = 1, key, next, self = (uint32_t)getpid();
+	size_t i, found = 0;
+	bool first = true;
+
+	if (n > FDC_MAX_INODES)
+		n = FDC_MAX_INODES;
+	for (i = 0; i < n; i++)
+		bpf_map_update_elem(ifd, &inodes[i], &one, BPF_ANY);
+	it->skel->bss->want_owners = 1;
+	x__pass(it->files, NULL, 0);
+	it->skel->bss->want_owners = 0;
+	for (i = 0; i < n; i++)
+		bpf_map_delete_elem(ifd, &inodes[i]);
+	/* collect and empty the owners map */
+	while (!bpf_map_get_next_key(ofd, first ? NULL : &key, &next)) {
+		if (!first)
+			bpf_map_delete_elem(ofd, &key);
+		first = false;
+		key = next;
+		if (key != self && found < max)
+			pids[found++] = key;
+	}
+	if (!first)
+		bpf_map_delete_elem(ofd, &key);
+	return found;
+}
+
+ssize_t obs_fditer_tasks(struct obs_fditer *it, struct fdc_task *out, size_t max)
+{
+	ssize_t r = x__pass(it->tasks, out, max * sizeof(*out));
+
+	return r < 0 ? r : r / (ssize_t)sizeof(*out);
+}
+
+static int x__lookup(const struct obs_fditer *it, uint32_t tgid, struct fdc_task *out)
+{
+	size_t i;
+
+	for (i = 0; i < it->ntab; i++) {
+		if (it->tab[i].tgid == tgid) {
+			*out = it->tab[i];
+			return 0;
+		}
+	}
+	return -ESRCH;
+}
+
+int obs_fditer_task(struct obs_fditer *it, uint32_t tgid, struct fdc_task *out)
+{
+	uint64_t now = x__now_ns();
+	ssize_t n;
+
+	/* one pass answers the lookups of an interval; a miss (a new process) reads it again */
+	if (it->tab && now - it->tab_ns < X__TASKS_FRESH_NS && !x__lookup(it, tgid, out))
+		return 0;
+	if (it->tab && now - it->tab_ns < X__TASKS_RETRY_NS)
+		return -ESRCH;
+	if (!it->tab && !(it->tab = calloc(X__TASKS_MAX, sizeof(*it->tab))))
+		return -ENOMEM;
+	n = obs_fditer_tasks(it, it->tab, X__TASKS_MAX);
+	it->ntab = n > 0 ? (size_t)n : 0;
+	it->tab_ns = now;
+	if (n < 0)
+		return (int)n;
+	return x__lookup(it, tgid, out);
+}

@@ -1,0 +1,49 @@
+#!/bin/bash
+# Mounts the observer makes are undone at exit, and said once (issue 13). The test runs in a
+# private mount namespace of its own (unshare -m), so the host's tracefs, which other tests use
+# at the same time, is never touched. There tracefs is unmounted; the observer must mount it (its
+# classic tracepoints need it: --syscalls on), say so in one line, and leave no tracefs behind.
+# Healthy case: with tracefs mounted, the observer says nothing about mounts.
+. "$(dirname "$0")/lib.sh"
+require_bpf
+require_bin loadlens-observer
+command -v unshare >/dev/null || skip "unshare (util-linux) is missing"
+unshare -m --propagation private true 2>/dev/null || skip "cannot create a mount namespace"
+port=$(free_port)
+obs="$LOADLENS_BIN/loadlens-observer"
+
+cat >"$LL_TMP/inner.sh" <<'INNER'
+# in the test's own mount namespace: no tracefs anywhere, then the observer
+set -u
+for i in 1 2 3 4; do
+	grep -q " - tracefs " /proc/self/mountinfo || break
+	umount "$(awk '$(NF-2) == "tracefs" { print $5; exit }' /proc/self/mountinfo)" || exit 3
+done
+grep -q " - tracefs " /proc/self/mountinfo && exit 3
+"$1" --port "$2" --duration 2s --interval 0 --syscalls on >"$3.out" 2>"$3.err"
+echo "rc=$?" >"$3.rc"
+grep " - tracefs " /proc/self/mountinfo >"$3.after"
+exit 0
+INNER
+unshare -m --propagation private bash "$LL_TMP/inner.sh" "$obs" "$port" "$LL_TMP/nomount"
+rc=$?
+[ "$rc" = 3 ] && fail "cannot unmount tracefs inside the test's mount namespace"
+[ "$rc" = 0 ] || fail "the test's mount namespace script exited $rc"
+cat "$LL_TMP/nomount.err"
+[ "$(cat "$LL_TMP/nomount.rc")" = rc=0 ] || fail "the observer without tracefs: $(cat "$LL_TMP/nomount.rc")"
+n=$(grep -c "tracefs was not mounted; mounted it at /sys/kernel/tracing" "$LL_TMP/nomount.err")
+[ "$n" = 1 ] || fail "the mount is said $n times, expected once"
+grep -q "syscall tier on" "$LL_TMP/nomount.err" || fail "the syscall tracepoints were not attached"
+[ ! -s "$LL_TMP/nomount.after" ] || fail "tracefs left mounted: $(cat "$LL_TMP/nomount.after")"
+echo "after the observer: no tracefs in the mount table it ran in"
+
+# the host's mount table is as it was; with tracefs there, nothing is said about mounts
+host_before=$(grep -c " - tracefs " /proc/self/mountinfo)
+if [ "$host_before" -gt 0 ]; then
+	timeout 60 "$obs" --port "$port" --duration 1s --interval 0 >"$LL_TMP/ok.out" \
+		2>"$LL_TMP/ok.err" || fail "the observer with tracefs mounted failed"
+	grep -q "mounted it" "$LL_TMP/ok.err" && fail "a mount is said though none was made"
+	[ "$(grep -c " - tracefs " /proc/self/mountinfo)" = "$host_before" ] ||
+		fail "the host's tracefs mounts changed"
+fi
+pass "tracefs mounted for the run only, said once, gone at exit; nothing said when present"
