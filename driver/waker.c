@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -59,6 +60,26 @@ static void x__remove(struct drv_sched *s, struct drv_sched_ent *e)
 	x__down(s, s->heap[i]->pos - 1);
 }
 
+/* How early to wake: the measured latency, or nothing on a contended CPU. */
+static inline uint64_t x__early(const struct drv_sched *s)
+{
+	return s->contended ? 0 : s->early_ns;
+}
+
+/* Every 64 timer wake-ups: was this thread preempted on more than one in eight? */
+static void x__check_contention(struct drv_sched *s)
+{
+	struct rusage ru;
+	uint64_t n;
+
+	if (++s->since < 64 || getrusage(RUSAGE_THREAD, &ru))
+		return;
+	n = (uint64_t)ru.ru_nivcsw;
+	s->contended = (n - s->nivcsw) * 8 > s->since;
+	s->nivcsw = n;
+	s->since = 0;
+}
+
 /*
  * Arm the timerfd for the earliest entry, early by the measured wake-up latency, if that changed.
  * With nothing queued, a timer already in the past is left to fire (its wake-up is drained
@@ -73,7 +94,7 @@ static void x__arm(struct drv_sched *s)
 		return;
 	at = s->n ? s->heap[0]->at : 0;
 	if (at)
-		at = at > s->early_ns + 1 ? at - s->early_ns : 1;
+		at = at > x__early(s) + 1 ? at - x__early(s) : 1;
 	if (s->loop_due && (!at || s->loop_due < at))
 		at = s->loop_due;
 	if (at == s->armed || (!at && s->armed <= uv_hrtime())) /* no clock read when idle */
@@ -154,6 +175,7 @@ static void x__on_poll(uv_poll_t *p, int status, int events)
 	if (r == (ssize_t)sizeof(expirations) && s->armed && now >= s->armed) {
 		s->wakes++;
 		drv_sched_note_latency(s, now - s->armed);
+		x__check_contention(s);
 	}
 	s->armed = 0; /* EAGAIN when re-armed meanwhile: the heap is the truth */
 	x__fire(s);
@@ -192,7 +214,7 @@ int drv_sched_run(struct drv_sched *s, uv_loop_t *loop)
 		x__fire(s);
 		at = s->open && s->n ? s->heap[0]->at : 0;
 		now = at ? uv_hrtime() : 0;
-		if (at && at <= now + s->early_ns + DRV_SCHED_SPIN_NS) {
+		if (at && at <= now + x__early(s) + DRV_SCHED_SPIN_NS) {
 			/* closer than a wake-up takes: poll without blocking, replies included */
 			s->polls++;
 			r = uv_run(loop, UV_RUN_NOWAIT);
