@@ -74,8 +74,9 @@ static void x__check_contention(struct drv_sched *s)
 
 	if (++s->since < 64 || getrusage(RUSAGE_THREAD, &ru))
 		return;
-	n = (uint64_t)ru.ru_nivcsw;
-	s->contended = (n - s->nivcsw) * 8 > s->since;
+	n = (uint64_t)ru.ru_nivcsw + 1; /* 0 = not looked yet: the first look is the baseline */
+	if (s->nivcsw)
+		s->contended = (n - s->nivcsw) * 8 > s->since;
 	s->nivcsw = n;
 	s->since = 0;
 }
