@@ -5,7 +5,8 @@
 #   bench/pacer_bench.sh [all|pingpong|pacer]   (default all)
 #
 # Environment: LOADLENS_BIN (default build/bin), ROUNDS (5), DUR (4, seconds per run),
-# RATES ("1000 10000 50000"), CONNS (10, slots of the open loop). Loopback only; the server on
+# RATES ("1000 10000 50000"), CONNS (10, slots of the open loop), BEFORE_BIN (a build of an
+# earlier version: its driver runs interleaved with this one, rows marked "before"). Loopback only; the server on
 # CPU 0 and the client on CPU 1 ("cross"), or both on CPU 1 ("same").
 #
 # ping-pong: one request in flight, 64-byte messages, against sockperf's own server (UDP, and TCP
@@ -20,6 +21,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 BIN=${LOADLENS_BIN:-$here/../build/bin}
 D=$BIN/loadlens-driver
 RS=$BIN/loadlens-refserver
+DB=${BEFORE_BIN:+$BEFORE_BIN/loadlens-driver}
 ROUNDS=${ROUNDS:-5}
 DUR=${DUR:-4}
 RATES=${RATES:-1000 10000 50000}
@@ -87,7 +89,7 @@ bench_pingpong() {
 			scpu=0
 			[ "$place" = same ] && scpu=1
 			sp_server "$scpu" "$tcp"
-			local l0 sps="" drs=""
+			local l0 sps="" drs="" dbs=""
 			l0=$(load)
 			for r in $(seq "$ROUNDS"); do
 				sp=$(taskset -c 1 sockperf ping-pong -i 127.0.0.1 -p "$SP_PORT" $tcp -m 64 \
@@ -99,6 +101,13 @@ bench_pingpong() {
 				dr=$(jq -r '.latency.p50 / 1000' "$TMP/pp.json")
 				sps="$sps $sp"
 				drs="$drs $dr"
+				if [ -n "$DB" ]; then
+					# shellcheck disable=SC2086
+					taskset -c 1 "$DB" "$proto://127.0.0.1:$SP_PORT" --payload "$TMP/sp64.bin" \
+						$resp -c 1 -d "${DUR}s" --timeout 1s -q --interval 0 \
+						--json "$TMP/pp.json" >/dev/null 2>"$TMP/pp.err"
+					dbs="$dbs $(jq -r '.latency.p50 / 1000' "$TMP/pp.json")"
+				fi
 			done
 			kill "$SP_PID" 2>/dev/null
 			wait "$SP_PID" 2>/dev/null
@@ -109,6 +118,12 @@ bench_pingpong() {
 				"$(printf '%.1f' "$ms")" "$(echo $sps | xargs printf '%.1f ' | sed 's/ $//')" \
 				"$(printf '%.1f' "$md")" "$(echo $drs | xargs printf '%.1f ' | sed 's/ $//')" \
 				"$(awk -v a="$md" -v b="$ms" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }')" "$l0"
+			if [ -n "$DB" ]; then
+				md=$(echo "$dbs" | tr ' ' '\n' | grep . | median)
+				printf '| %s | %s | (same rounds) | before: %s (%s) | %s | |\n' "$proto" "$place" \
+					"$(printf '%.1f' "$md")" "$(echo $dbs | xargs printf '%.1f ' | sed 's/ $//')" \
+					"$(awk -v a="$md" -v b="$ms" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }')"
+			fi
 		done
 	done
 	echo
@@ -116,9 +131,10 @@ bench_pingpong() {
 
 # driver_run NAME ARGS...: against the refserver on CPU 0; prints "lag_p50 lag_p99 cpu_us lat_p50 lat_p99 rps"
 driver_run() {
-	local name=$1
+	local name=$1 bin=$D
 	shift
-	taskset -c 1 "$D" "udp://127.0.0.1:$RS_PORT" -d "${DUR}s" --timeout 1s -q --interval 0 \
+	[ "$name" = before ] && bin=$DB && name=$1 && shift
+	taskset -c 1 "$bin" "udp://127.0.0.1:$RS_PORT" -d "${DUR}s" --timeout 1s -q --interval 0 \
 		--json "$TMP/$name.json" "$@" >/dev/null 2>"$TMP/$name.err"
 	jq -r '"\(.send_lag.p50 // 0) \(.send_lag.p99 // 0) \(.driver.cpu_per_request_us) \(.latency.p50) \(.latency.p99) \(.throughput_rps)"' \
 		"$TMP/$name.json"
@@ -148,6 +164,12 @@ bench_pacer() {
 			printf '| %s | %s | driver --rate | %s | %.0f | %.1fus | %.1fus | %.1fus | %.1fus | %.2f |\n' \
 				"$r" "$(load)" "$rate" "$f" "$(echo "$a/1000" | bc -l)" "$(echo "$b/1000" | bc -l)" \
 				"$(echo "$d/1000" | bc -l)" "$(echo "$e/1000" | bc -l)" "$c"
+			if [ -n "$DB" ]; then
+				read -r a b c d e f < <(driver_run before "b$rate-$r" -c "$CONNS" --rate "$rate")
+				printf '| %s | %s | driver --rate, before | %s | %.0f | %.1fus | %.1fus | %.1fus | %.1fus | %.2f |\n' \
+					"$r" "$(load)" "$rate" "$f" "$(echo "$a/1000" | bc -l)" "$(echo "$b/1000" | bc -l)" \
+					"$(echo "$d/1000" | bc -l)" "$(echo "$e/1000" | bc -l)" "$c"
+			fi
 			cpu_of taskset -c 1 sockperf under-load -i 127.0.0.1 -p "$SP_PORT" -m 64 \
 				--mps "$rate" -t "$DUR" --full-rtt >"$TMP/ul.out"
 			local n p50 p99

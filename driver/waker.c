@@ -3,7 +3,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/timerfd.h>
+#include <time.h>
 #include <unistd.h>
 #include "drv.h"
 #include "waker.h"
@@ -57,6 +60,27 @@ static void x__remove(struct drv_sched *s, struct drv_sched_ent *e)
 	x__down(s, s->heap[i]->pos - 1);
 }
 
+/* How early to wake: the measured latency, or nothing on a contended CPU. */
+static inline uint64_t x__early(const struct drv_sched *s)
+{
+	return s->contended ? 0 : s->early_ns;
+}
+
+/* Every 64 timer wake-ups: was this thread preempted on more than one in eight? */
+static void x__check_contention(struct drv_sched *s)
+{
+	struct rusage ru;
+	uint64_t n;
+
+	if (++s->since < 64 || getrusage(RUSAGE_THREAD, &ru))
+		return;
+	n = (uint64_t)ru.ru_nivcsw + 1; /* 0 = not looked yet: the first look is the baseline */
+	if (s->nivcsw)
+		s->contended = (n - s->nivcsw) * 8 > s->since;
+	s->nivcsw = n;
+	s->since = 0;
+}
+
 /*
  * Arm the timerfd for the earliest entry, early by the measured wake-up latency, if that changed.
  * With nothing queued, a timer already in the past is left to fire (its wake-up is drained
@@ -71,8 +95,10 @@ static void x__arm(struct drv_sched *s)
 		return;
 	at = s->n ? s->heap[0]->at : 0;
 	if (at)
-		at = at > s->early_ns + 1 ? at - s->early_ns : 1;
-	if (at == s->armed || (!at && s->armed <= uv_hrtime()))
+		at = at > x__early(s) + 1 ? at - x__early(s) : 1;
+	if (s->loop_due && (!at || s->loop_due < at))
+		at = s->loop_due;
+	if (at == s->armed || (!at && s->armed <= uv_hrtime())) /* no clock read when idle */
 		return;
 	memset(&its, 0, sizeof(its));
 	if (at) {
@@ -124,9 +150,12 @@ void drv_sched_note_latency(struct drv_sched *s, uint64_t lat_ns)
 static void x__fire(struct drv_sched *s)
 {
 	struct drv_sched_ent *e;
-	uint64_t now = uv_hrtime(), t0;
+	uint64_t now, t0;
 
-	if (s->n && s->heap[0]->at > now && s->heap[0]->at - now <= DRV_SCHED_SPIN_NS) {
+	if (!s->n) /* the closed loop: nothing queued, no clock read */
+		return;
+	now = uv_hrtime();
+	if (s->heap[0]->at > now && s->heap[0]->at - now <= DRV_SCHED_SPIN_NS) {
 		t0 = now;
 		while ((now = uv_hrtime()) < s->heap[0]->at)
 			;
@@ -147,11 +176,33 @@ static void x__on_poll(uv_poll_t *p, int status, int events)
 	if (r == (ssize_t)sizeof(expirations) && s->armed && now >= s->armed) {
 		s->wakes++;
 		drv_sched_note_latency(s, now - s->armed);
+		x__check_contention(s);
 	}
 	s->armed = 0; /* EAGAIN when re-armed meanwhile: the heap is the truth */
 	x__fire(s);
 	if (!s->lazy)
 		x__arm(s);
+}
+
+/*
+ * Block until an fd is ready or the timerfd fires, with no timeout of its own (see waker.h),
+ * then dispatch. Returns uv_run()'s result.
+ */
+static int x__block(struct drv_sched *s, uv_loop_t *loop)
+{
+	struct epoll_event ev;
+	int t = uv_backend_timeout(loop); /* ms; -1 no timer, 0 work pending */
+
+	if (!s->open || (t >= 0 && (uint64_t)t * 1000000ULL <= s->coarse_ns)) {
+		s->loop_due = 0;
+		x__arm(s);
+		return uv_run(loop, UV_RUN_ONCE); /* soon, or stopping: libuv's own timeout */
+	}
+	/* uv_now() + t is the timer's own due time (ms of the coarse clock): stable, no re-arm */
+	s->loop_due = t < 0 ? 0 : (uv_now(loop) + (uint64_t)t) * 1000000ULL + s->coarse_ns;
+	x__arm(s);
+	(void)epoll_wait(uv_backend_fd(loop), &ev, 1, -1); /* level-triggered: libuv sees it too */
+	return uv_run(loop, UV_RUN_NOWAIT);
 }
 
 int drv_sched_run(struct drv_sched *s, uv_loop_t *loop)
@@ -163,15 +214,14 @@ int drv_sched_run(struct drv_sched *s, uv_loop_t *loop)
 	do {
 		x__fire(s);
 		at = s->open && s->n ? s->heap[0]->at : 0;
-		now = uv_hrtime();
-		if (at && at <= now + s->early_ns + DRV_SCHED_SPIN_NS) {
+		now = at ? uv_hrtime() : 0;
+		if (at && at <= now + x__early(s) + DRV_SCHED_SPIN_NS) {
 			/* closer than a wake-up takes: poll without blocking, replies included */
 			s->polls++;
 			r = uv_run(loop, UV_RUN_NOWAIT);
 			s->poll_ns += uv_hrtime() - now;
 		} else {
-			x__arm(s);
-			r = uv_run(loop, UV_RUN_ONCE);
+			r = x__block(s, loop);
 		}
 	} while (r);
 	return 0;
@@ -179,10 +229,15 @@ int drv_sched_run(struct drv_sched *s, uv_loop_t *loop)
 
 int drv_sched_init(struct drv_sched *s, uv_loop_t *loop, uint32_t cap)
 {
+	struct timespec res;
 	int err;
 
 	memset(s, 0, sizeof(*s));
 	s->tfd = -1;
+	s->coarse_ns = 4000000ULL + 1000000ULL;
+	if (!clock_getres(CLOCK_MONOTONIC_COARSE, &res))
+		s->coarse_ns = (uint64_t)res.tv_sec * 1000000000ULL + (uint64_t)res.tv_nsec +
+			       1000000ULL;
 	s->cap = cap ? cap : 1;
 	s->heap = calloc(s->cap, sizeof(*s->heap));
 	if (!s->heap)

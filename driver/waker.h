@@ -15,7 +15,15 @@
  *    one wake-up serves every send due close together.
  *
  * The timerfd is armed only before the loop blocks, and only when that time changed: no timer
- * per request. Nothing is ever started before its time.
+ * per request. Nothing is ever started before its time. When the thread is preempted on more
+ * than one timer wake-up in eight (other processes want this CPU), it stops waking early: a
+ * spinning thread only loses the CPU to them sooner.
+ *
+ * The loop blocks in epoll_wait() with no timeout: a finite one (libuv's, for its own timers)
+ * arms and cancels a kernel hrtimer on every sleep, which costs about 0.8 us per round trip on a
+ * VM (a ping-pong against sockperf measured it). libuv's timers further than a coarse clock tick
+ * (the sweep, the interval line) are woken by the same timerfd instead, at most that tick late;
+ * nearer ones are left to libuv (uv_run(UV_RUN_ONCE)).
  */
 #ifndef LOADLENS_DRV_WAKER_H
 #define LOADLENS_DRV_WAKER_H
@@ -45,10 +53,16 @@ struct drv_sched {
 	struct drv_sched_ent **heap;
 	uint32_t n, cap;
 	uint64_t armed; /* time the timerfd is armed for; 0 = disarmed */
+	uint64_t loop_due; /* libuv's own earliest timer, late by a coarse tick; 0 = none */
+	uint64_t coarse_ns; /* that lateness: CLOCK_MONOTONIC_COARSE's resolution + 1 ms */
 	/* wake-up latency: how late the timerfd wakes the thread, measured, and the early offset */
 	uint64_t lat[DRV_SCHED_LAT_N];
 	uint32_t nlat, ilat;
 	uint64_t early_ns;
+	/* preempted on more than 1 in 8 wake-ups: the CPU is shared, spinning would only lose it */
+	bool contended;
+	uint32_t since;	  /* timer wake-ups since the last look at the involuntary switches */
+	uint64_t nivcsw;  /* the thread's involuntary context switches at that look */
 	/* what it cost: timer wake-ups, non-blocking polls while near a send, ns spun on the clock */
 	uint64_t wakes, polls, poll_ns, spin_ns;
 };
