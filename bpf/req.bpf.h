@@ -265,7 +265,7 @@ static __always_inline struct rt_tcp_sock *tcp_state(const struct sock *sk, bool
 {
 	__u32 idx = sk->__sk_common.skc_hash & (RT_TCP_SLOTS - 1);
 	struct rt_tcp_sock *s = bpf_map_lookup_elem(&tcp_slots, &idx), *own;
-	__u64 me = (__u64)sk;
+	__u64 me = (__u64)sk, old;
 
 	if (!s)
 		return NULL;
@@ -273,9 +273,13 @@ static __always_inline struct rt_tcp_sock *tcp_state(const struct sock *sk, bool
 		return s;
 	/* a socket that once found its entry held keeps its state in its storage */
 	own = bpf_sk_storage_get(&tcp_socks, (void *)sk, 0, 0);
-	if (own || !create)
+	/* nothing new for a closed socket: its entry would never be freed */
+	if (own || !create || sk->__sk_common.skc_state == TCP_CLOSE)
 		return own;
-	if (!s->sk && !__sync_val_compare_and_swap(&s->sk, 0, me)) {
+	old = s->sk ? s->sk : __sync_val_compare_and_swap(&s->sk, 0, me);
+	if (old == me) /* another CPU claimed it for this socket a moment ago */
+		return s;
+	if (!old) {
 		s->arrival_ns = 0;
 		s->pending_ns = 0;
 		s->read_ns = 0;
