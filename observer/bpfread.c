@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Reading per-CPU arrays and program statistics from the observer's BPF objects. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
 #include "bpfread.h"
@@ -11,16 +12,21 @@ int obs_read_percpu_from(const struct bpf_map *map, uint32_t first, uint32_t n, 
 	LIBBPF_OPTS(bpf_map_batch_opts, opts);
 	size_t stride = value_words * (size_t)ncpu;
 	int fd = bpf_map__fd(map);
-	uint32_t out_batch, count = n, k, before = first - 1;
+	uint32_t out_batch, count = n, k, before = first - 1, *keys;
 	int err;
 
 	if ((size_t)n * stride > buf_words)
 		return -EOVERFLOW;
-	/* a batch starts after the key it is given (none: at key 0) */
-	err = bpf_map_lookup_batch(fd, first ? &before : NULL, &out_batch, NULL, buf, &count,
-				   &opts);
-	if ((!err || err == -ENOENT) && count == n)
-		return 0;
+	/* a batch starts after the key it is given (none: at key 0); the kernel writes the keys
+	 * back, so it needs room for them (without it: EFAULT, and one call per key below) */
+	keys = malloc((size_t)n * sizeof(*keys));
+	if (keys) {
+		err = bpf_map_lookup_batch(fd, first ? &before : NULL, &out_batch, keys, buf,
+					   &count, &opts);
+		free(keys);
+		if ((!err || err == -ENOENT) && count == n)
+			return 0;
+	}
 	for (k = 0; k < n; k++) {
 		uint32_t key = first + k;
 
