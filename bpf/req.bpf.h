@@ -28,6 +28,7 @@
 #define LOADLENS_REQ_BPF_H
 
 #include "loadlens/reqtime.h"
+#include "loadlens/hist_fast.h"
 
 #define IPPROTO_TCP 6
 #define IPPROTO_UDP 17
@@ -265,7 +266,7 @@ static __always_inline struct rt_tcp_sock *tcp_state(const struct sock *sk, bool
 {
 	__u32 idx = sk->__sk_common.skc_hash & (RT_TCP_SLOTS - 1);
 	struct rt_tcp_sock *s = bpf_map_lookup_elem(&tcp_slots, &idx), *own;
-	__u64 me = (__u64)sk;
+	__u64 me = (__u64)sk, old;
 
 	if (!s)
 		return NULL;
@@ -273,9 +274,13 @@ static __always_inline struct rt_tcp_sock *tcp_state(const struct sock *sk, bool
 		return s;
 	/* a socket that once found its entry held keeps its state in its storage */
 	own = bpf_sk_storage_get(&tcp_socks, (void *)sk, 0, 0);
-	if (own || !create)
+	/* nothing new for a closed socket: its entry would never be freed */
+	if (own || !create || sk->__sk_common.skc_state == TCP_CLOSE)
 		return own;
-	if (!s->sk && !__sync_val_compare_and_swap(&s->sk, 0, me)) {
+	old = s->sk ? s->sk : __sync_val_compare_and_swap(&s->sk, 0, me);
+	if (old == me) /* another CPU claimed it for this socket a moment ago */
+		return s;
+	if (!old) {
 		s->arrival_ns = 0;
 		s->pending_ns = 0;
 		s->read_ns = 0;
@@ -296,7 +301,7 @@ static __always_inline struct rt_tcp_sock *tcp_state(const struct sock *sk, bool
 static __always_inline void hist_add(struct rt_ctrs *c, __u32 base, __u32 slot, __u32 comp,
 				     __u64 v)
 {
-	__u32 key = base + (slot * RT_NCOMP + comp) * LL_HIST_BUCKETS + ll_hist_bucket(v);
+	__u32 key = base + (slot * RT_NCOMP + comp) * LL_HIST_BUCKETS + ll_hist_bucket_fast(v);
 	__u64 *b = bpf_map_lookup_elem(&hists, &key);
 
 	if (b)
@@ -502,18 +507,22 @@ static __always_inline void tcp_read(struct sock *sk, int slot)
 		if (c)
 			c->multi_arrival++;
 	}
-	/* the read's end is a clock read here: TCP's own clock was refreshed as recvmsg copied the
-	 * bytes (tcp_rcv_space_adjust), but softirq work run when the socket lock is released
-	 * (other sockets' packets, under load tens of us) lies between that and the return to the
-	 * application, and would count as service (measured: +1..2% on a 1 ms service under
-	 * overload, test_reqtime_overload.sh) */
-	now = bpf_ktime_get_ns();
+	/* Service begins when recvmsg copied the request's bytes: TCP refreshed its own clock
+	 * there (tcp_rcv_space_adjust), so a value newer than the request's arrival is that moment
+	 * and costs no clock read (bpf_ktime_get_ns() is about half of this program's own time on
+	 * a VM). What runs between the copy and this tracepoint (release_sock: the socket's
+	 * backlog, pending softirqs) counts as service: measured against a clock read here, 0.35 us
+	 * on average at hello-world keep-alive, 1.1 us under overload, over 10 us for 0.03-0.1% of
+	 * reads (docs/observer.md, "Request timing: cost"). */
 	if (s->state == RT_QUEUED) {
+		now = tcp_clock(sk, s->arrival_ns);
 		tcp_begin(s, s->arrival_ns, now);
 	} else if (s->state == RT_WRITING) {
+		now = tcp_clock(sk, s->pending_ns);
 		tcp_close_out(s, slot);
 		tcp_begin(s, s->pending_ns, now);
 	} else {
+		now = bpf_ktime_get_ns();
 		tcp_begin(s, 0, now); /* no arrival seen: bytes queued before we attached */
 	}
 	if (s->flags & RT_F_SEEN_READ)

@@ -73,7 +73,6 @@ _Static_assert(sizeof(struct rt_ctrs) == (13 + 2 * RT_NCOMP) * 8, "rt_ctrs layou
 /* Global counters (per-CPU array "rt_global"). */
 enum rt_global {
 	RT_G_NO_STORAGE = 0, /* socket state could not be created (memory, optmem_max) */
-	RT_G_ACCEPTED_FULL,  /* accept time not stored */
 	RT_G_RUNQ_SUM_NS,    /* run-queue wait: sum */
 	RT_G_RUNQ_MAX_NS,    /* run-queue wait: largest (max over CPUs) */
 	RT_G_TGIDS_FULL,     /* a serving process could not join the run-queue watch (slot taken) */

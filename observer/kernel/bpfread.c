@@ -18,15 +18,15 @@ int obs_read_percpu_from(const struct bpf_map *map, uint32_t first, uint32_t n, 
 	if ((size_t)n * stride > buf_words)
 		return -EOVERFLOW;
 	/* a batch starts after the key it is given (none: at key 0); the kernel writes the keys
-	 * too: without a buffer for them the batch fails (EFAULT) and every element would cost a
-	 * syscall */
+	 * back, so it needs room for them (without it: EFAULT, and one call per key below) */
 	keys = malloc((size_t)n * sizeof(*keys));
-	err = keys ? bpf_map_lookup_batch(fd, first ? &before : NULL, &out_batch, keys, buf, &count,
-					  &opts)
-		   : -ENOMEM;
-	free(keys);
-	if ((!err || err == -ENOENT) && count == n)
-		return 0;
+	if (keys) {
+		err = bpf_map_lookup_batch(fd, first ? &before : NULL, &out_batch, keys, buf,
+					   &count, &opts);
+		free(keys);
+		if ((!err || err == -ENOENT) && count == n)
+			return 0;
+	}
 	for (k = 0; k < n; k++) {
 		uint32_t key = first + k;
 

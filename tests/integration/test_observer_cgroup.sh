@@ -1,5 +1,6 @@
 #!/bin/bash
-# --cgroup: the observer counts the accepts of the processes in one cgroup v2, and only theirs.
+# --cgroup: the observer counts the accepts and requests of the processes in one cgroup v2, and
+# only theirs.
 # Two reference servers, one inside a cgroup the test creates and one outside; the observer,
 # given the cgroup and no port, must count exactly the inside server's connections.
 . "$(dirname "$0")/lib.sh"
@@ -21,7 +22,7 @@ wait_for outside listening
 grep -qx "$PID_inside" "$LL_CGROUP/cgroup.procs" || fail "the inside server is not in $LL_CGROUP"
 
 start observer "$LOADLENS_BIN/loadlens-observer" --cgroup "$LL_CGROUP" --interval 1s \
-	--no-requests --json "$LL_TMP/obs.json"
+	--json "$LL_TMP/obs.json"
 wait_for observer observing 60
 
 new_conns drv_in "$port_in" 300
@@ -37,4 +38,11 @@ echo "inside the cgroup: refserver $srv_in accepted; outside: $srv_out; observer
 [ "$srv_in" = 300 ] || fail "the inside server accepted $srv_in, expected 300"
 [ "$srv_out" = 200 ] || fail "the outside server accepted $srv_out, expected 200"
 [ "$obs" = 300 ] || fail "observer counted $obs accepted with --cgroup, expected the inside 300"
+# request timing too (issue 9): the inside server's own sockets only, under its own port
+slots=$(jq -c '[.request_timing.slots[] | select(.requests > 0) | {port, proto, requests}]' \
+	"$LL_TMP/obs.json")
+resp=$(jget "$LL_TMP/inside.json" .responses)
+echo "request timing: $slots; inside server answered $resp"
+[ "$slots" = "[{\"port\":$port_in,\"proto\":\"tcp\",\"requests\":$resp}]" ] ||
+	fail "--cgroup request timing: $slots, expected only tcp/$port_in with $resp requests"
 pass "--cgroup: observer = inside server = 300, the outside server's 200 excluded"

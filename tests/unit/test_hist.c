@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "loadlens/hist_fast.h"
 #include "loadlens/hist_json.h"
 #include "loadlens/ll_hist.h"
 
@@ -181,6 +182,31 @@ static void test_bucket_function(void **state)
 				 ll_hist_bucket_low(idx - 1) + ll_hist_bucket_width(idx - 1));
 }
 
+/* The BPF programs' table-driven bucket function equals ll_hist_bucket() everywhere: around
+ * every power of two, and at pseudo-random values of every magnitude. */
+static void test_bucket_fast(void **state)
+{
+	uint64_t v, x = 88172645463325252ULL;
+	int b, i;
+
+	(void)state;
+	for (v = 0; v < 4096; v++)
+		assert_int_equal(ll_hist_bucket_fast(v), ll_hist_bucket(v));
+	for (b = 1; b < 64; b++)
+		for (i = -3; i <= 3; i++) {
+			v = (1ULL << b) + (uint64_t)(int64_t)i;
+			assert_int_equal(ll_hist_bucket_fast(v), ll_hist_bucket(v));
+		}
+	for (i = 0; i < 1000000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		v = x >> (x % 64);
+		assert_int_equal(ll_hist_bucket_fast(v), ll_hist_bucket(v));
+	}
+	assert_int_equal(ll_hist_bucket_fast(UINT64_MAX), ll_hist_bucket(UINT64_MAX));
+}
+
 static void test_merge_is_exact(void **state)
 {
 	struct ll_hist *a = ll_hist_new(), *b = ll_hist_new(), *all = ll_hist_new();
@@ -244,7 +270,8 @@ static void test_empty_and_free_null(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bucket_function), cmocka_unit_test(test_uniform),
+		cmocka_unit_test(test_bucket_function), cmocka_unit_test(test_bucket_fast),
+		cmocka_unit_test(test_uniform),
 		cmocka_unit_test(test_log_uniform_full_range), cmocka_unit_test(test_exponential),
 		cmocka_unit_test(test_bimodal), cmocka_unit_test(test_single_value),
 		cmocka_unit_test(test_merge_is_exact), cmocka_unit_test(test_json_round_trip),
