@@ -103,6 +103,12 @@ const char *drv_resp_rule_name(enum drv_resp_rule r)
 		return "prefix";
 	case DRV_RESP_HTTP:
 		return "http";
+	case DRV_RESP_RESP:
+		return "resp";
+	case DRV_RESP_MEMCACHE:
+		return "memcache";
+	case DRV_RESP_DNS:
+		return "dns";
 	}
 	return "?";
 }
@@ -325,8 +331,13 @@ static int x__check(struct drv_config *cfg, const struct drv__seen *seen, char *
 	if (cfg->rate && cfg->delay_ns)
 		return drv__config_fail(err, errlen,
 			       "--delay is think time for the closed loop; --rate sets the pace");
-	if (seen->resp_given && (sch != LL_SCHEME_TCP || !cfg->payload))
-		return drv__config_fail(err, errlen, "--response goes with tcp:// and --payload FILE");
+	if (seen->resp_given && sch == LL_SCHEME_UDP && cfg->resp_rule == DRV_RESP_DNS &&
+	    cfg->payload) {
+		/* udp:// --response dns: replies are checked for their RCODE */
+	} else if (seen->resp_given && (sch != LL_SCHEME_TCP || !cfg->payload)) {
+		return drv__config_fail(err, errlen, "--response goes with tcp:// and --payload FILE "
+					"(dns: udp:// too)");
+	}
 	if (cfg->payload && sch == LL_SCHEME_TCP && !seen->resp_given)
 		return drv__config_fail(err, errlen,
 			       "--payload needs --response fixed:N, delim:STR or prefix:N to know "

@@ -203,7 +203,7 @@ static void x__complete(struct tcp_conn *c)
 		else
 			drv_counter_add(&st->requests, 1);
 	} else {
-		drv_counter_add(&st->requests, 1);
+		drv_tcp_app_outcome(w, &c->base.ticket, &c->frame);
 	}
 	if (!c->frame.keep_alive ||
 	    (c->tt->reconnect_every && c->on_conn >= c->tt->reconnect_every)) {

@@ -61,6 +61,8 @@ void drv_stats_merge(struct drv_stats *dst, const struct drv_stats *src)
 		dst->status[i] += src->status[i];
 	for (i = 0; i < DRV_HTTPV__COUNT; i++)
 		dst->http_version[i] += src->http_version[i];
+	for (i = 0; i < 16; i++)
+		dst->dns_rcode[i] += src->dns_rcode[i];
 	if (!dst->first_other_err)
 		dst->first_other_err = src->first_other_err;
 	if (src->t_first_ns && (!dst->t_first_ns || src->t_first_ns < dst->t_first_ns))
@@ -101,6 +103,16 @@ enum drv_err drv_err_class(int err)
 		return DRV_ERR_TLS;
 	case DRV_E_TOO_LARGE:
 		return DRV_ERR_TOO_LARGE;
+	case DRV_E_RESP:
+		return DRV_ERR_RESP;
+	case DRV_E_MC_CLIENT:
+		return DRV_ERR_MC_CLIENT;
+	case DRV_E_MC_SERVER:
+		return DRV_ERR_MC_SERVER;
+	case DRV_E_DNS_RCODE:
+		return DRV_ERR_DNS_RCODE;
+	case DRV_E_INCOMPLETE:
+		return DRV_ERR_INCOMPLETE;
 	default:
 		return DRV_ERR_OTHER;
 	}
@@ -129,6 +141,11 @@ const char *drv_err_name(enum drv_err e)
 		[DRV_ERR_HTTP] = "http_status",
 		[DRV_ERR_TLS] = "tls",
 		[DRV_ERR_TOO_LARGE] = "too_large",
+		[DRV_ERR_RESP] = "resp_error",
+		[DRV_ERR_MC_CLIENT] = "memcache_client_error",
+		[DRV_ERR_MC_SERVER] = "memcache_server_error",
+		[DRV_ERR_DNS_RCODE] = "dns_rcode",
+		[DRV_ERR_INCOMPLETE] = "incomplete",
 		[DRV_ERR_OTHER] = "other",
 	};
 
@@ -171,6 +188,16 @@ const char *drv_strerror(int err)
 		return "TLS handshake or certificate verification failed";
 	if (err == DRV_E_TOO_LARGE)
 		return "response headers over the HTTP engine's limit";
+	if (err == DRV_E_RESP)
+		return "redis error reply";
+	if (err == DRV_E_MC_CLIENT)
+		return "memcached CLIENT_ERROR or ERROR";
+	if (err == DRV_E_MC_SERVER)
+		return "memcached SERVER_ERROR";
+	if (err == DRV_E_DNS_RCODE)
+		return "DNS reply with RCODE other than NOERROR";
+	if (err == DRV_E_INCOMPLETE)
+		return "a datagram of a multi-datagram reply never came";
 	return strerror(-err);
 }
 
@@ -266,6 +293,28 @@ const char *drv_err_hint(enum drv_err e, const struct drv_stats *s, const char *
 			 "response headers over the HTTP engine's limit (80 KB native, 100 KB "
 			 "curl): the server sent oversized headers (huge cookies, a header loop); "
 			 "the connection was closed, not reset");
+		break;
+	case DRV_ERR_RESP:
+		snprintf(buf, len,
+			 "redis answered with error replies (-ERR ...): check the command in "
+			 "--payload / --requests-file (redis-cli shows the message)");
+		break;
+	case DRV_ERR_MC_CLIENT:
+	case DRV_ERR_MC_SERVER:
+		snprintf(buf, len,
+			 "memcached answered with ERROR, CLIENT_ERROR or SERVER_ERROR: check the "
+			 "command syntax (a storage command's byte count must match its data) and "
+			 "memcached's memory (-m) and item size (-I) limits");
+		break;
+	case DRV_ERR_DNS_RCODE:
+		snprintf(buf, len,
+			 "DNS replies with an error RCODE (counts by code above): NXDOMAIN means "
+			 "the name does not exist, REFUSED that the server does not serve it");
+		break;
+	case DRV_ERR_INCOMPLETE:
+		snprintf(buf, len,
+			 "multi-datagram memcached replies missing a datagram: memcached or the "
+			 "kernel dropped one (netstat -su: receive buffer errors); raise --rcvbuf");
 		break;
 	case DRV_ERR_OTHER:
 	default:
