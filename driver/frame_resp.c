@@ -81,6 +81,7 @@ size_t drv_resp_feed(struct drv_resp_state *s, const uint8_t *p, size_t n, int *
 		c = p[i];
 		switch (s->st) {
 		case R_TYPE:
+			i++;
 			if (!s->started && (c == '-' || c == '!'))
 				*verdict = DRV_APP_RESP_ERROR;
 			else if (!s->started)
@@ -99,9 +100,7 @@ size_t drv_resp_feed(struct drv_resp_state *s, const uint8_t *p, size_t n, int *
 				break;
 			default:
 				r = DRV_E_MALFORMED;
-				continue;
 			}
-			i++;
 			break;
 		case R_NUM:
 			i++;
