@@ -37,6 +37,10 @@ enum {
 	OPT_SHARD,
 	OPT_ID,
 	OPT_RCVBUF,
+	OPT_PROTO,
+	OPT_HDR_LOG,
+	OPT_REQUESTS_FILE,
+	OPT_SEED,
 };
 
 static const struct option x__long_opts[] = {
@@ -69,13 +73,18 @@ static const struct option x__long_opts[] = {
 	{"shard", required_argument, NULL, OPT_SHARD},
 	{"id", required_argument, NULL, OPT_ID},
 	{"rcvbuf", required_argument, NULL, OPT_RCVBUF},
+	{"proto", required_argument, NULL, OPT_PROTO},
+	{"hdr-log", required_argument, NULL, OPT_HDR_LOG},
+	{"requests-file", required_argument, NULL, OPT_REQUESTS_FILE},
+	{"seed", required_argument, NULL, OPT_SEED},
+	{"pipeline", required_argument, NULL, 'P'},
 	{"quiet", no_argument, NULL, 'q'},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
 };
 
-static const char x__short_opts[] = ":c:t:n:d:m:H:kqhV";
+static const char x__short_opts[] = ":c:t:n:d:m:H:P:kqhV";
 
 const char *drv_conn_model_name(enum drv_conn_model m)
 {
@@ -125,6 +134,7 @@ void drv_config_init(struct drv_config *cfg)
 	cfg->conn_model = DRV_CONN_KEEPALIVE;
 	cfg->method = "GET";
 	cfg->shard_count = 1;
+	cfg->pipeline = 1;
 }
 
 void drv_config_fini(struct drv_config *cfg)
@@ -360,6 +370,8 @@ static int x__check(struct drv_config *cfg, const struct drv__seen *seen, char *
 			return drv__config_fail(err, errlen,
 				       "--source-addr: address %u is not of the target's family",
 				       i + 1);
+	if (drv__config_work_check(cfg, seen, err, errlen)) /* config_work.c */
+		return -EINVAL;
 	if (drv__config_check_udp(cfg, err, errlen))
 		return -EINVAL;
 	return drv__config_check_http(cfg, seen, err, errlen);
@@ -461,6 +473,14 @@ static int x__opt(struct drv_config *cfg, int c, const char *opt, struct drv__se
 		return drv__config_id(cfg, optarg, err, errlen);
 	case OPT_RCVBUF:
 		return drv__config_rcvbuf(cfg, optarg, err, errlen);
+	case OPT_PROTO:
+	case OPT_HDR_LOG:
+	case OPT_REQUESTS_FILE:
+	case OPT_SEED:
+	case 'P':
+		return drv__config_work_opt(cfg, c == OPT_PROTO ? "proto" : c == OPT_HDR_LOG ? "hdr-log"
+					    : c == OPT_REQUESTS_FILE ? "requests-file"
+					    : c == OPT_SEED ? "seed" : "P", optarg, err, errlen);
 	case 'q':
 		cfg->quiet = true;
 		return 0;

@@ -47,6 +47,8 @@ enum drv_http_engine {
 	DRV_HTTP_CURL,	     /* libcurl multi_socket on the same loop */
 };
 
+struct drv_reqmix;
+
 struct drv_config {
 	const char *url_text;
 	struct ll_url url;
@@ -106,6 +108,15 @@ struct drv_config {
 	uint64_t start_at_unix_ns; /* --start-at; 0 = now */
 	uint32_t shard_index;	   /* --shard i/N: 0-based i */
 	uint32_t shard_count;	   /* N, 1 when not sharded */
+
+	/* real workloads (config_work.c) */
+	bool mc_udp;		  /* --proto memcache-udp: memcached's 8-byte UDP frame header */
+	const char *hdr_log_path; /* --hdr-log FILE: HdrHistogram interval log */
+	const char *requests_path; /* --requests-file FILE */
+	struct drv_reqmix *mix;	  /* its records (owned; reqmix.c) */
+	uint64_t seed;		  /* --seed: weighted choice and templates; 0 = round-robin */
+	bool seed_given;
+	uint64_t pipeline;	  /* -P: requests in flight per connection (tcp, http); 1 = none */
 
 	bool help;    /* --help was given: print drv_config_usage() and exit 0 */
 	bool version; /* --version was given */

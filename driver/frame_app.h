@@ -80,6 +80,32 @@ size_t drv_dns_feed(struct drv_dns_state *s, const uint8_t *p, size_t n, int *re
 int drv_dns_message(const uint8_t *p, size_t n, uint8_t *rcode);
 /* The first line of a memcached reply (a UDP reply's first datagram, after its frame header). */
 enum drv_app_verdict drv_mc_first_line(const uint8_t *p, size_t n);
+
+/*
+ * memcached over UDP: every datagram starts with an 8-byte frame header (request id, sequence
+ * number, datagram count, reserved; big-endian 16-bit each). A reply is complete once all its
+ * datagrams are in, whatever their order.
+ */
+#define DRV_MCUDP_HDR 8
+#define DRV_MCUDP_MAX 1024 /* datagrams of one reply, at most (~1.4 MB) */
+
+struct drv_mcudp {
+	uint16_t total; /* datagrams of the reply, 0 until the first is in */
+	uint16_t got;
+	uint8_t verdict; /* from the first datagram's first line */
+	uint64_t seen[DRV_MCUDP_MAX / 64];
+};
+
+static inline void drv_mcudp_reset(struct drv_mcudp *m)
+{
+	m->total = 0;
+	m->got = 0;
+	m->verdict = DRV_APP_OK;
+}
+/* One datagram of the reply (id already matched): 1 complete, 0 more to come, 2 a datagram seen
+ * before (a duplicate), DRV_E_MALFORMED (short, a count that changed, a sequence past it). */
+int drv_mcudp_add(struct drv_mcudp *m, const uint8_t *p, size_t n);
+
 /* The DRV_E_* error code of a verdict (0 for DRV_APP_OK). */
 int drv_app_verdict_err(enum drv_app_verdict v);
 /* DNS RCODE names: "NOERROR", "FORMERR", "SERVFAIL", "NXDOMAIN", ... (0..15). */

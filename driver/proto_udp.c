@@ -28,6 +28,7 @@
 #include <uv.h>
 #include "config.h"
 #include "drv.h"
+#include "frame_app.h"
 #include "proto.h"
 #include "request.h"
 #include "slot.h"
@@ -64,6 +65,7 @@ struct udp_slot {
 	uint8_t tag[8];
 	uint64_t seq;
 	struct udp_req hist[UDP_HIST]; /* hist[seq % UDP_HIST] */
+	struct drv_mcudp mc;	       /* memcache-udp: the reply in flight's datagrams */
 };
 
 struct udp_thread {
@@ -74,6 +76,8 @@ struct udp_thread {
 	unsigned id_width; /* its bytes */
 	uint64_t id_mask;
 	uint64_t timeout_ns;
+	bool dns; /* --response dns: a reply's RCODE decides (frame_dns.c) */
+	bool mc;  /* --proto memcache-udp: replies of several datagrams (frame_mcudp.c) */
 };
 
 static void x__transmit(struct udp_slot *u);
@@ -139,7 +143,7 @@ static void x__on_send(uv_udp_send_t *req, int status)
 /* The request in flight got no reply within --timeout: lost. */
 static void x__lost(struct udp_slot *u)
 {
-	drv_slot_fail(&u->base, DRV_E_LOST, false);
+	drv_slot_fail(&u->base, u->ut->mc && u->mc.got ? DRV_E_INCOMPLETE : DRV_E_LOST, false);
 	u->hist[u->seq % UDP_HIST].state = UDP_LOST;
 	u->in_flight = false;
 	if (!u->ut->ids) /* a late reply must not answer the next request: new socket */
@@ -156,14 +160,49 @@ static void x__late(struct udp_slot *u, struct udp_req *r, uint64_t now)
 	ll_hist_record(st->late_latency, now - r->intended);
 }
 
-static void x__complete(struct udp_slot *u, uint64_t now)
+static void x__complete(struct udp_slot *u, uint64_t now, int err)
 {
 	u->hist[u->seq % UDP_HIST].state = UDP_ANSWERED;
 	drv_worker_response(x__w(u), &u->base.ticket, u->base.t_send, now);
-	drv_counter_add(&x__st(u)->requests, 1);
+	if (err)
+		drv_worker_error(x__w(u), &u->base.ticket, err);
+	else
+		drv_counter_add(&x__st(u)->requests, 1);
 	drv_slot_resolved(&u->base);
 	u->in_flight = false;
 	drv_slot_next(&u->base);
+}
+
+/*
+ * A reply (or, memcache-udp, one datagram of it) to the request in flight, in time: complete,
+ * counted by its verdict (dns: RCODE, memcached: the first line), or wait for more datagrams.
+ */
+static void x__app_reply(struct udp_slot *u, const uv_buf_t *buf, size_t n, uint64_t now)
+{
+	const uint8_t *p = (const uint8_t *)buf->base;
+	struct drv_stats *st = x__st(u);
+	uint8_t rcode = 0;
+	int r;
+
+	if (u->ut->mc) {
+		r = drv_mcudp_add(&u->mc, p, n);
+		if (r == 2) {
+			st->duplicate++;
+			return;
+		}
+		if (!r)
+			return;
+		x__complete(u, now, r < 0 ? r : drv_app_verdict_err(u->mc.verdict));
+		return;
+	}
+	if (u->ut->dns) {
+		r = drv_dns_message(p, n, &rcode);
+		if (!r)
+			st->dns_rcode[rcode]++;
+		x__complete(u, now, r ? r : rcode ? DRV_E_DNS_RCODE : 0);
+		return;
+	}
+	x__complete(u, now, 0);
 }
 
 static void x__alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
@@ -211,7 +250,7 @@ static void x__on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf,
 	x__st(u)->bytes_received += (uint64_t)nread;
 	if (!u->ut->ids) {
 		if (u->in_flight && now < u->base.deadline)
-			x__complete(u, now);
+			x__app_reply(u, buf, (size_t)nread, now);
 		else if (u->in_flight) {
 			x__lost(u);
 			drv_slot_next(&u->base);
@@ -227,7 +266,7 @@ static void x__on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf,
 	switch (r->state) {
 	case UDP_IN_FLIGHT:
 		if (now < u->base.deadline) {
-			x__complete(u, now);
+			x__app_reply(u, buf, (size_t)nread, now);
 			return;
 		}
 		x__lost(u); /* the sweep had not seen it yet */
@@ -256,6 +295,8 @@ static void x__send(struct udp_slot *u)
 	u->base.t_send = uv_hrtime();
 	u->base.deadline = u->base.t_send + ut->timeout_ns;
 	u->seq++;
+	if (ut->mc)
+		drv_mcudp_reset(&u->mc);
 	size = ut->io.rq.sized ? drv_request_size(&ut->io.rq) : ut->io.rq.len;
 	if (ut->ids) {
 		v = ut->magic ? UDP_TAG_MAGIC << 48 | (u->seq & UDP_SEQ48) : u->seq & ut->id_mask;
@@ -397,6 +438,8 @@ static int x__init(struct drv_worker *w)
 		return err;
 	ut = w->proto_data;
 	ut->timeout_ns = cfg->timeout_ns;
+	ut->dns = cfg->resp_rule == DRV_RESP_DNS;
+	ut->mc = cfg->mc_udp;
 	if (cfg->id_width) {
 		ut->ids = true;
 		ut->id_off = cfg->id_offset;
