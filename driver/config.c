@@ -135,6 +135,7 @@ void drv_config_init(struct drv_config *cfg)
 	cfg->method = "GET";
 	cfg->shard_count = 1;
 	cfg->pipeline = 1;
+	cfg->hdr_log_fd = -1;
 }
 
 void drv_config_fini(struct drv_config *cfg)

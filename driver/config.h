@@ -112,6 +112,7 @@ struct drv_config {
 	/* real workloads (config_work.c) */
 	bool mc_udp;		  /* --proto memcache-udp: memcached's 8-byte UDP frame header */
 	const char *hdr_log_path; /* --hdr-log FILE: HdrHistogram interval log */
+	int hdr_log_fd;		  /* opened at start by main (hdrlog.h); -1 = none */
 	const char *requests_path; /* --requests-file FILE */
 	struct drv_reqmix *mix;	  /* its records (owned; reqmix.c) */
 	uint64_t seed;		  /* --seed: weighted choice and templates; 0 = round-robin */

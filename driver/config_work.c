@@ -74,6 +74,9 @@ int drv__config_work_check(struct drv_config *cfg, const struct drv__seen *seen,
 					"--response");
 	if (cfg->mc_udp && x__mc_udp(cfg, err, errlen))
 		return -EINVAL;
+	if (cfg->hdr_log_path && !cfg->interval_ns)
+		return drv__config_fail(err, errlen, "--hdr-log writes one line per --interval: give "
+					"--interval a duration, not 0");
 	if (cfg->pipeline > 1) {
 		if (sch != LL_SCHEME_TCP && !(sch == LL_SCHEME_HTTP &&
 					      cfg->http_engine == DRV_HTTP_NATIVE && !cfg->http2))
