@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 #include "config.h"
+#include "reqmix.h"
 #include "config_int.h"
 #include "drv.h"
 #include "quote.h"
@@ -145,6 +146,8 @@ void drv_config_fini(struct drv_config *cfg)
 	free(cfg->sources);
 	free(cfg->cacert_pem);
 	cfg->cacert_pem = NULL;
+	drv_reqmix_free(cfg->mix);
+	cfg->mix = NULL;
 	cfg->payload = NULL;
 	cfg->body = NULL;
 	cfg->sources = NULL;
@@ -343,9 +346,10 @@ static int x__check(struct drv_config *cfg, const struct drv__seen *seen, char *
 		return drv__config_fail(err, errlen,
 			       "--delay is think time for the closed loop; --rate sets the pace");
 	if (seen->resp_given && sch == LL_SCHEME_UDP && cfg->resp_rule == DRV_RESP_DNS &&
-	    cfg->payload) {
+	    (cfg->payload || cfg->requests_path)) {
 		/* udp:// --response dns: replies are checked for their RCODE */
-	} else if (seen->resp_given && (sch != LL_SCHEME_TCP || !cfg->payload)) {
+	} else if (seen->resp_given &&
+		   (sch != LL_SCHEME_TCP || (!cfg->payload && !cfg->requests_path))) {
 		return drv__config_fail(err, errlen, "--response goes with tcp:// and --payload FILE "
 					"(dns: udp:// too)");
 	}

@@ -9,6 +9,7 @@
 #include "config.h"
 #include "config_int.h"
 #include "frame_app.h"
+#include "reqmix.h"
 
 #define DRV_MAX_PIPELINE 1024
 
@@ -42,12 +43,17 @@ static int x__mc_udp(struct drv_config *cfg, char *err, size_t errlen)
 	static const uint8_t hdr[DRV_MCUDP_HDR] = {0, 0, 0, 0, 0, 1, 0, 0};
 	char *p;
 
-	if (cfg->url.scheme != LL_SCHEME_UDP || !cfg->payload)
+	if (cfg->url.scheme != LL_SCHEME_UDP || (!cfg->payload && !cfg->requests_path))
 		return drv__config_fail(err, errlen, "--proto memcache-udp goes with udp:// and "
 					"--payload FILE (a text command, e.g. 'get key\\r\\n')");
 	if (cfg->id_width)
 		return drv__config_fail(err, errlen, "--proto memcache-udp stamps its own request id "
 					"(frame header bytes 0-1): drop --id");
+	cfg->id_offset = 0;
+	cfg->id_width = 2;
+	cfg->resp_rule = DRV_RESP_MEMCACHE;
+	if (!cfg->payload) /* records get their header in reqmix.c */
+		return 0;
 	if (cfg->payload_len + DRV_MCUDP_HDR > DRV_MAX_UDP_SIZE)
 		return drv__config_fail(err, errlen, "--payload: too large for one datagram");
 	p = malloc(cfg->payload_len + DRV_MCUDP_HDR);
@@ -64,6 +70,41 @@ static int x__mc_udp(struct drv_config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
+/* --requests-file: what it goes with, then its records. */
+static int x__mix(struct drv_config *cfg, const struct drv__seen *seen, char *err,
+		  size_t errlen)
+{
+	enum ll_scheme sch = cfg->url.scheme;
+	uint32_t i;
+
+	if (cfg->payload || cfg->body)
+		return drv__config_fail(err, errlen, "--requests-file replaces --payload, --body and "
+					"--body-file");
+	if (sch == LL_SCHEME_HTTPS || (sch == LL_SCHEME_HTTP && (cfg->http_engine != DRV_HTTP_NATIVE
+								  || cfg->http2)))
+		return drv__config_fail(err, errlen, "--requests-file goes with tcp://, udp:// and "
+					"http:// (HTTP/1.1, the native engine)");
+	if (sch == LL_SCHEME_TCP && !seen->resp_given)
+		return drv__config_fail(err, errlen, "--requests-file on tcp:// needs --response "
+					"(resp, memcache, dns, fixed:N, delim:STR, prefix:N)");
+	if (sch == LL_SCHEME_UDP && cfg->resp_rule == DRV_RESP_DNS && !cfg->id_width) {
+		cfg->id_offset = 0; /* the DNS message id */
+		cfg->id_width = 2;
+	}
+	if (drv_reqmix_load(cfg, err, errlen))
+		return -EINVAL;
+	for (i = 0; sch == LL_SCHEME_UDP && i < cfg->mix->n; i++) {
+		if (cfg->mix->rec[i].tpl.len > DRV_MAX_UDP_SIZE)
+			return drv__config_fail(err, errlen, "--requests-file: record %u is over a "
+						"datagram", i + 1);
+		if (cfg->id_width && cfg->id_offset + cfg->id_width > cfg->mix->rec[i].tpl.len)
+			return drv__config_fail(err, errlen, "--requests-file: record %u is shorter "
+						"than --id %u:%u", i + 1, cfg->id_offset,
+						cfg->id_width);
+	}
+	return 0;
+}
+
 int drv__config_work_check(struct drv_config *cfg, const struct drv__seen *seen, char *err,
 			   size_t errlen)
 {
@@ -77,6 +118,8 @@ int drv__config_work_check(struct drv_config *cfg, const struct drv__seen *seen,
 	if (cfg->hdr_log_path && !cfg->interval_ns)
 		return drv__config_fail(err, errlen, "--hdr-log writes one line per --interval: give "
 					"--interval a duration, not 0");
+	if (cfg->requests_path && x__mix(cfg, seen, err, errlen))
+		return -EINVAL;
 	if (cfg->pipeline > 1) {
 		if (sch != LL_SCHEME_TCP && !(sch == LL_SCHEME_HTTP &&
 					      cfg->http_engine == DRV_HTTP_NATIVE && !cfg->http2))

@@ -74,8 +74,8 @@ static inline int drv_frame_verdict_err(const struct drv_frame *f)
 struct drv_worker;
 struct drv_ticket;
 /* A complete response of a non-HTTP rule: ok, or the error class of its verdict (dns: by RCODE). */
-void drv_tcp_app_outcome(struct drv_worker *w, const struct drv_ticket *t,
-			 const struct drv_frame *f);
+int drv_tcp_app_outcome(struct drv_worker *w, const struct drv_ticket *t,
+			const struct drv_frame *f);
 /* The peer closed: 0 if that completes the response (http body until close), else DRV_E_SHORT. */
 int drv_frame_eof(const struct drv_frame_rule *r, struct drv_frame *f);
 

@@ -118,8 +118,8 @@ int drv_frame_feed_some(const struct drv_frame_rule *r, struct drv_frame *f, con
 	return DRV_E_MALFORMED;
 }
 
-void drv_tcp_app_outcome(struct drv_worker *w, const struct drv_ticket *t,
-			 const struct drv_frame *f)
+int drv_tcp_app_outcome(struct drv_worker *w, const struct drv_ticket *t,
+			const struct drv_frame *f)
 {
 	struct drv_stats *st = drv_worker_stats(w, t);
 	int err = drv_frame_verdict_err(f);
@@ -130,4 +130,5 @@ void drv_tcp_app_outcome(struct drv_worker *w, const struct drv_ticket *t,
 		drv_worker_error(w, t, err);
 	else
 		drv_counter_add(&st->requests, 1);
+	return err;
 }

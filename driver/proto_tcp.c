@@ -25,6 +25,7 @@
 #include "drv.h"
 #include "frame.h"
 #include "proto.h"
+#include "reqmix.h"
 #include "request.h"
 #include "slot.h"
 #include "worker.h"
@@ -54,6 +55,9 @@ struct tcp_conn {
 	uint64_t t_op;	 /* connect start */
 	uint64_t on_conn; /* requests completed on this connection */
 	struct drv_frame frame;
+	char *mbuf;	  /* --requests-file: this request's bytes (reqmix.c) */
+	uint32_t rec;	  /* its record */
+	bool rec_live;	  /* a record's request is out, its outcome not yet counted */
 };
 
 struct tcp_thread {
@@ -62,6 +66,8 @@ struct tcp_thread {
 	uint64_t reconnect_every;
 	uint64_t timeout_ns;
 	unsigned src_next;
+	const struct drv_reqmix *mix; /* --requests-file, or NULL */
+	struct drv_mix_ctx mix_ctx;
 };
 
 static void x__connect(struct tcp_conn *c);
@@ -106,6 +112,9 @@ static void x__close(struct tcp_conn *c)
 /* Count a failure, drop the connection; its close callback starts the slot's next attempt. */
 static void x__fail(struct tcp_conn *c, int err)
 {
+	if (c->rec_live)
+		drv_reqmix_count(c->base.w, &c->base.ticket, c->rec, err, false, 0);
+	c->rec_live = false;
 	drv_slot_fail(&c->base, err, c->connecting);
 	c->in_flight = false;
 	c->connecting = false;
@@ -140,7 +149,11 @@ static void x__send(struct tcp_conn *c)
 	c->in_flight = true;
 	c->base.t_send = uv_hrtime();
 	c->base.deadline = c->base.t_send + tt->timeout_ns;
-	if (tt->io.rq.sized) {
+	if (tt->mix) {
+		size = drv_reqmix_next(tt->mix, &tt->mix_ctx, c->mbuf, &c->rec);
+		c->rec_live = true;
+		b[nb++] = uv_buf_init(c->mbuf, (unsigned int)size);
+	} else if (tt->io.rq.sized) {
 		size = drv_request_size(&tt->io.rq);
 		c->lp[0] = (uint8_t)(size >> 24);
 		c->lp[1] = (uint8_t)(size >> 16);
@@ -186,12 +199,14 @@ static void x__complete(struct tcp_conn *c)
 	struct drv_worker *w = c->base.w;
 	struct drv_stats *st = x__st(c);
 	uint16_t status = c->frame.status;
+	uint64_t now = uv_hrtime();
+	int err = 0;
 
 	if (c->writing) { /* an answer before the whole request was written */
 		x__fail(c, DRV_E_MALFORMED);
 		return;
 	}
-	drv_worker_response(w, &c->base.ticket, c->base.t_send, uv_hrtime());
+	drv_worker_response(w, &c->base.ticket, c->base.t_send, now);
 	drv_slot_resolved(&c->base);
 	c->in_flight = false;
 	c->on_conn++;
@@ -199,12 +214,15 @@ static void x__complete(struct tcp_conn *c)
 		st->status[status < DRV_STATUS_MAX ? status : 0]++;
 		st->http_version[c->frame.hp.http_minor ? DRV_HTTPV_1_1 : DRV_HTTPV_1_0]++;
 		if (status < 200 || status > 299)
-			drv_worker_error(w, &c->base.ticket, DRV_E_HTTP_STATUS);
+			drv_worker_error(w, &c->base.ticket, err = DRV_E_HTTP_STATUS);
 		else
 			drv_counter_add(&st->requests, 1);
 	} else {
-		drv_tcp_app_outcome(w, &c->base.ticket, &c->frame);
+		err = drv_tcp_app_outcome(w, &c->base.ticket, &c->frame);
 	}
+	if (c->rec_live)
+		drv_reqmix_count(w, &c->base.ticket, c->rec, err, true, now);
+	c->rec_live = false;
 	if (!c->frame.keep_alive ||
 	    (c->tt->reconnect_every && c->on_conn >= c->tt->reconnect_every)) {
 		x__close(c); /* the client closes first: TIME_WAIT stays on this side */
@@ -333,15 +351,30 @@ static int x__init(struct drv_worker *w)
 	tt->reconnect_every = w->cfg->reconnect_every;
 	tt->timeout_ns = w->cfg->timeout_ns;
 	drv_frame_rule_init(&tt->rule, w->cfg);
-	return 0;
+	tt->mix = w->cfg->mix;
+	if (tt->mix)
+		drv_mix_ctx_init(&tt->mix_ctx, w->cfg, w->id, (uint32_t)w->cfg->threads);
+	return drv_reqmix_worker_init(w);
 }
 
 /* The slot operations (slot.h). */
 
 static int x__slot_init(struct drv_slot *s)
 {
-	x__c(s)->tt = s->w->proto_data;
+	struct tcp_conn *c = x__c(s);
+
+	c->tt = s->w->proto_data;
+	if (c->tt->mix) {
+		c->mbuf = malloc(c->tt->mix->max_len);
+		if (!c->mbuf)
+			return -ENOMEM;
+	}
 	return 0;
+}
+
+static void x__slot_release(struct drv_slot *s)
+{
+	free(x__c(s)->mbuf);
 }
 
 static void x__slot_go(struct drv_slot *s)
@@ -385,6 +418,7 @@ static void x__slot_stop(struct drv_slot *s)
 static const struct drv_slot_ops x__slot_ops = {
 	.size = sizeof(struct tcp_conn), .init = x__slot_init, .go = x__slot_go,
 	.finish = x__slot_finish, .expire = x__slot_expire, .stop = x__slot_stop,
+	.release = x__slot_release,
 };
 
 const struct drv_proto drv_proto_tcp = {

@@ -2,6 +2,7 @@
 /* Per-thread counters, error classes with their hints, and the exact merge. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include "drv.h"
@@ -23,8 +24,31 @@ int drv_stats_init(struct drv_stats *s)
 	return 0;
 }
 
+int drv_stats_rec_init(struct drv_stats *s, uint32_t n)
+{
+	uint32_t i;
+
+	s->rec = calloc(n, sizeof(*s->rec));
+	if (!s->rec)
+		return -ENOMEM;
+	s->nrec = n;
+	for (i = 0; i < n; i++) {
+		s->rec[i].latency = ll_hist_new();
+		if (!s->rec[i].latency)
+			return -ENOMEM; /* drv_stats_fini() frees what there is */
+	}
+	return 0;
+}
+
 void drv_stats_fini(struct drv_stats *s)
 {
+	uint32_t i;
+
+	for (i = 0; s->rec && i < s->nrec; i++)
+		ll_hist_free(s->rec[i].latency);
+	free(s->rec);
+	s->rec = NULL;
+	s->nrec = 0;
 	ll_hist_free(s->connect);
 	ll_hist_free(s->late_latency);
 	s->late_latency = NULL;
@@ -74,6 +98,14 @@ void drv_stats_merge(struct drv_stats *dst, const struct drv_stats *src)
 	ll_hist_merge(dst->send_lag, src->send_lag);
 	ll_hist_merge(dst->connect, src->connect);
 	ll_hist_merge(dst->late_latency, src->late_latency);
+	if (src->nrec && !dst->nrec && drv_stats_rec_init(dst, src->nrec))
+		return; /* out of memory: the per-record table is left out, the totals stand */
+	for (i = 0; src->rec && dst->rec && i < (int)src->nrec && i < (int)dst->nrec; i++) {
+		dst->rec[i].requests += src->rec[i].requests;
+		dst->rec[i].errors += src->rec[i].errors;
+		if (dst->rec[i].latency && src->rec[i].latency)
+			ll_hist_merge(dst->rec[i].latency, src->rec[i].latency);
+	}
 }
 
 enum drv_err drv_err_class(int err)

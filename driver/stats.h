@@ -53,6 +53,13 @@ enum drv_httpv {
 	DRV_HTTPV__COUNT,
 };
 
+/* --requests-file: one record's outcomes (reqmix.h). */
+struct drv_rec_stats {
+	uint64_t requests; /* ok */
+	uint64_t errors;   /* failed, or answered with an error */
+	struct ll_hist *latency; /* intended send → complete response, every answered one */
+};
+
 struct drv_stats {
 	/* live counters: written by the owning worker, read by the main thread (drv_counter_*) */
 	uint64_t requests;    /* completed with a well-formed response */
@@ -83,6 +90,8 @@ struct drv_stats {
 	struct ll_hist *send_lag;	     /* a free slot's actual - intended start, ns */
 	struct ll_hist *connect;	     /* connect() → established, ns */
 	struct ll_hist *late_latency;	     /* udp: intended send → late reply, ns */
+	struct drv_rec_stats *rec; /* --requests-file: per record, nrec of them (or NULL) */
+	uint32_t nrec;
 };
 
 int drv_stats_init(struct drv_stats *s);
@@ -100,6 +109,8 @@ static inline void drv_stats_response(struct drv_stats *s, uint64_t intended, ui
 	ll_hist_record(s->latency, now - intended);
 	ll_hist_record(s->latency_uncorrected, now - sent);
 }
+/* Per-record stats for n records (each with its histogram): 0 or -ENOMEM. */
+int drv_stats_rec_init(struct drv_stats *s, uint32_t n);
 const char *drv_err_name(enum drv_err e);
 /* "1.0", "1.1", "2", "3"; drv_httpv_from_name() returns -1 for anything else. */
 const char *drv_httpv_name(enum drv_httpv v);
