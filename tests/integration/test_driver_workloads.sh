@@ -58,6 +58,21 @@ if command -v redis-server >/dev/null && command -v redis-cli >/dev/null; then
 		--response 'delim:\r\n' --timeout 200ms -q
 	[ "$(jget "$LL_TMP/r_delim.json" .requests)" = 0 ] || fail "delim framing of a bulk reply passed"
 	pass "redis: PING, SET, GET counts equal INFO commandstats; 700 -ERR = 700 resp_error"
+	# a request mix: SET/GET 1:9 over 100k keys, weighted at random; per record = per command
+	printf '%s\n' '# SET/GET 1:9' 'weight=1 SET key:{{rand:1-100000}} v{{seq}}' \
+		'weight=9 GET key:{{zipf:100000:0.99}}' >"$LL_TMP/mix.txt"
+	redis-cli -p "$P" config resetstat >/dev/null
+	driver r_mix "tcp://127.0.0.1:$P" -c 4 -n 20000 --requests-file "$LL_TMP/mix.txt" \
+		--response resp --seed 42 -q
+	expect r_mix 20000 0
+	stats=$(redis-cli -p "$P" info commandstats | tr -d '\r')
+	ns=$(echo "$stats" | sed -n 's/^cmdstat_set:calls=\([0-9]*\).*/\1/p')
+	ng=$(echo "$stats" | sed -n 's/^cmdstat_get:calls=\([0-9]*\).*/\1/p')
+	[ "$(jget "$LL_TMP/r_mix.json" '.records[0].requests')" = "$ns" ] || fail "SET record vs $ns"
+	[ "$(jget "$LL_TMP/r_mix.json" '.records[1].requests')" = "$ng" ] || fail "GET record vs $ng"
+	[ "$(jget "$LL_TMP/r_mix.json" '.records[1].latency.count')" = "$ng" ] || fail "GET latencies"
+	[ "$ns" -gt 1700 ] && [ "$ns" -lt 2300 ] || fail "weight 1 of 10 gave $ns SETs of 20000"
+	pass "redis mix: $ns SET + $ng GET, per record = INFO commandstats"
 else
 	echo "SKIP part: redis-server not installed (PACKAGES in tools/loadlens)"
 	missing=1
@@ -226,4 +241,15 @@ echo "unbound: queries $(ub total.num.queries), tcp $(ub num.query.tcp), NOERROR
 [ "$(ub num.answer.rcode.NOERROR)" = 9000 ] || fail "unbound: $(ub num.answer.rcode.NOERROR) NOERROR, not 9000"
 [ "$(ub num.answer.rcode.NXDOMAIN)" = 2000 ] || fail "unbound: $(ub num.answer.rcode.NXDOMAIN) NXDOMAIN, not 2000"
 pass "unbound: 11000 queries (3500 TCP), 9000 NOERROR, 2000 NXDOMAIN on both sides"
+# a dnsperf-style query file, round-robin: 3 names of 4 exist
+printf '%s\n' 'a.loadlens.test A' 'a.loadlens.test AAAA' 'b.loadlens.test A' 'a.loadlens.test MX' \
+	>"$LL_TMP/queries.txt"
+driver d_file "udp://127.0.0.1:$P" -c 4 -n 8000 --requests-file "$LL_TMP/queries.txt" --response dns -q
+ubc stats_noreset >"$LL_TMP/ub2.stats"
+ub2() { sed -n "s/^$1=//p" "$LL_TMP/ub2.stats"; }
+[ "$(($(ub2 total.num.queries) - 11000))" = 8000 ] || fail "unbound: not 8000 more queries"
+[ "$(($(ub2 num.answer.rcode.NXDOMAIN) - 2000))" = 2000 ] || fail "unbound: not 2000 more NXDOMAIN"
+[ "$(jget "$LL_TMP/d_file.json" .dns_rcode.NXDOMAIN)" = 2000 ] || fail "query file: NXDOMAIN"
+[ "$(jget "$LL_TMP/d_file.json" '.records[2].errors')" = 2000 ] || fail "query file: b.loadlens.test"
+pass "unbound, a query file of 4 names: 8000 queries, 2000 NXDOMAIN on both sides, per record"
 [ -z "${missing:-}" ] || skip "redis-server missing: memcached and unbound passed"
