@@ -25,6 +25,7 @@
 #include "drv.h"
 #include "frame.h"
 #include "proto.h"
+#include "proto_tcp.h"
 #include "reqmix.h"
 #include "request.h"
 #include "slot.h"
@@ -36,74 +37,7 @@
 
 #define TCP_READ_BUF (64 * 1024)
 
-struct tcp_thread;
-struct tcp_conn;
-
-/* -P: one request in flight on a pipelined connection. */
-struct tcp_pend {
-	struct drv_ticket ticket;
-	uint64_t t_send;
-	uint64_t deadline;
-	uv_write_t wreq;
-	struct tcp_conn *c;
-	uint32_t rec;
-	bool rec_live;
-	bool writing;
-	uint8_t lp[4];
-};
-
-struct tcp_conn {
-	struct drv_slot base;
-	uv_tcp_t tcp;
-	uv_connect_t connect_req;
-	uv_write_t write_req;
-	struct tcp_thread *tt;
-	bool open;	 /* tcp is initialised and not yet closed */
-	bool closing;	 /* uv_close() called, close callback pending */
-	bool connecting; /* connect started, not yet up */
-	bool in_flight;	 /* its bytes are (being) sent; awaiting the response */
-	bool writing;	 /* write_req in use */
-	bool resume;	 /* a due request waits for the close to finish, then connects */
-	uint8_t lp[4];	 /* refserver framing: this request's length prefix */
-	uint64_t rx;	 /* bytes of the current response received */
-	uint64_t t_op;	 /* connect start */
-	uint64_t on_conn; /* requests completed on this connection */
-	struct drv_frame frame;
-	char *mbuf;	  /* --requests-file: this request's bytes (reqmix.c) */
-	uint32_t rec;	  /* its record */
-	bool rec_live;	  /* a record's request is out, its outcome not yet counted */
-	struct tcp_pend *q; /* -P: requests in flight, oldest first, a ring of tt->pipeline */
-	uint32_t qhead, qlen;
-	bool finishing;	    /* -P: the pacer is done; close once the last response is in */
-};
-
-struct tcp_thread {
-	struct drv_slot_io io; /* request bytes, read buffer */
-	struct drv_frame_rule rule;
-	uint64_t reconnect_every;
-	uint64_t timeout_ns;
-	unsigned src_next;
-	const struct drv_reqmix *mix; /* --requests-file, or NULL */
-	struct drv_mix_ctx mix_ctx;
-	uint32_t pipeline; /* -P */
-};
-
 static void x__connect(struct tcp_conn *c);
-static void x__close(struct tcp_conn *c);
-static void x__pipe_send(struct tcp_conn *c);
-static void x__pipe_fail(struct tcp_conn *c, int err);
-static void x__pipe_read(struct tcp_conn *c, const char *p, size_t n);
-static void x__pipe_eof(struct tcp_conn *c, ssize_t nread);
-
-static inline struct tcp_conn *x__c(struct drv_slot *s)
-{
-	return container_of(s, struct tcp_conn, base);
-}
-
-static inline struct drv_stats *x__st(struct tcp_conn *c)
-{
-	return drv_worker_stats(c->base.w, &c->base.ticket);
-}
 
 static void x__on_close(uv_handle_t *h)
 {
@@ -123,7 +57,7 @@ static void x__on_close(uv_handle_t *h)
 	}
 }
 
-static void x__close(struct tcp_conn *c)
+void drv__tcp_close(struct tcp_conn *c)
 {
 	if (!c->open || c->closing)
 		return;
@@ -136,7 +70,7 @@ static void x__close(struct tcp_conn *c)
 static void x__fail(struct tcp_conn *c, int err)
 {
 	if (c->tt->pipeline > 1) {
-		x__pipe_fail(c, err);
+		drv__tcp_pipe_fail(c, err);
 		return;
 	}
 	if (c->rec_live)
@@ -146,7 +80,7 @@ static void x__fail(struct tcp_conn *c, int err)
 	c->in_flight = false;
 	c->connecting = false;
 	if (c->open)
-		x__close(c);
+		drv__tcp_close(c);
 	else
 		drv_slot_retry(&c->base);
 }
@@ -172,7 +106,7 @@ static void x__send(struct tcp_conn *c)
 	int n, err;
 
 	if (tt->pipeline > 1) {
-		x__pipe_send(c);
+		drv__tcp_pipe_send(c);
 		return;
 	}
 	drv_frame_reset(&tt->rule, &c->frame);
@@ -256,7 +190,7 @@ static void x__complete(struct tcp_conn *c)
 	c->rec_live = false;
 	if (!c->frame.keep_alive ||
 	    (c->tt->reconnect_every && c->on_conn >= c->tt->reconnect_every)) {
-		x__close(c); /* the client closes first: TIME_WAIT stays on this side */
+		drv__tcp_close(c); /* the client closes first: TIME_WAIT stays on this side */
 		return;
 	}
 	drv_slot_next(&c->base);
@@ -276,12 +210,12 @@ static void x__on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 	int err;
 
 	if (nread < 0 && c->tt->pipeline > 1) {
-		x__pipe_eof(c, nread);
+		drv__tcp_pipe_eof(c, nread);
 		return;
 	}
 	if (nread < 0) {
 		if (nread == UV_EOF && !c->in_flight) {
-			x__close(c); /* the server closed an idle connection: reopen quietly */
+			drv__tcp_close(c); /* the server closed an idle connection: reopen quietly */
 			return;
 		}
 		if (nread == UV_EOF && c->in_flight && c->rx) {
@@ -299,7 +233,7 @@ static void x__on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 		return;
 	x__st(c)->bytes_received += (uint64_t)nread;
 	if (c->tt->pipeline > 1) {
-		x__pipe_read(c, buf->base, (size_t)nread);
+		drv__tcp_pipe_read(c, buf->base, (size_t)nread);
 		return;
 	}
 	if (!c->in_flight) {
@@ -377,218 +311,6 @@ static void x__connect(struct tcp_conn *c)
 		x__fail(c, err);
 }
 
-/*
- * -P N: up to N requests in flight on one connection, answered in order. Each request is its own
- * ticket from the pacer (so -n and --rate count requests), queued in c->q with its own send
- * time; the slot takes the next ticket as soon as the queue has room, and a response completes
- * the oldest. A broken connection fails every request in flight, each counted.
- */
-
-static inline struct tcp_pend *x__head(struct tcp_conn *c)
-{
-	return &c->q[c->qhead];
-}
-
-static void x__pipe_fail(struct tcp_conn *c, int err)
-{
-	struct drv_worker *w = c->base.w;
-	struct tcp_pend *e;
-
-	for (; c->qlen; c->qlen--, c->qhead = (c->qhead + 1) % c->tt->pipeline) {
-		e = x__head(c);
-		drv_worker_error(w, &e->ticket, err);
-		if (e->rec_live)
-			drv_reqmix_count(w, &e->ticket, e->rec, err, false, 0);
-		e->rec_live = false;
-	}
-	c->base.deadline = 0;
-	if (c->connecting) /* the ticket that was connecting: counted, then a backoff */
-		drv_slot_fail(&c->base, err, true);
-	c->in_flight = false;
-	c->connecting = false;
-	if (c->open)
-		x__close(c);
-	else
-		drv_slot_retry(&c->base);
-}
-
-static void x__pipe_on_write(uv_write_t *req, int status)
-{
-	struct tcp_pend *e = container_of(req, struct tcp_pend, wreq);
-	struct tcp_conn *c = e->c;
-
-	e->writing = false;
-	if (status == UV_ECANCELED || c->closing)
-		return;
-	if (status < 0)
-		x__pipe_fail(c, status);
-}
-
-static void x__pipe_send(struct tcp_conn *c)
-{
-	struct tcp_thread *tt = c->tt;
-	uint32_t i = (c->qhead + c->qlen) % tt->pipeline;
-	struct tcp_pend *e = &c->q[i];
-	uint64_t now = uv_hrtime(), size;
-	unsigned nb = 0;
-	uv_buf_t b[2];
-	size_t total;
-	int n, err;
-
-	e->ticket = c->base.ticket;
-	e->t_send = now;
-	e->deadline = now + tt->timeout_ns;
-	e->c = c;
-	e->writing = false;
-	if (!c->qlen) {
-		drv_frame_reset(&tt->rule, &c->frame);
-		c->rx = 0;
-	}
-	c->qlen++;
-	c->in_flight = true;
-	c->base.t_send = now;
-	c->base.pending = false; /* the ticket is the queue's now */
-	c->base.deadline = x__head(c)->deadline;
-	if (tt->mix) {
-		char *m = c->mbuf + (size_t)i * tt->mix->max_len;
-
-		size = drv_reqmix_next(tt->mix, &tt->mix_ctx, m, &e->rec);
-		e->rec_live = true;
-		b[nb++] = uv_buf_init(m, (unsigned int)size);
-	} else if (tt->io.rq.sized) {
-		size = drv_request_size(&tt->io.rq);
-		e->lp[0] = (uint8_t)(size >> 24);
-		e->lp[1] = (uint8_t)(size >> 16);
-		e->lp[2] = (uint8_t)(size >> 8);
-		e->lp[3] = (uint8_t)size;
-		b[nb++] = uv_buf_init((char *)e->lp, 4);
-		if (size)
-			b[nb++] = uv_buf_init(tt->io.rq.buf, (unsigned int)size);
-	} else {
-		b[nb++] = uv_buf_init(tt->io.rq.buf, (unsigned int)tt->io.rq.len);
-	}
-	total = b[0].len + (nb > 1 ? b[1].len : 0);
-	x__st(c)->bytes_sent += total;
-	/* while an earlier request's bytes are queued, libuv answers EAGAIN: order is kept */
-	n = uv_try_write((uv_stream_t *)&c->tcp, b, nb);
-	if (n == (int)total)
-		goto next;
-	if (n < 0 && n != UV_EAGAIN) {
-		x__pipe_fail(c, n);
-		return;
-	}
-	if (n < 0)
-		n = 0;
-	if ((size_t)n >= b[0].len) {
-		n -= (int)b[0].len;
-		b[0] = uv_buf_init(b[1].base + n, b[1].len - (unsigned int)n);
-		nb = 1;
-	} else {
-		b[0] = uv_buf_init(b[0].base + n, b[0].len - (unsigned int)n);
-	}
-	err = uv_write(&e->wreq, (uv_stream_t *)&c->tcp, b, nb, x__pipe_on_write);
-	if (err) {
-		x__pipe_fail(c, err);
-		return;
-	}
-	e->writing = true;
-next:
-	if (c->qlen < tt->pipeline && !c->base.done && !c->base.pending && c->open && !c->closing)
-		drv_slot_next(&c->base);
-}
-
-/* The oldest request's response is complete: false if the connection is going. */
-static bool x__pipe_done(struct tcp_conn *c)
-{
-	struct drv_worker *w = c->base.w;
-	struct tcp_pend *e = x__head(c);
-	struct drv_stats *st = drv_worker_stats(w, &e->ticket);
-	uint16_t status = c->frame.status;
-	uint64_t now = uv_hrtime();
-	int err = 0;
-
-	if (e->writing) { /* an answer before the whole request was written */
-		x__pipe_fail(c, DRV_E_MALFORMED);
-		return false;
-	}
-	drv_worker_response(w, &e->ticket, e->t_send, now);
-	if (c->tt->rule.rule == DRV_RESP_HTTP) {
-		st->status[status < DRV_STATUS_MAX ? status : 0]++;
-		st->http_version[c->frame.hp.http_minor ? DRV_HTTPV_1_1 : DRV_HTTPV_1_0]++;
-		if (status < 200 || status > 299)
-			drv_worker_error(w, &e->ticket, err = DRV_E_HTTP_STATUS);
-		else
-			drv_counter_add(&st->requests, 1);
-	} else {
-		err = drv_tcp_app_outcome(w, &e->ticket, &c->frame);
-	}
-	if (e->rec_live)
-		drv_reqmix_count(w, &e->ticket, e->rec, err, true, now);
-	e->rec_live = false;
-	c->qhead = (c->qhead + 1) % c->tt->pipeline;
-	c->qlen--;
-	c->on_conn++;
-	if (!c->frame.keep_alive) { /* the rest will not be answered on this connection */
-		if (c->qlen)
-			x__pipe_fail(c, DRV_E_SHORT);
-		else
-			x__close(c);
-		return false;
-	}
-	if (c->qlen) {
-		drv_frame_reset(&c->tt->rule, &c->frame);
-		c->rx = 0;
-		c->base.deadline = x__head(c)->deadline;
-	} else {
-		c->in_flight = false;
-		c->base.deadline = 0;
-	}
-	if (c->finishing && !c->qlen) {
-		x__close(c); /* its close callback reports the slot done */
-		return false;
-	}
-	if (!c->base.pending && !c->base.done)
-		drv_slot_next(&c->base);
-	return c->open && !c->closing;
-}
-
-static void x__pipe_read(struct tcp_conn *c, const char *p, size_t n)
-{
-	size_t used;
-	int err;
-
-	while (n) {
-		if (!c->qlen) { /* bytes nobody asked for */
-			x__pipe_fail(c, DRV_E_MALFORMED);
-			return;
-		}
-		err = drv_frame_feed_some(&c->tt->rule, &c->frame, p, n, &used);
-		if (err) {
-			x__pipe_fail(c, err);
-			return;
-		}
-		c->rx += used;
-		p += used;
-		n -= used;
-		if (c->frame.done && !x__pipe_done(c))
-			return;
-	}
-}
-
-static void x__pipe_eof(struct tcp_conn *c, ssize_t nread)
-{
-	if (nread == UV_EOF && !c->qlen) {
-		x__close(c); /* the server closed an idle connection: reopen quietly */
-		return;
-	}
-	if (nread == UV_EOF && c->rx && !drv_frame_eof(&c->tt->rule, &c->frame)) {
-		c->frame.keep_alive = false;
-		x__pipe_done(c);
-		return;
-	}
-	x__pipe_fail(c, nread == UV_EOF ? DRV_E_SHORT : (int)nread);
-}
-
 /* The thread's part: request bytes, framing rule, read buffer. */
 
 static int x__init(struct drv_worker *w)
@@ -656,7 +378,7 @@ static void x__slot_finish(struct drv_slot *s)
 		return;
 	}
 	if (c->open)
-		x__close(c); /* its close callback reports the slot done */
+		drv__tcp_close(c); /* its close callback reports the slot done */
 	else
 		drv_slot_done(s);
 }
@@ -676,7 +398,7 @@ static void x__slot_stop(struct drv_slot *s)
 	for (; c->qlen; c->qlen--, c->qhead = (c->qhead + 1) % c->tt->pipeline)
 		drv_worker_stats(s->w, &c->q[c->qhead].ticket)->cancelled++;
 	c->in_flight = false;
-	x__close(c);
+	drv__tcp_close(c);
 }
 
 static const struct drv_slot_ops x__slot_ops = {

@@ -53,6 +53,22 @@ if command -v redis-server >/dev/null && command -v redis-cli >/dev/null; then
 	done
 	n=$(echo "$stats" | sed -n 's/^cmdstat_incr:.*failed_calls=\([0-9]*\).*/\1/p')
 	[ "$n" = 700 ] || fail "redis counted $n failed INCR, the driver 700 resp_error"
+	# pipelined: 16 in flight per connection, closed loop and open loop; counts still equal
+	redis-cli -p "$P" config resetstat >/dev/null
+	driver r_p16 "tcp://127.0.0.1:$P" -c 4 -n 40000 -P 16 --payload "$LL_TMP/get" --response resp -q
+	driver r_p4r "tcp://127.0.0.1:$P" -c 2 -d 2s --rate 4000 -P 4 --payload "$LL_TMP/ping" \
+		--response resp -q
+	expect r_p16 40000 0
+	[ "$(jget "$LL_TMP/r_p16.json" .pipeline)" = 16 ] || fail "JSON pipeline is not 16"
+	[ "$(jget "$LL_TMP/r_p16.json" .latency.count)" = 40000 ] || fail "not one latency per request"
+	stats=$(redis-cli -p "$P" info commandstats | tr -d '\r')
+	n=$(echo "$stats" | sed -n 's/^cmdstat_get:calls=\([0-9]*\).*/\1/p')
+	[ "$n" = 40000 ] || fail "redis counted $n pipelined GETs, the driver 40000"
+	n=$(echo "$stats" | sed -n 's/^cmdstat_ping:calls=\([0-9]*\).*/\1/p')
+	ok=$(jget "$LL_TMP/r_p4r.json" .requests)
+	[ "$n" = "$ok" ] && [ "$ok" -ge 7600 ] && [ "$ok" -le 8100 ] ||
+		fail "open loop -P 4 at 4000/s for 2 s: driver $ok, redis $n"
+	pass "redis -P 16: 40000 GETs on both sides; -P 4 --rate 4000: $ok PINGs on both sides"
 	# the old recipe, for the record: a bulk reply holding CRLF breaks delim framing
 	DRIVER_RC=1 driver r_delim "tcp://127.0.0.1:$P" -c 1 -n 10 --payload "$LL_TMP/get" \
 		--response 'delim:\r\n' --timeout 200ms -q
