@@ -345,7 +345,8 @@ static int x__slot_init(struct drv_slot *s)
 	}
 	if (c->tt->pipeline > 1) {
 		c->q = calloc(c->tt->pipeline, sizeof(*c->q));
-		if (!c->q)
+		c->iov = calloc(2 * (size_t)c->tt->pipeline, sizeof(*c->iov));
+		if (!c->q || !c->iov)
 			return -ENOMEM;
 	}
 	return 0;
@@ -355,6 +356,7 @@ static void x__slot_release(struct drv_slot *s)
 {
 	free(x__c(s)->mbuf);
 	free(x__c(s)->q);
+	free(x__c(s)->iov);
 }
 
 static void x__slot_go(struct drv_slot *s)

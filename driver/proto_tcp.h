@@ -26,7 +26,8 @@ struct tcp_pend {
 	struct tcp_conn *c;
 	uint32_t rec;
 	bool rec_live;
-	bool writing;
+	bool writing;	 /* its bytes are in a uv_write not yet done */
+	uint32_t wcount; /* the batch whose uv_write is wreq: this and the wcount - 1 before it */
 	uint8_t lp[4];
 };
 
@@ -52,6 +53,9 @@ struct tcp_conn {
 	bool rec_live;	  /* a record's request is out, its outcome not yet counted */
 	struct tcp_pend *q; /* -P: requests in flight, oldest first, a ring of tt->pipeline */
 	uint32_t qhead, qlen;
+	uv_buf_t *iov;	  /* -P: the bytes of requests taken in one go, written in one call */
+	uint32_t niov, nbatch, batch_first;
+	uint32_t depth;	  /* inside a send or read: the batch is written on the way out */
 	bool finishing;	    /* -P: the pacer is done; close once the last response is in */
 };
 

@@ -34,6 +34,7 @@ void drv__tcp_pipe_fail(struct tcp_conn *c, int err)
 			drv_reqmix_count(w, &e->ticket, e->rec, err, false, 0);
 		e->rec_live = false;
 	}
+	c->niov = c->nbatch = 0;
 	c->base.deadline = 0;
 	if (c->connecting) /* the ticket that was connecting: counted, then a backoff */
 		drv_slot_fail(&c->base, err, true);
@@ -49,12 +50,56 @@ static void x__pipe_on_write(uv_write_t *req, int status)
 {
 	struct tcp_pend *e = container_of(req, struct tcp_pend, wreq);
 	struct tcp_conn *c = e->c;
+	uint32_t P = c->tt->pipeline, i = (uint32_t)(e - c->q), k;
 
-	e->writing = false;
+	for (k = 0; k < e->wcount; k++)
+		c->q[(i + P - k) % P].writing = false;
 	if (status == UV_ECANCELED || c->closing)
 		return;
 	if (status < 0)
 		drv__tcp_pipe_fail(c, status);
+}
+
+/* Write the batch: at once if the socket takes it, else the rest through one uv_write. */
+static void x__flush(struct tcp_conn *c)
+{
+	uint32_t P = c->tt->pipeline, k = 0, last;
+	size_t total = 0, done;
+	struct tcp_pend *e;
+	int n, err;
+
+	if (!c->nbatch)
+		return;
+	if (!c->open || c->closing) {
+		c->niov = c->nbatch = 0;
+		return;
+	}
+	for (k = 0; k < c->niov; k++)
+		total += c->iov[k].len;
+	/* while an earlier batch is queued, libuv answers EAGAIN: the order is kept */
+	n = uv_try_write((uv_stream_t *)&c->tcp, c->iov, c->niov);
+	if (n == (int)total) {
+		c->niov = c->nbatch = 0;
+		return;
+	}
+	if (n < 0 && n != UV_EAGAIN) {
+		drv__tcp_pipe_fail(c, n);
+		return;
+	}
+	done = n < 0 ? 0 : (size_t)n;
+	for (k = 0; done >= c->iov[k].len; k++)
+		done -= c->iov[k].len;
+	c->iov[k] = uv_buf_init(c->iov[k].base + done, c->iov[k].len - (unsigned int)done);
+	last = (c->batch_first + c->nbatch - 1) % P;
+	e = &c->q[last];
+	e->wcount = c->nbatch;
+	for (n = 0; n < (int)c->nbatch; n++)
+		c->q[(c->batch_first + (uint32_t)n) % P].writing = true;
+	err = uv_write(&e->wreq, (uv_stream_t *)&c->tcp, c->iov + k, c->niov - k,
+		       x__pipe_on_write);
+	c->niov = c->nbatch = 0;
+	if (err)
+		drv__tcp_pipe_fail(c, err);
 }
 
 void drv__tcp_pipe_send(struct tcp_conn *c)
@@ -66,7 +111,6 @@ void drv__tcp_pipe_send(struct tcp_conn *c)
 	unsigned nb = 0;
 	uv_buf_t b[2];
 	size_t total;
-	int n, err;
 
 	e->ticket = c->base.ticket;
 	e->t_send = now;
@@ -102,32 +146,18 @@ void drv__tcp_pipe_send(struct tcp_conn *c)
 	}
 	total = b[0].len + (nb > 1 ? b[1].len : 0);
 	x__st(c)->bytes_sent += total;
-	/* while an earlier request's bytes are queued, libuv answers EAGAIN: order is kept */
-	n = uv_try_write((uv_stream_t *)&c->tcp, b, nb);
-	if (n == (int)total)
-		goto next;
-	if (n < 0 && n != UV_EAGAIN) {
-		drv__tcp_pipe_fail(c, n);
-		return;
-	}
-	if (n < 0)
-		n = 0;
-	if ((size_t)n >= b[0].len) {
-		n -= (int)b[0].len;
-		b[0] = uv_buf_init(b[1].base + n, b[1].len - (unsigned int)n);
-		nb = 1;
-	} else {
-		b[0] = uv_buf_init(b[0].base + n, b[0].len - (unsigned int)n);
-	}
-	err = uv_write(&e->wreq, (uv_stream_t *)&c->tcp, b, nb, x__pipe_on_write);
-	if (err) {
-		drv__tcp_pipe_fail(c, err);
-		return;
-	}
-	e->writing = true;
-next:
+	/* into the batch: requests taken in one go are written in one call on the way out */
+	if (!c->nbatch)
+		c->batch_first = i;
+	c->nbatch++;
+	c->iov[c->niov++] = b[0];
+	if (nb > 1)
+		c->iov[c->niov++] = b[1];
+	c->depth++;
 	if (c->qlen < tt->pipeline && !c->base.done && !c->base.pending && c->open && !c->closing)
 		drv_slot_next(&c->base);
+	if (!--c->depth)
+		x__flush(c);
 }
 
 /* The oldest request's response is complete: false if the connection is going. */
@@ -185,7 +215,7 @@ static bool x__pipe_done(struct tcp_conn *c)
 	return c->open && !c->closing;
 }
 
-void drv__tcp_pipe_read(struct tcp_conn *c, const char *p, size_t n)
+static void x__read(struct tcp_conn *c, const char *p, size_t n)
 {
 	size_t used;
 	int err;
@@ -206,6 +236,14 @@ void drv__tcp_pipe_read(struct tcp_conn *c, const char *p, size_t n)
 		if (c->frame.done && !x__pipe_done(c))
 			return;
 	}
+}
+
+void drv__tcp_pipe_read(struct tcp_conn *c, const char *p, size_t n)
+{
+	c->depth++; /* the requests its responses make room for go out in one write */
+	x__read(c, p, n);
+	if (!--c->depth)
+		x__flush(c);
 }
 
 void drv__tcp_pipe_eof(struct tcp_conn *c, ssize_t nread)
