@@ -95,7 +95,8 @@ size_t drv_resp_feed(struct drv_resp_state *s, const uint8_t *p, size_t n, int *
 			case '+': case '-': case ':': case '_': case '#': case ',': case '(':
 				s->st = R_LINE;
 				break;
-			case '$': case '=': case '!': case '*': case '~': case '>': case '%': case '|':
+			case '$': case '=': case '!': case '*':
+			case '~': case '>': case '%': case '|':
 				s->st = R_NUM;
 				break;
 			default:

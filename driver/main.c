@@ -133,7 +133,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (res.hdr_log_err) {
-		ll_warn(DRV_PROG, "cannot write %s: %s", cfg.hdr_log_path, strerror(-res.hdr_log_err));
+		ll_warn(DRV_PROG, "cannot write %s: %s", cfg.hdr_log_path,
+			strerror(-res.hdr_log_err));
 		rc = LL_EXIT_FAIL;
 	}
 	if (!res.total.requests && res.total.errors_total)

@@ -12,12 +12,15 @@ static json_t *x__rcodes(const struct drv_stats *t)
 	json_t *o = json_object();
 	unsigned i;
 
-	for (i = 0; o && i < 16; i++)
-		if (t->dns_rcode[i] && json_object_set_new(o, drv_dns_rcode_name(i),
-							   json_integer((json_int_t)t->dns_rcode[i]))) {
+	for (i = 0; o && i < 16; i++) {
+		if (!t->dns_rcode[i])
+			continue;
+		if (json_object_set_new(o, drv_dns_rcode_name(i),
+					json_integer((json_int_t)t->dns_rcode[i]))) {
 			json_decref(o);
 			return NULL;
 		}
+	}
 	return o;
 }
 

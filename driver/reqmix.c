@@ -107,13 +107,15 @@ static int x__http(const struct drv_config *cfg, char *line, char **out, size_t 
 	method = x__token(&p);
 	path = x__token(&p);
 	if (!method || !path || path[0] != '/' || strlen(path) >= sizeof(tmp.url.path))
-		return x__fail(err, errlen, "expected METHOD /PATH [-H 'Name: value']... [-d 'BODY']");
+		return x__fail(err, errlen,
+			       "expected METHOD /PATH [-H 'Name: value']... [-d 'BODY']");
 	tmp.method = method;
 	snprintf(tmp.url.path, sizeof(tmp.url.path), "%s", path);
 	while ((tok = x__token(&p))) {
 		if (!strcmp(tok, "-H") && (tok = x__token(&p)) && strchr(tok, ':')) {
 			if (tmp.nheaders == DRV_MAX_HEADERS)
-				return x__fail(err, errlen, "more than %d headers", DRV_MAX_HEADERS);
+				return x__fail(err, errlen, "more than %d headers",
+					       DRV_MAX_HEADERS);
 			tmp.headers[tmp.nheaders++] = tok;
 		} else if (!strcmp(tok, "-d") && (tok = x__token(&p))) {
 			body = tok;
@@ -257,7 +259,8 @@ static int x__record(const struct drv_config *cfg, char *line, struct drv_rec *r
 		n = strlen(line);
 		src = malloc(n + DRV_MCUDP_HDR + 1);
 		e = src ? 0 : x__fail(err, errlen, "out of memory");
-		if (!e && cfg->mc_udp) { /* memcached's UDP frame header, the id stamped per request */
+		/* memcache-udp: memcached's UDP frame header, the id stamped per request */
+		if (!e && cfg->mc_udp) {
 			memcpy(src, "\0\0\0\0\0\x01\0\0", DRV_MCUDP_HDR);
 			memcpy(src + DRV_MCUDP_HDR, line, n);
 			k = x__unescape(src + DRV_MCUDP_HDR, n);
@@ -313,7 +316,8 @@ int drv_reqmix_load(struct drv_config *cfg, char *err, size_t errlen)
 		if (!*p || *p == '#')
 			continue;
 		if (len > DRV_MIX_MAX_LINE || m->n == DRV_MIX_MAX_RECORDS) {
-			e = x__fail(err, errlen, "--requests-file %s:%u: over %d records or %d bytes",
+			e = x__fail(err, errlen,
+				    "--requests-file %s:%u: over %d records or %d bytes",
 				    cfg->requests_path, lineno, DRV_MIX_MAX_RECORDS,
 				    DRV_MIX_MAX_LINE);
 			break;
@@ -323,8 +327,9 @@ int drv_reqmix_load(struct drv_config *cfg, char *err, size_t errlen)
 			used = 0;
 			if (sscanf(p + 7, "%llu%n", &w, &used) != 1 || !w || w > 1000000 ||
 			    (p[7 + used] != ' ' && p[7 + used] != '\t')) {
-				e = x__fail(err, errlen, "--requests-file %s:%u: weight=N (1..1000000) "
-					    "then the record", cfg->requests_path, lineno);
+				e = x__fail(err, errlen,
+					    "--requests-file %s:%u: weight=N (1..1000000) then the "
+					    "record", cfg->requests_path, lineno);
 				break;
 			}
 			p += 7 + used + 1;

@@ -71,13 +71,15 @@ void drv_report_mix(FILE *f, const struct drv_config *cfg, const struct drv_resu
 	fprintf(f, "    %4s %7s %10s %8s %9s %9s  %s\n", "#", "share", "ok", "errors", "p50",
 		"p99", "record");
 	for (k = 0; k < t->nrec && k < DRV_MIX_TOP; k++) {
+		const struct drv_rec_stats *r = &t->rec[idx[k]];
+
 		i = idx[k];
-		n = t->rec[i].requests + t->rec[i].errors;
+		n = r->requests + r->errors;
 		fprintf(f, "    %4u %6.2f%% %10llu %8llu %9s %9s  %.48s%s\n", i + 1,
-			all ? (double)n * 100 / (double)all : 0.0,
-			(unsigned long long)t->rec[i].requests, (unsigned long long)t->rec[i].errors,
-			ll_fmt_ns((double)ll_hist_percentile(t->rec[i].latency, 50), b1, sizeof(b1)),
-			ll_fmt_ns((double)ll_hist_percentile(t->rec[i].latency, 99), b2, sizeof(b2)),
+			all ? (double)n * 100 / (double)all : 0.0, (unsigned long long)r->requests,
+			(unsigned long long)r->errors,
+			ll_fmt_ns((double)ll_hist_percentile(r->latency, 50), b1, sizeof(b1)),
+			ll_fmt_ns((double)ll_hist_percentile(r->latency, 99), b2, sizeof(b2)),
 			m->rec[i].label, strlen(m->rec[i].label) > 48 ? "..." : "");
 	}
 	free(idx);

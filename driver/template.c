@@ -80,8 +80,8 @@ static int x__field(struct drv_tpl_field *fd, const char *spec, char *err, size_
 		return 0;
 	}
 	return x__fail(err, errlen,
-		       "{{%s}}: expected {{seq}}, {{rand:LO-HI}} or {{zipf:N:S}} (N 1..%llu, S 0..10)",
-		       spec, DRV_TPL_ZIPF_MAX);
+		       "{{%s}}: expected {{seq}}, {{rand:LO-HI}} or {{zipf:N:S}} "
+		       "(N 1..%llu, S 0..10)", spec, DRV_TPL_ZIPF_MAX);
 }
 
 int drv_tpl_parse(struct drv_tpl *t, const char *s, size_t n, char *err, size_t errlen)
@@ -110,7 +110,8 @@ int drv_tpl_parse(struct drv_tpl *t, const char *s, size_t n, char *err, size_t 
 		k = close ? (size_t)(close - open - 2) : 0;
 		if (!close || k >= sizeof(spec)) {
 			drv_tpl_free(t);
-			return x__fail(err, errlen, "a '{{' without its '}}' (or a field over %zu bytes)",
+			return x__fail(err, errlen,
+				       "a '{{' without its '}}' (or a field over %zu bytes)",
 				       sizeof(spec) - 1);
 		}
 		if (t->nfields == DRV_TPL_MAX_FIELDS) {
