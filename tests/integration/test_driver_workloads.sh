@@ -152,6 +152,19 @@ echo "memcached UDP: driver $ok ok of $att, memcached $gets gets, $rx bytes rece
 [ "$ok" = "$att" ] || fail "memcached UDP: $((att - ok)) of $att failed: $(jq -c .errors "$LL_TMP/mu_big.json")"
 [ "$rx" -ge $((ok * (4 * 8 + 5200))) ] || fail "memcached UDP: $rx bytes is under 4 datagrams a reply"
 pass "memcached UDP, 4-datagram values: $ok replies reassembled = memcached's $gets gets"
+# a mix over UDP (a hit of 4 datagrams, a miss) and pipelined TCP: counts still memcached's
+printf '%s\n' 'get big\r\n' 'get missing:{{rand:1-9}}\r\n' >"$LL_TMP/mcmix.txt"
+h0=$(mcstat "$P" get_hits)
+m0=$(mcstat "$P" get_misses)
+driver mu_mix "udp://127.0.0.1:$P" --proto memcache-udp -c 4 -n 2000 \
+	--requests-file "$LL_TMP/mcmix.txt" --timeout 2s -q
+driver m_p8 "tcp://127.0.0.1:$P" -c 4 -n 8000 -P 8 --payload "$LL_TMP/mget" --response memcache -q
+expect mu_mix 2000 0
+expect m_p8 8000 0
+[ "$(jq -c '[.records[].requests]' "$LL_TMP/mu_mix.json")" = "[1000,1000]" ] || fail "mix 1:1"
+[ $(($(mcstat "$P" get_hits) - h0)) = 9000 ] || fail "memcached: not 1000 + 8000 more hits"
+[ $(($(mcstat "$P" get_misses) - m0)) = 1000 ] || fail "memcached: not 1000 more misses"
+pass "memcached: a UDP mix (1000 hits of 4 datagrams, 1000 misses) and TCP -P 8 (8000 hits)"
 
 # sick: a fake memcached that leaves out datagram 2 of every 5th reply
 FP=$(free_port)
