@@ -15,8 +15,9 @@ PIDS=()
 trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$T"' EXIT
 port() { echo $((30000 + RANDOM % 20000)); }
 cpu() { if [ "$(nproc)" -ge 2 ]; then taskset -c "$1" "${@:2}"; else "${@:2}"; fi; }
-# servers: taskset execs the server, so $! is the server's own pid (killed at exit)
-srv() { if [ "$(nproc)" -ge 2 ]; then taskset -c 0 "$@"; else "$@"; fi; }
+# servers: run in the background, the subshell execs taskset, which execs the server: $! is
+# the server's own pid (killed at exit)
+srv() { if [ "$(nproc)" -ge 2 ]; then exec taskset -c 0 "$@"; else exec "$@"; fi; }
 
 RP=$(port)
 srv redis-server --port "$RP" --bind 127.0.0.1 --save '' --appendonly no >"$T/redis.log" 2>&1 &
