@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 #include "config.h"
+#include "reqmix.h"
 #include "config_int.h"
 #include "drv.h"
 #include "quote.h"
@@ -37,6 +38,10 @@ enum {
 	OPT_SHARD,
 	OPT_ID,
 	OPT_RCVBUF,
+	OPT_PROTO,
+	OPT_HDR_LOG,
+	OPT_REQUESTS_FILE,
+	OPT_SEED,
 };
 
 static const struct option x__long_opts[] = {
@@ -69,13 +74,18 @@ static const struct option x__long_opts[] = {
 	{"shard", required_argument, NULL, OPT_SHARD},
 	{"id", required_argument, NULL, OPT_ID},
 	{"rcvbuf", required_argument, NULL, OPT_RCVBUF},
+	{"proto", required_argument, NULL, OPT_PROTO},
+	{"hdr-log", required_argument, NULL, OPT_HDR_LOG},
+	{"requests-file", required_argument, NULL, OPT_REQUESTS_FILE},
+	{"seed", required_argument, NULL, OPT_SEED},
+	{"pipeline", required_argument, NULL, 'P'},
 	{"quiet", no_argument, NULL, 'q'},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
 };
 
-static const char x__short_opts[] = ":c:t:n:d:m:H:kqhV";
+static const char x__short_opts[] = ":c:t:n:d:m:H:P:kqhV";
 
 const char *drv_conn_model_name(enum drv_conn_model m)
 {
@@ -103,6 +113,12 @@ const char *drv_resp_rule_name(enum drv_resp_rule r)
 		return "prefix";
 	case DRV_RESP_HTTP:
 		return "http";
+	case DRV_RESP_RESP:
+		return "resp";
+	case DRV_RESP_MEMCACHE:
+		return "memcache";
+	case DRV_RESP_DNS:
+		return "dns";
 	}
 	return "?";
 }
@@ -119,6 +135,8 @@ void drv_config_init(struct drv_config *cfg)
 	cfg->conn_model = DRV_CONN_KEEPALIVE;
 	cfg->method = "GET";
 	cfg->shard_count = 1;
+	cfg->pipeline = 1;
+	cfg->hdr_log_fd = -1;
 }
 
 void drv_config_fini(struct drv_config *cfg)
@@ -128,6 +146,8 @@ void drv_config_fini(struct drv_config *cfg)
 	free(cfg->sources);
 	free(cfg->cacert_pem);
 	cfg->cacert_pem = NULL;
+	drv_reqmix_free(cfg->mix);
+	cfg->mix = NULL;
 	cfg->payload = NULL;
 	cfg->body = NULL;
 	cfg->sources = NULL;
@@ -325,8 +345,14 @@ static int x__check(struct drv_config *cfg, const struct drv__seen *seen, char *
 	if (cfg->rate && cfg->delay_ns)
 		return drv__config_fail(err, errlen,
 			       "--delay is think time for the closed loop; --rate sets the pace");
-	if (seen->resp_given && (sch != LL_SCHEME_TCP || !cfg->payload))
-		return drv__config_fail(err, errlen, "--response goes with tcp:// and --payload FILE");
+	if (seen->resp_given && sch == LL_SCHEME_UDP && cfg->resp_rule == DRV_RESP_DNS &&
+	    (cfg->payload || cfg->requests_path)) {
+		/* udp:// --response dns: replies are checked for their RCODE */
+	} else if (seen->resp_given &&
+		   (sch != LL_SCHEME_TCP || (!cfg->payload && !cfg->requests_path))) {
+		return drv__config_fail(err, errlen, "--response goes with tcp:// and --payload FILE "
+					"(dns: udp:// too)");
+	}
 	if (cfg->payload && sch == LL_SCHEME_TCP && !seen->resp_given)
 		return drv__config_fail(err, errlen,
 			       "--payload needs --response fixed:N, delim:STR or prefix:N to know "
@@ -349,6 +375,8 @@ static int x__check(struct drv_config *cfg, const struct drv__seen *seen, char *
 			return drv__config_fail(err, errlen,
 				       "--source-addr: address %u is not of the target's family",
 				       i + 1);
+	if (drv__config_work_check(cfg, seen, err, errlen)) /* config_work.c */
+		return -EINVAL;
 	if (drv__config_check_udp(cfg, err, errlen))
 		return -EINVAL;
 	return drv__config_check_http(cfg, seen, err, errlen);
@@ -450,6 +478,14 @@ static int x__opt(struct drv_config *cfg, int c, const char *opt, struct drv__se
 		return drv__config_id(cfg, optarg, err, errlen);
 	case OPT_RCVBUF:
 		return drv__config_rcvbuf(cfg, optarg, err, errlen);
+	case OPT_PROTO:
+	case OPT_HDR_LOG:
+	case OPT_REQUESTS_FILE:
+	case OPT_SEED:
+	case 'P':
+		return drv__config_work_opt(cfg, c == OPT_PROTO ? "proto" : c == OPT_HDR_LOG ? "hdr-log"
+					    : c == OPT_REQUESTS_FILE ? "requests-file"
+					    : c == OPT_SEED ? "seed" : "P", optarg, err, errlen);
 	case 'q':
 		cfg->quiet = true;
 		return 0;

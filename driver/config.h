@@ -37,12 +37,17 @@ enum drv_resp_rule {
 	DRV_RESP_DELIM,	  /* up to and including resp_delim */
 	DRV_RESP_PREFIX,  /* a resp_prefix-byte big-endian length, then that many bytes */
 	DRV_RESP_HTTP,	  /* an HTTP/1.x response (http_parser); http:// only */
+	DRV_RESP_RESP,	  /* redis: one RESP2/RESP3 value (frame_resp.c) */
+	DRV_RESP_MEMCACHE, /* memcached text protocol (frame_memcache.c) */
+	DRV_RESP_DNS,	  /* DNS: 2-byte length prefix over TCP, the datagram over UDP */
 };
 
 enum drv_http_engine {
 	DRV_HTTP_NATIVE = 0, /* HTTP/1.1 on uv_tcp_t with http_parser (default: faster) */
 	DRV_HTTP_CURL,	     /* libcurl multi_socket on the same loop */
 };
+
+struct drv_reqmix;
 
 struct drv_config {
 	const char *url_text;
@@ -103,6 +108,16 @@ struct drv_config {
 	uint64_t start_at_unix_ns; /* --start-at; 0 = now */
 	uint32_t shard_index;	   /* --shard i/N: 0-based i */
 	uint32_t shard_count;	   /* N, 1 when not sharded */
+
+	/* real workloads (config_work.c) */
+	bool mc_udp;		  /* --proto memcache-udp: memcached's 8-byte UDP frame header */
+	const char *hdr_log_path; /* --hdr-log FILE: HdrHistogram interval log */
+	int hdr_log_fd;		  /* opened at start by main (hdrlog.h); -1 = none */
+	const char *requests_path; /* --requests-file FILE */
+	struct drv_reqmix *mix;	  /* its records (owned; reqmix.c) */
+	uint64_t seed;		  /* --seed: weighted choice and templates; 0 = round-robin */
+	bool seed_given;
+	uint64_t pipeline;	  /* -P: requests in flight per connection (tcp, http); 1 = none */
 
 	bool help;    /* --help was given: print drv_config_usage() and exit 0 */
 	bool version; /* --version was given */

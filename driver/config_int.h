@@ -43,4 +43,14 @@ int drv__config_id(struct drv_config *cfg, const char *s, char *err, size_t errl
 int drv__config_rcvbuf(struct drv_config *cfg, const char *s, char *err, size_t errlen);
 int drv__config_check_udp(const struct drv_config *cfg, char *err, size_t errlen);
 
+/*
+ * config_work.c: --proto memcache-udp, --hdr-log, --requests-file, --seed, -P/--pipeline (name is
+ * the option without dashes), and their checks once the target is known (before the udp ones:
+ * memcache-udp sets the --id of its frame header).
+ */
+int drv__config_work_opt(struct drv_config *cfg, const char *name, const char *v, char *err,
+			 size_t errlen);
+int drv__config_work_check(struct drv_config *cfg, const struct drv__seen *seen, char *err,
+			   size_t errlen);
+
 #endif /* LOADLENS_DRV_CONFIG_INT_H */

@@ -114,7 +114,7 @@ static int x__unescape(const char *s, char *out, size_t cap)
 	return (int)n;
 }
 
-/* --response fixed:N | delim:STR | prefix:N */
+/* --response fixed:N | delim:STR | prefix:N | resp | memcache | dns */
 int drv__config_response(struct drv_config *cfg, const char *s, char *err, size_t errlen)
 {
 	uint64_t v;
@@ -144,7 +144,14 @@ int drv__config_response(struct drv_config *cfg, const char *s, char *err, size_
 		cfg->resp_prefix = (unsigned)v;
 		return 0;
 	}
-	return drv__config_fail(err, errlen, "--response %s: expected fixed:N, delim:STR or prefix:N", s);
+	if (!strcmp(s, "resp") || !strcmp(s, "memcache") || !strcmp(s, "dns")) {
+		cfg->resp_rule = s[0] == 'r' ? DRV_RESP_RESP : s[0] == 'm' ? DRV_RESP_MEMCACHE
+									   : DRV_RESP_DNS;
+		return 0;
+	}
+	return drv__config_fail(err, errlen,
+				"--response %s: expected fixed:N, delim:STR, prefix:N, resp, memcache "
+				"or dns", s);
 }
 
 /* --source-addr A[,B...]: numeric local addresses, same family as the target */

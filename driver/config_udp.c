@@ -40,11 +40,11 @@ int drv__config_check_udp(const struct drv_config *cfg, char *err, size_t errlen
 		return drv__config_fail(err, errlen, "--rcvbuf is for udp://");
 	if (!cfg->id_width)
 		return 0;
-	if (!udp || !cfg->payload)
+	if (!udp || (!cfg->payload && !cfg->mix))
 		return drv__config_fail(err, errlen,
 					"--id goes with udp:// and --payload FILE (without a "
 					"payload file the driver's own tag is the id)");
-	if ((uint64_t)cfg->id_offset + cfg->id_width > cfg->payload_len)
+	if (cfg->payload && (uint64_t)cfg->id_offset + cfg->id_width > cfg->payload_len)
 		return drv__config_fail(err, errlen,
 					"--id %u:%u: the payload has only %zu bytes", cfg->id_offset,
 					cfg->id_width, cfg->payload_len);

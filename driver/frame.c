@@ -68,6 +68,8 @@ void drv_frame_reset(const struct drv_frame_rule *r, struct drv_frame *f)
 		http_parser_init(&f->hp, HTTP_RESPONSE);
 		f->head = r->head; /* read by x__on_headers_complete */
 	}
+	f->verdict = DRV_APP_OK;
+	drv_frame_app_reset(r, f);
 }
 
 static int x__prefixed(const struct drv_frame_rule *r, struct drv_frame *f, const uint8_t *p,
@@ -121,6 +123,7 @@ static int x__delim(const struct drv_frame_rule *r, struct drv_frame *f, const u
 int drv_frame_feed(const struct drv_frame_rule *r, struct drv_frame *f, const char *p, size_t n)
 {
 	size_t used;
+	int err;
 
 	if (f->done && n)
 		return DRV_E_MALFORMED;
@@ -136,6 +139,11 @@ int drv_frame_feed(const struct drv_frame_rule *r, struct drv_frame *f, const ch
 		return 0;
 	case DRV_RESP_DELIM:
 		return x__delim(r, f, (const uint8_t *)p, n);
+	case DRV_RESP_RESP:
+	case DRV_RESP_MEMCACHE:
+	case DRV_RESP_DNS:
+		err = drv_frame_app_feed(r, f, p, n, &used);
+		return err ? err : used == n ? 0 : DRV_E_MALFORMED;
 	case DRV_RESP_HTTP:
 		used = http_parser_execute(&f->hp, &x__http, p, n);
 		if (f->done) /* 100..999 are counted as they are; under 100 is not HTTP */
@@ -147,6 +155,11 @@ int drv_frame_feed(const struct drv_frame_rule *r, struct drv_frame *f, const ch
 		return 0;
 	}
 	return DRV_E_MALFORMED;
+}
+
+size_t drv__frame_http_execute(struct drv_frame *f, const char *p, size_t n)
+{
+	return http_parser_execute(&f->hp, &x__http, p, n);
 }
 
 int drv_frame_eof(const struct drv_frame_rule *r, struct drv_frame *f)

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <http_parser.h>
 #include "config.h"
+#include "frame_app.h"
 
 #define DRV_FRAME_MAX_BODY (256ULL << 20) /* a larger length prefix is not our framing */
 
@@ -37,6 +38,9 @@ struct drv_frame {
 	bool head;	   /* http: no body follows the headers */
 	uint16_t status;   /* http: status code */
 	http_parser hp;
+	union drv_app_state app; /* resp, memcache, dns (frame_app.c) */
+	uint8_t verdict;	 /* enum drv_app_verdict of the complete response */
+	uint8_t rcode;		 /* dns: its RCODE */
 };
 
 void drv_frame_rule_init(struct drv_frame_rule *r, const struct drv_config *cfg);
@@ -50,6 +54,28 @@ void drv_frame_reset(const struct drv_frame_rule *r, struct drv_frame *f);
  * DRV_E_TOO_LARGE (HTTP headers over http_parser's limit).
  */
 int drv_frame_feed(const struct drv_frame_rule *r, struct drv_frame *f, const char *p, size_t n);
+/*
+ * Like drv_frame_feed(), but stops at the end of the response: *used says how many bytes it
+ * took, and the rest belongs to the next response (pipelining). frame_app.c.
+ */
+int drv_frame_feed_some(const struct drv_frame_rule *r, struct drv_frame *f, const char *p,
+			size_t n, size_t *used);
+/* frame_app.c: the resp, memcache and dns rules. */
+void drv_frame_app_reset(const struct drv_frame_rule *r, struct drv_frame *f);
+int drv_frame_app_feed(const struct drv_frame_rule *r, struct drv_frame *f, const char *p,
+		       size_t n, size_t *used);
+/* frame_app.c's way into http_parser with frame.c's callbacks: bytes parsed. */
+size_t drv__frame_http_execute(struct drv_frame *f, const char *p, size_t n);
+/* The DRV_E_* code a complete response counts as (0: ok). */
+static inline int drv_frame_verdict_err(const struct drv_frame *f)
+{
+	return drv_app_verdict_err((enum drv_app_verdict)f->verdict);
+}
+struct drv_worker;
+struct drv_ticket;
+/* A complete response of a non-HTTP rule: ok, or the error class of its verdict (dns: by RCODE). */
+int drv_tcp_app_outcome(struct drv_worker *w, const struct drv_ticket *t,
+			const struct drv_frame *f);
 /* The peer closed: 0 if that completes the response (http body until close), else DRV_E_SHORT. */
 int drv_frame_eof(const struct drv_frame_rule *r, struct drv_frame *f);
 

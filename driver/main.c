@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "loadlens/cli.h"
 #include "config.h"
+#include "hdrlog.h"
 #include "drv.h"
 #include "merge.h"
 #include "privilege.h"
@@ -77,12 +78,23 @@ int main(int argc, char **argv)
 				       json_fd == -ELOOP ? " (a symbolic link is not followed)" : "");
 		}
 	}
+	if (cfg.hdr_log_path) {
+		cfg.hdr_log_fd = drv_hdrlog_open(cfg.hdr_log_path);
+		if (cfg.hdr_log_fd < 0) {
+			r = cfg.hdr_log_fd;
+			ll_usage_error(DRV_PROG, "--hdr-log %s: cannot write that file: %s%s",
+				       drv_quote(cfg.hdr_log_path, err, sizeof(err)), strerror(-r),
+				       r == -ELOOP ? " (a symbolic link is not followed)" : "");
+		}
+	}
 	/* a peer's reset must come back as EPIPE from write(), not kill us */
 	signal(SIGPIPE, SIG_IGN);
 	res.nofile_limit = x__raise_nofile(&cfg);
 	drv_priv_target(&priv);
 	if (priv.root && priv.from_sudo && json_fd >= 0)
 		(void)fchown(json_fd, priv.uid, priv.gid); /* the user behind sudo owns the results */
+	if (priv.root && priv.from_sudo && cfg.hdr_log_fd >= 0)
+		(void)fchown(cfg.hdr_log_fd, priv.uid, priv.gid);
 	r = drv_priv_drop(&priv, err, sizeof(err));
 	if (r) {
 		drv_config_fini(&cfg);
@@ -119,6 +131,11 @@ int main(int argc, char **argv)
 			ll_warn(DRV_PROG, "cannot write %s: %s", cfg.json_path, strerror(-r));
 			rc = LL_EXIT_FAIL;
 		}
+	}
+	if (res.hdr_log_err) {
+		ll_warn(DRV_PROG, "cannot write %s: %s", cfg.hdr_log_path,
+			strerror(-res.hdr_log_err));
+		rc = LL_EXIT_FAIL;
 	}
 	if (!res.total.requests && res.total.errors_total)
 		rc = LL_EXIT_FAIL; /* nothing succeeded: scripts should notice */

@@ -25,6 +25,8 @@
 #include "drv.h"
 #include "frame.h"
 #include "proto.h"
+#include "proto_tcp.h"
+#include "reqmix.h"
 #include "request.h"
 #include "slot.h"
 #include "worker.h"
@@ -35,46 +37,7 @@
 
 #define TCP_READ_BUF (64 * 1024)
 
-struct tcp_thread;
-
-struct tcp_conn {
-	struct drv_slot base;
-	uv_tcp_t tcp;
-	uv_connect_t connect_req;
-	uv_write_t write_req;
-	struct tcp_thread *tt;
-	bool open;	 /* tcp is initialised and not yet closed */
-	bool closing;	 /* uv_close() called, close callback pending */
-	bool connecting; /* connect started, not yet up */
-	bool in_flight;	 /* its bytes are (being) sent; awaiting the response */
-	bool writing;	 /* write_req in use */
-	bool resume;	 /* a due request waits for the close to finish, then connects */
-	uint8_t lp[4];	 /* refserver framing: this request's length prefix */
-	uint64_t rx;	 /* bytes of the current response received */
-	uint64_t t_op;	 /* connect start */
-	uint64_t on_conn; /* requests completed on this connection */
-	struct drv_frame frame;
-};
-
-struct tcp_thread {
-	struct drv_slot_io io; /* request bytes, read buffer */
-	struct drv_frame_rule rule;
-	uint64_t reconnect_every;
-	uint64_t timeout_ns;
-	unsigned src_next;
-};
-
 static void x__connect(struct tcp_conn *c);
-
-static inline struct tcp_conn *x__c(struct drv_slot *s)
-{
-	return container_of(s, struct tcp_conn, base);
-}
-
-static inline struct drv_stats *x__st(struct tcp_conn *c)
-{
-	return drv_worker_stats(c->base.w, &c->base.ticket);
-}
 
 static void x__on_close(uv_handle_t *h)
 {
@@ -94,7 +57,7 @@ static void x__on_close(uv_handle_t *h)
 	}
 }
 
-static void x__close(struct tcp_conn *c)
+void drv__tcp_close(struct tcp_conn *c)
 {
 	if (!c->open || c->closing)
 		return;
@@ -106,11 +69,18 @@ static void x__close(struct tcp_conn *c)
 /* Count a failure, drop the connection; its close callback starts the slot's next attempt. */
 static void x__fail(struct tcp_conn *c, int err)
 {
+	if (c->tt->pipeline > 1) {
+		drv__tcp_pipe_fail(c, err);
+		return;
+	}
+	if (c->rec_live)
+		drv_reqmix_count(c->base.w, &c->base.ticket, c->rec, err, false, 0);
+	c->rec_live = false;
 	drv_slot_fail(&c->base, err, c->connecting);
 	c->in_flight = false;
 	c->connecting = false;
 	if (c->open)
-		x__close(c);
+		drv__tcp_close(c);
 	else
 		drv_slot_retry(&c->base);
 }
@@ -135,12 +105,20 @@ static void x__send(struct tcp_conn *c)
 	size_t total;
 	int n, err;
 
+	if (tt->pipeline > 1) {
+		drv__tcp_pipe_send(c);
+		return;
+	}
 	drv_frame_reset(&tt->rule, &c->frame);
 	c->rx = 0;
 	c->in_flight = true;
 	c->base.t_send = uv_hrtime();
 	c->base.deadline = c->base.t_send + tt->timeout_ns;
-	if (tt->io.rq.sized) {
+	if (tt->mix) {
+		size = drv_reqmix_next(tt->mix, &tt->mix_ctx, c->mbuf, &c->rec);
+		c->rec_live = true;
+		b[nb++] = uv_buf_init(c->mbuf, (unsigned int)size);
+	} else if (tt->io.rq.sized) {
 		size = drv_request_size(&tt->io.rq);
 		c->lp[0] = (uint8_t)(size >> 24);
 		c->lp[1] = (uint8_t)(size >> 16);
@@ -186,12 +164,14 @@ static void x__complete(struct tcp_conn *c)
 	struct drv_worker *w = c->base.w;
 	struct drv_stats *st = x__st(c);
 	uint16_t status = c->frame.status;
+	uint64_t now = uv_hrtime();
+	int err = 0;
 
 	if (c->writing) { /* an answer before the whole request was written */
 		x__fail(c, DRV_E_MALFORMED);
 		return;
 	}
-	drv_worker_response(w, &c->base.ticket, c->base.t_send, uv_hrtime());
+	drv_worker_response(w, &c->base.ticket, c->base.t_send, now);
 	drv_slot_resolved(&c->base);
 	c->in_flight = false;
 	c->on_conn++;
@@ -199,15 +179,18 @@ static void x__complete(struct tcp_conn *c)
 		st->status[status < DRV_STATUS_MAX ? status : 0]++;
 		st->http_version[c->frame.hp.http_minor ? DRV_HTTPV_1_1 : DRV_HTTPV_1_0]++;
 		if (status < 200 || status > 299)
-			drv_worker_error(w, &c->base.ticket, DRV_E_HTTP_STATUS);
+			drv_worker_error(w, &c->base.ticket, err = DRV_E_HTTP_STATUS);
 		else
 			drv_counter_add(&st->requests, 1);
 	} else {
-		drv_counter_add(&st->requests, 1);
+		err = drv_tcp_app_outcome(w, &c->base.ticket, &c->frame);
 	}
+	if (c->rec_live)
+		drv_reqmix_count(w, &c->base.ticket, c->rec, err, true, now);
+	c->rec_live = false;
 	if (!c->frame.keep_alive ||
 	    (c->tt->reconnect_every && c->on_conn >= c->tt->reconnect_every)) {
-		x__close(c); /* the client closes first: TIME_WAIT stays on this side */
+		drv__tcp_close(c); /* the client closes first: TIME_WAIT stays on this side */
 		return;
 	}
 	drv_slot_next(&c->base);
@@ -226,9 +209,13 @@ static void x__on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 	struct tcp_conn *c = container_of(s, struct tcp_conn, tcp);
 	int err;
 
+	if (nread < 0 && c->tt->pipeline > 1) {
+		drv__tcp_pipe_eof(c, nread);
+		return;
+	}
 	if (nread < 0) {
 		if (nread == UV_EOF && !c->in_flight) {
-			x__close(c); /* the server closed an idle connection: reopen quietly */
+			drv__tcp_close(c); /* the server closed an idle connection: reopen quietly */
 			return;
 		}
 		if (nread == UV_EOF && c->in_flight && c->rx) {
@@ -245,6 +232,10 @@ static void x__on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 	if (!nread)
 		return;
 	x__st(c)->bytes_received += (uint64_t)nread;
+	if (c->tt->pipeline > 1) {
+		drv__tcp_pipe_read(c, buf->base, (size_t)nread);
+		return;
+	}
 	if (!c->in_flight) {
 		x__fail(c, DRV_E_MALFORMED);
 		return;
@@ -333,15 +324,39 @@ static int x__init(struct drv_worker *w)
 	tt->reconnect_every = w->cfg->reconnect_every;
 	tt->timeout_ns = w->cfg->timeout_ns;
 	drv_frame_rule_init(&tt->rule, w->cfg);
-	return 0;
+	tt->mix = w->cfg->mix;
+	tt->pipeline = (uint32_t)w->cfg->pipeline;
+	if (tt->mix)
+		drv_mix_ctx_init(&tt->mix_ctx, w->cfg, w->id, (uint32_t)w->cfg->threads);
+	return drv_reqmix_worker_init(w);
 }
 
 /* The slot operations (slot.h). */
 
 static int x__slot_init(struct drv_slot *s)
 {
-	x__c(s)->tt = s->w->proto_data;
+	struct tcp_conn *c = x__c(s);
+
+	c->tt = s->w->proto_data;
+	if (c->tt->mix) {
+		c->mbuf = malloc(c->tt->mix->max_len * c->tt->pipeline);
+		if (!c->mbuf)
+			return -ENOMEM;
+	}
+	if (c->tt->pipeline > 1) {
+		c->q = calloc(c->tt->pipeline, sizeof(*c->q));
+		c->iov = calloc(2 * (size_t)c->tt->pipeline, sizeof(*c->iov));
+		if (!c->q || !c->iov)
+			return -ENOMEM;
+	}
 	return 0;
+}
+
+static void x__slot_release(struct drv_slot *s)
+{
+	free(x__c(s)->mbuf);
+	free(x__c(s)->q);
+	free(x__c(s)->iov);
 }
 
 static void x__slot_go(struct drv_slot *s)
@@ -360,8 +375,12 @@ static void x__slot_finish(struct drv_slot *s)
 {
 	struct tcp_conn *c = x__c(s);
 
+	if (c->qlen && c->open && !c->closing) {
+		c->finishing = true; /* the last response in closes it */
+		return;
+	}
 	if (c->open)
-		x__close(c); /* its close callback reports the slot done */
+		drv__tcp_close(c); /* its close callback reports the slot done */
 	else
 		drv_slot_done(s);
 }
@@ -378,13 +397,16 @@ static void x__slot_stop(struct drv_slot *s)
 {
 	struct tcp_conn *c = x__c(s);
 
+	for (; c->qlen; c->qlen--, c->qhead = (c->qhead + 1) % c->tt->pipeline)
+		drv_worker_stats(s->w, &c->q[c->qhead].ticket)->cancelled++;
 	c->in_flight = false;
-	x__close(c);
+	drv__tcp_close(c);
 }
 
 static const struct drv_slot_ops x__slot_ops = {
 	.size = sizeof(struct tcp_conn), .init = x__slot_init, .go = x__slot_go,
 	.finish = x__slot_finish, .expire = x__slot_expire, .stop = x__slot_stop,
+	.release = x__slot_release,
 };
 
 const struct drv_proto drv_proto_tcp = {

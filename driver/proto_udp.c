@@ -28,7 +28,9 @@
 #include <uv.h>
 #include "config.h"
 #include "drv.h"
+#include "frame_app.h"
 #include "proto.h"
+#include "reqmix.h"
 #include "request.h"
 #include "slot.h"
 #include "worker.h"
@@ -65,6 +67,10 @@ struct udp_slot {
 	uint8_t tag[8];
 	uint64_t seq;
 	struct udp_req hist[UDP_HIST]; /* hist[seq % UDP_HIST] */
+	struct drv_mcudp mc;	       /* memcache-udp: the reply in flight's datagrams */
+	char *mbuf;		       /* --requests-file: this request's bytes */
+	uint32_t rec;		       /* its record */
+	bool rec_live;		       /* its outcome not yet counted */
 };
 
 struct udp_thread {
@@ -75,6 +81,10 @@ struct udp_thread {
 	unsigned id_width; /* its bytes */
 	uint64_t id_mask;
 	uint64_t timeout_ns;
+	bool dns; /* --response dns: a reply's RCODE decides (frame_dns.c) */
+	bool mc;  /* --proto memcache-udp: replies of several datagrams (frame_mcudp.c) */
+	const struct drv_reqmix *mix; /* --requests-file, or NULL */
+	struct drv_mix_ctx mix_ctx;
 };
 
 static void x__transmit(struct udp_slot *u);
@@ -125,8 +135,17 @@ static void x__close_sock(struct udp_slot *u)
 }
 
 /* A socket error (refused, unreachable...): counted, then the next attempt after a backoff. */
+/* --requests-file: the request's outcome, once. */
+static void x__rec(struct udp_slot *u, int err, bool answered, uint64_t now)
+{
+	if (u->rec_live)
+		drv_reqmix_count(x__w(u), &u->base.ticket, u->rec, err, answered, now);
+	u->rec_live = false;
+}
+
 static void x__fail(struct udp_slot *u, int err)
 {
+	x__rec(u, err, false, 0);
 	drv_slot_fail(&u->base, err, true);
 	u->hist[u->seq % UDP_HIST].state = UDP_LOST;
 	u->in_flight = false;
@@ -146,7 +165,10 @@ static void x__on_send(uv_udp_send_t *req, int status)
 /* The request in flight got no reply within --timeout: lost. */
 static void x__lost(struct udp_slot *u)
 {
-	drv_slot_fail(&u->base, DRV_E_LOST, false);
+	int err = u->ut->mc && u->mc.got ? DRV_E_INCOMPLETE : DRV_E_LOST;
+
+	x__rec(u, err, false, 0);
+	drv_slot_fail(&u->base, err, false);
 	u->hist[u->seq % UDP_HIST].state = UDP_LOST;
 	u->in_flight = false;
 	if (!u->ut->ids) /* a late reply must not answer the next request: new socket */
@@ -163,14 +185,50 @@ static void x__late(struct udp_slot *u, struct udp_req *r, uint64_t now)
 	ll_hist_record(st->late_latency, now - r->intended);
 }
 
-static void x__complete(struct udp_slot *u, uint64_t now)
+static void x__complete(struct udp_slot *u, uint64_t now, int err)
 {
 	u->hist[u->seq % UDP_HIST].state = UDP_ANSWERED;
 	drv_worker_response(x__w(u), &u->base.ticket, u->base.t_send, now);
-	drv_counter_add(&x__st(u)->requests, 1);
+	if (err)
+		drv_worker_error(x__w(u), &u->base.ticket, err);
+	else
+		drv_counter_add(&x__st(u)->requests, 1);
+	x__rec(u, err, true, now);
 	drv_slot_resolved(&u->base);
 	u->in_flight = false;
 	drv_slot_next(&u->base);
+}
+
+/*
+ * A reply (or, memcache-udp, one datagram of it) to the request in flight, in time: complete,
+ * counted by its verdict (dns: RCODE, memcached: the first line), or wait for more datagrams.
+ */
+static void x__app_reply(struct udp_slot *u, const uv_buf_t *buf, size_t n, uint64_t now)
+{
+	const uint8_t *p = (const uint8_t *)buf->base;
+	struct drv_stats *st = x__st(u);
+	uint8_t rcode = 0;
+	int r;
+
+	if (u->ut->mc) {
+		r = drv_mcudp_add(&u->mc, p, n);
+		if (r == 2) {
+			st->duplicate++;
+			return;
+		}
+		if (!r)
+			return;
+		x__complete(u, now, r < 0 ? r : drv_app_verdict_err(u->mc.verdict));
+		return;
+	}
+	if (u->ut->dns) {
+		r = drv_dns_message(p, n, &rcode);
+		if (!r)
+			st->dns_rcode[rcode]++;
+		x__complete(u, now, r ? r : rcode ? DRV_E_DNS_RCODE : 0);
+		return;
+	}
+	x__complete(u, now, 0);
 }
 
 static void x__alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
@@ -232,7 +290,7 @@ static void x__on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf,
 	x__st(u)->bytes_received += (uint64_t)nread;
 	if (!u->ut->ids) {
 		if (u->in_flight && now < u->base.deadline)
-			x__complete(u, now);
+			x__app_reply(u, buf, (size_t)nread, now);
 		else if (u->in_flight) {
 			x__lost(u);
 			drv_slot_next(&u->base);
@@ -248,7 +306,7 @@ static void x__on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf,
 	switch (r->state) {
 	case UDP_IN_FLIGHT:
 		if (now < u->base.deadline) {
-			x__complete(u, now);
+			x__app_reply(u, buf, (size_t)nread, now);
 			return;
 		}
 		x__lost(u); /* the sweep had not seen it yet */
@@ -277,7 +335,14 @@ static void x__send(struct udp_slot *u)
 	u->base.t_send = uv_hrtime();
 	u->base.deadline = u->base.t_send + ut->timeout_ns;
 	u->seq++;
-	size = ut->io.rq.sized ? drv_request_size(&ut->io.rq) : ut->io.rq.len;
+	if (ut->mc)
+		drv_mcudp_reset(&u->mc);
+	if (ut->mix) {
+		size = drv_reqmix_next(ut->mix, &ut->mix_ctx, u->mbuf, &u->rec);
+		u->rec_live = true;
+	} else {
+		size = ut->io.rq.sized ? drv_request_size(&ut->io.rq) : ut->io.rq.len;
+	}
 	if (ut->ids) {
 		v = ut->magic ? UDP_TAG_MAGIC << 48 | (u->seq & UDP_SEQ48) : u->seq & ut->id_mask;
 		for (i = 0; i < ut->id_width; i++)
@@ -287,14 +352,18 @@ static void x__send(struct udp_slot *u)
 		r->intended = u->base.ticket.intended;
 		r->warm = u->base.ticket.warm;
 		r->state = UDP_IN_FLIGHT;
-		if (ut->id_off)
+		if (ut->mix) { /* the record's own buffer: the id goes in place */
+			memcpy(u->mbuf + ut->id_off, u->tag, ut->id_width);
+			b[nb++] = uv_buf_init(u->mbuf, (unsigned int)size);
+		} else if (ut->id_off)
 			b[nb++] = uv_buf_init(ut->io.rq.buf, ut->id_off);
-		b[nb++] = uv_buf_init((char *)u->tag, ut->id_width);
-		if (size > ut->id_off + ut->id_width)
+		if (!ut->mix)
+			b[nb++] = uv_buf_init((char *)u->tag, ut->id_width);
+		if (!ut->mix && size > ut->id_off + ut->id_width)
 			b[nb++] = uv_buf_init(ut->io.rq.buf + ut->id_off + ut->id_width,
 					      (unsigned int)(size - ut->id_off - ut->id_width));
 	} else {
-		b[nb++] = uv_buf_init(ut->io.rq.buf, (unsigned int)size);
+		b[nb++] = uv_buf_init(ut->mix ? u->mbuf : ut->io.rq.buf, (unsigned int)size);
 	}
 	x__st(u)->bytes_sent += size;
 	n = uv_udp_try_send(&u->udp, b, nb, NULL);
@@ -377,7 +446,17 @@ static int x__slot_init(struct drv_slot *s)
 
 	u->ut = s->w->proto_data;
 	u->seq = (uint64_t)(s->w->first_slot + s->idx) << 32;
+	if (u->ut->mix) {
+		u->mbuf = malloc(u->ut->mix->max_len);
+		if (!u->mbuf)
+			return -ENOMEM;
+	}
 	return 0;
+}
+
+static void x__slot_release(struct drv_slot *s)
+{
+	free(container_of(s, struct udp_slot, base)->mbuf);
 }
 
 static void x__slot_go(struct drv_slot *s)
@@ -417,6 +496,7 @@ static void x__slot_finish(struct drv_slot *s)
 static const struct drv_slot_ops x__slot_ops = {
 	.size = sizeof(struct udp_slot), .init = x__slot_init, .go = x__slot_go,
 	.finish = x__slot_finish, .expire = x__slot_expire, .stop = x__slot_stop,
+	.release = x__slot_release,
 };
 
 /* The thread's part: request bytes, read buffer, where the id sits. */
@@ -431,17 +511,22 @@ static int x__init(struct drv_worker *w)
 		return err;
 	ut = w->proto_data;
 	ut->timeout_ns = cfg->timeout_ns;
+	ut->dns = cfg->resp_rule == DRV_RESP_DNS;
+	ut->mc = cfg->mc_udp;
+	ut->mix = cfg->mix;
+	if (ut->mix)
+		drv_mix_ctx_init(&ut->mix_ctx, cfg, w->id, (uint32_t)cfg->threads);
 	if (cfg->id_width) {
 		ut->ids = true;
 		ut->id_off = cfg->id_offset;
 		ut->id_width = cfg->id_width;
-	} else if (ut->io.rq.sized && ut->io.rq.size_min >= 8) {
+	} else if (!cfg->mix && ut->io.rq.sized && ut->io.rq.size_min >= 8) {
 		ut->ids = ut->magic = true;
 		ut->id_width = 8;
 	}
 	ut->id_mask = ut->magic ? UDP_SEQ48 : ut->id_width == 8 ? ~0ULL
 								   : (1ULL << (8 * ut->id_width)) - 1;
-	return 0;
+	return drv_reqmix_worker_init(w);
 }
 
 const struct drv_proto drv_proto_udp = {

@@ -246,6 +246,7 @@ void drv_report_summary(FILE *f, const struct drv_config *cfg, const struct drv_
 	}
 	if (cfg->url.scheme == LL_SCHEME_UDP)
 		drv_report_udp(f, cfg, t);
+	drv_report_work(f, cfg, res); /* report_work.c */
 	if (res->warmup_requests)
 		fprintf(f, "  %-12s %llu requests left out\n", "warm-up",
 			(unsigned long long)res->warmup_requests);

@@ -45,4 +45,11 @@ int drv_report_json_write_fd(int fd, const struct drv_config *cfg, const struct 
 int drv_report_json_write(const char *path, const struct drv_config *cfg,
 			  const struct drv_result *res);
 
+/* report_work.c: DNS RCODEs, -P, request mixes; into the JSON document o (0 or -1). */
+int drv_report_json_work(json_t *o, const struct drv_config *cfg, const struct drv_result *res);
+void drv_report_work(FILE *f, const struct drv_config *cfg, const struct drv_result *res);
+/* reqmix.c: per-record counts and latencies (JSON "records"), the top-N table. */
+int drv_report_json_mix(json_t *o, const struct drv_config *cfg, const struct drv_result *res);
+void drv_report_mix(FILE *f, const struct drv_config *cfg, const struct drv_result *res);
+
 #endif /* LOADLENS_DRV_REPORT_H */

@@ -177,6 +177,7 @@ json_t *drv_report_json(const struct drv_config *cfg, const struct drv_result *r
 	bad |= x__set(o, "send_lag", ll_hist_to_json(t->send_lag));
 	bad |= x__set(o, "connect_latency", ll_hist_to_json(t->connect));
 	bad |= x__set(o, "late_latency", ll_hist_to_json(t->late_latency));
+	bad |= drv_report_json_work(o, cfg, res) ? 1 : 0; /* report_work.c */
 	if (bad) {
 		json_decref(o);
 		return NULL;

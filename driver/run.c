@@ -17,6 +17,7 @@
 #include <uv.h>
 #include "config.h"
 #include "drv.h"
+#include "hdrlog.h"
 #include "proto.h"
 #include "report.h"
 #include "run.h"
@@ -41,6 +42,8 @@ struct drv_run {
 	uint64_t t_start_ns;
 	uint64_t ticks;
 	struct ll_hist *ivl; /* the interval being printed, merged over the workers */
+	struct drv_hdrlog *hdr; /* --hdr-log, or NULL */
+	uint64_t hdr_ns;	/* the log's intervals cover [0, hdr_ns) from the start */
 };
 
 static uint64_t x__cpu_ns(void)
@@ -126,8 +129,13 @@ static void x__on_live(uv_timer_t *t)
 		drv_worker_take_interval(&r->workers[i], r->ivl, &errs);
 		conns += drv_counter_read(&r->workers[i].stats.connections);
 	}
-	drv_report_live(stderr, r->ticks * iv, iv, r->ivl, errs, conns,
-			r->ticks * iv <= r->cfg->warmup_ns);
+	if (!r->cfg->quiet)
+		drv_report_live(stderr, r->ticks * iv, iv, r->ivl, errs, conns,
+				r->ticks * iv <= r->cfg->warmup_ns);
+	if (r->hdr) {
+		drv_hdrlog_interval(r->hdr, r->hdr_ns, r->ticks * iv - r->hdr_ns, r->ivl);
+		r->hdr_ns = r->ticks * iv;
+	}
 	while ((next = r->t_start_ns + ++r->ticks * iv + iv / 2) <= now)
 		;
 	uv_timer_start(&r->live, x__on_live, (next - now) / 1000000, 0);
@@ -223,15 +231,21 @@ static void x__collect(struct drv_run *r)
 {
 	struct drv_result *res = r->res;
 	struct drv_worker *w;
-	uint64_t attempts;
+	uint64_t attempts, ivl_errs = 0;
 	uint32_t i;
 
+	if (r->hdr)
+		ll_hist_reset(r->ivl);
 	for (i = 0; i < r->nworkers; i++) {
 		w = &r->workers[i];
 		if (!w->stats.latency) /* never initialised: an earlier worker failed */
 			continue;
 		if (!w->thread_started)
 			drv_worker_abandon(w);
+		if (r->hdr) { /* the last, partial interval: what no tick has taken yet */
+			drv_worker_take_interval(w, r->ivl, &ivl_errs);
+			ll_hist_merge(r->ivl, w->ivl_cur.hist);
+		}
 		if (w->loop_close_err)
 			res->loop_close_failures++;
 		drv_stats_merge(&res->total, &w->stats);
@@ -243,6 +257,12 @@ static void x__collect(struct drv_run *r)
 	}
 	free(r->workers);
 	r->workers = NULL;
+	if (r->hdr && res->threads_started) {
+		uint64_t end = uv_hrtime() - r->t_start_ns;
+
+		drv_hdrlog_interval(r->hdr, r->hdr_ns, end > r->hdr_ns ? end - r->hdr_ns : 0,
+				    r->ivl);
+	}
 	if (res->total.t_last_ns > res->total.t_first_ns)
 		res->duration_ns = res->total.t_last_ns - res->total.t_first_ns;
 	res->signo = r->signo;
@@ -307,7 +327,14 @@ int drv_run(const struct drv_config *cfg, struct drv_result *res)
 	res->threads_started = r->nstarted;
 	if (err) /* run with what started, stopped at once: the report still comes out */
 		x__stop_workers(r);
-	if (cfg->interval_ns && !cfg->quiet) {
+	if (cfg->hdr_log_fd >= 0) {
+		r->hdr = drv_hdrlog_new(cfg->hdr_log_fd, res->start_unix_ns - cfg->warmup_ns);
+		if (r->hdr)
+			ll_hist_reset(r->ivl);
+		else
+			res->hdr_log_err = -ENOMEM;
+	}
+	if (cfg->interval_ns && (!cfg->quiet || r->hdr)) {
 		r->ticks = 1;
 		ms = (cfg->interval_ns + cfg->interval_ns / 2) / 1000000;
 		uv_timer_start(&r->live, x__on_live, ms, 0);
@@ -332,6 +359,10 @@ cleanup_global:
 	if (proto->global_fini)
 		proto->global_fini();
 cleanup_ivl:
+	if (r->hdr && !res->hdr_log_err)
+		res->hdr_log_err = drv_hdrlog_free(r->hdr);
+	else
+		drv_hdrlog_free(r->hdr);
 	ll_hist_free(r->ivl);
 	return err;
 }

@@ -32,6 +32,7 @@ struct drv_result {
 	uint32_t threads_started; /* 0: the run never started */
 	bool before_start; /* a signal during --start-at cancelled the run before it started */
 	int loop_close_failures; /* loops that were not empty at the end (a bug) */
+	int hdr_log_err;	 /* --hdr-log: the first write error (-errno), 0 if none */
 };
 
 /* 0, or a negative errno if the run could not start. res is filled either way once init'd. */

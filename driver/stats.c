@@ -2,6 +2,7 @@
 /* Per-thread counters, error classes with their hints, and the exact merge. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include "drv.h"
@@ -23,8 +24,31 @@ int drv_stats_init(struct drv_stats *s)
 	return 0;
 }
 
+int drv_stats_rec_init(struct drv_stats *s, uint32_t n)
+{
+	uint32_t i;
+
+	s->rec = calloc(n, sizeof(*s->rec));
+	if (!s->rec)
+		return -ENOMEM;
+	s->nrec = n;
+	for (i = 0; i < n; i++) {
+		s->rec[i].latency = ll_hist_new();
+		if (!s->rec[i].latency)
+			return -ENOMEM; /* drv_stats_fini() frees what there is */
+	}
+	return 0;
+}
+
 void drv_stats_fini(struct drv_stats *s)
 {
+	uint32_t i;
+
+	for (i = 0; s->rec && i < s->nrec; i++)
+		ll_hist_free(s->rec[i].latency);
+	free(s->rec);
+	s->rec = NULL;
+	s->nrec = 0;
 	ll_hist_free(s->connect);
 	ll_hist_free(s->late_latency);
 	s->late_latency = NULL;
@@ -63,6 +87,8 @@ void drv_stats_merge(struct drv_stats *dst, const struct drv_stats *src)
 		dst->status[i] += src->status[i];
 	for (i = 0; i < DRV_HTTPV__COUNT; i++)
 		dst->http_version[i] += src->http_version[i];
+	for (i = 0; i < 16; i++)
+		dst->dns_rcode[i] += src->dns_rcode[i];
 	if (!dst->first_other_err)
 		dst->first_other_err = src->first_other_err;
 	if (src->t_first_ns && (!dst->t_first_ns || src->t_first_ns < dst->t_first_ns))
@@ -74,6 +100,14 @@ void drv_stats_merge(struct drv_stats *dst, const struct drv_stats *src)
 	ll_hist_merge(dst->send_lag, src->send_lag);
 	ll_hist_merge(dst->connect, src->connect);
 	ll_hist_merge(dst->late_latency, src->late_latency);
+	if (src->nrec && !dst->nrec && drv_stats_rec_init(dst, src->nrec))
+		return; /* out of memory: the per-record table is left out, the totals stand */
+	for (i = 0; src->rec && dst->rec && i < (int)src->nrec && i < (int)dst->nrec; i++) {
+		dst->rec[i].requests += src->rec[i].requests;
+		dst->rec[i].errors += src->rec[i].errors;
+		if (dst->rec[i].latency && src->rec[i].latency)
+			ll_hist_merge(dst->rec[i].latency, src->rec[i].latency);
+	}
 }
 
 enum drv_err drv_err_class(int err)
@@ -103,6 +137,16 @@ enum drv_err drv_err_class(int err)
 		return DRV_ERR_TLS;
 	case DRV_E_TOO_LARGE:
 		return DRV_ERR_TOO_LARGE;
+	case DRV_E_RESP:
+		return DRV_ERR_RESP;
+	case DRV_E_MC_CLIENT:
+		return DRV_ERR_MC_CLIENT;
+	case DRV_E_MC_SERVER:
+		return DRV_ERR_MC_SERVER;
+	case DRV_E_DNS_RCODE:
+		return DRV_ERR_DNS_RCODE;
+	case DRV_E_INCOMPLETE:
+		return DRV_ERR_INCOMPLETE;
 	default:
 		return DRV_ERR_OTHER;
 	}
@@ -131,6 +175,11 @@ const char *drv_err_name(enum drv_err e)
 		[DRV_ERR_HTTP] = "http_status",
 		[DRV_ERR_TLS] = "tls",
 		[DRV_ERR_TOO_LARGE] = "too_large",
+		[DRV_ERR_RESP] = "resp_error",
+		[DRV_ERR_MC_CLIENT] = "memcache_client_error",
+		[DRV_ERR_MC_SERVER] = "memcache_server_error",
+		[DRV_ERR_DNS_RCODE] = "dns_rcode",
+		[DRV_ERR_INCOMPLETE] = "incomplete",
 		[DRV_ERR_OTHER] = "other",
 	};
 
@@ -173,6 +222,16 @@ const char *drv_strerror(int err)
 		return "TLS handshake or certificate verification failed";
 	if (err == DRV_E_TOO_LARGE)
 		return "response headers over the HTTP engine's limit";
+	if (err == DRV_E_RESP)
+		return "redis error reply";
+	if (err == DRV_E_MC_CLIENT)
+		return "memcached CLIENT_ERROR or ERROR";
+	if (err == DRV_E_MC_SERVER)
+		return "memcached SERVER_ERROR";
+	if (err == DRV_E_DNS_RCODE)
+		return "DNS reply with RCODE other than NOERROR";
+	if (err == DRV_E_INCOMPLETE)
+		return "a datagram of a multi-datagram reply never came";
 	return strerror(-err);
 }
 
@@ -268,6 +327,28 @@ const char *drv_err_hint(enum drv_err e, const struct drv_stats *s, const char *
 			 "response headers over the HTTP engine's limit (80 KB native, 100 KB "
 			 "curl): the server sent oversized headers (huge cookies, a header loop); "
 			 "the connection was closed, not reset");
+		break;
+	case DRV_ERR_RESP:
+		snprintf(buf, len,
+			 "redis answered with error replies (-ERR ...): check the command in "
+			 "--payload / --requests-file (redis-cli shows the message)");
+		break;
+	case DRV_ERR_MC_CLIENT:
+	case DRV_ERR_MC_SERVER:
+		snprintf(buf, len,
+			 "memcached answered with ERROR, CLIENT_ERROR or SERVER_ERROR: check the "
+			 "command syntax (a storage command's byte count must match its data) and "
+			 "memcached's memory (-m) and item size (-I) limits");
+		break;
+	case DRV_ERR_DNS_RCODE:
+		snprintf(buf, len,
+			 "DNS replies with an error RCODE (counts by code above): NXDOMAIN means "
+			 "the name does not exist, REFUSED that the server does not serve it");
+		break;
+	case DRV_ERR_INCOMPLETE:
+		snprintf(buf, len,
+			 "multi-datagram memcached replies missing a datagram: memcached or the "
+			 "kernel dropped one (netstat -su: receive buffer errors); raise --rcvbuf");
 		break;
 	case DRV_ERR_OTHER:
 	default:

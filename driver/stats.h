@@ -21,6 +21,11 @@ enum drv_err {
 	DRV_ERR_HTTP,		  /* http: a complete response with a status outside 2xx */
 	DRV_ERR_TLS,		  /* https: TLS handshake or certificate verification failed */
 	DRV_ERR_TOO_LARGE,	  /* http: response headers over the engine's limit */
+	DRV_ERR_RESP,		  /* redis: a top-level -ERR (or !) reply */
+	DRV_ERR_MC_CLIENT,	  /* memcached: CLIENT_ERROR or ERROR */
+	DRV_ERR_MC_SERVER,	  /* memcached: SERVER_ERROR */
+	DRV_ERR_DNS_RCODE,	  /* dns: RCODE != 0 (by code in dns_rcode[]) */
+	DRV_ERR_INCOMPLETE,	  /* memcache-udp: part of a multi-datagram reply never came */
 	DRV_ERR_OTHER,		  /* anything else; the first one is kept for the hint */
 	DRV_ERR__COUNT,
 };
@@ -32,6 +37,11 @@ enum drv_err {
 #define DRV_E_HTTP_STATUS (-10004) /* http: status outside 2xx */
 #define DRV_E_TLS (-10005)	   /* https: TLS handshake or certificate verification failed */
 #define DRV_E_TOO_LARGE (-10006)   /* http: response headers over the engine's limit */
+#define DRV_E_RESP (-10007)	   /* redis: -ERR reply */
+#define DRV_E_MC_CLIENT (-10008)   /* memcached: CLIENT_ERROR / ERROR */
+#define DRV_E_MC_SERVER (-10009)   /* memcached: SERVER_ERROR */
+#define DRV_E_DNS_RCODE (-10010)   /* dns: RCODE != 0 */
+#define DRV_E_INCOMPLETE (-10011)  /* memcache-udp: a datagram of the reply missing */
 #define DRV_STATUS_MAX 1000 /* HTTP status codes 100..999 are counted one by one; 0 = none */
 
 /* The HTTP version a response came in (JSON keys "1.0", "1.1", "2", "3"). */
@@ -41,6 +51,13 @@ enum drv_httpv {
 	DRV_HTTPV_2,
 	DRV_HTTPV_3,
 	DRV_HTTPV__COUNT,
+};
+
+/* --requests-file: one record's outcomes (reqmix.h). */
+struct drv_rec_stats {
+	uint64_t requests; /* ok */
+	uint64_t errors;   /* failed, or answered with an error */
+	struct ll_hist *latency; /* intended send → complete response, every answered one */
 };
 
 struct drv_stats {
@@ -64,6 +81,7 @@ struct drv_stats {
 	uint64_t cpu_ns; /* the worker thread's CPU time (user + system) */
 	uint64_t status[DRV_STATUS_MAX]; /* http: responses by status code */
 	uint64_t http_version[DRV_HTTPV__COUNT]; /* http: responses by negotiated version */
+	uint64_t dns_rcode[16]; /* dns: responses by RCODE (0 = NOERROR, counted ok) */
 	int first_other_err; /* negative errno of the first DRV_ERR_OTHER, or 0 */
 	uint64_t t_first_ns; /* uv_hrtime() when the worker started, 0 if never */
 	uint64_t t_last_ns;  /* uv_hrtime() when its last slot finished or it was stopped */
@@ -73,6 +91,8 @@ struct drv_stats {
 	struct ll_hist *send_lag;	     /* a free slot's actual - intended start, ns */
 	struct ll_hist *connect;	     /* connect() → established, ns */
 	struct ll_hist *late_latency;	     /* udp: intended send → late reply, ns */
+	struct drv_rec_stats *rec; /* --requests-file: per record, nrec of them (or NULL) */
+	uint32_t nrec;
 };
 
 int drv_stats_init(struct drv_stats *s);
@@ -90,6 +110,8 @@ static inline void drv_stats_response(struct drv_stats *s, uint64_t intended, ui
 	ll_hist_record(s->latency, now - intended);
 	ll_hist_record(s->latency_uncorrected, now - sent);
 }
+/* Per-record stats for n records (each with its histogram): 0 or -ENOMEM. */
+int drv_stats_rec_init(struct drv_stats *s, uint32_t n);
 const char *drv_err_name(enum drv_err e);
 /* "1.0", "1.1", "2", "3"; drv_httpv_from_name() returns -1 for anything else. */
 const char *drv_httpv_name(enum drv_httpv v);

@@ -246,7 +246,7 @@ static void x__thread_main(void *arg)
 	/* results count from the end of the warm-up */
 	w->stats.t_first_ns = now > w->pacer.warm_end ? now : w->pacer.warm_end;
 	uv_timer_start(&w->sweep, x__on_sweep, ms, ms);
-	if (w->cfg->interval_ns && !w->cfg->quiet) {
+	if (w->cfg->interval_ns && (!w->cfg->quiet || w->cfg->hdr_log_fd >= 0)) {
 		w->ticks = 1;
 		ms = w->t_start + w->cfg->interval_ns > now
 			     ? (w->t_start + w->cfg->interval_ns - now) / 1000000
