@@ -178,8 +178,8 @@ void obs_rule_system_fds(const struct obs_snap_hist *h, struct obs_findings *out
 					   (json_int_t)now->file_nr, "file_max",
 					   (json_int_t)now->file_max),
 				 "files: the system ran out of file handles: %s() failed with ENFILE %s "
-				 "times in %.1f s; fs.file-nr %s of fs.file-max %s", sys ? sys : "open",
-				 obs_rule_num(n, a, sizeof(a)), now->dt,
+				 "time%s in %.1f s; fs.file-nr %s of fs.file-max %s", sys ? sys : "open",
+				 obs_rule_num(n, a, sizeof(a)), n == 1 ? "" : "s", now->dt,
 				 obs_rule_num(now->file_nr, b, sizeof(b)),
 				 obs_rule_num(now->file_max, c, sizeof(c)));
 	else if (now->file_max && now->file_nr * 100.0 >= OBS_RULE_FILES_HIGH_PCT * now->file_max)

@@ -129,8 +129,9 @@ void obs_rule_port_exhaustion(const struct obs_snap_hist *h, struct obs_findings
 					  frate, "time_wait", (int)g->time_wait, "fin_wait2",
 					  (int)g->fin_wait2, "tw_reuse", cs->tw_reuse),
 				"ports: %s has run out of ephemeral ports: %s() failed with "
-				"EADDRNOTAVAIL %s times in %.1f s (%.0f/s); %s of %s ports held (%s in "
-				"TIME_WAIT); %s", key, sys, obs_rule_num(fails, a, sizeof(a)), now->dt,
+				"EADDRNOTAVAIL %s time%s in %.1f s (%.0f/s); %s of %s ports held (%s in "
+				"TIME_WAIT); %s", key, sys, obs_rule_num(fails, a, sizeof(a)),
+				fails == 1 ? "" : "s", now->dt,
 				frate, obs_rule_num(held, b, sizeof(b)),
 				obs_rule_num(cs->range, c, sizeof(c)),
 				obs_rule_num(g->time_wait, fc, sizeof(fc)), why);
@@ -346,8 +347,8 @@ void obs_rule_addrinuse(const struct obs_snap_hist *h, struct obs_findings *out)
 			 json_pack("{s:I, s:I, s:s}", "failures", (json_int_t)n, "total",
 				   (json_int_t)now->fails_total[OBS_SNAP_EADDRINUSE], "syscall",
 				   sys ? sys : "bind"),
-			 "addresses: %s() failed with EADDRINUSE %s times in %.1f s (%s since start): "
-			 "the address and port are taken", sys ? sys : "bind",
-			 obs_rule_num(n, a, sizeof(a)), now->dt,
+			 "addresses: %s() failed with EADDRINUSE %s time%s in %.1f s (%s since "
+			 "start): another socket holds that address and port", sys ? sys : "bind",
+			 obs_rule_num(n, a, sizeof(a)), n == 1 ? "" : "s", now->dt,
 			 obs_rule_num(now->fails_total[OBS_SNAP_EADDRINUSE], b, sizeof(b)));
 }
