@@ -62,6 +62,18 @@ static double x__growth(const struct obs_snap_hist *h, const struct obs_snap_gro
 	return obs_rule_slope(t, y, k);
 }
 
+/* The latest census of the kept history that saw a connecting group, or NULL. */
+static const struct obs_snap *x__census_groups(const struct obs_snap_hist *h)
+{
+	const struct obs_snap *s;
+	unsigned int b;
+
+	for (b = 0; b < OBS_SNAP_HIST && (s = obs_snap_at(h, b)); b++)
+		if (s->census && s->ngroups && s->range)
+			return s;
+	return NULL;
+}
+
 void obs_rule_port_exhaustion(const struct obs_snap_hist *h, struct obs_findings *out)
 {
 	const struct obs_snap *now = obs_snap_at(h, 0), *cs = obs_rule_census(h, 3, NULL);
@@ -77,13 +89,21 @@ void obs_rule_port_exhaustion(const struct obs_snap_hist *h, struct obs_findings
 
 	if (!sys)
 		sys = "connect";
+	/* failures are the group's that ran out, however old the census that named it (censuses
+	 * are spaced): one finding per cause, under one key */
+	if (fails && (!cs || !cs->ngroups))
+		cs = x__census_groups(h);
 	if (fails && (!cs || !cs->ngroups || !cs->range)) {
 		obs_findings_add(out, "port_exhaustion", OBS_SEV_CRITICAL, "",
 				 json_pack("{s:I, s:f}", "failures", (json_int_t)fails,
 					   "failures_per_s", frate),
-				 "ports: %s() failed with EADDRNOTAVAIL %s times (%.0f/s): no ephemeral "
-				 "port left; the census saw no connecting side here (another network "
-				 "namespace?)", sys, obs_rule_num(fails, a, sizeof(a)), frate);
+				 "ports: %s() failed with EADDRNOTAVAIL %s time%s (%.0f/s): no ephemeral "
+				 "port left; %s", sys, obs_rule_num(fails, a, sizeof(a)),
+				 fails == 1 ? "" : "s", frate,
+				 obs_rule_census(h, OBS_SNAP_HIST - 1, NULL)
+					 ? "no census found the connecting sockets in the watched "
+					   "network namespace"
+					 : "no census has named the connecting side yet");
 		return;
 	}
 	if (!cs || !cs->range)
