@@ -98,7 +98,7 @@ void obs_rule_pipelining(const struct obs_snap_hist *h, struct obs_findings *out
 
 	for (i = 0; i < now->nslots; i++) {
 		sl = &now->slot[i];
-		if (!sl->pipelined_reads || !sl->reads ||
+		if (sl->pipelined_reads < OBS_RULE_PIPELINE_MIN || !sl->reads ||
 		    sl->pipelined_reads * 100.0 < OBS_RULE_PIPELINE_PCT * sl->reads)
 			continue;
 		snprintf(key, sizeof(key), "%s/%u", sl->udp ? "udp" : "tcp", sl->port);

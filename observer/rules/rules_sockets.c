@@ -267,8 +267,13 @@ void obs_rule_fin_wait2(const struct obs_snap_hist *h, struct obs_findings *out)
 					   (json_int_t)count, "old", (json_int_t)old, "fin_timeout_s",
 					   now->fin_timeout_s),
 				 "FIN_WAIT2: %s connections%s closed by this side wait in FIN_WAIT2 for "
-				 "a peer that never closes; they are freed after tcp_fin_timeout (%d s)",
-				 obs_rule_num((uint64_t)count, a, sizeof(a)), on, now->fin_timeout_s);
+				 "a peer that never closes%s; they are freed after tcp_fin_timeout "
+				 "(%d s)", obs_rule_num((uint64_t)count, a, sizeof(a)), on,
+				 ports[i] && x__port_count(now, ports[i], OBS_SNAP_CLOSE_WAIT)
+					 ? " (the peers are here: the sockets in CLOSE_WAIT on the "
+					   "same port)"
+					 : "",
+				 now->fin_timeout_s);
 	}
 }
 

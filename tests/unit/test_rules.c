@@ -504,7 +504,15 @@ static void test_count_notes(void **state)
 	assert_int_equal(x__ev_int(f, "pid"), 4242);
 	f = x__expect(r, "no_listener", "port 8080");
 	assert_int_equal(x__ev_int(f, "port"), 8080);
-	assert_int_equal(f->severity, OBS_SEV_NOTE);
+	assert_int_equal(f->severity, OBS_SEV_NOTE);	/* one request of 30 written in two pieces (a listen-overflow run): no pipelining */
+	s = x__snap(r, 3);
+	x__slot(s, 10e3, 2e3);
+	s->slot[0].pipelined_reads = 1;
+	s->slot[0].reads = 30;
+	obs_snap_push(&r->h);
+	obs_findings_clear(&r->fs);
+	obs_rules_run(&r->h, &r->fs);
+	assert_null(obs_findings_find(&r->fs, "pipelining", NULL));
 }
 
 /* The EMFILE forecast: 437 of 512 at +48/s; healthy: 16 fds opened at start on 1024. */
@@ -643,6 +651,21 @@ static void test_fd_leak(void **state)
 		x__proc(s, 900, 50 + 10 * t, 65536);
 		obs_snap_push(&r->h);
 		x__silent(r);
+	}
+	/* the same fds, each a socket left in CLOSE_WAIT: the close_wait_leak's, not an fd leak
+	 * of its own (one finding per cause) */
+	memset(&r->h, 0, sizeof(r->h));
+	for (t = 1; t <= 6; t++) {
+		struct obs_snap *s = x__snap(r, t);
+
+		s->accepted = 10;
+		s->census = true;
+		s->state[OBS_SNAP_CLOSE_WAIT] = 10 * t;
+		x__proc(s, 900, 50 + 10 * t, 65536);
+		obs_snap_push(&r->h);
+		obs_findings_clear(&r->fs);
+		obs_rules_run(&r->h, &r->fs);
+		assert_null(obs_findings_find(&r->fs, "fd_leak", NULL));
 	}
 	/* the same fds under a load that doubles each second: growth with the load, no leak */
 	memset(&r->h, 0, sizeof(r->h));
