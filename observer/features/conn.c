@@ -21,7 +21,8 @@
 struct obs_conn {
 	struct sockets_bpf *skel;
 	struct obs_conn_features features;
-	bool by_calls;		/* accepts counted at accept(): the syscall tier stays attached */
+	bool by_calls;		/* accepts counted at accept() (--pid/--cgroup): the syscall
+				 * tier stays attached */
 	bool queued0_set;	/* queued0 holds the listeners' queues at start */
 	uint64_t queued0;
 	uint64_t qlen_max, backlog; /* longest accept queue a census saw, and its backlog */
@@ -145,6 +146,7 @@ struct bpf_map *obs_conn_map(const struct obs_conn *c, const char *name)
 struct obs_conn *obs_conn_open(const char *prog, const struct obs_conn_opts *opts)
 {
 	struct obs_conn *c;
+	bool proc;
 	int err;
 
 	c = calloc(1, sizeof(*c));
@@ -173,8 +175,11 @@ struct obs_conn *obs_conn_open(const char *prog, const struct obs_conn_opts *opt
 	if (err)
 		goto cleanup;
 	x__set_targets(c->skel, opts);
-	/* a process filter alone: only accept() itself knows which process took a connection */
-	c->by_calls = !opts->nports && (opts->npids || opts->cgroup_id);
+	/* a process filter: only accept() itself knows which process took a connection. A
+	 * handshake on a target port is not the targets' alone: processes sharing the port
+	 * (SO_REUSEPORT) each take their own. */
+	proc = opts->npids || opts->cgroup_id;
+	c->by_calls = proc && (c->features.accept4 || !opts->nports);
 	if (obs_conn_by_calls(c) && !c->features.accept4) {
 		ll_warn(prog, "accepts can only be counted at accept() here (%s), and the kernel has "
 			      "no syscalls:sys_exit_accept4 tracepoint; add --port PORT",
@@ -182,6 +187,10 @@ struct obs_conn *obs_conn_open(const char *prog, const struct obs_conn_opts *opt
 		err = -ENOENT;
 		goto cleanup;
 	}
+	if (proc && !c->by_calls)
+		ll_warn(prog, "note: no syscalls:sys_exit_accept4 tracepoint: accepted counts every "
+			      "connection accepted on the target ports, the targets' and any other "
+			      "process's sharing them");
 	return c;
 
 cleanup:

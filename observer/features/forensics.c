@@ -12,6 +12,7 @@
 #include "loadlens/cli.h"
 #include "forensics_int.h"
 #include "feature.h"
+#include "output/forensics_record.h"
 #include "output/ndjson.h"
 
 
@@ -173,10 +174,11 @@ const char *obs_fx_attached(const struct obs_fx *fx)
 }
 
 /* Census, reconciled against the live counts from state moves; TIME_WAIT and port pressure. */
-static void x__census(struct obs_fx *fx, const struct obs_conn_stats *ct, double t, json_t *rec)
+static void x__census(struct obs_fx *fx, const struct obs_conn_stats *ct, double t,
+		      struct obs_fx_interval *iv)
 {
-	json_t *cs = json_object(), *live = json_object(), *diff = json_object();
 	struct obs_fx_ports *pp = &fx->ports_now;
+	struct obs_fxrec_state *st;
 	uint64_t absmax = 0;
 	double y[OBS_FX_HIST];
 	unsigned int s, k;
@@ -193,24 +195,19 @@ static void x__census(struct obs_fx *fx, const struct obs_conn_stats *ct, double
 		fx->census_next_t = 0;
 	if (fx->census && t < fx->census_next_t) {
 		fx->run.census_deferred++;
-		json_object_set_new(rec, "census", json_null());
-		json_object_set_new(rec, "census_deferred", json_true());
-		json_decref(cs);
-		json_decref(live);
-		json_decref(diff);
+		iv->census = OBS_FXREC_CENSUS_DEFERRED;
 		return;
 	}
 	memset(pp, 0, sizeof(*pp));
 	pp->tte = -1;
 	if (!fx->census || obs_census_take(fx->census, &fx->cs)) {
 		fx->run.census_failed += fx->census != NULL;
-		json_object_set_new(rec, "census", json_null());
-		json_decref(cs);
-		json_decref(live);
-		json_decref(diff);
+		iv->census = OBS_FXREC_CENSUS_NONE;
 		return;
 	}
 	fx->run.census_ok++;
+	iv->census = OBS_FXREC_CENSUS_TAKEN;
+	iv->have_live = fx->have_base;
 	fx->census_fresh = true;
 	fx->census_t = t;
 	if (fx->cs.close_wait_untracked > fx->run.cw_untracked_max)
@@ -224,7 +221,9 @@ static void x__census(struct obs_fx *fx, const struct obs_conn_stats *ct, double
 	for (s = 1; s < OBS_TCP_STATES; s++) {
 		if (!obs_tcp_state_names[s] || s == 7 || s == 12)
 			continue;
-		json_object_set_new(cs, obs_tcp_state_names[s], json_integer((json_int_t)fx->cs.state[s]));
+		st = &iv->states[iv->nstates++];
+		st->name = obs_tcp_state_names[s];
+		st->census = fx->cs.state[s];
 		if (fx->cs.state[s] > fx->run.state_max[s])
 			fx->run.state_max[s] = fx->cs.state[s];
 		if (s == OBS_TCP_TIME_WAIT || s == OBS_TCP_LISTEN)
@@ -233,8 +232,9 @@ static void x__census(struct obs_fx *fx, const struct obs_conn_stats *ct, double
 		if (fx->have_base) {
 			est = fx->base[s] + moved;
 			d = est - (int64_t)fx->cs.state[s];
-			json_object_set_new(live, obs_tcp_state_names[s], json_integer(est));
-			json_object_set_new(diff, obs_tcp_state_names[s], json_integer(d));
+			st->live = true;
+			st->est = est;
+			st->diff = d;
 			if ((uint64_t)(d < 0 ? -d : d) > absmax)
 				absmax = (uint64_t)(d < 0 ? -d : d);
 		}
@@ -242,15 +242,8 @@ static void x__census(struct obs_fx *fx, const struct obs_conn_stats *ct, double
 	}
 	if (fx->have_base && absmax > fx->run.reconcile_abs_max)
 		fx->run.reconcile_abs_max = absmax;
-	json_object_set_new(cs, "sockets", json_integer((json_int_t)fx->cs.sockets));
-	json_object_set_new(cs, "took_ms", json_real(fx->cs.took_ms));
-	json_object_set_new(rec, "census", cs);
-	json_object_set_new(rec, "live", fx->have_base ? live : json_null());
-	json_object_set_new(rec, "reconcile_diff", fx->have_base ? diff : json_null());
-	if (!fx->have_base) {
-		json_decref(live);
-		json_decref(diff);
-	}
+	iv->sockets = fx->cs.sockets;
+	iv->took_ms = fx->cs.took_ms;
 	fx->have_base = true;
 
 	/* CLOSE_WAIT trend */
@@ -297,24 +290,16 @@ static void x__census(struct obs_fx *fx, const struct obs_conn_stats *ct, double
 		fx->run.ports_peak = *pp;
 }
 
-static json_t *x__fails_json(const uint64_t sys[OBS_SYS_MAX][OBS_FAIL_MAX])
+static void x__fails(struct obs_fx_interval *iv, const uint64_t sys[OBS_SYS_MAX][OBS_FAIL_MAX])
 {
-	json_t *o = json_object(), *by;
 	unsigned int s, f;
 
-	for (f = 0; f < OBS_FAIL_MAX; f++) {
-		by = NULL;
-		for (s = 0; s < OBS_SYS_MAX; s++) {
-			if (!sys[s][f])
-				continue;
-			if (!by)
-				by = json_object();
-			json_object_set_new(by, obs_sys_name(s), json_integer((json_int_t)sys[s][f]));
-		}
-		if (by)
-			json_object_set_new(o, obs_fail_name(f), by);
-	}
-	return o;
+	for (f = 0; f < OBS_FAIL_MAX; f++)
+		for (s = 0; s < OBS_SYS_MAX; s++)
+			if (sys[s][f])
+				iv->fails[iv->nfails++] = (struct obs_fxrec_fail){
+					.fail = obs_fail_name(f), .sys = obs_sys_name(s),
+					.n = sys[s][f]};
 }
 
 /* accept()/accept4() failures are counted by sockets.bpf.c per errno, not per call */
@@ -323,36 +308,6 @@ static void x__accept_fails(uint64_t sys[OBS_SYS_MAX][OBS_FAIL_MAX], const struc
 	sys[OBS_SYS_ACCEPT4][OBS_FAIL_EMFILE] = d->errnos[24];
 	sys[OBS_SYS_ACCEPT4][OBS_FAIL_ENFILE] = d->errnos[23];
 	sys[OBS_SYS_CONNECT][OBS_FAIL_EADDRNOTAVAIL] += d->ctr[OBS_CTR_CONNECT_NOPORT];
-}
-
-json_t *obs_fx_procs_json(const struct obs_fx *fx)
-{
-	json_t *a = json_array(), *o;
-	const struct obs_fx_proc *p;
-	size_t i;
-
-	for (i = 0; i < fx->nprocs; i++) {
-		p = &fx->procs[i];
-		o = json_pack("{s:i, s:s, s:I, s:I, s:I, s:I, s:f, s:o, s:b}", "pid", (int)p->fd.pid,
-			      "comm", p->fd.comm, "open", (json_int_t)p->fd.open, "peak",
-			      (json_int_t)p->fd.peak, "soft_limit", (json_int_t)p->fd.soft,
-			      "hard_limit", (json_int_t)p->fd.hard, "growth_per_s", p->rate,
-			      "exhausted_in_s", p->tte >= 0 ? json_real(p->tte) : json_null(),
-			      "exited", p->exited);
-		if (o) {
-			json_object_set_new(o, "first_forecast_at_s", p->first_forecast_t >= 0 ?
-					    json_real(p->first_forecast_t) : json_null());
-			json_object_set_new(o, "first_forecast_s", p->first_forecast_t >= 0 ?
-					    json_real(p->first_forecast_tte) : json_null());
-			json_object_set_new(o, "first_emfile_at_s", p->first_fail_t >= 0 ?
-					    json_real(p->first_fail_t) : json_null());
-			json_object_set_new(o, "emfile", json_integer((json_int_t)p->fails[0]));
-		}
-		if (o && p->fd.err)
-			json_object_set_new(o, "unreadable", json_string(strerror(p->fd.err)));
-		json_array_append_new(a, o);
-	}
-	return a;
 }
 
 const char *obs_fx_live_header(void)
@@ -394,18 +349,17 @@ int obs_fx_tick(struct obs_fx *fx, const struct obs_conn_stats *ct,
 {
 	uint64_t dsys[OBS_SYS_MAX][OBS_FAIL_MAX], fails = 0, nr = 0, max = 0, ff[OBS_FAIL_MAX] = {};
 	uint64_t ovf = 0;
-	json_t *rec = json_object(), *o;
+	struct obs_fx_interval *iv = calloc(1, sizeof(*iv));
 	double dt = t - fx->t_prev, tw_rate, acc_rate, fdpct = -1, pct;
 	struct obs_netstat ns = {};
 	struct timespec now;
 	unsigned int s, f;
+	json_t *rec;
 	int lo, err;
 	size_t i;
 
-	if (!rec) {
-		json_decref(rec);
+	if (!iv)
 		return -ENOMEM;
-	}
 	fx->listen_overflow_delta = fx->tw_overflow_delta = 0;
 	err = obs_fail_read(fx->fail, &fx->fail_cur);
 	if (err)
@@ -440,39 +394,35 @@ int obs_fx_tick(struct obs_fx *fx, const struct obs_conn_stats *ct,
 	if (tw_rate > fx->run.tw_rate_max)
 		fx->run.tw_rate_max = tw_rate;
 
+	/* the interval's snapshot for the record (output/forensics_record.c) */
 	clock_gettime(CLOCK_REALTIME, &now);
-	json_object_set_new(rec, "type", json_string("interval"));
-	json_object_set_new(rec, "time", json_real(now.tv_sec + now.tv_nsec / 1e9));
-	json_object_set_new(rec, "t", json_real(t));
-	json_object_set_new(rec, "dt", json_real(dt));
-	json_object_set_new(rec, "accepted", json_integer((json_int_t)cd->ctr[OBS_CTR_ACCEPTED]));
-	json_object_set_new(rec, "accept_rate", json_real(acc_rate));
-	x__census(fx, ct, t, rec);
-	json_object_set_new(rec, "time_wait",
-			    json_pack("{s:I, s:f}", "entries",
-				      (json_int_t)cd->ctr[OBS_CTR_TW_ENTRIES], "per_s", tw_rate));
-	o = json_object();
+	iv->time = now.tv_sec + now.tv_nsec / 1e9;
+	iv->t = t;
+	iv->dt = dt;
+	iv->accepted = cd->ctr[OBS_CTR_ACCEPTED];
+	iv->accept_rate = acc_rate;
+	x__census(fx, ct, t, iv);
+	iv->tw_entries = cd->ctr[OBS_CTR_TW_ENTRIES];
+	iv->tw_per_s = tw_rate;
 	if (fx->ports_now.range) {
-		char grp[128];
-
-		json_object_set_new(o, "range", json_pack("[i,i]", (int)fx->cs.port_lo,
-							  (int)fx->cs.port_hi));
-		json_object_set_new(o, "size", json_integer(fx->ports_now.range));
+		iv->ports.have_range = true;
+		iv->ports.lo = fx->cs.port_lo;
+		iv->ports.hi = fx->cs.port_hi;
+		iv->ports.size = fx->ports_now.range;
 		if (fx->cs.ntop) {
-			json_object_set_new(o, "group", json_string(obs_port_group_text(
-								&fx->ports_now.g, grp, sizeof(grp))));
-			json_object_set_new(o, "in_use", json_integer(fx->ports_now.g.in_use));
-			json_object_set_new(o, "time_wait", json_integer(fx->ports_now.g.time_wait));
+			iv->ports.have_group = true;
+			obs_port_group_text(&fx->ports_now.g, iv->ports.group,
+					    sizeof(iv->ports.group));
+			iv->ports.in_use = fx->ports_now.g.in_use;
+			iv->ports.time_wait = fx->ports_now.g.time_wait;
 		}
-		json_object_set_new(o, "pressure_pct", json_real(fx->ports_now.pct));
-		json_object_set_new(o, "growth_per_s", json_real(fx->ports_now.rate));
-		json_object_set_new(o, "exhausted_in_s", fx->ports_now.tte >= 0 ?
-				    json_real(fx->ports_now.tte) : json_null());
-		json_object_set_new(o, "groups", json_integer((json_int_t)fx->cs.ngroups));
+		iv->ports.pct = fx->ports_now.pct;
+		iv->ports.rate = fx->ports_now.rate;
+		iv->ports.tte = fx->ports_now.tte;
+		iv->ports.groups = fx->cs.ngroups;
 	}
-	json_object_set_new(rec, "ports", o);
-	json_object_set_new(rec, "failures", x__fails_json(dsys));
-	json_object_set_new(rec, "failure_rate", json_real(dt > 0 ? fails / dt : 0));
+	x__fails(iv, dsys);
+	iv->failure_rate = dt > 0 ? fails / dt : 0;
 
 	obs_fx__procs(fx, t);
 	for (i = 0; i < fx->nprocs; i++) {
@@ -482,26 +432,26 @@ int obs_fx_tick(struct obs_fx *fx, const struct obs_conn_stats *ct,
 		if (pct > fdpct)
 			fdpct = pct;
 	}
-	json_object_set_new(rec, "fds", obs_fx_procs_json(fx));
+	iv->procs = fx->procs;
+	iv->nprocs = fx->nprocs;
 	fx->pressure = NULL;
 	if (!obs_fd_system(&nr, &max)) {
 		fx->file_nr_now = nr;
 		if (nr > fx->run.file_nr_max)
 			fx->run.file_nr_max = nr;
 		fx->run.file_max = max;
-		json_object_set_new(rec, "system_files", json_pack("{s:I, s:I}", "open",
-								   (json_int_t)nr, "max",
-								   (json_int_t)max));
+		iv->have_files = true;
+		iv->file_nr = nr;
+		iv->file_max = max;
 	}
 	if (fx->census && !obs_census_netstat(fx->census, &ns)) {
-		json_object_set_new(rec, "listen", json_pack("{s:I, s:I, s:I, s:I, s:I}",
-			"overflows", (json_int_t)(ns.listen_overflows - fx->ns_cur.listen_overflows),
-			"drops", (json_int_t)(ns.listen_drops - fx->ns_cur.listen_drops),
-			"reqq_full_drops", (json_int_t)(ns.reqq_full_drop - fx->ns_cur.reqq_full_drop),
-			"queue_max", (json_int_t)ct->ctr[OBS_CTR_QLEN_MAX],
-			"backlog", (json_int_t)ct->ctr[OBS_CTR_BACKLOG_MAX]));
-		ovf = ns.listen_overflows - fx->ns_cur.listen_overflows +
-		      ns.listen_drops - fx->ns_cur.listen_drops;
+		iv->have_listen = true;
+		iv->overflows = ns.listen_overflows - fx->ns_cur.listen_overflows;
+		iv->drops = ns.listen_drops - fx->ns_cur.listen_drops;
+		iv->reqq_full_drops = ns.reqq_full_drop - fx->ns_cur.reqq_full_drop;
+		iv->queue_max = ct->ctr[OBS_CTR_QLEN_MAX];
+		iv->backlog = ct->ctr[OBS_CTR_BACKLOG_MAX];
+		ovf = iv->overflows + iv->drops;
 		fx->listen_overflow_delta = ns.listen_overflows - fx->ns_cur.listen_overflows;
 		fx->tw_overflow_delta = ns.tw_overflow - fx->ns_cur.tw_overflow;
 		fx->ns_cur = ns;
@@ -519,15 +469,15 @@ int obs_fx_tick(struct obs_fx *fx, const struct obs_conn_stats *ct,
 	lo = obs_drop_reason(fx->fail, "SOCKET_BACKLOG");
 	if (lo >= 0)
 		fx->run.drop_socket_backlog = fx->fail_cur.drops[lo];
-	json_object_set_new(rec, "tcp", json_pack("{s:I, s:I, s:I}",
-		"synack_retransmits", (json_int_t)fx->fail_delta.fx[OBS_FX_SYNACK_RETRANS],
-		"resets_sent", (json_int_t)fx->fail_delta.fx[OBS_FX_RST_SENT],
-		"resets_received", (json_int_t)fx->fail_delta.fx[OBS_FX_RST_RECV]));
-	json_object_set_new(rec, "lost_events", json_integer((json_int_t)(
-		fx->fail_delta.fx[OBS_FX_RB_LOST] + fx->fail_delta.fx[OBS_FX_ERRPROC_FULL] +
-		fx->fail_delta.missed)));
+	iv->synack_retransmits = fx->fail_delta.fx[OBS_FX_SYNACK_RETRANS];
+	iv->resets_sent = fx->fail_delta.fx[OBS_FX_RST_SENT];
+	iv->resets_received = fx->fail_delta.fx[OBS_FX_RST_RECV];
+	iv->lost_events = fx->fail_delta.fx[OBS_FX_RB_LOST] +
+			  fx->fail_delta.fx[OBS_FX_ERRPROC_FULL] + fx->fail_delta.missed;
 
-	err = obs_ndjson_write(fx->ndjson, rec);
+	rec = fx->ndjson ? obs_fx_fmt_interval(iv) : NULL;
+	err = rec ? obs_ndjson_write(fx->ndjson, rec) : fx->ndjson ? -ENOMEM : 0;
+	json_decref(rec);
 	if (snap)
 		obs_fx__snap(fx, cd, dsys, t, dt, snap);
 	fx->nev_now = 0;
@@ -538,7 +488,7 @@ int obs_fx_tick(struct obs_fx *fx, const struct obs_conn_stats *ct,
 	fx->run.t_end = t;
 	fx->run.intervals++;
 cleanup:
-	json_decref(rec);
+	free(iv);
 	return err;
 }
 

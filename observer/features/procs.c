@@ -121,7 +121,8 @@ static void x__on_event(void *arg, const struct obs_event *ev)
 		if (fx->procs[i].fd.pid == ev->pid && !fx->procs[i].exited) {
 			fx->procs[i].exited = true;
 			fx->procs[i].exited_at = c->t;
-			x__event_note(fx, ev->pid, "target pid %u (%.15s) exited at %.1fs (exit code %d)",
+			x__event_note(fx, ev->pid,
+				      "target pid %u (%.15s) exited %.1f s into the run (exit code %d)",
 				      ev->pid, ev->comm, c->t, ev->exit_code >> 8);
 		}
 	}
@@ -146,16 +147,18 @@ void obs_fx__lifecycle(struct obs_fx *fx, double t)
 			if (fx->procs[i].fd.pid == tg->pids[k] && !fx->procs[i].exited) {
 				fx->procs[i].exited = true;
 				fx->procs[i].exited_at = t;
-				x__event_note(fx, tg->pids[k], "target pid %u (%s) is gone at %.1fs", tg->pids[k],
-					      fx->procs[i].fd.comm, t);
+				x__event_note(fx, tg->pids[k],
+					      "target pid %u (%s) is gone, %.1f s into the run",
+					      tg->pids[k], fx->procs[i].fd.comm, t);
 			}
 		npid = obs_targets_find_restart(tg, k);
 		if (!npid)
 			continue;
 		bpf_map_update_elem(bpf_map__fd(obs_conn_map(fx->conn, "targets")), &npid, &tv,
 				    BPF_ANY);
-		x__event_note(fx, npid, "target pid %u restarted as pid %u at %.1fs (same executable %s)",
-			      tg->pids[k], npid, t, tg->exes[k]);
+		x__event_note(fx, npid,
+			      "target pid %u restarted as pid %u, %.1f s into the run (same "
+			      "executable %s)", tg->pids[k], npid, t, tg->exes[k]);
 		tg->pids[k] = npid;
 		obs_fx__watch(fx, npid);
 	}

@@ -51,7 +51,7 @@ static int x__systier(struct obs_kernel *k, const struct obs_kernel_start_opts *
 	n = obs_conn_tier_progs(k->conn, progs);
 	n += obs_fail_tier_progs(k->fail, progs + n, OBS_SYSTIER_MAX_PROGS - n);
 	if (obs_conn_by_calls(k->conn))
-		needed_by = "a process filter without --port";
+		needed_by = "a process filter, --pid or --cgroup";
 	if (needed_by && mode != OBS_SYSTIER_ON) {
 		if (mode == OBS_SYSTIER_OFF)
 			ll_warn(k->prog, "note: accepts are counted at accept() here (%s), which "

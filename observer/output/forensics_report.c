@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "forensics_int.h"
+#include "forensics_record.h"
 
 extern const char *const obs_tcp_state_names[OBS_TCP_STATES];
-json_t *obs_fx_procs_json(const struct obs_fx *fx);
 
 int obs_fx_summary(struct obs_fx *fx, FILE *out)
 {
@@ -96,7 +96,7 @@ int obs_fx_json_add(struct obs_fx *fx, json_t *root)
 		json_object_set_new(by, "max_per_s", json_real(r->fail_rate_max[i]));
 		json_object_set_new(json_object_get(o, "failures"), obs_fail_name(i), by);
 	}
-	json_object_set_new(o, "fds", obs_fx_procs_json(fx));
+	json_object_set_new(o, "fds", obs_fx_fmt_procs(fx->procs, fx->nprocs));
 	json_object_set_new(o, "system_files", json_pack("{s:I, s:I}", "open_max",
 							 (json_int_t)r->file_nr_max, "max",
 							 (json_int_t)r->file_max));

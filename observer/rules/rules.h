@@ -45,6 +45,8 @@
 #define OBS_RULE_RUNQ_P50_NS 1e6
 /* Pipelining: a note once this share of reads carried several requests. */
 #define OBS_RULE_PIPELINE_PCT 1.0
+/* ... and at least this many such reads: one request written in two pieces is not pipelining */
+#define OBS_RULE_PIPELINE_MIN 20
 
 typedef void (*obs_rule_fn)(const struct obs_snap_hist *h, struct obs_findings *out);
 

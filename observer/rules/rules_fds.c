@@ -67,10 +67,10 @@ void obs_rule_fds(const struct obs_snap_hist *h, struct obs_findings *out)
 				snprintf(open, sizeof(open), "its fds are not watched (--max-procs)");
 			obs_findings_add(out, "fd_exhaustion", OBS_SEV_CRITICAL, key,
 					 x__fd_evidence(p, p->emfile, -1),
-					 "fds: %s (pid %u) ran out of file descriptors: EMFILE %s times "
+					 "fds: %s (pid %u) ran out of file descriptors: EMFILE %s time%s "
 					 "(the latest in %s()); %s; raise the limit (ulimit -n, "
 					 "LimitNOFILE=) or close fds sooner", p->comm, p->pid,
-					 obs_rule_num(p->emfile, a, sizeof(a)),
+					 obs_rule_num(p->emfile, a, sizeof(a)), p->emfile == 1 ? "" : "s",
 					 p->last_sys ? p->last_sys : "?", open);
 			continue;
 		}
@@ -95,14 +95,15 @@ void obs_rule_fds(const struct obs_snap_hist *h, struct obs_findings *out)
 		else if (pct >= OBS_RULE_FD_HIGH_PCT)
 			obs_findings_add(out, "fd_exhaustion", OBS_SEV_WARNING, key,
 					 x__fd_evidence(p, 0, -1),
-					 "fds: %s (pid %u) holds %lld of its RLIMIT_NOFILE %lld open "
-					 "(%.0f%%)", p->comm, p->pid, (long long)p->open,
-					 (long long)p->soft, pct);
+					 "fds: %s (pid %u) has %lld file descriptors open, %.0f%% of "
+					 "its RLIMIT_NOFILE of %lld", p->comm, p->pid, (long long)p->open,
+					 pct, (long long)p->soft);
 	}
 }
 
-/* Growth of ESTABLISHED sockets (census) since `since`, per second; 0 with fewer than 2. */
-static double x__est_slope(const struct obs_snap_hist *h, double since)
+/* Growth of the sockets an application holds, ESTABLISHED and CLOSE_WAIT (census), since
+ * `since`, per second; 0 with fewer than 2 censuses. */
+static double x__held_slope(const struct obs_snap_hist *h, double since)
 {
 	double t[OBS_SNAP_HIST], y[OBS_SNAP_HIST];
 	const struct obs_snap *s;
@@ -112,7 +113,7 @@ static double x__est_slope(const struct obs_snap_hist *h, double since)
 		if (!s->census)
 			continue;
 		t[n] = s->t;
-		y[n++] = (double)s->state[OBS_SNAP_ESTABLISHED];
+		y[n++] = (double)(s->state[OBS_SNAP_ESTABLISHED] + s->state[OBS_SNAP_CLOSE_WAIT]);
 	}
 	return n >= 2 ? obs_rule_slope(t, y, n) : 0;
 }
@@ -123,7 +124,7 @@ void obs_rule_fd_leak(const struct obs_snap_hist *h, struct obs_findings *out)
 	double t[OBS_SNAP_HIST], y[OBS_SNAP_HIST], amin = -1, amax = 0, a;
 	const struct obs_snap_proc *p;
 	unsigned int n, k;
-	char key[24];
+	char key[24], acc[48];
 	bool up;
 	size_t i;
 
@@ -150,18 +151,23 @@ void obs_rule_fd_leak(const struct obs_snap_hist *h, struct obs_findings *out)
 		}
 		if (amax > 1.5 * amin + 1.0)
 			continue;
-		/* connections held open are not a leak: ESTABLISHED growing with the fds */
-		if (x__est_slope(h, t[n - 1]) >= 0.5 * obs_rule_slope(t, y, n))
+		/* connections held open are not an fd leak: ESTABLISHED growing with the fds; nor
+		 * is a CLOSE_WAIT leak, which close_wait_leak names (one finding per cause) */
+		if (x__held_slope(h, t[n - 1]) >= 0.5 * obs_rule_slope(t, y, n))
 			continue;
 		snprintf(key, sizeof(key), "pid %u", p->pid);
+		if ((long)(amin + 0.5) == (long)(amax + 0.5))
+			snprintf(acc, sizeof(acc), "%.0f", amax);
+		else
+			snprintf(acc, sizeof(acc), "%.0f-%.0f", amin, amax);
 		obs_findings_add(out, "fd_leak", OBS_SEV_WARNING, key,
 				 json_pack("{s:i, s:s, s:I, s:f, s:f}", "pid", (int)p->pid, "comm",
 					   p->comm, "open", (json_int_t)p->open, "per_s",
 					   obs_rule_slope(t, y, n), "accept_per_s", amax),
 				 "fds: %s (pid %u) leaks file descriptors: %.0f more open in %.0f s "
 				 "(%+.1f/s, %lld now) while accepted connections held steady at "
-				 "%.0f-%.0f/s", p->comm, p->pid, y[0] - y[n - 1], t[0] - t[n - 1],
-				 obs_rule_slope(t, y, n), (long long)p->open, amin, amax);
+				 "%s/s", p->comm, p->pid, y[0] - y[n - 1], t[0] - t[n - 1],
+				 obs_rule_slope(t, y, n), (long long)p->open, acc);
 	}
 }
 
@@ -178,8 +184,8 @@ void obs_rule_system_fds(const struct obs_snap_hist *h, struct obs_findings *out
 					   (json_int_t)now->file_nr, "file_max",
 					   (json_int_t)now->file_max),
 				 "files: the system ran out of file handles: %s() failed with ENFILE %s "
-				 "times in %.1f s; fs.file-nr %s of fs.file-max %s", sys ? sys : "open",
-				 obs_rule_num(n, a, sizeof(a)), now->dt,
+				 "time%s in %.1f s; fs.file-nr %s of fs.file-max %s", sys ? sys : "open",
+				 obs_rule_num(n, a, sizeof(a)), n == 1 ? "" : "s", now->dt,
 				 obs_rule_num(now->file_nr, b, sizeof(b)),
 				 obs_rule_num(now->file_max, c, sizeof(c)));
 	else if (now->file_max && now->file_nr * 100.0 >= OBS_RULE_FILES_HIGH_PCT * now->file_max)

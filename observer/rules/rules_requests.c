@@ -98,7 +98,7 @@ void obs_rule_pipelining(const struct obs_snap_hist *h, struct obs_findings *out
 
 	for (i = 0; i < now->nslots; i++) {
 		sl = &now->slot[i];
-		if (!sl->pipelined_reads || !sl->reads ||
+		if (sl->pipelined_reads < OBS_RULE_PIPELINE_MIN || !sl->reads ||
 		    sl->pipelined_reads * 100.0 < OBS_RULE_PIPELINE_PCT * sl->reads)
 			continue;
 		snprintf(key, sizeof(key), "%s/%u", sl->udp ? "udp" : "tcp", sl->port);
@@ -106,8 +106,8 @@ void obs_rule_pipelining(const struct obs_snap_hist *h, struct obs_findings *out
 				 json_pack("{s:i, s:I, s:I}", "port", (int)sl->port, "pipelined_reads",
 					   (json_int_t)sl->pipelined_reads, "reads",
 					   (json_int_t)sl->reads),
-				 "requests: on %s, %s of %s reads carried several requests "
-				 "(pipelining): requests here are reads, and their times are a read's",
+				 "requests: on %s, %s of %s reads took several writes of the client at "
+				 "once (pipelining): requests here are reads, and their times a read's",
 				 key, obs_rule_num(sl->pipelined_reads, a, sizeof(a)),
 				 obs_rule_num(sl->reads, b, sizeof(b)));
 	}

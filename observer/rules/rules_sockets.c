@@ -62,6 +62,18 @@ static double x__growth(const struct obs_snap_hist *h, const struct obs_snap_gro
 	return obs_rule_slope(t, y, k);
 }
 
+/* The latest census of the kept history that saw a connecting group, or NULL. */
+static const struct obs_snap *x__census_groups(const struct obs_snap_hist *h)
+{
+	const struct obs_snap *s;
+	unsigned int b;
+
+	for (b = 0; b < OBS_SNAP_HIST && (s = obs_snap_at(h, b)); b++)
+		if (s->census && s->ngroups && s->range)
+			return s;
+	return NULL;
+}
+
 void obs_rule_port_exhaustion(const struct obs_snap_hist *h, struct obs_findings *out)
 {
 	const struct obs_snap *now = obs_snap_at(h, 0), *cs = obs_rule_census(h, 3, NULL);
@@ -77,13 +89,21 @@ void obs_rule_port_exhaustion(const struct obs_snap_hist *h, struct obs_findings
 
 	if (!sys)
 		sys = "connect";
+	/* failures are the group's that ran out, however old the census that named it (censuses
+	 * are spaced): one finding per cause, under one key */
+	if (fails && (!cs || !cs->ngroups))
+		cs = x__census_groups(h);
 	if (fails && (!cs || !cs->ngroups || !cs->range)) {
 		obs_findings_add(out, "port_exhaustion", OBS_SEV_CRITICAL, "",
 				 json_pack("{s:I, s:f}", "failures", (json_int_t)fails,
 					   "failures_per_s", frate),
-				 "ports: %s() failed with EADDRNOTAVAIL %s times (%.0f/s): no ephemeral "
-				 "port left; the census saw no connecting side here (another network "
-				 "namespace?)", sys, obs_rule_num(fails, a, sizeof(a)), frate);
+				 "ports: %s() failed with EADDRNOTAVAIL %s time%s (%.0f/s): no ephemeral "
+				 "port left; %s", sys, obs_rule_num(fails, a, sizeof(a)),
+				 fails == 1 ? "" : "s", frate,
+				 obs_rule_census(h, OBS_SNAP_HIST - 1, NULL)
+					 ? "no census found the connecting sockets in the watched "
+					   "network namespace"
+					 : "no census has named the connecting side yet");
 		return;
 	}
 	if (!cs || !cs->range)
@@ -129,8 +149,9 @@ void obs_rule_port_exhaustion(const struct obs_snap_hist *h, struct obs_findings
 					  frate, "time_wait", (int)g->time_wait, "fin_wait2",
 					  (int)g->fin_wait2, "tw_reuse", cs->tw_reuse),
 				"ports: %s has run out of ephemeral ports: %s() failed with "
-				"EADDRNOTAVAIL %s times in %.1f s (%.0f/s); %s of %s ports held (%s in "
-				"TIME_WAIT); %s", key, sys, obs_rule_num(fails, a, sizeof(a)), now->dt,
+				"EADDRNOTAVAIL %s time%s in %.1f s (%.0f/s); %s of %s ports held (%s in "
+				"TIME_WAIT); %s", key, sys, obs_rule_num(fails, a, sizeof(a)),
+				fails == 1 ? "" : "s", now->dt,
 				frate, obs_rule_num(held, b, sizeof(b)),
 				obs_rule_num(cs->range, c, sizeof(c)),
 				obs_rule_num(g->time_wait, fc, sizeof(fc)), why);
@@ -246,8 +267,13 @@ void obs_rule_fin_wait2(const struct obs_snap_hist *h, struct obs_findings *out)
 					   (json_int_t)count, "old", (json_int_t)old, "fin_timeout_s",
 					   now->fin_timeout_s),
 				 "FIN_WAIT2: %s connections%s closed by this side wait in FIN_WAIT2 for "
-				 "a peer that never closes; they are freed after tcp_fin_timeout (%d s)",
-				 obs_rule_num((uint64_t)count, a, sizeof(a)), on, now->fin_timeout_s);
+				 "a peer that never closes%s; they are freed after tcp_fin_timeout "
+				 "(%d s)", obs_rule_num((uint64_t)count, a, sizeof(a)), on,
+				 ports[i] && x__port_count(now, ports[i], OBS_SNAP_CLOSE_WAIT)
+					 ? " (the peers are here: the sockets in CLOSE_WAIT on the "
+					   "same port)"
+					 : "",
+				 now->fin_timeout_s);
 	}
 }
 
@@ -346,8 +372,8 @@ void obs_rule_addrinuse(const struct obs_snap_hist *h, struct obs_findings *out)
 			 json_pack("{s:I, s:I, s:s}", "failures", (json_int_t)n, "total",
 				   (json_int_t)now->fails_total[OBS_SNAP_EADDRINUSE], "syscall",
 				   sys ? sys : "bind"),
-			 "addresses: %s() failed with EADDRINUSE %s times in %.1f s (%s since start): "
-			 "the address and port are taken", sys ? sys : "bind",
-			 obs_rule_num(n, a, sizeof(a)), now->dt,
+			 "addresses: %s() failed with EADDRINUSE %s time%s in %.1f s (%s since "
+			 "start): another socket holds that address and port", sys ? sys : "bind",
+			 obs_rule_num(n, a, sizeof(a)), n == 1 ? "" : "s", now->dt,
 			 obs_rule_num(now->fails_total[OBS_SNAP_EADDRINUSE], b, sizeof(b)));
 }

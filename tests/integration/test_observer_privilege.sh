@@ -27,12 +27,27 @@ for _ in $(seq 37); do
 	{ exec 3<>"/dev/tcp/127.0.0.1/$port"; } 2>/dev/null && exec 3>&-
 done
 
-# check_run NAME MODE: the observer's status while it runs, then fds against /proc at the end
+# check_helper NAME: the syscall tier's helper (--syscalls auto) keeps CAP_BPF and CAP_PERFMON only
+check_helper() {
+	local name=$1 helper
+	helper=$(pgrep -P "$(eval echo "\$PID_$name")" | head -1)
+	[ -n "$helper" ] || fail "$name: no syscall-tier helper"
+	echo "$name helper: Uid $(uids "$helper"), CapEff $(status "$helper" CapEff)," \
+		"CapBnd $(status "$helper" CapBnd), NoNewPrivs $(status "$helper" NoNewPrivs)"
+	case "$(uids "$helper")" in 0\ * | *\ 0\ * | *\ 0) fail "$name helper: a uid is 0" ;; esac
+	[ "$(status "$helper" CapEff)" = 000000c000000000 ] ||
+		fail "$name helper: CapEff $(status "$helper" CapEff), expected CAP_BPF|CAP_PERFMON"
+	[ "$(status "$helper" CapBnd)" = 0000000000000000 ] || fail "$name helper: CapBnd not empty"
+	[ "$(status "$helper" NoNewPrivs)" = 1 ] || fail "$name helper: NoNewPrivs is not set"
+}
+
+# check_run NAME MODE: the observer's status while it runs, then fds against /proc at the end.
+# With --pid the syscall tier stays attached (accepts are counted at the targets' accept()):
+# attached before the drop, it needs no helper, and none may run.
 check_run() {
-	local name=$1 mode=$2 helper u want_eff p n_proc n_obs
+	local name=$1 mode=$2 u want_eff p n_proc n_obs
 	sleep 2
 	u=$(uids "$(eval echo "\$PID_$name")")
-	helper=$(pgrep -P "$(eval echo "\$PID_$name")" | head -1)
 	pid=$(eval echo "\$PID_$name")
 	echo "$name: Uid $u, CapEff $(status "$pid" CapEff), CapPrm $(status "$pid" CapPrm)," \
 		"CapBnd $(status "$pid" CapBnd), NoNewPrivs $(status "$pid" NoNewPrivs)"
@@ -62,14 +77,7 @@ check_run() {
 	done
 	echo "$name: $nt threads, all alike"
 	[ "$nt" -ge 2 ] || fail "$name: $nt thread(s); the --trace writer thread is missing"
-	[ -n "$helper" ] || fail "$name: no syscall-tier helper"
-	echo "$name helper: Uid $(uids "$helper"), CapEff $(status "$helper" CapEff)," \
-		"CapBnd $(status "$helper" CapBnd), NoNewPrivs $(status "$helper" NoNewPrivs)"
-	case "$(uids "$helper")" in 0\ * | *\ 0\ * | *\ 0) fail "$name helper: a uid is 0" ;; esac
-	[ "$(status "$helper" CapEff)" = 000000c000000000 ] ||
-		fail "$name helper: CapEff $(status "$helper" CapEff), expected CAP_BPF|CAP_PERFMON"
-	[ "$(status "$helper" CapBnd)" = 0000000000000000 ] || fail "$name helper: CapBnd not empty"
-	[ "$(status "$helper" NoNewPrivs)" = 1 ] || fail "$name helper: NoNewPrivs is not set"
+	[ -z "$(pgrep -P "$pid")" ] || fail "$name: a helper runs, though the tier stays attached"
 	# fds, now still: the final read against /proc, read as root just before the stop
 	for p in "$PID_srv" "$holder"; do
 		eval "n_$p=$(find "/proc/$p/fd" -mindepth 1 -maxdepth 1 | wc -l)"
@@ -98,6 +106,7 @@ check_run observer_fallback proc
 # port mode: the listener's owner is found by the iterator and its fds watched
 start_observer ports "$port" --interval 500ms
 sleep 7
+check_helper ports
 stop ports
 n=$(jq -r --argjson p "$PID_srv" '.forensics.fds[] | select(.pid == $p) | .open' \
 	"$LL_TMP/ports.json")

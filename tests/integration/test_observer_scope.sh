@@ -3,7 +3,8 @@
 # and two other servers (TCP and UDP, other processes) serve at the same time on loopback; the
 # observer, given the target's pid and no port, must count exactly the target's requests, under
 # the target's own port (not tcp/0), and none of the others'. Then --pid with --port on a port
-# the target shares with another process (SO_REUSEPORT): only the target's requests count.
+# the target shares with another process (SO_REUSEPORT): only the target's requests, and only
+# the connections the target accepted, count.
 . "$(dirname "$0")/lib.sh"
 require_bpf
 require_bin loadlens-refserver loadlens-observer loadlens-driver
@@ -147,10 +148,11 @@ start t2 "$LOADLENS_BIN/loadlens-refserver" --proto tcp --listen "127.0.0.1:$ps"
 	--json "$LL_TMP/t2.json"
 wait_for t2 listening
 # the other process: a Python server of the same framing on the same port (SO_REUSEPORT);
-# it prints its count of responses when stopped
+# it prints its count of responses and of connections accepted when stopped
 cat >"$LL_TMP/o2.py" <<'PY'
 import signal, socket, struct, sys, threading
 n = 0
+accepted = 0
 lock = threading.Lock()
 def serve(c):
     global n
@@ -166,6 +168,7 @@ def serve(c):
                 n += 1
 def done(*_):
     print("responses", n, flush=True)
+    print("accepted", accepted, flush=True)
     sys.exit(0)
 signal.signal(signal.SIGINT, done)
 signal.signal(signal.SIGTERM, done)
@@ -176,6 +179,7 @@ s.listen(128)
 print("listening", file=sys.stderr, flush=True)
 while True:
     c, _ = s.accept()
+    accepted += 1
     threading.Thread(target=serve, args=(c,), daemon=True).start()
 PY
 start o2 /usr/bin/python3 "$LL_TMP/o2.py" "$ps"
@@ -196,3 +200,13 @@ echo "shared port $ps: target answered $a, the other process $b; observer $got"
 [ "$a" -gt 0 ] && [ "$b" -gt 0 ] || fail "the kernel did not spread connections over both ($a, $b)"
 [ "$got" = "$a" ] || fail "--pid --port: observer counted $got, the target answered $a (other $b)"
 pass "--pid with --port: $got requests = the target's, the other process's $b left out"
+# accepted: the target's accept()s only, not the handshakes on the shared port
+ta=$(jget "$LL_TMP/t2.json" .connections_accepted)
+oa=$(awk '/^accepted/ { print $2 }' "$LL_TMP/o2.out")
+ga=$(jget "$LL_TMP/obs2.json" .accepted)
+hs=$(jget "$LL_TMP/obs2.json" .handshakes)
+echo "shared port $ps: target accepted $ta, the other process $oa; observer accepted $ga" \
+	"(handshakes on the port $hs)"
+[ "$ta" -gt 0 ] && [ "$oa" -gt 0 ] || fail "the kernel did not spread connections ($ta, $oa)"
+[ "$ga" = "$ta" ] || fail "--pid --port: observer accepted $ga, the target accepted $ta (other $oa)"
+pass "--pid with --port: accepted $ga = the target's, the other process's $oa left out"

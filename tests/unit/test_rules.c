@@ -344,13 +344,37 @@ static void test_port_exhaustion_forecast_and_failures(void **state)
 	assert_int_equal(f->severity, OBS_SEV_CRITICAL);
 	assert_int_equal(x__ev_int(f, "failures"), 312);
 	assert_non_null(strstr(f->text, "EADDRNOTAVAIL 312 times"));
-	/* failures where the census sees no connecting side: still named */
+	/* failures after the last census went out of the rules' window (censuses are spaced):
+	 * still the group that ran out, under its key, not a second finding */
+	for (t = 7; t <= 12; t++) {
+		s = x__snap(r, t);
+		s->tw_reuse = 0;
+		s->fails[OBS_SNAP_EADDRNOTAVAIL] = 90;
+		s->fails_sys[OBS_SNAP_EADDRNOTAVAIL] = "connect";
+		obs_snap_push(&r->h);
+		obs_findings_clear(&r->fs);
+		obs_rules_run(&r->h, &r->fs);
+		assert_int_equal(r->fs.n, 1);
+		f = x__expect(r, "port_exhaustion", "127.0.0.1 -> 127.0.0.1:8080");
+		assert_int_equal(f->severity, OBS_SEV_CRITICAL);
+		assert_int_equal(x__ev_int(f, "failures"), 90);
+	}
+	/* failures where no census has seen a connecting side: still named, and said so */
 	memset(&r->h, 0, sizeof(r->h));
 	s = x__snap(r, 1);
 	s->fails[OBS_SNAP_EADDRNOTAVAIL] = 5;
 	obs_snap_push(&r->h);
 	f = x__expect(r, "port_exhaustion", NULL);
 	assert_int_equal(f->severity, OBS_SEV_CRITICAL);
+	assert_non_null(strstr(f->text, "no census has named the connecting side yet"));
+	s = x__snap(r, 2);
+	s->census = true;
+	s->range = 28232;
+	s->fails[OBS_SNAP_EADDRNOTAVAIL] = 1;
+	obs_snap_push(&r->h);
+	f = x__expect(r, "port_exhaustion", NULL);
+	assert_non_null(strstr(f->text, "EADDRNOTAVAIL 1 time (1/s)"));
+	assert_non_null(strstr(f->text, "no census found the connecting sockets"));
 }
 
 static void x__slot(struct obs_snap *s, double queue_ns, double service_ns)
@@ -480,7 +504,15 @@ static void test_count_notes(void **state)
 	assert_int_equal(x__ev_int(f, "pid"), 4242);
 	f = x__expect(r, "no_listener", "port 8080");
 	assert_int_equal(x__ev_int(f, "port"), 8080);
-	assert_int_equal(f->severity, OBS_SEV_NOTE);
+	assert_int_equal(f->severity, OBS_SEV_NOTE);	/* one request of 30 written in two pieces (a listen-overflow run): no pipelining */
+	s = x__snap(r, 3);
+	x__slot(s, 10e3, 2e3);
+	s->slot[0].pipelined_reads = 1;
+	s->slot[0].reads = 30;
+	obs_snap_push(&r->h);
+	obs_findings_clear(&r->fs);
+	obs_rules_run(&r->h, &r->fs);
+	assert_null(obs_findings_find(&r->fs, "pipelining", NULL));
 }
 
 /* The EMFILE forecast: 437 of 512 at +48/s; healthy: 16 fds opened at start on 1024. */
@@ -619,6 +651,21 @@ static void test_fd_leak(void **state)
 		x__proc(s, 900, 50 + 10 * t, 65536);
 		obs_snap_push(&r->h);
 		x__silent(r);
+	}
+	/* the same fds, each a socket left in CLOSE_WAIT: the close_wait_leak's, not an fd leak
+	 * of its own (one finding per cause) */
+	memset(&r->h, 0, sizeof(r->h));
+	for (t = 1; t <= 6; t++) {
+		struct obs_snap *s = x__snap(r, t);
+
+		s->accepted = 10;
+		s->census = true;
+		s->state[OBS_SNAP_CLOSE_WAIT] = 10 * t;
+		x__proc(s, 900, 50 + 10 * t, 65536);
+		obs_snap_push(&r->h);
+		obs_findings_clear(&r->fs);
+		obs_rules_run(&r->h, &r->fs);
+		assert_null(obs_findings_find(&r->fs, "fd_leak", NULL));
 	}
 	/* the same fds under a load that doubles each second: growth with the load, no leak */
 	memset(&r->h, 0, sizeof(r->h));

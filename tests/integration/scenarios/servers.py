@@ -12,6 +12,9 @@ and stops on SIGTERM or after --seconds. Times written to --log are CLOCK_REALTI
   fork       a pre-forking HTTP server: the parent listens, forks --children children one by
              one (--gap apart), each accepts and answers; --log gets 'pid epoch' per child
   bindloop   bind() to --port (taken by the server) every --every seconds: EADDRINUSE
+  redispipe  a pipelining Redis client: --children connections, each writes --depth SET
+             commands one write() apiece (TCP_NODELAY, as clients that flush per command do),
+             then reads their replies; --count commands per connection or --seconds
   spin       a CPU hog: busy-loops for --seconds
   enfile     lowers fs.file-max to file-nr + --margin, then an unprivileged child (nobody, no
              capabilities) opens /dev/null until ENFILE, writes its time to --log, closes
@@ -210,6 +213,44 @@ def cmd_bindloop(a):
 		raise SystemExit("bindloop: port %d was never busy" % a.port)
 
 
+REDIS_SET = b"*3\r\n$3\r\nSET\r\n$3\r\nkey\r\n$5\r\nvalue\r\n"
+
+
+def redispipe_conn(a, end, done, i):
+	s = socket.create_connection(("127.0.0.1", a.port))
+	s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+	n = 0
+	while n < a.count and time.monotonic() < end:
+		for _ in range(a.depth):
+			s.sendall(REDIS_SET)
+		want, got = a.depth * 5, b""  # "+OK\r\n" each
+		while len(got) < want:
+			b = s.recv(65536)
+			if not b:
+				raise SystemExit("redispipe: the server closed")
+			got += b
+		if got != b"+OK\r\n" * a.depth:
+			raise SystemExit("redispipe: unexpected reply %r" % got[:64])
+		n += a.depth
+	s.close()
+	done[i] = n
+
+
+def cmd_redispipe(a):
+	end = time.monotonic() + a.seconds
+	done = [0] * a.children
+	ts = [threading.Thread(target=redispipe_conn, args=(a, end, done, i))
+	      for i in range(a.children)]
+	for t in ts:
+		t.start()
+	for t in ts:
+		t.join()
+	if 0 in done:
+		raise SystemExit("redispipe: a connection did no command")
+	print("redispipe: %d commands in batches of %d on %d connections" %
+	      (sum(done), a.depth, a.children))
+
+
 def cmd_spin(a):
 	end = time.monotonic() + a.seconds
 	while time.monotonic() < end:
@@ -283,7 +324,8 @@ def main():
 	signal.signal(signal.SIGTERM, on_term)
 	p = argparse.ArgumentParser()
 	sub = p.add_subparsers(dest="cmd", required=True)
-	for name in ("http", "noclose", "slowaccept", "fork", "spin", "enfile", "bindloop"):
+	for name in ("http", "noclose", "slowaccept", "fork", "spin", "enfile", "bindloop",
+		     "redispipe"):
 		s = sub.add_parser(name)
 		s.add_argument("--port", type=int, default=0)
 		s.add_argument("--seconds", type=float, default=60)
@@ -297,6 +339,8 @@ def main():
 		s.add_argument("--margin", type=int, default=3000)
 		s.add_argument("--release", type=int, default=500)
 		s.add_argument("--hold", type=float, default=2.5)
+		s.add_argument("--depth", type=int, default=16)
+		s.add_argument("--count", type=int, default=1 << 30)
 	a = p.parse_args()
 	globals()["cmd_" + a.cmd](a)
 

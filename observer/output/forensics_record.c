@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: MIT
+/* The forensics NDJSON interval record: a pure function of the interval's snapshot. */
+#include <string.h>
+#include "forensics_record.h"
+
+json_t *obs_fx_fmt_procs(const struct obs_fx_proc *procs, size_t n)
+{
+	json_t *a = json_array(), *o;
+	const struct obs_fx_proc *p;
+	size_t i;
+
+	for (i = 0; a && i < n; i++) {
+		p = &procs[i];
+		o = json_pack("{s:i, s:s, s:I, s:I, s:I, s:I, s:f, s:o, s:b}", "pid", (int)p->fd.pid,
+			      "comm", p->fd.comm, "open", (json_int_t)p->fd.open, "peak",
+			      (json_int_t)p->fd.peak, "soft_limit", (json_int_t)p->fd.soft,
+			      "hard_limit", (json_int_t)p->fd.hard, "growth_per_s", p->rate,
+			      "exhausted_in_s", p->tte >= 0 ? json_real(p->tte) : json_null(),
+			      "exited", p->exited);
+		if (!o) {
+			json_decref(a);
+			return NULL;
+		}
+		json_object_set_new(o, "first_forecast_at_s", p->first_forecast_t >= 0 ?
+				    json_real(p->first_forecast_t) : json_null());
+		json_object_set_new(o, "first_forecast_s", p->first_forecast_t >= 0 ?
+				    json_real(p->first_forecast_tte) : json_null());
+		json_object_set_new(o, "first_emfile_at_s", p->first_fail_t >= 0 ?
+				    json_real(p->first_fail_t) : json_null());
+		json_object_set_new(o, "emfile", json_integer((json_int_t)p->fails[0]));
+		if (p->fd.err)
+			json_object_set_new(o, "unreadable", json_string(strerror(p->fd.err)));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+static void x__census(json_t *rec, const struct obs_fx_interval *iv)
+{
+	json_t *cs, *live, *diff;
+	const struct obs_fxrec_state *st;
+	size_t i;
+
+	if (iv->census != OBS_FXREC_CENSUS_TAKEN) {
+		json_object_set_new(rec, "census", json_null());
+		if (iv->census == OBS_FXREC_CENSUS_DEFERRED)
+			json_object_set_new(rec, "census_deferred", json_true());
+		return;
+	}
+	cs = json_object();
+	live = iv->have_live ? json_object() : json_null();
+	diff = iv->have_live ? json_object() : json_null();
+	for (i = 0; i < iv->nstates; i++) {
+		st = &iv->states[i];
+		json_object_set_new(cs, st->name, json_integer((json_int_t)st->census));
+		if (!st->live || !iv->have_live)
+			continue;
+		json_object_set_new(live, st->name, json_integer((json_int_t)st->est));
+		json_object_set_new(diff, st->name, json_integer((json_int_t)st->diff));
+	}
+	json_object_set_new(cs, "sockets", json_integer((json_int_t)iv->sockets));
+	json_object_set_new(cs, "took_ms", json_real(iv->took_ms));
+	json_object_set_new(rec, "census", cs);
+	json_object_set_new(rec, "live", live);
+	json_object_set_new(rec, "reconcile_diff", diff);
+}
+
+static json_t *x__ports(const struct obs_fx_interval *iv)
+{
+	json_t *o = json_object();
+
+	if (!o || !iv->ports.have_range)
+		return o;
+	json_object_set_new(o, "range", json_pack("[i,i]", (int)iv->ports.lo, (int)iv->ports.hi));
+	json_object_set_new(o, "size", json_integer(iv->ports.size));
+	if (iv->ports.have_group) {
+		json_object_set_new(o, "group", json_string(iv->ports.group));
+		json_object_set_new(o, "in_use", json_integer(iv->ports.in_use));
+		json_object_set_new(o, "time_wait", json_integer(iv->ports.time_wait));
+	}
+	json_object_set_new(o, "pressure_pct", json_real(iv->ports.pct));
+	json_object_set_new(o, "growth_per_s", json_real(iv->ports.rate));
+	json_object_set_new(o, "exhausted_in_s", iv->ports.tte >= 0 ? json_real(iv->ports.tte) :
+				json_null());
+	json_object_set_new(o, "groups", json_integer((json_int_t)iv->ports.groups));
+	return o;
+}
+
+/* {fail: {sys: n}}: the entries come grouped by failure class */
+static json_t *x__fails(const struct obs_fx_interval *iv)
+{
+	json_t *o = json_object(), *by = NULL;
+	size_t i;
+
+	for (i = 0; o && i < iv->nfails; i++) {
+		if (!i || strcmp(iv->fails[i].fail, iv->fails[i - 1].fail)) {
+			by = json_object();
+			json_object_set_new(o, iv->fails[i].fail, by);
+		}
+		json_object_set_new(by, iv->fails[i].sys, json_integer((json_int_t)iv->fails[i].n));
+	}
+	return o;
+}
+
+json_t *obs_fx_fmt_interval(const struct obs_fx_interval *iv)
+{
+	json_t *rec = json_object();
+
+	if (!rec)
+		return NULL;
+	json_object_set_new(rec, "type", json_string("interval"));
+	json_object_set_new(rec, "time", json_real(iv->time));
+	json_object_set_new(rec, "t", json_real(iv->t));
+	json_object_set_new(rec, "dt", json_real(iv->dt));
+	json_object_set_new(rec, "accepted", json_integer((json_int_t)iv->accepted));
+	json_object_set_new(rec, "accept_rate", json_real(iv->accept_rate));
+	x__census(rec, iv);
+	json_object_set_new(rec, "time_wait", json_pack("{s:I, s:f}", "entries",
+							(json_int_t)iv->tw_entries, "per_s",
+							iv->tw_per_s));
+	json_object_set_new(rec, "ports", x__ports(iv));
+	json_object_set_new(rec, "failures", x__fails(iv));
+	json_object_set_new(rec, "failure_rate", json_real(iv->failure_rate));
+	json_object_set_new(rec, "fds", obs_fx_fmt_procs(iv->procs, iv->nprocs));
+	if (iv->have_files)
+		json_object_set_new(rec, "system_files", json_pack("{s:I, s:I}", "open",
+								   (json_int_t)iv->file_nr, "max",
+								   (json_int_t)iv->file_max));
+	if (iv->have_listen)
+		json_object_set_new(rec, "listen", json_pack("{s:I, s:I, s:I, s:I, s:I}",
+			"overflows", (json_int_t)iv->overflows, "drops", (json_int_t)iv->drops,
+			"reqq_full_drops", (json_int_t)iv->reqq_full_drops,
+			"queue_max", (json_int_t)iv->queue_max, "backlog", (json_int_t)iv->backlog));
+	json_object_set_new(rec, "tcp", json_pack("{s:I, s:I, s:I}",
+		"synack_retransmits", (json_int_t)iv->synack_retransmits,
+		"resets_sent", (json_int_t)iv->resets_sent,
+		"resets_received", (json_int_t)iv->resets_received));
+	json_object_set_new(rec, "lost_events", json_integer((json_int_t)iv->lost_events));
+	return rec;
+}

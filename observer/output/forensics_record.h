@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The forensics feature's NDJSON interval record (docs/observer.md, "NDJSON"), built by a pure
+ * function of the interval's snapshot: features/forensics.c fills the snapshot, this writes it.
+ */
+#ifndef LOADLENS_OBSERVER_FORENSICS_RECORD_H
+#define LOADLENS_OBSERVER_FORENSICS_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+#include "forensics.h"
+
+enum obs_fxrec_census {
+	OBS_FXREC_CENSUS_NONE,	   /* no census context, or the census failed: "census": null */
+	OBS_FXREC_CENSUS_DEFERRED, /* spaced to 1% of a CPU: null, "census_deferred": true */
+	OBS_FXREC_CENSUS_TAKEN,
+};
+
+/* One TCP state of a census, in the record's order. */
+struct obs_fxrec_state {
+	const char *name;
+	uint64_t census;
+	bool live;    /* also in "live" and "reconcile_diff" (not TIME_WAIT, not LISTEN) */
+	int64_t est;  /* the live count from the state moves */
+	int64_t diff; /* est - census */
+};
+
+/* A syscall failure class of the interval: "failures": {fail: {sys: n, ...}, ...}, in order. */
+struct obs_fxrec_fail {
+	const char *fail, *sys;
+	uint64_t n;
+};
+
+struct obs_fx_interval {
+	double time; /* CLOCK_REALTIME, seconds */
+	double t, dt;
+	uint64_t accepted;
+	double accept_rate;
+	enum obs_fxrec_census census;
+	struct obs_fxrec_state states[OBS_TCP_STATES];
+	size_t nstates;
+	bool have_live; /* a census before this one: "live" and "reconcile_diff", else null */
+	uint64_t sockets;
+	double took_ms;
+	uint64_t tw_entries;
+	double tw_per_s;
+	struct {
+		bool have_range; /* else "ports": {} */
+		uint32_t lo, hi, size;
+		bool have_group;
+		char group[128];
+		uint32_t in_use, time_wait;
+		double pct, rate, tte; /* tte < 0: null */
+		uint64_t groups;
+	} ports;
+	struct obs_fxrec_fail fails[OBS_SYS_MAX * OBS_FAIL_MAX];
+	size_t nfails;
+	double failure_rate;
+	const struct obs_fx_proc *procs;
+	size_t nprocs;
+	bool have_files;
+	uint64_t file_nr, file_max;
+	bool have_listen;
+	uint64_t overflows, drops, reqq_full_drops, queue_max, backlog;
+	uint64_t synack_retransmits, resets_sent, resets_received;
+	uint64_t lost_events;
+};
+
+/* The record {"type":"interval", ...}; NULL when out of memory. */
+json_t *obs_fx_fmt_interval(const struct obs_fx_interval *iv);
+/* The "fds" array of the record and of the summary JSON. */
+json_t *obs_fx_fmt_procs(const struct obs_fx_proc *procs, size_t n);
+
+#endif /* LOADLENS_OBSERVER_FORENSICS_RECORD_H */
