@@ -100,8 +100,7 @@ static void x__send(struct tcp_conn *c)
 {
 	struct tcp_thread *tt = c->tt;
 	uv_buf_t b[2];
-	unsigned nb = 0;
-	uint64_t size;
+	unsigned nb;
 	size_t total;
 	int n, err;
 
@@ -114,22 +113,7 @@ static void x__send(struct tcp_conn *c)
 	c->in_flight = true;
 	c->base.t_send = uv_hrtime();
 	c->base.deadline = c->base.t_send + tt->timeout_ns;
-	if (tt->mix) {
-		size = drv_reqmix_next(tt->mix, &tt->mix_ctx, c->mbuf, &c->rec);
-		c->rec_live = true;
-		b[nb++] = uv_buf_init(c->mbuf, (unsigned int)size);
-	} else if (tt->io.rq.sized) {
-		size = drv_request_size(&tt->io.rq);
-		c->lp[0] = (uint8_t)(size >> 24);
-		c->lp[1] = (uint8_t)(size >> 16);
-		c->lp[2] = (uint8_t)(size >> 8);
-		c->lp[3] = (uint8_t)size;
-		b[nb++] = uv_buf_init((char *)c->lp, 4);
-		if (size)
-			b[nb++] = uv_buf_init(tt->io.rq.buf, (unsigned int)size);
-	} else {
-		b[nb++] = uv_buf_init(tt->io.rq.buf, (unsigned int)tt->io.rq.len);
-	}
+	nb = drv__tcp_request(tt, c->mbuf, c->lp, &c->rec, &c->rec_live, b);
 	total = b[0].len + (nb > 1 ? b[1].len : 0);
 	n = uv_try_write((uv_stream_t *)&c->tcp, b, nb);
 	if (n == (int)total) {

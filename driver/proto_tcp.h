@@ -70,6 +70,36 @@ struct tcp_thread {
 	uint32_t pipeline; /* -P */
 };
 
+/*
+ * The next request's bytes into b[] (one or two buffers, from stable memory): a request-mix
+ * record expanded into mbuf (its record index into *rec), or a refserver length prefix in lp with
+ * the sized payload, or the fixed request. Returns how many buffers it filled.
+ */
+static inline unsigned int drv__tcp_request(struct tcp_thread *tt, char *mbuf, uint8_t lp[4],
+					    uint32_t *rec, bool *rec_live, uv_buf_t *b)
+{
+	unsigned int nb = 0;
+	size_t size;
+
+	if (tt->mix) {
+		size = drv_reqmix_next(tt->mix, &tt->mix_ctx, mbuf, rec);
+		*rec_live = true;
+		b[nb++] = uv_buf_init(mbuf, (unsigned int)size);
+	} else if (tt->io.rq.sized) {
+		size = drv_request_size(&tt->io.rq);
+		lp[0] = (uint8_t)(size >> 24);
+		lp[1] = (uint8_t)(size >> 16);
+		lp[2] = (uint8_t)(size >> 8);
+		lp[3] = (uint8_t)size;
+		b[nb++] = uv_buf_init((char *)lp, 4);
+		if (size)
+			b[nb++] = uv_buf_init(tt->io.rq.buf, (unsigned int)size);
+	} else {
+		b[nb++] = uv_buf_init(tt->io.rq.buf, (unsigned int)tt->io.rq.len);
+	}
+	return nb;
+}
+
 static inline struct tcp_conn *x__c(struct drv_slot *s)
 {
 	return container_of(s, struct tcp_conn, base);

@@ -107,8 +107,8 @@ void drv__tcp_pipe_send(struct tcp_conn *c)
 	struct tcp_thread *tt = c->tt;
 	uint32_t i = (c->qhead + c->qlen) % tt->pipeline;
 	struct tcp_pend *e = &c->q[i];
-	uint64_t now = uv_hrtime(), size;
-	unsigned nb = 0;
+	uint64_t now = uv_hrtime();
+	unsigned nb;
 	uv_buf_t b[2];
 	size_t total;
 
@@ -126,24 +126,8 @@ void drv__tcp_pipe_send(struct tcp_conn *c)
 	c->base.t_send = now;
 	c->base.pending = false; /* the ticket is the queue's now */
 	c->base.deadline = x__head(c)->deadline;
-	if (tt->mix) {
-		char *m = c->mbuf + (size_t)i * tt->mix->max_len;
-
-		size = drv_reqmix_next(tt->mix, &tt->mix_ctx, m, &e->rec);
-		e->rec_live = true;
-		b[nb++] = uv_buf_init(m, (unsigned int)size);
-	} else if (tt->io.rq.sized) {
-		size = drv_request_size(&tt->io.rq);
-		e->lp[0] = (uint8_t)(size >> 24);
-		e->lp[1] = (uint8_t)(size >> 16);
-		e->lp[2] = (uint8_t)(size >> 8);
-		e->lp[3] = (uint8_t)size;
-		b[nb++] = uv_buf_init((char *)e->lp, 4);
-		if (size)
-			b[nb++] = uv_buf_init(tt->io.rq.buf, (unsigned int)size);
-	} else {
-		b[nb++] = uv_buf_init(tt->io.rq.buf, (unsigned int)tt->io.rq.len);
-	}
+	nb = drv__tcp_request(tt, tt->mix ? c->mbuf + (size_t)i * tt->mix->max_len : NULL, e->lp,
+			      &e->rec, &e->rec_live, b);
 	total = b[0].len + (nb > 1 ? b[1].len : 0);
 	x__st(c)->bytes_sent += total;
 	/* into the batch: requests taken in one go are written in one call on the way out */

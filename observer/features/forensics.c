@@ -14,7 +14,7 @@
 #include "feature.h"
 #include "output/forensics_record.h"
 #include "output/ndjson.h"
-
+#include "rules/rules.h"
 
 const char *const obs_tcp_state_names[OBS_TCP_STATES] = {
 	[1] = "ESTABLISHED", [2] = "SYN_SENT",	 [3] = "SYN_RECV",   [4] = "FIN_WAIT1",
@@ -24,22 +24,7 @@ const char *const obs_tcp_state_names[OBS_TCP_STATES] = {
 
 double obs_fx_slope(const double *t, const double *y, unsigned int n)
 {
-	double mt = 0, my = 0, num = 0, den = 0;
-	unsigned int i, k = n < OBS_FX_HIST ? n : OBS_FX_HIST;
-
-	if (k < 2)
-		return 0;
-	for (i = 0; i < k; i++) {
-		mt += t[i];
-		my += y[i];
-	}
-	mt /= k;
-	my /= k;
-	for (i = 0; i < k; i++) {
-		num += (t[i] - mt) * (y[i] - my);
-		den += (t[i] - mt) * (t[i] - mt);
-	}
-	return den > 0 ? num / den : 0;
+	return obs_rule_slope(t, y, n < OBS_FX_HIST ? n : OBS_FX_HIST);
 }
 
 const char *obs_fx_num(uint64_t v, char *buf, size_t len)
