@@ -177,29 +177,6 @@ static int x__on_begin(http_parser *p)
 	return 0;
 }
 
-static void x__append(struct obs_mx_buf *b, const char *s, size_t n)
-{
-	size_t cap;
-	char *p;
-
-	if (b->err)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		for (cap = b->cap ? b->cap : 8192; cap < b->len + n + 1; cap *= 2)
-			;
-		p = realloc(b->p, cap);
-		if (!p) {
-			b->err = -ENOMEM;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
 static void x__respond(struct x__client *c, int status, const char *reason, const char *ctype,
 		       const char *body, size_t blen, bool head)
 {
@@ -209,9 +186,9 @@ static void x__respond(struct x__client *c, int status, const char *reason, cons
 	n = snprintf(hdr, sizeof(hdr),
 		     "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s\r\n", status,
 		     reason, ctype, blen, c->close ? "Connection: close\r\n" : "");
-	x__append(&c->out, hdr, (size_t)n);
+	obs_mx_buf_put(&c->out, hdr, (size_t)n);
 	if (!head)
-		x__append(&c->out, body, blen);
+		obs_mx_buf_put(&c->out, body, blen);
 }
 
 static int x__on_complete(http_parser *p)

@@ -39,7 +39,7 @@ void obs_mx_buf_free(struct obs_mx_buf *b)
 	memset(b, 0, sizeof(*b));
 }
 
-static void x__put(struct obs_mx_buf *b, const char *s, size_t n)
+void obs_mx_buf_put(struct obs_mx_buf *b, const char *s, size_t n)
 {
 	size_t cap;
 	char *p;
@@ -65,7 +65,7 @@ static void x__put(struct obs_mx_buf *b, const char *s, size_t n)
 
 static void x__puts(struct obs_mx_buf *b, const char *s)
 {
-	x__put(b, s, strlen(s));
+	obs_mx_buf_put(b, s, strlen(s));
 }
 
 static void __attribute__((format(printf, 2, 3))) x__printf(struct obs_mx_buf *b, const char *fmt,
@@ -80,7 +80,7 @@ static void __attribute__((format(printf, 2, 3))) x__printf(struct obs_mx_buf *b
 	va_end(ap);
 	if (n < 0)
 		return;
-	x__put(b, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+	obs_mx_buf_put(b, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
 }
 
 /* --- classic buckets ------------------------------------------------------------------------ */

@@ -35,6 +35,9 @@ struct obs_mx_buf {
 };
 void obs_mx_buf_reset(struct obs_mx_buf *b);
 void obs_mx_buf_free(struct obs_mx_buf *b);
+/* Append n bytes of s, kept NUL-terminated; on allocation failure b->err is set and later
+ * appends do nothing. */
+void obs_mx_buf_put(struct obs_mx_buf *b, const char *s, size_t n);
 
 /* --- classic histogram buckets ------------------------------------------------------------- */
 
