@@ -222,12 +222,14 @@ SCENARIOS = [
 	 "onset": {"how": "driver_mean", "min_s": 0.05},
 	 "expect": [{"kind": "worker_saturation", "evidence": {"port": "{port}"}}]},
 	{"name": "sick_cpu_saturation", "group": "sick", "needs_cpus": 2,
-	 "what": "refserver tcp, 2 workers spinning 1 ms per request, pinned to CPU 0 with two "
+	 "what": "refserver tcp, 2 workers spinning 1 ms per request, pinned to CPU 0 with four "
 		 "CPU hogs; 100 req/s; --runq: the serving threads wait for the CPU",
 	 "servers": [refserver("--proto", "tcp", "--workers", "2", "--service-time", "1ms")],
 	 "observer": ["--port", "{port}", "--runq"],
 	 "loads": [{"kind": "py", "name": "hog1", "args": ["spin", "--seconds", "6"], "cpu": 0},
 		   {"kind": "py", "name": "hog2", "args": ["spin", "--seconds", "6"], "cpu": 0},
+		   {"kind": "py", "name": "hog3", "args": ["spin", "--seconds", "6"], "cpu": 0},
+		   {"kind": "py", "name": "hog4", "args": ["spin", "--seconds", "6"], "cpu": 0},
 		   driver(TCP, "--rate", "100", "-c", "16", "-d", "4s", delay=0.3)],
 	 "onset": {"how": "event", "event": "load_start"},  # the driver's start: first wake-ups
 	 "expect": [{"kind": "cpu_saturation"}]},
