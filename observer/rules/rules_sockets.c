@@ -78,9 +78,12 @@ void obs_rule_port_exhaustion(const struct obs_snap_hist *h, struct obs_findings
 {
 	const struct obs_snap *now = obs_snap_at(h, 0), *cs = obs_rule_census(h, 3, NULL);
 	uint64_t fails = now->fails[OBS_SNAP_EADDRNOTAVAIL];
+	uint64_t total = now->fails_total[OBS_SNAP_EADDRNOTAVAIL] > fails
+				 ? now->fails_total[OBS_SNAP_EADDRNOTAVAIL]
+				 : fails;
 	double frate = now->dt > 0 ? fails / now->dt : 0;
 	const char *sys = now->fails_sys[OBS_SNAP_EADDRNOTAVAIL];
-	char a[32], b[32], c[32], key[112], fc[96], why[256];
+	char a[32], b[32], c[32], tot[32], key[112], fc[96], why[256];
 	const struct obs_snap_group *g;
 	double pct, rate, tte;
 	uint32_t held;
@@ -142,17 +145,18 @@ void obs_rule_port_exhaustion(const struct obs_snap_hist *h, struct obs_findings
 		snprintf(key, sizeof(key), "%s -> %s:%u", g->src, g->dst, g->dport);
 		if (i == 0 && fails)
 			obs_findings_add(out, "port_exhaustion", OBS_SEV_CRITICAL, key,
-				json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:f, s:I, s:f, s:i, s:i, s:i}",
+				json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:f, s:I, s:f, s:i, s:i, s:i, s:I}",
 					  "group", key, "src", g->src, "dst", g->dst, "dport",
 					  (int)g->dport, "in_use", (int)held, "range", (int)cs->range,
 					  "pct", pct, "failures", (json_int_t)fails, "failures_per_s",
 					  frate, "time_wait", (int)g->time_wait, "fin_wait2",
-					  (int)g->fin_wait2, "tw_reuse", cs->tw_reuse),
+					  (int)g->fin_wait2, "tw_reuse", cs->tw_reuse, "failures_total",
+					  (json_int_t)total),
 				"ports: %s has run out of ephemeral ports: %s() failed with "
-				"EADDRNOTAVAIL %s time%s in %.1f s (%.0f/s); %s of %s ports held (%s in "
-				"TIME_WAIT); %s", key, sys, obs_rule_num(fails, a, sizeof(a)),
-				fails == 1 ? "" : "s", now->dt,
-				frate, obs_rule_num(held, b, sizeof(b)),
+				"EADDRNOTAVAIL %s time%s in %.1f s (%.0f/s; %s since the start); %s of %s "
+				"ports held (%s in TIME_WAIT); %s", key, sys,
+				obs_rule_num(fails, a, sizeof(a)), fails == 1 ? "" : "s", now->dt, frate,
+				obs_rule_num(total, tot, sizeof(tot)), obs_rule_num(held, b, sizeof(b)),
 				obs_rule_num(cs->range, c, sizeof(c)),
 				obs_rule_num(g->time_wait, fc, sizeof(fc)), why);
 		else
