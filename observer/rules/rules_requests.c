@@ -28,23 +28,39 @@ static bool x__runq_high(const struct obs_snap *s)
 	       s->runq_p50_ns >= OBS_RULE_RUNQ_P50_NS;
 }
 
-/* The condition held in each of the last OBS_RULE_SAT_INTERVALS snapshots. */
-static bool x__cpu_saturated(const struct obs_snap_hist *h)
+/*
+ * How many of the last OBS_RULE_SAT_INTERVALS snapshots showed the run queue high (0: not
+ * saturated). Each must, except an older one with too few wake-ups to judge either way (a load
+ * that began late in it): then the newest alone decides, on twice the wake-ups.
+ */
+static unsigned int x__cpu_saturated(const struct obs_snap_hist *h)
 {
 	const struct obs_snap *s;
-	unsigned int b;
+	unsigned int b, judged = 0;
 
-	for (b = 0; b < OBS_RULE_SAT_INTERVALS; b++)
-		if (!(s = obs_snap_at(h, b)) || !x__runq_high(s))
-			return false;
-	return true;
+	for (b = 0; b < OBS_RULE_SAT_INTERVALS; b++) {
+		if (!(s = obs_snap_at(h, b)))
+			return 0;
+		if (x__runq_high(s)) {
+			judged++;
+			continue;
+		}
+		if (b == 0 || !s->runq_on || s->runq_count >= OBS_RULE_SAT_MIN_REQUESTS)
+			return 0;
+		/* too few wake-ups in an older interval to judge it */
+		return judged == 1 && obs_snap_at(h, 0)->runq_count >= 2 * OBS_RULE_SAT_MIN_REQUESTS
+			       ? 1
+			       : 0;
+	}
+	return judged;
 }
 
 void obs_rule_saturation(const struct obs_snap_hist *h, struct obs_findings *out)
 {
 	const struct obs_snap *now = obs_snap_at(h, 0), *s;
 	const struct obs_snap_slot *sl;
-	bool cpu = x__cpu_saturated(h), held;
+	unsigned int cpu = x__cpu_saturated(h);
+	bool held;
 	char a[32], b[32], c[32], d[32], key[24], rq[160];
 	unsigned int k;
 	size_t i;
@@ -55,9 +71,11 @@ void obs_rule_saturation(const struct obs_snap_hist *h, struct obs_findings *out
 					   "runq_p99_ns", now->runq_p99_ns, "wakeups",
 					   (json_int_t)now->runq_count),
 				 "cpu: the serving threads wait for a CPU: run-queue wait p50 %s, p99 "
-				 "%s for %d intervals; the CPUs are saturated: add CPUs or reduce load",
+				 "%s %s; the CPUs are saturated: add CPUs or reduce load",
 				 obs_rule_ns(now->runq_p50_ns, a, sizeof(a)),
-				 obs_rule_ns(now->runq_p99_ns, b, sizeof(b)), OBS_RULE_SAT_INTERVALS);
+				 obs_rule_ns(now->runq_p99_ns, b, sizeof(b)),
+				 cpu > 1 ? "over the last intervals"
+					 : "this interval (the one before had too few wake-ups to judge)");
 	for (i = 0; i < now->nslots; i++) {
 		sl = &now->slot[i];
 		for (k = 0, held = true; k < OBS_RULE_SAT_INTERVALS && held; k++)

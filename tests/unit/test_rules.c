@@ -443,6 +443,48 @@ static void test_cpu_saturation(void **state)
 	assert_null(obs_findings_find(&r->fs, "worker_saturation", NULL));
 }
 
+/* A load that began late in an interval: that interval has too few wake-ups to judge, so the
+ * next alone decides, on twice the minimum; an older interval seen low still vetoes. */
+static void x__runq(struct obs_snap *s, uint64_t n, double p50)
+{
+	s->runq_on = true;
+	s->runq_count = n;
+	s->runq_p50_ns = p50;
+	s->runq_p99_ns = 4 * p50;
+}
+
+static void test_cpu_saturation_onset(void **state)
+{
+	struct run *r = *state;
+	const struct obs_finding *f;
+
+	x__runq(x__snap(r, 1), 3, 2e6); /* the load began late in it: 3 wake-ups */
+	obs_snap_push(&r->h);
+	x__runq(x__snap(r, 2), 40, 3e6);
+	obs_snap_push(&r->h);
+	f = x__expect(r, "cpu_saturation", NULL);
+	assert_non_null(strstr(f->text, "this interval"));
+
+	x__runq(x__snap(r, 3), 15, 3e6); /* 15 of 20 needed alone, but the one before held */
+	obs_snap_push(&r->h);
+	f = x__expect(r, "cpu_saturation", NULL);
+	assert_non_null(strstr(f->text, "over the last intervals"));
+
+	x__runq(x__snap(r, 4), 500, 20e3); /* judged and low */
+	obs_snap_push(&r->h);
+	x__runq(x__snap(r, 5), 40, 3e6);
+	obs_snap_push(&r->h);
+	x__run(r);
+	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
+
+	x__runq(x__snap(r, 6), 3, 2e6);
+	obs_snap_push(&r->h);
+	x__runq(x__snap(r, 7), 15, 3e6); /* too few to decide alone */
+	obs_snap_push(&r->h);
+	x__run(r);
+	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
+}
+
 /* A fast server: queue 20 us against 1 us of service is wake-up latency, not saturation; a
  * thread-per-connection python server queues 0.5 ms behind its GIL against 50 us of service. */
 static void test_fast_server_is_silent(void **state)
@@ -763,6 +805,7 @@ int main(void)
 						x__teardown),
 		cmocka_unit_test_setup_teardown(test_worker_saturation, x__setup, x__teardown),
 		cmocka_unit_test_setup_teardown(test_cpu_saturation, x__setup, x__teardown),
+		cmocka_unit_test_setup_teardown(test_cpu_saturation_onset, x__setup, x__teardown),
 		cmocka_unit_test_setup_teardown(test_fast_server_is_silent, x__setup, x__teardown),
 		cmocka_unit_test_setup_teardown(test_count_notes, x__setup, x__teardown),
 		cmocka_unit_test_setup_teardown(test_fd_forecast, x__setup, x__teardown),

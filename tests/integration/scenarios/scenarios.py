@@ -222,9 +222,10 @@ SCENARIOS = [
 	 "onset": {"how": "driver_mean", "min_s": 0.05},
 	 "expect": [{"kind": "worker_saturation", "evidence": {"port": "{port}"}}]},
 	{"name": "sick_cpu_saturation", "group": "sick", "needs_cpus": 2,
-	 "what": "refserver tcp, 2 workers spinning 1 ms per request, pinned to CPU 0 with four "
-		 "CPU hogs; 100 req/s; --runq: the serving threads wait for the CPU",
-	 "servers": [refserver("--proto", "tcp", "--workers", "2", "--service-time", "1ms")],
+	 "what": "refserver tcp, 2 workers spinning 4 ms per request, pinned to CPU 0 with four "
+		 "CPU hogs; 100 req/s (each worker needs 20% of the CPU, its fair share is a "
+		 "sixth); --runq: the serving threads wait for the CPU",
+	 "servers": [refserver("--proto", "tcp", "--workers", "2", "--service-time", "4ms")],
 	 "observer": ["--port", "{port}", "--runq"],
 	 "loads": [{"kind": "py", "name": "hog1", "args": ["spin", "--seconds", "6"], "cpu": 0},
 		   {"kind": "py", "name": "hog2", "args": ["spin", "--seconds", "6"], "cpu": 0},
