@@ -48,11 +48,17 @@ void obs_requests_lost(const struct obs_requests *r, struct obs_rt_lost *out)
 	obs_rt_lost(r->rt, r->cur, out);
 }
 
+static double x__pct(const struct obs_reqtime_stats *st, size_t i, unsigned int which,
+		     struct ll_hist *h, double pct)
+{
+	obs_reqtime_hist(st, i, which, h);
+	return ll_hist_count(h) ? (double)ll_hist_percentile(h, pct) : -1;
+}
+
 static double x__p50(const struct obs_reqtime_stats *st, size_t i, unsigned int which,
 		     struct ll_hist *h)
 {
-	obs_reqtime_hist(st, i, which, h);
-	return ll_hist_count(h) ? (double)ll_hist_percentile(h, 50) : -1;
+	return x__pct(st, i, which, h, 50);
 }
 
 /* The rules' view of the interval: per slot, requests and the p50s; the run-queue wait. */
@@ -71,6 +77,7 @@ static void x__snap(const struct obs_requests *r, struct obs_snap *snap, struct 
 		sl->udp = i % 2;
 		sl->requests = d->slot[i].c.requests;
 		sl->queue_p50_ns = x__p50(d, i, RT_QUEUE, h);
+		sl->queue_p90_ns = x__pct(d, i, RT_QUEUE, h, 90);
 		sl->service_p50_ns = x__p50(d, i, RT_SERVICE, h);
 		sl->reads = r->cur->slot[i].c.requests;
 		/* the kernel's signals that a count means something else (rules_requests.c) */

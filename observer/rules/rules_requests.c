@@ -15,11 +15,24 @@ static const struct obs_snap_slot *x__slot(const struct obs_snap *s, uint16_t po
 	return NULL;
 }
 
+static bool x__queued_at(const struct obs_snap_slot *sl, double q)
+{
+	return sl && sl->requests >= OBS_RULE_SAT_MIN_REQUESTS && q >= 0 &&
+	       sl->service_p50_ns >= 0 && q >= OBS_RULE_SAT_MIN_QUEUE_NS &&
+	       q >= OBS_RULE_SAT_RATIO * sl->service_p50_ns;
+}
+
+/* Saturated this interval: the median request waited. */
 static bool x__queued(const struct obs_snap_slot *sl)
 {
-	return sl && sl->requests >= OBS_RULE_SAT_MIN_REQUESTS && sl->queue_p50_ns >= 0 &&
-	       sl->service_p50_ns >= 0 && sl->queue_p50_ns >= OBS_RULE_SAT_MIN_QUEUE_NS &&
-	       sl->queue_p50_ns >= OBS_RULE_SAT_RATIO * sl->service_p50_ns;
+	return sl && x__queued_at(sl, sl->queue_p50_ns);
+}
+
+/* In an older interval it is enough that the queue was building by its end (the p90 waited):
+ * a load that began in the middle of it would otherwise need a third interval. */
+static bool x__queued_before(const struct obs_snap_slot *sl)
+{
+	return sl && (x__queued(sl) || x__queued_at(sl, sl->queue_p90_ns));
 }
 
 static bool x__runq_high(const struct obs_snap *s)
@@ -79,7 +92,8 @@ void obs_rule_saturation(const struct obs_snap_hist *h, struct obs_findings *out
 	for (i = 0; i < now->nslots; i++) {
 		sl = &now->slot[i];
 		for (k = 0, held = true; k < OBS_RULE_SAT_INTERVALS && held; k++)
-			held = (s = obs_snap_at(h, k)) && x__queued(x__slot(s, sl->port, sl->udp));
+			held = (s = obs_snap_at(h, k)) &&
+			       (k ? x__queued_before : x__queued)(x__slot(s, sl->port, sl->udp));
 		if (!held)
 			continue;
 		snprintf(key, sizeof(key), "%s/%u", sl->udp ? "udp" : "tcp", sl->port);

@@ -443,6 +443,32 @@ static void test_cpu_saturation(void **state)
 	assert_null(obs_findings_find(&r->fs, "worker_saturation", NULL));
 }
 
+/* A queue that began to build in the middle of an interval: its p50 did not wait yet, its p90
+ * did; with the next interval's p50 the workers are named there, not a third interval later. A
+ * p90 alone, with no p50 after it, is not a finding. */
+static void test_worker_saturation_onset(void **state)
+{
+	struct run *r = *state;
+	struct obs_snap *s;
+
+	s = x__snap(r, 1);
+	x__slot(s, 2e6, 5e6);
+	s->slot[0].queue_p90_ns = 60e6;
+	obs_snap_push(&r->h);
+	s = x__snap(r, 2);
+	x__slot(s, 300e6, 5e6);
+	s->slot[0].queue_p90_ns = 320e6;
+	obs_snap_push(&r->h);
+	x__expect(r, "worker_saturation", "tcp/8000");
+
+	s = x__snap(r, 3);
+	x__slot(s, 2e6, 5e6);
+	s->slot[0].queue_p90_ns = 60e6;
+	obs_snap_push(&r->h);
+	x__run(r);
+	assert_null(obs_findings_find(&r->fs, "worker_saturation", NULL));
+}
+
 /* A load that began late in an interval: that interval has too few wake-ups to judge, so the
  * next alone decides, on twice the minimum; an older interval seen low still vetoes. */
 static void x__runq(struct obs_snap *s, uint64_t n, double p50)
@@ -806,6 +832,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_worker_saturation, x__setup, x__teardown),
 		cmocka_unit_test_setup_teardown(test_cpu_saturation, x__setup, x__teardown),
 		cmocka_unit_test_setup_teardown(test_cpu_saturation_onset, x__setup, x__teardown),
+		cmocka_unit_test_setup_teardown(test_worker_saturation_onset, x__setup, x__teardown),
 		cmocka_unit_test_setup_teardown(test_fast_server_is_silent, x__setup, x__teardown),
 		cmocka_unit_test_setup_teardown(test_count_notes, x__setup, x__teardown),
 		cmocka_unit_test_setup_teardown(test_fd_forecast, x__setup, x__teardown),
