@@ -29,17 +29,7 @@ double obs_fx_slope(const double *t, const double *y, unsigned int n)
 
 const char *obs_fx_num(uint64_t v, char *buf, size_t len)
 {
-	char tmp[32];
-	size_t n, i, o = 0;
-
-	n = (size_t)snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)v);
-	for (i = 0; i < n && o + 2 < len; i++) {
-		if (i && (n - i) % 3 == 0)
-			buf[o++] = ',';
-		buf[o++] = tmp[i];
-	}
-	buf[o] = '\0';
-	return buf;
+	return obs_rule_num(v, buf, len);
 }
 
 struct obs_fx *obs_fx_new(const char *prog, const struct obs_fx_opts *opts)
