@@ -9,6 +9,7 @@
 #include "drv.h"
 #include "merge.h"
 #include "report.h"
+#include "quote.h"
 
 static uint64_t x__u64(const json_t *o, const char *k)
 {
@@ -16,17 +17,6 @@ static uint64_t x__u64(const json_t *o, const char *k)
 
 	return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v)
 							       : 0;
-}
-
-__attribute__((format(printf, 3, 4))) static int x__fail(char *err, size_t len, const char *fmt,
-							 ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
 }
 
 int drv_merge_init(struct drv_merge *m)
@@ -53,9 +43,9 @@ static int x__hist(struct ll_hist *dst, const json_t *doc, const char *key, char
 	int r = 0;
 
 	if (!h)
-		return x__fail(err, len, "out of memory");
+		return drv_errf(err, len, "out of memory");
 	if (o && ll_hist_from_json(h, o))
-		r = x__fail(err, len, "\"%s\" is not a loadlens histogram", key);
+		r = drv_errf(err, len, "\"%s\" is not a loadlens histogram", key);
 	else
 		ll_hist_merge(dst, h);
 	ll_hist_free(h);
@@ -70,18 +60,18 @@ static int x__target(struct drv_merge *m, const json_t *doc, const json_t *cfg, 
 	const char *eng = json_string_value(json_object_get(cfg, "http_engine"));
 
 	if (!t)
-		return x__fail(err, len, "no \"target\"");
+		return drv_errf(err, len, "no \"target\"");
 	if (!m->res.merged) {
 		snprintf(m->target, sizeof(m->target), "%s", t);
 		if (ll_parse_url(m->target, &m->cfg.url))
-			return x__fail(err, len, "bad target '%s'", t);
+			return drv_errf(err, len, "bad target '%s'", t);
 		m->cfg.url_text = m->target;
 		if (eng && !strcmp(eng, "curl"))
 			m->cfg.http_engine = DRV_HTTP_CURL;
 		m->cfg.http2 = json_is_true(json_object_get(cfg, "http2"));
 	} else if (strcmp(t, m->target)) {
-		return x__fail(err, len, "target %s differs from %s of the first run", t,
-			       m->target);
+		return drv_errf(err, len, "target %s differs from %s of the first run", t,
+				m->target);
 	}
 	return 0;
 }
@@ -97,10 +87,10 @@ int drv_merge_add(struct drv_merge *m, const json_t *doc, char *err, size_t len)
 
 	if (!json_is_object(doc) || strcmp(json_string_value(json_object_get(doc, "tool")) ?: "",
 					   DRV_PROG))
-		return x__fail(err, len, "not a " DRV_PROG " result");
+		return drv_errf(err, len, "not a " DRV_PROG " result");
 	if (x__u64(doc, "schema") < 2)
-		return x__fail(err, len, "schema %llu is too old to merge (need 2)",
-			       (unsigned long long)x__u64(doc, "schema"));
+		return drv_errf(err, len, "schema %llu is too old to merge (need 2)",
+				(unsigned long long)x__u64(doc, "schema"));
 	r = x__target(m, doc, cfg, err, len);
 	if (r)
 		return r;

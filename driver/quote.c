@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Control characters escaped and long text cut, for error lines and the banner (quote.h). */
+#include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include "quote.h"
@@ -51,4 +53,16 @@ const char *drv_quote(const char *s, char *buf, size_t len)
 		w += x__esc((unsigned char)s[i], buf + w);
 	buf[w] = '\0';
 	return buf;
+}
+
+int drv_errf(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && len) {
+		va_start(ap, fmt);
+		vsnprintf(err, len, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
 }

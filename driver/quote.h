@@ -12,4 +12,7 @@
  */
 const char *drv_quote(const char *s, char *buf, size_t len);
 
+/* An error message for a parser's caller: fmt into err (when err and len), returns -EINVAL. */
+__attribute__((format(printf, 3, 4))) int drv_errf(char *err, size_t len, const char *fmt, ...);
+
 #endif /* LOADLENS_DRV_QUOTE_H */

@@ -11,18 +11,7 @@
 #include "reqmix.h"
 #include "request.h"
 #include "worker.h"
-
-static int x__fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && len) {
-		va_start(ap, fmt);
-		vsnprintf(err, len, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
+#include "quote.h"
 
 /* C escapes in place: \r \n \t \0 \\ \xHH; the new length, or -1. */
 static long x__unescape(char *s, size_t n)
@@ -107,21 +96,21 @@ static int x__http(const struct drv_config *cfg, char *line, char **out, size_t 
 	method = x__token(&p);
 	path = x__token(&p);
 	if (!method || !path || path[0] != '/' || strlen(path) >= sizeof(tmp.url.path))
-		return x__fail(err, errlen,
-			       "expected METHOD /PATH [-H 'Name: value']... [-d 'BODY']");
+		return drv_errf(err, errlen,
+				"expected METHOD /PATH [-H 'Name: value']... [-d 'BODY']");
 	tmp.method = method;
 	snprintf(tmp.url.path, sizeof(tmp.url.path), "%s", path);
 	while ((tok = x__token(&p))) {
 		if (!strcmp(tok, "-H") && (tok = x__token(&p)) && strchr(tok, ':')) {
 			if (tmp.nheaders == DRV_MAX_HEADERS)
-				return x__fail(err, errlen, "more than %d headers",
-					       DRV_MAX_HEADERS);
+				return drv_errf(err, errlen, "more than %d headers",
+						DRV_MAX_HEADERS);
 			tmp.headers[tmp.nheaders++] = tok;
 		} else if (!strcmp(tok, "-d") && (tok = x__token(&p))) {
 			body = tok;
 		} else {
-			return x__fail(err, errlen, "'%s': expected -H 'Name: value' or -d 'BODY'",
-				       tok ? tok : "");
+			return drv_errf(err, errlen, "'%s': expected -H 'Name: value' or -d 'BODY'",
+					tok ? tok : "");
 		}
 	}
 	if (body) {
@@ -131,7 +120,7 @@ static int x__http(const struct drv_config *cfg, char *line, char **out, size_t 
 			return -EINVAL;
 		dummy = calloc(1, (size_t)blen + 1);
 		if (!dummy)
-			return x__fail(err, errlen, "out of memory");
+			return drv_errf(err, errlen, "out of memory");
 	}
 	/* the head counts the expanded body; the body's source (with its fields) replaces it */
 	tmp.body = dummy;
@@ -140,7 +129,7 @@ static int x__http(const struct drv_config *cfg, char *line, char **out, size_t 
 	*out = malloc(n + bsrc + 1);
 	if (!*out) {
 		free(dummy);
-		return x__fail(err, errlen, "out of memory");
+		return drv_errf(err, errlen, "out of memory");
 	}
 	drv_request_http(&tmp, *out, n);
 	free(dummy);
@@ -160,7 +149,7 @@ static int x__resp(char *line, char **out, size_t *outlen, char *err, size_t err
 	while ((args[argc] = x__token(&p)) && argc < 255)
 		argc++;
 	if (!argc)
-		return x__fail(err, errlen, "an empty command");
+		return drv_errf(err, errlen, "an empty command");
 	for (i = 0; i < argc; i++) {
 		len[i] = x__tpl_len(args[i], strlen(args[i]), err, errlen);
 		if (len[i] < 0)
@@ -170,7 +159,7 @@ static int x__resp(char *line, char **out, size_t *outlen, char *err, size_t err
 	cap = n + 32;
 	*out = malloc(cap);
 	if (!*out)
-		return x__fail(err, errlen, "out of memory");
+		return drv_errf(err, errlen, "out of memory");
 	o = (size_t)snprintf(*out, cap, "*%u\r\n", argc);
 	for (i = 0; i < argc; i++)
 		o += (size_t)snprintf(*out + o, cap - o, "$%ld\r\n%s\r\n", len[i], args[i]);
@@ -201,10 +190,10 @@ static int x__dns(char *line, bool tcp, char **out, size_t *outlen, char *err, s
 	int qt = type ? x__qtype(type) : -1;
 
 	if (!name || qt < 0 || strlen(name) > 253 || strstr(name, "{{"))
-		return x__fail(err, errlen, "expected NAME TYPE (A, AAAA, MX, TXT, NS, ...)");
+		return drv_errf(err, errlen, "expected NAME TYPE (A, AAAA, MX, TXT, NS, ...)");
 	q = malloc(2 + 12 + strlen(name) + 2 + 4);
 	if (!q)
-		return x__fail(err, errlen, "out of memory");
+		return drv_errf(err, errlen, "out of memory");
 	o = tcp ? 2 : 0;
 	memcpy(q + o, "\0\0\x01\0\0\x01\0\0\0\0\0\0", 12);
 	o += 12;
@@ -215,7 +204,7 @@ static int x__dns(char *line, bool tcp, char **out, size_t *outlen, char *err, s
 			break;
 		if (ll > 63) {
 			free(q);
-			return x__fail(err, errlen, "%s: a label over 63 bytes", name);
+			return drv_errf(err, errlen, "%s: a label over 63 bytes", name);
 		}
 		q[o++] = (uint8_t)ll;
 		memcpy(q + o, l, ll);
@@ -258,7 +247,7 @@ static int x__record(const struct drv_config *cfg, char *line, struct drv_rec *r
 	} else {
 		n = strlen(line);
 		src = malloc(n + DRV_MCUDP_HDR + 1);
-		e = src ? 0 : x__fail(err, errlen, "out of memory");
+		e = src ? 0 : drv_errf(err, errlen, "out of memory");
 		/* memcache-udp: memcached's UDP frame header, the id stamped per request */
 		if (!e && cfg->mc_udp) {
 			memcpy(src, "\0\0\0\0\0\x01\0\0", DRV_MCUDP_HDR);
@@ -271,13 +260,13 @@ static int x__record(const struct drv_config *cfg, char *line, struct drv_rec *r
 			n = k < 0 ? 0 : (size_t)k;
 		}
 		if (!e && k < 0)
-			e = x__fail(err, errlen, "a bad escape (\\r \\n \\t \\0 \\\\ \\xHH)");
+			e = drv_errf(err, errlen, "a bad escape (\\r \\n \\t \\0 \\\\ \\xHH)");
 	}
 	if (!e)
 		e = drv_tpl_parse(&r->tpl, src, n, err, errlen);
 	free(src);
 	if (!e && !r->tpl.len)
-		e = x__fail(err, errlen, "an empty record");
+		e = drv_errf(err, errlen, "an empty record");
 	return e;
 }
 
@@ -294,15 +283,15 @@ int drv_reqmix_load(struct drv_config *cfg, char *err, size_t errlen)
 	struct drv_rec *r;
 
 	if (!f)
-		return x__fail(err, errlen, "--requests-file %s: %s", cfg->requests_path,
-			       strerror(errno));
+		return drv_errf(err, errlen, "--requests-file %s: %s", cfg->requests_path,
+				strerror(errno));
 	m = calloc(1, sizeof(*m));
 	if (m)
 		m->rec = calloc(DRV_MIX_MAX_RECORDS, sizeof(*m->rec));
 	if (!m || !m->rec) {
 		fclose(f);
 		free(m);
-		return x__fail(err, errlen, "out of memory");
+		return drv_errf(err, errlen, "out of memory");
 	}
 	cfg->mix = m;
 	m->weighted = cfg->seed_given;
@@ -316,10 +305,10 @@ int drv_reqmix_load(struct drv_config *cfg, char *err, size_t errlen)
 		if (!*p || *p == '#')
 			continue;
 		if (len > DRV_MIX_MAX_LINE || m->n == DRV_MIX_MAX_RECORDS) {
-			e = x__fail(err, errlen,
-				    "--requests-file %s:%u: over %d records or %d bytes",
-				    cfg->requests_path, lineno, DRV_MIX_MAX_RECORDS,
-				    DRV_MIX_MAX_LINE);
+			e = drv_errf(err, errlen,
+				     "--requests-file %s:%u: over %d records or %d bytes",
+				     cfg->requests_path, lineno, DRV_MIX_MAX_RECORDS,
+				     DRV_MIX_MAX_LINE);
 			break;
 		}
 		w = 1;
@@ -327,9 +316,9 @@ int drv_reqmix_load(struct drv_config *cfg, char *err, size_t errlen)
 			used = 0;
 			if (sscanf(p + 7, "%llu%n", &w, &used) != 1 || !w || w > 1000000 ||
 			    (p[7 + used] != ' ' && p[7 + used] != '\t')) {
-				e = x__fail(err, errlen,
-					    "--requests-file %s:%u: weight=N (1..1000000) then the "
-					    "record", cfg->requests_path, lineno);
+				e = drv_errf(err, errlen,
+					     "--requests-file %s:%u: weight=N (1..1000000) then "
+					     "the record", cfg->requests_path, lineno);
 				break;
 			}
 			p += 7 + used + 1;
@@ -338,12 +327,12 @@ int drv_reqmix_load(struct drv_config *cfg, char *err, size_t errlen)
 		r->weight = w;
 		r->label = strdup(p);
 		if (!r->label) {
-			e = x__fail(err, errlen, "out of memory");
+			e = drv_errf(err, errlen, "out of memory");
 			break;
 		}
 		if (x__record(cfg, p, r, msg, sizeof(msg))) {
-			e = x__fail(err, errlen, "--requests-file %s:%u: %s", cfg->requests_path,
-				    lineno, msg);
+			e = drv_errf(err, errlen, "--requests-file %s:%u: %s", cfg->requests_path,
+				     lineno, msg);
 			break;
 		}
 		if (r->tpl.len > m->max_len)
@@ -354,11 +343,11 @@ int drv_reqmix_load(struct drv_config *cfg, char *err, size_t errlen)
 	free(line);
 	fclose(f);
 	if (!e && !m->n)
-		e = x__fail(err, errlen, "--requests-file %s: no records", cfg->requests_path);
+		e = drv_errf(err, errlen, "--requests-file %s: no records", cfg->requests_path);
 	if (!e) {
 		m->cum = malloc(m->n * sizeof(*m->cum));
 		if (!m->cum)
-			e = x__fail(err, errlen, "out of memory");
+			e = drv_errf(err, errlen, "out of memory");
 		for (uint32_t i = 0, s = 0; !e && i < m->n; i++) {
 			s += (uint32_t)m->rec[i].weight;
 			m->cum[i] = s;

@@ -7,18 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "template.h"
-
-static int x__fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && len) {
-		va_start(ap, fmt);
-		vsnprintf(err, len, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
+#include "quote.h"
 
 static uint8_t x__digits(uint64_t v)
 {
@@ -70,7 +59,7 @@ static int x__field(struct drv_tpl_field *fd, const char *spec, char *err, size_
 		fd->width = x__digits(a);
 		fd->cdf = malloc(a * sizeof(double));
 		if (!fd->cdf)
-			return x__fail(err, errlen, "{{%s}}: out of memory", spec);
+			return drv_errf(err, errlen, "{{%s}}: out of memory", spec);
 		for (i = 0; i < a; i++) {
 			sum += 1.0 / pow((double)(i + 1), s);
 			fd->cdf[i] = sum;
@@ -79,9 +68,9 @@ static int x__field(struct drv_tpl_field *fd, const char *spec, char *err, size_
 			fd->cdf[i] /= sum;
 		return 0;
 	}
-	return x__fail(err, errlen,
-		       "{{%s}}: expected {{seq}}, {{rand:LO-HI}} or {{zipf:N:S}} "
-		       "(N 1..%llu, S 0..10)", spec, DRV_TPL_ZIPF_MAX);
+	return drv_errf(err, errlen,
+			"{{%s}}: expected {{seq}}, {{rand:LO-HI}} or {{zipf:N:S}} "
+			"(N 1..%llu, S 0..10)", spec, DRV_TPL_ZIPF_MAX);
 }
 
 int drv_tpl_parse(struct drv_tpl *t, const char *s, size_t n, char *err, size_t errlen)
@@ -96,7 +85,7 @@ int drv_tpl_parse(struct drv_tpl *t, const char *s, size_t n, char *err, size_t 
 	/* the expanded text is never longer than the source + 20 digits per field */
 	t->text = malloc(n + DRV_TPL_MAX_FIELDS * 24 + 1);
 	if (!t->text)
-		return x__fail(err, errlen, "out of memory");
+		return drv_errf(err, errlen, "out of memory");
 	while (s < end) {
 		open = memmem(s, (size_t)(end - s), "{{", 2);
 		if (!open) {
@@ -110,14 +99,14 @@ int drv_tpl_parse(struct drv_tpl *t, const char *s, size_t n, char *err, size_t 
 		k = close ? (size_t)(close - open - 2) : 0;
 		if (!close || k >= sizeof(spec)) {
 			drv_tpl_free(t);
-			return x__fail(err, errlen,
-				       "a '{{' without its '}}' (or a field over %zu bytes)",
-				       sizeof(spec) - 1);
+			return drv_errf(err, errlen,
+					"a '{{' without its '}}' (or a field over %zu bytes)",
+					sizeof(spec) - 1);
 		}
 		if (t->nfields == DRV_TPL_MAX_FIELDS) {
 			drv_tpl_free(t);
-			return x__fail(err, errlen, "more than %d {{fields}} in one record",
-				       DRV_TPL_MAX_FIELDS);
+			return drv_errf(err, errlen, "more than %d {{fields}} in one record",
+					DRV_TPL_MAX_FIELDS);
 		}
 		memcpy(spec, open + 2, k);
 		spec[k] = '\0';
