@@ -2,7 +2,7 @@
 /*
  * Where a finding is decided. Each rule is a pure function from the run's snapshots so far
  * (observer/rules/snapshot.h) to zero or more findings (finding.h) that hold in the latest
- * interval. No kernel, no files, no clock: tests/unit/test_rules.c runs them on synthetic
+ * interval. No kernel, no files, no clock: tests/unit/test_rules_*.c run them on synthetic
  * snapshots. The thresholds are here, with the reason for each.
  */
 #ifndef LOADLENS_OBSERVER_RULES_RULES_H

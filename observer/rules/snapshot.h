@@ -3,7 +3,7 @@
  * What the findings rules see: one snapshot per interval, plain data filled by the features
  * (observer/features/forensics.c: census, failures, fds, processes; observer/features/reqtime.c: request timing;
  * main.c: caps), and the run's history of them. No kernel, no files: the rules
- * (observer/rules/rules_*.c) are pure functions of these, and tests/unit/test_rules.c feeds them
+ * (observer/rules/rules_*.c) are pure functions of these, and tests/unit/test_rules_*.c feed them
  * synthetic snapshots.
  */
 #ifndef LOADLENS_OBSERVER_RULES_SNAPSHOT_H
