@@ -47,6 +47,11 @@
 #define OBS_RULE_PIPELINE_PCT 1.0
 /* ... and at least this many such reads: one request written in two pieces is not pipelining */
 #define OBS_RULE_PIPELINE_MIN 20
+/* Pipelining seen in the bytes (payload samples, bpf/payload.bpf.h): this share of the sampled
+ * reads held several requests, with at least this many such reads (a request whose body has a
+ * line that begins like a request counts twice: a few are no pipelining) */
+#define OBS_RULE_PL_PCT 10.0
+#define OBS_RULE_PL_MIN 10
 
 typedef void (*obs_rule_fn)(const struct obs_snap_hist *h, struct obs_findings *out);
 

@@ -201,7 +201,8 @@ static void test_count_notes(void **state)
 	assert_int_equal(x__ev_int(f, "pid"), 4242);
 	f = x__expect(r, "no_listener", "port 8080");
 	assert_int_equal(x__ev_int(f, "port"), 8080);
-	assert_int_equal(f->severity, OBS_SEV_NOTE);	/* one request of 30 written in two pieces (a listen-overflow run): no pipelining */
+	assert_int_equal(f->severity, OBS_SEV_NOTE);
+	/* one request of 30 written in two pieces (a listen-overflow run): no pipelining */
 	s = x__snap(r, 3);
 	x__slot(s, 10e3, 2e3);
 	s->slot[0].pipelined_reads = 1;
@@ -210,6 +211,83 @@ static void test_count_notes(void **state)
 	obs_findings_clear(&r->fs);
 	obs_rules_run(&r->h, &r->fs);
 	assert_null(obs_findings_find(&r->fs, "pipelining", NULL));
+}
+
+/* One interval of a TCP slot on port 6379 with payload samples. */
+static struct obs_snap_slot *x__pl(struct run *r, double t, uint64_t reads, uint64_t samples,
+				   uint64_t multi, uint64_t requests, uint64_t max)
+{
+	struct obs_snap *s = x__snap(r, t);
+	struct obs_snap_slot *sl;
+
+	x__slot(s, 10e3, 2e3);
+	sl = &s->slot[0];
+	sl->port = 6379;
+	sl->reads = reads;
+	sl->pl_samples = samples;
+	sl->pl_multi = multi;
+	sl->pl_requests = requests;
+	sl->pl_max = max;
+	sl->pl_scan = 1024;
+	obs_snap_push(&r->h);
+	return sl;
+}
+
+/* redis-benchmark -P 16: each batch of 16 in one write, one arrival and one read: no
+ * multi-arrival read, but the bytes hold 16 requests; the note gives the factor. */
+static void test_pipelining_in_one_write(void **state)
+{
+	struct run *r = *state;
+	const struct obs_finding *f;
+
+	x__pl(r, 1, 6251, 400, 390, 6240, 16);
+	assert_int_equal(x__run(r), 0);
+	f = x__expect(r, "pipelining", "tcp/6379");
+	assert_int_equal(f->severity, OBS_SEV_NOTE);
+	assert_non_null(strstr(f->text, "on tcp/6379, 98% of 400 sampled reads held several "
+					"requests (15.6 per read on average, up to 16)"));
+	assert_non_null(strstr(f->text, "requests here are reads"));
+	assert_non_null(strstr(f->text, "the server handled about 16x the 6,251 requests "
+					"counted"));
+	assert_null(strstr(f->text, "counted by length"));
+	assert_int_equal(x__ev_int(f, "port"), 6379);
+	assert_int_equal(x__ev_int(f, "sampled_reads"), 400);
+	assert_int_equal(x__ev_int(f, "multi_request_reads"), 390);
+	assert_int_equal(x__ev_int(f, "max_per_read"), 16);
+	assert_int_equal(x__ev_int(f, "requests_counted"), 6251);
+	assert_int_equal(x__ev_int(f, "estimated_requests"), 97516); /* 6,251 x 15.6 */
+	assert_int_equal(x__ev_int(f, "pipelined_reads"), 0);
+	/* -P 4 on a longer run, with reads longer than looked at */
+	obs_snap_next(&r->h)->t = 2;
+	obs_snap_push(&r->h);
+	x__pl(r, 3, 25000, 800, 800, 3200, 4)->pl_extrapolated = 3;
+	f = x__expect(r, "pipelining", "tcp/6379");
+	assert_non_null(strstr(f->text, "100% of 800 sampled reads held several requests (4.0 "
+					"per read on average, up to 4)"));
+	assert_non_null(strstr(f->text, "about 4.0x the 25,000 requests counted; 3 reads were "
+					"longer than the 1024 bytes looked at: counted by length"));
+}
+
+/* One request per read (keep-alive HTTP, memcached gets, an echo), a few reads that look like
+ * two (a body line that begins like a request), a binary protocol (HTTP/2: nothing sampled as
+ * text), and too few samples to tell: no note. */
+static void test_pipelining_silent(void **state)
+{
+	struct run *r = *state;
+
+	x__pl(r, 1, 90000, 600, 0, 600, 1);
+	x__silent(r);
+	x__pl(r, 2, 90000, 600, 9, 610, 2); /* 9 of 600: fewer than 10 */
+	x__silent(r);
+	x__pl(r, 3, 90000, 600, 40, 640, 2); /* 40 of 600, 6.7%: under 10% */
+	x__silent(r);
+	x__pl(r, 4, 90000, 0, 0, 0, 0); /* HTTP/2: every sample binary */
+	x__silent(r);
+	x__pl(r, 5, 40, 8, 8, 128, 16); /* 8 samples, all pipelined: too few to say */
+	x__silent(r);
+	/* the same bytes on a UDP slot (datagrams are requests): never */
+	x__pl(r, 6, 5000, 100, 100, 1600, 16)->udp = true;
+	x__silent(r);
 }
 
 int main(void)
@@ -222,6 +300,9 @@ int main(void)
 						x__teardown),
 		cmocka_unit_test_setup_teardown(test_fast_server_is_silent, x__setup, x__teardown),
 		cmocka_unit_test_setup_teardown(test_count_notes, x__setup, x__teardown),
+		cmocka_unit_test_setup_teardown(test_pipelining_in_one_write, x__setup,
+						x__teardown),
+		cmocka_unit_test_setup_teardown(test_pipelining_silent, x__setup, x__teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
