@@ -131,7 +131,7 @@ void obs_payload_fmt_summary(FILE *out, const struct obs_reqtime *rt, const stru
 				     "one read per %.0f ms and CPU):\n",
 				(double)p->skel->rodata->targ_payload_period_ns / 1e6);
 		head = true;
-		fprintf(out, "    tcp/%u: %llu reads sampled, %llu with several requests, %.2f "
+		fprintf(out, "    tcp/%u sampled: %llu reads, %llu with several requests, %.2f "
 			     "requests per read (max %llu)",
 			obs_reqtime_slot_port(rt, k), (unsigned long long)c[k].samples,
 			(unsigned long long)c[k].multi, obs_payload_per_read(&c[k]),
