@@ -13,9 +13,9 @@
  * recvmsg), and bpf_probe_read_user copies up to LL_PL_SCAN bytes of what the kernel just wrote
  * there into a per-CPU scratch buffer. Other architectures: not compiled in (targ_payload 0).
  *
- * Cost (BENCHMARKS.md, "Payload sampling"): a read that is not sampled pays a per-CPU array
- * lookup, a load of TCP's own clock (tcp_clock_cache) and a compare; no helper call. A slot
- * samples at most one read per LL_PL_PERIOD_NS on each CPU.
+ * Cost (BENCHMARKS.md, "Payload sampling"; bench/payload_cost.sh): a read that is not sampled
+ * pays two loads (its CPU's gate, TCP's own clock tcp_clock_cache) and a compare; no map lookup,
+ * no helper call. Each CPU samples at most one read per LL_PL_PERIOD_NS.
  */
 #ifndef LOADLENS_PAYLOAD_BPF_H
 #define LOADLENS_PAYLOAD_BPF_H
@@ -34,10 +34,18 @@ const volatile __u8 targ_payload = 0;
  * sample's cost). */
 const volatile __u64 targ_payload_period_ns = LL_PL_PERIOD_NS;
 
-/* Index RT_MAX_SLOTS: the gate of --pid/--cgroup without --port (slot known at the sample). */
+/* The sampling gate: when this CPU last sampled a read, one cache line each, in .bss (a load
+ * of the CPU's entry, no map lookup, no helper call: bpf_get_smp_processor_id() is inlined).
+ * One gate for all slots: with several target ports, a port is sampled in proportion to its
+ * reads. CPUs beyond PL_GATES share gates (a sample now and then more or less). */
+#define PL_GATES 256
+#define PL_GATE_WORDS 8 /* a cache line */
+__u64 pl_gates[PL_GATES * PL_GATE_WORDS];
+
+/* The counters of each request-timing slot. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, RT_MAX_SLOTS + 1);
+	__uint(max_entries, RT_MAX_SLOTS);
 	__type(key, __u32);
 	__type(value, struct rt_pl_ctrs);
 } pl_ctrs SEC(".maps");
@@ -151,40 +159,34 @@ __attribute__((noinline)) int pl_sample(struct rt_pl_ctrs *c, int ret)
  */
 static __always_inline void payload_recv(struct sock *sk, int slot, int ret)
 {
+	__u64 *g = &pl_gates[(bpf_get_smp_processor_id() & (PL_GATES - 1)) * PL_GATE_WORDS];
 	const struct tcp_sock *tp;
 	struct rt_tcp_sock *s;
 	struct rt_pl_ctrs *c;
-	__u32 gate = slot == RT_SLOT_DYN ? RT_MAX_SLOTS : (__u32)slot;
-	__u64 now;
+	__u64 now, last;
 
 	if (!targ_payload)
-		return;
-	c = bpf_map_lookup_elem(&pl_ctrs, &gate);
-	if (!c)
 		return;
 	/* TCP's clock, refreshed as this read copied the bytes: no clock read; a socket whose
 	 * stamp is older than the gate's reads as not due */
 	tp = bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct tcp_sock));
 	now = tp->tcp_clock_cache;
-	if ((__s64)(now - c->last_ns) < (__s64)targ_payload_period_ns && c->last_ns)
+	last = *g;
+	if ((__s64)(now - last) < (__s64)targ_payload_period_ns && last)
 		return;
 	s = tcp_state(sk, false);
 	if (!s || (s->flags & RT_F_FOREIGN) || s->state == RT_READING)
 		return;
 	if (targ_owned && !(s->flags & RT_F_OWNED))
 		return; /* not known yet to be a target's (its first read) */
-	if (slot == RT_SLOT_DYN) {
+	if (slot == RT_SLOT_DYN)
 		slot = s->slot;
-		if (slot < 0 || slot >= RT_MAX_SLOTS)
-			return;
-		c->last_ns = now;
-		c = bpf_map_lookup_elem(&pl_ctrs, &slot);
-		if (!c)
-			return;
-	} else {
-		c->last_ns = now;
-	}
-	pl_sample(c, ret);
+	if (slot < 0 || slot >= RT_MAX_SLOTS)
+		return;
+	*g = now;
+	c = bpf_map_lookup_elem(&pl_ctrs, &slot);
+	if (c)
+		pl_sample(c, ret);
 }
 
 #endif /* LOADLENS_PAYLOAD_BPF_H */

@@ -26,13 +26,12 @@
 
 /* Bytes of a sampled read that are looked at (a power of two). */
 #define LL_PL_SCAN 1024
-/* At most one sampled read per slot and CPU in this time (ns): 125 a second at most, each a few
- * microseconds, so that the cost per read stays under a nanosecond at any rate. */
+/* At most one sampled read per CPU in this time (ns): 125 a second at most, each under a
+ * microsecond or two, so that the cost per read stays under a nanosecond at any rate. */
 #define LL_PL_PERIOD_NS (8ULL * 1000 * 1000)
 
 /* Per slot, per CPU (the "pl_ctrs" per-CPU array, keyed by request-timing slot). */
 struct rt_pl_ctrs {
-	__u64 last_ns;	    /* the last sample (TCP's clock): the sampling gate */
 	__u64 samples;	    /* reads sampled whose requests were counted */
 	__u64 multi;	    /* of which holding two or more requests */
 	__u64 requests;	    /* requests counted in them (extrapolated where longer than scanned) */
@@ -42,7 +41,7 @@ struct rt_pl_ctrs {
 	__u64 unreadable;   /* reads whose buffer could not be found or read (another syscall than
 			     * read/recvfrom/readv/recvmsg, io_uring, a page not present) */
 };
-_Static_assert(sizeof(struct rt_pl_ctrs) == 8 * 8, "rt_pl_ctrs layout");
+_Static_assert(sizeof(struct rt_pl_ctrs) == 7 * 8, "rt_pl_ctrs layout");
 
 /* ll_pl_count() of a read that is not text. */
 #define LL_PL_BINARY 0

@@ -103,8 +103,6 @@ int obs_payload_read(struct obs_payload *p, struct rt_pl_ctrs *out)
 			out[k].unreadable += c->unreadable;
 			if (c->max > out[k].max)
 				out[k].max = c->max;
-			if (c->last_ns > out[k].last_ns)
-				out[k].last_ns = c->last_ns;
 		}
 	}
 	return 0;
@@ -128,7 +126,7 @@ void obs_payload_fmt_summary(FILE *out, const struct obs_reqtime *rt, const stru
 			continue;
 		if (!head)
 			fprintf(out, "  payload samples (requests per read, pipelining; at most "
-				     "one read per %.0f ms and CPU):\n",
+				     "one read per %.0f ms on each CPU):\n",
 				(double)p->skel->rodata->targ_payload_period_ns / 1e6);
 		head = true;
 		fprintf(out, "    tcp/%u sampled: %llu reads, %llu with several requests, %.2f "
