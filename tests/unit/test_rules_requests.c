@@ -290,6 +290,25 @@ static void test_pipelining_silent(void **state)
 	x__silent(r);
 }
 
+/* Both signs: the bytes' figures win, with the arrivals' count in the evidence; the arrivals
+ * alone (a binary protocol, HTTP/2 streams written one by one) keep their own text. */
+static void test_pipelining_both_signs(void **state)
+{
+	struct run *r = *state;
+	const struct obs_finding *f;
+
+	x__pl(r, 1, 1274, 300, 280, 1300, 16)->pipelined_reads = 301;
+	f = x__expect(r, "pipelining", "tcp/6379");
+	assert_non_null(strstr(f->text, "93% of 300 sampled reads held several requests (4.3 per "
+					"read on average, up to 16)"));
+	assert_int_equal(x__ev_int(f, "pipelined_reads"), 301);
+	assert_int_equal(x__ev_int(f, "estimated_requests"), 5521); /* 1,274 x 1300 / 300 */
+	x__pl(r, 2, 3794, 0, 0, 0, 0)->pipelined_reads = 3767;
+	f = x__expect(r, "pipelining", "tcp/6379");
+	assert_non_null(strstr(f->text, "3,767 of 3,794 reads took several writes of the client"));
+	assert_null(json_object_get(f->evidence, "sampled_reads"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -303,6 +322,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pipelining_in_one_write, x__setup,
 						x__teardown),
 		cmocka_unit_test_setup_teardown(test_pipelining_silent, x__setup, x__teardown),
+		cmocka_unit_test_setup_teardown(test_pipelining_both_signs, x__setup,
+						x__teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
