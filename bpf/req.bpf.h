@@ -599,6 +599,9 @@ read:
 	}
 }
 
+/* payload sampling (pipelining in one write): uses tcp_state() above */
+#include "payload.bpf.h"
+
 static __always_inline void req_recv(struct sock *sk, int ret, int flags)
 {
 	bool udp = false;
@@ -610,10 +613,12 @@ static __always_inline void req_recv(struct sock *sk, int ret, int flags)
 	slot = sock_slot(sk, &udp);
 	if (slot < 0)
 		return;
-	if (udp)
+	if (udp) {
 		udp_read(sk, slot);
-	else
-		tcp_read(sk, slot);
+		return;
+	}
+	payload_recv(sk, slot, ret); /* first: it asks whether this read begins a request */
+	tcp_read(sk, slot);
 }
 
 static __always_inline void unsolicited(int slot)

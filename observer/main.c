@@ -22,6 +22,7 @@
 #include "metrics_http.h"
 #include "metrics_src.h"
 #include "options.h"
+#include "payload.h"
 #include "output/ndjson.h"
 #include "requests.h"
 #include "skeletons.h"
@@ -134,7 +135,9 @@ static int x__plan_requests(void *self, struct obs_kernel *k)
 		return -errno;
 	if (!r->rt)
 		obs_reqtime_off(obs_kernel_sockets(k));
-	else if (a->arrivals_sampled)
+	else
+		obs_payload_plan(obs_kernel_sockets(k));
+	if (r->rt && a->arrivals_sampled)
 		r->arrival_prog = obs_reqtime_arrivals_sampled(r->rt);
 	return 0;
 }
@@ -234,7 +237,7 @@ static int x__bring_up(struct x__run *r)
 	if (r->rt) {
 		err = obs_reqtime_start(r->rt, PROG, r->trace_out);
 		r->trace_out = NULL;
-		if (err || !(r->req = obs_requests_new(r->rt)))
+		if (err || !(r->req = obs_requests_new(r->rt, obs_kernel_sockets(r->k))))
 			return LL_EXIT_FAIL;
 	}
 	r->features[r->nfeatures++] = obs_connections_feature(r->cx);

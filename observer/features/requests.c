@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "payload.h"
 #include "requests.h"
 
 /* Intervals kept for the JSON: a day of 1 s ticks; later ones are counted, not kept. */
@@ -12,9 +13,11 @@ struct obs_requests {
 	struct obs_reqtime *rt;
 	struct obs_reqtime_stats *cur, *prev, *delta;
 	json_t *intervals;
+	struct obs_payload *pl;		     /* payload sampling: requests per read */
+	struct rt_pl_ctrs pl_cur[RT_MAX_SLOTS]; /* its counters, as of the last read */
 };
 
-struct obs_requests *obs_requests_new(struct obs_reqtime *rt)
+struct obs_requests *obs_requests_new(struct obs_reqtime *rt, struct sockets_bpf *skel)
 {
 	struct obs_requests *r = calloc(1, sizeof(*r));
 
@@ -25,7 +28,9 @@ struct obs_requests *obs_requests_new(struct obs_reqtime *rt)
 	r->prev = obs_reqtime_stats_new(rt);
 	r->delta = obs_reqtime_stats_new(rt);
 	r->intervals = json_array();
-	if (!r->cur || !r->prev || !r->delta || !r->intervals) {
+	if (r->cur)
+		r->pl = obs_payload_new(skel, r->cur->nslots);
+	if (!r->cur || !r->prev || !r->delta || !r->intervals || !r->pl) {
 		obs_requests_free(r);
 		return NULL;
 	}
@@ -37,6 +42,7 @@ void obs_requests_free(struct obs_requests *r)
 	if (!r)
 		return;
 	json_decref(r->intervals);
+	obs_payload_free(r->pl);
 	obs_reqtime_stats_free(r->delta);
 	obs_reqtime_stats_free(r->prev);
 	obs_reqtime_stats_free(r->cur);
@@ -84,6 +90,14 @@ static void x__snap(const struct obs_requests *r, struct obs_snap *snap, struct 
 		sl->pipelined_reads = r->cur->slot[i].c.multi_arrival;
 		sl->udp_multi_reader_sockets = r->cur->slot[i].c.udp_shared;
 		sl->udp_reader_switches = r->cur->slot[i].c.udp_switch;
+		if (!sl->udp && i < RT_MAX_SLOTS) {
+			sl->pl_samples = r->pl_cur[i].samples;
+			sl->pl_multi = r->pl_cur[i].multi;
+			sl->pl_requests = r->pl_cur[i].requests;
+			sl->pl_max = r->pl_cur[i].max;
+			sl->pl_extrapolated = r->pl_cur[i].extrapolated;
+			sl->pl_scan = LL_PL_SCAN;
+		}
 	}
 	ll_hist_reset(h);
 	for (i = 0; i < LL_HIST_BUCKETS; i++)
@@ -112,6 +126,8 @@ static int x__tick(void *self, struct obs_tick *tk)
 	if (!h)
 		return -ENOMEM;
 	err = obs_reqtime_read(r->rt, r->cur);
+	if (!err)
+		err = obs_payload_read(r->pl, r->pl_cur);
 	if (err)
 		goto cleanup;
 	obs_reqtime_stats_sub(r->delta, r->cur, r->prev);
@@ -140,23 +156,32 @@ static int x__finish(void *self, struct obs_tick *tk)
 {
 	struct obs_requests *r = self;
 
+	int err;
+
 	(void)tk;
 	x__reqtime_trace_stop(r->rt);
-	return obs_reqtime_read(r->rt, r->cur);
+	err = obs_reqtime_read(r->rt, r->cur);
+	return err ? err : obs_payload_read(r->pl, r->pl_cur);
 }
 
 static int x__summary(void *self, FILE *out)
 {
 	struct obs_requests *r = self;
 
-	return obs_rt_fmt_summary(out, r->rt, r->cur);
+	int err = obs_rt_fmt_summary(out, r->rt, r->cur);
+
+	obs_payload_fmt_summary(out, r->rt, r->pl, r->pl_cur);
+	fflush(out);
+	return err;
 }
 
 static int x__json(void *self, json_t *root)
 {
 	struct obs_requests *r = self;
 
-	return obs_rt_fmt_json_add(root, r->rt, r->cur, r->intervals);
+	int err = obs_rt_fmt_json_add(root, r->rt, r->cur, r->intervals);
+
+	return err ? err : obs_payload_json_add(root, r->rt, r->pl, r->pl_cur);
 }
 
 struct obs_feature obs_requests_feature(struct obs_requests *r)

@@ -12,7 +12,10 @@
 
 struct obs_requests;
 
-struct obs_requests *obs_requests_new(struct obs_reqtime *rt);
+struct sockets_bpf;
+
+/* skel: the socket object request timing is part of (its payload-sampling counters) */
+struct obs_requests *obs_requests_new(struct obs_reqtime *rt, struct sockets_bpf *skel);
 void obs_requests_free(struct obs_requests *r);
 /* What it lost, from the final read (after finish). */
 void obs_requests_lost(const struct obs_requests *r, struct obs_rt_lost *out);

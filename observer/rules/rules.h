@@ -2,7 +2,7 @@
 /*
  * Where a finding is decided. Each rule is a pure function from the run's snapshots so far
  * (observer/rules/snapshot.h) to zero or more findings (finding.h) that hold in the latest
- * interval. No kernel, no files, no clock: tests/unit/test_rules.c runs them on synthetic
+ * interval. No kernel, no files, no clock: tests/unit/test_rules_*.c run them on synthetic
  * snapshots. The thresholds are here, with the reason for each.
  */
 #ifndef LOADLENS_OBSERVER_RULES_RULES_H
@@ -47,6 +47,11 @@
 #define OBS_RULE_PIPELINE_PCT 1.0
 /* ... and at least this many such reads: one request written in two pieces is not pipelining */
 #define OBS_RULE_PIPELINE_MIN 20
+/* Pipelining seen in the bytes (payload samples, bpf/payload.bpf.h): this share of the sampled
+ * reads held several requests, with at least this many such reads (a request whose body has a
+ * line that begins like a request counts twice: a few are no pipelining) */
+#define OBS_RULE_PL_PCT 10.0
+#define OBS_RULE_PL_MIN 10
 
 typedef void (*obs_rule_fn)(const struct obs_snap_hist *h, struct obs_findings *out);
 

@@ -121,6 +121,54 @@ void obs_rule_saturation(const struct obs_snap_hist *h, struct obs_findings *out
 	}
 }
 
+/* The bytes say it: enough sampled reads held several requests. */
+static bool x__pl_pipelined(const struct obs_snap_slot *sl)
+{
+	return !sl->udp && sl->pl_multi >= OBS_RULE_PL_MIN &&
+	       sl->pl_multi * 100.0 >= OBS_RULE_PL_PCT * sl->pl_samples;
+}
+
+/* The arrivals say it: enough reads took several writes of the client. */
+static bool x__arrivals_pipelined(const struct obs_snap_slot *sl)
+{
+	return sl->pipelined_reads >= OBS_RULE_PIPELINE_MIN && sl->reads &&
+	       sl->pipelined_reads * 100.0 >= OBS_RULE_PIPELINE_PCT * sl->reads;
+}
+
+/* "16x", "1.4x" */
+static const char *x__factor(double f, char *buf, size_t len)
+{
+	snprintf(buf, len, f >= 9.95 ? "%.0fx" : "%.1fx", f);
+	return buf;
+}
+
+static void x__pl_finding(const struct obs_snap_slot *sl, const char *key, struct obs_findings *out)
+{
+	double per = (double)sl->pl_requests / (double)sl->pl_samples;
+	double share = 100.0 * (double)sl->pl_multi / (double)sl->pl_samples;
+	char a[32], b[32], c[32], d[32], ex[96] = "";
+
+	if (sl->pl_extrapolated)
+		snprintf(ex, sizeof(ex), "; %s reads were longer than the %d bytes looked at: "
+			 "counted by length", obs_rule_num(sl->pl_extrapolated, d, sizeof(d)),
+			 sl->pl_scan);
+	obs_findings_add(out, "pipelining", OBS_SEV_NOTE, key,
+			 json_pack("{s:i, s:I, s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:I}", "port",
+				   (int)sl->port, "sampled_reads", (json_int_t)sl->pl_samples,
+				   "multi_request_reads", (json_int_t)sl->pl_multi,
+				   "requests_in_samples", (json_int_t)sl->pl_requests,
+				   "requests_per_read", per, "max_per_read", (json_int_t)sl->pl_max,
+				   "requests_counted", (json_int_t)sl->reads, "estimated_requests",
+				   (json_int_t)(per * (double)sl->reads + 0.5), "pipelined_reads",
+				   (json_int_t)sl->pipelined_reads, "reads", (json_int_t)sl->reads),
+			 "requests: on %s, %.0f%% of %s sampled reads held several requests (%.1f "
+			 "per read on average, up to %s): requests here are reads, and their times "
+			 "a read's; the server handled about %s the %s requests counted%s",
+			 key, share, obs_rule_num(sl->pl_samples, a, sizeof(a)), per,
+			 obs_rule_num(sl->pl_max, b, sizeof(b)), x__factor(per, c, sizeof(c)),
+			 obs_rule_num(sl->reads, d, sizeof(d)), ex);
+}
+
 void obs_rule_pipelining(const struct obs_snap_hist *h, struct obs_findings *out)
 {
 	const struct obs_snap *now = obs_snap_at(h, 0);
@@ -130,10 +178,13 @@ void obs_rule_pipelining(const struct obs_snap_hist *h, struct obs_findings *out
 
 	for (i = 0; i < now->nslots; i++) {
 		sl = &now->slot[i];
-		if (sl->pipelined_reads < OBS_RULE_PIPELINE_MIN || !sl->reads ||
-		    sl->pipelined_reads * 100.0 < OBS_RULE_PIPELINE_PCT * sl->reads)
-			continue;
 		snprintf(key, sizeof(key), "%s/%u", sl->udp ? "udp" : "tcp", sl->port);
+		if (x__pl_pipelined(sl)) {
+			x__pl_finding(sl, key, out);
+			continue;
+		}
+		if (!x__arrivals_pipelined(sl))
+			continue;
 		obs_findings_add(out, "pipelining", OBS_SEV_NOTE, key,
 				 json_pack("{s:i, s:I, s:I}", "port", (int)sl->port, "pipelined_reads",
 					   (json_int_t)sl->pipelined_reads, "reads",

@@ -3,7 +3,7 @@
  * What the findings rules see: one snapshot per interval, plain data filled by the features
  * (observer/features/forensics.c: census, failures, fds, processes; observer/features/reqtime.c: request timing;
  * main.c: caps), and the run's history of them. No kernel, no files: the rules
- * (observer/rules/rules_*.c) are pure functions of these, and tests/unit/test_rules.c feeds them
+ * (observer/rules/rules_*.c) are pure functions of these, and tests/unit/test_rules_*.c feed them
  * synthetic snapshots.
  */
 #ifndef LOADLENS_OBSERVER_RULES_SNAPSHOT_H
@@ -83,6 +83,11 @@ struct obs_snap_slot {
 	uint64_t reads;		  /* requests (reads) since start, for the share */
 	uint64_t udp_multi_reader_sockets; /* UDP sockets read by two or more threads */
 	uint64_t udp_reader_switches;	   /* reads by another thread than the previous reader */
+	/* payload sampling (bpf/payload.bpf.h), TCP, cumulative: reads sampled at the start of a
+	 * request, those holding 2+ requests, requests counted in them, the most in one read, and
+	 * reads longer than the bytes looked at (their count extrapolated by length) */
+	uint64_t pl_samples, pl_multi, pl_requests, pl_max, pl_extrapolated;
+	unsigned int pl_scan; /* bytes of a sampled read looked at */
 };
 
 struct obs_snap {

@@ -197,6 +197,8 @@ def run_in(run, sc, result):
 						"is not a forecast" % (k, t, -late))
 			log("  %s: t=%.2f, %+.2f s from the onset (limit +%.2f)" %
 			    (k, t, late, limit))
+		if insum:
+			problems += check_evidence(run, e, insum[-1])
 		if "severity" in f and sc["group"] == "sick" and not e.get("note") and \
 				f["severity"] == "note":
 			problems.append("%s is only a note" % k)
@@ -207,6 +209,35 @@ def run_in(run, sc, result):
 			if not any(kind_of(f) == e["kind"] and not alarming(f)
 				   for f in events + sfind):
 				problems.append("the note %s is missing" % e["kind"])
+	return problems
+
+
+def check_evidence(run, e, f):
+	"""Figures of a finding (the summary's: the run's latest) within a stated range:
+	'range': {key: [lo, hi]}; 'estimate_of': a load whose JSON counts the requests the finding's
+	estimated_requests must match within 'tolerance' (a share); 'absent': keys it must not
+	have."""
+	problems = []
+	ev = f.get("evidence") or {}
+	for key, (lo, hi) in e.get("range", {}).items():
+		v = ev.get(key)
+		log("  %s: %s = %s (expected %s..%s)" % (f["kind"], key, v, lo, hi))
+		if not isinstance(v, (int, float)) or not lo <= v <= hi:
+			problems.append("%s evidence %s=%s, expected %s..%s" % (f["kind"], key, v, lo, hi))
+	for key in e.get("absent", []):
+		if key in ev:
+			problems.append("%s evidence has %s=%s, expected none" % (f["kind"], key,
+										ev[key]))
+	if e.get("estimate_of"):
+		with open(os.path.join(run.tmp, e["estimate_of"] + ".json")) as fh:
+			n = json.load(fh)["requests"]
+		v = ev.get("estimated_requests")
+		tol = e.get("tolerance", 0.1)
+		log("  %s: estimated_requests = %s, the load counted %d (tolerance %.0f%%)" %
+		    (f["kind"], v, n, 100 * tol))
+		if not isinstance(v, (int, float)) or abs(v - n) > tol * n:
+			problems.append("%s: estimated_requests %s, the load counted %d (tolerance "
+					"%.0f%%)" % (f["kind"], v, n, 100 * tol))
 	return problems
 
 

@@ -30,7 +30,7 @@ http {{
 	uwsgi_temp_path {dir}/tmp/uwsgi;
 	scgi_temp_path {dir}/tmp/scgi;
 	server {{
-		listen 127.0.0.1:{port} backlog=1024;
+		listen 127.0.0.1:{port} backlog=1024{http2};
 		location / {{ return 200 "hello, scenario\\n"; }}
 	}}
 }}
@@ -100,7 +100,8 @@ def start_server(run, spec):
 				master="on" if spec.get("master") else "off", dir=d, port=port,
 				rlimit="worker_rlimit_nofile %d;" % rl if rl else "",
 				wconn=spec.get("worker_connections", 4096),
-				loglevel=spec.get("loglevel", "warn")))
+				loglevel=spec.get("loglevel", "warn"),
+				http2=" http2" if spec.get("http2") else ""))
 		run.spawn(name, [need("nginx"), "-p", d, "-e", d + "/error.log", "-c",
 				 d + "/nginx.conf"], cpu)
 		run.wait_listen(name, port)
@@ -136,7 +137,7 @@ def load_argv(run, spec):
 			"--interval", "0.1s", "--json", "{tmp}/%s.json" % name]
 	if kind == "py":
 		return [PY, SERVERS] + spec["args"]
-	if kind in ("wrk", "ab"):
+	if kind in ("wrk", "ab", "h2load"):
 		return [need(kind)] + spec["args"]
 	if kind == "redis-benchmark":
 		return [need("redis-benchmark"), "-h", "127.0.0.1", "-p", "{port}"] + spec["args"]
@@ -192,6 +193,14 @@ def check_load(run, spec):
 		if not n or not failed or failed.group(1) != "0" or "Non-2xx" in out:
 			raise Fail("ab: not every request succeeded:\n" + out[-1500:])
 		return "ab: %s requests, 0 failed" % n.group(1)
+	if spec["kind"] == "h2load":
+		m = re.search(r"requests: \d+ total, \d+ started, (\d+) done, (\d+) succeeded, "
+			      r"(\d+) failed, (\d+) errored", out)
+		if not m or m.group(1) != m.group(2) or m.group(3) != "0" or m.group(4) != "0":
+			raise Fail("h2load: not every request succeeded:\n" + out[-1500:])
+		if "h2c" not in out:
+			raise Fail("h2load did not speak HTTP/2 (h2c):\n" + out[-1500:])
+		return "h2load: %s requests over h2c, all succeeded" % m.group(1)
 	if spec["kind"] != "driver":
 		return "%s exited 0" % spec["kind"]
 	with open(os.path.join(run.tmp, spec["name"] + ".json")) as f:

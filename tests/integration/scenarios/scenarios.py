@@ -6,10 +6,13 @@ random port), {tmp} (the scenario's temp dir), {NAME_pid} (a process the harness
 
 - group: healthy (no warning/critical finding; exactly the notes in 'expect') or sick.
 - servers: kind refserver | py (servers.py) | go | nginx | redis | memcached; cpu 0 by default.
-- loads: kind driver | py | redis-benchmark | wrk | ab; cpu 1 by default; 'delay' after the
+- loads: kind driver | py | redis-benchmark | wrk | ab | h2load; cpu 1 by default; 'delay' after the
   load phase starts; 'rc' exit codes accepted; 'errors_ok' (driver) when errors are the point.
 - observer: its target arguments (default --port {port}); -i 0.5s, --ndjson and --json are added.
-- expect: [{kind, evidence: {key: value}, forecast: may come before the onset}].
+- expect: [{kind, evidence: {key: value}, forecast: may come before the onset, range: {key:
+  [lo, hi]} and estimate_of: a load whose JSON 'requests' the finding's estimated_requests
+  matches within 'tolerance', absent: evidence keys it must not have (all on the summary's
+  finding)}].
 - exclusive: the scenario changes a host-wide limit (fs.file-max): it skips while other
   loadlens programs run on the host, whose unprivileged parts it would starve.
 - allow: kinds that may also fire (a CLOSE_WAIT leak is an fd leak too).
@@ -128,10 +131,37 @@ SCENARIOS = [
 	 "expect": [{"kind": "pipelining", "evidence": {"port": "{port}"}}]},
 	{"name": "healthy_redis_batched", "group": "healthy",
 	 "what": "redis-server, redis-benchmark -P 16: each batch of 16 commands in one write(), "
-		 "which the kernel cannot tell from one request (docs/observer.md): no finding",
+		 "one arrival, one read and one write per batch; the bytes of sampled reads hold "
+		 "16 commands: the note says requests are reads, 16 per read (600,000 commands)",
 	 "servers": [{"kind": "redis"}],
 	 "loads": [{"kind": "redis-benchmark", "name": "load",
-		    "args": ["-P", "16", "-c", "4", "-n", "300000", "-t", "set,get", "-q"]}]},
+		    "args": ["-P", "16", "-c", "4", "-n", "300000", "-t", "set,get", "-q"]}],
+	 "expect": [{"kind": "pipelining", "evidence": {"port": "{port}"},
+		     "range": {"requests_per_read": [14.4, 16.0],
+			       "estimated_requests": [540000, 612000]}}]},
+	{"name": "healthy_http_pipelined", "group": "healthy",
+	 "what": "nginx, the driver's HTTP/1.1 pipelining (-P 8, 4 connections, 3 s): reads hold "
+		 "several requests; the note's estimate of requests served matches the driver's "
+		 "count within 15%",
+	 "servers": [{"kind": "nginx"}],
+	 "loads": [driver(HTTP, "-P", "8", "-c", "4", "-d", "3s")],
+	 "expect": [{"kind": "pipelining", "evidence": {"port": "{port}"},
+		     "estimate_of": "load", "tolerance": 0.15}]},
+	{"name": "healthy_h2_nginx", "group": "healthy",
+	 "what": "nginx over HTTP/2 (h2c), h2load with one stream in flight per connection: "
+		 "binary frames, never counted as lines: no note",
+	 "servers": [{"kind": "nginx", "http2": True}],
+	 "loads": [{"kind": "h2load", "name": "load",
+		    "args": ["-c", "4", "-m", "1", "-n", "20000", "http://127.0.0.1:{port}/"]}]},
+	{"name": "healthy_h2_multiplexed", "group": "healthy",
+	 "what": "nginx over HTTP/2 (h2c), h2load with 16 streams in flight per connection, each "
+		 "written on its own: reads take several writes (60,000 requests, about 4,000 "
+		 "reads), the arrivals' note says so; the bytes are binary: no payload figures",
+	 "servers": [{"kind": "nginx", "http2": True}],
+	 "loads": [{"kind": "h2load", "name": "load",
+		    "args": ["-c", "4", "-m", "16", "-n", "60000", "http://127.0.0.1:{port}/"]}],
+	 "expect": [{"kind": "pipelining", "evidence": {"port": "{port}"},
+		     "absent": ["sampled_reads"]}]},
 	{"name": "healthy_memcached_tcp", "group": "healthy",
 	 "what": "memcached (4 threads) over TCP, 'get' keep-alive, 8 connections for 3 s",
 	 "servers": [{"kind": "memcached", "args": ["-t", "4", "-U", "0"]}],

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: (MIT OR GPL-2.0) */
+/*
+ * Payload sampling for request timing (bpf/req.bpf.h): now and then, when a server reads a new
+ * request from a TCP socket of a target port, count the requests in the bytes it just read. A
+ * client that writes a batch of requests in one write() (redis-benchmark -P, HTTP/1.1
+ * pipelining) gives one arrival, one read and one response write per batch: request timing
+ * counts a batch as one request, and nothing but the bytes tells (docs/observer.md,
+ * "Pipelining"). include/loadlens/payload.h says how requests are counted, and its limits.
+ *
+ * Where the bytes are: sock_recv_length fires in the reading task's context, inside its system
+ * call, so the task's user registers (bpf_task_pt_regs) hold the call and its arguments
+ * (x86-64: orig_ax the call, si the buffer of read/recvfrom, the iovec of readv, the msghdr of
+ * recvmsg), and bpf_probe_read_user copies up to LL_PL_SCAN bytes of what the kernel just wrote
+ * there into a per-CPU scratch buffer. Other architectures: not compiled in (targ_payload 0).
+ *
+ * Cost (BENCHMARKS.md, "Payload sampling"; bench/payload_cost.sh): a read that is not sampled
+ * pays two loads (its CPU's gate, TCP's own clock tcp_clock_cache) and a compare; no map lookup,
+ * no helper call. Each CPU samples at most one read per LL_PL_PERIOD_NS.
+ */
+#ifndef LOADLENS_PAYLOAD_BPF_H
+#define LOADLENS_PAYLOAD_BPF_H
+
+#include "loadlens/payload.h"
+
+/* x86-64 system call numbers (arch/x86/entry/syscalls/syscall_64.tbl) */
+#define PL_NR_READ 0
+#define PL_NR_READV 19
+#define PL_NR_RECVFROM 45
+#define PL_NR_RECVMSG 47
+
+/* Payload sampling is on (x86-64 only; set by userspace before load). */
+const volatile __u8 targ_payload = 0;
+/* At most one sample per slot and CPU in this time; 0: every new request (to measure a
+ * sample's cost). */
+const volatile __u64 targ_payload_period_ns = LL_PL_PERIOD_NS;
+
+/* The sampling gate: when this CPU last sampled a read, one cache line each, in .bss (a load
+ * of the CPU's entry, no map lookup, no helper call: bpf_get_smp_processor_id() is inlined).
+ * One gate for all slots: with several target ports, a port is sampled in proportion to its
+ * reads. CPUs beyond PL_GATES share gates (a sample now and then more or less). */
+#define PL_GATES 256
+#define PL_GATE_WORDS 8 /* a cache line */
+__u64 pl_gates[PL_GATES * PL_GATE_WORDS];
+
+/* The counters of each request-timing slot. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, RT_MAX_SLOTS);
+	__type(key, __u32);
+	__type(value, struct rt_pl_ctrs);
+} pl_ctrs SEC(".maps");
+
+struct pl_scratch {
+	__u8 b[LL_PL_SCAN + 8];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pl_scratch);
+} pl_buf SEC(".maps");
+
+#if defined(__TARGET_ARCH_x86)
+/* The user buffer the current read() / recvfrom() / readv() / recvmsg() filled first, and its
+ * length; 0 if the read was another call (io_uring, splice, a kernel reader). */
+static __always_inline __u64 pl_user_buf(__u64 *len)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	__u64 iov[2], msg_iov;
+	long nr;
+
+	if (!regs)
+		return 0;
+	nr = regs->orig_ax;
+	*len = ~0ULL;
+	if (nr == PL_NR_READ || nr == PL_NR_RECVFROM)
+		return regs->si;
+	if (nr == PL_NR_RECVMSG) {
+		/* struct user_msghdr: msg_iov at 16 */
+		if (bpf_probe_read_user(&msg_iov, sizeof(msg_iov), (void *)(regs->si + 16)))
+			return 0;
+	} else if (nr == PL_NR_READV) {
+		msg_iov = regs->si;
+	} else {
+		return 0;
+	}
+	/* the first struct iovec: the bytes begin there */
+	if (bpf_probe_read_user(iov, sizeof(iov), (void *)msg_iov))
+		return 0;
+	*len = iov[1];
+	return iov[0];
+}
+#else
+static __always_inline __u64 pl_user_buf(__u64 *len)
+{
+	return 0;
+}
+#endif
+
+/* ll_pl_count() as a global function: the verifier walks its loop once. */
+__attribute__((noinline)) __u32 pl_count(struct pl_scratch *sb, __u32 n)
+{
+	if (!sb || n > LL_PL_SCAN)
+		return LL_PL_BINARY;
+	return ll_pl_count(sb->b, n);
+}
+
+/* The sampled read: count its requests into the slot's counters. A global function: the
+ * verifier checks it once, not again on every path of its caller. */
+__attribute__((noinline)) int pl_sample(struct rt_pl_ctrs *c, int ret)
+{
+	struct pl_scratch *sb;
+	__u32 zero = 0, n, count;
+	__u64 ubuf, ulen = 0, est;
+
+	if (!c || ret <= 0)
+		return 0;
+	ubuf = pl_user_buf(&ulen);
+	sb = bpf_map_lookup_elem(&pl_buf, &zero);
+	if (!ubuf || !sb) {
+		c->unreadable++;
+		return 0;
+	}
+	n = ulen < (__u64)ret ? (__u32)ulen : (__u32)ret;
+	if (n > LL_PL_SCAN)
+		n = LL_PL_SCAN;
+	/* for the verifier: 1 <= n <= LL_PL_SCAN, as it was */
+	n = ((n - 1) & (LL_PL_SCAN - 1)) + 1;
+	if (n < 4) {
+		c->binary++;
+		return 0;
+	}
+	if (bpf_probe_read_user(sb->b, n, (void *)ubuf)) {
+		c->unreadable++;
+		return 0;
+	}
+	count = pl_count(sb, n);
+	if (count == LL_PL_BINARY) {
+		c->binary++;
+		return 0;
+	}
+	est = ll_pl_extrapolate(count, n, (__u64)ret);
+	c->samples++;
+	c->requests += est;
+	if (est > 1)
+		c->multi++;
+	if (est != count)
+		c->extrapolated++;
+	if (est > c->max)
+		c->max = est;
+	return 0;
+}
+
+/*
+ * A TCP read on a target port (req_recv, before tcp_read): sample it if its slot's gate on this
+ * CPU is open and it begins a new request (not more of one being read), on a socket that is
+ * timed (with --pid/--cgroup: one a target owns).
+ */
+static __always_inline void payload_recv(struct sock *sk, int slot, int ret)
+{
+	__u64 *g = &pl_gates[(bpf_get_smp_processor_id() & (PL_GATES - 1)) * PL_GATE_WORDS];
+	const struct tcp_sock *tp;
+	struct rt_tcp_sock *s;
+	struct rt_pl_ctrs *c;
+	__u64 now, last;
+
+	if (!targ_payload)
+		return;
+	/* TCP's clock, refreshed as this read copied the bytes: no clock read; a socket whose
+	 * stamp is older than the gate's reads as not due */
+	tp = bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct tcp_sock));
+	now = tp->tcp_clock_cache;
+	last = *g;
+	if ((__s64)(now - last) < (__s64)targ_payload_period_ns && last)
+		return;
+	s = tcp_state(sk, false);
+	if (!s || (s->flags & RT_F_FOREIGN) || s->state == RT_READING)
+		return;
+	if (targ_owned && !(s->flags & RT_F_OWNED))
+		return; /* not known yet to be a target's (its first read) */
+	if (slot == RT_SLOT_DYN)
+		slot = s->slot;
+	if (slot < 0 || slot >= RT_MAX_SLOTS)
+		return;
+	*g = now;
+	c = bpf_map_lookup_elem(&pl_ctrs, &slot);
+	if (c)
+		pl_sample(c, ret);
+}
+
+#endif /* LOADLENS_PAYLOAD_BPF_H */

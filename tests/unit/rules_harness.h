@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the findings-rule tests share (tests/unit/test_rules_*.c): a run's snapshot history and
+ * findings, a fresh snapshot with a Debian host's defaults, and assertions on the findings.
+ */
+#ifndef LOADLENS_TEST_RULES_HARNESS_H
+#define LOADLENS_TEST_RULES_HARNESS_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "findings_log.h"
+#include "findings_out.h"
+#include "rules.h"
+
+/* each test file uses some of these */
+#define X__UNUSED __attribute__((unused))
+
+struct run {
+	struct obs_snap_hist h;
+	struct obs_findings fs;
+};
+
+X__UNUSED static int x__setup(void **state)
+{
+	struct run *r = calloc(1, sizeof(*r));
+
+	*state = r;
+	return r ? 0 : -1;
+}
+
+X__UNUSED static int x__teardown(void **state)
+{
+	struct run *r = *state;
+
+	obs_findings_clear(&r->fs);
+	free(r);
+	return 0;
+}
+
+/* A fresh interval at t (1 s long) with the defaults of a Debian host. */
+X__UNUSED static struct obs_snap *x__snap(struct run *r, double t)
+{
+	struct obs_snap *s = obs_snap_next(&r->h);
+
+	s->t = t;
+	s->dt = 1.0;
+	s->tw_reuse = 2;
+	s->fin_timeout_s = 60;
+	s->max_tw_buckets = 65536;
+	s->max_procs = 64;
+	s->range = 28232;
+	s->file_max = 9223372036854775807ULL;
+	s->file_nr = 2000;
+	snprintf(s->netns_name, sizeof(s->netns_name), "net:[4026531840]");
+	return s;
+}
+
+/* Run every rule on the history; returns the findings of warning or worse. */
+X__UNUSED static size_t x__run(struct run *r)
+{
+	size_t i, n = 0;
+
+	obs_findings_clear(&r->fs);
+	obs_rules_run(&r->h, &r->fs);
+	for (i = 0; i < r->fs.n; i++)
+		n += r->fs.f[i].severity >= OBS_SEV_WARNING;
+	return n;
+}
+
+X__UNUSED static void x__print(const struct run *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->fs.n; i++)
+		print_message("  %s/%s %s: %s\n", r->fs.f[i].kind,
+			      obs_severity_name(r->fs.f[i].severity), r->fs.f[i].key,
+			      r->fs.f[i].text);
+}
+
+X__UNUSED static void x__silent(struct run *r)
+{
+	obs_findings_clear(&r->fs);
+	obs_rules_run(&r->h, &r->fs);
+	if (r->fs.n) {
+		x__print(r);
+		fail_msg("a healthy run has %zu findings", r->fs.n);
+	}
+}
+
+X__UNUSED static const struct obs_finding *x__expect(struct run *r, const char *kind,
+						     const char *key)
+{
+	const struct obs_finding *f;
+
+	obs_findings_clear(&r->fs);
+	obs_rules_run(&r->h, &r->fs);
+	f = obs_findings_find(&r->fs, kind, key);
+	if (!f) {
+		x__print(r);
+		fail_msg("no %s finding (%s)", kind, key ? key : "any key");
+	}
+	return f;
+}
+
+X__UNUSED static json_int_t x__ev_int(const struct obs_finding *f, const char *name)
+{
+	json_t *v = json_object_get(f->evidence, name);
+
+	if (!v)
+		fail_msg("%s: no evidence '%s'", f->kind, name);
+	return json_is_integer(v) ? json_integer_value(v) : (json_int_t)json_number_value(v);
+}
+
+X__UNUSED static void x__group(struct obs_snap *s, uint32_t in_use, uint32_t tw, uint32_t fw2,
+			       bool lo)
+{
+	struct obs_snap_group *g = &s->group[s->ngroups++];
+
+	snprintf(g->src, sizeof(g->src), lo ? "127.0.0.1" : "10.0.0.2");
+	snprintf(g->dst, sizeof(g->dst), lo ? "127.0.0.1" : "10.0.0.1");
+	g->dport = 8080;
+	g->loopback = lo;
+	g->in_use = in_use;
+	g->time_wait = tw;
+	g->fin_wait2 = fw2;
+	s->groups_total = s->ngroups;
+}
+
+X__UNUSED static struct obs_snap_proc *x__proc(struct obs_snap *s, uint32_t pid, int64_t open,
+					       int64_t soft)
+{
+	struct obs_snap_proc *p = &s->proc[s->nprocs++];
+
+	p->pid = pid;
+	snprintf(p->comm, sizeof(p->comm), "python3");
+	p->watched = true;
+	p->open = open;
+	p->soft = soft;
+	p->hard = 4 * soft;
+	return p;
+}
+
+#endif /* LOADLENS_TEST_RULES_HARNESS_H */

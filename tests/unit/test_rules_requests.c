@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The findings rules (observer/rules/) on synthetic snapshots: saturation (workers, CPU) and the
+ * notes on what a count means. Each failure of issue 9 that is a rule's, as a sick run that must
+ * fire and a healthy one that must stay silent. No root, no kernel.
+ */
+#include "rules_harness.h"
+
+static void x__slot(struct obs_snap *s, double queue_ns, double service_ns)
+{
+	struct obs_snap_slot *sl = &s->slot[s->nslots++];
+
+	sl->port = 8000;
+	sl->requests = 500;
+	sl->queue_p50_ns = queue_ns;
+	sl->service_p50_ns = service_ns;
+	s->requests_on = true;
+}
+
+/* Socket-queue wait 80x the service time: the workers are busy, named after 3 intervals. */
+static void test_worker_saturation(void **state)
+{
+	struct run *r = *state;
+	const struct obs_finding *f;
+	struct obs_snap *s;
+	int t;
+
+	x__slot(x__snap(r, 1), 80e6, 1e6);
+	obs_snap_push(&r->h);
+	x__silent(r);
+	x__slot(x__snap(r, 2), 80e6, 1e6);
+	obs_snap_push(&r->h);
+	f = x__expect(r, "worker_saturation", "tcp/8000");
+	assert_non_null(strstr(f->text, "80x"));
+	assert_non_null(strstr(f->text, "add workers or reduce load"));
+	assert_non_null(strstr(f->text, "--runq"));
+	assert_int_equal(x__ev_int(f, "port"), 8000);
+	assert_int_equal(x__ev_int(f, "queue_p50"), 80000000);
+	/* with --runq and an idle CPU: said to be the workers, not the CPU */
+	for (t = 4; t <= 6; t++) {
+		s = x__snap(r, t);
+		x__slot(s, 80e6, 1e6);
+		s->runq_on = true;
+		s->runq_count = 1000;
+		s->runq_p50_ns = 20e3;
+		s->runq_p99_ns = 90e3;
+		obs_snap_push(&r->h);
+	}
+	f = x__expect(r, "worker_saturation", "tcp/8000");
+	assert_non_null(strstr(f->text, "not the CPU"));
+	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
+}
+
+static void test_cpu_saturation(void **state)
+{
+	struct run *r = *state;
+	const struct obs_finding *f;
+	struct obs_snap *s;
+	int t;
+
+	for (t = 1; t <= 2; t++) {
+		s = x__snap(r, t);
+		x__slot(s, 30e6, 1e6);
+		s->runq_on = true;
+		s->runq_count = 1000;
+		s->runq_p50_ns = 8e6;
+		s->runq_p99_ns = 40e6;
+		obs_snap_push(&r->h);
+	}
+	f = x__expect(r, "cpu_saturation", NULL);
+	assert_non_null(strstr(f->text, "run-queue wait p50 8.0 ms"));
+	assert_null(obs_findings_find(&r->fs, "worker_saturation", NULL));
+}
+
+/* A queue that began to build in the middle of an interval: its p50 did not wait yet, its p90
+ * did; with the next interval's p50 the workers are named there, not a third interval later. A
+ * p90 alone, with no p50 after it, is not a finding. */
+static void test_worker_saturation_onset(void **state)
+{
+	struct run *r = *state;
+	struct obs_snap *s;
+
+	s = x__snap(r, 1);
+	x__slot(s, 2e6, 5e6);
+	s->slot[0].queue_p90_ns = 60e6;
+	obs_snap_push(&r->h);
+	s = x__snap(r, 2);
+	x__slot(s, 300e6, 5e6);
+	s->slot[0].queue_p90_ns = 320e6;
+	obs_snap_push(&r->h);
+	x__expect(r, "worker_saturation", "tcp/8000");
+
+	s = x__snap(r, 3);
+	x__slot(s, 2e6, 5e6);
+	s->slot[0].queue_p90_ns = 60e6;
+	obs_snap_push(&r->h);
+	x__run(r);
+	assert_null(obs_findings_find(&r->fs, "worker_saturation", NULL));
+}
+
+/* A load that began late in an interval: that interval has too few wake-ups to judge, so the
+ * next alone decides, on twice the minimum; an older interval seen low still vetoes. */
+static void x__runq(struct obs_snap *s, uint64_t n, double p50)
+{
+	s->runq_on = true;
+	s->runq_count = n;
+	s->runq_p50_ns = p50;
+	s->runq_p99_ns = 4 * p50;
+}
+
+static void test_cpu_saturation_onset(void **state)
+{
+	struct run *r = *state;
+	const struct obs_finding *f;
+
+	x__runq(x__snap(r, 1), 3, 2e6); /* the load began late in it: 3 wake-ups */
+	obs_snap_push(&r->h);
+	x__runq(x__snap(r, 2), 40, 3e6);
+	obs_snap_push(&r->h);
+	f = x__expect(r, "cpu_saturation", NULL);
+	assert_non_null(strstr(f->text, "this interval"));
+
+	x__runq(x__snap(r, 3), 15, 3e6); /* 15 of 20 needed alone, but the one before held */
+	obs_snap_push(&r->h);
+	f = x__expect(r, "cpu_saturation", NULL);
+	assert_non_null(strstr(f->text, "over the last intervals"));
+
+	x__runq(x__snap(r, 4), 500, 20e3); /* judged and low */
+	obs_snap_push(&r->h);
+	x__runq(x__snap(r, 5), 40, 3e6);
+	obs_snap_push(&r->h);
+	x__run(r);
+	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
+
+	x__runq(x__snap(r, 6), 3, 2e6);
+	obs_snap_push(&r->h);
+	x__runq(x__snap(r, 7), 15, 3e6); /* too few to decide alone */
+	obs_snap_push(&r->h);
+	x__run(r);
+	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
+}
+
+/* A fast server: queue 20 us against 1 us of service is wake-up latency, not saturation; a
+ * thread-per-connection python server queues 0.5 ms behind its GIL against 50 us of service. */
+static void test_fast_server_is_silent(void **state)
+{
+	struct run *r = *state;
+	int t;
+
+	for (t = 1; t <= 6; t++) {
+		x__slot(x__snap(r, t), 20e3, 1e3);
+		obs_snap_push(&r->h);
+		x__silent(r);
+	}
+	for (t = 7; t <= 12; t++) {
+		x__slot(x__snap(r, t), 563e3, 52e3);
+		obs_snap_push(&r->h);
+		x__silent(r);
+	}
+}
+
+/* Pipelined redis, memcached's 4 threads on one UDP socket, a target in another netns, and a
+ * --port nothing listens on: each its own note, with its number. */
+static void test_count_notes(void **state)
+{
+	struct run *r = *state;
+	const struct obs_finding *f;
+	struct obs_snap *s;
+	int t;
+
+	for (t = 1; t <= 2; t++) {
+		s = x__snap(r, t);
+		x__slot(s, 10e3, 2e3);
+		s->slot[0].port = 6379;
+		s->slot[0].pipelined_reads = 6200;
+		s->slot[0].reads = 6251;
+		x__slot(s, 10e3, 2e3);
+		s->slot[1].port = 11211;
+		s->slot[1].udp = true;
+		s->slot[1].udp_multi_reader_sockets = 1;
+		s->slot[1].udp_reader_switches = 5400;
+		x__proc(s, 4242, 30, 1024);
+		s->netns_outside[s->nnetns_outside++] = 4242;
+		s->no_listener[s->nno_listener++] = 8080;
+		obs_snap_push(&r->h);
+		if (t == 1) {
+			/* a server may still be starting: no_listener waits for a second interval */
+			obs_rules_run(&r->h, &r->fs);
+			assert_null(obs_findings_find(&r->fs, "no_listener", NULL));
+		}
+	}
+	assert_int_equal(x__run(r), 0); /* notes, never alarms */
+	f = x__expect(r, "pipelining", "tcp/6379");
+	assert_int_equal(f->severity, OBS_SEV_NOTE);
+	assert_non_null(strstr(f->text, "requests here are reads"));
+	assert_non_null(strstr(f->text, "6,200 of 6,251"));
+	f = x__expect(r, "udp_shared_socket", "udp/11211");
+	assert_int_equal(x__ev_int(f, "sockets"), 1);
+	assert_non_null(strstr(f->text, "1 socket is read by several threads (5,400 reads"));
+	f = x__expect(r, "netns_outside", "pid 4242");
+	assert_int_equal(x__ev_int(f, "pid"), 4242);
+	f = x__expect(r, "no_listener", "port 8080");
+	assert_int_equal(x__ev_int(f, "port"), 8080);
+	assert_int_equal(f->severity, OBS_SEV_NOTE);
+	/* one request of 30 written in two pieces (a listen-overflow run): no pipelining */
+	s = x__snap(r, 3);
+	x__slot(s, 10e3, 2e3);
+	s->slot[0].pipelined_reads = 1;
+	s->slot[0].reads = 30;
+	obs_snap_push(&r->h);
+	obs_findings_clear(&r->fs);
+	obs_rules_run(&r->h, &r->fs);
+	assert_null(obs_findings_find(&r->fs, "pipelining", NULL));
+}
+
+/* One interval of a TCP slot on port 6379 with payload samples. */
+static struct obs_snap_slot *x__pl(struct run *r, double t, uint64_t reads, uint64_t samples,
+				   uint64_t multi, uint64_t requests, uint64_t max)
+{
+	struct obs_snap *s = x__snap(r, t);
+	struct obs_snap_slot *sl;
+
+	x__slot(s, 10e3, 2e3);
+	sl = &s->slot[0];
+	sl->port = 6379;
+	sl->reads = reads;
+	sl->pl_samples = samples;
+	sl->pl_multi = multi;
+	sl->pl_requests = requests;
+	sl->pl_max = max;
+	sl->pl_scan = 1024;
+	obs_snap_push(&r->h);
+	return sl;
+}
+
+/* redis-benchmark -P 16: each batch of 16 in one write, one arrival and one read: no
+ * multi-arrival read, but the bytes hold 16 requests; the note gives the factor. */
+static void test_pipelining_in_one_write(void **state)
+{
+	struct run *r = *state;
+	const struct obs_finding *f;
+
+	x__pl(r, 1, 6251, 400, 390, 6240, 16);
+	assert_int_equal(x__run(r), 0);
+	f = x__expect(r, "pipelining", "tcp/6379");
+	assert_int_equal(f->severity, OBS_SEV_NOTE);
+	assert_non_null(strstr(f->text, "on tcp/6379, 98% of 400 sampled reads held several "
+					"requests (15.6 per read on average, up to 16)"));
+	assert_non_null(strstr(f->text, "requests here are reads"));
+	assert_non_null(strstr(f->text, "the server handled about 16x the 6,251 requests "
+					"counted"));
+	assert_null(strstr(f->text, "counted by length"));
+	assert_int_equal(x__ev_int(f, "port"), 6379);
+	assert_int_equal(x__ev_int(f, "sampled_reads"), 400);
+	assert_int_equal(x__ev_int(f, "multi_request_reads"), 390);
+	assert_int_equal(x__ev_int(f, "max_per_read"), 16);
+	assert_int_equal(x__ev_int(f, "requests_counted"), 6251);
+	assert_int_equal(x__ev_int(f, "estimated_requests"), 97516); /* 6,251 x 15.6 */
+	assert_int_equal(x__ev_int(f, "pipelined_reads"), 0);
+	/* -P 4 on a longer run, with reads longer than looked at */
+	obs_snap_next(&r->h)->t = 2;
+	obs_snap_push(&r->h);
+	x__pl(r, 3, 25000, 800, 800, 3200, 4)->pl_extrapolated = 3;
+	f = x__expect(r, "pipelining", "tcp/6379");
+	assert_non_null(strstr(f->text, "100% of 800 sampled reads held several requests (4.0 "
+					"per read on average, up to 4)"));
+	assert_non_null(strstr(f->text, "about 4.0x the 25,000 requests counted; 3 reads were "
+					"longer than the 1024 bytes looked at: counted by length"));
+}
+
+/* One request per read (keep-alive HTTP, memcached gets, an echo), a few reads that look like
+ * two (a body line that begins like a request), a binary protocol (HTTP/2: nothing sampled as
+ * text), and too few samples to tell: no note. */
+static void test_pipelining_silent(void **state)
+{
+	struct run *r = *state;
+
+	x__pl(r, 1, 90000, 600, 0, 600, 1);
+	x__silent(r);
+	x__pl(r, 2, 90000, 600, 9, 610, 2); /* 9 of 600: fewer than 10 */
+	x__silent(r);
+	x__pl(r, 3, 90000, 600, 40, 640, 2); /* 40 of 600, 6.7%: under 10% */
+	x__silent(r);
+	x__pl(r, 4, 90000, 0, 0, 0, 0); /* HTTP/2: every sample binary */
+	x__silent(r);
+	x__pl(r, 5, 40, 8, 8, 128, 16); /* 8 samples, all pipelined: too few to say */
+	x__silent(r);
+	/* the same bytes on a UDP slot (datagrams are requests): never */
+	x__pl(r, 6, 5000, 100, 100, 1600, 16)->udp = true;
+	x__silent(r);
+}
+
+/* Both signs: the bytes' figures win, with the arrivals' count in the evidence; the arrivals
+ * alone (a binary protocol, HTTP/2 streams written one by one) keep their own text. */
+static void test_pipelining_both_signs(void **state)
+{
+	struct run *r = *state;
+	const struct obs_finding *f;
+
+	x__pl(r, 1, 1274, 300, 280, 1300, 16)->pipelined_reads = 301;
+	f = x__expect(r, "pipelining", "tcp/6379");
+	assert_non_null(strstr(f->text, "93% of 300 sampled reads held several requests (4.3 per "
+					"read on average, up to 16)"));
+	assert_int_equal(x__ev_int(f, "pipelined_reads"), 301);
+	assert_int_equal(x__ev_int(f, "estimated_requests"), 5521); /* 1,274 x 1300 / 300 */
+	x__pl(r, 2, 3794, 0, 0, 0, 0)->pipelined_reads = 3767;
+	f = x__expect(r, "pipelining", "tcp/6379");
+	assert_non_null(strstr(f->text, "3,767 of 3,794 reads took several writes of the client"));
+	assert_null(json_object_get(f->evidence, "sampled_reads"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_worker_saturation, x__setup, x__teardown),
+		cmocka_unit_test_setup_teardown(test_cpu_saturation, x__setup, x__teardown),
+		cmocka_unit_test_setup_teardown(test_cpu_saturation_onset, x__setup, x__teardown),
+		cmocka_unit_test_setup_teardown(test_worker_saturation_onset, x__setup,
+						x__teardown),
+		cmocka_unit_test_setup_teardown(test_fast_server_is_silent, x__setup, x__teardown),
+		cmocka_unit_test_setup_teardown(test_count_notes, x__setup, x__teardown),
+		cmocka_unit_test_setup_teardown(test_pipelining_in_one_write, x__setup,
+						x__teardown),
+		cmocka_unit_test_setup_teardown(test_pipelining_silent, x__setup, x__teardown),
+		cmocka_unit_test_setup_teardown(test_pipelining_both_signs, x__setup,
+						x__teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The findings rules (observer/rules/) on synthetic snapshots: ports, TIME_WAIT, FIN_WAIT2,
+ * CLOSE_WAIT, listen queues, file handles. Each failure of issue 9 that is a rule's, as a sick run
+ * that must fire and a healthy one that must stay silent. No root, no kernel.
+ */
+#include "rules_harness.h"
+
+/* -c 16 keep-alive: 16 connections close at the end, 16 sockets in TIME_WAIT. */
+static void test_keepalive_end_is_silent(void **state)
+{
+	struct run *r = *state;
+	struct obs_snap *s;
+	int t;
+
+	for (t = 1; t <= 10; t++) {
+		s = x__snap(r, t);
+		s->census = true;
+		s->accepted = t == 1 ? 16 : 0;
+		s->state[OBS_SNAP_ESTABLISHED] = 32;
+		x__group(s, 16, 0, 0, true);
+		x__proc(s, 100, 40, 1024);
+		obs_snap_push(&r->h);
+		x__silent(r);
+	}
+	s = x__snap(r, 10.5);
+	s->census = true;
+	s->final = true;
+	s->dt = 0.5;
+	s->tw_entries = 62; /* 16 in half a second: "62/s at the peak" */
+	s->state[OBS_SNAP_TIME_WAIT] = 16;
+	x__group(s, 16, 16, 0, true);
+	x__proc(s, 100, 24, 1024);
+	obs_snap_push(&r->h);
+	x__silent(r);
+}
+
+/* A CLOSE_WAIT leak on the server: the client holds 600 orphans in FIN_WAIT2, 0 in TIME_WAIT. */
+static void test_fin_wait2_is_not_time_wait(void **state)
+{
+	struct run *r = *state;
+	const struct obs_finding *f;
+	struct obs_snap *s;
+	int t;
+
+	/* client closes at a high rate: FIN_WAIT2 at every census, none of them for long */
+	for (t = 1; t <= 10; t++) {
+		s = x__snap(r, t);
+		s->census = true;
+		s->state[OBS_SNAP_FIN_WAIT2] = 400;
+		s->fin_wait2_old = 3;
+		s->port[0] = (struct obs_snap_port){.port = 8080, .fin_wait2 = 400,
+						    .fin_wait2_old = 3};
+		s->nports = 1;
+		obs_snap_push(&r->h);
+		x__silent(r);
+	}
+	memset(&r->h, 0, sizeof(r->h));
+	for (t = 1; t <= 10; t++) {
+		s = x__snap(r, t);
+		s->census = true;
+		s->tw_entries = 60; /* what FIN_WAIT2 -> CLOSE looks like from the state tracepoint */
+		s->state[OBS_SNAP_FIN_WAIT2] = 60 * t;
+		s->fin_wait2_old = 60 * (t - 1);
+		s->port[0] = (struct obs_snap_port){.port = 8080, .fin_wait2 = 60 * t,
+						    .fin_wait2_old = 60 * (t - 1)};
+		s->nports = 1;
+		x__group(s, 60 * t, 0, 60 * t, true);
+		obs_snap_push(&r->h);
+	}
+	f = x__expect(r, "fin_wait2_orphans", "port 8080");
+	assert_int_equal(x__ev_int(f, "count"), 600);
+	assert_int_equal(x__ev_int(f, "port"), 8080);
+	assert_non_null(strstr(f->text, "600 connections on port 8080 closed by this side wait in "
+					"FIN_WAIT2 for a peer that never closes; they are freed after "
+					"tcp_fin_timeout (60 s)"));
+	assert_null(strstr(f->text, "TIME_WAIT"));
+	assert_null(obs_findings_find(&r->fs, "time_wait", NULL));
+	assert_null(obs_findings_find(&r->fs, "port_exhaustion", NULL)); /* 2% of the range */
+}
+
+/* Connection: close churn against nginx: the server holds 17,641 in TIME_WAIT; no client here. */
+static void test_server_time_wait_costs_no_ports(void **state)
+{
+	struct run *r = *state;
+	const struct obs_finding *f;
+	struct obs_snap *s;
+	int t;
+
+	for (t = 1; t <= 10; t++) {
+		s = x__snap(r, t);
+		s->census = true;
+		s->accepted = 17000;
+		s->tw_entries = t == 5 ? 178889 / 3 : 17000; /* a one-second peak */
+		s->state[OBS_SNAP_TIME_WAIT] = 17641;
+		s->port[0] = (struct obs_snap_port){.port = 80, .time_wait = 17641,
+						    .server_side = true};
+		s->nports = 1;
+		obs_snap_push(&r->h);
+		x__silent(r);
+	}
+	/* it costs memory once near tcp_max_tw_buckets: then said so, as memory */
+	s = x__snap(r, 11);
+	s->census = true;
+	s->max_tw_buckets = 20000;
+	s->state[OBS_SNAP_TIME_WAIT] = 17641;
+	s->port[0] = (struct obs_snap_port){.port = 80, .time_wait = 17641, .server_side = true};
+	s->nports = 1;
+	obs_snap_push(&r->h);
+	f = x__expect(r, "time_wait", NULL);
+	assert_non_null(strstr(f->text, "MB of kernel memory"));
+	assert_non_null(strstr(f->text, "not ports"));
+	assert_null(strstr(f->text, "ephemeral"));
+	assert_null(obs_findings_find(&r->fs, "port_exhaustion", NULL));
+}
+
+/* 300 ports, 300 connections/s succeed, all closed into TIME_WAIT: reused with tcp_tw_reuse. */
+static void x__tw_reuse_run(struct run *r, int reuse, bool loopback)
+{
+	struct obs_snap *s;
+	int t;
+
+	for (t = 1; t <= 6; t++) {
+		s = x__snap(r, t);
+		s->tw_reuse = reuse;
+		s->range = 300;
+		s->census = true;
+		s->tw_entries = 300;
+		s->state[OBS_SNAP_TIME_WAIT] = 300;
+		x__group(s, 300, 298, 0, loopback);
+		obs_snap_push(&r->h);
+	}
+}
+
+static void test_tw_reuse_honoured(void **state)
+{
+	struct run *r = *state;
+	const struct obs_finding *f;
+
+	x__tw_reuse_run(r, 2, true); /* the default, on loopback */
+	x__silent(r);
+	memset(&r->h, 0, sizeof(r->h));
+	x__tw_reuse_run(r, 1, false);
+	x__silent(r);
+	memset(&r->h, 0, sizeof(r->h));
+	x__tw_reuse_run(r, 2, false); /* 2 is loopback only */
+	f = x__expect(r, "port_exhaustion", "10.0.0.2 -> 10.0.0.1:8080");
+	assert_int_equal(f->severity, OBS_SEV_WARNING);
+	assert_int_equal(x__ev_int(f, "in_use"), 300);
+	assert_non_null(strstr(f->text, "tcp_tw_reuse 2"));
+	memset(&r->h, 0, sizeof(r->h));
+	x__tw_reuse_run(r, 0, true);
+	f = x__expect(r, "port_exhaustion", "127.0.0.1 -> 127.0.0.1:8080");
+	assert_int_equal(x__ev_int(f, "range"), 300);
+	assert_int_equal(x__ev_int(f, "pct"), 100);
+}
+
+/* Pressure of 2% and 13%, growing: no advice, no forecast 448 s ahead. */
+static void test_low_port_pressure_is_silent(void **state)
+{
+	struct run *r = *state;
+	struct obs_snap *s;
+	int t;
+
+	for (t = 1; t <= 12; t++) {
+		s = x__snap(r, t);
+		s->tw_reuse = 0;
+		s->census = true;
+		s->tw_entries = 62;
+		x__group(s, 300 + 62 * t, 62 * t, 0, true); /* 2% -> 4% */
+		obs_snap_push(&r->h);
+		x__silent(r);
+	}
+	memset(&r->h, 0, sizeof(r->h));
+	for (t = 1; t <= 12; t++) {
+		s = x__snap(r, t);
+		s->tw_reuse = 0;
+		s->census = true;
+		x__group(s, 3670, 3600, 0, true); /* 13%, flat */
+		obs_snap_push(&r->h);
+		x__silent(r);
+	}
+}
+
+/* Sick: ports past half the range and growing, then connect() failing. */
+static void test_port_exhaustion_forecast_and_failures(void **state)
+{
+	struct run *r = *state;
+	const struct obs_finding *f;
+	struct obs_snap *s;
+	int t;
+
+	for (t = 1; t <= 5; t++) {
+		s = x__snap(r, t);
+		s->tw_reuse = 0;
+		s->census = true;
+		x__group(s, 15000 + 1000 * t, 14000 + 1000 * t, 0, true);
+		obs_snap_push(&r->h);
+	}
+	f = x__expect(r, "port_exhaustion", "127.0.0.1 -> 127.0.0.1:8080");
+	assert_int_equal(f->severity, OBS_SEV_WARNING);
+	assert_non_null(strstr(f->text, "full in ~8 s at +1000/s"));
+	assert_non_null(strstr(f->text, "TIME_WAIT"));
+	assert_int_equal(x__ev_int(f, "dport"), 8080);
+	s = x__snap(r, 6);
+	s->tw_reuse = 0;
+	s->census = true;
+	s->fails[OBS_SNAP_EADDRNOTAVAIL] = 312;
+	s->fails_sys[OBS_SNAP_EADDRNOTAVAIL] = "connect";
+	x__group(s, 28232, 28000, 0, true);
+	obs_snap_push(&r->h);
+	f = x__expect(r, "port_exhaustion", "127.0.0.1 -> 127.0.0.1:8080");
+	assert_int_equal(f->severity, OBS_SEV_CRITICAL);
+	assert_int_equal(x__ev_int(f, "failures"), 312);
+	assert_non_null(strstr(f->text, "EADDRNOTAVAIL 312 times"));
+	/* failures after the last census went out of the rules' window (censuses are spaced):
+	 * still the group that ran out, under its key, not a second finding */
+	for (t = 7; t <= 12; t++) {
+		s = x__snap(r, t);
+		s->tw_reuse = 0;
+		s->fails[OBS_SNAP_EADDRNOTAVAIL] = 90;
+		s->fails_sys[OBS_SNAP_EADDRNOTAVAIL] = "connect";
+		obs_snap_push(&r->h);
+		obs_findings_clear(&r->fs);
+		obs_rules_run(&r->h, &r->fs);
+		assert_int_equal(r->fs.n, 1);
+		f = x__expect(r, "port_exhaustion", "127.0.0.1 -> 127.0.0.1:8080");
+		assert_int_equal(f->severity, OBS_SEV_CRITICAL);
+		assert_int_equal(x__ev_int(f, "failures"), 90);
+	}
+	/* failures where no census has seen a connecting side: still named, and said so */
+	memset(&r->h, 0, sizeof(r->h));
+	s = x__snap(r, 1);
+	s->fails[OBS_SNAP_EADDRNOTAVAIL] = 5;
+	obs_snap_push(&r->h);
+	f = x__expect(r, "port_exhaustion", NULL);
+	assert_int_equal(f->severity, OBS_SEV_CRITICAL);
+	assert_non_null(strstr(f->text, "no census has named the connecting side yet"));
+	s = x__snap(r, 2);
+	s->census = true;
+	s->range = 28232;
+	s->fails[OBS_SNAP_EADDRNOTAVAIL] = 1;
+	obs_snap_push(&r->h);
+	f = x__expect(r, "port_exhaustion", NULL);
+	assert_non_null(strstr(f->text, "EADDRNOTAVAIL 1 time (1/s)"));
+	assert_non_null(strstr(f->text, "no census found the connecting sockets"));
+}
+
+static void test_close_wait_leak(void **state)
+{
+	struct run *r = *state;
+	const struct obs_finding *f;
+	struct obs_snap *s;
+	int t;
+
+	/* transient CLOSE_WAIT: the application closes a moment later, none of them old */
+	for (t = 1; t <= 6; t++) {
+		s = x__snap(r, t);
+		s->census = true;
+		s->state[8] = 40;
+		s->close_wait_old = 2;
+		obs_snap_push(&r->h);
+		x__silent(r);
+	}
+	memset(&r->h, 0, sizeof(r->h));
+	for (t = 1; t <= 4; t++) {
+		s = x__snap(r, t);
+		s->census = true;
+		s->state[8] = 20 * t;
+		s->port[0] = (struct obs_snap_port){.port = 8080, .close_wait = 20 * t,
+						    .close_wait_old = 20 * (t - 1),
+						    .server_side = true};
+		s->nports = 1;
+		x__proc(s, 777, 30 + 20 * t, 4096);
+		obs_snap_push(&r->h);
+	}
+	f = x__expect(r, "close_wait_leak", "port 8080");
+	assert_int_equal(x__ev_int(f, "count"), 80);
+	assert_int_equal(x__ev_int(f, "old"), 60);
+	assert_int_equal(x__ev_int(f, "pid"), 777);
+}
+
+static void test_listen_overflow_and_files(void **state)
+{
+	struct run *r = *state;
+	const struct obs_finding *f;
+	struct obs_snap *s = x__snap(r, 1);
+
+	s->listen_overflows = 40; /* another listener's: no sign on the target's */
+	s->listen_port = 8080;
+	obs_snap_push(&r->h);
+	x__silent(r);
+	s = x__snap(r, 2);
+	s->listen_overflows = 40;
+	s->listen_target_full = 12;
+	s->listen_port = 8080;
+	s->listen_backlog = 8;
+	s->listen_qlen_max = 9;
+	s->fails[OBS_SNAP_ENFILE] = 3;
+	s->fails_sys[OBS_SNAP_ENFILE] = "openat";
+	obs_snap_push(&r->h);
+	f = x__expect(r, "listen_overflow", "port 8080");
+	assert_int_equal(x__ev_int(f, "overflows"), 40);
+	assert_int_equal(x__ev_int(f, "backlog"), 8);
+	f = x__expect(r, "system_fds", NULL);
+	assert_int_equal(f->severity, OBS_SEV_CRITICAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_keepalive_end_is_silent, x__setup,
+						x__teardown),
+		cmocka_unit_test_setup_teardown(test_fin_wait2_is_not_time_wait, x__setup,
+						x__teardown),
+		cmocka_unit_test_setup_teardown(test_server_time_wait_costs_no_ports, x__setup,
+						x__teardown),
+		cmocka_unit_test_setup_teardown(test_tw_reuse_honoured, x__setup, x__teardown),
+		cmocka_unit_test_setup_teardown(test_low_port_pressure_is_silent, x__setup,
+						x__teardown),
+		cmocka_unit_test_setup_teardown(test_port_exhaustion_forecast_and_failures, x__setup,
+						x__teardown),
+		cmocka_unit_test_setup_teardown(test_close_wait_leak, x__setup, x__teardown),
+		cmocka_unit_test_setup_teardown(test_listen_overflow_and_files, x__setup,
+						x__teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
