@@ -153,6 +153,24 @@ static __always_inline __u64 tcp_clock(const struct sock *sk, __u64 after)
 	return t > after && after ? t : bpf_ktime_get_ns();
 }
 
+/*
+ * When this socket last transmitted, for the first write of a response: tcp_wstamp_ns is the
+ * clock TCP stamped its last transmitted segment with (tcp_clock_cache at the transmit, plus any
+ * pacing delay), and it moves only when TCP transmits. tcp_clock_cache alone is not that: the
+ * peer's ACK of the response, processed from the socket's backlog as the write releases the
+ * socket, refreshes it at the end of the write. On loopback that is after the whole delivery to
+ * the peer (10-30 us), and it happens for a connection's first responses, which a peer in quick-ack
+ * mode acknowledges at once. The lesser of the two is the transmit, paced or not. A value not
+ * newer than the read: this write transmitted nothing yet; read the clock.
+ */
+static __always_inline __u64 tcp_sent_clock(const struct sock *sk, __u64 after)
+{
+	const struct tcp_sock *tp = bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct tcp_sock));
+	__u64 w = tp->tcp_wstamp_ns, c = tp->tcp_clock_cache, t = w < c ? w : c;
+
+	return t > after && after ? t : bpf_ktime_get_ns();
+}
+
 static __always_inline void global_add(__u32 idx, __u64 n)
 {
 	__u64 *c = bpf_map_lookup_elem(&global, &idx);
@@ -627,9 +645,9 @@ static __always_inline void unsolicited(int slot)
 /*
  * When the first write of a response began to leave. sock_send_length fires at the end of the
  * write, and on loopback the write itself delivers to the peer and wakes it (tens of us, or the
- * peer's whole time slice if it preempts us). TCP refreshes tcp_clock_cache when it transmits, so
- * a value newer than the read is the transmit of this response (or an ACK received during the
- * write); if the write transmitted nothing yet (queued behind cwnd), tcp_clock() reads the clock.
+ * peer's whole time slice if it preempts us). So the time is TCP's stamp of its last transmit
+ * (tcp_sent_clock()), which is this response's if it is newer than the read; if the write
+ * transmitted nothing yet (queued behind cwnd), the clock is read.
  */
 static __always_inline void tcp_write(struct sock *sk, int slot)
 {
@@ -642,7 +660,7 @@ static __always_inline void tcp_write(struct sock *sk, int slot)
 	if (slot < 0)
 		return;
 	if (s->state == RT_READING) {
-		now = tcp_clock(sk, s->read_ns);
+		now = tcp_sent_clock(sk, s->read_ns);
 		s->write_ns = now;
 		s->last_write_ns = now;
 		s->state = RT_WRITING;
