@@ -20,7 +20,8 @@
  * sock address is reused), no loops. TCP reuses the clock TCP itself just read (tcp_clock_cache,
  * refreshed on every received segment and every transmit): the arrival and the first write of a
  * response cost no bpf_ktime_get_ns(), so a keep-alive request costs one, at its read.
- * Histograms and counters are per-CPU arrays; userspace sums CPUs and diffs snapshots.
+ * A slot's counters and histograms are one record per CPU (one lookup per request); userspace
+ * sums CPUs and diffs snapshots.
  * Run-queue wait (--runq) is off unless asked for: it runs on every context switch of the host.
  * For another process's switch it costs two loads (a tgid, and its slot in a bss array).
  */
@@ -72,28 +73,21 @@ struct {
 } udp_socks SEC(".maps");
 
 /*
- * RT_NCOMP histograms per slot, one region of targ_hist_keys counters per CPU: key = cpu *
- * targ_hist_keys + (slot * RT_NCOMP + comp) * LL_HIST_BUCKETS + bucket. A plain array (the
- * lookup is an inlined bounds check and an add, where a per-CPU array adds a load of the value's
- * per-CPU pointer), memory-mapped so that userspace reads it with no system call. Each CPU writes
- * only its own region, one program at a time, as with a per-CPU map. Userspace sizes it (number
- * of CPUs × slots in use) before load.
+ * Each slot's counters and RT_NCOMP histograms, one record (struct rt_rec) per slot and CPU: key =
+ * cpu * targ_nslots + slot. A request's whole update is one inlined array lookup (a bounds check
+ * and a multiply), then plain adds into one record, where a per-CPU counter array and a histogram
+ * array took a lookup each, per histogram. Memory-mapped, so userspace reads it with no system
+ * call. Each CPU writes only its own records, one program at a time, as with a per-CPU map.
+ * Userspace sizes it (number of CPUs x slots in use) before load.
  */
-const volatile __u32 targ_hist_keys = 2 * RT_NCOMP * LL_HIST_BUCKETS;
+const volatile __u32 targ_nslots = 2;
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, 2 * RT_NCOMP * LL_HIST_BUCKETS);
+	__uint(max_entries, 2);
 	__type(key, __u32);
-	__type(value, __u64);
-} hists SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, RT_MAX_SLOTS);
-	__type(key, __u32);
-	__type(value, struct rt_ctrs);
-} ctrs SEC(".maps");
+	__type(value, struct rt_rec);
+} recs SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -132,9 +126,13 @@ struct {
 	__uint(max_entries, RT_TRACE_RING);
 } trace SEC(".maps");
 
+/* a - b, or 0 if b is later: clock values (< 2^63), so the sign of the difference says which
+ * (one compare on the difference, where a > b ? a - b : 0 compiles to two) */
 static __always_inline __u64 sub0(__u64 a, __u64 b)
 {
-	return a > b ? a - b : 0;
+	__s64 d = (__s64)(a - b);
+
+	return d > 0 ? (__u64)d : 0;
 }
 
 /*
@@ -316,17 +314,21 @@ static __always_inline struct rt_tcp_sock *tcp_state(const struct sock *sk, bool
 	return own;
 }
 
-static __always_inline void hist_add(struct rt_ctrs *c, __u32 base, __u32 slot, __u32 comp,
-				     __u64 v)
+/* This CPU's record of a slot. */
+static __always_inline struct rt_rec *rec_of(__u32 slot)
 {
-	__u32 key = base + (slot * RT_NCOMP + comp) * LL_HIST_BUCKETS + ll_hist_bucket_fast(v);
-	__u64 *b = bpf_map_lookup_elem(&hists, &key);
+	__u32 key = bpf_get_smp_processor_id() * targ_nslots + slot;
 
-	if (b)
-		*b += 1;
-	c->sum_ns[comp] += v;
-	if (v > c->max_ns[comp])
-		c->max_ns[comp] = v;
+	return bpf_map_lookup_elem(&recs, &key);
+}
+
+static __always_inline void hist_add(struct rt_rec *r, __u32 comp, __u64 v)
+{
+	/* the mask costs one instruction and shows the verifier the bound */
+	r->hist[comp][ll_hist_bucket_fast(v) & (LL_HIST_BUCKETS - 1)] += 1;
+	r->c.sum_ns[comp] += v;
+	if (v > r->c.max_ns[comp])
+		r->c.max_ns[comp] = v;
 }
 
 /* --runq: the server's first process to read from a target socket joins the run-queue watch. */
@@ -378,27 +380,30 @@ static __always_inline void trace_emit(struct rt_ctrs *c, const struct sock *sk,
 static __always_inline void record(const struct sock *sk, __u32 slot, bool udp, __u64 arrival,
 				   __u64 accept, __u64 read, __u64 write)
 {
-	struct rt_ctrs *c = bpf_map_lookup_elem(&ctrs, &slot);
-	__u32 base = bpf_get_smp_processor_id() * targ_hist_keys;
+	struct rt_rec *r = rec_of(slot);
+	struct rt_ctrs *c;
 
-	if (!c)
+	if (!r)
 		return;
-	/* counters after the histograms: a reader that sees the count sees the buckets (stores on
-	 * one CPU become visible in order on x86), and reads a histogram back when its count moved */
+	c = &r->c;
 	if (!c->first_ns)
 		c->first_ns = write;
 	c->last_ns = write;
-	hist_add(c, base, slot, RT_SERVICE, sub0(write, read));
+	hist_add(r, RT_SERVICE, sub0(write, read));
 	if (arrival) {
-		hist_add(c, base, slot, RT_QUEUE, sub0(read, accept > arrival ? accept : arrival));
-		hist_add(c, base, slot, RT_RESIDENCE, sub0(write, arrival));
+		hist_add(r, RT_QUEUE, sub0(read, accept > arrival ? accept : arrival));
+		hist_add(r, RT_RESIDENCE, sub0(write, arrival));
 		if (accept) {
-			hist_add(c, base, slot, RT_ACCEPT, sub0(accept, arrival));
+			hist_add(r, RT_ACCEPT, sub0(accept, arrival));
 			c->accept_n++;
 		}
 	} else {
 		c->no_arrival++;
 	}
+	/* counters after the histograms: a reader that sees the count sees the buckets (stores on
+	 * one CPU become visible in order on x86; the barrier keeps the compiler from reordering
+	 * them), and reads a histogram back when its count moved */
+	barrier();
 	c->requests++;
 	if (targ_trace_every && c->requests % targ_trace_every == 0)
 		trace_emit(c, sk, udp, arrival, accept, read, write);
@@ -407,24 +412,23 @@ static __always_inline void record(const struct sock *sk, __u32 slot, bool udp, 
 /* The current TCP response is complete (the next request was read, or the server closed). */
 static __always_inline void tcp_close_out(struct rt_tcp_sock *s, __u32 slot)
 {
-	struct rt_ctrs *c;
-	__u32 base;
+	struct rt_rec *r;
 
 	if (s->state == RT_WRITING && !(s->flags & RT_F_MULTI))
 		return;
-	c = bpf_map_lookup_elem(&ctrs, &slot);
-	if (!c)
+	r = rec_of(slot);
+	if (!r)
 		return;
 	if (s->state == RT_READING) {
-		c->unanswered++;
+		r->c.unanswered++;
 		return;
 	}
 	if (s->state != RT_WRITING)
 		return;
-	base = bpf_get_smp_processor_id() * targ_hist_keys;
-	hist_add(c, base, slot, RT_MULTI_FIRST, sub0(s->write_ns, s->read_ns));
-	hist_add(c, base, slot, RT_MULTI_LAST, sub0(s->last_write_ns, s->read_ns));
-	c->multi_write++;
+	hist_add(r, RT_MULTI_FIRST, sub0(s->write_ns, s->read_ns));
+	hist_add(r, RT_MULTI_LAST, sub0(s->last_write_ns, s->read_ns));
+	barrier();
+	r->c.multi_write++;
 }
 
 static __always_inline void tcp_arrival(const struct sock *sk)
@@ -503,7 +507,7 @@ static __always_inline void tcp_begin(struct rt_tcp_sock *s, __u64 arrival, __u6
 static __always_inline void tcp_read(struct sock *sk, int slot)
 {
 	struct rt_tcp_sock *s = tcp_state(sk, true);
-	struct rt_ctrs *c;
+	struct rt_rec *r;
 	__u8 arrivals;
 	__u64 now;
 
@@ -521,9 +525,9 @@ static __always_inline void tcp_read(struct sock *sk, int slot)
 	}
 	if (arrivals > 1) {
 		/* one read took the bytes of several peer writes, queued apart */
-		c = bpf_map_lookup_elem(&ctrs, &slot);
-		if (c)
-			c->multi_arrival++;
+		r = rec_of(slot);
+		if (r)
+			r->c.multi_arrival++;
 	}
 	/* Service begins when recvmsg copied the request's bytes: TCP refreshed its own clock
 	 * there (tcp_rcv_space_adjust), so a value newer than the request's arrival is that moment
@@ -555,7 +559,7 @@ static __always_inline void udp_read(struct sock *sk, int slot)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct rt_udp_sock *s;
-	struct rt_ctrs *c;
+	struct rt_rec *r;
 	__u64 h, t;
 
 	s = bpf_sk_storage_get(&udp_socks, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
@@ -572,11 +576,11 @@ static __always_inline void udp_read(struct sock *sk, int slot)
 		 * datagram that thread read last (udp_write), so with interleaved readers a reply
 		 * can be paired with another thread's datagram */
 		if (s->reader) {
-			c = bpf_map_lookup_elem(&ctrs, &slot);
-			if (c) {
-				c->udp_switch++;
+			r = rec_of(slot);
+			if (r) {
+				r->c.udp_switch++;
 				if (!(s->flags & RT_F_SHARED))
-					c->udp_shared++;
+					r->c.udp_shared++;
 			}
 			s->flags |= RT_F_SHARED;
 		}
@@ -584,9 +588,9 @@ static __always_inline void udp_read(struct sock *sk, int slot)
 	}
 	if (s->state == RT_READING) {
 		/* the previous datagram got no reply before this read */
-		c = bpf_map_lookup_elem(&ctrs, &slot);
-		if (c)
-			c->unanswered++;
+		r = rec_of(slot);
+		if (r)
+			r->c.unanswered++;
 	}
 	if (s->skip) {
 		/* queued while arrival stamping was off (--arrivals sampled) */
@@ -602,9 +606,9 @@ static __always_inline void udp_read(struct sock *sk, int slot)
 		s->head = t;
 	} else if (t - h > RT_UDP_RING) {
 		s->arrival_ns = 0;
-		c = bpf_map_lookup_elem(&ctrs, &slot);
-		if (c)
-			c->ring_overrun++;
+		r = rec_of(slot);
+		if (r)
+			r->c.ring_overrun++;
 	} else {
 		s->arrival_ns = s->arrival[h & (RT_UDP_RING - 1)];
 	}
@@ -636,10 +640,10 @@ static __always_inline void req_recv(struct sock *sk, int ret, int flags)
 
 static __always_inline void unsolicited(int slot)
 {
-	struct rt_ctrs *c = bpf_map_lookup_elem(&ctrs, &slot);
+	struct rt_rec *r = rec_of(slot);
 
-	if (c)
-		c->unsolicited++;
+	if (r)
+		r->c.unsolicited++;
 }
 
 /*
