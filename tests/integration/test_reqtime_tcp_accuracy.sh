@@ -6,31 +6,23 @@
 # (all requests of a run on 1 or 8 connections) and a new connection per 10 requests, where a
 # connection's first request must be timed like the others.
 #
-# The server runs at a real-time priority (SCHED_FIFO) when it can: the observer's service time
-# runs from the kernel's read to the transmit, the server's own from after its read callback
-# began to before its write, so a preemption by another process in between (the return from
-# read(), the path into the write) is in the first and not in the second. On a loaded 2-core
-# machine (CI, other tests) such preemptions alone moved the p99 by 5-7%. Under SCHED_FIFO no
-# other process preempts the server, and both measure the same work.
+# The server runs at a real-time priority (SCHED_FIFO) when it can (start_refserver_rt): the
+# observer's service time runs from the kernel's read to the transmit, the server's own from
+# after its read callback began to before its write, so a preemption by another process in
+# between (the return from read(), the path into the write) is in the first and not in the
+# second. On a loaded 2-core machine (CI, other tests) such preemptions alone moved the p99 by
+# 5-7%. Under SCHED_FIFO no other process preempts the server, and both measure the same work.
 . "$(dirname "$0")/lib.sh"
 require_bpf
 require_bin loadlens-observer loadlens-refserver loadlens-driver
 [ -x /usr/bin/python3 ] || skip "needs /usr/bin/python3 to read the --trace file"
-RT=
-if chrt -f 10 true 2>/dev/null; then
-	RT="chrt -f 10"
-else
-	echo "note: cannot run the server at SCHED_FIFO; timings may include preemptions by others"
-fi
 
 # run NAME CONNS REQUESTS [DRIVER ARGS...]
 run() {
 	local name=$1 c=$2 n=$3 port obs rs drv slot
 	shift 3
 	port=$(free_port)
-	start "rs_$name" $RT taskset -c 0 "$LOADLENS_BIN/loadlens-refserver" --proto tcp \
-		--listen "127.0.0.1:$port" --json "$LL_TMP/rs_$name.json" --service-time 1ms --workers 1
-	wait_for "rs_$name" listening
+	start_refserver_rt "rs_$name" tcp "$port" --service-time 1ms --workers 1
 	start_observer "obs_$name" "$port" ${OBS_ARGS:-}
 	load_cpu "$LOADLENS_BIN/loadlens-driver" "tcp://127.0.0.1:$port" -c "$c" -n "$n" -q \
 		--json "$LL_TMP/drv_$name.json" "$@" >"$LL_TMP/drv_$name.out" 2>&1 ||
