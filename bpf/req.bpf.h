@@ -19,11 +19,12 @@
  *
  * Cost rules (BENCHMARKS.md, "Request timing overhead"): the first thing every socket program does
  * is one byte load (the port's slot in rodata) on the struct sock it was handed, so a foreign
- * socket (the client's end, another port) costs no helper call; then one sk_storage lookup
- * (socket state lives in the socket and dies with it: no eviction, no stale entry when a struct
- * sock address is reused), no loops. TCP reuses the clock TCP itself just read (tcp_clock_cache,
- * refreshed on every received segment and every transmit): the arrival and the first write of a
- * response cost no bpf_ktime_get_ns(), so a keep-alive request costs one, at its read.
+ * socket (the client's end, another port) costs no helper call; then the socket's state: for TCP
+ * an entry of a direct-mapped table (an inlined lookup and a compare; its own sk_storage only when
+ * another live socket holds the entry), for UDP its sk_storage; no loops. TCP's events take the
+ * clock TCP itself keeps (tcp_clock_cache at an arrival and a read, the stamp of the last
+ * transmit at a first write), so a keep-alive TCP request reads the clock only where those are
+ * not newer than the previous event.
  * A slot's counters and histograms are one record per CPU (one lookup per request); userspace
  * sums CPUs and diffs snapshots.
  * Run-queue wait (--runq) is off unless asked for: it runs on every context switch of the host.
