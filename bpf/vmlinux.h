@@ -142,6 +142,7 @@ struct udp_sock {
 
 /* include/linux/tcp.h */
 struct tcp_sock {
+	u64 tcp_wstamp_ns;   /* departure time of the last segment transmitted */
 	u64 tcp_clock_cache; /* tcp_clock_ns() at the last transmit or receive */
 };
 

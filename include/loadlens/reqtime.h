@@ -4,14 +4,15 @@
  * (observer/reqtime.c) share: components, limits, the per-slot counter block, the per-socket
  * state and the --trace record. docs/observer.md ("Request timing") explains each figure.
  *
- * A slot is one (target port, protocol) pair: slot = 2 * port_index + (udp ? 1 : 0). The
- * histogram map holds RT_NCOMP histograms of LL_HIST_BUCKETS counters per slot:
- *   key = (slot * RT_NCOMP + component) * LL_HIST_BUCKETS + ll_hist_bucket(value)
+ * A slot is one (target port, protocol) pair: slot = 2 * port_index + (udp ? 1 : 0). Each slot
+ * has a record (struct rt_rec: its counters and RT_NCOMP histograms of LL_HIST_BUCKETS counters)
+ * per CPU, in the memory-mapped array "recs": key = cpu * slots + slot.
  */
 #ifndef LOADLENS_REQTIME_H
 #define LOADLENS_REQTIME_H
 
 #include <linux/types.h>
+#include "loadlens/hist.h"
 
 /* Ports with request timing; rodata maps a port to 1 + its index (0: not a target). */
 #define RT_MAX_PORTS 16
@@ -46,7 +47,8 @@ enum rt_comp {
 	RT_NCOMP,
 };
 
-/* Counters per slot (a per-CPU array keyed by slot). first_ns is a min, last_ns and max_ns maxima. */
+/* Counters per slot (in its per-CPU record, struct rt_rec below). first_ns is a min, last_ns and
+ * max_ns maxima. */
 struct rt_ctrs {
 	__u64 requests;	    /* responses begun: one per request */
 	__u64 unanswered;   /* read, but the next read or the close came before any write */
@@ -69,6 +71,13 @@ struct rt_ctrs {
 			 * RT_MULTI_* multi_write, RT_ACCEPT accept_n */
 };
 _Static_assert(sizeof(struct rt_ctrs) == (13 + 2 * RT_NCOMP) * 8, "rt_ctrs layout");
+
+/* One slot's record on one CPU: its counters, then a histogram per component (bucket
+ * ll_hist_bucket(value)). Userspace sums the CPUs' records. */
+struct rt_rec {
+	struct rt_ctrs c;
+	__u64 hist[RT_NCOMP][LL_HIST_BUCKETS];
+};
 
 /* Global counters (per-CPU array "rt_global"). */
 enum rt_global {

@@ -29,9 +29,8 @@ struct obs_reqtime {
 	/* each histogram as last read (summed over CPUs) and its count then (rt_ctrs.n): a tick
 	 * reads back only the histograms whose count moved */
 	uint64_t (*hist_cache)[RT_NCOMP][LL_HIST_BUCKETS];
-	const volatile uint64_t *hists; /* the "hists" map, memory-mapped: ncpu regions */
-	size_t hists_len;		 /* bytes mapped */
-	size_t hist_keys;		 /* counters per CPU region */
+	const volatile struct rt_rec *recs; /* the "recs" map, memory-mapped: cpu * nslots + slot */
+	size_t recs_len;		    /* bytes mapped */
 	uint64_t (*hist_n)[RT_NCOMP];
 	struct obs_trace *trace;
 	uint64_t trace_written, trace_errors;
@@ -154,9 +153,8 @@ static int x__configure(struct obs_reqtime *rt, const struct obs_reqtime_opts *o
 	s->rodata->targ_requests = 1;
 	if (opts->trace_path)
 		s->rodata->targ_trace_every = opts->trace_every ? opts->trace_every : 1;
-	rt->hist_keys = rt->nslots * RT_NCOMP * LL_HIST_BUCKETS;
-	s->rodata->targ_hist_keys = (uint32_t)rt->hist_keys;
-	err = bpf_map__set_max_entries(s->maps.hists, (uint32_t)(rt->hist_keys * rt->ncpu));
+	s->rodata->targ_nslots = (uint32_t)rt->nslots;
+	err = bpf_map__set_max_entries(s->maps.recs, (uint32_t)(rt->nslots * rt->ncpu));
 	if (!err && !opts->trace_path)
 		err = bpf_map__set_max_entries(s->maps.trace, (uint32_t)sysconf(_SC_PAGESIZE));
 	return err;
@@ -191,7 +189,7 @@ void obs_reqtime_off(struct sockets_bpf *s)
 	x__off(s->progs.handle_sched_wakeup_new);
 	x__off(s->progs.handle_sched_switch);
 	/* the shared programs still reference these maps: keep them, at their smallest */
-	bpf_map__set_max_entries(s->maps.hists, 1);
+	bpf_map__set_max_entries(s->maps.recs, 1);
 	bpf_map__set_max_entries(s->maps.tcp_slots, 1);
 	bpf_map__set_max_entries(s->maps.trace, (uint32_t)sysconf(_SC_PAGESIZE));
 }
@@ -222,11 +220,9 @@ struct obs_reqtime *obs_reqtime_new(const char *prog, const struct obs_reqtime_o
 		err = rt->ncpu ? rt->ncpu : -EINVAL;
 		goto cleanup;
 	}
-	/* the largest read: one slot's counters, or one histogram */
+	/* the largest per-CPU read: the run-queue histogram */
 	rt->percpu_len = (size_t)LL_HIST_BUCKETS * (size_t)rt->ncpu;
-	rt->hists = MAP_FAILED;
-	if (rt->percpu_len < rt->nslots * (sizeof(struct rt_ctrs) / 8) * (size_t)rt->ncpu)
-		rt->percpu_len = rt->nslots * (sizeof(struct rt_ctrs) / 8) * (size_t)rt->ncpu;
+	rt->recs = MAP_FAILED;
 	rt->percpu = calloc(rt->percpu_len, sizeof(uint64_t));
 	rt->hist_cache = calloc(rt->nslots, sizeof(*rt->hist_cache));
 	rt->hist_n = calloc(rt->nslots, sizeof(*rt->hist_n));
@@ -277,10 +273,10 @@ int obs_reqtime_start(struct obs_reqtime *rt, const char *prog, FILE *trace_out)
 		}
 		rt->features.trace = true;
 	}
-	rt->hists_len = rt->hist_keys * rt->ncpu * sizeof(uint64_t);
-	rt->hists = mmap(NULL, rt->hists_len, PROT_READ, MAP_SHARED,
-			 bpf_map__fd(rt->skel->maps.hists), 0);
-	if (rt->hists == MAP_FAILED) {
+	rt->recs_len = rt->nslots * (size_t)rt->ncpu * sizeof(struct rt_rec);
+	rt->recs = mmap(NULL, rt->recs_len, PROT_READ, MAP_SHARED,
+			bpf_map__fd(rt->skel->maps.recs), 0);
+	if (rt->recs == MAP_FAILED) {
 		err = -errno;
 		ll_warn(prog, "cannot map the request-timing histograms: %s", strerror(-err));
 		return err;
@@ -295,8 +291,8 @@ void obs_reqtime_free(struct obs_reqtime *rt)
 	if (!rt)
 		return;
 	obs_trace_free(rt->trace);
-	if (rt->hists != MAP_FAILED && rt->hists)
-		munmap((void *)rt->hists, rt->hists_len);
+	if (rt->recs != MAP_FAILED && rt->recs)
+		munmap((void *)rt->recs, rt->recs_len);
 	free(rt->hist_n);
 	free(rt->hist_cache);
 	free(rt->percpu);
@@ -369,19 +365,33 @@ static void x__sum_ctrs(const uint64_t *v, int ncpu, struct rt_ctrs *out)
 	}
 }
 
-int obs_reqtime_read(struct obs_reqtime *rt, struct obs_reqtime_stats *st)
+/* A slot's counter blocks, one per CPU, copied out of the mapping into v. */
+static void x__copy_ctrs(const struct obs_reqtime *rt, size_t slot, uint64_t *v)
 {
 	const size_t words = sizeof(struct rt_ctrs) / 8;
+	const volatile uint64_t *c;
+	size_t k;
+	int i;
+
+	for (i = 0; i < rt->ncpu; i++) {
+		c = (const volatile uint64_t *)&rt->recs[(size_t)i * rt->nslots + slot].c;
+		for (k = 0; k < words; k++)
+			v[(size_t)i * words + k] = c[k];
+	}
+}
+
+int obs_reqtime_read(struct obs_reqtime *rt, struct obs_reqtime_stats *st)
+{
 	uint32_t k, c, b;
 	uint64_t sum;
 	int i, err;
 
-	err = obs_read_percpu(rt->skel->maps.ctrs, (uint32_t)rt->nslots, rt->ncpu, words,
-			      rt->percpu, rt->percpu_len);
-	if (err)
-		return err;
-	for (k = 0; k < rt->nslots; k++)
-		x__sum_ctrs(rt->percpu + (size_t)k * words * rt->ncpu, rt->ncpu, &st->slot[k].c);
+	if (rt->recs == MAP_FAILED)
+		return -EBADF; /* before obs_reqtime_start() */
+	for (k = 0; k < rt->nslots; k++) {
+		x__copy_ctrs(rt, k, rt->percpu);
+		x__sum_ctrs(rt->percpu, rt->ncpu, &st->slot[k].c);
+	}
 
 	err = obs_read_percpu(rt->skel->maps.global, RT_G_MAX, rt->ncpu, 1,
 			      rt->percpu, rt->percpu_len);
@@ -409,8 +419,6 @@ int obs_reqtime_read(struct obs_reqtime *rt, struct obs_reqtime_stats *st)
 		st->runq[k] = sum;
 	}
 
-	if (rt->hists == MAP_FAILED)
-		return -EBADF; /* before obs_reqtime_start() */
 	for (k = 0; k < rt->nslots; k++) {
 		const struct rt_ctrs *ct = &st->slot[k].c;
 		uint64_t n[RT_NCOMP] = {
@@ -424,14 +432,15 @@ int obs_reqtime_read(struct obs_reqtime *rt, struct obs_reqtime_stats *st)
 
 		for (c = 0; c < RT_NCOMP; c++) {
 			if (n[c] != rt->hist_n[k][c]) {
-				const volatile uint64_t *h =
-					rt->hists + (k * RT_NCOMP + c) * LL_HIST_BUCKETS;
-
 				for (b = 0; b < LL_HIST_BUCKETS; b++)
 					rt->hist_cache[k][c][b] = 0;
-				for (i = 0; i < rt->ncpu; i++, h += rt->hist_keys)
+				for (i = 0; i < rt->ncpu; i++) {
+					const volatile __u64 *h =
+						rt->recs[(size_t)i * rt->nslots + k].hist[c];
+
 					for (b = 0; b < LL_HIST_BUCKETS; b++)
 						rt->hist_cache[k][c][b] += h[b];
+				}
 				rt->hist_n[k][c] = n[c];
 			}
 			memcpy(st->slot[k].hist[c], rt->hist_cache[k][c], sizeof(rt->hist_cache[k][c]));

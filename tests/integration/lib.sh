@@ -136,6 +136,26 @@ start_refserver() {
 	wait_for "$name" listening
 }
 
+# start_refserver_rt NAME PROTO PORT ARGS...: start_refserver at a real-time priority (SCHED_FIFO)
+# where allowed, for tests that compare the observer's service time with the server's own: the
+# observer's runs from the kernel's read to the transmit, the server's from after its read
+# callback began to before its write, so a preemption by another process in between counts in
+# the first only, and on a loaded 2-core machine such preemptions (and the CPU they take from a
+# busy-looping server) move p99s by several percent. SCHED_FIFO keeps other processes off the
+# server's CPU (kernel.sched_rt_runtime_us still leaves them 5%); without it, a note says so.
+start_refserver_rt() {
+	local name=$1 proto=$2 port=$3 rt=
+	shift 3
+	if chrt -f 10 true 2>/dev/null; then
+		rt="chrt -f 10"
+	else
+		echo "note: cannot run the server at SCHED_FIFO; timings may include preemptions by others"
+	fi
+	start "$name" $rt taskset -c 0 "$LOADLENS_BIN/loadlens-refserver" --proto "$proto" \
+		--listen "127.0.0.1:$port" --json "$LL_TMP/$name.json" "$@"
+	wait_for "$name" listening
+}
+
 # start_observer NAME PORT ARGS...: observer with --json $LL_TMP/NAME.json, attached
 start_observer() {
 	local name=$1 port=$2

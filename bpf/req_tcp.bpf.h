@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: (MIT OR GPL-2.0) */
+/*
+ * TCP request state: the per-socket state machine (arrival, read, first and last write, the
+ * server's close), where it is kept (a direct-mapped table, or the socket's own storage), and
+ * TCP's own clock.
+ * Part of request timing (bpf/req.bpf.h), included from there only.
+ */
+#ifndef LOADLENS_REQ_TCP_BPF_H
+#define LOADLENS_REQ_TCP_BPF_H
+
+/* TCP request state, direct-mapped by the socket's 4-tuple hash (skc_hash): an inlined array
+ * lookup and a compare per event, no helper call, nothing allocated in softirq. An entry is
+ * claimed at the socket's first event and freed when it moves to CLOSE; a socket that finds its
+ * entry held by another live socket keeps its state in tcp_socks (sk_storage) instead. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, RT_TCP_SLOTS);
+	__type(key, __u32);
+	__type(value, struct rt_tcp_sock);
+} tcp_slots SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct rt_tcp_sock);
+} tcp_socks SEC(".maps");
+
+/*
+ * TCP's own clock for this socket: tcp_clock_cache is tcp_clock_ns() (CLOCK_MONOTONIC, the clock
+ * of bpf_ktime_get_ns()) as last refreshed by TCP, which it does on each segment received (before
+ * the data is queued and sk_data_ready fires) and on each transmit. Measured against
+ * bpf_ktime_get_ns() at sk_data_ready: 98% within 2 us, 0.04% beyond 10 us. A value not newer than
+ * `after` (an event of this socket already seen) was not refreshed for this event, and a socket
+ * never read may hold the handshake's stamp: read the clock for both.
+ */
+static __always_inline __u64 tcp_clock(const struct sock *sk, __u64 after)
+{
+	const struct tcp_sock *tp = bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct tcp_sock));
+	__u64 t = tp->tcp_clock_cache;
+
+	return t > after && after ? t : bpf_ktime_get_ns();
+}
+
+/*
+ * When this socket last transmitted, for the first write of a response: tcp_wstamp_ns is the
+ * clock TCP stamped its last transmitted segment with (tcp_clock_cache at the transmit, plus any
+ * pacing delay), and it moves only when TCP transmits. tcp_clock_cache alone is not that: the
+ * peer's ACK of the response, processed from the socket's backlog as the write releases the
+ * socket, refreshes it at the end of the write. On loopback that is after the whole delivery to
+ * the peer (10-30 us), and it happens for a connection's first responses, which a peer in quick-ack
+ * mode acknowledges at once. The lesser of the two is the transmit, paced or not. A value not
+ * newer than the read: this write transmitted nothing yet; read the clock.
+ */
+static __always_inline __u64 tcp_sent_clock(const struct sock *sk, __u64 after)
+{
+	const struct tcp_sock *tp = bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct tcp_sock));
+	__u64 w = tp->tcp_wstamp_ns, c = tp->tcp_clock_cache, t = w < c ? w : c;
+
+	return t > after && after ? t : bpf_ktime_get_ns();
+}
+
+/* The request state of a TCP socket: its table entry, or its own storage if the entry was held by
+ * another live socket when it came. create: claim an entry (or storage) if it has none. */
+static __always_inline struct rt_tcp_sock *tcp_state(const struct sock *sk, bool create)
+{
+	__u32 idx = sk->__sk_common.skc_hash & (RT_TCP_SLOTS - 1);
+	struct rt_tcp_sock *s = bpf_map_lookup_elem(&tcp_slots, &idx), *own;
+	__u64 me = (__u64)sk, old;
+
+	if (!s)
+		return NULL;
+	if (s->sk == me)
+		return s;
+	/* a socket that once found its entry held keeps its state in its storage */
+	own = bpf_sk_storage_get(&tcp_socks, (void *)sk, 0, 0);
+	/* nothing new for a closed socket: its entry would never be freed */
+	if (own || !create || sk->__sk_common.skc_state == TCP_CLOSE)
+		return own;
+	old = s->sk ? s->sk : __sync_val_compare_and_swap(&s->sk, 0, me);
+	if (old == me) /* another CPU claimed it for this socket a moment ago */
+		return s;
+	if (!old) {
+		s->arrival_ns = 0;
+		s->pending_ns = 0;
+		s->read_ns = 0;
+		s->write_ns = 0;
+		s->last_write_ns = 0;
+		s->accept_ns = 0;
+		s->state = RT_IDLE;
+		s->flags = 0;
+		s->slot = 0;
+		s->arrivals = 0;
+		return s;
+	}
+	own = bpf_sk_storage_get(&tcp_socks, (void *)sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+	global_add(own ? RT_G_TCP_OWN_STORAGE : RT_G_NO_STORAGE, 1);
+	return own;
+}
+
+/* The current TCP response is complete (the next request was read, or the server closed). */
+static __always_inline void tcp_close_out(struct rt_tcp_sock *s, __u32 slot)
+{
+	struct rt_rec *r;
+
+	if (s->state == RT_WRITING && !(s->flags & RT_F_MULTI))
+		return;
+	r = rec_of(slot);
+	if (!r)
+		return;
+	if (s->state == RT_READING) {
+		r->c.unanswered++;
+		return;
+	}
+	if (s->state != RT_WRITING)
+		return;
+	hist_add(r, RT_MULTI_FIRST, sub0(s->write_ns, s->read_ns));
+	hist_add(r, RT_MULTI_LAST, sub0(s->last_write_ns, s->read_ns));
+	barrier();
+	r->c.multi_write++;
+}
+
+static __always_inline void tcp_arrival(const struct sock *sk)
+{
+	struct rt_tcp_sock *s = tcp_state(sk, true);
+
+	if (!s || (s->flags & RT_F_FOREIGN))
+		return;
+	if (s->arrivals < 255)
+		s->arrivals++;
+	if (s->state == RT_IDLE) {
+		s->arrival_ns = tcp_clock(sk, s->read_ns);
+		s->state = RT_QUEUED;
+	} else if (s->state != RT_QUEUED && !s->pending_ns) {
+		/* while a request is read or served: the first bytes of the next one */
+		s->pending_ns = tcp_clock(sk, s->read_ns);
+	}
+}
+
+static __always_inline void tcp_begin(struct rt_tcp_sock *s, __u64 arrival, __u64 now)
+{
+	s->arrival_ns = arrival;
+	s->pending_ns = 0;
+	s->read_ns = now;
+	s->accept_ns = 0;
+	s->state = RT_READING;
+	s->flags &= ~RT_F_MULTI;
+}
+
+static __always_inline void tcp_read(struct sock *sk, int slot)
+{
+	struct rt_tcp_sock *s = tcp_state(sk, true);
+	struct rt_rec *r;
+	__u8 arrivals;
+	__u64 now;
+
+	if (!s)
+		return;
+	slot = owned(sk, slot, false, &s->flags, &s->slot);
+	if (slot < 0)
+		return;
+	arrivals = s->arrivals;
+	s->arrivals = 0;
+	if (s->state == RT_READING) {
+		/* more of the same request: bytes that arrived meanwhile are part of it */
+		s->pending_ns = 0;
+		return;
+	}
+	if (arrivals > 1) {
+		/* one read took the bytes of several peer writes, queued apart */
+		r = rec_of(slot);
+		if (r)
+			r->c.multi_arrival++;
+	}
+	/* Service begins when recvmsg copied the request's bytes: TCP refreshed its own clock
+	 * there (tcp_rcv_space_adjust), so a value newer than the request's arrival is that moment
+	 * and costs no clock read (bpf_ktime_get_ns() is about half of this program's own time on
+	 * a VM). What runs between the copy and this tracepoint (release_sock: the socket's
+	 * backlog, pending softirqs) counts as service: measured against a clock read here, 0.35 us
+	 * on average at hello-world keep-alive, 1.1 us under overload, over 10 us for 0.03-0.1% of
+	 * reads (docs/observer.md, "Request timing: cost"). */
+	if (s->state == RT_QUEUED) {
+		now = tcp_clock(sk, s->arrival_ns);
+		tcp_begin(s, s->arrival_ns, now);
+	} else if (s->state == RT_WRITING) {
+		now = tcp_clock(sk, s->pending_ns);
+		tcp_close_out(s, slot);
+		tcp_begin(s, s->pending_ns, now);
+	} else {
+		now = bpf_ktime_get_ns();
+		tcp_begin(s, 0, now); /* no arrival seen: bytes queued before we attached */
+	}
+	if (s->flags & RT_F_SEEN_READ)
+		return;
+	/* the connection's first request: was it queued before accept() returned the socket? */
+	s->flags |= RT_F_SEEN_READ;
+	s->accept_ns = accept_time(sk);
+	watch_tgid();
+}
+
+/*
+ * When the first write of a response began to leave. sock_send_length fires at the end of the
+ * write, and on loopback the write itself delivers to the peer and wakes it (tens of us, or the
+ * peer's whole time slice if it preempts us). So the time is TCP's stamp of its last transmit
+ * (tcp_sent_clock()), which is this response's if it is newer than the read; if the write
+ * transmitted nothing yet (queued behind cwnd), the clock is read.
+ */
+static __always_inline void tcp_write(struct sock *sk, int slot)
+{
+	struct rt_tcp_sock *s = tcp_state(sk, targ_owned);
+	__u64 now;
+
+	if (!s)
+		return;
+	slot = owned(sk, slot, false, &s->flags, &s->slot);
+	if (slot < 0)
+		return;
+	if (s->state == RT_READING) {
+		now = tcp_sent_clock(sk, s->read_ns);
+		s->write_ns = now;
+		s->last_write_ns = now;
+		s->state = RT_WRITING;
+		record(sk, slot, false, s->arrival_ns, s->accept_ns, s->read_ns, now);
+	} else if (s->state == RT_WRITING) {
+		s->last_write_ns = bpf_ktime_get_ns();
+		s->flags |= RT_F_MULTI;
+	} else {
+		unsolicited(slot);
+	}
+}
+
+/* A target socket moves to FIN_WAIT1 or LAST_ACK: the server closes, its last response is
+ * complete (or never came). */
+static __always_inline void req_server_closes(const struct sock *sk)
+{
+	struct rt_tcp_sock *s;
+	bool udp = false;
+	int slot;
+
+	slot = sock_slot(sk, &udp);
+	if (slot < 0 || udp)
+		return;
+	s = tcp_state(sk, false);
+	if (!s)
+		return;
+	if (s->flags & RT_F_FOREIGN)
+		return;
+	if (slot == RT_SLOT_DYN) {
+		if (!(s->flags & RT_F_OWNED))
+			return;
+		slot = s->slot;
+	}
+	tcp_close_out(s, slot);
+	s->state = RT_IDLE;
+}
+
+/* Any TCP socket moves to CLOSE: free its table entry (one inlined lookup and a compare). */
+static __always_inline void req_forget(const struct sock *sk)
+{
+	__u32 idx = sk->__sk_common.skc_hash & (RT_TCP_SLOTS - 1);
+	struct rt_tcp_sock *s = bpf_map_lookup_elem(&tcp_slots, &idx);
+
+	if (s && s->sk == (__u64)sk)
+		s->sk = 0;
+}
+
+/* The same from the raw_tp fallback, where sk is read with bpf_probe_read_kernel. */
+static __always_inline void req_forget_raw(const struct sock *sk)
+{
+	__u32 idx = BPF_CORE_READ(sk, __sk_common.skc_hash) & (RT_TCP_SLOTS - 1);
+	struct rt_tcp_sock *s = bpf_map_lookup_elem(&tcp_slots, &idx);
+
+	if (s && s->sk == (__u64)sk)
+		s->sk = 0;
+}
+
+#endif /* LOADLENS_REQ_TCP_BPF_H */
