@@ -115,6 +115,11 @@ static json_t *x__driver(const struct drv_config *cfg, const struct drv_result *
 	bad |= x__set(o, "cpu_per_request_us", json_real(drv_report_cpu_per_request_us(res)));
 	bad |= x__set(o, "max_thread_cpu_ns", x__u64(res->max_thread_cpu_ns));
 	bad |= x__set(o, "busiest_thread_core", json_real(drv_report_busiest_thread(res)));
+	/* the workers' own: preempted (switches, run-queue wait) vs woken by their timer */
+	bad |= x__set(o, "involuntary_switches", x__u64(res->total.nivcsw));
+	bad |= x__set(o, "runq_wait_ns", x__u64(res->total.runq_ns));
+	bad |= x__set(o, "timer_wakeups", x__u64(res->total.timer_wakes));
+	bad |= x__set(o, "spin_ns", x__u64(res->total.spin_ns));
 	bad |= x__set(o, "bottleneck", warn ? json_string(warn) : json_null());
 	if (bad) {
 		json_decref(o);

@@ -2,6 +2,7 @@
 /* Worker threads: one loop each, the stop handshake with the main thread, timeout sweeps, and
  * the interval figures handed to the main thread. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -219,6 +220,20 @@ enum drv_pace drv_worker_pace(struct drv_worker *w, uint32_t i, struct drv_ticke
 	return drv_pacer_next(&w->pacer, i, now, t);
 }
 
+/* This thread's time runnable but waiting for a CPU (/proc/thread-self/schedstat), 0 if unknown. */
+static uint64_t x__runq_ns(void)
+{
+	unsigned long long run, wait;
+	FILE *f = fopen("/proc/thread-self/schedstat", "re");
+	int n;
+
+	if (!f)
+		return 0;
+	n = fscanf(f, "%llu %llu", &run, &wait);
+	fclose(f);
+	return n == 2 ? (uint64_t)wait : 0;
+}
+
 static void x__thread_main(void *arg)
 {
 	struct drv_worker *w = arg;
@@ -248,9 +263,14 @@ static void x__thread_main(void *arg)
 			w->stats.not_sent += drv_worker_untaken(&w->pacer, i);
 	w->loop_close_err = uv_loop_close(&w->loop);
 	w->loop_ready = false;
-	if (!getrusage(RUSAGE_THREAD, &ru))
+	if (!getrusage(RUSAGE_THREAD, &ru)) {
 		w->stats.cpu_ns = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ULL +
 				  (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ULL;
+		w->stats.nivcsw = (uint64_t)ru.ru_nivcsw;
+	}
+	w->stats.runq_ns = x__runq_ns();
+	w->stats.timer_wakes = w->sched.wakes;
+	w->stats.spin_ns = w->sched.poll_ns + w->sched.spin_ns;
 	if (w->stats.t_last_ns < w->stats.t_first_ns) /* stopped inside the warm-up */
 		w->stats.t_last_ns = w->stats.t_first_ns;
 	/* The last thing this thread does; the main thread joins only after seeing every exit. */
