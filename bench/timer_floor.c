@@ -7,8 +7,9 @@
  *   timer_floor PERIOD_US EARLY_US SECONDS [MODE]
  *
  * MODE timerfd (default): timerfd armed at an absolute CLOCK_MONOTONIC time, EARLY_US before the
- * due time, waited for in epoll_wait (as the driver's waker does); nanosleep: clock_nanosleep
- * TIMER_ABSTIME. Either way the thread then spins on the clock to the due time, so nothing is
+ * due time, waited for in epoll_wait (as the driver's waker does); periodic: the same timerfd
+ * armed once with an interval of PERIOD_US (no timerfd_settime per wake-up); nanosleep:
+ * clock_nanosleep TIMER_ABSTIME. Either way the thread then spins on the clock to the due time, so nothing is
  * early; the lag is how late it got there. Timer slack is 1 ns.
  *
  * Prints lag p50/p90/p99/p99.9, thread CPU per wake-up, and what the scheduler did to the thread
@@ -62,17 +63,19 @@ int main(int argc, char **argv)
 	struct epoll_event ev = {.events = EPOLLIN}, e;
 	struct itimerspec its;
 	struct rusage r0, r1;
-	bool sleep_mode;
+	bool sleep_mode, periodic;
 	int tfd, ep;
 
 	if (argc < 4) {
-		fprintf(stderr, "usage: timer_floor PERIOD_US EARLY_US SECONDS [timerfd|nanosleep]\n");
+		fprintf(stderr, "usage: timer_floor PERIOD_US EARLY_US SECONDS "
+				"[timerfd|periodic|nanosleep]\n");
 		return 64;
 	}
 	period = strtoull(argv[1], NULL, 10) * 1000ULL;
 	early = strtoull(argv[2], NULL, 10) * 1000ULL;
 	n = (uint64_t)(strtod(argv[3], NULL) * 1e9 / (double)(period ? period : 1));
 	sleep_mode = argc > 4 && !strcmp(argv[4], "nanosleep");
+	periodic = argc > 4 && !strcmp(argv[4], "periodic");
 	if (!period || !n || early >= period) {
 		fprintf(stderr, "timer_floor: bad period, early offset or duration\n");
 		return 64;
@@ -89,6 +92,13 @@ int main(int argc, char **argv)
 	c0 = x__ns(CLOCK_THREAD_CPUTIME_ID);
 	q0 = x__runq_ns();
 	getrusage(RUSAGE_THREAD, &r0);
+	if (periodic) {
+		memset(&its, 0, sizeof(its));
+		its.it_value.tv_sec = (time_t)((t0 - early) / 1000000000ULL);
+		its.it_value.tv_nsec = (long)((t0 - early) % 1000000000ULL);
+		its.it_interval.tv_nsec = (long)period;
+		timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL);
+	}
 	for (i = 0; i < n; i++) {
 		at = t0 + i * period;
 		w = at - early;
@@ -96,7 +106,11 @@ int main(int argc, char **argv)
 			memset(&its, 0, sizeof(its));
 			its.it_value.tv_sec = (time_t)(w / 1000000000ULL);
 			its.it_value.tv_nsec = (long)(w % 1000000000ULL);
-			if (sleep_mode) {
+			if (periodic) {
+				while (read(tfd, &x, sizeof(x)) != sizeof(x))
+					while (epoll_wait(ep, &e, 1, -1) < 1)
+						;
+			} else if (sleep_mode) {
 				clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &its.it_value, NULL);
 			} else {
 				timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL);
@@ -116,7 +130,7 @@ int main(int argc, char **argv)
 	printf("%s period %lluus early %lluus: lag p50 %.1f p90 %.1f p99 %.1f p99.9 %.1f us; "
 	       "CPU %.1f us per wake-up; %ld voluntary, %ld involuntary switches; "
 	       "runnable without a CPU %.1f ms; %llu wake-ups\n",
-	       sleep_mode ? "nanosleep" : "timerfd", (unsigned long long)(period / 1000),
+	       sleep_mode ? "nanosleep" : periodic ? "periodic" : "timerfd", (unsigned long long)(period / 1000),
 	       (unsigned long long)(early / 1000), lag[n / 2] / 1e3, lag[n * 9 / 10] / 1e3,
 	       lag[n * 99 / 100] / 1e3, lag[n * 999 / 1000] / 1e3, (double)(c1 - c0) / 1e3 / n,
 	       r1.ru_nvcsw - r0.ru_nvcsw, r1.ru_nivcsw - r0.ru_nivcsw, (double)(q1 - q0) / 1e6,
