@@ -89,8 +89,8 @@ bench_pingpong() {
 	local proto place scpu r sp dr rows=() tcp resp
 	echo "### Ping-pong p50 (RTT), 64 bytes, one in flight, ${DUR}s per run, $ROUNDS rounds"
 	echo
-	echo "| proto | placement | sockperf p50 µs (rounds) | driver p50 µs (rounds) | driver / sockperf (medians) | load before |"
-	echo "|---|---|---|---|---|---|"
+	echo "| proto | placement | sockperf p50 µs (rounds) | driver p50 µs (rounds) | driver / sockperf (medians) | median of the rounds' ratios | load before |"
+	echo "|---|---|---|---|---|---|---|"
 	local fl_rows=()
 	for proto in udp tcp; do
 		tcp=""
@@ -100,7 +100,7 @@ bench_pingpong() {
 			scpu=0
 			[ "$place" = same ] && scpu=1
 			sp_server "$scpu" "$tcp"
-			local l0 sps="" drs="" dbs="" frs="" fes=""
+			local l0 sps="" drs="" dbs="" frs="" fes="" rrs="" rbs=""
 			l0=$(load)
 			for r in $(seq "$ROUNDS"); do
 				sp=$(taskset -c 1 sockperf ping-pong -i 127.0.0.1 -p "$SP_PORT" $tcp -m 64 \
@@ -114,12 +114,15 @@ bench_pingpong() {
 				fes="$fes $(taskset -c 1 "$PPF" "$proto" "$SP_PORT" "$DUR" epoll)"
 				sps="$sps $sp"
 				drs="$drs $dr"
+				rrs="$rrs $(awk -v a="$dr" -v b="$sp" 'BEGIN { print a / b }')"
 				if [ -n "$DB" ]; then
 					# shellcheck disable=SC2086
 					taskset -c 1 "$DB" "$proto://127.0.0.1:$SP_PORT" --payload "$TMP/sp64.bin" \
 						$resp -c 1 -d "${DUR}s" --timeout 1s -q --interval 0 \
 						--json "$TMP/pp.json" >/dev/null 2>"$TMP/pp.err"
-					dbs="$dbs $(jq -r '.latency.p50 / 1000' "$TMP/pp.json")"
+					dr=$(jq -r '.latency.p50 / 1000' "$TMP/pp.json")
+					dbs="$dbs $dr"
+					rbs="$rbs $(awk -v a="$dr" -v b="$sp" 'BEGIN { print a / b }')"
 				fi
 			done
 			kill "$SP_PID" 2>/dev/null
@@ -127,10 +130,11 @@ bench_pingpong() {
 			local ms md
 			ms=$(echo "$sps" | tr ' ' '\n' | grep . | median)
 			md=$(echo "$drs" | tr ' ' '\n' | grep . | median)
-			printf '| %s | %s | %s (%s) | %s (%s) | %s | %s |\n' "$proto" "$place" \
+			printf '| %s | %s | %s (%s) | %s (%s) | %s | %s | %s |\n' "$proto" "$place" \
 				"$(printf '%.1f' "$ms")" "$(echo $sps | xargs printf '%.1f ' | sed 's/ $//')" \
 				"$(printf '%.1f' "$md")" "$(echo $drs | xargs printf '%.1f ' | sed 's/ $//')" \
-				"$(awk -v a="$md" -v b="$ms" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }')" "$l0"
+				"$(awk -v a="$md" -v b="$ms" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }')" \
+				"$(echo "$rrs" | tr ' ' '\n' | grep . | median | awk '{ printf "%+.1f%%", ($1 - 1) * 100 }')" "$l0"
 			local mr me
 			mr=$(echo "$frs" | tr ' ' '\n' | grep . | median)
 			me=$(echo "$fes" | tr ' ' '\n' | grep . | median)
@@ -141,9 +145,10 @@ bench_pingpong() {
 				"$(awk -v a="$md" -v b="$me" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }')")")
 			if [ -n "$DB" ]; then
 				md=$(echo "$dbs" | tr ' ' '\n' | grep . | median)
-				printf '| %s | %s | (same rounds) | before: %s (%s) | %s | |\n' "$proto" "$place" \
+				printf '| %s | %s | (same rounds) | before: %s (%s) | %s | %s | |\n' "$proto" "$place" \
 					"$(printf '%.1f' "$md")" "$(echo $dbs | xargs printf '%.1f ' | sed 's/ $//')" \
-					"$(awk -v a="$md" -v b="$ms" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }')"
+					"$(awk -v a="$md" -v b="$ms" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }')" \
+					"$(echo "$rbs" | tr ' ' '\n' | grep . | median | awk '{ printf "%+.1f%%", ($1 - 1) * 100 }')"
 			fi
 		done
 	done
