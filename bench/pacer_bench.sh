@@ -226,7 +226,8 @@ bench_pacer() {
 	echo
 }
 
-echo "machine: $(nproc) CPUs, $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg) at start, $(date -u +%H:%M) UTC"
+echo "machine: $(nproc) CPUs, $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg) at start, $(date -u +%H:%M) UTC;" \
+	"one VM exit (cpuid): $("$TF" 1000 0 0.01 | sed -E 's/.*cpuid ([0-9.]+ us).*/\1/')"
 echo
 case "$MODE" in
 pingpong) bench_pingpong ;;

@@ -14,7 +14,9 @@
  *
  * Prints lag p50/p90/p99/p99.9, thread CPU per wake-up, and what the scheduler did to the thread
  * (voluntary and involuntary switches, time runnable without a CPU from schedstat): few
- * involuntary switches and a tail of tens of us is the timer wake-up itself.
+ * involuntary switches and a tail of tens of us is the timer wake-up itself. On x86 it also
+ * times `cpuid`, which always exits to the hypervisor in a VM: what one VM exit costs here (a
+ * wake-up from idle takes several: the halt, the timer interrupt, reprogramming the timer).
  */
 #define _GNU_SOURCE
 #include <stdbool.h>
@@ -28,6 +30,9 @@
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 static uint64_t x__ns(clockid_t c)
 {
@@ -55,6 +60,22 @@ static uint64_t x__runq_ns(void)
 		fclose(f);
 	}
 	return wait;
+}
+
+/* ns per cpuid instruction (a VM exit under a hypervisor), 0 where there is none */
+static double x__exit_ns(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned int a, b, c, d, i;
+	uint64_t t0 = x__ns(CLOCK_MONOTONIC);
+
+	for (i = 0; i < 10000; i++)
+		__cpuid(0, a, b, c, d);
+	(void)a, (void)b, (void)c, (void)d;
+	return (double)(x__ns(CLOCK_MONOTONIC) - t0) / 10000;
+#else
+	return 0;
+#endif
 }
 
 int main(int argc, char **argv)
@@ -129,12 +150,12 @@ int main(int argc, char **argv)
 	qsort(lag, n, sizeof(*lag), x__cmp);
 	printf("%s period %lluus early %lluus: lag p50 %.1f p90 %.1f p99 %.1f p99.9 %.1f us; "
 	       "CPU %.1f us per wake-up; %ld voluntary, %ld involuntary switches; "
-	       "runnable without a CPU %.1f ms; %llu wake-ups\n",
+	       "runnable without a CPU %.1f ms; %llu wake-ups; cpuid %.2f us\n",
 	       sleep_mode ? "nanosleep" : periodic ? "periodic" : "timerfd", (unsigned long long)(period / 1000),
 	       (unsigned long long)(early / 1000), lag[n / 2] / 1e3, lag[n * 9 / 10] / 1e3,
 	       lag[n * 99 / 100] / 1e3, lag[n * 999 / 1000] / 1e3, (double)(c1 - c0) / 1e3 / n,
 	       r1.ru_nvcsw - r0.ru_nvcsw, r1.ru_nivcsw - r0.ru_nivcsw, (double)(q1 - q0) / 1e6,
-	       (unsigned long long)n);
+	       (unsigned long long)n, x__exit_ns() / 1e3);
 	free(lag);
 	return 0;
 }
