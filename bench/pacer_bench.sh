@@ -13,9 +13,15 @@
 # with --tcp), so both clients talk to the same server: sockperf ping-pong --full-rtt p50 against
 # the driver's latency p50 (-c 1 closed loop, --payload of one sockperf message, tcp with
 # --response fixed:64).
+# Beside them, the floors of this machine, as minimal C loops built here: pingpong_floor.c (a
+# client blocking in recv() as sockperf's does, and one blocking in epoll_wait() as any event loop
+# must) and, per rate, timer_floor.c (a thread that only sleeps on a timerfd armed 30 us early,
+# 10 us at 50k/s, and spins to each due time).
 # pacer: the driver against loadlens-refserver (udp): send lag p50/p99 and CPU per request at each
 # rate, the closed loop (-c CONNS, and -c 1) for the CPU reference, and sockperf under-load at the
-# same --mps (its latency p50/p99 and CPU per message; it paces by busy-waiting).
+# same --mps (its latency p50/p99 and CPU per message; it paces by busy-waiting). The driver's rows
+# give its worker's involuntary context switches and time runnable without a CPU (schedstat):
+# what of the send lag p99 was the thread being preempted rather than its timer.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 BIN=${LOADLENS_BIN:-$here/../build/bin}
@@ -40,6 +46,10 @@ trap cleanup EXIT
 command -v sockperf >/dev/null || apt-get install -y sockperf >/dev/null 2>&1
 command -v sockperf >/dev/null || { echo "needs sockperf"; exit 1; }
 command -v jq >/dev/null || { echo "needs jq"; exit 1; }
+PPF=$TMP/pingpong_floor
+TF=$TMP/timer_floor
+cc -O2 -o "$PPF" "$here/pingpong_floor.c" && cc -O2 -o "$TF" "$here/timer_floor.c" ||
+	{ echo "cannot build the floor programs"; exit 1; }
 
 port() {
 	local p
@@ -79,8 +89,9 @@ bench_pingpong() {
 	local proto place scpu r sp dr rows=() tcp resp
 	echo "### Ping-pong p50 (RTT), 64 bytes, one in flight, ${DUR}s per run, $ROUNDS rounds"
 	echo
-	echo "| proto | placement | sockperf p50 µs (rounds) | driver p50 µs (rounds) | driver / sockperf (medians) | load before |"
-	echo "|---|---|---|---|---|---|"
+	echo "| proto | placement | sockperf p50 µs (rounds) | driver p50 µs (rounds) | driver / sockperf (medians) | median of the rounds' ratios | load before |"
+	echo "|---|---|---|---|---|---|---|"
+	local fl_rows=()
 	for proto in udp tcp; do
 		tcp=""
 		resp=""
@@ -89,7 +100,7 @@ bench_pingpong() {
 			scpu=0
 			[ "$place" = same ] && scpu=1
 			sp_server "$scpu" "$tcp"
-			local l0 sps="" drs="" dbs=""
+			local l0 sps="" drs="" dbs="" frs="" fes="" rrs="" rbs=""
 			l0=$(load)
 			for r in $(seq "$ROUNDS"); do
 				sp=$(taskset -c 1 sockperf ping-pong -i 127.0.0.1 -p "$SP_PORT" $tcp -m 64 \
@@ -99,14 +110,19 @@ bench_pingpong() {
 					-c 1 -d "${DUR}s" --timeout 1s -q --interval 0 \
 					--json "$TMP/pp.json" >/dev/null 2>"$TMP/pp.err"
 				dr=$(jq -r '.latency.p50 / 1000' "$TMP/pp.json")
+				frs="$frs $(taskset -c 1 "$PPF" "$proto" "$SP_PORT" "$DUR" recv)"
+				fes="$fes $(taskset -c 1 "$PPF" "$proto" "$SP_PORT" "$DUR" epoll)"
 				sps="$sps $sp"
 				drs="$drs $dr"
+				rrs="$rrs $(awk -v a="$dr" -v b="$sp" 'BEGIN { print a / b }')"
 				if [ -n "$DB" ]; then
 					# shellcheck disable=SC2086
 					taskset -c 1 "$DB" "$proto://127.0.0.1:$SP_PORT" --payload "$TMP/sp64.bin" \
 						$resp -c 1 -d "${DUR}s" --timeout 1s -q --interval 0 \
 						--json "$TMP/pp.json" >/dev/null 2>"$TMP/pp.err"
-					dbs="$dbs $(jq -r '.latency.p50 / 1000' "$TMP/pp.json")"
+					dr=$(jq -r '.latency.p50 / 1000' "$TMP/pp.json")
+					dbs="$dbs $dr"
+					rbs="$rbs $(awk -v a="$dr" -v b="$sp" 'BEGIN { print a / b }')"
 				fi
 			done
 			kill "$SP_PID" 2>/dev/null
@@ -114,18 +130,34 @@ bench_pingpong() {
 			local ms md
 			ms=$(echo "$sps" | tr ' ' '\n' | grep . | median)
 			md=$(echo "$drs" | tr ' ' '\n' | grep . | median)
-			printf '| %s | %s | %s (%s) | %s (%s) | %s | %s |\n' "$proto" "$place" \
+			printf '| %s | %s | %s (%s) | %s (%s) | %s | %s | %s |\n' "$proto" "$place" \
 				"$(printf '%.1f' "$ms")" "$(echo $sps | xargs printf '%.1f ' | sed 's/ $//')" \
 				"$(printf '%.1f' "$md")" "$(echo $drs | xargs printf '%.1f ' | sed 's/ $//')" \
-				"$(awk -v a="$md" -v b="$ms" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }')" "$l0"
+				"$(awk -v a="$md" -v b="$ms" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }')" \
+				"$(echo "$rrs" | tr ' ' '\n' | grep . | median | awk '{ printf "%+.1f%%", ($1 - 1) * 100 }')" "$l0"
+			local mr me
+			mr=$(echo "$frs" | tr ' ' '\n' | grep . | median)
+			me=$(echo "$fes" | tr ' ' '\n' | grep . | median)
+			fl_rows+=("$(printf '| %s | %s | %.1f | %.1f (%s) | %.1f (%s) | %.1f | %s | %s |' "$proto" "$place" \
+				"$ms" "$mr" "$(echo $frs | xargs printf '%.1f ' | sed 's/ $//')" \
+				"$me" "$(echo $fes | xargs printf '%.1f ' | sed 's/ $//')" "$md" \
+				"$(awk -v a="$me" -v b="$mr" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }')" \
+				"$(awk -v a="$md" -v b="$me" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }')")")
 			if [ -n "$DB" ]; then
 				md=$(echo "$dbs" | tr ' ' '\n' | grep . | median)
-				printf '| %s | %s | (same rounds) | before: %s (%s) | %s | |\n' "$proto" "$place" \
+				printf '| %s | %s | (same rounds) | before: %s (%s) | %s | %s | |\n' "$proto" "$place" \
 					"$(printf '%.1f' "$md")" "$(echo $dbs | xargs printf '%.1f ' | sed 's/ $//')" \
-					"$(awk -v a="$md" -v b="$ms" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }')"
+					"$(awk -v a="$md" -v b="$ms" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }')" \
+					"$(echo "$rbs" | tr ' ' '\n' | grep . | median | awk '{ printf "%+.1f%%", ($1 - 1) * 100 }')"
 			fi
 		done
 	done
+	echo
+	echo "Floors (same rounds, medians, µs): a minimal C client blocking in recv() (as sockperf's) and one blocking in epoll_wait() (as an event loop must)"
+	echo
+	echo "| proto | placement | sockperf | recv() client (rounds) | epoll_wait() client (rounds) | driver | epoll vs recv | driver vs epoll |"
+	echo "|---|---|---|---|---|---|---|---|"
+	printf '%s\n' "${fl_rows[@]}"
 	echo
 }
 
@@ -136,7 +168,7 @@ driver_run() {
 	[ "$name" = before ] && bin=$DB && name=$1 && shift
 	taskset -c 1 "$bin" "udp://127.0.0.1:$RS_PORT" -d "${DUR}s" --timeout 1s -q --interval 0 \
 		--json "$TMP/$name.json" "$@" >/dev/null 2>"$TMP/$name.err"
-	jq -r '"\(.send_lag.p50 // 0) \(.send_lag.p99 // 0) \(.driver.cpu_per_request_us) \(.latency.p50) \(.latency.p99) \(.throughput_rps)"' \
+	jq -r '"\(.send_lag.p50 // 0) \(.send_lag.p99 // 0) \(.driver.cpu_per_request_us) \(.latency.p50) \(.latency.p99) \(.throughput_rps) \(.driver.involuntary_switches // "-") \((.driver.runq_wait_ns // null) | if . == null then "-" else . / 1e6 * 10 | round / 10 | tostring + "ms" end)"' \
 		"$TMP/$name.json"
 }
 
@@ -150,33 +182,43 @@ bench_pacer() {
 	sp_server 0 ""
 	echo "### Pacer: udp open loop against loadlens-refserver (CPU 0), driver on CPU 1, -c $CONNS, ${DUR}s per run"
 	echo
-	echo "| round | load | what | rate asked | achieved/s | send lag p50 | send lag p99 | latency p50 | latency p99 | CPU µs/request |"
-	echo "|---|---|---|---|---|---|---|---|---|---|"
+	echo "| round | load | what | rate asked | achieved/s | send lag p50 | send lag p99 | latency p50 | latency p99 | CPU µs/request | preempted (runnable without CPU) |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|"
 	for r in $(seq "$ROUNDS"); do
-		read -r a b c d e f < <(driver_run "cl$r" -c "$CONNS")
-		printf '| %s | %s | driver closed loop -c %s | - | %.0f | - | - | %.1fus | %.1fus | %.2f |\n' \
-			"$r" "$(load)" "$CONNS" "$f" "$(echo "$d/1000" | bc -l)" "$(echo "$e/1000" | bc -l)" "$c"
-		read -r a b c d e f < <(driver_run "c1$r" -c 1)
-		printf '| %s | %s | driver closed loop -c 1 | - | %.0f | - | - | %.1fus | %.1fus | %.2f |\n' \
-			"$r" "$(load)" "$f" "$(echo "$d/1000" | bc -l)" "$(echo "$e/1000" | bc -l)" "$c"
+		read -r a b c d e f g h < <(driver_run "cl$r" -c "$CONNS")
+		printf '| %s | %s | driver closed loop -c %s | - | %.0f | - | - | %.1fus | %.1fus | %.2f | %s (%s) |\n' \
+			"$r" "$(load)" "$CONNS" "$f" "$(echo "$d/1000" | bc -l)" "$(echo "$e/1000" | bc -l)" "$c" "$g" "$h"
+		read -r a b c d e f g h < <(driver_run "c1$r" -c 1)
+		printf '| %s | %s | driver closed loop -c 1 | - | %.0f | - | - | %.1fus | %.1fus | %.2f | %s (%s) |\n' \
+			"$r" "$(load)" "$f" "$(echo "$d/1000" | bc -l)" "$(echo "$e/1000" | bc -l)" "$c" "$g" "$h"
 		for rate in $RATES; do
-			read -r a b c d e f < <(driver_run "o$rate-$r" -c "$CONNS" --rate "$rate")
-			printf '| %s | %s | driver --rate | %s | %.0f | %.1fus | %.1fus | %.1fus | %.1fus | %.2f |\n' \
+			read -r a b c d e f g h < <(driver_run "o$rate-$r" -c "$CONNS" --rate "$rate")
+			printf '| %s | %s | driver --rate | %s | %.0f | %.1fus | %.1fus | %.1fus | %.1fus | %.2f | %s (%s) |\n' \
 				"$r" "$(load)" "$rate" "$f" "$(echo "$a/1000" | bc -l)" "$(echo "$b/1000" | bc -l)" \
-				"$(echo "$d/1000" | bc -l)" "$(echo "$e/1000" | bc -l)" "$c"
+				"$(echo "$d/1000" | bc -l)" "$(echo "$e/1000" | bc -l)" "$c" "$g" "$h"
 			if [ -n "$DB" ]; then
-				read -r a b c d e f < <(driver_run before "b$rate-$r" -c "$CONNS" --rate "$rate")
-				printf '| %s | %s | driver --rate, before | %s | %.0f | %.1fus | %.1fus | %.1fus | %.1fus | %.2f |\n' \
+				read -r a b c d e f g h < <(driver_run before "b$rate-$r" -c "$CONNS" --rate "$rate")
+				printf '| %s | %s | driver --rate, before | %s | %.0f | %.1fus | %.1fus | %.1fus | %.1fus | %.2f | %s (%s) |\n' \
 					"$r" "$(load)" "$rate" "$f" "$(echo "$a/1000" | bc -l)" "$(echo "$b/1000" | bc -l)" \
-					"$(echo "$d/1000" | bc -l)" "$(echo "$e/1000" | bc -l)" "$c"
+					"$(echo "$d/1000" | bc -l)" "$(echo "$e/1000" | bc -l)" "$c" "$g" "$h"
 			fi
+			# the floor: a minimal C thread sleeping on a timerfd to each due time
+			local per=$((1000000 / rate)) early=30 tl
+			[ "$early" -ge $((per / 2)) ] && early=$((per / 2))
+			tl=$(taskset -c 1 "$TF" "$per" "$early" "$DUR")
+			printf '| %s | %s | timer floor (C, timerfd %sus early) | %s | - | %s | %s | - | - | %s | %s |\n' \
+				"$r" "$(load)" "$early" "$rate" \
+				"$(echo "$tl" | sed -E 's/.*lag p50 ([0-9.]+).*/\1us/')" \
+				"$(echo "$tl" | sed -E 's/.* p99 ([0-9.]+) .*/\1us/')" \
+				"$(echo "$tl" | sed -E 's/.*CPU ([0-9.]+) us per wake-up.*/\1 per wake-up/')" \
+				"$(echo "$tl" | sed -E 's/.* ([0-9]+) involuntary.*without a CPU ([0-9.]+) ms.*/\1 (\2ms)/')"
 			cpu_of taskset -c 1 sockperf under-load -i 127.0.0.1 -p "$SP_PORT" -m 64 \
 				--mps "$rate" -t "$DUR" --full-rtt >"$TMP/ul.out"
 			local n p50 p99
 			n=$(awk -F'[ =;]+' '/\[Total Run\]/ { for (i = 1; i < NF; i++) if ($i == "SentMessages") print $(i + 1) }' "$TMP/ul.out")
 			p50=$(awk '/percentile 50.000/ { print $NF }' "$TMP/ul.out")
 			p99=$(awk '/percentile 99.000/ { print $NF }' "$TMP/ul.out")
-			printf '| %s | %s | sockperf under-load | %s | %.0f | (busy-wait) | - | %sus | %sus | %.2f |\n' \
+			printf '| %s | %s | sockperf under-load | %s | %.0f | (busy-wait) | - | %sus | %sus | %.2f | - |\n' \
 				"$r" "$(load)" "$rate" "$(echo "$n/$DUR" | bc -l)" "$p50" "$p99" \
 				"$(awk -v c="$(cat "$TMP/cpu")" -v n="$n" 'BEGIN { printf "%.2f", n ? c * 1e6 / n : 0 }')"
 		done
@@ -184,7 +226,8 @@ bench_pacer() {
 	echo
 }
 
-echo "machine: $(nproc) CPUs, $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg) at start, $(date -u +%H:%M) UTC"
+echo "machine: $(nproc) CPUs, $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg) at start, $(date -u +%H:%M) UTC;" \
+	"one VM exit (cpuid): $("$TF" 1000 0 0.01 | sed -E 's/.*cpuid ([0-9.]+ us).*/\1/')"
 echo
 case "$MODE" in
 pingpong) bench_pingpong ;;

@@ -125,6 +125,10 @@ int drv_merge_add(struct drv_merge *m, const json_t *doc, char *err, size_t len)
 			t->http_version[e] += (uint64_t)json_integer_value(v);
 	}
 	m->res.cpu_ns += x__u64(json_object_get(doc, "driver"), "cpu_ns");
+	t->nivcsw += x__u64(json_object_get(doc, "driver"), "involuntary_switches");
+	t->runq_ns += x__u64(json_object_get(doc, "driver"), "runq_wait_ns");
+	t->timer_wakes += x__u64(json_object_get(doc, "driver"), "timer_wakeups");
+	t->spin_ns += x__u64(json_object_get(doc, "driver"), "spin_ns");
 	r = x__hist(t->latency, doc, "latency", err, len);
 	if (!r)
 		r = x__hist(t->latency_uncorrected, doc, "latency_uncorrected", err, len);

@@ -234,8 +234,15 @@ void drv_report_summary(FILE *f, const struct drv_config *cfg, const struct drv_
 			     "  (from the actual send: hides queueing)");
 	if (cfg->url.scheme != LL_SCHEME_UDP)
 		x__hist_line(f, "connect", t->connect, false, NULL);
-	if (ll_hist_count(t->send_lag))
+	if (ll_hist_count(t->send_lag)) {
 		x__hist_line(f, "send lag", t->send_lag, false, "  (driver lateness)");
+		/* what made it late: other processes on the driver's CPU, or its timer */
+		fprintf(f, "  %-12s workers preempted %llu times, %s runnable without a CPU; "
+			   "%llu timer wake-ups\n",
+			"scheduling", (unsigned long long)t->nivcsw,
+			ll_fmt_ns((double)t->runq_ns, b1, sizeof(b1)),
+			(unsigned long long)t->timer_wakes);
+	}
 	if (t->behind)
 		fprintf(f, "  %-12s %llu requests started late because their connection was still "
 			   "busy (more -c keeps the schedule)\n",

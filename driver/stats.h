@@ -79,6 +79,11 @@ struct drv_stats {
 	uint64_t rcvbuf;    /* udp --rcvbuf: the smallest receive buffer the kernel gave, 0 = none */
 	uint64_t behind; /* open loop: sends started late because their slot was still busy */
 	uint64_t cpu_ns; /* the worker thread's CPU time (user + system) */
+	/* why sends ran late: the worker thread preempted (guest scheduler), or its timer */
+	uint64_t nivcsw;      /* involuntary context switches of the worker thread */
+	uint64_t runq_ns;     /* time it was runnable but waiting for a CPU (schedstat) */
+	uint64_t timer_wakes; /* waker: timerfd wake-ups */
+	uint64_t spin_ns;     /* waker: polling the loop and spinning on the clock near a send */
 	uint64_t status[DRV_STATUS_MAX]; /* http: responses by status code */
 	uint64_t http_version[DRV_HTTPV__COUNT]; /* http: responses by negotiated version */
 	uint64_t dns_rcode[16]; /* dns: responses by RCODE (0 = NOERROR, counted ok) */

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/timerfd.h>
 #include <time.h>
@@ -11,53 +10,85 @@
 #include "drv.h"
 #include "waker.h"
 
-static void x__swap(struct drv_sched *s, uint32_t a, uint32_t b)
+static void x__swap(struct drv_sched_heap *h, uint32_t a, uint32_t b)
 {
-	struct drv_sched_ent *t = s->heap[a];
+	struct drv_sched_ent *t = h->e[a];
 
-	s->heap[a] = s->heap[b];
-	s->heap[b] = t;
-	s->heap[a]->pos = a + 1;
-	s->heap[b]->pos = b + 1;
+	h->e[a] = h->e[b];
+	h->e[b] = t;
+	h->e[a]->pos = a + 1;
+	h->e[b]->pos = b + 1;
 }
 
-static void x__up(struct drv_sched *s, uint32_t i)
+static void x__up(struct drv_sched_heap *h, uint32_t i)
 {
-	while (i && s->heap[(i - 1) / 2]->at > s->heap[i]->at) {
-		x__swap(s, i, (i - 1) / 2);
+	while (i && h->e[(i - 1) / 2]->at > h->e[i]->at) {
+		x__swap(h, i, (i - 1) / 2);
 		i = (i - 1) / 2;
 	}
 }
 
-static void x__down(struct drv_sched *s, uint32_t i)
+static void x__down(struct drv_sched_heap *h, uint32_t i)
 {
 	uint32_t l, m;
 
 	for (;;) {
 		l = 2 * i + 1;
 		m = i;
-		if (l < s->n && s->heap[l]->at < s->heap[m]->at)
+		if (l < h->n && h->e[l]->at < h->e[m]->at)
 			m = l;
-		if (l + 1 < s->n && s->heap[l + 1]->at < s->heap[m]->at)
+		if (l + 1 < h->n && h->e[l + 1]->at < h->e[m]->at)
 			m = l + 1;
 		if (m == i)
 			return;
-		x__swap(s, i, m);
+		x__swap(h, i, m);
 		i = m;
 	}
 }
 
-static void x__remove(struct drv_sched *s, struct drv_sched_ent *e)
+static inline struct drv_sched_heap *x__heap(struct drv_sched *s, const struct drv_sched_ent *e)
+{
+	return e->timer ? &s->timer : &s->send;
+}
+
+static void x__remove(struct drv_sched_heap *h, struct drv_sched_ent *e)
 {
 	uint32_t i = e->pos - 1;
 
 	e->pos = 0;
-	if (i == --s->n)
+	if (i == --h->n)
 		return;
-	s->heap[i] = s->heap[s->n];
-	s->heap[i]->pos = i + 1;
-	x__up(s, i);
-	x__down(s, s->heap[i]->pos - 1);
+	h->e[i] = h->e[h->n];
+	h->e[i]->pos = i + 1;
+	x__up(h, i);
+	x__down(h, h->e[i]->pos - 1);
+}
+
+/* Queue e on h; false if h is full (cannot happen: one send per slot, a few timers). */
+static bool x__push(struct drv_sched_heap *h, struct drv_sched_ent *e, uint64_t at,
+		    drv_sched_cb cb)
+{
+	if (e->pos)
+		x__remove(h, e);
+	if (h->n >= h->cap)
+		return false;
+	e->at = at;
+	e->cb = cb;
+	h->e[h->n] = e;
+	e->pos = ++h->n;
+	x__up(h, h->n - 1);
+	return true;
+}
+
+static struct drv_sched_ent *x__pop_due(struct drv_sched_heap *h, uint64_t now)
+{
+	struct drv_sched_ent *e;
+
+	if (!h->n || h->e[0]->at > now)
+		return NULL;
+	e = h->e[0];
+	x__remove(h, e);
+	return e;
 }
 
 /* How early to wake: the measured latency, or nothing on a contended CPU. */
@@ -93,11 +124,11 @@ static void x__arm(struct drv_sched *s)
 
 	if (!s->open)
 		return;
-	at = s->n ? s->heap[0]->at : 0;
+	at = s->send.n ? s->send.e[0]->at : 0;
 	if (at)
 		at = at > x__early(s) + 1 ? at - x__early(s) : 1;
-	if (s->loop_due && (!at || s->loop_due < at))
-		at = s->loop_due;
+	if (s->timer.n && (!at || s->timer.e[0]->at < at))
+		at = s->timer.e[0]->at;
 	if (at == s->armed || (!at && s->armed <= uv_hrtime())) /* no clock read when idle */
 		return;
 	memset(&its, 0, sizeof(its));
@@ -111,13 +142,7 @@ static void x__arm(struct drv_sched *s)
 
 struct drv_sched_ent *drv_sched_pop_due(struct drv_sched *s, uint64_t now)
 {
-	struct drv_sched_ent *e;
-
-	if (!s->n || s->heap[0]->at > now)
-		return NULL;
-	e = s->heap[0];
-	x__remove(s, e);
-	return e;
+	return x__pop_due(&s->send, now);
 }
 
 void drv_sched_note_latency(struct drv_sched *s, uint64_t lat_ns)
@@ -152,22 +177,23 @@ static void x__fire(struct drv_sched *s)
 	struct drv_sched_ent *e;
 	uint64_t now, t0;
 
-	if (!s->n) /* the closed loop: nothing queued, no clock read */
+	if (!s->send.n) /* the closed loop: nothing queued, no clock read */
 		return;
 	now = uv_hrtime();
-	if (s->heap[0]->at > now && s->heap[0]->at - now <= DRV_SCHED_SPIN_NS) {
+	if (s->send.e[0]->at > now && s->send.e[0]->at - now <= DRV_SCHED_SPIN_NS) {
 		t0 = now;
-		while ((now = uv_hrtime()) < s->heap[0]->at)
+		while ((now = uv_hrtime()) < s->send.e[0]->at)
 			;
 		s->spin_ns += now - t0;
 	}
-	while ((e = drv_sched_pop_due(s, now)))
+	while ((e = x__pop_due(&s->send, now)))
 		e->cb(e);
 }
 
 static void x__on_poll(uv_poll_t *p, int status, int events)
 {
 	struct drv_sched *s = container_of(p, struct drv_sched, poll);
+	struct drv_sched_ent *e;
 	uint64_t expirations, now;
 	ssize_t r;
 
@@ -178,31 +204,12 @@ static void x__on_poll(uv_poll_t *p, int status, int events)
 		drv_sched_note_latency(s, now - s->armed);
 		x__check_contention(s);
 	}
-	s->armed = 0; /* EAGAIN when re-armed meanwhile: the heap is the truth */
+	s->armed = 0; /* EAGAIN when re-armed meanwhile: the heaps are the truth */
+	while ((e = x__pop_due(&s->timer, now)))
+		e->cb(e);
 	x__fire(s);
 	if (!s->lazy)
 		x__arm(s);
-}
-
-/*
- * Block until an fd is ready or the timerfd fires, with no timeout of its own (see waker.h),
- * then dispatch. Returns uv_run()'s result.
- */
-static int x__block(struct drv_sched *s, uv_loop_t *loop)
-{
-	struct epoll_event ev;
-	int t = uv_backend_timeout(loop); /* ms; -1 no timer, 0 work pending */
-
-	if (!s->open || (t >= 0 && (uint64_t)t * 1000000ULL <= s->coarse_ns)) {
-		s->loop_due = 0;
-		x__arm(s);
-		return uv_run(loop, UV_RUN_ONCE); /* soon, or stopping: libuv's own timeout */
-	}
-	/* uv_now() + t is the timer's own due time (ms of the coarse clock): stable, no re-arm */
-	s->loop_due = t < 0 ? 0 : (uv_now(loop) + (uint64_t)t) * 1000000ULL + s->coarse_ns;
-	x__arm(s);
-	(void)epoll_wait(uv_backend_fd(loop), &ev, 1, -1); /* level-triggered: libuv sees it too */
-	return uv_run(loop, UV_RUN_NOWAIT);
 }
 
 int drv_sched_run(struct drv_sched *s, uv_loop_t *loop)
@@ -213,7 +220,7 @@ int drv_sched_run(struct drv_sched *s, uv_loop_t *loop)
 	s->lazy = true;
 	do {
 		x__fire(s);
-		at = s->open && s->n ? s->heap[0]->at : 0;
+		at = s->open && s->send.n ? s->send.e[0]->at : 0;
 		now = at ? uv_hrtime() : 0;
 		if (at && at <= now + x__early(s) + DRV_SCHED_SPIN_NS) {
 			/* closer than a wake-up takes: poll without blocking, replies included */
@@ -221,7 +228,9 @@ int drv_sched_run(struct drv_sched *s, uv_loop_t *loop)
 			r = uv_run(loop, UV_RUN_NOWAIT);
 			s->poll_ns += uv_hrtime() - now;
 		} else {
-			r = x__block(s, loop);
+			/* no timer of the worker's in libuv: this blocks with no timeout (waker.h) */
+			x__arm(s);
+			r = uv_run(loop, UV_RUN_ONCE);
 		}
 	} while (r);
 	return 0;
@@ -229,19 +238,18 @@ int drv_sched_run(struct drv_sched *s, uv_loop_t *loop)
 
 int drv_sched_init(struct drv_sched *s, uv_loop_t *loop, uint32_t cap)
 {
-	struct timespec res;
 	int err;
 
 	memset(s, 0, sizeof(*s));
 	s->tfd = -1;
-	s->coarse_ns = 4000000ULL + 1000000ULL;
-	if (!clock_getres(CLOCK_MONOTONIC_COARSE, &res))
-		s->coarse_ns = (uint64_t)res.tv_sec * 1000000000ULL + (uint64_t)res.tv_nsec +
-			       1000000ULL;
-	s->cap = cap ? cap : 1;
-	s->heap = calloc(s->cap, sizeof(*s->heap));
-	if (!s->heap)
-		return -ENOMEM;
+	s->send.cap = cap ? cap : 1;
+	s->timer.cap = DRV_SCHED_TIMERS;
+	s->send.e = calloc(s->send.cap, sizeof(*s->send.e));
+	s->timer.e = calloc(s->timer.cap, sizeof(*s->timer.e));
+	if (!s->send.e || !s->timer.e) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
 	if (!loop) /* heap only (tests) */
 		return 0;
 	s->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
@@ -264,23 +272,27 @@ cleanup_fd:
 	close(s->tfd);
 	s->tfd = -1;
 cleanup:
-	free(s->heap);
-	s->heap = NULL;
+	free(s->send.e);
+	free(s->timer.e);
+	s->send.e = s->timer.e = NULL;
 	return err;
 }
 
 void drv_sched_add(struct drv_sched *s, struct drv_sched_ent *e, uint64_t at, drv_sched_cb cb)
 {
-	if (e->pos)
-		x__remove(s, e);
-	if (s->n >= s->cap) /* cannot happen: one entry per slot */
-		return;
-	e->at = at;
-	e->cb = cb;
-	s->heap[s->n] = e;
-	e->pos = ++s->n;
-	x__up(s, s->n - 1);
-	if (s->heap[0] == e && !s->lazy)
+	if (e->pos && e->timer)
+		x__remove(&s->timer, e);
+	e->timer = false;
+	if (x__push(&s->send, e, at, cb) && s->send.e[0] == e && !s->lazy)
+		x__arm(s);
+}
+
+void drv_sched_timer(struct drv_sched *s, struct drv_sched_ent *e, uint64_t at, drv_sched_cb cb)
+{
+	if (e->pos && !e->timer)
+		x__remove(&s->send, e);
+	e->timer = true;
+	if (x__push(&s->timer, e, at, cb) && s->timer.e[0] == e && !s->lazy)
 		x__arm(s);
 }
 
@@ -288,7 +300,7 @@ void drv_sched_cancel(struct drv_sched *s, struct drv_sched_ent *e)
 {
 	if (!e->pos)
 		return;
-	x__remove(s, e);
+	x__remove(x__heap(s, e), e);
 	if (!s->lazy)
 		x__arm(s);
 }
@@ -303,8 +315,10 @@ static void x__on_close(uv_handle_t *h)
 
 void drv_sched_close(struct drv_sched *s)
 {
-	while (s->n)
-		x__remove(s, s->heap[0]);
+	while (s->send.n)
+		x__remove(&s->send, s->send.e[0]);
+	while (s->timer.n)
+		x__remove(&s->timer, s->timer.e[0]);
 	if (!s->open)
 		return;
 	s->open = false;
@@ -317,6 +331,7 @@ void drv_sched_fini(struct drv_sched *s)
 		close(s->tfd);
 		s->tfd = -1;
 	}
-	free(s->heap);
-	s->heap = NULL;
+	free(s->send.e);
+	free(s->timer.e);
+	s->send.e = s->timer.e = NULL;
 }

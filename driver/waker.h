@@ -19,11 +19,14 @@
  * than one timer wake-up in eight (other processes want this CPU), it stops waking early: a
  * spinning thread only loses the CPU to them sooner.
  *
- * The loop blocks in epoll_wait() with no timeout: a finite one (libuv's, for its own timers)
- * arms and cancels a kernel hrtimer on every sleep, which costs about 0.8 us per round trip on a
- * VM (a ping-pong against sockperf measured it). libuv's timers further than a coarse clock tick
- * (the sweep, the interval line) are woken by the same timerfd instead, at most that tick late;
- * nearer ones are left to libuv (uv_run(UV_RUN_ONCE)).
+ * The worker's own timers (the timeout sweep, the interval line, the end of the run) sit on a
+ * second heap on the same timerfd (drv_sched_timer): fired when the timerfd wakes the thread,
+ * never woken early or spun for. So the worker's libuv loop holds no timer of its own, and
+ * uv_run(UV_RUN_ONCE) blocks in one epoll_wait() with no timeout. A finite timeout would arm and
+ * cancel a kernel hrtimer on every sleep (a VM exit here), and dispatching after a wait of our
+ * own would take a second epoll_wait() per reply: each cost about 0.4 us of a 13 us same-CPU
+ * round trip against sockperf (bench/pacer_bench.sh). A libuv timer still started by a protocol
+ * (the curl engine's, a slot's retry after a failure) gets libuv's own timeout, as usual.
  */
 #ifndef LOADLENS_DRV_WAKER_H
 #define LOADLENS_DRV_WAKER_H
@@ -38,8 +41,17 @@ typedef void (*drv_sched_cb)(struct drv_sched_ent *e);
 struct drv_sched_ent {
 	uint64_t at;  /* uv_hrtime() to fire at */
 	uint32_t pos; /* heap position + 1; 0 = not queued */
+	bool timer;   /* on the timer heap (drv_sched_timer), not the send heap */
 	drv_sched_cb cb;
 };
+
+/* A min-heap of entries by due time. */
+struct drv_sched_heap {
+	struct drv_sched_ent **e;
+	uint32_t n, cap;
+};
+
+#define DRV_SCHED_TIMERS 8 /* the most loop timers queued at once */
 
 #define DRV_SCHED_LAT_N 32	      /* timer wake-up latencies remembered */
 #define DRV_SCHED_EARLY_MAX 50000ULL /* never wake more than 50 us early */
@@ -50,11 +62,9 @@ struct drv_sched {
 	int tfd;
 	bool open;
 	bool lazy; /* under drv_sched_run(): the timerfd is armed only before the loop blocks */
-	struct drv_sched_ent **heap;
-	uint32_t n, cap;
+	struct drv_sched_heap send;  /* sends: woken early, spun for */
+	struct drv_sched_heap timer; /* the worker's timers: fired by the timerfd, not early */
 	uint64_t armed; /* time the timerfd is armed for; 0 = disarmed */
-	uint64_t loop_due; /* libuv's own earliest timer, late by a coarse tick; 0 = none */
-	uint64_t coarse_ns; /* that lateness: CLOCK_MONOTONIC_COARSE's resolution + 1 ms */
 	/* wake-up latency: how late the timerfd wakes the thread, measured, and the early offset */
 	uint64_t lat[DRV_SCHED_LAT_N];
 	uint32_t nlat, ilat;
@@ -67,10 +77,16 @@ struct drv_sched {
 	uint64_t wakes, polls, poll_ns, spin_ns;
 };
 
-/* cap: the most entries queued at once (one per slot). */
+/* cap: the most sends queued at once (one per slot). */
 int drv_sched_init(struct drv_sched *s, uv_loop_t *loop, uint32_t cap);
-/* Queue e to run cb at `at` (an entry already queued is moved). */
+/* Queue send e to run cb at `at`, never before (an entry already queued is moved). */
 void drv_sched_add(struct drv_sched *s, struct drv_sched_ent *e, uint64_t at, drv_sched_cb cb);
+/*
+ * Queue loop timer e to run cb at `at` or a wake-up latency after it (the timerfd's), never
+ * before; no early wake-up, no spin. At most DRV_SCHED_TIMERS at once.
+ */
+void drv_sched_timer(struct drv_sched *s, struct drv_sched_ent *e, uint64_t at, drv_sched_cb cb);
+/* Remove a send or a timer (nothing if not queued). */
 void drv_sched_cancel(struct drv_sched *s, struct drv_sched_ent *e);
 /* Drop every entry and uv_close the poll handle (the timerfd is closed with it). */
 void drv_sched_close(struct drv_sched *s);
@@ -85,7 +101,7 @@ int drv_sched_run(struct drv_sched *s, uv_loop_t *loop);
 /* Record one timer wake-up latency and update the early offset (exposed for tests). */
 void drv_sched_note_latency(struct drv_sched *s, uint64_t lat_ns);
 
-/* The heap alone, for tests: pop the earliest entry due at `now`, or NULL. */
+/* The send heap alone, for tests: pop the earliest send due at `now`, or NULL. */
 struct drv_sched_ent *drv_sched_pop_due(struct drv_sched *s, uint64_t now);
 
 #endif /* LOADLENS_DRV_WAKER_H */

@@ -2,6 +2,7 @@
 /* Worker threads: one loop each, the stop handshake with the main thread, timeout sweeps, and
  * the interval figures handed to the main thread. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -13,27 +14,31 @@
 
 static void x__on_stop(uv_async_t *a);
 
-static uint64_t x__sweep_ms(const struct drv_config *cfg)
+/* The sweep's period: a quarter of --timeout, 1 ms to 250 ms. */
+static uint64_t x__sweep_ns(const struct drv_config *cfg)
 {
-	uint64_t ms = cfg->timeout_ns / 4 / 1000000;
+	uint64_t ns = cfg->timeout_ns / 4;
 
-	if (ms < 1)
-		return 1;
-	return ms > 250 ? 250 : ms;
+	if (ns < 1000000ULL)
+		return 1000000ULL;
+	return ns > 250000000ULL ? 250000000ULL : ns;
 }
 
-static void x__on_sweep(uv_timer_t *t)
+static void x__on_sweep(struct drv_sched_ent *e)
 {
-	struct drv_worker *w = container_of(t, struct drv_worker, sweep);
+	struct drv_worker *w = container_of(e, struct drv_worker, sweep);
+	uint64_t now = uv_hrtime(), next = e->at + w->sweep_ns;
 
-	if (!w->stopping)
-		drv_slots_sweep(w, uv_hrtime());
+	if (w->stopping)
+		return;
+	drv_sched_timer(&w->sched, &w->sweep, next > now ? next : now + w->sweep_ns, x__on_sweep);
+	drv_slots_sweep(w, now);
 }
 
 /* Hand this interval's figures to the main thread; next tick on the absolute grid. */
-static void x__on_tick(uv_timer_t *t)
+static void x__on_tick(struct drv_sched_ent *e)
 {
-	struct drv_worker *w = container_of(t, struct drv_worker, tick);
+	struct drv_worker *w = container_of(e, struct drv_worker, tick);
 	uint64_t iv = w->cfg->interval_ns, now = uv_hrtime(), next;
 
 	uv_mutex_lock(&w->ivl_lock);
@@ -44,7 +49,7 @@ static void x__on_tick(uv_timer_t *t)
 	w->ivl_cur.errors = 0;
 	while ((next = w->t_start + ++w->ticks * iv) <= now)
 		;
-	uv_timer_start(&w->tick, x__on_tick, (next - now) / 1000000, 0);
+	drv_sched_timer(&w->sched, &w->tick, next, x__on_tick);
 }
 
 void drv_worker_take_interval(struct drv_worker *w, struct ll_hist *h, uint64_t *errors)
@@ -101,18 +106,6 @@ int drv_worker_init(struct drv_worker *w, const struct drv_config *cfg,
 	if (err)
 		return err;
 	w->has_async = true;
-	err = uv_timer_init(&w->loop, &w->sweep);
-	if (err)
-		return err;
-	w->has_sweep = true;
-	err = uv_timer_init(&w->loop, &w->tick);
-	if (err)
-		return err;
-	w->has_tick = true;
-	err = uv_timer_init(&w->loop, &w->end);
-	if (err)
-		return err;
-	w->has_end = true;
 	err = drv_sched_init(&w->sched, &w->loop, nslots);
 	if (err)
 		return err;
@@ -133,13 +126,7 @@ static void x__close_all(struct drv_worker *w)
 		drv_slots_stop(w);
 	if (w->proto_data && w->proto->stop)
 		w->proto->stop(w);
-	drv_sched_close(&w->sched);
-	if (w->has_tick)
-		uv_close((uv_handle_t *)&w->tick, NULL);
-	if (w->has_end)
-		uv_close((uv_handle_t *)&w->end, NULL);
-	if (w->has_sweep)
-		uv_close((uv_handle_t *)&w->sweep, NULL);
+	drv_sched_close(&w->sched); /* the sweep, tick and end timers go with it */
 	if (w->has_async)
 		uv_close((uv_handle_t *)&w->stop_async, NULL);
 }
@@ -164,9 +151,9 @@ static void x__finish(struct drv_worker *w)
  * -d + --timeout passed: what is past its own timeout is counted so (the sweep runs only every
  * timeout/4), and what is still in flight gets no more time: cancelled at the stop.
  */
-static void x__on_end(uv_timer_t *t)
+static void x__on_end(struct drv_sched_ent *e)
 {
-	struct drv_worker *w = container_of(t, struct drv_worker, end);
+	struct drv_worker *w = container_of(e, struct drv_worker, end);
 
 	if (!w->stopping)
 		drv_slots_sweep(w, uv_hrtime());
@@ -177,8 +164,8 @@ void drv_worker_slot_done(struct drv_worker *w)
 {
 	if (!w->slots_active || --w->slots_active)
 		return;
-	uv_timer_stop(&w->sweep);
-	uv_timer_stop(&w->end);
+	drv_sched_cancel(&w->sched, &w->sweep);
+	drv_sched_cancel(&w->sched, &w->end);
 	x__finish(w);
 }
 
@@ -233,10 +220,24 @@ enum drv_pace drv_worker_pace(struct drv_worker *w, uint32_t i, struct drv_ticke
 	return drv_pacer_next(&w->pacer, i, now, t);
 }
 
+/* This thread's time runnable but waiting for a CPU (/proc/thread-self/schedstat), 0 if unknown. */
+static uint64_t x__runq_ns(void)
+{
+	unsigned long long run, wait;
+	FILE *f = fopen("/proc/thread-self/schedstat", "re");
+	int n;
+
+	if (!f)
+		return 0;
+	n = fscanf(f, "%llu %llu", &run, &wait);
+	fclose(f);
+	return n == 2 ? (uint64_t)wait : 0;
+}
+
 static void x__thread_main(void *arg)
 {
 	struct drv_worker *w = arg;
-	uint64_t ms = x__sweep_ms(w->cfg), now;
+	uint64_t now;
 	struct rusage ru;
 	uint32_t i;
 
@@ -245,20 +246,15 @@ static void x__thread_main(void *arg)
 	now = uv_hrtime();
 	/* results count from the end of the warm-up */
 	w->stats.t_first_ns = now > w->pacer.warm_end ? now : w->pacer.warm_end;
-	uv_timer_start(&w->sweep, x__on_sweep, ms, ms);
+	w->sweep_ns = x__sweep_ns(w->cfg);
+	drv_sched_timer(&w->sched, &w->sweep, now + w->sweep_ns, x__on_sweep);
 	if (w->cfg->interval_ns && (!w->cfg->quiet || w->cfg->hdr_log_fd >= 0)) {
 		w->ticks = 1;
-		ms = w->t_start + w->cfg->interval_ns > now
-			     ? (w->t_start + w->cfg->interval_ns - now) / 1000000
-			     : 0;
-		uv_timer_start(&w->tick, x__on_tick, ms, 0);
+		drv_sched_timer(&w->sched, &w->tick, w->t_start + w->cfg->interval_ns, x__on_tick);
 	}
-	if (w->pacer.deadline_ns) {
-		ms = w->pacer.deadline_ns + w->cfg->timeout_ns > now
-			     ? (w->pacer.deadline_ns + w->cfg->timeout_ns - now + 999999) / 1000000
-			     : 0;
-		uv_timer_start(&w->end, x__on_end, ms, 0);
-	}
+	if (w->pacer.deadline_ns)
+		drv_sched_timer(&w->sched, &w->end, w->pacer.deadline_ns + w->cfg->timeout_ns,
+				x__on_end);
 	drv_slots_start(w);
 	drv_sched_run(&w->sched, &w->loop); /* uv_run() with sends on time (waker.h) */
 	/* the schedule's requests never taken before -d, unless a signal cut the run short */
@@ -267,9 +263,14 @@ static void x__thread_main(void *arg)
 			w->stats.not_sent += drv_worker_untaken(&w->pacer, i);
 	w->loop_close_err = uv_loop_close(&w->loop);
 	w->loop_ready = false;
-	if (!getrusage(RUSAGE_THREAD, &ru))
+	if (!getrusage(RUSAGE_THREAD, &ru)) {
 		w->stats.cpu_ns = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ULL +
 				  (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ULL;
+		w->stats.nivcsw = (uint64_t)ru.ru_nivcsw;
+	}
+	w->stats.runq_ns = x__runq_ns();
+	w->stats.timer_wakes = w->sched.wakes;
+	w->stats.spin_ns = w->sched.poll_ns + w->sched.spin_ns;
 	if (w->stats.t_last_ns < w->stats.t_first_ns) /* stopped inside the warm-up */
 		w->stats.t_last_ns = w->stats.t_first_ns;
 	/* The last thing this thread does; the main thread joins only after seeing every exit. */

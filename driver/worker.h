@@ -33,15 +33,14 @@ struct drv_worker {
 
 	uv_loop_t loop;
 	uv_async_t stop_async; /* the main thread's "stop now"; open until it arrives */
-	uv_timer_t sweep;      /* timeouts */
-	uv_timer_t tick;       /* publishes the interval figures */
-	uv_timer_t end;	       /* -d + --timeout: what is still in flight is cancelled */
+	/* timers on the waker (waker.h), not libuv's: the loop then blocks with no timeout */
+	struct drv_sched_ent sweep; /* timeouts, every sweep_ns */
+	struct drv_sched_ent tick;  /* publishes the interval figures */
+	struct drv_sched_ent end;   /* -d + --timeout: what is still in flight is cancelled */
+	uint64_t sweep_ns;
 	uv_thread_t thread;
 	bool loop_ready;
 	bool has_async;
-	bool has_sweep;
-	bool has_tick;
-	bool has_end;
 	bool thread_started;
 
 	struct drv_pacer pacer;

@@ -2,6 +2,7 @@
 /* The waker: the early offset it learns, and sends on a real loop never before their time. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -99,11 +100,75 @@ static void test_run_never_early(void **state)
 	free(r);
 }
 
+/* The loop timers: fired in order, never early, a cancelled one never; sends beside them. */
+struct x_tmr {
+	struct drv_sched sched;
+	struct drv_sched_ent t[4];
+	struct drv_sched_ent send;
+	int order[8];
+	int64_t late[8];
+	int n;
+	bool sent;
+};
+
+static struct x_tmr *x__tmr; /* the test's state, for the callbacks */
+
+static void x__on_tmr(struct drv_sched_ent *e)
+{
+	struct x_tmr *x = x__tmr;
+
+	assert_true(x->n < 8);
+	x->order[x->n] = (int)(e - x->t);
+	x->late[x->n++] = (int64_t)(uv_hrtime() - e->at);
+	if (e == &x->t[3]) /* the last: the run ends */
+		drv_sched_close(&x->sched);
+}
+
+static void x__on_send(struct drv_sched_ent *e)
+{
+	x__tmr->sent = uv_hrtime() >= e->at;
+}
+
+static void test_timers(void **state)
+{
+	struct x_tmr *x = calloc(1, sizeof(*x));
+	uv_loop_t loop;
+	uint64_t t0;
+	int i;
+
+	assert_non_null(x);
+	x__tmr = x;
+	assert_int_equal(uv_loop_init(&loop), 0);
+	assert_int_equal(drv_sched_init(&x->sched, &loop, 1), 0);
+	t0 = uv_hrtime();
+	drv_sched_timer(&x->sched, &x->t[0], t0 + 3000000, x__on_tmr);
+	drv_sched_timer(&x->sched, &x->t[1], t0 + 1000000, x__on_tmr);
+	drv_sched_timer(&x->sched, &x->t[2], t0 + 2000000, x__on_tmr);
+	drv_sched_timer(&x->sched, &x->t[3], t0 + 6000000, x__on_tmr);
+	drv_sched_add(&x->sched, &x->send, t0 + 4000000, x__on_send);
+	drv_sched_timer(&x->sched, &x->t[0], t0 + 5000000, x__on_tmr); /* moved */
+	drv_sched_cancel(&x->sched, &x->t[2]);
+	assert_int_equal(x->sched.timer.n, 3);
+	assert_int_equal(x->sched.send.n, 1);
+	assert_int_equal(drv_sched_run(&x->sched, &loop), 0);
+	assert_int_equal(x->n, 3);
+	assert_int_equal(x->order[0], 1);
+	assert_int_equal(x->order[1], 0);
+	assert_int_equal(x->order[2], 3);
+	for (i = 0; i < x->n; i++)
+		assert_true(x->late[i] >= 0); /* never before its time */
+	assert_true(x->sent);
+	assert_int_equal(uv_loop_close(&loop), 0);
+	drv_sched_fini(&x->sched);
+	free(x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_early_offset),
 		cmocka_unit_test(test_run_never_early),
+		cmocka_unit_test(test_timers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

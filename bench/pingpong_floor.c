@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The floor of a ping-pong client on this machine, as minimal C loops: one 64-byte sockperf
+ * message in flight against `sockperf server` (UDP, or TCP with TCP_NODELAY), round-trip p50.
+ * It separates what an event loop costs from what a load generator adds (bench/pacer_bench.sh
+ * prints it beside sockperf and the driver).
+ *
+ *   pingpong_floor udp|tcp PORT SECONDS recv|epoll
+ *
+ * recv: block in recv() on the socket, as sockperf's own client does; epoll: block in
+ * epoll_wait() (no timeout) on the socket, then recv() without blocking, as any event loop
+ * (libuv, the driver) must. Prints the round-trip p50 in us.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define X_MSG 64
+#define X_MAX 20000000
+
+static uint64_t x__ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
+static int x__cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	struct epoll_event ev = {.events = EPOLLIN}, e;
+	/* a sockperf message: 8-byte sequence, flags "client, pong request", 4-byte size */
+	unsigned char m[X_MSG] = {[7] = 1, [9] = 3, [13] = X_MSG}, r[65536];
+	uint64_t end, t0, *v;
+	size_t n = 0, got;
+	int tcp, use_epoll, fd, ep, one = 1;
+	ssize_t k;
+
+	if (argc < 5) {
+		fprintf(stderr, "usage: pingpong_floor udp|tcp PORT SECONDS recv|epoll\n");
+		return 64;
+	}
+	tcp = !strcmp(argv[1], "tcp");
+	use_epoll = !strcmp(argv[4], "epoll");
+	a.sin_port = htons((uint16_t)atoi(argv[2]));
+	inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+	fd = socket(AF_INET, tcp ? SOCK_STREAM : SOCK_DGRAM, 0);
+	ep = epoll_create1(0);
+	v = malloc(X_MAX * sizeof(*v));
+	if (fd < 0 || ep < 0 || !v || connect(fd, (struct sockaddr *)&a, sizeof(a)) ||
+	    epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev)) {
+		perror("pingpong_floor");
+		return 1;
+	}
+	if (tcp)
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	end = x__ns() + (uint64_t)(strtod(argv[3], NULL) * 1e9);
+	while ((t0 = x__ns()) < end && n < X_MAX) {
+		m[0]++;
+		if (send(fd, m, X_MSG, 0) != X_MSG) {
+			perror("send");
+			return 1;
+		}
+		for (got = 0; got < X_MSG; got += tcp ? (size_t)k : X_MSG) {
+			if (use_epoll)
+				while (epoll_wait(ep, &e, 1, -1) < 1)
+					;
+			k = recv(fd, r, sizeof(r), use_epoll ? MSG_DONTWAIT : 0);
+			if (k <= 0) {
+				perror("recv");
+				return 1;
+			}
+		}
+		v[n++] = x__ns() - t0;
+	}
+	qsort(v, n, sizeof(*v), x__cmp);
+	printf("%.3f\n", n ? v[n / 2] / 1e3 : 0);
+	free(v);
+	return 0;
+}
