@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Issue 5 benchmark: loadlens-driver side by side with its peers, alternated in one run with the
-# same threads and connections. Prints Markdown rows for BENCHMARKS.md ("Driver (issue 5)").
+# same threads and connections (h2load --h1 too, where installed). Prints Markdown rows for
+# BENCHMARKS.md ("Driver (issue 5)").
 #
 #   bench/driver_bench.sh [all|http|newconn|tcpudp|memory]   (default: all but memory)
 #
@@ -113,6 +114,14 @@ bench_http() {
 		n=$(echo "$out" | awk '/requests in/ { print $1 }')
 		us=$(awk -v c="$(cat "$TMP/cpu")" -v n="$n" 'BEGIN { printf "%.2f", c * 1e6 / n }')
 		printf '| %s | wrk | %.0f | %s |\n' "$r" "$rps" "$us"
+		if command -v h2load >/dev/null; then
+			out=$(cpu_of taskset -c 1 h2load --h1 -t1 -c"$CONNS" -D "$DUR" \
+				"http://127.0.0.1:$NGX_PORT/" 3>"$TMP/cpu")
+			rps=$(echo "$out" | sed -nE 's/^finished.* ([0-9.]+) req\/s.*/\1/p')
+			n=$(echo "$out" | sed -nE 's/^requests: ([0-9]+) total.*/\1/p')
+			us=$(awk -v c="$(cat "$TMP/cpu")" -v n="$n" 'BEGIN { printf "%.2f", c * 1e6 / n }')
+			printf '| %s | h2load --h1 | %.0f | %s |\n' "$r" "$rps" "$us"
+		fi
 		read -r rps us < <(ours "ka$r" "http://127.0.0.1:$NGX_PORT/" -t 1 -c "$CONNS" -d "${DUR}s")
 		printf '| %s | loadlens-driver (native) | %.0f | %.2f |\n' "$r" "$rps" "$us"
 	done
