@@ -54,9 +54,13 @@ struct pl_scratch {
 	__u8 b[LL_PL_SCAN + 8];
 };
 
+/* The sampled bytes never leave the kernel: the observer's own descriptor of this map is
+ * write-only (it cannot read the bytes back, before or after it drops root), the buffer is
+ * cleared after each count, and only the counts in pl_ctrs are read. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_WRONLY);
 	__type(key, __u32);
 	__type(value, struct pl_scratch);
 } pl_buf SEC(".maps");
@@ -111,7 +115,7 @@ __attribute__((noinline)) __u32 pl_count(struct pl_scratch *sb, __u32 n)
 __attribute__((noinline)) int pl_sample(struct rt_pl_ctrs *c, int ret)
 {
 	struct pl_scratch *sb;
-	__u32 zero = 0, n, count;
+	__u32 zero = 0, n, count, i;
 	__u64 ubuf, ulen = 0, est;
 
 	if (!c || ret <= 0)
@@ -136,6 +140,9 @@ __attribute__((noinline)) int pl_sample(struct rt_pl_ctrs *c, int ret)
 		return 0;
 	}
 	count = pl_count(sb, n);
+	/* the bytes are counted, not kept: no payload stays in the map after this sample */
+	for (i = 0; i < sizeof(sb->b) / 8; i++) /* volatile: no memset, which BPF has not */
+		((volatile __u64 *)sb->b)[i] = 0;
 	if (count == LL_PL_BINARY) {
 		c->binary++;
 		return 0;
