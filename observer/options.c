@@ -121,6 +121,26 @@ static void x__add_pid(struct obs_args *a, const char *s)
 	a->targets.pids[a->targets.npids++] = (uint32_t)v;
 }
 
+/* The environment's switches (docs/observer.md), checked with the flags: a bad value is a usage
+ * error, never silently ignored. */
+static void x__check_env(void)
+{
+	const char *v;
+	uint64_t n;
+
+	v = getenv("LOADLENS_OBSERVER_PAYLOAD");
+	if (v && strcmp(v, "off") && strcmp(v, "on"))
+		ll_usage_error(PROG, "invalid LOADLENS_OBSERVER_PAYLOAD '%s' (expected off or on)", v);
+	v = getenv("LOADLENS_OBSERVER_PAYLOAD_PERIOD_US");
+	if (v && ll_parse_u64(v, 0, 60000000, &n))
+		ll_usage_error(PROG, "invalid LOADLENS_OBSERVER_PAYLOAD_PERIOD_US '%s' (expected "
+				     "0-60000000 microseconds)", v);
+	v = getenv("LOADLENS_OBSERVER_MAX_TARGETS");
+	if (v && ll_parse_u64(v, 1, OBS_MAX_TARGETS, &n))
+		ll_usage_error(PROG, "invalid LOADLENS_OBSERVER_MAX_TARGETS '%s' (expected 1-%d)", v,
+			       OBS_MAX_TARGETS);
+}
+
 void obs_args_parse(int argc, char **argv, struct obs_args *a)
 {
 	static const struct option longopts[] = {
@@ -253,6 +273,7 @@ void obs_args_parse(int argc, char **argv, struct obs_args *a)
 	}
 	if (optind < argc)
 		ll_usage_error(PROG, "unexpected argument '%s'; see --help", argv[optind]);
+	x__check_env();
 	if (a->check)
 		return;
 	if (!a->nports && !a->all_ports && !a->targets.npids && !a->targets.cgroup)

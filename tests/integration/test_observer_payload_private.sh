@@ -3,6 +3,7 @@
 # bytes must not leave the kernel: while redis-benchmark -P 16 runs, the pipelining note fires
 # (sampling worked), the observer's own descriptor of the scratch map pl_buf is write-only
 # (O_WRONLY in /proc/PID/fdinfo), and the buffer reads back all zeros (cleared after each count).
+# Bad values of the environment's switches exit 64.
 . "$(dirname "$0")/lib.sh"
 require_bpf
 require_bin loadlens-observer
@@ -10,6 +11,15 @@ for c in redis-server redis-benchmark bpftool jq; do
 	command -v "$c" >/dev/null || skip "needs $c"
 done
 [ "$(uname -m)" = x86_64 ] || skip "payload sampling is x86-64 only"
+
+# its switches: a bad value is one line and exit 64, not ignored
+for e in LOADLENS_OBSERVER_PAYLOAD=no LOADLENS_OBSERVER_PAYLOAD_PERIOD_US=5ms \
+	LOADLENS_OBSERVER_MAX_TARGETS=0; do
+	env "$e" "$LOADLENS_BIN/loadlens-observer" --port 1 -d 1s >/dev/null 2>"$LL_TMP/env.err"
+	rc=$?
+	[ "$rc" = 64 ] && [ "$(wc -l <"$LL_TMP/env.err")" = 1 ] && grep -q "invalid ${e%%=*}" "$LL_TMP/env.err" ||
+		fail "$e: exit $rc, '$(head -c 200 "$LL_TMP/env.err")'"
+done
 p=$(free_port)
 start redis redis-server --port "$p" --bind 127.0.0.1 --save '' --appendonly no
 for _ in $(seq 1 50); do redis-cli -p "$p" ping 2>/dev/null | grep -q PONG && break; sleep 0.1; done
