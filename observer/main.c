@@ -136,7 +136,7 @@ static int x__plan_requests(void *self, struct obs_kernel *k)
 	if (!r->rt)
 		obs_reqtime_off(obs_kernel_sockets(k));
 	else
-		obs_payload_plan(obs_kernel_sockets(k));
+		obs_payload_plan(obs_kernel_sockets(k), a->payload_off, a->payload_period_us);
 	if (r->rt && a->arrivals_sampled)
 		r->arrival_prog = obs_reqtime_arrivals_sampled(r->rt);
 	return 0;
@@ -199,6 +199,7 @@ static int x__bring_up(struct x__run *r)
 	r->copts.npids = r->targets.npids;
 	r->copts.cgroup_id = r->targets.cgroup_id;
 	r->copts.cgroup_level = r->targets.cgroup_level;
+	r->copts.max_targets = a->max_targets;
 	r->k = obs_kernel_open(PROG, &r->copts, a->targets.children);
 	if (!r->k)
 		return errno == ENOENT ? LL_EXIT_USAGE : LL_EXIT_FAIL;

@@ -121,9 +121,9 @@ static void x__add_pid(struct obs_args *a, const char *s)
 	a->targets.pids[a->targets.npids++] = (uint32_t)v;
 }
 
-/* The environment's switches (docs/observer.md), checked with the flags: a bad value is a usage
+/* The environment's switches (docs/observer.md), parsed with the flags: a bad value is a usage
  * error, never silently ignored. */
-static void x__check_env(void)
+static void x__parse_env(struct obs_args *a)
 {
 	const char *v;
 	uint64_t n;
@@ -131,12 +131,16 @@ static void x__check_env(void)
 	v = getenv("LOADLENS_OBSERVER_PAYLOAD");
 	if (v && strcmp(v, "off") && strcmp(v, "on"))
 		ll_usage_error(PROG, "invalid LOADLENS_OBSERVER_PAYLOAD '%s' (expected off or on)", v);
+	a->payload_off = v && !strcmp(v, "off");
+	a->payload_period_us = -1;
 	v = getenv("LOADLENS_OBSERVER_PAYLOAD_PERIOD_US");
 	if (v && ll_parse_u64(v, 0, 60000000, &n))
 		ll_usage_error(PROG, "invalid LOADLENS_OBSERVER_PAYLOAD_PERIOD_US '%s' (expected "
 				     "0-60000000 microseconds)", v);
+	if (v)
+		a->payload_period_us = (int64_t)n;
 	v = getenv("LOADLENS_OBSERVER_MAX_TARGETS");
-	if (v && ll_parse_u64(v, 1, OBS_MAX_TARGETS, &n))
+	if (v && ll_parse_u64(v, 1, OBS_MAX_TARGETS, &a->max_targets))
 		ll_usage_error(PROG, "invalid LOADLENS_OBSERVER_MAX_TARGETS '%s' (expected 1-%d)", v,
 			       OBS_MAX_TARGETS);
 }
@@ -273,7 +277,7 @@ void obs_args_parse(int argc, char **argv, struct obs_args *a)
 	}
 	if (optind < argc)
 		ll_usage_error(PROG, "unexpected argument '%s'; see --help", argv[optind]);
-	x__check_env();
+	x__parse_env(a);
 	if (a->check)
 		return;
 	if (!a->nports && !a->all_ports && !a->targets.npids && !a->targets.cgroup)

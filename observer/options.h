@@ -29,6 +29,10 @@ struct obs_args {
 	bool arrivals_sampled; /* --arrivals sampled: sk_data_ready in windows only */
 	uint64_t max_procs;    /* --max-procs: processes whose fds are watched */
 	const char *metrics;   /* --metrics ADDR:PORT: the Prometheus/OpenMetrics endpoint */
+	/* the environment's switches (docs/observer.md), parsed once with the flags */
+	bool payload_off;	    /* LOADLENS_OBSERVER_PAYLOAD=off */
+	int64_t payload_period_us;  /* LOADLENS_OBSERVER_PAYLOAD_PERIOD_US; -1: the default */
+	uint64_t max_targets;	    /* LOADLENS_OBSERVER_MAX_TARGETS; 0: the map's own size */
 	bool verbose;
 	int check; /* --check: 1 text, 2 JSON */
 };

@@ -11,7 +11,6 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "loadlens/cli.h"
-#include "loadlens/parse.h"
 #include "bpfread.h"
 #include "conn.h"
 #include "startup.h"
@@ -104,8 +103,6 @@ static int x__plan(struct obs_conn *c, const char *prog, const struct obs_conn_o
 
 static void x__set_targets(struct sockets_bpf *s, const struct obs_conn_opts *opts)
 {
-	const char *env;
-	uint64_t max;
 	size_t i;
 
 	for (i = 0; i < opts->nports; i++)
@@ -116,9 +113,8 @@ static void x__set_targets(struct sockets_bpf *s, const struct obs_conn_opts *op
 	s->rodata->targ_cgroup_id = opts->cgroup_id;
 	s->rodata->targ_cgroup_level = opts->cgroup_level;
 	/* a smaller "targets" map, for tests of what happens when it is full */
-	env = getenv("LOADLENS_OBSERVER_MAX_TARGETS");
-	if (env && !ll_parse_u64(env, 1, OBS_MAX_TARGETS, &max))
-		bpf_map__set_max_entries(s->maps.targets, (uint32_t)max);
+	if (opts->max_targets)
+		bpf_map__set_max_entries(s->maps.targets, (uint32_t)opts->max_targets);
 }
 
 /* After load: the --pid processes go into the "targets" map. */

@@ -24,6 +24,7 @@ struct obs_conn_opts {
 	size_t npids;
 	uint64_t cgroup_id;	/* processes in this cgroup v2 or below it */
 	uint32_t cgroup_level;	/* its depth below the cgroup2 root */
+	uint64_t max_targets;	/* a smaller "targets" map (tests of a full one); 0: OBS_MAX_TARGETS */
 };
 
 /* What got attached; NULL strings mean "off". */

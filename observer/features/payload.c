@@ -19,26 +19,17 @@ struct obs_payload {
 	size_t buf_words;
 };
 
-bool obs_payload_plan(struct sockets_bpf *skel)
+bool obs_payload_plan(struct sockets_bpf *skel, bool off, int64_t period_us)
 {
 #if defined(__x86_64__)
-	const char *env = getenv("LOADLENS_OBSERVER_PAYLOAD"), *period;
-	char *end;
-	unsigned long long us;
-
-	if (env && !strcmp(env, "off"))
+	if (off)
 		return false;
-	period = getenv("LOADLENS_OBSERVER_PAYLOAD_PERIOD_US");
-	if (period && *period) {
-		errno = 0;
-		us = strtoull(period, &end, 10);
-		if (!errno && !*end && us <= 60ULL * 1000 * 1000)
-			skel->rodata->targ_payload_period_ns = us * 1000;
-	}
+	if (period_us >= 0)
+		skel->rodata->targ_payload_period_ns = (uint64_t)period_us * 1000;
 	skel->rodata->targ_payload = 1;
 	return true;
 #else
-	(void)skel;
+	(void)skel, (void)off, (void)period_us;
 	return false; /* bpf/payload.bpf.h reads x86-64 registers */
 #endif
 }

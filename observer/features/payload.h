@@ -17,10 +17,10 @@ struct sockets_bpf;
 struct obs_reqtime;
 struct obs_payload;
 
-/* Before load: on for x86-64 unless LOADLENS_OBSERVER_PAYLOAD=off; the sampling period from
- * LOADLENS_OBSERVER_PAYLOAD_PERIOD_US (0: every new request, to measure what a sample costs).
- * Returns whether it is on. */
-bool obs_payload_plan(struct sockets_bpf *skel);
+/* Before load: on for x86-64 unless off (LOADLENS_OBSERVER_PAYLOAD=off); period_us, when >= 0,
+ * the sampling period (LOADLENS_OBSERVER_PAYLOAD_PERIOD_US; 0: every new request, to measure
+ * what a sample costs). Returns whether it is on. */
+bool obs_payload_plan(struct sockets_bpf *skel, bool off, int64_t period_us);
 
 struct obs_payload *obs_payload_new(struct sockets_bpf *skel, size_t nslots);
 void obs_payload_free(struct obs_payload *p);
