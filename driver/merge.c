@@ -126,6 +126,7 @@ int drv_merge_add(struct drv_merge *m, const json_t *doc, char *err, size_t len)
 	}
 	m->res.cpu_ns += x__u64(json_object_get(doc, "driver"), "cpu_ns");
 	t->nivcsw += x__u64(json_object_get(doc, "driver"), "involuntary_switches");
+	t->nvcsw += x__u64(json_object_get(doc, "driver"), "sleeps");
 	t->runq_ns += x__u64(json_object_get(doc, "driver"), "runq_wait_ns");
 	t->timer_wakes += x__u64(json_object_get(doc, "driver"), "timer_wakeups");
 	t->spin_ns += x__u64(json_object_get(doc, "driver"), "spin_ns");

@@ -19,6 +19,11 @@
  *
  * The kernel's count of datagrams dropped on each socket because its receive buffer was full
  * (sk_drops, the counter SO_RXQ_OVFL reports) is read with SO_MEMINFO when the socket closes.
+ *
+ * Open loop: replies are read at the waker's wake-ups (rxset.h), not woken for: every socket
+ * sits in the thread's reply set, drained after each send and before the timeout sweep, and a
+ * reply is timed by the kernel's receive stamp (SO_TIMESTAMPNS), not by when it was read. A paced request then costs one wake-up instead of two, and the latency holds none
+ * of the driver's own wake-up delay. The closed loop reads through libuv as each reply comes.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -32,6 +37,7 @@
 #include "proto.h"
 #include "reqmix.h"
 #include "request.h"
+#include "rxset.h"
 #include "slot.h"
 #include "worker.h"
 
@@ -43,6 +49,7 @@
 #define UDP_TAG_MAGIC 0x4c4cULL /* "LL" in the top 16 bits */
 #define UDP_SEQ48 0xffffffffffffULL
 #define UDP_HIST 32 /* requests per slot remembered for late and duplicate replies */
+#define UDP_RX_BATCH 32 /* open loop: datagrams read from one socket per drain */
 
 struct udp_thread;
 
@@ -85,6 +92,8 @@ struct udp_thread {
 	bool mc;  /* --proto memcache-udp: replies of several datagrams (frame_mcudp.c) */
 	const struct drv_reqmix *mix; /* --requests-file, or NULL */
 	struct drv_mix_ctx mix_ctx;
+	/* open loop: replies read at the waker's wake-ups; epfd -1: libuv reads as they come */
+	struct drv_rxset rxset;
 };
 
 static void x__transmit(struct udp_slot *u);
@@ -270,26 +279,17 @@ static struct udp_req *x__match(struct udp_slot *u, const uint8_t *p, size_t n)
 	return r->state != UDP_FREE && r->id == v ? r : NULL;
 }
 
-static void x__on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf,
-		       const struct sockaddr *addr, unsigned flags)
+/* A datagram of nread bytes in buf, received at `now` (uv_hrtime()'s clock). */
+static void x__datagram(struct udp_slot *u, const uv_buf_t *buf, ssize_t nread, uint64_t now)
 {
-	struct udp_slot *u = container_of(h, struct udp_slot, udp);
-	uint64_t now = uv_hrtime();
 	struct udp_req *r;
 
-	if (nread == UV_ENOBUFS) /* x__alloc ended libuv's read loop */
-		return;
-	if (nread < 0) {
-		if (u->in_flight)
-			x__fail(u, (int)nread);
-		return;
-	}
-	if (!addr) /* nothing more to read for now */
-		return;
-	u->got = true;
 	x__st(u)->bytes_received += (uint64_t)nread;
 	if (!u->ut->ids) {
-		if (u->in_flight && now < u->base.deadline)
+		/* one that came before the request went (read later) answers nothing */
+		if (u->in_flight && now < u->base.t_send)
+			x__w(u)->stats.unmatched++;
+		else if (u->in_flight && now < u->base.deadline)
 			x__app_reply(u, buf, (size_t)nread, now);
 		else if (u->in_flight) {
 			x__lost(u);
@@ -305,6 +305,8 @@ static void x__on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf,
 	}
 	switch (r->state) {
 	case UDP_IN_FLIGHT:
+		if (now < u->base.t_send) /* a clock step between stamp and read: not before the send */
+			now = u->base.t_send;
 		if (now < u->base.deadline) {
 			x__app_reply(u, buf, (size_t)nread, now);
 			return;
@@ -320,6 +322,60 @@ static void x__on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf,
 		(r->warm ? &x__w(u)->warm : &x__w(u)->stats)->duplicate++;
 		return;
 	}
+}
+
+/* libuv's read, as each datagram comes (the closed loop). */
+static void x__on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf,
+		       const struct sockaddr *addr, unsigned flags)
+{
+	struct udp_slot *u = container_of(h, struct udp_slot, udp);
+
+	if (nread == UV_ENOBUFS) /* x__alloc ended libuv's read loop */
+		return;
+	if (nread < 0) {
+		if (u->in_flight)
+			x__fail(u, (int)nread);
+		return;
+	}
+	if (!addr) /* nothing more to read for now */
+		return;
+	u->got = true;
+	x__datagram(u, buf, nread, uv_hrtime());
+}
+
+/*
+ * The open loop's read (rxset.h): the datagrams queued on a readable socket (a memcached reply
+ * may be several), each timed by the kernel, UDP_RX_BATCH at most: epoll reports the rest again.
+ */
+static void x__rx_read(struct drv_rxset *set, void *sock, const struct drv_rxclock *clk)
+{
+	struct udp_slot *u = sock;
+	uv_os_fd_t fd;
+	uint64_t t;
+	ssize_t n;
+	int i;
+
+	for (i = 0; i < UDP_RX_BATCH; i++) {
+		/* a reply may close the socket (a loss without ids takes a new one) */
+		if (!u->open || u->closing || uv_fileno((uv_handle_t *)&u->udp, &fd))
+			return;
+		n = drv_rxset_recv(fd, u->ut->io.rbuf, u->ut->io.rbuf_len, clk, &t);
+		if (n < 0) {
+			if (n != -EAGAIN && n != -EINTR && u->in_flight)
+				x__fail(u, (int)n); /* ICMP: refused, unreachable */
+			return;
+		}
+		x__datagram(u, &(uv_buf_t){ .base = u->ut->io.rbuf, .len = (size_t)n }, n, t);
+	}
+}
+
+/* A new socket joins the thread's reply set. */
+static int x__rx_add(struct udp_slot *u)
+{
+	uv_os_fd_t fd;
+	int err = uv_fileno((uv_handle_t *)&u->udp, &fd);
+
+	return err ? err : drv_rxset_add(&u->ut->rxset, fd, u);
 }
 
 static void x__send(struct udp_slot *u)
@@ -412,7 +468,8 @@ static int x__open(struct udp_slot *u)
 	}
 	err = uv_udp_connect(&u->udp, (const struct sockaddr *)&w->cfg->addr);
 	if (!err)
-		err = uv_udp_recv_start(&u->udp, x__alloc, x__on_recv);
+		err = u->ut->rxset.epfd >= 0 ? x__rx_add(u)
+				       : uv_udp_recv_start(&u->udp, x__alloc, x__on_recv);
 	return err; /* on error the socket stays open; it is closed at stop */
 }
 
@@ -501,6 +558,7 @@ static const struct drv_slot_ops x__slot_ops = {
 
 /* The thread's part: request bytes, read buffer, where the id sits. */
 
+
 static int x__init(struct drv_worker *w)
 {
 	const struct drv_config *cfg = w->cfg;
@@ -526,12 +584,33 @@ static int x__init(struct drv_worker *w)
 	}
 	ut->id_mask = ut->magic ? UDP_SEQ48 : ut->id_width == 8 ? ~0ULL
 								   : (1ULL << (8 * ut->id_width)) - 1;
+	ut->rxset.epfd = -1;
+	if (cfg->rate > 0) { /* open loop: replies read at wake-ups; one slot: they wake it */
+		err = drv_rxset_init(&ut->rxset, w, w->nslots < 2, x__rx_read);
+		if (err)
+			return err;
+	}
 	return drv_reqmix_worker_init(w);
+}
+
+static void x__stop(struct drv_worker *w)
+{
+	drv_rxset_stop(&((struct udp_thread *)w->proto_data)->rxset);
+}
+
+static void x__fini(struct drv_worker *w)
+{
+	struct udp_thread *ut = w->proto_data;
+
+	if (ut)
+		drv_rxset_fini(&ut->rxset);
+	drv_slot_io_fini(w);
 }
 
 const struct drv_proto drv_proto_udp = {
 	.name = "udp",
 	.init = x__init,
 	.slot = &x__slot_ops,
-	.fini = drv_slot_io_fini,
+	.stop = x__stop,
+	.fini = x__fini,
 };

@@ -238,10 +238,10 @@ void drv_report_summary(FILE *f, const struct drv_config *cfg, const struct drv_
 		x__hist_line(f, "send lag", t->send_lag, false, "  (driver lateness)");
 		/* what made it late: other processes on the driver's CPU, or its timer */
 		fprintf(f, "  %-12s workers preempted %llu times, %s runnable without a CPU; "
-			   "%llu timer wake-ups\n",
+			   "%llu timer wake-ups, %llu sleeps\n",
 			"scheduling", (unsigned long long)t->nivcsw,
 			ll_fmt_ns((double)t->runq_ns, b1, sizeof(b1)),
-			(unsigned long long)t->timer_wakes);
+			(unsigned long long)t->timer_wakes, (unsigned long long)t->nvcsw);
 	}
 	if (t->behind)
 		fprintf(f, "  %-12s %llu requests started late because their connection was still "

@@ -118,6 +118,7 @@ static json_t *x__driver(const struct drv_config *cfg, const struct drv_result *
 	bad |= x__set(o, "busiest_thread_core", json_real(drv_report_busiest_thread(res)));
 	/* the workers' own: preempted (switches, run-queue wait) vs woken by their timer */
 	bad |= x__set(o, "involuntary_switches", x__u64(res->total.nivcsw));
+	bad |= x__set(o, "sleeps", x__u64(res->total.nvcsw));
 	bad |= x__set(o, "runq_wait_ns", x__u64(res->total.runq_ns));
 	bad |= x__set(o, "timer_wakeups", x__u64(res->total.timer_wakes));
 	bad |= x__set(o, "spin_ns", x__u64(res->total.spin_ns));

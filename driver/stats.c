@@ -84,6 +84,7 @@ void drv_stats_merge(struct drv_stats *dst, const struct drv_stats *src)
 	dst->behind += src->behind;
 	dst->cpu_ns += src->cpu_ns;
 	dst->nivcsw += src->nivcsw;
+	dst->nvcsw += src->nvcsw;
 	dst->runq_ns += src->runq_ns;
 	dst->timer_wakes += src->timer_wakes;
 	dst->spin_ns += src->spin_ns;

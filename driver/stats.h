@@ -81,6 +81,7 @@ struct drv_stats {
 	uint64_t cpu_ns; /* the worker thread's CPU time (user + system) */
 	/* why sends ran late: the worker thread preempted (guest scheduler), or its timer */
 	uint64_t nivcsw;      /* involuntary context switches of the worker thread */
+	uint64_t nvcsw;       /* its voluntary ones: how often it slept (a wake-up each) */
 	uint64_t runq_ns;     /* time it was runnable but waiting for a CPU (schedstat) */
 	uint64_t timer_wakes; /* waker: timerfd wake-ups */
 	uint64_t spin_ns;     /* waker: polling the loop and spinning on the clock near a send */

@@ -171,11 +171,41 @@ void drv_sched_note_latency(struct drv_sched *s, uint64_t lat_ns)
 	s->early_ns = x < DRV_SCHED_EARLY_MAX ? x : DRV_SCHED_EARLY_MAX;
 }
 
-/* Start every entry due now; within the last DRV_SCHED_SPIN_NS of the next one, spin to it. */
+void drv_sched_drain(struct drv_sched *s)
+{
+	if (s->rx)
+		s->rx->drain(s->rx);
+}
+
+void drv_sched_set_rx(struct drv_sched *s, struct drv_sched_rx *rx)
+{
+	s->rx = rx;
+}
+
+/* Before the loop blocks: replies wake it only if no queued send will (see waker.h). */
+static void x__rx_wake(struct drv_sched *s)
+{
+	bool on;
+
+	if (!s->rx)
+		return;
+	on = !s->send.n || s->rx->always;
+	if (s->rx->waking != on) {
+		s->rx->waking = on;
+		s->rx->wake(s->rx, on);
+	}
+}
+
+/*
+ * Start every entry due now; within the last DRV_SCHED_SPIN_NS of the next one, spin to it. Then
+ * read the replies already in: after the sends, so they go on time (replies carry their own
+ * receive time).
+ */
 static void x__fire(struct drv_sched *s)
 {
 	struct drv_sched_ent *e;
 	uint64_t now, t0;
+	bool fired = false;
 
 	if (!s->send.n) /* the closed loop: nothing queued, no clock read */
 		return;
@@ -186,8 +216,12 @@ static void x__fire(struct drv_sched *s)
 			;
 		s->spin_ns += now - t0;
 	}
-	while ((e = x__pop_due(&s->send, now)))
+	while ((e = x__pop_due(&s->send, now))) {
 		e->cb(e);
+		fired = true;
+	}
+	if (fired)
+		drv_sched_drain(s);
 }
 
 static void x__on_poll(uv_poll_t *p, int status, int events)
@@ -205,6 +239,8 @@ static void x__on_poll(uv_poll_t *p, int status, int events)
 		x__check_contention(s);
 	}
 	s->armed = 0; /* EAGAIN when re-armed meanwhile: the heaps are the truth */
+	if (s->timer.n && s->timer.e[0]->at <= now)
+		drv_sched_drain(s); /* a reply already in is no timeout */
 	while ((e = x__pop_due(&s->timer, now)))
 		e->cb(e);
 	x__fire(s);
@@ -230,6 +266,7 @@ int drv_sched_run(struct drv_sched *s, uv_loop_t *loop)
 		} else {
 			/* no timer of the worker's in libuv: this blocks with no timeout (waker.h) */
 			x__arm(s);
+			x__rx_wake(s);
 			r = uv_run(loop, UV_RUN_ONCE);
 		}
 	} while (r);
@@ -319,6 +356,7 @@ void drv_sched_close(struct drv_sched *s)
 		x__remove(&s->send, s->send.e[0]);
 	while (s->timer.n)
 		x__remove(&s->timer, s->timer.e[0]);
+	s->rx = NULL;
 	if (!s->open)
 		return;
 	s->open = false;

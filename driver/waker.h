@@ -27,6 +27,13 @@
  * own would take a second epoll_wait() per reply: each cost about 0.4 us of a 13 us same-CPU
  * round trip against sockperf (bench/pacer_bench.sh). A libuv timer still started by a protocol
  * (the curl engine's, a slot's retry after a failure) gets libuv's own timeout, as usual.
+ *
+ * Replies read at wake-ups (struct drv_sched_rx, the udp open loop): a paced request would cost
+ * two wake-ups, one to send and one for its reply, and a wake-up is the dearest thing on a VM
+ * (19-33 us of thread CPU here). A protocol that can time a reply by the kernel's receive stamp
+ * registers an rx: the waker then reads the replies already in after every send it starts and
+ * before its own timers (the timeout sweep, the end), and wakes for replies only while no send is
+ * queued (nothing else would wake the thread in time: -c 1, every slot busy, the run's tail).
  */
 #ifndef LOADLENS_DRV_WAKER_H
 #define LOADLENS_DRV_WAKER_H
@@ -57,6 +64,16 @@ struct drv_sched_heap {
 #define DRV_SCHED_EARLY_MAX 50000ULL /* never wake more than 50 us early */
 #define DRV_SCHED_SPIN_NS 2000ULL     /* the last 2 us: spin on the clock, no syscall */
 
+/* Replies the waker reads at its wake-ups (see above); embedded in the protocol's thread state. */
+struct drv_sched_rx {
+	/* Read every reply already in, without blocking. */
+	void (*drain)(struct drv_sched_rx *rx);
+	/* From now on the loop is woken when a reply comes (on), or not. */
+	void (*wake)(struct drv_sched_rx *rx, bool on);
+	bool always; /* wake for every reply: the thread has one slot, no other send to wake it */
+	bool waking; /* as last set through wake() */
+};
+
 struct drv_sched {
 	uv_poll_t poll;
 	int tfd;
@@ -75,6 +92,7 @@ struct drv_sched {
 	uint64_t nivcsw;  /* the thread's involuntary context switches at that look */
 	/* what it cost: timer wake-ups, non-blocking polls while near a send, ns spun on the clock */
 	uint64_t wakes, polls, poll_ns, spin_ns;
+	struct drv_sched_rx *rx; /* NULL: replies wake the loop as they come */
 };
 
 /* cap: the most sends queued at once (one per slot). */
@@ -88,6 +106,13 @@ void drv_sched_add(struct drv_sched *s, struct drv_sched_ent *e, uint64_t at, dr
 void drv_sched_timer(struct drv_sched *s, struct drv_sched_ent *e, uint64_t at, drv_sched_cb cb);
 /* Remove a send or a timer (nothing if not queued). */
 void drv_sched_cancel(struct drv_sched *s, struct drv_sched_ent *e);
+/*
+ * Read replies at wake-ups through rx (NULL: none), from the worker thread before the run. rx
+ * stays registered until drv_sched_close().
+ */
+void drv_sched_set_rx(struct drv_sched *s, struct drv_sched_rx *rx);
+/* Read the replies already in (nothing without an rx): before counting what is in flight. */
+void drv_sched_drain(struct drv_sched *s);
 /* Drop every entry and uv_close the poll handle (the timerfd is closed with it). */
 void drv_sched_close(struct drv_sched *s);
 /* After the loop has drained: free the heap. */

@@ -122,6 +122,7 @@ static void x__close_all(struct drv_worker *w)
 	drv_pacer_stop(&w->pacer);
 	if (!w->finished && w->stats.t_first_ns)
 		w->stats.t_last_ns = uv_hrtime();
+	drv_sched_drain(&w->sched); /* a reply already in is no cancellation */
 	if (w->slots)
 		drv_slots_stop(w);
 	if (w->proto_data && w->proto->stop)
@@ -267,6 +268,7 @@ static void x__thread_main(void *arg)
 		w->stats.cpu_ns = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ULL +
 				  (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ULL;
 		w->stats.nivcsw = (uint64_t)ru.ru_nivcsw;
+		w->stats.nvcsw = (uint64_t)ru.ru_nvcsw;
 	}
 	w->stats.runq_ns = x__runq_ns();
 	w->stats.timer_wakes = w->sched.wakes;

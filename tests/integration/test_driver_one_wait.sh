@@ -29,3 +29,18 @@ for proto in udp tcp; do
 	stop "rs$proto"
 done
 pass "one epoll_wait per reply, udp and tcp"
+
+# Open loop, udp: one sleep per paced request. The waker reads the replies already in after each
+# send (timed by the kernel's receive stamp), so a reply does not wake the thread a second time;
+# before, each paced request slept twice (its send, its reply): 1.98 sleeps per request at 2k/s.
+P=$(free_port)
+start_refserver rsopen udp "$P"
+driver paced "udp://127.0.0.1:$P" -c 8 --rate 2k -n 4000 --timeout 2s -q
+stop rsopen
+n=$(jget "$LL_TMP/paced.json" .requests)
+sl=$(jget "$LL_TMP/paced.json" .driver.sleeps)
+[ "$n" = 4000 ] || fail "paced: $n requests of 4000"
+echo "paced udp at 2k/s: $sl sleeps of the worker for $n requests"
+[ "$sl" -ge $((n / 2)) ] || fail "paced: $sl sleeps for $n paced requests: not counted?"
+[ "$sl" -le $((n + n / 4)) ] || fail "paced: $sl sleeps for $n requests: replies still wake the thread"
+pass "open loop: $sl sleeps for $n paced requests (one per send, none per reply)"

@@ -5,17 +5,29 @@
 require_bin loadlens-driver loadlens-refserver
 command -v jq >/dev/null || skip "jq is not installed"
 
-N=20000 EVERY=50
-P=$(free_port)
-refserver_up rs "$P" --proto udp --drop-every "$EVERY"
-driver udp "udp://127.0.0.1:$P" -c 20 -n "$N" --timeout 200ms -q
-stop rs
-lost=$(jget "$LL_TMP/udp.json" .errors.lost)
-late=$(jget "$LL_TMP/udp.json" .late_replies)
-dropped=$(jget "$LL_TMP/rs.json" .udp_dropped)
-[ "$dropped" = $((N / EVERY)) ] || fail "the server dropped $dropped, expected $((N / EVERY))"
-[ "$lost" = "$dropped" ] || fail "the driver counted $lost lost, the server dropped $dropped"
-[ "$late" = 0 ] || fail "$late late replies, expected none"
-[ "$(jget "$LL_TMP/udp.json" .requests)" = $((N - N / EVERY)) ] || fail "ok count is off"
-grep -q '^hint: lost:' "$LL_TMP/udp.out" || fail "no hint for the lost class"
-pass "udp loss: $lost lost of $N, exactly every ${EVERY}th, 0 late"
+# loss NAME N DRIVER-ARGS...: the server drops every EVERY-th datagram; the driver counts exactly
+loss() {
+	local name=$1 n=$2 j=$LL_TMP/$1.json lost late dropped
+	shift 2
+	P=$(free_port)
+	refserver_up "rs$name" "$P" --proto udp --drop-every "$EVERY"
+	driver "$name" "udp://127.0.0.1:$P" -n "$n" --timeout 200ms -q "$@"
+	stop "rs$name"
+	lost=$(jget "$j" .errors.lost)
+	late=$(jget "$j" .late_replies)
+	dropped=$(jget "$LL_TMP/rs$name.json" .udp_dropped)
+	[ "$dropped" = $((n / EVERY)) ] || fail "$name: the server dropped $dropped, expected $((n / EVERY))"
+	[ "$lost" = "$dropped" ] || fail "$name: the driver counted $lost lost, the server dropped $dropped"
+	[ "$late" = 0 ] || fail "$name: $late late replies, expected none"
+	[ "$(jget "$j" .requests)" = $((n - n / EVERY)) ] || fail "$name: ok count is off"
+	grep -q '^hint: lost:' "$LL_TMP/$name.out" || fail "$name: no hint for the lost class"
+	pass "udp loss ($name): $lost lost of $n, exactly every ${EVERY}th, 0 late"
+}
+
+EVERY=50
+loss closed 20000 -c 20
+# open loop: replies read at the waker's wake-ups; with and without an id in the payload (a
+# payload without --id takes a new socket after each loss)
+printf 'abcdefghijklmnop' >"$LL_TMP/req.bin"
+loss open 4000 -c 20 --rate 2k
+loss open_noid 2000 -c 20 --rate 2k --payload "$LL_TMP/req.bin"
