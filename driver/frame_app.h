@@ -63,6 +63,16 @@ union drv_app_state {
 	struct drv_dns_state dns;
 };
 
+/* The bytes of a bulk string or data block in p[0..n): up to *left of them, less *left by as
+ * many; returns how many. */
+static inline size_t drv_app_skip(uint64_t *left, size_t n)
+{
+	size_t take = n < *left ? n : (size_t)*left;
+
+	*left -= take;
+	return take;
+}
+
 /* Each parser: reset before a response; feed returns the bytes used (<= n). *res is 0 while the
  * response is incomplete, 1 once it is complete (then *verdict and *rcode are set), or
  * DRV_E_MALFORMED. */

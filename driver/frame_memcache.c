@@ -116,7 +116,7 @@ static int x__line_byte(struct drv_mc_state *s, uint8_t c)
 size_t drv_mc_feed(struct drv_mc_state *s, const uint8_t *p, size_t n, int *res,
 		   enum drv_app_verdict *verdict)
 {
-	size_t i = 0, take;
+	size_t i = 0;
 	uint8_t c;
 	int r = 0;
 
@@ -135,9 +135,7 @@ size_t drv_mc_feed(struct drv_mc_state *s, const uint8_t *p, size_t n, int *res,
 			r = c == '\n' ? x__line(s, verdict) : DRV_E_MALFORMED;
 			break;
 		case M_DATA:
-			take = n - i < s->left ? n - i : (size_t)s->left;
-			i += take;
-			s->left -= take;
+			i += drv_app_skip(&s->left, n - i);
 			if (!s->left)
 				s->st = M_DATA_CR;
 			break;
