@@ -56,8 +56,9 @@ static double x__server_rps(const struct rt_ctrs *c)
 	return (double)(c->requests - 1) * 1e9 / (double)(c->last_ns - c->first_ns);
 }
 
-/* An interval's slot i, active in the interval's delta d or in the current snapshot cur: its
- * socket-queue wait, service and residence histograms into q, s, r. False: neither, nothing read. */
+/* An interval's slot i, if active in the interval's delta d or in the current snapshot cur: its
+ * socket-queue wait, service and residence histograms into q, s, r. False: it is not, nothing
+ * read. */
 static bool x__slot_hists(const struct obs_reqtime_stats *d, const struct obs_reqtime_stats *cur,
 			  size_t i, struct ll_hist *q, struct ll_hist *s, struct ll_hist *r)
 {
