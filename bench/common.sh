@@ -3,6 +3,15 @@
 # processes cleaned up at exit, a free loopback port, and the nginx they measure against.
 # Defines functions only. Loopback only.
 
+# bench_bins: BIN, the build's bin directory (LOADLENS_BIN, default build/bin beside bench/),
+# and in it D, loadlens-driver, and RS, loadlens-refserver; exits 1 unless both are built.
+bench_bins() {
+	BIN=${LOADLENS_BIN:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../build/bin}
+	D=$BIN/loadlens-driver
+	RS=$BIN/loadlens-refserver
+	[ -x "$D" ] && [ -x "$RS" ] || { echo "build first: $D, $RS"; exit 1; }
+}
+
 # bench_tmp NAME: TMP, a new directory /tmp/NAME.XXXXXX, and PIDS, an empty list the script
 # appends its background processes to; at exit each is killed and waited for, then TMP removed.
 bench_tmp() {

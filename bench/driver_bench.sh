@@ -9,18 +9,14 @@
 # MEM_LONG (600, seconds of the memory run). Loopback only. nginx: 1 worker pinned to CPU 0, the
 # load tool pinned to CPU 1; access_log off; a 12-byte body.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-. "$here/common.sh"
-BIN=${LOADLENS_BIN:-$here/../build/bin}
-D=$BIN/loadlens-driver
-RS=$BIN/loadlens-refserver
+. "$(dirname "$0")/common.sh"
+bench_bins
 ROUNDS=${ROUNDS:-3}
 DUR=${DUR:-10}
 CONNS=${CONNS:-50}
 MEM_LONG=${MEM_LONG:-600}
 MODE=${1:-fast}
 bench_tmp loadlens-bench
-[ -x "$D" ] && [ -x "$RS" ] || { echo "build first: $D, $RS"; exit 1; }
 command -v jq >/dev/null || apt-get install -y jq >/dev/null
 
 need() { # need CMD PACKAGE

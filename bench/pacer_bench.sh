@@ -25,9 +25,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
-BIN=${LOADLENS_BIN:-$here/../build/bin}
-D=$BIN/loadlens-driver
-RS=$BIN/loadlens-refserver
+bench_bins
 DB=${BEFORE_BIN:+$BEFORE_BIN/loadlens-driver}
 ROUNDS=${ROUNDS:-5}
 DUR=${DUR:-4}
@@ -35,7 +33,6 @@ RATES=${RATES:-1000 10000 50000}
 CONNS=${CONNS:-10}
 MODE=${1:-all}
 bench_tmp loadlens-pbench
-[ -x "$D" ] && [ -x "$RS" ] || { echo "build first: $D, $RS"; exit 1; }
 command -v sockperf >/dev/null || apt-get install -y sockperf >/dev/null 2>&1
 command -v sockperf >/dev/null || { echo "needs sockperf"; exit 1; }
 command -v jq >/dev/null || { echo "needs jq"; exit 1; }
