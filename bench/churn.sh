@@ -14,6 +14,7 @@
 #
 #   sudo [CHURN_MODES="none conn ..."] [BEFORE_BIN=DIR] bench/churn.sh [BUILD_BIN_DIR] [ROUNDS] [REQUESTS]
 set -eu
+. "$(dirname "$0")/common.sh"
 BIN=${1:-$(cd "$(dirname "$0")/../build/bin" && pwd)}
 ROUNDS=${2:-7}
 N=${3:-50000}
@@ -35,21 +36,7 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 [ -x "$BIN/loadlens-observer" ] || { echo "no $BIN/loadlens-observer" >&2; exit 64; }
 
-cat >"$TMP/nginx.conf" <<CONF
-worker_processes 1;
-daemon off;
-pid $TMP/nginx.pid;
-error_log $TMP/error.log;
-events { worker_connections 4096; }
-http {
-	access_log off;
-	server {
-		listen 127.0.0.1:$PORT backlog=4096;
-		location / { return 200 "hello world\n"; }
-		location = /status { stub_status; }
-	}
-}
-CONF
+bench_nginx_conf "$TMP" "$PORT" backlog=4096
 taskset -c 0 nginx -c "$TMP/nginx.conf" -p "$TMP" &
 NGINX=$!
 OBS=

@@ -9,25 +9,14 @@
 # MEM_LONG (600, seconds of the memory run). Loopback only. nginx: 1 worker pinned to CPU 0, the
 # load tool pinned to CPU 1; access_log off; a 12-byte body.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-BIN=${LOADLENS_BIN:-$here/../build/bin}
-D=$BIN/loadlens-driver
-RS=$BIN/loadlens-refserver
+. "$(dirname "$0")/common.sh"
+bench_bins
 ROUNDS=${ROUNDS:-3}
 DUR=${DUR:-10}
 CONNS=${CONNS:-50}
 MEM_LONG=${MEM_LONG:-600}
 MODE=${1:-fast}
-TMP=$(mktemp -d /tmp/loadlens-bench.XXXXXX)
-PIDS=()
-cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-[ -x "$D" ] && [ -x "$RS" ] || { echo "build first: $D, $RS"; exit 1; }
+bench_tmp loadlens-bench
 command -v jq >/dev/null || apt-get install -y jq >/dev/null
 
 need() { # need CMD PACKAGE
@@ -43,36 +32,14 @@ cpu_of() {
 	awk '{ printf "%.3f\n", $1 + $2 }' "$TMP/time" >&3
 }
 
-port() { # a free loopback port
-	local p
-	while :; do
-		p=$((20000 + RANDOM % 12000)) # below the ephemeral range
-		ss -Htanul "( sport = :$p )" | grep -q . || { echo "$p"; return; }
-	done
-}
+# us_per N: the CPU seconds in $TMP/cpu (cpu_of 3>"$TMP/cpu"), in µs per one of N requests
+us_per() { awk -v c="$(cat "$TMP/cpu")" -v n="$1" 'BEGIN { printf "%.2f", c * 1e6 / n }'; }
 
 start_nginx() {
 	need nginx nginx-light
 	NGX_PORT=$(port)
 	mkdir -p "$TMP/ngx"
-	cat >"$TMP/ngx/nginx.conf" <<NGX
-worker_processes 1;
-daemon off;
-pid $TMP/ngx/nginx.pid;
-error_log $TMP/ngx/error.log;
-events { worker_connections 4096; }
-http {
-	access_log off;
-	keepalive_requests 100000000;
-	server {
-		listen 127.0.0.1:$NGX_PORT reuseport backlog=4096;
-		location / {
-			default_type text/plain;
-			return 200 "hello world\\n";
-		}
-	}
-}
-NGX
+	bench_nginx_conf "$TMP/ngx" "$NGX_PORT" "reuseport backlog=4096"
 	taskset -c 0 nginx -c "$TMP/ngx/nginx.conf" -p "$TMP/ngx" -e "$TMP/ngx/error.log" 2>/dev/null &
 	PIDS+=($!)
 	for _ in $(seq 50); do
@@ -112,14 +79,14 @@ bench_http() {
 		out=$(cpu_of taskset -c 1 wrk -t1 -c"$CONNS" -d"${DUR}s" "http://127.0.0.1:$NGX_PORT/" 3>"$TMP/cpu")
 		rps=$(echo "$out" | awk '/Requests\/sec/ { print $2 }')
 		n=$(echo "$out" | awk '/requests in/ { print $1 }')
-		us=$(awk -v c="$(cat "$TMP/cpu")" -v n="$n" 'BEGIN { printf "%.2f", c * 1e6 / n }')
+		us=$(us_per "$n")
 		printf '| %s | wrk | %.0f | %s |\n' "$r" "$rps" "$us"
 		if command -v h2load >/dev/null; then
 			out=$(cpu_of taskset -c 1 h2load --h1 -t1 -c"$CONNS" -D "$DUR" \
 				"http://127.0.0.1:$NGX_PORT/" 3>"$TMP/cpu")
 			rps=$(echo "$out" | sed -nE 's/^finished.* ([0-9.]+) req\/s.*/\1/p')
 			n=$(echo "$out" | sed -nE 's/^requests: ([0-9]+) total.*/\1/p')
-			us=$(awk -v c="$(cat "$TMP/cpu")" -v n="$n" 'BEGIN { printf "%.2f", c * 1e6 / n }')
+			us=$(us_per "$n")
 			printf '| %s | h2load --h1 | %.0f | %s |\n' "$r" "$rps" "$us"
 		fi
 		read -r rps us < <(ours "ka$r" "http://127.0.0.1:$NGX_PORT/" -t 1 -c "$CONNS" -d "${DUR}s")
@@ -141,7 +108,7 @@ bench_newconn() {
 	for r in $(seq "$ROUNDS"); do
 		out=$(cpu_of taskset -c 1 ab -q -n "$n" -c "$CONNS" "http://127.0.0.1:$NGX_PORT/" 3>"$TMP/cpu")
 		rps=$(echo "$out" | awk '/Requests per second/ { print $4 }')
-		us=$(awk -v c="$(cat "$TMP/cpu")" -v n="$n" 'BEGIN { printf "%.2f", c * 1e6 / n }')
+		us=$(us_per "$n")
 		printf '| %s | ab | %.0f | %s |\n' "$r" "$rps" "$us"
 		read -r rps us < <(ours "nc$r" "http://127.0.0.1:$NGX_PORT/" -t 1 -c "$CONNS" -n "$n" --http-close)
 		printf '| %s | loadlens-driver --http-close | %.0f | %.2f |\n' "$r" "$rps" "$us"

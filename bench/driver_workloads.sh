@@ -4,26 +4,24 @@
 # round in one run. Server on CPU 0, client on CPU 1; both clients single-threaded.
 # Usage: ROUNDS=3 N=200000 DNS_S=5 bench/driver_workloads.sh [BUILD_BIN]  → a table on stdout.
 set -u
+. "$(dirname "$0")/common.sh"
 BIN=${1:-build/bin}
 D=$BIN/loadlens-driver
 ROUNDS=${ROUNDS:-3}
 N=${N:-200000}
 DNS_S=${DNS_S:-5}
 C=${C:-50}
-T=$(mktemp -d /tmp/drvwork.XXXXXX)
-PIDS=()
-trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$T"' EXIT
-port() { echo $((30000 + RANDOM % 20000)); }
+bench_tmp drvwork
 cpu() { if [ "$(nproc)" -ge 2 ]; then taskset -c "$1" "${@:2}"; else "${@:2}"; fi; }
 # servers: run in the background, the subshell execs taskset, which execs the server: $! is
 # the server's own pid (killed at exit)
 srv() { if [ "$(nproc)" -ge 2 ]; then exec taskset -c 0 "$@"; else exec "$@"; fi; }
 
 RP=$(port)
-srv redis-server --port "$RP" --bind 127.0.0.1 --save '' --appendonly no >"$T/redis.log" 2>&1 &
+srv redis-server --port "$RP" --bind 127.0.0.1 --save '' --appendonly no >"$TMP/redis.log" 2>&1 &
 PIDS+=($!)
 UP=$(port)
-cat >"$T/ub.conf" <<EOC
+cat >"$TMP/ub.conf" <<EOC
 server:
 	interface: 127.0.0.1@$UP
 	port: $UP
@@ -31,7 +29,7 @@ server:
 	do-daemonize: no
 	username: ""
 	chroot: ""
-	directory: "$T"
+	directory: "$TMP"
 	pidfile: ""
 	use-syslog: no
 	logfile: ""
@@ -41,19 +39,19 @@ server:
 	local-data: "a.bench.test. 60 IN A 10.0.0.1"
 	local-data: "b.bench.test. 60 IN A 10.0.0.2"
 EOC
-srv unbound -d -c "$T/ub.conf" >"$T/ub.log" 2>&1 &
+srv unbound -d -c "$TMP/ub.conf" >"$TMP/ub.log" 2>&1 &
 PIDS+=($!)
 for _ in $(seq 1 50); do redis-cli -p "$RP" ping >/dev/null 2>&1 && break; sleep 0.1; done
-printf 'a.bench.test A\n' >"$T/q1.txt"
+printf 'a.bench.test A\n' >"$TMP/q1.txt"
 for _ in $(seq 1 50); do # unbound answers
-	"$D" "udp://127.0.0.1:$UP" -n 1 --timeout 100ms --requests-file "$T/q1.txt" --response dns -q \
-		>/dev/null 2>&1 && break
+	"$D" "udp://127.0.0.1:$UP" -n 1 --timeout 100ms --requests-file "$TMP/q1.txt" \
+		--response dns -q >/dev/null 2>&1 && break
 	sleep 0.1
 done
 redis-cli -p "$RP" set key:000000000001 hello >/dev/null
-printf '*1\r\n$4\r\nPING\r\n' >"$T/ping"
-printf '*2\r\n$3\r\nGET\r\n$16\r\nkey:000000000001\r\n' >"$T/get"
-printf 'a.bench.test A\nb.bench.test A\n' >"$T/q.txt"
+printf '*1\r\n$4\r\nPING\r\n' >"$TMP/ping"
+printf '*2\r\n$3\r\nGET\r\n$16\r\nkey:000000000001\r\n' >"$TMP/get"
+printf 'a.bench.test A\nb.bench.test A\n' >"$TMP/q.txt"
 
 # one line per run: tool setting round rps p50_ms p99_ms
 rb() { # rb TEST PIPE ROUND
@@ -61,25 +59,26 @@ rb() { # rb TEST PIPE ROUND
 		tr -d '"' | awk -F, -v s="$1 -P $2" -v r="$3" '{print "redis-benchmark", s, r, $2, $5, $7}'
 }
 ld() { # ld TEST PIPE ROUND
-	local pay=$T/ping
-	[ "$1" = get ] && pay=$T/get
+	local pay=$TMP/ping
+	[ "$1" = get ] && pay=$TMP/get
 	cpu 1 "$D" "tcp://127.0.0.1:$RP" -c "$C" -n "$N" -P "$2" --payload "$pay" --response resp -q \
-		--json "$T/ld.json" >/dev/null 2>&1
+		--json "$TMP/ld.json" >/dev/null 2>&1
 	jq -r --arg s "$1 -P $2" --arg r "$3" \
 		'"loadlens-driver \($s) \($r) \(.throughput_rps) \(.latency.p50/1e6) \(.latency.p99/1e6)"' \
-		"$T/ld.json"
+		"$TMP/ld.json"
 }
 dp() { # dp ROUND: dnsperf, 100 outstanding
-	cpu 1 dnsperf -s 127.0.0.1 -p "$UP" -d "$T/q.txt" -l "$DNS_S" -q "$C" -c 1 >"$T/dp.out" 2>&1
+	cpu 1 dnsperf -s 127.0.0.1 -p "$UP" -d "$TMP/q.txt" -l "$DNS_S" -q "$C" -c 1 \
+		>"$TMP/dp.out" 2>&1
 	awk -v r="$1" -v c="$C" '/Queries per second/ {q=$4} /Average Latency/ {a=$4}
-		END {print "dnsperf dns-udp -q", c, r, q, a * 1000, "-"}' "$T/dp.out"
+		END {print "dnsperf dns-udp -q", c, r, q, a * 1000, "-"}' "$TMP/dp.out"
 }
 ldd() {
-	cpu 1 "$D" "udp://127.0.0.1:$UP" -c "$C" -d "${DNS_S}s" --requests-file "$T/q.txt" \
-		--response dns -q --json "$T/ldd.json" >/dev/null 2>&1
+	cpu 1 "$D" "udp://127.0.0.1:$UP" -c "$C" -d "${DNS_S}s" --requests-file "$TMP/q.txt" \
+		--response dns -q --json "$TMP/ldd.json" >/dev/null 2>&1
 	jq -r --arg r "$1" \
 		'"loadlens-driver dns-udp -c \(.config.connections) \($r) \(.throughput_rps) \(.latency.p50/1e6) \(.latency.p99/1e6)"' \
-		"$T/ldd.json"
+		"$TMP/ldd.json"
 }
 {
 	for r in $(seq 1 "$ROUNDS"); do
@@ -91,10 +90,10 @@ ldd() {
 		done
 		if [ $((r % 2)) = 1 ]; then dp "$r"; ldd "$r"; else ldd "$r"; dp "$r"; fi
 	done
-} | sed 's/ping_mbulk/ping/' | tee "$T/raw.txt" >&2
+} | sed 's/ping_mbulk/ping/' | tee "$TMP/raw.txt" >&2
 echo "| client | setting | rounds | req/s median (min–max) | p50 ms median | p99 ms median |"
 echo "|---|---|---|---|---|---|"
-sort -k1,1 -k2,4 "$T/raw.txt" | awk '
+sort -k1,1 -k2,4 "$TMP/raw.txt" | awk '
 function med(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
 	if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t } return a[int((n + 1) / 2)] }
 { k = $1 " | " $2 " " $3 " " $4; if (!(k in n)) order[++m] = k; n[k]++

@@ -24,25 +24,15 @@
 # what of the send lag p99 was the thread being preempted rather than its timer.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-BIN=${LOADLENS_BIN:-$here/../build/bin}
-D=$BIN/loadlens-driver
-RS=$BIN/loadlens-refserver
+. "$here/common.sh"
+bench_bins
 DB=${BEFORE_BIN:+$BEFORE_BIN/loadlens-driver}
 ROUNDS=${ROUNDS:-5}
 DUR=${DUR:-4}
 RATES=${RATES:-1000 10000 50000}
 CONNS=${CONNS:-10}
 MODE=${1:-all}
-TMP=$(mktemp -d /tmp/loadlens-pbench.XXXXXX)
-PIDS=()
-cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-[ -x "$D" ] && [ -x "$RS" ] || { echo "build first: $D, $RS"; exit 1; }
+bench_tmp loadlens-pbench
 command -v sockperf >/dev/null || apt-get install -y sockperf >/dev/null 2>&1
 command -v sockperf >/dev/null || { echo "needs sockperf"; exit 1; }
 command -v jq >/dev/null || { echo "needs jq"; exit 1; }
@@ -50,14 +40,6 @@ PPF=$TMP/pingpong_floor
 TF=$TMP/timer_floor
 cc -O2 -o "$PPF" "$here/pingpong_floor.c" && cc -O2 -o "$TF" "$here/timer_floor.c" ||
 	{ echo "cannot build the floor programs"; exit 1; }
-
-port() {
-	local p
-	while :; do
-		p=$((20000 + RANDOM % 12000))
-		ss -Htanul "( sport = :$p )" | grep -q . || { echo "$p"; return; }
-	done
-}
 
 # median of the numbers on stdin
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }

@@ -24,6 +24,7 @@
 # Loopback only; every load is bounded (wrk -d). Needs root, nginx, wrk, bpftool, python3
 # (apt-get install -y nginx-light wrk bpftool). Results go to stdout as Markdown.
 set -u
+. "$(dirname "$0")/common.sh"
 BIN=${1:-$(cd "$(dirname "$0")/../build/bin" && pwd)}
 ROUNDS=${ROUNDS:-10}
 DUR=${DUR:-3}
@@ -62,21 +63,7 @@ sysctl -qw kernel.bpf_stats_enabled=0
 NGINX_PORT=18480
 RS_PORT=18481
 MEM_PORT=18482
-cat >"$T/nginx.conf" <<EOF
-worker_processes 1;
-daemon off;
-pid $T/nginx.pid;
-error_log $T/nginx.err;
-events { worker_connections 4096; }
-http {
-	access_log off;
-	keepalive_requests 100000000;
-	server {
-		listen 127.0.0.1:$NGINX_PORT;
-		location / { return 200 "hello world\n"; }
-	}
-}
-EOF
+bench_nginx_conf "$T" "$NGINX_PORT"
 taskset -c 0 nginx -c "$T/nginx.conf" -p "$T" &
 NGINX_MASTER=$!
 PIDS+=($!)

@@ -26,6 +26,31 @@ int drv_app_verdict_err(enum drv_app_verdict v)
 	return DRV_E_MALFORMED;
 }
 
+/* A data block and its CRLF (frame_app.h). */
+size_t drv_app_block(uint8_t *st, uint8_t data, uint64_t *left, const uint8_t *p, size_t n,
+		     int *r)
+{
+	size_t i = 0;
+	uint8_t c;
+
+	if (*st == data) {
+		i = drv_app_skip(left, n);
+		if (*left)
+			return i;
+		*st = data + 1;
+	}
+	while (i < n) {
+		c = p[i++];
+		if (*st == data + 1 && c == '\r') {
+			*st = data + 2;
+			continue;
+		}
+		*r = *st == data + 2 && c == '\n' ? 1 : DRV_E_MALFORMED;
+		return i;
+	}
+	return i;
+}
+
 void drv_frame_app_reset(const struct drv_frame_rule *r, struct drv_frame *f)
 {
 	switch (r->rule) {

@@ -63,6 +63,25 @@ union drv_app_state {
 	struct drv_dns_state dns;
 };
 
+/* The bytes of a bulk string or data block in p[0..n): up to *left of them, less *left by as
+ * many; returns how many. */
+static inline size_t drv_app_skip(uint64_t *left, size_t n)
+{
+	size_t take = n < *left ? n : (size_t)*left;
+
+	*left -= take;
+	return take;
+}
+
+/*
+ * A data block and the CRLF after it, as a RESP bulk string and a memcached data block end, from
+ * p[0..n): *st is data while its *left bytes come, then data + 1 (its CR), then data + 2 (its
+ * LF). Returns the bytes used; *r is 1 once the LF is in, DRV_E_MALFORMED for another byte where
+ * CR or LF belongs (that byte used), else unchanged.
+ */
+size_t drv_app_block(uint8_t *st, uint8_t data, uint64_t *left, const uint8_t *p, size_t n,
+		     int *r);
+
 /* Each parser: reset before a response; feed returns the bytes used (<= n). *res is 0 while the
  * response is incomplete, 1 once it is complete (then *verdict and *rcode are set), or
  * DRV_E_MALFORMED. */

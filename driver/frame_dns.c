@@ -36,7 +36,7 @@ void drv_dns_reset(struct drv_dns_state *s)
 size_t drv_dns_feed(struct drv_dns_state *s, const uint8_t *p, size_t n, int *res,
 		    enum drv_app_verdict *verdict, uint8_t *rcode)
 {
-	size_t i = 0, take;
+	size_t i = 0;
 	uint64_t len;
 
 	*res = 0;
@@ -68,9 +68,7 @@ size_t drv_dns_feed(struct drv_dns_state *s, const uint8_t *p, size_t n, int *re
 	}
 	if (s->got < 6)
 		return i;
-	take = n - i < s->left ? n - i : (size_t)s->left;
-	i += take;
-	s->left -= take;
+	i += drv_app_skip(&s->left, n - i);
 	if (!s->left)
 		*res = 1;
 	return i;

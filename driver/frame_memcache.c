@@ -116,7 +116,7 @@ static int x__line_byte(struct drv_mc_state *s, uint8_t c)
 size_t drv_mc_feed(struct drv_mc_state *s, const uint8_t *p, size_t n, int *res,
 		   enum drv_app_verdict *verdict)
 {
-	size_t i = 0, take;
+	size_t i = 0;
 	uint8_t c;
 	int r = 0;
 
@@ -135,25 +135,13 @@ size_t drv_mc_feed(struct drv_mc_state *s, const uint8_t *p, size_t n, int *res,
 			r = c == '\n' ? x__line(s, verdict) : DRV_E_MALFORMED;
 			break;
 		case M_DATA:
-			take = n - i < s->left ? n - i : (size_t)s->left;
-			i += take;
-			s->left -= take;
-			if (!s->left)
-				s->st = M_DATA_CR;
-			break;
 		case M_DATA_CR:
-			i++;
-			r = c == '\r' ? (s->st = M_DATA_LF, 0) : DRV_E_MALFORMED;
-			break;
 		case M_DATA_LF:
-			i++;
-			if (c != '\n') {
-				r = DRV_E_MALFORMED;
-				break;
+			i += drv_app_block(&s->st, M_DATA, &s->left, p + i, n - i, &r);
+			if (r == 1) {
+				s->st = M_LINE;
+				r = s->phase == 2; /* meta get: one data block ends it */
 			}
-			s->st = M_LINE;
-			if (s->phase == 2) /* meta get: one data block ends it */
-				r = 1;
 			break;
 		default:
 			r = DRV_E_MALFORMED;

@@ -73,7 +73,7 @@ static int x__num_done(struct drv_resp_state *s)
 size_t drv_resp_feed(struct drv_resp_state *s, const uint8_t *p, size_t n, int *res,
 		     enum drv_app_verdict *verdict)
 {
-	size_t i = 0, take;
+	size_t i = 0;
 	uint8_t c;
 	int r = 0;
 
@@ -132,22 +132,11 @@ size_t drv_resp_feed(struct drv_resp_state *s, const uint8_t *p, size_t n, int *
 			r = c == '\n' ? x__value_done(s) : DRV_E_MALFORMED;
 			break;
 		case R_BULK:
-			take = n - i < s->left ? n - i : (size_t)s->left;
-			i += take;
-			s->left -= take;
-			if (!s->left)
-				s->st = R_BULK_CR;
-			break;
 		case R_BULK_CR:
-			i++;
-			if (c == '\r')
-				s->st = R_BULK_LF;
-			else
-				r = DRV_E_MALFORMED;
-			break;
 		case R_BULK_LF:
-			i++;
-			r = c == '\n' ? x__value_done(s) : DRV_E_MALFORMED;
+			i += drv_app_block(&s->st, R_BULK, &s->left, p + i, n - i, &r);
+			if (r == 1)
+				r = x__value_done(s);
 			break;
 		default:
 			r = DRV_E_MALFORMED;

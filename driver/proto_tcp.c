@@ -66,6 +66,16 @@ void drv__tcp_close(struct tcp_conn *c)
 	uv_close((uv_handle_t *)&c->tcp, x__on_close);
 }
 
+void drv__tcp_drop(struct tcp_conn *c)
+{
+	c->in_flight = false;
+	c->connecting = false;
+	if (c->open)
+		drv__tcp_close(c);
+	else
+		drv_slot_retry(&c->base);
+}
+
 /* Count a failure, drop the connection; its close callback starts the slot's next attempt. */
 static void x__fail(struct tcp_conn *c, int err)
 {
@@ -77,12 +87,7 @@ static void x__fail(struct tcp_conn *c, int err)
 		drv_reqmix_count(c->base.w, &c->base.ticket, c->rec, err, false, 0);
 	c->rec_live = false;
 	drv_slot_fail(&c->base, err, c->connecting);
-	c->in_flight = false;
-	c->connecting = false;
-	if (c->open)
-		drv__tcp_close(c);
-	else
-		drv_slot_retry(&c->base);
+	drv__tcp_drop(c);
 }
 
 static void x__on_write(uv_write_t *req, int status)

@@ -112,6 +112,9 @@ static inline struct drv_stats *x__st(struct tcp_conn *c)
 
 /* proto_tcp.c: close the connection; its close callback starts the slot's next attempt. */
 void drv__tcp_close(struct tcp_conn *c);
+/* proto_tcp.c, after a failure is counted: nothing in flight any more; close the connection, or
+ * if it is not open, start the slot's next attempt now. */
+void drv__tcp_drop(struct tcp_conn *c);
 
 /* proto_tcp_pipe.c: the -P paths of send, read, end of stream and failure. */
 void drv__tcp_pipe_send(struct tcp_conn *c);

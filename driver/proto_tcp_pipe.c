@@ -38,12 +38,7 @@ void drv__tcp_pipe_fail(struct tcp_conn *c, int err)
 	c->base.deadline = 0;
 	if (c->connecting) /* the ticket that was connecting: counted, then a backoff */
 		drv_slot_fail(&c->base, err, true);
-	c->in_flight = false;
-	c->connecting = false;
-	if (c->open)
-		drv__tcp_close(c);
-	else
-		drv_slot_retry(&c->base);
+	drv__tcp_drop(c);
 }
 
 static void x__pipe_on_write(uv_write_t *req, int status)

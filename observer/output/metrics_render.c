@@ -26,18 +26,35 @@ const char *obs_mx_tcp_state(unsigned int s)
 	return s < OBS_MX_TCP_STATES ? x__states[s] : NULL;
 }
 
+/* A family of one series, labels l[0..nl): a counter's sample is NAME_total, a gauge's NAME. */
+static void x__one(struct obs_mx_buf *b, enum obs_mx_format f, const char *name, const char *type,
+		   const char *help, const struct obs_mx_label *l, size_t nl, double v)
+{
+	obs_mx_family(b, f, name, type, help);
+	obs_mx_sample(b, name, strcmp(type, "counter") ? "" : "_total", l, nl, v);
+}
+
+/* Watched process i's labels into l: its pid (printed into pid) and comm. */
+static void x__proc_labels(struct obs_mx_label l[2], char pid[16], const struct obs_mx_snap *s,
+			   size_t i)
+{
+	snprintf(pid, 16, "%u", s->proc[i].pid);
+	l[0] = (struct obs_mx_label){"pid", pid};
+	l[1] = (struct obs_mx_label){"comm", s->proc[i].comm};
+}
+
 static void x__connections(struct obs_mx_buf *b, enum obs_mx_format f, const struct obs_mx_snap *s)
 {
 	struct obs_mx_label l[2] = {{"port", s->port}, {"errno", NULL}};
 	size_t i;
 
-	obs_mx_family(b, f, "loadlens_accepted_connections", "counter",
-		      "Connections the server accepted on the watched ports (handshakes that left "
-		      "the accept queue), since the observer started.");
-	obs_mx_sample(b, "loadlens_accepted_connections", "_total", l, 1, (double)s->accepted);
-	obs_mx_family(b, f, "loadlens_handshakes", "counter",
-		      "TCP handshakes completed on the watched ports (SYN_RECV to ESTABLISHED).");
-	obs_mx_sample(b, "loadlens_handshakes", "_total", l, 1, (double)s->handshakes);
+	x__one(b, f, "loadlens_accepted_connections", "counter",
+	       "Connections the server accepted on the watched ports (handshakes that left the "
+	       "accept queue), since the observer started.",
+	       l, 1, (double)s->accepted);
+	x__one(b, f, "loadlens_handshakes", "counter",
+	       "TCP handshakes completed on the watched ports (SYN_RECV to ESTABLISHED).", l, 1,
+	       (double)s->handshakes);
 	obs_mx_family(b, f, "loadlens_accept_errors", "counter",
 		      "accept() calls on the watched listeners that failed, by errno (EAGAIN not "
 		      "counted).");
@@ -64,9 +81,9 @@ static void x__census(struct obs_mx_buf *b, enum obs_mx_format f, const struct o
 
 	if (!s->census)
 		return;
-	obs_mx_family(b, f, "loadlens_census_age_seconds", "gauge",
-		      "Age of the socket census the socket and port gauges come from.");
-	obs_mx_sample(b, "loadlens_census_age_seconds", "", NULL, 0, s->census_age_s);
+	x__one(b, f, "loadlens_census_age_seconds", "gauge",
+	       "Age of the socket census the socket and port gauges come from.", NULL, 0,
+	       s->census_age_s);
 	obs_mx_family(b, f, "loadlens_tcp_sockets", "gauge",
 		      "TCP sockets of the watched ports by state, from a sock_diag census "
 		      "(TIME_WAIT included).");
@@ -102,13 +119,12 @@ static void x__census(struct obs_mx_buf *b, enum obs_mx_format f, const struct o
 				      (double)s->port_range);
 		}
 	}
-	obs_mx_family(b, f, "loadlens_ephemeral_port_groups", "gauge",
-		      "Distinct port groups the census saw (exposed: the most used, at most 4).");
-	obs_mx_sample(b, "loadlens_ephemeral_port_groups", "", NULL, 0, (double)s->groups_total);
-	obs_mx_family(b, f, "loadlens_ephemeral_port_groups_table_full", "gauge",
-		      "1 when the census's group table was full: more groups than counted exist.");
-	obs_mx_sample(b, "loadlens_ephemeral_port_groups_table_full", "", NULL, 0,
-		      s->groups_capped ? 1 : 0);
+	x__one(b, f, "loadlens_ephemeral_port_groups", "gauge",
+	       "Distinct port groups the census saw (exposed: the most used, at most 4).", NULL, 0,
+	       (double)s->groups_total);
+	x__one(b, f, "loadlens_ephemeral_port_groups_table_full", "gauge",
+	       "1 when the census's group table was full: more groups than counted exist.", NULL, 0,
+	       s->groups_capped ? 1 : 0);
 }
 
 static void x__procs(struct obs_mx_buf *b, enum obs_mx_format f, const struct obs_mx_snap *s)
@@ -120,9 +136,7 @@ static void x__procs(struct obs_mx_buf *b, enum obs_mx_format f, const struct ob
 	obs_mx_family(b, f, "loadlens_process_open_fds", "gauge",
 		      "Open file descriptors of a watched process (most open first).");
 	for (i = 0; i < s->nprocs; i++) {
-		snprintf(pid, sizeof(pid), "%u", s->proc[i].pid);
-		l[0] = (struct obs_mx_label){"pid", pid};
-		l[1] = (struct obs_mx_label){"comm", s->proc[i].comm};
+		x__proc_labels(l, pid, s, i);
 		obs_mx_sample(b, "loadlens_process_open_fds", "", l, 2, (double)s->proc[i].open);
 	}
 	obs_mx_family(b, f, "loadlens_process_max_fds", "gauge",
@@ -130,27 +144,22 @@ static void x__procs(struct obs_mx_buf *b, enum obs_mx_format f, const struct ob
 	for (i = 0; i < s->nprocs; i++) {
 		if (s->proc[i].soft < 0)
 			continue;
-		snprintf(pid, sizeof(pid), "%u", s->proc[i].pid);
-		l[0] = (struct obs_mx_label){"pid", pid};
-		l[1] = (struct obs_mx_label){"comm", s->proc[i].comm};
+		x__proc_labels(l, pid, s, i);
 		obs_mx_sample(b, "loadlens_process_max_fds", "", l, 2, (double)s->proc[i].soft);
 	}
 	obs_mx_family(b, f, "loadlens_process_emfile_errors", "counter",
 		      "Calls of the process that failed with EMFILE (at RLIMIT_NOFILE).");
 	for (i = 0; i < s->nprocs; i++) {
-		snprintf(pid, sizeof(pid), "%u", s->proc[i].pid);
-		l[0] = (struct obs_mx_label){"pid", pid};
-		l[1] = (struct obs_mx_label){"comm", s->proc[i].comm};
+		x__proc_labels(l, pid, s, i);
 		obs_mx_sample(b, "loadlens_process_emfile_errors", "_total", l, 2,
 			      (double)s->proc[i].emfile);
 	}
 	if (s->files_known) {
-		obs_mx_family(b, f, "loadlens_system_open_files", "gauge",
-			      "File handles allocated system-wide (fs.file-nr).");
-		obs_mx_sample(b, "loadlens_system_open_files", "", NULL, 0, (double)s->file_nr);
-		obs_mx_family(b, f, "loadlens_system_max_files", "gauge",
-			      "The system-wide limit, fs.file-max.");
-		obs_mx_sample(b, "loadlens_system_max_files", "", NULL, 0, (double)s->file_max);
+		x__one(b, f, "loadlens_system_open_files", "gauge",
+		       "File handles allocated system-wide (fs.file-nr).", NULL, 0,
+		       (double)s->file_nr);
+		x__one(b, f, "loadlens_system_max_files", "gauge",
+		       "The system-wide limit, fs.file-max.", NULL, 0, (double)s->file_max);
 	}
 	obs_mx_family(b, f, "loadlens_syscall_failures", "counter",
 		      "Calls of the watched processes that failed for want of a resource, by "
@@ -262,10 +271,9 @@ static void x__self(struct obs_mx_buf *b, enum obs_mx_format f, const struct obs
 	l[0] = (struct obs_mx_label){"family", cap[1]};
 	obs_mx_sample(b, "loadlens_metrics_series_capped", "", l, 1,
 		      (double)(s->groups_total > s->ngroups ? s->groups_total - s->ngroups : 0));
-	obs_mx_family(b, f, "loadlens_bpf_stats_enabled", "gauge",
-		      "kernel.bpf_stats_enabled: 1 when the kernel times BPF programs (-1: "
-		      "unreadable).");
-	obs_mx_sample(b, "loadlens_bpf_stats_enabled", "", NULL, 0, s->bpf_stats);
+	x__one(b, f, "loadlens_bpf_stats_enabled", "gauge",
+	       "kernel.bpf_stats_enabled: 1 when the kernel times BPF programs (-1: unreadable).",
+	       NULL, 0, s->bpf_stats);
 	if (s->bpf_stats == 1) {
 		obs_mx_family(b, f, "loadlens_bpf_program_run_seconds", "counter",
 			      "Time the kernel spent in the observer's BPF programs.");
@@ -282,20 +290,16 @@ static void x__self(struct obs_mx_buf *b, enum obs_mx_format f, const struct obs
 				      (double)s->prog[i].run_cnt);
 		}
 	}
-	obs_mx_family(b, f, "loadlens_metrics_scrapes", "counter",
-		      "Scrapes of /metrics served before this one.");
-	obs_mx_sample(b, "loadlens_metrics_scrapes", "_total", NULL, 0, (double)s->scrapes);
-	obs_mx_family(b, f, "loadlens_metrics_scrape_duration_seconds", "gauge",
-		      "Time the previous scrape took to read the maps and write the exposition.");
-	obs_mx_sample(b, "loadlens_metrics_scrape_duration_seconds", "", NULL, 0,
-		      s->last_scrape_s);
-	obs_mx_family(b, f, "loadlens_metrics_refused_connections", "counter",
-		      "HTTP connections to the endpoint refused: too many open at once.");
-	obs_mx_sample(b, "loadlens_metrics_refused_connections", "_total", NULL, 0,
-		      (double)s->http_refused);
-	obs_mx_family(b, f, "loadlens_observer_uptime_seconds", "gauge",
-		      "Seconds since the observer attached.");
-	obs_mx_sample(b, "loadlens_observer_uptime_seconds", "", NULL, 0, s->uptime_s);
+	x__one(b, f, "loadlens_metrics_scrapes", "counter",
+	       "Scrapes of /metrics served before this one.", NULL, 0, (double)s->scrapes);
+	x__one(b, f, "loadlens_metrics_scrape_duration_seconds", "gauge",
+	       "Time the previous scrape took to read the maps and write the exposition.", NULL, 0,
+	       s->last_scrape_s);
+	x__one(b, f, "loadlens_metrics_refused_connections", "counter",
+	       "HTTP connections to the endpoint refused: too many open at once.", NULL, 0,
+	       (double)s->http_refused);
+	x__one(b, f, "loadlens_observer_uptime_seconds", "gauge",
+	       "Seconds since the observer attached.", NULL, 0, s->uptime_s);
 }
 
 int obs_mx_render(struct obs_mx_buf *b, enum obs_mx_format f, const struct obs_mx_snap *s)

@@ -56,6 +56,30 @@ static double x__server_rps(const struct rt_ctrs *c)
 	return (double)(c->requests - 1) * 1e9 / (double)(c->last_ns - c->first_ns);
 }
 
+/* An interval's slot i, if active in the interval's delta d or in the current snapshot cur: its
+ * socket-queue wait, service and residence histograms into q, s, r. False: it is not, nothing
+ * read. */
+static bool x__slot_hists(const struct obs_reqtime_stats *d, const struct obs_reqtime_stats *cur,
+			  size_t i, struct ll_hist *q, struct ll_hist *s, struct ll_hist *r)
+{
+	if (!x__slot_active(&d->slot[i]) && !x__slot_active(&cur->slot[i]))
+		return false;
+	obs_reqtime_hist(d, i, RT_QUEUE, q);
+	obs_reqtime_hist(d, i, RT_SERVICE, s);
+	obs_reqtime_hist(d, i, RT_RESIDENCE, r);
+	return true;
+}
+
+/* The run-queue wait buckets of st into h (no exact sum or max: see x__runq_hist). */
+static void x__runq_buckets(const struct obs_reqtime_stats *st, struct ll_hist *h)
+{
+	uint32_t k;
+
+	ll_hist_reset(h);
+	for (k = 0; k < LL_HIST_BUCKETS; k++)
+		ll_hist_add_bucket(h, k, st->runq[k]);
+}
+
 int obs_rt_fmt_live(FILE *out, const struct obs_reqtime *rt, const struct obs_reqtime_stats *d,
 		    const struct obs_reqtime_stats *cur, double interval_s)
 {
@@ -71,11 +95,8 @@ int obs_rt_fmt_live(FILE *out, const struct obs_reqtime *rt, const struct obs_re
 	for (i = 0; i < d->nslots; i++) {
 		const struct rt_ctrs *ct = &d->slot[i].c;
 
-		if (!x__slot_active(&d->slot[i]) && !x__slot_active(&cur->slot[i]))
+		if (!x__slot_hists(d, cur, i, q, s, r))
 			continue;
-		obs_reqtime_hist(d, i, RT_QUEUE, q);
-		obs_reqtime_hist(d, i, RT_SERVICE, s);
-		obs_reqtime_hist(d, i, RT_RESIDENCE, r);
 		fprintf(out,
 			"  %s/%-5u req %8llu %9.1f/s  queue p50 %-7s p99 %-7s  service p50 %-7s "
 			"p99 %-7s  residence p50 %-7s p99 %s\n",
@@ -86,9 +107,7 @@ int obs_rt_fmt_live(FILE *out, const struct obs_reqtime *rt, const struct obs_re
 			x__pct(s, 50, c, sizeof(c)), x__pct(s, 99, e, sizeof(e)),
 			x__pct(r, 50, f, sizeof(f)), x__pct(r, 99, g, sizeof(g)));
 	}
-	ll_hist_reset(q);
-	for (i = 0; i < LL_HIST_BUCKETS; i++)
-		ll_hist_add_bucket(q, (uint32_t)i, d->runq[i]);
+	x__runq_buckets(d, q);
 	if (ll_hist_count(q))
 		fprintf(out, "  run-queue wait of serving threads: %llu wake-ups  p50 %s  p99 %s\n",
 			(unsigned long long)ll_hist_count(q), x__pct(q, 50, a, sizeof(a)),
@@ -113,11 +132,8 @@ json_t *obs_rt_fmt_interval(const struct obs_reqtime *rt, const struct obs_reqti
 	for (i = 0; ok && i < d->nslots; i++) {
 		const struct rt_ctrs *ct = &d->slot[i].c;
 
-		if (!x__slot_active(&d->slot[i]) && !x__slot_active(&cur->slot[i]))
+		if (!x__slot_hists(d, cur, i, q, s, r))
 			continue;
-		obs_reqtime_hist(d, i, RT_QUEUE, q);
-		obs_reqtime_hist(d, i, RT_SERVICE, s);
-		obs_reqtime_hist(d, i, RT_RESIDENCE, r);
 		rps = interval_s > 0 ? (double)ct->requests / interval_s : 0.0;
 		one = json_object();
 		if (!one || json_array_append_new(slots, one)) {
@@ -136,9 +152,7 @@ json_t *obs_rt_fmt_interval(const struct obs_reqtime *rt, const struct obs_reqti
 		x__set(one, "residence_p99", x__pct_json(r, 99), &ok);
 	}
 	if (ok) {
-		ll_hist_reset(q);
-		for (i = 0; i < LL_HIST_BUCKETS; i++)
-			ll_hist_add_bucket(q, (uint32_t)i, d->runq[i]);
+		x__runq_buckets(d, q);
 		x__set(iv, "t_s", json_real(t), &ok);
 		x__set(iv, "interval_s", json_real(interval_s), &ok);
 		x__set(iv, "slots", slots, &ok);
@@ -157,31 +171,26 @@ json_t *obs_rt_fmt_interval(const struct obs_reqtime *rt, const struct obs_reqti
 	return iv;
 }
 
+/* A note of a slot's summary: n and what, when n is not 0. */
+static void x__note(FILE *out, uint64_t n, const char *what)
+{
+	if (n)
+		fprintf(out, "      %llu %s\n", (unsigned long long)n, what);
+}
+
 static void x__notes(FILE *out, const struct rt_ctrs *c)
 {
-	if (c->unanswered)
-		fprintf(out, "      %llu read with no response before the next read or the close\n",
-			(unsigned long long)c->unanswered);
-	if (c->no_arrival)
-		fprintf(out, "      %llu read with no arrival seen (queued before start, or while "
-			     "arrival stamping was off): no queue wait or residence\n",
-			(unsigned long long)c->no_arrival);
-	if (c->multi_write)
-		fprintf(out, "      %llu responses written in several writes\n",
-			(unsigned long long)c->multi_write);
-	if (c->unsolicited)
-		fprintf(out, "      %llu writes with no request read before them\n",
-			(unsigned long long)c->unsolicited);
+	x__note(out, c->unanswered, "read with no response before the next read or the close");
+	x__note(out, c->no_arrival, "read with no arrival seen (queued before start, or while "
+				    "arrival stamping was off): no queue wait or residence");
+	x__note(out, c->multi_write, "responses written in several writes");
+	x__note(out, c->unsolicited, "writes with no request read before them");
 	if (c->ring_overrun)
 		fprintf(out, "      %llu datagrams queued beyond %d stamps: no queue wait\n",
 			(unsigned long long)c->ring_overrun, RT_UDP_RING);
-	if (c->trace_lost)
-		fprintf(out, "      %llu trace records lost (ring buffer full)\n",
-			(unsigned long long)c->trace_lost);
-	if (c->multi_arrival)
-		fprintf(out, "      %llu reads took the bytes of several client writes (pipelined "
-			     "requests, or requests written in pieces)\n",
-			(unsigned long long)c->multi_arrival);
+	x__note(out, c->trace_lost, "trace records lost (ring buffer full)");
+	x__note(out, c->multi_arrival, "reads took the bytes of several client writes (pipelined "
+				       "requests, or requests written in pieces)");
 	if (c->udp_shared)
 		fprintf(out, "      %llu sockets read by several threads (%llu reads by another "
 			     "thread than the last): replies matched approximately\n",
@@ -191,11 +200,7 @@ static void x__notes(FILE *out, const struct rt_ctrs *c)
 /* The run-queue wait histogram of st into h, with its exact sum and max. */
 static void x__runq_hist(const struct obs_reqtime_stats *st, struct ll_hist *h)
 {
-	uint32_t k;
-
-	ll_hist_reset(h);
-	for (k = 0; k < LL_HIST_BUCKETS; k++)
-		ll_hist_add_bucket(h, k, st->runq[k]);
+	x__runq_buckets(st, h);
 	if (ll_hist_count(h)) {
 		h->sum = st->global[RT_G_RUNQ_SUM_NS];
 		h->max = st->global[RT_G_RUNQ_MAX_NS];

@@ -187,6 +187,16 @@ netns_create() {
 
 # --- loadlens-driver tests (issue 5) ---
 
+# oneshot_httpd NAME PORT REQUESTS ANSWERS [SAVE]: oneshot_httpd.py on 127.0.0.1:PORT in the
+# background, waited for until it listens: one connection, REQUESTS requests read, ANSWERS
+# answered, the first request written to SAVE if given.
+oneshot_httpd() {
+	local name=$1
+	shift
+	start "$name" /usr/bin/python3 "$(dirname "${BASH_SOURCE[0]}")/oneshot_httpd.py" "$@"
+	wait_for "$name" listening
+}
+
 # refserver_up NAME PORT ARGS...: loadlens-refserver on 127.0.0.1:PORT, JSON to $LL_TMP/NAME.json,
 # started in the background and waited for until it listens.
 refserver_up() {

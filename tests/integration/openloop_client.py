@@ -36,6 +36,28 @@ def parse_args():
     return a
 
 
+def open_loop(a, sel, send, on_ready, pending):
+    """The schedule both protocols keep: send() for every request due at --rate during
+    --duration, on_ready(sock) for each socket readable meanwhile, then at most --drain seconds
+    more until pending() is 0. Returns the seconds it took."""
+    t0 = time.monotonic()
+    end = t0 + a.duration
+    n_due = 0
+    while True:
+        now = time.monotonic()
+        if now < end:
+            due = int((now - t0) * a.rate) + 1
+            while n_due < due:
+                n_due += 1
+                send()
+        elif pending() <= 0 or now > end + a.drain:
+            break
+        timeout = max(0.0, min(1.0 / a.rate, 0.05)) if now < end else 0.05
+        for key, _ in sel.select(timeout):
+            on_ready(key.fileobj)
+    return time.monotonic() - t0
+
+
 def run_tcp(a):
     sel = selectors.DefaultSelector()
     idle, bufs = [], {}
@@ -48,38 +70,29 @@ def run_tcp(a):
         bufs[s] = b""
     frame = struct.pack(">I", a.size) + b"q" * a.size
     want = 4 + a.size
-    sent = received = skipped = 0
-    t0 = time.monotonic()
-    end = t0 + a.duration
-    n_due = 0
-    while True:
-        now = time.monotonic()
-        if now < end:
-            due = int((now - t0) * a.rate) + 1
-            while n_due < due:
-                n_due += 1
-                if not idle:
-                    skipped += 1
-                    continue
-                s = idle.pop()
-                s.sendall(frame)
-                sent += 1
-        elif received + 0 >= sent or now > end + a.drain:
-            break
-        timeout = max(0.0, min(1.0 / a.rate, 0.05)) if now < end else 0.05
-        for key, _ in sel.select(timeout):
-            s = key.fileobj
-            data = s.recv(65536)
-            if not data:
-                raise SystemExit("server closed a connection")
-            bufs[s] += data
-            while len(bufs[s]) >= want:
-                bufs[s] = bufs[s][want:]
-                received += 1
-                idle.append(s)
+    n = {"sent": 0, "received": 0, "skipped": 0}
+
+    def send():
+        if not idle:
+            n["skipped"] += 1
+            return
+        idle.pop().sendall(frame)
+        n["sent"] += 1
+
+    def on_ready(s):
+        data = s.recv(65536)
+        if not data:
+            raise SystemExit("server closed a connection")
+        bufs[s] += data
+        while len(bufs[s]) >= want:
+            bufs[s] = bufs[s][want:]
+            n["received"] += 1
+            idle.append(s)
+
+    elapsed = open_loop(a, sel, send, on_ready, lambda: n["sent"] - n["received"])
     for s in list(bufs):
         s.close()
-    return sent, received, skipped, time.monotonic() - t0
+    return n["sent"], n["received"], n["skipped"], elapsed
 
 
 def run_udp(a):
@@ -90,30 +103,23 @@ def run_udp(a):
     sel = selectors.DefaultSelector()
     sel.register(s, selectors.EVENT_READ)
     payload = b"q" * a.size
-    sent = received = 0
-    t0 = time.monotonic()
-    end = t0 + a.duration
-    n_due = 0
-    while True:
-        now = time.monotonic()
-        if now < end:
-            due = int((now - t0) * a.rate) + 1
-            while n_due < due:
-                n_due += 1
-                s.send(payload)
-                sent += 1
-        elif received >= sent or now > end + a.drain:
-            break
-        timeout = max(0.0, min(1.0 / a.rate, 0.05)) if now < end else 0.05
-        for _ in sel.select(timeout):
-            while True:
-                try:
-                    s.recv(65536)
-                except BlockingIOError:
-                    break
-                received += 1
+    n = {"sent": 0, "received": 0}
+
+    def send():
+        s.send(payload)
+        n["sent"] += 1
+
+    def on_ready(sock):
+        while True:
+            try:
+                sock.recv(65536)
+            except BlockingIOError:
+                break
+            n["received"] += 1
+
+    elapsed = open_loop(a, sel, send, on_ready, lambda: n["sent"] - n["received"])
     s.close()
-    return sent, received, 0, time.monotonic() - t0
+    return n["sent"], n["received"], 0, elapsed
 
 
 def main():

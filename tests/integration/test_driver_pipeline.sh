@@ -5,7 +5,6 @@
 . "$(dirname "$0")/lib.sh"
 require_bin loadlens-driver loadlens-refserver
 command -v jq >/dev/null || skip "jq is not installed"
-PY=/usr/bin/python3
 
 P=$(free_port)
 refserver_up rs_tcp "$P" --proto tcp
@@ -26,23 +25,7 @@ pass "-P: tcp 5 deep (random sizes) and http 8 deep, counts equal on both sides"
 
 # sick: 8 pipelined, the server answers 3 and closes: 3 ok, 5 short_response
 P=$(free_port)
-cat >"$LL_TMP/three.py" <<'EOT'
-import socket, sys, time
-s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("127.0.0.1", int(sys.argv[1])))
-s.listen(1)
-open(sys.argv[2], "w").write("ready\n")
-c, _ = s.accept()
-d = b""
-deadline = time.time() + 5
-while d.count(b"\r\n\r\n") < 8 and time.time() < deadline:
-	d += c.recv(65536)
-c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok" * 3)
-c.close()
-EOT
-start three $PY "$LL_TMP/three.py" "$P" "$LL_TMP/three.ready"
-for _ in $(seq 1 50); do [ -s "$LL_TMP/three.ready" ] && break; sleep 0.1; done
+oneshot_httpd three "$P" 8 3
 driver sick "http://127.0.0.1:$P/" -c 1 -n 8 -P 8 --timeout 3s -q
 jq -c '{requests, errors_total, short: .errors.short_response}' "$LL_TMP/sick.json"
 [ "$(jget "$LL_TMP/sick.json" .requests)" = 3 ] || fail "not 3 ok"

@@ -5,7 +5,6 @@
 . "$(dirname "$0")/lib.sh"
 require_bin loadlens-driver loadlens-refserver
 command -v jq >/dev/null || skip "jq is not installed"
-PY=/usr/bin/python3
 
 cat >"$LL_TMP/urls.txt" <<'EOT'
 # three URLs
@@ -26,26 +25,7 @@ pass "http, 3 URLs: 8000 = the refserver's count, 2000/4000/2000 by weight"
 
 # what one templated POST looks like on the wire
 P=$(free_port)
-cat >"$LL_TMP/cap.py" <<'EOT'
-import socket, sys
-s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("127.0.0.1", int(sys.argv[1])))
-s.listen(1)
-open(sys.argv[2], "w").write("ready\n")
-c, _ = s.accept()
-d = b""
-while b"\r\n\r\n" not in d:
-	d += c.recv(4096)
-head, body = d.split(b"\r\n\r\n", 1)
-n = int([l.split(b":")[1] for l in head.split(b"\r\n") if l.lower().startswith(b"content-length")][0])
-while len(body) < n:
-	body += c.recv(4096)
-open(sys.argv[3], "wb").write(head + b"\n\n" + body)
-c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
-EOT
-start cap $PY "$LL_TMP/cap.py" "$P" "$LL_TMP/cap.ready" "$LL_TMP/cap.req"
-for _ in $(seq 1 50); do [ -s "$LL_TMP/cap.ready" ] && break; sleep 0.1; done
+oneshot_httpd cap "$P" 1 1 "$LL_TMP/cap.req"
 grep "^POST" "$LL_TMP/urls.txt" >"$LL_TMP/post.txt"
 driver post "http://127.0.0.1:$P/" -n 1 --requests-file "$LL_TMP/post.txt" -q
 cat "$LL_TMP/cap.req"; echo

@@ -65,12 +65,16 @@ f=$(jget "$obs" .request_timing.foreign_sockets)
 [ "$f" -ge 5 ] || fail "only $f foreign sockets seen; the other processes' sockets were not judged"
 pass "--pid without --port: $got requests on tcp/$pt = the target's own; $f sockets of others left out"
 
-# --pid without --port, a target that is also a client (a proxy, an app with a database): its
-# connections to another server (ephemeral local ports) are not requests it serves
-cat >"$LL_TMP/both.py" <<'PY'
+# echo_server NAME PORT [UPSTREAM]: a Python server of the refserver's framing (4-byte length,
+# echoed) on PORT, SO_REUSEPORT so that it can share the port with another process; it prints
+# its count of responses and of connections accepted when stopped. With UPSTREAM it is also a
+# client: once its first client connects it makes 300 requests of its own to 127.0.0.1:UPSTREAM.
+cat >"$LL_TMP/echo.py" <<'PY'
 import signal, socket, struct, sys, threading
-port, upstream = int(sys.argv[1]), int(sys.argv[2])
+port = int(sys.argv[1])
+upstream = int(sys.argv[2]) if len(sys.argv) > 2 else 0
 n = 0
+accepted = 0
 lock = threading.Lock()
 def client():
     # 300 requests of its own to the upstream server, framed as the refserver's
@@ -93,28 +97,36 @@ def serve(c):
                 n += 1
 def done(*_):
     print("responses", n, flush=True)
+    print("accepted", accepted, flush=True)
     sys.exit(0)
 signal.signal(signal.SIGINT, done)
 signal.signal(signal.SIGTERM, done)
 s = socket.socket()
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
 s.bind(("127.0.0.1", port))
 s.listen(128)
 print("listening", file=sys.stderr, flush=True)
-c, _ = s.accept()  # the first client connects: make the upstream requests meanwhile
-threading.Thread(target=client, daemon=True).start()
-threading.Thread(target=serve, args=(c,), daemon=True).start()
 while True:
     c, _ = s.accept()
+    accepted += 1
+    if accepted == 1 and upstream:  # the first client: make the upstream requests meanwhile
+        threading.Thread(target=client, daemon=True).start()
     threading.Thread(target=serve, args=(c,), daemon=True).start()
 PY
+echo_server() {
+	start "$1" /usr/bin/python3 "$LL_TMP/echo.py" "${@:2}"
+	wait_for "$1" listening
+}
+
+# --pid without --port, a target that is also a client (a proxy, an app with a database): its
+# connections to another server (ephemeral local ports) are not requests it serves
 pb=$(free_port)
 pup=$(free_port)
 start up "$LOADLENS_BIN/loadlens-refserver" --proto tcp --listen "127.0.0.1:$pup" \
 	--json "$LL_TMP/up.json"
 wait_for up listening
-start both /usr/bin/python3 "$LL_TMP/both.py" "$pb" "$pup"
-wait_for both listening
+echo_server both "$pb" "$pup"
 start obs3 "$LOADLENS_BIN/loadlens-observer" --pid "$PID_both" --interval 1s \
 	--json "$LL_TMP/obs3.json"
 wait_for obs3 observing 60
@@ -147,43 +159,8 @@ ps=$(free_port)
 start t2 "$LOADLENS_BIN/loadlens-refserver" --proto tcp --listen "127.0.0.1:$ps" --workers 2 \
 	--json "$LL_TMP/t2.json"
 wait_for t2 listening
-# the other process: a Python server of the same framing on the same port (SO_REUSEPORT);
-# it prints its count of responses and of connections accepted when stopped
-cat >"$LL_TMP/o2.py" <<'PY'
-import signal, socket, struct, sys, threading
-n = 0
-accepted = 0
-lock = threading.Lock()
-def serve(c):
-    global n
-    with c:
-        while True:
-            h = c.recv(4, socket.MSG_WAITALL)
-            if len(h) < 4:
-                return
-            size = struct.unpack(">I", h)[0]
-            body = c.recv(size, socket.MSG_WAITALL) if size else b""
-            c.sendall(h + body)
-            with lock:
-                n += 1
-def done(*_):
-    print("responses", n, flush=True)
-    print("accepted", accepted, flush=True)
-    sys.exit(0)
-signal.signal(signal.SIGINT, done)
-signal.signal(signal.SIGTERM, done)
-s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-s.bind(("127.0.0.1", int(sys.argv[1])))
-s.listen(128)
-print("listening", file=sys.stderr, flush=True)
-while True:
-    c, _ = s.accept()
-    accepted += 1
-    threading.Thread(target=serve, args=(c,), daemon=True).start()
-PY
-start o2 /usr/bin/python3 "$LL_TMP/o2.py" "$ps"
-wait_for o2 listening
+# the other process: echo_server on the same port (SO_REUSEPORT)
+echo_server o2 "$ps"
 start obs2 "$LOADLENS_BIN/loadlens-observer" --pid "$PID_t2" --port "$ps" --interval 1s \
 	--json "$LL_TMP/obs2.json"
 wait_for obs2 observing 60

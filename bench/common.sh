@@ -1,0 +1,59 @@
+# shellcheck shell=bash
+# Sourced by the bench scripts, after their `set -u`: a scratch directory and background
+# processes cleaned up at exit, a free loopback port, and the nginx they measure against.
+# Defines functions only. Loopback only.
+
+# bench_bins: BIN, the build's bin directory (LOADLENS_BIN, default build/bin beside bench/),
+# and in it D, loadlens-driver, and RS, loadlens-refserver; exits 1 unless both are built.
+bench_bins() {
+	BIN=${LOADLENS_BIN:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../build/bin}
+	D=$BIN/loadlens-driver
+	RS=$BIN/loadlens-refserver
+	[ -x "$D" ] && [ -x "$RS" ] || { echo "build first: $D, $RS"; exit 1; }
+}
+
+# bench_tmp NAME: TMP, a new directory /tmp/NAME.XXXXXX, and PIDS, an empty list the script
+# appends its background processes to; at exit each is killed and waited for, then TMP removed.
+bench_tmp() {
+	TMP=$(mktemp -d "/tmp/$1.XXXXXX")
+	PIDS=()
+	trap bench_cleanup EXIT
+}
+
+bench_cleanup() {
+	local p
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	rm -rf "$TMP"
+}
+
+# port: a port on 127.0.0.1 that nothing listens on (TCP or UDP), below the ephemeral range.
+port() {
+	local p
+	while :; do
+		p=$((20000 + RANDOM % 12000))
+		ss -Htanul "( sport = :$p )" | grep -q . || { echo "$p"; return; }
+	done
+}
+
+# bench_nginx_conf DIR PORT [LISTEN_OPTIONS]: DIR/nginx.conf, one worker in the foreground on
+# 127.0.0.1:PORT (LISTEN_OPTIONS after it, e.g. "backlog=4096") answering every path with a
+# 12-byte "hello world\n", stub_status at /status; no access log, pid and error log in DIR.
+bench_nginx_conf() {
+	cat >"$1/nginx.conf" <<CONF
+worker_processes 1;
+daemon off;
+pid $1/nginx.pid;
+error_log $1/error.log;
+events { worker_connections 4096; }
+http {
+	access_log off;
+	keepalive_requests 100000000;
+	server {
+		listen 127.0.0.1:$2${3:+ $3};
+		location / { return 200 "hello world\n"; }
+		location = /status { stub_status; }
+	}
+}
+CONF
+}
