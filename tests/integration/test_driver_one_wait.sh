@@ -44,3 +44,20 @@ echo "paced udp at 2k/s: $sl sleeps of the worker for $n requests"
 [ "$sl" -ge $((n / 2)) ] || fail "paced: $sl sleeps for $n paced requests: not counted?"
 [ "$sl" -le $((n + n / 4)) ] || fail "paced: $sl sleeps for $n requests: replies still wake the thread"
 pass "open loop: $sl sleeps for $n paced requests (one per send, none per reply)"
+
+# A reply read at a wake-up is timed by the kernel's receive stamp, turned to the run's clock:
+# against a server that sleeps 2 ms per request, no answer may take less than 2 ms from its send
+# (a stamp on the wrong clock or offset would), and the median stays near it (not the time of
+# the read). Uncorrected: from the actual send.
+P=$(free_port)
+start_refserver rsslow udp "$P" --service-time 2ms --service-mode sleep
+driver stamped "udp://127.0.0.1:$P" -c 4 --rate 200 -n 400 --timeout 1s -q
+stop rsslow
+j=$LL_TMP/stamped.json
+[ "$(jget "$j" .requests)" = 400 ] || fail "stamped: $(jget "$j" .requests) of 400 answered"
+min=$(jget "$j" .latency_uncorrected.min)
+p50=$(jget "$j" .latency_uncorrected.p50)
+echo "2 ms server, open loop: latency from the send min $min ns, p50 $p50 ns"
+[ "$min" -ge 2000000 ] || fail "stamped: an answer in $min ns from a server that sleeps 2 ms"
+[ "$p50" -lt 3000000 ] || fail "stamped: p50 $p50 ns, more than 1 ms over the server's 2 ms"
+pass "open loop, kernel-stamped replies: min $min ns >= the server's 2 ms, p50 $p50 ns"
