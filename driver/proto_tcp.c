@@ -153,7 +153,7 @@ static void x__complete(struct tcp_conn *c)
 	struct drv_worker *w = c->base.w;
 	struct drv_stats *st = x__st(c);
 	uint16_t status = c->frame.status;
-	uint64_t now = uv_hrtime();
+	uint64_t now = drv__tcp_rx_time(c);
 	int err = 0;
 
 	if (c->writing) { /* an answer before the whole request was written */
@@ -237,6 +237,45 @@ static void x__on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 		x__complete(c);
 }
 
+/*
+ * The open loop's read (rxset.h): what a readable connection holds, timed by the kernel (the
+ * stamp of the last segment read), handed to x__on_read as libuv would. A read that does not fill
+ * the buffer emptied the socket; a fuller one is read again, or at the next drain.
+ */
+static void x__rx_read(struct drv_rxset *set, void *sock, const struct drv_rxclock *clk)
+{
+	struct tcp_conn *c = sock;
+	uv_buf_t b = uv_buf_init(c->tt->io.rbuf, (unsigned int)c->tt->io.rbuf_len);
+	uv_os_fd_t fd;
+	ssize_t n;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		/* a response may close it (an error, Connection: close, --reconnect-every) */
+		if (!c->open || c->closing || uv_fileno((uv_handle_t *)&c->tcp, &fd))
+			return;
+		n = drv_rxset_recv(fd, b.base, b.len, clk, &c->t_rx);
+		if (n == -EAGAIN || n == -EINTR)
+			break;
+		x__on_read((uv_stream_t *)&c->tcp, n ? n : UV_EOF, &b);
+		if (n <= 0 || (size_t)n < b.len)
+			break;
+	}
+	c->t_rx = 0;
+}
+
+/* The connection is up: its responses are read through the thread's reply set, or by libuv. */
+static int x__read_start(struct tcp_conn *c)
+{
+	uv_os_fd_t fd;
+	int err;
+
+	if (c->tt->rxset.epfd < 0)
+		return uv_read_start((uv_stream_t *)&c->tcp, x__alloc, x__on_read);
+	err = uv_fileno((uv_handle_t *)&c->tcp, &fd);
+	return err ? err : drv_rxset_add(&c->tt->rxset, fd, c);
+}
+
 static void x__on_connect(uv_connect_t *req, int status)
 {
 	struct tcp_conn *c = container_of(req, struct tcp_conn, connect_req);
@@ -254,7 +293,7 @@ static void x__on_connect(uv_connect_t *req, int status)
 	ll_hist_record(x__st(c)->connect, uv_hrtime() - c->t_op);
 	c->on_conn = 0;
 	(void)uv_tcp_nodelay(&c->tcp, 1); /* best effort: latency, not correctness */
-	err = uv_read_start((uv_stream_t *)&c->tcp, x__alloc, x__on_read);
+	err = x__read_start(c);
 	if (err) {
 		x__fail(c, err);
 		return;
@@ -317,7 +356,28 @@ static int x__init(struct drv_worker *w)
 	tt->pipeline = (uint32_t)w->cfg->pipeline;
 	if (tt->mix)
 		drv_mix_ctx_init(&tt->mix_ctx, w->cfg, w->id, (uint32_t)w->cfg->threads);
+	tt->rxset.epfd = -1;
+	if (w->cfg->rate > 0) { /* open loop: responses read at wake-ups; one slot: they wake it */
+		err = drv_rxset_init(&tt->rxset, w, w->nslots < 2, x__rx_read);
+		if (err)
+			return err;
+		drv_rxset_at_wake(&tt->rxset); /* a closed idle connection is seen before its send */
+	}
 	return drv_reqmix_worker_init(w);
+}
+
+static void x__stop(struct drv_worker *w)
+{
+	drv_rxset_stop(&((struct tcp_thread *)w->proto_data)->rxset);
+}
+
+static void x__fini(struct drv_worker *w)
+{
+	struct tcp_thread *tt = w->proto_data;
+
+	if (tt)
+		drv_rxset_fini(&tt->rxset);
+	drv_slot_io_fini(w);
 }
 
 /* The slot operations (slot.h). */
@@ -402,12 +462,14 @@ const struct drv_proto drv_proto_tcp = {
 	.name = "tcp",
 	.init = x__init,
 	.slot = &x__slot_ops,
-	.fini = drv_slot_io_fini,
+	.stop = x__stop,
+	.fini = x__fini,
 };
 
 const struct drv_proto drv_proto_http_native = {
 	.name = "http",
 	.init = x__init,
 	.slot = &x__slot_ops,
-	.fini = drv_slot_io_fini,
+	.stop = x__stop,
+	.fini = x__fini,
 };

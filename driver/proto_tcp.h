@@ -11,6 +11,7 @@
 #include <uv.h>
 #include "frame.h"
 #include "reqmix.h"
+#include "rxset.h"
 #include "slot.h"
 #include "worker.h"
 
@@ -57,6 +58,7 @@ struct tcp_conn {
 	uint32_t niov, nbatch, batch_first;
 	uint32_t depth;	  /* inside a send or read: the batch is written on the way out */
 	bool finishing;	    /* -P: the pacer is done; close once the last response is in */
+	uint64_t t_rx;	    /* open loop: the kernel's receive time of the bytes being read */
 };
 
 struct tcp_thread {
@@ -68,6 +70,8 @@ struct tcp_thread {
 	const struct drv_reqmix *mix; /* --requests-file, or NULL */
 	struct drv_mix_ctx mix_ctx;
 	uint32_t pipeline; /* -P */
+	/* open loop: responses read at the waker's wake-ups; epfd -1: libuv reads as they come */
+	struct drv_rxset rxset;
 };
 
 /*
@@ -108,6 +112,12 @@ static inline struct tcp_conn *x__c(struct drv_slot *s)
 static inline struct drv_stats *x__st(struct tcp_conn *c)
 {
 	return drv_worker_stats(c->base.w, &c->base.ticket);
+}
+
+/* When the bytes being read came in: the kernel's stamp (open loop), else now. */
+static inline uint64_t drv__tcp_rx_time(const struct tcp_conn *c)
+{
+	return c->t_rx ? c->t_rx : uv_hrtime();
 }
 
 /* proto_tcp.c: close the connection; its close callback starts the slot's next attempt. */
