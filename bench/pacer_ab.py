@@ -1,10 +1,10 @@
 #!/usr/bin/python3
 """Two builds of the driver, paced against the refserver in alternating rounds (issue 10).
 
-    bench/pacer_ab.py BEFORE_BIN AFTER_BIN [--rates 1000,10000,50000] [--rounds 3] [--dur 3]
-                      [--conns 20]
+    bench/pacer_ab.py BEFORE_BIN AFTER_BIN [--proto udp|tcp|http] [--rates 1000,10000,50000]
+                      [--rounds 3] [--dur 3] [--conns 20]
 
-The refserver (udp) runs on CPU 0, each driver on CPU 1. Per run it prints one Markdown row: CPU
+The refserver (udp, tcp or http) runs on CPU 0, each driver on CPU 1. Per run it prints one Markdown row: CPU
 per request, the worker's sleeps per request (its voluntary context switches, from the JSON's
 driver.sleeps, or from /usr/bin/time for a build that does not count them), timer wake-ups per
 request, latency p50/p99 (from the intended send), send lag p50/p99, the time spent polling and
@@ -21,17 +21,18 @@ import tempfile
 import time
 
 
-def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+def free_port(proto):
+    kind = socket.SOCK_DGRAM if proto == "udp" else socket.SOCK_STREAM
+    with socket.socket(socket.AF_INET, kind) as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
 
-def run_driver(bindir, port, rate, conns, dur, tmp):
+def run_driver(bindir, proto, port, rate, conns, dur, tmp):
     out = os.path.join(tmp, "o.json")
     tfile = os.path.join(tmp, "time")
     cmd = ["taskset", "-c", "1", "/usr/bin/time", "-f", "%w", "-o", tfile,
-           os.path.join(bindir, "loadlens-driver"), "udp://127.0.0.1:%d" % port,
+           os.path.join(bindir, "loadlens-driver"), "%s://127.0.0.1:%d/" % (proto, port),
            "-c", str(conns), "--rate", str(rate), "-d", "%ds" % dur, "-q", "--json", out]
     subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True,
                    timeout=dur + 30)
@@ -58,6 +59,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("before")
     ap.add_argument("after")
+    ap.add_argument("--proto", choices=("udp", "tcp", "http"), default="udp")
     ap.add_argument("--rates", default="1000,10000,50000")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--dur", type=int, default=3)
@@ -66,10 +68,10 @@ def main():
     for b in (a.before, a.after):
         if not os.access(os.path.join(b, "loadlens-driver"), os.X_OK):
             sys.exit("no loadlens-driver in %s" % b)
-    port = free_port()
+    port = free_port(a.proto)
     with tempfile.TemporaryDirectory(prefix="loadlens-pab") as tmp:
         srv = subprocess.Popen(["taskset", "-c", "0", os.path.join(a.after, "loadlens-refserver"),
-                                "--proto", "udp", "--listen", "127.0.0.1:%d" % port],
+                                "--proto", a.proto, "--listen", "127.0.0.1:%d" % port],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             time.sleep(0.5)
@@ -80,7 +82,7 @@ def main():
             for rate in a.rates.split(","):
                 for _ in range(a.rounds):
                     for label, b in (("before", a.before), ("after", a.after)):
-                        d, vol = run_driver(b, port, int(rate), a.conns, a.dur, tmp)
+                        d, vol = run_driver(b, a.proto, port, int(rate), a.conns, a.dur, tmp)
                         print(row(label, rate, d, vol), flush=True)
         finally:
             srv.terminate()
