@@ -361,7 +361,6 @@ static int x__init(struct drv_worker *w)
 		err = drv_rxset_init(&tt->rxset, w, w->nslots < 2, x__rx_read);
 		if (err)
 			return err;
-		drv_rxset_at_wake(&tt->rxset); /* a closed idle connection is seen before its send */
 	}
 	return drv_reqmix_worker_init(w);
 }
@@ -411,7 +410,18 @@ static void x__slot_release(struct drv_slot *s)
 static void x__slot_go(struct drv_slot *s)
 {
 	struct tcp_conn *c = x__c(s);
+	struct drv_rxclock clk;
 
+	/*
+	 * Open loop: what came in on the connection since the last drain is read before the send,
+	 * as libuv would have read it on arrival: an end of stream (a server closing an idle
+	 * connection) then reconnects quietly instead of failing this request. Usually one
+	 * recvmsg() that finds nothing.
+	 */
+	if (c->tt->rxset.epfd >= 0 && c->open && !c->closing && !c->connecting) {
+		drv_rxset_clock(&clk);
+		x__rx_read(&c->tt->rxset, c, &clk);
+	}
 	if (c->closing)
 		c->resume = true;
 	else if (c->open)

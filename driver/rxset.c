@@ -21,6 +21,12 @@ static int64_t x__real_off(void)
 	return (int64_t)r.tv_sec * 1000000000LL + r.tv_nsec - (int64_t)m;
 }
 
+void drv_rxset_clock(struct drv_rxclock *clk)
+{
+	clk->now = uv_hrtime();
+	clk->real_off = x__real_off();
+}
+
 /* drv_sched_rx.drain: one datagram of every readable socket per pass. */
 static void x__drain(struct drv_sched_rx *rx)
 {
@@ -33,8 +39,7 @@ static void x__drain(struct drv_sched_rx *rx)
 		n = epoll_wait(set->epfd, ev, RXSET_EVENTS, 0);
 		if (n <= 0)
 			return;
-		clk.now = uv_hrtime();
-		clk.real_off = x__real_off();
+		drv_rxset_clock(&clk);
 		/* a socket closed meanwhile has left the set; the callback skips one closing */
 		for (i = 0; i < n; i++)
 			set->cb(set, ev[i].data.ptr, &clk);

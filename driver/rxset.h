@@ -46,11 +46,8 @@ struct drv_rxset {
  * whatever is queued (a thread with one slot). Before the worker runs.
  */
 int drv_rxset_init(struct drv_rxset *set, struct drv_worker *w, bool always, drv_rxset_cb cb);
-/* Also read the set at each wake-up, before the sends (streams: an end seen before a send). */
-static inline void drv_rxset_at_wake(struct drv_rxset *set)
-{
-	set->rx.at_wake = true;
-}
+/* The clocks for a read outside a drain (drv_rxset_recv). */
+void drv_rxset_clock(struct drv_rxclock *clk);
 /* Add socket fd, handed back to cb as sock; receive stamps on. */
 int drv_rxset_add(struct drv_rxset *set, int fd, void *sock);
 /*

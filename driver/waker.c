@@ -239,9 +239,8 @@ static void x__on_poll(uv_poll_t *p, int status, int events)
 		x__check_contention(s);
 	}
 	s->armed = 0; /* EAGAIN when re-armed meanwhile: the heaps are the truth */
-	/* a reply already in is no timeout; a stream's end is seen before its next send */
-	if (s->rx && (s->rx->at_wake || (s->timer.n && s->timer.e[0]->at <= now)))
-		drv_sched_drain(s);
+	if (s->timer.n && s->timer.e[0]->at <= now)
+		drv_sched_drain(s); /* a reply already in is no timeout */
 	while ((e = x__pop_due(&s->timer, now)))
 		e->cb(e);
 	x__fire(s);

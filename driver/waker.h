@@ -71,8 +71,6 @@ struct drv_sched_rx {
 	/* From now on the loop is woken when a reply comes (on), or not. */
 	void (*wake)(struct drv_sched_rx *rx, bool on);
 	bool always; /* wake for every reply: the thread has one slot, no other send to wake it */
-	/* also drain at each wake-up, before the sends: a stream's end is seen before its next send */
-	bool at_wake;
 	bool waking; /* as last set through wake() */
 };
 
