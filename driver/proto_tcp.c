@@ -270,10 +270,10 @@ static int x__read_start(struct tcp_conn *c)
 	uv_os_fd_t fd;
 	int err;
 
-	if (c->tt->rxset.epfd < 0)
+	if (c->tt->io.rxset.epfd < 0)
 		return uv_read_start((uv_stream_t *)&c->tcp, x__alloc, x__on_read);
 	err = uv_fileno((uv_handle_t *)&c->tcp, &fd);
-	return err ? err : drv_rxset_add(&c->tt->rxset, fd, c);
+	return err ? err : drv_rxset_add(&c->tt->io.rxset, fd, c);
 }
 
 static void x__on_connect(uv_connect_t *req, int status)
@@ -344,7 +344,7 @@ static void x__connect(struct tcp_conn *c)
 static int x__init(struct drv_worker *w)
 {
 	struct tcp_thread *tt;
-	int err = drv_slot_io_new(w, sizeof(*tt), TCP_READ_BUF);
+	int err = drv_slot_io_new(w, sizeof(*tt), TCP_READ_BUF, x__rx_read);
 
 	if (err)
 		return err;
@@ -356,27 +356,7 @@ static int x__init(struct drv_worker *w)
 	tt->pipeline = (uint32_t)w->cfg->pipeline;
 	if (tt->mix)
 		drv_mix_ctx_init(&tt->mix_ctx, w->cfg, w->id, (uint32_t)w->cfg->threads);
-	tt->rxset.epfd = -1;
-	if (w->cfg->rate > 0) { /* open loop: responses read at wake-ups; one slot: they wake it */
-		err = drv_rxset_init(&tt->rxset, w, w->nslots < 2, x__rx_read);
-		if (err)
-			return err;
-	}
 	return drv_reqmix_worker_init(w);
-}
-
-static void x__stop(struct drv_worker *w)
-{
-	drv_rxset_stop(&((struct tcp_thread *)w->proto_data)->rxset);
-}
-
-static void x__fini(struct drv_worker *w)
-{
-	struct tcp_thread *tt = w->proto_data;
-
-	if (tt)
-		drv_rxset_fini(&tt->rxset);
-	drv_slot_io_fini(w);
 }
 
 /* The slot operations (slot.h). */
@@ -418,9 +398,9 @@ static void x__slot_go(struct drv_slot *s)
 	 * connection) then reconnects quietly instead of failing this request. Usually one
 	 * recvmsg() that finds nothing.
 	 */
-	if (c->tt->rxset.epfd >= 0 && c->open && !c->closing && !c->connecting) {
+	if (c->tt->io.rxset.epfd >= 0 && c->open && !c->closing && !c->connecting) {
 		drv_rxset_clock(&clk);
-		x__rx_read(&c->tt->rxset, c, &clk);
+		x__rx_read(&c->tt->io.rxset, c, &clk);
 	}
 	if (c->closing)
 		c->resume = true;
@@ -472,14 +452,14 @@ const struct drv_proto drv_proto_tcp = {
 	.name = "tcp",
 	.init = x__init,
 	.slot = &x__slot_ops,
-	.stop = x__stop,
-	.fini = x__fini,
+	.stop = drv_slot_io_stop,
+	.fini = drv_slot_io_fini,
 };
 
 const struct drv_proto drv_proto_http_native = {
 	.name = "http",
 	.init = x__init,
 	.slot = &x__slot_ops,
-	.stop = x__stop,
-	.fini = x__fini,
+	.stop = drv_slot_io_stop,
+	.fini = drv_slot_io_fini,
 };

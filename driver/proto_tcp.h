@@ -11,7 +11,6 @@
 #include <uv.h>
 #include "frame.h"
 #include "reqmix.h"
-#include "rxset.h"
 #include "slot.h"
 #include "worker.h"
 
@@ -70,8 +69,6 @@ struct tcp_thread {
 	const struct drv_reqmix *mix; /* --requests-file, or NULL */
 	struct drv_mix_ctx mix_ctx;
 	uint32_t pipeline; /* -P */
-	/* open loop: responses read at the waker's wake-ups; epfd -1: libuv reads as they come */
-	struct drv_rxset rxset;
 };
 
 /*

@@ -37,7 +37,6 @@
 #include "proto.h"
 #include "reqmix.h"
 #include "request.h"
-#include "rxset.h"
 #include "slot.h"
 #include "worker.h"
 
@@ -92,8 +91,6 @@ struct udp_thread {
 	bool mc;  /* --proto memcache-udp: replies of several datagrams (frame_mcudp.c) */
 	const struct drv_reqmix *mix; /* --requests-file, or NULL */
 	struct drv_mix_ctx mix_ctx;
-	/* open loop: replies read at the waker's wake-ups; epfd -1: libuv reads as they come */
-	struct drv_rxset rxset;
 };
 
 static void x__transmit(struct udp_slot *u);
@@ -375,7 +372,7 @@ static int x__rx_add(struct udp_slot *u)
 	uv_os_fd_t fd;
 	int err = uv_fileno((uv_handle_t *)&u->udp, &fd);
 
-	return err ? err : drv_rxset_add(&u->ut->rxset, fd, u);
+	return err ? err : drv_rxset_add(&u->ut->io.rxset, fd, u);
 }
 
 static void x__send(struct udp_slot *u)
@@ -468,7 +465,7 @@ static int x__open(struct udp_slot *u)
 	}
 	err = uv_udp_connect(&u->udp, (const struct sockaddr *)&w->cfg->addr);
 	if (!err)
-		err = u->ut->rxset.epfd >= 0 ? x__rx_add(u)
+		err = u->ut->io.rxset.epfd >= 0 ? x__rx_add(u)
 				       : uv_udp_recv_start(&u->udp, x__alloc, x__on_recv);
 	return err; /* on error the socket stays open; it is closed at stop */
 }
@@ -563,7 +560,7 @@ static int x__init(struct drv_worker *w)
 {
 	const struct drv_config *cfg = w->cfg;
 	struct udp_thread *ut;
-	int err = drv_slot_io_new(w, sizeof(*ut), UDP_READ_BUF);
+	int err = drv_slot_io_new(w, sizeof(*ut), UDP_READ_BUF, x__rx_read);
 
 	if (err)
 		return err;
@@ -584,33 +581,13 @@ static int x__init(struct drv_worker *w)
 	}
 	ut->id_mask = ut->magic ? UDP_SEQ48 : ut->id_width == 8 ? ~0ULL
 								   : (1ULL << (8 * ut->id_width)) - 1;
-	ut->rxset.epfd = -1;
-	if (cfg->rate > 0) { /* open loop: replies read at wake-ups; one slot: they wake it */
-		err = drv_rxset_init(&ut->rxset, w, w->nslots < 2, x__rx_read);
-		if (err)
-			return err;
-	}
 	return drv_reqmix_worker_init(w);
-}
-
-static void x__stop(struct drv_worker *w)
-{
-	drv_rxset_stop(&((struct udp_thread *)w->proto_data)->rxset);
-}
-
-static void x__fini(struct drv_worker *w)
-{
-	struct udp_thread *ut = w->proto_data;
-
-	if (ut)
-		drv_rxset_fini(&ut->rxset);
-	drv_slot_io_fini(w);
 }
 
 const struct drv_proto drv_proto_udp = {
 	.name = "udp",
 	.init = x__init,
 	.slot = &x__slot_ops,
-	.stop = x__stop,
-	.fini = x__fini,
+	.stop = drv_slot_io_stop,
+	.fini = drv_slot_io_fini,
 };

@@ -2,6 +2,7 @@
 /* The slot base shared by the protocols: pacing, waiting, retries and backoff, sweep, stop. */
 #include <errno.h>
 #include <stdlib.h>
+#include "config.h"
 #include "drv.h"
 #include "proto.h"
 #include "slot.h"
@@ -203,7 +204,7 @@ void drv_slots_free(struct drv_worker *w)
 	w->slots = NULL;
 }
 
-int drv_slot_io_new(struct drv_worker *w, size_t size, size_t rbuf_len)
+int drv_slot_io_new(struct drv_worker *w, size_t size, size_t rbuf_len, drv_rxset_cb rx)
 {
 	struct drv_slot_io *io = calloc(1, size);
 	int err = -ENOMEM;
@@ -211,10 +212,13 @@ int drv_slot_io_new(struct drv_worker *w, size_t size, size_t rbuf_len)
 	if (!io)
 		return -ENOMEM;
 	io->w = w;
+	io->rxset.epfd = -1;
 	io->rbuf_len = rbuf_len;
 	io->rbuf = malloc(rbuf_len);
 	if (io->rbuf)
 		err = drv_request_init(&io->rq, w->cfg, w->id + 1);
+	if (!err && rx && w->cfg->rate > 0)
+		err = drv_rxset_init(&io->rxset, w, w->nslots < 2, rx);
 	if (err) {
 		drv_request_fini(&io->rq);
 		free(io->rbuf);
@@ -225,6 +229,11 @@ int drv_slot_io_new(struct drv_worker *w, size_t size, size_t rbuf_len)
 	return 0;
 }
 
+void drv_slot_io_stop(struct drv_worker *w)
+{
+	drv_rxset_stop(&((struct drv_slot_io *)w->proto_data)->rxset);
+}
+
 void drv_slot_io_fini(struct drv_worker *w)
 {
 	struct drv_slot_io *io = w->proto_data;
@@ -232,6 +241,7 @@ void drv_slot_io_fini(struct drv_worker *w)
 	w->proto_data = NULL;
 	if (!io)
 		return;
+	drv_rxset_fini(&io->rxset);
 	drv_request_fini(&io->rq);
 	free(io->rbuf);
 	free(io);

@@ -21,6 +21,7 @@
 #include <uv.h>
 #include "pacer.h"
 #include "request.h"
+#include "rxset.h"
 #include "waker.h"
 
 #define DRV_SLOT_BACKOFF_MAX_MS 1000 /* a failed connect waits 1, 2, 4 ... ms, up to this */
@@ -98,18 +99,26 @@ static inline void drv_slot_resolved(struct drv_slot *s)
 void drv_slot_done(struct drv_slot *s);
 
 /*
- * Per thread, what the stream and datagram protocols share: the request bytes, built once, and
- * one read buffer that serves every socket of the thread. It leads the protocol's thread state.
+ * Per thread, what the stream and datagram protocols share: the request bytes, built once, one
+ * read buffer that serves every socket of the thread, and in the open loop the reply set read at
+ * the waker's wake-ups (rxset.h). It leads the protocol's thread state.
  */
 struct drv_slot_io {
 	struct drv_worker *w;
 	struct drv_request rq;
 	char *rbuf;
 	size_t rbuf_len;
+	struct drv_rxset rxset; /* epfd -1: the closed loop, libuv reads as replies come */
 };
 
-/* w->proto_data = a zeroed state of `size` bytes that starts with an initialised drv_slot_io. */
-int drv_slot_io_new(struct drv_worker *w, size_t size, size_t rbuf_len);
+/*
+ * w->proto_data = a zeroed state of `size` bytes that starts with an initialised drv_slot_io; in
+ * the open loop its reply set calls rx for each readable socket (a thread with one slot: replies
+ * wake it).
+ */
+int drv_slot_io_new(struct drv_worker *w, size_t size, size_t rbuf_len, drv_rxset_cb rx);
+/* drv_proto.stop for such a state. */
+void drv_slot_io_stop(struct drv_worker *w);
 /* drv_proto.fini for such a state. */
 void drv_slot_io_fini(struct drv_worker *w);
 
