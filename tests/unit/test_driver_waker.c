@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* The waker: the early offset it learns, and sends on a real loop never before their time. */
+/* The waker: the early offset it learns, sends on a real loop never before their time, its timers,
+ * and the replies it reads at its wake-ups. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -163,12 +164,95 @@ static void test_timers(void **state)
 	free(x);
 }
 
+/*
+ * Replies read at wake-ups (drv_sched_rx): a drain after the sends of each wake-up and before a
+ * due timer; replies wake the loop only once no send is queued (or always, one slot).
+ */
+struct x_rx {
+	struct drv_sched sched;
+	struct drv_sched_rx rx;
+	struct drv_sched_ent send[3];
+	struct drv_sched_ent end;
+	char log[64];
+	int n;
+};
+
+static struct x_rx *x__rxs;
+
+static void x__rx_log(char c)
+{
+	if (x__rxs->n < (int)sizeof(x__rxs->log) - 1)
+		x__rxs->log[x__rxs->n++] = c;
+}
+
+static void x__rx_drain(struct drv_sched_rx *rx)
+{
+	x__rx_log('D');
+}
+
+static void x__rx_wake(struct drv_sched_rx *rx, bool on)
+{
+	x__rx_log(on ? 'W' : 'w');
+}
+
+static void x__rx_send(struct drv_sched_ent *e)
+{
+	x__rx_log('S');
+}
+
+static void x__rx_end(struct drv_sched_ent *e)
+{
+	x__rx_log('T');
+	drv_sched_close(&x__rxs->sched);
+}
+
+static void x__rx_run(bool always, const char *want)
+{
+	struct x_rx *x = calloc(1, sizeof(*x));
+	uv_loop_t loop;
+	uint64_t t0;
+	int i;
+
+	assert_non_null(x);
+	x__rxs = x;
+	assert_int_equal(uv_loop_init(&loop), 0);
+	assert_int_equal(drv_sched_init(&x->sched, &loop, 3), 0);
+	x->rx.drain = x__rx_drain;
+	x->rx.wake = x__rx_wake;
+	x->rx.always = always;
+	drv_sched_set_rx(&x->sched, &x->rx);
+	t0 = uv_hrtime();
+	for (i = 0; i < 3; i++) /* 20 ms apart: each its own wake-up, even on a busy machine */
+		drv_sched_add(&x->sched, &x->send[i], t0 + 20000000ULL * (uint64_t)(i + 1),
+			      x__rx_send);
+	drv_sched_timer(&x->sched, &x->end, t0 + 80000000ULL, x__rx_end);
+	assert_int_equal(drv_sched_run(&x->sched, &loop), 0);
+	x->log[x->n] = 0;
+	print_message("always=%d: %s\n", always, x->log);
+	assert_string_equal(x->log, want);
+	drv_sched_drain(&x->sched); /* closed: the rx is gone, nothing happens */
+	assert_int_equal(x->n, (int)strlen(want));
+	assert_int_equal(uv_loop_close(&loop), 0);
+	drv_sched_fini(&x->sched);
+	free(x);
+}
+
+static void test_rx(void **state)
+{
+	/* a drain after each send; once the last send has gone nothing else would wake the
+	 * thread, so replies do; the timer is preceded by a drain */
+	x__rx_run(false, "SDSDSDWDT");
+	/* one slot: replies wake it from the start */
+	x__rx_run(true, "WSDSDSDDT");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_early_offset),
 		cmocka_unit_test(test_run_never_early),
 		cmocka_unit_test(test_timers),
+		cmocka_unit_test(test_rx),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
