@@ -27,7 +27,7 @@ void drv_rxset_clock(struct drv_rxclock *clk)
 	clk->real_off = x__real_off();
 }
 
-/* drv_sched_rx.drain: one datagram of every readable socket per pass. */
+/* drv_sched_rx.drain: the callback reads each readable socket, until epoll finds none more. */
 static void x__drain(struct drv_sched_rx *rx)
 {
 	struct drv_rxset *set = container_of(rx, struct drv_rxset, rx);
