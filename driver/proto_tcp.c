@@ -196,8 +196,6 @@ static void x__alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 static void x__on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 {
 	struct tcp_conn *c = container_of(s, struct tcp_conn, tcp);
-	const char *p;
-	size_t n, used;
 	int err;
 
 	if (nread < 0 && c->tt->pipeline > 1) {
@@ -227,31 +225,16 @@ static void x__on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 		drv__tcp_pipe_read(c, buf->base, (size_t)nread);
 		return;
 	}
-	/*
-	 * A response ends where its framing says, whatever else the same read holds: bytes after it
-	 * are read as if they came later (for the request then in flight, or nobody's: an error).
-	 * So the outcome does not depend on how the bytes were split into reads (the open loop
-	 * reads at its wake-ups, a response and what followed it often together).
-	 */
-	for (p = buf->base, n = (size_t)nread; n; p += used, n -= used) {
-		if (!c->in_flight) { /* bytes nobody asked for */
-			x__fail(c, DRV_E_MALFORMED);
-			return;
-		}
-		err = drv_frame_feed_some(&c->tt->rule, &c->frame, p, n, &used);
-		c->rx += used;
-		if (!err && !c->frame.done && used < n)
-			err = DRV_E_MALFORMED;
-		if (err) {
-			x__fail(c, err);
-			return;
-		}
-		if (!c->frame.done)
-			return;
-		x__complete(c);
-		if (!c->open || c->closing)
-			return;
+	if (!c->in_flight) {
+		x__fail(c, DRV_E_MALFORMED);
+		return;
 	}
+	c->rx += (uint64_t)nread;
+	err = drv_frame_feed(&c->tt->rule, &c->frame, buf->base, (size_t)nread);
+	if (err)
+		x__fail(c, err);
+	else if (c->frame.done)
+		x__complete(c);
 }
 
 /*

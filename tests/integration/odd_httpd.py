@@ -5,13 +5,11 @@ The request path picks the reply:
   /status/NNN  a complete response with status NNN (keep-alive)
   /garbage     bytes that are not HTTP, then close
   /bighdr      a 200 whose headers are 200 KB, then close
-  /junkafter   a complete 200 (keep-alive), then 30 ms later one byte nobody asked for
 It prints "listening" on stderr once bound and serves until killed.
 """
 import socket
 import sys
 import threading
-import time
 
 BIG = 200 * 1024
 
@@ -25,8 +23,6 @@ def reply(path):
     if path == "/bighdr":
         return (b"HTTP/1.1 200 OK\r\nX-Big: " + b"x" * BIG + b"\r\nContent-Length: 2\r\n\r\nok",
                 True)
-    if path == "/junkafter":
-        return b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", False
     return b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n", False
 
 
@@ -43,9 +39,6 @@ def serve(conn):
             path = head.split(b"\r\n", 1)[0].split(b" ")[1].decode()
             data, close = reply(path)
             conn.sendall(data)
-            if path == "/junkafter":
-                time.sleep(0.03)
-                conn.sendall(b"X")
             if close:
                 return
     except OSError:

@@ -44,19 +44,3 @@ for e in native curl; do
 	grep -q 'reset connections' "$LL_TMP/big-$e.out" && fail "$e: oversized headers hinted as resets"
 done
 pass "both engines: status 100..999 as they are, garbage is short_response, big headers too_large"
-
-# A byte nobody asked for, 30 ms after each complete response: the response counts, the byte
-# fails what the connection holds next (closed loop: the request already sent; open loop: the
-# one waiting for its time), and the slot reconnects. Per slot of 5 attempts: ok, error, ok,
-# error, ok, however the bytes were split into reads: the open loop reads at its wake-ups, the
-# response and the byte often together (before, that failed every response: 1 ok, 9 errors).
-for mode in closed open; do
-	args=()
-	[ "$mode" = open ] && args=(--rate 10)
-	driver "junk-$mode" "http://127.0.0.1:$P/junkafter" -c 2 -n 10 --timeout 1s -q \
-		"${args[@]}"
-	check "junk-$mode" .requests 6
-	check "junk-$mode" .errors.short_response 4
-	check "junk-$mode" .errors_total 4
-done
-pass "a byte after each response, closed and open loop: 6 ok, 4 short_response"
