@@ -267,13 +267,9 @@ static void x__rx_read(struct drv_rxset *set, void *sock, const struct drv_rxclo
 /* The connection is up: its responses are read through the thread's reply set, or by libuv. */
 static int x__read_start(struct tcp_conn *c)
 {
-	uv_os_fd_t fd;
-	int err;
-
 	if (c->tt->io.rxset.epfd < 0)
 		return uv_read_start((uv_stream_t *)&c->tcp, x__alloc, x__on_read);
-	err = uv_fileno((uv_handle_t *)&c->tcp, &fd);
-	return err ? err : drv_rxset_add(&c->tt->io.rxset, fd, c);
+	return drv_rxset_add(&c->tt->io.rxset, (uv_handle_t *)&c->tcp, c);
 }
 
 static void x__on_connect(uv_connect_t *req, int status)

@@ -366,15 +366,6 @@ static void x__rx_read(struct drv_rxset *set, void *sock, const struct drv_rxclo
 	}
 }
 
-/* A new socket joins the thread's reply set. */
-static int x__rx_add(struct udp_slot *u)
-{
-	uv_os_fd_t fd;
-	int err = uv_fileno((uv_handle_t *)&u->udp, &fd);
-
-	return err ? err : drv_rxset_add(&u->ut->io.rxset, fd, u);
-}
-
 static void x__send(struct udp_slot *u)
 {
 	struct udp_thread *ut = u->ut;
@@ -465,8 +456,9 @@ static int x__open(struct udp_slot *u)
 	}
 	err = uv_udp_connect(&u->udp, (const struct sockaddr *)&w->cfg->addr);
 	if (!err)
-		err = u->ut->io.rxset.epfd >= 0 ? x__rx_add(u)
-				       : uv_udp_recv_start(&u->udp, x__alloc, x__on_recv);
+		err = u->ut->io.rxset.epfd >= 0
+			      ? drv_rxset_add(&u->ut->io.rxset, (uv_handle_t *)&u->udp, u)
+			      : uv_udp_recv_start(&u->udp, x__alloc, x__on_recv);
 	return err; /* on error the socket stays open; it is closed at stop */
 }
 

@@ -84,11 +84,14 @@ int drv_rxset_init(struct drv_rxset *set, struct drv_worker *w, bool always, drv
 	return 0;
 }
 
-int drv_rxset_add(struct drv_rxset *set, int fd, void *sock)
+int drv_rxset_add(struct drv_rxset *set, uv_handle_t *h, void *sock)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = sock };
-	int on = 1;
+	uv_os_fd_t fd;
+	int on = 1, err = uv_fileno(h, &fd);
 
+	if (err)
+		return err;
 	if (setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on)) ||
 	    epoll_ctl(set->epfd, EPOLL_CTL_ADD, fd, &ev))
 		return -errno;

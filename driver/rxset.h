@@ -8,8 +8,8 @@
  * waker says replies must wake the loop (no send queued), the epoll set is watched by a
  * uv_poll_t on the loop.
  *
- * Owned by a protocol's thread state: drv_rxset_init() with the worker, drv_rxset_add() per
- * socket (a closed socket leaves the set by itself), drv_rxset_stop() at the stop,
+ * Owned by the slot base's per-thread io (drv_slot_io, slot.h): drv_rxset_init() with the
+ * worker, drv_rxset_add() per socket (a closed socket leaves the set by itself), drv_rxset_stop() at the stop,
  * drv_rxset_fini() after the loop has closed.
  */
 #ifndef LOADLENS_DRV_RXSET_H
@@ -48,8 +48,9 @@ struct drv_rxset {
 int drv_rxset_init(struct drv_rxset *set, struct drv_worker *w, bool always, drv_rxset_cb cb);
 /* The clocks for a read outside a drain (drv_rxset_recv). */
 void drv_rxset_clock(struct drv_rxclock *clk);
-/* Add socket fd, handed back to cb as sock; receive stamps on. */
-int drv_rxset_add(struct drv_rxset *set, int fd, void *sock);
+/* Add the socket of handle h (a connected uv_udp_t or uv_tcp_t), handed back to cb as sock;
+ * receive stamps on. */
+int drv_rxset_add(struct drv_rxset *set, uv_handle_t *h, void *sock);
 /*
  * One datagram of fd into buf, without blocking: its length, or -errno (-EAGAIN: none). *t is
  * when it reached the host, on uv_hrtime()'s clock (the time of the read if the kernel gave no
