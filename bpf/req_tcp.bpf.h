@@ -147,17 +147,25 @@ static __always_inline void tcp_begin(struct rt_tcp_sock *s, __u64 arrival, __u6
 	s->flags &= ~RT_F_MULTI;
 }
 
+/* The socket's state (created if create) and its slot, if the target owns it: else NULL. */
+static __always_inline struct rt_tcp_sock *tcp_owned(struct sock *sk, int *slot, bool create)
+{
+	struct rt_tcp_sock *s = tcp_state(sk, create);
+
+	if (!s)
+		return NULL;
+	*slot = owned(sk, *slot, false, &s->flags, &s->slot);
+	return *slot < 0 ? NULL : s;
+}
+
 static __always_inline void tcp_read(struct sock *sk, int slot)
 {
-	struct rt_tcp_sock *s = tcp_state(sk, true);
+	struct rt_tcp_sock *s = tcp_owned(sk, &slot, true);
 	struct rt_rec *r;
 	__u8 arrivals;
 	__u64 now;
 
 	if (!s)
-		return;
-	slot = owned(sk, slot, false, &s->flags, &s->slot);
-	if (slot < 0)
 		return;
 	arrivals = s->arrivals;
 	s->arrivals = 0;
@@ -207,13 +215,10 @@ static __always_inline void tcp_read(struct sock *sk, int slot)
  */
 static __always_inline void tcp_write(struct sock *sk, int slot)
 {
-	struct rt_tcp_sock *s = tcp_state(sk, targ_owned);
+	struct rt_tcp_sock *s = tcp_owned(sk, &slot, targ_owned);
 	__u64 now;
 
 	if (!s)
-		return;
-	slot = owned(sk, slot, false, &s->flags, &s->slot);
-	if (slot < 0)
 		return;
 	if (s->state == RT_READING) {
 		now = tcp_sent_clock(sk, s->read_ns);
