@@ -153,7 +153,7 @@ static void x__complete(struct tcp_conn *c)
 	struct drv_worker *w = c->base.w;
 	struct drv_stats *st = x__st(c);
 	uint16_t status = c->frame.status;
-	uint64_t now = drv__tcp_rx_time(c);
+	uint64_t now = drv__tcp_rx_time(c, c->base.t_send);
 	int err = 0;
 
 	if (c->writing) { /* an answer before the whole request was written */

@@ -111,10 +111,15 @@ static inline struct drv_stats *x__st(struct tcp_conn *c)
 	return drv_worker_stats(c->base.w, &c->base.ticket);
 }
 
-/* When the bytes being read came in: the kernel's stamp (open loop), else now. */
-static inline uint64_t drv__tcp_rx_time(const struct tcp_conn *c)
+/*
+ * When the bytes being read came in: the kernel's stamp (open loop), else now; never before
+ * t_send, the request's own send (a step of CLOCK_REALTIME between stamp and read).
+ */
+static inline uint64_t drv__tcp_rx_time(const struct tcp_conn *c, uint64_t t_send)
 {
-	return c->t_rx ? c->t_rx : uv_hrtime();
+	if (!c->t_rx)
+		return uv_hrtime();
+	return c->t_rx > t_send ? c->t_rx : t_send;
 }
 
 /* proto_tcp.c: close the connection; its close callback starts the slot's next attempt. */

@@ -146,7 +146,7 @@ static bool x__pipe_done(struct tcp_conn *c)
 	struct tcp_pend *e = x__head(c);
 	struct drv_stats *st = drv_worker_stats(w, &e->ticket);
 	uint16_t status = c->frame.status;
-	uint64_t now = drv__tcp_rx_time(c);
+	uint64_t now = drv__tcp_rx_time(c, e->t_send);
 	int err = 0;
 
 	if (e->writing) { /* an answer before the whole request was written */
