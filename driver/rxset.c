@@ -20,13 +20,12 @@
  * CLOCK_REALTIME minus uv_hrtime()'s clock. The realtime read sits between two monotonic ones
  * and is paired with their midpoint; if the thread lost the CPU between them (the window is then
  * long, and a stamp would come out early by that much, before its request's send), it reads
- * again, keeping the narrowest window of a few.
+ * again, keeping the narrowest window of a few. False if none was narrow: no stamp is trusted.
  */
-static int64_t x__real_off(void)
+static bool x__real_off(int64_t *off)
 {
 	uint64_t m1, m2, best = UINT64_MAX;
 	struct timespec r;
-	int64_t off = 0;
 	int i;
 
 	for (i = 0; i < RXSET_OFF_TRIES && best > RXSET_OFF_WINDOW_NS; i++) {
@@ -35,17 +34,17 @@ static int64_t x__real_off(void)
 		m2 = uv_hrtime();
 		if (m2 - m1 < best) {
 			best = m2 - m1;
-			off = (int64_t)r.tv_sec * 1000000000LL + r.tv_nsec -
-			      (int64_t)(m1 + (m2 - m1) / 2);
+			*off = (int64_t)r.tv_sec * 1000000000LL + r.tv_nsec -
+			       (int64_t)(m1 + (m2 - m1) / 2);
 		}
 	}
-	return off;
+	return best <= RXSET_OFF_WINDOW_NS;
 }
 
 void drv_rxset_clock(struct drv_rxclock *clk)
 {
 	clk->now = uv_hrtime();
-	clk->real_off = x__real_off();
+	clk->stamps = x__real_off(&clk->real_off);
 }
 
 /* drv_sched_rx.drain: the callback reads each readable socket, until epoll finds none more. */
@@ -136,7 +135,7 @@ ssize_t drv_rxset_recv(int fd, void *buf, size_t len, const struct drv_rxclock *
 		return -errno;
 	*t = 0;
 	for (c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS)
+		if (!clk->stamps || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS)
 			continue;
 		memcpy(&ts, CMSG_DATA(c), sizeof(ts));
 		v = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec - clk->real_off;

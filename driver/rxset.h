@@ -25,10 +25,15 @@
 struct drv_rxset;
 struct drv_worker;
 
-/* The drain's clocks: now, and CLOCK_REALTIME minus uv_hrtime()'s clock. */
+/*
+ * The drain's clocks: now, and CLOCK_REALTIME minus uv_hrtime()'s clock; stamps false if that
+ * offset could not be read without the thread losing the CPU in between (replies are then timed
+ * at their read).
+ */
 struct drv_rxclock {
 	uint64_t now;
 	int64_t real_off;
+	bool stamps;
 };
 
 /* A socket of the set is readable: read it with drv_rxset_recv(); clk is the drain's clock. */
