@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <jansson.h>
@@ -208,19 +209,60 @@ bool obs_tracepoint_exists(const char *category, const char *name)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-bool obs_btf_tracepoint_exists(const char *name)
+static const struct btf *x__vmlinux_btf(void)
 {
-	char type[256];
-
 	if (!vmlinux_btf_tried) {
 		vmlinux_btf_tried = true;
-		/* NULL on failure: then no tracepoint is reported present */
+		/* NULL on failure: then nothing is reported present */
 		vmlinux_btf = btf__load_vmlinux_btf();
 	}
-	if (!vmlinux_btf)
+	return vmlinux_btf;
+}
+
+bool obs_btf_tracepoint_exists(const char *name)
+{
+	const struct btf *btf = x__vmlinux_btf();
+	char type[256];
+
+	if (!btf)
 		return false;
 	snprintf(type, sizeof(type), "btf_trace_%s", name);
-	return btf__find_by_name_kind(vmlinux_btf, type, BTF_KIND_TYPEDEF) > 0;
+	return btf__find_by_name_kind(btf, type, BTF_KIND_TYPEDEF) > 0;
+}
+
+bool obs_btf_func_exists(const char *name)
+{
+	const struct btf *btf = x__vmlinux_btf();
+
+	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) > 0;
+}
+
+int obs_fentry_probe(const char *func)
+{
+	/* r0 = 0; exit */
+	const struct bpf_insn insns[] = {
+		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0},
+		{.code = BPF_JMP | BPF_EXIT},
+	};
+	const struct btf *btf = x__vmlinux_btf();
+	int id, fd, link, err = 0;
+
+	id = btf ? btf__find_by_name_kind(btf, func, BTF_KIND_FUNC) : -ENOENT;
+	if (id <= 0)
+		return -ENOENT;
+	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = BPF_TRACE_FENTRY,
+		    .attach_btf_id = (__u32)id);
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "ll_fentry", "GPL", insns, 2, &o);
+	if (fd < 0)
+		return -errno;
+	/* loading is not enough: a kernel without trampolines refuses only the attach */
+	link = bpf_raw_tracepoint_open(NULL, fd);
+	if (link < 0)
+		err = -errno;
+	else
+		close(link);
+	close(fd);
+	return err;
 }
 
 int obs_drop_privileges(int (*verify)(void *arg), void *arg)

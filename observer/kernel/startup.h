@@ -48,6 +48,12 @@ bool obs_tracepoint_exists(const char *category, const char *name);
 
 /* A tp_btf / raw_tp target: the kernel's BTF has the type btf_trace_<name>. */
 bool obs_btf_tracepoint_exists(const char *name);
+/* The kernel's BTF describes this function (a kfunc, or one a trampoline can attach to). */
+bool obs_btf_func_exists(const char *name);
+/* Can a BPF trampoline (fentry) attach to this kernel function? Loads and attaches a program that
+ * does nothing, then closes it: 0, -ENOENT (no such function in the kernel's BTF), or the errno
+ * the kernel gave (EPERM, ENOTSUPP/524 where trampolines are missing or refused). Needs privilege. */
+int obs_fentry_probe(const char *func);
 
 /*
  * Drop every capability (effective, permitted, inheritable, ambient; uid unchanged) and set
