@@ -25,6 +25,7 @@
 #include "payload.h"
 #include "output/ndjson.h"
 #include "requests.h"
+#include "check.h"
 #include "skeletons.h"
 #include "startup.h"
 #include "systier.h"
