@@ -365,7 +365,7 @@ int main(int argc, char **argv)
 
 	obs_args_parse(argc, argv, &a);
 	if (a.check)
-		return obs_check(stdout, a.check == 2);
+		return obs_check(stdout, a.check == 2, a.rt_mech);
 	r.a = &a;
 
 	/* a signal from here on waits for us: it ends the run after attach, with a summary */

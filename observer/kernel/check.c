@@ -41,7 +41,7 @@ struct x__probe {
 	int nprogs;
 };
 
-static void x__load(struct x__probe *p)
+static void x__load(struct x__probe *p, enum obs_rt_mech want)
 {
 	struct obs_conn_opts copts = {0};
 	struct obs_reqtime_opts ropts = {0};
@@ -59,7 +59,8 @@ static void x__load(struct x__probe *p)
 		return;
 	}
 	s = obs_kernel_sockets(k);
-	p->mech = obs_rt_mech_choose(OBS_RT_MECH_OFF, p->mech_why, sizeof(p->mech_why));
+	ropts.mech = want;
+	p->mech = obs_rt_mech_choose(want, p->mech_why, sizeof(p->mech_why));
 	rt = p->mech != OBS_RT_MECH_OFF ? obs_reqtime_new(PROG, &ropts, s) : NULL;
 	if (!rt) {
 		obs_reqtime_off(s);
@@ -245,7 +246,7 @@ static void x__text(FILE *out, json_t *doc)
 			json_is_true(json_object_get(v, "syscall_tier")) ? " [syscall tier]" : "");
 }
 
-int obs_check(FILE *out, bool as_json)
+int obs_check(FILE *out, bool as_json, enum obs_rt_mech want)
 {
 	struct sockets_bpf *s = sockets_bpf__open();
 	struct failures_bpf *f = failures_bpf__open();
@@ -260,7 +261,7 @@ int obs_check(FILE *out, bool as_json)
 	/* mounting tracefs needs privilege; without it, look where it may already be */
 	tracefs = obs_tracefs_find(priv);
 	if (priv && btf && s && f)
-		x__load(&p);
+		x__load(&p, want);
 	else
 		snprintf(p.error, sizeof(p.error), "%s", !priv ? "not tried: needs privilege"
 			 : !btf ? "not tried: no kernel BTF" : "cannot open the BPF objects");
