@@ -300,7 +300,7 @@ def is_printk(line):
 
 
 def boot(kver, command, xdir=None, timeout=600, mem="4G", cpus=2, accel=None, env=None,
-	 echo=True):
+	 echo=True, append=""):
 	"""Boot KVER, run COMMAND (argv, or one shell string) in it; returns (rc, output, info).
 	rc is NO_RC where the guest reported none (boot failure, panic, timeout)."""
 	if not shutil.which("qemu-system-x86_64"):
@@ -316,11 +316,14 @@ def boot(kver, command, xdir=None, timeout=600, mem="4G", cpus=2, accel=None, en
 		if os.path.exists(os.path.join(xdir, f)):
 			os.unlink(os.path.join(xdir, f))
 	genv = {k: v for k, v in os.environ.items() if k.startswith(PASS_ENV)}
+	if accel == "tcg":  # tests that compare with a real CPU's costs read it (docs/kernels.md)
+		genv["LL_EMULATED_CPU"] = "1"
 	genv.update(env or {})
 	with open(os.path.join(xdir, "cmd.sh"), "w") as f:
 		f.write(guest_script(command, os.getcwd(), genv))
 	cmdline = ("console=ttyS0 loglevel=4 panic=-1 8250.nr_uarts=1 ll.stage2=%s ll.xdir=%s "
-		   "ll.modules=%s" % (os.path.join(HERE, "stage2.sh"), xdir, modules_dir(kver)))
+		   "ll.modules=%s %s" % (os.path.join(HERE, "stage2.sh"), xdir, modules_dir(kver),
+					append)).strip()
 	qemu = ["qemu-system-x86_64", "-nodefaults", "-no-reboot", "-display", "none",
 		"-smp", str(cpus), "-m", mem,
 		"-kernel", vmlinuz(kver), "-initrd", initrd(kver), "-append", cmdline,
@@ -408,6 +411,8 @@ def main():
 			       help="default: kvm with kvm_intel/kvm_amd loaded, else tcg")
 		p.add_argument("-x", "--xdir", help="exchange directory, shared read-write at the "
 			       "same path (default: a temporary one, removed)")
+		p.add_argument("--append", default=os.environ.get("LOADLENS_KERNEL_APPEND", ""),
+			       help="more kernel command-line arguments")
 		p.add_argument("kernel", metavar="KERNEL")
 		if name == "run":
 			p.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD")
@@ -428,7 +433,8 @@ def main():
 			if not cmd:
 				ap.error("run: no command (guest.py run KERNEL -- CMD...)")
 			kver = fetch(a.kernel)
-			rc, _, info = boot(kver, cmd, a.xdir, a.timeout, a.mem, a.cpus, a.accel)
+			rc, _, info = boot(kver, cmd, a.xdir, a.timeout, a.mem, a.cpus, a.accel,
+					   append=a.append)
 			report(info, rc)
 			return rc
 		return test(a)
@@ -464,7 +470,7 @@ def test(a):
 	os.makedirs(xdir)
 	suite = os.path.join(SRC, "tests/kernels/suite.py")
 	rc, _, info = boot(kver, ["/usr/bin/python3", suite, "--bin", bindir, "--out", xdir],
-			   xdir, a.timeout, a.mem, a.cpus, a.accel)
+			   xdir, a.timeout, a.mem, a.cpus, a.accel, append=a.append)
 	report(info, rc)
 	say("fetch %.1f s (cached: %s), boot and checks %.1f s; results in %s" % (
 		fetch_s, "yes" if fetch_s < 5 else "no", info["wall_s"], xdir))
