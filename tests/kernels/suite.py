@@ -39,11 +39,14 @@ sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.normpath(os.path.join(HERE, "../.."))
 HARNESS = os.path.join(SRC, "tests/integration/scenarios/harness.py")
-# Quick scenarios (10-15 s each under TCG) that cover connections, the census, fds, the accept
-# queue and request timing; none needs more than 2 CPUs or the host to itself.
+# Scenarios whose load is open loop at a modest rate: under an emulated CPU (about 5x slower) the
+# server stays far from saturation, as on the host, so each must give the host's verdict. (A
+# closed-loop load, as fast as it goes, can truly saturate a server there: the healthy keep-alive
+# ones are left to the host.) Together: connections and TIME_WAIT on both sides, the port range,
+# HTTP request timing, CLOSE_WAIT and FIN_WAIT2 leaks, fd leaks, the accept queue, queued requests.
 SCENARIOS = [
-	"healthy_keepalive_refserver", "healthy_short_run", "healthy_short_burst",
-	"healthy_client_closes", "healthy_close_python",
+	"healthy_client_closes", "healthy_server_closes", "healthy_close_nginx",
+	"healthy_tw_reuse_0", "healthy_tw_reuse_2",
 	"sick_close_wait_leak", "sick_fin_wait2_orphans", "sick_fd_leak",
 	"sick_listen_overflow", "sick_worker_saturation",
 ]
@@ -91,7 +94,9 @@ class Suite:
 				    stderr=subprocess.PIPE, text=True, timeout=120)
 		with open(os.path.join(self.out, "check.json"), "w") as f:
 			f.write(js.stdout)
-		print(text.stdout, end="", flush=True)
+		# all but the attach points that loaded (check.txt has them all)
+		print("".join(l for l in text.stdout.splitlines(True) if not re.match(
+			r"ok\s+(tp_btf|raw_tp|tracepoint|fentry|fexit|kprobe)\s", l)), end="", flush=True)
 		if text.returncode != 0:
 			raise Failed("loadlens-observer --check exited %d" % text.returncode)
 		if js.returncode != 0:

@@ -295,6 +295,18 @@ def guest_script(command, cwd, env):
 	return "\n".join(lines) + "\n"
 
 
+def console_excerpt(console):
+	"""The kernel's own account of a crash (the Oops/BUG/panic lines and the call trace's
+	head), else the console's last lines."""
+	with open(console, errors="replace") as f:
+		lines = [l.rstrip() for l in f]
+	for i, l in enumerate(lines):
+		if re.search(r"\] (Oops|BUG|kernel BUG|general protection|Kernel panic)", l):
+			return lines[i:i + 3] + [t for t in lines[i + 3:i + 40] if
+						 re.search(r"\] (RIP|Comm| [a-z_0-9.]+\+0x)", t)][:14]
+	return lines[-15:]
+
+
 def is_printk(line):
 	return re.match(r"\[\s*\d+\.\d+\] ", line) is not None
 
@@ -379,12 +391,10 @@ def boot(kver, command, xdir=None, timeout=600, mem="4G", cpus=2, accel=None, en
 			rc = int(f.read())
 	except (OSError, ValueError):
 		rc = NO_RC
-		with open(console, errors="replace") as f:
-			tail = f.read().splitlines()[-15:]
 		why = "timed out after %d s" % timeout if timed_out else \
 			"qemu exited %d" % proc.returncode
 		info["error"] = "the guest reported no exit code (%s); console %s:\n  %s" % (
-			why, console, "\n  ".join(tail))
+			why, console, "\n  ".join(console_excerpt(console)))
 	if own:
 		info["xdir"] = None
 		shutil.rmtree(xdir, ignore_errors=True)
