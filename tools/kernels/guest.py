@@ -20,6 +20,7 @@ Exit codes: the command's; 64 usage; 77 a prerequisite is missing (no qemu, no n
 download the kernel), with the reason printed; 125 the guest never reported an exit code.
 """
 import argparse
+import ctypes
 import fcntl
 import glob
 import gzip
@@ -29,6 +30,7 @@ import re
 import resource
 import shlex
 import shutil
+import signal
 import struct
 import subprocess
 import sys
@@ -311,6 +313,12 @@ def is_printk(line):
 	return re.match(r"\[\s*\d+\.\d+\] ", line) is not None
 
 
+def die_with_parent():
+	"""In qemu before exec: the kernel kills it if guest.py dies, even by SIGKILL."""
+	PR_SET_PDEATHSIG = 1
+	ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
 def boot(kver, command, xdir=None, timeout=600, mem="4G", cpus=2, accel=None, env=None,
 	 echo=True, append=""):
 	"""Boot KVER, run COMMAND (argv, or one shell string) in it; returns (rc, output, info).
@@ -351,7 +359,15 @@ def boot(kver, command, xdir=None, timeout=600, mem="4G", cpus=2, accel=None, en
 		say("booting %s (%s, %d CPUs, %s), at most %d s" % (kver, accel, cpus, mem, timeout))
 	t0 = time.monotonic()
 	proc = subprocess.Popen(qemu, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-				stderr=subprocess.STDOUT, start_new_session=True)
+				stderr=subprocess.STDOUT, start_new_session=True,
+				preexec_fn=die_with_parent)
+
+	def stop(signum, frame):  # Ctrl-C, ctest's or timeout's SIGTERM: no guest left behind
+		os.killpg(proc.pid, signal.SIGKILL)
+		raise SystemExit(128 + signum)
+
+	old = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM,
+							   signal.SIGHUP)}
 
 	def pump():  # the console to console.log, and the command's lines to stdout
 		with open(console, "wb") as log:
@@ -370,9 +386,11 @@ def boot(kver, command, xdir=None, timeout=600, mem="4G", cpus=2, accel=None, en
 		proc.wait(timeout)
 	except subprocess.TimeoutExpired:
 		timed_out = True
-		os.killpg(proc.pid, 9)
+		os.killpg(proc.pid, signal.SIGKILL)
 		proc.wait()
 	th.join(5)
+	for sig, handler in old.items():
+		signal.signal(sig, handler)
 	wall = time.monotonic() - t0
 	info = {"kernel": kver, "accel": accel, "wall_s": round(wall, 1), "xdir": xdir,
 		"console": console, "qemu_rc": proc.returncode, "timed_out": timed_out}
