@@ -421,8 +421,15 @@ def boot(kver, command, xdir=None, timeout=600, mem="4G", cpus=2, accel=None, en
 
 # --- the command line ---
 
+class Parser(argparse.ArgumentParser):
+	def error(self, message):  # a usage error exits 64, as every loadlens command does
+		self.print_usage(sys.stderr)
+		print("%s: %s" % (self.prog, message), file=sys.stderr)
+		sys.exit(64)
+
+
 def main():
-	ap = argparse.ArgumentParser(prog="guest.py", description=__doc__.split("\n\n")[0],
+	ap = Parser(prog="guest.py", description=__doc__.split("\n\n")[0],
 				     formatter_class=argparse.RawDescriptionHelpFormatter,
 				     epilog=EXAMPLES)
 	sub = ap.add_subparsers(dest="cmd", required=True)
@@ -472,6 +479,10 @@ def main():
 	except ValueError as e:
 		print("guest.py: %s" % e, file=sys.stderr)
 		return 64
+	except (OSError, subprocess.CalledProcessError) as e:
+		out = getattr(e, "output", None)
+		print("guest.py: %s%s" % (e, ": " + last_line(out) if out else ""), file=sys.stderr)
+		return 1
 
 
 def report(info, rc):
