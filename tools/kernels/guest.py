@@ -338,6 +338,8 @@ def boot(kver, command, xdir=None, timeout=600, mem="4G", cpus=2, accel=None, en
 	genv = {k: v for k, v in os.environ.items() if k.startswith(PASS_ENV)}
 	if accel == "tcg":  # tests that compare with a real CPU's costs read it (docs/kernels.md)
 		genv["LL_EMULATED_CPU"] = "1"
+	# what is left of the timeout once userspace is up: a suite stops in time to report
+	genv["LL_GUEST_DEADLINE_S"] = str(max(timeout - 30, 1))
 	genv.update(env or {})
 	with open(os.path.join(xdir, "cmd.sh"), "w") as f:
 		f.write(guest_script(command, os.getcwd(), genv))
