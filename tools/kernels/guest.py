@@ -16,6 +16,8 @@ modules. The guest's root is the host's `/`, shared read-only over 9p under a tm
 the same build and packages run inside and its writes never reach the host, except in the
 exchange directory (--xdir), shared read-write at the same path. Accelerator: KVM where kvm_intel
 or kvm_amd is loaded, else TCG (this machine's kvm_pvm runs only kernels built for it).
+TCG runs both vCPUs in one host thread (LOADLENS_TCG_THREAD=single; multi: a thread each, which
+races with the kernel's code patching: docs/kernels.md).
 Exit codes: the command's; 64 usage; 77 a prerequisite is missing (no qemu, no network to
 download the kernel), with the reason printed; 125 the guest never reported an exit code.
 """
@@ -355,7 +357,8 @@ def boot(kver, command, xdir=None, timeout=600, mem="4G", cpus=2, accel=None, en
 		"-fsdev", "local,id=xchg,path=%s,security_model=none,multidevs=remap" % xdir,
 		"-device", "virtio-9p-pci,fsdev=xchg,mount_tag=xchg"]
 	qemu += ["-accel", "kvm", "-cpu", "host"] if accel == "kvm" else \
-		["-accel", "tcg,thread=multi", "-cpu", "max"]
+		["-accel", "tcg,thread=%s" % os.environ.get("LOADLENS_TCG_THREAD", "single"), "-cpu",
+		 "max"]
 	console = os.path.join(xdir, "console.log")
 	if echo:
 		say("booting %s (%s, %d CPUs, %s), at most %d s" % (kver, accel, cpus, mem, timeout))
