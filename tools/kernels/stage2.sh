@@ -39,8 +39,9 @@ ip link set lo up
 
 # Keep the kernel's packet-timestamp static key (netstamp_needed_key) on for the whole run: the
 # driver's receive stamps (SO_TIMESTAMPNS) would otherwise switch it on and off around each run,
-# and under qemu's multi-threaded TCG the code patching of such a switch races with the other
-# vCPU running through the patched site: an "Oops: int3" in netif_rx_internal, seen 2 boots in 14.
+# and each switch patches kernel code while the other vCPU may run through the site. Under
+# multi-threaded TCG that raced ("Oops: int3" in netif_rx_internal; guest.py now runs TCG in one
+# thread, docs/kernels.md); one patch fewer per run either way.
 # (Python 3.11 has no socket.SO_TIMESTAMPNS: 35 on x86-64.)
 /usr/bin/python3 -c 'import socket, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
