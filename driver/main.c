@@ -74,7 +74,7 @@ int main(int argc, char **argv)
 		if (json_fd < 0) {
 			drv_config_fini(&cfg);
 			ll_usage_error(DRV_PROG, "--json %s: cannot write that file: %s%s",
-				       drv_quote(cfg.json_path, err, sizeof(err)), strerror(-json_fd),
+				       ll_quote(cfg.json_path, err, sizeof(err)), strerror(-json_fd),
 				       json_fd == -ELOOP ? " (a symbolic link is not followed)" : "");
 		}
 	}
@@ -83,7 +83,7 @@ int main(int argc, char **argv)
 		if (cfg.hdr_log_fd < 0) {
 			r = cfg.hdr_log_fd;
 			ll_usage_error(DRV_PROG, "--hdr-log %s: cannot write that file: %s%s",
-				       drv_quote(cfg.hdr_log_path, err, sizeof(err)), strerror(-r),
+				       ll_quote(cfg.hdr_log_path, err, sizeof(err)), strerror(-r),
 				       r == -ELOOP ? " (a symbolic link is not followed)" : "");
 		}
 	}

@@ -97,7 +97,7 @@ void drv_report_banner(FILE *f, const struct drv_config *cfg)
 	if (cfg->conn_model == DRV_CONN_RECONNECT)
 		snprintf(k, sizeof(k), " %llu", (unsigned long long)cfg->reconnect_every);
 	fprintf(f, "%s %s: %llu connection%s over %llu thread%s, %s%s, ", DRV_PROG,
-		drv_quote(cfg->url_text, url, sizeof(url)),
+		ll_quote(cfg->url_text, url, sizeof(url)),
 		(unsigned long long)cfg->connections, cfg->connections == 1 ? "" : "s",
 		(unsigned long long)cfg->threads, cfg->threads == 1 ? "" : "s",
 		cfg->url.scheme == LL_SCHEME_UDP ? "datagrams" : drv_conn_model_name(cfg->conn_model),

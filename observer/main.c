@@ -262,7 +262,9 @@ static int x__bring_up(struct x__run *r)
  * rules. final: the last read, after the signal. */
 static int x__interval(struct x__run *r, double t, bool final)
 {
-	struct obs_tick tk = {.t = t, .dt = t - r->t_prev, .final = final};
+	/* an agent (--interval 0, or --metrics) keeps nothing per tick: its memory stays flat */
+	struct obs_tick tk = {.t = t, .dt = t - r->t_prev, .final = final,
+			      .records = r->a->interval_ns && !r->http};
 	struct obs_feature *f;
 	size_t i;
 	int err;

@@ -6,7 +6,8 @@
 #include "payload.h"
 #include "requests.h"
 
-/* Intervals kept for the JSON: a day of 1 s ticks; later ones are counted, not kept. */
+/* Intervals kept for the JSON (only with live lines and no --metrics: obs_tick.records): a day
+ * of 1 s ticks; later ones are not kept. */
 #define MAX_INTERVALS 86400
 
 struct obs_requests {
@@ -133,7 +134,7 @@ static int x__tick(void *self, struct obs_tick *tk)
 	obs_reqtime_stats_sub(r->delta, r->cur, r->prev);
 	if (tk->snap)
 		x__snap(r, tk->snap, h);
-	if (json_array_size(r->intervals) < MAX_INTERVALS) {
+	if (tk->records && json_array_size(r->intervals) < MAX_INTERVALS) {
 		iv = obs_rt_fmt_interval(r->rt, r->delta, r->cur, tk->t, tk->dt);
 		if (!iv || json_array_append_new(r->intervals, iv))
 			err = -ENOMEM;

@@ -2,11 +2,21 @@
 /* Findings as text and JSON: live line, NDJSON event, summary block, JSON array. */
 #include <errno.h>
 #include <stdio.h>
+#include "loadlens/quote.h"
 #include "findings_out.h"
+
+/* A finding's text as a terminal may show it: the names in it (process names, paths) come from
+ * anyone on the host, so control characters are escaped (the JSON keeps them, escaped its way). */
+static const char *x__text(const struct obs_finding *f, char *buf, size_t len)
+{
+	return ll_quote(f->text, buf, len);
+}
 
 void obs_out_finding_line(char *buf, size_t len, const struct obs_finding *f, const char *hhmmss)
 {
-	snprintf(buf, len, "[%s] %s", hhmmss, f->text);
+	char t[600]; /* the live line is 640 */
+
+	snprintf(buf, len, "[%s] %s", hhmmss, x__text(f, t, sizeof(t)));
 }
 
 json_t *obs_out_finding_event(const struct obs_finding *f, double t, const char *hhmmss)
@@ -19,6 +29,7 @@ json_t *obs_out_finding_event(const struct obs_finding *f, double t, const char 
 int obs_out_findings_text(FILE *out, const struct obs_flog *l)
 {
 	const struct obs_seen *s;
+	char t[1024];
 	size_t i;
 
 	fprintf(out, "findings:\n");
@@ -28,7 +39,7 @@ int obs_out_findings_text(FILE *out, const struct obs_flog *l)
 	for (i = 0; i < l->n; i++) {
 		s = &l->seen[i];
 		fprintf(out, "  - [%s] %s (seen %.0f-%.0f s)\n", obs_severity_name(s->f.severity),
-			s->f.text, s->first_seen, s->last_seen);
+			x__text(&s->f, t, sizeof(t)), s->first_seen, s->last_seen);
 	}
 	if (l->dropped)
 		fprintf(out, "  - %llu more findings not kept (the list holds %d)\n",

@@ -10,7 +10,6 @@
 #include <cmocka.h>
 #include "loadlens/cli.h"
 #include "config.h"
-#include "quote.h"
 #include "report.h"
 #include "run.h"
 
@@ -74,44 +73,11 @@ static void test_fmt_ns(void **state)
 		assert_string_equal(ll_fmt_ns(cases[i].ns, b, sizeof(b)), cases[i].want);
 }
 
-static void test_quote(void **state)
-{
-	static char big[100001];
-	char b[512];
-	const char *q;
-
-	assert_string_equal(drv_quote("tcp://h:1", b, sizeof(b)), "tcp://h:1");
-	assert_string_equal(drv_quote("a\r\n\tb\x1b[2J\x7f", b, sizeof(b)),
-			    "a\\r\\n\\tb\\x1b[2J\\x7f");
-	memset(big, 'u', sizeof(big) - 1);
-	big[0] = 'H';
-	big[sizeof(big) - 2] = 'T';
-	q = drv_quote(big, b, sizeof(b));
-	assert_true(strlen(q) < sizeof(b));
-	assert_int_equal(q[0], 'H');
-	assert_int_equal(q[strlen(q) - 1], 'T');
-	assert_non_null(strstr(q, " bytes cut]..."));
-	/* what is kept plus what is cut is the whole */
-	{
-		const char *m = strstr(q, "...["), *e = strstr(q, "]...");
-		unsigned long cut = strtoul(m + 4, NULL, 10);
-
-		assert_int_equal((size_t)(m - q) + cut + strlen(e + 4), sizeof(big) - 1);
-	}
-	/* a control character right at the cut is never split */
-	memset(big, '\x01', 2000);
-	big[2000] = '\0';
-	q = drv_quote(big, b, sizeof(b));
-	assert_true(strlen(q) < sizeof(b));
-	assert_null(strchr(q, '\x01'));
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bottleneck_small_runs),
 		cmocka_unit_test(test_fmt_ns),
-		cmocka_unit_test(test_quote),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
