@@ -20,7 +20,7 @@ enum drv_err {
 	DRV_ERR_SHORT,		  /* peer closed mid-response, or a response outside the framing */
 	DRV_ERR_HTTP,		  /* http: a complete response with a status outside 2xx */
 	DRV_ERR_TLS,		  /* https: TLS handshake or certificate verification failed */
-	DRV_ERR_TOO_LARGE,	  /* http: response headers over the engine's limit */
+	DRV_ERR_TOO_LARGE,	  /* http headers over the engine's limit; a length prefix over 256 MiB */
 	DRV_ERR_RESP,		  /* redis: a top-level -ERR (or !) reply */
 	DRV_ERR_MC_CLIENT,	  /* memcached: CLIENT_ERROR or ERROR */
 	DRV_ERR_MC_SERVER,	  /* memcached: SERVER_ERROR */
@@ -36,7 +36,7 @@ enum drv_err {
 #define DRV_E_LOST (-10003)	 /* udp: no reply within --timeout */
 #define DRV_E_HTTP_STATUS (-10004) /* http: status outside 2xx */
 #define DRV_E_TLS (-10005)	   /* https: TLS handshake or certificate verification failed */
-#define DRV_E_TOO_LARGE (-10006)   /* http: response headers over the engine's limit */
+#define DRV_E_TOO_LARGE (-10006)   /* http headers over the engine's limit; a length over ours */
 #define DRV_E_RESP (-10007)	   /* redis: -ERR reply */
 #define DRV_E_MC_CLIENT (-10008)   /* memcached: CLIENT_ERROR / ERROR */
 #define DRV_E_MC_SERVER (-10009)   /* memcached: SERVER_ERROR */
