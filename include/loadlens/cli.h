@@ -10,7 +10,7 @@
 
 #include <stdarg.h>
 
-#define LL_SAY_MAX 1024 /* bytes of one diagnostic; a longer one has its middle cut (ll_quote) */
+#define LL_SAY_MAX 2048 /* bytes of one diagnostic; a longer one has its middle cut (ll_quote) */
 
 /* Print "prog: <message>" (one line, to stderr): the message through ll_quote (control
  * characters escaped, cut to LL_SAY_MAX). */
