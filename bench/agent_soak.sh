@@ -43,7 +43,8 @@ acc=$(jq .accepted "$TMP/obs.json")
 ivs=$(jq '.request_timing.intervals | length' "$TMP/obs.json")
 awk -v c="$conns" -v a="$acc" -v i="$ivs" -v s="$SECS" -v r="$RATE" '
 	/^RSS [0-9]/ { first = $2; last = $6; slope = $0; sub(/.*slope /, "", slope); sub(/ kB\/s.*/, "", slope)
-	               fds = $0; sub(/.*fds /, "", fds); sub(/ \(max.*/, "", fds) }
+	               fds = $0; sub(/.*fds /, "", fds); sub(/ \(max.*/, "", fds)
+	               sc = $0; sub(/.*\); /, "", sc) }
 	/^FAIL/ { verdict = "FAIL" }
-	END { printf "| %d s | %d/s | %d | %d | %s kB | %s kB | %s kB/s | %s | %d | %s |\n", s, r, c, a,
-	      first, last, slope, fds, i, verdict ? verdict : "flat" }' "$TMP/slope.txt"
+	END { printf "| %d s | %d/s | %d | %d | %s kB | %s kB | %s kB/s | %s | %s | %d | %s |\n", s, r, c,
+	      a, first, last, slope, fds, sc, i, verdict ? verdict : "flat" }' "$TMP/slope.txt"

@@ -51,10 +51,10 @@ static bool x__wait_signal(const sigset_t *set, uint64_t until)
 		if (!until) {
 			sig = sigwaitinfo(set, NULL);
 		} else {
+			/* past until (a tick overran its interval): still one look at the signals,
+			 * else slow ticks would never let SIGINT/SIGTERM in */
 			now = x__now_ns();
-			if (now >= until)
-				return false;
-			left = until - now;
+			left = now >= until ? 0 : until - now;
 			ts.tv_sec = (time_t)(left / NS_PER_S);
 			ts.tv_nsec = (long)(left % NS_PER_S);
 			sig = sigtimedwait(set, NULL, &ts);

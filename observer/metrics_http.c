@@ -522,12 +522,14 @@ bool obs_mxhttp_wait(struct obs_mxhttp *h, const sigset_t *set, uint64_t until)
 			ll_warn(h->prog, "cannot wait for signals with the endpoint: %s",
 				strerror(errno));
 	}
-	for (;;) {
+	/* at least one pass, even past until: a tick that overran its interval must not starve
+	 * the signals or the scrapes */
+	for (bool first = true;; first = false) {
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		now = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-		if (until && now >= until)
+		if (until && now >= until && !first)
 			return false;
-		timeout = until ? (int)((until - now + 999999) / 1000000) : 250;
+		timeout = !until ? 250 : now >= until ? 0 : (int)((until - now + 999999) / 1000000);
 		if (timeout > 250)
 			timeout = 250; /* deadlines are checked four times a second */
 		n = 0;

@@ -49,6 +49,7 @@ def main():
     a = ap.parse_args()
 
     scrapes = 0
+    failed = []
     t0 = time.monotonic()
     ts, rss, fds = [], [], []
     while True:
@@ -63,8 +64,7 @@ def main():
                     r.read()
                 scrapes += 1
             except OSError as e:
-                print(f"FAIL: scrape {scrapes + 1} of {a.scrape}: {e}")
-                return 1
+                failed.append(f"{t:.0f}s: {e}")
         if t >= a.warmup:
             ts.append(t)
             rss.append(rss_kb(a.pid))
@@ -73,7 +73,8 @@ def main():
     k = slope(ts, rss)
     print(f"RSS {rss[0]} kB at {ts[0]:.0f} s, {rss[-1]} kB at {ts[-1]:.0f} s, max {max(rss)} kB; "
           f"slope {k:+.3f} kB/s ({k * 86.4:+.1f} MB a day) over {len(ts)} samples; "
-          f"fds {fds[0]} -> {fds[-1]} (max {max(fds)}); {scrapes} scrapes")
+          f"fds {fds[0]} -> {fds[-1]} (max {max(fds)}); {scrapes} scrapes answered, "
+          f"{len(failed)} failed")
     steps = [f"{t:.0f}s:{r}" for i, (t, r) in enumerate(zip(ts, rss)) if i and r != rss[i - 1]]
     print("RSS changes (s:kB): " + (" ".join(steps) if steps else "none"))
     bad = []
@@ -84,6 +85,8 @@ def main():
         bad.append(f"RSS grows {k:.3f} kB/s (limit {a.max_kb_per_s}) in {rises} rises")
     if max(fds) - fds[0] > a.max_fds_growth:
         bad.append(f"fds grew from {fds[0]} to {max(fds)}")
+    if failed:
+        bad.append(f"{len(failed)} scrapes failed: " + "; ".join(failed[:3]))
     if bad:
         print("FAIL: " + "; ".join(bad))
         return 1
