@@ -42,7 +42,7 @@ conns=$(jq .connections "$TMP/drv.json")
 acc=$(jq .accepted "$TMP/obs.json")
 ivs=$(jq '.request_timing.intervals | length' "$TMP/obs.json")
 awk -v c="$conns" -v a="$acc" -v i="$ivs" -v s="$SECS" -v r="$RATE" '
-	/^RSS [0-9]/ { first = $2; last = $6; slope = $0; sub(/.*slope /, "", slope); sub(/ kB\/s.*/, "", slope)
+	/^RSS [0-9]/ { first = $2; last = $7; slope = $0; sub(/.*slope /, "", slope); sub(/ kB\/s.*/, "", slope)
 	               fds = $0; sub(/.*fds /, "", fds); sub(/ \(max.*/, "", fds)
 	               sc = $0; sub(/.*\); /, "", sc) }
 	/^FAIL/ { verdict = "FAIL" }
