@@ -2,7 +2,8 @@
 # The observer as a fleet agent over a long churn run (issue 20): `--interval 0 --metrics PORT`
 # watching a refserver while the driver makes a new connection per request (open loop, RATE/s),
 # scraped once a second as Prometheus would; tests/integration/rss_slope.py samples the
-# observer's RSS and fds once a second after a 20 s warm-up and fits a line. At the end, the
+# observer's memory (RssAnon: what it allocated) and fds once a second after a 20 s warm-up.
+# At the end, the
 # observer's accepted connections against the driver's. Loopback only, bounded in time.
 # Prints one Markdown table row on stdout; progress on stderr.
 #
@@ -42,7 +43,7 @@ conns=$(jq .connections "$TMP/drv.json")
 acc=$(jq .accepted "$TMP/obs.json")
 ivs=$(jq '.request_timing.intervals | length' "$TMP/obs.json")
 awk -v c="$conns" -v a="$acc" -v i="$ivs" -v s="$SECS" -v r="$RATE" '
-	/^RSS [0-9]/ { first = $2; last = $7; slope = $0; sub(/.*slope /, "", slope); sub(/ kB\/s.*/, "", slope)
+	/^RssAnon [0-9]/ { first = $2; last = $7; slope = $0; sub(/.*slope /, "", slope); sub(/ kB\/s.*/, "", slope)
 	               fds = $0; sub(/.*fds /, "", fds); sub(/ \(max.*/, "", fds)
 	               sc = $0; sub(/.*\); /, "", sc) }
 	/^FAIL/ { verdict = "FAIL" }

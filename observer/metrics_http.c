@@ -292,36 +292,6 @@ static struct x__client *x__victim(struct obs_mxhttp *h)
 	return v;
 }
 
-static void x__accept(struct obs_mxhttp *h)
-{
-	struct x__client *c = NULL;
-	size_t i;
-	int fd;
-
-	for (;;) {
-		fd = accept4(h->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (fd < 0)
-			return;
-		for (i = 0, c = NULL; i < OBS_MXHTTP_CLIENTS && !c; i++)
-			if (h->cl[i].fd < 0)
-				c = &h->cl[i];
-		if (!c) {
-			c = x__victim(h);
-			h->refused++;
-			x__close(c);
-		}
-		c->fd = fd;
-		c->st = X__IDLE;
-		c->since = x__mono();
-		c->req = 0;
-		c->inlen = 0;
-		c->close = false;
-		http_parser_init(&c->p, HTTP_REQUEST);
-		c->p.data = c;
-		c->h = h;
-	}
-}
-
 /* Parse what was read, one request at a time: stops at a response to write. */
 static void x__parse(struct x__client *c, double now)
 {
@@ -430,6 +400,39 @@ static void x__serve(struct x__client *c, short revents, double now)
 		keep = false;
 	if (!keep)
 		x__close(c);
+}
+
+static void x__accept(struct obs_mxhttp *h)
+{
+	struct x__client *c = NULL;
+	size_t i;
+	int fd;
+
+	for (;;) {
+		fd = accept4(h->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0)
+			return;
+		for (i = 0, c = NULL; i < OBS_MXHTTP_CLIENTS && !c; i++)
+			if (h->cl[i].fd < 0)
+				c = &h->cl[i];
+		if (!c) {
+			c = x__victim(h);
+			h->refused++;
+			x__close(c);
+		}
+		c->fd = fd;
+		c->st = X__IDLE;
+		c->since = x__mono();
+		c->req = 0;
+		c->inlen = 0;
+		c->close = false;
+		http_parser_init(&c->p, HTTP_REQUEST);
+		c->p.data = c;
+		c->h = h;
+		/* its request is likely in already: answered now, not a pass later (passes can be a
+		 * tick apart when ticks overrun) */
+		x__serve(c, POLLIN, c->since);
+	}
 }
 
 struct obs_mxhttp *obs_mxhttp_new(const char *prog, const char *spec)

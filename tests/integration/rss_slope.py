@@ -3,15 +3,17 @@
 
     rss_slope.py PID SECONDS [--warmup S] [--scrape URL] [--max-kb-per-s X] [--max-fds-growth N]
 
-Samples the process's VmRSS and open fds once a second for SECONDS after a warm-up of S seconds
+Samples the process's memory and open fds once a second for SECONDS after a warm-up of S seconds
 (default 20: allocators and maps settle), scraping URL once a second meanwhile (as Prometheus
-would; every scrape must answer 200). Prints the growth over the window (median of the last 5
-samples less the median of the first 5), the least-squares and Theil-Sen slopes in kB/s and the
-extrapolation to a day; exits 1 when the growth is over --max-growth-kb (default 64 kB: half of
-what the leak this guards against added in any minute, 96-184 kB; a single allocator step is
-32 kB), the fds grew (the same medians) by more than --max-fds-growth (default 0), or a scrape
-failed. The RSS of a process that holds nothing per tick moves by no page at all after its
-warm-up (BENCHMARKS.md). Standard library only.
+would; every scrape must answer 200). The memory judged is RssAnon, what the process allocated
+(heap, anonymous maps): VmRSS also counts file-backed pages, among them the observer's
+memory-mapped BPF maps and its code, which grow as first touched (bounded by their size; under
+a heavy load new histogram buckets and code paths are touched). Prints the growth over the
+window (median of the last 5 samples less the median of the first 5), the least-squares and
+Theil-Sen slopes in kB/s and the extrapolation to a day, and VmRSS; exits 1 when the growth is
+over --max-growth-kb (default 64 kB: half of what the leak this guards against added in any
+minute, 96-184 kB; one allocator step is 32 kB), the fds grew (the same medians) by more than
+--max-fds-growth (default 0), or a scrape failed. Standard library only.
 """
 import argparse
 import os
@@ -21,12 +23,12 @@ import time
 import urllib.request
 
 
-def rss_kb(pid):
+def status_kb(pid, field):
     with open(f"/proc/{pid}/status") as f:
         for line in f:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1])
-    raise RuntimeError(f"no VmRSS for pid {pid}")
+    raise RuntimeError(f"no {field} for pid {pid}")
 
 
 def nfds(pid):
@@ -53,7 +55,7 @@ def main():
     scrapes = 0
     failed = []
     t0 = time.monotonic()
-    ts, rss, fds = [], [], []
+    ts, rss, anon, fds = [], [], [], []
     while True:
         t = time.monotonic() - t0
         if t > a.warmup + a.seconds:
@@ -69,26 +71,27 @@ def main():
                 failed.append(f"{t:.0f}s: {e}")
         if t >= a.warmup:
             ts.append(t)
-            rss.append(rss_kb(a.pid))
+            rss.append(status_kb(a.pid, "VmRSS"))
+            anon.append(status_kb(a.pid, "RssAnon"))
             fds.append(nfds(a.pid))
         time.sleep(max(0.0, 1.0 - (time.monotonic() - t0 - t)))
-    k = slope(ts, rss)
-    pairs = [(rss[j] - rss[i]) / (ts[j] - ts[i])
+    k = slope(ts, anon)
+    pairs = [(anon[j] - anon[i]) / (ts[j] - ts[i])
              for i in range(len(ts)) for j in range(i + 1, len(ts)) if ts[j] > ts[i]]
     ts_k = statistics.median(pairs) if pairs else 0.0
     mid = statistics.median
-    grew = mid(rss[-5:]) - mid(rss[:5])
-    print(f"RSS {rss[0]} kB at {ts[0]:.0f} s, {rss[-1]} kB at {ts[-1]:.0f} s, max {max(rss)} kB; "
+    grew = mid(anon[-5:]) - mid(anon[:5])
+    print(f"RssAnon {anon[0]} kB at {ts[0]:.0f} s, {anon[-1]} kB at {ts[-1]:.0f} s; "
           f"grew {grew:+.0f} kB; slope {k:+.3f} kB/s least-squares, {ts_k:+.3f} Theil-Sen "
-          f"({k * 86.4:+.1f} MB a day) over {len(ts)} samples; "
+          f"({k * 86.4:+.1f} MB a day) over {len(ts)} samples; VmRSS {rss[0]} -> {rss[-1]} kB; "
           f"fds {fds[0]} -> {fds[-1]} (max {max(fds)}); {scrapes} scrapes answered, "
           f"{len(failed)} failed")
-    steps = [f"{t:.0f}s:{r}" for i, (t, r) in enumerate(zip(ts, rss)) if i and r != rss[i - 1]]
-    print("RSS changes (s:kB): " + (" ".join(steps) if steps else "none"))
+    steps = [f"{t:.0f}s:{r}" for i, (t, r) in enumerate(zip(ts, anon)) if i and r != anon[i - 1]]
+    print("RssAnon changes (s:kB): " + (" ".join(steps) if steps else "none"))
     bad = []
     if grew > a.max_growth_kb:
-        bad.append(f"RSS grew {grew:.0f} kB in {ts[-1] - ts[0]:.0f} s (limit {a.max_growth_kb} "
-                   f"kB), {k:.3f} kB/s")
+        bad.append(f"RssAnon grew {grew:.0f} kB in {ts[-1] - ts[0]:.0f} s (limit "
+                   f"{a.max_growth_kb} kB), {k:.3f} kB/s")
     # fds at the ends, by the median of 5 samples: a scrape's own connection comes and goes
     f0, f1 = mid(fds[:5]), mid(fds[-5:])
     if f1 - f0 > a.max_fds_growth:
