@@ -1,10 +1,10 @@
 #!/bin/bash
 # The observer as a fleet agent keeps a flat memory (issue 20): with `--interval 0 --metrics`
 # it keeps nothing per tick, so under a minute of steady connection churn (the driver making a new
-# connection per request to a refserver, open loop) and a scrape a second, its RSS after a 20 s
-# warm-up grows by at most 64 kB over the minute and its fds do not grow (rss_slope.py; this
-# build's RSS moves by no page at all); before, request timing kept a JSON interval per tick and
-# RSS grew ~2.5 kB/s, 96-184 kB in any minute.
+# connection per request to a refserver, open loop) and a scrape a second, what it allocated
+# (RssAnon) after a 20 s warm-up grows by at most 64 kB over the minute, every scrape answers and
+# its fds do not grow (rss_slope.py; this build's memory moves by no page at all); before,
+# request timing kept a JSON interval per tick and RSS grew ~2.5 kB/s, 96-184 kB in any minute.
 # The counts stay exact: the accepted connections equal the driver's. The 3-minute run is
 # bench/agent_soak.sh (BENCHMARKS.md).
 . "$(dirname "$0")/lib.sh"
