@@ -50,7 +50,10 @@ struct obs_mxhttp {
 	char addr[80];
 	struct obs_mx_src *src;
 	struct x__client cl[OBS_MXHTTP_CLIENTS];
-	struct obs_mx_buf body;
+	struct obs_mx_buf body;	/* the last scrape's exposition */
+	bool body_ok;		/* body holds a whole one, of format body_fmt, read at body_at */
+	enum obs_mx_format body_fmt;
+	double body_at;
 	uint64_t refused; /* connections closed early: taken over, too slow, too large, malformed */
 	http_parser_settings settings;
 };
@@ -222,6 +225,15 @@ static void x__scrape(struct x__client *c, bool head)
 	char msg[128];
 	int err, n;
 
+	double now = x__mono();
+
+	/* a scrape asked for within OBS_MXHTTP_REUSE_S of the last one, in its format, gets the
+	 * same exposition: a client asking faster costs a copy, not a read of the maps */
+	if (h->body_ok && h->body_fmt == f && now - h->body_at < OBS_MXHTTP_REUSE_S) {
+		x__respond(c, 200, "OK", obs_mx_content_type(f), h->body.p, h->body.len, head);
+		return;
+	}
+	h->body_ok = false;
 	obs_mx_src_refused(h->src, h->refused);
 	obs_mx_buf_reset(&h->body);
 	err = obs_mx_src_scrape(h->src, f, &h->body);
@@ -235,9 +247,14 @@ static void x__scrape(struct x__client *c, bool head)
 		x__respond(c, 500, "Internal Server Error", x__text, msg, (size_t)n, head);
 	} else {
 		x__respond(c, 200, "OK", obs_mx_content_type(f), h->body.p, h->body.len, head);
+		h->body_ok = true;
+		h->body_fmt = f;
+		h->body_at = now;
 	}
-	if (h->body.cap > (1u << 20)) /* an unusually large scrape: its buffer is not kept */
+	if (h->body.cap > (1u << 20)) { /* an unusually large scrape: its buffer is not kept */
 		obs_mx_buf_free(&h->body);
+		h->body_ok = false;
+	}
 }
 
 static int x__on_complete(http_parser *p)
@@ -390,11 +407,12 @@ static void x__serve(struct x__client *c, short revents, double now)
 		keep = x__read(c);
 	if (keep)
 		x__parse(c, now);
-	while (keep && c->st == X__RESP) {
+	if (keep && c->st == X__RESP) {
 		keep = x__flush(c, now);
-		if (!keep || c->st == X__RESP)
-			break;
-		x__parse(c, now); /* a pipelined request, now that the one before is answered */
+		/* a pipelined request, now that the one before is answered; its answer goes out on
+		 * the next pass, so that each connection gets one response per pass, in turn */
+		if (keep && c->st != X__RESP)
+			x__parse(c, now);
 	}
 	if (keep && x__expired(c, now))
 		keep = false;

@@ -14,7 +14,10 @@
  * read stops being read). Deadlines run from the start of a state and no byte moves them: a
  * request must be complete OBS_MXHTTP_HEADER_S after its first byte, a response written within
  * OBS_MXHTTP_WRITE_S, and a connection with no request closes after OBS_MXHTTP_IDLE_S. Each
- * connection closed early (taken over, too slow, too large, malformed) is counted.
+ * connection closed early (taken over, too slow, too large, malformed) is counted. Each
+ * connection gets at most one response per pass of the loop, in turn, and scrapes asked for
+ * within OBS_MXHTTP_REUSE_S of one another share one read of the maps: clients that pipeline
+ * requests cannot take the observer's CPU from a real scrape.
  */
 #ifndef LOADLENS_OBSERVER_METRICS_HTTP_H
 #define LOADLENS_OBSERVER_METRICS_HTTP_H
@@ -30,6 +33,7 @@
 #define OBS_MXHTTP_WRITE_S 10	     /* a response written within this */
 #define OBS_MXHTTP_IDLE_S 75	     /* no request: closed (over Prometheus's 1 m default) */
 #define OBS_MXHTTP_RESPONSE_MAX (16u << 20) /* a larger scrape answers 500 */
+#define OBS_MXHTTP_REUSE_S 0.1 /* a scrape this soon after the last gets the same exposition */
 
 struct obs_mxhttp;
 struct obs_mx_src;
