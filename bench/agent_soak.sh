@@ -3,8 +3,8 @@
 # watching a refserver while the driver makes a new connection per request (open loop, RATE/s),
 # scraped once a second as Prometheus would; tests/integration/rss_slope.py samples the
 # observer's memory (RssAnon: what it allocated) and fds once a second after a 20 s warm-up.
-# At the end, the
-# observer's accepted connections against the driver's. Loopback only, bounded in time.
+# At the end, the observer's accepted connections against the driver's. Loopback only, bounded
+# in time.
 # Prints one Markdown table row on stdout; progress on stderr.
 #
 #   sudo bench/agent_soak.sh [SECONDS (default 200)] [RATE (default 5000)] [BIN_DIR]
