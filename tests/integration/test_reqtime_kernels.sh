@@ -11,9 +11,12 @@
 # emulated CPU (qemu TCG, the kernel matrix sets LL_EMULATED_CPU=1) the way through the kernel
 # between the read and the server's first stamp, and between its last stamp and the transmit,
 # costs 40-160 us where it costs 1-5 us on a real CPU (measured on 6.12 with the tracepoints,
-# the mechanism 6.18 uses: 41 us at 0 ms of service, 45-51 us at 1 ms, 159 us at 5 ms), and the
-# observer's service time holds that path while the server's clock does not: there the test
-# prints the gap and checks only that the observer is not below the server (-1%) nor 10% above.
+# the mechanism 6.18 uses: 41 us at 0 ms of service, 45-51 us at 1 ms, 159 us at 5 ms on a quiet
+# host; 133-154 us at 1 ms with other guests and benchmarks on the host's 2 CPUs), and the
+# observer's service time holds that path while the server's clock does not. There the test prints
+# the gap and checks only that the observer is not below the server (-1%) nor 30% above it (a
+# gross error: a stamp from the wrong event, a unit); what proves the trampolines give the
+# tracepoints' numbers is the same-requests comparison on a kernel that has both.
 . "$(dirname "$0")/lib.sh"
 require_bpf
 require_bin loadlens-observer loadlens-refserver loadlens-driver
@@ -89,7 +92,7 @@ for svc in 1ms 5ms; do
 		else
 			echo "emulated CPU: $svc $mech: the kernel path adds $((p - RS_P50)) ns" \
 				"($(awk -v v="$p" -v r="$RS_P50" 'BEGIN { printf "%+.2f", (v - r) * 100 / r }')%)"
-			awk -v v="$p" -v r="$RS_P50" 'BEGIN { exit !(v >= r * 0.99 && v <= r * 1.10) }' ||
+			awk -v v="$p" -v r="$RS_P50" 'BEGIN { exit !(v >= r * 0.99 && v <= r * 1.30) }' ||
 				fail "$svc $mech: service p50 $p ns against the server's $RS_P50 ns"
 		fi
 	done
