@@ -10,6 +10,9 @@ import sys
 import tempfile
 import time
 
+from . import files
+from .shown import escaped
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -74,12 +77,17 @@ def remove_driver_dir(d):
 
 
 def collect(src_dir, names, dst_dir):
-	"""Move the driver's files from its own directory into the output directory."""
-	os.makedirs(dst_dir, exist_ok=True)
+	"""Move the driver's files from its own directory (another user's) into the output
+	directory: read as regular files only, never through a link, written anew (files.py)."""
+	files.ensure_dir(dst_dir, "output directory")
 	for n in names:
 		src = os.path.join(src_dir, n)
-		if os.path.exists(src):
-			shutil.move(src, os.path.join(dst_dir, n))
+		if os.path.lexists(src):
+			try:
+				files.copy_in(src, os.path.join(dst_dir, n), "the driver's file")
+			except files.FileError as e:
+				raise RunError(str(e)) from None
+			os.unlink(src)
 
 
 def run_driver(args, out_json, log_path, ident, timeout, exe=None):
@@ -89,7 +97,7 @@ def run_driver(args, out_json, log_path, ident, timeout, exe=None):
 	kw = {}
 	if ident:
 		kw = {"user": ident[0], "group": ident[1], "extra_groups": []}
-	with open(log_path, "wb") as log:
+	with files.create(log_path, "driver log") as log:
 		p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
 				     **kw)
 		try:
@@ -113,7 +121,8 @@ class Background:
 		self.cmd = cmd
 		self.out = os.path.join(outdir, f"{name}.out")
 		self.err = os.path.join(outdir, f"{name}.err")
-		with open(self.out, "wb") as o, open(self.err, "wb") as e:
+		with files.create(self.out, f"{name} output") as o, \
+				files.create(self.err, f"{name} log") as e:
 			self.p = subprocess.Popen(cmd, stdout=o, stderr=e, stdin=subprocess.DEVNULL)
 
 	def wait_for(self, pattern, seconds):
@@ -185,4 +194,5 @@ def cpu_times():
 
 
 def say(msg):
-	print(f"loadlens: {msg}", file=sys.stderr, flush=True)
+	"""A progress line on stderr; control characters escaped (values in it cut by the caller)."""
+	print(f"loadlens: {escaped(msg)}", file=sys.stderr, flush=True)

@@ -7,7 +7,7 @@ import re
 import subprocess
 import time
 
-from . import join, procs, schema, verdict
+from . import files, join, procs, schema, verdict
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
@@ -182,11 +182,7 @@ def document(kind, ctx, levels, extra=None):
 
 
 def write_json(doc, path):
-	tmp = path + ".tmp"
-	with open(tmp, "w", encoding="utf-8") as f:
-		json.dump(doc, f, indent=1)
-		f.write("\n")
-	os.replace(tmp, path)
+	files.write(path, json.dumps(doc, indent=1) + "\n", "--json")
 
 
 def run_levels(ctx, levels, show):
