@@ -179,7 +179,10 @@ def cmd_run(argv):
 def make_levels(conns, rates, default_conns):
 	try:
 		if rates:
-			r = units.num_list(rates, MAX_RATE)
+			# a list of numbers (sweep's doubling), or the command line's text
+			r = rates if isinstance(rates, list) else units.num_list(rates, MAX_RATE)
+			if max(r) > MAX_RATE:
+				raise ValueError(f"a rate above {MAX_RATE:,.0f} req/s")
 			c = units.int_list(conns or "64", MAX_CONNECTIONS)
 			if len(c) != 1:
 				raise Usage("with --rate, -c is one count (the connections of every level)")
@@ -242,8 +245,7 @@ def cmd_sweep(argv):
 		if a.rate_start:
 			if not a.rate_max:
 				raise Usage("--rate-start needs --rate-max")
-			rates = ",".join(f"{x:g}" for x in units.doubling(units.number(a.rate_start),
-									  units.number(a.rate_max)))
+			rates = units.doubling(units.number(a.rate_start), units.number(a.rate_max))
 			levels = make_levels(a.connections, rates, None)
 		elif a.rates:
 			levels = make_levels(a.connections, a.rates, None)

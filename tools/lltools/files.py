@@ -77,8 +77,9 @@ def _new_temp(dfd, name):
 	raise FileError(f"cannot make a temporary file next to {shown(name)}")
 
 
-def _place(path, what, fill):
-	"""Make path a new file: fill(file) writes it through a temporary, renamed over path."""
+def _place(path, what, fill, owner=None):
+	"""Make path a new file: fill(file) writes it through a temporary, renamed over path; owned
+	by owner (uid, gid) if given, else by the user behind sudo when root."""
 	check_output(path, what)
 	name = os.path.basename(path)
 	try:
@@ -88,7 +89,7 @@ def _place(path, what, fill):
 	tmp = None
 	try:
 		tmp, fd = _new_temp(dfd, name)
-		ids = _sudo_ids()
+		ids = owner or _sudo_ids()
 		if ids:
 			os.fchown(fd, *ids)
 		f = os.fdopen(fd, "wb")
@@ -152,6 +153,11 @@ def ensure_dir(path, what, follow=False):
 def read_bytes(path, what, limit=READ_MAX, follow=True):
 	"""The bytes of a regular file of at most limit bytes; FileError for anything else (a FIFO,
 	a device, a directory, a larger file; with follow=False, a symbolic link)."""
+	return _read(path, what, limit, follow)[0]
+
+
+def _read(path, what, limit, follow):
+	"""(bytes, stat) of a regular file: read_bytes()."""
 	flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 	if not follow:
 		flags |= os.O_NOFOLLOW
@@ -179,7 +185,7 @@ def read_bytes(path, what, limit=READ_MAX, follow=True):
 			n += len(b)
 		if n > limit:
 			raise FileError(f"{what} {shown(path)}: larger than the {limit >> 20} MiB read")
-		return b"".join(chunks)
+		return b"".join(chunks), st
 	except OSError as e:
 		raise FileError(f"{what} {shown(path)}: {e.strerror}") from None
 	finally:
@@ -197,5 +203,7 @@ def read_text(path, what, limit=READ_MAX, follow=True):
 
 
 def copy_in(src, dst, what):
-	"""Copy a file another user wrote (src, never through a link) to dst (write())."""
-	write(dst, read_bytes(src, what, follow=False), what)
+	"""Copy a file another user wrote (src, never through a link, a regular file) to dst as a
+	new file (write()) that keeps src's owner: who wrote it stays visible."""
+	data, st = _read(src, what, READ_MAX, False)
+	_place(dst, what, lambda f: f.write(data), (st.st_uid, st.st_gid))
