@@ -138,7 +138,7 @@ def context(a, extra):
 def finish(kind, ctx, a, doc, text):
 	from . import run as runmod
 	path = a.json or os.path.join(ctx["out"], f"{kind}.json")
-	runmod.write_json(doc, path)
+	runmod.write_json(doc, path, ours=not a.json)
 	print(text)
 	print(f"\njoined JSON: {path}")
 	if not a.no_report:
@@ -146,7 +146,7 @@ def finish(kind, ctx, a, doc, text):
 		try:
 			from . import report
 			png = files.ensure_dir(os.path.join(ctx["out"], "png"), "png directory")
-			report.write([doc], rep, png)
+			report.write([doc], rep, png, ours=not a.report)
 			print(f"report: {rep}")
 		except ImportError as e:
 			print(f"report: not written ({e}; install python3-matplotlib)")

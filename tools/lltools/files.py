@@ -48,10 +48,13 @@ def _refusal(st):
 	return None
 
 
-def check_output(path, what):
-	"""Raise FileError unless path can be written safely; creates nothing (called at start)."""
+def check_output(path, what, ours=False):
+	"""Raise FileError unless path can be written safely; creates nothing (called at start).
+	ours: a name lltools chose in its output directory, where a symbolic link found is only a
+	name to replace (rename() never follows it), not a file the user meant."""
 	try:
-		why = _refusal(os.lstat(path))
+		st = os.lstat(path)
+		why = None if ours and stat.S_ISLNK(st.st_mode) else _refusal(st)
 	except FileNotFoundError:
 		why = None
 	except OSError as e:
@@ -77,10 +80,10 @@ def _new_temp(dfd, name):
 	raise FileError(f"cannot make a temporary file next to {shown(name)}")
 
 
-def _place(path, what, fill, owner=None):
+def _place(path, what, fill, owner=None, ours=False):
 	"""Make path a new file: fill(file) writes it through a temporary, renamed over path; owned
 	by owner (uid, gid) if given, else by the user behind sudo when root."""
-	check_output(path, what)
+	check_output(path, what, ours)
 	name = os.path.basename(path)
 	try:
 		dfd = os.open(os.path.dirname(path) or ".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
@@ -111,19 +114,33 @@ def _place(path, what, fill, owner=None):
 		os.close(dfd)
 
 
-def write(path, data, what="output"):
-	"""Replace path with data (str: UTF-8; bytes) as a new 0600 file."""
+def write(path, data, what="output", ours=False):
+	"""Replace path with data (str: UTF-8; bytes) as a new 0600 file (ours: check_output)."""
 	if isinstance(data, str):
 		data = data.encode("utf-8")
-	_place(path, what, lambda f: f.write(data))
+	_place(path, what, lambda f: f.write(data), ours=ours)
 
 
 def create(path, what="output"):
-	"""A new empty 0600 file at path, open for writing (binary), for a child's output."""
+	"""A new empty 0600 file at path, open for writing (binary), for a child's output; path is
+	a name lltools chose (a link there is replaced, never followed)."""
 	fd = []
 	# the temporary is renamed into place empty; the fd kept open writes into that new file
-	_place(path, what, lambda f: fd.append(os.dup(f.fileno())))
+	_place(path, what, lambda f: fd.append(os.dup(f.fileno())), ours=True)
 	return os.fdopen(fd[0], "wb")
+
+
+def clear(path, what="output"):
+	"""Remove a name lltools is about to have a child create (a stale file or a planted link:
+	unlink() never follows); a directory there is refused."""
+	try:
+		if stat.S_ISDIR(os.lstat(path).st_mode):
+			raise FileError(f"{what} {shown(path)}: it is a directory")
+		os.unlink(path)
+	except FileNotFoundError:
+		pass
+	except OSError as e:
+		raise FileError(f"{what} {shown(path)}: {e.strerror}") from None
 
 
 def ensure_dir(path, what, follow=False):
@@ -206,4 +223,4 @@ def copy_in(src, dst, what):
 	"""Copy a file another user wrote (src, never through a link, a regular file) to dst as a
 	new file (write()) that keeps src's owner: who wrote it stays visible."""
 	data, st = _read(src, what, READ_MAX, False)
-	_place(dst, what, lambda f: f.write(data), (st.st_uid, st.st_gid))
+	_place(dst, what, lambda f: f.write(data), (st.st_uid, st.st_gid), ours=True)

@@ -272,7 +272,7 @@ def _img(plot, alt):
 		while os.path.lexists(os.path.join(PNG_DIR, name)):
 			k += 1
 			name = f"{alt.replace(' ', '-')}-{k}.png"
-		files.write(os.path.join(PNG_DIR, name), png, "--png-dir")
+		files.write(os.path.join(PNG_DIR, name), png, "--png-dir", True)
 	b = base64.b64encode(png).decode("ascii")
 	return (f'<figure data-points="{n}"><img alt="{html.escape(alt)}" '
 		f'src="data:image/png;base64,{b}"><figcaption>{html.escape(alt)} ({n} data points)'
@@ -324,7 +324,7 @@ ONLOAD = ("<script>window.addEventListener('load',function(){var n=0,i=document.
 	  "document.body.setAttribute('data-images-loaded',n+'/'+i.length);});</script>")
 
 
-def write(docs, path, png_dir=None):
+def write(docs, path, png_dir=None, ours=False):
 	global PNG_DIR
 	PNG_DIR = png_dir
 	if png_dir:
@@ -335,4 +335,4 @@ def write(docs, path, png_dir=None):
 		f"<p>Written {time.strftime('%Y-%m-%d %H:%M:%S')}. Client figures come from "
 		f"loadlens-driver, server figures from loadlens-observer (eBPF, tracepoints); "
 		f"docs/loadlens.md says how they are joined.</p>\n{body}\n</body></html>\n")
-	files.write(path, page, "report")
+	files.write(path, page, "report", ours)
