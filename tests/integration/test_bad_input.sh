@@ -79,4 +79,22 @@ refused "not UTF-8" "$LL" report latin1.json -o r.html
 refused "not JSON" "$LL" report notjson -o r.html
 refused "not JSON" "$LL" report notjson
 refused "not a regular file" "$LL" report /dev/zero -o r.html
-pass "$n bad inputs refused at once: exit 64, one line, nothing written"
+
+# what loadlens run echoes (its banner, the driver's error it passes on) is escaped and cut: an
+# escape sequence and a 100 KB URL as the target (the driver then refuses it; the banner came
+# first)
+echo '{"tool": "loadlens-observer"}' >"$LL_TMP/obs.json"
+long=$(head -c 100000 /dev/zero | tr '\0' a)
+rc=0
+(cd "$W" && TMPDIR="$W/tmp" timeout 60 "$LL" run "$(printf 'http://127.0.0.1:%s/\033[2J\r%s' "$P" \
+	"$long")" -c 1 -d 1s --observer-json "$LL_TMP/obs.json" --out "$LL_TMP/o" --no-report \
+	>"$LL_TMP/banner.out" 2>"$LL_TMP/banner.err") || rc=$?
+head -c 600 "$LL_TMP/banner.err"
+echo
+grep -q $'\033' "$LL_TMP/banner.err" "$LL_TMP/banner.out" && fail "an escape character echoed raw"
+grep -q $'\r' "$LL_TMP/banner.err" && fail "a carriage return echoed raw"
+grep -qF '\x1b[2J\r' "$LL_TMP/banner.err" || fail "the banner does not show the escapes"
+grep -q 'chars cut' "$LL_TMP/banner.err" || fail "the banner does not cut the 100 KB target"
+[ "$(wc -c <"$LL_TMP/banner.err")" -lt 6000 ] ||
+	fail "the 100 KB target echoed in $(wc -c <"$LL_TMP/banner.err") bytes"
+pass "$n bad inputs refused at once: exit 64, one line, nothing written; the banner escaped and cut"

@@ -8,7 +8,7 @@ import tempfile
 import traceback
 
 from . import files, join, procs, schema, units, verdict
-from .shown import shown
+from .shown import lines as shown_lines, shown
 
 EXIT_USAGE = 64
 
@@ -139,7 +139,7 @@ def finish(kind, ctx, a, doc, text):
 	from . import run as runmod
 	path = a.json or os.path.join(ctx["out"], f"{kind}.json")
 	runmod.write_json(doc, path, ours=not a.json)
-	print(text)
+	print(shown_lines(text))  # process names and findings come from other users' processes
 	print(f"\njoined JSON: {path}")
 	if not a.no_report:
 		rep = a.report or os.path.join(ctx["out"], "report.html")

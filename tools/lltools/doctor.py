@@ -11,7 +11,7 @@ import shlex
 import subprocess
 
 from . import procs, schema, units
-from .shown import shown
+from .shown import lines as shown_lines, shown
 
 TIME_WAIT_S = 60  # TCP_TIMEWAIT_LEN: fixed in Linux; tcp_fin_timeout does not change it
 TW_REUSE_S = 1  # tcp_tw_reuse: a TIME_WAIT port is reused once its last timestamp is 1 s old
@@ -529,7 +529,7 @@ def main(argv, Parser, Usage):
 				  "plan": plan, "checks": checks, "breaks_first": fb,
 				  "observer_missing": missing}, indent=1))
 	else:
-		print(render(h, obs, plan, checks))
+		print(shown_lines(render(h, obs, plan, checks)))
 		if missing:
 			print(f"\nthe observer cannot run here: {'; '.join(missing)}")
 	return 1 if (fb or missing) else 0

@@ -11,7 +11,7 @@ import tempfile
 import time
 
 from . import files
-from .shown import escaped
+from .shown import escaped, shown
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -61,7 +61,8 @@ def driver_dir(ident):
 	into the output directory after each run (collect())."""
 	if not ident:
 		return None
-	d = tempfile.mkdtemp(prefix="loadlens-driver-")
+	# in /tmp, not $TMPDIR: a private TMPDIR (a user's own) may be closed to the driver's user
+	d = tempfile.mkdtemp(prefix="loadlens-driver-", dir="/tmp" if os.path.isdir("/tmp") else None)
 	os.chmod(d, 0o755)
 	# a copy of the binary the user can run even where the build tree is closed to it (a
 	# checkout under /root); the driver links only system libraries
@@ -98,8 +99,11 @@ def run_driver(args, out_json, log_path, ident, timeout, exe=None):
 	if ident:
 		kw = {"user": ident[0], "group": ident[1], "extra_groups": []}
 	with files.create(log_path, "driver log") as log:
-		p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-				     **kw)
+		try:
+			p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
+					     stdin=subprocess.DEVNULL, **kw)
+		except OSError as e:
+			raise RunError(f"cannot start the driver {shown(cmd[0])}: {e.strerror}") from None
 		try:
 			return p.wait(timeout=timeout)
 		except subprocess.TimeoutExpired:

@@ -48,3 +48,8 @@ def shown(s, limit=LIMIT):
 		tlen += len(_esc(s[t - 1]))
 		t -= 1
 	return escaped(s[:h]) + f"...[{t - h} chars cut]..." + escaped(s[t:])
+
+
+def lines(text):
+	"""Multi-line text for a terminal: each line escaped (escaped()), the line breaks kept."""
+	return "\n".join(escaped(x) for x in str(text).split("\n"))
