@@ -4,8 +4,8 @@
 # applies the unit's own lines the way systemd does: its capability bounding set,
 # NoNewPrivileges, and a seccomp filter from SystemCallFilter=, RestrictAddressFamilies= and
 # MemoryDenyWriteExecute=; tracefs is mounted first in a mount namespace of the test's (the
-# unit's sys-kernel-tracing.mount). Healthy: the observer attaches, counts the 4 connections
-# and 200 requests of a driver run exactly, and runs as nobody with an empty bounding set,
+# unit's sys-kernel-tracing.mount). Healthy: the observer attaches (the syscall tier too), counts
+# the 4 connections, their 4 accept-queue waits and 200 requests of a driver run exactly, and runs as nobody with an empty bounding set,
 # no_new_privs and the filter. Sick: the same filter without bpf() stops it (exit 64, one line):
 # the filter is enforced, and bpf() is what the allow list adds for it.
 source "$(dirname "$0")/lib.sh"
@@ -27,7 +27,7 @@ sandboxed() {
 	start "$name" unshare -m --propagation private /bin/sh -c \
 		'mountpoint -q /sys/kernel/tracing || mount -t tracefs tracefs /sys/kernel/tracing
 		 exec "$@"' sh /usr/bin/python3 "$SB" "$UNIT" "$@" -- \
-		"$LOADLENS_BIN/loadlens-observer" --port "$P" --interval 0 --duration 6s \
+		"$LOADLENS_BIN/loadlens-observer" --port "$P" --interval 0 --duration 6s --syscalls on \
 		--json "$LL_TMP/$name.json"
 }
 
@@ -46,6 +46,9 @@ stop ok
 grep unit_sandbox "$LL_TMP/ok.err"
 [ "$(jget "$LL_TMP/ok.json" .accepted)" = 4 ] ||
 	fail "accepted $(jq .accepted "$LL_TMP/ok.json"), the driver opened 4"
+# --syscalls on: the syscall tier's classic tracepoints, attached by id with perf_event_open()
+[ "$(jget "$LL_TMP/ok.json" .accept_queue_wait.count)" = 4 ] ||
+	fail "accept-queue waits $(jq .accept_queue_wait.count "$LL_TMP/ok.json") (the syscall tier), not 4"
 req=$(jq "[.request_timing.slots[] | select(.port == $P) | .requests] | add" "$LL_TMP/ok.json")
 [ "$req" = 200 ] || fail "the sandboxed observer timed $req requests, the driver sent 200"
 
