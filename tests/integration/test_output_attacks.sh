@@ -122,4 +122,5 @@ timeout 120 "$LL" run "$U" -c 1 -d 1s --out "$dir2" --no-report >"$LL_TMP/run2.o
 [ "$rc" != 0 ] || fail "run with a planted driver/ link exited 0"
 grep -q "symbolic link" "$LL_TMP/run2.err" || fail "the planted driver/ link is not named: $(cat "$LL_TMP/run2.err")"
 [ -z "$(ls -A "$LL_TMP/elsewhere")" ] || fail "run wrote through the planted driver/ link"
+pgrep -f -- "--json $dir2/" >/dev/null && fail "an observer was left running after the refusal"
 pass "planted links and hard links never written through; refused before work; new files 0600"

@@ -177,7 +177,11 @@ def start_observer(ports, outdir, name, runq=True, extra=()):
 		cmd.append("--runq")
 	cmd += list(extra)
 	b = Background(name, cmd, outdir)
-	b.wait_for("observing", 60)
+	try:
+		b.wait_for("observing", 60)
+	except RunError:
+		b.stop(signal.SIGKILL, 5)  # never left running behind a failed start
+		raise
 	return b
 
 

@@ -90,13 +90,13 @@ def one_level(ctx, i, level):
 	obs_json = None
 	if ctx.get("observer_jsons") is not None:
 		obs_json = ctx["observer_jsons"][i]
-	elif ctx["observe"]:
+	final = os.path.join(out, "driver")
+	files.ensure_dir(final, "output directory")  # before the observer: a refusal leaves none
+	if ctx.get("observer_jsons") is None and ctx["observe"]:
 		for ext in ("json", "ndjson"):  # the observer refuses a link: a stale name goes first
 			files.clear(os.path.join(out, f"{name}-observer.{ext}"), "observer output")
 		obs = procs.start_observer([ctx["port"]], out, f"{name}-observer", runq=ctx["runq"])
 		obs_json = os.path.join(out, f"{name}-observer.json")
-	final = os.path.join(out, "driver")
-	files.ensure_dir(final, "output directory")
 	work = ctx["driver_dir"] or final
 	names = [f"{name}-driver.json", f"{name}-driver.log"]
 	watch = CpuWatch(ctx["port"])
@@ -107,13 +107,14 @@ def one_level(ctx, i, level):
 				      ctx["ident"], ctx["driver_timeout"],
 				      os.path.join(work, "loadlens-driver") if ctx["driver_dir"] else None)
 	finally:
-		busy, srv = watch.finish()
-		if work != final:
-			procs.collect(work, names, final)
-		if obs:
-			orc = obs.stop()
-			if orc != 0:
-				raise procs.RunError(f"the observer exited {orc}: {obs.tail()}")
+		try:
+			busy, srv = watch.finish()
+			if work != final:
+				procs.collect(work, names, final)
+		finally:  # the observer is stopped whatever failed above
+			orc = obs.stop() if obs else 0
+	if orc != 0:
+		raise procs.RunError(f"the observer exited {orc}: {obs.tail()}")
 	drv_json = os.path.join(final, names[0])
 	drv_dir = final
 	if not os.path.exists(drv_json):
