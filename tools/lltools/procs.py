@@ -189,7 +189,11 @@ def start_refserver(listen, outdir, name, args):
 	cmd = [binary("loadlens-refserver"), "--listen", listen,
 	       "--json", os.path.join(outdir, f"{name}.json")] + list(args)
 	b = Background(name, cmd, outdir)
-	b.wait_for("listening", 20)
+	try:
+		b.wait_for("listening", 20)
+	except RunError:
+		b.stop(signal.SIGKILL, 5)
+		raise
 	return b
 
 
