@@ -31,6 +31,14 @@ sandboxed() {
 		--json "$LL_TMP/$name.json"
 }
 
+# what the sandbox itself leaves a process before the observer drops anything: the unit's five
+# capabilities in the bounding set (BPF, PERFMON, SETUID, SETGID, SETPCAP), no_new_privs, a filter
+got=$(/usr/bin/python3 "$SB" "$UNIT" -- /bin/grep -E '^(CapBnd|NoNewPrivs|Seccomp):' \
+	/proc/self/status 2>/dev/null | tr -s '\t ' ' ' | tr '\n' ';')
+echo "the unit's sandbox: $got"
+[ "$got" = "CapBnd: 000000c0000001c0;NoNewPrivs: 1;Seccomp: 2;" ] ||
+	fail "the unit's sandbox leaves: $got"
+
 sandboxed ok
 wait_for ok observing 60
 driver load "http://127.0.0.1:$P/" -n 200 -c 4 -q

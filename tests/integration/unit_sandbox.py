@@ -97,8 +97,11 @@ def main(argv):
 	s = unit_settings(unit)
 	libc = ctypes.CDLL(None, use_errno=True)
 	# the capability bounding set
-	keep = {CAPS[c] for v in s.get("CapabilityBoundingSet", []) for c in v.split()}
 	last = int(open("/proc/sys/kernel/cap_last_cap").read())
+	if "CapabilityBoundingSet" in s:
+		keep = {CAPS[c] for v in s["CapabilityBoundingSet"] for c in v.split()}
+	else:  # systemd's default: the bounding set as it is
+		keep = set(range(last + 1))
 	for cap in range(last + 1):
 		if cap not in keep and libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0):
 			raise OSError(ctypes.get_errno(), f"PR_CAPBSET_DROP {cap}")
@@ -107,7 +110,8 @@ def main(argv):
 			raise OSError(ctypes.get_errno(), "PR_SET_NO_NEW_PRIVS")
 	err = getattr(errno, s.get("SystemCallErrorNumber", ["EPERM"])[-1])
 	f = seccomp.SyscallFilter(defaction=seccomp.ERRNO(err))
-	allowed = syscall_sets(s.get("SystemCallFilter", []), groups()) - without
+	# no SystemCallFilter=: every known call, less what other settings restrict
+	allowed = syscall_sets(s.get("SystemCallFilter", ["@known"]), groups()) - without
 	families = [getattr(socket, fam) for v in s.get("RestrictAddressFamilies", [])
 		    for fam in v.split()]
 	special = {"socket", "mmap", "mprotect", "pkey_mprotect"}
