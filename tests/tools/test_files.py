@@ -62,6 +62,15 @@ class Files(unittest.TestCase):
 		self.assertFalse(os.path.islink(self.p("level1.log")))
 		with open(self.p("level1.log"), "rb") as f:
 			self.assertEqual(f.read(), b"log")
+		# a FIFO or a hard link at a name of ours: replaced, never opened
+		os.mkfifo(self.p("level2.log"))
+		os.link(self.victim, self.p("run.json"))
+		with files.create(self.p("level2.log")) as f:
+			f.write(b"x")
+		files.write(self.p("run.json"), "{}", "--json", ours=True)
+		self.victim_intact()
+		self.assertTrue(stat.S_ISREG(os.lstat(self.p("level2.log")).st_mode))
+		self.assertEqual(os.stat(self.victim).st_nlink, 1)
 
 	@unittest.skipUnless(os.geteuid() == 0, "hard links are refused as root")
 	def test_hard_link_refused_as_root(self):

@@ -50,11 +50,15 @@ def _refusal(st):
 
 def check_output(path, what, ours=False):
 	"""Raise FileError unless path can be written safely; creates nothing (called at start).
-	ours: a name lltools chose in its output directory, where a symbolic link found is only a
-	name to replace (rename() never follows it), not a file the user meant."""
+	ours: a name lltools chose in its output directory, where whatever is found (a planted link,
+	FIFO or hard link) is only a name to replace (rename() never opens it), not a file the user
+	meant; only a directory there is refused."""
 	try:
 		st = os.lstat(path)
-		why = None if ours and stat.S_ISLNK(st.st_mode) else _refusal(st)
+		if ours:
+			why = "it is a directory" if stat.S_ISDIR(st.st_mode) else None
+		else:
+			why = _refusal(st)
 	except FileNotFoundError:
 		why = None
 	except OSError as e:
