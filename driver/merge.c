@@ -225,8 +225,9 @@ int drv_merge_main(int argc, char **argv)
 		if (!f) {
 			r = errno;
 			drv_merge_fini(&m);
-			ll_usage_error(DRV_PROG, "merge: %s: %s%s", drv_quote(argv[i], q, sizeof(q)),
-				       ll_input_strerror(r), r == EFBIG ? " (256 MiB)" : "");
+			ll_usage_error(DRV_PROG, "merge: %s: %s%s",
+				       drv_quote(argv[i], q, sizeof(q)), ll_input_strerror(r),
+				       r == EFBIG ? " (256 MiB)" : "");
 		}
 		doc = json_loadf(f, 0, &jerr);
 		fclose(f);
@@ -239,7 +240,8 @@ int drv_merge_main(int argc, char **argv)
 		json_decref(doc);
 		if (r) {
 			drv_merge_fini(&m);
-			ll_usage_error(DRV_PROG, "merge: %s: %s", drv_quote(argv[i], q, sizeof(q)), err);
+			ll_usage_error(DRV_PROG, "merge: %s: %s",
+				       drv_quote(argv[i], q, sizeof(q)), err);
 		}
 	}
 	drv_merge_finish(&m);
