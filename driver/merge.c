@@ -184,7 +184,7 @@ int drv_merge_main(int argc, char **argv)
 	const char *out = NULL;
 	struct drv_merge m;
 	json_error_t jerr;
-	char err[512], q[256];
+	char err[512];
 	bool quiet = false;
 	json_t *doc;
 	FILE *f;
@@ -225,23 +225,20 @@ int drv_merge_main(int argc, char **argv)
 		if (!f) {
 			r = errno;
 			drv_merge_fini(&m);
-			ll_usage_error(DRV_PROG, "merge: %s: %s%s",
-				       drv_quote(argv[i], q, sizeof(q)), ll_input_strerror(r),
+			ll_usage_error(DRV_PROG, "merge: %s: %s%s", argv[i], ll_input_strerror(r),
 				       r == EFBIG ? " (256 MiB)" : "");
 		}
 		doc = json_loadf(f, 0, &jerr);
 		fclose(f);
 		if (!doc) {
 			drv_merge_fini(&m);
-			ll_usage_error(DRV_PROG, "merge: %s: %s", drv_quote(argv[i], q, sizeof(q)),
-				       jerr.text);
+			ll_usage_error(DRV_PROG, "merge: %s: %s", argv[i], jerr.text);
 		}
 		r = drv_merge_add(&m, doc, err, sizeof(err));
 		json_decref(doc);
 		if (r) {
 			drv_merge_fini(&m);
-			ll_usage_error(DRV_PROG, "merge: %s: %s",
-				       drv_quote(argv[i], q, sizeof(q)), err);
+			ll_usage_error(DRV_PROG, "merge: %s: %s", argv[i], err);
 		}
 	}
 	drv_merge_finish(&m);
@@ -259,8 +256,7 @@ int drv_merge_main(int argc, char **argv)
 	if (out_fd >= 0) {
 		r = drv_report_json_write_fd(out_fd, &m.cfg, &m.res);
 		if (r) {
-			ll_warn(DRV_PROG, "cannot write %s: %s", drv_quote(out, q, sizeof(q)),
-				strerror(-r));
+			ll_warn(DRV_PROG, "cannot write %s: %s", out, strerror(-r));
 			rc = LL_EXIT_FAIL;
 		}
 	}
