@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Text from arguments, files or servers made safe for one line of a terminal or a log. Pure.
 
-The same form as the driver's drv_quote(): control characters as \\r, \\n, \\t or \\xNN; other
+The same form as the C programs' quoting: control characters as \\r, \\n, \\t or \\xNN; other
 unprintable characters (C1 controls, bidi overrides, line separators) as \\uNNNN; a value longer
 than the limit has its middle cut out and counted: "head...[N chars cut]...tail"."""
 
