@@ -77,7 +77,7 @@ def check_requests(run, sc):
 	with open(os.path.join(run.tmp, "load.json")) as f:
 		d = json.load(f)
 	drv = d["requests"]
-	slack = d["connections"] + drv // 100
+	slack = sc.get("requests_slack", d["connections"] + drv // 100)
 	log("requests: observer %d, driver %d (allowed difference %d)" % (obs, drv, slack))
 	if abs(obs - drv) > slack:
 		return ["the observer counted %d requests, the driver %d (allowed difference %d)" %

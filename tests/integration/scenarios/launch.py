@@ -114,6 +114,11 @@ def start_server(run, spec):
 			if not kids:
 				raise Fail("nginx started no worker")
 			run.vars[name + "_worker_pid"] = kids[0]
+	elif kind == "node_cluster":
+		run.spawn(name, [need("node"), os.path.join(HERE, "cluster.js"), "{port}",
+				 str(spec.get("workers", 2))], cpu)
+		run.wait_for(name, "^ready")
+		run.wait_listen(name, port)
 	elif kind == "redis":
 		run.spawn(name, [need("redis-server"), "--port", "{port}", "--bind", "127.0.0.1",
 				 "--save", "", "--appendonly", "no", "--daemonize", "no",

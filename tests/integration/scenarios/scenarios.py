@@ -8,6 +8,8 @@ random port), {tmp} (the scenario's temp dir), {NAME_pid} (a process the harness
 - servers: kind refserver | py (servers.py) | go | nginx | redis | memcached; cpu 0 by default.
 - loads: kind driver | py | redis-benchmark | wrk | ab | h2load; cpu 1 by default; 'delay' after the
   load phase starts; 'rc' exit codes accepted; 'errors_ok' (driver) when errors are the point.
+- requests_match: the observer's TCP request count is the driver's, within 'requests_slack'
+  (default: a request per connection and 1%).
 - observer: its target arguments (default --port {port}); -i 0.5s, --ndjson and --json are added.
 - expect: [{kind, evidence: {key: value}, forecast: may come before the onset, range: {key:
   [lo, hi]} and estimate_of: a load whose JSON 'requests' the finding's estimated_requests
@@ -176,6 +178,34 @@ SCENARIOS = [
 			  "--rate", "2000", "-c", "8", "-d", "3s", "--timeout", "200ms")],
 	 "expect": [{"kind": "udp_shared_socket", "evidence": {"port": "{port}"}}]},
 
+	{"name": "healthy_fork_per_connection", "group": "healthy",
+	 "what": "a python3 forking server (the parent accepts, a child per connection answers "
+		 "and exits 0, as PostgreSQL's backends), --pid parent --children --max-procs 16, "
+		 "200 new connections/s for 3 s: 600 children come and go; no exit is a finding, "
+		 "the cap counts live processes, every request is timed",
+	 "servers": [{"kind": "py", "args": ["forkper"]}],
+	 "observer": ["--pid", "{server_pid}", "--children"],
+	 "max_procs": 16,
+	 "requests_match": True, "requests_slack": 0,
+	 "loads": [driver(HTTP, "--http-close", "--rate", "200", "-c", "4", "-d", "3s")]},
+	{"name": "healthy_prefork_existing", "group": "healthy",
+	 "what": "a python3 pre-forking server whose 4 children were forked before the observer "
+		 "started, under --pid parent --children: the children found at the start are "
+		 "targets, every request they serve is timed",
+	 "servers": [{"kind": "py", "args": ["fork", "--children", "4", "--gap", "0"]}],
+	 "observer": ["--pid", "{server_pid}", "--children"],
+	 "requests_match": True, "requests_slack": 0,
+	 "loads": [driver(HTTP, "--http-close", "--rate", "200", "-c", "4", "-d", "3s")]},
+	{"name": "healthy_node_cluster", "group": "healthy",
+	 "what": "a Node.js cluster (primary + 2 workers, forked before the observer started; "
+		 "the primary accepts and hands each connection to a worker), keep-alive, 8 "
+		 "connections for 3 s, under --pid primary --children: the workers' requests are "
+		 "timed, as many as the driver's",
+	 "servers": [{"kind": "node_cluster", "workers": 2}],
+	 "observer": ["--pid", "{server_pid}", "--children"],
+	 "requests_match": True, "requests_slack": 0,
+	 "loads": [driver(HTTP, "-c", "8", "-d", "3s")]},
+
 	{"name": "healthy_no_listener_note", "group": "healthy",
 	 "what": "nginx serves in the scenario's namespace, the observer runs in another one "
 		 "with --port: nothing listens on that port where it looks",
@@ -288,6 +318,17 @@ SCENARIOS = [
 	 "onset": {"how": "logtime", "file": "{tmp}/fork.log", "line": 15, "field": 2,
 		   "pid_field": 1},
 	 "expect": [{"kind": "process_cap", "evidence": {"pid": "{onset_pid}"}}]},
+	{"name": "sick_fork_child_crash", "group": "sick",
+	 "what": "the forking server of healthy_fork_per_connection, whose every 150th child "
+		 "crashes (SIGSEGV) after answering, 200 new connections/s for 3 s: the crashes "
+		 "are findings, the 596 children leaving with their clients are not",
+	 "servers": [{"kind": "py", "args": ["forkper", "--crash-every", "150",
+					     "--log", "{tmp}/crash.log"]}],
+	 "observer": ["--pid", "{server_pid}", "--children"],
+	 "max_procs": 16,
+	 "loads": [driver(HTTP, "--http-close", "--rate", "200", "-c", "4", "-d", "3s")],
+	 "onset": {"how": "logtime", "file": "{tmp}/crash.log", "field": 1, "pid_field": 0},
+	 "expect": [{"kind": "target_exit", "evidence": {"pid": "{onset_pid}"}}]},
 	{"name": "sick_addrinuse", "group": "sick",
 	 "what": "while refserver serves a keep-alive load, a second process tries to bind() its "
 		 "port every 0.1 s for 3 s (a restart that finds the port busy): EADDRINUSE; "
