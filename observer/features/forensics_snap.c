@@ -208,6 +208,17 @@ void obs_fx__snap(struct obs_fx *fx, const struct obs_conn_stats *d,
 	s->accepted = d->ctr[OBS_CTR_ACCEPTED];
 	s->tw_entries = d->ctr[OBS_CTR_TW_ENTRIES];
 	x__census(fx, s);
+	if (fx->have_base) {
+		int64_t held = 0;
+
+		for (k = 0; k < 2; k++) {
+			f = k ? OBS_TCP_CLOSE_WAIT : OBS_TCP_ESTABLISHED;
+			held += fx->base[f] + (int64_t)fx->conn_last->moves[f] -
+				(int64_t)fx->conn_last->moves[OBS_TCP_STATES + f];
+		}
+		s->held_live = true;
+		s->held = held > 0 ? (uint64_t)held : 0;
+	}
 	s->tw_overflow = fx->tw_overflow_delta;
 	s->listen_overflows = fx->listen_overflow_delta;
 	s->listen_target_full += d->ctr[OBS_CTR_QLEN_FULL] +

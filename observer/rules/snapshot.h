@@ -118,6 +118,10 @@ struct obs_snap {
 	struct obs_snap_port port[OBS_SNAP_PORTS];
 	size_t nports;
 	uint64_t tw_overflow; /* TCPTimeWaitOverflow this interval */
+	/* sockets held by applications (ESTABLISHED + CLOSE_WAIT) between censuses: the last
+	 * census plus the state moves since (held_live false: no census yet) */
+	bool held_live;
+	uint64_t held;
 
 	/* listen queues */
 	uint64_t listen_overflows; /* ListenOverflows (or the drop reason) this interval: every

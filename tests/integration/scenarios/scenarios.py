@@ -206,6 +206,16 @@ SCENARIOS = [
 	 "requests_match": True, "requests_slack": 0,
 	 "loads": [driver(HTTP, "-c", "8", "-d", "3s")]},
 
+	{"name": "healthy_connection_ramp", "group": "healthy",
+	 "what": "refserver tcp with RLIMIT_NOFILE 1000; a client opens 750 connections over "
+		 "1.5 s and holds them for 3.5 s more, closing one and opening another every "
+		 "0.1 s: the fds stop at 75% of the limit, no forecast (a ramp that stopped is "
+		 "no trend)",
+	 "servers": [refserver("--proto", "tcp", nofile=1000)],
+	 "loads": [{"kind": "py", "name": "load",
+		    "args": ["ramp", "--port", "{port}", "--count", "750", "--ramp", "1.5",
+			     "--every", "0.1", "--seconds", "5"]}]},
+
 	{"name": "healthy_no_listener_note", "group": "healthy",
 	 "what": "nginx serves in the scenario's namespace, the observer runs in another one "
 		 "with --port: nothing listens on that port where it looks",
@@ -329,6 +339,19 @@ SCENARIOS = [
 	 "loads": [driver(HTTP, "--http-close", "--rate", "200", "-c", "4", "-d", "3s")],
 	 "onset": {"how": "logtime", "file": "{tmp}/crash.log", "field": 1, "pid_field": 0},
 	 "expect": [{"kind": "target_exit", "evidence": {"pid": "{onset_pid}"}}]},
+	{"name": "sick_connection_ramp", "group": "sick",
+	 "what": "refserver tcp with RLIMIT_NOFILE 1000; a client opens 1,000 connections over "
+		 "6.5 s and holds them: a ramp that goes on is a trend, forecast before the "
+		 "server's fds run out (its accept4() fails with EMFILE)",
+	 "servers": [refserver("--proto", "tcp", nofile=1000)],
+	 "loads": [{"kind": "py", "name": "load",
+		    "args": ["ramp", "--port", "{port}", "--count", "1000", "--ramp", "6.5",
+			     "--every", "0.5", "--seconds", "7.5"]}],
+	 "onset": {"how": "fds", "min_growth": 975},
+	 "expect": [{"kind": "fd_exhaustion", "evidence": {"pid": "{server_pid}"},
+		     "forecast": True}],
+	 # true at the end: out of fds, the server is slow to close what the client closes
+	 "allow": ["close_wait_leak", "fin_wait2_orphans"]},
 	{"name": "sick_addrinuse", "group": "sick",
 	 "what": "while refserver serves a keep-alive load, a second process tries to bind() its "
 		 "port every 0.1 s for 3 s (a restart that finds the port busy): EADDRINUSE; "

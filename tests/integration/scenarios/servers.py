@@ -19,6 +19,9 @@ and stops on SIGTERM or after --seconds. Times written to --log are CLOCK_REALTI
   redispipe  a pipelining Redis client: --children connections, each writes --depth SET
              commands one write() apiece (TCP_NODELAY, as clients that flush per command do),
              then reads their replies; --count commands per connection or --seconds
+  ramp       a client: opens --count connections to --port evenly over --ramp seconds and
+             holds them; then, every --every seconds, closes one and opens another, until
+             --seconds (a connection ramp that stops, then sits flat with a little churn)
   spin       a CPU hog: busy-loops for --seconds
   enfile     lowers fs.file-max to file-nr + --margin, then an unprivileged child (nobody, no
              capabilities) opens /dev/null until ENFILE, writes its time to --log, closes
@@ -301,6 +304,25 @@ def cmd_redispipe(a):
 	      (sum(done), a.depth, a.children))
 
 
+def cmd_ramp(a):
+	conns = []
+	start = time.monotonic()
+	end = start + a.seconds
+	for i in range(a.count):
+		delay = start + a.ramp * i / a.count - time.monotonic()
+		if delay > 0:
+			time.sleep(delay)
+		conns.append(socket.create_connection(("127.0.0.1", a.port)))
+	print("ramp: %d connections in %.2f s" % (len(conns), time.monotonic() - start),
+	      file=sys.stderr, flush=True)
+	while time.monotonic() + a.every < end:
+		time.sleep(a.every)
+		conns.pop(0).close()
+		conns.append(socket.create_connection(("127.0.0.1", a.port)))
+	for c in conns:
+		c.close()
+
+
 def cmd_spin(a):
 	end = time.monotonic() + a.seconds
 	while time.monotonic() < end:
@@ -374,8 +396,8 @@ def main():
 	signal.signal(signal.SIGTERM, on_term)
 	p = argparse.ArgumentParser()
 	sub = p.add_subparsers(dest="cmd", required=True)
-	for name in ("http", "noclose", "slowaccept", "fork", "forkper", "spin", "enfile",
-		     "bindloop", "redispipe"):
+	for name in ("http", "noclose", "slowaccept", "fork", "forkper", "ramp", "spin",
+		     "enfile", "bindloop", "redispipe"):
 		s = sub.add_parser(name)
 		s.add_argument("--port", type=int, default=0)
 		s.add_argument("--seconds", type=float, default=60)
@@ -392,6 +414,7 @@ def main():
 		s.add_argument("--depth", type=int, default=16)
 		s.add_argument("--count", type=int, default=1 << 30)
 		s.add_argument("--crash-every", type=int, default=0)
+		s.add_argument("--ramp", type=float, default=2.0)
 	a = p.parse_args()
 	globals()["cmd_" + a.cmd](a)
 
