@@ -6,6 +6,7 @@
 #ifndef LOADLENS_DRV_STATS_H
 #define LOADLENS_DRV_STATS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "loadlens/ll_hist.h"
 
@@ -123,6 +124,9 @@ const char *drv_err_name(enum drv_err e);
 const char *drv_httpv_name(enum drv_httpv v);
 int drv_httpv_from_name(const char *s);
 /* One-line advice for a class, about target (HOST:PORT); written into buf. */
+/* Why closed connections hold ports, for net.ipv4.tcp_tw_reuse (-1: unread) and a loopback target
+ * or not: TIME_WAIT for 60 s, or reused after 1 s. Returns buf. */
+const char *drv_tw_hint(int tw_reuse, bool loopback, char *buf, size_t len);
 const char *drv_err_hint(enum drv_err e, const struct drv_stats *s, const char *target,
 			 char *buf, size_t len);
 /* Human text of any code drv_err_class() takes. */
