@@ -154,6 +154,46 @@ static void x__procs(const struct obs_fx *fx, struct obs_snap *s)
 }
 
 /*
+ * The processes whose connect() found no free port, the most failed first: the kernel names the
+ * caller of each failed port search (errprocs, conn.bpf.h), in the watched namespace only and,
+ * with --pid/--cgroup, only the targets. Their counts are the kernel's, one per failure.
+ */
+static void x__portfail(const struct obs_fx *fx, struct obs_snap *s)
+{
+	const struct obs_fail_proc *e;
+	struct obs_snap_portfail *q;
+	size_t i, k;
+
+	s->nportfail = s->portfail_more = 0;
+	for (i = 0; i < fx->nerrprocs; i++) {
+		e = &fx->errprocs[i];
+		if (!e->e.fails[OBS_FAIL_EADDRNOTAVAIL])
+			continue;
+		if (!fx->targets->npids && !fx->targets->cgroup_id &&
+		    x__seen_netns(fx, e->pid) != fx->targets->netns)
+			continue;
+		/* insert in order, most failures first; the least falls off the end */
+		for (k = s->nportfail; k > 0 && s->portfail[k - 1].total < e->e.fails[OBS_FAIL_EADDRNOTAVAIL];
+		     k--)
+			;
+		if (k == OBS_SNAP_PORTFAIL) {
+			s->portfail_more++;
+			continue;
+		}
+		if (s->nportfail == OBS_SNAP_PORTFAIL)
+			s->portfail_more++;
+		else
+			s->nportfail++;
+		memmove(&s->portfail[k + 1], &s->portfail[k],
+			(s->nportfail - 1 - k) * sizeof(s->portfail[0]));
+		q = &s->portfail[k];
+		q->pid = e->pid;
+		snprintf(q->comm, sizeof(q->comm), "%.15s", e->e.comm);
+		q->total = e->e.fails[OBS_FAIL_EADDRNOTAVAIL];
+	}
+}
+
+/*
  * The interval's failures of the processes that matter: without --pid/--cgroup every process of
  * the host is counted in the kernel, so only those of the watched network namespace are the
  * targets' here (one gone before its namespace could be read is not). fails[] gets them, fails_sys[] the call that
@@ -242,10 +282,12 @@ void obs_fx__snap(struct obs_fx *fx, const struct obs_conn_stats *d,
 		/* the kernel counted every process: keep the watched namespace's, and the failed
 		 * port searches on the target ports (judged by socket, so the namespace's) */
 		x__local_fails(fx, s);
-		if (d->ctr[OBS_CTR_CONNECT_NOPORT] > s->fails[OBS_SNAP_EADDRNOTAVAIL])
-			s->fails[OBS_SNAP_EADDRNOTAVAIL] = d->ctr[OBS_CTR_CONNECT_NOPORT];
-		if (!s->fails_sys[OBS_SNAP_EADDRNOTAVAIL] && s->fails[OBS_SNAP_EADDRNOTAVAIL])
-			s->fails_sys[OBS_SNAP_EADDRNOTAVAIL] = "connect";
+		/* EADDRNOTAVAIL is a port search that failed: the kernel's count on the target
+		 * ports, exact (the processes' counts, read at another moment, are not added in:
+		 * the larger of two counts per interval over-counted the run's total) */
+		s->fails[OBS_SNAP_EADDRNOTAVAIL] = d->ctr[OBS_CTR_CONNECT_NOPORT];
+		s->fails_sys[OBS_SNAP_EADDRNOTAVAIL] =
+			s->fails[OBS_SNAP_EADDRNOTAVAIL] ? "connect" : NULL;
 		/* the system's file table is the host's: every ENFILE counts */
 		for (k = 0, s->fails[OBS_SNAP_ENFILE] = 0; k < OBS_SYS_MAX; k++)
 			s->fails[OBS_SNAP_ENFILE] += dsys[k][OBS_FAIL_ENFILE];
@@ -254,6 +296,7 @@ void obs_fx__snap(struct obs_fx *fx, const struct obs_conn_stats *d,
 			if (f != OBS_SNAP_ENFILE)
 				s->fails_total[f] = fx->local_total[f] += s->fails[f];
 	}
+	x__portfail(fx, s);
 	s->file_nr = fx->file_nr_now;
 	s->file_max = fx->run.file_max;
 	x__procs(fx, s);

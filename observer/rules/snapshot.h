@@ -21,6 +21,7 @@
 #define OBS_SNAP_NOTES 16    /* pids / ports named by the scoping notes */
 #define OBS_SNAP_EVENTS 8    /* target exits and restarts, this interval */
 #define OBS_SNAP_HIST 16     /* snapshots the rules can look back on */
+#define OBS_SNAP_PORTFAIL 4  /* processes named as those whose connect() found no port */
 
 /* TCP states, as include/net/tcp_states.h numbers them. */
 enum {
@@ -136,6 +137,16 @@ struct obs_snap {
 	uint64_t fails[OBS_SNAP_FAILS];
 	uint64_t fails_total[OBS_SNAP_FAILS];
 	const char *fails_sys[OBS_SNAP_FAILS];
+
+	/* the processes whose connect() found no free local port (EADDRNOTAVAIL), since start, the
+	 * most failed first; portfail_more: other processes past the list */
+	struct obs_snap_portfail {
+		uint32_t pid;
+		char comm[16];
+		uint64_t total;
+	} portfail[OBS_SNAP_PORTFAIL];
+	size_t nportfail;
+	size_t portfail_more;
 
 	/* system file handles */
 	uint64_t file_nr, file_max;
