@@ -409,6 +409,10 @@ int obs_fx_tick(struct obs_fx *fx, const struct obs_conn_stats *ct,
 	iv->dt = dt;
 	iv->accepted = cd->ctr[OBS_CTR_ACCEPTED];
 	iv->accept_rate = acc_rate;
+	/* connect() ran out of ports: the census names the group that did, within a second
+	 * (a census deferred for its cost would leave the failures unplaced) */
+	if (cd->ctr[OBS_CTR_CONNECT_NOPORT] && (!fx->cs.ntop || t >= fx->census_t + 1.0))
+		fx->census_next_t = 0;
 	x__census(fx, ct, t, iv);
 	iv->tw_entries = cd->ctr[OBS_CTR_TW_ENTRIES];
 	iv->tw_per_s = tw_rate;

@@ -37,6 +37,22 @@ http {{
 """
 
 
+HAPROXY_CONF = """global
+	nbthread 1
+defaults
+	mode {mode}
+	timeout connect 1s
+	timeout client 5s
+	timeout server 5s
+	retries 0
+frontend fe
+	bind 127.0.0.1:{front}
+	default_backend be
+backend be
+	server s1 127.0.0.1:{port}
+"""
+
+
 def need(prog):
 	path = shutil.which(prog, path="/usr/sbin:/usr/bin:/sbin:/bin:" +
 			    os.environ.get("PATH", ""))
@@ -119,6 +135,25 @@ def start_server(run, spec):
 				 str(spec.get("workers", 2))], cpu)
 		run.wait_for(name, "^ready")
 		run.wait_listen(name, port)
+	elif kind == "haproxy":
+		# in front of the port's server, on {port1} (mode http: keeps its backend
+		# connections alive; mode tcp: a backend connection per client connection, closed
+		# first by haproxy once the client closes); run under strace -f -e connect: its
+		# connect() failures are the ground truth of a port finding (strace.log)
+		d = os.path.join(run.tmp, name)
+		os.makedirs(d)
+		with open(os.path.join(d, "haproxy.cfg"), "w") as f:
+			f.write(HAPROXY_CONF.format(
+				front=run.vars["port1"], port=port, mode=spec.get("mode", "http")))
+		run.spawn(name, [need("strace"), "-f", "-ttt", "-e", "trace=connect", "-o",
+				 d + "/strace.log", need("haproxy"), "-db", "-f",
+				 d + "/haproxy.cfg"], cpu)
+		run.wait_listen(name, run.vars["port1"])
+		kids = children(run.procs[name].pid)
+		if not kids:
+			raise Fail("strace started no haproxy")
+		run.vars[name + "_haproxy_pid"] = kids[0]
+		run.stop_first[name] = kids[0]
 	elif kind == "redis":
 		run.spawn(name, [need("redis-server"), "--port", "{port}", "--bind", "127.0.0.1",
 				 "--save", "", "--appendonly", "no", "--daemonize", "no",

@@ -216,6 +216,16 @@ SCENARIOS = [
 		    "args": ["ramp", "--port", "{port}", "--count", "750", "--ramp", "1.5",
 			     "--every", "0.1", "--seconds", "5"]}]},
 
+	{"name": "healthy_proxy_keepalive", "group": "healthy",
+	 "what": "haproxy in front of refserver (haproxy keeps its backend connections alive), "
+		 "tcp_tw_reuse 0 and 300 ephemeral ports, 400 requests/s for 3 s: no port "
+		 "pressure, nothing to say",
+	 "sysctls": {"net.ipv4.tcp_tw_reuse": 0, "net.ipv4.ip_local_port_range": "40000 40299"},
+	 "servers": [refserver("--proto", "http"),
+		     {"kind": "haproxy", "name": "proxy", "mode": "http"}],
+	 "observer": ["--port", "{port}"],
+	 "loads": [driver("http://127.0.0.1:{port1}/", "--rate", "400", "-c", "4", "-d", "3s")]},
+
 	{"name": "healthy_no_listener_note", "group": "healthy",
 	 "what": "nginx serves in the scenario's namespace, the observer runs in another one "
 		 "with --port: nothing listens on that port where it looks",
@@ -352,6 +362,42 @@ SCENARIOS = [
 		     "forecast": True}],
 	 # true at the end: out of fds, the server is slow to close what the client closes
 	 "allow": ["close_wait_leak", "fin_wait2_orphans"]},
+	{"name": "sick_proxy_ports_port", "group": "sick",
+	 "what": "haproxy (mode tcp) in front of refserver tcp: a backend connection per client "
+		 "connection, closed first by haproxy, its TIME_WAIT holding the port 60 s "
+		 "(tcp_tw_reuse 0); 300 ephemeral ports; the driver opens a connection per request "
+		 "at 300/s for 3 s from two source addresses (600 ports of its own); --port of the "
+		 "backend: the finding names haproxy, its failures exactly strace's count",
+	 "sysctls": {"net.ipv4.tcp_tw_reuse": 0, "net.ipv4.ip_local_port_range": "40000 40299"},
+	 "servers": [refserver("--proto", "tcp"),
+		     {"kind": "haproxy", "name": "proxy", "mode": "tcp"}],
+	 "observer": ["--port", "{port}"],
+	 "loads": [driver("tcp://127.0.0.1:{port1}", "--new-conn", "--rate", "300", "-c", "4",
+			  "-d", "3s", "--source-addr", "127.0.0.2,127.0.0.3", errors_ok=True,
+			  rc=[0, 1])],
+	 "onset": {"how": "logline", "file": "{tmp}/proxy/strace.log", "re": "EADDRNOTAVAIL",
+		   "field": 1},
+	 "expect": [{"kind": "port_exhaustion", "evidence": {"dport": "{port}"},
+		     "forecast": True}],
+	 "portfail_truth": {"strace": "{tmp}/proxy/strace.log", "pid": "{proxy_haproxy_pid}",
+			    "comm": "haproxy"},
+	 "allow": ["time_wait"]},
+	{"name": "sick_proxy_ports_pid", "group": "sick",
+	 "what": "sick_proxy_ports_port watched with --pid of haproxy alone",
+	 "sysctls": {"net.ipv4.tcp_tw_reuse": 0, "net.ipv4.ip_local_port_range": "40000 40299"},
+	 "servers": [refserver("--proto", "tcp"),
+		     {"kind": "haproxy", "name": "proxy", "mode": "tcp"}],
+	 "observer": ["--pid", "{proxy_haproxy_pid}"],
+	 "loads": [driver("tcp://127.0.0.1:{port1}", "--new-conn", "--rate", "300", "-c", "4",
+			  "-d", "3s", "--source-addr", "127.0.0.2,127.0.0.3", errors_ok=True,
+			  rc=[0, 1])],
+	 "onset": {"how": "logline", "file": "{tmp}/proxy/strace.log", "re": "EADDRNOTAVAIL",
+		   "field": 1},
+	 "expect": [{"kind": "port_exhaustion", "evidence": {"dport": "{port}"},
+		     "forecast": True}],
+	 "portfail_truth": {"strace": "{tmp}/proxy/strace.log", "pid": "{proxy_haproxy_pid}",
+			    "comm": "haproxy"},
+	 "allow": ["time_wait"]},
 	{"name": "sick_addrinuse", "group": "sick",
 	 "what": "while refserver serves a keep-alive load, a second process tries to bind() its "
 		 "port every 0.1 s for 3 s (a restart that finds the port busy): EADDRINUSE; "

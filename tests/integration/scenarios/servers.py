@@ -19,6 +19,9 @@ and stops on SIGTERM or after --seconds. Times written to --log are CLOCK_REALTI
   redispipe  a pipelining Redis client: --children connections, each writes --depth SET
              commands one write() apiece (TCP_NODELAY, as clients that flush per command do),
              then reads their replies; --count commands per connection or --seconds
+  lingering  HTTP, a thread per connection, that answers every request as keep-alive, even
+             'Connection: close', and closes only after the client did: the client closes
+             first, its TIME_WAIT holds its port (a proxy's backend side)
   ramp       a client: opens --count connections to --port evenly over --ramp seconds and
              holds them; then, every --every seconds, closes one and opens another, until
              --seconds (a connection ramp that stops, then sits flat with a little churn)
@@ -304,6 +307,33 @@ def cmd_redispipe(a):
 	      (sum(done), a.depth, a.children))
 
 
+def lingering_conn(c):
+	buf = b""
+	try:
+		while True:
+			d = c.recv(65536)
+			if not d:
+				break
+			buf += d
+			while b"\r\n\r\n" in buf:
+				_, buf = buf.split(b"\r\n\r\n", 1)
+				c.sendall(http_reply(True))
+	except OSError:
+		pass
+	c.close()
+
+
+def cmd_lingering(a):
+	ls = socket.socket()
+	ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+	ls.bind(("127.0.0.1", a.port))
+	ls.listen(512)
+	ready("lingering %d" % a.port)
+	while True:
+		c, _ = ls.accept()
+		threading.Thread(target=lingering_conn, args=(c,), daemon=True).start()
+
+
 def cmd_ramp(a):
 	conns = []
 	start = time.monotonic()
@@ -396,8 +426,8 @@ def main():
 	signal.signal(signal.SIGTERM, on_term)
 	p = argparse.ArgumentParser()
 	sub = p.add_subparsers(dest="cmd", required=True)
-	for name in ("http", "noclose", "slowaccept", "fork", "forkper", "ramp", "spin",
-		     "enfile", "bindloop", "redispipe"):
+	for name in ("http", "noclose", "slowaccept", "fork", "forkper", "lingering", "ramp",
+		     "spin", "enfile", "bindloop", "redispipe"):
 		s = sub.add_parser(name)
 		s.add_argument("--port", type=int, default=0)
 		s.add_argument("--seconds", type=float, default=60)
