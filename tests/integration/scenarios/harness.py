@@ -262,6 +262,12 @@ def check_evidence(run, e, f):
 		log("  %s: %s = %s (expected %s..%s)" % (f["kind"], key, v, lo, hi))
 		if not isinstance(v, (int, float)) or not lo <= v <= hi:
 			problems.append("%s evidence %s=%s, expected %s..%s" % (f["kind"], key, v, lo, hi))
+	for words in e.get("text_has", []):
+		if words not in f.get("text", ""):
+			problems.append("%s text lacks '%s': %s" % (f["kind"], words, f.get("text")))
+	for words in e.get("text_lacks", []):
+		if words in f.get("text", ""):
+			problems.append("%s text has '%s': %s" % (f["kind"], words, f.get("text")))
 	for key in e.get("absent", []):
 		if key in ev:
 			problems.append("%s evidence has %s=%s, expected none" % (f["kind"], key,

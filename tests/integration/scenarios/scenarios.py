@@ -398,6 +398,20 @@ SCENARIOS = [
 	 "portfail_truth": {"strace": "{tmp}/proxy/strace.log", "pid": "{proxy_haproxy_pid}",
 			    "comm": "haproxy"},
 	 "allow": ["time_wait"]},
+	{"name": "sick_port_tw_reuse_2", "group": "sick",
+	 "what": "tcp_tw_reuse=2 (loopback), 300 ephemeral ports, the client closes first at "
+		 "600 new connections/s for 3 s: a port in TIME_WAIT is taken back only once 1 s "
+		 "old, so connect() fails; the cause named is that, not FIN_WAIT2 orphans (the "
+		 "census has none)",
+	 "sysctls": {"net.ipv4.tcp_tw_reuse": 2, "net.ipv4.ip_local_port_range": "40000 40299"},
+	 "servers": [refserver("--proto", "tcp")],
+	 "loads": [driver(TCP, "--new-conn", "--rate", "600", "-c", "8", "-d", "3s",
+			  errors_ok=True, rc=[0, 1])],
+	 "onset": {"how": "driver_errors"},
+	 "expect": [{"kind": "port_exhaustion", "evidence": {"dport": "{port}"},
+		     "forecast": True, "text_has": ["1 s old", "in loadlens-driver (pid"],
+		     "text_lacks": ["FIN_WAIT2"]}],
+	 "allow": ["time_wait"]},
 	{"name": "sick_addrinuse", "group": "sick",
 	 "what": "while refserver serves a keep-alive load, a second process tries to bind() its "
 		 "port every 0.1 s for 3 s (a restart that finds the port busy): EADDRINUSE; "
