@@ -245,6 +245,7 @@ SCENARIOS = [
 	 "onset": {"how": "driver_errors"},
 	 "expect": [{"kind": "port_exhaustion", "evidence": {"dport": "{port}"},
 		     "forecast": True}],
+	 "portfail_truth": {"load": "load", "comm": "loadlens-driver"},
 	 "allow": ["time_wait"]},
 	{"name": "sick_emfile_nginx", "group": "sick",
 	 "what": "nginx (master + 1 worker) with worker_rlimit_nofile 64 and 100 keep-alive "
@@ -411,6 +412,7 @@ SCENARIOS = [
 	 "expect": [{"kind": "port_exhaustion", "evidence": {"dport": "{port}"},
 		     "forecast": True, "text_has": ["1 s old", "in loadlens-driver (pid"],
 		     "text_lacks": ["FIN_WAIT2"]}],
+	 "portfail_truth": {"load": "load", "comm": "loadlens-driver"},
 	 "allow": ["time_wait"]},
 	{"name": "sick_addrinuse", "group": "sick",
 	 "what": "while refserver serves a keep-alive load, a second process tries to bind() its "
