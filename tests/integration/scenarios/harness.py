@@ -236,7 +236,7 @@ def check_portfail(run, truth, sfind):
 	pf = [f for f in sfind if kind_of(f) == "port_exhaustion" and
 	      "processes" in (f.get("evidence") or {})]
 	if not pf:
-		return ["no port_exhaustion in the summary to check against strace's %d" % n]
+		return ["no port_exhaustion naming processes in the summary (the process counted %d)" % n]
 	ev = pf[-1].get("evidence") or {}
 	procs = ev.get("processes") or []
 	mine = [p for p in procs if p.get("pid") == pid]
