@@ -88,6 +88,7 @@ void drv_stats_merge(struct drv_stats *dst, const struct drv_stats *src)
 	dst->runq_ns += src->runq_ns;
 	dst->timer_wakes += src->timer_wakes;
 	dst->spin_ns += src->spin_ns;
+	dst->pacer_idle_ns += src->pacer_idle_ns;
 	for (i = 0; i < DRV_STATUS_MAX; i++)
 		dst->status[i] += src->status[i];
 	for (i = 0; i < DRV_HTTPV__COUNT; i++)

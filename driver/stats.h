@@ -86,6 +86,7 @@ struct drv_stats {
 	uint64_t runq_ns;     /* time it was runnable but waiting for a CPU (schedstat) */
 	uint64_t timer_wakes; /* waker: timerfd wake-ups */
 	uint64_t spin_ns;     /* waker: polling the loop and spinning on the clock near a send */
+	uint64_t pacer_idle_ns; /* of it, the pacer waiting: clock spin and polls with no event */
 	uint64_t status[DRV_STATUS_MAX]; /* http: responses by status code */
 	uint64_t http_version[DRV_HTTPV__COUNT]; /* http: responses by negotiated version */
 	uint64_t dns_rcode[16]; /* dns: responses by RCODE (0 = NOERROR, counted ok) */
