@@ -196,6 +196,16 @@ SCENARIOS = [
 	 "observer": ["--pid", "{server_pid}", "--children"],
 	 "requests_match": True, "requests_slack": 0,
 	 "loads": [driver(HTTP, "--http-close", "--rate", "200", "-c", "4", "-d", "3s")]},
+	{"name": "healthy_ephemeral_port_server", "group": "healthy",
+	 "what": "refserver http listening on a port inside the namespace's ephemeral range "
+		 "(20000-30999), keep-alive, 8 connections for 3 s, watched with --pid only: its "
+		 "accepted sockets are a server's (timed, as many requests as the driver's), not "
+		 "client connections",
+	 "sysctls": {"net.ipv4.ip_local_port_range": "20000 30999"},
+	 "servers": [refserver("--proto", "http")],
+	 "observer": ["--pid", "{server_pid}"],
+	 "requests_match": True, "server_sockets_only": True,
+	 "loads": [driver(HTTP, "-c", "8", "-d", "3s")]},
 	{"name": "healthy_node_cluster", "group": "healthy",
 	 "what": "a Node.js cluster (primary + 2 workers, forked before the observer started; "
 		 "the primary accepts and hands each connection to a worker), keep-alive, 8 "
