@@ -2,6 +2,7 @@
 /* The forensics' part of the rules' snapshot (observer/rules/snapshot.h): census, ports, failures,
  * fds and processes of the interval, as plain data. */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -98,6 +99,40 @@ static uint32_t x__seen_netns(const struct obs_fx *fx, uint32_t pid)
 	return 0;
 }
 
+/* --pid without --children: the targets' children, from /proc/PID/task/TID/children. */
+static void x__kids(const struct obs_fx *fx, struct obs_snap *s)
+{
+	char path[64], tpath[96];
+	unsigned int kid;
+	struct dirent *de;
+	size_t k;
+	DIR *d;
+	FILE *f;
+
+	for (k = 0; k < fx->targets->npids && s->nkids < OBS_SNAP_NOTES; k++) {
+		snprintf(path, sizeof(path), "/proc/%u/task", fx->targets->pids[k]);
+		d = opendir(path);
+		if (!d)
+			continue;
+		while ((de = readdir(d)) && s->nkids < OBS_SNAP_NOTES) {
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(tpath, sizeof(tpath), "%s/%.16s/children", path, de->d_name);
+			f = fopen(tpath, "r");
+			if (!f)
+				continue;
+			while (s->nkids < OBS_SNAP_NOTES && fscanf(f, "%u", &kid) == 1) {
+				s->kid[s->nkids].pid = kid;
+				obs_pid_comm(kid, s->kid[s->nkids].comm,
+					     sizeof(s->kid[s->nkids].comm));
+				s->nkids++;
+			}
+			fclose(f);
+		}
+		closedir(d);
+	}
+}
+
 static void x__procs(const struct obs_fx *fx, struct obs_snap *s)
 {
 	const struct obs_fx_proc *p;
@@ -142,6 +177,9 @@ static void x__procs(const struct obs_fx *fx, struct obs_snap *s)
 		q->emfile = e->e.fails[OBS_FAIL_EMFILE];
 		q->last_sys = obs_sys_name(e->e.last_sys);
 	}
+	s->pid_targets = fx->targets->npids > 0;
+	if (s->pid_targets && !fx->children)
+		x__kids(fx, s);
 	s->max_procs = (unsigned int)fx->max_procs;
 	s->targets_max = OBS_MAX_TARGETS;
 	s->targets_full = fx->fail_cur.fx[OBS_FX_TARGETS_FULL];

@@ -80,6 +80,7 @@ void obs_rule_pipelining(const struct obs_snap_hist *h, struct obs_findings *out
 void obs_rule_udp_shared(const struct obs_snap_hist *h, struct obs_findings *out);
 void obs_rule_netns_outside(const struct obs_snap_hist *h, struct obs_findings *out);
 void obs_rule_no_listener(const struct obs_snap_hist *h, struct obs_findings *out);
+void obs_rule_served_elsewhere(const struct obs_snap_hist *h, struct obs_findings *out);
 
 /* Every rule, in the order findings are listed. */
 void obs_rules_run(const struct obs_snap_hist *h, struct obs_findings *out);

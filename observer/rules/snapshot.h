@@ -158,6 +158,14 @@ struct obs_snap {
 	uint64_t procs_unwatched; /* processes not watched for the cap, since start */
 	uint32_t first_unwatched_pid;
 	char first_unwatched_comm[16];
+	/* --pid without --children: the targets' children (processes that may serve what the
+	 * targets accept), pid-scoped at all (pid_targets) */
+	bool pid_targets;
+	struct obs_snap_kid {
+		uint32_t pid;
+		char comm[16];
+	} kid[OBS_SNAP_NOTES];
+	size_t nkids;
 	uint64_t targets_full; /* --children: new children the kernel's "targets" map had no room
 				* for, since start (wiring point: obs-bpf's OBS_FX_TARGETS_FULL) */
 	unsigned int targets_max; /* its size, OBS_MAX_TARGETS */
@@ -166,6 +174,7 @@ struct obs_snap {
 	bool requests_on;
 	struct obs_snap_slot slot[OBS_SNAP_SLOTS];
 	size_t nslots;
+	uint64_t foreign_sockets; /* --pid/--cgroup, since start: sockets a non-target read first */
 	bool runq_on;	     /* --runq */
 	uint64_t runq_count; /* wake-ups of serving threads timed */
 	double runq_p50_ns, runq_p99_ns;

@@ -236,6 +236,15 @@ SCENARIOS = [
 	 "observer": ["--port", "{port}"],
 	 "loads": [driver("http://127.0.0.1:{port1}/", "--rate", "400", "-c", "4", "-d", "3s")]},
 
+	{"name": "healthy_cluster_primary_note", "group": "healthy",
+	 "what": "the Node.js cluster of healthy_node_cluster under --pid of the primary alone "
+		 "(no --children): it accepts every connection and serves none; a note says so and "
+		 "names its children, the workers",
+	 "servers": [{"kind": "node_cluster", "workers": 2}],
+	 "observer": ["--pid", "{server_pid}"],
+	 "loads": [driver(HTTP, "--http-close", "--rate", "200", "-c", "4", "-d", "3s")],
+	 "expect": [{"kind": "served_elsewhere", "text_has": ["the targets' children: "]}]},
+
 	{"name": "healthy_no_listener_note", "group": "healthy",
 	 "what": "nginx serves in the scenario's namespace, the observer runs in another one "
 		 "with --port: nothing listens on that port where it looks",
