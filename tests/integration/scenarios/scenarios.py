@@ -5,8 +5,10 @@ random port), {tmp} (the scenario's temp dir), {NAME_pid} (a process the harness
 {server_pid}), {server_worker_pid} (nginx's worker with master_process on).
 
 - group: healthy (no warning/critical finding; exactly the notes in 'expect') or sick.
-- servers: kind refserver | py (servers.py) | go | nginx | redis | memcached; cpu 0 by default.
-- loads: kind driver | py | redis-benchmark | wrk | ab | h2load; cpu 1 by default; 'delay' after the
+- servers: kind refserver | py (servers.py) | go | nginx | redis | memcached | node_cluster
+  (cluster.js) | haproxy (under strace, in front of {port} on {port1}) | postgres; cpu 0 by
+  default.
+- loads: kind driver | py | redis-benchmark | wrk | ab | h2load | pgbench; cpu 1 by default; 'delay' after the
   load phase starts; 'rc' exit codes accepted; 'errors_ok' (driver) when errors are the point.
 - requests_match: the observer's TCP request count is the driver's, within 'requests_slack'
   (default: a request per connection and 1%).
@@ -196,6 +198,15 @@ SCENARIOS = [
 	 "observer": ["--pid", "{server_pid}", "--children"],
 	 "requests_match": True, "requests_slack": 0,
 	 "loads": [driver(HTTP, "--http-close", "--rate", "200", "-c", "4", "-d", "3s")]},
+	{"name": "healthy_postgres_pgbench_C", "group": "healthy",
+	 "what": "PostgreSQL 15 under pgbench -C (a new connection, so a new backend, per "
+		 "transaction; select-only), 4 clients for 3 s, --pid postmaster --children "
+		 "--max-procs 16: hundreds of backends come and go; none is a finding",
+	 "servers": [{"kind": "postgres"}],
+	 "observer": ["--pid", "{server_pid}", "--children"],
+	 "max_procs": 16,
+	 "loads": [{"kind": "pgbench", "name": "load",
+		    "args": ["-C", "-S", "-c", "4", "-j", "1", "-T", "3"]}]},
 	{"name": "healthy_ephemeral_port_server", "group": "healthy",
 	 "what": "refserver http listening on a port inside the namespace's ephemeral range "
 		 "(20000-30999), keep-alive, 8 connections for 3 s, watched with --pid only: its "
