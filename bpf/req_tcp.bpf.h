@@ -36,8 +36,7 @@ struct {
  */
 static __always_inline __u64 tcp_clock(const struct sock *sk, __u64 after)
 {
-	const struct tcp_sock *tp = bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct tcp_sock));
-	__u64 t = tp->tcp_clock_cache;
+	__u64 t = LL_READ(struct tcp_sock, sk, tcp_clock_cache);
 
 	return t > after && after ? t : bpf_ktime_get_ns();
 }
@@ -54,8 +53,8 @@ static __always_inline __u64 tcp_clock(const struct sock *sk, __u64 after)
  */
 static __always_inline __u64 tcp_sent_clock(const struct sock *sk, __u64 after)
 {
-	const struct tcp_sock *tp = bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct tcp_sock));
-	__u64 w = tp->tcp_wstamp_ns, c = tp->tcp_clock_cache, t = w < c ? w : c;
+	__u64 w = LL_READ(struct tcp_sock, sk, tcp_wstamp_ns);
+	__u64 c = LL_READ(struct tcp_sock, sk, tcp_clock_cache), t = w < c ? w : c;
 
 	return t > after && after ? t : bpf_ktime_get_ns();
 }

@@ -36,6 +36,7 @@ typedef __u64 u64;
 typedef __s32 s32;
 typedef __s64 s64;
 typedef _Bool bool;
+typedef unsigned long size_t;
 enum {
 	false = 0,
 	true = 1,
@@ -94,6 +95,9 @@ struct socket {
 	struct file *file;
 	struct sock *sk;
 };
+
+/* include/linux/socket.h: only pointed to (the fexit programs' arguments) */
+struct msghdr;
 
 /* include/uapi/linux/in6.h (the kernel's has unions of u8/u16/u32 arrays; one view is enough) */
 struct in6_addr {

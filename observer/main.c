@@ -25,6 +25,7 @@
 #include "payload.h"
 #include "output/ndjson.h"
 #include "requests.h"
+#include "check.h"
 #include "skeletons.h"
 #include "startup.h"
 #include "systier.h"
@@ -128,6 +129,7 @@ static int x__plan_requests(void *self, struct obs_kernel *k)
 		.trace_every = (uint32_t)a->trace_every,
 		.runq = a->runq,
 		.owned = r->targets.npids || r->targets.cgroup_id,
+		.mech = a->rt_mech,
 	};
 
 	r->rt = a->no_requests ? NULL : obs_reqtime_new(PROG, &ropts, obs_kernel_sockets(k));
@@ -189,6 +191,7 @@ static int x__bring_up(struct x__run *r)
 	r->copts.ports = a->ports;
 	r->copts.nports = a->nports;
 	r->copts.no_tp_btf = getenv("LOADLENS_OBSERVER_NO_TP_BTF") != NULL;
+	r->copts.no_kfuncs = a->no_kfuncs;
 	if (obs_targets_resolve(PROG, &a->targets, &r->targets))
 		return LL_EXIT_USAGE;
 	if (a->netns && obs_netns_apply(PROG, a->netns, &r->targets))
@@ -362,7 +365,7 @@ int main(int argc, char **argv)
 
 	obs_args_parse(argc, argv, &a);
 	if (a.check)
-		return obs_check(stdout, a.check == 2);
+		return obs_check(stdout, a.check == 2, a.rt_mech);
 	r.a = &a;
 
 	/* a signal from here on waits for us: it ends the run after attach, with a summary */

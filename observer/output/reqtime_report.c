@@ -354,6 +354,7 @@ int obs_rt_fmt_json_add(json_t *root, const struct obs_reqtime *rt,
 		if (obs_reqtime_slot_used(rt, i) &&
 		    json_array_append_new(slots, x__slot_json(rt, st, i, h, &ok)))
 			ok = false;
+	x__set(feat, "mechanism", json_string(obs_rt_mech_name(f->mech)), &ok);
 	x__set(feat, "close_out", json_boolean(f->close_out), &ok);
 	x__set(feat, "accept_time", json_boolean(f->accept), &ok);
 	x__set(feat, "run_queue", json_boolean(f->runq), &ok);

@@ -410,6 +410,15 @@ def render(h, obs, plan, checks):
 		for c in obs.get("checks", []):
 			mark = "ok  " if c["ok"] else ("MISS" if c.get("required") else "off ")
 			L.append(f"  {mark}  {c['what']}" + (f": {c['note']}" if c.get("note") else ""))
+		feats = obs.get("features", [])
+		if feats:
+			L.append(f"  features on Linux {obs.get('kernel', '?')}, and the mechanism each uses here:")
+		for f in feats:
+			mark = "ok  " if f["ok"] else "off "
+			L.append(f"  {mark}  {f['feature']:49} {f['mechanism']}"
+				 + (f": {f['note']}" if f.get("note") else ""))
+		if obs.get("tracepoints"):
+			L.append("  attach points of the observer's programs:")
 		for t in obs.get("tracepoints", []):
 			mark = "ok  " if t["present"] else "off "
 			tier = " [syscall tier: attached on demand]" if t.get("syscall_tier") else ""
