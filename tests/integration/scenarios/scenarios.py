@@ -183,13 +183,13 @@ SCENARIOS = [
 	{"name": "healthy_fork_per_connection", "group": "healthy",
 	 "what": "a python3 forking server (the parent accepts, a child per connection answers "
 		 "and exits 0, as PostgreSQL's backends), --pid parent --children --max-procs 16, "
-		 "200 new connections/s for 3 s: 600 children come and go; no exit is a finding, "
+		 "100 new connections/s for 3 s: 300 children come and go; no exit is a finding, "
 		 "the cap counts live processes, every request is timed",
 	 "servers": [{"kind": "py", "args": ["forkper"]}],
 	 "observer": ["--pid", "{server_pid}", "--children"],
 	 "max_procs": 16,
 	 "requests_match": True, "requests_slack": 0,
-	 "loads": [driver(HTTP, "--http-close", "--rate", "200", "-c", "4", "-d", "3s")]},
+	 "loads": [driver(HTTP, "--http-close", "--rate", "100", "-c", "4", "-d", "3s")]},
 	{"name": "healthy_prefork_existing", "group": "healthy",
 	 "what": "a python3 pre-forking server whose 4 children were forked before the observer "
 		 "started, under --pid parent --children: the children found at the start are "
@@ -370,14 +370,14 @@ SCENARIOS = [
 		   "pid_field": 1},
 	 "expect": [{"kind": "process_cap", "evidence": {"pid": "{onset_pid}"}}]},
 	{"name": "sick_fork_child_crash", "group": "sick",
-	 "what": "the forking server of healthy_fork_per_connection, whose every 150th child "
-		 "crashes (SIGSEGV) after answering, 200 new connections/s for 3 s: the crashes "
-		 "are findings, the 596 children leaving with their clients are not",
-	 "servers": [{"kind": "py", "args": ["forkper", "--crash-every", "150",
+	 "what": "the forking server of healthy_fork_per_connection, whose every 75th child "
+		 "crashes (SIGSEGV) after answering, 100 new connections/s for 3 s: the crashes "
+		 "are findings, the 296 children leaving with their clients are not",
+	 "servers": [{"kind": "py", "args": ["forkper", "--crash-every", "75",
 					     "--log", "{tmp}/crash.log"]}],
 	 "observer": ["--pid", "{server_pid}", "--children"],
 	 "max_procs": 16,
-	 "loads": [driver(HTTP, "--http-close", "--rate", "200", "-c", "4", "-d", "3s")],
+	 "loads": [driver(HTTP, "--http-close", "--rate", "100", "-c", "4", "-d", "3s")],
 	 "onset": {"how": "logtime", "file": "{tmp}/crash.log", "field": 1, "pid_field": 0},
 	 "expect": [{"kind": "target_exit", "evidence": {"pid": "{onset_pid}"}}]},
 	{"name": "sick_connection_ramp", "group": "sick",
