@@ -195,13 +195,6 @@ json_t *drv_report_json(const struct drv_config *cfg, const struct drv_result *r
 	return o;
 }
 
-int drv_report_json_open(const char *path)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-
-	return fd < 0 ? -errno : fd;
-}
-
 int drv_report_json_write_fd(int fd, const struct drv_config *cfg, const struct drv_result *res)
 {
 	json_t *o = drv_report_json(cfg, res);
@@ -232,12 +225,4 @@ int drv_report_json_write_fd(int fd, const struct drv_config *cfg, const struct 
 	if (close(fd) && !err)
 		err = -errno;
 	return err;
-}
-
-int drv_report_json_write(const char *path, const struct drv_config *cfg,
-			  const struct drv_result *res)
-{
-	int fd = drv_report_json_open(path);
-
-	return fd < 0 ? fd : drv_report_json_write_fd(fd, cfg, res);
 }

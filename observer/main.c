@@ -375,8 +375,9 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
 
 	obs_libbpf_log(a.verbose);
-	/* nothing is pinned: bpffs is not needed */
-	err = obs_startup_check(PROG, OBS_NEED_TRACEFS);
+	/* privilege and BTF first; tracefs (which may be mounted, with a note) once the outputs
+	 * are known good, so a refused output is the only line. Nothing is pinned: no bpffs. */
+	err = obs_startup_check(PROG, 0);
 	if (err) {
 		ret = LL_EXIT_USAGE;
 		goto cleanup;
@@ -402,6 +403,11 @@ int main(int argc, char **argv)
 			ret = LL_EXIT_USAGE;
 			goto cleanup;
 		}
+	}
+	err = obs_startup_check(PROG, OBS_NEED_TRACEFS);
+	if (err) {
+		ret = LL_EXIT_USAGE;
+		goto cleanup;
 	}
 	/* the endpoint is bound at start: a taken or bad address is a usage error */
 	if (a.metrics && !(r.http = obs_mxhttp_new(PROG, a.metrics))) {

@@ -164,7 +164,7 @@ static int x__resolve_cgroup(const char *prog, const char *spec, struct obs_targ
 	struct stat st;
 	size_t rlen;
 	const char *p;
-	int err;
+	int err, n;
 
 	err = x__cgroup2_root(root, sizeof(root));
 	if (err) {
@@ -173,10 +173,15 @@ static int x__resolve_cgroup(const char *prog, const char *spec, struct obs_targ
 		return -ENOENT;
 	}
 	if (spec[0] == '/' && !strncmp(spec, root, strlen(root)))
-		snprintf(t->cgroup_path, sizeof(t->cgroup_path), "%s", spec);
+		n = snprintf(t->cgroup_path, sizeof(t->cgroup_path), "%s", spec);
 	else
-		snprintf(t->cgroup_path, sizeof(t->cgroup_path), "%s/%s", root,
-			 spec + (spec[0] == '/'));
+		n = snprintf(t->cgroup_path, sizeof(t->cgroup_path), "%s/%s", root,
+			     spec + (spec[0] == '/'));
+	if (n < 0 || (size_t)n >= sizeof(t->cgroup_path)) { /* never a cut path */
+		ll_warn(prog, "--cgroup: the path is longer than %zu bytes",
+			sizeof(t->cgroup_path) - 1);
+		return -ENAMETOOLONG;
+	}
 	rp = realpath(t->cgroup_path, NULL);
 	if (!rp || stat(rp, &st) || !S_ISDIR(st.st_mode) || statfs(rp, &sfs) ||
 	    sfs.f_type != CGROUP2_MAGIC) {
@@ -185,8 +190,13 @@ static int x__resolve_cgroup(const char *prog, const char *spec, struct obs_targ
 		free(rp);
 		return -ENOENT;
 	}
-	snprintf(t->cgroup_path, sizeof(t->cgroup_path), "%s", rp);
+	n = snprintf(t->cgroup_path, sizeof(t->cgroup_path), "%s", rp);
 	free(rp);
+	if (n < 0 || (size_t)n >= sizeof(t->cgroup_path)) {
+		ll_warn(prog, "--cgroup: the resolved path is longer than %zu bytes",
+			sizeof(t->cgroup_path) - 1);
+		return -ENAMETOOLONG;
+	}
 	t->cgroup_id = st.st_ino; /* kernfs: the inode number is the cgroup id */
 	rlen = strlen(root);
 	t->cgroup_level = 0;
