@@ -132,6 +132,7 @@ int drv_merge_add(struct drv_merge *m, const json_t *doc, char *err, size_t len)
 	t->runq_ns += x__u64(json_object_get(doc, "driver"), "runq_wait_ns");
 	t->timer_wakes += x__u64(json_object_get(doc, "driver"), "timer_wakeups");
 	t->spin_ns += x__u64(json_object_get(doc, "driver"), "spin_ns");
+	t->pacer_idle_ns += x__u64(json_object_get(doc, "driver"), "pacer_idle_ns");
 	r = x__hist(t->latency, doc, "latency", err, len);
 	if (!r)
 		r = x__hist(t->latency_uncorrected, doc, "latency_uncorrected", err, len);

@@ -23,6 +23,8 @@ double drv_report_throughput(const struct drv_result *res);
 double drv_report_cpu_per_request_us(const struct drv_result *res);
 /* The busiest worker thread's CPU time over the run's duration (1.0 = a whole core). */
 double drv_report_busiest_thread(const struct drv_result *res);
+/* The same, less the pacer's waiting (spinning or polling for its next send with nothing to do). */
+double drv_report_busiest_work(const struct drv_result *res);
 #define DRV_BOTTLENECK_MIN_NS 100000000ULL /* runs shorter than 100 ms get no warning */
 #define DRV_BOTTLENECK_MIN_REQUESTS 1000   /* nor runs of fewer requests */
 /* A one-line warning when the generator limited the run, else NULL. */

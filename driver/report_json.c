@@ -116,6 +116,9 @@ static json_t *x__driver(const struct drv_config *cfg, const struct drv_result *
 	bad |= x__set(o, "cpu_per_request_us", json_real(drv_report_cpu_per_request_us(res)));
 	bad |= x__set(o, "max_thread_cpu_ns", x__u64(res->max_thread_cpu_ns));
 	bad |= x__set(o, "busiest_thread_core", json_real(drv_report_busiest_thread(res)));
+	bad |= x__set(o, "max_thread_work_ns", x__u64(res->max_thread_work_ns));
+	bad |= x__set(o, "busiest_thread_work_core", json_real(drv_report_busiest_work(res)));
+	bad |= x__set(o, "pacer_idle_ns", x__u64(res->total.pacer_idle_ns));
 	/* the workers' own: preempted (switches, run-queue wait) vs woken by their timer */
 	bad |= x__set(o, "involuntary_switches", x__u64(res->total.nivcsw));
 	bad |= x__set(o, "sleeps", x__u64(res->total.nvcsw));

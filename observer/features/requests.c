@@ -75,6 +75,7 @@ static void x__snap(const struct obs_requests *r, struct obs_snap *snap, struct 
 	size_t i;
 
 	snap->requests_on = true;
+	snap->foreign_sockets = r->cur->global[RT_G_FOREIGN];
 	for (i = 0; i < d->nslots && snap->nslots < OBS_SNAP_SLOTS; i++) {
 		if (!d->slot[i].c.requests)
 			continue;

@@ -24,8 +24,16 @@
 #define OBS_RULE_FW2_MIN 10
 /* CLOSE_WAIT: this many accepted sockets in it for 0.4 s or more. */
 #define OBS_RULE_CW_MIN 10
-/* fds: a forecast needs half the limit used (or exhaustion within 30 s), growth over 3 samples */
+/* fds: a forecast needs half the limit used (or exhaustion within 30 s), and a trend: the fds
+ * rose at the latest sample, and over the latest 3 s (OBS_RULE_TREND_S) in every step of about
+ * a second (OBS_RULE_TREND_STEP_S) by a quarter of the 3 s' rate at least; the rate is the slope
+ * over those 3 s only. A ramp of connections that stopped is no trend (its old slope is not the
+ * rate now, and a tick of churn after it is not a quarter of it), nor is a burst shorter than
+ * 3 s. */
 #define OBS_RULE_FD_FORECAST_PCT 50.0
+#define OBS_RULE_TREND_S 3.0
+#define OBS_RULE_TREND_STEP_S 1.0
+#define OBS_RULE_TREND_STEP_SHARE 0.25
 #define OBS_RULE_FD_SOON_S 30.0
 #define OBS_RULE_FD_HIGH_PCT 90.0
 /* fd leak: fds rising at every sample of 5, by this many at least, while accepts hold steady
@@ -72,6 +80,7 @@ void obs_rule_pipelining(const struct obs_snap_hist *h, struct obs_findings *out
 void obs_rule_udp_shared(const struct obs_snap_hist *h, struct obs_findings *out);
 void obs_rule_netns_outside(const struct obs_snap_hist *h, struct obs_findings *out);
 void obs_rule_no_listener(const struct obs_snap_hist *h, struct obs_findings *out);
+void obs_rule_served_elsewhere(const struct obs_snap_hist *h, struct obs_findings *out);
 
 /* Every rule, in the order findings are listed. */
 void obs_rules_run(const struct obs_snap_hist *h, struct obs_findings *out);

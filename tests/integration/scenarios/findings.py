@@ -6,7 +6,8 @@ import subprocess
 
 from common import BIN, log
 
-NOTE_KINDS = {"pipelining", "udp_shared_socket", "netns_outside", "no_listener"}
+NOTE_KINDS = {"pipelining", "udp_shared_socket", "netns_outside", "no_listener",
+	      "served_elsewhere"}
 # The pre-contract observer's kinds (forensics.findings, no severity), for the report only.
 LEGACY = {"ports": "port_exhaustion", "ports_forecast": "port_exhaustion", "fds": "fd_exhaustion",
 	  "close_wait": "close_wait_leak", "listen": "listen_overflow", "target": "target_exit"}
@@ -74,12 +75,16 @@ def check_requests(run, sc):
 	with open(os.path.join(run.tmp, "observer.json")) as f:
 		rt = json.load(f).get("request_timing") or {}
 	obs = sum(s.get("requests", 0) for s in rt.get("slots", []) if s.get("proto") == "tcp")
+	problems = []
+	if sc.get("server_sockets_only") and rt.get("client_sockets"):
+		problems.append("the observer took %d of the target's sockets for its client "
+				"connections" % rt["client_sockets"])
 	with open(os.path.join(run.tmp, "load.json")) as f:
 		d = json.load(f)
 	drv = d["requests"]
-	slack = d["connections"] + drv // 100
+	slack = sc.get("requests_slack", d["connections"] + drv // 100)
 	log("requests: observer %d, driver %d (allowed difference %d)" % (obs, drv, slack))
 	if abs(obs - drv) > slack:
-		return ["the observer counted %d requests, the driver %d (allowed difference %d)" %
-			(obs, drv, slack)]
-	return []
+		problems.append("the observer counted %d requests, the driver %d (allowed difference "
+				"%d)" % (obs, drv, slack))
+	return problems
