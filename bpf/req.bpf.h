@@ -99,7 +99,7 @@ static __always_inline void req_send(struct sock *sk, int ret)
 	if (udp)
 		udp_write(sk, slot);
 	else
-		tcp_write(sk, slot);
+		tcp_write(sk, slot, ret);
 }
 
 #endif /* LOADLENS_REQ_BPF_H */

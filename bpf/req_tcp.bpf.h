@@ -36,6 +36,7 @@ static __always_inline void tls_write(struct sock *sk, struct rt_tcp_sock *s);
 static __always_inline void tls_late_out(const struct sock *sk, struct rt_tcp_sock *s, int slot);
 static __always_inline void tls_accepted(const struct sock *sk, struct rt_tcp_sock *s);
 static __always_inline void tls_forget(const struct sock *sk, struct rt_tcp_sock *s);
+static __always_inline bool tls_alert_write(int ret);
 
 /*
  * TCP's own clock for this socket: tcp_clock_cache is tcp_clock_ns() (CLOCK_MONOTONIC, the clock
@@ -238,16 +239,28 @@ first:
  * (tcp_sent_clock()), which is this response's if it is newer than the read; if the write
  * transmitted nothing yet (queued behind cwnd), the clock is read.
  */
-static __always_inline void tcp_write(struct sock *sk, int slot)
+static __always_inline void tcp_write(struct sock *sk, int slot, int ret)
 {
 	struct rt_tcp_sock *s = tcp_owned(sk, &slot, targ_owned);
 	__u64 now;
 
 	if (!s)
 		return;
-	if ((s->flags & RT_F_TLS) && s->tls != RT_TLS_DONE) {
-		tls_write(sk, s); /* the handshake's, a ticket, or a late request's */
-		return;
+	if (s->flags & RT_F_TLS) {
+		if (tls_alert_write(ret)) {
+			/* the server's close_notify: no part of a response, which is complete */
+			if (s->tls == RT_TLS_LATE)
+				tls_late_out(sk, s, slot);
+			else if (s->tls == RT_TLS_DONE)
+				tcp_close_out(s, slot);
+			s->state = RT_IDLE;
+			s->tls = RT_TLS_CLOSING;
+			return;
+		}
+		if (s->tls != RT_TLS_DONE) {
+			tls_write(sk, s); /* the handshake's, a ticket, or a late request's */
+			return;
+		}
 	}
 	if (s->state == RT_READING) {
 		now = tcp_sent_clock(sk, s->read_ns);

@@ -103,6 +103,67 @@ static __always_inline __u64 tls_buf(int ret, __u32 *n)
 	return ubuf;
 }
 
+#if defined(__TARGET_ARCH_x86)
+/* x86-64 system call numbers of the writes a server's TLS library makes */
+#define TLS_NR_WRITE 1
+#define TLS_NR_WRITEV 20
+#define TLS_NR_SENDTO 44
+#define TLS_NR_SENDMSG 46
+
+/* The user buffer the current write() / sendto() / writev() / sendmsg() sent first, or 0. A
+ * global function: checked once, and its loads of the registers and the stack kept apart. */
+__attribute__((noinline)) __u64 tls_wbuf(void)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	__u64 iov = 0, msg_iov = 0, si;
+	long nr;
+
+	if (!regs)
+		return 0;
+	nr = regs->orig_ax;
+	si = regs->si;
+	if (nr == TLS_NR_WRITE || nr == TLS_NR_SENDTO)
+		return si;
+	if (nr == TLS_NR_SENDMSG) {
+		/* struct user_msghdr: msg_iov at 16 */
+		if (bpf_probe_read_user(&msg_iov, sizeof(msg_iov), (void *)(si + 16)))
+			return 0;
+	} else if (nr == TLS_NR_WRITEV) {
+		msg_iov = si;
+	} else {
+		return 0;
+	}
+	if (bpf_probe_read_user(&iov, sizeof(iov), (void *)msg_iov))
+		return 0;
+	return iov;
+}
+#else
+static __always_inline __u64 tls_wbuf(void)
+{
+	return 0;
+}
+#endif
+
+/* Is this write of ret bytes the server's alert alone (its close_notify), no part of a response?
+ * Looked at only for a write small enough to be one (TLS 1.2: an alert record; TLS 1.3: an
+ * application-data record of 19 or 11 bytes, as tls_alert_alone()). */
+static __always_inline bool tls_alert_write(int ret)
+{
+	__u64 ubuf;
+	__u32 len;
+	__u8 h[5];
+
+	if (ret < 7 || ret > 64)
+		return false;
+	ubuf = tls_wbuf();
+	if (!ubuf || bpf_probe_read_user(h, sizeof(h), (void *)ubuf))
+		return false;
+	len = ((__u32)h[3] << 8) | h[4];
+	if (h[1] != 3 || len + 5 != (__u32)ret)
+		return false;
+	return h[0] == TLS_ALERT || (h[0] == TLS_APP && (len == 19 || len == 11));
+}
+
 /* The connection's first read: is it a ClientHello record? Then it is a TLS connection, and its
  * handshake begins (start: the bytes' arrival, else now). */
 static __always_inline void tls_hello(const struct sock *sk, struct rt_tcp_sock *s, int slot,
@@ -259,6 +320,15 @@ static __always_inline bool tls_read(struct sock *sk, struct rt_tcp_sock *s, int
 		return false;
 	}
 	s->tls_skip = TLS_SCAN_SKIP(v);
+	if ((ph == RT_TLS_TICKETS || ph == RT_TLS_TICKETS_W) && tls_alert_alone(v)) {
+		/* the handshake is over, and the client leaves before a request */
+		r = rec_of(slot);
+		if (r)
+			r->c.tls_alerts++;
+		s->state = RT_IDLE;
+		s->tls = RT_TLS_CLOSING;
+		return true;
+	}
 	/* the server's flight before this read is over: its work */
 	if (s->state == RT_WRITING && (ph == RT_TLS_HELLO_ANS || ph == RT_TLS_KEX_ANS)) {
 		hs = bpf_map_lookup_elem(&tls_hs, &key);
@@ -268,8 +338,12 @@ static __always_inline bool tls_read(struct sock *sk, struct rt_tcp_sock *s, int
 	for (i = 0; i < TLS_SCAN_RECS && i < TLS_SCAN_N(v) && !request; i++) {
 		t = ((v >> (2 * i)) & 3) + TLS_CCS;
 		if (t == TLS_ALERT) {
-			/* a failed handshake (or one the client gave up) */
-			bpf_map_delete_elem(&tls_hs, &key);
+			/* the client leaves: after the server's Finished (TLS 1.2), a handshake
+			 * that was over; before it, one that failed (not timed) */
+			if (ph == RT_TLS_KEX_ANS)
+				hs_over = true;
+			else if (!hs_over)
+				bpf_map_delete_elem(&tls_hs, &key);
 			ph = RT_TLS_CLOSING;
 			break;
 		}
@@ -317,10 +391,15 @@ static __always_inline bool tls_read(struct sock *sk, struct rt_tcp_sock *s, int
 	arrival = s->state == RT_QUEUED ? s->arrival_ns : s->pending_ns;
 	if (s->state == RT_READING && !arrival)
 		arrival = s->arrival_ns;
-	if (request || s->state != RT_READING)
-		tcp_begin(s, arrival, now); /* a request, or the next exchange of the handshake */
-	else
+	if (ph == RT_TLS_DONE && !request) {
+		/* TLS 1.2 resumed: the client's Finished, answered by nothing */
+		s->state = RT_IDLE;
 		s->pending_ns = 0;
+	} else if (request || s->state != RT_READING) {
+		tcp_begin(s, arrival, now); /* a request, or the next exchange of the handshake */
+	} else {
+		s->pending_ns = 0;
+	}
 	return true;
 }
 
