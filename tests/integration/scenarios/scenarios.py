@@ -194,14 +194,14 @@ SCENARIOS = [
 	 "loads": [driver(HTTPS, "-k", "-c", "8", "-n", "8000")],
 	 "access_log": {"tls": "load"}},
 	{"name": "healthy_tls_close_proxy", "group": "healthy",
-	 "what": "nginx terminating TLS 1.3 in front of refserver (10 ms a request), Connection: "
-		 "close (a handshake per request), 4 at a time, 400 requests: requests = the access "
-		 "log, 400 handshakes, mean service time within 2% of nginx's $request_time; "
+	 "what": "nginx terminating TLS 1.3 in front of refserver (20 ms a request), Connection: "
+		 "close (a handshake per request), 4 at a time, 300 requests: requests = the access "
+		 "log, 300 handshakes, mean service time within 2% of nginx's $request_time; "
 		 "TLS records read together are no pipelining",
-	 "servers": [refserver("--proto", "http", "--workers", "4", "--service-time", "10ms",
+	 "servers": [refserver("--proto", "http", "--workers", "4", "--service-time", "20ms",
 			       "--service-mode", "sleep", name="backend", listen="127.0.0.1:{port2}"),
 		     {"kind": "nginx", "tls": "TLSv1.3", "access_log": True, "proxy": "{port2}"}],
-	 "loads": [driver(HTTPS, "-k", "--http-close", "-c", "4", "-n", "400")],
+	 "loads": [driver(HTTPS, "-k", "--http-close", "-c", "4", "-n", "300")],
 	 "access_log": {"tls": "load", "service": 0.02}},
 	{"name": "healthy_tls12_resumed", "group": "healthy",
 	 "what": "nginx with TLS 1.2 only; openssl s_client: a full handshake saving its session "
