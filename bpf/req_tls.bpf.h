@@ -34,11 +34,12 @@
 #ifndef LOADLENS_REQ_TLS_BPF_H
 #define LOADLENS_REQ_TLS_BPF_H
 
-/* TLS record content types */
-#define TLS_CCS 20
-#define TLS_ALERT 21
-#define TLS_HANDSHAKE 22
-#define TLS_APP 23
+#include "loadlens/tls.h"
+
+#define TLS_CCS LL_TLS_CCS
+#define TLS_ALERT LL_TLS_ALERT
+#define TLS_HANDSHAKE LL_TLS_HANDSHAKE
+#define TLS_APP LL_TLS_APP
 /* A record's largest length (TLS 1.2 ciphertext: 2^14 + 2048) */
 #define TLS_MAX_LEN 18432
 
@@ -161,7 +162,7 @@ static __always_inline bool tls_alert_write(int ret)
 	len = ((__u32)h[3] << 8) | h[4];
 	if (h[1] != 3 || len + 5 != (__u32)ret)
 		return false;
-	return h[0] == TLS_ALERT || (h[0] == TLS_APP && (len == 19 || len == 11));
+	return ll_tls_alert(h[0], len);
 }
 
 /* The connection's first read: is it a ClientHello record? Then it is a TLS connection, and its
@@ -180,7 +181,7 @@ static __always_inline void tls_hello(const struct sock *sk, struct rt_tcp_sock 
 	ubuf = tls_buf(ret, &n);
 	if (!ubuf || n < 5 || bpf_probe_read_user(h, sizeof(h), (void *)ubuf))
 		return;
-	if (h[0] != TLS_HANDSHAKE || h[1] != 3 || h[2] > 4)
+	if (!ll_tls_hello(h))
 		return;
 	s->flags |= RT_F_TLS;
 	s->tls = RT_TLS_HELLO;
@@ -269,11 +270,7 @@ static __always_inline void tls_forget(const struct sock *sk, struct rt_tcp_sock
  * type byte, a 16-byte tag) or 11 (AES-CCM-8). */
 static __always_inline bool tls_alert_alone(__u64 v)
 {
-	__u32 t0 = v & 3, len = TLS_SCAN_LEN0(v);
-
-	if (TLS_SCAN_N(v) != 1)
-		return false;
-	return t0 == TLS_ALERT - TLS_CCS || (t0 == TLS_APP - TLS_CCS && (len == 19 || len == 11));
+	return TLS_SCAN_N(v) == 1 && ll_tls_alert((v & 3) + TLS_CCS, TLS_SCAN_LEN0(v));
 }
 
 /*
@@ -284,9 +281,10 @@ static __always_inline bool tls_alert_alone(__u64 v)
 static __always_inline bool tls_read(struct sock *sk, struct rt_tcp_sock *s, int slot, int ret,
 				     __u64 now)
 {
-	__u8 ph = s->tls, t;
+	__u8 ph = s->tls;
 	__u64 v, ubuf, key = (__u64)sk, arrival;
-	bool hs_over = false, v13 = false, resumed = false, request = false;
+	bool request;
+	__u32 ev = 0;
 	struct rt_tls_hs *hs;
 	struct rt_rec *r;
 	__u32 n, i;
@@ -335,53 +333,18 @@ static __always_inline bool tls_read(struct sock *sk, struct rt_tcp_sock *s, int
 		if (hs)
 			hs->work_ns += sub0(s->last_write_ns, s->read_ns);
 	}
-	for (i = 0; i < TLS_SCAN_RECS && i < TLS_SCAN_N(v) && !request; i++) {
-		t = ((v >> (2 * i)) & 3) + TLS_CCS;
-		if (t == TLS_ALERT) {
-			/* the client leaves: after the server's Finished (TLS 1.2), a handshake
-			 * that was over; before it, one that failed (not timed) */
-			if (ph == RT_TLS_KEX_ANS)
-				hs_over = true;
-			else if (!hs_over)
-				bpf_map_delete_elem(&tls_hs, &key);
-			ph = RT_TLS_CLOSING;
+	for (i = 0; i < TLS_SCAN_RECS && i < TLS_SCAN_N(v) && !(ev & LL_TLS_EV_REQUEST); i++) {
+		ph = ll_tls_step(ph, ((v >> (2 * i)) & 3) + TLS_CCS, &ev);
+		if (ph == RT_TLS_CLOSING)
 			break;
-		}
-		switch (ph) {
-		case RT_TLS_HELLO_ANS:
-			if (t == TLS_HANDSHAKE)
-				ph = RT_TLS_KEX;
-			else if (t == TLS_CCS)
-				ph = RT_TLS_CCS;
-			else if (t == TLS_APP) /* the client's Finished, encrypted */
-				hs_over = v13 = true, ph = RT_TLS_TICKETS;
-			break;
-		case RT_TLS_CCS:
-			if (t == TLS_HANDSHAKE) /* TLS 1.2: the client's Finished, resuming */
-				hs_over = resumed = true, ph = RT_TLS_DONE;
-			else if (t == TLS_APP)
-				hs_over = v13 = true, ph = RT_TLS_TICKETS;
-			break;
-		case RT_TLS_KEX:     /* application data before the server's Finished: False Start */
-		case RT_TLS_KEX_ANS: /* TLS 1.2: the first request */
-			if (t == TLS_APP)
-				hs_over = request = true, ph = RT_TLS_DONE;
-			break;
-		case RT_TLS_TICKETS:
-			if (t == TLS_APP) /* before the server's tickets: they come first */
-				request = true, ph = RT_TLS_LATE, s->slot = slot;
-			break;
-		case RT_TLS_TICKETS_W:
-		case RT_TLS_DONE:
-			if (t == TLS_APP)
-				request = true, ph = RT_TLS_DONE;
-			break;
-		default: /* RT_TLS_HELLO: more of the ClientHello (or 0-RTT data) */
-			break;
-		}
 	}
-	if (hs_over)
-		tls_record_hs(sk, s, slot, v13, resumed);
+	if (ph == RT_TLS_CLOSING && !(ev & LL_TLS_EV_HS_OVER))
+		bpf_map_delete_elem(&tls_hs, &key); /* a handshake that failed: not timed */
+	if (ph == RT_TLS_LATE)
+		s->slot = slot; /* recorded at the close, maybe (req_forget) with no port */
+	request = ev & LL_TLS_EV_REQUEST;
+	if (ev & LL_TLS_EV_HS_OVER)
+		tls_record_hs(sk, s, slot, ev & LL_TLS_EV_V13, ev & LL_TLS_EV_RESUMED);
 	s->tls = ph;
 	if (ph == RT_TLS_CLOSING) {
 		s->state = RT_IDLE;
@@ -415,12 +378,7 @@ static __always_inline void tls_write(struct sock *sk, struct rt_tcp_sock *s)
 		s->write_ns = tcp_sent_clock(sk, s->read_ns);
 		s->last_write_ns = s->write_ns;
 		s->state = RT_WRITING;
-		if (ph == RT_TLS_HELLO)
-			s->tls = RT_TLS_HELLO_ANS;
-		else if (ph == RT_TLS_KEX)
-			s->tls = RT_TLS_KEX_ANS;
-		else if (ph == RT_TLS_TICKETS)
-			s->tls = RT_TLS_TICKETS_W;
+		s->tls = ll_tls_wrote(ph);
 	} else if (s->state == RT_WRITING) {
 		/* a TLS 1.3 late request's response comes after the tickets: its transmit */
 		s->last_write_ns = ph == RT_TLS_LATE ? tcp_sent_clock(sk, s->last_write_ns)
