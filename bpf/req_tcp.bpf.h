@@ -191,13 +191,9 @@ static __always_inline void tcp_read(struct sock *sk, int slot, int ret)
 		s->pending_ns = 0;
 		return;
 	}
-	/* the peer's FIN woke the socket too (sk_data_ready): a request read with the close
-	 * (pgbench -C's Terminate) is one write of the client */
-	if (arrivals > 1 && sk->__sk_common.skc_state == TCP_CLOSE_WAIT)
-		arrivals--;
-	/* TLS: a client writes its records apart (ChangeCipherSpec, Finished, a request): the
-	 * requests in them cannot be counted */
-	if (arrivals > 1 && !(s->flags & RT_F_TLS)) {
+	/* less the peer's FIN (it has come: CLOSE_WAIT); a TLS client's records are no requests */
+	if (rt_client_writes(arrivals, sk->__sk_common.skc_state == TCP_CLOSE_WAIT,
+			     s->flags & RT_F_TLS) > 1) {
 		/* one read took the bytes of several peer writes, queued apart */
 		r = rec_of(slot);
 		if (r)

@@ -152,6 +152,21 @@ struct rt_tls_hs {
 };
 _Static_assert(sizeof(struct rt_tls_hs) == 24, "rt_tls_hs layout");
 
+/*
+ * The client writes a read took, for the "several writes at once" count (multi_arrival): the
+ * arrivals (sk_data_ready) since the previous read, less the peer's FIN, which wakes the socket
+ * too (a request read with the close, as pgbench -C's Terminate, is one write); on a TLS
+ * connection the client writes its records apart (ChangeCipherSpec, Finished, a request) and
+ * how many requests they hold is encrypted: at most one.
+ */
+static __attribute__((always_inline)) inline __u32 rt_client_writes(__u32 arrivals, int peer_fin,
+								     int tls)
+{
+	if (peer_fin && arrivals > 1)
+		arrivals--;
+	return tls && arrivals > 1 ? 1 : arrivals;
+}
+
 /* --runq: when a watched thread became runnable (a .bss array indexed by tid). */
 struct rt_wake {
 	__u64 ts; /* 0: not runnable, or already counted */
