@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include "loadlens/parse.h"
 #include "forensics_int.h"
 
 static bool x__loopback(uint8_t family, const uint8_t *a)
@@ -19,16 +20,6 @@ static bool x__loopback(uint8_t family, const uint8_t *a)
 	return !memcmp(a, v6lo, 16) || (!memcmp(a, mapped, 12) && a[12] == 127);
 }
 
-static void x__addr(uint8_t family, const uint8_t *a, char *buf, size_t len)
-{
-	char s[INET6_ADDRSTRLEN];
-
-	inet_ntop(family == AF_INET6 ? AF_INET6 : AF_INET, a, s, sizeof(s));
-	if (family == AF_INET6)
-		snprintf(buf, len, "[%s]", s);
-	else
-		snprintf(buf, len, "%s", s);
-}
 
 static void x__census(const struct obs_fx *fx, struct obs_snap *s)
 {
@@ -52,8 +43,8 @@ static void x__census(const struct obs_fx *fx, struct obs_snap *s)
 	s->range = obs_census_range(cs);
 	for (i = 0; i < cs->ntop && i < OBS_SNAP_GROUPS; i++) {
 		g = &s->group[s->ngroups++];
-		x__addr(cs->top[i].family, cs->top[i].saddr, g->src, sizeof(g->src));
-		x__addr(cs->top[i].family, cs->top[i].daddr, g->dst, sizeof(g->dst));
+		ll_format_ip(cs->top[i].family, cs->top[i].saddr, -1, g->src, sizeof(g->src));
+		ll_format_ip(cs->top[i].family, cs->top[i].daddr, -1, g->dst, sizeof(g->dst));
 		g->dport = cs->top[i].dport;
 		g->loopback = x__loopback(cs->top[i].family, cs->top[i].saddr) &&
 			      x__loopback(cs->top[i].family, cs->top[i].daddr);

@@ -60,6 +60,13 @@
  * line that begins like a request counts twice: a few are no pipelining) */
 #define OBS_RULE_PL_PCT 10.0
 #define OBS_RULE_PL_MIN 10
+/* ... or, for a burst too short for that many samples (the sampler takes at most one read per
+ * CPU each LL_PL_PERIOD_NS, 8 ms: a 0.07 s burst gives about 9), this many reads holding several
+ * requests that are at least this share of the samples. No looser on a long run: what makes a
+ * few samples count twice (a body line that begins like a request) can make 3 of 5 do so only
+ * if most requests have one, and then the rule above fires as well. */
+#define OBS_RULE_PL_BURST_MIN 3
+#define OBS_RULE_PL_BURST_PCT 50.0
 
 typedef void (*obs_rule_fn)(const struct obs_snap_hist *h, struct obs_findings *out);
 

@@ -283,11 +283,31 @@ static void test_pipelining_silent(void **state)
 	x__silent(r);
 	x__pl(r, 4, 90000, 0, 0, 0, 0); /* HTTP/2: every sample binary */
 	x__silent(r);
-	x__pl(r, 5, 40, 8, 8, 128, 16); /* 8 samples, all pipelined: too few to say */
+	x__pl(r, 5, 40, 2, 2, 32, 16); /* 2 samples, both pipelined: too few to say */
+	x__silent(r);
+	x__pl(r, 5.5, 90000, 9, 4, 40, 16); /* a burst's 9 samples, 4 pipelined: under half */
 	x__silent(r);
 	/* the same bytes on a UDP slot (datagrams are requests): never */
 	x__pl(r, 6, 5000, 100, 100, 1600, 16)->udp = true;
 	x__silent(r);
+}
+
+/* A pipelined burst (redis-benchmark -P 16, 100,000 commands in 0.07 s): the sampler's 8 ms
+ * gate takes about 9 reads; nearly all hold 16 commands: the note, as on a long run. */
+static void test_pipelining_burst(void **state)
+{
+	struct run *r = *state;
+	const struct obs_finding *f;
+
+	x__pl(r, 1, 6250, 9, 9, 144, 16);
+	f = x__expect(r, "pipelining", "tcp/6379");
+	assert_non_null(strstr(f->text, "100% of 9 sampled reads held several requests (16.0 per "
+					"read on average, up to 16)"));
+	assert_int_equal(x__ev_int(f, "estimated_requests"), 100000);
+	/* the fewest a burst needs: 3 of 5 */
+	x__pl(r, 2, 600, 5, 3, 35, 16);
+	f = x__expect(r, "pipelining", "tcp/6379");
+	assert_int_equal(x__ev_int(f, "multi_request_reads"), 3);
 }
 
 /* Both signs: the bytes' figures win, with the arrivals' count in the evidence; the arrivals
@@ -384,6 +404,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pipelining_in_one_write, x__setup,
 						x__teardown),
 		cmocka_unit_test_setup_teardown(test_pipelining_silent, x__setup, x__teardown),
+		cmocka_unit_test_setup_teardown(test_pipelining_burst, x__setup, x__teardown),
 		cmocka_unit_test_setup_teardown(test_pipelining_both_signs, x__setup,
 						x__teardown),
 	};

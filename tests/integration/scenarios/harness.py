@@ -32,8 +32,9 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import scenarios  # noqa: E402
 from common import BIN, INTERVAL, SLACK, Fail, Skip, log  # noqa: E402
-from findings import (NOTE_KINDS, alarming, check_requests, kind_of,  # noqa: E402
-		      observer_supports, read_findings, severity_of, short)
+from findings import (NOTE_KINDS, alarming, check_access_log, check_one_spelling,  # noqa
+		      check_requests, kind_of, observer_supports, read_findings, severity_of,
+		      short)
 from launch import check_load, run_loads, start_server  # noqa: E402
 from onset import poller, post_onset, probe  # noqa: E402
 from sandbox import Run, loadlens_processes  # noqa: E402
@@ -74,12 +75,13 @@ def run_in(run, sc, result):
 	run.netns_up(sc.get("sysctls", {}))
 	run.vars["port"] = random.randrange(20000, 30000)
 	run.vars["port1"] = run.vars["port"] + 1  # a second server's (a proxy in front)
+	run.vars["port2"] = run.vars["port"] + 2  # a backend behind the server, where one is
 	for k, v in sc.get("files", {}).items():
 		with open(os.path.join(run.tmp, k), "wb") as f:
 			f.write(v)
 	for spec in sc["servers"]:
 		start_server(run, spec)
-	obs = [os.path.join(BIN, "loadlens-observer"), "-i", "%gs" % INTERVAL,
+	obs = [os.path.join(BIN, "loadlens-observer"), "-i", "%gs" % sc.get("interval", INTERVAL),
 	       "--ndjson", "{tmp}/observer.ndjson", "--json", "{tmp}/observer.json"]
 	obs += sc.get("observer", ["--port", "{port}"])
 	if observer_supports("--max-procs") and sc.get("max_procs"):
@@ -213,6 +215,10 @@ def run_in(run, sc, result):
 		problems += check_requests(run, sc)
 	if sc.get("portfail_truth"):
 		problems += check_portfail(run, sc["portfail_truth"], sfind)
+	if sc.get("access_log"):
+		problems += check_access_log(run, sc)
+	if sc.get("one_spelling"):
+		problems += check_one_spelling(run, events + sfind)
 	if sc["group"] == "healthy":
 		for e in expect:  # healthy scenarios expect notes only
 			if not any(kind_of(f) == e["kind"] and not alarming(f)

@@ -22,19 +22,38 @@ pid {dir}/nginx.pid;
 error_log {dir}/error.log {loglevel};
 events {{ worker_connections {wconn}; accept_mutex off; }}
 http {{
-	access_log off;
+	log_format scenario '$request_time';
+	access_log {access_log};
 	keepalive_requests 1000000;
 	client_body_temp_path {dir}/tmp/body;
 	proxy_temp_path {dir}/tmp/proxy;
 	fastcgi_temp_path {dir}/tmp/fastcgi;
 	uwsgi_temp_path {dir}/tmp/uwsgi;
 	scgi_temp_path {dir}/tmp/scgi;
+	{upstream}
 	server {{
-		listen 127.0.0.1:{port} backlog=1024{http2};
-		location / {{ return 200 "hello, scenario\\n"; }}
+		listen 127.0.0.1:{port} backlog=1024{ssl}{http2};
+		{tls}
+		location / {{ {location} }}
 	}}
 }}
 """
+# nginx terminating TLS: a self-signed P-256 certificate made by openssl for the run
+NGINX_TLS = ("ssl_certificate {dir}/cert.pem; ssl_certificate_key {dir}/key.pem; "
+	     "ssl_protocols {protocols}; ssl_session_cache shared:scenario:1m;")
+# a location that proxies to a backend (keep-alive upstream connections)
+NGINX_UPSTREAM = "upstream backend {{ server 127.0.0.1:{port}; keepalive 16; }}"
+NGINX_PROXY = ('proxy_pass http://backend; proxy_http_version 1.1; '
+	       'proxy_set_header Connection "";')
+
+
+def self_signed(d):
+	r = subprocess.run([need("openssl"), "req", "-x509", "-newkey", "ec", "-pkeyopt",
+			    "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", d + "/key.pem",
+			    "-out", d + "/cert.pem", "-days", "2", "-subj", "/CN=localhost"],
+			   capture_output=True, text=True)
+	if r.returncode:
+		raise Fail("openssl could not make a certificate: " + r.stderr[-500:])
 
 
 HAPROXY_CONF = """global
@@ -88,7 +107,8 @@ def start_server(run, spec):
 	port = run.vars["port"]
 	cpu = spec.get("cpu", 0)
 	if kind == "refserver":
-		argv = [os.path.join(BIN, "loadlens-refserver"), "--listen", "127.0.0.1:{port}",
+		argv = [os.path.join(BIN, "loadlens-refserver"), "--listen",
+			spec.get("listen", "127.0.0.1:{port}"),
 			"--json", "{tmp}/%s.json" % name] + spec.get("args", [])
 		if spec.get("nofile"):  # at most our hard limit (raising it needs privilege)
 			n = spec["nofile"]
@@ -111,13 +131,24 @@ def start_server(run, spec):
 		d = os.path.join(run.tmp, name)
 		os.makedirs(os.path.join(d, "tmp"))
 		rl = spec.get("worker_rlimit_nofile")
+		if spec.get("tls"):
+			self_signed(d)
 		with open(os.path.join(d, "nginx.conf"), "w") as f:
 			f.write(NGINX_CONF.format(
 				master="on" if spec.get("master") else "off", dir=d, port=port,
 				rlimit="worker_rlimit_nofile %d;" % rl if rl else "",
 				wconn=spec.get("worker_connections", 4096),
 				loglevel=spec.get("loglevel", "warn"),
-				http2=" http2" if spec.get("http2") else ""))
+				http2=" http2" if spec.get("http2") else "",
+				ssl=" ssl" if spec.get("tls") else "",
+				tls=NGINX_TLS.format(dir=d, protocols=spec["tls"])
+				if spec.get("tls") else "",
+				access_log=d + "/access.log scenario" if spec.get("access_log")
+				else "off",
+				upstream=NGINX_UPSTREAM.format(port=run.fmt(spec["proxy"]))
+				if spec.get("proxy") else "",
+				location=NGINX_PROXY if spec.get("proxy")
+				else 'return 200 "hello, scenario\\n";'))
 		run.spawn(name, [need("nginx"), "-p", d, "-e", d + "/error.log", "-c",
 				 d + "/nginx.conf"], cpu)
 		run.wait_listen(name, port)
@@ -205,6 +236,8 @@ def load_argv(run, spec):
 		return [PY, SERVERS] + spec["args"]
 	if kind in ("wrk", "ab", "h2load"):
 		return [need(kind)] + spec["args"]
+	if kind == "sh":  # a short shell loop of a peer client (openssl s_client)
+		return ["/bin/sh", "-c", spec["script"]]
 	if kind == "redis-benchmark":
 		return [need("redis-benchmark"), "-h", "127.0.0.1", "-p", "{port}"] + spec["args"]
 	if kind == "pgbench":

@@ -28,6 +28,15 @@ random port), {tmp} (the scenario's temp dir), {NAME_pid} (a process the harness
 """
 
 HTTP = "http://127.0.0.1:{port}/"
+HTTPS = "https://127.0.0.1:{port}/"
+# openssl s_client against {port}: a session saved, 20 resumptions of it, 2 x -reconnect (a full
+# handshake, then 5 resumed); a request on each but the reconnects' first 5. {v}: the version.
+SCLIENT = ("R='GET / HTTP/1.1\\r\\nHost: scenario\\r\\nConnection: close\\r\\n\\r\\n'; "
+	   "S={{tmp}}/session.pem; O='openssl s_client -connect 127.0.0.1:{{port}} {v} -quiet'; "
+	   "printf \"$R\" | $O -sess_out $S >/dev/null 2>&1 || exit 1; "
+	   "for i in $(seq 20); do printf \"$R\" | $O -sess_in $S >/dev/null 2>&1 || exit 1; "
+	   "done; for i in 1 2; do printf \"$R\" | $O -reconnect >/dev/null 2>&1 || exit 1; "
+	   "done")
 TCP = "tcp://127.0.0.1:{port}"
 MEMC_UDP_GET = b"\x00\x01\x00\x00\x00\x01\x00\x00get scenario\r\n"
 
@@ -256,6 +265,74 @@ SCENARIOS = [
 	 "loads": [driver(HTTP, "--http-close", "--rate", "200", "-c", "4", "-d", "3s")],
 	 "expect": [{"kind": "served_elsewhere", "text_has": ["the targets' children: "]}]},
 
+	# TLS (issue 19): the handshake is no request; nginx's access log is the ground truth
+	{"name": "healthy_tls_keepalive", "group": "healthy",
+	 "what": "nginx terminating TLS 1.2/1.3 (self-signed P-256 certificate), the driver's https "
+		 "(libcurl), 8 keep-alive connections, 8,000 requests: requests = nginx's access "
+		 "log exactly, one handshake timed per connection, none counted as a request",
+	 "servers": [{"kind": "nginx", "tls": "TLSv1.2 TLSv1.3", "access_log": True}],
+	 "loads": [driver(HTTPS, "-k", "-c", "8", "-n", "8000")],
+	 "access_log": {"tls": "load"}},
+	{"name": "healthy_tls_close_proxy", "group": "healthy",
+	 "what": "nginx terminating TLS 1.3 in front of refserver (20 ms a request), Connection: "
+		 "close (a handshake per request), 4 at a time, 300 requests: requests = the access "
+		 "log, 300 handshakes, mean service time within 2% of nginx's $request_time; "
+		 "TLS records read together are no pipelining",
+	 "servers": [refserver("--proto", "http", "--workers", "4", "--service-time", "20ms",
+			       "--service-mode", "sleep", name="backend", listen="127.0.0.1:{port2}"),
+		     {"kind": "nginx", "tls": "TLSv1.3", "access_log": True, "proxy": "{port2}"}],
+	 "loads": [driver(HTTPS, "-k", "--http-close", "-c", "4", "-n", "300")],
+	 "access_log": {"tls": "load", "service": 0.02}},
+	{"name": "healthy_tls12_resumed", "group": "healthy",
+	 "what": "nginx with TLS 1.2 only; openssl s_client: a full handshake saving its session "
+		 "(-sess_out), 20 resuming it (-sess_in), 2 x -reconnect (a full handshake and 5 "
+		 "resumed each): 33 handshakes, 30 resumed, 23 requests = the access log",
+	 "servers": [{"kind": "nginx", "tls": "TLSv1.2", "access_log": True}],
+	 "loads": [{"kind": "sh", "name": "load", "script": SCLIENT.format(v="-tls1_2")}],
+	 "access_log": {"tls": 33, "resumed": 30}},
+	{"name": "healthy_tls13_resumed", "group": "healthy",
+	 "what": "the same with TLS 1.3 only (resumption by session ticket, encrypted: not "
+		 "counted apart): 33 handshakes, 23 requests = the access log",
+	 "servers": [{"kind": "nginx", "tls": "TLSv1.3", "access_log": True}],
+	 "loads": [{"kind": "sh", "name": "load", "script": SCLIENT.format(v="-tls1_3")}],
+	 "access_log": {"tls": 33, "resumed": 0}},
+	{"name": "healthy_request_with_close", "group": "healthy",
+	 "what": "nginx, 600 HTTP/1.0 requests each written with the client's FIN right after it "
+		 "(as pgbench -C's Terminate): the server reads request and close together, "
+		 "which is no pipelining; requests = the access log",
+	 "servers": [{"kind": "nginx", "access_log": True}],
+	 "loads": [{"kind": "py", "name": "load",
+		    "args": ["closewrite", "--port", "{port}", "--children", "4", "--count",
+			     "600"]}],
+	 "access_log": {}},
+	{"name": "healthy_pipelined_burst", "group": "healthy",
+	 "what": "nginx, a 60 ms burst of HTTP/1.1 pipelining (the driver's -P 8, 2 connections): "
+		 "the payload sampler takes one read per CPU each 8 ms, about 7 here, fewer than "
+		 "the 10 a long run needs: the note all the same, every run",
+	 "servers": [{"kind": "nginx"}],
+	 "loads": [driver(HTTP, "-P", "8", "-c", "2", "-d", "60ms")],
+	 "expect": [{"kind": "pipelining", "evidence": {"port": "{port}"},
+		     "range": {"requests_per_read": [4.0, 8.0], "sampled_reads": [3, 12]}}]},
+	{"name": "healthy_redis_burst_interval0", "group": "healthy",
+	 "what": "redis-server, a pipelined burst (redis-benchmark -P 16, 30,000 SETs on one "
+		 "connection) with the observer at --interval 0 (the agent's mode, a one-shot run): "
+		 "the note is decided on the final read (it never was)",
+	 "interval": 0,
+	 "servers": [{"kind": "redis"}],
+	 "loads": [{"kind": "redis-benchmark", "name": "load",
+		    "args": ["-P", "16", "-c", "1", "-n", "30000", "-t", "set", "-q"]}],
+	 "expect": [{"kind": "pipelining", "evidence": {"port": "{port}"},
+		     "range": {"requests_per_read": [14.0, 16.0]}}]},
+	{"name": "healthy_memcached_udp_interval0", "group": "healthy",
+	 "what": "memcached's 4 threads reading one UDP socket (2,000/s for 2 s) with the observer "
+		 "at --interval 0: the shared-socket note is decided on the final read",
+	 "interval": 0,
+	 "servers": [{"kind": "memcached", "args": ["-t", "4", "-U", "{port}"]}],
+	 "files": {"get_udp.bin": MEMC_UDP_GET},
+	 "loads": [driver("udp://127.0.0.1:{port}", "--payload", "{tmp}/get_udp.bin",
+			  "--rate", "2000", "-c", "8", "-d", "2s", "--timeout", "200ms")],
+	 "expect": [{"kind": "udp_shared_socket", "evidence": {"port": "{port}"}}]},
+
 	{"name": "healthy_no_listener_note", "group": "healthy",
 	 "what": "nginx serves in the scenario's namespace, the observer runs in another one "
 		 "with --port: nothing listens on that port where it looks",
@@ -276,6 +353,19 @@ SCENARIOS = [
 	 "expect": [{"kind": "port_exhaustion", "evidence": {"dport": "{port}"},
 		     "forecast": True}],
 	 "portfail_truth": {"load": "load", "comm": "loadlens-driver"},
+	 "allow": ["time_wait"]},
+	{"name": "sick_port_exhaustion_ipv6", "group": "sick",
+	 "what": "the same over IPv6 ([::1]): the finding names the group as ss prints it, and "
+		 "every NDJSON interval record spells it the same way",
+	 "sysctls": {"net.ipv4.tcp_tw_reuse": 0, "net.ipv4.ip_local_port_range": "40000 40199"},
+	 "servers": [refserver("--proto", "tcp", listen="[::1]:{port}")],
+	 "loads": [driver("tcp://[::1]:{port}", "--new-conn", "--rate", "400", "-c", "8", "-d",
+			  "4s", errors_ok=True)],
+	 "onset": {"how": "driver_errors"},
+	 "expect": [{"kind": "port_exhaustion",
+		     "evidence": {"dport": "{port}", "group": "[::1] -> [::1]:{port}"},
+		     "forecast": True}],
+	 "one_spelling": True,
 	 "allow": ["time_wait"]},
 	{"name": "sick_emfile_nginx", "group": "sick",
 	 "what": "nginx (master + 1 worker) with worker_rlimit_nofile 64 and 100 keep-alive "

@@ -353,6 +353,42 @@ def cmd_ramp(a):
 		c.close()
 
 
+def closewrite_conn(a, out, i):
+	n = 0
+	req = b"GET / HTTP/1.0\r\nHost: scenario\r\n\r\n"
+	while n < a.count // a.children:
+		s = socket.create_connection(("127.0.0.1", a.port))
+		s.sendall(req)
+		s.shutdown(socket.SHUT_WR)  # the request and the FIN, back to back
+		got = b""
+		while True:
+			b = s.recv(65536)
+			if not b:
+				break
+			got += b
+		s.close()
+		if not got.startswith(b"HTTP/1.1 200"):
+			raise SystemExit("closewrite: unexpected reply %r" % got[:64])
+		n += 1
+	out[i] = n
+
+
+def cmd_closewrite(a):
+	"""HTTP/1.0 requests, each on its own connection, written with the FIN right after it
+	(shutdown(SHUT_WR)), as pgbench -C writes its Terminate message and closes: the server
+	reads the request and the close together."""
+	done = [0] * a.children
+	ts = [threading.Thread(target=closewrite_conn, args=(a, done, i))
+	      for i in range(a.children)]
+	for t in ts:
+		t.start()
+	for t in ts:
+		t.join()
+	if 0 in done:
+		raise SystemExit("closewrite: a thread made no request")
+	print("closewrite: %d requests, a connection each" % sum(done))
+
+
 def cmd_spin(a):
 	end = time.monotonic() + a.seconds
 	while time.monotonic() < end:
@@ -427,7 +463,7 @@ def main():
 	p = argparse.ArgumentParser()
 	sub = p.add_subparsers(dest="cmd", required=True)
 	for name in ("http", "noclose", "slowaccept", "fork", "forkper", "lingering", "ramp",
-		     "spin", "enfile", "bindloop", "redispipe"):
+		     "spin", "enfile", "bindloop", "redispipe", "closewrite"):
 		s = sub.add_parser(name)
 		s.add_argument("--port", type=int, default=0)
 		s.add_argument("--seconds", type=float, default=60)
