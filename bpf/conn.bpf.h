@@ -10,7 +10,7 @@
  *                              {FIN_WAIT2,CLOSING} -> CLOSE with no socket error: TIME_WAIT entry;
  *                              LISTEN -> CLOSE: the children still queued are discarded;
  *                              SYN_SENT -> CLOSE with no local port: connect() got EADDRNOTAVAIL
- *   sys_exit_accept{,4}        (the syscall tier, attached on demand: observer/systier.c)
+ *   sys_exit_accept{,4}        (the syscall tier, attached on demand: observer/kernel/systier.c)
  *                              ret >= 0: new fd -> struct sock -> local port; count, close the
  *                              child's stamp into the wait histogram, and read the listener's
  *                              queue length against its backlog
@@ -96,7 +96,8 @@ static __always_inline struct obs_conn_block *block_get(void)
 }
 
 /* fd of the current task -> its struct sock, or NULL if fd is not a socket. One helper call: the
- * fd array slot; the rest are direct (fault-safe) loads. */
+ * fd array slot; the rest are direct (fault-safe) loads where bpf_rdonly_cast exists (the socket
+ * is then a BTF pointer), else helper reads (a plain address: read it with LL_READ). */
 static __always_inline struct sock *fd_to_sock(struct fdtable *fdt, long fd)
 {
 	struct file **fds, *file = NULL;
@@ -107,12 +108,11 @@ static __always_inline struct sock *fd_to_sock(struct fdtable *fdt, long fd)
 	fds = fdt->fd;
 	if (bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]) || !file)
 		return NULL;
-	file = bpf_rdonly_cast(file, bpf_core_type_id_kernel(struct file));
-	sock = bpf_rdonly_cast(file->private_data, bpf_core_type_id_kernel(struct socket));
+	sock = LL_READ(struct file, file, private_data);
 	/* a socket's file and the socket point at each other; anything else is not a socket */
-	if (!sock || sock->file != file)
+	if (!sock || LL_READ(struct socket, sock, file) != file)
 		return NULL;
-	return sock->sk;
+	return LL_READ(struct socket, sock, sk);
 }
 
 /* The accept's listening fd: its first argument, in the registers saved at syscall entry. */
@@ -123,27 +123,34 @@ static __always_inline long listen_fd(struct task_struct *task)
 	return regs ? (long)regs->di : -1; /* x86-64: arg 1 in rdi (bpf/vmlinux.h is x86-only) */
 }
 
+/* The next three take a socket from fd_to_sock(). */
 static __always_inline bool inet_family(const struct sock *sk)
 {
-	__u16 family = sk->__sk_common.skc_family;
+	__u16 family = LL_READ(struct sock, sk, __sk_common.skc_family);
 
 	return family == AF_INET || family == AF_INET6;
 }
 
 static __always_inline bool netns_is_target(const struct sock *sk)
 {
-	return !targ_netns || sk->__sk_common.skc_net.net->ns.inum == targ_netns;
+	if (!targ_netns)
+		return true;
+	if (targ_rdonly_cast)
+		return LL_CAST(struct sock, sk)->__sk_common.skc_net.net->ns.inum == targ_netns;
+	return BPF_CORE_READ(sk, __sk_common.skc_net.net, ns.inum) == targ_netns;
 }
 
 /* An inet socket on a target port in the target netns (a listener or an accepted child). */
 static __always_inline bool local_is_target(const struct sock *sk)
 {
-	return inet_family(sk) && port_wanted(sk->__sk_common.skc_num) && netns_is_target(sk);
+	return inet_family(sk) && port_wanted(LL_READ(struct sock, sk, __sk_common.skc_num)) &&
+	       netns_is_target(sk);
 }
 
+/* sk: from fd_to_sock() */
 static __always_inline void record_wait(struct obs_conn_block *b, struct sock *sk)
 {
-	__u64 tag = queued_tag(sk, true), now, wait, *bucket;
+	__u64 tag = queued_tag(sk, targ_rdonly_cast), now, wait, *bucket;
 	__u32 idx = (__u32)(tag >> 32) & (OBS_QUEUED_SLOTS - 1);
 	struct obs_queued *q = bpf_map_lookup_elem(&queued, &idx);
 
@@ -181,7 +188,8 @@ static __always_inline __u64 accept_time(const struct sock *sk)
 /* The listener's accept queue as this accept found it (the one just taken included). */
 static __always_inline void record_qlen(struct obs_conn_block *b, const struct sock *l)
 {
-	__u64 qlen = (__u64)l->sk_ack_backlog + 1, backlog = l->sk_max_ack_backlog;
+	__u64 qlen = (__u64)LL_READ(struct sock, l, sk_ack_backlog) + 1;
+	__u64 backlog = LL_READ(struct sock, l, sk_max_ack_backlog);
 
 	b->ctr[OBS_CTR_QLEN_SUM] += qlen;
 	if (qlen > b->ctr[OBS_CTR_QLEN_MAX])
@@ -263,8 +271,7 @@ static __always_inline int on_set_state(const struct sock *sk, int oldstate, int
 
 	if (btf) {
 		num = sk->__sk_common.skc_num;
-		inet = bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct inet_sock));
-		sport = bpf_ntohs(inet->inet_sport);
+		sport = bpf_ntohs(LL_READ(struct inet_sock, sk, inet_sport));
 		dport = bpf_ntohs(sk->__sk_common.skc_dport);
 	} else {
 		num = BPF_CORE_READ(sk, __sk_common.skc_num);

@@ -15,9 +15,24 @@
 
 #include "loadlens/observer.h"
 
-/* A no-op at run time (the verifier rewrites it to a move): a typed, read-only view of a kernel
- * pointer, e.g. one read with bpf_probe_read_kernel, dereferenced directly like a BTF pointer. */
-extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+/*
+ * bpf_rdonly_cast (a Linux 6.2 kfunc): a typed, read-only view of a kernel pointer, e.g. a struct
+ * sock seen as the struct tcp_sock it is, dereferenced with direct loads; a no-op at run time
+ * (the verifier rewrites it to a move). Declared weak, so that an object that names it still
+ * loads where the kernel lacks it: userspace sets targ_rdonly_cast from the kernel's BTF, and
+ * LL_READ() then reads the field with bpf_probe_read_kernel (one helper call) instead. The branch
+ * not taken is dead code to the verifier (targ_rdonly_cast is read-only data), which removes it:
+ * no cost where the kfunc exists, and no call to a missing kfunc where it does not.
+ */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
+const volatile __u8 targ_rdonly_cast = 0;
+
+#define LL_CAST(type, ptr) ((const type *)bpf_rdonly_cast((ptr), bpf_core_type_id_kernel(type)))
+
+/* Field `field` (one member, possibly nested with '.') of the kernel object at ptr, of `type`.
+ * ptr may be a BTF pointer or a plain address (one read with bpf_probe_read_kernel). */
+#define LL_READ(type, ptr, field)                                                                  \
+	(targ_rdonly_cast ? LL_CAST(type, ptr)->field : BPF_CORE_READ((const type *)(ptr), field))
 
 #define AF_INET 2
 #define AF_INET6 10

@@ -167,7 +167,6 @@ __attribute__((noinline)) int pl_sample(struct rt_pl_ctrs *c, int ret)
 static __always_inline void payload_recv(struct sock *sk, int slot, int ret)
 {
 	__u64 *g = &pl_gates[(bpf_get_smp_processor_id() & (PL_GATES - 1)) * PL_GATE_WORDS];
-	const struct tcp_sock *tp;
 	struct rt_tcp_sock *s;
 	struct rt_pl_ctrs *c;
 	__u64 now, last;
@@ -176,8 +175,7 @@ static __always_inline void payload_recv(struct sock *sk, int slot, int ret)
 		return;
 	/* TCP's clock, refreshed as this read copied the bytes: no clock read; a socket whose
 	 * stamp is older than the gate's reads as not due */
-	tp = bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct tcp_sock));
-	now = tp->tcp_clock_cache;
+	now = LL_READ(struct tcp_sock, sk, tcp_clock_cache);
 	last = *g;
 	if ((__s64)(now - last) < (__s64)targ_payload_period_ns && last)
 		return;

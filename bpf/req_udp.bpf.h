@@ -19,7 +19,6 @@ volatile __u32 arrival_gen;
 
 static __always_inline void udp_arrival(const struct sock *sk)
 {
-	const struct udp_sock *u;
 	struct rt_udp_sock *s;
 	__u32 g, q;
 	__u64 i;
@@ -40,8 +39,7 @@ static __always_inline void udp_arrival(const struct sock *sk)
 	 * them (the one that just arrived is queued already) */
 	g = arrival_gen;
 	if (s->gen != g) {
-		u = bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct udp_sock));
-		q = sk->sk_receive_queue.qlen + u->reader_queue.qlen;
+		q = sk->sk_receive_queue.qlen + LL_READ(struct udp_sock, sk, reader_queue.qlen);
 		s->skip = q ? q - 1 : 0;
 		s->tail = s->head;
 		s->gen = g;

@@ -12,13 +12,15 @@
  *   sock:sk_data_ready                                              arrival
  *   sock:sock_recv_length                                           read: service begins
  *   sock:sock_send_length                                           write: response begins
+ *   (before Linux 6.3: fentry sock_def_readable, fexit inet{,6}_recvmsg and inet{,6}_sendmsg)
  *   syscalls:sys_exit_accept4  accept-queue wait, queue length,     (accept time, via conn's
  *   syscalls:sys_exit_accept   errno; the syscall tier: attached     queued table)
- *                              on demand, see observer/systier.c
+ *                              on demand, see observer/kernel/systier.c
  *   sched:sched_wakeup{,_new}, sched:sched_switch                   run-queue wait (--runq)
  *
  * Userspace leaves out (autoload off) what a run does not need: request timing with
- * --no-requests, the sched programs without --runq, the raw_tp fallback where tp_btf works.
+ * --no-requests, the sched programs without --runq, the raw_tp fallback where tp_btf works, the
+ * fentry/fexit request programs where the tracepoints exist.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -94,6 +96,54 @@ SEC("tp_btf/sock_send_length")
 int BPF_PROG(handle_sock_send_length, struct sock *sk, int ret, int flags)
 {
 	req_send(sk, ret);
+	return 0;
+}
+
+/*
+ * Request timing where the kernel lacks those three tracepoints (before 6.3): the same events from
+ * BPF trampolines on the functions they sit in. sk_data_ready fires in each socket type's
+ * data-ready callback, which for TCP and UDP is sock_def_readable; sock_recv_length and
+ * sock_send_length fire in sock_recvmsg/sock_sendmsg right after the protocol family's handler
+ * returns, which for IPv4 and IPv6 sockets is inet{,6}_recvmsg and inet{,6}_sendmsg: the exits of
+ * those see the same return value and flags, in the same (the application's) context.
+ * Userspace loads these only where the tracepoints are missing (features/reqtime.c).
+ */
+SEC("fentry/sock_def_readable")
+int BPF_PROG(handle_sock_def_readable, struct sock *sk)
+{
+	req_data_ready(sk);
+	return 0;
+}
+
+SEC("fexit/inet_recvmsg")
+int BPF_PROG(handle_inet_recvmsg_exit, struct socket *sock, struct msghdr *msg, size_t size,
+	     int flags, int ret)
+{
+	req_recv(sock->sk, ret, flags);
+	return 0;
+}
+
+SEC("fexit/inet6_recvmsg")
+int BPF_PROG(handle_inet6_recvmsg_exit, struct socket *sock, struct msghdr *msg, size_t size,
+	     int flags, int ret)
+{
+	req_recv(sock->sk, ret, flags);
+	return 0;
+}
+
+SEC("fexit/inet_sendmsg")
+int BPF_PROG(handle_inet_sendmsg_exit, struct socket *sock, struct msghdr *msg, size_t size,
+	     int ret)
+{
+	req_send(sock->sk, ret);
+	return 0;
+}
+
+SEC("fexit/inet6_sendmsg")
+int BPF_PROG(handle_inet6_sendmsg_exit, struct socket *sock, struct msghdr *msg, size_t size,
+	     int ret)
+{
+	req_send(sock->sk, ret);
 	return 0;
 }
 

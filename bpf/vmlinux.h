@@ -36,6 +36,7 @@ typedef __u64 u64;
 typedef __s32 s32;
 typedef __s64 s64;
 typedef _Bool bool;
+typedef unsigned long size_t;
 enum {
 	false = 0,
 	true = 1,
@@ -95,6 +96,9 @@ struct socket {
 	struct sock *sk;
 };
 
+/* include/linux/socket.h: only pointed to (the fexit programs' arguments) */
+struct msghdr;
+
 /* include/uapi/linux/in6.h (the kernel's has unions of u8/u16/u32 arrays; one view is enough) */
 struct in6_addr {
 	__u8 s6_addr[16];
@@ -135,6 +139,18 @@ struct inet_sock {
 };
 
 /* include/linux/udp.h: datagrams a reader moved off sk_receive_queue and has not read yet */
+/* include/net/inet_hashtables.h: a local port's bind bucket; fastreuse is -1 only in a bucket
+ * made by connect()'s search for an ephemeral port, never in one a bind() made */
+struct inet_bind_bucket {
+	signed char fastreuse;
+};
+
+/* include/net/inet_connection_sock.h */
+struct inet_connection_sock {
+	struct inet_sock icsk_inet;
+	struct inet_bind_bucket *icsk_bind_hash;
+};
+
 struct udp_sock {
 	struct inet_sock inet;
 	struct sk_buff_head reader_queue;

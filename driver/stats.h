@@ -6,6 +6,7 @@
 #ifndef LOADLENS_DRV_STATS_H
 #define LOADLENS_DRV_STATS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "loadlens/ll_hist.h"
 
@@ -85,6 +86,7 @@ struct drv_stats {
 	uint64_t runq_ns;     /* time it was runnable but waiting for a CPU (schedstat) */
 	uint64_t timer_wakes; /* waker: timerfd wake-ups */
 	uint64_t spin_ns;     /* waker: polling the loop and spinning on the clock near a send */
+	uint64_t pacer_idle_ns; /* of it, the pacer waiting: clock spin and polls with no event */
 	uint64_t status[DRV_STATUS_MAX]; /* http: responses by status code */
 	uint64_t http_version[DRV_HTTPV__COUNT]; /* http: responses by negotiated version */
 	uint64_t dns_rcode[16]; /* dns: responses by RCODE (0 = NOERROR, counted ok) */
@@ -123,6 +125,9 @@ const char *drv_err_name(enum drv_err e);
 const char *drv_httpv_name(enum drv_httpv v);
 int drv_httpv_from_name(const char *s);
 /* One-line advice for a class, about target (HOST:PORT); written into buf. */
+/* Why closed connections hold ports, for net.ipv4.tcp_tw_reuse (-1: unread) and a loopback target
+ * or not: TIME_WAIT for 60 s, or reused after 1 s. Returns buf. */
+const char *drv_tw_hint(int tw_reuse, bool loopback, char *buf, size_t len);
 const char *drv_err_hint(enum drv_err e, const struct drv_stats *s, const char *target,
 			 char *buf, size_t len);
 /* Human text of any code drv_err_class() takes. */

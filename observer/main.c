@@ -25,6 +25,7 @@
 #include "payload.h"
 #include "output/ndjson.h"
 #include "requests.h"
+#include "check.h"
 #include "skeletons.h"
 #include "startup.h"
 #include "systier.h"
@@ -128,6 +129,7 @@ static int x__plan_requests(void *self, struct obs_kernel *k)
 		.trace_every = (uint32_t)a->trace_every,
 		.runq = a->runq,
 		.owned = r->targets.npids || r->targets.cgroup_id,
+		.mech = a->rt_mech,
 	};
 
 	r->rt = a->no_requests ? NULL : obs_reqtime_new(PROG, &ropts, obs_kernel_sockets(k));
@@ -189,6 +191,7 @@ static int x__bring_up(struct x__run *r)
 	r->copts.ports = a->ports;
 	r->copts.nports = a->nports;
 	r->copts.no_tp_btf = getenv("LOADLENS_OBSERVER_NO_TP_BTF") != NULL;
+	r->copts.no_kfuncs = a->no_kfuncs;
 	if (obs_targets_resolve(PROG, &a->targets, &r->targets))
 		return LL_EXIT_USAGE;
 	if (a->netns && obs_netns_apply(PROG, a->netns, &r->targets))
@@ -364,7 +367,7 @@ int main(int argc, char **argv)
 
 	obs_args_parse(argc, argv, &a);
 	if (a.check)
-		return obs_check(stdout, a.check == 2);
+		return obs_check(stdout, a.check == 2, a.rt_mech);
 	r.a = &a;
 
 	/* a signal from here on waits for us: it ends the run after attach, with a summary */
@@ -374,8 +377,9 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
 
 	obs_libbpf_log(a.verbose);
-	/* nothing is pinned: bpffs is not needed */
-	err = obs_startup_check(PROG, OBS_NEED_TRACEFS);
+	/* privilege and BTF first; tracefs (which may be mounted, with a note) once the outputs
+	 * are known good, so a refused output is the only line. Nothing is pinned: no bpffs. */
+	err = obs_startup_check(PROG, 0);
 	if (err) {
 		ret = LL_EXIT_USAGE;
 		goto cleanup;
@@ -401,6 +405,11 @@ int main(int argc, char **argv)
 			ret = LL_EXIT_USAGE;
 			goto cleanup;
 		}
+	}
+	err = obs_startup_check(PROG, OBS_NEED_TRACEFS);
+	if (err) {
+		ret = LL_EXIT_USAGE;
+		goto cleanup;
 	}
 	/* the endpoint is bound at start: a taken or bad address is a usage error */
 	if (a.metrics && !(r.http = obs_mxhttp_new(PROG, a.metrics))) {

@@ -14,6 +14,7 @@
 #include <sys/signalfd.h>
 #include <http_parser.h>
 #include "loadlens/cli.h"
+#include "loadlens/parse.h"
 #include "metrics_http.h"
 #include "metrics_src.h"
 
@@ -116,19 +117,7 @@ int obs_mxhttp_parse(const char *spec, struct sockaddr_storage *ss, socklen_t *l
 
 static void x__addr_text(const struct sockaddr_storage *ss, char *out, size_t len)
 {
-	char ip[INET6_ADDRSTRLEN] = "?";
-
-	if (ss->ss_family == AF_INET) {
-		const struct sockaddr_in *s4 = (const struct sockaddr_in *)ss;
-
-		inet_ntop(AF_INET, &s4->sin_addr, ip, sizeof(ip));
-		snprintf(out, len, "%s:%u", ip, ntohs(s4->sin_port));
-	} else {
-		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
-
-		inet_ntop(AF_INET6, &s6->sin6_addr, ip, sizeof(ip));
-		snprintf(out, len, "[%s]:%u", ip, ntohs(s6->sin6_port));
-	}
+	ll_format_addr((const struct sockaddr *)ss, out, len);
 }
 
 /* --- requests ------------------------------------------------------------------------------- */

@@ -50,7 +50,8 @@ static void x__usage(FILE *out)
 		     "      --all-ports       observe every TCP port on the host instead\n"
 		     "      --pid PID         observe a process (all its threads) and, without --port,\n"
 		     "                        time only its own sockets' requests; repeat for up to 16\n"
-		     "      --children        with --pid: the processes it forks too\n"
+		     "      --children        with --pid: its descendants too, those running at the\n"
+		     "                        start (a cluster's workers) and those it forks later\n"
 		     "      --cgroup PATH     observe the processes of a cgroup v2 (and below)\n"
 		     "      --netns PATH|PID  watch this network namespace (default: the first\n"
 		     "                        target's, else the observer's own)\n"
@@ -153,6 +154,17 @@ static void x__parse_env(struct obs_args *a)
 				     "0-60000000 microseconds)", v);
 	if (v)
 		a->payload_period_us = (int64_t)n;
+	v = getenv("LOADLENS_OBSERVER_TIMING");
+	if (v && strcmp(v, "auto") && strcmp(v, "tracepoints") && strcmp(v, "fentry"))
+		ll_usage_error(PROG, "invalid LOADLENS_OBSERVER_TIMING '%s' (expected auto, "
+				     "tracepoints or fentry)", v);
+	a->rt_mech = !v || !strcmp(v, "auto") ? OBS_RT_MECH_OFF
+		     : !strcmp(v, "fentry")   ? OBS_RT_MECH_FENTRY
+					      : OBS_RT_MECH_TRACEPOINT;
+	v = getenv("LOADLENS_OBSERVER_KFUNCS");
+	if (v && strcmp(v, "auto") && strcmp(v, "off"))
+		ll_usage_error(PROG, "invalid LOADLENS_OBSERVER_KFUNCS '%s' (expected auto or off)", v);
+	a->no_kfuncs = v && !strcmp(v, "off");
 	v = getenv("LOADLENS_OBSERVER_MAX_TARGETS");
 	if (v && ll_parse_u64(v, 1, OBS_MAX_TARGETS, &a->max_targets))
 		ll_usage_error(PROG, "invalid LOADLENS_OBSERVER_MAX_TARGETS '%s' (expected 1-%d)", v,

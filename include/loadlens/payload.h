@@ -94,6 +94,11 @@ static __attribute__((always_inline)) inline __u32 ll_pl_count(const __u8 *b, __
 	mask = ll_pl_mask(sig);
 	want = sig & mask;
 	for (i = 1; i + 4 <= n && i < LL_PL_SCAN; i++) {
+		/* i opaque to the compiler: else it reads b[0] before the loop and enters the loop
+		 * after that read, whose next pass then falls through into the loop's entry, and
+		 * the verifier before Linux 6.4 refuses a loop closed by a fall-through
+		 * ("back-edge from insn N to N+1", seen on 6.1) */
+		__asm__ __volatile__("" : "+r"(i));
 		if (b[i - 1] != '\n')
 			continue;
 		if ((ll_pl_load4(b + i) & mask) == want)

@@ -77,6 +77,11 @@ static int x__plan(struct obs_conn *c, const char *prog, const struct obs_conn_o
 		}
 	}
 
+	/* a socket seen as the tcp_sock/inet_sock it is: direct loads through the 6.2 kfunc,
+	 * else one helper read per field (bpf/observe.bpf.h, LL_READ) */
+	s->rodata->targ_rdonly_cast = !opts->no_kfuncs && obs_btf_func_exists("bpf_rdonly_cast");
+	c->features.reads = s->rodata->targ_rdonly_cast ? "bpf_rdonly_cast" : "bpf_probe_read_kernel";
+
 	/* tp_btf where the kernel's BTF describes the tracepoint, else raw_tp */
 	btf_tp = !opts->no_tp_btf && obs_btf_tracepoint_exists("inet_sock_set_state");
 	raw_tp = obs_btf_tracepoint_exists("inet_sock_set_state") ||

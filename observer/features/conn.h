@@ -18,6 +18,7 @@ struct obs_conn_opts {
 	const uint16_t *ports; /* target ports; nports == 0 means every port (host-wide) */
 	size_t nports;
 	bool no_tp_btf; /* use the raw_tp fallback for inet_sock_set_state even if tp_btf works */
+	bool no_kfuncs; /* read kernel objects as if the kernel had no bpf_rdonly_cast (tests) */
 	/* further targets (observer/features/target.h); 0 / NULL = off */
 	uint32_t netns;		/* sockets of this network namespace only (its inode number) */
 	const uint32_t *pids;	/* processes (tgids) named by --pid: the "targets" map */
@@ -32,6 +33,8 @@ struct obs_conn_features {
 	bool accept4;	     /* sys_exit_accept4 exists: the syscall tier can time accepts */
 	bool accept;	     /* accept() as well as accept4() */
 	const char *set_state; /* "tp_btf", "raw_tp" or NULL: handshakes and queue wait */
+	const char *reads;     /* how kernel objects are read: "bpf_rdonly_cast" (6.2+, direct
+				* loads) or "bpf_probe_read_kernel" */
 };
 
 /* Totals since load, summed over CPUs (WAIT_MAX_NS: the max over CPUs). */

@@ -15,6 +15,8 @@
 #include "trace.h"
 #include "sockets.skel.h"
 
+#define RT_TIER_PROGS 5 /* the most request programs one mechanism has */
+
 struct obs_reqtime {
 	struct sockets_bpf *skel; /* observer/features/conn.c's: loaded, attached and freed there */
 	struct obs_reqtime_features features;
@@ -36,6 +38,7 @@ struct obs_reqtime {
 	uint64_t trace_written, trace_errors;
 	int trace_err; /* errno of the trace's first failed write */
 	char attached[256];
+	struct bpf_program *arrival; /* the mechanism's arrival program (--arrivals sampled) */
 	const char *trace_path;
 	uint64_t start_ns;
 };
@@ -98,19 +101,114 @@ static void x__off(struct bpf_program *p)
 	bpf_program__set_autoload(p, false);
 }
 
+/* The request programs of each mechanism: arrival, reads, writes (NULL ends a list). */
+static void x__tier_progs(struct sockets_bpf *s, enum obs_rt_mech m, struct bpf_program **p)
+{
+	if (m == OBS_RT_MECH_TRACEPOINT) {
+		p[0] = s->progs.handle_sk_data_ready;
+		p[1] = s->progs.handle_sock_recv_length;
+		p[2] = s->progs.handle_sock_send_length;
+		p[3] = NULL;
+	} else {
+		p[0] = s->progs.handle_sock_def_readable;
+		p[1] = s->progs.handle_inet_recvmsg_exit;
+		p[2] = s->progs.handle_inet6_recvmsg_exit;
+		p[3] = s->progs.handle_inet_sendmsg_exit;
+		p[4] = s->progs.handle_inet6_sendmsg_exit;
+		p[5] = NULL;
+	}
+}
+
+static void x__tier_off(struct sockets_bpf *s, enum obs_rt_mech m)
+{
+	struct bpf_program *p[RT_TIER_PROGS + 1];
+	size_t i;
+
+	x__tier_progs(s, m, p);
+	for (i = 0; p[i]; i++)
+		x__off(p[i]);
+}
+
+const char *obs_rt_mech_name(enum obs_rt_mech m)
+{
+	switch (m) {
+	case OBS_RT_MECH_TRACEPOINT:
+		return "tracepoints";
+	case OBS_RT_MECH_FENTRY:
+		return "fentry";
+	default:
+		return "off";
+	}
+}
+
+/*
+ * How this kernel can time requests, best first: the sock: tracepoints (Linux 6.3+), else BPF
+ * trampolines on the functions they sit in (fentry/fexit: BTF and trampolines, x86-64 5.5+).
+ * `want` forces one (LOADLENS_OBSERVER_TIMING, for tests). *why: the reason for "off", or for
+ * a missing IPv6 half. Probing a trampoline loads and attaches a tiny program: needs privilege.
+ */
+enum obs_rt_mech obs_rt_mech_choose(enum obs_rt_mech want, char *why, size_t len)
+{
+	bool tp = obs_btf_tracepoint_exists("sk_data_ready") &&
+		  obs_btf_tracepoint_exists("sock_recv_length") &&
+		  obs_btf_tracepoint_exists("sock_send_length");
+	static const char *const funcs[] = {"sock_def_readable", "inet_recvmsg", "inet_sendmsg"};
+	size_t i;
+	int err;
+
+	*why = 0;
+	if (want == OBS_RT_MECH_OFF)
+		want = tp ? OBS_RT_MECH_TRACEPOINT : OBS_RT_MECH_FENTRY;
+	if (want == OBS_RT_MECH_TRACEPOINT) {
+		if (tp)
+			return OBS_RT_MECH_TRACEPOINT;
+		snprintf(why, len, "the kernel lacks the tracepoints sock:sk_data_ready/"
+				   "sock_recv_length/sock_send_length (Linux 6.3+)");
+		return OBS_RT_MECH_OFF;
+	}
+	for (i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++) {
+		err = obs_fentry_probe(funcs[i]);
+		if (err) {
+			snprintf(why, len, "%sno BPF trampoline on %s (fentry: %s)",
+				 tp ? "" : "the kernel lacks the tracepoints sock:sk_data_ready/"
+					   "sock_recv_length/sock_send_length (Linux 6.3+) and ",
+				 funcs[i], err == -ENOENT ? "not in the kernel's BTF"
+					   : err == -524 ? "not supported" : strerror(-err));
+			return OBS_RT_MECH_OFF;
+		}
+	}
+	return OBS_RT_MECH_FENTRY;
+}
+
 /* Switch off what the kernel lacks, before load. -ENOTSUP: request timing is not possible. */
-static int x__plan(struct obs_reqtime *rt, const char *prog, bool runq)
+static int x__plan(struct obs_reqtime *rt, const char *prog, bool runq, enum obs_rt_mech want)
 {
 	struct sockets_bpf *s = rt->skel;
+	char why[256];
 
-	if (!obs_btf_tracepoint_exists("sk_data_ready") ||
-	    !obs_btf_tracepoint_exists("sock_recv_length") ||
-	    !obs_btf_tracepoint_exists("sock_send_length")) {
-		ll_warn(prog, "note: request timing is off: the kernel lacks the tracepoints "
-			      "sock:sk_data_ready/sock_recv_length/sock_send_length (Linux 6.3+)");
+	rt->features.mech = obs_rt_mech_choose(want, why, sizeof(why));
+	if (rt->features.mech == OBS_RT_MECH_OFF) {
+		ll_warn(prog, "note: request timing is off: %s", why);
 		return -ENOTSUP;
 	}
-	x__attached_add(rt, "sk_data_ready, sock_recv_length, sock_send_length");
+	if (rt->features.mech == OBS_RT_MECH_TRACEPOINT) {
+		x__tier_off(s, OBS_RT_MECH_FENTRY);
+		rt->arrival = s->progs.handle_sk_data_ready;
+		x__attached_add(rt, "sk_data_ready, sock_recv_length, sock_send_length");
+	} else {
+		x__tier_off(s, OBS_RT_MECH_TRACEPOINT);
+		rt->arrival = s->progs.handle_sock_def_readable;
+		x__attached_add(rt, "fentry sock_def_readable, fexit inet_recvmsg, inet_sendmsg");
+		/* IPv6 may be a module (its functions in the module's BTF): try, or go without */
+		if (obs_fentry_probe("inet6_recvmsg") || obs_fentry_probe("inet6_sendmsg")) {
+			x__off(s->progs.handle_inet6_recvmsg_exit);
+			x__off(s->progs.handle_inet6_sendmsg_exit);
+			ll_warn(prog, "note: requests on IPv6 sockets are not timed: no BPF trampoline "
+				      "on inet6_recvmsg/inet6_sendmsg");
+		} else {
+			x__attached_add(rt, "inet6_recvmsg, inet6_sendmsg");
+		}
+	}
 
 	/* the connection programs' tp_btf inet_sock_set_state closes out a server's last response
 	 * (the raw_tp fallback does not); accept times come from the syscall tier, when attached */
@@ -162,9 +260,9 @@ static int x__configure(struct obs_reqtime *rt, const struct obs_reqtime_opts *o
 
 struct bpf_program *obs_reqtime_arrivals_sampled(struct obs_reqtime *rt)
 {
-	bpf_program__set_autoattach(rt->skel->progs.handle_sk_data_ready, false);
+	bpf_program__set_autoattach(rt->arrival, false);
 	rt->features.arrivals_sampled = true;
-	return rt->skel->progs.handle_sk_data_ready;
+	return rt->arrival;
 }
 
 void obs_reqtime_arrival_window(void *arg)
@@ -182,15 +280,15 @@ void obs_reqtime_arrival_share(struct obs_reqtime *rt, double share)
 
 void obs_reqtime_off(struct sockets_bpf *s)
 {
-	x__off(s->progs.handle_sk_data_ready);
-	x__off(s->progs.handle_sock_recv_length);
-	x__off(s->progs.handle_sock_send_length);
+	x__tier_off(s, OBS_RT_MECH_TRACEPOINT);
+	x__tier_off(s, OBS_RT_MECH_FENTRY);
 	x__off(s->progs.handle_sched_wakeup);
 	x__off(s->progs.handle_sched_wakeup_new);
 	x__off(s->progs.handle_sched_switch);
 	/* the shared programs still reference these maps: keep them, at their smallest */
 	bpf_map__set_max_entries(s->maps.recs, 1);
 	bpf_map__set_max_entries(s->maps.tcp_slots, 1);
+	bpf_map__set_max_entries(s->maps.tls_hs, 1);
 	bpf_map__set_max_entries(s->maps.trace, (uint32_t)sysconf(_SC_PAGESIZE));
 }
 
@@ -231,7 +329,7 @@ struct obs_reqtime *obs_reqtime_new(const char *prog, const struct obs_reqtime_o
 		goto cleanup;
 	}
 	rt->skel = skel;
-	err = x__plan(rt, prog, opts->runq);
+	err = x__plan(rt, prog, opts->runq, opts->mech);
 	if (err)
 		goto cleanup;
 	err = x__configure(rt, opts);
@@ -428,6 +526,8 @@ int obs_reqtime_read(struct obs_reqtime *rt, struct obs_reqtime_stats *st)
 			[RT_ACCEPT] = ct->accept_n,
 			[RT_MULTI_FIRST] = ct->multi_write,
 			[RT_MULTI_LAST] = ct->multi_write,
+			[RT_TLS_HS] = ct->tls_handshakes,
+			[RT_TLS_WORK] = ct->tls_handshakes,
 		};
 
 		for (c = 0; c < RT_NCOMP; c++) {
@@ -447,13 +547,16 @@ int obs_reqtime_read(struct obs_reqtime *rt, struct obs_reqtime_stats *st)
 		}
 	}
 	{
-		struct bpf_program *progs[] = {
-			rt->skel->progs.handle_sk_data_ready,  rt->skel->progs.handle_sock_recv_length,
-			rt->skel->progs.handle_sock_send_length, rt->skel->progs.handle_sched_wakeup,
-			rt->skel->progs.handle_sched_wakeup_new, rt->skel->progs.handle_sched_switch,
-		};
+		struct bpf_program *progs[RT_TIER_PROGS + 4];
+		size_t n;
 
-		st->missed = obs_progs_missed(progs, sizeof(progs) / sizeof(progs[0]));
+		x__tier_progs(rt->skel, rt->features.mech, progs);
+		for (n = 0; progs[n]; n++)
+			;
+		progs[n++] = rt->skel->progs.handle_sched_wakeup;
+		progs[n++] = rt->skel->progs.handle_sched_wakeup_new;
+		progs[n++] = rt->skel->progs.handle_sched_switch;
+		st->missed = obs_progs_missed(progs, n);
 	}
 	return 0;
 }

@@ -20,6 +20,13 @@
 #define OBS_RT_SERVICE_LAST RT_NCOMP
 #define OBS_RT_NHIST (RT_NCOMP + 1)
 
+/* How request timing gets its events (docs/observer.md, "Kernels"). */
+enum obs_rt_mech {
+	OBS_RT_MECH_OFF,	/* none (as a wish: the best this kernel has) */
+	OBS_RT_MECH_TRACEPOINT, /* sock:sk_data_ready, sock_recv_length, sock_send_length (6.3+) */
+	OBS_RT_MECH_FENTRY,	/* fentry sock_def_readable, fexit inet{,6}_{recv,send}msg */
+};
+
 struct obs_reqtime_opts {
 	const uint16_t *ports; /* nports == 0: every port, as one slot pair (owned: a pair each) */
 	size_t nports;
@@ -28,10 +35,12 @@ struct obs_reqtime_opts {
 	bool runq;		/* --runq: run-queue wait of the serving processes */
 	bool owned;		/* --pid/--cgroup: only the targets' own sockets are timed; with
 				 * nports == 0 each of their ports gets its slot pair as it is seen */
+	enum obs_rt_mech mech;	/* OFF: the best the kernel has; else only that one */
 };
 
 /* What got attached. */
 struct obs_reqtime_features {
+	enum obs_rt_mech mech; /* how requests are timed here */
 	bool close_out; /* inet_sock_set_state: the last response of a connection is closed out */
 	bool accept;	/* accept time of first requests (syscalls:sys_exit_accept4, the syscall tier) */
 	bool runq;	/* sched_wakeup/sched_switch (--runq) */
@@ -75,6 +84,10 @@ struct bpf_program *obs_reqtime_arrivals_sampled(struct obs_reqtime *rt);
 void obs_reqtime_arrival_window(void *rt);
 /* The share of the run arrival stamping was attached, for the summary. */
 void obs_reqtime_arrival_share(struct obs_reqtime *rt, double share);
+/* The mechanism request timing would use on this kernel (want: OFF for the best, or one to
+ * force), or OFF with the reason in why. Probes trampolines: needs privilege. */
+enum obs_rt_mech obs_rt_mech_choose(enum obs_rt_mech want, char *why, size_t len);
+const char *obs_rt_mech_name(enum obs_rt_mech m);
 /* No request timing: leave its programs out of the socket object (before obs_kernel_start()). */
 void obs_reqtime_off(struct sockets_bpf *skel);
 /* Stops the trace writer (draining the ring buffer first) and detaches. NULL is a no-op. */
@@ -133,8 +146,6 @@ void obs_rt_lost(const struct obs_reqtime *rt, const struct obs_reqtime_stats *s
 		 struct obs_rt_lost *out);
 /* Lost events of those (the write errors are not events). */
 uint64_t obs_rt_lost_total(const struct obs_rt_lost *l);
-/* Add "request_timing" (docs/observer.md) to the JSON summary, from the last finish(). */
-int obs_reqtime_json_add(struct obs_reqtime *rt, json_t *root);
 
 /* Stop the --trace writer, draining the ring buffer first (its counts are kept). */
 void x__reqtime_trace_stop(struct obs_reqtime *rt);

@@ -63,20 +63,28 @@ static int x__systier(struct obs_kernel *k, const struct obs_kernel_start_opts *
 	return k->tier ? 0 : -errno;
 }
 
-int obs_kernel_start(struct obs_kernel *k, const struct obs_kernel_start_opts *o)
+int obs_kernel_load(struct obs_kernel *k, const struct obs_kernel_plan *plans, size_t nplans)
 {
-	const char *needed_by = NULL;
 	size_t i;
 	int err;
 
-	for (i = 0; i < o->nplans; i++) {
-		err = o->plans[i].plan(o->plans[i].self, k);
+	for (i = 0; i < nplans; i++) {
+		err = plans[i].plan(plans[i].self, k);
 		if (err)
 			return err;
 	}
 	err = obs_conn_load(k->conn, k->prog, &k->copts);
 	if (!err)
 		err = obs_fail_load(k->fail, k->prog, k->conn);
+	return err;
+}
+
+int obs_kernel_start(struct obs_kernel *k, const struct obs_kernel_start_opts *o)
+{
+	const char *needed_by = NULL;
+	int err;
+
+	err = obs_kernel_load(k, o->plans, o->nplans);
 	if (err)
 		return err;
 	if (o->before_attach)

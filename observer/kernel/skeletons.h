@@ -36,6 +36,9 @@ struct obs_kernel_start_opts {
  * (ENOENT: a hard prerequisite missing, printed) on failure. */
 struct obs_kernel *obs_kernel_open(const char *prog, const struct obs_conn_opts *copts,
 				   bool children);
+/* The features' plans, then load both objects (the verifier checks every program): 0 or -errno
+ * (printed). obs_kernel_start() begins with it; --check stops there. */
+int obs_kernel_load(struct obs_kernel *k, const struct obs_kernel_plan *plans, size_t nplans);
 /* The features' plans, load, before_attach, attach, then the syscall tier. 0 or -errno. */
 int obs_kernel_start(struct obs_kernel *k, const struct obs_kernel_start_opts *o);
 void obs_kernel_free(struct obs_kernel *k);

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <jansson.h>
@@ -23,8 +24,6 @@
 #include "loadlens/observer.h"
 #include "loadlens/reqtime.h"
 #include "startup.h"
-#include "failures.skel.h"
-#include "sockets.skel.h"
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38
@@ -197,6 +196,15 @@ const char *obs_tracefs(void)
 	return tracefs_path;
 }
 
+const char *obs_tracefs_find(bool mount)
+{
+	if (mount)
+		x__find_tracefs("loadlens-observer");
+	else if (x__is_fs(OBS_TRACEFS, TRACEFS_MAGIC))
+		tracefs_path = OBS_TRACEFS;
+	return tracefs_path;
+}
+
 bool obs_tracepoint_exists(const char *category, const char *name)
 {
 	char path[512];
@@ -208,19 +216,60 @@ bool obs_tracepoint_exists(const char *category, const char *name)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-bool obs_btf_tracepoint_exists(const char *name)
+static const struct btf *x__vmlinux_btf(void)
 {
-	char type[256];
-
 	if (!vmlinux_btf_tried) {
 		vmlinux_btf_tried = true;
-		/* NULL on failure: then no tracepoint is reported present */
+		/* NULL on failure: then nothing is reported present */
 		vmlinux_btf = btf__load_vmlinux_btf();
 	}
-	if (!vmlinux_btf)
+	return vmlinux_btf;
+}
+
+bool obs_btf_tracepoint_exists(const char *name)
+{
+	const struct btf *btf = x__vmlinux_btf();
+	char type[256];
+
+	if (!btf)
 		return false;
 	snprintf(type, sizeof(type), "btf_trace_%s", name);
-	return btf__find_by_name_kind(vmlinux_btf, type, BTF_KIND_TYPEDEF) > 0;
+	return btf__find_by_name_kind(btf, type, BTF_KIND_TYPEDEF) > 0;
+}
+
+bool obs_btf_func_exists(const char *name)
+{
+	const struct btf *btf = x__vmlinux_btf();
+
+	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) > 0;
+}
+
+int obs_fentry_probe(const char *func)
+{
+	/* r0 = 0; exit */
+	const struct bpf_insn insns[] = {
+		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0},
+		{.code = BPF_JMP | BPF_EXIT},
+	};
+	const struct btf *btf = x__vmlinux_btf();
+	int id, fd, link, err = 0;
+
+	id = btf ? btf__find_by_name_kind(btf, func, BTF_KIND_FUNC) : -ENOENT;
+	if (id <= 0)
+		return -ENOENT;
+	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = BPF_TRACE_FENTRY,
+		    .attach_btf_id = (__u32)id);
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "ll_fentry", "GPL", insns, 2, &o);
+	if (fd < 0)
+		return -errno;
+	/* loading is not enough: a kernel without trampolines refuses only the attach */
+	link = bpf_raw_tracepoint_open(NULL, fd);
+	if (link < 0)
+		err = -errno;
+	else
+		close(link);
+	close(fd);
+	return err;
 }
 
 int obs_drop_privileges(int (*verify)(void *arg), void *arg)
@@ -341,119 +390,4 @@ void obs_startup_cleanup(void)
 	vmlinux_btf = NULL;
 	vmlinux_btf_tried = false;
 	tracefs_path = NULL;
-}
-
-/*
- * --check: what this kernel offers the observer, from the observer's own BPF objects (each
- * program's section names its tracepoint), so `loadlens doctor` keeps no list of its own.
- * Opening a skeleton reads the embedded ELF only: no privilege is needed.
- */
-static void x__tp_category(const char *name, char *cat, size_t n)
-{
-	char pattern[512];
-	glob_t g = {0};
-
-	snprintf(cat, n, "?");
-	if (!tracefs_path)
-		return;
-	snprintf(pattern, sizeof(pattern), "%s/events/*/%s", tracefs_path, name);
-	if (glob(pattern, GLOB_ONLYDIR, NULL, &g) == 0 && g.gl_pathc) {
-		const char *p = g.gl_pathv[0] + strlen(tracefs_path) + strlen("/events/");
-
-		snprintf(cat, n, "%.*s", (int)(strchr(p, '/') - p), p);
-	}
-	globfree(&g);
-}
-
-static void x__check_object(struct bpf_object *obj, const char *objname, json_t *tps)
-{
-	struct bpf_program *prog;
-
-	bpf_object__for_each_program(prog, obj) {
-		const char *sec = bpf_program__section_name(prog), *attach, *name;
-		char cat[64], tp[160];
-		bool present;
-		json_t *row;
-
-		if (!strncmp(sec, "tp_btf/", 7) || !strncmp(sec, "raw_tp/", 7)) {
-			attach = sec[0] == 't' ? "tp_btf" : "raw_tp";
-			name = sec + 7;
-			present = obs_btf_tracepoint_exists(name);
-			x__tp_category(name, cat, sizeof(cat));
-		} else if (!strncmp(sec, "tracepoint/", 11)) {
-			attach = "tracepoint";
-			snprintf(cat, sizeof(cat), "%.*s", (int)strcspn(sec + 11, "/"), sec + 11);
-			name = sec + 11 + strlen(cat) + 1;
-			present = obs_tracepoint_exists(cat, name);
-		} else {
-			continue;
-		}
-		/* the category is unknown where tracefs cannot be read (unprivileged) */
-		if (strcmp(cat, "?"))
-			snprintf(tp, sizeof(tp), "%s:%s", cat, name);
-		else
-			snprintf(tp, sizeof(tp), "%s", name);
-		row = json_pack("{s:s, s:s, s:b, s:s, s:s, s:b}", "tracepoint", tp, "attach", attach,
-				"present", present, "object", objname, "program",
-				bpf_program__name(prog), "syscall_tier", !strcmp(cat, "syscalls"));
-		json_array_append_new(tps, row);
-	}
-}
-
-int obs_check(FILE *out, bool as_json)
-{
-	struct sockets_bpf *s = sockets_bpf__open();
-	struct failures_bpf *f = failures_bpf__open();
-	bool priv = obs_have_bpf_privilege(), btf = !access(OBS_VMLINUX_BTF, R_OK);
-	json_t *doc, *checks, *tps;
-	size_t i;
-	int ret;
-
-	/* mounting tracefs needs privilege; without it, look where it may already be */
-	if (priv)
-		x__find_tracefs("loadlens-observer");
-	else if (x__is_fs(OBS_TRACEFS, TRACEFS_MAGIC))
-		tracefs_path = OBS_TRACEFS;
-	checks = json_pack("[{s:s, s:b, s:b, s:s}, {s:s, s:b, s:b, s:s}, {s:s, s:b, s:b, s:s}]",
-			   "what", "root, or CAP_BPF and CAP_PERFMON", "ok", priv, "required", 1,
-			   "note", priv ? "" : "run the observer with sudo",
-			   "what", "kernel BTF at " OBS_VMLINUX_BTF, "ok", btf, "required", 1,
-			   "note", btf ? "" : "a kernel built with CONFIG_DEBUG_INFO_BTF=y",
-			   "what", "tracefs", "ok", tracefs_path != NULL, "required", 0,
-			   "note", tracefs_path ? tracefs_path :
-			   "not mounted (mount -t tracefs tracefs /sys/kernel/tracing); classic "
-			   "tracepoints (syscalls:*) read as missing");
-	tps = json_array();
-	if (s)
-		x__check_object(s->obj, "sockets", tps);
-	if (f)
-		x__check_object(f->obj, "failures", tps);
-	doc = json_pack("{s:s, s:s, s:o, s:o}", "tool", "loadlens-observer", "version",
-			LOADLENS_VERSION, "checks", checks, "tracepoints", tps);
-	if (as_json) {
-		json_dumpf(doc, out, JSON_INDENT(1));
-		fputc('\n', out);
-	} else {
-		json_t *v;
-
-		json_array_foreach(checks, i, v)
-			fprintf(out, "%-5s %s%s%s\n", json_is_true(json_object_get(v, "ok")) ? "ok" :
-				(json_is_true(json_object_get(v, "required")) ? "MISS" : "off"),
-				json_string_value(json_object_get(v, "what")),
-				*json_string_value(json_object_get(v, "note")) ? ": " : "",
-				json_string_value(json_object_get(v, "note")));
-		json_array_foreach(tps, i, v)
-			fprintf(out, "%-5s %-10s %-34s %s/%s%s\n",
-				json_is_true(json_object_get(v, "present")) ? "ok" : "off",
-				json_string_value(json_object_get(v, "attach")),
-				json_string_value(json_object_get(v, "tracepoint")),
-				json_string_value(json_object_get(v, "object")),
-				json_string_value(json_object_get(v, "program")),
-				json_is_true(json_object_get(v, "syscall_tier")) ? " [syscall tier]" : "");
-	}
-	ret = (priv && btf && s && f) ? 0 : 1;
-	json_decref(doc);
-	failures_bpf__destroy(f);
-	sockets_bpf__destroy(s);
-	return ret;
 }

@@ -42,12 +42,20 @@ bool obs_have_bpf_privilege(void);
 
 /* The mounted tracefs ("/sys/kernel/tracing" or the old debugfs path), or NULL. */
 const char *obs_tracefs(void);
+/* Find tracefs; mount: mount it where it is missing (needs privilege; a note says so). */
+const char *obs_tracefs_find(bool mount);
 
 /* A classic tracepoint <category>/<name> exists in tracefs (needs a mounted tracefs). */
 bool obs_tracepoint_exists(const char *category, const char *name);
 
 /* A tp_btf / raw_tp target: the kernel's BTF has the type btf_trace_<name>. */
 bool obs_btf_tracepoint_exists(const char *name);
+/* The kernel's BTF describes this function (a kfunc, or one a trampoline can attach to). */
+bool obs_btf_func_exists(const char *name);
+/* Can a BPF trampoline (fentry) attach to this kernel function? Loads and attaches a program that
+ * does nothing, then closes it: 0, -ENOENT (no such function in the kernel's BTF), or the errno
+ * the kernel gave (EPERM, ENOTSUPP/524 where trampolines are missing or refused). Needs privilege. */
+int obs_fentry_probe(const char *func);
 
 /*
  * Drop every capability (effective, permitted, inheritable, ambient; uid unchanged) and set
@@ -60,12 +68,6 @@ int obs_drop_privileges(int (*verify)(void *arg), void *arg);
  * the bounding set is emptied too. */
 int obs_drop_privileges_keep(int (*verify)(void *arg), void *arg, uint64_t keep);
 
-/*
- * --check: privilege, BTF, tracefs, and every tracepoint the observer's BPF objects attach to
- * (from their section names), present or not; text or JSON on out. Needs no privilege.
- * Returns 0 when the observer can run here, else 1.
- */
-int obs_check(FILE *out, bool as_json);
 /* The unprivileged user the observer runs as once attached: OBS_USER when it exists (the
  * package creates it), else nobody, else the overflow uid/gid 65534. */
 #define OBS_USER "loadlens"

@@ -38,8 +38,15 @@ int obs_out_findings_text(FILE *out, const struct obs_flog *l)
 			     "limits\n");
 	for (i = 0; i < l->n; i++) {
 		s = &l->seen[i];
-		fprintf(out, "  - [%s] %s (seen %.0f-%.0f s)\n", obs_severity_name(s->f.severity),
-			x__text(&s->f, t, sizeof(t)), s->first_seen, s->last_seen);
+		if (s->milder_since >= 0)
+			fprintf(out, "  - [%s] %s (seen %.0f-%.0f s; a %s from %.0f s)\n",
+				obs_severity_name(s->f.severity), x__text(&s->f, t, sizeof(t)),
+				s->first_seen, s->last_seen, obs_severity_name(s->milder),
+				s->milder_since);
+		else
+			fprintf(out, "  - [%s] %s (seen %.0f-%.0f s)\n",
+				obs_severity_name(s->f.severity), x__text(&s->f, t, sizeof(t)),
+				s->first_seen, s->last_seen);
 	}
 	if (l->dropped)
 		fprintf(out, "  - %llu more findings not kept (the list holds %d)\n",
@@ -61,6 +68,9 @@ json_t *obs_out_findings_json(const struct obs_flog *l)
 			      obs_severity_name(s->f.severity), "text", s->f.text, "evidence",
 			      s->f.evidence, "first_seen", s->first_seen, "last_seen", s->last_seen,
 			      "intervals", (json_int_t)s->intervals);
+		if (o && s->milder_since >= 0)
+			json_object_set_new(o, "milder", json_pack("{s:s, s:f}", "severity",
+				obs_severity_name(s->milder), "first_seen", s->milder_since));
 		if (!o || json_array_append_new(a, o)) {
 			json_decref(a);
 			return NULL;

@@ -184,6 +184,7 @@ int obs_report_json_add(json_t *root, const struct obs_report *r, const struct o
 	x__set(features, "accept", json_boolean(r->features->accept), &ok);
 	x__set(features, "inet_sock_set_state",
 	       r->features->set_state ? json_string(r->features->set_state) : json_null(), &ok);
+	x__set(features, "kernel_reads", json_string(r->features->reads), &ok);
 	obs_conn_wait_hist(st, h);
 
 	x__set(root, "tool", json_string("loadlens-observer"), &ok);

@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: MIT
+/*
+ * --check: what this kernel offers the observer. With privilege it makes the observer's own plan
+ * and loads both BPF objects and the fd iterator, so the kernel's verifier judges exactly what a
+ * run would load; `loadlens doctor` reads the JSON and keeps no list of its own.
+ */
+#include <errno.h>
+#include <glob.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/utsname.h>
+#include <bpf/libbpf.h>
+#include <jansson.h>
+#include "loadlens/cli.h"
+#include "loadlens/observer.h"
+#include "check.h"
+#include "conn.h"
+#include "failures.h"
+#include "fditer.h"
+#include "payload.h"
+#include "reqtime.h"
+#include "skeletons.h"
+#include "startup.h"
+#include "failures.skel.h"
+#include "sockets.skel.h"
+
+#define PROG "loadlens-observer"
+
+/* What the load test found: each feature's choice, made by the features' own plans. */
+struct x__probe {
+	bool loaded;
+	char error[160];
+	const char *set_state;	/* "tp_btf", "raw_tp" or NULL */
+	const char *reads;	/* "bpf_rdonly_cast" or "bpf_probe_read_kernel" */
+	bool accept4;		/* syscalls:sys_exit_accept4 */
+	enum obs_rt_mech mech;
+	char mech_why[256];
+	bool ipv6_timed;
+	struct obs_fail_features fail;
+	bool fditer;
+	int nprogs;
+};
+
+static void x__load(struct x__probe *p, enum obs_rt_mech want)
+{
+	struct obs_conn_opts copts = {0};
+	struct obs_reqtime_opts ropts = {0};
+	struct obs_reqtime *rt = NULL;
+	struct obs_fditer *it;
+	struct obs_kernel *k;
+	struct bpf_program *prog;
+	struct sockets_bpf *s;
+	int err;
+
+	k = obs_kernel_open(PROG, &copts, false);
+	if (!k) {
+		snprintf(p->error, sizeof(p->error), "cannot open the BPF objects: %s",
+			 strerror(errno));
+		return;
+	}
+	s = obs_kernel_sockets(k);
+	ropts.mech = want;
+	p->mech = obs_rt_mech_choose(want, p->mech_why, sizeof(p->mech_why));
+	rt = p->mech != OBS_RT_MECH_OFF ? obs_reqtime_new(PROG, &ropts, s) : NULL;
+	if (!rt) {
+		obs_reqtime_off(s);
+		if (p->mech != OBS_RT_MECH_OFF)
+			snprintf(p->mech_why, sizeof(p->mech_why), "cannot plan it: %s",
+				 strerror(errno));
+		p->mech = OBS_RT_MECH_OFF;
+	} else {
+		obs_payload_plan(s, false, -1);
+		p->ipv6_timed = p->mech == OBS_RT_MECH_TRACEPOINT ||
+				bpf_program__autoload(s->progs.handle_inet6_recvmsg_exit);
+	}
+	err = obs_kernel_load(k, NULL, 0);
+	p->loaded = !err;
+	if (err)
+		snprintf(p->error, sizeof(p->error), "the kernel refused to load them: %s "
+			 "(loadlens-observer -v prints libbpf's log)", strerror(-err));
+	p->set_state = obs_conn_features(obs_kernel_conn(k))->set_state;
+	p->reads = obs_conn_features(obs_kernel_conn(k))->reads;
+	p->accept4 = obs_conn_features(obs_kernel_conn(k))->accept4;
+	p->fail = *obs_fail_features(obs_kernel_fail(k));
+	bpf_object__for_each_program(prog, s->obj)
+		p->nprogs += bpf_program__autoload(prog);
+	it = obs_fditer_new();
+	p->fditer = it != NULL;
+	obs_fditer_free(it);
+	obs_reqtime_free(rt);
+	obs_kernel_free(k);
+}
+
+static json_t *x__row(const char *feature, bool ok, const char *mech, const char *needs,
+		      const char *note)
+{
+	return json_pack("{s:s, s:b, s:s, s:s, s:s}", "feature", feature, "ok", ok, "mechanism",
+			 mech, "needs", needs, "note", note ? note : "");
+}
+
+/* Each feature, the mechanism it uses here and the kernel it needs (docs/observer.md). */
+static json_t *x__features(const struct x__probe *p)
+{
+	json_t *a = json_array();
+	const struct obs_fail_features *f = &p->fail;
+	char note[320];
+
+	json_array_append_new(a, x__row("accepted connections, handshakes, socket states",
+		p->set_state != NULL,
+		!p->set_state ? "off" : !strcmp(p->set_state, "tp_btf")
+			? "tp_btf sock:inet_sock_set_state"
+			: "raw_tp sock:inet_sock_set_state",
+		"4.16 (tp_btf: 5.5 with BTF)", p->set_state ? NULL :
+		"no sock:inet_sock_set_state: accepts counted at accept() only"));
+	json_array_append_new(a, x__row("kernel object reads", true,
+		!strcmp(p->reads, "bpf_rdonly_cast") ? "bpf_rdonly_cast kfunc (direct loads)"
+						     : "bpf_probe_read_kernel (a helper call a field)",
+		"any (the kfunc: 6.2)", NULL));
+	if (p->mech == OBS_RT_MECH_FENTRY)
+		snprintf(note, sizeof(note), "the sock: tracepoints need 6.3; same events from "
+			 "the functions they sit in%s",
+			 p->ipv6_timed ? "" : "; IPv6 sockets not timed (no trampoline on inet6_*)");
+	else
+		snprintf(note, sizeof(note), "%s", p->mech_why);
+	json_array_append_new(a, x__row("request timing: socket-queue wait, service time",
+		p->mech != OBS_RT_MECH_OFF,
+		p->mech == OBS_RT_MECH_TRACEPOINT ? "tracepoints sock:sk_data_ready, "
+						    "sock_recv_length, sock_send_length"
+		: p->mech == OBS_RT_MECH_FENTRY ? "fentry sock_def_readable, fexit "
+						  "inet{,6}_recvmsg, inet{,6}_sendmsg"
+						: "off",
+		"6.3 (tracepoints); else 5.5 with BTF trampolines (fentry)", note));
+	json_array_append_new(a, x__row("payload sampling (pipelined requests per read)",
+		p->mech != OBS_RT_MECH_OFF, p->mech != OBS_RT_MECH_OFF
+		? "bpf_task_pt_regs + bpf_probe_read_user in the read programs" : "off",
+		"5.15, x86-64; with request timing", NULL));
+	json_array_append_new(a, x__row("accept-queue wait per connection, accept errors",
+		p->accept4, p->accept4 ? "tracepoint syscalls:sys_exit_accept4 (syscall tier)"
+				       : "off",
+		"tracefs and CONFIG_FTRACE_SYSCALLS", p->accept4 ? "attached on demand" :
+		"no syscalls:sys_exit_accept4"));
+	json_array_append_new(a, x__row("failures by cause (EMFILE, EADDRNOTAVAIL, ...)",
+		f->sys[OBS_SYS_CONNECT], f->sys[OBS_SYS_CONNECT]
+		? "tracepoints syscalls:sys_exit_* (syscall tier)" : "off",
+		"tracefs and CONFIG_FTRACE_SYSCALLS", "attached when something nears a limit"));
+	json_array_append_new(a, x__row("drops by reason", f->drops,
+		f->drops ? "tp_btf skb:kfree_skb" : "off", "5.17 (the reason)",
+		f->drops ? NULL : "/proc/net/netstat counters remain"));
+	json_array_append_new(a, x__row("resets, SYN-ACK retransmits", f->resets && f->synack,
+		f->resets ? "tp_btf tcp:tcp_send_reset, tcp_receive_reset, "
+			    "tcp_retransmit_synack" : "off", "5.5 (tp_btf)", NULL));
+	json_array_append_new(a, x__row("fds against RLIMIT_NOFILE", true,
+		p->fditer ? "BPF task and task_file iterators"
+			  : "/proc/PID/fd (keeps CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH)",
+		"the iterators: 5.8", NULL));
+	json_array_append_new(a, x__row("socket census (states, ports, TIME_WAIT)", true,
+		"sock_diag netlink", "any", NULL));
+	return a;
+}
+
+static void x__tp_category(const char *name, char *cat, size_t n)
+{
+	const char *tracefs = obs_tracefs();
+	char pattern[512];
+	glob_t g = {0};
+
+	snprintf(cat, n, "?");
+	if (!tracefs)
+		return;
+	snprintf(pattern, sizeof(pattern), "%s/events/*/%s", tracefs, name);
+	if (glob(pattern, GLOB_ONLYDIR, NULL, &g) == 0 && g.gl_pathc) {
+		const char *p = g.gl_pathv[0] + strlen(tracefs) + strlen("/events/");
+
+		snprintf(cat, n, "%.*s", (int)(strchr(p, '/') - p), p);
+	}
+	globfree(&g);
+}
+
+/* Every tracepoint and kernel function the object's programs name (their section names). */
+static void x__check_object(struct bpf_object *obj, const char *objname, json_t *tps)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, obj) {
+		const char *sec = bpf_program__section_name(prog), *attach, *name;
+		char cat[64], tp[160];
+		bool present;
+		json_t *row;
+
+		if (!strncmp(sec, "tp_btf/", 7) || !strncmp(sec, "raw_tp/", 7)) {
+			attach = sec[0] == 't' ? "tp_btf" : "raw_tp";
+			name = sec + 7;
+			present = obs_btf_tracepoint_exists(name);
+			x__tp_category(name, cat, sizeof(cat));
+		} else if (!strncmp(sec, "tracepoint/", 11)) {
+			attach = "tracepoint";
+			snprintf(cat, sizeof(cat), "%.*s", (int)strcspn(sec + 11, "/"), sec + 11);
+			name = sec + 11 + strlen(cat) + 1;
+			present = obs_tracepoint_exists(cat, name);
+		} else if (!strncmp(sec, "fentry/", 7) || !strncmp(sec, "fexit/", 6)) {
+			attach = !strncmp(sec, "fentry/", 7) ? "fentry" : "fexit";
+			name = strchr(sec, '/') + 1;
+			present = obs_btf_func_exists(name);
+			snprintf(cat, sizeof(cat), "function");
+		} else {
+			continue;
+		}
+		/* the category is unknown where tracefs cannot be read (unprivileged) */
+		if (strcmp(cat, "?"))
+			snprintf(tp, sizeof(tp), "%s:%s", cat, name);
+		else
+			snprintf(tp, sizeof(tp), "%s", name);
+		row = json_pack("{s:s, s:s, s:b, s:s, s:s, s:b}", "tracepoint", tp, "attach", attach,
+				"present", present, "object", objname, "program",
+				bpf_program__name(prog), "syscall_tier", !strcmp(cat, "syscalls"));
+		json_array_append_new(tps, row);
+	}
+}
+
+static const char *x__s(json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+static void x__text(FILE *out, json_t *doc)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(json_object_get(doc, "checks"), i, v)
+		fprintf(out, "%-5s %s%s%s\n", json_is_true(json_object_get(v, "ok")) ? "ok" :
+			(json_is_true(json_object_get(v, "required")) ? "MISS" : "off"),
+			x__s(v, "what"), *x__s(v, "note") ? ": " : "", x__s(v, "note"));
+	fprintf(out, "features on Linux %s (the mechanism each uses here; needs):\n",
+		x__s(doc, "kernel"));
+	json_array_foreach(json_object_get(doc, "features"), i, v)
+		fprintf(out, "%-5s %-49s %s (needs %s)%s%s\n",
+			json_is_true(json_object_get(v, "ok")) ? "ok" : "off", x__s(v, "feature"),
+			x__s(v, "mechanism"), x__s(v, "needs"), *x__s(v, "note") ? ": " : "",
+			x__s(v, "note"));
+	fprintf(out, "attach points of the observer's programs:\n");
+	json_array_foreach(json_object_get(doc, "tracepoints"), i, v)
+		fprintf(out, "%-5s %-10s %-34s %s/%s%s\n",
+			json_is_true(json_object_get(v, "present")) ? "ok" : "off", x__s(v, "attach"),
+			x__s(v, "tracepoint"), x__s(v, "object"), x__s(v, "program"),
+			json_is_true(json_object_get(v, "syscall_tier")) ? " [syscall tier]" : "");
+}
+
+int obs_check(FILE *out, bool as_json, enum obs_rt_mech want)
+{
+	struct sockets_bpf *s = sockets_bpf__open();
+	struct failures_bpf *f = failures_bpf__open();
+	bool priv = obs_have_bpf_privilege(), btf = !access(OBS_VMLINUX_BTF, R_OK);
+	struct x__probe p = {.mech = OBS_RT_MECH_OFF};
+	const char *tracefs;
+	char load[256];
+	struct utsname u;
+	json_t *doc, *checks, *tps;
+	int ret;
+
+	/* mounting tracefs needs privilege; without it, look where it may already be */
+	tracefs = obs_tracefs_find(priv);
+	if (priv && btf && s && f)
+		x__load(&p, want);
+	else
+		snprintf(p.error, sizeof(p.error), "%s", !priv ? "not tried: needs privilege"
+			 : !btf ? "not tried: no kernel BTF" : "cannot open the BPF objects");
+	if (p.loaded)
+		snprintf(load, sizeof(load), "%d programs, as a run here chooses them", p.nprogs);
+	else
+		snprintf(load, sizeof(load), "%s", p.error);
+	if (uname(&u))
+		snprintf(u.release, sizeof(u.release), "?");
+	checks = json_pack("[{s:s, s:b, s:b, s:s}, {s:s, s:b, s:b, s:s}, {s:s, s:b, s:b, s:s}, "
+			   "{s:s, s:b, s:b, s:s}]",
+			   "what", "root, or CAP_BPF and CAP_PERFMON", "ok", priv, "required", 1,
+			   "note", priv ? "" : "run the observer with sudo",
+			   "what", "kernel BTF at " OBS_VMLINUX_BTF, "ok", btf, "required", 1,
+			   "note", btf ? "" : "a kernel built with CONFIG_DEBUG_INFO_BTF=y",
+			   "what", "tracefs", "ok", tracefs != NULL, "required", 0,
+			   "note", tracefs ? tracefs :
+			   "not mounted (mount -t tracefs tracefs /sys/kernel/tracing); classic "
+			   "tracepoints (syscalls:*) read as missing",
+			   "what", "the observer's BPF programs load and verify on this kernel", "ok",
+			   p.loaded, "required", 1, "note", load);
+	tps = json_array();
+	if (s)
+		x__check_object(s->obj, "sockets", tps);
+	if (f)
+		x__check_object(f->obj, "failures", tps);
+	doc = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o}", "tool", "loadlens-observer", "version",
+			LOADLENS_VERSION, "kernel", u.release, "checks", checks, "features",
+			p.loaded ? x__features(&p) : json_array(), "tracepoints", tps);
+	if (as_json) {
+		json_dumpf(doc, out, JSON_INDENT(1));
+		fputc('\n', out);
+	} else {
+		x__text(out, doc);
+	}
+	ret = (priv && btf && s && f && p.loaded) ? 0 : 1;
+	json_decref(doc);
+	failures_bpf__destroy(f);
+	sockets_bpf__destroy(s);
+	return ret;
+}
