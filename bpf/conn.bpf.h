@@ -10,7 +10,7 @@
  *                              {FIN_WAIT2,CLOSING} -> CLOSE with no socket error: TIME_WAIT entry;
  *                              LISTEN -> CLOSE: the children still queued are discarded;
  *                              SYN_SENT -> CLOSE with no local port: connect() got EADDRNOTAVAIL
- *   sys_exit_accept{,4}        (the syscall tier, attached on demand: observer/systier.c)
+ *   sys_exit_accept{,4}        (the syscall tier, attached on demand: observer/kernel/systier.c)
  *                              ret >= 0: new fd -> struct sock -> local port; count, close the
  *                              child's stamp into the wait histogram, and read the listener's
  *                              queue length against its backlog

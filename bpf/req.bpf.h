@@ -40,6 +40,7 @@
 #define IPPROTO_UDP 17
 #define TCP_FIN_WAIT1 4
 #define TCP_LAST_ACK 9
+#define TCP_CLOSE_WAIT 8
 #define MSG_PEEK 2
 #define TASK_RUNNING 0
 
@@ -63,6 +64,8 @@ static __always_inline void req_data_ready(const struct sock *sk)
 
 /* payload sampling (pipelining in one write): uses req_tcp's tcp_state() */
 #include "payload.bpf.h"
+/* TLS: the handshake apart from requests (uses payload's pl_user_buf()) */
+#include "req_tls.bpf.h"
 
 static __always_inline void req_recv(struct sock *sk, int ret, int flags)
 {
@@ -80,7 +83,7 @@ static __always_inline void req_recv(struct sock *sk, int ret, int flags)
 		return;
 	}
 	payload_recv(sk, slot, ret); /* first: it asks whether this read begins a request */
-	tcp_read(sk, slot);
+	tcp_read(sk, slot, ret);
 }
 
 static __always_inline void req_send(struct sock *sk, int ret)
@@ -96,7 +99,7 @@ static __always_inline void req_send(struct sock *sk, int ret)
 	if (udp)
 		udp_write(sk, slot);
 	else
-		tcp_write(sk, slot);
+		tcp_write(sk, slot, ret);
 }
 
 #endif /* LOADLENS_REQ_BPF_H */

@@ -65,14 +65,24 @@ static __always_inline int dyn_slot(__u16 port)
 	return n;
 }
 
-/* The socket's local port is in its namespace's ephemeral range: it was picked for a connect()
- * (or an unbound send), so the socket is the client end. */
-static __always_inline bool ephemeral(const struct sock *sk)
+/*
+ * The socket's local port was picked by connect()'s search for an ephemeral port: the socket is
+ * the client end. A port in the ephemeral range is not enough: a server may listen on one (bound
+ * to port 0, or by choice), and its accepted sockets share the listener's bind bucket, made by
+ * bind() (fastreuse 0 or 1), where connect()'s own buckets have fastreuse -1. TCP only; a UDP
+ * socket on an ephemeral port is judged by the range.
+ */
+static __always_inline bool ephemeral(const struct sock *sk, bool udp)
 {
 	__u32 range = sk->__sk_common.skc_net.net->ipv4.ip_local_ports.range;
 	__u16 port = sk->__sk_common.skc_num;
 
-	return port >= (range & 0xffff) && port <= (range >> 16);
+	if (port < (range & 0xffff) || port > (range >> 16))
+		return false;
+	if (udp)
+		return true;
+	return BPF_CORE_READ((const struct inet_connection_sock *)sk, icsk_bind_hash,
+			     fastreuse) < 0;
 }
 
 /*
@@ -99,7 +109,7 @@ static __always_inline int owned(const struct sock *sk, int slot, bool udp, __u8
 		return -1;
 	}
 	if (slot == RT_SLOT_DYN) {
-		if (ephemeral(sk)) {
+		if (ephemeral(sk, udp)) {
 			/* the target is the client here (a connection it made): not a request
 			 * it serves */
 			*flags |= RT_F_FOREIGN;

@@ -26,6 +26,18 @@ struct {
 	__type(value, struct rt_tcp_sock);
 } tcp_socks SEC(".maps");
 
+/* TLS connections (req_tls.bpf.h, included later: it reads the user buffer as payload.bpf.h does) */
+struct rt_tcp_sock;
+static __always_inline void tls_hello(const struct sock *sk, struct rt_tcp_sock *s, int slot,
+				      int ret);
+static __always_inline bool tls_read(struct sock *sk, struct rt_tcp_sock *s, int slot, int ret,
+				     __u64 now);
+static __always_inline void tls_write(struct sock *sk, struct rt_tcp_sock *s);
+static __always_inline void tls_late_out(const struct sock *sk, struct rt_tcp_sock *s, int slot);
+static __always_inline void tls_accepted(const struct sock *sk, struct rt_tcp_sock *s);
+static __always_inline void tls_forget(const struct sock *sk, struct rt_tcp_sock *s);
+static __always_inline bool tls_alert_write(int ret);
+
 /*
  * TCP's own clock for this socket: tcp_clock_cache is tcp_clock_ns() (CLOCK_MONOTONIC, the clock
  * of bpf_ktime_get_ns()) as last refreshed by TCP, which it does on each segment received (before
@@ -90,6 +102,8 @@ static __always_inline struct rt_tcp_sock *tcp_state(const struct sock *sk, bool
 		s->flags = 0;
 		s->slot = 0;
 		s->arrivals = 0;
+		s->tls = 0;
+		s->tls_skip = 0;
 		return s;
 	}
 	own = bpf_sk_storage_get(&tcp_socks, (void *)sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
@@ -157,7 +171,7 @@ static __always_inline struct rt_tcp_sock *tcp_owned(struct sock *sk, int *slot,
 	return *slot < 0 ? NULL : s;
 }
 
-static __always_inline void tcp_read(struct sock *sk, int slot)
+static __always_inline void tcp_read(struct sock *sk, int slot, int ret)
 {
 	struct rt_tcp_sock *s = tcp_owned(sk, &slot, true);
 	struct rt_rec *r;
@@ -168,12 +182,18 @@ static __always_inline void tcp_read(struct sock *sk, int slot)
 		return;
 	arrivals = s->arrivals;
 	s->arrivals = 0;
+	if (!(s->flags & RT_F_SEEN_READ) && s->state != RT_READING)
+		tls_hello(sk, s, slot, ret); /* the first bytes: a ClientHello? */
+	if ((s->flags & RT_F_TLS) && tls_read(sk, s, slot, ret, bpf_ktime_get_ns()))
+		goto first;
 	if (s->state == RT_READING) {
 		/* more of the same request: bytes that arrived meanwhile are part of it */
 		s->pending_ns = 0;
 		return;
 	}
-	if (arrivals > 1) {
+	/* less the peer's FIN (it has come: CLOSE_WAIT); a TLS client's records are no requests */
+	if (rt_client_writes(arrivals, sk->__sk_common.skc_state == TCP_CLOSE_WAIT,
+			     s->flags & RT_F_TLS) > 1) {
 		/* one read took the bytes of several peer writes, queued apart */
 		r = rec_of(slot);
 		if (r)
@@ -197,12 +217,15 @@ static __always_inline void tcp_read(struct sock *sk, int slot)
 		now = bpf_ktime_get_ns();
 		tcp_begin(s, 0, now); /* no arrival seen: bytes queued before we attached */
 	}
+first:
 	if (s->flags & RT_F_SEEN_READ)
 		return;
 	/* the connection's first request: was it queued before accept() returned the socket? */
 	s->flags |= RT_F_SEEN_READ;
 	s->accept_ns = accept_time(sk);
 	watch_tgid();
+	if (s->flags & RT_F_TLS)
+		tls_accepted(sk, s);
 }
 
 /*
@@ -212,13 +235,29 @@ static __always_inline void tcp_read(struct sock *sk, int slot)
  * (tcp_sent_clock()), which is this response's if it is newer than the read; if the write
  * transmitted nothing yet (queued behind cwnd), the clock is read.
  */
-static __always_inline void tcp_write(struct sock *sk, int slot)
+static __always_inline void tcp_write(struct sock *sk, int slot, int ret)
 {
 	struct rt_tcp_sock *s = tcp_owned(sk, &slot, targ_owned);
 	__u64 now;
 
 	if (!s)
 		return;
+	if (s->flags & RT_F_TLS) {
+		if (tls_alert_write(ret)) {
+			/* the server's close_notify: no part of a response, which is complete */
+			if (s->tls == RT_TLS_LATE)
+				tls_late_out(sk, s, slot);
+			else if (s->tls == RT_TLS_DONE)
+				tcp_close_out(s, slot);
+			s->state = RT_IDLE;
+			s->tls = RT_TLS_CLOSING;
+			return;
+		}
+		if (s->tls != RT_TLS_DONE) {
+			tls_write(sk, s); /* the handshake's, a ticket, or a late request's */
+			return;
+		}
+	}
 	if (s->state == RT_READING) {
 		now = tcp_sent_clock(sk, s->read_ns);
 		s->write_ns = now;
@@ -254,18 +293,26 @@ static __always_inline void req_server_closes(const struct sock *sk)
 			return;
 		slot = s->slot;
 	}
-	tcp_close_out(s, slot);
+	if ((s->flags & RT_F_TLS) && s->tls == RT_TLS_LATE)
+		tls_late_out(sk, s, slot);
+	else if (!(s->flags & RT_F_TLS) || s->tls == RT_TLS_DONE)
+		tcp_close_out(s, slot); /* (a handshake's exchanges are no requests) */
 	s->state = RT_IDLE;
 }
 
-/* Any TCP socket moves to CLOSE: free its table entry (one inlined lookup and a compare). */
+/* Any TCP socket moves to CLOSE: free its table entry (one inlined lookup and a compare). A TLS
+ * socket closed with unread bytes (a client's close_notify: a reset, no FIN_WAIT1) may still
+ * hold a request to record, or a handshake's entry. */
 static __always_inline void req_forget(const struct sock *sk)
 {
 	__u32 idx = sk->__sk_common.skc_hash & (RT_TCP_SLOTS - 1);
 	struct rt_tcp_sock *s = bpf_map_lookup_elem(&tcp_slots, &idx);
 
-	if (s && s->sk == (__u64)sk)
+	if (s && s->sk == (__u64)sk) {
+		if (s->flags & RT_F_TLS)
+			tls_forget(sk, s);
 		s->sk = 0;
+	}
 }
 
 /* The same from the raw_tp fallback, where sk is read with bpf_probe_read_kernel. */

@@ -15,7 +15,7 @@
  *   (before Linux 6.3: fentry sock_def_readable, fexit inet{,6}_recvmsg and inet{,6}_sendmsg)
  *   syscalls:sys_exit_accept4  accept-queue wait, queue length,     (accept time, via conn's
  *   syscalls:sys_exit_accept   errno; the syscall tier: attached     queued table)
- *                              on demand, see observer/systier.c
+ *                              on demand, see observer/kernel/systier.c
  *   sched:sched_wakeup{,_new}, sched:sched_switch                   run-queue wait (--runq)
  *
  * Userspace leaves out (autoload off) what a run does not need: request timing with

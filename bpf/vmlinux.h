@@ -139,6 +139,18 @@ struct inet_sock {
 };
 
 /* include/linux/udp.h: datagrams a reader moved off sk_receive_queue and has not read yet */
+/* include/net/inet_hashtables.h: a local port's bind bucket; fastreuse is -1 only in a bucket
+ * made by connect()'s search for an ephemeral port, never in one a bind() made */
+struct inet_bind_bucket {
+	signed char fastreuse;
+};
+
+/* include/net/inet_connection_sock.h */
+struct inet_connection_sock {
+	struct inet_sock icsk_inet;
+	struct inet_bind_bucket *icsk_bind_hash;
+};
+
 struct udp_sock {
 	struct inet_sock inet;
 	struct sk_buff_head reader_queue;

@@ -38,6 +38,21 @@ endif()
 
 install(FILES README.md docs/driver.md docs/observer.md docs/refserver.md
 	docs/packaging.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+
+# Debian's doc files: the copyright (machine-readable, MIT) and the changelog of this native
+# package, gzipped as dpkg wants it (lintian: no-copyright-file, no-changelog)
+set(LOADLENS_MAINTAINER "loadlens maintainers <maintainers@loadlens.invalid>" CACHE STRING
+	"the package's Maintainer (Name <address>): set it when you publish the package")
+configure_file(${CMAKE_SOURCE_DIR}/packaging/deb/changelog.in ${CMAKE_BINARY_DIR}/deb/changelog
+	@ONLY)
+add_custom_command(OUTPUT ${CMAKE_BINARY_DIR}/deb/changelog.gz
+	COMMAND gzip -9nkf ${CMAKE_BINARY_DIR}/deb/changelog
+	DEPENDS ${CMAKE_BINARY_DIR}/deb/changelog
+	COMMENT "changelog.gz"
+	VERBATIM)
+add_custom_target(deb_changelog ALL DEPENDS ${CMAKE_BINARY_DIR}/deb/changelog.gz)
+install(FILES ${CMAKE_BINARY_DIR}/deb/changelog.gz packaging/deb/copyright
+	DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(FILES packaging/loadlens-observer.service DESTINATION lib/systemd/system)
 # /etc/default under the /usr prefix (the package), PREFIX/etc/default otherwise: decided when
 # installing, since cpack installs with its own prefix (file(INSTALL) adds DESTDIR itself)
@@ -60,15 +75,20 @@ endforeach()
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME loadlens)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
-set(CPACK_PACKAGE_CONTACT "loadlens maintainers <loadlens@localhost>")
+set(CPACK_PACKAGE_CONTACT "${LOADLENS_MAINTAINER}")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
 	"load generator and eBPF observer: where request time goes, why connections fail")
+# lines of at most 80 characters (lintian: extended-description-line-too-long)
 set(CPACK_PACKAGE_DESCRIPTION
-	"loadlens-driver is an unprivileged libuv load generator (TCP, UDP, HTTP; open and closed \
-loop; honest latency). loadlens-observer counts accepted connections, TIME_WAIT, port \
-pressure, fds and per-request queue and service time from kernel tracepoints, without \
-touching the server. loadlens-refserver is a reference server whose behaviour is known.")
+	"loadlens-driver is an unprivileged libuv load generator (TCP, UDP, HTTP;\n\
+open and closed loop; honest latency). loadlens-observer counts accepted\n\
+connections, TIME_WAIT, port pressure, fds and per-request queue and service\n\
+time from kernel tracepoints, without touching the server. loadlens-refserver\n\
+is a reference server whose behaviour is known.")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+# installed binaries are stripped (lintian: unstripped-binary-or-object); the build tree keeps
+# its symbols
+set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION net)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)

@@ -170,7 +170,7 @@ int drv__config_fail(char *err, size_t errlen, const char *fmt, ...)
 	}
 	/* arguments are the user's: no raw control characters, no 100 KB lines */
 	if (errlen >= 64)
-		drv_quote(line, err, errlen);
+		ll_quote(line, err, errlen);
 	else
 		snprintf(err, errlen, "%s", line);
 	free(line);

@@ -4,19 +4,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "loadlens/infile.h"
 #include "config_int.h"
 
-/* Read a whole file (at most DRV_MAX_SIZE bytes) into a new buffer. */
+/* Read a whole regular file (at most DRV_MAX_SIZE bytes) into a new buffer. */
 int drv__config_slurp(const char *opt, const char *path, char **out, size_t *len, char *err,
 		       size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f = ll_input_open(path, DRV_MAX_SIZE);
 	char *buf = NULL, *shrunk;
 	size_t n;
 	int r = 0;
 
 	if (!f)
-		return drv__config_fail(err, errlen, "%s %s: %s", opt, path, strerror(errno));
+		return drv__config_fail(err, errlen, "%s %s: %s", opt, path,
+					errno == EFBIG ? "larger than 16 MiB" : ll_input_strerror(errno));
 	buf = malloc(DRV_MAX_SIZE + 1);
 	if (!buf) {
 		r = drv__config_fail(err, errlen, "%s %s: out of memory", opt, path);

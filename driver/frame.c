@@ -85,8 +85,8 @@ static int x__prefixed(const struct drv_frame_rule *r, struct drv_frame *f, cons
 			continue;
 		for (i = 0; i < r->prefix; i++)
 			len = len << 8 | f->pre[i];
-		if (len > DRV_FRAME_MAX_BODY)
-			return DRV_E_MALFORMED;
+		if (len > DRV_FRAME_MAX_BODY) /* framed, but more than we take: not a short one */
+			return DRV_E_TOO_LARGE;
 		f->left = len;
 	}
 	if (f->got < r->prefix)

@@ -51,7 +51,8 @@ void drv_frame_reset(const struct drv_frame_rule *r, struct drv_frame *f);
 /*
  * Feed n response bytes. Returns 0 (f->done once the response is complete), DRV_E_MALFORMED
  * (bytes outside the framing, past the end of the response, an HTTP status under 100) or
- * DRV_E_TOO_LARGE (HTTP headers over http_parser's limit).
+ * DRV_E_TOO_LARGE (HTTP headers over http_parser's limit, a length prefix over
+ * DRV_FRAME_MAX_BODY).
  */
 int drv_frame_feed(const struct drv_frame_rule *r, struct drv_frame *f, const char *p, size_t n);
 /*

@@ -129,13 +129,6 @@ size_t drv_base64(const uint8_t *in, size_t n, char *out)
 	return o;
 }
 
-int drv_hdrlog_open(const char *path)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-
-	return fd < 0 ? -errno : fd;
-}
-
 struct drv_hdrlog *drv_hdrlog_new(int fd, uint64_t start_unix_ns)
 {
 	struct drv_hdrlog *l = calloc(1, sizeof(*l));

@@ -23,8 +23,6 @@
 
 struct drv_hdrlog;
 
-/* Open FILE at start: created or truncated, never through a symbolic link. fd or -errno. */
-int drv_hdrlog_open(const char *path);
 /* Take fd, write the header; NULL on allocation failure (fd closed). */
 struct drv_hdrlog *drv_hdrlog_new(int fd, uint64_t start_unix_ns);
 /* One interval line: start and length in ns from the start. 0 or -errno (counted, not fatal). */

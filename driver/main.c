@@ -3,10 +3,12 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
 #include "loadlens/cli.h"
+#include "loadlens/outfile.h"
 #include "config.h"
 #include "hdrlog.h"
 #include "drv.h"
@@ -68,23 +70,25 @@ int main(int argc, char **argv)
 		drv_config_fini(&cfg);
 		return LL_EXIT_OK;
 	}
-	/* the output first, so a bad path fails now, not after the run */
+	/*
+	 * the outputs first, so a bad path fails now, not after the run: regular files only (never
+	 * through a link, never onto a device such as /dev/full, never onto a file with other hard
+	 * links), new ones 0600 (loadlens/outfile.h); the refusal is one line, exit 64
+	 */
 	if (cfg.json_path) {
-		json_fd = drv_report_json_open(cfg.json_path);
+		json_fd = ll_output_open_fd(DRV_PROG, "--json", cfg.json_path);
 		if (json_fd < 0) {
 			drv_config_fini(&cfg);
-			ll_usage_error(DRV_PROG, "--json %s: cannot write that file: %s%s",
-				       drv_quote(cfg.json_path, err, sizeof(err)), strerror(-json_fd),
-				       json_fd == -ELOOP ? " (a symbolic link is not followed)" : "");
+			exit(LL_EXIT_USAGE);
 		}
 	}
 	if (cfg.hdr_log_path) {
-		cfg.hdr_log_fd = drv_hdrlog_open(cfg.hdr_log_path);
+		cfg.hdr_log_fd = ll_output_open_fd(DRV_PROG, "--hdr-log", cfg.hdr_log_path);
 		if (cfg.hdr_log_fd < 0) {
-			r = cfg.hdr_log_fd;
-			ll_usage_error(DRV_PROG, "--hdr-log %s: cannot write that file: %s%s",
-				       drv_quote(cfg.hdr_log_path, err, sizeof(err)), strerror(-r),
-				       r == -ELOOP ? " (a symbolic link is not followed)" : "");
+			if (json_fd >= 0)
+				close(json_fd);
+			drv_config_fini(&cfg);
+			exit(LL_EXIT_USAGE);
 		}
 	}
 	/* a peer's reset must come back as EPIPE from write(), not kill us */

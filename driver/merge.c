@@ -6,6 +6,8 @@
 #include <string.h>
 #include "loadlens/cli.h"
 #include "loadlens/hist_json.h"
+#include "loadlens/infile.h"
+#include "loadlens/outfile.h"
 #include "drv.h"
 #include "merge.h"
 #include "report.h"
@@ -130,6 +132,7 @@ int drv_merge_add(struct drv_merge *m, const json_t *doc, char *err, size_t len)
 	t->runq_ns += x__u64(json_object_get(doc, "driver"), "runq_wait_ns");
 	t->timer_wakes += x__u64(json_object_get(doc, "driver"), "timer_wakeups");
 	t->spin_ns += x__u64(json_object_get(doc, "driver"), "spin_ns");
+	t->pacer_idle_ns += x__u64(json_object_get(doc, "driver"), "pacer_idle_ns");
 	r = x__hist(t->latency, doc, "latency", err, len);
 	if (!r)
 		r = x__hist(t->latency_uncorrected, doc, "latency_uncorrected", err, len);
@@ -175,6 +178,8 @@ void drv_merge_finish(struct drv_merge *m)
 	m->res.threads_started = m->res.threads;
 }
 
+#define MERGE_MAX_BYTES (256ULL << 20) /* one run's JSON is well under 1 MiB */
+
 int drv_merge_main(int argc, char **argv)
 {
 	const char *out = NULL;
@@ -183,7 +188,8 @@ int drv_merge_main(int argc, char **argv)
 	char err[512];
 	bool quiet = false;
 	json_t *doc;
-	int i, r, n = 0, rc = LL_EXIT_OK;
+	FILE *f;
+	int i, r, n = 0, out_fd = -1, rc = LL_EXIT_OK;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) {
@@ -215,7 +221,16 @@ int drv_merge_main(int argc, char **argv)
 		}
 		if (argv[i][0] == '-' && argv[i][1])
 			continue;
-		doc = json_load_file(argv[i], 0, &jerr);
+		/* a regular file, bounded: a FIFO or /dev/zero is refused, not waited on */
+		f = ll_input_open(argv[i], MERGE_MAX_BYTES);
+		if (!f) {
+			r = errno;
+			drv_merge_fini(&m);
+			ll_usage_error(DRV_PROG, "merge: %s: %s%s", argv[i], ll_input_strerror(r),
+				       r == EFBIG ? " (256 MiB)" : "");
+		}
+		doc = json_loadf(f, 0, &jerr);
+		fclose(f);
 		if (!doc) {
 			drv_merge_fini(&m);
 			ll_usage_error(DRV_PROG, "merge: %s: %s", argv[i], jerr.text);
@@ -228,11 +243,19 @@ int drv_merge_main(int argc, char **argv)
 		}
 	}
 	drv_merge_finish(&m);
+	/* every input read and checked: only now is the output made (a bad input leaves none) */
+	if (out) {
+		out_fd = ll_output_open_fd(DRV_PROG, "--json", out);
+		if (out_fd < 0) {
+			drv_merge_fini(&m);
+			return LL_EXIT_USAGE;
+		}
+	}
 	if (!quiet)
 		printf("%s merge of %d run%s: %s\n", DRV_PROG, n, n == 1 ? "" : "s", m.target);
 	drv_report_summary(stdout, &m.cfg, &m.res);
-	if (out) {
-		r = drv_report_json_write(out, &m.cfg, &m.res);
+	if (out_fd >= 0) {
+		r = drv_report_json_write_fd(out_fd, &m.cfg, &m.res);
 		if (r) {
 			ll_warn(DRV_PROG, "cannot write %s: %s", out, strerror(-r));
 			rc = LL_EXIT_FAIL;

@@ -53,11 +53,18 @@ double drv_report_busiest_thread(const struct drv_result *res)
 	return res->duration_ns ? (double)res->max_thread_cpu_ns / (double)res->duration_ns : 0;
 }
 
+double drv_report_busiest_work(const struct drv_result *res)
+{
+	return res->duration_ns ? (double)res->max_thread_work_ns / (double)res->duration_ns : 0;
+}
+
 const char *drv_report_bottleneck(const struct drv_config *cfg, const struct drv_result *res,
 				  char *buf, size_t len)
 {
 	const struct drv_stats *t = &res->total;
-	double busy = drv_report_busiest_thread(res);
+	/* the pacer's spin before a send is the thread waiting, not working: a driver that
+	 * keeps its schedule while spinning has room to spare */
+	double busy = drv_report_busiest_work(res);
 	uint64_t n = t->requests + t->errors_total + res->warmup_requests;
 	char b[32];
 
@@ -66,8 +73,9 @@ const char *drv_report_bottleneck(const struct drv_config *cfg, const struct drv
 		return NULL;
 	if (busy >= 0.9 && !res->merged) {
 		snprintf(buf, len,
-			 "the driver was the bottleneck: its busiest thread used %.0f%% of a core; "
-			 "add -t threads or machines (--shard) before trusting the server's limit",
+			 "the driver was the bottleneck: its busiest thread worked %.0f%% of a core "
+			 "(the pacer's wait for its next send left out); add -t threads or machines "
+			 "(--shard) before trusting the server's limit",
 			 busy * 100);
 		return buf;
 	}
@@ -77,7 +85,7 @@ const char *drv_report_bottleneck(const struct drv_config *cfg, const struct drv
 		if (busy < 0.5 && !res->merged)
 			snprintf(buf, len,
 				 "the driver's sends ran late (send lag p99 %s) while its busiest "
-				 "thread used only %.0f%% of a core: other load on this machine "
+				 "thread worked only %.0f%% of a core: other load on this machine "
 				 "delayed it; the corrected latency still counts that delay",
 				 b, busy * 100);
 		else
@@ -97,7 +105,7 @@ void drv_report_banner(FILE *f, const struct drv_config *cfg)
 	if (cfg->conn_model == DRV_CONN_RECONNECT)
 		snprintf(k, sizeof(k), " %llu", (unsigned long long)cfg->reconnect_every);
 	fprintf(f, "%s %s: %llu connection%s over %llu thread%s, %s%s, ", DRV_PROG,
-		drv_quote(cfg->url_text, url, sizeof(url)),
+		ll_quote(cfg->url_text, url, sizeof(url)),
 		(unsigned long long)cfg->connections, cfg->connections == 1 ? "" : "s",
 		(unsigned long long)cfg->threads, cfg->threads == 1 ? "" : "s",
 		cfg->url.scheme == LL_SCHEME_UDP ? "datagrams" : drv_conn_model_name(cfg->conn_model),
@@ -259,7 +267,11 @@ void drv_report_summary(FILE *f, const struct drv_config *cfg, const struct drv_
 			(unsigned long long)res->warmup_requests);
 	fprintf(f, "  %-12s %s CPU, %.2fus per request", "driver",
 		ll_fmt_ns((double)res->cpu_ns, b1, sizeof(b1)), drv_report_cpu_per_request_us(res));
-	if (!res->merged)
+	if (!res->merged && res->max_thread_work_ns + res->duration_ns / 100 < res->max_thread_cpu_ns)
+		fprintf(f, ", busiest thread %.0f%% of a core (%.0f%% work, the rest the pacer "
+			   "waiting for its next send)", drv_report_busiest_thread(res) * 100,
+			drv_report_busiest_work(res) * 100);
+	else if (!res->merged)
 		fprintf(f, ", busiest thread %.0f%% of a core", drv_report_busiest_thread(res) * 100);
 	fputc('\n', f);
 	fprintf(f, "  %-12s", "errors");

@@ -23,6 +23,8 @@ double drv_report_throughput(const struct drv_result *res);
 double drv_report_cpu_per_request_us(const struct drv_result *res);
 /* The busiest worker thread's CPU time over the run's duration (1.0 = a whole core). */
 double drv_report_busiest_thread(const struct drv_result *res);
+/* The same, less the pacer's waiting (spinning or polling for its next send with nothing to do). */
+double drv_report_busiest_work(const struct drv_result *res);
 #define DRV_BOTTLENECK_MIN_NS 100000000ULL /* runs shorter than 100 ms get no warning */
 #define DRV_BOTTLENECK_MIN_REQUESTS 1000   /* nor runs of fewer requests */
 /* A one-line warning when the generator limited the run, else NULL. */
@@ -34,16 +36,8 @@ void drv_report_udp(FILE *f, const struct drv_config *cfg, const struct drv_stat
 
 /* report_json.c: the result document (schema in docs/driver.md); NULL on allocation failure. */
 json_t *drv_report_json(const struct drv_config *cfg, const struct drv_result *res);
-/*
- * Open path for the JSON document before the run, so a bad path fails at once: created or
- * truncated, never through a symbolic link (O_NOFOLLOW). An fd, or a negative errno.
- */
-int drv_report_json_open(const char *path);
 /* Write drv_report_json() to fd and close it: 0 or a negative errno. */
 int drv_report_json_write_fd(int fd, const struct drv_config *cfg, const struct drv_result *res);
-/* drv_report_json_open() + drv_report_json_write_fd(): 0 or a negative errno. */
-int drv_report_json_write(const char *path, const struct drv_config *cfg,
-			  const struct drv_result *res);
 
 /* report_work.c: DNS RCODEs, -P, request mixes; into the JSON document o (0 or -1). */
 int drv_report_json_work(json_t *o, const struct drv_config *cfg, const struct drv_result *res);

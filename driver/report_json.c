@@ -116,6 +116,9 @@ static json_t *x__driver(const struct drv_config *cfg, const struct drv_result *
 	bad |= x__set(o, "cpu_per_request_us", json_real(drv_report_cpu_per_request_us(res)));
 	bad |= x__set(o, "max_thread_cpu_ns", x__u64(res->max_thread_cpu_ns));
 	bad |= x__set(o, "busiest_thread_core", json_real(drv_report_busiest_thread(res)));
+	bad |= x__set(o, "max_thread_work_ns", x__u64(res->max_thread_work_ns));
+	bad |= x__set(o, "busiest_thread_work_core", json_real(drv_report_busiest_work(res)));
+	bad |= x__set(o, "pacer_idle_ns", x__u64(res->total.pacer_idle_ns));
 	/* the workers' own: preempted (switches, run-queue wait) vs woken by their timer */
 	bad |= x__set(o, "involuntary_switches", x__u64(res->total.nivcsw));
 	bad |= x__set(o, "sleeps", x__u64(res->total.nvcsw));
@@ -192,13 +195,6 @@ json_t *drv_report_json(const struct drv_config *cfg, const struct drv_result *r
 	return o;
 }
 
-int drv_report_json_open(const char *path)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-
-	return fd < 0 ? -errno : fd;
-}
-
 int drv_report_json_write_fd(int fd, const struct drv_config *cfg, const struct drv_result *res)
 {
 	json_t *o = drv_report_json(cfg, res);
@@ -229,12 +225,4 @@ int drv_report_json_write_fd(int fd, const struct drv_config *cfg, const struct 
 	if (close(fd) && !err)
 		err = -errno;
 	return err;
-}
-
-int drv_report_json_write(const char *path, const struct drv_config *cfg,
-			  const struct drv_result *res)
-{
-	int fd = drv_report_json_open(path);
-
-	return fd < 0 ? fd : drv_report_json_write_fd(fd, cfg, res);
 }

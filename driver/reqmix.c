@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "loadlens/infile.h"
 #include "config.h"
 #include "drv.h"
 #include "frame_app.h"
@@ -272,7 +273,9 @@ static int x__record(const struct drv_config *cfg, char *line, struct drv_rec *r
 
 int drv_reqmix_load(struct drv_config *cfg, char *err, size_t errlen)
 {
-	FILE *f = fopen(cfg->requests_path, "r");
+	/* a regular file of at most every record at its longest: never a FIFO or /dev/zero */
+	const uint64_t most = (uint64_t)DRV_MIX_MAX_RECORDS * (DRV_MIX_MAX_LINE + 2);
+	FILE *f = ll_input_open(cfg->requests_path, most);
 	struct drv_reqmix *m;
 	char *line = NULL, *p, msg[256];
 	size_t cap = 0;
@@ -283,8 +286,9 @@ int drv_reqmix_load(struct drv_config *cfg, char *err, size_t errlen)
 	struct drv_rec *r;
 
 	if (!f)
-		return drv_errf(err, errlen, "--requests-file %s: %s", cfg->requests_path,
-				strerror(errno));
+		return drv_errf(err, errlen, "--requests-file %s: %s%s", cfg->requests_path,
+				ll_input_strerror(errno),
+				errno == EFBIG ? " (1024 records of at most 64 KiB)" : "");
 	m = calloc(1, sizeof(*m));
 	if (m)
 		m->rec = calloc(DRV_MIX_MAX_RECORDS, sizeof(*m->rec));

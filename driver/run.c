@@ -252,6 +252,9 @@ static void x__collect(struct drv_run *r)
 		res->warmup_requests += w->warm.requests;
 		if (w->stats.cpu_ns > res->max_thread_cpu_ns)
 			res->max_thread_cpu_ns = w->stats.cpu_ns;
+		if (w->stats.cpu_ns > w->stats.pacer_idle_ns &&
+		    w->stats.cpu_ns - w->stats.pacer_idle_ns > res->max_thread_work_ns)
+			res->max_thread_work_ns = w->stats.cpu_ns - w->stats.pacer_idle_ns;
 		drv_worker_fini(w);
 		drv_worker_stats_fini(w);
 	}

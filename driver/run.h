@@ -26,6 +26,8 @@ struct drv_result {
 	uint64_t nofile_limit; /* RLIMIT_NOFILE soft limit during the run */
 	uint64_t cpu_ns;       /* the whole process's CPU time (user + system) during the run */
 	uint64_t max_thread_cpu_ns; /* the busiest worker thread's CPU time */
+	uint64_t max_thread_work_ns; /* the most CPU time a worker spent on work: its CPU time less
+				      * the pacer's waiting (stats pacer_idle_ns) */
 	uint64_t warmup_requests;   /* completed inside the warm-up, left out of the results */
 	uint32_t merged;	    /* merge: number of runs combined; 0 for a run */
 	uint32_t threads;

@@ -88,6 +88,7 @@ void drv_stats_merge(struct drv_stats *dst, const struct drv_stats *src)
 	dst->runq_ns += src->runq_ns;
 	dst->timer_wakes += src->timer_wakes;
 	dst->spin_ns += src->spin_ns;
+	dst->pacer_idle_ns += src->pacer_idle_ns;
 	for (i = 0; i < DRV_STATUS_MAX; i++)
 		dst->status[i] += src->status[i];
 	for (i = 0; i < DRV_HTTPV__COUNT; i++)
@@ -255,6 +256,44 @@ static void x__port_range(char *buf, size_t len)
 		fclose(f);
 }
 
+static int x__tw_reuse(void)
+{
+	FILE *f = fopen("/proc/sys/net/ipv4/tcp_tw_reuse", "r");
+	int v = -1;
+
+	if (f && fscanf(f, "%d", &v) != 1)
+		v = -1;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* The target is on this host's loopback (tcp_tw_reuse 2 reuses TIME_WAIT there only). */
+static bool x__loopback_target(const char *target)
+{
+	const char *h = strstr(target, "://");
+
+	h = h ? h + 3 : target;
+	return !strncmp(h, "127.", 4) || !strncmp(h, "[::1]", 5) || !strncmp(h, "localhost", 9) ||
+	       !strncmp(h, "[::ffff:127.", 12);
+}
+
+const char *drv_tw_hint(int tw_reuse, bool loopback, char *buf, size_t len)
+{
+	if (tw_reuse == 1 || (tw_reuse == 2 && loopback))
+		snprintf(buf, len, "with net.ipv4.tcp_tw_reuse %d a port the driver closed is "
+			 "reused once its TIME_WAIT is 1 s old: more new connections a second than "
+			 "ports", tw_reuse);
+	else if (tw_reuse == 0 || tw_reuse == 2)
+		snprintf(buf, len, "each connection the driver closes holds its port in TIME_WAIT "
+			 "for 60 s (net.ipv4.tcp_tw_reuse %d%s)", tw_reuse,
+			 tw_reuse == 2 ? ": reuse on loopback only" : "");
+	else
+		snprintf(buf, len, "each connection the driver closes holds its port in TIME_WAIT "
+			 "for up to 60 s (net.ipv4.tcp_tw_reuse unreadable)");
+	return buf;
+}
+
 static unsigned long long x__nofile(void)
 {
 	struct rlimit rl;
@@ -267,17 +306,17 @@ static unsigned long long x__nofile(void)
 const char *drv_err_hint(enum drv_err e, const struct drv_stats *s, const char *target,
 			 char *buf, size_t len)
 {
-	char range[96];
+	char range[96], tw[160];
 
 	switch (e) {
 	case DRV_ERR_ADDRNOTAVAIL:
 		x__port_range(range, sizeof(range));
+		drv_tw_hint(x__tw_reuse(), x__loopback_target(target), tw, sizeof(tw));
 		snprintf(buf, len,
-			 "ephemeral ports exhausted (%s; each connection the driver closes holds "
-			 "its port in TIME_WAIT for 60 s, count them with ss -tan state time-wait): "
-			 "widen net.ipv4.ip_local_port_range, reuse connections (keep-alive, "
-			 "--reconnect-every), or spread with --source-addr",
-			 range);
+			 "ephemeral ports exhausted (%s; %s; count them with ss -tan state "
+			 "time-wait): widen net.ipv4.ip_local_port_range, reuse connections "
+			 "(keep-alive, --reconnect-every), or spread with --source-addr",
+			 range, tw);
 		break;
 	case DRV_ERR_EMFILE:
 		snprintf(buf, len,

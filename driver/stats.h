@@ -6,6 +6,7 @@
 #ifndef LOADLENS_DRV_STATS_H
 #define LOADLENS_DRV_STATS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "loadlens/ll_hist.h"
 
@@ -20,7 +21,7 @@ enum drv_err {
 	DRV_ERR_SHORT,		  /* peer closed mid-response, or a response outside the framing */
 	DRV_ERR_HTTP,		  /* http: a complete response with a status outside 2xx */
 	DRV_ERR_TLS,		  /* https: TLS handshake or certificate verification failed */
-	DRV_ERR_TOO_LARGE,	  /* http: response headers over the engine's limit */
+	DRV_ERR_TOO_LARGE,	  /* http headers over the engine's limit; a length prefix over 256 MiB */
 	DRV_ERR_RESP,		  /* redis: a top-level -ERR (or !) reply */
 	DRV_ERR_MC_CLIENT,	  /* memcached: CLIENT_ERROR or ERROR */
 	DRV_ERR_MC_SERVER,	  /* memcached: SERVER_ERROR */
@@ -36,7 +37,7 @@ enum drv_err {
 #define DRV_E_LOST (-10003)	 /* udp: no reply within --timeout */
 #define DRV_E_HTTP_STATUS (-10004) /* http: status outside 2xx */
 #define DRV_E_TLS (-10005)	   /* https: TLS handshake or certificate verification failed */
-#define DRV_E_TOO_LARGE (-10006)   /* http: response headers over the engine's limit */
+#define DRV_E_TOO_LARGE (-10006)   /* http headers over the engine's limit; a length over ours */
 #define DRV_E_RESP (-10007)	   /* redis: -ERR reply */
 #define DRV_E_MC_CLIENT (-10008)   /* memcached: CLIENT_ERROR / ERROR */
 #define DRV_E_MC_SERVER (-10009)   /* memcached: SERVER_ERROR */
@@ -85,6 +86,7 @@ struct drv_stats {
 	uint64_t runq_ns;     /* time it was runnable but waiting for a CPU (schedstat) */
 	uint64_t timer_wakes; /* waker: timerfd wake-ups */
 	uint64_t spin_ns;     /* waker: polling the loop and spinning on the clock near a send */
+	uint64_t pacer_idle_ns; /* of it, the pacer waiting: clock spin and polls with no event */
 	uint64_t status[DRV_STATUS_MAX]; /* http: responses by status code */
 	uint64_t http_version[DRV_HTTPV__COUNT]; /* http: responses by negotiated version */
 	uint64_t dns_rcode[16]; /* dns: responses by RCODE (0 = NOERROR, counted ok) */
@@ -123,6 +125,9 @@ const char *drv_err_name(enum drv_err e);
 const char *drv_httpv_name(enum drv_httpv v);
 int drv_httpv_from_name(const char *s);
 /* One-line advice for a class, about target (HOST:PORT); written into buf. */
+/* Why closed connections hold ports, for net.ipv4.tcp_tw_reuse (-1: unread) and a loopback target
+ * or not: TIME_WAIT for 60 s, or reused after 1 s. Returns buf. */
+const char *drv_tw_hint(int tw_reuse, bool loopback, char *buf, size_t len);
 const char *drv_err_hint(enum drv_err e, const struct drv_stats *s, const char *target,
 			 char *buf, size_t len);
 /* Human text of any code drv_err_class() takes. */

@@ -90,8 +90,9 @@ struct drv_sched {
 	bool contended;
 	uint32_t since;	  /* timer wake-ups since the last look at the involuntary switches */
 	uint64_t nivcsw;  /* the thread's involuntary context switches at that look */
-	/* what it cost: timer wake-ups, non-blocking polls while near a send, ns spun on the clock */
-	uint64_t wakes, polls, poll_ns, spin_ns;
+	/* what it cost: timer wake-ups, non-blocking polls while near a send, ns spun on the clock;
+	 * idle_poll_ns: the polls that found no event ready (waiting for the next send, no work) */
+	uint64_t wakes, polls, poll_ns, spin_ns, idle_poll_ns;
 	struct drv_sched_rx *rx; /* NULL: replies wake the loop as they come */
 };
 

@@ -273,6 +273,7 @@ static void x__thread_main(void *arg)
 	w->stats.runq_ns = x__runq_ns();
 	w->stats.timer_wakes = w->sched.wakes;
 	w->stats.spin_ns = w->sched.poll_ns + w->sched.spin_ns;
+	w->stats.pacer_idle_ns = w->sched.idle_poll_ns + w->sched.spin_ns;
 	if (w->stats.t_last_ns < w->stats.t_first_ns) /* stopped inside the warm-up */
 		w->stats.t_last_ns = w->stats.t_first_ns;
 	/* The last thing this thread does; the main thread joins only after seeing every exit. */

@@ -4,12 +4,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "loadlens/cli.h"
+#include "loadlens/quote.h"
 
-static void x__vsay(const char *prog, const char *fmt, va_list ap)
+/* Every diagnostic passes ll_quote: whatever it names (an argument, a process name, a path), it
+ * stays one line with no control character, and at most LL_SAY_MAX bytes. */
+void ll_vsay(const char *prog, const char *fmt, va_list ap)
 {
-	fprintf(stderr, "%s: ", prog);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	char small[LL_SAY_MAX], out[LL_SAY_MAX], *msg = small;
+	va_list aq;
+	int n;
+
+	va_copy(aq, ap);
+	n = vsnprintf(small, sizeof(small), fmt, aq);
+	va_end(aq);
+	/* a longer message whole, so that its end (what was expected) survives the cut */
+	if (n >= (int)sizeof(small) && (msg = malloc((size_t)n + 1)))
+		vsnprintf(msg, (size_t)n + 1, fmt, ap);
+	else
+		msg = small;
+	fprintf(stderr, "%s: %s\n", prog, ll_quote(msg, out, sizeof(out)));
+	if (msg != small)
+		free(msg);
 }
 
 void ll_usage_error(const char *prog, const char *fmt, ...)
@@ -17,7 +32,7 @@ void ll_usage_error(const char *prog, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	x__vsay(prog, fmt, ap);
+	ll_vsay(prog, fmt, ap);
 	va_end(ap);
 	exit(LL_EXIT_USAGE);
 }
@@ -27,7 +42,7 @@ void ll_warn(const char *prog, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	x__vsay(prog, fmt, ap);
+	ll_vsay(prog, fmt, ap);
 	va_end(ap);
 }
 

@@ -2,6 +2,7 @@
 /* Parsing of durations, numbers, URLs and addresses, with strict range checks. */
 #include <arpa/inet.h>
 #include <ctype.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <math.h>
 #include <netdb.h>
@@ -273,20 +274,32 @@ int ll_resolve(const char *host, uint16_t port, int socktype, struct sockaddr_st
 	return 0;
 }
 
+const char *ll_format_ip(int family, const void *addr, int port, char *buf, size_t len)
+{
+	char ip[INET6_ADDRSTRLEN];
+	bool v6 = family == AF_INET6;
+
+	if (!len)
+		return buf;
+	if ((family != AF_INET && !v6) || !addr || !inet_ntop(family, addr, ip, sizeof(ip)))
+		snprintf(ip, sizeof(ip), "?");
+	if (port >= 0)
+		snprintf(buf, len, v6 ? "[%s]:%d" : "%s:%d", ip, port);
+	else
+		snprintf(buf, len, v6 ? "[%s]" : "%s", ip);
+	return buf;
+}
+
 void ll_format_addr(const struct sockaddr *sa, char *buf, size_t len)
 {
-	char ip[INET6_ADDRSTRLEN] = "?";
-
 	if (sa->sa_family == AF_INET) {
 		const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
 
-		inet_ntop(AF_INET, &in->sin_addr, ip, sizeof(ip));
-		snprintf(buf, len, "%s:%u", ip, ntohs(in->sin_port));
+		ll_format_ip(AF_INET, &in->sin_addr, ntohs(in->sin_port), buf, len);
 	} else if (sa->sa_family == AF_INET6) {
 		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
 
-		inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof(ip));
-		snprintf(buf, len, "[%s]:%u", ip, ntohs(in6->sin6_port));
+		ll_format_ip(AF_INET6, &in6->sin6_addr, ntohs(in6->sin6_port), buf, len);
 	} else {
 		snprintf(buf, len, "?");
 	}

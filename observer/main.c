@@ -52,10 +52,10 @@ static bool x__wait_signal(const sigset_t *set, uint64_t until)
 		if (!until) {
 			sig = sigwaitinfo(set, NULL);
 		} else {
+			/* past until (a tick overran its interval): still one look at the signals,
+			 * else slow ticks would never let SIGINT/SIGTERM in */
 			now = x__now_ns();
-			if (now >= until)
-				return false;
-			left = until - now;
+			left = now >= until ? 0 : until - now;
 			ts.tv_sec = (time_t)(left / NS_PER_S);
 			ts.tv_nsec = (long)(left % NS_PER_S);
 			sig = sigtimedwait(set, NULL, &ts);
@@ -265,7 +265,9 @@ static int x__bring_up(struct x__run *r)
  * rules. final: the last read, after the signal. */
 static int x__interval(struct x__run *r, double t, bool final)
 {
-	struct obs_tick tk = {.t = t, .dt = t - r->t_prev, .final = final};
+	/* an agent (--interval 0, or --metrics) keeps nothing per tick: its memory stays flat */
+	struct obs_tick tk = {.t = t, .dt = t - r->t_prev, .final = final,
+			      .records = r->a->interval_ns && !r->http};
 	struct obs_feature *f;
 	size_t i;
 	int err;
@@ -375,8 +377,9 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
 
 	obs_libbpf_log(a.verbose);
-	/* nothing is pinned: bpffs is not needed */
-	err = obs_startup_check(PROG, OBS_NEED_TRACEFS);
+	/* privilege and BTF first; tracefs (which may be mounted, with a note) once the outputs
+	 * are known good, so a refused output is the only line. Nothing is pinned: no bpffs. */
+	err = obs_startup_check(PROG, 0);
 	if (err) {
 		ret = LL_EXIT_USAGE;
 		goto cleanup;
@@ -402,6 +405,11 @@ int main(int argc, char **argv)
 			ret = LL_EXIT_USAGE;
 			goto cleanup;
 		}
+	}
+	err = obs_startup_check(PROG, OBS_NEED_TRACEFS);
+	if (err) {
+		ret = LL_EXIT_USAGE;
+		goto cleanup;
 	}
 	/* the endpoint is bound at start: a taken or bad address is a usage error */
 	if (a.metrics && !(r.http = obs_mxhttp_new(PROG, a.metrics))) {

@@ -14,14 +14,25 @@
 #include <sys/signalfd.h>
 #include <http_parser.h>
 #include "loadlens/cli.h"
+#include "loadlens/parse.h"
 #include "metrics_http.h"
 #include "metrics_src.h"
 
+/* A connection's state: what its deadline is measured from (since). */
+enum x__state {
+	X__IDLE, /* waiting for a request: OBS_MXHTTP_IDLE_S */
+	X__REQ,	 /* a request has begun: OBS_MXHTTP_HEADER_S */
+	X__RESP, /* a response is being written: OBS_MXHTTP_WRITE_S */
+};
+
 struct x__client {
 	int fd;
+	enum x__state st;
+	double since; /* monotonic s the state began; no byte moves it */
 	http_parser p;
-	double last; /* monotonic s of the last byte in or out */
-	size_t in;   /* request bytes parsed since the last complete request */
+	size_t req;   /* bytes of the current request parsed so far */
+	char in[OBS_MXHTTP_REQUEST_MAX]; /* read, not yet parsed (a pipelined request waits) */
+	size_t inlen;
 	char url[256];
 	size_t url_len;
 	char field[32];
@@ -29,8 +40,8 @@ struct x__client {
 	bool in_value; /* a header value is being read */
 	char accept[256];
 	struct obs_mxhttp *h;
-	bool done, close; /* close once the output is written */
-	struct obs_mx_buf out;
+	bool close;	     /* close once the output is written */
+	struct obs_mx_buf out; /* one response at most */
 	size_t sent;
 };
 
@@ -40,8 +51,11 @@ struct obs_mxhttp {
 	char addr[80];
 	struct obs_mx_src *src;
 	struct x__client cl[OBS_MXHTTP_CLIENTS];
-	struct obs_mx_buf body;
-	uint64_t refused;
+	struct obs_mx_buf body;	/* the last scrape's exposition */
+	bool body_ok;		/* body holds a whole one, of format body_fmt, read at body_at */
+	enum obs_mx_format body_fmt;
+	double body_at;
+	uint64_t refused; /* connections closed early: taken over, too slow, too large, malformed */
 	http_parser_settings settings;
 };
 
@@ -103,19 +117,7 @@ int obs_mxhttp_parse(const char *spec, struct sockaddr_storage *ss, socklen_t *l
 
 static void x__addr_text(const struct sockaddr_storage *ss, char *out, size_t len)
 {
-	char ip[INET6_ADDRSTRLEN] = "?";
-
-	if (ss->ss_family == AF_INET) {
-		const struct sockaddr_in *s4 = (const struct sockaddr_in *)ss;
-
-		inet_ntop(AF_INET, &s4->sin_addr, ip, sizeof(ip));
-		snprintf(out, len, "%s:%u", ip, ntohs(s4->sin_port));
-	} else {
-		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
-
-		inet_ntop(AF_INET6, &s6->sin6_addr, ip, sizeof(ip));
-		snprintf(out, len, "[%s]:%u", ip, ntohs(s6->sin6_port));
-	}
+	ll_format_addr((const struct sockaddr *)ss, out, len);
 }
 
 /* --- requests ------------------------------------------------------------------------------- */
@@ -189,47 +191,82 @@ static void x__respond(struct x__client *c, int status, const char *reason, cons
 	obs_mx_buf_put(&c->out, hdr, (size_t)n);
 	if (!head)
 		obs_mx_buf_put(&c->out, body, blen);
+	if (c->out.err) { /* no memory for it: nothing half-said */
+		obs_mx_buf_free(&c->out);
+		c->close = true;
+	}
+}
+
+static const char x__text[] = "text/plain; charset=utf-8";
+
+/* A request that cannot be served: its status, then a close; counted. */
+static void x__reject(struct x__client *c, int status, const char *reason, const char *body)
+{
+	c->close = true;
+	c->h->refused++;
+	x__respond(c, status, reason, x__text, body, strlen(body), false);
+}
+
+static void x__scrape(struct x__client *c, bool head)
+{
+	struct obs_mxhttp *h = c->h;
+	enum obs_mx_format f = obs_mx_negotiate(c->accept[0] ? c->accept : NULL);
+	char msg[128];
+	int err, n;
+
+	double now = x__mono();
+
+	/* a scrape asked for within OBS_MXHTTP_REUSE_S of the last one, in its format, gets the
+	 * same exposition: a client asking faster costs a copy, not a read of the maps */
+	if (h->body_ok && h->body_fmt == f && now - h->body_at < OBS_MXHTTP_REUSE_S) {
+		x__respond(c, 200, "OK", obs_mx_content_type(f), h->body.p, h->body.len, head);
+		return;
+	}
+	h->body_ok = false;
+	obs_mx_src_refused(h->src, h->refused);
+	obs_mx_buf_reset(&h->body);
+	err = obs_mx_src_scrape(h->src, f, &h->body);
+	if (!err && h->body.len > OBS_MXHTTP_RESPONSE_MAX)
+		err = -EFBIG;
+	if (err) {
+		n = snprintf(msg, sizeof(msg), "cannot read the BPF maps: %s\n", strerror(-err));
+		if (err == -EFBIG)
+			n = snprintf(msg, sizeof(msg), "the scrape is over %u bytes\n",
+				     OBS_MXHTTP_RESPONSE_MAX);
+		x__respond(c, 500, "Internal Server Error", x__text, msg, (size_t)n, head);
+	} else {
+		x__respond(c, 200, "OK", obs_mx_content_type(f), h->body.p, h->body.len, head);
+		h->body_ok = true;
+		h->body_fmt = f;
+		h->body_at = now;
+	}
+	if (h->body.cap > (1u << 20)) { /* an unusually large scrape: its buffer is not kept */
+		obs_mx_buf_free(&h->body);
+		h->body_ok = false;
+	}
 }
 
 static int x__on_complete(http_parser *p)
 {
 	struct x__client *c = p->data;
-	struct obs_mxhttp *h = c->h;
 	bool head = p->method == HTTP_HEAD;
-	enum obs_mx_format f;
 	char *q = strchr(c->url, '?');
-	static const char text[] = "text/plain; charset=utf-8";
 	static const char index[] = "loadlens-observer: metrics at /metrics\n";
-	int err;
 
 	if (q)
 		*q = '\0';
-	c->in = 0;
 	c->close = !http_should_keep_alive(p);
-	if (p->method != HTTP_GET && !head) {
-		x__respond(c, 405, "Method Not Allowed", text, "GET or HEAD only\n", 17, false);
-	} else if (!strcmp(c->url, "/")) {
-		x__respond(c, 200, "OK", text, index, sizeof(index) - 1, head);
-	} else if (strcmp(c->url, "/metrics")) {
-		x__respond(c, 404, "Not Found", text, "not found; try /metrics\n", 24, head);
-	} else if (!h->src) {
-		x__respond(c, 503, "Service Unavailable", text, "starting\n", 9, head);
-	} else {
-		f = obs_mx_negotiate(c->accept[0] ? c->accept : NULL);
-		err = obs_mx_src_scrape(h->src, f, &h->body);
-		if (err) {
-			char msg[128];
-			int n = snprintf(msg, sizeof(msg), "cannot read the BPF maps: %s\n",
-					 strerror(-err));
-
-			x__respond(c, 500, "Internal Server Error", text, msg, (size_t)n, head);
-		} else {
-			x__respond(c, 200, "OK", obs_mx_content_type(f), h->body.p, h->body.len,
-				   head);
-		}
-	}
-	if (c->close)
-		http_parser_pause(p, 1); /* nothing after a request that closes */
+	if (p->method != HTTP_GET && !head)
+		x__respond(c, 405, "Method Not Allowed", x__text, "GET or HEAD only\n", 17, false);
+	else if (!strcmp(c->url, "/"))
+		x__respond(c, 200, "OK", x__text, index, sizeof(index) - 1, head);
+	else if (strcmp(c->url, "/metrics"))
+		x__respond(c, 404, "Not Found", x__text, "not found; try /metrics\n", 24, head);
+	else if (!c->h->src)
+		x__respond(c, 503, "Service Unavailable", x__text, "starting\n", 9, head);
+	else
+		x__scrape(c, head);
+	http_parser_pause(p, 1); /* one response in flight: the next request waits for it */
 	return 0;
 }
 
@@ -240,8 +277,136 @@ static void x__close(struct x__client *c)
 	if (c->fd >= 0)
 		close(c->fd);
 	c->fd = -1;
-	obs_mx_buf_reset(&c->out);
+	obs_mx_buf_free(&c->out);
 	c->sent = 0;
+	c->inlen = 0;
+}
+
+/* The connection a new one takes the place of when all are taken: the one waiting longest
+ * without a response in flight, else the one whose response has waited longest. */
+static struct x__client *x__victim(struct obs_mxhttp *h)
+{
+	struct x__client *v = NULL, *c;
+	size_t i;
+
+	for (i = 0; i < OBS_MXHTTP_CLIENTS; i++) {
+		c = &h->cl[i];
+		if (!v || (c->st != X__RESP && v->st == X__RESP) ||
+		    ((c->st == X__RESP) == (v->st == X__RESP) && c->since < v->since))
+			v = c;
+	}
+	return v;
+}
+
+/* Parse what was read, one request at a time: stops at a response to write. */
+static void x__parse(struct x__client *c, double now)
+{
+	struct obs_mxhttp *h = c->h;
+	size_t feed, done;
+	enum http_errno e;
+
+	while (c->inlen && c->st != X__RESP && !c->close) {
+		if (c->st == X__IDLE) { /* a request's first byte: its deadline starts */
+			c->st = X__REQ;
+			c->since = now;
+		}
+		/* never more than the limit of one request: a longer one cannot complete */
+		feed = OBS_MXHTTP_REQUEST_MAX - c->req;
+		if (feed > c->inlen)
+			feed = c->inlen;
+		done = http_parser_execute(&c->p, &h->settings, c->in, feed);
+		e = HTTP_PARSER_ERRNO(&c->p);
+		memmove(c->in, c->in + done, c->inlen - done);
+		c->inlen -= done;
+		if (e == HPE_PAUSED) { /* a request complete, its response in c->out */
+			http_parser_pause(&c->p, 0);
+			c->req = 0;
+			c->st = X__RESP;
+			c->since = now;
+		} else if (e != HPE_OK || done != feed) {
+			x__reject(c, 400, "Bad Request", "bad request\n");
+		} else if ((c->req += done) >= OBS_MXHTTP_REQUEST_MAX) {
+			x__reject(c, 431, "Request Header Fields Too Large",
+				  "the request is over 8192 bytes\n");
+		}
+		if (c->close && c->st != X__RESP) {
+			c->st = X__RESP;
+			c->since = now;
+		}
+	}
+}
+
+/* Write the response in flight; false when the connection is done with. */
+static bool x__flush(struct x__client *c, double now)
+{
+	ssize_t n;
+
+	while (c->sent < c->out.len) {
+		n = send(c->fd, c->out.p + c->sent, c->out.len - c->sent, MSG_NOSIGNAL);
+		if (n < 0)
+			return errno == EAGAIN || errno == EINTR;
+		c->sent += (size_t)n;
+	}
+	obs_mx_buf_free(&c->out); /* an idle connection holds no buffer */
+	c->sent = 0;
+	if (c->close)
+		return false;
+	c->st = X__IDLE;
+	c->since = now;
+	return true;
+}
+
+/* Read into the input buffer, while no response is in flight; false on EOF or an error. */
+static bool x__read(struct x__client *c)
+{
+	ssize_t n;
+
+	n = read(c->fd, c->in + c->inlen, sizeof(c->in) - c->inlen);
+	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+		return false;
+	if (n > 0)
+		c->inlen += (size_t)n;
+	return true;
+}
+
+/* Past its state's deadline: closed (a request or response cut short is counted). */
+static bool x__expired(struct x__client *c, double now)
+{
+	static const double limit[] = {
+		[X__IDLE] = OBS_MXHTTP_IDLE_S,
+		[X__REQ] = OBS_MXHTTP_HEADER_S,
+		[X__RESP] = OBS_MXHTTP_WRITE_S,
+	};
+
+	if (now - c->since <= limit[c->st])
+		return false;
+	if (c->st != X__IDLE)
+		c->h->refused++;
+	return true;
+}
+
+/* One connection's turn after poll: read, parse, write, deadlines. */
+static void x__serve(struct x__client *c, short revents, double now)
+{
+	bool keep = true;
+
+	if (revents & POLLERR)
+		keep = false;
+	else if ((revents & (POLLIN | POLLHUP)) && c->st != X__RESP)
+		keep = x__read(c);
+	if (keep)
+		x__parse(c, now);
+	if (keep && c->st == X__RESP) {
+		keep = x__flush(c, now);
+		/* a pipelined request, now that the one before is answered; its answer goes out on
+		 * the next pass, so that each connection gets one response per pass, in turn */
+		if (keep && c->st != X__RESP)
+			x__parse(c, now);
+	}
+	if (keep && x__expired(c, now))
+		keep = false;
+	if (!keep)
+		x__close(c);
 }
 
 static void x__accept(struct obs_mxhttp *h)
@@ -258,62 +423,23 @@ static void x__accept(struct obs_mxhttp *h)
 			if (h->cl[i].fd < 0)
 				c = &h->cl[i];
 		if (!c) {
+			c = x__victim(h);
 			h->refused++;
-			close(fd);
-			continue;
+			x__close(c);
 		}
 		c->fd = fd;
-		c->last = x__mono();
-		c->in = 0;
+		c->st = X__IDLE;
+		c->since = x__mono();
+		c->req = 0;
+		c->inlen = 0;
 		c->close = false;
 		http_parser_init(&c->p, HTTP_REQUEST);
 		c->p.data = c;
 		c->h = h;
+		/* its request is likely in already: answered now, not a pass later (passes can be a
+		 * tick apart when ticks overrun) */
+		x__serve(c, POLLIN, c->since);
 	}
-}
-
-/* Write what is pending; false when the connection is done with. */
-static bool x__flush(struct x__client *c)
-{
-	ssize_t n;
-
-	while (c->sent < c->out.len) {
-		n = write(c->fd, c->out.p + c->sent, c->out.len - c->sent);
-		if (n < 0)
-			return errno == EAGAIN || errno == EINTR;
-		c->sent += (size_t)n;
-		c->last = x__mono();
-	}
-	obs_mx_buf_reset(&c->out);
-	c->sent = 0;
-	return !c->close;
-}
-
-static bool x__read(struct obs_mxhttp *h, struct x__client *c)
-{
-	char buf[4096];
-	size_t done;
-	ssize_t n;
-
-	n = read(c->fd, buf, sizeof(buf));
-	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
-		return false;
-	if (n < 0)
-		return true;
-	c->last = x__mono();
-	if (c->close)
-		return true; /* past a request that closes: ignored */
-	done = http_parser_execute(&c->p, &h->settings, buf, (size_t)n);
-	c->in += (size_t)n;
-	if (HTTP_PARSER_ERRNO(&c->p) == HPE_PAUSED)
-		return true;
-	if (done != (size_t)n || HTTP_PARSER_ERRNO(&c->p) != HPE_OK ||
-	    c->in > OBS_MXHTTP_REQUEST_MAX) {
-		c->close = true;
-		x__respond(c, 400, "Bad Request", "text/plain; charset=utf-8", "bad request\n", 12,
-			   false);
-	}
-	return true;
 }
 
 struct obs_mxhttp *obs_mxhttp_new(const char *prog, const char *spec)
@@ -392,13 +518,13 @@ const char *obs_mxhttp_addr(const struct obs_mxhttp *h)
 bool obs_mxhttp_wait(struct obs_mxhttp *h, const sigset_t *set, uint64_t until)
 {
 	struct pollfd pf[2 + OBS_MXHTTP_CLIENTS];
-	struct x__client *map[2 + OBS_MXHTTP_CLIENTS];
+	struct x__client *map[2 + OBS_MXHTTP_CLIENTS], *c;
 	struct signalfd_siginfo si;
 	struct timespec ts;
 	uint64_t now;
 	int timeout, n, rc;
+	short ev;
 	size_t i;
-	double t;
 
 	if (h->sfd < 0) {
 		h->sfd = signalfd(-1, set, SFD_NONBLOCK | SFD_CLOEXEC);
@@ -406,24 +532,28 @@ bool obs_mxhttp_wait(struct obs_mxhttp *h, const sigset_t *set, uint64_t until)
 			ll_warn(h->prog, "cannot wait for signals with the endpoint: %s",
 				strerror(errno));
 	}
-	for (;;) {
+	/* at least one pass, even past until: a tick that overran its interval must not starve
+	 * the signals or the scrapes */
+	for (bool first = true;; first = false) {
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		now = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-		if (until && now >= until)
+		if (until && now >= until && !first)
 			return false;
-		timeout = until ? (int)((until - now + 999999) / 1000000) : 1000;
-		if (timeout > 1000)
-			timeout = 1000; /* idle connections are checked once a second */
+		timeout = !until ? 250 : now >= until ? 0 : (int)((until - now + 999999) / 1000000);
+		if (timeout > 250)
+			timeout = 250; /* deadlines are checked four times a second */
 		n = 0;
 		pf[n++] = (struct pollfd){.fd = h->sfd, .events = POLLIN};
 		pf[n++] = (struct pollfd){.fd = h->lfd, .events = POLLIN};
 		for (i = 0; i < OBS_MXHTTP_CLIENTS; i++) {
-			if (h->cl[i].fd < 0)
+			c = &h->cl[i];
+			if (c->fd < 0)
 				continue;
-			map[n] = &h->cl[i];
-			pf[n++] = (struct pollfd){.fd = h->cl[i].fd,
-						  .events = (short)(POLLIN | (h->cl[i].out.len ?
-									      POLLOUT : 0))};
+			/* one response in flight: a connection is read only when it has none,
+			 * and written only while it has one */
+			ev = c->st == X__RESP ? POLLOUT : c->inlen < sizeof(c->in) ? POLLIN : 0;
+			map[n] = c;
+			pf[n++] = (struct pollfd){.fd = c->fd, .events = ev};
 		}
 		rc = poll(pf, (nfds_t)n, timeout);
 		if (rc < 0 && errno != EINTR)
@@ -433,22 +563,11 @@ bool obs_mxhttp_wait(struct obs_mxhttp *h, const sigset_t *set, uint64_t until)
 			return true;
 		if (h->sfd < 0 && sigtimedwait(set, NULL, &(struct timespec){0, 0}) > 0)
 			return true;
+		/* the connections first: a new one may take the place of one of them */
+		for (i = 2; i < (size_t)n; i++)
+			x__serve(map[i], rc > 0 ? pf[i].revents : 0, x__mono());
 		if (rc > 0 && (pf[1].revents & POLLIN))
 			x__accept(h);
-		t = x__mono();
-		for (i = 2; i < (size_t)n; i++) {
-			struct x__client *c = map[i];
-			bool keep = true;
-
-			if (rc > 0 && (pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
-				keep = x__read(h, c);
-			if (keep && c->out.len)
-				keep = x__flush(c);
-			if (keep && !c->out.len && t - c->last > OBS_MXHTTP_IDLE_S)
-				keep = false;
-			if (!keep)
-				x__close(c);
-		}
 		if (h->src)
 			obs_mx_src_refused(h->src, h->refused);
 	}

@@ -5,6 +5,19 @@
  * parsed with http_parser, GET /metrics answered from observer/features/metrics_src.c in the
  * Prometheus text format, or OpenMetrics when Accept names application/openmetrics-text. The
  * loop waits on it and on SIGINT/SIGTERM (a signalfd) together.
+ *
+ * Bounded against any local client: at most OBS_MXHTTP_CLIENTS connections (a new one past it
+ * takes the place of the connection that has waited longest without a response in flight, so a
+ * scrape is served while others hold connections open); per connection, at most
+ * OBS_MXHTTP_REQUEST_MAX bytes of unparsed input and one response buffered: pipelined requests
+ * wait in the socket, unread, until the response before them is written (a client that does not
+ * read stops being read). Deadlines run from the start of a state and no byte moves them: a
+ * request must be complete OBS_MXHTTP_HEADER_S after its first byte, a response written within
+ * OBS_MXHTTP_WRITE_S, and a connection with no request closes after OBS_MXHTTP_IDLE_S. Each
+ * connection closed early (taken over, too slow, too large, malformed) is counted. Each
+ * connection gets at most one response per pass of the loop, in turn, and scrapes asked for
+ * within OBS_MXHTTP_REUSE_S of one another share one read of the maps: clients that pipeline
+ * requests cannot take the observer's CPU from a real scrape.
  */
 #ifndef LOADLENS_OBSERVER_METRICS_HTTP_H
 #define LOADLENS_OBSERVER_METRICS_HTTP_H
@@ -14,9 +27,13 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#define OBS_MXHTTP_CLIENTS 16	   /* connections open at once; more are refused and counted */
-#define OBS_MXHTTP_IDLE_S 300	   /* an idle connection is closed after this long */
-#define OBS_MXHTTP_REQUEST_MAX 8192 /* bytes of one request, headers included */
+#define OBS_MXHTTP_CLIENTS 16	     /* connections open at once */
+#define OBS_MXHTTP_REQUEST_MAX 8192   /* bytes of one request, headers included: else 431 */
+#define OBS_MXHTTP_HEADER_S 5	     /* a request complete within this, from its first byte */
+#define OBS_MXHTTP_WRITE_S 10	     /* a response written within this */
+#define OBS_MXHTTP_IDLE_S 75	     /* no request: closed (over Prometheus's 1 m default) */
+#define OBS_MXHTTP_RESPONSE_MAX (16u << 20) /* a larger scrape answers 500 */
+#define OBS_MXHTTP_REUSE_S 0.1 /* a scrape this soon after the last gets the same exposition */
 
 struct obs_mxhttp;
 struct obs_mx_src;

@@ -11,6 +11,18 @@
 #include "options.h"
 
 #define NS_PER_S 1000000000ULL
+/* Shorter ticks would spend the observer's time reading maps and walking sockets (a busy loop
+ * at 1ns); longer ones would hide what happens in them. */
+#define OBS_INTERVAL_MIN_NS (100 * 1000000ULL) /* 100ms */
+#define OBS_INTERVAL_MAX_NS (3600 * NS_PER_S)	/* 1h */
+
+/* A path option's value: a name, never an empty string (which fails only after the start). */
+static const char *x__path(const char *opt, const char *v)
+{
+	if (!*v)
+		ll_usage_error(PROG, "invalid %s '': expected a path", opt);
+	return v;
+}
 
 static void x__usage(FILE *out)
 {
@@ -38,7 +50,8 @@ static void x__usage(FILE *out)
 		     "      --all-ports       observe every TCP port on the host instead\n"
 		     "      --pid PID         observe a process (all its threads) and, without --port,\n"
 		     "                        time only its own sockets' requests; repeat for up to 16\n"
-		     "      --children        with --pid: the processes it forks too\n"
+		     "      --children        with --pid: its descendants too, those running at the\n"
+		     "                        start (a cluster's workers) and those it forks later\n"
 		     "      --cgroup PATH     observe the processes of a cgroup v2 (and below)\n"
 		     "      --netns PATH|PID  watch this network namespace (default: the first\n"
 		     "                        target's, else the observer's own)\n"
@@ -47,12 +60,14 @@ static void x__usage(FILE *out)
 		     "      --max-procs N     watch the fds of up to N processes (default %d, at most\n"
 		     "                        %d); past it a process_cap finding names the first one\n"
 		     "                        left out\n"
-		     "  -i, --interval DUR    live line period (default 1s; 0 turns live lines off;\n"
-		     "                        with --metrics the features still tick once a second)\n"
+		     "  -i, --interval DUR    live line period, 100ms to 1h (default 1s; 0 turns live\n"
+		     "                        lines off; with --metrics the features still tick once\n"
+		     "                        a second)\n"
 		     "      --metrics ADDR:PORT  serve /metrics for Prometheus (text format, or\n"
 		     "                        OpenMetrics when asked) on ADDR:PORT; a bare PORT binds\n"
 		     "                        127.0.0.1, another address only when given\n"
-		     "  -d, --duration DUR    stop after DUR (default: run until Ctrl-C or SIGTERM)\n"
+		     "  -d, --duration DUR    stop after DUR, 100ms or more (default: run until Ctrl-C\n"
+		     "                        or SIGTERM)\n"
 		     "  -j, --json FILE       write the summary as JSON to FILE (docs/observer.md)\n"
 		     "      --trace FILE      write sampled requests (4-tuple, CLOCK_MONOTONIC\n"
 		     "                        timestamps of each component) to FILE as CSV\n"
@@ -197,19 +212,23 @@ void obs_args_parse(int argc, char **argv, struct obs_args *a)
 			a->all_ports = true;
 			break;
 		case 'i':
-			if (ll_parse_duration(optarg, &a->interval_ns))
-				ll_usage_error(PROG, "invalid --interval '%s' (e.g. 1s, 500ms, 0)",
-					       optarg);
+			if (ll_parse_duration(optarg, &a->interval_ns) ||
+			    (a->interval_ns && (a->interval_ns < OBS_INTERVAL_MIN_NS ||
+						a->interval_ns > OBS_INTERVAL_MAX_NS)))
+				ll_usage_error(PROG, "invalid --interval '%s' (100ms to 1h, e.g. 1s, "
+					       "500ms; 0 for no live lines)", optarg);
 			break;
 		case 'd':
-			if (ll_parse_duration(optarg, &a->duration_ns) || !a->duration_ns)
-				ll_usage_error(PROG, "invalid --duration '%s' (e.g. 30s, 2m)", optarg);
+			if (ll_parse_duration(optarg, &a->duration_ns) ||
+			    a->duration_ns < OBS_INTERVAL_MIN_NS)
+				ll_usage_error(PROG, "invalid --duration '%s' (100ms or more, e.g. 30s, "
+					       "2m)", optarg);
 			break;
 		case 'j':
-			a->json_path = optarg;
+			a->json_path = x__path("--json", optarg);
 			break;
 		case 'T':
-			a->trace_path = optarg;
+			a->trace_path = x__path("--trace", optarg);
 			break;
 		case 'E':
 			if (ll_parse_u64(optarg, 1, UINT32_MAX, &a->trace_every))
@@ -258,13 +277,13 @@ void obs_args_parse(int argc, char **argv, struct obs_args *a)
 			a->targets.children = true;
 			break;
 		case 'G':
-			a->targets.cgroup = optarg;
+			a->targets.cgroup = x__path("--cgroup", optarg);
 			break;
 		case 'N':
-			a->ndjson_path = optarg;
+			a->ndjson_path = x__path("--ndjson", optarg);
 			break;
 		case 'n':
-			a->netns = optarg;
+			a->netns = x__path("--netns", optarg);
 			break;
 		case 'K':
 			if (optarg && strcmp(optarg, "json"))

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * JSON form of struct ll_hist (schema in docs/json-schema.md, "histogram"):
+ * JSON form of struct ll_hist (schema in docs/observer.md, "JSON summary", a histogram):
  *   {"unit":"ns","sub_bits":7,"count":N,"min":..,"max":..,"sum":..,"mean":..,"stddev":..,
  *    "p50":..,"p90":..,"p99":..,"p999":..,"buckets":[[index,count],...]}
  * Only non-empty buckets are written. Decoding reads count/min/max/sum/buckets, so a decoded

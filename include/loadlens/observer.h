@@ -33,7 +33,7 @@
 
 /* Indices of the per-CPU "block" of bpf/conn.bpf.h. Each is written by one program type. */
 enum obs_counter {
-	OBS_CTR_ACCEPTED = 0,	  /* accepted: derived in userspace (observer/conn.c), never written
+	OBS_CTR_ACCEPTED = 0,	  /* accepted: derived in userspace (observer/features/conn.c), never written
 				   * by BPF: handshakes + queued at start - queued now - discarded,
 				   * or ACCEPT_CALLS where accepts must be judged by process */
 	OBS_CTR_HANDSHAKES,	  /* SYN_RECV -> ESTABLISHED on a target port */
@@ -43,7 +43,7 @@ enum obs_counter {
 	OBS_CTR_WAIT_MAX_NS,	  /* largest accept-queue wait (max over CPUs, not a sum) */
 	OBS_CTR_WAIT_UNMATCHED,	  /* accept() seen, no handshake time (before start, slot reused) */
 	OBS_CTR_ACCEPT_CALLS,	  /* accept()/accept4() returned a target socket, seen while the
-				   * syscall programs were attached (observer/systier.c) */
+				   * syscall programs were attached (observer/kernel/systier.c) */
 	OBS_CTR_DROP_UNRESOLVED,  /* accepted fd could not be resolved to a socket */
 	OBS_CTR_QLEN_SUM,	  /* accept-queue length seen at each accept, summed */
 	OBS_CTR_QLEN_MAX,	  /* longest accept queue seen at an accept (max over CPUs) */

@@ -53,5 +53,12 @@ int ll_resolve(const char *host, uint16_t port, int socktype, struct sockaddr_st
 	       socklen_t *len);
 /* "1.2.3.4:80" or "[::1]:80". */
 void ll_format_addr(const struct sockaddr *sa, char *buf, size_t len);
+/*
+ * An address as `ss` prints it, the one spelling every output of loadlens uses: IPv4
+ * "127.0.0.1", IPv6 in brackets "[::1]", "[::ffff:127.0.0.1]" (v4-mapped); with port >= 0
+ * ":PORT" after it. family: AF_INET or AF_INET6 (anything else: "?"); addr: 4 or 16 bytes.
+ * Returns buf.
+ */
+const char *ll_format_ip(int family, const void *addr, int port, char *buf, size_t len);
 
 #endif /* LOADLENS_PARSE_H */

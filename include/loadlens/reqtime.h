@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the request-timing programs (bpf/req.bpf.h in bpf/sockets.bpf.c) and their userspace
- * (observer/reqtime.c) share: components, limits, the per-slot counter block, the per-socket
+ * (observer/features/reqtime.c) share: components, limits, the per-slot counter block, the per-socket
  * state and the --trace record. docs/observer.md ("Request timing") explains each figure.
  *
  * A slot is one (target port, protocol) pair: slot = 2 * port_index + (udp ? 1 : 0). Each slot
@@ -36,7 +36,7 @@
 /* --trace ring buffer size in bytes (a power of two, a multiple of the page size). */
 #define RT_TRACE_RING (4u << 20)
 
-/* Histograms per slot. service_last is derived in userspace (see observer/reqtime.c). */
+/* Histograms per slot. service_last is derived in userspace (see observer/features/reqtime.c). */
 enum rt_comp {
 	RT_QUEUE = 0,	/* socket-queue wait: bytes queued (or accepted, if later) -> first read */
 	RT_SERVICE,	/* first read -> first write of the response */
@@ -44,6 +44,10 @@ enum rt_comp {
 	RT_ACCEPT,	/* first request of a connection: the part of its wait spent unaccepted */
 	RT_MULTI_FIRST, /* responses written in several pieces: read -> first write */
 	RT_MULTI_LAST,	/* the same responses: read -> last write */
+	RT_TLS_HS,	/* TLS handshake: the ClientHello's first byte queued -> the end of the
+			 * server's last handshake write (its Finished) */
+	RT_TLS_WORK,	/* the server's own work in it: per server flight, the read of the client's
+			 * flight -> the flight's last write, summed */
 	RT_NCOMP,
 };
 
@@ -66,11 +70,21 @@ struct rt_ctrs {
 	__u64 sum_ns[RT_NCOMP];
 	__u64 max_ns[RT_NCOMP];
 	__u64 accept_n; /* values added to the RT_ACCEPT histogram. Userspace reads a histogram
-			 * back only when its count moved (observer/reqtime.c): RT_SERVICE holds
+			 * back only when its count moved (observer/features/reqtime.c): RT_SERVICE holds
 			 * `requests` values, RT_QUEUE and RT_RESIDENCE requests - no_arrival,
-			 * RT_MULTI_* multi_write, RT_ACCEPT accept_n */
+			 * RT_MULTI_* multi_write, RT_ACCEPT accept_n, RT_TLS_* tls_handshakes */
+	/* TLS (bpf/req_tls.bpf.h): connections whose first bytes are a ClientHello record */
+	__u64 tls_handshakes; /* handshakes timed (RT_TLS_HS, RT_TLS_WORK): never requests */
+	__u64 tls13;	      /* of which TLS 1.3 (the client's Finished came encrypted) */
+	__u64 tls_resumed;    /* of which TLS 1.2 resuming a session (abbreviated handshake; a
+			       * TLS 1.3 resumption is encrypted: not told apart) */
+	__u64 tls_late;	      /* TLS 1.3 requests read with the client's Finished: the server's
+			       * session tickets come first, timed to the response's last write */
+	__u64 tls_alerts;     /* reads of a TLS alert alone (close_notify): not requests */
+	__u64 tls_lost;	      /* handshakes not timed (more than RT_TLS_HS_SLOTS at once, or
+			       * records the observer lost track of) */
 };
-_Static_assert(sizeof(struct rt_ctrs) == (13 + 2 * RT_NCOMP) * 8, "rt_ctrs layout");
+_Static_assert(sizeof(struct rt_ctrs) == (19 + 2 * RT_NCOMP) * 8, "rt_ctrs layout");
 
 /* One slot's record on one CPU: its counters, then a histogram per component (bucket
  * ll_hist_bucket(value)). Userspace sums the CPUs' records. */
@@ -110,6 +124,48 @@ enum rt_state {
 #define RT_F_OWNED 4	 /* --pid/--cgroup: a target read or wrote it first (slot decided) */
 #define RT_F_FOREIGN 8	 /* another process read or wrote it first, or no slot: not timed */
 #define RT_F_SHARED 16	 /* UDP: read by two or more threads */
+#define RT_F_TLS 32	 /* TCP: its first bytes were a TLS ClientHello record */
+
+/* TLS connections: where the handshake is (rt_tcp_sock.tls), moved along by the record headers
+ * the server reads and by its writes (bpf/req_tls.bpf.h; docs/observer.md, "TLS"). */
+enum rt_tls_phase {
+	RT_TLS_NONE = 0,  /* not TLS (or not known yet) */
+	RT_TLS_HELLO,	  /* the ClientHello is read; the server's first flight is due */
+	RT_TLS_HELLO_ANS, /* the server wrote it */
+	RT_TLS_KEX,	  /* TLS 1.2, full: the client's key exchange and Finished are read */
+	RT_TLS_KEX_ANS,	  /* the server wrote its Finished */
+	RT_TLS_CCS,	  /* a ChangeCipherSpec began the client's second flight */
+	RT_TLS_TICKETS,	  /* TLS 1.3: the client's Finished is read; tickets may follow */
+	RT_TLS_TICKETS_W, /* the server wrote them */
+	RT_TLS_LATE,	  /* TLS 1.3: a request came with the Finished, before the tickets */
+	RT_TLS_DONE,	  /* application data: requests */
+	RT_TLS_CLOSING,	  /* an alert was read: what follows is not a request */
+};
+/* TLS handshakes timed at once (an LRU hash keyed by socket: the oldest are lost, counted). */
+#define RT_TLS_HS_SLOTS 16384
+
+/* A TLS handshake under way (the "tls_hs" map, keyed by the struct sock's address). */
+struct rt_tls_hs {
+	__u64 start_ns;	 /* the ClientHello's first byte queued (its read, if unknown) */
+	__u64 work_ns;	 /* the server's flights so far: read -> last write */
+	__u64 accept_ns; /* when accept() returned the socket (0: unknown) */
+};
+_Static_assert(sizeof(struct rt_tls_hs) == 24, "rt_tls_hs layout");
+
+/*
+ * The client writes a read took, for the "several writes at once" count (multi_arrival): the
+ * arrivals (sk_data_ready) since the previous read, less the peer's FIN, which wakes the socket
+ * too (a request read with the close, as pgbench -C's Terminate, is one write); on a TLS
+ * connection the client writes its records apart (ChangeCipherSpec, Finished, a request) and
+ * how many requests they hold is encrypted: at most one.
+ */
+static __attribute__((always_inline)) inline __u32 rt_client_writes(__u32 arrivals, int peer_fin,
+								     int tls)
+{
+	if (peer_fin && arrivals > 1)
+		arrivals--;
+	return tls && arrivals > 1 ? 1 : arrivals;
+}
 
 /* --runq: when a watched thread became runnable (a .bss array indexed by tid). */
 struct rt_wake {
@@ -133,7 +189,9 @@ struct rt_tcp_sock {
 	__u8 flags;
 	__u8 slot;	/* --pid/--cgroup without --port: the socket's slot (with RT_F_OWNED) */
 	__u8 arrivals;	/* arrivals (sk_data_ready) since the last read, up to 255 */
-	__u32 pad;
+	__u8 tls;	/* enum rt_tls_phase (with RT_F_TLS) */
+	__u8 pad;
+	__u16 tls_skip; /* TLS handshake: bytes of the last record header seen beyond the read */
 };
 _Static_assert(sizeof(struct rt_tcp_sock) == 64, "rt_tcp_sock layout");
 

@@ -15,6 +15,7 @@
 #include <linux/sock_diag.h>
 #include <netinet/in.h>
 #include "loadlens/cli.h"
+#include "loadlens/parse.h"
 #include "census.h"
 
 /* A CLOSE_WAIT or FIN_WAIT2 socket being aged, by its cookie (a timewait socket keeps the
@@ -586,14 +587,10 @@ int obs_census_netstat(struct obs_census_ctx *c, struct obs_netstat *out)
 
 const char *obs_port_group_text(const struct obs_port_group *g, char *buf, size_t len)
 {
-	char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN];
+	char s[INET6_ADDRSTRLEN + 2], d[INET6_ADDRSTRLEN + 8];
 	int fam = g->family == AF_INET6 ? AF_INET6 : AF_INET;
 
-	inet_ntop(fam, g->saddr, s, sizeof(s));
-	inet_ntop(fam, g->daddr, d, sizeof(d));
-	if (fam == AF_INET6)
-		snprintf(buf, len, "%s -> [%s]:%u", s, d, g->dport);
-	else
-		snprintf(buf, len, "%s -> %s:%u", s, d, g->dport);
+	snprintf(buf, len, "%s -> %s", ll_format_ip(fam, g->saddr, -1, s, sizeof(s)),
+		 ll_format_ip(fam, g->daddr, g->dport, d, sizeof(d)));
 	return buf;
 }

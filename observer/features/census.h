@@ -16,6 +16,7 @@
 #define OBS_CENSUS_TOP 4	 /* port groups kept, most used first */
 #define OBS_CENSUS_LISTENERS 64 /* listening sockets on target ports remembered (inodes) */
 
+#define OBS_TCP_ESTABLISHED 1
 #define OBS_TCP_FIN_WAIT2 5
 #define OBS_TCP_TIME_WAIT 6
 #define OBS_TCP_CLOSE_WAIT 8

@@ -21,6 +21,7 @@ struct obs_tick {
 	double t;	       /* seconds since start, end of the interval */
 	double dt;	       /* its length */
 	bool final;	       /* the final read, after the signal */
+	bool records;	       /* interval records kept for --json: live lines and no --metrics */
 	struct obs_snap *snap; /* the rules' snapshot: each feature fills its part */
 	/* the connection feature's read, for the features after it */
 	const struct obs_conn_stats *conn_total, *conn_delta;

@@ -32,6 +32,37 @@ const char *obs_fx_num(uint64_t v, char *buf, size_t len)
 	return obs_rule_num(v, buf, len);
 }
 
+/*
+ * --children: the targets' descendants that exist already (a cluster's workers, a pre-fork
+ * server's children) become targets like those forked from now on. The fork tracepoint is
+ * attached before this runs, so a child forked meanwhile by a process already in the map is
+ * caught there; the second pass catches those forked by a process found in the first.
+ */
+static void x__children_at_start(struct obs_fx *fx)
+{
+	uint32_t found[OBS_MAX_TARGETS];
+	int fd = bpf_map__fd(obs_conn_map(fx->conn, "targets"));
+	struct obs_target t = {.flags = OBS_TARGET_CHILD};
+	size_t n, i;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		n = obs_pid_descendants(fx->targets->pids, fx->targets->npids, found,
+					OBS_MAX_TARGETS);
+		for (i = 0; i < n; i++) {
+			if (!bpf_map_update_elem(fd, &found[i], &t, BPF_NOEXIST))
+				fx->run.children_found++;
+			else if (errno == E2BIG) {
+				ll_warn(fx->prog, "note: the kernel's table of targets is full: "
+					"child pid %u and %zu more found at the start are not "
+					"targets", found[i], n - i - 1);
+				return;
+			}
+			obs_fx__watch(fx, found[i]);
+		}
+	}
+}
+
 struct obs_fx *obs_fx_new(const char *prog, const struct obs_fx_opts *opts)
 {
 	struct obs_fx *fx = calloc(1, sizeof(*fx));
@@ -75,6 +106,8 @@ struct obs_fx *obs_fx_new(const char *prog, const struct obs_fx_opts *opts)
 		obs_targets_refresh(opts->targets, k);
 	for (k = 0; k < opts->targets->npids; k++)
 		obs_fx__watch(fx, opts->targets->pids[k]);
+	if (fx->children && opts->targets->npids)
+		x__children_at_start(fx);
 	ff = obs_fail_features(fx->fail);
 	snprintf(fx->attached, sizeof(fx->attached), "syscall failures [syscall tier]%s%s%s%s%s",
 		 ff->drops ? ", kfree_skb" : "", ff->synack ? ", tcp_retransmit_synack" : "",
@@ -376,6 +409,10 @@ int obs_fx_tick(struct obs_fx *fx, const struct obs_conn_stats *ct,
 	iv->dt = dt;
 	iv->accepted = cd->ctr[OBS_CTR_ACCEPTED];
 	iv->accept_rate = acc_rate;
+	/* connect() ran out of ports: the census names the group that did, within a second
+	 * (a census deferred for its cost would leave the failures unplaced) */
+	if (cd->ctr[OBS_CTR_CONNECT_NOPORT] && (!fx->cs.ntop || t >= fx->census_t + 1.0))
+		fx->census_next_t = 0;
 	x__census(fx, ct, t, iv);
 	iv->tw_entries = cd->ctr[OBS_CTR_TW_ENTRIES];
 	iv->tw_per_s = tw_rate;

@@ -34,6 +34,8 @@ struct obs_fx_run {
 	uint64_t cw_untracked_max;	   /* CLOSE_WAIT sockets past the census' age table */
 	char events[8][160];		   /* target exits and restarts, in order */
 	unsigned int nevents;
+	/* --children: children forked while observed, found at start, ended (badly) */
+	uint64_t children_forked, children_found, children_exited, children_abnormal;
 };
 
 struct obs_fx {
@@ -74,6 +76,7 @@ struct obs_fx {
 	size_t nunwatched;
 	uint64_t unwatched_more; /* past that list */
 	char first_unwatched_comm[16];
+	uint64_t procs_ended; /* slots given back by processes that ended */
 	/* this interval's target exits and restarts, for the rules' snapshot */
 	struct obs_snap_event ev_now[OBS_SNAP_EVENTS];
 	size_t nev_now;

@@ -2,10 +2,12 @@
 /* The forensics' part of the rules' snapshot (observer/rules/snapshot.h): census, ports, failures,
  * fds and processes of the interval, as plain data. */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include "loadlens/parse.h"
 #include "forensics_int.h"
 
 static bool x__loopback(uint8_t family, const uint8_t *a)
@@ -18,16 +20,6 @@ static bool x__loopback(uint8_t family, const uint8_t *a)
 	return !memcmp(a, v6lo, 16) || (!memcmp(a, mapped, 12) && a[12] == 127);
 }
 
-static void x__addr(uint8_t family, const uint8_t *a, char *buf, size_t len)
-{
-	char s[INET6_ADDRSTRLEN];
-
-	inet_ntop(family == AF_INET6 ? AF_INET6 : AF_INET, a, s, sizeof(s));
-	if (family == AF_INET6)
-		snprintf(buf, len, "[%s]", s);
-	else
-		snprintf(buf, len, "%s", s);
-}
 
 static void x__census(const struct obs_fx *fx, struct obs_snap *s)
 {
@@ -51,8 +43,8 @@ static void x__census(const struct obs_fx *fx, struct obs_snap *s)
 	s->range = obs_census_range(cs);
 	for (i = 0; i < cs->ntop && i < OBS_SNAP_GROUPS; i++) {
 		g = &s->group[s->ngroups++];
-		x__addr(cs->top[i].family, cs->top[i].saddr, g->src, sizeof(g->src));
-		x__addr(cs->top[i].family, cs->top[i].daddr, g->dst, sizeof(g->dst));
+		ll_format_ip(cs->top[i].family, cs->top[i].saddr, -1, g->src, sizeof(g->src));
+		ll_format_ip(cs->top[i].family, cs->top[i].daddr, -1, g->dst, sizeof(g->dst));
 		g->dport = cs->top[i].dport;
 		g->loopback = x__loopback(cs->top[i].family, cs->top[i].saddr) &&
 			      x__loopback(cs->top[i].family, cs->top[i].daddr);
@@ -96,6 +88,40 @@ static uint32_t x__seen_netns(const struct obs_fx *fx, uint32_t pid)
 		if (fx->errseen[k].pid == pid)
 			return fx->errseen[k].netns;
 	return 0;
+}
+
+/* --pid without --children: the targets' children, from /proc/PID/task/TID/children. */
+static void x__kids(const struct obs_fx *fx, struct obs_snap *s)
+{
+	char path[64], tpath[96];
+	unsigned int kid;
+	struct dirent *de;
+	size_t k;
+	DIR *d;
+	FILE *f;
+
+	for (k = 0; k < fx->targets->npids && s->nkids < OBS_SNAP_NOTES; k++) {
+		snprintf(path, sizeof(path), "/proc/%u/task", fx->targets->pids[k]);
+		d = opendir(path);
+		if (!d)
+			continue;
+		while ((de = readdir(d)) && s->nkids < OBS_SNAP_NOTES) {
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(tpath, sizeof(tpath), "%s/%.16s/children", path, de->d_name);
+			f = fopen(tpath, "r");
+			if (!f)
+				continue;
+			while (s->nkids < OBS_SNAP_NOTES && fscanf(f, "%u", &kid) == 1) {
+				s->kid[s->nkids].pid = kid;
+				obs_pid_comm(kid, s->kid[s->nkids].comm,
+					     sizeof(s->kid[s->nkids].comm));
+				s->nkids++;
+			}
+			fclose(f);
+		}
+		closedir(d);
+	}
 }
 
 static void x__procs(const struct obs_fx *fx, struct obs_snap *s)
@@ -142,6 +168,9 @@ static void x__procs(const struct obs_fx *fx, struct obs_snap *s)
 		q->emfile = e->e.fails[OBS_FAIL_EMFILE];
 		q->last_sys = obs_sys_name(e->e.last_sys);
 	}
+	s->pid_targets = fx->targets->npids > 0;
+	if (s->pid_targets && !fx->children)
+		x__kids(fx, s);
 	s->max_procs = (unsigned int)fx->max_procs;
 	s->targets_max = OBS_MAX_TARGETS;
 	s->targets_full = fx->fail_cur.fx[OBS_FX_TARGETS_FULL];
@@ -150,6 +179,46 @@ static void x__procs(const struct obs_fx *fx, struct obs_snap *s)
 		s->first_unwatched_pid = fx->unwatched[0];
 		memcpy(s->first_unwatched_comm, fx->first_unwatched_comm,
 		       sizeof(s->first_unwatched_comm));
+	}
+}
+
+/*
+ * The processes whose connect() found no free port, the most failed first: the kernel names the
+ * caller of each failed port search (errprocs, conn.bpf.h), in the watched namespace only and,
+ * with --pid/--cgroup, only the targets. Their counts are the kernel's, one per failure.
+ */
+static void x__portfail(const struct obs_fx *fx, struct obs_snap *s)
+{
+	const struct obs_fail_proc *e;
+	struct obs_snap_portfail *q;
+	size_t i, k;
+
+	s->nportfail = s->portfail_more = 0;
+	for (i = 0; i < fx->nerrprocs; i++) {
+		e = &fx->errprocs[i];
+		if (!e->e.fails[OBS_FAIL_EADDRNOTAVAIL])
+			continue;
+		if (!fx->targets->npids && !fx->targets->cgroup_id &&
+		    x__seen_netns(fx, e->pid) != fx->targets->netns)
+			continue;
+		/* insert in order, most failures first; the least falls off the end */
+		for (k = s->nportfail; k > 0 && s->portfail[k - 1].total < e->e.fails[OBS_FAIL_EADDRNOTAVAIL];
+		     k--)
+			;
+		if (k == OBS_SNAP_PORTFAIL) {
+			s->portfail_more++;
+			continue;
+		}
+		if (s->nportfail == OBS_SNAP_PORTFAIL)
+			s->portfail_more++;
+		else
+			s->nportfail++;
+		memmove(&s->portfail[k + 1], &s->portfail[k],
+			(s->nportfail - 1 - k) * sizeof(s->portfail[0]));
+		q = &s->portfail[k];
+		q->pid = e->pid;
+		snprintf(q->comm, sizeof(q->comm), "%.15s", e->e.comm);
+		q->total = e->e.fails[OBS_FAIL_EADDRNOTAVAIL];
 	}
 }
 
@@ -208,6 +277,17 @@ void obs_fx__snap(struct obs_fx *fx, const struct obs_conn_stats *d,
 	s->accepted = d->ctr[OBS_CTR_ACCEPTED];
 	s->tw_entries = d->ctr[OBS_CTR_TW_ENTRIES];
 	x__census(fx, s);
+	if (fx->have_base) {
+		int64_t held = 0;
+
+		for (k = 0; k < 2; k++) {
+			f = k ? OBS_TCP_CLOSE_WAIT : OBS_TCP_ESTABLISHED;
+			held += fx->base[f] + (int64_t)fx->conn_last->moves[f] -
+				(int64_t)fx->conn_last->moves[OBS_TCP_STATES + f];
+		}
+		s->held_live = true;
+		s->held = held > 0 ? (uint64_t)held : 0;
+	}
 	s->tw_overflow = fx->tw_overflow_delta;
 	s->listen_overflows = fx->listen_overflow_delta;
 	s->listen_target_full += d->ctr[OBS_CTR_QLEN_FULL] +
@@ -231,10 +311,12 @@ void obs_fx__snap(struct obs_fx *fx, const struct obs_conn_stats *d,
 		/* the kernel counted every process: keep the watched namespace's, and the failed
 		 * port searches on the target ports (judged by socket, so the namespace's) */
 		x__local_fails(fx, s);
-		if (d->ctr[OBS_CTR_CONNECT_NOPORT] > s->fails[OBS_SNAP_EADDRNOTAVAIL])
-			s->fails[OBS_SNAP_EADDRNOTAVAIL] = d->ctr[OBS_CTR_CONNECT_NOPORT];
-		if (!s->fails_sys[OBS_SNAP_EADDRNOTAVAIL] && s->fails[OBS_SNAP_EADDRNOTAVAIL])
-			s->fails_sys[OBS_SNAP_EADDRNOTAVAIL] = "connect";
+		/* EADDRNOTAVAIL is a port search that failed: the kernel's count on the target
+		 * ports, exact (the processes' counts, read at another moment, are not added in:
+		 * the larger of two counts per interval over-counted the run's total) */
+		s->fails[OBS_SNAP_EADDRNOTAVAIL] = d->ctr[OBS_CTR_CONNECT_NOPORT];
+		s->fails_sys[OBS_SNAP_EADDRNOTAVAIL] =
+			s->fails[OBS_SNAP_EADDRNOTAVAIL] ? "connect" : NULL;
 		/* the system's file table is the host's: every ENFILE counts */
 		for (k = 0, s->fails[OBS_SNAP_ENFILE] = 0; k < OBS_SYS_MAX; k++)
 			s->fails[OBS_SNAP_ENFILE] += dsys[k][OBS_FAIL_ENFILE];
@@ -243,6 +325,7 @@ void obs_fx__snap(struct obs_fx *fx, const struct obs_conn_stats *d,
 			if (f != OBS_SNAP_ENFILE)
 				s->fails_total[f] = fx->local_total[f] += s->fails[f];
 	}
+	x__portfail(fx, s);
 	s->file_nr = fx->file_nr_now;
 	s->file_max = fx->run.file_max;
 	x__procs(fx, s);

@@ -16,8 +16,9 @@
 
 #define OWNER_SCAN_S 5.0
 
-/* A process not watched for the --max-procs cap: counted once. */
-static void x__unwatched(struct obs_fx *fx, uint32_t pid)
+/* A process not watched for the --max-procs cap: counted once, named by `comm` when /proc has no
+ * name for it any more (a short-lived child gone before its first tick). */
+static void x__unwatched(struct obs_fx *fx, uint32_t pid, const char *comm)
 {
 	size_t i;
 
@@ -28,8 +29,12 @@ static void x__unwatched(struct obs_fx *fx, uint32_t pid)
 		fx->unwatched_more++;
 		return;
 	}
-	if (!fx->nunwatched)
+	if (!fx->nunwatched) {
 		obs_pid_comm(pid, fx->first_unwatched_comm, sizeof(fx->first_unwatched_comm));
+		if (fx->first_unwatched_comm[0] == '?' && comm && comm[0])
+			snprintf(fx->first_unwatched_comm, sizeof(fx->first_unwatched_comm),
+				 "%.15s", comm);
+	}
 	fx->unwatched[fx->nunwatched++] = pid;
 }
 
@@ -62,7 +67,43 @@ static bool x__netns_outside(struct obs_fx *fx, uint32_t pid, uint32_t watched)
 	return ns && ns != watched;
 }
 
-struct obs_fx_proc *obs_fx__watch(struct obs_fx *fx, uint32_t pid)
+static bool x__is_target(const struct obs_fx *fx, uint32_t pid)
+{
+	size_t k;
+
+	for (k = 0; k < fx->targets->npids; k++)
+		if (fx->targets->pids[k] == pid)
+			return true;
+	return false;
+}
+
+/* Slot i is given up: the process ended (a --pid target keeps its slot, for its exit note). */
+static void x__unwatch(struct obs_fx *fx, size_t i)
+{
+	fx->procs_ended++;
+	memmove(&fx->procs[i], &fx->procs[i + 1], (fx->nprocs - i - 1) * sizeof(*fx->procs));
+	fx->nprocs--;
+}
+
+/* Every slot is taken: free those of processes that have ended, so that the cap counts live
+ * processes only (a forking server's per-connection children come and go). Returns how many. */
+static size_t x__reclaim(struct obs_fx *fx)
+{
+	size_t i = 0, n = 0;
+
+	while (i < fx->nprocs) {
+		if (!x__is_target(fx, fx->procs[i].fd.pid) &&
+		    (fx->procs[i].exited || !obs_pid_alive(fx->procs[i].fd.pid))) {
+			x__unwatch(fx, i);
+			n++;
+		} else {
+			i++;
+		}
+	}
+	return n;
+}
+
+static struct obs_fx_proc *x__watch(struct obs_fx *fx, uint32_t pid, const char *comm)
 {
 	struct obs_fx_proc *p;
 	size_t i;
@@ -70,8 +111,8 @@ struct obs_fx_proc *obs_fx__watch(struct obs_fx *fx, uint32_t pid)
 	for (i = 0; i < fx->nprocs; i++)
 		if (fx->procs[i].fd.pid == pid)
 			return &fx->procs[i];
-	if (fx->nprocs == fx->max_procs) {
-		x__unwatched(fx, pid);
+	if (fx->nprocs == fx->max_procs && !x__reclaim(fx)) {
+		x__unwatched(fx, pid, comm);
 		return NULL;
 	}
 	p = &fx->procs[fx->nprocs++];
@@ -79,8 +120,15 @@ struct obs_fx_proc *obs_fx__watch(struct obs_fx *fx, uint32_t pid)
 	p->fd.pid = pid;
 	p->tte = p->first_forecast_t = p->first_fail_t = -1;
 	obs_pid_comm(pid, p->fd.comm, sizeof(p->fd.comm));
+	if (p->fd.comm[0] == '?' && comm && comm[0])
+		snprintf(p->fd.comm, sizeof(p->fd.comm), "%.15s", comm);
 	p->netns_outside = x__netns_outside(fx, pid, fx->targets->netns);
 	return p;
+}
+
+struct obs_fx_proc *obs_fx__watch(struct obs_fx *fx, uint32_t pid)
+{
+	return x__watch(fx, pid, NULL);
 }
 
 /* A target exit or restart: the rules make it a target_exit finding, printed live. */
@@ -107,6 +155,28 @@ struct x__evctx {
 	double t;
 };
 
+/*
+ * A target's child ended. Per-connection backends and recycled workers end all the time: that is
+ * a finding only when the child ended badly, killed by a signal (a crash, the OOM killer) or with
+ * a non-zero exit status (obs_rule_target_exit() turns the note into a finding).
+ */
+static void x__child_exit(struct obs_fx *fx, const struct obs_event *ev, double t)
+{
+	int sig = ev->exit_code & 0x7f, code = (ev->exit_code >> 8) & 0xff;
+
+	fx->run.children_exited++;
+	if (!sig && !code)
+		return;
+	fx->run.children_abnormal++;
+	if (sig)
+		x__event_note(fx, ev->pid, "child pid %u (%.15s) of the targets was killed by "
+			      "signal %d (%s)%s, %.1f s into the run", ev->pid, ev->comm, sig,
+			      strsignal(sig), ev->exit_code & 0x80 ? ", core dumped" : "", t);
+	else
+		x__event_note(fx, ev->pid, "child pid %u (%.15s) of the targets exited with code "
+			      "%d, %.1f s into the run", ev->pid, ev->comm, code, t);
+}
+
 static void x__on_event(void *arg, const struct obs_event *ev)
 {
 	struct x__evctx *c = arg;
@@ -114,7 +184,17 @@ static void x__on_event(void *arg, const struct obs_event *ev)
 	size_t i;
 
 	if (ev->type == OBS_EV_CHILD) {
-		obs_fx__watch(fx, ev->pid);
+		fx->run.children_forked++;
+		x__watch(fx, ev->pid, ev->comm);
+		return;
+	}
+	if (!x__is_target(fx, ev->pid)) {
+		x__child_exit(fx, ev, c->t);
+		for (i = 0; i < fx->nprocs; i++)
+			if (fx->procs[i].fd.pid == ev->pid) {
+				x__unwatch(fx, i);
+				break;
+			}
 		return;
 	}
 	for (i = 0; i < fx->nprocs; i++) {

@@ -288,6 +288,7 @@ void obs_reqtime_off(struct sockets_bpf *s)
 	/* the shared programs still reference these maps: keep them, at their smallest */
 	bpf_map__set_max_entries(s->maps.recs, 1);
 	bpf_map__set_max_entries(s->maps.tcp_slots, 1);
+	bpf_map__set_max_entries(s->maps.tls_hs, 1);
 	bpf_map__set_max_entries(s->maps.trace, (uint32_t)sysconf(_SC_PAGESIZE));
 }
 
@@ -525,6 +526,8 @@ int obs_reqtime_read(struct obs_reqtime *rt, struct obs_reqtime_stats *st)
 			[RT_ACCEPT] = ct->accept_n,
 			[RT_MULTI_FIRST] = ct->multi_write,
 			[RT_MULTI_LAST] = ct->multi_write,
+			[RT_TLS_HS] = ct->tls_handshakes,
+			[RT_TLS_WORK] = ct->tls_handshakes,
 		};
 
 		for (c = 0; c < RT_NCOMP; c++) {

@@ -146,8 +146,6 @@ void obs_rt_lost(const struct obs_reqtime *rt, const struct obs_reqtime_stats *s
 		 struct obs_rt_lost *out);
 /* Lost events of those (the write errors are not events). */
 uint64_t obs_rt_lost_total(const struct obs_rt_lost *l);
-/* Add "request_timing" (docs/observer.md) to the JSON summary, from the last finish(). */
-int obs_reqtime_json_add(struct obs_reqtime *rt, json_t *root);
 
 /* Stop the --trace writer, draining the ring buffer first (its counts are kept). */
 void x__reqtime_trace_stop(struct obs_reqtime *rt);

@@ -6,7 +6,8 @@
 #include "payload.h"
 #include "requests.h"
 
-/* Intervals kept for the JSON: a day of 1 s ticks; later ones are counted, not kept. */
+/* Intervals kept for the JSON (only with live lines and no --metrics: obs_tick.records): a day
+ * of 1 s ticks; later ones are not kept. */
 #define MAX_INTERVALS 86400
 
 struct obs_requests {
@@ -75,6 +76,7 @@ static void x__snap(const struct obs_requests *r, struct obs_snap *snap, struct 
 	size_t i;
 
 	snap->requests_on = true;
+	snap->foreign_sockets = r->cur->global[RT_G_FOREIGN];
 	for (i = 0; i < d->nslots && snap->nslots < OBS_SNAP_SLOTS; i++) {
 		if (!d->slot[i].c.requests)
 			continue;
@@ -133,7 +135,7 @@ static int x__tick(void *self, struct obs_tick *tk)
 	obs_reqtime_stats_sub(r->delta, r->cur, r->prev);
 	if (tk->snap)
 		x__snap(r, tk->snap, h);
-	if (json_array_size(r->intervals) < MAX_INTERVALS) {
+	if (tk->records && json_array_size(r->intervals) < MAX_INTERVALS) {
 		iv = obs_rt_fmt_interval(r->rt, r->delta, r->cur, tk->t, tk->dt);
 		if (!iv || json_array_append_new(r->intervals, iv))
 			err = -ENOMEM;
@@ -156,12 +158,26 @@ static int x__finish(void *self, struct obs_tick *tk)
 {
 	struct obs_requests *r = self;
 
+	struct ll_hist *h;
 	int err;
 
-	(void)tk;
 	x__reqtime_trace_stop(r->rt);
 	err = obs_reqtime_read(r->rt, r->cur);
-	return err ? err : obs_payload_read(r->pl, r->pl_cur);
+	if (!err)
+		err = obs_payload_read(r->pl, r->pl_cur);
+	if (err || !tk->snap)
+		return err;
+	/* The rules decide on the final read too: with --interval 0 (the agent's mode, a
+	 * one-shot run) it is the only one, and after the last tick it holds a short burst's
+	 * reads. Its interval runs from the last tick (the start, with --interval 0). */
+	h = ll_hist_new();
+	if (!h)
+		return -ENOMEM;
+	obs_reqtime_stats_sub(r->delta, r->cur, r->prev);
+	x__snap(r, tk->snap, h);
+	x__keep(r->prev, r->cur);
+	ll_hist_free(h);
+	return 0;
 }
 
 static int x__summary(void *self, FILE *out)

@@ -50,6 +50,89 @@ const char *obs_pid_comm(uint32_t pid, char *buf, size_t len)
 	return buf;
 }
 
+/* The parent of pid from /proc/PID/stat (0: gone or unreadable). */
+static uint32_t x__ppid(uint32_t pid)
+{
+	char path[64], buf[512], *p;
+	unsigned int ppid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fgets(buf, sizeof(buf), f)) {
+		p = strrchr(buf, ')'); /* comm may hold spaces and parentheses */
+		if (!p || sscanf(p + 1, " %*c %u", &ppid) != 1 || p[2] == 'Z' || p[2] == 'X')
+			ppid = 0;
+	}
+	fclose(f);
+	return ppid;
+}
+
+static bool x__in(const uint32_t *set, size_t n, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (set[i] == pid)
+			return true;
+	return false;
+}
+
+size_t obs_pid_descendants(const uint32_t *roots, size_t nroots, uint32_t *out, size_t max)
+{
+	uint32_t *pid = NULL, *ppid = NULL;
+	size_t n = 0, cap = 0, nout = 0, i;
+	struct dirent *de;
+	bool more = true;
+	DIR *d;
+
+	d = opendir("/proc");
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		char *end;
+		unsigned long v = strtoul(de->d_name, &end, 10);
+
+		if (!isdigit((unsigned char)de->d_name[0]) || *end || !v || v > UINT32_MAX)
+			continue;
+		if (n == cap) {
+			size_t nc = cap ? 2 * cap : 1024;
+			uint32_t *a = realloc(pid, nc * sizeof(*a)), *b;
+
+			if (!a)
+				break;
+			pid = a;
+			b = realloc(ppid, nc * sizeof(*b));
+			if (!b)
+				break;
+			ppid = b;
+			cap = nc;
+		}
+		pid[n] = (uint32_t)v;
+		ppid[n] = x__ppid((uint32_t)v);
+		if (ppid[n])
+			n++;
+	}
+	closedir(d);
+	/* children of a root or of one found already, until a pass finds none */
+	while (more && nout < max) {
+		more = false;
+		for (i = 0; i < n && nout < max; i++) {
+			if (x__in(roots, nroots, pid[i]) || x__in(out, nout, pid[i]))
+				continue;
+			if (x__in(roots, nroots, ppid[i]) || x__in(out, nout, ppid[i])) {
+				out[nout++] = pid[i];
+				more = true;
+			}
+		}
+	}
+	free(pid);
+	free(ppid);
+	return nout;
+}
+
 /* The cgroup2 mount point, from /proc/self/mountinfo. */
 static int x__cgroup2_root(char *out, size_t len)
 {
@@ -81,7 +164,7 @@ static int x__resolve_cgroup(const char *prog, const char *spec, struct obs_targ
 	struct stat st;
 	size_t rlen;
 	const char *p;
-	int err;
+	int err, n;
 
 	err = x__cgroup2_root(root, sizeof(root));
 	if (err) {
@@ -90,10 +173,15 @@ static int x__resolve_cgroup(const char *prog, const char *spec, struct obs_targ
 		return -ENOENT;
 	}
 	if (spec[0] == '/' && !strncmp(spec, root, strlen(root)))
-		snprintf(t->cgroup_path, sizeof(t->cgroup_path), "%s", spec);
+		n = snprintf(t->cgroup_path, sizeof(t->cgroup_path), "%s", spec);
 	else
-		snprintf(t->cgroup_path, sizeof(t->cgroup_path), "%s/%s", root,
-			 spec + (spec[0] == '/'));
+		n = snprintf(t->cgroup_path, sizeof(t->cgroup_path), "%s/%s", root,
+			     spec + (spec[0] == '/'));
+	if (n < 0 || (size_t)n >= sizeof(t->cgroup_path)) { /* never a cut path */
+		ll_warn(prog, "--cgroup: the path is longer than %zu bytes",
+			sizeof(t->cgroup_path) - 1);
+		return -ENAMETOOLONG;
+	}
 	rp = realpath(t->cgroup_path, NULL);
 	if (!rp || stat(rp, &st) || !S_ISDIR(st.st_mode) || statfs(rp, &sfs) ||
 	    sfs.f_type != CGROUP2_MAGIC) {
@@ -102,8 +190,13 @@ static int x__resolve_cgroup(const char *prog, const char *spec, struct obs_targ
 		free(rp);
 		return -ENOENT;
 	}
-	snprintf(t->cgroup_path, sizeof(t->cgroup_path), "%s", rp);
+	n = snprintf(t->cgroup_path, sizeof(t->cgroup_path), "%s", rp);
 	free(rp);
+	if (n < 0 || (size_t)n >= sizeof(t->cgroup_path)) {
+		ll_warn(prog, "--cgroup: the resolved path is longer than %zu bytes",
+			sizeof(t->cgroup_path) - 1);
+		return -ENAMETOOLONG;
+	}
 	t->cgroup_id = st.st_ino; /* kernfs: the inode number is the cgroup id */
 	rlen = strlen(root);
 	t->cgroup_level = 0;

@@ -55,6 +55,9 @@ uint32_t obs_targets_find_restart(const struct obs_targets *t, size_t i);
 /* Re-read target i's executable while it lives (it may have exec'd since it was named). */
 void obs_targets_refresh(struct obs_targets *t, size_t i);
 
+/* The live descendants of roots (children, theirs, ...; /proc/PID/stat), up to max, into out;
+ * returns how many. */
+size_t obs_pid_descendants(const uint32_t *roots, size_t nroots, uint32_t *out, size_t max);
 /* Is pid alive (and not a zombie)? */
 bool obs_pid_alive(uint32_t pid);
 /* comm of pid into buf ("?" if gone). */

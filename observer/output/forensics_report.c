@@ -27,6 +27,13 @@ int obs_fx_summary(struct obs_fx *fx, FILE *out)
 		fprintf(out, "  processes watched  %12zu  (--max-procs %zu; %llu more not watched for "
 			     "fds)\n", fx->nprocs, fx->max_procs,
 			(unsigned long long)(fx->nunwatched + fx->unwatched_more));
+	if (fx->children)
+		fprintf(out, "  children           %12llu  (--children: %llu there at the start, %llu "
+			     "forked since; %llu ended, %llu of them badly: a signal or a non-zero "
+			     "status)\n", (unsigned long long)(r->children_found + r->children_forked),
+			(unsigned long long)r->children_found, (unsigned long long)r->children_forked,
+			(unsigned long long)r->children_exited,
+			(unsigned long long)r->children_abnormal);
 	if (r->cw_untracked_max)
 		fprintf(out, "  CLOSE_WAIT unaged %12llu  (past the census' table of %d: not aged, so "
 			     "no leak judged on them)\n", (unsigned long long)r->cw_untracked_max,
@@ -119,9 +126,13 @@ int obs_fx_json_add(struct obs_fx *fx, json_t *root)
 		"errprocs_full", (json_int_t)fx->fail_cur.fx[OBS_FX_ERRPROC_FULL],
 		"skipped_runs", (json_int_t)fx->fail_cur.missed,
 		"events_past_interval_list", (json_int_t)fx->ev_lost));
-	json_object_set_new(o, "processes", json_pack("{s:I, s:I, s:I}",
+	json_object_set_new(o, "processes", json_pack("{s:I, s:I, s:I, s:I, s:{s:I, s:I, s:I, s:I}}",
 		"watched", (json_int_t)fx->nprocs, "max_procs", (json_int_t)fx->max_procs,
-		"unwatched", (json_int_t)(fx->nunwatched + fx->unwatched_more)));
+		"unwatched", (json_int_t)(fx->nunwatched + fx->unwatched_more),
+		"ended", (json_int_t)fx->procs_ended,
+		"children", "found_at_start", (json_int_t)r->children_found,
+		"forked", (json_int_t)r->children_forked, "ended", (json_int_t)r->children_exited,
+		"ended_badly", (json_int_t)r->children_abnormal));
 	json_object_set_new(o, "port_groups_capped", json_boolean(fx->cs.groups_capped));
 	json_object_set_new(o, "close_wait_unaged_max", json_integer((json_int_t)r->cw_untracked_max));
 	if (json_object_set_new(root, "forensics", o))

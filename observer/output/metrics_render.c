@@ -11,7 +11,7 @@ const char *const obs_mx_finding_kinds[] = {
 	"close_wait_leak", "fin_wait2_orphans", "time_wait",	   "listen_overflow",
 	"worker_saturation", "cpu_saturation", "addrinuse",	   "process_cap",
 	"target_exit",	   "pipelining",      "udp_shared_socket", "netns_outside",
-	"no_listener",
+	"no_listener",	   "served_elsewhere",
 };
 const size_t obs_mx_nfinding_kinds = N(obs_mx_finding_kinds);
 
@@ -296,8 +296,9 @@ static void x__self(struct obs_mx_buf *b, enum obs_mx_format f, const struct obs
 	       "Time the previous scrape took to read the maps and write the exposition.", NULL, 0,
 	       s->last_scrape_s);
 	x__one(b, f, "loadlens_metrics_refused_connections", "counter",
-	       "HTTP connections to the endpoint refused: too many open at once.", NULL, 0,
-	       (double)s->http_refused);
+	       "HTTP connections to the endpoint closed early: taken over past 16 open at once, a "
+	       "request not complete in 5 s or over 8 KiB or malformed, a response not read in 10 s.",
+	       NULL, 0, (double)s->http_refused);
 	x__one(b, f, "loadlens_observer_uptime_seconds", "gauge",
 	       "Seconds since the observer attached.", NULL, 0, s->uptime_s);
 }

@@ -20,6 +20,8 @@ static const struct x__comp x__comps[] = {
 	{OBS_RT_SERVICE_LAST, "service_time_last_write", "service (last write)"},
 	{RT_RESIDENCE, "residence", "residence"},
 	{RT_ACCEPT, "accept_queue_share", "accept-queue share"},
+	{RT_TLS_HS, "tls_handshake", "TLS handshake"},
+	{RT_TLS_WORK, "tls_handshake_work", "TLS handshake work"},
 };
 #define NCOMPS (sizeof(x__comps) / sizeof(x__comps[0]))
 
@@ -27,7 +29,7 @@ static bool x__slot_active(const struct obs_rt_slot *sl)
 {
 	const struct rt_ctrs *c = &sl->c;
 
-	return c->requests || c->unanswered || c->unsolicited;
+	return c->requests || c->unanswered || c->unsolicited || c->tls_handshakes;
 }
 
 static const char *x__pct(const struct ll_hist *h, double p, char *buf, size_t len)
@@ -106,6 +108,17 @@ int obs_rt_fmt_live(FILE *out, const struct obs_reqtime *rt, const struct obs_re
 			x__pct(q, 50, a, sizeof(a)), x__pct(q, 99, b, sizeof(b)),
 			x__pct(s, 50, c, sizeof(c)), x__pct(s, 99, e, sizeof(e)),
 			x__pct(r, 50, f, sizeof(f)), x__pct(r, 99, g, sizeof(g)));
+		if (!ct->tls_handshakes)
+			continue;
+		obs_reqtime_hist(d, i, RT_TLS_HS, q);
+		obs_reqtime_hist(d, i, RT_TLS_WORK, s);
+		fprintf(out, "  %s/%-5u tls handshakes %8llu %9.1f/s  handshake p50 %-7s p99 %-7s  "
+			     "server's work p50 %-7s p99 %s\n",
+			obs_reqtime_slot_proto(i), obs_reqtime_slot_port(rt, i),
+			(unsigned long long)ct->tls_handshakes,
+			interval_s > 0 ? (double)ct->tls_handshakes / interval_s : 0.0,
+			x__pct(q, 50, a, sizeof(a)), x__pct(q, 99, b, sizeof(b)),
+			x__pct(s, 50, c, sizeof(c)), x__pct(s, 99, e, sizeof(e)));
 	}
 	x__runq_buckets(d, q);
 	if (ll_hist_count(q))
@@ -150,6 +163,15 @@ json_t *obs_rt_fmt_interval(const struct obs_reqtime *rt, const struct obs_reqti
 		x__set(one, "service_time_p99", x__pct_json(s, 99), &ok);
 		x__set(one, "residence_p50", x__pct_json(r, 50), &ok);
 		x__set(one, "residence_p99", x__pct_json(r, 99), &ok);
+		if (!ct->tls_handshakes)
+			continue;
+		obs_reqtime_hist(d, i, RT_TLS_HS, q);
+		obs_reqtime_hist(d, i, RT_TLS_WORK, s);
+		x__set(one, "tls_handshakes", json_integer((json_int_t)ct->tls_handshakes), &ok);
+		x__set(one, "tls_handshake_p50", x__pct_json(q, 50), &ok);
+		x__set(one, "tls_handshake_p99", x__pct_json(q, 99), &ok);
+		x__set(one, "tls_handshake_work_p50", x__pct_json(s, 50), &ok);
+		x__set(one, "tls_handshake_work_p99", x__pct_json(s, 99), &ok);
 	}
 	if (ok) {
 		x__runq_buckets(d, q);
@@ -191,6 +213,17 @@ static void x__notes(FILE *out, const struct rt_ctrs *c)
 	x__note(out, c->trace_lost, "trace records lost (ring buffer full)");
 	x__note(out, c->multi_arrival, "reads took the bytes of several client writes (pipelined "
 				       "requests, or requests written in pieces)");
+	if (c->tls_handshakes)
+		fprintf(out, "      %llu TLS handshakes (%llu TLS 1.3, %llu TLS 1.2 resuming a "
+			     "session), timed apart: not requests\n",
+			(unsigned long long)c->tls_handshakes, (unsigned long long)c->tls13,
+			(unsigned long long)c->tls_resumed);
+	x__note(out, c->tls_late, "TLS 1.3 requests read with the client's Finished: service "
+				  "timed to the response's last write (the session tickets come "
+				  "first)");
+	x__note(out, c->tls_alerts, "TLS alerts read alone (close_notify): not requests");
+	x__note(out, c->tls_lost, "TLS handshakes not timed (too many at once, or records "
+				  "not followed)");
 	if (c->udp_shared)
 		fprintf(out, "      %llu sockets read by several threads (%llu reads by another "
 			     "thread than the last): replies matched approximately\n",
@@ -328,6 +361,12 @@ static json_t *x__slot_json(const struct obs_reqtime *rt, const struct obs_reqti
 	x__set(o, "udp_reader_switches", json_integer((json_int_t)c->udp_switch), ok);
 	x__set(o, "udp_shared_sockets", json_integer((json_int_t)c->udp_shared), ok);
 	x__set(o, "trace_lost", json_integer((json_int_t)c->trace_lost), ok);
+	x__set(o, "tls_handshakes", json_integer((json_int_t)c->tls_handshakes), ok);
+	x__set(o, "tls13_handshakes", json_integer((json_int_t)c->tls13), ok);
+	x__set(o, "tls12_resumed", json_integer((json_int_t)c->tls_resumed), ok);
+	x__set(o, "tls_late_requests", json_integer((json_int_t)c->tls_late), ok);
+	x__set(o, "tls_alerts", json_integer((json_int_t)c->tls_alerts), ok);
+	x__set(o, "tls_lost", json_integer((json_int_t)c->tls_lost), ok);
 	x__set(o, "first_response_ns", json_integer((json_int_t)c->first_ns), ok);
 	x__set(o, "last_response_ns", json_integer((json_int_t)c->last_ns), ok);
 	x__set(o, "server_throughput_rps", json_real(x__server_rps(c)), ok);

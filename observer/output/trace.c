@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include <bpf/libbpf.h>
+#include "loadlens/parse.h"
 #include "loadlens/reqtime.h"
 #include "trace.h"
 
@@ -34,11 +35,7 @@ static uint64_t x__clock_ns(clockid_t clk)
 
 static void x__addr(const uint8_t *a, uint16_t family, uint16_t port, char *buf, size_t len)
 {
-	char ip[INET6_ADDRSTRLEN];
-
-	if (!inet_ntop(family == 10 ? AF_INET6 : AF_INET, a, ip, sizeof(ip)))
-		strcpy(ip, "?");
-	snprintf(buf, len, family == 10 ? "[%s]:%u" : "%s:%u", ip, port);
+	ll_format_ip(family == 10 ? AF_INET6 : AF_INET, a, port, buf, len);
 }
 
 static uint64_t x__sub0(uint64_t a, uint64_t b)

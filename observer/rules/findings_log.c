@@ -50,6 +50,7 @@ size_t obs_flog_merge(struct obs_flog *l, struct obs_findings *fs, double t, siz
 			s = &l->seen[l->n++];
 			memset(s, 0, sizeof(*s));
 			s->first_seen = t;
+			s->milder_since = -1;
 		} else if (f->severity < s->f.severity) {
 			/* keep the gravest words; a milder interval only extends it */
 			s->last_seen = t;
@@ -57,6 +58,15 @@ size_t obs_flog_merge(struct obs_flog *l, struct obs_findings *fs, double t, siz
 			json_decref(f->evidence);
 			continue;
 		} else {
+			/* graver: dated from its own onset (an EMFILE after its forecast), the
+			 * milder words' first interval kept apart */
+			if (f->severity > s->f.severity) {
+				if (s->milder_since < 0) {
+					s->milder_since = s->first_seen;
+					s->milder = s->f.severity;
+				}
+				s->first_seen = t;
+			}
 			json_decref(s->f.evidence);
 		}
 		s->f = *f;

@@ -14,7 +14,9 @@
 
 struct obs_seen {
 	struct obs_finding f; /* the latest text and evidence, at the gravest severity seen */
-	double first_seen, last_seen; /* seconds since start */
+	double first_seen, last_seen; /* seconds since start; first_seen at the gravest severity */
+	double milder_since;	      /* first seen at a milder severity (a forecast); < 0: never */
+	enum obs_severity milder;     /* that severity */
 	uint64_t intervals;	      /* intervals it held */
 };
 

@@ -11,7 +11,7 @@ static const obs_rule_fn x__rules[] = {
 	obs_rule_close_wait,	 obs_rule_fin_wait2,	 obs_rule_time_wait,
 	obs_rule_listen_overflow, obs_rule_addrinuse,	 obs_rule_saturation,
 	obs_rule_pipelining,	 obs_rule_udp_shared,	 obs_rule_netns_outside,
-	obs_rule_no_listener,
+	obs_rule_no_listener,	 obs_rule_served_elsewhere,
 };
 
 void obs_rules_run(const struct obs_snap_hist *h, struct obs_findings *out)

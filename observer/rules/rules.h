@@ -24,8 +24,16 @@
 #define OBS_RULE_FW2_MIN 10
 /* CLOSE_WAIT: this many accepted sockets in it for 0.4 s or more. */
 #define OBS_RULE_CW_MIN 10
-/* fds: a forecast needs half the limit used (or exhaustion within 30 s), growth over 3 samples */
+/* fds: a forecast needs half the limit used (or exhaustion within 30 s), and a trend: the fds
+ * rose at the latest sample, and over the latest 3 s (OBS_RULE_TREND_S) in every step of about
+ * a second (OBS_RULE_TREND_STEP_S) by a quarter of the 3 s' rate at least; the rate is the slope
+ * over those 3 s only. A ramp of connections that stopped is no trend (its old slope is not the
+ * rate now, and a tick of churn after it is not a quarter of it), nor is a burst shorter than
+ * 3 s. */
 #define OBS_RULE_FD_FORECAST_PCT 50.0
+#define OBS_RULE_TREND_S 3.0
+#define OBS_RULE_TREND_STEP_S 1.0
+#define OBS_RULE_TREND_STEP_SHARE 0.25
 #define OBS_RULE_FD_SOON_S 30.0
 #define OBS_RULE_FD_HIGH_PCT 90.0
 /* fd leak: fds rising at every sample of 5, by this many at least, while accepts hold steady
@@ -52,6 +60,13 @@
  * line that begins like a request counts twice: a few are no pipelining) */
 #define OBS_RULE_PL_PCT 10.0
 #define OBS_RULE_PL_MIN 10
+/* ... or, for a burst too short for that many samples (the sampler takes at most one read per
+ * CPU each LL_PL_PERIOD_NS, 8 ms: a 0.07 s burst gives about 9), this many reads holding several
+ * requests that are at least this share of the samples. No looser on a long run: what makes a
+ * few samples count twice (a body line that begins like a request) can make 3 of 5 do so only
+ * if most requests have one, and then the rule above fires as well. */
+#define OBS_RULE_PL_BURST_MIN 3
+#define OBS_RULE_PL_BURST_PCT 50.0
 
 typedef void (*obs_rule_fn)(const struct obs_snap_hist *h, struct obs_findings *out);
 
@@ -72,6 +87,7 @@ void obs_rule_pipelining(const struct obs_snap_hist *h, struct obs_findings *out
 void obs_rule_udp_shared(const struct obs_snap_hist *h, struct obs_findings *out);
 void obs_rule_netns_outside(const struct obs_snap_hist *h, struct obs_findings *out);
 void obs_rule_no_listener(const struct obs_snap_hist *h, struct obs_findings *out);
+void obs_rule_served_elsewhere(const struct obs_snap_hist *h, struct obs_findings *out);
 
 /* Every rule, in the order findings are listed. */
 void obs_rules_run(const struct obs_snap_hist *h, struct obs_findings *out);

@@ -33,6 +33,38 @@ static unsigned int x__fd_series(const struct obs_snap_hist *h, uint32_t pid, do
 	return n;
 }
 
+/*
+ * The trend a forecast needs (rules.h, OBS_RULE_TREND_S): t/y newest first, n samples. Returns
+ * how many of the newest samples make up the trend (its span >= OBS_RULE_TREND_S), 0 if none;
+ * *rate gets its slope.
+ */
+static unsigned int x__trend(const double *t, const double *y, unsigned int n, double *rate)
+{
+	unsigned int b, c = 0, m = 0;
+
+	*rate = 0;
+	if (n < 3 || y[0] <= y[1])
+		return 0;
+	for (b = 1; b < n && !m; b++)
+		if (t[0] - t[b] >= OBS_RULE_TREND_S - 1e-6 && b >= 2)
+			m = b + 1;
+	if (!m)
+		return 0;
+	*rate = obs_rule_slope(t, y, m);
+	/* every step of about a second rose, at a fair share of the trend's rate */
+	for (b = 1; b < m; b++) {
+		if (t[c] - t[b] < OBS_RULE_TREND_STEP_S - 1e-6 && b + 1 < m)
+			continue;
+		if (y[c] - y[b] < OBS_RULE_TREND_STEP_SHARE * *rate * (t[c] - t[b]) ||
+		    y[c] <= y[b]) {
+			*rate = 0;
+			return 0;
+		}
+		c = b;
+	}
+	return m;
+}
+
 static json_t *x__fd_evidence(const struct obs_snap_proc *p, uint64_t emfile, double tte)
 {
 	return json_pack("{s:i, s:s, s:I, s:I, s:I, s:I, s:o}", "pid", (int)p->pid, "comm", p->comm,
@@ -47,7 +79,7 @@ void obs_rule_fds(const struct obs_snap_hist *h, struct obs_findings *out)
 	const struct obs_snap_proc *p, *pp;
 	double t[OBS_SNAP_HIST], y[OBS_SNAP_HIST], rate, tte, pct;
 	char a[32], key[24], open[96];
-	unsigned int n;
+	unsigned int n, m;
 	uint64_t new;
 	size_t i;
 
@@ -78,9 +110,9 @@ void obs_rule_fds(const struct obs_snap_hist *h, struct obs_findings *out)
 			continue;
 		pct = 100.0 * p->open / p->soft;
 		n = x__fd_series(h, p->pid, t, y, OBS_SNAP_HIST);
-		rate = n >= 3 && t[0] - t[n - 1] >= 2.0 ? obs_rule_slope(t, y, n) : 0;
+		m = x__trend(t, y, n, &rate);
 		tte = -1;
-		if (rate > 0.1 && p->open < p->soft && y[0] > y[1]) {
+		if (rate > 0.1 && p->open < p->soft) {
 			tte = (p->soft - p->open) / rate;
 			if (tte > OBS_RULE_HORIZON_S ||
 			    (pct < OBS_RULE_FD_FORECAST_PCT && tte > OBS_RULE_FD_SOON_S))
@@ -90,8 +122,9 @@ void obs_rule_fds(const struct obs_snap_hist *h, struct obs_findings *out)
 			obs_findings_add(out, "fd_exhaustion", OBS_SEV_WARNING, key,
 					 x__fd_evidence(p, 0, tte),
 					 "fds: %s (pid %u) will run out of file descriptors in ~%.0f s "
-					 "(%lld of %lld, %+.0f/s)", p->comm, p->pid, tte,
-					 (long long)p->open, (long long)p->soft, rate);
+					 "(%lld of %lld, %+.0f/s over the last %.0f s)", p->comm,
+					 p->pid, tte, (long long)p->open, (long long)p->soft, rate,
+					 t[0] - t[m - 1]);
 		else if (pct >= OBS_RULE_FD_HIGH_PCT)
 			obs_findings_add(out, "fd_exhaustion", OBS_SEV_WARNING, key,
 					 x__fd_evidence(p, 0, -1),
@@ -101,8 +134,8 @@ void obs_rule_fds(const struct obs_snap_hist *h, struct obs_findings *out)
 	}
 }
 
-/* Growth of the sockets an application holds, ESTABLISHED and CLOSE_WAIT (census), since
- * `since`, per second; 0 with fewer than 2 censuses. */
+/* Growth of the sockets an application holds, ESTABLISHED and CLOSE_WAIT (census, else the live
+ * count between censuses), since `since`, per second; 0 with fewer than 2 counts. */
 static double x__held_slope(const struct obs_snap_hist *h, double since)
 {
 	double t[OBS_SNAP_HIST], y[OBS_SNAP_HIST];
@@ -110,10 +143,12 @@ static double x__held_slope(const struct obs_snap_hist *h, double since)
 	unsigned int b, n = 0;
 
 	for (b = 0; (s = obs_snap_at(h, b)) && s->t >= since; b++) {
-		if (!s->census)
+		if (!s->census && !s->held_live)
 			continue;
 		t[n] = s->t;
-		y[n++] = (double)(s->state[OBS_SNAP_ESTABLISHED] + s->state[OBS_SNAP_CLOSE_WAIT]);
+		y[n++] = s->census ? (double)(s->state[OBS_SNAP_ESTABLISHED] +
+					      s->state[OBS_SNAP_CLOSE_WAIT])
+				   : (double)s->held;
 	}
 	return n >= 2 ? obs_rule_slope(t, y, n) : 0;
 }

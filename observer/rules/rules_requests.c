@@ -121,11 +121,18 @@ void obs_rule_saturation(const struct obs_snap_hist *h, struct obs_findings *out
 	}
 }
 
-/* The bytes say it: enough sampled reads held several requests. */
+/* The bytes say it: enough sampled reads held several requests (OBS_RULE_PL_MIN, 10, and 10%
+ * of the samples), or, in a burst too short for that many samples, most of them did
+ * (OBS_RULE_PL_BURST_MIN, 3, and half). */
 static bool x__pl_pipelined(const struct obs_snap_slot *sl)
 {
-	return !sl->udp && sl->pl_multi >= OBS_RULE_PL_MIN &&
-	       sl->pl_multi * 100.0 >= OBS_RULE_PL_PCT * sl->pl_samples;
+	if (sl->udp || !sl->pl_samples)
+		return false;
+	if (sl->pl_multi >= OBS_RULE_PL_MIN &&
+	    sl->pl_multi * 100.0 >= OBS_RULE_PL_PCT * sl->pl_samples)
+		return true;
+	return sl->pl_multi >= OBS_RULE_PL_BURST_MIN &&
+	       sl->pl_multi * 100.0 >= OBS_RULE_PL_BURST_PCT * sl->pl_samples;
 }
 
 /* The arrivals say it: enough reads took several writes of the client. */

@@ -83,3 +83,51 @@ void obs_rule_no_listener(const struct obs_snap_hist *h, struct obs_findings *ou
 				 port, now->netns_name, timed);
 	}
 }
+
+/*
+ * --pid (without --children) of a process that accepts connections but serves none of them: a
+ * cluster's primary, a pre-fork master, a process handing its fds on. Over the kept history:
+ * accepts in 2 intervals at least, no request timed, and sockets first read by non-targets.
+ * Names the targets' children, which are the usual servers.
+ */
+void obs_rule_served_elsewhere(const struct obs_snap_hist *h, struct obs_findings *out)
+{
+	const struct obs_snap *now = obs_snap_at(h, 0), *s;
+	uint64_t accepted = 0, requests = 0;
+	unsigned int b, with = 0;
+	char a[32], kids[160] = "", f[32];
+	json_t *pids;
+	size_t i, w = 0;
+	double since = now->t;
+
+	if (!now->pid_targets || !now->requests_on || !now->foreign_sockets)
+		return;
+	for (b = 0; (s = obs_snap_at(h, b)); b++) {
+		accepted += s->accepted;
+		with += s->accepted > 0;
+		for (i = 0; i < s->nslots; i++)
+			requests += s->slot[i].requests;
+		since = s->t - s->dt;
+	}
+	if (with < 2 || requests)
+		return;
+	pids = json_array();
+	for (i = 0; i < now->nkids; i++) {
+		json_array_append_new(pids, json_pack("{s:i, s:s}", "pid", (int)now->kid[i].pid,
+						      "comm", now->kid[i].comm));
+		if (w < sizeof(kids))
+			w += (size_t)snprintf(kids + w, sizeof(kids) - w, "%s%u (%s)",
+					      i ? ", " : "; the targets' children: ",
+					      now->kid[i].pid, now->kid[i].comm);
+	}
+	obs_findings_add(out, "served_elsewhere", OBS_SEV_NOTE, "",
+			 json_pack("{s:I, s:I, s:o}", "accepted", (json_int_t)accepted,
+				   "foreign_sockets", (json_int_t)now->foreign_sockets,
+				   "children", pids),
+			 "scope: the targets accepted %s connections in %.0f s but read no request "
+			 "on them: other processes served them (%s sockets, clients' included, "
+			 "were read first by processes that are not targets)%s; watch those with "
+			 "--children or --pid",
+			 obs_rule_num(accepted, a, sizeof(a)), now->t - since,
+			 obs_rule_num(now->foreign_sockets, f, sizeof(f)), kids);
+}

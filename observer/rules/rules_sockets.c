@@ -74,6 +74,41 @@ static const struct obs_snap *x__census_groups(const struct obs_snap_hist *h)
 	return NULL;
 }
 
+/*
+ * The processes whose connect() ran out of ports (snapshot portfail): ", in haproxy (pid 42:
+ * 4,000)" into who, and their evidence [{pid, comm, failures, failures_total}] (failures: this
+ * interval, against the previous snapshot's count).
+ */
+static json_t *x__portfail(const struct obs_snap_hist *h, char *who, size_t len)
+{
+	const struct obs_snap *now = obs_snap_at(h, 0), *prev = obs_snap_at(h, 1);
+	const struct obs_snap_portfail *p;
+	json_t *a = json_array();
+	uint64_t before;
+	char n[32];
+	size_t i, k, w;
+
+	who[0] = '\0';
+	for (i = 0, w = 0; i < now->nportfail; i++) {
+		p = &now->portfail[i];
+		before = 0;
+		for (k = 0; prev && k < prev->nportfail; k++)
+			if (prev->portfail[k].pid == p->pid && prev->portfail[k].total <= p->total)
+				before = prev->portfail[k].total;
+		json_array_append_new(a, json_pack("{s:i, s:s, s:I, s:I}", "pid", (int)p->pid,
+						   "comm", p->comm, "failures",
+						   (json_int_t)(p->total - before), "failures_total",
+						   (json_int_t)p->total));
+		if (w < len)
+			w += (size_t)snprintf(who + w, len - w, "%s%s (pid %u: %s)",
+					      i ? ", " : ", in ", p->comm, p->pid,
+					      obs_rule_num(p->total, n, sizeof(n)));
+	}
+	if (now->portfail_more && w < len)
+		snprintf(who + w, len - w, " and %zu more processes", now->portfail_more);
+	return a;
+}
+
 void obs_rule_port_exhaustion(const struct obs_snap_hist *h, struct obs_findings *out)
 {
 	const struct obs_snap *now = obs_snap_at(h, 0), *cs = obs_rule_census(h, 3, NULL);
@@ -88,7 +123,9 @@ void obs_rule_port_exhaustion(const struct obs_snap_hist *h, struct obs_findings
 	double pct, rate, tte;
 	uint32_t held;
 	size_t i;
-	bool reuse;
+	bool reuse, tw_wait;
+	char who[160];
+	json_t *procs;
 
 	if (!sys)
 		sys = "connect";
@@ -97,12 +134,15 @@ void obs_rule_port_exhaustion(const struct obs_snap_hist *h, struct obs_findings
 	if (fails && (!cs || !cs->ngroups))
 		cs = x__census_groups(h);
 	if (fails && (!cs || !cs->ngroups || !cs->range)) {
+		procs = x__portfail(h, who, sizeof(who));
 		obs_findings_add(out, "port_exhaustion", OBS_SEV_CRITICAL, "",
-				 json_pack("{s:I, s:f}", "failures", (json_int_t)fails,
-					   "failures_per_s", frate),
-				 "ports: %s() failed with EADDRNOTAVAIL %s time%s (%.0f/s): no ephemeral "
-				 "port left; %s", sys, obs_rule_num(fails, a, sizeof(a)),
-				 fails == 1 ? "" : "s", frate,
+				 json_pack("{s:I, s:f, s:I, s:o}", "failures", (json_int_t)fails,
+					   "failures_per_s", frate, "failures_total",
+					   (json_int_t)total, "processes", procs),
+				 "ports: %s() failed with EADDRNOTAVAIL %s time%s (%.0f/s; %s since the "
+				 "start%s): no ephemeral port left; %s", sys,
+				 obs_rule_num(fails, a, sizeof(a)), fails == 1 ? "" : "s", frate,
+				 obs_rule_num(total, tot, sizeof(tot)), who,
 				 obs_rule_census(h, OBS_SNAP_HIST - 1, NULL)
 					 ? "no census found the connecting sockets in the watched "
 					   "network namespace"
@@ -131,34 +171,49 @@ void obs_rule_port_exhaustion(const struct obs_snap_hist *h, struct obs_findings
 			else
 				tte = -1;
 		}
-		if (g->fin_wait2 * 2 >= held)
+		/* the cause follows the census: FIN_WAIT2 only where orphans hold the ports, and
+		 * TIME_WAIT that tcp_tw_reuse lets a connect() take once it is 1 s old is no
+		 * 60 s hold */
+		tw_wait = reuse && g->time_wait && g->time_wait * 2 >= g->in_use;
+		if (held && g->fin_wait2 * 2 >= held)
 			snprintf(why, sizeof(why), "most are FIN_WAIT2 orphans: the peer never closes, "
 				 "and each is freed only after tcp_fin_timeout (%d s)",
 				 cs->fin_timeout_s);
-		else if (g->time_wait * 2 >= held && !reuse)
+		else if (held && g->time_wait * 2 >= held && !reuse)
 			snprintf(why, sizeof(why), "most are TIME_WAIT, held %d s each with "
 				 "net.ipv4.tcp_tw_reuse %d: reuse connections (keep-alive) or set "
 				 "tcp_tw_reuse to 1", TW_HOLD_S, cs->tw_reuse);
+		else if (tw_wait)
+			snprintf(why, sizeof(why), "most are TIME_WAIT, which net.ipv4.tcp_tw_reuse %d "
+				 "lets a connect() take once it is 1 s old: more new connections a "
+				 "second than the range has ports; reuse connections (keep-alive) or "
+				 "widen net.ipv4.ip_local_port_range", cs->tw_reuse);
+		else if (!g->in_use)
+			snprintf(why, sizeof(why), "the census found none of its sockets (they come "
+				 "and go between censuses)");
 		else
 			snprintf(why, sizeof(why), "most are open connections: open fewer, or widen "
 				 "net.ipv4.ip_local_port_range");
 		snprintf(key, sizeof(key), "%s -> %s:%u", g->src, g->dst, g->dport);
-		if (i == 0 && fails)
+		if (i == 0 && fails) {
+			procs = x__portfail(h, who, sizeof(who));
 			obs_findings_add(out, "port_exhaustion", OBS_SEV_CRITICAL, key,
-				json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:f, s:I, s:f, s:i, s:i, s:i, s:I}",
+				json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:f, s:I, s:f, s:i, s:i, s:i, s:I, s:o}",
 					  "group", key, "src", g->src, "dst", g->dst, "dport",
 					  (int)g->dport, "in_use", (int)held, "range", (int)cs->range,
 					  "pct", pct, "failures", (json_int_t)fails, "failures_per_s",
 					  frate, "time_wait", (int)g->time_wait, "fin_wait2",
 					  (int)g->fin_wait2, "tw_reuse", cs->tw_reuse, "failures_total",
-					  (json_int_t)total),
+					  (json_int_t)total, "processes", procs),
 				"ports: %s has run out of ephemeral ports: %s() failed with "
-				"EADDRNOTAVAIL %s time%s in %.1f s (%.0f/s; %s since the start); %s of %s "
-				"ports held (%s in TIME_WAIT); %s", key, sys,
+				"EADDRNOTAVAIL %s time%s in %.1f s (%.0f/s; %s since the start%s); %s of "
+				"%s ports %s (%s in TIME_WAIT); %s", key, sys,
 				obs_rule_num(fails, a, sizeof(a)), fails == 1 ? "" : "s", now->dt, frate,
-				obs_rule_num(total, tot, sizeof(tot)), obs_rule_num(held, b, sizeof(b)),
-				obs_rule_num(cs->range, c, sizeof(c)),
+				obs_rule_num(total, tot, sizeof(tot)), who,
+				obs_rule_num(tw_wait ? g->in_use : held, b, sizeof(b)),
+				obs_rule_num(cs->range, c, sizeof(c)), tw_wait ? "in use" : "held",
 				obs_rule_num(g->time_wait, fc, sizeof(fc)), why);
+		}
 		else
 			obs_findings_add(out, "port_exhaustion", OBS_SEV_WARNING, key,
 				json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:f, s:I, s:i, s:i, s:i, s:o}",

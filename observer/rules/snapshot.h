@@ -21,6 +21,7 @@
 #define OBS_SNAP_NOTES 16    /* pids / ports named by the scoping notes */
 #define OBS_SNAP_EVENTS 8    /* target exits and restarts, this interval */
 #define OBS_SNAP_HIST 16     /* snapshots the rules can look back on */
+#define OBS_SNAP_PORTFAIL 4  /* processes named as those whose connect() found no port */
 
 /* TCP states, as include/net/tcp_states.h numbers them. */
 enum {
@@ -118,6 +119,10 @@ struct obs_snap {
 	struct obs_snap_port port[OBS_SNAP_PORTS];
 	size_t nports;
 	uint64_t tw_overflow; /* TCPTimeWaitOverflow this interval */
+	/* sockets held by applications (ESTABLISHED + CLOSE_WAIT) between censuses: the last
+	 * census plus the state moves since (held_live false: no census yet) */
+	bool held_live;
+	uint64_t held;
 
 	/* listen queues */
 	uint64_t listen_overflows; /* ListenOverflows (or the drop reason) this interval: every
@@ -133,6 +138,16 @@ struct obs_snap {
 	uint64_t fails_total[OBS_SNAP_FAILS];
 	const char *fails_sys[OBS_SNAP_FAILS];
 
+	/* the processes whose connect() found no free local port (EADDRNOTAVAIL), since start, the
+	 * most failed first; portfail_more: other processes past the list */
+	struct obs_snap_portfail {
+		uint32_t pid;
+		char comm[16];
+		uint64_t total;
+	} portfail[OBS_SNAP_PORTFAIL];
+	size_t nportfail;
+	size_t portfail_more;
+
 	/* system file handles */
 	uint64_t file_nr, file_max;
 
@@ -143,6 +158,14 @@ struct obs_snap {
 	uint64_t procs_unwatched; /* processes not watched for the cap, since start */
 	uint32_t first_unwatched_pid;
 	char first_unwatched_comm[16];
+	/* --pid without --children: the targets' children (processes that may serve what the
+	 * targets accept), pid-scoped at all (pid_targets) */
+	bool pid_targets;
+	struct obs_snap_kid {
+		uint32_t pid;
+		char comm[16];
+	} kid[OBS_SNAP_NOTES];
+	size_t nkids;
 	uint64_t targets_full; /* --children: new children the kernel's "targets" map had no room
 				* for, since start (wiring point: obs-bpf's OBS_FX_TARGETS_FULL) */
 	unsigned int targets_max; /* its size, OBS_MAX_TARGETS */
@@ -151,6 +174,7 @@ struct obs_snap {
 	bool requests_on;
 	struct obs_snap_slot slot[OBS_SNAP_SLOTS];
 	size_t nslots;
+	uint64_t foreign_sockets; /* --pid/--cgroup, since start: sockets a non-target read first */
 	bool runq_on;	     /* --runq */
 	uint64_t runq_count; /* wake-ups of serving threads timed */
 	double runq_p50_ns, runq_p99_ns;

@@ -27,11 +27,31 @@ cat "$LL_TMP/control"
 for dep in adduser libbpf1 libuv1 libjansson4 libcurl4 libmnl0 libhttp-parser; do
 	grep -q "$dep" "$LL_TMP/control" || fail "Depends lacks $dep"
 done
+# lintian (Debian's package checker): no error and no warning (I: hints are allowed)
+if command -v lintian >/dev/null; then
+	lintian --tag-display-limit 0 "$deb" >"$LL_TMP/lintian.log" 2>&1 || true
+	grep -v 'running with root privileges' "$LL_TMP/lintian.log" | grep -E '^[EW]: ' &&
+		fail "lintian reports errors or warnings (above)"
+	echo "lintian: no error, no warning"
+elif [ "${CI:-}" = true ]; then
+	fail "lintian is not installed (tools/loadlens setup installs it)"
+fi
+# the agent's unit is sandboxed: systemd-analyze security rates it OK (<= 3.0), not UNSAFE
+if command -v systemd-analyze >/dev/null; then
+	systemd-analyze security --offline=true "$LOADLENS_SRC/packaging/loadlens-observer.service" \
+		>"$LL_TMP/security.log" 2>&1 || true
+	score=$(sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\) .*/\1/p' "$LL_TMP/security.log")
+	[ -n "$score" ] || { cat "$LL_TMP/security.log"; fail "no exposure level from systemd-analyze"; }
+	awk -v s="$score" 'BEGIN { exit !(s <= 3.0) }' ||
+		{ grep '✗' "$LL_TMP/security.log"; fail "the unit's exposure level is $score, above 3.0"; }
+	echo "systemd-analyze security: the unit's exposure level is $score (OK)"
+fi
 dpkg-deb -c "$deb" | awk '{ print $6 }' | sed 's|^\./|/|' >"$LL_TMP/contents"
 for f in /usr/bin/loadlens-driver /usr/bin/loadlens-refserver /usr/sbin/loadlens-observer \
 	/usr/share/man/man1/loadlens-driver.1.gz /usr/share/man/man1/loadlens-refserver.1.gz \
 	/usr/share/man/man8/loadlens-observer.8.gz /usr/share/doc/loadlens/observer.md \
-	/usr/share/doc/loadlens/packaging.md /usr/lib/systemd/system/loadlens-observer.service \
+	/usr/share/doc/loadlens/packaging.md /usr/share/doc/loadlens/copyright \
+	/usr/share/doc/loadlens/changelog.gz /usr/lib/systemd/system/loadlens-observer.service \
 	/etc/default/loadlens-observer /usr/share/bash-completion/completions/loadlens-observer \
 	/usr/share/bash-completion/completions/loadlens-driver \
 	/usr/share/bash-completion/completions/loadlens-refserver; do

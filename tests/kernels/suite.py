@@ -132,7 +132,8 @@ class Suite:
 	# --- 2 and 3. integration tests, run as ctest runs them ---
 
 	def script(self, check, name):
-		"""tests/integration/test_NAME.sh: exit 0 passes; its 'ok:' and PASS lines kept."""
+		"""The integration test NAME (test_NAME.sh in tests/integration/): exit 0 passes;
+		its 'ok:' and PASS lines are kept."""
 		env = dict(os.environ, LOADLENS_BIN=self.bin, LOADLENS_SRC=SRC)
 		path = os.path.join(SRC, "tests/integration/test_%s.sh" % name)
 		try:

@@ -158,6 +158,39 @@ static void test_http_huge_headers(void **state)
 	assert_int_equal(drv_err_class(err), DRV_ERR_TOO_LARGE);
 }
 
+/* A length prefix over DRV_FRAME_MAX_BODY (256 MiB) is too_large, not short_response; at the
+ * limit it is taken, whole or split. */
+static void test_prefix_too_large(void **state)
+{
+	static const unsigned char gib[4] = {0x40, 0, 0, 0};	  /* 1 GiB */
+	static const unsigned char at_max[4] = {0x10, 0, 0, 0}; /* 256 MiB */
+	struct drv_frame_rule r;
+	struct drv_config cfg;
+	struct drv_frame f;
+	int err;
+
+	(void)state;
+	drv_config_init(&cfg);
+	cfg.resp_rule = DRV_RESP_LP4;
+	drv_frame_rule_init(&r, &cfg);
+	drv_frame_reset(&r, &f);
+	err = drv_frame_feed(&r, &f, (const char *)gib, 4);
+	assert_int_equal(err, DRV_E_TOO_LARGE);
+	assert_int_equal(drv_err_class(err), DRV_ERR_TOO_LARGE);
+	drv_frame_reset(&r, &f);
+	assert_int_equal(drv_frame_feed(&r, &f, (const char *)gib, 3), 0); /* split prefix */
+	assert_int_equal(drv_frame_feed(&r, &f, (const char *)gib + 3, 1), DRV_E_TOO_LARGE);
+	drv_frame_reset(&r, &f);
+	assert_int_equal(drv_frame_feed(&r, &f, (const char *)at_max, 4), 0);
+	assert_false(f.done);
+	/* an 8-byte prefix of 2^63 too */
+	cfg.resp_rule = DRV_RESP_PREFIX;
+	cfg.resp_prefix = 8;
+	drv_frame_rule_init(&r, &cfg);
+	drv_frame_reset(&r, &f);
+	assert_int_equal(drv_frame_feed(&r, &f, "\x80\0\0\0\0\0\0\0", 8), DRV_E_TOO_LARGE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -167,6 +200,7 @@ int main(void)
 		cmocka_unit_test(test_http_status),
 		cmocka_unit_test(test_http_garbage),
 		cmocka_unit_test(test_http_huge_headers),
+		cmocka_unit_test(test_prefix_too_large),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -41,6 +41,14 @@ static void test_hints(void **state)
 			       "route"));
 	assert_non_null(strstr(drv_err_hint(DRV_ERR_ADDRNOTAVAIL, &s, "h:1", buf, sizeof(buf)),
 			       "ip_local_port_range"));
+	/* TIME_WAIT is held 60 s, or reused after 1 s, as tcp_tw_reuse says (issue 19) */
+	assert_non_null(strstr(drv_tw_hint(2, true, buf, sizeof(buf)), "reused once its "
+			       "TIME_WAIT is 1 s old"));
+	assert_non_null(strstr(drv_tw_hint(1, false, buf, sizeof(buf)), "tcp_tw_reuse 1"));
+	assert_non_null(strstr(drv_tw_hint(1, false, buf, sizeof(buf)), "1 s old"));
+	assert_non_null(strstr(drv_tw_hint(2, false, buf, sizeof(buf)), "for 60 s"));
+	assert_non_null(strstr(drv_tw_hint(0, true, buf, sizeof(buf)), "for 60 s"));
+	assert_non_null(strstr(drv_tw_hint(-1, true, buf, sizeof(buf)), "unreadable"));
 	drv_stats_fini(&s);
 }
 

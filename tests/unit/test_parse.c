@@ -158,12 +158,31 @@ static void test_resolve(void **state)
 	assert_int_not_equal(ll_resolve("no-such-host.invalid", 80, SOCK_STREAM, &ss, &len), 0);
 }
 
+/* One spelling of an address everywhere, as ss prints it. */
+static void test_format_ip(void **state)
+{
+	const uint8_t v4[4] = {127, 0, 0, 1}, lo6[16] = {[15] = 1},
+		      mapped[16] = {[10] = 0xff, [11] = 0xff, 127, 0, 0, 1};
+	char buf[64];
+
+	(void)state;
+	assert_string_equal(ll_format_ip(AF_INET, v4, -1, buf, sizeof(buf)), "127.0.0.1");
+	assert_string_equal(ll_format_ip(AF_INET, v4, 8080, buf, sizeof(buf)), "127.0.0.1:8080");
+	assert_string_equal(ll_format_ip(AF_INET6, lo6, -1, buf, sizeof(buf)), "[::1]");
+	assert_string_equal(ll_format_ip(AF_INET6, lo6, 8080, buf, sizeof(buf)), "[::1]:8080");
+	assert_string_equal(ll_format_ip(AF_INET6, mapped, 0, buf, sizeof(buf)),
+			    "[::ffff:127.0.0.1]:0");
+	assert_string_equal(ll_format_ip(AF_UNIX, v4, 1, buf, sizeof(buf)), "?:1");
+	/* truncated, never overrun */
+	assert_string_equal(ll_format_ip(AF_INET6, lo6, 8080, buf, 6), "[::1]");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_durations), cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_urls), cmocka_unit_test(test_hostport),
-		cmocka_unit_test(test_resolve),
+		cmocka_unit_test(test_resolve), cmocka_unit_test(test_format_ip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

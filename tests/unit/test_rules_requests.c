@@ -283,11 +283,31 @@ static void test_pipelining_silent(void **state)
 	x__silent(r);
 	x__pl(r, 4, 90000, 0, 0, 0, 0); /* HTTP/2: every sample binary */
 	x__silent(r);
-	x__pl(r, 5, 40, 8, 8, 128, 16); /* 8 samples, all pipelined: too few to say */
+	x__pl(r, 5, 40, 2, 2, 32, 16); /* 2 samples, both pipelined: too few to say */
+	x__silent(r);
+	x__pl(r, 5.5, 90000, 9, 4, 40, 16); /* a burst's 9 samples, 4 pipelined: under half */
 	x__silent(r);
 	/* the same bytes on a UDP slot (datagrams are requests): never */
 	x__pl(r, 6, 5000, 100, 100, 1600, 16)->udp = true;
 	x__silent(r);
+}
+
+/* A pipelined burst (redis-benchmark -P 16, 100,000 commands in 0.07 s): the sampler's 8 ms
+ * gate takes about 9 reads; nearly all hold 16 commands: the note, as on a long run. */
+static void test_pipelining_burst(void **state)
+{
+	struct run *r = *state;
+	const struct obs_finding *f;
+
+	x__pl(r, 1, 6250, 9, 9, 144, 16);
+	f = x__expect(r, "pipelining", "tcp/6379");
+	assert_non_null(strstr(f->text, "100% of 9 sampled reads held several requests (16.0 per "
+					"read on average, up to 16)"));
+	assert_int_equal(x__ev_int(f, "estimated_requests"), 100000);
+	/* the fewest a burst needs: 3 of 5 */
+	x__pl(r, 2, 600, 5, 3, 35, 16);
+	f = x__expect(r, "pipelining", "tcp/6379");
+	assert_int_equal(x__ev_int(f, "multi_request_reads"), 3);
 }
 
 /* Both signs: the bytes' figures win, with the arrivals' count in the evidence; the arrivals
@@ -309,9 +329,71 @@ static void test_pipelining_both_signs(void **state)
 	assert_null(json_object_get(f->evidence, "sampled_reads"));
 }
 
+/* --pid of a process that accepts and serves nothing (a cluster's primary): a note naming its
+ * children; silent once a request is timed, or with nothing accepted (issue 19). */
+static void test_served_elsewhere(void **state)
+{
+	struct run *r = *state;
+	const struct obs_finding *f;
+	struct obs_snap *s;
+	int t;
+
+	for (t = 1; t <= 3; t++) {
+		s = x__snap(r, t);
+		s->pid_targets = true;
+		s->requests_on = true;
+		s->accepted = 100;
+		s->foreign_sockets = 200 * (uint64_t)t;
+		s->nkids = 2;
+		s->kid[0].pid = 501;
+		snprintf(s->kid[0].comm, sizeof(s->kid[0].comm), "node");
+		s->kid[1].pid = 502;
+		snprintf(s->kid[1].comm, sizeof(s->kid[1].comm), "node");
+		obs_snap_push(&r->h);
+		obs_findings_clear(&r->fs);
+		obs_rules_run(&r->h, &r->fs);
+		f = obs_findings_find(&r->fs, "served_elsewhere", NULL);
+		if (t == 1) { /* one interval of accepts is not enough */
+			assert_null(f);
+			continue;
+		}
+		assert_non_null(f);
+		assert_int_equal(f->severity, OBS_SEV_NOTE);
+	}
+	assert_non_null(strstr(f->text, "accepted 300 connections in 3 s but read no request"));
+	assert_non_null(strstr(f->text, "the targets' children: 501 (node), 502 (node)"));
+	assert_int_equal(x__ev_int(f, "accepted"), 300);
+	/* a request timed: they serve what they accept */
+	s = x__snap(r, 4);
+	s->pid_targets = true;
+	s->requests_on = true;
+	s->accepted = 100;
+	s->foreign_sockets = 800;
+	s->nslots = 1;
+	s->slot[0].port = 8080;
+	s->slot[0].requests = 1;
+	obs_snap_push(&r->h);
+	obs_findings_clear(&r->fs);
+	obs_rules_run(&r->h, &r->fs);
+	assert_null(obs_findings_find(&r->fs, "served_elsewhere", NULL));
+	/* port scoping: no note */
+	memset(&r->h, 0, sizeof(r->h));
+	for (t = 1; t <= 3; t++) {
+		s = x__snap(r, t);
+		s->requests_on = true;
+		s->accepted = 100;
+		s->foreign_sockets = 10;
+		obs_snap_push(&r->h);
+	}
+	obs_findings_clear(&r->fs);
+	obs_rules_run(&r->h, &r->fs);
+	assert_null(obs_findings_find(&r->fs, "served_elsewhere", NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_served_elsewhere, x__setup, x__teardown),
 		cmocka_unit_test_setup_teardown(test_worker_saturation, x__setup, x__teardown),
 		cmocka_unit_test_setup_teardown(test_cpu_saturation, x__setup, x__teardown),
 		cmocka_unit_test_setup_teardown(test_cpu_saturation_onset, x__setup, x__teardown),
@@ -322,6 +404,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pipelining_in_one_write, x__setup,
 						x__teardown),
 		cmocka_unit_test_setup_teardown(test_pipelining_silent, x__setup, x__teardown),
+		cmocka_unit_test_setup_teardown(test_pipelining_burst, x__setup, x__teardown),
 		cmocka_unit_test_setup_teardown(test_pipelining_both_signs, x__setup,
 						x__teardown),
 	};

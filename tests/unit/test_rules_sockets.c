@@ -242,8 +242,61 @@ static void test_port_exhaustion_forecast_and_failures(void **state)
 	s->fails[OBS_SNAP_EADDRNOTAVAIL] = 1;
 	obs_snap_push(&r->h);
 	f = x__expect(r, "port_exhaustion", NULL);
-	assert_non_null(strstr(f->text, "EADDRNOTAVAIL 1 time (1/s)"));
+	assert_non_null(strstr(f->text, "EADDRNOTAVAIL 1 time (1/s; 1 since the start)"));
 	assert_non_null(strstr(f->text, "no census found the connecting sockets"));
+}
+
+/*
+ * Issue 19: tcp_tw_reuse 2 on loopback, 300 ports, all in TIME_WAIT, connect() failing: the cause
+ * is TIME_WAIT taken back only once 1 s old (not FIN_WAIT2 orphans, of which the census saw
+ * none); the finding names the process whose connect() failed, with its own count.
+ */
+static void test_port_cause_follows_census_and_names_process(void **state)
+{
+	struct run *r = *state;
+	const struct obs_finding *f;
+	struct obs_snap *s;
+	json_t *p;
+	int t;
+
+	for (t = 1; t <= 2; t++) {
+		s = x__snap(r, t);
+		s->tw_reuse = 2;
+		s->range = 300;
+		s->census = true;
+		s->fails[OBS_SNAP_EADDRNOTAVAIL] = 200;
+		s->fails_total[OBS_SNAP_EADDRNOTAVAIL] = 200 * (uint64_t)t;
+		s->fails_sys[OBS_SNAP_EADDRNOTAVAIL] = "connect";
+		s->nportfail = 1;
+		s->portfail[0].pid = 4242;
+		snprintf(s->portfail[0].comm, sizeof(s->portfail[0].comm), "haproxy");
+		s->portfail[0].total = 200 * (uint64_t)t;
+		x__group(s, 300, 300, 0, true);
+		obs_snap_push(&r->h);
+	}
+	f = x__expect(r, "port_exhaustion", "127.0.0.1 -> 127.0.0.1:8080");
+	assert_int_equal(f->severity, OBS_SEV_CRITICAL);
+	assert_null(strstr(f->text, "FIN_WAIT2"));
+	assert_non_null(strstr(f->text, "300 of 300 ports in use (300 in TIME_WAIT)"));
+	assert_non_null(strstr(f->text, "tcp_tw_reuse 2 lets a connect() take once it is 1 s old"));
+	assert_non_null(strstr(f->text, "400 since the start, in haproxy (pid 4242: 400)"));
+	p = json_array_get(json_object_get(f->evidence, "processes"), 0);
+	assert_int_equal(json_integer_value(json_object_get(p, "pid")), 4242);
+	assert_string_equal(json_string_value(json_object_get(p, "comm")), "haproxy");
+	assert_int_equal(json_integer_value(json_object_get(p, "failures")), 200);
+	assert_int_equal(json_integer_value(json_object_get(p, "failures_total")), 400);
+	/* FIN_WAIT2 advice only where orphans hold the ports */
+	memset(&r->h, 0, sizeof(r->h));
+	s = x__snap(r, 1);
+	s->tw_reuse = 2;
+	s->range = 300;
+	s->census = true;
+	s->fails[OBS_SNAP_EADDRNOTAVAIL] = 7;
+	x__group(s, 300, 10, 290, true);
+	obs_snap_push(&r->h);
+	f = x__expect(r, "port_exhaustion", "127.0.0.1 -> 127.0.0.1:8080");
+	assert_non_null(strstr(f->text, "most are FIN_WAIT2 orphans"));
+	assert_non_null(strstr(f->text, "290 of 300 ports held"));
 }
 
 static void test_close_wait_leak(void **state)
@@ -318,6 +371,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tw_reuse_honoured, x__setup, x__teardown),
 		cmocka_unit_test_setup_teardown(test_low_port_pressure_is_silent, x__setup,
 						x__teardown),
+		cmocka_unit_test_setup_teardown(test_port_cause_follows_census_and_names_process,
+						x__setup, x__teardown),
 		cmocka_unit_test_setup_teardown(test_port_exhaustion_forecast_and_failures, x__setup,
 						x__teardown),
 		cmocka_unit_test_setup_teardown(test_close_wait_leak, x__setup, x__teardown),

@@ -7,7 +7,8 @@ import sys
 import tempfile
 import traceback
 
-from . import join, procs, schema, units, verdict
+from . import files, join, procs, schema, units, verdict
+from .shown import lines as shown_lines, shown
 
 EXIT_USAGE = 64
 
@@ -62,7 +63,7 @@ def common(p, default_duration):
 	p.add_argument("target", help="driver target URL: tcp://, udp://, http://, https://")
 	p.add_argument("-d", "--duration", default=default_duration,
 		       help=f"per load level (default {default_duration})")
-	p.add_argument("--port", type=int, help="server port the observer watches (default: the "
+	p.add_argument("--port", type=port_arg, help="server port the observer watches (default: the "
 		       "target's)")
 	p.add_argument("--observer-json", action="append", metavar="FILE",
 		       help="a separate observer's --json summary, once per load level in order "
@@ -75,30 +76,56 @@ def common(p, default_duration):
 	p.add_argument("--no-report", action="store_true")
 
 
+MAX_CONNECTIONS = 1_000_000  # the driver's -c limit
+MAX_RATE = 1e8  # the driver's --rate limit
+MAX_DURATION_S = 86400.0
+
+
+def port_arg(text):
+	"""argparse type: a port number, 1-65535."""
+	if not text.strip().isdigit() or not 0 < int(text) < 65536:
+		raise argparse.ArgumentTypeError(f"bad port '{text}' (1-65535)")
+	return int(text)
+
+
 def context(a, extra):
+	"""Every argument checked, every input read and every output place checked, before any
+	work and before anything is written; then the output directory is made."""
 	try:
 		port, proto = schema.target_port_proto(a.target)
-		units.duration_s(a.duration)
+		units.duration_in(a.duration, 0.001, MAX_DURATION_S)
 	except (schema.SchemaError, ValueError) as e:
 		raise Usage(str(e)) from None
 	if a.port:
 		port = a.port
-	out = a.out or tempfile.mkdtemp(prefix="loadlens-")
-	os.makedirs(out, exist_ok=True)
-	for path in (a.json, a.report):
-		if path:
-			try:
-				open(path, "a").close()
-			except OSError as e:
-				raise Usage(f"cannot write {path}: {e.strerror}") from None
 	if a.observer_json:
 		for f in a.observer_json:
-			if not os.access(f, os.R_OK):
-				raise Usage(f"cannot read --observer-json {f}")
+			try:
+				schema.check_observer(schema.load(f), f)
+			except schema.SchemaError as e:
+				raise Usage(f"--observer-json {e}") from None
 	observe = not a.observer_json
 	if observe and os.geteuid() != 0:
 		raise Usage("the observer needs root: run with sudo, or pass --observer-json FILE from "
 			    "an observer run on the server")
+	if a.out and os.path.lexists(a.out) and not os.path.isdir(a.out):
+		raise Usage(f"--out {shown(a.out)}: it exists and is not a directory")
+	for what, path in (("--json", a.json), ("--report", a.report)):
+		if not path:
+			continue
+		parent = os.path.dirname(path) or "."
+		if a.out and not os.path.exists(parent) and os.path.abspath(parent) == \
+				os.path.abspath(a.out):
+			continue  # in the --out directory, made below
+		try:
+			files.check_output(path, what)
+		except files.FileError as e:
+			raise Usage(str(e)) from None
+	try:
+		out = files.ensure_dir(a.out, "--out", follow=True) if a.out else \
+			tempfile.mkdtemp(prefix="loadlens-")
+	except files.FileError as e:
+		raise Usage(str(e)) from None
 	ident = procs.driver_identity()
 	ctx = {"target": a.target, "port": port, "proto": proto, "duration": a.duration,
 	       "extra": extra, "out": out, "observe": observe, "runq": not a.no_runq,
@@ -111,14 +138,15 @@ def context(a, extra):
 def finish(kind, ctx, a, doc, text):
 	from . import run as runmod
 	path = a.json or os.path.join(ctx["out"], f"{kind}.json")
-	runmod.write_json(doc, path)
-	print(text)
+	runmod.write_json(doc, path, ours=not a.json)
+	print(shown_lines(text))  # process names and findings come from other users' processes
 	print(f"\njoined JSON: {path}")
 	if not a.no_report:
 		rep = a.report or os.path.join(ctx["out"], "report.html")
 		try:
 			from . import report
-			report.write([doc], rep, os.path.join(ctx["out"], "png"))
+			png = files.ensure_dir(os.path.join(ctx["out"], "png"), "png directory")
+			report.write([doc], rep, png, ours=not a.report)
 			print(f"report: {rep}")
 		except ImportError as e:
 			print(f"report: not written ({e}; install python3-matplotlib)")
@@ -151,21 +179,27 @@ def cmd_run(argv):
 def make_levels(conns, rates, default_conns):
 	try:
 		if rates:
-			r = units.num_list(rates)
-			c = units.int_list(conns or "64")
+			# a list of numbers (sweep's doubling), or the command line's text
+			r = rates if isinstance(rates, list) else units.num_list(rates, MAX_RATE)
+			if max(r) > MAX_RATE:
+				raise ValueError(f"a rate above {MAX_RATE:,.0f} req/s")
+			c = units.int_list(conns or "64", MAX_CONNECTIONS)
 			if len(c) != 1:
 				raise Usage("with --rate, -c is one count (the connections of every level)")
 			return [{"connections": c[0], "rate": x} for x in r]
-		return [{"connections": x, "rate": None} for x in units.int_list(conns or default_conns)]
+		return [{"connections": x, "rate": None}
+			for x in units.int_list(conns or default_conns, MAX_CONNECTIONS)]
 	except ValueError as e:
 		raise Usage(str(e)) from None
 
 
 def banner(ctx, what):
-	who = f"as {ctx['ident'][2]}" if ctx["ident"] else "as this user"
+	"""One line before the run; arguments in it escaped and cut (shown.py)."""
+	who = f"as {shown(ctx['ident'][2])}" if ctx["ident"] else "as this user"
 	obs = ("observer JSON from --observer-json" if ctx["observer_jsons"] else
 	       f"observer on {ctx['proto']} port {ctx['port']}")
-	procs.say(f"{ctx['target']}: {what}; {obs}; driver runs {who}; files in {ctx['out']}")
+	procs.say(f"{shown(ctx['target'])}: {what}; {obs}; driver runs {who}; files in "
+		  f"{shown(ctx['out'])}")
 
 
 def findings_text(levels):
@@ -178,7 +212,8 @@ def findings_text(levels):
 			if not verdict.concerns(f, lv):
 				other += 1
 				continue
-			lines.append(f"  {join.level_name(lv['level'])}: [{f['kind']}] {f['text']}")
+			lines.append(f"  {join.level_name(lv['level'])}: [{shown(f['kind'])}] "
+				     f"{shown(f['text'], 2000)}")
 	if other:
 		lines.append(f"  ({other} finding(s) about other ports or host-wide counters left out; "
 			     "they are in the JSON)")
@@ -201,19 +236,22 @@ def cmd_sweep(argv):
 	p.add_argument("--time-limit", default="3m", help="the whole sweep (default 3m)")
 	a = p.parse_args(argv)
 	try:
-		bound = units.duration_s(a.p99_bound) * 1e9
+		bound = units.duration_in(a.p99_bound, 1e-6, MAX_DURATION_S) * 1e9
 		limit = units.duration_s(a.time_limit)
+		if limit <= 0:
+			raise Usage(f"--time-limit {a.time_limit}: the sweep needs more than 0 s")
+		if a.rate_max and not a.rate_start:
+			raise Usage("--rate-max needs --rate-start")
 		if a.rate_start:
 			if not a.rate_max:
 				raise Usage("--rate-start needs --rate-max")
-			rates = ",".join(f"{x:g}" for x in units.doubling(units.number(a.rate_start),
-									  units.number(a.rate_max)))
+			rates = units.doubling(units.number(a.rate_start), units.number(a.rate_max))
 			levels = make_levels(a.connections, rates, None)
 		elif a.rates:
 			levels = make_levels(a.connections, a.rates, None)
 		else:
-			if a.max_c < 1:
-				raise Usage("--max-c must be at least 1")
+			if not 1 <= a.max_c <= MAX_CONNECTIONS:
+				raise Usage(f"--max-c must be 1 to {MAX_CONNECTIONS:,}")
 			levels = make_levels(a.connections, None, ",".join(
 				str(x) for x in units.doubling(1, a.max_c)))
 	except ValueError as e:
@@ -250,12 +288,15 @@ def cmd_report(argv):
 		       "time series")
 	a = p.parse_args(argv)
 	try:
-		open(a.output, "a").close()
-	except OSError as e:
-		raise Usage(f"cannot write {a.output}: {e.strerror}") from None
+		files.check_output(a.output, "-o")
+		if a.png_dir and os.path.lexists(a.png_dir) and not os.path.isdir(a.png_dir):
+			raise files.FileError(f"--png-dir {shown(a.png_dir)}: it exists and is not a "
+					      "directory")
+	except files.FileError as e:
+		raise Usage(str(e)) from None
 	from . import report
 	docs = []
-	for f in a.files:
+	for f in a.files:  # every input read and checked before anything is written
 		try:
 			docs.append(report.as_document(schema.load(f), f, a.ndjson))
 		except schema.SchemaError as e:
@@ -288,17 +329,19 @@ def main(argv):
 		print(f"loadlens: unknown command '{argv[0]}' (run, sweep, doctor, report, demo)",
 		      file=sys.stderr)
 		return EXIT_USAGE
+	name = argv[0]
+
+	def line(e):  # one line on stderr: control characters escaped, a huge message cut
+		msg = str(e) if str(e).startswith("loadlens") else f"loadlens {name}: {e}"
+		print(shown(msg, 4000), file=sys.stderr)
+
 	try:
 		return cmd(argv[1:])
 	except Usage as e:
-		print(f"loadlens {argv[0]}: {e}" if not str(e).startswith("loadlens") else str(e),
-		      file=sys.stderr)
+		line(e)
 		return EXIT_USAGE
-	except procs.RunError as e:
-		print(f"loadlens {argv[0]}: {e}", file=sys.stderr)
-		return 1
-	except schema.SchemaError as e:
-		print(f"loadlens {argv[0]}: {e}", file=sys.stderr)
+	except (procs.RunError, schema.SchemaError, files.FileError) as e:
+		line(e)
 		return 1
 	except KeyboardInterrupt:
 		print(f"loadlens {argv[0]}: interrupted", file=sys.stderr)
@@ -307,9 +350,8 @@ def main(argv):
 		if os.environ.get("LOADLENS_DEBUG"):
 			raise
 		tb = traceback.extract_tb(e.__traceback__)[-1]
-		print(f"loadlens {argv[0]}: internal error: {type(e).__name__}: {e} (at "
-		      f"{os.path.basename(tb.filename)}:{tb.lineno}; LOADLENS_DEBUG=1 shows the "
-		      "traceback)", file=sys.stderr)
+		line(f"internal error: {type(e).__name__}: {e} (at {os.path.basename(tb.filename)}:"
+		     f"{tb.lineno}; LOADLENS_DEBUG=1 shows the traceback)")
 		return 1
 
 

@@ -10,7 +10,8 @@ import resource
 import shlex
 import subprocess
 
-from . import procs, units
+from . import procs, schema, units
+from .shown import lines as shown_lines, shown
 
 TIME_WAIT_S = 60  # TCP_TIMEWAIT_LEN: fixed in Linux; tcp_fin_timeout does not change it
 TW_REUSE_S = 1  # tcp_tw_reuse: a TIME_WAIT port is reused once its last timestamp is 1 s old
@@ -127,6 +128,7 @@ def parse_driver(cmdline):
 			plan["target"] = a
 	if plan["target"] is None:
 		raise ValueError("no target URL in the driver command line")
+	schema.target_port_proto(plan["target"])
 	return plan
 
 
@@ -343,6 +345,34 @@ def host_state():
 	return st
 
 
+def check_args(a):
+	"""Every option given is checked, whether or not it makes a plan: ValueError."""
+	try:
+		c = units.number(a.connections)
+	except ValueError as e:
+		raise ValueError(f"-c: {e}") from None
+	if c < 1 or c != int(c) or c > 1_000_000:
+		raise ValueError(f"-c {a.connections}: a count of connections, 1 to 1,000,000")
+	if a.rate is not None and units.number(a.rate) <= 0:
+		raise ValueError(f"--rate {a.rate}: must be above 0")
+	if a.duration is not None and units.duration_s(a.duration) <= 0:
+		raise ValueError(f"--duration {a.duration}: must be above 0")
+	if a.reconnect_every is not None and a.reconnect_every < 1:
+		raise ValueError("--reconnect-every must be at least 1")
+	if a.source_addrs < 1:
+		raise ValueError("--source-addrs must be at least 1")
+	if a.pid is not None and a.pid < 1:
+		raise ValueError(f"--pid {a.pid}: not a process id")
+	if a.target is not None:
+		schema.target_port_proto(a.target)
+	if a.driver is not None:
+		if not a.driver.strip():
+			raise ValueError("--driver: an empty command line")
+		if a.rate or a.new_conn or a.reconnect_every or a.duration:
+			raise ValueError("--driver takes the planned load from its command line: give "
+					 "--rate, --new-conn, --reconnect-every and --duration there")
+
+
 def plan_from_args(a):
 	if a.driver:
 		try:
@@ -366,7 +396,7 @@ def describe_plan(p):
 	rate = f"{p['rate']:,.0f} req/s" if p["rate"] else "closed loop (no rate)"
 	dur = f" for {p['duration_s']:g} s" if p.get("duration_s") else ""
 	return (f"{rate}, {p['connections']:,} connections, {model}, the {p['closer']} closes "
-		f"first{dur}" + (f", target {p['target']}" if p.get("target") else ""))
+		f"first{dur}" + (f", target {shown(p['target'])}" if p.get("target") else ""))
 
 
 def render(h, obs, plan, checks):
@@ -489,10 +519,9 @@ def main(argv, Parser, Usage):
 	p.add_argument("--json", action="store_true", help="JSON on stdout")
 	a = p.parse_args(argv)
 	try:
-		planned = a.rate or a.driver or a.new_conn or a.reconnect_every
+		check_args(a)
+		planned = a.rate or a.driver is not None or a.new_conn or a.reconnect_every
 		plan = plan_from_args(a) if planned else None
-		if a.reconnect_every is not None and a.reconnect_every < 1:
-			raise ValueError("--reconnect-every must be at least 1")
 	except ValueError as e:
 		raise Usage(str(e)) from None
 	try:
@@ -509,7 +538,7 @@ def main(argv, Parser, Usage):
 				  "plan": plan, "checks": checks, "breaks_first": fb,
 				  "observer_missing": missing}, indent=1))
 	else:
-		print(render(h, obs, plan, checks))
+		print(shown_lines(render(h, obs, plan, checks)))
 		if missing:
 			print(f"\nthe observer cannot run here: {'; '.join(missing)}")
 	return 1 if (fb or missing) else 0

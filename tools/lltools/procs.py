@@ -10,6 +10,9 @@ import sys
 import tempfile
 import time
 
+from . import files
+from .shown import escaped, shown
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -58,7 +61,8 @@ def driver_dir(ident):
 	into the output directory after each run (collect())."""
 	if not ident:
 		return None
-	d = tempfile.mkdtemp(prefix="loadlens-driver-")
+	# in /tmp, not $TMPDIR: a private TMPDIR (a user's own) may be closed to the driver's user
+	d = tempfile.mkdtemp(prefix="loadlens-driver-", dir="/tmp" if os.path.isdir("/tmp") else None)
 	os.chmod(d, 0o755)
 	# a copy of the binary the user can run even where the build tree is closed to it (a
 	# checkout under /root); the driver links only system libraries
@@ -74,12 +78,17 @@ def remove_driver_dir(d):
 
 
 def collect(src_dir, names, dst_dir):
-	"""Move the driver's files from its own directory into the output directory."""
-	os.makedirs(dst_dir, exist_ok=True)
+	"""Move the driver's files from its own directory (another user's) into the output
+	directory: read as regular files only, never through a link, written anew (files.py)."""
+	files.ensure_dir(dst_dir, "output directory")
 	for n in names:
 		src = os.path.join(src_dir, n)
-		if os.path.exists(src):
-			shutil.move(src, os.path.join(dst_dir, n))
+		if os.path.lexists(src):
+			try:
+				files.copy_in(src, os.path.join(dst_dir, n), "the driver's file")
+			except files.FileError as e:
+				raise RunError(str(e)) from None
+			os.unlink(src)
 
 
 def run_driver(args, out_json, log_path, ident, timeout, exe=None):
@@ -89,9 +98,12 @@ def run_driver(args, out_json, log_path, ident, timeout, exe=None):
 	kw = {}
 	if ident:
 		kw = {"user": ident[0], "group": ident[1], "extra_groups": []}
-	with open(log_path, "wb") as log:
-		p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-				     **kw)
+	with files.create(log_path, "driver log") as log:
+		try:
+			p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
+					     stdin=subprocess.DEVNULL, **kw)
+		except OSError as e:
+			raise RunError(f"cannot start the driver {shown(cmd[0])}: {e.strerror}") from None
 		try:
 			return p.wait(timeout=timeout)
 		except subprocess.TimeoutExpired:
@@ -113,7 +125,8 @@ class Background:
 		self.cmd = cmd
 		self.out = os.path.join(outdir, f"{name}.out")
 		self.err = os.path.join(outdir, f"{name}.err")
-		with open(self.out, "wb") as o, open(self.err, "wb") as e:
+		with files.create(self.out, f"{name} output") as o, \
+				files.create(self.err, f"{name} log") as e:
 			self.p = subprocess.Popen(cmd, stdout=o, stderr=e, stdin=subprocess.DEVNULL)
 
 	def wait_for(self, pattern, seconds):
@@ -164,7 +177,11 @@ def start_observer(ports, outdir, name, runq=True, extra=()):
 		cmd.append("--runq")
 	cmd += list(extra)
 	b = Background(name, cmd, outdir)
-	b.wait_for("observing", 60)
+	try:
+		b.wait_for("observing", 60)
+	except RunError:
+		b.stop(signal.SIGKILL, 5)  # never left running behind a failed start
+		raise
 	return b
 
 
@@ -172,7 +189,11 @@ def start_refserver(listen, outdir, name, args):
 	cmd = [binary("loadlens-refserver"), "--listen", listen,
 	       "--json", os.path.join(outdir, f"{name}.json")] + list(args)
 	b = Background(name, cmd, outdir)
-	b.wait_for("listening", 20)
+	try:
+		b.wait_for("listening", 20)
+	except RunError:
+		b.stop(signal.SIGKILL, 5)
+		raise
 	return b
 
 
@@ -185,4 +206,5 @@ def cpu_times():
 
 
 def say(msg):
-	print(f"loadlens: {msg}", file=sys.stderr, flush=True)
+	"""A progress line on stderr; control characters escaped (values in it cut by the caller)."""
+	print(f"loadlens: {escaped(msg)}", file=sys.stderr, flush=True)

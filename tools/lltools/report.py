@@ -14,7 +14,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib import ticker  # noqa: E402
 
-from . import join, run as runmod, schema, verdict  # noqa: E402
+from . import files, join, run as runmod, schema, verdict  # noqa: E402
 
 COLORS = {"network_client": "#8da0cb", "accept_queue": "#e78ac3", "socket_queue": "#fc8d62",
 	  "run_queue": "#ffd92f", "service": "#66c2a5"}
@@ -269,11 +269,10 @@ def _img(plot, alt):
 	if PNG_DIR:
 		name = alt.replace(" ", "-") + ".png"
 		k = 1
-		while os.path.exists(os.path.join(PNG_DIR, name)):
+		while os.path.lexists(os.path.join(PNG_DIR, name)):
 			k += 1
 			name = f"{alt.replace(' ', '-')}-{k}.png"
-		with open(os.path.join(PNG_DIR, name), "wb") as f:
-			f.write(png)
+		files.write(os.path.join(PNG_DIR, name), png, "--png-dir", True)
 	b = base64.b64encode(png).decode("ascii")
 	return (f'<figure data-points="{n}"><img alt="{html.escape(alt)}" '
 		f'src="data:image/png;base64,{b}"><figcaption>{html.escape(alt)} ({n} data points)'
@@ -325,18 +324,15 @@ ONLOAD = ("<script>window.addEventListener('load',function(){var n=0,i=document.
 	  "document.body.setAttribute('data-images-loaded',n+'/'+i.length);});</script>")
 
 
-def write(docs, path, png_dir=None):
+def write(docs, path, png_dir=None, ours=False):
 	global PNG_DIR
 	PNG_DIR = png_dir
 	if png_dir:
-		os.makedirs(png_dir, exist_ok=True)
+		files.ensure_dir(png_dir, "--png-dir", follow=True)
 	body = "\n".join(section(d) for d in docs)
 	page = (f"<!DOCTYPE html>\n<html><head><meta charset=utf-8><title>loadlens report</title>"
 		f"<style>{CSS}</style>{ONLOAD}</head><body>\n<h1>loadlens report</h1>\n"
 		f"<p>Written {time.strftime('%Y-%m-%d %H:%M:%S')}. Client figures come from "
 		f"loadlens-driver, server figures from loadlens-observer (eBPF, tracepoints); "
 		f"docs/loadlens.md says how they are joined.</p>\n{body}\n</body></html>\n")
-	tmp = path + ".tmp"
-	with open(tmp, "w", encoding="utf-8") as f:
-		f.write(page)
-	os.replace(tmp, path)
+	files.write(path, page, "report", ours)

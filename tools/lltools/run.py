@@ -7,7 +7,7 @@ import re
 import subprocess
 import time
 
-from . import join, procs, schema, verdict
+from . import files, join, procs, schema, verdict
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
@@ -90,29 +90,32 @@ def one_level(ctx, i, level):
 	obs_json = None
 	if ctx.get("observer_jsons") is not None:
 		obs_json = ctx["observer_jsons"][i]
-	elif ctx["observe"]:
+	final = os.path.join(out, "driver")
+	files.ensure_dir(final, "output directory")  # before the observer: a refusal leaves none
+	if ctx.get("observer_jsons") is None and ctx["observe"]:
+		for ext in ("json", "ndjson"):  # the observer refuses a link: a stale name goes first
+			files.clear(os.path.join(out, f"{name}-observer.{ext}"), "observer output")
 		obs = procs.start_observer([ctx["port"]], out, f"{name}-observer", runq=ctx["runq"])
 		obs_json = os.path.join(out, f"{name}-observer.json")
-	final = os.path.join(out, "driver")
-	os.makedirs(final, exist_ok=True)
 	work = ctx["driver_dir"] or final
-	files = [f"{name}-driver.json", f"{name}-driver.log"]
+	names = [f"{name}-driver.json", f"{name}-driver.log"]
 	watch = CpuWatch(ctx["port"])
 	t_start = time.time()
 	try:
 		rc = procs.run_driver(driver_args(ctx["target"], level, ctx["duration"], ctx["extra"]),
-				      os.path.join(work, files[0]), os.path.join(work, files[1]),
+				      os.path.join(work, names[0]), os.path.join(work, names[1]),
 				      ctx["ident"], ctx["driver_timeout"],
 				      os.path.join(work, "loadlens-driver") if ctx["driver_dir"] else None)
 	finally:
-		busy, srv = watch.finish()
-		if work != final:
-			procs.collect(work, files, final)
-		if obs:
-			orc = obs.stop()
-			if orc != 0:
-				raise procs.RunError(f"the observer exited {orc}: {obs.tail()}")
-	drv_json = os.path.join(final, files[0])
+		try:
+			busy, srv = watch.finish()
+			if work != final:
+				procs.collect(work, names, final)
+		finally:  # the observer is stopped whatever failed above
+			orc = obs.stop() if obs else 0
+	if orc != 0:
+		raise procs.RunError(f"the observer exited {orc}: {obs.tail()}")
+	drv_json = os.path.join(final, names[0])
 	drv_dir = final
 	if not os.path.exists(drv_json):
 		with open(os.path.join(drv_dir, f"{name}-driver.log"), errors="replace") as f:
@@ -181,12 +184,8 @@ def document(kind, ctx, levels, extra=None):
 	return doc
 
 
-def write_json(doc, path):
-	tmp = path + ".tmp"
-	with open(tmp, "w", encoding="utf-8") as f:
-		json.dump(doc, f, indent=1)
-		f.write("\n")
-	os.replace(tmp, path)
+def write_json(doc, path, ours=False):
+	files.write(path, json.dumps(doc, indent=1) + "\n", "--json", ours)
 
 
 def run_levels(ctx, levels, show):

@@ -2,6 +2,9 @@
 """Reading the driver's and the observer's JSON (docs/driver.md, docs/observer.md). Pure."""
 
 import json
+import os
+
+from . import files
 
 # Old observer finding kinds (forensics.findings before the findings contract) -> contract kinds
 OLD_KINDS = {
@@ -27,35 +30,38 @@ class SchemaError(ValueError):
 	"""A file is not the document it should be."""
 
 
-def load(path):
+def load(path, follow=True):
+	"""A JSON document from a regular file (files.read_text: bounded, never a FIFO); with
+	follow=False, never through a symbolic link (a file another user wrote)."""
 	try:
-		with open(path, encoding="utf-8") as f:
-			text = f.read()
+		text = files.read_text(path, "", follow=follow)
 		if not text.strip():
 			raise SchemaError(f"{path} is empty (the observer writes its --json when it stops: "
 					  "is it still running?)")
 		return json.loads(text)
-	except OSError as e:
-		raise SchemaError(f"{path}: {e.strerror}") from e
-	except json.JSONDecodeError as e:
-		raise SchemaError(f"{path}: not JSON ({e})") from e
+	except files.FileError as e:
+		raise SchemaError(str(e).strip()) from None
+	except (json.JSONDecodeError, RecursionError) as e:
+		raise SchemaError(f"{path}: not JSON ({e})") from None
 
 
 def load_ndjson(path):
 	"""Records of an observer --ndjson file; a torn last line (observer killed) is left out."""
 	out = []
+	if not os.path.lexists(path):
+		return out
 	try:
-		with open(path, encoding="utf-8") as f:
-			for line in f:
-				line = line.strip()
-				if not line:
-					continue
-				try:
-					out.append(json.loads(line))
-				except json.JSONDecodeError:
-					continue
-	except OSError:
-		return []
+		text = files.read_text(path, "")
+	except files.FileError as e:
+		raise SchemaError(str(e).strip()) from None
+	for line in text.splitlines():
+		line = line.strip()
+		if not line:
+			continue
+		try:
+			out.append(json.loads(line))
+		except (json.JSONDecodeError, RecursionError):
+			continue
 	return out
 
 

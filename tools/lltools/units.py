@@ -12,7 +12,10 @@ def duration_s(text):
 	m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*(ns|us|ms|s|m|h|)\s*", str(text))
 	if not m:
 		raise ValueError(f"bad duration '{text}' (e.g. 30s, 250ms, 2m)")
-	return float(m.group(1)) * _DUR[m.group(2)]
+	v = float(m.group(1)) * _DUR[m.group(2)]
+	if v > 1e9:
+		raise ValueError(f"duration '{text}' is too long")
+	return v
 
 
 def number(text):
@@ -20,33 +23,59 @@ def number(text):
 	m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([kKMG]?)\s*(/s)?\s*", str(text))
 	if not m:
 		raise ValueError(f"bad number '{text}' (e.g. 200, 60k, 1.5M)")
-	return float(m.group(1)) * _SUFFIX[m.group(2)]
+	v = float(m.group(1)) * _SUFFIX[m.group(2)]
+	if v > 1e15:
+		raise ValueError(f"number '{text}' is too large")
+	return v
 
 
-def int_list(text):
-	"""'1,2,4' -> [1, 2, 4]; every item a positive integer."""
+def int_list(text, most=None):
+	"""'1,2,4' -> [1, 2, 4]; every item a positive integer, at most `most`."""
 	out = []
 	for part in str(text).split(","):
 		v = number(part)
 		if v < 1 or v != int(v):
 			raise ValueError(f"bad count '{part}' in '{text}' (positive integers)")
+		if most is not None and v > most:
+			raise ValueError(f"count {part.strip()} in '{text}' is more than {most:,}")
 		out.append(int(v))
 	return out
 
 
-def num_list(text):
+def num_list(text, most=None):
 	out = [number(p) for p in str(text).split(",")]
 	if any(v <= 0 for v in out):
 		raise ValueError(f"bad list '{text}' (positive numbers)")
+	if most is not None and any(v > most for v in out):
+		raise ValueError(f"'{text}': each at most {most:,g}")
 	return out
 
 
+def duration_in(text, lo, hi):
+	"""duration_s(text), refused outside [lo, hi] seconds."""
+	v = duration_s(text)
+	if not lo <= v <= hi:
+		raise ValueError(f"duration '{text}' out of range ({lo:g} s to {hi:g} s)")
+	return v
+
+
+MAX_STEPS = 64
+
+
 def doubling(start, stop):
-	"""start, 2*start, ... up to and including stop (stop itself last if not a power step)."""
+	"""start, 2*start, ... up to and including stop (stop itself last if not a power step).
+	ValueError unless 0 < start <= stop and the steps are at most MAX_STEPS: never a loop."""
+	if not (start > 0 and stop > 0):
+		raise ValueError(f"a doubling from {start:g} to {stop:g}: both must be above 0")
+	if start > stop:
+		raise ValueError(f"a doubling from {start:g} to {stop:g}: the first is above the last")
 	out = []
 	v = start
 	while v < stop:
 		out.append(v)
 		v *= 2
+		if len(out) >= MAX_STEPS:
+			raise ValueError(f"a doubling from {start:g} to {stop:g}: more than "
+					 f"{MAX_STEPS} steps")
 	out.append(stop)
 	return out

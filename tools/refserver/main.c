@@ -204,7 +204,7 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 
-	fprintf(stderr, "%s: listening on %s (%s, %u worker%s)\n", RS_PROG, cfg.listen_str,
+	ll_warn(RS_PROG, "listening on %s (%s, %u worker%s)", cfg.listen_str,
 		rs_proto_name(cfg.proto), cfg.workers, cfg.workers == 1 ? "" : "s");
 	uv_run(&m.loop, UV_RUN_DEFAULT);
 	rc = LL_EXIT_OK;

@@ -23,8 +23,10 @@ static int x__parse_stall(struct rs_misbehave *mb, const char *val)
 		return -EINVAL;
 	memcpy(at, val, n);
 	at[n] = '\0';
-	if (ll_parse_duration(at, &mb->stall_at_ns) ||
-	    ll_parse_duration(colon + 1, &mb->stall_ns) || !mb->stall_ns)
+	/* a stall holds the workers, SIGTERM's exit included: a minute at most */
+	if (ll_parse_duration(at, &mb->stall_at_ns) || mb->stall_at_ns > 3600000000000ULL ||
+	    ll_parse_duration(colon + 1, &mb->stall_ns) || !mb->stall_ns ||
+	    mb->stall_ns > 60000000000ULL)
 		return -EINVAL;
 	return 0;
 }
@@ -72,7 +74,8 @@ const struct rs_switch rs_switches[] = {
 	{
 		.name = "--stall",
 		.arg = "AT:DUR",
-		.help = "at AT after start, block every worker once for DUR (e.g. 2s:1s)",
+		.help = "at AT after start (up to 1h), block every worker once for DUR (up to 1m; "
+			"e.g. 2s:1s)",
 		.json_key = "stall",
 		.parse = x__parse_stall,
 		.to_json = x__stall_json,

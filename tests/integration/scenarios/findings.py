@@ -6,7 +6,8 @@ import subprocess
 
 from common import BIN, log
 
-NOTE_KINDS = {"pipelining", "udp_shared_socket", "netns_outside", "no_listener"}
+NOTE_KINDS = {"pipelining", "udp_shared_socket", "netns_outside", "no_listener",
+	      "served_elsewhere"}
 # The pre-contract observer's kinds (forensics.findings, no severity), for the report only.
 LEGACY = {"ports": "port_exhaustion", "ports_forecast": "port_exhaustion", "fds": "fd_exhaustion",
 	  "close_wait": "close_wait_leak", "listen": "listen_overflow", "target": "target_exit"}
@@ -74,12 +75,89 @@ def check_requests(run, sc):
 	with open(os.path.join(run.tmp, "observer.json")) as f:
 		rt = json.load(f).get("request_timing") or {}
 	obs = sum(s.get("requests", 0) for s in rt.get("slots", []) if s.get("proto") == "tcp")
+	problems = []
+	if sc.get("server_sockets_only") and rt.get("client_sockets"):
+		problems.append("the observer took %d of the target's sockets for its client "
+				"connections" % rt["client_sockets"])
 	with open(os.path.join(run.tmp, "load.json")) as f:
 		d = json.load(f)
 	drv = d["requests"]
-	slack = d["connections"] + drv // 100
+	slack = sc.get("requests_slack", d["connections"] + drv // 100)
 	log("requests: observer %d, driver %d (allowed difference %d)" % (obs, drv, slack))
 	if abs(obs - drv) > slack:
-		return ["the observer counted %d requests, the driver %d (allowed difference %d)" %
-			(obs, drv, slack)]
-	return []
+		problems.append("the observer counted %d requests, the driver %d (allowed difference "
+				"%d)" % (obs, drv, slack))
+	return problems
+
+
+def check_access_log(run, sc):
+	"""The server's own counts as ground truth (nginx's access log, one line a request, its
+	$request_time): the observer's TCP requests equal them exactly; 'access_log': {'tls':
+	handshakes expected (an int, or a load whose JSON 'connections' it equals), 'resumed': TLS 1.2
+	resumptions expected, 'service': the largest share by which the mean service time may differ
+	from the mean $request_time}."""
+	want = sc["access_log"]
+	problems = []
+	with open(os.path.join(run.tmp, "server", "access.log")) as f:
+		times = [float(line) for line in f if line.strip()]
+	with open(os.path.join(run.tmp, "observer.json")) as f:
+		rt = json.load(f).get("request_timing") or {}
+	slots = [s for s in rt.get("slots", []) if s.get("proto") == "tcp"]
+	obs = sum(s.get("requests", 0) for s in slots)
+	log("requests: observer %d, nginx's access log %d" % (obs, len(times)))
+	if obs != len(times):
+		problems.append("the observer counted %d requests, nginx's access log %d" %
+				(obs, len(times)))
+	if "tls" in want:
+		n = want["tls"]
+		if isinstance(n, str):
+			with open(os.path.join(run.tmp, n + ".json")) as f:
+				n = json.load(f)["connections"]
+		hs = sum(s.get("tls_handshakes", 0) for s in slots)
+		lost = sum(s.get("tls_lost", 0) for s in slots)
+		log("tls handshakes: observer %d (lost %d), connections %d" % (hs, lost, n))
+		if hs != n or lost:
+			problems.append("the observer timed %d TLS handshakes (%d lost), the load made "
+					"%d connections" % (hs, lost, n))
+		hist = [s.get("tls_handshake") or {} for s in slots]
+		if not any(h.get("count") for h in hist):
+			problems.append("no tls_handshake histogram")
+	if "resumed" in want:
+		r = sum(s.get("tls12_resumed", 0) for s in slots)
+		log("tls 1.2 resumed: observer %d, expected %d" % (r, want["resumed"]))
+		if r != want["resumed"]:
+			problems.append("the observer saw %d TLS 1.2 resumptions, expected %d" %
+					(r, want["resumed"]))
+	if "service" in want and times and slots:
+		st = slots[0].get("service_time") or {}
+		mean_ms = st.get("mean", 0) / 1e6
+		log_ms = 1000 * sum(times) / len(times)
+		diff = mean_ms / log_ms - 1 if log_ms else 1
+		log("service time: observer mean %.3f ms, nginx $request_time mean %.3f ms (%+.2f%%, "
+		    "allowed %.0f%%)" % (mean_ms, log_ms, 100 * diff, 100 * want["service"]))
+		if abs(diff) > want["service"]:
+			problems.append("service time mean %.3f ms, nginx's $request_time %.3f ms "
+					"(%+.1f%%)" % (mean_ms, log_ms, 100 * diff))
+	return problems
+
+
+def check_one_spelling(run, findings):
+	"""Each port group spelled one way: the findings' 'group' as every NDJSON interval
+	record's ports.group (IPv6 in brackets, as ss prints it)."""
+	problems = []
+	groups = {(f.get("evidence") or {}).get("group") for f in findings} - {None}
+	seen = set()
+	with open(os.path.join(run.tmp, "observer.ndjson")) as f:
+		for line in f:
+			rec = json.loads(line) if line.strip() else {}
+			g = (rec.get("ports") or {}).get("group")
+			if rec.get("type", "interval") == "interval" and g:
+				seen.add(g)
+	log("port groups: findings %s, interval records %s" % (sorted(groups), sorted(seen)))
+	if not groups or not seen:
+		problems.append("no port group to compare (findings %s, records %s)" %
+				(sorted(groups), sorted(seen)))
+	elif seen != groups:
+		problems.append("a port group spelled two ways: findings %s, interval records %s" %
+				(sorted(groups), sorted(seen)))
+	return problems

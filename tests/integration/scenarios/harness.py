@@ -32,8 +32,9 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import scenarios  # noqa: E402
 from common import BIN, INTERVAL, SLACK, Fail, Skip, log  # noqa: E402
-from findings import (NOTE_KINDS, alarming, check_requests, kind_of,  # noqa: E402
-		      observer_supports, read_findings, severity_of, short)
+from findings import (NOTE_KINDS, alarming, check_access_log, check_one_spelling,  # noqa
+		      check_requests, kind_of, observer_supports, read_findings, severity_of,
+		      short)
 from launch import check_load, run_loads, start_server  # noqa: E402
 from onset import poller, post_onset, probe  # noqa: E402
 from sandbox import Run, loadlens_processes  # noqa: E402
@@ -73,12 +74,14 @@ def run_scenario(sc, result):
 def run_in(run, sc, result):
 	run.netns_up(sc.get("sysctls", {}))
 	run.vars["port"] = random.randrange(20000, 30000)
+	run.vars["port1"] = run.vars["port"] + 1  # a second server's (a proxy in front)
+	run.vars["port2"] = run.vars["port"] + 2  # a backend behind the server, where one is
 	for k, v in sc.get("files", {}).items():
 		with open(os.path.join(run.tmp, k), "wb") as f:
 			f.write(v)
 	for spec in sc["servers"]:
 		start_server(run, spec)
-	obs = [os.path.join(BIN, "loadlens-observer"), "-i", "%gs" % INTERVAL,
+	obs = [os.path.join(BIN, "loadlens-observer"), "-i", "%gs" % sc.get("interval", INTERVAL),
 	       "--ndjson", "{tmp}/observer.ndjson", "--json", "{tmp}/observer.json"]
 	obs += sc.get("observer", ["--port", "{port}"])
 	if observer_supports("--max-procs") and sc.get("max_procs"):
@@ -103,8 +106,14 @@ def run_in(run, sc, result):
 	if rc != 0:
 		raise Fail("the observer exited %d:\n%s" % (rc, run.text("observer")[-3000:]))
 	for spec in sc["servers"]:
-		if run.procs[spec.get("name", "server")].poll() is None:
-			run.stop(spec.get("name", "server"), signal.SIGTERM)
+		name = spec.get("name", "server")
+		if run.procs[name].poll() is None:
+			if name in run.stop_first:  # a server under strace: the tracee first
+				try:
+					os.kill(run.stop_first[name], signal.SIGTERM)
+				except ProcessLookupError:
+					pass
+			run.stop(name, signal.SIGTERM)
 	loads = [check_load(run, l) for l in sc["loads"]]
 	result["load"] = loads
 	for l in loads:
@@ -204,11 +213,52 @@ def run_in(run, sc, result):
 			problems.append("%s is only a note" % k)
 	if sc.get("requests_match"):
 		problems += check_requests(run, sc)
+	if sc.get("portfail_truth"):
+		problems += check_portfail(run, sc["portfail_truth"], sfind)
+	if sc.get("access_log"):
+		problems += check_access_log(run, sc)
+	if sc.get("one_spelling"):
+		problems += check_one_spelling(run, events + sfind)
 	if sc["group"] == "healthy":
 		for e in expect:  # healthy scenarios expect notes only
 			if not any(kind_of(f) == e["kind"] and not alarming(f)
 				   for f in events + sfind):
 				problems.append("the note %s is missing" % e["kind"])
+	return problems
+
+
+def check_portfail(run, truth, sfind):
+	"""The port finding's counts against the connecting process's own: strace's count of its
+	connect() calls that returned EADDRNOTAVAIL ('strace': the log, 'pid': the process), or
+	the driver's own count ('load': its name)."""
+	if "strace" in truth:
+		with open(run.fmt(truth["strace"])) as f:
+			n = sum(1 for line in f if "connect(" in line and "EADDRNOTAVAIL" in line)
+		pid = int(run.fmt(truth["pid"]))
+	else:
+		with open(os.path.join(run.tmp, truth["load"] + ".json")) as f:
+			n = json.load(f)["errors"].get("EADDRNOTAVAIL", 0)
+		pid = run.procs[truth["load"]].pid
+	pf = [f for f in sfind if kind_of(f) == "port_exhaustion" and
+	      "processes" in (f.get("evidence") or {})]
+	if not pf:
+		return ["no port_exhaustion naming processes in the summary (the process counted %d)" % n]
+	ev = pf[-1].get("evidence") or {}
+	procs = ev.get("processes") or []
+	mine = [p for p in procs if p.get("pid") == pid]
+	log("port_exhaustion: failures_total %s, processes %s; the process itself counted %d "
+	    "EADDRNOTAVAIL (pid %d)" % (ev.get("failures_total"), procs, n, pid))
+	problems = []
+	if not n:
+		problems.append("the process saw no EADDRNOTAVAIL: the scenario is broken")
+	if ev.get("failures_total") != n:
+		problems.append("port_exhaustion failures_total %s, the process counted %d" %
+				(ev.get("failures_total"), n))
+	if not mine:
+		problems.append("port_exhaustion names %s, not pid %d" % (procs, pid))
+	elif mine[0].get("failures_total") != n or mine[0].get("comm") != truth.get("comm"):
+		problems.append("port_exhaustion names %s, expected %s (pid %d) with %d" %
+				(mine[0], truth.get("comm"), pid, n))
 	return problems
 
 
@@ -224,6 +274,12 @@ def check_evidence(run, e, f):
 		log("  %s: %s = %s (expected %s..%s)" % (f["kind"], key, v, lo, hi))
 		if not isinstance(v, (int, float)) or not lo <= v <= hi:
 			problems.append("%s evidence %s=%s, expected %s..%s" % (f["kind"], key, v, lo, hi))
+	for words in e.get("text_has", []):
+		if words not in f.get("text", ""):
+			problems.append("%s text lacks '%s': %s" % (f["kind"], words, f.get("text")))
+	for words in e.get("text_lacks", []):
+		if words in f.get("text", ""):
+			problems.append("%s text has '%s': %s" % (f["kind"], words, f.get("text")))
 	for key in e.get("absent", []):
 		if key in ev:
 			problems.append("%s evidence has %s=%s, expected none" % (f["kind"], key,

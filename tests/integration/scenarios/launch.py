@@ -22,18 +22,53 @@ pid {dir}/nginx.pid;
 error_log {dir}/error.log {loglevel};
 events {{ worker_connections {wconn}; accept_mutex off; }}
 http {{
-	access_log off;
+	log_format scenario '$request_time';
+	access_log {access_log};
 	keepalive_requests 1000000;
 	client_body_temp_path {dir}/tmp/body;
 	proxy_temp_path {dir}/tmp/proxy;
 	fastcgi_temp_path {dir}/tmp/fastcgi;
 	uwsgi_temp_path {dir}/tmp/uwsgi;
 	scgi_temp_path {dir}/tmp/scgi;
+	{upstream}
 	server {{
-		listen 127.0.0.1:{port} backlog=1024{http2};
-		location / {{ return 200 "hello, scenario\\n"; }}
+		listen 127.0.0.1:{port} backlog=1024{ssl}{http2};
+		{tls}
+		location / {{ {location} }}
 	}}
 }}
+"""
+# nginx terminating TLS: a self-signed P-256 certificate made by openssl for the run
+NGINX_TLS = ("ssl_certificate {dir}/cert.pem; ssl_certificate_key {dir}/key.pem; "
+	     "ssl_protocols {protocols}; ssl_session_cache shared:scenario:1m;")
+# a location that proxies to a backend (keep-alive upstream connections)
+NGINX_UPSTREAM = "upstream backend {{ server 127.0.0.1:{port}; keepalive 16; }}"
+NGINX_PROXY = ('proxy_pass http://backend; proxy_http_version 1.1; '
+	       'proxy_set_header Connection "";')
+
+
+def self_signed(d):
+	r = subprocess.run([need("openssl"), "req", "-x509", "-newkey", "ec", "-pkeyopt",
+			    "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", d + "/key.pem",
+			    "-out", d + "/cert.pem", "-days", "2", "-subj", "/CN=localhost"],
+			   capture_output=True, text=True)
+	if r.returncode:
+		raise Fail("openssl could not make a certificate: " + r.stderr[-500:])
+
+
+HAPROXY_CONF = """global
+	nbthread 1
+defaults
+	mode {mode}
+	timeout connect 1s
+	timeout client 5s
+	timeout server 5s
+	retries 0
+frontend fe
+	bind 127.0.0.1:{front}
+	default_backend be
+backend be
+	server s1 127.0.0.1:{port}
 """
 
 
@@ -72,7 +107,8 @@ def start_server(run, spec):
 	port = run.vars["port"]
 	cpu = spec.get("cpu", 0)
 	if kind == "refserver":
-		argv = [os.path.join(BIN, "loadlens-refserver"), "--listen", "127.0.0.1:{port}",
+		argv = [os.path.join(BIN, "loadlens-refserver"), "--listen",
+			spec.get("listen", "127.0.0.1:{port}"),
 			"--json", "{tmp}/%s.json" % name] + spec.get("args", [])
 		if spec.get("nofile"):  # at most our hard limit (raising it needs privilege)
 			n = spec["nofile"]
@@ -95,13 +131,24 @@ def start_server(run, spec):
 		d = os.path.join(run.tmp, name)
 		os.makedirs(os.path.join(d, "tmp"))
 		rl = spec.get("worker_rlimit_nofile")
+		if spec.get("tls"):
+			self_signed(d)
 		with open(os.path.join(d, "nginx.conf"), "w") as f:
 			f.write(NGINX_CONF.format(
 				master="on" if spec.get("master") else "off", dir=d, port=port,
 				rlimit="worker_rlimit_nofile %d;" % rl if rl else "",
 				wconn=spec.get("worker_connections", 4096),
 				loglevel=spec.get("loglevel", "warn"),
-				http2=" http2" if spec.get("http2") else ""))
+				http2=" http2" if spec.get("http2") else "",
+				ssl=" ssl" if spec.get("tls") else "",
+				tls=NGINX_TLS.format(dir=d, protocols=spec["tls"])
+				if spec.get("tls") else "",
+				access_log=d + "/access.log scenario" if spec.get("access_log")
+				else "off",
+				upstream=NGINX_UPSTREAM.format(port=run.fmt(spec["proxy"]))
+				if spec.get("proxy") else "",
+				location=NGINX_PROXY if spec.get("proxy")
+				else 'return 200 "hello, scenario\\n";'))
 		run.spawn(name, [need("nginx"), "-p", d, "-e", d + "/error.log", "-c",
 				 d + "/nginx.conf"], cpu)
 		run.wait_listen(name, port)
@@ -114,6 +161,56 @@ def start_server(run, spec):
 			if not kids:
 				raise Fail("nginx started no worker")
 			run.vars[name + "_worker_pid"] = kids[0]
+	elif kind == "node_cluster":
+		run.spawn(name, [need("node"), os.path.join(HERE, "cluster.js"), "{port}",
+				 str(spec.get("workers", 2))], cpu)
+		run.wait_for(name, "^ready")
+		run.wait_listen(name, port)
+	elif kind == "haproxy":
+		# in front of the port's server, on {port1} (mode http: keeps its backend
+		# connections alive; mode tcp: a backend connection per client connection, closed
+		# first by haproxy once the client closes); run under strace -f -e connect: its
+		# connect() failures are the ground truth of a port finding (strace.log)
+		d = os.path.join(run.tmp, name)
+		os.makedirs(d)
+		with open(os.path.join(d, "haproxy.cfg"), "w") as f:
+			f.write(HAPROXY_CONF.format(
+				front=run.vars["port1"], port=port, mode=spec.get("mode", "http")))
+		run.spawn(name, [need("strace"), "-f", "-ttt", "-e", "trace=connect", "-o",
+				 d + "/strace.log", need("haproxy"), "-db", "-f",
+				 d + "/haproxy.cfg"], cpu)
+		run.wait_listen(name, run.vars["port1"])
+		kids = children(run.procs[name].pid)
+		if not kids:
+			raise Fail("strace started no haproxy")
+		run.vars[name + "_haproxy_pid"] = kids[0]
+		run.stop_first[name] = kids[0]
+	elif kind == "postgres":
+		# PostgreSQL 15 as user postgres (it refuses root): a fresh cluster in the temp dir,
+		# fsync off, the postmaster in the foreground (setpriv execs in place: the pid is
+		# the postmaster's), pgbench's tables made before the observer starts
+		pgbin = "/usr/lib/postgresql/15/bin"
+		if not os.access(os.path.join(pgbin, "postgres"), os.X_OK):
+			raise Skip("PostgreSQL 15 is not installed (postgresql-15)")
+		d = os.path.join(run.tmp, name)
+		os.makedirs(d)
+		os.chmod(run.tmp, 0o755)
+		shutil.chown(d, "postgres", "postgres")
+		asuser = ["setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups"]
+		r = subprocess.run(run.fmt(asuser + [pgbin + "/initdb", "-D", d + "/data", "-A",
+						     "trust", "-U", "postgres", "--no-sync"]),
+				   capture_output=True, text=True, timeout=120)
+		if r.returncode:
+			raise Fail("initdb failed: " + r.stderr[-500:])
+		run.spawn(name, asuser + [pgbin + "/postgres", "-D", d + "/data", "-k", d,
+					  "-p", "{port}", "-c", "listen_addresses=127.0.0.1",
+					  "-c", "fsync=off", "-c", "max_connections=50"], cpu)
+		run.wait_listen(name, port)
+		r = subprocess.run(["ip", "netns", "exec", run.ns, pgbin + "/pgbench", "-i", "-q",
+				    "-h", "127.0.0.1", "-p", str(port), "-U", "postgres", "postgres"],
+				   capture_output=True, text=True, timeout=120)
+		if r.returncode:
+			raise Fail("pgbench -i failed: " + r.stderr[-500:])
 	elif kind == "redis":
 		run.spawn(name, [need("redis-server"), "--port", "{port}", "--bind", "127.0.0.1",
 				 "--save", "", "--appendonly", "no", "--daemonize", "no",
@@ -139,8 +236,13 @@ def load_argv(run, spec):
 		return [PY, SERVERS] + spec["args"]
 	if kind in ("wrk", "ab", "h2load"):
 		return [need(kind)] + spec["args"]
+	if kind == "sh":  # a short shell loop of a peer client (openssl s_client)
+		return ["/bin/sh", "-c", spec["script"]]
 	if kind == "redis-benchmark":
 		return [need("redis-benchmark"), "-h", "127.0.0.1", "-p", "{port}"] + spec["args"]
+	if kind == "pgbench":
+		return ["/usr/lib/postgresql/15/bin/pgbench", "-h", "127.0.0.1", "-p", "{port}",
+			"-U", "postgres"] + spec["args"] + ["postgres"]
 	raise Fail("unknown load kind " + kind)
 
 
@@ -201,6 +303,12 @@ def check_load(run, spec):
 		if "h2c" not in out:
 			raise Fail("h2load did not speak HTTP/2 (h2c):\n" + out[-1500:])
 		return "h2load: %s requests over h2c, all succeeded" % m.group(1)
+	if spec["kind"] == "pgbench":
+		n = re.search(r"number of transactions actually processed: (\d+)", out)
+		failed = re.search(r"number of failed transactions: (\d+)", out)
+		if not n or (failed and failed.group(1) != "0"):
+			raise Fail("pgbench: not every transaction succeeded:\n" + out[-1500:])
+		return "pgbench: %s transactions, a connection each" % n.group(1)
 	if spec["kind"] != "driver":
 		return "%s exited 0" % spec["kind"]
 	with open(os.path.join(run.tmp, spec["name"] + ".json")) as f:

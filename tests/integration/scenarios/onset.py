@@ -78,6 +78,15 @@ def post_onset(run, o):
 			return float(c[o.get("field", 0)])
 		except (OSError, IndexError, ValueError):
 			return None
+	if o["how"] == "logline":  # the first line matching 're'; its 'field' is an epoch time
+		try:
+			with open(run.fmt(o["file"])) as f:
+				for line in f:
+					if re.search(o["re"], line):
+						return float(line.split()[o.get("field", 0)])
+		except (OSError, IndexError, ValueError):
+			return None
+		return None
 	if o["how"] == "event":
 		return run.events.get(o["event"])
 	raise Fail("unknown onset " + o["how"])

@@ -26,6 +26,7 @@ class Run:
 		self.ns_made = False
 		self.ns2_made = False
 		self.procs = {}
+		self.stop_first = {}  # name -> pid to stop before it (a tracee under strace)
 		self.vars = {"tmp": self.tmp, "bin": BIN, "py": PY, "servers": SERVERS}
 		self.events = {}  # name -> epoch
 		self.onset_epoch = None

@@ -5,9 +5,13 @@ random port), {tmp} (the scenario's temp dir), {NAME_pid} (a process the harness
 {server_pid}), {server_worker_pid} (nginx's worker with master_process on).
 
 - group: healthy (no warning/critical finding; exactly the notes in 'expect') or sick.
-- servers: kind refserver | py (servers.py) | go | nginx | redis | memcached; cpu 0 by default.
-- loads: kind driver | py | redis-benchmark | wrk | ab | h2load; cpu 1 by default; 'delay' after the
+- servers: kind refserver | py (servers.py) | go | nginx | redis | memcached | node_cluster
+  (cluster.js) | haproxy (under strace, in front of {port} on {port1}) | postgres; cpu 0 by
+  default.
+- loads: kind driver | py | redis-benchmark | wrk | ab | h2load | pgbench; cpu 1 by default; 'delay' after the
   load phase starts; 'rc' exit codes accepted; 'errors_ok' (driver) when errors are the point.
+- requests_match: the observer's TCP request count is the driver's, within 'requests_slack'
+  (default: a request per connection and 1%).
 - observer: its target arguments (default --port {port}); -i 0.5s, --ndjson and --json are added.
 - expect: [{kind, evidence: {key: value}, forecast: may come before the onset, range: {key:
   [lo, hi]} and estimate_of: a load whose JSON 'requests' the finding's estimated_requests
@@ -24,6 +28,15 @@ random port), {tmp} (the scenario's temp dir), {NAME_pid} (a process the harness
 """
 
 HTTP = "http://127.0.0.1:{port}/"
+HTTPS = "https://127.0.0.1:{port}/"
+# openssl s_client against {port}: a session saved, 20 resumptions of it, 2 x -reconnect (a full
+# handshake, then 5 resumed); a request on each but the reconnects' first 5. {v}: the version.
+SCLIENT = ("R='GET / HTTP/1.1\\r\\nHost: scenario\\r\\nConnection: close\\r\\n\\r\\n'; "
+	   "S={{tmp}}/session.pem; O='openssl s_client -connect 127.0.0.1:{{port}} {v} -quiet'; "
+	   "printf \"$R\" | $O -sess_out $S >/dev/null 2>&1 || exit 1; "
+	   "for i in $(seq 20); do printf \"$R\" | $O -sess_in $S >/dev/null 2>&1 || exit 1; "
+	   "done; for i in 1 2; do printf \"$R\" | $O -reconnect >/dev/null 2>&1 || exit 1; "
+	   "done")
 TCP = "tcp://127.0.0.1:{port}"
 MEMC_UDP_GET = b"\x00\x01\x00\x00\x00\x01\x00\x00get scenario\r\n"
 
@@ -176,6 +189,150 @@ SCENARIOS = [
 			  "--rate", "2000", "-c", "8", "-d", "3s", "--timeout", "200ms")],
 	 "expect": [{"kind": "udp_shared_socket", "evidence": {"port": "{port}"}}]},
 
+	{"name": "healthy_fork_per_connection", "group": "healthy",
+	 "what": "a python3 forking server (the parent accepts, a child per connection answers "
+		 "and exits 0, as PostgreSQL's backends), --pid parent --children --max-procs 16, "
+		 "100 new connections/s for 3 s: 300 children come and go; no exit is a finding, "
+		 "the cap counts live processes, every request is timed",
+	 "servers": [{"kind": "py", "args": ["forkper"]}],
+	 "observer": ["--pid", "{server_pid}", "--children"],
+	 "max_procs": 16,
+	 "requests_match": True, "requests_slack": 0,
+	 "loads": [driver(HTTP, "--http-close", "--rate", "100", "-c", "4", "-d", "3s")]},
+	{"name": "healthy_prefork_existing", "group": "healthy",
+	 "what": "a python3 pre-forking server whose 4 children were forked before the observer "
+		 "started, under --pid parent --children: the children found at the start are "
+		 "targets, every request they serve is timed",
+	 "servers": [{"kind": "py", "args": ["fork", "--children", "4", "--gap", "0"]}],
+	 "observer": ["--pid", "{server_pid}", "--children"],
+	 "requests_match": True, "requests_slack": 0,
+	 "loads": [driver(HTTP, "--http-close", "--rate", "200", "-c", "4", "-d", "3s")]},
+	{"name": "healthy_postgres_pgbench_C", "group": "healthy",
+	 "what": "PostgreSQL 15 under pgbench -C (a new connection, so a new backend, per "
+		 "transaction; select-only), 4 clients for 3 s, --pid postmaster --children "
+		 "--max-procs 16: hundreds of backends come and go; none is a finding",
+	 "servers": [{"kind": "postgres"}],
+	 "observer": ["--pid", "{server_pid}", "--children"],
+	 "max_procs": 16,
+	 "loads": [{"kind": "pgbench", "name": "load",
+		    "args": ["-C", "-S", "-c", "4", "-j", "1", "-T", "3"]}]},
+	{"name": "healthy_ephemeral_port_server", "group": "healthy",
+	 "what": "refserver http listening on a port inside the namespace's ephemeral range "
+		 "(20000-30999), keep-alive, 8 connections for 3 s, watched with --pid only: its "
+		 "accepted sockets are a server's (timed, as many requests as the driver's), not "
+		 "client connections",
+	 "sysctls": {"net.ipv4.ip_local_port_range": "20000 30999"},
+	 "servers": [refserver("--proto", "http")],
+	 "observer": ["--pid", "{server_pid}"],
+	 "requests_match": True, "server_sockets_only": True,
+	 "loads": [driver(HTTP, "-c", "8", "-d", "3s")]},
+	{"name": "healthy_node_cluster", "group": "healthy",
+	 "what": "a Node.js cluster (primary + 2 workers, forked before the observer started; "
+		 "the primary accepts and hands each connection to a worker), keep-alive, 8 "
+		 "connections for 3 s, under --pid primary --children: the workers' requests are "
+		 "timed, as many as the driver's",
+	 "servers": [{"kind": "node_cluster", "workers": 2}],
+	 "observer": ["--pid", "{server_pid}", "--children"],
+	 "requests_match": True, "requests_slack": 0,
+	 "loads": [driver(HTTP, "-c", "8", "-d", "3s")]},
+
+	{"name": "healthy_connection_ramp", "group": "healthy",
+	 "what": "refserver tcp with RLIMIT_NOFILE 1000; a client opens 750 connections over "
+		 "1.5 s and holds them for 3.5 s more, closing one and opening another every "
+		 "0.1 s: the fds stop at 75% of the limit, no forecast (a ramp that stopped is "
+		 "no trend)",
+	 "servers": [refserver("--proto", "tcp", nofile=1000)],
+	 "loads": [{"kind": "py", "name": "load",
+		    "args": ["ramp", "--port", "{port}", "--count", "750", "--ramp", "1.5",
+			     "--every", "0.1", "--seconds", "5"]}]},
+
+	{"name": "healthy_proxy_keepalive", "group": "healthy",
+	 "what": "haproxy in front of refserver (haproxy keeps its backend connections alive), "
+		 "tcp_tw_reuse 0 and 300 ephemeral ports, 400 requests/s for 3 s: no port "
+		 "pressure, nothing to say",
+	 "sysctls": {"net.ipv4.tcp_tw_reuse": 0, "net.ipv4.ip_local_port_range": "40000 40299"},
+	 "servers": [refserver("--proto", "http"),
+		     {"kind": "haproxy", "name": "proxy", "mode": "http"}],
+	 "observer": ["--port", "{port}"],
+	 "loads": [driver("http://127.0.0.1:{port1}/", "--rate", "400", "-c", "4", "-d", "3s")]},
+
+	{"name": "healthy_cluster_primary_note", "group": "healthy",
+	 "what": "the Node.js cluster of healthy_node_cluster under --pid of the primary alone "
+		 "(no --children): it accepts every connection and serves none; a note says so and "
+		 "names its children, the workers",
+	 "servers": [{"kind": "node_cluster", "workers": 2}],
+	 "observer": ["--pid", "{server_pid}"],
+	 "loads": [driver(HTTP, "--http-close", "--rate", "200", "-c", "4", "-d", "3s")],
+	 "expect": [{"kind": "served_elsewhere", "text_has": ["the targets' children: "]}]},
+
+	# TLS (issue 19): the handshake is no request; nginx's access log is the ground truth
+	{"name": "healthy_tls_keepalive", "group": "healthy",
+	 "what": "nginx terminating TLS 1.2/1.3 (self-signed P-256 certificate), the driver's https "
+		 "(libcurl), 8 keep-alive connections, 8,000 requests: requests = nginx's access "
+		 "log exactly, one handshake timed per connection, none counted as a request",
+	 "servers": [{"kind": "nginx", "tls": "TLSv1.2 TLSv1.3", "access_log": True}],
+	 "loads": [driver(HTTPS, "-k", "-c", "8", "-n", "8000")],
+	 "access_log": {"tls": "load"}},
+	{"name": "healthy_tls_close_proxy", "group": "healthy",
+	 "what": "nginx terminating TLS 1.3 in front of refserver (20 ms a request), Connection: "
+		 "close (a handshake per request), 4 at a time, 300 requests: requests = the access "
+		 "log, 300 handshakes, mean service time within 2% of nginx's $request_time; "
+		 "TLS records read together are no pipelining",
+	 "servers": [refserver("--proto", "http", "--workers", "4", "--service-time", "20ms",
+			       "--service-mode", "sleep", name="backend", listen="127.0.0.1:{port2}"),
+		     {"kind": "nginx", "tls": "TLSv1.3", "access_log": True, "proxy": "{port2}"}],
+	 "loads": [driver(HTTPS, "-k", "--http-close", "-c", "4", "-n", "300")],
+	 "access_log": {"tls": "load", "service": 0.02}},
+	{"name": "healthy_tls12_resumed", "group": "healthy",
+	 "what": "nginx with TLS 1.2 only; openssl s_client: a full handshake saving its session "
+		 "(-sess_out), 20 resuming it (-sess_in), 2 x -reconnect (a full handshake and 5 "
+		 "resumed each): 33 handshakes, 30 resumed, 23 requests = the access log",
+	 "servers": [{"kind": "nginx", "tls": "TLSv1.2", "access_log": True}],
+	 "loads": [{"kind": "sh", "name": "load", "script": SCLIENT.format(v="-tls1_2")}],
+	 "access_log": {"tls": 33, "resumed": 30}},
+	{"name": "healthy_tls13_resumed", "group": "healthy",
+	 "what": "the same with TLS 1.3 only (resumption by session ticket, encrypted: not "
+		 "counted apart): 33 handshakes, 23 requests = the access log",
+	 "servers": [{"kind": "nginx", "tls": "TLSv1.3", "access_log": True}],
+	 "loads": [{"kind": "sh", "name": "load", "script": SCLIENT.format(v="-tls1_3")}],
+	 "access_log": {"tls": 33, "resumed": 0}},
+	{"name": "healthy_request_with_close", "group": "healthy",
+	 "what": "nginx, 600 HTTP/1.0 requests each written with the client's FIN right after it "
+		 "(as pgbench -C's Terminate): the server reads request and close together, "
+		 "which is no pipelining; requests = the access log",
+	 "servers": [{"kind": "nginx", "access_log": True}],
+	 "loads": [{"kind": "py", "name": "load",
+		    "args": ["closewrite", "--port", "{port}", "--children", "4", "--count",
+			     "600"]}],
+	 "access_log": {}},
+	{"name": "healthy_pipelined_burst", "group": "healthy",
+	 "what": "nginx, a 60 ms burst of HTTP/1.1 pipelining (the driver's -P 8, 2 connections): "
+		 "the payload sampler takes one read per CPU each 8 ms, about 7 here, fewer than "
+		 "the 10 a long run needs: the note all the same, every run",
+	 "servers": [{"kind": "nginx"}],
+	 "loads": [driver(HTTP, "-P", "8", "-c", "2", "-d", "60ms")],
+	 "expect": [{"kind": "pipelining", "evidence": {"port": "{port}"},
+		     "range": {"requests_per_read": [4.0, 8.0], "sampled_reads": [3, 12]}}]},
+	{"name": "healthy_redis_burst_interval0", "group": "healthy",
+	 "what": "redis-server, a pipelined burst (redis-benchmark -P 16, 30,000 SETs on one "
+		 "connection) with the observer at --interval 0 (the agent's mode, a one-shot run): "
+		 "the note is decided on the final read (it never was)",
+	 "interval": 0,
+	 "servers": [{"kind": "redis"}],
+	 "loads": [{"kind": "redis-benchmark", "name": "load",
+		    "args": ["-P", "16", "-c", "1", "-n", "30000", "-t", "set", "-q"]}],
+	 "expect": [{"kind": "pipelining", "evidence": {"port": "{port}"},
+		     "range": {"requests_per_read": [14.0, 16.0]}}]},
+	{"name": "healthy_memcached_udp_interval0", "group": "healthy",
+	 "what": "memcached's 4 threads reading one UDP socket (2,000/s for 2 s) with the observer "
+		 "at --interval 0: the shared-socket note is decided on the final read",
+	 "interval": 0,
+	 "servers": [{"kind": "memcached", "args": ["-t", "4", "-U", "{port}"]}],
+	 "files": {"get_udp.bin": MEMC_UDP_GET},
+	 "loads": [driver("udp://127.0.0.1:{port}", "--payload", "{tmp}/get_udp.bin",
+			  "--rate", "2000", "-c", "8", "-d", "2s", "--timeout", "200ms")],
+	 "expect": [{"kind": "udp_shared_socket", "evidence": {"port": "{port}"}}]},
+
 	{"name": "healthy_no_listener_note", "group": "healthy",
 	 "what": "nginx serves in the scenario's namespace, the observer runs in another one "
 		 "with --port: nothing listens on that port where it looks",
@@ -195,6 +352,20 @@ SCENARIOS = [
 	 "onset": {"how": "driver_errors"},
 	 "expect": [{"kind": "port_exhaustion", "evidence": {"dport": "{port}"},
 		     "forecast": True}],
+	 "portfail_truth": {"load": "load", "comm": "loadlens-driver"},
+	 "allow": ["time_wait"]},
+	{"name": "sick_port_exhaustion_ipv6", "group": "sick",
+	 "what": "the same over IPv6 ([::1]): the finding names the group as ss prints it, and "
+		 "every NDJSON interval record spells it the same way",
+	 "sysctls": {"net.ipv4.tcp_tw_reuse": 0, "net.ipv4.ip_local_port_range": "40000 40199"},
+	 "servers": [refserver("--proto", "tcp", listen="[::1]:{port}")],
+	 "loads": [driver("tcp://[::1]:{port}", "--new-conn", "--rate", "400", "-c", "8", "-d",
+			  "4s", errors_ok=True)],
+	 "onset": {"how": "driver_errors"},
+	 "expect": [{"kind": "port_exhaustion",
+		     "evidence": {"dport": "{port}", "group": "[::1] -> [::1]:{port}"},
+		     "forecast": True}],
+	 "one_spelling": True,
 	 "allow": ["time_wait"]},
 	{"name": "sick_emfile_nginx", "group": "sick",
 	 "what": "nginx (master + 1 worker) with worker_rlimit_nofile 64 and 100 keep-alive "
@@ -288,6 +459,81 @@ SCENARIOS = [
 	 "onset": {"how": "logtime", "file": "{tmp}/fork.log", "line": 15, "field": 2,
 		   "pid_field": 1},
 	 "expect": [{"kind": "process_cap", "evidence": {"pid": "{onset_pid}"}}]},
+	{"name": "sick_fork_child_crash", "group": "sick",
+	 "what": "the forking server of healthy_fork_per_connection, whose every 75th child "
+		 "crashes (SIGSEGV) after answering, 100 new connections/s for 3 s: the crashes "
+		 "are findings, the 296 children leaving with their clients are not",
+	 "servers": [{"kind": "py", "args": ["forkper", "--crash-every", "75",
+					     "--log", "{tmp}/crash.log"]}],
+	 "observer": ["--pid", "{server_pid}", "--children"],
+	 "max_procs": 16,
+	 "loads": [driver(HTTP, "--http-close", "--rate", "100", "-c", "4", "-d", "3s")],
+	 "onset": {"how": "logtime", "file": "{tmp}/crash.log", "field": 1, "pid_field": 0},
+	 "expect": [{"kind": "target_exit", "evidence": {"pid": "{onset_pid}"}}]},
+	{"name": "sick_connection_ramp", "group": "sick",
+	 "what": "refserver tcp with RLIMIT_NOFILE 1000; a client opens 1,000 connections over "
+		 "6.5 s and holds them: a ramp that goes on is a trend, forecast before the "
+		 "server's fds run out (its accept4() fails with EMFILE)",
+	 "servers": [refserver("--proto", "tcp", nofile=1000)],
+	 "loads": [{"kind": "py", "name": "load",
+		    "args": ["ramp", "--port", "{port}", "--count", "1000", "--ramp", "6.5",
+			     "--every", "0.5", "--seconds", "7.5"]}],
+	 "onset": {"how": "fds", "min_growth": 975},
+	 "expect": [{"kind": "fd_exhaustion", "evidence": {"pid": "{server_pid}"},
+		     "forecast": True}],
+	 # true at the end: out of fds, the server is slow to close what the client closes
+	 "allow": ["close_wait_leak", "fin_wait2_orphans"]},
+	{"name": "sick_proxy_ports_port", "group": "sick",
+	 "what": "haproxy (mode tcp) in front of refserver tcp: a backend connection per client "
+		 "connection, closed first by haproxy, its TIME_WAIT holding the port 60 s "
+		 "(tcp_tw_reuse 0); 300 ephemeral ports; the driver opens a connection per request "
+		 "at 300/s for 3 s from two source addresses (600 ports of its own); --port of the "
+		 "backend: the finding names haproxy, its failures exactly strace's count",
+	 "sysctls": {"net.ipv4.tcp_tw_reuse": 0, "net.ipv4.ip_local_port_range": "40000 40299"},
+	 "servers": [refserver("--proto", "tcp"),
+		     {"kind": "haproxy", "name": "proxy", "mode": "tcp"}],
+	 "observer": ["--port", "{port}"],
+	 "loads": [driver("tcp://127.0.0.1:{port1}", "--new-conn", "--rate", "300", "-c", "4",
+			  "-d", "3s", "--source-addr", "127.0.0.2,127.0.0.3", errors_ok=True,
+			  rc=[0, 1])],
+	 "onset": {"how": "logline", "file": "{tmp}/proxy/strace.log", "re": "EADDRNOTAVAIL",
+		   "field": 1},
+	 "expect": [{"kind": "port_exhaustion", "evidence": {"dport": "{port}"},
+		     "forecast": True}],
+	 "portfail_truth": {"strace": "{tmp}/proxy/strace.log", "pid": "{proxy_haproxy_pid}",
+			    "comm": "haproxy"},
+	 "allow": ["time_wait"]},
+	{"name": "sick_proxy_ports_pid", "group": "sick",
+	 "what": "sick_proxy_ports_port watched with --pid of haproxy alone",
+	 "sysctls": {"net.ipv4.tcp_tw_reuse": 0, "net.ipv4.ip_local_port_range": "40000 40299"},
+	 "servers": [refserver("--proto", "tcp"),
+		     {"kind": "haproxy", "name": "proxy", "mode": "tcp"}],
+	 "observer": ["--pid", "{proxy_haproxy_pid}"],
+	 "loads": [driver("tcp://127.0.0.1:{port1}", "--new-conn", "--rate", "300", "-c", "4",
+			  "-d", "3s", "--source-addr", "127.0.0.2,127.0.0.3", errors_ok=True,
+			  rc=[0, 1])],
+	 "onset": {"how": "logline", "file": "{tmp}/proxy/strace.log", "re": "EADDRNOTAVAIL",
+		   "field": 1},
+	 "expect": [{"kind": "port_exhaustion", "evidence": {"dport": "{port}"},
+		     "forecast": True}],
+	 "portfail_truth": {"strace": "{tmp}/proxy/strace.log", "pid": "{proxy_haproxy_pid}",
+			    "comm": "haproxy"},
+	 "allow": ["time_wait"]},
+	{"name": "sick_port_tw_reuse_2", "group": "sick",
+	 "what": "tcp_tw_reuse=2 (loopback), 300 ephemeral ports, the client closes first at "
+		 "600 new connections/s for 3 s: a port in TIME_WAIT is taken back only once 1 s "
+		 "old, so connect() fails; the cause named is that, not FIN_WAIT2 orphans (the "
+		 "census has none)",
+	 "sysctls": {"net.ipv4.tcp_tw_reuse": 2, "net.ipv4.ip_local_port_range": "40000 40299"},
+	 "servers": [refserver("--proto", "tcp")],
+	 "loads": [driver(TCP, "--new-conn", "--rate", "600", "-c", "8", "-d", "3s",
+			  errors_ok=True, rc=[0, 1])],
+	 "onset": {"how": "driver_errors"},
+	 "expect": [{"kind": "port_exhaustion", "evidence": {"dport": "{port}"},
+		     "forecast": True, "text_has": ["1 s old", "in loadlens-driver (pid"],
+		     "text_lacks": ["FIN_WAIT2"]}],
+	 "portfail_truth": {"load": "load", "comm": "loadlens-driver"},
+	 "allow": ["time_wait"]},
 	{"name": "sick_addrinuse", "group": "sick",
 	 "what": "while refserver serves a keep-alive load, a second process tries to bind() its "
 		 "port every 0.1 s for 3 s (a restart that finds the port busy): EADDRINUSE; "

@@ -11,10 +11,20 @@ and stops on SIGTERM or after --seconds. Times written to --log are CLOCK_REALTI
   slowaccept listen(--backlog) and accept one connection every --every seconds
   fork       a pre-forking HTTP server: the parent listens, forks --children children one by
              one (--gap apart), each accepts and answers; --log gets 'pid epoch' per child
+  forkper    a forking server, as PostgreSQL's postmaster: the parent accepts, forks a child
+             per connection and closes its copy; the child answers the connection's HTTP
+             requests until the client closes, then exits 0; --crash-every N: every Nth child
+             answers, writes 'pid epoch' to --log, then kills itself with SIGSEGV (a crash)
   bindloop   bind() to --port (taken by the server) every --every seconds: EADDRINUSE
   redispipe  a pipelining Redis client: --children connections, each writes --depth SET
              commands one write() apiece (TCP_NODELAY, as clients that flush per command do),
              then reads their replies; --count commands per connection or --seconds
+  lingering  HTTP, a thread per connection, that answers every request as keep-alive, even
+             'Connection: close', and closes only after the client did: the client closes
+             first, its TIME_WAIT holds its port (a proxy's backend side)
+  ramp       a client: opens --count connections to --port evenly over --ramp seconds and
+             holds them; then, every --every seconds, closes one and opens another, until
+             --seconds (a connection ramp that stops, then sits flat with a little churn)
   spin       a CPU hog: busy-loops for --seconds
   enfile     lowers fs.file-max to file-nr + --margin, then an unprivileged child (nobody, no
              capabilities) opens /dev/null until ENFILE, writes its time to --log, closes
@@ -190,6 +200,52 @@ def cmd_fork(a):
 	stop()
 
 
+def forkper_child(c, n, a):
+	signal.signal(signal.SIGTERM, signal.SIG_DFL)
+	buf = b""
+	try:
+		c.settimeout(5)
+		while True:
+			d = c.recv(65536)
+			if not d:
+				break
+			buf += d
+			while b"\r\n\r\n" in buf:
+				req, buf = buf.split(b"\r\n\r\n", 1)
+				close = b"connection: close" in req.lower()
+				c.sendall(http_reply(not close))
+				if close:
+					raise EOFError
+	except (OSError, EOFError):
+		pass
+	c.close()
+	if a.crash_every and n % a.crash_every == 0:
+		with open(a.log, "a") as log:
+			log.write("%d %.6f\n" % (os.getpid(), time.time()))
+		os.kill(os.getpid(), signal.SIGSEGV)
+	os._exit(0)
+
+
+def cmd_forkper(a):
+	signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children reaped by the kernel
+	ls = socket.socket()
+	ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+	ls.bind(("127.0.0.1", a.port))
+	ls.listen(256)
+	ready("forkper %d parent %d" % (a.port, os.getpid()))
+	n = 0
+	while True:
+		try:
+			c, _ = ls.accept()
+		except InterruptedError:
+			continue
+		n += 1
+		if os.fork() == 0:
+			ls.close()
+			forkper_child(c, n, a)
+		c.close()
+
+
 def cmd_bindloop(a):
 	"""bind() to a port already taken, every --every seconds (a restart that finds its port
 	busy); the time of the first EADDRINUSE goes to --log."""
@@ -249,6 +305,88 @@ def cmd_redispipe(a):
 		raise SystemExit("redispipe: a connection did no command")
 	print("redispipe: %d commands in batches of %d on %d connections" %
 	      (sum(done), a.depth, a.children))
+
+
+def lingering_conn(c):
+	buf = b""
+	try:
+		while True:
+			d = c.recv(65536)
+			if not d:
+				break
+			buf += d
+			while b"\r\n\r\n" in buf:
+				_, buf = buf.split(b"\r\n\r\n", 1)
+				c.sendall(http_reply(True))
+	except OSError:
+		pass
+	c.close()
+
+
+def cmd_lingering(a):
+	ls = socket.socket()
+	ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+	ls.bind(("127.0.0.1", a.port))
+	ls.listen(512)
+	ready("lingering %d" % a.port)
+	while True:
+		c, _ = ls.accept()
+		threading.Thread(target=lingering_conn, args=(c,), daemon=True).start()
+
+
+def cmd_ramp(a):
+	conns = []
+	start = time.monotonic()
+	end = start + a.seconds
+	for i in range(a.count):
+		delay = start + a.ramp * i / a.count - time.monotonic()
+		if delay > 0:
+			time.sleep(delay)
+		conns.append(socket.create_connection(("127.0.0.1", a.port)))
+	print("ramp: %d connections in %.2f s" % (len(conns), time.monotonic() - start),
+	      file=sys.stderr, flush=True)
+	while time.monotonic() + a.every < end:
+		time.sleep(a.every)
+		conns.pop(0).close()
+		conns.append(socket.create_connection(("127.0.0.1", a.port)))
+	for c in conns:
+		c.close()
+
+
+def closewrite_conn(a, out, i):
+	n = 0
+	req = b"GET / HTTP/1.0\r\nHost: scenario\r\n\r\n"
+	while n < a.count // a.children:
+		s = socket.create_connection(("127.0.0.1", a.port))
+		s.sendall(req)
+		s.shutdown(socket.SHUT_WR)  # the request and the FIN, back to back
+		got = b""
+		while True:
+			b = s.recv(65536)
+			if not b:
+				break
+			got += b
+		s.close()
+		if not got.startswith(b"HTTP/1.1 200"):
+			raise SystemExit("closewrite: unexpected reply %r" % got[:64])
+		n += 1
+	out[i] = n
+
+
+def cmd_closewrite(a):
+	"""HTTP/1.0 requests, each on its own connection, written with the FIN right after it
+	(shutdown(SHUT_WR)), as pgbench -C writes its Terminate message and closes: the server
+	reads the request and the close together."""
+	done = [0] * a.children
+	ts = [threading.Thread(target=closewrite_conn, args=(a, done, i))
+	      for i in range(a.children)]
+	for t in ts:
+		t.start()
+	for t in ts:
+		t.join()
+	if 0 in done:
+		raise SystemExit("closewrite: a thread made no request")
+	print("closewrite: %d requests, a connection each" % sum(done))
 
 
 def cmd_spin(a):
@@ -324,8 +462,8 @@ def main():
 	signal.signal(signal.SIGTERM, on_term)
 	p = argparse.ArgumentParser()
 	sub = p.add_subparsers(dest="cmd", required=True)
-	for name in ("http", "noclose", "slowaccept", "fork", "spin", "enfile", "bindloop",
-		     "redispipe"):
+	for name in ("http", "noclose", "slowaccept", "fork", "forkper", "lingering", "ramp",
+		     "spin", "enfile", "bindloop", "redispipe", "closewrite"):
 		s = sub.add_parser(name)
 		s.add_argument("--port", type=int, default=0)
 		s.add_argument("--seconds", type=float, default=60)
@@ -341,6 +479,8 @@ def main():
 		s.add_argument("--hold", type=float, default=2.5)
 		s.add_argument("--depth", type=int, default=16)
 		s.add_argument("--count", type=int, default=1 << 30)
+		s.add_argument("--crash-every", type=int, default=0)
+		s.add_argument("--ramp", type=float, default=2.0)
 	a = p.parse_args()
 	globals()["cmd_" + a.cmd](a)
 

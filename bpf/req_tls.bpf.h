@@ -1,0 +1,389 @@
+/* SPDX-License-Identifier: (MIT OR GPL-2.0) */
+/*
+ * TLS on a target TCP port: the handshake told apart from requests, and timed on its own.
+ * Part of request timing (bpf/req.bpf.h), included from there only, after payload.bpf.h (whose
+ * pl_user_buf() finds the bytes a read filled).
+ *
+ * A connection is TLS when the first bytes the server reads are a handshake record header (type
+ * 22, version 3.x): a ClientHello. From then on the server's reads are walked record header by
+ * record header (5 bytes each: type, version, length; nothing encrypted is looked at) until the
+ * handshake is over, and the server's writes move it along:
+ *
+ *   ClientHello read -> server's first flight            every version
+ *   TLS 1.2, full:     handshake records (key exchange) -> the server's Finished -> data
+ *   TLS 1.2, resumed:  ChangeCipherSpec, then a handshake record (the client's Finished) -> data
+ *   TLS 1.3:           [ChangeCipherSpec], then the first application-data record is the
+ *                      client's (encrypted) Finished; the server may write session tickets
+ *                      after it; the next application-data record is the first request
+ *
+ * Handshake time runs from the ClientHello's first byte queued to the end of the server's last
+ * handshake write (its Finished: in TLS 1.3 the end of its first flight, in TLS 1.2 full the
+ * flight after the client's Finished); the server's work is, per server flight, the read of the
+ * client's flight to the flight's last write. Neither is a request: the exchanges of the
+ * handshake never reach record(). A read of an alert alone (close_notify; in TLS 1.3 an
+ * application-data record of 19 or 11 bytes: an encrypted 2-byte alert) is no request either.
+ *
+ * Cost: a plaintext connection pays one look at its first 5 bytes (at its first read); a TLS
+ * connection a walk of its record headers at each read of the handshake (up to TLS_SCAN_RECS
+ * records a read) and one at each read that begins a request (for alerts).
+ * Limits (docs/observer.md, "TLS"): a HelloRetryRequest (a second ClientHello) reads as a TLS 1.2
+ * full handshake; client certificates in TLS 1.3 (more encrypted records before the Finished)
+ * would make the first request's record read as the Finished; 0-RTT early data is read as part of
+ * the handshake.
+ */
+#ifndef LOADLENS_REQ_TLS_BPF_H
+#define LOADLENS_REQ_TLS_BPF_H
+
+#include "loadlens/tls.h"
+
+#define TLS_CCS LL_TLS_CCS
+#define TLS_ALERT LL_TLS_ALERT
+#define TLS_HANDSHAKE LL_TLS_HANDSHAKE
+#define TLS_APP LL_TLS_APP
+/* A record's largest length (TLS 1.2 ciphertext: 2^14 + 2048) */
+#define TLS_MAX_LEN 18432
+
+/* Record headers walked in one read. A read of more (a client's whole flight and several
+ * requests) loses track: the handshake is counted lost and the connection's reads are
+ * requests from there. */
+#define TLS_SCAN_RECS 8
+
+/* tls_scan()'s answer: the records' types in order, 2 bits each (type - 20), from bit 0; their
+ * number at bit 16; the bytes of the last record beyond the read at bit 20 (16 bits); the first
+ * record's length at bit 36; TLS_SCAN_BAD if a header was not a TLS record's. */
+#define TLS_SCAN_N(v) (((v) >> 16) & 0xf)
+#define TLS_SCAN_SKIP(v) (((v) >> 20) & 0xffff)
+#define TLS_SCAN_LEN0(v) (((v) >> 36) & 0xffff)
+#define TLS_SCAN_BAD (1ULL << 62)
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, RT_TLS_HS_SLOTS);
+	__type(key, __u64);
+	__type(value, struct rt_tls_hs);
+} tls_hs SEC(".maps");
+
+/* The record headers in the n bytes at ubuf (user memory), the first at skip. A global function:
+ * the verifier walks its loop once. */
+__attribute__((noinline)) __u64 tls_scan(__u64 ubuf, __u32 n, __u32 skip)
+{
+	__u8 h[5];
+	__u64 out = 0, off = skip;
+	__u32 i, len;
+
+	if (!ubuf || n > (1u << 20))
+		return TLS_SCAN_BAD;
+	for (i = 0; i < TLS_SCAN_RECS; i++) {
+		if (off + 5 > n)
+			break;
+		if (bpf_probe_read_user(h, sizeof(h), (void *)(ubuf + off)))
+			return TLS_SCAN_BAD;
+		len = ((__u32)h[3] << 8) | h[4];
+		if (h[0] < TLS_CCS || h[0] > TLS_APP || h[1] != 3 || len > TLS_MAX_LEN)
+			return TLS_SCAN_BAD;
+		out |= (__u64)(h[0] - TLS_CCS) << (2 * i);
+		if (!i)
+			out |= (__u64)len << 36;
+		off += 5 + len;
+	}
+	if (off < n && i == TLS_SCAN_RECS)
+		return TLS_SCAN_BAD; /* more records than walked: track lost */
+	/* a header cut by the end of the read is not expected (OpenSSL reads a header whole) */
+	out |= (__u64)i << 16;
+	if (off > n)
+		out |= ((off - n) & 0xffff) << 20;
+	return out;
+}
+
+/* The bytes the current read filled (up to ret), or 0. */
+static __always_inline __u64 tls_buf(int ret, __u32 *n)
+{
+	__u64 ulen = 0, ubuf = pl_user_buf(&ulen);
+
+	*n = ulen < (__u64)ret ? (__u32)ulen : (__u32)ret;
+	return ubuf;
+}
+
+#if defined(__TARGET_ARCH_x86)
+/* x86-64 system call numbers of the writes a server's TLS library makes */
+#define TLS_NR_WRITE 1
+#define TLS_NR_WRITEV 20
+#define TLS_NR_SENDTO 44
+#define TLS_NR_SENDMSG 46
+
+/* The user buffer the current write() / sendto() / writev() / sendmsg() sent first, or 0. A
+ * global function: checked once, and its loads of the registers and the stack kept apart. */
+__attribute__((noinline)) __u64 tls_wbuf(void)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	__u64 iov = 0, msg_iov = 0, si;
+	long nr;
+
+	if (!regs)
+		return 0;
+	nr = regs->orig_ax;
+	si = regs->si;
+	if (nr == TLS_NR_WRITE || nr == TLS_NR_SENDTO)
+		return si;
+	if (nr == TLS_NR_SENDMSG) {
+		/* struct user_msghdr: msg_iov at 16 */
+		if (bpf_probe_read_user(&msg_iov, sizeof(msg_iov), (void *)(si + 16)))
+			return 0;
+	} else if (nr == TLS_NR_WRITEV) {
+		msg_iov = si;
+	} else {
+		return 0;
+	}
+	if (bpf_probe_read_user(&iov, sizeof(iov), (void *)msg_iov))
+		return 0;
+	return iov;
+}
+#else
+static __always_inline __u64 tls_wbuf(void)
+{
+	return 0;
+}
+#endif
+
+/* Is this write of ret bytes the server's alert alone (its close_notify), no part of a response?
+ * Looked at only for a write small enough to be one (TLS 1.2: an alert record; TLS 1.3: an
+ * application-data record of 19 or 11 bytes, as tls_alert_alone()). */
+static __always_inline bool tls_alert_write(int ret)
+{
+	__u64 ubuf;
+	__u32 len;
+	__u8 h[5];
+
+	if (ret < 7 || ret > 64)
+		return false;
+	ubuf = tls_wbuf();
+	if (!ubuf || bpf_probe_read_user(h, sizeof(h), (void *)ubuf))
+		return false;
+	len = ((__u32)h[3] << 8) | h[4];
+	if (h[1] != 3 || len + 5 != (__u32)ret)
+		return false;
+	return ll_tls_alert(h[0], len);
+}
+
+/* The connection's first read: is it a ClientHello record? Then it is a TLS connection, and its
+ * handshake begins (start: the bytes' arrival, else now). */
+static __always_inline void tls_hello(const struct sock *sk, struct rt_tcp_sock *s, int slot,
+				      int ret)
+{
+	struct rt_tls_hs hs = {};
+	__u64 key = (__u64)sk, ubuf;
+	struct rt_rec *r;
+	__u8 h[5];
+	__u32 n;
+
+	if (ret < 5)
+		return;
+	ubuf = tls_buf(ret, &n);
+	if (!ubuf || n < 5 || bpf_probe_read_user(h, sizeof(h), (void *)ubuf))
+		return;
+	if (!ll_tls_hello(h))
+		return;
+	s->flags |= RT_F_TLS;
+	s->tls = RT_TLS_HELLO;
+	s->tls_skip = 0;
+	hs.start_ns = s->state == RT_QUEUED && s->arrival_ns ? s->arrival_ns : bpf_ktime_get_ns();
+	if (bpf_map_update_elem(&tls_hs, &key, &hs, BPF_ANY)) {
+		r = rec_of(slot);
+		if (r)
+			r->c.tls_lost++;
+	}
+}
+
+/* The ClientHello waited to be accepted, not a request: the handshake keeps the accept time
+ * (recorded as the connection's accept-queue share with it). */
+static __always_inline void tls_accepted(const struct sock *sk, struct rt_tcp_sock *s)
+{
+	__u64 key = (__u64)sk;
+	struct rt_tls_hs *hs = bpf_map_lookup_elem(&tls_hs, &key);
+
+	if (hs)
+		hs->accept_ns = s->accept_ns;
+	s->accept_ns = 0;
+}
+
+/* The handshake is over: its end is the server's last handshake write (last_write_ns). */
+static __always_inline void tls_record_hs(const struct sock *sk, struct rt_tcp_sock *s, int slot,
+					  bool v13, bool resumed)
+{
+	__u64 key = (__u64)sk;
+	struct rt_tls_hs *hs = bpf_map_lookup_elem(&tls_hs, &key);
+	struct rt_rec *r = rec_of(slot);
+
+	if (!r)
+		return;
+	if (!hs || !s->last_write_ns) {
+		r->c.tls_lost++;
+		if (hs)
+			bpf_map_delete_elem(&tls_hs, &key);
+		return;
+	}
+	hist_add(r, RT_TLS_HS, sub0(s->last_write_ns, hs->start_ns));
+	hist_add(r, RT_TLS_WORK, hs->work_ns);
+	if (hs->accept_ns) {
+		/* the ClientHello is what waited to be accepted: the connection's accept share */
+		hist_add(r, RT_ACCEPT, sub0(hs->accept_ns, hs->start_ns));
+		barrier();
+		r->c.accept_n++;
+	}
+	barrier();
+	r->c.tls_handshakes++;
+	if (v13)
+		r->c.tls13++;
+	if (resumed)
+		r->c.tls_resumed++;
+	bpf_map_delete_elem(&tls_hs, &key);
+}
+
+/* A TLS 1.3 request read with the client's Finished is complete: time it to its last write. */
+static __always_inline void tls_late_out(const struct sock *sk, struct rt_tcp_sock *s, int slot)
+{
+	struct rt_rec *r;
+
+	s->tls = RT_TLS_DONE;
+	if (s->state != RT_WRITING)
+		return;
+	record(sk, slot, false, s->arrival_ns, 0, s->read_ns, s->last_write_ns);
+	r = rec_of(slot);
+	if (r)
+		r->c.tls_late++;
+}
+
+/* The socket moves to CLOSE (req_forget): a late request is complete; a handshake under way
+ * frees its entry. */
+static __always_inline void tls_forget(const struct sock *sk, struct rt_tcp_sock *s)
+{
+	__u64 key = (__u64)sk;
+
+	if (s->tls == RT_TLS_LATE && !(s->flags & RT_F_FOREIGN))
+		tls_late_out(sk, s, s->slot);
+	else if (s->tls < RT_TLS_DONE)
+		bpf_map_delete_elem(&tls_hs, &key);
+}
+
+/* Is this read an alert alone (no request)? In TLS 1.3 alerts are encrypted: an
+ * application-data record of 19 bytes (AES-GCM, ChaCha20-Poly1305, AES-CCM: a 2-byte alert, its
+ * type byte, a 16-byte tag) or 11 (AES-CCM-8). */
+static __always_inline bool tls_alert_alone(__u64 v)
+{
+	return TLS_SCAN_N(v) == 1 && ll_tls_alert((v & 3) + TLS_CCS, TLS_SCAN_LEN0(v));
+}
+
+/*
+ * A read of a TLS connection (RT_F_TLS). Returns true if it was handled here (a read of the
+ * handshake, or an alert), false if request timing goes on as for any read (a request, or more
+ * of one). now: the read's time.
+ */
+static __always_inline bool tls_read(struct sock *sk, struct rt_tcp_sock *s, int slot, int ret,
+				     __u64 now)
+{
+	__u8 ph = s->tls;
+	__u64 v, ubuf, key = (__u64)sk, arrival;
+	bool request;
+	__u32 ev = 0;
+	struct rt_tls_hs *hs;
+	struct rt_rec *r;
+	__u32 n, i;
+
+	if (ph == RT_TLS_CLOSING)
+		return true;
+	if ((ph == RT_TLS_DONE || ph == RT_TLS_LATE) && s->state == RT_READING)
+		return false; /* more of a request */
+	ubuf = tls_buf(ret, &n);
+	v = tls_scan(ubuf, n, ph == RT_TLS_DONE || ph == RT_TLS_LATE ? 0 : s->tls_skip);
+	if (ph == RT_TLS_DONE || ph == RT_TLS_LATE) {
+		if (ph == RT_TLS_LATE)
+			tls_late_out(sk, s, slot);
+		if (v & TLS_SCAN_BAD || !tls_alert_alone(v))
+			return false;
+		r = rec_of(slot);
+		if (r)
+			r->c.tls_alerts++;
+		tcp_close_out(s, slot);
+		s->state = RT_IDLE;
+		s->tls = RT_TLS_CLOSING;
+		return true;
+	}
+	if (v & TLS_SCAN_BAD) {
+		/* lost track of the records: the rest are requests, the handshake untimed */
+		r = rec_of(slot);
+		if (r)
+			r->c.tls_lost++;
+		bpf_map_delete_elem(&tls_hs, &key);
+		s->tls = RT_TLS_DONE;
+		return false;
+	}
+	s->tls_skip = TLS_SCAN_SKIP(v);
+	if ((ph == RT_TLS_TICKETS || ph == RT_TLS_TICKETS_W) && tls_alert_alone(v)) {
+		/* the handshake is over, and the client leaves before a request */
+		r = rec_of(slot);
+		if (r)
+			r->c.tls_alerts++;
+		s->state = RT_IDLE;
+		s->tls = RT_TLS_CLOSING;
+		return true;
+	}
+	/* the server's flight before this read is over: its work */
+	if (s->state == RT_WRITING && (ph == RT_TLS_HELLO_ANS || ph == RT_TLS_KEX_ANS)) {
+		hs = bpf_map_lookup_elem(&tls_hs, &key);
+		if (hs)
+			hs->work_ns += sub0(s->last_write_ns, s->read_ns);
+	}
+	for (i = 0; i < TLS_SCAN_RECS && i < TLS_SCAN_N(v) && !(ev & LL_TLS_EV_REQUEST); i++) {
+		ph = ll_tls_step(ph, ((v >> (2 * i)) & 3) + TLS_CCS, &ev);
+		if (ph == RT_TLS_CLOSING)
+			break;
+	}
+	if (ph == RT_TLS_CLOSING && !(ev & LL_TLS_EV_HS_OVER))
+		bpf_map_delete_elem(&tls_hs, &key); /* a handshake that failed: not timed */
+	if (ph == RT_TLS_LATE)
+		s->slot = slot; /* recorded at the close, maybe (req_forget) with no port */
+	request = ev & LL_TLS_EV_REQUEST;
+	if (ev & LL_TLS_EV_HS_OVER)
+		tls_record_hs(sk, s, slot, ev & LL_TLS_EV_V13, ev & LL_TLS_EV_RESUMED);
+	s->tls = ph;
+	if (ph == RT_TLS_CLOSING) {
+		s->state = RT_IDLE;
+		return true;
+	}
+	/* the bytes' arrival: queued since the last read, else with the previous records */
+	arrival = s->state == RT_QUEUED ? s->arrival_ns : s->pending_ns;
+	if (s->state == RT_READING && !arrival)
+		arrival = s->arrival_ns;
+	if (ph == RT_TLS_DONE && !request) {
+		/* TLS 1.2 resumed: the client's Finished, answered by nothing */
+		s->state = RT_IDLE;
+		s->pending_ns = 0;
+	} else if (request || s->state != RT_READING) {
+		tcp_begin(s, arrival, now); /* a request, or the next exchange of the handshake */
+	} else {
+		s->pending_ns = 0;
+	}
+	return true;
+}
+
+/* A write of a TLS connection still in its handshake (or its tickets, or a TLS 1.3 request read
+ * with the Finished): no request is recorded here. */
+static __always_inline void tls_write(struct sock *sk, struct rt_tcp_sock *s)
+{
+	__u8 ph = s->tls;
+
+	if (ph == RT_TLS_CLOSING)
+		return;
+	if (s->state == RT_READING) {
+		s->write_ns = tcp_sent_clock(sk, s->read_ns);
+		s->last_write_ns = s->write_ns;
+		s->state = RT_WRITING;
+		s->tls = ll_tls_wrote(ph);
+	} else if (s->state == RT_WRITING) {
+		/* a TLS 1.3 late request's response comes after the tickets: its transmit */
+		s->last_write_ns = ph == RT_TLS_LATE ? tcp_sent_clock(sk, s->last_write_ns)
+						     : bpf_ktime_get_ns();
+	}
+}
+
+#endif /* LOADLENS_REQ_TLS_BPF_H */

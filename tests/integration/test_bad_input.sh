@@ -1,0 +1,100 @@
+#!/bin/bash
+# Bad input is refused before any work (issue 20): each case below exits 64 with one line on
+# stderr naming the problem, within seconds (the driver cases would run 30 s against a live
+# server, so a refusal after the work times out), with no traceback and nothing written: no
+# output file, no output directory (TMPDIR is a scratch directory that must stay empty).
+# Inputs that used to hang or fill memory: a FIFO or /dev/zero as --payload, --requests-file,
+# a merge input, a report input or --observer-json; /dev/full as --json; a sweep whose rates
+# could never reach the last one.
+source "$(dirname "$0")/lib.sh"
+require_bin loadlens-driver loadlens-refserver
+[ -x /usr/bin/python3 ] || skip "no /usr/bin/python3"
+[ "$(id -u)" = 0 ] || skip "needs root (loadlens run checks its options as root, before the observer)"
+LL="$LOADLENS_SRC/tools/loadlens"
+D="$LOADLENS_BIN/loadlens-driver"
+P=$(free_port)
+refserver_up srv "$P" --proto http
+U="http://127.0.0.1:$P/"
+W=$LL_TMP/work
+mkdir -p "$W/tmp"
+mkfifo "$W/fifo"
+echo 'not json' >"$W/notjson"
+printf '{"tool": "loadlens-observer", "x": "\xff\xfe"}' >"$W/latin1.json"
+touch "$W/afile"
+before=$(cd "$W" && find . | sort)
+
+n=0
+# refused EXPECTED CMD ARGS...: exit 64 at once, one line containing EXPECTED, nothing written
+refused() {
+	local want=$1 rc=0 t0 ms
+	shift
+	n=$((n + 1))
+	t0=$(date +%s%N)
+	(cd "$W" && TMPDIR="$W/tmp" timeout 10 "$@" </dev/null >"$LL_TMP/out" 2>"$LL_TMP/err") ||
+		rc=$?
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	local what="case $n ($(printf '%q ' "${@:2}"))"
+	[ "$rc" = 64 ] || fail "$what: exit $rc, not 64: $(head -c 400 "$LL_TMP/err")"
+	[ "$ms" -lt 8000 ] || fail "$what: took $ms ms: not refused before the work"
+	[ "$(wc -l <"$LL_TMP/err")" = 1 ] || fail "$what: not one line: $(head -c 600 "$LL_TMP/err")"
+	grep -qF -- "$want" "$LL_TMP/err" || fail "$what: '$want' not in: $(cat "$LL_TMP/err")"
+	grep -qE 'Traceback|internal error' "$LL_TMP/err" && fail "$what: $(cat "$LL_TMP/err")"
+	[ "$(cd "$W" && find . | sort)" = "$before" ] ||
+		fail "$what: wrote files: $(cd "$W" && find . | sort | comm -13 <(echo "$before") -)"
+	echo "ok $what: $(cat "$LL_TMP/err")"
+}
+
+# the driver: inputs that are not regular files, outputs that are not either
+refused "not a regular file" "$D" "tcp://127.0.0.1:$P" -d 30s --response resp \
+	--requests-file /dev/zero
+refused "not a regular file" "$D" "$U" -d 30s --requests-file fifo
+refused "not a regular file" "$D" "$U" -d 30s -m POST --payload fifo
+refused "not a regular file" "$D" "$U" -d 30s -m POST --payload /dev/zero
+refused "not a regular file" "$D" "$U" -d 30s --json /dev/full
+refused "not a regular file" "$D" merge fifo
+refused "not a regular file" "$D" merge /dev/zero
+refused "expected" "$D" merge notjson --json merged.json
+# sweep: rate arithmetic that could never end, or a sweep with no time
+refused "above 0" "$LL" sweep "$U" --rate-start 0 --rate-max 10
+refused "the first is above the last" "$LL" sweep "$U" --rate-start 1000 --rate-max 10
+refused "more than 64 steps" "$LL" sweep "$U" --rate-start 0.0000000000001 --rate-max 100M
+refused "--time-limit" "$LL" sweep "$U" --time-limit 0
+refused "--max-c" "$LL" sweep "$U" --max-c 0
+# doctor: every option checked, whether or not it makes a plan
+refused "-c" "$LL" doctor -c -1
+refused "-c" "$LL" doctor -c x
+refused "unknown scheme 'gopher'" "$LL" doctor --target gopher://x
+refused "--driver: an empty command line" "$LL" doctor --driver ''
+# run: ranges, and the observer's JSON read at start
+refused "more than 1,000,000" "$LL" run "$U" -c 99999999999
+refused "out of range" "$LL" run "$U" -d 0
+refused "bad port '70000'" "$LL" run "$U" --port 70000
+refused "not JSON" "$LL" run "$U" -c 1 --observer-json notjson
+refused "not a regular file" "$LL" run "$U" -c 1 --observer-json fifo
+refused "not a directory" "$LL" run "$U" --out afile
+refused "not a regular file" "$LL" run "$U" --json /dev/null
+# report: inputs read and checked before the page is written (no empty page left)
+refused "not a regular file" "$LL" report fifo -o r.html
+refused "not UTF-8" "$LL" report latin1.json -o r.html
+refused "not JSON" "$LL" report notjson -o r.html
+refused "not JSON" "$LL" report notjson
+refused "not a regular file" "$LL" report /dev/zero -o r.html
+
+# what loadlens run echoes (its banner, the driver's error it passes on) is escaped and cut: an
+# escape sequence and a 100 KB URL as the target (the driver then refuses it; the banner came
+# first)
+echo '{"tool": "loadlens-observer"}' >"$LL_TMP/obs.json"
+long=$(head -c 100000 /dev/zero | tr '\0' a)
+rc=0
+(cd "$W" && TMPDIR="$W/tmp" timeout 60 "$LL" run "$(printf 'http://127.0.0.1:%s/\033[2J\r%s' "$P" \
+	"$long")" -c 1 -d 1s --observer-json "$LL_TMP/obs.json" --out "$LL_TMP/o" --no-report \
+	>"$LL_TMP/banner.out" 2>"$LL_TMP/banner.err") || rc=$?
+head -c 600 "$LL_TMP/banner.err"
+echo
+grep -q $'\033' "$LL_TMP/banner.err" "$LL_TMP/banner.out" && fail "an escape character echoed raw"
+grep -q $'\r' "$LL_TMP/banner.err" && fail "a carriage return echoed raw"
+grep -qF '\x1b[2J\r' "$LL_TMP/banner.err" || fail "the banner does not show the escapes"
+grep -q 'chars cut' "$LL_TMP/banner.err" || fail "the banner does not cut the 100 KB target"
+[ "$(wc -c <"$LL_TMP/banner.err")" -lt 6000 ] ||
+	fail "the 100 KB target echoed in $(wc -c <"$LL_TMP/banner.err") bytes"
+pass "$n bad inputs refused at once: exit 64, one line, nothing written; the banner escaped and cut"

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: MIT
+/* ll_quote (lib/quote.c), the one escaping function of the C programs, and the diagnostics that
+ * pass through it (lib/cli.c): control characters escaped, long values cut and counted. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "loadlens/cli.h"
+#include "loadlens/quote.h"
+
+static void test_quote(void **state)
+{
+	static char big[100001];
+	char b[512];
+	const char *q;
+
+	(void)state;
+	assert_string_equal(ll_quote("tcp://h:1", b, sizeof(b)), "tcp://h:1");
+	assert_string_equal(ll_quote("a\r\n\tb\x1b[2J\x7f", b, sizeof(b)),
+			    "a\\r\\n\\tb\\x1b[2J\\x7f");
+	assert_string_equal(ll_quote("\x1b[2J\x1b[31mPWN\x07", b, sizeof(b)),
+			    "\\x1b[2J\\x1b[31mPWN\\x07");
+	assert_string_equal(ll_quote("caf\xc3\xa9", b, sizeof(b)), "caf\xc3\xa9"); /* UTF-8 */
+	memset(big, 'u', sizeof(big) - 1);
+	big[0] = 'H';
+	big[sizeof(big) - 2] = 'T';
+	q = ll_quote(big, b, sizeof(b));
+	assert_true(strlen(q) < sizeof(b));
+	assert_int_equal(q[0], 'H');
+	assert_int_equal(q[strlen(q) - 1], 'T');
+	assert_non_null(strstr(q, " bytes cut]..."));
+	/* what is kept plus what is cut is the whole */
+	{
+		const char *m = strstr(q, "...["), *e = strstr(q, "]...");
+		unsigned long cut = strtoul(m + 4, NULL, 10);
+
+		assert_int_equal((size_t)(m - q) + cut + strlen(e + 4), sizeof(big) - 1);
+	}
+	/* a control character right at the cut is never split */
+	memset(big, '\x01', 2000);
+	big[2000] = '\0';
+	q = ll_quote(big, b, sizeof(b));
+	assert_true(strlen(q) < sizeof(b));
+	assert_null(strchr(q, '\x01'));
+}
+
+/* What ll_warn printed to stderr, read back. */
+static char *x__warned(const char *arg)
+{
+	static char got[4 * LL_SAY_MAX];
+	FILE *f = tmpfile();
+	int saved = dup(2);
+	size_t n;
+
+	assert_non_null(f);
+	fflush(stderr);
+	dup2(fileno(f), 2);
+	ll_warn("prog", "invalid --port '%s' (expected 1-65535)", arg);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(f);
+	n = fread(got, 1, sizeof(got) - 1, f);
+	got[n] = '\0';
+	fclose(f);
+	return got;
+}
+
+static void test_diagnostics_escaped(void **state)
+{
+	static char big[100001];
+	char *got;
+
+	(void)state;
+	got = x__warned("8\x1b[31m0");
+	assert_string_equal(got, "prog: invalid --port '8\\x1b[31m0' (expected 1-65535)\n");
+	got = x__warned("a\nb");
+	assert_string_equal(got, "prog: invalid --port 'a\\nb' (expected 1-65535)\n");
+	/* a 100 KB argument: one line of at most LL_SAY_MAX, its end (what was expected) kept */
+	memset(big, 'x', sizeof(big) - 1);
+	got = x__warned(big);
+	assert_true(strlen(got) <= LL_SAY_MAX + strlen("prog: \n"));
+	assert_non_null(strstr(got, " bytes cut]..."));
+	assert_non_null(strstr(got, "' (expected 1-65535)\n"));
+	assert_ptr_equal(strchr(got, '\n'), got + strlen(got) - 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_quote),
+		cmocka_unit_test(test_diagnostics_escaped),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
