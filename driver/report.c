@@ -261,6 +261,8 @@ void drv_report_summary(FILE *f, const struct drv_config *cfg, const struct drv_
 		ll_fmt_ns((double)res->cpu_ns, b1, sizeof(b1)), drv_report_cpu_per_request_us(res));
 	if (!res->merged)
 		fprintf(f, ", busiest thread %.0f%% of a core", drv_report_busiest_thread(res) * 100);
+	else if (res->procs)
+		fprintf(f, ", in %u worker processes", res->procs);
 	fputc('\n', f);
 	fprintf(f, "  %-12s", "errors");
 	for (e = 0; e < DRV_ERR__COUNT; e++) {

@@ -10,6 +10,34 @@
 
 static void x__on_due(struct drv_sched_ent *e);
 
+/* -d ends: a slot held open since its last request ends with the run. */
+static void x__on_hold(struct drv_sched_ent *e)
+{
+	struct drv_slot *s = container_of(e, struct drv_slot, ent);
+
+	if (s->w->stopping)
+		return;
+	s->done = true;
+	s->ops->finish(s);
+}
+
+/*
+ * The pacer has nothing more for the slot before -d, though -d is still ahead (its next think
+ * time or scheduled send falls past it): the connection stays open until -d, as a user holding
+ * connections for the run's duration expects, rather than closing early.
+ */
+static bool x__hold(struct drv_slot *s)
+{
+	const struct drv_pacer *p = &s->w->pacer;
+
+	if (p->stopped || !p->deadline_ns || (p->left && !p->left[s->idx]) ||
+	    uv_hrtime() >= p->deadline_ns)
+		return false;
+	s->pending = false;
+	drv_sched_add(&s->w->sched, &s->ent, p->deadline_ns, x__on_hold);
+	return true;
+}
+
 static void x__go(struct drv_slot *s, bool waited)
 {
 	/* the closed loop records nothing here: no clock read (the protocol stamps the send) */
@@ -23,6 +51,8 @@ static void x__take(struct drv_slot *s, enum drv_pace r)
 {
 	switch (r) {
 	case DRV_PACE_DONE:
+		if (x__hold(s))
+			return;
 		s->done = true;
 		s->ops->finish(s);
 		return;
