@@ -30,7 +30,8 @@ struct obs_fx_run {
 	uint64_t drop_listen_overflow, drop_socket_backlog; /* kfree_skb reasons */
 	uint64_t file_nr_max, file_max;
 	double acc_rate_min, acc_rate_max; /* over intervals with accepts */
-	uint64_t reconcile_abs_max;	   /* largest |live - census| over the states */
+	uint64_t reconcile_abs_max;	   /* largest |live - census| past the error bound */
+	uint64_t live_err_max;		   /* largest error bound of a live count */
 	uint64_t cw_untracked_max;	   /* CLOSE_WAIT sockets past the census' age table */
 	char events[8][160];		   /* target exits and restarts, in order */
 	unsigned int nevents;
@@ -54,6 +55,8 @@ struct obs_fx {
 	struct obs_netstat ns_start, ns_cur;
 	/* census reconciliation: census[s] - (in[s] - out[s]) at the last census */
 	int64_t base[OBS_TCP_STATES];
+	/* how far base can be off: the moves of that state while its census ran (0: exact) */
+	uint64_t base_err[OBS_TCP_STATES];
 	bool have_base;
 	struct obs_census cs;
 	double census_next_t;	/* no census before this run time (s): 1% of a CPU at most */

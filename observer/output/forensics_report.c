@@ -62,6 +62,7 @@ int obs_fx_json_add(struct obs_fx *fx, json_t *root)
 	json_object_set_new(o, "census_failed", json_integer((json_int_t)r->census_failed));
 	json_object_set_new(o, "census_deferred", json_integer((json_int_t)r->census_deferred));
 	json_object_set_new(o, "reconcile_max_diff", json_integer((json_int_t)r->reconcile_abs_max));
+	json_object_set_new(o, "live_error_max", json_integer((json_int_t)r->live_err_max));
 	json_object_set_new(o, "time_wait_entries", json_integer((json_int_t)r->tw_entries));
 	json_object_set_new(o, "time_wait_rate_max", json_real(r->tw_rate_max));
 	json_object_set_new(o, "close_wait_last", json_integer((json_int_t)r->close_wait_last));
