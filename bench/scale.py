@@ -239,6 +239,7 @@ class Run:
 		dur = "%ds" % int(ramp + 5 + HOLD_S)
 		cmd = [os.path.join(self.bin, "loadlens-driver"), "http://127.0.0.1:%d/" % self.port,
 		       "-c", str(self.n), "-d", dur, "--delay", "3600s", "--connect-rate", CONNECT_RATE,
+		       "--timeout", "600s",
 		       "--source-addr", srcs, "--json", os.path.join(self.tmp, "driver.json")]
 		out["command"] = "loadlens-driver " + " ".join(cmd[1:-2])
 		t0 = time.monotonic()

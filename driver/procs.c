@@ -238,7 +238,7 @@ static void x__wait(const struct drv_config *cfg, struct x__child *ch, uint64_t 
 {
 	struct pollfd *pfd = calloc(n, sizeof(*pfd));
 	double t0 = x__now(), iv = (double)cfg->interval_ns / 1e9, next = t0 + iv, now;
-	uint64_t i, open, last = 0;
+	uint64_t i, k, open, last = 0;
 	sig_atomic_t forwarded = 0;
 	int timeout;
 
@@ -257,7 +257,8 @@ static void x__wait(const struct drv_config *cfg, struct x__child *ch, uint64_t 
 		for (i = open = 0; i < n; i++)
 			if (ch[i].fd >= 0) {
 				pfd[open].fd = ch[i].fd;
-				pfd[open++].events = POLLIN;
+				pfd[open].events = POLLIN;
+				pfd[open++].revents = 0;
 			}
 		if (!open || !pfd)
 			break;
@@ -267,9 +268,13 @@ static void x__wait(const struct drv_config *cfg, struct x__child *ch, uint64_t 
 			timeout = 0;
 		if (poll(pfd, open, timeout) < 0 && errno != EINTR)
 			break;
-		for (i = 0; i < n; i++)
-			if (ch[i].fd >= 0 && x__read_child(&ch[i]))
+		/* only the pipes with something to read: a read would wait for a child's end */
+		for (i = 0, k = 0; i < n && k < open; i++) {
+			if (ch[i].fd < 0)
+				continue;
+			if (pfd[k++].revents && x__read_child(&ch[i]))
 				break;
+		}
 		now = x__now();
 		if (iv > 0 && !cfg->quiet && now >= next) {
 			x__live(pub, n, next - t0, iv, &last);

@@ -16,7 +16,7 @@ from sandbox import children
 
 NGINX_CONF = """daemon off;
 master_process {master};
-worker_processes 1;
+worker_processes {workers};
 {rlimit}
 pid {dir}/nginx.pid;
 error_log {dir}/error.log {loglevel};
@@ -24,13 +24,14 @@ events {{ worker_connections {wconn}; accept_mutex off; }}
 http {{
 	access_log off;
 	keepalive_requests 1000000;
+	keepalive_timeout {keepalive};
 	client_body_temp_path {dir}/tmp/body;
 	proxy_temp_path {dir}/tmp/proxy;
 	fastcgi_temp_path {dir}/tmp/fastcgi;
 	uwsgi_temp_path {dir}/tmp/uwsgi;
 	scgi_temp_path {dir}/tmp/scgi;
 	server {{
-		listen 127.0.0.1:{port} backlog=1024{http2};
+		listen 127.0.0.1:{port} backlog={backlog}{reuseport}{http2};
 		location / {{ return 200 "hello, scenario\\n"; }}
 	}}
 }}
@@ -100,6 +101,10 @@ def start_server(run, spec):
 				master="on" if spec.get("master") else "off", dir=d, port=port,
 				rlimit="worker_rlimit_nofile %d;" % rl if rl else "",
 				wconn=spec.get("worker_connections", 4096),
+				workers=spec.get("workers", 1),
+				keepalive=spec.get("keepalive_timeout", "75s"),
+				backlog=spec.get("backlog", 1024),
+				reuseport=" reuseport" if spec.get("workers", 1) > 1 else "",
 				loglevel=spec.get("loglevel", "warn"),
 				http2=" http2" if spec.get("http2") else ""))
 		run.spawn(name, [need("nginx"), "-p", d, "-e", d + "/error.log", "-c",
@@ -113,6 +118,11 @@ def start_server(run, spec):
 				time.sleep(0.05)
 			if not kids:
 				raise Fail("nginx started no worker")
+			for _ in range(100):  # every worker up
+				kids = children(run.procs[name].pid)
+				if len(kids) >= spec.get("workers", 1):
+					break
+				time.sleep(0.05)
 			run.vars[name + "_worker_pid"] = kids[0]
 	elif kind == "redis":
 		run.spawn(name, [need("redis-server"), "--port", "{port}", "--bind", "127.0.0.1",
