@@ -237,7 +237,7 @@ static void x__wait(const struct drv_config *cfg, struct x__child *ch, uint64_t 
 		    const struct drv_live_pub *pub)
 {
 	struct pollfd *pfd = calloc(n, sizeof(*pfd));
-	double t0 = x__now(), iv = (double)cfg->interval_ns / 1e9, next = t0 + iv, now;
+	double t0 = x__now(), iv = (double)cfg->interval_ns / 1e9, next = t0 + iv * 1.5, now;
 	uint64_t i, k, open, last = 0;
 	sig_atomic_t forwarded = 0;
 	int timeout;
@@ -277,7 +277,7 @@ static void x__wait(const struct drv_config *cfg, struct x__child *ch, uint64_t 
 		}
 		now = x__now();
 		if (iv > 0 && !cfg->quiet && now >= next) {
-			x__live(pub, n, next - t0, iv, &last);
+			x__live(pub, n, next - t0 - iv / 2, iv, &last); /* the workers publish on the grid */
 			while (next <= now)
 				next += iv;
 		}

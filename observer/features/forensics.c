@@ -175,7 +175,10 @@ static void x__live_counts(struct obs_fx *fx, const uint64_t *moves, struct obs_
 		}
 		if (st->err > iv->live_err)
 			iv->live_err = st->err;
+		fx->live[s] = st->est;
 	}
+	fx->live_err = iv->live_err;
+	fx->live_ok = true;
 	if (iv->live_err > fx->run.live_err_max)
 		fx->run.live_err_max = iv->live_err;
 }
@@ -197,6 +200,7 @@ static void x__census(struct obs_fx *fx, const struct obs_conn_stats *ct, double
 	 * take at most 1% of a CPU; the live counts carry on from the state moves meanwhile. When
 	 * those moves show sockets piling up in CLOSE_WAIT, 10% of a CPU: a leak is told sooner. */
 	fx->census_fresh = false;
+	fx->live_ok = false;
 	moved = (int64_t)ct->moves[OBS_TCP_CLOSE_WAIT] -
 		(int64_t)ct->moves[OBS_TCP_STATES + OBS_TCP_CLOSE_WAIT];
 	if (fx->census && fx->have_base && fx->base[OBS_TCP_CLOSE_WAIT] + moved >= 10 &&

@@ -58,6 +58,10 @@ struct obs_fx {
 	/* how far base can be off: the moves of that state while its census ran (0: exact) */
 	uint64_t base_err[OBS_TCP_STATES];
 	bool have_base;
+	/* this tick's live counts (census base + moves), and their error bound */
+	int64_t live[OBS_TCP_STATES];
+	uint64_t live_err;
+	bool live_ok;
 	struct obs_census cs;
 	double census_next_t;	/* no census before this run time (s): 1% of a CPU at most */
 	double census_t;	/* the last census' run time (s) */

@@ -42,8 +42,13 @@ static void x__census(const struct obs_fx *fx, struct obs_snap *s)
 		s->listen_port = cs->listen_port;
 	for (i = 0; i < cs->nno_listener && i < OBS_SNAP_NOTES; i++)
 		s->no_listener[s->nno_listener++] = cs->no_listener[i];
-	if (!fx->census_fresh)
+	if (!fx->census_fresh) {
+		if (fx->live_ok && !fx->live_err) {
+			s->held_live = true;
+			s->held = (uint64_t)(fx->live[1] + fx->live[OBS_TCP_CLOSE_WAIT]);
+		}
 		return;
+	}
 	s->census = true;
 	memcpy(s->state, cs->state, sizeof(s->state));
 	s->close_wait_old = cs->close_wait_old;

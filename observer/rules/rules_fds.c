@@ -101,8 +101,8 @@ void obs_rule_fds(const struct obs_snap_hist *h, struct obs_findings *out)
 	}
 }
 
-/* Growth of the sockets an application holds, ESTABLISHED and CLOSE_WAIT (census), since
- * `since`, per second; 0 with fewer than 2 censuses. */
+/* Growth of the sockets an application holds, ESTABLISHED and CLOSE_WAIT (a census, or the exact
+ * live counts between censuses), since `since`, per second; 0 with fewer than 2 counts. */
 static double x__held_slope(const struct obs_snap_hist *h, double since)
 {
 	double t[OBS_SNAP_HIST], y[OBS_SNAP_HIST];
@@ -110,10 +110,12 @@ static double x__held_slope(const struct obs_snap_hist *h, double since)
 	unsigned int b, n = 0;
 
 	for (b = 0; (s = obs_snap_at(h, b)) && s->t >= since; b++) {
-		if (!s->census)
+		if (!s->census && !s->held_live)
 			continue;
 		t[n] = s->t;
-		y[n++] = (double)(s->state[OBS_SNAP_ESTABLISHED] + s->state[OBS_SNAP_CLOSE_WAIT]);
+		y[n++] = s->census ? (double)(s->state[OBS_SNAP_ESTABLISHED] +
+					     s->state[OBS_SNAP_CLOSE_WAIT])
+				   : (double)s->held;
 	}
 	return n >= 2 ? obs_rule_slope(t, y, n) : 0;
 }

@@ -105,6 +105,10 @@ struct obs_snap {
 	uint64_t tw_entries;  /* sockets of this side that entered TIME_WAIT */
 	uint64_t fw2_entries; /* closed into FIN_WAIT2 orphans (wiring point, bpf side) */
 
+	/* connections held (ESTABLISHED + CLOSE_WAIT) from the live counts, exact, when no census
+	 * was taken this interval */
+	bool held_live;
+	uint64_t held;
 	/* census (when taken this interval) */
 	bool census;
 	uint64_t state[OBS_SNAP_TCP_STATES];

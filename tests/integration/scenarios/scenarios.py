@@ -187,14 +187,14 @@ SCENARIOS = [
 
 	{"name": "healthy_idle_100k", "group": "healthy",
 	 "what": "100,000 idle keep-alive connections (one request each, then held) opened at "
-		 "10,000/s by one driver command (it runs 6 processes of <= 20,000 fds) from 16 "
+		 "5,000/s by one driver command (it runs 6 processes of <= 20,000 fds) from 16 "
 		 "source addresses, against nginx with 20 reuseport workers (<= 5,000 each, 25% of "
 		 "their fds): 200,000 sockets, nothing wrong",
 	 "sysctls": {"net.core.somaxconn": 65535, "net.ipv4.tcp_max_syn_backlog": 65535},
 	 "servers": [{"kind": "nginx", "master": True, "workers": 20, "worker_rlimit_nofile": 20000,
 		      "worker_connections": 19900, "keepalive_timeout": "300s", "backlog": 65535}],
-	 "loads": [driver(HTTP, "-c", "100000", "-d", "20s", "--delay", "3600s", "--connect-rate",
-			  "10k", "--timeout", "30s", "--source-addr", IDLE_SOURCES, timeout=60)]},
+	 "loads": [driver(HTTP, "-c", "100000", "-d", "26s", "--delay", "3600s", "--connect-rate",
+			  "5k", "--timeout", "30s", "--source-addr", IDLE_SOURCES, timeout=60)]},
 
 	# ---------------------------------------------------------------- sick
 	{"name": "sick_port_exhaustion", "group": "sick",
