@@ -47,6 +47,8 @@ http {{
 	access_log off;
 	keepalive_requests 1000000;
 	keepalive_timeout 3600s;
+	client_header_timeout 3600s;
+	send_timeout 3600s;
 	client_body_temp_path {dir}/tmp/body;
 	proxy_temp_path {dir}/tmp/proxy;
 	fastcgi_temp_path {dir}/tmp/fastcgi;
