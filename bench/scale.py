@@ -238,7 +238,9 @@ class Run:
 		rate = float(CONNECT_RATE.rstrip("kM")) * {"k": 1e3, "M": 1e6}.get(
 			CONNECT_RATE[-1], 1)
 		ramp = self.n / rate
-		dur = "%ds" % int(ramp + 5 + HOLD_S)
+		# -d only bounds the run: the driver is stopped (SIGINT: it still reports) HOLD_S after
+		# every connection is up, however long the ramp took on a busy machine
+		dur = "%ds" % int(3 * ramp + 120 + HOLD_S)
 		cmd = [os.path.join(self.bin, "loadlens-driver"), "http://127.0.0.1:%d/" % self.port,
 		       "-c", str(self.n), "-d", dur, "--delay", "3600s", "--connect-rate", CONNECT_RATE,
 		       "--timeout", "600s",
@@ -266,6 +268,9 @@ class Run:
 				out["hold_cpu0"] = cpu_s(obs.pid)
 			if hold_t is not None and t - hold_t >= HOLD_S * 0.5 and "census" not in out:
 				out["census"] = self.census_probe()
+			if hold_t is not None and t - hold_t >= HOLD_S and "stopped_t" not in out:
+				out["stopped_t"] = t
+				drv.send_signal(signal.SIGINT)
 		out["driver_rc"] = drv.returncode
 		out["samples"] = samples
 		out["hold_t"] = hold_t
@@ -359,7 +364,8 @@ def check(out):
 def report(out):
 	n = out["n"]
 	hold = [s for s in out["samples"] if out["hold_t"] is not None and
-		s["t"] >= out["hold_t"] + 2 and s["ss"]["estab"] >= 2 * n]
+		s["t"] >= out["hold_t"] + 2 and s["t"] <= out.get("stopped_t", 1e9) and
+		s["ss"]["estab"] >= 2 * n]
 	peak_rss = max((s["rss"] for s in hold), default=0)
 	peak_pss = max((s["pss"] for s in hold), default=0)
 	cpu = [(s["t"], s["obs_cpu"]) for s in hold if s["obs_cpu"] is not None]
@@ -369,8 +375,9 @@ def report(out):
 	deferred = sum(1 for s in out["samples"] for r in s["recs"] if r.get("census_deferred"))
 	lines = ["| connections | %d (%d sockets) |" % (n, 2 * n),
 		 "| ramp (connect-rate %s) | %.1f s |" % (CONNECT_RATE, out.get("ramp_s") or -1),
-		 "| held | %d s at %d processes |" % (len(hold), max((s["procs"] for s in hold),
-								  default=0)),
+		 "| held (all %d up, then SIGINT) | %.0f s, sampled %d times; %d processes |" % (
+			 2 * n, (out.get("stopped_t") or 0) - (out["hold_t"] or 0), len(hold),
+			 max((s["procs"] for s in hold), default=0)),
 		 "| driver RSS, all processes | %.1f MB = **%d B per connection** |" % (
 			 peak_rss / 1e6, peak_rss / n),
 		 "| driver PSS, all processes | %.1f MB = %d B per connection |" % (

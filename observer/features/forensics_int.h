@@ -55,7 +55,7 @@ struct obs_fx {
 	struct obs_netstat ns_start, ns_cur;
 	/* census reconciliation: census[s] - (in[s] - out[s]) at the last census */
 	int64_t base[OBS_TCP_STATES];
-	/* how far base can be off: the moves of that state while its census ran (0: exact) */
+	/* how far base can be off: twice the moves while its census ran (0: exact) */
 	uint64_t base_err[OBS_TCP_STATES];
 	bool have_base;
 	/* this tick's live counts (census base + moves), and their error bound */
