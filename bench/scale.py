@@ -32,7 +32,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NGINX_PER_WORKER = 19000  # of the 20,000 fds a worker may hold
-SOURCES = 32  # 127.0.0.2 .. 127.0.0.33
+SOURCES = int(os.environ.get("SCALE_SOURCES", "64"))  # 127.0.0.2 ..: every one adds a port range
 CONNECT_RATE = os.environ.get("SCALE_CONNECT_RATE", "20k")
 HOLD_S = int(os.environ.get("SCALE_HOLD_S", "60"))
 
