@@ -222,7 +222,9 @@ SCENARIOS = [
 	 "allow": ["worker_saturation"]},  # true: 100 closed-loop clients on one worker
 	{"name": "sick_emfile_idle_100k", "group": "sick",
 	 "what": "the same 100,000 idle connections against nginx whose 20 workers may hold 4,000 "
-		 "fds each (worker_rlimit_nofile): accept4() fails with EMFILE once ~80,000 are in",
+		 "fds each (worker_rlimit_nofile): accept4() fails with EMFILE once ~80,000 are in "
+		 "(nginx then closes idle connections to take new ones; the driver, its connections "
+		 "idle, sees no error)",
 	 "sysctls": {"net.core.somaxconn": 65535, "net.ipv4.tcp_max_syn_backlog": 65535},
 	 "servers": [{"kind": "nginx", "master": True, "workers": 20, "worker_rlimit_nofile": 4000,
 		      "worker_connections": 19900, "keepalive_timeout": "300s", "backlog": 65535,
