@@ -239,6 +239,10 @@ static void x__census(struct obs_fx *fx, const struct obs_conn_stats *ct, double
 	fx->census_t = t;
 	if (fx->cs.close_wait_untracked > fx->run.cw_untracked_max)
 		fx->run.cw_untracked_max = fx->cs.close_wait_untracked;
+	if (fx->cs.unaccepted_untracked > fx->run.unacc_untracked_max)
+		fx->run.unacc_untracked_max = fx->cs.unaccepted_untracked;
+	if (fx->cs.listeners_untracked > fx->run.listen_untracked_max)
+		fx->run.listen_untracked_max = fx->cs.listeners_untracked;
 	fx->census_next_t = t + fx->cs.took_ms * 100 / 1000.0 - 0.001;
 	/* sockets stuck in CLOSE_WAIT or FIN_WAIT2 are told by a second look: 10% of a CPU */
 	if (fx->cs.aging_young >= 10)

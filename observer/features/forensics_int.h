@@ -33,6 +33,8 @@ struct obs_fx_run {
 	uint64_t reconcile_abs_max;	   /* largest |live - census| past the error bound */
 	uint64_t live_err_max;		   /* largest error bound of a live count */
 	uint64_t cw_untracked_max;	   /* CLOSE_WAIT sockets past the census' age table */
+	uint64_t unacc_untracked_max;	   /* never-accepted CLOSE_WAIT children past their table */
+	uint64_t listen_untracked_max;	   /* target listeners past the census' list */
 	char events[8][160];		   /* target exits and restarts, in order */
 	unsigned int nevents;
 };

@@ -27,6 +27,12 @@ int obs_fx_summary(struct obs_fx *fx, FILE *out)
 		fprintf(out, "  processes watched  %12zu  (--max-procs %zu; %llu more not watched for "
 			     "fds)\n", fx->nprocs, fx->max_procs,
 			(unsigned long long)(fx->nunwatched + fx->unwatched_more));
+	if (r->unacc_untracked_max || r->listen_untracked_max)
+		fprintf(out, "  census tables      %llu never-accepted CLOSE_WAIT children past the "
+			     "table of %d (their FIN_WAIT2 peers not told apart), %llu listeners past "
+			     "%d (their owners not found)\n",
+			(unsigned long long)r->unacc_untracked_max, OBS_CENSUS_UNACC_SLOTS,
+			(unsigned long long)r->listen_untracked_max, OBS_CENSUS_LISTENERS);
 	if (r->cw_untracked_max)
 		fprintf(out, "  CLOSE_WAIT unaged %12llu  (past the census' table of %d: not aged, so "
 			     "no leak judged on them)\n", (unsigned long long)r->cw_untracked_max,
@@ -125,6 +131,11 @@ int obs_fx_json_add(struct obs_fx *fx, json_t *root)
 		"unwatched", (json_int_t)(fx->nunwatched + fx->unwatched_more)));
 	json_object_set_new(o, "port_groups_capped", json_boolean(fx->cs.groups_capped));
 	json_object_set_new(o, "close_wait_unaged_max", json_integer((json_int_t)r->cw_untracked_max));
+	/* the census' other bounded tables: what did not fit, at the worst census */
+	json_object_set_new(o, "unaccepted_untracked_max",
+			    json_integer((json_int_t)r->unacc_untracked_max));
+	json_object_set_new(o, "listeners_untracked_max",
+			    json_integer((json_int_t)r->listen_untracked_max));
 	if (json_object_set_new(root, "forensics", o))
 		err = -ENOMEM;
 	o = NULL;
