@@ -375,6 +375,13 @@ static void x__live(const struct obs_fx *fx, double tw_rate, double fail_rate, d
 		snprintf(tw, sizeof(tw), "%llu", (unsigned long long)fx->cs.state[6]);
 		snprintf(cw, sizeof(cw), "%llu", (unsigned long long)fx->cs.state[8]);
 	}
+	/* no census this interval: the live counts from the state moves ("~": not exact) */
+	if (!fx->census_fresh && fx->live_ok) {
+		snprintf(est, sizeof(est), "%s%lld", fx->live_err ? "~" : "",
+			 (long long)fx->live[1]);
+		snprintf(cw, sizeof(cw), "%s%lld", fx->live_err ? "~" : "",
+			 (long long)fx->live[OBS_TCP_CLOSE_WAIT]);
+	}
 	snprintf(buf, len, " %6s %6s %6.0f %6s %5s %4s %6.0f", est, tw, tw_rate, cw, pct, fdp,
 		 fail_rate);
 }
