@@ -1,0 +1,89 @@
+# SPDX-License-Identifier: MIT
+"""tools/kernels/guest.py's pure parts: the initramfs archive, names, the guest's script."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../tools/kernels"))
+import guest  # noqa: E402
+
+
+class CpioTest(unittest.TestCase):
+	def entries(self):
+		return [("bin", 0o040755, b"", (0, 0)),
+			("bin/hello", 0o100755, b"#!/bin/sh\necho hello\n", (0, 0)),
+			("bin/sh", 0o120777, b"busybox", (0, 0)),
+			("odd", 0o100644, b"x" * 5, (0, 0)),  # a length that needs padding
+			("dev/console", 0o020600, b"", (5, 1))]
+
+	def test_headers_and_padding(self):
+		a = guest.cpio_newc(self.entries())
+		self.assertEqual(a[:6], b"070701")
+		self.assertEqual(len(a) % 4, 0)
+		self.assertIn(b"TRAILER!!!\0", a)
+		# each header: 6 + 13 * 8 hex digits; the file size of bin/hello is its length
+		i = a.index(b"bin/hello\0") - 110
+		self.assertEqual(int(a[i + 54:i + 62], 16), len(b"#!/bin/sh\necho hello\n"))
+		i = a.index(b"dev/console\0") - 110
+		self.assertEqual((int(a[i + 78:i + 86], 16), int(a[i + 86:i + 94], 16)), (5, 1))
+
+	@unittest.skipUnless(shutil.which("cpio") or os.path.exists("/bin/busybox"),
+			     "no cpio to read the archive back")
+	def test_cpio_reads_it_back(self):
+		cpio = ["cpio"] if shutil.which("cpio") else ["/bin/busybox", "cpio"]
+		with tempfile.TemporaryDirectory() as d:
+			p = subprocess.run(cpio + ["-i", "--make-directories"] if cpio == ["cpio"]
+					   else cpio + ["-i", "-d"], cwd=d,
+					   input=guest.cpio_newc(self.entries()[:4]),
+					   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+			self.assertEqual(p.returncode, 0, p.stderr)
+			with open(os.path.join(d, "bin/hello"), "rb") as f:
+				self.assertEqual(f.read(), b"#!/bin/sh\necho hello\n")
+			self.assertEqual(os.readlink(os.path.join(d, "bin/sh")), "busybox")
+			self.assertEqual(os.path.getsize(os.path.join(d, "odd")), 5)
+			self.assertTrue(os.access(os.path.join(d, "bin/hello"), os.X_OK))
+
+
+class NamesTest(unittest.TestCase):
+	def test_series(self):
+		self.assertEqual(guest.series("6.1.0-56-amd64"), "6.1")
+		self.assertEqual(guest.series("6.12.117+deb12-amd64"), "6.12")
+		# 6.1 and 6.12 are different series: pruning one never removes the other
+		self.assertNotEqual(guest.series("6.1.0-56-amd64"), guest.series("6.12.1+deb12-amd64"))
+
+	def test_exact_versions_pass_garbage_is_refused(self):
+		self.assertEqual(guest.resolve("6.1.0-56-amd64"), "6.1.0-56-amd64")
+		self.assertEqual(guest.resolve("6.12.117+deb12-amd64"), "6.12.117+deb12-amd64")
+		for bad in ("5", "latest", "6.1; rm -rf /", "../x-amd64", "6.1.0-56-arm64"):
+			with self.assertRaises(ValueError):
+				guest.resolve(bad)
+
+	def test_static_elf(self):
+		static_busybox = subprocess.run(
+			["dpkg-query", "-W", "-f=${Status}", "busybox-static"], stdout=subprocess.PIPE,
+			stderr=subprocess.DEVNULL, text=True).stdout.endswith("ok installed")
+		if static_busybox:  # what the initramfs is built from
+			self.assertTrue(guest.static_elf("/bin/busybox"))
+		self.assertFalse(guest.static_elf(sys.executable))  # a dynamic executable
+		self.assertFalse(guest.static_elf(__file__))  # not ELF at all
+
+
+class ScriptTest(unittest.TestCase):
+	def test_argv_is_quoted_a_string_is_shell(self):
+		s = guest.guest_script(["echo", "a b", "$HOME"], "/tmp/x y", {"LL_A": "1 2"})
+		self.assertIn("cd '/tmp/x y' || exit 125", s)
+		self.assertIn("export LL_A='1 2'", s)
+		self.assertTrue(s.rstrip().endswith("echo 'a b' '$HOME'"))
+		s = guest.guest_script(["uname -r; id"], "/", {})
+		self.assertTrue(s.rstrip().endswith("uname -r; id"))
+
+	def test_printk_lines(self):
+		self.assertTrue(guest.is_printk("[    1.234567] virtio_net: probe\n"))
+		self.assertFalse(guest.is_printk("ok   check   --check exit 0\n"))
+
+
+if __name__ == "__main__":
+	unittest.main()

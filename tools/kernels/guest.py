@@ -1,0 +1,535 @@
+#!/usr/bin/python3
+"""Boot Debian's own kernels under qemu on this machine's root filesystem, and run commands there.
+
+    guest.py fetch KERNEL...               download and prepare each kernel (cached)
+    guest.py run [OPTIONS] KERNEL -- CMD...  boot KERNEL, run CMD as root, print its output,
+                                           exit with its exit code (125: none came back)
+    guest.py test [OPTIONS] KERNEL         fetch, then tests/kernels/suite.py in one boot
+                                           (the ctest tests kernel_6_1 and kernel_6_12)
+
+KERNEL is a series, 6.1 (the kernel linux-image-amd64 depends on: Debian 12's stock one) or
+6.12 (the one linux-image-6.12-amd64 depends on, from bookworm-security), or an exact package
+version such as 6.1.0-56-amd64. Nothing is installed: `apt-get download` fetches the package,
+`dpkg -x` unpacks it under the cache (LOADLENS_KERNEL_CACHE, default /var/cache/loadlens/kernels),
+and an initramfs is built there from busybox-static and the kernel's own 9p, virtio and overlay
+modules. The guest's root is the host's `/`, shared read-only over 9p under a tmpfs overlay, so
+the same build and packages run inside and its writes never reach the host, except in the
+exchange directory (--xdir), shared read-write at the same path. Accelerator: KVM where kvm_intel
+or kvm_amd is loaded, else TCG (this machine's kvm_pvm runs only kernels built for it).
+TCG runs both vCPUs in one host thread (LOADLENS_TCG_THREAD=single; multi: a thread each, which
+races with the kernel's code patching: docs/kernels.md).
+Exit codes: the command's; 64 usage; 77 a prerequisite is missing (no qemu, no network to
+download the kernel), with the reason printed; 125 the guest never reported an exit code.
+"""
+import argparse
+import ctypes
+import fcntl
+import glob
+import gzip
+import lzma
+import os
+import re
+import resource
+import shlex
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.normpath(os.path.join(HERE, "../.."))
+CACHE = os.environ.get("LOADLENS_KERNEL_CACHE", "/var/cache/loadlens/kernels")
+# a kernel series -> the Debian metapackage whose dependency names the exact kernel package
+SERIES = {"6.1": "linux-image-amd64", "6.12": "linux-image-6.12-amd64"}
+# what the initramfs loads to mount the host's root: 9p over virtio-pci, under an overlay
+INITRAMFS_MODULES = ["virtio_pci", "9pnet_virtio", "9p", "overlay"]
+# environment variables handed into the guest command besides PATH (prefixes)
+PASS_ENV = ("LOADLENS_", "LL_", "CI")
+NO_RC = 125
+
+
+class Skip(Exception):
+	"""A prerequisite is missing on this host: exit 77 with the reason."""
+
+
+def say(msg):
+	print("guest: " + msg, file=sys.stderr, flush=True)
+
+
+def sh(cmd, **kw):
+	"""Run a host command, capture its output; CalledProcessError carries it."""
+	return subprocess.run(cmd, check=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+			      text=True, **kw).stdout
+
+
+def last_line(text):
+	lines = [l for l in (text or "").splitlines() if l.strip() and
+		 "unsandboxed" not in l]
+	return lines[-1].strip() if lines else "(no output)"
+
+
+# --- which kernel ---
+
+def resolve(kernel):
+	"""The exact kernel version (e.g. 6.1.0-56-amd64) for a series or a version."""
+	if kernel not in SERIES:
+		if not re.fullmatch(r"\d+\.\d+[\w.+~-]*-amd64", kernel):
+			raise ValueError("unknown kernel '%s': 6.1, 6.12 or a version such as "
+					 "6.1.0-56-amd64" % kernel)
+		return kernel
+	meta = SERIES[kernel]
+	for attempt in (1, 2):
+		out = subprocess.run(["apt-cache", "depends", meta], stdout=subprocess.PIPE,
+				     stderr=subprocess.DEVNULL, text=True).stdout
+		m = re.search(r"Depends: linux-image-(%s[\w.+~-]*-amd64)$" % re.escape(kernel),
+			      out, re.M)
+		if m:
+			return m.group(1)
+		if attempt == 1:  # the package lists may be missing or stale: refresh once
+			say("apt knows no %s; running apt-get update" % meta)
+			try:
+				sh(["apt-get", "update", "-qq"], timeout=300)
+			except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as e:
+				raise Skip("cannot resolve the %s kernel: %s is unknown to apt and "
+					   "apt-get update failed (%s)" %
+					   (kernel, meta, last_line(getattr(e, "output", ""))))
+	raise Skip("cannot resolve the %s kernel: apt knows no %s with a dependency on "
+		   "linux-image-%s* (is bookworm%s in the apt sources?)" %
+		   (kernel, meta, kernel, "-security" if kernel == "6.12" else ""))
+
+
+def kernel_dir(kver):
+	return os.path.join(CACHE, kver)
+
+
+def vmlinuz(kver):
+	return os.path.join(kernel_dir(kver), "root/boot/vmlinuz-" + kver)
+
+
+def modules_dir(kver):
+	return os.path.join(kernel_dir(kver), "root/lib/modules", kver)
+
+
+def initrd(kver):
+	return os.path.join(kernel_dir(kver), "initrd.img")
+
+
+# --- fetch: apt-get download, dpkg -x, depmod, initramfs ---
+
+def require_tools():
+	for tool, pkg in (("apt-get", "apt"), ("dpkg", "dpkg"), ("depmod", "kmod"),
+			  ("modprobe", "kmod")):
+		if not shutil.which(tool) and not shutil.which(tool, path="/usr/sbin:/sbin"):
+			raise Skip("%s is not installed (Debian package %s)" % (tool, pkg))
+	if not os.path.exists("/bin/busybox") or not static_elf("/bin/busybox"):
+		raise Skip("the initramfs needs a static /bin/busybox: apt-get install "
+			   "busybox-static (tools/loadlens setup installs it)")
+
+
+def static_elf(path):
+	"""True if PATH is an ELF executable without a program interpreter (statically linked)."""
+	with open(path, "rb") as f:
+		head = f.read(64)
+		if head[:4] != b"\x7fELF" or head[4] != 2:
+			return False
+		phoff, = struct.unpack_from("<Q", head, 32)
+		phentsize, phnum = struct.unpack_from("<HH", head, 54)
+		f.seek(phoff)
+		ph = f.read(phentsize * phnum)
+	return all(struct.unpack_from("<I", ph, i * phentsize)[0] != 3  # PT_INTERP
+		   for i in range(phnum))
+
+
+def fetch(kernel):
+	"""Download and prepare KERNEL once; returns its exact version. Raises Skip."""
+	require_tools()
+	kver = resolve(kernel)
+	kdir = kernel_dir(kver)
+	stamp = os.path.join(kdir, "ready")
+	if os.path.exists(stamp) and os.path.exists(vmlinuz(kver)) and \
+			os.path.exists(initrd(kver)):
+		return kver
+	os.makedirs(kdir, exist_ok=True)
+	with open(os.path.join(kdir, ".lock"), "w") as lock:
+		fcntl.flock(lock, fcntl.LOCK_EX)  # a second fetch of the same kernel waits
+		if os.path.exists(stamp):
+			return kver
+		t = time.monotonic()
+		dl = os.path.join(kdir, "dl")
+		shutil.rmtree(dl, ignore_errors=True)
+		os.makedirs(dl)
+		pkg = "linux-image-" + kver
+		say("downloading %s (apt-get download) into %s" % (pkg, kdir))
+		try:
+			sh(["apt-get", "download", "-q", pkg], cwd=dl, timeout=900)
+		except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as e:
+			raise Skip("cannot download %s: %s" % (pkg, last_line(getattr(e, "output",
+										  ""))))
+		debs = glob.glob(os.path.join(dl, pkg + "_*.deb"))
+		if len(debs) != 1:
+			raise Skip("apt-get download %s left %d packages in %s" % (pkg, len(debs), dl))
+		root = os.path.join(kdir, "root")
+		shutil.rmtree(root, ignore_errors=True)
+		sh(["dpkg", "-x", debs[0], root])
+		if not os.path.exists(vmlinuz(kver)) or not os.path.isdir(modules_dir(kver)):
+			raise RuntimeError("%s has no boot/vmlinuz-%s or lib/modules/%s" %
+					   (os.path.basename(debs[0]), kver, kver))
+		sh(["depmod", "-b", root, kver])
+		build_initramfs(kver)
+		shutil.rmtree(dl)
+		with open(stamp, "w") as f:
+			f.write(kver + "\n")
+		say("%s ready in %.0f s (%s)" % (kver, time.monotonic() - t, kdir))
+	prune(kver)
+	return kver
+
+
+def prune(kver):
+	"""Remove older cached kernels of the same series (a Debian update replaced them)."""
+	for d in glob.glob(os.path.join(CACHE, "*")):
+		name = os.path.basename(d)
+		if name != kver and series(name) == series(kver) and \
+				os.path.exists(os.path.join(d, "ready")):
+			say("removing %s (replaced by %s)" % (d, kver))
+			shutil.rmtree(d, ignore_errors=True)
+
+
+def series(kver):
+	m = re.match(r"\d+\.\d+(?=\.)", kver)
+	return m.group() if m else kver
+
+
+def module_chain(kver):
+	"""The .ko files to insmod for INITRAMFS_MODULES, dependencies first, each once."""
+	root = os.path.join(kernel_dir(kver), "root")
+	chain = []
+	for m in INITRAMFS_MODULES:
+		out = sh(["modprobe", "-d", root, "-S", kver, "--show-depends", m])
+		for line in out.splitlines():
+			w = line.split()
+			if len(w) >= 2 and w[0] == "insmod" and w[1] not in chain:
+				chain.append(w[1])
+	return chain
+
+
+def module_bytes(path):
+	"""A module file uncompressed (insmod in busybox reads plain .ko files)."""
+	if path.endswith(".ko"):
+		with open(path, "rb") as f:
+			return f.read()
+	if path.endswith(".ko.xz"):
+		with lzma.open(path) as f:
+			return f.read()
+	if path.endswith(".ko.gz"):
+		with gzip.open(path) as f:
+			return f.read()
+	if path.endswith(".ko.zst"):
+		if not shutil.which("zstd"):
+			raise Skip("%s is zstd-compressed: apt-get install zstd" % path)
+		return subprocess.run(["zstd", "-qdc", path], check=True,
+				      stdout=subprocess.PIPE).stdout
+	raise RuntimeError("unknown module format: " + path)
+
+
+def cpio_newc(entries):
+	"""An archive in the kernel's initramfs format (cpio 'newc'): (name, mode, data, rdev)."""
+	out = bytearray()
+
+	def pad():
+		out.extend(b"\0" * (-len(out) % 4))
+
+	for ino, (name, mode, data, rdev) in enumerate(entries + [("TRAILER!!!", 0, b"",
+								      (0, 0))], 1):
+		bname = name.encode() + b"\0"
+		fields = (ino, mode, 0, 0, 1, 0, len(data), 0, 0, rdev[0], rdev[1], len(bname), 0)
+		out += b"070701" + "".join("%08X" % v for v in fields).encode() + bname
+		pad()
+		out += data
+		pad()
+	return bytes(out)
+
+
+def build_initramfs(kver):
+	d, x, chardev = 0o040755, 0o100755, 0o020600
+	entries = [(n, d, b"", (0, 0)) for n in ("bin", "dev", "proc", "sys", "mod", "lower",
+						  "upper", "newroot")]
+	entries.append(("dev/console", chardev, b"", (5, 1)))
+	with open("/bin/busybox", "rb") as f:
+		entries.append(("bin/busybox", x, f.read(), (0, 0)))
+	entries.append(("bin/sh", 0o120777, b"busybox", (0, 0)))
+	with open(os.path.join(HERE, "init.sh"), "rb") as f:
+		entries.append(("init", x, f.read(), (0, 0)))
+	names = []
+	for i, path in enumerate(module_chain(kver)):
+		name = re.sub(r"\.ko(\..*)?$", "", os.path.basename(path))
+		names.append(name)
+		# the init loads mod/*.ko in name order: the dependency order
+		entries.append(("mod/%02d-%s.ko" % (i, name), 0o100644, module_bytes(path), (0, 0)))
+	tmp = initrd(kver) + ".tmp"
+	with open(tmp, "wb") as f:
+		f.write(gzip.compress(cpio_newc(entries), 1))
+	os.replace(tmp, initrd(kver))
+	say("initramfs %s: busybox and %s" % (initrd(kver), " ".join(names)))
+
+
+# --- boot and run ---
+
+def accelerator(choice):
+	if choice:
+		return choice
+	hw = os.path.isdir("/sys/module/kvm_intel") or os.path.isdir("/sys/module/kvm_amd")
+	return "kvm" if hw and os.access("/dev/kvm", os.R_OK | os.W_OK) else "tcg"
+
+
+def guest_script(command, cwd, env):
+	"""The shell script stage2.sh runs: the caller's directory, PATH, fd limits and env."""
+	soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+	lines = ["ulimit -Hn %d 2>/dev/null; ulimit -Sn %d 2>/dev/null" % (hard, soft),
+		 "export PATH=%s" % shlex.quote(os.environ.get("PATH", "/usr/bin:/bin"))]
+	for k, v in sorted(env.items()):
+		lines.append("export %s=%s" % (k, shlex.quote(v)))
+	lines.append("cd %s || exit %d" % (shlex.quote(cwd), NO_RC))
+	lines.append(" ".join(shlex.quote(a) for a in command) if len(command) > 1 else command[0])
+	return "\n".join(lines) + "\n"
+
+
+def console_excerpt(console):
+	"""The kernel's own account of a crash (the Oops/BUG/panic lines and the call trace's
+	head), else the console's last lines."""
+	with open(console, errors="replace") as f:
+		lines = [l.rstrip() for l in f]
+	for i, l in enumerate(lines):
+		if re.search(r"\] (Oops|BUG|kernel BUG|general protection|Kernel panic)", l):
+			return lines[i:i + 3] + [t for t in lines[i + 3:i + 40] if
+						 re.search(r"\] (RIP|Comm| [a-z_0-9.]+\+0x)", t)][:14]
+	return lines[-15:]
+
+
+def is_printk(line):
+	return re.match(r"\[\s*\d+\.\d+\] ", line) is not None
+
+
+def die_with_parent():
+	"""In qemu before exec: the kernel kills it if guest.py dies, even by SIGKILL."""
+	PR_SET_PDEATHSIG = 1
+	ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def boot(kver, command, xdir=None, timeout=600, mem="4G", cpus=2, accel=None, env=None,
+	 echo=True, append=""):
+	"""Boot KVER, run COMMAND (argv, or one shell string) in it; returns (rc, output, info).
+	rc is NO_RC where the guest reported none (boot failure, panic, timeout)."""
+	if not shutil.which("qemu-system-x86_64"):
+		raise Skip("qemu-system-x86_64 is not installed (Debian package qemu-system-x86; "
+			   "tools/loadlens setup installs it)")
+	accel = accelerator(accel)
+	own = xdir is None
+	xdir = os.path.abspath(xdir or tempfile.mkdtemp(prefix="loadlens-guest."))
+	if re.search(r"\s", xdir + HERE):
+		raise ValueError("paths with spaces cannot go on the kernel command line: " + xdir)
+	os.makedirs(xdir, exist_ok=True)
+	for f in ("rc", "out.log", "up"):
+		if os.path.exists(os.path.join(xdir, f)):
+			os.unlink(os.path.join(xdir, f))
+	genv = {k: v for k, v in os.environ.items() if k.startswith(PASS_ENV)}
+	if accel == "tcg":  # tests that compare with a real CPU's costs read it (docs/kernels.md)
+		genv["LL_EMULATED_CPU"] = "1"
+	# what is left of the timeout once userspace is up: a suite stops in time to report
+	genv["LL_GUEST_DEADLINE_S"] = str(max(timeout - 30, 1))
+	genv.update(env or {})
+	with open(os.path.join(xdir, "cmd.sh"), "w") as f:
+		f.write(guest_script(command, os.getcwd(), genv))
+	cmdline = ("console=ttyS0 loglevel=4 panic=-1 8250.nr_uarts=1 ll.stage2=%s ll.xdir=%s "
+		   "ll.modules=%s %s" % (os.path.join(HERE, "stage2.sh"), xdir, modules_dir(kver),
+					append)).strip()
+	qemu = ["qemu-system-x86_64", "-nodefaults", "-no-reboot", "-display", "none",
+		"-smp", str(cpus), "-m", mem,
+		"-kernel", vmlinuz(kver), "-initrd", initrd(kver), "-append", cmdline,
+		"-serial", "stdio", "-nic", "none",
+		"-fsdev", "local,id=root,path=/,readonly=on,security_model=none,multidevs=remap",
+		"-device", "virtio-9p-pci,fsdev=root,mount_tag=hostroot",
+		"-fsdev", "local,id=xchg,path=%s,security_model=none,multidevs=remap" % xdir,
+		"-device", "virtio-9p-pci,fsdev=xchg,mount_tag=xchg"]
+	qemu += ["-accel", "kvm", "-cpu", "host"] if accel == "kvm" else \
+		["-accel", "tcg,thread=%s" % os.environ.get("LOADLENS_TCG_THREAD", "single"), "-cpu",
+		 "max"]
+	console = os.path.join(xdir, "console.log")
+	if echo:
+		say("booting %s (%s, %d CPUs, %s), at most %d s" % (kver, accel, cpus, mem, timeout))
+	t0 = time.monotonic()
+	proc = subprocess.Popen(qemu, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+				stderr=subprocess.STDOUT, start_new_session=True,
+				preexec_fn=die_with_parent)
+
+	def stop(signum, frame):  # Ctrl-C, ctest's or timeout's SIGTERM: no guest left behind
+		os.killpg(proc.pid, signal.SIGKILL)
+		raise SystemExit(128 + signum)
+
+	old = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM,
+							   signal.SIGHUP)}
+
+	def pump():  # the console to console.log, and the command's lines to stdout
+		with open(console, "wb") as log:
+			for raw in proc.stdout:
+				log.write(raw)
+				log.flush()
+				line = raw.decode(errors="replace").replace("\r", "")
+				if echo and not is_printk(line):
+					sys.stdout.write(line)
+					sys.stdout.flush()
+
+	th = threading.Thread(target=pump, daemon=True)
+	th.start()
+	timed_out = False
+	try:
+		proc.wait(timeout)
+	except subprocess.TimeoutExpired:
+		timed_out = True
+		os.killpg(proc.pid, signal.SIGKILL)
+		proc.wait()
+	th.join(5)
+	for sig, handler in old.items():
+		signal.signal(sig, handler)
+	wall = time.monotonic() - t0
+	info = {"kernel": kver, "accel": accel, "wall_s": round(wall, 1), "xdir": xdir,
+		"console": console, "qemu_rc": proc.returncode, "timed_out": timed_out}
+	try:
+		with open(os.path.join(xdir, "up")) as f:
+			info["userspace_s"] = float(f.read().split()[0])
+	except (OSError, ValueError, IndexError):
+		pass
+	try:
+		with open(os.path.join(xdir, "out.log"), errors="replace") as f:
+			output = f.read()
+	except OSError:
+		output = ""
+	try:
+		with open(os.path.join(xdir, "rc")) as f:
+			rc = int(f.read())
+	except (OSError, ValueError):
+		rc = NO_RC
+		why = "timed out after %d s" % timeout if timed_out else \
+			"qemu exited %d" % proc.returncode
+		info["error"] = "the guest reported no exit code (%s); console %s:\n  %s" % (
+			why, console, "\n  ".join(console_excerpt(console)))
+	if own:
+		info["xdir"] = None
+		shutil.rmtree(xdir, ignore_errors=True)
+	return rc, output, info
+
+
+# --- the command line ---
+
+class Parser(argparse.ArgumentParser):
+	def error(self, message):  # a usage error exits 64, as every loadlens command does
+		self.print_usage(sys.stderr)
+		print("%s: %s" % (self.prog, message), file=sys.stderr)
+		sys.exit(64)
+
+
+def main():
+	ap = Parser(prog="guest.py", description=__doc__.split("\n\n")[0],
+				     formatter_class=argparse.RawDescriptionHelpFormatter,
+				     epilog=EXAMPLES)
+	sub = ap.add_subparsers(dest="cmd", required=True)
+	f = sub.add_parser("fetch", help="download and prepare kernels (cached)")
+	f.add_argument("kernels", nargs="+", metavar="KERNEL")
+	for name, hlp in (("run", "boot KERNEL and run CMD in it as root"),
+			  ("test", "fetch KERNEL, then the kernel matrix's checks in one boot")):
+		p = sub.add_parser(name, help=hlp)
+		p.add_argument("-t", "--timeout", type=int, default=600 if name == "run" else 540,
+			       help="seconds before qemu is killed")
+		p.add_argument("-m", "--mem", default="4G", help="guest memory (default 4G)")
+		p.add_argument("-c", "--cpus", type=int, default=2, help="guest CPUs (default 2)")
+		p.add_argument("-a", "--accel", choices=("kvm", "tcg"),
+			       help="default: kvm with kvm_intel/kvm_amd loaded, else tcg")
+		p.add_argument("-x", "--xdir", help="exchange directory, shared read-write at the "
+			       "same path (default: a temporary one, removed)")
+		p.add_argument("--append", default=os.environ.get("LOADLENS_KERNEL_APPEND", ""),
+			       help="more kernel command-line arguments")
+		p.add_argument("kernel", metavar="KERNEL")
+		if name == "run":
+			p.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD")
+		else:
+			p.add_argument("--bin", default=os.environ.get("LOADLENS_BIN",
+								       os.path.join(SRC, "build/bin")),
+				       help="the build's bin directory (default: LOADLENS_BIN or "
+				       "build/bin)")
+	a = ap.parse_args()
+	try:
+		if a.cmd == "fetch":
+			for k in a.kernels:
+				kver = fetch(k)
+				print("%s %s %s" % (k, kver, kernel_dir(kver)))
+			return 0
+		if a.cmd == "run":
+			cmd = a.command[1:] if a.command[:1] == ["--"] else a.command
+			if not cmd:
+				ap.error("run: no command (guest.py run KERNEL -- CMD...)")
+			kver = fetch(a.kernel)
+			rc, _, info = boot(kver, cmd, a.xdir, a.timeout, a.mem, a.cpus, a.accel,
+					   append=a.append)
+			report(info, rc)
+			return rc
+		return test(a)
+	except Skip as e:
+		print("SKIP: %s" % e, flush=True)
+		return 77
+	except ValueError as e:
+		print("guest.py: %s" % e, file=sys.stderr)
+		return 64
+	except (OSError, subprocess.CalledProcessError) as e:
+		out = getattr(e, "output", None)
+		print("guest.py: %s%s" % (e, ": " + last_line(out) if out else ""), file=sys.stderr)
+		return 1
+
+
+def report(info, rc):
+	say("%s: exit %s after %.1f s%s (%s)" % (
+		info["kernel"], rc if rc != NO_RC else "none", info["wall_s"],
+		", userspace at %.1f s" % info["userspace_s"] if "userspace_s" in info else "",
+		info["accel"]))
+	if "error" in info:
+		say(info["error"])
+
+
+def test(a):
+	"""The kernel matrix for one kernel: tests/kernels/suite.py in one boot; its summary."""
+	t = time.monotonic()
+	kver = fetch(a.kernel)
+	fetch_s = time.monotonic() - t
+	bindir = os.path.abspath(a.bin)
+	for b in ("loadlens-observer", "loadlens-driver", "loadlens-refserver"):
+		if not os.access(os.path.join(bindir, b), os.X_OK):
+			print("FAIL: %s/%s is not built" % (bindir, b))
+			return 1
+	xdir = os.path.abspath(a.xdir or os.path.join(os.path.dirname(bindir), "kernels", kver))
+	shutil.rmtree(xdir, ignore_errors=True)
+	os.makedirs(xdir)
+	suite = os.path.join(SRC, "tests/kernels/suite.py")
+	rc, _, info = boot(kver, ["/usr/bin/python3", suite, "--bin", bindir, "--out", xdir],
+			   xdir, a.timeout, a.mem, a.cpus, a.accel, append=a.append)
+	report(info, rc)
+	say("fetch %.1f s (cached: %s), boot and checks %.1f s; results in %s" % (
+		fetch_s, "yes" if fetch_s < 5 else "no", info["wall_s"], xdir))
+	if rc == NO_RC:
+		print("FAIL: the %s guest reported no exit code" % kver)
+		return 1
+	return rc
+
+
+EXAMPLES = """examples:
+  tools/kernels/guest.py fetch 6.1 6.12
+  tools/kernels/guest.py run 6.1 -- build/bin/loadlens-observer --check
+  tools/kernels/guest.py run -t 300 6.12 -- bash -c 'cd build && ctest -R scenario_sick_fd_leak'
+  tools/kernels/guest.py test 6.1
+"""
+
+if __name__ == "__main__":
+	sys.exit(main())
