@@ -54,12 +54,22 @@ struct mm_struct___fdc {
 	struct file___fdc *exe_file;
 } __attribute__((preserve_access_index));
 
+struct fdtable___fdc {
+	unsigned int max_fds;
+	unsigned long *open_fds;
+} __attribute__((preserve_access_index));
+
+struct files_struct___fdc {
+	struct fdtable___fdc *fdt;
+} __attribute__((preserve_access_index));
+
 struct task_struct___fdc {
 	int pid;
 	int tgid;
 	__u64 start_boottime;
 	struct mm_struct___fdc *mm;
 	struct nsproxy___fdc *nsproxy;
+	struct files_struct___fdc *files;
 } __attribute__((preserve_access_index));
 
 struct seq_file;
@@ -131,6 +141,71 @@ int handle_task_file(struct bpf_iter__task_file___fdc *ctx)
 	if (bpf_map_lookup_elem(&fdc_inodes, &ino) &&
 	    bpf_map_update_elem(&fdc_owners, &tgid, &one, BPF_ANY))
 		__sync_fetch_and_add(&owners_full, 1);
+	return 0;
+}
+
+/* Open fds of a watched process: the bits set in its fd table's open_fds bitmap, 8 words a turn,
+ * so that a process holding 20,000 connections costs ~40 reads, not 20,000 file visits. */
+struct fdc_bits {
+	const unsigned long *words;
+	__u32 nwords;
+	__u64 open;
+};
+
+static __always_inline __u64 fdc_popcount(__u64 x)
+{
+	x = x - ((x >> 1) & 0x5555555555555555ULL);
+	x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+	return (x * 0x0101010101010101ULL) >> 56;
+}
+
+static long fdc_count_chunk(__u64 i, void *ctx)
+{
+	struct fdc_bits *b = ctx;
+	__u64 w[8] = {};
+	__u32 k, left;
+
+	if (i * 8 >= b->nwords)
+		return 1;
+	left = b->nwords - (__u32)i * 8;
+	if (left >= 8) {
+		if (bpf_probe_read_kernel(w, sizeof(w), b->words + i * 8))
+			return 1;
+	} else { /* the table's last words, one by one: none past its end */
+		for (k = 0; k < 7 && k < left; k++)
+			if (bpf_probe_read_kernel(&w[k], sizeof(w[k]), b->words + i * 8 + k))
+				return 1;
+	}
+	for (k = 0; k < 8; k++)
+		b->open += fdc_popcount(w[k]);
+	return 0;
+}
+
+SEC("iter/task")
+int handle_task_fds(struct bpf_iter__task___fdc *ctx)
+{
+	struct task_struct___fdc *task = ctx->task;
+	struct fdtable___fdc *fdt;
+	struct fdc_bits b = {};
+	__u32 tgid;
+	__u64 *n;
+
+	if (!task)
+		return 0;
+	tgid = (__u32)BPF_CORE_READ(task, tgid);
+	if ((__u32)BPF_CORE_READ(task, pid) != tgid)
+		return 0; /* its threads share the leader's table */
+	n = bpf_map_lookup_elem(&fdc_count, &tgid);
+	if (!n)
+		return 0;
+	fdt = BPF_CORE_READ(task, files, fdt);
+	if (!fdt)
+		return 0; /* exiting: no table */
+	b.words = BPF_CORE_READ(fdt, open_fds);
+	b.nwords = (BPF_CORE_READ(fdt, max_fds) + 63) / 64;
+	bpf_loop((b.nwords + 7) / 8, fdc_count_chunk, &b, 0);
+	*n = b.open;
 	return 0;
 }
 

@@ -29,6 +29,12 @@ const volatile __u8 targ_rdonly_cast = 0;
 
 #define LL_CAST(type, ptr) ((const type *)bpf_rdonly_cast((ptr), bpf_core_type_id_kernel(type)))
 
+/* LL_READ_KF with kf: the kfunc path when true. The request programs pass a constant where it is
+ * known (the sock: tracepoints exist from 6.3, the kfunc from 6.2: no switch is read at run time)
+ * and targ_rdonly_cast in the trampoline programs. */
+#define LL_READ_KF(kf, type, ptr, field)                                                           \
+	((kf) ? LL_CAST(type, ptr)->field : BPF_CORE_READ((const type *)(ptr), field))
+
 /* Field `field` (one member, possibly nested with '.') of the kernel object at ptr, of `type`.
  * ptr may be a BTF pointer or a plain address (one read with bpf_probe_read_kernel). */
 #define LL_READ(type, ptr, field)                                                                  \

@@ -164,7 +164,7 @@ __attribute__((noinline)) int pl_sample(struct rt_pl_ctrs *c, int ret)
  * CPU is open and it begins a new request (not more of one being read), on a socket that is
  * timed (with --pid/--cgroup: one a target owns).
  */
-static __always_inline void payload_recv(struct sock *sk, int slot, int ret)
+static __always_inline void payload_recv(struct sock *sk, int slot, int ret, bool kf)
 {
 	__u64 *g = &pl_gates[(bpf_get_smp_processor_id() & (PL_GATES - 1)) * PL_GATE_WORDS];
 	struct rt_tcp_sock *s;
@@ -175,7 +175,7 @@ static __always_inline void payload_recv(struct sock *sk, int slot, int ret)
 		return;
 	/* TCP's clock, refreshed as this read copied the bytes: no clock read; a socket whose
 	 * stamp is older than the gate's reads as not due */
-	now = LL_READ(struct tcp_sock, sk, tcp_clock_cache);
+	now = LL_READ_KF(kf, struct tcp_sock, sk, tcp_clock_cache);
 	last = *g;
 	if ((__s64)(now - last) < (__s64)targ_payload_period_ns && last)
 		return;

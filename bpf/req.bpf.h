@@ -50,16 +50,17 @@
 #include "req_tcp.bpf.h"
 #include "req_udp.bpf.h"
 
-static __always_inline void req_data_ready(const struct sock *sk)
+/* kf: bpf_rdonly_cast may be used (a constant in the tracepoint programs: see LL_READ_KF) */
+static __always_inline void req_data_ready(const struct sock *sk, bool kf)
 {
 	bool udp;
 
 	if (!sk || sock_slot(sk, &udp) < 0)
 		return;
 	if (udp)
-		udp_arrival(sk);
+		udp_arrival(sk, kf);
 	else if (sk->__sk_common.skc_state != TCP_LISTEN) /* a new connection, not bytes */
-		tcp_arrival(sk);
+		tcp_arrival(sk, kf);
 }
 
 /* payload sampling (pipelining in one write): uses req_tcp's tcp_state() */
@@ -67,7 +68,7 @@ static __always_inline void req_data_ready(const struct sock *sk)
 /* TLS: the handshake apart from requests (uses payload's pl_user_buf()) */
 #include "req_tls.bpf.h"
 
-static __always_inline void req_recv(struct sock *sk, int ret, int flags)
+static __always_inline void req_recv(struct sock *sk, int ret, int flags, bool kf)
 {
 	bool udp = false;
 	int slot;
@@ -82,11 +83,11 @@ static __always_inline void req_recv(struct sock *sk, int ret, int flags)
 		udp_read(sk, slot);
 		return;
 	}
-	payload_recv(sk, slot, ret); /* first: it asks whether this read begins a request */
-	tcp_read(sk, slot, ret);
+	payload_recv(sk, slot, ret, kf); /* first: it asks whether this read begins a request */
+	tcp_read(sk, slot, ret, kf);
 }
 
-static __always_inline void req_send(struct sock *sk, int ret)
+static __always_inline void req_send(struct sock *sk, int ret, bool kf)
 {
 	bool udp = false;
 	int slot;
@@ -99,7 +100,7 @@ static __always_inline void req_send(struct sock *sk, int ret)
 	if (udp)
 		udp_write(sk, slot);
 	else
-		tcp_write(sk, slot, ret);
+		tcp_write(sk, slot, ret, kf);
 }
 
 #endif /* LOADLENS_REQ_BPF_H */

@@ -32,7 +32,7 @@ static __always_inline void tls_hello(const struct sock *sk, struct rt_tcp_sock 
 				      int ret);
 static __always_inline bool tls_read(struct sock *sk, struct rt_tcp_sock *s, int slot, int ret,
 				     __u64 now);
-static __always_inline void tls_write(struct sock *sk, struct rt_tcp_sock *s);
+static __always_inline void tls_write(struct sock *sk, struct rt_tcp_sock *s, bool kf);
 static __always_inline void tls_late_out(const struct sock *sk, struct rt_tcp_sock *s, int slot);
 static __always_inline void tls_accepted(const struct sock *sk, struct rt_tcp_sock *s);
 static __always_inline void tls_forget(const struct sock *sk, struct rt_tcp_sock *s);
@@ -46,9 +46,9 @@ static __always_inline bool tls_alert_write(int ret);
  * `after` (an event of this socket already seen) was not refreshed for this event, and a socket
  * never read may hold the handshake's stamp: read the clock for both.
  */
-static __always_inline __u64 tcp_clock(const struct sock *sk, __u64 after)
+static __always_inline __u64 tcp_clock(const struct sock *sk, __u64 after, bool kf)
 {
-	__u64 t = LL_READ(struct tcp_sock, sk, tcp_clock_cache);
+	__u64 t = LL_READ_KF(kf, struct tcp_sock, sk, tcp_clock_cache);
 
 	return t > after && after ? t : bpf_ktime_get_ns();
 }
@@ -63,10 +63,10 @@ static __always_inline __u64 tcp_clock(const struct sock *sk, __u64 after)
  * mode acknowledges at once. The lesser of the two is the transmit, paced or not. A value not
  * newer than the read: this write transmitted nothing yet; read the clock.
  */
-static __always_inline __u64 tcp_sent_clock(const struct sock *sk, __u64 after)
+static __always_inline __u64 tcp_sent_clock(const struct sock *sk, __u64 after, bool kf)
 {
-	__u64 w = LL_READ(struct tcp_sock, sk, tcp_wstamp_ns);
-	__u64 c = LL_READ(struct tcp_sock, sk, tcp_clock_cache), t = w < c ? w : c;
+	__u64 w = LL_READ_KF(kf, struct tcp_sock, sk, tcp_wstamp_ns);
+	__u64 c = LL_READ_KF(kf, struct tcp_sock, sk, tcp_clock_cache), t = w < c ? w : c;
 
 	return t > after && after ? t : bpf_ktime_get_ns();
 }
@@ -133,7 +133,7 @@ static __always_inline void tcp_close_out(struct rt_tcp_sock *s, __u32 slot)
 	r->c.multi_write++;
 }
 
-static __always_inline void tcp_arrival(const struct sock *sk)
+static __always_inline void tcp_arrival(const struct sock *sk, bool kf)
 {
 	struct rt_tcp_sock *s = tcp_state(sk, true);
 
@@ -142,11 +142,11 @@ static __always_inline void tcp_arrival(const struct sock *sk)
 	if (s->arrivals < 255)
 		s->arrivals++;
 	if (s->state == RT_IDLE) {
-		s->arrival_ns = tcp_clock(sk, s->read_ns);
+		s->arrival_ns = tcp_clock(sk, s->read_ns, kf);
 		s->state = RT_QUEUED;
 	} else if (s->state != RT_QUEUED && !s->pending_ns) {
 		/* while a request is read or served: the first bytes of the next one */
-		s->pending_ns = tcp_clock(sk, s->read_ns);
+		s->pending_ns = tcp_clock(sk, s->read_ns, kf);
 	}
 }
 
@@ -171,7 +171,7 @@ static __always_inline struct rt_tcp_sock *tcp_owned(struct sock *sk, int *slot,
 	return *slot < 0 ? NULL : s;
 }
 
-static __always_inline void tcp_read(struct sock *sk, int slot, int ret)
+static __always_inline void tcp_read(struct sock *sk, int slot, int ret, bool kf)
 {
 	struct rt_tcp_sock *s = tcp_owned(sk, &slot, true);
 	struct rt_rec *r;
@@ -207,10 +207,10 @@ static __always_inline void tcp_read(struct sock *sk, int slot, int ret)
 	 * on average at hello-world keep-alive, 1.1 us under overload, over 10 us for 0.03-0.1% of
 	 * reads (docs/observer.md, "Request timing: cost"). */
 	if (s->state == RT_QUEUED) {
-		now = tcp_clock(sk, s->arrival_ns);
+		now = tcp_clock(sk, s->arrival_ns, kf);
 		tcp_begin(s, s->arrival_ns, now);
 	} else if (s->state == RT_WRITING) {
-		now = tcp_clock(sk, s->pending_ns);
+		now = tcp_clock(sk, s->pending_ns, kf);
 		tcp_close_out(s, slot);
 		tcp_begin(s, s->pending_ns, now);
 	} else {
@@ -235,7 +235,7 @@ first:
  * (tcp_sent_clock()), which is this response's if it is newer than the read; if the write
  * transmitted nothing yet (queued behind cwnd), the clock is read.
  */
-static __always_inline void tcp_write(struct sock *sk, int slot, int ret)
+static __always_inline void tcp_write(struct sock *sk, int slot, int ret, bool kf)
 {
 	struct rt_tcp_sock *s = tcp_owned(sk, &slot, targ_owned);
 	__u64 now;
@@ -254,12 +254,12 @@ static __always_inline void tcp_write(struct sock *sk, int slot, int ret)
 			return;
 		}
 		if (s->tls != RT_TLS_DONE) {
-			tls_write(sk, s); /* the handshake's, a ticket, or a late request's */
+			tls_write(sk, s, kf); /* the handshake's, a ticket, or a late request's */
 			return;
 		}
 	}
 	if (s->state == RT_READING) {
-		now = tcp_sent_clock(sk, s->read_ns);
+		now = tcp_sent_clock(sk, s->read_ns, kf);
 		s->write_ns = now;
 		s->last_write_ns = now;
 		s->state = RT_WRITING;

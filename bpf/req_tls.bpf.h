@@ -368,20 +368,20 @@ static __always_inline bool tls_read(struct sock *sk, struct rt_tcp_sock *s, int
 
 /* A write of a TLS connection still in its handshake (or its tickets, or a TLS 1.3 request read
  * with the Finished): no request is recorded here. */
-static __always_inline void tls_write(struct sock *sk, struct rt_tcp_sock *s)
+static __always_inline void tls_write(struct sock *sk, struct rt_tcp_sock *s, bool kf)
 {
 	__u8 ph = s->tls;
 
 	if (ph == RT_TLS_CLOSING)
 		return;
 	if (s->state == RT_READING) {
-		s->write_ns = tcp_sent_clock(sk, s->read_ns);
+		s->write_ns = tcp_sent_clock(sk, s->read_ns, kf);
 		s->last_write_ns = s->write_ns;
 		s->state = RT_WRITING;
 		s->tls = ll_tls_wrote(ph);
 	} else if (s->state == RT_WRITING) {
 		/* a TLS 1.3 late request's response comes after the tickets: its transmit */
-		s->last_write_ns = ph == RT_TLS_LATE ? tcp_sent_clock(sk, s->last_write_ns)
+		s->last_write_ns = ph == RT_TLS_LATE ? tcp_sent_clock(sk, s->last_write_ns, kf)
 						     : bpf_ktime_get_ns();
 	}
 }

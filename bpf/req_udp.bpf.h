@@ -17,7 +17,7 @@ struct {
  * sk_data_ready is attached all the time */
 volatile __u32 arrival_gen;
 
-static __always_inline void udp_arrival(const struct sock *sk)
+static __always_inline void udp_arrival(const struct sock *sk, bool kf)
 {
 	struct rt_udp_sock *s;
 	__u32 g, q;
@@ -39,7 +39,7 @@ static __always_inline void udp_arrival(const struct sock *sk)
 	 * them (the one that just arrived is queued already) */
 	g = arrival_gen;
 	if (s->gen != g) {
-		q = sk->sk_receive_queue.qlen + LL_READ(struct udp_sock, sk, reader_queue.qlen);
+		q = sk->sk_receive_queue.qlen + LL_READ_KF(kf, struct udp_sock, sk, reader_queue.qlen);
 		s->skip = q ? q - 1 : 0;
 		s->tail = s->head;
 		s->gen = g;

@@ -81,21 +81,21 @@ int handle_sys_exit_accept(struct syscall_trace_exit *ctx)
 SEC("tp_btf/sk_data_ready")
 int BPF_PROG(handle_sk_data_ready, const struct sock *sk)
 {
-	req_data_ready(sk);
+	req_data_ready(sk, true); /* 6.3+: the kfunc (6.2) is there */
 	return 0;
 }
 
 SEC("tp_btf/sock_recv_length")
 int BPF_PROG(handle_sock_recv_length, struct sock *sk, int ret, int flags)
 {
-	req_recv(sk, ret, flags);
+	req_recv(sk, ret, flags, true);
 	return 0;
 }
 
 SEC("tp_btf/sock_send_length")
 int BPF_PROG(handle_sock_send_length, struct sock *sk, int ret, int flags)
 {
-	req_send(sk, ret);
+	req_send(sk, ret, true);
 	return 0;
 }
 
@@ -111,7 +111,7 @@ int BPF_PROG(handle_sock_send_length, struct sock *sk, int ret, int flags)
 SEC("fentry/sock_def_readable")
 int BPF_PROG(handle_sock_def_readable, struct sock *sk)
 {
-	req_data_ready(sk);
+	req_data_ready(sk, targ_rdonly_cast);
 	return 0;
 }
 
@@ -119,7 +119,7 @@ SEC("fexit/inet_recvmsg")
 int BPF_PROG(handle_inet_recvmsg_exit, struct socket *sock, struct msghdr *msg, size_t size,
 	     int flags, int ret)
 {
-	req_recv(sock->sk, ret, flags);
+	req_recv(sock->sk, ret, flags, targ_rdonly_cast);
 	return 0;
 }
 
@@ -127,7 +127,7 @@ SEC("fexit/inet6_recvmsg")
 int BPF_PROG(handle_inet6_recvmsg_exit, struct socket *sock, struct msghdr *msg, size_t size,
 	     int flags, int ret)
 {
-	req_recv(sock->sk, ret, flags);
+	req_recv(sock->sk, ret, flags, targ_rdonly_cast);
 	return 0;
 }
 
@@ -135,7 +135,7 @@ SEC("fexit/inet_sendmsg")
 int BPF_PROG(handle_inet_sendmsg_exit, struct socket *sock, struct msghdr *msg, size_t size,
 	     int ret)
 {
-	req_send(sock->sk, ret);
+	req_send(sock->sk, ret, targ_rdonly_cast);
 	return 0;
 }
 
@@ -143,7 +143,7 @@ SEC("fexit/inet6_sendmsg")
 int BPF_PROG(handle_inet6_sendmsg_exit, struct socket *sock, struct msghdr *msg, size_t size,
 	     int ret)
 {
-	req_send(sock->sk, ret);
+	req_send(sock->sk, ret, targ_rdonly_cast);
 	return 0;
 }
 

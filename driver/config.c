@@ -42,6 +42,7 @@ enum {
 	OPT_HDR_LOG,
 	OPT_REQUESTS_FILE,
 	OPT_SEED,
+	OPT_CONNECT_RATE,
 };
 
 static const struct option x__long_opts[] = {
@@ -78,6 +79,8 @@ static const struct option x__long_opts[] = {
 	{"hdr-log", required_argument, NULL, OPT_HDR_LOG},
 	{"requests-file", required_argument, NULL, OPT_REQUESTS_FILE},
 	{"seed", required_argument, NULL, OPT_SEED},
+	{"connect-rate", required_argument, NULL, OPT_CONNECT_RATE},
+	{"procs", required_argument, NULL, 'p'},
 	{"pipeline", required_argument, NULL, 'P'},
 	{"quiet", no_argument, NULL, 'q'},
 	{"help", no_argument, NULL, 'h'},
@@ -85,7 +88,7 @@ static const struct option x__long_opts[] = {
 	{NULL, 0, NULL, 0},
 };
 
-static const char x__short_opts[] = ":c:t:n:d:m:H:P:kqhV";
+static const char x__short_opts[] = ":c:t:n:d:m:H:P:p:kqhV";
 
 const char *drv_conn_model_name(enum drv_conn_model m)
 {
@@ -203,7 +206,9 @@ static int x__dur(const char *opt, const char *s, uint64_t min, uint64_t *out, c
 }
 
 /* --rate R[k|M]: requests/s */
-static int x__rate(struct drv_config *cfg, const char *s, char *err, size_t errlen)
+/* A rate per second, "10k" and "2M" allowed, into *out. */
+static int x__rate(const char *opt, const char *what, const char *s, double *out, char *err,
+		   size_t errlen)
 {
 	size_t n = strlen(s);
 	double mult = 1;
@@ -215,11 +220,11 @@ static int x__rate(struct drv_config *cfg, const char *s, char *err, size_t errl
 		buf[n - 1] = '\0';
 		s = buf;
 	}
-	if (ll_parse_double(s, 0, DRV_MAX_RATE, &cfg->rate) || cfg->rate * mult < 0.001 ||
-	    cfg->rate * mult > DRV_MAX_RATE)
-		return drv__config_fail(err, errlen, "--rate %s: expected requests/s in 0.001..1e8 "
-					    "(k and M suffixes allowed)", s);
-	cfg->rate *= mult;
+	if (ll_parse_double(s, 0, DRV_MAX_RATE, out) || *out * mult < 0.001 ||
+	    *out * mult > DRV_MAX_RATE)
+		return drv__config_fail(err, errlen, "%s %s: expected %s/s in 0.001..1e8 "
+					    "(k and M suffixes allowed)", opt, s, what);
+	*out *= mult;
 	return 0;
 }
 
@@ -342,6 +347,13 @@ static int x__check(struct drv_config *cfg, const struct drv__seen *seen, char *
 		return drv__config_fail(err, errlen, "-t %llu is more than the %llu connection(s) of -c",
 			       (unsigned long long)cfg->threads,
 			       (unsigned long long)cfg->connections);
+	if (cfg->procs > cfg->connections)
+		return drv__config_fail(err, errlen, "-p %llu is more than the %llu connection(s) of -c",
+			       (unsigned long long)cfg->procs,
+			       (unsigned long long)cfg->connections);
+	if (cfg->procs > 1 && cfg->hdr_log_path)
+		return drv__config_fail(err, errlen, "--hdr-log writes one process's log: use it "
+					"with -p 1");
 	if (cfg->rate && cfg->delay_ns)
 		return drv__config_fail(err, errlen,
 			       "--delay is think time for the closed loop; --rate sets the pace");
@@ -415,7 +427,12 @@ static int x__opt(struct drv_config *cfg, int c, const char *opt, struct drv__se
 				       optarg);
 		return 0;
 	case OPT_RATE:
-		return x__rate(cfg, optarg, err, errlen);
+		return x__rate("--rate", "requests", optarg, &cfg->rate, err, errlen);
+	case OPT_CONNECT_RATE:
+		return x__rate("--connect-rate", "connections", optarg, &cfg->connect_rate, err,
+			       errlen);
+	case 'p':
+		return drv__config_num("-p", optarg, 1, DRV_MAX_PROCS, &cfg->procs, err, errlen);
 	case OPT_DELAY:
 		return x__dur("--delay", optarg, 0, &cfg->delay_ns, err, errlen);
 	case OPT_WARMUP:

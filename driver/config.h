@@ -10,7 +10,8 @@
 #include <sys/socket.h>
 #include "loadlens/parse.h"
 
-#define DRV_MAX_CONNECTIONS 1000000ULL
+#define DRV_MAX_CONNECTIONS 10000000ULL
+#define DRV_MAX_PROCS 4096ULL
 #define DRV_MAX_THREADS 256ULL
 #define DRV_MAX_REQUESTS 1000000000000ULL
 #define DRV_MAX_SIZE (16ULL << 20)
@@ -108,6 +109,12 @@ struct drv_config {
 	uint64_t start_at_unix_ns; /* --start-at; 0 = now */
 	uint32_t shard_index;	   /* --shard i/N: 0-based i */
 	uint32_t shard_count;	   /* N, 1 when not sharded */
+	uint64_t procs;		   /* -p: worker processes; 0 = as many as the fd limit needs */
+	double connect_rate;	   /* --connect-rate: new connections/s in total; 0 = unbounded */
+	/* a worker process of -p (procs.c): its slots are conn_base.. of conn_total */
+	uint64_t conn_total;	   /* -c of the whole command; 0 = connections (no -p) */
+	uint64_t conn_base;
+	struct drv_live_pub *live_pub; /* where its live counters go, or NULL */
 
 	/* real workloads (config_work.c) */
 	bool mc_udp;		  /* --proto memcache-udp: memcached's 8-byte UDP frame header */
@@ -138,7 +145,7 @@ const char *drv_resp_rule_name(enum drv_resp_rule r);
 /* Global slot count over every shard: the open-loop schedule and -n are shared over it. */
 static inline uint64_t drv_config_global_slots(const struct drv_config *cfg)
 {
-	return cfg->connections * cfg->shard_count;
+	return (cfg->conn_total ? cfg->conn_total : cfg->connections) * cfg->shard_count;
 }
 
 #endif /* LOADLENS_DRV_CONFIG_H */

@@ -14,39 +14,10 @@
 #include "drv.h"
 #include "merge.h"
 #include "privilege.h"
+#include "procs.h"
 #include "quote.h"
 #include "report.h"
 #include "run.h"
-
-/*
- * Soft RLIMIT_NOFILE up to the hard limit (started as root, both up to what -c needs, before
- * the privileges go); one line if that is still short of -c.
- */
-static uint64_t x__raise_nofile(const struct drv_config *cfg)
-{
-	uint64_t need = cfg->connections + 16 * cfg->threads + 64;
-	struct rlimit rl, up;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl))
-		return 0;
-	if (!geteuid() && rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need) {
-		up.rlim_cur = up.rlim_max = need;
-		if (!setrlimit(RLIMIT_NOFILE, &up))
-			rl = up; /* else above fs.nr_open: keep what there is */
-	}
-	if (rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		if (setrlimit(RLIMIT_NOFILE, &rl))
-			getrlimit(RLIMIT_NOFILE, &rl);
-	}
-	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need)
-		ll_warn(DRV_PROG,
-			"open-files limit is %llu (hard limit), -c %llu needs about %llu: expect "
-			"EMFILE errors; raise it with ulimit -Hn or LimitNOFILE=",
-			(unsigned long long)rl.rlim_cur, (unsigned long long)cfg->connections,
-			(unsigned long long)need);
-	return rl.rlim_cur == RLIM_INFINITY ? UINT64_MAX : (uint64_t)rl.rlim_cur;
-}
 
 int main(int argc, char **argv)
 {
@@ -93,7 +64,10 @@ int main(int argc, char **argv)
 	}
 	/* a peer's reset must come back as EPIPE from write(), not kill us */
 	signal(SIGPIPE, SIG_IGN);
-	res.nofile_limit = x__raise_nofile(&cfg);
+	res.nofile_limit = drv_procs_raise_nofile(&cfg);
+	cfg.procs = drv_procs_plan(&cfg, res.nofile_limit, err, sizeof(err));
+	if (err[0])
+		ll_warn(DRV_PROG, "%s", err);
 	drv_priv_target(&priv);
 	if (priv.root && priv.from_sudo && json_fd >= 0)
 		(void)fchown(json_fd, priv.uid, priv.gid); /* the user behind sudo owns the results */
@@ -108,6 +82,11 @@ int main(int argc, char **argv)
 		ll_warn(DRV_PROG, "%s", err);
 	if (!cfg.quiet)
 		drv_report_banner(stdout, &cfg);
+	if (cfg.procs > 1) { /* the fd limit is per process: past it, several */
+		rc = drv_procs_run(&cfg, json_fd, res.nofile_limit);
+		drv_config_fini(&cfg);
+		return rc;
+	}
 
 	r = drv_run(&cfg, &res);
 	if (r && !res.threads_started) {

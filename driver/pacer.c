@@ -25,10 +25,12 @@ int drv_pacer_init(struct drv_pacer *p, const struct drv_config *cfg, uint32_t f
 	p->first_slot = first_slot;
 	p->nslots = nslots;
 	p->gslots = drv_config_global_slots(cfg);
-	p->gslot0 = (uint64_t)cfg->shard_index * cfg->connections + first_slot;
+	p->gslot0 = (uint64_t)cfg->shard_index * (cfg->conn_total ? cfg->conn_total : cfg->connections) +
+		    cfg->conn_base + first_slot;
 	p->left = NULL;
 	p->stopped = false;
 	p->rate = cfg->rate;
+	p->connect_rate = cfg->connect_rate;
 	p->warmup_ns = cfg->warmup_ns;
 	p->duration_ns = cfg->duration_ns;
 	p->delay_ns = cfg->delay_ns;
@@ -75,6 +77,14 @@ enum drv_pace drv_pacer_next(struct drv_pacer *p, uint32_t i, uint64_t now,
 		at = p->t0 + drv_pacer_sched_ns(p->rate, p->gslots, p->gslot0 + i, p->k[i]);
 	else
 		at = now + (p->k[i] ? p->delay_ns : 0);
+	/* the connections open on a schedule of their own: the slots' first requests, spaced */
+	if (!p->k[i] && p->connect_rate) {
+		uint64_t open = p->t0 + (uint64_t)((long double)(p->gslot0 + i) * 1e9L /
+						  (long double)p->connect_rate);
+
+		if (open > at)
+			at = open;
+	}
 	if (p->deadline_ns && at >= p->deadline_ns)
 		return DRV_PACE_DONE;
 	t->warm = at < p->warm_end;

@@ -45,6 +45,7 @@ struct drv_pacer {
 	uint64_t deadline_ns; /* nothing starts at or after it; 0 = none */
 	uint64_t warmup_ns, duration_ns, delay_ns;
 	double rate;	     /* total over every shard; 0 = closed loop */
+	double connect_rate; /* --connect-rate: slot g's first request not before t0 + g/rate */
 	bool stopped;
 };
 

@@ -273,6 +273,8 @@ void drv_report_summary(FILE *f, const struct drv_config *cfg, const struct drv_
 			drv_report_busiest_work(res) * 100);
 	else if (!res->merged)
 		fprintf(f, ", busiest thread %.0f%% of a core", drv_report_busiest_thread(res) * 100);
+	else if (res->procs)
+		fprintf(f, ", in %u worker processes", res->procs);
 	fputc('\n', f);
 	fprintf(f, "  %-12s", "errors");
 	for (e = 0; e < DRV_ERR__COUNT; e++) {

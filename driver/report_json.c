@@ -58,6 +58,7 @@ static json_t *x__config(const struct drv_config *cfg)
 	}
 	bad |= x__set(o, "shard_index", x__u64(cfg->shard_index));
 	bad |= x__set(o, "shard_count", x__u64(cfg->shard_count));
+	bad |= x__set(o, "connect_rate", cfg->connect_rate ? json_real(cfg->connect_rate) : json_null());
 	bad |= x__set(o, "source_addrs", x__u64(cfg->nsources));
 	if (bad) {
 		json_decref(o);
@@ -154,6 +155,7 @@ json_t *drv_report_json(const struct drv_config *cfg, const struct drv_result *r
 	bad |= x__set(o, "proto", json_string(ll_scheme_name(cfg->url.scheme)));
 	bad |= x__set(o, "config", x__config(cfg));
 	bad |= x__set(o, "merged_from", x__u64(res->merged));
+	bad |= x__set(o, "procs", x__u64(res->procs ? res->procs : 1));
 	bad |= x__set(o, "start_unix_ns", x__u64(res->start_unix_ns));
 	bad |= x__set(o, "duration_ns", x__u64(res->duration_ns));
 	bad |= x__set(o, "stopped_by", json_string(drv_stop_reason_name(res->reason)));

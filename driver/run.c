@@ -18,6 +18,7 @@
 #include "config.h"
 #include "drv.h"
 #include "hdrlog.h"
+#include "procs.h"
 #include "proto.h"
 #include "report.h"
 #include "run.h"
@@ -128,6 +129,13 @@ static void x__on_live(uv_timer_t *t)
 	for (i = 0; i < r->nstarted; i++) {
 		drv_worker_take_interval(&r->workers[i], r->ivl, &errs);
 		conns += drv_counter_read(&r->workers[i].stats.connections);
+	}
+	if (r->cfg->live_pub) { /* a worker process of -p: the parent prints */
+		__atomic_fetch_add(&r->cfg->live_pub->responses, ll_hist_count(r->ivl),
+				   __ATOMIC_RELAXED);
+		__atomic_fetch_add(&r->cfg->live_pub->errors, errs, __ATOMIC_RELAXED);
+		__atomic_store_n(&r->cfg->live_pub->connections, conns, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&r->cfg->live_pub->seq, 1, __ATOMIC_RELAXED);
 	}
 	if (!r->cfg->quiet)
 		drv_report_live(stderr, r->ticks * iv, iv, r->ivl, errs, conns,
@@ -337,7 +345,7 @@ int drv_run(const struct drv_config *cfg, struct drv_result *res)
 		else
 			res->hdr_log_err = -ENOMEM;
 	}
-	if (cfg->interval_ns && (!cfg->quiet || r->hdr)) {
+	if (cfg->interval_ns && (!cfg->quiet || r->hdr || cfg->live_pub)) {
 		r->ticks = 1;
 		ms = (cfg->interval_ns + cfg->interval_ns / 2) / 1000000;
 		uv_timer_start(&r->live, x__on_live, ms, 0);

@@ -31,6 +31,7 @@ struct drv_result {
 	uint64_t warmup_requests;   /* completed inside the warm-up, left out of the results */
 	uint32_t merged;	    /* merge: number of runs combined; 0 for a run */
 	uint32_t threads;
+	uint32_t procs;		  /* -p: worker processes merged into this result; 0 = one */
 	uint32_t threads_started; /* 0: the run never started */
 	bool before_start; /* a signal during --start-at cancelled the run before it started */
 	int loop_close_failures; /* loops that were not empty at the end (a bug) */

@@ -10,6 +10,34 @@
 
 static void x__on_due(struct drv_sched_ent *e);
 
+/* -d ends: a slot held open since its last request ends with the run. */
+static void x__on_hold(struct drv_sched_ent *e)
+{
+	struct drv_slot *s = container_of(e, struct drv_slot, ent);
+
+	if (s->w->stopping)
+		return;
+	s->done = true;
+	s->ops->finish(s);
+}
+
+/*
+ * The pacer has nothing more for the slot before -d, though -d is still ahead (its next think
+ * time or scheduled send falls past it): the connection stays open until -d, as a user holding
+ * connections for the run's duration expects, rather than closing early.
+ */
+static bool x__hold(struct drv_slot *s)
+{
+	const struct drv_pacer *p = &s->w->pacer;
+
+	if (p->stopped || !p->deadline_ns || (p->left && !p->left[s->idx]) ||
+	    uv_hrtime() >= p->deadline_ns)
+		return false;
+	s->pending = false;
+	drv_sched_add(&s->w->sched, &s->ent, p->deadline_ns, x__on_hold);
+	return true;
+}
+
 static void x__go(struct drv_slot *s, bool waited)
 {
 	/* the closed loop records nothing here: no clock read (the protocol stamps the send) */
@@ -23,6 +51,8 @@ static void x__take(struct drv_slot *s, enum drv_pace r)
 {
 	switch (r) {
 	case DRV_PACE_DONE:
+		if (x__hold(s))
+			return;
 		s->done = true;
 		s->ops->finish(s);
 		return;
@@ -51,9 +81,9 @@ static void x__on_due(struct drv_sched_ent *e)
 	drv_slot_next(s);
 }
 
-static void x__on_wait(uv_timer_t *t)
+static void x__on_wait(struct drv_sched_ent *e)
 {
-	drv_slot_next(container_of(t, struct drv_slot, wait));
+	drv_slot_next(container_of(e, struct drv_slot, wait));
 }
 
 /* Local slot i takes its first request t: allocated now. NULL if that failed (counted). */
@@ -68,16 +98,11 @@ static struct drv_slot *x__new(struct drv_worker *w, uint32_t i, const struct dr
 		s->ops = ops;
 		s->idx = i;
 		s->ticket = *t;
-		err = uv_timer_init(&w->loop, &s->wait);
-		if (err) {
-			free(s);
-		} else {
-			w->slots[i] = s; /* from here on the stop closes its timer */
-			err = ops->init ? ops->init(s) : 0;
-			if (!err)
-				return s;
-			s->done = true;
-		}
+		w->slots[i] = s; /* from here on the stop and the free see it */
+		err = ops->init ? ops->init(s) : 0;
+		if (!err)
+			return s;
+		s->done = true;
 	}
 	drv_worker_error(w, t, err);
 	drv_worker_slot_done(w);
@@ -133,26 +158,34 @@ void drv_slot_retry(struct drv_slot *s)
 {
 	if (s->w->stopping)
 		return;
-	uv_timer_start(&s->wait, x__on_wait, s->delay_ms, 0);
+	drv_sched_timer(&s->w->sched, &s->wait, uv_hrtime() + (uint64_t)s->delay_ms * 1000000,
+			x__on_wait);
 	s->delay_ms = 0;
 }
 
-static void x__on_retired(uv_handle_t *h)
+/* Free the slots done since the last call: none of their callbacks can still be on the stack. */
+static void x__free_retired(struct drv_worker *w)
 {
-	struct drv_slot *s = container_of((uv_timer_t *)h, struct drv_slot, wait);
+	struct drv_slot *s;
 
-	if (s->ops->release)
-		s->ops->release(s);
-	free(s);
+	while ((s = w->retired)) {
+		w->retired = s->retired;
+		if (s->ops->release)
+			s->ops->release(s);
+		free(s);
+	}
 }
 
 void drv_slot_done(struct drv_slot *s)
 {
 	struct drv_worker *w = s->w;
 
-	/* its protocol handles are closed: it leaves the table, its memory goes with its timer */
+	/* its protocol handles are closed: it leaves the table, freed at the next sweep (its
+	 * caller may still be in one of its callbacks) */
 	w->slots[s->idx] = NULL;
-	uv_close((uv_handle_t *)&s->wait, x__on_retired);
+	drv_sched_cancel(&w->sched, &s->wait);
+	s->retired = w->retired;
+	w->retired = s;
 	drv_worker_slot_done(w);
 }
 
@@ -161,6 +194,7 @@ void drv_slots_sweep(struct drv_worker *w, uint64_t now)
 	struct drv_slot *s;
 	uint32_t i;
 
+	x__free_retired(w);
 	for (i = 0; i < w->nslots; i++) {
 		s = w->slots[i];
 		if (s && s->deadline && now >= s->deadline && s->ops->expire)
@@ -181,9 +215,8 @@ void drv_slots_stop(struct drv_worker *w)
 			drv_worker_stats(w, &s->ticket)->cancelled++;
 		drv_slot_resolved(s);
 		drv_sched_cancel(&w->sched, &s->ent);
+		drv_sched_cancel(&w->sched, &s->wait);
 		s->ops->stop(s);
-		uv_timer_stop(&s->wait);
-		uv_close((uv_handle_t *)&s->wait, NULL);
 	}
 }
 
@@ -192,6 +225,7 @@ void drv_slots_free(struct drv_worker *w)
 	struct drv_slot *s;
 	uint32_t i;
 
+	x__free_retired(w);
 	for (i = 0; w->slots && i < w->nslots; i++) {
 		s = w->slots[i];
 		if (!s)

@@ -40,7 +40,7 @@ struct drv_slot_ops {
 	void (*finish)(struct drv_slot *s);
 	/* The request in flight passed s->deadline (the worker's sweep). */
 	void (*expire)(struct drv_slot *s);
-	/* The run stops: close every handle (the base closes s->wait). */
+	/* The run stops: close every handle (the base cancels s->wait). */
 	void (*stop)(struct drv_slot *s);
 	/* Optional, after the loop has drained: free what init made. */
 	void (*release)(struct drv_slot *s);
@@ -50,7 +50,9 @@ struct drv_slot {
 	struct drv_worker *w;
 	const struct drv_slot_ops *ops;
 	struct drv_sched_ent ent; /* waiting for the ticket's intended time */
-	uv_timer_t wait;	  /* the next attempt after a failure, after delay_ms */
+	struct drv_sched_ent wait; /* the next attempt after a failure, after delay_ms: on the
+				    * worker's timer heap (a uv_timer_t was 152 bytes a slot) */
+	struct drv_slot *retired;  /* drv_slot_done(): freed at the next sweep or at the end */
 	struct drv_ticket ticket;
 	uint64_t t_send;	  /* the request's actual send */
 	uint64_t deadline;	  /* in flight until then; 0 = nothing to time out */

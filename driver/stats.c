@@ -320,8 +320,10 @@ const char *drv_err_hint(enum drv_err e, const struct drv_stats *s, const char *
 		break;
 	case DRV_ERR_EMFILE:
 		snprintf(buf, len,
-			 "out of file descriptors (ulimit -n is %llu): raise the open-files limit "
-			 "(ulimit -Hn, LimitNOFILE=) or fs.file-max, or lower -c",
+			 "out of file descriptors (ulimit -n is %llu per process): leave -p out "
+			 "(the driver then runs as many processes as -c needs) or raise it, raise "
+			 "the hard limit (ulimit -Hn, LimitNOFILE=; root needs CAP_SYS_RESOURCE) or "
+			 "fs.file-max, or lower -c",
 			 x__nofile());
 		break;
 	case DRV_ERR_CONNREFUSED:

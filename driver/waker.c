@@ -292,7 +292,7 @@ int drv_sched_init(struct drv_sched *s, uv_loop_t *loop, uint32_t cap)
 	memset(s, 0, sizeof(*s));
 	s->tfd = -1;
 	s->send.cap = cap ? cap : 1;
-	s->timer.cap = DRV_SCHED_TIMERS;
+	s->timer.cap = DRV_SCHED_TIMERS + (cap ? cap : 1); /* the loop's, and a retry per slot */
 	s->send.e = calloc(s->send.cap, sizeof(*s->send.e));
 	s->timer.e = calloc(s->timer.cap, sizeof(*s->timer.e));
 	if (!s->send.e || !s->timer.e) {

@@ -102,7 +102,8 @@ int drv_sched_init(struct drv_sched *s, uv_loop_t *loop, uint32_t cap);
 void drv_sched_add(struct drv_sched *s, struct drv_sched_ent *e, uint64_t at, drv_sched_cb cb);
 /*
  * Queue loop timer e to run cb at `at` or a wake-up latency after it (the timerfd's), never
- * before; no early wake-up, no spin. At most DRV_SCHED_TIMERS at once.
+ * before; no early wake-up, no spin. At most DRV_SCHED_TIMERS + cap at once (the loop's own,
+ * and one retry wait per slot).
  */
 void drv_sched_timer(struct drv_sched *s, struct drv_sched_ent *e, uint64_t at, drv_sched_cb cb);
 /* Remove a send or a timer (nothing if not queued). */

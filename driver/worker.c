@@ -249,7 +249,7 @@ static void x__thread_main(void *arg)
 	w->stats.t_first_ns = now > w->pacer.warm_end ? now : w->pacer.warm_end;
 	w->sweep_ns = x__sweep_ns(w->cfg);
 	drv_sched_timer(&w->sched, &w->sweep, now + w->sweep_ns, x__on_sweep);
-	if (w->cfg->interval_ns && (!w->cfg->quiet || w->cfg->hdr_log_fd >= 0)) {
+	if (w->cfg->interval_ns && (!w->cfg->quiet || w->cfg->hdr_log_fd >= 0 || w->cfg->live_pub)) {
 		w->ticks = 1;
 		drv_sched_timer(&w->sched, &w->tick, w->t_start + w->cfg->interval_ns, x__on_tick);
 	}

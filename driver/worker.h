@@ -30,6 +30,7 @@ struct drv_worker {
 	const struct drv_proto *proto;
 	void *proto_data;
 	struct drv_slot **slots; /* nslots entries, each allocated as it takes its first request */
+	struct drv_slot *retired; /* slots done, freed at the next sweep (slot.c) */
 
 	uv_loop_t loop;
 	uv_async_t stop_async; /* the main thread's "stop now"; open until it arrives */

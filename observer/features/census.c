@@ -29,7 +29,7 @@ struct x__cw {
 };
 
 /* Children in CLOSE_WAIT still in an accept queue (never accepted), by x__conn_hash. */
-#define UNACC_SLOTS 16384
+#define UNACC_SLOTS OBS_CENSUS_UNACC_SLOTS
 
 #define GROUP_SLOTS 8192 /* distinct (src, dst:port) groups counted; more land in "other" */
 #define RECV_BUF (64 * 1024)
@@ -264,6 +264,8 @@ static int x__on_msg(const struct nlmsghdr *nlh, void *data)
 		if (!c->nports || x__bit(c->port_bits, sport)) {
 			if (cs->nlisten < OBS_CENSUS_LISTENERS)
 				cs->listen_inodes[cs->nlisten++] = m->idiag_inode;
+			else
+				cs->listeners_untracked++;
 			/* a listener's rqueue is its accept queue, wqueue its backlog */
 			cs->listen_queued += m->idiag_rqueue;
 			if (m->idiag_rqueue >= cs->listen_qlen_max) {
@@ -292,10 +294,12 @@ static int x__on_msg(const struct nlmsghdr *nlh, void *data)
 					     m->id.idiag_src, sport)};
 		else
 			cs->close_wait_untracked++;
-	} else if (!c->listen_pass && m->idiag_state == OBS_TCP_CLOSE_WAIT &&
-		   c->nunacc < UNACC_SLOTS) {
-		c->unacc[c->nunacc++] = x__conn_hash(m->idiag_family, m->id.idiag_src, sport,
-						     m->id.idiag_dst, dport);
+	} else if (!c->listen_pass && m->idiag_state == OBS_TCP_CLOSE_WAIT) {
+		if (c->nunacc < UNACC_SLOTS)
+			c->unacc[c->nunacc++] = x__conn_hash(m->idiag_family, m->id.idiag_src,
+							     sport, m->id.idiag_dst, dport);
+		else
+			cs->unaccepted_untracked++;
 	}
 	if (!c->listen_pass)
 		x__port_count(c, cs, sport, dport, m->idiag_state);

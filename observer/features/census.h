@@ -15,6 +15,7 @@
 
 #define OBS_CENSUS_TOP 4	 /* port groups kept, most used first */
 #define OBS_CENSUS_LISTENERS 64 /* listening sockets on target ports remembered (inodes) */
+#define OBS_CENSUS_UNACC_SLOTS 16384 /* never-accepted CLOSE_WAIT children remembered */
 
 #define OBS_TCP_ESTABLISHED 1
 #define OBS_TCP_FIN_WAIT2 5
@@ -62,6 +63,8 @@ struct obs_census {
 	uint64_t fin_wait2_peer_queued;	/* FIN_WAIT2 whose peer is a child here never accepted */
 	uint64_t aging_young;		/* CLOSE_WAIT/FIN_WAIT2 not old yet: a census soon tells */
 	uint64_t close_wait_untracked;	/* past OBS_CENSUS_CW_TRACK: not aged */
+	uint64_t unaccepted_untracked;	/* CLOSE_WAIT children past the census' table of them */
+	uint64_t listeners_untracked;	/* target listeners past OBS_CENSUS_LISTENERS (owners) */
 	uint16_t no_listener[OBS_MAX_PORTS]; /* --ports with no TCP listener and no UDP socket */
 	size_t nno_listener;
 	int tw_reuse, fin_timeout_s;	/* sysctls of the namespace; -1 unread */

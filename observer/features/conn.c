@@ -335,6 +335,16 @@ static int x__read_block(struct obs_conn *c, struct obs_conn_stats *st)
 	return 0;
 }
 
+int obs_conn_read_moves(struct obs_conn *c, uint64_t moves[OBS_STATE_MOVES])
+{
+	static struct obs_conn_stats st; /* one observer thread */
+	int err = x__read_block(c, &st);
+
+	if (!err)
+		memcpy(moves, st.moves, sizeof(st.moves));
+	return err;
+}
+
 int obs_conn_read(struct obs_conn *c, struct obs_conn_stats *st)
 {
 	int err;

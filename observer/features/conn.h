@@ -86,6 +86,9 @@ void obs_conn_accepted(struct obs_conn *c, struct obs_conn_stats *st,
 const struct obs_conn_features *obs_conn_features(const struct obs_conn *c);
 /* Read all counters. Returns 0 or a negative errno. */
 int obs_conn_read(struct obs_conn *c, struct obs_conn_stats *st);
+/* The state moves alone (one map read): taken just before and after a census, so that the moves
+ * during it bound how far the census can be from one instant. Returns 0 or a negative errno. */
+int obs_conn_read_moves(struct obs_conn *c, uint64_t moves[OBS_STATE_MOVES]);
 /* Names of the attached programs, comma separated (for the "observing" line). */
 const char *obs_conn_attached(const struct obs_conn *c);
 /* The "targets" and "errprocs" maps, which failures.bpf.c shares (NULL if name is unknown). Valid

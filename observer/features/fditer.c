@@ -17,7 +17,7 @@
 
 struct obs_fditer {
 	struct fdcount_bpf *skel;
-	struct bpf_link *files, *tasks;
+	struct bpf_link *files, *tasks, *fds;
 	struct fdc_task *tab; /* the last task pass, for obs_fditer_task() */
 	size_t ntab;
 	uint64_t tab_ns;
@@ -38,7 +38,17 @@ struct obs_fditer *obs_fditer_new(void)
 
 	if (!it)
 		return NULL;
+	/* the bitmap count needs bpf_loop (5.17): where it does not load, every file is visited */
 	it->skel = fdcount_bpf__open_and_load();
+	if (!it->skel) {
+		it->skel = fdcount_bpf__open();
+		if (it->skel)
+			bpf_program__set_autoload(it->skel->progs.handle_task_fds, false);
+		if (it->skel && fdcount_bpf__load(it->skel)) {
+			fdcount_bpf__destroy(it->skel);
+			it->skel = NULL;
+		}
+	}
 	if (!it->skel) {
 		err = errno == EINVAL || errno == ENOENT ? ENOTSUP : errno;
 		goto fail;
@@ -53,6 +63,9 @@ struct obs_fditer *obs_fditer_new(void)
 		err = errno;
 		goto fail;
 	}
+	/* counts from the fd bitmaps (no bpf_loop before 5.17: every file visited instead) */
+	if (bpf_program__autoload(it->skel->progs.handle_task_fds))
+		it->fds = bpf_program__attach_iter(it->skel->progs.handle_task_fds, NULL);
 	return it;
 
 fail:
@@ -66,6 +79,7 @@ void obs_fditer_free(struct obs_fditer *it)
 	if (!it)
 		return;
 	free(it->tab);
+	bpf_link__destroy(it->fds);
 	bpf_link__destroy(it->tasks);
 	bpf_link__destroy(it->files);
 	fdcount_bpf__destroy(it->skel);
@@ -117,7 +131,7 @@ int obs_fditer_count(struct obs_fditer *it, const uint32_t *pids, size_t n, int6
 	for (i = 0; i < n; i++)
 		if (bpf_map_update_elem(mfd, &pids[i], &zero, BPF_ANY))
 			return -errno;
-	r = x__pass(it->files, NULL, 0);
+	r = x__pass(it->fds ? it->fds : it->files, NULL, 0);
 	for (i = 0; i < n; i++) {
 		if (bpf_map_lookup_elem(mfd, &pids[i], &v))
 			v = 0;

@@ -181,6 +181,41 @@ const char *obs_fx_attached(const struct obs_fx *fx)
 	return fx->attached;
 }
 
+/* The live counts from the state moves (census base + moves since), and their error bound. */
+static void x__live_counts(struct obs_fx *fx, const uint64_t *moves, struct obs_fx_interval *iv)
+{
+	struct obs_fxrec_state *st;
+	size_t i;
+	unsigned int s;
+
+	if (!fx->have_base)
+		return;
+	iv->have_live = true;
+	iv->live_err = 0;
+	for (s = 1; s < OBS_TCP_STATES; s++) {
+		if (!obs_tcp_state_names[s] || s == 7 || s == 12 || s == OBS_TCP_TIME_WAIT ||
+		    s == OBS_TCP_LISTEN)
+			continue;
+		for (i = 0; i < iv->nstates && iv->states[i].name != obs_tcp_state_names[s]; i++)
+			;
+		st = &iv->states[i];
+		if (i == iv->nstates) { /* a deferred census: the live counts alone */
+			iv->nstates++;
+			st->name = obs_tcp_state_names[s];
+			st->live = true;
+			st->est = fx->base[s] + (int64_t)moves[s] - (int64_t)moves[OBS_TCP_STATES + s];
+			st->err = fx->base_err[s];
+		}
+		if (st->err > iv->live_err)
+			iv->live_err = st->err;
+		fx->live[s] = st->est;
+	}
+	fx->live_err = iv->live_err;
+	fx->live_ok = true;
+	if (iv->live_err > fx->run.live_err_max)
+		fx->run.live_err_max = iv->live_err;
+}
+
 /* Census, reconciled against the live counts from state moves; TIME_WAIT and port pressure. */
 static void x__census(struct obs_fx *fx, const struct obs_conn_stats *ct, double t,
 		      struct obs_fx_interval *iv)
@@ -189,13 +224,16 @@ static void x__census(struct obs_fx *fx, const struct obs_conn_stats *ct, double
 	struct obs_fxrec_state *st;
 	uint64_t absmax = 0;
 	double y[OBS_FX_HIST];
+	uint64_t m0[OBS_STATE_MOVES], m1[OBS_STATE_MOVES], during;
 	unsigned int s, k;
 	int64_t est, moved, d;
+	bool around;
 
 	/* a census walks every socket of the netns (about 1 us each): space them so that they
 	 * take at most 1% of a CPU; the live counts carry on from the state moves meanwhile. When
 	 * those moves show sockets piling up in CLOSE_WAIT, 10% of a CPU: a leak is told sooner. */
 	fx->census_fresh = false;
+	fx->live_ok = false;
 	moved = (int64_t)ct->moves[OBS_TCP_CLOSE_WAIT] -
 		(int64_t)ct->moves[OBS_TCP_STATES + OBS_TCP_CLOSE_WAIT];
 	if (fx->census && fx->have_base && fx->base[OBS_TCP_CLOSE_WAIT] + moved >= 10 &&
@@ -204,15 +242,29 @@ static void x__census(struct obs_fx *fx, const struct obs_conn_stats *ct, double
 	if (fx->census && t < fx->census_next_t) {
 		fx->run.census_deferred++;
 		iv->census = OBS_FXREC_CENSUS_DEFERRED;
+		x__live_counts(fx, ct->moves, iv);
 		return;
 	}
 	memset(pp, 0, sizeof(*pp));
 	pp->tte = -1;
+	/* the moves just before and just after the walk: those in between bound how far the
+	 * census is from any one instant (none: it is exact) */
+	around = fx->conn && !obs_conn_read_moves(fx->conn, m0);
 	if (!fx->census || obs_census_take(fx->census, &fx->cs)) {
 		fx->run.census_failed += fx->census != NULL;
 		iv->census = OBS_FXREC_CENSUS_NONE;
 		return;
 	}
+	if (!around || obs_conn_read_moves(fx->conn, m1)) {
+		memcpy(m0, ct->moves, sizeof(m0));
+		memcpy(m1, ct->moves, sizeof(m1));
+	}
+	/* sock_diag resumes each chunk of the dump at a (bucket, position): a socket hashed or
+	 * unhashed meanwhile shifts the others of its bucket, whatever their state, so one can be
+	 * counted twice or missed. Every move during the walk (into a state: hashing, the
+	 * TIME_WAIT that replaces a socket) bounds each state's error, twice over. */
+	for (during = 0, s = 0; s < OBS_TCP_STATES; s++)
+		during += 2 * (m1[s] - m0[s]);
 	fx->run.census_ok++;
 	iv->census = OBS_FXREC_CENSUS_TAKEN;
 	iv->have_live = fx->have_base;
@@ -220,6 +272,10 @@ static void x__census(struct obs_fx *fx, const struct obs_conn_stats *ct, double
 	fx->census_t = t;
 	if (fx->cs.close_wait_untracked > fx->run.cw_untracked_max)
 		fx->run.cw_untracked_max = fx->cs.close_wait_untracked;
+	if (fx->cs.unaccepted_untracked > fx->run.unacc_untracked_max)
+		fx->run.unacc_untracked_max = fx->cs.unaccepted_untracked;
+	if (fx->cs.listeners_untracked > fx->run.listen_untracked_max)
+		fx->run.listen_untracked_max = fx->cs.listeners_untracked;
 	fx->census_next_t = t + fx->cs.took_ms * 100 / 1000.0 - 0.001;
 	/* sockets stuck in CLOSE_WAIT or FIN_WAIT2 are told by a second look: 10% of a CPU */
 	if (fx->cs.aging_young >= 10)
@@ -236,20 +292,31 @@ static void x__census(struct obs_fx *fx, const struct obs_conn_stats *ct, double
 			fx->run.state_max[s] = fx->cs.state[s];
 		if (s == OBS_TCP_TIME_WAIT || s == OBS_TCP_LISTEN)
 			continue; /* TIME_WAIT is not a state in the tracepoint */
-		moved = (int64_t)ct->moves[s] - (int64_t)ct->moves[OBS_TCP_STATES + s];
+		moved = (int64_t)m1[s] - (int64_t)m1[OBS_TCP_STATES + s];
 		if (fx->have_base) {
 			est = fx->base[s] + moved;
 			d = est - (int64_t)fx->cs.state[s];
 			st->live = true;
 			st->est = est;
 			st->diff = d;
-			if ((uint64_t)(d < 0 ? -d : d) > absmax)
-				absmax = (uint64_t)(d < 0 ? -d : d);
+			st->err = fx->base_err[s] + during;
+			/* within what the moves during the censuses allow: the live count keeps
+			 * the tighter base; past it, moves were missed: rebased */
+			if ((uint64_t)(d < 0 ? -d : d) > st->err) {
+				if ((uint64_t)(d < 0 ? -d : d) - st->err > absmax)
+					absmax = (uint64_t)(d < 0 ? -d : d) - st->err;
+			} else if (fx->base_err[s] <= during) {
+				continue;
+			}
 		}
 		fx->base[s] = (int64_t)fx->cs.state[s] - moved;
+		fx->base_err[s] = during;
 	}
 	if (fx->have_base && absmax > fx->run.reconcile_abs_max)
 		fx->run.reconcile_abs_max = absmax;
+	if (iv->have_live)
+		x__live_counts(fx, m1, iv);
+	fx->have_base = true;
 	iv->sockets = fx->cs.sockets;
 	iv->took_ms = fx->cs.took_ms;
 	fx->have_base = true;
@@ -340,6 +407,13 @@ static void x__live(const struct obs_fx *fx, double tw_rate, double fail_rate, d
 		snprintf(est, sizeof(est), "%llu", (unsigned long long)fx->cs.state[1]);
 		snprintf(tw, sizeof(tw), "%llu", (unsigned long long)fx->cs.state[6]);
 		snprintf(cw, sizeof(cw), "%llu", (unsigned long long)fx->cs.state[8]);
+	}
+	/* no census this interval: the live counts from the state moves ("~": not exact) */
+	if (!fx->census_fresh && fx->live_ok) {
+		snprintf(est, sizeof(est), "%s%lld", fx->live_err ? "~" : "",
+			 (long long)fx->live[1]);
+		snprintf(cw, sizeof(cw), "%s%lld", fx->live_err ? "~" : "",
+			 (long long)fx->live[OBS_TCP_CLOSE_WAIT]);
 	}
 	snprintf(buf, len, " %6s %6s %6.0f %6s %5s %4s %6.0f", est, tw, tw_rate, cw, pct, fdp,
 		 fail_rate);

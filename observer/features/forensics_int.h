@@ -30,8 +30,11 @@ struct obs_fx_run {
 	uint64_t drop_listen_overflow, drop_socket_backlog; /* kfree_skb reasons */
 	uint64_t file_nr_max, file_max;
 	double acc_rate_min, acc_rate_max; /* over intervals with accepts */
-	uint64_t reconcile_abs_max;	   /* largest |live - census| over the states */
+	uint64_t reconcile_abs_max;	   /* largest |live - census| past the error bound */
+	uint64_t live_err_max;		   /* largest error bound of a live count */
 	uint64_t cw_untracked_max;	   /* CLOSE_WAIT sockets past the census' age table */
+	uint64_t unacc_untracked_max;	   /* never-accepted CLOSE_WAIT children past their table */
+	uint64_t listen_untracked_max;	   /* target listeners past the census' list */
 	char events[8][160];		   /* target exits and restarts, in order */
 	unsigned int nevents;
 	/* --children: children forked while observed, found at start, ended (badly) */
@@ -56,7 +59,13 @@ struct obs_fx {
 	struct obs_netstat ns_start, ns_cur;
 	/* census reconciliation: census[s] - (in[s] - out[s]) at the last census */
 	int64_t base[OBS_TCP_STATES];
+	/* how far base can be off: twice the moves while its census ran (0: exact) */
+	uint64_t base_err[OBS_TCP_STATES];
 	bool have_base;
+	/* this tick's live counts (census base + moves), and their error bound */
+	int64_t live[OBS_TCP_STATES];
+	uint64_t live_err;
+	bool live_ok;
 	struct obs_census cs;
 	double census_next_t;	/* no census before this run time (s): 1% of a CPU at most */
 	double census_t;	/* the last census' run time (s) */

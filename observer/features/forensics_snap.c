@@ -34,8 +34,13 @@ static void x__census(const struct obs_fx *fx, struct obs_snap *s)
 		s->listen_port = cs->listen_port;
 	for (i = 0; i < cs->nno_listener && i < OBS_SNAP_NOTES; i++)
 		s->no_listener[s->nno_listener++] = cs->no_listener[i];
-	if (!fx->census_fresh)
+	if (!fx->census_fresh) {
+		if (fx->live_ok && !fx->live_err) {
+			s->held_live = true;
+			s->held = (uint64_t)(fx->live[1] + fx->live[OBS_TCP_CLOSE_WAIT]);
+		}
 		return;
+	}
 	s->census = true;
 	memcpy(s->state, cs->state, sizeof(s->state));
 	s->close_wait_old = cs->close_wait_old;
@@ -277,17 +282,6 @@ void obs_fx__snap(struct obs_fx *fx, const struct obs_conn_stats *d,
 	s->accepted = d->ctr[OBS_CTR_ACCEPTED];
 	s->tw_entries = d->ctr[OBS_CTR_TW_ENTRIES];
 	x__census(fx, s);
-	if (fx->have_base) {
-		int64_t held = 0;
-
-		for (k = 0; k < 2; k++) {
-			f = k ? OBS_TCP_CLOSE_WAIT : OBS_TCP_ESTABLISHED;
-			held += fx->base[f] + (int64_t)fx->conn_last->moves[f] -
-				(int64_t)fx->conn_last->moves[OBS_TCP_STATES + f];
-		}
-		s->held_live = true;
-		s->held = held > 0 ? (uint64_t)held : 0;
-	}
 	s->tw_overflow = fx->tw_overflow_delta;
 	s->listen_overflows = fx->listen_overflow_delta;
 	s->listen_target_full += d->ctr[OBS_CTR_QLEN_FULL] +

@@ -149,9 +149,12 @@ const char *obs_rt_mech_name(enum obs_rt_mech m)
  */
 enum obs_rt_mech obs_rt_mech_choose(enum obs_rt_mech want, char *why, size_t len)
 {
+	/* the tracepoint programs read TCP's clocks through bpf_rdonly_cast (6.2, before the
+	 * tracepoints' 6.3) with no switch (bpf/observe.bpf.h, LL_READ_KF) */
 	bool tp = obs_btf_tracepoint_exists("sk_data_ready") &&
 		  obs_btf_tracepoint_exists("sock_recv_length") &&
-		  obs_btf_tracepoint_exists("sock_send_length");
+		  obs_btf_tracepoint_exists("sock_send_length") &&
+		  obs_btf_func_exists("bpf_rdonly_cast");
 	static const char *const funcs[] = {"sock_def_readable", "inet_recvmsg", "inet_sendmsg"};
 	size_t i;
 	int err;

@@ -43,8 +43,17 @@ static void x__census(json_t *rec, const struct obs_fx_interval *iv)
 
 	if (iv->census != OBS_FXREC_CENSUS_TAKEN) {
 		json_object_set_new(rec, "census", json_null());
-		if (iv->census == OBS_FXREC_CENSUS_DEFERRED)
-			json_object_set_new(rec, "census_deferred", json_true());
+		if (iv->census != OBS_FXREC_CENSUS_DEFERRED)
+			return;
+		json_object_set_new(rec, "census_deferred", json_true());
+		/* the counts carry on from the state moves: exact when live_error is 0 */
+		live = iv->have_live ? json_object() : json_null();
+		for (i = 0; i < iv->nstates && iv->have_live; i++)
+			json_object_set_new(live, iv->states[i].name,
+					    json_integer((json_int_t)iv->states[i].est));
+		json_object_set_new(rec, "live", live);
+		json_object_set_new(rec, "live_error", iv->have_live ? json_integer((json_int_t)
+					iv->live_err) : json_null());
 		return;
 	}
 	cs = json_object();
@@ -63,6 +72,8 @@ static void x__census(json_t *rec, const struct obs_fx_interval *iv)
 	json_object_set_new(rec, "census", cs);
 	json_object_set_new(rec, "live", live);
 	json_object_set_new(rec, "reconcile_diff", diff);
+	json_object_set_new(rec, "live_error", iv->have_live ? json_integer((json_int_t)iv->live_err)
+							     : json_null());
 }
 
 static json_t *x__ports(const struct obs_fx_interval *iv)

@@ -25,6 +25,7 @@ struct obs_fxrec_state {
 	bool live;    /* also in "live" and "reconcile_diff" (not TIME_WAIT, not LISTEN) */
 	int64_t est;  /* the live count from the state moves */
 	int64_t diff; /* est - census */
+	uint64_t err; /* est is within err of the truth (0: exact) */
 };
 
 /* A syscall failure class of the interval: "failures": {fail: {sys: n, ...}, ...}, in order. */
@@ -42,6 +43,7 @@ struct obs_fx_interval {
 	struct obs_fxrec_state states[OBS_TCP_STATES];
 	size_t nstates;
 	bool have_live; /* a census before this one: "live" and "reconcile_diff", else null */
+	uint64_t live_err; /* the largest err of the live states: "live_error" */
 	uint64_t sockets;
 	double took_ms;
 	uint64_t tw_entries;

@@ -34,6 +34,12 @@ int obs_fx_summary(struct obs_fx *fx, FILE *out)
 			(unsigned long long)r->children_found, (unsigned long long)r->children_forked,
 			(unsigned long long)r->children_exited,
 			(unsigned long long)r->children_abnormal);
+	if (r->unacc_untracked_max || r->listen_untracked_max)
+		fprintf(out, "  census tables      %llu never-accepted CLOSE_WAIT children past the "
+			     "table of %d (their FIN_WAIT2 peers not told apart), %llu listeners past "
+			     "%d (their owners not found)\n",
+			(unsigned long long)r->unacc_untracked_max, OBS_CENSUS_UNACC_SLOTS,
+			(unsigned long long)r->listen_untracked_max, OBS_CENSUS_LISTENERS);
 	if (r->cw_untracked_max)
 		fprintf(out, "  CLOSE_WAIT unaged %12llu  (past the census' table of %d: not aged, so "
 			     "no leak judged on them)\n", (unsigned long long)r->cw_untracked_max,
@@ -69,6 +75,7 @@ int obs_fx_json_add(struct obs_fx *fx, json_t *root)
 	json_object_set_new(o, "census_failed", json_integer((json_int_t)r->census_failed));
 	json_object_set_new(o, "census_deferred", json_integer((json_int_t)r->census_deferred));
 	json_object_set_new(o, "reconcile_max_diff", json_integer((json_int_t)r->reconcile_abs_max));
+	json_object_set_new(o, "live_error_max", json_integer((json_int_t)r->live_err_max));
 	json_object_set_new(o, "time_wait_entries", json_integer((json_int_t)r->tw_entries));
 	json_object_set_new(o, "time_wait_rate_max", json_real(r->tw_rate_max));
 	json_object_set_new(o, "close_wait_last", json_integer((json_int_t)r->close_wait_last));
@@ -135,6 +142,11 @@ int obs_fx_json_add(struct obs_fx *fx, json_t *root)
 		"ended_badly", (json_int_t)r->children_abnormal));
 	json_object_set_new(o, "port_groups_capped", json_boolean(fx->cs.groups_capped));
 	json_object_set_new(o, "close_wait_unaged_max", json_integer((json_int_t)r->cw_untracked_max));
+	/* the census' other bounded tables: what did not fit, at the worst census */
+	json_object_set_new(o, "unaccepted_untracked_max",
+			    json_integer((json_int_t)r->unacc_untracked_max));
+	json_object_set_new(o, "listeners_untracked_max",
+			    json_integer((json_int_t)r->listen_untracked_max));
 	if (json_object_set_new(root, "forensics", o))
 		err = -ENOMEM;
 	o = NULL;

@@ -134,8 +134,8 @@ void obs_rule_fds(const struct obs_snap_hist *h, struct obs_findings *out)
 	}
 }
 
-/* Growth of the sockets an application holds, ESTABLISHED and CLOSE_WAIT (census, else the live
- * count between censuses), since `since`, per second; 0 with fewer than 2 counts. */
+/* Growth of the sockets an application holds, ESTABLISHED and CLOSE_WAIT (a census, or the exact
+ * live counts between censuses), since `since`, per second; 0 with fewer than 2 counts. */
 static double x__held_slope(const struct obs_snap_hist *h, double since)
 {
 	double t[OBS_SNAP_HIST], y[OBS_SNAP_HIST];

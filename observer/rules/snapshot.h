@@ -106,6 +106,10 @@ struct obs_snap {
 	uint64_t tw_entries;  /* sockets of this side that entered TIME_WAIT */
 	uint64_t fw2_entries; /* closed into FIN_WAIT2 orphans (wiring point, bpf side) */
 
+	/* connections held (ESTABLISHED + CLOSE_WAIT) from the live counts, exact, when no census
+	 * was taken this interval */
+	bool held_live;
+	uint64_t held;
 	/* census (when taken this interval) */
 	bool census;
 	uint64_t state[OBS_SNAP_TCP_STATES];
@@ -119,10 +123,6 @@ struct obs_snap {
 	struct obs_snap_port port[OBS_SNAP_PORTS];
 	size_t nports;
 	uint64_t tw_overflow; /* TCPTimeWaitOverflow this interval */
-	/* sockets held by applications (ESTABLISHED + CLOSE_WAIT) between censuses: the last
-	 * census plus the state moves since (held_live false: no census yet) */
-	bool held_live;
-	uint64_t held;
 
 	/* listen queues */
 	uint64_t listen_overflows; /* ListenOverflows (or the drop reason) this interval: every

@@ -175,7 +175,11 @@ static void test_bad(void **state)
 		"tcp://no.such.host.invalid:7 -n 1",	/* bad host */
 		"tcp://127.0.0.1:70000 -n 1",		/* port out of range */
 		"tcp://127.0.0.1:7 -c 0 -n 1",		/* out of range */
-		"tcp://127.0.0.1:7 -c 2000000 -n 1",	/* out of range */
+		"tcp://127.0.0.1:7 -c 20000000 -n 1",	/* out of range */
+		"tcp://127.0.0.1:7 -n 1 -c 2 -p 3",	/* more processes than connections */
+		"tcp://127.0.0.1:7 -n 1 -p 0",	/* no process */
+		"tcp://127.0.0.1:7 -n 1 --connect-rate 0",
+		"tcp://127.0.0.1:7 -n 1 -c 4 -p 2 --hdr-log x.log",
 		"tcp://127.0.0.1:7 -d 5parsecs",	/* bad duration */
 		"tcp://127.0.0.1:7",			/* neither -n nor -d */
 		"tcp://127.0.0.1:7 -n 1 -c 2 -t 3",	/* more threads than connections */

@@ -54,8 +54,8 @@ static void test_full(void **state)
 	x__base(&iv);
 	iv.census = OBS_FXREC_CENSUS_TAKEN;
 	iv.have_live = true;
-	iv.states[iv.nstates++] = (struct obs_fxrec_state){"ESTABLISHED", 10, true, 11, 1};
-	iv.states[iv.nstates++] = (struct obs_fxrec_state){"TIME_WAIT", 5, false, 0, 0};
+	iv.states[iv.nstates++] = (struct obs_fxrec_state){"ESTABLISHED", 10, true, 11, 1, 0};
+	iv.states[iv.nstates++] = (struct obs_fxrec_state){"TIME_WAIT", 5, false, 0, 0, 0};
 	iv.sockets = 16;
 	iv.took_ms = 1.5;
 	iv.ports.have_range = true;
@@ -94,7 +94,7 @@ static void test_full(void **state)
 		"{\"type\":\"interval\",\"time\":1700000000.5,\"t\":2.5,\"dt\":0.5,\"accepted\":7,"
 		"\"accept_rate\":14.0,\"census\":{\"ESTABLISHED\":10,\"TIME_WAIT\":5,\"sockets\":16,"
 		"\"took_ms\":1.5},\"live\":{\"ESTABLISHED\":11},\"reconcile_diff\":"
-		"{\"ESTABLISHED\":1},\"time_wait\":{\"entries\":3,\"per_s\":6.0},\"ports\":"
+		"{\"ESTABLISHED\":1},\"live_error\":0,\"time_wait\":{\"entries\":3,\"per_s\":6.0},\"ports\":"
 		"{\"range\":[32768,60999],\"size\":28232,\"group\":\"10.0.0.1 -> 10.0.0.2:80\","
 		"\"in_use\":200,\"time_wait\":150,\"pressure_pct\":0.75,\"growth_per_s\":4.0,"
 		"\"exhausted_in_s\":120.0,\"groups\":2},\"failures\":{\"EMFILE\":{\"accept4\":2,"
@@ -118,12 +118,12 @@ static void test_first_census(void **state)
 	(void)state;
 	x__base(&iv);
 	iv.census = OBS_FXREC_CENSUS_TAKEN;
-	iv.states[iv.nstates++] = (struct obs_fxrec_state){"ESTABLISHED", 10, true, 0, 0};
+	iv.states[iv.nstates++] = (struct obs_fxrec_state){"ESTABLISHED", 10, true, 0, 0, 0};
 	iv.sockets = 10;
 	iv.took_ms = 0.25;
 	s = x__dump(&iv);
 	assert_non_null(strstr(s, "\"census\":{\"ESTABLISHED\":10,\"sockets\":10,\"took_ms\":0.25},"
-				  "\"live\":null,\"reconcile_diff\":null,\"time_wait\""));
+				  "\"live\":null,\"reconcile_diff\":null,\"live_error\":null,\"time_wait\""));
 	free(s);
 }
 
@@ -140,7 +140,8 @@ static void test_deferred_and_none(void **state)
 	s = x__dump(&iv);
 	assert_string_equal(s,
 		"{\"type\":\"interval\",\"time\":1700000000.5,\"t\":2.5,\"dt\":0.5,\"accepted\":7,"
-		"\"accept_rate\":14.0,\"census\":null,\"census_deferred\":true,\"time_wait\":"
+		"\"accept_rate\":14.0,\"census\":null,\"census_deferred\":true,\"live\":null,"
+		"\"live_error\":null,\"time_wait\":"
 		"{\"entries\":3,\"per_s\":6.0},\"ports\":{},\"failures\":{},\"failure_rate\":0.0,"
 		"\"fds\":[],\"tcp\":{\"synack_retransmits\":0,\"resets_sent\":0,"
 		"\"resets_received\":0},\"lost_events\":0}");
@@ -150,6 +151,15 @@ static void test_deferred_and_none(void **state)
 	assert_non_null(strstr(s, "\"census\":null,\"time_wait\""));
 	assert_null(strstr(s, "census_deferred"));
 	assert_null(strstr(s, "\"live\""));
+	free(s);
+	/* deferred after a census: the live counts from the state moves, and their error bound */
+	iv.census = OBS_FXREC_CENSUS_DEFERRED;
+	iv.have_live = true;
+	iv.live_err = 0;
+	iv.states[iv.nstates++] = (struct obs_fxrec_state){"ESTABLISHED", 0, true, 180000, 0, 0};
+	s = x__dump(&iv);
+	assert_non_null(strstr(s, "\"census\":null,\"census_deferred\":true,\"live\":"
+				  "{\"ESTABLISHED\":180000},\"live_error\":0,\"time_wait\""));
 	free(s);
 }
 

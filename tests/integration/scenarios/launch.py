@@ -16,7 +16,7 @@ from sandbox import children
 
 NGINX_CONF = """daemon off;
 master_process {master};
-worker_processes 1;
+worker_processes {workers};
 {rlimit}
 pid {dir}/nginx.pid;
 error_log {dir}/error.log {loglevel};
@@ -25,6 +25,7 @@ http {{
 	log_format scenario '$request_time';
 	access_log {access_log};
 	keepalive_requests 1000000;
+	keepalive_timeout {keepalive};
 	client_body_temp_path {dir}/tmp/body;
 	proxy_temp_path {dir}/tmp/proxy;
 	fastcgi_temp_path {dir}/tmp/fastcgi;
@@ -32,7 +33,7 @@ http {{
 	scgi_temp_path {dir}/tmp/scgi;
 	{upstream}
 	server {{
-		listen 127.0.0.1:{port} backlog=1024{ssl}{http2};
+		listen 127.0.0.1:{port} backlog={backlog}{reuseport}{ssl}{http2};
 		{tls}
 		location / {{ {location} }}
 	}}
@@ -138,6 +139,10 @@ def start_server(run, spec):
 				master="on" if spec.get("master") else "off", dir=d, port=port,
 				rlimit="worker_rlimit_nofile %d;" % rl if rl else "",
 				wconn=spec.get("worker_connections", 4096),
+				workers=spec.get("workers", 1),
+				keepalive=spec.get("keepalive_timeout", "75s"),
+				backlog=spec.get("backlog", 1024),
+				reuseport=" reuseport" if spec.get("workers", 1) > 1 else "",
 				loglevel=spec.get("loglevel", "warn"),
 				http2=" http2" if spec.get("http2") else "",
 				ssl=" ssl" if spec.get("tls") else "",
@@ -160,6 +165,11 @@ def start_server(run, spec):
 				time.sleep(0.05)
 			if not kids:
 				raise Fail("nginx started no worker")
+			for _ in range(100):  # every worker up
+				kids = children(run.procs[name].pid)
+				if len(kids) >= spec.get("workers", 1):
+					break
+				time.sleep(0.05)
 			run.vars[name + "_worker_pid"] = kids[0]
 	elif kind == "node_cluster":
 		run.spawn(name, [need("node"), os.path.join(HERE, "cluster.js"), "{port}",

@@ -38,6 +38,7 @@ SCLIENT = ("R='GET / HTTP/1.1\\r\\nHost: scenario\\r\\nConnection: close\\r\\n\\
 	   "done; for i in 1 2; do printf \"$R\" | $O -reconnect >/dev/null 2>&1 || exit 1; "
 	   "done")
 TCP = "tcp://127.0.0.1:{port}"
+IDLE_SOURCES = ",".join("127.0.0.%d" % i for i in range(2, 18))  # 16 source addresses
 MEMC_UDP_GET = b"\x00\x01\x00\x00\x00\x01\x00\x00get scenario\r\n"
 
 
@@ -341,6 +342,18 @@ SCENARIOS = [
 	 "loads": [driver(HTTP, "-c", "4", "-d", "3s")],
 	 "expect": [{"kind": "no_listener", "evidence": {"port": "{port}"}}]},
 
+	{"name": "healthy_idle_100k", "group": "healthy",
+	 "what": "100,000 idle keep-alive connections (one request each, then held) opened at "
+		 "5,000/s by one driver command (it runs 6 processes of <= 20,000 fds) from 16 "
+		 "source addresses, against nginx with 20 reuseport workers (<= 5,000 each, 25% of "
+		 "their fds): 200,000 sockets, nothing wrong",
+	 "sysctls": {"net.core.somaxconn": 65535, "net.ipv4.tcp_max_syn_backlog": 65535},
+	 "servers": [{"kind": "nginx", "master": True, "workers": 20, "worker_rlimit_nofile": 20000,
+		      "worker_connections": 19900, "keepalive_timeout": "300s", "backlog": 65535,
+		      "cpu": None}],
+	 "loads": [driver(HTTP, "-c", "100000", "-d", "26s", "--delay", "3600s", "--connect-rate",
+			  "5k", "--timeout", "30s", "--source-addr", IDLE_SOURCES, timeout=60, cpu=None)]},
+
 	# ---------------------------------------------------------------- sick
 	{"name": "sick_port_exhaustion", "group": "sick",
 	 "what": "netns with tcp_tw_reuse=0 and 200 ephemeral ports; the client closes first at "
@@ -378,6 +391,21 @@ SCENARIOS = [
 	 "expect": [{"kind": "fd_exhaustion", "evidence": {"pid": "{server_worker_pid}"},
 		     "forecast": True}],
 	 "allow": ["worker_saturation"]},  # true: 100 closed-loop clients on one worker
+	{"name": "sick_emfile_idle_100k", "group": "sick",
+	 "what": "the same 100,000 idle connections against nginx whose 20 workers may hold 4,000 "
+		 "fds each (worker_rlimit_nofile): accept4() fails with EMFILE once ~80,000 are in "
+		 "(nginx then closes idle connections to take new ones; the driver, its connections "
+		 "idle, sees no error)",
+	 "sysctls": {"net.core.somaxconn": 65535, "net.ipv4.tcp_max_syn_backlog": 65535},
+	 "servers": [{"kind": "nginx", "master": True, "workers": 20, "worker_rlimit_nofile": 4000,
+		      "worker_connections": 19900, "keepalive_timeout": "300s", "backlog": 65535,
+		      "cpu": None}],
+	 "loads": [driver(HTTP, "-c", "100000", "-d", "20s", "--delay", "3600s", "--connect-rate",
+			  "10k", "--timeout", "30s", "--source-addr", IDLE_SOURCES, errors_ok=True,
+			  rc=[0, 1], timeout=60, cpu=None)],
+	 "onset": {"how": "log", "file": "{tmp}/server/error.log", "re": "Too many open files"},
+	 "expect": [{"kind": "fd_exhaustion", "forecast": True}],
+	 "allow": ["listen_overflow", "worker_saturation"]},
 	{"name": "sick_fd_leak", "group": "sick",
 	 "what": "refserver http --leak-fds 1 (one /dev/null per connection, never closed), 20 "
 		 "new connections/s, RLIMIT_NOFILE 65536 or the hard limit (no exhaustion for "
