@@ -197,6 +197,9 @@ static int x__bring_up(struct x__run *r)
 	if (a->netns && obs_netns_apply(PROG, a->netns, &r->targets))
 		return LL_EXIT_USAGE;
 	obs_netns_check_targets(PROG, &r->targets);
+	/* tracefs (mounted with a note where missing) once every usage error has been said */
+	if (obs_startup_check(PROG, OBS_NEED_TRACEFS))
+		return LL_EXIT_USAGE;
 	r->copts.netns = r->targets.netns;
 	r->copts.pids = r->targets.pids;
 	r->copts.npids = r->targets.npids;
@@ -377,8 +380,8 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
 
 	obs_libbpf_log(a.verbose);
-	/* privilege and BTF first; tracefs (which may be mounted, with a note) once the outputs
-	 * are known good, so a refused output is the only line. Nothing is pinned: no bpffs. */
+	/* privilege and BTF first; tracefs (which may be mounted, with a note) in x__bring_up, once
+	 * the outputs and targets are known good, so a refusal is the only line. No bpffs. */
 	err = obs_startup_check(PROG, 0);
 	if (err) {
 		ret = LL_EXIT_USAGE;
@@ -405,11 +408,6 @@ int main(int argc, char **argv)
 			ret = LL_EXIT_USAGE;
 			goto cleanup;
 		}
-	}
-	err = obs_startup_check(PROG, OBS_NEED_TRACEFS);
-	if (err) {
-		ret = LL_EXIT_USAGE;
-		goto cleanup;
 	}
 	/* the endpoint is bound at start: a taken or bad address is a usage error */
 	if (a.metrics && !(r.http = obs_mxhttp_new(PROG, a.metrics))) {
