@@ -37,8 +37,7 @@ const volatile __u8 targ_rdonly_cast = 0;
 
 /* Field `field` (one member, possibly nested with '.') of the kernel object at ptr, of `type`.
  * ptr may be a BTF pointer or a plain address (one read with bpf_probe_read_kernel). */
-#define LL_READ(type, ptr, field)                                                                  \
-	(targ_rdonly_cast ? LL_CAST(type, ptr)->field : BPF_CORE_READ((const type *)(ptr), field))
+#define LL_READ(type, ptr, field) LL_READ_KF(targ_rdonly_cast, type, ptr, field)
 
 #define AF_INET 2
 #define AF_INET6 10
