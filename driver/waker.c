@@ -226,10 +226,42 @@ static void x__fire(struct drv_sched *s)
 		drv_sched_drain(s);
 }
 
+/*
+ * A timerfd wake-up: every entry due at `now`, sends and timers in the order they were due. A
+ * thread woken late (preempted) would otherwise run a timer before a send due earlier, and the
+ * end of the run closes the heaps: that send was never started. Replies already in are read after
+ * the sends and before the first timer (a reply already in is no timeout).
+ */
+static void x__fire_due(struct drv_sched *s, uint64_t now)
+{
+	struct drv_sched_ent *e;
+	bool drained = false, fired;
+	uint64_t upto;
+
+	for (;;) {
+		upto = s->timer.n && s->timer.e[0]->at < now ? s->timer.e[0]->at : now;
+		fired = false;
+		while ((e = x__pop_due(&s->send, upto))) {
+			e->cb(e);
+			fired = true;
+		}
+		if (fired) {
+			drv_sched_drain(s);
+			drained = true;
+		}
+		e = x__pop_due(&s->timer, now);
+		if (!e)
+			return;
+		if (!drained)
+			drv_sched_drain(s);
+		drained = true;
+		e->cb(e);
+	}
+}
+
 static void x__on_poll(uv_poll_t *p, int status, int events)
 {
 	struct drv_sched *s = container_of(p, struct drv_sched, poll);
-	struct drv_sched_ent *e;
 	uint64_t expirations, now;
 	ssize_t r;
 
@@ -241,10 +273,7 @@ static void x__on_poll(uv_poll_t *p, int status, int events)
 		x__check_contention(s);
 	}
 	s->armed = 0; /* EAGAIN when re-armed meanwhile: the heaps are the truth */
-	if (s->timer.n && s->timer.e[0]->at <= now)
-		drv_sched_drain(s); /* a reply already in is no timeout */
-	while ((e = x__pop_due(&s->timer, now)))
-		e->cb(e);
+	x__fire_due(s, now);
 	x__fire(s);
 	if (!s->lazy)
 		x__arm(s);
