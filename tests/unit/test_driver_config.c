@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include <curl/curl.h>
-#include "config.h"
+#include "config/parse.h"
 
 #define MAXARGS 32
 

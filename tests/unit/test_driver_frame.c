@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "config.h"
-#include "frame.h"
-#include "stats.h"
+#include "config/parse.h"
+#include "framing/frame.h"
+#include "results/stats.h"
 
 static void x__delim_rule(struct drv_frame_rule *r, const char *d)
 {

@@ -10,9 +10,9 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
-#include "config.h"
-#include "merge.h"
-#include "report.h"
+#include "config/parse.h"
+#include "results/merge.h"
+#include "results/report.h"
 #include "run.h"
 
 static void fill(struct drv_result *r, uint64_t seed, uint64_t n, uint64_t start)

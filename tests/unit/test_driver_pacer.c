@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "config.h"
-#include "pacer.h"
+#include "config/parse.h"
+#include "scheduling/pacer.h"
 
 static void test_shares(void **state)
 {

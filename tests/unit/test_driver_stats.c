@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
-#include "stats.h"
+#include "results/stats.h"
 
 static void test_classes(void **state)
 {

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "template.h"
+#include "config/template.h"
 
 static void test_layout(void **state)
 {

@@ -12,8 +12,8 @@
 #include <time.h>
 #include <cmocka.h>
 #include <uv.h>
-#include "drv.h"
-#include "waker.h"
+#include "base/drv.h"
+#include "scheduling/waker.h"
 
 static void test_early_offset(void **state)
 {
