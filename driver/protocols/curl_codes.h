@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* libcurl's results in the driver's terms: error codes and HTTP versions (driver/stats.h). */
+/* libcurl's results in the driver's terms: error codes and HTTP versions (driver/results/stats.h). */
 #ifndef LOADLENS_DRIVER_CURL_CODES_H
 #define LOADLENS_DRIVER_CURL_CODES_H
 

@@ -25,7 +25,8 @@
 #include "base/drv.h"
 #include "framing/frame.h"
 #include "protocols/protocols.h"
-#include "protocols/proto_tcp.h"
+#include "protocols/proto_tcp_pipe.h"
+#include "protocols/tcp_conn.h"
 #include "config/reqmix.h"
 #include "config/request.h"
 #include "scheduling/slot.h"
@@ -58,7 +59,7 @@ static void x__on_close(uv_handle_t *h)
 	}
 }
 
-void drv__tcp_close(struct tcp_conn *c)
+static void x__close(struct tcp_conn *c)
 {
 	if (!c->open || c->closing)
 		return;
@@ -67,12 +68,12 @@ void drv__tcp_close(struct tcp_conn *c)
 	uv_close((uv_handle_t *)&c->tcp, x__on_close);
 }
 
-void drv__tcp_drop(struct tcp_conn *c)
+static void x__drop(struct tcp_conn *c)
 {
 	c->in_flight = false;
 	c->connecting = false;
 	if (c->open)
-		drv__tcp_close(c);
+		x__close(c);
 	else
 		drv_slot_retry(&c->base);
 }
@@ -88,7 +89,7 @@ static void x__fail(struct tcp_conn *c, int err)
 		drv_timing_unanswered(c->base.w, &c->base.ticket, c->rec, err);
 	c->rec_live = false;
 	drv_slot_fail(&c->base, err, c->connecting);
-	drv__tcp_drop(c);
+	x__drop(c);
 }
 
 static void x__on_write(uv_write_t *req, int status)
@@ -167,7 +168,7 @@ static void x__complete(struct tcp_conn *c)
 	drv_timing_record(c->base.w, &c->base.ticket, &r);
 	if (!c->frame.keep_alive ||
 	    (c->tt->reconnect_every && c->on_conn >= c->tt->reconnect_every)) {
-		drv__tcp_close(c); /* the client closes first: TIME_WAIT stays on this side */
+		x__close(c); /* the client closes first: TIME_WAIT stays on this side */
 		return;
 	}
 	drv_slot_next(&c->base);
@@ -192,7 +193,7 @@ static void x__on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 	}
 	if (nread < 0) {
 		if (nread == UV_EOF && !c->in_flight) {
-			drv__tcp_close(c); /* the server closed an idle connection: reopen quietly */
+			x__close(c); /* the server closed an idle connection: reopen quietly */
 			return;
 		}
 		if (nread == UV_EOF && c->in_flight && c->rx) {
@@ -338,6 +339,8 @@ static int x__init(struct drv_worker *w)
 	drv_frame_rule_init(&tt->rule, w->cfg);
 	tt->mix = w->cfg->mix;
 	tt->pipeline = (uint32_t)w->cfg->pipeline;
+	tt->close = x__close;
+	tt->drop = x__drop;
 	if (tt->mix)
 		drv_mix_ctx_init(&tt->mix_ctx, w->cfg, w->id, (uint32_t)w->cfg->threads);
 	return drv_timing_init(w);
@@ -405,7 +408,7 @@ static void x__slot_finish(struct drv_slot *s)
 		return;
 	}
 	if (c->open)
-		drv__tcp_close(c); /* its close callback reports the slot done */
+		x__close(c); /* its close callback reports the slot done */
 	else
 		drv_slot_done(s);
 }
@@ -425,7 +428,7 @@ static void x__slot_stop(struct drv_slot *s)
 	for (; c->qlen; c->qlen--, c->qhead = (c->qhead + 1) % c->tt->pipeline)
 		drv_worker_stats(s->w, &c->q[c->qhead].ticket)->cancelled++;
 	c->in_flight = false;
-	drv__tcp_close(c);
+	x__close(c);
 }
 
 static const struct drv_slot_ops x__slot_ops = {

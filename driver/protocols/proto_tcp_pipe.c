@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
+/* -P N pipelining on a TCP connection (proto_tcp_pipe.h). */
 #include <stdlib.h>
 #include <uv.h>
 #include "config/config.h"
 #include "base/drv.h"
 #include "framing/response.h"
-#include "protocols/proto_tcp.h"
+#include "protocols/proto_tcp_pipe.h"
+#include "protocols/tcp_conn.h"
 #include "config/reqmix.h"
 #include "config/request.h"
 #include "scheduling/slot.h"
@@ -39,7 +41,7 @@ void drv__tcp_pipe_fail(struct tcp_conn *c, int err)
 	c->base.deadline = 0;
 	if (c->connecting) /* the ticket that was connecting: counted, then a backoff */
 		drv_slot_fail(&c->base, err, true);
-	drv__tcp_drop(c);
+	c->tt->drop(c);
 }
 
 static void x__pipe_on_write(uv_write_t *req, int status)
@@ -160,7 +162,7 @@ static bool x__pipe_done(struct tcp_conn *c)
 		if (c->qlen)
 			drv__tcp_pipe_fail(c, DRV_E_SHORT);
 		else
-			drv__tcp_close(c);
+			c->tt->close(c);
 		return false;
 	}
 	if (c->qlen) {
@@ -172,7 +174,7 @@ static bool x__pipe_done(struct tcp_conn *c)
 		c->base.deadline = 0;
 	}
 	if (c->finishing && !c->qlen) {
-		drv__tcp_close(c); /* its close callback reports the slot done */
+		c->tt->close(c); /* its close callback reports the slot done */
 		return false;
 	}
 	if (!c->base.pending && !c->base.done)
@@ -214,7 +216,7 @@ void drv__tcp_pipe_read(struct tcp_conn *c, const char *p, size_t n)
 void drv__tcp_pipe_eof(struct tcp_conn *c, ssize_t nread)
 {
 	if (nread == UV_EOF && !c->qlen) {
-		drv__tcp_close(c); /* the server closed an idle connection: reopen quietly */
+		c->tt->close(c); /* the server closed an idle connection: reopen quietly */
 		return;
 	}
 	if (nread == UV_EOF && c->rx && !drv_frame_eof(&c->tt->rule, &c->frame)) {

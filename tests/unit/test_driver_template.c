@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Request templates (driver/template.c): layout, fixed widths, ranges, zipf skew, bad fields. */
+/* Request templates (driver/config/template.c): layout, fixed widths, ranges, zipf skew, bad fields. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

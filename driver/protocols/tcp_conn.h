@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * proto_tcp.c's slot and thread state, shared with proto_tcp_pipe.c (-P: several requests in
- * flight per connection). Private to the two.
+ * A TCP connection slot and its thread's state, as proto_tcp.c (the connection: connect, send,
+ * read, close) and proto_tcp_pipe.c (-P: several requests in flight per connection) both see
+ * them. Private to the two. proto_tcp.c calls into proto_tcp_pipe.c (proto_tcp_pipe.h), never the
+ * other way: the -P layer ends a connection through tt->close and tt->drop.
  */
-#ifndef LOADLENS_DRV_PROTO_TCP_H
-#define LOADLENS_DRV_PROTO_TCP_H
+#ifndef LOADLENS_DRV_TCP_CONN_H
+#define LOADLENS_DRV_TCP_CONN_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -74,6 +76,11 @@ struct tcp_thread {
 	const struct drv_reqmix *mix; /* --requests-file, or NULL */
 	struct drv_mix_ctx mix_ctx;
 	uint32_t pipeline; /* -P */
+	/* proto_tcp.c's: close the connection, its close callback starts the slot's next attempt;
+	 * after a failure is counted: nothing in flight any more, close it, or if it is not open,
+	 * start the slot's next attempt now */
+	void (*close)(struct tcp_conn *c);
+	void (*drop)(struct tcp_conn *c);
 };
 
 /*
@@ -132,16 +139,4 @@ static inline void drv__tcp_outcome(const struct tcp_thread *tt, const struct dr
 	}
 }
 
-/* proto_tcp.c: close the connection; its close callback starts the slot's next attempt. */
-void drv__tcp_close(struct tcp_conn *c);
-/* proto_tcp.c, after a failure is counted: nothing in flight any more; close the connection, or
- * if it is not open, start the slot's next attempt now. */
-void drv__tcp_drop(struct tcp_conn *c);
-
-/* proto_tcp_pipe.c: the -P paths of send, read, end of stream and failure. */
-void drv__tcp_pipe_send(struct tcp_conn *c);
-void drv__tcp_pipe_fail(struct tcp_conn *c, int err);
-void drv__tcp_pipe_read(struct tcp_conn *c, const char *p, size_t n);
-void drv__tcp_pipe_eof(struct tcp_conn *c, ssize_t nread);
-
-#endif /* LOADLENS_DRV_PROTO_TCP_H */
+#endif /* LOADLENS_DRV_TCP_CONN_H */
