@@ -505,11 +505,6 @@ static void x__global_fini(void)
 }
 
 const struct drv_proto drv_proto_http_curl = {
-	.name = "http",
-	.init = x__init,
-	.slot = &x__slot_ops,
-	.stop = x__stop,
-	.fini = x__fini,
-	.global_init = x__global_init,
-	.global_fini = x__global_fini,
+	.name = "http", .init = x__init, .slot = &x__slot_ops, .stop = x__stop, .fini = x__fini,
+	.global_init = x__global_init, .global_fini = x__global_fini,
 };

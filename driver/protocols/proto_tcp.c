@@ -437,18 +437,9 @@ static const struct drv_slot_ops x__slot_ops = {
 	.release = x__slot_release,
 };
 
-const struct drv_proto drv_proto_tcp = {
-	.name = "tcp",
-	.init = x__init,
-	.slot = &x__slot_ops,
-	.stop = drv_slot_io_stop,
-	.fini = drv_slot_io_fini,
-};
-
-const struct drv_proto drv_proto_http_native = {
-	.name = "http",
-	.init = x__init,
-	.slot = &x__slot_ops,
-	.stop = drv_slot_io_stop,
-	.fini = drv_slot_io_fini,
-};
+/* tcp:// and native http:// are the same slots; the framing rule (config) tells them apart */
+#define X_PROTO(n)                                                                            \
+	{.name = n, .init = x__init, .slot = &x__slot_ops, .stop = drv_slot_io_stop,         \
+	 .fini = drv_slot_io_fini}
+const struct drv_proto drv_proto_tcp = X_PROTO("tcp");
+const struct drv_proto drv_proto_http_native = X_PROTO("http");

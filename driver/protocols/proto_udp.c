@@ -579,9 +579,6 @@ static int x__init(struct drv_worker *w)
 }
 
 const struct drv_proto drv_proto_udp = {
-	.name = "udp",
-	.init = x__init,
-	.slot = &x__slot_ops,
-	.stop = drv_slot_io_stop,
+	.name = "udp", .init = x__init, .slot = &x__slot_ops, .stop = drv_slot_io_stop,
 	.fini = drv_slot_io_fini,
 };

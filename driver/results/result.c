@@ -4,15 +4,13 @@
 
 const char *drv_stop_reason_name(enum drv_stop_reason r)
 {
-	switch (r) {
-	case DRV_STOP_REQUESTS:
-		return "requests";
-	case DRV_STOP_DURATION:
-		return "duration";
-	case DRV_STOP_SIGNAL:
-		return "signal";
-	}
-	return "?";
+	static const char *const names[] = {
+		[DRV_STOP_REQUESTS] = "requests",
+		[DRV_STOP_DURATION] = "duration",
+		[DRV_STOP_SIGNAL] = "signal",
+	};
+
+	return (unsigned)r < sizeof(names) / sizeof(names[0]) ? names[r] : "?";
 }
 
 void drv_result_fini(struct drv_result *res)

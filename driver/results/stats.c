@@ -216,29 +216,23 @@ int drv_httpv_from_name(const char *s)
 
 const char *drv_strerror(int err)
 {
-	if (err == DRV_E_SHORT)
-		return "connection closed before the response was complete";
-	if (err == DRV_E_MALFORMED)
-		return "response outside the expected framing";
-	if (err == DRV_E_LOST)
-		return "no reply within the timeout";
-	if (err == DRV_E_HTTP_STATUS)
-		return "HTTP status outside 2xx";
-	if (err == DRV_E_TLS)
-		return "TLS handshake or certificate verification failed";
-	if (err == DRV_E_TOO_LARGE)
-		return "response headers over the HTTP engine's limit";
-	if (err == DRV_E_RESP)
-		return "redis error reply";
-	if (err == DRV_E_MC_CLIENT)
-		return "memcached CLIENT_ERROR or ERROR";
-	if (err == DRV_E_MC_SERVER)
-		return "memcached SERVER_ERROR";
-	if (err == DRV_E_DNS_RCODE)
-		return "DNS reply with RCODE other than NOERROR";
-	if (err == DRV_E_INCOMPLETE)
-		return "a datagram of a multi-datagram reply never came";
-	return strerror(-err);
+	/* by -10001 - code: our codes (base/errors.h) count down from DRV_E_SHORT */
+	static const char *const text[] = {
+		[-10001 - DRV_E_SHORT] = "connection closed before the response was complete",
+		[-10001 - DRV_E_MALFORMED] = "response outside the expected framing",
+		[-10001 - DRV_E_LOST] = "no reply within the timeout",
+		[-10001 - DRV_E_HTTP_STATUS] = "HTTP status outside 2xx",
+		[-10001 - DRV_E_TLS] = "TLS handshake or certificate verification failed",
+		[-10001 - DRV_E_TOO_LARGE] = "response headers over the HTTP engine's limit",
+		[-10001 - DRV_E_RESP] = "redis error reply",
+		[-10001 - DRV_E_MC_CLIENT] = "memcached CLIENT_ERROR or ERROR",
+		[-10001 - DRV_E_MC_SERVER] = "memcached SERVER_ERROR",
+		[-10001 - DRV_E_DNS_RCODE] = "DNS reply with RCODE other than NOERROR",
+		[-10001 - DRV_E_INCOMPLETE] = "a datagram of a multi-datagram reply never came",
+	};
+	unsigned i = (unsigned)(-10001 - err);
+
+	return i < sizeof(text) / sizeof(text[0]) ? text[i] : strerror(-err);
 }
 
 /* "ip_local_port_range 32768-60999: 28232 ports" */
