@@ -96,7 +96,7 @@ static void x__done(struct curl_thread *ct, CURL *easy, CURLcode rc)
 	struct drv_stats *st;
 	curl_off_t up = 0, down = 0;
 	long code = 0, hdr = 0, ver = 0;
-	struct drv_reply r;
+	struct drv_timing_reply r;
 
 	if (curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&s) != CURLE_OK || !s)
 		return;
@@ -123,7 +123,7 @@ static void x__done(struct curl_thread *ct, CURL *easy, CURLcode rc)
 	/* sent with CURLOPT_FORBID_REUSE: its connection is closed, the next request opens one */
 	if (w->cfg->reconnect_every && s->on_conn >= w->cfg->reconnect_every)
 		s->on_conn = 0;
-	r = drv_reply_init(s->base.t_send, drv_timing_reply_at(s->base.t_send, 0));
+	r = drv_timing_reply_init(s->base.t_send, drv_timing_reply_at(s->base.t_send, 0));
 	drv_slot_resolved(&s->base);
 	if (curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &code) != CURLE_OK)
 		code = 0;

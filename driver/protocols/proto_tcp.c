@@ -151,8 +151,8 @@ static void x__send(struct tcp_conn *c)
 
 static void x__complete(struct tcp_conn *c)
 {
-	struct drv_reply r = drv_reply_init(c->base.t_send,
-					    drv_timing_reply_at(c->base.t_send, c->t_rx));
+	uint64_t at = drv_timing_reply_at(c->base.t_send, c->t_rx);
+	struct drv_timing_reply r = drv_timing_reply_init(c->base.t_send, at);
 
 	if (c->writing) { /* an answer before the whole request was written */
 		x__fail(c, DRV_E_MALFORMED);

@@ -144,7 +144,8 @@ void drv__tcp_pipe_send(struct tcp_conn *c)
 static bool x__pipe_done(struct tcp_conn *c)
 {
 	struct tcp_pend *e = x__head(c);
-	struct drv_reply r = drv_reply_init(e->t_send, drv_timing_reply_at(e->t_send, c->t_rx));
+	uint64_t at = drv_timing_reply_at(e->t_send, c->t_rx);
+	struct drv_timing_reply r = drv_timing_reply_init(e->t_send, at);
 
 	if (e->writing) { /* an answer before the whole request was written */
 		drv__tcp_pipe_fail(c, DRV_E_MALFORMED);

@@ -196,7 +196,7 @@ static void x__late(struct udp_slot *u, struct udp_req *r, uint64_t now)
 
 static void x__complete(struct udp_slot *u, uint64_t now, int err, int rcode)
 {
-	struct drv_reply r = drv_reply_init(u->base.t_send, now);
+	struct drv_timing_reply r = drv_timing_reply_init(u->base.t_send, now);
 
 	u->hist[u->seq % UDP_HIST].state = UDP_ANSWERED;
 	r.err = err;

@@ -128,7 +128,7 @@ static inline struct drv_stats *x__st(struct tcp_conn *c)
  * outside 2xx is an error), or the verdict of the other rules (and a DNS RCODE).
  */
 static inline void drv__tcp_outcome(const struct tcp_thread *tt, const struct drv_frame *f,
-				    struct drv_reply *r)
+				    struct drv_timing_reply *r)
 {
 	if (tt->rule.rule == DRV_RESP_HTTP) {
 		r->status = f->status;

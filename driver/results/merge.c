@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Exact merge of driver JSON results: summed counters, merged histograms. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -79,6 +80,16 @@ static int x__target(struct drv_merge *m, const json_t *doc, const json_t *cfg, 
 	return 0;
 }
 
+/* The counters that add up, those of o (the top level, or "driver") */
+static void x__sum(struct drv_stats *t, const json_t *o, bool in_driver)
+{
+	size_t i;
+
+	for (i = 0; i < drv_stats_nsums; i++)
+		if (drv_stats_sums[i].in_driver == in_driver)
+			*drv_stats_sum_at(t, i) += x__u64(o, drv_stats_sums[i].key);
+}
+
 int drv_merge_add(struct drv_merge *m, const json_t *doc, char *err, size_t len)
 {
 	const json_t *cfg = json_object_get(doc, "config"), *errs, *st, *v;
@@ -97,19 +108,7 @@ int drv_merge_add(struct drv_merge *m, const json_t *doc, char *err, size_t len)
 	r = x__target(m, doc, cfg, err, len);
 	if (r)
 		return r;
-	t->requests += x__u64(doc, "requests");
-	t->connections += x__u64(doc, "connections");
-	t->connect_attempts += x__u64(doc, "connect_attempts");
-	t->errors_total += x__u64(doc, "errors_total");
-	t->cancelled += x__u64(doc, "cancelled");
-	t->not_sent += x__u64(doc, "not_sent");
-	t->late += x__u64(doc, "late_replies");
-	t->duplicate += x__u64(doc, "duplicate_replies");
-	t->unmatched += x__u64(doc, "unmatched_replies");
-	t->rxq_ovfl += x__u64(doc, "rxq_ovfl");
-	t->behind += x__u64(doc, "behind");
-	t->bytes_sent += x__u64(doc, "bytes_sent");
-	t->bytes_received += x__u64(doc, "bytes_received");
+	x__sum(t, doc, false);
 	m->res.warmup_requests += x__u64(doc, "warmup_requests");
 	errs = json_object_get(doc, "errors");
 	for (e = 0; e < DRV_ERR__COUNT; e++)
@@ -128,12 +127,7 @@ int drv_merge_add(struct drv_merge *m, const json_t *doc, char *err, size_t len)
 			t->http_version[e] += (uint64_t)json_integer_value(v);
 	}
 	m->res.cpu_ns += x__u64(json_object_get(doc, "driver"), "cpu_ns");
-	t->nivcsw += x__u64(json_object_get(doc, "driver"), "involuntary_switches");
-	t->nvcsw += x__u64(json_object_get(doc, "driver"), "sleeps");
-	t->runq_ns += x__u64(json_object_get(doc, "driver"), "runq_wait_ns");
-	t->timer_wakes += x__u64(json_object_get(doc, "driver"), "timer_wakeups");
-	t->spin_ns += x__u64(json_object_get(doc, "driver"), "spin_ns");
-	t->pacer_idle_ns += x__u64(json_object_get(doc, "driver"), "pacer_idle_ns");
+	x__sum(t, json_object_get(doc, "driver"), true);
 	r = x__hist(t->latency, doc, "latency", err, len);
 	if (!r)
 		r = x__hist(t->latency_uncorrected, doc, "latency_uncorrected", err, len);

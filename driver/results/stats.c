@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Per-thread counters, error classes with their hints, and the exact merge. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,34 +62,42 @@ void drv_stats_fini(struct drv_stats *s)
 	s->latency = NULL;
 }
 
+#define X_SUM(k, f, d) {k, offsetof(struct drv_stats, f), d}
+const struct drv_stats_sum drv_stats_sums[] = {
+	X_SUM("requests", requests, false),
+	X_SUM("connections", connections, false),
+	X_SUM("connect_attempts", connect_attempts, false),
+	X_SUM("errors_total", errors_total, false),
+	X_SUM("cancelled", cancelled, false),
+	X_SUM("not_sent", not_sent, false),
+	X_SUM("late_replies", late, false),
+	X_SUM("duplicate_replies", duplicate, false),
+	X_SUM("unmatched_replies", unmatched, false),
+	X_SUM("rxq_ovfl", rxq_ovfl, false),
+	X_SUM("behind", behind, false),
+	X_SUM("bytes_sent", bytes_sent, false),
+	X_SUM("bytes_received", bytes_received, false),
+	X_SUM("involuntary_switches", nivcsw, true),
+	X_SUM("sleeps", nvcsw, true),
+	X_SUM("runq_wait_ns", runq_ns, true),
+	X_SUM("timer_wakeups", timer_wakes, true),
+	X_SUM("spin_ns", spin_ns, true),
+	X_SUM("pacer_idle_ns", pacer_idle_ns, true),
+};
+const size_t drv_stats_nsums = sizeof(drv_stats_sums) / sizeof(drv_stats_sums[0]);
+
 void drv_stats_merge(struct drv_stats *dst, const struct drv_stats *src)
 {
+	size_t k;
 	int i;
 
-	dst->requests += src->requests;
-	dst->connections += src->connections;
-	dst->errors_total += src->errors_total;
+	for (k = 0; k < drv_stats_nsums; k++)
+		*drv_stats_sum_at(dst, k) += *(const uint64_t *)((const char *)src + drv_stats_sums[k].off);
 	for (i = 0; i < DRV_ERR__COUNT; i++)
 		dst->errors[i] += src->errors[i];
-	dst->connect_attempts += src->connect_attempts;
-	dst->cancelled += src->cancelled;
-	dst->not_sent += src->not_sent;
-	dst->bytes_sent += src->bytes_sent;
-	dst->bytes_received += src->bytes_received;
-	dst->late += src->late;
-	dst->duplicate += src->duplicate;
-	dst->unmatched += src->unmatched;
-	dst->rxq_ovfl += src->rxq_ovfl;
 	if (src->rcvbuf && (!dst->rcvbuf || src->rcvbuf < dst->rcvbuf))
 		dst->rcvbuf = src->rcvbuf;
-	dst->behind += src->behind;
-	dst->cpu_ns += src->cpu_ns;
-	dst->nivcsw += src->nivcsw;
-	dst->nvcsw += src->nvcsw;
-	dst->runq_ns += src->runq_ns;
-	dst->timer_wakes += src->timer_wakes;
-	dst->spin_ns += src->spin_ns;
-	dst->pacer_idle_ns += src->pacer_idle_ns;
+	dst->cpu_ns += src->cpu_ns; /* a run's is its process's (struct drv_result) */
 	for (i = 0; i < DRV_STATUS_MAX; i++)
 		dst->status[i] += src->status[i];
 	for (i = 0; i < DRV_HTTPV__COUNT; i++)

@@ -93,6 +93,22 @@ struct drv_stats {
 	uint32_t nrec;
 };
 
+/*
+ * A counter of struct drv_stats that adds up over threads and runs, with its JSON key (at the top
+ * level, or in "driver"): drv_stats_merge() and merge.c add these, in one list.
+ */
+struct drv_stats_sum {
+	const char *key;
+	size_t off; /* of a uint64_t in struct drv_stats */
+	bool in_driver;
+};
+extern const struct drv_stats_sum drv_stats_sums[];
+extern const size_t drv_stats_nsums;
+static inline uint64_t *drv_stats_sum_at(struct drv_stats *s, size_t i)
+{
+	return (uint64_t *)((char *)s + drv_stats_sums[i].off);
+}
+
 int drv_stats_init(struct drv_stats *s);
 void drv_stats_fini(struct drv_stats *s);
 /* Add src into dst (both initialised). Exact: counters add, histograms merge bucket by bucket. */

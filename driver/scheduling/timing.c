@@ -13,7 +13,8 @@ static inline struct drv_rec_stats *x__rec(struct drv_stats *st, bool live, uint
 	return live && st->rec && rec < st->nrec ? &st->rec[rec] : NULL;
 }
 
-int drv_timing_record(struct drv_worker *w, const struct drv_ticket *t, const struct drv_reply *r)
+int drv_timing_record(struct drv_worker *w, const struct drv_ticket *t,
+		      const struct drv_timing_reply *r)
 {
 	struct drv_stats *st = drv_worker_stats(w, t);
 	struct drv_rec_stats *rec = x__rec(st, r->rec_live, r->rec);

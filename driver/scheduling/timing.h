@@ -26,7 +26,7 @@
 struct drv_worker;
 
 /* What an answered request came to. */
-struct drv_reply {
+struct drv_timing_reply {
 	uint64_t sent; /* drv_timing_send()'s stamp */
 	uint64_t at;   /* drv_timing_reply_at()'s */
 	int err;       /* 0: ok; else a DRV_E_* code (base/errors.h) or -errno: counted by class */
@@ -41,9 +41,10 @@ struct drv_reply {
 int drv_timing_init(struct drv_worker *w);
 
 /* An answered request's reply, before its outcome is known: nothing counted yet. */
-static inline struct drv_reply drv_reply_init(uint64_t sent, uint64_t at)
+static inline struct drv_timing_reply drv_timing_reply_init(uint64_t sent, uint64_t at)
 {
-	return (struct drv_reply){.sent = sent, .at = at, .status = -1, .httpv = -1, .rcode = -1};
+	return (struct drv_timing_reply){
+		.sent = sent, .at = at, .status = -1, .httpv = -1, .rcode = -1};
 }
 
 /* The send's stamp: now, into s->t_send, and s->deadline --timeout later (timeout_ns 0: none). */
@@ -63,7 +64,8 @@ static inline uint64_t drv_timing_reply_at(uint64_t sent, uint64_t rx)
 }
 
 /* An answered request, of ticket t: record r once (see above). Returns r->err. */
-int drv_timing_record(struct drv_worker *w, const struct drv_ticket *t, const struct drv_reply *r);
+int drv_timing_record(struct drv_worker *w, const struct drv_ticket *t,
+		      const struct drv_timing_reply *r);
 
 /* A --requests-file record sent and never answered (its error counted by drv_slot_fail). */
 void drv_timing_unanswered(struct drv_worker *w, const struct drv_ticket *t, uint32_t rec,
