@@ -3,23 +3,6 @@
 #include "base/errors.h"
 #include "framing/frame_app.h"
 
-int drv_app_verdict_err(enum drv_app_verdict v)
-{
-	switch (v) {
-	case DRV_APP_OK:
-		return 0;
-	case DRV_APP_RESP_ERROR:
-		return DRV_E_RESP;
-	case DRV_APP_MC_CLIENT:
-		return DRV_E_MC_CLIENT;
-	case DRV_APP_MC_SERVER:
-		return DRV_E_MC_SERVER;
-	case DRV_APP_DNS_RCODE:
-		return DRV_E_DNS_RCODE;
-	}
-	return DRV_E_MALFORMED;
-}
-
 /* A data block and its CRLF (frame_app.h). */
 size_t drv_app_block(uint8_t *st, uint8_t data, uint64_t *left, const uint8_t *p, size_t n,
 		     int *r)

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "base/errors.h"
 
 #define DRV_APP_MAX_COUNT (1ULL << 32) /* RESP: values still expected, at most */
 #define DRV_APP_MAX_LINE 4096	       /* memcached: bytes of one response line, at most */
@@ -50,6 +51,22 @@ size_t drv_app_block(uint8_t *st, uint8_t data, uint64_t *left, const uint8_t *p
 
 
 /* The DRV_E_* error code of a verdict (0 for DRV_APP_OK). */
-int drv_app_verdict_err(enum drv_app_verdict v);
+static inline int drv_app_verdict_err(enum drv_app_verdict v)
+{
+	switch (v) {
+	case DRV_APP_OK:
+		return 0;
+	case DRV_APP_RESP_ERROR:
+		return DRV_E_RESP;
+	case DRV_APP_MC_CLIENT:
+		return DRV_E_MC_CLIENT;
+	case DRV_APP_MC_SERVER:
+		return DRV_E_MC_SERVER;
+	case DRV_APP_DNS_RCODE:
+		return DRV_E_DNS_RCODE;
+	}
+	return DRV_E_MALFORMED;
+}
+
 
 #endif /* LOADLENS_DRV_FRAME_APP_H */

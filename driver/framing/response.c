@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * One response at a time: drv_frame_feed_some() stops every rule at the end of one response (for
- * pipelining), and drv_frame_outcome() says what a complete one came to. Parsing only: the
- * caller counts (scheduling/timing.c).
+ * pipelining); drv_frame_outcome() (response.h) says what a complete one came to. Parsing only:
+ * the caller counts (scheduling/timing.h).
  */
 #include "base/errors.h"
 #include "config/config.h"
@@ -54,13 +54,4 @@ int drv_frame_feed_some(const struct drv_frame_rule *r, struct drv_frame *f, con
 		return err;
 	}
 	return DRV_E_MALFORMED;
-}
-
-int drv_frame_outcome(const struct drv_frame_rule *r, const struct drv_frame *f, int *rcode)
-{
-	int err = drv_frame_verdict_err(f);
-
-	*rcode = f->verdict == DRV_APP_DNS_RCODE || (!err && r->rule == DRV_RESP_DNS) ? f->rcode & 15
-										     : -1;
-	return err;
 }

@@ -4,6 +4,7 @@
 #define LOADLENS_DRV_FRAME_RESPONSE_H
 
 #include <stddef.h>
+#include "config/config.h"
 #include "framing/frame.h"
 
 /*
@@ -17,6 +18,14 @@ int drv_frame_feed_some(const struct drv_frame_rule *r, struct drv_frame *f, con
  * *rcode the DNS RCODE it answered with (-1: not DNS, or not answered). Counted by the caller
  * (scheduling/timing.c): framing parses, never counts.
  */
-int drv_frame_outcome(const struct drv_frame_rule *r, const struct drv_frame *f, int *rcode);
+static inline int drv_frame_outcome(const struct drv_frame_rule *r, const struct drv_frame *f,
+				    int *rcode)
+{
+	int err = drv_frame_verdict_err(f);
+
+	*rcode = f->verdict == DRV_APP_DNS_RCODE || (!err && r->rule == DRV_RESP_DNS) ? f->rcode & 15
+										     : -1;
+	return err;
+}
 
 #endif /* LOADLENS_DRV_FRAME_RESPONSE_H */

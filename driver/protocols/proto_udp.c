@@ -217,14 +217,13 @@ static void x__complete(struct udp_slot *u, uint64_t now, int err, int rcode)
 static void x__app_reply(struct udp_slot *u, const uv_buf_t *buf, size_t n, uint64_t now)
 {
 	const uint8_t *p = (const uint8_t *)buf->base;
-	struct drv_stats *st = x__st(u);
 	uint8_t rcode = 0;
 	int r;
 
 	if (u->ut->mc) {
 		r = drv_mcudp_add(&u->mc, p, n);
 		if (r == 2) {
-			st->duplicate++;
+			x__st(u)->duplicate++;
 			return;
 		}
 		if (!r)

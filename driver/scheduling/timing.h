@@ -21,9 +21,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <uv.h>
+#include "base/drv.h"
+#include "results/stats.h"
 #include "scheduling/slot.h"
-
-struct drv_worker;
+#include "scheduling/worker.h"
 
 /* What an answered request came to. */
 struct drv_timing_reply {
@@ -31,7 +32,7 @@ struct drv_timing_reply {
 	uint64_t at;   /* drv_timing_reply_at()'s */
 	int err;       /* 0: ok; else a DRV_E_* code (base/errors.h) or -errno: counted by class */
 	int status;    /* http: the status code (0 = none); -1: not http */
-	int httpv;     /* http: enum drv_httpv; -1: none */
+	int httpv;     /* http: an enum drv_httpv (below DRV_HTTPV__COUNT); -1: none */
 	int rcode;     /* dns: the RCODE counted (0..15); -1: none */
 	uint32_t rec;  /* --requests-file: the record sent, when rec_live */
 	bool rec_live;
@@ -63,9 +64,46 @@ static inline uint64_t drv_timing_reply_at(uint64_t sent, uint64_t rx)
 	return rx > sent ? rx : sent;
 }
 
-/* An answered request, of ticket t: record r once (see above). Returns r->err. */
-int drv_timing_record(struct drv_worker *w, const struct drv_ticket *t,
-		      const struct drv_timing_reply *r);
+/* The --requests-file record sent, of stats st, or NULL. */
+static inline struct drv_rec_stats *drv__timing_rec(struct drv_stats *st, bool live, uint32_t rec)
+{
+	return live && st->rec && rec < st->nrec ? &st->rec[rec] : NULL;
+}
+
+/*
+ * An answered request, of ticket t: record r once (see above). Returns r->err. Inline: it is the
+ * hot path, and most fields of r are constants at each call.
+ */
+static inline int drv_timing_record(struct drv_worker *w, const struct drv_ticket *t,
+				    const struct drv_timing_reply *r)
+{
+	struct drv_stats *st = drv_worker_stats(w, t);
+	struct drv_rec_stats *rec = drv__timing_rec(st, r->rec_live, r->rec);
+	uint64_t lat = r->at - t->intended;
+
+	drv_stats_response(st, t->intended, r->sent, r->at);
+	ll_hist_record(w->ivl_cur.hist, lat);
+	if (r->status >= 0)
+		st->status[r->status < DRV_STATUS_MAX ? r->status : 0]++;
+	if (r->httpv >= 0)
+		st->http_version[r->httpv]++;
+	if (r->rcode >= 0)
+		st->dns_rcode[r->rcode & 15]++;
+	if (r->err) {
+		drv_stats_error(st, r->err);
+		w->ivl_cur.errors++;
+	} else {
+		drv_counter_add(&st->requests, 1);
+	}
+	if (rec) {
+		if (r->err)
+			rec->errors++;
+		else
+			rec->requests++;
+		ll_hist_record(rec->latency, lat);
+	}
+	return r->err;
+}
 
 /* A --requests-file record sent and never answered (its error counted by drv_slot_fail). */
 void drv_timing_unanswered(struct drv_worker *w, const struct drv_ticket *t, uint32_t rec,
