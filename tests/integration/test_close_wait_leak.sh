@@ -6,9 +6,7 @@ require_bpf
 require_bin loadlens-refserver loadlens-observer loadlens-driver
 port=$(free_port)
 
-start refserver "$LOADLENS_BIN/loadlens-refserver" --proto tcp --listen "127.0.0.1:$port" \
-	--no-close
-wait_for refserver listening
+refserver_up refserver "$port" --proto tcp --no-close
 start observer "$LOADLENS_BIN/loadlens-observer" --port "$port" --interval 250ms \
 	--json "$LL_TMP/obs.json" --ndjson "$LL_TMP/obs.ndjson"
 wait_for observer observing 60

@@ -12,13 +12,8 @@ port_out=$(free_port)
 [ "$port_in" != "$port_out" ] || port_out=$(free_port)
 
 # the inside server joins the cgroup before it execs, so all of its threads are in it
-start inside sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$LL_CGROUP" \
-	"$LOADLENS_BIN/loadlens-refserver" --proto tcp --listen "127.0.0.1:$port_in" \
-	--json "$LL_TMP/inside.json"
-wait_for inside listening
-start outside "$LOADLENS_BIN/loadlens-refserver" --proto tcp --listen "127.0.0.1:$port_out" \
-	--json "$LL_TMP/outside.json"
-wait_for outside listening
+refserver_up --cgroup "$LL_CGROUP" inside "$port_in" --proto tcp
+refserver_up outside "$port_out" --proto tcp
 grep -qx "$PID_inside" "$LL_CGROUP/cgroup.procs" || fail "the inside server is not in $LL_CGROUP"
 
 start observer "$LOADLENS_BIN/loadlens-observer" --cgroup "$LL_CGROUP" --interval 1s \

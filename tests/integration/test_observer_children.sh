@@ -12,9 +12,7 @@ run_case() {
 	shift 2
 	port=$(free_port)
 	mkfifo "$LL_TMP/$name.go"
-	start "${name}_parent" bash -c 'read -r _ <"$1"; shift; "$@" & wait' sh "$LL_TMP/$name.go" \
-		"$LOADLENS_BIN/loadlens-refserver" --proto tcp --listen "127.0.0.1:$port" \
-		--json "$LL_TMP/$name.srv.json"
+	refserver_up --forked-after "$LL_TMP/$name.go" "${name}_parent" "$port" --proto tcp
 	start "${name}_obs" "$LOADLENS_BIN/loadlens-observer" \
 		--pid "$(eval echo "\$PID_${name}_parent")" --interval 250ms --no-requests \
 		--json "$LL_TMP/$name.obs.json" "$@"
@@ -32,7 +30,7 @@ run_case() {
 run_case with 300 --children
 run_case without 100
 with=$(jget "$LL_TMP/with.obs.json" .accepted)
-srv=$(jget "$LL_TMP/with.srv.json" .connections_accepted)
+srv=$(jget "$LL_TMP/with_parent.json" .connections_accepted)
 without=$(jget "$LL_TMP/without.obs.json" .accepted)
 echo "with --children: server $srv accepted, observer $with; without: observer $without (of 100)"
 [ "$srv" = 300 ] || fail "the child server accepted $srv, expected 300"

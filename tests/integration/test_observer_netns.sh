@@ -12,13 +12,9 @@ ns=lltest-ns-$$
 netns_create "$ns"
 p=$(free_port)
 
-start host "$LOADLENS_BIN/loadlens-refserver" --proto tcp --listen "127.0.0.1:$p" \
-	--json "$LL_TMP/host.json"
-wait_for host listening
-start inner ip netns exec "$ns" "$LOADLENS_BIN/loadlens-refserver" --proto tcp \
-	--listen "127.0.0.1:$p" --json "$LL_TMP/inner.json"
-wait_for inner listening
-inner_pid=$(pgrep -n -f "refserver --proto tcp --listen 127.0.0.1:$p --json $LL_TMP/inner.json")
+refserver_up host "$p" --proto tcp
+refserver_up --netns "$ns" inner "$p" --proto tcp
+inner_pid=$(pgrep -n -f "refserver --listen 127.0.0.1:$p --json $LL_TMP/inner.json")
 [ -n "$inner_pid" ] || fail "cannot find the namespace's server"
 inum=$(stat -L -c %i "/run/netns/$ns")
 

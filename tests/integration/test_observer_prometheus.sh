@@ -28,7 +28,7 @@ done
 port=$(free_port)
 mport=$(free_port)
 pport=$(free_port)
-start_refserver rs tcp "$port" --service-time 3ms --service-mode sleep
+refserver_up --pin rs "$port" --proto tcp --service-time 3ms --service-mode sleep
 start obs "$obs" --port "$port" --interval 0 --metrics "$mport" --json "$LL_TMP/obs.json"
 wait_for obs "metrics at" 20
 grep -q "metrics at http://127.0.0.1:$mport/metrics" "$LL_TMP/obs.err" ||

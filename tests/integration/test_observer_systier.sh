@@ -25,7 +25,7 @@ rc=$?
 grep -q "invalid --syscalls" "$LL_TMP/bad.err" || fail "no clear line for --syscalls bogus"
 
 port=$(free_port)
-start_refserver rs tcp "$port"
+refserver_up --pin rs "$port" --proto tcp
 
 # auto: 7.5 s of new connections at 400/s; the sample is the interval from t=5s to t=6s
 start_observer auto "$port"

@@ -30,7 +30,7 @@ run() {
 	local name=$1 svc=$2 port obs rs drv slot n mech
 	shift 2
 	port=$(free_port)
-	start_refserver_rt "rs_$name" tcp "$port" --service-time "$svc" --workers 1
+	refserver_up --rt "rs_$name" "$port" --proto tcp --service-time "$svc" --workers 1
 	for mech in "$@"; do
 		LOADLENS_OBSERVER_TIMING=$mech start_observer "obs_${name}_$mech" "$port"
 	done

@@ -9,7 +9,7 @@ require_bin loadlens-observer loadlens-refserver loadlens-driver
 command -v jq >/dev/null || skip "needs jq"
 [ "$(ulimit -n)" -ge 8000 ] || ulimit -n 8000 2>/dev/null || skip "needs 8000 fds (ulimit -n)"
 p=$(free_port)
-start_refserver rs tcp "$p"
+refserver_up --pin rs "$p" --proto tcp
 start_observer obs "$p"
 load_cpu timeout 120 "$LOADLENS_BIN/loadlens-driver" "tcp://127.0.0.1:$p" -c 3000 -n 15000 -q \
 	--json "$LL_TMP/drv.json" >"$LL_TMP/drv.out" 2>&1 || fail "driver exited $? ($(tail -3 "$LL_TMP/drv.out"))"
