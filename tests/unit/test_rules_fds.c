@@ -18,10 +18,9 @@ static void test_fd_forecast(void **state)
 		s = x__snap(r, t);
 		s->accepted = t == 1 ? 16 : 0;
 		x__proc(s, 4242, t == 1 ? 10 : 26 + t, 1024);
-		obs_snap_push(&r->h);
-		x__silent(r);
+		x__healthy(r);
 	}
-	memset(&r->h, 0, sizeof(r->h));
+	x__restart(r);
 	for (t = 1; t <= 4; t++) {
 		x__proc(x__snap(r, t), 4242, 437 - 48 * (4 - t), 512);
 		obs_snap_push(&r->h);
@@ -66,7 +65,7 @@ static void test_fd_forecast_needs_a_trend(void **state)
 		}
 		assert_null(obs_findings_find(&r->fs, "fd_exhaustion", NULL));
 	}
-	memset(&r->h, 0, sizeof(r->h));
+	x__restart(r);
 	for (k = 0; k < 8; k++) {
 		t = 0.5 * (k + 1);
 		s = x__snap(r, t);
@@ -84,7 +83,7 @@ static void test_fd_forecast_needs_a_trend(void **state)
 	}
 	assert_string_equal(f->text, "fds: python3 (pid 4343) will run out of file descriptors "
 				     "in ~1 s (3550 of 4096, +1000/s over the last 3 s)");
-	memset(&r->h, 0, sizeof(r->h));
+	x__restart(r);
 	for (k = 0; k < 10; k++) {
 		x__proc(x__snap(r, k + 1), 4343, 4000 + 2 * (int)k, 4096);
 		obs_snap_push(&r->h);
@@ -111,8 +110,7 @@ static void test_process_cap_and_unwatched_emfile(void **state)
 	p->watched = false;
 	p->emfile = 346;
 	p->last_sys = "accept4";
-	obs_snap_push(&r->h);
-	f = x__expect(r, "fd_exhaustion", "pid 5020");
+	f = x__sick(r, "fd_exhaustion", "pid 5020");
 	assert_int_equal(f->severity, OBS_SEV_CRITICAL);
 	assert_int_equal(x__ev_int(f, "emfile"), 346);
 	assert_non_null(strstr(f->text, "EMFILE 346 times"));
@@ -126,8 +124,7 @@ static void test_process_cap_and_unwatched_emfile(void **state)
 	p = x__proc(s, 5020, -1, -1);
 	p->watched = false;
 	p->emfile = 346;
-	obs_snap_push(&r->h);
-	f = x__expect(r, "process_cap", "targets");
+	f = x__sick(r, "process_cap", "targets");
 	assert_int_equal(x__ev_int(f, "targets_full"), 7);
 	assert_non_null(strstr(f->text, "7 new children"));
 	/* the next interval, no new EMFILE: no new EMFILE finding */
@@ -157,7 +154,7 @@ static void test_fd_leak(void **state)
 	f = x__expect(r, "fd_leak", "pid 900");
 	assert_int_equal(x__ev_int(f, "pid"), 900);
 	/* the same fds, each an ESTABLISHED connection the clients hold open: no leak */
-	memset(&r->h, 0, sizeof(r->h));
+	x__restart(r);
 	for (t = 1; t <= 6; t++) {
 		struct obs_snap *s = x__snap(r, t);
 
@@ -165,12 +162,11 @@ static void test_fd_leak(void **state)
 		s->census = true;
 		s->state[OBS_SNAP_ESTABLISHED] = 10 * t;
 		x__proc(s, 900, 50 + 10 * t, 65536);
-		obs_snap_push(&r->h);
-		x__silent(r);
+		x__healthy(r);
 	}
 	/* the same, the census deferred after the first (a large census is spaced out): the
 	 * exact live counts carry the held connections between censuses (issue 21) */
-	memset(&r->h, 0, sizeof(r->h));
+	x__restart(r);
 	for (t = 1; t <= 6; t++) {
 		struct obs_snap *s = x__snap(r, t);
 
@@ -180,12 +176,11 @@ static void test_fd_leak(void **state)
 		s->held_live = t > 1;
 		s->held = 10 * t;
 		x__proc(s, 900, 50 + 10 * t, 65536);
-		obs_snap_push(&r->h);
-		x__silent(r);
+		x__healthy(r);
 	}
 	/* the same fds, each a socket left in CLOSE_WAIT: the close_wait_leak's, not an fd leak
 	 * of its own (one finding per cause) */
-	memset(&r->h, 0, sizeof(r->h));
+	x__restart(r);
 	for (t = 1; t <= 6; t++) {
 		struct obs_snap *s = x__snap(r, t);
 
@@ -199,14 +194,13 @@ static void test_fd_leak(void **state)
 		assert_null(obs_findings_find(&r->fs, "fd_leak", NULL));
 	}
 	/* the same fds under a load that doubles each second: growth with the load, no leak */
-	memset(&r->h, 0, sizeof(r->h));
+	x__restart(r);
 	for (t = 1; t <= 6; t++) {
 		struct obs_snap *s = x__snap(r, t);
 
 		s->accepted = 100u << t;
 		x__proc(s, 900, 50 + 10 * t, 65536);
-		obs_snap_push(&r->h);
-		x__silent(r);
+		x__healthy(r);
 	}
 }
 

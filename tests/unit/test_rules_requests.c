@@ -26,11 +26,9 @@ static void test_worker_saturation(void **state)
 	int t;
 
 	x__slot(x__snap(r, 1), 80e6, 1e6);
-	obs_snap_push(&r->h);
-	x__silent(r);
+	x__healthy(r);
 	x__slot(x__snap(r, 2), 80e6, 1e6);
-	obs_snap_push(&r->h);
-	f = x__expect(r, "worker_saturation", "tcp/8000");
+	f = x__sick(r, "worker_saturation", "tcp/8000");
 	assert_non_null(strstr(f->text, "80x"));
 	assert_non_null(strstr(f->text, "add workers or reduce load"));
 	assert_non_null(strstr(f->text, "--runq"));
@@ -116,13 +114,11 @@ static void test_cpu_saturation_onset(void **state)
 	x__runq(x__snap(r, 1), 3, 2e6); /* the load began late in it: 3 wake-ups */
 	obs_snap_push(&r->h);
 	x__runq(x__snap(r, 2), 40, 3e6);
-	obs_snap_push(&r->h);
-	f = x__expect(r, "cpu_saturation", NULL);
+	f = x__sick(r, "cpu_saturation", NULL);
 	assert_non_null(strstr(f->text, "this interval"));
 
 	x__runq(x__snap(r, 3), 15, 3e6); /* 15 of 20 needed alone, but the one before held */
-	obs_snap_push(&r->h);
-	f = x__expect(r, "cpu_saturation", NULL);
+	f = x__sick(r, "cpu_saturation", NULL);
 	assert_non_null(strstr(f->text, "over the last intervals"));
 
 	x__runq(x__snap(r, 4), 500, 20e3); /* judged and low */
@@ -149,13 +145,11 @@ static void test_fast_server_is_silent(void **state)
 
 	for (t = 1; t <= 6; t++) {
 		x__slot(x__snap(r, t), 20e3, 1e3);
-		obs_snap_push(&r->h);
-		x__silent(r);
+		x__healthy(r);
 	}
 	for (t = 7; t <= 12; t++) {
 		x__slot(x__snap(r, t), 563e3, 52e3);
-		obs_snap_push(&r->h);
-		x__silent(r);
+		x__healthy(r);
 	}
 }
 
@@ -377,7 +371,7 @@ static void test_served_elsewhere(void **state)
 	obs_rules_run(&r->h, &r->fs);
 	assert_null(obs_findings_find(&r->fs, "served_elsewhere", NULL));
 	/* port scoping: no note */
-	memset(&r->h, 0, sizeof(r->h));
+	x__restart(r);
 	for (t = 1; t <= 3; t++) {
 		s = x__snap(r, t);
 		s->requests_on = true;
