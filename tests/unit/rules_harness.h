@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "ll_test.h"
 #include "findings_log.h"
 #include "findings_out.h"
 #include "rules.h"

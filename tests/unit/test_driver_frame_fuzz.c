@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 #include <cmocka.h>
+#include "ll_test.h"
 #include "frame.h"
 #include "stats.h"
 
@@ -157,11 +158,4 @@ static void test_fuzz(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fuzz),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+LL_TEST_MAIN(test_fuzz)

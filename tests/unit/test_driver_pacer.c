@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "ll_test.h"
 #include "config.h"
 #include "pacer.h"
 
@@ -143,13 +144,4 @@ static void test_deadline(void **state)
 	drv_pacer_fini(&p);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_shares),	 cmocka_unit_test(test_closed),
-		cmocka_unit_test(test_open_schedule), cmocka_unit_test(test_open_wait_go),
-		cmocka_unit_test(test_deadline),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+LL_TEST_MAIN(test_shares, test_closed, test_open_schedule, test_open_wait_go, test_deadline)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "ll_test.h"
 #include "forensics_record.h"
 
 static char *x__dump(const struct obs_fx_interval *iv)
@@ -186,14 +187,4 @@ static void test_procs(void **state)
 	json_decref(a);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_full),
-		cmocka_unit_test(test_first_census),
-		cmocka_unit_test(test_deferred_and_none),
-		cmocka_unit_test(test_procs),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+LL_TEST_MAIN(test_full, test_first_census, test_deferred_and_none, test_procs)

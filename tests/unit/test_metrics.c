@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "ll_test.h"
 #include "loadlens/hist.h"
 #include "metrics.h"
 
@@ -302,18 +303,5 @@ static void test_quiet_snapshot(void **state)
 	free(s);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_edges_are_bucket_edges),
-		cmocka_unit_test(test_buckets_cumulate_ours),
-		cmocka_unit_test(test_escape),
-		cmocka_unit_test(test_values),
-		cmocka_unit_test(test_negotiate),
-		cmocka_unit_test(test_prometheus_text),
-		cmocka_unit_test(test_openmetrics),
-		cmocka_unit_test(test_quiet_snapshot),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+LL_TEST_MAIN(test_edges_are_bucket_edges, test_buckets_cumulate_ours, test_escape, test_values,
+	     test_negotiate, test_prometheus_text, test_openmetrics, test_quiet_snapshot)

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
+#include "ll_test.h"
 #include "loadlens/parse.h"
 
 static void test_durations(void **state)
@@ -177,13 +178,4 @@ static void test_format_ip(void **state)
 	assert_string_equal(ll_format_ip(AF_INET6, lo6, 8080, buf, 6), "[::1]");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_durations), cmocka_unit_test(test_numbers),
-		cmocka_unit_test(test_urls), cmocka_unit_test(test_hostport),
-		cmocka_unit_test(test_resolve), cmocka_unit_test(test_format_ip),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+LL_TEST_MAIN(test_durations, test_numbers, test_urls, test_hostport, test_resolve, test_format_ip)

@@ -264,17 +264,5 @@ static void test_log_and_output(void **state)
 	free(l);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_fd_forecast, x__setup, x__teardown),
-		cmocka_unit_test_setup_teardown(test_fd_forecast_needs_a_trend, x__setup,
-						x__teardown),
-		cmocka_unit_test_setup_teardown(test_process_cap_and_unwatched_emfile, x__setup,
-						x__teardown),
-		cmocka_unit_test_setup_teardown(test_fd_leak, x__setup, x__teardown),
-		cmocka_unit_test_setup_teardown(test_log_and_output, x__setup, x__teardown),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+LL_TEST_MAIN_EACH(x__setup, x__teardown, test_fd_forecast, test_fd_forecast_needs_a_trend,
+	          test_process_cap_and_unwatched_emfile, test_fd_leak, test_log_and_output)

@@ -384,24 +384,7 @@ static void test_served_elsewhere(void **state)
 	assert_null(obs_findings_find(&r->fs, "served_elsewhere", NULL));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_served_elsewhere, x__setup, x__teardown),
-		cmocka_unit_test_setup_teardown(test_worker_saturation, x__setup, x__teardown),
-		cmocka_unit_test_setup_teardown(test_cpu_saturation, x__setup, x__teardown),
-		cmocka_unit_test_setup_teardown(test_cpu_saturation_onset, x__setup, x__teardown),
-		cmocka_unit_test_setup_teardown(test_worker_saturation_onset, x__setup,
-						x__teardown),
-		cmocka_unit_test_setup_teardown(test_fast_server_is_silent, x__setup, x__teardown),
-		cmocka_unit_test_setup_teardown(test_count_notes, x__setup, x__teardown),
-		cmocka_unit_test_setup_teardown(test_pipelining_in_one_write, x__setup,
-						x__teardown),
-		cmocka_unit_test_setup_teardown(test_pipelining_silent, x__setup, x__teardown),
-		cmocka_unit_test_setup_teardown(test_pipelining_burst, x__setup, x__teardown),
-		cmocka_unit_test_setup_teardown(test_pipelining_both_signs, x__setup,
-						x__teardown),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+LL_TEST_MAIN_EACH(x__setup, x__teardown, test_served_elsewhere, test_worker_saturation,
+	          test_cpu_saturation, test_cpu_saturation_onset, test_worker_saturation_onset,
+	          test_fast_server_is_silent, test_count_notes, test_pipelining_in_one_write,
+	          test_pipelining_silent, test_pipelining_burst, test_pipelining_both_signs)

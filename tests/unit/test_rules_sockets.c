@@ -317,26 +317,9 @@ static void test_listen_overflow_and_files(void **state)
 	assert_int_equal(f->severity, OBS_SEV_CRITICAL);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_keepalive_end_is_silent, x__setup,
-						x__teardown),
-		cmocka_unit_test_setup_teardown(test_fin_wait2_is_not_time_wait, x__setup,
-						x__teardown),
-		cmocka_unit_test_setup_teardown(test_server_time_wait_costs_no_ports, x__setup,
-						x__teardown),
-		cmocka_unit_test_setup_teardown(test_tw_reuse_honoured, x__setup, x__teardown),
-		cmocka_unit_test_setup_teardown(test_low_port_pressure_is_silent, x__setup,
-						x__teardown),
-		cmocka_unit_test_setup_teardown(test_port_cause_follows_census_and_names_process,
-						x__setup, x__teardown),
-		cmocka_unit_test_setup_teardown(test_port_exhaustion_forecast_and_failures, x__setup,
-						x__teardown),
-		cmocka_unit_test_setup_teardown(test_close_wait_leak, x__setup, x__teardown),
-		cmocka_unit_test_setup_teardown(test_listen_overflow_and_files, x__setup,
-						x__teardown),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+LL_TEST_MAIN_EACH(x__setup, x__teardown, test_keepalive_end_is_silent,
+	          test_fin_wait2_is_not_time_wait, test_server_time_wait_costs_no_ports,
+	          test_tw_reuse_honoured, test_low_port_pressure_is_silent,
+	          test_port_cause_follows_census_and_names_process,
+	          test_port_exhaustion_forecast_and_failures, test_close_wait_leak,
+	          test_listen_overflow_and_files)

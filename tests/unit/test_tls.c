@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
+#include "ll_test.h"
 #include "loadlens/tls.h"
 
 struct x__run {
@@ -151,13 +152,4 @@ static void test_alert_and_hello(void **state)
 	assert_false(ll_tls_hello(get));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_tls12_full), cmocka_unit_test(test_tls12_resumed),
-		cmocka_unit_test(test_tls13),	   cmocka_unit_test(test_failed),
-		cmocka_unit_test(test_alert_and_hello),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+LL_TEST_MAIN(test_tls12_full, test_tls12_resumed, test_tls13, test_failed, test_alert_and_hello)
