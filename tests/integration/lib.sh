@@ -6,7 +6,7 @@
 #   assert.sh      jget, within_pct, check_within
 #   servers.sh     refserver_up (the one way to start loadlens-refserver), oneshot_httpd, nginx_up,
 #                  nginx_counts, tls_cert
-#   observer.sh    start_observer
+#   observer.sh    start_observer, start_agent
 #   driver.sh      driver, new_conns, load_cpu
 #   namespaces.sh  netns_create, cgroup_create
 # Every test sends traffic only to loopback or to namespaces it creates, bounded in count and time.

@@ -16,9 +16,7 @@ command -v curl >/dev/null || skip "no curl"
 port=$(free_port)
 mport=$(free_port)
 refserver_up --pin rs "$port" --proto tcp
-start obs "$LOADLENS_BIN/loadlens-observer" --port "$port" --interval 0 --metrics "$mport" \
-	--json "$LL_TMP/obs.json"
-wait_for obs "metrics at" 20
+start_agent obs "$port" "$mport"
 obs_pid=$PID_obs
 
 # load during the attacks: new connections, one request each

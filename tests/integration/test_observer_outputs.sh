@@ -9,10 +9,8 @@ require_bin loadlens-refserver loadlens-observer loadlens-driver
 port=$(free_port)
 port2=$(free_port)
 
-start srv1 "$LOADLENS_BIN/loadlens-refserver" --proto http --listen "127.0.0.1:$port"
-wait_for srv1 listening
-start srv2 "$LOADLENS_BIN/loadlens-refserver" --proto tcp --listen "127.0.0.1:$port2"
-wait_for srv2 listening
+refserver_up srv1 "$port" --proto http
+refserver_up srv2 "$port2" --proto tcp
 
 # healthy keep-alive: 16 connections close at the end; no finding of any kind
 start observer "$LOADLENS_BIN/loadlens-observer" --port "$port" --interval 500ms \

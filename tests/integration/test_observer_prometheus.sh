@@ -29,8 +29,7 @@ port=$(free_port)
 mport=$(free_port)
 pport=$(free_port)
 refserver_up --pin rs "$port" --proto tcp --service-time 3ms --service-mode sleep
-start obs "$obs" --port "$port" --interval 0 --metrics "$mport" --json "$LL_TMP/obs.json"
-wait_for obs "metrics at" 20
+start_agent obs "$port" "$mport"
 grep -q "metrics at http://127.0.0.1:$mport/metrics" "$LL_TMP/obs.err" ||
 	fail "a bare --metrics port did not bind 127.0.0.1: $(grep metrics "$LL_TMP/obs.err")"
 # a port in use is a usage error, said at start

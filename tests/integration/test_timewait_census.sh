@@ -7,8 +7,7 @@ require_bin loadlens-refserver loadlens-observer loadlens-driver
 port=$(free_port)
 n=6000
 
-start refserver "$LOADLENS_BIN/loadlens-refserver" --proto tcp --listen "127.0.0.1:$port"
-wait_for refserver listening
+refserver_up refserver "$port" --proto tcp
 start observer "$LOADLENS_BIN/loadlens-observer" --port "$port" --interval 200ms \
 	--ndjson "$LL_TMP/obs.ndjson" --json "$LL_TMP/obs.json"
 wait_for observer observing 60

@@ -20,16 +20,23 @@ static void x__bad(const char *name, const char *val, const char *what)
 	ll_usage_error(RS_PROG, "invalid %s '%s': %s (see --help)", name, val, what);
 }
 
+/* --proto's values, by enum rs_proto: parsed and named from the one table */
+static const char *const proto_names[] = {
+	[RS_PROTO_TCP] = "tcp",
+	[RS_PROTO_UDP] = "udp",
+	[RS_PROTO_HTTP] = "http",
+};
+#define PROTO_COUNT (sizeof(proto_names) / sizeof(proto_names[0]))
+
 static void x__set_proto(struct rs_config *cfg, const char *name, const char *val)
 {
-	if (!strcmp(val, "tcp"))
-		cfg->proto = RS_PROTO_TCP;
-	else if (!strcmp(val, "udp"))
-		cfg->proto = RS_PROTO_UDP;
-	else if (!strcmp(val, "http"))
-		cfg->proto = RS_PROTO_HTTP;
-	else
+	size_t i;
+
+	for (i = 0; i < PROTO_COUNT && strcmp(val, proto_names[i]); i++)
+		;
+	if (i == PROTO_COUNT)
 		x__bad(name, val, "expected tcp, udp or http");
+	cfg->proto = (enum rs_proto)i;
 }
 
 static void x__set_listen(struct rs_config *cfg, const char *name, const char *val)
@@ -269,14 +276,7 @@ void rs_parse_args(struct rs_config *cfg, int argc, char **argv)
 
 const char *rs_proto_name(enum rs_proto p)
 {
-	switch (p) {
-	case RS_PROTO_UDP:
-		return "udp";
-	case RS_PROTO_HTTP:
-		return "http";
-	default:
-		return "tcp";
-	}
+	return (unsigned)p < PROTO_COUNT ? proto_names[p] : "tcp";
 }
 
 const char *rs_dist_name(enum rs_dist d)

@@ -10,3 +10,14 @@ start_observer() {
 		--json "$LL_TMP/$name.json" "$@"
 	wait_for "$name" observing
 }
+
+# start_agent NAME PORT METRICS_PORT ARGS...: the observer as a fleet agent on PORT
+# (--interval 0 --metrics METRICS_PORT, --json $LL_TMP/NAME.json), in the background; returns once
+# /metrics is served ("metrics at").
+start_agent() {
+	local name=$1 port=$2 mport=$3
+	shift 3
+	start "$name" "$LOADLENS_BIN/loadlens-observer" --port "$port" --interval 0 \
+		--metrics "$mport" --json "$LL_TMP/$name.json" "$@"
+	wait_for "$name" "metrics at" 20
+}
