@@ -54,6 +54,28 @@ def refserver(*args, **kw):
 	return d
 
 
+def proxy_ports(name, what, observer):
+	"""haproxy (mode tcp) in front of the refserver runs out of ports; OBSERVER watches it."""
+	return {
+		"name": name, "group": "sick", "what": what,
+		"sysctls": {"net.ipv4.tcp_tw_reuse": 0,
+			    "net.ipv4.ip_local_port_range": "40000 40299"},
+		"servers": [refserver("--proto", "tcp"),
+			    {"kind": "haproxy", "name": "proxy", "mode": "tcp"}],
+		"observer": observer,
+		"loads": [driver("tcp://127.0.0.1:{port1}", "--new-conn", "--rate", "300", "-c", "4",
+				 "-d", "3s", "--source-addr", "127.0.0.2,127.0.0.3", errors_ok=True,
+				 rc=[0, 1])],
+		"onset": {"how": "logline", "file": "{tmp}/proxy/strace.log", "re": "EADDRNOTAVAIL",
+			  "field": 1},
+		"expect": [{"kind": "port_exhaustion", "evidence": {"dport": "{port}"},
+			    "forecast": True}],
+		"portfail_truth": {"strace": "{tmp}/proxy/strace.log", "pid": "{proxy_haproxy_pid}",
+				   "comm": "haproxy"},
+		"allow": ["time_wait"],
+	}
+
+
 SCENARIOS = [
 	# ---------------------------------------------------------------- healthy
 	{"name": "healthy_keepalive_nginx", "group": "healthy",
@@ -511,42 +533,15 @@ SCENARIOS = [
 		     "forecast": True}],
 	 # true at the end: out of fds, the server is slow to close what the client closes
 	 "allow": ["close_wait_leak", "fin_wait2_orphans"]},
-	{"name": "sick_proxy_ports_port", "group": "sick",
-	 "what": "haproxy (mode tcp) in front of refserver tcp: a backend connection per client "
-		 "connection, closed first by haproxy, its TIME_WAIT holding the port 60 s "
-		 "(tcp_tw_reuse 0); 300 ephemeral ports; the driver opens a connection per request "
-		 "at 300/s for 3 s from two source addresses (600 ports of its own); --port of the "
-		 "backend: the finding names haproxy, its failures exactly strace's count",
-	 "sysctls": {"net.ipv4.tcp_tw_reuse": 0, "net.ipv4.ip_local_port_range": "40000 40299"},
-	 "servers": [refserver("--proto", "tcp"),
-		     {"kind": "haproxy", "name": "proxy", "mode": "tcp"}],
-	 "observer": ["--port", "{port}"],
-	 "loads": [driver("tcp://127.0.0.1:{port1}", "--new-conn", "--rate", "300", "-c", "4",
-			  "-d", "3s", "--source-addr", "127.0.0.2,127.0.0.3", errors_ok=True,
-			  rc=[0, 1])],
-	 "onset": {"how": "logline", "file": "{tmp}/proxy/strace.log", "re": "EADDRNOTAVAIL",
-		   "field": 1},
-	 "expect": [{"kind": "port_exhaustion", "evidence": {"dport": "{port}"},
-		     "forecast": True}],
-	 "portfail_truth": {"strace": "{tmp}/proxy/strace.log", "pid": "{proxy_haproxy_pid}",
-			    "comm": "haproxy"},
-	 "allow": ["time_wait"]},
-	{"name": "sick_proxy_ports_pid", "group": "sick",
-	 "what": "sick_proxy_ports_port watched with --pid of haproxy alone",
-	 "sysctls": {"net.ipv4.tcp_tw_reuse": 0, "net.ipv4.ip_local_port_range": "40000 40299"},
-	 "servers": [refserver("--proto", "tcp"),
-		     {"kind": "haproxy", "name": "proxy", "mode": "tcp"}],
-	 "observer": ["--pid", "{proxy_haproxy_pid}"],
-	 "loads": [driver("tcp://127.0.0.1:{port1}", "--new-conn", "--rate", "300", "-c", "4",
-			  "-d", "3s", "--source-addr", "127.0.0.2,127.0.0.3", errors_ok=True,
-			  rc=[0, 1])],
-	 "onset": {"how": "logline", "file": "{tmp}/proxy/strace.log", "re": "EADDRNOTAVAIL",
-		   "field": 1},
-	 "expect": [{"kind": "port_exhaustion", "evidence": {"dport": "{port}"},
-		     "forecast": True}],
-	 "portfail_truth": {"strace": "{tmp}/proxy/strace.log", "pid": "{proxy_haproxy_pid}",
-			    "comm": "haproxy"},
-	 "allow": ["time_wait"]},
+	proxy_ports("sick_proxy_ports_port",
+		    "haproxy (mode tcp) in front of refserver tcp: a backend connection per client "
+		    "connection, closed first by haproxy, its TIME_WAIT holding the port 60 s "
+		    "(tcp_tw_reuse 0); 300 ephemeral ports; the driver opens a connection per request "
+		    "at 300/s for 3 s from two source addresses (600 ports of its own); --port of the "
+		    "backend: the finding names haproxy, its failures exactly strace's count",
+		    ["--port", "{port}"]),
+	proxy_ports("sick_proxy_ports_pid", "sick_proxy_ports_port watched with --pid of haproxy alone",
+		    ["--pid", "{proxy_haproxy_pid}"]),
 	{"name": "sick_port_tw_reuse_2", "group": "sick",
 	 "what": "tcp_tw_reuse=2 (loopback), 300 ephemeral ports, the client closes first at "
 		 "600 new connections/s for 3 s: a port in TIME_WAIT is taken back only once 1 s "

@@ -54,6 +54,15 @@ def on_term(*_):
 	raise SystemExit(0)
 
 
+def listener(port, backlog):
+	"""A TCP socket listening on 127.0.0.1:PORT (SO_REUSEADDR)."""
+	ls = socket.socket()
+	ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+	ls.bind(("127.0.0.1", port))
+	ls.listen(backlog)
+	return ls
+
+
 def http_reply(keepalive):
 	conn = b"keep-alive" if keepalive else b"close"
 	return (b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n"
@@ -87,10 +96,7 @@ def cmd_http(a):
 
 
 def cmd_noclose(a):
-	ls = socket.socket()
-	ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-	ls.bind(("127.0.0.1", a.port))
-	ls.listen(1024)
+	ls = listener(a.port, 1024)
 	ls.setblocking(False)
 	sel = selectors.DefaultSelector()
 	sel.register(ls, selectors.EVENT_READ)
@@ -123,10 +129,7 @@ def cmd_noclose(a):
 
 
 def cmd_slowaccept(a):
-	ls = socket.socket()
-	ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-	ls.bind(("127.0.0.1", a.port))
-	ls.listen(a.backlog)
+	ls = listener(a.port, a.backlog)
 	ready("slowaccept %d backlog %d" % (a.port, a.backlog))
 	end = time.monotonic() + a.seconds
 	ls.settimeout(0.2)
@@ -167,10 +170,7 @@ def fork_child(ls):
 
 
 def cmd_fork(a):
-	ls = socket.socket()
-	ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-	ls.bind(("127.0.0.1", a.port))
-	ls.listen(128)
+	ls = listener(a.port, 128)
 	kids = []
 	log = open(a.log, "a", buffering=1)
 
@@ -228,10 +228,7 @@ def forkper_child(c, n, a):
 
 def cmd_forkper(a):
 	signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children reaped by the kernel
-	ls = socket.socket()
-	ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-	ls.bind(("127.0.0.1", a.port))
-	ls.listen(256)
+	ls = listener(a.port, 256)
 	ready("forkper %d parent %d" % (a.port, os.getpid()))
 	n = 0
 	while True:
@@ -324,10 +321,7 @@ def lingering_conn(c):
 
 
 def cmd_lingering(a):
-	ls = socket.socket()
-	ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-	ls.bind(("127.0.0.1", a.port))
-	ls.listen(512)
+	ls = listener(a.port, 512)
 	ready("lingering %d" % a.port)
 	while True:
 		c, _ = ls.accept()
