@@ -19,6 +19,18 @@
 #include "findings_out.h"
 #include "rules.h"
 
+/*
+ * RULES_TEST(name) { ... }: a cmocka test whose body has the run `r` (a fresh one per test:
+ * LL_TEST_MAIN_EACH(x__setup, x__teardown, ...)).
+ */
+#define RULES_TEST(name)                                                        \
+	static void name##_on(struct run *r);                                   \
+	static void name(void **state)                                          \
+	{                                                                       \
+		name##_on(*state);                                              \
+	}                                                                       \
+	static void name##_on(struct run *r)
+
 /* each test file uses some of these */
 #define X__UNUSED __attribute__((unused))
 
@@ -181,6 +193,14 @@ X__UNUSED static const struct obs_finding *x__sick(struct run *r, const char *ki
 {
 	obs_snap_push(&r->h);
 	return x__expect(r, kind, key);
+}
+
+/* Push the interval just filled and run every rule on the history: the findings in r->fs. */
+X__UNUSED static void x__pushed(struct run *r)
+{
+	obs_snap_push(&r->h);
+	obs_findings_clear(&r->fs);
+	obs_rules_run(&r->h, &r->fs);
 }
 
 /* A new run: an empty snapshot history. */

@@ -7,9 +7,8 @@
 #include "rules_harness.h"
 
 /* -c 16 keep-alive: 16 connections close at the end, 16 sockets in TIME_WAIT. */
-static void test_keepalive_end_is_silent(void **state)
+RULES_TEST(test_keepalive_end_is_silent)
 {
-	struct run *r = *state;
 	struct obs_snap *s;
 	int t;
 
@@ -32,9 +31,8 @@ static void test_keepalive_end_is_silent(void **state)
 }
 
 /* A CLOSE_WAIT leak on the server: the client holds 600 orphans in FIN_WAIT2, 0 in TIME_WAIT. */
-static void test_fin_wait2_is_not_time_wait(void **state)
+RULES_TEST(test_fin_wait2_is_not_time_wait)
 {
-	struct run *r = *state;
 	const struct obs_finding *f;
 	struct obs_snap *s;
 	int t;
@@ -71,9 +69,8 @@ static void test_fin_wait2_is_not_time_wait(void **state)
 }
 
 /* Connection: close churn against nginx: the server holds 17,641 in TIME_WAIT; no client here. */
-static void test_server_time_wait_costs_no_ports(void **state)
+RULES_TEST(test_server_time_wait_costs_no_ports)
 {
-	struct run *r = *state;
 	const struct obs_finding *f;
 	struct obs_snap *s;
 	int t;
@@ -117,9 +114,8 @@ static void x__tw_reuse_run(struct run *r, int reuse, bool loopback)
 	}
 }
 
-static void test_tw_reuse_honoured(void **state)
+RULES_TEST(test_tw_reuse_honoured)
 {
-	struct run *r = *state;
 	const struct obs_finding *f;
 
 	x__tw_reuse_run(r, 2, true); /* the default, on loopback */
@@ -141,9 +137,8 @@ static void test_tw_reuse_honoured(void **state)
 }
 
 /* Pressure of 2% and 13%, growing: no advice, no forecast 448 s ahead. */
-static void test_low_port_pressure_is_silent(void **state)
+RULES_TEST(test_low_port_pressure_is_silent)
 {
-	struct run *r = *state;
 	struct obs_snap *s;
 	int t;
 
@@ -160,9 +155,8 @@ static void test_low_port_pressure_is_silent(void **state)
 }
 
 /* Sick: ports past half the range and growing, then connect() failing. */
-static void test_port_exhaustion_forecast_and_failures(void **state)
+RULES_TEST(test_port_exhaustion_forecast_and_failures)
 {
-	struct run *r = *state;
 	const struct obs_finding *f;
 	struct obs_snap *s;
 	int t;
@@ -188,9 +182,7 @@ static void test_port_exhaustion_forecast_and_failures(void **state)
 		s = x__snap(r, t);
 		s->tw_reuse = 0;
 		x__connect_failed(s, 90);
-		obs_snap_push(&r->h);
-		obs_findings_clear(&r->fs);
-		obs_rules_run(&r->h, &r->fs);
+		x__pushed(r);
 		assert_int_equal(r->fs.n, 1);
 		f = x__expect(r, "port_exhaustion", "127.0.0.1 -> 127.0.0.1:8080");
 		assert_int_equal(f->severity, OBS_SEV_CRITICAL);
@@ -216,9 +208,8 @@ static void test_port_exhaustion_forecast_and_failures(void **state)
  * is TIME_WAIT taken back only once 1 s old (not FIN_WAIT2 orphans, of which the census saw
  * none); the finding names the process whose connect() failed, with its own count.
  */
-static void test_port_cause_follows_census_and_names_process(void **state)
+RULES_TEST(test_port_cause_follows_census_and_names_process)
 {
-	struct run *r = *state;
 	const struct obs_finding *f;
 	struct obs_snap *s;
 	json_t *p;
@@ -263,9 +254,8 @@ static void test_port_cause_follows_census_and_names_process(void **state)
 	assert_non_null(strstr(f->text, "290 of 300 ports held"));
 }
 
-static void test_close_wait_leak(void **state)
+RULES_TEST(test_close_wait_leak)
 {
-	struct run *r = *state;
 	const struct obs_finding *f;
 	struct obs_snap *s;
 	int t;
@@ -293,9 +283,8 @@ static void test_close_wait_leak(void **state)
 	assert_int_equal(x__ev_int(f, "pid"), 777);
 }
 
-static void test_listen_overflow_and_files(void **state)
+RULES_TEST(test_listen_overflow_and_files)
 {
-	struct run *r = *state;
 	const struct obs_finding *f;
 	struct obs_snap *s = x__snap(r, 1);
 
