@@ -213,31 +213,11 @@ pass "memcached UDP: $fcut replies missing a datagram = $fcut incomplete, none t
 command -v unbound >/dev/null && command -v unbound-control >/dev/null ||
 	skip "needs unbound (PACKAGES in tools/loadlens); redis and memcached passed"
 P=$(free_port)
-cat >"$LL_TMP/unbound.conf" <<EOF
-server:
-	interface: 127.0.0.1@$P
-	port: $P
-	do-ip6: no
-	do-daemonize: no
-	username: ""
-	chroot: ""
-	directory: "$LL_TMP"
-	pidfile: ""
-	use-syslog: no
-	logfile: ""
-	verbosity: 0
-	num-threads: 1
-	extended-statistics: yes
-	statistics-cumulative: yes
-	incoming-num-tcp: 64
-	access-control: 127.0.0.0/8 allow
-	local-zone: "loadlens.test." static
-	local-data: "a.loadlens.test. 60 IN A 10.0.0.1"
-remote-control:
-	control-enable: yes
-	control-interface: $LL_TMP/unbound.ctl
-	control-use-cert: no
-EOF
+unbound_conf "$LL_TMP/unbound.conf" "$P" loadlens.test. \
+	'local-data: "a.loadlens.test. 60 IN A 10.0.0.1"' "verbosity: 0" \
+	"extended-statistics: yes" "statistics-cumulative: yes" "incoming-num-tcp: 64" \
+	remote-control: "control-enable: yes" "control-interface: $LL_TMP/unbound.ctl" \
+	"control-use-cert: no"
 start unbound unbound -d -c "$LL_TMP/unbound.conf"
 ubc() { unbound-control -c "$LL_TMP/unbound.conf" "$@"; }
 for _ in $(seq 1 50); do ubc status >/dev/null 2>&1 && break; sleep 0.1; done

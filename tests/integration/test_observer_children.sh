@@ -29,11 +29,8 @@ run_case() {
 
 run_case with 300 --children
 run_case without 100
-with=$(jget "$LL_TMP/with.obs.json" .accepted)
-srv=$(jget "$LL_TMP/with_parent.json" .connections_accepted)
-without=$(jget "$LL_TMP/without.obs.json" .accepted)
-echo "with --children: server $srv accepted, observer $with; without: observer $without (of 100)"
-[ "$srv" = 300 ] || fail "the child server accepted $srv, expected 300"
-[ "$with" = 300 ] || fail "observer counted $with of the child's 300 accepts with --children"
-[ "$without" = 0 ] || fail "observer counted $without accepts of a non-target child without --children"
+expect_json "the child server's accepts" "$LL_TMP/with_parent.json" .connections_accepted 300
+expect_json "the observer's count of them with --children" "$LL_TMP/with.obs.json" .accepted 300
+expect_json "the observer's count of a non-target child's 100 without --children" \
+	"$LL_TMP/without.obs.json" .accepted 0
 pass "--children: the forked server's 300 accepts counted exactly; none without --children"

@@ -7,6 +7,14 @@ jget() {
 	jq -er "$2" "$1" || fail "$1 has no $2"
 }
 
+# expect_json WHAT FILE JQ-EXPR WANT: the value in FILE is WANT, else the test fails; prints it
+expect_json() {
+	local what=$1 v
+	v=$(jget "$2" "$3")
+	[ "$v" = "$4" ] || fail "$what: $v, expected $4"
+	echo "ok: $what: $v"
+}
+
 # within_pct VALUE REF PCT: |VALUE - REF| <= PCT% of REF
 within_pct() {
 	awk -v v="$1" -v r="$2" -v p="$3" 'BEGIN { d = v - r; if (d < 0) d = -d; exit !(d <= r * p / 100) }'

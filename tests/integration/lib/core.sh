@@ -108,19 +108,22 @@ wait_for() {
 	fail "$name did not print '$pat' within ${secs}s"
 }
 
-# stop NAME: SIGINT, then wait for it to exit (bounded) and check its exit code is 0
+# stop NAME...: each in turn: SIGINT, then wait for it to exit (bounded) and check its exit code
+# is 0
 stop() {
-	local name=$1 pid rc i
-	pid=$(eval echo "\$PID_$name")
-	kill -INT "$pid" 2>/dev/null
-	for i in $(seq 1 100); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
+	local name pid rc i
+	for name in "$@"; do
+		pid=$(eval echo "\$PID_$name")
+		kill -INT "$pid" 2>/dev/null
+		for i in $(seq 1 100); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		wait "$pid"
+		rc=$?
+		[ "$rc" = 0 ] || {
+			cat "$LL_TMP/$name.err"
+			fail "$name exited $rc"
+		}
 	done
-	wait "$pid"
-	rc=$?
-	[ "$rc" = 0 ] || {
-		cat "$LL_TMP/$name.err"
-		fail "$name exited $rc"
-	}
 }

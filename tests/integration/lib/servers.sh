@@ -120,3 +120,34 @@ CONF
 	cat "$dir/error.log" "$LL_TMP/$name.err" 2>/dev/null
 	fail "nginx did not start (config $dir/nginx.conf)"
 }
+
+# unbound_conf FILE PORT ZONE [LINE...]: FILE, a config for unbound in the foreground on
+# 127.0.0.1:PORT (UDP and TCP), 1 thread, no daemon, chroot, syslog or pid file, its directory
+# FILE's, answering ZONE (static: names not listed are NXDOMAIN); each LINE is added to the server
+# section as it is ("local-data: ..."), or opens a section where it ends with ':'
+# ("remote-control:"). Defines nothing else; the bench scripts use it too.
+unbound_conf() {
+	local file=$1 port=$2 zone=$3 line
+	shift 3
+	{
+		cat <<CONF
+server:
+	interface: 127.0.0.1@$port
+	port: $port
+	do-ip6: no
+	do-daemonize: no
+	username: ""
+	chroot: ""
+	directory: "$(dirname "$file")"
+	pidfile: ""
+	use-syslog: no
+	logfile: ""
+	num-threads: 1
+	access-control: 127.0.0.0/8 allow
+	local-zone: "$zone" static
+CONF
+		for line in "$@"; do
+			case $line in *:) echo "$line" ;; *) printf '\t%s\n' "$line" ;; esac
+		done
+	} >"$file"
+}
