@@ -87,6 +87,38 @@ class Server(ThreadingHTTPServer):
 	daemon_threads = True
 
 
+def answer_once(c, timeout):
+	"""Read one request from connection c, answer it with Connection: close, close c."""
+	c.settimeout(timeout)
+	try:
+		c.recv(65536)
+		c.sendall(http_reply(False))
+	except OSError:
+		pass
+	c.close()
+
+
+def serve_http(c, honour_close):
+	"""Answer every request on connection c, keep-alive, until the client closes (or, where
+	HONOUR_CLOSE, a request asks Connection: close: that answer is the last); then close c."""
+	buf = b""
+	try:
+		while True:
+			d = c.recv(65536)
+			if not d:
+				break
+			buf += d
+			while b"\r\n\r\n" in buf:
+				req, buf = buf.split(b"\r\n\r\n", 1)
+				close = honour_close and b"connection: close" in req.lower()
+				c.sendall(http_reply(not close))
+				if close:
+					raise EOFError
+	except (OSError, EOFError):
+		pass
+	c.close()
+
+
 def cmd_http(a):
 	Handler.protocol_version = "HTTP/1.1" if a.keepalive else "HTTP/1.0"
 	srv = Server(("127.0.0.1", a.port), Handler)
@@ -138,13 +170,7 @@ def cmd_slowaccept(a):
 			c, _ = ls.accept()
 		except socket.timeout:
 			continue
-		c.settimeout(0.2)
-		try:
-			c.recv(65536)
-			c.sendall(http_reply(False))
-		except OSError:
-			pass
-		c.close()
+		answer_once(c, 0.2)
 		time.sleep(a.every)
 
 
@@ -160,13 +186,7 @@ def fork_child(ls):
 			continue
 		except OSError:
 			continue
-		try:
-			c.settimeout(1)
-			c.recv(65536)
-			c.sendall(http_reply(False))
-		except OSError:
-			pass
-		c.close()
+		answer_once(c, 1)
 
 
 def cmd_fork(a):
@@ -202,23 +222,8 @@ def cmd_fork(a):
 
 def forkper_child(c, n, a):
 	signal.signal(signal.SIGTERM, signal.SIG_DFL)
-	buf = b""
-	try:
-		c.settimeout(5)
-		while True:
-			d = c.recv(65536)
-			if not d:
-				break
-			buf += d
-			while b"\r\n\r\n" in buf:
-				req, buf = buf.split(b"\r\n\r\n", 1)
-				close = b"connection: close" in req.lower()
-				c.sendall(http_reply(not close))
-				if close:
-					raise EOFError
-	except (OSError, EOFError):
-		pass
-	c.close()
+	c.settimeout(5)
+	serve_http(c, True)
 	if a.crash_every and n % a.crash_every == 0:
 		with open(a.log, "a") as log:
 			log.write("%d %.6f\n" % (os.getpid(), time.time()))
@@ -304,28 +309,12 @@ def cmd_redispipe(a):
 	      (sum(done), a.depth, a.children))
 
 
-def lingering_conn(c):
-	buf = b""
-	try:
-		while True:
-			d = c.recv(65536)
-			if not d:
-				break
-			buf += d
-			while b"\r\n\r\n" in buf:
-				_, buf = buf.split(b"\r\n\r\n", 1)
-				c.sendall(http_reply(True))
-	except OSError:
-		pass
-	c.close()
-
-
 def cmd_lingering(a):
 	ls = listener(a.port, 512)
 	ready("lingering %d" % a.port)
 	while True:
 		c, _ = ls.accept()
-		threading.Thread(target=lingering_conn, args=(c,), daemon=True).start()
+		threading.Thread(target=serve_http, args=(c, False), daemon=True).start()
 
 
 def cmd_ramp(a):
