@@ -25,7 +25,7 @@ BEFORE_BIN=${BEFORE_BIN:-}
 [ -n "$BEFORE_BIN" ] && MODES+=(before)
 [ "${MODES[0]}" = none ] || { echo "CHURN_MODES must start with none (the baseline)" >&2; exit 64; }
 TMP=$(mktemp -d /tmp/loadlens-churn.XXXXXX)
-[ "$(id -u)" = 0 ] || { echo "run as root" >&2; exit 64; }
+bench_root
 need=()
 command -v nginx >/dev/null || need+=(nginx-light)
 command -v ab >/dev/null || need+=(apache2-utils)

@@ -3,6 +3,13 @@
 # processes cleaned up at exit, a free loopback port, and the nginx they measure against.
 # Defines functions only. Loopback only.
 
+# bench_root: exit 64 with one line unless root (the bench loads BPF programs)
+bench_root() {
+	[ "$(id -u)" = 0 ] && return
+	echo "$(basename "$0"): needs root (it loads BPF programs)" >&2
+	exit 64
+}
+
 # bench_bins: BIN, the build's bin directory (LOADLENS_BIN, default build/bin beside bench/),
 # and in it D, loadlens-driver, and RS, loadlens-refserver; exits 1 unless both are built.
 bench_bins() {

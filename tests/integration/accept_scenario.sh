@@ -4,8 +4,7 @@
 # counts of accepted connections must be exactly equal.
 accept_scenario() {
 	local n=$1 c=$2 port obs srv drv
-	require_bpf
-	require_bin loadlens-refserver loadlens-observer loadlens-driver
+	require_bpf loadlens-refserver loadlens-observer loadlens-driver
 	port=$(free_port)
 
 	refserver_up refserver "$port" --proto tcp

@@ -2,8 +2,7 @@
 # CLOSE_WAIT leak: the reference server never closes its side (--no-close); the observer must
 # count every CLOSE_WAIT socket and flag the leak in its findings.
 . "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-refserver loadlens-observer loadlens-driver
+require_bpf loadlens-refserver loadlens-observer loadlens-driver
 port=$(free_port)
 
 refserver_up refserver "$port" --proto tcp --no-close

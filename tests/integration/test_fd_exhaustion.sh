@@ -4,8 +4,7 @@
 # forecast the exhaustion before it arrives, then report EMFILE on accept, naming the process
 # and its limit.
 . "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-refserver loadlens-observer
+require_bpf loadlens-refserver loadlens-observer
 command -v prlimit >/dev/null || skip "prlimit (util-linux) is not installed"
 port=$(free_port)
 

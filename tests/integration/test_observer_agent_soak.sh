@@ -8,8 +8,7 @@
 # The counts stay exact: the accepted connections equal the driver's. The 3-minute run is
 # bench/agent_soak.sh (BENCHMARKS.md).
 . "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-observer loadlens-refserver loadlens-driver
+require_bpf loadlens-observer loadlens-refserver loadlens-driver
 
 secs=${SOAK_SECONDS:-60}
 port=$(free_port)

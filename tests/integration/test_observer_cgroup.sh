@@ -4,8 +4,7 @@
 # Two reference servers, one inside a cgroup the test creates and one outside; the observer,
 # given the cgroup and no port, must count exactly the inside server's connections.
 . "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-refserver loadlens-observer loadlens-driver
+require_bpf loadlens-refserver loadlens-observer loadlens-driver
 cgroup_create "loadlens-test-$$"
 port_in=$(free_port)
 port_out=$(free_port)

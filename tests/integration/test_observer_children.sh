@@ -3,8 +3,7 @@
 # The target is a shell that, once told to, forks the reference server; with --children the
 # observer counts the server's accepts exactly, without it (the control run) none of them.
 . "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-refserver loadlens-observer loadlens-driver
+require_bpf loadlens-refserver loadlens-observer loadlens-driver
 
 # run_case NAME N OBSERVER-ARGS...: a fresh parent shell, observer on it, N connections
 run_case() {

@@ -9,8 +9,7 @@
 # exposes and writes equal the driver's, and every connection closed early is counted
 # (loadlens_metrics_refused_connections_total).
 . "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-observer loadlens-refserver loadlens-driver
+require_bpf loadlens-observer loadlens-refserver loadlens-driver
 command -v curl >/dev/null || skip "no curl"
 
 port=$(free_port)

@@ -5,8 +5,7 @@
 # the namespace's, requests and accepts alike, and name the namespace in its banner. A --netns
 # that is not a network namespace is a usage error (exit 64).
 . "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-refserver loadlens-observer loadlens-driver
+require_bpf loadlens-refserver loadlens-observer loadlens-driver
 command -v jq >/dev/null || skip "needs jq"
 ns=lltest-ns-$$
 netns_create "$ns"

@@ -4,8 +4,7 @@
 # by a process_cap finding, live and in the summary; an output that cannot be written (--ndjson,
 # --json past a file-size limit, stdout on /dev/full) is said on stderr and the run exits 1.
 . "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-refserver loadlens-observer loadlens-driver
+require_bpf loadlens-refserver loadlens-observer loadlens-driver
 port=$(free_port)
 port2=$(free_port)
 

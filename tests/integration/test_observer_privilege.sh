@@ -7,8 +7,7 @@
 # LOADLENS_OBSERVER_NO_FDITER) the observer keeps CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH only.
 # Every thread is checked (capabilities are per thread): --trace starts a writer thread.
 . "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-refserver loadlens-observer
+require_bpf loadlens-refserver loadlens-observer
 port=$(free_port)
 
 status() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }

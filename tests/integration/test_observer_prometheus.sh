@@ -10,8 +10,7 @@
 #  - the target is up with no scrape error, and `promtool check metrics` passes on a text scrape;
 #  - bad --metrics values exit 64; a bare port binds 127.0.0.1.
 . "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-observer loadlens-refserver loadlens-driver
+require_bpf loadlens-observer loadlens-refserver loadlens-driver
 command -v prometheus >/dev/null || skip "no prometheus binary (apt-get install prometheus)"
 command -v promtool >/dev/null || skip "no promtool (part of Debian's prometheus package)"
 command -v curl >/dev/null || skip "no curl"

@@ -2,8 +2,7 @@
 # A --pid target that exits and starts again: the observer reports the exit, takes the new process
 # (same executable) as the target, keeps counting, and still exits 0 with a summary.
 . "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-refserver loadlens-observer loadlens-driver
+require_bpf loadlens-refserver loadlens-observer loadlens-driver
 port=$(free_port)
 
 refserver_up srv1 "$port" --proto tcp

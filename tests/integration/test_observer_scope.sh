@@ -6,8 +6,7 @@
 # the target shares with another process (SO_REUSEPORT): only the target's requests, and only
 # the connections the target accepted, count.
 . "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-refserver loadlens-observer loadlens-driver
+require_bpf loadlens-refserver loadlens-observer loadlens-driver
 command -v jq >/dev/null || skip "needs jq"
 pt=$(free_port)
 po=$(free_port)

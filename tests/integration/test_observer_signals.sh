@@ -9,8 +9,7 @@
 #   targets_full          --children past a "targets" map of 4 (LOADLENS_OBSERVER_MAX_TARGETS)
 #                         versus one of 16
 . "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-refserver loadlens-observer loadlens-driver
+require_bpf loadlens-refserver loadlens-observer loadlens-driver
 command -v jq >/dev/null || skip "needs jq"
 PY=/usr/bin/python3
 slot() { # FILE PROTO FIELD: the field of the (only) slot of that protocol with requests or reads

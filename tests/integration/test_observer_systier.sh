@@ -6,8 +6,7 @@
 # timed. A bad mode is a usage error. The observer and its attaching helper keep only the
 # capabilities they need.
 . "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-refserver loadlens-observer loadlens-driver
+require_bpf loadlens-refserver loadlens-observer loadlens-driver
 command -v bpftool >/dev/null || skip "bpftool is not installed"
 
 # sys_exit tracepoints attached by the observer (pid $1) or its helper child

@@ -4,8 +4,7 @@
 # pid from the root namespace, must report 100% pressure on that destination and count every
 # EADDRNOTAVAIL the driver reports, by name; the driver must not crash.
 . "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-refserver loadlens-observer loadlens-driver
+require_bpf loadlens-refserver loadlens-observer loadlens-driver
 ns=llports$$
 netns_create "$ns"
 ip netns exec "$ns" sysctl -qw net.ipv4.ip_local_port_range="40000 40999" || fail "sysctl range"

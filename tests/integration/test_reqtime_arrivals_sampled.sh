@@ -9,8 +9,7 @@
 # two UDP runs compare queue waits, which follow the server's throughput, so a busy-looping server
 # that loses its CPU to other processes in one run and not in the other is not a sampling error.
 . "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-observer loadlens-refserver loadlens-driver
+require_bpf loadlens-observer loadlens-refserver loadlens-driver
 command -v python3 >/dev/null || skip "python3 is needed for the open-loop client"
 command -v bpftool >/dev/null || skip "bpftool is not installed"
 CLIENT=$(dirname "$0")/openloop_client.py

@@ -18,8 +18,7 @@
 # gross error: a stamp from the wrong event, a unit); what proves the trampolines give the
 # tracepoints' numbers is the same-requests comparison on a kernel that has both.
 . "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-observer loadlens-refserver loadlens-driver
+require_bpf loadlens-observer loadlens-refserver loadlens-driver
 
 N=${LL_REQTIME_N:-400}
 

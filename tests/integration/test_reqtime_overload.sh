@@ -9,8 +9,7 @@
 # (refserver_up --rt): on a loaded machine a busy-looping server at normal priority lost enough
 # CPU to other processes to fall under 500 responses a second, and no interval was "loaded".
 . "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-observer loadlens-refserver
+require_bpf loadlens-observer loadlens-refserver
 command -v python3 >/dev/null || skip "python3 is needed for the open-loop client"
 CLIENT=$(dirname "$0")/openloop_client.py
 

@@ -13,8 +13,7 @@
 # second. On a loaded 2-core machine (CI, other tests) such preemptions alone moved the p99 by
 # 5-7%. Under SCHED_FIFO no other process preempts the server, and both measure the same work.
 . "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-observer loadlens-refserver loadlens-driver
+require_bpf loadlens-observer loadlens-refserver loadlens-driver
 [ -x /usr/bin/python3 ] || skip "needs /usr/bin/python3 to read the --trace file"
 
 # run NAME CONNS REQUESTS [DRIVER ARGS...]

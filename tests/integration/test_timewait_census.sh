@@ -2,8 +2,7 @@
 # TIME_WAIT census: the observer's census (sock_diag) and its TIME_WAIT entries (tracepoint)
 # against `ss -tan state time-wait` taken at the same moment, during churn and after it.
 . "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-refserver loadlens-observer loadlens-driver
+require_bpf loadlens-refserver loadlens-observer loadlens-driver
 port=$(free_port)
 n=6000
 

@@ -55,7 +55,8 @@ pass() {
 	echo "PASS: $*"
 }
 
-# Preconditions for tests that load BPF: root, BTF, and a trivial program that loads.
+# require_bpf [BIN...]: the preconditions of a test that loads BPF: root, BTF, a trivial program
+# that loads; and each BIN built (require_bin).
 require_bpf() {
 	[ "$(id -u)" = 0 ] || skip "needs root to load BPF (run the test command as root)"
 	[ -r /sys/kernel/btf/vmlinux ] || skip "kernel has no BTF (/sys/kernel/btf/vmlinux missing)"
@@ -64,6 +65,7 @@ require_bpf() {
 	"$LOADLENS_BIN/ll_bpf_probe" || rc=$?
 	[ "$rc" = 77 ] && exit 77
 	[ "$rc" = 0 ] || fail "ll_bpf_probe exited $rc"
+	require_bin "$@"
 }
 
 require_bin() {
