@@ -54,6 +54,15 @@ def refserver(*args, **kw):
 	return d
 
 
+def tw_reused(reuse, what):
+	"""A client closing at 200/s for 5 s through 300 ports, TIME_WAIT reused (tcp_tw_reuse)."""
+	return {"name": "healthy_tw_reuse_%d" % reuse, "group": "healthy", "what": what,
+		"sysctls": {"net.ipv4.tcp_tw_reuse": reuse,
+			    "net.ipv4.ip_local_port_range": "40000 40299"},
+		"servers": [refserver("--proto", "tcp")],
+		"loads": [driver(TCP, "--new-conn", "--rate", "200", "-c", "4", "-d", "5s")]}
+
+
 def proxy_ports(name, what, observer):
 	"""haproxy (mode tcp) in front of the refserver runs out of ports; OBSERVER watches it."""
 	return {
@@ -145,18 +154,10 @@ SCENARIOS = [
 	 "sysctls": {"net.ipv4.tcp_tw_reuse": 0},
 	 "servers": [refserver("--proto", "tcp")],
 	 "loads": [driver(TCP, "--new-conn", "--rate", "100", "-c", "4", "-d", "4s")]},
-	{"name": "healthy_tw_reuse_1", "group": "healthy",
-	 "what": "tcp_tw_reuse=1, port range of 300, client closes at 200/s for 5 s: TIME_WAIT "
-		 "fills the range and is reused after 1 s, no connect fails",
-	 "sysctls": {"net.ipv4.tcp_tw_reuse": 1, "net.ipv4.ip_local_port_range": "40000 40299"},
-	 "servers": [refserver("--proto", "tcp")],
-	 "loads": [driver(TCP, "--new-conn", "--rate", "200", "-c", "4", "-d", "5s")]},
-	{"name": "healthy_tw_reuse_2", "group": "healthy",
-	 "what": "tcp_tw_reuse=2 (loopback only; the default), port range of 300, client closes "
-		 "at 200/s for 5 s: as with 1",
-	 "sysctls": {"net.ipv4.tcp_tw_reuse": 2, "net.ipv4.ip_local_port_range": "40000 40299"},
-	 "servers": [refserver("--proto", "tcp")],
-	 "loads": [driver(TCP, "--new-conn", "--rate", "200", "-c", "4", "-d", "5s")]},
+	tw_reused(1, "tcp_tw_reuse=1, port range of 300, client closes at 200/s for 5 s: TIME_WAIT "
+		  "fills the range and is reused after 1 s, no connect fails"),
+	tw_reused(2, "tcp_tw_reuse=2 (loopback only; the default), port range of 300, client closes "
+		  "at 200/s for 5 s: as with 1"),
 	{"name": "healthy_redis_pipelined", "group": "healthy",
 	 "what": "redis-server, a client pipelining 16 SETs a batch, one write() per command "
 		 "(as clients that flush each command do), 4 connections for 3 s",

@@ -274,6 +274,20 @@ def cmd_bindloop(a):
 REDIS_SET = b"*3\r\n$3\r\nSET\r\n$3\r\nkey\r\n$5\r\nvalue\r\n"
 
 
+def threads(n, target, args, none_done):
+	"""N threads of target(*ARGS, done, i), each counting into done[i]; exits with NONE_DONE if
+	one of them did nothing. Returns done."""
+	done = [0] * n
+	ts = [threading.Thread(target=target, args=args + (done, i)) for i in range(n)]
+	for t in ts:
+		t.start()
+	for t in ts:
+		t.join()
+	if 0 in done:
+		raise SystemExit(none_done)
+	return done
+
+
 def redispipe_conn(a, end, done, i):
 	s = socket.create_connection(("127.0.0.1", a.port))
 	s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -296,15 +310,8 @@ def redispipe_conn(a, end, done, i):
 
 def cmd_redispipe(a):
 	end = time.monotonic() + a.seconds
-	done = [0] * a.children
-	ts = [threading.Thread(target=redispipe_conn, args=(a, end, done, i))
-	      for i in range(a.children)]
-	for t in ts:
-		t.start()
-	for t in ts:
-		t.join()
-	if 0 in done:
-		raise SystemExit("redispipe: a connection did no command")
+	done = threads(a.children, redispipe_conn, (a, end),
+		       "redispipe: a connection did no command")
 	print("redispipe: %d commands in batches of %d on %d connections" %
 	      (sum(done), a.depth, a.children))
 
@@ -360,15 +367,7 @@ def cmd_closewrite(a):
 	"""HTTP/1.0 requests, each on its own connection, written with the FIN right after it
 	(shutdown(SHUT_WR)), as pgbench -C writes its Terminate message and closes: the server
 	reads the request and the close together."""
-	done = [0] * a.children
-	ts = [threading.Thread(target=closewrite_conn, args=(a, done, i))
-	      for i in range(a.children)]
-	for t in ts:
-		t.start()
-	for t in ts:
-		t.join()
-	if 0 in done:
-		raise SystemExit("closewrite: a thread made no request")
+	done = threads(a.children, closewrite_conn, (a,), "closewrite: a thread made no request")
 	print("closewrite: %d requests, a connection each" % sum(done))
 
 
