@@ -54,6 +54,24 @@ def refserver(*args, **kw):
 	return d
 
 
+def idle_sysctls():
+	"""Listen queues long enough for 100,000 connections opened at up to 10,000/s."""
+	return {"net.core.somaxconn": 65535, "net.ipv4.tcp_max_syn_backlog": 65535}
+
+
+def idle_nginx(rlimit):
+	"""nginx, 20 reuseport workers of RLIMIT fds each, holding idle keep-alive connections."""
+	return {"kind": "nginx", "master": True, "workers": 20, "worker_rlimit_nofile": rlimit,
+		"worker_connections": 19900, "keepalive_timeout": "300s", "backlog": 65535,
+		"cpu": None}
+
+
+def idle_driver(secs, rate, **kw):
+	"""100,000 connections at RATE from IDLE_SOURCES, one request each, then held for SECS."""
+	return driver(HTTP, "-c", "100000", "-d", secs, "--delay", "3600s", "--connect-rate", rate,
+		      "--timeout", "30s", "--source-addr", IDLE_SOURCES, timeout=60, cpu=None, **kw)
+
+
 def tw_reused(reuse, what):
 	"""A client closing at 200/s for 5 s through 300 ports, TIME_WAIT reused (tcp_tw_reuse)."""
 	return {"name": "healthy_tw_reuse_%d" % reuse, "group": "healthy", "what": what,
@@ -370,12 +388,9 @@ SCENARIOS = [
 		 "5,000/s by one driver command (it runs 6 processes of <= 20,000 fds) from 16 "
 		 "source addresses, against nginx with 20 reuseport workers (<= 5,000 each, 25% of "
 		 "their fds): 200,000 sockets, nothing wrong",
-	 "sysctls": {"net.core.somaxconn": 65535, "net.ipv4.tcp_max_syn_backlog": 65535},
-	 "servers": [{"kind": "nginx", "master": True, "workers": 20, "worker_rlimit_nofile": 20000,
-		      "worker_connections": 19900, "keepalive_timeout": "300s", "backlog": 65535,
-		      "cpu": None}],
-	 "loads": [driver(HTTP, "-c", "100000", "-d", "26s", "--delay", "3600s", "--connect-rate",
-			  "5k", "--timeout", "30s", "--source-addr", IDLE_SOURCES, timeout=60, cpu=None)]},
+	 "sysctls": idle_sysctls(),
+	 "servers": [idle_nginx(20000)],
+	 "loads": [idle_driver("26s", "5k")]},
 
 	# ---------------------------------------------------------------- sick
 	{"name": "sick_port_exhaustion", "group": "sick",
@@ -419,13 +434,9 @@ SCENARIOS = [
 		 "fds each (worker_rlimit_nofile): accept4() fails with EMFILE once ~80,000 are in "
 		 "(nginx then closes idle connections to take new ones; the driver, its connections "
 		 "idle, sees no error)",
-	 "sysctls": {"net.core.somaxconn": 65535, "net.ipv4.tcp_max_syn_backlog": 65535},
-	 "servers": [{"kind": "nginx", "master": True, "workers": 20, "worker_rlimit_nofile": 4000,
-		      "worker_connections": 19900, "keepalive_timeout": "300s", "backlog": 65535,
-		      "cpu": None}],
-	 "loads": [driver(HTTP, "-c", "100000", "-d", "20s", "--delay", "3600s", "--connect-rate",
-			  "10k", "--timeout", "30s", "--source-addr", IDLE_SOURCES, errors_ok=True,
-			  rc=[0, 1], timeout=60, cpu=None)],
+	 "sysctls": idle_sysctls(),
+	 "servers": [idle_nginx(4000)],
+	 "loads": [idle_driver("20s", "10k", errors_ok=True, rc=[0, 1])],
 	 "onset": {"how": "log", "file": "{tmp}/server/error.log", "re": "Too many open files"},
 	 "expect": [{"kind": "fd_exhaustion", "forecast": True}],
 	 "allow": ["listen_overflow", "worker_saturation"]},
