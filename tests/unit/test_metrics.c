@@ -218,17 +218,37 @@ static void x__lacks(const char *text, const char *const *list)
 			fail_msg("should not be there: %s", *list);
 }
 
+/* The test snapshot (x__snap) rendered in one format: its text, each line checked by
+ * x__lines_parse. */
+struct x__page {
+	uint64_t *counts;
+	struct obs_mx_snap *s;
+	struct obs_mx_buf b;
+};
+
+static const char *x__render(struct x__page *pg, enum obs_mx_format format)
+{
+	pg->counts = calloc(LL_HIST_BUCKETS, sizeof(*pg->counts));
+	pg->s = x__snap(pg->counts);
+	pg->b = (struct obs_mx_buf){0};
+	assert_int_equal(obs_mx_render(&pg->b, format, pg->s), 0);
+	x__lines_parse(pg->b.p);
+	return pg->b.p;
+}
+
+static void x__page_free(struct x__page *pg)
+{
+	obs_mx_buf_free(&pg->b);
+	free(pg->s);
+	free(pg->counts);
+}
+
 static void test_prometheus_text(void **state)
 {
-	uint64_t *counts = calloc(LL_HIST_BUCKETS, sizeof(*counts));
-	struct obs_mx_snap *s = x__snap(counts);
-	struct obs_mx_buf b = {};
-	const char *t;
+	struct x__page pg;
+	const char *t = x__render(&pg, OBS_MX_PROMETHEUS);
 
 	(void)state;
-	assert_int_equal(obs_mx_render(&b, OBS_MX_PROMETHEUS, s), 0);
-	t = b.p;
-	x__lines_parse(t);
 	x__contains(t, (const char *const[]){
 		"# TYPE loadlens_accepted_connections_total counter\n",
 		"\nloadlens_accepted_connections_total{port=\"8080\"} 42\n",
@@ -273,22 +293,15 @@ static void test_prometheus_text(void **state)
 		"# EOF",
 		"# UNIT",
 		NULL});
-	obs_mx_buf_free(&b);
-	free(s);
-	free(counts);
+	x__page_free(&pg);
 }
 
 static void test_openmetrics(void **state)
 {
-	uint64_t *counts = calloc(LL_HIST_BUCKETS, sizeof(*counts));
-	struct obs_mx_snap *s = x__snap(counts);
-	struct obs_mx_buf b = {};
-	const char *t, *eof;
+	struct x__page pg;
+	const char *t = x__render(&pg, OBS_MX_OPENMETRICS), *eof;
 
 	(void)state;
-	assert_int_equal(obs_mx_render(&b, OBS_MX_OPENMETRICS, s), 0);
-	t = b.p;
-	x__lines_parse(t);
 	/* the family is named without _total; its samples with it */
 	x__contains(t, (const char *const[]){
 		"# TYPE loadlens_accepted_connections counter\n",
@@ -300,10 +313,8 @@ static void test_openmetrics(void **state)
 	/* "# EOF" once, the last line */
 	eof = strstr(t, "# EOF\n");
 	assert_non_null(eof);
-	assert_int_equal(eof + 6 - t, (long)b.len);
-	obs_mx_buf_free(&b);
-	free(s);
-	free(counts);
+	assert_int_equal(eof + 6 - t, (long)pg.b.len);
+	x__page_free(&pg);
 }
 
 static void test_quiet_snapshot(void **state)

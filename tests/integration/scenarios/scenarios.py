@@ -54,6 +54,15 @@ def refserver(*args, **kw):
 	return d
 
 
+def memcached_udp_shared(secs):
+	"""memcached's 4 threads on one UDP socket, 'get' at 2,000/s for SECS: the note it must give."""
+	return {"servers": [{"kind": "memcached", "args": ["-t", "4", "-U", "{port}"]}],
+		"files": {"get_udp.bin": MEMC_UDP_GET},
+		"loads": [driver("udp://127.0.0.1:{port}", "--payload", "{tmp}/get_udp.bin",
+				 "--rate", "2000", "-c", "8", "-d", secs, "--timeout", "200ms")],
+		"expect": [{"kind": "udp_shared_socket", "evidence": {"port": "{port}"}}]}
+
+
 def idle_sysctls():
 	"""Listen queues long enough for 100,000 connections opened at up to 10,000/s."""
 	return {"net.core.somaxconn": 65535, "net.ipv4.tcp_max_syn_backlog": 65535}
@@ -225,11 +234,7 @@ SCENARIOS = [
 			  "-c", "8", "-d", "3s")]},
 	{"name": "healthy_memcached_udp", "group": "healthy",
 	 "what": "memcached's 4 threads reading one UDP socket, 'get' at 2,000/s for 3 s",
-	 "servers": [{"kind": "memcached", "args": ["-t", "4", "-U", "{port}"]}],
-	 "files": {"get_udp.bin": MEMC_UDP_GET},
-	 "loads": [driver("udp://127.0.0.1:{port}", "--payload", "{tmp}/get_udp.bin",
-			  "--rate", "2000", "-c", "8", "-d", "3s", "--timeout", "200ms")],
-	 "expect": [{"kind": "udp_shared_socket", "evidence": {"port": "{port}"}}]},
+	 **memcached_udp_shared("3s")},
 
 	{"name": "healthy_fork_per_connection", "group": "healthy",
 	 "what": "a python3 forking server (the parent accepts, a child per connection answers "
@@ -369,11 +374,7 @@ SCENARIOS = [
 	 "what": "memcached's 4 threads reading one UDP socket (2,000/s for 2 s) with the observer "
 		 "at --interval 0: the shared-socket note is decided on the final read",
 	 "interval": 0,
-	 "servers": [{"kind": "memcached", "args": ["-t", "4", "-U", "{port}"]}],
-	 "files": {"get_udp.bin": MEMC_UDP_GET},
-	 "loads": [driver("udp://127.0.0.1:{port}", "--payload", "{tmp}/get_udp.bin",
-			  "--rate", "2000", "-c", "8", "-d", "2s", "--timeout", "200ms")],
-	 "expect": [{"kind": "udp_shared_socket", "evidence": {"port": "{port}"}}]},
+	 **memcached_udp_shared("2s")},
 
 	{"name": "healthy_no_listener_note", "group": "healthy",
 	 "what": "nginx serves in the scenario's namespace, the observer runs in another one "
