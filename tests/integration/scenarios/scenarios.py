@@ -54,8 +54,13 @@ def refserver(*args, **kw):
 	return d
 
 
+def pipelining(**checks):
+	"""The pipelining note on the scenario's port, with CHECKS on it (range, estimate_of...)."""
+	return [{"kind": "pipelining", "evidence": {"port": "{port}"}, **checks}]
+
+
 def memcached_udp_shared(secs):
-	"""memcached's 4 threads on one UDP socket, 'get' at 2,000/s for SECS: the note it must give."""
+	"""memcached's 4 threads on one UDP socket, 'get' at 2,000/s for SECS: its note."""
 	return {"servers": [{"kind": "memcached", "args": ["-t", "4", "-U", "{port}"]}],
 		"files": {"get_udp.bin": MEMC_UDP_GET},
 		"loads": [driver("udp://127.0.0.1:{port}", "--payload", "{tmp}/get_udp.bin",
@@ -99,9 +104,9 @@ def proxy_ports(name, what, observer):
 		"servers": [refserver("--proto", "tcp"),
 			    {"kind": "haproxy", "name": "proxy", "mode": "tcp"}],
 		"observer": observer,
-		"loads": [driver("tcp://127.0.0.1:{port1}", "--new-conn", "--rate", "300", "-c", "4",
-				 "-d", "3s", "--source-addr", "127.0.0.2,127.0.0.3", errors_ok=True,
-				 rc=[0, 1])],
+		"loads": [driver("tcp://127.0.0.1:{port1}", "--new-conn", "--rate", "300", "-c",
+				 "4", "-d", "3s", "--source-addr", "127.0.0.2,127.0.0.3",
+				 errors_ok=True, rc=[0, 1])],
 		"onset": {"how": "logline", "file": "{tmp}/proxy/strace.log", "re": "EADDRNOTAVAIL",
 			  "field": 1},
 		"expect": [{"kind": "port_exhaustion", "evidence": {"dport": "{port}"},
@@ -192,7 +197,7 @@ SCENARIOS = [
 	 "loads": [{"kind": "py", "name": "load",
 		    "args": ["redispipe", "--port", "{port}", "--depth", "16", "--children", "4",
 			     "--seconds", "3", "--count", "400000"]}],
-	 "expect": [{"kind": "pipelining", "evidence": {"port": "{port}"}}]},
+	 "expect": pipelining()},
 	{"name": "healthy_redis_batched", "group": "healthy",
 	 "what": "redis-server, redis-benchmark -P 16: each batch of 16 commands in one write(), "
 		 "one arrival, one read and one write per batch; the bytes of sampled reads hold "
@@ -200,17 +205,15 @@ SCENARIOS = [
 	 "servers": [{"kind": "redis"}],
 	 "loads": [{"kind": "redis-benchmark", "name": "load",
 		    "args": ["-P", "16", "-c", "4", "-n", "300000", "-t", "set,get", "-q"]}],
-	 "expect": [{"kind": "pipelining", "evidence": {"port": "{port}"},
-		     "range": {"requests_per_read": [14.4, 16.0],
-			       "estimated_requests": [540000, 612000]}}]},
+	 "expect": pipelining(range={"requests_per_read": [14.4, 16.0],
+				    "estimated_requests": [540000, 612000]})},
 	{"name": "healthy_http_pipelined", "group": "healthy",
 	 "what": "nginx, the driver's HTTP/1.1 pipelining (-P 8, 4 connections, 3 s): reads hold "
 		 "several requests; the note's estimate of requests served matches the driver's "
 		 "count within 15%",
 	 "servers": [{"kind": "nginx"}],
 	 "loads": [driver(HTTP, "-P", "8", "-c", "4", "-d", "3s")],
-	 "expect": [{"kind": "pipelining", "evidence": {"port": "{port}"},
-		     "estimate_of": "load", "tolerance": 0.15}]},
+	 "expect": pipelining(estimate_of="load", tolerance=0.15)},
 	{"name": "healthy_h2_nginx", "group": "healthy",
 	 "what": "nginx over HTTP/2 (h2c), h2load with one stream in flight per connection: "
 		 "binary frames, never counted as lines: no note",
@@ -224,8 +227,7 @@ SCENARIOS = [
 	 "servers": [{"kind": "nginx", "http2": True}],
 	 "loads": [{"kind": "h2load", "name": "load",
 		    "args": ["-c", "4", "-m", "16", "-n", "60000", "http://127.0.0.1:{port}/"]}],
-	 "expect": [{"kind": "pipelining", "evidence": {"port": "{port}"},
-		     "absent": ["sampled_reads"]}]},
+	 "expect": pipelining(absent=["sampled_reads"])},
 	{"name": "healthy_memcached_tcp", "group": "healthy",
 	 "what": "memcached (4 threads) over TCP, 'get' keep-alive, 8 connections for 3 s",
 	 "servers": [{"kind": "memcached", "args": ["-t", "4", "-U", "0"]}],
@@ -358,8 +360,7 @@ SCENARIOS = [
 		 "the 10 a long run needs: the note all the same, every run",
 	 "servers": [{"kind": "nginx"}],
 	 "loads": [driver(HTTP, "-P", "8", "-c", "2", "-d", "60ms")],
-	 "expect": [{"kind": "pipelining", "evidence": {"port": "{port}"},
-		     "range": {"requests_per_read": [4.0, 8.0], "sampled_reads": [3, 12]}}]},
+	 "expect": pipelining(range={"requests_per_read": [4.0, 8.0], "sampled_reads": [3, 12]})},
 	{"name": "healthy_redis_burst_interval0", "group": "healthy",
 	 "what": "redis-server, a pipelined burst (redis-benchmark -P 16, 30,000 SETs on one "
 		 "connection) with the observer at --interval 0 (the agent's mode, a one-shot run): "
@@ -368,8 +369,7 @@ SCENARIOS = [
 	 "servers": [{"kind": "redis"}],
 	 "loads": [{"kind": "redis-benchmark", "name": "load",
 		    "args": ["-P", "16", "-c", "1", "-n", "30000", "-t", "set", "-q"]}],
-	 "expect": [{"kind": "pipelining", "evidence": {"port": "{port}"},
-		     "range": {"requests_per_read": [14.0, 16.0]}}]},
+	 "expect": pipelining(range={"requests_per_read": [14.0, 16.0]})},
 	{"name": "healthy_memcached_udp_interval0", "group": "healthy",
 	 "what": "memcached's 4 threads reading one UDP socket (2,000/s for 2 s) with the observer "
 		 "at --interval 0: the shared-socket note is decided on the final read",
