@@ -77,8 +77,7 @@ ldd() {
 		if [ $((r % 2)) = 1 ]; then dp "$r"; ldd "$r"; else ldd "$r"; dp "$r"; fi
 	done
 } | sed 's/ping_mbulk/ping/' | tee "$TMP/raw.txt" >&2
-echo "| client | setting | rounds | req/s median (min–max) | p50 ms median | p99 ms median |"
-echo "|---|---|---|---|---|---|"
+bench_table "client" "setting" "rounds" "req/s median (min–max)" "p50 ms median" "p99 ms median"
 sort -k1,1 -k2,4 "$TMP/raw.txt" | awk '
 function med(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
 	if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t } return a[int((n + 1) / 2)] }
