@@ -54,6 +54,15 @@ def refserver(*args, **kw):
 	return d
 
 
+def beside_http_load(name, delay, args, log):
+	"""refserver http under a 4 s keep-alive load, and beside it servers.py ARGS as load NAME
+	(DELAY s in), writing its events to LOG: the onset is its first one."""
+	return {"servers": [refserver("--proto", "http")],
+		"loads": [driver(HTTP, "-c", "4", "-d", "4s"),
+			  {"kind": "py", "name": name, "delay": delay, "args": args + ["--log", log]}],
+		"onset": {"how": "logtime", "file": log}}
+
+
 def pipelining(**checks):
 	"""The pipelining note on the scenario's port, with CHECKS on it (range, estimate_of...)."""
 	return [{"kind": "pipelining", "evidence": {"port": "{port}"}, **checks}]
@@ -502,12 +511,8 @@ SCENARIOS = [
 	 "what": "fs.file-max lowered to file-nr + 3,000 for ~3 s; an unprivileged process "
 		 "(nobody, so the limit applies to it) opens files until ENFILE, then frees 150 "
 		 "(file-nr stays near 95% of the limit)",
-	 "servers": [refserver("--proto", "http")],
-	 "loads": [driver(HTTP, "-c", "4", "-d", "4s"),
-		   {"kind": "py", "name": "enfile", "delay": 1.0,
-		    "args": ["enfile", "--margin", "3000", "--release", "150", "--hold", "2.5",
-			     "--log", "{tmp}/enfile.log"]}],
-	 "onset": {"how": "logtime", "file": "{tmp}/enfile.log"},
+	 **beside_http_load("enfile", 1.0, ["enfile", "--margin", "3000", "--release", "150",
+					  "--hold", "2.5"], "{tmp}/enfile.log"),
 	 "expect": [{"kind": "system_fds"}]},
 	{"name": "sick_process_cap", "group": "sick",
 	 "what": "a python3 pre-forking HTTP server forks 20 children 50 ms apart under "
@@ -574,13 +579,9 @@ SCENARIOS = [
 	 "what": "while refserver serves a keep-alive load, a second process tries to bind() its "
 		 "port every 0.1 s for 3 s (a restart that finds the port busy): EADDRINUSE; "
 		 "--syscalls on (a failed bind() leaves no trace outside the syscall tracepoints)",
-	 "servers": [refserver("--proto", "http")],
 	 "observer": ["--port", "{port}", "--syscalls", "on"],
-	 "loads": [driver(HTTP, "-c", "4", "-d", "4s"),
-		   {"kind": "py", "name": "binder", "delay": 0.5,
-		    "args": ["bindloop", "--port", "{port}", "--every", "0.1", "--seconds", "3",
-			     "--log", "{tmp}/bind.log"]}],
-	 "onset": {"how": "logtime", "file": "{tmp}/bind.log"},
+	 **beside_http_load("binder", 0.5, ["bindloop", "--port", "{port}", "--every", "0.1",
+					   "--seconds", "3"], "{tmp}/bind.log"),
 	 "expect": [{"kind": "addrinuse"}]},
 	{"name": "sick_target_exit", "group": "sick",
 	 "what": "refserver under --pid, stopped (SIGTERM) 1.5 s into a keep-alive load",
