@@ -37,7 +37,8 @@ class CheckRefsTest(unittest.TestCase):
 			"tools/loadlens": "",
 			".ci/run": "",
 			"docs/a.md": "[r](../README.md) [k](kernels.md#how) [u](https://x.org/a.md) [h](#x)\n"
-				     "`tools/loadlens test`, `.ci/run`, `build/bin`, `tests/integration/test_*.sh`\n"
+				     "`tools/loadlens test`, `.ci/run`, `build/bin`, `tests/integration/test_*.sh`,"
+				     " `ctest -R tools/stale_refs`\n"
 				     "[gone](gone.md) `tools/nothere` tests/integration/x.js [o](../../up.md)\n",
 			"README.md": "[d](docs/nope.md) `.ci/gone`\n",
 			"observer/a.c": "/* ../shared/STYLE.md */\n",
