@@ -3,14 +3,15 @@
 # per concern, under lib/:
 #   core.sh        binaries, $LL_TMP, the one EXIT trap and its cleanup registry (ll_on_exit,
 #                  ll_track), skip/fail/pass, require_*, free_port, start/wait_for/stop
-#   assert.sh      jget, within_pct, check_within
+#   assert.sh      jget, expect_json, within_pct, check_within
 #   servers.sh     refserver_up (the one way to start loadlens-refserver), oneshot_httpd, nginx_up,
-#                  nginx_counts, tls_cert
+#                  nginx_counts, tls_cert, unbound_conf
 #   observer.sh    start_observer, start_agent
 #   driver.sh      driver, new_conns, load_cpu
 #   namespaces.sh  netns_create, cgroup_create
 # Every test sends traffic only to loopback or to namespaces it creates, bounded in count and time.
-# A test never sets an EXIT trap: it registers what must be undone with ll_on_exit.
+# A test never sets an EXIT trap: it registers what must be undone with ll_on_exit. docs/testing.md
+# has the whole picture.
 
 LL_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 for ll_mod in core assert servers observer driver namespaces; do
