@@ -20,23 +20,44 @@ static void x__bad(const char *name, const char *val, const char *what)
 	ll_usage_error(RS_PROG, "invalid %s '%s': %s (see --help)", name, val, what);
 }
 
-/* --proto's values, by enum rs_proto: parsed and named from the one table */
+/* The values of --proto, --service-dist and --service-mode, by their enums: each parsed and named
+ * from its one table. */
 static const char *const proto_names[] = {
 	[RS_PROTO_TCP] = "tcp",
 	[RS_PROTO_UDP] = "udp",
 	[RS_PROTO_HTTP] = "http",
+	NULL,
 };
-#define PROTO_COUNT (sizeof(proto_names) / sizeof(proto_names[0]))
+static const char *const dist_names[] = {[RS_DIST_FIXED] = "fixed", [RS_DIST_EXP] = "exp", NULL};
+static const char *const mode_names[] = {[RS_MODE_SPIN] = "spin", [RS_MODE_SLEEP] = "sleep", NULL};
+
+/* VAL's index in the NULL-ended NAMES; else a usage error saying what was EXPECTED. */
+static int x__choice(const char *name, const char *val, const char *const *names,
+		     const char *expected)
+{
+	int i;
+
+	for (i = 0; names[i]; i++)
+		if (!strcmp(val, names[i]))
+			return i;
+	x__bad(name, val, expected);
+	return 0;
+}
+
+/* NAMES[V] if V is in the NULL-ended NAMES, else its first */
+static const char *x__name(const char *const *names, unsigned int v)
+{
+	unsigned int i;
+
+	for (i = 0; names[i]; i++)
+		if (i == v)
+			return names[i];
+	return names[0];
+}
 
 static void x__set_proto(struct rs_config *cfg, const char *name, const char *val)
 {
-	size_t i;
-
-	for (i = 0; i < PROTO_COUNT && strcmp(val, proto_names[i]); i++)
-		;
-	if (i == PROTO_COUNT)
-		x__bad(name, val, "expected tcp, udp or http");
-	cfg->proto = (enum rs_proto)i;
+	cfg->proto = (enum rs_proto)x__choice(name, val, proto_names, "expected tcp, udp or http");
 }
 
 static void x__set_listen(struct rs_config *cfg, const char *name, const char *val)
@@ -53,22 +74,12 @@ static void x__set_service_time(struct rs_config *cfg, const char *name, const c
 
 static void x__set_dist(struct rs_config *cfg, const char *name, const char *val)
 {
-	if (!strcmp(val, "fixed"))
-		cfg->dist = RS_DIST_FIXED;
-	else if (!strcmp(val, "exp"))
-		cfg->dist = RS_DIST_EXP;
-	else
-		x__bad(name, val, "expected fixed or exp");
+	cfg->dist = (enum rs_dist)x__choice(name, val, dist_names, "expected fixed or exp");
 }
 
 static void x__set_mode(struct rs_config *cfg, const char *name, const char *val)
 {
-	if (!strcmp(val, "spin"))
-		cfg->mode = RS_MODE_SPIN;
-	else if (!strcmp(val, "sleep"))
-		cfg->mode = RS_MODE_SLEEP;
-	else
-		x__bad(name, val, "expected spin or sleep");
+	cfg->mode = (enum rs_mode)x__choice(name, val, mode_names, "expected spin or sleep");
 }
 
 static void x__set_workers(struct rs_config *cfg, const char *name, const char *val)
@@ -276,15 +287,15 @@ void rs_parse_args(struct rs_config *cfg, int argc, char **argv)
 
 const char *rs_proto_name(enum rs_proto p)
 {
-	return (unsigned)p < PROTO_COUNT ? proto_names[p] : "tcp";
+	return x__name(proto_names, p);
 }
 
 const char *rs_dist_name(enum rs_dist d)
 {
-	return d == RS_DIST_EXP ? "exp" : "fixed";
+	return x__name(dist_names, d);
 }
 
 const char *rs_mode_name(enum rs_mode m)
 {
-	return m == RS_MODE_SLEEP ? "sleep" : "spin";
+	return x__name(mode_names, m);
 }
