@@ -82,37 +82,36 @@ static void x__set_mode(struct rs_config *cfg, const char *name, const char *val
 	cfg->mode = (enum rs_mode)x__choice(name, val, mode_names, "expected spin or sleep");
 }
 
+/* VAL as an integer in LO..HI; else a usage error saying what was EXPECTED. */
+static uint64_t x__u64(const char *name, const char *val, uint64_t lo, uint64_t hi,
+		       const char *expected)
+{
+	uint64_t v = 0;
+
+	if (ll_parse_u64(val, lo, hi, &v))
+		x__bad(name, val, expected);
+	return v;
+}
+
 static void x__set_workers(struct rs_config *cfg, const char *name, const char *val)
 {
-	uint64_t v;
-
-	if (ll_parse_u64(val, 1, RS_MAX_WORKERS, &v))
-		x__bad(name, val, "expected an integer in 1..256");
-	cfg->workers = (unsigned)v;
+	cfg->workers = (unsigned)x__u64(name, val, 1, RS_MAX_WORKERS, "expected an integer in 1..256");
 }
 
 static void x__set_backlog(struct rs_config *cfg, const char *name, const char *val)
 {
-	uint64_t v;
-
-	if (ll_parse_u64(val, 1, 65535, &v))
-		x__bad(name, val, "expected an integer in 1..65535");
-	cfg->backlog = (int)v;
+	cfg->backlog = (int)x__u64(name, val, 1, 65535, "expected an integer in 1..65535");
 }
 
 static void x__set_response_size(struct rs_config *cfg, const char *name, const char *val)
 {
-	uint64_t v;
-
-	if (ll_parse_u64(val, 0, RS_MAX_RESPONSE, &v))
-		x__bad(name, val, "expected a byte count in 0..16777216");
-	cfg->response_size = (int64_t)v;
+	cfg->response_size = (int64_t)x__u64(name, val, 0, RS_MAX_RESPONSE,
+					     "expected a byte count in 0..16777216");
 }
 
 static void x__set_seed(struct rs_config *cfg, const char *name, const char *val)
 {
-	if (ll_parse_u64(val, 0, UINT64_MAX, &cfg->seed))
-		x__bad(name, val, "expected a non-negative integer");
+	cfg->seed = x__u64(name, val, 0, UINT64_MAX, "expected a non-negative integer");
 }
 
 static void x__set_json(struct rs_config *cfg, const char *name, const char *val)
