@@ -95,7 +95,8 @@ static uint64_t x__u64(const char *name, const char *val, uint64_t lo, uint64_t 
 
 static void x__set_workers(struct rs_config *cfg, const char *name, const char *val)
 {
-	cfg->workers = (unsigned)x__u64(name, val, 1, RS_MAX_WORKERS, "expected an integer in 1..256");
+	cfg->workers = (unsigned)x__u64(name, val, 1, RS_MAX_WORKERS,
+					"expected an integer in 1..256");
 }
 
 static void x__set_backlog(struct rs_config *cfg, const char *name, const char *val)
