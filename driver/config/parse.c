@@ -96,18 +96,15 @@ static const char x__short_opts[] = ":c:t:n:d:m:H:P:p:kqhV";
 
 void drv_config_init(struct drv_config *cfg)
 {
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->connections = 1;
-	cfg->threads = 1;
-	cfg->size = DRV_DEFAULT_SIZE;
-	cfg->size_min = DRV_DEFAULT_SIZE;
-	cfg->timeout_ns = DRV_DEFAULT_TIMEOUT_NS;
-	cfg->interval_ns = DRV_DEFAULT_INTERVAL_NS;
-	cfg->conn_model = DRV_CONN_KEEPALIVE;
-	cfg->method = "GET";
-	cfg->shard_count = 1;
-	cfg->pipeline = 1;
-	cfg->hdr_log_fd = -1;
+	/* the defaults; everything else 0, NULL or false */
+	static const struct drv_config defaults = {
+		.connections = 1, .threads = 1, .size = DRV_DEFAULT_SIZE,
+		.size_min = DRV_DEFAULT_SIZE, .timeout_ns = DRV_DEFAULT_TIMEOUT_NS,
+		.interval_ns = DRV_DEFAULT_INTERVAL_NS, .conn_model = DRV_CONN_KEEPALIVE,
+		.method = "GET", .shard_count = 1, .pipeline = 1, .hdr_log_fd = -1,
+	};
+
+	memcpy(cfg, &defaults, sizeof(*cfg));
 }
 
 void drv_config_fini(struct drv_config *cfg)

@@ -104,6 +104,23 @@ static json_t *x__http_version(const struct drv_stats *t)
 	return o;
 }
 
+/* drv_stats_sums[] from the one keyed first to the one keyed last, in their order: 0 or -1. */
+static int x__sums(json_t *o, const struct drv_stats *t, const char *first, const char *last)
+{
+	size_t i = 0;
+	int bad = 0;
+
+	while (i < drv_stats_nsums && strcmp(drv_stats_sums[i].key, first))
+		i++;
+	for (; i < drv_stats_nsums; i++) {
+		bad |= x__set(o, drv_stats_sums[i].key,
+			      x__u64(*(const uint64_t *)((const char *)t + drv_stats_sums[i].off)));
+		if (!strcmp(drv_stats_sums[i].key, last))
+			return bad;
+	}
+	return -1; /* a key not in the list, or last before first: a bug, not a silent gap */
+}
+
 static json_t *x__driver(const struct drv_config *cfg, const struct drv_result *res)
 {
 	json_t *o = json_object();
@@ -119,13 +136,9 @@ static json_t *x__driver(const struct drv_config *cfg, const struct drv_result *
 	bad |= x__set(o, "busiest_thread_core", json_real(drv_report_busiest_thread(res)));
 	bad |= x__set(o, "max_thread_work_ns", x__u64(res->max_thread_work_ns));
 	bad |= x__set(o, "busiest_thread_work_core", json_real(drv_report_busiest_work(res)));
-	bad |= x__set(o, "pacer_idle_ns", x__u64(res->total.pacer_idle_ns));
-	/* the workers' own: preempted (switches, run-queue wait) vs woken by their timer */
-	bad |= x__set(o, "involuntary_switches", x__u64(res->total.nivcsw));
-	bad |= x__set(o, "sleeps", x__u64(res->total.nvcsw));
-	bad |= x__set(o, "runq_wait_ns", x__u64(res->total.runq_ns));
-	bad |= x__set(o, "timer_wakeups", x__u64(res->total.timer_wakes));
-	bad |= x__set(o, "spin_ns", x__u64(res->total.spin_ns));
+	/* the pacer's waiting; the workers' own: preempted (switches, run-queue wait) vs woken by
+	 * their timer */
+	bad |= x__sums(o, &res->total, "pacer_idle_ns", "spin_ns");
 	bad |= x__set(o, "bottleneck", warn ? json_string(warn) : json_null());
 	if (bad) {
 		json_decref(o);
@@ -159,23 +172,15 @@ json_t *drv_report_json(const struct drv_config *cfg, const struct drv_result *r
 	bad |= x__set(o, "start_unix_ns", x__u64(res->start_unix_ns));
 	bad |= x__set(o, "duration_ns", x__u64(res->duration_ns));
 	bad |= x__set(o, "stopped_by", json_string(drv_stop_reason_name(res->reason)));
-	bad |= x__set(o, "requests", x__u64(t->requests));
-	bad |= x__set(o, "connections", x__u64(t->connections));
-	bad |= x__set(o, "connect_attempts", x__u64(t->connect_attempts));
+	bad |= x__sums(o, t, "requests", "connect_attempts");
 	bad |= x__set(o, "errors", errs);
-	bad |= x__set(o, "errors_total", x__u64(t->errors_total));
-	bad |= x__set(o, "cancelled", x__u64(t->cancelled));
+	bad |= x__sums(o, t, "errors_total", "cancelled");
 	bad |= x__set(o, "cancelled_before_start", json_boolean(res->before_start));
-	bad |= x__set(o, "not_sent", x__u64(t->not_sent));
-	bad |= x__set(o, "late_replies", x__u64(t->late));
-	bad |= x__set(o, "duplicate_replies", x__u64(t->duplicate));
-	bad |= x__set(o, "unmatched_replies", x__u64(t->unmatched));
-	bad |= x__set(o, "rxq_ovfl", x__u64(t->rxq_ovfl));
+	bad |= x__sums(o, t, "not_sent", "rxq_ovfl");
 	bad |= x__set(o, "rcvbuf_bytes", x__u64(t->rcvbuf));
-	bad |= x__set(o, "behind", x__u64(t->behind));
+	bad |= x__sums(o, t, "behind", "behind");
 	bad |= x__set(o, "warmup_requests", x__u64(res->warmup_requests));
-	bad |= x__set(o, "bytes_sent", x__u64(t->bytes_sent));
-	bad |= x__set(o, "bytes_received", x__u64(t->bytes_received));
+	bad |= x__sums(o, t, "bytes_sent", "bytes_received");
 	bad |= x__set(o, "throughput_rps", json_real(thr));
 	bad |= x__set(o, "rate_asked", cfg->rate ? json_real(cfg->rate) : json_null());
 	bad |= x__set(o, "rate_achieved_pct",

@@ -77,12 +77,12 @@ const struct drv_stats_sum drv_stats_sums[] = {
 	X_SUM("behind", behind, false),
 	X_SUM("bytes_sent", bytes_sent, false),
 	X_SUM("bytes_received", bytes_received, false),
+	X_SUM("pacer_idle_ns", pacer_idle_ns, true),
 	X_SUM("involuntary_switches", nivcsw, true),
 	X_SUM("sleeps", nvcsw, true),
 	X_SUM("runq_wait_ns", runq_ns, true),
 	X_SUM("timer_wakeups", timer_wakes, true),
 	X_SUM("spin_ns", spin_ns, true),
-	X_SUM("pacer_idle_ns", pacer_idle_ns, true),
 };
 const size_t drv_stats_nsums = sizeof(drv_stats_sums) / sizeof(drv_stats_sums[0]);
 

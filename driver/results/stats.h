@@ -95,7 +95,8 @@ struct drv_stats {
 
 /*
  * A counter of struct drv_stats that adds up over threads and runs, with its JSON key (at the top
- * level, or in "driver"): drv_stats_merge() and merge.c add these, in one list.
+ * level, or in "driver"): report_json.c writes these, in this order, merge.c reads them back and
+ * drv_stats_merge() adds them: one list.
  */
 struct drv_stats_sum {
 	const char *key;
