@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* --requests-file: records, their choice per request, their own counts (reqmix.h). */
+/* --requests-file: its records, loaded at parse time, and the choice per request (reqmix.h). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>

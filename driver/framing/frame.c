@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Response framing rules for stream protocols (tcp://, native http://). */
+/* Response framing rules for stream protocols (tcp://, native http://), and the application
+ * framings (frame_resp.c, frame_memcache.c, frame_dns.c) driven by rule. Parsing only. */
 #include <string.h>
 #include "base/drv.h"
 #include "framing/frame.h"

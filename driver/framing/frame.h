@@ -3,8 +3,10 @@
  * Where a stream response ends. One rule per run (struct drv_frame_rule, read-only, shared by the
  * threads) and one small state per connection (struct drv_frame). The rules: the refserver's
  * 4-byte length prefix, a fixed length, a delimiter, an N-byte length prefix, or an HTTP/1.x
- * response parsed with http_parser. Request/response only: a byte after the end of a response is
- * a framing error (no pipelining).
+ * response parsed with http_parser, or an application framing (redis, memcached, DNS).
+ * Request/response only: a byte after the end of a response is a framing error; pipelining goes
+ * through response.h. A framing parses and never counts: the caller records the outcome
+ * (scheduling/timing.h).
  */
 #ifndef LOADLENS_DRV_FRAME_H
 #define LOADLENS_DRV_FRAME_H

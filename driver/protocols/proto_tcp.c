@@ -2,8 +2,8 @@
 /*
  * Stream protocols on uv_tcp_t, one request in flight per connection slot: tcp:// (refserver
  * framing, or a --payload with a --response rule) and the native http:// engine (HTTP/1.1 with
- * http_parser). They differ only in the request bytes (request.c) and where a response ends
- * (frame.c).
+ * http_parser). They differ only in the request bytes (config/request.c) and where a response
+ * ends (framing/frame.c). A request is timed through scheduling/timing.h.
  *
  * Nothing is allocated per request or per connection: the request bytes are built once per
  * thread, one read buffer per thread serves every connection (libuv hands out a buffer and calls
