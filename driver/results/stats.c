@@ -125,48 +125,6 @@ void drv_stats_merge(struct drv_stats *dst, const struct drv_stats *src)
 	}
 }
 
-enum drv_err drv_err_class(int err)
-{
-	switch (err) {
-	case -EADDRNOTAVAIL:
-	case -EADDRINUSE:
-		return DRV_ERR_ADDRNOTAVAIL;
-	case -EMFILE:
-	case -ENFILE:
-		return DRV_ERR_EMFILE;
-	case -ECONNREFUSED:
-		return DRV_ERR_CONNREFUSED;
-	case -ECONNRESET:
-	case -EPIPE:
-		return DRV_ERR_CONNRESET;
-	case -ETIMEDOUT:
-		return DRV_ERR_TIMEDOUT;
-	case DRV_E_SHORT:
-	case DRV_E_MALFORMED:
-		return DRV_ERR_SHORT;
-	case DRV_E_LOST:
-		return DRV_ERR_LOST;
-	case DRV_E_HTTP_STATUS:
-		return DRV_ERR_HTTP;
-	case DRV_E_TLS:
-		return DRV_ERR_TLS;
-	case DRV_E_TOO_LARGE:
-		return DRV_ERR_TOO_LARGE;
-	case DRV_E_RESP:
-		return DRV_ERR_RESP;
-	case DRV_E_MC_CLIENT:
-		return DRV_ERR_MC_CLIENT;
-	case DRV_E_MC_SERVER:
-		return DRV_ERR_MC_SERVER;
-	case DRV_E_DNS_RCODE:
-		return DRV_ERR_DNS_RCODE;
-	case DRV_E_INCOMPLETE:
-		return DRV_ERR_INCOMPLETE;
-	default:
-		return DRV_ERR_OTHER;
-	}
-}
-
 void drv_stats_error(struct drv_stats *s, int err)
 {
 	enum drv_err e = drv_err_class(err);
@@ -175,30 +133,6 @@ void drv_stats_error(struct drv_stats *s, int err)
 	if (e == DRV_ERR_OTHER && !s->first_other_err)
 		s->first_other_err = err;
 	drv_counter_add(&s->errors_total, 1);
-}
-
-const char *drv_err_name(enum drv_err e)
-{
-	static const char *const names[DRV_ERR__COUNT] = {
-		[DRV_ERR_ADDRNOTAVAIL] = "EADDRNOTAVAIL",
-		[DRV_ERR_EMFILE] = "EMFILE",
-		[DRV_ERR_CONNREFUSED] = "ECONNREFUSED",
-		[DRV_ERR_CONNRESET] = "ECONNRESET",
-		[DRV_ERR_TIMEDOUT] = "ETIMEDOUT",
-		[DRV_ERR_LOST] = "lost",
-		[DRV_ERR_SHORT] = "short_response",
-		[DRV_ERR_HTTP] = "http_status",
-		[DRV_ERR_TLS] = "tls",
-		[DRV_ERR_TOO_LARGE] = "too_large",
-		[DRV_ERR_RESP] = "resp_error",
-		[DRV_ERR_MC_CLIENT] = "memcache_client_error",
-		[DRV_ERR_MC_SERVER] = "memcache_server_error",
-		[DRV_ERR_DNS_RCODE] = "dns_rcode",
-		[DRV_ERR_INCOMPLETE] = "incomplete",
-		[DRV_ERR_OTHER] = "other",
-	};
-
-	return (unsigned)e < DRV_ERR__COUNT ? names[e] : "?";
 }
 
 static const char *const x__httpv_names[DRV_HTTPV__COUNT] = {
@@ -221,27 +155,6 @@ int drv_httpv_from_name(const char *s)
 		if (!strcmp(s, x__httpv_names[i]))
 			return i;
 	return -1;
-}
-
-const char *drv_strerror(int err)
-{
-	/* by -10001 - code: our codes (base/errors.h) count down from DRV_E_SHORT */
-	static const char *const text[] = {
-		[-10001 - DRV_E_SHORT] = "connection closed before the response was complete",
-		[-10001 - DRV_E_MALFORMED] = "response outside the expected framing",
-		[-10001 - DRV_E_LOST] = "no reply within the timeout",
-		[-10001 - DRV_E_HTTP_STATUS] = "HTTP status outside 2xx",
-		[-10001 - DRV_E_TLS] = "TLS handshake or certificate verification failed",
-		[-10001 - DRV_E_TOO_LARGE] = "response headers over the HTTP engine's limit",
-		[-10001 - DRV_E_RESP] = "redis error reply",
-		[-10001 - DRV_E_MC_CLIENT] = "memcached CLIENT_ERROR or ERROR",
-		[-10001 - DRV_E_MC_SERVER] = "memcached SERVER_ERROR",
-		[-10001 - DRV_E_DNS_RCODE] = "DNS reply with RCODE other than NOERROR",
-		[-10001 - DRV_E_INCOMPLETE] = "a datagram of a multi-datagram reply never came",
-	};
-	unsigned i = (unsigned)(-10001 - err);
-
-	return i < sizeof(text) / sizeof(text[0]) ? text[i] : strerror(-err);
 }
 
 /* "ip_local_port_range 32768-60999: 28232 ports" */

@@ -12,27 +12,6 @@
 #include "loadlens/ll_hist.h"
 #include "base/errors.h"
 
-/* Error classes: each failed attempt lands in exactly one. Names are the JSON keys. */
-enum drv_err {
-	DRV_ERR_ADDRNOTAVAIL = 0, /* EADDRNOTAVAIL, EADDRINUSE: no free local port */
-	DRV_ERR_EMFILE,		  /* EMFILE, ENFILE: no file descriptor */
-	DRV_ERR_CONNREFUSED,	  /* ECONNREFUSED */
-	DRV_ERR_CONNRESET,	  /* ECONNRESET, EPIPE */
-	DRV_ERR_TIMEDOUT,	  /* ETIMEDOUT, or our own --timeout expired (tcp, http) */
-	DRV_ERR_LOST,		  /* udp: no reply within --timeout */
-	DRV_ERR_SHORT,		  /* peer closed mid-response, or a response outside the framing */
-	DRV_ERR_HTTP,		  /* http: a complete response with a status outside 2xx */
-	DRV_ERR_TLS,		  /* https: TLS handshake or certificate verification failed */
-	DRV_ERR_TOO_LARGE,	  /* http headers over the engine's limit; a length prefix over 256 MiB */
-	DRV_ERR_RESP,		  /* redis: a top-level -ERR (or !) reply */
-	DRV_ERR_MC_CLIENT,	  /* memcached: CLIENT_ERROR or ERROR */
-	DRV_ERR_MC_SERVER,	  /* memcached: SERVER_ERROR */
-	DRV_ERR_DNS_RCODE,	  /* dns: RCODE != 0 (by code in dns_rcode[]) */
-	DRV_ERR_INCOMPLETE,	  /* memcache-udp: part of a multi-datagram reply never came */
-	DRV_ERR_OTHER,		  /* anything else; the first one is kept for the hint */
-	DRV_ERR__COUNT,
-};
-
 #define DRV_STATUS_MAX 1000 /* HTTP status codes 100..999 are counted one by one; 0 = none */
 
 /* The HTTP version a response came in (JSON keys "1.0", "1.1", "2", "3"). */
@@ -115,8 +94,6 @@ void drv_stats_fini(struct drv_stats *s);
 /* Add src into dst (both initialised). Exact: counters add, histograms merge bucket by bucket. */
 void drv_stats_merge(struct drv_stats *dst, const struct drv_stats *src);
 
-/* Class of a negative errno / libuv error / DRV_E_* code. */
-enum drv_err drv_err_class(int err);
 void drv_stats_error(struct drv_stats *s, int err);
 /* A complete response: both latencies from the intended and the actual send time. */
 static inline void drv_stats_response(struct drv_stats *s, uint64_t intended, uint64_t sent,
@@ -127,7 +104,6 @@ static inline void drv_stats_response(struct drv_stats *s, uint64_t intended, ui
 }
 /* Per-record stats for n records (each with its histogram): 0 or -ENOMEM. */
 int drv_stats_rec_init(struct drv_stats *s, uint32_t n);
-const char *drv_err_name(enum drv_err e);
 /* "1.0", "1.1", "2", "3"; drv_httpv_from_name() returns -1 for anything else. */
 const char *drv_httpv_name(enum drv_httpv v);
 int drv_httpv_from_name(const char *s);
@@ -137,7 +113,5 @@ int drv_httpv_from_name(const char *s);
 const char *drv_tw_hint(int tw_reuse, bool loopback, char *buf, size_t len);
 const char *drv_err_hint(enum drv_err e, const struct drv_stats *s, const char *target,
 			 char *buf, size_t len);
-/* Human text of any code drv_err_class() takes. */
-const char *drv_strerror(int err);
 
 #endif /* LOADLENS_DRV_STATS_H */
