@@ -20,6 +20,13 @@ __u64 dyn_index[65536]; /* u64: clang 14 has 64-bit compare-and-swap only */
 __u16 dyn_port[RT_DYN_PORTS];
 __u64 dyn_count; /* u64: clang 14 returns a fetch-and-add result for 64 bits only */
 
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, RT_FOREIGN_SLOTS);
+	__type(key, struct rt_foreign_key);
+	__type(value, struct rt_foreign);
+} foreign SEC(".maps");
+
 /*
  * Slot of a socket: 2 * port index + udp; RT_SLOT_DYN when the slot is the socket's own (--pid
  * without --port: decided at its first read or write, see owned()); -1 for a socket we do not
@@ -85,6 +92,28 @@ static __always_inline bool ephemeral(const struct sock *sk, bool udp)
 			     fastreuse) < 0;
 }
 
+/* A server-side socket first read or written by a process that is not a target: who, on which
+ * port (once per socket; an LRU map, so the busiest readers stay). */
+static __always_inline void foreign_reader(const struct sock *sk, bool udp)
+{
+	struct rt_foreign_key k = {.tgid = bpf_get_current_pid_tgid() >> 32,
+				   .port = sk->__sk_common.skc_num, .udp = udp};
+	struct rt_foreign *v, nv = {};
+
+	v = bpf_map_lookup_elem(&foreign, &k);
+	if (v) {
+		__sync_fetch_and_add(&v->sockets, 1);
+		return;
+	}
+	nv.sockets = 1;
+	bpf_get_current_comm(nv.comm, sizeof(nv.comm));
+	if (!bpf_map_update_elem(&foreign, &k, &nv, BPF_NOEXIST))
+		return;
+	v = bpf_map_lookup_elem(&foreign, &k); /* another CPU added it first */
+	if (v)
+		__sync_fetch_and_add(&v->sockets, 1);
+}
+
 /*
  * Is this socket timed, and in which slot? `slot` is sock_slot()'s answer. Without --pid/--cgroup
  * every socket of a target port is. With them, the first process that reads or writes the socket
@@ -106,6 +135,8 @@ static __always_inline int owned(const struct sock *sk, int slot, bool udp, __u8
 	if (!proc_wanted()) {
 		*flags |= RT_F_FOREIGN;
 		global_add(RT_G_FOREIGN, 1);
+		if (slot != RT_SLOT_DYN || !ephemeral(sk, udp))
+			foreign_reader(sk, udp);
 		return -1;
 	}
 	if (slot == RT_SLOT_DYN) {

@@ -111,6 +111,26 @@ enum rt_global {
 	RT_G_MAX,
 };
 
+/*
+ * --pid/--cgroup: who read the server-side sockets that are not the targets' (the "foreign"
+ * map: an LRU hash, first reads only, so one update per socket): a process the targets hand
+ * their connections to (fd passing, a cluster's workers, a pre-fork master's children when
+ * --children is off). Client ends (ephemeral ports) are left out.
+ */
+#define RT_FOREIGN_SLOTS 64
+struct rt_foreign_key {
+	__u32 tgid;
+	__u16 port; /* local port, host order */
+	__u8 udp;
+	__u8 pad;
+};
+struct rt_foreign {
+	__u64 sockets; /* sockets first read or written by tgid on port */
+	char comm[16];
+};
+_Static_assert(sizeof(struct rt_foreign_key) == 8, "rt_foreign_key layout");
+_Static_assert(sizeof(struct rt_foreign) == 24, "rt_foreign layout");
+
 /* Per-socket request state machine (docs/observer.md, "Request boundaries"). */
 enum rt_state {
 	RT_IDLE = 0,	/* nothing pending */
