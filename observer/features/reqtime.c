@@ -60,6 +60,43 @@ uint16_t obs_reqtime_slot_port(const struct obs_reqtime *rt, size_t slot)
 	return rt->nports ? rt->ports[slot / 2] : 0;
 }
 
+static int cmp_reader(const void *a, const void *b)
+{
+	const struct obs_snap_reader *x = a, *y = b;
+
+	return x->sockets < y->sockets ? 1 : x->sockets > y->sockets ? -1 : 0;
+}
+
+size_t obs_reqtime_foreign(const struct obs_reqtime *rt, struct obs_snap_reader *out, size_t n)
+{
+	struct obs_snap_reader all[RT_FOREIGN_SLOTS];
+	struct rt_foreign_key k, next, *prev = NULL;
+	struct rt_foreign v;
+	int fd = bpf_map__fd(rt->skel->maps.foreign);
+	size_t m = 0;
+
+	if (!rt->owned)
+		return 0;
+	while (m < RT_FOREIGN_SLOTS && !bpf_map_get_next_key(fd, prev, &next)) {
+		k = next;
+		prev = &k;
+		if (bpf_map_lookup_elem(fd, &k, &v))
+			continue; /* evicted meanwhile */
+		all[m].pid = k.tgid;
+		memcpy(all[m].comm, v.comm, sizeof(all[m].comm));
+		all[m].comm[sizeof(all[m].comm) - 1] = 0;
+		all[m].port = k.port;
+		all[m].udp = k.udp;
+		all[m].sockets = v.sockets;
+		m++;
+	}
+	qsort(all, m, sizeof(all[0]), cmp_reader);
+	if (m > n)
+		m = n;
+	memcpy(out, all, m * sizeof(all[0]));
+	return m;
+}
+
 bool obs_reqtime_slot_used(const struct obs_reqtime *rt, size_t slot)
 {
 	return !rt->dyn || obs_reqtime_slot_port(rt, slot);

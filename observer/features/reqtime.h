@@ -15,6 +15,7 @@
 #include "loadlens/hist.h"
 #include "loadlens/ll_hist.h"
 #include "loadlens/reqtime.h"
+#include "rules/snapshot.h"
 
 /* Index of the derived "service to the last write" histogram, after the kernel's RT_NCOMP. */
 #define OBS_RT_SERVICE_LAST RT_NCOMP
@@ -110,6 +111,9 @@ void obs_reqtime_hist(const struct obs_reqtime_stats *st, size_t slot, unsigned 
 		      struct ll_hist *h);
 /* Slot's port (0 with --all-ports) and protocol name. */
 uint16_t obs_reqtime_slot_port(const struct obs_reqtime *rt, size_t slot);
+/* --pid/--cgroup: the processes that read server-side sockets the targets did not (the "foreign"
+ * map), the most sockets first, at most n. Returns how many were written. */
+size_t obs_reqtime_foreign(const struct obs_reqtime *rt, struct obs_snap_reader *out, size_t n);
 /* Without --port under --pid/--cgroup, slots get ports as the targets' sockets are seen: false
  * for a slot no port has yet. */
 bool obs_reqtime_slot_used(const struct obs_reqtime *rt, size_t slot);

@@ -77,6 +77,8 @@ static void x__snap(const struct obs_requests *r, struct obs_snap *snap, struct 
 
 	snap->requests_on = true;
 	snap->foreign_sockets = r->cur->global[RT_G_FOREIGN];
+	if (snap->foreign_sockets)
+		snap->nreaders = obs_reqtime_foreign(r->rt, snap->reader, OBS_SNAP_NOTES);
 	for (i = 0; i < d->nslots && snap->nslots < OBS_SNAP_SLOTS; i++) {
 		if (!d->slot[i].c.requests)
 			continue;

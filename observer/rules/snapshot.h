@@ -175,6 +175,15 @@ struct obs_snap {
 	struct obs_snap_slot slot[OBS_SNAP_SLOTS];
 	size_t nslots;
 	uint64_t foreign_sockets; /* --pid/--cgroup, since start: sockets a non-target read first */
+	/* who read them first, server-side sockets only, the most sockets first (bpf "foreign") */
+	struct obs_snap_reader {
+		uint32_t pid;
+		char comm[16];
+		uint16_t port;
+		bool udp;
+		uint64_t sockets;
+	} reader[OBS_SNAP_NOTES];
+	size_t nreaders;
 	bool runq_on;	     /* --runq */
 	uint64_t runq_count; /* wake-ups of serving threads timed */
 	double runq_p50_ns, runq_p99_ns;
