@@ -79,12 +79,33 @@ static __always_inline int dyn_slot(__u16 port)
  * bind() (fastreuse 0 or 1), where connect()'s own buckets have fastreuse -1. TCP only; a UDP
  * socket on an ephemeral port is judged by the range.
  */
+struct local_ports___int2 { /* before Linux 6.5: int range[2] (since: u32, high << 16 | low) */
+	int range[2];
+} __attribute__((preserve_access_index));
+struct netns_ipv4___int2 {
+	struct local_ports___int2 ip_local_ports;
+} __attribute__((preserve_access_index));
+struct net___int2 {
+	struct netns_ipv4___int2 ipv4;
+} __attribute__((preserve_access_index));
+
 static __always_inline bool ephemeral(const struct sock *sk, bool udp)
 {
-	__u32 range = sk->__sk_common.skc_net.net->ipv4.ip_local_ports.range;
+	const struct net *net = sk->__sk_common.skc_net.net;
 	__u16 port = sk->__sk_common.skc_num;
+	__u32 lo, hi, range;
 
-	if (port < (range & 0xffff) || port > (range >> 16))
+	if (bpf_core_field_size(net->ipv4.ip_local_ports.range) == 4) {
+		range = net->ipv4.ip_local_ports.range;
+		lo = range & 0xffff;
+		hi = range >> 16;
+	} else {
+		const struct net___int2 *old = (const void *)net;
+
+		lo = (__u32)old->ipv4.ip_local_ports.range[0];
+		hi = (__u32)old->ipv4.ip_local_ports.range[1];
+	}
+	if (port < lo || port > hi)
 		return false;
 	if (udp)
 		return true;

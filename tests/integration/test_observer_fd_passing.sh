@@ -46,9 +46,13 @@ J=$LL_TMP/by_acceptor.json
 note=$(jq -c '[.findings[] | select(.kind == "served_elsewhere")][0]' "$J")
 [ "$note" != null ] || { jq -c '.findings' "$J"; fail "--pid acceptor: no served_elsewhere note"; }
 echo "$note"
-[ "$(echo "$note" | jq '.evidence.readers[0].pid')" = "$W" ] || fail "the note does not name the worker first"
-[ "$(echo "$note" | jq '.evidence.readers[0].port')" = "$P" ] || fail "the worker's port"
-[ "$(echo "$note" | jq '.evidence.readers[0].sockets')" = "$n" ] ||
-	fail "the worker's sockets: $(echo "$note" | jq '.evidence.readers[0].sockets') for $n connections"
-echo "$note" | jq -r .text | grep -q "the most first: python3 (pid $W: $n on tcp/$P)" || fail "the note's text"
+# other servers on the host may be listed too (their own sockets); the worker by its pid
+wk=$(echo "$note" | jq -c --argjson w "$W" '.evidence.readers[] | select(.pid == $w)')
+[ -n "$wk" ] || fail "the note does not name the worker (pid $W)"
+[ "$(echo "$wk" | jq .port)" = "$P" ] || fail "the worker's port: $wk"
+[ "$(echo "$wk" | jq .sockets)" = "$n" ] || fail "the worker's sockets: $wk for $n connections"
+rank=$(echo "$note" | jq --argjson w "$W" '[.evidence.readers[].pid] | index($w)')
+if [ "$rank" -lt 4 ]; then
+	echo "$note" | jq -r .text | grep -q "python3 (pid $W: $n on tcp/$P)" || fail "the note's text"
+fi
 pass "fd passing: $n = $n requests by --port and by --pid of the worker; the acceptor's note names pid $W"
