@@ -92,18 +92,18 @@ struct net___int2 {
 static __always_inline bool ephemeral(const struct sock *sk, bool udp)
 {
 	const struct net *net = sk->__sk_common.skc_net.net;
+	const struct net___int2 *old = (const void *)net;
 	__u16 port = sk->__sk_common.skc_num;
 	__u32 lo, hi, range;
 
-	if (bpf_core_field_size(net->ipv4.ip_local_ports.range) == 4) {
+	/* the relocation of the layout this kernel lacks fails, in a branch the verifier drops */
+	if (bpf_core_field_exists(old->ipv4.ip_local_ports.range)) {
+		lo = (__u32)old->ipv4.ip_local_ports.range[0];
+		hi = (__u32)old->ipv4.ip_local_ports.range[1];
+	} else {
 		range = net->ipv4.ip_local_ports.range;
 		lo = range & 0xffff;
 		hi = range >> 16;
-	} else {
-		const struct net___int2 *old = (const void *)net;
-
-		lo = (__u32)old->ipv4.ip_local_ports.range[0];
-		hi = (__u32)old->ipv4.ip_local_ports.range[1];
 	}
 	if (port < lo || port > hi)
 		return false;

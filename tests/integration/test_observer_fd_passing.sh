@@ -18,10 +18,10 @@ A=$PID_acceptor
 start_observer by_port "$P"
 start by_acceptor "$LOADLENS_BIN/loadlens-observer" --pid "$A" --interval 1s \
 	--json "$LL_TMP/by_acceptor.json"
-wait_for by_acceptor observing
+wait_for by_acceptor observing 60
 start by_worker "$LOADLENS_BIN/loadlens-observer" --pid "$W" --interval 1s \
 	--json "$LL_TMP/by_worker.json"
-wait_for by_worker observing
+wait_for by_worker observing 60
 # 600 connections, one request each, over 3 s (accepts in every interval)
 "$LOADLENS_BIN/loadlens-driver" "http://127.0.0.1:$P/" -c 4 --new-conn --rate 200 -d 3s \
 	--json "$LL_TMP/drv.json" >"$LL_TMP/drv.out" 2>&1 || { cat "$LL_TMP/drv.out"; fail "driver"; }
