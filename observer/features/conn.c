@@ -135,6 +135,13 @@ static int x__add_pids(struct obs_conn *c, const struct obs_conn_opts *opts)
 	return 0;
 }
 
+int obs_conn_target_set(struct obs_conn *c, uint32_t pid, const struct obs_target *t,
+			bool only_new)
+{
+	return bpf_map_update_elem(bpf_map__fd(c->skel->maps.targets), &pid, t,
+				   only_new ? BPF_NOEXIST : BPF_ANY);
+}
+
 struct bpf_map *obs_conn_map(const struct obs_conn *c, const char *name)
 {
 	if (!strcmp(name, "targets"))

@@ -94,6 +94,10 @@ const char *obs_conn_attached(const struct obs_conn *c);
 /* The "targets" and "errprocs" maps, which failures.bpf.c shares (NULL if name is unknown). Valid
  * after obs_kernel_start(). */
 struct bpf_map *obs_conn_map(const struct obs_conn *c, const char *name);
+/* pid becomes a target (the "targets" map; only_new: not if it is one already). 0, or -1 and
+ * errno (E2BIG: the map is full; EEXIST). */
+int obs_conn_target_set(struct obs_conn *c, uint32_t pid, const struct obs_target *t,
+			bool only_new);
 
 /* st = a - b (counter by counter; WAIT_MAX_NS is a's). */
 void obs_conn_stats_sub(struct obs_conn_stats *st, const struct obs_conn_stats *a,

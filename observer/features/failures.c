@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* Syscall failures, drops, resets and target exits: attach plan, load, attach, read. */
+/*
+ * bpf/failures.bpf.c's one owner: attach plan, load, attach, and every read of its maps (the
+ * failures feature each interval; the processes feature and --metrics ask through obs_fail_*).
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +13,11 @@
 #include "loadlens/cli.h"
 #include "bpfread.h"
 #include "failures.h"
+#include "connections.h"
+#include "feature.h"
 #include "startup.h"
+#include "processes.h"
+#include "output/forensics_record.h"
 #include "failures.skel.h"
 
 #define DROP_PREFIX "SKB_DROP_REASON_"
@@ -388,4 +395,190 @@ int obs_fail_poll(struct obs_fail *f, void (*cb)(void *arg, const struct obs_eve
 	f->delivered = 0;
 	err = ring_buffer__consume(f->rb);
 	return err < 0 ? err : f->delivered;
+}
+
+/* The failures feature: read -> delta -> this interval's failures by call, and its totals. */
+struct obs_failures {
+	struct obs_fail *fail;
+	struct obs_failures_snap snap;
+	char attached[160];
+};
+
+struct obs_failures *obs_failures_new(struct obs_fail *fail)
+{
+	struct obs_failures *fs = calloc(1, sizeof(*fs));
+	const struct obs_fail_features *ff = &fail->features;
+
+	if (!fs)
+		return NULL;
+	fs->fail = fail;
+	snprintf(fs->attached, sizeof(fs->attached), "syscall failures [syscall tier]%s%s%s%s",
+		 ff->drops ? ", kfree_skb" : "", ff->synack ? ", tcp_retransmit_synack" : "",
+		 ff->resets ? ", tcp resets" : "", ff->lifecycle ? ", process exits" : "");
+	return fs;
+}
+
+void obs_failures_free(struct obs_failures *fs)
+{
+	free(fs);
+}
+
+/* The call that failed most with class f in sys. */
+static const char *x__top_sys(const uint64_t sys[OBS_SYS_MAX][OBS_FAIL_MAX], unsigned int f)
+{
+	unsigned int k, best = 0;
+
+	for (k = 0; k < OBS_SYS_MAX; k++)
+		if (sys[k][f] > sys[best][f])
+			best = k;
+	if (!sys[best][f])
+		return NULL;
+	return best == OBS_SYS_ACCEPT4 ? "accept4" : obs_sys_name(best);
+}
+
+static void x__record(const struct obs_failures_snap *s, double dt, struct obs_fx_interval *iv)
+{
+	unsigned int k, f;
+
+	for (f = 0; f < OBS_FAIL_MAX; f++)
+		for (k = 0; k < OBS_SYS_MAX; k++)
+			if (s->sys[k][f])
+				iv->fails[iv->nfails++] = (struct obs_fxrec_fail){
+					.fail = obs_fail_name(f), .sys = obs_sys_name(k),
+					.n = s->sys[k][f]};
+	iv->failure_rate = dt > 0 ? s->fails / dt : 0;
+	iv->synack_retransmits = s->delta.fx[OBS_FX_SYNACK_RETRANS];
+	iv->resets_sent = s->delta.fx[OBS_FX_RST_SENT];
+	iv->resets_received = s->delta.fx[OBS_FX_RST_RECV];
+	iv->lost_events = s->delta.fx[OBS_FX_RB_LOST] + s->delta.fx[OBS_FX_ERRPROC_FULL] +
+			  s->delta.missed;
+}
+
+static void x__snap(const struct obs_failures_snap *fs, struct obs_snap *s)
+{
+	unsigned int f, k;
+
+	for (f = 0; f < OBS_FAIL_MAX && f < OBS_SNAP_FAILS; f++) {
+		for (k = 0; k < OBS_SYS_MAX; k++) {
+			s->fails[f] += fs->sys[k][f];
+			s->fails_total[f] += fs->total[k][f];
+		}
+		s->fails_sys[f] = x__top_sys(fs->sys, f);
+	}
+	s->listen_target_full += fs->delta.fx[OBS_FX_SYNACK_RETRANS];
+	s->targets_full = fs->cur.fx[OBS_FX_TARGETS_FULL];
+}
+
+static int x__tick(void *self, struct obs_tick *tk)
+{
+	struct obs_failures *fs = self;
+	struct obs_failures_snap *s = &fs->snap;
+	const struct obs_conn_stats *cd = &tk->conn->delta;
+	struct obs_fail_stats prev = s->cur;
+	uint64_t ff[OBS_FAIL_MAX] = {};
+	unsigned int k, f;
+	int lo, err;
+
+	err = obs_fail_read(fs->fail, &s->cur);
+	if (err)
+		return err;
+	obs_fail_stats_sub(&s->delta, &s->cur, &prev);
+	memcpy(s->sys, s->delta.sys, sizeof(s->sys));
+	s->sys[OBS_SYS_ACCEPT4][OBS_FAIL_EMFILE] = cd->errnos[24];
+	s->sys[OBS_SYS_ACCEPT4][OBS_FAIL_ENFILE] = cd->errnos[23];
+	s->sys[OBS_SYS_CONNECT][OBS_FAIL_EADDRNOTAVAIL] += cd->ctr[OBS_CTR_CONNECT_NOPORT];
+	s->fails = 0;
+	for (k = 0; k < OBS_SYS_MAX; k++)
+		for (f = 0; f < OBS_FAIL_MAX; f++) {
+			s->total[k][f] += s->sys[k][f];
+			ff[f] += s->sys[k][f];
+			s->fails += s->sys[k][f];
+		}
+	for (f = 0; f < OBS_FAIL_MAX; f++)
+		if (tk->dt > 0 && ff[f] / tk->dt > s->rate_max[f])
+			s->rate_max[f] = ff[f] / tk->dt;
+	/* the drop reason counts what ListenOverflows may miss (another namespace's view) */
+	lo = obs_drop_reason(fs->fail, "TCP_LISTEN_OVERFLOW");
+	s->have_listen_overflow_drops = lo >= 0;
+	if (lo >= 0) {
+		s->listen_overflow_drops = s->delta.drops[lo];
+		s->listen_overflow_drops_total = s->cur.drops[lo];
+	}
+	s->lost = s->cur.fx[OBS_FX_RB_LOST] + s->cur.fx[OBS_FX_ERRPROC_FULL] + s->cur.missed;
+	s->targets_full_pid = obs_fail_targets_full_pid(fs->fail);
+	if (tk->rec)
+		x__record(s, tk->dt, tk->rec);
+	if (tk->snap)
+		x__snap(s, tk->snap);
+	tk->fail = s;
+	return 0;
+}
+
+static const char *x__attached(const void *self)
+{
+	return ((const struct obs_failures *)self)->attached;
+}
+
+static int x__summary(void *self, const struct obs_tick *tk, FILE *out)
+{
+	(void)self;
+	(void)tk;
+	(void)out;
+	return 0;
+}
+
+/* "failures", "tcp", "targets_full", "lost" and "lost_events" of the "forensics" object. */
+static int x__json(void *self, const struct obs_tick *tk, json_t *root)
+{
+	const struct obs_failures_snap *s = &((struct obs_failures *)self)->snap;
+	uint64_t ev_lost = tk->procs ? tk->procs->ev_lost : 0;
+	json_t *o = obs_feature_forensics_json(root), *fails = json_object(), *by;
+	unsigned int i, k;
+	uint64_t tot;
+
+	if (!o || !fails) {
+		json_decref(fails);
+		return -ENOMEM;
+	}
+	for (i = 0; i < OBS_FAIL_MAX; i++) {
+		by = json_object();
+		for (k = 0, tot = 0; k < OBS_SYS_MAX; k++) {
+			if (!s->total[k][i])
+				continue;
+			tot += s->total[k][i];
+			json_object_set_new(by, k == OBS_SYS_ACCEPT4 ? "accept" : obs_sys_name(k),
+					    json_integer((json_int_t)s->total[k][i]));
+		}
+		json_object_set_new(by, "total", json_integer((json_int_t)tot));
+		json_object_set_new(by, "max_per_s", json_real(s->rate_max[i]));
+		json_object_set_new(fails, obs_fail_name(i), by);
+	}
+	json_object_set_new(o, "failures", fails);
+	json_object_set_new(o, "tcp", json_pack("{s:I, s:I, s:I}",
+		"synack_retransmits", (json_int_t)s->cur.fx[OBS_FX_SYNACK_RETRANS],
+		"resets_sent", (json_int_t)s->cur.fx[OBS_FX_RST_SENT],
+		"resets_received", (json_int_t)s->cur.fx[OBS_FX_RST_RECV]));
+	json_object_set_new(o, "targets_full", json_pack("{s:I, s:I}",
+		"count", (json_int_t)s->cur.fx[OBS_FX_TARGETS_FULL],
+		"first_pid", (json_int_t)s->targets_full_pid));
+	json_object_set_new(o, "lost_events", json_integer((json_int_t)(s->lost + ev_lost)));
+	json_object_set_new(o, "lost", json_pack("{s:I, s:I, s:I, s:I}",
+		"ringbuf_full", (json_int_t)s->cur.fx[OBS_FX_RB_LOST],
+		"errprocs_full", (json_int_t)s->cur.fx[OBS_FX_ERRPROC_FULL],
+		"skipped_runs", (json_int_t)s->cur.missed,
+		"events_past_interval_list", (json_int_t)ev_lost));
+	return 0;
+}
+
+struct obs_feature obs_failures_feature(struct obs_failures *fs)
+{
+	return (struct obs_feature){
+		.name = "failures",
+		.self = fs,
+		.attached = x__attached,
+		.tick = x__tick,
+		.finish = x__tick,
+		.summary = x__summary,
+		.json = x__json,
+	};
 }

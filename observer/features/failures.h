@@ -77,4 +77,31 @@ const char *obs_drop_reason_name(const struct obs_fail *f, unsigned int reason);
 /* The number of a drop reason by its short name, or -1 (the kernel does not have it). */
 int obs_drop_reason(const struct obs_fail *f, const char *name);
 
+/*
+ * The failures feature (features/feature.h): the one reader of this object's counters per
+ * interval. Its snapshot, for the features after it and the formatters:
+ */
+struct obs_failures_snap {
+	struct obs_fail_stats cur, delta; /* since load; this interval's */
+	/* this interval's failures by call, accept()'s from the connection counters (sockets.bpf.c
+	 * counts them per errno), and since start */
+	uint64_t sys[OBS_SYS_MAX][OBS_FAIL_MAX];
+	uint64_t total[OBS_SYS_MAX][OBS_FAIL_MAX];
+	double rate_max[OBS_FAIL_MAX]; /* per second, the worst interval */
+	uint64_t fails;		       /* this interval's, every call */
+	bool have_listen_overflow_drops; /* the kernel names the TCP_LISTEN_OVERFLOW drop reason */
+	uint64_t listen_overflow_drops;	 /* this interval's */
+	uint64_t listen_overflow_drops_total;
+	uint64_t lost; /* ring buffer full, per-process map full, skipped runs: since load */
+	uint32_t targets_full_pid; /* obs_fail_targets_full_pid() */
+};
+
+struct obs_failures;
+struct obs_feature;
+
+/* fail: the object, opened by observer/kernel/skeletons.c. */
+struct obs_failures *obs_failures_new(struct obs_fail *fail);
+void obs_failures_free(struct obs_failures *fs);
+struct obs_feature obs_failures_feature(struct obs_failures *fs);
+
 #endif /* LOADLENS_OBSERVER_FAILURES_H */

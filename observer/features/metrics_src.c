@@ -10,7 +10,9 @@
 #include <bpf/bpf.h>
 #include "findings.h"
 #include "rules/findings_log.h"
-#include "forensics.h"
+#include "failures.h"
+#include "feature.h"
+#include "processes.h"
 #include "metrics_src.h"
 #include "reqtime.h"
 
@@ -24,6 +26,7 @@ struct obs_mx_src {
 	double census_at, start;	  /* monotonic seconds */
 	uint64_t accepted_max;		  /* accepted as last exposed: a counter never steps back */
 	uint64_t scrapes, refused;
+	uint64_t lost_forensics;	  /* the failures' and processes' lost events, at the tick */
 	double last_scrape_s;
 };
 
@@ -83,11 +86,14 @@ static int x__by_open(const void *a, const void *b)
 	return x->open < y->open ? 1 : x->open > y->open ? -1 : (x->pid > y->pid) - (x->pid < y->pid);
 }
 
-void obs_mx_src_tick(struct obs_mx_src *s, const struct obs_snap *sn)
+void obs_mx_src_tick(struct obs_mx_src *s, const struct obs_tick *tk)
 {
+	const struct obs_snap *sn = tk->snap;
 	struct obs_mx_snap *m = s->snap;
 	struct obs_mx_proc all[OBS_SNAP_PROCS];
 	size_t i, n = 0;
+
+	s->lost_forensics = (tk->fail ? tk->fail->lost : 0) + (tk->procs ? tk->procs->ev_lost : 0);
 
 	if (sn->census) {
 		s->census_at = x__mono();
@@ -322,7 +328,7 @@ int obs_mx_src_scrape(struct obs_mx_src *s, enum obs_mx_format f, struct obs_mx_
 	x__findings(s);
 	x__programs(s);
 	m->census_age_s = m->census ? t0 - s->census_at : 0;
-	m->lost_forensics = s->o.fx ? obs_fx_lost(s->o.fx) : 0;
+	m->lost_forensics = s->lost_forensics;
 	m->scrapes = s->scrapes;
 	m->last_scrape_s = s->last_scrape_s;
 	m->http_refused = s->refused;

@@ -3,10 +3,10 @@
 #include <string.h>
 #include "forensics_record.h"
 
-json_t *obs_fx_fmt_procs(const struct obs_fx_proc *procs, size_t n)
+json_t *obs_fx_fmt_procs(const struct obs_proc *procs, size_t n)
 {
 	json_t *a = json_array(), *o;
-	const struct obs_fx_proc *p;
+	const struct obs_proc *p;
 	size_t i;
 
 	for (i = 0; a && i < n; i++) {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The forensics feature's NDJSON interval record (docs/observer.md, "NDJSON"), built by a pure
- * function of the interval's snapshot: features/forensics.c fills the snapshot, this writes it.
+ * function of the interval's snapshot, which the features fill their parts of (features/feature.h,
+ * struct obs_tick.rec) and observer/main.c's loop writes through this.
  */
 #ifndef LOADLENS_OBSERVER_FORENSICS_RECORD_H
 #define LOADLENS_OBSERVER_FORENSICS_RECORD_H
@@ -10,7 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <jansson.h>
-#include "forensics.h"
+#include "census.h"
+#include "processes.h"
 
 enum obs_fxrec_census {
 	OBS_FXREC_CENSUS_NONE,	   /* no census context, or the census failed: "census": null */
@@ -60,7 +62,7 @@ struct obs_fx_interval {
 	struct obs_fxrec_fail fails[OBS_SYS_MAX * OBS_FAIL_MAX];
 	size_t nfails;
 	double failure_rate;
-	const struct obs_fx_proc *procs;
+	const struct obs_proc *procs;
 	size_t nprocs;
 	bool have_files;
 	uint64_t file_nr, file_max;
@@ -73,6 +75,6 @@ struct obs_fx_interval {
 /* The record {"type":"interval", ...}; NULL when out of memory. */
 json_t *obs_fx_fmt_interval(const struct obs_fx_interval *iv);
 /* The "fds" array of the record and of the summary JSON. */
-json_t *obs_fx_fmt_procs(const struct obs_fx_proc *procs, size_t n);
+json_t *obs_fx_fmt_procs(const struct obs_proc *procs, size_t n);
 
 #endif /* LOADLENS_OBSERVER_FORENSICS_RECORD_H */

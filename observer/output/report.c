@@ -5,7 +5,11 @@
 #include <time.h>
 #include "loadlens/cli.h"
 #include "loadlens/hist_json.h"
+#include "connections.h"
+#include "failures.h"
+#include "processes.h"
 #include "report.h"
+#include "sockstat.h"
 
 #define EAGAIN_SLOT 11
 
@@ -22,16 +26,46 @@ const char *obs_errno_name(unsigned int slot, char *buf, size_t len)
 	return buf;
 }
 
-void obs_report_live_header(FILE *out, const char *suffix)
+void obs_report_live_header(FILE *out)
 {
-	fprintf(out, "%-8s %10s %10s %12s %8s %10s %10s%s\n", "TIME", "ACCEPTED", "ACC/S", "TOTAL",
-		"ERRORS", "WAIT_P50", "WAIT_P99", suffix ? suffix : "");
+	fprintf(out, "%-8s %10s %10s %12s %8s %10s %10s %6s %6s %6s %6s %5s %4s %6s\n", "TIME",
+		"ACCEPTED", "ACC/S", "TOTAL", "ERRORS", "WAIT_P50", "WAIT_P99", "ESTAB", "TW",
+		"CLS/S", "CLOSEW", "PORT%", "FD%", "FAIL/S");
 	fflush(out);
 }
 
-int obs_report_live_line(FILE *out, const struct obs_conn_stats *delta,
-			 const struct obs_conn_stats *total, double interval_s, const char *suffix)
+/* The sockets, fds and failures columns, from the sockstat, processes and failures snapshots. */
+static void x__columns(const struct obs_tick *tk, char *buf, size_t len)
 {
+	const struct obs_sockstat_snap *ss = tk->sockstat;
+	double fdpct = tk->procs ? tk->procs->fd_pct : -1;
+	double fail_rate = tk->fail && tk->dt > 0 ? tk->fail->fails / tk->dt : 0;
+	char pct[8] = "-", fdp[8] = "-", tw[16] = "-", est[16] = "-", cw[16] = "-";
+
+	if (ss && ss->ports.range)
+		snprintf(pct, sizeof(pct), "%.0f", ss->ports.pct);
+	if (fdpct >= 0)
+		snprintf(fdp, sizeof(fdp), "%.0f", fdpct);
+	if (ss && ss->have_census) {
+		snprintf(est, sizeof(est), "%llu", (unsigned long long)ss->cs.state[1]);
+		snprintf(tw, sizeof(tw), "%llu", (unsigned long long)ss->cs.state[6]);
+		snprintf(cw, sizeof(cw), "%llu", (unsigned long long)ss->cs.state[8]);
+	}
+	/* no census this interval: the live counts from the state moves ("~": not exact) */
+	if (ss && !ss->fresh && ss->live_ok) {
+		snprintf(est, sizeof(est), "%s%lld", ss->live_err ? "~" : "", (long long)ss->live[1]);
+		snprintf(cw, sizeof(cw), "%s%lld", ss->live_err ? "~" : "",
+			 (long long)ss->live[OBS_TCP_CLOSE_WAIT]);
+	}
+	snprintf(buf, len, " %6s %6s %6.0f %6s %5s %4s %6.0f", est, tw, ss ? ss->tw_rate : 0, cw,
+		 pct, fdp, fail_rate);
+}
+
+int obs_report_live_line(FILE *out, const struct obs_tick *tk)
+{
+	const struct obs_conn_stats *delta = &tk->conn->delta, *total = &tk->conn->total;
+	double interval_s = tk->dt;
+	char suffix[128];
 	struct ll_hist *h = ll_hist_new();
 	char now[16], p50[32], p99[32];
 	time_t t = time(NULL);
@@ -39,6 +73,7 @@ int obs_report_live_line(FILE *out, const struct obs_conn_stats *delta,
 
 	if (!h)
 		return -ENOMEM;
+	x__columns(tk, suffix, sizeof(suffix));
 	obs_conn_wait_hist(delta, h);
 	strftime(now, sizeof(now), "%H:%M:%S", localtime_r(&t, &tm));
 	if (ll_hist_count(h)) {
@@ -52,7 +87,7 @@ int obs_report_live_line(FILE *out, const struct obs_conn_stats *delta,
 		(unsigned long long)delta->ctr[OBS_CTR_ACCEPTED],
 		interval_s > 0 ? (double)delta->ctr[OBS_CTR_ACCEPTED] / interval_s : 0.0,
 		(unsigned long long)total->ctr[OBS_CTR_ACCEPTED],
-		(unsigned long long)delta->ctr[OBS_CTR_ACCEPT_ERRORS], p50, p99, suffix ? suffix : "");
+		(unsigned long long)delta->ctr[OBS_CTR_ACCEPT_ERRORS], p50, p99, suffix);
 	fflush(out);
 	ll_hist_free(h);
 	return 0;

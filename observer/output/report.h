@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <jansson.h>
 #include "conn.h"
+#include "feature.h"
 #include "reqtime.h"
 
 struct obs_report {
@@ -17,7 +18,7 @@ struct obs_report {
 	const char *syscalls_mode; /* --syscalls: "auto", "on", "off" */
 	double syscalls_share;	   /* share of the run the syscall tracepoints were attached */
 	const char *syscalls_reason; /* the last sign of exhaustion that held them on, or NULL */
-	uint64_t lost_fx;	     /* forensics' lost events (obs_fx_lost) */
+	uint64_t lost_fx;	     /* the failures' and processes' lost events */
 	struct obs_rt_lost lost_rt;  /* request timing's */
 };
 
@@ -27,11 +28,10 @@ uint64_t obs_report_lost(const struct obs_report *r, const struct obs_conn_stats
 /* errno name ("EMFILE"), "E<n>" when unnamed, "other" for the last slot. */
 const char *obs_errno_name(unsigned int slot, char *buf, size_t len);
 
-/* suffix: more columns for the same line (the forensics' header or values), or NULL. */
-void obs_report_live_header(FILE *out, const char *suffix);
-/* One line: delta over interval_s seconds, total since start. Returns 0 or -ENOMEM. */
-int obs_report_live_line(FILE *out, const struct obs_conn_stats *delta,
-			 const struct obs_conn_stats *total, double interval_s, const char *suffix);
+void obs_report_live_header(FILE *out);
+/* One line from the interval's snapshots: accepts and their queue wait (connections), sockets
+ * and ports (sockstat), fds (processes), failures. Returns 0 or -ENOMEM. */
+int obs_report_live_line(FILE *out, const struct obs_tick *tk);
 int obs_report_summary(FILE *out, const struct obs_report *r, const struct obs_conn_stats *total);
 /* The connection part of the JSON summary, into root (empty: its keys come first). 0 or -ENOMEM. */
 int obs_report_json_add(json_t *root, const struct obs_report *r,

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the findings rules see: one snapshot per interval, plain data filled by the features
- * (observer/features/forensics.c: census, failures, fds, processes; observer/features/reqtime.c: request timing;
- * main.c: caps), and the run's history of them. No kernel, no files: the rules
+ * (observer/features/feature.h: connections, failures, sockstat, processes, netstat, requests),
+ * and the run's history of them. No kernel, no files: the rules
  * (observer/rules/rules_*.c) are pure functions of these, and tests/unit/test_rules_*.c feed them
  * synthetic snapshots.
  */

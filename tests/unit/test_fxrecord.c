@@ -43,7 +43,7 @@ static void x__base(struct obs_fx_interval *iv)
  * classes, a watched process, the system's files and the listen counters. */
 static void test_full(void **state)
 {
-	struct obs_fx_proc p = {.fd = {.pid = 4242, .comm = "nginx", .open = 437, .peak = 440,
+	struct obs_proc p = {.fd = {.pid = 4242, .comm = "nginx", .open = 437, .peak = 440,
 				       .soft = 512, .hard = 4096},
 				.rate = 48, .tte = 9.5, .first_forecast_t = 2, .first_forecast_tte = 10,
 				.first_fail_t = -1, .fails = {2}};
@@ -166,7 +166,7 @@ static void test_deferred_and_none(void **state)
 /* A process whose fds could not be read says why; an exited one says so. */
 static void test_procs(void **state)
 {
-	struct obs_fx_proc p[2] = {
+	struct obs_proc p[2] = {
 		{.fd = {.pid = 1, .comm = "a", .open = -1, .soft = 1024, .hard = 1024, .err = 13},
 		 .tte = -1, .first_forecast_t = -1, .first_fail_t = 1.5, .fails = {4}},
 		{.fd = {.pid = 2, .comm = "b", .open = 3}, .exited = true, .tte = -1,
