@@ -191,11 +191,11 @@ static int x__features_new(struct x__run *r)
 		       .trace_every = (uint32_t)a->trace_every,
 		       .runq = a->runq,
 		       .owned = r->targets.npids || r->targets.cgroup_id,
-		       .mech = a->rt_mech},
+		       .mech = a->rt_mech,
+		       .arrivals_sampled = a->arrivals_sampled},
 		.off = a->no_requests,
 		.payload_off = a->payload_off,
 		.payload_period_us = a->payload_period_us,
-		.arrivals_sampled = a->arrivals_sampled,
 		.trace_out = r->trace_out,
 	};
 
@@ -272,8 +272,8 @@ static int x__bring_up(struct x__run *r)
 			return LL_EXIT_FAIL;
 	if (r->http) {
 		struct obs_mx_src_opts mo = {obs_kernel_conn(r->k), r->lcen,
-					     obs_requests_reqtime(r->req), obs_kernel_sockets(r->k),
-					     obs_kernel_fail(r->k), r->fnd, a->ports, a->nports};
+					     obs_requests_reqtime(r->req), obs_kernel_fail(r->k),
+					     r->fnd, a->ports, a->nports};
 
 		r->mx = obs_mx_src_new(&mo);
 		if (!r->mx)
@@ -398,7 +398,7 @@ static void x__run_free(struct x__run *r)
 int main(int argc, char **argv)
 {
 	struct x__run r = {.targets = {.netns_fd = -1}};
-	const struct obs_rt_lost *lrt;
+	const struct obs_reqtime_lost *lrt;
 	struct obs_args a;
 	FILE *json_out = NULL;
 	uint64_t start, next = 0, deadline = 0, wake, now, tick_ns;

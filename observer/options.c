@@ -158,9 +158,9 @@ static void x__parse_env(struct obs_args *a)
 	if (v && strcmp(v, "auto") && strcmp(v, "tracepoints") && strcmp(v, "fentry"))
 		ll_usage_error(PROG, "invalid LOADLENS_OBSERVER_TIMING '%s' (expected auto, "
 				     "tracepoints or fentry)", v);
-	a->rt_mech = !v || !strcmp(v, "auto") ? OBS_RT_MECH_OFF
-		     : !strcmp(v, "fentry")   ? OBS_RT_MECH_FENTRY
-					      : OBS_RT_MECH_TRACEPOINT;
+	a->rt_mech = !v || !strcmp(v, "auto") ? OBS_REQTIME_MECH_OFF
+		     : !strcmp(v, "fentry")   ? OBS_REQTIME_MECH_FENTRY
+					      : OBS_REQTIME_MECH_TRACEPOINT;
 	v = getenv("LOADLENS_OBSERVER_KFUNCS");
 	if (v && strcmp(v, "auto") && strcmp(v, "off"))
 		ll_usage_error(PROG, "invalid LOADLENS_OBSERVER_KFUNCS '%s' (expected auto or off)", v);

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * The socket programs (bpf/sockets.bpf.c): attach plan, load, attach, and reading the connection
- * counters back. observer/features/reqtime.c configures the same object between open and start.
+ * bpf/sockets.bpf.c's one owner: attach plan, load, attach, and every read and write of its maps
+ * (the connection counters, the "targets" map, request timing's and payload sampling's counters
+ * for reqtime.c and payload.c). Request timing's plan (observer/kernel/reqtime_mech.c)
+ * configures the same object between open and load.
  */
 #include <errno.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,6 +143,60 @@ int obs_conn_target_set(struct obs_conn *c, uint32_t pid, const struct obs_targe
 {
 	return bpf_map_update_elem(bpf_map__fd(c->skel->maps.targets), &pid, t,
 				   only_new ? BPF_NOEXIST : BPF_ANY);
+}
+
+int obs_conn_read_percpu(struct obs_conn *c, enum obs_conn_percpu m, uint32_t n, int ncpu,
+			 size_t words, uint64_t *buf, size_t len)
+{
+	const struct bpf_map *map = m == OBS_CONN_RT_GLOBAL ? c->skel->maps.global
+				    : m == OBS_CONN_RT_RUNQ ? c->skel->maps.runq_hist
+							    : c->skel->maps.pl_ctrs;
+
+	return obs_read_percpu(map, n, ncpu, words, buf, len);
+}
+
+const volatile struct rt_rec *obs_conn_recs_map(struct obs_conn *c, size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ, MAP_SHARED, bpf_map__fd(c->skel->maps.recs), 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void obs_conn_recs_unmap(const volatile struct rt_rec *recs, size_t len)
+{
+	if (recs)
+		munmap((void *)recs, len);
+}
+
+int obs_conn_trace_fd(struct obs_conn *c)
+{
+	return bpf_map__fd(c->skel->maps.trace);
+}
+
+uint32_t obs_conn_trace_every(const struct obs_conn *c)
+{
+	return c->skel->rodata->targ_trace_every;
+}
+
+uint16_t obs_conn_dyn_port(const struct obs_conn *c, size_t i)
+{
+	return __atomic_load_n(&c->skel->bss->dyn_port[i], __ATOMIC_RELAXED);
+}
+
+void obs_conn_arrival_window(struct obs_conn *c)
+{
+	/* the BPF side reads it with a plain load; a window opens once a second at most */
+	__atomic_add_fetch(&c->skel->bss->arrival_gen, 1, __ATOMIC_SEQ_CST);
+}
+
+bool obs_conn_payload_on(const struct obs_conn *c)
+{
+	return c->skel->rodata->targ_payload;
+}
+
+uint64_t obs_conn_payload_period_ns(const struct obs_conn *c)
+{
+	return c->skel->rodata->targ_payload_period_ns;
 }
 
 struct bpf_map *obs_conn_map(const struct obs_conn *c, const char *name)

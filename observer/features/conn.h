@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The socket programs (bpf/sockets.bpf.c) from userspace: choose what to attach, load, attach,
- * and read the connection counters back as totals. Request timing (observer/features/reqtime.c) shares the
- * object: it configures it between obs_conn_open() and obs_kernel_start().
+ * The socket programs (bpf/sockets.bpf.c) from userspace, their one owner: choose what to attach,
+ * load, attach, and read and write the maps (the connection counters as totals, the "targets"
+ * map, request timing's maps for observer/features/reqtime.c and payload.c). Request timing's
+ * plan (observer/kernel/reqtime_mech.c) configures the object between obs_conn_open() and
+ * obs_kernel_start().
  */
 #ifndef LOADLENS_OBSERVER_CONN_H
 #define LOADLENS_OBSERVER_CONN_H
@@ -64,7 +66,8 @@ struct bpf_program;
  * obs_startup_check(prog, OBS_NEED_TRACEFS) first.
  */
 struct obs_conn *obs_conn_open(const char *prog, const struct obs_conn_opts *opts);
-/* The object, for request timing to configure before obs_kernel_start(). */
+/* The object, for observer/kernel/ alone: request timing's plan (reqtime_mech.c) configures its
+ * programs before load, --check (check.c) counts them. Its maps are read here only. */
 struct sockets_bpf *obs_conn_skel(struct obs_conn *c);
 /* Load (and fill the targets map); then attach everything but the syscall tier. Each returns 0
  * or a negative errno (printed). observer/kernel/skeletons.c calls them in order. */
@@ -98,6 +101,24 @@ struct bpf_map *obs_conn_map(const struct obs_conn *c, const char *name);
  * errno (E2BIG: the map is full; EEXIST). */
 int obs_conn_target_set(struct obs_conn *c, uint32_t pid, const struct obs_target *t,
 			bool only_new);
+
+/* Request timing's and payload sampling's maps of this object, for observer/features/reqtime.c
+ * and payload.c: per-CPU arrays (obs_read_percpu()'s layout), the histograms memory-mapped
+ * read-only (NULL and errno on failure), the --trace ring buffer, the constants. */
+enum obs_conn_percpu { OBS_CONN_RT_GLOBAL, OBS_CONN_RT_RUNQ, OBS_CONN_PL_CTRS };
+int obs_conn_read_percpu(struct obs_conn *c, enum obs_conn_percpu m, uint32_t n, int ncpu,
+			 size_t words, uint64_t *buf, size_t len);
+struct rt_rec;
+const volatile struct rt_rec *obs_conn_recs_map(struct obs_conn *c, size_t len);
+void obs_conn_recs_unmap(const volatile struct rt_rec *recs, size_t len);
+int obs_conn_trace_fd(struct obs_conn *c);
+uint32_t obs_conn_trace_every(const struct obs_conn *c);
+/* The port the BPF side gave dynamic slot pair i (--pid/--cgroup without --port), 0: none. */
+uint16_t obs_conn_dyn_port(const struct obs_conn *c, size_t i);
+/* A sampled-arrivals window opens (observer/kernel/systier.c's hook). */
+void obs_conn_arrival_window(struct obs_conn *c);
+bool obs_conn_payload_on(const struct obs_conn *c);
+uint64_t obs_conn_payload_period_ns(const struct obs_conn *c);
 
 /* st = a - b (counter by counter; WAIT_MAX_NS is a's). */
 void obs_conn_stats_sub(struct obs_conn_stats *st, const struct obs_conn_stats *a,

@@ -199,7 +199,7 @@ static int x__requests(struct obs_mx_src *s)
 	static const unsigned int comp[3] = {RT_QUEUE, RT_SERVICE, RT_RESIDENCE};
 	struct obs_mx_snap *m = s->snap;
 	struct obs_mx_slot *sl;
-	struct obs_rt_lost lost;
+	struct obs_reqtime_lost lost;
 	uint16_t port;
 	size_t k, c;
 	int err;
@@ -228,8 +228,8 @@ static int x__requests(struct obs_mx_src *s)
 			sl->sum_ns[c] = s->rs->slot[k].c.sum_ns[comp[c]];
 		}
 	}
-	obs_rt_lost(s->o.rt, s->rs, &lost);
-	m->lost_requests = obs_rt_lost_total(&lost);
+	obs_reqtime_lost(s->o.rt, s->rs, &lost);
+	m->lost_requests = obs_reqtime_lost_total(&lost);
 	return 0;
 }
 

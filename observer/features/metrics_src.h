@@ -19,14 +19,12 @@
 struct obs_reqtime;
 struct obs_reqtime_stats;
 struct obs_tick;
-struct sockets_bpf;
 struct obs_findings_run;
 
 struct obs_mx_src_opts {
 	struct obs_conn *conn;		/* the connection counters */
 	struct obs_census_ctx *lcen;	/* listen passes for accepted; NULL: counted at accept() */
 	struct obs_reqtime *rt;		/* request timing; NULL: off */
-	struct sockets_bpf *skel;	/* its maps (the socket object) */
 	struct obs_fail *fail;		/* syscall failures */
 	struct obs_findings_run *fnd;	/* findings of the latest interval */
 	const uint16_t *ports;		/* the watched ports (none: every port) */

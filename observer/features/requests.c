@@ -16,7 +16,7 @@
 struct obs_requests {
 	const char *prog;
 	struct obs_requests_opts o;
-	struct sockets_bpf *skel;
+	struct obs_conn *conn;
 	struct bpf_program *arrival_prog; /* sampled arrivals: attached a window at a time */
 	struct obs_systier *atier;	  /* which opens those windows */
 	struct obs_requests_snap snap;
@@ -65,16 +65,16 @@ static int x__plan(void *self, struct obs_kernel *k)
 	struct obs_requests *r = self;
 	const struct obs_requests_opts *o = &r->o;
 
-	r->skel = obs_kernel_sockets(k);
-	r->rt = o->off ? NULL : obs_reqtime_new(r->prog, &o->rt, r->skel);
+	r->conn = obs_kernel_conn(k);
+	r->rt = o->off ? NULL : obs_reqtime_new(r->prog, &o->rt, r->conn);
 	if (!r->rt && !o->off && (errno != ENOTSUP || o->rt.trace_path))
 		return -errno;
 	if (!r->rt)
-		obs_reqtime_off(r->skel);
+		obs_reqtime_mech_off(r->conn);
 	else
-		obs_payload_plan(r->skel, o->payload_off, o->payload_period_us);
-	if (r->rt && o->arrivals_sampled)
-		r->arrival_prog = obs_reqtime_arrivals_sampled(r->rt);
+		obs_reqtime_mech_payload(r->conn, o->payload_off, o->payload_period_us);
+	if (r->rt)
+		r->arrival_prog = obs_reqtime_arrival_prog(r->rt);
 	return 0;
 }
 
@@ -108,7 +108,7 @@ static int x__start_unprivileged(void *self)
 	r->delta = obs_reqtime_stats_new(r->rt);
 	r->intervals = json_array();
 	if (r->cur)
-		r->pl = obs_payload_new(r->skel, r->cur->nslots);
+		r->pl = obs_payload_new(r->conn, r->cur->nslots);
 	if (!r->cur || !r->prev || !r->delta || !r->intervals || !r->pl)
 		return -ENOMEM;
 	return 0;
@@ -204,7 +204,7 @@ static int x__tick(void *self, struct obs_tick *tk)
 	if (tk->snap)
 		x__snap(r, tk->snap, h);
 	if (tk->records && json_array_size(r->intervals) < MAX_INTERVALS) {
-		iv = obs_rt_fmt_interval(r->rt, r->delta, r->cur, tk->t, tk->dt);
+		iv = obs_reqtime_fmt_interval(r->rt, r->delta, r->cur, tk->t, tk->dt);
 		if (!iv || json_array_append_new(r->intervals, iv))
 			err = -ENOMEM;
 	}
@@ -225,7 +225,7 @@ static void x__live(void *self, const struct obs_tick *tk, FILE *out)
 {
 	struct obs_requests *r = self;
 
-	obs_rt_fmt_live(out, r->rt, r->delta, r->cur, tk->dt);
+	obs_reqtime_fmt_live(out, r->rt, r->delta, r->cur, tk->dt);
 }
 
 /* The final read, after the trace writer has drained. */
@@ -236,13 +236,13 @@ static int x__finish(void *self, struct obs_tick *tk)
 	struct ll_hist *h;
 	int err;
 
-	x__reqtime_trace_stop(r->rt);
+	obs_reqtime_trace_stop(r->rt);
 	if (r->atier)
 		obs_reqtime_arrival_share(r->rt, obs_systier_share(r->atier));
 	err = obs_reqtime_read(r->rt, r->cur);
 	if (!err)
 		err = obs_payload_read(r->pl, r->pl_cur);
-	obs_rt_lost(r->rt, r->cur, &r->snap.lost);
+	obs_reqtime_lost(r->rt, r->cur, &r->snap.lost);
 	tk->req = &r->snap;
 	if (err || !tk->snap)
 		return err;
@@ -266,7 +266,7 @@ static int x__summary(void *self, const struct obs_tick *tk, FILE *out)
 	int err;
 
 	(void)tk;
-	err = obs_rt_fmt_summary(out, r->rt, r->cur);
+	err = obs_reqtime_fmt_summary(out, r->rt, r->cur);
 
 	obs_payload_fmt_summary(out, r->rt, r->pl, r->pl_cur);
 	fflush(out);
@@ -280,7 +280,7 @@ static int x__json(void *self, const struct obs_tick *tk, json_t *root)
 	int err;
 
 	(void)tk;
-	err = obs_rt_fmt_json_add(root, r->rt, r->cur, r->intervals);
+	err = obs_reqtime_fmt_json_add(root, r->rt, r->cur, r->intervals);
 	return err ? err : obs_payload_json_add(root, r->rt, r->pl, r->pl_cur);
 }
 

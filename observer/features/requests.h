@@ -15,13 +15,12 @@ struct obs_requests_opts {
 	bool off;		    /* --no-requests: the programs at their smallest */
 	bool payload_off;	    /* payload sampling (observer/features/payload.c) */
 	int64_t payload_period_us;  
-	bool arrivals_sampled;	    /* arrivals attached a window at a time */
 	FILE *trace_out;	    /* --trace, opened before the drop; the feature closes it */
 };
 
 /* The feature's snapshot, from the final read. */
 struct obs_requests_snap {
-	struct obs_rt_lost lost;
+	struct obs_reqtime_lost lost;
 };
 
 struct obs_requests;

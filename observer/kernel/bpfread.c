@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Reading per-CPU arrays and program statistics from the observer's BPF objects. */
+/* Per-CPU array reads and program statistics, for the objects' owners (bpfread.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Reading what the observer's BPF objects aggregated: per-CPU arrays and skipped runs. */
+/*
+ * Helpers for the objects' owners (observer/features/conn.c for bpf/sockets.bpf.c,
+ * observer/features/failures.c for bpf/failures.bpf.c): per-CPU array reads and skipped runs.
+ * No map is read here on its own account; docs/observer.md, "Layout", names each owner.
+ */
 #ifndef LOADLENS_OBSERVER_BPFREAD_H
 #define LOADLENS_OBSERVER_BPFREAD_H
 

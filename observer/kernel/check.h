@@ -16,6 +16,6 @@
  * asked for it (LOADLENS_OBSERVER_TIMING; OFF: the best). Returns 0 when the observer can run
  * here, else 1.
  */
-int obs_check(FILE *out, bool as_json, enum obs_rt_mech want);
+int obs_check(FILE *out, bool as_json, enum obs_reqtime_mech want);
 
 #endif /* LOADLENS_CHECK_H */

@@ -117,11 +117,6 @@ struct obs_fail *obs_kernel_fail(struct obs_kernel *k)
 	return k->fail;
 }
 
-struct sockets_bpf *obs_kernel_sockets(struct obs_kernel *k)
-{
-	return obs_conn_skel(k->conn);
-}
-
 struct obs_systier *obs_kernel_systier(struct obs_kernel *k)
 {
 	return k->tier;

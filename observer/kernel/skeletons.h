@@ -45,7 +45,6 @@ void obs_kernel_free(struct obs_kernel *k);
 
 struct obs_conn *obs_kernel_conn(struct obs_kernel *k);
 struct obs_fail *obs_kernel_fail(struct obs_kernel *k);
-struct sockets_bpf *obs_kernel_sockets(struct obs_kernel *k);
 struct obs_systier *obs_kernel_systier(struct obs_kernel *k);
 
 #endif /* LOADLENS_OBSERVER_KERNEL_SKELETONS_H */

@@ -19,7 +19,7 @@ struct obs_report {
 	double syscalls_share;	   /* share of the run the syscall tracepoints were attached */
 	const char *syscalls_reason; /* the last sign of exhaustion that held them on, or NULL */
 	uint64_t lost_fx;	     /* the failures' and processes' lost events */
-	struct obs_rt_lost lost_rt;  /* request timing's */
+	struct obs_reqtime_lost lost_rt;  /* request timing's */
 };
 
 /* Every lost event of the run: the summary's "drops", the JSON's "drops" and "lost_events". */
