@@ -73,13 +73,13 @@ static bool x__wait_signal(const sigset_t *set, uint64_t until)
 
 static int x__verify_read(void *arg)
 {
-	struct obs_conn *c = arg;
-	struct obs_conn_stats *st = malloc(sizeof(*st));
+	struct obs_sockets *c = arg;
+	struct obs_sockets_stats *st = malloc(sizeof(*st));
 	int err;
 
 	if (!st)
 		return -ENOMEM;
-	err = obs_conn_read(c, st);
+	err = obs_sockets_read(c, st);
 	free(st);
 	return err;
 }
@@ -101,7 +101,7 @@ static void x__ports_line(const struct obs_args *a, char *buf, size_t len)
 struct x__run {
 	const struct obs_args *a;
 	struct obs_targets targets;
-	struct obs_conn_opts copts;
+	struct obs_sockets_opts copts;
 	struct obs_kernel *k;
 	struct obs_census_ctx *lcen;
 	struct obs_connections *cx;

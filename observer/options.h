@@ -8,7 +8,7 @@
 #include "loadlens/observer.h"
 #include "systier.h"
 #include "target.h"
-#include "reqtime.h"
+#include "reqtime_stats.h"
 
 #define PROG "loadlens-observer"
 

@@ -33,7 +33,7 @@
 
 /* Indices of the per-CPU "block" of bpf/conn.bpf.h. Each is written by one program type. */
 enum obs_counter {
-	OBS_CTR_ACCEPTED = 0,	  /* accepted: derived in userspace (observer/features/conn.c), never written
+	OBS_CTR_ACCEPTED = 0,	  /* accepted: derived in userspace (observer/kernel/sockets.c), never written
 				   * by BPF: handshakes + queued at start - queued now - discarded,
 				   * or ACCEPT_CALLS where accepts must be judged by process */
 	OBS_CTR_HANDSHAKES,	  /* SYN_RECV -> ESTABLISHED on a target port */

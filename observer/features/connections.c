@@ -14,12 +14,12 @@
 struct obs_connections {
 	const char *prog;
 	struct obs_kernel *k;
-	struct obs_conn *conn;
+	struct obs_sockets *conn;
 	struct obs_census_ctx *lcen;
 	struct obs_census lp; /* the last listen pass */
 	struct obs_listen_queue lq;
 	struct obs_connections_snap snap; /* total and delta */
-	struct obs_conn_stats prev;
+	struct obs_sockets_stats prev;
 	struct obs_report rep;
 };
 
@@ -62,7 +62,7 @@ static void x__listen_queue(struct obs_connections *c)
 const char *obs_connections_base(struct obs_connections *c)
 {
 	x__listen_queue(c);
-	obs_conn_base(c->conn, &c->lq);
+	obs_sockets_base(c->conn, &c->lq);
 	return c->lq.ok ? NULL : "no sock_diag";
 }
 
@@ -70,18 +70,18 @@ const char *obs_connections_base(struct obs_connections *c)
 static int x__tick(void *self, struct obs_tick *tk)
 {
 	struct obs_connections *c = self;
-	const struct obs_conn_stats *cd = &c->snap.delta;
+	const struct obs_sockets_stats *cd = &c->snap.delta;
 	struct obs_snap *s = tk->snap;
 	int err;
 
 	x__listen_queue(c);
-	err = obs_conn_read(c->conn, &c->snap.total);
+	err = obs_sockets_read(c->conn, &c->snap.total);
 	if (err) {
 		ll_warn(c->prog, "cannot read BPF maps: %s", strerror(-err));
 		return err;
 	}
-	obs_conn_accepted(c->conn, &c->snap.total, &c->lq);
-	obs_conn_stats_sub(&c->snap.delta, &c->snap.total, &c->prev);
+	obs_sockets_accepted(c->conn, &c->snap.total, &c->lq);
+	obs_sockets_stats_sub(&c->snap.delta, &c->snap.total, &c->prev);
 	c->prev = c->snap.total;
 	tk->conn = &c->snap;
 	if (tk->rec) {
@@ -114,7 +114,7 @@ static void x__report(struct obs_connections *c, const struct obs_tick *tk)
 	rep->syscalls_mode = obs_systier_mode_name(obs_systier_mode(tier));
 	rep->syscalls_share = obs_systier_share(tier);
 	rep->syscalls_reason = obs_systier_reason(tier);
-	rep->features = obs_conn_features(c->conn);
+	rep->features = obs_sockets_features(c->conn);
 	rep->elapsed_s = tk->t;
 	rep->lost_fx = (tk->fail ? tk->fail->lost : 0) + (tk->procs ? tk->procs->ev_lost : 0);
 	if (tk->req)
@@ -139,7 +139,7 @@ static int x__json(void *self, const struct obs_tick *tk, json_t *root)
 
 static const char *x__attached(const void *self)
 {
-	return obs_conn_attached(((const struct obs_connections *)self)->conn);
+	return obs_sockets_attached(((const struct obs_connections *)self)->conn);
 }
 
 struct obs_feature obs_connections_feature(struct obs_connections *c)

@@ -1,21 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The connection feature: accepted connections, handshakes, accept errors and accept-queue wait
- * (observer/features/conn.c reads bpf/sockets.bpf.c's counters). It owns the run's connection
+ * (observer/kernel/sockets.c reads bpf/sockets.bpf.c's counters). It owns the run's connection
  * snapshots: the listen pass and the counters -> accepted -> the interval's delta.
  */
 #ifndef LOADLENS_OBSERVER_FEATURES_CONNECTIONS_H
 #define LOADLENS_OBSERVER_FEATURES_CONNECTIONS_H
 
 #include "census.h"
-#include "conn.h"
+#include "sockets.h"
 #include "feature.h"
 #include "report.h"
 
 /* The feature's snapshot of the interval. */
 struct obs_connections_snap {
-	struct obs_conn_stats total; /* since load */
-	struct obs_conn_stats delta; /* this interval's */
+	struct obs_sockets_stats total; /* since load */
+	struct obs_sockets_stats delta; /* this interval's */
 };
 
 struct obs_connections;

@@ -204,7 +204,7 @@ static void x__plan(struct obs_fail *f, const char *prog, const struct obs_fail_
 
 static void x__set_targets(struct failures_bpf *s, const struct obs_fail_opts *opts)
 {
-	const struct obs_conn_opts *c = opts->conn;
+	const struct obs_sockets_opts *c = opts->conn;
 	size_t i;
 
 	for (i = 0; i < c->nports; i++)
@@ -266,14 +266,14 @@ cleanup:
 	return NULL;
 }
 
-int obs_fail_load(struct obs_fail *f, const char *prog, struct obs_conn *shared)
+int obs_fail_load(struct obs_fail *f, const char *prog, struct obs_sockets *shared)
 {
 	int err;
 
-	err = bpf_map__reuse_fd(f->skel->maps.targets, bpf_map__fd(obs_conn_map(shared, "targets")));
+	err = bpf_map__reuse_fd(f->skel->maps.targets, bpf_map__fd(obs_sockets_map(shared, "targets")));
 	if (!err)
 		err = bpf_map__reuse_fd(f->skel->maps.errprocs,
-					bpf_map__fd(obs_conn_map(shared, "errprocs")));
+					bpf_map__fd(obs_sockets_map(shared, "errprocs")));
 	if (err) {
 		ll_warn(prog, "cannot share the target maps: %s", strerror(-err));
 		return err;
@@ -473,7 +473,7 @@ static int x__tick(void *self, struct obs_tick *tk)
 {
 	struct obs_failures *fs = self;
 	struct obs_failures_snap *s = &fs->snap;
-	const struct obs_conn_stats *cd = &tk->conn->delta;
+	const struct obs_sockets_stats *cd = &tk->conn->delta;
 	struct obs_fail_stats prev = s->cur;
 	uint64_t ff[OBS_FAIL_MAX] = {};
 	unsigned int k, f;

@@ -11,10 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "loadlens/observer.h"
-#include "conn.h"
+#include "sockets.h"
 
 struct obs_fail_opts {
-	const struct obs_conn_opts *conn; /* the same targets as the connection observer */
+	const struct obs_sockets_opts *conn; /* the same targets as the connection observer */
 	bool children;			  /* a target's new processes become targets */
 };
 
@@ -47,7 +47,7 @@ struct obs_fail;
  * errno on failure (one line printed). observer/kernel/skeletons.c calls these in order. */
 struct obs_fail *obs_fail_open(const char *prog, const struct obs_fail_opts *opts);
 /* Load, sharing the "targets" and "errprocs" maps of shared's object (loaded before). */
-int obs_fail_load(struct obs_fail *f, const char *prog, struct obs_conn *shared);
+int obs_fail_load(struct obs_fail *f, const char *prog, struct obs_sockets *shared);
 /* Attach everything but the syscall tier, and open the event ring buffer. */
 int obs_fail_attach(struct obs_fail *f, const char *prog);
 void obs_fail_free(struct obs_fail *f);

@@ -14,11 +14,11 @@
 #include "feature.h"
 #include "processes.h"
 #include "metrics_src.h"
-#include "reqtime.h"
+#include "reqtime_stats.h"
 
 struct obs_mx_src {
 	struct obs_mx_src_opts o;
-	struct obs_conn_stats *cs;	  /* live reads: ours, not the features' */
+	struct obs_sockets_stats *cs;	  /* live reads: ours, not the features' */
 	struct obs_census *lp;		  /* the scrape's listen pass */
 	struct obs_reqtime_stats *rs;
 	struct obs_fail_stats fs;
@@ -146,10 +146,10 @@ static int x__connections(struct obs_mx_src *s)
 		q.backlog = s->lp->listen_backlog;
 		q.ok = true;
 	}
-	err = obs_conn_read(s->o.conn, s->cs);
+	err = obs_sockets_read(s->o.conn, s->cs);
 	if (err)
 		return err;
-	obs_conn_accepted(s->o.conn, s->cs, &q);
+	obs_sockets_accepted(s->o.conn, s->cs, &q);
 	/* derived from two reads that are not one snapshot: never let the counter step back */
 	if (s->cs->ctr[OBS_CTR_ACCEPTED] > s->accepted_max)
 		s->accepted_max = s->cs->ctr[OBS_CTR_ACCEPTED];
@@ -168,9 +168,9 @@ static int x__connections(struct obs_mx_src *s)
 				 i + 1 < OBS_ERRNO_SLOTS ? "%u" : "other", i);
 		m->accept_err[m->naccept_err++].n = s->cs->errnos[i];
 	}
-	m->accept_wait = obs_conn_features(s->o.conn)->set_state ? s->cs->wait : NULL;
+	m->accept_wait = obs_sockets_features(s->o.conn)->set_state ? s->cs->wait : NULL;
 	m->accept_wait_sum_ns = s->cs->ctr[OBS_CTR_WAIT_SUM_NS];
-	m->lost_connections = obs_conn_drops(s->cs);
+	m->lost_connections = obs_sockets_drops(s->cs);
 	return 0;
 }
 

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "census.h"
-#include "conn.h"
+#include "sockets.h"
 #include "failures.h"
 #include "output/metrics.h"
 #include "rules/snapshot.h"
@@ -22,7 +22,7 @@ struct obs_tick;
 struct obs_findings_run;
 
 struct obs_mx_src_opts {
-	struct obs_conn *conn;		/* the connection counters */
+	struct obs_sockets *conn;		/* the connection counters */
 	struct obs_census_ctx *lcen;	/* listen passes for accepted; NULL: counted at accept() */
 	struct obs_reqtime *rt;		/* request timing; NULL: off */
 	struct obs_fail *fail;		/* syscall failures */

@@ -2,7 +2,7 @@
 /* The netstat feature: the namespace's listen counters -> this interval's overflows and drops. */
 #include <errno.h>
 #include <stdlib.h>
-#include "conn.h"
+#include "sockets.h"
 #include "failures.h"
 #include "connections.h"
 #include "feature.h"
@@ -47,7 +47,7 @@ static int x__start(void *self)
 static int x__tick(void *self, struct obs_tick *tk)
 {
 	struct obs_netstat_feature *n = self;
-	const struct obs_conn_stats *ct = &tk->conn->total;
+	const struct obs_sockets_stats *ct = &tk->conn->total;
 	struct obs_fx_interval *iv = tk->rec;
 	uint64_t listen_overflow_delta = 0, tw_overflow_delta = 0;
 	struct obs_netstat ns = {};

@@ -4,21 +4,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/libbpf.h>
-#include "conn.h"
+#include "sockets.h"
 #include "payload.h"
-#include "reqtime.h"
+#include "reqtime_stats.h"
 
 #define WORDS (sizeof(struct rt_pl_ctrs) / 8)
 
 struct obs_payload {
-	struct obs_conn *conn; /* the socket object's owner: the counters are read there */
+	struct obs_sockets *conn; /* the socket object's owner: the counters are read there */
 	size_t nslots;
 	int ncpu;
 	uint64_t *buf;
 	size_t buf_words;
 };
 
-struct obs_payload *obs_payload_new(struct obs_conn *conn, size_t nslots)
+struct obs_payload *obs_payload_new(struct obs_sockets *conn, size_t nslots)
 {
 	struct obs_payload *p = calloc(1, sizeof(*p));
 
@@ -51,7 +51,7 @@ void obs_payload_free(struct obs_payload *p)
 
 bool obs_payload_on(const struct obs_payload *p)
 {
-	return p && obs_conn_payload_on(p->conn);
+	return p && obs_sockets_payload_on(p->conn);
 }
 
 int obs_payload_read(struct obs_payload *p, struct rt_pl_ctrs *out)
@@ -63,7 +63,7 @@ int obs_payload_read(struct obs_payload *p, struct rt_pl_ctrs *out)
 	memset(out, 0, p->nslots * sizeof(*out));
 	if (!obs_payload_on(p))
 		return 0;
-	err = obs_conn_read_percpu(p->conn, OBS_CONN_PL_CTRS, (uint32_t)p->nslots, p->ncpu, WORDS, p->buf,
+	err = obs_sockets_read_percpu(p->conn, OBS_SOCKETS_PL_CTRS, (uint32_t)p->nslots, p->ncpu, WORDS, p->buf,
 			      p->buf_words);
 	if (err)
 		return err;
@@ -102,7 +102,7 @@ void obs_payload_fmt_summary(FILE *out, const struct obs_reqtime *rt, const stru
 		if (!head)
 			fprintf(out, "  payload samples (requests per read, pipelining; at most "
 				     "one read per %.0f ms on each CPU):\n",
-				(double)obs_conn_payload_period_ns(p->conn) / 1e6);
+				(double)obs_sockets_payload_period_ns(p->conn) / 1e6);
 		head = true;
 		fprintf(out, "    tcp/%u sampled: %llu reads, %llu with several requests, %.2f "
 			     "requests per read (max %llu)",

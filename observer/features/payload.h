@@ -13,7 +13,7 @@
 #include <jansson.h>
 #include "loadlens/payload.h"
 
-struct obs_conn;
+struct obs_sockets;
 struct obs_reqtime;
 struct obs_payload;
 
@@ -21,7 +21,7 @@ struct obs_payload;
  * LOADLENS_OBSERVER_PAYLOAD_PERIOD_US, 0: every new request, to measure what a sample costs) is
  * observer/kernel/reqtime_mech.c's obs_reqtime_mech_payload(). conn: the socket object's owner,
  * where its counters are read. */
-struct obs_payload *obs_payload_new(struct obs_conn *conn, size_t nslots);
+struct obs_payload *obs_payload_new(struct obs_sockets *conn, size_t nslots);
 void obs_payload_free(struct obs_payload *p);
 bool obs_payload_on(const struct obs_payload *p);
 /* Read the counters of slots [0, nslots) into out (cumulative; max is the max over CPUs). */

@@ -14,7 +14,7 @@
 #include <linux/capability.h>
 #include <sys/stat.h>
 #include "loadlens/cli.h"
-#include "conn.h"
+#include "sockets.h"
 #include "failures.h"
 #include "connections.h"
 #include "feature.h"
@@ -283,7 +283,7 @@ static void x__lifecycle(struct obs_processes *ps, double t)
 		npid = obs_targets_find_restart(tg, k);
 		if (!npid)
 			continue;
-		obs_conn_target_set(ps->o.conn, npid, &tv, false);
+		obs_sockets_target_set(ps->o.conn, npid, &tv, false);
 		x__event_note(ps, npid,
 			      "target pid %u restarted as pid %u, %.1f s into the run (same "
 			      "executable %s)", tg->pids[k], npid, t, tg->exes[k]);
@@ -424,7 +424,7 @@ static void x__children_at_start(struct obs_processes *ps)
 		n = obs_pid_descendants(ps->targets->pids, ps->targets->npids, found,
 					OBS_MAX_TARGETS);
 		for (i = 0; i < n; i++) {
-			if (!obs_conn_target_set(ps->o.conn, found[i], &t, true))
+			if (!obs_sockets_target_set(ps->o.conn, found[i], &t, true))
 				ps->children_found++;
 			else if (errno == E2BIG) {
 				ll_warn(ps->prog, "note: the kernel's table of targets is full: "

@@ -3,7 +3,7 @@
  * The processes feature: which processes to watch (the --pid targets and their restarts,
  * --children, the cgroup's processes, the owners of the target listeners, any process whose
  * syscalls failed), their exits, and per process open fds against RLIMIT_NOFILE -> growth -> time
- * to exhaustion; the system's file table. It writes the "targets" map through conn.c and reads
+ * to exhaustion; the system's file table. It writes the "targets" map through kernel/sockets.c and reads
  * the process events and failed processes through failures.c (their objects' owners).
  */
 #ifndef LOADLENS_OBSERVER_FEATURES_PROCESSES_H
@@ -43,13 +43,13 @@ struct obs_processes_snap {
 	uint64_t ev_lost; /* exits and restarts past OBS_SNAP_EVENTS in one interval, since start */
 };
 
-struct obs_conn;
+struct obs_sockets;
 struct obs_fail;
 struct obs_targets;
 struct obs_feature;
 
 struct obs_processes_opts {
-	struct obs_conn *conn;	    /* the "targets" map's owner */
+	struct obs_sockets *conn;	    /* the "targets" map's owner */
 	struct obs_fail *fail;	    /* process events and failed processes */
 	struct obs_targets *targets;
 	bool children;		    /* --children */

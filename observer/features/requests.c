@@ -16,7 +16,7 @@
 struct obs_requests {
 	const char *prog;
 	struct obs_requests_opts o;
-	struct obs_conn *conn;
+	struct obs_sockets *conn;
 	struct bpf_program *arrival_prog; /* sampled arrivals: attached a window at a time */
 	struct obs_systier *atier;	  /* which opens those windows */
 	struct obs_requests_snap snap;

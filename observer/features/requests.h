@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The request-timing feature: its snapshots of bpf/req.bpf.h's counters (observer/features/
- * reqtime.c reads them): read -> delta -> previous each interval, the interval records the JSON
+ * reqtime_stats.c reads them): read -> delta -> previous each interval, the interval records the JSON
  * keeps, and its part of the rules' snapshot. Output: observer/output/reqtime_report.c.
  */
 #ifndef LOADLENS_OBSERVER_FEATURES_REQUESTS_H
 #define LOADLENS_OBSERVER_FEATURES_REQUESTS_H
 
 #include "feature.h"
-#include "reqtime.h"
+#include "reqtime_stats.h"
 
 struct obs_requests_opts {
 	struct obs_reqtime_opts rt;

@@ -14,7 +14,7 @@
 #include "rules/rules.h"
 
 struct obs_sockstat {
-	struct obs_conn *conn;
+	struct obs_sockets *conn;
 	struct obs_census_ctx *census;
 	struct obs_sockstat_snap snap;
 	/* census reconciliation: census[s] - (in[s] - out[s]) at the last census */
@@ -48,7 +48,7 @@ struct obs_sockstat {
 	uint64_t listen_untracked_max; /* target listeners past the census' list */
 };
 
-struct obs_sockstat *obs_sockstat_new(struct obs_conn *conn, struct obs_census_ctx *census)
+struct obs_sockstat *obs_sockstat_new(struct obs_sockets *conn, struct obs_census_ctx *census)
 {
 	struct obs_sockstat *ss = calloc(1, sizeof(*ss));
 
@@ -155,7 +155,7 @@ static void x__trends(struct obs_sockstat *ss, double t)
 }
 
 /* Census, reconciled against the live counts from state moves; TIME_WAIT and port pressure. */
-static void x__census(struct obs_sockstat *ss, const struct obs_conn_stats *ct, double t,
+static void x__census(struct obs_sockstat *ss, const struct obs_sockets_stats *ct, double t,
 		      struct obs_fx_interval *iv)
 {
 	struct obs_sockstat_snap *sn = &ss->snap;
@@ -187,13 +187,13 @@ static void x__census(struct obs_sockstat *ss, const struct obs_conn_stats *ct, 
 	sn->ports.tte = -1;
 	/* the moves just before and just after the walk: those in between bound how far the
 	 * census is from any one instant (none: it is exact) */
-	around = ss->conn && !obs_conn_read_moves(ss->conn, m0);
+	around = ss->conn && !obs_sockets_read_moves(ss->conn, m0);
 	if (!ss->census || obs_census_take(ss->census, cs)) {
 		ss->census_failed += ss->census != NULL;
 		iv->census = OBS_FXREC_CENSUS_NONE;
 		return;
 	}
-	if (!around || obs_conn_read_moves(ss->conn, m1)) {
+	if (!around || obs_sockets_read_moves(ss->conn, m1)) {
 		memcpy(m0, ct->moves, sizeof(m0));
 		memcpy(m1, ct->moves, sizeof(m1));
 	}
@@ -294,7 +294,7 @@ static bool x__loopback(uint8_t family, const uint8_t *a)
 }
 
 /* The rules' part: the census (a fresh one), or the live count of held sockets. */
-static void x__snap(const struct obs_sockstat_snap *sn, const struct obs_conn_stats *cd,
+static void x__snap(const struct obs_sockstat_snap *sn, const struct obs_sockets_stats *cd,
 		    struct obs_snap *s)
 {
 	const struct obs_census *cs = &sn->cs;
@@ -356,7 +356,7 @@ static int x__tick(void *self, struct obs_tick *tk)
 {
 	struct obs_sockstat *ss = self;
 	struct obs_sockstat_snap *sn = &ss->snap;
-	const struct obs_conn_stats *ct = &tk->conn->total, *cd = &tk->conn->delta;
+	const struct obs_sockets_stats *ct = &tk->conn->total, *cd = &tk->conn->delta;
 
 	ss->tw_entries += cd->ctr[OBS_CTR_TW_ENTRIES];
 	sn->tw_rate = tk->dt > 0 ? cd->ctr[OBS_CTR_TW_ENTRIES] / tk->dt : 0;

@@ -2,7 +2,7 @@
 /*
  * The sockstat feature: the target sockets by TCP state and the ephemeral ports they hold. Each
  * interval a sock_diag census (features/census.c), spaced to 1% of a CPU, reconciled against the
- * live counts from the state moves (sockets.bpf.c, asked through conn.c); TIME_WAIT entries, the
+ * live counts from the state moves (sockets.bpf.c, asked through kernel/sockets.c); TIME_WAIT entries, the
  * CLOSE_WAIT trend, and the most used port group against the port range with its forecast.
  */
 #ifndef LOADLENS_OBSERVER_FEATURES_SOCKSTAT_H
@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "census.h"
-#include "conn.h"
+#include "sockets.h"
 
 #define OBS_SOCKSTAT_HIST 8 /* censuses kept for growth rates */
 
@@ -41,7 +41,7 @@ struct obs_sockstat;
 struct obs_feature;
 
 /* conn: the socket object's owner (state moves around a census); census: NULL for none. */
-struct obs_sockstat *obs_sockstat_new(struct obs_conn *conn, struct obs_census_ctx *census);
+struct obs_sockstat *obs_sockstat_new(struct obs_sockets *conn, struct obs_census_ctx *census);
 void obs_sockstat_free(struct obs_sockstat *ss);
 struct obs_feature obs_sockstat_feature(struct obs_sockstat *ss);
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Helpers for the objects' owners (observer/features/conn.c for bpf/sockets.bpf.c,
+ * Helpers for the objects' owners (observer/kernel/sockets.c for bpf/sockets.bpf.c,
  * observer/features/failures.c for bpf/failures.bpf.c): per-CPU array reads and skipped runs.
  * No map is read here on its own account; docs/observer.md, "Layout", names each owner.
  */

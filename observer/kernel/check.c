@@ -14,11 +14,11 @@
 #include "loadlens/cli.h"
 #include "loadlens/observer.h"
 #include "check.h"
-#include "conn.h"
+#include "sockets.h"
 #include "failures.h"
 #include "fditer.h"
 #include "payload.h"
-#include "reqtime.h"
+#include "reqtime_stats.h"
 #include "skeletons.h"
 #include "startup.h"
 #include "failures.skel.h"
@@ -43,7 +43,7 @@ struct x__probe {
 
 static void x__load(struct x__probe *p, enum obs_reqtime_mech want)
 {
-	struct obs_conn_opts copts = {0};
+	struct obs_sockets_opts copts = {0};
 	struct obs_reqtime_opts ropts = {0};
 	struct obs_reqtime *rt = NULL;
 	struct obs_fditer *it;
@@ -58,7 +58,7 @@ static void x__load(struct x__probe *p, enum obs_reqtime_mech want)
 			 strerror(errno));
 		return;
 	}
-	s = obs_conn_skel(obs_kernel_conn(k));
+	s = obs_sockets_skel(obs_kernel_conn(k));
 	ropts.mech = want;
 	p->mech = obs_reqtime_mech_choose(want, p->mech_why, sizeof(p->mech_why));
 	rt = p->mech != OBS_REQTIME_MECH_OFF ? obs_reqtime_new(PROG, &ropts, obs_kernel_conn(k))
@@ -79,9 +79,9 @@ static void x__load(struct x__probe *p, enum obs_reqtime_mech want)
 	if (err)
 		snprintf(p->error, sizeof(p->error), "the kernel refused to load them: %s "
 			 "(loadlens-observer -v prints libbpf's log)", strerror(-err));
-	p->set_state = obs_conn_features(obs_kernel_conn(k))->set_state;
-	p->reads = obs_conn_features(obs_kernel_conn(k))->reads;
-	p->accept4 = obs_conn_features(obs_kernel_conn(k))->accept4;
+	p->set_state = obs_sockets_features(obs_kernel_conn(k))->set_state;
+	p->reads = obs_sockets_features(obs_kernel_conn(k))->reads;
+	p->accept4 = obs_sockets_features(obs_kernel_conn(k))->accept4;
 	p->fail = *obs_fail_features(obs_kernel_fail(k));
 	bpf_object__for_each_program(prog, s->obj)
 		p->nprogs += bpf_program__autoload(prog);

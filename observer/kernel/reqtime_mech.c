@@ -8,7 +8,7 @@
 #include "loadlens/cli.h"
 #include "loadlens/reqtime.h"
 #include "bpfread.h"
-#include "conn.h"
+#include "sockets.h"
 #include "reqtime_mech.h"
 #include "startup.h"
 #include "sockets.skel.h"
@@ -187,10 +187,10 @@ static int x__configure(struct sockets_bpf *s, const struct obs_reqtime_mech_pla
 	return err;
 }
 
-int obs_reqtime_mech_plan(const char *prog, struct obs_conn *conn,
+int obs_reqtime_mech_plan(const char *prog, struct obs_sockets *conn,
 			  const struct obs_reqtime_mech_plan *p, struct obs_reqtime_mech_got *got)
 {
-	struct sockets_bpf *s = obs_conn_skel(conn);
+	struct sockets_bpf *s = obs_sockets_skel(conn);
 	int err;
 
 	memset(got, 0, sizeof(*got));
@@ -207,9 +207,9 @@ int obs_reqtime_mech_plan(const char *prog, struct obs_conn *conn,
 	return 0;
 }
 
-void obs_reqtime_mech_off(struct obs_conn *conn)
+void obs_reqtime_mech_off(struct obs_sockets *conn)
 {
-	struct sockets_bpf *s = obs_conn_skel(conn);
+	struct sockets_bpf *s = obs_sockets_skel(conn);
 
 	x__tier_off(s, OBS_REQTIME_MECH_TRACEPOINT);
 	x__tier_off(s, OBS_REQTIME_MECH_FENTRY);
@@ -223,10 +223,10 @@ void obs_reqtime_mech_off(struct obs_conn *conn)
 	bpf_map__set_max_entries(s->maps.trace, (uint32_t)sysconf(_SC_PAGESIZE));
 }
 
-bool obs_reqtime_mech_payload(struct obs_conn *conn, bool off, int64_t period_us)
+bool obs_reqtime_mech_payload(struct obs_sockets *conn, bool off, int64_t period_us)
 {
 #if defined(__x86_64__)
-	struct sockets_bpf *s = obs_conn_skel(conn);
+	struct sockets_bpf *s = obs_sockets_skel(conn);
 
 	if (off)
 		return false;
@@ -240,9 +240,9 @@ bool obs_reqtime_mech_payload(struct obs_conn *conn, bool off, int64_t period_us
 #endif
 }
 
-uint64_t obs_reqtime_mech_missed(struct obs_conn *conn, enum obs_reqtime_mech m)
+uint64_t obs_reqtime_mech_missed(struct obs_sockets *conn, enum obs_reqtime_mech m)
 {
-	struct sockets_bpf *s = obs_conn_skel(conn);
+	struct sockets_bpf *s = obs_sockets_skel(conn);
 	struct bpf_program *progs[TIER_PROGS + 4];
 	size_t n;
 

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * How request timing gets its events on this kernel, and its part of the socket object's plan
- * (bpf/sockets.bpf.c, opened by observer/features/conn.c, not yet loaded): which mechanism
+ * (bpf/sockets.bpf.c, opened by observer/kernel/sockets.c, not yet loaded): which mechanism
  * (probed: tracepoints or BPF trampolines), which programs load, the constants and map sizes.
- * A kernel-probing decision, made once before load; observer/features/reqtime.c reads the
- * results back through conn.c.
+ * A kernel-probing decision, made once before load; observer/features/reqtime_stats.c reads the
+ * results back through kernel/sockets.c.
  */
 #ifndef LOADLENS_OBSERVER_KERNEL_REQTIME_MECH_H
 #define LOADLENS_OBSERVER_KERNEL_REQTIME_MECH_H
@@ -20,7 +20,7 @@ enum obs_reqtime_mech {
 	OBS_REQTIME_MECH_FENTRY,     /* fentry sock_def_readable, fexit inet{,6}_{recv,send}msg */
 };
 
-struct obs_conn;
+struct obs_sockets;
 struct bpf_program;
 
 /* What request timing asks of the socket object. */
@@ -54,13 +54,13 @@ enum obs_reqtime_mech obs_reqtime_mech_choose(enum obs_reqtime_mech want, char *
 const char *obs_reqtime_mech_name(enum obs_reqtime_mech m);
 /* Switch off what the kernel lacks and size the maps, before load. -ENOTSUP (one note printed):
  * request timing is not possible here; another negative errno: printed. */
-int obs_reqtime_mech_plan(const char *prog, struct obs_conn *conn,
+int obs_reqtime_mech_plan(const char *prog, struct obs_sockets *conn,
 			  const struct obs_reqtime_mech_plan *p, struct obs_reqtime_mech_got *got);
 /* No request timing: its programs left out, its maps at their smallest (before load). */
-void obs_reqtime_mech_off(struct obs_conn *conn);
+void obs_reqtime_mech_off(struct obs_sockets *conn);
 /* Payload sampling on (period_us < 0: the default); false where it cannot run (x86-64 only). */
-bool obs_reqtime_mech_payload(struct obs_conn *conn, bool off, int64_t period_us);
+bool obs_reqtime_mech_payload(struct obs_sockets *conn, bool off, int64_t period_us);
 /* Runs the kernel skipped of request timing's programs (mechanism m, run-queue ones). */
-uint64_t obs_reqtime_mech_missed(struct obs_conn *conn, enum obs_reqtime_mech m);
+uint64_t obs_reqtime_mech_missed(struct obs_sockets *conn, enum obs_reqtime_mech m);
 
 #endif /* LOADLENS_OBSERVER_KERNEL_REQTIME_MECH_H */

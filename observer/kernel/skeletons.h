@@ -10,7 +10,7 @@
 #define LOADLENS_OBSERVER_KERNEL_SKELETONS_H
 
 #include <stdbool.h>
-#include "conn.h"
+#include "sockets.h"
 #include "failures.h"
 #include "systier.h"
 
@@ -34,7 +34,7 @@ struct obs_kernel_start_opts {
 
 /* Open both objects (the connection and failure programs plan their own part). NULL and errno
  * (ENOENT: a hard prerequisite missing, printed) on failure. */
-struct obs_kernel *obs_kernel_open(const char *prog, const struct obs_conn_opts *copts,
+struct obs_kernel *obs_kernel_open(const char *prog, const struct obs_sockets_opts *copts,
 				   bool children);
 /* The features' plans, then load both objects (the verifier checks every program): 0 or -errno
  * (printed). obs_kernel_start() begins with it; --check stops there. */
@@ -43,7 +43,7 @@ int obs_kernel_load(struct obs_kernel *k, const struct obs_kernel_plan *plans, s
 int obs_kernel_start(struct obs_kernel *k, const struct obs_kernel_start_opts *o);
 void obs_kernel_free(struct obs_kernel *k);
 
-struct obs_conn *obs_kernel_conn(struct obs_kernel *k);
+struct obs_sockets *obs_kernel_conn(struct obs_kernel *k);
 struct obs_fail *obs_kernel_fail(struct obs_kernel *k);
 struct obs_systier *obs_kernel_systier(struct obs_kernel *k);
 

@@ -63,7 +63,7 @@ static void x__columns(const struct obs_tick *tk, char *buf, size_t len)
 
 int obs_report_live_line(FILE *out, const struct obs_tick *tk)
 {
-	const struct obs_conn_stats *delta = &tk->conn->delta, *total = &tk->conn->total;
+	const struct obs_sockets_stats *delta = &tk->conn->delta, *total = &tk->conn->total;
 	double interval_s = tk->dt;
 	char suffix[128];
 	struct ll_hist *h = ll_hist_new();
@@ -74,7 +74,7 @@ int obs_report_live_line(FILE *out, const struct obs_tick *tk)
 	if (!h)
 		return -ENOMEM;
 	x__columns(tk, suffix, sizeof(suffix));
-	obs_conn_wait_hist(delta, h);
+	obs_sockets_wait_hist(delta, h);
 	strftime(now, sizeof(now), "%H:%M:%S", localtime_r(&t, &tm));
 	if (ll_hist_count(h)) {
 		ll_fmt_ns((double)ll_hist_percentile(h, 50), p50, sizeof(p50));
@@ -106,7 +106,7 @@ static void x__ports_text(const struct obs_report *r, char *buf, size_t len)
 		off += (size_t)snprintf(buf + off, len - off, "%s%u", i ? ", " : " ", r->ports[i]);
 }
 
-int obs_report_summary(FILE *out, const struct obs_report *r, const struct obs_conn_stats *st)
+int obs_report_summary(FILE *out, const struct obs_report *r, const struct obs_sockets_stats *st)
 {
 	struct ll_hist *h = ll_hist_new();
 	char ports[160], name[16], a[32], b[32], c[32], d[32];
@@ -133,7 +133,7 @@ int obs_report_summary(FILE *out, const struct obs_report *r, const struct obs_c
 			fprintf(out, "    %-16s %12llu\n", obs_errno_name(e, name, sizeof(name)),
 				(unsigned long long)st->errnos[e]);
 	}
-	obs_conn_wait_hist(st, h);
+	obs_sockets_wait_hist(st, h);
 	if (!r->features->set_state) {
 		fprintf(out, "  accept-queue wait             -  (no inet_sock_set_state)\n");
 	} else if (!ll_hist_count(h)) {
@@ -179,9 +179,9 @@ int obs_report_summary(FILE *out, const struct obs_report *r, const struct obs_c
 	return 0;
 }
 
-uint64_t obs_report_lost(const struct obs_report *r, const struct obs_conn_stats *st)
+uint64_t obs_report_lost(const struct obs_report *r, const struct obs_sockets_stats *st)
 {
-	return obs_conn_drops(st) + r->lost_fx + obs_reqtime_lost_total(&r->lost_rt);
+	return obs_sockets_drops(st) + r->lost_fx + obs_reqtime_lost_total(&r->lost_rt);
 }
 
 /* json_object_set_new() that remembers a failure instead of losing it. */
@@ -191,7 +191,7 @@ static void x__set(json_t *obj, const char *key, json_t *val, bool *ok)
 		*ok = false;
 }
 
-int obs_report_json_add(json_t *root, const struct obs_report *r, const struct obs_conn_stats *st)
+int obs_report_json_add(json_t *root, const struct obs_report *r, const struct obs_sockets_stats *st)
 {
 	json_t *ports = json_array(), *errs = json_object();
 	json_t *drops = json_object(), *features = json_object();
@@ -220,7 +220,7 @@ int obs_report_json_add(json_t *root, const struct obs_report *r, const struct o
 	x__set(features, "inet_sock_set_state",
 	       r->features->set_state ? json_string(r->features->set_state) : json_null(), &ok);
 	x__set(features, "kernel_reads", json_string(r->features->reads), &ok);
-	obs_conn_wait_hist(st, h);
+	obs_sockets_wait_hist(st, h);
 
 	x__set(root, "tool", json_string("loadlens-observer"), &ok);
 	x__set(root, "version", json_string(LOADLENS_VERSION), &ok);

@@ -6,14 +6,14 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <jansson.h>
-#include "conn.h"
+#include "sockets.h"
 #include "feature.h"
-#include "reqtime.h"
+#include "reqtime_stats.h"
 
 struct obs_report {
 	const uint16_t *ports; /* nports == 0: every port */
 	size_t nports;
-	const struct obs_conn_features *features;
+	const struct obs_sockets_features *features;
 	double elapsed_s; /* from attach to the final read */
 	const char *syscalls_mode; /* --syscalls: "auto", "on", "off" */
 	double syscalls_share;	   /* share of the run the syscall tracepoints were attached */
@@ -23,7 +23,7 @@ struct obs_report {
 };
 
 /* Every lost event of the run: the summary's "drops", the JSON's "drops" and "lost_events". */
-uint64_t obs_report_lost(const struct obs_report *r, const struct obs_conn_stats *total);
+uint64_t obs_report_lost(const struct obs_report *r, const struct obs_sockets_stats *total);
 
 /* errno name ("EMFILE"), "E<n>" when unnamed, "other" for the last slot. */
 const char *obs_errno_name(unsigned int slot, char *buf, size_t len);
@@ -32,9 +32,9 @@ void obs_report_live_header(FILE *out);
 /* One line from the interval's snapshots: accepts and their queue wait (connections), sockets
  * and ports (sockstat), fds (processes), failures. Returns 0 or -ENOMEM. */
 int obs_report_live_line(FILE *out, const struct obs_tick *tk);
-int obs_report_summary(FILE *out, const struct obs_report *r, const struct obs_conn_stats *total);
+int obs_report_summary(FILE *out, const struct obs_report *r, const struct obs_sockets_stats *total);
 /* The connection part of the JSON summary, into root (empty: its keys come first). 0 or -ENOMEM. */
 int obs_report_json_add(json_t *root, const struct obs_report *r,
-			const struct obs_conn_stats *total);
+			const struct obs_sockets_stats *total);
 
 #endif /* LOADLENS_OBSERVER_REPORT_H */

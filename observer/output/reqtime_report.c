@@ -6,7 +6,7 @@
 #include <time.h>
 #include "loadlens/cli.h"
 #include "loadlens/hist_json.h"
-#include "reqtime.h"
+#include "reqtime_stats.h"
 
 struct x__comp {
 	unsigned int which;

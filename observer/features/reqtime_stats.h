@@ -2,12 +2,12 @@
 /*
  * Request timing (bpf/req.bpf.h, part of bpf/sockets.bpf.c) from userspace: its plan is
  * observer/kernel/reqtime_mech.c's; this reads the per-slot histograms and counters back through
- * the socket object's owner (observer/features/conn.c) into stats, deltas and histograms; the
+ * the socket object's owner (observer/kernel/sockets.c) into stats, deltas and histograms; the
  * request-timing feature (requests.c) keeps the snapshots, reqtime_report.c prints them. A slot
  * is one (port, protocol) pair; see include/loadlens/reqtime.h.
  */
-#ifndef LOADLENS_OBSERVER_REQTIME_H
-#define LOADLENS_OBSERVER_REQTIME_H
+#ifndef LOADLENS_OBSERVER_REQTIME_STATS_H
+#define LOADLENS_OBSERVER_REQTIME_STATS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -60,7 +60,7 @@ struct obs_reqtime_stats {
 };
 
 struct obs_reqtime;
-struct obs_conn;
+struct obs_sockets;
 struct bpf_program;
 
 /*
@@ -70,7 +70,7 @@ struct bpf_program;
  * observer goes on without request timing. Other failures: NULL, errno set, one line printed.
  */
 struct obs_reqtime *obs_reqtime_new(const char *prog, const struct obs_reqtime_opts *opts,
-				    struct obs_conn *conn);
+				    struct obs_sockets *conn);
 /* After obs_kernel_start() loaded and attached the object: start the --trace writer, the clock. */
 /* trace_out: the --trace file, opened by the caller (loadlens/outfile.h) before any privilege
  * drop, or NULL; always taken over (closed here on failure). */
@@ -142,4 +142,4 @@ uint64_t obs_reqtime_lost_total(const struct obs_reqtime_lost *l);
 /* Stop the --trace writer, draining the ring buffer first (its counts are kept). */
 void obs_reqtime_trace_stop(struct obs_reqtime *rt);
 
-#endif /* LOADLENS_OBSERVER_REQTIME_H */
+#endif /* LOADLENS_OBSERVER_REQTIME_STATS_H */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Request timing: its plan (observer/kernel/reqtime_mech.c), its counters and histograms read
- * back through the socket object's owner (conn.c) into stats, deltas and histograms. */
+ * back through the socket object's owner (kernel/sockets.c) into stats, deltas and histograms. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,12 +8,12 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "loadlens/cli.h"
-#include "conn.h"
-#include "reqtime.h"
+#include "sockets.h"
+#include "reqtime_stats.h"
 #include "trace.h"
 
 struct obs_reqtime {
-	struct obs_conn *conn; /* the socket object's owner: every read of its maps goes there */
+	struct obs_sockets *conn; /* the socket object's owner: every read of its maps goes there */
 	struct obs_reqtime_features features;
 	uint16_t ports[RT_MAX_PORTS];
 	size_t nports;
@@ -51,7 +51,7 @@ const char *obs_reqtime_attached(const struct obs_reqtime *rt)
 uint16_t obs_reqtime_slot_port(const struct obs_reqtime *rt, size_t slot)
 {
 	if (rt->dyn)
-		return obs_conn_dyn_port(rt->conn, slot / 2);
+		return obs_sockets_dyn_port(rt->conn, slot / 2);
 	return rt->nports ? rt->ports[slot / 2] : 0;
 }
 
@@ -89,7 +89,7 @@ void obs_reqtime_arrival_window(void *arg)
 	struct obs_reqtime *rt = arg;
 
 	/* the BPF side reads it with a plain load; a window opens once a second at most */
-	obs_conn_arrival_window(rt->conn);
+	obs_sockets_arrival_window(rt->conn);
 }
 
 void obs_reqtime_arrival_share(struct obs_reqtime *rt, double share)
@@ -98,7 +98,7 @@ void obs_reqtime_arrival_share(struct obs_reqtime *rt, double share)
 }
 
 struct obs_reqtime *obs_reqtime_new(const char *prog, const struct obs_reqtime_opts *opts,
-				    struct obs_conn *conn)
+				    struct obs_sockets *conn)
 {
 	struct obs_reqtime_mech_plan plan;
 	struct obs_reqtime_mech_got got;
@@ -173,8 +173,8 @@ int obs_reqtime_start(struct obs_reqtime *rt, const char *prog, FILE *trace_out)
 			ll_warn(prog, "--trace file '%s' was not opened", rt->trace_path);
 			return -EBADF;
 		}
-		rt->trace = obs_trace_new(obs_conn_trace_fd(rt->conn), trace_out,
-					  obs_conn_trace_every(rt->conn));
+		rt->trace = obs_trace_new(obs_sockets_trace_fd(rt->conn), trace_out,
+					  obs_sockets_trace_every(rt->conn));
 		if (!rt->trace) {
 			err = -errno;
 			fclose(trace_out);
@@ -184,7 +184,7 @@ int obs_reqtime_start(struct obs_reqtime *rt, const char *prog, FILE *trace_out)
 		rt->features.trace = true;
 	}
 	rt->recs_len = rt->nslots * (size_t)rt->ncpu * sizeof(struct rt_rec);
-	rt->recs = obs_conn_recs_map(rt->conn, rt->recs_len);
+	rt->recs = obs_sockets_recs_map(rt->conn, rt->recs_len);
 	if (!rt->recs) {
 		err = -errno;
 		ll_warn(prog, "cannot map the request-timing histograms: %s", strerror(-err));
@@ -200,7 +200,7 @@ void obs_reqtime_free(struct obs_reqtime *rt)
 	if (!rt)
 		return;
 	obs_trace_free(rt->trace);
-	obs_conn_recs_unmap(rt->recs, rt->recs_len);
+	obs_sockets_recs_unmap(rt->recs, rt->recs_len);
 	free(rt->hist_n);
 	free(rt->hist_cache);
 	free(rt->percpu);
@@ -300,7 +300,7 @@ int obs_reqtime_read(struct obs_reqtime *rt, struct obs_reqtime_stats *st)
 		x__sum_ctrs(rt->percpu, rt->ncpu, &st->slot[k].c);
 	}
 
-	err = obs_conn_read_percpu(rt->conn, OBS_CONN_RT_GLOBAL, RT_G_MAX, rt->ncpu, 1,
+	err = obs_sockets_read_percpu(rt->conn, OBS_SOCKETS_RT_GLOBAL, RT_G_MAX, rt->ncpu, 1,
 				   rt->percpu, rt->percpu_len);
 	if (err)
 		return err;
@@ -316,7 +316,7 @@ int obs_reqtime_read(struct obs_reqtime *rt, struct obs_reqtime_stats *st)
 		}
 	}
 
-	err = obs_conn_read_percpu(rt->conn, OBS_CONN_RT_RUNQ, LL_HIST_BUCKETS, rt->ncpu, 1,
+	err = obs_sockets_read_percpu(rt->conn, OBS_SOCKETS_RT_RUNQ, LL_HIST_BUCKETS, rt->ncpu, 1,
 				   rt->percpu, rt->percpu_len);
 	if (err)
 		return err;
