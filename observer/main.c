@@ -24,7 +24,7 @@
 #include "netstat.h"
 #include "options.h"
 #include "processes.h"
-#include "output/forensics_record.h"
+#include "output/interval_record.h"
 #include "output/ndjson.h"
 #include "requests.h"
 #include "sockstat.h"
@@ -117,7 +117,7 @@ struct x__run {
 	struct obs_mx_src *mx;
 	struct obs_feature features[6];
 	size_t nfeatures;
-	struct obs_fx_interval rec; /* the interval record's snapshot */
+	struct obs_record rec; /* the interval record's snapshot */
 	struct obs_tick last;	    /* the final tick: every feature's last snapshot */
 	double t_prev;
 };
@@ -317,7 +317,7 @@ static int x__interval(struct x__run *r, double t, bool final)
 			ll_warn(PROG, "cannot read the %s maps: %s", f->name, strerror(-err));
 	}
 	if (r->nd) {
-		rec = obs_fx_fmt_interval(&r->rec);
+		rec = obs_record_json(&r->rec);
 		err = rec ? obs_ndjson_write(r->nd, rec) : -ENOMEM;
 		json_decref(rec);
 		if (err && !obs_ndjson_error(r->nd))

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the request-timing programs (bpf/req.bpf.h in bpf/sockets.bpf.c) and their userspace
- * (observer/features/reqtime_stats.c) share: components, limits, the per-slot counter block, the per-socket
- * state and the --trace record. docs/observer.md ("Request timing") explains each figure.
+ * (observer/features/reqtime_stats.c) share: components, limits, the per-slot counter block,
+ * the per-socket state and the --trace record. docs/observer.md ("Request timing") explains
+ * each figure.
  *
  * A slot is one (target port, protocol) pair: slot = 2 * port_index + (udp ? 1 : 0). Each slot
  * has a record (struct rt_rec: its counters and RT_NCOMP histograms of LL_HIST_BUCKETS counters)
@@ -36,7 +37,8 @@
 /* --trace ring buffer size in bytes (a power of two, a multiple of the page size). */
 #define RT_TRACE_RING (4u << 20)
 
-/* Histograms per slot. service_last is derived in userspace (see observer/features/reqtime_stats.c). */
+/* Histograms per slot. service_last is derived in userspace
+ * (observer/features/reqtime_stats.c). */
 enum rt_comp {
 	RT_QUEUE = 0,	/* socket-queue wait: bytes queued (or accepted, if later) -> first read */
 	RT_SERVICE,	/* first read -> first write of the response */

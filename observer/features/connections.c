@@ -9,7 +9,7 @@
 #include "processes.h"
 #include "requests.h"
 #include "skeletons.h"
-#include "output/forensics_record.h"
+#include "output/interval_record.h"
 
 struct obs_connections {
 	const char *prog;
@@ -116,9 +116,9 @@ static void x__report(struct obs_connections *c, const struct obs_tick *tk)
 	rep->syscalls_reason = obs_systier_reason(tier);
 	rep->features = obs_sockets_features(c->conn);
 	rep->elapsed_s = tk->t;
-	rep->lost_fx = (tk->fail ? tk->fail->lost : 0) + (tk->procs ? tk->procs->ev_lost : 0);
+	rep->lost_forensics = (tk->fail ? tk->fail->lost : 0) + (tk->procs ? tk->procs->ev_lost : 0);
 	if (tk->req)
-		rep->lost_rt = tk->req->lost;
+		rep->lost_requests = tk->req->lost;
 }
 
 static int x__summary(void *self, const struct obs_tick *tk, FILE *out)

@@ -17,7 +17,7 @@
 #include "feature.h"
 #include "startup.h"
 #include "processes.h"
-#include "output/forensics_record.h"
+#include "output/interval_record.h"
 #include "failures.skel.h"
 
 #define DROP_PREFIX "SKB_DROP_REASON_"
@@ -347,7 +347,7 @@ int obs_fail_read(struct obs_fail *f, struct obs_fail_stats *st)
 	if (!err)
 		err = x__sum(f, f->skel->maps.drop_reasons, OBS_DROP_REASON_SLOTS, st->drops);
 	if (!err)
-		err = x__sum(f, f->skel->maps.fx_counters, OBS_FX_MAX, st->fx);
+		err = x__sum(f, f->skel->maps.failures_ctrs, OBS_FAILURES_CTR_MAX, st->ctrs);
 	st->missed = obs_obj_missed(f->skel->obj);
 	return err;
 }
@@ -362,8 +362,8 @@ void obs_fail_stats_sub(struct obs_fail_stats *st, const struct obs_fail_stats *
 			st->sys[i][j] = a->sys[i][j] - b->sys[i][j];
 	for (i = 0; i < OBS_DROP_REASON_SLOTS; i++)
 		st->drops[i] = a->drops[i] - b->drops[i];
-	for (i = 0; i < OBS_FX_MAX; i++)
-		st->fx[i] = a->fx[i] - b->fx[i];
+	for (i = 0; i < OBS_FAILURES_CTR_MAX; i++)
+		st->ctrs[i] = a->ctrs[i] - b->ctrs[i];
 	st->missed = a->missed - b->missed;
 }
 
@@ -436,22 +436,22 @@ static const char *x__top_sys(const uint64_t sys[OBS_SYS_MAX][OBS_FAIL_MAX], uns
 	return best == OBS_SYS_ACCEPT4 ? "accept4" : obs_sys_name(best);
 }
 
-static void x__record(const struct obs_failures_snap *s, double dt, struct obs_fx_interval *iv)
+static void x__record(const struct obs_failures_snap *s, double dt, struct obs_record *iv)
 {
 	unsigned int k, f;
 
 	for (f = 0; f < OBS_FAIL_MAX; f++)
 		for (k = 0; k < OBS_SYS_MAX; k++)
 			if (s->sys[k][f])
-				iv->fails[iv->nfails++] = (struct obs_fxrec_fail){
+				iv->fails[iv->nfails++] = (struct obs_record_fail){
 					.fail = obs_fail_name(f), .sys = obs_sys_name(k),
 					.n = s->sys[k][f]};
 	iv->failure_rate = dt > 0 ? s->fails / dt : 0;
-	iv->synack_retransmits = s->delta.fx[OBS_FX_SYNACK_RETRANS];
-	iv->resets_sent = s->delta.fx[OBS_FX_RST_SENT];
-	iv->resets_received = s->delta.fx[OBS_FX_RST_RECV];
-	iv->lost_events = s->delta.fx[OBS_FX_RB_LOST] + s->delta.fx[OBS_FX_ERRPROC_FULL] +
-			  s->delta.missed;
+	iv->synack_retransmits = s->delta.ctrs[OBS_FAILURES_CTR_SYNACK_RETRANS];
+	iv->resets_sent = s->delta.ctrs[OBS_FAILURES_CTR_RST_SENT];
+	iv->resets_received = s->delta.ctrs[OBS_FAILURES_CTR_RST_RECV];
+	iv->lost_events = s->delta.ctrs[OBS_FAILURES_CTR_RB_LOST] +
+			  s->delta.ctrs[OBS_FAILURES_CTR_ERRPROC_FULL] + s->delta.missed;
 }
 
 static void x__snap(const struct obs_failures_snap *fs, struct obs_snap *s)
@@ -465,8 +465,8 @@ static void x__snap(const struct obs_failures_snap *fs, struct obs_snap *s)
 		}
 		s->fails_sys[f] = x__top_sys(fs->sys, f);
 	}
-	s->listen_target_full += fs->delta.fx[OBS_FX_SYNACK_RETRANS];
-	s->targets_full = fs->cur.fx[OBS_FX_TARGETS_FULL];
+	s->listen_target_full += fs->delta.ctrs[OBS_FAILURES_CTR_SYNACK_RETRANS];
+	s->targets_full = fs->cur.ctrs[OBS_FAILURES_CTR_TARGETS_FULL];
 }
 
 static int x__tick(void *self, struct obs_tick *tk)
@@ -504,7 +504,8 @@ static int x__tick(void *self, struct obs_tick *tk)
 		s->listen_overflow_drops = s->delta.drops[lo];
 		s->listen_overflow_drops_total = s->cur.drops[lo];
 	}
-	s->lost = s->cur.fx[OBS_FX_RB_LOST] + s->cur.fx[OBS_FX_ERRPROC_FULL] + s->cur.missed;
+	s->lost = s->cur.ctrs[OBS_FAILURES_CTR_RB_LOST] + s->cur.ctrs[OBS_FAILURES_CTR_ERRPROC_FULL] +
+		  s->cur.missed;
 	s->targets_full_pid = obs_fail_targets_full_pid(fs->fail);
 	if (tk->rec)
 		x__record(s, tk->dt, tk->rec);
@@ -555,16 +556,16 @@ static int x__json(void *self, const struct obs_tick *tk, json_t *root)
 	}
 	json_object_set_new(o, "failures", fails);
 	json_object_set_new(o, "tcp", json_pack("{s:I, s:I, s:I}",
-		"synack_retransmits", (json_int_t)s->cur.fx[OBS_FX_SYNACK_RETRANS],
-		"resets_sent", (json_int_t)s->cur.fx[OBS_FX_RST_SENT],
-		"resets_received", (json_int_t)s->cur.fx[OBS_FX_RST_RECV]));
+		"synack_retransmits", (json_int_t)s->cur.ctrs[OBS_FAILURES_CTR_SYNACK_RETRANS],
+		"resets_sent", (json_int_t)s->cur.ctrs[OBS_FAILURES_CTR_RST_SENT],
+		"resets_received", (json_int_t)s->cur.ctrs[OBS_FAILURES_CTR_RST_RECV]));
 	json_object_set_new(o, "targets_full", json_pack("{s:I, s:I}",
-		"count", (json_int_t)s->cur.fx[OBS_FX_TARGETS_FULL],
+		"count", (json_int_t)s->cur.ctrs[OBS_FAILURES_CTR_TARGETS_FULL],
 		"first_pid", (json_int_t)s->targets_full_pid));
 	json_object_set_new(o, "lost_events", json_integer((json_int_t)(s->lost + ev_lost)));
 	json_object_set_new(o, "lost", json_pack("{s:I, s:I, s:I, s:I}",
-		"ringbuf_full", (json_int_t)s->cur.fx[OBS_FX_RB_LOST],
-		"errprocs_full", (json_int_t)s->cur.fx[OBS_FX_ERRPROC_FULL],
+		"ringbuf_full", (json_int_t)s->cur.ctrs[OBS_FAILURES_CTR_RB_LOST],
+		"errprocs_full", (json_int_t)s->cur.ctrs[OBS_FAILURES_CTR_ERRPROC_FULL],
 		"skipped_runs", (json_int_t)s->cur.missed,
 		"events_past_interval_list", (json_int_t)ev_lost));
 	return 0;

@@ -30,7 +30,7 @@ struct obs_fail_features {
 struct obs_fail_stats {
 	uint64_t sys[OBS_SYS_MAX][OBS_FAIL_MAX];
 	uint64_t drops[OBS_DROP_REASON_SLOTS];
-	uint64_t fx[OBS_FX_MAX];
+	uint64_t ctrs[OBS_FAILURES_CTR_MAX];
 	uint64_t missed; /* program runs the kernel skipped */
 };
 
@@ -59,7 +59,7 @@ int obs_fail_read(struct obs_fail *f, struct obs_fail_stats *st);
 void obs_fail_stats_sub(struct obs_fail_stats *st, const struct obs_fail_stats *a,
 			const struct obs_fail_stats *b);
 /* --children: the first new process left unwatched because the "targets" map was full (0: none);
- * how many were is obs_fail_stats.fx[OBS_FX_TARGETS_FULL]. */
+ * how many were is obs_fail_stats.ctrs[OBS_FAILURES_CTR_TARGETS_FULL]. */
 uint32_t obs_fail_targets_full_pid(const struct obs_fail *f);
 /* Up to max processes from the shared errprocs map; returns how many. */
 size_t obs_fail_procs(struct obs_fail *f, struct obs_fail_proc *out, size_t max);

@@ -8,12 +8,12 @@
  *   netstat      features/netstat.c      the namespace's listen overflows and drops
  *   requests     features/requests.c     per-request time (request timing)
  * Each has one life: plan (the BPF objects opened, before load: may configure its programs),
- * start (attached, still privileged), start_unprivileged (privilege dropped: threads), then per interval tick: read its sources -> delta against
- * its previous snapshot -> keep it, publish it in struct obs_tick for the features after it and
- * the formatters, and fill its part of the rules' snapshot; finish: the final read; summary and
- * json: the text and JSON summary, from its own snapshots and the final tick's. A feature reads
- * another one's snapshot from the tick only, never its internals: one interval walks the features
- * in one direction.
+ * start (attached, still privileged), start_unprivileged (privilege dropped: threads), then per
+ * interval tick: read its sources -> delta against its previous snapshot -> keep it, publish it
+ * in struct obs_tick for the features after it and the formatters, and fill its part of the
+ * rules' snapshot; finish: the final read; summary and json: the text and JSON summary, from its
+ * own snapshots and the final tick's. A feature reads another one's snapshot from the tick only,
+ * never its internals: one interval walks the features in one direction.
  */
 #ifndef LOADLENS_OBSERVER_FEATURES_FEATURE_H
 #define LOADLENS_OBSERVER_FEATURES_FEATURE_H
@@ -25,7 +25,7 @@
 #include "rules/snapshot.h"
 
 struct obs_kernel;
-struct obs_fx_interval;
+struct obs_record;
 struct obs_connections_snap;
 struct obs_failures_snap;
 struct obs_sockstat_snap;
@@ -40,9 +40,9 @@ struct obs_tick {
 	bool final;	       /* the final read, after the signal */
 	bool records;	       /* interval records kept for --json: live lines and no --metrics */
 	struct obs_snap *snap; /* the rules' snapshot: each feature fills its part */
-	/* the NDJSON interval record's snapshot (output/forensics_record.h): each feature fills
+	/* the NDJSON interval record's snapshot (output/interval_record.h): each feature fills
 	 * its part, the loop writes it */
-	struct obs_fx_interval *rec;
+	struct obs_record *rec;
 	const struct obs_connections_snap *conn;
 	const struct obs_failures_snap *fail;
 	const struct obs_sockstat_snap *sockstat;

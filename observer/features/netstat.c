@@ -7,7 +7,7 @@
 #include "connections.h"
 #include "feature.h"
 #include "netstat.h"
-#include "output/forensics_record.h"
+#include "output/interval_record.h"
 
 struct obs_netstat_feature {
 	struct obs_census_ctx *census;
@@ -48,7 +48,7 @@ static int x__tick(void *self, struct obs_tick *tk)
 {
 	struct obs_netstat_feature *n = self;
 	const struct obs_sockets_stats *ct = &tk->conn->total;
-	struct obs_fx_interval *iv = tk->rec;
+	struct obs_record *iv = tk->rec;
 	uint64_t listen_overflow_delta = 0, tw_overflow_delta = 0;
 	struct obs_netstat ns = {};
 

@@ -22,7 +22,7 @@
 #include "processes.h"
 #include "sockstat.h"
 #include "target.h"
-#include "output/forensics_record.h"
+#include "output/interval_record.h"
 #include "rules/rules.h"
 
 #define OWNER_SCAN_S 5.0
@@ -791,7 +791,7 @@ static int x__json(void *self, const struct obs_tick *tk, json_t *root)
 	(void)tk;
 	if (!o)
 		return -ENOMEM;
-	json_object_set_new(o, "fds", obs_fx_fmt_procs(ps->procs, ps->nprocs));
+	json_object_set_new(o, "fds", obs_record_procs_json(ps->procs, ps->nprocs));
 	json_object_set_new(o, "system_files", json_pack("{s:I, s:I}", "open_max",
 							 (json_int_t)ps->file_nr_max, "max",
 							 (json_int_t)ps->file_max));

@@ -10,7 +10,7 @@
 #include "connections.h"
 #include "feature.h"
 #include "sockstat.h"
-#include "output/forensics_record.h"
+#include "output/interval_record.h"
 #include "rules/rules.h"
 
 struct obs_sockstat {
@@ -79,10 +79,10 @@ static bool x__reported(unsigned int s)
 
 /* The live counts from the state moves (census base + moves since), and their error bound. */
 static void x__live_counts(struct obs_sockstat *ss, const uint64_t *moves,
-			   struct obs_fx_interval *iv)
+			   struct obs_record *iv)
 {
 	struct obs_sockstat_snap *sn = &ss->snap;
-	struct obs_fxrec_state *st;
+	struct obs_record_state *st;
 	size_t i;
 	unsigned int s;
 
@@ -156,11 +156,11 @@ static void x__trends(struct obs_sockstat *ss, double t)
 
 /* Census, reconciled against the live counts from state moves; TIME_WAIT and port pressure. */
 static void x__census(struct obs_sockstat *ss, const struct obs_sockets_stats *ct, double t,
-		      struct obs_fx_interval *iv)
+		      struct obs_record *iv)
 {
 	struct obs_sockstat_snap *sn = &ss->snap;
 	struct obs_census *cs = &sn->cs;
-	struct obs_fxrec_state *st;
+	struct obs_record_state *st;
 	uint64_t absmax = 0;
 	uint64_t m0[OBS_STATE_MOVES], m1[OBS_STATE_MOVES], during;
 	unsigned int s;
@@ -179,7 +179,7 @@ static void x__census(struct obs_sockstat *ss, const struct obs_sockets_stats *c
 		ss->census_next_t = 0;
 	if (ss->census && t < ss->census_next_t) {
 		ss->census_deferred++;
-		iv->census = OBS_FXREC_CENSUS_DEFERRED;
+		iv->census = OBS_RECORD_CENSUS_DEFERRED;
 		x__live_counts(ss, ct->moves, iv);
 		return;
 	}
@@ -190,7 +190,7 @@ static void x__census(struct obs_sockstat *ss, const struct obs_sockets_stats *c
 	around = ss->conn && !obs_sockets_read_moves(ss->conn, m0);
 	if (!ss->census || obs_census_take(ss->census, cs)) {
 		ss->census_failed += ss->census != NULL;
-		iv->census = OBS_FXREC_CENSUS_NONE;
+		iv->census = OBS_RECORD_CENSUS_NONE;
 		return;
 	}
 	if (!around || obs_sockets_read_moves(ss->conn, m1)) {
@@ -205,7 +205,7 @@ static void x__census(struct obs_sockstat *ss, const struct obs_sockets_stats *c
 		during += 2 * (m1[s] - m0[s]);
 	ss->census_ok++;
 	sn->have_census = true;
-	iv->census = OBS_FXREC_CENSUS_TAKEN;
+	iv->census = OBS_RECORD_CENSUS_TAKEN;
 	iv->have_live = ss->have_base;
 	sn->fresh = true;
 	ss->census_t = t;
@@ -261,7 +261,7 @@ static void x__census(struct obs_sockstat *ss, const struct obs_sockets_stats *c
 	x__trends(ss, t);
 }
 
-static void x__record_ports(const struct obs_sockstat_snap *sn, struct obs_fx_interval *iv)
+static void x__record_ports(const struct obs_sockstat_snap *sn, struct obs_record *iv)
 {
 	const struct obs_port_pressure *pp = &sn->ports;
 

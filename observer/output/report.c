@@ -167,12 +167,12 @@ int obs_report_summary(FILE *out, const struct obs_report *r, const struct obs_s
 			     "skipped runs %llu, forensics %llu, request timing %llu: socket state "
 			     "%llu, run-queue slots %llu, skipped runs %llu, trace records %llu)",
 			(unsigned long long)ctr[OBS_CTR_DROP_UNRESOLVED],
-			(unsigned long long)st->missed, (unsigned long long)r->lost_fx,
-			(unsigned long long)obs_reqtime_lost_total(&r->lost_rt),
-			(unsigned long long)r->lost_rt.no_storage,
-			(unsigned long long)r->lost_rt.tgids_full,
-			(unsigned long long)r->lost_rt.skipped_runs,
-			(unsigned long long)r->lost_rt.trace_lost);
+			(unsigned long long)st->missed, (unsigned long long)r->lost_forensics,
+			(unsigned long long)obs_reqtime_lost_total(&r->lost_requests),
+			(unsigned long long)r->lost_requests.no_storage,
+			(unsigned long long)r->lost_requests.tgids_full,
+			(unsigned long long)r->lost_requests.skipped_runs,
+			(unsigned long long)r->lost_requests.trace_lost);
 	fputc('\n', out);
 	fflush(out);
 	ll_hist_free(h);
@@ -181,7 +181,7 @@ int obs_report_summary(FILE *out, const struct obs_report *r, const struct obs_s
 
 uint64_t obs_report_lost(const struct obs_report *r, const struct obs_sockets_stats *st)
 {
-	return obs_sockets_drops(st) + r->lost_fx + obs_reqtime_lost_total(&r->lost_rt);
+	return obs_sockets_drops(st) + r->lost_forensics + obs_reqtime_lost_total(&r->lost_requests);
 }
 
 /* json_object_set_new() that remembers a failure instead of losing it. */
@@ -213,8 +213,8 @@ int obs_report_json_add(json_t *root, const struct obs_report *r, const struct o
 			       json_integer((json_int_t)st->errnos[e]), &ok);
 	x__set(drops, "unresolved_fd", json_integer((json_int_t)ctr[OBS_CTR_DROP_UNRESOLVED]), &ok);
 	x__set(drops, "skipped_runs", json_integer((json_int_t)st->missed), &ok);
-	x__set(drops, "forensics", json_integer((json_int_t)r->lost_fx), &ok);
-	x__set(drops, "request_timing", json_integer((json_int_t)obs_reqtime_lost_total(&r->lost_rt)),
+	x__set(drops, "forensics", json_integer((json_int_t)r->lost_forensics), &ok);
+	x__set(drops, "request_timing", json_integer((json_int_t)obs_reqtime_lost_total(&r->lost_requests)),
 	       &ok);
 	x__set(features, "accept", json_boolean(r->features->accept), &ok);
 	x__set(features, "inet_sock_set_state",

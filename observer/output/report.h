@@ -18,8 +18,8 @@ struct obs_report {
 	const char *syscalls_mode; /* --syscalls: "auto", "on", "off" */
 	double syscalls_share;	   /* share of the run the syscall tracepoints were attached */
 	const char *syscalls_reason; /* the last sign of exhaustion that held them on, or NULL */
-	uint64_t lost_fx;	     /* the failures' and processes' lost events */
-	struct obs_reqtime_lost lost_rt;  /* request timing's */
+	uint64_t lost_forensics;	     /* the failures' and processes' lost events */
+	struct obs_reqtime_lost lost_requests;  /* request timing's */
 };
 
 /* Every lost event of the run: the summary's "drops", the JSON's "drops" and "lost_events". */

@@ -167,7 +167,7 @@ struct obs_snap {
 	} kid[OBS_SNAP_NOTES];
 	size_t nkids;
 	uint64_t targets_full; /* --children: new children the kernel's "targets" map had no room
-				* for, since start (wiring point: obs-bpf's OBS_FX_TARGETS_FULL) */
+				* for, since start (wiring point: obs-bpf's OBS_FAILURES_CTR_TARGETS_FULL) */
 	unsigned int targets_max; /* its size, OBS_MAX_TARGETS */
 
 	/* request timing (this interval) */
