@@ -178,6 +178,12 @@ static int x__drop(struct x__run *r)
 	return 0;
 }
 
+static void x__add(struct x__run *r, const struct obs_feature *ops, void *self)
+{
+	r->features[r->nfeatures] = *ops;
+	r->features[r->nfeatures++].self = self;
+}
+
 /* The features, in the one order an interval walks them (features/feature.h). */
 static int x__features_new(struct x__run *r)
 {
@@ -208,12 +214,12 @@ static int x__features_new(struct x__run *r)
 	r->req = obs_requests_new(PROG, &ro);
 	if (!r->cx || !r->fail || !r->sockstat || !r->procs || !r->netstat || !r->req)
 		return -ENOMEM;
-	r->features[r->nfeatures++] = obs_connections_feature(r->cx);
-	r->features[r->nfeatures++] = obs_failures_feature(r->fail);
-	r->features[r->nfeatures++] = obs_sockstat_feature(r->sockstat);
-	r->features[r->nfeatures++] = obs_processes_feature(r->procs);
-	r->features[r->nfeatures++] = obs_netstat_feature(r->netstat);
-	r->features[r->nfeatures++] = obs_requests_feature(r->req);
+	x__add(r, &obs_connections_ops, r->cx);
+	x__add(r, &obs_failures_ops, r->fail);
+	x__add(r, &obs_sockstat_ops, r->sockstat);
+	x__add(r, &obs_processes_ops, r->procs);
+	x__add(r, &obs_netstat_ops, r->netstat);
+	x__add(r, &obs_requests_ops, r->req);
 	return 0;
 }
 
@@ -310,7 +316,7 @@ static int x__interval(struct x__run *r, double t, bool final)
 	tk.netstat = r->last.netstat;
 	for (i = 0; i < r->nfeatures; i++) {
 		f = &r->features[i];
-		err = final ? f->finish(f->self, &tk) : f->tick(f->self, &tk);
+		err = final && f->finish ? f->finish(f->self, &tk) : f->tick(f->self, &tk);
 		if (err && i == 0)
 			return err; /* the others need the connection counters */
 		if (err && !obs_ndjson_error(r->nd))
@@ -347,7 +353,8 @@ static int x__json(struct x__run *r, FILE *out)
 	int err = root ? 0 : -ENOMEM;
 
 	for (i = 0; !err && i < r->nfeatures; i++)
-		err = r->features[i].json(r->features[i].self, &r->last, root);
+		if (r->features[i].json)
+			err = r->features[i].json(r->features[i].self, &r->last, root);
 	if (!err) {
 		fj = obs_findings_json(r->fnd);
 		if (!fj || json_object_set(root, "findings", fj) ||
@@ -509,7 +516,8 @@ int main(int argc, char **argv)
 	if (x__interval(&r, (double)(x__now_ns() - start) / NS_PER_S, true))
 		goto cleanup;
 	for (i = 0; i < r.nfeatures; i++)
-		r.features[i].summary(r.features[i].self, &r.last, stdout);
+		if (r.features[i].summary)
+			r.features[i].summary(r.features[i].self, &r.last, stdout);
 	fflush(stdout);
 	obs_findings_summary(r.fnd, stdout);
 	if (json_out) {

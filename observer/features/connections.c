@@ -142,15 +142,7 @@ static const char *x__attached(const void *self)
 	return obs_sockets_attached(((const struct obs_connections *)self)->conn);
 }
 
-struct obs_feature obs_connections_feature(struct obs_connections *c)
-{
-	return (struct obs_feature){
-		.name = "connections",
-		.self = c,
-		.attached = x__attached,
-		.tick = x__tick,
-		.finish = x__tick,
-		.summary = x__summary,
-		.json = x__json,
-	};
-}
+const struct obs_feature obs_connections_ops = {
+	.name = "connections", .attached = x__attached, .tick = x__tick, .finish = x__tick,
+	.summary = x__summary, .json = x__json,
+};

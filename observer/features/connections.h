@@ -32,6 +32,6 @@ void obs_connections_free(struct obs_connections *c);
  * tier must stay on (no listen pass), or NULL. */
 const char *obs_connections_base(struct obs_connections *c);
 /* The feature's contract (feature.h). */
-struct obs_feature obs_connections_feature(struct obs_connections *c);
+extern const struct obs_feature obs_connections_ops; /* self: its struct obs_connections */
 
 #endif /* LOADLENS_OBSERVER_FEATURES_CONNECTIONS_H */

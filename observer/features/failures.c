@@ -520,14 +520,6 @@ static const char *x__attached(const void *self)
 	return ((const struct obs_failures *)self)->attached;
 }
 
-static int x__summary(void *self, const struct obs_tick *tk, FILE *out)
-{
-	(void)self;
-	(void)tk;
-	(void)out;
-	return 0;
-}
-
 /* "failures", "tcp", "targets_full", "lost" and "lost_events" of the "forensics" object. */
 static int x__json(void *self, const struct obs_tick *tk, json_t *root)
 {
@@ -571,15 +563,7 @@ static int x__json(void *self, const struct obs_tick *tk, json_t *root)
 	return 0;
 }
 
-struct obs_feature obs_failures_feature(struct obs_failures *fs)
-{
-	return (struct obs_feature){
-		.name = "failures",
-		.self = fs,
-		.attached = x__attached,
-		.tick = x__tick,
-		.finish = x__tick,
-		.summary = x__summary,
-		.json = x__json,
-	};
-}
+const struct obs_feature obs_failures_ops = {
+	.name = "failures", .attached = x__attached, .tick = x__tick, .finish = x__tick,
+	.json = x__json,
+};

@@ -102,6 +102,6 @@ struct obs_feature;
 /* fail: the object, opened by observer/kernel/skeletons.c. */
 struct obs_failures *obs_failures_new(struct obs_fail *fail);
 void obs_failures_free(struct obs_failures *fs);
-struct obs_feature obs_failures_feature(struct obs_failures *fs);
+extern const struct obs_feature obs_failures_ops; /* self: its struct obs_failures */
 
 #endif /* LOADLENS_OBSERVER_FAILURES_H */

@@ -66,11 +66,13 @@ struct obs_feature {
 	const char *(*attached)(const void *self);
 	int (*tick)(void *self, struct obs_tick *tk);
 	void (*live)(void *self, const struct obs_tick *tk, FILE *out); /* NULL: no lines */
-	int (*finish)(void *self, struct obs_tick *tk);
-	/* tk: the final tick, every feature's last snapshot */
+	int (*finish)(void *self, struct obs_tick *tk); /* NULL: tick */
+	/* tk: the final tick, every feature's last snapshot (NULL: no lines, no keys) */
 	int (*summary)(void *self, const struct obs_tick *tk, FILE *out);
 	int (*json)(void *self, const struct obs_tick *tk, json_t *root);
 };
+/* Each feature exports its functions as `const struct obs_feature obs_<name>_ops` (self NULL):
+ * main.c copies them and sets self to the feature's object. */
 
 /* The "forensics" object of the JSON summary, which the failures, sockstat, processes and netstat
  * features fill together (created by the first). NULL when out of memory. */

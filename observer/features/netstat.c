@@ -84,14 +84,6 @@ static int x__tick(void *self, struct obs_tick *tk)
 	return 0;
 }
 
-static int x__summary(void *self, const struct obs_tick *tk, FILE *out)
-{
-	(void)self;
-	(void)tk;
-	(void)out;
-	return 0;
-}
-
 /* "listen" of the "forensics" object. */
 static int x__json(void *self, const struct obs_tick *tk, json_t *root)
 {
@@ -109,15 +101,6 @@ static int x__json(void *self, const struct obs_tick *tk, json_t *root)
 	return 0;
 }
 
-struct obs_feature obs_netstat_feature(struct obs_netstat_feature *n)
-{
-	return (struct obs_feature){
-		.name = "netstat",
-		.self = n,
-		.start = x__start,
-		.tick = x__tick,
-		.finish = x__tick,
-		.summary = x__summary,
-		.json = x__json,
-	};
-}
+const struct obs_feature obs_netstat_ops = {
+	.name = "netstat", .start = x__start, .tick = x__tick, .finish = x__tick, .json = x__json,
+};

@@ -805,16 +805,7 @@ static int x__json(void *self, const struct obs_tick *tk, json_t *root)
 	return 0;
 }
 
-struct obs_feature obs_processes_feature(struct obs_processes *ps)
-{
-	return (struct obs_feature){
-		.name = "processes",
-		.self = ps,
-		.start = x__start,
-		.keep_caps = x__keep_caps,
-		.tick = x__tick,
-		.finish = x__tick,
-		.summary = x__summary,
-		.json = x__json,
-	};
-}
+const struct obs_feature obs_processes_ops = {
+	.name = "processes", .start = x__start, .keep_caps = x__keep_caps, .tick = x__tick,
+	.finish = x__tick, .summary = x__summary, .json = x__json,
+};

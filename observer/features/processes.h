@@ -60,6 +60,6 @@ struct obs_processes;
 
 struct obs_processes *obs_processes_new(const char *prog, const struct obs_processes_opts *o);
 void obs_processes_free(struct obs_processes *p);
-struct obs_feature obs_processes_feature(struct obs_processes *p);
+extern const struct obs_feature obs_processes_ops; /* self: its struct obs_processes */
 
 #endif /* LOADLENS_OBSERVER_FEATURES_PROCESSES_H */

@@ -284,19 +284,8 @@ static int x__json(void *self, const struct obs_tick *tk, json_t *root)
 	return err ? err : obs_payload_json_add(root, r->rt, r->pl, r->pl_cur);
 }
 
-struct obs_feature obs_requests_feature(struct obs_requests *r)
-{
-	return (struct obs_feature){
-		.name = "requests",
-		.self = r,
-		.plan = x__plan,
-		.start = x__start,
-		.start_unprivileged = x__start_unprivileged,
-		.attached = x__attached,
-		.tick = x__tick,
-		.live = x__live,
-		.finish = x__finish,
-		.summary = x__summary,
-		.json = x__json,
-	};
-}
+const struct obs_feature obs_requests_ops = {
+	.name = "requests", .plan = x__plan, .start = x__start,
+	.start_unprivileged = x__start_unprivileged, .attached = x__attached, .tick = x__tick,
+	.live = x__live, .finish = x__finish, .summary = x__summary, .json = x__json,
+};

@@ -29,6 +29,6 @@ struct obs_requests *obs_requests_new(const char *prog, const struct obs_request
 void obs_requests_free(struct obs_requests *r);
 /* The request timing its plan set up: NULL when off (unsupported, or --no-requests). */
 struct obs_reqtime *obs_requests_reqtime(struct obs_requests *r);
-struct obs_feature obs_requests_feature(struct obs_requests *r);
+extern const struct obs_feature obs_requests_ops; /* self: its struct obs_requests */
 
 #endif /* LOADLENS_OBSERVER_FEATURES_REQUESTS_H */

@@ -468,15 +468,7 @@ static int x__json(void *self, const struct obs_tick *tk, json_t *root)
 	return 0;
 }
 
-struct obs_feature obs_sockstat_feature(struct obs_sockstat *ss)
-{
-	return (struct obs_feature){
-		.name = "sockstat",
-		.self = ss,
-		.attached = x__attached,
-		.tick = x__tick,
-		.finish = x__finish,
-		.summary = x__summary,
-		.json = x__json,
-	};
-}
+const struct obs_feature obs_sockstat_ops = {
+	.name = "sockstat", .attached = x__attached, .tick = x__tick, .finish = x__finish,
+	.summary = x__summary, .json = x__json,
+};
