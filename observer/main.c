@@ -71,32 +71,6 @@ static bool x__wait_signal(const sigset_t *set, uint64_t until)
 	}
 }
 
-static int x__verify_read(void *arg)
-{
-	struct obs_sockets *c = arg;
-	struct obs_sockets_stats *st = malloc(sizeof(*st));
-	int err;
-
-	if (!st)
-		return -ENOMEM;
-	err = obs_sockets_read(c, st);
-	free(st);
-	return err;
-}
-
-static void x__ports_line(const struct obs_args *a, char *buf, size_t len)
-{
-	size_t i, off;
-
-	if (!a->nports) {
-		snprintf(buf, len, "every tcp port");
-		return;
-	}
-	off = (size_t)snprintf(buf, len, "tcp port%s", a->nports > 1 ? "s" : "");
-	for (i = 0; i < a->nports && off < len; i++)
-		off += (size_t)snprintf(buf + off, len - off, "%s%u", i ? ", " : " ", a->ports[i]);
-}
-
 /* What main holds for the run: the objects, the features in order, the findings. */
 struct x__run {
 	const struct obs_args *a;
@@ -165,7 +139,7 @@ static int x__drop(struct x__run *r)
 		if (r->features[i].keep_caps)
 			caps |= r->features[i].keep_caps(r->features[i].self);
 	obs_unprivileged_user(&user);
-	err = obs_drop_to_user(x__verify_read, obs_kernel_conn(r->k), caps,
+	err = obs_drop_to_user(obs_sockets_verify, obs_kernel_conn(r->k), caps,
 			       geteuid() ? NULL : &user); /* not root: a user of its own already */
 	if (err == 1) {
 		ll_warn(PROG, "note: this kernel checks privilege on every map read; running "
@@ -474,7 +448,7 @@ int main(int argc, char **argv)
 
 	obs_startup_cleanup();
 
-	x__ports_line(&a, ports, sizeof(ports));
+	obs_report_ports_text(a.ports, a.nports, ports, sizeof(ports));
 	x__attached(&r, attached, sizeof(attached));
 	ll_warn(PROG, "observing %s in netns net:[%u] of %s (%s; syscall tier %s); Ctrl-C to stop",
 		ports, r.targets.netns, r.targets.netns_from, attached,

@@ -46,10 +46,8 @@ static const char *const x__sys_names[OBS_SYS_MAX] = {
 };
 
 static const char *const x__fail_names[OBS_FAIL_MAX] = {
-	[OBS_FAIL_EMFILE] = "EMFILE",
-	[OBS_FAIL_ENFILE] = "ENFILE",
-	[OBS_FAIL_EADDRNOTAVAIL] = "EADDRNOTAVAIL",
-	[OBS_FAIL_EADDRINUSE] = "EADDRINUSE",
+	[OBS_FAIL_EMFILE] = "EMFILE", [OBS_FAIL_ENFILE] = "ENFILE",
+	[OBS_FAIL_EADDRNOTAVAIL] = "EADDRNOTAVAIL", [OBS_FAIL_EADDRINUSE] = "EADDRINUSE",
 };
 
 const char *obs_sys_name(unsigned int sys)
@@ -97,22 +95,28 @@ static void x__load_reason_names(struct obs_fail *f)
 	btf__free(btf);
 }
 
+/* The sys_exit_<call> program of this object (accept()/accept4() are sockets.bpf.c's: NULL). */
+static struct bpf_program *x__sys_prog(const struct obs_fail *f, unsigned int sys)
+{
+	char name[64];
+
+	if (sys == OBS_SYS_ACCEPT4 || sys == OBS_SYS_ACCEPT)
+		return NULL;
+	snprintf(name, sizeof(name), "handle_sys_exit_%s", x__sys_names[sys]);
+	return bpf_object__find_program_by_name(f->skel->obj, name);
+}
+
 size_t obs_fail_tier_progs(struct obs_fail *f, struct bpf_program **out, size_t max)
 {
-	struct failures_bpf *s = f->skel;
-	struct bpf_program *all[] = {
-		s->progs.handle_sys_exit_socket,	s->progs.handle_sys_exit_connect,
-		s->progs.handle_sys_exit_bind,		s->progs.handle_sys_exit_openat,
-		s->progs.handle_sys_exit_open,		s->progs.handle_sys_exit_pipe2,
-		s->progs.handle_sys_exit_dup,		s->progs.handle_sys_exit_dup2,
-		s->progs.handle_sys_exit_dup3,		s->progs.handle_sys_exit_socketpair,
-		s->progs.handle_sys_exit_epoll_create1, s->progs.handle_sys_exit_eventfd2,
-	};
-	size_t i, n = 0;
+	struct bpf_program *p;
+	size_t n = 0;
+	unsigned int i;
 
-	for (i = 0; i < sizeof(all) / sizeof(all[0]) && n < max; i++)
-		if (bpf_program__fd(all[i]) >= 0)
-			out[n++] = all[i];
+	for (i = 0; i < OBS_SYS_MAX && n < max; i++) {
+		p = x__sys_prog(f, i);
+		if (p && bpf_program__fd(p) >= 0)
+			out[n++] = p;
+	}
 	return n;
 }
 
@@ -139,32 +143,20 @@ static void x__off(struct bpf_program *p)
 static void x__plan(struct obs_fail *f, const char *prog, const struct obs_fail_opts *opts)
 {
 	struct failures_bpf *s = f->skel;
-	struct bpf_program *sys_progs[OBS_SYS_MAX] = {
-		[OBS_SYS_SOCKET] = s->progs.handle_sys_exit_socket,
-		[OBS_SYS_CONNECT] = s->progs.handle_sys_exit_connect,
-		[OBS_SYS_BIND] = s->progs.handle_sys_exit_bind,
-		[OBS_SYS_OPENAT] = s->progs.handle_sys_exit_openat,
-		[OBS_SYS_OPEN] = s->progs.handle_sys_exit_open,
-		[OBS_SYS_PIPE2] = s->progs.handle_sys_exit_pipe2,
-		[OBS_SYS_DUP] = s->progs.handle_sys_exit_dup,
-		[OBS_SYS_DUP2] = s->progs.handle_sys_exit_dup2,
-		[OBS_SYS_DUP3] = s->progs.handle_sys_exit_dup3,
-		[OBS_SYS_SOCKETPAIR] = s->progs.handle_sys_exit_socketpair,
-		[OBS_SYS_EPOLL_CREATE1] = s->progs.handle_sys_exit_epoll_create1,
-		[OBS_SYS_EVENTFD2] = s->progs.handle_sys_exit_eventfd2,
-	};
+	struct bpf_program *sys_prog;
 	char tp[64];
 	unsigned int i;
 
 	for (i = 0; i < OBS_SYS_MAX; i++) {
-		if (!sys_progs[i])
+		sys_prog = x__sys_prog(f, i);
+		if (!sys_prog)
 			continue;
 		snprintf(tp, sizeof(tp), "sys_exit_%s", x__sys_names[i]);
 		f->features.sys[i] = obs_tracepoint_exists("syscalls", tp);
 		/* the syscall tier: observer/kernel/systier.c attaches these when they are wanted */
-		bpf_program__set_autoattach(sys_progs[i], false);
+		bpf_program__set_autoattach(sys_prog, false);
 		if (!f->features.sys[i]) {
-			x__off(sys_progs[i]);
+			x__off(sys_prog);
 			/* x86-64 has open(), other architectures only openat() */
 			if (i != OBS_SYS_OPEN)
 				ll_warn(prog, "note: no syscalls:%s tracepoint; %s() failures are "

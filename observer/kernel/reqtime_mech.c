@@ -57,14 +57,9 @@ static void x__tier_off(struct sockets_bpf *s, enum obs_reqtime_mech m)
 
 const char *obs_reqtime_mech_name(enum obs_reqtime_mech m)
 {
-	switch (m) {
-	case OBS_REQTIME_MECH_TRACEPOINT:
-		return "tracepoints";
-	case OBS_REQTIME_MECH_FENTRY:
-		return "fentry";
-	default:
-		return "off";
-	}
+	return m == OBS_REQTIME_MECH_TRACEPOINT ? "tracepoints"
+	       : m == OBS_REQTIME_MECH_FENTRY	? "fentry"
+						: "off";
 }
 
 /*

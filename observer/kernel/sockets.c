@@ -138,6 +138,15 @@ static int x__add_pids(struct obs_sockets *c, const struct obs_sockets_opts *opt
 	return 0;
 }
 
+int obs_sockets_verify(void *arg)
+{
+	struct obs_sockets_stats *st = calloc(1, sizeof(*st));
+	int err = st ? obs_sockets_read(arg, st) : -ENOMEM;
+
+	free(st);
+	return err;
+}
+
 int obs_sockets_target_set(struct obs_sockets *c, uint32_t pid, const struct obs_target *t,
 			bool only_new)
 {

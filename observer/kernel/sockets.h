@@ -99,6 +99,8 @@ const char *obs_sockets_attached(const struct obs_sockets *c);
 struct bpf_map *obs_sockets_map(const struct obs_sockets *c, const char *name);
 /* pid becomes a target (the "targets" map; only_new: not if it is one already). 0, or -1 and
  * errno (E2BIG: the map is full; EEXIST). */
+/* A read that must work after the privilege drop (obs_drop_to_user()'s check): 0 or -errno. */
+int obs_sockets_verify(void *c);
 int obs_sockets_target_set(struct obs_sockets *c, uint32_t pid, const struct obs_target *t,
 			bool only_new);
 

@@ -93,17 +93,17 @@ int obs_report_live_line(FILE *out, const struct obs_tick *tk)
 	return 0;
 }
 
-static void x__ports_text(const struct obs_report *r, char *buf, size_t len)
+void obs_report_ports_text(const uint16_t *ports, size_t nports, char *buf, size_t len)
 {
 	size_t i, off;
 
-	if (!r->nports) {
+	if (!nports) {
 		snprintf(buf, len, "every tcp port");
 		return;
 	}
-	off = (size_t)snprintf(buf, len, "tcp port%s", r->nports > 1 ? "s" : "");
-	for (i = 0; i < r->nports && off < len; i++)
-		off += (size_t)snprintf(buf + off, len - off, "%s%u", i ? ", " : " ", r->ports[i]);
+	off = (size_t)snprintf(buf, len, "tcp port%s", nports > 1 ? "s" : "");
+	for (i = 0; i < nports && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%u", i ? ", " : " ", ports[i]);
 }
 
 int obs_report_summary(FILE *out, const struct obs_report *r, const struct obs_sockets_stats *st)
@@ -115,7 +115,7 @@ int obs_report_summary(FILE *out, const struct obs_report *r, const struct obs_s
 
 	if (!h)
 		return -ENOMEM;
-	x__ports_text(r, ports, sizeof(ports));
+	obs_report_ports_text(r->ports, r->nports, ports, sizeof(ports));
 	fprintf(out, "summary: %.1fs on %s\n", r->elapsed_s, ports);
 	fprintf(out, "  accepted           %12llu  (%.1f/s)\n", (unsigned long long)ctr[OBS_CTR_ACCEPTED],
 		r->elapsed_s > 0 ? (double)ctr[OBS_CTR_ACCEPTED] / r->elapsed_s : 0.0);

@@ -28,6 +28,8 @@ uint64_t obs_report_lost(const struct obs_report *r, const struct obs_sockets_st
 /* errno name ("EMFILE"), "E<n>" when unnamed, "other" for the last slot. */
 const char *obs_errno_name(unsigned int slot, char *buf, size_t len);
 
+/* "tcp ports 80, 443", "every tcp port" (nports 0). */
+void obs_report_ports_text(const uint16_t *ports, size_t nports, char *buf, size_t len);
 void obs_report_live_header(FILE *out);
 /* One line from the interval's snapshots: accepts and their queue wait (connections), sockets
  * and ports (sockstat), fds (processes), failures. Returns 0 or -ENOMEM. */
