@@ -270,23 +270,18 @@ int obs_fail_load(struct obs_fail *f, const char *prog, struct obs_sockets *shar
 		ll_warn(prog, "cannot share the target maps: %s", strerror(-err));
 		return err;
 	}
-	err = failures_bpf__load(f->skel);
-	if (err)
-		ll_warn(prog, "cannot load the failures BPF programs: %s; rerun with -v for "
-			      "libbpf's log", strerror(-err));
-	return err;
+	return obs_libbpf_refused(prog, "load the failures BPF programs",
+				  failures_bpf__load(f->skel));
 }
 
 int obs_fail_attach(struct obs_fail *f, const char *prog)
 {
 	int err;
 
-	err = failures_bpf__attach(f->skel);
-	if (err) {
-		ll_warn(prog, "cannot attach the failures BPF programs: %s; rerun with -v",
-			strerror(-err));
+	err = obs_libbpf_refused(prog, "attach the failures BPF programs",
+				 failures_bpf__attach(f->skel));
+	if (err)
 		return err;
-	}
 	f->rb = ring_buffer__new(bpf_map__fd(f->skel->maps.events), x__on_event, f, NULL);
 	if (!f->rb) {
 		err = -errno;

@@ -97,7 +97,6 @@ struct obs_failures_snap {
 };
 
 struct obs_failures;
-struct obs_feature;
 
 /* fail: the object, opened by observer/kernel/skeletons.c. */
 struct obs_failures *obs_failures_new(struct obs_fail *fail);

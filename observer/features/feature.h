@@ -88,4 +88,16 @@ static inline json_t *obs_feature_forensics_json(json_t *root)
 	return o;
 }
 
+/* Sets key of the "forensics" object to v (taken; NULL: out of memory). 0 or -ENOMEM. */
+static inline int obs_feature_forensics_set(json_t *root, const char *key, json_t *v)
+{
+	json_t *o = obs_feature_forensics_json(root);
+
+	if (!o || !v) {
+		json_decref(v);
+		return -ENOMEM;
+	}
+	return json_object_set_new(o, key, v) ? -ENOMEM : 0;
+}
+
 #endif /* LOADLENS_OBSERVER_FEATURES_FEATURE_H */

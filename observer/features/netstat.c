@@ -88,17 +88,13 @@ static int x__tick(void *self, struct obs_tick *tk)
 static int x__json(void *self, const struct obs_tick *tk, json_t *root)
 {
 	const struct obs_netstat_feature *n = self;
-	json_t *o = obs_feature_forensics_json(root);
 
 	(void)tk;
-	if (!o)
-		return -ENOMEM;
-	json_object_set_new(o, "listen", json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}",
+	return obs_feature_forensics_set(root, "listen", json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}",
 		"overflows", (json_int_t)n->listen_overflows, "drops", (json_int_t)n->listen_drops,
 		"reqq_full_drops", (json_int_t)n->reqq_full,
 		"drop_reason_listen_overflow", (json_int_t)n->drop_listen_overflow,
 		"queue_max", (json_int_t)n->queue_max, "backlog", (json_int_t)n->backlog));
-	return 0;
 }
 
 const struct obs_feature obs_netstat_ops = {

@@ -17,7 +17,6 @@ struct obs_netstat_snap {
 };
 
 struct obs_netstat_feature;
-struct obs_feature;
 
 /* census: the context in the target netns; NULL: no counters (the feature reads nothing). */
 struct obs_netstat_feature *obs_netstat_new(struct obs_census_ctx *census);

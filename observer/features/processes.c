@@ -440,21 +440,19 @@ static void x__children_at_start(struct obs_processes *ps)
 struct obs_processes *obs_processes_new(const char *prog, const struct obs_processes_opts *o)
 {
 	struct obs_processes *ps = calloc(1, sizeof(*ps));
+	size_t max = o->max_procs ? o->max_procs : OBS_PROCS_DEFAULT;
 
-	if (!ps)
+	if (ps)
+		ps->procs = calloc(max < OBS_PROCS_MAX ? max : OBS_PROCS_MAX, sizeof(*ps->procs));
+	if (!ps || !ps->procs) {
+		free(ps);
 		return NULL;
+	}
+	ps->max_procs = max < OBS_PROCS_MAX ? max : OBS_PROCS_MAX;
 	ps->prog = prog;
 	ps->o = *o;
 	ps->targets = o->targets;
 	ps->children = o->children;
-	ps->max_procs = o->max_procs ? o->max_procs : OBS_PROCS_DEFAULT;
-	if (ps->max_procs > OBS_PROCS_MAX)
-		ps->max_procs = OBS_PROCS_MAX;
-	ps->procs = calloc(ps->max_procs, sizeof(*ps->procs));
-	if (!ps->procs) {
-		free(ps);
-		return NULL;
-	}
 	return ps;
 }
 
@@ -786,23 +784,25 @@ static int x__summary(void *self, const struct obs_tick *tk, FILE *out)
 static int x__json(void *self, const struct obs_tick *tk, json_t *root)
 {
 	const struct obs_processes *ps = self;
-	json_t *o = obs_feature_forensics_json(root);
+	int err;
 
 	(void)tk;
-	if (!o)
-		return -ENOMEM;
-	json_object_set_new(o, "fds", obs_record_procs_json(ps->procs, ps->nprocs));
-	json_object_set_new(o, "system_files", json_pack("{s:I, s:I}", "open_max",
-							 (json_int_t)ps->file_nr_max, "max",
-							 (json_int_t)ps->file_max));
-	json_object_set_new(o, "processes", json_pack("{s:I, s:I, s:I, s:I, s:{s:I, s:I, s:I, s:I}}",
+	err = obs_feature_forensics_set(root, "fds", obs_record_procs_json(ps->procs, ps->nprocs));
+	if (!err)
+		err = obs_feature_forensics_set(root, "system_files",
+						json_pack("{s:I, s:I}", "open_max",
+							  (json_int_t)ps->file_nr_max, "max",
+							  (json_int_t)ps->file_max));
+	if (err)
+		return err;
+	return obs_feature_forensics_set(root, "processes",
+		json_pack("{s:I, s:I, s:I, s:I, s:{s:I, s:I, s:I, s:I}}",
 		"watched", (json_int_t)ps->nprocs, "max_procs", (json_int_t)ps->max_procs,
 		"unwatched", (json_int_t)(ps->nunwatched + ps->unwatched_more),
 		"ended", (json_int_t)ps->procs_ended,
 		"children", "found_at_start", (json_int_t)ps->children_found,
 		"forked", (json_int_t)ps->children_forked, "ended", (json_int_t)ps->children_exited,
 		"ended_badly", (json_int_t)ps->children_abnormal));
-	return 0;
 }
 
 const struct obs_feature obs_processes_ops = {

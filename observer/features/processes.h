@@ -46,7 +46,6 @@ struct obs_processes_snap {
 struct obs_sockets;
 struct obs_fail;
 struct obs_targets;
-struct obs_feature;
 
 struct obs_processes_opts {
 	struct obs_sockets *conn;	    /* the "targets" map's owner */

@@ -38,7 +38,6 @@ struct obs_sockstat_snap {
 };
 
 struct obs_sockstat;
-struct obs_feature;
 
 /* conn: the socket object's owner (state moves around a census); census: NULL for none. */
 struct obs_sockstat *obs_sockstat_new(struct obs_sockets *conn, struct obs_census_ctx *census);

@@ -282,12 +282,9 @@ int obs_sockets_load(struct obs_sockets *c, const char *prog, const struct obs_s
 {
 	int err;
 
-	err = sockets_bpf__load(c->skel);
-	if (err) {
-		ll_warn(prog, "cannot load BPF programs: %s; rerun with -v for libbpf's log",
-			strerror(-err));
+	err = obs_libbpf_refused(prog, "load BPF programs", sockets_bpf__load(c->skel));
+	if (err)
 		return err;
-	}
 	err = x__add_pids(c, opts);
 	if (err)
 		ll_warn(prog, "cannot fill the target map: %s", strerror(-err));
@@ -296,15 +293,7 @@ int obs_sockets_load(struct obs_sockets *c, const char *prog, const struct obs_s
 
 int obs_sockets_attach(struct obs_sockets *c, const char *prog)
 {
-	int err;
-
-	err = sockets_bpf__attach(c->skel);
-	if (err) {
-		ll_warn(prog, "cannot attach BPF programs: %s; rerun with -v for libbpf's log",
-			strerror(-err));
-		return err;
-	}
-	return 0;
+	return obs_libbpf_refused(prog, "attach BPF programs", sockets_bpf__attach(c->skel));
 }
 
 size_t obs_sockets_tier_progs(struct obs_sockets *c, struct bpf_program **out)
