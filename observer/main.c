@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * loadlens-observer: count what happens to connections on a server's TCP ports, from the kernel,
- * without touching the server. The options, and the interval loop over the features
- * (observer/features/feature.h): the BPF objects come up in observer/kernel/skeletons.c, the
- * findings are decided in observer/rules/, the output is written by observer/output/.
+ * without touching the server. The interval loop over the features, in one order
+ * (observer/features/feature.h): the flags are parsed in observer/options.c, the BPF objects come
+ * up in observer/kernel/skeletons.c, the findings are decided in observer/rules/, the output is
+ * written by observer/output/ from the features' snapshots.
  */
 #include <errno.h>
 #include <signal.h>

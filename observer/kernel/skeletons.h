@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The observer's two BPF objects and the one order they are brought up in: open both
- * (bpf/sockets.bpf.c: connections and request timing; bpf/failures.bpf.c: forensics' failures,
- * drops, resets, process events) -> each feature's plan (what to load, rodata) -> load (sockets
+ * (bpf/sockets.bpf.c: connections and request timing, owned by observer/kernel/sockets.c;
+ * bpf/failures.bpf.c: failures, drops, resets, process events, owned by
+ * observer/features/failures.c) -> each feature's plan (what to load, rodata) -> load (sockets
  * first: failures reuses its "targets" and "errprocs" maps) -> what must be read before attach
  * (the listen queues) -> attach -> the syscall tier (observer/kernel/systier.c).
  */

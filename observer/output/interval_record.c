@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The forensics NDJSON interval record: a pure function of the interval's snapshot. */
+/* The NDJSON interval record: a pure function of the interval's snapshot. */
 #include <string.h>
 #include "interval_record.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The forensics feature's NDJSON interval record (docs/observer.md, "NDJSON"), built by a pure
+ * The NDJSON interval record (docs/observer.md, "NDJSON"), built by a pure
  * function of the interval's snapshot, which the features fill their parts of (features/feature.h,
  * struct obs_tick.rec) and observer/main.c's loop writes through this.
  */
