@@ -285,10 +285,6 @@ static int x__interval(struct x__run *r, double t, bool final)
 	r->rec.dt = tk.dt;
 	tk.snap = obs_findings_snap(r->fnd);
 	tk.snap->final = final;
-	tk.fail = r->last.fail;
-	tk.sockstat = r->last.sockstat;
-	tk.procs = r->last.procs;
-	tk.netstat = r->last.netstat;
 	for (i = 0; i < r->nfeatures; i++) {
 		f = &r->features[i];
 		err = final && f->finish ? f->finish(f->self, &tk) : f->tick(f->self, &tk);
