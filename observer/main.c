@@ -386,6 +386,7 @@ int main(int argc, char **argv)
 	int err, ret = LL_EXIT_FAIL;
 
 	obs_args_parse(argc, argv, &a);
+	obs_libbpf_log(a.verbose);
 	if (a.check)
 		return obs_check(stdout, a.check == 2, a.rt_mech);
 	r.a = &a;
@@ -396,7 +397,6 @@ int main(int argc, char **argv)
 	sigaddset(&sigs, SIGTERM);
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
 
-	obs_libbpf_log(a.verbose);
 	/* privilege and BTF first; tracefs (which may be mounted, with a note) in x__bring_up, once
 	 * the outputs and targets are known good, so a refusal is the only line. No bpffs. */
 	err = obs_startup_check(PROG, 0);

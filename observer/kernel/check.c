@@ -234,6 +234,8 @@ static void x__text(FILE *out, json_t *doc)
 			x__s(v, "what"), *x__s(v, "note") ? ": " : "", x__s(v, "note"));
 	fprintf(out, "features on Linux %s (the mechanism each uses here; needs):\n",
 		x__s(doc, "kernel"));
+	if (!json_array_size(json_object_get(doc, "features")))
+		fprintf(out, "off   every feature: the programs did not load (above)\n");
 	json_array_foreach(json_object_get(doc, "features"), i, v)
 		fprintf(out, "%-5s %-49s %s (needs %s)%s%s\n",
 			json_is_true(json_object_get(v, "ok")) ? "ok" : "off", x__s(v, "feature"),

@@ -540,5 +540,7 @@ def main(argv, Parser, Usage):
 	else:
 		print(shown_lines(render(h, obs, plan, checks)))
 		if missing:
-			print(f"\nthe observer cannot run here: {'; '.join(missing)}")
+			why = [f"{c['what']}: {c['note']}" if c.get("note") else c["what"]
+			       for c in obs.get("checks", []) if c.get("required") and not c["ok"]]
+			print(f"\nthe observer cannot run here: {'; '.join(why)}")
 	return 1 if (fb or missing) else 0
