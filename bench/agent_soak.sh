@@ -14,7 +14,7 @@ SECS=${1:-200}
 RATE=${2:-5000}
 LOADLENS_BIN=${3:-${LOADLENS_BIN:-}}
 [ -n "$LOADLENS_BIN" ] || unset LOADLENS_BIN
-[ "$(id -u)" = 0 ] || { echo "run as root" >&2; exit 64; }
+bench_root
 bench_bins
 OBS=$BIN/loadlens-observer
 bench_tmp loadlens-agent-soak

@@ -25,7 +25,7 @@ BEFORE_BIN=${BEFORE_BIN:-}
 [ -n "$BEFORE_BIN" ] && MODES+=(before)
 [ "${MODES[0]}" = none ] || { echo "CHURN_MODES must start with none (the baseline)" >&2; exit 64; }
 TMP=$(mktemp -d /tmp/loadlens-churn.XXXXXX)
-[ "$(id -u)" = 0 ] || { echo "run as root" >&2; exit 64; }
+bench_root
 need=()
 command -v nginx >/dev/null || need+=(nginx-light)
 command -v ab >/dev/null || need+=(apache2-utils)
@@ -163,8 +163,8 @@ echo "ab -n $N -c $C (a new connection per request) against nginx (1 worker, CPU
 echo "$ROUNDS rounds, each running every configuration once in a rotated order;"
 echo "$(uname -r), $(nproc) CPUs, $(date -u +%F). kernel.bpf_stats_enabled found on in $stats_on runs."
 echo
-echo "| Run | conn/s, median | min – max | median vs. no observer | paired: median (min – max) of run / no observer in its round |"
-echo "|---|---|---|---|---|"
+bench_table "Run" "conn/s, median" "min – max" "median vs. no observer" \
+	"paired: median (min – max) of run / no observer in its round"
 for mode in "${MODES[@]}"; do
 	read -r med lo hi < <(summary "$mode")
 	read -r pmed plo phi < <(paired "$mode")
@@ -187,8 +187,7 @@ echo '```'
 echo
 echo "Per-program cost (kernel.bpf_stats_enabled=1, separate runs of $N connections):"
 echo
-echo "| Program | runs (conn) | ns/run (conn) | runs (all) | ns/run (all) |"
-echo "|---|---|---|---|---|"
+bench_table "Program" "runs (conn)" "ns/run (conn)" "runs (all)" "ns/run (all)"
 # the programs of the "all" run, in its order, with the conn run's figures beside them; the
 # issue-4 programs share names with ours (inet_sock_set_state, sys_exit_accept4): numbered
 awk 'FNR == 1 {f++} {k = $1 "#" (++seen[f, $1])}

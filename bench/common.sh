@@ -3,6 +3,25 @@
 # processes cleaned up at exit, a free loopback port, and the nginx they measure against.
 # Defines functions only. Loopback only.
 
+# bench_root: exit 64 with one line unless root (the bench loads BPF programs)
+bench_root() {
+	[ "$(id -u)" = 0 ] && return
+	echo "$(basename "$0"): needs root (it loads BPF programs)" >&2
+	exit 64
+}
+
+# bench_table [TITLE] COLUMN...: a Markdown table's head on stdout: "### TITLE" and a blank line
+# where TITLE is given (a first argument starting with "### "), then the header row and its rule.
+bench_table() {
+	local row="|" rule="|" c
+	case $1 in "### "*) printf '%s\n\n' "$1" && shift ;; esac
+	for c in "$@"; do
+		row+=" $c |"
+		rule+="---|"
+	done
+	printf '%s\n%s\n' "$row" "$rule"
+}
+
 # bench_bins: BIN, the build's bin directory (LOADLENS_BIN, default build/bin beside bench/),
 # and in it D, loadlens-driver, and RS, loadlens-refserver; exits 1 unless both are built.
 bench_bins() {

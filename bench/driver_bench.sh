@@ -71,10 +71,8 @@ ours() {
 bench_http() {
 	need wrk wrk
 	start_nginx
-	echo "### HTTP keep-alive against nginx (1 worker, CPU 0), load on CPU 1, -t1 -c$CONNS, ${DUR}s"
-	echo
-	echo "| round | tool | req/s | driver CPU µs/request |"
-	echo "|---|---|---|---|"
+	bench_table "### HTTP keep-alive against nginx (1 worker, CPU 0), load on CPU 1, -t1 -c$CONNS, ${DUR}s" \
+		"round" "tool" "req/s" "driver CPU µs/request"
 	for r in $(seq "$ROUNDS"); do
 		out=$(cpu_of taskset -c 1 wrk -t1 -c"$CONNS" -d"${DUR}s" "http://127.0.0.1:$NGX_PORT/" 3>"$TMP/cpu")
 		rps=$(echo "$out" | awk '/Requests\/sec/ { print $2 }')
@@ -101,10 +99,8 @@ bench_newconn() {
 	need ab apache2-utils
 	[ -n "${NGX_PORT:-}" ] || start_nginx
 	local n=100000
-	echo "### A new connection per request against nginx, -c$CONNS"
-	echo
-	echo "| round | tool | conn/s | driver CPU µs/request |"
-	echo "|---|---|---|---|"
+	bench_table "### A new connection per request against nginx, -c$CONNS" "round" "tool" \
+		"conn/s" "driver CPU µs/request"
 	for r in $(seq "$ROUNDS"); do
 		out=$(cpu_of taskset -c 1 ab -q -n "$n" -c "$CONNS" "http://127.0.0.1:$NGX_PORT/" 3>"$TMP/cpu")
 		rps=$(echo "$out" | awk '/Requests per second/ { print $4 }')
@@ -117,10 +113,8 @@ bench_newconn() {
 }
 
 bench_tcpudp() {
-	echo "### TCP and UDP request/response against loadlens-refserver (1 worker, CPU 0), -c$CONNS"
-	echo
-	echo "| test | req/s | driver CPU µs/request | rate reached |"
-	echo "|---|---|---|---|"
+	bench_table "### TCP and UDP request/response against loadlens-refserver (1 worker, CPU 0), -c$CONNS" \
+		"test" "req/s" "driver CPU µs/request" "rate reached"
 	start_refserver tcp
 	read -r rps us < <(ours tcp "tcp://127.0.0.1:$RS_PORT" -c "$CONNS" -d "${DUR}s")
 	printf '| tcp closed loop, keep-alive, 64 B | %.0f | %.2f | - |\n' "$rps" "$us"
@@ -158,8 +152,7 @@ bench_memory() {
 	r2=$(rss_kb "$pid")
 	wait "$pid"
 	stop_refserver
-	echo "| after 1 min | after $((MEM_LONG / 60)) min | requests |"
-	echo "|---|---|---|"
+	bench_table "after 1 min" "after $((MEM_LONG / 60)) min" "requests"
 	echo "| ${r1} kB | ${r2} kB | $(jq .requests "$TMP/mem.json") |"
 	echo
 }

@@ -5,6 +5,8 @@
 # Usage: ROUNDS=3 N=200000 DNS_S=5 bench/driver_workloads.sh [BUILD_BIN]  → a table on stdout.
 set -u
 . "$(dirname "$0")/common.sh"
+# unbound_conf: the same unbound as the integration tests' (tests/integration/lib/servers.sh)
+. "$(dirname "$0")/../tests/integration/lib/servers.sh"
 BIN=${1:-build/bin}
 D=$BIN/loadlens-driver
 ROUNDS=${ROUNDS:-3}
@@ -21,24 +23,8 @@ RP=$(port)
 srv redis-server --port "$RP" --bind 127.0.0.1 --save '' --appendonly no >"$TMP/redis.log" 2>&1 &
 PIDS+=($!)
 UP=$(port)
-cat >"$TMP/ub.conf" <<EOC
-server:
-	interface: 127.0.0.1@$UP
-	port: $UP
-	do-ip6: no
-	do-daemonize: no
-	username: ""
-	chroot: ""
-	directory: "$TMP"
-	pidfile: ""
-	use-syslog: no
-	logfile: ""
-	num-threads: 1
-	access-control: 127.0.0.0/8 allow
-	local-zone: "bench.test." static
-	local-data: "a.bench.test. 60 IN A 10.0.0.1"
-	local-data: "b.bench.test. 60 IN A 10.0.0.2"
-EOC
+unbound_conf "$TMP/ub.conf" "$UP" bench.test. 'local-data: "a.bench.test. 60 IN A 10.0.0.1"' \
+	'local-data: "b.bench.test. 60 IN A 10.0.0.2"'
 srv unbound -d -c "$TMP/ub.conf" >"$TMP/ub.log" 2>&1 &
 PIDS+=($!)
 for _ in $(seq 1 50); do redis-cli -p "$RP" ping >/dev/null 2>&1 && break; sleep 0.1; done
@@ -91,8 +77,7 @@ ldd() {
 		if [ $((r % 2)) = 1 ]; then dp "$r"; ldd "$r"; else ldd "$r"; dp "$r"; fi
 	done
 } | sed 's/ping_mbulk/ping/' | tee "$TMP/raw.txt" >&2
-echo "| client | setting | rounds | req/s median (min–max) | p50 ms median | p99 ms median |"
-echo "|---|---|---|---|---|---|"
+bench_table "client" "setting" "rounds" "req/s median (min–max)" "p50 ms median" "p99 ms median"
 sort -k1,1 -k2,4 "$TMP/raw.txt" | awk '
 function med(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
 	if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t } return a[int((n + 1) / 2)] }

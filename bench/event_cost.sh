@@ -62,10 +62,8 @@
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 SRC=$HERE/event_cost
-if [ "$(id -u)" != 0 ]; then
-	echo "event_cost.sh: needs root (it loads BPF programs)" >&2
-	exit 64
-fi
+. "$HERE/common.sh"
+bench_root
 BIN=${1:-$HERE/../build/bin}
 ROUNDS=${ROUNDS:-10}
 N=${N:-10000}

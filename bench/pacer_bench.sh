@@ -69,10 +69,9 @@ sp_server() { # sp_server CPU [--tcp] → SP_PORT, SP_PID
 
 bench_pingpong() {
 	local proto place scpu r sp dr rows=() tcp resp
-	echo "### Ping-pong p50 (RTT), 64 bytes, one in flight, ${DUR}s per run, $ROUNDS rounds"
-	echo
-	echo "| proto | placement | sockperf p50 µs (rounds) | driver p50 µs (rounds) | driver / sockperf (medians) | median of the rounds' ratios | load before |"
-	echo "|---|---|---|---|---|---|---|"
+	bench_table "### Ping-pong p50 (RTT), 64 bytes, one in flight, ${DUR}s per run, $ROUNDS rounds" \
+		"proto" "placement" "sockperf p50 µs (rounds)" "driver p50 µs (rounds)" \
+		"driver / sockperf (medians)" "median of the rounds' ratios" "load before"
 	local fl_rows=()
 	for proto in udp tcp; do
 		tcp=""
@@ -137,8 +136,8 @@ bench_pingpong() {
 	echo
 	echo "Floors (same rounds, medians, µs): a minimal C client blocking in recv() (as sockperf's) and one blocking in epoll_wait() (as an event loop must)"
 	echo
-	echo "| proto | placement | sockperf | recv() client (rounds) | epoll_wait() client (rounds) | driver | epoll vs recv | driver vs epoll |"
-	echo "|---|---|---|---|---|---|---|---|"
+	bench_table "proto" "placement" "sockperf" "recv() client (rounds)" \
+		"epoll_wait() client (rounds)" "driver" "epoll vs recv" "driver vs epoll"
 	printf '%s\n' "${fl_rows[@]}"
 	echo
 }
@@ -162,10 +161,9 @@ bench_pacer() {
 	RS_PID=$!
 	sleep 0.5
 	sp_server 0 ""
-	echo "### Pacer: udp open loop against loadlens-refserver (CPU 0), driver on CPU 1, -c $CONNS, ${DUR}s per run"
-	echo
-	echo "| round | load | what | rate asked | achieved/s | send lag p50 | send lag p99 | latency p50 | latency p99 | CPU µs/request | preempted (runnable without CPU) |"
-	echo "|---|---|---|---|---|---|---|---|---|---|---|"
+	bench_table "### Pacer: udp open loop against loadlens-refserver (CPU 0), driver on CPU 1, -c $CONNS, ${DUR}s per run" \
+		"round" "load" "what" "rate asked" "achieved/s" "send lag p50" "send lag p99" \
+		"latency p50" "latency p99" "CPU µs/request" "preempted (runnable without CPU)"
 	for r in $(seq "$ROUNDS"); do
 		read -r a b c d e f g h < <(driver_run "cl$r" -c "$CONNS")
 		printf '| %s | %s | driver closed loop -c %s | - | %.0f | - | - | %.1fus | %.1fus | %.2f | %s (%s) |\n' \

@@ -17,10 +17,8 @@
 # redis"). Loopback only; every process is bounded in time and stopped on exit.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
-if [ "$(id -u)" != 0 ]; then
-	echo "payload_cost.sh: needs root (it loads BPF programs)" >&2
-	exit 64
-fi
+. "$HERE/common.sh"
+bench_root
 BIN=${1:-$HERE/../build/bin}
 ROUNDS=${ROUNDS:-5}
 PP_N=${PP_N:-20000}

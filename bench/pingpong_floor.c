@@ -23,24 +23,10 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include "floor.h"
 
 #define X_MSG 64
 #define X_MAX 20000000
-
-static uint64_t x__ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
-}
-
-static int x__cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 int main(int argc, char **argv)
 {
@@ -71,8 +57,8 @@ int main(int argc, char **argv)
 	}
 	if (tcp)
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	end = x__ns() + (uint64_t)(strtod(argv[3], NULL) * 1e9);
-	while ((t0 = x__ns()) < end && n < X_MAX) {
+	end = floor_ns(CLOCK_MONOTONIC) + (uint64_t)(strtod(argv[3], NULL) * 1e9);
+	while ((t0 = floor_ns(CLOCK_MONOTONIC)) < end && n < X_MAX) {
 		m[0]++;
 		if (send(fd, m, X_MSG, 0) != X_MSG) {
 			perror("send");
@@ -88,9 +74,9 @@ int main(int argc, char **argv)
 				return 1;
 			}
 		}
-		v[n++] = x__ns() - t0;
+		v[n++] = floor_ns(CLOCK_MONOTONIC) - t0;
 	}
-	qsort(v, n, sizeof(*v), x__cmp);
+	qsort(v, n, sizeof(*v), floor_cmp);
 	printf("%.3f\n", n ? v[n / 2] / 1e3 : 0);
 	free(v);
 	return 0;

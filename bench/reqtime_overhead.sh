@@ -184,8 +184,8 @@ echo
 echo "Loss: per round, 1 - with/without, then median [IQR, range] over rounds. CPU: us of CPU"
 echo "charged per request to the server, and to server + wrk; its increase is per round too."
 echo
-echo "| Server | Setting | req/s median (min..max) | Throughput loss | Server CPU us/req | Server+wrk CPU us/req | CPU per request increase |"
-echo "|---|---|---|---|---|---|---|"
+bench_table "Server" "Setting" "req/s median (min..max)" "Throughput loss" "Server CPU us/req" \
+	"Server+wrk CPU us/req" "CPU per request increase"
 for srv in $SERVERS; do
 	case $srv in
 	nginx) throughput "nginx 1 worker, hello world" $NGINX_PORT "$(pgrep -P "$NGINX_MASTER" | head -1)" ;;
@@ -198,8 +198,7 @@ echo "## Cost per program run (kernel.bpf_stats_enabled=1, nginx, ${STATS_DUR}s 
 echo
 echo "Runs and ns per request count every run of the program on the host (other traffic too)."
 echo
-echo "| Variant | Program | Runs per request | ns per run | ns per request |"
-echo "|---|---|---|---|---|"
+bench_table "Variant" "Program" "Runs per request" "ns per run" "ns per request"
 for v in $VARIANTS; do
 	sysctl -qw kernel.bpf_stats_enabled=1
 	obs_on "$v" $NGINX_PORT
@@ -275,8 +274,7 @@ maps=$(cat /proc/"$OBS_PID"/fdinfo/* 2>/dev/null | awk '/^memlock:/ { s += $2 } 
 obs_off
 sleep 2
 slab_off=$(awk '/^Slab:/ { print $2 }' /proc/meminfo)
-echo "| Figure | Value |"
-echo "|---|---|"
+bench_table "Figure" "Value"
 echo "| connections opened | $(for f in "$T"/opened*; do cat "$f"; echo; done | awk '{ s += $1 } END { print s }') |"
 echo "| observer RSS | $((rss / 1024)) MiB |"
 echo "| observer maps (memlock, all objects) | $((maps / 1048576)) MiB |"

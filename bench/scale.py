@@ -30,6 +30,11 @@ import sys
 import tempfile
 import time
 
+# a process's children, as the scenario harness reads them (tests/integration/scenarios/sandbox.py)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests",
+				"integration", "scenarios"))
+from sandbox import children  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 # connections per nginx worker on average: reuseport's hash spreads them unevenly, and a worker at
 # its worker_connections (19,900 of its 20,000 fds) closes idle keep-alive connections to reuse
@@ -88,14 +93,6 @@ def slabinfo():
 		if f and f[0] in SLABS:
 			out[f[0]] = (int(f[1]), int(f[3]))  # active objects, object size
 	return out
-
-
-def children(pid):
-	try:
-		with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
-			return [int(x) for x in f.read().split()]
-	except OSError:
-		return []
 
 
 def tree(pid):

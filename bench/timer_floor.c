@@ -33,21 +33,7 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
-
-static uint64_t x__ns(clockid_t c)
-{
-	struct timespec t;
-
-	clock_gettime(c, &t);
-	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
-}
-
-static int x__cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
+#include "floor.h"
 
 static uint64_t x__runq_ns(void)
 {
@@ -67,12 +53,12 @@ static double x__exit_ns(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
 	unsigned int a, b, c, d, i;
-	uint64_t t0 = x__ns(CLOCK_MONOTONIC);
+	uint64_t t0 = floor_ns(CLOCK_MONOTONIC);
 
 	for (i = 0; i < 10000; i++)
 		__cpuid(0, a, b, c, d);
 	(void)a, (void)b, (void)c, (void)d;
-	return (double)(x__ns(CLOCK_MONOTONIC) - t0) / 10000;
+	return (double)(floor_ns(CLOCK_MONOTONIC) - t0) / 10000;
 #else
 	return 0;
 #endif
@@ -109,8 +95,8 @@ int main(int argc, char **argv)
 		perror("timer_floor");
 		return 1;
 	}
-	t0 = x__ns(CLOCK_MONOTONIC) + 1000000ULL;
-	c0 = x__ns(CLOCK_THREAD_CPUTIME_ID);
+	t0 = floor_ns(CLOCK_MONOTONIC) + 1000000ULL;
+	c0 = floor_ns(CLOCK_THREAD_CPUTIME_ID);
 	q0 = x__runq_ns();
 	getrusage(RUSAGE_THREAD, &r0);
 	if (periodic) {
@@ -123,7 +109,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < n; i++) {
 		at = t0 + i * period;
 		w = at - early;
-		if (x__ns(CLOCK_MONOTONIC) < w) {
+		if (floor_ns(CLOCK_MONOTONIC) < w) {
 			memset(&its, 0, sizeof(its));
 			its.it_value.tv_sec = (time_t)(w / 1000000000ULL);
 			its.it_value.tv_nsec = (long)(w % 1000000000ULL);
@@ -140,14 +126,14 @@ int main(int argc, char **argv)
 				(void)!read(tfd, &x, sizeof(x));
 			}
 		}
-		while ((now = x__ns(CLOCK_MONOTONIC)) < at)
+		while ((now = floor_ns(CLOCK_MONOTONIC)) < at)
 			;
 		lag[i] = now - at;
 	}
-	c1 = x__ns(CLOCK_THREAD_CPUTIME_ID);
+	c1 = floor_ns(CLOCK_THREAD_CPUTIME_ID);
 	q1 = x__runq_ns();
 	getrusage(RUSAGE_THREAD, &r1);
-	qsort(lag, n, sizeof(*lag), x__cmp);
+	qsort(lag, n, sizeof(*lag), floor_cmp);
 	printf("%s period %lluus early %lluus: lag p50 %.1f p90 %.1f p99 %.1f p99.9 %.1f us; "
 	       "CPU %.1f us per wake-up; %ld voluntary, %ld involuntary switches; "
 	       "runnable without a CPU %.1f ms; %llu wake-ups; cpuid %.2f us\n",

@@ -243,18 +243,12 @@ int ll_parse_hostport(const char *s, char *host, size_t hostlen, uint16_t *port)
 
 const char *ll_scheme_name(enum ll_scheme s)
 {
-	switch (s) {
-	case LL_SCHEME_TCP:
-		return "tcp";
-	case LL_SCHEME_UDP:
-		return "udp";
-	case LL_SCHEME_HTTP:
-		return "http";
-	case LL_SCHEME_HTTPS:
-		return "https";
-	default:
-		return "none";
-	}
+	static const char *const names[] = {
+		[LL_SCHEME_NONE] = "none", [LL_SCHEME_TCP] = "tcp",   [LL_SCHEME_UDP] = "udp",
+		[LL_SCHEME_HTTP] = "http", [LL_SCHEME_HTTPS] = "https",
+	};
+
+	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "none";
 }
 
 int ll_resolve(const char *host, uint16_t port, int socktype, struct sockaddr_storage *ss,

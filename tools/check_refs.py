@@ -3,8 +3,11 @@
 
 Reads every tracked text file (git ls-files) and finds the paths it names that begin with one of
 the repository's top-level folders (driver/x.c, docs/observer.md, tests/integration/lib.sh...), or
-with a folder of the observer or the driver read from inside it (features/netns.c in observer/),
-and paths outside the repository (../shared/...), which a reader of the repository cannot open.
+with a folder of the observer or the driver read from inside it (features/netns.c in observer/);
+paths relative to the file (../README.md in docs/), which must stay inside the repository
+(../shared/... is outside: a reader of the repository cannot open it); every relative link of a
+Markdown file ([text](kernels.md#anchor)); and in Markdown code spans, extensionless paths under a
+top-level folder (`tools/loadlens`, `.ci/run`, `bench/event_cost/`).
 Build outputs (*.skel.h, *.bpf.o, build/...), glob patterns, system headers (#include <...>) and
 paths of the kernel's or the system's own trees (include/net/..., lib/systemd/...) are not
 references.
@@ -16,13 +19,17 @@ import re
 import subprocess
 import sys
 
-EXTS = r"(?:c|h|md|py|sh|json|cmake|txt|service|conf|svg|png|html|1|8)"
+EXTS = r"(?:c|h|md|py|sh|json|cmake|txt|service|conf|svg|png|html|js|go|ya?ml|toml|in|1|8)"
 TOP = ("bench", "bpf", "cmake", "docs", "driver", "include", "lib", "observer", "packaging",
        "tests", "tools", ".ci")
 # folders named from inside their parent part, e.g. observer/features as features/
 SUB = {"features": "observer", "kernel": "observer", "rules": "observer", "output": "observer"}
 PATH = re.compile(r"(?<![\w./-])((?:\.\./)*[\w.-]+(?:/[\w.-]+)+\." + EXTS + r")(?![\w/-])")
 NOT_REFS = re.compile(r"(\.skel\.h|\.bpf\.o)$|^build[/-]|[*{]")
+# a Markdown link's target, and a code span
+MD_LINK = re.compile(r"\]\(([^()\s]+)\)")
+CODE = re.compile(r"`([^`]+)`")
+TOP_TOKEN = re.compile(r"^(?:%s)/[\w./-]*$" % "|".join(re.escape(t) for t in TOP))
 # this checker and its test name example paths on purpose
 SELF = ("tools/check_refs.py", "tests/tools/test_check_refs.py")
 TEXT = (".c", ".h", ".md", ".py", ".sh", ".txt", ".cmake", ".service", ".in", ".1", ".8")
@@ -47,6 +54,39 @@ def resolves(repo, src, ref):
 	return any(os.path.exists(os.path.join(repo, c)) for c in cands)
 
 
+def relative(repo, src, ref):
+	"""A path relative to the referring file: None if it resolves, else why not."""
+	path = os.path.normpath(os.path.join(os.path.dirname(src), ref))
+	if not path.startswith("../") and os.path.exists(os.path.join(repo, path)):
+		return None
+	# ../shared/STYLE.md in a comment means the folder beside the repository's root
+	if path.startswith("../") or os.path.normpath(ref).startswith("../"):
+		return "outside the repository"
+	return "no such file"
+
+
+def markdown(repo, src, line):
+	"""Stale relative links and code-span paths of one Markdown line: [(ref, why)]."""
+	bad = []
+	for m in MD_LINK.finditer(line):
+		ref = m.group(1).split("#")[0]
+		if not ref or re.match(r"^[a-z][\w+.-]*:", ref) or ref.startswith("/"):
+			continue  # an anchor in the page, a URL, mailto:, an absolute system path
+		why = relative(repo, src, ref)
+		if why:
+			bad.append((ref, why))
+	for m in CODE.finditer(line):
+		if m.group(1).startswith("ctest "):
+			continue  # its arguments are test names (tools/stale_refs), not paths
+		for tok in m.group(1).split():
+			tok = tok.rstrip(".,:;)")
+			if not TOP_TOKEN.match(tok) or NOT_REFS.search(tok) or PATH.fullmatch(tok):
+				continue  # not a path of ours, or a path with an extension (checked below)
+			if not os.path.exists(os.path.join(repo, tok.rstrip("/"))):
+				bad.append((tok, "no such file"))
+	return bad
+
+
 def stale(repo):
 	bad = []
 	for f in tracked(repo):
@@ -62,11 +102,16 @@ def stale(repo):
 		for n, line in enumerate(lines, 1):
 			if re.match(r"\s*#\s*include\s*<", line):
 				continue  # a system header (<bpf/libbpf.h>)
+			found = markdown(repo, f, line) if f.endswith(".md") else []
+			bad.extend((f, n, ref, why) for ref, why in found)
 			for m in PATH.finditer(line):
 				ref = m.group(1).rstrip(".")
+				if any(ref == r for r, _ in found):
+					continue  # said once
 				if ref.startswith("../"):
-					if "/shared/" in "/" + ref.lstrip("./") + "/" or ref.startswith("../"):
-						bad.append((f, n, ref, "outside the repository"))
+					why = relative(repo, f, ref)
+					if why:
+						bad.append((f, n, ref, why))
 					continue
 				first = ref.split("/")[0]
 				if (first not in TOP and first not in SUB) or NOT_REFS.search(ref):

@@ -4,13 +4,10 @@
 # counts of accepted connections must be exactly equal.
 accept_scenario() {
 	local n=$1 c=$2 port obs srv drv
-	require_bpf
-	require_bin loadlens-refserver loadlens-observer loadlens-driver
+	require_bpf loadlens-refserver loadlens-observer loadlens-driver
 	port=$(free_port)
 
-	start refserver "$LOADLENS_BIN/loadlens-refserver" --proto tcp \
-		--listen "127.0.0.1:$port" --json "$LL_TMP/refserver.json"
-	wait_for refserver listening
+	refserver_up refserver "$port" --proto tcp
 	start observer "$LOADLENS_BIN/loadlens-observer" --port "$port" \
 		--json "$LL_TMP/observer.json"
 	wait_for observer observing 60

@@ -2,13 +2,10 @@
 # CLOSE_WAIT leak: the reference server never closes its side (--no-close); the observer must
 # count every CLOSE_WAIT socket and flag the leak in its findings.
 . "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-refserver loadlens-observer loadlens-driver
+require_bpf loadlens-refserver loadlens-observer loadlens-driver
 port=$(free_port)
 
-start refserver "$LOADLENS_BIN/loadlens-refserver" --proto tcp --listen "127.0.0.1:$port" \
-	--no-close
-wait_for refserver listening
+refserver_up refserver "$port" --proto tcp --no-close
 start observer "$LOADLENS_BIN/loadlens-observer" --port "$port" --interval 250ms \
 	--json "$LL_TMP/obs.json" --ndjson "$LL_TMP/obs.ndjson"
 wait_for observer observing 60

@@ -11,7 +11,7 @@ command -v jq >/dev/null || skip "jq is not installed"
 
 for proto in udp tcp; do
 	P=$(free_port)
-	start_refserver "rs$proto" "$proto" "$P"
+	refserver_up --pin "rs$proto" "$P" --proto "$proto"
 	strace -f -c -e trace=epoll_wait,epoll_pwait,epoll_pwait2 -o "$LL_TMP/$proto.st" \
 		"$LOADLENS_BIN/loadlens-driver" "$proto://127.0.0.1:$P" -c 1 -n 3000 --timeout 2s -q \
 		--json "$LL_TMP/$proto.json" >"$LL_TMP/$proto.out" 2>&1 ||
@@ -36,7 +36,7 @@ pass "one epoll_wait per reply, udp and tcp"
 # send, its reply): 1.98 sleeps per request at 2k/s (udp).
 for proto in udp tcp http; do
 	P=$(free_port)
-	start_refserver "rs$proto" "$proto" "$P"
+	refserver_up --pin "rs$proto" "$P" --proto "$proto"
 	driver "paced$proto" "$proto://127.0.0.1:$P/" -c 8 --rate 2k -n 4000 --timeout 2s -q
 	stop "rs$proto"
 	j=$LL_TMP/paced$proto.json
@@ -56,7 +56,7 @@ done
 # the read (the next send, 5 ms later at 200/s over 4 slots). Uncorrected: from the actual send.
 for proto in udp tcp; do
 	P=$(free_port)
-	start_refserver "rsslow$proto" "$proto" "$P" --service-time 2ms --service-mode sleep
+	refserver_up --pin "rsslow$proto" "$P" --proto "$proto" --service-time 2ms --service-mode sleep
 	driver "stamped$proto" "$proto://127.0.0.1:$P" -c 4 --rate 200 -n 400 --timeout 1s -q
 	stop "rsslow$proto"
 	j=$LL_TMP/stamped$proto.json

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 require_bin loadlens-driver loadlens-refserver
 P=$(free_port)
-start_refserver srv udp "$P"
+refserver_up --pin srv "$P" --proto udp
 
 try() {
 	local name=$1

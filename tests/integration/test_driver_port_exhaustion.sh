@@ -9,22 +9,14 @@ command -v jq >/dev/null || skip "jq is not installed"
 command -v ip >/dev/null || skip "iproute2 (ip) is not installed"
 
 NS=llportex$$
-ip netns add "$NS" || skip "cannot create a network namespace"
-cleanup_ns() {
-	ll_cleanup
-	ip netns del "$NS" 2>/dev/null
-}
-trap cleanup_ns EXIT
-ip netns exec "$NS" ip link set lo up || fail "cannot bring lo up in $NS"
+netns_create "$NS"
 ip netns exec "$NS" sysctl -qw net.ipv4.ip_local_port_range="50000 50999" ||
 	fail "cannot set the port range in $NS"
 # TIME_WAIT reuse would recycle ports on loopback and hide the exhaustion
 ip netns exec "$NS" sysctl -qw net.ipv4.tcp_tw_reuse=0 || fail "cannot set tcp_tw_reuse in $NS"
 
 P=7000
-start rs ip netns exec "$NS" "$LOADLENS_BIN/loadlens-refserver" --proto tcp \
-	--listen "127.0.0.1:$P" --json "$LL_TMP/rs.json"
-wait_for rs listening
+refserver_up --netns "$NS" rs "$P" --proto tcp
 rc=0
 timeout 60 ip netns exec "$NS" "$LOADLENS_BIN/loadlens-driver" "tcp://127.0.0.1:$P" -c 20 -d 4s \
 	--new-conn --json "$LL_TMP/d.json" -q >"$LL_TMP/d.out" 2>"$LL_TMP/d.err" || rc=$?

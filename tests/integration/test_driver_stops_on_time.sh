@@ -69,7 +69,7 @@ t0=$(date +%s.%N)
 "$LOADLENS_BIN/loadlens-driver" "tcp://127.0.0.1:$P" -n 10 --start-at $(($(date +%s) + 30)) \
 	--json "$LL_TMP/sig.json" >"$LL_TMP/sig.out" 2>"$LL_TMP/sig.err" &
 pid=$!
-LL_PIDS+=("$pid")
+ll_track "$pid"
 sleep 0.5
 kill -INT "$pid"
 for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done

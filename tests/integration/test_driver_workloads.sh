@@ -24,7 +24,16 @@ expect() {
 		fail "$1: $ok ok and $err errors, expected $2 and $3 ($(jq -c .errors "$LL_TMP/$1.json"))"
 }
 
-# nothing succeeded: the driver exits 1 (DRIVER_RC=1 where every reply is an error)
+# framed NAME OK ERRORS DRIVER-ARGS...: a driver run (-q) that must end with OK requests and ERRORS
+# errors; where nothing succeeded (OK 0) the driver exits 1
+framed() {
+	local name=$1 ok=$2 err=$3 rc=0
+	shift 3
+	[ "$ok" = 0 ] && rc=1
+	DRIVER_RC=$rc driver "$name" "$@" -q
+	expect "$name" "$ok" "$err"
+}
+
 # --- redis ---
 if command -v redis-server >/dev/null && command -v redis-cli >/dev/null; then
 	P=$(free_port)
@@ -35,15 +44,12 @@ if command -v redis-server >/dev/null && command -v redis-cli >/dev/null; then
 	printf '*2\r\n$3\r\nGET\r\n$3\r\nkey\r\n' >"$LL_TMP/get"
 	printf '*2\r\n$4\r\nINCR\r\n$3\r\nkey\r\n' >"$LL_TMP/incr" # not an integer: -ERR
 	redis-cli -p "$P" config resetstat >/dev/null
-	driver r_ping "tcp://127.0.0.1:$P" -c 4 -n 3000 --payload "$LL_TMP/ping" --response resp -q
-	driver r_set "tcp://127.0.0.1:$P" -c 4 -n 2000 --payload "$LL_TMP/set" --response resp -q
+	framed r_ping 3000 0 "tcp://127.0.0.1:$P" -c 4 -n 3000 --payload "$LL_TMP/ping" --response resp
+	framed r_set 2000 0 "tcp://127.0.0.1:$P" -c 4 -n 2000 --payload "$LL_TMP/set" --response resp
 	# the value holds a CRLF: 'delim:\r\n' could not frame it
-	driver r_get "tcp://127.0.0.1:$P" -c 4 -t 2 -n 5000 --payload "$LL_TMP/get" --response resp -q
-	DRIVER_RC=1 driver r_incr "tcp://127.0.0.1:$P" -c 2 -n 700 --payload "$LL_TMP/incr" --response resp -q
-	expect r_ping 3000 0
-	expect r_set 2000 0
-	expect r_get 5000 0
-	expect r_incr 0 700
+	framed r_get 5000 0 "tcp://127.0.0.1:$P" -c 4 -t 2 -n 5000 --payload "$LL_TMP/get" \
+		--response resp
+	framed r_incr 0 700 "tcp://127.0.0.1:$P" -c 2 -n 700 --payload "$LL_TMP/incr" --response resp
 	[ "$(errs r_incr resp_error)" = 700 ] || fail "redis -ERR replies not counted as resp_error"
 	stats=$(redis-cli -p "$P" info commandstats | tr -d '\r')
 	echo "$stats"
@@ -117,14 +123,10 @@ printf 'set k 0 0 12\r\nhello\r\nworld\r\n' >"$LL_TMP/mset"
 printf 'get k\r\n' >"$LL_TMP/mget"
 printf 'get nokey k\r\n' >"$LL_TMP/mget2"
 printf 'bogus command\r\n' >"$LL_TMP/mbad"
-driver m_set "tcp://127.0.0.1:$P" -c 4 -n 2000 --payload "$LL_TMP/mset" --response memcache -q
-driver m_get "tcp://127.0.0.1:$P" -c 4 -n 4000 --payload "$LL_TMP/mget" --response memcache -q
-driver m_get2 "tcp://127.0.0.1:$P" -c 4 -n 1000 --payload "$LL_TMP/mget2" --response memcache -q
-DRIVER_RC=1 driver m_bad "tcp://127.0.0.1:$P" -c 2 -n 300 --payload "$LL_TMP/mbad" --response memcache -q
-expect m_set 2000 0
-expect m_get 4000 0
-expect m_get2 1000 0
-expect m_bad 0 300
+framed m_set 2000 0 "tcp://127.0.0.1:$P" -c 4 -n 2000 --payload "$LL_TMP/mset" --response memcache
+framed m_get 4000 0 "tcp://127.0.0.1:$P" -c 4 -n 4000 --payload "$LL_TMP/mget" --response memcache
+framed m_get2 1000 0 "tcp://127.0.0.1:$P" -c 4 -n 1000 --payload "$LL_TMP/mget2" --response memcache
+framed m_bad 0 300 "tcp://127.0.0.1:$P" -c 2 -n 300 --payload "$LL_TMP/mbad" --response memcache
 [ "$(errs m_bad memcache_client_error)" = 300 ] || fail "memcached ERROR not counted as client error"
 [ "$(mcstat "$P" cmd_set)" = 2000 ] || fail "memcached counted $(mcstat "$P" cmd_set) sets, not 2000"
 [ "$(mcstat "$P" get_hits)" = 5000 ] || fail "memcached counted $(mcstat "$P" get_hits) hits, not 5000"
@@ -213,31 +215,11 @@ pass "memcached UDP: $fcut replies missing a datagram = $fcut incomplete, none t
 command -v unbound >/dev/null && command -v unbound-control >/dev/null ||
 	skip "needs unbound (PACKAGES in tools/loadlens); redis and memcached passed"
 P=$(free_port)
-cat >"$LL_TMP/unbound.conf" <<EOF
-server:
-	interface: 127.0.0.1@$P
-	port: $P
-	do-ip6: no
-	do-daemonize: no
-	username: ""
-	chroot: ""
-	directory: "$LL_TMP"
-	pidfile: ""
-	use-syslog: no
-	logfile: ""
-	verbosity: 0
-	num-threads: 1
-	extended-statistics: yes
-	statistics-cumulative: yes
-	incoming-num-tcp: 64
-	access-control: 127.0.0.0/8 allow
-	local-zone: "loadlens.test." static
-	local-data: "a.loadlens.test. 60 IN A 10.0.0.1"
-remote-control:
-	control-enable: yes
-	control-interface: $LL_TMP/unbound.ctl
-	control-use-cert: no
-EOF
+unbound_conf "$LL_TMP/unbound.conf" "$P" loadlens.test. \
+	'local-data: "a.loadlens.test. 60 IN A 10.0.0.1"' "verbosity: 0" \
+	"extended-statistics: yes" "statistics-cumulative: yes" "incoming-num-tcp: 64" \
+	remote-control: "control-enable: yes" "control-interface: $LL_TMP/unbound.ctl" \
+	"control-use-cert: no"
 start unbound unbound -d -c "$LL_TMP/unbound.conf"
 ubc() { unbound-control -c "$LL_TMP/unbound.conf" "$@"; }
 for _ in $(seq 1 50); do ubc status >/dev/null 2>&1 && break; sleep 0.1; done
@@ -259,14 +241,11 @@ query a.loadlens.test "$LL_TMP/qa"
 query nx.loadlens.test "$LL_TMP/qnx"
 query a.loadlens.test "$LL_TMP/qa_tcp" tcp
 query nx.loadlens.test "$LL_TMP/qnx_tcp" tcp
-driver d_udp "udp://127.0.0.1:$P" -c 8 -n 6000 --payload "$LL_TMP/qa" --id 0:2 --response dns -q
-DRIVER_RC=1 driver d_udpnx "udp://127.0.0.1:$P" -c 8 -n 1500 --payload "$LL_TMP/qnx" --id 0:2 --response dns -q
-driver d_tcp "tcp://127.0.0.1:$P" -c 8 -n 3000 --payload "$LL_TMP/qa_tcp" --response dns -q
-DRIVER_RC=1 driver d_tcpnx "tcp://127.0.0.1:$P" -c 4 -n 500 --payload "$LL_TMP/qnx_tcp" --response dns -q
-expect d_udp 6000 0
-expect d_udpnx 0 1500
-expect d_tcp 3000 0
-expect d_tcpnx 0 500
+framed d_udp 6000 0 "udp://127.0.0.1:$P" -c 8 -n 6000 --payload "$LL_TMP/qa" --id 0:2 --response dns
+framed d_udpnx 0 1500 "udp://127.0.0.1:$P" -c 8 -n 1500 --payload "$LL_TMP/qnx" --id 0:2 \
+	--response dns
+framed d_tcp 3000 0 "tcp://127.0.0.1:$P" -c 8 -n 3000 --payload "$LL_TMP/qa_tcp" --response dns
+framed d_tcpnx 0 500 "tcp://127.0.0.1:$P" -c 4 -n 500 --payload "$LL_TMP/qnx_tcp" --response dns
 [ "$(jget "$LL_TMP/d_udpnx.json" .dns_rcode.NXDOMAIN)" = 1500 ] || fail "UDP NXDOMAIN not counted by code"
 [ "$(jget "$LL_TMP/d_tcpnx.json" .dns_rcode.NXDOMAIN)" = 500 ] || fail "TCP NXDOMAIN not counted by code"
 [ "$(jget "$LL_TMP/d_udp.json" .dns_rcode.NOERROR)" = 6000 ] || fail "NOERROR not counted by code"

@@ -4,14 +4,11 @@
 # forecast the exhaustion before it arrives, then report EMFILE on accept, naming the process
 # and its limit.
 . "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-refserver loadlens-observer
+require_bpf loadlens-refserver loadlens-observer
 command -v prlimit >/dev/null || skip "prlimit (util-linux) is not installed"
 port=$(free_port)
 
-start refserver prlimit --nofile=128:128 "$LOADLENS_BIN/loadlens-refserver" --proto tcp \
-	--listen "127.0.0.1:$port" --leak-fds 1
-wait_for refserver listening
+refserver_up --nofile 128 refserver "$port" --proto tcp --leak-fds 1
 start observer "$LOADLENS_BIN/loadlens-observer" --pid "$PID_refserver" --interval 500ms \
 	--json "$LL_TMP/obs.json" --ndjson "$LL_TMP/obs.ndjson"
 wait_for observer observing 60

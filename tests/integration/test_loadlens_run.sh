@@ -9,8 +9,7 @@
 #    client) for the refserver, and the printed percentile split matches the raw driver JSON;
 #  - the service time the observer measured is the refserver's own, within 5%.
 source "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-observer loadlens-driver loadlens-refserver
+require_bpf loadlens-observer loadlens-driver loadlens-refserver
 LL="$LOADLENS_SRC/tools/loadlens"
 [ -x /usr/bin/python3 ] || skip "no /usr/bin/python3"
 

@@ -7,8 +7,7 @@
 #  - nginx on a loopback port: a short sweep with a verdict, and its report renders in headless
 #    Chromium with every image loaded; every plot has data points.
 source "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-observer loadlens-driver loadlens-refserver
+require_bpf loadlens-observer loadlens-driver loadlens-refserver
 LL="$LOADLENS_SRC/tools/loadlens"
 
 sweep() { # NAME ARGS...

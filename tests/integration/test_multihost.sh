@@ -27,9 +27,7 @@ for i in 0 1; do
 		net.ipv4.ip_local_port_range="$((41000 + 1000 * i)) $((41999 + 1000 * i))"
 done
 P=$(free_port)
-start rs ip netns exec "$S" "$LOADLENS_BIN/loadlens-refserver" --proto tcp --listen "0.0.0.0:$P" \
-	--json "$LL_TMP/rs.json"
-wait_for rs listening
+refserver_up --netns "$S" rs "0.0.0.0:$P" --proto tcp
 TARGET=tcp://10.77.0.1:$P
 LOAD=(-c 4 -n 20000 --rate 10k --reconnect-every 100 -q)
 

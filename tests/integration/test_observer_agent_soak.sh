@@ -8,16 +8,13 @@
 # The counts stay exact: the accepted connections equal the driver's. The 3-minute run is
 # bench/agent_soak.sh (BENCHMARKS.md).
 . "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-observer loadlens-refserver loadlens-driver
+require_bpf loadlens-observer loadlens-refserver loadlens-driver
 
 secs=${SOAK_SECONDS:-60}
 port=$(free_port)
 mport=$(free_port)
-start_refserver rs tcp "$port"
-start obs "$LOADLENS_BIN/loadlens-observer" --port "$port" --interval 0 --metrics "$mport" \
-	--json "$LL_TMP/obs.json"
-wait_for obs "metrics at" 20
+refserver_up --pin rs "$port" --proto tcp
+start_agent obs "$port" "$mport"
 start drv "$LOADLENS_BIN/loadlens-driver" "tcp://127.0.0.1:$port" -c 8 --rate 4000 --new-conn \
 	-d "$((secs + 20))s" -q --json "$LL_TMP/drv.json"
 python3 "$(dirname "$0")/rss_slope.py" "$PID_obs" "$secs" --warmup 20 \

@@ -4,8 +4,7 @@
 # and why; a run stops with one line. No libbpf dump in any of them (-v shows it). The refusal
 # is made by refuse_bpf.py (a seccomp filter on bpf(BPF_PROG_LOAD) for that command only).
 source "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-observer
+require_bpf loadlens-observer
 /usr/bin/python3 -c 'import seccomp' 2>/dev/null || skip "needs python3-seccomp (Debian)"
 OBS="$LOADLENS_BIN/loadlens-observer"
 REFUSE="/usr/bin/python3 $(dirname "$0")/refuse_bpf.py --"

@@ -3,8 +3,7 @@
 # The target is a shell that, once told to, forks the reference server; with --children the
 # observer counts the server's accepts exactly, without it (the control run) none of them.
 . "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-refserver loadlens-observer loadlens-driver
+require_bpf loadlens-refserver loadlens-observer loadlens-driver
 
 # run_case NAME N OBSERVER-ARGS...: a fresh parent shell, observer on it, N connections
 run_case() {
@@ -12,9 +11,7 @@ run_case() {
 	shift 2
 	port=$(free_port)
 	mkfifo "$LL_TMP/$name.go"
-	start "${name}_parent" bash -c 'read -r _ <"$1"; shift; "$@" & wait' sh "$LL_TMP/$name.go" \
-		"$LOADLENS_BIN/loadlens-refserver" --proto tcp --listen "127.0.0.1:$port" \
-		--json "$LL_TMP/$name.srv.json"
+	refserver_up --forked-after "$LL_TMP/$name.go" "${name}_parent" "$port" --proto tcp
 	start "${name}_obs" "$LOADLENS_BIN/loadlens-observer" \
 		--pid "$(eval echo "\$PID_${name}_parent")" --interval 250ms --no-requests \
 		--json "$LL_TMP/$name.obs.json" "$@"
@@ -31,11 +28,8 @@ run_case() {
 
 run_case with 300 --children
 run_case without 100
-with=$(jget "$LL_TMP/with.obs.json" .accepted)
-srv=$(jget "$LL_TMP/with.srv.json" .connections_accepted)
-without=$(jget "$LL_TMP/without.obs.json" .accepted)
-echo "with --children: server $srv accepted, observer $with; without: observer $without (of 100)"
-[ "$srv" = 300 ] || fail "the child server accepted $srv, expected 300"
-[ "$with" = 300 ] || fail "observer counted $with of the child's 300 accepts with --children"
-[ "$without" = 0 ] || fail "observer counted $without accepts of a non-target child without --children"
+expect_json "the child server's accepts" "$LL_TMP/with_parent.json" .connections_accepted 300
+expect_json "the observer's count of them with --children" "$LL_TMP/with.obs.json" .accepted 300
+expect_json "the observer's count of a non-target child's 100 without --children" \
+	"$LL_TMP/without.obs.json" .accepted 0
 pass "--children: the forked server's 300 accepts counted exactly; none without --children"

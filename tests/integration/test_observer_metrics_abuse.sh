@@ -9,16 +9,13 @@
 # exposes and writes equal the driver's, and every connection closed early is counted
 # (loadlens_metrics_refused_connections_total).
 . "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-observer loadlens-refserver loadlens-driver
+require_bpf loadlens-observer loadlens-refserver loadlens-driver
 command -v curl >/dev/null || skip "no curl"
 
 port=$(free_port)
 mport=$(free_port)
-start_refserver rs tcp "$port"
-start obs "$LOADLENS_BIN/loadlens-observer" --port "$port" --interval 0 --metrics "$mport" \
-	--json "$LL_TMP/obs.json"
-wait_for obs "metrics at" 20
+refserver_up --pin rs "$port" --proto tcp
+start_agent obs "$port" "$mport"
 obs_pid=$PID_obs
 
 # load during the attacks: new connections, one request each

@@ -5,8 +5,7 @@
 # classic tracepoints need it: --syscalls on), say so in one line, and leave no tracefs behind.
 # Healthy case: with tracefs mounted, the observer says nothing about mounts.
 . "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-observer
+require_bpf loadlens-observer
 command -v unshare >/dev/null || skip "unshare (util-linux) is missing"
 unshare -m --propagation private true 2>/dev/null || skip "cannot create a mount namespace"
 port=$(free_port)

@@ -5,31 +5,21 @@
 # the namespace's, requests and accepts alike, and name the namespace in its banner. A --netns
 # that is not a network namespace is a usage error (exit 64).
 . "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-refserver loadlens-observer loadlens-driver
+require_bpf loadlens-refserver loadlens-observer loadlens-driver
 command -v jq >/dev/null || skip "needs jq"
 ns=lltest-ns-$$
 netns_create "$ns"
 p=$(free_port)
 
-start host "$LOADLENS_BIN/loadlens-refserver" --proto tcp --listen "127.0.0.1:$p" \
-	--json "$LL_TMP/host.json"
-wait_for host listening
-start inner ip netns exec "$ns" "$LOADLENS_BIN/loadlens-refserver" --proto tcp \
-	--listen "127.0.0.1:$p" --json "$LL_TMP/inner.json"
-wait_for inner listening
-inner_pid=$(pgrep -n -f "refserver --proto tcp --listen 127.0.0.1:$p --json $LL_TMP/inner.json")
+refserver_up host "$p" --proto tcp
+refserver_up --netns "$ns" inner "$p" --proto tcp
+inner_pid=$(pgrep -n -f "refserver --listen 127.0.0.1:$p --json $LL_TMP/inner.json")
 [ -n "$inner_pid" ] || fail "cannot find the namespace's server"
 inum=$(stat -L -c %i "/run/netns/$ns")
 
-start ohost "$LOADLENS_BIN/loadlens-observer" --port "$p" --interval 1s --json "$LL_TMP/ohost.json"
-wait_for ohost observing 60
-start onspath "$LOADLENS_BIN/loadlens-observer" --port "$p" --netns "/run/netns/$ns" \
-	--interval 1s --json "$LL_TMP/onspath.json"
-wait_for onspath observing 60
-start onspid "$LOADLENS_BIN/loadlens-observer" --port "$p" --netns "$inner_pid" \
-	--interval 1s --json "$LL_TMP/onspid.json"
-wait_for onspid observing 60
+start_observer ohost "$p"
+start_observer onspath "$p" --netns "/run/netns/$ns"
+start_observer onspid "$p" --netns "$inner_pid"
 grep -q "in netns net:\[$inum\] of --netns /run/netns/$ns" "$LL_TMP/onspath.err" ||
 	fail "the --netns observer's banner does not name net:[$inum]: $(grep observing "$LL_TMP/onspath.err")"
 
@@ -40,11 +30,7 @@ timeout 60 ip netns exec "$ns" "$LOADLENS_BIN/loadlens-driver" "tcp://127.0.0.1:
 	-n 2000 -q --reconnect-every 20 >"$LL_TMP/dn.out" 2>&1 || fail "driver in $ns exited $?"
 wait $dh || fail "driver on the host exited $?"
 sleep 0.3
-stop ohost
-stop onspath
-stop onspid
-stop host
-stop inner
+stop ohost onspath onspid host inner
 
 hr=$(jget "$LL_TMP/host.json" .responses)
 ha=$(jget "$LL_TMP/host.json" .connections_accepted)
@@ -54,12 +40,8 @@ echo "host server: $hr responses, $ha accepted; namespace server: $nr responses,
 [ "$hr" = 3000 ] && [ "$nr" = 2000 ] || fail "servers answered $hr and $nr (3000, 2000 expected)"
 slot='.request_timing.slots[] | select(.proto == "tcp") | .requests'
 check() {
-	local name=$1 r=$2 a=$3 gr ga
-	gr=$(jget "$LL_TMP/$name.json" "$slot")
-	ga=$(jget "$LL_TMP/$name.json" .accepted)
-	echo "$name: $gr requests, $ga accepted"
-	[ "$gr" = "$r" ] || fail "$name counted $gr requests, its namespace's server answered $r"
-	[ "$ga" = "$a" ] || fail "$name counted $ga accepted, its namespace's server accepted $a"
+	expect_json "$1's requests (its namespace's server answered $2)" "$LL_TMP/$1.json" "$slot" "$2"
+	expect_json "$1's accepted (its namespace's server accepted $3)" "$LL_TMP/$1.json" .accepted "$3"
 }
 check ohost "$hr" "$ha"
 check onspath "$nr" "$na"

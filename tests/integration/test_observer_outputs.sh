@@ -4,15 +4,12 @@
 # by a process_cap finding, live and in the summary; an output that cannot be written (--ndjson,
 # --json past a file-size limit, stdout on /dev/full) is said on stderr and the run exits 1.
 . "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-refserver loadlens-observer loadlens-driver
+require_bpf loadlens-refserver loadlens-observer loadlens-driver
 port=$(free_port)
 port2=$(free_port)
 
-start srv1 "$LOADLENS_BIN/loadlens-refserver" --proto http --listen "127.0.0.1:$port"
-wait_for srv1 listening
-start srv2 "$LOADLENS_BIN/loadlens-refserver" --proto tcp --listen "127.0.0.1:$port2"
-wait_for srv2 listening
+refserver_up srv1 "$port" --proto http
+refserver_up srv2 "$port2" --proto tcp
 
 # healthy keep-alive: 16 connections close at the end; no finding of any kind
 start observer "$LOADLENS_BIN/loadlens-observer" --port "$port" --interval 500ms \

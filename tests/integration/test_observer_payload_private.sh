@@ -5,8 +5,7 @@
 # (O_WRONLY in /proc/PID/fdinfo), and the buffer reads back all zeros (cleared after each count).
 # Bad values of the environment's switches exit 64.
 . "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-observer
+require_bpf loadlens-observer
 for c in redis-server redis-benchmark bpftool jq; do
 	command -v "$c" >/dev/null || skip "needs $c"
 done

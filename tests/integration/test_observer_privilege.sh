@@ -7,21 +7,20 @@
 # LOADLENS_OBSERVER_NO_FDITER) the observer keeps CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH only.
 # Every thread is checked (capabilities are per thread): --trace starts a writer thread.
 . "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-refserver loadlens-observer
+require_bpf loadlens-refserver loadlens-observer
 port=$(free_port)
 
 status() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
 uids() { awk '$1 == "Uid:" { print $2, $3, $4, $5 }' "/proc/$1/status"; }
 
 # a root-owned server that leaks one fd per connection, and a root-owned process holding 333
-start_refserver srv tcp "$port" --leak-fds 1
+refserver_up --pin srv "$port" --proto tcp --leak-fds 1
 /usr/bin/python3 -c 'import sys, time
 fs = [open("/dev/null") for _ in range(333)]
 print("holding", flush=True)
 time.sleep(120)' >"$LL_TMP/holder.out" 2>&1 &
 holder=$!
-LL_PIDS+=("$holder")
+ll_track "$holder"
 for _ in $(seq 50); do grep -q holding "$LL_TMP/holder.out" && break; sleep 0.1; done
 for _ in $(seq 37); do
 	{ exec 3<>"/dev/tcp/127.0.0.1/$port"; } 2>/dev/null && exec 3>&-

@@ -10,8 +10,7 @@
 #  - the target is up with no scrape error, and `promtool check metrics` passes on a text scrape;
 #  - bad --metrics values exit 64; a bare port binds 127.0.0.1.
 . "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-observer loadlens-refserver loadlens-driver
+require_bpf loadlens-observer loadlens-refserver loadlens-driver
 command -v prometheus >/dev/null || skip "no prometheus binary (apt-get install prometheus)"
 command -v promtool >/dev/null || skip "no promtool (part of Debian's prometheus package)"
 command -v curl >/dev/null || skip "no curl"
@@ -28,9 +27,8 @@ done
 port=$(free_port)
 mport=$(free_port)
 pport=$(free_port)
-start_refserver rs tcp "$port" --service-time 3ms --service-mode sleep
-start obs "$obs" --port "$port" --interval 0 --metrics "$mport" --json "$LL_TMP/obs.json"
-wait_for obs "metrics at" 20
+refserver_up --pin rs "$port" --proto tcp --service-time 3ms --service-mode sleep
+start_agent obs "$port" "$mport"
 grep -q "metrics at http://127.0.0.1:$mport/metrics" "$LL_TMP/obs.err" ||
 	fail "a bare --metrics port did not bind 127.0.0.1: $(grep metrics "$LL_TMP/obs.err")"
 # a port in use is a usage error, said at start

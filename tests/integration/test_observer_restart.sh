@@ -2,13 +2,10 @@
 # A --pid target that exits and starts again: the observer reports the exit, takes the new process
 # (same executable) as the target, keeps counting, and still exits 0 with a summary.
 . "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-refserver loadlens-observer loadlens-driver
+require_bpf loadlens-refserver loadlens-observer loadlens-driver
 port=$(free_port)
 
-start srv1 "$LOADLENS_BIN/loadlens-refserver" --proto tcp --listen "127.0.0.1:$port" \
-	--json "$LL_TMP/srv1.json"
-wait_for srv1 listening
+refserver_up srv1 "$port" --proto tcp
 start observer "$LOADLENS_BIN/loadlens-observer" --pid "$PID_srv1" --interval 250ms \
 	--no-requests --json "$LL_TMP/obs.json"
 wait_for observer observing 60
@@ -16,9 +13,7 @@ wait_for observer observing 60
 new_conns drv1 "$port" 200
 stop srv1
 wait_for observer "target pid $PID_srv1" 10
-start srv2 "$LOADLENS_BIN/loadlens-refserver" --proto tcp --listen "127.0.0.1:$port" \
-	--json "$LL_TMP/srv2.json"
-wait_for srv2 listening
+refserver_up srv2 "$port" --proto tcp
 wait_for observer "restarted as pid $PID_srv2" 10
 new_conns drv2 "$port" 300
 stop observer

@@ -6,22 +6,15 @@
 # the target shares with another process (SO_REUSEPORT): only the target's requests, and only
 # the connections the target accepted, count.
 . "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-refserver loadlens-observer loadlens-driver
+require_bpf loadlens-refserver loadlens-observer loadlens-driver
 command -v jq >/dev/null || skip "needs jq"
 pt=$(free_port)
 po=$(free_port)
 pu=$(free_port)
 
-start target "$LOADLENS_BIN/loadlens-refserver" --proto tcp --listen "127.0.0.1:$pt" \
-	--json "$LL_TMP/target.json"
-wait_for target listening
-start other "$LOADLENS_BIN/loadlens-refserver" --proto tcp --listen "127.0.0.1:$po" \
-	--json "$LL_TMP/other.json"
-wait_for other listening
-start otheru "$LOADLENS_BIN/loadlens-refserver" --proto udp --listen "127.0.0.1:$pu" \
-	--json "$LL_TMP/otheru.json"
-wait_for otheru listening
+refserver_up target "$pt" --proto tcp
+refserver_up other "$po" --proto tcp
+refserver_up otheru "$pu" --proto udp
 
 start observer "$LOADLENS_BIN/loadlens-observer" --pid "$PID_target" --interval 1s \
 	--json "$LL_TMP/obs.json"
@@ -123,9 +116,7 @@ echo_server() {
 # connections to another server (ephemeral local ports) are not requests it serves
 pb=$(free_port)
 pup=$(free_port)
-start up "$LOADLENS_BIN/loadlens-refserver" --proto tcp --listen "127.0.0.1:$pup" \
-	--json "$LL_TMP/up.json"
-wait_for up listening
+refserver_up up "$pup" --proto tcp
 echo_server both "$pb" "$pup"
 start obs3 "$LOADLENS_BIN/loadlens-observer" --pid "$PID_both" --interval 1s \
 	--json "$LL_TMP/obs3.json"
@@ -156,9 +147,7 @@ pass "--pid without --port: a target's own client connections are not its reques
 
 # --pid with --port: two processes share the port (SO_REUSEPORT); only the target's requests
 ps=$(free_port)
-start t2 "$LOADLENS_BIN/loadlens-refserver" --proto tcp --listen "127.0.0.1:$ps" --workers 2 \
-	--json "$LL_TMP/t2.json"
-wait_for t2 listening
+refserver_up t2 "$ps" --proto tcp --workers 2
 # the other process: echo_server on the same port (SO_REUSEPORT)
 echo_server o2 "$ps"
 start obs2 "$LOADLENS_BIN/loadlens-observer" --pid "$PID_t2" --port "$ps" --interval 1s \

@@ -9,8 +9,7 @@
 #   targets_full          --children past a "targets" map of 4 (LOADLENS_OBSERVER_MAX_TARGETS)
 #                         versus one of 16
 . "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-refserver loadlens-observer loadlens-driver
+require_bpf loadlens-refserver loadlens-observer loadlens-driver
 command -v jq >/dev/null || skip "needs jq"
 PY=/usr/bin/python3
 slot() { # FILE PROTO FIELD: the field of the (only) slot of that protocol with requests or reads
@@ -47,7 +46,7 @@ echo "pipelined redis: 4800 commands, $r requests (reads answered), $m reads of 
 
 # healthy: one request in flight per connection (8 connections, 256-byte requests)
 pk=$(free_port)
-start_refserver rs tcp "$pk"
+refserver_up --pin rs "$pk" --proto tcp
 start_observer ok1 "$pk"
 load_cpu "$LOADLENS_BIN/loadlens-driver" "tcp://127.0.0.1:$pk" -c 8 -n 4000 --size 256 -q \
 	>"$LL_TMP/d1.out" 2>&1 || fail "driver exited $?"
@@ -94,7 +93,7 @@ echo "memcached -t 4 over UDP: $(cat "$LL_TMP/mc.out") replies; $sh shared socke
 [ "$sw" -gt 0 ] || fail "no reader switch counted on memcached's UDP socket"
 
 pu=$(free_port)
-start_refserver rsu udp "$pu" --workers 2
+refserver_up --pin rsu "$pu" --proto udp --workers 2
 start_observer ok2 "$pu"
 load_cpu "$LOADLENS_BIN/loadlens-driver" "udp://127.0.0.1:$pu" -c 8 -n 4000 -q \
 	>"$LL_TMP/d2.out" 2>&1 || fail "udp driver exited $?"
@@ -111,7 +110,7 @@ pass "shared UDP socket: memcached $sh socket ($sw switches), refserver 0"
 ns=lltest-sig-$$
 netns_create "$ns"
 po=$(free_port)
-start_refserver rso tcp "$po"
+refserver_up --pin rso "$po" --proto tcp
 start oout "$LOADLENS_BIN/loadlens-observer" --pid "$PID_rso" --netns "/run/netns/$ns" \
 	--interval 1s --duration 2s
 wait_for oout observing 60

@@ -6,8 +6,7 @@
 # timed. A bad mode is a usage error. The observer and its attaching helper keep only the
 # capabilities they need.
 . "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-refserver loadlens-observer loadlens-driver
+require_bpf loadlens-refserver loadlens-observer loadlens-driver
 command -v bpftool >/dev/null || skip "bpftool is not installed"
 
 # sys_exit tracepoints attached by the observer (pid $1) or its helper child
@@ -25,7 +24,7 @@ rc=$?
 grep -q "invalid --syscalls" "$LL_TMP/bad.err" || fail "no clear line for --syscalls bogus"
 
 port=$(free_port)
-start_refserver rs tcp "$port"
+refserver_up --pin rs "$port" --proto tcp
 
 # auto: 7.5 s of new connections at 400/s; the sample is the interval from t=5s to t=6s
 start_observer auto "$port"

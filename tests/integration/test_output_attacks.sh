@@ -12,8 +12,7 @@
 #    written through it;
 #  - new files are regular, 0600.
 source "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-observer loadlens-driver loadlens-refserver
+require_bpf loadlens-observer loadlens-driver loadlens-refserver
 [ -x /usr/bin/python3 ] || skip "no /usr/bin/python3"
 id nobody >/dev/null 2>&1 || skip "no user 'nobody' to plant the links"
 command -v setpriv >/dev/null || skip "setpriv (util-linux) is missing"

@@ -6,8 +6,7 @@
 # untouched. So must they refuse a FIFO (without blocking), and a file with another hard link.
 # A healthy run creates a new file 0600, owned by the sudo user when SUDO_UID is set.
 . "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-refserver loadlens-observer
+require_bpf loadlens-refserver loadlens-observer
 id nobody >/dev/null 2>&1 || skip "no user 'nobody' to plant the link"
 command -v setpriv >/dev/null || skip "setpriv (util-linux) is missing"
 port=$(free_port)

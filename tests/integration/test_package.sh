@@ -88,7 +88,7 @@ if [ "${CI:-}" = true ] || [ "${LOADLENS_TEST_DPKG:-}" = install ]; then
 		fail "a loadlens package is installed already; this test will not replace it"
 	fi
 	had_user=$(getent passwd loadlens || true)
-	trap 'dpkg -P loadlens >/dev/null 2>&1; [ -n "$had_user" ] || deluser --system --quiet loadlens 2>/dev/null; ll_cleanup' EXIT
+	ll_on_exit 'dpkg -P loadlens >/dev/null 2>&1; [ -n "$had_user" ] || deluser --system --quiet loadlens 2>/dev/null'
 	DEBIAN_FRONTEND=noninteractive dpkg -i "$deb" >"$LL_TMP/dpkg.log" 2>&1 ||
 		{ cat "$LL_TMP/dpkg.log"; fail "dpkg -i failed"; }
 	getent passwd loadlens >/dev/null || fail "the package made no loadlens user"

@@ -9,8 +9,7 @@
 # no_new_privs and the filter. Sick: the same filter without bpf() stops it (exit 64, one line):
 # the filter is enforced, and bpf() is what the allow list adds for it.
 source "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-observer loadlens-driver loadlens-refserver
+require_bpf loadlens-observer loadlens-driver loadlens-refserver
 [ -x /usr/bin/python3 ] || skip "no /usr/bin/python3"
 /usr/bin/python3 -c 'import seccomp' 2>/dev/null || skip "python3-seccomp is not installed"
 command -v systemd-analyze >/dev/null || skip "no systemd-analyze (systemd)"

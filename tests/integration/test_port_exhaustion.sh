@@ -4,17 +4,14 @@
 # pid from the root namespace, must report 100% pressure on that destination and count every
 # EADDRNOTAVAIL the driver reports, by name; the driver must not crash.
 . "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-refserver loadlens-observer loadlens-driver
+require_bpf loadlens-refserver loadlens-observer loadlens-driver
 ns=llports$$
 netns_create "$ns"
 ip netns exec "$ns" sysctl -qw net.ipv4.ip_local_port_range="40000 40999" || fail "sysctl range"
 ip netns exec "$ns" sysctl -qw net.ipv4.tcp_tw_reuse=0 || fail "sysctl tw_reuse"
 n=3000
 
-start refserver ip netns exec "$ns" "$LOADLENS_BIN/loadlens-refserver" --proto tcp \
-	--listen 127.0.0.1:8080
-wait_for refserver listening
+refserver_up --netns "$ns" refserver 127.0.0.1:8080 --proto tcp
 # the driver waits, stopped, until the observer is attached to its pid
 start driver ip netns exec "$ns" bash -c 'kill -STOP $$; exec "$0" "$@"' \
 	"$LOADLENS_BIN/loadlens-driver" tcp://127.0.0.1:8080 -c 4 -n "$n" --new-conn \

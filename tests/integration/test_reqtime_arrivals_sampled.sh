@@ -5,12 +5,11 @@
 # off have no stamp, and the reader takes them first, so each window must start its arrival ring
 # behind them. Checked under overload, where the socket queue is full across the window's start:
 # the sampled queue wait must match the one an always-stamping observer sees (a ring out of step
-# reads waits near 0 there). The servers run at SCHED_FIFO where allowed (start_refserver_rt): the
+# reads waits near 0 there). The servers run at SCHED_FIFO where allowed (refserver_up --rt): the
 # two UDP runs compare queue waits, which follow the server's throughput, so a busy-looping server
 # that loses its CPU to other processes in one run and not in the other is not a sampling error.
 . "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-observer loadlens-refserver loadlens-driver
+require_bpf loadlens-observer loadlens-refserver loadlens-driver
 command -v python3 >/dev/null || skip "python3 is needed for the open-loop client"
 command -v bpftool >/dev/null || skip "bpftool is not installed"
 CLIENT=$(dirname "$0")/openloop_client.py
@@ -26,7 +25,7 @@ arrivals_attached() {
 
 # TCP keep-alive, light load: every request counted and served, a part of them with arrivals
 port=$(free_port)
-start_refserver_rt rs_tcp tcp "$port" --service-time 1ms --workers 1
+refserver_up --rt rs_tcp "$port" --proto tcp --service-time 1ms --workers 1
 start_observer obs_tcp "$port" --arrivals sampled
 sleep 1
 n=$(arrivals_attached "$PID_obs_tcp")
@@ -55,7 +54,7 @@ udp_run() {
 	local name=$1
 	shift
 	port=$(free_port)
-	start_refserver_rt "rs_$name" udp "$port" --service-time 1ms --workers 1
+	refserver_up --rt "rs_$name" "$port" --proto udp --service-time 1ms --workers 1
 	start_observer "obs_$name" "$port" "$@"
 	load_cpu timeout 40 python3 "$CLIENT" --proto udp --target "127.0.0.1:$port" \
 		--rate 1300 --duration 7 >"$LL_TMP/cl_$name.json" || fail "$name: client failed"

@@ -18,8 +18,7 @@
 # gross error: a stamp from the wrong event, a unit); what proves the trampolines give the
 # tracepoints' numbers is the same-requests comparison on a kernel that has both.
 . "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-observer loadlens-refserver loadlens-driver
+require_bpf loadlens-observer loadlens-refserver loadlens-driver
 
 N=${LL_REQTIME_N:-400}
 
@@ -30,7 +29,7 @@ run() {
 	local name=$1 svc=$2 port obs rs drv slot n mech
 	shift 2
 	port=$(free_port)
-	start_refserver_rt "rs_$name" tcp "$port" --service-time "$svc" --workers 1
+	refserver_up --rt "rs_$name" "$port" --proto tcp --service-time "$svc" --workers 1
 	for mech in "$@"; do
 		LOADLENS_OBSERVER_TIMING=$mech start_observer "obs_${name}_$mech" "$port"
 	done

@@ -6,11 +6,10 @@
 # service time stays flat (p50 within 2% of the server's own), socket-queue wait grows from one
 # interval to the next, and median residence = median queue wait + median service within 5%.
 # Every request the server answered is counted once. The server runs at SCHED_FIFO where allowed
-# (start_refserver_rt): on a loaded machine a busy-looping server at normal priority lost enough
+# (refserver_up --rt): on a loaded machine a busy-looping server at normal priority lost enough
 # CPU to other processes to fall under 500 responses a second, and no interval was "loaded".
 . "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-observer loadlens-refserver
+require_bpf loadlens-observer loadlens-refserver
 command -v python3 >/dev/null || skip "python3 is needed for the open-loop client"
 CLIENT=$(dirname "$0")/openloop_client.py
 
@@ -19,7 +18,7 @@ run() {
 	local proto=$1 rate=$2 secs=$3 port obs rs slot n q0 qmax qp s r
 	shift 3
 	port=$(free_port)
-	start_refserver_rt "rs_$proto" "$proto" "$port" --service-time 1ms --workers 1
+	refserver_up --rt "rs_$proto" "$port" --proto "$proto" --service-time 1ms --workers 1
 	start_observer "obs_$proto" "$port"
 	load_cpu timeout 40 python3 "$CLIENT" --proto "$proto" --target "127.0.0.1:$port" \
 		--rate "$rate" --duration "$secs" "$@" >"$LL_TMP/cl_$proto.json" ||

@@ -4,12 +4,11 @@
 # 3,000 connections open at once (about 70 of them expected to find their entry taken): every
 # request is counted exactly once, and both paths were used (tcp_own_storage > 0).
 . "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-observer loadlens-refserver loadlens-driver
+require_bpf loadlens-observer loadlens-refserver loadlens-driver
 command -v jq >/dev/null || skip "needs jq"
 [ "$(ulimit -n)" -ge 8000 ] || ulimit -n 8000 2>/dev/null || skip "needs 8000 fds (ulimit -n)"
 p=$(free_port)
-start_refserver rs tcp "$p"
+refserver_up --pin rs "$p" --proto tcp
 start_observer obs "$p"
 load_cpu timeout 120 "$LOADLENS_BIN/loadlens-driver" "tcp://127.0.0.1:$p" -c 3000 -n 15000 -q \
 	--json "$LL_TMP/drv.json" >"$LL_TMP/drv.out" 2>&1 || fail "driver exited $? ($(tail -3 "$LL_TMP/drv.out"))"

@@ -6,15 +6,14 @@
 # (all requests of a run on 1 or 8 connections) and a new connection per 10 requests, where a
 # connection's first request must be timed like the others.
 #
-# The server runs at a real-time priority (SCHED_FIFO) when it can (start_refserver_rt): the
+# The server runs at a real-time priority (SCHED_FIFO) when it can (refserver_up --rt): the
 # observer's service time runs from the kernel's read to the transmit, the server's own from
 # after its read callback began to before its write, so a preemption by another process in
 # between (the return from read(), the path into the write) is in the first and not in the
 # second. On a loaded 2-core machine (CI, other tests) such preemptions alone moved the p99 by
 # 5-7%. Under SCHED_FIFO no other process preempts the server, and both measure the same work.
 . "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-observer loadlens-refserver loadlens-driver
+require_bpf loadlens-observer loadlens-refserver loadlens-driver
 [ -x /usr/bin/python3 ] || skip "needs /usr/bin/python3 to read the --trace file"
 
 # run NAME CONNS REQUESTS [DRIVER ARGS...]
@@ -22,7 +21,7 @@ run() {
 	local name=$1 c=$2 n=$3 port obs rs drv slot
 	shift 3
 	port=$(free_port)
-	start_refserver_rt "rs_$name" tcp "$port" --service-time 1ms --workers 1
+	refserver_up --rt "rs_$name" "$port" --proto tcp --service-time 1ms --workers 1
 	start_observer "obs_$name" "$port" ${OBS_ARGS:-}
 	load_cpu "$LOADLENS_BIN/loadlens-driver" "tcp://127.0.0.1:$port" -c "$c" -n "$n" -q \
 		--json "$LL_TMP/drv_$name.json" "$@" >"$LL_TMP/drv_$name.out" 2>&1 ||

@@ -2,13 +2,11 @@
 # TIME_WAIT census: the observer's census (sock_diag) and its TIME_WAIT entries (tracepoint)
 # against `ss -tan state time-wait` taken at the same moment, during churn and after it.
 . "$(dirname "$0")/lib.sh"
-require_bpf
-require_bin loadlens-refserver loadlens-observer loadlens-driver
+require_bpf loadlens-refserver loadlens-observer loadlens-driver
 port=$(free_port)
 n=6000
 
-start refserver "$LOADLENS_BIN/loadlens-refserver" --proto tcp --listen "127.0.0.1:$port"
-wait_for refserver listening
+refserver_up refserver "$port" --proto tcp
 start observer "$LOADLENS_BIN/loadlens-observer" --port "$port" --interval 200ms \
 	--ndjson "$LL_TMP/obs.ndjson" --json "$LL_TMP/obs.json"
 wait_for observer observing 60

@@ -31,6 +31,29 @@ class CheckRefsTest(unittest.TestCase):
 		self.assertEqual([(f, n, r) for f, n, r, _ in bad],
 				 [("docs/a.md", 1, "observer/netns.c"), ("docs/a.md", 1, "../shared/CONTEXT.md")])
 
+	def test_relative_links_and_code_spans(self):
+		d = self.repo({
+			"docs/kernels.md": "",
+			"tools/loadlens": "",
+			".ci/run": "",
+			"docs/a.md": "[r](../README.md) [k](kernels.md#how) [u](https://x.org/a.md) [h](#x)\n"
+				     "`tools/loadlens test`, `.ci/run`, `build/bin`, `tests/integration/test_*.sh`,"
+				     " `ctest -R tools/stale_refs`\n"
+				     "[gone](gone.md) `tools/nothere` tests/integration/x.js [o](../../up.md)\n",
+			"README.md": "[d](docs/nope.md) `.ci/gone`\n",
+			"observer/a.c": "/* ../shared/STYLE.md */\n",
+		})
+		bad = sorted((f, n, r, why) for f, n, r, why in check_refs.stale(d))
+		self.assertEqual(bad, [
+			("README.md", 1, ".ci/gone", "no such file"),
+			("README.md", 1, "docs/nope.md", "no such file"),
+			("docs/a.md", 3, "../../up.md", "outside the repository"),
+			("docs/a.md", 3, "gone.md", "no such file"),
+			("docs/a.md", 3, "tests/integration/x.js", "no such file"),
+			("docs/a.md", 3, "tools/nothere", "no such file"),
+			("observer/a.c", 1, "../shared/STYLE.md", "outside the repository"),
+		])
+
 	def test_good_references_pass(self):
 		d = self.repo({
 			"observer/features/netns.c": "#include <bpf/libbpf.h>\n",

@@ -14,9 +14,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "ll_test.h"
 #include "findings_log.h"
 #include "findings_out.h"
 #include "rules.h"
+
+/*
+ * RULES_TEST(name) { ... }: a cmocka test whose body has the run `r` (a fresh one per test:
+ * LL_TEST_MAIN_EACH(x__setup, x__teardown, ...)).
+ */
+#define RULES_TEST(name)                                                        \
+	static void name##_on(struct run *r);                                   \
+	static void name(void **state)                                          \
+	{                                                                       \
+		name##_on(*state);                                              \
+	}                                                                       \
+	static void name##_on(struct run *r)
 
 /* each test file uses some of these */
 #define X__UNUSED __attribute__((unused))
@@ -58,6 +71,15 @@ X__UNUSED static struct obs_snap *x__snap(struct run *r, double t)
 	s->file_max = 9223372036854775807ULL;
 	s->file_nr = 2000;
 	snprintf(s->netns_name, sizeof(s->netns_name), "net:[4026531840]");
+	return s;
+}
+
+/* A fresh interval at t with a socket census. */
+X__UNUSED static struct obs_snap *x__census(struct run *r, double t)
+{
+	struct obs_snap *s = x__snap(r, t);
+
+	s->census = true;
 	return s;
 }
 
@@ -144,6 +166,60 @@ X__UNUSED static struct obs_snap_proc *x__proc(struct obs_snap *s, uint32_t pid,
 	p->soft = soft;
 	p->hard = 4 * soft;
 	return p;
+}
+
+/* A census interval at t with tcp_tw_reuse REUSE and one loopback port group: IN_USE ports, TW of
+ * them in TIME_WAIT. */
+X__UNUSED static struct obs_snap *x__ports(struct run *r, double t, int reuse, uint32_t in_use,
+					   uint32_t tw)
+{
+	struct obs_snap *s = x__census(r, t);
+
+	s->tw_reuse = reuse;
+	x__group(s, in_use, tw, 0, true);
+	return s;
+}
+
+/* Push the interval just filled; the rules must stay silent on the history so far. */
+X__UNUSED static void x__healthy(struct run *r)
+{
+	obs_snap_push(&r->h);
+	x__silent(r);
+}
+
+/* Push the interval just filled; the rules must find KIND (under KEY, or any key if NULL). */
+X__UNUSED static const struct obs_finding *x__sick(struct run *r, const char *kind,
+						   const char *key)
+{
+	obs_snap_push(&r->h);
+	return x__expect(r, kind, key);
+}
+
+/* Push the interval just filled and run every rule on the history: the findings in r->fs. */
+X__UNUSED static void x__pushed(struct run *r)
+{
+	obs_snap_push(&r->h);
+	obs_findings_clear(&r->fs);
+	obs_rules_run(&r->h, &r->fs);
+}
+
+/* A new run: an empty snapshot history. */
+X__UNUSED static void x__restart(struct run *r)
+{
+	memset(&r->h, 0, sizeof(r->h));
+}
+
+/* One more listening or connecting port in the census. */
+X__UNUSED static void x__port(struct obs_snap *s, struct obs_snap_port p)
+{
+	s->port[s->nports++] = p;
+}
+
+/* connect() failed n times with EADDRNOTAVAIL in this interval. */
+X__UNUSED static void x__connect_failed(struct obs_snap *s, uint64_t n)
+{
+	s->fails[OBS_SNAP_EADDRNOTAVAIL] = n;
+	s->fails_sys[OBS_SNAP_EADDRNOTAVAIL] = "connect";
 }
 
 #endif /* LOADLENS_TEST_RULES_HARNESS_H */

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "ll_test.h"
 #include <curl/curl.h>
 #include "config.h"
 
@@ -243,15 +244,4 @@ static void test_help(void **state)
 	drv_config_fini(&cfg);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_good),
-		cmocka_unit_test(test_payload),
-		cmocka_unit_test(test_tls_http2),
-		cmocka_unit_test(test_bad),
-		cmocka_unit_test(test_help),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+LL_TEST_MAIN(test_good, test_payload, test_tls_http2, test_bad, test_help)

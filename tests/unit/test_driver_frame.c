@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "ll_test.h"
 #include "config.h"
 #include "frame.h"
 #include "stats.h"
@@ -191,17 +192,5 @@ static void test_prefix_too_large(void **state)
 	assert_int_equal(drv_frame_feed(&r, &f, "\x80\0\0\0\0\0\0\0", 8), DRV_E_TOO_LARGE);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_delim_overlap),
-		cmocka_unit_test(test_delim_trailing),
-		cmocka_unit_test(test_table),
-		cmocka_unit_test(test_http_status),
-		cmocka_unit_test(test_http_garbage),
-		cmocka_unit_test(test_http_huge_headers),
-		cmocka_unit_test(test_prefix_too_large),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+LL_TEST_MAIN(test_delim_overlap, test_delim_trailing, test_table, test_http_status,
+	     test_http_garbage, test_http_huge_headers, test_prefix_too_large)

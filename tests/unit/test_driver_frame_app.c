@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
+#include "ll_test.h"
 #include "frame.h"
 #include "stats.h"
 
@@ -293,17 +294,5 @@ static void test_feed_some(void **state)
 	assert_int_equal(drv_frame_feed(&r, &f, "+OK\r\n+", 6), DRV_E_MALFORMED);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_resp),
-		cmocka_unit_test(test_resp_stops),
-		cmocka_unit_test(test_memcache),
-		cmocka_unit_test(test_memcache_long_line),
-		cmocka_unit_test(test_memcache_first_line),
-		cmocka_unit_test(test_dns),
-		cmocka_unit_test(test_feed_some),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+LL_TEST_MAIN(test_resp, test_resp_stops, test_memcache, test_memcache_long_line,
+	     test_memcache_first_line, test_dns, test_feed_some)

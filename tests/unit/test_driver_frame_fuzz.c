@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 #include <cmocka.h>
+#include "ll_test.h"
 #include "frame.h"
 #include "stats.h"
 
@@ -88,6 +89,17 @@ static size_t x_input(int k, uint8_t *buf, size_t cap)
 	return n;
 }
 
+/* A fresh parser of kind k (0 RESP, 1 memcached, 2 DNS), for the next response. */
+static void x_reset(union drv_app_state *st, int k)
+{
+	if (k == 0)
+		drv_resp_reset(&st->resp);
+	else if (k == 1)
+		drv_mc_reset(&st->mc);
+	else
+		drv_dns_reset(&st->dns);
+}
+
 static void test_fuzz(void **state)
 {
 	const char *env = getenv("LL_FUZZ_SECONDS");
@@ -106,12 +118,7 @@ static void test_fuzz(void **state)
 			n = x_input(k, buf, sizeof(buf));
 			i = 0;
 			res = 0;
-			if (k == 0)
-				drv_resp_reset(&st.resp);
-			else if (k == 1)
-				drv_mc_reset(&st.mc);
-			else
-				drv_dns_reset(&st.dns);
+			x_reset(&st, k);
 			while (i < n) {
 				c = 1 + x_rand() % (n - i);
 				v = DRV_APP_OK;
@@ -127,12 +134,7 @@ static void test_fuzz(void **state)
 				i += u;
 				if (res == 1) { /* pipelined: the next response starts here */
 					out[k][0]++;
-					if (k == 0)
-						drv_resp_reset(&st.resp);
-					else if (k == 1)
-						drv_mc_reset(&st.mc);
-					else
-						drv_dns_reset(&st.dns);
+					x_reset(&st, k);
 				} else if (res) {
 					out[k][1]++;
 					break;
@@ -157,11 +159,4 @@ static void test_fuzz(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fuzz),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+LL_TEST_MAIN(test_fuzz)

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
+#include "ll_test.h"
 #include "config.h"
 #include "merge.h"
 #include "report.h"
@@ -94,11 +95,4 @@ static void test_merge_exact(void **state)
 	drv_config_fini(&cfg);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_merge_exact),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+LL_TEST_MAIN(test_merge_exact)

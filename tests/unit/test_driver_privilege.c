@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "ll_test.h"
 #include "privilege.h"
 
 static void test_pick(void **state)
@@ -27,11 +28,4 @@ static void test_pick(void **state)
 	assert_int_equal(u, 65534);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pick),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+LL_TEST_MAIN(test_pick)

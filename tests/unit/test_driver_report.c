@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "ll_test.h"
 #include "loadlens/cli.h"
 #include "config.h"
 #include "report.h"
@@ -84,12 +85,4 @@ static void test_fmt_ns(void **state)
 		assert_string_equal(ll_fmt_ns(cases[i].ns, b, sizeof(b)), cases[i].want);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bottleneck_small_runs),
-		cmocka_unit_test(test_fmt_ns),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+LL_TEST_MAIN(test_bottleneck_small_runs, test_fmt_ns)

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
+#include "ll_test.h"
 #include "stats.h"
 
 static void test_classes(void **state)
@@ -94,13 +95,4 @@ static void test_merge(void **state)
 	drv_stats_fini(&a);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_classes),
-		cmocka_unit_test(test_hints),
-		cmocka_unit_test(test_merge),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+LL_TEST_MAIN(test_classes, test_hints, test_merge)

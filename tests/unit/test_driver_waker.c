@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "ll_test.h"
 #include <uv.h>
 #include "drv.h"
 #include "waker.h"
@@ -246,14 +247,4 @@ static void test_rx(void **state)
 	x__rx_run(true, "WSDSDSDDT");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_early_offset),
-		cmocka_unit_test(test_run_never_early),
-		cmocka_unit_test(test_timers),
-		cmocka_unit_test(test_rx),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+LL_TEST_MAIN(test_early_offset, test_run_never_early, test_timers, test_rx)

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "ll_test.h"
 #include "config.h"
 #include "pacer.h"
 #include "worker.h"
@@ -88,15 +89,5 @@ static void test_untaken_closed_loop(void **state)
 	drv_pacer_fini(&p);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_untaken_all),
-		cmocka_unit_test(test_untaken_after_some),
-		cmocka_unit_test(test_untaken_capped_by_n),
-		cmocka_unit_test(test_untaken_warmup),
-		cmocka_unit_test(test_untaken_closed_loop),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+LL_TEST_MAIN(test_untaken_all, test_untaken_after_some, test_untaken_capped_by_n,
+	     test_untaken_warmup, test_untaken_closed_loop)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "ll_test.h"
 #include "interval_record.h"
 
 static char *x__dump(const struct obs_record *iv)
@@ -28,15 +29,9 @@ static char *x__dump(const struct obs_record *iv)
 
 static void x__base(struct obs_record *iv)
 {
-	memset(iv, 0, sizeof(*iv));
-	iv->time = 1700000000.5;
-	iv->t = 2.5;
-	iv->dt = 0.5;
-	iv->accepted = 7;
-	iv->accept_rate = 14;
-	iv->tw_entries = 3;
-	iv->tw_per_s = 6;
-	iv->ports.tte = -1;
+	*iv = (struct obs_record){.time = 1700000000.5, .t = 2.5, .dt = 0.5, .accepted = 7,
+				       .accept_rate = 14, .tw_entries = 3, .tw_per_s = 6,
+				       .ports = {.tte = -1}};
 }
 
 /* A census after an earlier one, a pressed port group with a forecast, failures of two
@@ -186,14 +181,4 @@ static void test_procs(void **state)
 	json_decref(a);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_full),
-		cmocka_unit_test(test_first_census),
-		cmocka_unit_test(test_deferred_and_none),
-		cmocka_unit_test(test_procs),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+LL_TEST_MAIN(test_full, test_first_census, test_deferred_and_none, test_procs)

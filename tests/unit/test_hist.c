@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "ll_test.h"
 #include "loadlens/hist_fast.h"
 #include "loadlens/hist_json.h"
 #include "loadlens/ll_hist.h"
@@ -267,16 +268,6 @@ static void test_empty_and_free_null(void **state)
 	ll_hist_free(NULL);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bucket_function), cmocka_unit_test(test_bucket_fast),
-		cmocka_unit_test(test_uniform),
-		cmocka_unit_test(test_log_uniform_full_range), cmocka_unit_test(test_exponential),
-		cmocka_unit_test(test_bimodal), cmocka_unit_test(test_single_value),
-		cmocka_unit_test(test_merge_is_exact), cmocka_unit_test(test_json_round_trip),
-		cmocka_unit_test(test_empty_and_free_null),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+LL_TEST_MAIN(test_bucket_function, test_bucket_fast, test_uniform, test_log_uniform_full_range,
+	     test_exponential, test_bimodal, test_single_value, test_merge_is_exact,
+	     test_json_round_trip, test_empty_and_free_null)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "ll_test.h"
 #include "loadlens/hist.h"
 #include "metrics.h"
 
@@ -201,86 +202,119 @@ static void x__lines_parse(const char *text)
 	}
 }
 
+/* Every string of the NULL-ended list is in text; else the test fails naming the first missing. */
+static void x__contains(const char *text, const char *const *list)
+{
+	for (; *list; list++)
+		if (!strstr(text, *list))
+			fail_msg("missing: %s", *list);
+}
+
+/* No string of the NULL-ended list is in text. */
+static void x__lacks(const char *text, const char *const *list)
+{
+	for (; *list; list++)
+		if (strstr(text, *list))
+			fail_msg("should not be there: %s", *list);
+}
+
+/* The test snapshot (x__snap) rendered in one format: its text, each line checked by
+ * x__lines_parse. */
+struct x__page {
+	uint64_t *counts;
+	struct obs_mx_snap *s;
+	struct obs_mx_buf b;
+};
+
+static const char *x__render(struct x__page *pg, enum obs_mx_format format)
+{
+	pg->counts = calloc(LL_HIST_BUCKETS, sizeof(*pg->counts));
+	pg->s = x__snap(pg->counts);
+	pg->b = (struct obs_mx_buf){0};
+	assert_int_equal(obs_mx_render(&pg->b, format, pg->s), 0);
+	x__lines_parse(pg->b.p);
+	return pg->b.p;
+}
+
+static void x__page_free(struct x__page *pg)
+{
+	obs_mx_buf_free(&pg->b);
+	free(pg->s);
+	free(pg->counts);
+}
+
 static void test_prometheus_text(void **state)
 {
-	uint64_t *counts = calloc(LL_HIST_BUCKETS, sizeof(*counts));
-	struct obs_mx_snap *s = x__snap(counts);
-	struct obs_mx_buf b = {};
-	const char *t;
+	struct x__page pg;
+	const char *t = x__render(&pg, OBS_MX_PROMETHEUS);
 
 	(void)state;
-	assert_int_equal(obs_mx_render(&b, OBS_MX_PROMETHEUS, s), 0);
-	t = b.p;
-	x__lines_parse(t);
-	assert_non_null(strstr(t, "# TYPE loadlens_accepted_connections_total counter\n"));
-	assert_non_null(strstr(t, "\nloadlens_accepted_connections_total{port=\"8080\"} 42\n"));
-	assert_non_null(strstr(t, "loadlens_accept_errors_total{port=\"8080\",errno=\"EMFILE\"} 3\n"));
-	assert_non_null(strstr(t, "loadlens_tcp_sockets{state=\"time_wait\"} 100\n"));
-	assert_non_null(strstr(t, "loadlens_ephemeral_ports_in_use{group=\"127.0.0.1->127.0.0.1:8080\"}"
-				  " 120\n"));
-	assert_non_null(strstr(t, "loadlens_ephemeral_ports_available{group=\"127.0.0.1->127.0.0.1:"
-				  "8080\"} 28232\n"));
-	/* label values escaped; an unlimited process has no max_fds sample */
-	assert_non_null(strstr(t, "loadlens_process_open_fds{pid=\"100\",comm=\"a\\\"b\\\\c\"} 10\n"));
-	assert_null(strstr(t, "loadlens_process_max_fds{pid=\"100\""));
-	assert_non_null(strstr(t, "loadlens_process_max_fds{pid=\"101\",comm=\"srv\"} 1024\n"));
-	assert_non_null(strstr(t, "loadlens_metrics_series_capped{family=\"process\"} 5\n"));
-	assert_non_null(strstr(t, "loadlens_metrics_series_capped{family=\"ephemeral_ports\"} 2\n"));
-	assert_non_null(strstr(t, "loadlens_syscall_failures_total{syscall=\"connect\","
-				  "errno=\"EADDRNOTAVAIL\"} 9\n"));
-	/* a histogram: buckets, +Inf, sum in seconds, count */
-	assert_non_null(strstr(t, "# TYPE loadlens_request_service_seconds histogram\n"));
-	assert_non_null(strstr(t, "loadlens_request_service_seconds_bucket{port=\"8080\",proto=\"tcp\","
-				  "le=\"0.001\"} 0\n"));
-	assert_non_null(strstr(t, "loadlens_request_service_seconds_bucket{port=\"8080\",proto=\"tcp\","
-				  "le=\"0.002\"} 5\n"));
-	assert_non_null(strstr(t, "loadlens_request_service_seconds_bucket{port=\"8080\",proto=\"tcp\","
-				  "le=\"+Inf\"} 5\n"));
-	assert_non_null(strstr(t, "loadlens_request_service_seconds_sum{port=\"8080\",proto=\"tcp\"} "
-				  "0.0075\n"));
-	assert_non_null(strstr(t, "loadlens_request_service_seconds_count{port=\"8080\",proto=\"tcp\"} "
-				  "5\n"));
-	assert_non_null(strstr(t, "loadlens_request_socket_queue_seconds_count{"));
-	assert_non_null(strstr(t, "loadlens_request_residence_seconds_count{"));
-	/* every kind of the contract, 0 when idle; an unknown kind still shows */
-	assert_non_null(strstr(t, "loadlens_findings{kind=\"port_exhaustion\"} 2\n"));
-	assert_non_null(strstr(t, "loadlens_findings{kind=\"fd_exhaustion\"} 0\n"));
-	assert_non_null(strstr(t, "loadlens_findings{kind=\"brand_new_kind\"} 1\n"));
-	assert_non_null(strstr(t, "loadlens_bpf_program_run_seconds_total{program=\"handle_inet_soc\"}"
-				  " 1.5\n"));
-	assert_non_null(strstr(t, "loadlens_lost_events_total{source=\"requests\"} 4\n"));
-	/* no OpenMetrics-only lines */
-	assert_null(strstr(t, "# EOF"));
-	assert_null(strstr(t, "# UNIT"));
-	obs_mx_buf_free(&b);
-	free(s);
-	free(counts);
+	x__contains(t, (const char *const[]){
+		"# TYPE loadlens_accepted_connections_total counter\n",
+		"\nloadlens_accepted_connections_total{port=\"8080\"} 42\n",
+		"loadlens_accept_errors_total{port=\"8080\",errno=\"EMFILE\"} 3\n",
+		"loadlens_tcp_sockets{state=\"time_wait\"} 100\n",
+		"loadlens_ephemeral_ports_in_use{group=\"127.0.0.1->127.0.0.1:8080\"}"
+		" 120\n",
+		"loadlens_ephemeral_ports_available{group=\"127.0.0.1->127.0.0.1:"
+		"8080\"} 28232\n",
+		/* label values escaped; an unlimited process has no max_fds sample */
+		"loadlens_process_open_fds{pid=\"100\",comm=\"a\\\"b\\\\c\"} 10\n",
+		"loadlens_process_max_fds{pid=\"101\",comm=\"srv\"} 1024\n",
+		"loadlens_metrics_series_capped{family=\"process\"} 5\n",
+		"loadlens_metrics_series_capped{family=\"ephemeral_ports\"} 2\n",
+		"loadlens_syscall_failures_total{syscall=\"connect\","
+		"errno=\"EADDRNOTAVAIL\"} 9\n",
+		/* a histogram: buckets, +Inf, sum in seconds, count */
+		"# TYPE loadlens_request_service_seconds histogram\n",
+		"loadlens_request_service_seconds_bucket{port=\"8080\",proto=\"tcp\","
+		"le=\"0.001\"} 0\n",
+		"loadlens_request_service_seconds_bucket{port=\"8080\",proto=\"tcp\","
+		"le=\"0.002\"} 5\n",
+		"loadlens_request_service_seconds_bucket{port=\"8080\",proto=\"tcp\","
+		"le=\"+Inf\"} 5\n",
+		"loadlens_request_service_seconds_sum{port=\"8080\",proto=\"tcp\"} "
+		"0.0075\n",
+		"loadlens_request_service_seconds_count{port=\"8080\",proto=\"tcp\"} "
+		"5\n",
+		"loadlens_request_socket_queue_seconds_count{",
+		"loadlens_request_residence_seconds_count{",
+		/* every kind of the contract, 0 when idle; an unknown kind still shows */
+		"loadlens_findings{kind=\"port_exhaustion\"} 2\n",
+		"loadlens_findings{kind=\"fd_exhaustion\"} 0\n",
+		"loadlens_findings{kind=\"brand_new_kind\"} 1\n",
+		"loadlens_bpf_program_run_seconds_total{program=\"handle_inet_soc\"}"
+		" 1.5\n",
+		"loadlens_lost_events_total{source=\"requests\"} 4\n",
+		NULL});
+	x__lacks(t, (const char *const[]){
+		"loadlens_process_max_fds{pid=\"100\"",
+		/* no OpenMetrics-only lines */
+		"# EOF",
+		"# UNIT",
+		NULL});
+	x__page_free(&pg);
 }
 
 static void test_openmetrics(void **state)
 {
-	uint64_t *counts = calloc(LL_HIST_BUCKETS, sizeof(*counts));
-	struct obs_mx_snap *s = x__snap(counts);
-	struct obs_mx_buf b = {};
-	const char *t, *eof;
+	struct x__page pg;
+	const char *t = x__render(&pg, OBS_MX_OPENMETRICS), *eof;
 
 	(void)state;
-	assert_int_equal(obs_mx_render(&b, OBS_MX_OPENMETRICS, s), 0);
-	t = b.p;
-	x__lines_parse(t);
 	/* the family is named without _total; its samples with it */
-	assert_non_null(strstr(t, "# TYPE loadlens_accepted_connections counter\n"));
-	assert_non_null(strstr(t, "\nloadlens_accepted_connections_total{port=\"8080\"} 42\n"));
-	assert_null(strstr(t, "# TYPE loadlens_accepted_connections_total"));
-	assert_non_null(strstr(t, "# UNIT loadlens_request_service_seconds seconds\n"));
-	assert_non_null(strstr(t, "# UNIT loadlens_bpf_program_run_seconds seconds\n"));
+	x__contains(t, (const char *const[]){
+		"# TYPE loadlens_accepted_connections counter\n",
+		"\nloadlens_accepted_connections_total{port=\"8080\"} 42\n",
+		"# UNIT loadlens_request_service_seconds seconds\n",
+		"# UNIT loadlens_bpf_program_run_seconds seconds\n",
+		NULL});
+	x__lacks(t, (const char *const[]){"# TYPE loadlens_accepted_connections_total", NULL});
 	/* "# EOF" once, the last line */
 	eof = strstr(t, "# EOF\n");
 	assert_non_null(eof);
-	assert_int_equal(eof + 6 - t, (long)b.len);
-	obs_mx_buf_free(&b);
-	free(s);
-	free(counts);
+	assert_int_equal(eof + 6 - t, (long)pg.b.len);
+	x__page_free(&pg);
 }
 
 static void test_quiet_snapshot(void **state)
@@ -302,18 +336,5 @@ static void test_quiet_snapshot(void **state)
 	free(s);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_edges_are_bucket_edges),
-		cmocka_unit_test(test_buckets_cumulate_ours),
-		cmocka_unit_test(test_escape),
-		cmocka_unit_test(test_values),
-		cmocka_unit_test(test_negotiate),
-		cmocka_unit_test(test_prometheus_text),
-		cmocka_unit_test(test_openmetrics),
-		cmocka_unit_test(test_quiet_snapshot),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+LL_TEST_MAIN(test_edges_are_bucket_edges, test_buckets_cumulate_ours, test_escape, test_values,
+	     test_negotiate, test_prometheus_text, test_openmetrics, test_quiet_snapshot)

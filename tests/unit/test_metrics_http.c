@@ -12,6 +12,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <cmocka.h>
+#include "ll_test.h"
 #include "metrics_http.h"
 
 static int x__parse(const char *spec, struct sockaddr_storage *ss, bool *loop)
@@ -109,14 +110,5 @@ static void test_wait_past_its_end(void **state)
 	obs_mxhttp_free(h);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bare_port_is_loopback),
-		cmocka_unit_test(test_given_addresses),
-		cmocka_unit_test(test_bad_specs),
-		cmocka_unit_test(test_wait_past_its_end),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+LL_TEST_MAIN(test_bare_port_is_loopback, test_given_addresses, test_bad_specs,
+	     test_wait_past_its_end)

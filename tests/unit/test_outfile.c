@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <cmocka.h>
+#include "ll_test.h"
 #include "loadlens/outfile.h"
 
 static char dir[] = "/tmp/ll-outfile.XXXXXX";
@@ -120,13 +121,5 @@ static void test_new_and_existing(void **state)
 	assert_int_equal(errno, ENOENT);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_symlink_refused),
-		cmocka_unit_test(test_fifo_and_hardlink_refused),
-		cmocka_unit_test(test_new_and_existing),
-	};
-
-	return cmocka_run_group_tests(tests, x__setup, x__teardown);
-}
+LL_TEST_MAIN_GROUP(x__setup, x__teardown, test_symlink_refused, test_fifo_and_hardlink_refused,
+	           test_new_and_existing)

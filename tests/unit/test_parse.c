@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
+#include "ll_test.h"
 #include "loadlens/parse.h"
 
 static void test_durations(void **state)
@@ -77,44 +78,43 @@ static void test_urls(void **state)
 		"https://",	     "https://h:0/",	 "https://h:65536",   "https://h/a b",
 		"https:/h/",	     "HTTPS://h/",	 "httpss://h/",	      "https//h/",
 	};
+	/* NULL or 0: not checked */
+	static const struct {
+		const char *url;
+		enum ll_scheme scheme;
+		const char *host;
+		uint16_t port;
+		const char *path;
+	} good[] = {
+		{"tcp://127.0.0.1:8000", LL_SCHEME_TCP, "127.0.0.1", 8000, NULL},
+		{"udp://localhost:53", LL_SCHEME_UDP, "localhost", 0, NULL},
+		{"http://[::1]:8080/a/b?c=d", LL_SCHEME_HTTP, "::1", 8080, "/a/b?c=d"},
+		{"http://example.test", 0, NULL, 80, "/"},
+		{"tcp://h:80/", 0, NULL, 0, NULL},
+		/* https: port 443 by default, otherwise like http */
+		{"https://example.test", LL_SCHEME_HTTPS, "example.test", 443, "/"},
+		{"https://127.0.0.1:8443/x?y=1", LL_SCHEME_HTTPS, NULL, 8443, "/x?y=1"},
+		/* http:// keeps port 80 next to https:// */
+		{"http://example.test/", LL_SCHEME_HTTP, NULL, 80, NULL},
+		{"https://[::1]/", 0, "::1", 443, NULL},
+	};
 	size_t i;
 
-	assert_int_equal(ll_parse_url("tcp://127.0.0.1:8000", &u), 0);
-	assert_int_equal(u.scheme, LL_SCHEME_TCP);
-	assert_string_equal(u.host, "127.0.0.1");
-	assert_int_equal(u.port, 8000);
-	assert_int_equal(ll_parse_url("udp://localhost:53", &u), 0);
-	assert_int_equal(u.scheme, LL_SCHEME_UDP);
-	assert_string_equal(u.host, "localhost");
-	assert_int_equal(ll_parse_url("http://[::1]:8080/a/b?c=d", &u), 0);
-	assert_int_equal(u.scheme, LL_SCHEME_HTTP);
-	assert_string_equal(u.host, "::1");
-	assert_int_equal(u.port, 8080);
-	assert_string_equal(u.path, "/a/b?c=d");
-	assert_int_equal(ll_parse_url("http://example.test", &u), 0);
-	assert_int_equal(u.port, 80);
-	assert_string_equal(u.path, "/");
-	assert_int_equal(ll_parse_url("tcp://h:80/", &u), 0);
-	/* https: port 443 by default, otherwise like http */
-	assert_int_equal(ll_parse_url("https://example.test", &u), 0);
-	assert_int_equal(u.scheme, LL_SCHEME_HTTPS);
-	assert_string_equal(u.host, "example.test");
-	assert_int_equal(u.port, 443);
-	assert_string_equal(u.path, "/");
-	assert_int_equal(ll_parse_url("https://127.0.0.1:8443/x?y=1", &u), 0);
-	assert_int_equal(u.scheme, LL_SCHEME_HTTPS);
-	assert_int_equal(u.port, 8443);
-	assert_string_equal(u.path, "/x?y=1");
-	assert_int_equal(ll_parse_url("https://[::1]/", &u), 0);
-	assert_string_equal(u.host, "::1");
-	assert_int_equal(u.port, 443);
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		if (ll_parse_url(good[i].url, &u))
+			fail_msg("URL '%s' was refused", good[i].url);
+		if (good[i].scheme && u.scheme != good[i].scheme)
+			fail_msg("%s: scheme %s", good[i].url, ll_scheme_name(u.scheme));
+		if (good[i].host && strcmp(u.host, good[i].host))
+			fail_msg("%s: host '%s'", good[i].url, u.host);
+		if (good[i].port && u.port != good[i].port)
+			fail_msg("%s: port %u", good[i].url, u.port);
+		if (good[i].path && strcmp(u.path, good[i].path))
+			fail_msg("%s: path '%s'", good[i].url, u.path);
+	}
 	assert_string_equal(ll_scheme_name(u.scheme), "https");
 	assert_true(ll_scheme_is_http(LL_SCHEME_HTTPS) && ll_scheme_is_http(LL_SCHEME_HTTP));
 	assert_false(ll_scheme_is_http(LL_SCHEME_TCP) || ll_scheme_is_http(LL_SCHEME_UDP));
-	/* http:// keeps port 80 next to https:// */
-	assert_int_equal(ll_parse_url("http://example.test/", &u), 0);
-	assert_int_equal(u.scheme, LL_SCHEME_HTTP);
-	assert_int_equal(u.port, 80);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		if (!ll_parse_url(bad[i], &u))
 			fail_msg("URL '%s' was accepted", bad[i]);
@@ -177,13 +177,4 @@ static void test_format_ip(void **state)
 	assert_string_equal(ll_format_ip(AF_INET6, lo6, 8080, buf, 6), "[::1]");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_durations), cmocka_unit_test(test_numbers),
-		cmocka_unit_test(test_urls), cmocka_unit_test(test_hostport),
-		cmocka_unit_test(test_resolve), cmocka_unit_test(test_format_ip),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+LL_TEST_MAIN(test_durations, test_numbers, test_urls, test_hostport, test_resolve, test_format_ip)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
+#include "ll_test.h"
 #include "loadlens/payload.h"
 
 static __u8 buf[LL_PL_SCAN + 8];
@@ -102,13 +103,4 @@ static void test_binary_and_short(void **state)
 	assert_int_equal(x__count("abcd\n", 3, &len), 3);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_resp_batches),
-		cmocka_unit_test(test_http_and_memcached),
-		cmocka_unit_test(test_binary_and_short),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+LL_TEST_MAIN(test_resp_batches, test_http_and_memcached, test_binary_and_short)

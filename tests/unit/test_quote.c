@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "ll_test.h"
 #include "loadlens/cli.h"
 #include "loadlens/quote.h"
 
@@ -90,12 +91,4 @@ static void test_diagnostics_escaped(void **state)
 	assert_ptr_equal(strchr(got, '\n'), got + strlen(got) - 1);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_quote),
-		cmocka_unit_test(test_diagnostics_escaped),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+LL_TEST_MAIN(test_quote, test_diagnostics_escaped)

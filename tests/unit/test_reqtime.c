@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "ll_test.h"
 #include "loadlens/reqtime.h"
 
 static void test_client_writes(void **state)
@@ -28,11 +29,4 @@ static void test_client_writes(void **state)
 	assert_int_equal(rt_client_writes(2, 1, 1), 1);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_client_writes),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+LL_TEST_MAIN(test_client_writes)

@@ -7,9 +7,8 @@
 #include "rules_harness.h"
 
 /* The EMFILE forecast: 437 of 512 at +48/s; healthy: 16 fds opened at start on 1024. */
-static void test_fd_forecast(void **state)
+RULES_TEST(test_fd_forecast)
 {
-	struct run *r = *state;
 	const struct obs_finding *f;
 	struct obs_snap *s;
 	int t;
@@ -18,10 +17,9 @@ static void test_fd_forecast(void **state)
 		s = x__snap(r, t);
 		s->accepted = t == 1 ? 16 : 0;
 		x__proc(s, 4242, t == 1 ? 10 : 26 + t, 1024);
-		obs_snap_push(&r->h);
-		x__silent(r);
+		x__healthy(r);
 	}
-	memset(&r->h, 0, sizeof(r->h));
+	x__restart(r);
 	for (t = 1; t <= 4; t++) {
 		x__proc(x__snap(r, t), 4242, 437 - 48 * (4 - t), 512);
 		obs_snap_push(&r->h);
@@ -41,11 +39,10 @@ static void test_fd_forecast(void **state)
  * -1): no forecast, though the slope over the whole window would give one. A ramp that goes on
  * for 3 s gets its forecast, at the rate of those 3 s; so does a leak of 2 fds/s near the limit.
  */
-static void test_fd_forecast_needs_a_trend(void **state)
+RULES_TEST(test_fd_forecast_needs_a_trend)
 {
 	static const int churn[] = {0, 1, 0, 2, 1, 2, 0, 1, 0, 2, 1, 2, 0};
 	struct obs_snap *s;
-	struct run *r = *state;
 	const struct obs_finding *f;
 	unsigned int k;
 	double t;
@@ -66,7 +63,7 @@ static void test_fd_forecast_needs_a_trend(void **state)
 		}
 		assert_null(obs_findings_find(&r->fs, "fd_exhaustion", NULL));
 	}
-	memset(&r->h, 0, sizeof(r->h));
+	x__restart(r);
 	for (k = 0; k < 8; k++) {
 		t = 0.5 * (k + 1);
 		s = x__snap(r, t);
@@ -84,7 +81,7 @@ static void test_fd_forecast_needs_a_trend(void **state)
 	}
 	assert_string_equal(f->text, "fds: python3 (pid 4343) will run out of file descriptors "
 				     "in ~1 s (3550 of 4096, +1000/s over the last 3 s)");
-	memset(&r->h, 0, sizeof(r->h));
+	x__restart(r);
 	for (k = 0; k < 10; k++) {
 		x__proc(x__snap(r, k + 1), 4343, 4000 + 2 * (int)k, 4096);
 		obs_snap_push(&r->h);
@@ -95,9 +92,8 @@ static void test_fd_forecast_needs_a_trend(void **state)
 }
 
 /* Past --max-procs, the 20th child's EMFILE is still named, and the cap is a finding. */
-static void test_process_cap_and_unwatched_emfile(void **state)
+RULES_TEST(test_process_cap_and_unwatched_emfile)
 {
-	struct run *r = *state;
 	const struct obs_finding *f;
 	struct obs_snap_proc *p;
 	struct obs_snap *s;
@@ -111,8 +107,7 @@ static void test_process_cap_and_unwatched_emfile(void **state)
 	p->watched = false;
 	p->emfile = 346;
 	p->last_sys = "accept4";
-	obs_snap_push(&r->h);
-	f = x__expect(r, "fd_exhaustion", "pid 5020");
+	f = x__sick(r, "fd_exhaustion", "pid 5020");
 	assert_int_equal(f->severity, OBS_SEV_CRITICAL);
 	assert_int_equal(x__ev_int(f, "emfile"), 346);
 	assert_non_null(strstr(f->text, "EMFILE 346 times"));
@@ -126,8 +121,7 @@ static void test_process_cap_and_unwatched_emfile(void **state)
 	p = x__proc(s, 5020, -1, -1);
 	p->watched = false;
 	p->emfile = 346;
-	obs_snap_push(&r->h);
-	f = x__expect(r, "process_cap", "targets");
+	f = x__sick(r, "process_cap", "targets");
 	assert_int_equal(x__ev_int(f, "targets_full"), 7);
 	assert_non_null(strstr(f->text, "7 new children"));
 	/* the next interval, no new EMFILE: no new EMFILE finding */
@@ -135,86 +129,75 @@ static void test_process_cap_and_unwatched_emfile(void **state)
 	p = x__proc(s, 5020, -1, -1);
 	p->watched = false;
 	p->emfile = 346;
-	obs_snap_push(&r->h);
-	obs_findings_clear(&r->fs);
-	obs_rules_run(&r->h, &r->fs);
+	x__pushed(r);
 	assert_null(obs_findings_find(&r->fs, "fd_exhaustion", NULL));
 }
 
-static void test_fd_leak(void **state)
+/* Interval t of pid 900 holding 10 more fds each second (50 + 10 t), with ACCEPTED accepts. */
+static struct obs_snap *x__fds_grow(struct run *r, int t, uint64_t accepted)
 {
-	struct run *r = *state;
+	struct obs_snap *s = x__snap(r, t);
+
+	s->accepted = accepted;
+	x__proc(s, 900, 50 + 10 * t, 65536);
+	return s;
+}
+
+RULES_TEST(test_fd_leak)
+{
 	const struct obs_finding *f;
 	int t;
 
 	for (t = 1; t <= 6; t++) {
-		struct obs_snap *s = x__snap(r, t);
-
-		s->accepted = 100;
-		x__proc(s, 900, 50 + 10 * t, 65536);
+		x__fds_grow(r, t, 100);
 		obs_snap_push(&r->h);
 	}
 	f = x__expect(r, "fd_leak", "pid 900");
 	assert_int_equal(x__ev_int(f, "pid"), 900);
 	/* the same fds, each an ESTABLISHED connection the clients hold open: no leak */
-	memset(&r->h, 0, sizeof(r->h));
+	x__restart(r);
 	for (t = 1; t <= 6; t++) {
-		struct obs_snap *s = x__snap(r, t);
+		struct obs_snap *s = x__fds_grow(r, t, 10);
 
-		s->accepted = 10;
 		s->census = true;
 		s->state[OBS_SNAP_ESTABLISHED] = 10 * t;
-		x__proc(s, 900, 50 + 10 * t, 65536);
-		obs_snap_push(&r->h);
-		x__silent(r);
+		x__healthy(r);
 	}
 	/* the same, the census deferred after the first (a large census is spaced out): the
 	 * exact live counts carry the held connections between censuses (issue 21) */
-	memset(&r->h, 0, sizeof(r->h));
+	x__restart(r);
 	for (t = 1; t <= 6; t++) {
-		struct obs_snap *s = x__snap(r, t);
+		struct obs_snap *s = x__fds_grow(r, t, 10);
 
-		s->accepted = 10;
 		s->census = t == 1;
 		s->state[OBS_SNAP_ESTABLISHED] = t == 1 ? 10 : 0;
 		s->held_live = t > 1;
 		s->held = 10 * t;
-		x__proc(s, 900, 50 + 10 * t, 65536);
-		obs_snap_push(&r->h);
-		x__silent(r);
+		x__healthy(r);
 	}
 	/* the same fds, each a socket left in CLOSE_WAIT: the close_wait_leak's, not an fd leak
 	 * of its own (one finding per cause) */
-	memset(&r->h, 0, sizeof(r->h));
+	x__restart(r);
 	for (t = 1; t <= 6; t++) {
-		struct obs_snap *s = x__snap(r, t);
+		struct obs_snap *s = x__fds_grow(r, t, 10);
 
-		s->accepted = 10;
 		s->census = true;
 		s->state[OBS_SNAP_CLOSE_WAIT] = 10 * t;
-		x__proc(s, 900, 50 + 10 * t, 65536);
-		obs_snap_push(&r->h);
-		obs_findings_clear(&r->fs);
-		obs_rules_run(&r->h, &r->fs);
+		x__pushed(r);
 		assert_null(obs_findings_find(&r->fs, "fd_leak", NULL));
 	}
 	/* the same fds under a load that doubles each second: growth with the load, no leak */
-	memset(&r->h, 0, sizeof(r->h));
+	x__restart(r);
 	for (t = 1; t <= 6; t++) {
-		struct obs_snap *s = x__snap(r, t);
-
-		s->accepted = 100u << t;
-		x__proc(s, 900, 50 + 10 * t, 65536);
-		obs_snap_push(&r->h);
-		x__silent(r);
+		x__fds_grow(r, t, 100u << t);
+		x__healthy(r);
 	}
 }
 
 /* The log: news on first sight and when graver; first (at the gravest) and last seen;
  * formatters. */
-static void test_log_and_output(void **state)
+RULES_TEST(test_log_and_output)
 {
-	struct run *r = *state;
 	struct obs_flog *l = malloc(sizeof(*l));
 	size_t news[8], n;
 	char line[600];
@@ -270,17 +253,5 @@ static void test_log_and_output(void **state)
 	free(l);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_fd_forecast, x__setup, x__teardown),
-		cmocka_unit_test_setup_teardown(test_fd_forecast_needs_a_trend, x__setup,
-						x__teardown),
-		cmocka_unit_test_setup_teardown(test_process_cap_and_unwatched_emfile, x__setup,
-						x__teardown),
-		cmocka_unit_test_setup_teardown(test_fd_leak, x__setup, x__teardown),
-		cmocka_unit_test_setup_teardown(test_log_and_output, x__setup, x__teardown),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+LL_TEST_MAIN_EACH(x__setup, x__teardown, test_fd_forecast, test_fd_forecast_needs_a_trend,
+	          test_process_cap_and_unwatched_emfile, test_fd_leak, test_log_and_output)

@@ -18,19 +18,16 @@ static void x__slot(struct obs_snap *s, double queue_ns, double service_ns)
 }
 
 /* Socket-queue wait 80x the service time: the workers are busy, named after 3 intervals. */
-static void test_worker_saturation(void **state)
+RULES_TEST(test_worker_saturation)
 {
-	struct run *r = *state;
 	const struct obs_finding *f;
 	struct obs_snap *s;
 	int t;
 
 	x__slot(x__snap(r, 1), 80e6, 1e6);
-	obs_snap_push(&r->h);
-	x__silent(r);
+	x__healthy(r);
 	x__slot(x__snap(r, 2), 80e6, 1e6);
-	obs_snap_push(&r->h);
-	f = x__expect(r, "worker_saturation", "tcp/8000");
+	f = x__sick(r, "worker_saturation", "tcp/8000");
 	assert_non_null(strstr(f->text, "80x"));
 	assert_non_null(strstr(f->text, "add workers or reduce load"));
 	assert_non_null(strstr(f->text, "--runq"));
@@ -51,9 +48,8 @@ static void test_worker_saturation(void **state)
 	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
 }
 
-static void test_cpu_saturation(void **state)
+RULES_TEST(test_cpu_saturation)
 {
-	struct run *r = *state;
 	const struct obs_finding *f;
 	struct obs_snap *s;
 	int t;
@@ -75,9 +71,8 @@ static void test_cpu_saturation(void **state)
 /* A queue that began to build in the middle of an interval: its p50 did not wait yet, its p90
  * did; with the next interval's p50 the workers are named there, not a third interval later. A
  * p90 alone, with no p50 after it, is not a finding. */
-static void test_worker_saturation_onset(void **state)
+RULES_TEST(test_worker_saturation_onset)
 {
-	struct run *r = *state;
 	struct obs_snap *s;
 
 	s = x__snap(r, 1);
@@ -108,21 +103,18 @@ static void x__runq(struct obs_snap *s, uint64_t n, double p50)
 	s->runq_p99_ns = 4 * p50;
 }
 
-static void test_cpu_saturation_onset(void **state)
+RULES_TEST(test_cpu_saturation_onset)
 {
-	struct run *r = *state;
 	const struct obs_finding *f;
 
 	x__runq(x__snap(r, 1), 3, 2e6); /* the load began late in it: 3 wake-ups */
 	obs_snap_push(&r->h);
 	x__runq(x__snap(r, 2), 40, 3e6);
-	obs_snap_push(&r->h);
-	f = x__expect(r, "cpu_saturation", NULL);
+	f = x__sick(r, "cpu_saturation", NULL);
 	assert_non_null(strstr(f->text, "this interval"));
 
 	x__runq(x__snap(r, 3), 15, 3e6); /* 15 of 20 needed alone, but the one before held */
-	obs_snap_push(&r->h);
-	f = x__expect(r, "cpu_saturation", NULL);
+	f = x__sick(r, "cpu_saturation", NULL);
 	assert_non_null(strstr(f->text, "over the last intervals"));
 
 	x__runq(x__snap(r, 4), 500, 20e3); /* judged and low */
@@ -142,28 +134,24 @@ static void test_cpu_saturation_onset(void **state)
 
 /* A fast server: queue 20 us against 1 us of service is wake-up latency, not saturation; a
  * thread-per-connection python server queues 0.5 ms behind its GIL against 50 us of service. */
-static void test_fast_server_is_silent(void **state)
+RULES_TEST(test_fast_server_is_silent)
 {
-	struct run *r = *state;
 	int t;
 
 	for (t = 1; t <= 6; t++) {
 		x__slot(x__snap(r, t), 20e3, 1e3);
-		obs_snap_push(&r->h);
-		x__silent(r);
+		x__healthy(r);
 	}
 	for (t = 7; t <= 12; t++) {
 		x__slot(x__snap(r, t), 563e3, 52e3);
-		obs_snap_push(&r->h);
-		x__silent(r);
+		x__healthy(r);
 	}
 }
 
 /* Pipelined redis, memcached's 4 threads on one UDP socket, a target in another netns, and a
  * --port nothing listens on: each its own note, with its number. */
-static void test_count_notes(void **state)
+RULES_TEST(test_count_notes)
 {
-	struct run *r = *state;
 	const struct obs_finding *f;
 	struct obs_snap *s;
 	int t;
@@ -207,9 +195,7 @@ static void test_count_notes(void **state)
 	x__slot(s, 10e3, 2e3);
 	s->slot[0].pipelined_reads = 1;
 	s->slot[0].reads = 30;
-	obs_snap_push(&r->h);
-	obs_findings_clear(&r->fs);
-	obs_rules_run(&r->h, &r->fs);
+	x__pushed(r);
 	assert_null(obs_findings_find(&r->fs, "pipelining", NULL));
 }
 
@@ -235,9 +221,8 @@ static struct obs_snap_slot *x__pl(struct run *r, double t, uint64_t reads, uint
 
 /* redis-benchmark -P 16: each batch of 16 in one write, one arrival and one read: no
  * multi-arrival read, but the bytes hold 16 requests; the note gives the factor. */
-static void test_pipelining_in_one_write(void **state)
+RULES_TEST(test_pipelining_in_one_write)
 {
-	struct run *r = *state;
 	const struct obs_finding *f;
 
 	x__pl(r, 1, 6251, 400, 390, 6240, 16);
@@ -271,10 +256,8 @@ static void test_pipelining_in_one_write(void **state)
 /* One request per read (keep-alive HTTP, memcached gets, an echo), a few reads that look like
  * two (a body line that begins like a request), a binary protocol (HTTP/2: nothing sampled as
  * text), and too few samples to tell: no note. */
-static void test_pipelining_silent(void **state)
+RULES_TEST(test_pipelining_silent)
 {
-	struct run *r = *state;
-
 	x__pl(r, 1, 90000, 600, 0, 600, 1);
 	x__silent(r);
 	x__pl(r, 2, 90000, 600, 9, 610, 2); /* 9 of 600: fewer than 10 */
@@ -294,9 +277,8 @@ static void test_pipelining_silent(void **state)
 
 /* A pipelined burst (redis-benchmark -P 16, 100,000 commands in 0.07 s): the sampler's 8 ms
  * gate takes about 9 reads; nearly all hold 16 commands: the note, as on a long run. */
-static void test_pipelining_burst(void **state)
+RULES_TEST(test_pipelining_burst)
 {
-	struct run *r = *state;
 	const struct obs_finding *f;
 
 	x__pl(r, 1, 6250, 9, 9, 144, 16);
@@ -312,9 +294,8 @@ static void test_pipelining_burst(void **state)
 
 /* Both signs: the bytes' figures win, with the arrivals' count in the evidence; the arrivals
  * alone (a binary protocol, HTTP/2 streams written one by one) keep their own text. */
-static void test_pipelining_both_signs(void **state)
+RULES_TEST(test_pipelining_both_signs)
 {
-	struct run *r = *state;
 	const struct obs_finding *f;
 
 	x__pl(r, 1, 1274, 300, 280, 1300, 16)->pipelined_reads = 301;
@@ -331,9 +312,8 @@ static void test_pipelining_both_signs(void **state)
 
 /* --pid of a process that accepts and serves nothing (a cluster's primary): a note naming its
  * children; silent once a request is timed, or with nothing accepted (issue 19). */
-static void test_served_elsewhere(void **state)
+RULES_TEST(test_served_elsewhere)
 {
-	struct run *r = *state;
 	const struct obs_finding *f;
 	struct obs_snap *s;
 	int t;
@@ -349,9 +329,7 @@ static void test_served_elsewhere(void **state)
 		snprintf(s->kid[0].comm, sizeof(s->kid[0].comm), "node");
 		s->kid[1].pid = 502;
 		snprintf(s->kid[1].comm, sizeof(s->kid[1].comm), "node");
-		obs_snap_push(&r->h);
-		obs_findings_clear(&r->fs);
-		obs_rules_run(&r->h, &r->fs);
+		x__pushed(r);
 		f = obs_findings_find(&r->fs, "served_elsewhere", NULL);
 		if (t == 1) { /* one interval of accepts is not enough */
 			assert_null(f);
@@ -372,12 +350,10 @@ static void test_served_elsewhere(void **state)
 	s->nslots = 1;
 	s->slot[0].port = 8080;
 	s->slot[0].requests = 1;
-	obs_snap_push(&r->h);
-	obs_findings_clear(&r->fs);
-	obs_rules_run(&r->h, &r->fs);
+	x__pushed(r);
 	assert_null(obs_findings_find(&r->fs, "served_elsewhere", NULL));
 	/* port scoping: no note */
-	memset(&r->h, 0, sizeof(r->h));
+	x__restart(r);
 	for (t = 1; t <= 3; t++) {
 		s = x__snap(r, t);
 		s->requests_on = true;
@@ -390,24 +366,7 @@ static void test_served_elsewhere(void **state)
 	assert_null(obs_findings_find(&r->fs, "served_elsewhere", NULL));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_served_elsewhere, x__setup, x__teardown),
-		cmocka_unit_test_setup_teardown(test_worker_saturation, x__setup, x__teardown),
-		cmocka_unit_test_setup_teardown(test_cpu_saturation, x__setup, x__teardown),
-		cmocka_unit_test_setup_teardown(test_cpu_saturation_onset, x__setup, x__teardown),
-		cmocka_unit_test_setup_teardown(test_worker_saturation_onset, x__setup,
-						x__teardown),
-		cmocka_unit_test_setup_teardown(test_fast_server_is_silent, x__setup, x__teardown),
-		cmocka_unit_test_setup_teardown(test_count_notes, x__setup, x__teardown),
-		cmocka_unit_test_setup_teardown(test_pipelining_in_one_write, x__setup,
-						x__teardown),
-		cmocka_unit_test_setup_teardown(test_pipelining_silent, x__setup, x__teardown),
-		cmocka_unit_test_setup_teardown(test_pipelining_burst, x__setup, x__teardown),
-		cmocka_unit_test_setup_teardown(test_pipelining_both_signs, x__setup,
-						x__teardown),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+LL_TEST_MAIN_EACH(x__setup, x__teardown, test_served_elsewhere, test_worker_saturation,
+	          test_cpu_saturation, test_cpu_saturation_onset, test_worker_saturation_onset,
+	          test_fast_server_is_silent, test_count_notes, test_pipelining_in_one_write,
+	          test_pipelining_silent, test_pipelining_burst, test_pipelining_both_signs)

@@ -7,64 +7,53 @@
 #include "rules_harness.h"
 
 /* -c 16 keep-alive: 16 connections close at the end, 16 sockets in TIME_WAIT. */
-static void test_keepalive_end_is_silent(void **state)
+RULES_TEST(test_keepalive_end_is_silent)
 {
-	struct run *r = *state;
 	struct obs_snap *s;
 	int t;
 
 	for (t = 1; t <= 10; t++) {
-		s = x__snap(r, t);
-		s->census = true;
+		s = x__census(r, t);
 		s->accepted = t == 1 ? 16 : 0;
 		s->state[OBS_SNAP_ESTABLISHED] = 32;
 		x__group(s, 16, 0, 0, true);
 		x__proc(s, 100, 40, 1024);
-		obs_snap_push(&r->h);
-		x__silent(r);
+		x__healthy(r);
 	}
-	s = x__snap(r, 10.5);
-	s->census = true;
+	s = x__census(r, 10.5);
 	s->final = true;
 	s->dt = 0.5;
 	s->tw_entries = 62; /* 16 in half a second: "62/s at the peak" */
 	s->state[OBS_SNAP_TIME_WAIT] = 16;
 	x__group(s, 16, 16, 0, true);
 	x__proc(s, 100, 24, 1024);
-	obs_snap_push(&r->h);
-	x__silent(r);
+	x__healthy(r);
 }
 
 /* A CLOSE_WAIT leak on the server: the client holds 600 orphans in FIN_WAIT2, 0 in TIME_WAIT. */
-static void test_fin_wait2_is_not_time_wait(void **state)
+RULES_TEST(test_fin_wait2_is_not_time_wait)
 {
-	struct run *r = *state;
 	const struct obs_finding *f;
 	struct obs_snap *s;
 	int t;
 
 	/* client closes at a high rate: FIN_WAIT2 at every census, none of them for long */
 	for (t = 1; t <= 10; t++) {
-		s = x__snap(r, t);
-		s->census = true;
+		s = x__census(r, t);
 		s->state[OBS_SNAP_FIN_WAIT2] = 400;
 		s->fin_wait2_old = 3;
-		s->port[0] = (struct obs_snap_port){.port = 8080, .fin_wait2 = 400,
-						    .fin_wait2_old = 3};
-		s->nports = 1;
-		obs_snap_push(&r->h);
-		x__silent(r);
+		x__port(s, (struct obs_snap_port){.port = 8080, .fin_wait2 = 400,
+						  .fin_wait2_old = 3});
+		x__healthy(r);
 	}
-	memset(&r->h, 0, sizeof(r->h));
+	x__restart(r);
 	for (t = 1; t <= 10; t++) {
-		s = x__snap(r, t);
-		s->census = true;
+		s = x__census(r, t);
 		s->tw_entries = 60; /* what FIN_WAIT2 -> CLOSE looks like from the state tracepoint */
 		s->state[OBS_SNAP_FIN_WAIT2] = 60 * t;
 		s->fin_wait2_old = 60 * (t - 1);
-		s->port[0] = (struct obs_snap_port){.port = 8080, .fin_wait2 = 60 * t,
-						    .fin_wait2_old = 60 * (t - 1)};
-		s->nports = 1;
+		x__port(s, (struct obs_snap_port){.port = 8080, .fin_wait2 = 60 * t,
+						  .fin_wait2_old = 60 * (t - 1)});
 		x__group(s, 60 * t, 0, 60 * t, true);
 		obs_snap_push(&r->h);
 	}
@@ -80,34 +69,27 @@ static void test_fin_wait2_is_not_time_wait(void **state)
 }
 
 /* Connection: close churn against nginx: the server holds 17,641 in TIME_WAIT; no client here. */
-static void test_server_time_wait_costs_no_ports(void **state)
+RULES_TEST(test_server_time_wait_costs_no_ports)
 {
-	struct run *r = *state;
 	const struct obs_finding *f;
 	struct obs_snap *s;
 	int t;
 
 	for (t = 1; t <= 10; t++) {
-		s = x__snap(r, t);
-		s->census = true;
+		s = x__census(r, t);
 		s->accepted = 17000;
 		s->tw_entries = t == 5 ? 178889 / 3 : 17000; /* a one-second peak */
 		s->state[OBS_SNAP_TIME_WAIT] = 17641;
-		s->port[0] = (struct obs_snap_port){.port = 80, .time_wait = 17641,
-						    .server_side = true};
-		s->nports = 1;
-		obs_snap_push(&r->h);
-		x__silent(r);
+		x__port(s, (struct obs_snap_port){.port = 80, .time_wait = 17641,
+						  .server_side = true});
+		x__healthy(r);
 	}
 	/* it costs memory once near tcp_max_tw_buckets: then said so, as memory */
-	s = x__snap(r, 11);
-	s->census = true;
+	s = x__census(r, 11);
 	s->max_tw_buckets = 20000;
 	s->state[OBS_SNAP_TIME_WAIT] = 17641;
-	s->port[0] = (struct obs_snap_port){.port = 80, .time_wait = 17641, .server_side = true};
-	s->nports = 1;
-	obs_snap_push(&r->h);
-	f = x__expect(r, "time_wait", NULL);
+	x__port(s, (struct obs_snap_port){.port = 80, .time_wait = 17641, .server_side = true});
+	f = x__sick(r, "time_wait", NULL);
 	assert_non_null(strstr(f->text, "MB of kernel memory"));
 	assert_non_null(strstr(f->text, "not ports"));
 	assert_null(strstr(f->text, "ephemeral"));
@@ -132,23 +114,22 @@ static void x__tw_reuse_run(struct run *r, int reuse, bool loopback)
 	}
 }
 
-static void test_tw_reuse_honoured(void **state)
+RULES_TEST(test_tw_reuse_honoured)
 {
-	struct run *r = *state;
 	const struct obs_finding *f;
 
 	x__tw_reuse_run(r, 2, true); /* the default, on loopback */
 	x__silent(r);
-	memset(&r->h, 0, sizeof(r->h));
+	x__restart(r);
 	x__tw_reuse_run(r, 1, false);
 	x__silent(r);
-	memset(&r->h, 0, sizeof(r->h));
+	x__restart(r);
 	x__tw_reuse_run(r, 2, false); /* 2 is loopback only */
 	f = x__expect(r, "port_exhaustion", "10.0.0.2 -> 10.0.0.1:8080");
 	assert_int_equal(f->severity, OBS_SEV_WARNING);
 	assert_int_equal(x__ev_int(f, "in_use"), 300);
 	assert_non_null(strstr(f->text, "tcp_tw_reuse 2"));
-	memset(&r->h, 0, sizeof(r->h));
+	x__restart(r);
 	x__tw_reuse_run(r, 0, true);
 	f = x__expect(r, "port_exhaustion", "127.0.0.1 -> 127.0.0.1:8080");
 	assert_int_equal(x__ev_int(f, "range"), 300);
@@ -156,45 +137,32 @@ static void test_tw_reuse_honoured(void **state)
 }
 
 /* Pressure of 2% and 13%, growing: no advice, no forecast 448 s ahead. */
-static void test_low_port_pressure_is_silent(void **state)
+RULES_TEST(test_low_port_pressure_is_silent)
 {
-	struct run *r = *state;
 	struct obs_snap *s;
 	int t;
 
 	for (t = 1; t <= 12; t++) {
-		s = x__snap(r, t);
-		s->tw_reuse = 0;
-		s->census = true;
+		s = x__ports(r, t, 0, 300 + 62 * t, 62 * t); /* 2% -> 4% */
 		s->tw_entries = 62;
-		x__group(s, 300 + 62 * t, 62 * t, 0, true); /* 2% -> 4% */
-		obs_snap_push(&r->h);
-		x__silent(r);
+		x__healthy(r);
 	}
-	memset(&r->h, 0, sizeof(r->h));
+	x__restart(r);
 	for (t = 1; t <= 12; t++) {
-		s = x__snap(r, t);
-		s->tw_reuse = 0;
-		s->census = true;
-		x__group(s, 3670, 3600, 0, true); /* 13%, flat */
-		obs_snap_push(&r->h);
-		x__silent(r);
+		x__ports(r, t, 0, 3670, 3600); /* 13%, flat */
+		x__healthy(r);
 	}
 }
 
 /* Sick: ports past half the range and growing, then connect() failing. */
-static void test_port_exhaustion_forecast_and_failures(void **state)
+RULES_TEST(test_port_exhaustion_forecast_and_failures)
 {
-	struct run *r = *state;
 	const struct obs_finding *f;
 	struct obs_snap *s;
 	int t;
 
 	for (t = 1; t <= 5; t++) {
-		s = x__snap(r, t);
-		s->tw_reuse = 0;
-		s->census = true;
-		x__group(s, 15000 + 1000 * t, 14000 + 1000 * t, 0, true);
+		x__ports(r, t, 0, 15000 + 1000 * t, 14000 + 1000 * t);
 		obs_snap_push(&r->h);
 	}
 	f = x__expect(r, "port_exhaustion", "127.0.0.1 -> 127.0.0.1:8080");
@@ -202,14 +170,9 @@ static void test_port_exhaustion_forecast_and_failures(void **state)
 	assert_non_null(strstr(f->text, "full in ~8 s at +1000/s"));
 	assert_non_null(strstr(f->text, "TIME_WAIT"));
 	assert_int_equal(x__ev_int(f, "dport"), 8080);
-	s = x__snap(r, 6);
-	s->tw_reuse = 0;
-	s->census = true;
-	s->fails[OBS_SNAP_EADDRNOTAVAIL] = 312;
-	s->fails_sys[OBS_SNAP_EADDRNOTAVAIL] = "connect";
-	x__group(s, 28232, 28000, 0, true);
-	obs_snap_push(&r->h);
-	f = x__expect(r, "port_exhaustion", "127.0.0.1 -> 127.0.0.1:8080");
+	s = x__ports(r, 6, 0, 28232, 28000);
+	x__connect_failed(s, 312);
+	f = x__sick(r, "port_exhaustion", "127.0.0.1 -> 127.0.0.1:8080");
 	assert_int_equal(f->severity, OBS_SEV_CRITICAL);
 	assert_int_equal(x__ev_int(f, "failures"), 312);
 	assert_non_null(strstr(f->text, "EADDRNOTAVAIL 312 times"));
@@ -218,30 +181,24 @@ static void test_port_exhaustion_forecast_and_failures(void **state)
 	for (t = 7; t <= 12; t++) {
 		s = x__snap(r, t);
 		s->tw_reuse = 0;
-		s->fails[OBS_SNAP_EADDRNOTAVAIL] = 90;
-		s->fails_sys[OBS_SNAP_EADDRNOTAVAIL] = "connect";
-		obs_snap_push(&r->h);
-		obs_findings_clear(&r->fs);
-		obs_rules_run(&r->h, &r->fs);
+		x__connect_failed(s, 90);
+		x__pushed(r);
 		assert_int_equal(r->fs.n, 1);
 		f = x__expect(r, "port_exhaustion", "127.0.0.1 -> 127.0.0.1:8080");
 		assert_int_equal(f->severity, OBS_SEV_CRITICAL);
 		assert_int_equal(x__ev_int(f, "failures"), 90);
 	}
 	/* failures where no census has seen a connecting side: still named, and said so */
-	memset(&r->h, 0, sizeof(r->h));
+	x__restart(r);
 	s = x__snap(r, 1);
 	s->fails[OBS_SNAP_EADDRNOTAVAIL] = 5;
-	obs_snap_push(&r->h);
-	f = x__expect(r, "port_exhaustion", NULL);
+	f = x__sick(r, "port_exhaustion", NULL);
 	assert_int_equal(f->severity, OBS_SEV_CRITICAL);
 	assert_non_null(strstr(f->text, "no census has named the connecting side yet"));
-	s = x__snap(r, 2);
-	s->census = true;
+	s = x__census(r, 2);
 	s->range = 28232;
 	s->fails[OBS_SNAP_EADDRNOTAVAIL] = 1;
-	obs_snap_push(&r->h);
-	f = x__expect(r, "port_exhaustion", NULL);
+	f = x__sick(r, "port_exhaustion", NULL);
 	assert_non_null(strstr(f->text, "EADDRNOTAVAIL 1 time (1/s; 1 since the start)"));
 	assert_non_null(strstr(f->text, "no census found the connecting sockets"));
 }
@@ -251,9 +208,8 @@ static void test_port_exhaustion_forecast_and_failures(void **state)
  * is TIME_WAIT taken back only once 1 s old (not FIN_WAIT2 orphans, of which the census saw
  * none); the finding names the process whose connect() failed, with its own count.
  */
-static void test_port_cause_follows_census_and_names_process(void **state)
+RULES_TEST(test_port_cause_follows_census_and_names_process)
 {
-	struct run *r = *state;
 	const struct obs_finding *f;
 	struct obs_snap *s;
 	json_t *p;
@@ -286,44 +242,38 @@ static void test_port_cause_follows_census_and_names_process(void **state)
 	assert_int_equal(json_integer_value(json_object_get(p, "failures")), 200);
 	assert_int_equal(json_integer_value(json_object_get(p, "failures_total")), 400);
 	/* FIN_WAIT2 advice only where orphans hold the ports */
-	memset(&r->h, 0, sizeof(r->h));
+	x__restart(r);
 	s = x__snap(r, 1);
 	s->tw_reuse = 2;
 	s->range = 300;
 	s->census = true;
 	s->fails[OBS_SNAP_EADDRNOTAVAIL] = 7;
 	x__group(s, 300, 10, 290, true);
-	obs_snap_push(&r->h);
-	f = x__expect(r, "port_exhaustion", "127.0.0.1 -> 127.0.0.1:8080");
+	f = x__sick(r, "port_exhaustion", "127.0.0.1 -> 127.0.0.1:8080");
 	assert_non_null(strstr(f->text, "most are FIN_WAIT2 orphans"));
 	assert_non_null(strstr(f->text, "290 of 300 ports held"));
 }
 
-static void test_close_wait_leak(void **state)
+RULES_TEST(test_close_wait_leak)
 {
-	struct run *r = *state;
 	const struct obs_finding *f;
 	struct obs_snap *s;
 	int t;
 
 	/* transient CLOSE_WAIT: the application closes a moment later, none of them old */
 	for (t = 1; t <= 6; t++) {
-		s = x__snap(r, t);
-		s->census = true;
+		s = x__census(r, t);
 		s->state[8] = 40;
 		s->close_wait_old = 2;
-		obs_snap_push(&r->h);
-		x__silent(r);
+		x__healthy(r);
 	}
-	memset(&r->h, 0, sizeof(r->h));
+	x__restart(r);
 	for (t = 1; t <= 4; t++) {
-		s = x__snap(r, t);
-		s->census = true;
+		s = x__census(r, t);
 		s->state[8] = 20 * t;
-		s->port[0] = (struct obs_snap_port){.port = 8080, .close_wait = 20 * t,
-						    .close_wait_old = 20 * (t - 1),
-						    .server_side = true};
-		s->nports = 1;
+		x__port(s, (struct obs_snap_port){.port = 8080, .close_wait = 20 * t,
+						  .close_wait_old = 20 * (t - 1),
+						  .server_side = true});
 		x__proc(s, 777, 30 + 20 * t, 4096);
 		obs_snap_push(&r->h);
 	}
@@ -333,16 +283,14 @@ static void test_close_wait_leak(void **state)
 	assert_int_equal(x__ev_int(f, "pid"), 777);
 }
 
-static void test_listen_overflow_and_files(void **state)
+RULES_TEST(test_listen_overflow_and_files)
 {
-	struct run *r = *state;
 	const struct obs_finding *f;
 	struct obs_snap *s = x__snap(r, 1);
 
 	s->listen_overflows = 40; /* another listener's: no sign on the target's */
 	s->listen_port = 8080;
-	obs_snap_push(&r->h);
-	x__silent(r);
+	x__healthy(r);
 	s = x__snap(r, 2);
 	s->listen_overflows = 40;
 	s->listen_target_full = 12;
@@ -351,34 +299,16 @@ static void test_listen_overflow_and_files(void **state)
 	s->listen_qlen_max = 9;
 	s->fails[OBS_SNAP_ENFILE] = 3;
 	s->fails_sys[OBS_SNAP_ENFILE] = "openat";
-	obs_snap_push(&r->h);
-	f = x__expect(r, "listen_overflow", "port 8080");
+	f = x__sick(r, "listen_overflow", "port 8080");
 	assert_int_equal(x__ev_int(f, "overflows"), 40);
 	assert_int_equal(x__ev_int(f, "backlog"), 8);
 	f = x__expect(r, "system_fds", NULL);
 	assert_int_equal(f->severity, OBS_SEV_CRITICAL);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_keepalive_end_is_silent, x__setup,
-						x__teardown),
-		cmocka_unit_test_setup_teardown(test_fin_wait2_is_not_time_wait, x__setup,
-						x__teardown),
-		cmocka_unit_test_setup_teardown(test_server_time_wait_costs_no_ports, x__setup,
-						x__teardown),
-		cmocka_unit_test_setup_teardown(test_tw_reuse_honoured, x__setup, x__teardown),
-		cmocka_unit_test_setup_teardown(test_low_port_pressure_is_silent, x__setup,
-						x__teardown),
-		cmocka_unit_test_setup_teardown(test_port_cause_follows_census_and_names_process,
-						x__setup, x__teardown),
-		cmocka_unit_test_setup_teardown(test_port_exhaustion_forecast_and_failures, x__setup,
-						x__teardown),
-		cmocka_unit_test_setup_teardown(test_close_wait_leak, x__setup, x__teardown),
-		cmocka_unit_test_setup_teardown(test_listen_overflow_and_files, x__setup,
-						x__teardown),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+LL_TEST_MAIN_EACH(x__setup, x__teardown, test_keepalive_end_is_silent,
+	          test_fin_wait2_is_not_time_wait, test_server_time_wait_costs_no_ports,
+	          test_tw_reuse_honoured, test_low_port_pressure_is_silent,
+	          test_port_cause_follows_census_and_names_process,
+	          test_port_exhaustion_forecast_and_failures, test_close_wait_leak,
+	          test_listen_overflow_and_files)

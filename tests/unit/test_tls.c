@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
+#include "ll_test.h"
 #include "loadlens/tls.h"
 
 struct x__run {
@@ -58,79 +59,76 @@ static struct x__run x__play(const char *script)
 	return r;
 }
 
+/* What a script must give; ANY where a figure is not checked. */
+#define ANY (-1)
+struct x__want {
+	const char *script;
+	int hs_over, v13, resumed, requests, ph;
+};
+
+static void x__figure(const char *script, const char *name, int got, int want)
+{
+	if (want != ANY && got != want)
+		fail_msg("%s: %s %d, expected %d", script, name, got, want);
+}
+
+static void x__expect(const struct x__want *w, size_t n)
+{
+	for (; n--; w++) {
+		struct x__run r = x__play(w->script);
+
+		x__figure(w->script, "hs_over", r.hs_over, w->hs_over);
+		x__figure(w->script, "v13", r.v13, w->v13);
+		x__figure(w->script, "resumed", r.resumed, w->resumed);
+		x__figure(w->script, "requests", r.requests, w->requests);
+		x__figure(w->script, "phase", r.ph, w->ph);
+	}
+}
+#define X_EXPECT(...)                                                            \
+	do {                                                                     \
+		static const struct x__want w[] = {__VA_ARGS__};                 \
+		x__expect(w, sizeof(w) / sizeof(w[0]));                          \
+	} while (0)
+
 /* TLS 1.2, full: key exchange, ChangeCipherSpec and Finished; the server's Finished; two
  * requests on the connection; the client's close_notify. */
 static void test_tls12_full(void **state)
 {
-	struct x__run r = x__play("W|HCH|W|A|W|A|W|L");
-
 	(void)state;
-	assert_int_equal(r.hs_over, 1);
-	assert_int_equal(r.v13, 0);
-	assert_int_equal(r.resumed, 0);
-	assert_int_equal(r.requests, 2);
-	assert_int_equal(r.ph, RT_TLS_CLOSING);
-	/* the client leaves after the server's Finished, with no request: a handshake all the same */
-	r = x__play("W|HCH|W|L");
-	assert_int_equal(r.hs_over, 1);
-	assert_int_equal(r.requests, 0);
+	X_EXPECT({"W|HCH|W|A|W|A|W|L", 1, 0, 0, 2, RT_TLS_CLOSING},
+		 /* the client leaves after the server's Finished, with no request: a handshake all
+		  * the same */
+		 {"W|HCH|W|L", 1, ANY, ANY, 0, ANY});
 }
 
 /* TLS 1.2, resumed: the server's first flight holds its Finished; the client's ChangeCipherSpec
  * and Finished, with the request in the same read, or alone. */
 static void test_tls12_resumed(void **state)
 {
-	struct x__run r = x__play("W|CHA|W");
-
 	(void)state;
-	assert_int_equal(r.hs_over, 1);
-	assert_int_equal(r.resumed, 1);
-	assert_int_equal(r.requests, 1);
-	assert_int_equal(r.ph, RT_TLS_DONE);
-	r = x__play("W|CH|A|W|A|W");
-	assert_int_equal(r.hs_over, 1);
-	assert_int_equal(r.resumed, 1);
-	assert_int_equal(r.requests, 2);
+	X_EXPECT({"W|CHA|W", 1, ANY, 1, 1, RT_TLS_DONE}, {"W|CH|A|W|A|W", 1, ANY, 1, 2, ANY});
 }
 
 /* TLS 1.3: the client's Finished is the first application-data record; with the request in the
  * same read, the server's tickets come after it (LATE); alone, the tickets are written first. */
 static void test_tls13(void **state)
 {
-	struct x__run r = x__play("W|CAA|W");
-
 	(void)state;
-	assert_int_equal(r.hs_over, 1);
-	assert_int_equal(r.v13, 1);
-	assert_int_equal(r.requests, 1);
-	assert_int_equal(r.ph, RT_TLS_LATE);
-	r = x__play("W|CA|W|A|W|A|W");
-	assert_int_equal(r.hs_over, 1);
-	assert_int_equal(r.v13, 1);
-	assert_int_equal(r.requests, 2);
-	assert_int_equal(r.ph, RT_TLS_DONE);
-	/* no middlebox ChangeCipherSpec */
-	r = x__play("W|A|W|A|W");
-	assert_int_equal(r.hs_over, 1);
-	assert_int_equal(r.requests, 1);
-	/* the handshake's records in no request count, however they are read */
-	r = x__play("W|C|A|A");
-	assert_int_equal(r.hs_over, 1);
-	assert_int_equal(r.requests, 1);
+	X_EXPECT({"W|CAA|W", 1, 1, ANY, 1, RT_TLS_LATE},
+		 {"W|CA|W|A|W|A|W", 1, 1, ANY, 2, RT_TLS_DONE},
+		 /* no middlebox ChangeCipherSpec */
+		 {"W|A|W|A|W", 1, ANY, ANY, 1, ANY},
+		 /* the handshake's records in no request count, however they are read */
+		 {"W|C|A|A", 1, ANY, ANY, 1, ANY});
 }
 
 /* A handshake the client abandons (a certificate it does not trust) is no handshake timed. */
 static void test_failed(void **state)
 {
-	struct x__run r = x__play("W|L");
-
 	(void)state;
-	assert_int_equal(r.hs_over, 0);
-	assert_int_equal(r.requests, 0);
-	assert_int_equal(r.ph, RT_TLS_CLOSING);
-	/* nothing after an alert */
-	r = x__play("W|L|A|W");
-	assert_int_equal(r.requests, 0);
+	X_EXPECT({"W|L", 0, ANY, ANY, 0, RT_TLS_CLOSING},
+		 /* nothing after an alert */
+		 {"W|L|A|W", ANY, ANY, ANY, 0, ANY});
 }
 
 static void test_alert_and_hello(void **state)
@@ -151,13 +149,4 @@ static void test_alert_and_hello(void **state)
 	assert_false(ll_tls_hello(get));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_tls12_full), cmocka_unit_test(test_tls12_resumed),
-		cmocka_unit_test(test_tls13),	   cmocka_unit_test(test_failed),
-		cmocka_unit_test(test_alert_and_hello),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+LL_TEST_MAIN(test_tls12_full, test_tls12_resumed, test_tls13, test_failed, test_alert_and_hello)

@@ -7,26 +7,27 @@ _DUR = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0, ""
 _SUFFIX = {"": 1, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}
 
 
+def _scaled(text, pattern, scale, bad, limit, big):
+	"""A number with a unit suffix (PATTERN's groups 1 and 2) times SCALE[unit], at most LIMIT."""
+	m = re.fullmatch(pattern, str(text))
+	if not m:
+		raise ValueError(bad.format(text))
+	v = float(m.group(1)) * scale[m.group(2)]
+	if v > limit:
+		raise ValueError(big.format(text))
+	return v
+
+
 def duration_s(text):
 	"""'30s', '250ms', '2m', '1.5' (seconds) -> seconds; ValueError on anything else."""
-	m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*(ns|us|ms|s|m|h|)\s*", str(text))
-	if not m:
-		raise ValueError(f"bad duration '{text}' (e.g. 30s, 250ms, 2m)")
-	v = float(m.group(1)) * _DUR[m.group(2)]
-	if v > 1e9:
-		raise ValueError(f"duration '{text}' is too long")
-	return v
+	return _scaled(text, r"\s*([0-9]*\.?[0-9]+)\s*(ns|us|ms|s|m|h|)\s*", _DUR,
+		       "bad duration '{}' (e.g. 30s, 250ms, 2m)", 1e9, "duration '{}' is too long")
 
 
 def number(text):
 	"""'60k', '1.5M', '200' -> float; ValueError on anything else or a negative number."""
-	m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([kKMG]?)\s*(/s)?\s*", str(text))
-	if not m:
-		raise ValueError(f"bad number '{text}' (e.g. 200, 60k, 1.5M)")
-	v = float(m.group(1)) * _SUFFIX[m.group(2)]
-	if v > 1e15:
-		raise ValueError(f"number '{text}' is too large")
-	return v
+	return _scaled(text, r"\s*([0-9]*\.?[0-9]+)\s*([kKMG]?)\s*(/s)?\s*", _SUFFIX,
+		       "bad number '{}' (e.g. 200, 60k, 1.5M)", 1e15, "number '{}' is too large")
 
 
 def int_list(text, most=None):

@@ -70,43 +70,24 @@ static json_t *x__leak_fds_json(const struct rs_misbehave *mb)
 	return json_integer((json_int_t)mb->leak_fds);
 }
 
+/* a switch named by its JSON key K: parsed by x__parse_K, written by x__K_json */
+#define X_SWITCH(k, opt, argname, text)                                                 \
+	.name = opt, .arg = argname, .help = text, .json_key = #k, .parse = x__parse_##k,   \
+	.to_json = x__##k##_json
+
 const struct rs_switch rs_switches[] = {
-	{
-		.name = "--stall",
-		.arg = "AT:DUR",
-		.help = "at AT after start (up to 1h), block every worker once for DUR (up to 1m; "
-			"e.g. 2s:1s)",
-		.json_key = "stall",
-		.parse = x__parse_stall,
-		.to_json = x__stall_json,
-	},
-	{
-		.name = "--drop-every",
-		.arg = "N",
-		.help = "udp: drop each worker's Nth, 2Nth, ... datagram without a reply",
-		.json_key = "drop_every",
-		.parse = x__parse_drop_every,
-		.to_json = x__drop_every_json,
-		.udp_only = true,
-	},
-	{
-		.name = "--no-close",
-		.arg = NULL,
-		.help = "when the peer closes, never close our side (sockets stay in CLOSE_WAIT)",
-		.json_key = "no_close",
-		.parse = x__parse_no_close,
-		.to_json = x__no_close_json,
-		.stream_only = true,
-	},
-	{
-		.name = "--leak-fds",
-		.arg = "N",
-		.help = "for every accepted connection, open N more fds and never close them",
-		.json_key = "leak_fds",
-		.parse = x__parse_leak_fds,
-		.to_json = x__leak_fds_json,
-		.stream_only = true,
-	},
+	{X_SWITCH(stall, "--stall", "AT:DUR",
+		  "at AT after start (up to 1h), block every worker once for DUR (up to 1m; "
+		  "e.g. 2s:1s)")},
+	{X_SWITCH(drop_every, "--drop-every", "N",
+		  "udp: drop each worker's Nth, 2Nth, ... datagram without a reply"),
+	 .udp_only = true},
+	{X_SWITCH(no_close, "--no-close", NULL,
+		  "when the peer closes, never close our side (sockets stay in CLOSE_WAIT)"),
+	 .stream_only = true},
+	{X_SWITCH(leak_fds, "--leak-fds", "N",
+		  "for every accepted connection, open N more fds and never close them"),
+	 .stream_only = true},
 };
 const size_t rs_nswitches = sizeof(rs_switches) / sizeof(rs_switches[0]);
 

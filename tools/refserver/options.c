@@ -20,16 +20,44 @@ static void x__bad(const char *name, const char *val, const char *what)
 	ll_usage_error(RS_PROG, "invalid %s '%s': %s (see --help)", name, val, what);
 }
 
+/* The values of --proto, --service-dist and --service-mode, by their enums: each parsed and named
+ * from its one table. */
+static const char *const proto_names[] = {
+	[RS_PROTO_TCP] = "tcp",
+	[RS_PROTO_UDP] = "udp",
+	[RS_PROTO_HTTP] = "http",
+	NULL,
+};
+static const char *const dist_names[] = {[RS_DIST_FIXED] = "fixed", [RS_DIST_EXP] = "exp", NULL};
+static const char *const mode_names[] = {[RS_MODE_SPIN] = "spin", [RS_MODE_SLEEP] = "sleep", NULL};
+
+/* VAL's index in the NULL-ended NAMES; else a usage error saying what was EXPECTED. */
+static int x__choice(const char *name, const char *val, const char *const *names,
+		     const char *expected)
+{
+	int i;
+
+	for (i = 0; names[i]; i++)
+		if (!strcmp(val, names[i]))
+			return i;
+	x__bad(name, val, expected);
+	return 0;
+}
+
+/* NAMES[V] if V is in the NULL-ended NAMES, else its first */
+static const char *x__name(const char *const *names, unsigned int v)
+{
+	unsigned int i;
+
+	for (i = 0; names[i]; i++)
+		if (i == v)
+			return names[i];
+	return names[0];
+}
+
 static void x__set_proto(struct rs_config *cfg, const char *name, const char *val)
 {
-	if (!strcmp(val, "tcp"))
-		cfg->proto = RS_PROTO_TCP;
-	else if (!strcmp(val, "udp"))
-		cfg->proto = RS_PROTO_UDP;
-	else if (!strcmp(val, "http"))
-		cfg->proto = RS_PROTO_HTTP;
-	else
-		x__bad(name, val, "expected tcp, udp or http");
+	cfg->proto = (enum rs_proto)x__choice(name, val, proto_names, "expected tcp, udp or http");
 }
 
 static void x__set_listen(struct rs_config *cfg, const char *name, const char *val)
@@ -46,55 +74,45 @@ static void x__set_service_time(struct rs_config *cfg, const char *name, const c
 
 static void x__set_dist(struct rs_config *cfg, const char *name, const char *val)
 {
-	if (!strcmp(val, "fixed"))
-		cfg->dist = RS_DIST_FIXED;
-	else if (!strcmp(val, "exp"))
-		cfg->dist = RS_DIST_EXP;
-	else
-		x__bad(name, val, "expected fixed or exp");
+	cfg->dist = (enum rs_dist)x__choice(name, val, dist_names, "expected fixed or exp");
 }
 
 static void x__set_mode(struct rs_config *cfg, const char *name, const char *val)
 {
-	if (!strcmp(val, "spin"))
-		cfg->mode = RS_MODE_SPIN;
-	else if (!strcmp(val, "sleep"))
-		cfg->mode = RS_MODE_SLEEP;
-	else
-		x__bad(name, val, "expected spin or sleep");
+	cfg->mode = (enum rs_mode)x__choice(name, val, mode_names, "expected spin or sleep");
+}
+
+/* VAL as an integer in LO..HI; else a usage error saying what was EXPECTED. */
+static uint64_t x__u64(const char *name, const char *val, uint64_t lo, uint64_t hi,
+		       const char *expected)
+{
+	uint64_t v = 0;
+
+	if (ll_parse_u64(val, lo, hi, &v))
+		x__bad(name, val, expected);
+	return v;
 }
 
 static void x__set_workers(struct rs_config *cfg, const char *name, const char *val)
 {
-	uint64_t v;
-
-	if (ll_parse_u64(val, 1, RS_MAX_WORKERS, &v))
-		x__bad(name, val, "expected an integer in 1..256");
-	cfg->workers = (unsigned)v;
+	cfg->workers = (unsigned)x__u64(name, val, 1, RS_MAX_WORKERS,
+					"expected an integer in 1..256");
 }
 
 static void x__set_backlog(struct rs_config *cfg, const char *name, const char *val)
 {
-	uint64_t v;
-
-	if (ll_parse_u64(val, 1, 65535, &v))
-		x__bad(name, val, "expected an integer in 1..65535");
-	cfg->backlog = (int)v;
+	cfg->backlog = (int)x__u64(name, val, 1, 65535, "expected an integer in 1..65535");
 }
 
 static void x__set_response_size(struct rs_config *cfg, const char *name, const char *val)
 {
-	uint64_t v;
-
-	if (ll_parse_u64(val, 0, RS_MAX_RESPONSE, &v))
-		x__bad(name, val, "expected a byte count in 0..16777216");
-	cfg->response_size = (int64_t)v;
+	cfg->response_size = (int64_t)x__u64(name, val, 0, RS_MAX_RESPONSE,
+					     "expected a byte count in 0..16777216");
 }
 
 static void x__set_seed(struct rs_config *cfg, const char *name, const char *val)
 {
-	if (ll_parse_u64(val, 0, UINT64_MAX, &cfg->seed))
-		x__bad(name, val, "expected a non-negative integer");
+	cfg->seed = x__u64(name, val, 0, UINT64_MAX, "expected a non-negative integer");
 }
 
 static void x__set_json(struct rs_config *cfg, const char *name, const char *val)
@@ -269,22 +287,15 @@ void rs_parse_args(struct rs_config *cfg, int argc, char **argv)
 
 const char *rs_proto_name(enum rs_proto p)
 {
-	switch (p) {
-	case RS_PROTO_UDP:
-		return "udp";
-	case RS_PROTO_HTTP:
-		return "http";
-	default:
-		return "tcp";
-	}
+	return x__name(proto_names, p);
 }
 
 const char *rs_dist_name(enum rs_dist d)
 {
-	return d == RS_DIST_EXP ? "exp" : "fixed";
+	return x__name(dist_names, d);
 }
 
 const char *rs_mode_name(enum rs_mode m)
 {
-	return m == RS_MODE_SLEEP ? "sleep" : "spin";
+	return x__name(mode_names, m);
 }

@@ -71,6 +71,7 @@ struct rs_config {
 	uint64_t start_ns; /* CLOCK_MONOTONIC when the workers were started */
 };
 
+/* uint64_t counts only: rs_merge adds two of them as arrays */
 struct rs_counters {
 	uint64_t connections_accepted;
 	uint64_t connections_closed;	   /* closed by us while serving */

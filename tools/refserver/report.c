@@ -7,26 +7,18 @@
 #include "loadlens/hist_json.h"
 #include "refserver.h"
 
+/* Every field of struct rs_counters is a uint64_t count: the workers' are added as arrays. */
+_Static_assert(sizeof(struct rs_counters) % sizeof(uint64_t) == 0,
+	       "struct rs_counters holds uint64_t counts only");
+
 void rs_merge(struct rs_counters *dst, const struct rs_counters *src)
 {
+	uint64_t *d = (uint64_t *)dst;
+	const uint64_t *s = (const uint64_t *)src;
 	size_t i;
 
-	dst->connections_accepted += src->connections_accepted;
-	dst->connections_closed += src->connections_closed;
-	dst->connections_leaked += src->connections_leaked;
-	dst->connections_rejected += src->connections_rejected;
-	dst->connections_open_at_exit += src->connections_open_at_exit;
-	dst->requests += src->requests;
-	dst->responses += src->responses;
-	dst->bytes_in += src->bytes_in;
-	dst->bytes_out += src->bytes_out;
-	dst->protocol_errors += src->protocol_errors;
-	dst->udp_dropped += src->udp_dropped;
-	dst->udp_send_errors += src->udp_send_errors;
-	dst->fds_leaked += src->fds_leaked;
-	dst->stalls += src->stalls;
-	for (i = 0; i < RS_ERRNO_MAX; i++)
-		dst->accept_errors[i] += src->accept_errors[i];
+	for (i = 0; i < sizeof(*dst) / sizeof(uint64_t); i++)
+		d[i] += s[i];
 }
 
 static json_t *x__accept_errors(const struct rs_counters *c)

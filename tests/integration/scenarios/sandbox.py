@@ -84,32 +84,30 @@ class Run:
 		except OSError:
 			return ""
 
-	def wait_for(self, name, pattern, secs=20):
+	def wait_until(self, name, ready, what, secs):
+		"""Until ready() while process NAME runs, at most SECS; else Fail naming WHAT."""
 		p = self.procs[name]
 		end = time.monotonic() + secs
 		while time.monotonic() < end:
-			if re.search(pattern, self.text(name) + self.text(name, "out")):
+			if ready():
 				return
 			if p.poll() is not None:
 				break
 			time.sleep(0.05)
-		raise Fail("%s did not print /%s/ within %ds (exit %s):\n%s%s" %
-			   (name, pattern, secs, p.poll(), self.text(name, "out")[-2000:],
+		raise Fail("%s %s within %ds (exit %s):\n%s%s" %
+			   (name, what, secs, p.poll(), self.text(name, "out")[-2000:],
 			    self.text(name)[-2000:]))
 
+	def wait_for(self, name, pattern, secs=20):
+		self.wait_until(name, lambda: re.search(pattern, self.text(name) +
+							self.text(name, "out")),
+				"did not print /%s/" % pattern, secs)
+
 	def wait_listen(self, name, port, secs=20):
-		p = self.procs[name]
-		end = time.monotonic() + secs
-		while time.monotonic() < end:
-			if any(s["lport"] == port and s["state"] == "LISTEN"
-			       for s in tcp_sockets(p.pid)):
-				return
-			if p.poll() is not None:
-				break
-			time.sleep(0.05)
-		raise Fail("%s does not listen on %d within %ds (exit %s):\n%s%s" %
-			   (name, port, secs, p.poll(), self.text(name, "out")[-2000:],
-			    self.text(name)[-2000:]))
+		pid = self.procs[name].pid
+		self.wait_until(name, lambda: any(s["lport"] == port and s["state"] == "LISTEN"
+						  for s in tcp_sockets(pid)),
+				"does not listen on %d" % port, secs)
 
 	def send(self, name, sig):
 		p = self.procs[name]

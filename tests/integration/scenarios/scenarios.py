@@ -54,6 +54,78 @@ def refserver(*args, **kw):
 	return d
 
 
+def beside_http_load(name, delay, args, log):
+	"""refserver http under a 4 s keep-alive load, and beside it servers.py ARGS as load NAME
+	(DELAY s in), writing its events to LOG: the onset is its first one."""
+	return {"servers": [refserver("--proto", "http")],
+		"loads": [driver(HTTP, "-c", "4", "-d", "4s"),
+			  {"kind": "py", "name": name, "delay": delay, "args": args + ["--log", log]}],
+		"onset": {"how": "logtime", "file": log}}
+
+
+def pipelining(**checks):
+	"""The pipelining note on the scenario's port, with CHECKS on it (range, estimate_of...)."""
+	return [{"kind": "pipelining", "evidence": {"port": "{port}"}, **checks}]
+
+
+def memcached_udp_shared(secs):
+	"""memcached's 4 threads on one UDP socket, 'get' at 2,000/s for SECS: its note."""
+	return {"servers": [{"kind": "memcached", "args": ["-t", "4", "-U", "{port}"]}],
+		"files": {"get_udp.bin": MEMC_UDP_GET},
+		"loads": [driver("udp://127.0.0.1:{port}", "--payload", "{tmp}/get_udp.bin",
+				 "--rate", "2000", "-c", "8", "-d", secs, "--timeout", "200ms")],
+		"expect": [{"kind": "udp_shared_socket", "evidence": {"port": "{port}"}}]}
+
+
+def idle_sysctls():
+	"""Listen queues long enough for 100,000 connections opened at up to 10,000/s."""
+	return {"net.core.somaxconn": 65535, "net.ipv4.tcp_max_syn_backlog": 65535}
+
+
+def idle_nginx(rlimit):
+	"""nginx, 20 reuseport workers of RLIMIT fds each, holding idle keep-alive connections."""
+	return {"kind": "nginx", "master": True, "workers": 20, "worker_rlimit_nofile": rlimit,
+		"worker_connections": 19900, "keepalive_timeout": "300s", "backlog": 65535,
+		"cpu": None}
+
+
+def idle_driver(secs, rate, **kw):
+	"""100,000 connections at RATE from IDLE_SOURCES, one request each, then held for SECS."""
+	return driver(HTTP, "-c", "100000", "-d", secs, "--delay", "3600s", "--connect-rate", rate,
+		      "--timeout", "30s", "--source-addr", IDLE_SOURCES, timeout=60, cpu=None, **kw)
+
+
+def tw_reused(reuse, what):
+	"""A client closing at 200/s for 5 s through 300 ports, TIME_WAIT reused (tcp_tw_reuse)."""
+	return {"name": "healthy_tw_reuse_%d" % reuse, "group": "healthy", "what": what,
+		"sysctls": {"net.ipv4.tcp_tw_reuse": reuse,
+			    "net.ipv4.ip_local_port_range": "40000 40299"},
+		"servers": [refserver("--proto", "tcp")],
+		"loads": [driver(TCP, "--new-conn", "--rate", "200", "-c", "4", "-d", "5s")]}
+
+
+def proxy_ports(name, what, observer):
+	"""haproxy (mode tcp) in front of the refserver runs out of ports; OBSERVER watches it."""
+	return {
+		"name": name, "group": "sick", "what": what,
+		"sysctls": {"net.ipv4.tcp_tw_reuse": 0,
+			    "net.ipv4.ip_local_port_range": "40000 40299"},
+		"servers": [refserver("--proto", "tcp"),
+			    {"kind": "haproxy", "name": "proxy", "mode": "tcp"}],
+		"observer": observer,
+		"loads": [driver("tcp://127.0.0.1:{port1}", "--new-conn", "--rate", "300", "-c",
+				 "4", "-d", "3s", "--source-addr", "127.0.0.2,127.0.0.3",
+				 errors_ok=True, rc=[0, 1])],
+		"onset": {"how": "logline", "file": "{tmp}/proxy/strace.log", "re": "EADDRNOTAVAIL",
+			  "field": 1},
+		"expect": [{"kind": "port_exhaustion", "evidence": {"dport": "{port}"},
+			    "forecast": True}],
+		"portfail_truth": {"strace": "{tmp}/proxy/strace.log", "pid": "{proxy_haproxy_pid}",
+				   "comm": "haproxy"},
+		"allow": ["time_wait"],
+	}
+
+
 SCENARIOS = [
 	# ---------------------------------------------------------------- healthy
 	{"name": "healthy_keepalive_nginx", "group": "healthy",
@@ -123,18 +195,10 @@ SCENARIOS = [
 	 "sysctls": {"net.ipv4.tcp_tw_reuse": 0},
 	 "servers": [refserver("--proto", "tcp")],
 	 "loads": [driver(TCP, "--new-conn", "--rate", "100", "-c", "4", "-d", "4s")]},
-	{"name": "healthy_tw_reuse_1", "group": "healthy",
-	 "what": "tcp_tw_reuse=1, port range of 300, client closes at 200/s for 5 s: TIME_WAIT "
-		 "fills the range and is reused after 1 s, no connect fails",
-	 "sysctls": {"net.ipv4.tcp_tw_reuse": 1, "net.ipv4.ip_local_port_range": "40000 40299"},
-	 "servers": [refserver("--proto", "tcp")],
-	 "loads": [driver(TCP, "--new-conn", "--rate", "200", "-c", "4", "-d", "5s")]},
-	{"name": "healthy_tw_reuse_2", "group": "healthy",
-	 "what": "tcp_tw_reuse=2 (loopback only; the default), port range of 300, client closes "
-		 "at 200/s for 5 s: as with 1",
-	 "sysctls": {"net.ipv4.tcp_tw_reuse": 2, "net.ipv4.ip_local_port_range": "40000 40299"},
-	 "servers": [refserver("--proto", "tcp")],
-	 "loads": [driver(TCP, "--new-conn", "--rate", "200", "-c", "4", "-d", "5s")]},
+	tw_reused(1, "tcp_tw_reuse=1, port range of 300, client closes at 200/s for 5 s: TIME_WAIT "
+		  "fills the range and is reused after 1 s, no connect fails"),
+	tw_reused(2, "tcp_tw_reuse=2 (loopback only; the default), port range of 300, client closes "
+		  "at 200/s for 5 s: as with 1"),
 	{"name": "healthy_redis_pipelined", "group": "healthy",
 	 "what": "redis-server, a client pipelining 16 SETs a batch, one write() per command "
 		 "(as clients that flush each command do), 4 connections for 3 s",
@@ -142,7 +206,7 @@ SCENARIOS = [
 	 "loads": [{"kind": "py", "name": "load",
 		    "args": ["redispipe", "--port", "{port}", "--depth", "16", "--children", "4",
 			     "--seconds", "3", "--count", "400000"]}],
-	 "expect": [{"kind": "pipelining", "evidence": {"port": "{port}"}}]},
+	 "expect": pipelining()},
 	{"name": "healthy_redis_batched", "group": "healthy",
 	 "what": "redis-server, redis-benchmark -P 16: each batch of 16 commands in one write(), "
 		 "one arrival, one read and one write per batch; the bytes of sampled reads hold "
@@ -150,17 +214,15 @@ SCENARIOS = [
 	 "servers": [{"kind": "redis"}],
 	 "loads": [{"kind": "redis-benchmark", "name": "load",
 		    "args": ["-P", "16", "-c", "4", "-n", "300000", "-t", "set,get", "-q"]}],
-	 "expect": [{"kind": "pipelining", "evidence": {"port": "{port}"},
-		     "range": {"requests_per_read": [14.4, 16.0],
-			       "estimated_requests": [540000, 612000]}}]},
+	 "expect": pipelining(range={"requests_per_read": [14.4, 16.0],
+				    "estimated_requests": [540000, 612000]})},
 	{"name": "healthy_http_pipelined", "group": "healthy",
 	 "what": "nginx, the driver's HTTP/1.1 pipelining (-P 8, 4 connections, 3 s): reads hold "
 		 "several requests; the note's estimate of requests served matches the driver's "
 		 "count within 15%",
 	 "servers": [{"kind": "nginx"}],
 	 "loads": [driver(HTTP, "-P", "8", "-c", "4", "-d", "3s")],
-	 "expect": [{"kind": "pipelining", "evidence": {"port": "{port}"},
-		     "estimate_of": "load", "tolerance": 0.15}]},
+	 "expect": pipelining(estimate_of="load", tolerance=0.15)},
 	{"name": "healthy_h2_nginx", "group": "healthy",
 	 "what": "nginx over HTTP/2 (h2c), h2load with one stream in flight per connection: "
 		 "binary frames, never counted as lines: no note",
@@ -174,8 +236,7 @@ SCENARIOS = [
 	 "servers": [{"kind": "nginx", "http2": True}],
 	 "loads": [{"kind": "h2load", "name": "load",
 		    "args": ["-c", "4", "-m", "16", "-n", "60000", "http://127.0.0.1:{port}/"]}],
-	 "expect": [{"kind": "pipelining", "evidence": {"port": "{port}"},
-		     "absent": ["sampled_reads"]}]},
+	 "expect": pipelining(absent=["sampled_reads"])},
 	{"name": "healthy_memcached_tcp", "group": "healthy",
 	 "what": "memcached (4 threads) over TCP, 'get' keep-alive, 8 connections for 3 s",
 	 "servers": [{"kind": "memcached", "args": ["-t", "4", "-U", "0"]}],
@@ -184,11 +245,7 @@ SCENARIOS = [
 			  "-c", "8", "-d", "3s")]},
 	{"name": "healthy_memcached_udp", "group": "healthy",
 	 "what": "memcached's 4 threads reading one UDP socket, 'get' at 2,000/s for 3 s",
-	 "servers": [{"kind": "memcached", "args": ["-t", "4", "-U", "{port}"]}],
-	 "files": {"get_udp.bin": MEMC_UDP_GET},
-	 "loads": [driver("udp://127.0.0.1:{port}", "--payload", "{tmp}/get_udp.bin",
-			  "--rate", "2000", "-c", "8", "-d", "3s", "--timeout", "200ms")],
-	 "expect": [{"kind": "udp_shared_socket", "evidence": {"port": "{port}"}}]},
+	 **memcached_udp_shared("3s")},
 
 	{"name": "healthy_fork_per_connection", "group": "healthy",
 	 "what": "a python3 forking server (the parent accepts, a child per connection answers "
@@ -312,8 +369,7 @@ SCENARIOS = [
 		 "the 10 a long run needs: the note all the same, every run",
 	 "servers": [{"kind": "nginx"}],
 	 "loads": [driver(HTTP, "-P", "8", "-c", "2", "-d", "60ms")],
-	 "expect": [{"kind": "pipelining", "evidence": {"port": "{port}"},
-		     "range": {"requests_per_read": [4.0, 8.0], "sampled_reads": [3, 12]}}]},
+	 "expect": pipelining(range={"requests_per_read": [4.0, 8.0], "sampled_reads": [3, 12]})},
 	{"name": "healthy_redis_burst_interval0", "group": "healthy",
 	 "what": "redis-server, a pipelined burst (redis-benchmark -P 16, 30,000 SETs on one "
 		 "connection) with the observer at --interval 0 (the agent's mode, a one-shot run): "
@@ -322,17 +378,12 @@ SCENARIOS = [
 	 "servers": [{"kind": "redis"}],
 	 "loads": [{"kind": "redis-benchmark", "name": "load",
 		    "args": ["-P", "16", "-c", "1", "-n", "30000", "-t", "set", "-q"]}],
-	 "expect": [{"kind": "pipelining", "evidence": {"port": "{port}"},
-		     "range": {"requests_per_read": [14.0, 16.0]}}]},
+	 "expect": pipelining(range={"requests_per_read": [14.0, 16.0]})},
 	{"name": "healthy_memcached_udp_interval0", "group": "healthy",
 	 "what": "memcached's 4 threads reading one UDP socket (2,000/s for 2 s) with the observer "
 		 "at --interval 0: the shared-socket note is decided on the final read",
 	 "interval": 0,
-	 "servers": [{"kind": "memcached", "args": ["-t", "4", "-U", "{port}"]}],
-	 "files": {"get_udp.bin": MEMC_UDP_GET},
-	 "loads": [driver("udp://127.0.0.1:{port}", "--payload", "{tmp}/get_udp.bin",
-			  "--rate", "2000", "-c", "8", "-d", "2s", "--timeout", "200ms")],
-	 "expect": [{"kind": "udp_shared_socket", "evidence": {"port": "{port}"}}]},
+	 **memcached_udp_shared("2s")},
 
 	{"name": "healthy_no_listener_note", "group": "healthy",
 	 "what": "nginx serves in the scenario's namespace, the observer runs in another one "
@@ -347,12 +398,9 @@ SCENARIOS = [
 		 "5,000/s by one driver command (it runs 6 processes of <= 20,000 fds) from 16 "
 		 "source addresses, against nginx with 20 reuseport workers (<= 5,000 each, 25% of "
 		 "their fds): 200,000 sockets, nothing wrong",
-	 "sysctls": {"net.core.somaxconn": 65535, "net.ipv4.tcp_max_syn_backlog": 65535},
-	 "servers": [{"kind": "nginx", "master": True, "workers": 20, "worker_rlimit_nofile": 20000,
-		      "worker_connections": 19900, "keepalive_timeout": "300s", "backlog": 65535,
-		      "cpu": None}],
-	 "loads": [driver(HTTP, "-c", "100000", "-d", "26s", "--delay", "3600s", "--connect-rate",
-			  "5k", "--timeout", "30s", "--source-addr", IDLE_SOURCES, timeout=60, cpu=None)]},
+	 "sysctls": idle_sysctls(),
+	 "servers": [idle_nginx(20000)],
+	 "loads": [idle_driver("26s", "5k")]},
 
 	# ---------------------------------------------------------------- sick
 	{"name": "sick_port_exhaustion", "group": "sick",
@@ -396,13 +444,9 @@ SCENARIOS = [
 		 "fds each (worker_rlimit_nofile): accept4() fails with EMFILE once ~80,000 are in "
 		 "(nginx then closes idle connections to take new ones; the driver, its connections "
 		 "idle, sees no error)",
-	 "sysctls": {"net.core.somaxconn": 65535, "net.ipv4.tcp_max_syn_backlog": 65535},
-	 "servers": [{"kind": "nginx", "master": True, "workers": 20, "worker_rlimit_nofile": 4000,
-		      "worker_connections": 19900, "keepalive_timeout": "300s", "backlog": 65535,
-		      "cpu": None}],
-	 "loads": [driver(HTTP, "-c", "100000", "-d", "20s", "--delay", "3600s", "--connect-rate",
-			  "10k", "--timeout", "30s", "--source-addr", IDLE_SOURCES, errors_ok=True,
-			  rc=[0, 1], timeout=60, cpu=None)],
+	 "sysctls": idle_sysctls(),
+	 "servers": [idle_nginx(4000)],
+	 "loads": [idle_driver("20s", "10k", errors_ok=True, rc=[0, 1])],
 	 "onset": {"how": "log", "file": "{tmp}/server/error.log", "re": "Too many open files"},
 	 "expect": [{"kind": "fd_exhaustion", "forecast": True}],
 	 "allow": ["listen_overflow", "worker_saturation"]},
@@ -467,12 +511,8 @@ SCENARIOS = [
 	 "what": "fs.file-max lowered to file-nr + 3,000 for ~3 s; an unprivileged process "
 		 "(nobody, so the limit applies to it) opens files until ENFILE, then frees 150 "
 		 "(file-nr stays near 95% of the limit)",
-	 "servers": [refserver("--proto", "http")],
-	 "loads": [driver(HTTP, "-c", "4", "-d", "4s"),
-		   {"kind": "py", "name": "enfile", "delay": 1.0,
-		    "args": ["enfile", "--margin", "3000", "--release", "150", "--hold", "2.5",
-			     "--log", "{tmp}/enfile.log"]}],
-	 "onset": {"how": "logtime", "file": "{tmp}/enfile.log"},
+	 **beside_http_load("enfile", 1.0, ["enfile", "--margin", "3000", "--release", "150",
+					  "--hold", "2.5"], "{tmp}/enfile.log"),
 	 "expect": [{"kind": "system_fds"}]},
 	{"name": "sick_process_cap", "group": "sick",
 	 "what": "a python3 pre-forking HTTP server forks 20 children 50 ms apart under "
@@ -511,42 +551,15 @@ SCENARIOS = [
 		     "forecast": True}],
 	 # true at the end: out of fds, the server is slow to close what the client closes
 	 "allow": ["close_wait_leak", "fin_wait2_orphans"]},
-	{"name": "sick_proxy_ports_port", "group": "sick",
-	 "what": "haproxy (mode tcp) in front of refserver tcp: a backend connection per client "
-		 "connection, closed first by haproxy, its TIME_WAIT holding the port 60 s "
-		 "(tcp_tw_reuse 0); 300 ephemeral ports; the driver opens a connection per request "
-		 "at 300/s for 3 s from two source addresses (600 ports of its own); --port of the "
-		 "backend: the finding names haproxy, its failures exactly strace's count",
-	 "sysctls": {"net.ipv4.tcp_tw_reuse": 0, "net.ipv4.ip_local_port_range": "40000 40299"},
-	 "servers": [refserver("--proto", "tcp"),
-		     {"kind": "haproxy", "name": "proxy", "mode": "tcp"}],
-	 "observer": ["--port", "{port}"],
-	 "loads": [driver("tcp://127.0.0.1:{port1}", "--new-conn", "--rate", "300", "-c", "4",
-			  "-d", "3s", "--source-addr", "127.0.0.2,127.0.0.3", errors_ok=True,
-			  rc=[0, 1])],
-	 "onset": {"how": "logline", "file": "{tmp}/proxy/strace.log", "re": "EADDRNOTAVAIL",
-		   "field": 1},
-	 "expect": [{"kind": "port_exhaustion", "evidence": {"dport": "{port}"},
-		     "forecast": True}],
-	 "portfail_truth": {"strace": "{tmp}/proxy/strace.log", "pid": "{proxy_haproxy_pid}",
-			    "comm": "haproxy"},
-	 "allow": ["time_wait"]},
-	{"name": "sick_proxy_ports_pid", "group": "sick",
-	 "what": "sick_proxy_ports_port watched with --pid of haproxy alone",
-	 "sysctls": {"net.ipv4.tcp_tw_reuse": 0, "net.ipv4.ip_local_port_range": "40000 40299"},
-	 "servers": [refserver("--proto", "tcp"),
-		     {"kind": "haproxy", "name": "proxy", "mode": "tcp"}],
-	 "observer": ["--pid", "{proxy_haproxy_pid}"],
-	 "loads": [driver("tcp://127.0.0.1:{port1}", "--new-conn", "--rate", "300", "-c", "4",
-			  "-d", "3s", "--source-addr", "127.0.0.2,127.0.0.3", errors_ok=True,
-			  rc=[0, 1])],
-	 "onset": {"how": "logline", "file": "{tmp}/proxy/strace.log", "re": "EADDRNOTAVAIL",
-		   "field": 1},
-	 "expect": [{"kind": "port_exhaustion", "evidence": {"dport": "{port}"},
-		     "forecast": True}],
-	 "portfail_truth": {"strace": "{tmp}/proxy/strace.log", "pid": "{proxy_haproxy_pid}",
-			    "comm": "haproxy"},
-	 "allow": ["time_wait"]},
+	proxy_ports("sick_proxy_ports_port",
+		    "haproxy (mode tcp) in front of refserver tcp: a backend connection per client "
+		    "connection, closed first by haproxy, its TIME_WAIT holding the port 60 s "
+		    "(tcp_tw_reuse 0); 300 ephemeral ports; the driver opens a connection per request "
+		    "at 300/s for 3 s from two source addresses (600 ports of its own); --port of the "
+		    "backend: the finding names haproxy, its failures exactly strace's count",
+		    ["--port", "{port}"]),
+	proxy_ports("sick_proxy_ports_pid", "sick_proxy_ports_port watched with --pid of haproxy alone",
+		    ["--pid", "{proxy_haproxy_pid}"]),
 	{"name": "sick_port_tw_reuse_2", "group": "sick",
 	 "what": "tcp_tw_reuse=2 (loopback), 300 ephemeral ports, the client closes first at "
 		 "600 new connections/s for 3 s: a port in TIME_WAIT is taken back only once 1 s "
@@ -566,13 +579,9 @@ SCENARIOS = [
 	 "what": "while refserver serves a keep-alive load, a second process tries to bind() its "
 		 "port every 0.1 s for 3 s (a restart that finds the port busy): EADDRINUSE; "
 		 "--syscalls on (a failed bind() leaves no trace outside the syscall tracepoints)",
-	 "servers": [refserver("--proto", "http")],
 	 "observer": ["--port", "{port}", "--syscalls", "on"],
-	 "loads": [driver(HTTP, "-c", "4", "-d", "4s"),
-		   {"kind": "py", "name": "binder", "delay": 0.5,
-		    "args": ["bindloop", "--port", "{port}", "--every", "0.1", "--seconds", "3",
-			     "--log", "{tmp}/bind.log"]}],
-	 "onset": {"how": "logtime", "file": "{tmp}/bind.log"},
+	 **beside_http_load("binder", 0.5, ["bindloop", "--port", "{port}", "--every", "0.1",
+					   "--seconds", "3"], "{tmp}/bind.log"),
 	 "expect": [{"kind": "addrinuse"}]},
 	{"name": "sick_target_exit", "group": "sick",
 	 "what": "refserver under --pid, stopped (SIGTERM) 1.5 s into a keep-alive load",

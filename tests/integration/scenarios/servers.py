@@ -54,6 +54,15 @@ def on_term(*_):
 	raise SystemExit(0)
 
 
+def listener(port, backlog):
+	"""A TCP socket listening on 127.0.0.1:PORT (SO_REUSEADDR)."""
+	ls = socket.socket()
+	ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+	ls.bind(("127.0.0.1", port))
+	ls.listen(backlog)
+	return ls
+
+
 def http_reply(keepalive):
 	conn = b"keep-alive" if keepalive else b"close"
 	return (b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n"
@@ -78,6 +87,38 @@ class Server(ThreadingHTTPServer):
 	daemon_threads = True
 
 
+def answer_once(c, timeout):
+	"""Read one request from connection c, answer it with Connection: close, close c."""
+	c.settimeout(timeout)
+	try:
+		c.recv(65536)
+		c.sendall(http_reply(False))
+	except OSError:
+		pass
+	c.close()
+
+
+def serve_http(c, honour_close):
+	"""Answer every request on connection c, keep-alive, until the client closes (or, where
+	HONOUR_CLOSE, a request asks Connection: close: that answer is the last); then close c."""
+	buf = b""
+	try:
+		while True:
+			d = c.recv(65536)
+			if not d:
+				break
+			buf += d
+			while b"\r\n\r\n" in buf:
+				req, buf = buf.split(b"\r\n\r\n", 1)
+				close = honour_close and b"connection: close" in req.lower()
+				c.sendall(http_reply(not close))
+				if close:
+					raise EOFError
+	except (OSError, EOFError):
+		pass
+	c.close()
+
+
 def cmd_http(a):
 	Handler.protocol_version = "HTTP/1.1" if a.keepalive else "HTTP/1.0"
 	srv = Server(("127.0.0.1", a.port), Handler)
@@ -87,10 +128,7 @@ def cmd_http(a):
 
 
 def cmd_noclose(a):
-	ls = socket.socket()
-	ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-	ls.bind(("127.0.0.1", a.port))
-	ls.listen(1024)
+	ls = listener(a.port, 1024)
 	ls.setblocking(False)
 	sel = selectors.DefaultSelector()
 	sel.register(ls, selectors.EVENT_READ)
@@ -123,10 +161,7 @@ def cmd_noclose(a):
 
 
 def cmd_slowaccept(a):
-	ls = socket.socket()
-	ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-	ls.bind(("127.0.0.1", a.port))
-	ls.listen(a.backlog)
+	ls = listener(a.port, a.backlog)
 	ready("slowaccept %d backlog %d" % (a.port, a.backlog))
 	end = time.monotonic() + a.seconds
 	ls.settimeout(0.2)
@@ -135,13 +170,7 @@ def cmd_slowaccept(a):
 			c, _ = ls.accept()
 		except socket.timeout:
 			continue
-		c.settimeout(0.2)
-		try:
-			c.recv(65536)
-			c.sendall(http_reply(False))
-		except OSError:
-			pass
-		c.close()
+		answer_once(c, 0.2)
 		time.sleep(a.every)
 
 
@@ -157,20 +186,11 @@ def fork_child(ls):
 			continue
 		except OSError:
 			continue
-		try:
-			c.settimeout(1)
-			c.recv(65536)
-			c.sendall(http_reply(False))
-		except OSError:
-			pass
-		c.close()
+		answer_once(c, 1)
 
 
 def cmd_fork(a):
-	ls = socket.socket()
-	ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-	ls.bind(("127.0.0.1", a.port))
-	ls.listen(128)
+	ls = listener(a.port, 128)
 	kids = []
 	log = open(a.log, "a", buffering=1)
 
@@ -202,23 +222,8 @@ def cmd_fork(a):
 
 def forkper_child(c, n, a):
 	signal.signal(signal.SIGTERM, signal.SIG_DFL)
-	buf = b""
-	try:
-		c.settimeout(5)
-		while True:
-			d = c.recv(65536)
-			if not d:
-				break
-			buf += d
-			while b"\r\n\r\n" in buf:
-				req, buf = buf.split(b"\r\n\r\n", 1)
-				close = b"connection: close" in req.lower()
-				c.sendall(http_reply(not close))
-				if close:
-					raise EOFError
-	except (OSError, EOFError):
-		pass
-	c.close()
+	c.settimeout(5)
+	serve_http(c, True)
 	if a.crash_every and n % a.crash_every == 0:
 		with open(a.log, "a") as log:
 			log.write("%d %.6f\n" % (os.getpid(), time.time()))
@@ -228,10 +233,7 @@ def forkper_child(c, n, a):
 
 def cmd_forkper(a):
 	signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children reaped by the kernel
-	ls = socket.socket()
-	ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-	ls.bind(("127.0.0.1", a.port))
-	ls.listen(256)
+	ls = listener(a.port, 256)
 	ready("forkper %d parent %d" % (a.port, os.getpid()))
 	n = 0
 	while True:
@@ -272,6 +274,20 @@ def cmd_bindloop(a):
 REDIS_SET = b"*3\r\n$3\r\nSET\r\n$3\r\nkey\r\n$5\r\nvalue\r\n"
 
 
+def threads(n, target, args, none_done):
+	"""N threads of target(*ARGS, done, i), each counting into done[i]; exits with NONE_DONE if
+	one of them did nothing. Returns done."""
+	done = [0] * n
+	ts = [threading.Thread(target=target, args=args + (done, i)) for i in range(n)]
+	for t in ts:
+		t.start()
+	for t in ts:
+		t.join()
+	if 0 in done:
+		raise SystemExit(none_done)
+	return done
+
+
 def redispipe_conn(a, end, done, i):
 	s = socket.create_connection(("127.0.0.1", a.port))
 	s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -294,44 +310,18 @@ def redispipe_conn(a, end, done, i):
 
 def cmd_redispipe(a):
 	end = time.monotonic() + a.seconds
-	done = [0] * a.children
-	ts = [threading.Thread(target=redispipe_conn, args=(a, end, done, i))
-	      for i in range(a.children)]
-	for t in ts:
-		t.start()
-	for t in ts:
-		t.join()
-	if 0 in done:
-		raise SystemExit("redispipe: a connection did no command")
+	done = threads(a.children, redispipe_conn, (a, end),
+		       "redispipe: a connection did no command")
 	print("redispipe: %d commands in batches of %d on %d connections" %
 	      (sum(done), a.depth, a.children))
 
 
-def lingering_conn(c):
-	buf = b""
-	try:
-		while True:
-			d = c.recv(65536)
-			if not d:
-				break
-			buf += d
-			while b"\r\n\r\n" in buf:
-				_, buf = buf.split(b"\r\n\r\n", 1)
-				c.sendall(http_reply(True))
-	except OSError:
-		pass
-	c.close()
-
-
 def cmd_lingering(a):
-	ls = socket.socket()
-	ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-	ls.bind(("127.0.0.1", a.port))
-	ls.listen(512)
+	ls = listener(a.port, 512)
 	ready("lingering %d" % a.port)
 	while True:
 		c, _ = ls.accept()
-		threading.Thread(target=lingering_conn, args=(c,), daemon=True).start()
+		threading.Thread(target=serve_http, args=(c, False), daemon=True).start()
 
 
 def cmd_ramp(a):
@@ -377,15 +367,7 @@ def cmd_closewrite(a):
 	"""HTTP/1.0 requests, each on its own connection, written with the FIN right after it
 	(shutdown(SHUT_WR)), as pgbench -C writes its Terminate message and closes: the server
 	reads the request and the close together."""
-	done = [0] * a.children
-	ts = [threading.Thread(target=closewrite_conn, args=(a, done, i))
-	      for i in range(a.children)]
-	for t in ts:
-		t.start()
-	for t in ts:
-		t.join()
-	if 0 in done:
-		raise SystemExit("closewrite: a thread made no request")
+	done = threads(a.children, closewrite_conn, (a,), "closewrite: a thread made no request")
 	print("closewrite: %d requests, a connection each" % sum(done))
 
 

@@ -1,0 +1,131 @@
+# shellcheck shell=bash
+# The harness's core: where the binaries are, the test's scratch folder, the one EXIT trap and its
+# cleanup registry, skips and failures, and the processes a test starts.
+#
+# One trap: lib.sh sets `trap ll_exit EXIT` once and nothing else sets an EXIT trap. At exit,
+# ll_exit stops every process started with `start` (or handed to `ll_track`), then runs the
+# cleanups registered with `ll_on_exit`, the last registered first, then removes $LL_TMP.
+
+set -u
+LOADLENS_BIN=${LOADLENS_BIN:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../../build/bin" && pwd)}
+LL_TMP=$(mktemp -d /tmp/loadlens-test.XXXXXX)
+LL_PIDS=()
+LL_CLEANUPS=()
+
+# ll_on_exit CMD: run the shell command CMD at exit, after the test's processes are stopped.
+ll_on_exit() {
+	LL_CLEANUPS+=("$1")
+}
+
+# ll_track PID: a background process the test started itself, stopped at exit like start's.
+ll_track() {
+	LL_PIDS+=("$1")
+}
+
+ll_exit() {
+	local pid i
+	for pid in "${LL_PIDS[@]}"; do
+		kill -TERM "$pid" 2>/dev/null
+	done
+	for pid in "${LL_PIDS[@]}"; do
+		wait "$pid" 2>/dev/null
+	done
+	for ((i = ${#LL_CLEANUPS[@]} - 1; i >= 0; i--)); do
+		eval "${LL_CLEANUPS[i]}"
+	done
+	if [ -z "${LL_KEEP_TMP:-}" ]; then
+		rm -rf "$LL_TMP"
+	else
+		echo "kept $LL_TMP"
+	fi
+}
+trap ll_exit EXIT
+
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+
+pass() {
+	echo "PASS: $*"
+}
+
+# require_bpf [BIN...]: the preconditions of a test that loads BPF: root, BTF, a trivial program
+# that loads; and each BIN built (require_bin).
+require_bpf() {
+	[ "$(id -u)" = 0 ] || skip "needs root to load BPF (run the test command as root)"
+	[ -r /sys/kernel/btf/vmlinux ] || skip "kernel has no BTF (/sys/kernel/btf/vmlinux missing)"
+	[ -x "$LOADLENS_BIN/ll_bpf_probe" ] || fail "$LOADLENS_BIN/ll_bpf_probe not built"
+	local rc=0
+	"$LOADLENS_BIN/ll_bpf_probe" || rc=$?
+	[ "$rc" = 77 ] && exit 77
+	[ "$rc" = 0 ] || fail "ll_bpf_probe exited $rc"
+	require_bin "$@"
+}
+
+require_bin() {
+	local b
+	for b in "$@"; do
+		[ -x "$LOADLENS_BIN/$b" ] || fail "$LOADLENS_BIN/$b not built"
+	done
+}
+
+# A TCP/UDP port on 127.0.0.1 that nothing listens on.
+free_port() {
+	local p
+	for _ in $(seq 1 200); do
+		p=$((20000 + RANDOM % 10000))
+		if ! ss -Htanul "( sport = :$p )" | grep -q .; then
+			echo "$p"
+			return
+		fi
+	done
+	fail "no free port found"
+}
+
+# start NAME CMD...: run in background, stdout/stderr to $LL_TMP/NAME.{out,err}; its pid is
+# $PID_NAME, and it is stopped at exit.
+start() {
+	local name=$1
+	shift
+	"$@" >"$LL_TMP/$name.out" 2>"$LL_TMP/$name.err" &
+	ll_track $!
+	eval "PID_$name=$!"
+}
+
+# wait_for NAME PATTERN [SECONDS]: until PATTERN appears in NAME's stderr
+wait_for() {
+	local name=$1 pat=$2 secs=${3:-20} i
+	for i in $(seq 1 $((secs * 10))); do
+		grep -q "$pat" "$LL_TMP/$name.err" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "--- $name stderr:"
+	cat "$LL_TMP/$name.err"
+	fail "$name did not print '$pat' within ${secs}s"
+}
+
+# stop NAME...: each in turn: SIGINT, then wait for it to exit (bounded) and check its exit code
+# is 0
+stop() {
+	local name pid rc i
+	for name in "$@"; do
+		pid=$(eval echo "\$PID_$name")
+		kill -INT "$pid" 2>/dev/null
+		for i in $(seq 1 100); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		wait "$pid"
+		rc=$?
+		[ "$rc" = 0 ] || {
+			cat "$LL_TMP/$name.err"
+			fail "$name exited $rc"
+		}
+	done
+}

@@ -1,0 +1,24 @@
+# shellcheck shell=bash
+# loadlens-observer in a test.
+
+# start_observer NAME PORT ARGS...: observer on PORT with --interval 1s (ARGS may override it) and
+# --json $LL_TMP/NAME.json, in the background; returns once it is attached ("observing", within
+# 60 s: loading and attaching take seconds on a loaded machine).
+start_observer() {
+	local name=$1 port=$2
+	shift 2
+	start "$name" "$LOADLENS_BIN/loadlens-observer" --port "$port" --interval 1s \
+		--json "$LL_TMP/$name.json" "$@"
+	wait_for "$name" observing 60
+}
+
+# start_agent NAME PORT METRICS_PORT ARGS...: the observer as a fleet agent on PORT
+# (--interval 0 --metrics METRICS_PORT, --json $LL_TMP/NAME.json), in the background; returns once
+# /metrics is served ("metrics at").
+start_agent() {
+	local name=$1 port=$2 mport=$3
+	shift 3
+	start "$name" "$LOADLENS_BIN/loadlens-observer" --port "$port" --interval 0 \
+		--metrics "$mport" --json "$LL_TMP/$name.json" "$@"
+	wait_for "$name" "metrics at" 20
+}

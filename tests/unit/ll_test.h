@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What every unit test shares: cmocka's headers in the order it needs them, and main().
+ *
+ *   LL_TEST_MAIN(test_a, test_b, ...)             the tests as one group
+ *   LL_TEST_MAIN_EACH(setup, teardown, test_a, ...) the same, each test between its own setup
+ *                                                 and teardown (a fresh state per test)
+ *   LL_TEST_MAIN_GROUP(setup, teardown, test_a, ...) the same, one setup and teardown around
+ *                                                 the whole group
+ *
+ * Up to 16 tests per file.
+ */
+#ifndef LOADLENS_TEST_LL_TEST_H
+#define LOADLENS_TEST_LL_TEST_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#define LL__NTH(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, N, ...) \
+	N
+#define LL__COUNT(...) LL__NTH(__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define LL__CAT(a, b) LL__CAT_(a, b)
+#define LL__CAT_(a, b) a##b
+/* LL__MAP(F, X, a, b, ...): F(X, a), F(X, b), ... */
+#define LL__MAP(F, X, ...) LL__CAT(LL__MAP, LL__COUNT(__VA_ARGS__))(F, X, __VA_ARGS__)
+#define LL__MAP1(F, X, a) F(X, a)
+#define LL__MAP2(F, X, a, ...) F(X, a), LL__MAP1(F, X, __VA_ARGS__)
+#define LL__MAP3(F, X, a, ...) F(X, a), LL__MAP2(F, X, __VA_ARGS__)
+#define LL__MAP4(F, X, a, ...) F(X, a), LL__MAP3(F, X, __VA_ARGS__)
+#define LL__MAP5(F, X, a, ...) F(X, a), LL__MAP4(F, X, __VA_ARGS__)
+#define LL__MAP6(F, X, a, ...) F(X, a), LL__MAP5(F, X, __VA_ARGS__)
+#define LL__MAP7(F, X, a, ...) F(X, a), LL__MAP6(F, X, __VA_ARGS__)
+#define LL__MAP8(F, X, a, ...) F(X, a), LL__MAP7(F, X, __VA_ARGS__)
+#define LL__MAP9(F, X, a, ...) F(X, a), LL__MAP8(F, X, __VA_ARGS__)
+#define LL__MAP10(F, X, a, ...) F(X, a), LL__MAP9(F, X, __VA_ARGS__)
+#define LL__MAP11(F, X, a, ...) F(X, a), LL__MAP10(F, X, __VA_ARGS__)
+#define LL__MAP12(F, X, a, ...) F(X, a), LL__MAP11(F, X, __VA_ARGS__)
+#define LL__MAP13(F, X, a, ...) F(X, a), LL__MAP12(F, X, __VA_ARGS__)
+#define LL__MAP14(F, X, a, ...) F(X, a), LL__MAP13(F, X, __VA_ARGS__)
+#define LL__MAP15(F, X, a, ...) F(X, a), LL__MAP14(F, X, __VA_ARGS__)
+#define LL__MAP16(F, X, a, ...) F(X, a), LL__MAP15(F, X, __VA_ARGS__)
+
+#define LL__UNIT(unused, t) cmocka_unit_test(t)
+#define LL__UNIT_EACH(st, t) cmocka_unit_test_setup_teardown(t, LL__FIRST st, LL__SECOND st)
+#define LL__FIRST(a, b) a
+#define LL__SECOND(a, b) b
+
+#define LL__MAIN(unit, x, group_setup, group_teardown, ...)                   \
+	int main(void)                                                          \
+	{                                                                       \
+		const struct CMUnitTest tests[] = {LL__MAP(unit, x, __VA_ARGS__)};  \
+                                                                                \
+		return cmocka_run_group_tests(tests, group_setup, group_teardown);  \
+	}
+#define LL_TEST_MAIN(...) LL__MAIN(LL__UNIT, _, NULL, NULL, __VA_ARGS__)
+#define LL_TEST_MAIN_EACH(setup, teardown, ...)                                \
+	LL__MAIN(LL__UNIT_EACH, (setup, teardown), NULL, NULL, __VA_ARGS__)
+#define LL_TEST_MAIN_GROUP(setup, teardown, ...)                               \
+	LL__MAIN(LL__UNIT, _, setup, teardown, __VA_ARGS__)
+
+#endif /* LOADLENS_TEST_LL_TEST_H */
