@@ -98,7 +98,7 @@ struct x__run {
 };
 
 /* The features' plans, in order: they configure the opened objects before load. */
-static int x__plan(void *self, struct obs_kernel *k)
+static int plan_features(void *self, struct obs_kernel *k)
 {
 	struct x__run *r = self;
 	size_t i;
@@ -153,14 +153,14 @@ static int x__drop(struct x__run *r)
 	return 0;
 }
 
-static void x__add(struct x__run *r, const struct obs_feature *ops, void *self)
+static void add_feature(struct x__run *r, const struct obs_feature *ops, void *self)
 {
 	r->features[r->nfeatures] = *ops;
 	r->features[r->nfeatures++].self = self;
 }
 
 /* The features, in the one order an interval walks them (features/feature.h). */
-static int x__features_new(struct x__run *r)
+static int features_new(struct x__run *r)
 {
 	const struct obs_args *a = r->a;
 	struct obs_processes_opts po = {obs_kernel_conn(r->k), obs_kernel_fail(r->k), &r->targets,
@@ -189,12 +189,12 @@ static int x__features_new(struct x__run *r)
 	r->req = obs_requests_new(PROG, &ro);
 	if (!r->cx || !r->fail || !r->sockstat || !r->procs || !r->netstat || !r->req)
 		return -ENOMEM;
-	x__add(r, &obs_connections_ops, r->cx);
-	x__add(r, &obs_failures_ops, r->fail);
-	x__add(r, &obs_sockstat_ops, r->sockstat);
-	x__add(r, &obs_processes_ops, r->procs);
-	x__add(r, &obs_netstat_ops, r->netstat);
-	x__add(r, &obs_requests_ops, r->req);
+	add_feature(r, &obs_connections_ops, r->cx);
+	add_feature(r, &obs_failures_ops, r->fail);
+	add_feature(r, &obs_sockstat_ops, r->sockstat);
+	add_feature(r, &obs_processes_ops, r->procs);
+	add_feature(r, &obs_netstat_ops, r->netstat);
+	add_feature(r, &obs_requests_ops, r->req);
 	return 0;
 }
 
@@ -203,7 +203,7 @@ static int x__features_new(struct x__run *r)
 static int x__bring_up(struct x__run *r)
 {
 	const struct obs_args *a = r->a;
-	const struct obs_kernel_plan plans[] = {{x__plan, r}};
+	const struct obs_kernel_plan plans[] = {{plan_features, r}};
 	struct obs_kernel_start_opts ko = {plans, 1, x__before_attach, r, a->syscalls};
 	size_t i;
 	int err;
@@ -234,7 +234,7 @@ static int x__bring_up(struct x__run *r)
 	if (!r->lcen)
 		ll_warn(PROG, "note: no socket census (%s); TIME_WAIT counts and port pressure are "
 			      "off, and accepts are counted at accept()", strerror(errno));
-	if (x__features_new(r))
+	if (features_new(r))
 		return LL_EXIT_FAIL;
 	err = obs_kernel_start(r->k, &ko);
 	if (err)
@@ -341,7 +341,7 @@ static int x__json(struct x__run *r, FILE *out)
 }
 
 /* "accept4 [syscall tier], ...; syscall failures ...; sock_diag census; requests: ..." */
-static void x__attached(struct x__run *r, char *buf, size_t len)
+static void attached_line(struct x__run *r, char *buf, size_t len)
 {
 	const char *what;
 	size_t i, off = 0;
@@ -446,7 +446,7 @@ int main(int argc, char **argv)
 	obs_startup_cleanup();
 
 	obs_report_ports_text(a.ports, a.nports, ports, sizeof(ports));
-	x__attached(&r, attached, sizeof(attached));
+	attached_line(&r, attached, sizeof(attached));
 	ll_warn(PROG, "observing %s in netns net:[%u] of %s (%s; syscall tier %s); Ctrl-C to stop",
 		ports, r.targets.netns, r.targets.netns_from, attached,
 		obs_systier_mode_name(obs_systier_mode(obs_kernel_systier(r.k))));

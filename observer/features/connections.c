@@ -106,7 +106,7 @@ static int x__tick(void *self, struct obs_tick *tk)
 
 /* The summary's figures that span the features, from the final tick's snapshots and the
  * syscall tier (observer/kernel/systier.c, through its owner). */
-static void x__report(struct obs_connections *c, const struct obs_tick *tk)
+static void report_fill(struct obs_connections *c, const struct obs_tick *tk)
 {
 	struct obs_systier *tier = obs_kernel_systier(c->k);
 	struct obs_report *rep = &c->rep;
@@ -125,7 +125,7 @@ static int x__summary(void *self, const struct obs_tick *tk, FILE *out)
 {
 	struct obs_connections *c = self;
 
-	x__report(c, tk);
+	report_fill(c, tk);
 	return obs_report_summary(out, &c->rep, &c->snap.total);
 }
 
@@ -133,16 +133,16 @@ static int x__json(void *self, const struct obs_tick *tk, json_t *root)
 {
 	struct obs_connections *c = self;
 
-	x__report(c, tk);
+	report_fill(c, tk);
 	return obs_report_json_add(root, &c->rep, &c->snap.total);
 }
 
-static const char *x__attached(const void *self)
+static const char *attached(const void *self)
 {
 	return obs_sockets_attached(((const struct obs_connections *)self)->conn);
 }
 
 const struct obs_feature obs_connections_ops = {
-	.name = "connections", .attached = x__attached, .tick = x__tick, .finish = x__tick,
+	.name = "connections", .attached = attached, .tick = x__tick, .finish = x__tick,
 	.summary = x__summary, .json = x__json,
 };

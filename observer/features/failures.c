@@ -96,7 +96,7 @@ static void x__load_reason_names(struct obs_fail *f)
 }
 
 /* The sys_exit_<call> program of this object (accept()/accept4() are sockets.bpf.c's: NULL). */
-static struct bpf_program *x__sys_prog(const struct obs_fail *f, unsigned int sys)
+static struct bpf_program *find_sys_prog(const struct obs_fail *f, unsigned int sys)
 {
 	char name[64];
 
@@ -113,7 +113,7 @@ size_t obs_fail_tier_progs(struct obs_fail *f, struct bpf_program **out, size_t 
 	unsigned int i;
 
 	for (i = 0; i < OBS_SYS_MAX && n < max; i++) {
-		p = x__sys_prog(f, i);
+		p = find_sys_prog(f, i);
 		if (p && bpf_program__fd(p) >= 0)
 			out[n++] = p;
 	}
@@ -148,7 +148,7 @@ static void x__plan(struct obs_fail *f, const char *prog, const struct obs_fail_
 	unsigned int i;
 
 	for (i = 0; i < OBS_SYS_MAX; i++) {
-		sys_prog = x__sys_prog(f, i);
+		sys_prog = find_sys_prog(f, i);
 		if (!sys_prog)
 			continue;
 		snprintf(tp, sizeof(tp), "sys_exit_%s", x__sys_names[i]);
@@ -411,7 +411,7 @@ void obs_failures_free(struct obs_failures *fs)
 }
 
 /* The call that failed most with class f in sys. */
-static const char *x__top_sys(const uint64_t sys[OBS_SYS_MAX][OBS_FAIL_MAX], unsigned int f)
+static const char *top_sys(const uint64_t sys[OBS_SYS_MAX][OBS_FAIL_MAX], unsigned int f)
 {
 	unsigned int k, best = 0;
 
@@ -423,7 +423,7 @@ static const char *x__top_sys(const uint64_t sys[OBS_SYS_MAX][OBS_FAIL_MAX], uns
 	return best == OBS_SYS_ACCEPT4 ? "accept4" : obs_sys_name(best);
 }
 
-static void x__record(const struct obs_failures_snap *s, double dt, struct obs_record *iv)
+static void fill_record(const struct obs_failures_snap *s, double dt, struct obs_record *iv)
 {
 	unsigned int k, f;
 
@@ -441,7 +441,7 @@ static void x__record(const struct obs_failures_snap *s, double dt, struct obs_r
 			  s->delta.ctrs[OBS_FAILURES_CTR_ERRPROC_FULL] + s->delta.missed;
 }
 
-static void x__snap(const struct obs_failures_snap *fs, struct obs_snap *s)
+static void fill_snap(const struct obs_failures_snap *fs, struct obs_snap *s)
 {
 	unsigned int f, k;
 
@@ -450,13 +450,13 @@ static void x__snap(const struct obs_failures_snap *fs, struct obs_snap *s)
 			s->fails[f] += fs->sys[k][f];
 			s->fails_total[f] += fs->total[k][f];
 		}
-		s->fails_sys[f] = x__top_sys(fs->sys, f);
+		s->fails_sys[f] = top_sys(fs->sys, f);
 	}
 	s->listen_target_full += fs->delta.ctrs[OBS_FAILURES_CTR_SYNACK_RETRANS];
 	s->targets_full = fs->cur.ctrs[OBS_FAILURES_CTR_TARGETS_FULL];
 }
 
-static int x__tick(void *self, struct obs_tick *tk)
+static int tick(void *self, struct obs_tick *tk)
 {
 	struct obs_failures *fs = self;
 	struct obs_failures_snap *s = &fs->snap;
@@ -495,20 +495,20 @@ static int x__tick(void *self, struct obs_tick *tk)
 		  s->cur.missed;
 	s->targets_full_pid = obs_fail_targets_full_pid(fs->fail);
 	if (tk->rec)
-		x__record(s, tk->dt, tk->rec);
+		fill_record(s, tk->dt, tk->rec);
 	if (tk->snap)
-		x__snap(s, tk->snap);
+		fill_snap(s, tk->snap);
 	tk->fail = s;
 	return 0;
 }
 
-static const char *x__attached(const void *self)
+static const char *attached(const void *self)
 {
 	return ((const struct obs_failures *)self)->attached;
 }
 
 /* "failures", "tcp", "targets_full", "lost" and "lost_events" of the "forensics" object. */
-static int x__json(void *self, const struct obs_tick *tk, json_t *root)
+static int json_add(void *self, const struct obs_tick *tk, json_t *root)
 {
 	const struct obs_failures_snap *s = &((struct obs_failures *)self)->snap;
 	uint64_t ev_lost = tk->procs ? tk->procs->ev_lost : 0;
@@ -551,6 +551,6 @@ static int x__json(void *self, const struct obs_tick *tk, json_t *root)
 }
 
 const struct obs_feature obs_failures_ops = {
-	.name = "failures", .attached = x__attached, .tick = x__tick, .finish = x__tick,
-	.json = x__json,
+	.name = "failures", .attached = attached, .tick = tick, .finish = tick,
+	.json = json_add,
 };

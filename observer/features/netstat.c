@@ -34,7 +34,7 @@ void obs_netstat_free(struct obs_netstat_feature *n)
 }
 
 /* Attached: the counters' base. */
-static int x__start(void *self)
+static int start_feature(void *self)
 {
 	struct obs_netstat_feature *n = self;
 
@@ -44,7 +44,7 @@ static int x__start(void *self)
 	return 0;
 }
 
-static int x__tick(void *self, struct obs_tick *tk)
+static int tick(void *self, struct obs_tick *tk)
 {
 	struct obs_netstat_feature *n = self;
 	const struct obs_sockets_stats *ct = &tk->conn->total;
@@ -85,7 +85,7 @@ static int x__tick(void *self, struct obs_tick *tk)
 }
 
 /* "listen" of the "forensics" object. */
-static int x__json(void *self, const struct obs_tick *tk, json_t *root)
+static int json_add(void *self, const struct obs_tick *tk, json_t *root)
 {
 	const struct obs_netstat_feature *n = self;
 
@@ -98,5 +98,5 @@ static int x__json(void *self, const struct obs_tick *tk, json_t *root)
 }
 
 const struct obs_feature obs_netstat_ops = {
-	.name = "netstat", .start = x__start, .tick = x__tick, .finish = x__tick, .json = x__json,
+	.name = "netstat", .start = start_feature, .tick = tick, .finish = tick, .json = json_add,
 };

@@ -50,7 +50,7 @@ struct obs_processes {
 	size_t nerrprocs; /* read at the last tick */
 	/* their failures seen so far and their network namespace, for the interval's failures
 	 * of the watched namespace's processes */
-	struct x__errseen {
+	struct errseen {
 		uint32_t pid;
 		uint32_t netns; /* 0: unknown (gone before it was read) */
 		uint64_t fails[OBS_FAIL_MAX];
@@ -62,14 +62,14 @@ struct obs_processes {
 	uint64_t children_forked, children_found, children_exited, children_abnormal;
 };
 
-static double x__slope(const double *t, const double *y, unsigned int n)
+static double slope(const double *t, const double *y, unsigned int n)
 {
 	return obs_rule_slope(t, y, n < OBS_PROCS_HIST ? n : OBS_PROCS_HIST);
 }
 
 /* A process not watched for the --max-procs cap: counted once, named by `comm` when /proc has no
  * name for it any more (a short-lived child gone before its first tick). */
-static void x__unwatched(struct obs_processes *ps, uint32_t pid, const char *comm)
+static void unwatched(struct obs_processes *ps, uint32_t pid, const char *comm)
 {
 	size_t i;
 
@@ -89,7 +89,7 @@ static void x__unwatched(struct obs_processes *ps, uint32_t pid, const char *com
 	ps->unwatched[ps->nunwatched++] = pid;
 }
 
-static uint32_t x__netns(struct obs_processes *ps, uint32_t pid)
+static uint32_t pid_netns(struct obs_processes *ps, uint32_t pid)
 {
 	struct fdc_task task;
 	char path[64];
@@ -102,23 +102,23 @@ static uint32_t x__netns(struct obs_processes *ps, uint32_t pid)
 }
 
 /* pid is gone, or lives in a network namespace other than `watched`. */
-static bool x__netns_other(struct obs_processes *ps, uint32_t pid, uint32_t watched)
+static bool netns_other(struct obs_processes *ps, uint32_t pid, uint32_t watched)
 {
-	return watched && x__netns(ps, pid) != watched;
+	return watched && pid_netns(ps, pid) != watched;
 }
 
 /* pid lives in a network namespace other than the watched one (inode `watched`). */
-static bool x__netns_outside(struct obs_processes *ps, uint32_t pid, uint32_t watched)
+static bool netns_outside(struct obs_processes *ps, uint32_t pid, uint32_t watched)
 {
 	uint32_t ns;
 
 	if (!watched)
 		return false;
-	ns = x__netns(ps, pid);
+	ns = pid_netns(ps, pid);
 	return ns && ns != watched;
 }
 
-static bool x__is_target(const struct obs_processes *ps, uint32_t pid)
+static bool is_target(const struct obs_processes *ps, uint32_t pid)
 {
 	size_t k;
 
@@ -129,7 +129,7 @@ static bool x__is_target(const struct obs_processes *ps, uint32_t pid)
 }
 
 /* Slot i is given up: the process ended (a --pid target keeps its slot, for its exit note). */
-static void x__unwatch(struct obs_processes *ps, size_t i)
+static void unwatch(struct obs_processes *ps, size_t i)
 {
 	ps->procs_ended++;
 	memmove(&ps->procs[i], &ps->procs[i + 1], (ps->nprocs - i - 1) * sizeof(*ps->procs));
@@ -138,14 +138,14 @@ static void x__unwatch(struct obs_processes *ps, size_t i)
 
 /* Every slot is taken: free those of processes that have ended, so that the cap counts live
  * processes only (a forking server's per-connection children come and go). Returns how many. */
-static size_t x__reclaim(struct obs_processes *ps)
+static size_t reclaim(struct obs_processes *ps)
 {
 	size_t i = 0, n = 0;
 
 	while (i < ps->nprocs) {
-		if (!x__is_target(ps, ps->procs[i].fd.pid) &&
+		if (!is_target(ps, ps->procs[i].fd.pid) &&
 		    (ps->procs[i].exited || !obs_pid_alive(ps->procs[i].fd.pid))) {
-			x__unwatch(ps, i);
+			unwatch(ps, i);
 			n++;
 		} else {
 			i++;
@@ -154,7 +154,7 @@ static size_t x__reclaim(struct obs_processes *ps)
 	return n;
 }
 
-static struct obs_proc *x__watch(struct obs_processes *ps, uint32_t pid, const char *comm)
+static struct obs_proc *watch_comm(struct obs_processes *ps, uint32_t pid, const char *comm)
 {
 	struct obs_proc *p;
 	size_t i;
@@ -162,8 +162,8 @@ static struct obs_proc *x__watch(struct obs_processes *ps, uint32_t pid, const c
 	for (i = 0; i < ps->nprocs; i++)
 		if (ps->procs[i].fd.pid == pid)
 			return &ps->procs[i];
-	if (ps->nprocs == ps->max_procs && !x__reclaim(ps)) {
-		x__unwatched(ps, pid, comm);
+	if (ps->nprocs == ps->max_procs && !reclaim(ps)) {
+		unwatched(ps, pid, comm);
 		return NULL;
 	}
 	p = &ps->procs[ps->nprocs++];
@@ -173,19 +173,19 @@ static struct obs_proc *x__watch(struct obs_processes *ps, uint32_t pid, const c
 	obs_pid_comm(pid, p->fd.comm, sizeof(p->fd.comm));
 	if (p->fd.comm[0] == '?' && comm && comm[0])
 		snprintf(p->fd.comm, sizeof(p->fd.comm), "%.15s", comm);
-	p->netns_outside = x__netns_outside(ps, pid, ps->targets->netns);
+	p->netns_outside = netns_outside(ps, pid, ps->targets->netns);
 	return p;
 }
 
-static struct obs_proc *x__watch_pid(struct obs_processes *ps, uint32_t pid)
+static struct obs_proc *watch(struct obs_processes *ps, uint32_t pid)
 {
-	return x__watch(ps, pid, NULL);
+	return watch_comm(ps, pid, NULL);
 }
 
 /* A target exit or restart: the rules make it a target_exit finding, printed live. */
-static void x__event_note(struct obs_processes *ps, uint32_t pid, const char *fmt, ...)
+static void event_note(struct obs_processes *ps, uint32_t pid, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-static void x__event_note(struct obs_processes *ps, uint32_t pid, const char *fmt, ...)
+static void event_note(struct obs_processes *ps, uint32_t pid, const char *fmt, ...)
 {
 	struct obs_snap_event *ev;
 	va_list ap;
@@ -201,7 +201,7 @@ static void x__event_note(struct obs_processes *ps, uint32_t pid, const char *fm
 	va_end(ap);
 }
 
-struct x__evctx {
+struct evctx {
 	struct obs_processes *ps;
 	double t;
 };
@@ -211,7 +211,7 @@ struct x__evctx {
  * a finding only when the child ended badly, killed by a signal (a crash, the OOM killer) or with
  * a non-zero exit status (obs_rule_target_exit() turns the note into a finding).
  */
-static void x__child_exit(struct obs_processes *ps, const struct obs_event *ev, double t)
+static void child_exit(struct obs_processes *ps, const struct obs_event *ev, double t)
 {
 	int sig = ev->exit_code & 0x7f, code = (ev->exit_code >> 8) & 0xff;
 
@@ -220,30 +220,30 @@ static void x__child_exit(struct obs_processes *ps, const struct obs_event *ev, 
 		return;
 	ps->children_abnormal++;
 	if (sig)
-		x__event_note(ps, ev->pid, "child pid %u (%.15s) of the targets was killed by "
+		event_note(ps, ev->pid, "child pid %u (%.15s) of the targets was killed by "
 			      "signal %d (%s)%s, %.1f s into the run", ev->pid, ev->comm, sig,
 			      strsignal(sig), ev->exit_code & 0x80 ? ", core dumped" : "", t);
 	else
-		x__event_note(ps, ev->pid, "child pid %u (%.15s) of the targets exited with code "
+		event_note(ps, ev->pid, "child pid %u (%.15s) of the targets exited with code "
 			      "%d, %.1f s into the run", ev->pid, ev->comm, code, t);
 }
 
-static void x__on_event(void *arg, const struct obs_event *ev)
+static void on_event(void *arg, const struct obs_event *ev)
 {
-	struct x__evctx *c = arg;
+	struct evctx *c = arg;
 	struct obs_processes *ps = c->ps;
 	size_t i;
 
 	if (ev->type == OBS_EV_CHILD) {
 		ps->children_forked++;
-		x__watch(ps, ev->pid, ev->comm);
+		watch_comm(ps, ev->pid, ev->comm);
 		return;
 	}
-	if (!x__is_target(ps, ev->pid)) {
-		x__child_exit(ps, ev, c->t);
+	if (!is_target(ps, ev->pid)) {
+		child_exit(ps, ev, c->t);
 		for (i = 0; i < ps->nprocs; i++)
 			if (ps->procs[i].fd.pid == ev->pid) {
-				x__unwatch(ps, i);
+				unwatch(ps, i);
 				break;
 			}
 		return;
@@ -251,7 +251,7 @@ static void x__on_event(void *arg, const struct obs_event *ev)
 	for (i = 0; i < ps->nprocs; i++) {
 		if (ps->procs[i].fd.pid == ev->pid && !ps->procs[i].exited) {
 			ps->procs[i].exited = true;
-			x__event_note(ps, ev->pid,
+			event_note(ps, ev->pid,
 				      "target pid %u (%.15s) exited %.1f s into the run (exit code %d)",
 				      ev->pid, ev->comm, c->t, ev->exit_code >> 8);
 		}
@@ -259,15 +259,15 @@ static void x__on_event(void *arg, const struct obs_event *ev)
 }
 
 /* Exited --pid targets: one that runs again (same executable) becomes the target. */
-static void x__lifecycle(struct obs_processes *ps, double t)
+static void lifecycle(struct obs_processes *ps, double t)
 {
 	struct obs_target tv = {.flags = OBS_TARGET_PID};
-	struct x__evctx ctx = {ps, t};
+	struct evctx ctx = {ps, t};
 	struct obs_targets *tg = ps->targets;
 	uint32_t npid;
 	size_t i, k;
 
-	obs_fail_poll(ps->o.fail, x__on_event, &ctx);
+	obs_fail_poll(ps->o.fail, on_event, &ctx);
 	for (k = 0; k < tg->npids; k++) {
 		if (obs_pid_alive(tg->pids[k])) {
 			obs_targets_refresh(tg, k);
@@ -276,7 +276,7 @@ static void x__lifecycle(struct obs_processes *ps, double t)
 		for (i = 0; i < ps->nprocs; i++)
 			if (ps->procs[i].fd.pid == tg->pids[k] && !ps->procs[i].exited) {
 				ps->procs[i].exited = true;
-				x__event_note(ps, tg->pids[k],
+				event_note(ps, tg->pids[k],
 					      "target pid %u (%s) is gone, %.1f s into the run",
 					      tg->pids[k], ps->procs[i].fd.comm, t);
 			}
@@ -284,16 +284,16 @@ static void x__lifecycle(struct obs_processes *ps, double t)
 		if (!npid)
 			continue;
 		obs_sockets_target_set(ps->o.conn, npid, &tv, false);
-		x__event_note(ps, npid,
+		event_note(ps, npid,
 			      "target pid %u restarted as pid %u, %.1f s into the run (same "
 			      "executable %s)", tg->pids[k], npid, t, tg->exes[k]);
 		tg->pids[k] = npid;
-		x__watch_pid(ps, npid);
+		watch(ps, npid);
 	}
 }
 
 /* Which processes own the listening sockets? Port mode only, every few seconds. */
-static void x__owner_scan(struct obs_processes *ps, const struct obs_census *cs)
+static void owner_scan(struct obs_processes *ps, const struct obs_census *cs)
 {
 	uint32_t pids[OBS_PROCS_MAX];
 	size_t i, n;
@@ -304,11 +304,11 @@ static void x__owner_scan(struct obs_processes *ps, const struct obs_census *cs)
 	else
 		n = obs_fd_owners(cs->listen_inodes, cs->nlisten, pids, OBS_PROCS_MAX);
 	for (i = 0; i < n; i++)
-		x__watch_pid(ps, pids[i]);
+		watch(ps, pids[i]);
 }
 
 /* With the iterator: every watched process's fds in one pass (open -1: gone or unread). */
-static void x__count_fds(struct obs_processes *ps)
+static void count_fds(struct obs_processes *ps)
 {
 	uint32_t pids[OBS_PROCS_MAX];
 	int64_t open[OBS_PROCS_MAX];
@@ -334,7 +334,7 @@ static void x__count_fds(struct obs_processes *ps)
 	}
 }
 
-static void x__procs(struct obs_processes *ps, double t, const struct obs_sockstat_snap *ss)
+static void watch_and_count(struct obs_processes *ps, double t, const struct obs_sockstat_snap *ss)
 {
 	uint32_t pids[OBS_PROCS_MAX];
 	size_t i, n;
@@ -345,9 +345,9 @@ static void x__procs(struct obs_processes *ps, double t, const struct obs_sockst
 	if (ps->targets->cgroup_id) {
 		n = obs_targets_cgroup_pids(ps->targets, pids, OBS_PROCS_MAX);
 		for (i = 0; i < n; i++)
-			x__watch_pid(ps, pids[i]);
+			watch(ps, pids[i]);
 	} else if (!ps->targets->npids && ss->census_on && t >= ps->next_owner_scan) {
-		x__owner_scan(ps, &ss->cs);
+		owner_scan(ps, &ss->cs);
 		ps->next_owner_scan = t + OWNER_SCAN_S;
 	}
 	/* processes whose syscalls failed are named, and watched */
@@ -363,10 +363,10 @@ static void x__procs(struct obs_processes *ps, double t, const struct obs_sockst
 		/* without --pid/--cgroup the kernel counts every process of the host: only the
 		 * watched namespace's are the targets' business */
 		if (!ps->targets->npids && !ps->targets->cgroup_id &&
-		    x__netns_other(ps, ps->errprocs[i].pid, ps->targets->netns))
+		    netns_other(ps, ps->errprocs[i].pid, ps->targets->netns))
 			continue;
 		k = (unsigned int)ps->nprocs;
-		p = x__watch_pid(ps, ps->errprocs[i].pid);
+		p = watch(ps, ps->errprocs[i].pid);
 		if (!p)
 			continue;
 		/* any process on the host may fail: where it lives is no note about the targets */
@@ -380,7 +380,7 @@ static void x__procs(struct obs_processes *ps, double t, const struct obs_sockst
 		memcpy(p->fails, ps->errprocs[i].e.fails, sizeof(p->fails));
 		p->last_sys = ps->errprocs[i].e.last_sys;
 	}
-	x__count_fds(ps);
+	count_fds(ps);
 	for (i = 0; i < ps->nprocs; i++) {
 		p = &ps->procs[i];
 		if (p->exited || (ps->fdit ? p->fd.open < 0 : obs_fd_read(&p->fd)))
@@ -393,7 +393,7 @@ static void x__procs(struct obs_processes *ps, double t, const struct obs_sockst
 			tt[j] = p->t[j];
 			y[j] = (double)p->open[j];
 		}
-		p->rate = x__slope(tt, y, p->nhist);
+		p->rate = slope(tt, y, p->nhist);
 		p->tte = -1;
 		if (p->fd.soft > 0 && p->rate > 0.1 && p->fd.open < p->fd.soft) {
 			p->tte = (double)(p->fd.soft - p->fd.open) / p->rate;
@@ -413,7 +413,7 @@ static void x__procs(struct obs_processes *ps, double t, const struct obs_sockst
  * attached before this runs, so a child forked meanwhile by a process already in the map is
  * caught there; the second pass catches those forked by a process found in the first.
  */
-static void x__children_at_start(struct obs_processes *ps)
+static void children_at_start(struct obs_processes *ps)
 {
 	uint32_t found[OBS_MAX_TARGETS];
 	struct obs_target t = {.flags = OBS_TARGET_CHILD};
@@ -432,7 +432,7 @@ static void x__children_at_start(struct obs_processes *ps)
 					"targets", found[i], n - i - 1);
 				return;
 			}
-			x__watch_pid(ps, found[i]);
+			watch(ps, found[i]);
 		}
 	}
 }
@@ -469,7 +469,7 @@ void obs_processes_free(struct obs_processes *ps)
 
 /* Attached, still privileged: the task iterator (read later with no capability, fditer.h), the
  * targets and the children there already. */
-static int x__start(void *self)
+static int start_feature(void *self)
 {
 	struct obs_processes *ps = self;
 	const char *off = getenv("LOADLENS_OBSERVER_NO_FDITER");
@@ -484,13 +484,13 @@ static int x__start(void *self)
 	for (k = 0; k < ps->targets->npids; k++)
 		obs_targets_refresh(ps->targets, k);
 	for (k = 0; k < ps->targets->npids; k++)
-		x__watch_pid(ps, ps->targets->pids[k]);
+		watch(ps, ps->targets->pids[k]);
 	if (ps->children && ps->targets->npids)
-		x__children_at_start(ps);
+		children_at_start(ps);
 	return 0;
 }
 
-static uint64_t x__keep_caps(const void *self)
+static uint64_t keep_caps(const void *self)
 {
 	const struct obs_processes *ps = self;
 
@@ -499,8 +499,8 @@ static uint64_t x__keep_caps(const void *self)
 	return ps->fdit ? 0 : 1ULL << CAP_SYS_PTRACE | 1ULL << CAP_DAC_READ_SEARCH;
 }
 
-/* The netns x__local_fails() read for pid: 0 unknown. */
-static uint32_t x__seen_netns(const struct obs_processes *ps, uint32_t pid)
+/* The netns local_fails() read for pid: 0 unknown. */
+static uint32_t seen_netns(const struct obs_processes *ps, uint32_t pid)
 {
 	size_t k;
 
@@ -511,7 +511,7 @@ static uint32_t x__seen_netns(const struct obs_processes *ps, uint32_t pid)
 }
 
 /* --pid without --children: the targets' children, from /proc/PID/task/TID/children. */
-static void x__kids(const struct obs_processes *ps, struct obs_snap *s)
+static void kids(const struct obs_processes *ps, struct obs_snap *s)
 {
 	char path[64], tpath[96];
 	unsigned int kid;
@@ -544,7 +544,7 @@ static void x__kids(const struct obs_processes *ps, struct obs_snap *s)
 	}
 }
 
-static void x__snap_procs(const struct obs_processes *ps, struct obs_snap *s)
+static void snap_procs(const struct obs_processes *ps, struct obs_snap *s)
 {
 	const struct obs_proc *p;
 	struct obs_snap_proc *q;
@@ -579,8 +579,8 @@ static void x__snap_procs(const struct obs_processes *ps, struct obs_snap *s)
 		if (k < ps->nprocs)
 			continue;
 		if (!ps->targets->npids && !ps->targets->cgroup_id &&
-		    x__seen_netns(ps, e->pid) != ps->targets->netns)
-			continue; /* another namespace's process (x__local_fails) */
+		    seen_netns(ps, e->pid) != ps->targets->netns)
+			continue; /* another namespace's process (local_fails) */
 		q = &s->proc[s->nprocs++];
 		q->pid = e->pid;
 		snprintf(q->comm, sizeof(q->comm), "%.15s", e->e.comm);
@@ -590,7 +590,7 @@ static void x__snap_procs(const struct obs_processes *ps, struct obs_snap *s)
 	}
 	s->pid_targets = ps->targets->npids > 0;
 	if (s->pid_targets && !ps->children)
-		x__kids(ps, s);
+		kids(ps, s);
 	s->max_procs = (unsigned int)ps->max_procs;
 	s->targets_max = OBS_MAX_TARGETS;
 	s->procs_unwatched = ps->nunwatched + ps->unwatched_more;
@@ -606,7 +606,7 @@ static void x__snap_procs(const struct obs_processes *ps, struct obs_snap *s)
  * caller of each failed port search (errprocs, conn.bpf.h), in the watched namespace only and,
  * with --pid/--cgroup, only the targets. Their counts are the kernel's, one per failure.
  */
-static void x__portfail(const struct obs_processes *ps, struct obs_snap *s)
+static void portfail(const struct obs_processes *ps, struct obs_snap *s)
 {
 	const struct obs_fail_proc *e;
 	struct obs_snap_portfail *q;
@@ -618,7 +618,7 @@ static void x__portfail(const struct obs_processes *ps, struct obs_snap *s)
 		if (!e->e.fails[OBS_FAIL_EADDRNOTAVAIL])
 			continue;
 		if (!ps->targets->npids && !ps->targets->cgroup_id &&
-		    x__seen_netns(ps, e->pid) != ps->targets->netns)
+		    seen_netns(ps, e->pid) != ps->targets->netns)
 			continue;
 		/* insert in order, most failures first; the least falls off the end */
 		for (k = s->nportfail; k > 0 && s->portfail[k - 1].total < e->e.fails[OBS_FAIL_EADDRNOTAVAIL];
@@ -647,10 +647,10 @@ static void x__portfail(const struct obs_processes *ps, struct obs_snap *s)
  * targets' here (one gone before its namespace could be read is not). fails[] gets them,
  * fails_sys[] the call that failed last in the process that failed most.
  */
-static void x__local_fails(struct obs_processes *ps, struct obs_snap *s)
+static void local_fails(struct obs_processes *ps, struct obs_snap *s)
 {
 	uint64_t best[OBS_SNAP_FAILS] = {}, d;
-	struct x__errseen *e;
+	struct errseen *e;
 	const struct obs_fail_proc *p;
 	size_t i, k;
 	unsigned int f;
@@ -666,7 +666,7 @@ static void x__local_fails(struct obs_processes *ps, struct obs_snap *s)
 			if (ps->nerrseen == OBS_MAX_ERRPROCS)
 				ps->nerrseen = 0; /* start over: an old process' counts are lost */
 			k = ps->nerrseen++;
-			ps->errseen[k] = (struct x__errseen){p->pid, x__netns(ps, p->pid), {0}};
+			ps->errseen[k] = (struct errseen){p->pid, pid_netns(ps, p->pid), {0}};
 		}
 		e = &ps->errseen[k];
 		in = e->netns && e->netns == ps->targets->netns;
@@ -686,7 +686,7 @@ static void x__local_fails(struct obs_processes *ps, struct obs_snap *s)
 
 /* The rules' part. Without --pid/--cgroup the kernel counted every process: the failures of the
  * watched namespace's replace those the failures feature put in. */
-static void x__snap(struct obs_processes *ps, const struct obs_tick *tk, struct obs_snap *s)
+static void fill_snap(struct obs_processes *ps, const struct obs_tick *tk, struct obs_snap *s)
 {
 	static const uint64_t none[OBS_SYS_MAX][OBS_FAIL_MAX];
 	const uint64_t(*sys)[OBS_FAIL_MAX] = tk->fail ? tk->fail->sys : none;
@@ -694,7 +694,7 @@ static void x__snap(struct obs_processes *ps, const struct obs_tick *tk, struct 
 	size_t i;
 
 	if (!ps->targets->npids && !ps->targets->cgroup_id) {
-		x__local_fails(ps, s);
+		local_fails(ps, s);
 		/* EADDRNOTAVAIL is a port search that failed: the kernel's count on the target
 		 * ports, exact (the processes' counts, read at another moment, are not added in:
 		 * the larger of two counts per interval over-counted the run's total) */
@@ -713,17 +713,17 @@ static void x__snap(struct obs_processes *ps, const struct obs_tick *tk, struct 
 			if (f != OBS_SNAP_ENFILE)
 				s->fails_total[f] = ps->local_total[f] += s->fails[f];
 	}
-	x__portfail(ps, s);
+	portfail(ps, s);
 	s->file_nr = ps->snap.file_nr;
 	s->file_max = ps->file_max;
-	x__snap_procs(ps, s);
+	snap_procs(ps, s);
 	for (i = 0; i < ps->nev_now; i++)
 		s->event[s->nevents++] = ps->ev_now[i];
 	snprintf(s->netns_name, sizeof(s->netns_name), "net:[%u] of %.63s", ps->targets->netns,
 		 ps->targets->netns_from);
 }
 
-static int x__tick(void *self, struct obs_tick *tk)
+static int tick(void *self, struct obs_tick *tk)
 {
 	struct obs_processes *ps = self;
 	struct obs_processes_snap *sn = &ps->snap;
@@ -731,8 +731,8 @@ static int x__tick(void *self, struct obs_tick *tk)
 	double pct;
 	size_t i;
 
-	x__lifecycle(ps, tk->t);
-	x__procs(ps, tk->t, tk->sockstat);
+	lifecycle(ps, tk->t);
+	watch_and_count(ps, tk->t, tk->sockstat);
 	sn->fd_pct = -1;
 	for (i = 0; i < ps->nprocs; i++) {
 		if (ps->procs[i].exited || ps->procs[i].fd.soft <= 0 || ps->procs[i].fd.open < 0)
@@ -755,13 +755,13 @@ static int x__tick(void *self, struct obs_tick *tk)
 		tk->rec->file_max = max;
 	}
 	if (tk->snap)
-		x__snap(ps, tk, tk->snap);
+		fill_snap(ps, tk, tk->snap);
 	ps->nev_now = 0;
 	tk->procs = sn;
 	return 0;
 }
 
-static int x__summary(void *self, const struct obs_tick *tk, FILE *out)
+static int summary(void *self, const struct obs_tick *tk, FILE *out)
 {
 	const struct obs_processes *ps = self;
 
@@ -781,7 +781,7 @@ static int x__summary(void *self, const struct obs_tick *tk, FILE *out)
 }
 
 /* "fds", "system_files" and "processes" of the "forensics" object. */
-static int x__json(void *self, const struct obs_tick *tk, json_t *root)
+static int json_add(void *self, const struct obs_tick *tk, json_t *root)
 {
 	const struct obs_processes *ps = self;
 	int err;
@@ -806,6 +806,6 @@ static int x__json(void *self, const struct obs_tick *tk, json_t *root)
 }
 
 const struct obs_feature obs_processes_ops = {
-	.name = "processes", .start = x__start, .keep_caps = x__keep_caps, .tick = x__tick,
-	.finish = x__tick, .summary = x__summary, .json = x__json,
+	.name = "processes", .start = start_feature, .keep_caps = keep_caps, .tick = tick,
+	.finish = tick, .summary = summary, .json = json_add,
 };

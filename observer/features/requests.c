@@ -60,7 +60,7 @@ struct obs_reqtime *obs_requests_reqtime(struct obs_requests *r)
 }
 
 /* It shares the socket programs, so it configures them before load (off: at their smallest). */
-static int x__plan(void *self, struct obs_kernel *k)
+static int plan(void *self, struct obs_kernel *k)
 {
 	struct obs_requests *r = self;
 	const struct obs_requests_opts *o = &r->o;
@@ -80,7 +80,7 @@ static int x__plan(void *self, struct obs_kernel *k)
 
 /* Attached, privileged: the sampled arrivals' tier (the syscall tier's on-demand attaching,
  * without pressure: a window one interval in ten). */
-static int x__start(void *self)
+static int start_feature(void *self)
 {
 	struct obs_requests *r = self;
 
@@ -94,7 +94,7 @@ static int x__start(void *self)
 }
 
 /* After the drop: the --trace writer (a thread) and the snapshots. */
-static int x__start_unprivileged(void *self)
+static int start_unprivileged(void *self)
 {
 	struct obs_requests *r = self;
 	int err;
@@ -114,7 +114,7 @@ static int x__start_unprivileged(void *self)
 	return 0;
 }
 
-static const char *x__attached(const void *self)
+static const char *attached(const void *self)
 {
 	const struct obs_requests *r = self;
 	static char buf[256];
@@ -285,7 +285,7 @@ static int x__json(void *self, const struct obs_tick *tk, json_t *root)
 }
 
 const struct obs_feature obs_requests_ops = {
-	.name = "requests", .plan = x__plan, .start = x__start,
-	.start_unprivileged = x__start_unprivileged, .attached = x__attached, .tick = x__tick,
+	.name = "requests", .plan = plan, .start = start_feature,
+	.start_unprivileged = start_unprivileged, .attached = attached, .tick = x__tick,
 	.live = x__live, .finish = x__finish, .summary = x__summary, .json = x__json,
 };

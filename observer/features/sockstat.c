@@ -66,19 +66,19 @@ void obs_sockstat_free(struct obs_sockstat *ss)
 	free(ss);
 }
 
-static double x__slope(const double *t, const double *y, unsigned int n)
+static double slope(const double *t, const double *y, unsigned int n)
 {
 	return obs_rule_slope(t, y, n < OBS_SOCKSTAT_HIST ? n : OBS_SOCKSTAT_HIST);
 }
 
 /* The states a census reconciles: TIME_WAIT and LISTEN are no states of the tracepoint. */
-static bool x__reported(unsigned int s)
+static bool reported(unsigned int s)
 {
 	return obs_tcp_state_names[s] && s != 7 && s != 12;
 }
 
 /* The live counts from the state moves (census base + moves since), and their error bound. */
-static void x__live_counts(struct obs_sockstat *ss, const uint64_t *moves,
+static void live_counts(struct obs_sockstat *ss, const uint64_t *moves,
 			   struct obs_record *iv)
 {
 	struct obs_sockstat_snap *sn = &ss->snap;
@@ -91,7 +91,7 @@ static void x__live_counts(struct obs_sockstat *ss, const uint64_t *moves,
 	iv->have_live = true;
 	iv->live_err = 0;
 	for (s = 1; s < OBS_TCP_STATES; s++) {
-		if (!x__reported(s) || s == OBS_TCP_TIME_WAIT || s == OBS_TCP_LISTEN)
+		if (!reported(s) || s == OBS_TCP_TIME_WAIT || s == OBS_TCP_LISTEN)
 			continue;
 		for (i = 0; i < iv->nstates && iv->states[i].name != obs_tcp_state_names[s]; i++)
 			;
@@ -114,7 +114,7 @@ static void x__live_counts(struct obs_sockstat *ss, const uint64_t *moves,
 }
 
 /* The CLOSE_WAIT trend and the most used (src, dst:port) group against the range. */
-static void x__trends(struct obs_sockstat *ss, double t)
+static void trends(struct obs_sockstat *ss, double t)
 {
 	struct obs_port_pressure *pp = &ss->snap.ports;
 	const struct obs_census *cs = &ss->snap.cs;
@@ -140,7 +140,7 @@ static void x__trends(struct obs_sockstat *ss, double t)
 	ss->nport++;
 	for (s = 0; s < OBS_SOCKSTAT_HIST && s < ss->nport; s++)
 		y[s] = ss->port_used[s];
-	pp->rate = x__slope(ss->port_t, y, ss->nport);
+	pp->rate = slope(ss->port_t, y, ss->nport);
 	if (pp->g.in_use < pp->range && pp->rate > 0.5 && ss->nport >= 3) {
 		pp->tte = (pp->range - pp->g.in_use) / pp->rate;
 		if (pp->tte > OBS_RULE_HORIZON_S)
@@ -155,7 +155,7 @@ static void x__trends(struct obs_sockstat *ss, double t)
 }
 
 /* Census, reconciled against the live counts from state moves; TIME_WAIT and port pressure. */
-static void x__census(struct obs_sockstat *ss, const struct obs_sockets_stats *ct, double t,
+static void census_take(struct obs_sockstat *ss, const struct obs_sockets_stats *ct, double t,
 		      struct obs_record *iv)
 {
 	struct obs_sockstat_snap *sn = &ss->snap;
@@ -180,7 +180,7 @@ static void x__census(struct obs_sockstat *ss, const struct obs_sockets_stats *c
 	if (ss->census && t < ss->census_next_t) {
 		ss->census_deferred++;
 		iv->census = OBS_RECORD_CENSUS_DEFERRED;
-		x__live_counts(ss, ct->moves, iv);
+		live_counts(ss, ct->moves, iv);
 		return;
 	}
 	memset(&sn->ports, 0, sizeof(sn->ports));
@@ -222,7 +222,7 @@ static void x__census(struct obs_sockstat *ss, const struct obs_sockets_stats *c
 	if (cs->took_ms > ss->census_ms_max)
 		ss->census_ms_max = cs->took_ms;
 	for (s = 1; s < OBS_TCP_STATES; s++) {
-		if (!x__reported(s))
+		if (!reported(s))
 			continue;
 		st = &iv->states[iv->nstates++];
 		st->name = obs_tcp_state_names[s];
@@ -254,14 +254,14 @@ static void x__census(struct obs_sockstat *ss, const struct obs_sockets_stats *c
 	if (ss->have_base && absmax > ss->reconcile_abs_max)
 		ss->reconcile_abs_max = absmax;
 	if (iv->have_live)
-		x__live_counts(ss, m1, iv);
+		live_counts(ss, m1, iv);
 	ss->have_base = true;
 	iv->sockets = cs->sockets;
 	iv->took_ms = cs->took_ms;
-	x__trends(ss, t);
+	trends(ss, t);
 }
 
-static void x__record_ports(const struct obs_sockstat_snap *sn, struct obs_record *iv)
+static void record_ports(const struct obs_sockstat_snap *sn, struct obs_record *iv)
 {
 	const struct obs_port_pressure *pp = &sn->ports;
 
@@ -283,7 +283,7 @@ static void x__record_ports(const struct obs_sockstat_snap *sn, struct obs_recor
 	iv->ports.groups = sn->cs.ngroups;
 }
 
-static bool x__loopback(uint8_t family, const uint8_t *a)
+static bool loopback(uint8_t family, const uint8_t *a)
 {
 	static const uint8_t v6lo[16] = {[15] = 1};
 	static const uint8_t mapped[12] = {[10] = 0xff, [11] = 0xff};
@@ -294,7 +294,7 @@ static bool x__loopback(uint8_t family, const uint8_t *a)
 }
 
 /* The rules' part: the census (a fresh one), or the live count of held sockets. */
-static void x__snap(const struct obs_sockstat_snap *sn, const struct obs_sockets_stats *cd,
+static void fill_snap(const struct obs_sockstat_snap *sn, const struct obs_sockets_stats *cd,
 		    struct obs_snap *s)
 {
 	const struct obs_census *cs = &sn->cs;
@@ -332,8 +332,8 @@ static void x__snap(const struct obs_sockstat_snap *sn, const struct obs_sockets
 		ll_format_ip(cs->top[i].family, cs->top[i].saddr, -1, g->src, sizeof(g->src));
 		ll_format_ip(cs->top[i].family, cs->top[i].daddr, -1, g->dst, sizeof(g->dst));
 		g->dport = cs->top[i].dport;
-		g->loopback = x__loopback(cs->top[i].family, cs->top[i].saddr) &&
-			      x__loopback(cs->top[i].family, cs->top[i].daddr);
+		g->loopback = loopback(cs->top[i].family, cs->top[i].saddr) &&
+			      loopback(cs->top[i].family, cs->top[i].daddr);
 		g->in_use = cs->top[i].in_use;
 		g->time_wait = cs->top[i].time_wait;
 		g->fin_wait2 = cs->top[i].fin_wait2;
@@ -352,7 +352,7 @@ static void x__snap(const struct obs_sockstat_snap *sn, const struct obs_sockets
 	}
 }
 
-static int x__tick(void *self, struct obs_tick *tk)
+static int tick(void *self, struct obs_tick *tk)
 {
 	struct obs_sockstat *ss = self;
 	struct obs_sockstat_snap *sn = &ss->snap;
@@ -366,29 +366,29 @@ static int x__tick(void *self, struct obs_tick *tk)
 	 * (a census deferred for its cost would leave the failures unplaced) */
 	if (cd->ctr[OBS_CTR_CONNECT_NOPORT] && (!sn->cs.ntop || tk->t >= ss->census_t + 1.0))
 		ss->census_next_t = 0;
-	x__census(ss, ct, tk->t, tk->rec);
+	census_take(ss, ct, tk->t, tk->rec);
 	tk->rec->tw_entries = cd->ctr[OBS_CTR_TW_ENTRIES];
 	tk->rec->tw_per_s = sn->tw_rate;
-	x__record_ports(sn, tk->rec);
+	record_ports(sn, tk->rec);
 	if (tk->snap)
-		x__snap(sn, cd, tk->snap);
+		fill_snap(sn, cd, tk->snap);
 	tk->sockstat = sn;
 	return 0;
 }
 
 /* The final tick takes a census whatever its spacing: the summary's ground truth. */
-static int x__finish(void *self, struct obs_tick *tk)
+static int finish(void *self, struct obs_tick *tk)
 {
 	((struct obs_sockstat *)self)->census_next_t = 0;
-	return x__tick(self, tk);
+	return tick(self, tk);
 }
 
-static const char *x__attached(const void *self)
+static const char *attached(const void *self)
 {
 	return ((const struct obs_sockstat *)self)->census ? "sock_diag census" : NULL;
 }
 
-static int x__summary(void *self, const struct obs_tick *tk, FILE *out)
+static int summary(void *self, const struct obs_tick *tk, FILE *out)
 {
 	const struct obs_sockstat *r = self;
 
@@ -418,7 +418,7 @@ static int x__summary(void *self, const struct obs_tick *tk, FILE *out)
 	return 0;
 }
 
-static int x__json(void *self, const struct obs_tick *tk, json_t *root)
+static int json_add(void *self, const struct obs_tick *tk, json_t *root)
 {
 	const struct obs_sockstat *r = self;
 	json_t *o = obs_feature_forensics_json(root), *st = json_object(), *pp = json_object();
@@ -432,7 +432,7 @@ static int x__json(void *self, const struct obs_tick *tk, json_t *root)
 		return -ENOMEM;
 	}
 	for (s = 1; s < OBS_TCP_STATES; s++)
-		if (x__reported(s))
+		if (reported(s))
 			json_object_set_new(st, obs_tcp_state_names[s],
 					    json_integer((json_int_t)r->state_max[s]));
 	json_object_set_new(o, "census_max", st);
@@ -469,6 +469,6 @@ static int x__json(void *self, const struct obs_tick *tk, json_t *root)
 }
 
 const struct obs_feature obs_sockstat_ops = {
-	.name = "sockstat", .attached = x__attached, .tick = x__tick, .finish = x__finish,
-	.summary = x__summary, .json = x__json,
+	.name = "sockstat", .attached = attached, .tick = tick, .finish = finish,
+	.summary = summary, .json = json_add,
 };

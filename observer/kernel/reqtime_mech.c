@@ -15,20 +15,20 @@
 
 #define TIER_PROGS 5 /* the most request programs one mechanism has */
 
-static void x__attached_add(struct obs_reqtime_mech_got *got, const char *what)
+static void attached_add(struct obs_reqtime_mech_got *got, const char *what)
 {
 	size_t len = strlen(got->attached);
 
 	snprintf(got->attached + len, sizeof(got->attached) - len, "%s%s", len ? ", " : "", what);
 }
 
-static void x__off(struct bpf_program *p)
+static void prog_off(struct bpf_program *p)
 {
 	bpf_program__set_autoload(p, false);
 }
 
 /* The request programs of each mechanism: arrival, reads, writes (NULL ends a list). */
-static void x__tier_progs(struct sockets_bpf *s, enum obs_reqtime_mech m, struct bpf_program **p)
+static void tier_progs(struct sockets_bpf *s, enum obs_reqtime_mech m, struct bpf_program **p)
 {
 	if (m == OBS_REQTIME_MECH_TRACEPOINT) {
 		p[0] = s->progs.handle_sk_data_ready;
@@ -45,14 +45,14 @@ static void x__tier_progs(struct sockets_bpf *s, enum obs_reqtime_mech m, struct
 	}
 }
 
-static void x__tier_off(struct sockets_bpf *s, enum obs_reqtime_mech m)
+static void tier_off(struct sockets_bpf *s, enum obs_reqtime_mech m)
 {
 	struct bpf_program *p[TIER_PROGS + 1];
 	size_t i;
 
-	x__tier_progs(s, m, p);
+	tier_progs(s, m, p);
 	for (i = 0; p[i]; i++)
-		x__off(p[i]);
+		prog_off(p[i]);
 }
 
 const char *obs_reqtime_mech_name(enum obs_reqtime_mech m)
@@ -105,7 +105,7 @@ enum obs_reqtime_mech obs_reqtime_mech_choose(enum obs_reqtime_mech want, char *
 }
 
 /* Switch off what the kernel lacks, before load. -ENOTSUP: request timing is not possible. */
-static int x__programs(struct sockets_bpf *s, const char *prog,
+static int programs(struct sockets_bpf *s, const char *prog,
 		       const struct obs_reqtime_mech_plan *p, struct obs_reqtime_mech_got *got)
 {
 	char why[256];
@@ -116,21 +116,21 @@ static int x__programs(struct sockets_bpf *s, const char *prog,
 		return -ENOTSUP;
 	}
 	if (got->mech == OBS_REQTIME_MECH_TRACEPOINT) {
-		x__tier_off(s, OBS_REQTIME_MECH_FENTRY);
+		tier_off(s, OBS_REQTIME_MECH_FENTRY);
 		got->arrival = s->progs.handle_sk_data_ready;
-		x__attached_add(got, "sk_data_ready, sock_recv_length, sock_send_length");
+		attached_add(got, "sk_data_ready, sock_recv_length, sock_send_length");
 	} else {
-		x__tier_off(s, OBS_REQTIME_MECH_TRACEPOINT);
+		tier_off(s, OBS_REQTIME_MECH_TRACEPOINT);
 		got->arrival = s->progs.handle_sock_def_readable;
-		x__attached_add(got, "fentry sock_def_readable, fexit inet_recvmsg, inet_sendmsg");
+		attached_add(got, "fentry sock_def_readable, fexit inet_recvmsg, inet_sendmsg");
 		/* IPv6 may be a module (its functions in the module's BTF): try, or go without */
 		if (obs_fentry_probe("inet6_recvmsg") || obs_fentry_probe("inet6_sendmsg")) {
-			x__off(s->progs.handle_inet6_recvmsg_exit);
-			x__off(s->progs.handle_inet6_sendmsg_exit);
+			prog_off(s->progs.handle_inet6_recvmsg_exit);
+			prog_off(s->progs.handle_inet6_sendmsg_exit);
 			ll_warn(prog, "note: requests on IPv6 sockets are not timed: no BPF trampoline "
 				      "on inet6_recvmsg/inet6_sendmsg");
 		} else {
-			x__attached_add(got, "inet6_recvmsg, inet6_sendmsg");
+			attached_add(got, "inet6_recvmsg, inet6_sendmsg");
 		}
 	}
 
@@ -138,7 +138,7 @@ static int x__programs(struct sockets_bpf *s, const char *prog,
 	 * (the raw_tp fallback does not); accept times come from the syscall tier, when attached */
 	got->close_out = bpf_program__autoload(s->progs.handle_inet_sock_set_state);
 	if (got->close_out)
-		x__attached_add(got, "inet_sock_set_state");
+		attached_add(got, "inet_sock_set_state");
 	got->accept = obs_tracepoint_exists("syscalls", "sys_exit_accept4");
 
 	/* opt-in: these run on every wake-up and context switch of the host */
@@ -146,11 +146,11 @@ static int x__programs(struct sockets_bpf *s, const char *prog,
 		    obs_btf_tracepoint_exists("sched_wakeup_new") &&
 		    obs_btf_tracepoint_exists("sched_switch");
 	if (got->runq) {
-		x__attached_add(got, "sched_wakeup, sched_switch");
+		attached_add(got, "sched_wakeup, sched_switch");
 	} else {
-		x__off(s->progs.handle_sched_wakeup);
-		x__off(s->progs.handle_sched_wakeup_new);
-		x__off(s->progs.handle_sched_switch);
+		prog_off(s->progs.handle_sched_wakeup);
+		prog_off(s->progs.handle_sched_wakeup_new);
+		prog_off(s->progs.handle_sched_switch);
 		if (p->runq)
 			ll_warn(prog, "note: no sched_wakeup/sched_switch tracepoints; run-queue "
 				      "wait is off");
@@ -160,7 +160,7 @@ static int x__programs(struct sockets_bpf *s, const char *prog,
 }
 
 /* The constants and map sizes. */
-static int x__configure(struct sockets_bpf *s, const struct obs_reqtime_mech_plan *p)
+static int configure(struct sockets_bpf *s, const struct obs_reqtime_mech_plan *p)
 {
 	size_t i;
 	int err;
@@ -189,10 +189,10 @@ int obs_reqtime_mech_plan(const char *prog, struct obs_sockets *conn,
 	int err;
 
 	memset(got, 0, sizeof(*got));
-	err = x__programs(s, prog, p, got);
+	err = programs(s, prog, p, got);
 	if (err)
 		return err;
-	err = x__configure(s, p);
+	err = configure(s, p);
 	if (err) {
 		ll_warn(prog, "cannot size the request-timing maps: %s", strerror(-err));
 		return err;
@@ -206,11 +206,11 @@ void obs_reqtime_mech_off(struct obs_sockets *conn)
 {
 	struct sockets_bpf *s = obs_sockets_skel(conn);
 
-	x__tier_off(s, OBS_REQTIME_MECH_TRACEPOINT);
-	x__tier_off(s, OBS_REQTIME_MECH_FENTRY);
-	x__off(s->progs.handle_sched_wakeup);
-	x__off(s->progs.handle_sched_wakeup_new);
-	x__off(s->progs.handle_sched_switch);
+	tier_off(s, OBS_REQTIME_MECH_TRACEPOINT);
+	tier_off(s, OBS_REQTIME_MECH_FENTRY);
+	prog_off(s->progs.handle_sched_wakeup);
+	prog_off(s->progs.handle_sched_wakeup_new);
+	prog_off(s->progs.handle_sched_switch);
 	/* the shared programs still reference these maps: keep them, at their smallest */
 	bpf_map__set_max_entries(s->maps.recs, 1);
 	bpf_map__set_max_entries(s->maps.tcp_slots, 1);
@@ -241,7 +241,7 @@ uint64_t obs_reqtime_mech_missed(struct obs_sockets *conn, enum obs_reqtime_mech
 	struct bpf_program *progs[TIER_PROGS + 4];
 	size_t n;
 
-	x__tier_progs(s, m, progs);
+	tier_progs(s, m, progs);
 	for (n = 0; progs[n]; n++)
 		;
 	progs[n++] = s->progs.handle_sched_wakeup;

@@ -72,11 +72,11 @@ static void x__connections(struct obs_mx_buf *b, enum obs_mx_format f, const str
 	}
 }
 
-enum x__group_value { X__IN_USE, X__TIME_WAIT, X__RANGE };
+enum group_value { GROUP_IN_USE, GROUP_TIME_WAIT, GROUP_RANGE };
 
 /* A gauge family with a sample per port group. */
-static void x__groups(struct obs_mx_buf *b, enum obs_mx_format f, const char *name,
-		      const char *help, const struct obs_mx_snap *s, enum x__group_value v)
+static void group_family(struct obs_mx_buf *b, enum obs_mx_format f, const char *name,
+		      const char *help, const struct obs_mx_snap *s, enum group_value v)
 {
 	struct obs_mx_label l[1];
 	size_t i;
@@ -85,8 +85,8 @@ static void x__groups(struct obs_mx_buf *b, enum obs_mx_format f, const char *na
 	for (i = 0; i < s->ngroups; i++) {
 		l[0] = (struct obs_mx_label){"group", s->group[i].name};
 		obs_mx_sample(b, name, "", l, 1,
-			      v == X__IN_USE	  ? (double)s->group[i].in_use
-			      : v == X__TIME_WAIT ? (double)s->group[i].time_wait
+			      v == GROUP_IN_USE	  ? (double)s->group[i].in_use
+			      : v == GROUP_TIME_WAIT ? (double)s->group[i].time_wait
 						  : (double)s->port_range);
 	}
 }
@@ -112,15 +112,15 @@ static void x__census(struct obs_mx_buf *b, enum obs_mx_format f, const struct o
 		l[0] = (struct obs_mx_label){"state", name};
 		obs_mx_sample(b, "loadlens_tcp_sockets", "", l, 1, (double)s->tcp_state[st]);
 	}
-	x__groups(b, f, "loadlens_ephemeral_ports_in_use",
+	group_family(b, f, "loadlens_ephemeral_ports_in_use",
 		  "Local ports a connecting side holds towards one destination (group "
-		  "source->destination:port), every state; the most used groups only.", s, X__IN_USE);
-	x__groups(b, f, "loadlens_ephemeral_ports_time_wait", "Of those, the ports in TIME_WAIT.", s,
-		  X__TIME_WAIT);
+		  "source->destination:port), every state; the most used groups only.", s, GROUP_IN_USE);
+	group_family(b, f, "loadlens_ephemeral_ports_time_wait", "Of those, the ports in TIME_WAIT.", s,
+		  GROUP_TIME_WAIT);
 	if (s->port_range)
-		x__groups(b, f, "loadlens_ephemeral_ports_available",
+		group_family(b, f, "loadlens_ephemeral_ports_available",
 			  "Ephemeral ports a group can use: the size of "
-			  "net.ipv4.ip_local_port_range.", s, X__RANGE);
+			  "net.ipv4.ip_local_port_range.", s, GROUP_RANGE);
 	x__one(b, f, "loadlens_ephemeral_port_groups", "gauge",
 	       "Distinct port groups the census saw (exposed: the most used, at most 4).", NULL, 0,
 	       (double)s->groups_total);

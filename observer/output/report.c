@@ -35,7 +35,7 @@ void obs_report_live_header(FILE *out)
 }
 
 /* The sockets, fds and failures columns, from the sockstat, processes and failures snapshots. */
-static void x__columns(const struct obs_tick *tk, char *buf, size_t len)
+static void live_columns(const struct obs_tick *tk, char *buf, size_t len)
 {
 	const struct obs_sockstat_snap *ss = tk->sockstat;
 	double fdpct = tk->procs ? tk->procs->fd_pct : -1;
@@ -73,7 +73,7 @@ int obs_report_live_line(FILE *out, const struct obs_tick *tk)
 
 	if (!h)
 		return -ENOMEM;
-	x__columns(tk, suffix, sizeof(suffix));
+	live_columns(tk, suffix, sizeof(suffix));
 	obs_sockets_wait_hist(delta, h);
 	strftime(now, sizeof(now), "%H:%M:%S", localtime_r(&t, &tm));
 	if (ll_hist_count(h)) {
