@@ -312,18 +312,8 @@ void obs_fail_free(struct obs_fail *f)
 /* Sum keys [0, n) of a per-CPU array over CPUs. */
 static int x__sum(struct obs_fail *f, const struct bpf_map *map, uint32_t n, uint64_t *out)
 {
-	int fd = bpf_map__fd(map);
-	uint32_t k;
-	int i;
-
-	for (k = 0; k < n; k++) {
-		if (bpf_map_lookup_elem(fd, &k, f->percpu))
-			return -errno;
-		out[k] = 0;
-		for (i = 0; i < f->ncpu; i++)
-			out[k] += f->percpu[i];
-	}
-	return 0;
+	return obs_read_percpu_sum(map, n, f->ncpu, f->percpu,
+				   (size_t)OBS_DROP_REASON_SLOTS * f->ncpu, out);
 }
 
 int obs_fail_read(struct obs_fail *f, struct obs_fail_stats *st)

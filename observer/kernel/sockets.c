@@ -356,20 +356,8 @@ void obs_sockets_free(struct obs_sockets *c)
 
 static int x__sum(struct obs_sockets *c, const struct bpf_map *map, uint32_t n, uint64_t *out)
 {
-	uint32_t k;
-	int i, err;
-
-	err = obs_read_percpu(map, n, c->ncpu, 1, c->percpu, (size_t)LL_HIST_BUCKETS * c->ncpu);
-	if (err)
-		return err;
-	for (k = 0; k < n; k++) {
-		const uint64_t *v = c->percpu + (size_t)k * c->ncpu;
-
-		out[k] = 0;
-		for (i = 0; i < c->ncpu; i++)
-			out[k] += v[i];
-	}
-	return 0;
+	return obs_read_percpu_sum(map, n, c->ncpu, c->percpu, (size_t)LL_HIST_BUCKETS * c->ncpu,
+				   out);
 }
 
 /* The per-CPU block of counters and state moves: sums, and maxima for the max counters. */
