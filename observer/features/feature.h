@@ -18,6 +18,7 @@
 #ifndef LOADLENS_OBSERVER_FEATURES_FEATURE_H
 #define LOADLENS_OBSERVER_FEATURES_FEATURE_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
