@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the findings rules see: one snapshot per interval, plain data filled by the features
- * (observer/features/forensics.c: census, failures, fds, processes; observer/features/reqtime.c: request timing;
- * main.c: caps), and the run's history of them. No kernel, no files: the rules
+ * (observer/features/feature.h: connections, failures, sockstat, processes, netstat, requests),
+ * and the run's history of them. No kernel, no files: the rules
  * (observer/rules/rules_*.c) are pure functions of these, and tests/unit/test_rules_*.c feed them
  * synthetic snapshots.
  */
@@ -167,7 +167,7 @@ struct obs_snap {
 	} kid[OBS_SNAP_NOTES];
 	size_t nkids;
 	uint64_t targets_full; /* --children: new children the kernel's "targets" map had no room
-				* for, since start (wiring point: obs-bpf's OBS_FX_TARGETS_FULL) */
+				* for, since start (wiring point: obs-bpf's OBS_FAILURES_CTR_TARGETS_FULL) */
 	unsigned int targets_max; /* its size, OBS_MAX_TARGETS */
 
 	/* request timing (this interval) */
