@@ -33,10 +33,10 @@ const volatile __u32 targ_children = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, OBS_FX_MAX);
+	__uint(max_entries, OBS_FAILURES_CTR_MAX);
 	__type(key, __u32);
 	__type(value, __u64);
-} fx_counters SEC(".maps");
+} failures_ctrs SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -59,7 +59,7 @@ struct {
 
 static __always_inline void fx_add(__u32 idx)
 {
-	__u64 *c = bpf_map_lookup_elem(&fx_counters, &idx);
+	__u64 *c = bpf_map_lookup_elem(&failures_ctrs, &idx);
 
 	if (c)
 		*c += 1;
@@ -83,7 +83,7 @@ static __always_inline int on_sys_exit(__u32 sys, long ret)
 	if (c)
 		*c += 1;
 	if (!errproc_note(sys, f))
-		fx_add(OBS_FX_ERRPROC_FULL);
+		fx_add(OBS_FAILURES_CTR_ERRPROC_FULL);
 	return 0;
 }
 
@@ -123,7 +123,7 @@ SEC("tp_btf/tcp_retransmit_synack")
 int BPF_PROG(handle_tcp_retransmit_synack, const struct sock *sk, const struct request_sock *req)
 {
 	if (sk && sock_wanted(sk))
-		fx_add(OBS_FX_SYNACK_RETRANS);
+		fx_add(OBS_FAILURES_CTR_SYNACK_RETRANS);
 	return 0;
 }
 
@@ -151,7 +151,7 @@ SEC("tp_btf/tcp_send_reset")
 int BPF_PROG(handle_tcp_send_reset, const struct sock *sk, const struct sk_buff *skb)
 {
 	if (sk ? sock_wanted(sk) : (skb && skb_wanted(skb)))
-		fx_add(OBS_FX_RST_SENT);
+		fx_add(OBS_FAILURES_CTR_RST_SENT);
 	return 0;
 }
 
@@ -159,7 +159,7 @@ SEC("tp_btf/tcp_receive_reset")
 int BPF_PROG(handle_tcp_receive_reset, struct sock *sk)
 {
 	if (sk && sock_wanted(sk))
-		fx_add(OBS_FX_RST_RECV);
+		fx_add(OBS_FAILURES_CTR_RST_RECV);
 	return 0;
 }
 
@@ -168,7 +168,7 @@ static __always_inline void emit(__u32 type, const struct task_struct *t, __u32 
 	struct obs_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 
 	if (!e) {
-		fx_add(OBS_FX_RB_LOST);
+		fx_add(OBS_FAILURES_CTR_RB_LOST);
 		return;
 	}
 	e->ts_ns = bpf_ktime_get_ns();
@@ -214,7 +214,7 @@ int BPF_PROG(handle_sched_process_fork, struct task_struct *parent, struct task_
 	if (err) {
 		/* E2BIG: OBS_MAX_TARGETS processes watched already; this one is not */
 		if (err == -E2BIG) {
-			fx_add(OBS_FX_TARGETS_FULL);
+			fx_add(OBS_FAILURES_CTR_TARGETS_FULL);
 			if (!targets_full_pid)
 				targets_full_pid = ctgid;
 		}

@@ -20,6 +20,13 @@ __u64 dyn_index[65536]; /* u64: clang 14 has 64-bit compare-and-swap only */
 __u16 dyn_port[RT_DYN_PORTS];
 __u64 dyn_count; /* u64: clang 14 returns a fetch-and-add result for 64 bits only */
 
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, RT_FOREIGN_SLOTS);
+	__type(key, struct rt_foreign_key);
+	__type(value, struct rt_foreign);
+} foreign SEC(".maps");
+
 /*
  * Slot of a socket: 2 * port index + udp; RT_SLOT_DYN when the slot is the socket's own (--pid
  * without --port: decided at its first read or write, see owned()); -1 for a socket we do not
@@ -72,17 +79,60 @@ static __always_inline int dyn_slot(__u16 port)
  * bind() (fastreuse 0 or 1), where connect()'s own buckets have fastreuse -1. TCP only; a UDP
  * socket on an ephemeral port is judged by the range.
  */
+struct local_ports___int2 { /* before Linux 6.5: int range[2] (since: u32, high << 16 | low) */
+	int range[2];
+} __attribute__((preserve_access_index));
+struct netns_ipv4___int2 {
+	struct local_ports___int2 ip_local_ports;
+} __attribute__((preserve_access_index));
+struct net___int2 {
+	struct netns_ipv4___int2 ipv4;
+} __attribute__((preserve_access_index));
+
 static __always_inline bool ephemeral(const struct sock *sk, bool udp)
 {
-	__u32 range = sk->__sk_common.skc_net.net->ipv4.ip_local_ports.range;
+	const struct net *net = sk->__sk_common.skc_net.net;
+	const struct net___int2 *old = (const void *)net;
 	__u16 port = sk->__sk_common.skc_num;
+	__u32 lo, hi, range;
 
-	if (port < (range & 0xffff) || port > (range >> 16))
+	/* the relocation of the layout this kernel lacks fails, in a branch the verifier drops */
+	if (bpf_core_field_exists(old->ipv4.ip_local_ports.range)) {
+		lo = (__u32)old->ipv4.ip_local_ports.range[0];
+		hi = (__u32)old->ipv4.ip_local_ports.range[1];
+	} else {
+		range = net->ipv4.ip_local_ports.range;
+		lo = range & 0xffff;
+		hi = range >> 16;
+	}
+	if (port < lo || port > hi)
 		return false;
 	if (udp)
 		return true;
 	return BPF_CORE_READ((const struct inet_connection_sock *)sk, icsk_bind_hash,
 			     fastreuse) < 0;
+}
+
+/* A server-side socket first read or written by a process that is not a target: who, on which
+ * port (once per socket; an LRU map, so the busiest readers stay). */
+static __always_inline void foreign_reader(const struct sock *sk, bool udp)
+{
+	struct rt_foreign_key k = {.tgid = bpf_get_current_pid_tgid() >> 32,
+				   .port = sk->__sk_common.skc_num, .udp = udp};
+	struct rt_foreign *v, nv = {};
+
+	v = bpf_map_lookup_elem(&foreign, &k);
+	if (v) {
+		__sync_fetch_and_add(&v->sockets, 1);
+		return;
+	}
+	nv.sockets = 1;
+	bpf_get_current_comm(nv.comm, sizeof(nv.comm));
+	if (!bpf_map_update_elem(&foreign, &k, &nv, BPF_NOEXIST))
+		return;
+	v = bpf_map_lookup_elem(&foreign, &k); /* another CPU added it first */
+	if (v)
+		__sync_fetch_and_add(&v->sockets, 1);
 }
 
 /*
@@ -106,6 +156,8 @@ static __always_inline int owned(const struct sock *sk, int slot, bool udp, __u8
 	if (!proc_wanted()) {
 		*flags |= RT_F_FOREIGN;
 		global_add(RT_G_FOREIGN, 1);
+		if (slot != RT_SLOT_DYN || !ephemeral(sk, udp))
+			foreign_reader(sk, udp);
 		return -1;
 	}
 	if (slot == RT_SLOT_DYN) {

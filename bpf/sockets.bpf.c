@@ -106,7 +106,7 @@ int BPF_PROG(handle_sock_send_length, struct sock *sk, int ret, int flags)
  * sock_send_length fire in sock_recvmsg/sock_sendmsg right after the protocol family's handler
  * returns, which for IPv4 and IPv6 sockets is inet{,6}_recvmsg and inet{,6}_sendmsg: the exits of
  * those see the same return value and flags, in the same (the application's) context.
- * Userspace loads these only where the tracepoints are missing (features/reqtime.c).
+ * Userspace loads these only where the tracepoints are missing (observer/kernel/reqtime_mech.c).
  */
 SEC("fentry/sock_def_readable")
 int BPF_PROG(handle_sock_def_readable, struct sock *sk)

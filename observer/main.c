@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * loadlens-observer: count what happens to connections on a server's TCP ports, from the kernel,
- * without touching the server. The options, and the interval loop over the features
- * (observer/features/feature.h): the BPF objects come up in observer/kernel/skeletons.c, the
- * findings are decided in observer/rules/, the output is written by observer/output/.
+ * without touching the server. The interval loop over the features, in one order
+ * (observer/features/feature.h): the flags are parsed in observer/options.c, the BPF objects come
+ * up in observer/kernel/skeletons.c, the findings are decided in observer/rules/, the output is
+ * written by observer/output/ from the features' snapshots.
  */
 #include <errno.h>
 #include <signal.h>
@@ -17,14 +18,17 @@
 #include "loadlens/cli.h"
 #include "loadlens/outfile.h"
 #include "connections.h"
+#include "failures.h"
 #include "findings.h"
-#include "forensics.h"
 #include "metrics_http.h"
 #include "metrics_src.h"
+#include "netstat.h"
 #include "options.h"
-#include "payload.h"
+#include "processes.h"
+#include "output/interval_record.h"
 #include "output/ndjson.h"
 #include "requests.h"
+#include "sockstat.h"
 #include "check.h"
 #include "skeletons.h"
 #include "startup.h"
@@ -68,79 +72,45 @@ static bool x__wait_signal(const sigset_t *set, uint64_t until)
 	}
 }
 
-static int x__verify_read(void *arg)
-{
-	struct obs_conn *c = arg;
-	struct obs_conn_stats *st = malloc(sizeof(*st));
-	int err;
-
-	if (!st)
-		return -ENOMEM;
-	err = obs_conn_read(c, st);
-	free(st);
-	return err;
-}
-
-static void x__ports_line(const struct obs_args *a, char *buf, size_t len)
-{
-	size_t i, off;
-
-	if (!a->nports) {
-		snprintf(buf, len, "every tcp port");
-		return;
-	}
-	off = (size_t)snprintf(buf, len, "tcp port%s", a->nports > 1 ? "s" : "");
-	for (i = 0; i < a->nports && off < len; i++)
-		off += (size_t)snprintf(buf + off, len - off, "%s%u", i ? ", " : " ", a->ports[i]);
-}
-
 /* What main holds for the run: the objects, the features in order, the findings. */
 struct x__run {
 	const struct obs_args *a;
 	struct obs_targets targets;
-	struct obs_conn_opts copts;
+	struct obs_sockets_opts copts;
 	struct obs_kernel *k;
 	struct obs_census_ctx *lcen;
 	struct obs_connections *cx;
-	struct obs_reqtime *rt;
+	struct obs_failures *fail;
+	struct obs_sockstat *sockstat;
+	struct obs_processes *procs;
+	struct obs_netstat_feature *netstat;
 	struct obs_requests *req;
-	struct bpf_program *arrival_prog;
-	struct obs_systier *atier;
-	struct obs_fx *fx;
 	struct obs_ndjson *nd;
 	FILE *trace_out; /* --trace, until request timing takes it */
 	struct obs_findings_run *fnd;
 	struct obs_mxhttp *http; /* --metrics */
 	struct obs_mx_src *mx;
-	struct obs_feature features[3];
+	struct obs_feature features[6];
 	size_t nfeatures;
+	struct obs_record rec; /* the interval record's snapshot */
+	struct obs_tick last;	    /* the final tick: every feature's last snapshot */
 	double t_prev;
 };
 
-/* Request timing's plan: it shares the socket programs, so it configures them before load. */
-static int x__plan_requests(void *self, struct obs_kernel *k)
+/* The features' plans, in order: they configure the opened objects before load. */
+static int plan_features(void *self, struct obs_kernel *k)
 {
 	struct x__run *r = self;
-	const struct obs_args *a = r->a;
-	struct obs_reqtime_opts ropts = {
-		.ports = a->ports,
-		.nports = a->nports,
-		.trace_path = a->trace_path,
-		.trace_every = (uint32_t)a->trace_every,
-		.runq = a->runq,
-		.owned = r->targets.npids || r->targets.cgroup_id,
-		.mech = a->rt_mech,
-	};
+	size_t i;
+	int err;
 
-	r->rt = a->no_requests ? NULL : obs_reqtime_new(PROG, &ropts, obs_kernel_sockets(k));
-	if (!r->rt && !a->no_requests && (errno != ENOTSUP || a->trace_path))
-		return -errno;
-	if (!r->rt)
-		obs_reqtime_off(obs_kernel_sockets(k));
-	else
-		obs_payload_plan(obs_kernel_sockets(k), a->payload_off, a->payload_period_us);
-	if (r->rt && a->arrivals_sampled)
-		r->arrival_prog = obs_reqtime_arrivals_sampled(r->rt);
+	for (i = 0; i < r->nfeatures; i++) {
+		if (!r->features[i].plan)
+			continue;
+		err = r->features[i].plan(r->features[i].self, k);
+		if (err)
+			return err;
+	}
 	return 0;
 }
 
@@ -162,10 +132,15 @@ static const char *x__before_attach(void *self, struct obs_kernel *k)
 static int x__drop(struct x__run *r)
 {
 	struct obs_user user;
+	uint64_t caps = 0;
+	size_t i;
 	int err;
 
+	for (i = 0; i < r->nfeatures; i++)
+		if (r->features[i].keep_caps)
+			caps |= r->features[i].keep_caps(r->features[i].self);
 	obs_unprivileged_user(&user);
-	err = obs_drop_to_user(x__verify_read, obs_kernel_conn(r->k), obs_fx_keep_caps(r->fx),
+	err = obs_drop_to_user(obs_sockets_verify, obs_kernel_conn(r->k), caps,
 			       geteuid() ? NULL : &user); /* not root: a user of its own already */
 	if (err == 1) {
 		ll_warn(PROG, "note: this kernel checks privilege on every map read; running "
@@ -178,14 +153,59 @@ static int x__drop(struct x__run *r)
 	return 0;
 }
 
-/* Open, plan, load, attach (observer/kernel/skeletons.c), then the features. 0, or the exit
- * status. */
+static void add_feature(struct x__run *r, const struct obs_feature *ops, void *self)
+{
+	r->features[r->nfeatures] = *ops;
+	r->features[r->nfeatures++].self = self;
+}
+
+/* The features, in the one order an interval walks them (features/feature.h). */
+static int features_new(struct x__run *r)
+{
+	const struct obs_args *a = r->a;
+	struct obs_processes_opts po = {obs_kernel_conn(r->k), obs_kernel_fail(r->k), &r->targets,
+					a->targets.children, (unsigned int)a->max_procs};
+	struct obs_requests_opts ro = {
+		.rt = {.ports = a->ports,
+		       .nports = a->nports,
+		       .trace_path = a->trace_path,
+		       .trace_every = (uint32_t)a->trace_every,
+		       .runq = a->runq,
+		       .owned = r->targets.npids || r->targets.cgroup_id,
+		       .mech = a->rt_mech,
+		       .arrivals_sampled = a->arrivals_sampled},
+		.off = a->no_requests,
+		.payload_off = a->payload_off,
+		.payload_period_us = a->payload_period_us,
+		.trace_out = r->trace_out,
+	};
+
+	r->trace_out = NULL;
+	r->cx = obs_connections_new(PROG, r->k, r->lcen, a->ports, a->nports);
+	r->fail = obs_failures_new(obs_kernel_fail(r->k));
+	r->sockstat = obs_sockstat_new(obs_kernel_conn(r->k), r->lcen);
+	r->procs = obs_processes_new(PROG, &po);
+	r->netstat = obs_netstat_new(r->lcen);
+	r->req = obs_requests_new(PROG, &ro);
+	if (!r->cx || !r->fail || !r->sockstat || !r->procs || !r->netstat || !r->req)
+		return -ENOMEM;
+	add_feature(r, &obs_connections_ops, r->cx);
+	add_feature(r, &obs_failures_ops, r->fail);
+	add_feature(r, &obs_sockstat_ops, r->sockstat);
+	add_feature(r, &obs_processes_ops, r->procs);
+	add_feature(r, &obs_netstat_ops, r->netstat);
+	add_feature(r, &obs_requests_ops, r->req);
+	return 0;
+}
+
+/* Open, plan, load, attach (observer/kernel/skeletons.c), start the features, drop privilege.
+ * 0, or the exit status. */
 static int x__bring_up(struct x__run *r)
 {
 	const struct obs_args *a = r->a;
-	const struct obs_kernel_plan plans[] = {{x__plan_requests, r}};
+	const struct obs_kernel_plan plans[] = {{plan_features, r}};
 	struct obs_kernel_start_opts ko = {plans, 1, x__before_attach, r, a->syscalls};
-	struct obs_fx_opts fxo = {};
+	size_t i;
 	int err;
 
 	r->copts.ports = a->ports;
@@ -214,46 +234,26 @@ static int x__bring_up(struct x__run *r)
 	if (!r->lcen)
 		ll_warn(PROG, "note: no socket census (%s); TIME_WAIT counts and port pressure are "
 			      "off, and accepts are counted at accept()", strerror(errno));
-	r->cx = obs_connections_new(PROG, obs_kernel_conn(r->k), r->lcen);
-	if (!r->cx)
+	if (features_new(r))
 		return LL_EXIT_FAIL;
 	err = obs_kernel_start(r->k, &ko);
 	if (err)
 		return err == -ENOTSUP ? LL_EXIT_USAGE : LL_EXIT_FAIL;
-	fxo.conn = &r->copts;
-	fxo.shared = obs_kernel_conn(r->k);
-	fxo.fail = obs_kernel_fail(r->k);
-	fxo.targets = &r->targets;
-	fxo.children = a->targets.children;
-	fxo.ndjson = r->nd;
-	fxo.max_procs = (unsigned int)a->max_procs;
-	fxo.census = r->lcen;
-	r->fx = obs_fx_new(PROG, &fxo);
-	if (!r->fx)
-		return LL_EXIT_FAIL;
-	if (r->arrival_prog) {
-		/* the same on-demand attaching, without pressure: a window one interval in ten */
-		r->atier = obs_systier_new(PROG, OBS_SYSTIER_AUTO, &r->arrival_prog, 1);
-		if (!r->atier)
+	if (!obs_requests_reqtime(r->req))
+		r->nfeatures--; /* request timing off: its plan set the programs at their smallest */
+	for (i = 0; i < r->nfeatures; i++)
+		if (r->features[i].start && r->features[i].start(r->features[i].self))
 			return LL_EXIT_FAIL;
-		obs_systier_on_attach(r->atier, obs_reqtime_arrival_window, r->rt);
-	}
 	err = x__drop(r);
 	if (err)
 		return err;
-	if (r->rt) {
-		err = obs_reqtime_start(r->rt, PROG, r->trace_out);
-		r->trace_out = NULL;
-		if (err || !(r->req = obs_requests_new(r->rt, obs_kernel_sockets(r->k))))
+	for (i = 0; i < r->nfeatures; i++)
+		if (r->features[i].start_unprivileged &&
+		    r->features[i].start_unprivileged(r->features[i].self))
 			return LL_EXIT_FAIL;
-	}
-	r->features[r->nfeatures++] = obs_connections_feature(r->cx);
-	r->features[r->nfeatures++] = obs_fx_feature(r->fx);
-	if (r->req)
-		r->features[r->nfeatures++] = obs_requests_feature(r->req);
 	if (r->http) {
-		struct obs_mx_src_opts mo = {obs_kernel_conn(r->k), r->lcen, r->rt,
-					     obs_kernel_sockets(r->k), obs_kernel_fail(r->k), r->fx,
+		struct obs_mx_src_opts mo = {obs_kernel_conn(r->k), r->lcen,
+					     obs_requests_reqtime(r->req), obs_kernel_fail(r->k),
 					     r->fnd, a->ports, a->nports};
 
 		r->mx = obs_mx_src_new(&mo);
@@ -264,55 +264,56 @@ static int x__bring_up(struct x__run *r)
 	return 0;
 }
 
-/* One interval: every feature reads and fills its part of the snapshot, the live lines, the
- * rules. final: the last read, after the signal. */
+/* One interval: every feature reads, publishes its snapshot and fills its part of the rules'
+ * one, in order; then the interval record, the live lines, the rules. final: the last read,
+ * after the signal. */
 static int x__interval(struct x__run *r, double t, bool final)
 {
 	/* an agent (--interval 0, or --metrics) keeps nothing per tick: its memory stays flat */
 	struct obs_tick tk = {.t = t, .dt = t - r->t_prev, .final = final,
-			      .records = r->a->interval_ns && !r->http};
+			      .records = r->a->interval_ns && !r->http, .rec = &r->rec};
+	struct timespec now;
 	struct obs_feature *f;
+	json_t *rec;
 	size_t i;
 	int err;
 
+	memset(&r->rec, 0, sizeof(r->rec));
+	clock_gettime(CLOCK_REALTIME, &now);
+	r->rec.time = now.tv_sec + now.tv_nsec / 1e9;
+	r->rec.t = t;
+	r->rec.dt = tk.dt;
 	tk.snap = obs_findings_snap(r->fnd);
 	tk.snap->final = final;
 	for (i = 0; i < r->nfeatures; i++) {
 		f = &r->features[i];
-		err = final ? f->finish(f->self, &tk) : f->tick(f->self, &tk);
+		err = final && f->finish ? f->finish(f->self, &tk) : f->tick(f->self, &tk);
 		if (err && i == 0)
 			return err; /* the others need the connection counters */
 		if (err && !obs_ndjson_error(r->nd))
 			ll_warn(PROG, "cannot read the %s maps: %s", f->name, strerror(-err));
 	}
-	for (i = 0; !final && r->a->interval_ns && i < r->nfeatures; i++)
-		if (r->features[i].live)
-			r->features[i].live(r->features[i].self, &tk, stdout);
+	if (r->nd) {
+		rec = obs_record_json(&r->rec);
+		err = rec ? obs_ndjson_write(r->nd, rec) : -ENOMEM;
+		json_decref(rec);
+		if (err && !obs_ndjson_error(r->nd))
+			ll_warn(PROG, "cannot write the interval record: %s", strerror(-err));
+	}
+	if (!final && r->a->interval_ns) {
+		obs_report_live_line(stdout, &tk);
+		for (i = 0; i < r->nfeatures; i++)
+			if (r->features[i].live)
+				r->features[i].live(r->features[i].self, &tk, stdout);
+	}
 	r->t_prev = t;
+	r->last = tk;
+	r->last.snap = NULL;
+	r->last.rec = NULL;
 	obs_findings_tick(r->fnd);
 	if (r->mx)
-		obs_mx_src_tick(r->mx, tk.snap);
+		obs_mx_src_tick(r->mx, &tk);
 	return 0;
-}
-
-/* The summary's figures that span the features: the syscall tier, lost events, duration. */
-static void x__report(struct x__run *r, double elapsed)
-{
-	struct obs_report *rep = obs_connections_report(r->cx);
-	struct obs_systier *tier = obs_kernel_systier(r->k);
-
-	rep->syscalls_mode = obs_systier_mode_name(obs_systier_mode(tier));
-	rep->syscalls_share = obs_systier_share(tier);
-	rep->syscalls_reason = obs_systier_reason(tier);
-	if (r->rt && r->atier)
-		obs_reqtime_arrival_share(r->rt, obs_systier_share(r->atier));
-	rep->ports = r->a->ports;
-	rep->nports = r->a->nports;
-	rep->features = obs_conn_features(obs_kernel_conn(r->k));
-	rep->elapsed_s = elapsed;
-	rep->lost_fx = obs_fx_lost(r->fx);
-	if (r->req)
-		obs_requests_lost(r->req, &rep->lost_rt);
 }
 
 /* The JSON summary: each feature's part, then the findings (also under "forensics"). */
@@ -323,7 +324,8 @@ static int x__json(struct x__run *r, FILE *out)
 	int err = root ? 0 : -ENOMEM;
 
 	for (i = 0; !err && i < r->nfeatures; i++)
-		err = r->features[i].json(r->features[i].self, root);
+		if (r->features[i].json)
+			err = r->features[i].json(r->features[i].self, &r->last, root);
 	if (!err) {
 		fj = obs_findings_json(r->fnd);
 		if (!fj || json_object_set(root, "findings", fj) ||
@@ -338,14 +340,29 @@ static int x__json(struct x__run *r, FILE *out)
 	return err;
 }
 
+/* "accept4 [syscall tier], ...; syscall failures ...; sock_diag census; requests: ..." */
+static void attached_line(struct x__run *r, char *buf, size_t len)
+{
+	const char *what;
+	size_t i, off = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < r->nfeatures && off < len; i++) {
+		what = r->features[i].attached ? r->features[i].attached(r->features[i].self) : NULL;
+		if (what)
+			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "; " : "", what);
+	}
+}
+
 static void x__run_free(struct x__run *r)
 {
 	obs_mxhttp_free(r->http);
 	obs_mx_src_free(r->mx);
 	obs_requests_free(r->req);
-	obs_reqtime_free(r->rt);
-	obs_systier_free(r->atier);
-	obs_fx_free(r->fx);
+	obs_netstat_free(r->netstat);
+	obs_processes_free(r->procs);
+	obs_sockstat_free(r->sockstat);
+	obs_failures_free(r->fail);
 	obs_findings_run_free(r->fnd);
 	obs_ndjson_close(r->nd);
 	if (r->trace_out)
@@ -359,11 +376,11 @@ static void x__run_free(struct x__run *r)
 int main(int argc, char **argv)
 {
 	struct x__run r = {.targets = {.netns_fd = -1}};
-	struct obs_rt_lost *lrt;
+	const struct obs_reqtime_lost *lrt;
 	struct obs_args a;
 	FILE *json_out = NULL;
 	uint64_t start, next = 0, deadline = 0, wake, now, tick_ns;
-	char ports[160];
+	char ports[160], attached[1024];
 	sigset_t sigs;
 	size_t i;
 	int err, ret = LL_EXIT_FAIL;
@@ -428,11 +445,10 @@ int main(int argc, char **argv)
 
 	obs_startup_cleanup();
 
-	x__ports_line(&a, ports, sizeof(ports));
-	ll_warn(PROG, "observing %s in netns net:[%u] of %s (%s; %s%s%s; syscall tier %s); Ctrl-C "
-		"to stop", ports, r.targets.netns, r.targets.netns_from,
-		obs_conn_attached(obs_kernel_conn(r.k)), obs_fx_attached(r.fx),
-		r.rt ? "; requests: " : "", r.rt ? obs_reqtime_attached(r.rt) : "",
+	obs_report_ports_text(a.ports, a.nports, ports, sizeof(ports));
+	attached_line(&r, attached, sizeof(attached));
+	ll_warn(PROG, "observing %s in netns net:[%u] of %s (%s; syscall tier %s); Ctrl-C to stop",
+		ports, r.targets.netns, r.targets.netns_from, attached,
 		obs_systier_mode_name(obs_systier_mode(obs_kernel_systier(r.k))));
 
 	if (r.http)
@@ -440,7 +456,7 @@ int main(int argc, char **argv)
 	/* an agent (--interval 0 --metrics): the features tick once a second, without lines */
 	tick_ns = a.interval_ns ? a.interval_ns : r.http ? NS_PER_S : 0;
 	if (a.interval_ns)
-		obs_report_live_header(stdout, obs_fx_live_header());
+		obs_report_live_header(stdout);
 	if (tick_ns)
 		next = start + tick_ns;
 	if (a.duration_ns)
@@ -457,9 +473,7 @@ int main(int argc, char **argv)
 		if (next && now >= next) {
 			if (x__interval(&r, (double)(now - start) / NS_PER_S, false))
 				goto cleanup;
-			err = obs_systier_tick(obs_kernel_systier(r.k), obs_fx_pressure(r.fx));
-			if (!err && r.atier)
-				err = obs_systier_tick(r.atier, NULL);
+			err = obs_systier_tick(obs_kernel_systier(r.k), obs_systier_pressure(&r.last));
 			if (err)
 				ll_warn(PROG, "note: cannot switch the syscall tracepoints: %s",
 					strerror(-err));
@@ -472,9 +486,10 @@ int main(int argc, char **argv)
 	/* the final read: after the signal, so every accept before it is counted */
 	if (x__interval(&r, (double)(x__now_ns() - start) / NS_PER_S, true))
 		goto cleanup;
-	x__report(&r, (double)(x__now_ns() - start) / NS_PER_S);
 	for (i = 0; i < r.nfeatures; i++)
-		r.features[i].summary(r.features[i].self, stdout);
+		if (r.features[i].summary)
+			r.features[i].summary(r.features[i].self, &r.last, stdout);
+	fflush(stdout);
 	obs_findings_summary(r.fnd, stdout);
 	if (json_out) {
 		err = x__json(&r, json_out);
@@ -489,8 +504,8 @@ int main(int argc, char **argv)
 	}
 	ret = LL_EXIT_OK;
 	/* an output that could not be written fails the run */
-	lrt = &obs_connections_report(r.cx)->lost_rt;
-	if (lrt->trace_write_errors) {
+	lrt = r.last.req ? &r.last.req->lost : NULL;
+	if (lrt && lrt->trace_write_errors) {
 		ll_warn(PROG, "cannot write --trace file '%s': %s; %llu records not written",
 			a.trace_path, strerror(lrt->trace_errno ? lrt->trace_errno : EIO),
 			(unsigned long long)lrt->trace_write_errors);

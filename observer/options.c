@@ -6,7 +6,7 @@
 #include <string.h>
 #include "loadlens/cli.h"
 #include "loadlens/parse.h"
-#include "forensics.h"
+#include "processes.h"
 #include "metrics_http.h"
 #include "options.h"
 
@@ -106,7 +106,7 @@ static void x__usage(FILE *out)
 		     "  sudo " PROG " --pid $(pidof nginx) --children --ndjson nginx.ndjson\n"
 		     "  sudo " PROG " --port 8080 --syscalls on    # every accept timed\n"
 		     "  sudo " PROG " --port 8080 --interval 0 --metrics 9435   # agent for Prometheus\n",
-		OBS_MAX_PORTS, OBS_FX_PROCS_DEFAULT, OBS_FX_PROCS_MAX, OBS_SYSTIER_SAMPLE_EVERY,
+		OBS_MAX_PORTS, OBS_PROCS_DEFAULT, OBS_PROCS_MAX, OBS_SYSTIER_SAMPLE_EVERY,
 		OBS_SYSTIER_SAMPLE_EVERY);
 }
 
@@ -158,9 +158,9 @@ static void x__parse_env(struct obs_args *a)
 	if (v && strcmp(v, "auto") && strcmp(v, "tracepoints") && strcmp(v, "fentry"))
 		ll_usage_error(PROG, "invalid LOADLENS_OBSERVER_TIMING '%s' (expected auto, "
 				     "tracepoints or fentry)", v);
-	a->rt_mech = !v || !strcmp(v, "auto") ? OBS_RT_MECH_OFF
-		     : !strcmp(v, "fentry")   ? OBS_RT_MECH_FENTRY
-					      : OBS_RT_MECH_TRACEPOINT;
+	a->rt_mech = !v || !strcmp(v, "auto") ? OBS_REQTIME_MECH_OFF
+		     : !strcmp(v, "fentry")   ? OBS_REQTIME_MECH_FENTRY
+					      : OBS_REQTIME_MECH_TRACEPOINT;
 	v = getenv("LOADLENS_OBSERVER_KFUNCS");
 	if (v && strcmp(v, "auto") && strcmp(v, "off"))
 		ll_usage_error(PROG, "invalid LOADLENS_OBSERVER_KFUNCS '%s' (expected auto or off)", v);
@@ -238,9 +238,9 @@ void obs_args_parse(int argc, char **argv, struct obs_args *a)
 			a->runq = true;
 			break;
 		case 'M':
-			if (ll_parse_u64(optarg, 1, OBS_FX_PROCS_MAX, &a->max_procs))
+			if (ll_parse_u64(optarg, 1, OBS_PROCS_MAX, &a->max_procs))
 				ll_usage_error(PROG, "invalid --max-procs '%s' (1-%d)", optarg,
-					       OBS_FX_PROCS_MAX);
+					       OBS_PROCS_MAX);
 			break;
 		case 'Q':
 			a->no_requests = true;

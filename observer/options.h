@@ -8,7 +8,7 @@
 #include "loadlens/observer.h"
 #include "systier.h"
 #include "target.h"
-#include "reqtime.h"
+#include "reqtime_stats.h"
 
 #define PROG "loadlens-observer"
 
@@ -34,7 +34,7 @@ struct obs_args {
 	bool payload_off;	    /* LOADLENS_OBSERVER_PAYLOAD=off */
 	int64_t payload_period_us;  /* LOADLENS_OBSERVER_PAYLOAD_PERIOD_US; -1: the default */
 	uint64_t max_targets;	    /* LOADLENS_OBSERVER_MAX_TARGETS; 0: the map's own size */
-	enum obs_rt_mech rt_mech;   /* LOADLENS_OBSERVER_TIMING; OFF: the best the kernel has */
+	enum obs_reqtime_mech rt_mech;   /* LOADLENS_OBSERVER_TIMING; OFF: the best the kernel has */
 	bool no_kfuncs;		    /* LOADLENS_OBSERVER_KFUNCS=off: read as if no kfunc existed */
 	bool verbose;
 	int check; /* --check: 1 text, 2 JSON */

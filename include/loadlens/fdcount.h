@@ -3,7 +3,7 @@
 #ifndef LOADLENS_FDCOUNT_H
 #define LOADLENS_FDCOUNT_H
 
-#define FDC_MAX_PROCS 256 /* processes counted in one pass (OBS_FX_PROCS_MAX) */
+#define FDC_MAX_PROCS 256 /* processes counted in one pass (OBS_PROCS_MAX) */
 #define FDC_MAX_INODES 64 /* sockets whose owners one pass looks for */
 
 #include <linux/types.h>

@@ -33,8 +33,8 @@
 
 /* Indices of the per-CPU "block" of bpf/conn.bpf.h. Each is written by one program type. */
 enum obs_counter {
-	OBS_CTR_ACCEPTED = 0,	  /* accepted: derived in userspace (observer/features/conn.c), never written
-				   * by BPF: handshakes + queued at start - queued now - discarded,
+	OBS_CTR_ACCEPTED = 0,	  /* accepted: derived in userspace (observer/kernel/sockets.c),
+				   * never written by BPF: handshakes + queued at start - queued now - discarded,
 				   * or ACCEPT_CALLS where accepts must be judged by process */
 	OBS_CTR_HANDSHAKES,	  /* SYN_RECV -> ESTABLISHED on a target port */
 	OBS_CTR_ACCEPT_ERRORS,	  /* accept() failed on a target port, EAGAIN excluded */
@@ -102,16 +102,16 @@ enum obs_fail_class {
 	OBS_FAIL_MAX,
 };
 
-/* Indices of the per-CPU "fx_counters" array of failures.bpf.c; one program type each. */
-enum obs_fx_counter {
-	OBS_FX_SYNACK_RETRANS = 0, /* tcp_retransmit_synack on a target listener */
-	OBS_FX_RST_SENT,	   /* tcp_send_reset on a target port */
-	OBS_FX_RST_RECV,	   /* tcp_receive_reset on a target socket */
-	OBS_FX_RB_LOST,		   /* ring buffer full: a rare event was lost */
-	OBS_FX_ERRPROC_FULL,	   /* per-process failure map could not take a new process */
-	OBS_FX_TARGETS_FULL,	   /* --children: a new child not watched, the "targets" map
+/* Indices of the per-CPU "failures_ctrs" array of failures.bpf.c; one program type each. */
+enum obs_failures_ctr {
+	OBS_FAILURES_CTR_SYNACK_RETRANS = 0, /* tcp_retransmit_synack on a target listener */
+	OBS_FAILURES_CTR_RST_SENT,	   /* tcp_send_reset on a target port */
+	OBS_FAILURES_CTR_RST_RECV,	   /* tcp_receive_reset on a target socket */
+	OBS_FAILURES_CTR_RB_LOST,		   /* ring buffer full: a rare event was lost */
+	OBS_FAILURES_CTR_ERRPROC_FULL,	   /* per-process failure map could not take a new process */
+	OBS_FAILURES_CTR_TARGETS_FULL,	   /* --children: a new child not watched, the "targets" map
 				    * (OBS_MAX_TARGETS) was full */
-	OBS_FX_MAX,
+	OBS_FAILURES_CTR_MAX,
 };
 
 /* A slot of the "queued" table: which socket completed its handshake, and when. */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the request-timing programs (bpf/req.bpf.h in bpf/sockets.bpf.c) and their userspace
- * (observer/features/reqtime.c) share: components, limits, the per-slot counter block, the per-socket
- * state and the --trace record. docs/observer.md ("Request timing") explains each figure.
+ * (observer/features/reqtime_stats.c) share: components, limits, the per-slot counter block,
+ * the per-socket state and the --trace record. docs/observer.md ("Request timing") explains
+ * each figure.
  *
  * A slot is one (target port, protocol) pair: slot = 2 * port_index + (udp ? 1 : 0). Each slot
  * has a record (struct rt_rec: its counters and RT_NCOMP histograms of LL_HIST_BUCKETS counters)
@@ -36,7 +37,8 @@
 /* --trace ring buffer size in bytes (a power of two, a multiple of the page size). */
 #define RT_TRACE_RING (4u << 20)
 
-/* Histograms per slot. service_last is derived in userspace (see observer/features/reqtime.c). */
+/* Histograms per slot. service_last is derived in userspace
+ * (observer/features/reqtime_stats.c). */
 enum rt_comp {
 	RT_QUEUE = 0,	/* socket-queue wait: bytes queued (or accepted, if later) -> first read */
 	RT_SERVICE,	/* first read -> first write of the response */
@@ -70,7 +72,7 @@ struct rt_ctrs {
 	__u64 sum_ns[RT_NCOMP];
 	__u64 max_ns[RT_NCOMP];
 	__u64 accept_n; /* values added to the RT_ACCEPT histogram. Userspace reads a histogram
-			 * back only when its count moved (observer/features/reqtime.c): RT_SERVICE holds
+			 * back only when its count moved (observer/features/reqtime_stats.c): RT_SERVICE holds
 			 * `requests` values, RT_QUEUE and RT_RESIDENCE requests - no_arrival,
 			 * RT_MULTI_* multi_write, RT_ACCEPT accept_n, RT_TLS_* tls_handshakes */
 	/* TLS (bpf/req_tls.bpf.h): connections whose first bytes are a ClientHello record */
@@ -110,6 +112,26 @@ enum rt_global {
 			      * made: not timed (once per socket) */
 	RT_G_MAX,
 };
+
+/*
+ * --pid/--cgroup: who read the server-side sockets that are not the targets' (the "foreign"
+ * map: an LRU hash, first reads only, so one update per socket): a process the targets hand
+ * their connections to (fd passing, a cluster's workers, a pre-fork master's children when
+ * --children is off). Client ends (ephemeral ports) are left out.
+ */
+#define RT_FOREIGN_SLOTS 64
+struct rt_foreign_key {
+	__u32 tgid;
+	__u16 port; /* local port, host order */
+	__u8 udp;
+	__u8 pad;
+};
+struct rt_foreign {
+	__u64 sockets; /* sockets first read or written by tgid on port */
+	char comm[16];
+};
+_Static_assert(sizeof(struct rt_foreign_key) == 8, "rt_foreign_key layout");
+_Static_assert(sizeof(struct rt_foreign) == 24, "rt_foreign layout");
 
 /* Per-socket request state machine (docs/observer.md, "Request boundaries"). */
 enum rt_state {

@@ -18,6 +18,12 @@
 #include "loadlens/parse.h"
 #include "census.h"
 
+const char *const obs_tcp_state_names[OBS_TCP_STATES] = {
+	[1] = "ESTABLISHED", [2] = "SYN_SENT",	 [3] = "SYN_RECV",   [4] = "FIN_WAIT1",
+	[5] = "FIN_WAIT2",   [6] = "TIME_WAIT",	 [7] = "CLOSE",	     [8] = "CLOSE_WAIT",
+	[9] = "LAST_ACK",    [10] = "LISTEN",	 [11] = "CLOSING",   [12] = "NEW_SYN_RECV",
+};
+
 /* A CLOSE_WAIT or FIN_WAIT2 socket being aged, by its cookie (a timewait socket keeps the
  * cookie of the socket it replaced). */
 struct x__cw {

@@ -5,27 +5,38 @@
 #include <string.h>
 #include "loadlens/cli.h"
 #include "connections.h"
+#include "failures.h"
+#include "processes.h"
+#include "requests.h"
+#include "skeletons.h"
+#include "output/interval_record.h"
 
 struct obs_connections {
 	const char *prog;
-	struct obs_conn *conn;
+	struct obs_kernel *k;
+	struct obs_sockets *conn;
 	struct obs_census_ctx *lcen;
 	struct obs_census lp; /* the last listen pass */
 	struct obs_listen_queue lq;
-	struct obs_conn_stats cur, prev, delta;
+	struct obs_connections_snap snap; /* total and delta */
+	struct obs_sockets_stats prev;
 	struct obs_report rep;
 };
 
-struct obs_connections *obs_connections_new(const char *prog, struct obs_conn *conn,
-					    struct obs_census_ctx *lcen)
+struct obs_connections *obs_connections_new(const char *prog, struct obs_kernel *k,
+					    struct obs_census_ctx *lcen, const uint16_t *ports,
+					    size_t nports)
 {
 	struct obs_connections *c = calloc(1, sizeof(*c));
 
 	if (!c)
 		return NULL;
 	c->prog = prog;
-	c->conn = conn;
+	c->k = k;
+	c->conn = obs_kernel_conn(k);
 	c->lcen = lcen;
+	c->rep.ports = ports;
+	c->rep.nports = nports;
 	return c;
 }
 
@@ -51,70 +62,87 @@ static void x__listen_queue(struct obs_connections *c)
 const char *obs_connections_base(struct obs_connections *c)
 {
 	x__listen_queue(c);
-	obs_conn_base(c->conn, &c->lq);
+	obs_sockets_base(c->conn, &c->lq);
 	return c->lq.ok ? NULL : "no sock_diag";
-}
-
-struct obs_report *obs_connections_report(struct obs_connections *c)
-{
-	return &c->rep;
 }
 
 /* read -> accepted -> delta against the previous read, which the current one then becomes */
 static int x__tick(void *self, struct obs_tick *tk)
 {
 	struct obs_connections *c = self;
+	const struct obs_sockets_stats *cd = &c->snap.delta;
+	struct obs_snap *s = tk->snap;
 	int err;
 
 	x__listen_queue(c);
-	err = obs_conn_read(c->conn, &c->cur);
+	err = obs_sockets_read(c->conn, &c->snap.total);
 	if (err) {
 		ll_warn(c->prog, "cannot read BPF maps: %s", strerror(-err));
 		return err;
 	}
-	obs_conn_accepted(c->conn, &c->cur, &c->lq);
-	obs_conn_stats_sub(&c->delta, &c->cur, &c->prev);
-	c->prev = c->cur;
-	tk->conn_total = &c->cur;
-	tk->conn_delta = &c->delta;
+	obs_sockets_accepted(c->conn, &c->snap.total, &c->lq);
+	obs_sockets_stats_sub(&c->snap.delta, &c->snap.total, &c->prev);
+	c->prev = c->snap.total;
+	tk->conn = &c->snap;
+	if (tk->rec) {
+		tk->rec->accepted = cd->ctr[OBS_CTR_ACCEPTED];
+		tk->rec->accept_rate = tk->dt > 0 ? cd->ctr[OBS_CTR_ACCEPTED] / tk->dt : 0;
+	}
+	if (!s)
+		return 0;
+	s->t = tk->t;
+	s->dt = tk->dt;
+	s->accepted = cd->ctr[OBS_CTR_ACCEPTED];
+	s->listen_target_full += cd->ctr[OBS_CTR_QLEN_FULL];
+	s->listen_qlen_max = (uint32_t)c->snap.total.ctr[OBS_CTR_QLEN_MAX];
+	s->listen_backlog = (uint32_t)c->snap.total.ctr[OBS_CTR_BACKLOG_MAX];
 	/* the rules' sign that listen overflows are a target's: its queue full at this pass */
-	if (tk->snap && c->lq.ok && c->lq.backlog && c->lq.qlen_max >= c->lq.backlog) {
-		tk->snap->listen_target_full++;
-		tk->snap->listen_port = c->lp.listen_port;
+	if (c->lq.ok && c->lq.backlog && c->lq.qlen_max >= c->lq.backlog) {
+		s->listen_target_full++;
+		s->listen_port = c->lp.listen_port;
 	}
 	return 0;
 }
 
-static void x__live(void *self, const struct obs_tick *tk, FILE *out)
+/* The summary's figures that span the features, from the final tick's snapshots and the
+ * syscall tier (observer/kernel/systier.c, through its owner). */
+static void report_fill(struct obs_connections *c, const struct obs_tick *tk)
+{
+	struct obs_systier *tier = obs_kernel_systier(c->k);
+	struct obs_report *rep = &c->rep;
+
+	rep->syscalls_mode = obs_systier_mode_name(obs_systier_mode(tier));
+	rep->syscalls_share = obs_systier_share(tier);
+	rep->syscalls_reason = obs_systier_reason(tier);
+	rep->features = obs_sockets_features(c->conn);
+	rep->elapsed_s = tk->t;
+	rep->lost_forensics = (tk->fail ? tk->fail->lost : 0) + (tk->procs ? tk->procs->ev_lost : 0);
+	if (tk->req)
+		rep->lost_requests = tk->req->lost;
+}
+
+static int x__summary(void *self, const struct obs_tick *tk, FILE *out)
 {
 	struct obs_connections *c = self;
 
-	obs_report_live_line(out, &c->delta, &c->cur, tk->dt, tk->live);
+	report_fill(c, tk);
+	return obs_report_summary(out, &c->rep, &c->snap.total);
 }
 
-static int x__summary(void *self, FILE *out)
+static int x__json(void *self, const struct obs_tick *tk, json_t *root)
 {
 	struct obs_connections *c = self;
 
-	return obs_report_summary(out, &c->rep, &c->cur);
+	report_fill(c, tk);
+	return obs_report_json_add(root, &c->rep, &c->snap.total);
 }
 
-static int x__json(void *self, json_t *root)
+static const char *attached(const void *self)
 {
-	struct obs_connections *c = self;
-
-	return obs_report_json_add(root, &c->rep, &c->cur);
+	return obs_sockets_attached(((const struct obs_connections *)self)->conn);
 }
 
-struct obs_feature obs_connections_feature(struct obs_connections *c)
-{
-	return (struct obs_feature){
-		.name = "connections",
-		.self = c,
-		.tick = x__tick,
-		.live = x__live,
-		.finish = x__tick,
-		.summary = x__summary,
-		.json = x__json,
-	};
-}
+const struct obs_feature obs_connections_ops = {
+	.name = "connections", .attached = attached, .tick = x__tick, .finish = x__tick,
+	.summary = x__summary, .json = x__json,
+};

@@ -1,30 +1,37 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The connection feature: accepted connections, handshakes, accept errors and accept-queue wait
- * (observer/features/conn.c reads bpf/sockets.bpf.c's counters). It owns the run's connection
+ * (observer/kernel/sockets.c reads bpf/sockets.bpf.c's counters). It owns the run's connection
  * snapshots: the listen pass and the counters -> accepted -> the interval's delta.
  */
 #ifndef LOADLENS_OBSERVER_FEATURES_CONNECTIONS_H
 #define LOADLENS_OBSERVER_FEATURES_CONNECTIONS_H
 
 #include "census.h"
-#include "conn.h"
+#include "sockets.h"
 #include "feature.h"
 #include "report.h"
 
-struct obs_connections;
+/* The feature's snapshot of the interval. */
+struct obs_connections_snap {
+	struct obs_sockets_stats total; /* since load */
+	struct obs_sockets_stats delta; /* this interval's */
+};
 
-/* conn: the loaded object's connection side; lcen: the sock_diag context for the listen
- * passes (NULL: accepts are counted at accept()). */
-struct obs_connections *obs_connections_new(const char *prog, struct obs_conn *conn,
-					    struct obs_census_ctx *lcen);
+struct obs_connections;
+struct obs_kernel;
+
+/* k: the objects (the connection side, the syscall tier for the summary); lcen: the sock_diag
+ * context for the listen passes (NULL: accepts are counted at accept()); ports: the watched
+ * ports (nports 0: every port). */
+struct obs_connections *obs_connections_new(const char *prog, struct obs_kernel *k,
+					    struct obs_census_ctx *lcen, const uint16_t *ports,
+					    size_t nports);
 void obs_connections_free(struct obs_connections *c);
 /* Before attach: the listen queues' children are the base of accepted. Returns why the syscall
  * tier must stay on (no listen pass), or NULL. */
 const char *obs_connections_base(struct obs_connections *c);
-/* What the summary says beyond the counters (the syscall tier, the run's lost events). */
-struct obs_report *obs_connections_report(struct obs_connections *c);
 /* The feature's contract (feature.h). */
-struct obs_feature obs_connections_feature(struct obs_connections *c);
+extern const struct obs_feature obs_connections_ops; /* self: its struct obs_connections */
 
 #endif /* LOADLENS_OBSERVER_FEATURES_CONNECTIONS_H */

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* Syscall failures, drops, resets and target exits: attach plan, load, attach, read. */
+/*
+ * bpf/failures.bpf.c's one owner: attach plan, load, attach, and every read of its maps (the
+ * failures feature each interval; the processes feature and --metrics ask through obs_fail_*).
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +13,11 @@
 #include "loadlens/cli.h"
 #include "bpfread.h"
 #include "failures.h"
+#include "connections.h"
+#include "feature.h"
 #include "startup.h"
+#include "processes.h"
+#include "output/interval_record.h"
 #include "failures.skel.h"
 
 #define DROP_PREFIX "SKB_DROP_REASON_"
@@ -39,10 +46,8 @@ static const char *const x__sys_names[OBS_SYS_MAX] = {
 };
 
 static const char *const x__fail_names[OBS_FAIL_MAX] = {
-	[OBS_FAIL_EMFILE] = "EMFILE",
-	[OBS_FAIL_ENFILE] = "ENFILE",
-	[OBS_FAIL_EADDRNOTAVAIL] = "EADDRNOTAVAIL",
-	[OBS_FAIL_EADDRINUSE] = "EADDRINUSE",
+	[OBS_FAIL_EMFILE] = "EMFILE", [OBS_FAIL_ENFILE] = "ENFILE",
+	[OBS_FAIL_EADDRNOTAVAIL] = "EADDRNOTAVAIL", [OBS_FAIL_EADDRINUSE] = "EADDRINUSE",
 };
 
 const char *obs_sys_name(unsigned int sys)
@@ -90,22 +95,28 @@ static void x__load_reason_names(struct obs_fail *f)
 	btf__free(btf);
 }
 
+/* The sys_exit_<call> program of this object (accept()/accept4() are sockets.bpf.c's: NULL). */
+static struct bpf_program *find_sys_prog(const struct obs_fail *f, unsigned int sys)
+{
+	char name[64];
+
+	if (sys == OBS_SYS_ACCEPT4 || sys == OBS_SYS_ACCEPT)
+		return NULL;
+	snprintf(name, sizeof(name), "handle_sys_exit_%s", x__sys_names[sys]);
+	return bpf_object__find_program_by_name(f->skel->obj, name);
+}
+
 size_t obs_fail_tier_progs(struct obs_fail *f, struct bpf_program **out, size_t max)
 {
-	struct failures_bpf *s = f->skel;
-	struct bpf_program *all[] = {
-		s->progs.handle_sys_exit_socket,	s->progs.handle_sys_exit_connect,
-		s->progs.handle_sys_exit_bind,		s->progs.handle_sys_exit_openat,
-		s->progs.handle_sys_exit_open,		s->progs.handle_sys_exit_pipe2,
-		s->progs.handle_sys_exit_dup,		s->progs.handle_sys_exit_dup2,
-		s->progs.handle_sys_exit_dup3,		s->progs.handle_sys_exit_socketpair,
-		s->progs.handle_sys_exit_epoll_create1, s->progs.handle_sys_exit_eventfd2,
-	};
-	size_t i, n = 0;
+	struct bpf_program *p;
+	size_t n = 0;
+	unsigned int i;
 
-	for (i = 0; i < sizeof(all) / sizeof(all[0]) && n < max; i++)
-		if (bpf_program__fd(all[i]) >= 0)
-			out[n++] = all[i];
+	for (i = 0; i < OBS_SYS_MAX && n < max; i++) {
+		p = find_sys_prog(f, i);
+		if (p && bpf_program__fd(p) >= 0)
+			out[n++] = p;
+	}
 	return n;
 }
 
@@ -132,32 +143,20 @@ static void x__off(struct bpf_program *p)
 static void x__plan(struct obs_fail *f, const char *prog, const struct obs_fail_opts *opts)
 {
 	struct failures_bpf *s = f->skel;
-	struct bpf_program *sys_progs[OBS_SYS_MAX] = {
-		[OBS_SYS_SOCKET] = s->progs.handle_sys_exit_socket,
-		[OBS_SYS_CONNECT] = s->progs.handle_sys_exit_connect,
-		[OBS_SYS_BIND] = s->progs.handle_sys_exit_bind,
-		[OBS_SYS_OPENAT] = s->progs.handle_sys_exit_openat,
-		[OBS_SYS_OPEN] = s->progs.handle_sys_exit_open,
-		[OBS_SYS_PIPE2] = s->progs.handle_sys_exit_pipe2,
-		[OBS_SYS_DUP] = s->progs.handle_sys_exit_dup,
-		[OBS_SYS_DUP2] = s->progs.handle_sys_exit_dup2,
-		[OBS_SYS_DUP3] = s->progs.handle_sys_exit_dup3,
-		[OBS_SYS_SOCKETPAIR] = s->progs.handle_sys_exit_socketpair,
-		[OBS_SYS_EPOLL_CREATE1] = s->progs.handle_sys_exit_epoll_create1,
-		[OBS_SYS_EVENTFD2] = s->progs.handle_sys_exit_eventfd2,
-	};
+	struct bpf_program *sys_prog;
 	char tp[64];
 	unsigned int i;
 
 	for (i = 0; i < OBS_SYS_MAX; i++) {
-		if (!sys_progs[i])
+		sys_prog = find_sys_prog(f, i);
+		if (!sys_prog)
 			continue;
 		snprintf(tp, sizeof(tp), "sys_exit_%s", x__sys_names[i]);
 		f->features.sys[i] = obs_tracepoint_exists("syscalls", tp);
 		/* the syscall tier: observer/kernel/systier.c attaches these when they are wanted */
-		bpf_program__set_autoattach(sys_progs[i], false);
+		bpf_program__set_autoattach(sys_prog, false);
 		if (!f->features.sys[i]) {
-			x__off(sys_progs[i]);
+			x__off(sys_prog);
 			/* x86-64 has open(), other architectures only openat() */
 			if (i != OBS_SYS_OPEN)
 				ll_warn(prog, "note: no syscalls:%s tracepoint; %s() failures are "
@@ -197,7 +196,7 @@ static void x__plan(struct obs_fail *f, const char *prog, const struct obs_fail_
 
 static void x__set_targets(struct failures_bpf *s, const struct obs_fail_opts *opts)
 {
-	const struct obs_conn_opts *c = opts->conn;
+	const struct obs_sockets_opts *c = opts->conn;
 	size_t i;
 
 	for (i = 0; i < c->nports; i++)
@@ -259,35 +258,30 @@ cleanup:
 	return NULL;
 }
 
-int obs_fail_load(struct obs_fail *f, const char *prog, struct obs_conn *shared)
+int obs_fail_load(struct obs_fail *f, const char *prog, struct obs_sockets *shared)
 {
 	int err;
 
-	err = bpf_map__reuse_fd(f->skel->maps.targets, bpf_map__fd(obs_conn_map(shared, "targets")));
+	err = bpf_map__reuse_fd(f->skel->maps.targets, bpf_map__fd(obs_sockets_map(shared, "targets")));
 	if (!err)
 		err = bpf_map__reuse_fd(f->skel->maps.errprocs,
-					bpf_map__fd(obs_conn_map(shared, "errprocs")));
+					bpf_map__fd(obs_sockets_map(shared, "errprocs")));
 	if (err) {
 		ll_warn(prog, "cannot share the target maps: %s", strerror(-err));
 		return err;
 	}
-	err = failures_bpf__load(f->skel);
-	if (err)
-		ll_warn(prog, "cannot load the failures BPF programs: %s; rerun with -v for "
-			      "libbpf's log", strerror(-err));
-	return err;
+	return obs_libbpf_refused(prog, "load the failures BPF programs",
+				  failures_bpf__load(f->skel));
 }
 
 int obs_fail_attach(struct obs_fail *f, const char *prog)
 {
 	int err;
 
-	err = failures_bpf__attach(f->skel);
-	if (err) {
-		ll_warn(prog, "cannot attach the failures BPF programs: %s; rerun with -v",
-			strerror(-err));
+	err = obs_libbpf_refused(prog, "attach the failures BPF programs",
+				 failures_bpf__attach(f->skel));
+	if (err)
 		return err;
-	}
 	f->rb = ring_buffer__new(bpf_map__fd(f->skel->maps.events), x__on_event, f, NULL);
 	if (!f->rb) {
 		err = -errno;
@@ -318,18 +312,8 @@ void obs_fail_free(struct obs_fail *f)
 /* Sum keys [0, n) of a per-CPU array over CPUs. */
 static int x__sum(struct obs_fail *f, const struct bpf_map *map, uint32_t n, uint64_t *out)
 {
-	int fd = bpf_map__fd(map);
-	uint32_t k;
-	int i;
-
-	for (k = 0; k < n; k++) {
-		if (bpf_map_lookup_elem(fd, &k, f->percpu))
-			return -errno;
-		out[k] = 0;
-		for (i = 0; i < f->ncpu; i++)
-			out[k] += f->percpu[i];
-	}
-	return 0;
+	return obs_read_percpu_sum(map, n, f->ncpu, f->percpu,
+				   (size_t)OBS_DROP_REASON_SLOTS * f->ncpu, out);
 }
 
 int obs_fail_read(struct obs_fail *f, struct obs_fail_stats *st)
@@ -340,7 +324,7 @@ int obs_fail_read(struct obs_fail *f, struct obs_fail_stats *st)
 	if (!err)
 		err = x__sum(f, f->skel->maps.drop_reasons, OBS_DROP_REASON_SLOTS, st->drops);
 	if (!err)
-		err = x__sum(f, f->skel->maps.fx_counters, OBS_FX_MAX, st->fx);
+		err = x__sum(f, f->skel->maps.failures_ctrs, OBS_FAILURES_CTR_MAX, st->ctrs);
 	st->missed = obs_obj_missed(f->skel->obj);
 	return err;
 }
@@ -355,8 +339,8 @@ void obs_fail_stats_sub(struct obs_fail_stats *st, const struct obs_fail_stats *
 			st->sys[i][j] = a->sys[i][j] - b->sys[i][j];
 	for (i = 0; i < OBS_DROP_REASON_SLOTS; i++)
 		st->drops[i] = a->drops[i] - b->drops[i];
-	for (i = 0; i < OBS_FX_MAX; i++)
-		st->fx[i] = a->fx[i] - b->fx[i];
+	for (i = 0; i < OBS_FAILURES_CTR_MAX; i++)
+		st->ctrs[i] = a->ctrs[i] - b->ctrs[i];
 	st->missed = a->missed - b->missed;
 }
 
@@ -389,3 +373,174 @@ int obs_fail_poll(struct obs_fail *f, void (*cb)(void *arg, const struct obs_eve
 	err = ring_buffer__consume(f->rb);
 	return err < 0 ? err : f->delivered;
 }
+
+/* The failures feature: read -> delta -> this interval's failures by call, and its totals. */
+struct obs_failures {
+	struct obs_fail *fail;
+	struct obs_failures_snap snap;
+	char attached[160];
+};
+
+struct obs_failures *obs_failures_new(struct obs_fail *fail)
+{
+	struct obs_failures *fs = calloc(1, sizeof(*fs));
+	const struct obs_fail_features *ff = &fail->features;
+
+	if (!fs)
+		return NULL;
+	fs->fail = fail;
+	snprintf(fs->attached, sizeof(fs->attached), "syscall failures [syscall tier]%s%s%s%s",
+		 ff->drops ? ", kfree_skb" : "", ff->synack ? ", tcp_retransmit_synack" : "",
+		 ff->resets ? ", tcp resets" : "", ff->lifecycle ? ", process exits" : "");
+	return fs;
+}
+
+void obs_failures_free(struct obs_failures *fs)
+{
+	free(fs);
+}
+
+/* The call that failed most with class f in sys. */
+static const char *top_sys(const uint64_t sys[OBS_SYS_MAX][OBS_FAIL_MAX], unsigned int f)
+{
+	unsigned int k, best = 0;
+
+	for (k = 0; k < OBS_SYS_MAX; k++)
+		if (sys[k][f] > sys[best][f])
+			best = k;
+	if (!sys[best][f])
+		return NULL;
+	return best == OBS_SYS_ACCEPT4 ? "accept4" : obs_sys_name(best);
+}
+
+static void fill_record(const struct obs_failures_snap *s, double dt, struct obs_record *iv)
+{
+	unsigned int k, f;
+
+	for (f = 0; f < OBS_FAIL_MAX; f++)
+		for (k = 0; k < OBS_SYS_MAX; k++)
+			if (s->sys[k][f])
+				iv->fails[iv->nfails++] = (struct obs_record_fail){
+					.fail = obs_fail_name(f), .sys = obs_sys_name(k),
+					.n = s->sys[k][f]};
+	iv->failure_rate = dt > 0 ? s->fails / dt : 0;
+	iv->synack_retransmits = s->delta.ctrs[OBS_FAILURES_CTR_SYNACK_RETRANS];
+	iv->resets_sent = s->delta.ctrs[OBS_FAILURES_CTR_RST_SENT];
+	iv->resets_received = s->delta.ctrs[OBS_FAILURES_CTR_RST_RECV];
+	iv->lost_events = s->delta.ctrs[OBS_FAILURES_CTR_RB_LOST] +
+			  s->delta.ctrs[OBS_FAILURES_CTR_ERRPROC_FULL] + s->delta.missed;
+}
+
+static void fill_snap(const struct obs_failures_snap *fs, struct obs_snap *s)
+{
+	unsigned int f, k;
+
+	for (f = 0; f < OBS_FAIL_MAX && f < OBS_SNAP_FAILS; f++) {
+		for (k = 0; k < OBS_SYS_MAX; k++) {
+			s->fails[f] += fs->sys[k][f];
+			s->fails_total[f] += fs->total[k][f];
+		}
+		s->fails_sys[f] = top_sys(fs->sys, f);
+	}
+	s->listen_target_full += fs->delta.ctrs[OBS_FAILURES_CTR_SYNACK_RETRANS];
+	s->targets_full = fs->cur.ctrs[OBS_FAILURES_CTR_TARGETS_FULL];
+}
+
+static int tick(void *self, struct obs_tick *tk)
+{
+	struct obs_failures *fs = self;
+	struct obs_failures_snap *s = &fs->snap;
+	const struct obs_sockets_stats *cd = &tk->conn->delta;
+	struct obs_fail_stats prev = s->cur;
+	uint64_t ff[OBS_FAIL_MAX] = {};
+	unsigned int k, f;
+	int lo, err;
+
+	err = obs_fail_read(fs->fail, &s->cur);
+	if (err)
+		return err;
+	obs_fail_stats_sub(&s->delta, &s->cur, &prev);
+	memcpy(s->sys, s->delta.sys, sizeof(s->sys));
+	s->sys[OBS_SYS_ACCEPT4][OBS_FAIL_EMFILE] = cd->errnos[24];
+	s->sys[OBS_SYS_ACCEPT4][OBS_FAIL_ENFILE] = cd->errnos[23];
+	s->sys[OBS_SYS_CONNECT][OBS_FAIL_EADDRNOTAVAIL] += cd->ctr[OBS_CTR_CONNECT_NOPORT];
+	s->fails = 0;
+	for (k = 0; k < OBS_SYS_MAX; k++)
+		for (f = 0; f < OBS_FAIL_MAX; f++) {
+			s->total[k][f] += s->sys[k][f];
+			ff[f] += s->sys[k][f];
+			s->fails += s->sys[k][f];
+		}
+	for (f = 0; f < OBS_FAIL_MAX; f++)
+		if (tk->dt > 0 && ff[f] / tk->dt > s->rate_max[f])
+			s->rate_max[f] = ff[f] / tk->dt;
+	/* the drop reason counts what ListenOverflows may miss (another namespace's view) */
+	lo = obs_drop_reason(fs->fail, "TCP_LISTEN_OVERFLOW");
+	s->have_listen_overflow_drops = lo >= 0;
+	if (lo >= 0) {
+		s->listen_overflow_drops = s->delta.drops[lo];
+		s->listen_overflow_drops_total = s->cur.drops[lo];
+	}
+	s->lost = s->cur.ctrs[OBS_FAILURES_CTR_RB_LOST] + s->cur.ctrs[OBS_FAILURES_CTR_ERRPROC_FULL] +
+		  s->cur.missed;
+	s->targets_full_pid = obs_fail_targets_full_pid(fs->fail);
+	if (tk->rec)
+		fill_record(s, tk->dt, tk->rec);
+	if (tk->snap)
+		fill_snap(s, tk->snap);
+	tk->fail = s;
+	return 0;
+}
+
+static const char *attached(const void *self)
+{
+	return ((const struct obs_failures *)self)->attached;
+}
+
+/* "failures", "tcp", "targets_full", "lost" and "lost_events" of the "forensics" object. */
+static int json_add(void *self, const struct obs_tick *tk, json_t *root)
+{
+	const struct obs_failures_snap *s = &((struct obs_failures *)self)->snap;
+	uint64_t ev_lost = tk->procs ? tk->procs->ev_lost : 0;
+	json_t *o = obs_feature_forensics_json(root), *fails = json_object(), *by;
+	unsigned int i, k;
+	uint64_t tot;
+
+	if (!o || !fails) {
+		json_decref(fails);
+		return -ENOMEM;
+	}
+	for (i = 0; i < OBS_FAIL_MAX; i++) {
+		by = json_object();
+		for (k = 0, tot = 0; k < OBS_SYS_MAX; k++) {
+			if (!s->total[k][i])
+				continue;
+			tot += s->total[k][i];
+			json_object_set_new(by, k == OBS_SYS_ACCEPT4 ? "accept" : obs_sys_name(k),
+					    json_integer((json_int_t)s->total[k][i]));
+		}
+		json_object_set_new(by, "total", json_integer((json_int_t)tot));
+		json_object_set_new(by, "max_per_s", json_real(s->rate_max[i]));
+		json_object_set_new(fails, obs_fail_name(i), by);
+	}
+	json_object_set_new(o, "failures", fails);
+	json_object_set_new(o, "tcp", json_pack("{s:I, s:I, s:I}",
+		"synack_retransmits", (json_int_t)s->cur.ctrs[OBS_FAILURES_CTR_SYNACK_RETRANS],
+		"resets_sent", (json_int_t)s->cur.ctrs[OBS_FAILURES_CTR_RST_SENT],
+		"resets_received", (json_int_t)s->cur.ctrs[OBS_FAILURES_CTR_RST_RECV]));
+	json_object_set_new(o, "targets_full", json_pack("{s:I, s:I}",
+		"count", (json_int_t)s->cur.ctrs[OBS_FAILURES_CTR_TARGETS_FULL],
+		"first_pid", (json_int_t)s->targets_full_pid));
+	json_object_set_new(o, "lost_events", json_integer((json_int_t)(s->lost + ev_lost)));
+	json_object_set_new(o, "lost", json_pack("{s:I, s:I, s:I, s:I}",
+		"ringbuf_full", (json_int_t)s->cur.ctrs[OBS_FAILURES_CTR_RB_LOST],
+		"errprocs_full", (json_int_t)s->cur.ctrs[OBS_FAILURES_CTR_ERRPROC_FULL],
+		"skipped_runs", (json_int_t)s->cur.missed,
+		"events_past_interval_list", (json_int_t)ev_lost));
+	return 0;
+}
+
+const struct obs_feature obs_failures_ops = {
+	.name = "failures", .attached = attached, .tick = tick, .finish = tick,
+	.json = json_add,
+};

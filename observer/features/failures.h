@@ -11,10 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "loadlens/observer.h"
-#include "conn.h"
+#include "sockets.h"
 
 struct obs_fail_opts {
-	const struct obs_conn_opts *conn; /* the same targets as the connection observer */
+	const struct obs_sockets_opts *conn; /* the same targets as the connection observer */
 	bool children;			  /* a target's new processes become targets */
 };
 
@@ -30,7 +30,7 @@ struct obs_fail_features {
 struct obs_fail_stats {
 	uint64_t sys[OBS_SYS_MAX][OBS_FAIL_MAX];
 	uint64_t drops[OBS_DROP_REASON_SLOTS];
-	uint64_t fx[OBS_FX_MAX];
+	uint64_t ctrs[OBS_FAILURES_CTR_MAX];
 	uint64_t missed; /* program runs the kernel skipped */
 };
 
@@ -47,7 +47,7 @@ struct obs_fail;
  * errno on failure (one line printed). observer/kernel/skeletons.c calls these in order. */
 struct obs_fail *obs_fail_open(const char *prog, const struct obs_fail_opts *opts);
 /* Load, sharing the "targets" and "errprocs" maps of shared's object (loaded before). */
-int obs_fail_load(struct obs_fail *f, const char *prog, struct obs_conn *shared);
+int obs_fail_load(struct obs_fail *f, const char *prog, struct obs_sockets *shared);
 /* Attach everything but the syscall tier, and open the event ring buffer. */
 int obs_fail_attach(struct obs_fail *f, const char *prog);
 void obs_fail_free(struct obs_fail *f);
@@ -59,7 +59,7 @@ int obs_fail_read(struct obs_fail *f, struct obs_fail_stats *st);
 void obs_fail_stats_sub(struct obs_fail_stats *st, const struct obs_fail_stats *a,
 			const struct obs_fail_stats *b);
 /* --children: the first new process left unwatched because the "targets" map was full (0: none);
- * how many were is obs_fail_stats.fx[OBS_FX_TARGETS_FULL]. */
+ * how many were is obs_fail_stats.ctrs[OBS_FAILURES_CTR_TARGETS_FULL]. */
 uint32_t obs_fail_targets_full_pid(const struct obs_fail *f);
 /* Up to max processes from the shared errprocs map; returns how many. */
 size_t obs_fail_procs(struct obs_fail *f, struct obs_fail_proc *out, size_t max);
@@ -76,5 +76,31 @@ const char *obs_fail_name(unsigned int fail);
 const char *obs_drop_reason_name(const struct obs_fail *f, unsigned int reason);
 /* The number of a drop reason by its short name, or -1 (the kernel does not have it). */
 int obs_drop_reason(const struct obs_fail *f, const char *name);
+
+/*
+ * The failures feature (features/feature.h): the one reader of this object's counters per
+ * interval. Its snapshot, for the features after it and the formatters:
+ */
+struct obs_failures_snap {
+	struct obs_fail_stats cur, delta; /* since load; this interval's */
+	/* this interval's failures by call, accept()'s from the connection counters (sockets.bpf.c
+	 * counts them per errno), and since start */
+	uint64_t sys[OBS_SYS_MAX][OBS_FAIL_MAX];
+	uint64_t total[OBS_SYS_MAX][OBS_FAIL_MAX];
+	double rate_max[OBS_FAIL_MAX]; /* per second, the worst interval */
+	uint64_t fails;		       /* this interval's, every call */
+	bool have_listen_overflow_drops; /* the kernel names the TCP_LISTEN_OVERFLOW drop reason */
+	uint64_t listen_overflow_drops;	 /* this interval's */
+	uint64_t listen_overflow_drops_total;
+	uint64_t lost; /* ring buffer full, per-process map full, skipped runs: since load */
+	uint32_t targets_full_pid; /* obs_fail_targets_full_pid() */
+};
+
+struct obs_failures;
+
+/* fail: the object, opened by observer/kernel/skeletons.c. */
+struct obs_failures *obs_failures_new(struct obs_fail *fail);
+void obs_failures_free(struct obs_failures *fs);
+extern const struct obs_feature obs_failures_ops; /* self: its struct obs_failures */
 
 #endif /* LOADLENS_OBSERVER_FAILURES_H */

@@ -1,41 +1,104 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The contract every feature of the observer keeps (connections, request timing, forensics):
- * its plan of the BPF objects before load (observer/kernel/skeletons.h: struct obs_kernel_plan),
- * then, per interval, tick: read its maps -> delta against its previous snapshot -> keep it, and
- * fill its part of the rules' snapshot; live: the interval's live lines; finish: the final read;
- * summary and json: the text and JSON summary. Each feature owns its snapshots; the formatters it
- * calls (observer/output/) take them as arguments. main() runs the features in order.
+ * The contract every feature of the observer keeps. Features (in the order main.c runs them):
+ *   connections  features/connections.c  accepted connections, handshakes, accept-queue wait
+ *   failures     features/failures.c     syscall failures, drops, resets (bpf/failures.bpf.c)
+ *   sockstat     features/sockstat.c     socket census, TIME_WAIT, port groups and forecasts
+ *   processes    features/processes.c    targets, children, fds against RLIMIT_NOFILE
+ *   netstat      features/netstat.c      the namespace's listen overflows and drops
+ *   requests     features/requests.c     per-request time (request timing)
+ * Each has one life: plan (the BPF objects opened, before load: may configure its programs),
+ * start (attached, still privileged), start_unprivileged (privilege dropped: threads), then per
+ * interval tick: read its sources -> delta against its previous snapshot -> keep it, publish it
+ * in struct obs_tick for the features after it and the formatters, and fill its part of the
+ * rules' snapshot; finish: the final read; summary and json: the text and JSON summary, from its
+ * own snapshots and the final tick's. A feature reads another one's snapshot from the tick only,
+ * never its internals: one interval walks the features in one direction.
  */
 #ifndef LOADLENS_OBSERVER_FEATURES_FEATURE_H
 #define LOADLENS_OBSERVER_FEATURES_FEATURE_H
 
+#include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <jansson.h>
-#include "conn.h"
 #include "rules/snapshot.h"
 
-/* One interval, as the features pass it along. */
+struct obs_kernel;
+struct obs_record;
+struct obs_connections_snap;
+struct obs_failures_snap;
+struct obs_sockstat_snap;
+struct obs_processes_snap;
+struct obs_netstat_snap;
+struct obs_requests_snap;
+
+/* One interval, as the features pass it along: the snapshots of the features that ticked. */
 struct obs_tick {
 	double t;	       /* seconds since start, end of the interval */
 	double dt;	       /* its length */
 	bool final;	       /* the final read, after the signal */
 	bool records;	       /* interval records kept for --json: live lines and no --metrics */
 	struct obs_snap *snap; /* the rules' snapshot: each feature fills its part */
-	/* the connection feature's read, for the features after it */
-	const struct obs_conn_stats *conn_total, *conn_delta;
-	char live[128]; /* the forensics' columns of the connection live line */
+	/* the NDJSON interval record's snapshot (output/interval_record.h): each feature fills
+	 * its part, the loop writes it */
+	struct obs_record *rec;
+	const struct obs_connections_snap *conn;
+	const struct obs_failures_snap *fail;
+	const struct obs_sockstat_snap *sockstat;
+	const struct obs_processes_snap *procs;
+	const struct obs_netstat_snap *netstat;
+	const struct obs_requests_snap *req; /* NULL: request timing off */
 };
 
 struct obs_feature {
 	const char *name;
 	void *self;
+	/* before load (NULL: nothing to plan); 0 or a negative errno */
+	int (*plan)(void *self, struct obs_kernel *k);
+	/* attached, before the privilege drop (NULL: nothing to start); 0 or a negative errno */
+	int (*start)(void *self);
+	/* after the drop (NULL: nothing): threads, which would keep the privileges made before */
+	int (*start_unprivileged)(void *self);
+	/* the capabilities its reads need after the drop (a mask of 1 << CAP_*; NULL: none) */
+	uint64_t (*keep_caps)(const void *self);
+	/* the programs and sources it attached, for the "observing" line (NULL: none) */
+	const char *(*attached)(const void *self);
 	int (*tick)(void *self, struct obs_tick *tk);
 	void (*live)(void *self, const struct obs_tick *tk, FILE *out); /* NULL: no lines */
-	int (*finish)(void *self, struct obs_tick *tk);
-	int (*summary)(void *self, FILE *out);
-	int (*json)(void *self, json_t *root);
+	int (*finish)(void *self, struct obs_tick *tk); /* NULL: tick */
+	/* tk: the final tick, every feature's last snapshot (NULL: no lines, no keys) */
+	int (*summary)(void *self, const struct obs_tick *tk, FILE *out);
+	int (*json)(void *self, const struct obs_tick *tk, json_t *root);
 };
+/* Each feature exports its functions as `const struct obs_feature obs_<name>_ops` (self NULL):
+ * main.c copies them and sets self to the feature's object. */
+
+/* The "forensics" object of the JSON summary, which the failures, sockstat, processes and netstat
+ * features fill together (created by the first). NULL when out of memory. */
+static inline json_t *obs_feature_forensics_json(json_t *root)
+{
+	json_t *o = json_object_get(root, "forensics");
+
+	if (o)
+		return o;
+	o = json_object();
+	if (!o || json_object_set_new(root, "forensics", o))
+		return NULL;
+	return o;
+}
+
+/* Sets key of the "forensics" object to v (taken; NULL: out of memory). 0 or -ENOMEM. */
+static inline int obs_feature_forensics_set(json_t *root, const char *key, json_t *v)
+{
+	json_t *o = obs_feature_forensics_json(root);
+
+	if (!o || !v) {
+		json_decref(v);
+		return -ENOMEM;
+	}
+	return json_object_set_new(o, key, v) ? -ENOMEM : 0;
+}
 
 #endif /* LOADLENS_OBSERVER_FEATURES_FEATURE_H */

@@ -10,13 +10,15 @@
 #include <bpf/bpf.h>
 #include "findings.h"
 #include "rules/findings_log.h"
-#include "forensics.h"
+#include "failures.h"
+#include "feature.h"
+#include "processes.h"
 #include "metrics_src.h"
-#include "reqtime.h"
+#include "reqtime_stats.h"
 
 struct obs_mx_src {
 	struct obs_mx_src_opts o;
-	struct obs_conn_stats *cs;	  /* live reads: ours, not the features' */
+	struct obs_sockets_stats *cs;	  /* live reads: ours, not the features' */
 	struct obs_census *lp;		  /* the scrape's listen pass */
 	struct obs_reqtime_stats *rs;
 	struct obs_fail_stats fs;
@@ -24,6 +26,7 @@ struct obs_mx_src {
 	double census_at, start;	  /* monotonic seconds */
 	uint64_t accepted_max;		  /* accepted as last exposed: a counter never steps back */
 	uint64_t scrapes, refused;
+	uint64_t lost_forensics;	  /* the failures' and processes' lost events, at the tick */
 	double last_scrape_s;
 };
 
@@ -83,11 +86,14 @@ static int x__by_open(const void *a, const void *b)
 	return x->open < y->open ? 1 : x->open > y->open ? -1 : (x->pid > y->pid) - (x->pid < y->pid);
 }
 
-void obs_mx_src_tick(struct obs_mx_src *s, const struct obs_snap *sn)
+void obs_mx_src_tick(struct obs_mx_src *s, const struct obs_tick *tk)
 {
+	const struct obs_snap *sn = tk->snap;
 	struct obs_mx_snap *m = s->snap;
 	struct obs_mx_proc all[OBS_SNAP_PROCS];
 	size_t i, n = 0;
+
+	s->lost_forensics = (tk->fail ? tk->fail->lost : 0) + (tk->procs ? tk->procs->ev_lost : 0);
 
 	if (sn->census) {
 		s->census_at = x__mono();
@@ -140,10 +146,10 @@ static int x__connections(struct obs_mx_src *s)
 		q.backlog = s->lp->listen_backlog;
 		q.ok = true;
 	}
-	err = obs_conn_read(s->o.conn, s->cs);
+	err = obs_sockets_read(s->o.conn, s->cs);
 	if (err)
 		return err;
-	obs_conn_accepted(s->o.conn, s->cs, &q);
+	obs_sockets_accepted(s->o.conn, s->cs, &q);
 	/* derived from two reads that are not one snapshot: never let the counter step back */
 	if (s->cs->ctr[OBS_CTR_ACCEPTED] > s->accepted_max)
 		s->accepted_max = s->cs->ctr[OBS_CTR_ACCEPTED];
@@ -162,9 +168,9 @@ static int x__connections(struct obs_mx_src *s)
 				 i + 1 < OBS_ERRNO_SLOTS ? "%u" : "other", i);
 		m->accept_err[m->naccept_err++].n = s->cs->errnos[i];
 	}
-	m->accept_wait = obs_conn_features(s->o.conn)->set_state ? s->cs->wait : NULL;
+	m->accept_wait = obs_sockets_features(s->o.conn)->set_state ? s->cs->wait : NULL;
 	m->accept_wait_sum_ns = s->cs->ctr[OBS_CTR_WAIT_SUM_NS];
-	m->lost_connections = obs_conn_drops(s->cs);
+	m->lost_connections = obs_sockets_drops(s->cs);
 	return 0;
 }
 
@@ -193,7 +199,7 @@ static int x__requests(struct obs_mx_src *s)
 	static const unsigned int comp[3] = {RT_QUEUE, RT_SERVICE, RT_RESIDENCE};
 	struct obs_mx_snap *m = s->snap;
 	struct obs_mx_slot *sl;
-	struct obs_rt_lost lost;
+	struct obs_reqtime_lost lost;
 	uint16_t port;
 	size_t k, c;
 	int err;
@@ -222,8 +228,8 @@ static int x__requests(struct obs_mx_src *s)
 			sl->sum_ns[c] = s->rs->slot[k].c.sum_ns[comp[c]];
 		}
 	}
-	obs_rt_lost(s->o.rt, s->rs, &lost);
-	m->lost_requests = obs_rt_lost_total(&lost);
+	obs_reqtime_lost(s->o.rt, s->rs, &lost);
+	m->lost_requests = obs_reqtime_lost_total(&lost);
 	return 0;
 }
 
@@ -322,7 +328,7 @@ int obs_mx_src_scrape(struct obs_mx_src *s, enum obs_mx_format f, struct obs_mx_
 	x__findings(s);
 	x__programs(s);
 	m->census_age_s = m->census ? t0 - s->census_at : 0;
-	m->lost_forensics = s->o.fx ? obs_fx_lost(s->o.fx) : 0;
+	m->lost_forensics = s->lost_forensics;
 	m->scrapes = s->scrapes;
 	m->last_scrape_s = s->last_scrape_s;
 	m->http_refused = s->refused;

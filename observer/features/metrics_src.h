@@ -11,24 +11,21 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "census.h"
-#include "conn.h"
+#include "sockets.h"
 #include "failures.h"
 #include "output/metrics.h"
 #include "rules/snapshot.h"
 
 struct obs_reqtime;
 struct obs_reqtime_stats;
-struct obs_fx;
-struct sockets_bpf;
+struct obs_tick;
 struct obs_findings_run;
 
 struct obs_mx_src_opts {
-	struct obs_conn *conn;		/* the connection counters */
+	struct obs_sockets *conn;		/* the connection counters */
 	struct obs_census_ctx *lcen;	/* listen passes for accepted; NULL: counted at accept() */
 	struct obs_reqtime *rt;		/* request timing; NULL: off */
-	struct sockets_bpf *skel;	/* its maps (the socket object) */
 	struct obs_fail *fail;		/* syscall failures */
-	struct obs_fx *fx;		/* its lost events */
 	struct obs_findings_run *fnd;	/* findings of the latest interval */
 	const uint16_t *ports;		/* the watched ports (none: every port) */
 	size_t nports;
@@ -39,7 +36,7 @@ struct obs_mx_src;
 struct obs_mx_src *obs_mx_src_new(const struct obs_mx_src_opts *o);
 void obs_mx_src_free(struct obs_mx_src *s);
 /* After each tick: keep what only a tick takes (census, processes, system files). */
-void obs_mx_src_tick(struct obs_mx_src *s, const struct obs_snap *snap);
+void obs_mx_src_tick(struct obs_mx_src *s, const struct obs_tick *tk);
 /* One scrape: read live, write the exposition in format f into out. 0 or a negative errno. */
 int obs_mx_src_scrape(struct obs_mx_src *s, enum obs_mx_format f, struct obs_mx_buf *out);
 /* Request timing's counters and histograms for a scrape (observer/features/metrics_reqread.c),

@@ -4,43 +4,27 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/libbpf.h>
-#include "bpfread.h"
+#include "sockets.h"
 #include "payload.h"
-#include "reqtime.h"
-#include "sockets.skel.h"
+#include "reqtime_stats.h"
 
 #define WORDS (sizeof(struct rt_pl_ctrs) / 8)
 
 struct obs_payload {
-	struct sockets_bpf *skel;
+	struct obs_sockets *conn; /* the socket object's owner: the counters are read there */
 	size_t nslots;
 	int ncpu;
 	uint64_t *buf;
 	size_t buf_words;
 };
 
-bool obs_payload_plan(struct sockets_bpf *skel, bool off, int64_t period_us)
-{
-#if defined(__x86_64__)
-	if (off)
-		return false;
-	if (period_us >= 0)
-		skel->rodata->targ_payload_period_ns = (uint64_t)period_us * 1000;
-	skel->rodata->targ_payload = 1;
-	return true;
-#else
-	(void)skel, (void)off, (void)period_us;
-	return false; /* bpf/payload.bpf.h reads x86-64 registers */
-#endif
-}
-
-struct obs_payload *obs_payload_new(struct sockets_bpf *skel, size_t nslots)
+struct obs_payload *obs_payload_new(struct obs_sockets *conn, size_t nslots)
 {
 	struct obs_payload *p = calloc(1, sizeof(*p));
 
 	if (!p)
 		return NULL;
-	p->skel = skel;
+	p->conn = conn;
 	p->nslots = nslots < RT_MAX_SLOTS ? nslots : RT_MAX_SLOTS;
 	p->ncpu = libbpf_num_possible_cpus();
 	if (p->ncpu <= 0) {
@@ -67,7 +51,7 @@ void obs_payload_free(struct obs_payload *p)
 
 bool obs_payload_on(const struct obs_payload *p)
 {
-	return p && p->skel->rodata->targ_payload;
+	return p && obs_sockets_payload_on(p->conn);
 }
 
 int obs_payload_read(struct obs_payload *p, struct rt_pl_ctrs *out)
@@ -79,7 +63,7 @@ int obs_payload_read(struct obs_payload *p, struct rt_pl_ctrs *out)
 	memset(out, 0, p->nslots * sizeof(*out));
 	if (!obs_payload_on(p))
 		return 0;
-	err = obs_read_percpu(p->skel->maps.pl_ctrs, (uint32_t)p->nslots, p->ncpu, WORDS, p->buf,
+	err = obs_sockets_read_percpu(p->conn, OBS_SOCKETS_PL_CTRS, (uint32_t)p->nslots, p->ncpu, WORDS, p->buf,
 			      p->buf_words);
 	if (err)
 		return err;
@@ -118,7 +102,7 @@ void obs_payload_fmt_summary(FILE *out, const struct obs_reqtime *rt, const stru
 		if (!head)
 			fprintf(out, "  payload samples (requests per read, pipelining; at most "
 				     "one read per %.0f ms on each CPU):\n",
-				(double)p->skel->rodata->targ_payload_period_ns / 1e6);
+				(double)obs_sockets_payload_period_ns(p->conn) / 1e6);
 		head = true;
 		fprintf(out, "    tcp/%u sampled: %llu reads, %llu with several requests, %.2f "
 			     "requests per read (max %llu)",

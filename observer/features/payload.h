@@ -13,16 +13,15 @@
 #include <jansson.h>
 #include "loadlens/payload.h"
 
-struct sockets_bpf;
+struct obs_sockets;
 struct obs_reqtime;
 struct obs_payload;
 
-/* Before load: on for x86-64 unless off (LOADLENS_OBSERVER_PAYLOAD=off); period_us, when >= 0,
- * the sampling period (LOADLENS_OBSERVER_PAYLOAD_PERIOD_US; 0: every new request, to measure
- * what a sample costs). Returns whether it is on. */
-bool obs_payload_plan(struct sockets_bpf *skel, bool off, int64_t period_us);
-
-struct obs_payload *obs_payload_new(struct sockets_bpf *skel, size_t nslots);
+/* Its plan (before load: on for x86-64 unless LOADLENS_OBSERVER_PAYLOAD=off; the sampling period
+ * LOADLENS_OBSERVER_PAYLOAD_PERIOD_US, 0: every new request, to measure what a sample costs) is
+ * observer/kernel/reqtime_mech.c's obs_reqtime_mech_payload(). conn: the socket object's owner,
+ * where its counters are read. */
+struct obs_payload *obs_payload_new(struct obs_sockets *conn, size_t nslots);
 void obs_payload_free(struct obs_payload *p);
 bool obs_payload_on(const struct obs_payload *p);
 /* Read the counters of slots [0, nslots) into out (cumulative; max is the max over CPUs). */

@@ -3,14 +3,23 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "loadlens/cli.h"
 #include "payload.h"
 #include "requests.h"
+#include "skeletons.h"
+#include "systier.h"
 
 /* Intervals kept for the JSON (only with live lines and no --metrics: obs_tick.records): a day
  * of 1 s ticks; later ones are not kept. */
 #define MAX_INTERVALS 86400
 
 struct obs_requests {
+	const char *prog;
+	struct obs_requests_opts o;
+	struct obs_sockets *conn;
+	struct bpf_program *arrival_prog; /* sampled arrivals: attached a window at a time */
+	struct obs_systier *atier;	  /* which opens those windows */
+	struct obs_requests_snap snap;
 	struct obs_reqtime *rt;
 	struct obs_reqtime_stats *cur, *prev, *delta;
 	json_t *intervals;
@@ -18,23 +27,14 @@ struct obs_requests {
 	struct rt_pl_ctrs pl_cur[RT_MAX_SLOTS]; /* its counters, as of the last read */
 };
 
-struct obs_requests *obs_requests_new(struct obs_reqtime *rt, struct sockets_bpf *skel)
+struct obs_requests *obs_requests_new(const char *prog, const struct obs_requests_opts *o)
 {
 	struct obs_requests *r = calloc(1, sizeof(*r));
 
 	if (!r)
 		return NULL;
-	r->rt = rt;
-	r->cur = obs_reqtime_stats_new(rt);
-	r->prev = obs_reqtime_stats_new(rt);
-	r->delta = obs_reqtime_stats_new(rt);
-	r->intervals = json_array();
-	if (r->cur)
-		r->pl = obs_payload_new(skel, r->cur->nslots);
-	if (!r->cur || !r->prev || !r->delta || !r->intervals || !r->pl) {
-		obs_requests_free(r);
-		return NULL;
-	}
+	r->prog = prog;
+	r->o = *o;
 	return r;
 }
 
@@ -47,12 +47,80 @@ void obs_requests_free(struct obs_requests *r)
 	obs_reqtime_stats_free(r->delta);
 	obs_reqtime_stats_free(r->prev);
 	obs_reqtime_stats_free(r->cur);
+	obs_systier_free(r->atier);
+	obs_reqtime_free(r->rt);
+	if (r->o.trace_out)
+		fclose(r->o.trace_out);
 	free(r);
 }
 
-void obs_requests_lost(const struct obs_requests *r, struct obs_rt_lost *out)
+struct obs_reqtime *obs_requests_reqtime(struct obs_requests *r)
 {
-	obs_rt_lost(r->rt, r->cur, out);
+	return r->rt;
+}
+
+/* It shares the socket programs, so it configures them before load (off: at their smallest). */
+static int plan(void *self, struct obs_kernel *k)
+{
+	struct obs_requests *r = self;
+	const struct obs_requests_opts *o = &r->o;
+
+	r->conn = obs_kernel_conn(k);
+	r->rt = o->off ? NULL : obs_reqtime_new(r->prog, &o->rt, r->conn);
+	if (!r->rt && !o->off && (errno != ENOTSUP || o->rt.trace_path))
+		return -errno;
+	if (!r->rt)
+		obs_reqtime_mech_off(r->conn);
+	else
+		obs_reqtime_mech_payload(r->conn, o->payload_off, o->payload_period_us);
+	if (r->rt)
+		r->arrival_prog = obs_reqtime_arrival_prog(r->rt);
+	return 0;
+}
+
+/* Attached, privileged: the sampled arrivals' tier (the syscall tier's on-demand attaching,
+ * without pressure: a window one interval in ten). */
+static int start_feature(void *self)
+{
+	struct obs_requests *r = self;
+
+	if (!r->arrival_prog)
+		return 0;
+	r->atier = obs_systier_new(r->prog, OBS_SYSTIER_AUTO, &r->arrival_prog, 1);
+	if (!r->atier)
+		return -errno;
+	obs_systier_on_attach(r->atier, obs_reqtime_arrival_window, r->rt);
+	return 0;
+}
+
+/* After the drop: the --trace writer (a thread) and the snapshots. */
+static int start_unprivileged(void *self)
+{
+	struct obs_requests *r = self;
+	int err;
+
+	err = obs_reqtime_start(r->rt, r->prog, r->o.trace_out);
+	r->o.trace_out = NULL;
+	if (err)
+		return err;
+	r->cur = obs_reqtime_stats_new(r->rt);
+	r->prev = obs_reqtime_stats_new(r->rt);
+	r->delta = obs_reqtime_stats_new(r->rt);
+	r->intervals = json_array();
+	if (r->cur)
+		r->pl = obs_payload_new(r->conn, r->cur->nslots);
+	if (!r->cur || !r->prev || !r->delta || !r->intervals || !r->pl)
+		return -ENOMEM;
+	return 0;
+}
+
+static const char *attached(const void *self)
+{
+	const struct obs_requests *r = self;
+	static char buf[256];
+
+	snprintf(buf, sizeof(buf), "requests: %s", obs_reqtime_attached(r->rt));
+	return buf;
 }
 
 static double x__pct(const struct obs_reqtime_stats *st, size_t i, unsigned int which,
@@ -77,6 +145,8 @@ static void x__snap(const struct obs_requests *r, struct obs_snap *snap, struct 
 
 	snap->requests_on = true;
 	snap->foreign_sockets = r->cur->global[RT_G_FOREIGN];
+	if (snap->foreign_sockets)
+		snap->nreaders = obs_reqtime_foreign(r->rt, snap->reader, OBS_SNAP_NOTES);
 	for (i = 0; i < d->nslots && snap->nslots < OBS_SNAP_SLOTS; i++) {
 		if (!d->slot[i].c.requests)
 			continue;
@@ -136,11 +206,18 @@ static int x__tick(void *self, struct obs_tick *tk)
 	if (tk->snap)
 		x__snap(r, tk->snap, h);
 	if (tk->records && json_array_size(r->intervals) < MAX_INTERVALS) {
-		iv = obs_rt_fmt_interval(r->rt, r->delta, r->cur, tk->t, tk->dt);
+		iv = obs_reqtime_fmt_interval(r->rt, r->delta, r->cur, tk->t, tk->dt);
 		if (!iv || json_array_append_new(r->intervals, iv))
 			err = -ENOMEM;
 	}
 	x__keep(r->prev, r->cur);
+	if (r->atier) {
+		err = obs_systier_tick(r->atier, NULL);
+		if (err)
+			ll_warn(r->prog, "note: cannot switch the syscall tracepoints: %s",
+				strerror(-err));
+		err = 0;
+	}
 cleanup:
 	ll_hist_free(h);
 	return err;
@@ -150,7 +227,7 @@ static void x__live(void *self, const struct obs_tick *tk, FILE *out)
 {
 	struct obs_requests *r = self;
 
-	obs_rt_fmt_live(out, r->rt, r->delta, r->cur, tk->dt);
+	obs_reqtime_fmt_live(out, r->rt, r->delta, r->cur, tk->dt);
 }
 
 /* The final read, after the trace writer has drained. */
@@ -161,10 +238,14 @@ static int x__finish(void *self, struct obs_tick *tk)
 	struct ll_hist *h;
 	int err;
 
-	x__reqtime_trace_stop(r->rt);
+	obs_reqtime_trace_stop(r->rt);
+	if (r->atier)
+		obs_reqtime_arrival_share(r->rt, obs_systier_share(r->atier));
 	err = obs_reqtime_read(r->rt, r->cur);
 	if (!err)
 		err = obs_payload_read(r->pl, r->pl_cur);
+	obs_reqtime_lost(r->rt, r->cur, &r->snap.lost);
+	tk->req = &r->snap;
 	if (err || !tk->snap)
 		return err;
 	/* The rules decide on the final read too: with --interval 0 (the agent's mode, a
@@ -180,35 +261,33 @@ static int x__finish(void *self, struct obs_tick *tk)
 	return 0;
 }
 
-static int x__summary(void *self, FILE *out)
+static int x__summary(void *self, const struct obs_tick *tk, FILE *out)
 {
 	struct obs_requests *r = self;
 
-	int err = obs_rt_fmt_summary(out, r->rt, r->cur);
+	int err;
+
+	(void)tk;
+	err = obs_reqtime_fmt_summary(out, r->rt, r->cur);
 
 	obs_payload_fmt_summary(out, r->rt, r->pl, r->pl_cur);
 	fflush(out);
 	return err;
 }
 
-static int x__json(void *self, json_t *root)
+static int x__json(void *self, const struct obs_tick *tk, json_t *root)
 {
 	struct obs_requests *r = self;
 
-	int err = obs_rt_fmt_json_add(root, r->rt, r->cur, r->intervals);
+	int err;
 
+	(void)tk;
+	err = obs_reqtime_fmt_json_add(root, r->rt, r->cur, r->intervals);
 	return err ? err : obs_payload_json_add(root, r->rt, r->pl, r->pl_cur);
 }
 
-struct obs_feature obs_requests_feature(struct obs_requests *r)
-{
-	return (struct obs_feature){
-		.name = "requests",
-		.self = r,
-		.tick = x__tick,
-		.live = x__live,
-		.finish = x__finish,
-		.summary = x__summary,
-		.json = x__json,
-	};
-}
+const struct obs_feature obs_requests_ops = {
+	.name = "requests", .plan = plan, .start = start_feature,
+	.start_unprivileged = start_unprivileged, .attached = attached, .tick = x__tick,
+	.live = x__live, .finish = x__finish, .summary = x__summary, .json = x__json,
+};

@@ -1,24 +1,34 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The request-timing feature: its snapshots of bpf/req.bpf.h's counters (observer/features/
- * reqtime.c reads them): read -> delta -> previous each interval, the interval records the JSON
+ * reqtime_stats.c reads them): read -> delta -> previous each interval, the interval records the JSON
  * keeps, and its part of the rules' snapshot. Output: observer/output/reqtime_report.c.
  */
 #ifndef LOADLENS_OBSERVER_FEATURES_REQUESTS_H
 #define LOADLENS_OBSERVER_FEATURES_REQUESTS_H
 
 #include "feature.h"
-#include "reqtime.h"
+#include "reqtime_stats.h"
+
+struct obs_requests_opts {
+	struct obs_reqtime_opts rt;
+	bool off;		    /* --no-requests: the programs at their smallest */
+	bool payload_off;	    /* payload sampling (observer/features/payload.c) */
+	int64_t payload_period_us;  
+	FILE *trace_out;	    /* --trace, opened before the drop; the feature closes it */
+};
+
+/* The feature's snapshot, from the final read. */
+struct obs_requests_snap {
+	struct obs_reqtime_lost lost;
+};
 
 struct obs_requests;
 
-struct sockets_bpf;
-
-/* skel: the socket object request timing is part of (its payload-sampling counters) */
-struct obs_requests *obs_requests_new(struct obs_reqtime *rt, struct sockets_bpf *skel);
+struct obs_requests *obs_requests_new(const char *prog, const struct obs_requests_opts *o);
 void obs_requests_free(struct obs_requests *r);
-/* What it lost, from the final read (after finish). */
-void obs_requests_lost(const struct obs_requests *r, struct obs_rt_lost *out);
-struct obs_feature obs_requests_feature(struct obs_requests *r);
+/* The request timing its plan set up: NULL when off (unsupported, or --no-requests). */
+struct obs_reqtime *obs_requests_reqtime(struct obs_requests *r);
+extern const struct obs_feature obs_requests_ops; /* self: its struct obs_requests */
 
 #endif /* LOADLENS_OBSERVER_FEATURES_REQUESTS_H */

@@ -35,7 +35,7 @@ struct obs_targets {
 	uint32_t netns;		/* inode of the sockets' network namespace */
 	int netns_fd;		/* open /proc/PID/ns/net of the first target, or -1: our own */
 	char netns_from[64];	/* "pid 1234", "cgroup", "observer" */
-	/* set by the forensics: processes' executables without /proc/PID/exe (after the drop) */
+	/* set by the processes feature: executables without /proc/PID/exe (after the drop) */
 	struct obs_fditer *fdit;
 };
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Reading per-CPU arrays and program statistics from the observer's BPF objects. */
+/* Per-CPU array reads and program statistics, for the objects' owners (bpfread.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +40,25 @@ int obs_read_percpu(const struct bpf_map *map, uint32_t n, int ncpu, size_t valu
 		    uint64_t *buf, size_t buf_words)
 {
 	return obs_read_percpu_from(map, 0, n, ncpu, value_words, buf, buf_words);
+}
+
+int obs_read_percpu_sum(const struct bpf_map *map, uint32_t n, int ncpu, uint64_t *scratch,
+			size_t scratch_words, uint64_t *out)
+{
+	uint32_t k;
+	int i, err;
+
+	err = obs_read_percpu(map, n, ncpu, 1, scratch, scratch_words);
+	if (err)
+		return err;
+	for (k = 0; k < n; k++) {
+		const uint64_t *v = scratch + (size_t)k * ncpu;
+
+		out[k] = 0;
+		for (i = 0; i < ncpu; i++)
+			out[k] += v[i];
+	}
+	return 0;
 }
 
 uint64_t obs_progs_missed(struct bpf_program *const *progs, size_t n)

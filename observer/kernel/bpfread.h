@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Reading what the observer's BPF objects aggregated: per-CPU arrays and skipped runs. */
+/*
+ * Helpers for the objects' owners (observer/kernel/sockets.c for bpf/sockets.bpf.c,
+ * observer/features/failures.c for bpf/failures.bpf.c): per-CPU array reads and skipped runs.
+ * No map is read here on its own account; docs/observer.md, "Layout", names each owner.
+ */
 #ifndef LOADLENS_OBSERVER_BPFREAD_H
 #define LOADLENS_OBSERVER_BPFREAD_H
 
@@ -17,6 +21,10 @@ int obs_read_percpu(const struct bpf_map *map, uint32_t n, int ncpu, size_t valu
 /* The same for keys [first, first + n), into buf from its start. */
 int obs_read_percpu_from(const struct bpf_map *map, uint32_t first, uint32_t n, int ncpu,
 			 size_t value_words, uint64_t *buf, size_t buf_words);
+/* Keys [0, n) of a per-CPU array of one u64 each, summed over the ncpu CPUs into out[n];
+ * scratch holds scratch_words (n x ncpu at least). Returns 0 or a negative errno. */
+int obs_read_percpu_sum(const struct bpf_map *map, uint32_t n, int ncpu, uint64_t *scratch,
+			size_t scratch_words, uint64_t *out);
 /* Program runs the kernel skipped (recursion_misses) summed over an object's programs. */
 uint64_t obs_obj_missed(const struct bpf_object *obj);
 /* The same for a list of programs (NULL entries and programs not loaded count 0). */

@@ -14,11 +14,11 @@
 #include "loadlens/cli.h"
 #include "loadlens/observer.h"
 #include "check.h"
-#include "conn.h"
+#include "sockets.h"
 #include "failures.h"
 #include "fditer.h"
 #include "payload.h"
-#include "reqtime.h"
+#include "reqtime_stats.h"
 #include "skeletons.h"
 #include "startup.h"
 #include "failures.skel.h"
@@ -33,7 +33,7 @@ struct x__probe {
 	const char *set_state;	/* "tp_btf", "raw_tp" or NULL */
 	const char *reads;	/* "bpf_rdonly_cast" or "bpf_probe_read_kernel" */
 	bool accept4;		/* syscalls:sys_exit_accept4 */
-	enum obs_rt_mech mech;
+	enum obs_reqtime_mech mech;
 	char mech_why[256];
 	bool ipv6_timed;
 	struct obs_fail_features fail;
@@ -41,9 +41,9 @@ struct x__probe {
 	int nprogs;
 };
 
-static void x__load(struct x__probe *p, enum obs_rt_mech want)
+static void x__load(struct x__probe *p, enum obs_reqtime_mech want)
 {
-	struct obs_conn_opts copts = {0};
+	struct obs_sockets_opts copts = {0};
 	struct obs_reqtime_opts ropts = {0};
 	struct obs_reqtime *rt = NULL;
 	struct obs_fditer *it;
@@ -58,19 +58,20 @@ static void x__load(struct x__probe *p, enum obs_rt_mech want)
 			 strerror(errno));
 		return;
 	}
-	s = obs_kernel_sockets(k);
+	s = obs_sockets_skel(obs_kernel_conn(k));
 	ropts.mech = want;
-	p->mech = obs_rt_mech_choose(want, p->mech_why, sizeof(p->mech_why));
-	rt = p->mech != OBS_RT_MECH_OFF ? obs_reqtime_new(PROG, &ropts, s) : NULL;
+	p->mech = obs_reqtime_mech_choose(want, p->mech_why, sizeof(p->mech_why));
+	rt = p->mech != OBS_REQTIME_MECH_OFF ? obs_reqtime_new(PROG, &ropts, obs_kernel_conn(k))
+					     : NULL;
 	if (!rt) {
-		obs_reqtime_off(s);
-		if (p->mech != OBS_RT_MECH_OFF)
+		obs_reqtime_mech_off(obs_kernel_conn(k));
+		if (p->mech != OBS_REQTIME_MECH_OFF)
 			snprintf(p->mech_why, sizeof(p->mech_why), "cannot plan it: %s",
 				 strerror(errno));
-		p->mech = OBS_RT_MECH_OFF;
+		p->mech = OBS_REQTIME_MECH_OFF;
 	} else {
-		obs_payload_plan(s, false, -1);
-		p->ipv6_timed = p->mech == OBS_RT_MECH_TRACEPOINT ||
+		obs_reqtime_mech_payload(obs_kernel_conn(k), false, -1);
+		p->ipv6_timed = p->mech == OBS_REQTIME_MECH_TRACEPOINT ||
 				bpf_program__autoload(s->progs.handle_inet6_recvmsg_exit);
 	}
 	err = obs_kernel_load(k, NULL, 0);
@@ -78,9 +79,9 @@ static void x__load(struct x__probe *p, enum obs_rt_mech want)
 	if (err)
 		snprintf(p->error, sizeof(p->error), "the kernel refused to load them: %s "
 			 "(loadlens-observer -v prints libbpf's log)", strerror(-err));
-	p->set_state = obs_conn_features(obs_kernel_conn(k))->set_state;
-	p->reads = obs_conn_features(obs_kernel_conn(k))->reads;
-	p->accept4 = obs_conn_features(obs_kernel_conn(k))->accept4;
+	p->set_state = obs_sockets_features(obs_kernel_conn(k))->set_state;
+	p->reads = obs_sockets_features(obs_kernel_conn(k))->reads;
+	p->accept4 = obs_sockets_features(obs_kernel_conn(k))->accept4;
 	p->fail = *obs_fail_features(obs_kernel_fail(k));
 	bpf_object__for_each_program(prog, s->obj)
 		p->nprogs += bpf_program__autoload(prog);
@@ -116,22 +117,22 @@ static json_t *x__features(const struct x__probe *p)
 		!strcmp(p->reads, "bpf_rdonly_cast") ? "bpf_rdonly_cast kfunc (direct loads)"
 						     : "bpf_probe_read_kernel (a helper call a field)",
 		"any (the kfunc: 6.2)", NULL));
-	if (p->mech == OBS_RT_MECH_FENTRY)
+	if (p->mech == OBS_REQTIME_MECH_FENTRY)
 		snprintf(note, sizeof(note), "the sock: tracepoints need 6.3; same events from "
 			 "the functions they sit in%s",
 			 p->ipv6_timed ? "" : "; IPv6 sockets not timed (no trampoline on inet6_*)");
 	else
 		snprintf(note, sizeof(note), "%s", p->mech_why);
 	json_array_append_new(a, x__row("request timing: socket-queue wait, service time",
-		p->mech != OBS_RT_MECH_OFF,
-		p->mech == OBS_RT_MECH_TRACEPOINT ? "tracepoints sock:sk_data_ready, "
+		p->mech != OBS_REQTIME_MECH_OFF,
+		p->mech == OBS_REQTIME_MECH_TRACEPOINT ? "tracepoints sock:sk_data_ready, "
 						    "sock_recv_length, sock_send_length"
-		: p->mech == OBS_RT_MECH_FENTRY ? "fentry sock_def_readable, fexit "
+		: p->mech == OBS_REQTIME_MECH_FENTRY ? "fentry sock_def_readable, fexit "
 						  "inet{,6}_recvmsg, inet{,6}_sendmsg"
 						: "off",
 		"6.3 (tracepoints); else 5.5 with BTF trampolines (fentry)", note));
 	json_array_append_new(a, x__row("payload sampling (pipelined requests per read)",
-		p->mech != OBS_RT_MECH_OFF, p->mech != OBS_RT_MECH_OFF
+		p->mech != OBS_REQTIME_MECH_OFF, p->mech != OBS_REQTIME_MECH_OFF
 		? "bpf_task_pt_regs + bpf_probe_read_user in the read programs" : "off",
 		"5.15, x86-64; with request timing", NULL));
 	json_array_append_new(a, x__row("accept-queue wait per connection, accept errors",
@@ -248,12 +249,12 @@ static void x__text(FILE *out, json_t *doc)
 			json_is_true(json_object_get(v, "syscall_tier")) ? " [syscall tier]" : "");
 }
 
-int obs_check(FILE *out, bool as_json, enum obs_rt_mech want)
+int obs_check(FILE *out, bool as_json, enum obs_reqtime_mech want)
 {
 	struct sockets_bpf *s = sockets_bpf__open();
 	struct failures_bpf *f = failures_bpf__open();
 	bool priv = obs_have_bpf_privilege(), btf = !access(OBS_VMLINUX_BTF, R_OK);
-	struct x__probe p = {.mech = OBS_RT_MECH_OFF};
+	struct x__probe p = {.mech = OBS_REQTIME_MECH_OFF};
 	const char *tracefs;
 	char load[256];
 	struct utsname u;

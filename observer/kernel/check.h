@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
-#include "reqtime.h"
+#include "reqtime_stats.h"
 
 /*
  * Privilege, BTF, tracefs; then, with privilege, the observer's own plan and load on this kernel
@@ -16,6 +16,6 @@
  * asked for it (LOADLENS_OBSERVER_TIMING; OFF: the best). Returns 0 when the observer can run
  * here, else 1.
  */
-int obs_check(FILE *out, bool as_json, enum obs_rt_mech want);
+int obs_check(FILE *out, bool as_json, enum obs_reqtime_mech want);
 
 #endif /* LOADLENS_CHECK_H */

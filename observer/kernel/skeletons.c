@@ -8,13 +8,13 @@
 
 struct obs_kernel {
 	const char *prog;
-	struct obs_conn_opts copts;
-	struct obs_conn *conn;
+	struct obs_sockets_opts copts;
+	struct obs_sockets *conn;
 	struct obs_fail *fail;
 	struct obs_systier *tier;
 };
 
-struct obs_kernel *obs_kernel_open(const char *prog, const struct obs_conn_opts *copts,
+struct obs_kernel *obs_kernel_open(const char *prog, const struct obs_sockets_opts *copts,
 				   bool children)
 {
 	struct obs_kernel *k = calloc(1, sizeof(*k));
@@ -25,7 +25,7 @@ struct obs_kernel *obs_kernel_open(const char *prog, const struct obs_conn_opts 
 		return NULL;
 	k->prog = prog;
 	k->copts = *copts;
-	k->conn = obs_conn_open(prog, copts);
+	k->conn = obs_sockets_open(prog, copts);
 	if (!k->conn)
 		goto fail;
 	k->fail = obs_fail_open(prog, &fopts);
@@ -48,9 +48,9 @@ static int x__systier(struct obs_kernel *k, const struct obs_kernel_start_opts *
 	enum obs_systier_mode mode = o->syscalls;
 	size_t n;
 
-	n = obs_conn_tier_progs(k->conn, progs);
+	n = obs_sockets_tier_progs(k->conn, progs);
 	n += obs_fail_tier_progs(k->fail, progs + n, OBS_SYSTIER_MAX_PROGS - n);
-	if (obs_conn_by_calls(k->conn))
+	if (obs_sockets_by_calls(k->conn))
 		needed_by = "a process filter, --pid or --cgroup";
 	if (needed_by && mode != OBS_SYSTIER_ON) {
 		if (mode == OBS_SYSTIER_OFF)
@@ -73,7 +73,7 @@ int obs_kernel_load(struct obs_kernel *k, const struct obs_kernel_plan *plans, s
 		if (err)
 			return err;
 	}
-	err = obs_conn_load(k->conn, k->prog, &k->copts);
+	err = obs_sockets_load(k->conn, k->prog, &k->copts);
 	if (!err)
 		err = obs_fail_load(k->fail, k->prog, k->conn);
 	return err;
@@ -89,7 +89,7 @@ int obs_kernel_start(struct obs_kernel *k, const struct obs_kernel_start_opts *o
 		return err;
 	if (o->before_attach)
 		needed_by = o->before_attach(o->arg, k);
-	err = obs_conn_attach(k->conn, k->prog);
+	err = obs_sockets_attach(k->conn, k->prog);
 	if (!err)
 		err = obs_fail_attach(k->fail, k->prog);
 	if (!err)
@@ -103,11 +103,11 @@ void obs_kernel_free(struct obs_kernel *k)
 		return;
 	obs_systier_free(k->tier);
 	obs_fail_free(k->fail);
-	obs_conn_free(k->conn);
+	obs_sockets_free(k->conn);
 	free(k);
 }
 
-struct obs_conn *obs_kernel_conn(struct obs_kernel *k)
+struct obs_sockets *obs_kernel_conn(struct obs_kernel *k)
 {
 	return k->conn;
 }
@@ -115,11 +115,6 @@ struct obs_conn *obs_kernel_conn(struct obs_kernel *k)
 struct obs_fail *obs_kernel_fail(struct obs_kernel *k)
 {
 	return k->fail;
-}
-
-struct sockets_bpf *obs_kernel_sockets(struct obs_kernel *k)
-{
-	return obs_conn_skel(k->conn);
 }
 
 struct obs_systier *obs_kernel_systier(struct obs_kernel *k)

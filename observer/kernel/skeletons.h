@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The observer's two BPF objects and the one order they are brought up in: open both
- * (bpf/sockets.bpf.c: connections and request timing; bpf/failures.bpf.c: forensics' failures,
- * drops, resets, process events) -> each feature's plan (what to load, rodata) -> load (sockets
+ * (bpf/sockets.bpf.c: connections and request timing, owned by observer/kernel/sockets.c;
+ * bpf/failures.bpf.c: failures, drops, resets, process events, owned by
+ * observer/features/failures.c) -> each feature's plan (what to load, rodata) -> load (sockets
  * first: failures reuses its "targets" and "errprocs" maps) -> what must be read before attach
  * (the listen queues) -> attach -> the syscall tier (observer/kernel/systier.c).
  */
@@ -10,7 +11,7 @@
 #define LOADLENS_OBSERVER_KERNEL_SKELETONS_H
 
 #include <stdbool.h>
-#include "conn.h"
+#include "sockets.h"
 #include "failures.h"
 #include "systier.h"
 
@@ -34,7 +35,7 @@ struct obs_kernel_start_opts {
 
 /* Open both objects (the connection and failure programs plan their own part). NULL and errno
  * (ENOENT: a hard prerequisite missing, printed) on failure. */
-struct obs_kernel *obs_kernel_open(const char *prog, const struct obs_conn_opts *copts,
+struct obs_kernel *obs_kernel_open(const char *prog, const struct obs_sockets_opts *copts,
 				   bool children);
 /* The features' plans, then load both objects (the verifier checks every program): 0 or -errno
  * (printed). obs_kernel_start() begins with it; --check stops there. */
@@ -43,9 +44,8 @@ int obs_kernel_load(struct obs_kernel *k, const struct obs_kernel_plan *plans, s
 int obs_kernel_start(struct obs_kernel *k, const struct obs_kernel_start_opts *o);
 void obs_kernel_free(struct obs_kernel *k);
 
-struct obs_conn *obs_kernel_conn(struct obs_kernel *k);
+struct obs_sockets *obs_kernel_conn(struct obs_kernel *k);
 struct obs_fail *obs_kernel_fail(struct obs_kernel *k);
-struct sockets_bpf *obs_kernel_sockets(struct obs_kernel *k);
 struct obs_systier *obs_kernel_systier(struct obs_kernel *k);
 
 #endif /* LOADLENS_OBSERVER_KERNEL_SKELETONS_H */

@@ -391,3 +391,10 @@ void obs_startup_cleanup(void)
 	vmlinux_btf_tried = false;
 	tracefs_path = NULL;
 }
+
+int obs_libbpf_refused(const char *prog, const char *what, int err)
+{
+	if (err)
+		ll_warn(prog, "cannot %s: %s; rerun with -v for libbpf's log", what, strerror(-err));
+	return err;
+}

@@ -27,6 +27,9 @@ enum obs_startup_need {
 
 /* Route libbpf's log to stderr when verbose, else nowhere. Call before any libbpf call. */
 void obs_libbpf_log(bool verbose);
+/* err (libbpf's load or attach of an object, 0 or -errno) said in one line: "cannot <what>: ...;
+ * rerun with -v for libbpf's log". Returns err. */
+int obs_libbpf_refused(const char *prog, const char *what, int err);
 
 /*
  * Check privilege (root, or CAP_BPF + CAP_PERFMON, or CAP_SYS_ADMIN) and BTF, and mount what

@@ -72,12 +72,30 @@ static void x__connections(struct obs_mx_buf *b, enum obs_mx_format f, const str
 	}
 }
 
+enum group_value { GROUP_IN_USE, GROUP_TIME_WAIT, GROUP_RANGE };
+
+/* A gauge family with a sample per port group. */
+static void group_family(struct obs_mx_buf *b, enum obs_mx_format f, const char *name,
+		      const char *help, const struct obs_mx_snap *s, enum group_value v)
+{
+	struct obs_mx_label l[1];
+	size_t i;
+
+	obs_mx_family(b, f, name, "gauge", help);
+	for (i = 0; i < s->ngroups; i++) {
+		l[0] = (struct obs_mx_label){"group", s->group[i].name};
+		obs_mx_sample(b, name, "", l, 1,
+			      v == GROUP_IN_USE	  ? (double)s->group[i].in_use
+			      : v == GROUP_TIME_WAIT ? (double)s->group[i].time_wait
+						  : (double)s->port_range);
+	}
+}
+
 static void x__census(struct obs_mx_buf *b, enum obs_mx_format f, const struct obs_mx_snap *s)
 {
 	struct obs_mx_label l[1];
 	const char *name;
 	unsigned int st;
-	size_t i;
 
 	if (!s->census)
 		return;
@@ -94,31 +112,15 @@ static void x__census(struct obs_mx_buf *b, enum obs_mx_format f, const struct o
 		l[0] = (struct obs_mx_label){"state", name};
 		obs_mx_sample(b, "loadlens_tcp_sockets", "", l, 1, (double)s->tcp_state[st]);
 	}
-	obs_mx_family(b, f, "loadlens_ephemeral_ports_in_use", "gauge",
-		      "Local ports a connecting side holds towards one destination (group "
-		      "source->destination:port), every state; the most used groups only.");
-	for (i = 0; i < s->ngroups; i++) {
-		l[0] = (struct obs_mx_label){"group", s->group[i].name};
-		obs_mx_sample(b, "loadlens_ephemeral_ports_in_use", "", l, 1,
-			      (double)s->group[i].in_use);
-	}
-	obs_mx_family(b, f, "loadlens_ephemeral_ports_time_wait", "gauge",
-		      "Of those, the ports in TIME_WAIT.");
-	for (i = 0; i < s->ngroups; i++) {
-		l[0] = (struct obs_mx_label){"group", s->group[i].name};
-		obs_mx_sample(b, "loadlens_ephemeral_ports_time_wait", "", l, 1,
-			      (double)s->group[i].time_wait);
-	}
-	if (s->port_range) {
-		obs_mx_family(b, f, "loadlens_ephemeral_ports_available", "gauge",
-			      "Ephemeral ports a group can use: the size of "
-			      "net.ipv4.ip_local_port_range.");
-		for (i = 0; i < s->ngroups; i++) {
-			l[0] = (struct obs_mx_label){"group", s->group[i].name};
-			obs_mx_sample(b, "loadlens_ephemeral_ports_available", "", l, 1,
-				      (double)s->port_range);
-		}
-	}
+	group_family(b, f, "loadlens_ephemeral_ports_in_use",
+		  "Local ports a connecting side holds towards one destination (group "
+		  "source->destination:port), every state; the most used groups only.", s, GROUP_IN_USE);
+	group_family(b, f, "loadlens_ephemeral_ports_time_wait", "Of those, the ports in TIME_WAIT.", s,
+		  GROUP_TIME_WAIT);
+	if (s->port_range)
+		group_family(b, f, "loadlens_ephemeral_ports_available",
+			  "Ephemeral ports a group can use: the size of "
+			  "net.ipv4.ip_local_port_range.", s, GROUP_RANGE);
 	x__one(b, f, "loadlens_ephemeral_port_groups", "gauge",
 	       "Distinct port groups the census saw (exposed: the most used, at most 4).", NULL, 0,
 	       (double)s->groups_total);

@@ -5,7 +5,11 @@
 #include <time.h>
 #include "loadlens/cli.h"
 #include "loadlens/hist_json.h"
+#include "connections.h"
+#include "failures.h"
+#include "processes.h"
 #include "report.h"
+#include "sockstat.h"
 
 #define EAGAIN_SLOT 11
 
@@ -22,16 +26,46 @@ const char *obs_errno_name(unsigned int slot, char *buf, size_t len)
 	return buf;
 }
 
-void obs_report_live_header(FILE *out, const char *suffix)
+void obs_report_live_header(FILE *out)
 {
-	fprintf(out, "%-8s %10s %10s %12s %8s %10s %10s%s\n", "TIME", "ACCEPTED", "ACC/S", "TOTAL",
-		"ERRORS", "WAIT_P50", "WAIT_P99", suffix ? suffix : "");
+	fprintf(out, "%-8s %10s %10s %12s %8s %10s %10s %6s %6s %6s %6s %5s %4s %6s\n", "TIME",
+		"ACCEPTED", "ACC/S", "TOTAL", "ERRORS", "WAIT_P50", "WAIT_P99", "ESTAB", "TW",
+		"CLS/S", "CLOSEW", "PORT%", "FD%", "FAIL/S");
 	fflush(out);
 }
 
-int obs_report_live_line(FILE *out, const struct obs_conn_stats *delta,
-			 const struct obs_conn_stats *total, double interval_s, const char *suffix)
+/* The sockets, fds and failures columns, from the sockstat, processes and failures snapshots. */
+static void live_columns(const struct obs_tick *tk, char *buf, size_t len)
 {
+	const struct obs_sockstat_snap *ss = tk->sockstat;
+	double fdpct = tk->procs ? tk->procs->fd_pct : -1;
+	double fail_rate = tk->fail && tk->dt > 0 ? tk->fail->fails / tk->dt : 0;
+	char pct[8] = "-", fdp[8] = "-", tw[16] = "-", est[16] = "-", cw[16] = "-";
+
+	if (ss && ss->ports.range)
+		snprintf(pct, sizeof(pct), "%.0f", ss->ports.pct);
+	if (fdpct >= 0)
+		snprintf(fdp, sizeof(fdp), "%.0f", fdpct);
+	if (ss && ss->have_census) {
+		snprintf(est, sizeof(est), "%llu", (unsigned long long)ss->cs.state[1]);
+		snprintf(tw, sizeof(tw), "%llu", (unsigned long long)ss->cs.state[6]);
+		snprintf(cw, sizeof(cw), "%llu", (unsigned long long)ss->cs.state[8]);
+	}
+	/* no census this interval: the live counts from the state moves ("~": not exact) */
+	if (ss && !ss->fresh && ss->live_ok) {
+		snprintf(est, sizeof(est), "%s%lld", ss->live_err ? "~" : "", (long long)ss->live[1]);
+		snprintf(cw, sizeof(cw), "%s%lld", ss->live_err ? "~" : "",
+			 (long long)ss->live[OBS_TCP_CLOSE_WAIT]);
+	}
+	snprintf(buf, len, " %6s %6s %6.0f %6s %5s %4s %6.0f", est, tw, ss ? ss->tw_rate : 0, cw,
+		 pct, fdp, fail_rate);
+}
+
+int obs_report_live_line(FILE *out, const struct obs_tick *tk)
+{
+	const struct obs_sockets_stats *delta = &tk->conn->delta, *total = &tk->conn->total;
+	double interval_s = tk->dt;
+	char suffix[128];
 	struct ll_hist *h = ll_hist_new();
 	char now[16], p50[32], p99[32];
 	time_t t = time(NULL);
@@ -39,7 +73,8 @@ int obs_report_live_line(FILE *out, const struct obs_conn_stats *delta,
 
 	if (!h)
 		return -ENOMEM;
-	obs_conn_wait_hist(delta, h);
+	live_columns(tk, suffix, sizeof(suffix));
+	obs_sockets_wait_hist(delta, h);
 	strftime(now, sizeof(now), "%H:%M:%S", localtime_r(&t, &tm));
 	if (ll_hist_count(h)) {
 		ll_fmt_ns((double)ll_hist_percentile(h, 50), p50, sizeof(p50));
@@ -52,26 +87,26 @@ int obs_report_live_line(FILE *out, const struct obs_conn_stats *delta,
 		(unsigned long long)delta->ctr[OBS_CTR_ACCEPTED],
 		interval_s > 0 ? (double)delta->ctr[OBS_CTR_ACCEPTED] / interval_s : 0.0,
 		(unsigned long long)total->ctr[OBS_CTR_ACCEPTED],
-		(unsigned long long)delta->ctr[OBS_CTR_ACCEPT_ERRORS], p50, p99, suffix ? suffix : "");
+		(unsigned long long)delta->ctr[OBS_CTR_ACCEPT_ERRORS], p50, p99, suffix);
 	fflush(out);
 	ll_hist_free(h);
 	return 0;
 }
 
-static void x__ports_text(const struct obs_report *r, char *buf, size_t len)
+void obs_report_ports_text(const uint16_t *ports, size_t nports, char *buf, size_t len)
 {
 	size_t i, off;
 
-	if (!r->nports) {
+	if (!nports) {
 		snprintf(buf, len, "every tcp port");
 		return;
 	}
-	off = (size_t)snprintf(buf, len, "tcp port%s", r->nports > 1 ? "s" : "");
-	for (i = 0; i < r->nports && off < len; i++)
-		off += (size_t)snprintf(buf + off, len - off, "%s%u", i ? ", " : " ", r->ports[i]);
+	off = (size_t)snprintf(buf, len, "tcp port%s", nports > 1 ? "s" : "");
+	for (i = 0; i < nports && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%u", i ? ", " : " ", ports[i]);
 }
 
-int obs_report_summary(FILE *out, const struct obs_report *r, const struct obs_conn_stats *st)
+int obs_report_summary(FILE *out, const struct obs_report *r, const struct obs_sockets_stats *st)
 {
 	struct ll_hist *h = ll_hist_new();
 	char ports[160], name[16], a[32], b[32], c[32], d[32];
@@ -80,7 +115,7 @@ int obs_report_summary(FILE *out, const struct obs_report *r, const struct obs_c
 
 	if (!h)
 		return -ENOMEM;
-	x__ports_text(r, ports, sizeof(ports));
+	obs_report_ports_text(r->ports, r->nports, ports, sizeof(ports));
 	fprintf(out, "summary: %.1fs on %s\n", r->elapsed_s, ports);
 	fprintf(out, "  accepted           %12llu  (%.1f/s)\n", (unsigned long long)ctr[OBS_CTR_ACCEPTED],
 		r->elapsed_s > 0 ? (double)ctr[OBS_CTR_ACCEPTED] / r->elapsed_s : 0.0);
@@ -98,7 +133,7 @@ int obs_report_summary(FILE *out, const struct obs_report *r, const struct obs_c
 			fprintf(out, "    %-16s %12llu\n", obs_errno_name(e, name, sizeof(name)),
 				(unsigned long long)st->errnos[e]);
 	}
-	obs_conn_wait_hist(st, h);
+	obs_sockets_wait_hist(st, h);
 	if (!r->features->set_state) {
 		fprintf(out, "  accept-queue wait             -  (no inet_sock_set_state)\n");
 	} else if (!ll_hist_count(h)) {
@@ -132,21 +167,21 @@ int obs_report_summary(FILE *out, const struct obs_report *r, const struct obs_c
 			     "skipped runs %llu, forensics %llu, request timing %llu: socket state "
 			     "%llu, run-queue slots %llu, skipped runs %llu, trace records %llu)",
 			(unsigned long long)ctr[OBS_CTR_DROP_UNRESOLVED],
-			(unsigned long long)st->missed, (unsigned long long)r->lost_fx,
-			(unsigned long long)obs_rt_lost_total(&r->lost_rt),
-			(unsigned long long)r->lost_rt.no_storage,
-			(unsigned long long)r->lost_rt.tgids_full,
-			(unsigned long long)r->lost_rt.skipped_runs,
-			(unsigned long long)r->lost_rt.trace_lost);
+			(unsigned long long)st->missed, (unsigned long long)r->lost_forensics,
+			(unsigned long long)obs_reqtime_lost_total(&r->lost_requests),
+			(unsigned long long)r->lost_requests.no_storage,
+			(unsigned long long)r->lost_requests.tgids_full,
+			(unsigned long long)r->lost_requests.skipped_runs,
+			(unsigned long long)r->lost_requests.trace_lost);
 	fputc('\n', out);
 	fflush(out);
 	ll_hist_free(h);
 	return 0;
 }
 
-uint64_t obs_report_lost(const struct obs_report *r, const struct obs_conn_stats *st)
+uint64_t obs_report_lost(const struct obs_report *r, const struct obs_sockets_stats *st)
 {
-	return obs_conn_drops(st) + r->lost_fx + obs_rt_lost_total(&r->lost_rt);
+	return obs_sockets_drops(st) + r->lost_forensics + obs_reqtime_lost_total(&r->lost_requests);
 }
 
 /* json_object_set_new() that remembers a failure instead of losing it. */
@@ -156,7 +191,7 @@ static void x__set(json_t *obj, const char *key, json_t *val, bool *ok)
 		*ok = false;
 }
 
-int obs_report_json_add(json_t *root, const struct obs_report *r, const struct obs_conn_stats *st)
+int obs_report_json_add(json_t *root, const struct obs_report *r, const struct obs_sockets_stats *st)
 {
 	json_t *ports = json_array(), *errs = json_object();
 	json_t *drops = json_object(), *features = json_object();
@@ -178,14 +213,14 @@ int obs_report_json_add(json_t *root, const struct obs_report *r, const struct o
 			       json_integer((json_int_t)st->errnos[e]), &ok);
 	x__set(drops, "unresolved_fd", json_integer((json_int_t)ctr[OBS_CTR_DROP_UNRESOLVED]), &ok);
 	x__set(drops, "skipped_runs", json_integer((json_int_t)st->missed), &ok);
-	x__set(drops, "forensics", json_integer((json_int_t)r->lost_fx), &ok);
-	x__set(drops, "request_timing", json_integer((json_int_t)obs_rt_lost_total(&r->lost_rt)),
+	x__set(drops, "forensics", json_integer((json_int_t)r->lost_forensics), &ok);
+	x__set(drops, "request_timing", json_integer((json_int_t)obs_reqtime_lost_total(&r->lost_requests)),
 	       &ok);
 	x__set(features, "accept", json_boolean(r->features->accept), &ok);
 	x__set(features, "inet_sock_set_state",
 	       r->features->set_state ? json_string(r->features->set_state) : json_null(), &ok);
 	x__set(features, "kernel_reads", json_string(r->features->reads), &ok);
-	obs_conn_wait_hist(st, h);
+	obs_sockets_wait_hist(st, h);
 
 	x__set(root, "tool", json_string("loadlens-observer"), &ok);
 	x__set(root, "version", json_string(LOADLENS_VERSION), &ok);

@@ -6,35 +6,37 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <jansson.h>
-#include "conn.h"
-#include "reqtime.h"
+#include "sockets.h"
+#include "feature.h"
+#include "reqtime_stats.h"
 
 struct obs_report {
 	const uint16_t *ports; /* nports == 0: every port */
 	size_t nports;
-	const struct obs_conn_features *features;
+	const struct obs_sockets_features *features;
 	double elapsed_s; /* from attach to the final read */
 	const char *syscalls_mode; /* --syscalls: "auto", "on", "off" */
 	double syscalls_share;	   /* share of the run the syscall tracepoints were attached */
 	const char *syscalls_reason; /* the last sign of exhaustion that held them on, or NULL */
-	uint64_t lost_fx;	     /* forensics' lost events (obs_fx_lost) */
-	struct obs_rt_lost lost_rt;  /* request timing's */
+	uint64_t lost_forensics;	     /* the failures' and processes' lost events */
+	struct obs_reqtime_lost lost_requests;  /* request timing's */
 };
 
 /* Every lost event of the run: the summary's "drops", the JSON's "drops" and "lost_events". */
-uint64_t obs_report_lost(const struct obs_report *r, const struct obs_conn_stats *total);
+uint64_t obs_report_lost(const struct obs_report *r, const struct obs_sockets_stats *total);
 
 /* errno name ("EMFILE"), "E<n>" when unnamed, "other" for the last slot. */
 const char *obs_errno_name(unsigned int slot, char *buf, size_t len);
 
-/* suffix: more columns for the same line (the forensics' header or values), or NULL. */
-void obs_report_live_header(FILE *out, const char *suffix);
-/* One line: delta over interval_s seconds, total since start. Returns 0 or -ENOMEM. */
-int obs_report_live_line(FILE *out, const struct obs_conn_stats *delta,
-			 const struct obs_conn_stats *total, double interval_s, const char *suffix);
-int obs_report_summary(FILE *out, const struct obs_report *r, const struct obs_conn_stats *total);
+/* "tcp ports 80, 443", "every tcp port" (nports 0). */
+void obs_report_ports_text(const uint16_t *ports, size_t nports, char *buf, size_t len);
+void obs_report_live_header(FILE *out);
+/* One line from the interval's snapshots: accepts and their queue wait (connections), sockets
+ * and ports (sockstat), fds (processes), failures. Returns 0 or -ENOMEM. */
+int obs_report_live_line(FILE *out, const struct obs_tick *tk);
+int obs_report_summary(FILE *out, const struct obs_report *r, const struct obs_sockets_stats *total);
 /* The connection part of the JSON summary, into root (empty: its keys come first). 0 or -ENOMEM. */
 int obs_report_json_add(json_t *root, const struct obs_report *r,
-			const struct obs_conn_stats *total);
+			const struct obs_sockets_stats *total);
 
 #endif /* LOADLENS_OBSERVER_REPORT_H */

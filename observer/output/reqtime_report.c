@@ -6,7 +6,7 @@
 #include <time.h>
 #include "loadlens/cli.h"
 #include "loadlens/hist_json.h"
-#include "reqtime.h"
+#include "reqtime_stats.h"
 
 struct x__comp {
 	unsigned int which;
@@ -17,7 +17,7 @@ struct x__comp {
 static const struct x__comp x__comps[] = {
 	{RT_QUEUE, "socket_queue_wait", "socket-queue wait"},
 	{RT_SERVICE, "service_time", "service (1st write)"},
-	{OBS_RT_SERVICE_LAST, "service_time_last_write", "service (last write)"},
+	{OBS_REQTIME_SERVICE_LAST, "service_time_last_write", "service (last write)"},
 	{RT_RESIDENCE, "residence", "residence"},
 	{RT_ACCEPT, "accept_queue_share", "accept-queue share"},
 	{RT_TLS_HS, "tls_handshake", "TLS handshake"},
@@ -25,7 +25,7 @@ static const struct x__comp x__comps[] = {
 };
 #define NCOMPS (sizeof(x__comps) / sizeof(x__comps[0]))
 
-static bool x__slot_active(const struct obs_rt_slot *sl)
+static bool x__slot_active(const struct obs_reqtime_slot *sl)
 {
 	const struct rt_ctrs *c = &sl->c;
 
@@ -82,7 +82,7 @@ static void x__runq_buckets(const struct obs_reqtime_stats *st, struct ll_hist *
 		ll_hist_add_bucket(h, k, st->runq[k]);
 }
 
-int obs_rt_fmt_live(FILE *out, const struct obs_reqtime *rt, const struct obs_reqtime_stats *d,
+int obs_reqtime_fmt_live(FILE *out, const struct obs_reqtime *rt, const struct obs_reqtime_stats *d,
 		    const struct obs_reqtime_stats *cur, double interval_s)
 {
 	struct ll_hist *q = ll_hist_new(), *s = ll_hist_new(), *r = ll_hist_new();
@@ -133,7 +133,7 @@ cleanup:
 	return err;
 }
 
-json_t *obs_rt_fmt_interval(const struct obs_reqtime *rt, const struct obs_reqtime_stats *d,
+json_t *obs_reqtime_fmt_interval(const struct obs_reqtime *rt, const struct obs_reqtime_stats *d,
 			    const struct obs_reqtime_stats *cur, double t, double interval_s)
 {
 	struct ll_hist *q = ll_hist_new(), *s = ll_hist_new(), *r = ll_hist_new();
@@ -240,8 +240,8 @@ static void x__runq_hist(const struct obs_reqtime_stats *st, struct ll_hist *h)
 	}
 }
 
-void obs_rt_lost(const struct obs_reqtime *rt, const struct obs_reqtime_stats *st,
-		 struct obs_rt_lost *out)
+void obs_reqtime_lost(const struct obs_reqtime *rt, const struct obs_reqtime_stats *st,
+		 struct obs_reqtime_lost *out)
 {
 	uint64_t written;
 	size_t i;
@@ -256,12 +256,12 @@ void obs_rt_lost(const struct obs_reqtime *rt, const struct obs_reqtime_stats *s
 	out->trace_errno = obs_reqtime_trace_error(rt);
 }
 
-uint64_t obs_rt_lost_total(const struct obs_rt_lost *l)
+uint64_t obs_reqtime_lost_total(const struct obs_reqtime_lost *l)
 {
 	return l->no_storage + l->tgids_full + l->skipped_runs + l->trace_lost;
 }
 
-int obs_rt_fmt_summary(FILE *out, const struct obs_reqtime *rt, const struct obs_reqtime_stats *st)
+int obs_reqtime_fmt_summary(FILE *out, const struct obs_reqtime *rt, const struct obs_reqtime_stats *st)
 {
 	struct ll_hist *h = ll_hist_new();
 	char p50[32], p90[32], p99[32], p999[32], mx[32], mean[32];
@@ -377,7 +377,7 @@ static json_t *x__slot_json(const struct obs_reqtime *rt, const struct obs_reqti
 	return o;
 }
 
-int obs_rt_fmt_json_add(json_t *root, const struct obs_reqtime *rt,
+int obs_reqtime_fmt_json_add(json_t *root, const struct obs_reqtime *rt,
 			const struct obs_reqtime_stats *st, json_t *intervals)
 {
 	const struct obs_reqtime_features *f = obs_reqtime_features(rt);
@@ -393,7 +393,7 @@ int obs_rt_fmt_json_add(json_t *root, const struct obs_reqtime *rt,
 		if (obs_reqtime_slot_used(rt, i) &&
 		    json_array_append_new(slots, x__slot_json(rt, st, i, h, &ok)))
 			ok = false;
-	x__set(feat, "mechanism", json_string(obs_rt_mech_name(f->mech)), &ok);
+	x__set(feat, "mechanism", json_string(obs_reqtime_mech_name(f->mech)), &ok);
 	x__set(feat, "close_out", json_boolean(f->close_out), &ok);
 	x__set(feat, "accept_time", json_boolean(f->accept), &ok);
 	x__set(feat, "run_queue", json_boolean(f->runq), &ok);

@@ -95,9 +95,9 @@ void obs_rule_served_elsewhere(const struct obs_snap_hist *h, struct obs_finding
 	const struct obs_snap *now = obs_snap_at(h, 0), *s;
 	uint64_t accepted = 0, requests = 0;
 	unsigned int b, with = 0;
-	char a[32], kids[160] = "", f[32];
-	json_t *pids;
-	size_t i, w = 0;
+	char a[32], who[320] = "", f[32], n[32];
+	json_t *kids, *readers;
+	size_t i, nr, w = 0;
 	double since = now->t;
 
 	if (!now->pid_targets || !now->requests_on || !now->foreign_sockets)
@@ -111,23 +111,40 @@ void obs_rule_served_elsewhere(const struct obs_snap_hist *h, struct obs_finding
 	}
 	if (with < 2 || requests)
 		return;
-	pids = json_array();
+	readers = json_array();
+	for (i = 0, nr = 0; i < now->nreaders; i++) {
+		const struct obs_snap_reader *r = &now->reader[i];
+
+		if (r->udp) /* accepted connections are TCP: a UDP socket is another story */
+			continue;
+		json_array_append_new(readers, json_pack("{s:i, s:s, s:i, s:I}", "pid", (int)r->pid,
+							 "comm", r->comm, "port", (int)r->port,
+							 "sockets", (json_int_t)r->sockets));
+		if (nr++ < 4 && w < sizeof(who))
+			w += (size_t)snprintf(who + w, sizeof(who) - w, "%s%s (pid %u: %s on tcp/%u)",
+					      nr > 1 ? ", " : "; server-side sockets read first "
+					      "by others, the most first: ", r->comm, r->pid,
+					      obs_rule_num(r->sockets, n, sizeof(n)), r->port);
+	}
+	if (nr > 4 && w < sizeof(who))
+		w += (size_t)snprintf(who + w, sizeof(who) - w, " and %zu more", nr - 4);
+	kids = json_array();
 	for (i = 0; i < now->nkids; i++) {
-		json_array_append_new(pids, json_pack("{s:i, s:s}", "pid", (int)now->kid[i].pid,
+		json_array_append_new(kids, json_pack("{s:i, s:s}", "pid", (int)now->kid[i].pid,
 						      "comm", now->kid[i].comm));
-		if (w < sizeof(kids))
-			w += (size_t)snprintf(kids + w, sizeof(kids) - w, "%s%u (%s)",
+		if (w < sizeof(who))
+			w += (size_t)snprintf(who + w, sizeof(who) - w, "%s%u (%s)",
 					      i ? ", " : "; the targets' children: ",
 					      now->kid[i].pid, now->kid[i].comm);
 	}
 	obs_findings_add(out, "served_elsewhere", OBS_SEV_NOTE, "",
-			 json_pack("{s:I, s:I, s:o}", "accepted", (json_int_t)accepted,
+			 json_pack("{s:I, s:I, s:o, s:o}", "accepted", (json_int_t)accepted,
 				   "foreign_sockets", (json_int_t)now->foreign_sockets,
-				   "children", pids),
+				   "readers", readers, "children", kids),
 			 "scope: the targets accepted %s connections in %.0f s but read no request "
 			 "on them: other processes served them (%s sockets, clients' included, "
 			 "were read first by processes that are not targets)%s; watch those with "
 			 "--children or --pid",
 			 obs_rule_num(accepted, a, sizeof(a)), now->t - since,
-			 obs_rule_num(now->foreign_sockets, f, sizeof(f)), kids);
+			 obs_rule_num(now->foreign_sockets, f, sizeof(f)), who);
 }

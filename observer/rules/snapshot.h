@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the findings rules see: one snapshot per interval, plain data filled by the features
- * (observer/features/forensics.c: census, failures, fds, processes; observer/features/reqtime.c: request timing;
- * main.c: caps), and the run's history of them. No kernel, no files: the rules
+ * (observer/features/feature.h: connections, failures, sockstat, processes, netstat, requests),
+ * and the run's history of them. No kernel, no files: the rules
  * (observer/rules/rules_*.c) are pure functions of these, and tests/unit/test_rules_*.c feed them
  * synthetic snapshots.
  */
@@ -167,7 +167,7 @@ struct obs_snap {
 	} kid[OBS_SNAP_NOTES];
 	size_t nkids;
 	uint64_t targets_full; /* --children: new children the kernel's "targets" map had no room
-				* for, since start (wiring point: obs-bpf's OBS_FX_TARGETS_FULL) */
+				* for, since start (wiring point: obs-bpf's OBS_FAILURES_CTR_TARGETS_FULL) */
 	unsigned int targets_max; /* its size, OBS_MAX_TARGETS */
 
 	/* request timing (this interval) */
@@ -175,6 +175,15 @@ struct obs_snap {
 	struct obs_snap_slot slot[OBS_SNAP_SLOTS];
 	size_t nslots;
 	uint64_t foreign_sockets; /* --pid/--cgroup, since start: sockets a non-target read first */
+	/* who read them first, server-side sockets only, the most sockets first (bpf "foreign") */
+	struct obs_snap_reader {
+		uint32_t pid;
+		char comm[16];
+		uint16_t port;
+		bool udp;
+		uint64_t sockets;
+	} reader[OBS_SNAP_NOTES];
+	size_t nreaders;
 	bool runq_on;	     /* --runq */
 	uint64_t runq_count; /* wake-ups of serving threads timed */
 	double runq_p50_ns, runq_p99_ns;

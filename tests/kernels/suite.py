@@ -10,7 +10,11 @@ tools/kernels/guest.py test, or on the host itself):
              kernel offers (both at once, on the same requests, where it offers both) against
              the refserver's own clock at 1 ms and 5 ms of service: requests counted three
              ways, exact; service p50 within 2% of the server's on a real CPU;
-4. scenarios 5 healthy and 5 sick scenarios of tests/integration/scenarios, each judged by its
+4. scope     tests/integration/test_observer_fd_passing.sh: --pid scoping (the targets' own
+             sockets, the foreign readers named) on connections handed to another process;
+             tests/integration/test_observer_check_refusal.sh: --check exits 1 when the kernel
+             refuses the programs, and a run says so in one line;
+5. scenarios 5 healthy and 5 sick scenarios of tests/integration/scenarios, each judged by its
              harness exactly as on the host: the same verdict (healthy silent, sick fires the
              expected finding live, in time, naming the expected process or port).
 
@@ -20,7 +24,7 @@ path the observer's service time holds and the server's clock does not, and chec
 against the server only for gross errors (docs/kernels.md, "Timing limits"). The driver's own
 timing tests, whose limits hold only on a real CPU, are not part of the matrix.
 
-    suite.py [--bin DIR] [--out DIR] [--only check,count,reqtime,scenarios]
+    suite.py [--bin DIR] [--out DIR] [--only check,count,reqtime,scope,scenarios]
 
 Prints one line per check (ok / FAIL) and writes OUT/summary.json; exit 0 when every check
 passed, 1 otherwise, 77 (with the reason) when not root.
@@ -130,7 +134,7 @@ class Suite:
 			    mechanisms={f.get("feature"): f.get("mechanism") if f.get("ok") else None
 					for f in features})
 
-	# --- 2 and 3. integration tests, run as ctest runs them ---
+	# --- 2, 3 and 4. integration tests, run as ctest runs them ---
 
 	def script(self, check, name):
 		"""The integration test NAME (test_NAME.sh in tests/integration/): exit 0 passes;
@@ -152,7 +156,7 @@ class Suite:
 				name, p.returncode, " | ".join(lines[-6:]) or p.stdout[-800:]))
 		self.record(check, True, " | ".join(lines), lines=lines)
 
-	# --- 4. scenarios, judged by their own harness ---
+	# --- 5. scenarios, judged by their own harness ---
 
 	def scenario(self, check, name):
 		res_dir = os.path.join(self.out, "scenarios")
@@ -186,7 +190,7 @@ def main():
 							os.path.join(SRC, "build/bin")))
 	ap.add_argument("--out", default=None, help="results directory (default: a new one in "
 			"/tmp)")
-	ap.add_argument("--only", default="check,count,reqtime,scenarios")
+	ap.add_argument("--only", default="check,count,reqtime,scope,scenarios")
 	a = ap.parse_args()
 	if os.geteuid() != 0:
 		print("SKIP: needs root (BPF, network namespaces)")
@@ -204,6 +208,9 @@ def main():
 		s.run("count three ways", s.script, "accept_parallel")
 	if "reqtime" in only:
 		s.run("request timing 1ms, 5ms", s.script, "reqtime_kernels")
+	if "scope" in only:
+		s.run("scope by process (fd passing)", s.script, "observer_fd_passing")
+		s.run("a refused load", s.script, "observer_check_refusal")
 	if "scenarios" in only:
 		for name in SCENARIOS:
 			s.run("scenario " + name, s.scenario, name)

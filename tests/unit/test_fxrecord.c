@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The forensics NDJSON interval record (observer/output/forensics_record.c) from synthetic
+ * The forensics NDJSON interval record (observer/output/interval_record.c) from synthetic
  * snapshots: every key of the schema in docs/observer.md, in its order, and the record's shape
  * when the census is deferred, failed, or the first one. No root, no kernel.
  */
@@ -13,11 +13,11 @@
 #include <string.h>
 #include <cmocka.h>
 #include "ll_test.h"
-#include "forensics_record.h"
+#include "interval_record.h"
 
-static char *x__dump(const struct obs_fx_interval *iv)
+static char *x__dump(const struct obs_record *iv)
 {
-	json_t *rec = obs_fx_fmt_interval(iv);
+	json_t *rec = obs_record_json(iv);
 	char *s;
 
 	assert_non_null(rec);
@@ -27,9 +27,9 @@ static char *x__dump(const struct obs_fx_interval *iv)
 	return s;
 }
 
-static void x__base(struct obs_fx_interval *iv)
+static void x__base(struct obs_record *iv)
 {
-	*iv = (struct obs_fx_interval){.time = 1700000000.5, .t = 2.5, .dt = 0.5, .accepted = 7,
+	*iv = (struct obs_record){.time = 1700000000.5, .t = 2.5, .dt = 0.5, .accepted = 7,
 				       .accept_rate = 14, .tw_entries = 3, .tw_per_s = 6,
 				       .ports = {.tte = -1}};
 }
@@ -38,19 +38,19 @@ static void x__base(struct obs_fx_interval *iv)
  * classes, a watched process, the system's files and the listen counters. */
 static void test_full(void **state)
 {
-	struct obs_fx_proc p = {.fd = {.pid = 4242, .comm = "nginx", .open = 437, .peak = 440,
+	struct obs_proc p = {.fd = {.pid = 4242, .comm = "nginx", .open = 437, .peak = 440,
 				       .soft = 512, .hard = 4096},
 				.rate = 48, .tte = 9.5, .first_forecast_t = 2, .first_forecast_tte = 10,
 				.first_fail_t = -1, .fails = {2}};
-	struct obs_fx_interval iv;
+	struct obs_record iv;
 	char *s;
 
 	(void)state;
 	x__base(&iv);
-	iv.census = OBS_FXREC_CENSUS_TAKEN;
+	iv.census = OBS_RECORD_CENSUS_TAKEN;
 	iv.have_live = true;
-	iv.states[iv.nstates++] = (struct obs_fxrec_state){"ESTABLISHED", 10, true, 11, 1, 0};
-	iv.states[iv.nstates++] = (struct obs_fxrec_state){"TIME_WAIT", 5, false, 0, 0, 0};
+	iv.states[iv.nstates++] = (struct obs_record_state){"ESTABLISHED", 10, true, 11, 1, 0};
+	iv.states[iv.nstates++] = (struct obs_record_state){"TIME_WAIT", 5, false, 0, 0, 0};
 	iv.sockets = 16;
 	iv.took_ms = 1.5;
 	iv.ports.have_range = true;
@@ -65,9 +65,9 @@ static void test_full(void **state)
 	iv.ports.rate = 4;
 	iv.ports.tte = 120;
 	iv.ports.groups = 2;
-	iv.fails[iv.nfails++] = (struct obs_fxrec_fail){"EMFILE", "accept4", 2};
-	iv.fails[iv.nfails++] = (struct obs_fxrec_fail){"EMFILE", "openat", 1};
-	iv.fails[iv.nfails++] = (struct obs_fxrec_fail){"EADDRNOTAVAIL", "connect", 5};
+	iv.fails[iv.nfails++] = (struct obs_record_fail){"EMFILE", "accept4", 2};
+	iv.fails[iv.nfails++] = (struct obs_record_fail){"EMFILE", "openat", 1};
+	iv.fails[iv.nfails++] = (struct obs_record_fail){"EADDRNOTAVAIL", "connect", 5};
 	iv.failure_rate = 16;
 	iv.procs = &p;
 	iv.nprocs = 1;
@@ -107,13 +107,13 @@ static void test_full(void **state)
 /* The first census has nothing to reconcile with: live and reconcile_diff are null. */
 static void test_first_census(void **state)
 {
-	struct obs_fx_interval iv;
+	struct obs_record iv;
 	char *s;
 
 	(void)state;
 	x__base(&iv);
-	iv.census = OBS_FXREC_CENSUS_TAKEN;
-	iv.states[iv.nstates++] = (struct obs_fxrec_state){"ESTABLISHED", 10, true, 0, 0, 0};
+	iv.census = OBS_RECORD_CENSUS_TAKEN;
+	iv.states[iv.nstates++] = (struct obs_record_state){"ESTABLISHED", 10, true, 0, 0, 0};
 	iv.sockets = 10;
 	iv.took_ms = 0.25;
 	s = x__dump(&iv);
@@ -126,12 +126,12 @@ static void test_first_census(void **state)
  * no process, no system files, no listen counters: those keys are absent or empty. */
 static void test_deferred_and_none(void **state)
 {
-	struct obs_fx_interval iv;
+	struct obs_record iv;
 	char *s;
 
 	(void)state;
 	x__base(&iv);
-	iv.census = OBS_FXREC_CENSUS_DEFERRED;
+	iv.census = OBS_RECORD_CENSUS_DEFERRED;
 	s = x__dump(&iv);
 	assert_string_equal(s,
 		"{\"type\":\"interval\",\"time\":1700000000.5,\"t\":2.5,\"dt\":0.5,\"accepted\":7,"
@@ -141,17 +141,17 @@ static void test_deferred_and_none(void **state)
 		"\"fds\":[],\"tcp\":{\"synack_retransmits\":0,\"resets_sent\":0,"
 		"\"resets_received\":0},\"lost_events\":0}");
 	free(s);
-	iv.census = OBS_FXREC_CENSUS_NONE;
+	iv.census = OBS_RECORD_CENSUS_NONE;
 	s = x__dump(&iv);
 	assert_non_null(strstr(s, "\"census\":null,\"time_wait\""));
 	assert_null(strstr(s, "census_deferred"));
 	assert_null(strstr(s, "\"live\""));
 	free(s);
 	/* deferred after a census: the live counts from the state moves, and their error bound */
-	iv.census = OBS_FXREC_CENSUS_DEFERRED;
+	iv.census = OBS_RECORD_CENSUS_DEFERRED;
 	iv.have_live = true;
 	iv.live_err = 0;
-	iv.states[iv.nstates++] = (struct obs_fxrec_state){"ESTABLISHED", 0, true, 180000, 0, 0};
+	iv.states[iv.nstates++] = (struct obs_record_state){"ESTABLISHED", 0, true, 180000, 0, 0};
 	s = x__dump(&iv);
 	assert_non_null(strstr(s, "\"census\":null,\"census_deferred\":true,\"live\":"
 				  "{\"ESTABLISHED\":180000},\"live_error\":0,\"time_wait\""));
@@ -161,13 +161,13 @@ static void test_deferred_and_none(void **state)
 /* A process whose fds could not be read says why; an exited one says so. */
 static void test_procs(void **state)
 {
-	struct obs_fx_proc p[2] = {
+	struct obs_proc p[2] = {
 		{.fd = {.pid = 1, .comm = "a", .open = -1, .soft = 1024, .hard = 1024, .err = 13},
 		 .tte = -1, .first_forecast_t = -1, .first_fail_t = 1.5, .fails = {4}},
 		{.fd = {.pid = 2, .comm = "b", .open = 3}, .exited = true, .tte = -1,
 		 .first_forecast_t = -1, .first_fail_t = -1},
 	};
-	json_t *a = obs_fx_fmt_procs(p, 2);
+	json_t *a = obs_record_procs_json(p, 2);
 
 	(void)state;
 	assert_non_null(a);

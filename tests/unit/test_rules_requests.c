@@ -366,7 +366,51 @@ RULES_TEST(test_served_elsewhere)
 	assert_null(obs_findings_find(&r->fs, "served_elsewhere", NULL));
 }
 
-LL_TEST_MAIN_EACH(x__setup, x__teardown, test_served_elsewhere, test_worker_saturation,
+/* --pid of a process that hands its connections to another, unrelated one (fd passing): the
+ * note names who read them, the most sockets first, four at most in the text (issue 19). */
+static void test_served_elsewhere_readers(void **state)
+{
+	static const char *const comm[6] = {"worker", "sshd", "a", "b", "c", "d"};
+	static const uint64_t socks[6] = {300, 2, 1, 1, 1, 1};
+	struct run *r = *state;
+	const struct obs_finding *f = NULL;
+	struct obs_snap *s;
+	json_t *rd;
+	int t, i;
+
+	for (t = 1; t <= 2; t++) {
+		s = x__snap(r, t);
+		s->pid_targets = true;
+		s->requests_on = true;
+		s->accepted = 150;
+		s->foreign_sockets = 600;
+		for (i = 0; i < 6; i++) {
+			s->reader[i].pid = 700 + (uint32_t)i;
+			snprintf(s->reader[i].comm, sizeof(s->reader[i].comm), "%s", comm[i]);
+			s->reader[i].port = i == 1 ? 22 : 18977;
+			s->reader[i].udp = i == 2; /* not a connection: left out */
+			s->reader[i].sockets = socks[i];
+		}
+		s->nreaders = 6;
+		obs_snap_push(&r->h);
+		obs_findings_clear(&r->fs);
+		obs_rules_run(&r->h, &r->fs);
+		f = obs_findings_find(&r->fs, "served_elsewhere", NULL);
+	}
+	assert_non_null(f);
+	assert_non_null(strstr(f->text, "; server-side sockets read first by others, the most "
+					"first: worker (pid 700: 300 on tcp/18977), sshd (pid 701: "
+					"2 on tcp/22), b (pid 703: 1 on tcp/18977), c (pid 704: 1 "
+					"on tcp/18977) and 1 more; watch those"));
+	assert_null(strstr(f->text, "the targets' children"));
+	rd = json_object_get(f->evidence, "readers");
+	assert_int_equal(json_array_size(rd), 5);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(rd, 0), "sockets")), 300);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(rd, 1), "port")), 22);
+}
+
+LL_TEST_MAIN_EACH(x__setup, x__teardown, test_served_elsewhere, test_served_elsewhere_readers,
+	          test_worker_saturation,
 	          test_cpu_saturation, test_cpu_saturation_onset, test_worker_saturation_onset,
 	          test_fast_server_is_silent, test_count_notes, test_pipelining_in_one_write,
 	          test_pipelining_silent, test_pipelining_burst, test_pipelining_both_signs)

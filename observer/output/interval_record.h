@@ -1,25 +1,27 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The forensics feature's NDJSON interval record (docs/observer.md, "NDJSON"), built by a pure
- * function of the interval's snapshot: features/forensics.c fills the snapshot, this writes it.
+ * The NDJSON interval record (docs/observer.md, "NDJSON"), built by a pure
+ * function of the interval's snapshot, which the features fill their parts of (features/feature.h,
+ * struct obs_tick.rec) and observer/main.c's loop writes through this.
  */
-#ifndef LOADLENS_OBSERVER_FORENSICS_RECORD_H
-#define LOADLENS_OBSERVER_FORENSICS_RECORD_H
+#ifndef LOADLENS_OBSERVER_INTERVAL_RECORD_H
+#define LOADLENS_OBSERVER_INTERVAL_RECORD_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <jansson.h>
-#include "forensics.h"
+#include "census.h"
+#include "processes.h"
 
-enum obs_fxrec_census {
-	OBS_FXREC_CENSUS_NONE,	   /* no census context, or the census failed: "census": null */
-	OBS_FXREC_CENSUS_DEFERRED, /* spaced to 1% of a CPU: null, "census_deferred": true */
-	OBS_FXREC_CENSUS_TAKEN,
+enum obs_record_census {
+	OBS_RECORD_CENSUS_NONE,	   /* no census context, or the census failed: "census": null */
+	OBS_RECORD_CENSUS_DEFERRED, /* spaced to 1% of a CPU: null, "census_deferred": true */
+	OBS_RECORD_CENSUS_TAKEN,
 };
 
 /* One TCP state of a census, in the record's order. */
-struct obs_fxrec_state {
+struct obs_record_state {
 	const char *name;
 	uint64_t census;
 	bool live;    /* also in "live" and "reconcile_diff" (not TIME_WAIT, not LISTEN) */
@@ -29,18 +31,18 @@ struct obs_fxrec_state {
 };
 
 /* A syscall failure class of the interval: "failures": {fail: {sys: n, ...}, ...}, in order. */
-struct obs_fxrec_fail {
+struct obs_record_fail {
 	const char *fail, *sys;
 	uint64_t n;
 };
 
-struct obs_fx_interval {
+struct obs_record {
 	double time; /* CLOCK_REALTIME, seconds */
 	double t, dt;
 	uint64_t accepted;
 	double accept_rate;
-	enum obs_fxrec_census census;
-	struct obs_fxrec_state states[OBS_TCP_STATES];
+	enum obs_record_census census;
+	struct obs_record_state states[OBS_TCP_STATES];
 	size_t nstates;
 	bool have_live; /* a census before this one: "live" and "reconcile_diff", else null */
 	uint64_t live_err; /* the largest err of the live states: "live_error" */
@@ -57,10 +59,10 @@ struct obs_fx_interval {
 		double pct, rate, tte; /* tte < 0: null */
 		uint64_t groups;
 	} ports;
-	struct obs_fxrec_fail fails[OBS_SYS_MAX * OBS_FAIL_MAX];
+	struct obs_record_fail fails[OBS_SYS_MAX * OBS_FAIL_MAX];
 	size_t nfails;
 	double failure_rate;
-	const struct obs_fx_proc *procs;
+	const struct obs_proc *procs;
 	size_t nprocs;
 	bool have_files;
 	uint64_t file_nr, file_max;
@@ -71,8 +73,8 @@ struct obs_fx_interval {
 };
 
 /* The record {"type":"interval", ...}; NULL when out of memory. */
-json_t *obs_fx_fmt_interval(const struct obs_fx_interval *iv);
+json_t *obs_record_json(const struct obs_record *iv);
 /* The "fds" array of the record and of the summary JSON. */
-json_t *obs_fx_fmt_procs(const struct obs_fx_proc *procs, size_t n);
+json_t *obs_record_procs_json(const struct obs_proc *procs, size_t n);
 
-#endif /* LOADLENS_OBSERVER_FORENSICS_RECORD_H */
+#endif /* LOADLENS_OBSERVER_INTERVAL_RECORD_H */

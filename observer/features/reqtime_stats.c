@@ -1,24 +1,19 @@
 // SPDX-License-Identifier: MIT
-/* Request timing: its part of the socket object's plan, and reading its per-CPU maps back. */
+/* Request timing: its plan (observer/kernel/reqtime_mech.c), its counters and histograms read
+ * back through the socket object's owner (kernel/sockets.c) into stats, deltas and histograms. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/mman.h>
-#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "loadlens/cli.h"
-#include "bpfread.h"
-#include "reqtime.h"
-#include "startup.h"
+#include "sockets.h"
+#include "reqtime_stats.h"
 #include "trace.h"
-#include "sockets.skel.h"
-
-#define RT_TIER_PROGS 5 /* the most request programs one mechanism has */
 
 struct obs_reqtime {
-	struct sockets_bpf *skel; /* observer/features/conn.c's: loaded, attached and freed there */
+	struct obs_sockets *conn; /* the socket object's owner: every read of its maps goes there */
 	struct obs_reqtime_features features;
 	uint16_t ports[RT_MAX_PORTS];
 	size_t nports;
@@ -56,8 +51,40 @@ const char *obs_reqtime_attached(const struct obs_reqtime *rt)
 uint16_t obs_reqtime_slot_port(const struct obs_reqtime *rt, size_t slot)
 {
 	if (rt->dyn)
-		return __atomic_load_n(&rt->skel->bss->dyn_port[slot / 2], __ATOMIC_RELAXED);
+		return obs_sockets_dyn_port(rt->conn, slot / 2);
 	return rt->nports ? rt->ports[slot / 2] : 0;
+}
+
+static int cmp_reader(const void *a, const void *b)
+{
+	const struct obs_snap_reader *x = a, *y = b;
+
+	return x->sockets < y->sockets ? 1 : x->sockets > y->sockets ? -1 : 0;
+}
+
+size_t obs_reqtime_foreign(const struct obs_reqtime *rt, struct obs_snap_reader *out, size_t n)
+{
+	struct rt_foreign_key keys[RT_FOREIGN_SLOTS];
+	struct rt_foreign vals[RT_FOREIGN_SLOTS];
+	struct obs_snap_reader all[RT_FOREIGN_SLOTS];
+	size_t i, m;
+
+	if (!rt->owned)
+		return 0;
+	m = obs_sockets_foreign(rt->conn, keys, vals, RT_FOREIGN_SLOTS);
+	for (i = 0; i < m; i++) {
+		all[i].pid = keys[i].tgid;
+		memcpy(all[i].comm, vals[i].comm, sizeof(all[i].comm));
+		all[i].comm[sizeof(all[i].comm) - 1] = 0;
+		all[i].port = keys[i].port;
+		all[i].udp = keys[i].udp;
+		all[i].sockets = vals[i].sockets;
+	}
+	qsort(all, m, sizeof(all[0]), cmp_reader);
+	if (m > n)
+		m = n;
+	memcpy(out, all, m * sizeof(all[0]));
+	return m;
 }
 
 bool obs_reqtime_slot_used(const struct obs_reqtime *rt, size_t slot)
@@ -89,191 +116,12 @@ void obs_reqtime_trace_counts(const struct obs_reqtime *rt, uint64_t *written, u
 	*lost = rt->trace_errors + obs_trace_write_errors(rt->trace);
 }
 
-static void x__attached_add(struct obs_reqtime *rt, const char *what)
-{
-	size_t len = strlen(rt->attached);
-
-	snprintf(rt->attached + len, sizeof(rt->attached) - len, "%s%s", len ? ", " : "", what);
-}
-
-static void x__off(struct bpf_program *p)
-{
-	bpf_program__set_autoload(p, false);
-}
-
-/* The request programs of each mechanism: arrival, reads, writes (NULL ends a list). */
-static void x__tier_progs(struct sockets_bpf *s, enum obs_rt_mech m, struct bpf_program **p)
-{
-	if (m == OBS_RT_MECH_TRACEPOINT) {
-		p[0] = s->progs.handle_sk_data_ready;
-		p[1] = s->progs.handle_sock_recv_length;
-		p[2] = s->progs.handle_sock_send_length;
-		p[3] = NULL;
-	} else {
-		p[0] = s->progs.handle_sock_def_readable;
-		p[1] = s->progs.handle_inet_recvmsg_exit;
-		p[2] = s->progs.handle_inet6_recvmsg_exit;
-		p[3] = s->progs.handle_inet_sendmsg_exit;
-		p[4] = s->progs.handle_inet6_sendmsg_exit;
-		p[5] = NULL;
-	}
-}
-
-static void x__tier_off(struct sockets_bpf *s, enum obs_rt_mech m)
-{
-	struct bpf_program *p[RT_TIER_PROGS + 1];
-	size_t i;
-
-	x__tier_progs(s, m, p);
-	for (i = 0; p[i]; i++)
-		x__off(p[i]);
-}
-
-const char *obs_rt_mech_name(enum obs_rt_mech m)
-{
-	switch (m) {
-	case OBS_RT_MECH_TRACEPOINT:
-		return "tracepoints";
-	case OBS_RT_MECH_FENTRY:
-		return "fentry";
-	default:
-		return "off";
-	}
-}
-
-/*
- * How this kernel can time requests, best first: the sock: tracepoints (Linux 6.3+), else BPF
- * trampolines on the functions they sit in (fentry/fexit: BTF and trampolines, x86-64 5.5+).
- * `want` forces one (LOADLENS_OBSERVER_TIMING, for tests). *why: the reason for "off", or for
- * a missing IPv6 half. Probing a trampoline loads and attaches a tiny program: needs privilege.
- */
-enum obs_rt_mech obs_rt_mech_choose(enum obs_rt_mech want, char *why, size_t len)
-{
-	/* the tracepoint programs read TCP's clocks through bpf_rdonly_cast (6.2, before the
-	 * tracepoints' 6.3) with no switch (bpf/observe.bpf.h, LL_READ_KF) */
-	bool tp = obs_btf_tracepoint_exists("sk_data_ready") &&
-		  obs_btf_tracepoint_exists("sock_recv_length") &&
-		  obs_btf_tracepoint_exists("sock_send_length") &&
-		  obs_btf_func_exists("bpf_rdonly_cast");
-	static const char *const funcs[] = {"sock_def_readable", "inet_recvmsg", "inet_sendmsg"};
-	size_t i;
-	int err;
-
-	*why = 0;
-	if (want == OBS_RT_MECH_OFF)
-		want = tp ? OBS_RT_MECH_TRACEPOINT : OBS_RT_MECH_FENTRY;
-	if (want == OBS_RT_MECH_TRACEPOINT) {
-		if (tp)
-			return OBS_RT_MECH_TRACEPOINT;
-		snprintf(why, len, "the kernel lacks the tracepoints sock:sk_data_ready/"
-				   "sock_recv_length/sock_send_length (Linux 6.3+)");
-		return OBS_RT_MECH_OFF;
-	}
-	for (i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++) {
-		err = obs_fentry_probe(funcs[i]);
-		if (err) {
-			snprintf(why, len, "%sno BPF trampoline on %s (fentry: %s)",
-				 tp ? "" : "the kernel lacks the tracepoints sock:sk_data_ready/"
-					   "sock_recv_length/sock_send_length (Linux 6.3+) and ",
-				 funcs[i], err == -ENOENT ? "not in the kernel's BTF"
-					   : err == -524 ? "not supported" : strerror(-err));
-			return OBS_RT_MECH_OFF;
-		}
-	}
-	return OBS_RT_MECH_FENTRY;
-}
-
-/* Switch off what the kernel lacks, before load. -ENOTSUP: request timing is not possible. */
-static int x__plan(struct obs_reqtime *rt, const char *prog, bool runq, enum obs_rt_mech want)
-{
-	struct sockets_bpf *s = rt->skel;
-	char why[256];
-
-	rt->features.mech = obs_rt_mech_choose(want, why, sizeof(why));
-	if (rt->features.mech == OBS_RT_MECH_OFF) {
-		ll_warn(prog, "note: request timing is off: %s", why);
-		return -ENOTSUP;
-	}
-	if (rt->features.mech == OBS_RT_MECH_TRACEPOINT) {
-		x__tier_off(s, OBS_RT_MECH_FENTRY);
-		rt->arrival = s->progs.handle_sk_data_ready;
-		x__attached_add(rt, "sk_data_ready, sock_recv_length, sock_send_length");
-	} else {
-		x__tier_off(s, OBS_RT_MECH_TRACEPOINT);
-		rt->arrival = s->progs.handle_sock_def_readable;
-		x__attached_add(rt, "fentry sock_def_readable, fexit inet_recvmsg, inet_sendmsg");
-		/* IPv6 may be a module (its functions in the module's BTF): try, or go without */
-		if (obs_fentry_probe("inet6_recvmsg") || obs_fentry_probe("inet6_sendmsg")) {
-			x__off(s->progs.handle_inet6_recvmsg_exit);
-			x__off(s->progs.handle_inet6_sendmsg_exit);
-			ll_warn(prog, "note: requests on IPv6 sockets are not timed: no BPF trampoline "
-				      "on inet6_recvmsg/inet6_sendmsg");
-		} else {
-			x__attached_add(rt, "inet6_recvmsg, inet6_sendmsg");
-		}
-	}
-
-	/* the connection programs' tp_btf inet_sock_set_state closes out a server's last response
-	 * (the raw_tp fallback does not); accept times come from the syscall tier, when attached */
-	rt->features.close_out = bpf_program__autoload(s->progs.handle_inet_sock_set_state);
-	if (rt->features.close_out)
-		x__attached_add(rt, "inet_sock_set_state");
-	rt->features.accept = obs_tracepoint_exists("syscalls", "sys_exit_accept4");
-
-	/* opt-in: these run on every wake-up and context switch of the host */
-	rt->features.runq = runq && obs_btf_tracepoint_exists("sched_wakeup") &&
-			    obs_btf_tracepoint_exists("sched_wakeup_new") &&
-			    obs_btf_tracepoint_exists("sched_switch");
-	if (rt->features.runq) {
-		x__attached_add(rt, "sched_wakeup, sched_switch");
-	} else {
-		x__off(s->progs.handle_sched_wakeup);
-		x__off(s->progs.handle_sched_wakeup_new);
-		x__off(s->progs.handle_sched_switch);
-		if (runq)
-			ll_warn(prog, "note: no sched_wakeup/sched_switch tracepoints; run-queue "
-				      "wait is off");
-	}
-	s->rodata->targ_runq = rt->features.runq;
-	return 0;
-}
-
-static int x__configure(struct obs_reqtime *rt, const struct obs_reqtime_opts *opts)
-{
-	struct sockets_bpf *s = rt->skel;
-	size_t i;
-	int err;
-
-	if (rt->dyn)
-		memset((void *)s->rodata->targ_slot, RT_SLOT_DYN, sizeof(s->rodata->targ_slot));
-	else if (!opts->nports)
-		memset((void *)s->rodata->targ_slot, 1, sizeof(s->rodata->targ_slot));
-	s->rodata->targ_owned = opts->owned;
-	for (i = 0; i < opts->nports; i++)
-		s->rodata->targ_slot[opts->ports[i]] = (uint8_t)(i + 1);
-	s->rodata->targ_requests = 1;
-	if (opts->trace_path)
-		s->rodata->targ_trace_every = opts->trace_every ? opts->trace_every : 1;
-	s->rodata->targ_nslots = (uint32_t)rt->nslots;
-	err = bpf_map__set_max_entries(s->maps.recs, (uint32_t)(rt->nslots * rt->ncpu));
-	if (!err && !opts->trace_path)
-		err = bpf_map__set_max_entries(s->maps.trace, (uint32_t)sysconf(_SC_PAGESIZE));
-	return err;
-}
-
-struct bpf_program *obs_reqtime_arrivals_sampled(struct obs_reqtime *rt)
-{
-	bpf_program__set_autoattach(rt->arrival, false);
-	rt->features.arrivals_sampled = true;
-	return rt->arrival;
-}
-
 void obs_reqtime_arrival_window(void *arg)
 {
 	struct obs_reqtime *rt = arg;
 
 	/* the BPF side reads it with a plain load; a window opens once a second at most */
-	__atomic_add_fetch(&rt->skel->bss->arrival_gen, 1, __ATOMIC_SEQ_CST);
+	obs_sockets_arrival_window(rt->conn);
 }
 
 void obs_reqtime_arrival_share(struct obs_reqtime *rt, double share)
@@ -281,23 +129,11 @@ void obs_reqtime_arrival_share(struct obs_reqtime *rt, double share)
 	rt->features.arrival_share = share;
 }
 
-void obs_reqtime_off(struct sockets_bpf *s)
-{
-	x__tier_off(s, OBS_RT_MECH_TRACEPOINT);
-	x__tier_off(s, OBS_RT_MECH_FENTRY);
-	x__off(s->progs.handle_sched_wakeup);
-	x__off(s->progs.handle_sched_wakeup_new);
-	x__off(s->progs.handle_sched_switch);
-	/* the shared programs still reference these maps: keep them, at their smallest */
-	bpf_map__set_max_entries(s->maps.recs, 1);
-	bpf_map__set_max_entries(s->maps.tcp_slots, 1);
-	bpf_map__set_max_entries(s->maps.tls_hs, 1);
-	bpf_map__set_max_entries(s->maps.trace, (uint32_t)sysconf(_SC_PAGESIZE));
-}
-
 struct obs_reqtime *obs_reqtime_new(const char *prog, const struct obs_reqtime_opts *opts,
-				    struct sockets_bpf *skel)
+				    struct obs_sockets *conn)
 {
+	struct obs_reqtime_mech_plan plan;
+	struct obs_reqtime_mech_got got;
 	struct obs_reqtime *rt;
 	int err;
 
@@ -323,7 +159,6 @@ struct obs_reqtime *obs_reqtime_new(const char *prog, const struct obs_reqtime_o
 	}
 	/* the largest per-CPU read: the run-queue histogram */
 	rt->percpu_len = (size_t)LL_HIST_BUCKETS * (size_t)rt->ncpu;
-	rt->recs = MAP_FAILED;
 	rt->percpu = calloc(rt->percpu_len, sizeof(uint64_t));
 	rt->hist_cache = calloc(rt->nslots, sizeof(*rt->hist_cache));
 	rt->hist_n = calloc(rt->nslots, sizeof(*rt->hist_n));
@@ -331,15 +166,21 @@ struct obs_reqtime *obs_reqtime_new(const char *prog, const struct obs_reqtime_o
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	rt->skel = skel;
-	err = x__plan(rt, prog, opts->runq, opts->mech);
+	rt->conn = conn;
+	plan = (struct obs_reqtime_mech_plan){opts->mech, opts->runq, opts->ports, opts->nports,
+					      opts->owned, rt->dyn, rt->nslots, rt->ncpu,
+					      opts->trace_path, opts->trace_every,
+					      opts->arrivals_sampled};
+	err = obs_reqtime_mech_plan(prog, conn, &plan, &got);
 	if (err)
 		goto cleanup;
-	err = x__configure(rt, opts);
-	if (err) {
-		ll_warn(prog, "cannot size the request-timing maps: %s", strerror(-err));
-		goto cleanup;
-	}
+	rt->features.mech = got.mech;
+	rt->features.close_out = got.close_out;
+	rt->features.accept = got.accept;
+	rt->features.runq = got.runq;
+	rt->features.arrivals_sampled = opts->arrivals_sampled;
+	rt->arrival = opts->arrivals_sampled ? got.arrival : NULL;
+	memcpy(rt->attached, got.attached, sizeof(rt->attached));
 	rt->trace_path = opts->trace_path;
 	return rt;
 
@@ -364,8 +205,8 @@ int obs_reqtime_start(struct obs_reqtime *rt, const char *prog, FILE *trace_out)
 			ll_warn(prog, "--trace file '%s' was not opened", rt->trace_path);
 			return -EBADF;
 		}
-		rt->trace = obs_trace_new(bpf_map__fd(rt->skel->maps.trace), trace_out,
-					  rt->skel->rodata->targ_trace_every);
+		rt->trace = obs_trace_new(obs_sockets_trace_fd(rt->conn), trace_out,
+					  obs_sockets_trace_every(rt->conn));
 		if (!rt->trace) {
 			err = -errno;
 			fclose(trace_out);
@@ -375,9 +216,8 @@ int obs_reqtime_start(struct obs_reqtime *rt, const char *prog, FILE *trace_out)
 		rt->features.trace = true;
 	}
 	rt->recs_len = rt->nslots * (size_t)rt->ncpu * sizeof(struct rt_rec);
-	rt->recs = mmap(NULL, rt->recs_len, PROT_READ, MAP_SHARED,
-			bpf_map__fd(rt->skel->maps.recs), 0);
-	if (rt->recs == MAP_FAILED) {
+	rt->recs = obs_sockets_recs_map(rt->conn, rt->recs_len);
+	if (!rt->recs) {
 		err = -errno;
 		ll_warn(prog, "cannot map the request-timing histograms: %s", strerror(-err));
 		return err;
@@ -392,16 +232,14 @@ void obs_reqtime_free(struct obs_reqtime *rt)
 	if (!rt)
 		return;
 	obs_trace_free(rt->trace);
-	if (rt->recs != MAP_FAILED && rt->recs)
-		munmap((void *)rt->recs, rt->recs_len);
+	obs_sockets_recs_unmap(rt->recs, rt->recs_len);
 	free(rt->hist_n);
 	free(rt->hist_cache);
 	free(rt->percpu);
 	free(rt);
 }
 
-/* Stop the trace writer (after draining the ring), keeping its counts. */
-void x__reqtime_trace_stop(struct obs_reqtime *rt)
+void obs_reqtime_trace_stop(struct obs_reqtime *rt)
 {
 	if (!rt->trace)
 		return;
@@ -487,15 +325,15 @@ int obs_reqtime_read(struct obs_reqtime *rt, struct obs_reqtime_stats *st)
 	uint64_t sum;
 	int i, err;
 
-	if (rt->recs == MAP_FAILED)
+	if (!rt->recs)
 		return -EBADF; /* before obs_reqtime_start() */
 	for (k = 0; k < rt->nslots; k++) {
 		x__copy_ctrs(rt, k, rt->percpu);
 		x__sum_ctrs(rt->percpu, rt->ncpu, &st->slot[k].c);
 	}
 
-	err = obs_read_percpu(rt->skel->maps.global, RT_G_MAX, rt->ncpu, 1,
-			      rt->percpu, rt->percpu_len);
+	err = obs_sockets_read_percpu(rt->conn, OBS_SOCKETS_RT_GLOBAL, RT_G_MAX, rt->ncpu, 1,
+				   rt->percpu, rt->percpu_len);
 	if (err)
 		return err;
 	for (k = 0; k < RT_G_MAX; k++) {
@@ -510,8 +348,8 @@ int obs_reqtime_read(struct obs_reqtime *rt, struct obs_reqtime_stats *st)
 		}
 	}
 
-	err = obs_read_percpu(rt->skel->maps.runq_hist, LL_HIST_BUCKETS, rt->ncpu, 1,
-			      rt->percpu, rt->percpu_len);
+	err = obs_sockets_read_percpu(rt->conn, OBS_SOCKETS_RT_RUNQ, LL_HIST_BUCKETS, rt->ncpu, 1,
+				   rt->percpu, rt->percpu_len);
 	if (err)
 		return err;
 	for (k = 0; k < LL_HIST_BUCKETS; k++) {
@@ -549,18 +387,7 @@ int obs_reqtime_read(struct obs_reqtime *rt, struct obs_reqtime_stats *st)
 			memcpy(st->slot[k].hist[c], rt->hist_cache[k][c], sizeof(rt->hist_cache[k][c]));
 		}
 	}
-	{
-		struct bpf_program *progs[RT_TIER_PROGS + 4];
-		size_t n;
-
-		x__tier_progs(rt->skel, rt->features.mech, progs);
-		for (n = 0; progs[n]; n++)
-			;
-		progs[n++] = rt->skel->progs.handle_sched_wakeup;
-		progs[n++] = rt->skel->progs.handle_sched_wakeup_new;
-		progs[n++] = rt->skel->progs.handle_sched_switch;
-		st->missed = obs_progs_missed(progs, n);
-	}
+	st->missed = obs_reqtime_mech_missed(rt->conn, rt->features.mech);
 	return 0;
 }
 
@@ -612,7 +439,7 @@ void obs_reqtime_stats_sub(struct obs_reqtime_stats *st, const struct obs_reqtim
  * So last-write = SERVICE - MULTI_FIRST + MULTI_LAST, bucket by bucket. In an interval a request
  * can be in SERVICE one tick and in MULTI_* the next; a bucket that would go negative is 0.
  */
-static void x__service_last(const struct obs_rt_slot *sl, struct ll_hist *h)
+static void x__service_last(const struct obs_reqtime_slot *sl, struct ll_hist *h)
 {
 	int64_t n;
 	uint32_t i;
@@ -636,11 +463,11 @@ static void x__service_last(const struct obs_rt_slot *sl, struct ll_hist *h)
 void obs_reqtime_hist(const struct obs_reqtime_stats *st, size_t slot, unsigned int which,
 		      struct ll_hist *h)
 {
-	const struct obs_rt_slot *sl = &st->slot[slot];
+	const struct obs_reqtime_slot *sl = &st->slot[slot];
 	uint32_t i;
 
 	ll_hist_reset(h);
-	if (which == OBS_RT_SERVICE_LAST) {
+	if (which == OBS_REQTIME_SERVICE_LAST) {
 		x__service_last(sl, h);
 		return;
 	}
@@ -651,4 +478,9 @@ void obs_reqtime_hist(const struct obs_reqtime_stats *st, size_t slot, unsigned 
 	h->sum = sl->c.sum_ns[which];
 	if (sl->c.max_ns[which])
 		h->max = sl->c.max_ns[which];
+}
+
+struct bpf_program *obs_reqtime_arrival_prog(const struct obs_reqtime *rt)
+{
+	return rt->arrival;
 }

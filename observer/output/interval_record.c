@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* The forensics NDJSON interval record: a pure function of the interval's snapshot. */
+/* The NDJSON interval record: a pure function of the interval's snapshot. */
 #include <string.h>
-#include "forensics_record.h"
+#include "interval_record.h"
 
-json_t *obs_fx_fmt_procs(const struct obs_fx_proc *procs, size_t n)
+json_t *obs_record_procs_json(const struct obs_proc *procs, size_t n)
 {
 	json_t *a = json_array(), *o;
-	const struct obs_fx_proc *p;
+	const struct obs_proc *p;
 	size_t i;
 
 	for (i = 0; a && i < n; i++) {
@@ -35,15 +35,15 @@ json_t *obs_fx_fmt_procs(const struct obs_fx_proc *procs, size_t n)
 	return a;
 }
 
-static void x__census(json_t *rec, const struct obs_fx_interval *iv)
+static void x__census(json_t *rec, const struct obs_record *iv)
 {
 	json_t *cs, *live, *diff;
-	const struct obs_fxrec_state *st;
+	const struct obs_record_state *st;
 	size_t i;
 
-	if (iv->census != OBS_FXREC_CENSUS_TAKEN) {
+	if (iv->census != OBS_RECORD_CENSUS_TAKEN) {
 		json_object_set_new(rec, "census", json_null());
-		if (iv->census != OBS_FXREC_CENSUS_DEFERRED)
+		if (iv->census != OBS_RECORD_CENSUS_DEFERRED)
 			return;
 		json_object_set_new(rec, "census_deferred", json_true());
 		/* the counts carry on from the state moves: exact when live_error is 0 */
@@ -76,7 +76,7 @@ static void x__census(json_t *rec, const struct obs_fx_interval *iv)
 							     : json_null());
 }
 
-static json_t *x__ports(const struct obs_fx_interval *iv)
+static json_t *x__ports(const struct obs_record *iv)
 {
 	json_t *o = json_object();
 
@@ -98,7 +98,7 @@ static json_t *x__ports(const struct obs_fx_interval *iv)
 }
 
 /* {fail: {sys: n}}: the entries come grouped by failure class */
-static json_t *x__fails(const struct obs_fx_interval *iv)
+static json_t *x__fails(const struct obs_record *iv)
 {
 	json_t *o = json_object(), *by = NULL;
 	size_t i;
@@ -113,7 +113,7 @@ static json_t *x__fails(const struct obs_fx_interval *iv)
 	return o;
 }
 
-json_t *obs_fx_fmt_interval(const struct obs_fx_interval *iv)
+json_t *obs_record_json(const struct obs_record *iv)
 {
 	json_t *rec = json_object();
 
@@ -132,7 +132,7 @@ json_t *obs_fx_fmt_interval(const struct obs_fx_interval *iv)
 	json_object_set_new(rec, "ports", x__ports(iv));
 	json_object_set_new(rec, "failures", x__fails(iv));
 	json_object_set_new(rec, "failure_rate", json_real(iv->failure_rate));
-	json_object_set_new(rec, "fds", obs_fx_fmt_procs(iv->procs, iv->nprocs));
+	json_object_set_new(rec, "fds", obs_record_procs_json(iv->procs, iv->nprocs));
 	if (iv->have_files)
 		json_object_set_new(rec, "system_files", json_pack("{s:I, s:I}", "open",
 								   (json_int_t)iv->file_nr, "max",

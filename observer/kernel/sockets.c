@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * The socket programs (bpf/sockets.bpf.c): attach plan, load, attach, and reading the connection
- * counters back. observer/features/reqtime.c configures the same object between open and start.
+ * bpf/sockets.bpf.c's one owner: attach plan, load, attach, and every read and write of its maps
+ * (the connection counters, the "targets" map, request timing's and payload sampling's counters
+ * for reqtime_stats.c and payload.c). Request timing's plan (observer/kernel/reqtime_mech.c)
+ * configures the same object between open and load.
  */
 #include <errno.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,14 +15,14 @@
 #include <bpf/libbpf.h>
 #include "loadlens/cli.h"
 #include "bpfread.h"
-#include "conn.h"
+#include "sockets.h"
 #include "startup.h"
 #include "loadlens/reqtime.h" /* types of the skeleton's bss (request timing) */
 #include "sockets.skel.h"
 
-struct obs_conn {
+struct obs_sockets {
 	struct sockets_bpf *skel;
-	struct obs_conn_features features;
+	struct obs_sockets_features features;
 	bool by_calls;		/* accepts counted at accept() (--pid/--cgroup): the syscall
 				 * tier stays attached */
 	bool queued0_set;	/* queued0 holds the listeners' queues at start */
@@ -30,17 +33,17 @@ struct obs_conn {
 	char attached[256];
 };
 
-const struct obs_conn_features *obs_conn_features(const struct obs_conn *c)
+const struct obs_sockets_features *obs_sockets_features(const struct obs_sockets *c)
 {
 	return &c->features;
 }
 
-const char *obs_conn_attached(const struct obs_conn *c)
+const char *obs_sockets_attached(const struct obs_sockets *c)
 {
 	return c->attached;
 }
 
-static void x__attached_add(struct obs_conn *c, const char *what)
+static void x__attached_add(struct obs_sockets *c, const char *what)
 {
 	size_t len = strlen(c->attached);
 
@@ -48,7 +51,7 @@ static void x__attached_add(struct obs_conn *c, const char *what)
 }
 
 /* Decide what to attach: switch off what the kernel lacks, before load. Returns 0 or -ENOENT. */
-static int x__plan(struct obs_conn *c, const char *prog, const struct obs_conn_opts *opts)
+static int x__plan(struct obs_sockets *c, const char *prog, const struct obs_sockets_opts *opts)
 {
 	struct sockets_bpf *s = c->skel;
 	bool btf_tp, raw_tp;
@@ -59,7 +62,7 @@ static int x__plan(struct obs_conn *c, const char *prog, const struct obs_conn_o
 	c->features.accept4 = obs_tracepoint_exists("syscalls", "sys_exit_accept4");
 	if (!c->features.accept4) {
 		/* accepted is still counted (handshakes and listen queues); only the syscall
-		 * tier's figures go, unless accepts must be judged by process (obs_conn_open) */
+		 * tier's figures go, unless accepts must be judged by process (obs_sockets_open) */
 		bpf_program__set_autoload(s->progs.handle_sys_exit_accept4, false);
 		bpf_program__set_autoload(s->progs.handle_sys_exit_accept, false);
 		ll_warn(prog, "note: no syscalls:sys_exit_accept4 tracepoint (CONFIG_FTRACE_SYSCALLS); "
@@ -106,7 +109,7 @@ static int x__plan(struct obs_conn *c, const char *prog, const struct obs_conn_o
 	return 0;
 }
 
-static void x__set_targets(struct sockets_bpf *s, const struct obs_conn_opts *opts)
+static void x__set_targets(struct sockets_bpf *s, const struct obs_sockets_opts *opts)
 {
 	size_t i;
 
@@ -123,7 +126,7 @@ static void x__set_targets(struct sockets_bpf *s, const struct obs_conn_opts *op
 }
 
 /* After load: the --pid processes go into the "targets" map. */
-static int x__add_pids(struct obs_conn *c, const struct obs_conn_opts *opts)
+static int x__add_pids(struct obs_sockets *c, const struct obs_sockets_opts *opts)
 {
 	struct obs_target t = {.flags = OBS_TARGET_PID};
 	int fd = bpf_map__fd(c->skel->maps.targets);
@@ -135,7 +138,93 @@ static int x__add_pids(struct obs_conn *c, const struct obs_conn_opts *opts)
 	return 0;
 }
 
-struct bpf_map *obs_conn_map(const struct obs_conn *c, const char *name)
+int obs_sockets_verify(void *arg)
+{
+	struct obs_sockets_stats *st = calloc(1, sizeof(*st));
+	int err = st ? obs_sockets_read(arg, st) : -ENOMEM;
+
+	free(st);
+	return err;
+}
+
+int obs_sockets_target_set(struct obs_sockets *c, uint32_t pid, const struct obs_target *t,
+			bool only_new)
+{
+	return bpf_map_update_elem(bpf_map__fd(c->skel->maps.targets), &pid, t,
+				   only_new ? BPF_NOEXIST : BPF_ANY);
+}
+
+int obs_sockets_read_percpu(struct obs_sockets *c, enum obs_sockets_percpu m, uint32_t n, int ncpu,
+			 size_t words, uint64_t *buf, size_t len)
+{
+	const struct bpf_map *map = m == OBS_SOCKETS_RT_GLOBAL ? c->skel->maps.global
+				    : m == OBS_SOCKETS_RT_RUNQ ? c->skel->maps.runq_hist
+							    : c->skel->maps.pl_ctrs;
+
+	return obs_read_percpu(map, n, ncpu, words, buf, len);
+}
+
+const volatile struct rt_rec *obs_sockets_recs_map(struct obs_sockets *c, size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ, MAP_SHARED, bpf_map__fd(c->skel->maps.recs), 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void obs_sockets_recs_unmap(const volatile struct rt_rec *recs, size_t len)
+{
+	if (recs)
+		munmap((void *)recs, len);
+}
+
+int obs_sockets_trace_fd(struct obs_sockets *c)
+{
+	return bpf_map__fd(c->skel->maps.trace);
+}
+
+uint32_t obs_sockets_trace_every(const struct obs_sockets *c)
+{
+	return c->skel->rodata->targ_trace_every;
+}
+
+uint16_t obs_sockets_dyn_port(const struct obs_sockets *c, size_t i)
+{
+	return __atomic_load_n(&c->skel->bss->dyn_port[i], __ATOMIC_RELAXED);
+}
+
+size_t obs_sockets_foreign(struct obs_sockets *c, struct rt_foreign_key *keys,
+			   struct rt_foreign *vals, size_t max)
+{
+	struct rt_foreign_key next, *prev = NULL;
+	int fd = bpf_map__fd(c->skel->maps.foreign);
+	size_t m = 0;
+
+	while (m < max && !bpf_map_get_next_key(fd, prev, &next)) {
+		keys[m] = next;
+		prev = &keys[m];
+		if (!bpf_map_lookup_elem(fd, &keys[m], &vals[m]))
+			m++; /* else evicted meanwhile: its slot is reused */
+	}
+	return m;
+}
+
+void obs_sockets_arrival_window(struct obs_sockets *c)
+{
+	/* the BPF side reads it with a plain load; a window opens once a second at most */
+	__atomic_add_fetch(&c->skel->bss->arrival_gen, 1, __ATOMIC_SEQ_CST);
+}
+
+bool obs_sockets_payload_on(const struct obs_sockets *c)
+{
+	return c->skel->rodata->targ_payload;
+}
+
+uint64_t obs_sockets_payload_period_ns(const struct obs_sockets *c)
+{
+	return c->skel->rodata->targ_payload_period_ns;
+}
+
+struct bpf_map *obs_sockets_map(const struct obs_sockets *c, const char *name)
 {
 	if (!strcmp(name, "targets"))
 		return c->skel->maps.targets;
@@ -144,9 +233,9 @@ struct bpf_map *obs_conn_map(const struct obs_conn *c, const char *name)
 	return NULL;
 }
 
-struct obs_conn *obs_conn_open(const char *prog, const struct obs_conn_opts *opts)
+struct obs_sockets *obs_sockets_open(const char *prog, const struct obs_sockets_opts *opts)
 {
-	struct obs_conn *c;
+	struct obs_sockets *c;
 	bool proc;
 	int err;
 
@@ -181,7 +270,7 @@ struct obs_conn *obs_conn_open(const char *prog, const struct obs_conn_opts *opt
 	 * (SO_REUSEPORT) each take their own. */
 	proc = opts->npids || opts->cgroup_id;
 	c->by_calls = proc && (c->features.accept4 || !opts->nports);
-	if (obs_conn_by_calls(c) && !c->features.accept4) {
+	if (obs_sockets_by_calls(c) && !c->features.accept4) {
 		ll_warn(prog, "accepts can only be counted at accept() here (%s), and the kernel has "
 			      "no syscalls:sys_exit_accept4 tracepoint; add --port PORT",
 			c->by_calls ? "--pid/--cgroup without --port" : "no inet_sock_set_state");
@@ -195,46 +284,35 @@ struct obs_conn *obs_conn_open(const char *prog, const struct obs_conn_opts *opt
 	return c;
 
 cleanup:
-	obs_conn_free(c);
+	obs_sockets_free(c);
 	errno = -err;
 	return NULL;
 }
 
-struct sockets_bpf *obs_conn_skel(struct obs_conn *c)
+struct sockets_bpf *obs_sockets_skel(struct obs_sockets *c)
 {
 	return c->skel;
 }
 
-int obs_conn_load(struct obs_conn *c, const char *prog, const struct obs_conn_opts *opts)
+int obs_sockets_load(struct obs_sockets *c, const char *prog, const struct obs_sockets_opts *opts)
 {
 	int err;
 
-	err = sockets_bpf__load(c->skel);
-	if (err) {
-		ll_warn(prog, "cannot load BPF programs: %s; rerun with -v for libbpf's log",
-			strerror(-err));
+	err = obs_libbpf_refused(prog, "load BPF programs", sockets_bpf__load(c->skel));
+	if (err)
 		return err;
-	}
 	err = x__add_pids(c, opts);
 	if (err)
 		ll_warn(prog, "cannot fill the target map: %s", strerror(-err));
 	return err;
 }
 
-int obs_conn_attach(struct obs_conn *c, const char *prog)
+int obs_sockets_attach(struct obs_sockets *c, const char *prog)
 {
-	int err;
-
-	err = sockets_bpf__attach(c->skel);
-	if (err) {
-		ll_warn(prog, "cannot attach BPF programs: %s; rerun with -v for libbpf's log",
-			strerror(-err));
-		return err;
-	}
-	return 0;
+	return obs_libbpf_refused(prog, "attach BPF programs", sockets_bpf__attach(c->skel));
 }
 
-size_t obs_conn_tier_progs(struct obs_conn *c, struct bpf_program **out)
+size_t obs_sockets_tier_progs(struct obs_sockets *c, struct bpf_program **out)
 {
 	size_t n = 0;
 
@@ -246,18 +324,18 @@ size_t obs_conn_tier_progs(struct obs_conn *c, struct bpf_program **out)
 	return n;
 }
 
-bool obs_conn_by_calls(const struct obs_conn *c)
+bool obs_sockets_by_calls(const struct obs_sockets *c)
 {
 	return c->by_calls || !c->features.set_state;
 }
 
-void obs_conn_base(struct obs_conn *c, const struct obs_listen_queue *q)
+void obs_sockets_base(struct obs_sockets *c, const struct obs_listen_queue *q)
 {
 	c->queued0 = q->queued;
 	c->queued0_set = q->ok;
 }
 
-void obs_conn_accepted(struct obs_conn *c, struct obs_conn_stats *st,
+void obs_sockets_accepted(struct obs_sockets *c, struct obs_sockets_stats *st,
 		       const struct obs_listen_queue *q)
 {
 	uint64_t *ctr = st->ctr, in, out;
@@ -272,7 +350,7 @@ void obs_conn_accepted(struct obs_conn *c, struct obs_conn_stats *st,
 		ctr[OBS_CTR_QLEN_MAX] = c->qlen_max;
 		ctr[OBS_CTR_BACKLOG_MAX] = c->backlog;
 	}
-	if (obs_conn_by_calls(c) || !q || !q->ok || !c->queued0_set) {
+	if (obs_sockets_by_calls(c) || !q || !q->ok || !c->queued0_set) {
 		ctr[OBS_CTR_ACCEPTED] = ctr[OBS_CTR_ACCEPT_CALLS];
 		return;
 	}
@@ -283,7 +361,7 @@ void obs_conn_accepted(struct obs_conn *c, struct obs_conn_stats *st,
 	ctr[OBS_CTR_ACCEPTED] = in > out ? in - out : 0;
 }
 
-void obs_conn_free(struct obs_conn *c)
+void obs_sockets_free(struct obs_sockets *c)
 {
 	if (!c)
 		return;
@@ -292,26 +370,14 @@ void obs_conn_free(struct obs_conn *c)
 	free(c);
 }
 
-static int x__sum(struct obs_conn *c, const struct bpf_map *map, uint32_t n, uint64_t *out)
+static int x__sum(struct obs_sockets *c, const struct bpf_map *map, uint32_t n, uint64_t *out)
 {
-	uint32_t k;
-	int i, err;
-
-	err = obs_read_percpu(map, n, c->ncpu, 1, c->percpu, (size_t)LL_HIST_BUCKETS * c->ncpu);
-	if (err)
-		return err;
-	for (k = 0; k < n; k++) {
-		const uint64_t *v = c->percpu + (size_t)k * c->ncpu;
-
-		out[k] = 0;
-		for (i = 0; i < c->ncpu; i++)
-			out[k] += v[i];
-	}
-	return 0;
+	return obs_read_percpu_sum(map, n, c->ncpu, c->percpu, (size_t)LL_HIST_BUCKETS * c->ncpu,
+				   out);
 }
 
 /* The per-CPU block of counters and state moves: sums, and maxima for the max counters. */
-static int x__read_block(struct obs_conn *c, struct obs_conn_stats *st)
+static int x__read_block(struct obs_sockets *c, struct obs_sockets_stats *st)
 {
 	const struct obs_conn_block *blk = (const struct obs_conn_block *)c->percpu;
 	uint32_t zero = 0;
@@ -335,9 +401,9 @@ static int x__read_block(struct obs_conn *c, struct obs_conn_stats *st)
 	return 0;
 }
 
-int obs_conn_read_moves(struct obs_conn *c, uint64_t moves[OBS_STATE_MOVES])
+int obs_sockets_read_moves(struct obs_sockets *c, uint64_t moves[OBS_STATE_MOVES])
 {
-	static struct obs_conn_stats st; /* one observer thread */
+	static struct obs_sockets_stats st; /* one observer thread */
 	int err = x__read_block(c, &st);
 
 	if (!err)
@@ -345,7 +411,7 @@ int obs_conn_read_moves(struct obs_conn *c, uint64_t moves[OBS_STATE_MOVES])
 	return err;
 }
 
-int obs_conn_read(struct obs_conn *c, struct obs_conn_stats *st)
+int obs_sockets_read(struct obs_sockets *c, struct obs_sockets_stats *st)
 {
 	int err;
 
@@ -367,8 +433,8 @@ int obs_conn_read(struct obs_conn *c, struct obs_conn_stats *st)
 	return err;
 }
 
-void obs_conn_stats_sub(struct obs_conn_stats *st, const struct obs_conn_stats *a,
-			const struct obs_conn_stats *b)
+void obs_sockets_stats_sub(struct obs_sockets_stats *st, const struct obs_sockets_stats *a,
+			const struct obs_sockets_stats *b)
 {
 	size_t i;
 
@@ -389,7 +455,7 @@ void obs_conn_stats_sub(struct obs_conn_stats *st, const struct obs_conn_stats *
 	st->missed = a->missed - b->missed;
 }
 
-void obs_conn_wait_hist(const struct obs_conn_stats *st, struct ll_hist *h)
+void obs_sockets_wait_hist(const struct obs_sockets_stats *st, struct ll_hist *h)
 {
 	uint32_t i;
 
@@ -403,7 +469,7 @@ void obs_conn_wait_hist(const struct obs_conn_stats *st, struct ll_hist *h)
 		h->max = st->ctr[OBS_CTR_WAIT_MAX_NS];
 }
 
-uint64_t obs_conn_drops(const struct obs_conn_stats *st)
+uint64_t obs_sockets_drops(const struct obs_sockets_stats *st)
 {
 	return st->ctr[OBS_CTR_DROP_UNRESOLVED] + st->missed;
 }

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Request timing (bpf/req.bpf.h, part of bpf/sockets.bpf.c) from userspace: attach what the kernel offers, read the per-slot
- * histograms and counters back, and print and serialise them (reqtime_report.c). A slot is one
- * (port, protocol) pair; see include/loadlens/reqtime.h.
+ * Request timing (bpf/req.bpf.h, part of bpf/sockets.bpf.c) from userspace: its plan is
+ * observer/kernel/reqtime_mech.c's; this reads the per-slot histograms and counters back through
+ * the socket object's owner (observer/kernel/sockets.c) into stats, deltas and histograms; the
+ * request-timing feature (requests.c) keeps the snapshots, reqtime_report.c prints them. A slot
+ * is one (port, protocol) pair; see include/loadlens/reqtime.h.
  */
-#ifndef LOADLENS_OBSERVER_REQTIME_H
-#define LOADLENS_OBSERVER_REQTIME_H
+#ifndef LOADLENS_OBSERVER_REQTIME_STATS_H
+#define LOADLENS_OBSERVER_REQTIME_STATS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -15,17 +17,12 @@
 #include "loadlens/hist.h"
 #include "loadlens/ll_hist.h"
 #include "loadlens/reqtime.h"
+#include "reqtime_mech.h"
+#include "rules/snapshot.h"
 
 /* Index of the derived "service to the last write" histogram, after the kernel's RT_NCOMP. */
-#define OBS_RT_SERVICE_LAST RT_NCOMP
-#define OBS_RT_NHIST (RT_NCOMP + 1)
-
-/* How request timing gets its events (docs/observer.md, "Kernels"). */
-enum obs_rt_mech {
-	OBS_RT_MECH_OFF,	/* none (as a wish: the best this kernel has) */
-	OBS_RT_MECH_TRACEPOINT, /* sock:sk_data_ready, sock_recv_length, sock_send_length (6.3+) */
-	OBS_RT_MECH_FENTRY,	/* fentry sock_def_readable, fexit inet{,6}_{recv,send}msg */
-};
+#define OBS_REQTIME_SERVICE_LAST RT_NCOMP
+#define OBS_REQTIME_NHIST (RT_NCOMP + 1)
 
 struct obs_reqtime_opts {
 	const uint16_t *ports; /* nports == 0: every port, as one slot pair (owned: a pair each) */
@@ -35,12 +32,13 @@ struct obs_reqtime_opts {
 	bool runq;		/* --runq: run-queue wait of the serving processes */
 	bool owned;		/* --pid/--cgroup: only the targets' own sockets are timed; with
 				 * nports == 0 each of their ports gets its slot pair as it is seen */
-	enum obs_rt_mech mech;	/* OFF: the best the kernel has; else only that one */
+	enum obs_reqtime_mech mech; /* OFF: the best the kernel has; else only that one */
+	bool arrivals_sampled;	/* --arrivals sampled: the arrival program attached in windows */
 };
 
 /* What got attached. */
 struct obs_reqtime_features {
-	enum obs_rt_mech mech; /* how requests are timed here */
+	enum obs_reqtime_mech mech; /* how requests are timed here */
 	bool close_out; /* inet_sock_set_state: the last response of a connection is closed out */
 	bool accept;	/* accept time of first requests (syscalls:sys_exit_accept4, the syscall tier) */
 	bool runq;	/* sched_wakeup/sched_switch (--runq) */
@@ -49,47 +47,42 @@ struct obs_reqtime_features {
 	double arrival_share;  /* then: share of the run it was attached (set by main) */
 };
 
-struct obs_rt_slot {
+struct obs_reqtime_slot {
 	struct rt_ctrs c; /* summed over CPUs; first_ns is the min, last_ns and max_ns the max */
 	uint64_t hist[RT_NCOMP][LL_HIST_BUCKETS];
 };
 
 struct obs_reqtime_stats {
 	size_t nslots;
-	struct obs_rt_slot *slot;
+	struct obs_reqtime_slot *slot;
 	uint64_t global[RT_G_MAX];
 	uint64_t runq[LL_HIST_BUCKETS];
 	uint64_t missed; /* program runs the kernel skipped (recursion) */
 };
 
 struct obs_reqtime;
-struct sockets_bpf;
+struct obs_sockets;
+struct bpf_program;
 
 /*
- * Probe, and configure request timing's part of the socket object skel (observer/features/conn.c's,
- * opened, not yet loaded). If the kernel lacks the socket tracepoints (tp_btf sk_data_ready,
+ * Probe, and plan request timing's part of the socket object (conn: opened, not yet loaded;
+ * observer/kernel/reqtime_mech.c). If the kernel lacks the socket tracepoints (tp_btf sk_data_ready,
  * sock_recv_length, sock_send_length), prints one note and returns NULL with errno ENOTSUP: the
  * observer goes on without request timing. Other failures: NULL, errno set, one line printed.
  */
 struct obs_reqtime *obs_reqtime_new(const char *prog, const struct obs_reqtime_opts *opts,
-				    struct sockets_bpf *skel);
+				    struct obs_sockets *conn);
 /* After obs_kernel_start() loaded and attached the object: start the --trace writer, the clock. */
 /* trace_out: the --trace file, opened by the caller (loadlens/outfile.h) before any privilege
  * drop, or NULL; always taken over (closed here on failure). */
 int obs_reqtime_start(struct obs_reqtime *rt, const char *prog, FILE *trace_out);
-/* --arrivals sampled: sk_data_ready is left for observer/kernel/systier.c to attach in windows (call
- * before obs_kernel_start()); returns the program. */
-struct bpf_program *obs_reqtime_arrivals_sampled(struct obs_reqtime *rt);
+/* --arrivals sampled: the arrival program, left for observer/kernel/systier.c to attach in
+ * windows; NULL otherwise. */
+struct bpf_program *obs_reqtime_arrival_prog(const struct obs_reqtime *rt);
 /* A stamping window opens: UDP sockets resynchronise their arrival rings (for systier's hook). */
 void obs_reqtime_arrival_window(void *rt);
 /* The share of the run arrival stamping was attached, for the summary. */
 void obs_reqtime_arrival_share(struct obs_reqtime *rt, double share);
-/* The mechanism request timing would use on this kernel (want: OFF for the best, or one to
- * force), or OFF with the reason in why. Probes trampolines: needs privilege. */
-enum obs_rt_mech obs_rt_mech_choose(enum obs_rt_mech want, char *why, size_t len);
-const char *obs_rt_mech_name(enum obs_rt_mech m);
-/* No request timing: leave its programs out of the socket object (before obs_kernel_start()). */
-void obs_reqtime_off(struct sockets_bpf *skel);
 /* Stops the trace writer (draining the ring buffer first) and detaches. NULL is a no-op. */
 void obs_reqtime_free(struct obs_reqtime *rt);
 
@@ -105,11 +98,14 @@ int obs_reqtime_read(struct obs_reqtime *rt, struct obs_reqtime_stats *st);
 /* st = a - b; maxima become 0 (unknown for an interval; percentiles come from the buckets). */
 void obs_reqtime_stats_sub(struct obs_reqtime_stats *st, const struct obs_reqtime_stats *a,
 			   const struct obs_reqtime_stats *b);
-/* Histogram `which` (enum rt_comp, or OBS_RT_SERVICE_LAST) of a slot, with exact sum and max. */
+/* Histogram `which` (enum rt_comp, or OBS_REQTIME_SERVICE_LAST) of a slot, with exact sum and max. */
 void obs_reqtime_hist(const struct obs_reqtime_stats *st, size_t slot, unsigned int which,
 		      struct ll_hist *h);
 /* Slot's port (0 with --all-ports) and protocol name. */
 uint16_t obs_reqtime_slot_port(const struct obs_reqtime *rt, size_t slot);
+/* --pid/--cgroup: the processes that read server-side sockets the targets did not (the "foreign"
+ * map), the most sockets first, at most n. Returns how many were written. */
+size_t obs_reqtime_foreign(const struct obs_reqtime *rt, struct obs_snap_reader *out, size_t n);
 /* Without --port under --pid/--cgroup, slots get ports as the targets' sockets are seen: false
  * for a slot no port has yet. */
 bool obs_reqtime_slot_used(const struct obs_reqtime *rt, size_t slot);
@@ -123,18 +119,18 @@ int obs_reqtime_trace_error(const struct obs_reqtime *rt);
 
 /* Formatters (observer/output/reqtime_report.c): of the snapshots given, labelled by rt. */
 /* The live lines of an interval (d: its delta; cur: the totals at its end). */
-int obs_rt_fmt_live(FILE *out, const struct obs_reqtime *rt, const struct obs_reqtime_stats *d,
+int obs_reqtime_fmt_live(FILE *out, const struct obs_reqtime *rt, const struct obs_reqtime_stats *d,
 		    const struct obs_reqtime_stats *cur, double interval_s);
 /* The interval's record for the JSON's "intervals" (NULL: out of memory). */
-json_t *obs_rt_fmt_interval(const struct obs_reqtime *rt, const struct obs_reqtime_stats *d,
+json_t *obs_reqtime_fmt_interval(const struct obs_reqtime *rt, const struct obs_reqtime_stats *d,
 			    const struct obs_reqtime_stats *cur, double t, double interval_s);
 /* The text summary of the totals st. */
-int obs_rt_fmt_summary(FILE *out, const struct obs_reqtime *rt, const struct obs_reqtime_stats *st);
+int obs_reqtime_fmt_summary(FILE *out, const struct obs_reqtime *rt, const struct obs_reqtime_stats *st);
 /* "request_timing" (docs/observer.md) of the totals st and the kept interval records. */
-int obs_rt_fmt_json_add(json_t *root, const struct obs_reqtime *rt,
+int obs_reqtime_fmt_json_add(json_t *root, const struct obs_reqtime *rt,
 			const struct obs_reqtime_stats *st, json_t *intervals);
 /* What request timing lost, from the final read. */
-struct obs_rt_lost {
+struct obs_reqtime_lost {
 	uint64_t no_storage;	     /* socket state not created */
 	uint64_t tgids_full;	     /* --runq: a serving process found no slot */
 	uint64_t skipped_runs;	     /* program runs the kernel skipped */
@@ -142,12 +138,12 @@ struct obs_rt_lost {
 	uint64_t trace_write_errors; /* --trace records that could not be written: an output error */
 	int trace_errno;	     /* the first write's error */
 };
-void obs_rt_lost(const struct obs_reqtime *rt, const struct obs_reqtime_stats *st,
-		 struct obs_rt_lost *out);
+void obs_reqtime_lost(const struct obs_reqtime *rt, const struct obs_reqtime_stats *st,
+		 struct obs_reqtime_lost *out);
 /* Lost events of those (the write errors are not events). */
-uint64_t obs_rt_lost_total(const struct obs_rt_lost *l);
+uint64_t obs_reqtime_lost_total(const struct obs_reqtime_lost *l);
 
 /* Stop the --trace writer, draining the ring buffer first (its counts are kept). */
-void x__reqtime_trace_stop(struct obs_reqtime *rt);
+void obs_reqtime_trace_stop(struct obs_reqtime *rt);
 
-#endif /* LOADLENS_OBSERVER_REQTIME_H */
+#endif /* LOADLENS_OBSERVER_REQTIME_STATS_H */

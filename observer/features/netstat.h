@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The netstat feature: the watched namespace's TcpExt listen counters (ListenOverflows,
+ * ListenDrops, the SYN queue's drops, TIME_WAIT overflows; /proc/net/netstat read through the
+ * census context, features/census.c) as deltas per interval, with the kernel's listen-overflow
+ * drop reason from the failures feature's snapshot.
+ */
+#ifndef LOADLENS_OBSERVER_FEATURES_NETSTAT_H
+#define LOADLENS_OBSERVER_FEATURES_NETSTAT_H
+
+#include <stdint.h>
+#include "census.h"
+
+/* The feature's snapshot of the interval. */
+struct obs_netstat_snap {
+	uint64_t overflows_drops; /* listen overflows and drops this interval */
+};
+
+struct obs_netstat_feature;
+
+/* census: the context in the target netns; NULL: no counters (the feature reads nothing). */
+struct obs_netstat_feature *obs_netstat_new(struct obs_census_ctx *census);
+void obs_netstat_free(struct obs_netstat_feature *n);
+extern const struct obs_feature obs_netstat_ops; /* self: its struct obs_netstat_feature */
+
+#endif /* LOADLENS_OBSERVER_FEATURES_NETSTAT_H */

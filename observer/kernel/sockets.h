@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The socket programs (bpf/sockets.bpf.c) from userspace, their one owner: choose what to attach,
+ * load, attach, and read and write the maps (the connection counters as totals, the "targets"
+ * map, request timing's maps for observer/features/reqtime_stats.c and payload.c). Request timing's
+ * plan (observer/kernel/reqtime_mech.c) configures the object between obs_sockets_open() and
+ * obs_kernel_start().
+ */
+#ifndef LOADLENS_OBSERVER_KERNEL_SOCKETS_H
+#define LOADLENS_OBSERVER_KERNEL_SOCKETS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "loadlens/hist.h"
+#include "loadlens/ll_hist.h"
+#include "loadlens/observer.h"
+
+struct obs_sockets_opts {
+	const uint16_t *ports; /* target ports; nports == 0 means every port (host-wide) */
+	size_t nports;
+	bool no_tp_btf; /* use the raw_tp fallback for inet_sock_set_state even if tp_btf works */
+	bool no_kfuncs; /* read kernel objects as if the kernel had no bpf_rdonly_cast (tests) */
+	/* further targets (observer/features/target.h); 0 / NULL = off */
+	uint32_t netns;		/* sockets of this network namespace only (its inode number) */
+	const uint32_t *pids;	/* processes (tgids) named by --pid: the "targets" map */
+	size_t npids;
+	uint64_t cgroup_id;	/* processes in this cgroup v2 or below it */
+	uint32_t cgroup_level;	/* its depth below the cgroup2 root */
+	uint64_t max_targets;	/* a smaller "targets" map (tests of a full one); 0: OBS_MAX_TARGETS */
+};
+
+/* What got attached; NULL strings mean "off". */
+struct obs_sockets_features {
+	bool accept4;	     /* sys_exit_accept4 exists: the syscall tier can time accepts */
+	bool accept;	     /* accept() as well as accept4() */
+	const char *set_state; /* "tp_btf", "raw_tp" or NULL: handshakes and queue wait */
+	const char *reads;     /* how kernel objects are read: "bpf_rdonly_cast" (6.2+, direct
+				* loads) or "bpf_probe_read_kernel" */
+};
+
+/* Totals since load, summed over CPUs (WAIT_MAX_NS: the max over CPUs). */
+struct obs_sockets_stats {
+	uint64_t ctr[OBS_CTR_MAX];
+	uint64_t errnos[OBS_ERRNO_SLOTS]; /* by errno; the last slot holds every larger errno */
+	uint64_t wait[LL_HIST_BUCKETS];	  /* accept-queue wait, by ll_hist_bucket() */
+	uint64_t moves[OBS_STATE_MOVES];  /* [s] moves into TCP state s, [16 + s] out of it */
+	uint64_t missed;		  /* program runs the kernel skipped (recursion) */
+};
+
+/* The target listeners' accept queues, from a sock_diag census (observer/features/census.c). */
+struct obs_listen_queue {
+	uint64_t queued;   /* children waiting in all of them */
+	uint32_t qlen_max; /* the fullest one: its queue length */
+	uint32_t backlog;  /* and its backlog */
+	bool ok;	   /* false: not read (no census) */
+};
+
+struct obs_sockets;
+struct sockets_bpf;
+struct bpf_program;
+
+/*
+ * Probe and open. Prints one line for each missing hard prerequisite (then errno is ENOENT) and a
+ * note for each optional feature switched off. Returns NULL and sets errno. Needs
+ * obs_startup_check(prog, OBS_NEED_TRACEFS) first.
+ */
+struct obs_sockets *obs_sockets_open(const char *prog, const struct obs_sockets_opts *opts);
+/* The object, for observer/kernel/ alone: request timing's plan (reqtime_mech.c) configures its
+ * programs before load, --check (check.c) counts them. Its maps are read here only. */
+struct sockets_bpf *obs_sockets_skel(struct obs_sockets *c);
+/* Load (and fill the targets map); then attach everything but the syscall tier. Each returns 0
+ * or a negative errno (printed). observer/kernel/skeletons.c calls them in order. */
+int obs_sockets_load(struct obs_sockets *c, const char *prog, const struct obs_sockets_opts *opts);
+int obs_sockets_attach(struct obs_sockets *c, const char *prog);
+void obs_sockets_free(struct obs_sockets *c);
+/* The syscall tier's programs of this object into out[2]; returns how many. */
+size_t obs_sockets_tier_progs(struct obs_sockets *c, struct bpf_program **out);
+/* Accepts can only be counted at accept() (a process filter alone, or no state tracepoint). */
+bool obs_sockets_by_calls(const struct obs_sockets *c);
+/* The listen queues before obs_kernel_start() attached anything: their children will be accepted
+ * without a handshake we see. Without a base, accepts are counted at accept(). */
+void obs_sockets_base(struct obs_sockets *c, const struct obs_listen_queue *q);
+/* Set st->ctr[OBS_CTR_ACCEPTED] (and the longest queue seen) from st's counters and the listen
+ * queues q read just before st (NULL or !q->ok: count accept() calls instead). */
+void obs_sockets_accepted(struct obs_sockets *c, struct obs_sockets_stats *st,
+		       const struct obs_listen_queue *q);
+
+const struct obs_sockets_features *obs_sockets_features(const struct obs_sockets *c);
+/* Read all counters. Returns 0 or a negative errno. */
+int obs_sockets_read(struct obs_sockets *c, struct obs_sockets_stats *st);
+/* The state moves alone (one map read): taken just before and after a census, so that the moves
+ * during it bound how far the census can be from one instant. Returns 0 or a negative errno. */
+int obs_sockets_read_moves(struct obs_sockets *c, uint64_t moves[OBS_STATE_MOVES]);
+/* Names of the attached programs, comma separated (for the "observing" line). */
+const char *obs_sockets_attached(const struct obs_sockets *c);
+/* The "targets" and "errprocs" maps, which failures.bpf.c shares (NULL if name is unknown). Valid
+ * after obs_kernel_start(). */
+struct bpf_map *obs_sockets_map(const struct obs_sockets *c, const char *name);
+/* pid becomes a target (the "targets" map; only_new: not if it is one already). 0, or -1 and
+ * errno (E2BIG: the map is full; EEXIST). */
+/* A read that must work after the privilege drop (obs_drop_to_user()'s check): 0 or -errno. */
+int obs_sockets_verify(void *c);
+int obs_sockets_target_set(struct obs_sockets *c, uint32_t pid, const struct obs_target *t,
+			bool only_new);
+
+/* Request timing's and payload sampling's maps of this object, for observer/features/reqtime_stats.c
+ * and payload.c: per-CPU arrays (obs_read_percpu()'s layout), the histograms memory-mapped
+ * read-only (NULL and errno on failure), the --trace ring buffer, the constants. */
+enum obs_sockets_percpu { OBS_SOCKETS_RT_GLOBAL, OBS_SOCKETS_RT_RUNQ, OBS_SOCKETS_PL_CTRS };
+int obs_sockets_read_percpu(struct obs_sockets *c, enum obs_sockets_percpu m, uint32_t n, int ncpu,
+			 size_t words, uint64_t *buf, size_t len);
+struct rt_rec;
+const volatile struct rt_rec *obs_sockets_recs_map(struct obs_sockets *c, size_t len);
+void obs_sockets_recs_unmap(const volatile struct rt_rec *recs, size_t len);
+int obs_sockets_trace_fd(struct obs_sockets *c);
+uint32_t obs_sockets_trace_every(const struct obs_sockets *c);
+/* The port the BPF side gave dynamic slot pair i (--pid/--cgroup without --port), 0: none. */
+uint16_t obs_sockets_dyn_port(const struct obs_sockets *c, size_t i);
+/* The "foreign" map (--pid/--cgroup: who first read server-side sockets the targets did not),
+ * at most max entries in map order. Returns how many. */
+struct rt_foreign_key;
+struct rt_foreign;
+size_t obs_sockets_foreign(struct obs_sockets *c, struct rt_foreign_key *keys,
+			   struct rt_foreign *vals, size_t max);
+/* A sampled-arrivals window opens (observer/kernel/systier.c's hook). */
+void obs_sockets_arrival_window(struct obs_sockets *c);
+bool obs_sockets_payload_on(const struct obs_sockets *c);
+uint64_t obs_sockets_payload_period_ns(const struct obs_sockets *c);
+
+/* st = a - b (counter by counter; WAIT_MAX_NS is a's). */
+void obs_sockets_stats_sub(struct obs_sockets_stats *st, const struct obs_sockets_stats *a,
+			const struct obs_sockets_stats *b);
+/* The wait histogram of st as an ll_hist, with its exact sum and max. */
+void obs_sockets_wait_hist(const struct obs_sockets_stats *st, struct ll_hist *h);
+/* The connection programs' drops (unresolved fd, skipped runs). */
+uint64_t obs_sockets_drops(const struct obs_sockets_stats *st);
+
+#endif /* LOADLENS_OBSERVER_KERNEL_SOCKETS_H */

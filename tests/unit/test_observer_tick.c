@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What the observer derives from one interval's snapshots (observer/features/feature.h, struct
+ * obs_tick) rather than from a feature's internals: the syscall tier's sign of exhaustion
+ * (observer/kernel/systier.c, obs_systier_pressure) and the live line's columns
+ * (observer/output/report.c, obs_report_live_line). Synthetic snapshots; no root, no kernel.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ll_test.h"
+#include "connections.h"
+#include "failures.h"
+#include "netstat.h"
+#include "processes.h"
+#include "report.h"
+#include "sockstat.h"
+#include "systier.h"
+
+struct x__snaps {
+	struct obs_connections_snap conn;
+	struct obs_failures_snap fail;
+	struct obs_sockstat_snap ss;
+	struct obs_processes_snap procs;
+	struct obs_netstat_snap ns;
+	struct obs_tick tk;
+};
+
+/* A healthy interval: a census, fds at 10%, ports at 1%, no failure, no overflow. */
+static struct x__snaps *x__healthy(void)
+{
+	struct x__snaps *s = calloc(1, sizeof(*s));
+
+	assert_non_null(s);
+	s->ss.census_on = s->ss.have_census = s->ss.fresh = true;
+	s->ss.cs.state[OBS_TCP_ESTABLISHED] = 12;
+	s->ss.cs.state[OBS_TCP_TIME_WAIT] = 30;
+	s->ss.cs.state[OBS_TCP_CLOSE_WAIT] = 2;
+	s->ss.cs.listen_backlog = 511;
+	s->ss.cs.listen_qlen_max = 3;
+	s->ss.ports.range = 28232;
+	s->ss.ports.pct = 1.0;
+	s->ss.tw_rate = 15;
+	s->procs.fd_pct = 10;
+	s->procs.have_files = true;
+	s->procs.file_nr = 1000;
+	s->procs.file_max = 100000;
+	s->conn.delta.ctr[OBS_CTR_ACCEPTED] = 20;
+	s->conn.total.ctr[OBS_CTR_ACCEPTED] = 200;
+	s->tk = (struct obs_tick){.t = 2, .dt = 2, .conn = &s->conn, .fail = &s->fail,
+				  .sockstat = &s->ss, .procs = &s->procs, .netstat = &s->ns};
+	return s;
+}
+
+static void test_healthy_has_no_pressure(void **state)
+{
+	struct x__snaps *s = x__healthy();
+
+	(void)state;
+	assert_null(obs_systier_pressure(&s->tk));
+	/* a feature whose read failed publishes nothing: no sign from it, no crash */
+	s->tk.fail = NULL;
+	s->tk.procs = NULL;
+	s->tk.netstat = NULL;
+	assert_null(obs_systier_pressure(&s->tk));
+	free(s);
+}
+
+static void test_each_sign(void **state)
+{
+	struct x__snaps *s = x__healthy();
+
+	(void)state;
+	s->procs.fd_pct = 50;
+	assert_string_equal(obs_systier_pressure(&s->tk), "fds past half their limit");
+	s->procs.fd_pct = 10;
+	s->procs.file_nr = 50000;
+	assert_string_equal(obs_systier_pressure(&s->tk), "open files past half of fs.file-max");
+	s->procs.have_files = false; /* fs.file-nr unread: no sign from a stale figure */
+	assert_null(obs_systier_pressure(&s->tk));
+	s->ss.ports.pct = 50;
+	assert_string_equal(obs_systier_pressure(&s->tk), "ephemeral ports past half the range");
+	s->ss.ports.pct = 1;
+	s->fail.sys[OBS_SYS_CONNECT][OBS_FAIL_EADDRNOTAVAIL] = 1;
+	assert_string_equal(obs_systier_pressure(&s->tk),
+			    "syscalls failing for want of ports or fds");
+	s->fail.sys[OBS_SYS_CONNECT][OBS_FAIL_EADDRNOTAVAIL] = 0;
+	s->fail.sys[OBS_SYS_BIND][OBS_FAIL_EADDRINUSE] = 5; /* not a want of ports or fds */
+	assert_null(obs_systier_pressure(&s->tk));
+	s->ns.overflows_drops = 1;
+	assert_string_equal(obs_systier_pressure(&s->tk), "listen overflows or drops");
+	s->ns.overflows_drops = 0;
+	s->ss.cs.listen_qlen_max = 256;
+	assert_string_equal(obs_systier_pressure(&s->tk), "accept queue past half its backlog");
+	free(s);
+}
+
+static char *x__line(const struct obs_tick *tk)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(obs_report_live_line(f, tk), 0);
+	fclose(f);
+	return buf;
+}
+
+/* The columns after the connection counters: ESTAB TW CLS/S CLOSEW PORT% FD% FAIL/S. */
+static void test_live_columns(void **state)
+{
+	struct x__snaps *s = x__healthy();
+	char *line;
+
+	(void)state;
+	s->fail.fails = 8;
+	/* a census this interval: its counts, not the live ones */
+	s->ss.live_ok = true;
+	s->ss.live[OBS_TCP_ESTABLISHED] = 99;
+	s->ss.live[OBS_TCP_CLOSE_WAIT] = 98;
+	line = x__line(&s->tk);
+	assert_non_null(strstr(line, "     12     30     15      2     1   10      4\n"));
+	free(line);
+	/* no census this interval: the live counts, "~" where not exact; TIME_WAIT as last seen */
+	s->ss.fresh = false;
+	s->ss.live[OBS_TCP_ESTABLISHED] = 14;
+	s->ss.live[OBS_TCP_CLOSE_WAIT] = 3;
+	s->ss.live_err = 2;
+	line = x__line(&s->tk);
+	assert_non_null(strstr(line, "    ~14     30     15     ~3     1   10      4\n"));
+	free(line);
+	/* no census ever, no fd read, no failures feature: dashes, not zeros */
+	s->ss.have_census = s->ss.live_ok = false;
+	s->ss.ports.range = 0;
+	s->tk.procs = NULL;
+	s->tk.fail = NULL;
+	line = x__line(&s->tk);
+	assert_non_null(strstr(line, "      -      -     15      -     -    -      0\n"));
+	free(line);
+	free(s);
+}
+
+LL_TEST_MAIN(test_healthy_has_no_pressure, test_each_sign, test_live_columns)
