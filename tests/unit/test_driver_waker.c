@@ -41,6 +41,20 @@ static void test_early_offset(void **state)
 	drv_sched_fini(&s);
 }
 
+/* A loop and a waker on it for cap sends. */
+static void x__open(uv_loop_t *loop, struct drv_sched *s, uint32_t cap)
+{
+	assert_int_equal(uv_loop_init(loop), 0);
+	assert_int_equal(drv_sched_init(s, loop, cap), 0);
+}
+
+/* After the run: the loop closes empty, the waker is freed. */
+static void x__close(uv_loop_t *loop, struct drv_sched *s)
+{
+	assert_int_equal(uv_loop_close(loop), 0);
+	drv_sched_fini(s);
+}
+
 #define X_N 200
 #define X_GAP_NS 37000ULL /* not a multiple of anything the loop does */
 
@@ -95,8 +109,7 @@ static void test_run_never_early(void **state)
 	uint32_t i;
 
 	assert_non_null(r);
-	assert_int_equal(uv_loop_init(&loop), 0);
-	assert_int_equal(drv_sched_init(&r->sched, &loop, X_N), 0);
+	x__open(&loop, &r->sched, X_N);
 	t0 = uv_hrtime() + 2000000;
 	for (i = 0; i < X_N; i++) {
 		r->ents[i].run = r;
@@ -118,8 +131,7 @@ static void test_run_never_early(void **state)
 	 * per send); the time this thread waited for a CPU held by another is the machine's, not
 	 * the waker's */
 	assert_true(r->late[X_N / 2] < 5000000 + delay);
-	assert_int_equal(uv_loop_close(&loop), 0);
-	drv_sched_fini(&r->sched);
+	x__close(&loop, &r->sched);
 	free(r);
 }
 
@@ -161,8 +173,7 @@ static void test_timers(void **state)
 
 	assert_non_null(x);
 	x__tmr = x;
-	assert_int_equal(uv_loop_init(&loop), 0);
-	assert_int_equal(drv_sched_init(&x->sched, &loop, 1), 0);
+	x__open(&loop, &x->sched, 1);
 	t0 = uv_hrtime();
 	drv_sched_timer(&x->sched, &x->t[0], t0 + 3000000, x__on_tmr);
 	drv_sched_timer(&x->sched, &x->t[1], t0 + 1000000, x__on_tmr);
@@ -181,8 +192,7 @@ static void test_timers(void **state)
 	for (i = 0; i < x->n; i++)
 		assert_true(x->late[i] >= 0); /* never before its time */
 	assert_true(x->sent);
-	assert_int_equal(uv_loop_close(&loop), 0);
-	drv_sched_fini(&x->sched);
+	x__close(&loop, &x->sched);
 	free(x);
 }
 
@@ -230,8 +240,7 @@ static void test_late_wake(void **state)
 
 	assert_non_null(x);
 	x__late = x;
-	assert_int_equal(uv_loop_init(&loop), 0);
-	assert_int_equal(drv_sched_init(&x->sched, &loop, 1), 0);
+	x__open(&loop, &x->sched, 1);
 	assert_int_equal(uv_prepare_init(&loop, &x->prep), 0);
 	assert_int_equal(uv_prepare_start(&x->prep, x__late_prep), 0);
 	t0 = uv_hrtime();
@@ -240,8 +249,7 @@ static void test_late_wake(void **state)
 	x->wake_at = t0 + 40000000ULL; /* both due when the loop waits */
 	assert_int_equal(drv_sched_run(&x->sched, &loop), 0);
 	assert_string_equal(x->log, "ST");
-	assert_int_equal(uv_loop_close(&loop), 0);
-	drv_sched_fini(&x->sched);
+	x__close(&loop, &x->sched);
 	free(x);
 }
 
@@ -327,8 +335,7 @@ static void x__rx_run(bool always, const char *want)
 
 	assert_non_null(x);
 	x__rxs = x;
-	assert_int_equal(uv_loop_init(&loop), 0);
-	assert_int_equal(drv_sched_init(&x->sched, &loop, 3), 0);
+	x__open(&loop, &x->sched, 3);
 	x->rx.drain = x__rx_drain;
 	x->rx.wake = x__rx_wake;
 	x->rx.always = always;
@@ -354,8 +361,7 @@ static void x__rx_run(bool always, const char *want)
 	i = x->n;
 	drv_sched_drain(&x->sched); /* closed: the rx is gone, nothing happens */
 	assert_int_equal(x->n, i);
-	assert_int_equal(uv_loop_close(&loop), 0);
-	drv_sched_fini(&x->sched);
+	x__close(&loop, &x->sched);
 	free(x);
 }
 
