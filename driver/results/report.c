@@ -173,38 +173,64 @@ static void x__hist_line(FILE *f, const char *label, const struct ll_hist *h, bo
 	fprintf(f, "%s\n", note ? note : "");
 }
 
-static void x__status_line(FILE *f, const struct drv_stats *t)
+/* The name of entry i of a counted array (made into buf where it has to be). */
+typedef const char *(*x__name_fn)(int i, char *buf, size_t len);
+
+/*
+ * "  LABEL", then for each non-zero n[i] " PRE NAME SEP N", a comma before all but the first; or
+ * " none". No newline.
+ */
+static void x__counts(FILE *f, const char *label, const uint64_t *n, int count, x__name_fn name,
+		      const char *pre, const char *sep)
 {
+	char buf[16];
 	int i, first = 1;
 
-	fprintf(f, "  %-12s", "status");
-	for (i = 0; i < DRV_STATUS_MAX; i++) {
-		if (!t->status[i])
+	fprintf(f, "  %-12s", label);
+	for (i = 0; i < count; i++) {
+		if (!n[i])
 			continue;
-		fprintf(f, "%s %d: %llu", first ? "" : ",", i, (unsigned long long)t->status[i]);
+		fprintf(f, "%s %s%s%s%llu", first ? "" : ",", pre, name(i, buf, sizeof(buf)), sep,
+			(unsigned long long)n[i]);
 		first = 0;
 	}
-	fprintf(f, "%s\n", first ? " none" : "");
+	if (first)
+		fputs(" none", f);
+}
+
+static const char *x__status_name(int i, char *buf, size_t len)
+{
+	snprintf(buf, len, "%d", i);
+	return buf;
+}
+
+static const char *x__httpv_name(int i, char *buf, size_t len)
+{
+	return drv_httpv_name((enum drv_httpv)i);
+}
+
+static const char *x__err_name(int i, char *buf, size_t len)
+{
+	return drv_err_name((enum drv_err)i);
+}
+
+static void x__status_line(FILE *f, const struct drv_stats *t)
+{
+	x__counts(f, "status", t->status, DRV_STATUS_MAX, x__status_name, "", ": ");
+	fputc('\n', f);
 }
 
 /* "  http version HTTP/2: 1000", and a note when --http2 was asked but not negotiated */
 static void x__version_line(FILE *f, const struct drv_config *cfg, const struct drv_stats *t)
 {
 	uint64_t other = 0;
-	int i, first = 1;
+	int i;
 
-	fprintf(f, "  %-12s", "http version");
-	for (i = 0; i < DRV_HTTPV__COUNT; i++) {
-		if (!t->http_version[i])
-			continue;
-		fprintf(f, "%s HTTP/%s: %llu", first ? "" : ",", drv_httpv_name((enum drv_httpv)i),
-			(unsigned long long)t->http_version[i]);
+	for (i = 0; i < DRV_HTTPV__COUNT; i++)
 		if (i != DRV_HTTPV_2)
 			other += t->http_version[i];
-		first = 0;
-	}
-	if (first)
-		fprintf(f, " none");
+	x__counts(f, "http version", t->http_version, DRV_HTTPV__COUNT, x__httpv_name, "HTTP/",
+		  ": ");
 	if (cfg->http2 && other)
 		fprintf(f, "  (--http2 asked: the server did not negotiate h2 for %llu)",
 			(unsigned long long)other);
@@ -216,7 +242,7 @@ void drv_report_summary(FILE *f, const struct drv_config *cfg, const struct drv_
 	const struct drv_stats *t = &res->total;
 	char b1[32], b2[32], b3[32], hint[400], target[LL_HOST_MAX + 16];
 	double thr = drv_report_throughput(res);
-	int e, first = 1;
+	int e;
 
 	fprintf(f, "  %-12s %llu ok, %llu errors, %llu cancelled (stopped by %s%s)\n", "requests",
 		(unsigned long long)t->requests, (unsigned long long)t->errors_total,
@@ -276,15 +302,8 @@ void drv_report_summary(FILE *f, const struct drv_config *cfg, const struct drv_
 	else if (res->procs)
 		fprintf(f, ", in %u worker processes", res->procs);
 	fputc('\n', f);
-	fprintf(f, "  %-12s", "errors");
-	for (e = 0; e < DRV_ERR__COUNT; e++) {
-		if (!t->errors[e])
-			continue;
-		fprintf(f, "%s %s %llu", first ? "" : ",", drv_err_name((enum drv_err)e),
-			(unsigned long long)t->errors[e]);
-		first = 0;
-	}
-	fprintf(f, "%s\n", first ? " none" : "");
+	x__counts(f, "errors", t->errors, DRV_ERR__COUNT, x__err_name, "", " ");
+	fputc('\n', f);
 	snprintf(target, sizeof(target), "%s:%u", cfg->url.host, cfg->url.port);
 	for (e = 0; e < DRV_ERR__COUNT; e++) {
 		if (t->errors[e])
