@@ -27,12 +27,14 @@
 #include "processes.h"
 #include "output/interval_record.h"
 #include "output/ndjson.h"
+#include "output/report.h"
 #include "requests.h"
 #include "sockstat.h"
 #include "check.h"
 #include "skeletons.h"
 #include "startup.h"
 #include "systier.h"
+#include "pressure.h"
 #include "netns.h"
 
 #define NS_PER_S 1000000000ULL
@@ -473,7 +475,7 @@ int main(int argc, char **argv)
 		if (next && now >= next) {
 			if (x__interval(&r, (double)(now - start) / NS_PER_S, false))
 				goto cleanup;
-			err = obs_systier_tick(obs_kernel_systier(r.k), obs_systier_pressure(&r.last));
+			err = obs_systier_tick(obs_kernel_systier(r.k), obs_pressure(&r.last));
 			if (err)
 				ll_warn(PROG, "note: cannot switch the syscall tracepoints: %s",
 					strerror(-err));

@@ -5,9 +5,8 @@
 #include <string.h>
 #include "loadlens/cli.h"
 #include "connections.h"
-#include "failures.h"
-#include "processes.h"
-#include "requests.h"
+#include "report.h"
+#include "snapshots.h"
 #include "skeletons.h"
 #include "output/interval_record.h"
 

@@ -10,13 +10,8 @@
 #include "census.h"
 #include "sockets.h"
 #include "feature.h"
-#include "report.h"
+#include "snapshots.h"
 
-/* The feature's snapshot of the interval. */
-struct obs_connections_snap {
-	struct obs_sockets_stats total; /* since load */
-	struct obs_sockets_stats delta; /* this interval's */
-};
 
 struct obs_connections;
 struct obs_kernel;

@@ -10,7 +10,7 @@
 #include <bpf/bpf.h>
 #include "findings.h"
 #include "rules/findings_log.h"
-#include "failures.h"
+#include "failures_object.h"
 #include "feature.h"
 #include "processes.h"
 #include "metrics_src.h"

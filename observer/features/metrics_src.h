@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include "census.h"
 #include "sockets.h"
-#include "failures.h"
+#include "failures_object.h"
 #include "output/metrics.h"
 #include "rules/snapshot.h"
 

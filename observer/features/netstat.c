@@ -3,9 +3,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include "sockets.h"
-#include "failures.h"
-#include "connections.h"
 #include "feature.h"
+#include "snapshots.h"
 #include "netstat.h"
 #include "output/interval_record.h"
 

@@ -10,11 +10,8 @@
 
 #include <stdint.h>
 #include "census.h"
+#include "snapshots.h"
 
-/* The feature's snapshot of the interval. */
-struct obs_netstat_snap {
-	uint64_t overflows_drops; /* listen overflows and drops this interval */
-};
 
 struct obs_netstat_feature;
 

@@ -9,6 +9,7 @@
 
 #include "feature.h"
 #include "reqtime_stats.h"
+#include "snapshots.h"
 
 struct obs_requests_opts {
 	struct obs_reqtime_opts rt;
@@ -18,10 +19,6 @@ struct obs_requests_opts {
 	FILE *trace_out;	    /* --trace, opened before the drop; the feature closes it */
 };
 
-/* The feature's snapshot, from the final read. */
-struct obs_requests_snap {
-	struct obs_reqtime_lost lost;
-};
 
 struct obs_requests;
 

@@ -7,8 +7,8 @@
 #include <arpa/inet.h>
 #include <sys/socket.h>
 #include "loadlens/parse.h"
-#include "connections.h"
 #include "feature.h"
+#include "snapshots.h"
 #include "sockstat.h"
 #include "output/interval_record.h"
 #include "rules/rules.h"

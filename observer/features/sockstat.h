@@ -12,30 +12,11 @@
 #include <stdint.h>
 #include "census.h"
 #include "sockets.h"
+#include "snapshots.h"
 
 #define OBS_SOCKSTAT_HIST 8 /* censuses kept for growth rates */
 
-/* The most used port group at a census, with its growth. */
-struct obs_port_pressure {
-	struct obs_port_group g;
-	uint32_t range;
-	double pct;
-	double rate; /* ports/s */
-	double tte;  /* seconds to exhaustion; < 0: none */
-};
 
-/* The feature's snapshot of the interval. */
-struct obs_sockstat_snap {
-	bool census_on;		/* a census context (sock_diag in the target netns) */
-	bool have_census;	/* a census was taken this run */
-	bool fresh;		/* ... this interval */
-	struct obs_census cs;	/* the last census */
-	bool live_ok;		/* live counts from the state moves this interval */
-	int64_t live[OBS_TCP_STATES];
-	uint64_t live_err;	/* their error bound (0: exact) */
-	struct obs_port_pressure ports; /* the last census' most used group */
-	double tw_rate;		/* sockets closed after FIN per second, this interval */
-};
 
 struct obs_sockstat;
 

@@ -12,7 +12,7 @@
 
 #include <stdbool.h>
 #include "sockets.h"
-#include "failures.h"
+#include "failures_object.h"
 #include "systier.h"
 
 struct obs_kernel;

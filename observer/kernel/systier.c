@@ -18,11 +18,7 @@
 #include "loadlens/cli.h"
 #include "startup.h"
 #include "systier.h"
-#include "failures.h"
-#include "feature.h"
-#include "netstat.h"
-#include "processes.h"
-#include "sockstat.h"
+#include "failures_object.h"
 
 struct obs_systier {
 	enum obs_systier_mode mode;
@@ -342,27 +338,4 @@ double obs_systier_share(const struct obs_systier *t)
 const char *obs_systier_reason(const struct obs_systier *t)
 {
 	return t->reason;
-}
-
-const char *obs_systier_pressure(const struct obs_tick *tk)
-{
-	const struct obs_sockstat_snap *ss = tk->sockstat;
-	const struct obs_processes_snap *ps = tk->procs;
-	unsigned int s;
-
-	if (ps && ps->fd_pct >= 50)
-		return "fds past half their limit";
-	if (ps && ps->have_files && ps->file_max && ps->file_nr * 2 >= ps->file_max)
-		return "open files past half of fs.file-max";
-	if (ss && ss->ports.pct >= 50)
-		return "ephemeral ports past half the range";
-	for (s = 0; tk->fail && s < OBS_SYS_MAX; s++)
-		if (tk->fail->sys[s][OBS_FAIL_EADDRNOTAVAIL] || tk->fail->sys[s][OBS_FAIL_EMFILE] ||
-		    tk->fail->sys[s][OBS_FAIL_ENFILE])
-			return "syscalls failing for want of ports or fds";
-	if (tk->netstat && tk->netstat->overflows_drops)
-		return "listen overflows or drops";
-	if (ss && ss->cs.listen_backlog && ss->cs.listen_qlen_max * 2 >= ss->cs.listen_backlog)
-		return "accept queue past half its backlog";
-	return NULL;
 }

@@ -62,13 +62,9 @@ void obs_systier_free(struct obs_systier *t);
 /* Call fn(arg) just before each attach (AUTO mode). */
 void obs_systier_on_attach(struct obs_systier *t, void (*fn)(void *), void *arg);
 
-/* One interval passed; `pressure` names a sign of exhaustion (NULL: none). In AUTO mode this
+/* One interval passed; `pressure` names a sign of exhaustion (NULL: none; features/pressure.h). In AUTO mode this
  * attaches or detaches the tier for the next interval. Returns 0 or a negative errno. */
 int obs_systier_tick(struct obs_systier *t, const char *pressure);
-/* The sign of exhaustion in the interval's snapshots that holds the tier on (half a limit
- * reached: fds, the file table, ports, an accept queue; failures, listen overflows), or NULL. */
-struct obs_tick;
-const char *obs_systier_pressure(const struct obs_tick *tk);
 bool obs_systier_attached(const struct obs_systier *t);
 enum obs_systier_mode obs_systier_mode(const struct obs_systier *t);
 /* Share of the run so far the tier was attached, 0..1, and the last sign of exhaustion that held

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <jansson.h>
 #include "census.h"
-#include "processes.h"
+#include "snapshots.h"
 
 enum obs_record_census {
 	OBS_RECORD_CENSUS_NONE,	   /* no census context, or the census failed: "census": null */

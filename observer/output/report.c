@@ -5,11 +5,8 @@
 #include <time.h>
 #include "loadlens/cli.h"
 #include "loadlens/hist_json.h"
-#include "connections.h"
-#include "failures.h"
-#include "processes.h"
 #include "report.h"
-#include "sockstat.h"
+#include "snapshots.h"
 
 #define EAGAIN_SLOT 11
 

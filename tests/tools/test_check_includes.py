@@ -44,6 +44,29 @@ class CheckIncludesTest(unittest.TestCase):
 			"folder loop: a <-> b",
 		])
 
+	def test_allowed_folder_pair_only(self):
+		# two folders may depend on each other (--allow-folders); a module loop or a
+		# loop through a third folder still fails
+		script = os.path.join(os.path.dirname(__file__), "..", "..", "tools",
+				      "check_includes.py")
+		d = self.tree({
+			"feat/f.h": "", "feat/f.c": '#include "out/o.h"\n',
+			"out/o.h": "", "out/o.c": '#include "feat/s.h"\n',
+			"feat/s.h": "",
+		})
+		run = lambda *a: subprocess.run([sys.executable, script, d, *a],
+						capture_output=True, text=True)
+		self.assertEqual(run().returncode, 1)
+		self.assertEqual(run("--allow-folders", "out:feat").returncode, 0)
+		with open(os.path.join(d, "feat/s.h"), "w") as f:
+			f.write('#include "kern/k.h"\n')
+		os.makedirs(os.path.join(d, "kern"))
+		with open(os.path.join(d, "kern/k.h"), "w") as f:
+			f.write('#include "out/o.h"\n')
+		r = run("--allow-folders", "feat:out")
+		self.assertEqual(r.returncode, 1, r.stdout)
+		self.assertIn("folder loop: feat <-> kern <-> out", r.stdout)
+
 	@unittest.skipUnless(shutil.which("cc") and shutil.which("nm"), "no cc or nm")
 	def test_call_loop_behind_one_header_found(self):
 		# p.c and q.c call each other through one header, p.h: no include loop, a call loop

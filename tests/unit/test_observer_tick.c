@@ -2,7 +2,7 @@
 /*
  * What the observer derives from one interval's snapshots (observer/features/feature.h, struct
  * obs_tick) rather than from a feature's internals: the syscall tier's sign of exhaustion
- * (observer/kernel/systier.c, obs_systier_pressure) and the live line's columns
+ * (observer/features/pressure.c, obs_pressure) and the live line's columns
  * (observer/output/report.c, obs_report_live_line). Synthetic snapshots; no root, no kernel.
  */
 #include <stdio.h>
@@ -15,6 +15,7 @@
 #include "processes.h"
 #include "report.h"
 #include "sockstat.h"
+#include "pressure.h"
 #include "systier.h"
 
 struct x__snaps {
@@ -57,12 +58,12 @@ static void test_healthy_has_no_pressure(void **state)
 	struct x__snaps *s = x__healthy();
 
 	(void)state;
-	assert_null(obs_systier_pressure(&s->tk));
+	assert_null(obs_pressure(&s->tk));
 	/* a feature whose read failed publishes nothing: no sign from it, no crash */
 	s->tk.fail = NULL;
 	s->tk.procs = NULL;
 	s->tk.netstat = NULL;
-	assert_null(obs_systier_pressure(&s->tk));
+	assert_null(obs_pressure(&s->tk));
 	free(s);
 }
 
@@ -72,26 +73,26 @@ static void test_each_sign(void **state)
 
 	(void)state;
 	s->procs.fd_pct = 50;
-	assert_string_equal(obs_systier_pressure(&s->tk), "fds past half their limit");
+	assert_string_equal(obs_pressure(&s->tk), "fds past half their limit");
 	s->procs.fd_pct = 10;
 	s->procs.file_nr = 50000;
-	assert_string_equal(obs_systier_pressure(&s->tk), "open files past half of fs.file-max");
+	assert_string_equal(obs_pressure(&s->tk), "open files past half of fs.file-max");
 	s->procs.have_files = false; /* fs.file-nr unread: no sign from a stale figure */
-	assert_null(obs_systier_pressure(&s->tk));
+	assert_null(obs_pressure(&s->tk));
 	s->ss.ports.pct = 50;
-	assert_string_equal(obs_systier_pressure(&s->tk), "ephemeral ports past half the range");
+	assert_string_equal(obs_pressure(&s->tk), "ephemeral ports past half the range");
 	s->ss.ports.pct = 1;
 	s->fail.sys[OBS_SYS_CONNECT][OBS_FAIL_EADDRNOTAVAIL] = 1;
-	assert_string_equal(obs_systier_pressure(&s->tk),
+	assert_string_equal(obs_pressure(&s->tk),
 			    "syscalls failing for want of ports or fds");
 	s->fail.sys[OBS_SYS_CONNECT][OBS_FAIL_EADDRNOTAVAIL] = 0;
 	s->fail.sys[OBS_SYS_BIND][OBS_FAIL_EADDRINUSE] = 5; /* not a want of ports or fds */
-	assert_null(obs_systier_pressure(&s->tk));
+	assert_null(obs_pressure(&s->tk));
 	s->ns.overflows_drops = 1;
-	assert_string_equal(obs_systier_pressure(&s->tk), "listen overflows or drops");
+	assert_string_equal(obs_pressure(&s->tk), "listen overflows or drops");
 	s->ns.overflows_drops = 0;
 	s->ss.cs.listen_qlen_max = 256;
-	assert_string_equal(obs_systier_pressure(&s->tk), "accept queue past half its backlog");
+	assert_string_equal(obs_pressure(&s->tk), "accept queue past half its backlog");
 	free(s);
 }
 

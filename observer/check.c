@@ -15,7 +15,7 @@
 #include "loadlens/observer.h"
 #include "check.h"
 #include "sockets.h"
-#include "failures.h"
+#include "failures_object.h"
 #include "fditer.h"
 #include "payload.h"
 #include "reqtime_stats.h"

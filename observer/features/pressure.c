@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+/* The syscall tier's pressure, derived from the interval's snapshots (features/pressure.h). */
+#include <stddef.h>
+#include "feature.h"
+#include "pressure.h"
+#include "snapshots.h"
+
+const char *obs_pressure(const struct obs_tick *tk)
+{
+	const struct obs_sockstat_snap *ss = tk->sockstat;
+	const struct obs_processes_snap *ps = tk->procs;
+	unsigned int s;
+
+	if (ps && ps->fd_pct >= 50)
+		return "fds past half their limit";
+	if (ps && ps->have_files && ps->file_max && ps->file_nr * 2 >= ps->file_max)
+		return "open files past half of fs.file-max";
+	if (ss && ss->ports.pct >= 50)
+		return "ephemeral ports past half the range";
+	for (s = 0; tk->fail && s < OBS_SYS_MAX; s++)
+		if (tk->fail->sys[s][OBS_FAIL_EADDRNOTAVAIL] || tk->fail->sys[s][OBS_FAIL_EMFILE] ||
+		    tk->fail->sys[s][OBS_FAIL_ENFILE])
+			return "syscalls failing for want of ports or fds";
+	if (tk->netstat && tk->netstat->overflows_drops)
+		return "listen overflows or drops";
+	if (ss && ss->cs.listen_backlog && ss->cs.listen_qlen_max * 2 >= ss->cs.listen_backlog)
+		return "accept queue past half its backlog";
+	return NULL;
+}
