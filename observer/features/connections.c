@@ -142,7 +142,13 @@ static const char *attached(const void *self)
 	return obs_sockets_attached(((const struct obs_connections *)self)->conn);
 }
 
+static void free_feature(void *self)
+{
+	obs_connections_free(self);
+}
+
 const struct obs_feature obs_connections_ops = {
 	.name = "connections", .attached = attached, .tick = x__tick, .finish = x__tick,
 	.summary = x__summary, .json = x__json,
+	.free = free_feature,
 };

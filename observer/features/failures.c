@@ -540,7 +540,13 @@ static int json_add(void *self, const struct obs_tick *tk, json_t *root)
 	return 0;
 }
 
+static void free_feature(void *self)
+{
+	obs_failures_free(self);
+}
+
 const struct obs_feature obs_failures_ops = {
 	.name = "failures", .attached = attached, .tick = tick, .finish = tick,
 	.json = json_add,
+	.free = free_feature,
 };

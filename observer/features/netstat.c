@@ -97,6 +97,12 @@ static int json_add(void *self, const struct obs_tick *tk, json_t *root)
 		"queue_max", (json_int_t)n->queue_max, "backlog", (json_int_t)n->backlog));
 }
 
+static void free_feature(void *self)
+{
+	obs_netstat_free(self);
+}
+
 const struct obs_feature obs_netstat_ops = {
 	.name = "netstat", .start = start_feature, .tick = tick, .finish = tick, .json = json_add,
+	.free = free_feature,
 };

@@ -468,7 +468,13 @@ static int json_add(void *self, const struct obs_tick *tk, json_t *root)
 	return 0;
 }
 
+static void free_feature(void *self)
+{
+	obs_sockstat_free(self);
+}
+
 const struct obs_feature obs_sockstat_ops = {
 	.name = "sockstat", .attached = attached, .tick = tick, .finish = finish,
 	.summary = summary, .json = json_add,
+	.free = free_feature,
 };
