@@ -109,15 +109,15 @@ static void features_new(struct obs_run *r)
  * 0, or the exit status. */
 static int bring_up(struct obs_run *r)
 {
-	int err;
+	int err = obs_run_outputs(r);
 
-	err = obs_run_outputs(r);
 	if (!err)
 		err = obs_run_open(r);
-	if (err)
-		return err;
-	features_new(r);
-	return obs_run_start(r);
+	if (!err) {
+		features_new(r);
+		err = obs_run_start(r);
+	}
+	return err;
 }
 
 /* One interval: every feature reads, publishes its snapshot and fills its part of the rules'

@@ -184,8 +184,12 @@ void obs_run_free(struct obs_run *r)
 
 	obs_mxhttp_free(r->http);
 	obs_mx_src_free(r->mx);
-	for (i = r->nowned; i-- > 0;)
-		r->features[i].free(r->features[i].self);
+	for (i = r->nowned; i-- > 0;) {
+		if (r->features[i].free)
+			r->features[i].free(r->features[i].self);
+		else
+			free(r->features[i].self);
+	}
 	obs_findings_run_free(r->fnd);
 	obs_ndjson_close(r->nd);
 	if (r->trace_out)

@@ -40,11 +40,6 @@ struct obs_connections *obs_connections_new(const char *prog, struct obs_kernel 
 	return c;
 }
 
-void obs_connections_free(struct obs_connections *c)
-{
-	free(c);
-}
-
 /* The target listeners' accept queues, from a listen-only sock_diag pass. */
 static void x__listen_queue(struct obs_connections *c)
 {
@@ -142,13 +137,7 @@ static const char *attached(const void *self)
 	return obs_sockets_attached(((const struct obs_connections *)self)->conn);
 }
 
-static void free_feature(void *self)
-{
-	obs_connections_free(self);
-}
-
 const struct obs_feature obs_connections_ops = {
 	.name = "connections", .attached = attached, .tick = x__tick, .finish = x__tick,
 	.summary = x__summary, .json = x__json,
-	.free = free_feature,
 };

@@ -395,11 +395,6 @@ struct obs_failures *obs_failures_new(struct obs_fail *fail)
 	return fs;
 }
 
-void obs_failures_free(struct obs_failures *fs)
-{
-	free(fs);
-}
-
 /* The call that failed most with class f in sys. */
 static const char *top_sys(const uint64_t sys[OBS_SYS_MAX][OBS_FAIL_MAX], unsigned int f)
 {
@@ -540,13 +535,7 @@ static int json_add(void *self, const struct obs_tick *tk, json_t *root)
 	return 0;
 }
 
-static void free_feature(void *self)
-{
-	obs_failures_free(self);
-}
-
 const struct obs_feature obs_failures_ops = {
 	.name = "failures", .attached = attached, .tick = tick, .finish = tick,
 	.json = json_add,
-	.free = free_feature,
 };

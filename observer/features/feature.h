@@ -72,7 +72,8 @@ struct obs_feature {
 	/* tk: the final tick, every feature's last snapshot (NULL: no lines, no keys) */
 	int (*summary)(void *self, const struct obs_tick *tk, FILE *out);
 	int (*json)(void *self, const struct obs_tick *tk, json_t *root);
-	void (*free)(void *self); /* its one cleanup path (self may be NULL: a failed new) */
+	/* its one cleanup path, self NULL included (NULL: self is one allocation, free()) */
+	void (*free)(void *self);
 };
 /* Each feature exports its functions as `const struct obs_feature obs_<name>_ops` (self NULL):
  * main.c copies them and sets self to the feature's object. */

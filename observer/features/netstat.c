@@ -28,11 +28,6 @@ struct obs_netstat_feature *obs_netstat_new(struct obs_census_ctx *census)
 	return n;
 }
 
-void obs_netstat_free(struct obs_netstat_feature *n)
-{
-	free(n);
-}
-
 /* Attached: the counters' base. */
 static int start_feature(void *self)
 {
@@ -97,12 +92,6 @@ static int json_add(void *self, const struct obs_tick *tk, json_t *root)
 		"queue_max", (json_int_t)n->queue_max, "backlog", (json_int_t)n->backlog));
 }
 
-static void free_feature(void *self)
-{
-	obs_netstat_free(self);
-}
-
 const struct obs_feature obs_netstat_ops = {
 	.name = "netstat", .start = start_feature, .tick = tick, .finish = tick, .json = json_add,
-	.free = free_feature,
 };

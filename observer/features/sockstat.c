@@ -61,11 +61,6 @@ struct obs_sockstat *obs_sockstat_new(struct obs_sockets *conn, struct obs_censu
 	return ss;
 }
 
-void obs_sockstat_free(struct obs_sockstat *ss)
-{
-	free(ss);
-}
-
 static double slope(const double *t, const double *y, unsigned int n)
 {
 	return obs_rule_slope(t, y, n < OBS_SOCKSTAT_HIST ? n : OBS_SOCKSTAT_HIST);
@@ -468,13 +463,7 @@ static int json_add(void *self, const struct obs_tick *tk, json_t *root)
 	return 0;
 }
 
-static void free_feature(void *self)
-{
-	obs_sockstat_free(self);
-}
-
 const struct obs_feature obs_sockstat_ops = {
 	.name = "sockstat", .attached = attached, .tick = tick, .finish = finish,
 	.summary = summary, .json = json_add,
-	.free = free_feature,
 };
