@@ -284,6 +284,29 @@ static int64_t x__port_count(const struct obs_snap *s, uint16_t port, int state)
 	return 0;
 }
 
+/* Sockets of a state (FIN_WAIT2 or CLOSE_WAIT) on port that are old by the census, or the total
+ * when port is 0. */
+static int64_t port_old(const struct obs_snap *s, uint16_t port, int state)
+{
+	bool fw2 = state == OBS_SNAP_FIN_WAIT2;
+	int64_t old = (int64_t)(fw2 ? s->fin_wait2_old : s->close_wait_old);
+	size_t i;
+
+	for (i = 0; port && i < s->nports; i++)
+		if (s->port[i].port == port)
+			old = fw2 ? s->port[i].fin_wait2_old : s->port[i].close_wait_old;
+	return old;
+}
+
+/* A per-port finding's key ("port 8080", "port 0" for the totals) and its " on port 8080" (left
+ * as it is for the totals). */
+static void port_key(uint16_t port, char key[16], char on[32])
+{
+	snprintf(key, 16, "port %u", port);
+	if (port)
+		snprintf(on, 32, " on port %u", port);
+}
+
 /* The ports to judge in census s: its per-port counts, or 0 (the totals) without them. */
 static size_t x__ports(const struct obs_snap *s, uint16_t *ports)
 {
@@ -304,23 +327,18 @@ void obs_rule_fin_wait2(const struct obs_snap_hist *h, struct obs_findings *out)
 	uint16_t ports[OBS_SNAP_PORTS];
 	int64_t count, old;
 	char a[32], key[16], on[32] = "";
-	size_t i, j, n;
+	size_t i, n;
 
 	if (!now->census)
 		return;
 	n = x__ports(now, ports);
 	for (i = 0; i < n; i++) {
 		count = x__port_count(now, ports[i], OBS_SNAP_FIN_WAIT2);
-		old = (int64_t)now->fin_wait2_old;
-		for (j = 0; ports[i] && j < now->nports; j++)
-			if (now->port[j].port == ports[i])
-				old = now->port[j].fin_wait2_old;
+		old = port_old(now, ports[i], OBS_SNAP_FIN_WAIT2);
 		/* a close under way leaves FIN_WAIT2 within a round trip; these stay */
 		if (old < OBS_RULE_FW2_MIN)
 			continue;
-		snprintf(key, sizeof(key), "port %u", ports[i]);
-		if (ports[i])
-			snprintf(on, sizeof(on), " on port %u", ports[i]);
+		port_key(ports[i], key, on);
 		obs_findings_add(out, "fin_wait2_orphans", OBS_SEV_WARNING, key,
 				 json_pack("{s:i, s:I, s:I, s:i}", "port", (int)ports[i], "count",
 					   (json_int_t)count, "old", (json_int_t)old, "fin_timeout_s",
@@ -361,7 +379,7 @@ void obs_rule_close_wait(const struct obs_snap_hist *h, struct obs_findings *out
 	double t[8], y[8];
 	unsigned int k, nc;
 	char a[32], b[32], key[16], on[32] = "", who[48] = "";
-	size_t i, n, j;
+	size_t i, n;
 
 	if (!now->census)
 		return;
@@ -372,10 +390,7 @@ void obs_rule_close_wait(const struct obs_snap_hist *h, struct obs_findings *out
 	n = x__ports(now, ports);
 	for (i = 0; i < n; i++) {
 		count = x__port_count(now, ports[i], OBS_SNAP_CLOSE_WAIT);
-		old = (int64_t)now->close_wait_old;
-		for (j = 0; ports[i] && j < now->nports; j++)
-			if (now->port[j].port == ports[i])
-				old = now->port[j].close_wait_old;
+		old = port_old(now, ports[i], OBS_SNAP_CLOSE_WAIT);
 		/* a socket the application forgot stays; one it is closing is gone in a moment */
 		if (old < OBS_RULE_CW_MIN)
 			continue;
@@ -383,9 +398,7 @@ void obs_rule_close_wait(const struct obs_snap_hist *h, struct obs_findings *out
 			t[k] = cs[k]->t;
 			y[k] = (double)x__port_count(cs[k], ports[i], OBS_SNAP_CLOSE_WAIT);
 		}
-		snprintf(key, sizeof(key), "port %u", ports[i]);
-		if (ports[i])
-			snprintf(on, sizeof(on), " on port %u", ports[i]);
+		port_key(ports[i], key, on);
 		obs_findings_add(out, "close_wait_leak", OBS_SEV_WARNING, key,
 				 json_pack("{s:i, s:I, s:I, s:i, s:f}", "port", (int)ports[i], "count",
 					   (json_int_t)count, "old", (json_int_t)old, "pid",
