@@ -321,37 +321,60 @@ static size_t x__ports(const struct obs_snap *s, uint16_t *ports)
 	return s->nports;
 }
 
-void obs_rule_fin_wait2(const struct obs_snap_hist *h, struct obs_findings *out)
+/* A port of a census whose sockets of one state stay: what a per-port rule is told of it. */
+struct stale_port {
+	const struct obs_snap_hist *h;
+	const struct obs_snap *now;
+	uint16_t port;	      /* 0: the totals (no per-port counts) */
+	int64_t count, old;   /* sockets of the state on it; how many of them are old */
+	char key[16], on[32]; /* "port 8080"; " on port 8080" ("" for the totals) */
+};
+
+/* Calls rule for each port of the latest census whose old sockets of state reach min. */
+static void each_stale_port(const struct obs_snap_hist *h, int state, int64_t min,
+			    void (*rule)(const struct stale_port *sp, struct obs_findings *out),
+			    struct obs_findings *out)
 {
-	const struct obs_snap *now = obs_snap_at(h, 0);
 	uint16_t ports[OBS_SNAP_PORTS];
-	int64_t count, old;
-	char a[32], key[16], on[32] = "";
+	struct stale_port sp = {.h = h, .now = obs_snap_at(h, 0)};
 	size_t i, n;
 
-	if (!now->census)
+	if (!sp.now->census)
 		return;
-	n = x__ports(now, ports);
+	n = x__ports(sp.now, ports);
 	for (i = 0; i < n; i++) {
-		count = x__port_count(now, ports[i], OBS_SNAP_FIN_WAIT2);
-		old = port_old(now, ports[i], OBS_SNAP_FIN_WAIT2);
-		/* a close under way leaves FIN_WAIT2 within a round trip; these stay */
-		if (old < OBS_RULE_FW2_MIN)
+		sp.port = ports[i];
+		sp.count = x__port_count(sp.now, sp.port, state);
+		sp.old = port_old(sp.now, sp.port, state);
+		if (sp.old < min)
 			continue;
-		port_key(ports[i], key, on);
-		obs_findings_add(out, "fin_wait2_orphans", OBS_SEV_WARNING, key,
-				 json_pack("{s:i, s:I, s:I, s:i}", "port", (int)ports[i], "count",
-					   (json_int_t)count, "old", (json_int_t)old, "fin_timeout_s",
-					   now->fin_timeout_s),
-				 "FIN_WAIT2: %s connections%s closed by this side wait in FIN_WAIT2 for "
-				 "a peer that never closes%s; they are freed after tcp_fin_timeout "
-				 "(%d s)", obs_rule_num((uint64_t)count, a, sizeof(a)), on,
-				 ports[i] && x__port_count(now, ports[i], OBS_SNAP_CLOSE_WAIT)
-					 ? " (the peers are here: the sockets in CLOSE_WAIT on the "
-					   "same port)"
-					 : "",
-				 now->fin_timeout_s);
+		port_key(sp.port, sp.key, sp.on);
+		rule(&sp, out);
 	}
+}
+
+static void fin_wait2_port(const struct stale_port *sp, struct obs_findings *out)
+{
+	const struct obs_snap *now = sp->now;
+	char a[32];
+
+	obs_findings_add(out, "fin_wait2_orphans", OBS_SEV_WARNING, sp->key,
+			 json_pack("{s:i, s:I, s:I, s:i}", "port", (int)sp->port, "count",
+				   (json_int_t)sp->count, "old", (json_int_t)sp->old,
+				   "fin_timeout_s", now->fin_timeout_s),
+			 "FIN_WAIT2: %s connections%s closed by this side wait in FIN_WAIT2 for a "
+			 "peer that never closes%s; they are freed after tcp_fin_timeout (%d s)",
+			 obs_rule_num((uint64_t)sp->count, a, sizeof(a)), sp->on,
+			 sp->port && x__port_count(now, sp->port, OBS_SNAP_CLOSE_WAIT)
+				 ? " (the peers are here: the sockets in CLOSE_WAIT on the same port)"
+				 : "",
+			 now->fin_timeout_s);
+}
+
+void obs_rule_fin_wait2(const struct obs_snap_hist *h, struct obs_findings *out)
+{
+	/* a close under way leaves FIN_WAIT2 within a round trip; these stay */
+	each_stale_port(h, OBS_SNAP_FIN_WAIT2, OBS_RULE_FW2_MIN, fin_wait2_port, out);
 }
 
 /* The one live watched process, or NULL when there are none or several. */
@@ -370,44 +393,34 @@ static const struct obs_snap_proc *x__only_proc(const struct obs_snap *s)
 	return p;
 }
 
-void obs_rule_close_wait(const struct obs_snap_hist *h, struct obs_findings *out)
+static void close_wait_port(const struct stale_port *sp, struct obs_findings *out)
 {
-	const struct obs_snap *now = obs_snap_at(h, 0), *cs[8];
-	const struct obs_snap_proc *p;
-	uint16_t ports[OBS_SNAP_PORTS];
-	int64_t count, old;
+	const struct obs_snap *cs[8];
+	const struct obs_snap_proc *p = x__only_proc(sp->now);
 	double t[8], y[8];
-	unsigned int k, nc;
-	char a[32], b[32], key[16], on[32] = "", who[48] = "";
-	size_t i, n;
+	unsigned int k, nc = x__censuses(sp->h, cs, 8);
+	char a[32], b[32], who[48] = "";
 
-	if (!now->census)
-		return;
-	nc = x__censuses(h, cs, 8);
-	p = x__only_proc(now);
 	if (p)
 		snprintf(who, sizeof(who), " (%s, pid %u)", p->comm, p->pid);
-	n = x__ports(now, ports);
-	for (i = 0; i < n; i++) {
-		count = x__port_count(now, ports[i], OBS_SNAP_CLOSE_WAIT);
-		old = port_old(now, ports[i], OBS_SNAP_CLOSE_WAIT);
-		/* a socket the application forgot stays; one it is closing is gone in a moment */
-		if (old < OBS_RULE_CW_MIN)
-			continue;
-		for (k = 0; k < nc; k++) {
-			t[k] = cs[k]->t;
-			y[k] = (double)x__port_count(cs[k], ports[i], OBS_SNAP_CLOSE_WAIT);
-		}
-		port_key(ports[i], key, on);
-		obs_findings_add(out, "close_wait_leak", OBS_SEV_WARNING, key,
-				 json_pack("{s:i, s:I, s:I, s:i, s:f}", "port", (int)ports[i], "count",
-					   (json_int_t)count, "old", (json_int_t)old, "pid",
-					   p ? (int)p->pid : 0, "per_s", obs_rule_slope(t, y, nc)),
-				 "CLOSE_WAIT: %s connections%s were closed by the peer and never by the "
-				 "application%s, %s of them for 0.4 s or more (%+.1f/s): a "
-				 "connection leak", obs_rule_num((uint64_t)count, a, sizeof(a)), on, who,
-				 obs_rule_num((uint64_t)old, b, sizeof(b)), obs_rule_slope(t, y, nc));
+	for (k = 0; k < nc; k++) {
+		t[k] = cs[k]->t;
+		y[k] = (double)x__port_count(cs[k], sp->port, OBS_SNAP_CLOSE_WAIT);
 	}
+	obs_findings_add(out, "close_wait_leak", OBS_SEV_WARNING, sp->key,
+			 json_pack("{s:i, s:I, s:I, s:i, s:f}", "port", (int)sp->port, "count",
+				   (json_int_t)sp->count, "old", (json_int_t)sp->old, "pid",
+				   p ? (int)p->pid : 0, "per_s", obs_rule_slope(t, y, nc)),
+			 "CLOSE_WAIT: %s connections%s were closed by the peer and never by the "
+			 "application%s, %s of them for 0.4 s or more (%+.1f/s): a connection leak",
+			 obs_rule_num((uint64_t)sp->count, a, sizeof(a)), sp->on, who,
+			 obs_rule_num((uint64_t)sp->old, b, sizeof(b)), obs_rule_slope(t, y, nc));
+}
+
+void obs_rule_close_wait(const struct obs_snap_hist *h, struct obs_findings *out)
+{
+	/* a socket the application forgot stays; one it is closing is gone in a moment */
+	each_stale_port(h, OBS_SNAP_CLOSE_WAIT, OBS_RULE_CW_MIN, close_wait_port, out);
 }
 
 void obs_rule_listen_overflow(const struct obs_snap_hist *h, struct obs_findings *out)
