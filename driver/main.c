@@ -9,14 +9,15 @@
 #include <unistd.h>
 #include "loadlens/cli.h"
 #include "loadlens/outfile.h"
-#include "config.h"
-#include "hdrlog.h"
-#include "drv.h"
-#include "merge.h"
+#include "config/config_help.h"
+#include "config/parse.h"
+#include "results/hdrlog.h"
+#include "base/drv.h"
+#include "results/merge.h"
 #include "privilege.h"
 #include "procs.h"
-#include "quote.h"
-#include "report.h"
+#include "config/quote.h"
+#include "results/report.h"
 #include "run.h"
 
 int main(int argc, char **argv)

@@ -16,10 +16,10 @@
 #include <unistd.h>
 #include <jansson.h>
 #include "loadlens/cli.h"
-#include "drv.h"
-#include "merge.h"
+#include "base/drv.h"
+#include "results/merge.h"
 #include "procs.h"
-#include "report.h"
+#include "results/report.h"
 #include "run.h"
 
 /* Why the hard limit could not be raised to what one process needs (0: it was not tried). */

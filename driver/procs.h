@@ -10,15 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "config.h"
-
-/* A worker process's live counters, in memory shared with the parent (written each interval). */
-struct drv_live_pub {
-	uint64_t responses; /* since the start */
-	uint64_t errors;
-	uint64_t connections; /* connections opened */
-	uint64_t seq;	      /* intervals published */
-};
+#include "config/config.h"
 
 /* The fds a run of cfg needs in one process holding `connections` of them. */
 uint64_t drv_procs_fds_needed(const struct drv_config *cfg, uint64_t connections);

@@ -15,14 +15,13 @@
 #include <unistd.h>
 #include <sys/resource.h>
 #include <uv.h>
-#include "config.h"
-#include "drv.h"
-#include "hdrlog.h"
-#include "procs.h"
-#include "proto.h"
-#include "report.h"
+#include "config/config.h"
+#include "base/drv.h"
+#include "results/hdrlog.h"
+#include "protocols/protocols.h"
+#include "results/report.h"
 #include "run.h"
-#include "worker.h"
+#include "scheduling/worker_thread.h"
 
 struct drv_run {
 	const struct drv_config *cfg;
@@ -55,19 +54,6 @@ static uint64_t x__cpu_ns(void)
 		return 0;
 	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ULL +
 	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ULL;
-}
-
-const char *drv_stop_reason_name(enum drv_stop_reason r)
-{
-	switch (r) {
-	case DRV_STOP_REQUESTS:
-		return "requests";
-	case DRV_STOP_DURATION:
-		return "duration";
-	case DRV_STOP_SIGNAL:
-		return "signal";
-	}
-	return "?";
 }
 
 static void x__stop_workers(struct drv_run *r)
@@ -376,9 +362,4 @@ cleanup_ivl:
 		drv_hdrlog_free(r->hdr);
 	ll_hist_free(r->ivl);
 	return err;
-}
-
-void drv_result_fini(struct drv_result *res)
-{
-	drv_stats_fini(&res->total);
 }

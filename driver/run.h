@@ -7,40 +7,11 @@
 #define LOADLENS_DRV_RUN_H
 
 #include <stdint.h>
-#include "stats.h"
+#include "results/result.h"
 
 struct drv_config;
 
-enum drv_stop_reason {
-	DRV_STOP_REQUESTS = 0, /* every slot used its share of -n */
-	DRV_STOP_DURATION,     /* the -d deadline passed */
-	DRV_STOP_SIGNAL,       /* SIGINT or SIGTERM */
-};
-
-struct drv_result {
-	struct drv_stats total; /* merged over the threads */
-	uint64_t start_unix_ns; /* wall clock at the start */
-	uint64_t duration_ns;	/* first worker start → last slot done (or stop) */
-	enum drv_stop_reason reason;
-	int signo;
-	uint64_t nofile_limit; /* RLIMIT_NOFILE soft limit during the run */
-	uint64_t cpu_ns;       /* the whole process's CPU time (user + system) during the run */
-	uint64_t max_thread_cpu_ns; /* the busiest worker thread's CPU time */
-	uint64_t max_thread_work_ns; /* the most CPU time a worker spent on work: its CPU time less
-				      * the pacer's waiting (stats pacer_idle_ns) */
-	uint64_t warmup_requests;   /* completed inside the warm-up, left out of the results */
-	uint32_t merged;	    /* merge: number of runs combined; 0 for a run */
-	uint32_t threads;
-	uint32_t procs;		  /* -p: worker processes merged into this result; 0 = one */
-	uint32_t threads_started; /* 0: the run never started */
-	bool before_start; /* a signal during --start-at cancelled the run before it started */
-	int loop_close_failures; /* loops that were not empty at the end (a bug) */
-	int hdr_log_err;	 /* --hdr-log: the first write error (-errno), 0 if none */
-};
-
 /* 0, or a negative errno if the run could not start. res is filled either way once init'd. */
 int drv_run(const struct drv_config *cfg, struct drv_result *res);
-void drv_result_fini(struct drv_result *res);
-const char *drv_stop_reason_name(enum drv_stop_reason r);
 
 #endif /* LOADLENS_DRV_RUN_H */

@@ -12,7 +12,7 @@
 #include <cmocka.h>
 #include "ll_test.h"
 #include <curl/curl.h>
-#include "config.h"
+#include "config/parse.h"
 
 #define MAXARGS 32
 

@@ -9,9 +9,9 @@
 #include <string.h>
 #include <cmocka.h>
 #include "ll_test.h"
-#include "config.h"
-#include "frame.h"
-#include "stats.h"
+#include "config/parse.h"
+#include "framing/frame.h"
+#include "results/stats.h"
 
 static void x__delim_rule(struct drv_frame_rule *r, const char *d)
 {

@@ -7,8 +7,10 @@
 #include <string.h>
 #include <cmocka.h>
 #include "ll_test.h"
-#include "frame.h"
-#include "stats.h"
+#include "framing/frame.h"
+#include "framing/frame_mcudp.h"
+#include "framing/response.h"
+#include "results/stats.h"
 
 enum kind { K_RESP, K_MC, K_DNS };
 

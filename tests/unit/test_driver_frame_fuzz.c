@@ -16,8 +16,8 @@
 #include <time.h>
 #include <cmocka.h>
 #include "ll_test.h"
-#include "frame.h"
-#include "stats.h"
+#include "framing/frame.h"
+#include "results/stats.h"
 
 static const char *const x_corpus[3][8] = {
 	{"+PONG\r\n", "-ERR x\r\n", "$5\r\nhello\r\n", "*2\r\n$3\r\nfoo\r\n:1\r\n",

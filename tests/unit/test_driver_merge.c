@@ -11,9 +11,9 @@
 #include <string.h>
 #include <cmocka.h>
 #include "ll_test.h"
-#include "config.h"
-#include "merge.h"
-#include "report.h"
+#include "config/parse.h"
+#include "results/merge.h"
+#include "results/report.h"
 #include "run.h"
 
 static void fill(struct drv_result *r, uint64_t seed, uint64_t n, uint64_t start)

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <cmocka.h>
 #include "ll_test.h"
-#include "config.h"
-#include "pacer.h"
+#include "config/parse.h"
+#include "scheduling/pacer.h"
 
 static void test_shares(void **state)
 {

@@ -10,8 +10,8 @@
 #include <cmocka.h>
 #include "ll_test.h"
 #include "loadlens/cli.h"
-#include "config.h"
-#include "report.h"
+#include "config/parse.h"
+#include "results/report.h"
 #include "run.h"
 
 /* A run whose busiest thread used 183% of a core. */

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "ll_test.h"
-#include "stats.h"
+#include "results/stats.h"
 
 static void test_classes(void **state)
 {
@@ -95,4 +95,32 @@ static void test_merge(void **state)
 	drv_stats_fini(&a);
 }
 
-LL_TEST_MAIN(test_classes, test_hints, test_merge)
+/* Every counter of the one list adds up, each into itself (distinct fields, distinct keys). */
+static void test_merge_sums(void **state)
+{
+	struct drv_stats a, b, m;
+	size_t i, j;
+
+	assert_int_equal(drv_stats_init(&a), 0);
+	assert_int_equal(drv_stats_init(&b), 0);
+	assert_int_equal(drv_stats_init(&m), 0);
+	assert_true(drv_stats_nsums >= 19);
+	for (i = 0; i < drv_stats_nsums; i++) {
+		*drv_stats_sum_at(&a, i) = i + 1;
+		*drv_stats_sum_at(&b, i) = 100 * (i + 1);
+		for (j = 0; j < i; j++) {
+			assert_int_not_equal(drv_stats_sums[i].off, drv_stats_sums[j].off);
+			assert_string_not_equal(drv_stats_sums[i].key, drv_stats_sums[j].key);
+		}
+	}
+	drv_stats_merge(&m, &a);
+	drv_stats_merge(&m, &b);
+	for (i = 0; i < drv_stats_nsums; i++)
+		assert_int_equal(*drv_stats_sum_at(&m, i), 101 * (i + 1));
+	assert_int_equal(m.late, 101 * 7); /* "late_replies", the 7th */
+	drv_stats_fini(&m);
+	drv_stats_fini(&b);
+	drv_stats_fini(&a);
+}
+
+LL_TEST_MAIN(test_classes, test_hints, test_merge, test_merge_sums)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Request templates (driver/template.c): layout, fixed widths, ranges, zipf skew, bad fields. */
+/* Request templates (driver/config/template.c): layout, fixed widths, ranges, zipf skew, bad fields. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "ll_test.h"
-#include "template.h"
+#include "config/template.h"
 
 static void test_layout(void **state)
 {

@@ -6,13 +6,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 #include "ll_test.h"
 #include <uv.h>
-#include "drv.h"
-#include "waker.h"
+#include "base/drv.h"
+#include "scheduling/waker.h"
 
 static void test_early_offset(void **state)
 {
@@ -37,6 +39,20 @@ static void test_early_offset(void **state)
 		drv_sched_note_latency(&s, 10000000);
 	assert_int_equal(s.early_ns, DRV_SCHED_EARLY_MAX);
 	drv_sched_fini(&s);
+}
+
+/* A loop and a waker on it for cap sends. */
+static void x__open(uv_loop_t *loop, struct drv_sched *s, uint32_t cap)
+{
+	assert_int_equal(uv_loop_init(loop), 0);
+	assert_int_equal(drv_sched_init(s, loop, cap), 0);
+}
+
+/* After the run: the loop closes empty, the waker is freed. */
+static void x__close(uv_loop_t *loop, struct drv_sched *s)
+{
+	assert_int_equal(uv_loop_close(loop), 0);
+	drv_sched_fini(s);
 }
 
 #define X_N 200
@@ -64,6 +80,18 @@ static void x__on_due(struct drv_sched_ent *e)
 		drv_sched_close(&r->sched);
 }
 
+/* ns this thread has waited on a run queue (runnable, another task on the CPU): schedstat's 2nd */
+static int64_t x__run_delay(void)
+{
+	unsigned long long run = 0, wait = 0;
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+
+	assert_non_null(f); /* CONFIG_SCHED_INFO: the kernels loadlens runs on have it */
+	assert_int_equal(fscanf(f, "%llu %llu", &run, &wait), 2);
+	fclose(f);
+	return (int64_t)wait;
+}
+
 static int x__cmp(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -76,29 +104,34 @@ static void test_run_never_early(void **state)
 {
 	struct x_run *r = calloc(1, sizeof(*r));
 	uv_loop_t loop;
+	int64_t delay;
 	uint64_t t0;
 	uint32_t i;
 
 	assert_non_null(r);
-	assert_int_equal(uv_loop_init(&loop), 0);
-	assert_int_equal(drv_sched_init(&r->sched, &loop, X_N), 0);
+	x__open(&loop, &r->sched, X_N);
 	t0 = uv_hrtime() + 2000000;
 	for (i = 0; i < X_N; i++) {
 		r->ents[i].run = r;
 		r->late[i] = -1;
 		drv_sched_add(&r->sched, &r->ents[i].e, t0 + i * X_GAP_NS, x__on_due);
 	}
+	delay = x__run_delay();
 	assert_int_equal(drv_sched_run(&r->sched, &loop), 0);
+	delay = x__run_delay() - delay;
 	assert_int_equal(r->fired, X_N);
 	for (i = 0; i < X_N; i++)
 		assert_true(r->late[i] >= 0); /* never before its time */
 	qsort(r->late, X_N, sizeof(r->late[0]), x__cmp);
-	print_message("late p0 %lld p50 %lld p99 %lld wakes %llu polls %llu\n", (long long)r->late[0], (long long)r->late[X_N / 2], (long long)r->late[X_N * 99 / 100], (unsigned long long)r->sched.wakes, (unsigned long long)r->sched.polls);
+	print_message("late p0 %lld p50 %lld p99 %lld wakes %llu polls %llu runnable-not-running %lld ns\n",
+		      (long long)r->late[0], (long long)r->late[X_N / 2],
+		      (long long)r->late[X_N * 99 / 100], (unsigned long long)r->sched.wakes,
+		      (unsigned long long)r->sched.polls, (long long)delay);
 	/* the median lateness: generous, the machine is shared (it was tens of us with a timer
-	 * per send) */
-	assert_true(r->late[X_N / 2] < 5000000);
-	assert_int_equal(uv_loop_close(&loop), 0);
-	drv_sched_fini(&r->sched);
+	 * per send); the time this thread waited for a CPU held by another is the machine's, not
+	 * the waker's */
+	assert_true(r->late[X_N / 2] < 5000000 + delay);
+	x__close(&loop, &r->sched);
 	free(r);
 }
 
@@ -140,8 +173,7 @@ static void test_timers(void **state)
 
 	assert_non_null(x);
 	x__tmr = x;
-	assert_int_equal(uv_loop_init(&loop), 0);
-	assert_int_equal(drv_sched_init(&x->sched, &loop, 1), 0);
+	x__open(&loop, &x->sched, 1);
 	t0 = uv_hrtime();
 	drv_sched_timer(&x->sched, &x->t[0], t0 + 3000000, x__on_tmr);
 	drv_sched_timer(&x->sched, &x->t[1], t0 + 1000000, x__on_tmr);
@@ -160,8 +192,64 @@ static void test_timers(void **state)
 	for (i = 0; i < x->n; i++)
 		assert_true(x->late[i] >= 0); /* never before its time */
 	assert_true(x->sent);
-	assert_int_equal(uv_loop_close(&loop), 0);
-	drv_sched_fini(&x->sched);
+	x__close(&loop, &x->sched);
+	free(x);
+}
+
+/*
+ * A thread that loses the CPU before it waits finds a send and the end of the run both due when
+ * it wakes: the send, due first, still goes, then the end. (It was dropped: the end timer ran
+ * first and closed the heaps.) A prepare callback that sleeps stands for the preemption.
+ */
+struct x_late {
+	struct drv_sched sched;
+	struct drv_sched_ent send, end;
+	uv_prepare_t prep;
+	uint64_t wake_at;
+	char log[8];
+	int n;
+};
+
+static struct x_late *x__late;
+
+static void x__late_prep(uv_prepare_t *p)
+{
+	struct timespec ts = {0, 200000};
+
+	while (uv_hrtime() < x__late->wake_at)
+		nanosleep(&ts, NULL);
+	uv_close((uv_handle_t *)p, NULL);
+}
+
+static void x__late_send(struct drv_sched_ent *e)
+{
+	x__late->log[x__late->n++] = 'S';
+}
+
+static void x__late_end(struct drv_sched_ent *e)
+{
+	x__late->log[x__late->n++] = 'T';
+	drv_sched_close(&x__late->sched);
+}
+
+static void test_late_wake(void **state)
+{
+	struct x_late *x = calloc(1, sizeof(*x));
+	uv_loop_t loop;
+	uint64_t t0;
+
+	assert_non_null(x);
+	x__late = x;
+	x__open(&loop, &x->sched, 1);
+	assert_int_equal(uv_prepare_init(&loop, &x->prep), 0);
+	assert_int_equal(uv_prepare_start(&x->prep, x__late_prep), 0);
+	t0 = uv_hrtime();
+	drv_sched_add(&x->sched, &x->send, t0 + 20000000ULL, x__late_send);
+	drv_sched_timer(&x->sched, &x->end, t0 + 30000000ULL, x__late_end);
+	x->wake_at = t0 + 40000000ULL; /* both due when the loop waits */
+	assert_int_equal(drv_sched_run(&x->sched, &loop), 0);
+	assert_string_equal(x->log, "ST");
+	x__close(&loop, &x->sched);
 	free(x);
 }
 
@@ -174,6 +262,7 @@ struct x_rx {
 	struct drv_sched_rx rx;
 	struct drv_sched_ent send[3];
 	struct drv_sched_ent end;
+	uint64_t fired[3]; /* uv_hrtime() at each send */
 	char log[64];
 	int n;
 };
@@ -198,7 +287,37 @@ static void x__rx_wake(struct drv_sched_rx *rx, bool on)
 
 static void x__rx_send(struct drv_sched_ent *e)
 {
+	x__rxs->fired[e - x__rxs->send] = uv_hrtime();
 	x__rx_log('S');
+}
+
+/*
+ * Does log read as the contract says, whatever wake-ups the machine's load merged: every send
+ * once, each wake-up's sends followed by a drain, a drain before the end timer, replies waking
+ * the loop only once no send is queued (or from the start, always)?
+ */
+static bool x__rx_valid(const char *log, bool always)
+{
+	const char *p = log;
+	int sends = 0;
+
+	if (always && *p++ != 'W')
+		return false;
+	do { /* (S+D)+ */
+		if (*p != 'S')
+			return false;
+		while (*p == 'S') {
+			p++;
+			sends++;
+		}
+		if (*p++ != 'D')
+			return false;
+	} while (*p == 'S');
+	if (!always && p[0] == 'W' && p[1] == 'D') /* the tail: replies wake it */
+		p += 2;
+	else if (always && p[0] == 'D')
+		p++;
+	return sends == 3 && p[0] == 'T' && !p[1];
 }
 
 static void x__rx_end(struct drv_sched_ent *e)
@@ -216,8 +335,7 @@ static void x__rx_run(bool always, const char *want)
 
 	assert_non_null(x);
 	x__rxs = x;
-	assert_int_equal(uv_loop_init(&loop), 0);
-	assert_int_equal(drv_sched_init(&x->sched, &loop, 3), 0);
+	x__open(&loop, &x->sched, 3);
 	x->rx.drain = x__rx_drain;
 	x->rx.wake = x__rx_wake;
 	x->rx.always = always;
@@ -230,11 +348,20 @@ static void x__rx_run(bool always, const char *want)
 	assert_int_equal(drv_sched_run(&x->sched, &loop), 0);
 	x->log[x->n] = 0;
 	print_message("always=%d: %s\n", always, x->log);
-	assert_string_equal(x->log, want);
+	assert_true(x__rx_valid(x->log, always));
+	/* each send on its own wake-up, the end on its own (the usual case): exactly want; a
+	 * thread preempted past the next due time serves both on one wake-up, as it should */
+	for (i = 0; i < 3; i++)
+		if (x->fired[i] >= (i < 2 ? x->send[i + 1].at : x->end.at))
+			break;
+	if (i == 3)
+		assert_string_equal(x->log, want);
+	else
+		print_message("a wake-up served two due entries (send %d fired late)\n", i);
+	i = x->n;
 	drv_sched_drain(&x->sched); /* closed: the rx is gone, nothing happens */
-	assert_int_equal(x->n, (int)strlen(want));
-	assert_int_equal(uv_loop_close(&loop), 0);
-	drv_sched_fini(&x->sched);
+	assert_int_equal(x->n, i);
+	x__close(&loop, &x->sched);
 	free(x);
 }
 
@@ -247,4 +374,4 @@ static void test_rx(void **state)
 	x__rx_run(true, "WSDSDSDDT");
 }
 
-LL_TEST_MAIN(test_early_offset, test_run_never_early, test_timers, test_rx)
+LL_TEST_MAIN(test_early_offset, test_run_never_early, test_timers, test_late_wake, test_rx)

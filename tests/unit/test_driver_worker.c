@@ -6,9 +6,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include "ll_test.h"
-#include "config.h"
-#include "pacer.h"
-#include "worker.h"
+#include "config/parse.h"
+#include "scheduling/pacer.h"
+#include "scheduling/worker.h"
 
 /* 4 slots at 1000/s for 1 s: slot g sends at (g + 4k) ms, so 250 each before the deadline. */
 static void x__pacer(struct drv_pacer *p, uint64_t requests, uint64_t warmup_ns)

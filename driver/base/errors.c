@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+/* A failure's class, name and text (errors.h). */
+#include <errno.h>
+#include <string.h>
+#include "base/errors.h"
+
+enum drv_err drv_err_class(int err)
+{
+	switch (err) {
+	case -EADDRNOTAVAIL:
+	case -EADDRINUSE:
+		return DRV_ERR_ADDRNOTAVAIL;
+	case -EMFILE:
+	case -ENFILE:
+		return DRV_ERR_EMFILE;
+	case -ECONNREFUSED:
+		return DRV_ERR_CONNREFUSED;
+	case -ECONNRESET:
+	case -EPIPE:
+		return DRV_ERR_CONNRESET;
+	case -ETIMEDOUT:
+		return DRV_ERR_TIMEDOUT;
+	case DRV_E_SHORT:
+	case DRV_E_MALFORMED:
+		return DRV_ERR_SHORT;
+	case DRV_E_LOST:
+		return DRV_ERR_LOST;
+	case DRV_E_HTTP_STATUS:
+		return DRV_ERR_HTTP;
+	case DRV_E_TLS:
+		return DRV_ERR_TLS;
+	case DRV_E_TOO_LARGE:
+		return DRV_ERR_TOO_LARGE;
+	case DRV_E_RESP:
+		return DRV_ERR_RESP;
+	case DRV_E_MC_CLIENT:
+		return DRV_ERR_MC_CLIENT;
+	case DRV_E_MC_SERVER:
+		return DRV_ERR_MC_SERVER;
+	case DRV_E_DNS_RCODE:
+		return DRV_ERR_DNS_RCODE;
+	case DRV_E_INCOMPLETE:
+		return DRV_ERR_INCOMPLETE;
+	default:
+		return DRV_ERR_OTHER;
+	}
+}
+
+const char *drv_err_name(enum drv_err e)
+{
+	static const char *const names[DRV_ERR__COUNT] = {
+		[DRV_ERR_ADDRNOTAVAIL] = "EADDRNOTAVAIL",
+		[DRV_ERR_EMFILE] = "EMFILE",
+		[DRV_ERR_CONNREFUSED] = "ECONNREFUSED",
+		[DRV_ERR_CONNRESET] = "ECONNRESET",
+		[DRV_ERR_TIMEDOUT] = "ETIMEDOUT",
+		[DRV_ERR_LOST] = "lost",
+		[DRV_ERR_SHORT] = "short_response",
+		[DRV_ERR_HTTP] = "http_status",
+		[DRV_ERR_TLS] = "tls",
+		[DRV_ERR_TOO_LARGE] = "too_large",
+		[DRV_ERR_RESP] = "resp_error",
+		[DRV_ERR_MC_CLIENT] = "memcache_client_error",
+		[DRV_ERR_MC_SERVER] = "memcache_server_error",
+		[DRV_ERR_DNS_RCODE] = "dns_rcode",
+		[DRV_ERR_INCOMPLETE] = "incomplete",
+		[DRV_ERR_OTHER] = "other",
+	};
+
+	return (unsigned)e < DRV_ERR__COUNT ? names[e] : "?";
+}
+
+const char *drv_strerror(int err)
+{
+	/* by -10001 - code: our codes (base/errors.h) count down from DRV_E_SHORT */
+	static const char *const text[] = {
+		[-10001 - DRV_E_SHORT] = "connection closed before the response was complete",
+		[-10001 - DRV_E_MALFORMED] = "response outside the expected framing",
+		[-10001 - DRV_E_LOST] = "no reply within the timeout",
+		[-10001 - DRV_E_HTTP_STATUS] = "HTTP status outside 2xx",
+		[-10001 - DRV_E_TLS] = "TLS handshake or certificate verification failed",
+		[-10001 - DRV_E_TOO_LARGE] = "response headers over the HTTP engine's limit",
+		[-10001 - DRV_E_RESP] = "redis error reply",
+		[-10001 - DRV_E_MC_CLIENT] = "memcached CLIENT_ERROR or ERROR",
+		[-10001 - DRV_E_MC_SERVER] = "memcached SERVER_ERROR",
+		[-10001 - DRV_E_DNS_RCODE] = "DNS reply with RCODE other than NOERROR",
+		[-10001 - DRV_E_INCOMPLETE] = "a datagram of a multi-datagram reply never came",
+	};
+	unsigned i = (unsigned)(-10001 - err);
+
+	return i < sizeof(text) / sizeof(text[0]) ? text[i] : strerror(-err);
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * How the driver names a failure: its own codes, beside negative errnos and libuv's (what a
+ * framing returns for a response it cannot accept), and the classes every failure is counted in
+ * (results/stats.c), with their names (the JSON keys) and text.
+ */
+#ifndef LOADLENS_DRV_ERRORS_H
+#define LOADLENS_DRV_ERRORS_H
+
+/* Our own codes for failures that are not an errno (negative, beyond any errno). */
+#define DRV_E_SHORT (-10001)	 /* the peer closed before the response was complete */
+#define DRV_E_MALFORMED (-10002) /* a response length or an unsolicited byte broke the framing */
+#define DRV_E_LOST (-10003)	 /* udp: no reply within --timeout */
+#define DRV_E_HTTP_STATUS (-10004) /* http: status outside 2xx */
+#define DRV_E_TLS (-10005)	   /* https: TLS handshake or certificate verification failed */
+#define DRV_E_TOO_LARGE (-10006)   /* http headers over the engine's limit; a length over ours */
+#define DRV_E_RESP (-10007)	   /* redis: -ERR reply */
+#define DRV_E_MC_CLIENT (-10008)   /* memcached: CLIENT_ERROR / ERROR */
+#define DRV_E_MC_SERVER (-10009)   /* memcached: SERVER_ERROR */
+#define DRV_E_DNS_RCODE (-10010)   /* dns: RCODE != 0 */
+#define DRV_E_INCOMPLETE (-10011)  /* memcache-udp: a datagram of the reply missing */
+
+/* Error classes: each failed attempt lands in exactly one. Names are the JSON keys. */
+enum drv_err {
+	DRV_ERR_ADDRNOTAVAIL = 0, /* EADDRNOTAVAIL, EADDRINUSE: no free local port */
+	DRV_ERR_EMFILE,		  /* EMFILE, ENFILE: no file descriptor */
+	DRV_ERR_CONNREFUSED,	  /* ECONNREFUSED */
+	DRV_ERR_CONNRESET,	  /* ECONNRESET, EPIPE */
+	DRV_ERR_TIMEDOUT,	  /* ETIMEDOUT, or our own --timeout expired (tcp, http) */
+	DRV_ERR_LOST,		  /* udp: no reply within --timeout */
+	DRV_ERR_SHORT,		  /* peer closed mid-response, or a response outside the framing */
+	DRV_ERR_HTTP,		  /* http: a complete response with a status outside 2xx */
+	DRV_ERR_TLS,		  /* https: TLS handshake or certificate verification failed */
+	DRV_ERR_TOO_LARGE,	  /* http headers over the engine's limit; a length prefix over 256 MiB */
+	DRV_ERR_RESP,		  /* redis: a top-level -ERR (or !) reply */
+	DRV_ERR_MC_CLIENT,	  /* memcached: CLIENT_ERROR or ERROR */
+	DRV_ERR_MC_SERVER,	  /* memcached: SERVER_ERROR */
+	DRV_ERR_DNS_RCODE,	  /* dns: RCODE != 0 (by code in dns_rcode[]) */
+	DRV_ERR_INCOMPLETE,	  /* memcache-udp: part of a multi-datagram reply never came */
+	DRV_ERR_OTHER,		  /* anything else; the first one is kept for the hint */
+	DRV_ERR__COUNT,
+};
+
+/* Class of a negative errno / libuv error / DRV_E_* code. */
+enum drv_err drv_err_class(int err);
+const char *drv_err_name(enum drv_err e);
+/* Human text of any code drv_err_class() takes. */
+const char *drv_strerror(int err);
+
+#endif /* LOADLENS_DRV_ERRORS_H */

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: MIT
+/* The http:// and https:// part of the command line: headers, engine, TLS and HTTP/2 checks. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <curl/curl.h>
+#include "config/option.h"
+#include "config/config_http.h"
+#include "config/config_payload.h"
+
+int drv__config_header(struct drv_config *cfg, const char *s, char *err, size_t errlen)
+{
+	const char *colon = strchr(s, ':'), *p;
+
+	if (!colon || colon == s)
+		return drv__config_fail(err, errlen, "-H '%s': expected 'Name: value'", s);
+	for (p = s; *p; p++)
+		if (*p == '\r' || *p == '\n')
+			return drv__config_fail(err, errlen, "-H: no line breaks in a header");
+	if (cfg->nheaders >= DRV_MAX_HEADERS)
+		return drv__config_fail(err, errlen, "-H: at most %d headers", DRV_MAX_HEADERS);
+	cfg->headers[cfg->nheaders++] = s;
+	return 0;
+}
+
+int drv__config_cacert(struct drv_config *cfg, const char *path, char *err, size_t errlen)
+{
+	int r;
+
+	if (!*path)
+		return drv__config_fail(err, errlen, "--cacert: empty file name");
+	/* read now: the run itself may no longer be allowed to (privilege.h) */
+	free(cfg->cacert_pem);
+	cfg->cacert_pem = NULL;
+	r = drv__config_slurp("--cacert", path, &cfg->cacert_pem, &cfg->cacert_len, err, errlen);
+	if (r)
+		return r;
+	if (!cfg->cacert_len)
+		return drv__config_fail(err, errlen, "--cacert %s: the file is empty", path);
+	cfg->cacert = path;
+	return 0;
+}
+
+/* What this libcurl can do: TLS, HTTP/2, and reuse of a prior-knowledge h2c connection. */
+static int x__libcurl(const struct drv_config *cfg, char *err, size_t errlen)
+{
+	const curl_version_info_data *v = curl_version_info(CURLVERSION_NOW);
+
+	if (cfg->url.scheme == LL_SCHEME_HTTPS && !(v->features & CURL_VERSION_SSL))
+		return drv__config_fail(err, errlen, "https://: this libcurl (%s) was built without TLS",
+			       v->version);
+	if (cfg->http2 && !(v->features & CURL_VERSION_HTTP2))
+		return drv__config_fail(err, errlen, "--http2: this libcurl (%s) was built without HTTP/2",
+			       v->version);
+	/* before 8.0.0 the second request on an h2c connection fails (curl issue #10634) */
+	if (cfg->http2 && cfg->url.scheme == LL_SCHEME_HTTP && v->version_num < 0x080000 &&
+	    cfg->conn_model != DRV_CONN_NEW)
+		return drv__config_fail(err, errlen,
+			       "--http2 over http:// (h2c) cannot reuse connections with "
+			       "libcurl %s (fixed in 8.0.0): use https://, or --new-conn",
+			       v->version);
+	return 0;
+}
+
+/* https:// and --http2 need libcurl; an explicit --http-engine native is a contradiction. */
+static int x__engine(struct drv_config *cfg, const struct drv__seen *seen, char *err,
+		     size_t errlen)
+{
+	bool tls = cfg->url.scheme == LL_SCHEME_HTTPS;
+
+	if (!tls && !cfg->http2)
+		return 0;
+	if (seen->engine_given && cfg->http_engine == DRV_HTTP_NATIVE)
+		return drv__config_fail(err, errlen, "%s goes through libcurl: drop --http-engine native",
+			       tls ? "https://" : "--http2");
+	cfg->http_engine = DRV_HTTP_CURL;
+	return 0;
+}
+
+int drv__config_check_http(struct drv_config *cfg, const struct drv__seen *seen, char *err,
+			   size_t errlen)
+{
+	enum ll_scheme sch = cfg->url.scheme;
+	unsigned i;
+	int r;
+
+	if (seen->http_opts && !ll_scheme_is_http(sch))
+		return drv__config_fail(err, errlen,
+			       "-m, -H, --body, --body-file, --http-close, --http-engine and "
+			       "--http2 are for http:// and https:// targets");
+	if (seen->tls_opts && sch != LL_SCHEME_HTTPS)
+		return drv__config_fail(err, errlen, "--insecure and --cacert are for https:// targets");
+	if (!ll_scheme_is_http(sch))
+		return 0;
+	if (cfg->payload)
+		return drv__config_fail(err, errlen,
+			       "--payload is for tcp:// and udp://; http:// uses --body");
+	if (cfg->size != DRV_DEFAULT_SIZE || cfg->size_min != DRV_DEFAULT_SIZE)
+		return drv__config_fail(err, errlen, "--size is for tcp:// and udp://; http:// uses --body");
+	cfg->resp_rule = DRV_RESP_HTTP;
+	if (cfg->http_close) {
+		if (cfg->conn_model == DRV_CONN_RECONNECT)
+			return drv__config_fail(err, errlen,
+				       "--http-close already means one request per connection");
+		if (cfg->http2)
+			return drv__config_fail(err, errlen,
+				       "--http-close sends an HTTP/1.1 header; with --http2 use "
+				       "--new-conn for one request per connection");
+		cfg->conn_model = DRV_CONN_NEW;
+		cfg->reconnect_every = 1;
+	}
+	r = x__engine(cfg, seen, err, errlen);
+	if (!r)
+		r = x__libcurl(cfg, err, errlen);
+	if (r)
+		return r;
+	if (cfg->insecure && cfg->cacert)
+		return drv__config_fail(err, errlen,
+			       "--insecure skips the verification --cacert is for: give one of "
+			       "them");
+	for (i = 0; cfg->method[i]; i++)
+		if (cfg->method[i] < 'A' || cfg->method[i] > 'Z')
+			return drv__config_fail(err, errlen, "-m %s: a method is upper-case letters",
+				       cfg->method);
+	if (!i || i > 16)
+		return drv__config_fail(err, errlen, "-m: a method is 1..16 letters");
+	if (cfg->nsources && cfg->http_engine == DRV_HTTP_CURL)
+		return drv__config_fail(err, errlen,
+			       "--source-addr needs the native HTTP engine (http:// without "
+			       "--http-engine curl or --http2)");
+	return 0;
+}

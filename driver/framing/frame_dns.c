@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DNS responses: over TCP a 2-byte big-endian length, then the message (RFC 1035 4.2.2); over
+ * UDP the datagram is the message. A message shorter than its 12-byte header, or without the QR
+ * (response) bit, is malformed; RCODE != 0 is a complete response counted by its code.
+ */
+#include "framing/frame_dns.h"
+#include "base/errors.h"
+
+#define DNS_HDR 12
+
+const char *drv_dns_rcode_name(unsigned rcode)
+{
+	static const char *const names[16] = {
+		"NOERROR", "FORMERR", "SERVFAIL", "NXDOMAIN", "NOTIMP", "REFUSED", "YXDOMAIN",
+		"YXRRSET", "NXRRSET", "NOTAUTH", "NOTZONE", "DSOTYPENI", "RCODE12", "RCODE13",
+		"RCODE14", "RCODE15",
+	};
+
+	return names[rcode & 15];
+}
+
+int drv_dns_message(const uint8_t *p, size_t n, uint8_t *rcode)
+{
+	if (n < DNS_HDR || !(p[2] & 0x80))
+		return DRV_E_MALFORMED;
+	*rcode = p[3] & 0x0f;
+	return 0;
+}
+
+void drv_dns_reset(struct drv_dns_state *s)
+{
+	*s = (struct drv_dns_state){0};
+}
+
+size_t drv_dns_feed(struct drv_dns_state *s, const uint8_t *p, size_t n, int *res,
+		    enum drv_app_verdict *verdict, uint8_t *rcode)
+{
+	size_t i = 0;
+	uint64_t len;
+
+	*res = 0;
+	while (i < n && s->got < 6) {
+		if (s->got < 2)
+			s->pre[s->got] = p[i];
+		else
+			s->hdr[s->got - 2] = p[i];
+		i++;
+		s->got++;
+		if (s->got == 2) {
+			len = (uint64_t)s->pre[0] << 8 | s->pre[1];
+			if (len < DNS_HDR) {
+				*res = DRV_E_MALFORMED;
+				return i;
+			}
+			s->left = len;
+		}
+		if (s->got > 2)
+			s->left--;
+		if (s->got == 6) {
+			if (!(s->hdr[2] & 0x80)) {
+				*res = DRV_E_MALFORMED;
+				return i;
+			}
+			*rcode = s->hdr[3] & 0x0f;
+			*verdict = *rcode ? DRV_APP_DNS_RCODE : DRV_APP_OK;
+		}
+	}
+	if (s->got < 6)
+		return i;
+	i += drv_app_skip(&s->left, n - i);
+	if (!s->left)
+		*res = 1;
+	return i;
+}

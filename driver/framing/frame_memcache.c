@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT
+/*
+ * memcached's text protocol: a response is one line (STORED, NOT_FOUND, DELETED, TOUCHED, OK,
+ * EXISTS, NOT_STORED, VERSION x, a number for incr/decr, the meta commands' HD/NF/NS/EX/EN/MN),
+ * or VALUE lines each followed by its data block and then END (get, gets, gat), or STAT lines
+ * then END (stats), or VA <size> with one data block (meta get). ERROR and CLIENT_ERROR count as
+ * memcache_client_error, SERVER_ERROR as memcache_server_error. Lines are bounded in length.
+ */
+#include <string.h>
+#include "framing/frame_memcache.h"
+#include "base/errors.h"
+
+enum {
+	M_LINE = 0, /* inside a line */
+	M_LF,	    /* after its CR */
+	M_DATA,	    /* a data block */
+	M_DATA_CR,
+	M_DATA_LF,
+};
+
+void drv_mc_reset(struct drv_mc_state *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+static bool x__kw(const struct drv_mc_state *s, const char *kw)
+{
+	size_t n = strlen(kw);
+
+	return s->kwlen == n && !memcmp(s->kw, kw, n);
+}
+
+enum drv_app_verdict drv_mc_first_line(const uint8_t *p, size_t n)
+{
+	if (n >= 12 && !memcmp(p, "SERVER_ERROR", 12))
+		return DRV_APP_MC_SERVER;
+	if ((n >= 12 && !memcmp(p, "CLIENT_ERROR", 12)) ||
+	    (n >= 5 && !memcmp(p, "ERROR", 5) && (n == 5 || p[5] == '\r' || p[5] == ' ')))
+		return DRV_APP_MC_CLIENT;
+	return DRV_APP_OK;
+}
+
+/* A line is complete. 1: response complete, 0: go on, <0: malformed. */
+static int x__line(struct drv_mc_state *s, enum drv_app_verdict *verdict)
+{
+	bool first = s->phase == 0, have_num = s->have_num;
+
+	/* the next line starts afresh */
+	s->linelen = 0;
+	s->tok = 0;
+	s->want = 0;
+	s->have_num = false;
+	s->left = s->num;
+	s->num = 0;
+	if (!s->kwlen)
+		return DRV_E_MALFORMED;
+	if (x__kw(s, "VALUE") || (first && x__kw(s, "VA"))) {
+		if (!have_num || s->left > DRV_FRAME_APP_MAX_BULK)
+			return DRV_E_MALFORMED;
+		s->st = s->left ? M_DATA : M_DATA_CR;
+		s->phase = x__kw(s, "VA") ? 2 : 1;
+		s->kwlen = 0;
+		*verdict = DRV_APP_OK;
+		return 0;
+	}
+	s->st = M_LINE;
+	if (x__kw(s, "STAT")) {
+		s->phase = 1;
+		s->kwlen = 0;
+		*verdict = DRV_APP_OK;
+		return 0;
+	}
+	if (x__kw(s, "END"))
+		return *verdict = DRV_APP_OK, 1;
+	if (!first)
+		return DRV_E_MALFORMED;
+	if (x__kw(s, "SERVER_ERROR"))
+		*verdict = DRV_APP_MC_SERVER;
+	else if (x__kw(s, "CLIENT_ERROR") || x__kw(s, "ERROR"))
+		*verdict = DRV_APP_MC_CLIENT;
+	else
+		*verdict = DRV_APP_OK;
+	return 1;
+}
+
+/* One byte of a line other than CR. */
+static int x__line_byte(struct drv_mc_state *s, uint8_t c)
+{
+	if (++s->linelen > DRV_APP_MAX_LINE || c == '\n')
+		return DRV_E_MALFORMED;
+	if (c == ' ') {
+		if (s->tok == 0 && !s->kwlen)
+			return DRV_E_MALFORMED;
+		if (s->tok == 0)
+			s->want = x__kw(s, "VALUE") ? 3 : x__kw(s, "VA") ? 1 : 0;
+		s->tok++;
+		return 0;
+	}
+	if (s->tok == 0) {
+		/* a keyword is upper case (or the digits of incr/decr's value) */
+		if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
+			return DRV_E_MALFORMED;
+		if (s->kwlen < sizeof(s->kw)) /* longer: truncated, no keyword we know */
+			s->kw[s->kwlen++] = (char)c;
+		return 0;
+	}
+	if (s->want && s->tok == s->want) {
+		if (c < '0' || c > '9' || s->num > DRV_FRAME_APP_MAX_BULK)
+			return DRV_E_MALFORMED;
+		s->num = s->num * 10 + (uint64_t)(c - '0');
+		s->have_num = true;
+	}
+	return 0;
+}
+
+size_t drv_mc_feed(struct drv_mc_state *s, const uint8_t *p, size_t n, int *res,
+		   enum drv_app_verdict *verdict)
+{
+	size_t i = 0;
+	uint8_t c;
+	int r = 0;
+
+	while (i < n && !r) {
+		c = p[i];
+		switch (s->st) {
+		case M_LINE:
+			i++;
+			if (c == '\r')
+				s->st = M_LF;
+			else
+				r = x__line_byte(s, c);
+			break;
+		case M_LF:
+			i++;
+			r = c == '\n' ? x__line(s, verdict) : DRV_E_MALFORMED;
+			break;
+		case M_DATA:
+		case M_DATA_CR:
+		case M_DATA_LF:
+			i += drv_app_block(&s->st, M_DATA, &s->left, p + i, n - i, &r);
+			if (r == 1) {
+				s->st = M_LINE;
+				r = s->phase == 2; /* meta get: one data block ends it */
+			}
+			break;
+		default:
+			r = DRV_E_MALFORMED;
+		}
+	}
+	*res = r;
+	return i;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/* memcached's text protocol: where a response ends, and its verdict (frame_memcache.c). */
+#ifndef LOADLENS_DRV_FRAME_MEMCACHE_H
+#define LOADLENS_DRV_FRAME_MEMCACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "framing/frame_app.h"
+
+struct drv_mc_state {
+	uint64_t num;  /* the size token of a VALUE / VA line */
+	uint64_t left; /* data block bytes still to skip (+ its CRLF) */
+	uint32_t linelen;
+	uint8_t st;
+	uint8_t phase;	/* 0: first line, 1: inside VALUE/STAT lines (until END), 2: last data */
+	uint8_t tok;	/* token index on the current line */
+	uint8_t kwlen;
+	uint8_t want;	/* the token holding the size, 0 = none */
+	bool have_num;
+	char kw[16];	/* the line's first token, truncated */
+};
+
+/* Reset before a response; feed returns the bytes used (<= n). *res is 0 while the response
+ * is incomplete, 1 once it is complete (then *verdict is set), or
+ * DRV_E_MALFORMED. */
+void drv_mc_reset(struct drv_mc_state *s);
+size_t drv_mc_feed(struct drv_mc_state *s, const uint8_t *p, size_t n, int *res,
+		   enum drv_app_verdict *verdict);
+
+/* The first line of a memcached reply (a UDP reply's first datagram, after its frame header). */
+enum drv_app_verdict drv_mc_first_line(const uint8_t *p, size_t n);
+
+#endif /* LOADLENS_DRV_FRAME_MEMCACHE_H */

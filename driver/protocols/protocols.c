@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: MIT
+/* Which protocol drives a configuration. */
+#include "config/config.h"
+#include "protocols/protocols.h"
+
+const struct drv_proto *drv_proto_for(const struct drv_config *cfg)
+{
+	switch (cfg->url.scheme) {
+	case LL_SCHEME_TCP:
+		return &drv_proto_tcp;
+	case LL_SCHEME_UDP:
+		return &drv_proto_udp;
+	case LL_SCHEME_HTTP:
+		return cfg->http_engine == DRV_HTTP_CURL ? &drv_proto_http_curl
+							  : &drv_proto_http_native;
+	case LL_SCHEME_HTTPS:
+		return &drv_proto_http_curl; /* TLS is libcurl's */
+	default:
+		return NULL;
+	}
+}

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A TCP connection slot and its thread's state, as proto_tcp.c (the connection: connect, send,
+ * read, close) and proto_tcp_pipe.c (-P: several requests in flight per connection) both see
+ * them. Private to the two. proto_tcp.c calls into proto_tcp_pipe.c (proto_tcp_pipe.h), never the
+ * other way: the -P layer ends a connection through tt->close and tt->drop.
+ */
+#ifndef LOADLENS_DRV_TCP_CONN_H
+#define LOADLENS_DRV_TCP_CONN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <uv.h>
+#include "framing/response.h"
+#include "config/reqmix.h"
+#include "scheduling/slot.h"
+#include "scheduling/timing.h"
+#include "scheduling/worker.h"
+
+struct tcp_thread;
+struct tcp_conn;
+
+/* -P: one request in flight on a pipelined connection. */
+struct tcp_pend {
+	struct drv_ticket ticket;
+	uint64_t t_send;
+	uint64_t deadline;
+	uv_write_t wreq;
+	struct tcp_conn *c;
+	uint32_t rec;
+	bool rec_live;
+	bool writing;	 /* its bytes are in a uv_write not yet done */
+	uint32_t wcount; /* the batch whose uv_write is wreq: this and the wcount - 1 before it */
+	uint8_t lp[4];
+};
+
+struct tcp_conn {
+	struct drv_slot base;
+	uv_tcp_t tcp;
+	/* never both in use: libuv lets go of the connect before its callback sends the first
+	 * request (1M idle connections: 96 bytes each) */
+	union {
+		uv_connect_t connect_req;
+		uv_write_t write_req;
+	};
+	struct tcp_thread *tt;
+	bool open;	 /* tcp is initialised and not yet closed */
+	bool closing;	 /* uv_close() called, close callback pending */
+	bool connecting; /* connect started, not yet up */
+	bool in_flight;	 /* its bytes are (being) sent; awaiting the response */
+	bool writing;	 /* write_req in use */
+	bool resume;	 /* a due request waits for the close to finish, then connects */
+	uint8_t lp[4];	 /* refserver framing: this request's length prefix */
+	uint64_t rx;	 /* bytes of the current response received */
+	uint64_t t_op;	 /* connect start */
+	uint64_t on_conn; /* requests completed on this connection */
+	struct drv_frame frame;
+	char *mbuf;	  /* --requests-file: this request's bytes (reqmix.c) */
+	uint32_t rec;	  /* its record */
+	bool rec_live;	  /* a record's request is out, its outcome not yet counted */
+	struct tcp_pend *q; /* -P: requests in flight, oldest first, a ring of tt->pipeline */
+	uint32_t qhead, qlen;
+	uv_buf_t *iov;	  /* -P: the bytes of requests taken in one go, written in one call */
+	uint32_t niov, nbatch, batch_first;
+	uint32_t depth;	  /* inside a send or read: the batch is written on the way out */
+	bool finishing;	    /* -P: the pacer is done; close once the last response is in */
+	uint64_t t_rx;	    /* open loop: the kernel's receive time of the bytes being read */
+};
+
+struct tcp_thread {
+	struct drv_slot_io io; /* request bytes, read buffer */
+	struct drv_frame_rule rule;
+	uint64_t reconnect_every;
+	uint64_t timeout_ns;
+	unsigned src_next;
+	const struct drv_reqmix *mix; /* --requests-file, or NULL */
+	struct drv_mix_ctx mix_ctx;
+	uint32_t pipeline; /* -P */
+	/* proto_tcp.c's: close the connection, its close callback starts the slot's next attempt;
+	 * after a failure is counted: nothing in flight any more, close it, or if it is not open,
+	 * start the slot's next attempt now */
+	void (*close)(struct tcp_conn *c);
+	void (*drop)(struct tcp_conn *c);
+};
+
+/*
+ * The next request's bytes into b[] (one or two buffers, from stable memory): a request-mix
+ * record expanded into mbuf (its record index into *rec), or a refserver length prefix in lp with
+ * the sized payload, or the fixed request. Returns how many buffers it filled.
+ */
+static inline unsigned int drv__tcp_request(struct tcp_thread *tt, char *mbuf, uint8_t lp[4],
+					    uint32_t *rec, bool *rec_live, uv_buf_t *b)
+{
+	unsigned int nb = 0;
+	size_t size;
+
+	if (tt->mix) {
+		size = drv_reqmix_next(tt->mix, &tt->mix_ctx, mbuf, rec);
+		*rec_live = true;
+		b[nb++] = uv_buf_init(mbuf, (unsigned int)size);
+	} else if (tt->io.rq.sized) {
+		size = drv_request_size(&tt->io.rq);
+		lp[0] = (uint8_t)(size >> 24);
+		lp[1] = (uint8_t)(size >> 16);
+		lp[2] = (uint8_t)(size >> 8);
+		lp[3] = (uint8_t)size;
+		b[nb++] = uv_buf_init((char *)lp, 4);
+		if (size)
+			b[nb++] = uv_buf_init(tt->io.rq.buf, (unsigned int)size);
+	} else {
+		b[nb++] = uv_buf_init(tt->io.rq.buf, (unsigned int)tt->io.rq.len);
+	}
+	return nb;
+}
+
+static inline struct tcp_conn *x__c(struct drv_slot *s)
+{
+	return container_of(s, struct tcp_conn, base);
+}
+
+static inline struct drv_stats *x__st(struct tcp_conn *c)
+{
+	return drv_worker_stats(c->base.w, &c->base.ticket);
+}
+
+/*
+ * A complete response's outcome from its framing into r: HTTP status and version (a status
+ * outside 2xx is an error), or the verdict of the other rules (and a DNS RCODE).
+ */
+static inline void drv__tcp_outcome(const struct tcp_thread *tt, const struct drv_frame *f,
+				    struct drv_timing_reply *r)
+{
+	if (tt->rule.rule == DRV_RESP_HTTP) {
+		r->status = f->status;
+		r->httpv = f->hp.http_minor ? DRV_HTTPV_1_1 : DRV_HTTPV_1_0;
+		r->err = f->status < 200 || f->status > 299 ? DRV_E_HTTP_STATUS : 0;
+	} else {
+		r->err = drv_frame_outcome(&tt->rule, f, &r->rcode);
+	}
+}
+
+#endif /* LOADLENS_DRV_TCP_CONN_H */

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: MIT
+/* The real-workload parts of the summary and the JSON: DNS RCODEs, pipelining, request mixes. */
+#include <stdio.h>
+#include "config/config.h"
+#include "framing/frame_dns.h"
+#include "results/report.h"
+#include "results/result.h"
+#include "results/stats.h"
+
+static json_t *x__rcodes(const struct drv_stats *t)
+{
+	json_t *o = json_object();
+	unsigned i;
+
+	for (i = 0; o && i < 16; i++) {
+		if (!t->dns_rcode[i])
+			continue;
+		if (json_object_set_new(o, drv_dns_rcode_name(i),
+					json_integer((json_int_t)t->dns_rcode[i]))) {
+			json_decref(o);
+			return NULL;
+		}
+	}
+	return o;
+}
+
+int drv_report_json_work(json_t *o, const struct drv_config *cfg, const struct drv_result *res)
+{
+	int bad = 0;
+
+	bad |= json_object_set_new(o, "dns_rcode", cfg->resp_rule == DRV_RESP_DNS
+							   ? x__rcodes(&res->total)
+							   : json_null());
+	bad |= json_object_set_new(o, "pipeline", json_integer((json_int_t)cfg->pipeline));
+	bad |= drv_report_json_mix(o, cfg, res);
+	return bad ? -1 : 0;
+}
+
+void drv_report_work(FILE *f, const struct drv_config *cfg, const struct drv_result *res)
+{
+	const struct drv_stats *t = &res->total;
+	unsigned i;
+	int first = 1;
+
+	if (cfg->resp_rule == DRV_RESP_DNS) {
+		fprintf(f, "  %-12s", "dns rcode");
+		for (i = 0; i < 16; i++) {
+			if (!t->dns_rcode[i])
+				continue;
+			fprintf(f, "%s %s: %llu", first ? "" : ",", drv_dns_rcode_name(i),
+				(unsigned long long)t->dns_rcode[i]);
+			first = 0;
+		}
+		fprintf(f, "%s\n", first ? " none" : "");
+	}
+	if (cfg->pipeline > 1)
+		fprintf(f, "  %-12s %llu requests in flight per connection\n", "pipeline",
+			(unsigned long long)cfg->pipeline);
+	drv_report_mix(f, cfg, res);
+}

@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Fail on an include loop between the modules, or between the folders, of a part of the tree.
+
+A module is a .c file and its .h (driver/scheduling/waker.c and waker.h are one). Module A
+depends on module B when one of A's files includes B's header with #include "...": a path from
+the part's root ("scheduling/waker.h"), from the including file's folder, or a bare name found
+once in the part. Headers outside the part (lib/, include/, system, generated) are not modules.
+A folder depends on another when one of its modules does. Every loop is printed: a set of two or
+more modules (or folders) each reachable from the others.
+
+With --objects OBJDIR (the compiled DIR: DIR/x/y.c built as OBJDIR/x/y.c.o, as CMake lays them
+out), calls are checked too: module A depends on B when A's object uses a symbol B's defines
+(nm). That finds a loop a shared header hides (two .c files calling each other through one .h).
+
+    tools/check_includes.py DIR [--objects OBJDIR] [--graph]
+    exit 0: no loop; 1: each loop printed; 64: usage
+"""
+import os
+import re
+import subprocess
+import sys
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def graph(root):
+	"""{module: set of modules it includes}, modules as paths under root without extension."""
+	files, headers = {}, {}
+	for d, _, names in os.walk(root):
+		for name in names:
+			if name.endswith((".c", ".h")):
+				path = os.path.relpath(os.path.join(d, name), root)
+				files.setdefault(path[:-2], []).append(path)
+				if name.endswith(".h"):
+					headers.setdefault(name, []).append(path[:-2])
+	edges = {m: set() for m in files}
+	for mod, paths in files.items():
+		for path in paths:
+			with open(os.path.join(root, path), encoding="utf-8") as f:
+				text = f.read()
+			for inc in INCLUDE.findall(text):
+				if not inc.endswith(".h"):
+					continue
+				here = os.path.normpath(os.path.join(os.path.dirname(path), inc))[:-2]
+				if inc[:-2] in files:
+					dep = inc[:-2]
+				elif here in files:
+					dep = here
+				elif "/" not in inc and len(headers.get(inc, [])) == 1:
+					dep = headers[inc][0]
+				else:
+					continue
+				if dep != mod:
+					edges[mod].add(dep)
+	return edges
+
+
+def calls(root, objdir):
+	"""{module: set of modules whose symbols its object uses}, from OBJDIR's objects (nm -P)."""
+	objs = {}
+	for d, _, names in os.walk(objdir):
+		for name in names:
+			rel = os.path.relpath(os.path.join(d, name), objdir)
+			if name.endswith(".c.o") and os.path.exists(os.path.join(root, rel[:-2])):
+				objs[rel[:-4]] = os.path.join(d, name)
+	defined, used = {}, {}
+	for mod, path in objs.items():
+		out = subprocess.run(["nm", "-P", path], check=True, stdout=subprocess.PIPE,
+				     universal_newlines=True).stdout
+		used[mod] = set()
+		for line in out.splitlines():
+			f = line.split()
+			if len(f) >= 2 and f[1] == "U":
+				used[mod].add(f[0])
+			elif len(f) >= 2 and f[1] in "TDBRV":
+				defined[f[0]] = mod
+	return {m: {defined[s] for s in syms if s in defined and defined[s] != m}
+		for m, syms in used.items()}
+
+
+def cycles(edges):
+	"""The strongly connected sets of two or more nodes (Tarjan), each sorted, in order."""
+	index, low, stack, on, out = {}, {}, [], set(), []
+
+	def visit(v):
+		index[v] = low[v] = len(index)
+		stack.append(v)
+		on.add(v)
+		for w in sorted(edges.get(v, ())):
+			if w not in index:
+				visit(w)
+				low[v] = min(low[v], low[w])
+			elif w in on:
+				low[v] = min(low[v], index[w])
+		if low[v] == index[v]:
+			comp = []
+			while True:
+				w = stack.pop()
+				on.discard(w)
+				comp.append(w)
+				if w == v:
+					break
+			if len(comp) > 1:
+				out.append(sorted(comp))
+
+	sys.setrecursionlimit(max(1000, 4 * len(edges)))
+	for v in sorted(edges):
+		if v not in index:
+			visit(v)
+	return sorted(out)
+
+
+def folders(edges):
+	"""{folder: set of other folders its modules include}; the part's root is "."."""
+	out = {}
+	for mod, deps in edges.items():
+		here = os.path.dirname(mod) or "."
+		out.setdefault(here, set()).update(
+			os.path.dirname(d) or "." for d in deps if (os.path.dirname(d) or ".") != here)
+	return out
+
+
+def loops(root, objdir=None):
+	"""Every loop in root, one line each ("module loop: a <-> b", "folder loop: x <-> y")."""
+	edges = graph(root)
+	out = (["module loop: " + " <-> ".join(c) for c in cycles(edges)] +
+	       ["folder loop: " + " <-> ".join(c) for c in cycles(folders(edges))])
+	if objdir:
+		edges = calls(root, objdir)
+		out += (["call loop: " + " <-> ".join(c) for c in cycles(edges)] +
+			["folder call loop: " + " <-> ".join(c) for c in cycles(folders(edges))])
+	return out
+
+
+def main(argv):
+	args, objdir, graph_too = argv[2:], None, False
+	while args:
+		if args[0] == "--objects" and len(args) > 1 and os.path.isdir(args[1]):
+			objdir, args = args[1], args[2:]
+		elif args[0] == "--graph":
+			graph_too, args = True, args[1:]
+		else:
+			break
+	if len(argv) < 2 or not os.path.isdir(argv[1]) or args:
+		print("usage: tools/check_includes.py DIR [--objects OBJDIR] [--graph]", file=sys.stderr)
+		return 64
+	root = argv[1]
+	if graph_too:
+		for folder, deps in sorted(folders(graph(root)).items()):
+			print("%s/ -> %s" % (folder, ", ".join(sorted(deps)) or "-"))
+	bad = loops(root, objdir)
+	for line in bad:
+		print("%s: %s" % (root, line))
+	return 1 if bad else 0
+
+
+if __name__ == "__main__":
+	sys.exit(main(sys.argv))
