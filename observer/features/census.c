@@ -50,13 +50,14 @@ enum census_file {
 	CENSUS_NFILES
 };
 
-static const char *const census_paths[CENSUS_NFILES] = {
-	[CENSUS_RANGE] = "/proc/sys/net/ipv4/ip_local_port_range",
-	[CENSUS_NETSTAT] = "/proc/self/net/netstat",
-	[CENSUS_TW_REUSE] = "/proc/sys/net/ipv4/tcp_tw_reuse",
-	[CENSUS_FIN_TIMEOUT] = "/proc/sys/net/ipv4/tcp_fin_timeout",
-	[CENSUS_MAX_TW] = "/proc/sys/net/ipv4/tcp_max_tw_buckets",
+/* in the order of enum census_file */
+static const char *const census_paths[] = {
+	"/proc/sys/net/ipv4/ip_local_port_range", "/proc/self/net/netstat",
+	"/proc/sys/net/ipv4/tcp_tw_reuse", "/proc/sys/net/ipv4/tcp_fin_timeout",
+	"/proc/sys/net/ipv4/tcp_max_tw_buckets",
 };
+_Static_assert(sizeof(census_paths) / sizeof(census_paths[0]) == CENSUS_NFILES,
+	       "one path per census file");
 
 struct obs_census_ctx {
 	struct mnl_socket *nl;
