@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * loadlens-observer: count what happens to connections on a server's TCP ports, from the kernel,
- * without touching the server. The interval loop over the features, in one order
- * (observer/features/feature.h): the flags are parsed in observer/options.c, the BPF objects come
- * up in observer/kernel/skeletons.c, the findings are decided in observer/rules/, the output is
- * written by observer/output/ from the features' snapshots.
+ * without touching the server. The options, the feature list and the interval loop over the
+ * features, in one order (observer/features/feature.h): the flags are parsed in
+ * observer/options.c, the run is brought up in observer/run.c (the BPF objects in
+ * observer/kernel/skeletons.c), the findings are decided in observer/rules/, the output is written
+ * by observer/output/ from the features' snapshots.
  */
 #include <errno.h>
 #include <signal.h>
@@ -16,7 +17,6 @@
 #include <unistd.h>
 #include <jansson.h>
 #include "loadlens/cli.h"
-#include "loadlens/outfile.h"
 #include "connections.h"
 #include "failures.h"
 #include "findings.h"
@@ -29,13 +29,13 @@
 #include "output/ndjson.h"
 #include "output/report.h"
 #include "requests.h"
+#include "run.h"
 #include "sockstat.h"
 #include "check.h"
 #include "skeletons.h"
 #include "startup.h"
 #include "systier.h"
 #include "pressure.h"
-#include "netns.h"
 
 #define NS_PER_S 1000000000ULL
 
@@ -74,95 +74,9 @@ static bool x__wait_signal(const sigset_t *set, uint64_t until)
 	}
 }
 
-/* What main holds for the run: the objects, the features in order, the findings. */
-struct x__run {
-	const struct obs_args *a;
-	struct obs_targets targets;
-	struct obs_sockets_opts copts;
-	struct obs_kernel *k;
-	struct obs_census_ctx *lcen;
-	struct obs_connections *cx;
-	struct obs_failures *fail;
-	struct obs_sockstat *sockstat;
-	struct obs_processes *procs;
-	struct obs_netstat_feature *netstat;
-	struct obs_requests *req;
-	struct obs_ndjson *nd;
-	FILE *trace_out; /* --trace, until request timing takes it */
-	struct obs_findings_run *fnd;
-	struct obs_mxhttp *http; /* --metrics */
-	struct obs_mx_src *mx;
-	struct obs_feature features[6];
-	size_t nfeatures;
-	struct obs_record rec; /* the interval record's snapshot */
-	struct obs_tick last;	    /* the final tick: every feature's last snapshot */
-	double t_prev;
-};
-
-/* The features' plans, in order: they configure the opened objects before load. */
-static int plan_features(void *self, struct obs_kernel *k)
-{
-	struct x__run *r = self;
-	size_t i;
-	int err;
-
-	for (i = 0; i < r->nfeatures; i++) {
-		if (!r->features[i].plan)
-			continue;
-		err = r->features[i].plan(r->features[i].self, k);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-/* After load, before attach: the listen queues are the base of the accepted count. */
-static const char *x__before_attach(void *self, struct obs_kernel *k)
-{
-	struct x__run *r = self;
-
-	(void)k;
-	return obs_connections_base(r->cx);
-}
-
-/*
- * Attached: from here an unprivileged uid, with only what fds need where the kernel has no task
- * iterator, no bounding set, no new privileges (docs/observer.md, "Privilege and files"). Before
- * any thread starts (the --trace writer): capabilities, no-new-privs and the bounding set are
- * per thread, and a thread made earlier would keep them.
- */
-static int x__drop(struct x__run *r)
-{
-	struct obs_user user;
-	uint64_t caps = 0;
-	size_t i;
-	int err;
-
-	for (i = 0; i < r->nfeatures; i++)
-		if (r->features[i].keep_caps)
-			caps |= r->features[i].keep_caps(r->features[i].self);
-	obs_unprivileged_user(&user);
-	err = obs_drop_to_user(obs_sockets_verify, obs_kernel_conn(r->k), caps,
-			       geteuid() ? NULL : &user); /* not root: a user of its own already */
-	if (err == 1) {
-		ll_warn(PROG, "note: this kernel checks privilege on every map read; running "
-			      "as root with the capabilities");
-	} else if (err) {
-		ll_warn(PROG, "cannot change to user %s and drop capabilities: %s", user.name,
-			strerror(-err));
-		return LL_EXIT_FAIL;
-	}
-	return 0;
-}
-
-static void add_feature(struct x__run *r, const struct obs_feature *ops, void *self)
-{
-	r->features[r->nfeatures] = *ops;
-	r->features[r->nfeatures++].self = self;
-}
-
-/* The features, in the one order an interval walks them (features/feature.h). */
-static int features_new(struct x__run *r)
+/* The features, in the one order an interval walks them (features/feature.h), made on the opened
+ * objects. */
+static void features_new(struct obs_run *r)
 {
 	const struct obs_args *a = r->a;
 	struct obs_processes_opts po = {obs_kernel_conn(r->k), obs_kernel_fail(r->k), &r->targets,
@@ -184,92 +98,34 @@ static int features_new(struct x__run *r)
 
 	r->trace_out = NULL;
 	r->cx = obs_connections_new(PROG, r->k, r->lcen, a->ports, a->nports);
-	r->fail = obs_failures_new(obs_kernel_fail(r->k));
-	r->sockstat = obs_sockstat_new(obs_kernel_conn(r->k), r->lcen);
-	r->procs = obs_processes_new(PROG, &po);
-	r->netstat = obs_netstat_new(r->lcen);
+	obs_run_add(r, &obs_connections_ops, r->cx);
+	obs_run_add(r, &obs_failures_ops, obs_failures_new(obs_kernel_fail(r->k)));
+	obs_run_add(r, &obs_sockstat_ops, obs_sockstat_new(obs_kernel_conn(r->k), r->lcen));
+	obs_run_add(r, &obs_processes_ops, obs_processes_new(PROG, &po));
+	obs_run_add(r, &obs_netstat_ops, obs_netstat_new(r->lcen));
 	r->req = obs_requests_new(PROG, &ro);
-	if (!r->cx || !r->fail || !r->sockstat || !r->procs || !r->netstat || !r->req)
-		return -ENOMEM;
-	add_feature(r, &obs_connections_ops, r->cx);
-	add_feature(r, &obs_failures_ops, r->fail);
-	add_feature(r, &obs_sockstat_ops, r->sockstat);
-	add_feature(r, &obs_processes_ops, r->procs);
-	add_feature(r, &obs_netstat_ops, r->netstat);
-	add_feature(r, &obs_requests_ops, r->req);
-	return 0;
+	obs_run_add(r, &obs_requests_ops, r->req);
 }
 
-/* Open, plan, load, attach (observer/kernel/skeletons.c), start the features, drop privilege.
+/* The outputs, the targets and the BPF objects, the features on them, their start (run.c).
  * 0, or the exit status. */
-static int x__bring_up(struct x__run *r)
+static int bring_up(struct obs_run *r)
 {
-	const struct obs_args *a = r->a;
-	const struct obs_kernel_plan plans[] = {{plan_features, r}};
-	struct obs_kernel_start_opts ko = {plans, 1, x__before_attach, r, a->syscalls};
-	size_t i;
-	int err;
+	int err = obs_run_outputs(r);
 
-	r->copts.ports = a->ports;
-	r->copts.nports = a->nports;
-	r->copts.no_tp_btf = getenv("LOADLENS_OBSERVER_NO_TP_BTF") != NULL;
-	r->copts.no_kfuncs = a->no_kfuncs;
-	if (obs_targets_resolve(PROG, &a->targets, &r->targets))
-		return LL_EXIT_USAGE;
-	if (a->netns && obs_netns_apply(PROG, a->netns, &r->targets))
-		return LL_EXIT_USAGE;
-	obs_netns_check_targets(PROG, &r->targets);
-	/* tracefs (mounted with a note where missing) once every usage error has been said */
-	if (obs_startup_check(PROG, OBS_NEED_TRACEFS))
-		return LL_EXIT_USAGE;
-	r->copts.netns = r->targets.netns;
-	r->copts.pids = r->targets.pids;
-	r->copts.npids = r->targets.npids;
-	r->copts.cgroup_id = r->targets.cgroup_id;
-	r->copts.cgroup_level = r->targets.cgroup_level;
-	r->copts.max_targets = a->max_targets;
-	r->k = obs_kernel_open(PROG, &r->copts, a->targets.children);
-	if (!r->k)
-		return errno == ENOENT ? LL_EXIT_USAGE : LL_EXIT_FAIL;
-	/* one sock_diag context in the target netns, for the census and the listen passes */
-	r->lcen = obs_census_new(PROG, r->targets.netns_fd, a->ports, a->nports);
-	if (!r->lcen)
-		ll_warn(PROG, "note: no socket census (%s); TIME_WAIT counts and port pressure are "
-			      "off, and accepts are counted at accept()", strerror(errno));
-	if (features_new(r))
-		return LL_EXIT_FAIL;
-	err = obs_kernel_start(r->k, &ko);
-	if (err)
-		return err == -ENOTSUP ? LL_EXIT_USAGE : LL_EXIT_FAIL;
-	if (!obs_requests_reqtime(r->req))
-		r->nfeatures--; /* request timing off: its plan set the programs at their smallest */
-	for (i = 0; i < r->nfeatures; i++)
-		if (r->features[i].start && r->features[i].start(r->features[i].self))
-			return LL_EXIT_FAIL;
-	err = x__drop(r);
-	if (err)
-		return err;
-	for (i = 0; i < r->nfeatures; i++)
-		if (r->features[i].start_unprivileged &&
-		    r->features[i].start_unprivileged(r->features[i].self))
-			return LL_EXIT_FAIL;
-	if (r->http) {
-		struct obs_mx_src_opts mo = {obs_kernel_conn(r->k), r->lcen,
-					     obs_requests_reqtime(r->req), obs_kernel_fail(r->k),
-					     r->fnd, a->ports, a->nports};
-
-		r->mx = obs_mx_src_new(&mo);
-		if (!r->mx)
-			return LL_EXIT_FAIL;
-		obs_mxhttp_set_src(r->http, r->mx);
+	if (!err)
+		err = obs_run_open(r);
+	if (!err) {
+		features_new(r);
+		err = obs_run_start(r);
 	}
-	return 0;
+	return err;
 }
 
 /* One interval: every feature reads, publishes its snapshot and fills its part of the rules'
  * one, in order; then the interval record, the live lines, the rules. final: the last read,
  * after the signal. */
-static int x__interval(struct x__run *r, double t, bool final)
+static int x__interval(struct obs_run *r, double t, bool final)
 {
 	/* an agent (--interval 0, or --metrics) keeps nothing per tick: its memory stays flat */
 	struct obs_tick tk = {.t = t, .dt = t - r->t_prev, .final = final,
@@ -319,7 +175,7 @@ static int x__interval(struct x__run *r, double t, bool final)
 }
 
 /* The JSON summary: each feature's part, then the findings (also under "forensics"). */
-static int x__json(struct x__run *r, FILE *out)
+static int x__json(struct obs_run *r, FILE *out)
 {
 	json_t *root = json_object(), *fj = NULL;
 	size_t i;
@@ -343,7 +199,7 @@ static int x__json(struct x__run *r, FILE *out)
 }
 
 /* "accept4 [syscall tier], ...; syscall failures ...; sock_diag census; requests: ..." */
-static void attached_line(struct x__run *r, char *buf, size_t len)
+static void attached_line(struct obs_run *r, char *buf, size_t len)
 {
 	const char *what;
 	size_t i, off = 0;
@@ -356,31 +212,11 @@ static void attached_line(struct x__run *r, char *buf, size_t len)
 	}
 }
 
-static void x__run_free(struct x__run *r)
-{
-	obs_mxhttp_free(r->http);
-	obs_mx_src_free(r->mx);
-	obs_requests_free(r->req);
-	obs_netstat_free(r->netstat);
-	obs_processes_free(r->procs);
-	obs_sockstat_free(r->sockstat);
-	obs_failures_free(r->fail);
-	obs_findings_run_free(r->fnd);
-	obs_ndjson_close(r->nd);
-	if (r->trace_out)
-		fclose(r->trace_out);
-	obs_connections_free(r->cx);
-	obs_census_free(r->lcen);
-	obs_kernel_free(r->k);
-	obs_targets_close(&r->targets);
-}
-
 int main(int argc, char **argv)
 {
-	struct x__run r = {.targets = {.netns_fd = -1}};
+	struct obs_run r = {.targets = {.netns_fd = -1}};
 	const struct obs_reqtime_lost *lrt;
 	struct obs_args a;
-	FILE *json_out = NULL;
 	uint64_t start, next = 0, deadline = 0, wake, now, tick_ns;
 	char ports[160], attached[1024];
 	sigset_t sigs;
@@ -399,50 +235,13 @@ int main(int argc, char **argv)
 	sigaddset(&sigs, SIGTERM);
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
 
-	/* privilege and BTF first; tracefs (which may be mounted, with a note) in x__bring_up, once
+	/* privilege and BTF first; tracefs (which may be mounted, with a note) in obs_run_open, once
 	 * the outputs and targets are known good, so a refusal is the only line. No bpffs. */
 	err = obs_startup_check(PROG, 0);
-	if (err) {
-		ret = LL_EXIT_USAGE;
+	ret = err ? LL_EXIT_USAGE : bring_up(&r);
+	if (ret)
 		goto cleanup;
-	}
-	/* open the outputs before the uid changes, never through a link (loadlens/outfile.h) */
-	if (a.json_path) {
-		json_out = ll_output_open(PROG, "--json", a.json_path);
-		if (!json_out) {
-			ret = LL_EXIT_USAGE;
-			goto cleanup;
-		}
-	}
-	if (a.trace_path) {
-		r.trace_out = ll_output_open(PROG, "--trace", a.trace_path);
-		if (!r.trace_out) {
-			ret = LL_EXIT_USAGE;
-			goto cleanup;
-		}
-	}
-	if (a.ndjson_path) {
-		r.nd = obs_ndjson_open(PROG, a.ndjson_path);
-		if (!r.nd) {
-			ret = LL_EXIT_USAGE;
-			goto cleanup;
-		}
-	}
-	/* the endpoint is bound at start: a taken or bad address is a usage error */
-	if (a.metrics && !(r.http = obs_mxhttp_new(PROG, a.metrics))) {
-		ret = LL_EXIT_USAGE;
-		goto cleanup;
-	}
-	r.fnd = obs_findings_run_new(stderr, r.nd);
-	if (!r.fnd) {
-		ll_warn(PROG, "out of memory");
-		goto cleanup;
-	}
-	err = x__bring_up(&r);
-	if (err) {
-		ret = err;
-		goto cleanup;
-	}
+	ret = LL_EXIT_FAIL;
 	start = x__now_ns();
 
 	obs_startup_cleanup();
@@ -493,11 +292,11 @@ int main(int argc, char **argv)
 			r.features[i].summary(r.features[i].self, &r.last, stdout);
 	fflush(stdout);
 	obs_findings_summary(r.fnd, stdout);
-	if (json_out) {
-		err = x__json(&r, json_out);
-		if (fclose(json_out) && !err)
+	if (r.json_out) {
+		err = x__json(&r, r.json_out);
+		if (fclose(r.json_out) && !err)
 			err = errno ? -errno : -EIO;
-		json_out = NULL;
+		r.json_out = NULL;
 		if (err) {
 			ll_warn(PROG, "cannot write --json file '%s': %s", a.json_path,
 				strerror(-err));
@@ -523,9 +322,7 @@ int main(int argc, char **argv)
 	}
 
 cleanup:
-	if (json_out)
-		fclose(json_out);
-	x__run_free(&r);
+	obs_run_free(&r);
 	obs_startup_cleanup();
 	return ret;
 }

@@ -24,6 +24,30 @@ static const char *x__path(const char *opt, const char *v)
 	return v;
 }
 
+/* An option that only sets a path (name: the flag, for the error) or a flag: one row each. */
+struct opt_set {
+	int opt;
+	const char *name;
+	const char **path;
+	bool *flag;
+};
+
+/* True if opt is one of the n rows, its value set. */
+static bool set_simple(const struct opt_set *rows, size_t n, int opt, const char *v)
+{
+	size_t i;
+
+	for (i = 0; i < n && rows[i].opt != opt; i++)
+		;
+	if (i == n)
+		return false;
+	if (rows[i].path)
+		*rows[i].path = x__path(rows[i].name, v);
+	else
+		*rows[i].flag = true;
+	return true;
+}
+
 static void x__usage(FILE *out)
 {
 	fprintf(out,
@@ -198,18 +222,29 @@ void obs_args_parse(int argc, char **argv, struct obs_args *a)
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
+	const struct opt_set simple[] = {
+		{'j', "--json", &a->json_path, NULL},
+		{'T', "--trace", &a->trace_path, NULL},
+		{'G', "--cgroup", &a->targets.cgroup, NULL},
+		{'N', "--ndjson", &a->ndjson_path, NULL},
+		{'n', "--netns", &a->netns, NULL},
+		{'A', NULL, NULL, &a->all_ports},
+		{'R', NULL, NULL, &a->runq},
+		{'Q', NULL, NULL, &a->no_requests},
+		{'C', NULL, NULL, &a->targets.children},
+		{'v', NULL, NULL, &a->verbose},
+	};
 	int opt;
 
 	memset(a, 0, sizeof(*a));
 	a->interval_ns = NS_PER_S;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":p:i:d:j:vhV", longopts, NULL)) != -1) {
+		if (set_simple(simple, sizeof(simple) / sizeof(simple[0]), opt, optarg))
+			continue;
 		switch (opt) {
 		case 'p':
 			x__add_port(a, optarg);
-			break;
-		case 'A':
-			a->all_ports = true;
 			break;
 		case 'i':
 			if (ll_parse_duration(optarg, &a->interval_ns) ||
@@ -224,26 +259,14 @@ void obs_args_parse(int argc, char **argv, struct obs_args *a)
 				ll_usage_error(PROG, "invalid --duration '%s' (100ms or more, e.g. 30s, "
 					       "2m)", optarg);
 			break;
-		case 'j':
-			a->json_path = x__path("--json", optarg);
-			break;
-		case 'T':
-			a->trace_path = x__path("--trace", optarg);
-			break;
 		case 'E':
 			if (ll_parse_u64(optarg, 1, UINT32_MAX, &a->trace_every))
 				ll_usage_error(PROG, "invalid --trace-every '%s' (1 or more)", optarg);
-			break;
-		case 'R':
-			a->runq = true;
 			break;
 		case 'M':
 			if (ll_parse_u64(optarg, 1, OBS_PROCS_MAX, &a->max_procs))
 				ll_usage_error(PROG, "invalid --max-procs '%s' (1-%d)", optarg,
 					       OBS_PROCS_MAX);
-			break;
-		case 'Q':
-			a->no_requests = true;
 			break;
 		case 'm': {
 			struct sockaddr_storage ss;
@@ -273,25 +296,10 @@ void obs_args_parse(int argc, char **argv, struct obs_args *a)
 		case 'P':
 			x__add_pid(a, optarg);
 			break;
-		case 'C':
-			a->targets.children = true;
-			break;
-		case 'G':
-			a->targets.cgroup = x__path("--cgroup", optarg);
-			break;
-		case 'N':
-			a->ndjson_path = x__path("--ndjson", optarg);
-			break;
-		case 'n':
-			a->netns = x__path("--netns", optarg);
-			break;
 		case 'K':
 			if (optarg && strcmp(optarg, "json"))
 				ll_usage_error(PROG, "--check takes no value or =json");
 			a->check = optarg ? 2 : 1;
-			break;
-		case 'v':
-			a->verbose = true;
 			break;
 		case 'h':
 			x__usage(stdout);

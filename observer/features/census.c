@@ -40,13 +40,30 @@ struct x__cw {
 #define GROUP_SLOTS 8192 /* distinct (src, dst:port) groups counted; more land in "other" */
 #define RECV_BUF (64 * 1024)
 
+/* The files of the target's network namespace, opened in it with the sock_diag socket. */
+enum census_file {
+	CENSUS_RANGE,	    /* ip_local_port_range */
+	CENSUS_NETSTAT,	    /* the namespace's TcpExt counters */
+	CENSUS_TW_REUSE,    /* the sysctls the rules weigh */
+	CENSUS_FIN_TIMEOUT,
+	CENSUS_MAX_TW,
+	CENSUS_NFILES
+};
+
+/* in the order of enum census_file */
+static const char *const census_paths[] = {
+	"/proc/sys/net/ipv4/ip_local_port_range", "/proc/self/net/netstat",
+	"/proc/sys/net/ipv4/tcp_tw_reuse", "/proc/sys/net/ipv4/tcp_fin_timeout",
+	"/proc/sys/net/ipv4/tcp_max_tw_buckets",
+};
+_Static_assert(sizeof(census_paths) / sizeof(census_paths[0]) == CENSUS_NFILES,
+	       "one path per census file");
+
 struct obs_census_ctx {
 	struct mnl_socket *nl;
 	unsigned int portid;
 	unsigned int seq;
-	int range_fd;
-	int netstat_fd;
-	int tw_reuse_fd, fin_timeout_fd, max_tw_fd; /* sysctls */
+	int fd[CENSUS_NFILES]; /* -1: not readable */
 	uint16_t ports[OBS_MAX_PORTS];
 	uint64_t port_bits[OBS_PORT_WORDS]; /* target ports; nports == 0: all */
 	size_t nports;
@@ -73,15 +90,14 @@ static bool x__bit(const uint64_t *bits, uint16_t p)
 
 static int x__open_in_ns(struct obs_census_ctx *c)
 {
+	size_t i;
+
 	c->nl = mnl_socket_open(NETLINK_SOCK_DIAG);
 	if (!c->nl || mnl_socket_bind(c->nl, 0, MNL_SOCKET_AUTOPID))
 		return -errno;
 	c->portid = mnl_socket_get_portid(c->nl);
-	c->range_fd = open("/proc/sys/net/ipv4/ip_local_port_range", O_RDONLY | O_CLOEXEC);
-	c->netstat_fd = open("/proc/self/net/netstat", O_RDONLY | O_CLOEXEC);
-	c->tw_reuse_fd = open("/proc/sys/net/ipv4/tcp_tw_reuse", O_RDONLY | O_CLOEXEC);
-	c->fin_timeout_fd = open("/proc/sys/net/ipv4/tcp_fin_timeout", O_RDONLY | O_CLOEXEC);
-	c->max_tw_fd = open("/proc/sys/net/ipv4/tcp_max_tw_buckets", O_RDONLY | O_CLOEXEC);
+	for (i = 0; i < CENSUS_NFILES; i++)
+		c->fd[i] = open(census_paths[i], O_RDONLY | O_CLOEXEC);
 	return 0;
 }
 
@@ -94,7 +110,8 @@ struct obs_census_ctx *obs_census_new(const char *prog, int netns_fd, const uint
 
 	if (!c)
 		return NULL;
-	c->range_fd = c->netstat_fd = c->tw_reuse_fd = c->fin_timeout_fd = c->max_tw_fd = -1;
+	for (i = 0; i < CENSUS_NFILES; i++)
+		c->fd[i] = -1;
 	c->groups = calloc(GROUP_SLOTS, sizeof(*c->groups));
 	c->buf = malloc(RECV_BUF);
 	c->cw_prev = calloc(OBS_CENSUS_CW_TRACK, sizeof(*c->cw_prev));
@@ -140,20 +157,15 @@ cleanup:
 
 void obs_census_free(struct obs_census_ctx *c)
 {
+	size_t i;
+
 	if (!c)
 		return;
 	if (c->nl)
 		mnl_socket_close(c->nl);
-	if (c->range_fd >= 0)
-		close(c->range_fd);
-	if (c->netstat_fd >= 0)
-		close(c->netstat_fd);
-	if (c->tw_reuse_fd >= 0)
-		close(c->tw_reuse_fd);
-	if (c->fin_timeout_fd >= 0)
-		close(c->fin_timeout_fd);
-	if (c->max_tw_fd >= 0)
-		close(c->max_tw_fd);
+	for (i = 0; i < CENSUS_NFILES; i++)
+		if (c->fd[i] >= 0)
+			close(c->fd[i]);
 	free(c->groups);
 	free(c->buf);
 	free(c->cw_prev);
@@ -377,9 +389,9 @@ static void x__read_range(struct obs_census_ctx *c, struct obs_census *cs)
 	unsigned int lo, hi;
 	ssize_t n;
 
-	if (c->range_fd < 0)
+	if (c->fd[CENSUS_RANGE] < 0)
 		return;
-	n = pread(c->range_fd, buf, sizeof(buf) - 1, 0);
+	n = pread(c->fd[CENSUS_RANGE], buf, sizeof(buf) - 1, 0);
 	if (n <= 0)
 		return;
 	buf[n] = '\0';
@@ -513,9 +525,9 @@ int obs_census_take(struct obs_census_ctx *c, struct obs_census *cs)
 	c->ngroups = 0;
 	c->cur = cs;
 	x__read_range(c, cs);
-	cs->tw_reuse = (int)x__read_int(c->tw_reuse_fd);
-	cs->fin_timeout_s = (int)x__read_int(c->fin_timeout_fd);
-	cs->max_tw_buckets = x__read_int(c->max_tw_fd);
+	cs->tw_reuse = (int)x__read_int(c->fd[CENSUS_TW_REUSE]);
+	cs->fin_timeout_s = (int)x__read_int(c->fd[CENSUS_FIN_TIMEOUT]);
+	cs->max_tw_buckets = x__read_int(c->fd[CENSUS_MAX_TW]);
 	err = x__listen_pass(c, cs);
 	for (i = 0; i < c->nports; i++) {
 		cs->ports[i].port = c->ports[i];
@@ -559,9 +571,9 @@ int obs_census_netstat(struct obs_census_ctx *c, struct obs_netstat *out)
 	ssize_t len;
 
 	memset(out, 0, sizeof(*out));
-	if (c->netstat_fd < 0)
+	if (c->fd[CENSUS_NETSTAT] < 0)
 		return -ENOENT;
-	len = pread(c->netstat_fd, buf, sizeof(buf) - 1, 0);
+	len = pread(c->fd[CENSUS_NETSTAT], buf, sizeof(buf) - 1, 0);
 	if (len <= 0)
 		return len ? -errno : -EIO;
 	buf[len] = '\0';

@@ -39,11 +39,6 @@ struct obs_connections *obs_connections_new(const char *prog, struct obs_kernel 
 	return c;
 }
 
-void obs_connections_free(struct obs_connections *c)
-{
-	free(c);
-}
-
 /* The target listeners' accept queues, from a listen-only sock_diag pass. */
 static void x__listen_queue(struct obs_connections *c)
 {

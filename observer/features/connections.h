@@ -18,11 +18,10 @@ struct obs_kernel;
 
 /* k: the objects (the connection side, the syscall tier for the summary); lcen: the sock_diag
  * context for the listen passes (NULL: accepts are counted at accept()); ports: the watched
- * ports (nports 0: every port). */
+ * ports (nports 0: every port). One allocation: free() ends it (features/feature.h). */
 struct obs_connections *obs_connections_new(const char *prog, struct obs_kernel *k,
 					    struct obs_census_ctx *lcen, const uint16_t *ports,
 					    size_t nports);
-void obs_connections_free(struct obs_connections *c);
 /* Before attach: the listen queues' children are the base of accepted. Returns why the syscall
  * tier must stay on (no listen pass), or NULL. */
 const char *obs_connections_base(struct obs_connections *c);

@@ -34,11 +34,6 @@ struct obs_failures *obs_failures_new(struct obs_fail *fail)
 	return fs;
 }
 
-void obs_failures_free(struct obs_failures *fs)
-{
-	free(fs);
-}
-
 /* The call that failed most with class f in sys. */
 static const char *top_sys(const uint64_t sys[OBS_SYS_MAX][OBS_FAIL_MAX], unsigned int f)
 {

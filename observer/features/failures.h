@@ -9,9 +9,8 @@
 
 struct obs_failures;
 
-/* fail: the object, opened by observer/kernel/skeletons.c. */
+/* fail: the object, opened by observer/kernel/skeletons.c. One allocation: free() ends it. */
 struct obs_failures *obs_failures_new(struct obs_fail *fail);
-void obs_failures_free(struct obs_failures *fs);
 extern const struct obs_feature obs_failures_ops; /* self: its struct obs_failures */
 
 #endif /* LOADLENS_OBSERVER_FAILURES_H */

@@ -15,9 +15,17 @@
 #define X__TASKS_FRESH_NS 100000000 /* a table this young answers a lookup */
 #define X__TASKS_RETRY_NS 1000000   /* a miss reads it again if it is older than this */
 
+/* The iterators, each a link on one program of the object. */
+enum fditer_link {
+	FDITER_FILES, /* every file of every task */
+	FDITER_TASKS, /* every task: the table */
+	FDITER_FDS,   /* counts from the fd bitmaps (NULL: no bpf_loop before 5.17) */
+	FDITER_NLINKS
+};
+
 struct obs_fditer {
 	struct fdcount_bpf *skel;
-	struct bpf_link *files, *tasks, *fds;
+	struct bpf_link *link[FDITER_NLINKS];
 	struct fdc_task *tab; /* the last task pass, for obs_fditer_task() */
 	size_t ntab;
 	uint64_t tab_ns;
@@ -34,6 +42,8 @@ static uint64_t x__now_ns(void)
 struct obs_fditer *obs_fditer_new(void)
 {
 	struct obs_fditer *it = calloc(1, sizeof(*it));
+	struct bpf_program *progs[FDITER_NLINKS];
+	size_t i;
 	int err;
 
 	if (!it)
@@ -53,19 +63,18 @@ struct obs_fditer *obs_fditer_new(void)
 		err = errno == EINVAL || errno == ENOENT ? ENOTSUP : errno;
 		goto fail;
 	}
-	it->files = bpf_program__attach_iter(it->skel->progs.handle_task_file, NULL);
-	if (!it->files) {
-		err = errno;
-		goto fail;
+	progs[FDITER_FILES] = it->skel->progs.handle_task_file;
+	progs[FDITER_TASKS] = it->skel->progs.handle_task;
+	progs[FDITER_FDS] = it->skel->progs.handle_task_fds;
+	for (i = 0; i < FDITER_NLINKS; i++) {
+		if (!bpf_program__autoload(progs[i]))
+			continue; /* no bpf_loop: every file visited instead of the bitmaps */
+		it->link[i] = bpf_program__attach_iter(progs[i], NULL);
+		if (!it->link[i] && i != FDITER_FDS) {
+			err = errno;
+			goto fail;
+		}
 	}
-	it->tasks = bpf_program__attach_iter(it->skel->progs.handle_task, NULL);
-	if (!it->tasks) {
-		err = errno;
-		goto fail;
-	}
-	/* counts from the fd bitmaps (no bpf_loop before 5.17: every file visited instead) */
-	if (bpf_program__autoload(it->skel->progs.handle_task_fds))
-		it->fds = bpf_program__attach_iter(it->skel->progs.handle_task_fds, NULL);
 	return it;
 
 fail:
@@ -76,12 +85,13 @@ fail:
 
 void obs_fditer_free(struct obs_fditer *it)
 {
+	size_t i;
+
 	if (!it)
 		return;
 	free(it->tab);
-	bpf_link__destroy(it->fds);
-	bpf_link__destroy(it->tasks);
-	bpf_link__destroy(it->files);
+	for (i = FDITER_NLINKS; i-- > 0;)
+		bpf_link__destroy(it->link[i]);
 	fdcount_bpf__destroy(it->skel);
 	free(it);
 }
@@ -131,7 +141,7 @@ int obs_fditer_count(struct obs_fditer *it, const uint32_t *pids, size_t n, int6
 	for (i = 0; i < n; i++)
 		if (bpf_map_update_elem(mfd, &pids[i], &zero, BPF_ANY))
 			return -errno;
-	r = x__pass(it->fds ? it->fds : it->files, NULL, 0);
+	r = x__pass(it->link[FDITER_FDS] ? it->link[FDITER_FDS] : it->link[FDITER_FILES], NULL, 0);
 	for (i = 0; i < n; i++) {
 		if (bpf_map_lookup_elem(mfd, &pids[i], &v))
 			v = 0;
@@ -155,7 +165,7 @@ size_t obs_fditer_owners(struct obs_fditer *it, const uint64_t *inodes, size_t n
 	for (i = 0; i < n; i++)
 		bpf_map_update_elem(ifd, &inodes[i], &one, BPF_ANY);
 	it->skel->bss->want_owners = 1;
-	x__pass(it->files, NULL, 0);
+	x__pass(it->link[FDITER_FILES], NULL, 0);
 	it->skel->bss->want_owners = 0;
 	for (i = 0; i < n; i++)
 		bpf_map_delete_elem(ifd, &inodes[i]);
@@ -175,7 +185,7 @@ size_t obs_fditer_owners(struct obs_fditer *it, const uint64_t *inodes, size_t n
 
 ssize_t obs_fditer_tasks(struct obs_fditer *it, struct fdc_task *out, size_t max)
 {
-	ssize_t r = x__pass(it->tasks, out, max * sizeof(*out));
+	ssize_t r = x__pass(it->link[FDITER_TASKS], out, max * sizeof(*out));
 
 	return r < 0 ? r : r / (ssize_t)sizeof(*out);
 }

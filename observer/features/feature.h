@@ -12,8 +12,9 @@
  * interval tick: read its sources -> delta against its previous snapshot -> keep it, publish it
  * in struct obs_tick for the features after it and the formatters, and fill its part of the
  * rules' snapshot; finish: the final read; summary and json: the text and JSON summary, from its
- * own snapshots and the final tick's. A feature reads another one's snapshot from the tick only,
- * never its internals: one interval walks the features in one direction.
+ * own snapshots and the final tick's; free: the end of its life, its one cleanup path. A feature
+ * reads another one's snapshot from the tick only, never its internals: one interval walks the
+ * features in one direction.
  */
 #ifndef LOADLENS_OBSERVER_FEATURES_FEATURE_H
 #define LOADLENS_OBSERVER_FEATURES_FEATURE_H
@@ -71,9 +72,12 @@ struct obs_feature {
 	/* tk: the final tick, every feature's last snapshot (NULL: no lines, no keys) */
 	int (*summary)(void *self, const struct obs_tick *tk, FILE *out);
 	int (*json)(void *self, const struct obs_tick *tk, json_t *root);
+	/* its one cleanup path, self NULL included (NULL: self is one allocation, free()) */
+	void (*free)(void *self);
 };
 /* Each feature exports its functions as `const struct obs_feature obs_<name>_ops` (self NULL):
- * main.c copies them and sets self to the feature's object. */
+ * main.c adds them to the run with the feature's object (obs_run_add, observer/run.c), which
+ * copies them and sets self. */
 
 /* The "forensics" object of the JSON summary, which the failures, sockstat, processes and netstat
  * features fill together (created by the first). NULL when out of memory. */

@@ -18,11 +18,11 @@
 
 struct obs_mx_src {
 	struct obs_mx_src_opts o;
-	struct obs_sockets_stats *cs;	  /* live reads: ours, not the features' */
-	struct obs_census *lp;		  /* the scrape's listen pass */
+	struct obs_sockets_stats cs;	  /* live reads: ours, not the features' */
+	struct obs_census lp;		  /* the scrape's listen pass */
 	struct obs_reqtime_stats *rs;
 	struct obs_fail_stats fs;
-	struct obs_mx_snap *snap;	  /* the exposition's input */
+	struct obs_mx_snap snap;	  /* the exposition's input */
 	double census_at, start;	  /* monotonic seconds */
 	uint64_t accepted_max;		  /* accepted as last exposed: a counter never steps back */
 	uint64_t scrapes, refused;
@@ -46,20 +46,17 @@ struct obs_mx_src *obs_mx_src_new(const struct obs_mx_src_opts *o)
 		return NULL;
 	s->o = *o;
 	s->start = x__mono();
-	s->cs = calloc(1, sizeof(*s->cs));
-	s->lp = calloc(1, sizeof(*s->lp));
-	s->snap = calloc(1, sizeof(*s->snap));
 	if (o->rt)
 		s->rs = obs_reqtime_stats_new(o->rt);
-	if (!s->cs || !s->lp || !s->snap || (o->rt && !s->rs)) {
+	if (o->rt && !s->rs) {
 		obs_mx_src_free(s);
 		errno = ENOMEM;
 		return NULL;
 	}
 	if (o->nports == 1)
-		snprintf(s->snap->port, sizeof(s->snap->port), "%u", o->ports[0]);
+		snprintf(s->snap.port, sizeof(s->snap.port), "%u", o->ports[0]);
 	else
-		snprintf(s->snap->port, sizeof(s->snap->port), "all");
+		snprintf(s->snap.port, sizeof(s->snap.port), "all");
 	return s;
 }
 
@@ -68,9 +65,6 @@ void obs_mx_src_free(struct obs_mx_src *s)
 	if (!s)
 		return;
 	obs_reqtime_stats_free(s->rs);
-	free(s->snap);
-	free(s->lp);
-	free(s->cs);
 	free(s);
 }
 
@@ -89,7 +83,7 @@ static int x__by_open(const void *a, const void *b)
 void obs_mx_src_tick(struct obs_mx_src *s, const struct obs_tick *tk)
 {
 	const struct obs_snap *sn = tk->snap;
-	struct obs_mx_snap *m = s->snap;
+	struct obs_mx_snap *m = &s->snap;
 	struct obs_mx_proc all[OBS_SNAP_PROCS];
 	size_t i, n = 0;
 
@@ -134,30 +128,30 @@ void obs_mx_src_tick(struct obs_mx_src *s, const struct obs_tick *tk)
 /* The connection counters, live; accepted from a listen pass just before them. */
 static int x__connections(struct obs_mx_src *s)
 {
-	struct obs_mx_snap *m = s->snap;
+	struct obs_mx_snap *m = &s->snap;
 	struct obs_listen_queue q = {};
 	const char *name;
 	unsigned int i;
 	int err;
 
-	if (s->o.lcen && !obs_census_listeners(s->o.lcen, s->lp)) {
-		q.queued = s->lp->listen_queued;
-		q.qlen_max = s->lp->listen_qlen_max;
-		q.backlog = s->lp->listen_backlog;
+	if (s->o.lcen && !obs_census_listeners(s->o.lcen, &s->lp)) {
+		q.queued = s->lp.listen_queued;
+		q.qlen_max = s->lp.listen_qlen_max;
+		q.backlog = s->lp.listen_backlog;
 		q.ok = true;
 	}
-	err = obs_sockets_read(s->o.conn, s->cs);
+	err = obs_sockets_read(s->o.conn, &s->cs);
 	if (err)
 		return err;
-	obs_sockets_accepted(s->o.conn, s->cs, &q);
+	obs_sockets_accepted(s->o.conn, &s->cs, &q);
 	/* derived from two reads that are not one snapshot: never let the counter step back */
-	if (s->cs->ctr[OBS_CTR_ACCEPTED] > s->accepted_max)
-		s->accepted_max = s->cs->ctr[OBS_CTR_ACCEPTED];
+	if (s->cs.ctr[OBS_CTR_ACCEPTED] > s->accepted_max)
+		s->accepted_max = s->cs.ctr[OBS_CTR_ACCEPTED];
 	m->accepted = s->accepted_max;
-	m->handshakes = s->cs->ctr[OBS_CTR_HANDSHAKES];
+	m->handshakes = s->cs.ctr[OBS_CTR_HANDSHAKES];
 	m->naccept_err = 0;
 	for (i = 1; i < OBS_ERRNO_SLOTS && m->naccept_err < OBS_MX_ERRNOS; i++) {
-		if (!s->cs->errnos[i])
+		if (!s->cs.errnos[i])
 			continue;
 		name = i + 1 < OBS_ERRNO_SLOTS ? strerrorname_np((int)i) : NULL;
 		if (name)
@@ -166,17 +160,17 @@ static int x__connections(struct obs_mx_src *s)
 		else
 			snprintf(m->accept_err[m->naccept_err].err, sizeof(m->accept_err[0].err),
 				 i + 1 < OBS_ERRNO_SLOTS ? "%u" : "other", i);
-		m->accept_err[m->naccept_err++].n = s->cs->errnos[i];
+		m->accept_err[m->naccept_err++].n = s->cs.errnos[i];
 	}
-	m->accept_wait = obs_sockets_features(s->o.conn)->set_state ? s->cs->wait : NULL;
-	m->accept_wait_sum_ns = s->cs->ctr[OBS_CTR_WAIT_SUM_NS];
-	m->lost_connections = obs_sockets_drops(s->cs);
+	m->accept_wait = obs_sockets_features(s->o.conn)->set_state ? s->cs.wait : NULL;
+	m->accept_wait_sum_ns = s->cs.ctr[OBS_CTR_WAIT_SUM_NS];
+	m->lost_connections = obs_sockets_drops(&s->cs);
 	return 0;
 }
 
 static int x__failures(struct obs_mx_src *s)
 {
-	struct obs_mx_snap *m = s->snap;
+	struct obs_mx_snap *m = &s->snap;
 	unsigned int sys, f;
 	int err;
 
@@ -197,7 +191,7 @@ static int x__failures(struct obs_mx_src *s)
 static int x__requests(struct obs_mx_src *s)
 {
 	static const unsigned int comp[3] = {RT_QUEUE, RT_SERVICE, RT_RESIDENCE};
-	struct obs_mx_snap *m = s->snap;
+	struct obs_mx_snap *m = &s->snap;
 	struct obs_mx_slot *sl;
 	struct obs_reqtime_lost lost;
 	uint16_t port;
@@ -236,7 +230,7 @@ static int x__requests(struct obs_mx_src *s)
 static void x__findings(struct obs_mx_src *s)
 {
 	const struct obs_finding *now[OBS_FLOG_MAX];
-	struct obs_mx_snap *m = s->snap;
+	struct obs_mx_snap *m = &s->snap;
 	size_t n, i, j;
 
 	m->nkinds = 0;
@@ -260,7 +254,7 @@ static void x__findings(struct obs_mx_src *s)
 /* The observer's own BPF programs: every bpf-prog fd we hold, timed where bpf_stats is on. */
 static void x__programs(struct obs_mx_src *s)
 {
-	struct obs_mx_snap *m = s->snap;
+	struct obs_mx_snap *m = &s->snap;
 	struct bpf_prog_info info;
 	char path[64], link[64];
 	struct dirent *de;
@@ -314,7 +308,7 @@ static void x__programs(struct obs_mx_src *s)
 
 int obs_mx_src_scrape(struct obs_mx_src *s, enum obs_mx_format f, struct obs_mx_buf *out)
 {
-	struct obs_mx_snap *m = s->snap;
+	struct obs_mx_snap *m = &s->snap;
 	double t0 = x__mono();
 	int err;
 

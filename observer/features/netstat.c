@@ -27,11 +27,6 @@ struct obs_netstat_feature *obs_netstat_new(struct obs_census_ctx *census)
 	return n;
 }
 
-void obs_netstat_free(struct obs_netstat_feature *n)
-{
-	free(n);
-}
-
 /* Attached: the counters' base. */
 static int start_feature(void *self)
 {

@@ -15,9 +15,9 @@
 
 struct obs_netstat_feature;
 
-/* census: the context in the target netns; NULL: no counters (the feature reads nothing). */
+/* census: the context in the target netns; NULL: no counters (the feature reads nothing). One
+ * allocation: free() ends it. */
 struct obs_netstat_feature *obs_netstat_new(struct obs_census_ctx *census);
-void obs_netstat_free(struct obs_netstat_feature *n);
 extern const struct obs_feature obs_netstat_ops; /* self: its struct obs_netstat_feature */
 
 #endif /* LOADLENS_OBSERVER_FEATURES_NETSTAT_H */

@@ -14,38 +14,34 @@ struct obs_payload {
 	struct obs_sockets *conn; /* the socket object's owner: the counters are read there */
 	size_t nslots;
 	int ncpu;
-	uint64_t *buf;
 	size_t buf_words;
+	uint64_t buf[]; /* one read of the per-CPU counters */
 };
 
 struct obs_payload *obs_payload_new(struct obs_sockets *conn, size_t nslots)
 {
-	struct obs_payload *p = calloc(1, sizeof(*p));
+	int ncpu = libbpf_num_possible_cpus();
+	struct obs_payload *p;
+	size_t words;
 
-	if (!p)
-		return NULL;
-	p->conn = conn;
-	p->nslots = nslots < RT_MAX_SLOTS ? nslots : RT_MAX_SLOTS;
-	p->ncpu = libbpf_num_possible_cpus();
-	if (p->ncpu <= 0) {
-		free(p);
+	if (ncpu <= 0) {
 		errno = EINVAL;
 		return NULL;
 	}
-	p->buf_words = p->nslots * WORDS * (size_t)p->ncpu;
-	p->buf = calloc(p->buf_words ? p->buf_words : 1, sizeof(uint64_t));
-	if (!p->buf) {
-		free(p);
+	nslots = nslots < RT_MAX_SLOTS ? nslots : RT_MAX_SLOTS;
+	words = nslots * WORDS * (size_t)ncpu;
+	p = calloc(1, sizeof(*p) + (words ? words : 1) * sizeof(uint64_t));
+	if (!p)
 		return NULL;
-	}
+	p->conn = conn;
+	p->nslots = nslots;
+	p->ncpu = ncpu;
+	p->buf_words = words;
 	return p;
 }
 
 void obs_payload_free(struct obs_payload *p)
 {
-	if (!p)
-		return;
-	free(p->buf);
 	free(p);
 }
 

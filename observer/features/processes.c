@@ -804,7 +804,13 @@ static int json_add(void *self, const struct obs_tick *tk, json_t *root)
 		"ended_badly", (json_int_t)ps->children_abnormal));
 }
 
+static void free_feature(void *self)
+{
+	obs_processes_free(self);
+}
+
 const struct obs_feature obs_processes_ops = {
 	.name = "processes", .start = start_feature, .keep_caps = keep_caps, .tick = tick,
 	.finish = tick, .summary = summary, .json = json_add,
+	.free = free_feature,
 };

@@ -253,24 +253,16 @@ void obs_reqtime_trace_stop(struct obs_reqtime *rt)
 
 struct obs_reqtime_stats *obs_reqtime_stats_new(const struct obs_reqtime *rt)
 {
-	struct obs_reqtime_stats *st = calloc(1, sizeof(*st));
+	struct obs_reqtime_stats *st = calloc(1, sizeof(*st) + rt->nslots * sizeof(st->slot[0]));
 
 	if (!st)
 		return NULL;
 	st->nslots = rt->nslots;
-	st->slot = calloc(rt->nslots, sizeof(*st->slot));
-	if (!st->slot) {
-		free(st);
-		return NULL;
-	}
 	return st;
 }
 
 void obs_reqtime_stats_free(struct obs_reqtime_stats *st)
 {
-	if (!st)
-		return;
-	free(st->slot);
 	free(st);
 }
 

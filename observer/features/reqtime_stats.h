@@ -54,10 +54,10 @@ struct obs_reqtime_slot {
 
 struct obs_reqtime_stats {
 	size_t nslots;
-	struct obs_reqtime_slot *slot;
 	uint64_t global[RT_G_MAX];
 	uint64_t runq[LL_HIST_BUCKETS];
-	uint64_t missed; /* program runs the kernel skipped (recursion) */
+	uint64_t missed;		     /* program runs the kernel skipped (recursion) */
+	struct obs_reqtime_slot slot[]; /* nslots of them, in the same allocation */
 };
 
 struct obs_reqtime;

@@ -286,8 +286,14 @@ static int x__json(void *self, const struct obs_tick *tk, json_t *root)
 	return err ? err : obs_payload_json_add(root, r->rt, r->pl, r->pl_cur);
 }
 
+static void free_feature(void *self)
+{
+	obs_requests_free(self);
+}
+
 const struct obs_feature obs_requests_ops = {
 	.name = "requests", .plan = plan, .start = start_feature,
 	.start_unprivileged = start_unprivileged, .attached = attached, .tick = x__tick,
 	.live = x__live, .finish = x__finish, .summary = x__summary, .json = x__json,
+	.free = free_feature,
 };

@@ -61,11 +61,6 @@ struct obs_sockstat *obs_sockstat_new(struct obs_sockets *conn, struct obs_censu
 	return ss;
 }
 
-void obs_sockstat_free(struct obs_sockstat *ss)
-{
-	free(ss);
-}
-
 static double slope(const double *t, const double *y, unsigned int n)
 {
 	return obs_rule_slope(t, y, n < OBS_SOCKSTAT_HIST ? n : OBS_SOCKSTAT_HIST);

@@ -20,9 +20,9 @@
 
 struct obs_sockstat;
 
-/* conn: the socket object's owner (state moves around a census); census: NULL for none. */
+/* conn: the socket object's owner (state moves around a census); census: NULL for none. One
+ * allocation: free() ends it. */
 struct obs_sockstat *obs_sockstat_new(struct obs_sockets *conn, struct obs_census_ctx *census);
-void obs_sockstat_free(struct obs_sockstat *ss);
 extern const struct obs_feature obs_sockstat_ops; /* self: its struct obs_sockstat */
 
 #endif /* LOADLENS_OBSERVER_FEATURES_SOCKSTAT_H */

@@ -24,8 +24,8 @@
  * classic tracepoints' ids are read from tracefs (root's) before the fork, and it attaches them
  * by id with perf_event_open(). It exits when the observer does.
  *
- * observer/main.c uses a second one, in AUTO mode and never under pressure, for
- * --arrivals sampled: request timing's sk_data_ready, attached one interval in ten.
+ * The requests feature (observer/features/requests.c) uses a second one, in AUTO mode and
+ * never under pressure, for --arrivals sampled: request timing's sk_data_ready, attached one interval in ten.
  */
 #ifndef LOADLENS_OBSERVER_SYSTIER_H
 #define LOADLENS_OBSERVER_SYSTIER_H

@@ -2,6 +2,7 @@
 /* Request timing output: live lines, the interval record, the text summary and the
  * "request_timing" JSON object, from the snapshots observer/features/requests.c keeps. */
 #include <errno.h>
+#include <stdarg.h>
 #include <string.h>
 #include <time.h>
 #include "loadlens/cli.h"
@@ -193,11 +194,19 @@ json_t *obs_reqtime_fmt_interval(const struct obs_reqtime *rt, const struct obs_
 	return iv;
 }
 
-/* A note of a slot's summary: n and what, when n is not 0. */
-static void x__note(FILE *out, uint64_t n, const char *what)
+/* A note of a slot's summary: n and what (a printf format), when n is not 0. */
+__attribute__((format(printf, 3, 4))) static void x__note(FILE *out, uint64_t n,
+							  const char *what, ...)
 {
-	if (n)
-		fprintf(out, "      %llu %s\n", (unsigned long long)n, what);
+	va_list ap;
+
+	if (!n)
+		return;
+	fprintf(out, "      %llu ", (unsigned long long)n);
+	va_start(ap, what);
+	vfprintf(out, what, ap);
+	va_end(ap);
+	fputc('\n', out);
 }
 
 static void x__notes(FILE *out, const struct rt_ctrs *c)
@@ -207,27 +216,22 @@ static void x__notes(FILE *out, const struct rt_ctrs *c)
 				    "arrival stamping was off): no queue wait or residence");
 	x__note(out, c->multi_write, "responses written in several writes");
 	x__note(out, c->unsolicited, "writes with no request read before them");
-	if (c->ring_overrun)
-		fprintf(out, "      %llu datagrams queued beyond %d stamps: no queue wait\n",
-			(unsigned long long)c->ring_overrun, RT_UDP_RING);
+	x__note(out, c->ring_overrun, "datagrams queued beyond %d stamps: no queue wait",
+		RT_UDP_RING);
 	x__note(out, c->trace_lost, "trace records lost (ring buffer full)");
 	x__note(out, c->multi_arrival, "reads took the bytes of several client writes (pipelined "
 				       "requests, or requests written in pieces)");
-	if (c->tls_handshakes)
-		fprintf(out, "      %llu TLS handshakes (%llu TLS 1.3, %llu TLS 1.2 resuming a "
-			     "session), timed apart: not requests\n",
-			(unsigned long long)c->tls_handshakes, (unsigned long long)c->tls13,
-			(unsigned long long)c->tls_resumed);
+	x__note(out, c->tls_handshakes, "TLS handshakes (%llu TLS 1.3, %llu TLS 1.2 resuming a "
+		"session), timed apart: not requests", (unsigned long long)c->tls13,
+		(unsigned long long)c->tls_resumed);
 	x__note(out, c->tls_late, "TLS 1.3 requests read with the client's Finished: service "
 				  "timed to the response's last write (the session tickets come "
 				  "first)");
 	x__note(out, c->tls_alerts, "TLS alerts read alone (close_notify): not requests");
 	x__note(out, c->tls_lost, "TLS handshakes not timed (too many at once, or records "
 				  "not followed)");
-	if (c->udp_shared)
-		fprintf(out, "      %llu sockets read by several threads (%llu reads by another "
-			     "thread than the last): replies matched approximately\n",
-			(unsigned long long)c->udp_shared, (unsigned long long)c->udp_switch);
+	x__note(out, c->udp_shared, "sockets read by several threads (%llu reads by another thread "
+		"than the last): replies matched approximately", (unsigned long long)c->udp_switch);
 }
 
 /* The run-queue wait histogram of st into h, with its exact sum and max. */

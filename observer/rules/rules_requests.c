@@ -176,54 +176,68 @@ static void x__pl_finding(const struct obs_snap_slot *sl, const char *key, struc
 			 obs_rule_num(sl->reads, d, sizeof(d)), ex);
 }
 
-void obs_rule_pipelining(const struct obs_snap_hist *h, struct obs_findings *out)
+/* Runs a per-slot rule on each slot of the latest interval, with the slot's key ("tcp/6379"). */
+static void each_slot(const struct obs_snap_hist *h, struct obs_findings *out,
+		      void (*rule)(const struct obs_snap_slot *sl, const char *key,
+				   struct obs_findings *out))
 {
 	const struct obs_snap *now = obs_snap_at(h, 0);
 	const struct obs_snap_slot *sl;
-	char a[32], b[32], key[24];
+	char key[24];
 	size_t i;
 
 	for (i = 0; i < now->nslots; i++) {
 		sl = &now->slot[i];
 		snprintf(key, sizeof(key), "%s/%u", sl->udp ? "udp" : "tcp", sl->port);
-		if (x__pl_pipelined(sl)) {
-			x__pl_finding(sl, key, out);
-			continue;
-		}
-		if (!x__arrivals_pipelined(sl))
-			continue;
-		obs_findings_add(out, "pipelining", OBS_SEV_NOTE, key,
-				 json_pack("{s:i, s:I, s:I}", "port", (int)sl->port, "pipelined_reads",
-					   (json_int_t)sl->pipelined_reads, "reads",
-					   (json_int_t)sl->reads),
-				 "requests: on %s, %s of %s reads took several writes of the client at "
-				 "once (pipelining): requests here are reads, and their times a read's",
-				 key, obs_rule_num(sl->pipelined_reads, a, sizeof(a)),
-				 obs_rule_num(sl->reads, b, sizeof(b)));
+		rule(sl, key, out);
 	}
+}
+
+static void pipelining_slot(const struct obs_snap_slot *sl, const char *key,
+			    struct obs_findings *out)
+{
+	char a[32], b[32];
+
+	if (x__pl_pipelined(sl)) {
+		x__pl_finding(sl, key, out);
+		return;
+	}
+	if (!x__arrivals_pipelined(sl))
+		return;
+	obs_findings_add(out, "pipelining", OBS_SEV_NOTE, key,
+			 json_pack("{s:i, s:I, s:I}", "port", (int)sl->port, "pipelined_reads",
+				   (json_int_t)sl->pipelined_reads, "reads", (json_int_t)sl->reads),
+			 "requests: on %s, %s of %s reads took several writes of the client at once "
+			 "(pipelining): requests here are reads, and their times a read's",
+			 key, obs_rule_num(sl->pipelined_reads, a, sizeof(a)),
+			 obs_rule_num(sl->reads, b, sizeof(b)));
+}
+
+void obs_rule_pipelining(const struct obs_snap_hist *h, struct obs_findings *out)
+{
+	each_slot(h, out, pipelining_slot);
+}
+
+static void udp_shared_slot(const struct obs_snap_slot *sl, const char *key,
+			    struct obs_findings *out)
+{
+	char a[32], b[32];
+
+	if (!sl->udp || !sl->udp_multi_reader_sockets)
+		return;
+	obs_findings_add(out, "udp_shared_socket", OBS_SEV_NOTE, key,
+			 json_pack("{s:i, s:I, s:I}", "port", (int)sl->port, "sockets",
+				   (json_int_t)sl->udp_multi_reader_sockets, "reader_switches",
+				   (json_int_t)sl->udp_reader_switches),
+			 "requests: on %s, %s socket%s read by several threads (%s reads by another "
+			 "thread than the one before): replies are matched to requests approximately, "
+			 "and some requests are not counted", key,
+			 obs_rule_num(sl->udp_multi_reader_sockets, a, sizeof(a)),
+			 sl->udp_multi_reader_sockets == 1 ? " is" : "s are",
+			 obs_rule_num(sl->udp_reader_switches, b, sizeof(b)));
 }
 
 void obs_rule_udp_shared(const struct obs_snap_hist *h, struct obs_findings *out)
 {
-	const struct obs_snap *now = obs_snap_at(h, 0);
-	const struct obs_snap_slot *sl;
-	char a[32], b[32], key[24];
-	size_t i;
-
-	for (i = 0; i < now->nslots; i++) {
-		sl = &now->slot[i];
-		if (!sl->udp || !sl->udp_multi_reader_sockets)
-			continue;
-		snprintf(key, sizeof(key), "udp/%u", sl->port);
-		obs_findings_add(out, "udp_shared_socket", OBS_SEV_NOTE, key,
-				 json_pack("{s:i, s:I, s:I}", "port", (int)sl->port, "sockets",
-					   (json_int_t)sl->udp_multi_reader_sockets, "reader_switches",
-					   (json_int_t)sl->udp_reader_switches),
-				 "requests: on %s, %s socket%s read by several threads (%s reads by "
-				 "another thread than the one before): replies are matched to "
-				 "requests approximately, and some requests are not counted", key,
-				 obs_rule_num(sl->udp_multi_reader_sockets, a, sizeof(a)),
-				 sl->udp_multi_reader_sockets == 1 ? " is" : "s are",
-				 obs_rule_num(sl->udp_reader_switches, b, sizeof(b)));
-	}
+	each_slot(h, out, udp_shared_slot);
 }

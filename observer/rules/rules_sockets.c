@@ -284,6 +284,29 @@ static int64_t x__port_count(const struct obs_snap *s, uint16_t port, int state)
 	return 0;
 }
 
+/* Sockets of a state (FIN_WAIT2 or CLOSE_WAIT) on port that are old by the census, or the total
+ * when port is 0. */
+static int64_t port_old(const struct obs_snap *s, uint16_t port, int state)
+{
+	bool fw2 = state == OBS_SNAP_FIN_WAIT2;
+	int64_t old = (int64_t)(fw2 ? s->fin_wait2_old : s->close_wait_old);
+	size_t i;
+
+	for (i = 0; port && i < s->nports; i++)
+		if (s->port[i].port == port)
+			old = fw2 ? s->port[i].fin_wait2_old : s->port[i].close_wait_old;
+	return old;
+}
+
+/* A per-port finding's key ("port 8080", "port 0" for the totals) and its " on port 8080" (left
+ * as it is for the totals). */
+static void port_key(uint16_t port, char key[16], char on[32])
+{
+	snprintf(key, 16, "port %u", port);
+	if (port)
+		snprintf(on, 32, " on port %u", port);
+}
+
 /* The ports to judge in census s: its per-port counts, or 0 (the totals) without them. */
 static size_t x__ports(const struct obs_snap *s, uint16_t *ports)
 {
@@ -298,42 +321,60 @@ static size_t x__ports(const struct obs_snap *s, uint16_t *ports)
 	return s->nports;
 }
 
+/* A port of a census whose sockets of one state stay: what a per-port rule is told of it. */
+struct stale_port {
+	const struct obs_snap_hist *h;
+	const struct obs_snap *now;
+	uint16_t port;	      /* 0: the totals (no per-port counts) */
+	int64_t count, old;   /* sockets of the state on it; how many of them are old */
+	char key[16], on[32]; /* "port 8080"; " on port 8080" ("" for the totals) */
+};
+
+/* Calls rule for each port of the latest census whose old sockets of state reach min. */
+static void each_stale_port(const struct obs_snap_hist *h, int state, int64_t min,
+			    void (*rule)(const struct stale_port *sp, struct obs_findings *out),
+			    struct obs_findings *out)
+{
+	uint16_t ports[OBS_SNAP_PORTS];
+	struct stale_port sp = {.h = h, .now = obs_snap_at(h, 0)};
+	size_t i, n;
+
+	if (!sp.now->census)
+		return;
+	n = x__ports(sp.now, ports);
+	for (i = 0; i < n; i++) {
+		sp.port = ports[i];
+		sp.count = x__port_count(sp.now, sp.port, state);
+		sp.old = port_old(sp.now, sp.port, state);
+		if (sp.old < min)
+			continue;
+		port_key(sp.port, sp.key, sp.on);
+		rule(&sp, out);
+	}
+}
+
+static void fin_wait2_port(const struct stale_port *sp, struct obs_findings *out)
+{
+	const struct obs_snap *now = sp->now;
+	char a[32];
+
+	obs_findings_add(out, "fin_wait2_orphans", OBS_SEV_WARNING, sp->key,
+			 json_pack("{s:i, s:I, s:I, s:i}", "port", (int)sp->port, "count",
+				   (json_int_t)sp->count, "old", (json_int_t)sp->old,
+				   "fin_timeout_s", now->fin_timeout_s),
+			 "FIN_WAIT2: %s connections%s closed by this side wait in FIN_WAIT2 for a "
+			 "peer that never closes%s; they are freed after tcp_fin_timeout (%d s)",
+			 obs_rule_num((uint64_t)sp->count, a, sizeof(a)), sp->on,
+			 sp->port && x__port_count(now, sp->port, OBS_SNAP_CLOSE_WAIT)
+				 ? " (the peers are here: the sockets in CLOSE_WAIT on the same port)"
+				 : "",
+			 now->fin_timeout_s);
+}
+
 void obs_rule_fin_wait2(const struct obs_snap_hist *h, struct obs_findings *out)
 {
-	const struct obs_snap *now = obs_snap_at(h, 0);
-	uint16_t ports[OBS_SNAP_PORTS];
-	int64_t count, old;
-	char a[32], key[16], on[32] = "";
-	size_t i, j, n;
-
-	if (!now->census)
-		return;
-	n = x__ports(now, ports);
-	for (i = 0; i < n; i++) {
-		count = x__port_count(now, ports[i], OBS_SNAP_FIN_WAIT2);
-		old = (int64_t)now->fin_wait2_old;
-		for (j = 0; ports[i] && j < now->nports; j++)
-			if (now->port[j].port == ports[i])
-				old = now->port[j].fin_wait2_old;
-		/* a close under way leaves FIN_WAIT2 within a round trip; these stay */
-		if (old < OBS_RULE_FW2_MIN)
-			continue;
-		snprintf(key, sizeof(key), "port %u", ports[i]);
-		if (ports[i])
-			snprintf(on, sizeof(on), " on port %u", ports[i]);
-		obs_findings_add(out, "fin_wait2_orphans", OBS_SEV_WARNING, key,
-				 json_pack("{s:i, s:I, s:I, s:i}", "port", (int)ports[i], "count",
-					   (json_int_t)count, "old", (json_int_t)old, "fin_timeout_s",
-					   now->fin_timeout_s),
-				 "FIN_WAIT2: %s connections%s closed by this side wait in FIN_WAIT2 for "
-				 "a peer that never closes%s; they are freed after tcp_fin_timeout "
-				 "(%d s)", obs_rule_num((uint64_t)count, a, sizeof(a)), on,
-				 ports[i] && x__port_count(now, ports[i], OBS_SNAP_CLOSE_WAIT)
-					 ? " (the peers are here: the sockets in CLOSE_WAIT on the "
-					   "same port)"
-					 : "",
-				 now->fin_timeout_s);
-	}
+	/* a close under way leaves FIN_WAIT2 within a round trip; these stay */
+	each_stale_port(h, OBS_SNAP_FIN_WAIT2, OBS_RULE_FW2_MIN, fin_wait2_port, out);
 }
 
 /* The one live watched process, or NULL when there are none or several. */
@@ -352,49 +393,34 @@ static const struct obs_snap_proc *x__only_proc(const struct obs_snap *s)
 	return p;
 }
 
-void obs_rule_close_wait(const struct obs_snap_hist *h, struct obs_findings *out)
+static void close_wait_port(const struct stale_port *sp, struct obs_findings *out)
 {
-	const struct obs_snap *now = obs_snap_at(h, 0), *cs[8];
-	const struct obs_snap_proc *p;
-	uint16_t ports[OBS_SNAP_PORTS];
-	int64_t count, old;
+	const struct obs_snap *cs[8];
+	const struct obs_snap_proc *p = x__only_proc(sp->now);
 	double t[8], y[8];
-	unsigned int k, nc;
-	char a[32], b[32], key[16], on[32] = "", who[48] = "";
-	size_t i, n, j;
+	unsigned int k, nc = x__censuses(sp->h, cs, 8);
+	char a[32], b[32], who[48] = "";
 
-	if (!now->census)
-		return;
-	nc = x__censuses(h, cs, 8);
-	p = x__only_proc(now);
 	if (p)
 		snprintf(who, sizeof(who), " (%s, pid %u)", p->comm, p->pid);
-	n = x__ports(now, ports);
-	for (i = 0; i < n; i++) {
-		count = x__port_count(now, ports[i], OBS_SNAP_CLOSE_WAIT);
-		old = (int64_t)now->close_wait_old;
-		for (j = 0; ports[i] && j < now->nports; j++)
-			if (now->port[j].port == ports[i])
-				old = now->port[j].close_wait_old;
-		/* a socket the application forgot stays; one it is closing is gone in a moment */
-		if (old < OBS_RULE_CW_MIN)
-			continue;
-		for (k = 0; k < nc; k++) {
-			t[k] = cs[k]->t;
-			y[k] = (double)x__port_count(cs[k], ports[i], OBS_SNAP_CLOSE_WAIT);
-		}
-		snprintf(key, sizeof(key), "port %u", ports[i]);
-		if (ports[i])
-			snprintf(on, sizeof(on), " on port %u", ports[i]);
-		obs_findings_add(out, "close_wait_leak", OBS_SEV_WARNING, key,
-				 json_pack("{s:i, s:I, s:I, s:i, s:f}", "port", (int)ports[i], "count",
-					   (json_int_t)count, "old", (json_int_t)old, "pid",
-					   p ? (int)p->pid : 0, "per_s", obs_rule_slope(t, y, nc)),
-				 "CLOSE_WAIT: %s connections%s were closed by the peer and never by the "
-				 "application%s, %s of them for 0.4 s or more (%+.1f/s): a "
-				 "connection leak", obs_rule_num((uint64_t)count, a, sizeof(a)), on, who,
-				 obs_rule_num((uint64_t)old, b, sizeof(b)), obs_rule_slope(t, y, nc));
+	for (k = 0; k < nc; k++) {
+		t[k] = cs[k]->t;
+		y[k] = (double)x__port_count(cs[k], sp->port, OBS_SNAP_CLOSE_WAIT);
 	}
+	obs_findings_add(out, "close_wait_leak", OBS_SEV_WARNING, sp->key,
+			 json_pack("{s:i, s:I, s:I, s:i, s:f}", "port", (int)sp->port, "count",
+				   (json_int_t)sp->count, "old", (json_int_t)sp->old, "pid",
+				   p ? (int)p->pid : 0, "per_s", obs_rule_slope(t, y, nc)),
+			 "CLOSE_WAIT: %s connections%s were closed by the peer and never by the "
+			 "application%s, %s of them for 0.4 s or more (%+.1f/s): a connection leak",
+			 obs_rule_num((uint64_t)sp->count, a, sizeof(a)), sp->on, who,
+			 obs_rule_num((uint64_t)sp->old, b, sizeof(b)), obs_rule_slope(t, y, nc));
+}
+
+void obs_rule_close_wait(const struct obs_snap_hist *h, struct obs_findings *out)
+{
+	/* a socket the application forgot stays; one it is closing is gone in a moment */
+	each_stale_port(h, OBS_SNAP_CLOSE_WAIT, OBS_RULE_CW_MIN, close_wait_port, out);
 }
 
 void obs_rule_listen_overflow(const struct obs_snap_hist *h, struct obs_findings *out)

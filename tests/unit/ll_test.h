@@ -8,7 +8,8 @@
  *   LL_TEST_MAIN_GROUP(setup, teardown, test_a, ...) the same, one setup and teardown around
  *                                                 the whole group
  *
- * Up to 16 tests per file.
+ * Up to 16 tests per file. ll_text_open() / ll_text_close(): what a formatter writes to a
+ * stream, as a string.
  */
 #ifndef LOADLENS_TEST_LL_TEST_H
 #define LOADLENS_TEST_LL_TEST_H
@@ -17,6 +18,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <cmocka.h>
 
 #define LL__NTH(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, N, ...) \
@@ -60,5 +62,29 @@
 	LL__MAIN(LL__UNIT_EACH, (setup, teardown), NULL, NULL, __VA_ARGS__)
 #define LL_TEST_MAIN_GROUP(setup, teardown, ...)                               \
 	LL__MAIN(LL__UNIT, _, setup, teardown, __VA_ARGS__)
+
+/* A formatter's text: write to ll_text_open()'s stream, then ll_text_close() closes it and returns
+ * what was written (free() it). */
+struct ll_text {
+	char *buf;
+	size_t len;
+	FILE *f;
+};
+
+static inline FILE *ll_text_open(struct ll_text *t)
+{
+	t->buf = NULL;
+	t->len = 0;
+	t->f = open_memstream(&t->buf, &t->len);
+	assert_non_null(t->f);
+	return t->f;
+}
+
+static inline char *ll_text_close(struct ll_text *t)
+{
+	assert_int_equal(fclose(t->f), 0);
+	assert_non_null(t->buf);
+	return t->buf;
+}
 
 #endif /* LOADLENS_TEST_LL_TEST_H */

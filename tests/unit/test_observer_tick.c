@@ -98,14 +98,10 @@ static void test_each_sign(void **state)
 
 static char *x__line(const struct obs_tick *tk)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	struct ll_text t;
 
-	assert_non_null(f);
-	assert_int_equal(obs_report_live_line(f, tk), 0);
-	fclose(f);
-	return buf;
+	assert_int_equal(obs_report_live_line(ll_text_open(&t), tk), 0);
+	return ll_text_close(&t);
 }
 
 /* The columns after the connection counters: ESTAB TW CLS/S CLOSEW PORT% FD% FAIL/S. */

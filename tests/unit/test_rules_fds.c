@@ -238,13 +238,11 @@ RULES_TEST(test_log_and_output)
 	assert_true(json_real_value(json_object_get(json_array_get(arr, 0), "last_seen")) == 10.0);
 	json_decref(arr);
 	{
-		char *text = NULL;
-		size_t len = 0;
-		FILE *mf = open_memstream(&text, &len);
+		struct ll_text t;
+		char *text;
 
-		assert_non_null(mf);
-		assert_int_equal(obs_out_findings_text(mf, l), 0);
-		fclose(mf);
+		assert_int_equal(obs_out_findings_text(ll_text_open(&t), l), 0);
+		text = ll_text_close(&t);
 		assert_string_equal(text, "findings:\n  - [critical] fds: c (seen 9-10 s; a warning "
 					  "from 7 s)\n");
 		free(text);

@@ -212,10 +212,17 @@ static void x__defaults(struct rs_config *cfg)
 	cfg->seed = 1;
 }
 
-/* "--name VALUE" or "--name=VALUE"; returns the index of the last argv element used. */
+/* "--name VALUE" or "--name=VALUE" (wants: its ARG), or no value for a flag (wants NULL: *val
+ * NULL); returns the index of the last argv element used. */
 static int x__take_value(int argc, char **argv, int i, const char *name, const char *eq,
-			 const char **val)
+			 const char *wants, const char **val)
 {
+	*val = NULL;
+	if (!wants) {
+		if (eq)
+			ll_usage_error(RS_PROG, "%s takes no value", name);
+		return i;
+	}
 	if (eq) {
 		*val = eq + 1;
 		return i;
@@ -244,15 +251,11 @@ void rs_parse_args(struct rs_config *cfg, int argc, char **argv)
 			ll_usage_error(RS_PROG, "unknown option '%s' (see --help)", arg);
 		memcpy(name, arg, n);
 		name[n] = '\0';
-		val = NULL;
 
 		for (i = 0; i < X__NOPTS; i++) {
 			if (strcmp(name, x__opts[i].name))
 				continue;
-			if (x__opts[i].arg)
-				a = x__take_value(argc, argv, a, name, eq, &val);
-			else if (eq)
-				ll_usage_error(RS_PROG, "%s takes no value", name);
+			a = x__take_value(argc, argv, a, name, eq, x__opts[i].arg, &val);
 			x__opts[i].set(cfg, name, val);
 			break;
 		}
@@ -261,10 +264,7 @@ void rs_parse_args(struct rs_config *cfg, int argc, char **argv)
 		for (i = 0; i < rs_nswitches; i++) {
 			if (strcmp(name, rs_switches[i].name))
 				continue;
-			if (rs_switches[i].arg)
-				a = x__take_value(argc, argv, a, name, eq, &val);
-			else if (eq)
-				ll_usage_error(RS_PROG, "%s takes no value", name);
+			a = x__take_value(argc, argv, a, name, eq, rs_switches[i].arg, &val);
 			if (rs_switches[i].parse(&cfg->mb, val))
 				ll_usage_error(RS_PROG, "invalid %s '%s': expected %s (see --help)",
 					       name, val ? val : "", rs_switches[i].arg);

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: MIT
+/*
+ * One run of the observer brought up and torn down (run.h): outputs, targets, the BPF objects
+ * through observer/kernel/skeletons.c, the features' lives up to the first interval, the
+ * privilege drop. The feature list itself is main.c's.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "loadlens/cli.h"
+#include "loadlens/outfile.h"
+#include "census.h"
+#include "connections.h"
+#include "findings.h"
+#include "metrics_http.h"
+#include "metrics_src.h"
+#include "netns.h"
+#include "output/ndjson.h"
+#include "requests.h"
+#include "run.h"
+#include "skeletons.h"
+#include "startup.h"
+
+int obs_run_outputs(struct obs_run *r)
+{
+	const struct obs_args *a = r->a;
+
+	if (a->json_path && !(r->json_out = ll_output_open(PROG, "--json", a->json_path)))
+		return LL_EXIT_USAGE;
+	if (a->trace_path && !(r->trace_out = ll_output_open(PROG, "--trace", a->trace_path)))
+		return LL_EXIT_USAGE;
+	if (a->ndjson_path && !(r->nd = obs_ndjson_open(PROG, a->ndjson_path)))
+		return LL_EXIT_USAGE;
+	/* the endpoint is bound at start: a taken or bad address is a usage error */
+	if (a->metrics && !(r->http = obs_mxhttp_new(PROG, a->metrics)))
+		return LL_EXIT_USAGE;
+	r->fnd = obs_findings_run_new(stderr, r->nd);
+	if (!r->fnd) {
+		ll_warn(PROG, "out of memory");
+		return LL_EXIT_FAIL;
+	}
+	return 0;
+}
+
+int obs_run_open(struct obs_run *r)
+{
+	const struct obs_args *a = r->a;
+
+	r->copts.ports = a->ports;
+	r->copts.nports = a->nports;
+	r->copts.no_tp_btf = getenv("LOADLENS_OBSERVER_NO_TP_BTF") != NULL;
+	r->copts.no_kfuncs = a->no_kfuncs;
+	if (obs_targets_resolve(PROG, &a->targets, &r->targets))
+		return LL_EXIT_USAGE;
+	if (a->netns && obs_netns_apply(PROG, a->netns, &r->targets))
+		return LL_EXIT_USAGE;
+	obs_netns_check_targets(PROG, &r->targets);
+	/* tracefs (mounted with a note where missing) once every usage error has been said */
+	if (obs_startup_check(PROG, OBS_NEED_TRACEFS))
+		return LL_EXIT_USAGE;
+	r->copts.netns = r->targets.netns;
+	r->copts.pids = r->targets.pids;
+	r->copts.npids = r->targets.npids;
+	r->copts.cgroup_id = r->targets.cgroup_id;
+	r->copts.cgroup_level = r->targets.cgroup_level;
+	r->copts.max_targets = a->max_targets;
+	r->k = obs_kernel_open(PROG, &r->copts, a->targets.children);
+	if (!r->k)
+		return errno == ENOENT ? LL_EXIT_USAGE : LL_EXIT_FAIL;
+	/* one sock_diag context in the target netns, for the census and the listen passes */
+	r->lcen = obs_census_new(PROG, r->targets.netns_fd, a->ports, a->nports);
+	if (!r->lcen)
+		ll_warn(PROG, "note: no socket census (%s); TIME_WAIT counts and port pressure are "
+			      "off, and accepts are counted at accept()", strerror(errno));
+	return 0;
+}
+
+void obs_run_add(struct obs_run *r, const struct obs_feature *ops, void *self)
+{
+	r->features[r->nfeatures] = *ops;
+	r->features[r->nfeatures++].self = self;
+	r->nowned = r->nfeatures;
+}
+
+/* The features' plans, in order: they configure the opened objects before load. */
+static int plan_features(void *self, struct obs_kernel *k)
+{
+	struct obs_run *r = self;
+	size_t i;
+	int err;
+
+	for (i = 0; i < r->nfeatures; i++) {
+		if (!r->features[i].plan)
+			continue;
+		err = r->features[i].plan(r->features[i].self, k);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* After load, before attach: the listen queues are the base of the accepted count. */
+static const char *before_attach(void *self, struct obs_kernel *k)
+{
+	struct obs_run *r = self;
+
+	(void)k;
+	return obs_connections_base(r->cx);
+}
+
+/*
+ * Attached: from here an unprivileged uid, with only what fds need where the kernel has no task
+ * iterator, no bounding set, no new privileges (docs/observer.md, "Privilege and files"). Before
+ * any thread starts (the --trace writer): capabilities, no-new-privs and the bounding set are
+ * per thread, and a thread made earlier would keep them.
+ */
+static int drop_privilege(struct obs_run *r)
+{
+	struct obs_user user;
+	uint64_t caps = 0;
+	size_t i;
+	int err;
+
+	for (i = 0; i < r->nfeatures; i++)
+		if (r->features[i].keep_caps)
+			caps |= r->features[i].keep_caps(r->features[i].self);
+	obs_unprivileged_user(&user);
+	err = obs_drop_to_user(obs_sockets_verify, obs_kernel_conn(r->k), caps,
+			       geteuid() ? NULL : &user); /* not root: a user of its own already */
+	if (err == 1) {
+		ll_warn(PROG, "note: this kernel checks privilege on every map read; running "
+			      "as root with the capabilities");
+	} else if (err) {
+		ll_warn(PROG, "cannot change to user %s and drop capabilities: %s", user.name,
+			strerror(-err));
+		return LL_EXIT_FAIL;
+	}
+	return 0;
+}
+
+int obs_run_start(struct obs_run *r)
+{
+	const struct obs_args *a = r->a;
+	const struct obs_kernel_plan plans[] = {{plan_features, r}};
+	struct obs_kernel_start_opts ko = {plans, 1, before_attach, r, a->syscalls};
+	size_t i;
+	int err;
+
+	for (i = 0; i < r->nfeatures; i++)
+		if (!r->features[i].self)
+			return LL_EXIT_FAIL; /* out of memory */
+	err = obs_kernel_start(r->k, &ko);
+	if (err)
+		return err == -ENOTSUP ? LL_EXIT_USAGE : LL_EXIT_FAIL;
+	if (!obs_requests_reqtime(r->req))
+		r->nfeatures--; /* request timing off: its plan set the programs at their smallest */
+	for (i = 0; i < r->nfeatures; i++)
+		if (r->features[i].start && r->features[i].start(r->features[i].self))
+			return LL_EXIT_FAIL;
+	err = drop_privilege(r);
+	if (err)
+		return err;
+	for (i = 0; i < r->nfeatures; i++)
+		if (r->features[i].start_unprivileged &&
+		    r->features[i].start_unprivileged(r->features[i].self))
+			return LL_EXIT_FAIL;
+	if (r->http) {
+		struct obs_mx_src_opts mo = {obs_kernel_conn(r->k), r->lcen,
+					     obs_requests_reqtime(r->req), obs_kernel_fail(r->k),
+					     r->fnd, a->ports, a->nports};
+
+		r->mx = obs_mx_src_new(&mo);
+		if (!r->mx)
+			return LL_EXIT_FAIL;
+		obs_mxhttp_set_src(r->http, r->mx);
+	}
+	return 0;
+}
+
+void obs_run_free(struct obs_run *r)
+{
+	size_t i;
+
+	obs_mxhttp_free(r->http);
+	obs_mx_src_free(r->mx);
+	for (i = r->nowned; i-- > 0;) {
+		if (r->features[i].free)
+			r->features[i].free(r->features[i].self);
+		else
+			free(r->features[i].self);
+	}
+	obs_findings_run_free(r->fnd);
+	obs_ndjson_close(r->nd);
+	if (r->trace_out)
+		fclose(r->trace_out);
+	if (r->json_out)
+		fclose(r->json_out);
+	obs_census_free(r->lcen);
+	obs_kernel_free(r->k);
+	obs_targets_close(&r->targets);
+}

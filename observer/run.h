@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One run of the observer, brought up in order: the outputs opened (before the uid changes), the
+ * targets resolved, the BPF objects opened (observer/kernel/skeletons.c), then, once main.c has
+ * built the feature list on them, planned, loaded and attached, the features started, privilege
+ * dropped, the unprivileged starts. main.c parses the flags and runs the interval loop.
+ */
+#ifndef LOADLENS_OBSERVER_RUN_H
+#define LOADLENS_OBSERVER_RUN_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include "features/feature.h"
+#include "options.h"
+#include "output/interval_record.h"
+#include "sockets.h"
+#include "target.h"
+
+/* What a run holds: the objects, the features in order, the outputs, the findings. */
+struct obs_run {
+	const struct obs_args *a;
+	struct obs_targets targets;
+	struct obs_sockets_opts copts;
+	struct obs_kernel *k;
+	struct obs_census_ctx *lcen;
+	struct obs_connections *cx; /* the base of the accepted count, before attach */
+	struct obs_requests *req;   /* request timing, if on: the metrics source reads it */
+	FILE *json_out;		    /* --json, written at the end */
+	FILE *trace_out;	    /* --trace, until request timing takes it */
+	struct obs_ndjson *nd;
+	struct obs_findings_run *fnd;
+	struct obs_mxhttp *http; /* --metrics */
+	struct obs_mx_src *mx;
+	struct obs_feature features[6];
+	size_t nfeatures; /* those an interval walks */
+	size_t nowned;	  /* those made, freed at the end (request timing off: one more) */
+	/* the interval loop's (main.c) */
+	struct obs_record rec; /* the interval record's snapshot */
+	struct obs_tick last;  /* the final tick: every feature's last snapshot */
+	double t_prev;
+};
+
+/* The outputs (--json, --trace, --ndjson, --metrics) and the findings, opened as root, never
+ * through a link. 0, or the exit status. */
+int obs_run_outputs(struct obs_run *r);
+/* The targets resolved, tracefs checked (once every usage error has been said), the BPF objects
+ * opened and the census context made. 0, or the exit status. */
+int obs_run_open(struct obs_run *r);
+/* Adds a feature, made or not (NULL: out of memory; still freed by obs_run_free). */
+void obs_run_add(struct obs_run *r, const struct obs_feature *ops, void *self);
+/* The features' plans, load, attach, the features' starts, the privilege drop, the unprivileged
+ * starts, the metrics source. 0, or the exit status. */
+int obs_run_start(struct obs_run *r);
+void obs_run_free(struct obs_run *r);
+
+#endif /* LOADLENS_OBSERVER_RUN_H */
