@@ -13,7 +13,7 @@
 #include <time.h>
 #include "census.h"
 
-static double x__now(void)
+static double now(void)
 {
 	struct timespec ts;
 
@@ -21,7 +21,7 @@ static double x__now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void x__cpu(double *user, double *sys)
+static void cpu(double *user, double *sys)
 {
 	struct rusage ru;
 
@@ -48,17 +48,17 @@ int main(int argc, char **argv)
 	if (!c)
 		return 1;
 	for (i = 0; i < n; i++) {
-		x__cpu(&u0, &s0);
-		t0 = x__now();
+		cpu(&u0, &s0);
+		t0 = now();
 		if (obs_census_take(c, &cs)) {
 			fprintf(stderr, "census failed\n");
 			return 1;
 		}
-		x__cpu(&u1, &s1);
+		cpu(&u1, &s1);
 		printf("{\"sockets\": %llu, \"established\": %llu, \"time_wait\": %llu, "
 		       "\"wall_ms\": %.1f, \"user_ms\": %.1f, \"sys_ms\": %.1f, \"groups\": %zu}\n",
 		       (unsigned long long)cs.sockets, (unsigned long long)cs.state[1],
-		       (unsigned long long)cs.state[6], (x__now() - t0) * 1e3, (u1 - u0) * 1e3,
+		       (unsigned long long)cs.state[6], (now() - t0) * 1e3, (u1 - u0) * 1e3,
 		       (s1 - s0) * 1e3, cs.ngroups);
 	}
 	obs_census_free(c);

@@ -35,7 +35,7 @@
 #endif
 #include "floor.h"
 
-static uint64_t x__runq_ns(void)
+static uint64_t runq_ns(void)
 {
 	unsigned long long run = 0, wait = 0;
 	FILE *f = fopen("/proc/thread-self/schedstat", "r");
@@ -49,7 +49,7 @@ static uint64_t x__runq_ns(void)
 }
 
 /* ns per cpuid instruction (a VM exit under a hypervisor), 0 where there is none */
-static double x__exit_ns(void)
+static double exit_ns(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
 	unsigned int a, b, c, d, i;
@@ -97,7 +97,7 @@ int main(int argc, char **argv)
 	}
 	t0 = floor_ns(CLOCK_MONOTONIC) + 1000000ULL;
 	c0 = floor_ns(CLOCK_THREAD_CPUTIME_ID);
-	q0 = x__runq_ns();
+	q0 = runq_ns();
 	getrusage(RUSAGE_THREAD, &r0);
 	if (periodic) {
 		memset(&its, 0, sizeof(its));
@@ -131,7 +131,7 @@ int main(int argc, char **argv)
 		lag[i] = now - at;
 	}
 	c1 = floor_ns(CLOCK_THREAD_CPUTIME_ID);
-	q1 = x__runq_ns();
+	q1 = runq_ns();
 	getrusage(RUSAGE_THREAD, &r1);
 	qsort(lag, n, sizeof(*lag), floor_cmp);
 	printf("%s period %lluus early %lluus: lag p50 %.1f p90 %.1f p99 %.1f p99.9 %.1f us; "
@@ -141,7 +141,7 @@ int main(int argc, char **argv)
 	       (unsigned long long)(early / 1000), lag[n / 2] / 1e3, lag[n * 9 / 10] / 1e3,
 	       lag[n * 99 / 100] / 1e3, lag[n * 999 / 1000] / 1e3, (double)(c1 - c0) / 1e3 / n,
 	       r1.ru_nvcsw - r0.ru_nvcsw, r1.ru_nivcsw - r0.ru_nivcsw, (double)(q1 - q0) / 1e6,
-	       (unsigned long long)n, x__exit_ns() / 1e3);
+	       (unsigned long long)n, exit_ns() / 1e3);
 	free(lag);
 	return 0;
 }

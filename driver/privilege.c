@@ -43,7 +43,7 @@ void drv_priv_target(struct drv_priv *p)
 }
 
 /* The three sets of this process, 64 bits each. */
-static int x__capget(uint64_t *eff, uint64_t *prm, uint64_t *inh)
+static int capget(uint64_t *eff, uint64_t *prm, uint64_t *inh)
 {
 	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
 	struct __user_cap_data_struct d[2];
@@ -57,7 +57,7 @@ static int x__capget(uint64_t *eff, uint64_t *prm, uint64_t *inh)
 	return 0;
 }
 
-static int x__capclear(void)
+static int capclear(void)
 {
 	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
 	struct __user_cap_data_struct d[2];
@@ -66,7 +66,7 @@ static int x__capclear(void)
 	return syscall(SYS_capset, &h, d) ? -errno : 0;
 }
 
-static int x__last_cap(void)
+static int last_cap(void)
 {
 	FILE *f = fopen("/proc/sys/kernel/cap_last_cap", "r");
 	int n = 63;
@@ -80,9 +80,9 @@ static int x__last_cap(void)
 }
 
 /* Empty the bounding set (needs CAP_SETPCAP: root has it; others may not, then it stays). */
-static int x__drop_bounding(void)
+static int drop_bounding(void)
 {
-	int c, last = x__last_cap(), err = 0;
+	int c, last = last_cap(), err = 0;
 
 	for (c = 0; c <= last; c++) {
 		if (prctl(PR_CAPBSET_READ, c, 0, 0, 0) <= 0)
@@ -93,7 +93,7 @@ static int x__drop_bounding(void)
 	return err;
 }
 
-static int x__fail(char *msg, size_t len, const char *what, int err)
+static int fail(char *msg, size_t len, const char *what, int err)
 {
 	snprintf(msg, len, "cannot drop privileges: %s: %s", what, strerror(-err));
 	return err;
@@ -106,39 +106,39 @@ int drv_priv_drop(const struct drv_priv *p, char *msg, size_t len)
 	int err, bound;
 
 	msg[0] = '\0';
-	err = x__capget(&eff, &prm, &inh);
+	err = capget(&eff, &prm, &inh);
 	if (err)
-		return x__fail(msg, len, "capget", err);
+		return fail(msg, len, "capget", err);
 	if (!p->root && !eff && !prm && !inh) {
 		/* nothing held; keep it that way for anything this process might exec */
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-			return x__fail(msg, len, "PR_SET_NO_NEW_PRIVS", -errno);
+			return fail(msg, len, "PR_SET_NO_NEW_PRIVS", -errno);
 		return 0;
 	}
-	bound = x__drop_bounding();
+	bound = drop_bounding();
 	if (bound && p->root)
-		return x__fail(msg, len, "PR_CAPBSET_DROP", bound);
+		return fail(msg, len, "PR_CAPBSET_DROP", bound);
 	(void)prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); /* EINVAL before 4.3 */
 	if (p->root) {
 		if (setgroups(1, &p->gid))
-			return x__fail(msg, len, "setgroups", -errno);
+			return fail(msg, len, "setgroups", -errno);
 		if (setresgid(p->gid, p->gid, p->gid))
-			return x__fail(msg, len, "setresgid", -errno);
+			return fail(msg, len, "setresgid", -errno);
 		if (setresuid(p->uid, p->uid, p->uid))
-			return x__fail(msg, len, "setresuid", -errno);
+			return fail(msg, len, "setresuid", -errno);
 	}
-	err = x__capclear();
+	err = capclear();
 	if (err)
-		return x__fail(msg, len, "capset", err);
+		return fail(msg, len, "capset", err);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		return x__fail(msg, len, "PR_SET_NO_NEW_PRIVS", -errno);
+		return fail(msg, len, "PR_SET_NO_NEW_PRIVS", -errno);
 	/* check, do not trust: no capability, no way back to root */
-	err = x__capget(&eff, &prm, &inh);
+	err = capget(&eff, &prm, &inh);
 	if (err || eff || prm || inh)
-		return x__fail(msg, len, "capabilities still held", err ? err : -EPERM);
+		return fail(msg, len, "capabilities still held", err ? err : -EPERM);
 	if (p->root && (getresuid(&ru, &eu, &su) || ru != p->uid || eu != p->uid ||
 			su != p->uid || !setuid(0)))
-		return x__fail(msg, len, "uid check", -EPERM);
+		return fail(msg, len, "uid check", -EPERM);
 	if (p->root)
 		snprintf(msg, len,
 			 "started as root: running as uid %u gid %u (%s), no capabilities, "

@@ -23,7 +23,7 @@
 #include "run.h"
 
 /* Why the hard limit could not be raised to what one process needs (0: it was not tried). */
-static int x__raise_err;
+static int raise_err;
 
 uint64_t drv_procs_fds_needed(const struct drv_config *cfg, uint64_t connections)
 {
@@ -44,7 +44,7 @@ uint64_t drv_procs_raise_nofile(const struct drv_config *cfg)
 		if (!setrlimit(RLIMIT_NOFILE, &up))
 			rl = up;
 		else /* EPERM: no CAP_SYS_RESOURCE; above fs.nr_open: EPERM too */
-			x__raise_err = errno;
+			raise_err = errno;
 	}
 	if (rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
@@ -54,7 +54,7 @@ uint64_t drv_procs_raise_nofile(const struct drv_config *cfg)
 	return rl.rlim_cur == RLIM_INFINITY ? UINT64_MAX : (uint64_t)rl.rlim_cur;
 }
 
-static uint64_t x__sysctl(const char *path, unsigned int field)
+static uint64_t sysctl(const char *path, unsigned int field)
 {
 	unsigned long long v[3] = {0, 0, 0};
 	FILE *f = fopen(path, "re");
@@ -68,19 +68,19 @@ static uint64_t x__sysctl(const char *path, unsigned int field)
 }
 
 /* Which wall holds one process to `limit` fds, as the end of a sentence. */
-static void x__wall(uint64_t limit, uint64_t need, char *buf, size_t len)
+static void procs_wall(uint64_t limit, uint64_t need, char *buf, size_t len)
 {
-	uint64_t nr_open = x__sysctl("/proc/sys/fs/nr_open", 0);
+	uint64_t nr_open = sysctl("/proc/sys/fs/nr_open", 0);
 
 	if (nr_open && need > nr_open && limit >= nr_open)
 		snprintf(buf, len, "fs.nr_open (%" PRIu64 "), the most any process may hold: raise "
 			 "it with sysctl fs.nr_open=N, or run several processes with -p",
 			 nr_open);
-	else if (!geteuid() && x__raise_err)
+	else if (!geteuid() && raise_err)
 		snprintf(buf, len, "the hard RLIMIT_NOFILE (%" PRIu64 "), which root cannot raise "
 			 "here (%s: no CAP_SYS_RESOURCE%s): run several processes with -p, or "
 			 "raise it where it is set (LimitNOFILE=, limits.conf, the container's "
-			 "ulimit)", limit, strerror(x__raise_err),
+			 "ulimit)", limit, strerror(raise_err),
 			 nr_open && need > nr_open ? ", or above fs.nr_open" : "");
 	else
 		snprintf(buf, len, "the hard RLIMIT_NOFILE (%" PRIu64 ", ulimit -Hn): run several "
@@ -105,7 +105,7 @@ uint64_t drv_procs_plan(const struct drv_config *cfg, uint64_t limit, char *msg,
 	}
 	need = drv_procs_fds_needed(cfg, cfg->connections);
 	if (per > limit) {
-		x__wall(limit, per, wall, sizeof(wall));
+		procs_wall(limit, per, wall, sizeof(wall));
 		/* the processes that would fit, each leaving room for its threads */
 		fit = limit > 16 * one.threads + 64 ? limit - 16 * one.threads - 64 : 1;
 		snprintf(msg, len, "%" PRIu64 " connections in %" PRIu64 " process%s need about "
@@ -115,8 +115,8 @@ uint64_t drv_procs_plan(const struct drv_config *cfg, uint64_t limit, char *msg,
 		return n;
 	}
 	/* every process's fds come from one system-wide table */
-	file_nr = x__sysctl("/proc/sys/fs/file-nr", 0);
-	file_max = x__sysctl("/proc/sys/fs/file-nr", 2);
+	file_nr = sysctl("/proc/sys/fs/file-nr", 0);
+	file_max = sysctl("/proc/sys/fs/file-nr", 2);
 	total = cfg->connections + n * (per - drv_procs_share(cfg->connections, n, 0));
 	if (file_max && file_nr + total > file_max) {
 		snprintf(msg, len, "%" PRIu64 " connections need about %" PRIu64 " fds and the "
@@ -126,7 +126,7 @@ uint64_t drv_procs_plan(const struct drv_config *cfg, uint64_t limit, char *msg,
 		return n;
 	}
 	if (n > 1 && !cfg->procs) {
-		x__wall(limit, need, wall, sizeof(wall));
+		procs_wall(limit, need, wall, sizeof(wall));
 		snprintf(msg, len, "note: %" PRIu64 " connections need about %" PRIu64 " fds, and "
 			 "one process may hold %" PRIu64 " (the wall is %s): running %" PRIu64
 			 " worker processes, one merged result", cfg->connections, need, limit,
@@ -137,7 +137,7 @@ uint64_t drv_procs_plan(const struct drv_config *cfg, uint64_t limit, char *msg,
 
 /* --- the worker processes --- */
 
-struct x__child {
+struct child {
 	pid_t pid;
 	int fd; /* its JSON result, read to the end */
 	char *buf;
@@ -146,16 +146,16 @@ struct x__child {
 	uint64_t threads, conns;
 };
 
-static volatile sig_atomic_t x__signo, x__nsig;
+static volatile sig_atomic_t procs_signo, nsig;
 
-static void x__on_signal(int signo)
+static void on_signal(int signo)
 {
-	x__signo = signo;
-	x__nsig++;
+	procs_signo = signo;
+	nsig++;
 }
 
 /* In the child: run its share and write its result into fd. Never returns. */
-static void x__child_run(const struct drv_config *cfg, uint64_t i, uint64_t n, int fd,
+static void child_run(const struct drv_config *cfg, uint64_t i, uint64_t n, int fd,
 			 struct drv_live_pub *pub, uint64_t threads)
 {
 	struct drv_config c = *cfg;
@@ -184,7 +184,7 @@ static void x__child_run(const struct drv_config *cfg, uint64_t i, uint64_t n, i
 	_exit(r ? LL_EXIT_FAIL : LL_EXIT_OK);
 }
 
-static int x__read_child(struct x__child *ch)
+static int read_child(struct child *ch)
 {
 	ssize_t n;
 	char *p;
@@ -208,7 +208,7 @@ static int x__read_child(struct x__child *ch)
 	return 0;
 }
 
-static void x__live(const struct drv_live_pub *pub, uint64_t n, double t, double iv,
+static void live(const struct drv_live_pub *pub, uint64_t n, double t, double iv,
 		    uint64_t *last_resp)
 {
 	uint64_t resp = 0, errs = 0, conns = 0, i;
@@ -224,7 +224,7 @@ static void x__live(const struct drv_live_pub *pub, uint64_t n, double t, double
 	*last_resp = resp;
 }
 
-static double x__now(void)
+static double procs_now(void)
 {
 	struct timespec ts;
 
@@ -233,25 +233,25 @@ static double x__now(void)
 }
 
 /* Read every child's result while printing the live line; forward the first signal. */
-static void x__wait(const struct drv_config *cfg, struct x__child *ch, uint64_t n,
+static void procs_wait(const struct drv_config *cfg, struct child *ch, uint64_t n,
 		    const struct drv_live_pub *pub)
 {
 	struct pollfd *pfd = calloc(n, sizeof(*pfd));
-	double t0 = x__now(), iv = (double)cfg->interval_ns / 1e9, next = t0 + iv * 1.5, now;
+	double t0 = procs_now(), iv = (double)cfg->interval_ns / 1e9, next = t0 + iv * 1.5, now;
 	uint64_t i, k, open, last = 0;
 	sig_atomic_t forwarded = 0;
 	int timeout;
 
 	for (;;) {
-		if (x__nsig > forwarded) {
-			forwarded = x__nsig;
+		if (nsig > forwarded) {
+			forwarded = nsig;
 			for (i = 0; i < n; i++)
 				if (ch[i].pid > 0)
 					kill(ch[i].pid, SIGTERM);
 			if (forwarded > 1) {
 				fprintf(stderr, DRV_PROG ": second signal, exiting without a "
 							 "summary\n");
-				_exit(128 + x__signo);
+				_exit(128 + procs_signo);
 			}
 		}
 		for (i = open = 0; i < n; i++)
@@ -262,7 +262,7 @@ static void x__wait(const struct drv_config *cfg, struct x__child *ch, uint64_t 
 			}
 		if (!open || !pfd)
 			break;
-		now = x__now();
+		now = procs_now();
 		timeout = iv > 0 && !cfg->quiet ? (int)((next - now) * 1000) + 1 : 1000;
 		if (timeout < 0)
 			timeout = 0;
@@ -272,12 +272,12 @@ static void x__wait(const struct drv_config *cfg, struct x__child *ch, uint64_t 
 		for (i = 0, k = 0; i < n && k < open; i++) {
 			if (ch[i].fd < 0)
 				continue;
-			if (pfd[k++].revents && x__read_child(&ch[i]))
+			if (pfd[k++].revents && read_child(&ch[i]))
 				break;
 		}
-		now = x__now();
+		now = procs_now();
 		if (iv > 0 && !cfg->quiet && now >= next) {
-			x__live(pub, n, next - t0 - iv / 2, iv, &last); /* the workers publish on the grid */
+			live(pub, n, next - t0 - iv / 2, iv, &last); /* the workers publish on the grid */
 			while (next <= now)
 				next += iv;
 		}
@@ -292,7 +292,7 @@ static void x__wait(const struct drv_config *cfg, struct x__child *ch, uint64_t 
 }
 
 /* Merge the children's documents; one line for each that gave none. Returns those lost. */
-static uint64_t x__merge(struct drv_merge *m, struct x__child *ch, uint64_t n)
+static uint64_t merge(struct drv_merge *m, struct child *ch, uint64_t n)
 {
 	json_error_t jerr;
 	char err[256];
@@ -316,8 +316,8 @@ static uint64_t x__merge(struct drv_merge *m, struct x__child *ch, uint64_t n)
 int drv_procs_run(const struct drv_config *cfg, int json_fd, uint64_t nofile_limit)
 {
 	uint64_t n = cfg->procs, i, lost, threads = 0;
-	struct sigaction sa = {.sa_handler = x__on_signal}, old_int, old_term;
-	struct x__child *ch = calloc(n, sizeof(*ch));
+	struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
+	struct child *ch = calloc(n, sizeof(*ch));
 	struct drv_live_pub *pub;
 	struct drv_config rep;
 	struct drv_merge m;
@@ -353,7 +353,7 @@ int drv_procs_run(const struct drv_config *cfg, int json_fd, uint64_t nofile_lim
 				if (ch[j].fd >= 0)
 					close(ch[j].fd);
 			close(p[0]);
-			x__child_run(cfg, i, n, p[1], &pub[i], ch[i].threads);
+			child_run(cfg, i, n, p[1], &pub[i], ch[i].threads);
 		}
 		close(p[1]);
 		if (ch[i].pid < 0) {
@@ -365,9 +365,9 @@ int drv_procs_run(const struct drv_config *cfg, int json_fd, uint64_t nofile_lim
 	}
 	if (i < n) { /* the ones started still run their share, and are reported */
 		rc = LL_EXIT_FAIL;
-		x__nsig = 0;
+		nsig = 0;
 	}
-	x__wait(cfg, ch, i, pub);
+	procs_wait(cfg, ch, i, pub);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 
@@ -376,7 +376,7 @@ int drv_procs_run(const struct drv_config *cfg, int json_fd, uint64_t nofile_lim
 		rc = LL_EXIT_FAIL;
 		goto cleanup;
 	}
-	lost = x__merge(&m, ch, i);
+	lost = merge(&m, ch, i);
 	drv_merge_finish(&m);
 	if (lost || i < n)
 		rc = LL_EXIT_FAIL;

@@ -46,7 +46,7 @@ struct drv_run {
 	uint64_t hdr_ns;	/* the log's intervals cover [0, hdr_ns) from the start */
 };
 
-static uint64_t x__cpu_ns(void)
+static uint64_t cpu_ns(void)
 {
 	struct rusage ru;
 
@@ -56,7 +56,7 @@ static uint64_t x__cpu_ns(void)
 	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ULL;
 }
 
-static void x__stop_workers(struct drv_run *r)
+static void stop_workers(struct drv_run *r)
 {
 	uint32_t i;
 
@@ -67,7 +67,7 @@ static void x__stop_workers(struct drv_run *r)
 		drv_worker_stop(&r->workers[i]);
 }
 
-static void x__close_main(struct drv_run *r)
+static void close_main(struct drv_run *r)
 {
 	uint32_t i;
 
@@ -82,17 +82,17 @@ static void x__close_main(struct drv_run *r)
 	uv_close((uv_handle_t *)&r->live, NULL);
 }
 
-static void x__on_wake(uv_async_t *a)
+static void on_wake(uv_async_t *a)
 {
 	struct drv_run *r = container_of(a, struct drv_run, wake);
 
 	if (__atomic_load_n(&r->nfinished, __ATOMIC_SEQ_CST) >= r->nstarted)
-		x__stop_workers(r);
+		stop_workers(r);
 	if (__atomic_load_n(&r->nexited, __ATOMIC_SEQ_CST) >= r->nstarted)
-		x__close_main(r);
+		close_main(r);
 }
 
-static void x__on_signal(uv_signal_t *s, int signo)
+static void on_signal(uv_signal_t *s, int signo)
 {
 	struct drv_run *r = s->data;
 
@@ -101,11 +101,11 @@ static void x__on_signal(uv_signal_t *s, int signo)
 		_exit(128 + signo);
 	}
 	r->signo = signo;
-	x__stop_workers(r);
+	stop_workers(r);
 }
 
 /* One line per interval: the workers publish on the grid t0 + k*iv, we print at half past. */
-static void x__on_live(uv_timer_t *t)
+static void on_live(uv_timer_t *t)
 {
 	struct drv_run *r = container_of(t, struct drv_run, live);
 	uint64_t iv = r->cfg->interval_ns, now = uv_hrtime(), errs = 0, conns = 0, next;
@@ -132,17 +132,17 @@ static void x__on_live(uv_timer_t *t)
 	}
 	while ((next = r->t_start_ns + ++r->ticks * iv + iv / 2) <= now)
 		;
-	uv_timer_start(&r->live, x__on_live, (next - now) / 1000000, 0);
+	uv_timer_start(&r->live, on_live, (next - now) / 1000000, 0);
 }
 
-static int x__init_main(struct drv_run *r)
+static int init_main(struct drv_run *r)
 {
 	int err;
 
 	err = uv_loop_init(&r->loop);
 	if (err)
 		return err;
-	err = uv_async_init(&r->loop, &r->wake, x__on_wake);
+	err = uv_async_init(&r->loop, &r->wake, on_wake);
 	if (err)
 		goto cleanup_loop;
 	err = uv_signal_init(&r->loop, &r->sigint);
@@ -156,9 +156,9 @@ static int x__init_main(struct drv_run *r)
 		goto cleanup_sigterm;
 	r->sigint.data = r;
 	r->sigterm.data = r;
-	err = uv_signal_start(&r->sigint, x__on_signal, SIGINT);
+	err = uv_signal_start(&r->sigint, on_signal, SIGINT);
 	if (!err)
-		err = uv_signal_start(&r->sigterm, x__on_signal, SIGTERM);
+		err = uv_signal_start(&r->sigterm, on_signal, SIGTERM);
 	if (err)
 		goto cleanup_live;
 	return 0;
@@ -179,10 +179,10 @@ cleanup_loop:
 
 /*
  * --start-at: sleep until the wall-clock start. A SIGINT/SIGTERM meanwhile interrupts the sleep;
- * libuv's handler has queued it, so one non-blocking turn of the loop runs x__on_signal(). Returns
+ * libuv's handler has queued it, so one non-blocking turn of the loop runs on_signal(). Returns
  * false if a signal came: the run is cancelled before it starts.
  */
-static bool x__wait_start(struct drv_run *r)
+static bool wait_start(struct drv_run *r)
 {
 	const struct drv_config *cfg = r->cfg;
 	struct timespec ts;
@@ -197,7 +197,7 @@ static bool x__wait_start(struct drv_run *r)
 }
 
 /* Threads get -c / -t slots each, the first -c % -t one more. */
-static int x__init_workers(struct drv_run *r, const struct drv_proto *proto)
+static int init_workers(struct drv_run *r, const struct drv_proto *proto)
 {
 	const struct drv_config *cfg = r->cfg;
 	uint32_t i, first = 0, n;
@@ -221,7 +221,7 @@ static int x__init_workers(struct drv_run *r, const struct drv_proto *proto)
 	return 0;
 }
 
-static void x__collect(struct drv_run *r)
+static void collect(struct drv_run *r)
 {
 	struct drv_result *res = r->res;
 	struct drv_worker *w;
@@ -297,19 +297,19 @@ int drv_run(const struct drv_config *cfg, struct drv_result *res)
 		if (err)
 			goto cleanup_ivl;
 	}
-	err = x__init_main(r);
+	err = init_main(r);
 	if (err)
 		goto cleanup_global;
-	err = x__init_workers(r, proto);
+	err = init_workers(r, proto);
 	if (err)
 		goto cleanup;
 
-	if (!x__wait_start(r)) {
+	if (!wait_start(r)) {
 		/* cancelled before start: no thread ran, the summary still comes out */
 		res->before_start = true;
 		goto cleanup;
 	}
-	cpu0 = x__cpu_ns();
+	cpu0 = cpu_ns();
 	clock_gettime(CLOCK_REALTIME, &ts);
 	/* the counted window starts after the warm-up */
 	res->start_unix_ns =
@@ -323,7 +323,7 @@ int drv_run(const struct drv_config *cfg, struct drv_result *res)
 	}
 	res->threads_started = r->nstarted;
 	if (err) /* run with what started, stopped at once: the report still comes out */
-		x__stop_workers(r);
+		stop_workers(r);
 	if (cfg->hdr_log_fd >= 0) {
 		r->hdr = drv_hdrlog_new(cfg->hdr_log_fd, res->start_unix_ns - cfg->warmup_ns);
 		if (r->hdr)
@@ -334,24 +334,24 @@ int drv_run(const struct drv_config *cfg, struct drv_result *res)
 	if (cfg->interval_ns && (!cfg->quiet || r->hdr || cfg->live_pub)) {
 		r->ticks = 1;
 		ms = (cfg->interval_ns + cfg->interval_ns / 2) / 1000000;
-		uv_timer_start(&r->live, x__on_live, ms, 0);
+		uv_timer_start(&r->live, on_live, ms, 0);
 	}
 	/* everything may already be finished and exited before the loop runs */
 	uv_async_send(&r->wake);
 	uv_run(&r->loop, UV_RUN_DEFAULT);
 	if (uv_loop_close(&r->loop))
 		res->loop_close_failures++;
-	x__collect(r);
-	res->cpu_ns = x__cpu_ns() - cpu0;
+	collect(r);
+	res->cpu_ns = cpu_ns() - cpu0;
 	goto cleanup_global;
 
 cleanup:
-	x__close_main(r); /* nstarted == 0: joins nothing */
+	close_main(r); /* nstarted == 0: joins nothing */
 	uv_run(&r->loop, UV_RUN_DEFAULT);
 	if (uv_loop_close(&r->loop))
 		res->loop_close_failures++;
 	if (r->workers)
-		x__collect(r);
+		collect(r);
 cleanup_global:
 	if (proto->global_fini)
 		proto->global_fini();

@@ -29,7 +29,7 @@ void ll_hist_reset(struct ll_hist *h)
 	h->min = UINT64_MAX;
 }
 
-static void x__add_sum(struct ll_hist *h, uint64_t v, uint64_t n)
+static void add_sum(struct ll_hist *h, uint64_t v, uint64_t n)
 {
 	uint64_t add;
 
@@ -51,7 +51,7 @@ void ll_hist_record_n(struct ll_hist *h, uint64_t v, uint64_t n)
 		h->min = v;
 	if (v > h->max)
 		h->max = v;
-	x__add_sum(h, v, n);
+	add_sum(h, v, n);
 }
 
 void ll_hist_record(struct ll_hist *h, uint64_t v)
@@ -80,7 +80,7 @@ void ll_hist_add_bucket(struct ll_hist *h, uint32_t idx, uint64_t n)
 		h->min = lo;
 	if (hi > h->max)
 		h->max = hi;
-	x__add_sum(h, ll_hist_bucket_value(idx), n);
+	add_sum(h, ll_hist_bucket_value(idx), n);
 }
 
 void ll_hist_merge(struct ll_hist *dst, const struct ll_hist *src)
@@ -105,7 +105,7 @@ bool ll_hist_equal(const struct ll_hist *a, const struct ll_hist *b)
 	       a->max == b->max && !memcmp(a->counts, b->counts, sizeof(a->counts));
 }
 
-static uint64_t x__clamp(const struct ll_hist *h, uint64_t v)
+static uint64_t clamp(const struct ll_hist *h, uint64_t v)
 {
 	if (v < h->min)
 		return h->min;
@@ -131,7 +131,7 @@ uint64_t ll_hist_percentile(const struct ll_hist *h, double p)
 	for (i = 0; i < LL_HIST_BUCKETS; i++) {
 		seen += h->counts[i];
 		if (seen >= rank)
-			return x__clamp(h, ll_hist_bucket_value(i));
+			return clamp(h, ll_hist_bucket_value(i));
 	}
 	return h->max;
 }
@@ -154,7 +154,7 @@ double ll_hist_stddev(const struct ll_hist *h)
 	for (i = 0; i < LL_HIST_BUCKETS; i++) {
 		if (!h->counts[i])
 			continue;
-		d = (double)x__clamp(h, ll_hist_bucket_value(i)) - mean;
+		d = (double)clamp(h, ll_hist_bucket_value(i)) - mean;
 		acc += d * d * (double)h->counts[i];
 	}
 	return sqrt(acc / (double)h->total);

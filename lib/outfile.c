@@ -11,7 +11,7 @@
 #include "loadlens/outfile.h"
 
 /* Why an existing file is refused, or NULL if it may be written. */
-static const char *x__refuse(const struct stat *st)
+static const char *refuse(const struct stat *st)
 {
 	if (S_ISLNK(st->st_mode))
 		return "it is a symbolic link, which is never followed (name the file itself)";
@@ -23,7 +23,7 @@ static const char *x__refuse(const struct stat *st)
 }
 
 /* The invoking user's id from sudo's environment, if root runs us under sudo. */
-static bool x__sudo_id(const char *name, unsigned long *out)
+static bool sudo_id(const char *name, unsigned long *out)
 {
 	const char *s = getenv(name);
 	char *end;
@@ -46,7 +46,7 @@ int ll_output_open_fd(const char *prog, const char *what, const char *path)
 
 	if (!lstat(path, &lst)) {
 		existed = true;
-		why = x__refuse(&lst);
+		why = refuse(&lst);
 		if (why) {
 			ll_warn(prog, "refusing %s '%s': %s", what, path, why);
 			errno = S_ISLNK(lst.st_mode) ? ELOOP : EINVAL;
@@ -80,7 +80,7 @@ int ll_output_open_fd(const char *prog, const char *what, const char *path)
 	if (fstat(fd, &st)) {
 		err = errno;
 		ll_warn(prog, "cannot create %s file '%s': %s", what, path, strerror(err));
-	} else if ((why = x__refuse(&st)) ||
+	} else if ((why = refuse(&st)) ||
 		   (existed && (st.st_dev != lst.st_dev || st.st_ino != lst.st_ino))) {
 		err = EINVAL;
 		ll_warn(prog, "refusing %s '%s': %s", what, path,
@@ -98,8 +98,8 @@ int ll_output_open_fd(const char *prog, const char *what, const char *path)
 		return -1;
 	}
 	/* root under sudo: the file the user asked for is theirs (still 0600) */
-	if (!existed && geteuid() == 0 && x__sudo_id("SUDO_UID", &uid) &&
-	    x__sudo_id("SUDO_GID", &gid) && fchown(fd, (uid_t)uid, (gid_t)gid))
+	if (!existed && geteuid() == 0 && sudo_id("SUDO_UID", &uid) &&
+	    sudo_id("SUDO_GID", &gid) && fchown(fd, (uid_t)uid, (gid_t)gid))
 		ll_warn(prog, "note: %s file '%s' stays root's: cannot give it to uid %lu: %s",
 			what, path, uid, strerror(errno));
 	return fd;

@@ -110,7 +110,7 @@ int ll_parse_double(const char *s, double min, double max, double *out)
 	return 0;
 }
 
-static int x__parse_port(const char *s, size_t len, uint16_t *port)
+static int parse_port(const char *s, size_t len, uint16_t *port)
 {
 	char buf[8];
 	uint64_t v;
@@ -125,7 +125,7 @@ static int x__parse_port(const char *s, size_t len, uint16_t *port)
 	return 0;
 }
 
-static int x__valid_host(const char *h)
+static int valid_host(const char *h)
 {
 	const char *p;
 
@@ -140,7 +140,7 @@ static int x__valid_host(const char *h)
 }
 
 /* Split "host:port" / "[v6]:port" starting at s, ending at end (exclusive). */
-static int x__split_hostport(const char *s, const char *end, char *host, size_t hostlen,
+static int split_hostport(const char *s, const char *end, char *host, size_t hostlen,
 			     uint16_t *port, int port_required)
 {
 	const char *colon, *hend;
@@ -163,14 +163,14 @@ static int x__split_hostport(const char *s, const char *end, char *host, size_t 
 		return -EINVAL;
 	memcpy(host, s, hlen);
 	host[hlen] = '\0';
-	if (!x__valid_host(host))
+	if (!valid_host(host))
 		return -EINVAL;
 	if (!colon) {
 		if (port_required)
 			return -EINVAL;
 		return 0;
 	}
-	return x__parse_port(colon + 1, (size_t)(end - colon - 1), port);
+	return parse_port(colon + 1, (size_t)(end - colon - 1), port);
 }
 
 int ll_parse_url(const char *s, struct ll_url *url)
@@ -202,10 +202,10 @@ int ll_parse_url(const char *s, struct ll_url *url)
 	if (!ll_scheme_is_http(url->scheme)) {
 		if (slash && slash[1])
 			return -EINVAL;
-		return x__split_hostport(rest, slash ? slash : rest + strlen(rest), url->host,
+		return split_hostport(rest, slash ? slash : rest + strlen(rest), url->host,
 					 sizeof(url->host), &url->port, 1);
 	}
-	if (x__split_hostport(rest, slash ? slash : rest + strlen(rest), url->host,
+	if (split_hostport(rest, slash ? slash : rest + strlen(rest), url->host,
 			      sizeof(url->host), &url->port, 0))
 		return -EINVAL;
 	if (!slash) {
@@ -232,13 +232,13 @@ int ll_parse_hostport(const char *s, char *host, size_t hostlen, uint16_t *port)
 	end = s + strlen(s);
 	if (!strchr(s, ':') && !strchr(s, '[')) {
 		strcpy(host, "127.0.0.1");
-		return x__parse_port(s, strlen(s), port);
+		return parse_port(s, strlen(s), port);
 	}
 	if (*s == ':') {
 		strcpy(host, "127.0.0.1");
-		return x__parse_port(s + 1, strlen(s + 1), port);
+		return parse_port(s + 1, strlen(s + 1), port);
 	}
-	return x__split_hostport(s, end, host, hostlen, port, 1);
+	return split_hostport(s, end, host, hostlen, port, 1);
 }
 
 const char *ll_scheme_name(enum ll_scheme s)

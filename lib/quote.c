@@ -5,7 +5,7 @@
 #include "loadlens/quote.h"
 
 /* The escaped form of byte c into out (at least 5 bytes); its length. */
-static size_t x__esc(unsigned char c, char *out)
+static size_t esc(unsigned char c, char *out)
 {
 	if (c == '\r' || c == '\n' || c == '\t') {
 		out[0] = '\\';
@@ -26,29 +26,29 @@ const char *ll_quote(const char *s, char *buf, size_t len)
 	char e[5], mark[48];
 
 	for (i = 0; i < n; i++)
-		total += x__esc((unsigned char)s[i], e);
+		total += esc((unsigned char)s[i], e);
 	if (total < len) {
 		for (i = 0; i < n; i++)
-			w += x__esc((unsigned char)s[i], buf + w);
+			w += esc((unsigned char)s[i], buf + w);
 		buf[w] = '\0';
 		return buf;
 	}
 	/* the budget for both ends, with room for the longest marker */
 	head = (len - 1 - 32) * 2 / 5;
 	tail = len - 1 - 32 - head;
-	for (i = 0; i < n && hb + x__esc((unsigned char)s[i], e) <= head; i++)
-		hb += x__esc((unsigned char)s[i], e);
+	for (i = 0; i < n && hb + esc((unsigned char)s[i], e) <= head; i++)
+		hb += esc((unsigned char)s[i], e);
 	head = i; /* bytes of s kept at the start */
-	for (i = n; i > head && tb + x__esc((unsigned char)s[i - 1], e) <= tail; i--)
-		tb += x__esc((unsigned char)s[i - 1], e);
+	for (i = n; i > head && tb + esc((unsigned char)s[i - 1], e) <= tail; i--)
+		tb += esc((unsigned char)s[i - 1], e);
 	tail = i; /* s[tail..n) kept at the end */
 	for (i = 0; i < head; i++)
-		w += x__esc((unsigned char)s[i], buf + w);
+		w += esc((unsigned char)s[i], buf + w);
 	k = (size_t)snprintf(mark, sizeof(mark), "...[%zu bytes cut]...", tail - head);
 	memcpy(buf + w, mark, k);
 	w += k;
 	for (i = tail; i < n; i++)
-		w += x__esc((unsigned char)s[i], buf + w);
+		w += esc((unsigned char)s[i], buf + w);
 	buf[w] = '\0';
 	return buf;
 }

@@ -27,7 +27,7 @@
 #define PROG "loadlens-observer"
 
 /* What the load test found: each feature's choice, made by the features' own plans. */
-struct x__probe {
+struct probe {
 	bool loaded;
 	char error[160];
 	const char *set_state;	/* "tp_btf", "raw_tp" or NULL */
@@ -41,7 +41,7 @@ struct x__probe {
 	int nprogs;
 };
 
-static void x__load(struct x__probe *p, enum obs_reqtime_mech want)
+static void check_load(struct probe *p, enum obs_reqtime_mech want)
 {
 	struct obs_sockets_opts copts = {0};
 	struct obs_reqtime_opts ropts = {0};
@@ -92,7 +92,7 @@ static void x__load(struct x__probe *p, enum obs_reqtime_mech want)
 	obs_kernel_free(k);
 }
 
-static json_t *x__row(const char *feature, bool ok, const char *mech, const char *needs,
+static json_t *check_row(const char *feature, bool ok, const char *mech, const char *needs,
 		      const char *note)
 {
 	return json_pack("{s:s, s:b, s:s, s:s, s:s}", "feature", feature, "ok", ok, "mechanism",
@@ -100,20 +100,20 @@ static json_t *x__row(const char *feature, bool ok, const char *mech, const char
 }
 
 /* Each feature, the mechanism it uses here and the kernel it needs (docs/observer.md). */
-static json_t *x__features(const struct x__probe *p)
+static json_t *features(const struct probe *p)
 {
 	json_t *a = json_array();
 	const struct obs_fail_features *f = &p->fail;
 	char note[320];
 
-	json_array_append_new(a, x__row("accepted connections, handshakes, socket states",
+	json_array_append_new(a, check_row("accepted connections, handshakes, socket states",
 		p->set_state != NULL,
 		!p->set_state ? "off" : !strcmp(p->set_state, "tp_btf")
 			? "tp_btf sock:inet_sock_set_state"
 			: "raw_tp sock:inet_sock_set_state",
 		"4.16 (tp_btf: 5.5 with BTF)", p->set_state ? NULL :
 		"no sock:inet_sock_set_state: accepts counted at accept() only"));
-	json_array_append_new(a, x__row("kernel object reads", true,
+	json_array_append_new(a, check_row("kernel object reads", true,
 		!strcmp(p->reads, "bpf_rdonly_cast") ? "bpf_rdonly_cast kfunc (direct loads)"
 						     : "bpf_probe_read_kernel (a helper call a field)",
 		"any (the kfunc: 6.2)", NULL));
@@ -123,7 +123,7 @@ static json_t *x__features(const struct x__probe *p)
 			 p->ipv6_timed ? "" : "; IPv6 sockets not timed (no trampoline on inet6_*)");
 	else
 		snprintf(note, sizeof(note), "%s", p->mech_why);
-	json_array_append_new(a, x__row("request timing: socket-queue wait, service time",
+	json_array_append_new(a, check_row("request timing: socket-queue wait, service time",
 		p->mech != OBS_REQTIME_MECH_OFF,
 		p->mech == OBS_REQTIME_MECH_TRACEPOINT ? "tracepoints sock:sk_data_ready, "
 						    "sock_recv_length, sock_send_length"
@@ -131,35 +131,35 @@ static json_t *x__features(const struct x__probe *p)
 						  "inet{,6}_recvmsg, inet{,6}_sendmsg"
 						: "off",
 		"6.3 (tracepoints); else 5.5 with BTF trampolines (fentry)", note));
-	json_array_append_new(a, x__row("payload sampling (pipelined requests per read)",
+	json_array_append_new(a, check_row("payload sampling (pipelined requests per read)",
 		p->mech != OBS_REQTIME_MECH_OFF, p->mech != OBS_REQTIME_MECH_OFF
 		? "bpf_task_pt_regs + bpf_probe_read_user in the read programs" : "off",
 		"5.15, x86-64; with request timing", NULL));
-	json_array_append_new(a, x__row("accept-queue wait per connection, accept errors",
+	json_array_append_new(a, check_row("accept-queue wait per connection, accept errors",
 		p->accept4, p->accept4 ? "tracepoint syscalls:sys_exit_accept4 (syscall tier)"
 				       : "off",
 		"tracefs and CONFIG_FTRACE_SYSCALLS", p->accept4 ? "attached on demand" :
 		"no syscalls:sys_exit_accept4"));
-	json_array_append_new(a, x__row("failures by cause (EMFILE, EADDRNOTAVAIL, ...)",
+	json_array_append_new(a, check_row("failures by cause (EMFILE, EADDRNOTAVAIL, ...)",
 		f->sys[OBS_SYS_CONNECT], f->sys[OBS_SYS_CONNECT]
 		? "tracepoints syscalls:sys_exit_* (syscall tier)" : "off",
 		"tracefs and CONFIG_FTRACE_SYSCALLS", "attached when something nears a limit"));
-	json_array_append_new(a, x__row("drops by reason", f->drops,
+	json_array_append_new(a, check_row("drops by reason", f->drops,
 		f->drops ? "tp_btf skb:kfree_skb" : "off", "5.17 (the reason)",
 		f->drops ? NULL : "/proc/net/netstat counters remain"));
-	json_array_append_new(a, x__row("resets, SYN-ACK retransmits", f->resets && f->synack,
+	json_array_append_new(a, check_row("resets, SYN-ACK retransmits", f->resets && f->synack,
 		f->resets ? "tp_btf tcp:tcp_send_reset, tcp_receive_reset, "
 			    "tcp_retransmit_synack" : "off", "5.5 (tp_btf)", NULL));
-	json_array_append_new(a, x__row("fds against RLIMIT_NOFILE", true,
+	json_array_append_new(a, check_row("fds against RLIMIT_NOFILE", true,
 		p->fditer ? "BPF task and task_file iterators"
 			  : "/proc/PID/fd (keeps CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH)",
 		"the iterators: 5.8", NULL));
-	json_array_append_new(a, x__row("socket census (states, ports, TIME_WAIT)", true,
+	json_array_append_new(a, check_row("socket census (states, ports, TIME_WAIT)", true,
 		"sock_diag netlink", "any", NULL));
 	return a;
 }
 
-static void x__tp_category(const char *name, char *cat, size_t n)
+static void tp_category(const char *name, char *cat, size_t n)
 {
 	const char *tracefs = obs_tracefs();
 	char pattern[512];
@@ -178,7 +178,7 @@ static void x__tp_category(const char *name, char *cat, size_t n)
 }
 
 /* Every tracepoint and kernel function the object's programs name (their section names). */
-static void x__check_object(struct bpf_object *obj, const char *objname, json_t *tps)
+static void check_object(struct bpf_object *obj, const char *objname, json_t *tps)
 {
 	struct bpf_program *prog;
 
@@ -192,7 +192,7 @@ static void x__check_object(struct bpf_object *obj, const char *objname, json_t 
 			attach = sec[0] == 't' ? "tp_btf" : "raw_tp";
 			name = sec + 7;
 			present = obs_btf_tracepoint_exists(name);
-			x__tp_category(name, cat, sizeof(cat));
+			tp_category(name, cat, sizeof(cat));
 		} else if (!strncmp(sec, "tracepoint/", 11)) {
 			attach = "tracepoint";
 			snprintf(cat, sizeof(cat), "%.*s", (int)strcspn(sec + 11, "/"), sec + 11);
@@ -218,12 +218,12 @@ static void x__check_object(struct bpf_object *obj, const char *objname, json_t 
 	}
 }
 
-static const char *x__s(json_t *o, const char *key)
+static const char *jstr(json_t *o, const char *key)
 {
 	return json_string_value(json_object_get(o, key));
 }
 
-static void x__text(FILE *out, json_t *doc)
+static void text(FILE *out, json_t *doc)
 {
 	json_t *v;
 	size_t i;
@@ -231,21 +231,21 @@ static void x__text(FILE *out, json_t *doc)
 	json_array_foreach(json_object_get(doc, "checks"), i, v)
 		fprintf(out, "%-5s %s%s%s\n", json_is_true(json_object_get(v, "ok")) ? "ok" :
 			(json_is_true(json_object_get(v, "required")) ? "MISS" : "off"),
-			x__s(v, "what"), *x__s(v, "note") ? ": " : "", x__s(v, "note"));
+			jstr(v, "what"), *jstr(v, "note") ? ": " : "", jstr(v, "note"));
 	fprintf(out, "features on Linux %s (the mechanism each uses here; needs):\n",
-		x__s(doc, "kernel"));
+		jstr(doc, "kernel"));
 	if (!json_array_size(json_object_get(doc, "features")))
 		fprintf(out, "off   every feature: the programs did not load (above)\n");
 	json_array_foreach(json_object_get(doc, "features"), i, v)
 		fprintf(out, "%-5s %-49s %s (needs %s)%s%s\n",
-			json_is_true(json_object_get(v, "ok")) ? "ok" : "off", x__s(v, "feature"),
-			x__s(v, "mechanism"), x__s(v, "needs"), *x__s(v, "note") ? ": " : "",
-			x__s(v, "note"));
+			json_is_true(json_object_get(v, "ok")) ? "ok" : "off", jstr(v, "feature"),
+			jstr(v, "mechanism"), jstr(v, "needs"), *jstr(v, "note") ? ": " : "",
+			jstr(v, "note"));
 	fprintf(out, "attach points of the observer's programs:\n");
 	json_array_foreach(json_object_get(doc, "tracepoints"), i, v)
 		fprintf(out, "%-5s %-10s %-34s %s/%s%s\n",
-			json_is_true(json_object_get(v, "present")) ? "ok" : "off", x__s(v, "attach"),
-			x__s(v, "tracepoint"), x__s(v, "object"), x__s(v, "program"),
+			json_is_true(json_object_get(v, "present")) ? "ok" : "off", jstr(v, "attach"),
+			jstr(v, "tracepoint"), jstr(v, "object"), jstr(v, "program"),
 			json_is_true(json_object_get(v, "syscall_tier")) ? " [syscall tier]" : "");
 }
 
@@ -254,7 +254,7 @@ int obs_check(FILE *out, bool as_json, enum obs_reqtime_mech want)
 	struct sockets_bpf *s = sockets_bpf__open();
 	struct failures_bpf *f = failures_bpf__open();
 	bool priv = obs_have_bpf_privilege(), btf = !access(OBS_VMLINUX_BTF, R_OK);
-	struct x__probe p = {.mech = OBS_REQTIME_MECH_OFF};
+	struct probe p = {.mech = OBS_REQTIME_MECH_OFF};
 	const char *tracefs;
 	char load[256];
 	struct utsname u;
@@ -264,7 +264,7 @@ int obs_check(FILE *out, bool as_json, enum obs_reqtime_mech want)
 	/* mounting tracefs needs privilege; without it, look where it may already be */
 	tracefs = obs_tracefs_find(priv);
 	if (priv && btf && s && f)
-		x__load(&p, want);
+		check_load(&p, want);
 	else
 		snprintf(p.error, sizeof(p.error), "%s", !priv ? "not tried: needs privilege"
 			 : !btf ? "not tried: no kernel BTF" : "cannot open the BPF objects");
@@ -288,17 +288,17 @@ int obs_check(FILE *out, bool as_json, enum obs_reqtime_mech want)
 			   p.loaded, "required", 1, "note", load);
 	tps = json_array();
 	if (s)
-		x__check_object(s->obj, "sockets", tps);
+		check_object(s->obj, "sockets", tps);
 	if (f)
-		x__check_object(f->obj, "failures", tps);
+		check_object(f->obj, "failures", tps);
 	doc = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o}", "tool", "loadlens-observer", "version",
 			LOADLENS_VERSION, "kernel", u.release, "checks", checks, "features",
-			p.loaded ? x__features(&p) : json_array(), "tracepoints", tps);
+			p.loaded ? features(&p) : json_array(), "tracepoints", tps);
 	if (as_json) {
 		json_dumpf(doc, out, JSON_INDENT(1));
 		fputc('\n', out);
 	} else {
-		x__text(out, doc);
+		text(out, doc);
 	}
 	ret = (priv && btf && s && f && p.loaded) ? 0 : 1;
 	json_decref(doc);

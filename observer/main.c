@@ -39,7 +39,7 @@
 
 #define NS_PER_S 1000000000ULL
 
-static uint64_t x__now_ns(void)
+static uint64_t now_ns(void)
 {
 	struct timespec ts;
 
@@ -48,7 +48,7 @@ static uint64_t x__now_ns(void)
 }
 
 /* Wait for SIGINT/SIGTERM until the monotonic time `until` (0: forever). True if a signal came. */
-static bool x__wait_signal(const sigset_t *set, uint64_t until)
+static bool wait_signal(const sigset_t *set, uint64_t until)
 {
 	struct timespec ts;
 	uint64_t now, left;
@@ -60,7 +60,7 @@ static bool x__wait_signal(const sigset_t *set, uint64_t until)
 		} else {
 			/* past until (a tick overran its interval): still one look at the signals,
 			 * else slow ticks would never let SIGINT/SIGTERM in */
-			now = x__now_ns();
+			now = now_ns();
 			left = now >= until ? 0 : until - now;
 			ts.tv_sec = (time_t)(left / NS_PER_S);
 			ts.tv_nsec = (long)(left % NS_PER_S);
@@ -125,7 +125,7 @@ static int bring_up(struct obs_run *r)
 /* One interval: every feature reads, publishes its snapshot and fills its part of the rules'
  * one, in order; then the interval record, the live lines, the rules. final: the last read,
  * after the signal. */
-static int x__interval(struct obs_run *r, double t, bool final)
+static int interval(struct obs_run *r, double t, bool final)
 {
 	/* an agent (--interval 0, or --metrics) keeps nothing per tick: its memory stays flat */
 	struct obs_tick tk = {.t = t, .dt = t - r->t_prev, .final = final,
@@ -175,7 +175,7 @@ static int x__interval(struct obs_run *r, double t, bool final)
 }
 
 /* The JSON summary: each feature's part, then the findings (also under "forensics"). */
-static int x__json(struct obs_run *r, FILE *out)
+static int json(struct obs_run *r, FILE *out)
 {
 	json_t *root = json_object(), *fj = NULL;
 	size_t i;
@@ -242,7 +242,7 @@ int main(int argc, char **argv)
 	if (ret)
 		goto cleanup;
 	ret = LL_EXIT_FAIL;
-	start = x__now_ns();
+	start = now_ns();
 
 	obs_startup_cleanup();
 
@@ -266,13 +266,13 @@ int main(int argc, char **argv)
 		wake = next;
 		if (deadline && (!wake || deadline < wake))
 			wake = deadline;
-		if (r.http ? obs_mxhttp_wait(r.http, &sigs, wake) : x__wait_signal(&sigs, wake))
+		if (r.http ? obs_mxhttp_wait(r.http, &sigs, wake) : wait_signal(&sigs, wake))
 			break;
-		now = x__now_ns();
+		now = now_ns();
 		if (deadline && now >= deadline)
 			break;
 		if (next && now >= next) {
-			if (x__interval(&r, (double)(now - start) / NS_PER_S, false))
+			if (interval(&r, (double)(now - start) / NS_PER_S, false))
 				goto cleanup;
 			err = obs_systier_tick(obs_kernel_systier(r.k), obs_pressure(&r.last));
 			if (err)
@@ -285,7 +285,7 @@ int main(int argc, char **argv)
 	}
 
 	/* the final read: after the signal, so every accept before it is counted */
-	if (x__interval(&r, (double)(x__now_ns() - start) / NS_PER_S, true))
+	if (interval(&r, (double)(now_ns() - start) / NS_PER_S, true))
 		goto cleanup;
 	for (i = 0; i < r.nfeatures; i++)
 		if (r.features[i].summary)
@@ -293,7 +293,7 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	obs_findings_summary(r.fnd, stdout);
 	if (r.json_out) {
-		err = x__json(&r, r.json_out);
+		err = json(&r, r.json_out);
 		if (fclose(r.json_out) && !err)
 			err = errno ? -errno : -EIO;
 		r.json_out = NULL;

@@ -19,15 +19,15 @@
 #include "metrics_src.h"
 
 /* A connection's state: what its deadline is measured from (since). */
-enum x__state {
-	X__IDLE, /* waiting for a request: OBS_MXHTTP_IDLE_S */
-	X__REQ,	 /* a request has begun: OBS_MXHTTP_HEADER_S */
-	X__RESP, /* a response is being written: OBS_MXHTTP_WRITE_S */
+enum state {
+	IDLE, /* waiting for a request: OBS_MXHTTP_IDLE_S */
+	REQ,	 /* a request has begun: OBS_MXHTTP_HEADER_S */
+	RESP, /* a response is being written: OBS_MXHTTP_WRITE_S */
 };
 
-struct x__client {
+struct client {
 	int fd;
-	enum x__state st;
+	enum state st;
 	double since; /* monotonic s the state began; no byte moves it */
 	http_parser p;
 	size_t req;   /* bytes of the current request parsed so far */
@@ -50,7 +50,7 @@ struct obs_mxhttp {
 	int lfd, sfd;
 	char addr[80];
 	struct obs_mx_src *src;
-	struct x__client cl[OBS_MXHTTP_CLIENTS];
+	struct client cl[OBS_MXHTTP_CLIENTS];
 	struct obs_mx_buf body;	/* the last scrape's exposition */
 	bool body_ok;		/* body holds a whole one, of format body_fmt, read at body_at */
 	enum obs_mx_format body_fmt;
@@ -59,7 +59,7 @@ struct obs_mxhttp {
 	http_parser_settings settings;
 };
 
-static double x__mono(void)
+static double mono(void)
 {
 	struct timespec ts;
 
@@ -115,16 +115,16 @@ int obs_mxhttp_parse(const char *spec, struct sockaddr_storage *ss, socklen_t *l
 	return 0;
 }
 
-static void x__addr_text(const struct sockaddr_storage *ss, char *out, size_t len)
+static void addr_text(const struct sockaddr_storage *ss, char *out, size_t len)
 {
 	ll_format_addr((const struct sockaddr *)ss, out, len);
 }
 
 /* --- requests ------------------------------------------------------------------------------- */
 
-static int x__on_url(http_parser *p, const char *at, size_t n)
+static int on_url(http_parser *p, const char *at, size_t n)
 {
-	struct x__client *c = p->data;
+	struct client *c = p->data;
 
 	if (c->url_len + n >= sizeof(c->url))
 		n = sizeof(c->url) - 1 - c->url_len;
@@ -134,9 +134,9 @@ static int x__on_url(http_parser *p, const char *at, size_t n)
 	return 0;
 }
 
-static int x__on_field(http_parser *p, const char *at, size_t n)
+static int on_field(http_parser *p, const char *at, size_t n)
 {
-	struct x__client *c = p->data;
+	struct client *c = p->data;
 
 	if (c->in_value) { /* a new field after a value */
 		c->field_len = 0;
@@ -153,9 +153,9 @@ static int x__on_field(http_parser *p, const char *at, size_t n)
 	return 0;
 }
 
-static int x__on_value(http_parser *p, const char *at, size_t n)
+static int on_value(http_parser *p, const char *at, size_t n)
 {
-	struct x__client *c = p->data;
+	struct client *c = p->data;
 	size_t have = strlen(c->accept);
 
 	c->in_value = true;
@@ -166,9 +166,9 @@ static int x__on_value(http_parser *p, const char *at, size_t n)
 	return 0;
 }
 
-static int x__on_begin(http_parser *p)
+static int on_begin(http_parser *p)
 {
-	struct x__client *c = p->data;
+	struct client *c = p->data;
 
 	c->url_len = 0;
 	c->url[0] = '\0';
@@ -179,7 +179,7 @@ static int x__on_begin(http_parser *p)
 	return 0;
 }
 
-static void x__respond(struct x__client *c, int status, const char *reason, const char *ctype,
+static void respond(struct client *c, int status, const char *reason, const char *ctype,
 		       const char *body, size_t blen, bool head)
 {
 	char hdr[320];
@@ -197,29 +197,29 @@ static void x__respond(struct x__client *c, int status, const char *reason, cons
 	}
 }
 
-static const char x__text[] = "text/plain; charset=utf-8";
+static const char text[] = "text/plain; charset=utf-8";
 
 /* A request that cannot be served: its status, then a close; counted. */
-static void x__reject(struct x__client *c, int status, const char *reason, const char *body)
+static void reject(struct client *c, int status, const char *reason, const char *body)
 {
 	c->close = true;
 	c->h->refused++;
-	x__respond(c, status, reason, x__text, body, strlen(body), false);
+	respond(c, status, reason, text, body, strlen(body), false);
 }
 
-static void x__scrape(struct x__client *c, bool head)
+static void scrape(struct client *c, bool head)
 {
 	struct obs_mxhttp *h = c->h;
 	enum obs_mx_format f = obs_mx_negotiate(c->accept[0] ? c->accept : NULL);
 	char msg[128];
 	int err, n;
 
-	double now = x__mono();
+	double now = mono();
 
 	/* a scrape asked for within OBS_MXHTTP_REUSE_S of the last one, in its format, gets the
 	 * same exposition: a client asking faster costs a copy, not a read of the maps */
 	if (h->body_ok && h->body_fmt == f && now - h->body_at < OBS_MXHTTP_REUSE_S) {
-		x__respond(c, 200, "OK", obs_mx_content_type(f), h->body.p, h->body.len, head);
+		respond(c, 200, "OK", obs_mx_content_type(f), h->body.p, h->body.len, head);
 		return;
 	}
 	h->body_ok = false;
@@ -233,9 +233,9 @@ static void x__scrape(struct x__client *c, bool head)
 		if (err == -EFBIG)
 			n = snprintf(msg, sizeof(msg), "the scrape is over %u bytes\n",
 				     OBS_MXHTTP_RESPONSE_MAX);
-		x__respond(c, 500, "Internal Server Error", x__text, msg, (size_t)n, head);
+		respond(c, 500, "Internal Server Error", text, msg, (size_t)n, head);
 	} else {
-		x__respond(c, 200, "OK", obs_mx_content_type(f), h->body.p, h->body.len, head);
+		respond(c, 200, "OK", obs_mx_content_type(f), h->body.p, h->body.len, head);
 		h->body_ok = true;
 		h->body_fmt = f;
 		h->body_at = now;
@@ -246,9 +246,9 @@ static void x__scrape(struct x__client *c, bool head)
 	}
 }
 
-static int x__on_complete(http_parser *p)
+static int on_complete(http_parser *p)
 {
-	struct x__client *c = p->data;
+	struct client *c = p->data;
 	bool head = p->method == HTTP_HEAD;
 	char *q = strchr(c->url, '?');
 	static const char index[] = "loadlens-observer: metrics at /metrics\n";
@@ -257,22 +257,22 @@ static int x__on_complete(http_parser *p)
 		*q = '\0';
 	c->close = !http_should_keep_alive(p);
 	if (p->method != HTTP_GET && !head)
-		x__respond(c, 405, "Method Not Allowed", x__text, "GET or HEAD only\n", 17, false);
+		respond(c, 405, "Method Not Allowed", text, "GET or HEAD only\n", 17, false);
 	else if (!strcmp(c->url, "/"))
-		x__respond(c, 200, "OK", x__text, index, sizeof(index) - 1, head);
+		respond(c, 200, "OK", text, index, sizeof(index) - 1, head);
 	else if (strcmp(c->url, "/metrics"))
-		x__respond(c, 404, "Not Found", x__text, "not found; try /metrics\n", 24, head);
+		respond(c, 404, "Not Found", text, "not found; try /metrics\n", 24, head);
 	else if (!c->h->src)
-		x__respond(c, 503, "Service Unavailable", x__text, "starting\n", 9, head);
+		respond(c, 503, "Service Unavailable", text, "starting\n", 9, head);
 	else
-		x__scrape(c, head);
+		scrape(c, head);
 	http_parser_pause(p, 1); /* one response in flight: the next request waits for it */
 	return 0;
 }
 
 /* --- connections ---------------------------------------------------------------------------- */
 
-static void x__close(struct x__client *c)
+static void metrics_http_close(struct client *c)
 {
 	if (c->fd >= 0)
 		close(c->fd);
@@ -284,30 +284,30 @@ static void x__close(struct x__client *c)
 
 /* The connection a new one takes the place of when all are taken: the one waiting longest
  * without a response in flight, else the one whose response has waited longest. */
-static struct x__client *x__victim(struct obs_mxhttp *h)
+static struct client *victim(struct obs_mxhttp *h)
 {
-	struct x__client *v = NULL, *c;
+	struct client *v = NULL, *c;
 	size_t i;
 
 	for (i = 0; i < OBS_MXHTTP_CLIENTS; i++) {
 		c = &h->cl[i];
-		if (!v || (c->st != X__RESP && v->st == X__RESP) ||
-		    ((c->st == X__RESP) == (v->st == X__RESP) && c->since < v->since))
+		if (!v || (c->st != RESP && v->st == RESP) ||
+		    ((c->st == RESP) == (v->st == RESP) && c->since < v->since))
 			v = c;
 	}
 	return v;
 }
 
 /* Parse what was read, one request at a time: stops at a response to write. */
-static void x__parse(struct x__client *c, double now)
+static void parse(struct client *c, double now)
 {
 	struct obs_mxhttp *h = c->h;
 	size_t feed, done;
 	enum http_errno e;
 
-	while (c->inlen && c->st != X__RESP && !c->close) {
-		if (c->st == X__IDLE) { /* a request's first byte: its deadline starts */
-			c->st = X__REQ;
+	while (c->inlen && c->st != RESP && !c->close) {
+		if (c->st == IDLE) { /* a request's first byte: its deadline starts */
+			c->st = REQ;
 			c->since = now;
 		}
 		/* never more than the limit of one request: a longer one cannot complete */
@@ -321,23 +321,23 @@ static void x__parse(struct x__client *c, double now)
 		if (e == HPE_PAUSED) { /* a request complete, its response in c->out */
 			http_parser_pause(&c->p, 0);
 			c->req = 0;
-			c->st = X__RESP;
+			c->st = RESP;
 			c->since = now;
 		} else if (e != HPE_OK || done != feed) {
-			x__reject(c, 400, "Bad Request", "bad request\n");
+			reject(c, 400, "Bad Request", "bad request\n");
 		} else if ((c->req += done) >= OBS_MXHTTP_REQUEST_MAX) {
-			x__reject(c, 431, "Request Header Fields Too Large",
+			reject(c, 431, "Request Header Fields Too Large",
 				  "the request is over 8192 bytes\n");
 		}
-		if (c->close && c->st != X__RESP) {
-			c->st = X__RESP;
+		if (c->close && c->st != RESP) {
+			c->st = RESP;
 			c->since = now;
 		}
 	}
 }
 
 /* Write the response in flight; false when the connection is done with. */
-static bool x__flush(struct x__client *c, double now)
+static bool flush(struct client *c, double now)
 {
 	ssize_t n;
 
@@ -351,13 +351,13 @@ static bool x__flush(struct x__client *c, double now)
 	c->sent = 0;
 	if (c->close)
 		return false;
-	c->st = X__IDLE;
+	c->st = IDLE;
 	c->since = now;
 	return true;
 }
 
 /* Read into the input buffer, while no response is in flight; false on EOF or an error. */
-static bool x__read(struct x__client *c)
+static bool metrics_http_read(struct client *c)
 {
 	ssize_t n;
 
@@ -370,48 +370,48 @@ static bool x__read(struct x__client *c)
 }
 
 /* Past its state's deadline: closed (a request or response cut short is counted). */
-static bool x__expired(struct x__client *c, double now)
+static bool expired(struct client *c, double now)
 {
 	static const double limit[] = {
-		[X__IDLE] = OBS_MXHTTP_IDLE_S,
-		[X__REQ] = OBS_MXHTTP_HEADER_S,
-		[X__RESP] = OBS_MXHTTP_WRITE_S,
+		[IDLE] = OBS_MXHTTP_IDLE_S,
+		[REQ] = OBS_MXHTTP_HEADER_S,
+		[RESP] = OBS_MXHTTP_WRITE_S,
 	};
 
 	if (now - c->since <= limit[c->st])
 		return false;
-	if (c->st != X__IDLE)
+	if (c->st != IDLE)
 		c->h->refused++;
 	return true;
 }
 
 /* One connection's turn after poll: read, parse, write, deadlines. */
-static void x__serve(struct x__client *c, short revents, double now)
+static void serve(struct client *c, short revents, double now)
 {
 	bool keep = true;
 
 	if (revents & POLLERR)
 		keep = false;
-	else if ((revents & (POLLIN | POLLHUP)) && c->st != X__RESP)
-		keep = x__read(c);
+	else if ((revents & (POLLIN | POLLHUP)) && c->st != RESP)
+		keep = metrics_http_read(c);
 	if (keep)
-		x__parse(c, now);
-	if (keep && c->st == X__RESP) {
-		keep = x__flush(c, now);
+		parse(c, now);
+	if (keep && c->st == RESP) {
+		keep = flush(c, now);
 		/* a pipelined request, now that the one before is answered; its answer goes out on
 		 * the next pass, so that each connection gets one response per pass, in turn */
-		if (keep && c->st != X__RESP)
-			x__parse(c, now);
+		if (keep && c->st != RESP)
+			parse(c, now);
 	}
-	if (keep && x__expired(c, now))
+	if (keep && expired(c, now))
 		keep = false;
 	if (!keep)
-		x__close(c);
+		metrics_http_close(c);
 }
 
-static void x__accept(struct obs_mxhttp *h)
+static void metrics_http_accept(struct obs_mxhttp *h)
 {
-	struct x__client *c = NULL;
+	struct client *c = NULL;
 	size_t i;
 	int fd;
 
@@ -423,13 +423,13 @@ static void x__accept(struct obs_mxhttp *h)
 			if (h->cl[i].fd < 0)
 				c = &h->cl[i];
 		if (!c) {
-			c = x__victim(h);
+			c = victim(h);
 			h->refused++;
-			x__close(c);
+			metrics_http_close(c);
 		}
 		c->fd = fd;
-		c->st = X__IDLE;
-		c->since = x__mono();
+		c->st = IDLE;
+		c->since = mono();
 		c->req = 0;
 		c->inlen = 0;
 		c->close = false;
@@ -438,7 +438,7 @@ static void x__accept(struct obs_mxhttp *h)
 		c->h = h;
 		/* its request is likely in already: answered now, not a pass later (passes can be a
 		 * tick apart when ticks overrun) */
-		x__serve(c, POLLIN, c->since);
+		serve(c, POLLIN, c->since);
 	}
 }
 
@@ -464,11 +464,11 @@ struct obs_mxhttp *obs_mxhttp_new(const char *prog, const char *spec)
 	h->sfd = -1;
 	for (i = 0; i < OBS_MXHTTP_CLIENTS; i++)
 		h->cl[i].fd = -1;
-	h->settings.on_message_begin = x__on_begin;
-	h->settings.on_url = x__on_url;
-	h->settings.on_header_field = x__on_field;
-	h->settings.on_header_value = x__on_value;
-	h->settings.on_message_complete = x__on_complete;
+	h->settings.on_message_begin = on_begin;
+	h->settings.on_url = on_url;
+	h->settings.on_header_field = on_field;
+	h->settings.on_header_value = on_value;
+	h->settings.on_message_complete = on_complete;
 	h->lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (h->lfd < 0 || setsockopt(h->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
 	    bind(h->lfd, (struct sockaddr *)&ss, len) || listen(h->lfd, 64)) {
@@ -480,7 +480,7 @@ struct obs_mxhttp *obs_mxhttp_new(const char *prog, const char *spec)
 	}
 	len = sizeof(ss);
 	getsockname(h->lfd, (struct sockaddr *)&ss, &len);
-	x__addr_text(&ss, h->addr, sizeof(h->addr));
+	addr_text(&ss, h->addr, sizeof(h->addr));
 	if (!loop)
 		ll_warn(prog, "note: --metrics serves %s, not a loopback address: whoever reaches it "
 			      "reads the metrics", h->addr);
@@ -494,7 +494,7 @@ void obs_mxhttp_free(struct obs_mxhttp *h)
 	if (!h)
 		return;
 	for (i = 0; i < OBS_MXHTTP_CLIENTS; i++) {
-		x__close(&h->cl[i]);
+		metrics_http_close(&h->cl[i]);
 		obs_mx_buf_free(&h->cl[i].out);
 	}
 	obs_mx_buf_free(&h->body);
@@ -518,7 +518,7 @@ const char *obs_mxhttp_addr(const struct obs_mxhttp *h)
 bool obs_mxhttp_wait(struct obs_mxhttp *h, const sigset_t *set, uint64_t until)
 {
 	struct pollfd pf[2 + OBS_MXHTTP_CLIENTS];
-	struct x__client *map[2 + OBS_MXHTTP_CLIENTS], *c;
+	struct client *map[2 + OBS_MXHTTP_CLIENTS], *c;
 	struct signalfd_siginfo si;
 	struct timespec ts;
 	uint64_t now;
@@ -551,7 +551,7 @@ bool obs_mxhttp_wait(struct obs_mxhttp *h, const sigset_t *set, uint64_t until)
 				continue;
 			/* one response in flight: a connection is read only when it has none,
 			 * and written only while it has one */
-			ev = c->st == X__RESP ? POLLOUT : c->inlen < sizeof(c->in) ? POLLIN : 0;
+			ev = c->st == RESP ? POLLOUT : c->inlen < sizeof(c->in) ? POLLIN : 0;
 			map[n] = c;
 			pf[n++] = (struct pollfd){.fd = c->fd, .events = ev};
 		}
@@ -565,9 +565,9 @@ bool obs_mxhttp_wait(struct obs_mxhttp *h, const sigset_t *set, uint64_t until)
 			return true;
 		/* the connections first: a new one may take the place of one of them */
 		for (i = 2; i < (size_t)n; i++)
-			x__serve(map[i], rc > 0 ? pf[i].revents : 0, x__mono());
+			serve(map[i], rc > 0 ? pf[i].revents : 0, mono());
 		if (rc > 0 && (pf[1].revents & POLLIN))
-			x__accept(h);
+			metrics_http_accept(h);
 		if (h->src)
 			obs_mx_src_refused(h->src, h->refused);
 	}

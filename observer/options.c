@@ -17,7 +17,7 @@
 #define OBS_INTERVAL_MAX_NS (3600 * NS_PER_S)	/* 1h */
 
 /* A path option's value: a name, never an empty string (which fails only after the start). */
-static const char *x__path(const char *opt, const char *v)
+static const char *options_path(const char *opt, const char *v)
 {
 	if (!*v)
 		ll_usage_error(PROG, "invalid %s '': expected a path", opt);
@@ -42,13 +42,13 @@ static bool set_simple(const struct opt_set *rows, size_t n, int opt, const char
 	if (i == n)
 		return false;
 	if (rows[i].path)
-		*rows[i].path = x__path(rows[i].name, v);
+		*rows[i].path = options_path(rows[i].name, v);
 	else
 		*rows[i].flag = true;
 	return true;
 }
 
-static void x__usage(FILE *out)
+static void options_usage(FILE *out)
 {
 	fprintf(out,
 		PROG " - where requests' time goes and why connections fail, from the kernel (eBPF)\n"
@@ -134,7 +134,7 @@ static void x__usage(FILE *out)
 		OBS_SYSTIER_SAMPLE_EVERY);
 }
 
-static void x__add_port(struct obs_args *a, const char *s)
+static void add_port(struct obs_args *a, const char *s)
 {
 	uint64_t v;
 	size_t i;
@@ -149,7 +149,7 @@ static void x__add_port(struct obs_args *a, const char *s)
 	a->ports[a->nports++] = (uint16_t)v;
 }
 
-static void x__add_pid(struct obs_args *a, const char *s)
+static void add_pid(struct obs_args *a, const char *s)
 {
 	uint64_t v;
 
@@ -162,7 +162,7 @@ static void x__add_pid(struct obs_args *a, const char *s)
 
 /* The environment's switches (docs/observer.md), parsed with the flags: a bad value is a usage
  * error, never silently ignored. */
-static void x__parse_env(struct obs_args *a)
+static void parse_env(struct obs_args *a)
 {
 	const char *v;
 	uint64_t n;
@@ -244,7 +244,7 @@ void obs_args_parse(int argc, char **argv, struct obs_args *a)
 			continue;
 		switch (opt) {
 		case 'p':
-			x__add_port(a, optarg);
+			add_port(a, optarg);
 			break;
 		case 'i':
 			if (ll_parse_duration(optarg, &a->interval_ns) ||
@@ -294,7 +294,7 @@ void obs_args_parse(int argc, char **argv, struct obs_args *a)
 			break;
 		}
 		case 'P':
-			x__add_pid(a, optarg);
+			add_pid(a, optarg);
 			break;
 		case 'K':
 			if (optarg && strcmp(optarg, "json"))
@@ -302,7 +302,7 @@ void obs_args_parse(int argc, char **argv, struct obs_args *a)
 			a->check = optarg ? 2 : 1;
 			break;
 		case 'h':
-			x__usage(stdout);
+			options_usage(stdout);
 			exit(LL_EXIT_OK);
 		case 'V':
 			printf("%s %s\n", PROG, LOADLENS_VERSION);
@@ -315,7 +315,7 @@ void obs_args_parse(int argc, char **argv, struct obs_args *a)
 	}
 	if (optind < argc)
 		ll_usage_error(PROG, "unexpected argument '%s'; see --help", argv[optind]);
-	x__parse_env(a);
+	parse_env(a);
 	if (a->check)
 		return;
 	if (!a->nports && !a->all_ports && !a->targets.npids && !a->targets.cgroup)

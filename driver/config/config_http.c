@@ -43,7 +43,7 @@ int drv__config_cacert(struct drv_config *cfg, const char *path, char *err, size
 }
 
 /* What this libcurl can do: TLS, HTTP/2, and reuse of a prior-knowledge h2c connection. */
-static int x__libcurl(const struct drv_config *cfg, char *err, size_t errlen)
+static int config_http_libcurl(const struct drv_config *cfg, char *err, size_t errlen)
 {
 	const curl_version_info_data *v = curl_version_info(CURLVERSION_NOW);
 
@@ -64,7 +64,7 @@ static int x__libcurl(const struct drv_config *cfg, char *err, size_t errlen)
 }
 
 /* https:// and --http2 need libcurl; an explicit --http-engine native is a contradiction. */
-static int x__engine(struct drv_config *cfg, const struct drv__seen *seen, char *err,
+static int config_http_engine(struct drv_config *cfg, const struct drv__seen *seen, char *err,
 		     size_t errlen)
 {
 	bool tls = cfg->url.scheme == LL_SCHEME_HTTPS;
@@ -110,9 +110,9 @@ int drv__config_check_http(struct drv_config *cfg, const struct drv__seen *seen,
 		cfg->conn_model = DRV_CONN_NEW;
 		cfg->reconnect_every = 1;
 	}
-	r = x__engine(cfg, seen, err, errlen);
+	r = config_http_engine(cfg, seen, err, errlen);
 	if (!r)
-		r = x__libcurl(cfg, err, errlen);
+		r = config_http_libcurl(cfg, err, errlen);
 	if (r)
 		return r;
 	if (cfg->insecure && cfg->cacert)

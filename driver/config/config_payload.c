@@ -74,7 +74,7 @@ int drv__config_size(struct drv_config *cfg, const char *s, char *err, size_t er
 }
 
 /* Unescape \r \n \t \\ \xHH into out; returns the length or -1. */
-static int x__unescape(const char *s, char *out, size_t cap)
+static int unescape(const char *s, char *out, size_t cap)
 {
 	size_t n = 0;
 	unsigned v;
@@ -129,7 +129,7 @@ int drv__config_response(struct drv_config *cfg, const char *s, char *err, size_
 			      errlen);
 	}
 	if (!strncmp(s, "delim:", 6)) {
-		n = x__unescape(s + 6, cfg->resp_delim, sizeof(cfg->resp_delim));
+		n = unescape(s + 6, cfg->resp_delim, sizeof(cfg->resp_delim));
 		if (n <= 0)
 			return drv__config_fail(err, errlen,
 				       "--response %s: delimiter must be 1..%d bytes; escapes \\r "

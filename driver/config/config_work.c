@@ -38,7 +38,7 @@ int drv__config_work_opt(struct drv_config *cfg, const char *name, const char *v
 }
 
 /* memcache-udp: the payload gets the frame header (id stamped per request at 0:2). */
-static int x__mc_udp(struct drv_config *cfg, char *err, size_t errlen)
+static int mc_udp(struct drv_config *cfg, char *err, size_t errlen)
 {
 	static const uint8_t hdr[DRV_MCUDP_HDR] = {0, 0, 0, 0, 0, 1, 0, 0};
 	char *p;
@@ -71,7 +71,7 @@ static int x__mc_udp(struct drv_config *cfg, char *err, size_t errlen)
 }
 
 /* --requests-file: what it goes with, then its records. */
-static int x__mix(struct drv_config *cfg, const struct drv__seen *seen, char *err,
+static int mix(struct drv_config *cfg, const struct drv__seen *seen, char *err,
 		  size_t errlen)
 {
 	enum ll_scheme sch = cfg->url.scheme;
@@ -113,12 +113,12 @@ int drv__config_work_check(struct drv_config *cfg, const struct drv__seen *seen,
 	if (cfg->mc_udp && seen->resp_given)
 		return drv__config_fail(err, errlen, "--proto memcache-udp has its own framing: drop "
 					"--response");
-	if (cfg->mc_udp && x__mc_udp(cfg, err, errlen))
+	if (cfg->mc_udp && mc_udp(cfg, err, errlen))
 		return -EINVAL;
 	if (cfg->hdr_log_path && !cfg->interval_ns)
 		return drv__config_fail(err, errlen, "--hdr-log writes one line per --interval: give "
 					"--interval a duration, not 0");
-	if (cfg->requests_path && x__mix(cfg, seen, err, errlen))
+	if (cfg->requests_path && mix(cfg, seen, err, errlen))
 		return -EINVAL;
 	if (cfg->pipeline > 1) {
 		if (sch != LL_SCHEME_TCP && !(sch == LL_SCHEME_HTTP &&

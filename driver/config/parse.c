@@ -49,7 +49,7 @@ enum {
 	OPT_CONNECT_RATE,
 };
 
-static const struct option x__long_opts[] = {
+static const struct option long_opts[] = {
 	{"connections", required_argument, NULL, 'c'},
 	{"threads", required_argument, NULL, 't'},
 	{"requests", required_argument, NULL, 'n'},
@@ -92,7 +92,7 @@ static const struct option x__long_opts[] = {
 	{NULL, 0, NULL, 0},
 };
 
-static const char x__short_opts[] = ":c:t:n:d:m:H:P:p:kqhV";
+static const char short_opts[] = ":c:t:n:d:m:H:P:p:kqhV";
 
 void drv_config_init(struct drv_config *cfg)
 {
@@ -121,7 +121,7 @@ void drv_config_fini(struct drv_config *cfg)
 	cfg->sources = NULL;
 }
 
-static int x__dur(const char *opt, const char *s, uint64_t min, uint64_t *out, char *err,
+static int dur(const char *opt, const char *s, uint64_t min, uint64_t *out, char *err,
 		  size_t errlen)
 {
 	if (ll_parse_duration(s, out))
@@ -135,7 +135,7 @@ static int x__dur(const char *opt, const char *s, uint64_t min, uint64_t *out, c
 
 /* --rate R[k|M]: requests/s */
 /* A rate per second, "10k" and "2M" allowed, into *out. */
-static int x__rate(const char *opt, const char *what, const char *s, double *out, char *err,
+static int rate(const char *opt, const char *what, const char *s, double *out, char *err,
 		   size_t errlen)
 {
 	size_t n = strlen(s);
@@ -156,7 +156,7 @@ static int x__rate(const char *opt, const char *what, const char *s, double *out
 	return 0;
 }
 
-static int x__sources(struct drv_config *cfg, const char *s, char *err, size_t errlen)
+static int sources(struct drv_config *cfg, const char *s, char *err, size_t errlen)
 {
 	char buf[1024], *tok, *save = NULL;
 	struct sockaddr_storage ss;
@@ -191,7 +191,7 @@ static int x__sources(struct drv_config *cfg, const char *s, char *err, size_t e
 }
 
 /* --start-at UNIX_SECONDS[.frac] or HH:MM[:SS] (today, local time) */
-static int x__start_at(struct drv_config *cfg, const char *s, char *err, size_t errlen)
+static int start_at(struct drv_config *cfg, const char *s, char *err, size_t errlen)
 {
 	struct timespec now;
 	unsigned hh, mm, ss = 0;
@@ -224,7 +224,7 @@ static int x__start_at(struct drv_config *cfg, const char *s, char *err, size_t 
 }
 
 /* --shard i/N, i in 0..N-1 */
-static int x__shard(struct drv_config *cfg, const char *s, char *err, size_t errlen)
+static int shard(struct drv_config *cfg, const char *s, char *err, size_t errlen)
 {
 	unsigned long i, n;
 	char tail;
@@ -236,7 +236,7 @@ static int x__shard(struct drv_config *cfg, const char *s, char *err, size_t err
 	return 0;
 }
 
-static int x__target(struct drv_config *cfg, const char *s, char *err, size_t errlen)
+static int parse_target(struct drv_config *cfg, const char *s, char *err, size_t errlen)
 {
 	int r;
 
@@ -255,7 +255,7 @@ static int x__target(struct drv_config *cfg, const char *s, char *err, size_t er
 }
 
 /* Options that only some schemes take, and combinations that make no sense. */
-static int x__check(struct drv_config *cfg, const struct drv__seen *seen, char *err,
+static int check(struct drv_config *cfg, const struct drv__seen *seen, char *err,
 		    size_t errlen)
 {
 	enum ll_scheme sch = cfg->url.scheme;
@@ -322,7 +322,7 @@ static int x__check(struct drv_config *cfg, const struct drv__seen *seen, char *
 	return drv__config_check_http(cfg, seen, err, errlen);
 }
 
-static int x__opt(struct drv_config *cfg, int c, const char *opt, struct drv__seen *seen,
+static int parse_opt(struct drv_config *cfg, int c, const char *opt, struct drv__seen *seen,
 		  char *err, size_t errlen)
 {
 	switch (c) {
@@ -333,7 +333,7 @@ static int x__opt(struct drv_config *cfg, int c, const char *opt, struct drv__se
 	case 'n':
 		return drv__config_num("-n", optarg, 1, DRV_MAX_REQUESTS, &cfg->requests, err, errlen);
 	case 'd':
-		return x__dur("-d", optarg, 1000000, &cfg->duration_ns, err, errlen);
+		return dur("-d", optarg, 1000000, &cfg->duration_ns, err, errlen);
 	case OPT_NEW_CONN:
 		seen->new_conn = true;
 		return 0;
@@ -343,28 +343,28 @@ static int x__opt(struct drv_config *cfg, int c, const char *opt, struct drv__se
 	case OPT_SIZE:
 		return drv__config_size(cfg, optarg, err, errlen);
 	case OPT_TIMEOUT:
-		return x__dur("--timeout", optarg, 1000000, &cfg->timeout_ns, err, errlen);
+		return dur("--timeout", optarg, 1000000, &cfg->timeout_ns, err, errlen);
 	case OPT_JSON:
 		cfg->json_path = optarg;
 		return *optarg ? 0 : drv__config_fail(err, errlen, "--json: empty file name");
 	case OPT_INTERVAL:
-		if (x__dur("--interval", optarg, 0, &cfg->interval_ns, err, errlen))
+		if (dur("--interval", optarg, 0, &cfg->interval_ns, err, errlen))
 			return -EINVAL;
 		if (cfg->interval_ns && cfg->interval_ns < 10000000)
 			return drv__config_fail(err, errlen, "--interval %s: at least 10ms, or 0 for off",
 				       optarg);
 		return 0;
 	case OPT_RATE:
-		return x__rate("--rate", "requests", optarg, &cfg->rate, err, errlen);
+		return rate("--rate", "requests", optarg, &cfg->rate, err, errlen);
 	case OPT_CONNECT_RATE:
-		return x__rate("--connect-rate", "connections", optarg, &cfg->connect_rate, err,
+		return rate("--connect-rate", "connections", optarg, &cfg->connect_rate, err,
 			       errlen);
 	case 'p':
 		return drv__config_num("-p", optarg, 1, DRV_MAX_PROCS, &cfg->procs, err, errlen);
 	case OPT_DELAY:
-		return x__dur("--delay", optarg, 0, &cfg->delay_ns, err, errlen);
+		return dur("--delay", optarg, 0, &cfg->delay_ns, err, errlen);
 	case OPT_WARMUP:
-		return x__dur("--warmup", optarg, 0, &cfg->warmup_ns, err, errlen);
+		return dur("--warmup", optarg, 0, &cfg->warmup_ns, err, errlen);
 	case OPT_PAYLOAD:
 		cfg->payload_path = optarg;
 		return drv__config_slurp("--payload", optarg, &cfg->payload, &cfg->payload_len, err, errlen);
@@ -414,11 +414,11 @@ static int x__opt(struct drv_config *cfg, int c, const char *opt, struct drv__se
 		seen->tls_opts = true;
 		return drv__config_cacert(cfg, optarg, err, errlen);
 	case OPT_SOURCE_ADDR:
-		return x__sources(cfg, optarg, err, errlen);
+		return sources(cfg, optarg, err, errlen);
 	case OPT_START_AT:
-		return x__start_at(cfg, optarg, err, errlen);
+		return start_at(cfg, optarg, err, errlen);
 	case OPT_SHARD:
-		return x__shard(cfg, optarg, err, errlen);
+		return shard(cfg, optarg, err, errlen);
 	case OPT_ID:
 		return drv__config_id(cfg, optarg, err, errlen);
 	case OPT_RCVBUF:
@@ -453,7 +453,7 @@ int drv_config_parse(struct drv_config *cfg, int argc, char **argv, char *err, s
 		err[0] = '\0';
 	optind = 0; /* glibc: full re-initialisation, so the parser can run more than once */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, x__short_opts, x__long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
 		if (c == 'h') {
 			cfg->help = true;
 			return 0;
@@ -462,7 +462,7 @@ int drv_config_parse(struct drv_config *cfg, int argc, char **argv, char *err, s
 			cfg->version = true;
 			return 0;
 		}
-		r = x__opt(cfg, c, argv[optind - 1], &seen, err, errlen);
+		r = parse_opt(cfg, c, argv[optind - 1], &seen, err, errlen);
 		if (r)
 			return r;
 	}
@@ -471,8 +471,8 @@ int drv_config_parse(struct drv_config *cfg, int argc, char **argv, char *err, s
 	if (optind + 1 < argc)
 		return drv__config_fail(err, errlen, "unexpected argument '%s': one target only",
 			       argv[optind + 1]);
-	r = x__target(cfg, argv[optind], err, errlen);
+	r = parse_target(cfg, argv[optind], err, errlen);
 	if (r)
 		return r;
-	return x__check(cfg, &seen, err, errlen);
+	return check(cfg, &seen, err, errlen);
 }

@@ -13,7 +13,7 @@
 #include "config/quote.h"
 
 /* C escapes in place: \r \n \t \0 \\ \xHH; the new length, or -1. */
-static long x__unescape(char *s, size_t n)
+static long unescape(char *s, size_t n)
 {
 	size_t i, o = 0;
 	unsigned v;
@@ -47,7 +47,7 @@ static long x__unescape(char *s, size_t n)
 }
 
 /* The expanded length of a template source (its fields at their widths). */
-static long x__tpl_len(const char *s, size_t n, char *err, size_t errlen)
+static long tpl_len(const char *s, size_t n, char *err, size_t errlen)
 {
 	struct drv_tpl t;
 	long len;
@@ -60,7 +60,7 @@ static long x__tpl_len(const char *s, size_t n, char *err, size_t errlen)
 }
 
 /* Next token of a curl-like line: 'quoted' or bare; *p advances. NULL at the end. */
-static char *x__token(char **p)
+static char *token(char **p)
 {
 	char *s = *p, *t;
 
@@ -84,7 +84,7 @@ static char *x__token(char **p)
 }
 
 /* http:// METHOD PATH [-H 'Name: value']... [-d 'BODY'] → request text (template source). */
-static int x__http(const struct drv_config *cfg, char *line, char **out, size_t *outlen,
+static int http(const struct drv_config *cfg, char *line, char **out, size_t *outlen,
 		   char *err, size_t errlen)
 {
 	struct drv_config tmp = *cfg;
@@ -92,20 +92,20 @@ static int x__http(const struct drv_config *cfg, char *line, char **out, size_t 
 	long blen = 0;
 	size_t n, bsrc = 0;
 
-	method = x__token(&p);
-	path = x__token(&p);
+	method = token(&p);
+	path = token(&p);
 	if (!method || !path || path[0] != '/' || strlen(path) >= sizeof(tmp.url.path))
 		return drv_errf(err, errlen,
 				"expected METHOD /PATH [-H 'Name: value']... [-d 'BODY']");
 	tmp.method = method;
 	snprintf(tmp.url.path, sizeof(tmp.url.path), "%s", path);
-	while ((tok = x__token(&p))) {
-		if (!strcmp(tok, "-H") && (tok = x__token(&p)) && strchr(tok, ':')) {
+	while ((tok = token(&p))) {
+		if (!strcmp(tok, "-H") && (tok = token(&p)) && strchr(tok, ':')) {
 			if (tmp.nheaders == DRV_MAX_HEADERS)
 				return drv_errf(err, errlen, "more than %d headers",
 						DRV_MAX_HEADERS);
 			tmp.headers[tmp.nheaders++] = tok;
-		} else if (!strcmp(tok, "-d") && (tok = x__token(&p))) {
+		} else if (!strcmp(tok, "-d") && (tok = token(&p))) {
 			body = tok;
 		} else {
 			return drv_errf(err, errlen, "'%s': expected -H 'Name: value' or -d 'BODY'",
@@ -114,7 +114,7 @@ static int x__http(const struct drv_config *cfg, char *line, char **out, size_t 
 	}
 	if (body) {
 		bsrc = strlen(body);
-		blen = x__tpl_len(body, bsrc, err, errlen);
+		blen = tpl_len(body, bsrc, err, errlen);
 		if (blen < 0)
 			return -EINVAL;
 		dummy = calloc(1, (size_t)blen + 1);
@@ -138,19 +138,19 @@ static int x__http(const struct drv_config *cfg, char *line, char **out, size_t 
 }
 
 /* --response resp: `CMD ARG...` → a RESP array with each argument's expanded length. */
-static int x__resp(char *line, char **out, size_t *outlen, char *err, size_t errlen)
+static int resp(char *line, char **out, size_t *outlen, char *err, size_t errlen)
 {
 	char *args[256], *p = line;
 	size_t n = 0, cap, o;
 	long len[256];
 	unsigned i, argc = 0;
 
-	while ((args[argc] = x__token(&p)) && argc < 255)
+	while ((args[argc] = token(&p)) && argc < 255)
 		argc++;
 	if (!argc)
 		return drv_errf(err, errlen, "an empty command");
 	for (i = 0; i < argc; i++) {
-		len[i] = x__tpl_len(args[i], strlen(args[i]), err, errlen);
+		len[i] = tpl_len(args[i], strlen(args[i]), err, errlen);
 		if (len[i] < 0)
 			return -EINVAL;
 		n += strlen(args[i]) + 32;
@@ -166,7 +166,7 @@ static int x__resp(char *line, char **out, size_t *outlen, char *err, size_t err
 	return 0;
 }
 
-static int x__qtype(const char *t)
+static int qtype(const char *t)
 {
 	static const struct { const char *n; int v; } types[] = {
 		{"A", 1}, {"NS", 2}, {"CNAME", 5}, {"SOA", 6}, {"PTR", 12}, {"MX", 15},
@@ -181,12 +181,12 @@ static int x__qtype(const char *t)
 }
 
 /* --response dns: dnsperf's `NAME TYPE` → a query (id 0, RD), over TCP with its length. */
-static int x__dns(char *line, bool tcp, char **out, size_t *outlen, char *err, size_t errlen)
+static int dns(char *line, bool tcp, char **out, size_t *outlen, char *err, size_t errlen)
 {
-	char *p = line, *name = x__token(&p), *type = x__token(&p), *l, *dot;
+	char *p = line, *name = token(&p), *type = token(&p), *l, *dot;
 	uint8_t *q;
 	size_t o, ll;
-	int qt = type ? x__qtype(type) : -1;
+	int qt = type ? qtype(type) : -1;
 
 	if (!name || qt < 0 || strlen(name) > 253 || strstr(name, "{{"))
 		return drv_errf(err, errlen, "expected NAME TYPE (A, AAAA, MX, TXT, NS, ...)");
@@ -228,7 +228,7 @@ static int x__dns(char *line, bool tcp, char **out, size_t *outlen, char *err, s
 }
 
 /* One record line (after its weight) into r. */
-static int x__record(const struct drv_config *cfg, char *line, struct drv_rec *r, char *err,
+static int record(const struct drv_config *cfg, char *line, struct drv_rec *r, char *err,
 		     size_t errlen)
 {
 	enum ll_scheme sch = cfg->url.scheme;
@@ -238,11 +238,11 @@ static int x__record(const struct drv_config *cfg, char *line, struct drv_rec *r
 	int e;
 
 	if (ll_scheme_is_http(sch)) {
-		e = x__http(cfg, line, &src, &n, err, errlen);
+		e = http(cfg, line, &src, &n, err, errlen);
 	} else if (cfg->resp_rule == DRV_RESP_DNS) {
-		e = x__dns(line, sch == LL_SCHEME_TCP, &src, &n, err, errlen);
+		e = dns(line, sch == LL_SCHEME_TCP, &src, &n, err, errlen);
 	} else if (cfg->resp_rule == DRV_RESP_RESP && line[0] != '*') {
-		e = x__resp(line, &src, &n, err, errlen);
+		e = resp(line, &src, &n, err, errlen);
 	} else {
 		n = strlen(line);
 		src = malloc(n + DRV_MCUDP_HDR + 1);
@@ -251,11 +251,11 @@ static int x__record(const struct drv_config *cfg, char *line, struct drv_rec *r
 		if (!e && cfg->mc_udp) {
 			memcpy(src, "\0\0\0\0\0\x01\0\0", DRV_MCUDP_HDR);
 			memcpy(src + DRV_MCUDP_HDR, line, n);
-			k = x__unescape(src + DRV_MCUDP_HDR, n);
+			k = unescape(src + DRV_MCUDP_HDR, n);
 			n = k < 0 ? 0 : (size_t)k + DRV_MCUDP_HDR;
 		} else if (!e) {
 			memcpy(src, line, n);
-			k = x__unescape(src, n);
+			k = unescape(src, n);
 			n = k < 0 ? 0 : (size_t)k;
 		}
 		if (!e && k < 0)
@@ -332,7 +332,7 @@ int drv_reqmix_load(struct drv_config *cfg, char *err, size_t errlen)
 			e = drv_errf(err, errlen, "out of memory");
 			break;
 		}
-		if (x__record(cfg, p, r, msg, sizeof(msg))) {
+		if (record(cfg, p, r, msg, sizeof(msg))) {
 			e = drv_errf(err, errlen, "--requests-file %s:%u: %s", cfg->requests_path,
 				     lineno, msg);
 			break;

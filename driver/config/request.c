@@ -7,7 +7,7 @@
 #include <strings.h>
 #include "config/request.h"
 
-static bool x__has_header(const struct drv_config *cfg, const char *name)
+static bool has_header(const struct drv_config *cfg, const char *name)
 {
 	size_t n = strlen(name);
 	unsigned i;
@@ -19,7 +19,7 @@ static bool x__has_header(const struct drv_config *cfg, const char *name)
 }
 
 /* snprintf that keeps counting past the end of buf */
-#define X__PUT(...)                                                                            \
+#define REQ_PUT(...)                                                                            \
 	do {                                                                                   \
 		int k__ = snprintf(buf ? buf + off : NULL, buf && off < cap ? cap - off : 0,   \
 				   __VA_ARGS__);                                               \
@@ -32,21 +32,21 @@ size_t drv_request_http(const struct drv_config *cfg, char *buf, size_t cap)
 	size_t off = 0;
 	unsigned i;
 
-	X__PUT("%s %s HTTP/1.1\r\n", cfg->method, cfg->url.path);
-	if (!x__has_header(cfg, "Host")) {
-		X__PUT("Host: %s%s%s", v6 ? "[" : "", cfg->url.host, v6 ? "]" : "");
+	REQ_PUT("%s %s HTTP/1.1\r\n", cfg->method, cfg->url.path);
+	if (!has_header(cfg, "Host")) {
+		REQ_PUT("Host: %s%s%s", v6 ? "[" : "", cfg->url.host, v6 ? "]" : "");
 		if (cfg->url.port != 80)
-			X__PUT(":%u", cfg->url.port);
-		X__PUT("\r\n");
+			REQ_PUT(":%u", cfg->url.port);
+		REQ_PUT("\r\n");
 	}
 	for (i = 0; i < cfg->nheaders; i++)
-		X__PUT("%s\r\n", cfg->headers[i]);
+		REQ_PUT("%s\r\n", cfg->headers[i]);
 	if ((cfg->body_len || !strcmp(cfg->method, "POST") || !strcmp(cfg->method, "PUT")) &&
-	    !x__has_header(cfg, "Content-Length"))
-		X__PUT("Content-Length: %zu\r\n", cfg->body_len);
-	if (cfg->http_close && !x__has_header(cfg, "Connection"))
-		X__PUT("Connection: close\r\n");
-	X__PUT("\r\n");
+	    !has_header(cfg, "Content-Length"))
+		REQ_PUT("Content-Length: %zu\r\n", cfg->body_len);
+	if (cfg->http_close && !has_header(cfg, "Connection"))
+		REQ_PUT("Connection: close\r\n");
+	REQ_PUT("\r\n");
 	if (cfg->body_len) {
 		if (buf && off + cfg->body_len <= cap)
 			memcpy(buf + off, cfg->body, cfg->body_len);

@@ -9,7 +9,7 @@
 #include "config/template.h"
 #include "config/quote.h"
 
-static uint8_t x__digits(uint64_t v)
+static uint8_t digits(uint64_t v)
 {
 	uint8_t d = 1;
 
@@ -32,7 +32,7 @@ uint64_t drv_tpl_rand(struct drv_tpl_ctx *c)
 }
 
 /* One field's spec (between the braces) into fd. */
-static int x__field(struct drv_tpl_field *fd, const char *spec, char *err, size_t errlen)
+static int field(struct drv_tpl_field *fd, const char *spec, char *err, size_t errlen)
 {
 	unsigned long long a, b;
 	double s, sum = 0;
@@ -48,7 +48,7 @@ static int x__field(struct drv_tpl_field *fd, const char *spec, char *err, size_
 		fd->kind = DRV_TPL_RAND;
 		fd->lo = a;
 		fd->hi = b;
-		fd->width = x__digits(b);
+		fd->width = digits(b);
 		return 0;
 	}
 	if (sscanf(spec, "zipf:%llu:%lf%c", &a, &s, &tail) == 2 && a >= 1 &&
@@ -56,7 +56,7 @@ static int x__field(struct drv_tpl_field *fd, const char *spec, char *err, size_
 		fd->kind = DRV_TPL_ZIPF;
 		fd->lo = 1;
 		fd->hi = a;
-		fd->width = x__digits(a);
+		fd->width = digits(a);
 		fd->cdf = malloc(a * sizeof(double));
 		if (!fd->cdf)
 			return drv_errf(err, errlen, "{{%s}}: out of memory", spec);
@@ -111,7 +111,7 @@ int drv_tpl_parse(struct drv_tpl *t, const char *s, size_t n, char *err, size_t 
 		memcpy(spec, open + 2, k);
 		spec[k] = '\0';
 		fd = &t->f[t->nfields++];
-		r = x__field(fd, spec, err, errlen);
+		r = field(fd, spec, err, errlen);
 		if (r) {
 			drv_tpl_free(t);
 			return r;
@@ -137,7 +137,7 @@ void drv_tpl_free(struct drv_tpl *t)
 }
 
 /* The rank whose cumulative probability first reaches u (binary search). */
-static uint64_t x__zipf(const struct drv_tpl_field *fd, double u)
+static uint64_t zipf(const struct drv_tpl_field *fd, double u)
 {
 	uint64_t lo = 0, hi = fd->hi - 1, mid;
 
@@ -171,7 +171,7 @@ void drv_tpl_expand(const struct drv_tpl *t, struct drv_tpl_ctx *c, char *out)
 			v = fd->lo + (span ? drv_tpl_rand(c) % span : drv_tpl_rand(c));
 			break;
 		default:
-			v = x__zipf(fd, (double)(drv_tpl_rand(c) >> 11) / 9007199254740992.0);
+			v = zipf(fd, (double)(drv_tpl_rand(c) >> 11) / 9007199254740992.0);
 			break;
 		}
 		for (d = fd->width - 1; d >= 0; d--) {

@@ -34,7 +34,7 @@ void drv_frame_rule_init(struct drv_frame_rule *r, const struct drv_config *cfg)
 	r->head = cfg->method && !strcmp(cfg->method, "HEAD");
 }
 
-static void x__app_reset(const struct drv_frame_rule *r, struct drv_frame *f)
+static void app_reset(const struct drv_frame_rule *r, struct drv_frame *f)
 {
 	switch (r->rule) {
 	case DRV_RESP_RESP:
@@ -79,7 +79,7 @@ int drv__frame_app_feed(const struct drv_frame_rule *r, struct drv_frame *f, con
 	return 0;
 }
 
-static int x__on_headers_complete(http_parser *p)
+static int on_headers_complete(http_parser *p)
 {
 	struct drv_frame *f = container_of(p, struct drv_frame, hp);
 
@@ -87,7 +87,7 @@ static int x__on_headers_complete(http_parser *p)
 	return f->head ? 1 : 0;
 }
 
-static int x__on_message_complete(http_parser *p)
+static int on_message_complete(http_parser *p)
 {
 	struct drv_frame *f = container_of(p, struct drv_frame, hp);
 
@@ -98,9 +98,9 @@ static int x__on_message_complete(http_parser *p)
 	return 0;
 }
 
-static const http_parser_settings x__http = {
-	.on_headers_complete = x__on_headers_complete,
-	.on_message_complete = x__on_message_complete,
+static const http_parser_settings http = {
+	.on_headers_complete = on_headers_complete,
+	.on_message_complete = on_message_complete,
 };
 
 void drv_frame_reset(const struct drv_frame_rule *r, struct drv_frame *f)
@@ -112,13 +112,13 @@ void drv_frame_reset(const struct drv_frame_rule *r, struct drv_frame *f)
 	f->keep_alive = true;
 	if (r->rule == DRV_RESP_HTTP) {
 		http_parser_init(&f->hp, HTTP_RESPONSE);
-		f->head = r->head; /* read by x__on_headers_complete */
+		f->head = r->head; /* read by on_headers_complete */
 	}
 	f->verdict = DRV_APP_OK;
-	x__app_reset(r, f);
+	app_reset(r, f);
 }
 
-static int x__prefixed(const struct drv_frame_rule *r, struct drv_frame *f, const uint8_t *p,
+static int prefixed(const struct drv_frame_rule *r, struct drv_frame *f, const uint8_t *p,
 		       size_t n)
 {
 	uint64_t len = 0;
@@ -145,7 +145,7 @@ static int x__prefixed(const struct drv_frame_rule *r, struct drv_frame *f, cons
 }
 
 /* Knuth-Morris-Pratt: overlapping delimiters ("aab" in "aaab") are found at their first end. */
-static int x__delim(const struct drv_frame_rule *r, struct drv_frame *f, const uint8_t *p,
+static int delim(const struct drv_frame_rule *r, struct drv_frame *f, const uint8_t *p,
 		    size_t n)
 {
 	const uint8_t *d = (const uint8_t *)r->delim;
@@ -176,7 +176,7 @@ int drv_frame_feed(const struct drv_frame_rule *r, struct drv_frame *f, const ch
 	switch (r->rule) {
 	case DRV_RESP_LP4:
 	case DRV_RESP_PREFIX:
-		return x__prefixed(r, f, (const uint8_t *)p, n);
+		return prefixed(r, f, (const uint8_t *)p, n);
 	case DRV_RESP_FIXED:
 		if (n > f->left)
 			return DRV_E_MALFORMED;
@@ -184,14 +184,14 @@ int drv_frame_feed(const struct drv_frame_rule *r, struct drv_frame *f, const ch
 		f->done = !f->left;
 		return 0;
 	case DRV_RESP_DELIM:
-		return x__delim(r, f, (const uint8_t *)p, n);
+		return delim(r, f, (const uint8_t *)p, n);
 	case DRV_RESP_RESP:
 	case DRV_RESP_MEMCACHE:
 	case DRV_RESP_DNS:
 		err = drv__frame_app_feed(r, f, p, n, &used);
 		return err ? err : used == n ? 0 : DRV_E_MALFORMED;
 	case DRV_RESP_HTTP:
-		used = http_parser_execute(&f->hp, &x__http, p, n);
+		used = http_parser_execute(&f->hp, &http, p, n);
 		if (f->done) /* 100..999 are counted as they are; under 100 is not HTTP */
 			return used == n && f->status >= 100 ? 0 : DRV_E_MALFORMED;
 		if (HTTP_PARSER_ERRNO(&f->hp) == HPE_HEADER_OVERFLOW)
@@ -205,7 +205,7 @@ int drv_frame_feed(const struct drv_frame_rule *r, struct drv_frame *f, const ch
 
 size_t drv__frame_http_execute(struct drv_frame *f, const char *p, size_t n)
 {
-	return http_parser_execute(&f->hp, &x__http, p, n);
+	return http_parser_execute(&f->hp, &http, p, n);
 }
 
 int drv_frame_eof(const struct drv_frame_rule *r, struct drv_frame *f)
@@ -213,7 +213,7 @@ int drv_frame_eof(const struct drv_frame_rule *r, struct drv_frame *f)
 	if (f->done)
 		return 0;
 	if (r->rule == DRV_RESP_HTTP) {
-		http_parser_execute(&f->hp, &x__http, NULL, 0);
+		http_parser_execute(&f->hp, &http, NULL, 0);
 		if (f->done) {
 			f->keep_alive = false;
 			return 0;

@@ -23,7 +23,7 @@ void drv_mc_reset(struct drv_mc_state *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static bool x__kw(const struct drv_mc_state *s, const char *kw)
+static bool is_kw(const struct drv_mc_state *s, const char *kw)
 {
 	size_t n = strlen(kw);
 
@@ -41,7 +41,7 @@ enum drv_app_verdict drv_mc_first_line(const uint8_t *p, size_t n)
 }
 
 /* A line is complete. 1: response complete, 0: go on, <0: malformed. */
-static int x__line(struct drv_mc_state *s, enum drv_app_verdict *verdict)
+static int line(struct drv_mc_state *s, enum drv_app_verdict *verdict)
 {
 	bool first = s->phase == 0, have_num = s->have_num;
 
@@ -54,29 +54,29 @@ static int x__line(struct drv_mc_state *s, enum drv_app_verdict *verdict)
 	s->num = 0;
 	if (!s->kwlen)
 		return DRV_E_MALFORMED;
-	if (x__kw(s, "VALUE") || (first && x__kw(s, "VA"))) {
+	if (is_kw(s, "VALUE") || (first && is_kw(s, "VA"))) {
 		if (!have_num || s->left > DRV_FRAME_APP_MAX_BULK)
 			return DRV_E_MALFORMED;
 		s->st = s->left ? M_DATA : M_DATA_CR;
-		s->phase = x__kw(s, "VA") ? 2 : 1;
+		s->phase = is_kw(s, "VA") ? 2 : 1;
 		s->kwlen = 0;
 		*verdict = DRV_APP_OK;
 		return 0;
 	}
 	s->st = M_LINE;
-	if (x__kw(s, "STAT")) {
+	if (is_kw(s, "STAT")) {
 		s->phase = 1;
 		s->kwlen = 0;
 		*verdict = DRV_APP_OK;
 		return 0;
 	}
-	if (x__kw(s, "END"))
+	if (is_kw(s, "END"))
 		return *verdict = DRV_APP_OK, 1;
 	if (!first)
 		return DRV_E_MALFORMED;
-	if (x__kw(s, "SERVER_ERROR"))
+	if (is_kw(s, "SERVER_ERROR"))
 		*verdict = DRV_APP_MC_SERVER;
-	else if (x__kw(s, "CLIENT_ERROR") || x__kw(s, "ERROR"))
+	else if (is_kw(s, "CLIENT_ERROR") || is_kw(s, "ERROR"))
 		*verdict = DRV_APP_MC_CLIENT;
 	else
 		*verdict = DRV_APP_OK;
@@ -84,7 +84,7 @@ static int x__line(struct drv_mc_state *s, enum drv_app_verdict *verdict)
 }
 
 /* One byte of a line other than CR. */
-static int x__line_byte(struct drv_mc_state *s, uint8_t c)
+static int line_byte(struct drv_mc_state *s, uint8_t c)
 {
 	if (++s->linelen > DRV_APP_MAX_LINE || c == '\n')
 		return DRV_E_MALFORMED;
@@ -92,7 +92,7 @@ static int x__line_byte(struct drv_mc_state *s, uint8_t c)
 		if (s->tok == 0 && !s->kwlen)
 			return DRV_E_MALFORMED;
 		if (s->tok == 0)
-			s->want = x__kw(s, "VALUE") ? 3 : x__kw(s, "VA") ? 1 : 0;
+			s->want = is_kw(s, "VALUE") ? 3 : is_kw(s, "VA") ? 1 : 0;
 		s->tok++;
 		return 0;
 	}
@@ -128,11 +128,11 @@ size_t drv_mc_feed(struct drv_mc_state *s, const uint8_t *p, size_t n, int *res,
 			if (c == '\r')
 				s->st = M_LF;
 			else
-				r = x__line_byte(s, c);
+				r = line_byte(s, c);
 			break;
 		case M_LF:
 			i++;
-			r = c == '\n' ? x__line(s, verdict) : DRV_E_MALFORMED;
+			r = c == '\n' ? line(s, verdict) : DRV_E_MALFORMED;
 			break;
 		case M_DATA:
 		case M_DATA_CR:

@@ -26,14 +26,14 @@ void drv_resp_reset(struct drv_resp_state *s)
 }
 
 /* One value is complete; 1 when that completes the response. */
-static int x__value_done(struct drv_resp_state *s)
+static int value_done(struct drv_resp_state *s)
 {
 	s->st = R_TYPE;
 	return --s->need == 0;
 }
 
 /* The line of a length or count is complete. 1: response complete, 0: go on, <0: malformed. */
-static int x__num_done(struct drv_resp_state *s)
+static int num_done(struct drv_resp_state *s)
 {
 	uint64_t k = s->num;
 
@@ -44,7 +44,7 @@ static int x__num_done(struct drv_resp_state *s)
 	case '=':
 	case '!':
 		if (s->neg) /* $-1: RESP2's null bulk string */
-			return s->type == '$' ? x__value_done(s) : DRV_E_MALFORMED;
+			return s->type == '$' ? value_done(s) : DRV_E_MALFORMED;
 		if (k > DRV_FRAME_APP_MAX_BULK)
 			return DRV_E_MALFORMED;
 		s->left = k;
@@ -60,7 +60,7 @@ static int x__num_done(struct drv_resp_state *s)
 		break;
 	default: /* * ~ > */
 		if (s->neg) /* *-1: RESP2's null array */
-			return s->type == '*' ? x__value_done(s) : DRV_E_MALFORMED;
+			return s->type == '*' ? value_done(s) : DRV_E_MALFORMED;
 		break;
 	}
 	s->st = R_TYPE;
@@ -118,7 +118,7 @@ size_t drv_resp_feed(struct drv_resp_state *s, const uint8_t *p, size_t n, int *
 			break;
 		case R_NUM_LF:
 			i++;
-			r = c == '\n' ? x__num_done(s) : DRV_E_MALFORMED;
+			r = c == '\n' ? num_done(s) : DRV_E_MALFORMED;
 			break;
 		case R_LINE:
 			i++;
@@ -129,14 +129,14 @@ size_t drv_resp_feed(struct drv_resp_state *s, const uint8_t *p, size_t n, int *
 			break;
 		case R_LINE_LF:
 			i++;
-			r = c == '\n' ? x__value_done(s) : DRV_E_MALFORMED;
+			r = c == '\n' ? value_done(s) : DRV_E_MALFORMED;
 			break;
 		case R_BULK:
 		case R_BULK_CR:
 		case R_BULK_LF:
 			i += drv_app_block(&s->st, R_BULK, &s->left, p + i, n - i, &r);
 			if (r == 1)
-				r = x__value_done(s);
+				r = value_done(s);
 			break;
 		default:
 			r = DRV_E_MALFORMED;

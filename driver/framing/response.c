@@ -9,7 +9,7 @@
 #include "framing/frame.h"
 #include "framing/response.h"
 
-static inline size_t x__min(size_t a, uint64_t b)
+static inline size_t response_min(size_t a, uint64_t b)
 {
 	return a < b ? a : (size_t)b;
 }
@@ -46,7 +46,7 @@ int drv_frame_feed_some(const struct drv_frame_rule *r, struct drv_frame *f, con
 			if (r->rule == DRV_RESP_DELIM || f->got < r->prefix)
 				k = 1; /* a delimiter's end, a prefix's bytes: one at a time */
 			else
-				k = x__min(n - i, f->left);
+				k = response_min(n - i, f->left);
 			err = drv_frame_feed(r, f, p + i, k);
 			i += k;
 		}

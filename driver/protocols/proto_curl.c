@@ -52,7 +52,7 @@ struct curl_thread {
 	char url[LL_HOST_MAX + LL_PATH_MAX + 32];
 };
 
-static inline struct drv_stats *x__st(struct curl_slot *s)
+static inline struct drv_stats *proto_curl_st(struct curl_slot *s)
 {
 	return drv_worker_stats(s->base.w, &s->base.ticket);
 }
@@ -62,7 +62,7 @@ static inline struct drv_stats *x__st(struct curl_slot *s)
  * handshake done), with their connect latency from the transfer's start: to the TCP connect for
  * http://, to the end of the TLS handshake for https://.
  */
-static void x__connects(struct curl_thread *ct, struct curl_slot *s, CURL *easy, CURLcode rc,
+static void connects(struct curl_thread *ct, struct curl_slot *s, CURL *easy, CURLcode rc,
 			struct drv_stats *st)
 {
 	bool tls = ct->w->cfg->url.scheme == LL_SCHEME_HTTPS;
@@ -89,7 +89,7 @@ static void x__connects(struct curl_thread *ct, struct curl_slot *s, CURL *easy,
 	ll_hist_record(st->connect, (uint64_t)conn_us * 1000);
 }
 
-static void x__done(struct curl_thread *ct, CURL *easy, CURLcode rc)
+static void done(struct curl_thread *ct, CURL *easy, CURLcode rc)
 {
 	struct drv_worker *w = ct->w;
 	struct curl_slot *s = NULL;
@@ -102,8 +102,8 @@ static void x__done(struct curl_thread *ct, CURL *easy, CURLcode rc)
 		return;
 	if (curl_multi_remove_handle(ct->multi, easy) == CURLM_OK)
 		s->added = false;
-	st = x__st(s);
-	x__connects(ct, s, easy, rc, st);
+	st = proto_curl_st(s);
+	connects(ct, s, easy, rc, st);
 	if (curl_easy_getinfo(easy, CURLINFO_REQUEST_SIZE, &hdr) == CURLE_OK)
 		st->bytes_sent += (uint64_t)hdr;
 	if (curl_easy_getinfo(easy, CURLINFO_SIZE_UPLOAD_T, &up) == CURLE_OK)
@@ -136,27 +136,27 @@ static void x__done(struct curl_thread *ct, CURL *easy, CURLcode rc)
 }
 
 /* Drain finished transfers: after every curl_multi_socket_action. */
-static void x__drain(struct curl_thread *ct)
+static void drain(struct curl_thread *ct)
 {
 	CURLMsg *m;
 	int left;
 
 	while ((m = curl_multi_info_read(ct->multi, &left)))
 		if (m->msg == CURLMSG_DONE)
-			x__done(ct, m->easy_handle, m->data.result);
+			done(ct, m->easy_handle, m->data.result);
 }
 
-static void x__action(struct curl_thread *ct, curl_socket_t fd, int flags)
+static void action(struct curl_thread *ct, curl_socket_t fd, int flags)
 {
 	int running = 0;
 	CURLMcode rc = curl_multi_socket_action(ct->multi, fd, flags, &running);
 
 	if (rc != CURLM_OK && rc != CURLM_BAD_SOCKET)
 		drv_stats_error(&ct->w->stats, -EIO);
-	x__drain(ct);
+	drain(ct);
 }
 
-static void x__on_poll(uv_poll_t *p, int status, int events)
+static void on_poll(uv_poll_t *p, int status, int events)
 {
 	struct curl_sock *cs = container_of(p, struct curl_sock, poll);
 	int flags = 0;
@@ -169,31 +169,31 @@ static void x__on_poll(uv_poll_t *p, int status, int events)
 		if (events & UV_WRITABLE)
 			flags |= CURL_CSELECT_OUT;
 	}
-	x__action(cs->ct, cs->fd, flags);
+	action(cs->ct, cs->fd, flags);
 }
 
-static void x__on_timeout(uv_timer_t *t)
+static void on_timeout(uv_timer_t *t)
 {
-	x__action(container_of(t, struct curl_thread, timeout), CURL_SOCKET_TIMEOUT, 0);
+	action(container_of(t, struct curl_thread, timeout), CURL_SOCKET_TIMEOUT, 0);
 }
 
-static int x__timer_cb(CURLM *multi, long ms, void *userp)
+static int timer_cb(CURLM *multi, long ms, void *userp)
 {
 	struct curl_thread *ct = userp;
 
 	if (ms < 0)
 		uv_timer_stop(&ct->timeout);
 	else
-		uv_timer_start(&ct->timeout, x__on_timeout, (uint64_t)ms, 0);
+		uv_timer_start(&ct->timeout, on_timeout, (uint64_t)ms, 0);
 	return 0;
 }
 
-static void x__sock_closed(uv_handle_t *h)
+static void sock_closed(uv_handle_t *h)
 {
 	free(container_of((uv_poll_t *)h, struct curl_sock, poll));
 }
 
-static void x__sock_close(struct curl_thread *ct, struct curl_sock *cs)
+static void sock_close(struct curl_thread *ct, struct curl_sock *cs)
 {
 	if (cs->prev)
 		cs->prev->next = cs->next;
@@ -201,10 +201,10 @@ static void x__sock_close(struct curl_thread *ct, struct curl_sock *cs)
 		ct->socks = cs->next;
 	if (cs->next)
 		cs->next->prev = cs->prev;
-	uv_close((uv_handle_t *)&cs->poll, x__sock_closed);
+	uv_close((uv_handle_t *)&cs->poll, sock_closed);
 }
 
-static int x__socket_cb(CURL *easy, curl_socket_t fd, int what, void *userp, void *socketp)
+static int socket_cb(CURL *easy, curl_socket_t fd, int what, void *userp, void *socketp)
 {
 	struct curl_thread *ct = userp;
 	struct curl_sock *cs = socketp;
@@ -213,7 +213,7 @@ static int x__socket_cb(CURL *easy, curl_socket_t fd, int what, void *userp, voi
 	if (what == CURL_POLL_REMOVE) {
 		if (cs) {
 			(void)curl_multi_assign(ct->multi, fd, NULL);
-			x__sock_close(ct, cs);
+			sock_close(ct, cs);
 		}
 		return 0;
 	}
@@ -232,7 +232,7 @@ static int x__socket_cb(CURL *easy, curl_socket_t fd, int what, void *userp, voi
 			ct->socks->prev = cs;
 		ct->socks = cs;
 		if (curl_multi_assign(ct->multi, fd, cs) != CURLM_OK) {
-			x__sock_close(ct, cs);
+			sock_close(ct, cs);
 			return -1;
 		}
 	}
@@ -240,10 +240,10 @@ static int x__socket_cb(CURL *easy, curl_socket_t fd, int what, void *userp, voi
 		events |= UV_READABLE;
 	if (what & CURL_POLL_OUT)
 		events |= UV_WRITABLE;
-	return uv_poll_start(&cs->poll, events, x__on_poll) ? -1 : 0;
+	return uv_poll_start(&cs->poll, events, on_poll) ? -1 : 0;
 }
 
-static void x__slot_go(struct drv_slot *b)
+static void slot_go(struct drv_slot *b)
 {
 	struct curl_slot *s = container_of(b, struct curl_slot, base);
 	struct curl_thread *ct = s->ct;
@@ -264,7 +264,7 @@ static void x__slot_go(struct drv_slot *b)
 	/* curl's timer callback kicks the transfer off from the loop */
 }
 
-static size_t x__sink(char *p, size_t size, size_t n, void *userp)
+static size_t sink(char *p, size_t size, size_t n, void *userp)
 {
 	return size * n;
 }
@@ -273,7 +273,7 @@ static size_t x__sink(char *p, size_t size, size_t n, void *userp)
  * The HTTP version asked for. Without --http2 it is HTTP/1.1 even over TLS (libcurl's default
  * there is to offer h2).
  */
-static long x__version(const struct drv_config *cfg)
+static long version(const struct drv_config *cfg)
 {
 	if (!cfg->http2)
 		return CURL_HTTP_VERSION_1_1;
@@ -281,7 +281,7 @@ static long x__version(const struct drv_config *cfg)
 						  : CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE;
 }
 
-static int x__easy_setup(struct curl_thread *ct, struct curl_slot *s)
+static int easy_setup(struct curl_thread *ct, struct curl_slot *s)
 {
 	const struct drv_config *cfg = ct->w->cfg;
 	CURL *e = s->easy;
@@ -297,7 +297,7 @@ static int x__easy_setup(struct curl_thread *ct, struct curl_slot *s)
 				(long)(cfg->timeout_ns / 1000000)) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, cfg->method) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_HTTPHEADER, ct->headers) != CURLE_OK;
-	bad |= curl_easy_setopt(e, CURLOPT_HTTP_VERSION, x__version(cfg)) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_HTTP_VERSION, version(cfg)) != CURLE_OK;
 	if (ct->resolve)
 		bad |= curl_easy_setopt(e, CURLOPT_RESOLVE, ct->resolve) != CURLE_OK;
 	if (cfg->url.scheme == LL_SCHEME_HTTPS) {
@@ -321,11 +321,11 @@ static int x__easy_setup(struct curl_thread *ct, struct curl_slot *s)
 		bad |= curl_easy_setopt(e, CURLOPT_POSTFIELDS, cfg->body) != CURLE_OK;
 	}
 	/* the body is counted by curl (CURLINFO_SIZE_DOWNLOAD_T) and dropped */
-	bad |= curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, x__sink) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, sink) != CURLE_OK;
 	return bad ? -EINVAL : 0;
 }
 
-static int x__headers(struct curl_thread *ct, const struct drv_config *cfg)
+static int proto_curl_headers(struct curl_thread *ct, const struct drv_config *cfg)
 {
 	struct curl_slist *l;
 	unsigned i;
@@ -354,7 +354,7 @@ static int x__headers(struct curl_thread *ct, const struct drv_config *cfg)
  * stream at a time (MAX_CONCURRENT_STREAMS 1), so a new transfer takes an idle connection and
  * -c slots use -c connections, as with HTTP/1.1 keep-alive.
  */
-static int x__multiplex(struct curl_thread *ct, const struct drv_config *cfg)
+static int multiplex(struct curl_thread *ct, const struct drv_config *cfg)
 {
 	long pipe = cfg->http2 ? CURLPIPE_MULTIPLEX : CURLPIPE_NOTHING;
 
@@ -370,7 +370,7 @@ static int x__multiplex(struct curl_thread *ct, const struct drv_config *cfg)
  * A host name goes to the address the configuration resolved (as the native engines connect),
  * while TLS still sends and verifies the name: no lookup per connection.
  */
-static int x__resolve(struct curl_thread *ct, const struct drv_config *cfg)
+static int proto_curl_resolve(struct curl_thread *ct, const struct drv_config *cfg)
 {
 	const struct sockaddr *sa = (const struct sockaddr *)&cfg->addr;
 	char ip[INET6_ADDRSTRLEN], buf[LL_HOST_MAX + INET6_ADDRSTRLEN + 16];
@@ -396,7 +396,7 @@ static int x__resolve(struct curl_thread *ct, const struct drv_config *cfg)
 
 /* The slot operations (slot.h): one reused easy handle per slot. */
 
-static int x__slot_init(struct drv_slot *b)
+static int slot_init(struct drv_slot *b)
 {
 	struct curl_slot *s = container_of(b, struct curl_slot, base);
 
@@ -404,10 +404,10 @@ static int x__slot_init(struct drv_slot *b)
 	s->easy = curl_easy_init();
 	if (!s->easy)
 		return -ENOMEM;
-	return x__easy_setup(s->ct, s);
+	return easy_setup(s->ct, s);
 }
 
-static void x__slot_stop(struct drv_slot *b)
+static void slot_stop(struct drv_slot *b)
 {
 	struct curl_slot *s = container_of(b, struct curl_slot, base);
 
@@ -415,20 +415,20 @@ static void x__slot_stop(struct drv_slot *b)
 		s->added = false;
 }
 
-static void x__slot_release(struct drv_slot *b)
+static void slot_release(struct drv_slot *b)
 {
 	curl_easy_cleanup(container_of(b, struct curl_slot, base)->easy);
 }
 
 /* no expire: curl enforces CURLOPT_TIMEOUT_MS itself */
-static const struct drv_slot_ops x__slot_ops = {
-	.size = sizeof(struct curl_slot), .init = x__slot_init, .go = x__slot_go,
-	.finish = drv_slot_done, .stop = x__slot_stop, .release = x__slot_release,
+static const struct drv_slot_ops slot_ops = {
+	.size = sizeof(struct curl_slot), .init = slot_init, .go = slot_go,
+	.finish = drv_slot_done, .stop = slot_stop, .release = slot_release,
 };
 
 /* The thread's part: the multi handle, its sockets and timer, headers, the pinned address. */
 
-static int x__init(struct drv_worker *w)
+static int init(struct drv_worker *w)
 {
 	const struct drv_config *cfg = w->cfg;
 	bool v6 = strchr(cfg->url.host, ':') != NULL;
@@ -439,23 +439,23 @@ static int x__init(struct drv_worker *w)
 	if (!ct)
 		return -ENOMEM;
 	ct->w = w;
-	w->proto_data = ct; /* from here on, x__stop() and x__fini() undo what was done */
+	w->proto_data = ct; /* from here on, stop() and fini() undo what was done */
 	snprintf(ct->url, sizeof(ct->url), "%s://%s%s%s:%u%s", ll_scheme_name(cfg->url.scheme),
 		 v6 ? "[" : "", cfg->url.host, v6 ? "]" : "", cfg->url.port, cfg->url.path);
 	ct->multi = curl_multi_init();
 	if (!ct->multi)
 		return -ENOMEM;
-	err = x__headers(ct, cfg);
+	err = proto_curl_headers(ct, cfg);
 	if (!err)
-		err = x__resolve(ct, cfg);
+		err = proto_curl_resolve(ct, cfg);
 	if (err)
 		return err;
-	if (curl_multi_setopt(ct->multi, CURLMOPT_SOCKETFUNCTION, x__socket_cb) != CURLM_OK ||
+	if (curl_multi_setopt(ct->multi, CURLMOPT_SOCKETFUNCTION, socket_cb) != CURLM_OK ||
 	    curl_multi_setopt(ct->multi, CURLMOPT_SOCKETDATA, ct) != CURLM_OK ||
-	    curl_multi_setopt(ct->multi, CURLMOPT_TIMERFUNCTION, x__timer_cb) != CURLM_OK ||
+	    curl_multi_setopt(ct->multi, CURLMOPT_TIMERFUNCTION, timer_cb) != CURLM_OK ||
 	    curl_multi_setopt(ct->multi, CURLMOPT_TIMERDATA, ct) != CURLM_OK ||
 	    curl_multi_setopt(ct->multi, CURLMOPT_MAXCONNECTS, (long)w->nslots + 1) != CURLM_OK ||
-	    x__multiplex(ct, cfg))
+	    multiplex(ct, cfg))
 		return -EINVAL;
 	err = uv_timer_init(&w->loop, &ct->timeout);
 	if (err)
@@ -465,7 +465,7 @@ static int x__init(struct drv_worker *w)
 }
 
 /* After every slot's stop (their handles removed from the multi). */
-static void x__stop(struct drv_worker *w)
+static void stop(struct drv_worker *w)
 {
 	struct curl_thread *ct = w->proto_data;
 
@@ -474,13 +474,13 @@ static void x__stop(struct drv_worker *w)
 		curl_multi_cleanup(ct->multi);
 	ct->multi = NULL;
 	while (ct->socks)
-		x__sock_close(ct, ct->socks);
+		sock_close(ct, ct->socks);
 	if (ct->has_timeout)
 		uv_close((uv_handle_t *)&ct->timeout, NULL);
 	ct->has_timeout = false;
 }
 
-static void x__fini(struct drv_worker *w)
+static void fini(struct drv_worker *w)
 {
 	struct curl_thread *ct = w->proto_data;
 
@@ -494,17 +494,17 @@ static void x__fini(struct drv_worker *w)
 	free(ct);
 }
 
-static int x__global_init(void)
+static int global_init(void)
 {
 	return curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK ? 0 : -EIO;
 }
 
-static void x__global_fini(void)
+static void global_fini(void)
 {
 	curl_global_cleanup();
 }
 
 const struct drv_proto drv_proto_http_curl = {
-	.name = "http", .init = x__init, .slot = &x__slot_ops, .stop = x__stop, .fini = x__fini,
-	.global_init = x__global_init, .global_fini = x__global_fini,
+	.name = "http", .init = init, .slot = &slot_ops, .stop = stop, .fini = fini,
+	.global_init = global_init, .global_fini = global_fini,
 };

@@ -39,9 +39,9 @@
 
 #define TCP_READ_BUF (64 * 1024)
 
-static void x__connect(struct tcp_conn *c);
+static void proto_tcp_connect(struct tcp_conn *c);
 
-static void x__on_close(uv_handle_t *h)
+static void on_close(uv_handle_t *h)
 {
 	struct tcp_conn *c = container_of(h, struct tcp_conn, tcp);
 
@@ -53,33 +53,33 @@ static void x__on_close(uv_handle_t *h)
 		drv_slot_done(&c->base);
 	} else if (c->resume) {
 		c->resume = false;
-		x__connect(c);
+		proto_tcp_connect(c);
 	} else if (!c->base.pending) { /* else its next request waits for its time, then connects */
 		drv_slot_retry(&c->base);
 	}
 }
 
-static void x__close(struct tcp_conn *c)
+static void proto_tcp_close(struct tcp_conn *c)
 {
 	if (!c->open || c->closing)
 		return;
 	c->closing = true;
 	c->base.deadline = 0;
-	uv_close((uv_handle_t *)&c->tcp, x__on_close);
+	uv_close((uv_handle_t *)&c->tcp, on_close);
 }
 
-static void x__drop(struct tcp_conn *c)
+static void drop(struct tcp_conn *c)
 {
 	c->in_flight = false;
 	c->connecting = false;
 	if (c->open)
-		x__close(c);
+		proto_tcp_close(c);
 	else
 		drv_slot_retry(&c->base);
 }
 
 /* Count a failure, drop the connection; its close callback starts the slot's next attempt. */
-static void x__fail(struct tcp_conn *c, int err)
+static void fail(struct tcp_conn *c, int err)
 {
 	if (c->tt->pipeline > 1) {
 		drv__tcp_pipe_fail(c, err);
@@ -89,10 +89,10 @@ static void x__fail(struct tcp_conn *c, int err)
 		drv_timing_unanswered(c->base.w, &c->base.ticket, c->rec, err);
 	c->rec_live = false;
 	drv_slot_fail(&c->base, err, c->connecting);
-	x__drop(c);
+	drop(c);
 }
 
-static void x__on_write(uv_write_t *req, int status)
+static void on_write(uv_write_t *req, int status)
 {
 	struct tcp_conn *c = container_of(req, struct tcp_conn, write_req);
 
@@ -100,10 +100,10 @@ static void x__on_write(uv_write_t *req, int status)
 	if (status == UV_ECANCELED || c->closing)
 		return;
 	if (status < 0)
-		x__fail(c, status);
+		fail(c, status);
 }
 
-static void x__send(struct tcp_conn *c)
+static void proto_tcp_send(struct tcp_conn *c)
 {
 	struct tcp_thread *tt = c->tt;
 	uv_buf_t b[2];
@@ -123,16 +123,16 @@ static void x__send(struct tcp_conn *c)
 	total = b[0].len + (nb > 1 ? b[1].len : 0);
 	n = uv_try_write((uv_stream_t *)&c->tcp, b, nb);
 	if (n == (int)total) {
-		x__st(c)->bytes_sent += (uint64_t)n;
+		tcp_conn_stats(c)->bytes_sent += (uint64_t)n;
 		return;
 	}
 	if (n < 0 && n != UV_EAGAIN) {
-		x__fail(c, n);
+		fail(c, n);
 		return;
 	}
 	if (n < 0)
 		n = 0;
-	x__st(c)->bytes_sent += total;
+	tcp_conn_stats(c)->bytes_sent += total;
 	/* the rest from stable memory: c->lp lives in the slot, the payload in the thread */
 	if ((size_t)n >= b[0].len) {
 		n -= (int)b[0].len;
@@ -141,21 +141,21 @@ static void x__send(struct tcp_conn *c)
 	} else {
 		b[0] = uv_buf_init(b[0].base + n, b[0].len - (unsigned int)n);
 	}
-	err = uv_write(&c->write_req, (uv_stream_t *)&c->tcp, b, nb, x__on_write);
+	err = uv_write(&c->write_req, (uv_stream_t *)&c->tcp, b, nb, on_write);
 	if (err) {
-		x__fail(c, err);
+		fail(c, err);
 		return;
 	}
 	c->writing = true;
 }
 
-static void x__complete(struct tcp_conn *c)
+static void complete(struct tcp_conn *c)
 {
 	uint64_t at = drv_timing_reply_at(c->base.t_send, c->t_rx);
 	struct drv_timing_reply r = drv_timing_reply_init(c->base.t_send, at);
 
 	if (c->writing) { /* an answer before the whole request was written */
-		x__fail(c, DRV_E_MALFORMED);
+		fail(c, DRV_E_MALFORMED);
 		return;
 	}
 	drv_slot_resolved(&c->base);
@@ -168,13 +168,13 @@ static void x__complete(struct tcp_conn *c)
 	drv_timing_record(c->base.w, &c->base.ticket, &r);
 	if (!c->frame.keep_alive ||
 	    (c->tt->reconnect_every && c->on_conn >= c->tt->reconnect_every)) {
-		x__close(c); /* the client closes first: TIME_WAIT stays on this side */
+		proto_tcp_close(c); /* the client closes first: TIME_WAIT stays on this side */
 		return;
 	}
 	drv_slot_next(&c->base);
 }
 
-static void x__alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+static void alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
 	struct tcp_conn *c = container_of(h, struct tcp_conn, tcp);
 
@@ -182,7 +182,7 @@ static void x__alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 	buf->len = c->tt->io.rbuf_len;
 }
 
-static void x__on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 {
 	struct tcp_conn *c = container_of(s, struct tcp_conn, tcp);
 	int err;
@@ -193,45 +193,46 @@ static void x__on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 	}
 	if (nread < 0) {
 		if (nread == UV_EOF && !c->in_flight) {
-			x__close(c); /* the server closed an idle connection: reopen quietly */
+			/* the server closed an idle connection: reopen quietly */
+			proto_tcp_close(c);
 			return;
 		}
 		if (nread == UV_EOF && c->in_flight && c->rx) {
 			err = drv_frame_eof(&c->tt->rule, &c->frame);
 			if (!err) {
 				c->frame.keep_alive = false;
-				x__complete(c);
+				complete(c);
 				return;
 			}
 		}
-		x__fail(c, nread == UV_EOF ? DRV_E_SHORT : (int)nread);
+		fail(c, nread == UV_EOF ? DRV_E_SHORT : (int)nread);
 		return;
 	}
 	if (!nread)
 		return;
-	x__st(c)->bytes_received += (uint64_t)nread;
+	tcp_conn_stats(c)->bytes_received += (uint64_t)nread;
 	if (c->tt->pipeline > 1) {
 		drv__tcp_pipe_read(c, buf->base, (size_t)nread);
 		return;
 	}
 	if (!c->in_flight) {
-		x__fail(c, DRV_E_MALFORMED);
+		fail(c, DRV_E_MALFORMED);
 		return;
 	}
 	c->rx += (uint64_t)nread;
 	err = drv_frame_feed(&c->tt->rule, &c->frame, buf->base, (size_t)nread);
 	if (err)
-		x__fail(c, err);
+		fail(c, err);
 	else if (c->frame.done)
-		x__complete(c);
+		complete(c);
 }
 
 /*
  * The open loop's read (rxset.h): what a readable connection holds, timed by the kernel (the
- * stamp of the last segment read), handed to x__on_read as libuv would. A read that does not fill
+ * stamp of the last segment read), handed to on_read as libuv would. A read that does not fill
  * the buffer emptied the socket; a fuller one is read again, or at the next drain.
  */
-static void x__rx_read(struct drv_rxset *set, void *sock, const struct drv_rxclock *clk)
+static void rx_read(struct drv_rxset *set, void *sock, const struct drv_rxclock *clk)
 {
 	struct tcp_conn *c = sock;
 	uv_buf_t b = uv_buf_init(c->tt->io.rbuf, (unsigned int)c->tt->io.rbuf_len);
@@ -246,7 +247,7 @@ static void x__rx_read(struct drv_rxset *set, void *sock, const struct drv_rxclo
 		n = drv_rxset_recv(fd, b.base, b.len, clk, &c->t_rx);
 		if (n == -EAGAIN || n == -EINTR)
 			break;
-		x__on_read((uv_stream_t *)&c->tcp, n ? n : UV_EOF, &b);
+		on_read((uv_stream_t *)&c->tcp, n ? n : UV_EOF, &b);
 		if (n <= 0 || (size_t)n < b.len)
 			break;
 	}
@@ -254,14 +255,14 @@ static void x__rx_read(struct drv_rxset *set, void *sock, const struct drv_rxclo
 }
 
 /* The connection is up: its responses are read through the thread's reply set, or by libuv. */
-static int x__read_start(struct tcp_conn *c)
+static int read_start(struct tcp_conn *c)
 {
 	if (c->tt->io.rxset.epfd < 0)
-		return uv_read_start((uv_stream_t *)&c->tcp, x__alloc, x__on_read);
+		return uv_read_start((uv_stream_t *)&c->tcp, alloc, on_read);
 	return drv_rxset_add(&c->tt->io.rxset, (uv_handle_t *)&c->tcp, c);
 }
 
-static void x__on_connect(uv_connect_t *req, int status)
+static void on_connect(uv_connect_t *req, int status)
 {
 	struct tcp_conn *c = container_of(req, struct tcp_conn, connect_req);
 	int err;
@@ -269,25 +270,25 @@ static void x__on_connect(uv_connect_t *req, int status)
 	if (status == UV_ECANCELED || c->closing)
 		return;
 	if (status < 0) {
-		x__fail(c, status);
+		fail(c, status);
 		return;
 	}
 	c->connecting = false;
 	drv_slot_connected(&c->base);
-	drv_counter_add(&x__st(c)->connections, 1);
-	ll_hist_record(x__st(c)->connect, uv_hrtime() - c->t_op);
+	drv_counter_add(&tcp_conn_stats(c)->connections, 1);
+	ll_hist_record(tcp_conn_stats(c)->connect, uv_hrtime() - c->t_op);
 	c->on_conn = 0;
 	(void)uv_tcp_nodelay(&c->tcp, 1); /* best effort: latency, not correctness */
-	err = x__read_start(c);
+	err = read_start(c);
 	if (err) {
-		x__fail(c, err);
+		fail(c, err);
 		return;
 	}
-	x__send(c);
+	proto_tcp_send(c);
 }
 
 /* --source-addr: bind to the next local address, the port chosen at connect time. */
-static int x__bind_source(struct tcp_conn *c)
+static int bind_source(struct tcp_conn *c)
 {
 	const struct drv_config *cfg = c->base.w->cfg;
 	const struct sockaddr_storage *src = &cfg->sources[c->tt->src_next++ % cfg->nsources];
@@ -301,35 +302,35 @@ static int x__bind_source(struct tcp_conn *c)
 	return uv_tcp_bind(&c->tcp, (const struct sockaddr *)src, 0);
 }
 
-static void x__connect(struct tcp_conn *c)
+static void proto_tcp_connect(struct tcp_conn *c)
 {
 	struct drv_worker *w = c->base.w;
 	int err;
 
 	c->connecting = true;
 	err = uv_tcp_init_ex(&w->loop, &c->tcp, w->cfg->addr.ss_family);
-	if (err) { /* no handle to close: x__fail() retries after a backoff */
-		x__fail(c, err);
+	if (err) { /* no handle to close: fail() retries after a backoff */
+		fail(c, err);
 		return;
 	}
 	c->open = true;
-	x__st(c)->connect_attempts++;
+	tcp_conn_stats(c)->connect_attempts++;
 	c->t_op = uv_hrtime();
 	c->base.deadline = c->t_op + c->tt->timeout_ns;
-	err = w->cfg->nsources ? x__bind_source(c) : 0;
+	err = w->cfg->nsources ? bind_source(c) : 0;
 	if (!err)
 		err = uv_tcp_connect(&c->connect_req, &c->tcp,
-				     (const struct sockaddr *)&w->cfg->addr, x__on_connect);
+				     (const struct sockaddr *)&w->cfg->addr, on_connect);
 	if (err)
-		x__fail(c, err);
+		fail(c, err);
 }
 
 /* The thread's part: request bytes, framing rule, read buffer. */
 
-static int x__init(struct drv_worker *w)
+static int init(struct drv_worker *w)
 {
 	struct tcp_thread *tt;
-	int err = drv_slot_io_new(w, sizeof(*tt), TCP_READ_BUF, x__rx_read);
+	int err = drv_slot_io_new(w, sizeof(*tt), TCP_READ_BUF, rx_read);
 
 	if (err)
 		return err;
@@ -339,8 +340,8 @@ static int x__init(struct drv_worker *w)
 	drv_frame_rule_init(&tt->rule, w->cfg);
 	tt->mix = w->cfg->mix;
 	tt->pipeline = (uint32_t)w->cfg->pipeline;
-	tt->close = x__close;
-	tt->drop = x__drop;
+	tt->close = proto_tcp_close;
+	tt->drop = drop;
 	if (tt->mix)
 		drv_mix_ctx_init(&tt->mix_ctx, w->cfg, w->id, (uint32_t)w->cfg->threads);
 	return drv_timing_init(w);
@@ -348,9 +349,9 @@ static int x__init(struct drv_worker *w)
 
 /* The slot operations (slot.h). */
 
-static int x__slot_init(struct drv_slot *s)
+static int slot_init(struct drv_slot *s)
 {
-	struct tcp_conn *c = x__c(s);
+	struct tcp_conn *c = tcp_conn_of(s);
 
 	c->tt = s->w->proto_data;
 	if (c->tt->mix) {
@@ -367,16 +368,16 @@ static int x__slot_init(struct drv_slot *s)
 	return 0;
 }
 
-static void x__slot_release(struct drv_slot *s)
+static void slot_release(struct drv_slot *s)
 {
-	free(x__c(s)->mbuf);
-	free(x__c(s)->q);
-	free(x__c(s)->iov);
+	free(tcp_conn_of(s)->mbuf);
+	free(tcp_conn_of(s)->q);
+	free(tcp_conn_of(s)->iov);
 }
 
-static void x__slot_go(struct drv_slot *s)
+static void slot_go(struct drv_slot *s)
 {
-	struct tcp_conn *c = x__c(s);
+	struct tcp_conn *c = tcp_conn_of(s);
 	struct drv_rxclock clk;
 
 	/*
@@ -387,59 +388,59 @@ static void x__slot_go(struct drv_slot *s)
 	 */
 	if (c->tt->io.rxset.epfd >= 0 && c->open && !c->closing && !c->connecting) {
 		drv_rxset_clock(&clk);
-		x__rx_read(&c->tt->io.rxset, c, &clk);
+		rx_read(&c->tt->io.rxset, c, &clk);
 		if (!s->pending) /* bytes nobody asked for failed this request (counted): no send */
 			return;
 	}
 	if (c->closing)
 		c->resume = true;
 	else if (c->open)
-		x__send(c);
+		proto_tcp_send(c);
 	else
-		x__connect(c);
+		proto_tcp_connect(c);
 }
 
-static void x__slot_finish(struct drv_slot *s)
+static void slot_finish(struct drv_slot *s)
 {
-	struct tcp_conn *c = x__c(s);
+	struct tcp_conn *c = tcp_conn_of(s);
 
 	if (c->qlen && c->open && !c->closing) {
 		c->finishing = true; /* the last response in closes it */
 		return;
 	}
 	if (c->open)
-		x__close(c); /* its close callback reports the slot done */
+		proto_tcp_close(c); /* its close callback reports the slot done */
 	else
 		drv_slot_done(s);
 }
 
-static void x__slot_expire(struct drv_slot *s)
+static void slot_expire(struct drv_slot *s)
 {
-	struct tcp_conn *c = x__c(s);
+	struct tcp_conn *c = tcp_conn_of(s);
 
 	if (c->open && !c->closing)
-		x__fail(c, -ETIMEDOUT);
+		fail(c, -ETIMEDOUT);
 }
 
-static void x__slot_stop(struct drv_slot *s)
+static void slot_stop(struct drv_slot *s)
 {
-	struct tcp_conn *c = x__c(s);
+	struct tcp_conn *c = tcp_conn_of(s);
 
 	for (; c->qlen; c->qlen--, c->qhead = (c->qhead + 1) % c->tt->pipeline)
 		drv_worker_stats(s->w, &c->q[c->qhead].ticket)->cancelled++;
 	c->in_flight = false;
-	x__close(c);
+	proto_tcp_close(c);
 }
 
-static const struct drv_slot_ops x__slot_ops = {
-	.size = sizeof(struct tcp_conn), .init = x__slot_init, .go = x__slot_go,
-	.finish = x__slot_finish, .expire = x__slot_expire, .stop = x__slot_stop,
-	.release = x__slot_release,
+static const struct drv_slot_ops slot_ops = {
+	.size = sizeof(struct tcp_conn), .init = slot_init, .go = slot_go,
+	.finish = slot_finish, .expire = slot_expire, .stop = slot_stop,
+	.release = slot_release,
 };
 
 /* tcp:// and native http:// are the same slots; the framing rule (config) tells them apart */
 #define X_PROTO(n)                                                                            \
-	{.name = n, .init = x__init, .slot = &x__slot_ops, .stop = drv_slot_io_stop,         \
+	{.name = n, .init = init, .slot = &slot_ops, .stop = drv_slot_io_stop,         \
 	 .fini = drv_slot_io_fini}
 const struct drv_proto drv_proto_tcp = X_PROTO("tcp");
 const struct drv_proto drv_proto_http_native = X_PROTO("http");

@@ -20,7 +20,7 @@
  * the oldest. A broken connection fails every request in flight, each counted.
  */
 
-static inline struct tcp_pend *x__head(struct tcp_conn *c)
+static inline struct tcp_pend *head(struct tcp_conn *c)
 {
 	return &c->q[c->qhead];
 }
@@ -31,7 +31,7 @@ void drv__tcp_pipe_fail(struct tcp_conn *c, int err)
 	struct tcp_pend *e;
 
 	for (; c->qlen; c->qlen--, c->qhead = (c->qhead + 1) % c->tt->pipeline) {
-		e = x__head(c);
+		e = head(c);
 		drv_worker_error(w, &e->ticket, err);
 		if (e->rec_live)
 			drv_timing_unanswered(w, &e->ticket, e->rec, err);
@@ -44,7 +44,7 @@ void drv__tcp_pipe_fail(struct tcp_conn *c, int err)
 	c->tt->drop(c);
 }
 
-static void x__pipe_on_write(uv_write_t *req, int status)
+static void pipe_on_write(uv_write_t *req, int status)
 {
 	struct tcp_pend *e = container_of(req, struct tcp_pend, wreq);
 	struct tcp_conn *c = e->c;
@@ -59,7 +59,7 @@ static void x__pipe_on_write(uv_write_t *req, int status)
 }
 
 /* Write the batch: at once if the socket takes it, else the rest through one uv_write. */
-static void x__flush(struct tcp_conn *c)
+static void flush(struct tcp_conn *c)
 {
 	uint32_t P = c->tt->pipeline, k = 0, last;
 	size_t total = 0, done;
@@ -94,7 +94,7 @@ static void x__flush(struct tcp_conn *c)
 	for (n = 0; n < (int)c->nbatch; n++)
 		c->q[(c->batch_first + (uint32_t)n) % P].writing = true;
 	err = uv_write(&e->wreq, (uv_stream_t *)&c->tcp, c->iov + k, c->niov - k,
-		       x__pipe_on_write);
+		       pipe_on_write);
 	c->niov = c->nbatch = 0;
 	if (err)
 		drv__tcp_pipe_fail(c, err);
@@ -121,11 +121,11 @@ void drv__tcp_pipe_send(struct tcp_conn *c)
 	c->qlen++;
 	c->in_flight = true;
 	c->base.pending = false; /* the ticket is the queue's now */
-	c->base.deadline = x__head(c)->deadline;
+	c->base.deadline = head(c)->deadline;
 	nb = drv__tcp_request(tt, tt->mix ? c->mbuf + (size_t)i * tt->mix->max_len : NULL, e->lp,
 			      &e->rec, &e->rec_live, b);
 	total = b[0].len + (nb > 1 ? b[1].len : 0);
-	x__st(c)->bytes_sent += total;
+	tcp_conn_stats(c)->bytes_sent += total;
 	/* into the batch: requests taken in one go are written in one call on the way out */
 	if (!c->nbatch)
 		c->batch_first = i;
@@ -137,13 +137,13 @@ void drv__tcp_pipe_send(struct tcp_conn *c)
 	if (c->qlen < tt->pipeline && !c->base.done && !c->base.pending && c->open && !c->closing)
 		drv_slot_next(&c->base);
 	if (!--c->depth)
-		x__flush(c);
+		flush(c);
 }
 
 /* The oldest request's response is complete: false if the connection is going. */
-static bool x__pipe_done(struct tcp_conn *c)
+static bool pipe_done(struct tcp_conn *c)
 {
-	struct tcp_pend *e = x__head(c);
+	struct tcp_pend *e = head(c);
 	uint64_t at = drv_timing_reply_at(e->t_send, c->t_rx);
 	struct drv_timing_reply r = drv_timing_reply_init(e->t_send, at);
 
@@ -169,7 +169,7 @@ static bool x__pipe_done(struct tcp_conn *c)
 	if (c->qlen) {
 		drv_frame_reset(&c->tt->rule, &c->frame);
 		c->rx = 0;
-		c->base.deadline = x__head(c)->deadline;
+		c->base.deadline = head(c)->deadline;
 	} else {
 		c->in_flight = false;
 		c->base.deadline = 0;
@@ -183,7 +183,7 @@ static bool x__pipe_done(struct tcp_conn *c)
 	return c->open && !c->closing;
 }
 
-static void x__read(struct tcp_conn *c, const char *p, size_t n)
+static void proto_tcp_pipe_read(struct tcp_conn *c, const char *p, size_t n)
 {
 	size_t used;
 	int err;
@@ -201,7 +201,7 @@ static void x__read(struct tcp_conn *c, const char *p, size_t n)
 		c->rx += used;
 		p += used;
 		n -= used;
-		if (c->frame.done && !x__pipe_done(c))
+		if (c->frame.done && !pipe_done(c))
 			return;
 	}
 }
@@ -209,9 +209,9 @@ static void x__read(struct tcp_conn *c, const char *p, size_t n)
 void drv__tcp_pipe_read(struct tcp_conn *c, const char *p, size_t n)
 {
 	c->depth++; /* the requests its responses make room for go out in one write */
-	x__read(c, p, n);
+	proto_tcp_pipe_read(c, p, n);
 	if (!--c->depth)
-		x__flush(c);
+		flush(c);
 }
 
 void drv__tcp_pipe_eof(struct tcp_conn *c, ssize_t nread)
@@ -222,7 +222,7 @@ void drv__tcp_pipe_eof(struct tcp_conn *c, ssize_t nread)
 	}
 	if (nread == UV_EOF && c->rx && !drv_frame_eof(&c->tt->rule, &c->frame)) {
 		c->frame.keep_alive = false;
-		x__pipe_done(c);
+		pipe_done(c);
 		return;
 	}
 	drv__tcp_pipe_fail(c, nread == UV_EOF ? DRV_E_SHORT : (int)nread);

@@ -72,7 +72,7 @@ struct udp_slot {
 	struct udp_thread *ut;
 	bool open, closing, in_flight, sending;
 	bool resume; /* a due request waits for the old socket to close */
-	bool got; /* a datagram was read in this readiness callback (see x__alloc) */
+	bool got; /* a datagram was read in this readiness callback (see alloc) */
 	uint8_t tag[8];
 	uint64_t seq;
 	struct udp_req hist[UDP_HIST]; /* hist[seq % UDP_HIST] */
@@ -96,25 +96,25 @@ struct udp_thread {
 	struct drv_mix_ctx mix_ctx;
 };
 
-static void x__transmit(struct udp_slot *u);
+static void transmit(struct udp_slot *u);
 
-static inline struct drv_worker *x__w(const struct udp_slot *u)
+static inline struct drv_worker *proto_udp_w(const struct udp_slot *u)
 {
 	return u->base.w;
 }
 
-static inline struct drv_stats *x__st(struct udp_slot *u)
+static inline struct drv_stats *proto_udp_st(struct udp_slot *u)
 {
-	return drv_worker_stats(x__w(u), &u->base.ticket);
+	return drv_worker_stats(proto_udp_w(u), &u->base.ticket);
 }
 
-static void x__on_close(uv_handle_t *h)
+static void on_close(uv_handle_t *h)
 {
 	struct udp_slot *u = container_of((uv_udp_t *)h, struct udp_slot, udp);
 
 	u->open = false;
 	u->closing = false;
-	if (x__w(u)->stopping)
+	if (proto_udp_w(u)->stopping)
 		return;
 	if (u->base.done) {
 		drv_slot_done(&u->base);
@@ -122,12 +122,12 @@ static void x__on_close(uv_handle_t *h)
 	}
 	if (u->resume) {
 		u->resume = false;
-		x__transmit(u);
+		transmit(u);
 	}
 }
 
 /* Close the slot's socket, adding its receive-buffer drops to the counts. */
-static void x__close_sock(struct udp_slot *u)
+static void close_sock(struct udp_slot *u)
 {
 	uint32_t mem[SK_MEMINFO_VARS];
 	socklen_t len = sizeof(mem);
@@ -138,63 +138,63 @@ static void x__close_sock(struct udp_slot *u)
 	if (!uv_fileno((uv_handle_t *)&u->udp, &fd) &&
 	    !getsockopt(fd, SOL_SOCKET, SO_MEMINFO, mem, &len) &&
 	    len > SK_MEMINFO_DROPS * sizeof(mem[0]))
-		x__w(u)->stats.rxq_ovfl += mem[SK_MEMINFO_DROPS];
+		proto_udp_w(u)->stats.rxq_ovfl += mem[SK_MEMINFO_DROPS];
 	u->closing = true;
-	uv_close((uv_handle_t *)&u->udp, x__on_close);
+	uv_close((uv_handle_t *)&u->udp, on_close);
 }
 
 /* A socket error (refused, unreachable...): counted, then the next attempt after a backoff. */
 /* --requests-file: an unanswered request's outcome, once. */
-static void x__rec(struct udp_slot *u, int err)
+static void proto_udp_rec(struct udp_slot *u, int err)
 {
 	if (u->rec_live)
-		drv_timing_unanswered(x__w(u), &u->base.ticket, u->rec, err);
+		drv_timing_unanswered(proto_udp_w(u), &u->base.ticket, u->rec, err);
 	u->rec_live = false;
 }
 
-static void x__fail(struct udp_slot *u, int err)
+static void fail(struct udp_slot *u, int err)
 {
-	x__rec(u, err);
+	proto_udp_rec(u, err);
 	drv_slot_fail(&u->base, err, true);
 	u->hist[u->seq % UDP_HIST].state = UDP_LOST;
 	u->in_flight = false;
 	drv_slot_retry(&u->base);
 }
 
-static void x__on_send(uv_udp_send_t *req, int status)
+static void on_send(uv_udp_send_t *req, int status)
 {
 	struct udp_slot *u = container_of(req, struct udp_slot, send_req);
 
 	u->sending = false;
 	/* a send that failed fails its request, unless the socket was closed under it */
 	if (status < 0 && status != UV_ECANCELED && !u->closing && u->in_flight)
-		x__fail(u, status);
+		fail(u, status);
 }
 
 /* The request in flight got no reply within --timeout: lost. */
-static void x__lost(struct udp_slot *u)
+static void lost(struct udp_slot *u)
 {
 	int err = u->ut->mc && u->mc.got ? DRV_E_INCOMPLETE : DRV_E_LOST;
 
-	x__rec(u, err);
+	proto_udp_rec(u, err);
 	drv_slot_fail(&u->base, err, false);
 	u->hist[u->seq % UDP_HIST].state = UDP_LOST;
 	u->in_flight = false;
 	if (!u->ut->ids) /* a late reply must not answer the next request: new socket */
-		x__close_sock(u);
+		close_sock(u);
 }
 
 /* A first reply to a request already counted lost. */
-static void x__late(struct udp_slot *u, struct udp_req *r, uint64_t now)
+static void late(struct udp_slot *u, struct udp_req *r, uint64_t now)
 {
-	struct drv_stats *st = r->warm ? &x__w(u)->warm : &x__w(u)->stats;
+	struct drv_stats *st = r->warm ? &proto_udp_w(u)->warm : &proto_udp_w(u)->stats;
 
 	r->state = UDP_LATE;
 	st->late++;
 	ll_hist_record(st->late_latency, now - r->intended);
 }
 
-static void x__complete(struct udp_slot *u, uint64_t now, int err, int rcode)
+static void complete(struct udp_slot *u, uint64_t now, int err, int rcode)
 {
 	struct drv_timing_reply r = drv_timing_reply_init(u->base.t_send, now);
 
@@ -204,7 +204,7 @@ static void x__complete(struct udp_slot *u, uint64_t now, int err, int rcode)
 	r.rec = u->rec;
 	r.rec_live = u->rec_live;
 	u->rec_live = false;
-	drv_timing_record(x__w(u), &u->base.ticket, &r);
+	drv_timing_record(proto_udp_w(u), &u->base.ticket, &r);
 	drv_slot_resolved(&u->base);
 	u->in_flight = false;
 	drv_slot_next(&u->base);
@@ -214,7 +214,7 @@ static void x__complete(struct udp_slot *u, uint64_t now, int err, int rcode)
  * A reply (or, memcache-udp, one datagram of it) to the request in flight, in time: complete,
  * counted by its verdict (dns: RCODE, memcached: the first line), or wait for more datagrams.
  */
-static void x__app_reply(struct udp_slot *u, const uv_buf_t *buf, size_t n, uint64_t now)
+static void app_reply(struct udp_slot *u, const uv_buf_t *buf, size_t n, uint64_t now)
 {
 	const uint8_t *p = (const uint8_t *)buf->base;
 	uint8_t rcode = 0;
@@ -223,23 +223,23 @@ static void x__app_reply(struct udp_slot *u, const uv_buf_t *buf, size_t n, uint
 	if (u->ut->mc) {
 		r = drv_mcudp_add(&u->mc, p, n);
 		if (r == 2) {
-			x__st(u)->duplicate++;
+			proto_udp_st(u)->duplicate++;
 			return;
 		}
 		if (!r)
 			return;
-		x__complete(u, now, r < 0 ? r : drv_app_verdict_err(u->mc.verdict), -1);
+		complete(u, now, r < 0 ? r : drv_app_verdict_err(u->mc.verdict), -1);
 		return;
 	}
 	if (u->ut->dns) {
 		r = drv_dns_message(p, n, &rcode);
-		x__complete(u, now, r ? r : rcode ? DRV_E_DNS_RCODE : 0, r ? -1 : rcode);
+		complete(u, now, r ? r : rcode ? DRV_E_DNS_RCODE : 0, r ? -1 : rcode);
 		return;
 	}
-	x__complete(u, now, 0, -1);
+	complete(u, now, 0, -1);
 }
 
-static void x__alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+static void alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
 	struct udp_slot *u = container_of((uv_udp_t *)h, struct udp_slot, udp);
 
@@ -258,7 +258,7 @@ static void x__alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 }
 
 /* The request a reply names, or NULL if it names none this slot remembers. */
-static struct udp_req *x__match(struct udp_slot *u, const uint8_t *p, size_t n)
+static struct udp_req *match(struct udp_slot *u, const uint8_t *p, size_t n)
 {
 	struct udp_thread *ut = u->ut;
 	struct udp_req *r;
@@ -279,27 +279,27 @@ static struct udp_req *x__match(struct udp_slot *u, const uint8_t *p, size_t n)
 }
 
 /* A datagram of nread bytes in buf, received at `now` (uv_hrtime()'s clock). */
-static void x__datagram(struct udp_slot *u, const uv_buf_t *buf, ssize_t nread, uint64_t now)
+static void datagram(struct udp_slot *u, const uv_buf_t *buf, ssize_t nread, uint64_t now)
 {
 	struct udp_req *r;
 
-	x__st(u)->bytes_received += (uint64_t)nread;
+	proto_udp_st(u)->bytes_received += (uint64_t)nread;
 	if (!u->ut->ids) {
 		/* one that came before the request went (read later) answers nothing */
 		if (u->in_flight && now < u->base.t_send)
-			x__w(u)->stats.unmatched++;
+			proto_udp_w(u)->stats.unmatched++;
 		else if (u->in_flight && now < u->base.deadline)
-			x__app_reply(u, buf, (size_t)nread, now);
+			app_reply(u, buf, (size_t)nread, now);
 		else if (u->in_flight) {
-			x__lost(u);
+			lost(u);
 			drv_slot_next(&u->base);
 		} else
-			x__w(u)->stats.unmatched++;
+			proto_udp_w(u)->stats.unmatched++;
 		return;
 	}
-	r = x__match(u, (const uint8_t *)buf->base, (size_t)nread);
+	r = match(u, (const uint8_t *)buf->base, (size_t)nread);
 	if (!r) {
-		x__w(u)->stats.unmatched++;
+		proto_udp_w(u)->stats.unmatched++;
 		return;
 	}
 	switch (r->state) {
@@ -307,46 +307,46 @@ static void x__datagram(struct udp_slot *u, const uv_buf_t *buf, ssize_t nread, 
 		if (now < u->base.t_send) /* a clock step between stamp and read: not before the send */
 			now = u->base.t_send;
 		if (now < u->base.deadline) {
-			x__app_reply(u, buf, (size_t)nread, now);
+			app_reply(u, buf, (size_t)nread, now);
 			return;
 		}
-		x__lost(u); /* the sweep had not seen it yet */
-		x__late(u, r, now);
+		lost(u); /* the sweep had not seen it yet */
+		late(u, r, now);
 		drv_slot_next(&u->base);
 		return;
 	case UDP_LOST:
-		x__late(u, r, now);
+		late(u, r, now);
 		return;
 	default:
-		(r->warm ? &x__w(u)->warm : &x__w(u)->stats)->duplicate++;
+		(r->warm ? &proto_udp_w(u)->warm : &proto_udp_w(u)->stats)->duplicate++;
 		return;
 	}
 }
 
 /* libuv's read, as each datagram comes (the closed loop). */
-static void x__on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf,
+static void on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf,
 		       const struct sockaddr *addr, unsigned flags)
 {
 	struct udp_slot *u = container_of(h, struct udp_slot, udp);
 
-	if (nread == UV_ENOBUFS) /* x__alloc ended libuv's read loop */
+	if (nread == UV_ENOBUFS) /* alloc ended libuv's read loop */
 		return;
 	if (nread < 0) {
 		if (u->in_flight)
-			x__fail(u, (int)nread);
+			fail(u, (int)nread);
 		return;
 	}
 	if (!addr) /* nothing more to read for now */
 		return;
 	u->got = true;
-	x__datagram(u, buf, nread, uv_hrtime());
+	datagram(u, buf, nread, uv_hrtime());
 }
 
 /*
  * The open loop's read (rxset.h): the datagrams queued on a readable socket (a memcached reply
  * may be several), each timed by the kernel, UDP_RX_BATCH at most: epoll reports the rest again.
  */
-static void x__rx_read(struct drv_rxset *set, void *sock, const struct drv_rxclock *clk)
+static void rx_read(struct drv_rxset *set, void *sock, const struct drv_rxclock *clk)
 {
 	struct udp_slot *u = sock;
 	uv_os_fd_t fd;
@@ -361,14 +361,14 @@ static void x__rx_read(struct drv_rxset *set, void *sock, const struct drv_rxclo
 		n = drv_rxset_recv(fd, u->ut->io.rbuf, u->ut->io.rbuf_len, clk, &t);
 		if (n < 0) {
 			if (n != -EAGAIN && n != -EINTR && u->in_flight)
-				x__fail(u, (int)n); /* ICMP: refused, unreachable */
+				fail(u, (int)n); /* ICMP: refused, unreachable */
 			return;
 		}
-		x__datagram(u, &(uv_buf_t){ .base = u->ut->io.rbuf, .len = (size_t)n }, n, t);
+		datagram(u, &(uv_buf_t){ .base = u->ut->io.rbuf, .len = (size_t)n }, n, t);
 	}
 }
 
-static void x__send(struct udp_slot *u)
+static void proto_udp_send(struct udp_slot *u)
 {
 	struct udp_thread *ut = u->ut;
 	struct udp_req *r;
@@ -410,25 +410,25 @@ static void x__send(struct udp_slot *u)
 	} else {
 		b[nb++] = uv_buf_init(ut->mix ? u->mbuf : ut->io.rq.buf, (unsigned int)size);
 	}
-	x__st(u)->bytes_sent += size;
+	proto_udp_st(u)->bytes_sent += size;
 	n = uv_udp_try_send(&u->udp, b, nb, NULL);
 	if (n >= 0)
 		return;
 	if (n != UV_EAGAIN) {
-		x__fail(u, n);
+		fail(u, n);
 		return;
 	}
-	err = uv_udp_send(&u->send_req, &u->udp, b, nb, NULL, x__on_send);
+	err = uv_udp_send(&u->send_req, &u->udp, b, nb, NULL, on_send);
 	if (err) {
-		x__fail(u, err);
+		fail(u, err);
 		return;
 	}
 	u->sending = true;
 }
 
-static int x__open(struct udp_slot *u)
+static int proto_udp_open(struct udp_slot *u)
 {
-	struct drv_worker *w = x__w(u);
+	struct drv_worker *w = proto_udp_w(u);
 	int err;
 
 	err = uv_udp_init_ex(&w->loop, &u->udp, w->cfg->addr.ss_family);
@@ -459,12 +459,12 @@ static int x__open(struct udp_slot *u)
 	if (!err)
 		err = u->ut->io.rxset.epfd >= 0
 			      ? drv_rxset_add(&u->ut->io.rxset, (uv_handle_t *)&u->udp, u)
-			      : uv_udp_recv_start(&u->udp, x__alloc, x__on_recv);
+			      : uv_udp_recv_start(&u->udp, alloc, on_recv);
 	return err; /* on error the socket stays open; it is closed at stop */
 }
 
 /* Open the slot's socket if it has none, then send the request taken. */
-static void x__transmit(struct udp_slot *u)
+static void transmit(struct udp_slot *u)
 {
 	int err;
 
@@ -473,21 +473,21 @@ static void x__transmit(struct udp_slot *u)
 		return;
 	}
 	if (!u->open) {
-		x__st(u)->connect_attempts++;
-		err = x__open(u);
+		proto_udp_st(u)->connect_attempts++;
+		err = proto_udp_open(u);
 		if (err) {
-			x__close_sock(u);
-			x__fail(u, err);
+			close_sock(u);
+			fail(u, err);
 			return;
 		}
-		drv_counter_add(&x__st(u)->connections, 1);
+		drv_counter_add(&proto_udp_st(u)->connections, 1);
 	}
-	x__send(u);
+	proto_udp_send(u);
 }
 
 /* The slot operations (slot.h). */
 
-static int x__slot_init(struct drv_slot *s)
+static int slot_init(struct drv_slot *s)
 {
 	struct udp_slot *u = container_of(s, struct udp_slot, base);
 
@@ -501,59 +501,59 @@ static int x__slot_init(struct drv_slot *s)
 	return 0;
 }
 
-static void x__slot_release(struct drv_slot *s)
+static void slot_release(struct drv_slot *s)
 {
 	free(container_of(s, struct udp_slot, base)->mbuf);
 }
 
-static void x__slot_go(struct drv_slot *s)
+static void slot_go(struct drv_slot *s)
 {
-	x__transmit(container_of(s, struct udp_slot, base));
+	transmit(container_of(s, struct udp_slot, base));
 }
 
-static void x__slot_expire(struct drv_slot *s)
+static void slot_expire(struct drv_slot *s)
 {
 	struct udp_slot *u = container_of(s, struct udp_slot, base);
 
 	if (!u->in_flight)
 		return;
-	x__lost(u);
+	lost(u);
 	drv_slot_next(s);
 }
 
-static void x__slot_stop(struct drv_slot *s)
+static void slot_stop(struct drv_slot *s)
 {
 	struct udp_slot *u = container_of(s, struct udp_slot, base);
 
 	u->in_flight = false;
 	u->resume = false;
-	x__close_sock(u);
+	close_sock(u);
 }
 
-static void x__slot_finish(struct drv_slot *s)
+static void slot_finish(struct drv_slot *s)
 {
 	struct udp_slot *u = container_of(s, struct udp_slot, base);
 
 	if (u->open)
-		x__close_sock(u); /* its close callback reports the slot done */
+		close_sock(u); /* its close callback reports the slot done */
 	else
 		drv_slot_done(s);
 }
 
-static const struct drv_slot_ops x__slot_ops = {
-	.size = sizeof(struct udp_slot), .init = x__slot_init, .go = x__slot_go,
-	.finish = x__slot_finish, .expire = x__slot_expire, .stop = x__slot_stop,
-	.release = x__slot_release,
+static const struct drv_slot_ops slot_ops = {
+	.size = sizeof(struct udp_slot), .init = slot_init, .go = slot_go,
+	.finish = slot_finish, .expire = slot_expire, .stop = slot_stop,
+	.release = slot_release,
 };
 
 /* The thread's part: request bytes, read buffer, where the id sits. */
 
 
-static int x__init(struct drv_worker *w)
+static int init(struct drv_worker *w)
 {
 	const struct drv_config *cfg = w->cfg;
 	struct udp_thread *ut;
-	int err = drv_slot_io_new(w, sizeof(*ut), UDP_READ_BUF, x__rx_read);
+	int err = drv_slot_io_new(w, sizeof(*ut), UDP_READ_BUF, rx_read);
 
 	if (err)
 		return err;
@@ -578,6 +578,6 @@ static int x__init(struct drv_worker *w)
 }
 
 const struct drv_proto drv_proto_udp = {
-	.name = "udp", .init = x__init, .slot = &x__slot_ops, .stop = drv_slot_io_stop,
+	.name = "udp", .init = init, .slot = &slot_ops, .stop = drv_slot_io_stop,
 	.fini = drv_slot_io_fini,
 };

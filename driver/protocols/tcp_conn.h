@@ -113,12 +113,12 @@ static inline unsigned int drv__tcp_request(struct tcp_thread *tt, char *mbuf, u
 	return nb;
 }
 
-static inline struct tcp_conn *x__c(struct drv_slot *s)
+static inline struct tcp_conn *tcp_conn_of(struct drv_slot *s)
 {
 	return container_of(s, struct tcp_conn, base);
 }
 
-static inline struct drv_stats *x__st(struct tcp_conn *c)
+static inline struct drv_stats *tcp_conn_stats(struct tcp_conn *c)
 {
 	return drv_worker_stats(c->base.w, &c->base.ticket);
 }

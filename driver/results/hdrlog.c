@@ -22,7 +22,7 @@ struct drv_hdrlog {
 	int err;
 };
 
-static uint8_t *x__be32(uint8_t *p, uint32_t v)
+static uint8_t *be32(uint8_t *p, uint32_t v)
 {
 	p[0] = (uint8_t)(v >> 24);
 	p[1] = (uint8_t)(v >> 16);
@@ -31,14 +31,14 @@ static uint8_t *x__be32(uint8_t *p, uint32_t v)
 	return p + 4;
 }
 
-static uint8_t *x__be64(uint8_t *p, uint64_t v)
+static uint8_t *be64(uint8_t *p, uint64_t v)
 {
-	p = x__be32(p, (uint32_t)(v >> 32));
-	return x__be32(p, (uint32_t)v);
+	p = be32(p, (uint32_t)(v >> 32));
+	return be32(p, (uint32_t)v);
 }
 
 /* ZigZag, then LEB128 of at most 9 bytes (the 9th holds 8 bits). */
-static uint8_t *x__zz(uint8_t *p, int64_t v)
+static uint8_t *zz(uint8_t *p, int64_t v)
 {
 	uint64_t u = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
 	int i;
@@ -73,18 +73,18 @@ size_t drv_hdr_encode_v2(const struct ll_hist *h, uint8_t *buf, size_t cap)
 			continue;
 		}
 		if (zeros)
-			p = x__zz(p, zeros > 1 ? -zeros : 0);
+			p = zz(p, zeros > 1 ? -zeros : 0);
 		zeros = 0;
-		p = x__zz(p, (int64_t)(h->counts[i] > INT64_MAX ? INT64_MAX : h->counts[i]));
+		p = zz(p, (int64_t)(h->counts[i] > INT64_MAX ? INT64_MAX : h->counts[i]));
 	}
 	memcpy(&conv, &one, sizeof(conv));
-	x__be32(buf, DRV_HDR_COOKIE_V2);
-	x__be32(buf + 4, (uint32_t)(p - buf - DRV_HDR_HEADER)); /* payload length */
-	x__be32(buf + 8, 0);					/* normalizing index offset */
-	x__be32(buf + 12, DRV_HDR_SIG_DIGITS);
-	x__be64(buf + 16, 1);			 /* lowest discernible value */
-	x__be64(buf + 24, LL_HIST_MAX_VALUE);	 /* highest trackable value */
-	x__be64(buf + 32, conv);		 /* integer to double conversion ratio */
+	be32(buf, DRV_HDR_COOKIE_V2);
+	be32(buf + 4, (uint32_t)(p - buf - DRV_HDR_HEADER)); /* payload length */
+	be32(buf + 8, 0);					/* normalizing index offset */
+	be32(buf + 12, DRV_HDR_SIG_DIGITS);
+	be64(buf + 16, 1);			 /* lowest discernible value */
+	be64(buf + 24, LL_HIST_MAX_VALUE);	 /* highest trackable value */
+	be64(buf + 32, conv);		 /* integer to double conversion ratio */
 	return (size_t)(p - buf);
 }
 
@@ -99,8 +99,8 @@ size_t drv_hdr_encode_compressed(const struct ll_hist *h, uint8_t *buf, size_t c
 	zlen = (uLongf)(cap - 8);
 	if (compress2(buf + 8, &zlen, tmp, (uLong)n, Z_DEFAULT_COMPRESSION) != Z_OK)
 		return 0;
-	x__be32(buf, DRV_HDR_COOKIE_V2_COMPRESSED);
-	x__be32(buf + 4, (uint32_t)zlen);
+	be32(buf, DRV_HDR_COOKIE_V2_COMPRESSED);
+	be32(buf + 4, (uint32_t)zlen);
 	return 8 + (size_t)zlen;
 }
 

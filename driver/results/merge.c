@@ -15,7 +15,7 @@
 #include "results/report.h"
 #include "config/quote.h"
 
-static uint64_t x__u64(const json_t *o, const char *k)
+static uint64_t u64(const json_t *o, const char *k)
 {
 	json_t *v = json_object_get(o, k);
 
@@ -39,7 +39,7 @@ void drv_merge_fini(struct drv_merge *m)
 	drv_config_fini(&m->cfg);
 }
 
-static int x__hist(struct ll_hist *dst, const json_t *doc, const char *key, char *err,
+static int hist(struct ll_hist *dst, const json_t *doc, const char *key, char *err,
 		   size_t len)
 {
 	struct ll_hist *h = ll_hist_new();
@@ -57,7 +57,7 @@ static int x__hist(struct ll_hist *dst, const json_t *doc, const char *key, char
 }
 
 /* The first run fixes the target; later ones must aim at the same one. */
-static int x__target(struct drv_merge *m, const json_t *doc, const json_t *cfg, char *err,
+static int target(struct drv_merge *m, const json_t *doc, const json_t *cfg, char *err,
 		     size_t len)
 {
 	const char *t = json_string_value(json_object_get(doc, "target"));
@@ -81,13 +81,13 @@ static int x__target(struct drv_merge *m, const json_t *doc, const json_t *cfg, 
 }
 
 /* The counters that add up, those of o (the top level, or "driver") */
-static void x__sum(struct drv_stats *t, const json_t *o, bool in_driver)
+static void sum(struct drv_stats *t, const json_t *o, bool in_driver)
 {
 	size_t i;
 
 	for (i = 0; i < drv_stats_nsums; i++)
 		if (drv_stats_sums[i].in_driver == in_driver)
-			*drv_stats_sum_at(t, i) += x__u64(o, drv_stats_sums[i].key);
+			*drv_stats_sum_at(t, i) += u64(o, drv_stats_sums[i].key);
 }
 
 int drv_merge_add(struct drv_merge *m, const json_t *doc, char *err, size_t len)
@@ -102,17 +102,17 @@ int drv_merge_add(struct drv_merge *m, const json_t *doc, char *err, size_t len)
 	if (!json_is_object(doc) || strcmp(json_string_value(json_object_get(doc, "tool")) ?: "",
 					   DRV_PROG))
 		return drv_errf(err, len, "not a " DRV_PROG " result");
-	if (x__u64(doc, "schema") < 2)
+	if (u64(doc, "schema") < 2)
 		return drv_errf(err, len, "schema %llu is too old to merge (need 2)",
-				(unsigned long long)x__u64(doc, "schema"));
-	r = x__target(m, doc, cfg, err, len);
+				(unsigned long long)u64(doc, "schema"));
+	r = target(m, doc, cfg, err, len);
 	if (r)
 		return r;
-	x__sum(t, doc, false);
-	m->res.warmup_requests += x__u64(doc, "warmup_requests");
+	sum(t, doc, false);
+	m->res.warmup_requests += u64(doc, "warmup_requests");
 	errs = json_object_get(doc, "errors");
 	for (e = 0; e < DRV_ERR__COUNT; e++)
-		t->errors[e] += x__u64(errs, drv_err_name((enum drv_err)e));
+		t->errors[e] += u64(errs, drv_err_name((enum drv_err)e));
 	st = json_object_get(doc, "status");
 	json_object_foreach((json_t *)st, k, v)
 	{
@@ -126,21 +126,21 @@ int drv_merge_add(struct drv_merge *m, const json_t *doc, char *err, size_t len)
 		if (e >= 0 && json_is_integer(v) && json_integer_value(v) > 0)
 			t->http_version[e] += (uint64_t)json_integer_value(v);
 	}
-	m->res.cpu_ns += x__u64(json_object_get(doc, "driver"), "cpu_ns");
-	x__sum(t, json_object_get(doc, "driver"), true);
-	r = x__hist(t->latency, doc, "latency", err, len);
+	m->res.cpu_ns += u64(json_object_get(doc, "driver"), "cpu_ns");
+	sum(t, json_object_get(doc, "driver"), true);
+	r = hist(t->latency, doc, "latency", err, len);
 	if (!r)
-		r = x__hist(t->latency_uncorrected, doc, "latency_uncorrected", err, len);
+		r = hist(t->latency_uncorrected, doc, "latency_uncorrected", err, len);
 	if (!r)
-		r = x__hist(t->send_lag, doc, "send_lag", err, len);
+		r = hist(t->send_lag, doc, "send_lag", err, len);
 	if (!r)
-		r = x__hist(t->connect, doc, "connect_latency", err, len);
+		r = hist(t->connect, doc, "connect_latency", err, len);
 	if (!r)
-		r = x__hist(t->late_latency, doc, "late_latency", err, len);
+		r = hist(t->late_latency, doc, "late_latency", err, len);
 	if (r)
 		return r;
-	start = x__u64(doc, "start_unix_ns");
-	end = start + x__u64(doc, "duration_ns");
+	start = u64(doc, "start_unix_ns");
+	end = start + u64(doc, "duration_ns");
 	if (!m->res.merged || start < m->res.start_unix_ns)
 		m->res.start_unix_ns = start;
 	if (end > m->end_unix_ns)
@@ -150,12 +150,12 @@ int drv_merge_add(struct drv_merge *m, const json_t *doc, char *err, size_t len)
 		m->res.reason = stop && !strcmp(stop, "signal")	   ? DRV_STOP_SIGNAL
 				: stop && !strcmp(stop, "duration") ? DRV_STOP_DURATION
 								    : DRV_STOP_REQUESTS;
-	m->cfg.connections += x__u64(cfg, "connections");
-	m->cfg.threads += x__u64(cfg, "threads");
-	m->cfg.requests += x__u64(cfg, "requests");
+	m->cfg.connections += u64(cfg, "connections");
+	m->cfg.threads += u64(cfg, "threads");
+	m->cfg.requests += u64(cfg, "requests");
 	rate = json_number_value(json_object_get(cfg, "rate"));
 	m->rate_sum += rate;
-	if (x__u64(cfg, "shard_count") < 2 || (m->res.merged && rate != m->rate_shard))
+	if (u64(cfg, "shard_count") < 2 || (m->res.merged && rate != m->rate_shard))
 		m->shards_agree = false;
 	m->rate_shard = rate;
 	m->res.merged++;

@@ -10,7 +10,7 @@
 #include "results/report.h"
 #include "results/result.h"
 
-static const char *x__bytes(uint64_t b, char *buf, size_t len)
+static const char *bytes(uint64_t b, char *buf, size_t len)
 {
 	if (b < 10000)
 		snprintf(buf, len, "%lluB", (unsigned long long)b);
@@ -23,7 +23,7 @@ static const char *x__bytes(uint64_t b, char *buf, size_t len)
 	return buf;
 }
 
-static const char *x__rate(double r, char *buf, size_t len)
+static const char *rate(double r, char *buf, size_t len)
 {
 	if (r < 1e4)
 		snprintf(buf, len, "%.1f", r);
@@ -111,7 +111,7 @@ void drv_report_banner(FILE *f, const struct drv_config *cfg)
 		cfg->url.scheme == LL_SCHEME_UDP ? "datagrams" : drv_conn_model_name(cfg->conn_model),
 		k);
 	if (cfg->rate)
-		fprintf(f, "open loop at %s req/s%s, ", x__rate(cfg->rate, d, sizeof(d)),
+		fprintf(f, "open loop at %s req/s%s, ", rate(cfg->rate, d, sizeof(d)),
 			cfg->shard_count > 1 ? " over all shards" : "");
 	else
 		fprintf(f, "closed loop, ");
@@ -137,7 +137,7 @@ void drv_report_live(FILE *f, uint64_t elapsed_ns, uint64_t iv_ns, const struct 
 	fprintf(f, "[%7.1fs] %llu responses, %s req/s, mean %s, p99 %s, %llu errors, %llu "
 		   "connections%s\n",
 		(double)elapsed_ns / 1e9, (unsigned long long)n,
-		x__rate(iv_ns ? (double)n * 1e9 / (double)iv_ns : 0, r, sizeof(r)),
+		rate(iv_ns ? (double)n * 1e9 / (double)iv_ns : 0, r, sizeof(r)),
 		n ? ll_fmt_ns(ll_hist_mean(h), m, sizeof(m)) : "-",
 		n ? ll_fmt_ns((double)ll_hist_percentile(h, 99), p, sizeof(p)) : "-",
 		(unsigned long long)errors, (unsigned long long)connections,
@@ -145,7 +145,7 @@ void drv_report_live(FILE *f, uint64_t elapsed_ns, uint64_t iv_ns, const struct 
 	fflush(f);
 }
 
-static void x__hist_line(FILE *f, const char *label, const struct ll_hist *h, bool full,
+static void hist_line(FILE *f, const char *label, const struct ll_hist *h, bool full,
 			 const char *note)
 {
 	static const struct {
@@ -174,13 +174,13 @@ static void x__hist_line(FILE *f, const char *label, const struct ll_hist *h, bo
 }
 
 /* The name of entry i of a counted array (made into buf where it has to be). */
-typedef const char *(*x__name_fn)(int i, char *buf, size_t len);
+typedef const char *(*name_fn)(int i, char *buf, size_t len);
 
 /*
  * "  LABEL", then for each non-zero n[i] " PRE NAME SEP N", a comma before all but the first; or
  * " none". No newline.
  */
-static void x__counts(FILE *f, const char *label, const uint64_t *n, int count, x__name_fn name,
+static void counts(FILE *f, const char *label, const uint64_t *n, int count, name_fn name,
 		      const char *pre, const char *sep)
 {
 	char buf[16];
@@ -198,30 +198,30 @@ static void x__counts(FILE *f, const char *label, const uint64_t *n, int count, 
 		fputs(" none", f);
 }
 
-static const char *x__status_name(int i, char *buf, size_t len)
+static const char *status_name(int i, char *buf, size_t len)
 {
 	snprintf(buf, len, "%d", i);
 	return buf;
 }
 
-static const char *x__httpv_name(int i, char *buf, size_t len)
+static const char *httpv_name(int i, char *buf, size_t len)
 {
 	return drv_httpv_name((enum drv_httpv)i);
 }
 
-static const char *x__err_name(int i, char *buf, size_t len)
+static const char *err_name(int i, char *buf, size_t len)
 {
 	return drv_err_name((enum drv_err)i);
 }
 
-static void x__status_line(FILE *f, const struct drv_stats *t)
+static void status_line(FILE *f, const struct drv_stats *t)
 {
-	x__counts(f, "status", t->status, DRV_STATUS_MAX, x__status_name, "", ": ");
+	counts(f, "status", t->status, DRV_STATUS_MAX, status_name, "", ": ");
 	fputc('\n', f);
 }
 
 /* "  http version HTTP/2: 1000", and a note when --http2 was asked but not negotiated */
-static void x__version_line(FILE *f, const struct drv_config *cfg, const struct drv_stats *t)
+static void version_line(FILE *f, const struct drv_config *cfg, const struct drv_stats *t)
 {
 	uint64_t other = 0;
 	int i;
@@ -229,7 +229,7 @@ static void x__version_line(FILE *f, const struct drv_config *cfg, const struct 
 	for (i = 0; i < DRV_HTTPV__COUNT; i++)
 		if (i != DRV_HTTPV_2)
 			other += t->http_version[i];
-	x__counts(f, "http version", t->http_version, DRV_HTTPV__COUNT, x__httpv_name, "HTTP/",
+	counts(f, "http version", t->http_version, DRV_HTTPV__COUNT, httpv_name, "HTTP/",
 		  ": ");
 	if (cfg->http2 && other)
 		fprintf(f, "  (--http2 asked: the server did not negotiate h2 for %llu)",
@@ -252,24 +252,24 @@ void drv_report_summary(FILE *f, const struct drv_config *cfg, const struct drv_
 		fprintf(f, "  %-12s %llu (the server could not keep up with --rate)\n", "not sent",
 			(unsigned long long)t->not_sent);
 	fprintf(f, "  %-12s %s\n", "duration", ll_fmt_ns((double)res->duration_ns, b1, sizeof(b1)));
-	fprintf(f, "  %-12s %s req/s", "throughput", x__rate(thr, b1, sizeof(b1)));
+	fprintf(f, "  %-12s %s req/s", "throughput", rate(thr, b1, sizeof(b1)));
 	if (cfg->rate)
-		fprintf(f, " of %s asked (%.2f%%)", x__rate(cfg->rate, b2, sizeof(b2)),
+		fprintf(f, " of %s asked (%.2f%%)", rate(cfg->rate, b2, sizeof(b2)),
 			thr * 100 / cfg->rate);
-	fprintf(f, ", sent %s, received %s\n", x__bytes(t->bytes_sent, b2, sizeof(b2)),
-		x__bytes(t->bytes_received, b3, sizeof(b3)));
+	fprintf(f, ", sent %s, received %s\n", bytes(t->bytes_sent, b2, sizeof(b2)),
+		bytes(t->bytes_received, b3, sizeof(b3)));
 	fprintf(f, "  %-12s %llu opened of %llu attempts\n",
 		cfg->url.scheme == LL_SCHEME_UDP ? "sockets" : "connections",
 		(unsigned long long)t->connections, (unsigned long long)t->connect_attempts);
-	x__hist_line(f, "latency", t->latency, true,
+	hist_line(f, "latency", t->latency, true,
 		     cfg->rate ? "  (from the intended send time)" : NULL);
 	if (cfg->rate || cfg->delay_ns)
-		x__hist_line(f, "uncorrected", t->latency_uncorrected, true,
+		hist_line(f, "uncorrected", t->latency_uncorrected, true,
 			     "  (from the actual send: hides queueing)");
 	if (cfg->url.scheme != LL_SCHEME_UDP)
-		x__hist_line(f, "connect", t->connect, false, NULL);
+		hist_line(f, "connect", t->connect, false, NULL);
 	if (ll_hist_count(t->send_lag)) {
-		x__hist_line(f, "send lag", t->send_lag, false, "  (driver lateness)");
+		hist_line(f, "send lag", t->send_lag, false, "  (driver lateness)");
 		/* what made it late: other processes on the driver's CPU, or its timer */
 		fprintf(f, "  %-12s workers preempted %llu times, %s runnable without a CPU; "
 			   "%llu timer wake-ups, %llu sleeps\n",
@@ -282,8 +282,8 @@ void drv_report_summary(FILE *f, const struct drv_config *cfg, const struct drv_
 			   "busy (more -c keeps the schedule)\n",
 			"behind", (unsigned long long)t->behind);
 	if (ll_scheme_is_http(cfg->url.scheme)) {
-		x__status_line(f, t);
-		x__version_line(f, cfg, t);
+		status_line(f, t);
+		version_line(f, cfg, t);
 	}
 	if (cfg->url.scheme == LL_SCHEME_UDP)
 		drv_report_udp(f, cfg, t);
@@ -302,7 +302,7 @@ void drv_report_summary(FILE *f, const struct drv_config *cfg, const struct drv_
 	else if (res->procs)
 		fprintf(f, ", in %u worker processes", res->procs);
 	fputc('\n', f);
-	x__counts(f, "errors", t->errors, DRV_ERR__COUNT, x__err_name, "", " ");
+	counts(f, "errors", t->errors, DRV_ERR__COUNT, err_name, "", " ");
 	fputc('\n', f);
 	snprintf(target, sizeof(target), "%s:%u", cfg->url.host, cfg->url.port);
 	for (e = 0; e < DRV_ERR__COUNT; e++) {

@@ -15,51 +15,51 @@
 #define DRV_JSON_SCHEMA 2
 
 /* json_object_set_new() with a check: any failure makes the document NULL. */
-static int x__set(json_t *o, const char *k, json_t *v)
+static int set(json_t *o, const char *k, json_t *v)
 {
 	return v ? json_object_set_new(o, k, v) : -1;
 }
 
-static json_t *x__u64(uint64_t v)
+static json_t *u64(uint64_t v)
 {
 	return json_integer((json_int_t)v);
 }
 
-static json_t *x__config(const struct drv_config *cfg)
+static json_t *config(const struct drv_config *cfg)
 {
 	json_t *o = json_object();
 	int bad = 0;
 
 	if (!o)
 		return NULL;
-	bad |= x__set(o, "connections", x__u64(cfg->connections));
-	bad |= x__set(o, "threads", x__u64(cfg->threads));
-	bad |= x__set(o, "requests", cfg->requests ? x__u64(cfg->requests) : json_null());
-	bad |= x__set(o, "duration_ns", cfg->duration_ns ? x__u64(cfg->duration_ns) : json_null());
-	bad |= x__set(o, "conn_model", json_string(drv_conn_model_name(cfg->conn_model)));
-	bad |= x__set(o, "reconnect_every", x__u64(cfg->reconnect_every));
-	bad |= x__set(o, "size", x__u64(cfg->size));
-	bad |= x__set(o, "size_min", x__u64(cfg->size_min));
-	bad |= x__set(o, "timeout_ns", x__u64(cfg->timeout_ns));
-	bad |= x__set(o, "rate", cfg->rate ? json_real(cfg->rate) : json_null());
-	bad |= x__set(o, "delay_ns", x__u64(cfg->delay_ns));
-	bad |= x__set(o, "warmup_ns", x__u64(cfg->warmup_ns));
-	bad |= x__set(o, "payload", cfg->payload_path ? json_string(cfg->payload_path) : json_null());
-	bad |= x__set(o, "response_rule", json_string(drv_resp_rule_name(cfg->resp_rule)));
+	bad |= set(o, "connections", u64(cfg->connections));
+	bad |= set(o, "threads", u64(cfg->threads));
+	bad |= set(o, "requests", cfg->requests ? u64(cfg->requests) : json_null());
+	bad |= set(o, "duration_ns", cfg->duration_ns ? u64(cfg->duration_ns) : json_null());
+	bad |= set(o, "conn_model", json_string(drv_conn_model_name(cfg->conn_model)));
+	bad |= set(o, "reconnect_every", u64(cfg->reconnect_every));
+	bad |= set(o, "size", u64(cfg->size));
+	bad |= set(o, "size_min", u64(cfg->size_min));
+	bad |= set(o, "timeout_ns", u64(cfg->timeout_ns));
+	bad |= set(o, "rate", cfg->rate ? json_real(cfg->rate) : json_null());
+	bad |= set(o, "delay_ns", u64(cfg->delay_ns));
+	bad |= set(o, "warmup_ns", u64(cfg->warmup_ns));
+	bad |= set(o, "payload", cfg->payload_path ? json_string(cfg->payload_path) : json_null());
+	bad |= set(o, "response_rule", json_string(drv_resp_rule_name(cfg->resp_rule)));
 	if (ll_scheme_is_http(cfg->url.scheme)) {
-		bad |= x__set(o, "method", json_string(cfg->method));
-		bad |= x__set(o, "http_engine",
+		bad |= set(o, "method", json_string(cfg->method));
+		bad |= set(o, "http_engine",
 			      json_string(cfg->http_engine == DRV_HTTP_CURL ? "curl" : "native"));
-		bad |= x__set(o, "http2", json_boolean(cfg->http2));
+		bad |= set(o, "http2", json_boolean(cfg->http2));
 	}
 	if (cfg->url.scheme == LL_SCHEME_HTTPS) {
-		bad |= x__set(o, "tls_verify", json_boolean(!cfg->insecure));
-		bad |= x__set(o, "cacert", cfg->cacert ? json_string(cfg->cacert) : json_null());
+		bad |= set(o, "tls_verify", json_boolean(!cfg->insecure));
+		bad |= set(o, "cacert", cfg->cacert ? json_string(cfg->cacert) : json_null());
 	}
-	bad |= x__set(o, "shard_index", x__u64(cfg->shard_index));
-	bad |= x__set(o, "shard_count", x__u64(cfg->shard_count));
-	bad |= x__set(o, "connect_rate", cfg->connect_rate ? json_real(cfg->connect_rate) : json_null());
-	bad |= x__set(o, "source_addrs", x__u64(cfg->nsources));
+	bad |= set(o, "shard_index", u64(cfg->shard_index));
+	bad |= set(o, "shard_count", u64(cfg->shard_count));
+	bad |= set(o, "connect_rate", cfg->connect_rate ? json_real(cfg->connect_rate) : json_null());
+	bad |= set(o, "source_addrs", u64(cfg->nsources));
 	if (bad) {
 		json_decref(o);
 		return NULL;
@@ -67,7 +67,7 @@ static json_t *x__config(const struct drv_config *cfg)
 	return o;
 }
 
-static json_t *x__status(const struct drv_stats *t)
+static json_t *status(const struct drv_stats *t)
 {
 	json_t *o = json_object();
 	char k[8];
@@ -79,7 +79,7 @@ static json_t *x__status(const struct drv_stats *t)
 		if (!t->status[i])
 			continue;
 		snprintf(k, sizeof(k), "%d", i);
-		if (x__set(o, k, x__u64(t->status[i]))) {
+		if (set(o, k, u64(t->status[i]))) {
 			json_decref(o);
 			return NULL;
 		}
@@ -87,7 +87,7 @@ static json_t *x__status(const struct drv_stats *t)
 	return o;
 }
 
-static json_t *x__http_version(const struct drv_stats *t)
+static json_t *http_version(const struct drv_stats *t)
 {
 	json_t *o = json_object();
 	int i;
@@ -96,7 +96,7 @@ static json_t *x__http_version(const struct drv_stats *t)
 		return NULL;
 	for (i = 0; i < DRV_HTTPV__COUNT; i++) {
 		if (t->http_version[i] &&
-		    x__set(o, drv_httpv_name((enum drv_httpv)i), x__u64(t->http_version[i]))) {
+		    set(o, drv_httpv_name((enum drv_httpv)i), u64(t->http_version[i]))) {
 			json_decref(o);
 			return NULL;
 		}
@@ -105,7 +105,7 @@ static json_t *x__http_version(const struct drv_stats *t)
 }
 
 /* drv_stats_sums[] from the one keyed first to the one keyed last, in their order: 0 or -1. */
-static int x__sums(json_t *o, const struct drv_stats *t, const char *first, const char *last)
+static int sums(json_t *o, const struct drv_stats *t, const char *first, const char *last)
 {
 	size_t i = 0;
 	int bad = 0;
@@ -113,15 +113,15 @@ static int x__sums(json_t *o, const struct drv_stats *t, const char *first, cons
 	while (i < drv_stats_nsums && strcmp(drv_stats_sums[i].key, first))
 		i++;
 	for (; i < drv_stats_nsums; i++) {
-		bad |= x__set(o, drv_stats_sums[i].key,
-			      x__u64(*(const uint64_t *)((const char *)t + drv_stats_sums[i].off)));
+		bad |= set(o, drv_stats_sums[i].key,
+			      u64(*(const uint64_t *)((const char *)t + drv_stats_sums[i].off)));
 		if (!strcmp(drv_stats_sums[i].key, last))
 			return bad;
 	}
 	return -1; /* a key not in the list, or last before first: a bug, not a silent gap */
 }
 
-static json_t *x__driver(const struct drv_config *cfg, const struct drv_result *res)
+static json_t *driver(const struct drv_config *cfg, const struct drv_result *res)
 {
 	json_t *o = json_object();
 	char buf[400];
@@ -130,16 +130,16 @@ static json_t *x__driver(const struct drv_config *cfg, const struct drv_result *
 
 	if (!o)
 		return NULL;
-	bad |= x__set(o, "cpu_ns", x__u64(res->cpu_ns));
-	bad |= x__set(o, "cpu_per_request_us", json_real(drv_report_cpu_per_request_us(res)));
-	bad |= x__set(o, "max_thread_cpu_ns", x__u64(res->max_thread_cpu_ns));
-	bad |= x__set(o, "busiest_thread_core", json_real(drv_report_busiest_thread(res)));
-	bad |= x__set(o, "max_thread_work_ns", x__u64(res->max_thread_work_ns));
-	bad |= x__set(o, "busiest_thread_work_core", json_real(drv_report_busiest_work(res)));
+	bad |= set(o, "cpu_ns", u64(res->cpu_ns));
+	bad |= set(o, "cpu_per_request_us", json_real(drv_report_cpu_per_request_us(res)));
+	bad |= set(o, "max_thread_cpu_ns", u64(res->max_thread_cpu_ns));
+	bad |= set(o, "busiest_thread_core", json_real(drv_report_busiest_thread(res)));
+	bad |= set(o, "max_thread_work_ns", u64(res->max_thread_work_ns));
+	bad |= set(o, "busiest_thread_work_core", json_real(drv_report_busiest_work(res)));
 	/* the pacer's waiting; the workers' own: preempted (switches, run-queue wait) vs woken by
 	 * their timer */
-	bad |= x__sums(o, &res->total, "pacer_idle_ns", "spin_ns");
-	bad |= x__set(o, "bottleneck", warn ? json_string(warn) : json_null());
+	bad |= sums(o, &res->total, "pacer_idle_ns", "spin_ns");
+	bad |= set(o, "bottleneck", warn ? json_string(warn) : json_null());
 	if (bad) {
 		json_decref(o);
 		return NULL;
@@ -160,40 +160,40 @@ json_t *drv_report_json(const struct drv_config *cfg, const struct drv_result *r
 		return NULL;
 	}
 	for (e = 0; e < DRV_ERR__COUNT; e++)
-		bad |= x__set(errs, drv_err_name((enum drv_err)e), x__u64(t->errors[e]));
-	bad |= x__set(o, "tool", json_string(DRV_PROG));
-	bad |= x__set(o, "version", json_string(LOADLENS_VERSION));
-	bad |= x__set(o, "schema", json_integer(DRV_JSON_SCHEMA));
-	bad |= x__set(o, "target", json_string(cfg->url_text));
-	bad |= x__set(o, "proto", json_string(ll_scheme_name(cfg->url.scheme)));
-	bad |= x__set(o, "config", x__config(cfg));
-	bad |= x__set(o, "merged_from", x__u64(res->merged));
-	bad |= x__set(o, "procs", x__u64(res->procs ? res->procs : 1));
-	bad |= x__set(o, "start_unix_ns", x__u64(res->start_unix_ns));
-	bad |= x__set(o, "duration_ns", x__u64(res->duration_ns));
-	bad |= x__set(o, "stopped_by", json_string(drv_stop_reason_name(res->reason)));
-	bad |= x__sums(o, t, "requests", "connect_attempts");
-	bad |= x__set(o, "errors", errs);
-	bad |= x__sums(o, t, "errors_total", "cancelled");
-	bad |= x__set(o, "cancelled_before_start", json_boolean(res->before_start));
-	bad |= x__sums(o, t, "not_sent", "rxq_ovfl");
-	bad |= x__set(o, "rcvbuf_bytes", x__u64(t->rcvbuf));
-	bad |= x__sums(o, t, "behind", "behind");
-	bad |= x__set(o, "warmup_requests", x__u64(res->warmup_requests));
-	bad |= x__sums(o, t, "bytes_sent", "bytes_received");
-	bad |= x__set(o, "throughput_rps", json_real(thr));
-	bad |= x__set(o, "rate_asked", cfg->rate ? json_real(cfg->rate) : json_null());
-	bad |= x__set(o, "rate_achieved_pct",
+		bad |= set(errs, drv_err_name((enum drv_err)e), u64(t->errors[e]));
+	bad |= set(o, "tool", json_string(DRV_PROG));
+	bad |= set(o, "version", json_string(LOADLENS_VERSION));
+	bad |= set(o, "schema", json_integer(DRV_JSON_SCHEMA));
+	bad |= set(o, "target", json_string(cfg->url_text));
+	bad |= set(o, "proto", json_string(ll_scheme_name(cfg->url.scheme)));
+	bad |= set(o, "config", config(cfg));
+	bad |= set(o, "merged_from", u64(res->merged));
+	bad |= set(o, "procs", u64(res->procs ? res->procs : 1));
+	bad |= set(o, "start_unix_ns", u64(res->start_unix_ns));
+	bad |= set(o, "duration_ns", u64(res->duration_ns));
+	bad |= set(o, "stopped_by", json_string(drv_stop_reason_name(res->reason)));
+	bad |= sums(o, t, "requests", "connect_attempts");
+	bad |= set(o, "errors", errs);
+	bad |= sums(o, t, "errors_total", "cancelled");
+	bad |= set(o, "cancelled_before_start", json_boolean(res->before_start));
+	bad |= sums(o, t, "not_sent", "rxq_ovfl");
+	bad |= set(o, "rcvbuf_bytes", u64(t->rcvbuf));
+	bad |= sums(o, t, "behind", "behind");
+	bad |= set(o, "warmup_requests", u64(res->warmup_requests));
+	bad |= sums(o, t, "bytes_sent", "bytes_received");
+	bad |= set(o, "throughput_rps", json_real(thr));
+	bad |= set(o, "rate_asked", cfg->rate ? json_real(cfg->rate) : json_null());
+	bad |= set(o, "rate_achieved_pct",
 		      cfg->rate ? json_real(thr * 100 / cfg->rate) : json_null());
-	bad |= x__set(o, "status", x__status(t));
-	bad |= x__set(o, "http_version", x__http_version(t));
-	bad |= x__set(o, "nofile_limit", x__u64(res->nofile_limit));
-	bad |= x__set(o, "driver", x__driver(cfg, res));
-	bad |= x__set(o, "latency", ll_hist_to_json(t->latency));
-	bad |= x__set(o, "latency_uncorrected", ll_hist_to_json(t->latency_uncorrected));
-	bad |= x__set(o, "send_lag", ll_hist_to_json(t->send_lag));
-	bad |= x__set(o, "connect_latency", ll_hist_to_json(t->connect));
-	bad |= x__set(o, "late_latency", ll_hist_to_json(t->late_latency));
+	bad |= set(o, "status", status(t));
+	bad |= set(o, "http_version", http_version(t));
+	bad |= set(o, "nofile_limit", u64(res->nofile_limit));
+	bad |= set(o, "driver", driver(cfg, res));
+	bad |= set(o, "latency", ll_hist_to_json(t->latency));
+	bad |= set(o, "latency_uncorrected", ll_hist_to_json(t->latency_uncorrected));
+	bad |= set(o, "send_lag", ll_hist_to_json(t->send_lag));
+	bad |= set(o, "connect_latency", ll_hist_to_json(t->connect));
+	bad |= set(o, "late_latency", ll_hist_to_json(t->late_latency));
 	bad |= drv_report_json_work(o, cfg, res) ? 1 : 0; /* report_work.c */
 	if (bad) {
 		json_decref(o);

@@ -7,7 +7,7 @@
 #include "results/result.h"
 #include "results/stats.h"
 
-static json_t *x__rcodes(const struct drv_stats *t)
+static json_t *rcodes(const struct drv_stats *t)
 {
 	json_t *o = json_object();
 	unsigned i;
@@ -29,7 +29,7 @@ int drv_report_json_work(json_t *o, const struct drv_config *cfg, const struct d
 	int bad = 0;
 
 	bad |= json_object_set_new(o, "dns_rcode", cfg->resp_rule == DRV_RESP_DNS
-							   ? x__rcodes(&res->total)
+							   ? rcodes(&res->total)
 							   : json_null());
 	bad |= json_object_set_new(o, "pipeline", json_integer((json_int_t)cfg->pipeline));
 	bad |= drv_report_json_mix(o, cfg, res);

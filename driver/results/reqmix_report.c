@@ -37,11 +37,11 @@ int drv_report_json_mix(json_t *o, const struct drv_config *cfg, const struct dr
 	return json_object_set_new(o, "records", a);
 }
 
-static const struct drv_stats *x__sort_stats;
+static const struct drv_stats *sort_stats;
 
-static int x__by_attempts(const void *a, const void *b)
+static int by_attempts(const void *a, const void *b)
 {
-	const struct drv_rec_stats *r = x__sort_stats->rec;
+	const struct drv_rec_stats *r = sort_stats->rec;
 	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
 	uint64_t x = r[i].requests + r[i].errors, y = r[j].requests + r[j].errors;
 
@@ -63,8 +63,8 @@ void drv_report_mix(FILE *f, const struct drv_config *cfg, const struct drv_resu
 		return;
 	for (i = 0; i < t->nrec; i++)
 		idx[i] = i;
-	x__sort_stats = t;
-	qsort(idx, t->nrec, sizeof(*idx), x__by_attempts);
+	sort_stats = t;
+	qsort(idx, t->nrec, sizeof(*idx), by_attempts);
 	fprintf(f, "  %-12s %u (%s), top %u by count:\n", "records", m->n,
 		m->weighted ? "weighted random" : "round-robin",
 		m->n < DRV_MIX_TOP ? m->n : DRV_MIX_TOP);

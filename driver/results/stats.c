@@ -135,7 +135,7 @@ void drv_stats_error(struct drv_stats *s, int err)
 	drv_counter_add(&s->errors_total, 1);
 }
 
-static const char *const x__httpv_names[DRV_HTTPV__COUNT] = {
+static const char *const httpv_names[DRV_HTTPV__COUNT] = {
 	[DRV_HTTPV_1_0] = "1.0",
 	[DRV_HTTPV_1_1] = "1.1",
 	[DRV_HTTPV_2] = "2",
@@ -144,7 +144,7 @@ static const char *const x__httpv_names[DRV_HTTPV__COUNT] = {
 
 const char *drv_httpv_name(enum drv_httpv v)
 {
-	return (unsigned)v < DRV_HTTPV__COUNT ? x__httpv_names[v] : "?";
+	return (unsigned)v < DRV_HTTPV__COUNT ? httpv_names[v] : "?";
 }
 
 int drv_httpv_from_name(const char *s)
@@ -152,13 +152,13 @@ int drv_httpv_from_name(const char *s)
 	int i;
 
 	for (i = 0; i < DRV_HTTPV__COUNT; i++)
-		if (!strcmp(s, x__httpv_names[i]))
+		if (!strcmp(s, httpv_names[i]))
 			return i;
 	return -1;
 }
 
 /* "ip_local_port_range 32768-60999: 28232 ports" */
-static void x__port_range(char *buf, size_t len)
+static void port_range(char *buf, size_t len)
 {
 	FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "r");
 	unsigned lo, hi;
@@ -172,7 +172,7 @@ static void x__port_range(char *buf, size_t len)
 		fclose(f);
 }
 
-static int x__tw_reuse(void)
+static int stats_tw_reuse(void)
 {
 	FILE *f = fopen("/proc/sys/net/ipv4/tcp_tw_reuse", "r");
 	int v = -1;
@@ -185,7 +185,7 @@ static int x__tw_reuse(void)
 }
 
 /* The target is on this host's loopback (tcp_tw_reuse 2 reuses TIME_WAIT there only). */
-static bool x__loopback_target(const char *target)
+static bool loopback_target(const char *target)
 {
 	const char *h = strstr(target, "://");
 
@@ -210,7 +210,7 @@ const char *drv_tw_hint(int tw_reuse, bool loopback, char *buf, size_t len)
 	return buf;
 }
 
-static unsigned long long x__nofile(void)
+static unsigned long long nofile(void)
 {
 	struct rlimit rl;
 
@@ -226,8 +226,8 @@ const char *drv_err_hint(enum drv_err e, const struct drv_stats *s, const char *
 
 	switch (e) {
 	case DRV_ERR_ADDRNOTAVAIL:
-		x__port_range(range, sizeof(range));
-		drv_tw_hint(x__tw_reuse(), x__loopback_target(target), tw, sizeof(tw));
+		port_range(range, sizeof(range));
+		drv_tw_hint(stats_tw_reuse(), loopback_target(target), tw, sizeof(tw));
 		snprintf(buf, len,
 			 "ephemeral ports exhausted (%s; %s; count them with ss -tan state "
 			 "time-wait): widen net.ipv4.ip_local_port_range, reuse connections "
@@ -240,7 +240,7 @@ const char *drv_err_hint(enum drv_err e, const struct drv_stats *s, const char *
 			 "(the driver then runs as many processes as -c needs) or raise it, raise "
 			 "the hard limit (ulimit -Hn, LimitNOFILE=; root needs CAP_SYS_RESOURCE) or "
 			 "fs.file-max, or lower -c",
-			 x__nofile());
+			 nofile());
 		break;
 	case DRV_ERR_CONNREFUSED:
 		snprintf(buf, len,

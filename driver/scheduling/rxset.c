@@ -22,7 +22,7 @@
  * long, and a stamp would come out early by that much, before its request's send), it reads
  * again, keeping the narrowest window of a few. False if none was narrow: no stamp is trusted.
  */
-static bool x__real_off(int64_t *off)
+static bool real_off(int64_t *off)
 {
 	uint64_t m1, m2, best = UINT64_MAX;
 	struct timespec r;
@@ -44,11 +44,11 @@ static bool x__real_off(int64_t *off)
 void drv_rxset_clock(struct drv_rxclock *clk)
 {
 	clk->now = uv_hrtime();
-	clk->stamps = x__real_off(&clk->real_off);
+	clk->stamps = real_off(&clk->real_off);
 }
 
 /* drv_sched_rx.drain: the callback reads each readable socket, until epoll finds none more. */
-static void x__drain(struct drv_sched_rx *rx)
+static void drain(struct drv_sched_rx *rx)
 {
 	struct drv_rxset *set = container_of(rx, struct drv_rxset, rx);
 	struct epoll_event ev[RXSET_EVENTS];
@@ -66,18 +66,18 @@ static void x__drain(struct drv_sched_rx *rx)
 	} while (n == RXSET_EVENTS);
 }
 
-static void x__on_ready(uv_poll_t *p, int status, int events)
+static void on_ready(uv_poll_t *p, int status, int events)
 {
-	x__drain(&container_of(p, struct drv_rxset, poll)->rx);
+	drain(&container_of(p, struct drv_rxset, poll)->rx);
 }
 
 /* drv_sched_rx.wake */
-static void x__wake(struct drv_sched_rx *rx, bool on)
+static void wake(struct drv_sched_rx *rx, bool on)
 {
 	struct drv_rxset *set = container_of(rx, struct drv_rxset, rx);
 
 	if (on) /* an epoll fd on the loop: nothing here can fail but memory, at uv_poll_init */
-		(void)uv_poll_start(&set->poll, UV_READABLE, x__on_ready);
+		(void)uv_poll_start(&set->poll, UV_READABLE, on_ready);
 	else
 		uv_poll_stop(&set->poll);
 }
@@ -97,8 +97,8 @@ int drv_rxset_init(struct drv_rxset *set, struct drv_worker *w, bool always, drv
 		return err;
 	}
 	set->cb = cb;
-	set->rx.drain = x__drain;
-	set->rx.wake = x__wake;
+	set->rx.drain = drain;
+	set->rx.wake = wake;
 	set->rx.always = always;
 	drv_sched_set_rx(&w->sched, &set->rx);
 	return 0;

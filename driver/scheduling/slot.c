@@ -8,10 +8,10 @@
 #include "scheduling/slot.h"
 #include "scheduling/worker.h"
 
-static void x__on_due(struct drv_sched_ent *e);
+static void on_due(struct drv_sched_ent *e);
 
 /* -d ends: a slot held open since its last request ends with the run. */
-static void x__on_hold(struct drv_sched_ent *e)
+static void on_hold(struct drv_sched_ent *e)
 {
 	struct drv_slot *s = container_of(e, struct drv_slot, ent);
 
@@ -26,7 +26,7 @@ static void x__on_hold(struct drv_sched_ent *e)
  * time or scheduled send falls past it): the connection stays open until -d, as a user holding
  * connections for the run's duration expects, rather than closing early.
  */
-static bool x__hold(struct drv_slot *s)
+static bool hold(struct drv_slot *s)
 {
 	const struct drv_pacer *p = &s->w->pacer;
 
@@ -34,11 +34,11 @@ static bool x__hold(struct drv_slot *s)
 	    uv_hrtime() >= p->deadline_ns)
 		return false;
 	s->pending = false;
-	drv_sched_add(&s->w->sched, &s->ent, p->deadline_ns, x__on_hold);
+	drv_sched_add(&s->w->sched, &s->ent, p->deadline_ns, on_hold);
 	return true;
 }
 
-static void x__go(struct drv_slot *s, bool waited)
+static void go(struct drv_slot *s, bool waited)
 {
 	/* the closed loop records nothing here: no clock read (the protocol stamps the send) */
 	if (waited || s->w->pacer.rate)
@@ -47,47 +47,47 @@ static void x__go(struct drv_slot *s, bool waited)
 }
 
 /* Act on the pacer's answer for the ticket just taken into s->ticket. */
-static void x__take(struct drv_slot *s, enum drv_pace r)
+static void take(struct drv_slot *s, enum drv_pace r)
 {
 	switch (r) {
 	case DRV_PACE_DONE:
-		if (x__hold(s))
+		if (hold(s))
 			return;
 		s->done = true;
 		s->ops->finish(s);
 		return;
 	case DRV_PACE_WAIT:
 		s->pending = true;
-		drv_sched_add(&s->w->sched, &s->ent, s->ticket.intended, x__on_due);
+		drv_sched_add(&s->w->sched, &s->ent, s->ticket.intended, on_due);
 		return;
 	case DRV_PACE_GO:
 		s->pending = true;
-		x__go(s, false);
+		go(s, false);
 		return;
 	}
 }
 
-static void x__on_due(struct drv_sched_ent *e)
+static void on_due(struct drv_sched_ent *e)
 {
 	struct drv_slot *s = container_of(e, struct drv_slot, ent);
 
 	if (s->w->stopping)
 		return;
 	if (drv_worker_due(s->w, &s->ticket)) {
-		x__go(s, true);
+		go(s, true);
 		return;
 	}
 	s->pending = false; /* -d passed while it waited: counted not sent */
 	drv_slot_next(s);
 }
 
-static void x__on_wait(struct drv_sched_ent *e)
+static void on_wait(struct drv_sched_ent *e)
 {
 	drv_slot_next(container_of(e, struct drv_slot, wait));
 }
 
 /* Local slot i takes its first request t: allocated now. NULL if that failed (counted). */
-static struct drv_slot *x__new(struct drv_worker *w, uint32_t i, const struct drv_ticket *t)
+static struct drv_slot *new(struct drv_worker *w, uint32_t i, const struct drv_ticket *t)
 {
 	const struct drv_slot_ops *ops = w->proto->slot;
 	struct drv_slot *s = calloc(1, ops->size);
@@ -122,9 +122,9 @@ void drv_slots_start(struct drv_worker *w)
 			drv_worker_slot_done(w);
 			continue;
 		}
-		s = x__new(w, i, &t);
+		s = new(w, i, &t);
 		if (s)
-			x__take(s, r);
+			take(s, r);
 	}
 }
 
@@ -132,7 +132,7 @@ void drv_slot_next(struct drv_slot *s)
 {
 	if (s->w->stopping)
 		return;
-	x__take(s, drv_worker_pace(s->w, s->idx, &s->ticket));
+	take(s, drv_worker_pace(s->w, s->idx, &s->ticket));
 }
 
 void drv_slot_fail(struct drv_slot *s, int err, bool connecting)
@@ -159,12 +159,12 @@ void drv_slot_retry(struct drv_slot *s)
 	if (s->w->stopping)
 		return;
 	drv_sched_timer(&s->w->sched, &s->wait, uv_hrtime() + (uint64_t)s->delay_ms * 1000000,
-			x__on_wait);
+			on_wait);
 	s->delay_ms = 0;
 }
 
 /* Free the slots done since the last call: none of their callbacks can still be on the stack. */
-static void x__free_retired(struct drv_worker *w)
+static void free_retired(struct drv_worker *w)
 {
 	struct drv_slot *s;
 
@@ -194,7 +194,7 @@ void drv_slots_sweep(struct drv_worker *w, uint64_t now)
 	struct drv_slot *s;
 	uint32_t i;
 
-	x__free_retired(w);
+	free_retired(w);
 	for (i = 0; i < w->nslots; i++) {
 		s = w->slots[i];
 		if (s && s->deadline && now >= s->deadline && s->ops->expire)
@@ -225,7 +225,7 @@ void drv_slots_free(struct drv_worker *w)
 	struct drv_slot *s;
 	uint32_t i;
 
-	x__free_retired(w);
+	free_retired(w);
 	for (i = 0; w->slots && i < w->nslots; i++) {
 		s = w->slots[i];
 		if (!s)

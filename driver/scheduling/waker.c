@@ -12,7 +12,7 @@
 #include "base/drv.h"
 #include "scheduling/waker.h"
 
-static void x__swap(struct drv_sched_heap *h, uint32_t a, uint32_t b)
+static void swap(struct drv_sched_heap *h, uint32_t a, uint32_t b)
 {
 	struct drv_sched_ent *t = h->e[a];
 
@@ -22,15 +22,15 @@ static void x__swap(struct drv_sched_heap *h, uint32_t a, uint32_t b)
 	h->e[b]->pos = b + 1;
 }
 
-static void x__up(struct drv_sched_heap *h, uint32_t i)
+static void up(struct drv_sched_heap *h, uint32_t i)
 {
 	while (i && h->e[(i - 1) / 2]->at > h->e[i]->at) {
-		x__swap(h, i, (i - 1) / 2);
+		swap(h, i, (i - 1) / 2);
 		i = (i - 1) / 2;
 	}
 }
 
-static void x__down(struct drv_sched_heap *h, uint32_t i)
+static void down(struct drv_sched_heap *h, uint32_t i)
 {
 	uint32_t l, m;
 
@@ -43,17 +43,17 @@ static void x__down(struct drv_sched_heap *h, uint32_t i)
 			m = l + 1;
 		if (m == i)
 			return;
-		x__swap(h, i, m);
+		swap(h, i, m);
 		i = m;
 	}
 }
 
-static inline struct drv_sched_heap *x__heap(struct drv_sched *s, const struct drv_sched_ent *e)
+static inline struct drv_sched_heap *heap(struct drv_sched *s, const struct drv_sched_ent *e)
 {
 	return e->timer ? &s->timer : &s->send;
 }
 
-static void x__remove(struct drv_sched_heap *h, struct drv_sched_ent *e)
+static void waker_remove(struct drv_sched_heap *h, struct drv_sched_ent *e)
 {
 	uint32_t i = e->pos - 1;
 
@@ -62,45 +62,45 @@ static void x__remove(struct drv_sched_heap *h, struct drv_sched_ent *e)
 		return;
 	h->e[i] = h->e[h->n];
 	h->e[i]->pos = i + 1;
-	x__up(h, i);
-	x__down(h, h->e[i]->pos - 1);
+	up(h, i);
+	down(h, h->e[i]->pos - 1);
 }
 
 /* Queue e on h; false if h is full (cannot happen: one send per slot, a few timers). */
-static bool x__push(struct drv_sched_heap *h, struct drv_sched_ent *e, uint64_t at,
+static bool push(struct drv_sched_heap *h, struct drv_sched_ent *e, uint64_t at,
 		    drv_sched_cb cb)
 {
 	if (e->pos)
-		x__remove(h, e);
+		waker_remove(h, e);
 	if (h->n >= h->cap)
 		return false;
 	e->at = at;
 	e->cb = cb;
 	h->e[h->n] = e;
 	e->pos = ++h->n;
-	x__up(h, h->n - 1);
+	up(h, h->n - 1);
 	return true;
 }
 
-static struct drv_sched_ent *x__pop_due(struct drv_sched_heap *h, uint64_t now)
+static struct drv_sched_ent *pop_due(struct drv_sched_heap *h, uint64_t now)
 {
 	struct drv_sched_ent *e;
 
 	if (!h->n || h->e[0]->at > now)
 		return NULL;
 	e = h->e[0];
-	x__remove(h, e);
+	waker_remove(h, e);
 	return e;
 }
 
 /* How early to wake: the measured latency, or nothing on a contended CPU. */
-static inline uint64_t x__early(const struct drv_sched *s)
+static inline uint64_t early(const struct drv_sched *s)
 {
 	return s->contended ? 0 : s->early_ns;
 }
 
 /* Every 64 timer wake-ups: was this thread preempted on more than one in eight? */
-static void x__check_contention(struct drv_sched *s)
+static void check_contention(struct drv_sched *s)
 {
 	struct rusage ru;
 	uint64_t n;
@@ -119,7 +119,7 @@ static void x__check_contention(struct drv_sched *s)
  * With nothing queued, a timer already in the past is left to fire (its wake-up is drained
  * without blocking); one still ahead is disarmed.
  */
-static void x__arm(struct drv_sched *s)
+static void arm(struct drv_sched *s)
 {
 	struct itimerspec its;
 	uint64_t at;
@@ -128,7 +128,7 @@ static void x__arm(struct drv_sched *s)
 		return;
 	at = s->send.n ? s->send.e[0]->at : 0;
 	if (at)
-		at = at > x__early(s) + 1 ? at - x__early(s) : 1;
+		at = at > early(s) + 1 ? at - early(s) : 1;
 	if (s->timer.n && (!at || s->timer.e[0]->at < at))
 		at = s->timer.e[0]->at;
 	if (at == s->armed || (!at && s->armed <= uv_hrtime())) /* no clock read when idle */
@@ -144,7 +144,7 @@ static void x__arm(struct drv_sched *s)
 
 struct drv_sched_ent *drv_sched_pop_due(struct drv_sched *s, uint64_t now)
 {
-	return x__pop_due(&s->send, now);
+	return pop_due(&s->send, now);
 }
 
 void drv_sched_note_latency(struct drv_sched *s, uint64_t lat_ns)
@@ -185,7 +185,7 @@ void drv_sched_set_rx(struct drv_sched *s, struct drv_sched_rx *rx)
 }
 
 /* Before the loop blocks: replies wake it only if no queued send will (see waker.h). */
-static void x__rx_wake(struct drv_sched *s)
+static void rx_wake(struct drv_sched *s)
 {
 	bool on;
 
@@ -203,7 +203,7 @@ static void x__rx_wake(struct drv_sched *s)
  * read the replies already in: after the sends, so they go on time (replies carry their own
  * receive time).
  */
-static void x__fire(struct drv_sched *s)
+static void fire(struct drv_sched *s)
 {
 	struct drv_sched_ent *e;
 	uint64_t now, t0;
@@ -218,7 +218,7 @@ static void x__fire(struct drv_sched *s)
 			;
 		s->spin_ns += now - t0;
 	}
-	while ((e = x__pop_due(&s->send, now))) {
+	while ((e = pop_due(&s->send, now))) {
 		e->cb(e);
 		fired = true;
 	}
@@ -232,7 +232,7 @@ static void x__fire(struct drv_sched *s)
  * end of the run closes the heaps: that send was never started. Replies already in are read after
  * the sends and before the first timer (a reply already in is no timeout).
  */
-static void x__fire_due(struct drv_sched *s, uint64_t now)
+static void fire_due(struct drv_sched *s, uint64_t now)
 {
 	struct drv_sched_ent *e;
 	bool drained = false, fired;
@@ -241,7 +241,7 @@ static void x__fire_due(struct drv_sched *s, uint64_t now)
 	for (;;) {
 		upto = s->timer.n && s->timer.e[0]->at < now ? s->timer.e[0]->at : now;
 		fired = false;
-		while ((e = x__pop_due(&s->send, upto))) {
+		while ((e = pop_due(&s->send, upto))) {
 			e->cb(e);
 			fired = true;
 		}
@@ -249,7 +249,7 @@ static void x__fire_due(struct drv_sched *s, uint64_t now)
 			drv_sched_drain(s);
 			drained = true;
 		}
-		e = x__pop_due(&s->timer, now);
+		e = pop_due(&s->timer, now);
 		if (!e)
 			return;
 		if (!drained)
@@ -259,7 +259,7 @@ static void x__fire_due(struct drv_sched *s, uint64_t now)
 	}
 }
 
-static void x__on_poll(uv_poll_t *p, int status, int events)
+static void on_poll(uv_poll_t *p, int status, int events)
 {
 	struct drv_sched *s = container_of(p, struct drv_sched, poll);
 	uint64_t expirations, now;
@@ -270,13 +270,13 @@ static void x__on_poll(uv_poll_t *p, int status, int events)
 	if (r == (ssize_t)sizeof(expirations) && s->armed && now >= s->armed) {
 		s->wakes++;
 		drv_sched_note_latency(s, now - s->armed);
-		x__check_contention(s);
+		check_contention(s);
 	}
 	s->armed = 0; /* EAGAIN when re-armed meanwhile: the heaps are the truth */
-	x__fire_due(s, now);
-	x__fire(s);
+	fire_due(s, now);
+	fire(s);
 	if (!s->lazy)
-		x__arm(s);
+		arm(s);
 }
 
 int drv_sched_run(struct drv_sched *s, uv_loop_t *loop)
@@ -286,10 +286,10 @@ int drv_sched_run(struct drv_sched *s, uv_loop_t *loop)
 
 	s->lazy = true;
 	do {
-		x__fire(s);
+		fire(s);
 		at = s->open && s->send.n ? s->send.e[0]->at : 0;
 		now = at ? uv_hrtime() : 0;
-		if (at && at <= now + x__early(s) + DRV_SCHED_SPIN_NS) {
+		if (at && at <= now + early(s) + DRV_SCHED_SPIN_NS) {
 			/* closer than a wake-up takes: poll without blocking, replies included; a
 			 * poll with no event ready is the pacer waiting, not work (the bottleneck
 			 * verdict counts it as idle) */
@@ -306,8 +306,8 @@ int drv_sched_run(struct drv_sched *s, uv_loop_t *loop)
 				s->idle_poll_ns += d;
 		} else {
 			/* no timer of the worker's in libuv: this blocks with no timeout (waker.h) */
-			x__arm(s);
-			x__rx_wake(s);
+			arm(s);
+			rx_wake(s);
 			r = uv_run(loop, UV_RUN_ONCE);
 		}
 	} while (r);
@@ -339,7 +339,7 @@ int drv_sched_init(struct drv_sched *s, uv_loop_t *loop, uint32_t cap)
 	if (err)
 		goto cleanup_fd;
 	s->open = true;
-	err = uv_poll_start(&s->poll, UV_READABLE, x__on_poll);
+	err = uv_poll_start(&s->poll, UV_READABLE, on_poll);
 	if (err) {
 		drv_sched_close(s);
 		return err;
@@ -359,31 +359,31 @@ cleanup:
 void drv_sched_add(struct drv_sched *s, struct drv_sched_ent *e, uint64_t at, drv_sched_cb cb)
 {
 	if (e->pos && e->timer)
-		x__remove(&s->timer, e);
+		waker_remove(&s->timer, e);
 	e->timer = false;
-	if (x__push(&s->send, e, at, cb) && s->send.e[0] == e && !s->lazy)
-		x__arm(s);
+	if (push(&s->send, e, at, cb) && s->send.e[0] == e && !s->lazy)
+		arm(s);
 }
 
 void drv_sched_timer(struct drv_sched *s, struct drv_sched_ent *e, uint64_t at, drv_sched_cb cb)
 {
 	if (e->pos && !e->timer)
-		x__remove(&s->send, e);
+		waker_remove(&s->send, e);
 	e->timer = true;
-	if (x__push(&s->timer, e, at, cb) && s->timer.e[0] == e && !s->lazy)
-		x__arm(s);
+	if (push(&s->timer, e, at, cb) && s->timer.e[0] == e && !s->lazy)
+		arm(s);
 }
 
 void drv_sched_cancel(struct drv_sched *s, struct drv_sched_ent *e)
 {
 	if (!e->pos)
 		return;
-	x__remove(x__heap(s, e), e);
+	waker_remove(heap(s, e), e);
 	if (!s->lazy)
-		x__arm(s);
+		arm(s);
 }
 
-static void x__on_close(uv_handle_t *h)
+static void on_close(uv_handle_t *h)
 {
 	struct drv_sched *s = container_of((uv_poll_t *)h, struct drv_sched, poll);
 
@@ -394,14 +394,14 @@ static void x__on_close(uv_handle_t *h)
 void drv_sched_close(struct drv_sched *s)
 {
 	while (s->send.n)
-		x__remove(&s->send, s->send.e[0]);
+		waker_remove(&s->send, s->send.e[0]);
 	while (s->timer.n)
-		x__remove(&s->timer, s->timer.e[0]);
+		waker_remove(&s->timer, s->timer.e[0]);
 	s->rx = NULL;
 	if (!s->open)
 		return;
 	s->open = false;
-	uv_close((uv_handle_t *)&s->poll, x__on_close);
+	uv_close((uv_handle_t *)&s->poll, on_close);
 }
 
 void drv_sched_fini(struct drv_sched *s)

@@ -26,7 +26,7 @@ void drv_worker_slot_done(struct drv_worker *w)
 }
 
 /* The smallest k whose intended time t0 + sched(g, k) is at or after `at`. */
-static uint64_t x__first_at(const struct drv_pacer *p, uint64_t g, uint64_t at)
+static uint64_t first_at(const struct drv_pacer *p, uint64_t g, uint64_t at)
 {
 	long double x;
 	uint64_t k;
@@ -49,9 +49,9 @@ uint64_t drv_worker_untaken(const struct drv_pacer *p, uint32_t i)
 
 	if (!p->rate || !p->deadline_ns)
 		return 0;
-	ke = x__first_at(p, g, p->deadline_ns);
-	if (k0 < x__first_at(p, g, p->warm_end))
-		k0 = x__first_at(p, g, p->warm_end);
+	ke = first_at(p, g, p->deadline_ns);
+	if (k0 < first_at(p, g, p->warm_end))
+		k0 = first_at(p, g, p->warm_end);
 	n = ke > k0 ? ke - k0 : 0;
 	if (p->left && n > p->left[i])
 		n = p->left[i];

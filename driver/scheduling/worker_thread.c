@@ -14,10 +14,10 @@
 #include "scheduling/worker.h"
 #include "scheduling/worker_thread.h"
 
-static void x__on_stop(uv_async_t *a);
+static void on_stop(uv_async_t *a);
 
 /* The sweep's period: a quarter of --timeout, 1 ms to 250 ms. */
-static uint64_t x__sweep_ns(const struct drv_config *cfg)
+static uint64_t sweep_ns(const struct drv_config *cfg)
 {
 	uint64_t ns = cfg->timeout_ns / 4;
 
@@ -26,19 +26,19 @@ static uint64_t x__sweep_ns(const struct drv_config *cfg)
 	return ns > 250000000ULL ? 250000000ULL : ns;
 }
 
-static void x__on_sweep(struct drv_sched_ent *e)
+static void on_sweep(struct drv_sched_ent *e)
 {
 	struct drv_worker *w = container_of(e, struct drv_worker, sweep);
 	uint64_t now = uv_hrtime(), next = e->at + w->sweep_ns;
 
 	if (w->stopping)
 		return;
-	drv_sched_timer(&w->sched, &w->sweep, next > now ? next : now + w->sweep_ns, x__on_sweep);
+	drv_sched_timer(&w->sched, &w->sweep, next > now ? next : now + w->sweep_ns, on_sweep);
 	drv_slots_sweep(w, now);
 }
 
 /* Hand this interval's figures to the main thread; next tick on the absolute grid. */
-static void x__on_tick(struct drv_sched_ent *e)
+static void on_tick(struct drv_sched_ent *e)
 {
 	struct drv_worker *w = container_of(e, struct drv_worker, tick);
 	uint64_t iv = w->cfg->interval_ns, now = uv_hrtime(), next;
@@ -51,7 +51,7 @@ static void x__on_tick(struct drv_sched_ent *e)
 	w->ivl_cur.errors = 0;
 	while ((next = w->t_start + ++w->ticks * iv) <= now)
 		;
-	drv_sched_timer(&w->sched, &w->tick, next, x__on_tick);
+	drv_sched_timer(&w->sched, &w->tick, next, on_tick);
 }
 
 void drv_worker_take_interval(struct drv_worker *w, struct ll_hist *h, uint64_t *errors)
@@ -104,7 +104,7 @@ int drv_worker_init(struct drv_worker *w, const struct drv_config *cfg,
 		return err;
 	w->loop_ready = true;
 	/* From here on the loop holds handles: on failure the caller runs drv_worker_abandon(). */
-	err = uv_async_init(&w->loop, &w->stop_async, x__on_stop);
+	err = uv_async_init(&w->loop, &w->stop_async, on_stop);
 	if (err)
 		return err;
 	w->has_async = true;
@@ -115,7 +115,7 @@ int drv_worker_init(struct drv_worker *w, const struct drv_config *cfg,
 }
 
 /* Worker thread: stop everything; the loop then drains and uv_run() returns. */
-static void x__close_all(struct drv_worker *w)
+static void close_all(struct drv_worker *w)
 {
 	if (w->stopping)
 		return;
@@ -134,16 +134,16 @@ static void x__close_all(struct drv_worker *w)
 		uv_close((uv_handle_t *)&w->stop_async, NULL);
 }
 
-static void x__on_stop(uv_async_t *a)
+static void on_stop(uv_async_t *a)
 {
-	x__close_all(container_of(a, struct drv_worker, stop_async));
+	close_all(container_of(a, struct drv_worker, stop_async));
 }
 
 /*
  * -d + --timeout passed: what is past its own timeout is counted so (the sweep runs only every
  * timeout/4), and what is still in flight gets no more time: cancelled at the stop.
  */
-static void x__on_end(struct drv_sched_ent *e)
+static void on_end(struct drv_sched_ent *e)
 {
 	struct drv_worker *w = container_of(e, struct drv_worker, end);
 
@@ -153,7 +153,7 @@ static void x__on_end(struct drv_sched_ent *e)
 }
 
 /* This thread's time runnable but waiting for a CPU (/proc/thread-self/schedstat), 0 if unknown. */
-static uint64_t x__runq_ns(void)
+static uint64_t runq_ns(void)
 {
 	unsigned long long run, wait;
 	FILE *f = fopen("/proc/thread-self/schedstat", "re");
@@ -166,7 +166,7 @@ static uint64_t x__runq_ns(void)
 	return n == 2 ? (uint64_t)wait : 0;
 }
 
-static void x__thread_main(void *arg)
+static void thread_main(void *arg)
 {
 	struct drv_worker *w = arg;
 	uint64_t now;
@@ -178,15 +178,15 @@ static void x__thread_main(void *arg)
 	now = uv_hrtime();
 	/* results count from the end of the warm-up */
 	w->stats.t_first_ns = now > w->pacer.warm_end ? now : w->pacer.warm_end;
-	w->sweep_ns = x__sweep_ns(w->cfg);
-	drv_sched_timer(&w->sched, &w->sweep, now + w->sweep_ns, x__on_sweep);
+	w->sweep_ns = sweep_ns(w->cfg);
+	drv_sched_timer(&w->sched, &w->sweep, now + w->sweep_ns, on_sweep);
 	if (w->cfg->interval_ns && (!w->cfg->quiet || w->cfg->hdr_log_fd >= 0 || w->cfg->live_pub)) {
 		w->ticks = 1;
-		drv_sched_timer(&w->sched, &w->tick, w->t_start + w->cfg->interval_ns, x__on_tick);
+		drv_sched_timer(&w->sched, &w->tick, w->t_start + w->cfg->interval_ns, on_tick);
 	}
 	if (w->pacer.deadline_ns)
 		drv_sched_timer(&w->sched, &w->end, w->pacer.deadline_ns + w->cfg->timeout_ns,
-				x__on_end);
+				on_end);
 	drv_slots_start(w);
 	drv_sched_run(&w->sched, &w->loop); /* uv_run() with sends on time (waker.h) */
 	/* the schedule's requests never taken before -d, unless a signal cut the run short */
@@ -201,7 +201,7 @@ static void x__thread_main(void *arg)
 		w->stats.nivcsw = (uint64_t)ru.ru_nivcsw;
 		w->stats.nvcsw = (uint64_t)ru.ru_nvcsw;
 	}
-	w->stats.runq_ns = x__runq_ns();
+	w->stats.runq_ns = runq_ns();
 	w->stats.timer_wakes = w->sched.wakes;
 	w->stats.spin_ns = w->sched.poll_ns + w->sched.spin_ns;
 	w->stats.pacer_idle_ns = w->sched.idle_poll_ns + w->sched.spin_ns;
@@ -218,7 +218,7 @@ int drv_worker_start(struct drv_worker *w, uint64_t t_start_ns)
 
 	w->t_start = t_start_ns;
 	drv_pacer_set_start(&w->pacer, t_start_ns);
-	err = uv_thread_create(&w->thread, x__thread_main, w);
+	err = uv_thread_create(&w->thread, thread_main, w);
 	if (err)
 		return err;
 	w->thread_started = true;
@@ -234,7 +234,7 @@ void drv_worker_abandon(struct drv_worker *w)
 {
 	if (!w->loop_ready)
 		return;
-	x__close_all(w);
+	close_all(w);
 	uv_run(&w->loop, UV_RUN_DEFAULT);
 	w->loop_close_err = uv_loop_close(&w->loop);
 	w->loop_ready = false;

@@ -26,15 +26,15 @@ const char *const obs_tcp_state_names[OBS_TCP_STATES] = {
 
 /* A CLOSE_WAIT or FIN_WAIT2 socket being aged, by its cookie (a timewait socket keeps the
  * cookie of the socket it replaced). */
-struct x__cw {
+struct cw {
 	uint64_t cookie;
 	double first_s;
 	int16_t port; /* index into the census' ports, -1 none */
 	uint8_t state;
-	uint64_t peer; /* FIN_WAIT2: its peer's connection, as the peer sees it (x__conn_hash) */
+	uint64_t peer; /* FIN_WAIT2: its peer's connection, as the peer sees it (conn_hash) */
 };
 
-/* Children in CLOSE_WAIT still in an accept queue (never accepted), by x__conn_hash. */
+/* Children in CLOSE_WAIT still in an accept queue (never accepted), by conn_hash. */
 #define UNACC_SLOTS OBS_CENSUS_UNACC_SLOTS
 
 #define GROUP_SLOTS 8192 /* distinct (src, dst:port) groups counted; more land in "other" */
@@ -71,7 +71,7 @@ struct obs_census_ctx {
 	struct obs_port_group *groups;	      /* open addressing, GROUP_SLOTS */
 	char *buf;
 	/* CLOSE_WAIT sockets by inode, with when they were first seen in it (sorted by inode) */
-	struct x__cw *cw_prev, *cw_cur;
+	struct cw *cw_prev, *cw_cur;
 	size_t ncw_prev, ncw_cur;
 	double now_s;
 	bool cw_last_tracked; /* the socket being counted went into cw_cur */
@@ -83,12 +83,12 @@ struct obs_census_ctx {
 	size_t ngroups;
 };
 
-static bool x__bit(const uint64_t *bits, uint16_t p)
+static bool bit(const uint64_t *bits, uint16_t p)
 {
 	return bits[p >> 6] & (1ULL << (p & 63));
 }
 
-static int x__open_in_ns(struct obs_census_ctx *c)
+static int open_in_ns(struct obs_census_ctx *c)
 {
 	size_t i;
 
@@ -135,7 +135,7 @@ struct obs_census_ctx *obs_census_new(const char *prog, int netns_fd, const uint
 			goto cleanup;
 		}
 	}
-	err = x__open_in_ns(c);
+	err = open_in_ns(c);
 	if (self >= 0 && setns(self, CLONE_NEWNET)) {
 		err = -errno;
 		ll_warn(prog, "cannot return to our network namespace: %s", strerror(-err));
@@ -174,7 +174,7 @@ void obs_census_free(struct obs_census_ctx *c)
 	free(c);
 }
 
-static uint32_t x__hash(const struct obs_port_group *k)
+static uint32_t hash(const struct obs_port_group *k)
 {
 	uint32_t h = 2166136261u;
 	size_t i;
@@ -187,9 +187,9 @@ static uint32_t x__hash(const struct obs_port_group *k)
 	return h ^ k->family;
 }
 
-static void x__group_add(struct obs_census_ctx *c, const struct obs_port_group *k, int state)
+static void group_add(struct obs_census_ctx *c, const struct obs_port_group *k, int state)
 {
-	uint32_t i = x__hash(k) & (GROUP_SLOTS - 1), n;
+	uint32_t i = hash(k) & (GROUP_SLOTS - 1), n;
 	struct obs_port_group *g;
 
 	for (n = 0; n < GROUP_SLOTS; n++, i = (i + 1) & (GROUP_SLOTS - 1)) {
@@ -213,7 +213,7 @@ static void x__group_add(struct obs_census_ctx *c, const struct obs_port_group *
 }
 
 /* A connection as its local end sees it: (local address:port, remote address:port). */
-static uint64_t x__conn_hash(uint8_t family, const uint32_t *laddr, uint16_t lport,
+static uint64_t conn_hash(uint8_t family, const uint32_t *laddr, uint16_t lport,
 			     const uint32_t *raddr, uint16_t rport)
 {
 	uint64_t h = 1469598103934665603ULL;
@@ -228,10 +228,10 @@ static uint64_t x__conn_hash(uint8_t family, const uint32_t *laddr, uint16_t lpo
 }
 
 /* CLOSE_WAIT, FIN_WAIT2 and TIME_WAIT per target port (the local one if it is a target). */
-static void x__port_count(struct obs_census_ctx *c, struct obs_census *cs, uint16_t sport,
+static void port_count(struct obs_census_ctx *c, struct obs_census *cs, uint16_t sport,
 			  uint16_t dport, uint8_t state)
 {
-	uint16_t port = x__bit(c->port_bits, sport) ? sport : dport;
+	uint16_t port = bit(c->port_bits, sport) ? sport : dport;
 	size_t i;
 
 	if (!c->nports || (state != OBS_TCP_CLOSE_WAIT && state != OBS_TCP_FIN_WAIT2 &&
@@ -250,7 +250,7 @@ static void x__port_count(struct obs_census_ctx *c, struct obs_census *cs, uint1
 }
 
 /* UDP sockets bound to a target port: a UDP server is a listener too. */
-static int x__on_udp(const struct nlmsghdr *nlh, void *data)
+static int on_udp(const struct nlmsghdr *nlh, void *data)
 {
 	struct obs_census_ctx *c = data;
 	const struct inet_diag_msg *m = mnl_nlmsg_get_payload(nlh);
@@ -263,7 +263,7 @@ static int x__on_udp(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-static int x__on_msg(const struct nlmsghdr *nlh, void *data)
+static int on_msg(const struct nlmsghdr *nlh, void *data)
 {
 	struct obs_census_ctx *c = data;
 	const struct inet_diag_msg *m = mnl_nlmsg_get_payload(nlh);
@@ -279,7 +279,7 @@ static int x__on_msg(const struct nlmsghdr *nlh, void *data)
 		if (m->idiag_state != OBS_TCP_LISTEN)
 			return MNL_CB_OK;
 		c->listen_bits[sport >> 6] |= 1ULL << (sport & 63);
-		if (!c->nports || x__bit(c->port_bits, sport)) {
+		if (!c->nports || bit(c->port_bits, sport)) {
 			if (cs->nlisten < OBS_CENSUS_LISTENERS)
 				cs->listen_inodes[cs->nlisten++] = m->idiag_inode;
 			else
@@ -293,7 +293,7 @@ static int x__on_msg(const struct nlmsghdr *nlh, void *data)
 			}
 		}
 	}
-	if (c->nports && !x__bit(c->port_bits, sport) && !x__bit(c->port_bits, dport))
+	if (c->nports && !bit(c->port_bits, sport) && !bit(c->port_bits, dport))
 		return MNL_CB_OK;
 	if (m->idiag_state < OBS_TCP_STATES)
 		cs->state[m->idiag_state]++;
@@ -305,24 +305,24 @@ static int x__on_msg(const struct nlmsghdr *nlh, void *data)
 				m->idiag_state == OBS_TCP_FIN_WAIT2)) {
 		c->cw_last_tracked = c->ncw_cur < OBS_CENSUS_CW_TRACK;
 		if (c->cw_last_tracked)
-			c->cw_cur[c->ncw_cur++] = (struct x__cw){
+			c->cw_cur[c->ncw_cur++] = (struct cw){
 				(uint64_t)m->id.idiag_cookie[1] << 32 | m->id.idiag_cookie[0],
 				c->now_s, -1, m->idiag_state,
-				x__conn_hash(m->idiag_family, m->id.idiag_dst, dport,
+				conn_hash(m->idiag_family, m->id.idiag_dst, dport,
 					     m->id.idiag_src, sport)};
 		else
 			cs->close_wait_untracked++;
 	} else if (!c->listen_pass && m->idiag_state == OBS_TCP_CLOSE_WAIT) {
 		if (c->nunacc < UNACC_SLOTS)
-			c->unacc[c->nunacc++] = x__conn_hash(m->idiag_family, m->id.idiag_src,
+			c->unacc[c->nunacc++] = conn_hash(m->idiag_family, m->id.idiag_src,
 							     sport, m->id.idiag_dst, dport);
 		else
 			cs->unaccepted_untracked++;
 	}
 	if (!c->listen_pass)
-		x__port_count(c, cs, sport, dport, m->idiag_state);
+		port_count(c, cs, sport, dport, m->idiag_state);
 	if (c->listen_pass || !cs->port_lo || sport < cs->port_lo || sport > cs->port_hi ||
-	    x__bit(c->listen_bits, sport))
+	    bit(c->listen_bits, sport))
 		return MNL_CB_OK;
 	/* a client-side socket holding an ephemeral port */
 	memset(&k, 0, sizeof(k));
@@ -330,11 +330,11 @@ static int x__on_msg(const struct nlmsghdr *nlh, void *data)
 	memcpy(k.saddr, m->id.idiag_src, m->idiag_family == AF_INET ? 4 : 16);
 	memcpy(k.daddr, m->id.idiag_dst, m->idiag_family == AF_INET ? 4 : 16);
 	k.dport = dport;
-	x__group_add(c, &k, m->idiag_state);
+	group_add(c, &k, m->idiag_state);
 	return MNL_CB_OK;
 }
 
-static int x__dump_proto(struct obs_census_ctx *c, uint8_t family, uint8_t proto,
+static int dump_proto(struct obs_census_ctx *c, uint8_t family, uint8_t proto,
 			 uint32_t states, mnl_cb_t cb)
 {
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(c->buf);
@@ -364,12 +364,12 @@ static int x__dump_proto(struct obs_census_ctx *c, uint8_t family, uint8_t proto
 	}
 }
 
-static int x__dump(struct obs_census_ctx *c, uint8_t family, uint32_t states)
+static int dump(struct obs_census_ctx *c, uint8_t family, uint32_t states)
 {
-	return x__dump_proto(c, family, IPPROTO_TCP, states, x__on_msg);
+	return dump_proto(c, family, IPPROTO_TCP, states, on_msg);
 }
 
-static int64_t x__read_int(int fd)
+static int64_t read_int(int fd)
 {
 	char buf[32];
 	ssize_t n;
@@ -383,7 +383,7 @@ static int64_t x__read_int(int fd)
 	return strtoll(buf, NULL, 10);
 }
 
-static void x__read_range(struct obs_census_ctx *c, struct obs_census *cs)
+static void read_range(struct obs_census_ctx *c, struct obs_census *cs)
 {
 	char buf[64];
 	unsigned int lo, hi;
@@ -401,30 +401,30 @@ static void x__read_range(struct obs_census_ctx *c, struct obs_census *cs)
 	}
 }
 
-static int x__cmp_u64(const void *a, const void *b)
+static int cmp_u64(const void *a, const void *b)
 {
 	const uint64_t *x = a, *y = b;
 
 	return *x < *y ? -1 : *x > *y;
 }
 
-static int x__cmp_cw(const void *a, const void *b)
+static int cmp_cw(const void *a, const void *b)
 {
-	const struct x__cw *x = a, *y = b;
+	const struct cw *x = a, *y = b;
 
 	return x->cookie < y->cookie ? -1 : x->cookie > y->cookie;
 }
 
 /* Age the CLOSE_WAIT sockets of this census from the last one's: old ones are a leak. */
-static void x__cw_age(struct obs_census_ctx *c, struct obs_census *cs)
+static void cw_age(struct obs_census_ctx *c, struct obs_census *cs)
 {
-	struct x__cw *p, *tmp;
+	struct cw *p, *tmp;
 	size_t i;
 
-	qsort(c->cw_cur, c->ncw_cur, sizeof(*c->cw_cur), x__cmp_cw);
-	qsort(c->unacc, c->nunacc, sizeof(*c->unacc), x__cmp_u64);
+	qsort(c->cw_cur, c->ncw_cur, sizeof(*c->cw_cur), cmp_cw);
+	qsort(c->unacc, c->nunacc, sizeof(*c->unacc), cmp_u64);
 	for (i = 0; i < c->ncw_cur; i++) {
-		p = bsearch(&c->cw_cur[i], c->cw_prev, c->ncw_prev, sizeof(*p), x__cmp_cw);
+		p = bsearch(&c->cw_cur[i], c->cw_prev, c->ncw_prev, sizeof(*p), cmp_cw);
 		if (p && p->state == c->cw_cur[i].state)
 			c->cw_cur[i].first_s = p->first_s;
 		if (c->now_s - c->cw_cur[i].first_s < OBS_CENSUS_CW_OLD_S) {
@@ -433,7 +433,7 @@ static void x__cw_age(struct obs_census_ctx *c, struct obs_census *cs)
 		}
 		if (c->cw_cur[i].state == OBS_TCP_FIN_WAIT2 &&
 		    bsearch(&c->cw_cur[i].peer, c->unacc, c->nunacc, sizeof(*c->unacc),
-			    x__cmp_u64)) {
+			    cmp_u64)) {
 			/* its peer is a connection the server never accepted: the accept queue's
 			 * problem (fds, a slow acceptor), named there, not a peer that never closes */
 			cs->fin_wait2_peer_queued++;
@@ -456,7 +456,7 @@ static void x__cw_age(struct obs_census_ctx *c, struct obs_census *cs)
 	c->ncw_cur = 0;
 }
 
-static int x__cmp_group(const void *a, const void *b)
+static int cmp_group(const void *a, const void *b)
 {
 	const struct obs_port_group *x = a, *y = b;
 
@@ -464,40 +464,40 @@ static int x__cmp_group(const void *a, const void *b)
 }
 
 /* Target ports nothing listens on: no TCP listener, and (a second look) no UDP socket. */
-static int x__no_listener(struct obs_census_ctx *c, struct obs_census *cs)
+static int no_listener(struct obs_census_ctx *c, struct obs_census *cs)
 {
 	size_t i;
 	int err;
 
 	for (i = 0; i < c->nports; i++)
-		if (!x__bit(c->listen_bits, c->ports[i]))
+		if (!bit(c->listen_bits, c->ports[i]))
 			break;
 	if (i == c->nports)
 		return 0;
-	err = x__dump_proto(c, AF_INET, IPPROTO_UDP, ~0u, x__on_udp);
+	err = dump_proto(c, AF_INET, IPPROTO_UDP, ~0u, on_udp);
 	if (!err)
-		err = x__dump_proto(c, AF_INET6, IPPROTO_UDP, ~0u, x__on_udp);
+		err = dump_proto(c, AF_INET6, IPPROTO_UDP, ~0u, on_udp);
 	if (err)
 		return err;
 	for (i = 0; i < c->nports; i++)
-		if (!x__bit(c->listen_bits, c->ports[i]))
+		if (!bit(c->listen_bits, c->ports[i]))
 			cs->no_listener[cs->nno_listener++] = c->ports[i];
 	return 0;
 }
 
 /* The listening sockets only: the listen pass of a census. */
-static int x__listen_pass(struct obs_census_ctx *c, struct obs_census *cs)
+static int census_listen_pass(struct obs_census_ctx *c, struct obs_census *cs)
 {
 	int err;
 
 	c->cur = cs;
 	c->listen_pass = true;
-	err = x__dump(c, AF_INET, 1u << OBS_TCP_LISTEN);
+	err = dump(c, AF_INET, 1u << OBS_TCP_LISTEN);
 	if (!err)
-		err = x__dump(c, AF_INET6, 1u << OBS_TCP_LISTEN);
+		err = dump(c, AF_INET6, 1u << OBS_TCP_LISTEN);
 	c->listen_pass = false;
 	if (!err)
-		err = x__no_listener(c, cs);
+		err = no_listener(c, cs);
 	return err;
 }
 
@@ -505,7 +505,7 @@ int obs_census_listeners(struct obs_census_ctx *c, struct obs_census *cs)
 {
 	memset(cs, 0, sizeof(*cs));
 	memset(c->listen_bits, 0, sizeof(c->listen_bits));
-	return x__listen_pass(c, cs);
+	return census_listen_pass(c, cs);
 }
 
 int obs_census_take(struct obs_census_ctx *c, struct obs_census *cs)
@@ -524,33 +524,33 @@ int obs_census_take(struct obs_census_ctx *c, struct obs_census *cs)
 	memset(c->groups, 0, GROUP_SLOTS * sizeof(*c->groups));
 	c->ngroups = 0;
 	c->cur = cs;
-	x__read_range(c, cs);
-	cs->tw_reuse = (int)x__read_int(c->fd[CENSUS_TW_REUSE]);
-	cs->fin_timeout_s = (int)x__read_int(c->fd[CENSUS_FIN_TIMEOUT]);
-	cs->max_tw_buckets = x__read_int(c->fd[CENSUS_MAX_TW]);
-	err = x__listen_pass(c, cs);
+	read_range(c, cs);
+	cs->tw_reuse = (int)read_int(c->fd[CENSUS_TW_REUSE]);
+	cs->fin_timeout_s = (int)read_int(c->fd[CENSUS_FIN_TIMEOUT]);
+	cs->max_tw_buckets = read_int(c->fd[CENSUS_MAX_TW]);
+	err = census_listen_pass(c, cs);
 	for (i = 0; i < c->nports; i++) {
 		cs->ports[i].port = c->ports[i];
-		cs->ports[i].server_side = x__bit(c->listen_bits, c->ports[i]);
+		cs->ports[i].server_side = bit(c->listen_bits, c->ports[i]);
 	}
 	cs->nports = c->nports;
 	if (!err)
-		err = x__dump(c, AF_INET, all);
+		err = dump(c, AF_INET, all);
 	if (!err)
-		err = x__dump(c, AF_INET6, all);
+		err = dump(c, AF_INET6, all);
 	if (err)
 		return err;
-	x__cw_age(c, cs);
+	cw_age(c, cs);
 	/* the most used groups first */
 	for (i = 0; i < GROUP_SLOTS; i++) {
 		if (!c->groups[i].in_use)
 			continue;
 		if (cs->ntop < OBS_CENSUS_TOP) {
 			cs->top[cs->ntop++] = c->groups[i];
-			qsort(cs->top, cs->ntop, sizeof(cs->top[0]), x__cmp_group);
+			qsort(cs->top, cs->ntop, sizeof(cs->top[0]), cmp_group);
 		} else if (c->groups[i].in_use > cs->top[OBS_CENSUS_TOP - 1].in_use) {
 			cs->top[OBS_CENSUS_TOP - 1] = c->groups[i];
-			qsort(cs->top, cs->ntop, sizeof(cs->top[0]), x__cmp_group);
+			qsort(cs->top, cs->ntop, sizeof(cs->top[0]), cmp_group);
 		}
 	}
 	cs->ngroups = c->ngroups;

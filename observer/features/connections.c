@@ -40,7 +40,7 @@ struct obs_connections *obs_connections_new(const char *prog, struct obs_kernel 
 }
 
 /* The target listeners' accept queues, from a listen-only sock_diag pass. */
-static void x__listen_queue(struct obs_connections *c)
+static void listen_queue(struct obs_connections *c)
 {
 	struct obs_listen_queue *q = &c->lq;
 
@@ -55,20 +55,20 @@ static void x__listen_queue(struct obs_connections *c)
 
 const char *obs_connections_base(struct obs_connections *c)
 {
-	x__listen_queue(c);
+	listen_queue(c);
 	obs_sockets_base(c->conn, &c->lq);
 	return c->lq.ok ? NULL : "no sock_diag";
 }
 
 /* read -> accepted -> delta against the previous read, which the current one then becomes */
-static int x__tick(void *self, struct obs_tick *tk)
+static int tick(void *self, struct obs_tick *tk)
 {
 	struct obs_connections *c = self;
 	const struct obs_sockets_stats *cd = &c->snap.delta;
 	struct obs_snap *s = tk->snap;
 	int err;
 
-	x__listen_queue(c);
+	listen_queue(c);
 	err = obs_sockets_read(c->conn, &c->snap.total);
 	if (err) {
 		ll_warn(c->prog, "cannot read BPF maps: %s", strerror(-err));
@@ -115,7 +115,7 @@ static void report_fill(struct obs_connections *c, const struct obs_tick *tk)
 		rep->lost_requests = tk->req->lost;
 }
 
-static int x__summary(void *self, const struct obs_tick *tk, FILE *out)
+static int summary(void *self, const struct obs_tick *tk, FILE *out)
 {
 	struct obs_connections *c = self;
 
@@ -123,7 +123,7 @@ static int x__summary(void *self, const struct obs_tick *tk, FILE *out)
 	return obs_report_summary(out, &c->rep, &c->snap.total);
 }
 
-static int x__json(void *self, const struct obs_tick *tk, json_t *root)
+static int json(void *self, const struct obs_tick *tk, json_t *root)
 {
 	struct obs_connections *c = self;
 
@@ -137,6 +137,6 @@ static const char *attached(const void *self)
 }
 
 const struct obs_feature obs_connections_ops = {
-	.name = "connections", .attached = attached, .tick = x__tick, .finish = x__tick,
-	.summary = x__summary, .json = x__json,
+	.name = "connections", .attached = attached, .tick = tick, .finish = tick,
+	.summary = summary, .json = json,
 };

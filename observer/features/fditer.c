@@ -11,9 +11,9 @@
 #include "fditer.h"
 #include "fdcount.skel.h"
 
-#define X__TASKS_MAX 65536	     /* processes in the table (32 B each: 2 MiB) */
-#define X__TASKS_FRESH_NS 100000000 /* a table this young answers a lookup */
-#define X__TASKS_RETRY_NS 1000000   /* a miss reads it again if it is older than this */
+#define TASKS_MAX 65536	     /* processes in the table (32 B each: 2 MiB) */
+#define TASKS_FRESH_NS 100000000 /* a table this young answers a lookup */
+#define TASKS_RETRY_NS 1000000   /* a miss reads it again if it is older than this */
 
 /* The iterators, each a link on one program of the object. */
 enum fditer_link {
@@ -31,7 +31,7 @@ struct obs_fditer {
 	uint64_t tab_ns;
 };
 
-static uint64_t x__now_ns(void)
+static uint64_t now_ns(void)
 {
 	struct timespec ts;
 
@@ -98,7 +98,7 @@ void obs_fditer_free(struct obs_fditer *it)
 
 /* Run an iterator to its end; what it writes goes to buf (up to len bytes kept). How many bytes
  * were kept, or -errno. */
-static ssize_t x__pass(struct bpf_link *link, void *buf, size_t len)
+static ssize_t pass(struct bpf_link *link, void *buf, size_t len)
 {
 	char scratch[4096];
 	size_t kept = 0;
@@ -141,7 +141,7 @@ int obs_fditer_count(struct obs_fditer *it, const uint32_t *pids, size_t n, int6
 	for (i = 0; i < n; i++)
 		if (bpf_map_update_elem(mfd, &pids[i], &zero, BPF_ANY))
 			return -errno;
-	r = x__pass(it->link[FDITER_FDS] ? it->link[FDITER_FDS] : it->link[FDITER_FILES], NULL, 0);
+	r = pass(it->link[FDITER_FDS] ? it->link[FDITER_FDS] : it->link[FDITER_FILES], NULL, 0);
 	for (i = 0; i < n; i++) {
 		if (bpf_map_lookup_elem(mfd, &pids[i], &v))
 			v = 0;
@@ -165,7 +165,7 @@ size_t obs_fditer_owners(struct obs_fditer *it, const uint64_t *inodes, size_t n
 	for (i = 0; i < n; i++)
 		bpf_map_update_elem(ifd, &inodes[i], &one, BPF_ANY);
 	it->skel->bss->want_owners = 1;
-	x__pass(it->link[FDITER_FILES], NULL, 0);
+	pass(it->link[FDITER_FILES], NULL, 0);
 	it->skel->bss->want_owners = 0;
 	for (i = 0; i < n; i++)
 		bpf_map_delete_elem(ifd, &inodes[i]);
@@ -185,12 +185,12 @@ size_t obs_fditer_owners(struct obs_fditer *it, const uint64_t *inodes, size_t n
 
 ssize_t obs_fditer_tasks(struct obs_fditer *it, struct fdc_task *out, size_t max)
 {
-	ssize_t r = x__pass(it->link[FDITER_TASKS], out, max * sizeof(*out));
+	ssize_t r = pass(it->link[FDITER_TASKS], out, max * sizeof(*out));
 
 	return r < 0 ? r : r / (ssize_t)sizeof(*out);
 }
 
-static int x__lookup(const struct obs_fditer *it, uint32_t tgid, struct fdc_task *out)
+static int lookup(const struct obs_fditer *it, uint32_t tgid, struct fdc_task *out)
 {
 	size_t i;
 
@@ -205,20 +205,20 @@ static int x__lookup(const struct obs_fditer *it, uint32_t tgid, struct fdc_task
 
 int obs_fditer_task(struct obs_fditer *it, uint32_t tgid, struct fdc_task *out)
 {
-	uint64_t now = x__now_ns();
+	uint64_t now = now_ns();
 	ssize_t n;
 
 	/* one pass answers the lookups of an interval; a miss (a new process) reads it again */
-	if (it->tab && now - it->tab_ns < X__TASKS_FRESH_NS && !x__lookup(it, tgid, out))
+	if (it->tab && now - it->tab_ns < TASKS_FRESH_NS && !lookup(it, tgid, out))
 		return 0;
-	if (it->tab && now - it->tab_ns < X__TASKS_RETRY_NS)
+	if (it->tab && now - it->tab_ns < TASKS_RETRY_NS)
 		return -ESRCH;
-	if (!it->tab && !(it->tab = calloc(X__TASKS_MAX, sizeof(*it->tab))))
+	if (!it->tab && !(it->tab = calloc(TASKS_MAX, sizeof(*it->tab))))
 		return -ENOMEM;
-	n = obs_fditer_tasks(it, it->tab, X__TASKS_MAX);
+	n = obs_fditer_tasks(it, it->tab, TASKS_MAX);
 	it->ntab = n > 0 ? (size_t)n : 0;
 	it->tab_ns = now;
 	if (n < 0)
 		return (int)n;
-	return x__lookup(it, tgid, out);
+	return lookup(it, tgid, out);
 }

@@ -10,7 +10,7 @@
 #include "fds.h"
 #include "target.h"
 
-static int x__count_fds(uint32_t pid, int64_t *out)
+static int count_fds(uint32_t pid, int64_t *out)
 {
 	char path[64];
 	struct dirent *de;
@@ -29,12 +29,12 @@ static int x__count_fds(uint32_t pid, int64_t *out)
 	return 0;
 }
 
-static int64_t x__limit(const char *s)
+static int64_t limit(const char *s)
 {
 	return !strncmp(s, "unlimited", 9) ? -1 : strtoll(s, NULL, 10);
 }
 
-static int x__read_limits(uint32_t pid, int64_t *soft, int64_t *hard)
+static int read_limits(uint32_t pid, int64_t *soft, int64_t *hard)
 {
 	char path[64], line[256], a[32], b[32];
 	FILE *f;
@@ -48,8 +48,8 @@ static int x__read_limits(uint32_t pid, int64_t *soft, int64_t *hard)
 		if (strncmp(line, "Max open files", 14))
 			continue;
 		if (sscanf(line + 14, "%31s %31s", a, b) == 2) {
-			*soft = x__limit(a);
-			*hard = x__limit(b);
+			*soft = limit(a);
+			*hard = limit(b);
 			err = 0;
 		}
 		break;
@@ -66,7 +66,7 @@ int obs_fd_set(struct obs_fd_proc *p, int64_t open)
 	p->err = 0;
 	if (p->open > p->peak)
 		p->peak = p->open;
-	if (x__read_limits(p->pid, &p->soft, &p->hard))
+	if (read_limits(p->pid, &p->soft, &p->hard))
 		p->soft = p->hard = -1;
 	return 0;
 }
@@ -78,7 +78,7 @@ int obs_fd_read(struct obs_fd_proc *p)
 
 	if (!p->comm[0] || p->comm[0] == '?')
 		obs_pid_comm(p->pid, p->comm, sizeof(p->comm));
-	err = x__count_fds(p->pid, &open);
+	err = count_fds(p->pid, &open);
 	if (err) {
 		p->err = -err;
 		p->open = -1;

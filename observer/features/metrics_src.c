@@ -30,7 +30,7 @@ struct obs_mx_src {
 	double last_scrape_s;
 };
 
-static double x__mono(void)
+static double mono(void)
 {
 	struct timespec ts;
 
@@ -45,7 +45,7 @@ struct obs_mx_src *obs_mx_src_new(const struct obs_mx_src_opts *o)
 	if (!s)
 		return NULL;
 	s->o = *o;
-	s->start = x__mono();
+	s->start = mono();
 	if (o->rt)
 		s->rs = obs_reqtime_stats_new(o->rt);
 	if (o->rt && !s->rs) {
@@ -73,7 +73,7 @@ void obs_mx_src_refused(struct obs_mx_src *s, uint64_t refused)
 	s->refused = refused;
 }
 
-static int x__by_open(const void *a, const void *b)
+static int by_open(const void *a, const void *b)
 {
 	const struct obs_mx_proc *x = a, *y = b;
 
@@ -90,7 +90,7 @@ void obs_mx_src_tick(struct obs_mx_src *s, const struct obs_tick *tk)
 	s->lost_forensics = (tk->fail ? tk->fail->lost : 0) + (tk->procs ? tk->procs->ev_lost : 0);
 
 	if (sn->census) {
-		s->census_at = x__mono();
+		s->census_at = mono();
 		m->census = true;
 		for (i = 0; i < OBS_MX_TCP_STATES && i < OBS_SNAP_TCP_STATES; i++)
 			m->tcp_state[i] = sn->state[i];
@@ -116,7 +116,7 @@ void obs_mx_src_tick(struct obs_mx_src *s, const struct obs_tick *tk)
 		all[n].emfile = sn->proc[i].emfile;
 		n++;
 	}
-	qsort(all, n, sizeof(all[0]), x__by_open);
+	qsort(all, n, sizeof(all[0]), by_open);
 	m->procs_total = n;
 	m->nprocs = n < OBS_MX_PROCS ? n : OBS_MX_PROCS;
 	memcpy(m->proc, all, m->nprocs * sizeof(all[0]));
@@ -126,7 +126,7 @@ void obs_mx_src_tick(struct obs_mx_src *s, const struct obs_tick *tk)
 }
 
 /* The connection counters, live; accepted from a listen pass just before them. */
-static int x__connections(struct obs_mx_src *s)
+static int connections(struct obs_mx_src *s)
 {
 	struct obs_mx_snap *m = &s->snap;
 	struct obs_listen_queue q = {};
@@ -168,7 +168,7 @@ static int x__connections(struct obs_mx_src *s)
 	return 0;
 }
 
-static int x__failures(struct obs_mx_src *s)
+static int failures(struct obs_mx_src *s)
 {
 	struct obs_mx_snap *m = &s->snap;
 	unsigned int sys, f;
@@ -188,7 +188,7 @@ static int x__failures(struct obs_mx_src *s)
 	return 0;
 }
 
-static int x__requests(struct obs_mx_src *s)
+static int requests(struct obs_mx_src *s)
 {
 	static const unsigned int comp[3] = {RT_QUEUE, RT_SERVICE, RT_RESIDENCE};
 	struct obs_mx_snap *m = &s->snap;
@@ -227,7 +227,7 @@ static int x__requests(struct obs_mx_src *s)
 	return 0;
 }
 
-static void x__findings(struct obs_mx_src *s)
+static void findings(struct obs_mx_src *s)
 {
 	const struct obs_finding *now[OBS_FLOG_MAX];
 	struct obs_mx_snap *m = &s->snap;
@@ -252,7 +252,7 @@ static void x__findings(struct obs_mx_src *s)
 }
 
 /* The observer's own BPF programs: every bpf-prog fd we hold, timed where bpf_stats is on. */
-static void x__programs(struct obs_mx_src *s)
+static void programs(struct obs_mx_src *s)
 {
 	struct obs_mx_snap *m = &s->snap;
 	struct bpf_prog_info info;
@@ -309,18 +309,18 @@ static void x__programs(struct obs_mx_src *s)
 int obs_mx_src_scrape(struct obs_mx_src *s, enum obs_mx_format f, struct obs_mx_buf *out)
 {
 	struct obs_mx_snap *m = &s->snap;
-	double t0 = x__mono();
+	double t0 = mono();
 	int err;
 
-	err = x__connections(s);
+	err = connections(s);
 	if (!err)
-		err = x__failures(s);
+		err = failures(s);
 	if (!err)
-		err = x__requests(s);
+		err = requests(s);
 	if (err)
 		return err;
-	x__findings(s);
-	x__programs(s);
+	findings(s);
+	programs(s);
 	m->census_age_s = m->census ? t0 - s->census_at : 0;
 	m->lost_forensics = s->lost_forensics;
 	m->scrapes = s->scrapes;
@@ -329,6 +329,6 @@ int obs_mx_src_scrape(struct obs_mx_src *s, enum obs_mx_format f, struct obs_mx_
 	m->uptime_s = t0 - s->start;
 	err = obs_mx_render(out, f, m);
 	s->scrapes++;
-	s->last_scrape_s = x__mono() - t0;
+	s->last_scrape_s = mono() - t0;
 	return err;
 }

@@ -116,26 +116,26 @@ void obs_payload_fmt_summary(FILE *out, const struct obs_reqtime *rt, const stru
 	}
 }
 
-static int x__set(json_t *o, const char *key, json_t *v)
+static int set(json_t *o, const char *key, json_t *v)
 {
 	return json_object_set_new(o, key, v) ? -ENOMEM : 0;
 }
 
-static json_t *x__slot_json(const struct rt_pl_ctrs *c)
+static json_t *slot_json(const struct rt_pl_ctrs *c)
 {
 	json_t *o = json_object();
 	int err = 0;
 
 	if (!o)
 		return NULL;
-	err |= x__set(o, "sampled_reads", json_integer((json_int_t)c->samples));
-	err |= x__set(o, "multi_request_reads", json_integer((json_int_t)c->multi));
-	err |= x__set(o, "requests", json_integer((json_int_t)c->requests));
-	err |= x__set(o, "requests_per_read", json_real(obs_payload_per_read(c)));
-	err |= x__set(o, "max_per_read", json_integer((json_int_t)c->max));
-	err |= x__set(o, "extrapolated_reads", json_integer((json_int_t)c->extrapolated));
-	err |= x__set(o, "binary_reads", json_integer((json_int_t)c->binary));
-	err |= x__set(o, "unreadable_reads", json_integer((json_int_t)c->unreadable));
+	err |= set(o, "sampled_reads", json_integer((json_int_t)c->samples));
+	err |= set(o, "multi_request_reads", json_integer((json_int_t)c->multi));
+	err |= set(o, "requests", json_integer((json_int_t)c->requests));
+	err |= set(o, "requests_per_read", json_real(obs_payload_per_read(c)));
+	err |= set(o, "max_per_read", json_integer((json_int_t)c->max));
+	err |= set(o, "extrapolated_reads", json_integer((json_int_t)c->extrapolated));
+	err |= set(o, "binary_reads", json_integer((json_int_t)c->binary));
+	err |= set(o, "unreadable_reads", json_integer((json_int_t)c->unreadable));
 	if (err) {
 		json_decref(o);
 		return NULL;
@@ -151,7 +151,7 @@ int obs_payload_json_add(json_t *root, const struct obs_reqtime *rt, const struc
 
 	if (!o)
 		return 0;
-	if (x__set(json_object_get(o, "features"), "payload_sampling",
+	if (set(json_object_get(o, "features"), "payload_sampling",
 		   json_boolean(obs_payload_on(p))))
 		return -ENOMEM;
 	slots = json_object_get(o, "slots");
@@ -166,8 +166,8 @@ int obs_payload_json_add(json_t *root, const struct obs_reqtime *rt, const struc
 		for (k = 0; k < p->nslots; k += 2) {
 			if (!obs_reqtime_slot_used(rt, k) || obs_reqtime_slot_port(rt, k) != port)
 				continue;
-			one = x__slot_json(&c[k]);
-			if (!one || x__set(s, "payload", one))
+			one = slot_json(&c[k]);
+			if (!one || set(s, "payload", one))
 				return -ENOMEM;
 			break;
 		}

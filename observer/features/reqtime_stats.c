@@ -267,7 +267,7 @@ void obs_reqtime_stats_free(struct obs_reqtime_stats *st)
 }
 
 /* Sum a counter block over CPUs: first_ns is a min over CPUs that saw one, maxima are maxima. */
-static void x__sum_ctrs(const uint64_t *v, int ncpu, struct rt_ctrs *out)
+static void sum_ctrs(const uint64_t *v, int ncpu, struct rt_ctrs *out)
 {
 	const size_t words = sizeof(struct rt_ctrs) / 8;
 	uint64_t *o = (uint64_t *)out;
@@ -297,7 +297,7 @@ static void x__sum_ctrs(const uint64_t *v, int ncpu, struct rt_ctrs *out)
 }
 
 /* A slot's counter blocks, one per CPU, copied out of the mapping into v. */
-static void x__copy_ctrs(const struct obs_reqtime *rt, size_t slot, uint64_t *v)
+static void copy_ctrs(const struct obs_reqtime *rt, size_t slot, uint64_t *v)
 {
 	const size_t words = sizeof(struct rt_ctrs) / 8;
 	const volatile uint64_t *c;
@@ -320,8 +320,8 @@ int obs_reqtime_read(struct obs_reqtime *rt, struct obs_reqtime_stats *st)
 	if (!rt->recs)
 		return -EBADF; /* before obs_reqtime_start() */
 	for (k = 0; k < rt->nslots; k++) {
-		x__copy_ctrs(rt, k, rt->percpu);
-		x__sum_ctrs(rt->percpu, rt->ncpu, &st->slot[k].c);
+		copy_ctrs(rt, k, rt->percpu);
+		sum_ctrs(rt->percpu, rt->ncpu, &st->slot[k].c);
 	}
 
 	err = obs_sockets_read_percpu(rt->conn, OBS_SOCKETS_RT_GLOBAL, RT_G_MAX, rt->ncpu, 1,
@@ -431,7 +431,7 @@ void obs_reqtime_stats_sub(struct obs_reqtime_stats *st, const struct obs_reqtim
  * So last-write = SERVICE - MULTI_FIRST + MULTI_LAST, bucket by bucket. In an interval a request
  * can be in SERVICE one tick and in MULTI_* the next; a bucket that would go negative is 0.
  */
-static void x__service_last(const struct obs_reqtime_slot *sl, struct ll_hist *h)
+static void service_last(const struct obs_reqtime_slot *sl, struct ll_hist *h)
 {
 	int64_t n;
 	uint32_t i;
@@ -460,7 +460,7 @@ void obs_reqtime_hist(const struct obs_reqtime_stats *st, size_t slot, unsigned 
 
 	ll_hist_reset(h);
 	if (which == OBS_REQTIME_SERVICE_LAST) {
-		x__service_last(sl, h);
+		service_last(sl, h);
 		return;
 	}
 	for (i = 0; i < LL_HIST_BUCKETS; i++)

@@ -123,21 +123,21 @@ static const char *attached(const void *self)
 	return buf;
 }
 
-static double x__pct(const struct obs_reqtime_stats *st, size_t i, unsigned int which,
+static double requests_pct(const struct obs_reqtime_stats *st, size_t i, unsigned int which,
 		     struct ll_hist *h, double pct)
 {
 	obs_reqtime_hist(st, i, which, h);
 	return ll_hist_count(h) ? (double)ll_hist_percentile(h, pct) : -1;
 }
 
-static double x__p50(const struct obs_reqtime_stats *st, size_t i, unsigned int which,
+static double p50(const struct obs_reqtime_stats *st, size_t i, unsigned int which,
 		     struct ll_hist *h)
 {
-	return x__pct(st, i, which, h, 50);
+	return requests_pct(st, i, which, h, 50);
 }
 
 /* The rules' view of the interval: per slot, requests and the p50s; the run-queue wait. */
-static void x__snap(const struct obs_requests *r, struct obs_snap *snap, struct ll_hist *h)
+static void requests_snap(const struct obs_requests *r, struct obs_snap *snap, struct ll_hist *h)
 {
 	const struct obs_reqtime_stats *d = r->delta;
 	struct obs_snap_slot *sl;
@@ -154,9 +154,9 @@ static void x__snap(const struct obs_requests *r, struct obs_snap *snap, struct 
 		sl->port = obs_reqtime_slot_port(r->rt, i);
 		sl->udp = i % 2;
 		sl->requests = d->slot[i].c.requests;
-		sl->queue_p50_ns = x__p50(d, i, RT_QUEUE, h);
-		sl->queue_p90_ns = x__pct(d, i, RT_QUEUE, h, 90);
-		sl->service_p50_ns = x__p50(d, i, RT_SERVICE, h);
+		sl->queue_p50_ns = p50(d, i, RT_QUEUE, h);
+		sl->queue_p90_ns = requests_pct(d, i, RT_QUEUE, h, 90);
+		sl->service_p50_ns = p50(d, i, RT_SERVICE, h);
 		sl->reads = r->cur->slot[i].c.requests;
 		/* the kernel's signals that a count means something else (rules_requests.c) */
 		sl->pipelined_reads = r->cur->slot[i].c.multi_arrival;
@@ -180,7 +180,7 @@ static void x__snap(const struct obs_requests *r, struct obs_snap *snap, struct 
 	snap->runq_p99_ns = ll_hist_count(h) ? (double)ll_hist_percentile(h, 99) : -1;
 }
 
-static void x__keep(struct obs_reqtime_stats *dst, const struct obs_reqtime_stats *src)
+static void keep(struct obs_reqtime_stats *dst, const struct obs_reqtime_stats *src)
 {
 	memcpy(dst->slot, src->slot, src->nslots * sizeof(*src->slot));
 	memcpy(dst->global, src->global, sizeof(src->global));
@@ -188,7 +188,7 @@ static void x__keep(struct obs_reqtime_stats *dst, const struct obs_reqtime_stat
 	dst->missed = src->missed;
 }
 
-static int x__tick(void *self, struct obs_tick *tk)
+static int tick(void *self, struct obs_tick *tk)
 {
 	struct obs_requests *r = self;
 	struct ll_hist *h = ll_hist_new();
@@ -204,13 +204,13 @@ static int x__tick(void *self, struct obs_tick *tk)
 		goto cleanup;
 	obs_reqtime_stats_sub(r->delta, r->cur, r->prev);
 	if (tk->snap)
-		x__snap(r, tk->snap, h);
+		requests_snap(r, tk->snap, h);
 	if (tk->records && json_array_size(r->intervals) < MAX_INTERVALS) {
 		iv = obs_reqtime_fmt_interval(r->rt, r->delta, r->cur, tk->t, tk->dt);
 		if (!iv || json_array_append_new(r->intervals, iv))
 			err = -ENOMEM;
 	}
-	x__keep(r->prev, r->cur);
+	keep(r->prev, r->cur);
 	if (r->atier) {
 		err = obs_systier_tick(r->atier, NULL);
 		if (err)
@@ -223,7 +223,7 @@ cleanup:
 	return err;
 }
 
-static void x__live(void *self, const struct obs_tick *tk, FILE *out)
+static void live(void *self, const struct obs_tick *tk, FILE *out)
 {
 	struct obs_requests *r = self;
 
@@ -231,7 +231,7 @@ static void x__live(void *self, const struct obs_tick *tk, FILE *out)
 }
 
 /* The final read, after the trace writer has drained. */
-static int x__finish(void *self, struct obs_tick *tk)
+static int finish(void *self, struct obs_tick *tk)
 {
 	struct obs_requests *r = self;
 
@@ -255,13 +255,13 @@ static int x__finish(void *self, struct obs_tick *tk)
 	if (!h)
 		return -ENOMEM;
 	obs_reqtime_stats_sub(r->delta, r->cur, r->prev);
-	x__snap(r, tk->snap, h);
-	x__keep(r->prev, r->cur);
+	requests_snap(r, tk->snap, h);
+	keep(r->prev, r->cur);
 	ll_hist_free(h);
 	return 0;
 }
 
-static int x__summary(void *self, const struct obs_tick *tk, FILE *out)
+static int summary(void *self, const struct obs_tick *tk, FILE *out)
 {
 	struct obs_requests *r = self;
 
@@ -275,7 +275,7 @@ static int x__summary(void *self, const struct obs_tick *tk, FILE *out)
 	return err;
 }
 
-static int x__json(void *self, const struct obs_tick *tk, json_t *root)
+static int json(void *self, const struct obs_tick *tk, json_t *root)
 {
 	struct obs_requests *r = self;
 
@@ -293,7 +293,7 @@ static void free_feature(void *self)
 
 const struct obs_feature obs_requests_ops = {
 	.name = "requests", .plan = plan, .start = start_feature,
-	.start_unprivileged = start_unprivileged, .attached = attached, .tick = x__tick,
-	.live = x__live, .finish = x__finish, .summary = x__summary, .json = x__json,
+	.start_unprivileged = start_unprivileged, .attached = attached, .tick = tick,
+	.live = live, .finish = finish, .summary = summary, .json = json,
 	.free = free_feature,
 };

@@ -51,7 +51,7 @@ const char *obs_pid_comm(uint32_t pid, char *buf, size_t len)
 }
 
 /* The parent of pid from /proc/PID/stat (0: gone or unreadable). */
-static uint32_t x__ppid(uint32_t pid)
+static uint32_t target_ppid(uint32_t pid)
 {
 	char path[64], buf[512], *p;
 	unsigned int ppid = 0;
@@ -70,7 +70,7 @@ static uint32_t x__ppid(uint32_t pid)
 	return ppid;
 }
 
-static bool x__in(const uint32_t *set, size_t n, uint32_t pid)
+static bool in(const uint32_t *set, size_t n, uint32_t pid)
 {
 	size_t i;
 
@@ -111,7 +111,7 @@ size_t obs_pid_descendants(const uint32_t *roots, size_t nroots, uint32_t *out, 
 			cap = nc;
 		}
 		pid[n] = (uint32_t)v;
-		ppid[n] = x__ppid((uint32_t)v);
+		ppid[n] = target_ppid((uint32_t)v);
 		if (ppid[n])
 			n++;
 	}
@@ -120,9 +120,9 @@ size_t obs_pid_descendants(const uint32_t *roots, size_t nroots, uint32_t *out, 
 	while (more && nout < max) {
 		more = false;
 		for (i = 0; i < n && nout < max; i++) {
-			if (x__in(roots, nroots, pid[i]) || x__in(out, nout, pid[i]))
+			if (in(roots, nroots, pid[i]) || in(out, nout, pid[i]))
 				continue;
-			if (x__in(roots, nroots, ppid[i]) || x__in(out, nout, ppid[i])) {
+			if (in(roots, nroots, ppid[i]) || in(out, nout, ppid[i])) {
 				out[nout++] = pid[i];
 				more = true;
 			}
@@ -134,7 +134,7 @@ size_t obs_pid_descendants(const uint32_t *roots, size_t nroots, uint32_t *out, 
 }
 
 /* The cgroup2 mount point, from /proc/self/mountinfo. */
-static int x__cgroup2_root(char *out, size_t len)
+static int cgroup2_root(char *out, size_t len)
 {
 	char line[1024], mnt[512], fstype[64];
 	FILE *f = fopen("/proc/self/mountinfo", "r");
@@ -157,7 +157,7 @@ static int x__cgroup2_root(char *out, size_t len)
 	return err;
 }
 
-static int x__resolve_cgroup(const char *prog, const char *spec, struct obs_targets *t)
+static int resolve_cgroup(const char *prog, const char *spec, struct obs_targets *t)
 {
 	char root[512], *rp = NULL;
 	struct statfs sfs;
@@ -166,7 +166,7 @@ static int x__resolve_cgroup(const char *prog, const char *spec, struct obs_targ
 	const char *p;
 	int err, n;
 
-	err = x__cgroup2_root(root, sizeof(root));
+	err = cgroup2_root(root, sizeof(root));
 	if (err) {
 		ll_warn(prog, "--cgroup needs cgroup v2, and no cgroup2 file system is mounted; "
 			      "mount one or use --pid");
@@ -206,7 +206,7 @@ static int x__resolve_cgroup(const char *prog, const char *spec, struct obs_targ
 	return 0;
 }
 
-static int x__open_netns(struct obs_targets *t, uint32_t pid, const char *from)
+static int open_netns(struct obs_targets *t, uint32_t pid, const char *from)
 {
 	char path[64];
 	struct stat st;
@@ -244,7 +244,7 @@ int obs_targets_resolve(const char *prog, const struct obs_target_spec *spec,
 	}
 	t->npids = spec->npids;
 	if (spec->cgroup) {
-		err = x__resolve_cgroup(prog, spec->cgroup, t);
+		err = resolve_cgroup(prog, spec->cgroup, t);
 		if (err)
 			return err;
 	}
@@ -255,7 +255,7 @@ int obs_targets_resolve(const char *prog, const struct obs_target_spec *spec,
 		snprintf(from, sizeof(from), "cgroup (pid %u)", first);
 	}
 	if (first) {
-		err = x__open_netns(t, first, from);
+		err = open_netns(t, first, from);
 		if (err) {
 			ll_warn(prog, "cannot open the network namespace of pid %u: %s", first,
 				strerror(-err));
@@ -297,7 +297,7 @@ size_t obs_targets_cgroup_pids(const struct obs_targets *t, uint32_t *out, size_
 }
 
 /* Field 22 of /proc/PID/stat: when the process started, in clock ticks after boot; 0 if gone. */
-static unsigned long long x__start_time(uint32_t pid)
+static unsigned long long start_time(uint32_t pid)
 {
 	char path[64], buf[1024], *p;
 	unsigned long long start = 0;
@@ -338,16 +338,16 @@ void obs_targets_refresh(struct obs_targets *t, size_t i)
 				 (unsigned long long)task.exe_ino);
 		t->exe_ino[i] = task.exe_ino;
 		t->exe_dev[i] = task.exe_dev;
-		t->starts[i] = x__start_time(t->pids[i]);
+		t->starts[i] = start_time(t->pids[i]);
 		return;
 	}
 	n = readlink(path, t->exes[i], sizeof(t->exes[i]) - 1);
 	t->exes[i][n > 0 ? n : 0] = '\0';
-	t->starts[i] = x__start_time(t->pids[i]);
+	t->starts[i] = start_time(t->pids[i]);
 }
 
 /* find_restart from the task iterator: the same executable by inode. */
-static uint32_t x__find_restart_iter(const struct obs_targets *t, size_t i)
+static uint32_t find_restart_iter(const struct obs_targets *t, size_t i)
 {
 	unsigned long long start, newest = 0;
 	uint32_t found = 0, self = (uint32_t)getpid();
@@ -364,7 +364,7 @@ static uint32_t x__find_restart_iter(const struct obs_targets *t, size_t i)
 		if (all[k].tgid == t->pids[i] || all[k].tgid == self ||
 		    all[k].exe_ino != t->exe_ino[i] || all[k].exe_dev != t->exe_dev[i])
 			continue;
-		start = x__start_time(all[k].tgid);
+		start = start_time(all[k].tgid);
 		if (start >= t->starts[i] && start >= newest) {
 			newest = start;
 			found = all[k].tgid;
@@ -390,7 +390,7 @@ uint32_t obs_targets_find_restart(const struct obs_targets *t, size_t i)
 	ssize_t n;
 
 	if (i < t->npids && t->fdit)
-		return x__find_restart_iter(t, i);
+		return find_restart_iter(t, i);
 	if (i >= t->npids || !t->exes[i][0])
 		return 0;
 	d = opendir("/proc");
@@ -409,7 +409,7 @@ uint32_t obs_targets_find_restart(const struct obs_targets *t, size_t i)
 		exe[n] = '\0';
 		if (strcmp(exe, t->exes[i]))
 			continue;
-		start = x__start_time(pid);
+		start = start_time(pid);
 		if (start >= t->starts[i] && start >= newest) {
 			newest = start;
 			found = pid;

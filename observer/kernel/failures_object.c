@@ -32,7 +32,7 @@ struct obs_fail {
 	int delivered;
 };
 
-static const char *const x__sys_names[OBS_SYS_MAX] = {
+static const char *const sys_names[OBS_SYS_MAX] = {
 	[OBS_SYS_ACCEPT4] = "accept4",	  [OBS_SYS_ACCEPT] = "accept",
 	[OBS_SYS_SOCKET] = "socket",	  [OBS_SYS_CONNECT] = "connect",
 	[OBS_SYS_BIND] = "bind",	  [OBS_SYS_OPENAT] = "openat",
@@ -42,19 +42,19 @@ static const char *const x__sys_names[OBS_SYS_MAX] = {
 	[OBS_SYS_EPOLL_CREATE1] = "epoll_create1", [OBS_SYS_EVENTFD2] = "eventfd2",
 };
 
-static const char *const x__fail_names[OBS_FAIL_MAX] = {
+static const char *const fail_names[OBS_FAIL_MAX] = {
 	[OBS_FAIL_EMFILE] = "EMFILE", [OBS_FAIL_ENFILE] = "ENFILE",
 	[OBS_FAIL_EADDRNOTAVAIL] = "EADDRNOTAVAIL", [OBS_FAIL_EADDRINUSE] = "EADDRINUSE",
 };
 
 const char *obs_sys_name(unsigned int sys)
 {
-	return sys < OBS_SYS_MAX ? x__sys_names[sys] : "?";
+	return sys < OBS_SYS_MAX ? sys_names[sys] : "?";
 }
 
 const char *obs_fail_name(unsigned int fail)
 {
-	return fail < OBS_FAIL_MAX ? x__fail_names[fail] : "?";
+	return fail < OBS_FAIL_MAX ? fail_names[fail] : "?";
 }
 
 const struct obs_fail_features *obs_fail_features(const struct obs_fail *f)
@@ -63,7 +63,7 @@ const struct obs_fail_features *obs_fail_features(const struct obs_fail *f)
 }
 
 /* Names of enum skb_drop_reason, from the running kernel's BTF. */
-static void x__load_reason_names(struct obs_fail *f)
+static void load_reason_names(struct obs_fail *f)
 {
 	struct btf *btf = btf__load_vmlinux_btf();
 	const struct btf_type *t;
@@ -99,7 +99,7 @@ static struct bpf_program *find_sys_prog(const struct obs_fail *f, unsigned int 
 
 	if (sys == OBS_SYS_ACCEPT4 || sys == OBS_SYS_ACCEPT)
 		return NULL;
-	snprintf(name, sizeof(name), "handle_sys_exit_%s", x__sys_names[sys]);
+	snprintf(name, sizeof(name), "handle_sys_exit_%s", sys_names[sys]);
 	return bpf_object__find_program_by_name(f->skel->obj, name);
 }
 
@@ -132,12 +132,12 @@ int obs_drop_reason(const struct obs_fail *f, const char *name)
 	return -1;
 }
 
-static void x__off(struct bpf_program *p)
+static void off(struct bpf_program *p)
 {
 	bpf_program__set_autoload(p, false);
 }
 
-static void x__plan(struct obs_fail *f, const char *prog, const struct obs_fail_opts *opts)
+static void plan(struct obs_fail *f, const char *prog, const struct obs_fail_opts *opts)
 {
 	struct failures_bpf *s = f->skel;
 	struct bpf_program *sys_prog;
@@ -148,35 +148,35 @@ static void x__plan(struct obs_fail *f, const char *prog, const struct obs_fail_
 		sys_prog = find_sys_prog(f, i);
 		if (!sys_prog)
 			continue;
-		snprintf(tp, sizeof(tp), "sys_exit_%s", x__sys_names[i]);
+		snprintf(tp, sizeof(tp), "sys_exit_%s", sys_names[i]);
 		f->features.sys[i] = obs_tracepoint_exists("syscalls", tp);
 		/* the syscall tier: observer/kernel/systier.c attaches these when they are wanted */
 		bpf_program__set_autoattach(sys_prog, false);
 		if (!f->features.sys[i]) {
-			x__off(sys_prog);
+			off(sys_prog);
 			/* x86-64 has open(), other architectures only openat() */
 			if (i != OBS_SYS_OPEN)
 				ll_warn(prog, "note: no syscalls:%s tracepoint; %s() failures are "
-					      "not counted", tp, x__sys_names[i]);
+					      "not counted", tp, sys_names[i]);
 		}
 	}
 	f->features.drops = obs_btf_tracepoint_exists("kfree_skb");
 	if (!f->features.drops) {
-		x__off(s->progs.handle_kfree_skb);
+		off(s->progs.handle_kfree_skb);
 		ll_warn(prog, "note: no skb:kfree_skb tracepoint; drops by reason are off "
 			      "(/proc/net/netstat counters remain)");
 	}
 	f->features.synack = obs_btf_tracepoint_exists("tcp_retransmit_synack");
 	if (!f->features.synack) {
-		x__off(s->progs.handle_tcp_retransmit_synack);
+		off(s->progs.handle_tcp_retransmit_synack);
 		ll_warn(prog, "note: no tcp:tcp_retransmit_synack tracepoint; SYN-ACK "
 			      "retransmits are off");
 	}
 	f->features.resets = obs_btf_tracepoint_exists("tcp_send_reset") &&
 			     obs_btf_tracepoint_exists("tcp_receive_reset");
 	if (!f->features.resets) {
-		x__off(s->progs.handle_tcp_send_reset);
-		x__off(s->progs.handle_tcp_receive_reset);
+		off(s->progs.handle_tcp_send_reset);
+		off(s->progs.handle_tcp_receive_reset);
 		ll_warn(prog, "note: no tcp:tcp_send_reset/tcp_receive_reset tracepoints; resets "
 			      "are off");
 	}
@@ -186,12 +186,12 @@ static void x__plan(struct obs_fail *f, const char *prog, const struct obs_fail_
 		ll_warn(prog, "note: no sched:sched_process_exit tracepoint; target exits are "
 			      "found by polling");
 	if (!f->features.lifecycle)
-		x__off(s->progs.handle_sched_process_exit);
+		off(s->progs.handle_sched_process_exit);
 	if (!opts->children || !opts->conn->npids || !obs_btf_tracepoint_exists("sched_process_fork"))
-		x__off(s->progs.handle_sched_process_fork);
+		off(s->progs.handle_sched_process_fork);
 }
 
-static void x__set_targets(struct failures_bpf *s, const struct obs_fail_opts *opts)
+static void set_targets(struct failures_bpf *s, const struct obs_fail_opts *opts)
 {
 	const struct obs_sockets_opts *c = opts->conn;
 	size_t i;
@@ -206,7 +206,7 @@ static void x__set_targets(struct failures_bpf *s, const struct obs_fail_opts *o
 	s->rodata->targ_children = opts->children;
 }
 
-static int x__on_event(void *ctx, void *data, size_t len)
+static int on_event(void *ctx, void *data, size_t len)
 {
 	struct obs_fail *f = ctx;
 
@@ -238,15 +238,15 @@ struct obs_fail *obs_fail_open(const char *prog, const struct obs_fail_opts *opt
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	x__load_reason_names(f);
+	load_reason_names(f);
 	f->skel = failures_bpf__open();
 	if (!f->skel) {
 		err = -errno;
 		ll_warn(prog, "cannot open the failures BPF object: %s", strerror(-err));
 		goto cleanup;
 	}
-	x__plan(f, prog, opts);
-	x__set_targets(f->skel, opts);
+	plan(f, prog, opts);
+	set_targets(f->skel, opts);
 	return f;
 
 cleanup:
@@ -279,7 +279,7 @@ int obs_fail_attach(struct obs_fail *f, const char *prog)
 				 failures_bpf__attach(f->skel));
 	if (err)
 		return err;
-	f->rb = ring_buffer__new(bpf_map__fd(f->skel->maps.events), x__on_event, f, NULL);
+	f->rb = ring_buffer__new(bpf_map__fd(f->skel->maps.events), on_event, f, NULL);
 	if (!f->rb) {
 		err = -errno;
 		ll_warn(prog, "cannot open the event ring buffer: %s", strerror(-err));
@@ -307,7 +307,7 @@ void obs_fail_free(struct obs_fail *f)
 }
 
 /* Sum keys [0, n) of a per-CPU array over CPUs. */
-static int x__sum(struct obs_fail *f, const struct bpf_map *map, uint32_t n, uint64_t *out)
+static int sum(struct obs_fail *f, const struct bpf_map *map, uint32_t n, uint64_t *out)
 {
 	return obs_read_percpu_sum(map, n, f->ncpu, f->percpu,
 				   (size_t)OBS_DROP_REASON_SLOTS * f->ncpu, out);
@@ -317,11 +317,11 @@ int obs_fail_read(struct obs_fail *f, struct obs_fail_stats *st)
 {
 	int err;
 
-	err = x__sum(f, f->skel->maps.sysfail, OBS_SYS_MAX * OBS_FAIL_MAX, &st->sys[0][0]);
+	err = sum(f, f->skel->maps.sysfail, OBS_SYS_MAX * OBS_FAIL_MAX, &st->sys[0][0]);
 	if (!err)
-		err = x__sum(f, f->skel->maps.drop_reasons, OBS_DROP_REASON_SLOTS, st->drops);
+		err = sum(f, f->skel->maps.drop_reasons, OBS_DROP_REASON_SLOTS, st->drops);
 	if (!err)
-		err = x__sum(f, f->skel->maps.failures_ctrs, OBS_FAILURES_CTR_MAX, st->ctrs);
+		err = sum(f, f->skel->maps.failures_ctrs, OBS_FAILURES_CTR_MAX, st->ctrs);
 	st->missed = obs_obj_missed(f->skel->obj);
 	return err;
 }

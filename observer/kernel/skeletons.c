@@ -41,7 +41,7 @@ fail:
 }
 
 /* The tier's programs of both objects. */
-static int x__systier(struct obs_kernel *k, const struct obs_kernel_start_opts *o,
+static int systier(struct obs_kernel *k, const struct obs_kernel_start_opts *o,
 		      const char *needed_by)
 {
 	struct bpf_program *progs[OBS_SYSTIER_MAX_PROGS];
@@ -93,7 +93,7 @@ int obs_kernel_start(struct obs_kernel *k, const struct obs_kernel_start_opts *o
 	if (!err)
 		err = obs_fail_attach(k->fail, k->prog);
 	if (!err)
-		err = x__systier(k, o, needed_by);
+		err = systier(k, o, needed_by);
 	return err;
 }
 

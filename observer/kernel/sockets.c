@@ -43,7 +43,7 @@ const char *obs_sockets_attached(const struct obs_sockets *c)
 	return c->attached;
 }
 
-static void x__attached_add(struct obs_sockets *c, const char *what)
+static void attached_add(struct obs_sockets *c, const char *what)
 {
 	size_t len = strlen(c->attached);
 
@@ -51,7 +51,7 @@ static void x__attached_add(struct obs_sockets *c, const char *what)
 }
 
 /* Decide what to attach: switch off what the kernel lacks, before load. Returns 0 or -ENOENT. */
-static int x__plan(struct obs_sockets *c, const char *prog, const struct obs_sockets_opts *opts)
+static int plan(struct obs_sockets *c, const char *prog, const struct obs_sockets_opts *opts)
 {
 	struct sockets_bpf *s = c->skel;
 	bool btf_tp, raw_tp;
@@ -69,10 +69,10 @@ static int x__plan(struct obs_sockets *c, const char *prog, const struct obs_soc
 			      "accept-queue wait per connection and accept errors are off");
 		c->features.accept = false;
 	} else {
-		x__attached_add(c, "accept4 [syscall tier]");
+		attached_add(c, "accept4 [syscall tier]");
 		c->features.accept = obs_tracepoint_exists("syscalls", "sys_exit_accept");
 		if (c->features.accept) {
-			x__attached_add(c, "accept [syscall tier]");
+			attached_add(c, "accept [syscall tier]");
 		} else {
 			bpf_program__set_autoload(s->progs.handle_sys_exit_accept, false);
 			ll_warn(prog, "note: no syscalls:sys_exit_accept tracepoint; accept() (not "
@@ -103,13 +103,13 @@ static int x__plan(struct obs_sockets *c, const char *prog, const struct obs_soc
 		}
 	}
 	if (btf_tp)
-		x__attached_add(c, "inet_sock_set_state");
+		attached_add(c, "inet_sock_set_state");
 	else if (c->features.set_state)
-		x__attached_add(c, "inet_sock_set_state via raw_tp");
+		attached_add(c, "inet_sock_set_state via raw_tp");
 	return 0;
 }
 
-static void x__set_targets(struct sockets_bpf *s, const struct obs_sockets_opts *opts)
+static void set_targets(struct sockets_bpf *s, const struct obs_sockets_opts *opts)
 {
 	size_t i;
 
@@ -126,7 +126,7 @@ static void x__set_targets(struct sockets_bpf *s, const struct obs_sockets_opts 
 }
 
 /* After load: the --pid processes go into the "targets" map. */
-static int x__add_pids(struct obs_sockets *c, const struct obs_sockets_opts *opts)
+static int add_pids(struct obs_sockets *c, const struct obs_sockets_opts *opts)
 {
 	struct obs_target t = {.flags = OBS_TARGET_PID};
 	int fd = bpf_map__fd(c->skel->maps.targets);
@@ -261,10 +261,10 @@ struct obs_sockets *obs_sockets_open(const char *prog, const struct obs_sockets_
 		ll_warn(prog, "cannot open the BPF object: %s", strerror(-err));
 		goto cleanup;
 	}
-	err = x__plan(c, prog, opts);
+	err = plan(c, prog, opts);
 	if (err)
 		goto cleanup;
-	x__set_targets(c->skel, opts);
+	set_targets(c->skel, opts);
 	/* a process filter: only accept() itself knows which process took a connection. A
 	 * handshake on a target port is not the targets' alone: processes sharing the port
 	 * (SO_REUSEPORT) each take their own. */
@@ -301,7 +301,7 @@ int obs_sockets_load(struct obs_sockets *c, const char *prog, const struct obs_s
 	err = obs_libbpf_refused(prog, "load BPF programs", sockets_bpf__load(c->skel));
 	if (err)
 		return err;
-	err = x__add_pids(c, opts);
+	err = add_pids(c, opts);
 	if (err)
 		ll_warn(prog, "cannot fill the target map: %s", strerror(-err));
 	return err;
@@ -370,14 +370,14 @@ void obs_sockets_free(struct obs_sockets *c)
 	free(c);
 }
 
-static int x__sum(struct obs_sockets *c, const struct bpf_map *map, uint32_t n, uint64_t *out)
+static int sum(struct obs_sockets *c, const struct bpf_map *map, uint32_t n, uint64_t *out)
 {
 	return obs_read_percpu_sum(map, n, c->ncpu, c->percpu, (size_t)LL_HIST_BUCKETS * c->ncpu,
 				   out);
 }
 
 /* The per-CPU block of counters and state moves: sums, and maxima for the max counters. */
-static int x__read_block(struct obs_sockets *c, struct obs_sockets_stats *st)
+static int read_block(struct obs_sockets *c, struct obs_sockets_stats *st)
 {
 	const struct obs_conn_block *blk = (const struct obs_conn_block *)c->percpu;
 	uint32_t zero = 0;
@@ -404,7 +404,7 @@ static int x__read_block(struct obs_sockets *c, struct obs_sockets_stats *st)
 int obs_sockets_read_moves(struct obs_sockets *c, uint64_t moves[OBS_STATE_MOVES])
 {
 	static struct obs_sockets_stats st; /* one observer thread */
-	int err = x__read_block(c, &st);
+	int err = read_block(c, &st);
 
 	if (!err)
 		memcpy(moves, st.moves, sizeof(st.moves));
@@ -415,11 +415,11 @@ int obs_sockets_read(struct obs_sockets *c, struct obs_sockets_stats *st)
 {
 	int err;
 
-	err = x__read_block(c, st);
+	err = read_block(c, st);
 	if (!err)
-		err = x__sum(c, c->skel->maps.accept_errnos, OBS_ERRNO_SLOTS, st->errnos);
+		err = sum(c, c->skel->maps.accept_errnos, OBS_ERRNO_SLOTS, st->errnos);
 	if (!err)
-		err = x__sum(c, c->skel->maps.wait_hist, LL_HIST_BUCKETS, st->wait);
+		err = sum(c, c->skel->maps.wait_hist, LL_HIST_BUCKETS, st->wait);
 	{
 		struct bpf_program *progs[] = {
 			c->skel->progs.handle_inet_sock_set_state,

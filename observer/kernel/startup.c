@@ -39,28 +39,28 @@ static bool own_mntns; /* we moved to a mount namespace of our own, for the moun
 static struct btf *vmlinux_btf;
 static bool vmlinux_btf_tried;
 
-static int x__libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	return vfprintf(stderr, fmt, ap);
 }
 
-static int x__libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	return 0;
 }
 
 void obs_libbpf_log(bool verbose)
 {
-	libbpf_set_print(verbose ? x__libbpf_print : x__libbpf_quiet);
+	libbpf_set_print(verbose ? libbpf_print : libbpf_quiet);
 }
 
 /* Capability sets, as two 32-bit words each (version 3). */
-struct x__caps {
+struct caps {
 	struct __user_cap_header_struct hdr;
 	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
 };
 
-static int x__capget(struct x__caps *c)
+static int capget(struct caps *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->hdr.version = _LINUX_CAPABILITY_VERSION_3;
@@ -68,30 +68,30 @@ static int x__capget(struct x__caps *c)
 	return syscall(SYS_capget, &c->hdr, c->data) ? -errno : 0;
 }
 
-static int x__capset(struct x__caps *c)
+static int capset(struct caps *c)
 {
 	c->hdr.version = _LINUX_CAPABILITY_VERSION_3;
 	c->hdr.pid = 0;
 	return syscall(SYS_capset, &c->hdr, c->data) ? -errno : 0;
 }
 
-static bool x__cap_effective(const struct x__caps *c, int cap)
+static bool cap_effective(const struct caps *c, int cap)
 {
 	return c->data[cap / 32].effective & (1u << (cap % 32));
 }
 
 bool obs_have_bpf_privilege(void)
 {
-	struct x__caps c;
+	struct caps c;
 
-	if (x__capget(&c))
+	if (capget(&c))
 		return false;
-	if (x__cap_effective(&c, CAP_SYS_ADMIN))
+	if (cap_effective(&c, CAP_SYS_ADMIN))
 		return true;
-	return x__cap_effective(&c, CAP_BPF) && x__cap_effective(&c, CAP_PERFMON);
+	return cap_effective(&c, CAP_BPF) && cap_effective(&c, CAP_PERFMON);
 }
 
-static bool x__is_fs(const char *path, long magic)
+static bool is_fs(const char *path, long magic)
 {
 	struct statfs st;
 
@@ -103,7 +103,7 @@ static bool x__is_fs(const char *path, long magic)
  * host's: the host's mount table never changes, and they are undone when the observer exits, even
  * when it is killed. Unsharing needs a single thread: this runs first thing in main().
  */
-static int x__own_mount_namespace(void)
+static int own_mount_namespace(void)
 {
 	if (own_mntns)
 		return 0;
@@ -117,18 +117,18 @@ static int x__own_mount_namespace(void)
 }
 
 /* Mount fstype at path unless it is there already, saying so once. Returns 0 or -errno. */
-static int x__ensure_mounted(const char *prog, const char *fstype, const char *path, long magic)
+static int ensure_mounted(const char *prog, const char *fstype, const char *path, long magic)
 {
 	int err;
 
-	if (x__is_fs(path, magic))
+	if (is_fs(path, magic))
 		return 0;
-	err = x__own_mount_namespace();
+	err = own_mount_namespace();
 	if (err)
 		return err;
 	if (mount(fstype, path, fstype, 0, NULL))
 		return -errno;
-	if (!x__is_fs(path, magic))
+	if (!is_fs(path, magic))
 		return -ENODEV;
 	ll_warn(prog, "note: %s was not mounted; mounted it at %s for this run only, in the "
 		      "observer's own mount namespace (the host's mounts are unchanged, and it is "
@@ -136,19 +136,19 @@ static int x__ensure_mounted(const char *prog, const char *fstype, const char *p
 	return 0;
 }
 
-static int x__find_tracefs(const char *prog)
+static int find_tracefs(const char *prog)
 {
 	int err;
 
-	if (x__is_fs(OBS_TRACEFS, TRACEFS_MAGIC)) {
+	if (is_fs(OBS_TRACEFS, TRACEFS_MAGIC)) {
 		tracefs_path = OBS_TRACEFS;
 		return 0;
 	}
-	if (x__is_fs(OBS_TRACEFS_OLD, TRACEFS_MAGIC)) {
+	if (is_fs(OBS_TRACEFS_OLD, TRACEFS_MAGIC)) {
 		tracefs_path = OBS_TRACEFS_OLD;
 		return 0;
 	}
-	err = x__ensure_mounted(prog, "tracefs", OBS_TRACEFS, TRACEFS_MAGIC);
+	err = ensure_mounted(prog, "tracefs", OBS_TRACEFS, TRACEFS_MAGIC);
 	if (err) {
 		ll_warn(prog,
 			"tracefs is not mounted and mounting it at %s failed (%s); run "
@@ -178,12 +178,12 @@ int obs_startup_check(const char *prog, unsigned int needs)
 		err = -ENOENT;
 	}
 	if (needs & OBS_NEED_TRACEFS) {
-		e = x__find_tracefs(prog);
+		e = find_tracefs(prog);
 		if (e)
 			err = e;
 	}
 	if (needs & OBS_NEED_BPFFS) {
-		e = x__ensure_mounted(prog, "bpf", OBS_BPFFS, BPF_FS_MAGIC);
+		e = ensure_mounted(prog, "bpf", OBS_BPFFS, BPF_FS_MAGIC);
 		if (e)
 			ll_warn(prog, "note: bpffs is not mounted at %s and mounting it failed (%s)",
 				OBS_BPFFS, strerror(-e));
@@ -199,8 +199,8 @@ const char *obs_tracefs(void)
 const char *obs_tracefs_find(bool mount)
 {
 	if (mount)
-		x__find_tracefs("loadlens-observer");
-	else if (x__is_fs(OBS_TRACEFS, TRACEFS_MAGIC))
+		find_tracefs("loadlens-observer");
+	else if (is_fs(OBS_TRACEFS, TRACEFS_MAGIC))
 		tracefs_path = OBS_TRACEFS;
 	return tracefs_path;
 }
@@ -216,7 +216,7 @@ bool obs_tracepoint_exists(const char *category, const char *name)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static const struct btf *x__vmlinux_btf(void)
+static const struct btf *startup_vmlinux_btf(void)
 {
 	if (!vmlinux_btf_tried) {
 		vmlinux_btf_tried = true;
@@ -228,7 +228,7 @@ static const struct btf *x__vmlinux_btf(void)
 
 bool obs_btf_tracepoint_exists(const char *name)
 {
-	const struct btf *btf = x__vmlinux_btf();
+	const struct btf *btf = startup_vmlinux_btf();
 	char type[256];
 
 	if (!btf)
@@ -239,7 +239,7 @@ bool obs_btf_tracepoint_exists(const char *name)
 
 bool obs_btf_func_exists(const char *name)
 {
-	const struct btf *btf = x__vmlinux_btf();
+	const struct btf *btf = startup_vmlinux_btf();
 
 	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) > 0;
 }
@@ -251,7 +251,7 @@ int obs_fentry_probe(const char *func)
 		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0},
 		{.code = BPF_JMP | BPF_EXIT},
 	};
-	const struct btf *btf = x__vmlinux_btf();
+	const struct btf *btf = startup_vmlinux_btf();
 	int id, fd, link, err = 0;
 
 	id = btf ? btf__find_by_name_kind(btf, func, BTF_KIND_FUNC) : -ENOENT;
@@ -279,11 +279,11 @@ int obs_drop_privileges(int (*verify)(void *arg), void *arg)
 
 /* Empty the bounding set (needs CAP_SETPCAP, so before anything else goes; a process started
  * without it, with CAP_BPF and CAP_PERFMON only, keeps its set: no-new-privs still holds). */
-static int x__clear_bounding(const struct x__caps *c)
+static int clear_bounding(const struct caps *c)
 {
 	int cap;
 
-	if (!x__cap_effective(c, CAP_SETPCAP))
+	if (!cap_effective(c, CAP_SETPCAP))
 		return 0;
 
 	for (cap = 0; cap <= 63; cap++) {
@@ -295,12 +295,12 @@ static int x__clear_bounding(const struct x__caps *c)
 	return 0;
 }
 
-static int x__drop(int (*verify)(void *arg), void *arg, uint64_t keep, const struct obs_user *u)
+static int drop(int (*verify)(void *arg), void *arg, uint64_t keep, const struct obs_user *u)
 {
-	struct x__caps c, saved;
+	struct caps c, saved;
 	int err, i;
 
-	err = x__capget(&saved);
+	err = capget(&saved);
 	if (err)
 		return err;
 	/* ambient capabilities would come back on exec; clear them while we still can */
@@ -313,21 +313,21 @@ static int x__drop(int (*verify)(void *arg), void *arg, uint64_t keep, const str
 		c.data[i].effective = 0;
 		c.data[i].inheritable = 0;
 	}
-	err = x__capset(&c);
+	err = capset(&c);
 	if (err)
 		return err;
 	if (verify) {
 		err = verify(arg);
 		if (err) {
-			x__capset(&saved);
+			capset(&saved);
 			return u ? 1 : err;
 		}
 	}
 	/* step 2, no way back from here: the bounding set, then the uid (keeping the permitted
 	 * set across it), then permitted and effective down to `keep` */
-	err = x__capset(&saved);
+	err = capset(&saved);
 	if (!err)
-		err = x__clear_bounding(&saved);
+		err = clear_bounding(&saved);
 	if (!err && u) {
 		if (setgroups(0, NULL) || setresgid(u->gid, u->gid, u->gid) ||
 		    prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) || setresuid(u->uid, u->uid, u->uid))
@@ -343,7 +343,7 @@ static int x__drop(int (*verify)(void *arg), void *arg, uint64_t keep, const str
 		c.data[i].effective = k;
 		c.data[i].inheritable = 0;
 	}
-	err = x__capset(&c);
+	err = capset(&c);
 	if (err)
 		return err;
 	/* and exec cannot grant any (setuid, file capabilities, root's implicit set) */
@@ -354,7 +354,7 @@ static int x__drop(int (*verify)(void *arg), void *arg, uint64_t keep, const str
 
 int obs_drop_privileges_keep(int (*verify)(void *arg), void *arg, uint64_t keep)
 {
-	return x__drop(verify, arg, keep, NULL);
+	return drop(verify, arg, keep, NULL);
 }
 
 int obs_unprivileged_user(struct obs_user *u)
@@ -381,7 +381,7 @@ int obs_unprivileged_user(struct obs_user *u)
 
 int obs_drop_to_user(int (*verify)(void *arg), void *arg, uint64_t keep, const struct obs_user *u)
 {
-	return x__drop(verify, arg, keep, u);
+	return drop(verify, arg, keep, u);
 }
 
 void obs_startup_cleanup(void)

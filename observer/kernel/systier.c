@@ -36,7 +36,7 @@ struct obs_systier {
 	void *on_attach_arg;
 };
 
-static const char *const x__names[] = {
+static const char *const names[] = {
 	[OBS_SYSTIER_AUTO] = "auto",
 	[OBS_SYSTIER_ON] = "on",
 	[OBS_SYSTIER_OFF] = "off",
@@ -46,18 +46,18 @@ int obs_systier_mode_parse(const char *s)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(x__names) / sizeof(x__names[0]); i++)
-		if (!strcmp(s, x__names[i]))
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(s, names[i]))
 			return (int)i;
 	return -1;
 }
 
 const char *obs_systier_mode_name(enum obs_systier_mode m)
 {
-	return x__names[m];
+	return names[m];
 }
 
-static uint64_t x__now_ns(void)
+static uint64_t now_ns(void)
 {
 	struct timespec ts;
 
@@ -70,7 +70,7 @@ static uint64_t x__now_ns(void)
  * it later as an unprivileged uid: perf_event_open() of a tracepoint by id needs CAP_PERFMON, not
  * tracefs. 0 for a program that is not a classic tracepoint, or an id that cannot be read.
  */
-static const char *x__classic_tp(const struct bpf_program *p)
+static const char *classic_tp(const struct bpf_program *p)
 {
 	const char *sec = bpf_program__section_name(p);
 
@@ -81,9 +81,9 @@ static const char *x__classic_tp(const struct bpf_program *p)
 	return NULL;
 }
 
-static uint64_t x__tp_id(const struct bpf_program *p)
+static uint64_t systier_tp_id(const struct bpf_program *p)
 {
-	const char *tp = x__classic_tp(p);
+	const char *tp = classic_tp(p);
 	unsigned long long id = 0;
 	char path[512];
 	FILE *f;
@@ -101,7 +101,7 @@ static uint64_t x__tp_id(const struct bpf_program *p)
 }
 
 /* Attach one program: a classic tracepoint by its id (what libbpf does, without tracefs). */
-static struct bpf_link *x__attach(struct bpf_program *p, uint64_t tp_id)
+static struct bpf_link *attach(struct bpf_program *p, uint64_t tp_id)
 {
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_TRACEPOINT,
@@ -128,7 +128,7 @@ static struct bpf_link *x__attach(struct bpf_program *p, uint64_t tp_id)
 }
 
 /* Attach (on) or detach every program; the first error, as a positive errno, or 0. */
-static int x__set_links(struct bpf_link **links, struct bpf_program *const *progs,
+static int set_links(struct bpf_link **links, struct bpf_program *const *progs,
 			const uint64_t *tp_ids, size_t n, bool on)
 {
 	int err = 0;
@@ -136,7 +136,7 @@ static int x__set_links(struct bpf_link **links, struct bpf_program *const *prog
 
 	for (i = 0; i < n; i++) {
 		if (on && !links[i]) {
-			links[i] = x__attach(progs[i], tp_ids ? tp_ids[i] : 0);
+			links[i] = attach(progs[i], tp_ids ? tp_ids[i] : 0);
 			if (!links[i] && !err)
 				err = errno ? errno : EINVAL;
 		} else if (!on && links[i]) {
@@ -150,7 +150,7 @@ static int x__set_links(struct bpf_link **links, struct bpf_program *const *prog
 /* The child: one byte in ('1' attach, '0' detach), one byte out (0 or an errno). It runs as the
  * observer's unprivileged user, with CAP_BPF and CAP_PERFMON only, no bounding set, no new
  * privileges: the tracepoint ids were read by the parent while it was root. */
-static void x__child(int sock, struct bpf_program *const *progs, const uint64_t *tp_ids,
+static void systier_child(int sock, struct bpf_program *const *progs, const uint64_t *tp_ids,
 		     size_t n)
 {
 	const uint64_t keep = 1ULL << CAP_BPF | 1ULL << CAP_PERFMON;
@@ -166,7 +166,7 @@ static void x__child(int sock, struct bpf_program *const *progs, const uint64_t 
 	signal(SIGPIPE, SIG_IGN);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	/* a classic tracepoint whose id is unknown needs tracefs, root's: then stay uid 0 */
-	for (i = 0; i < n && (tp_ids[i] || !x__classic_tp(progs[i])); i++)
+	for (i = 0; i < n && (tp_ids[i] || !classic_tp(progs[i])); i++)
 		;
 	obs_unprivileged_user(&user);
 	if (i == n && !geteuid() ? obs_drop_to_user(NULL, NULL, keep, &user)
@@ -178,11 +178,11 @@ static void x__child(int sock, struct bpf_program *const *progs, const uint64_t 
 			continue;
 		if (r <= 0)
 			break;
-		res = (unsigned char)x__set_links(links, progs, tp_ids, n, cmd == '1');
+		res = (unsigned char)set_links(links, progs, tp_ids, n, cmd == '1');
 		if (write(sock, &res, 1) != 1)
 			break;
 	}
-	x__set_links(links, progs, tp_ids, n, false);
+	set_links(links, progs, tp_ids, n, false);
 	_exit(0);
 }
 
@@ -191,7 +191,7 @@ static void x__child(int sock, struct bpf_program *const *progs, const uint64_t 
  * (the kernel waits for an RCU grace period per tracepoint it unregisters), and the interval loop
  * must not stall. Its answers are collected at the next call; the first failure is returned.
  */
-static int x__ask(struct obs_systier *t, bool on)
+static int ask(struct obs_systier *t, bool on)
 {
 	unsigned char cmd = on ? '1' : '0', res;
 	int err = 0;
@@ -225,9 +225,9 @@ struct obs_systier *obs_systier_new(const char *prog, enum obs_systier_mode mode
 	t->n = n;
 	t->sock = -1;
 	memcpy(t->progs, progs, n * sizeof(progs[0]));
-	t->start_ns = t->last_ns = x__now_ns();
+	t->start_ns = t->last_ns = now_ns();
 	if (mode == OBS_SYSTIER_ON) {
-		err = x__set_links(t->links, t->progs, NULL, n, true);
+		err = set_links(t->links, t->progs, NULL, n, true);
 		if (err) {
 			ll_warn(prog, "cannot attach the syscall tracepoints: %s", strerror(err));
 			obs_systier_free(t);
@@ -237,7 +237,7 @@ struct obs_systier *obs_systier_new(const char *prog, enum obs_systier_mode mode
 		t->attached = true;
 	} else if (mode == OBS_SYSTIER_AUTO) {
 		for (i = 0; i < n; i++)
-			t->tp_ids[i] = x__tp_id(t->progs[i]);
+			t->tp_ids[i] = systier_tp_id(t->progs[i]);
 		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv)) {
 			err = errno;
 			ll_warn(prog, "cannot start the syscall-tier helper: %s", strerror(err));
@@ -250,7 +250,7 @@ struct obs_systier *obs_systier_new(const char *prog, enum obs_systier_mode mode
 			close(sv[0]);
 			/* the child waits for commands; only our end is non-blocking */
 			fcntl(sv[1], F_SETFL, 0);
-			x__child(sv[1], t->progs, t->tp_ids, n);
+			systier_child(sv[1], t->progs, t->tp_ids, n);
 		}
 		close(sv[1]);
 		if (t->child < 0) {
@@ -270,7 +270,7 @@ void obs_systier_free(struct obs_systier *t)
 {
 	if (!t)
 		return;
-	x__set_links(t->links, t->progs, NULL, t->n, false);
+	set_links(t->links, t->progs, NULL, t->n, false);
 	if (t->sock >= 0)
 		close(t->sock); /* the child detaches and exits */
 	if (t->child > 0)
@@ -280,7 +280,7 @@ void obs_systier_free(struct obs_systier *t)
 
 int obs_systier_tick(struct obs_systier *t, const char *pressure)
 {
-	uint64_t now = x__now_ns();
+	uint64_t now = now_ns();
 	bool want;
 	int err;
 
@@ -306,7 +306,7 @@ int obs_systier_tick(struct obs_systier *t, const char *pressure)
 	if (want && t->on_attach)
 		t->on_attach(t->on_attach_arg);
 	/* the child does it in the background; an error surfaces at the next switch */
-	err = x__ask(t, want);
+	err = ask(t, want);
 	if (err != -EPIPE)
 		t->attached = want;
 	return err;
@@ -330,7 +330,7 @@ enum obs_systier_mode obs_systier_mode(const struct obs_systier *t)
 
 double obs_systier_share(const struct obs_systier *t)
 {
-	uint64_t now = x__now_ns(), on = t->on_ns + (t->attached ? now - t->last_ns : 0);
+	uint64_t now = now_ns(), on = t->on_ns + (t->attached ? now - t->last_ns : 0);
 
 	return now > t->start_ns ? (double)on / (double)(now - t->start_ns) : 0.0;
 }

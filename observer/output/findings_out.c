@@ -7,7 +7,7 @@
 
 /* A finding's text as a terminal may show it: the names in it (process names, paths) come from
  * anyone on the host, so control characters are escaped (the JSON keeps them, escaped its way). */
-static const char *x__text(const struct obs_finding *f, char *buf, size_t len)
+static const char *text(const struct obs_finding *f, char *buf, size_t len)
 {
 	return ll_quote(f->text, buf, len);
 }
@@ -16,7 +16,7 @@ void obs_out_finding_line(char *buf, size_t len, const struct obs_finding *f, co
 {
 	char t[600]; /* the live line is 640 */
 
-	snprintf(buf, len, "[%s] %s", hhmmss, x__text(f, t, sizeof(t)));
+	snprintf(buf, len, "[%s] %s", hhmmss, text(f, t, sizeof(t)));
 }
 
 json_t *obs_out_finding_event(const struct obs_finding *f, double t, const char *hhmmss)
@@ -40,12 +40,12 @@ int obs_out_findings_text(FILE *out, const struct obs_flog *l)
 		s = &l->seen[i];
 		if (s->milder_since >= 0)
 			fprintf(out, "  - [%s] %s (seen %.0f-%.0f s; a %s from %.0f s)\n",
-				obs_severity_name(s->f.severity), x__text(&s->f, t, sizeof(t)),
+				obs_severity_name(s->f.severity), text(&s->f, t, sizeof(t)),
 				s->first_seen, s->last_seen, obs_severity_name(s->milder),
 				s->milder_since);
 		else
 			fprintf(out, "  - [%s] %s (seen %.0f-%.0f s)\n",
-				obs_severity_name(s->f.severity), x__text(&s->f, t, sizeof(t)),
+				obs_severity_name(s->f.severity), text(&s->f, t, sizeof(t)),
 				s->first_seen, s->last_seen);
 	}
 	if (l->dropped)

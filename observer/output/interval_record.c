@@ -35,7 +35,7 @@ json_t *obs_record_procs_json(const struct obs_proc *procs, size_t n)
 	return a;
 }
 
-static void x__census(json_t *rec, const struct obs_record *iv)
+static void census(json_t *rec, const struct obs_record *iv)
 {
 	json_t *cs, *live, *diff;
 	const struct obs_record_state *st;
@@ -76,7 +76,7 @@ static void x__census(json_t *rec, const struct obs_record *iv)
 							     : json_null());
 }
 
-static json_t *x__ports(const struct obs_record *iv)
+static json_t *ports(const struct obs_record *iv)
 {
 	json_t *o = json_object();
 
@@ -98,7 +98,7 @@ static json_t *x__ports(const struct obs_record *iv)
 }
 
 /* {fail: {sys: n}}: the entries come grouped by failure class */
-static json_t *x__fails(const struct obs_record *iv)
+static json_t *fails(const struct obs_record *iv)
 {
 	json_t *o = json_object(), *by = NULL;
 	size_t i;
@@ -125,12 +125,12 @@ json_t *obs_record_json(const struct obs_record *iv)
 	json_object_set_new(rec, "dt", json_real(iv->dt));
 	json_object_set_new(rec, "accepted", json_integer((json_int_t)iv->accepted));
 	json_object_set_new(rec, "accept_rate", json_real(iv->accept_rate));
-	x__census(rec, iv);
+	census(rec, iv);
 	json_object_set_new(rec, "time_wait", json_pack("{s:I, s:f}", "entries",
 							(json_int_t)iv->tw_entries, "per_s",
 							iv->tw_per_s));
-	json_object_set_new(rec, "ports", x__ports(iv));
-	json_object_set_new(rec, "failures", x__fails(iv));
+	json_object_set_new(rec, "ports", ports(iv));
+	json_object_set_new(rec, "failures", fails(iv));
 	json_object_set_new(rec, "failure_rate", json_real(iv->failure_rate));
 	json_object_set_new(rec, "fds", obs_record_procs_json(iv->procs, iv->nprocs));
 	if (iv->have_files)

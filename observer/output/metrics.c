@@ -63,12 +63,12 @@ void obs_mx_buf_put(struct obs_mx_buf *b, const char *s, size_t n)
 	b->p[b->len] = '\0';
 }
 
-static void x__puts(struct obs_mx_buf *b, const char *s)
+static void metrics_puts(struct obs_mx_buf *b, const char *s)
 {
 	obs_mx_buf_put(b, s, strlen(s));
 }
 
-static void __attribute__((format(printf, 2, 3))) x__printf(struct obs_mx_buf *b, const char *fmt,
+static void __attribute__((format(printf, 2, 3))) buf_printf(struct obs_mx_buf *b, const char *fmt,
 							     ...)
 {
 	char tmp[512];
@@ -178,20 +178,20 @@ char *obs_mx_escape(const char *in, char *out, size_t len)
 }
 
 /* HELP text: \\ and \n escaped (and \" in OpenMetrics). */
-static void x__help(struct obs_mx_buf *b, enum obs_mx_format f, const char *help)
+static void metrics_help(struct obs_mx_buf *b, enum obs_mx_format f, const char *help)
 {
 	char one[2] = {0, 0};
 
 	for (; *help; help++) {
 		if (*help == '\\')
-			x__puts(b, "\\\\");
+			metrics_puts(b, "\\\\");
 		else if (*help == '\n')
-			x__puts(b, "\\n");
+			metrics_puts(b, "\\n");
 		else if (*help == '"' && f == OBS_MX_OPENMETRICS)
-			x__puts(b, "\\\"");
+			metrics_puts(b, "\\\"");
 		else {
 			one[0] = *help;
-			x__puts(b, one);
+			metrics_puts(b, one);
 		}
 	}
 }
@@ -203,32 +203,32 @@ void obs_mx_family(struct obs_mx_buf *b, enum obs_mx_format f, const char *name,
 	const char *suffix = counter && f == OBS_MX_PROMETHEUS ? "_total" : "";
 	size_t n = strlen(name);
 
-	x__printf(b, "# HELP %s%s ", name, suffix);
-	x__help(b, f, help);
-	x__puts(b, "\n");
-	x__printf(b, "# TYPE %s%s %s\n", name, suffix, type);
+	buf_printf(b, "# HELP %s%s ", name, suffix);
+	metrics_help(b, f, help);
+	metrics_puts(b, "\n");
+	buf_printf(b, "# TYPE %s%s %s\n", name, suffix, type);
 	if (f == OBS_MX_OPENMETRICS && n > 8 && !strcmp(name + n - 8, "_seconds"))
-		x__printf(b, "# UNIT %s seconds\n", name);
+		buf_printf(b, "# UNIT %s seconds\n", name);
 }
 
-static void x__sample_le(struct obs_mx_buf *b, const char *name, const char *suffix,
+static void sample_le(struct obs_mx_buf *b, const char *name, const char *suffix,
 			 const struct obs_mx_label *l, size_t nl, const char *le, const char *val)
 {
 	char esc[256];
 	size_t i;
 
-	x__puts(b, name);
-	x__puts(b, suffix);
+	metrics_puts(b, name);
+	metrics_puts(b, suffix);
 	if (nl || le) {
-		x__puts(b, "{");
+		metrics_puts(b, "{");
 		for (i = 0; i < nl; i++)
-			x__printf(b, "%s%s=\"%s\"", i ? "," : "", l[i].name,
+			buf_printf(b, "%s%s=\"%s\"", i ? "," : "", l[i].name,
 				  obs_mx_escape(l[i].value, esc, sizeof(esc)));
 		if (le)
-			x__printf(b, "%sle=\"%s\"", nl ? "," : "", le);
-		x__puts(b, "}");
+			buf_printf(b, "%sle=\"%s\"", nl ? "," : "", le);
+		metrics_puts(b, "}");
 	}
-	x__printf(b, " %s\n", val);
+	buf_printf(b, " %s\n", val);
 }
 
 void obs_mx_sample(struct obs_mx_buf *b, const char *name, const char *suffix,
@@ -237,7 +237,7 @@ void obs_mx_sample(struct obs_mx_buf *b, const char *name, const char *suffix,
 	char val[40];
 
 	obs_mx_value(v, val, sizeof(val));
-	x__sample_le(b, name, suffix, l, nl, NULL, val);
+	sample_le(b, name, suffix, l, nl, NULL, val);
 }
 
 void obs_mx_histogram(struct obs_mx_buf *b, const char *name, const struct obs_mx_label *l,
@@ -251,16 +251,16 @@ void obs_mx_histogram(struct obs_mx_buf *b, const char *name, const struct obs_m
 	for (i = 0; i < OBS_MX_BOUNDS; i++) {
 		obs_mx_value(obs_mx_bounds_s[i], le, sizeof(le));
 		snprintf(val, sizeof(val), "%llu", (unsigned long long)cum[i]);
-		x__sample_le(b, name, "_bucket", l, nl, le, val);
+		sample_le(b, name, "_bucket", l, nl, le, val);
 	}
 	snprintf(val, sizeof(val), "%llu", (unsigned long long)total);
-	x__sample_le(b, name, "_bucket", l, nl, "+Inf", val);
+	sample_le(b, name, "_bucket", l, nl, "+Inf", val);
 	obs_mx_sample(b, name, "_sum", l, nl, total ? (double)sum_ns / 1e9 : 0);
-	x__sample_le(b, name, "_count", l, nl, NULL, val);
+	sample_le(b, name, "_count", l, nl, NULL, val);
 }
 
 void obs_mx_end(struct obs_mx_buf *b, enum obs_mx_format f)
 {
 	if (f == OBS_MX_OPENMETRICS)
-		x__puts(b, "# EOF\n");
+		metrics_puts(b, "# EOF\n");
 }

@@ -15,7 +15,7 @@ const char *const obs_mx_finding_kinds[] = {
 };
 const size_t obs_mx_nfinding_kinds = N(obs_mx_finding_kinds);
 
-static const char *const x__states[OBS_MX_TCP_STATES] = {
+static const char *const states[OBS_MX_TCP_STATES] = {
 	NULL,	       "established", "syn_sent",   "syn_recv", "fin_wait1", "fin_wait2",
 	"time_wait",   "close",	      "close_wait", "last_ack", "listen",    "closing",
 	"new_syn_recv", "bound_inactive",
@@ -23,11 +23,11 @@ static const char *const x__states[OBS_MX_TCP_STATES] = {
 
 const char *obs_mx_tcp_state(unsigned int s)
 {
-	return s < OBS_MX_TCP_STATES ? x__states[s] : NULL;
+	return s < OBS_MX_TCP_STATES ? states[s] : NULL;
 }
 
 /* A family of one series, labels l[0..nl): a counter's sample is NAME_total, a gauge's NAME. */
-static void x__one(struct obs_mx_buf *b, enum obs_mx_format f, const char *name, const char *type,
+static void one(struct obs_mx_buf *b, enum obs_mx_format f, const char *name, const char *type,
 		   const char *help, const struct obs_mx_label *l, size_t nl, double v)
 {
 	obs_mx_family(b, f, name, type, help);
@@ -35,7 +35,7 @@ static void x__one(struct obs_mx_buf *b, enum obs_mx_format f, const char *name,
 }
 
 /* Watched process i's labels into l: its pid (printed into pid) and comm. */
-static void x__proc_labels(struct obs_mx_label l[2], char pid[16], const struct obs_mx_snap *s,
+static void proc_labels(struct obs_mx_label l[2], char pid[16], const struct obs_mx_snap *s,
 			   size_t i)
 {
 	snprintf(pid, 16, "%u", s->proc[i].pid);
@@ -43,16 +43,16 @@ static void x__proc_labels(struct obs_mx_label l[2], char pid[16], const struct 
 	l[1] = (struct obs_mx_label){"comm", s->proc[i].comm};
 }
 
-static void x__connections(struct obs_mx_buf *b, enum obs_mx_format f, const struct obs_mx_snap *s)
+static void connections(struct obs_mx_buf *b, enum obs_mx_format f, const struct obs_mx_snap *s)
 {
 	struct obs_mx_label l[2] = {{"port", s->port}, {"errno", NULL}};
 	size_t i;
 
-	x__one(b, f, "loadlens_accepted_connections", "counter",
+	one(b, f, "loadlens_accepted_connections", "counter",
 	       "Connections the server accepted on the watched ports (handshakes that left the "
 	       "accept queue), since the observer started.",
 	       l, 1, (double)s->accepted);
-	x__one(b, f, "loadlens_handshakes", "counter",
+	one(b, f, "loadlens_handshakes", "counter",
 	       "TCP handshakes completed on the watched ports (SYN_RECV to ESTABLISHED).", l, 1,
 	       (double)s->handshakes);
 	obs_mx_family(b, f, "loadlens_accept_errors", "counter",
@@ -91,7 +91,7 @@ static void group_family(struct obs_mx_buf *b, enum obs_mx_format f, const char 
 	}
 }
 
-static void x__census(struct obs_mx_buf *b, enum obs_mx_format f, const struct obs_mx_snap *s)
+static void census(struct obs_mx_buf *b, enum obs_mx_format f, const struct obs_mx_snap *s)
 {
 	struct obs_mx_label l[1];
 	const char *name;
@@ -99,7 +99,7 @@ static void x__census(struct obs_mx_buf *b, enum obs_mx_format f, const struct o
 
 	if (!s->census)
 		return;
-	x__one(b, f, "loadlens_census_age_seconds", "gauge",
+	one(b, f, "loadlens_census_age_seconds", "gauge",
 	       "Age of the socket census the socket and port gauges come from.", NULL, 0,
 	       s->census_age_s);
 	obs_mx_family(b, f, "loadlens_tcp_sockets", "gauge",
@@ -121,15 +121,15 @@ static void x__census(struct obs_mx_buf *b, enum obs_mx_format f, const struct o
 		group_family(b, f, "loadlens_ephemeral_ports_available",
 			  "Ephemeral ports a group can use: the size of "
 			  "net.ipv4.ip_local_port_range.", s, GROUP_RANGE);
-	x__one(b, f, "loadlens_ephemeral_port_groups", "gauge",
+	one(b, f, "loadlens_ephemeral_port_groups", "gauge",
 	       "Distinct port groups the census saw (exposed: the most used, at most 4).", NULL, 0,
 	       (double)s->groups_total);
-	x__one(b, f, "loadlens_ephemeral_port_groups_table_full", "gauge",
+	one(b, f, "loadlens_ephemeral_port_groups_table_full", "gauge",
 	       "1 when the census's group table was full: more groups than counted exist.", NULL, 0,
 	       s->groups_capped ? 1 : 0);
 }
 
-static void x__procs(struct obs_mx_buf *b, enum obs_mx_format f, const struct obs_mx_snap *s)
+static void procs(struct obs_mx_buf *b, enum obs_mx_format f, const struct obs_mx_snap *s)
 {
 	struct obs_mx_label l[2];
 	char pid[16];
@@ -138,7 +138,7 @@ static void x__procs(struct obs_mx_buf *b, enum obs_mx_format f, const struct ob
 	obs_mx_family(b, f, "loadlens_process_open_fds", "gauge",
 		      "Open file descriptors of a watched process (most open first).");
 	for (i = 0; i < s->nprocs; i++) {
-		x__proc_labels(l, pid, s, i);
+		proc_labels(l, pid, s, i);
 		obs_mx_sample(b, "loadlens_process_open_fds", "", l, 2, (double)s->proc[i].open);
 	}
 	obs_mx_family(b, f, "loadlens_process_max_fds", "gauge",
@@ -146,21 +146,21 @@ static void x__procs(struct obs_mx_buf *b, enum obs_mx_format f, const struct ob
 	for (i = 0; i < s->nprocs; i++) {
 		if (s->proc[i].soft < 0)
 			continue;
-		x__proc_labels(l, pid, s, i);
+		proc_labels(l, pid, s, i);
 		obs_mx_sample(b, "loadlens_process_max_fds", "", l, 2, (double)s->proc[i].soft);
 	}
 	obs_mx_family(b, f, "loadlens_process_emfile_errors", "counter",
 		      "Calls of the process that failed with EMFILE (at RLIMIT_NOFILE).");
 	for (i = 0; i < s->nprocs; i++) {
-		x__proc_labels(l, pid, s, i);
+		proc_labels(l, pid, s, i);
 		obs_mx_sample(b, "loadlens_process_emfile_errors", "_total", l, 2,
 			      (double)s->proc[i].emfile);
 	}
 	if (s->files_known) {
-		x__one(b, f, "loadlens_system_open_files", "gauge",
+		one(b, f, "loadlens_system_open_files", "gauge",
 		       "File handles allocated system-wide (fs.file-nr).", NULL, 0,
 		       (double)s->file_nr);
-		x__one(b, f, "loadlens_system_max_files", "gauge",
+		one(b, f, "loadlens_system_max_files", "gauge",
 		       "The system-wide limit, fs.file-max.", NULL, 0, (double)s->file_max);
 	}
 	obs_mx_family(b, f, "loadlens_syscall_failures", "counter",
@@ -173,7 +173,7 @@ static void x__procs(struct obs_mx_buf *b, enum obs_mx_format f, const struct ob
 	}
 }
 
-static void x__requests(struct obs_mx_buf *b, enum obs_mx_format f, const struct obs_mx_snap *s)
+static void requests(struct obs_mx_buf *b, enum obs_mx_format f, const struct obs_mx_snap *s)
 {
 	static const char *const names[3] = {
 		"loadlens_request_socket_queue_seconds",
@@ -213,7 +213,7 @@ static void x__requests(struct obs_mx_buf *b, enum obs_mx_format f, const struct
 	}
 }
 
-static void x__findings(struct obs_mx_buf *b, enum obs_mx_format f, const struct obs_mx_snap *s)
+static void findings(struct obs_mx_buf *b, enum obs_mx_format f, const struct obs_mx_snap *s)
 {
 	struct obs_mx_label l[1];
 	unsigned int active;
@@ -240,7 +240,7 @@ static void x__findings(struct obs_mx_buf *b, enum obs_mx_format f, const struct
 	}
 }
 
-static void x__self(struct obs_mx_buf *b, enum obs_mx_format f, const struct obs_mx_snap *s)
+static void self(struct obs_mx_buf *b, enum obs_mx_format f, const struct obs_mx_snap *s)
 {
 	const struct {
 		const char *source;
@@ -273,7 +273,7 @@ static void x__self(struct obs_mx_buf *b, enum obs_mx_format f, const struct obs
 	l[0] = (struct obs_mx_label){"family", cap[1]};
 	obs_mx_sample(b, "loadlens_metrics_series_capped", "", l, 1,
 		      (double)(s->groups_total > s->ngroups ? s->groups_total - s->ngroups : 0));
-	x__one(b, f, "loadlens_bpf_stats_enabled", "gauge",
+	one(b, f, "loadlens_bpf_stats_enabled", "gauge",
 	       "kernel.bpf_stats_enabled: 1 when the kernel times BPF programs (-1: unreadable).",
 	       NULL, 0, s->bpf_stats);
 	if (s->bpf_stats == 1) {
@@ -292,28 +292,28 @@ static void x__self(struct obs_mx_buf *b, enum obs_mx_format f, const struct obs
 				      (double)s->prog[i].run_cnt);
 		}
 	}
-	x__one(b, f, "loadlens_metrics_scrapes", "counter",
+	one(b, f, "loadlens_metrics_scrapes", "counter",
 	       "Scrapes of /metrics served before this one.", NULL, 0, (double)s->scrapes);
-	x__one(b, f, "loadlens_metrics_scrape_duration_seconds", "gauge",
+	one(b, f, "loadlens_metrics_scrape_duration_seconds", "gauge",
 	       "Time the previous scrape took to read the maps and write the exposition.", NULL, 0,
 	       s->last_scrape_s);
-	x__one(b, f, "loadlens_metrics_refused_connections", "counter",
+	one(b, f, "loadlens_metrics_refused_connections", "counter",
 	       "HTTP connections to the endpoint closed early: taken over past 16 open at once, a "
 	       "request not complete in 5 s or over 8 KiB or malformed, a response not read in 10 s.",
 	       NULL, 0, (double)s->http_refused);
-	x__one(b, f, "loadlens_observer_uptime_seconds", "gauge",
+	one(b, f, "loadlens_observer_uptime_seconds", "gauge",
 	       "Seconds since the observer attached.", NULL, 0, s->uptime_s);
 }
 
 int obs_mx_render(struct obs_mx_buf *b, enum obs_mx_format f, const struct obs_mx_snap *s)
 {
 	obs_mx_buf_reset(b);
-	x__connections(b, f, s);
-	x__census(b, f, s);
-	x__procs(b, f, s);
-	x__requests(b, f, s);
-	x__findings(b, f, s);
-	x__self(b, f, s);
+	connections(b, f, s);
+	census(b, f, s);
+	procs(b, f, s);
+	requests(b, f, s);
+	findings(b, f, s);
+	self(b, f, s);
 	obs_mx_end(b, f);
 	return b->err;
 }

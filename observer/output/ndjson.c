@@ -34,7 +34,7 @@ struct obs_ndjson *obs_ndjson_open(const char *prog, const char *path)
 	return nd;
 }
 
-static void x__failed(struct obs_ndjson *nd, int err)
+static void failed(struct obs_ndjson *nd, int err)
 {
 	if (nd->err)
 		return;
@@ -52,7 +52,7 @@ int obs_ndjson_write(struct obs_ndjson *nd, json_t *rec)
 	errno = 0;
 	if (json_dumpf(rec, nd->f, JSON_COMPACT) || fputc('\n', nd->f) == EOF ||
 	    fflush(nd->f) == EOF)
-		x__failed(nd, errno ? errno : EIO);
+		failed(nd, errno ? errno : EIO);
 	return nd->err;
 }
 
@@ -69,7 +69,7 @@ int obs_ndjson_close(struct obs_ndjson *nd)
 		return 0;
 	errno = 0;
 	if (fclose(nd->f) == EOF)
-		x__failed(nd, errno ? errno : EIO);
+		failed(nd, errno ? errno : EIO);
 	err = nd->err;
 	free(nd);
 	return err;

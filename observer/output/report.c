@@ -182,7 +182,7 @@ uint64_t obs_report_lost(const struct obs_report *r, const struct obs_sockets_st
 }
 
 /* json_object_set_new() that remembers a failure instead of losing it. */
-static void x__set(json_t *obj, const char *key, json_t *val, bool *ok)
+static void set(json_t *obj, const char *key, json_t *val, bool *ok)
 {
 	if (!val || json_object_set_new(obj, key, val))
 		*ok = false;
@@ -206,49 +206,49 @@ int obs_report_json_add(json_t *root, const struct obs_report *r, const struct o
 			ok = false;
 	for (e = 1; e < OBS_ERRNO_SLOTS; e++)
 		if (st->errnos[e] && e != EAGAIN_SLOT)
-			x__set(errs, obs_errno_name(e, name, sizeof(name)),
+			set(errs, obs_errno_name(e, name, sizeof(name)),
 			       json_integer((json_int_t)st->errnos[e]), &ok);
-	x__set(drops, "unresolved_fd", json_integer((json_int_t)ctr[OBS_CTR_DROP_UNRESOLVED]), &ok);
-	x__set(drops, "skipped_runs", json_integer((json_int_t)st->missed), &ok);
-	x__set(drops, "forensics", json_integer((json_int_t)r->lost_forensics), &ok);
-	x__set(drops, "request_timing", json_integer((json_int_t)obs_reqtime_lost_total(&r->lost_requests)),
+	set(drops, "unresolved_fd", json_integer((json_int_t)ctr[OBS_CTR_DROP_UNRESOLVED]), &ok);
+	set(drops, "skipped_runs", json_integer((json_int_t)st->missed), &ok);
+	set(drops, "forensics", json_integer((json_int_t)r->lost_forensics), &ok);
+	set(drops, "request_timing", json_integer((json_int_t)obs_reqtime_lost_total(&r->lost_requests)),
 	       &ok);
-	x__set(features, "accept", json_boolean(r->features->accept), &ok);
-	x__set(features, "inet_sock_set_state",
+	set(features, "accept", json_boolean(r->features->accept), &ok);
+	set(features, "inet_sock_set_state",
 	       r->features->set_state ? json_string(r->features->set_state) : json_null(), &ok);
-	x__set(features, "kernel_reads", json_string(r->features->reads), &ok);
+	set(features, "kernel_reads", json_string(r->features->reads), &ok);
 	obs_sockets_wait_hist(st, h);
 
-	x__set(root, "tool", json_string("loadlens-observer"), &ok);
-	x__set(root, "version", json_string(LOADLENS_VERSION), &ok);
-	x__set(root, "ports", ports, &ok);
+	set(root, "tool", json_string("loadlens-observer"), &ok);
+	set(root, "version", json_string(LOADLENS_VERSION), &ok);
+	set(root, "ports", ports, &ok);
 	ports = NULL;
-	x__set(root, "duration_s", json_real(r->elapsed_s), &ok);
-	x__set(root, "accepted", json_integer((json_int_t)ctr[OBS_CTR_ACCEPTED]), &ok);
-	x__set(root, "handshakes",
+	set(root, "duration_s", json_real(r->elapsed_s), &ok);
+	set(root, "accepted", json_integer((json_int_t)ctr[OBS_CTR_ACCEPTED]), &ok);
+	set(root, "handshakes",
 	       r->features->set_state ? json_integer((json_int_t)ctr[OBS_CTR_HANDSHAKES])
 				      : json_null(),
 	       &ok);
-	x__set(root, "accept_errors_total", json_integer((json_int_t)ctr[OBS_CTR_ACCEPT_ERRORS]),
+	set(root, "accept_errors_total", json_integer((json_int_t)ctr[OBS_CTR_ACCEPT_ERRORS]),
 	       &ok);
-	x__set(root, "accept_eagain", json_integer((json_int_t)ctr[OBS_CTR_ACCEPT_EAGAIN]), &ok);
-	x__set(root, "accept_errors", errs, &ok);
+	set(root, "accept_eagain", json_integer((json_int_t)ctr[OBS_CTR_ACCEPT_EAGAIN]), &ok);
+	set(root, "accept_errors", errs, &ok);
 	errs = NULL;
-	x__set(root, "accept_queue_wait", r->features->set_state ? ll_hist_to_json(h) : json_null(),
+	set(root, "accept_queue_wait", r->features->set_state ? ll_hist_to_json(h) : json_null(),
 	       &ok);
-	x__set(root, "accept_queue_wait_unmatched",
+	set(root, "accept_queue_wait_unmatched",
 	       json_integer((json_int_t)ctr[OBS_CTR_WAIT_UNMATCHED]), &ok);
-	x__set(root, "accept_calls_seen", json_integer((json_int_t)ctr[OBS_CTR_ACCEPT_CALLS]), &ok);
-	x__set(root, "listen_discarded", json_integer((json_int_t)ctr[OBS_CTR_LISTEN_DISCARD]), &ok);
-	x__set(root, "syscalls", json_pack("{s:s, s:f, s:s?}", "mode",
+	set(root, "accept_calls_seen", json_integer((json_int_t)ctr[OBS_CTR_ACCEPT_CALLS]), &ok);
+	set(root, "listen_discarded", json_integer((json_int_t)ctr[OBS_CTR_LISTEN_DISCARD]), &ok);
+	set(root, "syscalls", json_pack("{s:s, s:f, s:s?}", "mode",
 					   r->syscalls_mode ? r->syscalls_mode : "auto",
 					   "attached_share", r->syscalls_share, "held_on_by",
 					   r->syscalls_reason), &ok);
-	x__set(root, "drops", json_integer((json_int_t)obs_report_lost(r, st)), &ok);
-	x__set(root, "lost_events", json_integer((json_int_t)obs_report_lost(r, st)), &ok);
-	x__set(root, "drops_by_reason", drops, &ok);
+	set(root, "drops", json_integer((json_int_t)obs_report_lost(r, st)), &ok);
+	set(root, "lost_events", json_integer((json_int_t)obs_report_lost(r, st)), &ok);
+	set(root, "drops_by_reason", drops, &ok);
 	drops = NULL;
-	x__set(root, "features", features, &ok);
+	set(root, "features", features, &ok);
 	features = NULL;
 
 cleanup:

@@ -9,13 +9,13 @@
 #include "loadlens/hist_json.h"
 #include "reqtime_stats.h"
 
-struct x__comp {
+struct comp {
 	unsigned int which;
 	const char *json;
 	const char *text;
 };
 
-static const struct x__comp x__comps[] = {
+static const struct comp comps[] = {
 	{RT_QUEUE, "socket_queue_wait", "socket-queue wait"},
 	{RT_SERVICE, "service_time", "service (1st write)"},
 	{OBS_REQTIME_SERVICE_LAST, "service_time_last_write", "service (last write)"},
@@ -24,35 +24,35 @@ static const struct x__comp x__comps[] = {
 	{RT_TLS_HS, "tls_handshake", "TLS handshake"},
 	{RT_TLS_WORK, "tls_handshake_work", "TLS handshake work"},
 };
-#define NCOMPS (sizeof(x__comps) / sizeof(x__comps[0]))
+#define NCOMPS (sizeof(comps) / sizeof(comps[0]))
 
-static bool x__slot_active(const struct obs_reqtime_slot *sl)
+static bool slot_active(const struct obs_reqtime_slot *sl)
 {
 	const struct rt_ctrs *c = &sl->c;
 
 	return c->requests || c->unanswered || c->unsolicited || c->tls_handshakes;
 }
 
-static const char *x__pct(const struct ll_hist *h, double p, char *buf, size_t len)
+static const char *pct(const struct ll_hist *h, double p, char *buf, size_t len)
 {
 	if (!ll_hist_count(h))
 		return "-";
 	return ll_fmt_ns((double)ll_hist_percentile(h, p), buf, len);
 }
 
-static json_t *x__pct_json(const struct ll_hist *h, double p)
+static json_t *pct_json(const struct ll_hist *h, double p)
 {
 	return ll_hist_count(h) ? json_integer((json_int_t)ll_hist_percentile(h, p)) : json_null();
 }
 
 /* json_object_set_new() that remembers a failure. */
-static void x__set(json_t *obj, const char *key, json_t *val, bool *ok)
+static void set(json_t *obj, const char *key, json_t *val, bool *ok)
 {
 	if (!val || json_object_set_new(obj, key, val))
 		*ok = false;
 }
 
-static double x__server_rps(const struct rt_ctrs *c)
+static double server_rps(const struct rt_ctrs *c)
 {
 	if (c->requests < 2 || c->last_ns <= c->first_ns)
 		return 0.0;
@@ -62,10 +62,10 @@ static double x__server_rps(const struct rt_ctrs *c)
 /* An interval's slot i, if active in the interval's delta d or in the current snapshot cur: its
  * socket-queue wait, service and residence histograms into q, s, r. False: it is not, nothing
  * read. */
-static bool x__slot_hists(const struct obs_reqtime_stats *d, const struct obs_reqtime_stats *cur,
+static bool slot_hists(const struct obs_reqtime_stats *d, const struct obs_reqtime_stats *cur,
 			  size_t i, struct ll_hist *q, struct ll_hist *s, struct ll_hist *r)
 {
-	if (!x__slot_active(&d->slot[i]) && !x__slot_active(&cur->slot[i]))
+	if (!slot_active(&d->slot[i]) && !slot_active(&cur->slot[i]))
 		return false;
 	obs_reqtime_hist(d, i, RT_QUEUE, q);
 	obs_reqtime_hist(d, i, RT_SERVICE, s);
@@ -73,8 +73,8 @@ static bool x__slot_hists(const struct obs_reqtime_stats *d, const struct obs_re
 	return true;
 }
 
-/* The run-queue wait buckets of st into h (no exact sum or max: see x__runq_hist). */
-static void x__runq_buckets(const struct obs_reqtime_stats *st, struct ll_hist *h)
+/* The run-queue wait buckets of st into h (no exact sum or max: see runq_hist). */
+static void runq_buckets(const struct obs_reqtime_stats *st, struct ll_hist *h)
 {
 	uint32_t k;
 
@@ -98,7 +98,7 @@ int obs_reqtime_fmt_live(FILE *out, const struct obs_reqtime *rt, const struct o
 	for (i = 0; i < d->nslots; i++) {
 		const struct rt_ctrs *ct = &d->slot[i].c;
 
-		if (!x__slot_hists(d, cur, i, q, s, r))
+		if (!slot_hists(d, cur, i, q, s, r))
 			continue;
 		fprintf(out,
 			"  %s/%-5u req %8llu %9.1f/s  queue p50 %-7s p99 %-7s  service p50 %-7s "
@@ -106,9 +106,9 @@ int obs_reqtime_fmt_live(FILE *out, const struct obs_reqtime *rt, const struct o
 			obs_reqtime_slot_proto(i), obs_reqtime_slot_port(rt, i),
 			(unsigned long long)ct->requests,
 			interval_s > 0 ? (double)ct->requests / interval_s : 0.0,
-			x__pct(q, 50, a, sizeof(a)), x__pct(q, 99, b, sizeof(b)),
-			x__pct(s, 50, c, sizeof(c)), x__pct(s, 99, e, sizeof(e)),
-			x__pct(r, 50, f, sizeof(f)), x__pct(r, 99, g, sizeof(g)));
+			pct(q, 50, a, sizeof(a)), pct(q, 99, b, sizeof(b)),
+			pct(s, 50, c, sizeof(c)), pct(s, 99, e, sizeof(e)),
+			pct(r, 50, f, sizeof(f)), pct(r, 99, g, sizeof(g)));
 		if (!ct->tls_handshakes)
 			continue;
 		obs_reqtime_hist(d, i, RT_TLS_HS, q);
@@ -118,14 +118,14 @@ int obs_reqtime_fmt_live(FILE *out, const struct obs_reqtime *rt, const struct o
 			obs_reqtime_slot_proto(i), obs_reqtime_slot_port(rt, i),
 			(unsigned long long)ct->tls_handshakes,
 			interval_s > 0 ? (double)ct->tls_handshakes / interval_s : 0.0,
-			x__pct(q, 50, a, sizeof(a)), x__pct(q, 99, b, sizeof(b)),
-			x__pct(s, 50, c, sizeof(c)), x__pct(s, 99, e, sizeof(e)));
+			pct(q, 50, a, sizeof(a)), pct(q, 99, b, sizeof(b)),
+			pct(s, 50, c, sizeof(c)), pct(s, 99, e, sizeof(e)));
 	}
-	x__runq_buckets(d, q);
+	runq_buckets(d, q);
 	if (ll_hist_count(q))
 		fprintf(out, "  run-queue wait of serving threads: %llu wake-ups  p50 %s  p99 %s\n",
-			(unsigned long long)ll_hist_count(q), x__pct(q, 50, a, sizeof(a)),
-			x__pct(q, 99, b, sizeof(b)));
+			(unsigned long long)ll_hist_count(q), pct(q, 50, a, sizeof(a)),
+			pct(q, 99, b, sizeof(b)));
 	fflush(out);
 cleanup:
 	ll_hist_free(r);
@@ -146,7 +146,7 @@ json_t *obs_reqtime_fmt_interval(const struct obs_reqtime *rt, const struct obs_
 	for (i = 0; ok && i < d->nslots; i++) {
 		const struct rt_ctrs *ct = &d->slot[i].c;
 
-		if (!x__slot_hists(d, cur, i, q, s, r))
+		if (!slot_hists(d, cur, i, q, s, r))
 			continue;
 		rps = interval_s > 0 ? (double)ct->requests / interval_s : 0.0;
 		one = json_object();
@@ -154,34 +154,34 @@ json_t *obs_reqtime_fmt_interval(const struct obs_reqtime *rt, const struct obs_
 			ok = false;
 			continue;
 		}
-		x__set(one, "port", json_integer(obs_reqtime_slot_port(rt, i)), &ok);
-		x__set(one, "proto", json_string(obs_reqtime_slot_proto(i)), &ok);
-		x__set(one, "requests", json_integer((json_int_t)ct->requests), &ok);
-		x__set(one, "requests_per_s", json_real(rps), &ok);
-		x__set(one, "socket_queue_wait_p50", x__pct_json(q, 50), &ok);
-		x__set(one, "socket_queue_wait_p99", x__pct_json(q, 99), &ok);
-		x__set(one, "service_time_p50", x__pct_json(s, 50), &ok);
-		x__set(one, "service_time_p99", x__pct_json(s, 99), &ok);
-		x__set(one, "residence_p50", x__pct_json(r, 50), &ok);
-		x__set(one, "residence_p99", x__pct_json(r, 99), &ok);
+		set(one, "port", json_integer(obs_reqtime_slot_port(rt, i)), &ok);
+		set(one, "proto", json_string(obs_reqtime_slot_proto(i)), &ok);
+		set(one, "requests", json_integer((json_int_t)ct->requests), &ok);
+		set(one, "requests_per_s", json_real(rps), &ok);
+		set(one, "socket_queue_wait_p50", pct_json(q, 50), &ok);
+		set(one, "socket_queue_wait_p99", pct_json(q, 99), &ok);
+		set(one, "service_time_p50", pct_json(s, 50), &ok);
+		set(one, "service_time_p99", pct_json(s, 99), &ok);
+		set(one, "residence_p50", pct_json(r, 50), &ok);
+		set(one, "residence_p99", pct_json(r, 99), &ok);
 		if (!ct->tls_handshakes)
 			continue;
 		obs_reqtime_hist(d, i, RT_TLS_HS, q);
 		obs_reqtime_hist(d, i, RT_TLS_WORK, s);
-		x__set(one, "tls_handshakes", json_integer((json_int_t)ct->tls_handshakes), &ok);
-		x__set(one, "tls_handshake_p50", x__pct_json(q, 50), &ok);
-		x__set(one, "tls_handshake_p99", x__pct_json(q, 99), &ok);
-		x__set(one, "tls_handshake_work_p50", x__pct_json(s, 50), &ok);
-		x__set(one, "tls_handshake_work_p99", x__pct_json(s, 99), &ok);
+		set(one, "tls_handshakes", json_integer((json_int_t)ct->tls_handshakes), &ok);
+		set(one, "tls_handshake_p50", pct_json(q, 50), &ok);
+		set(one, "tls_handshake_p99", pct_json(q, 99), &ok);
+		set(one, "tls_handshake_work_p50", pct_json(s, 50), &ok);
+		set(one, "tls_handshake_work_p99", pct_json(s, 99), &ok);
 	}
 	if (ok) {
-		x__runq_buckets(d, q);
-		x__set(iv, "t_s", json_real(t), &ok);
-		x__set(iv, "interval_s", json_real(interval_s), &ok);
-		x__set(iv, "slots", slots, &ok);
+		runq_buckets(d, q);
+		set(iv, "t_s", json_real(t), &ok);
+		set(iv, "interval_s", json_real(interval_s), &ok);
+		set(iv, "slots", slots, &ok);
 		slots = NULL;
-		x__set(iv, "run_queue_wait_p50", x__pct_json(q, 50), &ok);
-		x__set(iv, "run_queue_wait_p99", x__pct_json(q, 99), &ok);
+		set(iv, "run_queue_wait_p50", pct_json(q, 50), &ok);
+		set(iv, "run_queue_wait_p99", pct_json(q, 99), &ok);
 	}
 	ll_hist_free(r);
 	ll_hist_free(s);
@@ -195,7 +195,7 @@ json_t *obs_reqtime_fmt_interval(const struct obs_reqtime *rt, const struct obs_
 }
 
 /* A note of a slot's summary: n and what (a printf format), when n is not 0. */
-__attribute__((format(printf, 3, 4))) static void x__note(FILE *out, uint64_t n,
+__attribute__((format(printf, 3, 4))) static void note(FILE *out, uint64_t n,
 							  const char *what, ...)
 {
 	va_list ap;
@@ -209,35 +209,35 @@ __attribute__((format(printf, 3, 4))) static void x__note(FILE *out, uint64_t n,
 	fputc('\n', out);
 }
 
-static void x__notes(FILE *out, const struct rt_ctrs *c)
+static void notes(FILE *out, const struct rt_ctrs *c)
 {
-	x__note(out, c->unanswered, "read with no response before the next read or the close");
-	x__note(out, c->no_arrival, "read with no arrival seen (queued before start, or while "
+	note(out, c->unanswered, "read with no response before the next read or the close");
+	note(out, c->no_arrival, "read with no arrival seen (queued before start, or while "
 				    "arrival stamping was off): no queue wait or residence");
-	x__note(out, c->multi_write, "responses written in several writes");
-	x__note(out, c->unsolicited, "writes with no request read before them");
-	x__note(out, c->ring_overrun, "datagrams queued beyond %d stamps: no queue wait",
+	note(out, c->multi_write, "responses written in several writes");
+	note(out, c->unsolicited, "writes with no request read before them");
+	note(out, c->ring_overrun, "datagrams queued beyond %d stamps: no queue wait",
 		RT_UDP_RING);
-	x__note(out, c->trace_lost, "trace records lost (ring buffer full)");
-	x__note(out, c->multi_arrival, "reads took the bytes of several client writes (pipelined "
+	note(out, c->trace_lost, "trace records lost (ring buffer full)");
+	note(out, c->multi_arrival, "reads took the bytes of several client writes (pipelined "
 				       "requests, or requests written in pieces)");
-	x__note(out, c->tls_handshakes, "TLS handshakes (%llu TLS 1.3, %llu TLS 1.2 resuming a "
+	note(out, c->tls_handshakes, "TLS handshakes (%llu TLS 1.3, %llu TLS 1.2 resuming a "
 		"session), timed apart: not requests", (unsigned long long)c->tls13,
 		(unsigned long long)c->tls_resumed);
-	x__note(out, c->tls_late, "TLS 1.3 requests read with the client's Finished: service "
+	note(out, c->tls_late, "TLS 1.3 requests read with the client's Finished: service "
 				  "timed to the response's last write (the session tickets come "
 				  "first)");
-	x__note(out, c->tls_alerts, "TLS alerts read alone (close_notify): not requests");
-	x__note(out, c->tls_lost, "TLS handshakes not timed (too many at once, or records "
+	note(out, c->tls_alerts, "TLS alerts read alone (close_notify): not requests");
+	note(out, c->tls_lost, "TLS handshakes not timed (too many at once, or records "
 				  "not followed)");
-	x__note(out, c->udp_shared, "sockets read by several threads (%llu reads by another thread "
+	note(out, c->udp_shared, "sockets read by several threads (%llu reads by another thread "
 		"than the last): replies matched approximately", (unsigned long long)c->udp_switch);
 }
 
 /* The run-queue wait histogram of st into h, with its exact sum and max. */
-static void x__runq_hist(const struct obs_reqtime_stats *st, struct ll_hist *h)
+static void runq_hist(const struct obs_reqtime_stats *st, struct ll_hist *h)
 {
-	x__runq_buckets(st, h);
+	runq_buckets(st, h);
 	if (ll_hist_count(h)) {
 		h->sum = st->global[RT_G_RUNQ_SUM_NS];
 		h->max = st->global[RT_G_RUNQ_MAX_NS];
@@ -285,38 +285,38 @@ int obs_reqtime_fmt_summary(FILE *out, const struct obs_reqtime *rt, const struc
 	for (i = 0; i < st->nslots; i++) {
 		const struct rt_ctrs *c = &st->slot[i].c;
 
-		if (!x__slot_active(&st->slot[i]))
+		if (!slot_active(&st->slot[i]))
 			continue;
 		any = true;
 		fprintf(out, "  %s/%u: %llu requests; at the server %.1f req/s (first to last "
 			     "response, %.2fs)\n",
 			obs_reqtime_slot_proto(i), obs_reqtime_slot_port(rt, i),
-			(unsigned long long)c->requests, x__server_rps(c),
+			(unsigned long long)c->requests, server_rps(c),
 			c->last_ns > c->first_ns ? (double)(c->last_ns - c->first_ns) / 1e9 : 0.0);
 		fprintf(out, "    %-21s %10s %9s %9s %9s %9s %9s %9s\n", "", "count", "mean", "p50",
 			"p90", "p99", "p99.9", "max");
 		for (k = 0; k < NCOMPS; k++) {
-			obs_reqtime_hist(st, i, x__comps[k].which, h);
+			obs_reqtime_hist(st, i, comps[k].which, h);
 			if (!ll_hist_count(h))
 				continue;
-			fprintf(out, "    %-21s %10llu %9s %9s %9s %9s %9s %9s\n", x__comps[k].text,
+			fprintf(out, "    %-21s %10llu %9s %9s %9s %9s %9s %9s\n", comps[k].text,
 				(unsigned long long)ll_hist_count(h),
 				ll_fmt_ns(ll_hist_mean(h), mean, sizeof(mean)),
-				x__pct(h, 50, p50, sizeof(p50)), x__pct(h, 90, p90, sizeof(p90)),
-				x__pct(h, 99, p99, sizeof(p99)), x__pct(h, 99.9, p999, sizeof(p999)),
+				pct(h, 50, p50, sizeof(p50)), pct(h, 90, p90, sizeof(p90)),
+				pct(h, 99, p99, sizeof(p99)), pct(h, 99.9, p999, sizeof(p999)),
 				ll_fmt_ns((double)ll_hist_max(h), mx, sizeof(mx)));
 		}
-		x__notes(out, c);
+		notes(out, c);
 	}
 	if (!any)
 		fprintf(out, "  no request served on the target ports\n");
-	x__runq_hist(st, h);
+	runq_hist(st, h);
 	if (ll_hist_count(h)) {
 		fprintf(out, "  run-queue wait of the serving threads: %llu  mean %s  p50 %s  p99 %s  "
 			     "max %s\n",
 			(unsigned long long)ll_hist_count(h),
-			ll_fmt_ns(ll_hist_mean(h), mean, sizeof(mean)), x__pct(h, 50, p50, sizeof(p50)),
-			x__pct(h, 99, p99, sizeof(p99)),
+			ll_fmt_ns(ll_hist_mean(h), mean, sizeof(mean)), pct(h, 50, p50, sizeof(p50)),
+			pct(h, 99, p99, sizeof(p99)),
 			ll_fmt_ns((double)ll_hist_max(h), mx, sizeof(mx)));
 	}
 	if (obs_reqtime_features(rt)->trace) {
@@ -342,7 +342,7 @@ int obs_reqtime_fmt_summary(FILE *out, const struct obs_reqtime *rt, const struc
 	return err;
 }
 
-static json_t *x__slot_json(const struct obs_reqtime *rt, const struct obs_reqtime_stats *st, size_t i,
+static json_t *slot_json(const struct obs_reqtime *rt, const struct obs_reqtime_stats *st, size_t i,
 			    struct ll_hist *h, bool *ok)
 {
 	const struct rt_ctrs *c = &st->slot[i].c;
@@ -353,30 +353,30 @@ static json_t *x__slot_json(const struct obs_reqtime *rt, const struct obs_reqti
 		*ok = false;
 		return NULL;
 	}
-	x__set(o, "port", json_integer(obs_reqtime_slot_port(rt, i)), ok);
-	x__set(o, "proto", json_string(obs_reqtime_slot_proto(i)), ok);
-	x__set(o, "requests", json_integer((json_int_t)c->requests), ok);
-	x__set(o, "unanswered", json_integer((json_int_t)c->unanswered), ok);
-	x__set(o, "no_arrival", json_integer((json_int_t)c->no_arrival), ok);
-	x__set(o, "multi_write", json_integer((json_int_t)c->multi_write), ok);
-	x__set(o, "unsolicited_writes", json_integer((json_int_t)c->unsolicited), ok);
-	x__set(o, "udp_ring_overrun", json_integer((json_int_t)c->ring_overrun), ok);
-	x__set(o, "multi_arrival_reads", json_integer((json_int_t)c->multi_arrival), ok);
-	x__set(o, "udp_reader_switches", json_integer((json_int_t)c->udp_switch), ok);
-	x__set(o, "udp_shared_sockets", json_integer((json_int_t)c->udp_shared), ok);
-	x__set(o, "trace_lost", json_integer((json_int_t)c->trace_lost), ok);
-	x__set(o, "tls_handshakes", json_integer((json_int_t)c->tls_handshakes), ok);
-	x__set(o, "tls13_handshakes", json_integer((json_int_t)c->tls13), ok);
-	x__set(o, "tls12_resumed", json_integer((json_int_t)c->tls_resumed), ok);
-	x__set(o, "tls_late_requests", json_integer((json_int_t)c->tls_late), ok);
-	x__set(o, "tls_alerts", json_integer((json_int_t)c->tls_alerts), ok);
-	x__set(o, "tls_lost", json_integer((json_int_t)c->tls_lost), ok);
-	x__set(o, "first_response_ns", json_integer((json_int_t)c->first_ns), ok);
-	x__set(o, "last_response_ns", json_integer((json_int_t)c->last_ns), ok);
-	x__set(o, "server_throughput_rps", json_real(x__server_rps(c)), ok);
+	set(o, "port", json_integer(obs_reqtime_slot_port(rt, i)), ok);
+	set(o, "proto", json_string(obs_reqtime_slot_proto(i)), ok);
+	set(o, "requests", json_integer((json_int_t)c->requests), ok);
+	set(o, "unanswered", json_integer((json_int_t)c->unanswered), ok);
+	set(o, "no_arrival", json_integer((json_int_t)c->no_arrival), ok);
+	set(o, "multi_write", json_integer((json_int_t)c->multi_write), ok);
+	set(o, "unsolicited_writes", json_integer((json_int_t)c->unsolicited), ok);
+	set(o, "udp_ring_overrun", json_integer((json_int_t)c->ring_overrun), ok);
+	set(o, "multi_arrival_reads", json_integer((json_int_t)c->multi_arrival), ok);
+	set(o, "udp_reader_switches", json_integer((json_int_t)c->udp_switch), ok);
+	set(o, "udp_shared_sockets", json_integer((json_int_t)c->udp_shared), ok);
+	set(o, "trace_lost", json_integer((json_int_t)c->trace_lost), ok);
+	set(o, "tls_handshakes", json_integer((json_int_t)c->tls_handshakes), ok);
+	set(o, "tls13_handshakes", json_integer((json_int_t)c->tls13), ok);
+	set(o, "tls12_resumed", json_integer((json_int_t)c->tls_resumed), ok);
+	set(o, "tls_late_requests", json_integer((json_int_t)c->tls_late), ok);
+	set(o, "tls_alerts", json_integer((json_int_t)c->tls_alerts), ok);
+	set(o, "tls_lost", json_integer((json_int_t)c->tls_lost), ok);
+	set(o, "first_response_ns", json_integer((json_int_t)c->first_ns), ok);
+	set(o, "last_response_ns", json_integer((json_int_t)c->last_ns), ok);
+	set(o, "server_throughput_rps", json_real(server_rps(c)), ok);
 	for (k = 0; k < NCOMPS; k++) {
-		obs_reqtime_hist(st, i, x__comps[k].which, h);
-		x__set(o, x__comps[k].json, ll_hist_to_json(h), ok);
+		obs_reqtime_hist(st, i, comps[k].which, h);
+		set(o, comps[k].json, ll_hist_to_json(h), ok);
 	}
 	return o;
 }
@@ -395,34 +395,34 @@ int obs_reqtime_fmt_json_add(json_t *root, const struct obs_reqtime *rt,
 		goto cleanup;
 	for (i = 0; i < st->nslots; i++)
 		if (obs_reqtime_slot_used(rt, i) &&
-		    json_array_append_new(slots, x__slot_json(rt, st, i, h, &ok)))
+		    json_array_append_new(slots, slot_json(rt, st, i, h, &ok)))
 			ok = false;
-	x__set(feat, "mechanism", json_string(obs_reqtime_mech_name(f->mech)), &ok);
-	x__set(feat, "close_out", json_boolean(f->close_out), &ok);
-	x__set(feat, "accept_time", json_boolean(f->accept), &ok);
-	x__set(feat, "run_queue", json_boolean(f->runq), &ok);
-	x__set(feat, "trace", json_boolean(f->trace), &ok);
-	x__set(feat, "arrivals", json_string(f->arrivals_sampled ? "sampled" : "always"), &ok);
-	x__set(feat, "arrival_share", json_real(f->arrivals_sampled ? f->arrival_share : 1.0), &ok);
-	x__set(o, "features", feat, &ok);
+	set(feat, "mechanism", json_string(obs_reqtime_mech_name(f->mech)), &ok);
+	set(feat, "close_out", json_boolean(f->close_out), &ok);
+	set(feat, "accept_time", json_boolean(f->accept), &ok);
+	set(feat, "run_queue", json_boolean(f->runq), &ok);
+	set(feat, "trace", json_boolean(f->trace), &ok);
+	set(feat, "arrivals", json_string(f->arrivals_sampled ? "sampled" : "always"), &ok);
+	set(feat, "arrival_share", json_real(f->arrivals_sampled ? f->arrival_share : 1.0), &ok);
+	set(o, "features", feat, &ok);
 	feat = NULL;
-	x__set(o, "slots", slots, &ok);
+	set(o, "slots", slots, &ok);
 	slots = NULL;
-	x__runq_hist(st, h);
-	x__set(o, "run_queue_wait", f->runq ? ll_hist_to_json(h) : json_null(), &ok);
+	runq_hist(st, h);
+	set(o, "run_queue_wait", f->runq ? ll_hist_to_json(h) : json_null(), &ok);
 	obs_reqtime_trace_counts(rt, &written, &werr);
-	x__set(o, "trace_written", json_integer((json_int_t)written), &ok);
-	x__set(o, "trace_write_errors", json_integer((json_int_t)werr), &ok);
-	x__set(o, "no_storage", json_integer((json_int_t)st->global[RT_G_NO_STORAGE]), &ok);
-	x__set(o, "tgids_full", json_integer((json_int_t)st->global[RT_G_TGIDS_FULL]), &ok);
-	x__set(o, "scope", json_string(obs_reqtime_scope(rt)), &ok);
-	x__set(o, "foreign_sockets", json_integer((json_int_t)st->global[RT_G_FOREIGN]), &ok);
-	x__set(o, "ports_full", json_integer((json_int_t)st->global[RT_G_PORTS_FULL]), &ok);
-	x__set(o, "client_sockets", json_integer((json_int_t)st->global[RT_G_CLIENT]), &ok);
-	x__set(o, "tcp_own_storage", json_integer((json_int_t)st->global[RT_G_TCP_OWN_STORAGE]),
+	set(o, "trace_written", json_integer((json_int_t)written), &ok);
+	set(o, "trace_write_errors", json_integer((json_int_t)werr), &ok);
+	set(o, "no_storage", json_integer((json_int_t)st->global[RT_G_NO_STORAGE]), &ok);
+	set(o, "tgids_full", json_integer((json_int_t)st->global[RT_G_TGIDS_FULL]), &ok);
+	set(o, "scope", json_string(obs_reqtime_scope(rt)), &ok);
+	set(o, "foreign_sockets", json_integer((json_int_t)st->global[RT_G_FOREIGN]), &ok);
+	set(o, "ports_full", json_integer((json_int_t)st->global[RT_G_PORTS_FULL]), &ok);
+	set(o, "client_sockets", json_integer((json_int_t)st->global[RT_G_CLIENT]), &ok);
+	set(o, "tcp_own_storage", json_integer((json_int_t)st->global[RT_G_TCP_OWN_STORAGE]),
 	       &ok);
-	x__set(o, "skipped_runs", json_integer((json_int_t)st->missed), &ok);
-	x__set(o, "intervals", json_incref(intervals), &ok);
+	set(o, "skipped_runs", json_integer((json_int_t)st->missed), &ok);
+	set(o, "intervals", json_incref(intervals), &ok);
 	if (ok) {
 		ok = !json_object_set_new(root, "request_timing", o); /* takes o either way */
 		o = NULL;

@@ -25,7 +25,7 @@ struct obs_trace {
 	atomic_int first_err; /* errno of the first failed write (0: none): later records are lost */
 };
 
-static uint64_t x__clock_ns(clockid_t clk)
+static uint64_t clock_ns(clockid_t clk)
 {
 	struct timespec ts;
 
@@ -33,17 +33,17 @@ static uint64_t x__clock_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-static void x__addr(const uint8_t *a, uint16_t family, uint16_t port, char *buf, size_t len)
+static void addr(const uint8_t *a, uint16_t family, uint16_t port, char *buf, size_t len)
 {
 	ll_format_ip(family == 10 ? AF_INET6 : AF_INET, a, port, buf, len);
 }
 
-static uint64_t x__sub0(uint64_t a, uint64_t b)
+static uint64_t sub0(uint64_t a, uint64_t b)
 {
 	return a > b ? a - b : 0;
 }
 
-static int x__on_rec(void *ctx, void *data, size_t size)
+static int on_rec(void *ctx, void *data, size_t size)
 {
 	struct obs_trace *t = ctx;
 	const struct rt_trace_rec *r = data;
@@ -57,19 +57,19 @@ static int x__on_rec(void *ctx, void *data, size_t size)
 		atomic_fetch_add(&t->errors, 1);
 		return 0;
 	}
-	x__addr(r->saddr, r->family, r->sport, local, sizeof(local));
+	addr(r->saddr, r->family, r->sport, local, sizeof(local));
 	if (r->udp && !r->dport)
 		strcpy(peer, "-");
 	else
-		x__addr(r->daddr, r->family, r->dport, peer, sizeof(peer));
+		addr(r->daddr, r->family, r->dport, peer, sizeof(peer));
 	start = r->accept_ns > r->arrival_ns ? r->accept_ns : r->arrival_ns;
 	n = fprintf(t->out, "%s,%s,%s,%u,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n",
 		    r->udp ? "udp" : "tcp", local, peer, r->tgid, (unsigned long long)r->arrival_ns,
 		    (unsigned long long)r->accept_ns, (unsigned long long)r->read_ns,
 		    (unsigned long long)r->write_ns,
-		    (unsigned long long)(r->arrival_ns ? x__sub0(r->read_ns, start) : 0),
-		    (unsigned long long)x__sub0(r->write_ns, r->read_ns),
-		    (unsigned long long)(r->arrival_ns ? x__sub0(r->write_ns, r->arrival_ns) : 0));
+		    (unsigned long long)(r->arrival_ns ? sub0(r->read_ns, start) : 0),
+		    (unsigned long long)sub0(r->write_ns, r->read_ns),
+		    (unsigned long long)(r->arrival_ns ? sub0(r->write_ns, r->arrival_ns) : 0));
 	if (n < 0 || ferror(t->out)) {
 		atomic_store(&t->first_err, errno ? errno : EIO);
 		atomic_fetch_add(&t->errors, 1);
@@ -78,7 +78,7 @@ static int x__on_rec(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-static void *x__run(void *arg)
+static void *run(void *arg)
 {
 	struct obs_trace *t = arg;
 
@@ -98,17 +98,17 @@ struct obs_trace *obs_trace_new(int ringbuf_fd, FILE *out, uint32_t every)
 		goto cleanup;
 	}
 	t->out = out;
-	t->rb = ring_buffer__new(ringbuf_fd, x__on_rec, t, NULL);
+	t->rb = ring_buffer__new(ringbuf_fd, on_rec, t, NULL);
 	if (!t->rb) {
 		err = -errno;
 		goto cleanup;
 	}
 	fprintf(out, "# loadlens-observer request trace: 1 request in %u per CPU\n", every);
 	fprintf(out, "# clock CLOCK_MONOTONIC ns; realtime_minus_monotonic_ns=%lld\n",
-		(long long)(x__clock_ns(CLOCK_REALTIME) - x__clock_ns(CLOCK_MONOTONIC)));
+		(long long)(clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC)));
 	fprintf(out, "proto,local,peer,tgid,arrival_ns,accept_ns,read_ns,write_ns,queue_ns,"
 		     "service_ns,residence_ns\n");
-	err = -pthread_create(&t->thread, NULL, x__run, t);
+	err = -pthread_create(&t->thread, NULL, run, t);
 	if (err)
 		goto cleanup;
 	t->started = true;

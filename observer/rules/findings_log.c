@@ -18,7 +18,7 @@ void obs_flog_free(struct obs_flog *l)
 	l->n = 0;
 }
 
-static struct obs_seen *x__find(struct obs_flog *l, const struct obs_finding *f)
+static struct obs_seen *find(struct obs_flog *l, const struct obs_finding *f)
 {
 	size_t i;
 
@@ -39,7 +39,7 @@ size_t obs_flog_merge(struct obs_flog *l, struct obs_findings *fs, double t, siz
 	l->dropped += fs->dropped;
 	for (i = 0; i < fs->n; i++) {
 		f = &fs->f[i];
-		s = x__find(l, f);
+		s = find(l, f);
 		is_news = !s || f->severity > s->f.severity;
 		if (!s) {
 			if (l->n == OBS_FLOG_MAX) {

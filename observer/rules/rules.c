@@ -5,7 +5,7 @@
 #include <string.h>
 #include "rules.h"
 
-static const obs_rule_fn x__rules[] = {
+static const obs_rule_fn rules[] = {
 	obs_rule_target_exit,	 obs_rule_process_cap,	 obs_rule_port_exhaustion,
 	obs_rule_fds,		 obs_rule_fd_leak,	 obs_rule_system_fds,
 	obs_rule_close_wait,	 obs_rule_fin_wait2,	 obs_rule_time_wait,
@@ -20,8 +20,8 @@ void obs_rules_run(const struct obs_snap_hist *h, struct obs_findings *out)
 
 	if (!obs_snap_count(h))
 		return;
-	for (i = 0; i < sizeof(x__rules) / sizeof(x__rules[0]); i++)
-		x__rules[i](h, out);
+	for (i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
+		rules[i](h, out);
 }
 
 const struct obs_snap *obs_snap_at(const struct obs_snap_hist *h, unsigned int back)

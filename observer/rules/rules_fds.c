@@ -5,7 +5,7 @@
 #include <string.h>
 #include "rules.h"
 
-static const struct obs_snap_proc *x__proc(const struct obs_snap *s, uint32_t pid)
+static const struct obs_snap_proc *proc(const struct obs_snap *s, uint32_t pid)
 {
 	size_t i;
 
@@ -16,7 +16,7 @@ static const struct obs_snap_proc *x__proc(const struct obs_snap *s, uint32_t pi
 }
 
 /* Open fds of pid, newest first, while each snapshot has them; returns how many. */
-static unsigned int x__fd_series(const struct obs_snap_hist *h, uint32_t pid, double *t, double *y,
+static unsigned int fd_series(const struct obs_snap_hist *h, uint32_t pid, double *t, double *y,
 				 unsigned int max)
 {
 	const struct obs_snap_proc *p;
@@ -24,7 +24,7 @@ static unsigned int x__fd_series(const struct obs_snap_hist *h, uint32_t pid, do
 	unsigned int b, n = 0;
 
 	for (b = 0; n < max && (s = obs_snap_at(h, b)); b++) {
-		p = x__proc(s, pid);
+		p = proc(s, pid);
 		if (!p || !p->watched || p->exited || p->open < 0)
 			break;
 		t[n] = s->t;
@@ -38,7 +38,7 @@ static unsigned int x__fd_series(const struct obs_snap_hist *h, uint32_t pid, do
  * how many of the newest samples make up the trend (its span >= OBS_RULE_TREND_S), 0 if none;
  * *rate gets its slope.
  */
-static unsigned int x__trend(const double *t, const double *y, unsigned int n, double *rate)
+static unsigned int trend(const double *t, const double *y, unsigned int n, double *rate)
 {
 	unsigned int b, c = 0, m = 0;
 
@@ -65,7 +65,7 @@ static unsigned int x__trend(const double *t, const double *y, unsigned int n, d
 	return m;
 }
 
-static json_t *x__fd_evidence(const struct obs_snap_proc *p, uint64_t emfile, double tte)
+static json_t *fd_evidence(const struct obs_snap_proc *p, uint64_t emfile, double tte)
 {
 	return json_pack("{s:i, s:s, s:I, s:I, s:I, s:I, s:o}", "pid", (int)p->pid, "comm", p->comm,
 			 "open", (json_int_t)p->open, "soft", (json_int_t)p->soft, "hard",
@@ -86,7 +86,7 @@ void obs_rule_fds(const struct obs_snap_hist *h, struct obs_findings *out)
 	for (i = 0; i < now->nprocs; i++) {
 		p = &now->proc[i];
 		snprintf(key, sizeof(key), "pid %u", p->pid);
-		pp = prev ? x__proc(prev, p->pid) : NULL;
+		pp = prev ? proc(prev, p->pid) : NULL;
 		new = p->emfile - (pp && pp->emfile <= p->emfile ? pp->emfile : 0);
 		if (new) {
 			if (p->open >= 0 && p->soft > 0)
@@ -98,7 +98,7 @@ void obs_rule_fds(const struct obs_snap_hist *h, struct obs_findings *out)
 			else
 				snprintf(open, sizeof(open), "its fds are not watched (--max-procs)");
 			obs_findings_add(out, "fd_exhaustion", OBS_SEV_CRITICAL, key,
-					 x__fd_evidence(p, p->emfile, -1),
+					 fd_evidence(p, p->emfile, -1),
 					 "fds: %s (pid %u) ran out of file descriptors: EMFILE %s time%s "
 					 "(the latest in %s()); %s; raise the limit (ulimit -n, "
 					 "LimitNOFILE=) or close fds sooner", p->comm, p->pid,
@@ -109,8 +109,8 @@ void obs_rule_fds(const struct obs_snap_hist *h, struct obs_findings *out)
 		if (!p->watched || p->exited || p->open < 0 || p->soft <= 0)
 			continue;
 		pct = 100.0 * p->open / p->soft;
-		n = x__fd_series(h, p->pid, t, y, OBS_SNAP_HIST);
-		m = x__trend(t, y, n, &rate);
+		n = fd_series(h, p->pid, t, y, OBS_SNAP_HIST);
+		m = trend(t, y, n, &rate);
 		tte = -1;
 		if (rate > 0.1 && p->open < p->soft) {
 			tte = (p->soft - p->open) / rate;
@@ -120,14 +120,14 @@ void obs_rule_fds(const struct obs_snap_hist *h, struct obs_findings *out)
 		}
 		if (tte >= 0)
 			obs_findings_add(out, "fd_exhaustion", OBS_SEV_WARNING, key,
-					 x__fd_evidence(p, 0, tte),
+					 fd_evidence(p, 0, tte),
 					 "fds: %s (pid %u) will run out of file descriptors in ~%.0f s "
 					 "(%lld of %lld, %+.0f/s over the last %.0f s)", p->comm,
 					 p->pid, tte, (long long)p->open, (long long)p->soft, rate,
 					 t[0] - t[m - 1]);
 		else if (pct >= OBS_RULE_FD_HIGH_PCT)
 			obs_findings_add(out, "fd_exhaustion", OBS_SEV_WARNING, key,
-					 x__fd_evidence(p, 0, -1),
+					 fd_evidence(p, 0, -1),
 					 "fds: %s (pid %u) has %lld file descriptors open, %.0f%% of "
 					 "its RLIMIT_NOFILE of %lld", p->comm, p->pid, (long long)p->open,
 					 pct, (long long)p->soft);
@@ -136,7 +136,7 @@ void obs_rule_fds(const struct obs_snap_hist *h, struct obs_findings *out)
 
 /* Growth of the sockets an application holds, ESTABLISHED and CLOSE_WAIT (a census, or the exact
  * live counts between censuses), since `since`, per second; 0 with fewer than 2 counts. */
-static double x__held_slope(const struct obs_snap_hist *h, double since)
+static double held_slope(const struct obs_snap_hist *h, double since)
 {
 	double t[OBS_SNAP_HIST], y[OBS_SNAP_HIST];
 	const struct obs_snap *s;
@@ -167,7 +167,7 @@ void obs_rule_fd_leak(const struct obs_snap_hist *h, struct obs_findings *out)
 		p = &now->proc[i];
 		if (!p->watched || p->exited || p->emfile)
 			continue;
-		n = x__fd_series(h, p->pid, t, y, OBS_RULE_LEAK_SAMPLES);
+		n = fd_series(h, p->pid, t, y, OBS_RULE_LEAK_SAMPLES);
 		if (n < OBS_RULE_LEAK_SAMPLES || y[0] - y[n - 1] < OBS_RULE_LEAK_MIN_FDS)
 			continue;
 		for (k = 1, up = true; k < n && up; k++)
@@ -188,7 +188,7 @@ void obs_rule_fd_leak(const struct obs_snap_hist *h, struct obs_findings *out)
 			continue;
 		/* connections held open are not an fd leak: ESTABLISHED growing with the fds; nor
 		 * is a CLOSE_WAIT leak, which close_wait_leak names (one finding per cause) */
-		if (x__held_slope(h, t[n - 1]) >= 0.5 * obs_rule_slope(t, y, n))
+		if (held_slope(h, t[n - 1]) >= 0.5 * obs_rule_slope(t, y, n))
 			continue;
 		snprintf(key, sizeof(key), "pid %u", p->pid);
 		if ((long)(amin + 0.5) == (long)(amax + 0.5))

@@ -5,7 +5,7 @@
 #include <string.h>
 #include "rules.h"
 
-static const struct obs_snap_slot *x__slot(const struct obs_snap *s, uint16_t port, bool udp)
+static const struct obs_snap_slot *slot(const struct obs_snap *s, uint16_t port, bool udp)
 {
 	size_t i;
 
@@ -15,7 +15,7 @@ static const struct obs_snap_slot *x__slot(const struct obs_snap *s, uint16_t po
 	return NULL;
 }
 
-static bool x__queued_at(const struct obs_snap_slot *sl, double q)
+static bool queued_at(const struct obs_snap_slot *sl, double q)
 {
 	return sl && sl->requests >= OBS_RULE_SAT_MIN_REQUESTS && q >= 0 &&
 	       sl->service_p50_ns >= 0 && q >= OBS_RULE_SAT_MIN_QUEUE_NS &&
@@ -23,19 +23,19 @@ static bool x__queued_at(const struct obs_snap_slot *sl, double q)
 }
 
 /* Saturated this interval: the median request waited. */
-static bool x__queued(const struct obs_snap_slot *sl)
+static bool queued(const struct obs_snap_slot *sl)
 {
-	return sl && x__queued_at(sl, sl->queue_p50_ns);
+	return sl && queued_at(sl, sl->queue_p50_ns);
 }
 
 /* In an older interval it is enough that the queue was building by its end (the p90 waited):
  * a load that began in the middle of it would otherwise need a third interval. */
-static bool x__queued_before(const struct obs_snap_slot *sl)
+static bool queued_before(const struct obs_snap_slot *sl)
 {
-	return sl && (x__queued(sl) || x__queued_at(sl, sl->queue_p90_ns));
+	return sl && (queued(sl) || queued_at(sl, sl->queue_p90_ns));
 }
 
-static bool x__runq_high(const struct obs_snap *s)
+static bool runq_high(const struct obs_snap *s)
 {
 	return s->runq_on && s->runq_count >= OBS_RULE_SAT_MIN_REQUESTS &&
 	       s->runq_p50_ns >= OBS_RULE_RUNQ_P50_NS;
@@ -46,7 +46,7 @@ static bool x__runq_high(const struct obs_snap *s)
  * saturated). Each must, except an older one with too few wake-ups to judge either way (a load
  * that began late in it): then the newest alone decides, on twice the wake-ups.
  */
-static unsigned int x__cpu_saturated(const struct obs_snap_hist *h)
+static unsigned int cpu_saturated(const struct obs_snap_hist *h)
 {
 	const struct obs_snap *s;
 	unsigned int b, judged = 0;
@@ -54,7 +54,7 @@ static unsigned int x__cpu_saturated(const struct obs_snap_hist *h)
 	for (b = 0; b < OBS_RULE_SAT_INTERVALS; b++) {
 		if (!(s = obs_snap_at(h, b)))
 			return 0;
-		if (x__runq_high(s)) {
+		if (runq_high(s)) {
 			judged++;
 			continue;
 		}
@@ -72,7 +72,7 @@ void obs_rule_saturation(const struct obs_snap_hist *h, struct obs_findings *out
 {
 	const struct obs_snap *now = obs_snap_at(h, 0), *s;
 	const struct obs_snap_slot *sl;
-	unsigned int cpu = x__cpu_saturated(h);
+	unsigned int cpu = cpu_saturated(h);
 	bool held;
 	char a[32], b[32], c[32], d[32], key[24], rq[160];
 	unsigned int k;
@@ -93,7 +93,7 @@ void obs_rule_saturation(const struct obs_snap_hist *h, struct obs_findings *out
 		sl = &now->slot[i];
 		for (k = 0, held = true; k < OBS_RULE_SAT_INTERVALS && held; k++)
 			held = (s = obs_snap_at(h, k)) &&
-			       (k ? x__queued_before : x__queued)(x__slot(s, sl->port, sl->udp));
+			       (k ? queued_before : queued)(slot(s, sl->port, sl->udp));
 		if (!held)
 			continue;
 		snprintf(key, sizeof(key), "%s/%u", sl->udp ? "udp" : "tcp", sl->port);
@@ -124,7 +124,7 @@ void obs_rule_saturation(const struct obs_snap_hist *h, struct obs_findings *out
 /* The bytes say it: enough sampled reads held several requests (OBS_RULE_PL_MIN, 10, and 10%
  * of the samples), or, in a burst too short for that many samples, most of them did
  * (OBS_RULE_PL_BURST_MIN, 3, and half). */
-static bool x__pl_pipelined(const struct obs_snap_slot *sl)
+static bool pl_pipelined(const struct obs_snap_slot *sl)
 {
 	if (sl->udp || !sl->pl_samples)
 		return false;
@@ -136,20 +136,20 @@ static bool x__pl_pipelined(const struct obs_snap_slot *sl)
 }
 
 /* The arrivals say it: enough reads took several writes of the client. */
-static bool x__arrivals_pipelined(const struct obs_snap_slot *sl)
+static bool arrivals_pipelined(const struct obs_snap_slot *sl)
 {
 	return sl->pipelined_reads >= OBS_RULE_PIPELINE_MIN && sl->reads &&
 	       sl->pipelined_reads * 100.0 >= OBS_RULE_PIPELINE_PCT * sl->reads;
 }
 
 /* "16x", "1.4x" */
-static const char *x__factor(double f, char *buf, size_t len)
+static const char *factor(double f, char *buf, size_t len)
 {
 	snprintf(buf, len, f >= 9.95 ? "%.0fx" : "%.1fx", f);
 	return buf;
 }
 
-static void x__pl_finding(const struct obs_snap_slot *sl, const char *key, struct obs_findings *out)
+static void pl_finding(const struct obs_snap_slot *sl, const char *key, struct obs_findings *out)
 {
 	double per = (double)sl->pl_requests / (double)sl->pl_samples;
 	double share = 100.0 * (double)sl->pl_multi / (double)sl->pl_samples;
@@ -172,7 +172,7 @@ static void x__pl_finding(const struct obs_snap_slot *sl, const char *key, struc
 			 "per read on average, up to %s): requests here are reads, and their times "
 			 "a read's; the server handled about %s the %s requests counted%s",
 			 key, share, obs_rule_num(sl->pl_samples, a, sizeof(a)), per,
-			 obs_rule_num(sl->pl_max, b, sizeof(b)), x__factor(per, c, sizeof(c)),
+			 obs_rule_num(sl->pl_max, b, sizeof(b)), factor(per, c, sizeof(c)),
 			 obs_rule_num(sl->reads, d, sizeof(d)), ex);
 }
 
@@ -198,11 +198,11 @@ static void pipelining_slot(const struct obs_snap_slot *sl, const char *key,
 {
 	char a[32], b[32];
 
-	if (x__pl_pipelined(sl)) {
-		x__pl_finding(sl, key, out);
+	if (pl_pipelined(sl)) {
+		pl_finding(sl, key, out);
 		return;
 	}
-	if (!x__arrivals_pipelined(sl))
+	if (!arrivals_pipelined(sl))
 		return;
 	obs_findings_add(out, "pipelining", OBS_SEV_NOTE, key,
 			 json_pack("{s:i, s:I, s:I}", "port", (int)sl->port, "pipelined_reads",

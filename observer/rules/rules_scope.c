@@ -4,7 +4,7 @@
 #include <string.h>
 #include "rules.h"
 
-static const char *x__comm(const struct obs_snap *s, uint32_t pid)
+static const char *comm(const struct obs_snap *s, uint32_t pid)
 {
 	size_t i;
 
@@ -24,17 +24,17 @@ void obs_rule_netns_outside(const struct obs_snap_hist *h, struct obs_findings *
 		snprintf(key, sizeof(key), "pid %u", now->netns_outside[i]);
 		obs_findings_add(out, "netns_outside", OBS_SEV_NOTE, key,
 				 json_pack("{s:i, s:s, s:s}", "pid", (int)now->netns_outside[i],
-					   "comm", x__comm(now, now->netns_outside[i]), "watched_netns",
+					   "comm", comm(now, now->netns_outside[i]), "watched_netns",
 					   now->netns_name),
 				 "scope: %s (pid %u) lives in another network namespace than the "
 				 "watched one (%s): its sockets are not in the census, port pressure "
 				 "or accepted counts; watch it with --pid %u",
-				 x__comm(now, now->netns_outside[i]), now->netns_outside[i],
+				 comm(now, now->netns_outside[i]), now->netns_outside[i],
 				 now->netns_name, now->netns_outside[i]);
 	}
 }
 
-static bool x__has(const struct obs_snap *s, uint16_t port)
+static bool has(const struct obs_snap *s, uint16_t port)
 {
 	size_t i;
 
@@ -44,7 +44,7 @@ static bool x__has(const struct obs_snap *s, uint16_t port)
 	return false;
 }
 
-static uint64_t x__requests(const struct obs_snap *s, uint16_t port)
+static uint64_t rules_scope_requests(const struct obs_snap *s, uint16_t port)
 {
 	uint64_t n = 0;
 	size_t i;
@@ -66,9 +66,9 @@ void obs_rule_no_listener(const struct obs_snap_hist *h, struct obs_findings *ou
 	for (i = 0; i < now->nno_listener; i++) {
 		port = now->no_listener[i];
 		/* a server may still be starting: two intervals in a row, or the end of the run */
-		if (!now->final && !(prev && x__has(prev, port)))
+		if (!now->final && !(prev && has(prev, port)))
 			continue;
-		req = x__requests(now, port);
+		req = rules_scope_requests(now, port);
 		timed[0] = '\0';
 		if (req)
 			snprintf(timed, sizeof(timed), "; the %s requests timed on it this interval "

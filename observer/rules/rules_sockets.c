@@ -7,7 +7,7 @@
 #define TW_HOLD_S 60 /* TCP_TIMEWAIT_LEN */
 
 /* Census snapshots, newest first, up to max. */
-static unsigned int x__censuses(const struct obs_snap_hist *h, const struct obs_snap **out,
+static unsigned int censuses(const struct obs_snap_hist *h, const struct obs_snap **out,
 				unsigned int max)
 {
 	const struct obs_snap *s;
@@ -19,18 +19,18 @@ static unsigned int x__censuses(const struct obs_snap_hist *h, const struct obs_
 	return n;
 }
 
-static bool x__reuse(const struct obs_snap *s, const struct obs_snap_group *g)
+static bool rules_sockets_reuse(const struct obs_snap *s, const struct obs_snap_group *g)
 {
 	return s->tw_reuse == 1 || (s->tw_reuse == 2 && g->loopback);
 }
 
 /* Ports of g a new connect() cannot take: TIME_WAIT ones are reusable with tcp_tw_reuse. */
-static uint32_t x__held(const struct obs_snap *s, const struct obs_snap_group *g)
+static uint32_t rules_sockets_held(const struct obs_snap *s, const struct obs_snap_group *g)
 {
-	return g->in_use - (x__reuse(s, g) ? g->time_wait : 0);
+	return g->in_use - (rules_sockets_reuse(s, g) ? g->time_wait : 0);
 }
 
-static const struct obs_snap_group *x__group(const struct obs_snap *s,
+static const struct obs_snap_group *group(const struct obs_snap *s,
 					     const struct obs_snap_group *g)
 {
 	size_t i;
@@ -43,19 +43,19 @@ static const struct obs_snap_group *x__group(const struct obs_snap *s,
 }
 
 /* Growth of the held ports of g (ports/s) over the censuses, or 0 with fewer than 3. */
-static double x__growth(const struct obs_snap_hist *h, const struct obs_snap_group *g)
+static double growth(const struct obs_snap_hist *h, const struct obs_snap_group *g)
 {
 	const struct obs_snap *cs[OBS_SNAP_HIST];
 	const struct obs_snap_group *o;
 	double t[OBS_SNAP_HIST], y[OBS_SNAP_HIST];
-	unsigned int i, n = x__censuses(h, cs, OBS_SNAP_HIST), k = 0;
+	unsigned int i, n = censuses(h, cs, OBS_SNAP_HIST), k = 0;
 
 	for (i = 0; i < n; i++) {
-		o = x__group(cs[i], g);
+		o = group(cs[i], g);
 		if (!o)
 			break;
 		t[k] = cs[i]->t;
-		y[k++] = x__held(cs[i], o);
+		y[k++] = rules_sockets_held(cs[i], o);
 	}
 	if (k < 3 || t[0] - t[k - 1] < 2.0)
 		return 0;
@@ -63,7 +63,7 @@ static double x__growth(const struct obs_snap_hist *h, const struct obs_snap_gro
 }
 
 /* The latest census of the kept history that saw a connecting group, or NULL. */
-static const struct obs_snap *x__census_groups(const struct obs_snap_hist *h)
+static const struct obs_snap *census_groups(const struct obs_snap_hist *h)
 {
 	const struct obs_snap *s;
 	unsigned int b;
@@ -79,7 +79,7 @@ static const struct obs_snap *x__census_groups(const struct obs_snap_hist *h)
  * 4,000)" into who, and their evidence [{pid, comm, failures, failures_total}] (failures: this
  * interval, against the previous snapshot's count).
  */
-static json_t *x__portfail(const struct obs_snap_hist *h, char *who, size_t len)
+static json_t *portfail(const struct obs_snap_hist *h, char *who, size_t len)
 {
 	const struct obs_snap *now = obs_snap_at(h, 0), *prev = obs_snap_at(h, 1);
 	const struct obs_snap_portfail *p;
@@ -132,9 +132,9 @@ void obs_rule_port_exhaustion(const struct obs_snap_hist *h, struct obs_findings
 	/* failures are the group's that ran out, however old the census that named it (censuses
 	 * are spaced): one finding per cause, under one key */
 	if (fails && (!cs || !cs->ngroups))
-		cs = x__census_groups(h);
+		cs = census_groups(h);
 	if (fails && (!cs || !cs->ngroups || !cs->range)) {
-		procs = x__portfail(h, who, sizeof(who));
+		procs = portfail(h, who, sizeof(who));
 		obs_findings_add(out, "port_exhaustion", OBS_SEV_CRITICAL, "",
 				 json_pack("{s:I, s:f, s:I, s:o}", "failures", (json_int_t)fails,
 					   "failures_per_s", frate, "failures_total",
@@ -153,15 +153,15 @@ void obs_rule_port_exhaustion(const struct obs_snap_hist *h, struct obs_findings
 		return;
 	for (i = 0; i < cs->ngroups; i++) {
 		g = &cs->group[i];
-		reuse = x__reuse(cs, g);
-		held = x__held(cs, g);
+		reuse = rules_sockets_reuse(cs, g);
+		held = rules_sockets_held(cs, g);
 		pct = 100.0 * held / cs->range;
 		if (pct > 100)
 			pct = 100;
 		/* the failures are the most pressed group's: it is the one that runs out */
 		if (!(i == 0 && fails) && pct < OBS_RULE_PORT_PCT)
 			continue;
-		rate = x__growth(h, g);
+		rate = growth(h, g);
 		tte = -1;
 		fc[0] = '\0';
 		if (rate > 0.5 && held < cs->range) {
@@ -196,7 +196,7 @@ void obs_rule_port_exhaustion(const struct obs_snap_hist *h, struct obs_findings
 				 "net.ipv4.ip_local_port_range");
 		snprintf(key, sizeof(key), "%s -> %s:%u", g->src, g->dst, g->dport);
 		if (i == 0 && fails) {
-			procs = x__portfail(h, who, sizeof(who));
+			procs = portfail(h, who, sizeof(who));
 			obs_findings_add(out, "port_exhaustion", OBS_SEV_CRITICAL, key,
 				json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:f, s:I, s:f, s:i, s:i, s:i, s:I, s:o}",
 					  "group", key, "src", g->src, "dst", g->dst, "dport",
@@ -270,7 +270,7 @@ void obs_rule_time_wait(const struct obs_snap_hist *h, struct obs_findings *out)
 }
 
 /* Count of a state on port (index into s->port by port number), or the total when port is 0. */
-static int64_t x__port_count(const struct obs_snap *s, uint16_t port, int state)
+static int64_t port_count(const struct obs_snap *s, uint16_t port, int state)
 {
 	size_t i;
 
@@ -308,7 +308,7 @@ static void port_key(uint16_t port, char key[16], char on[32])
 }
 
 /* The ports to judge in census s: its per-port counts, or 0 (the totals) without them. */
-static size_t x__ports(const struct obs_snap *s, uint16_t *ports)
+static size_t rules_sockets_ports(const struct obs_snap *s, uint16_t *ports)
 {
 	size_t i;
 
@@ -341,10 +341,10 @@ static void each_stale_port(const struct obs_snap_hist *h, int state, int64_t mi
 
 	if (!sp.now->census)
 		return;
-	n = x__ports(sp.now, ports);
+	n = rules_sockets_ports(sp.now, ports);
 	for (i = 0; i < n; i++) {
 		sp.port = ports[i];
-		sp.count = x__port_count(sp.now, sp.port, state);
+		sp.count = port_count(sp.now, sp.port, state);
 		sp.old = port_old(sp.now, sp.port, state);
 		if (sp.old < min)
 			continue;
@@ -365,7 +365,7 @@ static void fin_wait2_port(const struct stale_port *sp, struct obs_findings *out
 			 "FIN_WAIT2: %s connections%s closed by this side wait in FIN_WAIT2 for a "
 			 "peer that never closes%s; they are freed after tcp_fin_timeout (%d s)",
 			 obs_rule_num((uint64_t)sp->count, a, sizeof(a)), sp->on,
-			 sp->port && x__port_count(now, sp->port, OBS_SNAP_CLOSE_WAIT)
+			 sp->port && port_count(now, sp->port, OBS_SNAP_CLOSE_WAIT)
 				 ? " (the peers are here: the sockets in CLOSE_WAIT on the same port)"
 				 : "",
 			 now->fin_timeout_s);
@@ -378,7 +378,7 @@ void obs_rule_fin_wait2(const struct obs_snap_hist *h, struct obs_findings *out)
 }
 
 /* The one live watched process, or NULL when there are none or several. */
-static const struct obs_snap_proc *x__only_proc(const struct obs_snap *s)
+static const struct obs_snap_proc *only_proc(const struct obs_snap *s)
 {
 	const struct obs_snap_proc *p = NULL;
 	size_t i;
@@ -396,16 +396,16 @@ static const struct obs_snap_proc *x__only_proc(const struct obs_snap *s)
 static void close_wait_port(const struct stale_port *sp, struct obs_findings *out)
 {
 	const struct obs_snap *cs[8];
-	const struct obs_snap_proc *p = x__only_proc(sp->now);
+	const struct obs_snap_proc *p = only_proc(sp->now);
 	double t[8], y[8];
-	unsigned int k, nc = x__censuses(sp->h, cs, 8);
+	unsigned int k, nc = censuses(sp->h, cs, 8);
 	char a[32], b[32], who[48] = "";
 
 	if (p)
 		snprintf(who, sizeof(who), " (%s, pid %u)", p->comm, p->pid);
 	for (k = 0; k < nc; k++) {
 		t[k] = cs[k]->t;
-		y[k] = (double)x__port_count(cs[k], sp->port, OBS_SNAP_CLOSE_WAIT);
+		y[k] = (double)port_count(cs[k], sp->port, OBS_SNAP_CLOSE_WAIT);
 	}
 	obs_findings_add(out, "close_wait_leak", OBS_SEV_WARNING, sp->key,
 			 json_pack("{s:i, s:I, s:I, s:i, s:f}", "port", (int)sp->port, "count",

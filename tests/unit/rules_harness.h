@@ -21,7 +21,7 @@
 
 /*
  * RULES_TEST(name) { ... }: a cmocka test whose body has the run `r` (a fresh one per test:
- * LL_TEST_MAIN_EACH(x__setup, x__teardown, ...)).
+ * LL_TEST_MAIN_EACH(rh_setup, rh_teardown, ...)).
  */
 #define RULES_TEST(name)                                                        \
 	static void name##_on(struct run *r);                                   \
@@ -32,14 +32,14 @@
 	static void name##_on(struct run *r)
 
 /* each test file uses some of these */
-#define X__UNUSED __attribute__((unused))
+#define RH_UNUSED __attribute__((unused))
 
 struct run {
 	struct obs_snap_hist h;
 	struct obs_findings fs;
 };
 
-X__UNUSED static int x__setup(void **state)
+RH_UNUSED static int rh_setup(void **state)
 {
 	struct run *r = calloc(1, sizeof(*r));
 
@@ -47,7 +47,7 @@ X__UNUSED static int x__setup(void **state)
 	return r ? 0 : -1;
 }
 
-X__UNUSED static int x__teardown(void **state)
+RH_UNUSED static int rh_teardown(void **state)
 {
 	struct run *r = *state;
 
@@ -57,7 +57,7 @@ X__UNUSED static int x__teardown(void **state)
 }
 
 /* A fresh interval at t (1 s long) with the defaults of a Debian host. */
-X__UNUSED static struct obs_snap *x__snap(struct run *r, double t)
+RH_UNUSED static struct obs_snap *rh_snap(struct run *r, double t)
 {
 	struct obs_snap *s = obs_snap_next(&r->h);
 
@@ -75,16 +75,16 @@ X__UNUSED static struct obs_snap *x__snap(struct run *r, double t)
 }
 
 /* A fresh interval at t with a socket census. */
-X__UNUSED static struct obs_snap *x__census(struct run *r, double t)
+RH_UNUSED static struct obs_snap *rh_census(struct run *r, double t)
 {
-	struct obs_snap *s = x__snap(r, t);
+	struct obs_snap *s = rh_snap(r, t);
 
 	s->census = true;
 	return s;
 }
 
 /* Run every rule on the history; returns the findings of warning or worse. */
-X__UNUSED static size_t x__run(struct run *r)
+RH_UNUSED static size_t rh_run(struct run *r)
 {
 	size_t i, n = 0;
 
@@ -95,7 +95,7 @@ X__UNUSED static size_t x__run(struct run *r)
 	return n;
 }
 
-X__UNUSED static void x__print(const struct run *r)
+RH_UNUSED static void rh_print(const struct run *r)
 {
 	size_t i;
 
@@ -105,17 +105,17 @@ X__UNUSED static void x__print(const struct run *r)
 			      r->fs.f[i].text);
 }
 
-X__UNUSED static void x__silent(struct run *r)
+RH_UNUSED static void rh_silent(struct run *r)
 {
 	obs_findings_clear(&r->fs);
 	obs_rules_run(&r->h, &r->fs);
 	if (r->fs.n) {
-		x__print(r);
+		rh_print(r);
 		fail_msg("a healthy run has %zu findings", r->fs.n);
 	}
 }
 
-X__UNUSED static const struct obs_finding *x__expect(struct run *r, const char *kind,
+RH_UNUSED static const struct obs_finding *rh_expect(struct run *r, const char *kind,
 						     const char *key)
 {
 	const struct obs_finding *f;
@@ -124,13 +124,13 @@ X__UNUSED static const struct obs_finding *x__expect(struct run *r, const char *
 	obs_rules_run(&r->h, &r->fs);
 	f = obs_findings_find(&r->fs, kind, key);
 	if (!f) {
-		x__print(r);
+		rh_print(r);
 		fail_msg("no %s finding (%s)", kind, key ? key : "any key");
 	}
 	return f;
 }
 
-X__UNUSED static json_int_t x__ev_int(const struct obs_finding *f, const char *name)
+RH_UNUSED static json_int_t rh_ev_int(const struct obs_finding *f, const char *name)
 {
 	json_t *v = json_object_get(f->evidence, name);
 
@@ -139,7 +139,7 @@ X__UNUSED static json_int_t x__ev_int(const struct obs_finding *f, const char *n
 	return json_is_integer(v) ? json_integer_value(v) : (json_int_t)json_number_value(v);
 }
 
-X__UNUSED static void x__group(struct obs_snap *s, uint32_t in_use, uint32_t tw, uint32_t fw2,
+RH_UNUSED static void rh_group(struct obs_snap *s, uint32_t in_use, uint32_t tw, uint32_t fw2,
 			       bool lo)
 {
 	struct obs_snap_group *g = &s->group[s->ngroups++];
@@ -154,7 +154,7 @@ X__UNUSED static void x__group(struct obs_snap *s, uint32_t in_use, uint32_t tw,
 	s->groups_total = s->ngroups;
 }
 
-X__UNUSED static struct obs_snap_proc *x__proc(struct obs_snap *s, uint32_t pid, int64_t open,
+RH_UNUSED static struct obs_snap_proc *rh_proc(struct obs_snap *s, uint32_t pid, int64_t open,
 					       int64_t soft)
 {
 	struct obs_snap_proc *p = &s->proc[s->nprocs++];
@@ -170,33 +170,33 @@ X__UNUSED static struct obs_snap_proc *x__proc(struct obs_snap *s, uint32_t pid,
 
 /* A census interval at t with tcp_tw_reuse REUSE and one loopback port group: IN_USE ports, TW of
  * them in TIME_WAIT. */
-X__UNUSED static struct obs_snap *x__ports(struct run *r, double t, int reuse, uint32_t in_use,
+RH_UNUSED static struct obs_snap *rh_ports(struct run *r, double t, int reuse, uint32_t in_use,
 					   uint32_t tw)
 {
-	struct obs_snap *s = x__census(r, t);
+	struct obs_snap *s = rh_census(r, t);
 
 	s->tw_reuse = reuse;
-	x__group(s, in_use, tw, 0, true);
+	rh_group(s, in_use, tw, 0, true);
 	return s;
 }
 
 /* Push the interval just filled; the rules must stay silent on the history so far. */
-X__UNUSED static void x__healthy(struct run *r)
+RH_UNUSED static void rh_healthy(struct run *r)
 {
 	obs_snap_push(&r->h);
-	x__silent(r);
+	rh_silent(r);
 }
 
 /* Push the interval just filled; the rules must find KIND (under KEY, or any key if NULL). */
-X__UNUSED static const struct obs_finding *x__sick(struct run *r, const char *kind,
+RH_UNUSED static const struct obs_finding *rh_sick(struct run *r, const char *kind,
 						   const char *key)
 {
 	obs_snap_push(&r->h);
-	return x__expect(r, kind, key);
+	return rh_expect(r, kind, key);
 }
 
 /* Push the interval just filled and run every rule on the history: the findings in r->fs. */
-X__UNUSED static void x__pushed(struct run *r)
+RH_UNUSED static void rh_pushed(struct run *r)
 {
 	obs_snap_push(&r->h);
 	obs_findings_clear(&r->fs);
@@ -204,19 +204,19 @@ X__UNUSED static void x__pushed(struct run *r)
 }
 
 /* A new run: an empty snapshot history. */
-X__UNUSED static void x__restart(struct run *r)
+RH_UNUSED static void rh_restart(struct run *r)
 {
 	memset(&r->h, 0, sizeof(r->h));
 }
 
 /* One more listening or connecting port in the census. */
-X__UNUSED static void x__port(struct obs_snap *s, struct obs_snap_port p)
+RH_UNUSED static void rh_port(struct obs_snap *s, struct obs_snap_port p)
 {
 	s->port[s->nports++] = p;
 }
 
 /* connect() failed n times with EADDRNOTAVAIL in this interval. */
-X__UNUSED static void x__connect_failed(struct obs_snap *s, uint64_t n)
+RH_UNUSED static void rh_connect_failed(struct obs_snap *s, uint64_t n)
 {
 	s->fails[OBS_SNAP_EADDRNOTAVAIL] = n;
 	s->fails_sys[OBS_SNAP_EADDRNOTAVAIL] = "connect";

@@ -13,7 +13,7 @@
 #include "framing/frame.h"
 #include "results/stats.h"
 
-static void x__delim_rule(struct drv_frame_rule *r, const char *d)
+static void delim_rule(struct drv_frame_rule *r, const char *d)
 {
 	struct drv_config cfg;
 
@@ -25,7 +25,7 @@ static void x__delim_rule(struct drv_frame_rule *r, const char *d)
 }
 
 /* Feed s one byte at a time (the worst split); returns the byte count when done, or -1. */
-static int x__feed_bytes(const struct drv_frame_rule *r, struct drv_frame *f, const char *s)
+static int feed_bytes(const struct drv_frame_rule *r, struct drv_frame *f, const char *s)
 {
 	size_t i, n = strlen(s);
 
@@ -58,8 +58,8 @@ static void test_delim_overlap(void **state)
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		x__delim_rule(&r, cases[i].delim);
-		assert_int_equal(x__feed_bytes(&r, &f, cases[i].resp), cases[i].end);
+		delim_rule(&r, cases[i].delim);
+		assert_int_equal(feed_bytes(&r, &f, cases[i].resp), cases[i].end);
 		/* the same in one read */
 		drv_frame_reset(&r, &f);
 		if (cases[i].end < 0) {
@@ -79,7 +79,7 @@ static void test_delim_trailing(void **state)
 	struct drv_frame_rule r;
 	struct drv_frame f;
 
-	x__delim_rule(&r, "aab");
+	delim_rule(&r, "aab");
 	drv_frame_reset(&r, &f);
 	/* a byte after the end of the response breaks the framing */
 	assert_int_equal(drv_frame_feed(&r, &f, "aaabx", 5), DRV_E_MALFORMED);
@@ -99,7 +99,7 @@ static void test_table(void **state)
 	assert_int_equal(fail[6], 3);
 }
 
-static void x__http_rule(struct drv_frame_rule *r)
+static void http_rule(struct drv_frame_rule *r)
 {
 	struct drv_config cfg;
 
@@ -116,7 +116,7 @@ static void test_http_status(void **state)
 	char resp[128];
 	size_t i;
 
-	x__http_rule(&r);
+	http_rule(&r);
 	for (i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
 		snprintf(resp, sizeof(resp), "HTTP/1.1 %s X\r\nContent-Length: 2\r\n\r\nok",
 			 codes[i]);
@@ -134,7 +134,7 @@ static void test_http_garbage(void **state)
 	struct drv_frame_rule r;
 	struct drv_frame f;
 
-	x__http_rule(&r);
+	http_rule(&r);
 	drv_frame_reset(&r, &f);
 	assert_int_equal(drv_frame_feed(&r, &f, junk, sizeof(junk) - 1), DRV_E_MALFORMED);
 	assert_int_equal(drv_err_class(DRV_E_MALFORMED), DRV_ERR_SHORT);
@@ -149,7 +149,7 @@ static void test_http_huge_headers(void **state)
 	size_t n;
 	int err = 0;
 
-	x__http_rule(&r);
+	http_rule(&r);
 	drv_frame_reset(&r, &f);
 	n = (size_t)snprintf(buf, sizeof(buf), "HTTP/1.1 200 OK\r\nX-Big: ");
 	memset(buf + n, 'x', 200 * 1024);

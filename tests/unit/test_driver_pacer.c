@@ -24,15 +24,15 @@ static void test_shares(void **state)
 }
 
 /* drv_config_init's configuration with CONNS connections */
-static void x__config(struct drv_config *cfg, uint64_t conns)
+static void config(struct drv_config *cfg, uint64_t conns)
 {
 	drv_config_init(cfg);
 	cfg->connections = conns;
 }
 
 /* The pacer of the slots from FIRST (one of them) under CFG, its schedule started at START. */
-static void x__start(struct drv_pacer *p, const struct drv_config *cfg, uint32_t first,
-		     uint64_t start)
+static void pacer_start(struct drv_pacer *p, const struct drv_config *cfg, uint32_t first,
+			uint64_t start)
 {
 	assert_int_equal(drv_pacer_init(p, cfg, first, 1), 0);
 	drv_pacer_set_start(p, start);
@@ -45,10 +45,10 @@ static void test_closed(void **state)
 	struct drv_ticket t;
 	int n = 0;
 
-	x__config(&cfg, 2);
+	config(&cfg, 2);
 	cfg.requests = 5;
 	cfg.delay_ns = 1000;
-	x__start(&p, &cfg, 1, 100);
+	pacer_start(&p, &cfg, 1, 100);
 	/* slot 1 of 2 gets 2 of 5; the first request goes now, later ones after the think time */
 	assert_int_equal(drv_pacer_next(&p, 0, 500, &t), DRV_PACE_GO);
 	assert_int_equal(t.intended, 500);
@@ -73,13 +73,13 @@ static void test_open_schedule(void **state)
 	times = calloc(conns * shards * per_slot, sizeof(*times));
 	assert_non_null(times);
 	for (sh = 0; sh < shards; sh++) {
-		x__config(&cfg, conns);
+		config(&cfg, conns);
 		cfg.rate = rate;
 		cfg.duration_ns = per_slot * conns * shards * 1000000ULL;
 		cfg.shard_index = (uint32_t)sh;
 		cfg.shard_count = (uint32_t)shards;
 		for (s = 0; s < conns; s++) { /* one "thread" per slot */
-			x__start(&p, &cfg, (uint32_t)s, 0);
+			pacer_start(&p, &cfg, (uint32_t)s, 0);
 			while (drv_pacer_next(&p, 0, 0, &t) != DRV_PACE_DONE)
 				times[n++] = t.intended;
 			drv_pacer_fini(&p);
@@ -113,11 +113,11 @@ static void test_open_wait_go(void **state)
 	struct drv_pacer p;
 	struct drv_ticket t;
 
-	x__config(&cfg, 1);
+	config(&cfg, 1);
 	cfg.rate = 1000; /* 1 ms */
 	cfg.requests = 3;
 	cfg.warmup_ns = 2000000; /* the first two are warm and do not use up -n */
-	x__start(&p, &cfg, 0, 10000000);
+	pacer_start(&p, &cfg, 0, 10000000);
 	assert_int_equal(drv_pacer_next(&p, 0, 10000000, &t), DRV_PACE_GO);
 	assert_true(t.warm);
 	assert_int_equal(drv_pacer_next(&p, 0, 10000000, &t), DRV_PACE_WAIT);
@@ -140,10 +140,10 @@ static void test_deadline(void **state)
 	struct drv_ticket t;
 	int n = 0;
 
-	x__config(&cfg, 1);
+	config(&cfg, 1);
 	cfg.rate = 1000;
 	cfg.duration_ns = 10000000; /* 10 ms at 1 ms apart: exactly 10 requests */
-	x__start(&p, &cfg, 0, 5);
+	pacer_start(&p, &cfg, 0, 5);
 	while (drv_pacer_next(&p, 0, 0, &t) != DRV_PACE_DONE)
 		n++;
 	assert_int_equal(n, 10);

@@ -15,7 +15,7 @@
 #include "run.h"
 
 /* A run whose busiest thread used 183% of a core. */
-static void x__busy_run(struct drv_result *res, uint64_t duration_ns, uint64_t requests)
+static void busy_run(struct drv_result *res, uint64_t duration_ns, uint64_t requests)
 {
 	memset(res, 0, sizeof(*res));
 	assert_int_equal(drv_stats_init(&res->total), 0);
@@ -32,30 +32,30 @@ static void test_bottleneck_small_runs(void **state)
 
 	drv_config_init(&cfg);
 	/* one request: no verdict */
-	x__busy_run(&res, 200000, 1);
+	busy_run(&res, 200000, 1);
 	assert_null(drv_report_bottleneck(&cfg, &res, buf, sizeof(buf)));
 	drv_result_fini(&res);
 	/* many requests, but 50 ms */
-	x__busy_run(&res, 50000000, 100000);
+	busy_run(&res, 50000000, 100000);
 	assert_null(drv_report_bottleneck(&cfg, &res, buf, sizeof(buf)));
 	drv_result_fini(&res);
 	/* 2 s, but 999 requests */
-	x__busy_run(&res, 2000000000ULL, 999);
+	busy_run(&res, 2000000000ULL, 999);
 	assert_null(drv_report_bottleneck(&cfg, &res, buf, sizeof(buf)));
 	drv_result_fini(&res);
 	/* 2 s and 1,000 requests: the verdict stands */
-	x__busy_run(&res, 2000000000ULL, 1000);
+	busy_run(&res, 2000000000ULL, 1000);
 	assert_non_null(drv_report_bottleneck(&cfg, &res, buf, sizeof(buf)));
 	assert_non_null(strstr(buf, "183%"));
 	drv_result_fini(&res);
 	/* and a calm run stays silent */
-	x__busy_run(&res, 2000000000ULL, 100000);
+	busy_run(&res, 2000000000ULL, 100000);
 	res.max_thread_cpu_ns = res.max_thread_work_ns = res.duration_ns / 10;
 	assert_null(drv_report_bottleneck(&cfg, &res, buf, sizeof(buf)));
 	drv_result_fini(&res);
 	/* 99% of a core, 56% of it the pacer spinning to its next send (issue 19: 50k/s kept
 	 * with send lag p99 5 us): no verdict */
-	x__busy_run(&res, 2980000000ULL, 149000);
+	busy_run(&res, 2980000000ULL, 149000);
 	res.max_thread_cpu_ns = res.duration_ns * 99 / 100;
 	res.max_thread_work_ns = res.max_thread_cpu_ns - 1660000000ULL;
 	assert_null(drv_report_bottleneck(&cfg, &res, buf, sizeof(buf)));

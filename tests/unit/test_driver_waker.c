@@ -42,14 +42,14 @@ static void test_early_offset(void **state)
 }
 
 /* A loop and a waker on it for cap sends. */
-static void x__open(uv_loop_t *loop, struct drv_sched *s, uint32_t cap)
+static void test_driver_waker_open(uv_loop_t *loop, struct drv_sched *s, uint32_t cap)
 {
 	assert_int_equal(uv_loop_init(loop), 0);
 	assert_int_equal(drv_sched_init(s, loop, cap), 0);
 }
 
 /* After the run: the loop closes empty, the waker is freed. */
-static void x__close(uv_loop_t *loop, struct drv_sched *s)
+static void test_driver_waker_close(uv_loop_t *loop, struct drv_sched *s)
 {
 	assert_int_equal(uv_loop_close(loop), 0);
 	drv_sched_fini(s);
@@ -70,7 +70,7 @@ struct x_run {
 	uint32_t fired;
 };
 
-static void x__on_due(struct drv_sched_ent *e)
+static void on_due(struct drv_sched_ent *e)
 {
 	struct x_ent *x = container_of(e, struct x_ent, e);
 	struct x_run *r = x->run;
@@ -81,7 +81,7 @@ static void x__on_due(struct drv_sched_ent *e)
 }
 
 /* ns this thread has waited on a run queue (runnable, another task on the CPU): schedstat's 2nd */
-static int64_t x__run_delay(void)
+static int64_t run_delay(void)
 {
 	unsigned long long run = 0, wait = 0;
 	FILE *f = fopen("/proc/thread-self/schedstat", "r");
@@ -92,7 +92,7 @@ static int64_t x__run_delay(void)
 	return (int64_t)wait;
 }
 
-static int x__cmp(const void *a, const void *b)
+static int cmp(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
 
@@ -109,20 +109,20 @@ static void test_run_never_early(void **state)
 	uint32_t i;
 
 	assert_non_null(r);
-	x__open(&loop, &r->sched, X_N);
+	test_driver_waker_open(&loop, &r->sched, X_N);
 	t0 = uv_hrtime() + 2000000;
 	for (i = 0; i < X_N; i++) {
 		r->ents[i].run = r;
 		r->late[i] = -1;
-		drv_sched_add(&r->sched, &r->ents[i].e, t0 + i * X_GAP_NS, x__on_due);
+		drv_sched_add(&r->sched, &r->ents[i].e, t0 + i * X_GAP_NS, on_due);
 	}
-	delay = x__run_delay();
+	delay = run_delay();
 	assert_int_equal(drv_sched_run(&r->sched, &loop), 0);
-	delay = x__run_delay() - delay;
+	delay = run_delay() - delay;
 	assert_int_equal(r->fired, X_N);
 	for (i = 0; i < X_N; i++)
 		assert_true(r->late[i] >= 0); /* never before its time */
-	qsort(r->late, X_N, sizeof(r->late[0]), x__cmp);
+	qsort(r->late, X_N, sizeof(r->late[0]), cmp);
 	print_message("late p0 %lld p50 %lld p99 %lld wakes %llu polls %llu runnable-not-running %lld ns\n",
 		      (long long)r->late[0], (long long)r->late[X_N / 2],
 		      (long long)r->late[X_N * 99 / 100], (unsigned long long)r->sched.wakes,
@@ -131,7 +131,7 @@ static void test_run_never_early(void **state)
 	 * per send); the time this thread waited for a CPU held by another is the machine's, not
 	 * the waker's */
 	assert_true(r->late[X_N / 2] < 5000000 + delay);
-	x__close(&loop, &r->sched);
+	test_driver_waker_close(&loop, &r->sched);
 	free(r);
 }
 
@@ -146,11 +146,11 @@ struct x_tmr {
 	bool sent;
 };
 
-static struct x_tmr *x__tmr; /* the test's state, for the callbacks */
+static struct x_tmr *tmr; /* the test's state, for the callbacks */
 
-static void x__on_tmr(struct drv_sched_ent *e)
+static void on_tmr(struct drv_sched_ent *e)
 {
-	struct x_tmr *x = x__tmr;
+	struct x_tmr *x = tmr;
 
 	assert_true(x->n < 8);
 	x->order[x->n] = (int)(e - x->t);
@@ -159,9 +159,9 @@ static void x__on_tmr(struct drv_sched_ent *e)
 		drv_sched_close(&x->sched);
 }
 
-static void x__on_send(struct drv_sched_ent *e)
+static void on_send(struct drv_sched_ent *e)
 {
-	x__tmr->sent = uv_hrtime() >= e->at;
+	tmr->sent = uv_hrtime() >= e->at;
 }
 
 static void test_timers(void **state)
@@ -172,15 +172,15 @@ static void test_timers(void **state)
 	int i;
 
 	assert_non_null(x);
-	x__tmr = x;
-	x__open(&loop, &x->sched, 1);
+	tmr = x;
+	test_driver_waker_open(&loop, &x->sched, 1);
 	t0 = uv_hrtime();
-	drv_sched_timer(&x->sched, &x->t[0], t0 + 3000000, x__on_tmr);
-	drv_sched_timer(&x->sched, &x->t[1], t0 + 1000000, x__on_tmr);
-	drv_sched_timer(&x->sched, &x->t[2], t0 + 2000000, x__on_tmr);
-	drv_sched_timer(&x->sched, &x->t[3], t0 + 6000000, x__on_tmr);
-	drv_sched_add(&x->sched, &x->send, t0 + 4000000, x__on_send);
-	drv_sched_timer(&x->sched, &x->t[0], t0 + 5000000, x__on_tmr); /* moved */
+	drv_sched_timer(&x->sched, &x->t[0], t0 + 3000000, on_tmr);
+	drv_sched_timer(&x->sched, &x->t[1], t0 + 1000000, on_tmr);
+	drv_sched_timer(&x->sched, &x->t[2], t0 + 2000000, on_tmr);
+	drv_sched_timer(&x->sched, &x->t[3], t0 + 6000000, on_tmr);
+	drv_sched_add(&x->sched, &x->send, t0 + 4000000, on_send);
+	drv_sched_timer(&x->sched, &x->t[0], t0 + 5000000, on_tmr); /* moved */
 	drv_sched_cancel(&x->sched, &x->t[2]);
 	assert_int_equal(x->sched.timer.n, 3);
 	assert_int_equal(x->sched.send.n, 1);
@@ -192,7 +192,7 @@ static void test_timers(void **state)
 	for (i = 0; i < x->n; i++)
 		assert_true(x->late[i] >= 0); /* never before its time */
 	assert_true(x->sent);
-	x__close(&loop, &x->sched);
+	test_driver_waker_close(&loop, &x->sched);
 	free(x);
 }
 
@@ -210,26 +210,26 @@ struct x_late {
 	int n;
 };
 
-static struct x_late *x__late;
+static struct x_late *test_driver_waker_late;
 
-static void x__late_prep(uv_prepare_t *p)
+static void late_prep(uv_prepare_t *p)
 {
 	struct timespec ts = {0, 200000};
 
-	while (uv_hrtime() < x__late->wake_at)
+	while (uv_hrtime() < test_driver_waker_late->wake_at)
 		nanosleep(&ts, NULL);
 	uv_close((uv_handle_t *)p, NULL);
 }
 
-static void x__late_send(struct drv_sched_ent *e)
+static void late_send(struct drv_sched_ent *e)
 {
-	x__late->log[x__late->n++] = 'S';
+	test_driver_waker_late->log[test_driver_waker_late->n++] = 'S';
 }
 
-static void x__late_end(struct drv_sched_ent *e)
+static void late_end(struct drv_sched_ent *e)
 {
-	x__late->log[x__late->n++] = 'T';
-	drv_sched_close(&x__late->sched);
+	test_driver_waker_late->log[test_driver_waker_late->n++] = 'T';
+	drv_sched_close(&test_driver_waker_late->sched);
 }
 
 static void test_late_wake(void **state)
@@ -239,17 +239,17 @@ static void test_late_wake(void **state)
 	uint64_t t0;
 
 	assert_non_null(x);
-	x__late = x;
-	x__open(&loop, &x->sched, 1);
+	test_driver_waker_late = x;
+	test_driver_waker_open(&loop, &x->sched, 1);
 	assert_int_equal(uv_prepare_init(&loop, &x->prep), 0);
-	assert_int_equal(uv_prepare_start(&x->prep, x__late_prep), 0);
+	assert_int_equal(uv_prepare_start(&x->prep, late_prep), 0);
 	t0 = uv_hrtime();
-	drv_sched_add(&x->sched, &x->send, t0 + 20000000ULL, x__late_send);
-	drv_sched_timer(&x->sched, &x->end, t0 + 30000000ULL, x__late_end);
+	drv_sched_add(&x->sched, &x->send, t0 + 20000000ULL, late_send);
+	drv_sched_timer(&x->sched, &x->end, t0 + 30000000ULL, late_end);
 	x->wake_at = t0 + 40000000ULL; /* both due when the loop waits */
 	assert_int_equal(drv_sched_run(&x->sched, &loop), 0);
 	assert_string_equal(x->log, "ST");
-	x__close(&loop, &x->sched);
+	test_driver_waker_close(&loop, &x->sched);
 	free(x);
 }
 
@@ -267,28 +267,28 @@ struct x_rx {
 	int n;
 };
 
-static struct x_rx *x__rxs;
+static struct x_rx *rxs;
 
-static void x__rx_log(char c)
+static void rx_log(char c)
 {
-	if (x__rxs->n < (int)sizeof(x__rxs->log) - 1)
-		x__rxs->log[x__rxs->n++] = c;
+	if (rxs->n < (int)sizeof(rxs->log) - 1)
+		rxs->log[rxs->n++] = c;
 }
 
-static void x__rx_drain(struct drv_sched_rx *rx)
+static void rx_drain(struct drv_sched_rx *rx)
 {
-	x__rx_log('D');
+	rx_log('D');
 }
 
-static void x__rx_wake(struct drv_sched_rx *rx, bool on)
+static void rx_wake(struct drv_sched_rx *rx, bool on)
 {
-	x__rx_log(on ? 'W' : 'w');
+	rx_log(on ? 'W' : 'w');
 }
 
-static void x__rx_send(struct drv_sched_ent *e)
+static void rx_send(struct drv_sched_ent *e)
 {
-	x__rxs->fired[e - x__rxs->send] = uv_hrtime();
-	x__rx_log('S');
+	rxs->fired[e - rxs->send] = uv_hrtime();
+	rx_log('S');
 }
 
 /*
@@ -296,7 +296,7 @@ static void x__rx_send(struct drv_sched_ent *e)
  * once, each wake-up's sends followed by a drain, a drain before the end timer, replies waking
  * the loop only once no send is queued (or from the start, always)?
  */
-static bool x__rx_valid(const char *log, bool always)
+static bool rx_valid(const char *log, bool always)
 {
 	const char *p = log;
 	int sends = 0;
@@ -320,13 +320,13 @@ static bool x__rx_valid(const char *log, bool always)
 	return sends == 3 && p[0] == 'T' && !p[1];
 }
 
-static void x__rx_end(struct drv_sched_ent *e)
+static void rx_end(struct drv_sched_ent *e)
 {
-	x__rx_log('T');
-	drv_sched_close(&x__rxs->sched);
+	rx_log('T');
+	drv_sched_close(&rxs->sched);
 }
 
-static void x__rx_run(bool always, const char *want)
+static void rx_run(bool always, const char *want)
 {
 	struct x_rx *x = calloc(1, sizeof(*x));
 	uv_loop_t loop;
@@ -334,21 +334,21 @@ static void x__rx_run(bool always, const char *want)
 	int i;
 
 	assert_non_null(x);
-	x__rxs = x;
-	x__open(&loop, &x->sched, 3);
-	x->rx.drain = x__rx_drain;
-	x->rx.wake = x__rx_wake;
+	rxs = x;
+	test_driver_waker_open(&loop, &x->sched, 3);
+	x->rx.drain = rx_drain;
+	x->rx.wake = rx_wake;
 	x->rx.always = always;
 	drv_sched_set_rx(&x->sched, &x->rx);
 	t0 = uv_hrtime();
 	for (i = 0; i < 3; i++) /* 20 ms apart: each its own wake-up, even on a busy machine */
 		drv_sched_add(&x->sched, &x->send[i], t0 + 20000000ULL * (uint64_t)(i + 1),
-			      x__rx_send);
-	drv_sched_timer(&x->sched, &x->end, t0 + 80000000ULL, x__rx_end);
+			      rx_send);
+	drv_sched_timer(&x->sched, &x->end, t0 + 80000000ULL, rx_end);
 	assert_int_equal(drv_sched_run(&x->sched, &loop), 0);
 	x->log[x->n] = 0;
 	print_message("always=%d: %s\n", always, x->log);
-	assert_true(x__rx_valid(x->log, always));
+	assert_true(rx_valid(x->log, always));
 	/* each send on its own wake-up, the end on its own (the usual case): exactly want; a
 	 * thread preempted past the next due time serves both on one wake-up, as it should */
 	for (i = 0; i < 3; i++)
@@ -361,7 +361,7 @@ static void x__rx_run(bool always, const char *want)
 	i = x->n;
 	drv_sched_drain(&x->sched); /* closed: the rx is gone, nothing happens */
 	assert_int_equal(x->n, i);
-	x__close(&loop, &x->sched);
+	test_driver_waker_close(&loop, &x->sched);
 	free(x);
 }
 
@@ -369,9 +369,9 @@ static void test_rx(void **state)
 {
 	/* a drain after each send; once the last send has gone nothing else would wake the
 	 * thread, so replies do; the timer is preceded by a drain */
-	x__rx_run(false, "SDSDSDWDT");
+	rx_run(false, "SDSDSDWDT");
 	/* one slot: replies wake it from the start */
-	x__rx_run(true, "WSDSDSDDT");
+	rx_run(true, "WSDSDSDDT");
 }
 
 LL_TEST_MAIN(test_early_offset, test_run_never_early, test_timers, test_late_wake, test_rx)

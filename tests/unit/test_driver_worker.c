@@ -11,7 +11,7 @@
 #include "scheduling/worker.h"
 
 /* 4 slots at 1000/s for 1 s: slot g sends at (g + 4k) ms, so 250 each before the deadline. */
-static void x__pacer(struct drv_pacer *p, uint64_t requests, uint64_t warmup_ns)
+static void pacer(struct drv_pacer *p, uint64_t requests, uint64_t warmup_ns)
 {
 	struct drv_config cfg;
 
@@ -30,7 +30,7 @@ static void test_untaken_all(void **state)
 	struct drv_pacer p;
 	uint64_t g, sum = 0;
 
-	x__pacer(&p, 0, 0);
+	pacer(&p, 0, 0);
 	for (g = 0; g < 4; g++)
 		sum += drv_worker_untaken(&p, (uint32_t)g);
 	assert_int_equal(sum, 1000);
@@ -43,7 +43,7 @@ static void test_untaken_after_some(void **state)
 	struct drv_ticket t;
 	int i;
 
-	x__pacer(&p, 0, 0);
+	pacer(&p, 0, 0);
 	for (i = 0; i < 10; i++)
 		drv_pacer_next(&p, 0, 0, &t);
 	assert_int_equal(drv_worker_untaken(&p, 0), 240);
@@ -59,7 +59,7 @@ static void test_untaken_capped_by_n(void **state)
 {
 	struct drv_pacer p;
 
-	x__pacer(&p, 500, 0); /* 125 per slot */
+	pacer(&p, 500, 0); /* 125 per slot */
 	assert_int_equal(drv_worker_untaken(&p, 0), 125);
 	assert_int_equal(drv_worker_untaken(&p, 2), 125);
 	drv_pacer_fini(&p);
@@ -70,7 +70,7 @@ static void test_untaken_warmup(void **state)
 	struct drv_pacer p;
 
 	/* warm-up 0.5 s: the counted window is 0.5 s .. 1.5 s, still 250 per slot */
-	x__pacer(&p, 0, 500000000ULL);
+	pacer(&p, 0, 500000000ULL);
 	assert_int_equal(drv_worker_untaken(&p, 0), 250);
 	assert_int_equal(drv_worker_untaken(&p, 3), 250);
 	drv_pacer_fini(&p);

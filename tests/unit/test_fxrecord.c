@@ -15,7 +15,7 @@
 #include "ll_test.h"
 #include "interval_record.h"
 
-static char *x__dump(const struct obs_record *iv)
+static char *dump(const struct obs_record *iv)
 {
 	json_t *rec = obs_record_json(iv);
 	char *s;
@@ -27,7 +27,7 @@ static char *x__dump(const struct obs_record *iv)
 	return s;
 }
 
-static void x__base(struct obs_record *iv)
+static void base(struct obs_record *iv)
 {
 	*iv = (struct obs_record){.time = 1700000000.5, .t = 2.5, .dt = 0.5, .accepted = 7,
 				       .accept_rate = 14, .tw_entries = 3, .tw_per_s = 6,
@@ -46,7 +46,7 @@ static void test_full(void **state)
 	char *s;
 
 	(void)state;
-	x__base(&iv);
+	base(&iv);
 	iv.census = OBS_RECORD_CENSUS_TAKEN;
 	iv.have_live = true;
 	iv.states[iv.nstates++] = (struct obs_record_state){"ESTABLISHED", 10, true, 11, 1, 0};
@@ -84,7 +84,7 @@ static void test_full(void **state)
 	iv.resets_sent = 7;
 	iv.resets_received = 8;
 	iv.lost_events = 9;
-	s = x__dump(&iv);
+	s = dump(&iv);
 	assert_string_equal(s,
 		"{\"type\":\"interval\",\"time\":1700000000.5,\"t\":2.5,\"dt\":0.5,\"accepted\":7,"
 		"\"accept_rate\":14.0,\"census\":{\"ESTABLISHED\":10,\"TIME_WAIT\":5,\"sockets\":16,"
@@ -111,12 +111,12 @@ static void test_first_census(void **state)
 	char *s;
 
 	(void)state;
-	x__base(&iv);
+	base(&iv);
 	iv.census = OBS_RECORD_CENSUS_TAKEN;
 	iv.states[iv.nstates++] = (struct obs_record_state){"ESTABLISHED", 10, true, 0, 0, 0};
 	iv.sockets = 10;
 	iv.took_ms = 0.25;
-	s = x__dump(&iv);
+	s = dump(&iv);
 	assert_non_null(strstr(s, "\"census\":{\"ESTABLISHED\":10,\"sockets\":10,\"took_ms\":0.25},"
 				  "\"live\":null,\"reconcile_diff\":null,\"live_error\":null,\"time_wait\""));
 	free(s);
@@ -130,9 +130,9 @@ static void test_deferred_and_none(void **state)
 	char *s;
 
 	(void)state;
-	x__base(&iv);
+	base(&iv);
 	iv.census = OBS_RECORD_CENSUS_DEFERRED;
-	s = x__dump(&iv);
+	s = dump(&iv);
 	assert_string_equal(s,
 		"{\"type\":\"interval\",\"time\":1700000000.5,\"t\":2.5,\"dt\":0.5,\"accepted\":7,"
 		"\"accept_rate\":14.0,\"census\":null,\"census_deferred\":true,\"live\":null,"
@@ -142,7 +142,7 @@ static void test_deferred_and_none(void **state)
 		"\"resets_received\":0},\"lost_events\":0}");
 	free(s);
 	iv.census = OBS_RECORD_CENSUS_NONE;
-	s = x__dump(&iv);
+	s = dump(&iv);
 	assert_non_null(strstr(s, "\"census\":null,\"time_wait\""));
 	assert_null(strstr(s, "census_deferred"));
 	assert_null(strstr(s, "\"live\""));
@@ -152,7 +152,7 @@ static void test_deferred_and_none(void **state)
 	iv.have_live = true;
 	iv.live_err = 0;
 	iv.states[iv.nstates++] = (struct obs_record_state){"ESTABLISHED", 0, true, 180000, 0, 0};
-	s = x__dump(&iv);
+	s = dump(&iv);
 	assert_non_null(strstr(s, "\"census\":null,\"census_deferred\":true,\"live\":"
 				  "{\"ESTABLISHED\":180000},\"live_error\":0,\"time_wait\""));
 	free(s);

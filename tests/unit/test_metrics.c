@@ -120,7 +120,7 @@ static void test_negotiate(void **state)
 }
 
 /* A snapshot with one of everything. */
-static struct obs_mx_snap *x__snap(uint64_t *counts)
+static struct obs_mx_snap *snap(uint64_t *counts)
 {
 	struct obs_mx_snap *s = calloc(1, sizeof(*s));
 	size_t i;
@@ -176,7 +176,7 @@ static struct obs_mx_snap *x__snap(uint64_t *counts)
 }
 
 /* Every sample line is "name{labels} value" with a number for value. */
-static void x__lines_parse(const char *text)
+static void lines_parse(const char *text)
 {
 	const char *line = text, *nl, *sp;
 	char val[64];
@@ -203,7 +203,7 @@ static void x__lines_parse(const char *text)
 }
 
 /* Every string of the NULL-ended list is in text; else the test fails naming the first missing. */
-static void x__contains(const char *text, const char *const *list)
+static void contains(const char *text, const char *const *list)
 {
 	for (; *list; list++)
 		if (!strstr(text, *list))
@@ -211,32 +211,32 @@ static void x__contains(const char *text, const char *const *list)
 }
 
 /* No string of the NULL-ended list is in text. */
-static void x__lacks(const char *text, const char *const *list)
+static void lacks(const char *text, const char *const *list)
 {
 	for (; *list; list++)
 		if (strstr(text, *list))
 			fail_msg("should not be there: %s", *list);
 }
 
-/* The test snapshot (x__snap) rendered in one format: its text, each line checked by
- * x__lines_parse. */
-struct x__page {
+/* The test snapshot (snap) rendered in one format: its text, each line checked by
+ * lines_parse. */
+struct page {
 	uint64_t *counts;
 	struct obs_mx_snap *s;
 	struct obs_mx_buf b;
 };
 
-static const char *x__render(struct x__page *pg, enum obs_mx_format format)
+static const char *render(struct page *pg, enum obs_mx_format format)
 {
 	pg->counts = calloc(LL_HIST_BUCKETS, sizeof(*pg->counts));
-	pg->s = x__snap(pg->counts);
+	pg->s = snap(pg->counts);
 	pg->b = (struct obs_mx_buf){0};
 	assert_int_equal(obs_mx_render(&pg->b, format, pg->s), 0);
-	x__lines_parse(pg->b.p);
+	lines_parse(pg->b.p);
 	return pg->b.p;
 }
 
-static void x__page_free(struct x__page *pg)
+static void page_free(struct page *pg)
 {
 	obs_mx_buf_free(&pg->b);
 	free(pg->s);
@@ -245,11 +245,11 @@ static void x__page_free(struct x__page *pg)
 
 static void test_prometheus_text(void **state)
 {
-	struct x__page pg;
-	const char *t = x__render(&pg, OBS_MX_PROMETHEUS);
+	struct page pg;
+	const char *t = render(&pg, OBS_MX_PROMETHEUS);
 
 	(void)state;
-	x__contains(t, (const char *const[]){
+	contains(t, (const char *const[]){
 		"# TYPE loadlens_accepted_connections_total counter\n",
 		"\nloadlens_accepted_connections_total{port=\"8080\"} 42\n",
 		"loadlens_accept_errors_total{port=\"8080\",errno=\"EMFILE\"} 3\n",
@@ -287,34 +287,34 @@ static void test_prometheus_text(void **state)
 		" 1.5\n",
 		"loadlens_lost_events_total{source=\"requests\"} 4\n",
 		NULL});
-	x__lacks(t, (const char *const[]){
+	lacks(t, (const char *const[]){
 		"loadlens_process_max_fds{pid=\"100\"",
 		/* no OpenMetrics-only lines */
 		"# EOF",
 		"# UNIT",
 		NULL});
-	x__page_free(&pg);
+	page_free(&pg);
 }
 
 static void test_openmetrics(void **state)
 {
-	struct x__page pg;
-	const char *t = x__render(&pg, OBS_MX_OPENMETRICS), *eof;
+	struct page pg;
+	const char *t = render(&pg, OBS_MX_OPENMETRICS), *eof;
 
 	(void)state;
 	/* the family is named without _total; its samples with it */
-	x__contains(t, (const char *const[]){
+	contains(t, (const char *const[]){
 		"# TYPE loadlens_accepted_connections counter\n",
 		"\nloadlens_accepted_connections_total{port=\"8080\"} 42\n",
 		"# UNIT loadlens_request_service_seconds seconds\n",
 		"# UNIT loadlens_bpf_program_run_seconds seconds\n",
 		NULL});
-	x__lacks(t, (const char *const[]){"# TYPE loadlens_accepted_connections_total", NULL});
+	lacks(t, (const char *const[]){"# TYPE loadlens_accepted_connections_total", NULL});
 	/* "# EOF" once, the last line */
 	eof = strstr(t, "# EOF\n");
 	assert_non_null(eof);
 	assert_int_equal(eof + 6 - t, (long)pg.b.len);
-	x__page_free(&pg);
+	page_free(&pg);
 }
 
 static void test_quiet_snapshot(void **state)

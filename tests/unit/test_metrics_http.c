@@ -15,7 +15,7 @@
 #include "ll_test.h"
 #include "metrics_http.h"
 
-static int x__parse(const char *spec, struct sockaddr_storage *ss, bool *loop)
+static int parse(const char *spec, struct sockaddr_storage *ss, bool *loop)
 {
 	socklen_t len;
 	char err[160];
@@ -30,7 +30,7 @@ static void test_bare_port_is_loopback(void **state)
 	bool loop = false;
 
 	(void)state;
-	assert_int_equal(x__parse("9435", &ss, &loop), 0);
+	assert_int_equal(parse("9435", &ss, &loop), 0);
 	assert_int_equal(ss.ss_family, AF_INET);
 	assert_int_equal(ntohl(s4->sin_addr.s_addr), INADDR_LOOPBACK);
 	assert_int_equal(ntohs(s4->sin_port), 9435);
@@ -43,16 +43,16 @@ static void test_given_addresses(void **state)
 	bool loop = true;
 
 	(void)state;
-	assert_int_equal(x__parse("0.0.0.0:9435", &ss, &loop), 0);
+	assert_int_equal(parse("0.0.0.0:9435", &ss, &loop), 0);
 	assert_false(loop);
-	assert_int_equal(x__parse("127.0.0.2:1", &ss, &loop), 0);
+	assert_int_equal(parse("127.0.0.2:1", &ss, &loop), 0);
 	assert_true(loop);
-	assert_int_equal(x__parse("[::1]:9435", &ss, &loop), 0);
+	assert_int_equal(parse("[::1]:9435", &ss, &loop), 0);
 	assert_int_equal(ss.ss_family, AF_INET6);
 	assert_true(loop);
-	assert_int_equal(x__parse("localhost:9435", &ss, &loop), 0);
+	assert_int_equal(parse("localhost:9435", &ss, &loop), 0);
 	assert_true(loop);
-	assert_int_equal(x__parse("127.0.0.1:0", &ss, &loop), 0); /* any free port */
+	assert_int_equal(parse("127.0.0.1:0", &ss, &loop), 0); /* any free port */
 }
 
 static void test_bad_specs(void **state)
@@ -61,12 +61,12 @@ static void test_bad_specs(void **state)
 	bool loop;
 
 	(void)state;
-	assert_int_equal(x__parse("127.0.0.1:99999", &ss, &loop), -EINVAL);
-	assert_int_equal(x__parse(":9435", &ss, &loop), -EINVAL);
-	assert_int_equal(x__parse("12x", &ss, &loop), -EINVAL);
-	assert_int_equal(x__parse("127.0.0.1:", &ss, &loop), -EINVAL);
-	assert_int_equal(x__parse("", &ss, &loop), -EINVAL);
-	assert_int_equal(x__parse("-1", &ss, &loop), -EINVAL);
+	assert_int_equal(parse("127.0.0.1:99999", &ss, &loop), -EINVAL);
+	assert_int_equal(parse(":9435", &ss, &loop), -EINVAL);
+	assert_int_equal(parse("12x", &ss, &loop), -EINVAL);
+	assert_int_equal(parse("127.0.0.1:", &ss, &loop), -EINVAL);
+	assert_int_equal(parse("", &ss, &loop), -EINVAL);
+	assert_int_equal(parse("-1", &ss, &loop), -EINVAL);
 }
 
 /* A wait whose end has already passed (the tick before it overran its interval) still serves

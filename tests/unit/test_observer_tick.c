@@ -18,7 +18,7 @@
 #include "pressure.h"
 #include "systier.h"
 
-struct x__snaps {
+struct snaps {
 	struct obs_connections_snap conn;
 	struct obs_failures_snap fail;
 	struct obs_sockstat_snap ss;
@@ -28,9 +28,9 @@ struct x__snaps {
 };
 
 /* A healthy interval: a census, fds at 10%, ports at 1%, no failure, no overflow. */
-static struct x__snaps *x__healthy(void)
+static struct snaps *healthy(void)
 {
-	struct x__snaps *s = calloc(1, sizeof(*s));
+	struct snaps *s = calloc(1, sizeof(*s));
 
 	assert_non_null(s);
 	s->ss.census_on = s->ss.have_census = s->ss.fresh = true;
@@ -55,7 +55,7 @@ static struct x__snaps *x__healthy(void)
 
 static void test_healthy_has_no_pressure(void **state)
 {
-	struct x__snaps *s = x__healthy();
+	struct snaps *s = healthy();
 
 	(void)state;
 	assert_null(obs_pressure(&s->tk));
@@ -69,7 +69,7 @@ static void test_healthy_has_no_pressure(void **state)
 
 static void test_each_sign(void **state)
 {
-	struct x__snaps *s = x__healthy();
+	struct snaps *s = healthy();
 
 	(void)state;
 	s->procs.fd_pct = 50;
@@ -96,7 +96,7 @@ static void test_each_sign(void **state)
 	free(s);
 }
 
-static char *x__line(const struct obs_tick *tk)
+static char *test_observer_tick_line(const struct obs_tick *tk)
 {
 	struct ll_text t;
 
@@ -107,7 +107,7 @@ static char *x__line(const struct obs_tick *tk)
 /* The columns after the connection counters: ESTAB TW CLS/S CLOSEW PORT% FD% FAIL/S. */
 static void test_live_columns(void **state)
 {
-	struct x__snaps *s = x__healthy();
+	struct snaps *s = healthy();
 	char *line;
 
 	(void)state;
@@ -116,7 +116,7 @@ static void test_live_columns(void **state)
 	s->ss.live_ok = true;
 	s->ss.live[OBS_TCP_ESTABLISHED] = 99;
 	s->ss.live[OBS_TCP_CLOSE_WAIT] = 98;
-	line = x__line(&s->tk);
+	line = test_observer_tick_line(&s->tk);
 	assert_non_null(strstr(line, "     12     30     15      2     1   10      4\n"));
 	free(line);
 	/* no census this interval: the live counts, "~" where not exact; TIME_WAIT as last seen */
@@ -124,7 +124,7 @@ static void test_live_columns(void **state)
 	s->ss.live[OBS_TCP_ESTABLISHED] = 14;
 	s->ss.live[OBS_TCP_CLOSE_WAIT] = 3;
 	s->ss.live_err = 2;
-	line = x__line(&s->tk);
+	line = test_observer_tick_line(&s->tk);
 	assert_non_null(strstr(line, "    ~14     30     15     ~3     1   10      4\n"));
 	free(line);
 	/* no census ever, no fd read, no failures feature: dashes, not zeros */
@@ -132,7 +132,7 @@ static void test_live_columns(void **state)
 	s->ss.ports.range = 0;
 	s->tk.procs = NULL;
 	s->tk.fail = NULL;
-	line = x__line(&s->tk);
+	line = test_observer_tick_line(&s->tk);
 	assert_non_null(strstr(line, "      -      -     15      -     -    -      0\n"));
 	free(line);
 	free(s);

@@ -19,7 +19,7 @@
 static char dir[] = "/tmp/ll-outfile.XXXXXX";
 static char victim[300], path[300];
 
-static void x__write(const char *p, const char *s)
+static void test_outfile_write(const char *p, const char *s)
 {
 	FILE *f = fopen(p, "w");
 
@@ -28,7 +28,7 @@ static void x__write(const char *p, const char *s)
 	fclose(f);
 }
 
-static void x__assert_victim(void)
+static void assert_victim(void)
 {
 	char buf[64] = {0};
 	FILE *f = fopen(victim, "r");
@@ -39,15 +39,15 @@ static void x__assert_victim(void)
 	assert_string_equal(buf, "secret\n");
 }
 
-static int x__setup(void **state)
+static int setup(void **state)
 {
 	assert_non_null(mkdtemp(dir));
 	snprintf(victim, sizeof(victim), "%s/victim", dir);
-	x__write(victim, "secret\n");
+	test_outfile_write(victim, "secret\n");
 	return 0;
 }
 
-static int x__teardown(void **state)
+static int teardown(void **state)
 {
 	char cmd[400];
 
@@ -61,7 +61,7 @@ static void test_symlink_refused(void **state)
 	assert_int_equal(symlink(victim, path), 0);
 	assert_int_equal(ll_output_open_fd("test", "--json", path), -1);
 	assert_int_equal(errno, ELOOP);
-	x__assert_victim();
+	assert_victim();
 	/* a dangling link is not followed either: nothing is created at its target */
 	snprintf(path, sizeof(path), "%s/dangling", dir);
 	assert_int_equal(symlink("/nonexistent-ll-target", path), 0);
@@ -80,7 +80,7 @@ static void test_fifo_and_hardlink_refused(void **state)
 	assert_int_equal(link(victim, path), 0);
 	assert_int_equal(ll_output_open_fd("test", "--trace", path), -1);
 	assert_int_equal(errno, EINVAL);
-	x__assert_victim();
+	assert_victim();
 	assert_int_equal(unlink(path), 0);
 }
 
@@ -121,5 +121,5 @@ static void test_new_and_existing(void **state)
 	assert_int_equal(errno, ENOENT);
 }
 
-LL_TEST_MAIN_GROUP(x__setup, x__teardown, test_symlink_refused, test_fifo_and_hardlink_refused,
+LL_TEST_MAIN_GROUP(setup, teardown, test_symlink_refused, test_fifo_and_hardlink_refused,
 	           test_new_and_existing)

@@ -17,7 +17,7 @@
 static __u8 buf[LL_PL_SCAN + 8];
 
 /* Count s repeated `times` (the read), as the kernel would: the first LL_PL_SCAN bytes. */
-static __u32 x__count(const char *s, int times, __u64 *len)
+static __u32 count(const char *s, int times, __u64 *len)
 {
 	size_t n = strlen(s), off = 0;
 	int k;
@@ -42,14 +42,14 @@ static void test_resp_batches(void **state)
 	__u32 c;
 
 	(void)state;
-	assert_int_equal(x__count(set, 1, &len), 1);
-	assert_int_equal(x__count(set, 16, &len), 16); /* redis-benchmark -P 16 */
-	assert_int_equal(x__count(get, 4, &len), 4);
+	assert_int_equal(count(set, 1, &len), 1);
+	assert_int_equal(count(set, 16, &len), 16); /* redis-benchmark -P 16 */
+	assert_int_equal(count(get, 4, &len), 4);
 	/* a GET after a SET: "*2" and "*3" are both commands (digits match any digit) */
 	snprintf(mix, sizeof(mix), "%s%s%s", set, get, set);
-	assert_int_equal(x__count(mix, 1, &len), 3);
+	assert_int_equal(count(mix, 1, &len), 3);
 	/* a batch longer than the bytes looked at: 64 x 45 bytes, counted by length */
-	c = x__count(set, 64, &len);
+	c = count(set, 64, &len);
 	assert_int_equal(c, (LL_PL_SCAN - 4) / strlen(set) + 1);
 	assert_true(ll_pl_extrapolate(c, LL_PL_SCAN, len) >= 63 &&
 		    ll_pl_extrapolate(c, LL_PL_SCAN, len) <= 66);
@@ -66,17 +66,17 @@ static void test_http_and_memcached(void **state)
 	__u64 len;
 
 	(void)state;
-	assert_int_equal(x__count(get, 1, &len), 1); /* keep-alive: one per read */
-	assert_int_equal(x__count(get, 8, &len), 8); /* HTTP/1.1 pipelining */
+	assert_int_equal(count(get, 1, &len), 1); /* keep-alive: one per read */
+	assert_int_equal(count(get, 8, &len), 8); /* HTTP/1.1 pipelining */
 	/* a body whose lines begin like another method: not the read's first bytes */
-	assert_int_equal(x__count(post, 1, &len), 1);
-	assert_int_equal(x__count("get scenario\r\n", 1, &len), 1);
-	assert_int_equal(x__count("get k1\r\nget k2\r\nget k3\r\n", 1, &len), 3);
+	assert_int_equal(count(post, 1, &len), 1);
+	assert_int_equal(count("get scenario\r\n", 1, &len), 1);
+	assert_int_equal(count("get k1\r\nget k2\r\nget k3\r\n", 1, &len), 3);
 	/* LF-only lines count the same */
-	assert_int_equal(x__count("GET / HTTP/1.0\n\nGET / HTTP/1.0\n\n", 1, &len), 2);
+	assert_int_equal(count("GET / HTTP/1.0\n\nGET / HTTP/1.0\n\n", 1, &len), 2);
 	/* a read that begins in the middle of a request: its first bytes are no request's
 	 * start, the requests after it are not counted (a lower bound, never more) */
-	assert_int_equal(x__count("xx\r\n*3\r\n$3\r\nSET\r\n*3\r\n$3\r\nSET\r\n", 1, &len), 1);
+	assert_int_equal(count("xx\r\n*3\r\n$3\r\nSET\r\n*3\r\n$3\r\nSET\r\n", 1, &len), 1);
 }
 
 static void test_binary_and_short(void **state)
@@ -92,7 +92,7 @@ static void test_binary_and_short(void **state)
 	memcpy(buf, h2_headers, sizeof(h2_headers));
 	assert_int_equal(ll_pl_count(buf, sizeof(h2_headers)), LL_PL_BINARY);
 	/* the HTTP/2 preface is text, and one */
-	assert_int_equal(x__count(preface, 1, &len), 1);
+	assert_int_equal(count(preface, 1, &len), 1);
 	/* TLS records */
 	memcpy(buf, "\x16\x03\x01\x02\x00\x01", 6);
 	assert_int_equal(ll_pl_count(buf, 6), LL_PL_BINARY);
@@ -100,7 +100,7 @@ static void test_binary_and_short(void **state)
 	assert_int_equal(ll_pl_count((const __u8 *)"GE", 2), LL_PL_BINARY);
 	assert_int_equal(ll_pl_count(buf, LL_PL_SCAN + 1), LL_PL_BINARY);
 	/* an echo payload of repeated lines counts as requests: the documented limit */
-	assert_int_equal(x__count("abcd\n", 3, &len), 3);
+	assert_int_equal(count("abcd\n", 3, &len), 3);
 }
 
 LL_TEST_MAIN(test_resp_batches, test_http_and_memcached, test_binary_and_short)

@@ -51,7 +51,7 @@ static void test_quote(void **state)
 }
 
 /* What ll_warn printed to stderr, read back. */
-static char *x__warned(const char *arg)
+static char *warned(const char *arg)
 {
 	static char got[4 * LL_SAY_MAX];
 	FILE *f = tmpfile();
@@ -78,13 +78,13 @@ static void test_diagnostics_escaped(void **state)
 	char *got;
 
 	(void)state;
-	got = x__warned("8\x1b[31m0");
+	got = warned("8\x1b[31m0");
 	assert_string_equal(got, "prog: invalid --port '8\\x1b[31m0' (expected 1-65535)\n");
-	got = x__warned("a\nb");
+	got = warned("a\nb");
 	assert_string_equal(got, "prog: invalid --port 'a\\nb' (expected 1-65535)\n");
 	/* a 100 KB argument: one line of at most LL_SAY_MAX, its end (what was expected) kept */
 	memset(big, 'x', sizeof(big) - 1);
-	got = x__warned(big);
+	got = warned(big);
 	assert_true(strlen(got) <= LL_SAY_MAX + strlen("prog: \n"));
 	assert_non_null(strstr(got, " bytes cut]..."));
 	assert_non_null(strstr(got, "' (expected 1-65535)\n"));

@@ -14,23 +14,23 @@ RULES_TEST(test_fd_forecast)
 	int t;
 
 	for (t = 1; t <= 3; t++) {
-		s = x__snap(r, t);
+		s = rh_snap(r, t);
 		s->accepted = t == 1 ? 16 : 0;
-		x__proc(s, 4242, t == 1 ? 10 : 26 + t, 1024);
-		x__healthy(r);
+		rh_proc(s, 4242, t == 1 ? 10 : 26 + t, 1024);
+		rh_healthy(r);
 	}
-	x__restart(r);
+	rh_restart(r);
 	for (t = 1; t <= 4; t++) {
-		x__proc(x__snap(r, t), 4242, 437 - 48 * (4 - t), 512);
+		rh_proc(rh_snap(r, t), 4242, 437 - 48 * (4 - t), 512);
 		obs_snap_push(&r->h);
 	}
-	f = x__expect(r, "fd_exhaustion", "pid 4242");
+	f = rh_expect(r, "fd_exhaustion", "pid 4242");
 	assert_int_equal(f->severity, OBS_SEV_WARNING);
 	assert_string_equal(f->text, "fds: python3 (pid 4242) will run out of file descriptors "
 				     "in ~2 s (437 of 512, +48/s over the last 3 s)");
-	assert_int_equal(x__ev_int(f, "open"), 437);
-	assert_int_equal(x__ev_int(f, "soft"), 512);
-	assert_int_equal(x__ev_int(f, "forecast_s"), 1);
+	assert_int_equal(rh_ev_int(f, "open"), 437);
+	assert_int_equal(rh_ev_int(f, "soft"), 512);
+	assert_int_equal(rh_ev_int(f, "forecast_s"), 1);
 }
 
 /*
@@ -50,43 +50,43 @@ RULES_TEST(test_fd_forecast_needs_a_trend)
 	for (k = 0; k < 16; k++) {
 		t = 0.5 * (k + 1);
 		/* 50 fds until 1 s, +750 per 0.5 s to 3,050 at 3 s, then churn around it */
-		s = x__snap(r, t);
+		s = rh_snap(r, t);
 		s->dt = 0.5;
-		x__proc(s, 4343,
+		rh_proc(s, 4343,
 			t <= 1.0 ? 50 : t <= 3.0 ? 50 + (int)((t - 1.0) / 0.5) * 750 :
 				      3050 + churn[(k - 6) % 13], 4096);
 		obs_snap_push(&r->h);
-		x__run(r);
+		rh_run(r);
 		if (obs_findings_find(&r->fs, "fd_exhaustion", NULL)) {
 			printf("k %u: ", k);
-			x__print(r);
+			rh_print(r);
 		}
 		assert_null(obs_findings_find(&r->fs, "fd_exhaustion", NULL));
 	}
-	x__restart(r);
+	rh_restart(r);
 	for (k = 0; k < 8; k++) {
 		t = 0.5 * (k + 1);
-		s = x__snap(r, t);
+		s = rh_snap(r, t);
 		s->dt = 0.5;
-		x__proc(s, 4343, 50 + 500 * (int)k, 4096);
+		rh_proc(s, 4343, 50 + 500 * (int)k, 4096);
 		obs_snap_push(&r->h);
-		x__run(r);
+		rh_run(r);
 		f = obs_findings_find(&r->fs, "fd_exhaustion", NULL);
 		if (t < 3.5) { /* 3 s of growth need 3.5 s of samples from 0.5 s */
 			assert_null(f);
 			continue;
 		}
 		assert_non_null(f);
-		assert_int_equal(x__ev_int(f, "open"), 50 + 500 * (int)k);
+		assert_int_equal(rh_ev_int(f, "open"), 50 + 500 * (int)k);
 	}
 	assert_string_equal(f->text, "fds: python3 (pid 4343) will run out of file descriptors "
 				     "in ~1 s (3550 of 4096, +1000/s over the last 3 s)");
-	x__restart(r);
+	rh_restart(r);
 	for (k = 0; k < 10; k++) {
-		x__proc(x__snap(r, k + 1), 4343, 4000 + 2 * (int)k, 4096);
+		rh_proc(rh_snap(r, k + 1), 4343, 4000 + 2 * (int)k, 4096);
 		obs_snap_push(&r->h);
 	}
-	f = x__expect(r, "fd_exhaustion", "pid 4343");
+	f = rh_expect(r, "fd_exhaustion", "pid 4343");
 	assert_string_equal(f->text, "fds: python3 (pid 4343) will run out of file descriptors "
 				     "in ~39 s (4018 of 4096, +2/s over the last 3 s)");
 }
@@ -98,48 +98,48 @@ RULES_TEST(test_process_cap_and_unwatched_emfile)
 	struct obs_snap_proc *p;
 	struct obs_snap *s;
 
-	s = x__snap(r, 1);
+	s = rh_snap(r, 1);
 	s->max_procs = 16;
 	s->procs_unwatched = 4;
 	s->first_unwatched_pid = 5017;
 	snprintf(s->first_unwatched_comm, 16, "forker");
-	p = x__proc(s, 5020, -1, -1);
+	p = rh_proc(s, 5020, -1, -1);
 	p->watched = false;
 	p->emfile = 346;
 	p->last_sys = "accept4";
-	f = x__sick(r, "fd_exhaustion", "pid 5020");
+	f = rh_sick(r, "fd_exhaustion", "pid 5020");
 	assert_int_equal(f->severity, OBS_SEV_CRITICAL);
-	assert_int_equal(x__ev_int(f, "emfile"), 346);
+	assert_int_equal(rh_ev_int(f, "emfile"), 346);
 	assert_non_null(strstr(f->text, "EMFILE 346 times"));
-	f = x__expect(r, "process_cap", NULL);
-	assert_int_equal(x__ev_int(f, "pid"), 5017);
+	f = rh_expect(r, "process_cap", NULL);
+	assert_int_equal(rh_ev_int(f, "pid"), 5017);
 	assert_non_null(strstr(f->text, "--max-procs 16"));
 	/* children the kernel's targets table had no room for */
-	s = x__snap(r, 1.5);
+	s = rh_snap(r, 1.5);
 	s->targets_full = 7;
 	s->targets_max = 4096;
-	p = x__proc(s, 5020, -1, -1);
+	p = rh_proc(s, 5020, -1, -1);
 	p->watched = false;
 	p->emfile = 346;
-	f = x__sick(r, "process_cap", "targets");
-	assert_int_equal(x__ev_int(f, "targets_full"), 7);
+	f = rh_sick(r, "process_cap", "targets");
+	assert_int_equal(rh_ev_int(f, "targets_full"), 7);
 	assert_non_null(strstr(f->text, "7 new children"));
 	/* the next interval, no new EMFILE: no new EMFILE finding */
-	s = x__snap(r, 2);
-	p = x__proc(s, 5020, -1, -1);
+	s = rh_snap(r, 2);
+	p = rh_proc(s, 5020, -1, -1);
 	p->watched = false;
 	p->emfile = 346;
-	x__pushed(r);
+	rh_pushed(r);
 	assert_null(obs_findings_find(&r->fs, "fd_exhaustion", NULL));
 }
 
 /* Interval t of pid 900 holding 10 more fds each second (50 + 10 t), with ACCEPTED accepts. */
-static struct obs_snap *x__fds_grow(struct run *r, int t, uint64_t accepted)
+static struct obs_snap *fds_grow(struct run *r, int t, uint64_t accepted)
 {
-	struct obs_snap *s = x__snap(r, t);
+	struct obs_snap *s = rh_snap(r, t);
 
 	s->accepted = accepted;
-	x__proc(s, 900, 50 + 10 * t, 65536);
+	rh_proc(s, 900, 50 + 10 * t, 65536);
 	return s;
 }
 
@@ -149,48 +149,48 @@ RULES_TEST(test_fd_leak)
 	int t;
 
 	for (t = 1; t <= 6; t++) {
-		x__fds_grow(r, t, 100);
+		fds_grow(r, t, 100);
 		obs_snap_push(&r->h);
 	}
-	f = x__expect(r, "fd_leak", "pid 900");
-	assert_int_equal(x__ev_int(f, "pid"), 900);
+	f = rh_expect(r, "fd_leak", "pid 900");
+	assert_int_equal(rh_ev_int(f, "pid"), 900);
 	/* the same fds, each an ESTABLISHED connection the clients hold open: no leak */
-	x__restart(r);
+	rh_restart(r);
 	for (t = 1; t <= 6; t++) {
-		struct obs_snap *s = x__fds_grow(r, t, 10);
+		struct obs_snap *s = fds_grow(r, t, 10);
 
 		s->census = true;
 		s->state[OBS_SNAP_ESTABLISHED] = 10 * t;
-		x__healthy(r);
+		rh_healthy(r);
 	}
 	/* the same, the census deferred after the first (a large census is spaced out): the
 	 * exact live counts carry the held connections between censuses (issue 21) */
-	x__restart(r);
+	rh_restart(r);
 	for (t = 1; t <= 6; t++) {
-		struct obs_snap *s = x__fds_grow(r, t, 10);
+		struct obs_snap *s = fds_grow(r, t, 10);
 
 		s->census = t == 1;
 		s->state[OBS_SNAP_ESTABLISHED] = t == 1 ? 10 : 0;
 		s->held_live = t > 1;
 		s->held = 10 * t;
-		x__healthy(r);
+		rh_healthy(r);
 	}
 	/* the same fds, each a socket left in CLOSE_WAIT: the close_wait_leak's, not an fd leak
 	 * of its own (one finding per cause) */
-	x__restart(r);
+	rh_restart(r);
 	for (t = 1; t <= 6; t++) {
-		struct obs_snap *s = x__fds_grow(r, t, 10);
+		struct obs_snap *s = fds_grow(r, t, 10);
 
 		s->census = true;
 		s->state[OBS_SNAP_CLOSE_WAIT] = 10 * t;
-		x__pushed(r);
+		rh_pushed(r);
 		assert_null(obs_findings_find(&r->fs, "fd_leak", NULL));
 	}
 	/* the same fds under a load that doubles each second: growth with the load, no leak */
-	x__restart(r);
+	rh_restart(r);
 	for (t = 1; t <= 6; t++) {
-		x__fds_grow(r, t, 100u << t);
-		x__healthy(r);
+		fds_grow(r, t, 100u << t);
+		rh_healthy(r);
 	}
 }
 
@@ -251,5 +251,5 @@ RULES_TEST(test_log_and_output)
 	free(l);
 }
 
-LL_TEST_MAIN_EACH(x__setup, x__teardown, test_fd_forecast, test_fd_forecast_needs_a_trend,
+LL_TEST_MAIN_EACH(rh_setup, rh_teardown, test_fd_forecast, test_fd_forecast_needs_a_trend,
 	          test_process_cap_and_unwatched_emfile, test_fd_leak, test_log_and_output)

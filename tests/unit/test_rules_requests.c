@@ -6,7 +6,7 @@
  */
 #include "rules_harness.h"
 
-static void x__slot(struct obs_snap *s, double queue_ns, double service_ns)
+static void slot(struct obs_snap *s, double queue_ns, double service_ns)
 {
 	struct obs_snap_slot *sl = &s->slot[s->nslots++];
 
@@ -24,26 +24,26 @@ RULES_TEST(test_worker_saturation)
 	struct obs_snap *s;
 	int t;
 
-	x__slot(x__snap(r, 1), 80e6, 1e6);
-	x__healthy(r);
-	x__slot(x__snap(r, 2), 80e6, 1e6);
-	f = x__sick(r, "worker_saturation", "tcp/8000");
+	slot(rh_snap(r, 1), 80e6, 1e6);
+	rh_healthy(r);
+	slot(rh_snap(r, 2), 80e6, 1e6);
+	f = rh_sick(r, "worker_saturation", "tcp/8000");
 	assert_non_null(strstr(f->text, "80x"));
 	assert_non_null(strstr(f->text, "add workers or reduce load"));
 	assert_non_null(strstr(f->text, "--runq"));
-	assert_int_equal(x__ev_int(f, "port"), 8000);
-	assert_int_equal(x__ev_int(f, "queue_p50"), 80000000);
+	assert_int_equal(rh_ev_int(f, "port"), 8000);
+	assert_int_equal(rh_ev_int(f, "queue_p50"), 80000000);
 	/* with --runq and an idle CPU: said to be the workers, not the CPU */
 	for (t = 4; t <= 6; t++) {
-		s = x__snap(r, t);
-		x__slot(s, 80e6, 1e6);
+		s = rh_snap(r, t);
+		slot(s, 80e6, 1e6);
 		s->runq_on = true;
 		s->runq_count = 1000;
 		s->runq_p50_ns = 20e3;
 		s->runq_p99_ns = 90e3;
 		obs_snap_push(&r->h);
 	}
-	f = x__expect(r, "worker_saturation", "tcp/8000");
+	f = rh_expect(r, "worker_saturation", "tcp/8000");
 	assert_non_null(strstr(f->text, "not the CPU"));
 	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
 }
@@ -55,15 +55,15 @@ RULES_TEST(test_cpu_saturation)
 	int t;
 
 	for (t = 1; t <= 2; t++) {
-		s = x__snap(r, t);
-		x__slot(s, 30e6, 1e6);
+		s = rh_snap(r, t);
+		slot(s, 30e6, 1e6);
 		s->runq_on = true;
 		s->runq_count = 1000;
 		s->runq_p50_ns = 8e6;
 		s->runq_p99_ns = 40e6;
 		obs_snap_push(&r->h);
 	}
-	f = x__expect(r, "cpu_saturation", NULL);
+	f = rh_expect(r, "cpu_saturation", NULL);
 	assert_non_null(strstr(f->text, "run-queue wait p50 8.0 ms"));
 	assert_null(obs_findings_find(&r->fs, "worker_saturation", NULL));
 }
@@ -75,27 +75,27 @@ RULES_TEST(test_worker_saturation_onset)
 {
 	struct obs_snap *s;
 
-	s = x__snap(r, 1);
-	x__slot(s, 2e6, 5e6);
+	s = rh_snap(r, 1);
+	slot(s, 2e6, 5e6);
 	s->slot[0].queue_p90_ns = 60e6;
 	obs_snap_push(&r->h);
-	s = x__snap(r, 2);
-	x__slot(s, 300e6, 5e6);
+	s = rh_snap(r, 2);
+	slot(s, 300e6, 5e6);
 	s->slot[0].queue_p90_ns = 320e6;
 	obs_snap_push(&r->h);
-	x__expect(r, "worker_saturation", "tcp/8000");
+	rh_expect(r, "worker_saturation", "tcp/8000");
 
-	s = x__snap(r, 3);
-	x__slot(s, 2e6, 5e6);
+	s = rh_snap(r, 3);
+	slot(s, 2e6, 5e6);
 	s->slot[0].queue_p90_ns = 60e6;
 	obs_snap_push(&r->h);
-	x__run(r);
+	rh_run(r);
 	assert_null(obs_findings_find(&r->fs, "worker_saturation", NULL));
 }
 
 /* A load that began late in an interval: that interval has too few wake-ups to judge, so the
  * next alone decides, on twice the minimum; an older interval seen low still vetoes. */
-static void x__runq(struct obs_snap *s, uint64_t n, double p50)
+static void runq(struct obs_snap *s, uint64_t n, double p50)
 {
 	s->runq_on = true;
 	s->runq_count = n;
@@ -107,28 +107,28 @@ RULES_TEST(test_cpu_saturation_onset)
 {
 	const struct obs_finding *f;
 
-	x__runq(x__snap(r, 1), 3, 2e6); /* the load began late in it: 3 wake-ups */
+	runq(rh_snap(r, 1), 3, 2e6); /* the load began late in it: 3 wake-ups */
 	obs_snap_push(&r->h);
-	x__runq(x__snap(r, 2), 40, 3e6);
-	f = x__sick(r, "cpu_saturation", NULL);
+	runq(rh_snap(r, 2), 40, 3e6);
+	f = rh_sick(r, "cpu_saturation", NULL);
 	assert_non_null(strstr(f->text, "this interval"));
 
-	x__runq(x__snap(r, 3), 15, 3e6); /* 15 of 20 needed alone, but the one before held */
-	f = x__sick(r, "cpu_saturation", NULL);
+	runq(rh_snap(r, 3), 15, 3e6); /* 15 of 20 needed alone, but the one before held */
+	f = rh_sick(r, "cpu_saturation", NULL);
 	assert_non_null(strstr(f->text, "over the last intervals"));
 
-	x__runq(x__snap(r, 4), 500, 20e3); /* judged and low */
+	runq(rh_snap(r, 4), 500, 20e3); /* judged and low */
 	obs_snap_push(&r->h);
-	x__runq(x__snap(r, 5), 40, 3e6);
+	runq(rh_snap(r, 5), 40, 3e6);
 	obs_snap_push(&r->h);
-	x__run(r);
+	rh_run(r);
 	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
 
-	x__runq(x__snap(r, 6), 3, 2e6);
+	runq(rh_snap(r, 6), 3, 2e6);
 	obs_snap_push(&r->h);
-	x__runq(x__snap(r, 7), 15, 3e6); /* too few to decide alone */
+	runq(rh_snap(r, 7), 15, 3e6); /* too few to decide alone */
 	obs_snap_push(&r->h);
-	x__run(r);
+	rh_run(r);
 	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
 }
 
@@ -139,12 +139,12 @@ RULES_TEST(test_fast_server_is_silent)
 	int t;
 
 	for (t = 1; t <= 6; t++) {
-		x__slot(x__snap(r, t), 20e3, 1e3);
-		x__healthy(r);
+		slot(rh_snap(r, t), 20e3, 1e3);
+		rh_healthy(r);
 	}
 	for (t = 7; t <= 12; t++) {
-		x__slot(x__snap(r, t), 563e3, 52e3);
-		x__healthy(r);
+		slot(rh_snap(r, t), 563e3, 52e3);
+		rh_healthy(r);
 	}
 }
 
@@ -157,17 +157,17 @@ RULES_TEST(test_count_notes)
 	int t;
 
 	for (t = 1; t <= 2; t++) {
-		s = x__snap(r, t);
-		x__slot(s, 10e3, 2e3);
+		s = rh_snap(r, t);
+		slot(s, 10e3, 2e3);
 		s->slot[0].port = 6379;
 		s->slot[0].pipelined_reads = 6200;
 		s->slot[0].reads = 6251;
-		x__slot(s, 10e3, 2e3);
+		slot(s, 10e3, 2e3);
 		s->slot[1].port = 11211;
 		s->slot[1].udp = true;
 		s->slot[1].udp_multi_reader_sockets = 1;
 		s->slot[1].udp_reader_switches = 5400;
-		x__proc(s, 4242, 30, 1024);
+		rh_proc(s, 4242, 30, 1024);
 		s->netns_outside[s->nnetns_outside++] = 4242;
 		s->no_listener[s->nno_listener++] = 8080;
 		obs_snap_push(&r->h);
@@ -177,36 +177,36 @@ RULES_TEST(test_count_notes)
 			assert_null(obs_findings_find(&r->fs, "no_listener", NULL));
 		}
 	}
-	assert_int_equal(x__run(r), 0); /* notes, never alarms */
-	f = x__expect(r, "pipelining", "tcp/6379");
+	assert_int_equal(rh_run(r), 0); /* notes, never alarms */
+	f = rh_expect(r, "pipelining", "tcp/6379");
 	assert_int_equal(f->severity, OBS_SEV_NOTE);
 	assert_non_null(strstr(f->text, "requests here are reads"));
 	assert_non_null(strstr(f->text, "6,200 of 6,251"));
-	f = x__expect(r, "udp_shared_socket", "udp/11211");
-	assert_int_equal(x__ev_int(f, "sockets"), 1);
+	f = rh_expect(r, "udp_shared_socket", "udp/11211");
+	assert_int_equal(rh_ev_int(f, "sockets"), 1);
 	assert_non_null(strstr(f->text, "1 socket is read by several threads (5,400 reads"));
-	f = x__expect(r, "netns_outside", "pid 4242");
-	assert_int_equal(x__ev_int(f, "pid"), 4242);
-	f = x__expect(r, "no_listener", "port 8080");
-	assert_int_equal(x__ev_int(f, "port"), 8080);
+	f = rh_expect(r, "netns_outside", "pid 4242");
+	assert_int_equal(rh_ev_int(f, "pid"), 4242);
+	f = rh_expect(r, "no_listener", "port 8080");
+	assert_int_equal(rh_ev_int(f, "port"), 8080);
 	assert_int_equal(f->severity, OBS_SEV_NOTE);
 	/* one request of 30 written in two pieces (a listen-overflow run): no pipelining */
-	s = x__snap(r, 3);
-	x__slot(s, 10e3, 2e3);
+	s = rh_snap(r, 3);
+	slot(s, 10e3, 2e3);
 	s->slot[0].pipelined_reads = 1;
 	s->slot[0].reads = 30;
-	x__pushed(r);
+	rh_pushed(r);
 	assert_null(obs_findings_find(&r->fs, "pipelining", NULL));
 }
 
 /* One interval of a TCP slot on port 6379 with payload samples. */
-static struct obs_snap_slot *x__pl(struct run *r, double t, uint64_t reads, uint64_t samples,
+static struct obs_snap_slot *pl(struct run *r, double t, uint64_t reads, uint64_t samples,
 				   uint64_t multi, uint64_t requests, uint64_t max)
 {
-	struct obs_snap *s = x__snap(r, t);
+	struct obs_snap *s = rh_snap(r, t);
 	struct obs_snap_slot *sl;
 
-	x__slot(s, 10e3, 2e3);
+	slot(s, 10e3, 2e3);
 	sl = &s->slot[0];
 	sl->port = 6379;
 	sl->reads = reads;
@@ -225,9 +225,9 @@ RULES_TEST(test_pipelining_in_one_write)
 {
 	const struct obs_finding *f;
 
-	x__pl(r, 1, 6251, 400, 390, 6240, 16);
-	assert_int_equal(x__run(r), 0);
-	f = x__expect(r, "pipelining", "tcp/6379");
+	pl(r, 1, 6251, 400, 390, 6240, 16);
+	assert_int_equal(rh_run(r), 0);
+	f = rh_expect(r, "pipelining", "tcp/6379");
 	assert_int_equal(f->severity, OBS_SEV_NOTE);
 	assert_non_null(strstr(f->text, "on tcp/6379, 98% of 400 sampled reads held several "
 					"requests (15.6 per read on average, up to 16)"));
@@ -235,18 +235,18 @@ RULES_TEST(test_pipelining_in_one_write)
 	assert_non_null(strstr(f->text, "the server handled about 16x the 6,251 requests "
 					"counted"));
 	assert_null(strstr(f->text, "counted by length"));
-	assert_int_equal(x__ev_int(f, "port"), 6379);
-	assert_int_equal(x__ev_int(f, "sampled_reads"), 400);
-	assert_int_equal(x__ev_int(f, "multi_request_reads"), 390);
-	assert_int_equal(x__ev_int(f, "max_per_read"), 16);
-	assert_int_equal(x__ev_int(f, "requests_counted"), 6251);
-	assert_int_equal(x__ev_int(f, "estimated_requests"), 97516); /* 6,251 x 15.6 */
-	assert_int_equal(x__ev_int(f, "pipelined_reads"), 0);
+	assert_int_equal(rh_ev_int(f, "port"), 6379);
+	assert_int_equal(rh_ev_int(f, "sampled_reads"), 400);
+	assert_int_equal(rh_ev_int(f, "multi_request_reads"), 390);
+	assert_int_equal(rh_ev_int(f, "max_per_read"), 16);
+	assert_int_equal(rh_ev_int(f, "requests_counted"), 6251);
+	assert_int_equal(rh_ev_int(f, "estimated_requests"), 97516); /* 6,251 x 15.6 */
+	assert_int_equal(rh_ev_int(f, "pipelined_reads"), 0);
 	/* -P 4 on a longer run, with reads longer than looked at */
 	obs_snap_next(&r->h)->t = 2;
 	obs_snap_push(&r->h);
-	x__pl(r, 3, 25000, 800, 800, 3200, 4)->pl_extrapolated = 3;
-	f = x__expect(r, "pipelining", "tcp/6379");
+	pl(r, 3, 25000, 800, 800, 3200, 4)->pl_extrapolated = 3;
+	f = rh_expect(r, "pipelining", "tcp/6379");
 	assert_non_null(strstr(f->text, "100% of 800 sampled reads held several requests (4.0 "
 					"per read on average, up to 4)"));
 	assert_non_null(strstr(f->text, "about 4.0x the 25,000 requests counted; 3 reads were "
@@ -258,21 +258,21 @@ RULES_TEST(test_pipelining_in_one_write)
  * text), and too few samples to tell: no note. */
 RULES_TEST(test_pipelining_silent)
 {
-	x__pl(r, 1, 90000, 600, 0, 600, 1);
-	x__silent(r);
-	x__pl(r, 2, 90000, 600, 9, 610, 2); /* 9 of 600: fewer than 10 */
-	x__silent(r);
-	x__pl(r, 3, 90000, 600, 40, 640, 2); /* 40 of 600, 6.7%: under 10% */
-	x__silent(r);
-	x__pl(r, 4, 90000, 0, 0, 0, 0); /* HTTP/2: every sample binary */
-	x__silent(r);
-	x__pl(r, 5, 40, 2, 2, 32, 16); /* 2 samples, both pipelined: too few to say */
-	x__silent(r);
-	x__pl(r, 5.5, 90000, 9, 4, 40, 16); /* a burst's 9 samples, 4 pipelined: under half */
-	x__silent(r);
+	pl(r, 1, 90000, 600, 0, 600, 1);
+	rh_silent(r);
+	pl(r, 2, 90000, 600, 9, 610, 2); /* 9 of 600: fewer than 10 */
+	rh_silent(r);
+	pl(r, 3, 90000, 600, 40, 640, 2); /* 40 of 600, 6.7%: under 10% */
+	rh_silent(r);
+	pl(r, 4, 90000, 0, 0, 0, 0); /* HTTP/2: every sample binary */
+	rh_silent(r);
+	pl(r, 5, 40, 2, 2, 32, 16); /* 2 samples, both pipelined: too few to say */
+	rh_silent(r);
+	pl(r, 5.5, 90000, 9, 4, 40, 16); /* a burst's 9 samples, 4 pipelined: under half */
+	rh_silent(r);
 	/* the same bytes on a UDP slot (datagrams are requests): never */
-	x__pl(r, 6, 5000, 100, 100, 1600, 16)->udp = true;
-	x__silent(r);
+	pl(r, 6, 5000, 100, 100, 1600, 16)->udp = true;
+	rh_silent(r);
 }
 
 /* A pipelined burst (redis-benchmark -P 16, 100,000 commands in 0.07 s): the sampler's 8 ms
@@ -281,15 +281,15 @@ RULES_TEST(test_pipelining_burst)
 {
 	const struct obs_finding *f;
 
-	x__pl(r, 1, 6250, 9, 9, 144, 16);
-	f = x__expect(r, "pipelining", "tcp/6379");
+	pl(r, 1, 6250, 9, 9, 144, 16);
+	f = rh_expect(r, "pipelining", "tcp/6379");
 	assert_non_null(strstr(f->text, "100% of 9 sampled reads held several requests (16.0 per "
 					"read on average, up to 16)"));
-	assert_int_equal(x__ev_int(f, "estimated_requests"), 100000);
+	assert_int_equal(rh_ev_int(f, "estimated_requests"), 100000);
 	/* the fewest a burst needs: 3 of 5 */
-	x__pl(r, 2, 600, 5, 3, 35, 16);
-	f = x__expect(r, "pipelining", "tcp/6379");
-	assert_int_equal(x__ev_int(f, "multi_request_reads"), 3);
+	pl(r, 2, 600, 5, 3, 35, 16);
+	f = rh_expect(r, "pipelining", "tcp/6379");
+	assert_int_equal(rh_ev_int(f, "multi_request_reads"), 3);
 }
 
 /* Both signs: the bytes' figures win, with the arrivals' count in the evidence; the arrivals
@@ -298,14 +298,14 @@ RULES_TEST(test_pipelining_both_signs)
 {
 	const struct obs_finding *f;
 
-	x__pl(r, 1, 1274, 300, 280, 1300, 16)->pipelined_reads = 301;
-	f = x__expect(r, "pipelining", "tcp/6379");
+	pl(r, 1, 1274, 300, 280, 1300, 16)->pipelined_reads = 301;
+	f = rh_expect(r, "pipelining", "tcp/6379");
 	assert_non_null(strstr(f->text, "93% of 300 sampled reads held several requests (4.3 per "
 					"read on average, up to 16)"));
-	assert_int_equal(x__ev_int(f, "pipelined_reads"), 301);
-	assert_int_equal(x__ev_int(f, "estimated_requests"), 5521); /* 1,274 x 1300 / 300 */
-	x__pl(r, 2, 3794, 0, 0, 0, 0)->pipelined_reads = 3767;
-	f = x__expect(r, "pipelining", "tcp/6379");
+	assert_int_equal(rh_ev_int(f, "pipelined_reads"), 301);
+	assert_int_equal(rh_ev_int(f, "estimated_requests"), 5521); /* 1,274 x 1300 / 300 */
+	pl(r, 2, 3794, 0, 0, 0, 0)->pipelined_reads = 3767;
+	f = rh_expect(r, "pipelining", "tcp/6379");
 	assert_non_null(strstr(f->text, "3,767 of 3,794 reads took several writes of the client"));
 	assert_null(json_object_get(f->evidence, "sampled_reads"));
 }
@@ -319,7 +319,7 @@ RULES_TEST(test_served_elsewhere)
 	int t;
 
 	for (t = 1; t <= 3; t++) {
-		s = x__snap(r, t);
+		s = rh_snap(r, t);
 		s->pid_targets = true;
 		s->requests_on = true;
 		s->accepted = 100;
@@ -329,7 +329,7 @@ RULES_TEST(test_served_elsewhere)
 		snprintf(s->kid[0].comm, sizeof(s->kid[0].comm), "node");
 		s->kid[1].pid = 502;
 		snprintf(s->kid[1].comm, sizeof(s->kid[1].comm), "node");
-		x__pushed(r);
+		rh_pushed(r);
 		f = obs_findings_find(&r->fs, "served_elsewhere", NULL);
 		if (t == 1) { /* one interval of accepts is not enough */
 			assert_null(f);
@@ -340,9 +340,9 @@ RULES_TEST(test_served_elsewhere)
 	}
 	assert_non_null(strstr(f->text, "accepted 300 connections in 3 s but read no request"));
 	assert_non_null(strstr(f->text, "the targets' children: 501 (node), 502 (node)"));
-	assert_int_equal(x__ev_int(f, "accepted"), 300);
+	assert_int_equal(rh_ev_int(f, "accepted"), 300);
 	/* a request timed: they serve what they accept */
-	s = x__snap(r, 4);
+	s = rh_snap(r, 4);
 	s->pid_targets = true;
 	s->requests_on = true;
 	s->accepted = 100;
@@ -350,12 +350,12 @@ RULES_TEST(test_served_elsewhere)
 	s->nslots = 1;
 	s->slot[0].port = 8080;
 	s->slot[0].requests = 1;
-	x__pushed(r);
+	rh_pushed(r);
 	assert_null(obs_findings_find(&r->fs, "served_elsewhere", NULL));
 	/* port scoping: no note */
-	x__restart(r);
+	rh_restart(r);
 	for (t = 1; t <= 3; t++) {
-		s = x__snap(r, t);
+		s = rh_snap(r, t);
 		s->requests_on = true;
 		s->accepted = 100;
 		s->foreign_sockets = 10;
@@ -379,7 +379,7 @@ static void test_served_elsewhere_readers(void **state)
 	int t, i;
 
 	for (t = 1; t <= 2; t++) {
-		s = x__snap(r, t);
+		s = rh_snap(r, t);
 		s->pid_targets = true;
 		s->requests_on = true;
 		s->accepted = 150;
@@ -409,7 +409,7 @@ static void test_served_elsewhere_readers(void **state)
 	assert_int_equal(json_integer_value(json_object_get(json_array_get(rd, 1), "port")), 22);
 }
 
-LL_TEST_MAIN_EACH(x__setup, x__teardown, test_served_elsewhere, test_served_elsewhere_readers,
+LL_TEST_MAIN_EACH(rh_setup, rh_teardown, test_served_elsewhere, test_served_elsewhere_readers,
 	          test_worker_saturation,
 	          test_cpu_saturation, test_cpu_saturation_onset, test_worker_saturation_onset,
 	          test_fast_server_is_silent, test_count_notes, test_pipelining_in_one_write,

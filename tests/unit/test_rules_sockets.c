@@ -13,21 +13,21 @@ RULES_TEST(test_keepalive_end_is_silent)
 	int t;
 
 	for (t = 1; t <= 10; t++) {
-		s = x__census(r, t);
+		s = rh_census(r, t);
 		s->accepted = t == 1 ? 16 : 0;
 		s->state[OBS_SNAP_ESTABLISHED] = 32;
-		x__group(s, 16, 0, 0, true);
-		x__proc(s, 100, 40, 1024);
-		x__healthy(r);
+		rh_group(s, 16, 0, 0, true);
+		rh_proc(s, 100, 40, 1024);
+		rh_healthy(r);
 	}
-	s = x__census(r, 10.5);
+	s = rh_census(r, 10.5);
 	s->final = true;
 	s->dt = 0.5;
 	s->tw_entries = 62; /* 16 in half a second: "62/s at the peak" */
 	s->state[OBS_SNAP_TIME_WAIT] = 16;
-	x__group(s, 16, 16, 0, true);
-	x__proc(s, 100, 24, 1024);
-	x__healthy(r);
+	rh_group(s, 16, 16, 0, true);
+	rh_proc(s, 100, 24, 1024);
+	rh_healthy(r);
 }
 
 /* A CLOSE_WAIT leak on the server: the client holds 600 orphans in FIN_WAIT2, 0 in TIME_WAIT. */
@@ -39,27 +39,27 @@ RULES_TEST(test_fin_wait2_is_not_time_wait)
 
 	/* client closes at a high rate: FIN_WAIT2 at every census, none of them for long */
 	for (t = 1; t <= 10; t++) {
-		s = x__census(r, t);
+		s = rh_census(r, t);
 		s->state[OBS_SNAP_FIN_WAIT2] = 400;
 		s->fin_wait2_old = 3;
-		x__port(s, (struct obs_snap_port){.port = 8080, .fin_wait2 = 400,
+		rh_port(s, (struct obs_snap_port){.port = 8080, .fin_wait2 = 400,
 						  .fin_wait2_old = 3});
-		x__healthy(r);
+		rh_healthy(r);
 	}
-	x__restart(r);
+	rh_restart(r);
 	for (t = 1; t <= 10; t++) {
-		s = x__census(r, t);
+		s = rh_census(r, t);
 		s->tw_entries = 60; /* what FIN_WAIT2 -> CLOSE looks like from the state tracepoint */
 		s->state[OBS_SNAP_FIN_WAIT2] = 60 * t;
 		s->fin_wait2_old = 60 * (t - 1);
-		x__port(s, (struct obs_snap_port){.port = 8080, .fin_wait2 = 60 * t,
+		rh_port(s, (struct obs_snap_port){.port = 8080, .fin_wait2 = 60 * t,
 						  .fin_wait2_old = 60 * (t - 1)});
-		x__group(s, 60 * t, 0, 60 * t, true);
+		rh_group(s, 60 * t, 0, 60 * t, true);
 		obs_snap_push(&r->h);
 	}
-	f = x__expect(r, "fin_wait2_orphans", "port 8080");
-	assert_int_equal(x__ev_int(f, "count"), 600);
-	assert_int_equal(x__ev_int(f, "port"), 8080);
+	f = rh_expect(r, "fin_wait2_orphans", "port 8080");
+	assert_int_equal(rh_ev_int(f, "count"), 600);
+	assert_int_equal(rh_ev_int(f, "port"), 8080);
 	assert_non_null(strstr(f->text, "600 connections on port 8080 closed by this side wait in "
 					"FIN_WAIT2 for a peer that never closes; they are freed after "
 					"tcp_fin_timeout (60 s)"));
@@ -76,20 +76,20 @@ RULES_TEST(test_server_time_wait_costs_no_ports)
 	int t;
 
 	for (t = 1; t <= 10; t++) {
-		s = x__census(r, t);
+		s = rh_census(r, t);
 		s->accepted = 17000;
 		s->tw_entries = t == 5 ? 178889 / 3 : 17000; /* a one-second peak */
 		s->state[OBS_SNAP_TIME_WAIT] = 17641;
-		x__port(s, (struct obs_snap_port){.port = 80, .time_wait = 17641,
+		rh_port(s, (struct obs_snap_port){.port = 80, .time_wait = 17641,
 						  .server_side = true});
-		x__healthy(r);
+		rh_healthy(r);
 	}
 	/* it costs memory once near tcp_max_tw_buckets: then said so, as memory */
-	s = x__census(r, 11);
+	s = rh_census(r, 11);
 	s->max_tw_buckets = 20000;
 	s->state[OBS_SNAP_TIME_WAIT] = 17641;
-	x__port(s, (struct obs_snap_port){.port = 80, .time_wait = 17641, .server_side = true});
-	f = x__sick(r, "time_wait", NULL);
+	rh_port(s, (struct obs_snap_port){.port = 80, .time_wait = 17641, .server_side = true});
+	f = rh_sick(r, "time_wait", NULL);
 	assert_non_null(strstr(f->text, "MB of kernel memory"));
 	assert_non_null(strstr(f->text, "not ports"));
 	assert_null(strstr(f->text, "ephemeral"));
@@ -97,19 +97,19 @@ RULES_TEST(test_server_time_wait_costs_no_ports)
 }
 
 /* 300 ports, 300 connections/s succeed, all closed into TIME_WAIT: reused with tcp_tw_reuse. */
-static void x__tw_reuse_run(struct run *r, int reuse, bool loopback)
+static void tw_reuse_run(struct run *r, int reuse, bool loopback)
 {
 	struct obs_snap *s;
 	int t;
 
 	for (t = 1; t <= 6; t++) {
-		s = x__snap(r, t);
+		s = rh_snap(r, t);
 		s->tw_reuse = reuse;
 		s->range = 300;
 		s->census = true;
 		s->tw_entries = 300;
 		s->state[OBS_SNAP_TIME_WAIT] = 300;
-		x__group(s, 300, 298, 0, loopback);
+		rh_group(s, 300, 298, 0, loopback);
 		obs_snap_push(&r->h);
 	}
 }
@@ -118,22 +118,22 @@ RULES_TEST(test_tw_reuse_honoured)
 {
 	const struct obs_finding *f;
 
-	x__tw_reuse_run(r, 2, true); /* the default, on loopback */
-	x__silent(r);
-	x__restart(r);
-	x__tw_reuse_run(r, 1, false);
-	x__silent(r);
-	x__restart(r);
-	x__tw_reuse_run(r, 2, false); /* 2 is loopback only */
-	f = x__expect(r, "port_exhaustion", "10.0.0.2 -> 10.0.0.1:8080");
+	tw_reuse_run(r, 2, true); /* the default, on loopback */
+	rh_silent(r);
+	rh_restart(r);
+	tw_reuse_run(r, 1, false);
+	rh_silent(r);
+	rh_restart(r);
+	tw_reuse_run(r, 2, false); /* 2 is loopback only */
+	f = rh_expect(r, "port_exhaustion", "10.0.0.2 -> 10.0.0.1:8080");
 	assert_int_equal(f->severity, OBS_SEV_WARNING);
-	assert_int_equal(x__ev_int(f, "in_use"), 300);
+	assert_int_equal(rh_ev_int(f, "in_use"), 300);
 	assert_non_null(strstr(f->text, "tcp_tw_reuse 2"));
-	x__restart(r);
-	x__tw_reuse_run(r, 0, true);
-	f = x__expect(r, "port_exhaustion", "127.0.0.1 -> 127.0.0.1:8080");
-	assert_int_equal(x__ev_int(f, "range"), 300);
-	assert_int_equal(x__ev_int(f, "pct"), 100);
+	rh_restart(r);
+	tw_reuse_run(r, 0, true);
+	f = rh_expect(r, "port_exhaustion", "127.0.0.1 -> 127.0.0.1:8080");
+	assert_int_equal(rh_ev_int(f, "range"), 300);
+	assert_int_equal(rh_ev_int(f, "pct"), 100);
 }
 
 /* Pressure of 2% and 13%, growing: no advice, no forecast 448 s ahead. */
@@ -143,14 +143,14 @@ RULES_TEST(test_low_port_pressure_is_silent)
 	int t;
 
 	for (t = 1; t <= 12; t++) {
-		s = x__ports(r, t, 0, 300 + 62 * t, 62 * t); /* 2% -> 4% */
+		s = rh_ports(r, t, 0, 300 + 62 * t, 62 * t); /* 2% -> 4% */
 		s->tw_entries = 62;
-		x__healthy(r);
+		rh_healthy(r);
 	}
-	x__restart(r);
+	rh_restart(r);
 	for (t = 1; t <= 12; t++) {
-		x__ports(r, t, 0, 3670, 3600); /* 13%, flat */
-		x__healthy(r);
+		rh_ports(r, t, 0, 3670, 3600); /* 13%, flat */
+		rh_healthy(r);
 	}
 }
 
@@ -162,43 +162,43 @@ RULES_TEST(test_port_exhaustion_forecast_and_failures)
 	int t;
 
 	for (t = 1; t <= 5; t++) {
-		x__ports(r, t, 0, 15000 + 1000 * t, 14000 + 1000 * t);
+		rh_ports(r, t, 0, 15000 + 1000 * t, 14000 + 1000 * t);
 		obs_snap_push(&r->h);
 	}
-	f = x__expect(r, "port_exhaustion", "127.0.0.1 -> 127.0.0.1:8080");
+	f = rh_expect(r, "port_exhaustion", "127.0.0.1 -> 127.0.0.1:8080");
 	assert_int_equal(f->severity, OBS_SEV_WARNING);
 	assert_non_null(strstr(f->text, "full in ~8 s at +1000/s"));
 	assert_non_null(strstr(f->text, "TIME_WAIT"));
-	assert_int_equal(x__ev_int(f, "dport"), 8080);
-	s = x__ports(r, 6, 0, 28232, 28000);
-	x__connect_failed(s, 312);
-	f = x__sick(r, "port_exhaustion", "127.0.0.1 -> 127.0.0.1:8080");
+	assert_int_equal(rh_ev_int(f, "dport"), 8080);
+	s = rh_ports(r, 6, 0, 28232, 28000);
+	rh_connect_failed(s, 312);
+	f = rh_sick(r, "port_exhaustion", "127.0.0.1 -> 127.0.0.1:8080");
 	assert_int_equal(f->severity, OBS_SEV_CRITICAL);
-	assert_int_equal(x__ev_int(f, "failures"), 312);
+	assert_int_equal(rh_ev_int(f, "failures"), 312);
 	assert_non_null(strstr(f->text, "EADDRNOTAVAIL 312 times"));
 	/* failures after the last census went out of the rules' window (censuses are spaced):
 	 * still the group that ran out, under its key, not a second finding */
 	for (t = 7; t <= 12; t++) {
-		s = x__snap(r, t);
+		s = rh_snap(r, t);
 		s->tw_reuse = 0;
-		x__connect_failed(s, 90);
-		x__pushed(r);
+		rh_connect_failed(s, 90);
+		rh_pushed(r);
 		assert_int_equal(r->fs.n, 1);
-		f = x__expect(r, "port_exhaustion", "127.0.0.1 -> 127.0.0.1:8080");
+		f = rh_expect(r, "port_exhaustion", "127.0.0.1 -> 127.0.0.1:8080");
 		assert_int_equal(f->severity, OBS_SEV_CRITICAL);
-		assert_int_equal(x__ev_int(f, "failures"), 90);
+		assert_int_equal(rh_ev_int(f, "failures"), 90);
 	}
 	/* failures where no census has seen a connecting side: still named, and said so */
-	x__restart(r);
-	s = x__snap(r, 1);
+	rh_restart(r);
+	s = rh_snap(r, 1);
 	s->fails[OBS_SNAP_EADDRNOTAVAIL] = 5;
-	f = x__sick(r, "port_exhaustion", NULL);
+	f = rh_sick(r, "port_exhaustion", NULL);
 	assert_int_equal(f->severity, OBS_SEV_CRITICAL);
 	assert_non_null(strstr(f->text, "no census has named the connecting side yet"));
-	s = x__census(r, 2);
+	s = rh_census(r, 2);
 	s->range = 28232;
 	s->fails[OBS_SNAP_EADDRNOTAVAIL] = 1;
-	f = x__sick(r, "port_exhaustion", NULL);
+	f = rh_sick(r, "port_exhaustion", NULL);
 	assert_non_null(strstr(f->text, "EADDRNOTAVAIL 1 time (1/s; 1 since the start)"));
 	assert_non_null(strstr(f->text, "no census found the connecting sockets"));
 }
@@ -216,7 +216,7 @@ RULES_TEST(test_port_cause_follows_census_and_names_process)
 	int t;
 
 	for (t = 1; t <= 2; t++) {
-		s = x__snap(r, t);
+		s = rh_snap(r, t);
 		s->tw_reuse = 2;
 		s->range = 300;
 		s->census = true;
@@ -227,10 +227,10 @@ RULES_TEST(test_port_cause_follows_census_and_names_process)
 		s->portfail[0].pid = 4242;
 		snprintf(s->portfail[0].comm, sizeof(s->portfail[0].comm), "haproxy");
 		s->portfail[0].total = 200 * (uint64_t)t;
-		x__group(s, 300, 300, 0, true);
+		rh_group(s, 300, 300, 0, true);
 		obs_snap_push(&r->h);
 	}
-	f = x__expect(r, "port_exhaustion", "127.0.0.1 -> 127.0.0.1:8080");
+	f = rh_expect(r, "port_exhaustion", "127.0.0.1 -> 127.0.0.1:8080");
 	assert_int_equal(f->severity, OBS_SEV_CRITICAL);
 	assert_null(strstr(f->text, "FIN_WAIT2"));
 	assert_non_null(strstr(f->text, "300 of 300 ports in use (300 in TIME_WAIT)"));
@@ -242,14 +242,14 @@ RULES_TEST(test_port_cause_follows_census_and_names_process)
 	assert_int_equal(json_integer_value(json_object_get(p, "failures")), 200);
 	assert_int_equal(json_integer_value(json_object_get(p, "failures_total")), 400);
 	/* FIN_WAIT2 advice only where orphans hold the ports */
-	x__restart(r);
-	s = x__snap(r, 1);
+	rh_restart(r);
+	s = rh_snap(r, 1);
 	s->tw_reuse = 2;
 	s->range = 300;
 	s->census = true;
 	s->fails[OBS_SNAP_EADDRNOTAVAIL] = 7;
-	x__group(s, 300, 10, 290, true);
-	f = x__sick(r, "port_exhaustion", "127.0.0.1 -> 127.0.0.1:8080");
+	rh_group(s, 300, 10, 290, true);
+	f = rh_sick(r, "port_exhaustion", "127.0.0.1 -> 127.0.0.1:8080");
 	assert_non_null(strstr(f->text, "most are FIN_WAIT2 orphans"));
 	assert_non_null(strstr(f->text, "290 of 300 ports held"));
 }
@@ -262,36 +262,36 @@ RULES_TEST(test_close_wait_leak)
 
 	/* transient CLOSE_WAIT: the application closes a moment later, none of them old */
 	for (t = 1; t <= 6; t++) {
-		s = x__census(r, t);
+		s = rh_census(r, t);
 		s->state[8] = 40;
 		s->close_wait_old = 2;
-		x__healthy(r);
+		rh_healthy(r);
 	}
-	x__restart(r);
+	rh_restart(r);
 	for (t = 1; t <= 4; t++) {
-		s = x__census(r, t);
+		s = rh_census(r, t);
 		s->state[8] = 20 * t;
-		x__port(s, (struct obs_snap_port){.port = 8080, .close_wait = 20 * t,
+		rh_port(s, (struct obs_snap_port){.port = 8080, .close_wait = 20 * t,
 						  .close_wait_old = 20 * (t - 1),
 						  .server_side = true});
-		x__proc(s, 777, 30 + 20 * t, 4096);
+		rh_proc(s, 777, 30 + 20 * t, 4096);
 		obs_snap_push(&r->h);
 	}
-	f = x__expect(r, "close_wait_leak", "port 8080");
-	assert_int_equal(x__ev_int(f, "count"), 80);
-	assert_int_equal(x__ev_int(f, "old"), 60);
-	assert_int_equal(x__ev_int(f, "pid"), 777);
+	f = rh_expect(r, "close_wait_leak", "port 8080");
+	assert_int_equal(rh_ev_int(f, "count"), 80);
+	assert_int_equal(rh_ev_int(f, "old"), 60);
+	assert_int_equal(rh_ev_int(f, "pid"), 777);
 }
 
 RULES_TEST(test_listen_overflow_and_files)
 {
 	const struct obs_finding *f;
-	struct obs_snap *s = x__snap(r, 1);
+	struct obs_snap *s = rh_snap(r, 1);
 
 	s->listen_overflows = 40; /* another listener's: no sign on the target's */
 	s->listen_port = 8080;
-	x__healthy(r);
-	s = x__snap(r, 2);
+	rh_healthy(r);
+	s = rh_snap(r, 2);
 	s->listen_overflows = 40;
 	s->listen_target_full = 12;
 	s->listen_port = 8080;
@@ -299,14 +299,14 @@ RULES_TEST(test_listen_overflow_and_files)
 	s->listen_qlen_max = 9;
 	s->fails[OBS_SNAP_ENFILE] = 3;
 	s->fails_sys[OBS_SNAP_ENFILE] = "openat";
-	f = x__sick(r, "listen_overflow", "port 8080");
-	assert_int_equal(x__ev_int(f, "overflows"), 40);
-	assert_int_equal(x__ev_int(f, "backlog"), 8);
-	f = x__expect(r, "system_fds", NULL);
+	f = rh_sick(r, "listen_overflow", "port 8080");
+	assert_int_equal(rh_ev_int(f, "overflows"), 40);
+	assert_int_equal(rh_ev_int(f, "backlog"), 8);
+	f = rh_expect(r, "system_fds", NULL);
 	assert_int_equal(f->severity, OBS_SEV_CRITICAL);
 }
 
-LL_TEST_MAIN_EACH(x__setup, x__teardown, test_keepalive_end_is_silent,
+LL_TEST_MAIN_EACH(rh_setup, rh_teardown, test_keepalive_end_is_silent,
 	          test_fin_wait2_is_not_time_wait, test_server_time_wait_costs_no_ports,
 	          test_tw_reuse_honoured, test_low_port_pressure_is_silent,
 	          test_port_cause_follows_census_and_names_process,

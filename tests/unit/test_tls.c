@@ -14,7 +14,7 @@
 #include "ll_test.h"
 #include "loadlens/tls.h"
 
-struct x__run {
+struct run {
 	__u8 ph;
 	int hs_over, v13, resumed, requests;
 };
@@ -24,9 +24,9 @@ struct x__run {
  * read, and the records of each read: 'H' handshake, 'C' ChangeCipherSpec, 'A' application
  * data, 'L' alert. A read stops at the record where a request begins, as the kernel's walk does.
  */
-static struct x__run x__play(const char *script)
+static struct run play(const char *script)
 {
-	struct x__run r = {.ph = RT_TLS_HELLO};
+	struct run r = {.ph = RT_TLS_HELLO};
 	bool stop = false;
 	__u32 ev;
 	__u8 t;
@@ -61,33 +61,33 @@ static struct x__run x__play(const char *script)
 
 /* What a script must give; ANY where a figure is not checked. */
 #define ANY (-1)
-struct x__want {
+struct test_tls_want {
 	const char *script;
 	int hs_over, v13, resumed, requests, ph;
 };
 
-static void x__figure(const char *script, const char *name, int got, int want)
+static void figure(const char *script, const char *name, int got, int want)
 {
 	if (want != ANY && got != want)
 		fail_msg("%s: %s %d, expected %d", script, name, got, want);
 }
 
-static void x__expect(const struct x__want *w, size_t n)
+static void expect(const struct test_tls_want *w, size_t n)
 {
 	for (; n--; w++) {
-		struct x__run r = x__play(w->script);
+		struct run r = play(w->script);
 
-		x__figure(w->script, "hs_over", r.hs_over, w->hs_over);
-		x__figure(w->script, "v13", r.v13, w->v13);
-		x__figure(w->script, "resumed", r.resumed, w->resumed);
-		x__figure(w->script, "requests", r.requests, w->requests);
-		x__figure(w->script, "phase", r.ph, w->ph);
+		figure(w->script, "hs_over", r.hs_over, w->hs_over);
+		figure(w->script, "v13", r.v13, w->v13);
+		figure(w->script, "resumed", r.resumed, w->resumed);
+		figure(w->script, "requests", r.requests, w->requests);
+		figure(w->script, "phase", r.ph, w->ph);
 	}
 }
 #define X_EXPECT(...)                                                            \
 	do {                                                                     \
-		static const struct x__want w[] = {__VA_ARGS__};                 \
-		x__expect(w, sizeof(w) / sizeof(w[0]));                          \
+		static const struct test_tls_want w[] = {__VA_ARGS__};                 \
+		expect(w, sizeof(w) / sizeof(w[0]));                          \
 	} while (0)
 
 /* TLS 1.2, full: key exchange, ChangeCipherSpec and Finished; the server's Finished; two

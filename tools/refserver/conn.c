@@ -13,12 +13,12 @@
 
 #define RS_BUF_KEEP (1u << 20) /* an empty buffer larger than this is freed */
 
-static const struct rs_stream_proto *x__proto(const struct rs_worker *w)
+static const struct rs_stream_proto *proto(const struct rs_worker *w)
 {
 	return w->cfg->proto == RS_PROTO_HTTP ? &rs_http_proto : &rs_tcp_proto;
 }
 
-static int x__buf_reserve(struct rs_buf *b, size_t extra)
+static int buf_reserve(struct rs_buf *b, size_t extra)
 {
 	size_t need, cap;
 	char *p;
@@ -46,9 +46,9 @@ static int x__buf_reserve(struct rs_buf *b, size_t extra)
 	return 0;
 }
 
-static int x__buf_append(struct rs_buf *b, const char *p, size_t n)
+static int buf_append(struct rs_buf *b, const char *p, size_t n)
 {
-	int err = x__buf_reserve(b, n);
+	int err = buf_reserve(b, n);
 
 	if (err)
 		return err;
@@ -57,7 +57,7 @@ static int x__buf_append(struct rs_buf *b, const char *p, size_t n)
 	return 0;
 }
 
-static void x__buf_shrink(struct rs_buf *b)
+static void buf_shrink(struct rs_buf *b)
 {
 	if (b->off != b->len || b->cap <= RS_BUF_KEEP)
 		return;
@@ -66,14 +66,14 @@ static void x__buf_shrink(struct rs_buf *b)
 	b->off = b->len = b->cap = 0;
 }
 
-static void x__buf_free(struct rs_buf *b)
+static void buf_free(struct rs_buf *b)
 {
 	free(b->data);
 	b->data = NULL;
 	b->off = b->len = b->cap = 0;
 }
 
-static void x__close_cb(uv_handle_t *h)
+static void close_cb(uv_handle_t *h)
 {
 	struct rs_conn *c = container_of(h, struct rs_conn, tcp);
 	struct rs_worker *w = c->w;
@@ -84,24 +84,24 @@ static void x__close_cb(uv_handle_t *h)
 		w->conns = c->next;
 	if (c->next)
 		c->next->prev = c->prev;
-	x__buf_free(&c->in);
-	x__buf_free(&c->out);
+	buf_free(&c->in);
+	buf_free(&c->out);
 	free(c);
 }
 
-static void x__close(struct rs_conn *c, bool counted)
+static void conn_close(struct rs_conn *c, bool counted)
 {
 	if (c->closing)
 		return;
 	c->closing = true;
 	if (counted)
 		c->w->c.connections_closed++;
-	uv_close((uv_handle_t *)&c->tcp, x__close_cb);
+	uv_close((uv_handle_t *)&c->tcp, close_cb);
 }
 
 void rs_conn_close(struct rs_conn *c)
 {
-	x__close(c, true);
+	conn_close(c, true);
 }
 
 void rs_conn_close_all(struct rs_worker *w)
@@ -112,44 +112,44 @@ void rs_conn_close_all(struct rs_worker *w)
 		if (c->closing)
 			continue;
 		w->c.connections_open_at_exit++;
-		x__close(c, false);
+		conn_close(c, false);
 	}
 }
 
 /* Offer the kept input to the protocol again. */
-static void x__drain(struct rs_conn *c)
+static void drain(struct rs_conn *c)
 {
 	struct rs_buf *b = &c->in;
 	size_t used;
 
 	if (b->off == b->len)
 		return;
-	used = x__proto(c->w)->consume(c, b->data + b->off, b->len - b->off);
+	used = proto(c->w)->consume(c, b->data + b->off, b->len - b->off);
 	if (c->closing)
 		return;
 	b->off += used;
 	if (b->off == b->len) {
 		b->off = b->len = 0;
-		x__buf_shrink(b);
+		buf_shrink(b);
 	}
 }
 
-static void x__feed(struct rs_conn *c, const char *p, size_t n)
+static void feed(struct rs_conn *c, const char *p, size_t n)
 {
 	struct rs_buf *b = &c->in;
 	size_t used;
 
 	if (b->off == b->len) {
-		used = x__proto(c->w)->consume(c, p, n);
+		used = proto(c->w)->consume(c, p, n);
 		if (c->closing || used == n)
 			return;
-		if (x__buf_append(b, p + used, n - used))
+		if (buf_append(b, p + used, n - used))
 			goto overflow;
 		return;
 	}
-	if (x__buf_append(b, p, n))
+	if (buf_append(b, p, n))
 		goto overflow;
-	x__drain(c);
+	drain(c);
 	return;
 
 overflow:
@@ -157,21 +157,21 @@ overflow:
 	rs_conn_close(c);
 }
 
-static void x__alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
 	struct rs_conn *c = container_of(h, struct rs_conn, tcp);
 
 	*buf = uv_buf_init(c->w->rbuf, RS_READ_BUF);
 }
 
-static void x__read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 {
 	struct rs_conn *c = container_of(s, struct rs_conn, tcp);
 	struct rs_worker *w = c->w;
 
 	if (nread > 0) {
 		w->c.bytes_in += (uint64_t)nread;
-		x__feed(c, buf->base, (size_t)nread);
+		feed(c, buf->base, (size_t)nread);
 		return;
 	}
 	if (nread == 0)
@@ -192,7 +192,7 @@ static void x__read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 		rs_conn_close(c);
 }
 
-static void x__write_cb(uv_write_t *req, int status)
+static void write_cb(uv_write_t *req, int status)
 {
 	struct rs_conn *c = container_of(req, struct rs_conn, wreq);
 
@@ -205,10 +205,10 @@ static void x__write_cb(uv_write_t *req, int status)
 	}
 	if (c->eof)
 		return;
-	x__drain(c);
+	drain(c);
 	if (c->closing || c->write_pending)
 		return;
-	if (uv_read_start((uv_stream_t *)&c->tcp, x__alloc_cb, x__read_cb))
+	if (uv_read_start((uv_stream_t *)&c->tcp, alloc_cb, read_cb))
 		rs_conn_close(c);
 }
 
@@ -243,14 +243,14 @@ int rs_conn_send(struct rs_conn *c, const uv_buf_t *bufs, unsigned nbufs, bool s
 	if (!stable) {
 		c->out.off = c->out.len = 0;
 		for (i = 0; i < k; i++) {
-			r = x__buf_append(&c->out, rest[i].base, rest[i].len);
+			r = buf_append(&c->out, rest[i].base, rest[i].len);
 			if (r)
 				goto fail;
 		}
 		rest[0] = uv_buf_init(c->out.data, (unsigned)c->out.len);
 		k = 1;
 	}
-	r = uv_write(&c->wreq, s, rest, k, x__write_cb);
+	r = uv_write(&c->wreq, s, rest, k, write_cb);
 	if (r)
 		goto fail;
 	c->write_pending = true;
@@ -262,7 +262,7 @@ fail:
 	return r;
 }
 
-static void x__leak_fds(struct rs_worker *w)
+static void leak_fds(struct rs_worker *w)
 {
 	uint64_t i;
 
@@ -301,8 +301,8 @@ void rs_conn_accepted(struct rs_worker *w, int fd)
 		return;
 	}
 	uv_tcp_nodelay(&c->tcp, 1);
-	x__proto(w)->conn_init(c);
-	x__leak_fds(w);
-	if (uv_read_start((uv_stream_t *)&c->tcp, x__alloc_cb, x__read_cb))
+	proto(w)->conn_init(c);
+	leak_fds(w);
+	if (uv_read_start((uv_stream_t *)&c->tcp, alloc_cb, read_cb))
 		rs_conn_close(c);
 }

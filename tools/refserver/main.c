@@ -13,7 +13,7 @@
 #include "loadlens/outfile.h"
 #include "refserver.h"
 
-struct x__main {
+struct main_main {
 	uv_loop_t loop;
 	uv_signal_t sigint, sigterm;
 	uv_async_t exited;
@@ -24,18 +24,18 @@ struct x__main {
 	uint64_t stop_ns;
 };
 
-/* Close a handle of the zero-initialised struct x__main unless it was never initialised. */
-static void x__close_once(uv_handle_t *h)
+/* Close a handle of the zero-initialised struct main_main unless it was never initialised. */
+static void close_once(uv_handle_t *h)
 {
 	if (h->type != UV_UNKNOWN_HANDLE && !uv_is_closing(h))
 		uv_close(h, NULL);
 }
 
-static void x__close_main_handles(struct x__main *m)
+static void close_main_handles(struct main_main *m)
 {
-	x__close_once((uv_handle_t *)&m->sigint);
-	x__close_once((uv_handle_t *)&m->sigterm);
-	x__close_once((uv_handle_t *)&m->exited);
+	close_once((uv_handle_t *)&m->sigint);
+	close_once((uv_handle_t *)&m->sigterm);
+	close_once((uv_handle_t *)&m->exited);
 }
 
 /*
@@ -43,9 +43,9 @@ static void x__close_main_handles(struct x__main *m)
  * ended, so a repeated SIGTERM cannot kill us before the results are written. A second SIGINT
  * (Ctrl-C twice) gives up at once.
  */
-static void x__on_signal(uv_signal_t *s, int signum)
+static void on_signal(uv_signal_t *s, int signum)
 {
-	struct x__main *m = s->data;
+	struct main_main *m = s->data;
 	unsigned i;
 
 	if (m->stopping) {
@@ -61,32 +61,32 @@ static void x__on_signal(uv_signal_t *s, int signum)
 		rs_worker_stop(&m->workers[i]);
 }
 
-static void x__on_exited(uv_async_t *a)
+static void on_exited(uv_async_t *a)
 {
-	struct x__main *m = container_of(a, struct x__main, exited);
+	struct main_main *m = container_of(a, struct main_main, exited);
 
 	if (__atomic_load_n(&m->nexited, __ATOMIC_ACQUIRE) == m->nworkers)
-		x__close_main_handles(m);
+		close_main_handles(m);
 }
 
-static int x__signals(struct x__main *m)
+static int signals(struct main_main *m)
 {
 	int err;
 
-	err = uv_async_init(&m->loop, &m->exited, x__on_exited);
+	err = uv_async_init(&m->loop, &m->exited, on_exited);
 	if (err)
 		return err;
 	uv_signal_init(&m->loop, &m->sigint);
 	uv_signal_init(&m->loop, &m->sigterm);
 	m->sigint.data = m;
 	m->sigterm.data = m;
-	err = uv_signal_start(&m->sigint, x__on_signal, SIGINT);
+	err = uv_signal_start(&m->sigint, on_signal, SIGINT);
 	if (!err)
-		err = uv_signal_start(&m->sigterm, x__on_signal, SIGTERM);
+		err = uv_signal_start(&m->sigterm, on_signal, SIGTERM);
 	return err;
 }
 
-static int x__build_body(struct rs_config *cfg)
+static int build_body(struct rs_config *cfg)
 {
 	if (cfg->response_size < 0) {
 		if (cfg->proto != RS_PROTO_HTTP)
@@ -109,7 +109,7 @@ static int x__build_body(struct rs_config *cfg)
 int main(int argc, char **argv)
 {
 	struct rs_config cfg;
-	struct x__main m = {0};
+	struct main_main m = {0};
 	struct rs_counters total = {0};
 	struct ll_hist *hist = NULL;
 	struct rs_worker *w;
@@ -128,7 +128,7 @@ int main(int argc, char **argv)
 			return LL_EXIT_USAGE;
 	}
 
-	err = x__build_body(&cfg);
+	err = build_body(&cfg);
 	if (err) {
 		ll_warn(RS_PROG, "cannot build the response: %s", strerror(-err));
 		goto cleanup;
@@ -173,7 +173,7 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 	loop_ok = true;
-	err = x__signals(&m);
+	err = signals(&m);
 	if (err) {
 		ll_warn(RS_PROG, "cannot handle SIGINT/SIGTERM: %s", uv_strerror(err));
 		goto cleanup;
@@ -212,7 +212,7 @@ int main(int argc, char **argv)
 cleanup:
 	if (loop_ok) {
 		/* After a failed start the handles are still open. */
-		x__close_main_handles(&m);
+		close_main_handles(&m);
 		uv_run(&m.loop, UV_RUN_DEFAULT);
 		if (uv_loop_close(&m.loop)) {
 			ll_warn(RS_PROG, "main loop still had handles at exit");

@@ -10,7 +10,7 @@
 #include "loadlens/parse.h"
 #include "refserver.h"
 
-static int x__parse_stall(struct rs_misbehave *mb, const char *val)
+static int parse_stall(struct rs_misbehave *mb, const char *val)
 {
 	char at[64];
 	const char *colon = strchr(val, ':');
@@ -31,7 +31,7 @@ static int x__parse_stall(struct rs_misbehave *mb, const char *val)
 	return 0;
 }
 
-static json_t *x__stall_json(const struct rs_misbehave *mb)
+static json_t *stall_json(const struct rs_misbehave *mb)
 {
 	if (!mb->stall_ns)
 		return json_null();
@@ -39,41 +39,41 @@ static json_t *x__stall_json(const struct rs_misbehave *mb)
 			 (json_int_t)mb->stall_ns);
 }
 
-static int x__parse_drop_every(struct rs_misbehave *mb, const char *val)
+static int parse_drop_every(struct rs_misbehave *mb, const char *val)
 {
 	return ll_parse_u64(val, 1, UINT32_MAX, &mb->drop_every);
 }
 
-static json_t *x__drop_every_json(const struct rs_misbehave *mb)
+static json_t *drop_every_json(const struct rs_misbehave *mb)
 {
 	return json_integer((json_int_t)mb->drop_every);
 }
 
-static int x__parse_no_close(struct rs_misbehave *mb, const char *val)
+static int parse_no_close(struct rs_misbehave *mb, const char *val)
 {
 	mb->no_close = true;
 	return 0;
 }
 
-static json_t *x__no_close_json(const struct rs_misbehave *mb)
+static json_t *no_close_json(const struct rs_misbehave *mb)
 {
 	return json_boolean(mb->no_close);
 }
 
-static int x__parse_leak_fds(struct rs_misbehave *mb, const char *val)
+static int parse_leak_fds(struct rs_misbehave *mb, const char *val)
 {
 	return ll_parse_u64(val, 0, 1000000, &mb->leak_fds);
 }
 
-static json_t *x__leak_fds_json(const struct rs_misbehave *mb)
+static json_t *leak_fds_json(const struct rs_misbehave *mb)
 {
 	return json_integer((json_int_t)mb->leak_fds);
 }
 
-/* a switch named by its JSON key K: parsed by x__parse_K, written by x__K_json */
+/* a switch named by its JSON key K: parsed by parse_K, written by K_json */
 #define X_SWITCH(k, opt, argname, text)                                                 \
-	.name = opt, .arg = argname, .help = text, .json_key = #k, .parse = x__parse_##k,   \
-	.to_json = x__##k##_json
+	.name = opt, .arg = argname, .help = text, .json_key = #k, .parse = parse_##k,   \
+	.to_json = k##_json
 
 const struct rs_switch rs_switches[] = {
 	{X_SWITCH(stall, "--stall", "AT:DUR",

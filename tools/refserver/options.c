@@ -8,14 +8,14 @@
 #include "loadlens/parse.h"
 #include "refserver.h"
 
-struct x__opt {
+struct opt {
 	const char *name;
 	const char *arg; /* NULL: a flag */
 	const char *help;
 	void (*set)(struct rs_config *cfg, const char *name, const char *val);
 };
 
-static void x__bad(const char *name, const char *val, const char *what)
+static void bad(const char *name, const char *val, const char *what)
 {
 	ll_usage_error(RS_PROG, "invalid %s '%s': %s (see --help)", name, val, what);
 }
@@ -32,7 +32,7 @@ static const char *const dist_names[] = {[RS_DIST_FIXED] = "fixed", [RS_DIST_EXP
 static const char *const mode_names[] = {[RS_MODE_SPIN] = "spin", [RS_MODE_SLEEP] = "sleep", NULL};
 
 /* VAL's index in the NULL-ended NAMES; else a usage error saying what was EXPECTED. */
-static int x__choice(const char *name, const char *val, const char *const *names,
+static int choice(const char *name, const char *val, const char *const *names,
 		     const char *expected)
 {
 	int i;
@@ -40,12 +40,12 @@ static int x__choice(const char *name, const char *val, const char *const *names
 	for (i = 0; names[i]; i++)
 		if (!strcmp(val, names[i]))
 			return i;
-	x__bad(name, val, expected);
+	bad(name, val, expected);
 	return 0;
 }
 
 /* NAMES[V] if V is in the NULL-ended NAMES, else its first */
-static const char *x__name(const char *const *names, unsigned int v)
+static const char *options_name(const char *const *names, unsigned int v)
 {
 	unsigned int i;
 
@@ -55,101 +55,101 @@ static const char *x__name(const char *const *names, unsigned int v)
 	return names[0];
 }
 
-static void x__set_proto(struct rs_config *cfg, const char *name, const char *val)
+static void set_proto(struct rs_config *cfg, const char *name, const char *val)
 {
-	cfg->proto = (enum rs_proto)x__choice(name, val, proto_names, "expected tcp, udp or http");
+	cfg->proto = (enum rs_proto)choice(name, val, proto_names, "expected tcp, udp or http");
 }
 
-static void x__set_listen(struct rs_config *cfg, const char *name, const char *val)
+static void set_listen(struct rs_config *cfg, const char *name, const char *val)
 {
 	if (ll_parse_hostport(val, cfg->host, sizeof(cfg->host), &cfg->port))
-		x__bad(name, val, "expected HOST:PORT with a port in 1..65535");
+		bad(name, val, "expected HOST:PORT with a port in 1..65535");
 }
 
-static void x__set_service_time(struct rs_config *cfg, const char *name, const char *val)
+static void set_service_time(struct rs_config *cfg, const char *name, const char *val)
 {
 	if (ll_parse_duration(val, &cfg->service_ns) || cfg->service_ns > 3600000000000ULL)
-		x__bad(name, val, "expected a duration up to 1h such as 1ms, 250us, 2s");
+		bad(name, val, "expected a duration up to 1h such as 1ms, 250us, 2s");
 }
 
-static void x__set_dist(struct rs_config *cfg, const char *name, const char *val)
+static void set_dist(struct rs_config *cfg, const char *name, const char *val)
 {
-	cfg->dist = (enum rs_dist)x__choice(name, val, dist_names, "expected fixed or exp");
+	cfg->dist = (enum rs_dist)choice(name, val, dist_names, "expected fixed or exp");
 }
 
-static void x__set_mode(struct rs_config *cfg, const char *name, const char *val)
+static void set_mode(struct rs_config *cfg, const char *name, const char *val)
 {
-	cfg->mode = (enum rs_mode)x__choice(name, val, mode_names, "expected spin or sleep");
+	cfg->mode = (enum rs_mode)choice(name, val, mode_names, "expected spin or sleep");
 }
 
 /* VAL as an integer in LO..HI; else a usage error saying what was EXPECTED. */
-static uint64_t x__u64(const char *name, const char *val, uint64_t lo, uint64_t hi,
+static uint64_t u64(const char *name, const char *val, uint64_t lo, uint64_t hi,
 		       const char *expected)
 {
 	uint64_t v = 0;
 
 	if (ll_parse_u64(val, lo, hi, &v))
-		x__bad(name, val, expected);
+		bad(name, val, expected);
 	return v;
 }
 
-static void x__set_workers(struct rs_config *cfg, const char *name, const char *val)
+static void set_workers(struct rs_config *cfg, const char *name, const char *val)
 {
-	cfg->workers = (unsigned)x__u64(name, val, 1, RS_MAX_WORKERS,
+	cfg->workers = (unsigned)u64(name, val, 1, RS_MAX_WORKERS,
 					"expected an integer in 1..256");
 }
 
-static void x__set_backlog(struct rs_config *cfg, const char *name, const char *val)
+static void set_backlog(struct rs_config *cfg, const char *name, const char *val)
 {
-	cfg->backlog = (int)x__u64(name, val, 1, 65535, "expected an integer in 1..65535");
+	cfg->backlog = (int)u64(name, val, 1, 65535, "expected an integer in 1..65535");
 }
 
-static void x__set_response_size(struct rs_config *cfg, const char *name, const char *val)
+static void set_response_size(struct rs_config *cfg, const char *name, const char *val)
 {
-	cfg->response_size = (int64_t)x__u64(name, val, 0, RS_MAX_RESPONSE,
+	cfg->response_size = (int64_t)u64(name, val, 0, RS_MAX_RESPONSE,
 					     "expected a byte count in 0..16777216");
 }
 
-static void x__set_seed(struct rs_config *cfg, const char *name, const char *val)
+static void set_seed(struct rs_config *cfg, const char *name, const char *val)
 {
-	cfg->seed = x__u64(name, val, 0, UINT64_MAX, "expected a non-negative integer");
+	cfg->seed = u64(name, val, 0, UINT64_MAX, "expected a non-negative integer");
 }
 
-static void x__set_json(struct rs_config *cfg, const char *name, const char *val)
+static void set_json(struct rs_config *cfg, const char *name, const char *val)
 {
 	if (!*val)
-		x__bad(name, val, "expected a file name, or - for stdout");
+		bad(name, val, "expected a file name, or - for stdout");
 	cfg->json_path = val;
 }
 
-static void x__help(struct rs_config *cfg, const char *name, const char *val);
-static void x__version(struct rs_config *cfg, const char *name, const char *val);
+static void options_help(struct rs_config *cfg, const char *name, const char *val);
+static void version(struct rs_config *cfg, const char *name, const char *val);
 
-static const struct x__opt x__opts[] = {
-	{"--proto", "tcp|udp|http", "protocol to serve (default tcp)", x__set_proto},
-	{"--listen", "HOST:PORT", "address to listen on (default 127.0.0.1:8000)", x__set_listen},
+static const struct opt opts[] = {
+	{"--proto", "tcp|udp|http", "protocol to serve (default tcp)", set_proto},
+	{"--listen", "HOST:PORT", "address to listen on (default 127.0.0.1:8000)", set_listen},
 	{"--service-time", "DUR", "service time per request, e.g. 1ms (default 0)",
-	 x__set_service_time},
+	 set_service_time},
 	{"--service-dist", "fixed|exp", "fixed, or exponential with mean --service-time",
-	 x__set_dist},
+	 set_dist},
 	{"--service-mode", "spin|sleep", "busy-loop (default), or sleep with the CPU idle",
-	 x__set_mode},
+	 set_mode},
 	{"--workers", "N", "worker threads, one loop and SO_REUSEPORT socket each (default 1)",
-	 x__set_workers},
-	{"--backlog", "N", "listen backlog (default 511)", x__set_backlog},
+	 set_workers},
+	{"--backlog", "N", "listen backlog (default 511)", set_backlog},
 	{"--response-size", "BYTES",
 	 "reply with BYTES bytes of 'x' (default: echo; http: \"hello, loadlens\\n\")",
-	 x__set_response_size},
+	 set_response_size},
 	{"--seed", "N", "seed of the per-worker PRNG for --service-dist exp (default 1)",
-	 x__set_seed},
+	 set_seed},
 	{"--json", "FILE", "write counters and the service-time histogram at exit (- = stdout)",
-	 x__set_json},
-	{"--help", NULL, "show this help and exit", x__help},
-	{"--version", NULL, "print the version and exit", x__version},
+	 set_json},
+	{"--help", NULL, "show this help and exit", options_help},
+	{"--version", NULL, "print the version and exit", version},
 };
-#define X__NOPTS (sizeof(x__opts) / sizeof(x__opts[0]))
+#define NOPTS (sizeof(opts) / sizeof(opts[0]))
 
-static void x__print_opt(const char *name, const char *arg, const char *help)
+static void print_opt(const char *name, const char *arg, const char *help)
 {
 	char left[48];
 
@@ -157,7 +157,7 @@ static void x__print_opt(const char *name, const char *arg, const char *help)
 	printf("  %-28s %s\n", left, help);
 }
 
-static void x__help(struct rs_config *cfg, const char *name, const char *val)
+static void options_help(struct rs_config *cfg, const char *name, const char *val)
 {
 	size_t i;
 
@@ -171,11 +171,11 @@ static void x__help(struct rs_config *cfg, const char *name, const char *val)
 	       "TCP framing: 4-byte big-endian length N (<= 16 MiB) then N bytes, both ways.\n"
 	       "\n"
 	       "Options:\n");
-	for (i = 0; i < X__NOPTS; i++)
-		x__print_opt(x__opts[i].name, x__opts[i].arg, x__opts[i].help);
+	for (i = 0; i < NOPTS; i++)
+		print_opt(opts[i].name, opts[i].arg, opts[i].help);
 	printf("\nMisbehaviour switches:\n");
 	for (i = 0; i < rs_nswitches; i++)
-		x__print_opt(rs_switches[i].name, rs_switches[i].arg, rs_switches[i].help);
+		print_opt(rs_switches[i].name, rs_switches[i].arg, rs_switches[i].help);
 	printf("\n"
 	       "Exit codes: 0 ok, 1 runtime failure, 64 usage error.\n"
 	       "\n"
@@ -192,13 +192,13 @@ static void x__help(struct rs_config *cfg, const char *name, const char *val)
 	exit(LL_EXIT_OK);
 }
 
-static void x__version(struct rs_config *cfg, const char *name, const char *val)
+static void version(struct rs_config *cfg, const char *name, const char *val)
 {
 	printf("loadlens-refserver %s\n", LOADLENS_VERSION);
 	exit(LL_EXIT_OK);
 }
 
-static void x__defaults(struct rs_config *cfg)
+static void defaults(struct rs_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->proto = RS_PROTO_TCP;
@@ -214,7 +214,7 @@ static void x__defaults(struct rs_config *cfg)
 
 /* "--name VALUE" or "--name=VALUE" (wants: its ARG), or no value for a flag (wants NULL: *val
  * NULL); returns the index of the last argv element used. */
-static int x__take_value(int argc, char **argv, int i, const char *name, const char *eq,
+static int take_value(int argc, char **argv, int i, const char *name, const char *eq,
 			 const char *wants, const char **val)
 {
 	*val = NULL;
@@ -240,7 +240,7 @@ void rs_parse_args(struct rs_config *cfg, int argc, char **argv)
 	size_t i, n;
 	int a;
 
-	x__defaults(cfg);
+	defaults(cfg);
 	for (a = 1; a < argc; a++) {
 		arg = argv[a];
 		if (strncmp(arg, "--", 2))
@@ -252,19 +252,19 @@ void rs_parse_args(struct rs_config *cfg, int argc, char **argv)
 		memcpy(name, arg, n);
 		name[n] = '\0';
 
-		for (i = 0; i < X__NOPTS; i++) {
-			if (strcmp(name, x__opts[i].name))
+		for (i = 0; i < NOPTS; i++) {
+			if (strcmp(name, opts[i].name))
 				continue;
-			a = x__take_value(argc, argv, a, name, eq, x__opts[i].arg, &val);
-			x__opts[i].set(cfg, name, val);
+			a = take_value(argc, argv, a, name, eq, opts[i].arg, &val);
+			opts[i].set(cfg, name, val);
 			break;
 		}
-		if (i < X__NOPTS)
+		if (i < NOPTS)
 			continue;
 		for (i = 0; i < rs_nswitches; i++) {
 			if (strcmp(name, rs_switches[i].name))
 				continue;
-			a = x__take_value(argc, argv, a, name, eq, rs_switches[i].arg, &val);
+			a = take_value(argc, argv, a, name, eq, rs_switches[i].arg, &val);
 			if (rs_switches[i].parse(&cfg->mb, val))
 				ll_usage_error(RS_PROG, "invalid %s '%s': expected %s (see --help)",
 					       name, val ? val : "", rs_switches[i].arg);
@@ -287,15 +287,15 @@ void rs_parse_args(struct rs_config *cfg, int argc, char **argv)
 
 const char *rs_proto_name(enum rs_proto p)
 {
-	return x__name(proto_names, p);
+	return options_name(proto_names, p);
 }
 
 const char *rs_dist_name(enum rs_dist d)
 {
-	return x__name(dist_names, d);
+	return options_name(dist_names, d);
 }
 
 const char *rs_mode_name(enum rs_mode m)
 {
-	return x__name(mode_names, m);
+	return options_name(mode_names, m);
 }

@@ -10,54 +10,54 @@
 #include <string.h>
 #include "refserver.h"
 
-enum { X__KEEP_11, X__KEEP_10, X__CLOSE, X__NHDR };
+enum { KEEP_11, KEEP_10, CLOSE, NHDR };
 
-#define X__HDR_MAX 160
-#define X__SMALL_BODY 4096
+#define HDR_MAX 160
+#define SMALL_BODY 4096
 
 /*
  * Built by rs_http_prepare() before the workers start; read-only afterwards. A small body is
  * stored right after its headers, so the response goes out in one write() instead of a writev().
  */
-static char x__hdr[X__NHDR][X__HDR_MAX + X__SMALL_BODY];
-static size_t x__hdr_len[X__NHDR];
-static bool x__body_inline;
+static char hdr[NHDR][HDR_MAX + SMALL_BODY];
+static size_t hdr_len[NHDR];
+static bool body_inline;
 
-static const char x__bad_request[] = "HTTP/1.1 400 Bad Request\r\n"
+static const char bad_request[] = "HTTP/1.1 400 Bad Request\r\n"
 				     "Content-Length: 0\r\n"
 				     "Connection: close\r\n"
 				     "\r\n";
 
 int rs_http_prepare(const struct rs_config *cfg)
 {
-	static const char *const conn_hdr[X__NHDR] = {
+	static const char *const conn_hdr[NHDR] = {
 		"",
 		"Connection: keep-alive\r\n",
 		"Connection: close\r\n",
 	};
 	int i, n;
 
-	for (i = 0; i < X__NHDR; i++) {
-		n = snprintf(x__hdr[i], X__HDR_MAX,
+	for (i = 0; i < NHDR; i++) {
+		n = snprintf(hdr[i], HDR_MAX,
 			     "HTTP/1.1 200 OK\r\n"
 			     "Content-Type: text/plain\r\n"
 			     "Content-Length: %zu\r\n"
 			     "%s"
 			     "\r\n",
 			     cfg->body_len, conn_hdr[i]);
-		if (n < 0 || n >= X__HDR_MAX)
+		if (n < 0 || n >= HDR_MAX)
 			return -ENOBUFS;
-		x__hdr_len[i] = (size_t)n;
+		hdr_len[i] = (size_t)n;
 	}
-	x__body_inline = cfg->body_len <= X__SMALL_BODY;
-	if (x__body_inline) {
-		for (i = 0; i < X__NHDR; i++)
-			memcpy(x__hdr[i] + x__hdr_len[i], cfg->body, cfg->body_len);
+	body_inline = cfg->body_len <= SMALL_BODY;
+	if (body_inline) {
+		for (i = 0; i < NHDR; i++)
+			memcpy(hdr[i] + hdr_len[i], cfg->body, cfg->body_len);
 	}
 	return 0;
 }
 
-static int x__on_message_complete(http_parser *p)
+static int on_message_complete(http_parser *p)
 {
 	struct rs_conn *c = container_of(p, struct rs_conn, parser);
 	struct rs_worker *w = c->w;
@@ -69,13 +69,13 @@ static int x__on_message_complete(http_parser *p)
 
 	t0 = rs_service_begin(w);
 	if (!http_should_keep_alive(p) || p->upgrade) {
-		h = X__CLOSE;
+		h = CLOSE;
 		c->close_after_write = true;
 	} else {
-		h = p->http_major == 1 && p->http_minor == 0 ? X__KEEP_10 : X__KEEP_11;
+		h = p->http_major == 1 && p->http_minor == 0 ? KEEP_10 : KEEP_11;
 	}
-	bufs[0] = uv_buf_init(x__hdr[h], (unsigned)x__hdr_len[h]);
-	if (p->method != HTTP_HEAD && x__body_inline)
+	bufs[0] = uv_buf_init(hdr[h], (unsigned)hdr_len[h]);
+	if (p->method != HTTP_HEAD && body_inline)
 		bufs[0].len += cfg->body_len;
 	else if (p->method != HTTP_HEAD && cfg->body_len)
 		bufs[nbufs++] = uv_buf_init(cfg->body, (unsigned)cfg->body_len);
@@ -87,34 +87,34 @@ static int x__on_message_complete(http_parser *p)
 	return 0;
 }
 
-static const http_parser_settings x__settings = {
-	.on_message_complete = x__on_message_complete,
+static const http_parser_settings settings = {
+	.on_message_complete = on_message_complete,
 };
 
-static void x__bad(struct rs_conn *c)
+static void bad(struct rs_conn *c)
 {
-	uv_buf_t buf = uv_buf_init((char *)x__bad_request, sizeof(x__bad_request) - 1);
+	uv_buf_t buf = uv_buf_init((char *)bad_request, sizeof(bad_request) - 1);
 
 	c->w->c.protocol_errors++;
 	c->close_after_write = true;
 	rs_conn_send(c, &buf, 1, true);
 }
 
-static size_t x__consume(struct rs_conn *c, const char *p, size_t n)
+static size_t consume(struct rs_conn *c, const char *p, size_t n)
 {
 	enum http_errno err;
 	size_t used;
 
 	if (c->closing || c->close_after_write)
 		return n;
-	used = http_parser_execute(&c->parser, &x__settings, p, n);
+	used = http_parser_execute(&c->parser, &settings, p, n);
 	err = HTTP_PARSER_ERRNO(&c->parser);
 	if (err == HPE_PAUSED) {
 		http_parser_pause(&c->parser, 0);
 		return c->closing || c->close_after_write ? n : used;
 	}
 	if (err != HPE_OK) {
-		x__bad(c);
+		bad(c);
 		return n;
 	}
 	if (c->parser.upgrade) {
@@ -129,12 +129,12 @@ static size_t x__consume(struct rs_conn *c, const char *p, size_t n)
 	return used;
 }
 
-static void x__conn_init(struct rs_conn *c)
+static void conn_init(struct rs_conn *c)
 {
 	http_parser_init(&c->parser, HTTP_REQUEST);
 }
 
 const struct rs_stream_proto rs_http_proto = {
-	.conn_init = x__conn_init,
-	.consume = x__consume,
+	.conn_init = conn_init,
+	.consume = consume,
 };

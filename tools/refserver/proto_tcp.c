@@ -6,14 +6,14 @@
  */
 #include "refserver.h"
 
-static uint32_t x__get_be32(const char *p)
+static uint32_t get_be32(const char *p)
 {
 	const unsigned char *u = (const unsigned char *)p;
 
 	return (uint32_t)u[0] << 24 | (uint32_t)u[1] << 16 | (uint32_t)u[2] << 8 | u[3];
 }
 
-static void x__put_be32(uint8_t *p, uint32_t v)
+static void put_be32(uint8_t *p, uint32_t v)
 {
 	p[0] = (uint8_t)(v >> 24);
 	p[1] = (uint8_t)(v >> 16);
@@ -21,7 +21,7 @@ static void x__put_be32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)v;
 }
 
-static void x__respond(struct rs_conn *c, const char *payload, uint32_t len)
+static void respond(struct rs_conn *c, const char *payload, uint32_t len)
 {
 	struct rs_worker *w = c->w;
 	const struct rs_config *cfg = w->cfg;
@@ -31,10 +31,10 @@ static void x__respond(struct rs_conn *c, const char *payload, uint32_t len)
 
 	t0 = rs_service_begin(w);
 	if (echo) {
-		x__put_be32(c->frame_hdr, len);
+		put_be32(c->frame_hdr, len);
 		bufs[1] = uv_buf_init((char *)payload, len);
 	} else {
-		x__put_be32(c->frame_hdr, (uint32_t)cfg->body_len);
+		put_be32(c->frame_hdr, (uint32_t)cfg->body_len);
 		bufs[1] = uv_buf_init(cfg->body, (unsigned)cfg->body_len);
 	}
 	bufs[0] = uv_buf_init((char *)c->frame_hdr, 4);
@@ -43,13 +43,13 @@ static void x__respond(struct rs_conn *c, const char *payload, uint32_t len)
 	rs_conn_send(c, bufs, bufs[1].len ? 2 : 1, !echo);
 }
 
-static size_t x__consume(struct rs_conn *c, const char *p, size_t n)
+static size_t consume(struct rs_conn *c, const char *p, size_t n)
 {
 	size_t used = 0;
 	uint32_t len;
 
 	while (!c->write_pending && !c->closing && n - used >= 4) {
-		len = x__get_be32(p + used);
+		len = get_be32(p + used);
 		if (len > RS_MAX_FRAME) {
 			c->w->c.protocol_errors++;
 			rs_conn_close(c);
@@ -57,17 +57,17 @@ static size_t x__consume(struct rs_conn *c, const char *p, size_t n)
 		}
 		if (n - used - 4 < len)
 			break;
-		x__respond(c, p + used + 4, len);
+		respond(c, p + used + 4, len);
 		used += 4 + (size_t)len;
 	}
 	return c->closing ? n : used;
 }
 
-static void x__conn_init(struct rs_conn *c)
+static void conn_init(struct rs_conn *c)
 {
 }
 
 const struct rs_stream_proto rs_tcp_proto = {
-	.conn_init = x__conn_init,
-	.consume = x__consume,
+	.conn_init = conn_init,
+	.consume = consume,
 };

@@ -9,22 +9,22 @@
 #include "refserver.h"
 
 /* A reply that could not be sent at once: it owns a copy of its payload. */
-struct x__send {
+struct proto_udp_send {
 	uv_udp_send_t req;
 	struct rs_worker *w;
 	char data[];
 };
 
-static void x__alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
 	struct rs_worker *w = container_of(h, struct rs_worker, udp);
 
 	*buf = uv_buf_init(w->rbuf, RS_READ_BUF);
 }
 
-static void x__send_cb(uv_udp_send_t *req, int status)
+static void send_cb(uv_udp_send_t *req, int status)
 {
-	struct x__send *s = container_of(req, struct x__send, req);
+	struct proto_udp_send *s = container_of(req, struct proto_udp_send, req);
 
 	if (status < 0 && status != UV_ECANCELED)
 		s->w->c.udp_send_errors++;
@@ -32,9 +32,9 @@ static void x__send_cb(uv_udp_send_t *req, int status)
 }
 
 /* Slow path, when the socket's send queue is busy: copy and queue. */
-static void x__send_later(struct rs_worker *w, const uv_buf_t *buf, const struct sockaddr *addr)
+static void send_later(struct rs_worker *w, const uv_buf_t *buf, const struct sockaddr *addr)
 {
-	struct x__send *s = malloc(sizeof(*s) + buf->len);
+	struct proto_udp_send *s = malloc(sizeof(*s) + buf->len);
 	uv_buf_t copy;
 
 	if (!s) {
@@ -44,13 +44,13 @@ static void x__send_later(struct rs_worker *w, const uv_buf_t *buf, const struct
 	s->w = w;
 	memcpy(s->data, buf->base, buf->len);
 	copy = uv_buf_init(s->data, buf->len);
-	if (uv_udp_send(&s->req, &w->udp, &copy, 1, addr, x__send_cb)) {
+	if (uv_udp_send(&s->req, &w->udp, &copy, 1, addr, send_cb)) {
 		w->c.udp_send_errors++;
 		free(s);
 	}
 }
 
-static void x__recv_cb(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf,
+static void recv_cb(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf,
 		       const struct sockaddr *addr, unsigned flags)
 {
 	struct rs_worker *w = container_of(h, struct rs_worker, udp);
@@ -76,7 +76,7 @@ static void x__recv_cb(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf,
 	w->c.bytes_out += out.len;
 	r = uv_udp_try_send(h, &out, 1, addr);
 	if (r == UV_EAGAIN)
-		x__send_later(w, &out, addr);
+		send_later(w, &out, addr);
 	else if (r < 0)
 		w->c.udp_send_errors++;
 }
@@ -93,5 +93,5 @@ int rs_udp_start(struct rs_worker *w)
 	if (err)
 		return err;
 	w->listen_fd = -1; /* owned by the handle now */
-	return uv_udp_recv_start(&w->udp, x__alloc_cb, x__recv_cb);
+	return uv_udp_recv_start(&w->udp, alloc_cb, recv_cb);
 }

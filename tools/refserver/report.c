@@ -21,7 +21,7 @@ void rs_merge(struct rs_counters *dst, const struct rs_counters *src)
 		d[i] += s[i];
 }
 
-static json_t *x__accept_errors(const struct rs_counters *c)
+static json_t *accept_errors(const struct rs_counters *c)
 {
 	json_t *o = json_object();
 	size_t i;
@@ -38,7 +38,7 @@ static json_t *x__accept_errors(const struct rs_counters *c)
 	return o;
 }
 
-static json_t *x__per_worker(const struct rs_worker *workers, unsigned n)
+static json_t *per_worker(const struct rs_worker *workers, unsigned n)
 {
 	json_t *a = json_array();
 	unsigned i;
@@ -64,36 +64,36 @@ int rs_write_json(const struct rs_config *cfg, const struct rs_worker *workers,
 	json_t *root;
 	int err = 0;
 
-#define X__I(v) ((json_int_t)(v))
+#define JINT(v) ((json_int_t)(v))
 	root = json_pack(
 		"{s:s,s:s,s:s,s:s,s:i,s:{s:I,s:s,s:s},s:f,"
 		"s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o}",
 		"tool", RS_PROG, "version", LOADLENS_VERSION, "proto", rs_proto_name(cfg->proto),
 		"listen", cfg->listen_str, "workers", (int)cfg->workers, "service", "time_ns",
-		X__I(cfg->service_ns), "dist", rs_dist_name(cfg->dist), "mode",
+		JINT(cfg->service_ns), "dist", rs_dist_name(cfg->dist), "mode",
 		rs_mode_name(cfg->mode), "elapsed_s", elapsed_s, "connections_accepted",
-		X__I(t->connections_accepted), "connections_closed", X__I(t->connections_closed),
-		"requests", X__I(t->requests), "responses", X__I(t->responses), "bytes_in",
-		X__I(t->bytes_in), "bytes_out", X__I(t->bytes_out), "protocol_errors",
-		X__I(t->protocol_errors), "udp_dropped", X__I(t->udp_dropped), "accept_errors",
-		x__accept_errors(t));
+		JINT(t->connections_accepted), "connections_closed", JINT(t->connections_closed),
+		"requests", JINT(t->requests), "responses", JINT(t->responses), "bytes_in",
+		JINT(t->bytes_in), "bytes_out", JINT(t->bytes_out), "protocol_errors",
+		JINT(t->protocol_errors), "udp_dropped", JINT(t->udp_dropped), "accept_errors",
+		accept_errors(t));
 	if (!root)
 		return -ENOMEM;
 	json_object_set_new(root, "connections_rejected",
-			    json_integer(X__I(t->connections_rejected)));
-	json_object_set_new(root, "connections_leaked", json_integer(X__I(t->connections_leaked)));
+			    json_integer(JINT(t->connections_rejected)));
+	json_object_set_new(root, "connections_leaked", json_integer(JINT(t->connections_leaked)));
 	json_object_set_new(root, "connections_open_at_exit",
-			    json_integer(X__I(t->connections_open_at_exit)));
-	json_object_set_new(root, "fds_leaked", json_integer(X__I(t->fds_leaked)));
-	json_object_set_new(root, "udp_send_errors", json_integer(X__I(t->udp_send_errors)));
-	json_object_set_new(root, "stalls", json_integer(X__I(t->stalls)));
+			    json_integer(JINT(t->connections_open_at_exit)));
+	json_object_set_new(root, "fds_leaked", json_integer(JINT(t->fds_leaked)));
+	json_object_set_new(root, "udp_send_errors", json_integer(JINT(t->udp_send_errors)));
+	json_object_set_new(root, "stalls", json_integer(JINT(t->stalls)));
 	json_object_set_new(root, "backlog", json_integer(cfg->backlog));
 	json_object_set_new(root, "response_size", json_integer(cfg->response_size));
-	json_object_set_new(root, "seed", json_integer(X__I(cfg->seed)));
+	json_object_set_new(root, "seed", json_integer(JINT(cfg->seed)));
 	json_object_set_new(root, "misbehaviour", rs_misbehave_to_json(&cfg->mb));
-	json_object_set_new(root, "per_worker", x__per_worker(workers, cfg->workers));
+	json_object_set_new(root, "per_worker", per_worker(workers, cfg->workers));
 	json_object_set_new(root, "service_time", ll_hist_to_json(hist));
-#undef X__I
+#undef JINT
 
 	if (!strcmp(cfg->json_path, "-")) {
 		if (json_dumpf(root, stdout, JSON_COMPACT) || fputc('\n', stdout) == EOF)

@@ -28,7 +28,7 @@ void rs_block_until(enum rs_mode mode, uint64_t deadline_ns)
 		;
 }
 
-static uint64_t x__splitmix64(uint64_t *s)
+static uint64_t splitmix64(uint64_t *s)
 {
 	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
 
@@ -44,19 +44,19 @@ void rs_rng_seed(struct rs_worker *w, uint64_t seed)
 	int i;
 
 	for (i = 0; i < 4; i++)
-		w->rng[i] = x__splitmix64(&s);
+		w->rng[i] = splitmix64(&s);
 }
 
-static inline uint64_t x__rotl(uint64_t x, int k)
+static inline uint64_t rotl(uint64_t x, int k)
 {
 	return (x << k) | (x >> (64 - k));
 }
 
 /* xoshiro256** */
-static uint64_t x__rng_next(struct rs_worker *w)
+static uint64_t rng_next(struct rs_worker *w)
 {
 	uint64_t *s = w->rng;
-	uint64_t r = x__rotl(s[1] * 5, 7) * 9;
+	uint64_t r = rotl(s[1] * 5, 7) * 9;
 	uint64_t t = s[1] << 17;
 
 	s[2] ^= s[0];
@@ -64,11 +64,11 @@ static uint64_t x__rng_next(struct rs_worker *w)
 	s[1] ^= s[2];
 	s[0] ^= s[3];
 	s[2] ^= t;
-	s[3] = x__rotl(s[3], 45);
+	s[3] = rotl(s[3], 45);
 	return r;
 }
 
-static uint64_t x__service_draw(struct rs_worker *w)
+static uint64_t service_draw(struct rs_worker *w)
 {
 	const struct rs_config *cfg = w->cfg;
 	double u;
@@ -76,7 +76,7 @@ static uint64_t x__service_draw(struct rs_worker *w)
 	if (cfg->dist == RS_DIST_FIXED || !cfg->service_ns)
 		return cfg->service_ns;
 	/* u in (0, 1]: -ln(u) is exponential with mean 1. */
-	u = (double)((x__rng_next(w) >> 11) + 1) * 0x1.0p-53;
+	u = (double)((rng_next(w) >> 11) + 1) * 0x1.0p-53;
 	return (uint64_t)llround(-log(u) * (double)cfg->service_ns);
 }
 
@@ -86,7 +86,7 @@ uint64_t rs_service_begin(struct rs_worker *w)
 	uint64_t d;
 
 	w->c.requests++;
-	d = x__service_draw(w);
+	d = service_draw(w);
 	if (d)
 		rs_block_until(w->cfg->mode, t0 + d);
 	return t0;

@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include "refserver.h"
 
-static int x__socket(const struct rs_config *cfg, bool reuseport, int *out)
+static int worker_socket(const struct rs_config *cfg, bool reuseport, int *out)
 {
 	int type = cfg->proto == RS_PROTO_UDP ? SOCK_DGRAM : SOCK_STREAM;
 	int one = 1, fd, err;
@@ -47,7 +47,7 @@ int rs_probe_port_free(const struct rs_config *cfg)
 {
 	int fd = -1, err;
 
-	err = x__socket(cfg, false, &fd);
+	err = worker_socket(cfg, false, &fd);
 	if (err)
 		return err;
 	close(fd);
@@ -58,7 +58,7 @@ int rs_listen_socket(const struct rs_config *cfg, int *out)
 {
 	int fd = -1, err;
 
-	err = x__socket(cfg, true, &fd);
+	err = worker_socket(cfg, true, &fd);
 	if (err)
 		return err;
 	if (cfg->proto != RS_PROTO_UDP && listen(fd, cfg->backlog) < 0) {
@@ -70,7 +70,7 @@ int rs_listen_socket(const struct rs_config *cfg, int *out)
 	return 0;
 }
 
-static void x__count_accept_error(struct rs_worker *w, int e)
+static void count_accept_error(struct rs_worker *w, int e)
 {
 	w->c.accept_errors[e > 0 && e < RS_ERRNO_MAX ? e : 0]++;
 }
@@ -79,7 +79,7 @@ static void x__count_accept_error(struct rs_worker *w, int e)
  * accept4() reserves the new fd before it looks at the queue, so it fails with EMFILE even when no
  * connection is waiting. Only a waiting connection counts.
  */
-static bool x__pending(int fd)
+static bool pending(int fd)
 {
 	struct pollfd pfd = {.fd = fd, .events = POLLIN};
 
@@ -91,7 +91,7 @@ static bool x__pending(int fd)
  * at once (the client sees the connection closed), and take the spare back. Returns 0, or
  * -EMFILE when there is no spare to use.
  */
-static int x__shed(struct rs_worker *w)
+static int shed(struct rs_worker *w)
 {
 	int fd;
 
@@ -107,31 +107,31 @@ static int x__shed(struct rs_worker *w)
 	return fd >= 0 || w->reserve_fd >= 0 ? 0 : -EMFILE;
 }
 
-static void x__accept_cb(uv_poll_t *p, int status, int events);
+static void accept_cb(uv_poll_t *p, int status, int events);
 
-static void x__retry_cb(uv_timer_t *t)
+static void retry_cb(uv_timer_t *t)
 {
 	struct rs_worker *w = container_of(t, struct rs_worker, accept_retry);
 
 	if (w->reserve_fd < 0)
 		w->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	uv_poll_start(&w->accept_poll, UV_READABLE, x__accept_cb);
+	uv_poll_start(&w->accept_poll, UV_READABLE, accept_cb);
 }
 
-static void x__backoff(struct rs_worker *w)
+static void backoff(struct rs_worker *w)
 {
 	uv_poll_stop(&w->accept_poll);
-	uv_timer_start(&w->accept_retry, x__retry_cb, RS_ACCEPT_RETRY_MS, 0);
+	uv_timer_start(&w->accept_retry, retry_cb, RS_ACCEPT_RETRY_MS, 0);
 }
 
-static void x__accept_cb(uv_poll_t *p, int status, int events)
+static void accept_cb(uv_poll_t *p, int status, int events)
 {
 	struct rs_worker *w = container_of(p, struct rs_worker, accept_poll);
 	int i, fd, e;
 
 	if (status < 0) {
-		x__count_accept_error(w, -status);
-		x__backoff(w);
+		count_accept_error(w, -status);
+		backoff(w);
 		return;
 	}
 	for (i = 0; i < RS_ACCEPT_BATCH; i++) {
@@ -146,23 +146,23 @@ static void x__accept_cb(uv_poll_t *p, int status, int events)
 		if (e == EINTR)
 			continue;
 		if (e == EMFILE || e == ENFILE) {
-			if (!x__pending(w->listen_fd))
+			if (!pending(w->listen_fd))
 				return;
-			x__count_accept_error(w, e);
-			if (!x__shed(w))
+			count_accept_error(w, e);
+			if (!shed(w))
 				continue;
-			x__backoff(w);
+			backoff(w);
 			return;
 		}
-		x__count_accept_error(w, e);
+		count_accept_error(w, e);
 		if (e == ECONNABORTED)
 			continue;
-		x__backoff(w);
+		backoff(w);
 		return;
 	}
 }
 
-static int x__accept_start(struct rs_worker *w)
+static int accept_start(struct rs_worker *w)
 {
 	int err;
 
@@ -174,10 +174,10 @@ static int x__accept_start(struct rs_worker *w)
 	if (err)
 		return err;
 	w->accept_ok = true;
-	return uv_poll_start(&w->accept_poll, UV_READABLE, x__accept_cb);
+	return uv_poll_start(&w->accept_poll, UV_READABLE, accept_cb);
 }
 
-static void x__stall_cb(uv_timer_t *t)
+static void stall_cb(uv_timer_t *t)
 {
 	struct rs_worker *w = container_of(t, struct rs_worker, stall);
 
@@ -185,7 +185,7 @@ static void x__stall_cb(uv_timer_t *t)
 	rs_block_until(w->cfg->mode, rs_now_ns() + w->cfg->mb.stall_ns);
 }
 
-static int x__stall_start(struct rs_worker *w)
+static int stall_start(struct rs_worker *w)
 {
 	const struct rs_config *cfg = w->cfg;
 	uint64_t at = cfg->start_ns + cfg->mb.stall_at_ns, now = rs_now_ns();
@@ -196,11 +196,11 @@ static int x__stall_start(struct rs_worker *w)
 		return err;
 	w->stall_ok = true;
 	uv_update_time(&w->loop);
-	return uv_timer_start(&w->stall, x__stall_cb, at > now ? (at - now + 999999) / 1000000 : 0,
+	return uv_timer_start(&w->stall, stall_cb, at > now ? (at - now + 999999) / 1000000 : 0,
 			      0);
 }
 
-static void x__close_handles(struct rs_worker *w)
+static void close_handles(struct rs_worker *w)
 {
 	if (w->accept_ok && !uv_is_closing((uv_handle_t *)&w->accept_poll))
 		uv_close((uv_handle_t *)&w->accept_poll, NULL);
@@ -215,15 +215,15 @@ static void x__close_handles(struct rs_worker *w)
 	rs_conn_close_all(w);
 }
 
-static void x__stop_cb(uv_async_t *a)
+static void stop_cb(uv_async_t *a)
 {
 	struct rs_worker *w = container_of(a, struct rs_worker, stop);
 
 	w->stopping = true;
-	x__close_handles(w);
+	close_handles(w);
 }
 
-static int x__init(struct rs_worker *w)
+static int init(struct rs_worker *w)
 {
 	const struct rs_config *cfg = w->cfg;
 	int err;
@@ -240,34 +240,34 @@ static int x__init(struct rs_worker *w)
 	if (err)
 		return err;
 	w->loop_ok = true;
-	err = uv_async_init(&w->loop, &w->stop, x__stop_cb);
+	err = uv_async_init(&w->loop, &w->stop, stop_cb);
 	if (err)
 		return err;
 	w->stop_ok = true;
 	if (cfg->mb.stall_ns) {
-		err = x__stall_start(w);
+		err = stall_start(w);
 		if (err)
 			return err;
 	}
 	if (cfg->proto == RS_PROTO_UDP)
 		return rs_udp_start(w);
 	w->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	return x__accept_start(w);
+	return accept_start(w);
 }
 
-static void x__thread(void *arg)
+static void thread(void *arg)
 {
 	struct rs_worker *w = arg;
 	int err;
 
-	err = x__init(w);
+	err = init(w);
 	w->init_err = err;
 	uv_sem_post(w->ready);
 	if (!err)
 		uv_run(&w->loop, UV_RUN_DEFAULT);
 	if (w->loop_ok) {
 		/* Whatever is still open (after a failed start), close it; run the loop empty. */
-		x__close_handles(w);
+		close_handles(w);
 		uv_run(&w->loop, UV_RUN_DEFAULT);
 		w->loop_close_err = uv_loop_close(&w->loop);
 	}
@@ -277,7 +277,7 @@ static void x__thread(void *arg)
 
 int rs_worker_start(struct rs_worker *w)
 {
-	return uv_thread_create(&w->thread, x__thread, w);
+	return uv_thread_create(&w->thread, thread, w);
 }
 
 /* Thread-safe: may be called from any thread once the worker is ready. */
