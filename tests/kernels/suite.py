@@ -18,10 +18,12 @@ tools/kernels/guest.py test, or on the host itself):
              harness exactly as on the host: the same verdict (healthy silent, sick fires the
              expected finding live, in time, naming the expected process or port).
 
-Each runs as ctest runs it on the host, with the same limits, but one: under an emulated CPU
-(guest.py sets LL_EMULATED_CPU=1 under TCG) test_reqtime_kernels.sh prints the emulated syscall
-path the observer's service time holds and the server's clock does not, and checks the observer
-against the server only for gross errors (docs/kernels.md, "Timing limits"). The driver's own
+Each runs as ctest runs it on the host, with the same limits, but two, both under an emulated CPU
+(guest.py sets LL_EMULATED_CPU=1 under TCG): a sick scenario's finding may come one interval
+later (tests/integration/scenarios/common.py, LATE_LIMIT), and test_reqtime_kernels.sh prints
+the emulated syscall path the observer's service time holds and the server's clock does not,
+and checks the observer against the server only for gross errors (docs/kernels.md, "Two timing
+limits are loosened"). The driver's own
 timing tests, whose limits hold only on a real CPU, are not part of the matrix.
 
     suite.py [--bin DIR] [--out DIR] [--only check,count,reqtime,scope,scenarios]
@@ -49,7 +51,8 @@ HARNESS = os.path.join(SRC, "tests/integration/scenarios/harness.py")
 # closed-loop load, as fast as it goes, can truly saturate a server there: the healthy keep-alive
 # ones are left to the host.) Together: connections and TIME_WAIT on both sides, the port range,
 # HTTP request timing, CLOSE_WAIT and FIN_WAIT2 leaks, port exhaustion, the accept queue, queued
-# requests. (sick_fd_leak was left out: its finding came 1.19-1.30 s after the onset, limit 1.10.)
+# requests. (sick_fd_leak was left out: its finding came 1.19-1.30 s after the onset, past the
+# host's limit of 1.10 s; the guest's is 1.60 s, common.LATE_LIMIT.)
 SCENARIOS = [
 	"healthy_client_closes", "healthy_server_closes", "healthy_close_nginx",
 	"healthy_tw_reuse_0", "healthy_tw_reuse_2",
