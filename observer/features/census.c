@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Socket census through sock_diag (libmnl), port groups, and the namespace's listen counters. */
+/* Socket census: a TCP iterator counting in the kernel (census_iter.c) or sock_diag (libmnl),
+ * port groups, and the namespace's listen counters. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +18,7 @@
 #include "loadlens/cli.h"
 #include "loadlens/parse.h"
 #include "census.h"
+#include "census_iter.h"
 
 const char *const obs_tcp_state_names[OBS_TCP_STATES] = {
 	[1] = "ESTABLISHED", [2] = "SYN_SENT",	 [3] = "SYN_RECV",   [4] = "FIN_WAIT1",
@@ -57,6 +59,8 @@ struct obs_census_ctx {
 	uint64_t listen_bits[OBS_PORT_WORDS]; /* ports something listens on, this census */
 	struct obs_port_group *groups;	      /* open addressing, GROUP_SLOTS */
 	char *buf;
+	struct obs_census_iter *it; /* the walk in the kernel; NULL: sock_diag's */
+	struct obs_census_iter *it_off; /* loaded, set aside by obs_census_use_iter(c, false) */
 	struct obs_sock_age *age; /* CLOSE_WAIT and FIN_WAIT2 across censuses */
 	struct obs_sock_age_counts aged; /* what the last walk's ageing found */
 	bool aged_last;			 /* the socket being counted is aged */
@@ -125,6 +129,11 @@ struct obs_census_ctx *obs_census_new(const char *prog, int netns_fd, const uint
 		ll_warn(prog, "cannot open a sock_diag socket: %s", strerror(-err));
 		goto cleanup;
 	}
+	/* the walk in the kernel where it loads; sock_diag's walk otherwise */
+	c->it = obs_census_iter_new(netns_fd, c->ports, c->nports);
+	if (!c->it)
+		ll_warn(prog, "note: the socket census uses sock_diag (a TCP iterator: %s)",
+			strerror(errno));
 cleanup:
 	if (self >= 0)
 		close(self);
@@ -142,6 +151,8 @@ void obs_census_free(struct obs_census_ctx *c)
 
 	if (!c)
 		return;
+	obs_census_iter_free(c->it);
+	obs_census_iter_free(c->it_off);
 	if (c->nl)
 		mnl_socket_close(c->nl);
 	for (i = 0; i < CENSUS_NFILES; i++)
@@ -308,6 +319,79 @@ static int on_msg(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+/* The sockets the iterator handed out to age, as on_msg() ages sock_diag's. */
+static void iter_rec(void *arg, const struct cen_rec *r)
+{
+	struct obs_census_ctx *c = arg;
+	uint32_t src[4], dst[4];
+	uint16_t port;
+	bool aged;
+	size_t i;
+
+	memcpy(src, r->saddr, sizeof(src));
+	memcpy(dst, r->daddr, sizeof(dst));
+	if (r->state == OBS_TCP_CLOSE_WAIT && !r->accepted) {
+		if (!obs_sock_age_unaccepted(c->age, conn_hash(r->family, src, r->sport, dst,
+							       r->dport)))
+			c->cur->unaccepted_untracked++;
+		return;
+	}
+	aged = obs_sock_age_track(c->age, r->cookie, r->state == OBS_TCP_CLOSE_WAIT,
+				  conn_hash(r->family, dst, r->dport, src, r->sport));
+	if (!aged) {
+		c->cur->close_wait_untracked++;
+		return;
+	}
+	if (!c->nports)
+		return;
+	port = bit(c->port_bits, r->sport) ? r->sport : r->dport;
+	for (i = 0; i < c->nports; i++)
+		if (c->ports[i] == port)
+			obs_sock_age_port(c->age, (int16_t)i);
+}
+
+static void iter_group(void *arg, const struct cen_group_key *k, const struct cen_group_val *v)
+{
+	struct obs_census_ctx *c = arg;
+	struct obs_port_group g;
+	uint32_t i = 0;
+
+	memset(&g, 0, sizeof(g));
+	g.family = k->family;
+	memcpy(g.saddr, k->saddr, 16);
+	memcpy(g.daddr, k->daddr, 16);
+	g.dport = k->dport;
+	g.in_use = v->in_use;
+	g.time_wait = v->time_wait;
+	g.fin_wait2 = v->fin_wait2;
+	/* into the table sock_diag's walk fills (the kernel's map is its size, 3/4 of it) */
+	for (i = hash(&g) & (GROUP_SLOTS - 1); c->groups[i].in_use; i = (i + 1) & (GROUP_SLOTS - 1))
+		;
+	c->groups[i] = g;
+	c->ngroups++;
+}
+
+static int iter_walk(struct obs_census_ctx *c, struct obs_census *cs)
+{
+	const struct obs_census_iter_sink sink = {iter_rec, iter_group, c};
+	struct obs_census_iter_counts n;
+	size_t i;
+	int err;
+
+	err = obs_census_iter_walk(c->it, c->listen_bits, cs->port_lo, cs->port_hi, &n, &sink);
+	if (err)
+		return err;
+	memcpy(cs->state, n.state, sizeof(cs->state));
+	cs->sockets = n.sockets;
+	cs->groups_capped = n.capped;
+	for (i = 0; i < cs->nports; i++) {
+		cs->ports[i].close_wait = n.close_wait[i];
+		cs->ports[i].fin_wait2 = n.fin_wait2[i];
+		cs->ports[i].time_wait = n.time_wait[i];
+	}
+	return 0;
+}
+
 static int dump_proto(struct obs_census_ctx *c, uint8_t family, uint8_t proto,
 			 uint32_t states, mnl_cb_t cb)
 {
@@ -451,9 +535,11 @@ int obs_census_take(struct obs_census_ctx *c, struct obs_census *cs)
 		cs->ports[i].server_side = bit(c->listen_bits, c->ports[i]);
 	}
 	cs->nports = c->nports;
-	if (!err)
+	if (!err && c->it)
+		err = iter_walk(c, cs);
+	if (!err && !c->it)
 		err = dump(c, AF_INET, all);
-	if (!err)
+	if (!err && !c->it)
 		err = dump(c, AF_INET6, all);
 	if (err)
 		return err;
@@ -481,6 +567,25 @@ int obs_census_take(struct obs_census_ctx *c, struct obs_census *cs)
 	cs->ngroups = c->ngroups;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	cs->took_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+	return 0;
+}
+
+const char *obs_census_mechanism(const struct obs_census_ctx *c)
+{
+	return c->it ? "bpf_iter" : "sock_diag";
+}
+
+int obs_census_use_iter(struct obs_census_ctx *c, bool on)
+{
+	struct obs_census_iter *t;
+
+	if (on == !!c->it)
+		return 0;
+	if (on && !c->it_off)
+		return -ENOTSUP;
+	t = c->it;
+	c->it = c->it_off;
+	c->it_off = t;
 	return 0;
 }
 

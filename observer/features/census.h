@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The ground truth: a census of the TCP sockets of the target's network namespace through
- * sock_diag (netlink, libmnl), TIME_WAIT included, with ephemeral ports in use grouped by
+ * The ground truth: a census of the TCP sockets of the target's network namespace, TIME_WAIT
+ * included, counted in the kernel by a TCP iterator (census_iter.h) or, where that does not load,
+ * from sock_diag's one message per socket (netlink, libmnl), with ephemeral ports in use grouped by
  * (source address, destination address:port) against net.ipv4.ip_local_port_range of that
  * namespace, and the namespace's /proc/net/netstat listen counters.
  */
@@ -99,6 +100,11 @@ int obs_census_take(struct obs_census_ctx *c, struct obs_census *out);
  * listening hash. Returns 0 or a negative errno. */
 int obs_census_listeners(struct obs_census_ctx *c, struct obs_census *out);
 int obs_census_netstat(struct obs_census_ctx *c, struct obs_netstat *out);
+/* How the census walks: "bpf_iter" (a TCP iterator counting in the kernel) or "sock_diag". */
+const char *obs_census_mechanism(const struct obs_census_ctx *c);
+/* Walk with the iterator (on, where it loaded) or sock_diag: both count the same sockets the
+ * same way (bench/census_time.c --compare). -ENOTSUP: no iterator here. */
+int obs_census_use_iter(struct obs_census_ctx *c, bool on);
 /* Range size, hi - lo + 1, or 0. */
 uint32_t obs_census_range(const struct obs_census *cs);
 /* "127.0.0.1 -> 127.0.0.1:8080" */
