@@ -381,8 +381,10 @@ static int iter_walk(struct obs_census_ctx *c, struct obs_census *cs)
 	err = obs_census_iter_walk(c->it, c->listen_bits, cs->port_lo, cs->port_hi, &n, &sink);
 	if (err)
 		return err;
-	memcpy(cs->state, n.state, sizeof(cs->state));
-	cs->sockets = n.sockets;
+	/* added to the listen pass' listeners */
+	for (i = 0; i < CEN_STATES && i < OBS_TCP_STATES; i++)
+		cs->state[i] += n.state[i];
+	cs->sockets += n.sockets;
 	cs->groups_capped = n.capped;
 	for (i = 0; i < cs->nports; i++) {
 		cs->ports[i].close_wait = n.close_wait[i];
