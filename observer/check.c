@@ -17,6 +17,7 @@
 #include "sockets.h"
 #include "failures_object.h"
 #include "fditer.h"
+#include "census_iter.h"
 #include "payload.h"
 #include "reqtime_stats.h"
 #include "skeletons.h"
@@ -38,6 +39,8 @@ struct probe {
 	bool ipv6_timed;
 	struct obs_fail_features fail;
 	bool fditer;
+	bool census_iter; /* the census' TCP iterator loads and attaches */
+	char census_why[128];
 	int nprogs;
 };
 
@@ -46,6 +49,7 @@ static void check_load(struct probe *p, enum obs_reqtime_mech want)
 	struct obs_sockets_opts copts = {0};
 	struct obs_reqtime_opts ropts = {0};
 	struct obs_reqtime *rt = NULL;
+	struct obs_census_iter *ci;
 	struct obs_fditer *it;
 	struct obs_kernel *k;
 	struct bpf_program *prog;
@@ -88,6 +92,12 @@ static void check_load(struct probe *p, enum obs_reqtime_mech want)
 	it = obs_fditer_new();
 	p->fditer = it != NULL;
 	obs_fditer_free(it);
+	ci = obs_census_iter_new(-1, NULL, 0);
+	p->census_iter = ci != NULL;
+	if (!ci)
+		snprintf(p->census_why, sizeof(p->census_why), "no TCP iterator (%s): one netlink "
+			 "message per socket", strerror(errno));
+	obs_census_iter_free(ci);
 	obs_reqtime_free(rt);
 	obs_kernel_free(k);
 }
@@ -155,7 +165,9 @@ static json_t *features(const struct probe *p)
 			  : "/proc/PID/fd (keeps CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH)",
 		"the iterators: 5.8", NULL));
 	json_array_append_new(a, check_row("socket census (states, ports, TIME_WAIT)", true,
-		"sock_diag netlink", "any", NULL));
+		p->census_iter ? "BPF tcp iterator (counts in the kernel)" : "sock_diag netlink",
+		"the iterator: 5.12 with BTF; sock_diag: any",
+		p->census_iter ? NULL : p->census_why));
 	return a;
 }
 
