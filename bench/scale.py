@@ -295,14 +295,11 @@ class Run:
 	def census_probe(self):
 		"""The census alone, three times on the held sockets (user and kernel CPU apart); then
 		a second observer on them: its first census walks all of them."""
-		tool = os.path.join(self.tmp, "census_time")
-		root = os.path.join(HERE, "..")
-		sh("gcc", "-D_GNU_SOURCE", "-O2", "-I" + root + "/include", "-I" + root +
-		   "/observer/features", "-I" + root + "/observer", os.path.join(HERE, "census_time.c"),
-		   root + "/observer/features/census.c", root + "/lib/cli.c", root + "/lib/parse.c",
-		   "-lmnl", "-lm", "-o", tool)
+		# built with the observer (observer/CMakeLists.txt): 3 runs with each mechanism
+		tool = os.path.join(self.bin, "census_time")
 		self.census_runs = [json.loads(l) for l in sh(
-			"ip", "netns", "exec", self.ns, tool, str(self.port), "3").splitlines()]
+			"ip", "netns", "exec", self.ns, tool, str(self.port), "-n", "3").splitlines()
+			if l.startswith("{")]
 		p = self.start_observer("probe", duration="4s")
 		p.wait(timeout=120)
 		try:
@@ -407,9 +404,9 @@ def report(out):
 		lines.append("| slabs per socket | %s |" % ", ".join(
 			"%s %.0f B" % (k, b / (2 * n)) for b, k, d, sz in per[:6]))
 	for r in (c or {}).get("runs", []):
-		lines.append("| census alone (bench/census_time.c) | %d sockets: %.0f ms wall, %.0f ms "
-			     "user + %.0f ms kernel CPU |" % (r["sockets"], r["wall_ms"], r["user_ms"],
-							       r["sys_ms"]))
+		lines.append("| census alone (bench/census_time.c, %s) | %d sockets: %.0f ms wall, "
+			     "%.0f ms user + %.0f ms kernel CPU |" % (r.get("mech", "sock_diag"),
+				r["sockets"], r["wall_ms"], r["user_ms"], r["sys_ms"]))
 	d = out.get("driver")
 	if d:
 		lines.append("| driver result | %d connections opened, %d requests, %d errors, "

@@ -464,8 +464,17 @@ static void read_range(struct obs_census_ctx *c, struct obs_census *cs)
 static int cmp_group(const void *a, const void *b)
 {
 	const struct obs_port_group *x = a, *y = b;
+	int d;
 
-	return x->in_use < y->in_use ? 1 : x->in_use > y->in_use ? -1 : 0;
+	if (x->in_use != y->in_use)
+		return x->in_use < y->in_use ? 1 : -1;
+	/* ties by the key: the same top whatever order the walk found the groups in */
+	if (x->family != y->family)
+		return x->family < y->family ? -1 : 1;
+	d = memcmp(x->saddr, y->saddr, 16);
+	if (!d)
+		d = memcmp(x->daddr, y->daddr, 16);
+	return d ? d : (int)x->dport - (int)y->dport;
 }
 
 /* Target ports nothing listens on: no TCP listener, and (a second look) no UDP socket. */
@@ -561,7 +570,7 @@ int obs_census_take(struct obs_census_ctx *c, struct obs_census *cs)
 		if (cs->ntop < OBS_CENSUS_TOP) {
 			cs->top[cs->ntop++] = c->groups[i];
 			qsort(cs->top, cs->ntop, sizeof(cs->top[0]), cmp_group);
-		} else if (c->groups[i].in_use > cs->top[OBS_CENSUS_TOP - 1].in_use) {
+		} else if (cmp_group(&c->groups[i], &cs->top[OBS_CENSUS_TOP - 1]) < 0) {
 			cs->top[OBS_CENSUS_TOP - 1] = c->groups[i];
 			qsort(cs->top, cs->ntop, sizeof(cs->top[0]), cmp_group);
 		}

@@ -2,13 +2,11 @@
 /* The census' walk on a TCP iterator (census_iter.h). */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/capability.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -22,7 +20,9 @@ struct ns_thread {
 	pthread_t th;
 	int netns_fd; /* ours: closed by the thread once entered */
 	int link_fd;
-	int req[2], resp[2]; /* pipes: a byte asks, an int answers (an fd or -errno) */
+	/* pipes: a byte asks (1: an iterator, 0: return), an int answers (an fd or -errno); a
+	 * process the observer forks holds the write ends too, so no end-of-file tells it to stop */
+	int req[2], resp[2];
 };
 
 struct obs_census_iter {
@@ -32,22 +32,15 @@ struct obs_census_iter {
 	char *buf;
 };
 
-/* After entering the namespace the thread keeps only what creating an iterator may need on a
- * kernel that checks privilege on every bpf() call (CAP_BPF), and can gain nothing by exec. */
+/*
+ * The thread keeps the capabilities it was made with: glibc's setgroups/setresuid (the
+ * observer's privilege drop, run.c) are applied to every thread and abort the process where one
+ * thread may not follow. It loses them with the uid change (it never set PR_SET_KEEPCAPS), or
+ * keeps what the main thread keeps where the observer stays root; it can gain nothing by exec.
+ */
 static void ns_thread_drop(void)
 {
-	struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
-	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
-	uint32_t keep;
-
 	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-	if (syscall(SYS_capget, &hdr, data))
-		return;
-	keep = data[CAP_TO_INDEX(CAP_BPF)].permitted & CAP_TO_MASK(CAP_BPF);
-	memset(data, 0, sizeof(data));
-	data[CAP_TO_INDEX(CAP_BPF)].permitted = keep;
-	data[CAP_TO_INDEX(CAP_BPF)].effective = keep;
-	syscall(SYS_capset, &hdr, data);
 }
 
 static void *ns_thread_main(void *arg)
@@ -63,7 +56,7 @@ static void *ns_thread_main(void *arg)
 	ns_thread_drop();
 	if (write(t->resp[1], &r, sizeof(r)) != sizeof(r) || r)
 		return NULL;
-	while (read(t->req[0], &b, 1) == 1) {
+	while (read(t->req[0], &b, 1) == 1 && b) {
 		r = bpf_iter_create(t->link_fd);
 		if (r < 0)
 			r = -errno;
@@ -78,8 +71,13 @@ static void ns_thread_free(struct ns_thread *t)
 	if (!t)
 		return;
 	if (t->req[1] >= 0) {
-		close(t->req[1]); /* the thread's read ends: it returns */
-		pthread_join(t->th, NULL);
+		char quit = 0;
+
+		if (write(t->req[1], &quit, 1) == 1)
+			pthread_join(t->th, NULL);
+		else
+			pthread_detach(t->th);
+		close(t->req[1]);
 	}
 	if (t->netns_fd >= 0)
 		close(t->netns_fd);

@@ -380,7 +380,12 @@ static int finish(void *self, struct obs_tick *tk)
 
 static const char *attached(const void *self)
 {
-	return ((const struct obs_sockstat *)self)->census ? "sock_diag census" : NULL;
+	const struct obs_sockstat *ss = self;
+
+	if (!ss->census)
+		return NULL;
+	return strcmp(obs_census_mechanism(ss->census), "bpf_iter") ? "sock_diag census"
+								     : "tcp iterator census";
 }
 
 static int summary(void *self, const struct obs_tick *tk, FILE *out)
