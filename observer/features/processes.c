@@ -59,6 +59,15 @@ struct obs_processes {
 	uint64_t file_nr_max, file_max;
 	/* --children: children forked while observed, found at start, ended (badly) */
 	uint64_t children_forked, children_found, children_exited, children_abnormal;
+	/* --children, this interval: children that ended with status 0, and who forked (a child's
+	 * comm at its fork is its parent's), for the rules' spike of exits */
+	uint64_t exits_now;
+	struct forker {
+		uint32_t pid;
+		char comm[16];
+		uint64_t forks;
+	} forkers[OBS_SNAP_NOTES];
+	size_t nforkers; /* a parent past the table is not counted: it only names the forker */
 };
 
 static double slope(const double *t, const double *y, unsigned int n)
@@ -215,8 +224,10 @@ static void child_exit(struct obs_processes *ps, const struct obs_event *ev, dou
 	int sig = ev->exit_code & 0x7f, code = (ev->exit_code >> 8) & 0xff;
 
 	ps->children_exited++;
-	if (!sig && !code)
+	if (!sig && !code) {
+		ps->exits_now++;
 		return;
+	}
 	ps->children_abnormal++;
 	if (sig)
 		event_note(ps, ev->pid, "child pid %u (%.15s) of the targets was killed by "
@@ -227,6 +238,25 @@ static void child_exit(struct obs_processes *ps, const struct obs_event *ev, dou
 			      "%d, %.1f s into the run", ev->pid, ev->comm, code, t);
 }
 
+/* A fork by a target, counted by parent for this interval. */
+static void count_fork(struct obs_processes *ps, const struct obs_event *ev)
+{
+	struct forker *f;
+	size_t i;
+
+	for (i = 0; i < ps->nforkers; i++)
+		if (ps->forkers[i].pid == ev->ppid) {
+			ps->forkers[i].forks++;
+			return;
+		}
+	if (ps->nforkers == OBS_SNAP_NOTES)
+		return;
+	f = &ps->forkers[ps->nforkers++];
+	f->pid = ev->ppid;
+	snprintf(f->comm, sizeof(f->comm), "%.15s", ev->comm);
+	f->forks = 1;
+}
+
 static void on_event(void *arg, const struct obs_event *ev)
 {
 	struct evctx *c = arg;
@@ -235,6 +265,7 @@ static void on_event(void *arg, const struct obs_event *ev)
 
 	if (ev->type == OBS_EV_CHILD) {
 		ps->children_forked++;
+		count_fork(ps, ev);
 		watch_comm(ps, ev->pid, ev->comm);
 		return;
 	}
@@ -683,6 +714,30 @@ static void local_fails(struct obs_processes *ps, struct obs_snap *s)
 	}
 }
 
+/* --children: the interval's status-0 exits against the connections closed (the rules' spike of
+ * exits), and the parent that forked the most. */
+static void snap_exits(const struct obs_processes *ps, const struct obs_tick *tk,
+		       struct obs_snap *s)
+{
+	const struct forker *best = NULL;
+	size_t i;
+
+	s->children_on = true;
+	s->child_exits = ps->exits_now;
+	s->closed = tk->conn->delta.moves[OBS_TCP_STATES + OBS_SNAP_ESTABLISHED];
+	for (i = 0; i < ps->nforkers; i++)
+		if (!best || ps->forkers[i].forks > best->forks)
+			best = &ps->forkers[i];
+	if (best) {
+		s->forker.pid = best->pid;
+		snprintf(s->forker.comm, sizeof(s->forker.comm), "%s", best->comm);
+		s->forker.forks = best->forks;
+	} else if (ps->targets->npids) {
+		s->forker.pid = ps->targets->pids[0];
+		snprintf(s->forker.comm, sizeof(s->forker.comm), "%s", ps->targets->comms[0]);
+	}
+}
+
 /* The rules' part. Without --pid/--cgroup the kernel counted every process: the failures of the
  * watched namespace's replace those the failures feature put in. */
 static void fill_snap(struct obs_processes *ps, const struct obs_tick *tk, struct obs_snap *s)
@@ -716,6 +771,8 @@ static void fill_snap(struct obs_processes *ps, const struct obs_tick *tk, struc
 	s->file_nr = ps->snap.file_nr;
 	s->file_max = ps->file_max;
 	snap_procs(ps, s);
+	if (ps->children)
+		snap_exits(ps, tk, s);
 	for (i = 0; i < ps->nev_now; i++)
 		s->event[s->nevents++] = ps->ev_now[i];
 	snprintf(s->netns_name, sizeof(s->netns_name), "net:[%u] of %.63s", ps->targets->netns,
@@ -756,6 +813,8 @@ static int tick(void *self, struct obs_tick *tk)
 	if (tk->snap)
 		fill_snap(ps, tk, tk->snap);
 	ps->nev_now = 0;
+	ps->exits_now = 0;
+	ps->nforkers = 0;
 	tk->procs = sn;
 	return 0;
 }
