@@ -24,19 +24,6 @@ const char *const obs_tcp_state_names[OBS_TCP_STATES] = {
 	[9] = "LAST_ACK",    [10] = "LISTEN",	 [11] = "CLOSING",   [12] = "NEW_SYN_RECV",
 };
 
-/* A CLOSE_WAIT or FIN_WAIT2 socket being aged, by its cookie (a timewait socket keeps the
- * cookie of the socket it replaced). */
-struct cw {
-	uint64_t cookie;
-	double first_s;
-	int16_t port; /* index into the census' ports, -1 none */
-	uint8_t state;
-	uint64_t peer; /* FIN_WAIT2: its peer's connection, as the peer sees it (conn_hash) */
-};
-
-/* Children in CLOSE_WAIT still in an accept queue (never accepted), by conn_hash. */
-#define UNACC_SLOTS OBS_CENSUS_UNACC_SLOTS
-
 #define GROUP_SLOTS 8192 /* distinct (src, dst:port) groups counted; more land in "other" */
 #define RECV_BUF (64 * 1024)
 
@@ -70,13 +57,9 @@ struct obs_census_ctx {
 	uint64_t listen_bits[OBS_PORT_WORDS]; /* ports something listens on, this census */
 	struct obs_port_group *groups;	      /* open addressing, GROUP_SLOTS */
 	char *buf;
-	/* CLOSE_WAIT sockets by inode, with when they were first seen in it (sorted by inode) */
-	struct cw *cw_prev, *cw_cur;
-	size_t ncw_prev, ncw_cur;
-	double now_s;
-	bool cw_last_tracked; /* the socket being counted went into cw_cur */
-	uint64_t *unacc;      /* UNACC_SLOTS, sorted after the dump */
-	size_t nunacc;
+	struct obs_sock_age *age; /* CLOSE_WAIT and FIN_WAIT2 across censuses */
+	struct obs_sock_age_counts aged; /* what the last walk's ageing found */
+	bool aged_last;			 /* the socket being counted is aged */
 	/* the census being taken */
 	struct obs_census *cur;
 	bool listen_pass;
@@ -114,10 +97,8 @@ struct obs_census_ctx *obs_census_new(const char *prog, int netns_fd, const uint
 		c->fd[i] = -1;
 	c->groups = calloc(GROUP_SLOTS, sizeof(*c->groups));
 	c->buf = malloc(RECV_BUF);
-	c->cw_prev = calloc(OBS_CENSUS_CW_TRACK, sizeof(*c->cw_prev));
-	c->cw_cur = calloc(OBS_CENSUS_CW_TRACK, sizeof(*c->cw_cur));
-	c->unacc = calloc(UNACC_SLOTS, sizeof(*c->unacc));
-	if (!c->groups || !c->buf || !c->cw_prev || !c->cw_cur || !c->unacc) {
+	c->age = obs_sock_age_new();
+	if (!c->groups || !c->buf || !c->age) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
@@ -168,9 +149,7 @@ void obs_census_free(struct obs_census_ctx *c)
 			close(c->fd[i]);
 	free(c->groups);
 	free(c->buf);
-	free(c->cw_prev);
-	free(c->cw_cur);
-	free(c->unacc);
+	obs_sock_age_free(c->age);
 	free(c);
 }
 
@@ -240,8 +219,8 @@ static void port_count(struct obs_census_ctx *c, struct obs_census *cs, uint16_t
 	for (i = 0; i < cs->nports; i++) {
 		if (cs->ports[i].port != port)
 			continue;
-		if (c->cw_last_tracked)
-			c->cw_cur[c->ncw_cur - 1].port = (int16_t)i;
+		if (c->aged_last)
+			obs_sock_age_port(c->age, (int16_t)i);
 		cs->ports[i].close_wait += state == OBS_TCP_CLOSE_WAIT;
 		cs->ports[i].fin_wait2 += state == OBS_TCP_FIN_WAIT2;
 		cs->ports[i].time_wait += state == OBS_TCP_TIME_WAIT;
@@ -298,25 +277,20 @@ static int on_msg(const struct nlmsghdr *nlh, void *data)
 	if (m->idiag_state < OBS_TCP_STATES)
 		cs->state[m->idiag_state]++;
 	cs->sockets++;
-	c->cw_last_tracked = false;
+	c->aged_last = false;
 	/* CLOSE_WAIT of an accepted socket (a child still in the accept queue has no inode: the
 	 * application never had it), and FIN_WAIT2, orphans included, are aged */
 	if (!c->listen_pass && ((m->idiag_state == OBS_TCP_CLOSE_WAIT && m->idiag_inode) ||
 				m->idiag_state == OBS_TCP_FIN_WAIT2)) {
-		c->cw_last_tracked = c->ncw_cur < OBS_CENSUS_CW_TRACK;
-		if (c->cw_last_tracked)
-			c->cw_cur[c->ncw_cur++] = (struct cw){
-				(uint64_t)m->id.idiag_cookie[1] << 32 | m->id.idiag_cookie[0],
-				c->now_s, -1, m->idiag_state,
-				conn_hash(m->idiag_family, m->id.idiag_dst, dport,
-					     m->id.idiag_src, sport)};
-		else
+		c->aged_last = obs_sock_age_track(
+			c->age, (uint64_t)m->id.idiag_cookie[1] << 32 | m->id.idiag_cookie[0],
+			m->idiag_state == OBS_TCP_CLOSE_WAIT,
+			conn_hash(m->idiag_family, m->id.idiag_dst, dport, m->id.idiag_src, sport));
+		if (!c->aged_last)
 			cs->close_wait_untracked++;
 	} else if (!c->listen_pass && m->idiag_state == OBS_TCP_CLOSE_WAIT) {
-		if (c->nunacc < UNACC_SLOTS)
-			c->unacc[c->nunacc++] = conn_hash(m->idiag_family, m->id.idiag_src,
-							     sport, m->id.idiag_dst, dport);
-		else
+		if (!obs_sock_age_unaccepted(c->age, conn_hash(m->idiag_family, m->id.idiag_src,
+							       sport, m->id.idiag_dst, dport)))
 			cs->unaccepted_untracked++;
 	}
 	if (!c->listen_pass)
@@ -401,61 +375,6 @@ static void read_range(struct obs_census_ctx *c, struct obs_census *cs)
 	}
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	const uint64_t *x = a, *y = b;
-
-	return *x < *y ? -1 : *x > *y;
-}
-
-static int cmp_cw(const void *a, const void *b)
-{
-	const struct cw *x = a, *y = b;
-
-	return x->cookie < y->cookie ? -1 : x->cookie > y->cookie;
-}
-
-/* Age the CLOSE_WAIT sockets of this census from the last one's: old ones are a leak. */
-static void cw_age(struct obs_census_ctx *c, struct obs_census *cs)
-{
-	struct cw *p, *tmp;
-	size_t i;
-
-	qsort(c->cw_cur, c->ncw_cur, sizeof(*c->cw_cur), cmp_cw);
-	qsort(c->unacc, c->nunacc, sizeof(*c->unacc), cmp_u64);
-	for (i = 0; i < c->ncw_cur; i++) {
-		p = bsearch(&c->cw_cur[i], c->cw_prev, c->ncw_prev, sizeof(*p), cmp_cw);
-		if (p && p->state == c->cw_cur[i].state)
-			c->cw_cur[i].first_s = p->first_s;
-		if (c->now_s - c->cw_cur[i].first_s < OBS_CENSUS_CW_OLD_S) {
-			cs->aging_young++;
-			continue;
-		}
-		if (c->cw_cur[i].state == OBS_TCP_FIN_WAIT2 &&
-		    bsearch(&c->cw_cur[i].peer, c->unacc, c->nunacc, sizeof(*c->unacc),
-			    cmp_u64)) {
-			/* its peer is a connection the server never accepted: the accept queue's
-			 * problem (fds, a slow acceptor), named there, not a peer that never closes */
-			cs->fin_wait2_peer_queued++;
-			continue;
-		}
-		if (c->cw_cur[i].state == OBS_TCP_CLOSE_WAIT) {
-			cs->close_wait_old++;
-			if (c->cw_cur[i].port >= 0)
-				cs->ports[c->cw_cur[i].port].close_wait_old++;
-		} else {
-			cs->fin_wait2_old++;
-			if (c->cw_cur[i].port >= 0)
-				cs->ports[c->cw_cur[i].port].fin_wait2_old++;
-		}
-	}
-	tmp = c->cw_prev;
-	c->cw_prev = c->cw_cur;
-	c->cw_cur = tmp;
-	c->ncw_prev = c->ncw_cur;
-	c->ncw_cur = 0;
-}
-
 static int cmp_group(const void *a, const void *b)
 {
 	const struct obs_port_group *x = a, *y = b;
@@ -516,9 +435,7 @@ int obs_census_take(struct obs_census_ctx *c, struct obs_census *cs)
 	int err;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	c->now_s = (double)t0.tv_sec + (double)t0.tv_nsec / 1e9;
-	c->ncw_cur = 0;
-	c->nunacc = 0;
+	obs_sock_age_begin(c->age, (double)t0.tv_sec + (double)t0.tv_nsec / 1e9);
 	memset(cs, 0, sizeof(*cs));
 	memset(c->listen_bits, 0, sizeof(c->listen_bits));
 	memset(c->groups, 0, GROUP_SLOTS * sizeof(*c->groups));
@@ -540,7 +457,15 @@ int obs_census_take(struct obs_census_ctx *c, struct obs_census *cs)
 		err = dump(c, AF_INET6, all);
 	if (err)
 		return err;
-	cw_age(c, cs);
+	obs_sock_age_end(c->age, &c->aged);
+	cs->aging_young = c->aged.young;
+	cs->fin_wait2_peer_queued = c->aged.peer_queued;
+	cs->close_wait_old = c->aged.close_wait_old;
+	cs->fin_wait2_old = c->aged.fin_wait2_old;
+	for (i = 0; i < cs->nports; i++) {
+		cs->ports[i].close_wait_old = c->aged.port_close_wait_old[i];
+		cs->ports[i].fin_wait2_old = c->aged.port_fin_wait2_old[i];
+	}
 	/* the most used groups first */
 	for (i = 0; i < GROUP_SLOTS; i++) {
 		if (!c->groups[i].in_use)

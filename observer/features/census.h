@@ -12,10 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "loadlens/observer.h"
+#include "sock_age.h"
 
 #define OBS_CENSUS_TOP 4	 /* port groups kept, most used first */
 #define OBS_CENSUS_LISTENERS 64 /* listening sockets on target ports remembered (inodes) */
-#define OBS_CENSUS_UNACC_SLOTS 16384 /* never-accepted CLOSE_WAIT children remembered */
 
 #define OBS_TCP_ESTABLISHED 1
 #define OBS_TCP_FIN_WAIT2 5
@@ -41,15 +41,10 @@ struct obs_census_port {
 	uint16_t port;
 	bool server_side; /* something listens on it here: these are the server's sockets */
 	uint32_t close_wait, fin_wait2, time_wait;
-	uint32_t close_wait_old; /* accepted sockets in CLOSE_WAIT for OBS_CENSUS_CW_OLD_S or more */
+	uint32_t close_wait_old; /* accepted sockets in CLOSE_WAIT for OBS_SOCK_AGE_OLD_S or more */
 	uint32_t fin_wait2_old;	 /* sockets in FIN_WAIT2 (orphans too) that long */
 };
 
-/* A socket in CLOSE_WAIT (accepted) or FIN_WAIT2 is old, stuck rather than closing, after this
- * long (s): a close under way takes a round trip and the application's next turn. */
-#define OBS_CENSUS_CW_OLD_S 0.4
-/* Sockets whose age is tracked (by cookie); more are counted, not aged. */
-#define OBS_CENSUS_CW_TRACK 65536
 
 struct obs_census {
 	uint64_t state[OBS_TCP_STATES]; /* target sockets per TCP state (6 = TIME_WAIT) */
@@ -61,11 +56,11 @@ struct obs_census {
 	bool groups_capped;		/* the group table filled up: later groups not counted */
 	struct obs_census_port ports[OBS_MAX_PORTS]; /* per --port (none with every port) */
 	size_t nports;
-	uint64_t close_wait_old;	/* all ports: CLOSE_WAIT for OBS_CENSUS_CW_OLD_S or more */
+	uint64_t close_wait_old;	/* all ports: CLOSE_WAIT for OBS_SOCK_AGE_OLD_S or more */
 	uint64_t fin_wait2_old;		/* all ports: FIN_WAIT2 that long */
 	uint64_t fin_wait2_peer_queued;	/* FIN_WAIT2 whose peer is a child here never accepted */
 	uint64_t aging_young;		/* CLOSE_WAIT/FIN_WAIT2 not old yet: a census soon tells */
-	uint64_t close_wait_untracked;	/* past OBS_CENSUS_CW_TRACK: not aged */
+	uint64_t close_wait_untracked;	/* past OBS_SOCK_AGE_TRACK: not aged */
 	uint64_t unaccepted_untracked;	/* CLOSE_WAIT children past the census' table of them */
 	uint64_t listeners_untracked;	/* target listeners past OBS_CENSUS_LISTENERS (owners) */
 	uint16_t no_listener[OBS_MAX_PORTS]; /* --ports with no TCP listener and no UDP socket */

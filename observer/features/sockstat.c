@@ -401,12 +401,12 @@ static int summary(void *self, const struct obs_tick *tk, FILE *out)
 		fprintf(out, "  census tables      %llu never-accepted CLOSE_WAIT children past the "
 			     "table of %d (their FIN_WAIT2 peers not told apart), %llu listeners past "
 			     "%d (their owners not found)\n",
-			(unsigned long long)r->unacc_untracked_max, OBS_CENSUS_UNACC_SLOTS,
+			(unsigned long long)r->unacc_untracked_max, OBS_SOCK_AGE_UNACC,
 			(unsigned long long)r->listen_untracked_max, OBS_CENSUS_LISTENERS);
 	if (r->cw_untracked_max)
 		fprintf(out, "  CLOSE_WAIT unaged %12llu  (past the census' table of %d: not aged, so "
 			     "no leak judged on them)\n", (unsigned long long)r->cw_untracked_max,
-			OBS_CENSUS_CW_TRACK);
+			OBS_SOCK_AGE_TRACK);
 	if (r->snap.cs.groups_capped)
 		fprintf(out, "  port groups        %12zu  (the census' table was full: groups past it "
 			     "were not counted)\n", r->snap.cs.ngroups);

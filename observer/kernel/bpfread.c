@@ -42,6 +42,16 @@ int obs_read_percpu(const struct bpf_map *map, uint32_t n, int ncpu, size_t valu
 	return obs_read_percpu_from(map, 0, n, ncpu, value_words, buf, buf_words);
 }
 
+int obs_percpu_scratch(size_t words, int *ncpu, uint64_t **buf)
+{
+	*buf = NULL;
+	*ncpu = libbpf_num_possible_cpus();
+	if (*ncpu <= 0)
+		return *ncpu ? *ncpu : -EINVAL;
+	*buf = calloc(words * (size_t)*ncpu, sizeof(uint64_t));
+	return *buf ? 0 : -ENOMEM;
+}
+
 int obs_read_percpu_sum(const struct bpf_map *map, uint32_t n, int ncpu, uint64_t *scratch,
 			size_t scratch_words, uint64_t *out)
 {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Helpers for the objects' owners (observer/kernel/sockets.c for bpf/sockets.bpf.c,
- * observer/features/failures.c for bpf/failures.bpf.c): per-CPU array reads and skipped runs.
+ * observer/kernel/failures_object.c for bpf/failures.bpf.c): per-CPU array reads, their scratch
+ * buffers and skipped runs.
  * No map is read here on its own account; docs/observer.md, "Layout", names each owner.
  */
 #ifndef LOADLENS_OBSERVER_BPFREAD_H
@@ -25,6 +26,9 @@ int obs_read_percpu_from(const struct bpf_map *map, uint32_t first, uint32_t n, 
  * scratch holds scratch_words (n x ncpu at least). Returns 0 or a negative errno. */
 int obs_read_percpu_sum(const struct bpf_map *map, uint32_t n, int ncpu, uint64_t *scratch,
 			size_t scratch_words, uint64_t *out);
+/* A scratch buffer for per-CPU reads: *ncpu = the possible CPUs, *buf = words x *ncpu zeroed u64
+ * (the caller frees it). Returns 0, or a negative errno with *buf NULL. */
+int obs_percpu_scratch(size_t words, int *ncpu, uint64_t **buf);
 /* Program runs the kernel skipped (recursion_misses) summed over an object's programs. */
 uint64_t obs_obj_missed(const struct bpf_object *obj);
 /* The same for a list of programs (NULL entries and programs not loaded count 0). */

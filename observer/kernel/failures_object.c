@@ -228,16 +228,9 @@ struct obs_fail *obs_fail_open(const char *prog, const struct obs_fail_opts *opt
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	f->ncpu = libbpf_num_possible_cpus();
-	if (f->ncpu <= 0) {
-		err = f->ncpu ? f->ncpu : -EINVAL;
+	err = obs_percpu_scratch(OBS_DROP_REASON_SLOTS, &f->ncpu, &f->percpu);
+	if (err)
 		goto cleanup;
-	}
-	f->percpu = calloc((size_t)OBS_DROP_REASON_SLOTS * f->ncpu, sizeof(uint64_t));
-	if (!f->percpu) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
 	load_reason_names(f);
 	f->skel = failures_bpf__open();
 	if (!f->skel) {

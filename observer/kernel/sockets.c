@@ -244,15 +244,9 @@ struct obs_sockets *obs_sockets_open(const char *prog, const struct obs_sockets_
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	c->ncpu = libbpf_num_possible_cpus();
-	if (c->ncpu <= 0) {
-		err = c->ncpu ? c->ncpu : -EINVAL;
-		ll_warn(prog, "cannot count possible CPUs: %s", strerror(-err));
-		goto cleanup;
-	}
-	c->percpu = calloc((size_t)LL_HIST_BUCKETS * c->ncpu, sizeof(uint64_t));
-	if (!c->percpu) {
-		err = -ENOMEM;
+	err = obs_percpu_scratch(LL_HIST_BUCKETS, &c->ncpu, &c->percpu);
+	if (err) {
+		ll_warn(prog, "cannot set up per-CPU reads: %s", strerror(-err));
 		goto cleanup;
 	}
 	c->skel = sockets_bpf__open();
