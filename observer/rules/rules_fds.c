@@ -315,8 +315,8 @@ void obs_rule_exit_spike(const struct obs_snap_hist *h, struct obs_findings *out
 				   (json_int_t)before->child_exits, "closed_before",
 				   (json_int_t)before->closed, "interval_s", now->dt),
 			 "processes: %llu children of %s ended with status 0 in %.1f s (%llu the "
-			 "interval before) while %llu target sockets closed (%llu) and %llu were "
-			 "forked: workers end faster than their clients leave: a respawn loop? "
+			 "interval before) while %llu target sockets closed (%llu before) and %llu "
+			 "were forked: workers end faster than their clients leave: a respawn loop? "
 			 "see the server's log", (unsigned long long)now->child_exits, who, now->dt,
 			 (unsigned long long)before->child_exits, (unsigned long long)now->closed,
 			 (unsigned long long)before->closed, (unsigned long long)now->forker.forks);
