@@ -62,16 +62,16 @@ struct obs_watched {
 struct obs_watched *obs_watched_new(const char *prog, struct obs_sockets *conn,
 				    struct obs_fail *fail, struct obs_targets *targets,
 				    unsigned int max_procs);
-void obs_watched_free(struct obs_watched *ps);
+void obs_watched_free(struct obs_watched *w);
 /* Attached, still privileged: the task iterator (fditer.h), the --pid targets and, with
  * children (--children), their descendants there already. Returns 0. */
-int obs_watched_start(struct obs_watched *ps, bool children);
+int obs_watched_start(struct obs_watched *w, bool children);
 /* One interval at t seconds: the events (exits, restarts, forks), then who is watched (the
  * cgroup's, the listeners' owners from ss's census, the failed processes) and their fds. */
-void obs_watched_tick(struct obs_watched *ps, double t, const struct obs_sockstat_snap *ss);
+void obs_watched_tick(struct obs_watched *w, double t, const struct obs_sockstat_snap *ss);
 /* The interval is in the snapshots: its events, exits and forkers start over. */
-void obs_watched_next(struct obs_watched *ps);
+void obs_watched_next(struct obs_watched *w);
 /* pid's network namespace inode; 0: gone or unreadable. */
-uint32_t obs_watched_pid_netns(struct obs_watched *ps, uint32_t pid);
+uint32_t obs_watched_pid_netns(struct obs_watched *w, uint32_t pid);
 
 #endif /* LOADLENS_OBSERVER_FEATURES_WATCHED_H */
