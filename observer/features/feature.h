@@ -4,7 +4,8 @@
  *   connections  features/connections.c  accepted connections, handshakes, accept-queue wait
  *   failures     features/failures.c     syscall failures, drops, resets (bpf/failures.bpf.c)
  *   sockstat     features/sockstat.c     socket census, TIME_WAIT, port groups and forecasts
- *   processes    features/processes.c    targets, children, fds against RLIMIT_NOFILE
+ *   processes    features/processes.c    targets, children, fds against RLIMIT_NOFILE (the set
+ *                                         of watched processes: features/watched.c)
  *   netstat      features/netstat.c      the namespace's listen overflows and drops
  *   requests     features/requests.c     per-request time (request timing)
  * Each has one life: plan (the BPF objects opened, before load: may configure its programs),

@@ -3,8 +3,9 @@
  * The processes feature: which processes to watch (the --pid targets and their restarts,
  * --children, the cgroup's processes, the owners of the target listeners, any process whose
  * syscalls failed), their exits, and per process open fds against RLIMIT_NOFILE -> growth -> time
- * to exhaustion; the system's file table. It writes the "targets" map through kernel/sockets.c and reads
- * the process events and failed processes through failures.c (their objects' owners).
+ * to exhaustion; the system's file table. Its watched set (watched.c, watched.h) writes the
+ * "targets" map through kernel/sockets.c and reads the process events and failed processes
+ * through kernel/failures_object.c (their objects' owners).
  */
 #ifndef LOADLENS_OBSERVER_FEATURES_PROCESSES_H
 #define LOADLENS_OBSERVER_FEATURES_PROCESSES_H

@@ -10,8 +10,8 @@ const char *const obs_mx_finding_kinds[] = {
 	"port_exhaustion", "fd_exhaustion",   "fd_leak",	   "system_fds",
 	"close_wait_leak", "fin_wait2_orphans", "time_wait",	   "listen_overflow",
 	"worker_saturation", "cpu_saturation", "addrinuse",	   "process_cap",
-	"target_exit",	   "pipelining",      "udp_shared_socket", "netns_outside",
-	"no_listener",	   "served_elsewhere",
+	"target_exit",	   "exit_spike",      "pipelining",	   "udp_shared_socket",
+	"netns_outside",   "no_listener",     "served_elsewhere",
 };
 const size_t obs_mx_nfinding_kinds = N(obs_mx_finding_kinds);
 

@@ -6,7 +6,8 @@
 #include "rules.h"
 
 static const obs_rule_fn rules[] = {
-	obs_rule_target_exit,	 obs_rule_process_cap,	 obs_rule_port_exhaustion,
+	obs_rule_target_exit,	 obs_rule_exit_spike,	 obs_rule_process_cap,
+	obs_rule_port_exhaustion,
 	obs_rule_fds,		 obs_rule_fd_leak,	 obs_rule_system_fds,
 	obs_rule_close_wait,	 obs_rule_fin_wait2,	 obs_rule_time_wait,
 	obs_rule_listen_overflow, obs_rule_addrinuse,	 obs_rule_saturation,

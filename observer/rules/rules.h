@@ -68,6 +68,19 @@
 #define OBS_RULE_PL_BURST_MIN 3
 #define OBS_RULE_PL_BURST_PCT 50.0
 
+/* A spike of exits (--children): in each of 2 intervals in a row, the targets' children that
+ * ended with status 0 are at least 10 and more than 2x the interval's bound + 5, the bound being
+ * the target sockets that left ESTABLISHED (connections closed) or, when more, the requests
+ * timed. A child per connection (a forking server's backend) or per request (CGI) ends at most
+ * once per connection closed or request; a load that stops closes as many connections as
+ * children end, in the same interval; closes count each end on the target ports (a loopback
+ * client's too), so 2x and + 5 leave room for the one end seen and for an exit whose close fell
+ * in the interval before; one interval alone is a blip. */
+#define OBS_RULE_EXITS_MIN 10
+#define OBS_RULE_EXITS_RATIO 2
+#define OBS_RULE_EXITS_MARGIN 5
+#define OBS_RULE_EXITS_INTERVALS 2
+
 typedef void (*obs_rule_fn)(const struct obs_snap_hist *h, struct obs_findings *out);
 
 /* The rules, one per topic (rules_sockets.c, rules_fds.c, rules_requests.c, rules_scope.c). */
@@ -82,6 +95,7 @@ void obs_rule_fd_leak(const struct obs_snap_hist *h, struct obs_findings *out);
 void obs_rule_system_fds(const struct obs_snap_hist *h, struct obs_findings *out);
 void obs_rule_process_cap(const struct obs_snap_hist *h, struct obs_findings *out);
 void obs_rule_target_exit(const struct obs_snap_hist *h, struct obs_findings *out);
+void obs_rule_exit_spike(const struct obs_snap_hist *h, struct obs_findings *out);
 void obs_rule_saturation(const struct obs_snap_hist *h, struct obs_findings *out);
 void obs_rule_pipelining(const struct obs_snap_hist *h, struct obs_findings *out);
 void obs_rule_udp_shared(const struct obs_snap_hist *h, struct obs_findings *out);

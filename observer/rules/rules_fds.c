@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Rules on processes: fds against RLIMIT_NOFILE, fd leaks, system file handles, the watch cap,
- * target exits. */
+ * target exits, a spike of children's exits. */
 #include <stdio.h>
 #include <string.h>
 #include "rules.h"
@@ -271,4 +271,53 @@ void obs_rule_target_exit(const struct obs_snap_hist *h, struct obs_findings *ou
 				 json_pack("{s:i, s:s}", "pid", (int)now->event[i].pid, "event",
 					   now->event[i].text), "targets: %s", now->event[i].text);
 	}
+}
+
+/* What a child per connection or per request may end in one interval: the connections closed,
+ * or the requests timed when more. */
+static uint64_t exit_bound(const struct obs_snap *s)
+{
+	uint64_t req = 0;
+	size_t i;
+
+	for (i = 0; s->requests_on && i < s->nslots; i++)
+		req += s->slot[i].requests;
+	return req > s->closed ? req : s->closed;
+}
+
+static bool exit_spike_in(const struct obs_snap *s)
+{
+	return s && s->children_on && s->child_exits >= OBS_RULE_EXITS_MIN &&
+	       s->child_exits > OBS_RULE_EXITS_RATIO * exit_bound(s) + OBS_RULE_EXITS_MARGIN;
+}
+
+void obs_rule_exit_spike(const struct obs_snap_hist *h, struct obs_findings *out)
+{
+	const struct obs_snap *now = obs_snap_at(h, 0), *before;
+	char key[24], who[40];
+	unsigned int b;
+
+	for (b = 0; b < OBS_RULE_EXITS_INTERVALS; b++)
+		if (!exit_spike_in(obs_snap_at(h, b)))
+			return;
+	before = obs_snap_at(h, 1);
+	if (now->forker.pid)
+		snprintf(who, sizeof(who), "pid %u (%s)", now->forker.pid, now->forker.comm);
+	else
+		snprintf(who, sizeof(who), "the targets");
+	snprintf(key, sizeof(key), "pid %u", now->forker.pid);
+	obs_findings_add(out, "exit_spike", OBS_SEV_WARNING, key,
+			 json_pack("{s:i, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:f}", "pid",
+				   (int)now->forker.pid, "comm", now->forker.comm, "forked",
+				   (json_int_t)now->forker.forks, "exits",
+				   (json_int_t)now->child_exits, "closed", (json_int_t)now->closed,
+				   "bound", (json_int_t)exit_bound(now), "exits_before",
+				   (json_int_t)before->child_exits, "closed_before",
+				   (json_int_t)before->closed, "interval_s", now->dt),
+			 "processes: %llu children of %s ended with status 0 in %.1f s (%llu the "
+			 "interval before) while %llu target sockets closed (%llu before) and %llu "
+			 "were forked: workers end faster than their clients leave: a respawn loop? "
+			 "see the server's log", (unsigned long long)now->child_exits, who, now->dt,
+			 (unsigned long long)before->child_exits, (unsigned long long)now->closed,
+			 (unsigned long long)before->closed, (unsigned long long)now->forker.forks);
 }

@@ -170,6 +170,20 @@ struct obs_snap {
 				* for, since start (wiring point: obs-bpf's OBS_FAILURES_CTR_TARGETS_FULL) */
 	unsigned int targets_max; /* its size, OBS_MAX_TARGETS */
 
+	/* --children, this interval: the targets' children that ended with status 0 (a child
+	 * killed or exiting non-zero is an event below), the target sockets that left ESTABLISHED
+	 * (connections closed: each end on the target ports counts, so a loopback client's too),
+	 * and the target that forked the most children (pid 0: none forked; then the first
+	 * --pid target, forks 0) */
+	bool children_on;
+	uint64_t child_exits;
+	uint64_t closed;
+	struct obs_snap_forker {
+		uint32_t pid;
+		char comm[16];
+		uint64_t forks;
+	} forker;
+
 	/* request timing (this interval) */
 	bool requests_on;
 	struct obs_snap_slot slot[OBS_SNAP_SLOTS];

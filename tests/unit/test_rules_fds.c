@@ -251,5 +251,92 @@ RULES_TEST(test_log_and_output)
 	free(l);
 }
 
+/* An interval at t under --children: EXITS children ended with status 0, CLOSED target sockets
+ * left ESTABLISHED, pid 42 (python3) forked FORKS children. */
+static struct obs_snap *exits(struct run *r, double t, uint64_t ended, uint64_t closed,
+			      uint64_t forks)
+{
+	struct obs_snap *s = rh_snap(r, t);
+
+	s->dt = 0.5;
+	s->children_on = true;
+	s->child_exits = ended;
+	s->closed = closed;
+	s->forker.pid = 42;
+	snprintf(s->forker.comm, sizeof(s->forker.comm), "python3");
+	s->forker.forks = forks;
+	return s;
+}
+
+/* A forking server's backends end with their clients: silent, whatever the rate. */
+RULES_TEST(test_exit_spike_healthy)
+{
+	struct obs_snap *s;
+	double t = 0;
+	int i;
+
+	for (i = 0; i < 6; i++) /* a child per connection, the client on loopback: 2 ends each */
+		exits(r, t += 0.5, 150, 300, 150), rh_healthy(r);
+	for (i = 0; i < 4; i++) /* a remote client: one end on the target ports */
+		exits(r, t += 0.5, 150, 150, 150), rh_healthy(r);
+	/* a load stops: every long-held connection's child ends in one interval, as many closes */
+	exits(r, t += 0.5, 400, 400, 0), rh_healthy(r);
+	exits(r, t += 0.5, 3, 0, 0), rh_healthy(r);
+	/* a blip: one interval of exits with no close (a pool recycled at once), then quiet */
+	exits(r, t += 0.5, 60, 0, 60), rh_healthy(r);
+	exits(r, t += 0.5, 2, 0, 2), rh_healthy(r);
+	exits(r, t += 0.5, 60, 0, 60), rh_healthy(r);
+	exits(r, t += 0.5, 0, 0, 0), rh_healthy(r);
+	/* fewer than 10 an interval: a small pool recycling, no spike */
+	for (i = 0; i < 4; i++)
+		exits(r, t += 0.5, 9, 0, 9), rh_healthy(r);
+	/* exactly at the bound: 2 x closes + 5 */
+	for (i = 0; i < 3; i++)
+		exits(r, t += 0.5, 25, 10, 25), rh_healthy(r);
+	/* a child per request (CGI) on keep-alive connections: the requests are the bound */
+	for (i = 0; i < 3; i++) {
+		s = exits(r, t += 0.5, 100, 2, 100);
+		s->requests_on = true;
+		s->nslots = 2;
+		s->slot[0].requests = 70;
+		s->slot[1].requests = 30;
+		rh_healthy(r);
+	}
+	/* without --children no exit is counted: the rule has nothing to say */
+	for (i = 0; i < 3; i++) {
+		s = exits(r, t += 0.5, 100, 0, 100);
+		s->children_on = false;
+		rh_healthy(r);
+	}
+}
+
+/* A respawn loop: workers end dozens a second while few connections close. */
+RULES_TEST(test_exit_spike_respawn_loop)
+{
+	const struct obs_finding *f;
+	double t = 0;
+
+	exits(r, t += 0.5, 20, 40, 20), rh_healthy(r);
+	exits(r, t += 0.5, 100, 8, 100), rh_healthy(r); /* one interval: no trend yet */
+	exits(r, t += 0.5, 26, 10, 26);			 /* 2 x 10 + 5 = 25: one past it */
+	f = rh_sick(r, "exit_spike", "pid 42");
+	assert_int_equal(f->severity, OBS_SEV_WARNING);
+	assert_int_equal(rh_ev_int(f, "pid"), 42);
+	assert_int_equal(rh_ev_int(f, "exits"), 26);
+	assert_int_equal(rh_ev_int(f, "closed"), 10);
+	assert_int_equal(rh_ev_int(f, "exits_before"), 100);
+	assert_int_equal(rh_ev_int(f, "closed_before"), 8);
+	assert_int_equal(rh_ev_int(f, "forked"), 26);
+	assert_string_equal(json_string_value(json_object_get(f->evidence, "comm")), "python3");
+	assert_non_null(strstr(f->text, "26 children of pid 42 (python3) ended with status 0"));
+	assert_non_null(strstr(f->text, "a respawn loop?"));
+	/* the loop goes on with no connection at all, then stops */
+	exits(r, t += 0.5, 80, 0, 80);
+	rh_sick(r, "exit_spike", "pid 42");
+	exits(r, t += 0.5, 150, 150, 0), rh_healthy(r);
+	exits(r, t += 0.5, 80, 0, 80), rh_healthy(r);
+}
+
 LL_TEST_MAIN_EACH(rh_setup, rh_teardown, test_fd_forecast, test_fd_forecast_needs_a_trend,
-	          test_process_cap_and_unwatched_emfile, test_fd_leak, test_log_and_output)
+	          test_process_cap_and_unwatched_emfile, test_fd_leak, test_log_and_output,
+	          test_exit_spike_healthy, test_exit_spike_respawn_loop)

@@ -257,6 +257,14 @@ SCENARIOS = [
 	 "max_procs": 16,
 	 "requests_match": True, "requests_slack": 0,
 	 "loads": [driver(HTTP, "--http-close", "--rate", "100", "-c", "4", "-d", "3s")]},
+	{"name": "healthy_fork_load_stops", "group": "healthy",
+	 "what": "the forking server of healthy_fork_per_connection under 40 keep-alive "
+		 "connections for 2 s (a child each), then the load stops at once: the 40 children "
+		 "end with status 0 in one interval, as many connections close; no spike of exits",
+	 "servers": [{"kind": "py", "args": ["forkper"]}],
+	 "observer": ["--pid", "{server_pid}", "--children"],
+	 "requests_match": True, "requests_slack": 0,
+	 "loads": [driver(HTTP, "--rate", "400", "-c", "40", "-d", "2s")]},
 	{"name": "healthy_prefork_existing", "group": "healthy",
 	 "what": "a python3 pre-forking server whose 4 children were forked before the observer "
 		 "started, under --pid parent --children: the children found at the start are "
@@ -538,6 +546,21 @@ SCENARIOS = [
 	 "loads": [driver(HTTP, "--http-close", "--rate", "100", "-c", "4", "-d", "3s")],
 	 "onset": {"how": "logtime", "file": "{tmp}/crash.log", "field": 1, "pid_field": 0},
 	 "expect": [{"kind": "target_exit", "evidence": {"pid": "{onset_pid}"}}]},
+	{"name": "sick_fork_respawn_loop", "group": "sick",
+	 "what": "a python3 pre-forking server (master + 4 workers) under --pid master "
+		 "--children and a light load (10 new connections/s for 3 s); 1 s in, each worker "
+		 "exits 0 20 ms after it starts and the master forks another at once: about 150 "
+		 "status-0 exits a second while 10 connections close",
+	 "servers": [{"kind": "py", "args": ["respawn", "--children", "4", "--every", "0.02",
+					     "--log", "{tmp}/respawn.log",
+					     "--wait-file", "{tmp}/go"]}],
+	 "observer": ["--pid", "{server_pid}", "--children"],
+	 "loads": [driver(HTTP, "--http-close", "--rate", "10", "-c", "2", "-d", "3s")],
+	 "actions": [{"at": 1.0, "do": "touch", "file": "{tmp}/go", "event": "respawn"}],
+	 # the rule's condition needs 10 exits in an interval: the onset is the 10th
+	 "onset": {"how": "logtime", "file": "{tmp}/respawn.log", "line": 9, "field": 1,
+		   "pid_field": 0},
+	 "expect": [{"kind": "exit_spike", "evidence": {"pid": "{onset_pid}"}}]},
 	{"name": "sick_connection_ramp", "group": "sick",
 	 "what": "refserver tcp with RLIMIT_NOFILE 1000; a client opens 1,000 connections over "
 		 "6.5 s and holds them: a ramp that goes on is a trend, forecast before the "

@@ -15,6 +15,10 @@ and stops on SIGTERM or after --seconds. Times written to --log are CLOCK_REALTI
              per connection and closes its copy; the child answers the connection's HTTP
              requests until the client closes, then exits 0; --crash-every N: every Nth child
              answers, writes 'pid epoch' to --log, then kills itself with SIGSEGV (a crash)
+  respawn    a pre-forking HTTP server whose master keeps --children workers: each accepts and
+             answers; once --wait-file exists, a worker exits 0 --every seconds after it
+             started (a worker that cannot get going) and the master forks another at once:
+             a respawn loop; --log gets 'master-pid epoch' at each worker's exit
   bindloop   bind() to --port (taken by the server) every --every seconds: EADDRINUSE
   redispipe  a pipelining Redis client: --children connections, each writes --depth SET
              commands one write() apiece (TCP_NODELAY, as clients that flush per command do),
@@ -248,6 +252,55 @@ def cmd_forkper(a):
 		c.close()
 
 
+def respawn_worker(ls, a):
+	signal.signal(signal.SIGTERM, signal.SIG_DFL)
+	ls.settimeout(a.every)
+	born = time.monotonic()
+	while True:
+		sick = a.wait_file and os.path.exists(a.wait_file)
+		if sick and time.monotonic() - born >= a.every:
+			os._exit(0)
+		try:
+			c, _ = ls.accept()
+		except (socket.timeout, OSError):
+			if os.getppid() == 1:
+				os._exit(0)
+			continue
+		answer_once(c, 1)
+
+
+def cmd_respawn(a):
+	ls = listener(a.port, 128)
+	kids = set()
+	log = open(a.log, "a", buffering=1)
+
+	def spawn():
+		pid = os.fork()
+		if pid == 0:
+			respawn_worker(ls, a)
+		kids.add(pid)
+
+	def stop(*_):
+		for k in kids:
+			try:
+				os.kill(k, signal.SIGTERM)
+			except ProcessLookupError:
+				pass
+		raise SystemExit(0)
+
+	signal.signal(signal.SIGTERM, stop)
+	for _ in range(a.children):
+		spawn()
+	ready("respawn %d parent %d" % (a.port, os.getpid()))
+	end = time.monotonic() + a.seconds
+	while time.monotonic() < end:
+		pid, _ = os.wait()
+		kids.discard(pid)
+		log.write("%d %.6f\n" % (os.getpid(), time.time()))
+		spawn()
+	stop()
+
+
 def cmd_bindloop(a):
 	"""bind() to a port already taken, every --every seconds (a restart that finds its port
 	busy); the time of the first EADDRINUSE goes to --log."""
@@ -444,8 +497,8 @@ def main():
 	signal.signal(signal.SIGTERM, on_term)
 	p = argparse.ArgumentParser()
 	sub = p.add_subparsers(dest="cmd", required=True)
-	for name in ("http", "noclose", "slowaccept", "fork", "forkper", "lingering", "ramp",
-		     "spin", "enfile", "bindloop", "redispipe", "closewrite"):
+	for name in ("http", "noclose", "slowaccept", "fork", "forkper", "respawn", "lingering",
+		     "ramp", "spin", "enfile", "bindloop", "redispipe", "closewrite"):
 		s = sub.add_parser(name)
 		s.add_argument("--port", type=int, default=0)
 		s.add_argument("--seconds", type=float, default=60)
