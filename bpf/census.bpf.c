@@ -72,8 +72,18 @@ struct {
 	__type(value, struct cen_group_val);
 } cen_groups SEC(".maps");
 
-static __always_inline bool targ_bit(__u16 p)
+/* A port as an index the verifier can bound: 6.1's loses a u16's range across a helper call
+ * (spilled and reloaded), and the compiler would drop a plain mask of a __u16. */
+static __always_inline __u32 port_index(__u32 p)
 {
+	asm volatile("" : "+r"(p));
+	return p & 0xffff;
+}
+
+static __always_inline bool targ_bit(__u16 port)
+{
+	__u32 p = port_index(port);
+
 	return targ_port_bits[p >> 6] & (1ULL << (p & 63));
 }
 
@@ -154,7 +164,7 @@ int handle_tcp(struct bpf_iter__tcp___cen *ctx)
 	if (!targ_all && (state == TCP_CLOSE_WAIT || state == TCP_FIN_WAIT2 ||
 			  state == TCP_TIME_WAIT)) {
 		port = targ_bit(sport) ? sport : dport;
-		idx = targ_port_idx[port];
+		idx = targ_port_idx[port_index(port)];
 		if (idx > 0 && idx <= CEN_PORTS) {
 			cen_port_close_wait[idx] += state == TCP_CLOSE_WAIT;
 			cen_port_fin_wait2[idx] += state == TCP_FIN_WAIT2;
@@ -163,7 +173,7 @@ int handle_tcp(struct bpf_iter__tcp___cen *ctx)
 	}
 	/* a client-side socket holding an ephemeral port */
 	if (!range_lo || sport < range_lo || sport > range_hi ||
-	    (listen_bits[sport >> 6] & (1ULL << (sport & 63))))
+	    (listen_bits[port_index(sport) >> 6] & (1ULL << (sport & 63))))
 		return 0;
 	group_add(skc, family, dport, state);
 	return 0;

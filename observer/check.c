@@ -49,6 +49,7 @@ static void check_load(struct probe *p, enum obs_reqtime_mech want)
 	struct obs_sockets_opts copts = {0};
 	struct obs_reqtime_opts ropts = {0};
 	struct obs_reqtime *rt = NULL;
+	const uint16_t probe_port = 80;
 	struct obs_census_iter *ci;
 	struct obs_fditer *it;
 	struct obs_kernel *k;
@@ -92,7 +93,7 @@ static void check_load(struct probe *p, enum obs_reqtime_mech want)
 	it = obs_fditer_new();
 	p->fditer = it != NULL;
 	obs_fditer_free(it);
-	ci = obs_census_iter_new(-1, NULL, 0);
+	ci = obs_census_iter_new(-1, &probe_port, 1); /* with a port: the paths --port loads */
 	p->census_iter = ci != NULL;
 	if (!ci)
 		snprintf(p->census_why, sizeof(p->census_why), "no TCP iterator (%s): one netlink "

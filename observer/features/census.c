@@ -59,6 +59,7 @@ struct obs_census_ctx {
 	uint64_t listen_bits[OBS_PORT_WORDS]; /* ports something listens on, this census */
 	struct obs_port_group *groups;	      /* open addressing, GROUP_SLOTS */
 	char *buf;
+	const char *prog;
 	struct obs_census_iter *it; /* the walk in the kernel; NULL: sock_diag's */
 	struct obs_census_iter *it_off; /* loaded, set aside by obs_census_use_iter(c, false) */
 	struct obs_sock_age *age; /* CLOSE_WAIT and FIN_WAIT2 across censuses */
@@ -99,6 +100,7 @@ struct obs_census_ctx *obs_census_new(const char *prog, int netns_fd, const uint
 		return NULL;
 	for (i = 0; i < CENSUS_NFILES; i++)
 		c->fd[i] = -1;
+	c->prog = prog;
 	c->groups = calloc(GROUP_SLOTS, sizeof(*c->groups));
 	c->buf = malloc(RECV_BUF);
 	c->age = obs_sock_age_new();
@@ -546,8 +548,18 @@ int obs_census_take(struct obs_census_ctx *c, struct obs_census *cs)
 		cs->ports[i].server_side = bit(c->listen_bits, c->ports[i]);
 	}
 	cs->nports = c->nports;
-	if (!err && c->it)
+	if (!err && c->it) {
 		err = iter_walk(c, cs);
+		if ((err == -EPERM || err == -EACCES) && !c->it_off) {
+			/* creating the iterator refused (privilege gone on a kernel that checks it):
+			 * sock_diag from here on; nothing of this walk was counted yet */
+			ll_warn(c->prog, "note: the socket census' TCP iterator failed (%s); "
+					 "sock_diag from now on", strerror(-err));
+			c->it_off = c->it;
+			c->it = NULL;
+			err = 0;
+		}
+	}
 	if (!err && !c->it)
 		err = dump(c, AF_INET, all);
 	if (!err && !c->it)
