@@ -27,6 +27,9 @@ const char *const obs_tcp_state_names[OBS_TCP_STATES] = {
 };
 
 #define GROUP_SLOTS 8192 /* distinct (src, dst:port) groups counted; more land in "other" */
+_Static_assert(CEN_GROUPS == GROUP_SLOTS * 3 / 4 && CEN_PORTS == OBS_MAX_PORTS &&
+		       CEN_STATES == OBS_TCP_STATES,
+	       "the iterator counts what the sock_diag walk counts, with the same bounds");
 #define RECV_BUF (64 * 1024)
 
 /* The files of the target's network namespace, opened in it with the sock_diag socket. */
