@@ -6,11 +6,12 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <linux/capability.h>
 #include "census_iter.h"
+#include "startup.h"
 #include "census.skel.h"
 
 #define READ_BUF (64 * 1024)
@@ -33,14 +34,16 @@ struct obs_census_iter {
 };
 
 /*
- * The thread keeps the capabilities it was made with: glibc's setgroups/setresuid (the
- * observer's privilege drop, run.c) are applied to every thread and abort the process where one
- * thread may not follow. It loses them with the uid change (it never set PR_SET_KEEPCAPS), or
- * keeps what the main thread keeps where the observer stays root; it can gain nothing by exec.
+ * Once in the namespace the thread needs no privilege (an iterator is made from the link's fd),
+ * so it keeps only what lets it follow the observer's change of user: glibc applies setgroups
+ * and setresuid (run.c) to every thread and aborts the process where one may not follow. With
+ * the uid change it loses those too (it never set PR_SET_KEEPCAPS); where the observer keeps
+ * its uid (not root, or a kernel that checks privilege on every map read) it keeps at most
+ * those two. It can gain nothing by exec.
  */
-static void ns_thread_drop(void)
+static int ns_thread_drop(void)
 {
-	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	return obs_thread_keep_caps(1ULL << CAP_SETUID | 1ULL << CAP_SETGID);
 }
 
 static void *ns_thread_main(void *arg)
@@ -53,7 +56,8 @@ static void *ns_thread_main(void *arg)
 		r = -errno;
 	close(t->netns_fd);
 	t->netns_fd = -1;
-	ns_thread_drop();
+	if (!r)
+		r = ns_thread_drop();
 	if (write(t->resp[1], &r, sizeof(r)) != sizeof(r) || r)
 		return NULL;
 	while (read(t->req[0], &b, 1) == 1 && b) {

@@ -352,6 +352,29 @@ static int drop(int (*verify)(void *arg), void *arg, uint64_t keep, const struct
 	return 0;
 }
 
+int obs_thread_keep_caps(uint64_t keep)
+{
+	struct caps c;
+	int err, i;
+
+	err = capget(&c);
+	if (!err)
+		err = clear_bounding(&c);
+	if (err)
+		return err;
+	for (i = 0; i < _LINUX_CAPABILITY_U32S_3; i++) {
+		c.data[i].permitted &= (uint32_t)(keep >> (32 * i));
+		c.data[i].effective = c.data[i].permitted;
+		c.data[i].inheritable = 0;
+	}
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) && errno != EINVAL)
+		return -errno;
+	err = capset(&c);
+	if (!err && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		err = -errno;
+	return err;
+}
+
 int obs_drop_privileges_keep(int (*verify)(void *arg), void *arg, uint64_t keep)
 {
 	return drop(verify, arg, keep, NULL);

@@ -71,6 +71,15 @@ int obs_drop_privileges(int (*verify)(void *arg), void *arg);
  * the bounding set is emptied too. */
 int obs_drop_privileges_keep(int (*verify)(void *arg), void *arg, uint64_t keep);
 
+/*
+ * This thread only (capabilities are per thread): its bounding set emptied (with CAP_SETPCAP),
+ * its permitted and effective sets cut to `keep` (a mask of 1 << CAP_*, of what it has),
+ * inheritable and ambient emptied, and PR_SET_NO_NEW_PRIVS. For a helper thread made while the process is privileged, before the
+ * process drops privilege (keep CAP_SETUID and CAP_SETGID there: glibc applies the uid change
+ * to every thread and aborts the process where one may not follow). Returns 0 or -errno.
+ */
+int obs_thread_keep_caps(uint64_t keep);
+
 /* The unprivileged user the observer runs as once attached: OBS_USER when it exists (the
  * package creates it), else nobody, else the overflow uid/gid 65534. */
 #define OBS_USER "loadlens"
