@@ -19,6 +19,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
+#include "iter.bpf.h"
 #include <bpf/bpf_endian.h>
 #include "loadlens/census_iter.h"
 
@@ -32,14 +33,8 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 #define TCP_NEW_SYN_RECV 12
 #define AF_INET 2
 
-struct seq_file;
-
-struct bpf_iter_meta___cen {
-	struct seq_file *seq;
-} __attribute__((preserve_access_index));
-
 struct bpf_iter__tcp___cen {
-	struct bpf_iter_meta___cen *meta;
+	struct bpf_iter_meta___ll *meta;
 	struct sock_common *sk_common;
 } __attribute__((preserve_access_index));
 

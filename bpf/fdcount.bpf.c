@@ -17,6 +17,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
+#include "iter.bpf.h"
 #include "loadlens/fdcount.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
@@ -72,14 +73,8 @@ struct task_struct___fdc {
 	struct files_struct___fdc *files;
 } __attribute__((preserve_access_index));
 
-struct seq_file;
-
-struct bpf_iter_meta___fdc {
-	struct seq_file *seq;
-} __attribute__((preserve_access_index));
-
 struct bpf_iter__task___fdc {
-	struct bpf_iter_meta___fdc *meta;
+	struct bpf_iter_meta___ll *meta;
 	struct task_struct___fdc *task;
 } __attribute__((preserve_access_index));
 

@@ -30,7 +30,7 @@ struct obs_census_iter {
 	struct census_bpf *skel;
 	struct bpf_link *link;
 	struct ns_thread *ns; /* NULL: iterators are created here, in our namespace */
-	char *buf;
+	char buf[READ_BUF]; /* one read of the iterator's records */
 };
 
 /*
@@ -150,10 +150,9 @@ struct obs_census_iter *obs_census_iter_new(int netns_fd, const uint16_t *ports,
 
 	if (!it)
 		return NULL;
-	it->buf = malloc(READ_BUF);
 	it->skel = census_bpf__open();
-	if (!it->buf || !it->skel) {
-		err = it->buf ? errno : ENOMEM;
+	if (!it->skel) {
+		err = errno;
 		goto fail;
 	}
 	for (i = 0; i < nports && i < CEN_PORTS; i++) {
@@ -191,7 +190,6 @@ void obs_census_iter_free(struct obs_census_iter *it)
 	ns_thread_free(it->ns);
 	bpf_link__destroy(it->link);
 	census_bpf__destroy(it->skel);
-	free(it->buf);
 	free(it);
 }
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/libbpf.h>
+#include "bpfread.h"
 #include "sockets.h"
 #include "payload.h"
 #include "reqtime_stats.h"
@@ -15,33 +16,33 @@ struct obs_payload {
 	size_t nslots;
 	int ncpu;
 	size_t buf_words;
-	uint64_t buf[]; /* one read of the per-CPU counters */
+	uint64_t *buf; /* one read of the per-CPU counters */
 };
 
 struct obs_payload *obs_payload_new(struct obs_sockets *conn, size_t nslots)
 {
-	int ncpu = libbpf_num_possible_cpus();
-	struct obs_payload *p;
-	size_t words;
+	struct obs_payload *p = calloc(1, sizeof(*p));
+	int err;
 
-	if (ncpu <= 0) {
-		errno = EINVAL;
-		return NULL;
-	}
-	nslots = nslots < RT_MAX_SLOTS ? nslots : RT_MAX_SLOTS;
-	words = nslots * WORDS * (size_t)ncpu;
-	p = calloc(1, sizeof(*p) + (words ? words : 1) * sizeof(uint64_t));
 	if (!p)
 		return NULL;
 	p->conn = conn;
-	p->nslots = nslots;
-	p->ncpu = ncpu;
-	p->buf_words = words;
+	p->nslots = nslots < RT_MAX_SLOTS ? nslots : RT_MAX_SLOTS;
+	/* at least one slot's words: a buffer even with no slot */
+	err = obs_percpu_scratch((p->nslots ? p->nslots : 1) * WORDS, &p->ncpu, &p->buf);
+	if (err) {
+		free(p);
+		errno = -err;
+		return NULL;
+	}
+	p->buf_words = p->nslots * WORDS * (size_t)p->ncpu;
 	return p;
 }
 
 void obs_payload_free(struct obs_payload *p)
 {
+	if (p)
+		free(p->buf);
 	free(p);
 }
 

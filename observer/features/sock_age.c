@@ -15,36 +15,28 @@ struct aged {
 };
 
 struct obs_sock_age {
-	struct aged *prev, *cur; /* the last walk's (sorted by cookie) and this one's */
+	struct aged *prev, *cur; /* the last walk's (sorted by cookie) and this one's: tab[0|1] */
 	size_t nprev, ncur;
-	uint64_t *unacc; /* OBS_SOCK_AGE_UNACC, sorted at the end of the walk */
 	size_t nunacc;
 	double now_s;
+	uint64_t unacc[OBS_SOCK_AGE_UNACC]; /* sorted at the end of the walk */
+	struct aged tab[2][OBS_SOCK_AGE_TRACK];
 };
 
+/* One allocation (4.3 MB, touched as the walks fill it). */
 struct obs_sock_age *obs_sock_age_new(void)
 {
 	struct obs_sock_age *a = calloc(1, sizeof(*a));
 
-	if (!a)
-		return NULL;
-	a->prev = calloc(OBS_SOCK_AGE_TRACK, sizeof(*a->prev));
-	a->cur = calloc(OBS_SOCK_AGE_TRACK, sizeof(*a->cur));
-	a->unacc = calloc(OBS_SOCK_AGE_UNACC, sizeof(*a->unacc));
-	if (!a->prev || !a->cur || !a->unacc) {
-		obs_sock_age_free(a);
-		return NULL;
+	if (a) {
+		a->prev = a->tab[0];
+		a->cur = a->tab[1];
 	}
 	return a;
 }
 
 void obs_sock_age_free(struct obs_sock_age *a)
 {
-	if (!a)
-		return;
-	free(a->prev);
-	free(a->cur);
-	free(a->unacc);
 	free(a);
 }
 

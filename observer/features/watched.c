@@ -423,16 +423,14 @@ struct obs_watched *obs_watched_new(const char *prog, struct obs_sockets *conn,
 				    struct obs_fail *fail, struct obs_targets *targets,
 				    unsigned int max_procs)
 {
-	struct obs_watched *ps = calloc(1, sizeof(*ps));
 	size_t max = max_procs ? max_procs : OBS_PROCS_DEFAULT;
+	struct obs_watched *ps;
 
-	if (ps)
-		ps->procs = calloc(max < OBS_PROCS_MAX ? max : OBS_PROCS_MAX, sizeof(*ps->procs));
-	if (!ps || !ps->procs) {
-		free(ps);
+	max = max < OBS_PROCS_MAX ? max : OBS_PROCS_MAX;
+	ps = calloc(1, sizeof(*ps) + max * sizeof(ps->procs[0]));
+	if (!ps)
 		return NULL;
-	}
-	ps->max_procs = max < OBS_PROCS_MAX ? max : OBS_PROCS_MAX;
+	ps->max_procs = max;
 	ps->prog = prog;
 	ps->conn = conn;
 	ps->fail = fail;
@@ -447,7 +445,6 @@ void obs_watched_free(struct obs_watched *ps)
 	if (ps->fdit)
 		ps->targets->fdit = NULL;
 	obs_fditer_free(ps->fdit);
-	free(ps->procs);
 	free(ps);
 }
 

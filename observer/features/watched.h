@@ -34,9 +34,8 @@ struct obs_watched {
 	struct obs_fail *fail;	  /* process events and failed processes */
 	struct obs_targets *targets;
 	struct obs_fditer *fdit; /* fds, exe, netns of processes without /proc (NULL: /proc) */
-	/* watched processes: up to max_procs (--max-procs); the others are counted */
-	struct obs_proc *procs;
-	size_t nprocs, max_procs;
+	size_t nprocs, max_procs; /* procs[] below: up to max_procs (--max-procs); the others
+				   * are counted */
 	uint32_t unwatched[OBS_MAX_ERRPROCS]; /* distinct pids not watched for the cap */
 	size_t nunwatched;
 	uint64_t unwatched_more; /* past that list */
@@ -56,6 +55,7 @@ struct obs_watched {
 	uint64_t exits_now;
 	struct obs_watched_forker forkers[OBS_SNAP_NOTES];
 	size_t nforkers; /* a parent past the table is not counted: it only names the forker */
+	struct obs_proc procs[]; /* the watched processes, max_procs of them */
 };
 
 /* max_procs: --max-procs, 0 for OBS_PROCS_DEFAULT, at most OBS_PROCS_MAX. NULL: no memory. */

@@ -126,6 +126,11 @@ def proxy_ports(name, what, observer):
 	}
 
 
+# a forking server observed by its parent and every child (forked before or after the start)
+PID_CHILDREN = ["--pid", "{server_pid}", "--children"]
+# the forking scenarios' load: a new connection per request, 100/s for 3 s
+FORK_LOAD = driver(HTTP, "--http-close", "--rate", "100", "-c", "4", "-d", "3s")
+
 SCENARIOS = [
 	# ---------------------------------------------------------------- healthy
 	{"name": "healthy_keepalive_nginx", "group": "healthy",
@@ -253,16 +258,16 @@ SCENARIOS = [
 		 "100 new connections/s for 3 s: 300 children come and go; no exit is a finding, "
 		 "the cap counts live processes, every request is timed",
 	 "servers": [{"kind": "py", "args": ["forkper"]}],
-	 "observer": ["--pid", "{server_pid}", "--children"],
+	 "observer": PID_CHILDREN,
 	 "max_procs": 16,
 	 "requests_match": True, "requests_slack": 0,
-	 "loads": [driver(HTTP, "--http-close", "--rate", "100", "-c", "4", "-d", "3s")]},
+	 "loads": [FORK_LOAD]},
 	{"name": "healthy_fork_load_stops", "group": "healthy",
 	 "what": "the forking server of healthy_fork_per_connection under 40 keep-alive "
 		 "connections for 2 s (a child each), then the load stops at once: the 40 children "
 		 "end with status 0 in one interval, as many connections close; no spike of exits",
 	 "servers": [{"kind": "py", "args": ["forkper"]}],
-	 "observer": ["--pid", "{server_pid}", "--children"],
+	 "observer": PID_CHILDREN,
 	 "requests_match": True, "requests_slack": 0,
 	 "loads": [driver(HTTP, "--rate", "400", "-c", "40", "-d", "2s")]},
 	{"name": "healthy_prefork_existing", "group": "healthy",
@@ -270,7 +275,7 @@ SCENARIOS = [
 		 "started, under --pid parent --children: the children found at the start are "
 		 "targets, every request they serve is timed",
 	 "servers": [{"kind": "py", "args": ["fork", "--children", "4", "--gap", "0"]}],
-	 "observer": ["--pid", "{server_pid}", "--children"],
+	 "observer": PID_CHILDREN,
 	 "requests_match": True, "requests_slack": 0,
 	 "loads": [driver(HTTP, "--http-close", "--rate", "200", "-c", "4", "-d", "3s")]},
 	{"name": "healthy_postgres_pgbench_C", "group": "healthy",
@@ -278,7 +283,7 @@ SCENARIOS = [
 		 "transaction; select-only), 4 clients for 3 s, --pid postmaster --children "
 		 "--max-procs 16: hundreds of backends come and go; none is a finding",
 	 "servers": [{"kind": "postgres"}],
-	 "observer": ["--pid", "{server_pid}", "--children"],
+	 "observer": PID_CHILDREN,
 	 "max_procs": 16,
 	 "loads": [{"kind": "pgbench", "name": "load",
 		    "args": ["-C", "-S", "-c", "4", "-j", "1", "-T", "3"]}]},
@@ -298,7 +303,7 @@ SCENARIOS = [
 		 "connections for 3 s, under --pid primary --children: the workers' requests are "
 		 "timed, as many as the driver's",
 	 "servers": [{"kind": "node_cluster", "workers": 2}],
-	 "observer": ["--pid", "{server_pid}", "--children"],
+	 "observer": PID_CHILDREN,
 	 "requests_match": True, "requests_slack": 0,
 	 "loads": [driver(HTTP, "-c", "8", "-d", "3s")]},
 
@@ -530,7 +535,7 @@ SCENARIOS = [
 					     "--wait-file", "{tmp}/go"]}],
 	 "observer": ["--pid", "{server_pid}", "--children", "--port", "{port}"],
 	 "max_procs": 16,
-	 "loads": [driver(HTTP, "--http-close", "--rate", "100", "-c", "4", "-d", "3s")],
+	 "loads": [FORK_LOAD],
 	 "actions": [{"at": 0.0, "do": "touch", "file": "{tmp}/go", "event": "forks"}],
 	 "onset": {"how": "logtime", "file": "{tmp}/fork.log", "line": 15, "field": 2,
 		   "pid_field": 1},
@@ -541,9 +546,9 @@ SCENARIOS = [
 		 "are findings, the 296 children leaving with their clients are not",
 	 "servers": [{"kind": "py", "args": ["forkper", "--crash-every", "75",
 					     "--log", "{tmp}/crash.log"]}],
-	 "observer": ["--pid", "{server_pid}", "--children"],
+	 "observer": PID_CHILDREN,
 	 "max_procs": 16,
-	 "loads": [driver(HTTP, "--http-close", "--rate", "100", "-c", "4", "-d", "3s")],
+	 "loads": [FORK_LOAD],
 	 "onset": {"how": "logtime", "file": "{tmp}/crash.log", "field": 1, "pid_field": 0},
 	 "expect": [{"kind": "target_exit", "evidence": {"pid": "{onset_pid}"}}]},
 	{"name": "sick_fork_respawn_loop", "group": "sick",
@@ -554,7 +559,7 @@ SCENARIOS = [
 	 "servers": [{"kind": "py", "args": ["respawn", "--children", "4", "--every", "0.02",
 					     "--log", "{tmp}/respawn.log",
 					     "--wait-file", "{tmp}/go"]}],
-	 "observer": ["--pid", "{server_pid}", "--children"],
+	 "observer": PID_CHILDREN,
 	 "loads": [driver(HTTP, "--http-close", "--rate", "10", "-c", "2", "-d", "3s")],
 	 "actions": [{"at": 1.0, "do": "touch", "file": "{tmp}/go", "event": "respawn"}],
 	 # the rule's condition needs 10 exits in an interval: the onset is the 10th

@@ -193,11 +193,8 @@ def fork_child(ls):
 		answer_once(c, 1)
 
 
-def cmd_fork(a):
-	ls = listener(a.port, 128)
-	kids = []
-	log = open(a.log, "a", buffering=1)
-
+def on_term_stop_children(kids):
+	"""On SIGTERM, pass it on to each pid in kids (a list or set, read then), and exit 0."""
 	def stop(*_):
 		for k in kids:
 			try:
@@ -207,6 +204,14 @@ def cmd_fork(a):
 		raise SystemExit(0)
 
 	signal.signal(signal.SIGTERM, stop)
+
+
+def cmd_fork(a):
+	ls = listener(a.port, 128)
+	kids = []
+	log = open(a.log, "a", buffering=1)
+
+	on_term_stop_children(kids)
 	ready("fork %d parent %d" % (a.port, os.getpid()))
 	if a.wait_file:  # fork only once the observer is watching
 		while not os.path.exists(a.wait_file):
@@ -280,15 +285,7 @@ def cmd_respawn(a):
 			respawn_worker(ls, a)
 		kids.add(pid)
 
-	def stop(*_):
-		for k in kids:
-			try:
-				os.kill(k, signal.SIGTERM)
-			except ProcessLookupError:
-				pass
-		raise SystemExit(0)
-
-	signal.signal(signal.SIGTERM, stop)
+	on_term_stop_children(kids)
 	for _ in range(a.children):
 		spawn()
 	ready("respawn %d parent %d" % (a.port, os.getpid()))
