@@ -237,10 +237,12 @@ int obs_census_iter_walk(struct obs_census_iter *it, const uint64_t *listen_bits
 	fd = iter_fd(it);
 	if (fd < 0)
 		return fd;
-	/* records may straddle two reads: a partial one waits at the buffer's start */
+	/* records may straddle two reads: a partial one waits at the buffer's start. A read that
+	 * visits 1,000,000 sockets (the kernel's MAX_ITER_OBJECTS) and writes nothing (none to
+	 * age) fails with EAGAIN: the walk goes on at the next read, from where it stopped */
 	for (;;) {
 		n = read(fd, it->buf + kept, READ_BUF - kept);
-		if (n < 0 && errno == EINTR)
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n <= 0)
 			break;
