@@ -222,26 +222,35 @@ static uint64_t conn_hash(uint8_t family, const uint32_t *laddr, uint16_t lport,
 	return (h ^ rport) * 1099511628211ULL;
 }
 
-/* CLOSE_WAIT, FIN_WAIT2 and TIME_WAIT per target port (the local one if it is a target). */
-static void port_count(struct obs_census_ctx *c, struct obs_census *cs, uint16_t sport,
-			  uint16_t dport, uint8_t state)
+/* A socket's target port, as an index into the census' ports (the local one if it is a target,
+ * else the remote one); -1: none (or every port is a target). */
+static int port_index(const struct obs_census_ctx *c, uint16_t sport, uint16_t dport)
 {
 	uint16_t port = bit(c->port_bits, sport) ? sport : dport;
 	size_t i;
 
-	if (!c->nports || (state != OBS_TCP_CLOSE_WAIT && state != OBS_TCP_FIN_WAIT2 &&
-			   state != OBS_TCP_TIME_WAIT))
+	for (i = 0; i < c->nports; i++)
+		if (c->ports[i] == port)
+			return (int)i;
+	return -1;
+}
+
+/* CLOSE_WAIT, FIN_WAIT2 and TIME_WAIT per target port. */
+static void port_count(struct obs_census_ctx *c, struct obs_census *cs, uint16_t sport,
+			  uint16_t dport, uint8_t state)
+{
+	int i;
+
+	if (state != OBS_TCP_CLOSE_WAIT && state != OBS_TCP_FIN_WAIT2 && state != OBS_TCP_TIME_WAIT)
 		return;
-	for (i = 0; i < cs->nports; i++) {
-		if (cs->ports[i].port != port)
-			continue;
-		if (c->aged_last)
-			obs_sock_age_port(c->age, (int16_t)i);
-		cs->ports[i].close_wait += state == OBS_TCP_CLOSE_WAIT;
-		cs->ports[i].fin_wait2 += state == OBS_TCP_FIN_WAIT2;
-		cs->ports[i].time_wait += state == OBS_TCP_TIME_WAIT;
+	i = port_index(c, sport, dport);
+	if (i < 0)
 		return;
-	}
+	if (c->aged_last)
+		obs_sock_age_port(c->age, (int16_t)i);
+	cs->ports[i].close_wait += state == OBS_TCP_CLOSE_WAIT;
+	cs->ports[i].fin_wait2 += state == OBS_TCP_FIN_WAIT2;
+	cs->ports[i].time_wait += state == OBS_TCP_TIME_WAIT;
 }
 
 /* UDP sockets bound to a target port: a UDP server is a listener too. */
@@ -329,9 +338,7 @@ static void iter_rec(void *arg, const struct cen_rec *r)
 {
 	struct obs_census_ctx *c = arg;
 	uint32_t src[4], dst[4];
-	uint16_t port;
-	bool aged;
-	size_t i;
+	int port;
 
 	memcpy(src, r->saddr, sizeof(src));
 	memcpy(dst, r->daddr, sizeof(dst));
@@ -341,18 +348,14 @@ static void iter_rec(void *arg, const struct cen_rec *r)
 			c->cur->unaccepted_untracked++;
 		return;
 	}
-	aged = obs_sock_age_track(c->age, r->cookie, r->state == OBS_TCP_CLOSE_WAIT,
-				  conn_hash(r->family, dst, r->dport, src, r->sport));
-	if (!aged) {
+	if (!obs_sock_age_track(c->age, r->cookie, r->state == OBS_TCP_CLOSE_WAIT,
+				conn_hash(r->family, dst, r->dport, src, r->sport))) {
 		c->cur->close_wait_untracked++;
 		return;
 	}
-	if (!c->nports)
-		return;
-	port = bit(c->port_bits, r->sport) ? r->sport : r->dport;
-	for (i = 0; i < c->nports; i++)
-		if (c->ports[i] == port)
-			obs_sock_age_port(c->age, (int16_t)i);
+	port = port_index(c, r->sport, r->dport);
+	if (port >= 0)
+		obs_sock_age_port(c->age, (int16_t)port);
 }
 
 static void iter_group(void *arg, const struct cen_group_key *k, const struct cen_group_val *v)
