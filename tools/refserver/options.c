@@ -270,7 +270,9 @@ void rs_parse_args(struct rs_config *cfg, int argc, char **argv)
 			a = take_value(argc, argv, a, name, eq, rs_switches[i].arg, &val);
 			if (rs_switches[i].parse(&cfg->mb, val))
 				ll_usage_error(RS_PROG, "invalid %s '%s': expected %s (see --help)",
-					       name, val ? val : "", rs_switches[i].arg);
+					       name, val ? val : "",
+					       rs_switches[i].expect ? rs_switches[i].expect
+								     : rs_switches[i].arg);
 			break;
 		}
 		if (i == rs_nswitches)

@@ -349,6 +349,9 @@ static int on_frame_send(nghttp2_session *s, const nghttp2_frame *f, void *user_
 
 	if (f->hd.type == NGHTTP2_RST_STREAM) {
 		h->c->w->c.rst_sent++;
+		h->c->w->c.rst_sent_codes[f->rst_stream.error_code < RS_H2_CODES
+						  ? f->rst_stream.error_code
+						  : RS_H2_CODES - 1]++;
 	} else if (f->hd.type == NGHTTP2_GOAWAY) {
 		h->c->w->c.goaway_sent++;
 		h->goaway_sent = true;
