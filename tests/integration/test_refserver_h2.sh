@@ -117,6 +117,8 @@ expect "h2load succeeded" "$(h2count rst succeeded)" 90
 expect "h2load errored (RST_STREAM)" "$(h2count rst errored)" 10
 expect_json "refserver RST_STREAM sent" "$JSON" '.rst_sent' 10
 expect_json "refserver RST_STREAM INTERNAL_ERROR" "$JSON" '.rst_sent_codes.INTERNAL_ERROR' 10
+expect_json "refserver streams reset" "$JSON" '.streams_reset' 10
+expect_json "service times (the reset streams were served)" "$JSON" '.service_time.count' 100
 expect_json "refserver streams answered" "$JSON" '.streams_answered' 90
 expect_json "refserver requests" "$JSON" '.requests' 100
 

@@ -156,8 +156,8 @@ const struct rs_switch rs_switches[] = {
 		  "INTERNAL_ERROR"),
 	 .expect = EVERY, .protos = P_H2},
 	{X_SWITCH(goaway_after, "--goaway-after", "N",
-		  "h2, grpc: at a connection's Nth stream, GOAWAY NO_ERROR with it as the last; "
-		  "answer up to it, then close"),
+		  "h2, grpc: at a connection's Nth stream, GOAWAY NO_ERROR naming it last; answer "
+		  "up to it, close"),
 	 .expect = EVERY, .protos = P_H2},
 	{X_SWITCH(stall_every, "--stall-every", "N",
 		  "h2, grpc: never answer each worker's Nth, 2Nth, ... stream (open until the "

@@ -101,6 +101,7 @@ struct rs_counters {
 	uint64_t streams_opened;	/* request streams the peer opened */
 	uint64_t streams_unserved;	/* complete requests still queued when their conn closed */
 	uint64_t streams_stalled;	/* --stall-every: never answered */
+	uint64_t streams_reset;		/* served, then reset instead of answered (--rst-every) */
 	uint64_t rst_sent;		/* RST_STREAM frames sent, any cause */
 	uint64_t rst_sent_codes[RS_H2_CODES]; /* by error code; the last, codes beyond */
 	uint64_t rst_received;

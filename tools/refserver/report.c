@@ -133,6 +133,7 @@ static void h2_json(json_t *root, const struct rs_config *cfg, const struct rs_w
 	JSET("streams_opened", t->streams_opened);
 	JSET("streams_answered", t->responses);
 	JSET("streams_unserved", t->streams_unserved);
+	JSET("streams_reset", t->streams_reset);
 	JSET("stalled", t->streams_stalled);
 	JSET("rst_sent", t->rst_sent);
 	JSET("rst_received", t->rst_received);
