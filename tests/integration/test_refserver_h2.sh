@@ -87,6 +87,18 @@ min=$(jget "$JSON" '.service_time.min')
 echo "ok: service time min $min ns >= 5 ms"
 check_within "service time p50 (ns)" "$(jget "$JSON" '.service_time.p50')" 5000000 5
 
+# --- responses larger than the socket buffer and the flow-control windows: all delivered ---
+up --proto h2 --response-size 1000000
+h2 big -c 2 -m 10 -n 200 "$URL/"
+h2 window -c 1 -m 5 -n 20 -w 16 -W 16 "$URL/" # windows of 64 KiB: WINDOW_UPDATEs pace us
+down
+expect "1 MB responses: h2load succeeded" "$(h2count big succeeded)" 200
+expect "1 MB responses through 64 KiB windows: h2load succeeded" "$(h2count window succeeded)" 20
+expect "bytes of data h2load received" \
+	"$(grep -ho '([0-9]*) data' "$LL_TMP/big.h2load" "$LL_TMP/window.h2load" | tr -dc '0-9\n' |
+	paste -sd+ | bc)" 220000000
+expect_json "refserver streams answered" "$JSON" '.streams_answered' 220
+
 # --- SETTINGS: no stream limit by default; --max-streams 1 sent, and h2load keeps to it ---
 up --proto h2
 nghttp -nv "$URL/" >"$LL_TMP/default.nghttp" 2>&1 || fail "nghttp against --proto h2 failed"

@@ -195,26 +195,33 @@ static void fail(struct rs_h2_conn *h)
 		rs_conn_close(c);
 }
 
-/* Take the session's output (all of it with FORCE, else up to OUT_SOFT) and write it out. */
+/*
+ * Write out the session's output: in pieces of about OUT_SOFT (all of it at once with FORCE),
+ * until the session has nothing more to send or a write is pending (then write_cb resumes it).
+ */
 static void flush(struct rs_h2_conn *h, bool force)
 {
 	const uint8_t *data;
+	bool more = true;
 	ssize_t n;
 
-	while (force || h->out.len - h->out.off < OUT_SOFT) {
-		n = nghttp2_session_mem_send(h->session, &data);
-		if (n < 0) {
-			fail(h);
-			return;
+	for (;;) {
+		while (more && (force || h->out.len - h->out.off < OUT_SOFT)) {
+			n = nghttp2_session_mem_send(h->session, &data);
+			if (n < 0) {
+				fail(h);
+				return;
+			}
+			more = n > 0;
+			if (more && rs_buf_append(&h->out, (const char *)data, (size_t)n)) {
+				fail(h);
+				return;
+			}
 		}
-		if (!n)
-			break;
-		if (rs_buf_append(&h->out, (const char *)data, (size_t)n)) {
-			fail(h);
+		write_out(h);
+		if (!more || h->c->closing || h->c->write_pending)
 			return;
-		}
 	}
-	write_out(h);
 }
 
 /* Serve the queued streams one at a time, each written out before the next; then close if done. */
