@@ -171,6 +171,23 @@ down
 expect_json "HTTP/1.1 to --proto h2: protocol errors" "$JSON" '.protocol_errors' 1
 expect_json "HTTP/1.1 to --proto h2: requests" "$JSON" '.requests' 0
 
+# --- a malformed frame (SETTINGS of 5 bytes): GOAWAY FRAME_SIZE_ERROR, closed, counted ---
+up --proto h2
+exec 3<>"/dev/tcp/127.0.0.1/${URL##*:}"
+printf 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x05\x04\x00\x00\x00\x00\x00\x01\x02\x03\x04\x05' >&3
+rc=0
+timeout 5 od -An -v -tx1 <&3 >"$LL_TMP/malformed.od" || rc=$?
+exec 3<&-
+[ "$rc" = 0 ] || fail "after a malformed SETTINGS the connection was not closed (od exited $rc)"
+reply=$(tr -d ' \n' <"$LL_TMP/malformed.od")
+down
+# our SETTINGS (empty), then GOAWAY: length 8, type 7, stream 0, last-stream-id, error code 6
+echo "$reply" | grep -q '^000000040000000000000008070000000000[0-9a-f]\{8\}00000006$' ||
+	fail "reply to a malformed SETTINGS: $reply, expected SETTINGS then GOAWAY FRAME_SIZE_ERROR"
+echo "ok: a malformed SETTINGS gets GOAWAY FRAME_SIZE_ERROR and the connection closed: $reply"
+expect_json "malformed frame: protocol errors" "$JSON" '.protocol_errors' 1
+expect_json "malformed frame: GOAWAY sent" "$JSON" '.goaway_sent' 1
+
 # --- gRPC: a call sees grpc-status in its trailers; the reply decodes as the method's type ---
 printf 'key: "k1" value: "v1"' | protoc -I "$KV_PROTO_DIR" --encode=kv.PutRequest kv.proto \
 	>"$LL_TMP/put.pb" || fail "protoc --encode"

@@ -187,9 +187,11 @@ static void fail(struct rs_h2_conn *h)
 {
 	struct rs_conn *c = h->c;
 
+	if (!h->broken)
+		c->w->c.protocol_errors++;
+	h->broken = true;
 	if (c->closing || c->close_after_write)
 		return;
-	c->w->c.protocol_errors++;
 	c->close_after_write = true;
 	if (!c->write_pending)
 		rs_conn_close(c);
@@ -359,6 +361,11 @@ static int on_frame_send(nghttp2_session *s, const nghttp2_frame *f, void *user_
 	} else if (f->hd.type == NGHTTP2_GOAWAY) {
 		h->c->w->c.goaway_sent++;
 		h->goaway_sent = true;
+		/* nghttp2's answer to a connection error (a malformed frame, a flood, ...) */
+		if (f->goaway.error_code != NGHTTP2_NO_ERROR && !h->broken) {
+			h->broken = true;
+			h->c->w->c.protocol_errors++;
+		}
 	}
 	return 0;
 }

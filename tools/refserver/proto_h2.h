@@ -48,6 +48,7 @@ struct rs_h2_conn {
 	bool goaway_submitted; /* --goaway-after reached */
 	bool goaway_pause;     /* pause the input at the next header until the GOAWAY is out */
 	bool goaway_sent;
+	bool broken; /* a connection error: counted once in protocol_errors */
 };
 
 /*
