@@ -6,7 +6,8 @@
 . "$(dirname "$0")/lib.sh"
 require_bin loadlens-refserver
 for b in h2load nghttp curl jq protoc; do
-	command -v "$b" >/dev/null || skip "$b is not installed (Debian: nghttp2-client, curl, jq, protobuf-compiler)"
+	command -v "$b" >/dev/null ||
+		skip "$b is not installed (Debian: nghttp2-client, curl, jq, protobuf-compiler)"
 done
 KV_PROTO_DIR=$(cd "$LL_HERE/../data" && pwd)
 SRV=0
@@ -50,6 +51,18 @@ expect() {
 	echo "ok: $1: $2"
 }
 
+# call NAME PATH [CURL ARGS...]: curl POSTs put.grpc (a gRPC message) to $URL/PATH; the headers
+# and trailers, without CRs, in NAME.hdr, the body in NAME.body
+GRPC=(-H 'content-type: application/grpc' -H 'te: trailers')
+call() {
+	local name=$1 path=$2
+	shift 2
+	curl -s -m 5 --http2-prior-knowledge --data-binary @"$LL_TMP/put.grpc" \
+		-D "$LL_TMP/$name.crlf" -o "$LL_TMP/$name.body" "$@" "$URL$path" ||
+		fail "curl $name exited $?"
+	tr -d '\r' <"$LL_TMP/$name.crlf" >"$LL_TMP/$name.hdr"
+}
+
 # recv_settings FILE: the entries of the SETTINGS frames nghttp -v received, one a line
 recv_settings() {
 	awk '/ (recv|send) / { r = / recv SETTINGS / } r && /\[SETTINGS_/ { print $1 }' "$1"
@@ -77,10 +90,12 @@ h2 hist -c 2 -m 10 -n 200 "$URL/"
 down
 expect "h2load succeeded" "$(h2count queue succeeded)" 10
 # the k-th response (by its time) took at least k service times, and the first came alone
-sort -n -k3 "$LL_TMP/queue.log" | awk '{ k++; printf "stream answered #%d after %.2f ms\n", k, $3 / 1000;
+sort -n -k3 "$LL_TMP/queue.log" | awk '{ k++
+	printf "stream answered #%d after %.2f ms\n", k, $3 / 1000
 	if ($3 < k * 5000 - 500) bad = bad " #" k " " $3 "us < " k * 5 "ms";
 	if (k == 1 && $3 >= 25000) bad = bad " the first waited for the others (" $3 "us)" }
-	END { if (bad) { print "FAIL:" bad; exit 1 } }' || fail "responses were not written one by one"
+	END { if (bad) { print "FAIL:" bad; exit 1 } }' ||
+	fail "responses were not written one by one"
 expect_json "service times recorded" "$JSON" '.service_time.count' 210
 min=$(jget "$JSON" '.service_time.min')
 [ "$min" -ge 5000000 ] || fail "service time min ${min} ns < 5 ms"
@@ -143,10 +158,12 @@ h2 goaway -c 1 -m 10 -n 100 "$URL/"
 down
 fifth=$(grep -A1 'send HEADERS frame' "$LL_TMP/goaway.nghttp" | grep -o 'stream_id=[0-9]*' |
 	sed -n 5p | cut -d= -f2)
-last=$(grep -A1 'recv GOAWAY' "$LL_TMP/goaway.nghttp" | grep -o 'last_stream_id=[0-9]*' | cut -d= -f2)
+last=$(grep -A1 'recv GOAWAY' "$LL_TMP/goaway.nghttp" | grep -o 'last_stream_id=[0-9]*' |
+	cut -d= -f2)
 expect "GOAWAY last_stream_id (the 5th request's stream)" "$last" "$fifth"
 grep -q 'error_code=NO_ERROR' "$LL_TMP/goaway.nghttp" || fail "GOAWAY is not NO_ERROR"
-expect "nghttp responses" "$(grep -c 'recv (stream_id=[0-9]*) :status: 200' "$LL_TMP/goaway.nghttp")" 5
+expect "nghttp responses" \
+	"$(grep -c 'recv (stream_id=[0-9]*) :status: 200' "$LL_TMP/goaway.nghttp")" 5
 grep -q 'Some requests were not processed. total=8, processed=5' "$LL_TMP/goaway.nghttp" ||
 	fail "nghttp does not say 5 of 8 processed"
 expect "h2load succeeded" "$(h2count goaway succeeded)" 5
@@ -174,7 +191,9 @@ expect_json "HTTP/1.1 to --proto h2: requests" "$JSON" '.requests' 0
 # --- a malformed frame (SETTINGS of 5 bytes): GOAWAY FRAME_SIZE_ERROR, closed, counted ---
 up --proto h2
 exec 3<>"/dev/tcp/127.0.0.1/${URL##*:}"
-printf 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x05\x04\x00\x00\x00\x00\x00\x01\x02\x03\x04\x05' >&3
+# the preface, then a SETTINGS frame of 5 bytes (a multiple of 6 is required)
+printf 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n' >&3
+printf '\x00\x00\x05\x04\x00\x00\x00\x00\x00\x01\x02\x03\x04\x05' >&3
 rc=0
 timeout 5 od -An -v -tx1 <&3 >"$LL_TMP/malformed.od" || rc=$?
 exec 3<&-
@@ -193,22 +212,17 @@ printf 'key: "k1" value: "v1"' | protoc -I "$KV_PROTO_DIR" --encode=kv.PutReques
 	>"$LL_TMP/put.pb" || fail "protoc --encode"
 # gRPC's message prefix: flag 0, the length as 4 bytes big-endian
 /usr/bin/python3 -c 'import struct, sys; m = sys.stdin.buffer.read()
-sys.stdout.buffer.write(b"\0" + struct.pack(">I", len(m)) + m)' <"$LL_TMP/put.pb" >"$LL_TMP/put.grpc"
-GRPC=(-H 'content-type: application/grpc' -H 'te: trailers')
-call() { # call NAME PATH [CURL ARGS...]: a POST of put.grpc; headers and trailers in NAME.hdr
-	local name=$1 path=$2
-	shift 2
-	curl -s -m 5 --http2-prior-knowledge --data-binary @"$LL_TMP/put.grpc" -D "$LL_TMP/$name.hdr" \
-		-o "$LL_TMP/$name.body" "$@" "$URL$path" || fail "curl $name exited $?"
-	tr -d '\r' <"$LL_TMP/$name.hdr" >"$LL_TMP/$name.h" && mv "$LL_TMP/$name.h" "$LL_TMP/$name.hdr"
-}
+sys.stdout.buffer.write(b"\0" + struct.pack(">I", len(m)) + m)' \
+	<"$LL_TMP/put.pb" >"$LL_TMP/put.grpc"
 up --proto grpc --response-size 7
 call ok /kv.Store/Get "${GRPC[@]}"
 down
-grep -q '^grpc-status: 0$' "$LL_TMP/ok.hdr" || { cat "$LL_TMP/ok.hdr"; fail "no grpc-status 0 trailer"; }
+grep -q '^grpc-status: 0$' "$LL_TMP/ok.hdr" ||
+	{ cat "$LL_TMP/ok.hdr"; fail "no grpc-status 0 trailer"; }
 grep -q '^content-type: application/grpc$' "$LL_TMP/ok.hdr" || fail "reply is not application/grpc"
 echo "ok: curl saw :status 200, content-type application/grpc, trailer grpc-status: 0"
-expect "reply prefix (flag, length)" "$(head -c 5 "$LL_TMP/ok.body" | od -An -tx1 | tr -d ' ')" 0000000009
+expect "reply prefix (flag, length)" \
+	"$(head -c 5 "$LL_TMP/ok.body" | od -An -tx1 | tr -d ' ')" 0000000009
 tail -c +6 "$LL_TMP/ok.body" >"$LL_TMP/ok.pb"
 expect "reply message, decoded raw" "$(protoc --decode_raw <"$LL_TMP/ok.pb")" '15: "xxxxxxx"'
 protoc -I "$KV_PROTO_DIR" --decode=kv.GetReply kv.proto <"$LL_TMP/ok.pb" >/dev/null ||
@@ -244,7 +258,8 @@ code=$(curl -s -m 5 --http2-prior-knowledge -o /dev/null -w '%{http_code}' "$URL
 expect "GET without content-type: HTTP status" "$code" 415
 curl -s -m 5 --http2-prior-knowledge -D "$LL_TMP/get.hdr" -o /dev/null "${GRPC[@]}" \
 	"$URL/kv.Store/Get"
-grep -q '^grpc-status: 12' "$LL_TMP/get.hdr" || { cat "$LL_TMP/get.hdr"; fail "GET: no grpc-status 12"; }
+grep -q '^grpc-status: 12' "$LL_TMP/get.hdr" ||
+	{ cat "$LL_TMP/get.hdr"; fail "GET: no grpc-status 12"; }
 echo "ok: GET with application/grpc: grpc-status 12 (UNIMPLEMENTED)"
 call path /kv.Store "${GRPC[@]}"
 grep -q '^grpc-status: 12' "$LL_TMP/path.hdr" || fail "a path without a method: no grpc-status 12"
@@ -252,7 +267,8 @@ echo "ok: POST /kv.Store: grpc-status 12 (UNIMPLEMENTED)"
 head -c 8 "$LL_TMP/put.grpc" >"$LL_TMP/cut.grpc"
 curl -s -m 5 --http2-prior-knowledge --data-binary @"$LL_TMP/cut.grpc" -D "$LL_TMP/cut.hdr" \
 	-o /dev/null "${GRPC[@]}" "$URL/kv.Store/Put"
-grep -q '^grpc-status: 13' "$LL_TMP/cut.hdr" || fail "a body cut inside a message: no grpc-status 13"
+grep -q '^grpc-status: 13' "$LL_TMP/cut.hdr" ||
+	fail "a body cut inside a message: no grpc-status 13"
 echo "ok: a body cut inside its message: grpc-status 13 (INTERNAL)"
 call good /kv.Store/Put "${GRPC[@]}"
 down
@@ -274,8 +290,12 @@ for args in "--proto h2 --rst-every 0" "--proto grpc --grpc-status FOO:3" \
 	# shellcheck disable=SC2086 # the flags are words
 	"$LOADLENS_BIN/loadlens-refserver" $args --listen "127.0.0.1:$(free_port)" \
 		>"$LL_TMP/bad.out" 2>"$LL_TMP/bad.err" || rc=$?
-	[ "$rc" = 64 ] && [ "$(wc -l <"$LL_TMP/bad.err")" = 1 ] ||
-		{ cat "$LL_TMP/bad.err"; fail "'$args': exit $rc, $(wc -l <"$LL_TMP/bad.err") lines (want 64, 1)"; }
+	lines=$(wc -l <"$LL_TMP/bad.err")
+	if [ "$rc" != 64 ] || [ "$lines" != 1 ]; then
+		cat "$LL_TMP/bad.err"
+		fail "'$args': exit $rc and $lines lines on stderr, expected 64 and 1"
+	fi
 	echo "ok: '$args': exit 64: $(cat "$LL_TMP/bad.err")"
 done
-pass "h2 and gRPC: every stream counted on both sides; --max-streams, --rst-every, --goaway-after, --stall-every, --grpc-status seen by h2load, nghttp and curl"
+pass "h2 and gRPC: every stream counted on both sides; --max-streams, --rst-every," \
+	"--goaway-after, --stall-every, --grpc-status seen by h2load, nghttp and curl"

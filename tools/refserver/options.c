@@ -59,7 +59,8 @@ static const char *options_name(const char *const *names, unsigned int v)
 
 static void set_proto(struct rs_config *cfg, const char *name, const char *val)
 {
-	cfg->proto = (enum rs_proto)choice(name, val, proto_names, "expected tcp, udp, http, h2 or grpc");
+	cfg->proto = (enum rs_proto)choice(name, val, proto_names,
+					   "expected tcp, udp, http, h2 or grpc");
 }
 
 static void set_listen(struct rs_config *cfg, const char *name, const char *val)
@@ -129,7 +130,8 @@ static void version(struct rs_config *cfg, const char *name, const char *val);
 
 static const struct opt opts[] = {
 	{"--proto", "tcp|udp|http|h2|grpc",
-	 "protocol to serve (default tcp); h2 and grpc: HTTP/2 by prior knowledge (h2c)", set_proto},
+	 "protocol to serve (default tcp); h2 and grpc: HTTP/2 by prior knowledge (h2c)",
+	 set_proto},
 	{"--listen", "HOST:PORT", "address to listen on (default 127.0.0.1:8000)", set_listen},
 	{"--service-time", "DUR", "service time per request, e.g. 1ms (default 0)",
 	 set_service_time},
@@ -198,11 +200,14 @@ static void options_help(struct rs_config *cfg, const char *name, const char *va
 	       "  loadlens-refserver --proto udp --listen :9000 --drop-every 10\n"
 	       "  loadlens-refserver --proto http --stall 2s:1s    # one 1 s stall at t = 2 s\n"
 	       "  loadlens-refserver --proto tcp --no-close --leak-fds 4\n"
-	       "  loadlens-refserver --proto h2 --listen 127.0.0.1:8080 --service-time 1ms --workers 2\n"
+	       "  loadlens-refserver --proto h2 --listen 127.0.0.1:8080 --service-time 1ms "
+	       "--workers 2\n"
 	       "      # then: h2load -c 4 -m 10 -n 20000 http://127.0.0.1:8080/\n"
 	       "  loadlens-refserver --proto h2 --max-streams 1 --rst-every 10 --stall-every 50\n"
-	       "  loadlens-refserver --proto h2 --goaway-after 1000    # GOAWAY at each conn's 1000th\n"
-	       "  loadlens-refserver --proto grpc --listen :50051 --grpc-status RESOURCE_EXHAUSTED:10\n"
+	       "  loadlens-refserver --proto h2 --goaway-after 1000  # GOAWAY at each conn's "
+	       "1000th\n"
+	       "  loadlens-refserver --proto grpc --listen :50051 "
+	       "--grpc-status RESOURCE_EXHAUSTED:10\n"
 	       "  loadlens-refserver --proto grpc --response-size 100 --json grpc.json\n"
 	       "\n"
 	       "See docs/refserver.md for the framing, the counters and the JSON schema.\n");

@@ -170,7 +170,7 @@ struct rs_worker {
 	uint64_t rng[4];
 	struct ll_hist *hist; /* service times, ns */
 	struct rs_counters c;
-	uint64_t h2_seq;		 /* h2, grpc: streams taken into service, for the --*-every */
+	uint64_t h2_seq;		 /* h2, grpc: streams taken into service (--*-every) */
 	struct rs_grpc_methods methods; /* grpc: calls by method path */
 };
 
