@@ -12,6 +12,7 @@ struct drv__seen {
 	bool new_conn;	   /* --new-conn */
 	bool resp_given;   /* --response */
 	bool http_opts;	   /* -m, -H, --body, --body-file, --http-close, --http-engine, --http2 */
+	bool http_only;	   /* the same but -H (which grpc:// takes as metadata) */
 	bool engine_given; /* --http-engine */
 	bool tls_opts;	   /* -k/--insecure, --cacert */
 };

@@ -144,14 +144,18 @@ void drv_slot_fail(struct drv_slot *s, int err, bool connecting)
 	drv_slot_resolved(s);
 	/* a refused or unreachable target: back off; a local shortage (no fd, no ephemeral port)
 	 * is retried after a short fixed pause, so that its rate shows how long it lasts */
-	if (connecting && !local) {
-		s->backoff_ms = s->backoff_ms ? s->backoff_ms * 2 : 1;
-		if (s->backoff_ms > DRV_SLOT_BACKOFF_MAX_MS)
-			s->backoff_ms = DRV_SLOT_BACKOFF_MAX_MS;
-		s->delay_ms = s->backoff_ms;
-	} else {
+	if (connecting && !local)
+		drv_slot_backoff(s);
+	else
 		s->delay_ms = local ? DRV_SLOT_RESOURCE_MS : 0;
-	}
+}
+
+void drv_slot_backoff(struct drv_slot *s)
+{
+	s->backoff_ms = s->backoff_ms ? s->backoff_ms * 2 : 1;
+	if (s->backoff_ms > DRV_SLOT_BACKOFF_MAX_MS)
+		s->backoff_ms = DRV_SLOT_BACKOFF_MAX_MS;
+	s->delay_ms = s->backoff_ms;
 }
 
 void drv_slot_retry(struct drv_slot *s)

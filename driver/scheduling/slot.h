@@ -81,6 +81,12 @@ void drv_slot_next(struct drv_slot *s);
  * handles are ready for another attempt.
  */
 void drv_slot_fail(struct drv_slot *s, int err, bool connecting);
+/*
+ * The next attempt backs off as after a failed connect, with nothing counted here: a connection
+ * that came up but could not be used (a server that does not speak the protocol) whose requests
+ * the protocol counted itself.
+ */
+void drv_slot_backoff(struct drv_slot *s);
 /* The next attempt, after s->delay_ms, from the loop (never recursing). */
 void drv_slot_retry(struct drv_slot *s);
 /* A connection came up: the next failed connect starts its backoff from 1 ms again. */
