@@ -389,8 +389,9 @@ static int init(struct drv_worker *w)
 	drv_mix_ctx_init(&ht->mix_ctx, cfg, w->id, (uint32_t)cfg->threads);
 	err = h2__thread_init(ht, cfg);
 	if (!err && drv_config_tls(cfg)) {
-		ht->tls = drv_tls_ctx_new(cfg, (const unsigned char *)"\x02h2", 3, msg,
-					  sizeof(msg));
+		/* http/1.1 too: a server without h2 then says so, rather than failing */
+		ht->tls = drv_tls_ctx_new(cfg, (const unsigned char *)"\x02h2\x08http/1.1", 12,
+					  msg, sizeof(msg));
 		ht->plain_len = H2_PLAIN_BUF;
 		ht->plain = malloc(ht->plain_len);
 		if (!ht->tls)

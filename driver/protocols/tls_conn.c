@@ -123,8 +123,10 @@ int drv_tls_handshake(struct drv_tls *t)
 	case SSL_ERROR_WANT_WRITE:
 		return 0;
 	default:
+		/* a server with none of the protocols offered may refuse the handshake */
+		r = ERR_GET_REASON(ERR_peek_error()) == SSL_R_TLSV1_ALERT_NO_APPLICATION_PROTOCOL;
 		ERR_clear_error();
-		return DRV_E_TLS;
+		return r ? DRV_E_NOT_H2 : DRV_E_TLS;
 	}
 }
 

@@ -36,7 +36,8 @@ int drv_tls_init(struct drv_tls *t, SSL_CTX *ctx, const char *host, bool verify)
 void drv_tls_fini(struct drv_tls *t);
 /* n bytes read from the socket: 0, or DRV_E_TLS. */
 int drv_tls_feed(struct drv_tls *t, const void *p, size_t n);
-/* The handshake's next step: 1 over, 0 wants more bytes, DRV_E_TLS failed (alerts go out). */
+/* The handshake's next step: 1 over, 0 wants more bytes, DRV_E_TLS failed (alerts go out),
+ * DRV_E_NOT_H2 the server refused every ALPN protocol offered. */
 int drv_tls_handshake(struct drv_tls *t);
 /* The protocol ALPN selected, compared with want ("h2"): true if the same. */
 bool drv_tls_alpn_is(const struct drv_tls *t, const char *want);
