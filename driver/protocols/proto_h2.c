@@ -130,8 +130,11 @@ static void check_close(struct h2_conn *c)
 	if (!c->open || c->closing || c->connecting || !c->sess)
 		return;
 	if (!nghttp2_session_want_read(c->sess) && !nghttp2_session_want_write(c->sess)) {
-		if (c->inflight) /* the session ended (its own GOAWAY) with streams open */
-			h2__conn_fail(c, c->proto_err ? DRV_E_H2_PROTOCOL : DRV_E_SHORT);
+		/* the session ended with streams open: its own GOAWAY after a protocol error
+		 * (libnghttp2 refused a frame), or the server's */
+		if (c->inflight)
+			h2__conn_fail(c, c->proto_err || !c->goaway ? DRV_E_H2_PROTOCOL
+								     : DRV_E_SHORT);
 		else
 			conn_close(c);
 		return;
