@@ -192,10 +192,14 @@ static int on_header(nghttp2_session *sess, const nghttp2_frame *f, const uint8_
 	return 0;
 }
 
-/* The server's SETTINGS: it speaks HTTP/2; its stream limit, the smallest seen, reported. */
+/*
+ * The server's SETTINGS: it speaks HTTP/2; its stream limit, the smallest seen, reported. What
+ * the connection saw counts in the run's stats, even during a warm-up: the server's limit holds
+ * for the whole run.
+ */
 static void on_settings(struct h2_conn *c, const nghttp2_settings *s)
 {
-	struct drv_stats *st = h2_conn_stats(c);
+	struct drv_stats *st = &c->base.w->stats;
 	size_t i;
 
 	if (!c->settings) {
@@ -439,8 +443,8 @@ void h2__stream_start(struct h2_conn *c)
 		c->body_waiting++;
 	c->inflight++;
 	c->on_conn++;
-	if (c->inflight > h2_conn_stats(c)->h2_peak_streams)
-		h2_conn_stats(c)->h2_peak_streams = c->inflight;
+	if (c->inflight > c->base.w->stats.h2_peak_streams) /* as the SETTINGS, warm-up or not */
+		c->base.w->stats.h2_peak_streams = c->inflight;
 	c->base.deadline = c->st[c->head].deadline;
 }
 
