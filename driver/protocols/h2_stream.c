@@ -370,15 +370,18 @@ bool h2__room(const struct h2_conn *c)
 	return c->inflight < max;
 }
 
-/* grpc: the next message behind its 5-byte prefix; its method path (NULL: the target's). */
-static const char *grpc_body(struct h2_conn *c, struct h2_stream *e, uint32_t i)
+/* grpc: the next message behind its 5-byte prefix; its method path (NULL: the target's).
+ * False if the message could not be made. */
+static bool grpc_body(struct h2_conn *c, struct h2_stream *e, uint32_t i, const char **path)
 {
 	struct h2_thread *ht = c->ht;
 	uint8_t *b = c->msgs + (size_t)i * ht->msg_cap;
-	const char *path = NULL;
 	size_t n = drv_grpc_msg_next(c->base.w->cfg->grpc_msgs, &ht->mix_ctx, (char *)b + 5,
-				     ht->msg_cap - 5, &path, &e->rec);
+				     ht->msg_cap - 5, path, &e->rec);
 
+	e->rec_live = e->rec != DRV_GRPC_NO_REC;
+	if (n == DRV_GRPC_MSG_FAILED)
+		return false;
 	b[0] = 0; /* not compressed */
 	b[1] = (uint8_t)(n >> 24);
 	b[2] = (uint8_t)(n >> 16);
@@ -386,11 +389,21 @@ static const char *grpc_body(struct h2_conn *c, struct h2_stream *e, uint32_t i)
 	b[4] = (uint8_t)n;
 	e->body = b;
 	e->body_len = 5 + n;
-	e->rec_live = e->rec != DRV_GRPC_NO_REC;
-	return path;
+	return true;
 }
 
-void h2__stream_start(struct h2_conn *c)
+/* The ticket's call had no message: counted failed (-EINVAL), resolved. */
+static void no_message(struct h2_conn *c, struct h2_stream *e, uint32_t i)
+{
+	c->free_ids[c->nfree++] = i;
+	if (e->rec_live)
+		drv_timing_unanswered(c->base.w, &c->base.ticket, e->rec, -EINVAL);
+	e->rec_live = false;
+	drv_slot_fail(&c->base, -EINVAL, false);
+	c->base.deadline = c->head != H2_NONE ? c->st[c->head].deadline : 0; /* the streams' */
+}
+
+bool h2__stream_start(struct h2_conn *c)
 {
 	struct h2_thread *ht = c->ht;
 	const struct drv_config *cfg = c->base.w->cfg;
@@ -408,9 +421,10 @@ void h2__stream_start(struct h2_conn *c)
 	e->rst = e->stalled = false;
 	e->rec_live = false;
 	e->body_off = 0;
-	if (ht->grpc) {
-		path = grpc_body(c, e, i);
-	} else {
+	if (ht->grpc && !grpc_body(c, e, i, &path)) {
+		no_message(c, e, i);
+		return false;
+	} else if (!ht->grpc) {
 		e->body = (const uint8_t *)cfg->body;
 		e->body_len = cfg->body_len;
 	}
@@ -429,7 +443,7 @@ void h2__stream_start(struct h2_conn *c)
 		drv_worker_error(c->base.w, &e->ticket, id == NGHTTP2_ERR_STREAM_ID_NOT_AVAILABLE
 							       ? DRV_E_H2_GOAWAY : -ENOMEM);
 		c->goaway = true; /* drained, then reopened */
-		return;
+		return true;
 	}
 	e->id = id;
 	e->next = H2_NONE;
@@ -446,6 +460,7 @@ void h2__stream_start(struct h2_conn *c)
 	if (c->inflight > c->base.w->stats.h2_peak_streams) /* as the SETTINGS, warm-up or not */
 		c->base.w->stats.h2_peak_streams = c->inflight;
 	c->base.deadline = c->st[c->head].deadline;
+	return true;
 }
 
 int h2__recv(struct h2_conn *c, const uint8_t *p, size_t n)

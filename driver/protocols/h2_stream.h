@@ -25,8 +25,9 @@ void h2__session_free(struct h2_conn *c);
 /* Another stream may open now: the session is up, the connection not draining, fewer streams
  * in flight than --streams and the server's SETTINGS_MAX_CONCURRENT_STREAMS allow. */
 bool h2__room(const struct h2_conn *c);
-/* Open a stream for the slot's ticket (h2__room() said yes). */
-void h2__stream_start(struct h2_conn *c);
+/* Open a stream for the slot's ticket (h2__room() said yes). False when its gRPC message could
+ * not be made: the ticket is counted failed, and the slot's next one should wait for the loop. */
+bool h2__stream_start(struct h2_conn *c);
 /* Bytes from the server: 0, or the error that ends the connection (DRV_E_*). */
 int h2__recv(struct h2_conn *c, const uint8_t *p, size_t n);
 /* After a send: request bodies waiting for the server's flow-control window, counted once. */

@@ -112,8 +112,10 @@ static void pump(struct h2_conn *c)
 			if (!h2__room(c))
 				break;
 			c->held = false;
-			h2__stream_start(c);
-			continue;
+			if (h2__stream_start(c))
+				continue;
+			drv_slot_retry(&c->base); /* from the loop: no busy loop of failures */
+			break;
 		}
 		if (c->base.pending || c->base.done || !h2__room(c))
 			break;
