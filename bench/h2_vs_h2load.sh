@@ -17,7 +17,8 @@ ROUNDS=${ROUNDS:-5}
 N=${N:-300000}
 bench_tmp loadlens-h2bench
 for c in nginx h2load jq taskset; do
-	command -v "$c" >/dev/null || { echo "needs $c (nginx-light, nghttp2-client, jq, util-linux)"; exit 1; }
+	command -v "$c" >/dev/null ||
+		{ echo "needs $c (nginx-light, nghttp2-client, jq, util-linux)"; exit 1; }
 done
 [ "$(nproc)" -ge 2 ] || { echo "needs 2 CPUs: nginx on CPU 0, the load tool on CPU 1"; exit 1; }
 
@@ -57,7 +58,8 @@ for r in $(seq 1 "$ROUNDS"); do
 	cpu_of h2load -c 4 -m 10 -t 1 -n "$N" "$URL" >"$TMP/h2load.out"
 	ok=$(awk '/^requests:/ { print $8 }' "$TMP/h2load.out")
 	secs=$(awk '/^finished in/ { sub(/s,$/, "", $3); print $3 }' "$TMP/h2load.out")
-	[ "${ok:-0}" = "$N" ] || { cat "$TMP/h2load.out"; echo "h2load: $ok of $N succeeded"; exit 1; }
+	[ "${ok:-0}" = "$N" ] ||
+		{ cat "$TMP/h2load.out"; echo "h2load: $ok of $N succeeded"; exit 1; }
 	row h2load "$ok" "$secs"
 	cpu_of "$D" "$URL" --http2 -c 4 --streams 10 -t 1 -n "$N" -q --json "$TMP/d.json" \
 		>"$TMP/d.out"
@@ -69,11 +71,15 @@ echo
 awk '{ rps[$1] = rps[$1] " " $2; us[$1] = us[$1] " " $3; core[$1] = core[$1] " " $4 }
 function median(s,   a, n, i, j, t) {
 	n = split(s, a, " ")
-	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+	for (i = 1; i <= n; i++)
+		for (j = i + 1; j <= n; j++)
+			if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
 END {
 	for (t in rps) { mr[t] = median(rps[t]); mu[t] = median(us[t]); mc[t] = median(core[t])
-		printf "median %s: %.0f req/s, %.2f CPU µs/request, %.0f req/s per core\n", t, mr[t], mu[t], mc[t] }
-	printf "driver / h2load: req/s %.2fx, req/s per core %.2fx\n", mr["driver"] / mr["h2load"], mc["driver"] / mc["h2load"]
+		printf "median %s: %.0f req/s, %.2f CPU µs/request, %.0f req/s per core\n",
+			t, mr[t], mu[t], mc[t] }
+	printf "driver / h2load: req/s %.2fx, req/s per core %.2fx\n",
+		mr["driver"] / mr["h2load"], mc["driver"] / mc["h2load"]
 }' "$TMP/all"

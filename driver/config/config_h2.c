@@ -28,8 +28,8 @@ static int config_grpc(struct drv_config *cfg, const struct drv__seen *seen, cha
 	if (seen->http_only)
 		return drv__config_fail(err, errlen,
 					"-m, --body, --body-file, --http-close, --http-engine and "
-					"--http2 are for http:// and https://: a gRPC call is a POST "
-					"over HTTP/2 (-H adds metadata)");
+					"--http2 are for http:// and https://: a gRPC call is a "
+					"POST over HTTP/2 (-H adds metadata)");
 	if (cfg->payload || cfg->size != DRV_DEFAULT_SIZE || cfg->size_min != DRV_DEFAULT_SIZE)
 		return drv__config_fail(err, errlen, "--payload and --size are for tcp:// and "
 					"udp://; a gRPC call's message comes from its .proto");
@@ -42,8 +42,8 @@ static int config_grpc(struct drv_config *cfg, const struct drv__seen *seen, cha
 		return drv__config_fail(err, errlen, "--source-addr goes with tcp:// and HTTP/1.1 "
 					"on the native engine");
 	if (cfg->insecure && cfg->cacert)
-		return drv__config_fail(err, errlen, "--insecure skips the verification --cacert is "
-					"for: give one of them");
+		return drv__config_fail(err, errlen, "--insecure skips the verification --cacert "
+					"is for: give one of them");
 	cfg->method = "POST";
 	return 0;
 }
@@ -54,8 +54,8 @@ int drv__config_check_h2(struct drv_config *cfg, const struct drv__seen *seen, c
 	if (cfg->streams > 1 && !drv_config_h2(cfg))
 		return drv__config_fail(err, errlen,
 					"--streams goes with the native HTTP/2 engine: http:// or "
-					"https:// with --http2 (not --http-engine curl), grpc:// or "
-					"grpcs:// (-P pipelines HTTP/1.1)");
+					"https:// with --http2 (not --http-engine curl), grpc:// "
+					"or grpcs:// (-P pipelines HTTP/1.1)");
 	if (ll_scheme_is_grpc(cfg->url.scheme))
 		return config_grpc(cfg, seen, err, errlen);
 	return 0;

@@ -87,7 +87,8 @@ int drv__config_check_http(struct drv_config *cfg, const struct drv__seen *seen,
 	unsigned i;
 	int r;
 
-	if (seen->http_opts && !ll_scheme_is_http(sch) && (seen->http_only || !ll_scheme_is_grpc(sch)))
+	if (seen->http_opts && !ll_scheme_is_http(sch) &&
+	    (seen->http_only || !ll_scheme_is_grpc(sch)))
 		return drv__config_fail(err, errlen,
 			       "-m, -H, --body, --body-file, --http-close, --http-engine and "
 			       "--http2 are for http:// and https:// targets (grpc:// takes -H)");

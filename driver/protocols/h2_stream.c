@@ -150,7 +150,8 @@ static void stream_fail(struct h2_conn *c, struct h2_stream *e, int err)
 /* The server ended the stream: its answer, timed and counted once. */
 static void stream_done(struct h2_conn *c, struct h2_stream *e)
 {
-	struct drv_timing_reply r = drv_timing_reply_init(e->t_send, drv_timing_reply_at(e->t_send, 0));
+	uint64_t at = drv_timing_reply_at(e->t_send, 0);
+	struct drv_timing_reply r = drv_timing_reply_init(e->t_send, at);
 
 	r.status = e->status;
 	r.httpv = DRV_HTTPV_2;
@@ -348,7 +349,8 @@ int h2__session_new(struct h2_conn *c)
 	if (nghttp2_session_client_new2(&c->sess, c->ht->cbs, c, c->ht->opt))
 		return -ENOMEM;
 	if (nghttp2_submit_settings(c->sess, NGHTTP2_FLAG_NONE, iv, sizeof(iv) / sizeof(iv[0])) ||
-	    nghttp2_session_set_local_window_size(c->sess, NGHTTP2_FLAG_NONE, 0, (int32_t)H2_WINDOW))
+	    nghttp2_session_set_local_window_size(c->sess, NGHTTP2_FLAG_NONE, 0,
+						  (int32_t)H2_WINDOW))
 		return -ENOMEM;
 	return 0;
 }

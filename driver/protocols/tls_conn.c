@@ -45,7 +45,8 @@ SSL_CTX *drv_tls_ctx_new(const struct drv_config *cfg, const unsigned char *alpn
 		SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, NULL);
 	} else {
 		SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
-		if (cfg->cacert_pem ? add_cas(ctx, cfg) : SSL_CTX_set_default_verify_paths(ctx) != 1) {
+		if (cfg->cacert_pem ? add_cas(ctx, cfg)
+				    : SSL_CTX_set_default_verify_paths(ctx) != 1) {
 			snprintf(err, errlen, "%s: no certificate could be read from it",
 				 cfg->cacert ? cfg->cacert : "the system's CA store");
 			SSL_CTX_free(ctx);

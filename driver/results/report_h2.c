@@ -143,7 +143,8 @@ void drv_report_h2(FILE *f, const struct drv_config *cfg, const struct drv_stats
 		for (i = 0; i <= DRV_GRPC_OTHER; i++) {
 			if (!t->grpc_status[i])
 				continue;
-			fprintf(f, "%s %s: %llu", first ? "" : ",", drv_grpc_status_name((unsigned)i),
+			fprintf(f, "%s %s: %llu", first ? "" : ",",
+				drv_grpc_status_name((unsigned)i),
 				(unsigned long long)t->grpc_status[i]);
 			first = 0;
 		}

@@ -13,7 +13,8 @@ command -v nginx >/dev/null || skip "nginx is not installed (Debian: nginx-light
 A=$LL_TMP/nginx
 mkdir -p "$A"
 tls_cert "$A"
-LOG='log_format h2 "$request_method $server_protocol $http_content_type $http_te $http_grpc_timeout";'
+LOG='log_format h2
+	"$request_method $server_protocol $http_content_type $http_te $http_grpc_timeout";'
 H2C=$(free_port) H1=$(free_port) TLS=$(free_port) TLS1=$(free_port) GOAWAY=$(free_port)
 MAX1=$(free_port) STATUS=$(free_port)
 nginx_up ngx "$STATUS" "$LOG
@@ -22,8 +23,10 @@ nginx_up ngx "$STATUS" "$LOG
 		location /kv.Store/Put { add_header content-type application/grpc;
 			add_trailer grpc-status 0; return 200 \"\"; }
 		location /kv.Store/Full { add_header content-type application/grpc;
-			add_trailer grpc-status 8; add_trailer grpc-message full; return 200 \"\"; } }
-	server { listen 127.0.0.1:$H1; access_log $A/h1.log h2; location / { return 200 \"hi\n\"; } }
+			add_trailer grpc-status 8; add_trailer grpc-message full;
+			return 200 \"\"; } }
+	server { listen 127.0.0.1:$H1; access_log $A/h1.log h2;
+		location / { return 200 \"hi\n\"; } }
 	server { listen 127.0.0.1:$TLS ssl http2; access_log $A/tls.log h2;
 		ssl_certificate $A/cert.pem; ssl_certificate_key $A/key.pem;
 		location / { return 200 \"hello\n\"; } }
@@ -78,14 +81,16 @@ driver goaway "http://127.0.0.1:$GOAWAY/" --http2 -c 2 --streams 10 -n 3000 -q
 ok=$(jget "$LL_TMP/goaway.json" .requests)
 refused=$(jget "$LL_TMP/goaway.json" .errors.h2_goaway_refused)
 jq -c '{requests, errors_total, h2}' "$LL_TMP/goaway.json"
-[ "$(lines "$A/goaway.log")" = "$ok" ] || fail "goaway: nginx logged $(lines "$A/goaway.log"), the driver $ok ok"
+[ "$(lines "$A/goaway.log")" = "$ok" ] ||
+	fail "goaway: nginx logged $(lines "$A/goaway.log"), the driver $ok ok"
 [ $((ok + refused)) = 3000 ] || fail "goaway: $ok ok + $refused refused is not 3000"
 # nginx answers 100 streams a connection, then sends GOAWAY: one per 100 answered, but for the
 # last connection of each slot
 [ "$(jget "$LL_TMP/goaway.json" .h2.goaway)" -ge $((ok / 100 - 2)) ] ||
 	fail "goaway: $(jget "$LL_TMP/goaway.json" .h2.goaway) GOAWAY for $ok answered"
 
-[ "$(jget "$LL_TMP/goaway.json" .h2.goaway_refused)" = "$refused" ] || fail "goaway: h2.goaway_refused"
+[ "$(jget "$LL_TMP/goaway.json" .h2.goaway_refused)" = "$refused" ] ||
+	fail "goaway: h2.goaway_refused differs from errors.h2_goaway_refused"
 grep -q "^hint: h2_goaway_refused" "$LL_TMP/goaway.out" || fail "goaway: no hint"
 pass "GOAWAY every 100 streams: $ok ok (= nginx's log) + $refused refused = 3000"
 
@@ -102,7 +107,8 @@ expect_json "h2 over TLS -k" "$LL_TMP/tlsk.json" .requests 1000
 expect_json "h2 over TLS -k: HTTP/2" "$LL_TMP/tlsk.json" '.http_version."2"' 1000
 driver tlsca "https://localhost:$TLS/" --http2 --cacert "$A/cert.pem" -c 2 --streams 5 -n 1000 -q
 expect_json "h2 over TLS --cacert" "$LL_TMP/tlsca.json" .requests 1000
-[ "$(lines "$A/tls.log")" = 2000 ] || fail "TLS: nginx logged $(lines "$A/tls.log"), the driver 2000"
+[ "$(lines "$A/tls.log")" = 2000 ] ||
+	fail "TLS: nginx logged $(lines "$A/tls.log"), the driver 2000"
 DRIVER_RC=1 driver tlsbad "https://localhost:$TLS/" --http2 -c 1 -n 3 -q
 expect_json "TLS unverified: tls errors" "$LL_TMP/tlsbad.json" .errors.tls 3
 DRIVER_RC=1 driver tls1 "https://localhost:$TLS1/" --http2 -k -c 1 -n 3 -q
@@ -115,7 +121,8 @@ expect_json "grpc OK" "$LL_TMP/grpc.json" .grpc_status.OK 1000
 expect_json "grpc requests ok" "$LL_TMP/grpc.json" .requests 1000
 want="POST HTTP/2.0 application/grpc trailers 250000u"
 n=$(grep -c "^$want\$" "$A/h2c.log")
-[ "$n" = 1000 ] || fail "grpc: $n of 1000 calls logged as '$want': $(grep POST "$A/h2c.log" | sort | uniq -c)"
+[ "$n" = 1000 ] ||
+	fail "grpc: $n of 1000 calls logged as '$want': $(grep POST "$A/h2c.log" | sort | uniq -c)"
 echo "ok: nginx logged 1000 calls as '$want'"
 DRIVER_RC=1 driver full "grpc://127.0.0.1:$H2C/kv.Store/Full" -c 1 --streams 4 -n 200 -q
 expect_json "grpc RESOURCE_EXHAUSTED" "$LL_TMP/full.json" .grpc_status.RESOURCE_EXHAUSTED 200
@@ -147,7 +154,8 @@ DRIVER_RC=64 driver u1 "http://127.0.0.1:$H2C/" -n 1 --streams 4 -q
 DRIVER_RC=64 driver u2 "grpc://127.0.0.1:$H2C" -n 1 -q
 DRIVER_RC=64 driver u3 "grpc://127.0.0.1:$H2C/kv.Store/Put" -n 1 -m GET -q
 for u in u1 u2 u3; do
-	[ "$(grep -c . "$LL_TMP/$u.err")" = 1 ] || fail "$u: not one line on stderr: $(cat "$LL_TMP/$u.err")"
+	[ "$(grep -c . "$LL_TMP/$u.err")" = 1 ] ||
+		fail "$u: not one line on stderr: $(cat "$LL_TMP/$u.err")"
 done
 pass "--streams without the HTTP/2 engine, a gRPC target without a method, -m on grpc://: exit 64"
 
@@ -176,11 +184,14 @@ stop srvga
 ok=$(jget "$LL_TMP/rsga.json" .requests)
 refused=$(jget "$LL_TMP/rsga.json" .errors.h2_goaway_refused)
 [ $((ok + refused)) = 1000 ] || fail "refserver --goaway-after 50: $ok ok + $refused refused"
-[ "$(jget "$LL_TMP/rsga.json" .h2.goaway)" = "$(jget "$LL_TMP/srvga.json" .goaway_sent)" ] ||
-	fail "refserver --goaway-after 50: it sent $(jget "$LL_TMP/srvga.json" .goaway_sent) GOAWAY, the driver saw $(jget "$LL_TMP/rsga.json" .h2.goaway)"
+sent=$(jget "$LL_TMP/srvga.json" .goaway_sent)
+seen=$(jget "$LL_TMP/rsga.json" .h2.goaway)
+[ "$seen" = "$sent" ] ||
+	fail "--goaway-after 50: the refserver sent $sent GOAWAY, the driver saw $seen"
 [ "$(jget "$LL_TMP/srvga.json" .responses)" = "$ok" ] ||
 	fail "refserver answered $(jget "$LL_TMP/srvga.json" .responses), the driver $ok"
-echo "ok: --goaway-after 50: $ok ok = the refserver's answers, $refused refused, GOAWAY $(jget "$LL_TMP/rsga.json" .h2.goaway) on both sides"
+echo "ok: --goaway-after 50: $ok ok = the refserver's answers, $refused refused, $seen GOAWAY"
+
 P=$(free_port)
 refserver_up srvst "$P" --proto h2 --stall-every 10
 DRIVER_RC=0 driver rsst "http://127.0.0.1:$P/" --http2 -c 1 --streams 10 -n 100 --timeout 500ms -q
