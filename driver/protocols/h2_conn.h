@@ -70,6 +70,7 @@ struct h2_conn {
 	uint64_t on_conn;      /* streams opened on this connection */
 	uint64_t t_op;	       /* connect start */
 	uint64_t rx;	       /* bytes read on this connection */
+	uint64_t t_rx;	       /* open loop: the kernel's receive time of the bytes being read */
 	int32_t goaway_last;   /* a GOAWAY's last stream id */
 	uint32_t depth;	       /* inside a send or read: written on the way out */
 	bool open;	       /* tcp is initialised and not yet closed */

@@ -150,7 +150,7 @@ static void stream_fail(struct h2_conn *c, struct h2_stream *e, int err)
 /* The server ended the stream: its answer, timed and counted once. */
 static void stream_done(struct h2_conn *c, struct h2_stream *e)
 {
-	uint64_t at = drv_timing_reply_at(e->t_send, 0);
+	uint64_t at = drv_timing_reply_at(e->t_send, c->t_rx); /* open loop: the kernel's stamp */
 	struct drv_timing_reply r = drv_timing_reply_init(e->t_send, at);
 
 	r.status = e->status;

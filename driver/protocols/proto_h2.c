@@ -325,6 +325,39 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 		flush(c);
 }
 
+/*
+ * The open loop's read (scheduling/rxset.h): what a readable connection holds, timed by the
+ * kernel (the stamp of the last segment read), handed to on_read as libuv would.
+ */
+static void rx_read(struct drv_rxset *set, void *sock, const struct drv_rxclock *clk)
+{
+	struct h2_conn *c = sock;
+	uv_buf_t b = uv_buf_init(c->ht->io.rbuf, (unsigned int)c->ht->io.rbuf_len);
+	uv_os_fd_t fd;
+	ssize_t n;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		if (!c->open || c->closing || uv_fileno((uv_handle_t *)&c->tcp, &fd))
+			break;
+		n = drv_rxset_recv(fd, b.base, b.len, clk, &c->t_rx);
+		if (n == -EAGAIN || n == -EINTR)
+			break;
+		on_read((uv_stream_t *)&c->tcp, n ? n : UV_EOF, &b);
+		if (n <= 0 || (size_t)n < b.len)
+			break;
+	}
+	c->t_rx = 0;
+}
+
+/* The connection is up: read through the thread's reply set (open loop), or by libuv. */
+static int read_start(struct h2_conn *c)
+{
+	if (c->ht->io.rxset.epfd < 0)
+		return uv_read_start((uv_stream_t *)&c->tcp, alloc, on_read);
+	return drv_rxset_add(&c->ht->io.rxset, (uv_handle_t *)&c->tcp, c);
+}
+
 static void on_connect(uv_connect_t *req, int status)
 {
 	struct h2_conn *c = container_of(req, struct h2_conn, connect_req);
@@ -338,7 +371,7 @@ static void on_connect(uv_connect_t *req, int status)
 		return;
 	}
 	(void)uv_tcp_nodelay(&c->tcp, 1); /* best effort: latency, not correctness */
-	err = uv_read_start((uv_stream_t *)&c->tcp, alloc, on_read);
+	err = read_start(c);
 	if (!err && c->ht->tls)
 		err = drv_tls_init(&c->tls, c->ht->tls, cfg->url.host, !cfg->insecure);
 	if (!err)
@@ -383,7 +416,7 @@ static int init(struct drv_worker *w)
 	const struct drv_config *cfg = w->cfg;
 	struct h2_thread *ht;
 	char msg[512];
-	int err = drv_slot_io_new(w, sizeof(*ht), H2_READ_BUF, NULL);
+	int err = drv_slot_io_new(w, sizeof(*ht), H2_READ_BUF, rx_read);
 
 	if (err)
 		return err;
@@ -455,7 +488,14 @@ static void slot_release(struct drv_slot *s)
 static void slot_go(struct drv_slot *s)
 {
 	struct h2_conn *c = h2_conn_of(s);
+	struct drv_rxclock clk;
 
+	/* open loop: what came since the last drain first (a server that closed the connection
+	 * is then seen before a stream goes out on it), as libuv would have read it on arrival */
+	if (c->ht->io.rxset.epfd >= 0 && c->open && !c->closing && !c->connecting) {
+		drv_rxset_clock(&clk);
+		rx_read(&c->ht->io.rxset, c, &clk);
+	}
 	c->held = true;
 	if (c->closing || c->connecting) /* its close or its session's start takes it on */
 		return;
