@@ -118,8 +118,7 @@ void drv_report_h2(FILE *f, const struct drv_config *cfg, const struct drv_stats
 
 	if (!drv_config_h2(cfg))
 		return;
-	fprintf(f, "  %-12s %llu streams per connection asked, at most %llu in flight on one; "
-		   "server max ",
+	fprintf(f, "  %-12s --streams %llu, at most %llu in flight on one connection; server max ",
 		"http/2", (unsigned long long)cfg->streams, (unsigned long long)t->h2_peak_streams);
 	if (t->h2_max_streams_set)
 		fprintf(f, "%llu", (unsigned long long)t->h2_max_streams);

@@ -51,7 +51,7 @@ expect_json "h2c connections" "$LL_TMP/h2c.json" .connections 4
 expect_json "h2c peak streams in flight" "$LL_TMP/h2c.json" .h2.peak_streams 10
 expect_json "nginx's SETTINGS_MAX_CONCURRENT_STREAMS" "$LL_TMP/h2c.json" .h2.server_max_streams 128
 expect_json "h2c latency count" "$LL_TMP/h2c.json" .latency.count 20000
-grep -q "at most 10 in flight on one; server max 128" "$LL_TMP/h2c.out" ||
+grep -q "at most 10 in flight on one connection; server max 128" "$LL_TMP/h2c.out" ||
 	fail "the summary does not report the streams: $(cat "$LL_TMP/h2c.out")"
 pass "h2c -c 4 --streams 10 -n 20000: 20000 ok, nginx logged 20000, 10 streams, server max 128"
 
