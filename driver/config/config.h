@@ -51,6 +51,7 @@ enum drv_http_engine {
 };
 
 struct drv_reqmix;
+struct drv_grpc_msgs;
 
 /* -p: a worker process's live counters, in memory shared with the parent (written each interval,
  * run.c; read by procs.c). */
@@ -136,6 +137,13 @@ struct drv_config {
 	uint64_t seed;		  /* --seed: weighted choice and templates; 0 = round-robin */
 	bool seed_given;
 	uint64_t pipeline;	  /* -P: requests in flight per connection (tcp, http); 1 = none */
+
+	/* grpc:// and grpcs:// (config_grpc.c) */
+	const char *proto_path;	  /* --proto-file FILE.proto, or NULL: empty messages */
+	char *grpc_json;	  /* --message JSON or --message-file's contents (owned), or NULL */
+	size_t grpc_json_len;
+	const char *grpc_json_from; /* "--message" or "--message-file FILE", for messages */
+	struct drv_grpc_msgs *grpc; /* the calls' messages, loaded at parse time (owned) */
 
 	bool help;    /* --help was given: print drv_config_usage() and exit 0 */
 	bool version; /* --version was given */

@@ -10,8 +10,10 @@
 #include <string.h>
 #include <time.h>
 #include "config/config.h"
+#include "config/grpc_msg.h"
 #include "config/reqmix.h"
 #include "config/option.h"
+#include "config/config_grpc.h"
 #include "config/config_http.h"
 #include "config/config_payload.h"
 #include "config/config_udp.h"
@@ -47,6 +49,9 @@ enum {
 	OPT_REQUESTS_FILE,
 	OPT_SEED,
 	OPT_CONNECT_RATE,
+	OPT_PROTO_FILE,
+	OPT_MESSAGE,
+	OPT_MESSAGE_FILE,
 };
 
 static const struct option long_opts[] = {
@@ -84,6 +89,9 @@ static const struct option long_opts[] = {
 	{"requests-file", required_argument, NULL, OPT_REQUESTS_FILE},
 	{"seed", required_argument, NULL, OPT_SEED},
 	{"connect-rate", required_argument, NULL, OPT_CONNECT_RATE},
+	{"proto-file", required_argument, NULL, OPT_PROTO_FILE},
+	{"message", required_argument, NULL, OPT_MESSAGE},
+	{"message-file", required_argument, NULL, OPT_MESSAGE_FILE},
 	{"procs", required_argument, NULL, 'p'},
 	{"pipeline", required_argument, NULL, 'P'},
 	{"quiet", no_argument, NULL, 'q'},
@@ -114,6 +122,10 @@ void drv_config_fini(struct drv_config *cfg)
 	free(cfg->sources);
 	free(cfg->cacert_pem);
 	cfg->cacert_pem = NULL;
+	drv_grpc_msgs_free(cfg->grpc); /* before the mix it reads */
+	cfg->grpc = NULL;
+	free(cfg->grpc_json);
+	cfg->grpc_json = NULL;
 	drv_reqmix_free(cfg->mix);
 	cfg->mix = NULL;
 	cfg->payload = NULL;
@@ -243,7 +255,8 @@ static int parse_target(struct drv_config *cfg, const char *s, char *err, size_t
 	if (ll_parse_url(s, &cfg->url))
 		return drv__config_fail(err, errlen,
 			       "bad target '%s': expected tcp://HOST:PORT, udp://HOST:PORT, "
-			       "http://HOST[:PORT][/PATH] or https://HOST[:PORT][/PATH]",
+			       "http://HOST[:PORT][/PATH], https://HOST[:PORT][/PATH] or "
+			       "grpc://HOST:PORT/package.Service/Method",
 			       s);
 	r = ll_resolve(cfg->url.host, cfg->url.port,
 		       cfg->url.scheme == LL_SCHEME_UDP ? SOCK_DGRAM : SOCK_STREAM, &cfg->addr,
@@ -318,6 +331,8 @@ static int check(struct drv_config *cfg, const struct drv__seen *seen, char *err
 	if (drv__config_work_check(cfg, seen, err, errlen)) /* config_work.c */
 		return -EINVAL;
 	if (drv__config_check_udp(cfg, err, errlen))
+		return -EINVAL;
+	if (drv__config_grpc_check(cfg, err, errlen)) /* after the --requests-file records */
 		return -EINVAL;
 	return drv__config_check_http(cfg, seen, err, errlen);
 }
@@ -431,6 +446,12 @@ static int parse_opt(struct drv_config *cfg, int c, const char *opt, struct drv_
 		return drv__config_work_opt(cfg, c == OPT_PROTO ? "proto" : c == OPT_HDR_LOG ? "hdr-log"
 					    : c == OPT_REQUESTS_FILE ? "requests-file"
 					    : c == OPT_SEED ? "seed" : "P", optarg, err, errlen);
+	case OPT_PROTO_FILE:
+	case OPT_MESSAGE:
+	case OPT_MESSAGE_FILE:
+		return drv__config_grpc_opt(cfg, c == OPT_PROTO_FILE ? "proto-file"
+					    : c == OPT_MESSAGE ? "message" : "message-file", optarg,
+					    err, errlen);
 	case 'q':
 		cfg->quiet = true;
 		return 0;

@@ -22,6 +22,8 @@ enum ll_scheme {
 	LL_SCHEME_UDP,
 	LL_SCHEME_HTTP,
 	LL_SCHEME_HTTPS,
+	LL_SCHEME_GRPC,	 /* unary gRPC calls over h2c */
+	LL_SCHEME_GRPCS, /* the same over TLS */
 };
 
 #define LL_HOST_MAX 256
@@ -36,13 +38,19 @@ struct ll_url {
 
 /*
  * "tcp://host:port", "udp://host:port", "http://host[:port][/path]" (port 80 by default),
- * "https://host[:port][/path]" (port 443 by default).
+ * "https://host[:port][/path]" (port 443 by default), "grpc://host:port[/pkg.Service/Method]"
+ * and "grpcs://host:port[/pkg.Service/Method]" (a port always: gRPC has no default).
  */
 int ll_parse_url(const char *s, struct ll_url *url);
 /* http:// or https://: a path, a default port, HTTP semantics. */
 static inline int ll_scheme_is_http(enum ll_scheme s)
 {
 	return s == LL_SCHEME_HTTP || s == LL_SCHEME_HTTPS;
+}
+/* grpc:// or grpcs://: a method path, HTTP/2 underneath. */
+static inline int ll_scheme_is_grpc(enum ll_scheme s)
+{
+	return s == LL_SCHEME_GRPC || s == LL_SCHEME_GRPCS;
 }
 /* "HOST:PORT", "[v6]:PORT" or ":PORT"/"PORT" (host defaults to 127.0.0.1). */
 int ll_parse_hostport(const char *s, char *host, size_t hostlen, uint16_t *port);

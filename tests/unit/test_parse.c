@@ -77,6 +77,8 @@ static void test_urls(void **state)
 		"http://user@h/",    "TCP://h:1",	 "tcp://h:-1",	      "//h:80",
 		"https://",	     "https://h:0/",	 "https://h:65536",   "https://h/a b",
 		"https:/h/",	     "HTTPS://h/",	 "httpss://h/",	      "https//h/",
+		/* grpc: a port always, no spaces in the method */
+		"grpc://h/kv.Store/Put", "grpcs://h", "grpc://h:1/a b", "grpc:/h:1/",
 	};
 	/* NULL or 0: not checked */
 	static const struct {
@@ -96,6 +98,9 @@ static void test_urls(void **state)
 		{"https://127.0.0.1:8443/x?y=1", LL_SCHEME_HTTPS, NULL, 8443, "/x?y=1"},
 		/* http:// keeps port 80 next to https:// */
 		{"http://example.test/", LL_SCHEME_HTTP, NULL, 80, NULL},
+		/* grpc: the method is the path */
+		{"grpc://127.0.0.1:50051/kv.Store/Put", LL_SCHEME_GRPC, NULL, 50051, "/kv.Store/Put"},
+		{"grpcs://h:8443", LL_SCHEME_GRPCS, "h", 8443, "/"},
 		{"https://[::1]/", 0, "::1", 443, NULL},
 	};
 	size_t i;
