@@ -32,6 +32,7 @@ struct Record {
 	std::string path;		/* "/kv.Store/Put" */
 	std::string what;		/* what the JSON came from, for messages */
 	const pb::Descriptor *type = nullptr; /* the input type, or none (no .proto) */
+	const pb::Message *proto = nullptr;   /* its prototype (the factory's) */
 	std::string type_url;
 	const struct drv_tpl *tpl = nullptr;	/* the JSON template (own_tpl or the mix's) */
 	struct drv_tpl own_tpl = {};
@@ -146,7 +147,7 @@ struct drv_grpc_msgs {
 	bool encode(const Record &r, const std::string &json, std::string *out,
 		    std::string *why) const
 	{
-		std::unique_ptr<pb::Message> msg(factory->GetPrototype(r.type)->New());
+		std::unique_ptr<pb::Message> msg(r.proto->New());
 		pb::util::Status s = pb::util::JsonStringToMessage(json, msg.get());
 
 		if (!s.ok()) {
@@ -261,6 +262,7 @@ int drv_grpc_msgs::method(Record &r, char *err, size_t errlen) const
 			    "only", p.c_str(), md->client_streaming() && md->server_streaming()
 			    ? "bidirectional" : md->client_streaming() ? "client" : "server");
 	r.type = md->input_type();
+	r.proto = factory->GetPrototype(r.type);
 	r.type_url = std::string(kTypeUrlPrefix) + "/" + r.type->full_name();
 	return 0;
 }
@@ -451,6 +453,7 @@ size_t drv_grpc_msg_next(const struct drv_grpc_msgs *m, struct drv_mix_ctx *ctx,
 {
 	/* per thread: the expanded JSON and, when encoded again, its message */
 	static thread_local std::string json, bin;
+	static thread_local pb::Arena arena;
 	const Record *r;
 	uint32_t i = 0;
 	size_t n;
@@ -475,18 +478,29 @@ size_t drv_grpc_msg_next(const struct drv_grpc_msgs *m, struct drv_mix_ctx *ctx,
 			for (unsigned f = 0; r->how == How::Patched && f < r->tpl->nfields; f++)
 				memcpy(buf + r->pos[f], &json[r->tpl->f[f].at], r->tpl->f[f].width);
 			return n;
-		case How::Encoded:
+		case How::Encoded: {
+			/* libprotobuf's JSON → wire, then through the message for its canonical
+			 * form (field order, defaults left out), on an arena emptied each time */
+			pb::Message *msg = r->proto->New(&arena);
+			size_t len;
+
 			bin.clear();
-			if (!pb::util::JsonToBinaryString(m->resolver.get(), r->type_url,
-							  pb::StringPiece(json.data(), r->tpl->len),
-							  &bin).ok())
-				return 0;
-			n = bin.size() + DRV_GRPC_PREFIX;
-			if (n > cap)
-				return 0;
-			put_prefix(buf, bin.size());
-			memcpy(buf + DRV_GRPC_PREFIX, bin.data(), bin.size());
+			n = 0;
+			if (pb::util::JsonToBinaryString(m->resolver.get(), r->type_url,
+							 pb::StringPiece(json.data(), r->tpl->len),
+							 &bin).ok() &&
+			    msg->ParseFromString(bin)) {
+				len = msg->ByteSizeLong();
+				if (len + DRV_GRPC_PREFIX <= cap &&
+				    msg->SerializeWithCachedSizesToArray((uint8_t *)buf +
+									 DRV_GRPC_PREFIX)) {
+					put_prefix(buf, len);
+					n = len + DRV_GRPC_PREFIX;
+				}
+			}
+			arena.Reset();
 			return n;
+		}
 		}
 	} catch (const std::bad_alloc &) {
 	}
