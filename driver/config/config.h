@@ -143,7 +143,7 @@ struct drv_config {
 	char *grpc_json;	  /* --message JSON or --message-file's contents (owned), or NULL */
 	size_t grpc_json_len;
 	const char *grpc_json_from; /* "--message" or "--message-file FILE", for messages */
-	struct drv_grpc_msgs *grpc; /* the calls' messages, loaded at parse time (owned) */
+	struct drv_grpc_msgs *grpc_msgs; /* grpc: the messages (config/grpc_msg.h); NULL: empty */
 
 	bool help;    /* --help was given: print drv_config_usage() and exit 0 */
 	bool version; /* --version was given */

@@ -52,18 +52,15 @@ int drv__config_grpc_check(struct drv_config *cfg, char *err, size_t errlen)
 	if (cfg->mix && cfg->grpc_json_from)
 		return drv__config_fail(err, errlen, "--requests-file gives each call its message: "
 					"drop --message and --message-file");
-	if (cfg->mix && strcmp(path, "/"))
-		return drv__config_fail(err, errlen, "--requests-file names each call's method: drop "
-					"%s from the target", path);
 	if (!cfg->mix && !strcmp(path, "/"))
 		return drv__config_fail(err, errlen, "%s: name the method, grpc://HOST:PORT/"
 					"package.Service/Method (or give --requests-file)",
 					cfg->url_text);
-	cfg->grpc = drv_grpc_msgs_new(cfg->proto_path, err, errlen);
-	if (!cfg->grpc)
+	cfg->grpc_msgs = drv_grpc_msgs_new(cfg->proto_path, err, errlen);
+	if (!cfg->grpc_msgs)
 		return -EINVAL;
 	if (cfg->mix) {
-		if (drv_grpc_msgs_set_mix(cfg->grpc, cfg->mix, msg, sizeof(msg)))
+		if (drv_grpc_msgs_set_mix(cfg->grpc_msgs, cfg->mix, msg, sizeof(msg)))
 			return drv__config_fail(err, errlen, "--requests-file %s: %s",
 						cfg->requests_path, msg);
 		return 0;
@@ -72,7 +69,7 @@ int drv__config_grpc_check(struct drv_config *cfg, char *err, size_t errlen)
 		snprintf(what, sizeof(what), "--message-file %s", cfg->grpc_json_from);
 	else
 		snprintf(what, sizeof(what), "%s", cfg->grpc_json_from ? "--message" : "{}");
-	if (drv_grpc_msgs_set(cfg->grpc, path, cfg->grpc_json, cfg->grpc_json_len, what, msg,
+	if (drv_grpc_msgs_set(cfg->grpc_msgs, path, cfg->grpc_json, cfg->grpc_json_len, what, msg,
 			      sizeof(msg)))
 		return drv__config_fail(err, errlen, "%s", msg);
 	return 0;

@@ -38,9 +38,9 @@ struct Record {
 	struct drv_tpl own_tpl = {};
 	bool owns_tpl = false;
 	How how = How::Static;
-	std::string bytes;		/* Static and Patched: the prefixed message */
+	std::string bytes;		/* Static and Patched: the message */
 	size_t pos[DRV_TPL_MAX_FIELDS] = {}; /* Patched: where field i's digits go in bytes */
-	size_t max_len = 0;		/* prefixed */
+	size_t max_len = 0;
 };
 
 /* protoc's first error, as protoc prints it: FILE:LINE:COL: message. */
@@ -112,15 +112,6 @@ std::string probe_json(const struct drv_tpl *t, Probe p, int only = -1, Probe q 
 	return s;
 }
 
-void put_prefix(char *out, size_t len)
-{
-	out[0] = 0;
-	out[1] = (char)(len >> 24);
-	out[2] = (char)(len >> 16);
-	out[3] = (char)(len >> 8);
-	out[4] = (char)len;
-}
-
 } // namespace
 
 struct drv_grpc_msgs {
@@ -143,7 +134,7 @@ struct drv_grpc_msgs {
 				drv_tpl_free(&r.own_tpl);
 	}
 
-	/* json → the prefixed message through a DynamicMessage (canonical field order). */
+	/* json → the message through a DynamicMessage (canonical: as protoc encodes it). */
 	bool encode(const Record &r, const std::string &json, std::string *out,
 		    std::string *why) const
 	{
@@ -154,12 +145,11 @@ struct drv_grpc_msgs {
 			*why = one_line(s);
 			return false;
 		}
-		out->assign(DRV_GRPC_PREFIX, '\0');
-		if (!msg->AppendToString(out)) {
+		out->clear();
+		if (!msg->SerializeToString(out)) {
 			*why = "a required field is missing";
 			return false;
 		}
-		put_prefix(&(*out)[0], out->size() - DRV_GRPC_PREFIX);
 		return true;
 	}
 
@@ -324,8 +314,8 @@ int drv_grpc_msgs::message(Record &r, char *err, size_t errlen) const
 		    std::count(json.begin(), json.end(), '{') > 1)
 			return fail(err, errlen, "%s: a message other than {} needs --proto-file",
 				    r.path.c_str());
-		r.bytes.assign(DRV_GRPC_PREFIX, '\0');
-		r.max_len = r.bytes.size();
+		r.bytes.clear();
+		r.max_len = 0;
 		return 0;
 	}
 	if (!t->nfields) {
@@ -426,26 +416,26 @@ int drv_grpc_msgs_set_mix(struct drv_grpc_msgs *m, const struct drv_reqmix *mix,
 	}
 }
 
-size_t drv_grpc_msgs_max_len(const struct drv_grpc_msgs *m)
+size_t drv_grpc_msg_max(const struct drv_grpc_msgs *m)
 {
-	return m->max_len;
+	return m ? m->max_len : 0;
 }
 
 uint32_t drv_grpc_msgs_count(const struct drv_grpc_msgs *m)
 {
-	return (uint32_t)m->recs.size();
+	return m ? (uint32_t)m->recs.size() : 0;
 }
 
 const char *drv_grpc_msgs_path(const struct drv_grpc_msgs *m, uint32_t rec)
 {
-	return rec < m->recs.size() ? m->recs[rec].path.c_str() : nullptr;
+	return m && rec < m->recs.size() ? m->recs[rec].path.c_str() : nullptr;
 }
 
 const char *drv_grpc_msgs_how(const struct drv_grpc_msgs *m, uint32_t rec)
 {
 	static const char *const names[] = {"static", "patched", "encoded"};
 
-	return rec < m->recs.size() ? names[(int)m->recs[rec].how] : nullptr;
+	return m && rec < m->recs.size() ? names[(int)m->recs[rec].how] : nullptr;
 }
 
 size_t drv_grpc_msg_next(const struct drv_grpc_msgs *m, struct drv_mix_ctx *ctx, char *buf,
@@ -456,53 +446,44 @@ size_t drv_grpc_msg_next(const struct drv_grpc_msgs *m, struct drv_mix_ctx *ctx,
 	static thread_local pb::Arena arena;
 	const Record *r;
 	uint32_t i = 0;
-	size_t n;
+	size_t n = DRV_GRPC_MSG_FAILED;
 
+	*path = nullptr;
+	*rec = DRV_GRPC_NO_REC;
+	if (!m)
+		return 0;
 	try {
 		if (json.size() < m->max_json)
 			json.resize(m->max_json);
 		if (m->mix)
 			drv_reqmix_next(m->mix, ctx, &json[0], &i);
 		r = &m->recs[i];
-		*rec = i;
+		*rec = m->mix ? i : DRV_GRPC_NO_REC;
 		*path = r->path.c_str();
 		if (!m->mix && r->how != How::Static)
 			drv_tpl_expand(r->tpl, &ctx->tc, &json[0]);
-		switch (r->how) {
-		case How::Static:
-		case How::Patched:
-			n = r->bytes.size();
-			if (n > cap)
-				return 0;
-			memcpy(buf, r->bytes.data(), n);
+		if (r->how != How::Encoded) {
+			if (r->bytes.size() > cap)
+				return DRV_GRPC_MSG_FAILED;
+			memcpy(buf, r->bytes.data(), r->bytes.size());
 			for (unsigned f = 0; r->how == How::Patched && f < r->tpl->nfields; f++)
 				memcpy(buf + r->pos[f], &json[r->tpl->f[f].at], r->tpl->f[f].width);
-			return n;
-		case How::Encoded: {
-			/* libprotobuf's JSON → wire, then through the message for its canonical
-			 * form (field order, defaults left out), on an arena emptied each time */
-			pb::Message *msg = r->proto->New(&arena);
-			size_t len;
+			return r->bytes.size();
+		}
+		/* libprotobuf's JSON → wire, then through the message for its canonical form (field
+		 * order, defaults left out), on an arena emptied each time */
+		pb::Message *msg = r->proto->New(&arena);
 
-			bin.clear();
-			n = 0;
-			if (pb::util::JsonToBinaryString(m->resolver.get(), r->type_url,
-							 pb::StringPiece(json.data(), r->tpl->len),
-							 &bin).ok() &&
-			    msg->ParseFromString(bin)) {
-				len = msg->ByteSizeLong();
-				if (len + DRV_GRPC_PREFIX <= cap &&
-				    msg->SerializeWithCachedSizesToArray((uint8_t *)buf +
-									 DRV_GRPC_PREFIX)) {
-					put_prefix(buf, len);
-					n = len + DRV_GRPC_PREFIX;
-				}
-			}
-			arena.Reset();
-			return n;
+		bin.clear();
+		if (pb::util::JsonToBinaryString(m->resolver.get(), r->type_url,
+						 pb::StringPiece(json.data(), r->tpl->len), &bin).ok() &&
+		    msg->ParseFromString(bin) && msg->ByteSizeLong() <= cap) {
+			n = msg->ByteSizeLong();
+			msg->SerializeWithCachedSizesToArray((uint8_t *)buf);
 		}
-		}
+		arena.Reset();
 	} catch (const std::bad_alloc &) {
+		n = DRV_GRPC_MSG_FAILED;
 	}
-	return 0;
+	return n;
 }

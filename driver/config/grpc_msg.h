@@ -7,8 +7,8 @@
  * template.h). libprotobuf encodes it: a JSON without fields once at load; a templated one per
  * request, either by writing the fields' digits into the message libprotobuf encoded at load
  * (when every field lands verbatim in a string, which load proves by encoding probe values) or
- * by encoding the expanded JSON again. Each message goes out with its gRPC prefix (a compressed
- * flag 0 and a 4-byte big-endian length). Several records (--requests-file lines
+ * by encoding the expanded JSON again. The HTTP/2 engine (protocols/h2_stream.c) writes the
+ * 5-byte gRPC prefix (compressed flag, big-endian length) before it. Several records (--requests-file lines
  * `weight=N /kv.Store/Put {"key":"k{{seq}}"}`) are chosen as reqmix.h chooses (weights, --seed)
  * and counted per record. Implemented in C++ (grpc_msg.cc) behind this C interface.
  */
@@ -22,7 +22,8 @@
 extern "C" {
 #endif
 
-#define DRV_GRPC_PREFIX 5 /* a message's prefix: compressed flag, 4-byte big-endian length */
+#define DRV_GRPC_NO_REC UINT32_MAX /* drv_grpc_msg_next(): the call is no record of a mix */
+#define DRV_GRPC_MSG_FAILED SIZE_MAX /* drv_grpc_msg_next(): no message (count the call failed) */
 
 struct drv_reqmix;
 struct drv_mix_ctx;
@@ -34,6 +35,7 @@ struct drv_grpc_msgs;
  * message (valid for any proto3 type). NULL with one line in err, errno set.
  */
 struct drv_grpc_msgs *drv_grpc_msgs_new(const char *proto_path, char *err, size_t errlen);
+/* drv_grpc_msgs_free(NULL) is a no-op. */
 void drv_grpc_msgs_free(struct drv_grpc_msgs *m);
 /*
  * One message for every call: the method path and its JSON (len bytes, a template; NULL or
@@ -50,8 +52,8 @@ int drv_grpc_msgs_set(struct drv_grpc_msgs *m, const char *path, const char *jso
  */
 int drv_grpc_msgs_set_mix(struct drv_grpc_msgs *m, const struct drv_reqmix *mix, char *err,
 			  size_t errlen);
-/* The bytes a buffer needs for any message of m, prefix included. */
-size_t drv_grpc_msgs_max_len(const struct drv_grpc_msgs *m);
+/* The longest message drv_grpc_msg_next() writes (0 for NULL: the empty message only). */
+size_t drv_grpc_msg_max(const struct drv_grpc_msgs *m);
 /* Records (1 without a mix), and record rec's method path ("/kv.Store/Put"). */
 uint32_t drv_grpc_msgs_count(const struct drv_grpc_msgs *m);
 const char *drv_grpc_msgs_path(const struct drv_grpc_msgs *m, uint32_t rec);
@@ -59,10 +61,13 @@ const char *drv_grpc_msgs_path(const struct drv_grpc_msgs *m, uint32_t rec);
 const char *drv_grpc_msgs_how(const struct drv_grpc_msgs *m, uint32_t rec);
 
 /*
- * Per request, from any thread with its own ctx (reqmix.h, drv_mix_ctx_init): the next call's
- * record, its method path, and its prefixed message in buf. Returns the length, or 0 when cap is
- * too small or the expanded JSON did not encode (a template value out of its field's range:
- * count it as an error; load checked each field's lowest and highest value).
+ * The next call, on a worker thread with its own ctx (reqmix.h, drv_mix_ctx_init): its serialized
+ * message into buf (cap >= drv_grpc_msg_max()), its method path into *path ("/package.Service/
+ * Method", stable for the run; NULL: the target URL's), and the --requests-file record it came
+ * from into *rec (DRV_GRPC_NO_REC: none, so no per-record count). Returns the message's length
+ * (m NULL: the empty message, 0), or DRV_GRPC_MSG_FAILED when it could not be made: a cap under
+ * drv_grpc_msg_max(), or an expanded JSON that did not encode (load encoded every field at its
+ * lowest and highest value, so only a value between them that its type refuses, or no memory).
  */
 size_t drv_grpc_msg_next(const struct drv_grpc_msgs *m, struct drv_mix_ctx *ctx, char *buf,
 			 size_t cap, const char **path, uint32_t *rec);

@@ -122,12 +122,12 @@ void drv_config_fini(struct drv_config *cfg)
 	free(cfg->sources);
 	free(cfg->cacert_pem);
 	cfg->cacert_pem = NULL;
-	drv_grpc_msgs_free(cfg->grpc); /* before the mix it reads */
-	cfg->grpc = NULL;
 	free(cfg->grpc_json);
 	cfg->grpc_json = NULL;
 	drv_reqmix_free(cfg->mix);
 	cfg->mix = NULL;
+	drv_grpc_msgs_free(cfg->grpc_msgs); /* reads nothing of the mix it borrowed */
+	cfg->grpc_msgs = NULL;
 	cfg->payload = NULL;
 	cfg->body = NULL;
 	cfg->sources = NULL;
@@ -256,7 +256,7 @@ static int parse_target(struct drv_config *cfg, const char *s, char *err, size_t
 		return drv__config_fail(err, errlen,
 			       "bad target '%s': expected tcp://HOST:PORT, udp://HOST:PORT, "
 			       "http://HOST[:PORT][/PATH], https://HOST[:PORT][/PATH] or "
-			       "grpc://HOST:PORT/package.Service/Method",
+			       "grpc[s]://HOST:PORT/package.Service/Method",
 			       s);
 	r = ll_resolve(cfg->url.host, cfg->url.port,
 		       cfg->url.scheme == LL_SCHEME_UDP ? SOCK_DGRAM : SOCK_STREAM, &cfg->addr,

@@ -63,14 +63,12 @@ static long protoc_encode(const char *dir, const char *file, const char *type, c
 	return (long)n;
 }
 
-/* buf holds a prefix and then exactly want[0..n). */
+/* buf holds exactly want[0..n). */
 static void assert_message(const char *buf, size_t len, const uint8_t *want, size_t n)
 {
-	assert_int_equal(len, n + DRV_GRPC_PREFIX);
-	assert_int_equal(buf[0], 0);
-	assert_int_equal(((uint8_t)buf[1] << 24) | ((uint8_t)buf[2] << 16) | ((uint8_t)buf[3] << 8) |
-			 (uint8_t)buf[4], n);
-	assert_memory_equal(buf + DRV_GRPC_PREFIX, want, n);
+	assert_int_equal(len, n);
+	if (n)
+		assert_memory_equal(buf, want, n);
 }
 
 /* The same against protoc, when it is there. */
@@ -111,14 +109,14 @@ static void test_static_matches_protoc(void **state)
 	/* "dmFs" is "val" in base64, protobuf's JSON for bytes */
 	m = kv("/kv.Store/Put", "{\"key\": \"k1\", \"value\": \"dmFs\"}");
 	assert_string_equal(drv_grpc_msgs_how(m, 0), "static");
-	assert_int_equal(drv_grpc_msgs_max_len(m), sizeof(put) + DRV_GRPC_PREFIX);
+	assert_int_equal(drv_grpc_msg_max(m), sizeof(put));
 	n = drv_grpc_msg_next(m, &c, buf, sizeof(buf), &path, &rec);
 	assert_string_equal(path, "/kv.Store/Put");
-	assert_int_equal(rec, 0);
+	assert_int_equal(rec, DRV_GRPC_NO_REC); /* one message: no mix, no per-record count */
 	assert_message(buf, n, put, sizeof(put));
 	assert_protoc(buf, n, "kv.PutRequest", "key: \"k1\" value: \"val\"");
-	/* too small a buffer: 0, nothing half-written counted as a message */
-	assert_int_equal(drv_grpc_msg_next(m, &c, buf, n - 1, &path, &rec), 0);
+	/* too small a buffer: no message, said apart from the empty one */
+	assert_true(drv_grpc_msg_next(m, &c, buf, n - 1, &path, &rec) == DRV_GRPC_MSG_FAILED);
 	drv_grpc_msgs_free(m);
 
 	/* field order in the JSON does not matter: the message is canonical */
@@ -177,12 +175,12 @@ static void test_template_patched(void **state)
 		long a, b;
 
 		n = drv_grpc_msg_next(m, &c, buf, sizeof(buf) - 1, &path, &rec);
-		assert_int_equal(n, DRV_GRPC_PREFIX + 2 + 9);
+		assert_int_equal(n, 2 + 9);
 		buf[n] = '\0';
-		assert_memory_equal(buf + DRV_GRPC_PREFIX, "\x0a\x09u", 3);
-		assert_int_equal(buf[DRV_GRPC_PREFIX + 6], ':');
-		a = strtol(buf + DRV_GRPC_PREFIX + 3, NULL, 10);
-		b = strtol(buf + DRV_GRPC_PREFIX + 7, NULL, 10);
+		assert_memory_equal(buf, "\x0a\x09u", 3);
+		assert_int_equal(buf[6], ':');
+		a = strtol(buf + 3, NULL, 10);
+		b = strtol(buf + 7, NULL, 10);
 		assert_true(a >= 5 && a <= 250);
 		assert_true(b >= 1 && b <= 1000);
 	}
@@ -220,13 +218,13 @@ static void test_template_encoded(void **state)
 		n = drv_grpc_msg_next(m, &c, buf, sizeof(buf), &path, &rec);
 		assert_string_equal(path, "/t.S/Call");
 		/* n: 08 N; s: 12 0b 'x' 10 digits; at: 1a 06 08 <seconds varint> */
-		assert_true(n > DRV_GRPC_PREFIX + 15);
-		assert_memory_equal(buf + DRV_GRPC_PREFIX, "\x08", 1);
-		pn = buf[DRV_GRPC_PREFIX + 1];
+		assert_true(n > 15);
+		assert_memory_equal(buf, "\x08", 1);
+		pn = buf[1];
 		assert_true(pn >= 1 && pn <= 9);
 		seen |= 1u << pn;
 		snprintf(text, sizeof(text), "\x12\x0bx%010u", i);
-		assert_memory_equal(buf + DRV_GRPC_PREFIX + 2, text, 13);
+		assert_memory_equal(buf + 2, text, 13);
 		if (i < 3) {
 			snprintf(text, sizeof(text), "n: %ld s: \"x%010u\" at { seconds: 1704164645 }",
 				 pn, i);
@@ -237,7 +235,7 @@ static void test_template_encoded(void **state)
 		}
 	}
 	assert_int_equal(seen, 0x3fe); /* every value of 1-9 drawn */
-	assert_true(drv_grpc_msgs_max_len(m) >= n);
+	assert_true(drv_grpc_msg_max(m) >= n);
 	drv_grpc_msgs_free(m);
 }
 
@@ -278,20 +276,20 @@ static void test_mix_weights(void **state)
 				       "--proto-file", KV, "--requests-file", mix, "--seed", "7",
 				       NULL))
 			fail_msg("%s", err);
-		assert_int_equal(drv_grpc_msgs_count(cfg.grpc), 2);
-		assert_string_equal(drv_grpc_msgs_path(cfg.grpc, 0), "/kv.Store/Put");
-		assert_string_equal(drv_grpc_msgs_path(cfg.grpc, 1), "/kv.Store/Get");
-		assert_string_equal(drv_grpc_msgs_how(cfg.grpc, 1), "patched");
+		assert_int_equal(drv_grpc_msgs_count(cfg.grpc_msgs), 2);
+		assert_string_equal(drv_grpc_msgs_path(cfg.grpc_msgs, 0), "/kv.Store/Put");
+		assert_string_equal(drv_grpc_msgs_path(cfg.grpc_msgs, 1), "/kv.Store/Get");
+		assert_string_equal(drv_grpc_msgs_how(cfg.grpc_msgs, 1), "patched");
 		drv_mix_ctx_init(&c, &cfg, 0, 1);
 		count[0] = count[1] = 0;
 		for (i = 0; i < 10000; i++) {
-			n = drv_grpc_msg_next(cfg.grpc, &c, buf, sizeof(buf), &path, &rec);
+			n = drv_grpc_msg_next(cfg.grpc_msgs, &c, buf, sizeof(buf), &path, &rec);
 			assert_true(rec < 2);
 			count[rec]++;
-			assert_string_equal(path, drv_grpc_msgs_path(cfg.grpc, rec));
+			assert_string_equal(path, drv_grpc_msgs_path(cfg.grpc_msgs, rec));
 			/* Put: key 11 bytes and value 3; Get: key 4 bytes */
-			assert_int_equal(n, DRV_GRPC_PREFIX + (rec ? 6 : 18));
-			assert_memory_equal(buf + DRV_GRPC_PREFIX, rec ? "\x0a\x04k" : "\x0a\x0bk", 3);
+			assert_int_equal(n, rec ? 6 : 18);
+			assert_memory_equal(buf, rec ? "\x0a\x04k" : "\x0a\x0bk", 3);
 		}
 		if (round == 0) {
 			assert_int_equal(count[0], 1000);
@@ -382,8 +380,6 @@ static void test_errors(void **state)
 		       json, NULL);
 	expect_refusal("drop --message", "grpc://127.0.0.1:1", "-n", "1", "--proto-file", KV,
 		       "--requests-file", mix, "--message", "{}", NULL);
-	expect_refusal("--requests-file names each call's method", u, "-n", "1", "--proto-file",
-		       KV, "--requests-file", mix, NULL);
 	expect_refusal("record 2: /kv.Store/Get: kv.GetRequest from its JSON: (key): invalid "
 		       "value 2", "grpc://127.0.0.1:1", "-n", "1", "--proto-file", KV,
 		       "--requests-file", mix, NULL);
@@ -402,10 +398,15 @@ static void test_no_proto(void **state)
 	(void)state;
 	if (parse(&cfg, err, sizeof(err), "grpc://127.0.0.1:1/any.Svc/Thing", "-n", "1", NULL))
 		fail_msg("%s", err);
-	assert_int_equal(drv_grpc_msg_next(cfg.grpc, &c, buf, sizeof(buf), &path, &rec), 5);
-	assert_memory_equal(buf, "\0\0\0\0\0", 5);
+	assert_int_equal(drv_grpc_msg_max(cfg.grpc_msgs), 0);
+	assert_int_equal(drv_grpc_msg_next(cfg.grpc_msgs, &c, buf, sizeof(buf), &path, &rec), 0);
 	assert_string_equal(path, "/any.Svc/Thing");
 	drv_config_fini(&cfg);
+	/* no messages at all (NULL): the empty one, the target's path */
+	assert_int_equal(drv_grpc_msg_next(NULL, &c, buf, sizeof(buf), &path, &rec), 0);
+	assert_null(path);
+	assert_int_equal(rec, DRV_GRPC_NO_REC);
+	assert_int_equal(drv_grpc_msg_max(NULL), 0);
 }
 
 static int setup(void **state)

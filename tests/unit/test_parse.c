@@ -77,8 +77,7 @@ static void test_urls(void **state)
 		"http://user@h/",    "TCP://h:1",	 "tcp://h:-1",	      "//h:80",
 		"https://",	     "https://h:0/",	 "https://h:65536",   "https://h/a b",
 		"https:/h/",	     "HTTPS://h/",	 "httpss://h/",	      "https//h/",
-		/* grpc: a port always, no spaces in the method */
-		"grpc://h/kv.Store/Put", "grpcs://h", "grpc://h:1/a b", "grpc:/h:1/",
+		"grpc://h/kv.S/M",   "grpc://",		 "grpcs://h:0/",      "grpc://h:1/a b",
 	};
 	/* NULL or 0: not checked */
 	static const struct {
@@ -98,10 +97,10 @@ static void test_urls(void **state)
 		{"https://127.0.0.1:8443/x?y=1", LL_SCHEME_HTTPS, NULL, 8443, "/x?y=1"},
 		/* http:// keeps port 80 next to https:// */
 		{"http://example.test/", LL_SCHEME_HTTP, NULL, 80, NULL},
-		/* grpc: the method is the path */
-		{"grpc://127.0.0.1:50051/kv.Store/Put", LL_SCHEME_GRPC, NULL, 50051, "/kv.Store/Put"},
-		{"grpcs://h:8443", LL_SCHEME_GRPCS, "h", 8443, "/"},
 		{"https://[::1]/", 0, "::1", 443, NULL},
+		/* grpc: the port named; grpcs: 443 by default; the path is the method */
+		{"grpc://127.0.0.1:50051/kv.Store/Put", LL_SCHEME_GRPC, NULL, 50051, "/kv.Store/Put"},
+		{"grpcs://example.test/kv.Store/Get", LL_SCHEME_GRPCS, NULL, 443, "/kv.Store/Get"},
 	};
 	size_t i;
 
@@ -117,9 +116,12 @@ static void test_urls(void **state)
 		if (good[i].path && strcmp(u.path, good[i].path))
 			fail_msg("%s: path '%s'", good[i].url, u.path);
 	}
-	assert_string_equal(ll_scheme_name(u.scheme), "https");
+	assert_string_equal(ll_scheme_name(u.scheme), "grpcs");
 	assert_true(ll_scheme_is_http(LL_SCHEME_HTTPS) && ll_scheme_is_http(LL_SCHEME_HTTP));
 	assert_false(ll_scheme_is_http(LL_SCHEME_TCP) || ll_scheme_is_http(LL_SCHEME_UDP));
+	assert_true(ll_scheme_is_grpc(LL_SCHEME_GRPC) && ll_scheme_has_path(LL_SCHEME_GRPCS));
+	assert_false(ll_scheme_is_http(LL_SCHEME_GRPC) || ll_scheme_is_grpc(LL_SCHEME_HTTP));
+	assert_string_equal(ll_scheme_name(LL_SCHEME_GRPCS), "grpcs");
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		if (!ll_parse_url(bad[i], &u))
 			fail_msg("URL '%s' was accepted", bad[i]);
