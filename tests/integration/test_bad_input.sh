@@ -21,6 +21,14 @@ mkfifo "$W/fifo"
 echo 'not json' >"$W/notjson"
 printf '{"tool": "loadlens-observer", "x": "\xff\xfe"}' >"$W/latin1.json"
 touch "$W/afile"
+# gRPC: a .proto with a syntax error on line 3, one with streaming methods, a message file that
+# names a field its type lacks
+printf 'syntax = "proto3";\npackage b;\nmessage M { string s = 1 }\n' >"$W/bad.proto"
+printf 'syntax = "proto3";\npackage s;\nmessage M {}\nservice W { rpc Watch(M) returns %s; }\n' \
+	'(stream M)' >"$W/stream.proto"
+printf '{"key": "a", "vlaue": "dmFs"}\n' >"$W/put.json"
+KV="$LOADLENS_SRC/tests/data/kv.proto"
+G="grpc://127.0.0.1:$P"
 before=$(cd "$W" && find . | sort)
 
 n=0
@@ -54,6 +62,28 @@ refused "not a regular file" "$D" "$U" -d 30s --json /dev/full
 refused "not a regular file" "$D" merge fifo
 refused "not a regular file" "$D" merge /dev/zero
 refused "expected" "$D" merge notjson --json merged.json
+# the driver's gRPC messages: the .proto parsed, the method found and unary, the JSON encoded,
+# all at start (a refserver on the port: no call is ever made)
+refused 'bad.proto:3:26: Expected ";".' "$D" "$G/b.S/M" -d 30s --proto-file bad.proto
+refused "--proto-file nope.proto: No such file or directory" "$D" "$G/kv.Store/Put" -d 30s \
+	--proto-file nope.proto
+refused "not a regular file" "$D" "$G/kv.Store/Put" -d 30s --proto-file fifo
+refused "no service kv.Stor in" "$D" "$G/kv.Stor/Put" -d 30s --proto-file "$KV"
+refused "no method Pt in service kv.Store (it has Put, Get)" "$D" "$G/kv.Store/Pt" -d 30s \
+	--proto-file "$KV"
+refused "/s.W/Watch is a server-streaming method" "$D" "$G/s.W/Watch" -d 30s \
+	--proto-file stream.proto
+refused "kv.PutRequest from --message: kee: Cannot find field." "$D" "$G/kv.Store/Put" -d 30s \
+	--proto-file "$KV" --message '{"kee": "a"}'
+refused "vlaue: Cannot find field." "$D" "$G/kv.Store/Put" -d 30s --proto-file "$KV" \
+	--message-file put.json
+refused "(key): invalid value 7 for type TYPE_STRING" "$D" "$G/kv.Store/Put" -d 30s \
+	--proto-file "$KV" --message '{"key": 7}'
+refused "--message-file nope.json: " "$D" "$G/kv.Store/Put" -d 30s --proto-file "$KV" \
+	--message-file nope.json
+refused "not a regular file" "$D" "$G/kv.Store/Put" -d 30s --proto-file "$KV" \
+	--message-file /dev/zero
+refused "are for grpc:// and grpcs:// targets" "$D" "$U" -d 30s --proto-file "$KV"
 # sweep: rate arithmetic that could never end, or a sweep with no time
 refused "above 0" "$LL" sweep "$U" --rate-start 0 --rate-max 10
 refused "the first is above the last" "$LL" sweep "$U" --rate-start 1000 --rate-max 10
