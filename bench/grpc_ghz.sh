@@ -8,7 +8,9 @@
 #   ghz Put     ghz --connections 4 --concurrency 40, kv.Store/Put, a new key per call
 #   ghz Get     the same for kv.Store/Get
 #   ghz Put:Get two ghz at once, Put with 1 connection and concurrency 4, Get with 3 and 36
-#               (ghz calls one method per run: the mix is in the split, about 1:9)
+#               (ghz calls one method per run: the split is whatever the two processes get
+#               of the core, printed); beside it, the 1:9 figure the solo runs imply (the time
+#               of 1 Put and 9 Gets: 10 / (1/put + 9/get))
 #   driver      loadlens-driver grpc://, -c 4 --streams 10, the Put:Get 1:9 --requests-file
 #               (only once the HTTP/2 engine is built in; skipped with a line otherwise)
 # each for DUR, the server on core 0 and the load on core 1 (taskset), the server restarted
@@ -52,7 +54,8 @@ build() {
 echo "building the server and ghz (Go module proxy) ..."
 build >"$TMP/build.log" 2>&1 || { echo "grpc_ghz: build failed:"; tail -20 "$TMP/build.log"; exit 1; }
 echo "grpc-go $(cd "$TMP/grpc_kv" && go list -m -f '{{.Version}}' google.golang.org/grpc)," \
-	"ghz $(ghz --version 2>&1 | head -1), $(nproc) cores, $(uname -r)"
+	"ghz $(go version -m "$(command -v ghz)" | awk '$1 == "mod" {print $3}')," \
+	"$(nproc) cores, $(uname -r)"
 
 P=$(port)
 SRV_OUT=$TMP/server.json
@@ -116,19 +119,20 @@ for r in $(seq "$ROUNDS"); do
 		case $what in
 		put | get)
 			rps=$(jq_py "$TMP/g.json" "round(d['rps'])")
-			n=$(jq_py "$TMP/g.json" "d['count']")
+			n=$(jq_py "$TMP/g.json" "d['count'], d['statusCodeDistribution']")
 			;;
 		mix)
 			rps=$(($(jq_py "$TMP/gp.json" "round(d['rps'])") + $(jq_py "$TMP/gg.json" \
 				"round(d['rps'])")))
-			n=$(($(jq_py "$TMP/gp.json" "d['count']") + $(jq_py "$TMP/gg.json" "d['count']")))
+			n="Put $(jq_py "$TMP/gp.json" "d['count'], d['statusCodeDistribution']")"
+			n+=" Get $(jq_py "$TMP/gg.json" "d['count'], d['statusCodeDistribution']")"
 			;;
 		driver)
 			rps=$(jq_py "$TMP/d.json" "round(d['throughput_rps'])")
 			n=$(jq_py "$TMP/d.json" "{x['record'].split()[0]: x['requests'] + x['errors'] for x in d['records']}")
 			;;
 		esac
-		echo "round $r $what: $rps calls/s; $n calls by the tool, $srv_calls by the server" \
+		echo "round $r $what: $rps calls/s; by the tool $n; by the server $srv_calls" \
 			"$(jq_py "$SRV_OUT" "d['calls']") mean handler ns" \
 			"$(jq_py "$SRV_OUT" "{k: round(v) for k, v in d['handler_mean_ns'].items()}")"
 		RES[$what]+="$rps "
@@ -143,6 +147,9 @@ for what in put get mix driver; do
 	[ -n "${RES[$what]:-}" ] || continue
 	printf '| %s | %s | %s |\n' "$what" "$(echo "${RES[$what]}" | median)" "${RES[$what]}"
 done
+put=$(echo "${RES[put]}" | median) get=$(echo "${RES[get]}" | median)
+printf '| ghz 1:9 from the solo medians, 10 / (1/put + 9/get) | %s | |\n' \
+	"$(python3 -c "print(round(10 / (1 / $put + 9 / $get)))")"
 echo
 echo "the driver's cost per message made (bench/grpc_msg_encode.c):"
 "$BIN/grpc_msg_encode" "$(dirname "$KV")" 1000000
