@@ -129,11 +129,11 @@ for r in $(seq "$ROUNDS"); do
 			;;
 		driver)
 			rps=$(jq_py "$TMP/d.json" "round(d['throughput_rps'])")
-			n=$(jq_py "$TMP/d.json" "{x['record'].split()[0]: x['requests'] + x['errors'] for x in d['records']}")
+			n=$(jq_py "$TMP/d.json" "{x['record'].split()[0]: x['requests'] + x['errors'] for x in d['records']}, d.get('grpc_status')")
 			;;
 		esac
 		echo "round $r $what: $rps calls/s; by the tool $n; by the server $srv_calls" \
-			"$(jq_py "$SRV_OUT" "d['calls']") mean handler ns" \
+			"$(jq_py "$SRV_OUT" "d['calls'], d['codes']") mean handler ns" \
 			"$(jq_py "$SRV_OUT" "{k: round(v) for k, v in d['handler_mean_ns'].items()}")"
 		RES[$what]+="$rps "
 	done
