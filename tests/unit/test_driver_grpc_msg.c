@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include "ll_test.h"
@@ -409,6 +410,63 @@ static void test_no_proto(void **state)
 	assert_int_equal(drv_grpc_msg_max(NULL), 0);
 }
 
+/* One set of messages, several threads at once, each with its own ctx: every message right. */
+struct worker_arg {
+	const struct drv_grpc_msgs *m;
+	uint32_t id;
+	unsigned bad;
+};
+
+static void *worker(void *p)
+{
+	struct worker_arg *a = p;
+	struct drv_mix_ctx c = {.tc = {.rng = a->id + 1, .seq = a->id, .stride = 2}};
+	char buf[64], want[16];
+	const char *path;
+	uint32_t rec;
+	size_t n;
+	unsigned i;
+
+	for (i = 0; i < 3000; i++) {
+		n = drv_grpc_msg_next(a->m, &c, buf, sizeof(buf), &path, &rec);
+		/* n: 08 N; s: 12 0b 'x' and the seq of this thread, i * 2 + id */
+		snprintf(want, sizeof(want), "x%010u", i * 2 + a->id);
+		if (n < 15 || buf[0] != 0x08 || buf[1] < 1 || buf[1] > 9 ||
+		    memcmp(buf + 2, "\x12\x0b", 2) || memcmp(buf + 4, want, 11))
+			a->bad++;
+	}
+	return NULL;
+}
+
+static void test_threads(void **state)
+{
+	const char *proto = tmpfile_with("thr.proto",
+		"syntax = \"proto3\";\npackage t;\nmessage Req { int32 n = 1; string s = 2; }\n"
+		"message Rep {}\nservice S { rpc Call(Req) returns (Rep); }\n");
+	const char *json = "{\"n\": {{rand:1-9}}, \"s\": \"x{{seq}}\"}";
+	struct worker_arg a[2];
+	struct drv_grpc_msgs *m;
+	pthread_t t[2];
+	char err[256];
+	unsigned i;
+
+	(void)state;
+	m = drv_grpc_msgs_new(proto, err, sizeof(err));
+	if (!m || drv_grpc_msgs_set(m, "/t.S/Call", json, strlen(json), "--message", err,
+				    sizeof(err)))
+		fail_msg("%s", err);
+	assert_string_equal(drv_grpc_msgs_how(m, 0), "encoded"); /* the shared resolver */
+	for (i = 0; i < 2; i++) {
+		a[i] = (struct worker_arg){.m = m, .id = i};
+		assert_int_equal(pthread_create(&t[i], NULL, worker, &a[i]), 0);
+	}
+	for (i = 0; i < 2; i++) {
+		pthread_join(t[i], NULL);
+		assert_int_equal(a[i].bad, 0);
+	}
+	drv_grpc_msgs_free(m);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -425,4 +483,4 @@ static int teardown(void **state)
 }
 
 LL_TEST_MAIN_GROUP(setup, teardown, test_static_matches_protoc, test_template_patched,
-		   test_template_encoded, test_mix_weights, test_errors, test_no_proto)
+		   test_template_encoded, test_mix_weights, test_errors, test_no_proto, test_threads)
