@@ -21,12 +21,14 @@ int drv__config_grpc_opt(struct drv_config *cfg, const char *name, const char *v
 		return *v ? 0 : drv__config_fail(err, errlen, "--proto-file: empty file name");
 	}
 	if (cfg->grpc_json_from)
-		return drv__config_fail(err, errlen, "--message and --message-file: give one message");
+		return drv__config_fail(err, errlen, "--message and --message-file: give one "
+					"message");
 	if (!strcmp(name, "message")) {
 		cfg->grpc_json_from = "--message";
 		cfg->grpc_json_len = strlen(v);
 		cfg->grpc_json = strdup(v);
-		return cfg->grpc_json ? 0 : drv__config_fail(err, errlen, "--message: out of memory");
+		return cfg->grpc_json ? 0
+				      : drv__config_fail(err, errlen, "--message: out of memory");
 	}
 	cfg->grpc_json_from = v; /* --message-file: its name */
 	if (!*v)
@@ -43,12 +45,13 @@ int drv__config_grpc_check(struct drv_config *cfg, char *err, size_t errlen)
 	if (!ll_scheme_is_grpc(cfg->url.scheme)) {
 		if (cfg->proto_path || cfg->grpc_json_from)
 			return drv__config_fail(err, errlen, "--proto-file, --message and "
-						"--message-file are for grpc:// and grpcs:// targets");
+						"--message-file are for grpc:// and grpcs:// "
+						"targets");
 		return 0;
 	}
 	if (cfg->payload || cfg->size != DRV_DEFAULT_SIZE || cfg->size_min != DRV_DEFAULT_SIZE)
-		return drv__config_fail(err, errlen, "--payload and --size are for tcp:// and udp://; "
-					"grpc:// sends --message (JSON) with --proto-file");
+		return drv__config_fail(err, errlen, "--payload and --size are for tcp:// and "
+					"udp://; grpc:// sends --message (JSON) with --proto-file");
 	if (cfg->mix && cfg->grpc_json_from)
 		return drv__config_fail(err, errlen, "--requests-file gives each call its message: "
 					"drop --message and --message-file");

@@ -187,7 +187,8 @@ struct drv_grpc_msgs *drv_grpc_msgs_new(const char *proto_path, char *err, size_
 		base = slash == std::string::npos ? m->file : m->file.substr(slash + 1);
 		m->tree.reset(new pb::compiler::DiskSourceTree);
 		m->tree->MapPath("", dir);
-		m->tree->MapPath("", "/usr/include"); /* google/protobuf/ imports (libprotobuf-dev) */
+		/* google/protobuf/ imports (libprotobuf-dev) */
+		m->tree->MapPath("", "/usr/include");
 		m->errors.reset(new FirstError);
 		m->importer.reset(new pb::compiler::Importer(m->tree.get(), m->errors.get()));
 		m->fd = m->importer->Import(base);
@@ -235,22 +236,21 @@ int drv_grpc_msgs::method(Record &r, char *err, size_t errlen) const
 	if (!svc) {
 		for (int i = 0; i < fd->service_count(); i++)
 			have += (i ? ", " : "") + fd->service(i)->full_name();
-		return fail(err, errlen, "%s: no service %s in %s (%s%s)", p.c_str(),
-			    svc_name.c_str(), file.c_str(), have.empty() ? "it has none" : "it has ",
-			    have.c_str());
+		return fail(err, errlen, "%s: no service %s in %s (it has %s)", p.c_str(),
+			    svc_name.c_str(), file.c_str(), have.empty() ? "none" : have.c_str());
 	}
 	md = svc->FindMethodByName(name);
 	if (!md) {
 		for (int i = 0; i < svc->method_count(); i++)
 			have += (i ? ", " : "") + svc->method(i)->name();
-		return fail(err, errlen, "%s: no method %s in service %s (%s%s)", p.c_str(),
-			    name.c_str(), svc_name.c_str(), have.empty() ? "it has none" : "it has ",
-			    have.c_str());
+		return fail(err, errlen, "%s: no method %s in service %s (it has %s)", p.c_str(),
+			    name.c_str(), svc_name.c_str(), have.empty() ? "none" : have.c_str());
 	}
 	if (md->client_streaming() || md->server_streaming())
-		return fail(err, errlen, "%s is a %s-streaming method: the driver makes unary calls "
-			    "only", p.c_str(), md->client_streaming() && md->server_streaming()
-			    ? "bidirectional" : md->client_streaming() ? "client" : "server");
+		return fail(err, errlen, "%s is a %s-streaming method: the driver makes unary "
+			    "calls only", p.c_str(),
+			    md->client_streaming() && md->server_streaming() ? "bidirectional"
+			    : md->client_streaming() ? "client" : "server");
 	r.type = md->input_type();
 	r.proto = factory->GetPrototype(r.type);
 	r.type_url = std::string(kTypeUrlPrefix) + "/" + r.type->full_name();
@@ -475,8 +475,9 @@ size_t drv_grpc_msg_next(const struct drv_grpc_msgs *m, struct drv_mix_ctx *ctx,
 		pb::Message *msg = r->proto->New(&arena);
 
 		bin.clear();
-		if (pb::util::JsonToBinaryString(m->resolver.get(), r->type_url,
-						 pb::StringPiece(json.data(), r->tpl->len), &bin).ok() &&
+		pb::StringPiece in(json.data(), r->tpl->len);
+
+		if (pb::util::JsonToBinaryString(m->resolver.get(), r->type_url, in, &bin).ok() &&
 		    msg->ParseFromString(bin) && msg->ByteSizeLong() <= cap) {
 			n = msg->ByteSizeLong();
 			msg->SerializeWithCachedSizesToArray((uint8_t *)buf);

@@ -227,8 +227,8 @@ static void test_template_encoded(void **state)
 		snprintf(text, sizeof(text), "\x12\x0bx%010u", i);
 		assert_memory_equal(buf + 2, text, 13);
 		if (i < 3) {
-			snprintf(text, sizeof(text), "n: %ld s: \"x%010u\" at { seconds: 1704164645 }",
-				 pn, i);
+			snprintf(text, sizeof(text),
+				 "n: %ld s: \"x%010u\" at { seconds: 1704164645 }", pn, i);
 			long k = protoc_encode(tmpdir, "num.proto", "t.Req", text, want,
 					       sizeof(want));
 			if (k >= 0)
@@ -483,4 +483,5 @@ static int teardown(void **state)
 }
 
 LL_TEST_MAIN_GROUP(setup, teardown, test_static_matches_protoc, test_template_patched,
-		   test_template_encoded, test_mix_weights, test_errors, test_no_proto, test_threads)
+		   test_template_encoded, test_mix_weights, test_errors, test_no_proto,
+		   test_threads)
