@@ -20,13 +20,20 @@
 #
 # usage: bench/grpc_ghz.sh [DUR [ROUNDS]]     (default 10s 3); EXHAUST=N: every Nth call
 #        RESOURCE_EXHAUSTED (the server's -exhaust-every)
+#        bench/grpc_ghz.sh --server-only FILE    build the Go server alone into FILE (for other
+#        benches and tests: its usage and JSON are in bench/grpc_kv/main.go)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
+SERVER_ONLY=
+if [ "${1:-}" = --server-only ]; then
+	SERVER_ONLY=${2:?--server-only FILE}
+	shift 2
+fi
 DUR=${1:-10s}
 ROUNDS=${2:-3}
 EXHAUST=${EXHAUST:-0}
-bench_bins
+[ -n "$SERVER_ONLY" ] || bench_bins
 bench_tmp grpc_ghz
 KV=$here/../tests/data/kv.proto
 export GOPATH=${BENCH_GOPATH:-$TMP/gopath} GOFLAGS=-mod=mod GOTOOLCHAIN=local
@@ -41,8 +48,8 @@ build() {
 	mkdir -p "$m/kv"
 	cp "$here/grpc_kv/main.go" "$m/"
 	go install google.golang.org/protobuf/cmd/protoc-gen-go@latest &&
-		go install google.golang.org/grpc/cmd/protoc-gen-go-grpc@latest &&
-		go install github.com/bojand/ghz/cmd/ghz@latest || return 1
+		go install google.golang.org/grpc/cmd/protoc-gen-go-grpc@latest || return 1
+	[ -n "$SERVER_ONLY" ] || go install github.com/bojand/ghz/cmd/ghz@latest || return 1
 	protoc -I "$(dirname "$KV")" --go_out="$m/kv" --go_opt=paths=source_relative \
 		--go_opt=Mkv.proto=loadlens.bench/grpc_kv/kv --go-grpc_out="$m/kv" \
 		--go-grpc_opt=paths=source_relative --go-grpc_opt=Mkv.proto=loadlens.bench/grpc_kv/kv \
@@ -51,8 +58,12 @@ build() {
 		go get google.golang.org/grpc@latest >/dev/null 2>&1 && go mod tidy >/dev/null 2>&1 &&
 		go build -o "$TMP/grpc_kv_server" .) || return 1
 }
-echo "building the server and ghz (Go module proxy) ..."
+echo "building the server${SERVER_ONLY:+ alone}${SERVER_ONLY:-" and ghz"} (Go module proxy) ..."
 build >"$TMP/build.log" 2>&1 || { echo "grpc_ghz: build failed:"; tail -20 "$TMP/build.log"; exit 1; }
+if [ -n "$SERVER_ONLY" ]; then
+	cp "$TMP/grpc_kv_server" "$SERVER_ONLY" && echo "built $SERVER_ONLY" && exit 0
+	exit 1
+fi
 echo "grpc-go $(cd "$TMP/grpc_kv" && go list -m -f '{{.Version}}' google.golang.org/grpc)," \
 	"ghz $(go version -m "$(command -v ghz)" | awk '$1 == "mod" {print $3}')," \
 	"$(nproc) cores, $(uname -r)"
