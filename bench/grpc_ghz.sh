@@ -58,7 +58,11 @@ build() {
 		go get google.golang.org/grpc@latest >/dev/null 2>&1 && go mod tidy >/dev/null 2>&1 &&
 		go build -o "$TMP/grpc_kv_server" .) || return 1
 }
-echo "building the server${SERVER_ONLY:+ alone}${SERVER_ONLY:-" and ghz"} (Go module proxy) ..."
+if [ -n "$SERVER_ONLY" ]; then
+	echo "building the server (Go module proxy) ..."
+else
+	echo "building the server and ghz (Go module proxy) ..."
+fi
 build >"$TMP/build.log" 2>&1 || { echo "grpc_ghz: build failed:"; tail -20 "$TMP/build.log"; exit 1; }
 if [ -n "$SERVER_ONLY" ]; then
 	cp "$TMP/grpc_kv_server" "$SERVER_ONLY" && echo "built $SERVER_ONLY" && exit 0
