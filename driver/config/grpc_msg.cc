@@ -80,8 +80,8 @@ std::string one_line(const pb::util::Status &s)
 	return m.substr(0, m.find('\n'));
 }
 
-/* Field i of t at a probe value: its digits, 1-9 cycling from shift (0: "123...", 1: "234..."),
- * or its lowest (0) or highest (9) real value. */
+/* A field's digits at a probe: A "1234567891...", B each digit of A plus one ("2345678902..."),
+ * so that the two differ at every digit; or its lowest or highest real value. */
 enum Probe { PROBE_A, PROBE_B, PROBE_LO, PROBE_HI };
 
 void probe_field(const struct drv_tpl_field *f, Probe p, char *out)
@@ -129,9 +129,18 @@ struct drv_grpc_msgs {
 
 	~drv_grpc_msgs()
 	{
+		clear();
+	}
+
+	/* The records gone (a record's own template is freed here: records are copied around) */
+	void clear()
+	{
 		for (Record &r : recs)
 			if (r.owns_tpl)
 				drv_tpl_free(&r.own_tpl);
+		recs.clear();
+		mix = nullptr;
+		max_len = max_json = 0;
 	}
 
 	/* json → the message through a DynamicMessage (canonical: as protoc encodes it). */
@@ -366,9 +375,8 @@ int drv_grpc_msgs_set(struct drv_grpc_msgs *m, const char *path, const char *jso
 	char msg[256];
 
 	try {
-		m->recs.clear();
-		m->mix = nullptr;
-		m->recs.emplace_back();
+		m->clear();
+		m->recs.emplace_back(); /* one record: its tpl pointer never moves */
 		Record &r = m->recs.back();
 
 		r.path = path ? path : "";
@@ -378,8 +386,9 @@ int drv_grpc_msgs_set(struct drv_grpc_msgs *m, const char *path, const char *jso
 			len = 2;
 		}
 		if (drv_tpl_parse(&r.own_tpl, json, len, msg, sizeof(msg))) {
-			m->recs.clear();
-			return fail(err, errlen, "%s: %s", r.what.c_str(), msg);
+			fail(err, errlen, "%s: %s", r.what.c_str(), msg);
+			m->clear(); /* r with it: nothing of it used after */
+			return -EINVAL;
 		}
 		r.owns_tpl = true;
 		r.tpl = &r.own_tpl;
@@ -395,7 +404,7 @@ int drv_grpc_msgs_set_mix(struct drv_grpc_msgs *m, const struct drv_reqmix *mix,
 	char msg[512];
 
 	try {
-		m->recs.clear();
+		m->clear();
 		m->recs.resize(mix->n);
 		m->mix = mix;
 		for (uint32_t i = 0; i < mix->n; i++) {

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <pthread.h>
 #include <unistd.h>
+#include <errno.h>
 #include <cmocka.h>
 #include "ll_test.h"
 #include "config/config.h"
@@ -102,7 +103,8 @@ static void test_static_matches_protoc(void **state)
 	struct drv_mix_ctx c = {0};
 	struct drv_grpc_msgs *m;
 	const char *path;
-	char buf[64];
+	char buf[64], err[256];
+	const char *json;
 	uint32_t rec = 9;
 	size_t n;
 
@@ -135,6 +137,17 @@ static void test_static_matches_protoc(void **state)
 	m = kv("/kv.Store/Put", NULL);
 	n = drv_grpc_msg_next(m, &c, buf, sizeof(buf), &path, &rec);
 	assert_message(buf, n, put, 0);
+	/* set again: the new message replaces the old; a refused one leaves none */
+	json = "{\"key\":\"user:{{seq}}\"}";
+	assert_int_equal(drv_grpc_msgs_set(m, "/kv.Store/Get", json, strlen(json), "--message",
+					   err, sizeof(err)), 0);
+	assert_int_equal(drv_grpc_msgs_count(m), 1);
+	assert_string_equal(drv_grpc_msgs_path(m, 0), "/kv.Store/Get");
+	json = "{\"key\":\"{{bad}}\"}";
+	assert_int_equal(drv_grpc_msgs_set(m, "/kv.Store/Get", json, strlen(json), "--message",
+					   err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "--message: {{bad}}: expected"));
+	assert_int_equal(drv_grpc_msgs_count(m), 0);
 	drv_grpc_msgs_free(m);
 	drv_grpc_msgs_free(NULL);
 }
