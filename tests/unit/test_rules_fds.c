@@ -91,6 +91,64 @@ RULES_TEST(test_fd_forecast_needs_a_trend)
 				     "in ~39 s (4018 of 4096, +2/s over the last 3 s)");
 }
 
+/*
+ * A ramp that levels off (issue 30: 90,000 connections to 6 nginx workers, each levelling off near
+ * 15,000 of 20,000 fds) is no forecast: it grows 3,750 fds the first 0.5 s and a quarter less
+ * every 0.5 s after, toward 15,000; every step rises by more than a quarter of the 3 s' rate, so
+ * only its slowing down tells it apart. A leak of 300 fds/s from 10,000 of 20,000, and a ramp
+ * that slows as fast (12% a 0.5 s) toward 30,000, are forecast.
+ */
+RULES_TEST(test_fd_forecast_ramp_levels_off)
+{
+	const struct obs_finding *f = NULL;
+	struct obs_snap *s;
+	unsigned int k;
+	double left;
+
+	for (k = 1; k <= 40; k++) {
+		s = rh_snap(r, 0.5 * k);
+		s->dt = 0.5;
+		left = 1;
+		for (unsigned int i = 0; i < k; i++)
+			left *= 0.75;
+		rh_proc(s, 4444, (int64_t)(15000 * (1 - left)), 20000);
+		obs_snap_push(&r->h);
+		rh_run(r);
+		if (obs_findings_find(&r->fs, "fd_exhaustion", NULL))
+			rh_print(r);
+		assert_null(obs_findings_find(&r->fs, "fd_exhaustion", NULL));
+	}
+	rh_restart(r);
+	for (k = 1; k <= 12 && !f; k++) {
+		s = rh_snap(r, 0.5 * k);
+		s->dt = 0.5;
+		rh_proc(s, 4444, 10000 + 150 * (int64_t)k, 20000);
+		obs_snap_push(&r->h);
+		rh_run(r);
+		f = obs_findings_find(&r->fs, "fd_exhaustion", NULL);
+	}
+	assert_non_null(f);
+	assert_string_equal(f->text, "fds: python3 (pid 4444) will run out of file descriptors "
+				     "in ~30 s (11050 of 20000, +300/s over the last 3 s)");
+	rh_restart(r);
+	f = NULL;
+	for (k = 1; k <= 40 && !f; k++) {
+		s = rh_snap(r, 0.5 * k);
+		s->dt = 0.5;
+		left = 1;
+		for (unsigned int i = 0; i < k; i++)
+			left *= 0.88;
+		rh_proc(s, 4444, (int64_t)(30000 * (1 - left)), 20000);
+		obs_snap_push(&r->h);
+		rh_run(r);
+		f = obs_findings_find(&r->fs, "fd_exhaustion", NULL);
+	}
+	assert_non_null(f);
+	/* at 3.5 s, the first sample with 3 s of growth behind it */
+	assert_string_equal(f->text, "fds: python3 (pid 4444) will run out of file descriptors "
+				     "in ~0 s (17739 of 20000, +4688/s over the last 3 s)");
+}
+
 /* Past --max-procs, the 20th child's EMFILE is still named, and the cap is a finding. */
 RULES_TEST(test_process_cap_and_unwatched_emfile)
 {
@@ -338,5 +396,6 @@ RULES_TEST(test_exit_spike_respawn_loop)
 }
 
 LL_TEST_MAIN_EACH(rh_setup, rh_teardown, test_fd_forecast, test_fd_forecast_needs_a_trend,
+		  test_fd_forecast_ramp_levels_off,
 	          test_process_cap_and_unwatched_emfile, test_fd_leak, test_log_and_output,
 	          test_exit_spike_healthy, test_exit_spike_respawn_loop)
