@@ -26,6 +26,8 @@ static const char *const proto_names[] = {
 	[RS_PROTO_TCP] = "tcp",
 	[RS_PROTO_UDP] = "udp",
 	[RS_PROTO_HTTP] = "http",
+	[RS_PROTO_H2] = "h2",
+	[RS_PROTO_GRPC] = "grpc",
 	NULL,
 };
 static const char *const dist_names[] = {[RS_DIST_FIXED] = "fixed", [RS_DIST_EXP] = "exp", NULL};
@@ -57,7 +59,7 @@ static const char *options_name(const char *const *names, unsigned int v)
 
 static void set_proto(struct rs_config *cfg, const char *name, const char *val)
 {
-	cfg->proto = (enum rs_proto)choice(name, val, proto_names, "expected tcp, udp or http");
+	cfg->proto = (enum rs_proto)choice(name, val, proto_names, "expected tcp, udp, http, h2 or grpc");
 }
 
 static void set_listen(struct rs_config *cfg, const char *name, const char *val)
@@ -126,7 +128,8 @@ static void options_help(struct rs_config *cfg, const char *name, const char *va
 static void version(struct rs_config *cfg, const char *name, const char *val);
 
 static const struct opt opts[] = {
-	{"--proto", "tcp|udp|http", "protocol to serve (default tcp)", set_proto},
+	{"--proto", "tcp|udp|http|h2|grpc",
+	 "protocol to serve (default tcp); h2 and grpc: HTTP/2 by prior knowledge (h2c)", set_proto},
 	{"--listen", "HOST:PORT", "address to listen on (default 127.0.0.1:8000)", set_listen},
 	{"--service-time", "DUR", "service time per request, e.g. 1ms (default 0)",
 	 set_service_time},
