@@ -54,6 +54,13 @@
 #define OBS_RULE_SAT_MIN_REQUESTS 10
 #define OBS_RULE_SAT_INTERVALS 2
 #define OBS_RULE_RUNQ_P50_NS 1e6
+/* Without --runq, from the targets' schedstat: this many of their threads waited for a CPU on
+ * average over the interval (and at least half as many as ran), 2 intervals in a row, is CPU
+ * saturation where requests queue: a process per connection waiting for one CPU is no worker pool
+ * to enlarge. */
+#define OBS_RULE_CPU_WAITING 1.0
+/* ... where requests waited 1 ms at least (and OBS_RULE_SAT_RATIO times their service) */
+#define OBS_RULE_CPU_MIN_QUEUE_NS 1e6
 /* Pipelining: a note once this share of reads carried several requests. */
 #define OBS_RULE_PIPELINE_PCT 1.0
 /* ... and at least this many such reads: one request written in two pieces is not pipelining */
