@@ -132,6 +132,7 @@ static json_t *grpc_status_json(const struct rs_misbehave *mb)
 #define P(p) (1u << RS_PROTO_##p)
 #define P_STREAM (P(TCP) | P(HTTP) | P(H2) | P(GRPC))
 #define P_H2 (P(H2) | P(GRPC))
+#define EVERY "an integer in 1..4294967295"
 
 const struct rs_switch rs_switches[] = {
 	{X_SWITCH(stall, "--stall", "AT:DUR",
@@ -149,22 +150,24 @@ const struct rs_switch rs_switches[] = {
 	 .protos = P_STREAM},
 	{X_SWITCH(max_streams, "--max-streams", "N",
 		  "h2, grpc: SETTINGS_MAX_CONCURRENT_STREAMS N (1..2^31-1) on every connection"),
-	 .protos = P_H2},
+	 .expect = "an integer in 1..2147483647", .protos = P_H2},
 	{X_SWITCH(rst_every, "--rst-every", "N",
 		  "h2, grpc: answer each worker's Nth, 2Nth, ... stream with RST_STREAM "
 		  "INTERNAL_ERROR"),
-	 .protos = P_H2},
+	 .expect = EVERY, .protos = P_H2},
 	{X_SWITCH(goaway_after, "--goaway-after", "N",
-		  "h2, grpc: at a connection's Nth stream, GOAWAY NO_ERROR with it as the last; "
-		  "answer up to it, then close"),
-	 .protos = P_H2},
+		  "h2, grpc: at a connection's Nth stream, GOAWAY NO_ERROR naming it last; answer "
+		  "up to it, close"),
+	 .expect = EVERY, .protos = P_H2},
 	{X_SWITCH(stall_every, "--stall-every", "N",
 		  "h2, grpc: never answer each worker's Nth, 2Nth, ... stream (open until the "
 		  "connection closes)"),
-	 .protos = P_H2},
+	 .expect = EVERY, .protos = P_H2},
 	{X_SWITCH(grpc_status, "--grpc-status", "CODE:N",
 		  "grpc: answer each worker's Nth, 2Nth, ... call with grpc-status CODE (a number "
 		  "or a name, e.g. RESOURCE_EXHAUSTED:10)"),
+	 .expect = "CODE:N, CODE a number in 0..16 or a name such as RESOURCE_EXHAUSTED, "
+		   "N " EVERY,
 	 .protos = P(GRPC)},
 };
 const size_t rs_nswitches = sizeof(rs_switches) / sizeof(rs_switches[0]);

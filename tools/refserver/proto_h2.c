@@ -153,20 +153,17 @@ static void serve_one(struct rs_h2_conn *h, struct rs_h2_stream *st)
 		return;
 	}
 	t0 = rs_service_begin(w);
-	if (mb->rst_every && seq % mb->rst_every == 0) {
-		nghttp2_submit_rst_stream(h->session, NGHTTP2_FLAG_NONE, st->id,
-					  NGHTTP2_INTERNAL_ERROR);
-		rs_service_record(w, t0);
-		return;
-	}
-	rv = is_grpc(h) ? rs_grpc_respond(h, st, seq) : respond_plain(h, st);
+	rv = -1;
+	if (!mb->rst_every || seq % mb->rst_every)
+		rv = is_grpc(h) ? rs_grpc_respond(h, st, seq) : respond_plain(h, st);
 	if (!rv) {
 		rs_service_end(w, t0);
 		return;
 	}
-	/* out of memory: the stream fails alone */
+	/* --rst-every (or out of memory): the stream fails alone */
 	nghttp2_submit_rst_stream(h->session, NGHTTP2_FLAG_NONE, st->id, NGHTTP2_INTERNAL_ERROR);
 	rs_service_record(w, t0);
+	w->c.streams_reset++;
 }
 
 /* --- the session's output --- */
@@ -349,6 +346,9 @@ static int on_frame_send(nghttp2_session *s, const nghttp2_frame *f, void *user_
 
 	if (f->hd.type == NGHTTP2_RST_STREAM) {
 		h->c->w->c.rst_sent++;
+		h->c->w->c.rst_sent_codes[f->rst_stream.error_code < RS_H2_CODES
+						  ? f->rst_stream.error_code
+						  : RS_H2_CODES - 1]++;
 	} else if (f->hd.type == NGHTTP2_GOAWAY) {
 		h->c->w->c.goaway_sent++;
 		h->goaway_sent = true;

@@ -31,6 +31,7 @@
 #define RS_ACCEPT_RETRY_MS 100	    /* back-off when accept fails and cannot be shed */
 #define RS_DEFAULT_BODY "hello, loadlens\n"
 #define RS_HTTP_STATUS_MAX 600	    /* h2, grpc: responses counted by status below this */
+#define RS_H2_CODES 16		    /* h2, grpc: RST_STREAM counted by error code below this */
 
 #ifndef container_of
 #define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
@@ -100,7 +101,9 @@ struct rs_counters {
 	uint64_t streams_opened;	/* request streams the peer opened */
 	uint64_t streams_unserved;	/* complete requests still queued when their conn closed */
 	uint64_t streams_stalled;	/* --stall-every: never answered */
+	uint64_t streams_reset;		/* served, then reset instead of answered (--rst-every) */
 	uint64_t rst_sent;		/* RST_STREAM frames sent, any cause */
+	uint64_t rst_sent_codes[RS_H2_CODES]; /* by error code; the last, codes beyond */
 	uint64_t rst_received;
 	uint64_t goaway_sent;
 	uint64_t http_status[RS_HTTP_STATUS_MAX];
@@ -199,6 +202,7 @@ const char *rs_mode_name(enum rs_mode m);
 struct rs_switch {
 	const char *name; /* "--stall" */
 	const char *arg;  /* "AT:DUR", or NULL for a flag */
+	const char *expect; /* what a bad value is told to be instead; NULL: the arg */
 	const char *help;
 	const char *json_key;
 	int (*parse)(struct rs_misbehave *mb, const char *val); /* 0 or -EINVAL */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <nghttp2/nghttp2.h>
 #include "loadlens/cli.h"
 #include "loadlens/hist_json.h"
 #include "refserver.h"
@@ -75,6 +76,21 @@ static json_t *http_status(const struct rs_counters *c)
 	return o;
 }
 
+/* {"INTERNAL_ERROR": N, "REFUSED_STREAM": N, ...}: the RST_STREAM frames sent, by code */
+static json_t *rst_codes(const struct rs_counters *c)
+{
+	json_t *o = json_object();
+	uint32_t i;
+
+	for (i = 0; o && i < RS_H2_CODES; i++) {
+		if (c->rst_sent_codes[i])
+			json_object_set_new(o, i < RS_H2_CODES - 1 ? nghttp2_http2_strerror(i)
+								   : "other",
+					    json_integer((json_int_t)c->rst_sent_codes[i]));
+	}
+	return o;
+}
+
 /* {"OK": N, "RESOURCE_EXHAUSTED": N, ...}: the grpc-status codes sent */
 static json_t *grpc_status(const struct rs_counters *c)
 {
@@ -117,11 +133,13 @@ static void h2_json(json_t *root, const struct rs_config *cfg, const struct rs_w
 	JSET("streams_opened", t->streams_opened);
 	JSET("streams_answered", t->responses);
 	JSET("streams_unserved", t->streams_unserved);
+	JSET("streams_reset", t->streams_reset);
 	JSET("stalled", t->streams_stalled);
 	JSET("rst_sent", t->rst_sent);
 	JSET("rst_received", t->rst_received);
 	JSET("goaway_sent", t->goaway_sent);
 #undef JSET
+	json_object_set_new(root, "rst_sent_codes", rst_codes(t));
 	json_object_set_new(root, "http_status", http_status(t));
 	if (cfg->proto != RS_PROTO_GRPC)
 		return;
