@@ -394,14 +394,21 @@ static int parse_opt(struct drv_config *cfg, int c, const char *opt, struct drv_
 		seen->http_opts = true;
 		return drv__config_header(cfg, optarg, err, errlen);
 	case OPT_BODY:
+	case OPT_BODY_FILE:
+		if (seen->body_opt && seen->body_opt != c)
+			return drv__config_fail(err, errlen, "--body and --body-file both give the "
+						"request body: give one");
+		seen->body_opt = c;
+		if (c == OPT_BODY_FILE) {
+			seen->http_opts = true;
+			return drv__config_slurp("--body-file", optarg, &cfg->body,
+						 &cfg->body_len, err, errlen);
+		}
 		seen->http_opts = true;
 		free(cfg->body);
 		cfg->body_len = strlen(optarg);
 		cfg->body = strdup(optarg);
 		return cfg->body ? 0 : drv__config_fail(err, errlen, "--body: out of memory");
-	case OPT_BODY_FILE:
-		seen->http_opts = true;
-		return drv__config_slurp("--body-file", optarg, &cfg->body, &cfg->body_len, err, errlen);
 	case OPT_HTTP_CLOSE:
 		seen->http_opts = true;
 		cfg->http_close = true;
