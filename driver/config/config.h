@@ -21,7 +21,7 @@
 #define DRV_MAX_RATE 1e8
 #define DRV_MAX_HEADERS 64
 #define DRV_MAX_SOURCES 256
-#define DRV_MAX_STREAMS 10000 /* --streams */
+#define DRV_MAX_STREAMS 1024 /* --streams, as -P */
 #define DRV_MAX_DELIM 32
 #define DRV_DEFAULT_SIZE 64
 #define DRV_DEFAULT_TIMEOUT_NS 5000000000ULL
@@ -112,7 +112,6 @@ struct drv_config {
 	enum drv_http_engine http_engine; /* https:// without --http2 forces DRV_HTTP_CURL */
 	bool http2;	    /* --http2: h2 via ALPN over TLS, prior-knowledge h2c over http:// */
 	uint64_t streams;   /* --streams: HTTP/2 streams in flight per connection (1: one) */
-	struct drv_grpc_msgs *grpc_msgs; /* grpc: the messages (config/grpc_msg.h); NULL: empty */
 	bool insecure;	    /* -k, --insecure: no certificate or host name verification */
 	const char *cacert; /* --cacert FILE: CA bundle to verify the server with, or NULL */
 	char *cacert_pem;   /* its contents, read at parse time (owned) */
@@ -140,6 +139,13 @@ struct drv_config {
 	uint64_t seed;		  /* --seed: weighted choice and templates; 0 = round-robin */
 	bool seed_given;
 	uint64_t pipeline;	  /* -P: requests in flight per connection (tcp, http); 1 = none */
+
+	/* grpc:// and grpcs:// (config_grpc.c) */
+	const char *proto_path;	  /* --proto-file FILE.proto, or NULL: empty messages */
+	char *grpc_json;	  /* --message JSON or --message-file's contents (owned), or NULL */
+	size_t grpc_json_len;
+	const char *grpc_json_from; /* "--message" or "--message-file FILE", for messages */
+	struct drv_grpc_msgs *grpc_msgs; /* grpc: the messages (config/grpc_msg.h); NULL: empty */
 
 	bool help;    /* --help was given: print drv_config_usage() and exit 0 */
 	bool version; /* --version was given */

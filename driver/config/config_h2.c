@@ -30,10 +30,8 @@ static int config_grpc(struct drv_config *cfg, const struct drv__seen *seen, cha
 					"-m, --body, --body-file, --http-close, --http-engine and "
 					"--http2 are for http:// and https://: a gRPC call is a "
 					"POST over HTTP/2 (-H adds metadata)");
-	if (cfg->payload || cfg->size != DRV_DEFAULT_SIZE || cfg->size_min != DRV_DEFAULT_SIZE)
-		return drv__config_fail(err, errlen, "--payload and --size are for tcp:// and "
-					"udp://; a gRPC call's message comes from its .proto");
-	if (drv_config_grpc_path(cfg->url.path))
+	/* --payload, --size and the messages: config_grpc.c; a --requests-file names its methods */
+	if (!cfg->mix && drv_config_grpc_path(cfg->url.path))
 		return drv__config_fail(err, errlen,
 					"%s: a gRPC target names its method, e.g. "
 					"grpc://127.0.0.1:50051/package.Service/Method",

@@ -10,10 +10,11 @@
 #include <string.h>
 #include <time.h>
 #include "config/config.h"
+#include "config/grpc_msg.h"
 #include "config/reqmix.h"
 #include "config/option.h"
+#include "config/config_grpc.h"
 #include "config/config_h2.h"
-#include "config/grpc_msg.h"
 #include "config/config_http.h"
 #include "config/config_payload.h"
 #include "config/config_udp.h"
@@ -50,6 +51,9 @@ enum {
 	OPT_SEED,
 	OPT_CONNECT_RATE,
 	OPT_STREAMS,
+	OPT_PROTO_FILE,
+	OPT_MESSAGE,
+	OPT_MESSAGE_FILE,
 };
 
 static const struct option long_opts[] = {
@@ -88,6 +92,9 @@ static const struct option long_opts[] = {
 	{"seed", required_argument, NULL, OPT_SEED},
 	{"connect-rate", required_argument, NULL, OPT_CONNECT_RATE},
 	{"streams", required_argument, NULL, OPT_STREAMS},
+	{"proto-file", required_argument, NULL, OPT_PROTO_FILE},
+	{"message", required_argument, NULL, OPT_MESSAGE},
+	{"message-file", required_argument, NULL, OPT_MESSAGE_FILE},
 	{"procs", required_argument, NULL, 'p'},
 	{"pipeline", required_argument, NULL, 'P'},
 	{"quiet", no_argument, NULL, 'q'},
@@ -119,9 +126,11 @@ void drv_config_fini(struct drv_config *cfg)
 	free(cfg->sources);
 	free(cfg->cacert_pem);
 	cfg->cacert_pem = NULL;
+	free(cfg->grpc_json);
+	cfg->grpc_json = NULL;
 	drv_reqmix_free(cfg->mix);
 	cfg->mix = NULL;
-	drv_grpc_msgs_free(cfg->grpc_msgs);
+	drv_grpc_msgs_free(cfg->grpc_msgs); /* reads nothing of the mix it borrowed */
 	cfg->grpc_msgs = NULL;
 	cfg->payload = NULL;
 	cfg->body = NULL;
@@ -327,6 +336,8 @@ static int check(struct drv_config *cfg, const struct drv__seen *seen, char *err
 		return -EINVAL;
 	if (drv__config_check_udp(cfg, err, errlen))
 		return -EINVAL;
+	if (drv__config_grpc_check(cfg, err, errlen)) /* after the --requests-file records */
+		return -EINVAL;
 	if (drv__config_check_http(cfg, seen, err, errlen))
 		return -EINVAL;
 	return drv__config_check_h2(cfg, seen, err, errlen); /* config_h2.c */
@@ -390,16 +401,23 @@ static int parse_opt(struct drv_config *cfg, int c, const char *opt, struct drv_
 		seen->http_opts = true;
 		return drv__config_header(cfg, optarg, err, errlen);
 	case OPT_BODY:
+	case OPT_BODY_FILE:
+		if (seen->body_opt && seen->body_opt != c)
+			return drv__config_fail(err, errlen, "--body and --body-file both give the "
+						"request body: give one");
+		seen->body_opt = c;
+		if (c == OPT_BODY_FILE) {
+			seen->http_opts = true;
+			seen->http_only = true;
+			return drv__config_slurp("--body-file", optarg, &cfg->body,
+						 &cfg->body_len, err, errlen);
+		}
 		seen->http_opts = true;
 		seen->http_only = true;
 		free(cfg->body);
 		cfg->body_len = strlen(optarg);
 		cfg->body = strdup(optarg);
 		return cfg->body ? 0 : drv__config_fail(err, errlen, "--body: out of memory");
-	case OPT_BODY_FILE:
-		seen->http_opts = true;
-		seen->http_only = true;
-		return drv__config_slurp("--body-file", optarg, &cfg->body, &cfg->body_len, err, errlen);
 	case OPT_HTTP_CLOSE:
 		seen->http_opts = true;
 		seen->http_only = true;
@@ -450,6 +468,12 @@ static int parse_opt(struct drv_config *cfg, int c, const char *opt, struct drv_
 		return drv__config_work_opt(cfg, c == OPT_PROTO ? "proto" : c == OPT_HDR_LOG ? "hdr-log"
 					    : c == OPT_REQUESTS_FILE ? "requests-file"
 					    : c == OPT_SEED ? "seed" : "P", optarg, err, errlen);
+	case OPT_PROTO_FILE:
+	case OPT_MESSAGE:
+	case OPT_MESSAGE_FILE:
+		return drv__config_grpc_opt(cfg, c == OPT_PROTO_FILE ? "proto-file"
+					    : c == OPT_MESSAGE ? "message" : "message-file", optarg,
+					    err, errlen);
 	case 'q':
 		cfg->quiet = true;
 		return 0;

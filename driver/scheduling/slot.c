@@ -193,8 +193,9 @@ void drv_slot_done(struct drv_slot *s)
 	drv_worker_slot_done(w);
 }
 
-void drv_slots_sweep(struct drv_worker *w, uint64_t now)
+uint64_t drv_slots_sweep(struct drv_worker *w, uint64_t now)
 {
+	uint64_t next = UINT64_MAX;
 	struct drv_slot *s;
 	uint32_t i;
 
@@ -203,7 +204,11 @@ void drv_slots_sweep(struct drv_worker *w, uint64_t now)
 		s = w->slots[i];
 		if (s && s->deadline && now >= s->deadline && s->ops->expire)
 			s->ops->expire(s);
+		s = w->slots[i]; /* its next deadline (-P: the next request's), if any */
+		if (s && s->deadline && s->deadline < next)
+			next = s->deadline;
 	}
+	return next;
 }
 
 void drv_slots_stop(struct drv_worker *w)

@@ -65,8 +65,11 @@ struct drv_slot {
 
 /* Worker thread: every slot takes its first request (allocating the slots that get one). */
 void drv_slots_start(struct drv_worker *w);
-/* Worker thread, the timeout sweep: ops->expire for each slot in flight past its deadline. */
-void drv_slots_sweep(struct drv_worker *w, uint64_t now);
+/*
+ * Worker thread, the timeout sweep: ops->expire for each slot in flight past its deadline.
+ * Returns the earliest deadline still ahead (UINT64_MAX: none).
+ */
+uint64_t drv_slots_sweep(struct drv_worker *w, uint64_t now);
 /* Worker thread, at the stop: count what is in flight as cancelled; ops->stop; close timers. */
 void drv_slots_stop(struct drv_worker *w);
 /* After the loop has drained: ops->release and free every slot. */

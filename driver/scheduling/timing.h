@@ -54,6 +54,8 @@ static inline uint64_t drv_timing_send(struct drv_slot *s, uint64_t timeout_ns)
 {
 	s->t_send = uv_hrtime();
 	s->deadline = timeout_ns ? s->t_send + timeout_ns : 0;
+	if (s->deadline && (!s->w->sweep.pos || s->deadline < s->w->sweep.at))
+		drv_worker_sweep_by(s->w, s->deadline);
 	return s->t_send;
 }
 
