@@ -12,6 +12,8 @@ reading until the client closes:
   window0    SETTINGS with INITIAL_WINDOW_SIZE 0: no request body can be sent, nothing is
              ever answered (flow-control stall)
   rst        an empty SETTINGS, then RST_STREAM INTERNAL_ERROR on stream 1
+  close      an empty SETTINGS, then, once the requests sent with the preface are read, the
+             connection closed (FIN) with them unanswered
 """
 import socket
 import sys
@@ -28,10 +30,11 @@ REPLIES = {
     "malformed": frame(SETTINGS, 0, 0) + frame(SETTINGS, 0, 0, b"\0" * 5),
     "window0": frame(SETTINGS, 0, 0, (4).to_bytes(2, "big") + (0).to_bytes(4, "big")),
     "rst": frame(SETTINGS, 0, 0) + frame(RST_STREAM, 0, 1, (2).to_bytes(4, "big")),
+    "close": frame(SETTINGS, 0, 0),
 }
 
 
-def serve(conn, reply):
+def serve(conn, reply, mode):
     with conn:
         got = b""
         while len(got) < 24:
@@ -40,6 +43,15 @@ def serve(conn, reply):
                 return
             got += data
         conn.sendall(reply)
+        if mode == "close":
+            # what came in 0.1 s is read, so the close is a FIN, not a reset
+            conn.settimeout(0.1)
+            try:
+                while conn.recv(65536):
+                    pass
+            except socket.timeout:
+                pass
+            return
         while conn.recv(65536):
             pass
 
@@ -54,7 +66,7 @@ def main():
     print("listening", file=sys.stderr, flush=True)
     while True:
         conn, _ = srv.accept()
-        threading.Thread(target=serve, args=(conn, reply), daemon=True).start()
+        threading.Thread(target=serve, args=(conn, reply, mode), daemon=True).start()
 
 
 if __name__ == "__main__":

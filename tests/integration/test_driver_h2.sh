@@ -131,7 +131,7 @@ grep -q "^hint: grpc RESOURCE_EXHAUSTED: 200 calls" "$LL_TMP/full.out" || fail "
 pass "gRPC: 1000 OK with the right headers on the wire; 200 RESOURCE_EXHAUSTED counted with a hint"
 
 # misbehaving HTTP/2 servers, each a cause of its own
-for mode in malformed window0 rst; do
+for mode in malformed window0 rst close; do
 	P=$(free_port)
 	start "bad_$mode" /usr/bin/python3 "$LL_HERE/h2_bad_server.py" "$P" "$mode"
 	wait_for "bad_$mode" listening
@@ -147,7 +147,12 @@ DRIVER_RC=1 driver window0 "grpc://127.0.0.1:$P_window0/kv.Store/Put" -c 1 --str
 expect_json "window 0: flow-control stalls" "$LL_TMP/window0.json" .h2.flow_control_stalls 1
 expect_json "window 0: timeouts" "$LL_TMP/window0.json" .errors.ETIMEDOUT 2
 grep -q "^hint: h2 flow control" "$LL_TMP/window0.out" || fail "window 0: no hint"
-pass "a malformed frame (h2_protocol), RST_STREAM (by code), a zero window (stall, timeouts)"
+DRIVER_RC=1 driver closed "http://127.0.0.1:$P_close/" --http2 -c 1 --streams 4 -n 4 --timeout 2s -q
+expect_json "closed with streams in flight: short_response" "$LL_TMP/closed.json" \
+	.errors.short_response 4
+expect_json "closed with streams in flight: errors" "$LL_TMP/closed.json" .errors_total 4
+pass "malformed frame: h2_protocol; RST_STREAM by code; zero window: stall and timeouts"
+pass "a connection closed with 4 streams in flight: 4 short_response"
 
 # bad input: one line, exit 64
 DRIVER_RC=64 driver u1 "http://127.0.0.1:$H2C/" -n 1 --streams 4 -q
