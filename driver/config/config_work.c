@@ -82,8 +82,8 @@ static int mix(struct drv_config *cfg, const struct drv__seen *seen, char *err,
 					"--body-file");
 	if (sch == LL_SCHEME_HTTPS || (sch == LL_SCHEME_HTTP && (cfg->http_engine != DRV_HTTP_NATIVE
 								  || cfg->http2)))
-		return drv__config_fail(err, errlen, "--requests-file goes with tcp://, udp:// and "
-					"http:// (HTTP/1.1, the native engine)");
+		return drv__config_fail(err, errlen, "--requests-file goes with tcp://, udp://, "
+					"http:// (HTTP/1.1, the native engine) and grpc://");
 	if (sch == LL_SCHEME_TCP && !seen->resp_given)
 		return drv__config_fail(err, errlen, "--requests-file on tcp:// needs --response "
 					"(resp, memcache, dns, fixed:N, delim:STR, prefix:N)");

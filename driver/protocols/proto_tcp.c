@@ -317,6 +317,7 @@ static void proto_tcp_connect(struct tcp_conn *c)
 	tcp_conn_stats(c)->connect_attempts++;
 	c->t_op = uv_hrtime();
 	c->base.deadline = c->t_op + c->tt->timeout_ns;
+	drv_worker_sweep_by(w, c->base.deadline);
 	err = w->cfg->nsources ? bind_source(c) : 0;
 	if (!err)
 		err = uv_tcp_connect(&c->connect_req, &c->tcp,

@@ -281,10 +281,11 @@ void drv_report_summary(FILE *f, const struct drv_config *cfg, const struct drv_
 		fprintf(f, "  %-12s %llu requests started late because their connection was still "
 			   "busy (more -c keeps the schedule)\n",
 			"behind", (unsigned long long)t->behind);
-	if (ll_scheme_is_http(cfg->url.scheme)) {
+	if (ll_scheme_has_path(cfg->url.scheme)) {
 		status_line(f, t);
 		version_line(f, cfg, t);
 	}
+	drv_report_h2(f, cfg, t); /* report_h2.c */
 	if (cfg->url.scheme == LL_SCHEME_UDP)
 		drv_report_udp(f, cfg, t);
 	drv_report_work(f, cfg, res); /* report_work.c */
@@ -310,6 +311,7 @@ void drv_report_summary(FILE *f, const struct drv_config *cfg, const struct drv_
 			fprintf(f, "hint: %s: %s\n", drv_err_name((enum drv_err)e),
 				drv_err_hint((enum drv_err)e, t, target, hint, sizeof(hint)));
 	}
+	drv_report_h2_hints(f, cfg, t);
 	if (drv_report_bottleneck(cfg, res, hint, sizeof(hint)))
 		fprintf(f, "warning: %s\n", hint);
 	fflush(f);
