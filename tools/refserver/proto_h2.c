@@ -14,7 +14,7 @@
 #include <string.h>
 #include "proto_h2.h"
 
-#define OUT_SOFT (256u << 10) /* take no more session output until this much is written */
+#define OUT_SOFT (256u << 10) /* the session's output is written in pieces of about this */
 
 /* Built by rs_h2_prepare() before the workers start; read-only afterwards. */
 static nghttp2_session_callbacks *callbacks;
@@ -137,6 +137,7 @@ static void serve_one(struct rs_h2_conn *h, struct rs_h2_stream *st)
 	struct rs_worker *w = h->c->w;
 	const struct rs_misbehave *mb = &w->cfg->mb;
 	uint64_t seq, t0;
+	bool reset;
 	int rv;
 
 	if (is_grpc(h) && !rs_grpc_admit(h, st)) {
@@ -147,16 +148,15 @@ static void serve_one(struct rs_h2_conn *h, struct rs_h2_stream *st)
 	}
 	seq = ++w->h2_seq;
 	if (mb->stall_every && seq % mb->stall_every == 0) {
-		st->stalled = true;
+		/* left open, never answered: freed with its connection */
 		w->c.requests++;
 		w->c.streams_stalled++;
 		return;
 	}
+	reset = mb->rst_every && seq % mb->rst_every == 0;
 	t0 = rs_service_begin(w);
-	rv = -1;
-	if (!mb->rst_every || seq % mb->rst_every)
-		rv = is_grpc(h) ? rs_grpc_respond(h, st, seq) : respond_plain(h, st);
-	if (!rv) {
+	rv = reset ? 0 : is_grpc(h) ? rs_grpc_respond(h, st, seq) : respond_plain(h, st);
+	if (!reset && !rv) {
 		rs_service_end(w, t0);
 		return;
 	}

@@ -22,7 +22,6 @@ struct rs_h2_stream {
 	struct rs_h2_stream *qprev, *qnext; /* its complete requests waiting, in END_STREAM order */
 	int32_t id;
 	bool queued;
-	bool stalled;
 	bool head; /* :method HEAD */
 	bool post; /* :method POST */
 	bool grpc_type; /* content-type application/grpc[+fmt][;params] */
