@@ -252,6 +252,15 @@ expect_json "refserver grpc_methods Put" "$JSON" '.grpc_methods."/kv.Store/Put"'
 expect_json "refserver grpc_methods Get" "$JSON" '.grpc_methods."/kv.Store/Get"' 1000
 expect_json "refserver grpc_methods, paths" "$JSON" '.grpc_methods | length' 2
 
+# --- two workers: their method counts add up to the calls ---
+up --proto grpc --workers 2
+h2 workers -c 4 -m 10 -n 2000 -d "$LL_TMP/put.grpc" -H 'content-type: application/grpc' \
+	"$URL/kv.Store/Put"
+down
+expect "h2load succeeded" "$(h2count workers succeeded)" 2000
+expect_json "grpc_methods Put over 2 workers" "$JSON" '.grpc_methods."/kv.Store/Put"' 2000
+expect_json "the workers' requests" "$JSON" '[.per_worker[].requests] | add' 2000
+
 # --- what is not a gRPC call: 415, UNIMPLEMENTED, INTERNAL; counted apart, no service time ---
 up --proto grpc --service-time 1ms
 code=$(curl -s -m 5 --http2-prior-knowledge -o /dev/null -w '%{http_code}' "$URL/kv.Store/Get")
