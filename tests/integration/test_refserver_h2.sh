@@ -117,7 +117,14 @@ expect_json "refserver streams answered" "$JSON" '.streams_answered' 220
 # --- SETTINGS: no stream limit by default; --max-streams 1 sent, and h2load keeps to it ---
 up --proto h2
 nghttp -nv "$URL/" >"$LL_TMP/default.nghttp" 2>&1 || fail "nghttp against --proto h2 failed"
+nghttp -nv -H ':method: HEAD' "$URL/" >"$LL_TMP/head.nghttp" 2>&1 || fail "nghttp HEAD failed"
 down
+# HEAD: the headers (content-length of the body) with END_STREAM, no DATA
+grep -q 'recv (stream_id=[0-9]*) content-length: 16' "$LL_TMP/head.nghttp" &&
+	grep -A1 'recv HEADERS frame' "$LL_TMP/head.nghttp" | grep -q 'END_STREAM' &&
+	! grep -q 'recv DATA' "$LL_TMP/head.nghttp" ||
+	{ cat "$LL_TMP/head.nghttp"; fail "HEAD: not the headers alone"; }
+echo "ok: HEAD: content-length 16, END_STREAM on HEADERS, no DATA"
 expect "SETTINGS entries received without --max-streams" \
 	"$(recv_settings "$LL_TMP/default.nghttp" | tr '\n' ' ')" ""
 up --proto h2 --max-streams 1

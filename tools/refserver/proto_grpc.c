@@ -4,8 +4,8 @@
  * A call is POST /Service/Method with content-type application/grpc[+fmt][;params]; its body is
  * length-prefixed messages, followed but never decoded. The reply is HEADERS (:status 200,
  * content-type application/grpc), one DATA with one message, and trailers with grpc-status (and
- * grpc-message when it is not 0). Anything else is answered at once, as grpc-go would: 415 for
- * another content-type, a trailers-only UNIMPLEMENTED for another method or a path that is not
+ * grpc-message when it is not 0). Anything else is answered at once, as a gRPC server does: 415
+ * for another content-type, a trailers-only UNIMPLEMENTED for another method or a path that is not
  * /Service/Method, a trailers-only INTERNAL for a body that ends inside a message.
  */
 #include <errno.h>

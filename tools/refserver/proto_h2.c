@@ -141,7 +141,7 @@ static void serve_one(struct rs_h2_conn *h, struct rs_h2_stream *st)
 	int rv;
 
 	if (is_grpc(h) && !rs_grpc_admit(h, st)) {
-		/* answered at once as a real gRPC server would; no service time */
+		/* answered at once, as a gRPC server does; no service time */
 		w->c.requests++;
 		w->c.responses++;
 		return;
