@@ -41,6 +41,10 @@ enum drv_err drv_err_class(int err)
 		return DRV_ERR_DNS_RCODE;
 	case DRV_E_INCOMPLETE:
 		return DRV_ERR_INCOMPLETE;
+	case DRV_E_LDAP_RESULT:
+		return DRV_ERR_LDAP_RESULT;
+	case DRV_E_LDAP_BIND:
+		return DRV_ERR_LDAP_BIND;
 	default:
 		return DRV_ERR_OTHER;
 	}
@@ -64,6 +68,8 @@ const char *drv_err_name(enum drv_err e)
 		[DRV_ERR_MC_SERVER] = "memcache_server_error",
 		[DRV_ERR_DNS_RCODE] = "dns_rcode",
 		[DRV_ERR_INCOMPLETE] = "incomplete",
+		[DRV_ERR_LDAP_RESULT] = "ldap_result",
+		[DRV_ERR_LDAP_BIND] = "ldap_bind",
 		[DRV_ERR_OTHER] = "other",
 	};
 
@@ -85,6 +91,8 @@ const char *drv_strerror(int err)
 		[-10001 - DRV_E_MC_SERVER] = "memcached SERVER_ERROR",
 		[-10001 - DRV_E_DNS_RCODE] = "DNS reply with RCODE other than NOERROR",
 		[-10001 - DRV_E_INCOMPLETE] = "a datagram of a multi-datagram reply never came",
+		[-10001 - DRV_E_LDAP_RESULT] = "LDAP search done with a resultCode other than success",
+		[-10001 - DRV_E_LDAP_BIND] = "LDAP bind failed",
 	};
 	unsigned i = (unsigned)(-10001 - err);
 

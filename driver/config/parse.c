@@ -13,6 +13,7 @@
 #include "config/reqmix.h"
 #include "config/option.h"
 #include "config/config_http.h"
+#include "config/config_ldap.h"
 #include "config/config_payload.h"
 #include "config/config_udp.h"
 #include "config/config_work.h"
@@ -47,6 +48,8 @@ enum {
 	OPT_REQUESTS_FILE,
 	OPT_SEED,
 	OPT_CONNECT_RATE,
+	OPT_LDAP, /* --base, --scope, --filter, --attrs, --bind-dn, --bind-password-file: in order */
+	OPT_LDAP_LAST = OPT_LDAP + 5,
 };
 
 static const struct option long_opts[] = {
@@ -84,6 +87,12 @@ static const struct option long_opts[] = {
 	{"requests-file", required_argument, NULL, OPT_REQUESTS_FILE},
 	{"seed", required_argument, NULL, OPT_SEED},
 	{"connect-rate", required_argument, NULL, OPT_CONNECT_RATE},
+	{"base", required_argument, NULL, OPT_LDAP},
+	{"scope", required_argument, NULL, OPT_LDAP + 1},
+	{"filter", required_argument, NULL, OPT_LDAP + 2},
+	{"attrs", required_argument, NULL, OPT_LDAP + 3},
+	{"bind-dn", required_argument, NULL, OPT_LDAP + 4},
+	{"bind-password-file", required_argument, NULL, OPT_LDAP + 5},
 	{"procs", required_argument, NULL, 'p'},
 	{"pipeline", required_argument, NULL, 'P'},
 	{"quiet", no_argument, NULL, 'q'},
@@ -91,6 +100,9 @@ static const struct option long_opts[] = {
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
 };
+
+static const char *const ldap_opts[] = {"base", "scope", "filter", "attrs", "bind-dn",
+					"bind-password-file"};
 
 static const char short_opts[] = ":c:t:n:d:m:H:P:p:kqhV";
 
@@ -115,6 +127,7 @@ void drv_config_fini(struct drv_config *cfg)
 	free(cfg->cacert_pem);
 	cfg->cacert_pem = NULL;
 	drv_reqmix_free(cfg->mix);
+	drv__config_ldap_free(cfg);
 	cfg->mix = NULL;
 	cfg->payload = NULL;
 	cfg->body = NULL;
@@ -238,12 +251,14 @@ static int shard(struct drv_config *cfg, const char *s, char *err, size_t errlen
 
 static int parse_target(struct drv_config *cfg, const char *s, char *err, size_t errlen)
 {
-	int r;
+	int r = drv__config_ldap_url(cfg, s, err, errlen); /* ldap://: config_ldap.c */
 
-	if (ll_parse_url(s, &cfg->url))
+	if (r < 0)
+		return r;
+	if (!r && ll_parse_url(s, &cfg->url))
 		return drv__config_fail(err, errlen,
 			       "bad target '%s': expected tcp://HOST:PORT, udp://HOST:PORT, "
-			       "http://HOST[:PORT][/PATH] or https://HOST[:PORT][/PATH]",
+			       "http://HOST[:PORT][/PATH], https://HOST[:PORT][/PATH] or ldap://HOST[:PORT]/BASEDN",
 			       s);
 	r = ll_resolve(cfg->url.host, cfg->url.port,
 		       cfg->url.scheme == LL_SCHEME_UDP ? SOCK_DGRAM : SOCK_STREAM, &cfg->addr,
@@ -315,6 +330,8 @@ static int check(struct drv_config *cfg, const struct drv__seen *seen, char *err
 			return drv__config_fail(err, errlen,
 				       "--source-addr: address %u is not of the target's family",
 				       i + 1);
+	if (drv__config_ldap_check(cfg, seen->resp_given, err, errlen)) /* config_ldap.c */
+		return -EINVAL;
 	if (drv__config_work_check(cfg, seen, err, errlen)) /* config_work.c */
 		return -EINVAL;
 	if (drv__config_check_udp(cfg, err, errlen))
@@ -431,6 +448,13 @@ static int parse_opt(struct drv_config *cfg, int c, const char *opt, struct drv_
 		return drv__config_work_opt(cfg, c == OPT_PROTO ? "proto" : c == OPT_HDR_LOG ? "hdr-log"
 					    : c == OPT_REQUESTS_FILE ? "requests-file"
 					    : c == OPT_SEED ? "seed" : "P", optarg, err, errlen);
+	case OPT_LDAP:
+	case OPT_LDAP + 1:
+	case OPT_LDAP + 2:
+	case OPT_LDAP + 3:
+	case OPT_LDAP + 4:
+	case OPT_LDAP_LAST:
+		return drv__config_ldap_opt(cfg, ldap_opts[c - OPT_LDAP], optarg, err, errlen);
 	case 'q':
 		cfg->quiet = true;
 		return 0;

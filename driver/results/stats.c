@@ -104,6 +104,12 @@ void drv_stats_merge(struct drv_stats *dst, const struct drv_stats *src)
 		dst->http_version[i] += src->http_version[i];
 	for (i = 0; i < 16; i++)
 		dst->dns_rcode[i] += src->dns_rcode[i];
+	for (i = 0; i < DRV_LDAP_CODES; i++) {
+		dst->ldap_result[i] += src->ldap_result[i];
+		dst->ldap_bind[i] += src->ldap_bind[i];
+	}
+	dst->ldap_entries += src->ldap_entries;
+	dst->ldap_refs += src->ldap_refs;
 	if (!dst->first_other_err)
 		dst->first_other_err = src->first_other_err;
 	if (src->t_first_ns && (!dst->t_first_ns || src->t_first_ns < dst->t_first_ns))
@@ -311,6 +317,19 @@ const char *drv_err_hint(enum drv_err e, const struct drv_stats *s, const char *
 		snprintf(buf, len,
 			 "multi-datagram memcached replies missing a datagram: memcached or the "
 			 "kernel dropped one (netstat -su: receive buffer errors); raise --rcvbuf");
+		break;
+	case DRV_ERR_LDAP_RESULT:
+		snprintf(buf, len,
+			 "LDAP searches answered with a resultCode other than success: see 'ldap "
+			 "result' above, each code with its hint (the entries they returned are "
+			 "counted; sizeLimitExceeded and timeLimitExceeded stand apart under their "
+			 "codes)");
+		break;
+	case DRV_ERR_LDAP_BIND:
+		snprintf(buf, len,
+			 "the bind at connect failed (codes in 'ldap bind' above; invalidCredentials: "
+			 "a wrong --bind-dn or password): the connection was dropped, and the next one "
+			 "waits as after a failed connect");
 		break;
 	case DRV_ERR_OTHER:
 	default:

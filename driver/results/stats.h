@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include "loadlens/ll_hist.h"
 #include "base/errors.h"
+#include "framing/ldap_codes.h"
 
 #define DRV_STATUS_MAX 1000 /* HTTP status codes 100..999 are counted one by one; 0 = none */
 
@@ -59,6 +60,10 @@ struct drv_stats {
 	uint64_t status[DRV_STATUS_MAX]; /* http: responses by status code */
 	uint64_t http_version[DRV_HTTPV__COUNT]; /* http: responses by negotiated version */
 	uint64_t dns_rcode[16]; /* dns: responses by RCODE (0 = NOERROR, counted ok) */
+	uint64_t ldap_result[DRV_LDAP_CODES]; /* ldap: searches by resultCode (0 = success, ok) */
+	uint64_t ldap_bind[DRV_LDAP_CODES];   /* ldap: binds at connect by resultCode */
+	uint64_t ldap_entries; /* ldap: SearchResultEntry messages of the searches done */
+	uint64_t ldap_refs;    /* ldap: their SearchResultReference messages */
 	int first_other_err; /* negative errno of the first DRV_ERR_OTHER, or 0 */
 	uint64_t t_first_ns; /* uv_hrtime() when the worker started, 0 if never */
 	uint64_t t_last_ns;  /* uv_hrtime() when its last slot finished or it was stopped */

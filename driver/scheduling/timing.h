@@ -34,6 +34,8 @@ struct drv_timing_reply {
 	int status;    /* http: the status code (0 = none); -1: not http */
 	int httpv;     /* http: an enum drv_httpv (below DRV_HTTPV__COUNT); -1: none */
 	int rcode;     /* dns: the RCODE counted (0..15); -1: none */
+	int64_t ldap_code; /* ldap: the search's resultCode; -1: none */
+	uint32_t ldap_entries, ldap_refs; /* ldap: the search's entries and references */
 	uint32_t rec;  /* --requests-file: the record sent, when rec_live */
 	bool rec_live;
 };
@@ -45,7 +47,8 @@ int drv_timing_init(struct drv_worker *w);
 static inline struct drv_timing_reply drv_timing_reply_init(uint64_t sent, uint64_t at)
 {
 	return (struct drv_timing_reply){
-		.sent = sent, .at = at, .status = -1, .httpv = -1, .rcode = -1};
+		.sent = sent, .at = at, .status = -1, .httpv = -1, .rcode = -1,
+		.ldap_code = -1};
 }
 
 /* The send's stamp: now, into s->t_send, and s->deadline --timeout later (timeout_ns 0: none). */
@@ -89,6 +92,11 @@ static inline int drv_timing_record(struct drv_worker *w, const struct drv_ticke
 		st->http_version[r->httpv]++;
 	if (r->rcode >= 0)
 		st->dns_rcode[r->rcode & 15]++;
+	if (r->ldap_code >= 0) {
+		st->ldap_result[drv_ldap_code_slot(r->ldap_code)]++;
+		st->ldap_entries += r->ldap_entries;
+		st->ldap_refs += r->ldap_refs;
+	}
 	if (r->err) {
 		drv_stats_error(st, r->err);
 		w->ivl_cur.errors++;
