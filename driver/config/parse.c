@@ -286,6 +286,8 @@ static int check(struct drv_config *cfg, const struct drv__seen *seen, char *err
 	}
 	if (!cfg->requests && !cfg->duration_ns)
 		return drv__config_fail(err, errlen, "say how long to run: -n REQUESTS or -d DURATION");
+	if (drv__config_ldap_check(cfg, seen->resp_given, err, errlen)) /* config_ldap.c */
+		return -EINVAL;
 	if (cfg->threads > cfg->connections)
 		return drv__config_fail(err, errlen, "-t %llu is more than the %llu connection(s) of -c",
 			       (unsigned long long)cfg->threads,
@@ -330,8 +332,6 @@ static int check(struct drv_config *cfg, const struct drv__seen *seen, char *err
 			return drv__config_fail(err, errlen,
 				       "--source-addr: address %u is not of the target's family",
 				       i + 1);
-	if (drv__config_ldap_check(cfg, seen->resp_given, err, errlen)) /* config_ldap.c */
-		return -EINVAL;
 	if (drv__config_work_check(cfg, seen, err, errlen)) /* config_work.c */
 		return -EINVAL;
 	if (drv__config_check_udp(cfg, err, errlen))

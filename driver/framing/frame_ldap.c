@@ -122,8 +122,8 @@ static int result_code(struct drv_ldap_state *s)
 	ber_len_t len;
 	ber_int_t code;
 
-	if (ber_skip_tag(s->ber, &len) == LBER_ERROR || ber_get_enum(s->ber, &code) == LBER_ERROR ||
-	    code < 0)
+	if (ber_skip_tag(s->ber, &len) == LBER_ERROR ||
+	    ber_get_enum(s->ber, &code) != LBER_ENUMERATED || code < 0)
 		return DRV_E_MALFORMED;
 	s->code = code;
 	return 1;
@@ -136,7 +136,7 @@ static int message(struct drv_ldap_state *s)
 	ber_len_t len;
 	ber_tag_t op;
 
-	if (ber_get_int(s->ber, &id) == LBER_ERROR)
+	if (ber_get_int(s->ber, &id) != LBER_INTEGER)
 		return DRV_E_MALFORMED;
 	op = ber_peek_tag(s->ber, &len);
 	if (id == 0 && op == OP_EXTENDED_RESP) { /* unsolicited: Notice of Disconnection */
