@@ -163,6 +163,13 @@ same badpw searches 0 SRCH
 grep -q "hint: ldap_bind: " "$LL_TMP/badpw.out" || fail "badpw: no ldap_bind hint"
 pass "wrong password: 10 binds refused (invalidCredentials) on both sides, no search sent"
 
+# --- --help shows the protocol and its options, with an example ---
+"$LOADLENS_BIN/loadlens-driver" --help >"$LL_TMP/help" || fail "--help failed"
+for w in "--proto ldap" ldap:// --base --scope --filter --attrs --bind-dn --bind-password-file \
+	ldap_result ldap_bind "tcp://127.0.0.1:389 --proto ldap"; do
+	grep -q -- "$w" "$LL_TMP/help" || fail "--help does not mention $w"
+done
+
 # --- bad input: one line, exit 64 ---
 bad() {
 	local rc=0 want=$1
