@@ -25,7 +25,7 @@
 #include "base/drv.h"
 #include "framing/frame.h"
 #include "protocols/protocols.h"
-#include "config/config_ldap.h"
+#include "config/ldap_request.h"
 #include "protocols/proto_tcp_ldap.h"
 #include "protocols/proto_tcp_pipe.h"
 #include "protocols/tcp_conn.h"

@@ -8,7 +8,6 @@
  */
 #include <errno.h>
 #include <stdlib.h>
-#include "config/config_ldap.h"
 #include "config/ldap_request.h"
 #include "framing/frame.h"
 #include "framing/ldap_codes.h"
