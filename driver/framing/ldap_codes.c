@@ -85,12 +85,12 @@ const char *drv_ldap_code_hint(unsigned slot)
 	case 50:
 		return "the bound identity may not read there: check the server's ACLs";
 	case 51:
-		return "busy: the server sheds load (slapd: its threads or connection limits)";
+		return "the server sheds load (slapd: its threads or connection limits)";
 	case 52:
-		return "unavailable: the server is shutting down or its backend is not ready";
+		return "the server is shutting down or its backend is not ready";
 	case 53:
-		return "unwilling to perform: the server refuses the operation (slapd: an "
-		       "unauthenticated bind, a read-only or disallowed operation)";
+		return "the server refuses the operation (slapd: an unauthenticated bind, a "
+		       "read-only or disallowed operation)";
 	default:
 		return NULL;
 	}
