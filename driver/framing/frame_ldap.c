@@ -171,6 +171,7 @@ size_t drv_ldap_feed(struct drv_ldap_state *s, const uint8_t *p, size_t n, int *
 {
 	ber_len_t len;
 	ber_tag_t tag;
+	size_t before;
 	int r = 0;
 
 	*res = 0;
@@ -181,13 +182,17 @@ size_t drv_ldap_feed(struct drv_ldap_state *s, const uint8_t *p, size_t n, int *
 	s->in = p;
 	s->left = n;
 	while (!r && s->left) {
+		before = s->left;
 		errno = 0;
 		tag = ber_get_next(s->sb, &len, s->ber);
 		if (tag == LBER_DEFAULT) {
-			/* EWOULDBLOCK: the message goes on in the next bytes; else not BER we take
-			 * (ERANGE: a zero length, one over DRV_LDAP_MAX_MESSAGE, a tag over 4 bytes) */
-			r = errno == EWOULDBLOCK ? 0 : DRV_E_MALFORMED;
-			break;
+			/* EWOULDBLOCK: the message goes on (in these bytes: a long tag and length
+			 * are read 8 bytes at a time; or in the next ones); else not BER we take
+			 * (ERANGE: a zero length, one over DRV_LDAP_MAX_MESSAGE, a tag over 4
+			 * bytes, a message under 8 bytes with more after it) */
+			if (errno != EWOULDBLOCK || s->left == before)
+				r = errno == EWOULDBLOCK && !s->left ? 0 : DRV_E_MALFORMED;
+			continue;
 		}
 		r = tag == TAG_MESSAGE ? message(s) : DRV_E_MALFORMED;
 		next_message(s);

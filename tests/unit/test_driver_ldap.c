@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 #include "ll_test.h"
 #include "config/config_ldap.h"
@@ -505,5 +506,81 @@ static void test_url(void **state)
 	drv_config_fini(&cfg);
 }
 
+static uint64_t fuzz_rng = 88172645463325252ULL;
+
+static uint64_t rnd(void)
+{
+	fuzz_rng ^= fuzz_rng << 13;
+	fuzz_rng ^= fuzz_rng >> 7;
+	fuzz_rng ^= fuzz_rng << 17;
+	return fuzz_rng;
+}
+
+/* Bounded fuzz (LL_FUZZ_SECONDS, default 2): slapd's replies whole, mutated, cut or random, fed in
+ * random splits: every feed takes a byte or more and at most what it got, and ends complete,
+ * malformed, or waiting; never a hang or a crash, and no leak (valgrind, sanitizers). */
+static void test_fuzz(void **state)
+{
+	static const char *const corpus[] = {three, size_limit, no_such, notice, reference};
+	const char *env = getenv("LL_FUZZ_SECONDS");
+	double secs = env ? atof(env) : 2.0;
+	uint64_t out[3] = {0};
+	struct drv_ldap_state st = {0};
+	enum drv_app_verdict v;
+	struct timespec t0, t;
+	uint8_t buf[2048];
+	size_t n, i, c, u, m;
+	int res;
+
+	(void)state;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (int batch = 0; batch < 200; batch++) {
+			n = unhex_sp(corpus[rnd() % 5], buf);
+			n += unhex_sp(corpus[rnd() % 5], buf + n);
+			switch (rnd() % 4) {
+			case 0:
+				n = rnd() % 64;
+				for (i = 0; i < n; i++)
+					buf[i] = (uint8_t)rnd();
+				break;
+			case 1:
+				for (m = 1 + rnd() % 3; m--;)
+					buf[rnd() % n] = (uint8_t)rnd();
+				break;
+			case 2:
+				n = rnd() % n;
+				break;
+			default:
+				break;
+			}
+			drv_ldap_reset(&st, 2, false);
+			for (i = 0, res = 0; i < n;) {
+				c = 1 + rnd() % (n - i);
+				u = drv_ldap_feed(&st, buf + i, c, &res, &v);
+				assert_true(u <= c);
+				assert_true(res == 0 || res == 1 || res == DRV_E_MALFORMED);
+				assert_true(u >= 1 || res);
+				i += u;
+				if (res == 1) {
+					out[0]++;
+					drv_ldap_reset(&st, 2, false);
+				} else if (res) {
+					out[1]++;
+					break;
+				} else {
+					assert_int_equal(u, c);
+				}
+			}
+			out[2] += !res;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9 < secs);
+	drv_ldap_state_free(&st);
+	printf("fuzz: complete %llu, malformed %llu, waiting %llu\n", (unsigned long long)out[0],
+	       (unsigned long long)out[1], (unsigned long long)out[2]);
+	assert_true(out[0] > 0 && out[1] > 0 && out[2] > 0);
+}
+
 LL_TEST_MAIN(test_search_bytes, test_bind_bytes, test_bad_filters, test_framing,
-	     test_stops_at_done, test_codes, test_short_template, test_options, test_url)
+	     test_stops_at_done, test_codes, test_short_template, test_options, test_url, test_fuzz)
