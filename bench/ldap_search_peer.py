@@ -63,7 +63,8 @@ async def conn(port, base, until, counts):
 
 
 async def main():
-    port, base, c, secs = int(sys.argv[1]), sys.argv[2].encode(), int(sys.argv[3]), float(sys.argv[4])
+    port, base = int(sys.argv[1]), sys.argv[2].encode()
+    c, secs = int(sys.argv[3]), float(sys.argv[4])
     counts = [0, 0]
     t0 = time.monotonic()
     await asyncio.gather(*(conn(port, base, t0 + secs, counts) for _ in range(c)))

@@ -41,7 +41,8 @@ for i in range(10000):
     print(f"dn: uid=user{i},ou=people,dc=example,dc=com\nobjectClass: inetOrgPerson\n"
           f"uid: user{i}\ncn: User {i}\nsn: {i}\n")
 PY
-slapadd -q -f "$TMP/slapd.conf" -l "$TMP/data.ldif" >/dev/null 2>&1 || { echo "slapadd failed"; exit 1; }
+slapadd -q -f "$TMP/slapd.conf" -l "$TMP/data.ldif" >/dev/null 2>&1 ||
+	{ echo "slapadd failed"; exit 1; }
 P=$(port)
 cpu 0 slapd -h "ldap://127.0.0.1:$P/" -f "$TMP/slapd.conf" -d 0 >"$TMP/slapd.log" 2>&1 &
 PIDS+=($!)
@@ -56,10 +57,14 @@ for r in $(seq 1 "$ROUNDS"); do
 	cpu 1 "$D" "tcp://127.0.0.1:$P" --proto ldap --base "$BASE" \
 		--filter '(uid=user{{rand:0-9999}})' -c "$C" -d "${SECS}s" -q --json "$TMP/d.json" \
 		>/dev/null 2>&1
-	jq -r --arg r "$r" '"| loadlens-driver | \($r) | \(.throughput_rps | floor) | \(.ldap.entries / .ldap.searches) | \(.latency.p50 / 1e6 * 100 | round / 100) | \(.latency.p99 / 1e6 * 100 | round / 100) | \(.driver.cpu_ns / 1e9 * 100 | round / 100) |"' "$TMP/d.json"
+	jq -r --arg r "$r" 'def ms: . / 1e4 | round / 100;
+		"| loadlens-driver | \($r) | \(.throughput_rps | floor) | " +
+		"\(.ldap.entries / .ldap.searches) | \(.latency.p50 | ms) | \(.latency.p99 | ms) | " +
+		"\(.driver.cpu_ns / 1e7 | round / 100) |"' "$TMP/d.json"
 	cpu 1 /usr/bin/time -f "%U %S" -o "$TMP/t" python3 "$(dirname "$0")/ldap_search_peer.py" \
 		"$P" "$BASE" "$C" "$SECS" >"$TMP/p.out"
 	awk -v r="$r" 'NR == FNR { cpu = $1 + $2; next }
-		{ printf "| python asyncio loop | %s | %d | %.2f | - | - | %.2f |\n", r, $2 / $6, $4 / $2, cpu }' \
+		{ printf "| python asyncio loop | %s | %d | %.2f | - | - | %.2f |\n", r, $2 / $6,
+		  $4 / $2, cpu }' \
 		"$TMP/t" "$TMP/p.out"
 done

@@ -19,8 +19,8 @@
 #define DRV_E_MC_SERVER (-10009)   /* memcached: SERVER_ERROR */
 #define DRV_E_DNS_RCODE (-10010)   /* dns: RCODE != 0 */
 #define DRV_E_INCOMPLETE (-10011)  /* memcache-udp: a datagram of the reply missing */
-#define DRV_E_LDAP_RESULT (-10012) /* ldap: a search done with a resultCode other than success */
-#define DRV_E_LDAP_BIND (-10013)   /* ldap: the bind at connect failed (its resultCode counted) */
+#define DRV_E_LDAP_RESULT (-10012) /* ldap: a search done with a resultCode but success */
+#define DRV_E_LDAP_BIND (-10013)   /* ldap: the bind at connect failed (its code counted) */
 
 /* Error classes: each failed attempt lands in exactly one. Names are the JSON keys. */
 enum drv_err {
@@ -40,7 +40,7 @@ enum drv_err {
 	DRV_ERR_DNS_RCODE,	  /* dns: RCODE != 0 (by code in dns_rcode[]) */
 	DRV_ERR_INCOMPLETE,	  /* memcache-udp: part of a multi-datagram reply never came */
 	DRV_ERR_LDAP_RESULT,	  /* ldap: resultCode != success (by code in ldap_result[]) */
-	DRV_ERR_LDAP_BIND,	  /* ldap: the bind failed, the connection dropped (ldap_bind[]) */
+	DRV_ERR_LDAP_BIND,	  /* ldap: the bind failed, the connection dropped */
 	DRV_ERR_OTHER,		  /* anything else; the first one is kept for the hint */
 	DRV_ERR__COUNT,
 };

@@ -21,8 +21,8 @@ int drv__config_work_opt(struct drv_config *cfg, const char *name, const char *v
 		if (!strcmp(v, "ldap")) /* config_ldap.c */
 			return drv__config_ldap_opt(cfg, "proto", v, err, errlen);
 		if (strcmp(v, "memcache-udp"))
-			return drv__config_fail(err, errlen, "--proto %s: expected memcache-udp or ldap",
-						v);
+			return drv__config_fail(err, errlen,
+						"--proto %s: expected memcache-udp or ldap", v);
 		cfg->mc_udp = true;
 		return 0;
 	}

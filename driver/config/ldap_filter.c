@@ -83,14 +83,16 @@ static int unescape(struct fparse *f, const char *a, const char *b, ber_len_t *l
 	for (; a < b; a++) {
 		if (*a == '\\') {
 			if (b - a < 3 || (hi = hexval(a[1])) < 0 || (lo = hexval(a[2])) < 0)
-				return bad(f, a, "'\\' must start an escape of two hex digits (\\2a)");
+				return bad(f, a, "'\\' must start an escape of two hex digits "
+					   "(\\2a)");
 			f->val[o++] = (char)(hi << 4 | lo);
 			a += 2;
 			continue;
 		}
 		if (*a == '(' || *a == '*' || *a == '\0')
 			return bad(f, a, *a == '*' ? "'*' here: escape it as \\2a"
-						  : "'(' or NUL in a value: escape it (\\28, \\00)");
+						  : "'(' or NUL in a value: escape it "
+						    "(\\28, \\00)");
 		f->val[o++] = *a;
 	}
 	*len = o;
@@ -130,7 +132,8 @@ static int substrings(struct fparse *f, const char *name, const char *ne, const 
 	int r;
 
 	if (ve - v == 1)
-		return out(ber_printf(f->ber, "to", (ber_tag_t)F_PRESENT, name, (ber_len_t)(ne - name)));
+		return out(ber_printf(f->ber, "to", (ber_tag_t)F_PRESENT, name,
+				      (ber_len_t)(ne - name)));
 	r = out(ber_printf(f->ber, "t{o{", (ber_tag_t)F_SUB, name, (ber_len_t)(ne - name)));
 	for (q = v; !r && q <= ve; q++) {
 		if (q < ve && *q != '*')
@@ -178,7 +181,8 @@ static int extensible(struct fparse *f, const char *a, const char *b, const char
 	if (!r)
 		r = out(ber_printf(f->ber, "t{", (ber_tag_t)F_EXT));
 	if (!r && rule)
-		r = out(ber_printf(f->ber, "to", (ber_tag_t)EXT_RULE, rule, (ber_len_t)(re - rule)));
+		r = out(ber_printf(f->ber, "to", (ber_tag_t)EXT_RULE, rule,
+				   (ber_len_t)(re - rule)));
 	if (!r && c1 > a)
 		r = out(ber_printf(f->ber, "to", (ber_tag_t)EXT_TYPE, a, (ber_len_t)(c1 - a)));
 	if (!r)

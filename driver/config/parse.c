@@ -48,7 +48,7 @@ enum {
 	OPT_REQUESTS_FILE,
 	OPT_SEED,
 	OPT_CONNECT_RATE,
-	OPT_LDAP, /* --base, --scope, --filter, --attrs, --bind-dn, --bind-password-file: in order */
+	OPT_LDAP, /* --base --scope --filter --attrs --bind-dn --bind-password-file, in order */
 	OPT_LDAP_LAST = OPT_LDAP + 5,
 };
 

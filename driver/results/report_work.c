@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* The real-workload parts of the summary and the JSON: DNS RCODEs, LDAP (report_ldap.c), pipelining,
- * request mixes. */
+/* The real-workload parts of the summary and the JSON: DNS RCODEs, LDAP (report_ldap.c),
+ * pipelining, request mixes. */
 #include <stdio.h>
 #include "config/config.h"
 #include "framing/frame_dns.h"
