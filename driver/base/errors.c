@@ -91,7 +91,7 @@ const char *drv_strerror(int err)
 		[-10001 - DRV_E_MC_SERVER] = "memcached SERVER_ERROR",
 		[-10001 - DRV_E_DNS_RCODE] = "DNS reply with RCODE other than NOERROR",
 		[-10001 - DRV_E_INCOMPLETE] = "a datagram of a multi-datagram reply never came",
-		[-10001 - DRV_E_LDAP_RESULT] = "LDAP search done with a resultCode but success",
+		[-10001 - DRV_E_LDAP_RESULT] = "LDAP search done with a resultCode other than success",
 		[-10001 - DRV_E_LDAP_BIND] = "LDAP bind failed",
 	};
 	unsigned i = (unsigned)(-10001 - err);

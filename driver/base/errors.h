@@ -19,7 +19,7 @@
 #define DRV_E_MC_SERVER (-10009)   /* memcached: SERVER_ERROR */
 #define DRV_E_DNS_RCODE (-10010)   /* dns: RCODE != 0 */
 #define DRV_E_INCOMPLETE (-10011)  /* memcache-udp: a datagram of the reply missing */
-#define DRV_E_LDAP_RESULT (-10012) /* ldap: a search done with a resultCode but success */
+#define DRV_E_LDAP_RESULT (-10012) /* ldap: a search done with an error resultCode */
 #define DRV_E_LDAP_BIND (-10013)   /* ldap: the bind at connect failed (its code counted) */
 
 /* Error classes: each failed attempt lands in exactly one. Names are the JSON keys. */
