@@ -45,6 +45,8 @@ void drv_report_work(FILE *f, const struct drv_config *cfg, const struct drv_res
 /* report_ldap.c: --proto ldap's searches, entries and resultCodes (JSON "ldap", null without it),
  * and that object added back into t (merge.c). */
 json_t *drv_report_json_ldap(const struct drv_config *cfg, const struct drv_stats *t);
+/* The search asked for (JSON config.ldap): base, scope, filter, attrs, bind_dn (no password). */
+json_t *drv_report_json_ldap_config(const struct drv_config *cfg);
 void drv_report_ldap_merge(struct drv_stats *t, const json_t *o);
 void drv_report_ldap(FILE *f, const struct drv_config *cfg, const struct drv_stats *t);
 /* reqmix.c: per-record counts and latencies (JSON "records"), the top-N table. */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "config/config.h"
+#include "config/config_ldap.h"
 #include "framing/ldap_codes.h"
 #include "results/report.h"
 #include "results/result.h"
@@ -59,6 +60,23 @@ json_t *drv_report_json_ldap(const struct drv_config *cfg, const struct drv_stat
 	return json_pack("{s:I,s:I,s:I,s:o*,s:o*}", "searches", (json_int_t)searches(t), "entries",
 			 (json_int_t)t->ldap_entries, "references", (json_int_t)t->ldap_refs,
 			 "result", codes(t->ldap_result), "bind", codes(t->ldap_bind));
+}
+
+json_t *drv_report_json_ldap_config(const struct drv_config *cfg)
+{
+	const struct drv_ldap_cfg *lc = cfg->ldap;
+	json_t *attrs = json_array();
+	unsigned i;
+
+	for (i = 0; attrs && lc->attrs[i]; i++) {
+		if (json_array_append_new(attrs, json_string(lc->attrs[i]))) {
+			json_decref(attrs);
+			return NULL;
+		}
+	}
+	return json_pack("{s:s,s:s,s:s,s:o*,s:s?}", "base", lc->base_src ? lc->base_src : "",
+			 "scope", drv_ldap_scope_name(lc->scope), "filter", lc->filter_src,
+			 "attrs", attrs, "bind_dn", lc->bind_dn);
 }
 
 /* A code's name back to its slot; DRV_LDAP_CODES if none. */
