@@ -39,7 +39,8 @@ void drv_ldap_reset(struct drv_ldap_state *s, int32_t msgid, bool bind);
 /*
  * Feed n bytes; returns the bytes used (<= n, all of them unless the response completed). *res is
  * 0 while the response is incomplete, 1 once it is complete (then *verdict and s->code are set),
- * DRV_E_MALFORMED, DRV_E_TOO_LARGE (a message over DRV_LDAP_MAX_MESSAGE) or -ENOMEM.
+ * DRV_E_MALFORMED (also a message over DRV_LDAP_MAX_MESSAGE: liblber says ERANGE for that as for
+ * a zero length) or -ENOMEM.
  */
 size_t drv_ldap_feed(struct drv_ldap_state *s, const uint8_t *p, size_t n, int *res,
 		     enum drv_app_verdict *verdict);
