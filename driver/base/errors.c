@@ -51,6 +51,10 @@ enum drv_err drv_err_class(int err)
 		return DRV_ERR_NOT_H2;
 	case DRV_E_GRPC:
 		return DRV_ERR_GRPC;
+	case DRV_E_LDAP_RESULT:
+		return DRV_ERR_LDAP_RESULT;
+	case DRV_E_LDAP_BIND:
+		return DRV_ERR_LDAP_BIND;
 	default:
 		return DRV_ERR_OTHER;
 	}
@@ -79,6 +83,8 @@ const char *drv_err_name(enum drv_err e)
 		[DRV_ERR_H2_PROTOCOL] = "h2_protocol",
 		[DRV_ERR_NOT_H2] = "not_h2",
 		[DRV_ERR_GRPC] = "grpc_status",
+		[DRV_ERR_LDAP_RESULT] = "ldap_result",
+		[DRV_ERR_LDAP_BIND] = "ldap_bind",
 		[DRV_ERR_OTHER] = "other",
 	};
 
@@ -105,6 +111,8 @@ const char *drv_strerror(int err)
 		[-10001 - DRV_E_H2_PROTOCOL] = "malformed HTTP/2 frame or protocol violation",
 		[-10001 - DRV_E_NOT_H2] = "the server does not speak HTTP/2",
 		[-10001 - DRV_E_GRPC] = "gRPC status other than OK",
+		[-10001 - DRV_E_LDAP_RESULT] = "LDAP search done with a resultCode other than success",
+		[-10001 - DRV_E_LDAP_BIND] = "LDAP bind failed",
 	};
 	unsigned i = (unsigned)(-10001 - err);
 

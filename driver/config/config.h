@@ -44,6 +44,7 @@ enum drv_resp_rule {
 	DRV_RESP_RESP,	  /* redis: one RESP2/RESP3 value (frame_resp.c) */
 	DRV_RESP_MEMCACHE, /* memcached text protocol (frame_memcache.c) */
 	DRV_RESP_DNS,	  /* DNS: 2-byte length prefix over TCP, the datagram over UDP */
+	DRV_RESP_LDAP,	  /* --proto ldap: BER LDAPMessages up to a SearchResultDone */
 };
 
 enum drv_http_engine {
@@ -53,6 +54,7 @@ enum drv_http_engine {
 
 struct drv_reqmix;
 struct drv_grpc_msgs;
+struct drv_ldap_cfg;
 
 /* -p: a worker process's live counters, in memory shared with the parent (written each interval,
  * run.c; read by procs.c). */
@@ -139,6 +141,7 @@ struct drv_config {
 	uint64_t seed;		  /* --seed: weighted choice and templates; 0 = round-robin */
 	bool seed_given;
 	uint64_t pipeline;	  /* -P: requests in flight per connection (tcp, http); 1 = none */
+	struct drv_ldap_cfg *ldap; /* --proto ldap and its options (config_ldap.h; owned) */
 
 	/* grpc:// and grpcs:// (config_grpc.c) */
 	const char *proto_path;	  /* --proto-file FILE.proto, or NULL: empty messages */

@@ -16,6 +16,7 @@
 #include "config/config_grpc.h"
 #include "config/config_h2.h"
 #include "config/config_http.h"
+#include "config/config_ldap.h"
 #include "config/config_payload.h"
 #include "config/config_udp.h"
 #include "config/config_work.h"
@@ -54,6 +55,8 @@ enum {
 	OPT_PROTO_FILE,
 	OPT_MESSAGE,
 	OPT_MESSAGE_FILE,
+	OPT_LDAP, /* --base --scope --filter --attrs --bind-dn --bind-password-file, in order */
+	OPT_LDAP_LAST = OPT_LDAP + 5,
 };
 
 static const struct option long_opts[] = {
@@ -95,6 +98,12 @@ static const struct option long_opts[] = {
 	{"proto-file", required_argument, NULL, OPT_PROTO_FILE},
 	{"message", required_argument, NULL, OPT_MESSAGE},
 	{"message-file", required_argument, NULL, OPT_MESSAGE_FILE},
+	{"base", required_argument, NULL, OPT_LDAP},
+	{"scope", required_argument, NULL, OPT_LDAP + 1},
+	{"filter", required_argument, NULL, OPT_LDAP + 2},
+	{"attrs", required_argument, NULL, OPT_LDAP + 3},
+	{"bind-dn", required_argument, NULL, OPT_LDAP + 4},
+	{"bind-password-file", required_argument, NULL, OPT_LDAP + 5},
 	{"procs", required_argument, NULL, 'p'},
 	{"pipeline", required_argument, NULL, 'P'},
 	{"quiet", no_argument, NULL, 'q'},
@@ -102,6 +111,9 @@ static const struct option long_opts[] = {
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
 };
+
+static const char *const ldap_opts[] = {"base", "scope", "filter", "attrs", "bind-dn",
+					"bind-password-file"};
 
 static const char short_opts[] = ":c:t:n:d:m:H:P:p:kqhV";
 
@@ -129,6 +141,7 @@ void drv_config_fini(struct drv_config *cfg)
 	free(cfg->grpc_json);
 	cfg->grpc_json = NULL;
 	drv_reqmix_free(cfg->mix);
+	drv__config_ldap_free(cfg);
 	cfg->mix = NULL;
 	drv_grpc_msgs_free(cfg->grpc_msgs); /* reads nothing of the mix it borrowed */
 	cfg->grpc_msgs = NULL;
@@ -254,13 +267,15 @@ static int shard(struct drv_config *cfg, const char *s, char *err, size_t errlen
 
 static int parse_target(struct drv_config *cfg, const char *s, char *err, size_t errlen)
 {
-	int r;
+	int r = drv__config_ldap_url(cfg, s, err, errlen); /* ldap://: config_ldap.c */
 
-	if (ll_parse_url(s, &cfg->url))
+	if (r < 0)
+		return r;
+	if (!r && ll_parse_url(s, &cfg->url))
 		return drv__config_fail(err, errlen,
 			       "bad target '%s': expected tcp://HOST:PORT, udp://HOST:PORT, "
-			       "http://HOST[:PORT][/PATH], https://HOST[:PORT][/PATH] or "
-			       "grpc[s]://HOST:PORT/package.Service/Method",
+			       "http://HOST[:PORT][/PATH], https://HOST[:PORT][/PATH], "
+			       "grpc[s]://HOST:PORT/package.Service/Method or ldap://HOST[:PORT]/BASEDN",
 			       s);
 	r = ll_resolve(cfg->url.host, cfg->url.port,
 		       cfg->url.scheme == LL_SCHEME_UDP ? SOCK_DGRAM : SOCK_STREAM, &cfg->addr,
@@ -288,6 +303,8 @@ static int check(struct drv_config *cfg, const struct drv__seen *seen, char *err
 	}
 	if (!cfg->requests && !cfg->duration_ns)
 		return drv__config_fail(err, errlen, "say how long to run: -n REQUESTS or -d DURATION");
+	if (drv__config_ldap_check(cfg, seen->resp_given, err, errlen)) /* config_ldap.c */
+		return -EINVAL;
 	if (cfg->threads > cfg->connections)
 		return drv__config_fail(err, errlen, "-t %llu is more than the %llu connection(s) of -c",
 			       (unsigned long long)cfg->threads,
@@ -474,6 +491,13 @@ static int parse_opt(struct drv_config *cfg, int c, const char *opt, struct drv_
 		return drv__config_grpc_opt(cfg, c == OPT_PROTO_FILE ? "proto-file"
 					    : c == OPT_MESSAGE ? "message" : "message-file", optarg,
 					    err, errlen);
+	case OPT_LDAP:
+	case OPT_LDAP + 1:
+	case OPT_LDAP + 2:
+	case OPT_LDAP + 3:
+	case OPT_LDAP + 4:
+	case OPT_LDAP_LAST:
+		return drv__config_ldap_opt(cfg, ldap_opts[c - OPT_LDAP], optarg, err, errlen);
 	case 'q':
 		cfg->quiet = true;
 		return 0;

@@ -131,14 +131,15 @@ void drv_report_banner(FILE *f, const struct drv_config *cfg)
 void drv_report_live(FILE *f, uint64_t elapsed_ns, uint64_t iv_ns, const struct ll_hist *h,
 		     uint64_t errors, uint64_t connections, bool warm)
 {
-	char r[32], m[32], p[32];
+	char r[32], m[32], sd[32], p[32];
 	uint64_t n = ll_hist_count(h);
 
-	fprintf(f, "[%7.1fs] %llu responses, %s req/s, mean %s, p99 %s, %llu errors, %llu "
-		   "connections%s\n",
+	fprintf(f, "[%7.1fs] %llu responses, %s req/s, mean %s, stddev %s, p99 %s, %llu errors, "
+		   "%llu connections%s\n",
 		(double)elapsed_ns / 1e9, (unsigned long long)n,
 		rate(iv_ns ? (double)n * 1e9 / (double)iv_ns : 0, r, sizeof(r)),
 		n ? ll_fmt_ns(ll_hist_mean(h), m, sizeof(m)) : "-",
+		n ? ll_fmt_ns(ll_hist_stddev(h), sd, sizeof(sd)) : "-",
 		n ? ll_fmt_ns((double)ll_hist_percentile(h, 99), p, sizeof(p)) : "-",
 		(unsigned long long)errors, (unsigned long long)connections,
 		warm ? " (warm-up)" : "");

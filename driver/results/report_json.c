@@ -57,6 +57,8 @@ static json_t *config(const struct drv_config *cfg)
 		bad |= set(o, "tls_verify", json_boolean(!cfg->insecure));
 		bad |= set(o, "cacert", cfg->cacert ? json_string(cfg->cacert) : json_null());
 	}
+	if (cfg->ldap) /* report_ldap.c */
+		bad |= set(o, "ldap", drv_report_json_ldap_config(cfg));
 	bad |= set(o, "shard_index", u64(cfg->shard_index));
 	bad |= set(o, "shard_count", u64(cfg->shard_count));
 	bad |= set(o, "connect_rate", cfg->connect_rate ? json_real(cfg->connect_rate) : json_null());

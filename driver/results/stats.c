@@ -105,6 +105,12 @@ void drv_stats_merge(struct drv_stats *dst, const struct drv_stats *src)
 	for (i = 0; i < 16; i++)
 		dst->dns_rcode[i] += src->dns_rcode[i];
 	drv_stats_merge_h2(dst, src);
+	for (i = 0; i < DRV_LDAP_CODES; i++) {
+		dst->ldap_result[i] += src->ldap_result[i];
+		dst->ldap_bind[i] += src->ldap_bind[i];
+	}
+	dst->ldap_entries += src->ldap_entries;
+	dst->ldap_refs += src->ldap_refs;
 	if (!dst->first_other_err)
 		dst->first_other_err = src->first_other_err;
 	if (src->t_first_ns && (!dst->t_first_ns || src->t_first_ns < dst->t_first_ns))
@@ -363,6 +369,19 @@ const char *drv_err_hint(enum drv_err e, const struct drv_stats *s, const char *
 		snprintf(buf, len,
 			 "gRPC calls answered with a status other than OK: see the grpc status "
 			 "line and its hints");
+		break;
+	case DRV_ERR_LDAP_RESULT:
+		snprintf(buf, len,
+			 "LDAP searches answered with a resultCode other than success: see 'ldap "
+			 "result' above, each code with its hint (the entries they returned are "
+			 "counted; sizeLimitExceeded and timeLimitExceeded stand apart under their "
+			 "codes)");
+		break;
+	case DRV_ERR_LDAP_BIND:
+		snprintf(buf, len,
+			 "the bind at connect failed (codes in 'ldap bind' above; invalidCredentials: "
+			 "a wrong --bind-dn or password): the connection was dropped, and the next one "
+			 "waits as after a failed connect");
 		break;
 	case DRV_ERR_OTHER:
 	default:

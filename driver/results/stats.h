@@ -12,6 +12,7 @@
 #include "loadlens/ll_hist.h"
 #include "base/errors.h"
 #include "base/grpc_status.h"
+#include "framing/ldap_codes.h"
 
 #define DRV_H2_RST_CODES 15 /* RST_STREAM codes 0..13 (NO_ERROR..HTTP_1_1_REQUIRED), 14: others */
 #define DRV_STATUS_MAX 1000 /* HTTP status codes 100..999 are counted one by one; 0 = none */
@@ -70,6 +71,10 @@ struct drv_stats {
 	uint64_t h2_max_streams_set; /* of them, those that announced a limit */
 	uint64_t h2_peak_streams; /* most streams in flight on one connection */
 	uint64_t grpc_status[DRV_GRPC_CODES + 1]; /* grpc: answers by grpc-status (0 = OK) */
+	uint64_t ldap_result[DRV_LDAP_CODES]; /* ldap: searches by resultCode (0 = success, ok) */
+	uint64_t ldap_bind[DRV_LDAP_CODES];   /* ldap: binds at connect by resultCode */
+	uint64_t ldap_entries; /* ldap: SearchResultEntry messages of the searches done */
+	uint64_t ldap_refs;    /* ldap: their SearchResultReference messages */
 	int first_other_err; /* negative errno of the first DRV_ERR_OTHER, or 0 */
 	uint64_t t_first_ns; /* uv_hrtime() when the worker started, 0 if never */
 	uint64_t t_last_ns;  /* uv_hrtime() when its last slot finished or it was stopped */

@@ -35,6 +35,8 @@ struct drv_timing_reply {
 	int httpv;     /* http: an enum drv_httpv (below DRV_HTTPV__COUNT); -1: none */
 	int rcode;     /* dns: the RCODE counted (0..15); -1: none */
 	int grpc;      /* grpc: the grpc-status counted (0..DRV_GRPC_OTHER); -1: none */
+	int64_t ldap_code; /* ldap: the search's resultCode; -1: none */
+	uint32_t ldap_entries, ldap_refs; /* ldap: the search's entries and references */
 	uint32_t rec;  /* --requests-file: the record sent, when rec_live */
 	bool rec_live;
 };
@@ -46,7 +48,8 @@ int drv_timing_init(struct drv_worker *w);
 static inline struct drv_timing_reply drv_timing_reply_init(uint64_t sent, uint64_t at)
 {
 	return (struct drv_timing_reply){
-		.sent = sent, .at = at, .status = -1, .httpv = -1, .rcode = -1, .grpc = -1};
+		.sent = sent, .at = at, .status = -1, .httpv = -1, .rcode = -1, .grpc = -1,
+		.ldap_code = -1};
 }
 
 /* The send's stamp: now, into s->t_send, and s->deadline --timeout later (timeout_ns 0: none). */
@@ -94,6 +97,11 @@ static inline int drv_timing_record(struct drv_worker *w, const struct drv_ticke
 		st->dns_rcode[r->rcode & 15]++;
 	if (r->grpc >= 0)
 		st->grpc_status[r->grpc <= DRV_GRPC_OTHER ? r->grpc : DRV_GRPC_OTHER]++;
+	if (r->ldap_code >= 0) {
+		st->ldap_result[drv_ldap_code_slot(r->ldap_code)]++;
+		st->ldap_entries += r->ldap_entries;
+		st->ldap_refs += r->ldap_refs;
+	}
 	if (r->err) {
 		drv_stats_error(st, r->err);
 		w->ivl_cur.errors++;
