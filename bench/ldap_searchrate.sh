@@ -31,6 +31,9 @@ database mdb
 maxsize 67108864
 suffix "dc=example,dc=com"
 directory $TMP/db
+# back-mdb looks for referrals beside every filter: without an objectClass index no search
+# uses the uid index (each scans the 10,000 entries: 7 ms, 250 searches/s)
+index objectClass eq
 index uid eq
 CONF
 python3 - >"$TMP/data.ldif" <<'PY'

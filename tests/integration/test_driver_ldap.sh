@@ -38,6 +38,9 @@ suffix "dc=example,dc=com"
 rootdn "$ADMIN"
 rootpw secret
 directory $LL_TMP/db
+# back-mdb looks for referrals beside every filter: without an objectClass index no search
+# uses the uid index (each scans the 10,000 entries: 7 ms, 250 searches/s)
+index objectClass eq
 index uid eq
 EOF
 $PY - >"$LL_TMP/data.ldif" <<'EOF'
