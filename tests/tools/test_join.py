@@ -75,7 +75,13 @@ class SchemaTest(unittest.TestCase):
 		self.assertEqual(schema.target_port_proto("https://[::1]/"), (443, "tcp"))
 		self.assertEqual(schema.target_port_proto("https://[::1]:8443/"), (8443, "tcp"))
 		self.assertEqual(schema.target_port_proto("udp://127.0.0.1:53"), (53, "udp"))
-		for bad in ("127.0.0.1:80", "tcp://host", "ftp://h:21", "tcp://h:99999"):
+		self.assertEqual(schema.target_port_proto("grpc://127.0.0.1:50051/kv.Store/Put"),
+				 (50051, "tcp"))
+		self.assertEqual(schema.target_port_proto("grpcs://h/kv.Store/Get"), (443, "tcp"))
+		self.assertEqual(schema.target_port_proto("ldap://h/dc=example?uid?sub?(uid=a)"),
+				 (389, "tcp"))
+		for bad in ("127.0.0.1:80", "tcp://host", "ftp://h:21", "tcp://h:99999",
+			    "grpc://h/kv.Store/Put", "x" * 3000):
 			with self.assertRaises(schema.SchemaError):
 				schema.target_port_proto(bad)
 

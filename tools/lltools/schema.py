@@ -103,14 +103,15 @@ def target_port_proto(target):
 				  f"({MAX_TARGET:,}: a host of 255 and a path of 2,047)")
 	scheme, _, rest = target.partition("://")
 	if not rest:
-		raise SchemaError(f"target '{target}' is not a URL (tcp://, udp://, http://, https://)")
+		raise SchemaError(f"target '{target}' is not a URL (tcp://, udp://, http://, https://, "
+				  "grpc://, grpcs://, ldap://)")
 	hostport = rest.split("/", 1)[0]
 	if hostport.startswith("["):
 		port = hostport.rpartition("]")[2].lstrip(":")
 	else:
 		port = hostport.rpartition(":")[2] if ":" in hostport else ""
-	defaults = {"http": 80, "https": 443}
-	if scheme not in ("tcp", "udp", "http", "https"):
+	defaults = {"http": 80, "https": 443, "grpcs": 443, "ldap": 389}
+	if scheme not in ("tcp", "udp", "http", "https", "grpc", "grpcs", "ldap"):
 		raise SchemaError(f"target '{target}': unknown scheme '{scheme}'")
 	if port == "":
 		if scheme not in defaults:
