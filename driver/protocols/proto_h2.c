@@ -325,29 +325,22 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 		flush(c);
 }
 
-/*
- * The open loop's read (scheduling/rxset.h): what a readable connection holds, timed by the
- * kernel (the stamp of the last segment read), handed to on_read as libuv would.
- */
+static bool alive(const uv_stream_t *s)
+{
+	const struct h2_conn *c = container_of(s, struct h2_conn, tcp);
+
+	return c->open && !c->closing;
+}
+
+/* The open loop's read (scheduling/rxset.h): what a readable connection holds, timed by the
+ * kernel. */
 static void rx_read(struct drv_rxset *set, void *sock, const struct drv_rxclock *clk)
 {
 	struct h2_conn *c = sock;
-	uv_buf_t b = uv_buf_init(c->ht->io.rbuf, (unsigned int)c->ht->io.rbuf_len);
-	uv_os_fd_t fd;
-	ssize_t n;
-	int i;
 
-	for (i = 0; i < 4; i++) {
-		if (!c->open || c->closing || uv_fileno((uv_handle_t *)&c->tcp, &fd))
-			break;
-		n = drv_rxset_recv(fd, b.base, b.len, clk, &c->t_rx);
-		if (n == -EAGAIN || n == -EINTR)
-			break;
-		on_read((uv_stream_t *)&c->tcp, n ? n : UV_EOF, &b);
-		if (n <= 0 || (size_t)n < b.len)
-			break;
-	}
-	c->t_rx = 0;
+	drv_rxset_read_stream((uv_stream_t *)&c->tcp,
+			      uv_buf_init(c->ht->io.rbuf, (unsigned int)c->ht->io.rbuf_len), clk,
+			      &c->t_rx, on_read, alive);
 }
 
 /* The connection is up: read through the thread's reply set (open loop), or by libuv. */

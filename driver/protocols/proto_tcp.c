@@ -267,31 +267,21 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 		complete(c);
 }
 
-/*
- * The open loop's read (rxset.h): what a readable connection holds, timed by the kernel (the
- * stamp of the last segment read), handed to on_read as libuv would. A read that does not fill
- * the buffer emptied the socket; a fuller one is read again, or at the next drain.
- */
+static bool alive(const uv_stream_t *s)
+{
+	const struct tcp_conn *c = container_of(s, struct tcp_conn, tcp);
+
+	return c->open && !c->closing;
+}
+
+/* The open loop's read (rxset.h): what a readable connection holds, timed by the kernel. */
 static void rx_read(struct drv_rxset *set, void *sock, const struct drv_rxclock *clk)
 {
 	struct tcp_conn *c = sock;
-	uv_buf_t b = uv_buf_init(c->tt->io.rbuf, (unsigned int)c->tt->io.rbuf_len);
-	uv_os_fd_t fd;
-	ssize_t n;
-	int i;
 
-	for (i = 0; i < 4; i++) {
-		/* a response may close it (an error, Connection: close, --reconnect-every) */
-		if (!c->open || c->closing || uv_fileno((uv_handle_t *)&c->tcp, &fd))
-			return;
-		n = drv_rxset_recv(fd, b.base, b.len, clk, &c->t_rx);
-		if (n == -EAGAIN || n == -EINTR)
-			break;
-		on_read((uv_stream_t *)&c->tcp, n ? n : UV_EOF, &b);
-		if (n <= 0 || (size_t)n < b.len)
-			break;
-	}
-	c->t_rx = 0;
+	drv_rxset_read_stream((uv_stream_t *)&c->tcp,
+			      uv_buf_init(c->tt->io.rbuf, (unsigned int)c->tt->io.rbuf_len), clk,
+			      &c->t_rx, on_read, alive);
 }
 
 /* The connection is up: its responses are read through the thread's reply set, or by libuv. */

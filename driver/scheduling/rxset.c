@@ -166,3 +166,23 @@ void drv_rxset_fini(struct drv_rxset *set)
 		close(set->epfd);
 	set->epfd = -1;
 }
+
+void drv_rxset_read_stream(uv_stream_t *s, uv_buf_t b, const struct drv_rxclock *clk,
+			   uint64_t *t_rx, uv_read_cb cb, bool (*alive)(const uv_stream_t *s))
+{
+	uv_os_fd_t fd;
+	ssize_t n;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		if (!alive(s) || uv_fileno((const uv_handle_t *)s, &fd))
+			break;
+		n = drv_rxset_recv(fd, b.base, b.len, clk, t_rx);
+		if (n == -EAGAIN || n == -EINTR)
+			break;
+		cb(s, n ? n : UV_EOF, &b);
+		if (n <= 0 || (size_t)n < b.len)
+			break;
+	}
+	*t_rx = 0;
+}

@@ -62,6 +62,15 @@ int drv_rxset_add(struct drv_rxset *set, uv_handle_t *h, void *sock);
  * stamp, or one ahead of the clock).
  */
 ssize_t drv_rxset_recv(int fd, void *buf, size_t len, const struct drv_rxclock *clk, uint64_t *t);
+/*
+ * A readable stream connection of the set (tcp, http, http/2): what it holds into b, handed to
+ * cb as libuv would (0 bytes: UV_EOF), each read stamped in *t_rx by the kernel (the stamp of its
+ * last segment; 0 again after). A read that does not fill b emptied the socket; a fuller one is
+ * read again, up to 4 times, or at the next drain. alive(s) is asked before each read: a response
+ * may have closed the connection (an error, Connection: close, --reconnect-every).
+ */
+void drv_rxset_read_stream(uv_stream_t *s, uv_buf_t b, const struct drv_rxclock *clk,
+			   uint64_t *t_rx, uv_read_cb cb, bool (*alive)(const uv_stream_t *s));
 /* At the stop: close the poll handle. */
 void drv_rxset_stop(struct drv_rxset *set);
 /* After the loop has closed: close the epoll set. */
