@@ -6,6 +6,8 @@
 # Usage: ROUNDS=3 SECS=10 C=16 bench/ldap_searchrate.sh [BUILD_BIN]  → a table on stdout.
 set -u
 . "$(dirname "$0")/common.sh"
+# slapd_db: the same slapd and 10,000 entries as the integration test's (tests/integration/lib/servers.sh)
+. "$(dirname "$0")/../tests/integration/lib/servers.sh"
 BIN=${1:-build/bin}
 D=$BIN/loadlens-driver
 ROUNDS=${ROUNDS:-3}
@@ -18,34 +20,7 @@ PATH=$PATH:/usr/sbin
 bench_tmp ldapbench
 cpu() { if [ "$(nproc)" -ge 2 ]; then taskset -c "$1" "${@:2}"; else "${@:2}"; fi; }
 
-mkdir -p "$TMP/db"
-cat >"$TMP/slapd.conf" <<CONF
-include /etc/ldap/schema/core.schema
-include /etc/ldap/schema/cosine.schema
-include /etc/ldap/schema/inetorgperson.schema
-modulepath /usr/lib/ldap
-moduleload back_mdb
-pidfile $TMP/slapd.pid
-loglevel 0
-database mdb
-maxsize 67108864
-suffix "dc=example,dc=com"
-directory $TMP/db
-# back-mdb looks for referrals beside every filter: without an objectClass index no search
-# uses the uid index (each scans the 10,000 entries: 7 ms, 250 searches/s)
-index objectClass eq
-index uid eq
-CONF
-python3 - >"$TMP/data.ldif" <<'PY'
-print("dn: dc=example,dc=com\nobjectClass: dcObject\nobjectClass: organization\no: example\n"
-      "dc: example\n")
-print("dn: ou=people,dc=example,dc=com\nobjectClass: organizationalUnit\nou: people\n")
-for i in range(10000):
-    print(f"dn: uid=user{i},ou=people,dc=example,dc=com\nobjectClass: inetOrgPerson\n"
-          f"uid: user{i}\ncn: User {i}\nsn: {i}\n")
-PY
-slapadd -q -f "$TMP/slapd.conf" -l "$TMP/data.ldif" >/dev/null 2>&1 ||
-	{ echo "slapadd failed"; exit 1; }
+slapd_db "$TMP" 0 || { cat "$TMP/slapadd.out"; exit 1; }
 P=$(port)
 # the subshell execs taskset, which execs slapd: $! is slapd's own pid (killed at exit)
 (if [ "$(nproc)" -ge 2 ]; then exec taskset -c 0 slapd -h "ldap://127.0.0.1:$P/" \

@@ -151,3 +151,47 @@ CONF
 		done
 	} >"$file"
 }
+
+# slapd_db DIR LOGLEVEL [LINE...]: DIR/slapd.conf, an mdb database in DIR/db holding 10,000
+# entries (uid=user0..user9999 under ou=people,dc=example,dc=com; rootdn cn=admin,dc=example,dc=com
+# with password "secret"), loaded with slapadd; each LINE is added to the global section as it is
+# ("sizelimit 500"). Start slapd on it with -f DIR/slapd.conf. The bench scripts use it too.
+slapd_db() {
+	local dir=$1 loglevel=$2 line
+	shift 2
+	mkdir -p "$dir/db"
+	{
+		cat <<CONF
+include /etc/ldap/schema/core.schema
+include /etc/ldap/schema/cosine.schema
+include /etc/ldap/schema/inetorgperson.schema
+modulepath /usr/lib/ldap
+moduleload back_mdb
+pidfile $dir/slapd.pid
+loglevel $loglevel
+CONF
+		for line in "$@"; do echo "$line"; done
+		cat <<CONF
+database mdb
+maxsize 67108864
+suffix "dc=example,dc=com"
+rootdn "cn=admin,dc=example,dc=com"
+rootpw secret
+directory $dir/db
+# back-mdb looks for referrals beside every filter: without an objectClass index no search
+# uses the uid index (each scans the 10,000 entries: 7 ms, 250 searches/s)
+index objectClass eq
+index uid eq
+CONF
+	} >"$dir/slapd.conf"
+	/usr/bin/python3 - >"$dir/data.ldif" <<'PY'
+print("dn: dc=example,dc=com\nobjectClass: dcObject\nobjectClass: organization\no: example\n"
+      "dc: example\n")
+print("dn: ou=people,dc=example,dc=com\nobjectClass: organizationalUnit\nou: people\n")
+for i in range(10000):
+    print(f"dn: uid=user{i},ou=people,dc=example,dc=com\nobjectClass: inetOrgPerson\n"
+          f"uid: user{i}\ncn: User {i}\nsn: {i}\n")
+PY
+	"$(command -v slapadd || echo /usr/sbin/slapadd)" -q -f "$dir/slapd.conf" \
+		-l "$dir/data.ldif" >"$dir/slapadd.out" 2>&1
+}
