@@ -242,9 +242,6 @@ static void notes(FILE *out, const struct rt_ctrs *c)
 		LL_H2_IOVS, (unsigned long long)c->h2_unwalked);
 	note(out, c->h2_unmatched, "HTTP/2 streams answered after the stream table (%d) lost "
 		"them: not counted", RT_H2_STREAMS);
-	note(out, c->tls_alpn_h2, "TLS connections offered HTTP/2 (ALPN h2): inside TLS the "
-		"observer sees turns, not streams; their requests are read/write turns, not "
-		"per-stream");
 	note(out, c->udp_shared, "sockets read by several threads (%llu reads by another thread "
 		"than the last): replies matched approximately", (unsigned long long)c->udp_switch);
 }
@@ -308,6 +305,12 @@ int obs_reqtime_fmt_summary(FILE *out, const struct obs_reqtime *rt, const struc
 			obs_reqtime_slot_proto(i), obs_reqtime_slot_port(rt, i),
 			(unsigned long long)c->requests, server_rps(c),
 			c->last_ns > c->first_ns ? (double)(c->last_ns - c->first_ns) / 1e9 : 0.0);
+		if (c->tls_alpn_h2)
+			fprintf(out, "    warning: %llu TLS connections offered HTTP/2 (ALPN h2); "
+				     "inside TLS the observer sees read/write turns, not streams: on "
+				     "them a request is a turn, not a stream (undercounts multiplexed "
+				     "streams)\n",
+				(unsigned long long)c->tls_alpn_h2);
 		fprintf(out, "    %-21s %10s %9s %9s %9s %9s %9s %9s\n", "", "count", "mean", "p50",
 			"p90", "p99", "p99.9", "max");
 		for (k = 0; k < NCOMPS; k++) {
@@ -387,9 +390,9 @@ static json_t *slot_json(const struct obs_reqtime *rt, const struct obs_reqtime_
 	set(o, "tls_alerts", json_integer((json_int_t)c->tls_alerts), ok);
 	set(o, "tls_lost", json_integer((json_int_t)c->tls_lost), ok);
 	set(o, "tls_alpn_h2", json_integer((json_int_t)c->tls_alpn_h2), ok);
-	/* TLS connections' requests are read/write turns: per stream only where the plaintext
-	 * is seen (HTTP/2 by prior knowledge) */
-	set(o, "tls_requests", json_string(c->tls_handshakes ? "turns" : "none"), ok);
+	/* a TLS connection's requests are read/write turns (its plaintext is not seen): per
+	 * stream only for HTTP/2 in the clear */
+	set(o, "tls_requests", json_string("turns"), ok);
 	set(o, "h2_connections", json_integer((json_int_t)c->h2_conns), ok);
 	set(o, "h2_lost", json_integer((json_int_t)c->h2_lost), ok);
 	set(o, "h2_unwalked", json_integer((json_int_t)c->h2_unwalked), ok);

@@ -8,7 +8,9 @@
 #   counted as one);
 # - a location proxied to a 3 ms backend: the observer's service mean within 5% of nginx's
 #   $request_time mean;
-# - sick: streams the client gives up on (nghttp -t, no response yet) are unanswered, counted.
+# - sick: streams the client gives up on (nghttp -t, no response yet) are unanswered, counted;
+# - HTTP/2 over TLS (ALPN h2): the observer sees turns, not streams, and says so (a warning line
+#   and tls_alpn_h2 = the connections); HTTP/1.1 over TLS has neither.
 . "$(dirname "$0")/lib.sh"
 require_bpf loadlens-observer loadlens-refserver
 command -v nginx >/dev/null || skip "nginx is not installed (apt-get install nginx-light)"
@@ -19,7 +21,10 @@ FAST=$(free_port)
 SLOW=$(free_port)
 BACK=$(free_port)
 HANG=$(free_port)
+TLS=$(free_port)
 ST=$(free_port)
+mkdir -p "$LL_TMP/pki"
+tls_cert "$LL_TMP/pki"
 refserver_up back "$BACK" --proto http --service-time 3ms --service-mode sleep --workers 2
 # a backend that accepts and never answers: a listener nobody accepts from
 python3 -c "
@@ -41,6 +46,13 @@ nginx_up ng "$ST" "
 		access_log $LL_TMP/slow.log rt;
 		location /slow { proxy_pass http://127.0.0.1:$BACK/; }
 		location /hang { proxy_pass http://127.0.0.1:$HANG/; proxy_read_timeout 60s; }
+	}
+	server {
+		listen 127.0.0.1:$TLS ssl http2;
+		ssl_certificate $LL_TMP/pki/cert.pem;
+		ssl_certificate_key $LL_TMP/pki/key.pem;
+		access_log $LL_TMP/tls.log rt;
+		location / { return 200 \"ok\\n\"; }
 	}"
 
 slot() { echo ".request_timing.slots[] | select(.proto == \"tcp\" and .port == $1)"; }
@@ -106,4 +118,25 @@ s=$(slot "$SLOW")
 [ "$(jget "$LL_TMP/obs_hang.json" "$s | .requests")" = 0 ] ||
 	fail "hang: $(jget "$LL_TMP/obs_hang.json" "$s | .requests") requests, 0 expected"
 echo "ok: hang: 3 abandoned streams unanswered, 0 requests"
+# TLS: h2 offered and used (4 connections), then HTTP/1.1 only (h2load --h1: no h2 in ALPN)
+for v in h2 h1; do
+	start_observer "obs_tls$v" "$TLS"
+	# (--h1 -m 10 would pipeline: one request in flight there)
+	h2load -c 4 -n 2000 $([ $v = h1 ] && echo --h1 -m 1 || echo -m 10) "https://127.0.0.1:$TLS/" \
+		>"$LL_TMP/h2load_tls$v.out" 2>&1 || fail "tls$v: h2load exited $?"
+	sleep 0.3
+	stop "obs_tls$v"
+done
+s=$(slot "$TLS")
+[ "$(jget "$LL_TMP/obs_tlsh2.json" "$s | .tls_alpn_h2")" = 4 ] ||
+	fail "tlsh2: $(jget "$LL_TMP/obs_tlsh2.json" "$s | .tls_alpn_h2") connections offering h2, 4 expected"
+[ "$(jget "$LL_TMP/obs_tlsh2.json" "$s | .tls_requests")" = turns ] || fail "tlsh2: tls_requests"
+grep -q "warning: 4 TLS connections offered HTTP/2" "$LL_TMP/obs_tlsh2.out" ||
+	fail "tlsh2: no warning that TLS requests are turns"
+echo "ok: tlsh2: $(jget "$LL_TMP/obs_tlsh2.json" "$s | .requests") turns for 2000 streams, said: 4 connections offered h2"
+[ "$(jget "$LL_TMP/obs_tlsh1.json" "$s | .tls_alpn_h2")" = 0 ] || fail "tlsh1: h2 offered?"
+grep -q "offered HTTP/2" "$LL_TMP/obs_tlsh1.out" && fail "tlsh1: a warning about HTTP/2 on HTTP/1.1"
+[ "$(jget "$LL_TMP/obs_tlsh1.json" "$s | .requests")" = 2000 ] ||
+	fail "tlsh1: $(jget "$LL_TMP/obs_tlsh1.json" "$s | .requests") requests, 2000 expected"
+echo "ok: tlsh1: 2000 requests over TLS HTTP/1.1, no warning"
 pass "HTTP/2 streams counted and timed apart"
