@@ -172,38 +172,29 @@ __attribute__((noinline)) int h2_frame(struct h2_walk *w, __u32 sid, __u32 tf)
  * in a few steps. */
 __attribute__((noinline)) int h2_step(struct h2_walk *w, __u64 buf, __u32 len)
 {
-	__u32 left, take, sid = 0, tf = 0;
-	long flen;
+	__u32 pass = 0, take = 0, sid = 0, tf = 0;
+	int rc;
 	__u8 hl;
 
 	if (!w)
 		return H2_LOST;
-	left = w->off < len ? len - w->off : 0;
-	if (w->d.skip >= left) {
-		w->d.skip -= left;
-		return H2_DONE;
-	}
-	w->off += w->d.skip;
-	left -= w->d.skip;
-	w->d.skip = 0;
-	hl = w->d.hlen;
-	if (hl > 8)
+	if (ll_h2_next(&w->d, w->off < len ? len - w->off : 0, &pass, &take))
 		return H2_LOST;
-	take = 9 - hl;
-	take = take > left ? left : take;
+	w->off += pass;
+	if (!take)
+		return H2_DONE;
+	hl = w->d.hlen;
+	if (hl > 8) /* (ll_h2_next's bound, for the verifier) */
+		return H2_LOST;
 	take &= 15;
 	if (!buf || bpf_probe_read_user(&w->d.hdr[hl], take, (void *)(buf + w->off)))
 		return H2_LOST;
 	w->off += take;
-	if (hl + take < LL_H2_HDR) {
-		w->d.hlen = hl + take; /* cut by the end of the bytes: the rest comes next */
-		return H2_DONE;
-	}
-	w->d.hlen = 0;
-	flen = ll_h2_frame(w->d.hdr, &sid, &tf);
-	if (flen < 0 || ++w->frames > LL_H2_FRAMES)
+	rc = ll_h2_got(&w->d, take, &sid, &tf);
+	if (rc <= 0)
+		return rc ? H2_LOST : H2_DONE; /* a header cut by the end: the rest comes next */
+	if (++w->frames > LL_H2_FRAMES)
 		return H2_LOST;
-	w->d.skip = (__u32)flen;
 	if (ll_h2_stream_frame(sid, tf))
 		h2_frame(w, sid, tf);
 	return H2_MORE;

@@ -121,4 +121,50 @@ static __attribute__((always_inline)) inline int ll_h2_ends(__u32 tf)
 	       ((t == LL_H2_DATA || t == LL_H2_HEADERS) && ((tf >> 8) & LL_H2_END_STREAM));
 }
 
+/*
+ * The walk of one direction, in two steps the kernel (h2_step() in bpf/req_h2.bpf.h) and the
+ * unit tests share; only the copy of header bytes between them differs.
+ * ll_h2_next: at the next `left` bytes, the payload still to come is passed over first (*pass
+ * bytes), then *take header bytes are due (the 9 of a header, or the rest of one cut by the end
+ * of the last read; 0: the bytes end first). Returns -1 for a state the walk never leaves.
+ */
+static __attribute__((always_inline)) inline int ll_h2_next(struct rt_h2_dir *d, __u32 left,
+							     __u32 *pass, __u32 *take)
+{
+	if (d->hlen >= LL_H2_HDR)
+		return -1;
+	if (d->skip >= left) {
+		*pass = left;
+		d->skip -= left;
+		*take = 0;
+		return 0;
+	}
+	*pass = d->skip;
+	left -= d->skip;
+	d->skip = 0;
+	*take = LL_H2_HDR - d->hlen;
+	if (*take > left)
+		*take = left;
+	return 0;
+}
+
+/* ll_h2_got: take header bytes were copied to d->hdr + d->hlen. Returns 1 for a whole header
+ * (its frame in *sid and *tf; its payload is passed over next), 0 for a header still cut, -1 for
+ * bytes that are no frame header. */
+static __attribute__((always_inline)) inline int ll_h2_got(struct rt_h2_dir *d, __u32 take,
+							    __u32 *sid, __u32 *tf)
+{
+	long flen;
+
+	d->hlen += take;
+	if (d->hlen < LL_H2_HDR)
+		return 0;
+	d->hlen = 0;
+	flen = ll_h2_frame(d->hdr, sid, tf);
+	if (flen < 0)
+		return -1;
+	d->skip = (__u32)flen;
+	return 1;
+}
+
 #endif /* LOADLENS_H2_H */
