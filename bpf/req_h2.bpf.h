@@ -10,8 +10,8 @@
  * length, type, flags, stream id; nothing else is read), every buffer of a readv/writev/
  * recvmsg/sendmsg in order, and a frame cut by the end of a read (or write) is carried to the next
  * (the rest of its payload to pass over, a cut header's bytes) in the connection's entry of
- * h2_conns. The stream table (h2_streams, keyed by connection and stream id) holds each stream
- * the client began:
+ * h2_conns. The stream table (h2_streams, direct-mapped by a hash of the connection and the
+ * stream id: include/loadlens/h2.h) holds each stream the client began:
  *
  *   client HEADERS on stream S          the stream begins (an entry; the connection's open count)
  *   client END_STREAM (HEADERS, DATA)   the request has arrived: its arrival is when the bytes
@@ -28,8 +28,8 @@
  * write; a read or write with more, bytes the walk cannot read where it needs a header (sendfile
  * past the end of a frame, io_uring), or a header whose type is no frame's, lose track of the
  * connection: counted (h2_lost), and its later reads and writes are counted unwalked, never
- * taken as requests. Cost: one user-memory read per frame header, one hash operation per stream
- * frame (docs/observer.md, "HTTP/2").
+ * taken as requests. Cost: one user-memory read per frame header, one hash lookup per read or
+ * write (the connection), an inlined array lookup per stream frame (docs/observer.md, "HTTP/2").
  */
 #ifndef LOADLENS_REQ_H2_BPF_H
 #define LOADLENS_REQ_H2_BPF_H
@@ -44,9 +44,9 @@ struct {
 } h2_conns SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, RT_H2_STREAMS);
-	__type(key, struct rt_h2_key);
+	__type(key, __u32);
 	__type(value, struct rt_h2_stream);
 } h2_streams SEC(".maps");
 
@@ -72,43 +72,55 @@ struct h2_walk {
  * function: the verifier checks it once, not once per frame of the walk. */
 __attribute__((noinline)) int h2_frame(struct h2_walk *w, __u32 sid, __u32 tf)
 {
-	struct rt_h2_key k = {};
-	struct rt_h2_stream *e, ne = {};
-	__u32 t = tf & 0xff;
+	__u32 t = tf & 0xff, idx;
+	struct rt_h2_stream *e;
 	struct rt_rec *r;
-	int end;
+	__u64 held;
+	int end, mine;
 
 	if (!w)
 		return 0;
-	k.sk = w->sk;
-	k.gen = w->gen;
-	k.sid = sid;
+	idx = ll_h2_slot(w->sk, w->gen, sid);
+	e = bpf_map_lookup_elem(&h2_streams, &idx);
+	if (!e)
+		return 0;
+	mine = e->sk == w->sk && e->gen == w->gen && e->sid == sid;
 	end = ll_h2_ends(tf);
-	e = bpf_map_lookup_elem(&h2_streams, &k);
 	if (!w->write) {
 		if (t == LL_H2_RST_STREAM) {
-			if (!e)
+			if (!mine)
 				return 0;
 			if (!e->write_ns) {
 				r = rec_of(w->slot);
 				if (r)
 					r->c.h2_client_reset++;
 			}
-			bpf_map_delete_elem(&h2_streams, &k);
+			e->sk = 0;
 			w->open--;
 			return 0;
 		}
-		if (!e) {
+		if (!mine) {
 			if (t != LL_H2_HEADERS)
-				return 0; /* more of a stream evicted, or ended by the server */
-			ne.accept_ns = w->accept;
-			w->accept = 0;
-			if (end) {
-				ne.arrival_ns = w->arrival;
-				ne.read_ns = w->now;
+				return 0; /* more of a stream not timed, or ended by the server */
+			/* claim the entry: free, or held by a stream begun long ago */
+			held = e->sk;
+			if ((held && e->born_ns + RT_H2_STALE_NS > w->now) ||
+			    __sync_val_compare_and_swap(&e->sk, held, w->sk) != held) {
+				r = rec_of(w->slot);
+				if (r)
+					r->c.h2_stream_drops++;
+				return 0;
 			}
-			if (!bpf_map_update_elem(&h2_streams, &k, &ne, BPF_NOEXIST))
-				w->open++;
+			e->gen = w->gen;
+			e->sid = sid;
+			e->born_ns = w->now;
+			e->arrival_ns = end ? w->arrival : 0;
+			e->read_ns = end ? w->now : 0;
+			e->accept_ns = w->accept;
+			e->write_ns = 0;
+			e->wseq = 0;
+			w->accept = 0;
+			w->open++;
 			if (sid > w->max_sid)
 				w->max_sid = sid;
 			return 0;
@@ -120,13 +132,12 @@ __attribute__((noinline)) int h2_frame(struct h2_walk *w, __u32 sid, __u32 tf)
 		return 0;
 	}
 	/* the server's frame */
-	if (!e) {
+	if (!mine) {
 		if (end && sid <= w->max_sid) {
-			/* a stream the client began, evicted from the table */
+			/* a stream the client began, not timed (or its entry taken) */
 			r = rec_of(w->slot);
 			if (r)
 				r->c.h2_unmatched++;
-			w->open--;
 		}
 		return 0;
 	}
@@ -136,7 +147,7 @@ __attribute__((noinline)) int h2_frame(struct h2_walk *w, __u32 sid, __u32 tf)
 			r = rec_of(w->slot);
 			if (r)
 				r->c.h2_early++;
-			bpf_map_delete_elem(&h2_streams, &k);
+			e->sk = 0;
 			w->open--;
 		}
 		return 0;
@@ -157,7 +168,7 @@ __attribute__((noinline)) int h2_frame(struct h2_walk *w, __u32 sid, __u32 tf)
 			r->c.multi_write++;
 		}
 	}
-	bpf_map_delete_elem(&h2_streams, &k);
+	e->sk = 0;
 	w->open--;
 	return 0;
 }

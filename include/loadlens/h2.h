@@ -38,10 +38,14 @@
 #define LL_H2_FRAMES 48
 #define LL_H2_IOVS 64
 
-/* HTTP/2 connections and streams timed at once: LRU hashes (the oldest go first; a stream
- * evicted before its response is counted when the response ends: h2_unmatched). */
+/* HTTP/2 connections timed at once: an LRU hash (the oldest go first: counted in h2_lost). */
 #define RT_H2_CONNS 16384
+/* HTTP/2 streams timed at once: a direct-mapped table (a power of two) indexed by a hash of the
+ * connection and the stream id: an inlined lookup and a compare per stream frame, no helper
+ * call. A stream whose entry another open stream holds is not timed (h2_stream_drops); an entry
+ * begun more than RT_H2_STALE_NS ago (a stream never answered) is free again. */
 #define RT_H2_STREAMS 65536
+#define RT_H2_STALE_NS (60ULL * 1000000000ULL)
 
 /* One direction's place in the byte stream, carried from one read (or write) to the next. */
 struct rt_h2_dir {
@@ -64,24 +68,30 @@ struct rt_h2_conn {
 };
 _Static_assert(sizeof(struct rt_h2_conn) == 88, "rt_h2_conn layout");
 
-struct rt_h2_key {
-	__u64 sk;
-	__u64 gen;
-	__u32 sid;
-	__u32 pad;
-};
-_Static_assert(sizeof(struct rt_h2_key) == 24, "rt_h2_key layout");
-
-/* A stream the client began (the "h2_streams" map). */
+/* A stream the client began (an entry of the "h2_streams" table). */
 struct rt_h2_stream {
+	__u64 sk;	  /* its connection's socket (0: a free entry) */
+	__u64 gen;	  /* and the connection's generation */
+	__u64 born_ns;	  /* when its HEADERS were read */
 	__u64 arrival_ns; /* the bytes holding the client's END_STREAM queued (0: unknown) */
 	__u64 read_ns;	  /* the server read them (0: the request has not ended yet) */
 	__u64 accept_ns;  /* the connection's first stream: when accept() returned it */
 	__u64 write_ns;	  /* the server's first frame on it (0: none yet) */
-	__u32 wseq;	  /* which write of the connection that was */
-	__u32 pad;
+	__u32 sid;
+	__u32 wseq; /* which write of the connection that was */
 };
-_Static_assert(sizeof(struct rt_h2_stream) == 40, "rt_h2_stream layout");
+_Static_assert(sizeof(struct rt_h2_stream) == 64, "rt_h2_stream layout");
+
+/* The entry of stream sid of a connection (sk, gen) in the table: the connection's streams in
+ * consecutive entries from a place of its own (a client numbers its streams 1, 3, 5...), so a
+ * connection's next stream is the next entry (a line the CPU has fetched ahead), and two
+ * connections meet only where their open streams overlap. */
+static __attribute__((always_inline)) inline __u32 ll_h2_slot(__u64 sk, __u64 gen, __u32 sid)
+{
+	__u32 h = ((__u32)(sk >> 6) ^ (__u32)gen ^ (__u32)(gen >> 32)) * 0x9e3779b1u;
+
+	return (h + (sid >> 1)) & (RT_H2_STREAMS - 1);
+}
 
 static __attribute__((always_inline)) inline int ll_h2_preface(const __u64 w[3])
 {

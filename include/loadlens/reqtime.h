@@ -95,11 +95,13 @@ struct rt_ctrs {
 			       * buffer it could not read, state evicted): later streams not seen */
 	__u64 h2_unwalked;    /* reads and writes of those connections after that: not walked */
 	__u64 h2_unmatched;   /* server frames ending a stream the observer had no entry for
-			       * (evicted from the stream table) */
+			       * (not timed, or its entry taken after RT_H2_STALE_NS) */
 	__u64 h2_early;	      /* streams the server ended before the client did: not timed */
 	__u64 h2_client_reset; /* streams the client reset (RST_STREAM) before a response */
+	__u64 h2_stream_drops; /* streams not timed: their entry of the stream table was held by
+				* another open stream */
 };
-_Static_assert(sizeof(struct rt_ctrs) == (26 + 2 * RT_NCOMP) * 8, "rt_ctrs layout");
+_Static_assert(sizeof(struct rt_ctrs) == (27 + 2 * RT_NCOMP) * 8, "rt_ctrs layout");
 
 /* One slot's record on one CPU: its counters, then a histogram per component (bucket
  * ll_hist_bucket(value)). Userspace sums the CPUs' records. */

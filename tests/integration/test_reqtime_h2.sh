@@ -82,7 +82,7 @@ same() {
 	[ "$(jget "$j" "$s | .requests")" = "$lines" ] ||
 		fail "$name: observer counted $(jget "$j" "$s | .requests") requests, nginx logged $lines"
 	echo "ok: $name: observer $(jget "$j" "$s | .requests") requests = nginx's $lines log lines"
-	for k in unanswered h2_lost h2_unmatched h2_early; do
+	for k in unanswered h2_lost h2_unmatched h2_early h2_stream_drops; do
 		[ "$(jget "$j" "$s | .$k")" = 0 ] || fail "$name: $k $(jget "$j" "$s | .$k"), 0 expected"
 	done
 	[ "$(jget "$j" "$s | .service_time.count")" = "$lines" ] || fail "$name: service count"
