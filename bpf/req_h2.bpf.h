@@ -9,8 +9,8 @@
  * and writes are never read/write turns: each is walked frame header by frame header (9 bytes:
  * length, type, flags, stream id; nothing else is read), every buffer of a readv/writev/
  * recvmsg/sendmsg in order, and a frame cut by the end of a read (or write) is carried to the next
- * (the rest of its payload to pass over, a cut header's bytes) in the connection's entry of
- * h2_conns. The stream table (h2_streams, direct-mapped by a hash of the connection and the
+ * (the rest of its payload to pass over, a cut header's bytes) in the socket's own storage
+ * (h2_conns). The stream table (h2_streams, direct-mapped by a hash of the connection and the
  * stream id: include/loadlens/h2.h) holds each stream the client began:
  *
  *   client HEADERS on stream S          the stream begins (an entry; the connection's open count)
@@ -28,18 +28,19 @@
  * write; a read or write with more, bytes the walk cannot read where it needs a header (sendfile
  * past the end of a frame, io_uring), or a header whose type is no frame's, lose track of the
  * connection: counted (h2_lost), and its later reads and writes are counted unwalked, never
- * taken as requests. Cost: one user-memory read per frame header, one hash lookup per read or
- * write (the connection), an inlined array lookup per stream frame (docs/observer.md, "HTTP/2").
+ * taken as requests. Cost: one user-memory read per frame header, the socket's storage per read or
+ * write, an inlined array lookup per stream frame (docs/observer.md, "HTTP/2").
  */
 #ifndef LOADLENS_REQ_H2_BPF_H
 #define LOADLENS_REQ_H2_BPF_H
 
 #include "loadlens/h2.h"
 
+/* each HTTP/2 connection's walk, in its socket's own storage (freed with the socket) */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, RT_H2_CONNS);
-	__type(key, __u64);
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct rt_h2_conn);
 } h2_conns SEC(".maps");
 
@@ -301,23 +302,21 @@ static __always_inline __u32 h2_sys_bufs(__u64 *iov, __u64 *base)
 }
 #endif
 
-static __always_inline void h2_count_lost(const struct sock *sk, struct rt_tcp_sock *s, int slot)
+static __always_inline void h2_count_lost(struct rt_tcp_sock *s, int slot)
 {
-	__u64 key = (__u64)sk;
 	struct rt_rec *r = rec_of(slot);
 
 	s->h2 = 1;
 	if (r)
 		r->c.h2_lost++;
-	bpf_map_delete_elem(&h2_conns, &key);
 }
 
 /* The connection's first read: is it the client preface? Then the connection is HTTP/2. */
 static __always_inline bool h2_hello(const struct sock *sk, struct rt_tcp_sock *s, int slot,
 				     int ret)
 {
-	struct rt_h2_conn c = {};
-	__u64 key = (__u64)sk, ubuf, w[3];
+	struct rt_h2_conn *c;
+	__u64 ubuf, w[3];
 	struct rt_rec *r;
 	__u32 n;
 
@@ -332,11 +331,15 @@ static __always_inline bool h2_hello(const struct sock *sk, struct rt_tcp_sock *
 	r = rec_of(slot);
 	if (r)
 		r->c.h2_conns++;
-	c.rd.skip = LL_H2_PREFACE_LEN;
-	c.gen = bpf_ktime_get_ns();
-	c.slot = slot;
-	if (bpf_map_update_elem(&h2_conns, &key, &c, BPF_ANY))
-		h2_count_lost(sk, s, slot);
+	c = bpf_sk_storage_get(&h2_conns, (void *)sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+	if (!c) {
+		h2_count_lost(s, slot); /* no memory (net.core.optmem_max) */
+		return true;
+	}
+	__builtin_memset(c, 0, sizeof(*c));
+	c->rd.skip = LL_H2_PREFACE_LEN;
+	c->gen = bpf_ktime_get_ns();
+	c->slot = slot;
 	return true;
 }
 
@@ -344,7 +347,7 @@ static __always_inline bool h2_hello(const struct sock *sk, struct rt_tcp_sock *
 static __always_inline void h2_io(struct sock *sk, struct rt_tcp_sock *s, int slot, int ret,
 				  bool write, bool kf)
 {
-	__u64 key = (__u64)sk, iov = 0, base = 0, after;
+	__u64 iov = 0, base = 0, after;
 	struct h2_walk w = {};
 	struct rt_h2_conn *c;
 	struct rt_rec *r;
@@ -357,12 +360,12 @@ static __always_inline void h2_io(struct sock *sk, struct rt_tcp_sock *s, int sl
 			r->c.h2_unwalked++;
 		return;
 	}
-	c = bpf_map_lookup_elem(&h2_conns, &key);
+	c = bpf_sk_storage_get(&h2_conns, sk, 0, 0);
 	if (!c) {
-		h2_count_lost(sk, s, slot);
+		h2_count_lost(s, slot);
 		return;
 	}
-	w.sk = key;
+	w.sk = (__u64)sk;
 	w.gen = c->gen;
 	w.slot = slot;
 	w.write = write;
@@ -396,28 +399,25 @@ static __always_inline void h2_io(struct sock *sk, struct rt_tcp_sock *s, int sl
 	if (w.open)
 		__sync_fetch_and_add(&c->open, w.open);
 	if (lost)
-		h2_count_lost(sk, s, slot);
+		h2_count_lost(s, slot);
 }
 
 /* The connection closes (the server's close, or CLOSE): the streams still open are unanswered. */
 static __always_inline void h2_close(const struct sock *sk, struct rt_tcp_sock *s)
 {
-	__u64 key = (__u64)sk;
 	struct rt_h2_conn *c;
 	struct rt_rec *r;
 
 	if (s->h2)
 		return;
-	c = bpf_map_lookup_elem(&h2_conns, &key);
-	if (!c)
-		return;
-	if (c->open > 0) {
-		r = rec_of(c->slot);
-		if (r)
-			r->c.unanswered += c->open;
-	}
-	bpf_map_delete_elem(&h2_conns, &key);
 	s->h2 = 2; /* closed: nothing more to walk */
+	c = bpf_sk_storage_get(&h2_conns, (void *)sk, 0, 0);
+	if (!c || c->open <= 0)
+		return;
+	r = rec_of(c->slot);
+	if (r)
+		r->c.unanswered += c->open;
+	c->open = 0;
 }
 
 #endif /* LOADLENS_REQ_H2_BPF_H */

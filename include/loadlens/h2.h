@@ -38,8 +38,6 @@
 #define LL_H2_FRAMES 48
 #define LL_H2_IOVS 64
 
-/* HTTP/2 connections timed at once: an LRU hash (the oldest go first: counted in h2_lost). */
-#define RT_H2_CONNS 16384
 /* HTTP/2 streams timed at once: a direct-mapped table (a power of two) indexed by a hash of the
  * connection and the stream id: an inlined lookup and a compare per stream frame, no helper
  * call. A stream whose entry another open stream holds is not timed (h2_stream_drops); an entry
@@ -55,7 +53,7 @@ struct rt_h2_dir {
 	__u8 hdr[24]; /* those bytes (9 used; room for the verifier's bounds) */
 };
 
-/* An HTTP/2 connection (the "h2_conns" map, keyed by the struct sock's address). */
+/* An HTTP/2 connection (the "h2_conns" map: the socket's own storage). */
 struct rt_h2_conn {
 	struct rt_h2_dir rd; /* the client's frames, as the server reads them */
 	struct rt_h2_dir wr; /* the server's frames, as it writes them */
