@@ -511,6 +511,15 @@ SCENARIOS = [
 	 "loads": [driver(TCP, "--rate", "300", "-c", "64", "-d", "4s")],
 	 "onset": {"how": "driver_mean", "min_s": 0.05},
 	 "expect": [{"kind": "worker_saturation", "evidence": {"port": "{port}"}}]},
+	{"name": "sick_worker_saturation_h2", "group": "sick",
+	 "what": "nginx over HTTP/2 (h2c), its one worker under h2load's 100 connections with 10 "
+		 "streams in flight each (closed loop) for 5 s: each stream is timed apart; the "
+		 "streams wait in the sockets far longer than the worker takes to answer them",
+	 "servers": [{"kind": "nginx", "http2": True}],
+	 "loads": [{"kind": "h2load", "name": "load",
+		    "args": ["-c", "100", "-m", "10", "-D", "5", "http://127.0.0.1:{port}/"]}],
+	 "onset": {"how": "event", "event": "load_start"},
+	 "expect": [{"kind": "worker_saturation", "evidence": {"port": "{port}"}}]},
 	{"name": "sick_cpu_saturation", "group": "sick", "needs_cpus": 2,
 	 "what": "refserver tcp, 2 workers spinning 4 ms per request, pinned to CPU 0 with four "
 		 "CPU hogs; 100 req/s (each worker needs 20% of the CPU, its fair share is a "
