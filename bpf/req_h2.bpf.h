@@ -103,15 +103,17 @@ __attribute__((noinline)) int h2_frame(struct h2_walk *w, __u32 sid, __u32 tf)
 		if (!mine) {
 			if (t != LL_H2_HEADERS)
 				return 0; /* more of a stream not timed, or ended by the server */
-			/* claim the entry: free, or held by a stream begun long ago */
+			/* claim the entry: free, or held by a stream begun long ago (two
+			 * CPUs claiming one entry at once: the later stores win, and the
+			 * other stream's response is h2_unmatched) */
 			held = e->sk;
-			if ((held && e->born_ns + RT_H2_STALE_NS > w->now) ||
-			    __sync_val_compare_and_swap(&e->sk, held, w->sk) != held) {
+			if (held && e->born_ns + RT_H2_STALE_NS > w->now) {
 				r = rec_of(w->slot);
 				if (r)
 					r->c.h2_stream_drops++;
 				return 0;
 			}
+			e->sk = w->sk;
 			e->gen = w->gen;
 			e->sid = sid;
 			e->born_ns = w->now;
@@ -396,8 +398,10 @@ static __always_inline void h2_io(struct sock *sk, struct rt_tcp_sock *s, int sl
 		c->max_sid = w.max_sid;
 		s->accept_ns = w.accept;
 	}
-	if (w.open)
-		__sync_fetch_and_add(&c->open, w.open);
+	if (write)
+		c->open_wr += w.open;
+	else
+		c->open_rd += w.open;
 	if (lost)
 		h2_count_lost(s, slot);
 }
@@ -412,12 +416,12 @@ static __always_inline void h2_close(const struct sock *sk, struct rt_tcp_sock *
 		return;
 	s->h2 = 2; /* closed: nothing more to walk */
 	c = bpf_sk_storage_get(&h2_conns, (void *)sk, 0, 0);
-	if (!c || c->open <= 0)
+	if (!c || c->open_rd + c->open_wr <= 0)
 		return;
 	r = rec_of(c->slot);
 	if (r)
-		r->c.unanswered += c->open;
-	c->open = 0;
+		r->c.unanswered += c->open_rd + c->open_wr;
+	c->open_rd = c->open_wr = 0;
 }
 
 #endif /* LOADLENS_REQ_H2_BPF_H */

@@ -59,12 +59,15 @@ struct rt_h2_conn {
 	struct rt_h2_dir wr; /* the server's frames, as it writes them */
 	__u64 gen;	     /* set at the preface: streams of an earlier socket at the same
 			      * address are not this one's */
-	__s32 open;	     /* streams the client began and the server has not ended */
+	__s32 open_rd;	     /* streams the client began less those it reset (the reads') */
+	__s32 open_wr;	     /* less streams the server ended (the writes'): the two sides run
+			      * on different CPUs at once, each adds to its own, no atomics */
 	__u32 max_sid;	     /* the highest stream id the client began */
 	__u32 wseq;	     /* the server's writes so far */
 	__u32 slot;	     /* its request-timing slot (at a close the port may read 0) */
+	__u32 pad;
 };
-_Static_assert(sizeof(struct rt_h2_conn) == 88, "rt_h2_conn layout");
+_Static_assert(sizeof(struct rt_h2_conn) == 96, "rt_h2_conn layout");
 
 /* A stream the client began (an entry of the "h2_streams" table). */
 struct rt_h2_stream {
