@@ -35,7 +35,7 @@
 
 /* Bounds of the walk, per read or write: frame headers, and buffers of a readv/writev/
  * recvmsg/sendmsg. A read or write with more loses track of the connection (counted). */
-#define LL_H2_FRAMES 48
+#define LL_H2_FRAMES 256
 #define LL_H2_IOVS 64
 
 /* HTTP/2 streams timed at once: a direct-mapped table (a power of two) indexed by a hash of the

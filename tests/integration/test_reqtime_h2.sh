@@ -2,8 +2,8 @@
 # Request timing on HTTP/2 (issue 28): each stream is one request, timed apart from the other
 # streams of its connection (bpf/req_h2.bpf.h). Against nginx h2c (prior knowledge) driven by
 # h2load:
-# - 10 streams in flight per connection: the observer's requests equal nginx's access log lines
-#   exactly (the turns of a connection were counted once: ~10% of them);
+# - 10 and 100 streams in flight per connection: the observer's requests equal nginx's access log
+#   lines exactly (the turns of a connection were counted once: ~10% of them);
 # - one stream in flight: no extra request per connection (the preface and SETTINGS exchange once
 #   counted as one);
 # - a location proxied to a 3 ms backend: the observer's service mean within 5% of nginx's
@@ -96,6 +96,9 @@ same m10 "$FAST" 20000
 	fail "m10: $(jget "$LL_TMP/obs_m10.json" "$(slot "$FAST") | .h2_connections") HTTP/2 connections, 4 expected"
 grep -q "several client writes" "$LL_TMP/obs_m10.out" && fail "m10: a pipelining note on HTTP/2"
 [ "$(jget "$LL_TMP/obs_m10.json" "$(slot "$FAST") | .multi_arrival_reads")" = 0 ] || fail "m10: reads counted as pipelined"
+# 100 streams in flight: a read holds up to 100 frames (the walk's bound is 256)
+h2run m100 "$FAST" / -c 2 -m 100 -n 20000
+same m100 "$FAST" 20000
 # one stream in flight: the connection's opening exchange is no request
 h2run m1 "$FAST" / -c 4 -m 1 -n 4000
 same m1 "$FAST" 4000
