@@ -7,7 +7,8 @@
 #include "loadlens/quote.h"
 
 /* Every diagnostic passes ll_quote: whatever it names (an argument, a process name, a path), it
- * stays one line with no control character, and at most LL_SAY_MAX bytes. */
+ * stays one line with no control character, and at most LL_SAY_MAX bytes; a word of it longer
+ * than LL_SAY_WORD_MAX (a 100 KB --port) is cut in its middle first, so the rest stays whole. */
 void ll_vsay(const char *prog, const char *fmt, va_list ap)
 {
 	char small[LL_SAY_MAX], out[LL_SAY_MAX], *msg = small;
@@ -22,6 +23,7 @@ void ll_vsay(const char *prog, const char *fmt, va_list ap)
 		vsnprintf(msg, (size_t)n + 1, fmt, ap);
 	else
 		msg = small;
+	ll_cut_words(msg, LL_SAY_WORD_MAX);
 	fprintf(stderr, "%s: %s\n", prog, ll_quote(msg, out, sizeof(out)));
 	if (msg != small)
 		free(msg);

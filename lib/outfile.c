@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 #include "loadlens/cli.h"
 #include "loadlens/outfile.h"
 
@@ -20,6 +22,30 @@ static const char *refuse(const struct stat *st)
 	if (st->st_nlink > 1)
 		return "it has other hard links, so writing it would change another file too";
 	return NULL;
+}
+
+/* Why an open file on a kernel's pseudo filesystem (/proc, /sys, ...) is refused: its "regular"
+ * files are the kernel's controls, and a write fails or changes a setting. NULL if it may be. */
+static const char *refuse_fs(int fd)
+{
+	struct statfs fs;
+
+	if (fstatfs(fd, &fs))
+		return NULL;
+	switch ((unsigned long)fs.f_type) {
+	case PROC_SUPER_MAGIC:
+	case SYSFS_MAGIC:
+	case DEBUGFS_MAGIC:
+	case TRACEFS_MAGIC:
+	case CGROUP_SUPER_MAGIC:
+	case CGROUP2_SUPER_MAGIC:
+	case BPF_FS_MAGIC:
+	case SECURITYFS_MAGIC:
+		return "it is a kernel file (/proc, /sys, cgroup, bpf, tracing), not a place for "
+		       "output";
+	default:
+		return NULL;
+	}
 }
 
 /* The invoking user's id from sudo's environment, if root runs us under sudo. */
@@ -80,7 +106,7 @@ int ll_output_open_fd(const char *prog, const char *what, const char *path)
 	if (fstat(fd, &st)) {
 		err = errno;
 		ll_warn(prog, "cannot create %s file '%s': %s", what, path, strerror(err));
-	} else if ((why = refuse(&st)) ||
+	} else if ((why = refuse(&st)) || (why = refuse_fs(fd)) ||
 		   (existed && (st.st_dev != lst.st_dev || st.st_ino != lst.st_ino))) {
 		err = EINVAL;
 		ll_warn(prog, "refusing %s '%s': %s", what, path,

@@ -195,18 +195,25 @@ int ll_parse_url(const char *s, struct ll_url *url)
 		url->scheme = LL_SCHEME_HTTPS;
 		rest = s + 8;
 		url->port = 443;
+	} else if (!strncmp(s, "grpc://", 7)) {
+		url->scheme = LL_SCHEME_GRPC; /* no default port: name it */
+		rest = s + 7;
+	} else if (!strncmp(s, "grpcs://", 8)) {
+		url->scheme = LL_SCHEME_GRPCS;
+		rest = s + 8;
+		url->port = 443;
 	} else {
 		return -EINVAL;
 	}
 	slash = strchr(rest, '/');
-	if (!ll_scheme_is_http(url->scheme)) {
+	if (!ll_scheme_has_path(url->scheme)) {
 		if (slash && slash[1])
 			return -EINVAL;
 		return split_hostport(rest, slash ? slash : rest + strlen(rest), url->host,
 					 sizeof(url->host), &url->port, 1);
 	}
 	if (split_hostport(rest, slash ? slash : rest + strlen(rest), url->host,
-			      sizeof(url->host), &url->port, 0))
+			      sizeof(url->host), &url->port, url->scheme == LL_SCHEME_GRPC))
 		return -EINVAL;
 	if (!slash) {
 		strcpy(url->path, "/");
@@ -245,7 +252,8 @@ const char *ll_scheme_name(enum ll_scheme s)
 {
 	static const char *const names[] = {
 		[LL_SCHEME_NONE] = "none", [LL_SCHEME_TCP] = "tcp",   [LL_SCHEME_UDP] = "udp",
-		[LL_SCHEME_HTTP] = "http", [LL_SCHEME_HTTPS] = "https",
+		[LL_SCHEME_HTTP] = "http", [LL_SCHEME_HTTPS] = "https", [LL_SCHEME_GRPC] = "grpc",
+		[LL_SCHEME_GRPCS] = "grpcs",
 	};
 
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "none";

@@ -52,3 +52,31 @@ const char *ll_quote(const char *s, char *buf, size_t len)
 	buf[w] = '\0';
 	return buf;
 }
+
+char *ll_cut_words(char *s, size_t max)
+{
+	char *r = s, *w = s, mark[48];
+	size_t n, word, head = max / 2, tail = max / 4, k;
+
+	while (*r) {
+		if (*r == ' ') {
+			*w++ = *r++;
+			continue;
+		}
+		n = word = strcspn(r, " ");
+		if (n <= max) {
+			memmove(w, r, n);
+		} else { /* the marker is shorter than the max / 4 bytes it replaces at least */
+			k = (size_t)snprintf(mark, sizeof(mark), "...[%zu bytes cut]...",
+					     n - head - tail);
+			memmove(w, r, head);
+			memcpy(w + head, mark, k);
+			memmove(w + head + k, r + n - tail, tail);
+			n = head + k + tail;
+		}
+		w += n;
+		r += word;
+	}
+	*w = '\0';
+	return s;
+}

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The observer's options: usage text, parsing and the checks between options. */
+#include <arpa/inet.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -276,6 +277,10 @@ void obs_args_parse(int argc, char **argv, struct obs_args *a)
 
 			if (obs_mxhttp_parse(optarg, &ss, &len, &loop, why, sizeof(why)))
 				ll_usage_error(PROG, "invalid --metrics '%s': %s", optarg, why);
+			/* port 0 would serve on a port nobody is told of */
+			if (!ntohs(((struct sockaddr_in *)&ss)->sin_port))
+				ll_usage_error(PROG, "invalid --metrics '%s': port 0 (give a port "
+					       "from 1 to 65535, e.g. 9435)", optarg);
 			a->metrics = optarg;
 			break;
 		}

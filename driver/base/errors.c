@@ -41,6 +41,20 @@ enum drv_err drv_err_class(int err)
 		return DRV_ERR_DNS_RCODE;
 	case DRV_E_INCOMPLETE:
 		return DRV_ERR_INCOMPLETE;
+	case DRV_E_H2_RST:
+		return DRV_ERR_H2_RST;
+	case DRV_E_H2_GOAWAY:
+		return DRV_ERR_H2_GOAWAY;
+	case DRV_E_H2_PROTOCOL:
+		return DRV_ERR_H2_PROTOCOL;
+	case DRV_E_NOT_H2:
+		return DRV_ERR_NOT_H2;
+	case DRV_E_GRPC:
+		return DRV_ERR_GRPC;
+	case DRV_E_LDAP_RESULT:
+		return DRV_ERR_LDAP_RESULT;
+	case DRV_E_LDAP_BIND:
+		return DRV_ERR_LDAP_BIND;
 	default:
 		return DRV_ERR_OTHER;
 	}
@@ -64,6 +78,13 @@ const char *drv_err_name(enum drv_err e)
 		[DRV_ERR_MC_SERVER] = "memcache_server_error",
 		[DRV_ERR_DNS_RCODE] = "dns_rcode",
 		[DRV_ERR_INCOMPLETE] = "incomplete",
+		[DRV_ERR_H2_RST] = "h2_rst_stream",
+		[DRV_ERR_H2_GOAWAY] = "h2_goaway_refused",
+		[DRV_ERR_H2_PROTOCOL] = "h2_protocol",
+		[DRV_ERR_NOT_H2] = "not_h2",
+		[DRV_ERR_GRPC] = "grpc_status",
+		[DRV_ERR_LDAP_RESULT] = "ldap_result",
+		[DRV_ERR_LDAP_BIND] = "ldap_bind",
 		[DRV_ERR_OTHER] = "other",
 	};
 
@@ -85,6 +106,13 @@ const char *drv_strerror(int err)
 		[-10001 - DRV_E_MC_SERVER] = "memcached SERVER_ERROR",
 		[-10001 - DRV_E_DNS_RCODE] = "DNS reply with RCODE other than NOERROR",
 		[-10001 - DRV_E_INCOMPLETE] = "a datagram of a multi-datagram reply never came",
+		[-10001 - DRV_E_H2_RST] = "the server reset the HTTP/2 stream (RST_STREAM)",
+		[-10001 - DRV_E_H2_GOAWAY] = "the server's GOAWAY refused the HTTP/2 stream",
+		[-10001 - DRV_E_H2_PROTOCOL] = "malformed HTTP/2 frame or protocol violation",
+		[-10001 - DRV_E_NOT_H2] = "the server does not speak HTTP/2",
+		[-10001 - DRV_E_GRPC] = "gRPC status other than OK",
+		[-10001 - DRV_E_LDAP_RESULT] = "LDAP search done with a resultCode other than success",
+		[-10001 - DRV_E_LDAP_BIND] = "LDAP bind failed",
 	};
 	unsigned i = (unsigned)(-10001 - err);
 

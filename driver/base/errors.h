@@ -19,6 +19,13 @@
 #define DRV_E_MC_SERVER (-10009)   /* memcached: SERVER_ERROR */
 #define DRV_E_DNS_RCODE (-10010)   /* dns: RCODE != 0 */
 #define DRV_E_INCOMPLETE (-10011)  /* memcache-udp: a datagram of the reply missing */
+#define DRV_E_H2_RST (-10012)	   /* http/2: the server reset the stream (RST_STREAM) */
+#define DRV_E_H2_GOAWAY (-10013)   /* http/2: refused by a GOAWAY (past its last stream id) */
+#define DRV_E_H2_PROTOCOL (-10014) /* http/2: a malformed frame or a protocol violation */
+#define DRV_E_NOT_H2 (-10015)	   /* http/2: the server does not speak it (HTTP/1.x, ALPN) */
+#define DRV_E_GRPC (-10016)	   /* grpc: grpc-status other than 0 (OK) */
+#define DRV_E_LDAP_RESULT (-10017) /* ldap: a search done with an error resultCode */
+#define DRV_E_LDAP_BIND (-10018)   /* ldap: the bind at connect failed (its code counted) */
 
 /* Error classes: each failed attempt lands in exactly one. Names are the JSON keys. */
 enum drv_err {
@@ -37,6 +44,13 @@ enum drv_err {
 	DRV_ERR_MC_SERVER,	  /* memcached: SERVER_ERROR */
 	DRV_ERR_DNS_RCODE,	  /* dns: RCODE != 0 (by code in dns_rcode[]) */
 	DRV_ERR_INCOMPLETE,	  /* memcache-udp: part of a multi-datagram reply never came */
+	DRV_ERR_H2_RST,		  /* http/2: RST_STREAM from the server (by code in h2.rst[]) */
+	DRV_ERR_H2_GOAWAY,	  /* http/2: a stream past a GOAWAY's last stream id, refused */
+	DRV_ERR_H2_PROTOCOL,	  /* http/2: a malformed frame or a protocol error */
+	DRV_ERR_NOT_H2,		  /* http/2: HTTP/1.x answered the preface, or ALPN chose no h2 */
+	DRV_ERR_GRPC,		  /* grpc: grpc-status other than OK (by code in grpc_status[]) */
+	DRV_ERR_LDAP_RESULT,	  /* ldap: resultCode != success (by code in ldap_result[]) */
+	DRV_ERR_LDAP_BIND,	  /* ldap: the bind failed, the connection dropped */
 	DRV_ERR_OTHER,		  /* anything else; the first one is kept for the hint */
 	DRV_ERR__COUNT,
 };

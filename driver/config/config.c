@@ -24,6 +24,7 @@ const char *drv_resp_rule_name(enum drv_resp_rule r)
 		[DRV_RESP_DELIM] = "delim",   [DRV_RESP_PREFIX] = "prefix",
 		[DRV_RESP_HTTP] = "http",     [DRV_RESP_RESP] = "resp",
 		[DRV_RESP_MEMCACHE] = "memcache", [DRV_RESP_DNS] = "dns",
+		[DRV_RESP_LDAP] = "ldap",
 	};
 
 	return X_NAME(names, r);

@@ -21,6 +21,7 @@
 #define DRV_MAX_RATE 1e8
 #define DRV_MAX_HEADERS 64
 #define DRV_MAX_SOURCES 256
+#define DRV_MAX_STREAMS 1024 /* --streams, as -P */
 #define DRV_MAX_DELIM 32
 #define DRV_DEFAULT_SIZE 64
 #define DRV_DEFAULT_TIMEOUT_NS 5000000000ULL
@@ -43,6 +44,7 @@ enum drv_resp_rule {
 	DRV_RESP_RESP,	  /* redis: one RESP2/RESP3 value (frame_resp.c) */
 	DRV_RESP_MEMCACHE, /* memcached text protocol (frame_memcache.c) */
 	DRV_RESP_DNS,	  /* DNS: 2-byte length prefix over TCP, the datagram over UDP */
+	DRV_RESP_LDAP,	  /* --proto ldap: BER LDAPMessages up to a SearchResultDone */
 };
 
 enum drv_http_engine {
@@ -51,6 +53,8 @@ enum drv_http_engine {
 };
 
 struct drv_reqmix;
+struct drv_grpc_msgs;
+struct drv_ldap_cfg;
 
 /* -p: a worker process's live counters, in memory shared with the parent (written each interval,
  * run.c; read by procs.c). */
@@ -107,8 +111,9 @@ struct drv_config {
 	char *body; /* --body or --body-file (owned) */
 	size_t body_len;
 	bool http_close; /* --http-close: "Connection: close", one request per connection */
-	enum drv_http_engine http_engine; /* https:// and --http2 force DRV_HTTP_CURL */
+	enum drv_http_engine http_engine; /* https:// without --http2 forces DRV_HTTP_CURL */
 	bool http2;	    /* --http2: h2 via ALPN over TLS, prior-knowledge h2c over http:// */
+	uint64_t streams;   /* --streams: HTTP/2 streams in flight per connection (1: one) */
 	bool insecure;	    /* -k, --insecure: no certificate or host name verification */
 	const char *cacert; /* --cacert FILE: CA bundle to verify the server with, or NULL */
 	char *cacert_pem;   /* its contents, read at parse time (owned) */
@@ -136,6 +141,14 @@ struct drv_config {
 	uint64_t seed;		  /* --seed: weighted choice and templates; 0 = round-robin */
 	bool seed_given;
 	uint64_t pipeline;	  /* -P: requests in flight per connection (tcp, http); 1 = none */
+	struct drv_ldap_cfg *ldap; /* --proto ldap and its options (config_ldap.h; owned) */
+
+	/* grpc:// and grpcs:// (config_grpc.c) */
+	const char *proto_path;	  /* --proto-file FILE.proto, or NULL: empty messages */
+	char *grpc_json;	  /* --message JSON or --message-file's contents (owned), or NULL */
+	size_t grpc_json_len;
+	const char *grpc_json_from; /* "--message" or "--message-file FILE", for messages */
+	struct drv_grpc_msgs *grpc_msgs; /* grpc: the messages (config/grpc_msg.h); NULL: empty */
 
 	bool help;    /* --help was given: print drv_config_usage() and exit 0 */
 	bool version; /* --version was given */
@@ -143,6 +156,19 @@ struct drv_config {
 
 const char *drv_conn_model_name(enum drv_conn_model m);
 const char *drv_resp_rule_name(enum drv_resp_rule r);
+/* The native HTTP/2 engine drives it (protocols/proto_h2.c): --http2 on it, or gRPC. */
+static inline bool drv_config_h2(const struct drv_config *cfg)
+{
+	return ll_scheme_is_grpc(cfg->url.scheme) ||
+	       (cfg->http2 && cfg->http_engine == DRV_HTTP_NATIVE);
+}
+
+/* TLS: https:// or grpcs://. */
+static inline bool drv_config_tls(const struct drv_config *cfg)
+{
+	return cfg->url.scheme == LL_SCHEME_HTTPS || cfg->url.scheme == LL_SCHEME_GRPCS;
+}
+
 /* Global slot count over every shard: the open-loop schedule and -n are shared over it. */
 static inline uint64_t drv_config_global_slots(const struct drv_config *cfg)
 {

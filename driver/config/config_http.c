@@ -63,17 +63,19 @@ static int config_http_libcurl(const struct drv_config *cfg, char *err, size_t e
 	return 0;
 }
 
-/* https:// and --http2 need libcurl; an explicit --http-engine native is a contradiction. */
+/*
+ * --http2 is the native HTTP/2 engine (protocols/proto_h2.c) unless --http-engine curl; https://
+ * without it is HTTP/1.1 through libcurl, where an explicit --http-engine native contradicts.
+ */
 static int config_http_engine(struct drv_config *cfg, const struct drv__seen *seen, char *err,
-		     size_t errlen)
+			      size_t errlen)
 {
-	bool tls = cfg->url.scheme == LL_SCHEME_HTTPS;
-
-	if (!tls && !cfg->http2)
+	if (cfg->http2 || cfg->url.scheme != LL_SCHEME_HTTPS)
 		return 0;
 	if (seen->engine_given && cfg->http_engine == DRV_HTTP_NATIVE)
-		return drv__config_fail(err, errlen, "%s goes through libcurl: drop --http-engine native",
-			       tls ? "https://" : "--http2");
+		return drv__config_fail(err, errlen, "https:// with HTTP/1.1 goes through libcurl: "
+					"drop --http-engine native, or add --http2 for the native "
+					"HTTP/2 engine");
 	cfg->http_engine = DRV_HTTP_CURL;
 	return 0;
 }
@@ -85,12 +87,14 @@ int drv__config_check_http(struct drv_config *cfg, const struct drv__seen *seen,
 	unsigned i;
 	int r;
 
-	if (seen->http_opts && !ll_scheme_is_http(sch))
+	if (seen->http_opts && !ll_scheme_is_http(sch) &&
+	    (seen->http_only || !ll_scheme_is_grpc(sch)))
 		return drv__config_fail(err, errlen,
 			       "-m, -H, --body, --body-file, --http-close, --http-engine and "
-			       "--http2 are for http:// and https:// targets");
-	if (seen->tls_opts && sch != LL_SCHEME_HTTPS)
-		return drv__config_fail(err, errlen, "--insecure and --cacert are for https:// targets");
+			       "--http2 are for http:// and https:// targets (grpc:// takes -H)");
+	if (seen->tls_opts && !drv_config_tls(cfg))
+		return drv__config_fail(err, errlen, "--insecure and --cacert are for https:// and "
+					"grpcs:// targets");
 	if (!ll_scheme_is_http(sch))
 		return 0;
 	if (cfg->payload)
@@ -111,7 +115,7 @@ int drv__config_check_http(struct drv_config *cfg, const struct drv__seen *seen,
 		cfg->reconnect_every = 1;
 	}
 	r = config_http_engine(cfg, seen, err, errlen);
-	if (!r)
+	if (!r && cfg->http_engine == DRV_HTTP_CURL)
 		r = config_http_libcurl(cfg, err, errlen);
 	if (r)
 		return r;
@@ -125,9 +129,9 @@ int drv__config_check_http(struct drv_config *cfg, const struct drv__seen *seen,
 				       cfg->method);
 	if (!i || i > 16)
 		return drv__config_fail(err, errlen, "-m: a method is 1..16 letters");
-	if (cfg->nsources && cfg->http_engine == DRV_HTTP_CURL)
+	if (cfg->nsources && (cfg->http_engine == DRV_HTTP_CURL || cfg->http2))
 		return drv__config_fail(err, errlen,
-			       "--source-addr needs the native HTTP engine (http:// without "
+			       "--source-addr needs the native HTTP/1.1 engine (http:// without "
 			       "--http-engine curl or --http2)");
 	return 0;
 }

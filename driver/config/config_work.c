@@ -9,6 +9,7 @@
 #include "config/config.h"
 #include "config/option.h"
 #include "config/config_work.h"
+#include "config/config_ldap.h"
 #include "config/reqmix.h"
 
 #define DRV_MAX_PIPELINE 1024
@@ -17,8 +18,11 @@ int drv__config_work_opt(struct drv_config *cfg, const char *name, const char *v
 			 size_t errlen)
 {
 	if (!strcmp(name, "proto")) {
+		if (!strcmp(v, "ldap")) /* config_ldap.c */
+			return drv__config_ldap_opt(cfg, "proto", v, err, errlen);
 		if (strcmp(v, "memcache-udp"))
-			return drv__config_fail(err, errlen, "--proto %s: expected memcache-udp", v);
+			return drv__config_fail(err, errlen,
+						"--proto %s: expected memcache-udp or ldap", v);
 		cfg->mc_udp = true;
 		return 0;
 	}
@@ -82,8 +86,8 @@ static int mix(struct drv_config *cfg, const struct drv__seen *seen, char *err,
 					"--body-file");
 	if (sch == LL_SCHEME_HTTPS || (sch == LL_SCHEME_HTTP && (cfg->http_engine != DRV_HTTP_NATIVE
 								  || cfg->http2)))
-		return drv__config_fail(err, errlen, "--requests-file goes with tcp://, udp:// and "
-					"http:// (HTTP/1.1, the native engine)");
+		return drv__config_fail(err, errlen, "--requests-file goes with tcp://, udp://, "
+					"http:// (HTTP/1.1, the native engine) and grpc://");
 	if (sch == LL_SCHEME_TCP && !seen->resp_given)
 		return drv__config_fail(err, errlen, "--requests-file on tcp:// needs --response "
 					"(resp, memcache, dns, fixed:N, delim:STR, prefix:N)");

@@ -12,8 +12,10 @@ struct drv__seen {
 	bool new_conn;	   /* --new-conn */
 	bool resp_given;   /* --response */
 	bool http_opts;	   /* -m, -H, --body, --body-file, --http-close, --http-engine, --http2 */
+	bool http_only;	   /* the same but -H (which grpc:// takes as metadata) */
 	bool engine_given; /* --http-engine */
 	bool tls_opts;	   /* -k/--insecure, --cacert */
+	int body_opt;	   /* the option that gave the body: OPT_BODY or OPT_BODY_FILE, or 0 */
 };
 
 /* Write one line into err (when given) and return -EINVAL. */

@@ -10,9 +10,13 @@
 #include <string.h>
 #include <time.h>
 #include "config/config.h"
+#include "config/grpc_msg.h"
 #include "config/reqmix.h"
 #include "config/option.h"
+#include "config/config_grpc.h"
+#include "config/config_h2.h"
 #include "config/config_http.h"
+#include "config/config_ldap.h"
 #include "config/config_payload.h"
 #include "config/config_udp.h"
 #include "config/config_work.h"
@@ -47,6 +51,12 @@ enum {
 	OPT_REQUESTS_FILE,
 	OPT_SEED,
 	OPT_CONNECT_RATE,
+	OPT_STREAMS,
+	OPT_PROTO_FILE,
+	OPT_MESSAGE,
+	OPT_MESSAGE_FILE,
+	OPT_LDAP, /* --base --scope --filter --attrs --bind-dn --bind-password-file, in order */
+	OPT_LDAP_LAST = OPT_LDAP + 5,
 };
 
 static const struct option long_opts[] = {
@@ -84,6 +94,16 @@ static const struct option long_opts[] = {
 	{"requests-file", required_argument, NULL, OPT_REQUESTS_FILE},
 	{"seed", required_argument, NULL, OPT_SEED},
 	{"connect-rate", required_argument, NULL, OPT_CONNECT_RATE},
+	{"streams", required_argument, NULL, OPT_STREAMS},
+	{"proto-file", required_argument, NULL, OPT_PROTO_FILE},
+	{"message", required_argument, NULL, OPT_MESSAGE},
+	{"message-file", required_argument, NULL, OPT_MESSAGE_FILE},
+	{"base", required_argument, NULL, OPT_LDAP},
+	{"scope", required_argument, NULL, OPT_LDAP + 1},
+	{"filter", required_argument, NULL, OPT_LDAP + 2},
+	{"attrs", required_argument, NULL, OPT_LDAP + 3},
+	{"bind-dn", required_argument, NULL, OPT_LDAP + 4},
+	{"bind-password-file", required_argument, NULL, OPT_LDAP + 5},
 	{"procs", required_argument, NULL, 'p'},
 	{"pipeline", required_argument, NULL, 'P'},
 	{"quiet", no_argument, NULL, 'q'},
@@ -91,6 +111,9 @@ static const struct option long_opts[] = {
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
 };
+
+static const char *const ldap_opts[] = {"base", "scope", "filter", "attrs", "bind-dn",
+					"bind-password-file"};
 
 static const char short_opts[] = ":c:t:n:d:m:H:P:p:kqhV";
 
@@ -102,6 +125,7 @@ void drv_config_init(struct drv_config *cfg)
 		.size_min = DRV_DEFAULT_SIZE, .timeout_ns = DRV_DEFAULT_TIMEOUT_NS,
 		.interval_ns = DRV_DEFAULT_INTERVAL_NS, .conn_model = DRV_CONN_KEEPALIVE,
 		.method = "GET", .shard_count = 1, .pipeline = 1, .hdr_log_fd = -1,
+		.streams = 1,
 	};
 
 	memcpy(cfg, &defaults, sizeof(*cfg));
@@ -114,8 +138,13 @@ void drv_config_fini(struct drv_config *cfg)
 	free(cfg->sources);
 	free(cfg->cacert_pem);
 	cfg->cacert_pem = NULL;
+	free(cfg->grpc_json);
+	cfg->grpc_json = NULL;
 	drv_reqmix_free(cfg->mix);
+	drv__config_ldap_free(cfg);
 	cfg->mix = NULL;
+	drv_grpc_msgs_free(cfg->grpc_msgs); /* reads nothing of the mix it borrowed */
+	cfg->grpc_msgs = NULL;
 	cfg->payload = NULL;
 	cfg->body = NULL;
 	cfg->sources = NULL;
@@ -238,12 +267,15 @@ static int shard(struct drv_config *cfg, const char *s, char *err, size_t errlen
 
 static int parse_target(struct drv_config *cfg, const char *s, char *err, size_t errlen)
 {
-	int r;
+	int r = drv__config_ldap_url(cfg, s, err, errlen); /* ldap://: config_ldap.c */
 
-	if (ll_parse_url(s, &cfg->url))
+	if (r < 0)
+		return r;
+	if (!r && ll_parse_url(s, &cfg->url))
 		return drv__config_fail(err, errlen,
 			       "bad target '%s': expected tcp://HOST:PORT, udp://HOST:PORT, "
-			       "http://HOST[:PORT][/PATH] or https://HOST[:PORT][/PATH]",
+			       "http://HOST[:PORT][/PATH], https://HOST[:PORT][/PATH], "
+			       "grpc[s]://HOST:PORT/package.Service/Method or ldap://HOST[:PORT]/BASEDN",
 			       s);
 	r = ll_resolve(cfg->url.host, cfg->url.port,
 		       cfg->url.scheme == LL_SCHEME_UDP ? SOCK_DGRAM : SOCK_STREAM, &cfg->addr,
@@ -271,6 +303,8 @@ static int check(struct drv_config *cfg, const struct drv__seen *seen, char *err
 	}
 	if (!cfg->requests && !cfg->duration_ns)
 		return drv__config_fail(err, errlen, "say how long to run: -n REQUESTS or -d DURATION");
+	if (drv__config_ldap_check(cfg, seen->resp_given, err, errlen)) /* config_ldap.c */
+		return -EINVAL;
 	if (cfg->threads > cfg->connections)
 		return drv__config_fail(err, errlen, "-t %llu is more than the %llu connection(s) of -c",
 			       (unsigned long long)cfg->threads,
@@ -319,7 +353,11 @@ static int check(struct drv_config *cfg, const struct drv__seen *seen, char *err
 		return -EINVAL;
 	if (drv__config_check_udp(cfg, err, errlen))
 		return -EINVAL;
-	return drv__config_check_http(cfg, seen, err, errlen);
+	if (drv__config_grpc_check(cfg, err, errlen)) /* after the --requests-file records */
+		return -EINVAL;
+	if (drv__config_check_http(cfg, seen, err, errlen))
+		return -EINVAL;
+	return drv__config_check_h2(cfg, seen, err, errlen); /* config_h2.c */
 }
 
 static int parse_opt(struct drv_config *cfg, int c, const char *opt, struct drv__seen *seen,
@@ -373,26 +411,38 @@ static int parse_opt(struct drv_config *cfg, int c, const char *opt, struct drv_
 		return drv__config_response(cfg, optarg, err, errlen);
 	case 'm':
 		seen->http_opts = true;
+		seen->http_only = true;
 		cfg->method = optarg;
 		return 0;
 	case 'H':
 		seen->http_opts = true;
 		return drv__config_header(cfg, optarg, err, errlen);
 	case OPT_BODY:
+	case OPT_BODY_FILE:
+		if (seen->body_opt && seen->body_opt != c)
+			return drv__config_fail(err, errlen, "--body and --body-file both give the "
+						"request body: give one");
+		seen->body_opt = c;
+		if (c == OPT_BODY_FILE) {
+			seen->http_opts = true;
+			seen->http_only = true;
+			return drv__config_slurp("--body-file", optarg, &cfg->body,
+						 &cfg->body_len, err, errlen);
+		}
 		seen->http_opts = true;
+		seen->http_only = true;
 		free(cfg->body);
 		cfg->body_len = strlen(optarg);
 		cfg->body = strdup(optarg);
 		return cfg->body ? 0 : drv__config_fail(err, errlen, "--body: out of memory");
-	case OPT_BODY_FILE:
-		seen->http_opts = true;
-		return drv__config_slurp("--body-file", optarg, &cfg->body, &cfg->body_len, err, errlen);
 	case OPT_HTTP_CLOSE:
 		seen->http_opts = true;
+		seen->http_only = true;
 		cfg->http_close = true;
 		return 0;
 	case OPT_HTTP_ENGINE:
 		seen->http_opts = true;
+		seen->http_only = true;
 		seen->engine_given = true;
 		if (!strcmp(optarg, "native"))
 			cfg->http_engine = DRV_HTTP_NATIVE;
@@ -404,6 +454,7 @@ static int parse_opt(struct drv_config *cfg, int c, const char *opt, struct drv_
 		return 0;
 	case OPT_HTTP2:
 		seen->http_opts = true;
+		seen->http_only = true;
 		cfg->http2 = true;
 		return 0;
 	case 'k':
@@ -413,6 +464,9 @@ static int parse_opt(struct drv_config *cfg, int c, const char *opt, struct drv_
 	case OPT_CACERT:
 		seen->tls_opts = true;
 		return drv__config_cacert(cfg, optarg, err, errlen);
+	case OPT_STREAMS:
+		return drv__config_num("--streams", optarg, 1, DRV_MAX_STREAMS, &cfg->streams, err,
+				       errlen);
 	case OPT_SOURCE_ADDR:
 		return sources(cfg, optarg, err, errlen);
 	case OPT_START_AT:
@@ -431,6 +485,19 @@ static int parse_opt(struct drv_config *cfg, int c, const char *opt, struct drv_
 		return drv__config_work_opt(cfg, c == OPT_PROTO ? "proto" : c == OPT_HDR_LOG ? "hdr-log"
 					    : c == OPT_REQUESTS_FILE ? "requests-file"
 					    : c == OPT_SEED ? "seed" : "P", optarg, err, errlen);
+	case OPT_PROTO_FILE:
+	case OPT_MESSAGE:
+	case OPT_MESSAGE_FILE:
+		return drv__config_grpc_opt(cfg, c == OPT_PROTO_FILE ? "proto-file"
+					    : c == OPT_MESSAGE ? "message" : "message-file", optarg,
+					    err, errlen);
+	case OPT_LDAP:
+	case OPT_LDAP + 1:
+	case OPT_LDAP + 2:
+	case OPT_LDAP + 3:
+	case OPT_LDAP + 4:
+	case OPT_LDAP_LAST:
+		return drv__config_ldap_opt(cfg, ldap_opts[c - OPT_LDAP], optarg, err, errlen);
 	case 'q':
 		cfg->quiet = true;
 		return 0;

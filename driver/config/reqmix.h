@@ -5,7 +5,8 @@
  * Records are, by target: http:// a curl-like line `METHOD PATH [-H 'Name: value']... [-d 'BODY']`;
  * tcp:// and udp:// raw bytes with C escapes (\r \n \t \0 \\ \xHH), or with --response resp a
  * redis command line `SET key:{{rand:1-9}} v` (encoded as a RESP array), or with --response dns
- * a dnsperf line `NAME TYPE`. Each record's count and latency are kept apart (results/stats.h,
+ * a dnsperf line `NAME TYPE`; grpc:// `/package.Service/Method {JSON}` (its message, grpc_msg.h).
+ * Each record's count and latency are kept apart (results/stats.h,
  * recorded by scheduling/timing.h).
  */
 #ifndef LOADLENS_DRV_REQMIX_H

@@ -151,29 +151,62 @@ static uint64_t zipf(const struct drv_tpl_field *fd, double u)
 	return lo + 1;
 }
 
+/* A field's next value. */
+static uint64_t value(const struct drv_tpl_field *fd, struct drv_tpl_ctx *c)
+{
+	uint64_t v, span;
+
+	switch (fd->kind) {
+	case DRV_TPL_SEQ:
+		v = c->seq % 10000000000ULL;
+		c->seq += c->stride ? c->stride : 1;
+		return v;
+	case DRV_TPL_RAND:
+		span = fd->hi - fd->lo + 1;
+		return fd->lo + (span ? drv_tpl_rand(c) % span : drv_tpl_rand(c));
+	default:
+		return zipf(fd, (double)(drv_tpl_rand(c) >> 11) / 9007199254740992.0);
+	}
+}
+
+size_t drv_tpl_expand_short(const struct drv_tpl *t, struct drv_tpl_ctx *c, char *out)
+{
+	const struct drv_tpl_field *fd;
+	size_t o = 0, from = 0;
+	char digits[24];
+	uint64_t v;
+	unsigned i;
+	int d;
+
+	for (i = 0; i < t->nfields; i++) {
+		fd = &t->f[i];
+		memcpy(out + o, t->text + from, fd->at - from);
+		o += fd->at - from;
+		from = fd->at + fd->width;
+		v = value(fd, c);
+		d = 0;
+		do {
+			digits[d++] = (char)('0' + v % 10);
+			v /= 10;
+		} while (v);
+		while (d)
+			out[o++] = digits[--d];
+	}
+	memcpy(out + o, t->text + from, t->len - from);
+	return o + t->len - from;
+}
+
 void drv_tpl_expand(const struct drv_tpl *t, struct drv_tpl_ctx *c, char *out)
 {
 	const struct drv_tpl_field *fd;
-	uint64_t v, span;
+	uint64_t v;
 	unsigned i;
 	int d;
 
 	memcpy(out, t->text, t->len);
 	for (i = 0; i < t->nfields; i++) {
 		fd = &t->f[i];
-		switch (fd->kind) {
-		case DRV_TPL_SEQ:
-			v = c->seq % 10000000000ULL;
-			c->seq += c->stride ? c->stride : 1;
-			break;
-		case DRV_TPL_RAND:
-			span = fd->hi - fd->lo + 1;
-			v = fd->lo + (span ? drv_tpl_rand(c) % span : drv_tpl_rand(c));
-			break;
-		default:
-			v = zipf(fd, (double)(drv_tpl_rand(c) >> 11) / 9007199254740992.0);
-			break;
-		}
+		v = value(fd, c);
 		for (d = fd->width - 1; d >= 0; d--) {
 			out[fd->at + (size_t)d] = (char)('0' + v % 10);
 			v /= 10;

@@ -45,6 +45,11 @@ int drv_tpl_parse(struct drv_tpl *t, const char *s, size_t n, char *err, size_t 
 void drv_tpl_free(struct drv_tpl *t);
 /* Write the template's bytes with fresh field values into out (t->len bytes). */
 void drv_tpl_expand(const struct drv_tpl *t, struct drv_tpl_ctx *c, char *out);
+/*
+ * The same with each number in its shortest form (no zero padding), for requests that carry
+ * their own lengths (--proto ldap encodes each one): returns the length, at most t->len.
+ */
+size_t drv_tpl_expand_short(const struct drv_tpl *t, struct drv_tpl_ctx *c, char *out);
 /* Pure: a uniform 64-bit draw (xorshift64*). */
 uint64_t drv_tpl_rand(struct drv_tpl_ctx *c);
 

@@ -46,6 +46,9 @@ static void app_reset(const struct drv_frame_rule *r, struct drv_frame *f)
 	case DRV_RESP_DNS:
 		drv_dns_reset(&f->app.dns);
 		break;
+	case DRV_RESP_LDAP: /* the caller then says what answers its request */
+		drv_ldap_reset(&f->app.ldap, 0, false);
+		break;
 	default:
 		break;
 	}
@@ -68,6 +71,11 @@ int drv__frame_app_feed(const struct drv_frame_rule *r, struct drv_frame *f, con
 		break;
 	case DRV_RESP_DNS:
 		*used = drv_dns_feed(&f->app.dns, b, n, &res, &v, &f->rcode);
+		break;
+	case DRV_RESP_LDAP:
+		*used = drv_ldap_feed(&f->app.ldap, b, n, &res, &v);
+		if (res == 1 && f->app.ldap.notice)
+			f->keep_alive = false; /* the server closes after its notice */
 		break;
 	default:
 		break;
@@ -188,6 +196,7 @@ int drv_frame_feed(const struct drv_frame_rule *r, struct drv_frame *f, const ch
 	case DRV_RESP_RESP:
 	case DRV_RESP_MEMCACHE:
 	case DRV_RESP_DNS:
+	case DRV_RESP_LDAP:
 		err = drv__frame_app_feed(r, f, p, n, &used);
 		return err ? err : used == n ? 0 : DRV_E_MALFORMED;
 	case DRV_RESP_HTTP:
@@ -206,6 +215,12 @@ int drv_frame_feed(const struct drv_frame_rule *r, struct drv_frame *f, const ch
 size_t drv__frame_http_execute(struct drv_frame *f, const char *p, size_t n)
 {
 	return http_parser_execute(&f->hp, &http, p, n);
+}
+
+void drv_frame_free(const struct drv_frame_rule *r, struct drv_frame *f)
+{
+	if (r->rule == DRV_RESP_LDAP)
+		drv_ldap_state_free(&f->app.ldap);
 }
 
 int drv_frame_eof(const struct drv_frame_rule *r, struct drv_frame *f)

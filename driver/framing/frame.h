@@ -18,6 +18,7 @@
 #include "config/config.h"
 #include "framing/frame_app.h"
 #include "framing/frame_dns.h"
+#include "framing/frame_ldap.h"
 #include "framing/frame_memcache.h"
 #include "framing/frame_resp.h"
 
@@ -39,6 +40,7 @@ union drv_app_state {
 	struct drv_resp_state resp;
 	struct drv_mc_state mc;
 	struct drv_dns_state dns;
+	struct drv_ldap_state ldap;
 };
 
 
@@ -51,7 +53,8 @@ struct drv_frame {
 	bool head;	   /* http: no body follows the headers */
 	uint16_t status;   /* http: status code */
 	http_parser hp;
-	union drv_app_state app; /* resp, memcache, dns (frame_resp.c, frame_memcache.c, frame_dns.c) */
+	union drv_app_state app; /* resp, memcache, dns, ldap (frame_resp.c, frame_memcache.c,
+				  * frame_dns.c, frame_ldap.c) */
 	uint8_t verdict;	 /* enum drv_app_verdict of the complete response */
 	uint8_t rcode;		 /* dns: its RCODE */
 };
@@ -78,6 +81,8 @@ static inline int drv_frame_verdict_err(const struct drv_frame *f)
 {
 	return drv_app_verdict_err((enum drv_app_verdict)f->verdict);
 }
+/* A connection slot's end: what a rule's state holds (ldap: liblber's reader). */
+void drv_frame_free(const struct drv_frame_rule *r, struct drv_frame *f);
 /* The peer closed: 0 if that completes the response (http body until close), else DRV_E_SHORT. */
 int drv_frame_eof(const struct drv_frame_rule *r, struct drv_frame *f);
 

@@ -27,6 +27,7 @@ enum drv_app_verdict {
 	DRV_APP_MC_CLIENT,     /* memcached: CLIENT_ERROR or ERROR */
 	DRV_APP_MC_SERVER,     /* memcached: SERVER_ERROR */
 	DRV_APP_DNS_RCODE,     /* DNS: RCODE != 0 (the code is in rcode) */
+	DRV_APP_LDAP_RESULT,   /* LDAP: resultCode != success (frame_ldap.h) */
 };
 
 
@@ -64,6 +65,8 @@ static inline int drv_app_verdict_err(enum drv_app_verdict v)
 		return DRV_E_MC_SERVER;
 	case DRV_APP_DNS_RCODE:
 		return DRV_E_DNS_RCODE;
+	case DRV_APP_LDAP_RESULT:
+		return DRV_E_LDAP_RESULT;
 	}
 	return DRV_E_MALFORMED;
 }

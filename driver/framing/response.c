@@ -27,6 +27,7 @@ int drv_frame_feed_some(const struct drv_frame_rule *r, struct drv_frame *f, con
 	case DRV_RESP_RESP:
 	case DRV_RESP_MEMCACHE:
 	case DRV_RESP_DNS:
+	case DRV_RESP_LDAP:
 		return drv__frame_app_feed(r, f, p, n, used);
 	case DRV_RESP_HTTP:
 		k = drv__frame_http_execute(f, p, n);

@@ -25,6 +25,8 @@
 #include "base/drv.h"
 #include "framing/frame.h"
 #include "protocols/protocols.h"
+#include "config/ldap_request.h"
+#include "protocols/proto_tcp_ldap.h"
 #include "protocols/proto_tcp_pipe.h"
 #include "protocols/tcp_conn.h"
 #include "config/reqmix.h"
@@ -72,6 +74,7 @@ static void drop(struct tcp_conn *c)
 {
 	c->in_flight = false;
 	c->connecting = false;
+	c->binding = false;
 	if (c->open)
 		proto_tcp_close(c);
 	else
@@ -88,7 +91,7 @@ static void fail(struct tcp_conn *c, int err)
 	if (c->rec_live)
 		drv_timing_unanswered(c->base.w, &c->base.ticket, c->rec, err);
 	c->rec_live = false;
-	drv_slot_fail(&c->base, err, c->connecting);
+	drv_slot_fail(&c->base, err, c->connecting || c->binding); /* ldap: bound is connected */
 	drop(c);
 }
 
@@ -103,24 +106,12 @@ static void on_write(uv_write_t *req, int status)
 		fail(c, status);
 }
 
-static void proto_tcp_send(struct tcp_conn *c)
+/* The request's bytes b[0..nb), from stable memory: now, or the rest through write_req. */
+static void write_out(struct tcp_conn *c, uv_buf_t *b, unsigned nb)
 {
-	struct tcp_thread *tt = c->tt;
-	uv_buf_t b[2];
-	unsigned nb;
-	size_t total;
+	size_t total = b[0].len + (nb > 1 ? b[1].len : 0);
 	int n, err;
 
-	if (tt->pipeline > 1) {
-		drv__tcp_pipe_send(c);
-		return;
-	}
-	drv_frame_reset(&tt->rule, &c->frame);
-	c->rx = 0;
-	c->in_flight = true;
-	drv_timing_send(&c->base, tt->timeout_ns);
-	nb = drv__tcp_request(tt, c->mbuf, c->lp, &c->rec, &c->rec_live, b);
-	total = b[0].len + (nb > 1 ? b[1].len : 0);
 	n = uv_try_write((uv_stream_t *)&c->tcp, b, nb);
 	if (n == (int)total) {
 		tcp_conn_stats(c)->bytes_sent += (uint64_t)n;
@@ -147,6 +138,43 @@ static void proto_tcp_send(struct tcp_conn *c)
 		return;
 	}
 	c->writing = true;
+}
+
+static void proto_tcp_send(struct tcp_conn *c)
+{
+	struct tcp_thread *tt = c->tt;
+	uv_buf_t b[2];
+	unsigned nb = 1;
+	int err = 0;
+
+	if (tt->pipeline > 1) {
+		drv__tcp_pipe_send(c);
+		return;
+	}
+	drv_frame_reset(&tt->rule, &c->frame);
+	c->rx = 0;
+	c->in_flight = true;
+	drv_timing_send(&c->base, tt->timeout_ns);
+	if (tt->ldap)
+		err = drv__tcp_ldap_search(c, b); /* proto_tcp_ldap.c */
+	else
+		nb = drv__tcp_request(tt, c->mbuf, c->lp, &c->rec, &c->rec_live, b);
+	if (err)
+		fail(c, err);
+	else
+		write_out(c, b, nb);
+}
+
+/* ldap: the connection is up; bind before the first request */
+static void ldap_bind(struct tcp_conn *c)
+{
+	uv_buf_t b;
+	int err = drv__tcp_ldap_bind(c, &b);
+
+	if (err)
+		fail(c, err);
+	else
+		write_out(c, &b, 1);
 }
 
 static void complete(struct tcp_conn *c)
@@ -191,6 +219,10 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 		drv__tcp_pipe_eof(c, nread);
 		return;
 	}
+	if (nread < 0 && c->binding) { /* closed or reset before the bind was answered */
+		fail(c, nread == UV_EOF ? DRV_E_SHORT : (int)nread);
+		return;
+	}
 	if (nread < 0) {
 		if (nread == UV_EOF && !c->in_flight) {
 			/* the server closed an idle connection: reopen quietly */
@@ -213,6 +245,14 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 	tcp_conn_stats(c)->bytes_received += (uint64_t)nread;
 	if (c->tt->pipeline > 1) {
 		drv__tcp_pipe_read(c, buf->base, (size_t)nread);
+		return;
+	}
+	if (c->binding) {
+		err = drv__tcp_ldap_bound(c, buf->base, (size_t)nread);
+		if (err < 0)
+			fail(c, err);
+		else if (err == 1)
+			proto_tcp_send(c);
 		return;
 	}
 	if (!c->in_flight) {
@@ -274,7 +314,8 @@ static void on_connect(uv_connect_t *req, int status)
 		return;
 	}
 	c->connecting = false;
-	drv_slot_connected(&c->base);
+	if (!c->tt->ldap) /* ldap: connected once bound */
+		drv_slot_connected(&c->base);
 	drv_counter_add(&tcp_conn_stats(c)->connections, 1);
 	ll_hist_record(tcp_conn_stats(c)->connect, uv_hrtime() - c->t_op);
 	c->on_conn = 0;
@@ -284,7 +325,10 @@ static void on_connect(uv_connect_t *req, int status)
 		fail(c, err);
 		return;
 	}
-	proto_tcp_send(c);
+	if (c->tt->ldap)
+		ldap_bind(c);
+	else
+		proto_tcp_send(c);
 }
 
 /* --source-addr: bind to the next local address, the port chosen at connect time. */
@@ -317,6 +361,7 @@ static void proto_tcp_connect(struct tcp_conn *c)
 	tcp_conn_stats(c)->connect_attempts++;
 	c->t_op = uv_hrtime();
 	c->base.deadline = c->t_op + c->tt->timeout_ns;
+	drv_worker_sweep_by(w, c->base.deadline);
 	err = w->cfg->nsources ? bind_source(c) : 0;
 	if (!err)
 		err = uv_tcp_connect(&c->connect_req, &c->tcp,
@@ -344,7 +389,8 @@ static int init(struct drv_worker *w)
 	tt->drop = drop;
 	if (tt->mix)
 		drv_mix_ctx_init(&tt->mix_ctx, w->cfg, w->id, (uint32_t)w->cfg->threads);
-	return drv_timing_init(w);
+	err = w->cfg->ldap ? drv__tcp_ldap_init(tt, w) : 0;
+	return err ? err : drv_timing_init(w);
 }
 
 /* The slot operations (slot.h). */
@@ -354,7 +400,11 @@ static int slot_init(struct drv_slot *s)
 	struct tcp_conn *c = tcp_conn_of(s);
 
 	c->tt = s->w->proto_data;
-	if (c->tt->mix) {
+	if (c->tt->ldap) {
+		c->mbuf = malloc(c->tt->ldap->max_len);
+		if (!c->mbuf)
+			return -ENOMEM;
+	} else if (c->tt->mix) {
 		c->mbuf = malloc(c->tt->mix->max_len * c->tt->pipeline);
 		if (!c->mbuf)
 			return -ENOMEM;
@@ -370,6 +420,7 @@ static int slot_init(struct drv_slot *s)
 
 static void slot_release(struct drv_slot *s)
 {
+	drv_frame_free(&tcp_conn_of(s)->tt->rule, &tcp_conn_of(s)->frame);
 	free(tcp_conn_of(s)->mbuf);
 	free(tcp_conn_of(s)->q);
 	free(tcp_conn_of(s)->iov);
@@ -438,9 +489,15 @@ static const struct drv_slot_ops slot_ops = {
 	.release = slot_release,
 };
 
+static void fini(struct drv_worker *w)
+{
+	if (w->proto_data)
+		drv__tcp_ldap_fini(w->proto_data);
+	drv_slot_io_fini(w);
+}
+
 /* tcp:// and native http:// are the same slots; the framing rule (config) tells them apart */
 #define X_PROTO(n)                                                                            \
-	{.name = n, .init = init, .slot = &slot_ops, .stop = drv_slot_io_stop,         \
-	 .fini = drv_slot_io_fini}
+	{.name = n, .init = init, .slot = &slot_ops, .stop = drv_slot_io_stop, .fini = fini}
 const struct drv_proto drv_proto_tcp = X_PROTO("tcp");
 const struct drv_proto drv_proto_http_native = X_PROTO("http");

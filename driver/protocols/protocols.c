@@ -5,6 +5,8 @@
 
 const struct drv_proto *drv_proto_for(const struct drv_config *cfg)
 {
+	if (drv_config_h2(cfg))
+		return &drv_proto_h2; /* --http2 on the native engine, grpc://, grpcs:// */
 	switch (cfg->url.scheme) {
 	case LL_SCHEME_TCP:
 		return &drv_proto_tcp;
@@ -14,7 +16,7 @@ const struct drv_proto *drv_proto_for(const struct drv_config *cfg)
 		return cfg->http_engine == DRV_HTTP_CURL ? &drv_proto_http_curl
 							  : &drv_proto_http_native;
 	case LL_SCHEME_HTTPS:
-		return &drv_proto_http_curl; /* TLS is libcurl's */
+		return &drv_proto_http_curl; /* HTTP/1.1 over TLS is libcurl's */
 	default:
 		return NULL;
 	}

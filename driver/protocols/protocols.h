@@ -11,6 +11,7 @@ extern const struct drv_proto drv_proto_tcp;	     /* proto_tcp.c */
 extern const struct drv_proto drv_proto_http_native; /* proto_tcp.c with HTTP framing */
 extern const struct drv_proto drv_proto_udp;	     /* proto_udp.c */
 extern const struct drv_proto drv_proto_http_curl;   /* proto_curl.c */
+extern const struct drv_proto drv_proto_h2;	     /* proto_h2.c: --http2, grpc:// */
 
 /* The protocol for a configuration, or NULL if not supported. */
 const struct drv_proto *drv_proto_for(const struct drv_config *cfg);

@@ -19,6 +19,8 @@
 
 struct tcp_thread;
 struct tcp_conn;
+struct drv_ldap_cfg;
+struct drv_ldap_req;
 
 /* -P: one request in flight on a pipelined connection. */
 struct tcp_pend {
@@ -65,6 +67,8 @@ struct tcp_conn {
 	uint32_t depth;	  /* inside a send or read: the batch is written on the way out */
 	bool finishing;	    /* -P: the pacer is done; close once the last response is in */
 	uint64_t t_rx;	    /* open loop: the kernel's receive time of the bytes being read */
+	int32_t msgid;	    /* ldap: the last messageID sent on this connection */
+	bool binding;	    /* ldap: the bind is out, its response not yet in */
 };
 
 struct tcp_thread {
@@ -76,6 +80,8 @@ struct tcp_thread {
 	const struct drv_reqmix *mix; /* --requests-file, or NULL */
 	struct drv_mix_ctx mix_ctx;
 	uint32_t pipeline; /* -P */
+	const struct drv_ldap_cfg *ldap; /* --proto ldap, or NULL (proto_tcp_ldap.c) */
+	struct drv_ldap_req *lreq;	 /* its search templates */
 	/* proto_tcp.c's: close the connection, its close callback starts the slot's next attempt;
 	 * after a failure is counted: nothing in flight any more, close it, or if it is not open,
 	 * start the slot's next attempt now */
@@ -125,7 +131,8 @@ static inline struct drv_stats *tcp_conn_stats(struct tcp_conn *c)
 
 /*
  * A complete response's outcome from its framing into r: HTTP status and version (a status
- * outside 2xx is an error), or the verdict of the other rules (and a DNS RCODE).
+ * outside 2xx is an error), an LDAP search's resultCode and entries, or the verdict of the other
+ * rules (and a DNS RCODE).
  */
 static inline void drv__tcp_outcome(const struct tcp_thread *tt, const struct drv_frame *f,
 				    struct drv_timing_reply *r)
@@ -134,6 +141,11 @@ static inline void drv__tcp_outcome(const struct tcp_thread *tt, const struct dr
 		r->status = f->status;
 		r->httpv = f->hp.http_minor ? DRV_HTTPV_1_1 : DRV_HTTPV_1_0;
 		r->err = f->status < 200 || f->status > 299 ? DRV_E_HTTP_STATUS : 0;
+	} else if (tt->rule.rule == DRV_RESP_LDAP) {
+		r->err = drv_frame_verdict_err(f);
+		r->ldap_code = f->app.ldap.code;
+		r->ldap_entries = f->app.ldap.entries;
+		r->ldap_refs = f->app.ldap.refs;
 	} else {
 		r->err = drv_frame_outcome(&tt->rule, f, &r->rcode);
 	}

@@ -73,6 +73,7 @@ static int target(struct drv_merge *m, const json_t *doc, const json_t *cfg, cha
 		if (eng && !strcmp(eng, "curl"))
 			m->cfg.http_engine = DRV_HTTP_CURL;
 		m->cfg.http2 = json_is_true(json_object_get(cfg, "http2"));
+		m->cfg.streams = u64(cfg, "streams") ? u64(cfg, "streams") : 1;
 	} else if (strcmp(t, m->target)) {
 		return drv_errf(err, len, "target %s differs from %s of the first run", t,
 				m->target);
@@ -126,6 +127,8 @@ int drv_merge_add(struct drv_merge *m, const json_t *doc, char *err, size_t len)
 		if (e >= 0 && json_is_integer(v) && json_integer_value(v) > 0)
 			t->http_version[e] += (uint64_t)json_integer_value(v);
 	}
+	drv_merge_h2(t, doc); /* report_h2.c */
+	drv_report_ldap_merge(t, json_object_get(doc, "ldap")); /* report_ldap.c */
 	m->res.cpu_ns += u64(json_object_get(doc, "driver"), "cpu_ns");
 	sum(t, json_object_get(doc, "driver"), true);
 	r = hist(t->latency, doc, "latency", err, len);

@@ -131,14 +131,15 @@ void drv_report_banner(FILE *f, const struct drv_config *cfg)
 void drv_report_live(FILE *f, uint64_t elapsed_ns, uint64_t iv_ns, const struct ll_hist *h,
 		     uint64_t errors, uint64_t connections, bool warm)
 {
-	char r[32], m[32], p[32];
+	char r[32], m[32], sd[32], p[32];
 	uint64_t n = ll_hist_count(h);
 
-	fprintf(f, "[%7.1fs] %llu responses, %s req/s, mean %s, p99 %s, %llu errors, %llu "
-		   "connections%s\n",
+	fprintf(f, "[%7.1fs] %llu responses, %s req/s, mean %s, stddev %s, p99 %s, %llu errors, "
+		   "%llu connections%s\n",
 		(double)elapsed_ns / 1e9, (unsigned long long)n,
 		rate(iv_ns ? (double)n * 1e9 / (double)iv_ns : 0, r, sizeof(r)),
 		n ? ll_fmt_ns(ll_hist_mean(h), m, sizeof(m)) : "-",
+		n ? ll_fmt_ns(ll_hist_stddev(h), sd, sizeof(sd)) : "-",
 		n ? ll_fmt_ns((double)ll_hist_percentile(h, 99), p, sizeof(p)) : "-",
 		(unsigned long long)errors, (unsigned long long)connections,
 		warm ? " (warm-up)" : "");
@@ -281,10 +282,11 @@ void drv_report_summary(FILE *f, const struct drv_config *cfg, const struct drv_
 		fprintf(f, "  %-12s %llu requests started late because their connection was still "
 			   "busy (more -c keeps the schedule)\n",
 			"behind", (unsigned long long)t->behind);
-	if (ll_scheme_is_http(cfg->url.scheme)) {
+	if (ll_scheme_has_path(cfg->url.scheme)) {
 		status_line(f, t);
 		version_line(f, cfg, t);
 	}
+	drv_report_h2(f, cfg, t); /* report_h2.c */
 	if (cfg->url.scheme == LL_SCHEME_UDP)
 		drv_report_udp(f, cfg, t);
 	drv_report_work(f, cfg, res); /* report_work.c */
@@ -310,6 +312,7 @@ void drv_report_summary(FILE *f, const struct drv_config *cfg, const struct drv_
 			fprintf(f, "hint: %s: %s\n", drv_err_name((enum drv_err)e),
 				drv_err_hint((enum drv_err)e, t, target, hint, sizeof(hint)));
 	}
+	drv_report_h2_hints(f, cfg, t);
 	if (drv_report_bottleneck(cfg, res, hint, sizeof(hint)))
 		fprintf(f, "warning: %s\n", hint);
 	fflush(f);

@@ -34,6 +34,13 @@ const char *drv_report_bottleneck(const struct drv_config *cfg, const struct drv
 /* report_udp.c: the udp lines of the summary (lost, late, duplicate, unmatched, drops), hints. */
 void drv_report_udp(FILE *f, const struct drv_config *cfg, const struct drv_stats *t);
 
+/* report_h2.c: http/2 and grpc lines of the summary, their hints, JSON ("h2", "grpc_status"),
+ * and their merge from a result document. */
+void drv_report_h2(FILE *f, const struct drv_config *cfg, const struct drv_stats *t);
+void drv_report_h2_hints(FILE *f, const struct drv_config *cfg, const struct drv_stats *t);
+int drv_report_json_h2(json_t *o, const struct drv_config *cfg, const struct drv_result *res);
+void drv_merge_h2(struct drv_stats *t, const json_t *doc);
+
 /* report_json.c: the result document (schema in docs/driver.md); NULL on allocation failure. */
 json_t *drv_report_json(const struct drv_config *cfg, const struct drv_result *res);
 /* Write drv_report_json() to fd and close it: 0 or a negative errno. */
@@ -42,6 +49,13 @@ int drv_report_json_write_fd(int fd, const struct drv_config *cfg, const struct 
 /* report_work.c: DNS RCODEs, -P, request mixes; into the JSON document o (0 or -1). */
 int drv_report_json_work(json_t *o, const struct drv_config *cfg, const struct drv_result *res);
 void drv_report_work(FILE *f, const struct drv_config *cfg, const struct drv_result *res);
+/* report_ldap.c: --proto ldap's searches, entries and resultCodes (JSON "ldap", null without it),
+ * and that object added back into t (merge.c). */
+json_t *drv_report_json_ldap(const struct drv_config *cfg, const struct drv_stats *t);
+/* The search asked for (JSON config.ldap): base, scope, filter, attrs, bind_dn (no password). */
+json_t *drv_report_json_ldap_config(const struct drv_config *cfg);
+void drv_report_ldap_merge(struct drv_stats *t, const json_t *o);
+void drv_report_ldap(FILE *f, const struct drv_config *cfg, const struct drv_stats *t);
 /* reqmix.c: per-record counts and latencies (JSON "records"), the top-N table. */
 int drv_report_json_mix(json_t *o, const struct drv_config *cfg, const struct drv_result *res);
 void drv_report_mix(FILE *f, const struct drv_config *cfg, const struct drv_result *res);

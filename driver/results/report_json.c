@@ -46,16 +46,19 @@ static json_t *config(const struct drv_config *cfg)
 	bad |= set(o, "warmup_ns", u64(cfg->warmup_ns));
 	bad |= set(o, "payload", cfg->payload_path ? json_string(cfg->payload_path) : json_null());
 	bad |= set(o, "response_rule", json_string(drv_resp_rule_name(cfg->resp_rule)));
-	if (ll_scheme_is_http(cfg->url.scheme)) {
+	if (ll_scheme_has_path(cfg->url.scheme)) {
 		bad |= set(o, "method", json_string(cfg->method));
 		bad |= set(o, "http_engine",
 			      json_string(cfg->http_engine == DRV_HTTP_CURL ? "curl" : "native"));
 		bad |= set(o, "http2", json_boolean(cfg->http2));
+		bad |= set(o, "streams", u64(cfg->streams));
 	}
-	if (cfg->url.scheme == LL_SCHEME_HTTPS) {
+	if (drv_config_tls(cfg)) {
 		bad |= set(o, "tls_verify", json_boolean(!cfg->insecure));
 		bad |= set(o, "cacert", cfg->cacert ? json_string(cfg->cacert) : json_null());
 	}
+	if (cfg->ldap) /* report_ldap.c */
+		bad |= set(o, "ldap", drv_report_json_ldap_config(cfg));
 	bad |= set(o, "shard_index", u64(cfg->shard_index));
 	bad |= set(o, "shard_count", u64(cfg->shard_count));
 	bad |= set(o, "connect_rate", cfg->connect_rate ? json_real(cfg->connect_rate) : json_null());
@@ -195,6 +198,7 @@ json_t *drv_report_json(const struct drv_config *cfg, const struct drv_result *r
 	bad |= set(o, "connect_latency", ll_hist_to_json(t->connect));
 	bad |= set(o, "late_latency", ll_hist_to_json(t->late_latency));
 	bad |= drv_report_json_work(o, cfg, res) ? 1 : 0; /* report_work.c */
+	bad |= drv_report_json_h2(o, cfg, res) ? 1 : 0;	  /* report_h2.c */
 	if (bad) {
 		json_decref(o);
 		return NULL;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* The real-workload parts of the summary and the JSON: DNS RCODEs, pipelining, request mixes. */
+/* The real-workload parts of the summary and the JSON: DNS RCODEs, LDAP (report_ldap.c),
+ * pipelining, request mixes. */
 #include <stdio.h>
 #include "config/config.h"
 #include "framing/frame_dns.h"
@@ -31,6 +32,7 @@ int drv_report_json_work(json_t *o, const struct drv_config *cfg, const struct d
 	bad |= json_object_set_new(o, "dns_rcode", cfg->resp_rule == DRV_RESP_DNS
 							   ? rcodes(&res->total)
 							   : json_null());
+	bad |= json_object_set_new(o, "ldap", drv_report_json_ldap(cfg, &res->total));
 	bad |= json_object_set_new(o, "pipeline", json_integer((json_int_t)cfg->pipeline));
 	bad |= drv_report_json_mix(o, cfg, res);
 	return bad ? -1 : 0;
@@ -53,6 +55,7 @@ void drv_report_work(FILE *f, const struct drv_config *cfg, const struct drv_res
 		}
 		fprintf(f, "%s\n", first ? " none" : "");
 	}
+	drv_report_ldap(f, cfg, t); /* report_ldap.c */
 	if (cfg->pipeline > 1)
 		fprintf(f, "  %-12s %llu requests in flight per connection\n", "pipeline",
 			(unsigned long long)cfg->pipeline);

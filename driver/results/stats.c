@@ -104,6 +104,13 @@ void drv_stats_merge(struct drv_stats *dst, const struct drv_stats *src)
 		dst->http_version[i] += src->http_version[i];
 	for (i = 0; i < 16; i++)
 		dst->dns_rcode[i] += src->dns_rcode[i];
+	drv_stats_merge_h2(dst, src);
+	for (i = 0; i < DRV_LDAP_CODES; i++) {
+		dst->ldap_result[i] += src->ldap_result[i];
+		dst->ldap_bind[i] += src->ldap_bind[i];
+	}
+	dst->ldap_entries += src->ldap_entries;
+	dst->ldap_refs += src->ldap_refs;
 	if (!dst->first_other_err)
 		dst->first_other_err = src->first_other_err;
 	if (src->t_first_ns && (!dst->t_first_ns || src->t_first_ns < dst->t_first_ns))
@@ -133,6 +140,25 @@ void drv_stats_error(struct drv_stats *s, int err)
 	if (e == DRV_ERR_OTHER && !s->first_other_err)
 		s->first_other_err = err;
 	drv_counter_add(&s->errors_total, 1);
+}
+
+void drv_stats_merge_h2(struct drv_stats *dst, const struct drv_stats *src)
+{
+	int i;
+
+	for (i = 0; i < DRV_H2_RST_CODES; i++)
+		dst->h2_rst[i] += src->h2_rst[i];
+	for (i = 0; i <= DRV_GRPC_CODES; i++)
+		dst->grpc_status[i] += src->grpc_status[i];
+	dst->h2_goaway += src->h2_goaway;
+	dst->h2_flow_stalls += src->h2_flow_stalls;
+	dst->h2_settings += src->h2_settings;
+	if (src->h2_max_streams_set &&
+	    (!dst->h2_max_streams_set || src->h2_max_streams < dst->h2_max_streams))
+		dst->h2_max_streams = src->h2_max_streams;
+	dst->h2_max_streams_set += src->h2_max_streams_set;
+	if (src->h2_peak_streams > dst->h2_peak_streams)
+		dst->h2_peak_streams = src->h2_peak_streams;
 }
 
 static const char *const httpv_names[DRV_HTTPV__COUNT] = {
@@ -311,6 +337,51 @@ const char *drv_err_hint(enum drv_err e, const struct drv_stats *s, const char *
 		snprintf(buf, len,
 			 "multi-datagram memcached replies missing a datagram: memcached or the "
 			 "kernel dropped one (netstat -su: receive buffer errors); raise --rcvbuf");
+		break;
+	case DRV_ERR_H2_RST:
+		snprintf(buf, len,
+			 "the server reset HTTP/2 streams (RST_STREAM, counts by code in the "
+			 "http/2 line): REFUSED_STREAM is a server over its stream or load limit "
+			 "(lower --streams), INTERNAL_ERROR a failing handler (its log), "
+			 "ENHANCE_YOUR_CALM a server that finds the client abusive");
+		break;
+	case DRV_ERR_H2_GOAWAY:
+		snprintf(buf, len,
+			 "requests sent past a GOAWAY's last stream id, which the server never "
+			 "processed (a server that closes connections after N streams or shuts "
+			 "down): the driver reopens; raise the server's per-connection request "
+			 "limit (nginx: keepalive_requests)");
+		break;
+	case DRV_ERR_H2_PROTOCOL:
+		snprintf(buf, len,
+			 "the server sent malformed HTTP/2 frames or broke the protocol (libnghttp2 "
+			 "refused them; the connection was dropped): a server or proxy bug; "
+			 "capture with nghttp -v %s", target);
+		break;
+	case DRV_ERR_NOT_H2:
+		snprintf(buf, len,
+			 "the server at %s does not speak HTTP/2 here: an HTTP/1.x answer to the "
+			 "h2c preface (enable HTTP/2 without TLS, e.g. nginx 'listen ... http2'), "
+			 "or TLS whose ALPN did not select h2 (check: openssl s_client -alpn h2); "
+			 "without --http2 the driver speaks HTTP/1.1", target);
+		break;
+	case DRV_ERR_GRPC:
+		snprintf(buf, len,
+			 "gRPC calls answered with a status other than OK: see the grpc status "
+			 "line and its hints");
+		break;
+	case DRV_ERR_LDAP_RESULT:
+		snprintf(buf, len,
+			 "LDAP searches answered with a resultCode other than success: see 'ldap "
+			 "result' above, each code with its hint (the entries they returned are "
+			 "counted; sizeLimitExceeded and timeLimitExceeded stand apart under their "
+			 "codes)");
+		break;
+	case DRV_ERR_LDAP_BIND:
+		snprintf(buf, len,
+			 "the bind at connect failed (codes in 'ldap bind' above; invalidCredentials: "
+			 "a wrong --bind-dn or password): the connection was dropped, and the next one "
+			 "waits as after a failed connect");
 		break;
 	case DRV_ERR_OTHER:
 	default:

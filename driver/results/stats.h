@@ -11,7 +11,10 @@
 #include <stdint.h>
 #include "loadlens/ll_hist.h"
 #include "base/errors.h"
+#include "base/grpc_status.h"
+#include "framing/ldap_codes.h"
 
+#define DRV_H2_RST_CODES 15 /* RST_STREAM codes 0..13 (NO_ERROR..HTTP_1_1_REQUIRED), 14: others */
 #define DRV_STATUS_MAX 1000 /* HTTP status codes 100..999 are counted one by one; 0 = none */
 
 /* The HTTP version a response came in (JSON keys "1.0", "1.1", "2", "3"). */
@@ -59,6 +62,19 @@ struct drv_stats {
 	uint64_t status[DRV_STATUS_MAX]; /* http: responses by status code */
 	uint64_t http_version[DRV_HTTPV__COUNT]; /* http: responses by negotiated version */
 	uint64_t dns_rcode[16]; /* dns: responses by RCODE (0 = NOERROR, counted ok) */
+	/* http/2 (protocols/proto_h2.c, results/report_h2.c) */
+	uint64_t h2_rst[DRV_H2_RST_CODES]; /* RST_STREAM from the server, by error code */
+	uint64_t h2_goaway;	 /* GOAWAY frames from the server (the streams refused: errors) */
+	uint64_t h2_flow_stalls; /* request bodies that waited for the server's WINDOW_UPDATE */
+	uint64_t h2_max_streams; /* the smallest SETTINGS_MAX_CONCURRENT_STREAMS a server sent */
+	uint64_t h2_settings;	 /* connections whose server SETTINGS came (0: max_streams unset) */
+	uint64_t h2_max_streams_set; /* of them, those that announced a limit */
+	uint64_t h2_peak_streams; /* most streams in flight on one connection */
+	uint64_t grpc_status[DRV_GRPC_CODES + 1]; /* grpc: answers by grpc-status (0 = OK) */
+	uint64_t ldap_result[DRV_LDAP_CODES]; /* ldap: searches by resultCode (0 = success, ok) */
+	uint64_t ldap_bind[DRV_LDAP_CODES];   /* ldap: binds at connect by resultCode */
+	uint64_t ldap_entries; /* ldap: SearchResultEntry messages of the searches done */
+	uint64_t ldap_refs;    /* ldap: their SearchResultReference messages */
 	int first_other_err; /* negative errno of the first DRV_ERR_OTHER, or 0 */
 	uint64_t t_first_ns; /* uv_hrtime() when the worker started, 0 if never */
 	uint64_t t_last_ns;  /* uv_hrtime() when its last slot finished or it was stopped */
@@ -94,6 +110,9 @@ void drv_stats_fini(struct drv_stats *s);
 /* Add src into dst (both initialised). Exact: counters add, histograms merge bucket by bucket. */
 void drv_stats_merge(struct drv_stats *dst, const struct drv_stats *src);
 
+/* The http/2 and grpc part: counts add, the servers' stream limit is the smallest, the peak the
+ * largest. */
+void drv_stats_merge_h2(struct drv_stats *dst, const struct drv_stats *src);
 void drv_stats_error(struct drv_stats *s, int err);
 /* A complete response: both latencies from the intended and the actual send time. */
 static inline void drv_stats_response(struct drv_stats *s, uint64_t intended, uint64_t sent,

@@ -144,14 +144,18 @@ void drv_slot_fail(struct drv_slot *s, int err, bool connecting)
 	drv_slot_resolved(s);
 	/* a refused or unreachable target: back off; a local shortage (no fd, no ephemeral port)
 	 * is retried after a short fixed pause, so that its rate shows how long it lasts */
-	if (connecting && !local) {
-		s->backoff_ms = s->backoff_ms ? s->backoff_ms * 2 : 1;
-		if (s->backoff_ms > DRV_SLOT_BACKOFF_MAX_MS)
-			s->backoff_ms = DRV_SLOT_BACKOFF_MAX_MS;
-		s->delay_ms = s->backoff_ms;
-	} else {
+	if (connecting && !local)
+		drv_slot_backoff(s);
+	else
 		s->delay_ms = local ? DRV_SLOT_RESOURCE_MS : 0;
-	}
+}
+
+void drv_slot_backoff(struct drv_slot *s)
+{
+	s->backoff_ms = s->backoff_ms ? s->backoff_ms * 2 : 1;
+	if (s->backoff_ms > DRV_SLOT_BACKOFF_MAX_MS)
+		s->backoff_ms = DRV_SLOT_BACKOFF_MAX_MS;
+	s->delay_ms = s->backoff_ms;
 }
 
 void drv_slot_retry(struct drv_slot *s)
@@ -189,8 +193,9 @@ void drv_slot_done(struct drv_slot *s)
 	drv_worker_slot_done(w);
 }
 
-void drv_slots_sweep(struct drv_worker *w, uint64_t now)
+uint64_t drv_slots_sweep(struct drv_worker *w, uint64_t now)
 {
+	uint64_t next = UINT64_MAX;
 	struct drv_slot *s;
 	uint32_t i;
 
@@ -199,7 +204,11 @@ void drv_slots_sweep(struct drv_worker *w, uint64_t now)
 		s = w->slots[i];
 		if (s && s->deadline && now >= s->deadline && s->ops->expire)
 			s->ops->expire(s);
+		s = w->slots[i]; /* its next deadline (-P: the next request's), if any */
+		if (s && s->deadline && s->deadline < next)
+			next = s->deadline;
 	}
+	return next;
 }
 
 void drv_slots_stop(struct drv_worker *w)

@@ -65,8 +65,11 @@ struct drv_slot {
 
 /* Worker thread: every slot takes its first request (allocating the slots that get one). */
 void drv_slots_start(struct drv_worker *w);
-/* Worker thread, the timeout sweep: ops->expire for each slot in flight past its deadline. */
-void drv_slots_sweep(struct drv_worker *w, uint64_t now);
+/*
+ * Worker thread, the timeout sweep: ops->expire for each slot in flight past its deadline.
+ * Returns the earliest deadline still ahead (UINT64_MAX: none).
+ */
+uint64_t drv_slots_sweep(struct drv_worker *w, uint64_t now);
 /* Worker thread, at the stop: count what is in flight as cancelled; ops->stop; close timers. */
 void drv_slots_stop(struct drv_worker *w);
 /* After the loop has drained: ops->release and free every slot. */
@@ -81,6 +84,12 @@ void drv_slot_next(struct drv_slot *s);
  * handles are ready for another attempt.
  */
 void drv_slot_fail(struct drv_slot *s, int err, bool connecting);
+/*
+ * The next attempt backs off as after a failed connect, with nothing counted here: a connection
+ * that came up but could not be used (a server that does not speak the protocol) whose requests
+ * the protocol counted itself.
+ */
+void drv_slot_backoff(struct drv_slot *s);
 /* The next attempt, after s->delay_ms, from the loop (never recursing). */
 void drv_slot_retry(struct drv_slot *s);
 /* A connection came up: the next failed connect starts its backoff from 1 ms again. */

@@ -9,8 +9,8 @@
  *  - drv_timing_record(): the whole outcome of an answered request, recorded once, into the stats
  *    its ticket counts into (looked up once): latency from the intended send (corrected for
  *    coordinated omission) and from the actual send, the live interval's histogram, the
- *    --requests-file record's, the counts by HTTP status, version and DNS RCODE, then ok or the
- *    error's class.
+ *    --requests-file record's, the counts by HTTP status, version, DNS RCODE and grpc-status,
+ *    then ok or the error's class.
  *
  * A request that got no reply (lost, failed, cancelled) is counted by the slot base
  * (scheduling/slot.c, drv_slot_fail) and its record by drv_timing_unanswered().
@@ -34,6 +34,9 @@ struct drv_timing_reply {
 	int status;    /* http: the status code (0 = none); -1: not http */
 	int httpv;     /* http: an enum drv_httpv (below DRV_HTTPV__COUNT); -1: none */
 	int rcode;     /* dns: the RCODE counted (0..15); -1: none */
+	int grpc;      /* grpc: the grpc-status counted (0..DRV_GRPC_OTHER); -1: none */
+	int64_t ldap_code; /* ldap: the search's resultCode; -1: none */
+	uint32_t ldap_entries, ldap_refs; /* ldap: the search's entries and references */
 	uint32_t rec;  /* --requests-file: the record sent, when rec_live */
 	bool rec_live;
 };
@@ -45,7 +48,8 @@ int drv_timing_init(struct drv_worker *w);
 static inline struct drv_timing_reply drv_timing_reply_init(uint64_t sent, uint64_t at)
 {
 	return (struct drv_timing_reply){
-		.sent = sent, .at = at, .status = -1, .httpv = -1, .rcode = -1};
+		.sent = sent, .at = at, .status = -1, .httpv = -1, .rcode = -1, .grpc = -1,
+		.ldap_code = -1};
 }
 
 /* The send's stamp: now, into s->t_send, and s->deadline --timeout later (timeout_ns 0: none). */
@@ -53,6 +57,8 @@ static inline uint64_t drv_timing_send(struct drv_slot *s, uint64_t timeout_ns)
 {
 	s->t_send = uv_hrtime();
 	s->deadline = timeout_ns ? s->t_send + timeout_ns : 0;
+	if (s->deadline && (!s->w->sweep.pos || s->deadline < s->w->sweep.at))
+		drv_worker_sweep_by(s->w, s->deadline);
 	return s->t_send;
 }
 
@@ -89,6 +95,13 @@ static inline int drv_timing_record(struct drv_worker *w, const struct drv_ticke
 		st->http_version[r->httpv]++;
 	if (r->rcode >= 0)
 		st->dns_rcode[r->rcode & 15]++;
+	if (r->grpc >= 0)
+		st->grpc_status[r->grpc <= DRV_GRPC_OTHER ? r->grpc : DRV_GRPC_OTHER]++;
+	if (r->ldap_code >= 0) {
+		st->ldap_result[drv_ldap_code_slot(r->ldap_code)]++;
+		st->ldap_entries += r->ldap_entries;
+		st->ldap_refs += r->ldap_refs;
+	}
 	if (r->err) {
 		drv_stats_error(st, r->err);
 		w->ivl_cur.errors++;

@@ -36,10 +36,12 @@ struct drv_worker {
 	uv_loop_t loop;
 	uv_async_t stop_async; /* the main thread's "stop now"; open until it arrives */
 	/* timers on the waker (waker.h), not libuv's: the loop then blocks with no timeout */
-	struct drv_sched_ent sweep; /* timeouts, every sweep_ns */
+	struct drv_sched_ent sweep; /* timeouts: at the earliest deadline, at least every sweep_ns */
 	struct drv_sched_ent tick;  /* publishes the interval figures */
 	struct drv_sched_ent end;   /* -d + --timeout: what is still in flight is cancelled */
-	uint64_t sweep_ns;
+	uint64_t sweep_ns;     /* the longest wait between two sweeps (a quarter of --timeout) */
+	uint64_t sweep_gap_ns; /* the shortest: 1 ms, more for many slots (each sweep scans all) */
+	uint64_t sweep_last;   /* when the last sweep ran */
 	uv_thread_t thread;
 	bool loop_ready;
 	bool has_async;
@@ -78,6 +80,12 @@ uint64_t drv_worker_untaken(const struct drv_pacer *p, uint32_t i);
 
 /* Worker thread, from the protocol: local slot finished for good. */
 void drv_worker_slot_done(struct drv_worker *w);
+/*
+ * A request's deadline was set at `at`: the timeout sweep runs by then (no sooner than
+ * sweep_gap_ns after the last), so a lost request is declared at its deadline, not up to a quarter
+ * of --timeout after it. Worker thread; drv_timing_send calls it only when the sweep is later.
+ */
+void drv_worker_sweep_by(struct drv_worker *w, uint64_t at);
 /* Worker thread: its slots are done (or -d + --timeout passed); tell the main thread, once. */
 void drv__worker_finish(struct drv_worker *w);
 /*

@@ -16,7 +16,7 @@
 
 static void on_stop(uv_async_t *a);
 
-/* The sweep's period: a quarter of --timeout, 1 ms to 250 ms. */
+/* The longest wait between sweeps: a quarter of --timeout, 1 ms to 250 ms. */
 static uint64_t sweep_ns(const struct drv_config *cfg)
 {
 	uint64_t ns = cfg->timeout_ns / 4;
@@ -26,15 +26,43 @@ static uint64_t sweep_ns(const struct drv_config *cfg)
 	return ns > 250000000ULL ? 250000000ULL : ns;
 }
 
-static void on_sweep(struct drv_sched_ent *e)
+/* The shortest: 1 ms, or 100 ns a slot (a sweep scans every slot), up to the longest. */
+static uint64_t sweep_gap_ns(const struct drv_worker *w)
 {
-	struct drv_worker *w = container_of(e, struct drv_worker, sweep);
-	uint64_t now = uv_hrtime(), next = e->at + w->sweep_ns;
+	uint64_t ns = (uint64_t)w->nslots * 100;
+
+	if (ns > w->sweep_ns)
+		ns = w->sweep_ns;
+	return ns < 1000000ULL ? 1000000ULL : ns;
+}
+
+static void on_sweep(struct drv_sched_ent *e);
+
+void drv_worker_sweep_by(struct drv_worker *w, uint64_t at)
+{
+	uint64_t soonest = w->sweep_last + w->sweep_gap_ns;
 
 	if (w->stopping)
 		return;
-	drv_sched_timer(&w->sched, &w->sweep, next > now ? next : now + w->sweep_ns, on_sweep);
-	drv_slots_sweep(w, now);
+	if (at < soonest)
+		at = soonest;
+	if (w->sweep.pos && w->sweep.at <= at)
+		return;
+	drv_sched_timer(&w->sched, &w->sweep, at, on_sweep);
+}
+
+/* Expire what passed its deadline; then again at the earliest deadline left, and at least every
+ * sweep_ns (slots that are done are freed here). */
+static void on_sweep(struct drv_sched_ent *e)
+{
+	struct drv_worker *w = container_of(e, struct drv_worker, sweep);
+	uint64_t now = uv_hrtime(), next;
+
+	if (w->stopping)
+		return;
+	w->sweep_last = now;
+	next = drv_slots_sweep(w, now);
+	drv_worker_sweep_by(w, next < now + w->sweep_ns ? next : now + w->sweep_ns);
 }
 
 /* Hand this interval's figures to the main thread; next tick on the absolute grid. */
@@ -179,7 +207,9 @@ static void thread_main(void *arg)
 	/* results count from the end of the warm-up */
 	w->stats.t_first_ns = now > w->pacer.warm_end ? now : w->pacer.warm_end;
 	w->sweep_ns = sweep_ns(w->cfg);
-	drv_sched_timer(&w->sched, &w->sweep, now + w->sweep_ns, on_sweep);
+	w->sweep_gap_ns = sweep_gap_ns(w);
+	w->sweep_last = now - w->sweep_gap_ns;
+	drv_worker_sweep_by(w, now + w->sweep_ns);
 	if (w->cfg->interval_ns && (!w->cfg->quiet || w->cfg->hdr_log_fd >= 0 || w->cfg->live_pub)) {
 		w->ticks = 1;
 		drv_sched_timer(&w->sched, &w->tick, w->t_start + w->cfg->interval_ns, on_tick);

@@ -10,6 +10,7 @@
 
 #include <stdarg.h>
 
+#define LL_SAY_WORD_MAX 256 /* bytes of one word of a diagnostic (ll_cut_words) */
 #define LL_SAY_MAX 2048 /* bytes of one diagnostic; a longer one has its middle cut (ll_quote) */
 
 /* Print "prog: <message>" (one line, to stderr): the message through ll_quote (control

@@ -22,6 +22,8 @@ enum ll_scheme {
 	LL_SCHEME_UDP,
 	LL_SCHEME_HTTP,
 	LL_SCHEME_HTTPS,
+	LL_SCHEME_GRPC,	 /* gRPC over h2c (prior knowledge) */
+	LL_SCHEME_GRPCS, /* gRPC over TLS, h2 by ALPN */
 };
 
 #define LL_HOST_MAX 256
@@ -31,18 +33,29 @@ struct ll_url {
 	enum ll_scheme scheme;
 	char host[LL_HOST_MAX]; /* without IPv6 brackets */
 	uint16_t port;
-	char path[LL_PATH_MAX]; /* "/" when absent; HTTP only */
+	char path[LL_PATH_MAX]; /* "/" when absent; HTTP and gRPC only */
 };
 
 /*
  * "tcp://host:port", "udp://host:port", "http://host[:port][/path]" (port 80 by default),
- * "https://host[:port][/path]" (port 443 by default).
+ * "https://host[:port][/path]" (port 443 by default), "grpc://host:port[/pkg.Service/Method]",
+ * "grpcs://host[:port][/pkg.Service/Method]" (port 443 by default).
  */
 int ll_parse_url(const char *s, struct ll_url *url);
 /* http:// or https://: a path, a default port, HTTP semantics. */
 static inline int ll_scheme_is_http(enum ll_scheme s)
 {
 	return s == LL_SCHEME_HTTP || s == LL_SCHEME_HTTPS;
+}
+/* grpc:// or grpcs://: unary gRPC calls over HTTP/2. */
+static inline int ll_scheme_is_grpc(enum ll_scheme s)
+{
+	return s == LL_SCHEME_GRPC || s == LL_SCHEME_GRPCS;
+}
+/* A URL with a path: http(s):// and grpc(s)://. */
+static inline int ll_scheme_has_path(enum ll_scheme s)
+{
+	return ll_scheme_is_http(s) || ll_scheme_is_grpc(s);
 }
 /* "HOST:PORT", "[v6]:PORT" or ":PORT"/"PORT" (host defaults to 127.0.0.1). */
 int ll_parse_hostport(const char *s, char *host, size_t hostlen, uint16_t *port);

@@ -13,4 +13,11 @@
  */
 const char *ll_quote(const char *s, char *buf, size_t len);
 
+/*
+ * In place: every word of s (a run of bytes other than space) longer than max (>= 128) keeps its
+ * first max / 2 and last max / 4 bytes around "...[N bytes cut]...", so that a diagnostic naming a
+ * 100 KB argument stays short while the text around it survives whole. Returns s.
+ */
+char *ll_cut_words(char *s, size_t max);
+
 #endif /* LOADLENS_QUOTE_H */

@@ -124,6 +124,30 @@ static void kids(const struct obs_processes *ps, struct obs_snap *s)
 	}
 }
 
+/* The targets' threads on and waiting for a CPU over the interval (cpuwait.h). */
+static void snap_cpu(const struct obs_watched *w, struct obs_snap *s)
+{
+	const struct obs_proc *p;
+	uint64_t run = 0, wait = 0;
+	size_t i;
+
+	for (i = 0; i < w->nprocs; i++) {
+		p = &w->procs[i];
+		if (!p->cpu_grew)
+			continue;
+		run += p->cpu_run_d;
+		wait += p->cpu_wait_d;
+		if (p->cpus > s->cpu_cpus)
+			s->cpu_cpus = p->cpus;
+		s->cpu_procs++;
+	}
+	s->cpu_on = s->cpu_procs > 0 && s->dt > 0;
+	if (!s->cpu_on)
+		return;
+	s->cpu_running = (double)run / (s->dt * 1e9);
+	s->cpu_waiting = (double)wait / (s->dt * 1e9);
+}
+
 static void snap_procs(const struct obs_processes *ps, struct obs_snap *s)
 {
 	const struct obs_watched *w = ps->w;
@@ -169,6 +193,7 @@ static void snap_procs(const struct obs_processes *ps, struct obs_snap *s)
 		q->emfile = e->e.fails[OBS_FAIL_EMFILE];
 		q->last_sys = obs_sys_name(e->e.last_sys);
 	}
+	snap_cpu(w, s);
 	s->pid_targets = ps->targets->npids > 0;
 	if (s->pid_targets && !ps->children)
 		kids(ps, s);
@@ -326,6 +351,11 @@ static void fill_snap(struct obs_processes *ps, const struct obs_tick *tk, struc
 	s->file_nr = ps->snap.file_nr;
 	s->file_max = ps->file_max;
 	snap_procs(ps, s);
+	tk->rec->have_cpu = s->cpu_on;
+	tk->rec->cpu_running = s->cpu_running;
+	tk->rec->cpu_waiting = s->cpu_waiting;
+	tk->rec->cpu_cpus = s->cpu_cpus;
+	tk->rec->cpu_procs = s->cpu_procs;
 	if (ps->children)
 		snap_exits(ps, tk, s);
 	for (i = 0; i < w->nev_now; i++)

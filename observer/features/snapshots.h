@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include "loadlens/observer.h"
 #include "census.h"
+#include "cpuwait.h"
 #include "failures_object.h"
 #include "fds.h"
 #include "reqtime_stats.h"
@@ -87,6 +88,15 @@ struct obs_proc {
 	uint64_t fails[OBS_FAIL_MAX];
 	uint32_t last_sys;
 	bool netns_outside; /* lives in another network namespace than the watched one */
+	bool target;	    /* watched as a target (--pid, a child, the cgroup's, a listener's
+			     * owner), not only for its failed syscalls */
+	/* its threads on and waiting for a CPU (cpuwait.h): the totals at the last read, and
+	 * their growth this interval (none at the first read) */
+	struct obs_cpuwait cpu;
+	uint64_t cpu_run_d, cpu_wait_d;
+	uint32_t cpus; /* the CPUs its affinity allows (0: unread) */
+	bool cpu_read; /* cpu holds a read */
+	bool cpu_grew; /* cpu_*_d hold this interval's growth */
 };
 
 /* The feature's snapshot of the interval. */

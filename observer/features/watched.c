@@ -137,9 +137,39 @@ static struct obs_proc *watch_comm(struct obs_watched *ps, uint32_t pid, const c
 	return p;
 }
 
+/* A target: --pid, a child, the cgroup's, a listener's owner (a process watched only for its
+ * failed syscalls is watch_comm()'s). */
 static struct obs_proc *watch(struct obs_watched *ps, uint32_t pid)
 {
-	return watch_comm(ps, pid, NULL);
+	struct obs_proc *p = watch_comm(ps, pid, NULL);
+
+	if (p)
+		p->target = true;
+	return p;
+}
+
+/* The targets' threads on and waiting for a CPU: each one's growth since the last read. */
+static void cpu_read(struct obs_watched *ps)
+{
+	struct obs_cpuwait c;
+	struct obs_proc *p;
+	size_t i;
+
+	for (i = 0; i < ps->nprocs; i++) {
+		p = &ps->procs[i];
+		p->cpu_grew = false;
+		if (p->exited || !p->target || obs_cpuwait_read((pid_t)p->fd.pid, &c))
+			continue;
+		if (p->cpu_read) { /* a thread that ended takes its time with it: no growth */
+			p->cpu_run_d = c.run_ns > p->cpu.run_ns ? c.run_ns - p->cpu.run_ns : 0;
+			p->cpu_wait_d = c.wait_ns > p->cpu.wait_ns ? c.wait_ns - p->cpu.wait_ns : 0;
+			p->cpu_grew = true;
+		} else {
+			p->cpus = obs_cpuwait_cpus((pid_t)p->fd.pid);
+		}
+		p->cpu = c;
+		p->cpu_read = true;
+	}
 }
 
 /* A target exit or restart: the rules make it a target_exit finding, printed live. */
@@ -213,12 +243,17 @@ static void on_event(void *arg, const struct obs_event *ev)
 {
 	struct evctx *c = arg;
 	struct obs_watched *ps = c->ps;
+	struct obs_proc *p;
 	size_t i;
 
 	if (ev->type == OBS_EV_CHILD) {
 		ps->children_forked++;
 		count_fork(ps, ev);
-		watch_comm(ps, ev->pid, ev->comm);
+		p = watch_comm(ps, ev->pid, ev->comm);
+		if (p)
+			p->target = true; /* a target's child */
+		if (p && !p->cpu_read) /* born while observed: its CPU time counts from 0 */
+			p->cpu_read = true;
 		return;
 	}
 	if (!is_target(ps, ev->pid)) {
@@ -348,7 +383,7 @@ static void watch_and_count(struct obs_watched *ps, double t, const struct obs_s
 		    netns_other(ps, ps->errprocs[i].pid, ps->targets->netns))
 			continue;
 		k = (unsigned int)ps->nprocs;
-		p = watch(ps, ps->errprocs[i].pid);
+		p = watch_comm(ps, ps->errprocs[i].pid, NULL);
 		if (!p)
 			continue;
 		/* any process on the host may fail: where it lives is no note about the targets */
@@ -472,6 +507,7 @@ void obs_watched_tick(struct obs_watched *ps, double t, const struct obs_socksta
 {
 	lifecycle(ps, t);
 	watch_and_count(ps, t, ss);
+	cpu_read(ps);
 }
 
 void obs_watched_next(struct obs_watched *ps)

@@ -66,6 +66,10 @@ struct obs_record {
 	size_t nprocs;
 	bool have_files;
 	uint64_t file_nr, file_max;
+	/* the targets' threads on and waiting for a CPU (schedstat; rules/snapshot.h cpu_*) */
+	bool have_cpu;
+	double cpu_running, cpu_waiting;
+	unsigned int cpu_cpus, cpu_procs;
 	bool have_listen;
 	uint64_t overflows, drops, reqq_full_drops, queue_max, backlog;
 	uint64_t synack_retransmits, resets_sent, resets_received;

@@ -165,3 +165,30 @@ const struct obs_snap *obs_rule_census(const struct obs_snap_hist *h, unsigned i
 	}
 	return NULL;
 }
+
+/*
+ * The growth a ramp that is slowing down still has: t/y newest first over m samples. The newest
+ * step of about a second (OBS_RULE_TREND_STEP_S) against the one before it: a ratio q below
+ * OBS_RULE_SLOWING reads as a ramp decaying by q a step, with newest * q / (1 - q) still to come.
+ * Returns that growth, or -1 when the ramp is not slowing (a leak: nothing bounds it).
+ */
+double obs_rule_growth_left(const double *t, const double *y, unsigned int m)
+{
+	unsigned int b, b1 = 0, b2 = 0;
+	double g1, g2, q;
+
+	for (b = 1; b < m && !b2; b++) {
+		if (!b1 && t[0] - t[b] >= OBS_RULE_TREND_STEP_S - 1e-6)
+			b1 = b;
+		else if (b1 && t[b1] - t[b] >= OBS_RULE_TREND_STEP_S - 1e-6)
+			b2 = b;
+	}
+	if (!b2)
+		return -1;
+	g1 = (y[0] - y[b1]) / (t[0] - t[b1]);
+	g2 = (y[b1] - y[b2]) / (t[b1] - t[b2]);
+	if (g2 <= 0 || g1 >= OBS_RULE_SLOWING * g2)
+		return -1;
+	q = g1 / g2;
+	return (y[0] - y[b1]) * q / (1 - q);
+}

@@ -30,6 +30,9 @@
  * over those 3 s only. A ramp of connections that stopped is no trend (its old slope is not the
  * rate now, and a tick of churn after it is not a quarter of it), nor is a burst shorter than
  * 3 s. */
+/* ... and a ramp that slows down (its newest second grew less than this share of the second
+ * before it) must not level off below the limit at that pace of slowing */
+#define OBS_RULE_SLOWING 0.8
 #define OBS_RULE_FD_FORECAST_PCT 50.0
 #define OBS_RULE_TREND_S 3.0
 #define OBS_RULE_TREND_STEP_S 1.0
@@ -51,6 +54,13 @@
 #define OBS_RULE_SAT_MIN_REQUESTS 10
 #define OBS_RULE_SAT_INTERVALS 2
 #define OBS_RULE_RUNQ_P50_NS 1e6
+/* Without --runq, from the targets' schedstat: this many of their threads waited for a CPU on
+ * average over the interval (and at least half as many as ran), 2 intervals in a row, is CPU
+ * saturation where requests queue: a process per connection waiting for one CPU is no worker pool
+ * to enlarge. */
+#define OBS_RULE_CPU_WAITING 1.0
+/* ... where requests waited 1 ms at least (and OBS_RULE_SAT_RATIO times their service) */
+#define OBS_RULE_CPU_MIN_QUEUE_NS 1e6
 /* Pipelining: a note once this share of reads carried several requests. */
 #define OBS_RULE_PIPELINE_PCT 1.0
 /* ... and at least this many such reads: one request written in two pieces is not pipelining */
@@ -113,6 +123,12 @@ const char *obs_rule_num(uint64_t v, char *buf, size_t len);
 const char *obs_rule_ns(double ns, char *buf, size_t len);
 /* Least-squares slope of y over t. */
 double obs_rule_slope(const double *t, const double *y, unsigned int n);
+/*
+ * The growth a ramp that is slowing down still has (t/y newest first, m samples): the newest step
+ * of about a second against the one before; a ratio q below OBS_RULE_SLOWING reads as a ramp
+ * decaying by q a step, with newest * q / (1 - q) to come. -1 when it is not slowing (a leak).
+ */
+double obs_rule_growth_left(const double *t, const double *y, unsigned int m);
 /* The latest snapshot with a census, within `within` intervals back, or NULL. */
 const struct obs_snap *obs_rule_census(const struct obs_snap_hist *h, unsigned int within,
 				       unsigned int *back);

@@ -36,11 +36,14 @@ static unsigned int fd_series(const struct obs_snap_hist *h, uint32_t pid, doubl
 /*
  * The trend a forecast needs (rules.h, OBS_RULE_TREND_S): t/y newest first, n samples. Returns
  * how many of the newest samples make up the trend (its span >= OBS_RULE_TREND_S), 0 if none;
- * *rate gets its slope.
+ * *rate gets its slope. Below `limit`, a ramp slowing down that would level off short of it is
+ * no trend (issue 30: a ramp of 90,000 connections levelling off at 75% of the fds).
  */
-static unsigned int trend(const double *t, const double *y, unsigned int n, double *rate)
+static unsigned int trend(const double *t, const double *y, unsigned int n, double limit,
+			  double *rate)
 {
 	unsigned int b, c = 0, m = 0;
+	double left;
 
 	*rate = 0;
 	if (n < 3 || y[0] <= y[1])
@@ -61,6 +64,11 @@ static unsigned int trend(const double *t, const double *y, unsigned int n, doub
 			return 0;
 		}
 		c = b;
+	}
+	left = obs_rule_growth_left(t, y, m);
+	if (left >= 0 && y[0] + left < limit) {
+		*rate = 0;
+		return 0;
 	}
 	return m;
 }
@@ -110,7 +118,7 @@ void obs_rule_fds(const struct obs_snap_hist *h, struct obs_findings *out)
 			continue;
 		pct = 100.0 * p->open / p->soft;
 		n = fd_series(h, p->pid, t, y, OBS_SNAP_HIST);
-		m = trend(t, y, n, &rate);
+		m = trend(t, y, n, (double)p->soft, &rate);
 		tte = -1;
 		if (rate > 0.1 && p->open < p->soft) {
 			tte = (p->soft - p->open) / rate;

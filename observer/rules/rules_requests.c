@@ -15,24 +15,34 @@ static const struct obs_snap_slot *slot(const struct obs_snap *s, uint16_t port,
 	return NULL;
 }
 
-static bool queued_at(const struct obs_snap_slot *sl, double q)
+/* Requests waited q in the socket queue: OBS_RULE_SAT_RATIO times their service, and `least`. */
+static bool queued_at(const struct obs_snap_slot *sl, double q, double least)
 {
 	return sl && sl->requests >= OBS_RULE_SAT_MIN_REQUESTS && q >= 0 &&
-	       sl->service_p50_ns >= 0 && q >= OBS_RULE_SAT_MIN_QUEUE_NS &&
+	       sl->service_p50_ns >= 0 && q >= least &&
 	       q >= OBS_RULE_SAT_RATIO * sl->service_p50_ns;
 }
 
-/* Saturated this interval: the median request waited. */
-static bool queued(const struct obs_snap_slot *sl)
+/*
+ * Saturated for the last OBS_RULE_SAT_INTERVALS: the median request waited in the newest; in an
+ * older one it is enough that the queue was building by its end (the p90 waited), or a load that
+ * began in the middle of it would need a third interval.
+ */
+static bool queue_held(const struct obs_snap_hist *h, const struct obs_snap_slot *now,
+		       double least)
 {
-	return sl && queued_at(sl, sl->queue_p50_ns);
-}
+	const struct obs_snap_slot *sl;
+	const struct obs_snap *s;
+	unsigned int k;
 
-/* In an older interval it is enough that the queue was building by its end (the p90 waited):
- * a load that began in the middle of it would otherwise need a third interval. */
-static bool queued_before(const struct obs_snap_slot *sl)
-{
-	return sl && (queued(sl) || queued_at(sl, sl->queue_p90_ns));
+	for (k = 0; k < OBS_RULE_SAT_INTERVALS; k++) {
+		if (!(s = obs_snap_at(h, k)) || !(sl = slot(s, now->port, now->udp)))
+			return false;
+		if (!queued_at(sl, sl->queue_p50_ns, least) &&
+		    (!k || !queued_at(sl, sl->queue_p90_ns, least)))
+			return false;
+	}
+	return true;
 }
 
 static bool runq_high(const struct obs_snap *s)
@@ -68,14 +78,56 @@ static unsigned int cpu_saturated(const struct obs_snap_hist *h)
 	return judged;
 }
 
+/* The targets' threads waited for a CPU (schedstat, without --runq): OBS_RULE_CPU_WAITING of
+ * them or more on average, and at least half as many as ran. */
+static bool cpu_waited(const struct obs_snap *s)
+{
+	return s->cpu_on && s->cpu_waiting >= OBS_RULE_CPU_WAITING &&
+	       s->cpu_waiting >= 0.5 * s->cpu_running;
+}
+
+static bool cpu_waited_all(const struct obs_snap_hist *h)
+{
+	const struct obs_snap *s;
+	unsigned int b;
+
+	for (b = 0; b < OBS_RULE_SAT_INTERVALS; b++)
+		if (!(s = obs_snap_at(h, b)) || !cpu_waited(s))
+			return false;
+	return true;
+}
+
+/* Requests queue on a slot and the serving processes wait for a CPU: the CPU, not the workers. */
+static void cpu_waiting_finding(const struct obs_snap *now, const struct obs_snap_slot *sl,
+				const char *key, struct obs_findings *out)
+{
+	double runnable = now->cpu_waiting + now->cpu_running;
+	char a[32], b[32];
+
+	obs_findings_add(out, "cpu_saturation", OBS_SEV_WARNING, "",
+			 json_pack("{s:s, s:f, s:f, s:f, s:i, s:i, s:f, s:f}", "source",
+				   "schedstat", "runnable", runnable, "waiting", now->cpu_waiting,
+				   "running", now->cpu_running, "cpus", (int)now->cpu_cpus,
+				   "processes", (int)now->cpu_procs, "queue_p50", sl->queue_p50_ns,
+				   "service_p50", sl->service_p50_ns),
+			 "cpu: the server's processes wait for a CPU (%.0f runnable on %u CPU%s: on "
+			 "average %.1f of their threads waited on a run queue, %.1f ran), and "
+			 "requests on %s wait %.0fx their service time in the socket queue (queue "
+			 "p50 %s, service p50 %s): more workers would not help; add CPUs, or reduce "
+			 "load or what else runs there", runnable, now->cpu_cpus,
+			 now->cpu_cpus == 1 ? "" : "s", now->cpu_waiting, now->cpu_running, key,
+			 sl->service_p50_ns > 0 ? sl->queue_p50_ns / sl->service_p50_ns : 0,
+			 obs_rule_ns(sl->queue_p50_ns, a, sizeof(a)),
+			 obs_rule_ns(sl->service_p50_ns, b, sizeof(b)));
+}
+
 void obs_rule_saturation(const struct obs_snap_hist *h, struct obs_findings *out)
 {
-	const struct obs_snap *now = obs_snap_at(h, 0), *s;
+	const struct obs_snap *now = obs_snap_at(h, 0);
 	const struct obs_snap_slot *sl;
 	unsigned int cpu = cpu_saturated(h);
-	bool held;
+	bool waited = !cpu && cpu_waited_all(h), named = false;
 	char a[32], b[32], c[32], d[32], key[24], rq[160];
-	unsigned int k;
 	size_t i;
 
 	if (cpu)
@@ -91,12 +143,18 @@ void obs_rule_saturation(const struct obs_snap_hist *h, struct obs_findings *out
 					 : "this interval (the one before had too few wake-ups to judge)");
 	for (i = 0; i < now->nslots; i++) {
 		sl = &now->slot[i];
-		for (k = 0, held = true; k < OBS_RULE_SAT_INTERVALS && held; k++)
-			held = (s = obs_snap_at(h, k)) &&
-			       (k ? queued_before : queued)(slot(s, sl->port, sl->udp));
-		if (!held)
-			continue;
 		snprintf(key, sizeof(key), "%s/%u", sl->udp ? "udp" : "tcp", sl->port);
+		/* the queue is the CPU's, told by the scheduler's accounting: named once; a queue
+		 * the CPU makes grows by one service time a waiting process, so a shorter one is
+		 * worth naming than a worker pool's */
+		if (waited && queue_held(h, sl, OBS_RULE_CPU_MIN_QUEUE_NS)) {
+			if (!named)
+				cpu_waiting_finding(now, sl, key, out);
+			named = true;
+			continue;
+		}
+		if (!queue_held(h, sl, OBS_RULE_SAT_MIN_QUEUE_NS))
+			continue;
 		if (cpu) {
 			/* the queue wait is the CPU's: the finding above names it */
 			continue;
@@ -104,6 +162,9 @@ void obs_rule_saturation(const struct obs_snap_hist *h, struct obs_findings *out
 		if (now->runq_on && now->runq_p50_ns >= 0)
 			snprintf(rq, sizeof(rq), "; run-queue wait p50 %s: not the CPU",
 				 obs_rule_ns(now->runq_p50_ns, c, sizeof(c)));
+		else if (now->cpu_on)
+			snprintf(rq, sizeof(rq), "; their threads waited for a CPU %.2f on average "
+				 "(%.2f ran): not the CPU", now->cpu_waiting, now->cpu_running);
 		else
 			snprintf(rq, sizeof(rq), "; --runq tells CPU saturation apart");
 		obs_findings_add(out, "worker_saturation", OBS_SEV_WARNING, key,

@@ -42,9 +42,11 @@ static const struct obs_snap_group *group(const struct obs_snap *s,
 	return NULL;
 }
 
-/* Growth of the held ports of g (ports/s) over the censuses, or 0 with fewer than 3. */
-static double growth(const struct obs_snap_hist *h, const struct obs_snap_group *g)
+/* Growth of the held ports of g (ports/s) over the censuses, or 0 with fewer than 3, or when it
+ * is slowing down and would level off below the range (obs_rule_growth_left). */
+static double growth(const struct obs_snap_hist *h, const struct obs_snap_group *g, double range)
 {
+	double left;
 	const struct obs_snap *cs[OBS_SNAP_HIST];
 	const struct obs_snap_group *o;
 	double t[OBS_SNAP_HIST], y[OBS_SNAP_HIST];
@@ -58,6 +60,9 @@ static double growth(const struct obs_snap_hist *h, const struct obs_snap_group 
 		y[k++] = rules_sockets_held(cs[i], o);
 	}
 	if (k < 3 || t[0] - t[k - 1] < 2.0)
+		return 0;
+	left = obs_rule_growth_left(t, y, k);
+	if (left >= 0 && y[0] + left < range)
 		return 0;
 	return obs_rule_slope(t, y, k);
 }
@@ -161,7 +166,7 @@ void obs_rule_port_exhaustion(const struct obs_snap_hist *h, struct obs_findings
 		/* the failures are the most pressed group's: it is the one that runs out */
 		if (!(i == 0 && fails) && pct < OBS_RULE_PORT_PCT)
 			continue;
-		rate = growth(h, g);
+		rate = growth(h, g, (double)cs->range);
 		tte = -1;
 		fc[0] = '\0';
 		if (rate > 0.5 && held < cs->range) {

@@ -198,6 +198,13 @@ struct obs_snap {
 		uint64_t sockets;
 	} reader[OBS_SNAP_NOTES];
 	size_t nreaders;
+	/* the targets' threads on and waiting for a CPU this interval, from the scheduler's
+	 * accounting (features/cpuwait.h), --runq or not */
+	bool cpu_on;		/* read for at least one target */
+	double cpu_running;	/* their CPU time / the interval: CPUs busy with them */
+	double cpu_waiting;	/* their run-queue wait / the interval: threads waiting, on average */
+	unsigned int cpu_cpus;	/* the CPUs they may run on (the widest affinity among them) */
+	unsigned int cpu_procs; /* target processes read */
 	bool runq_on;	     /* --runq */
 	uint64_t runq_count; /* wake-ups of serving threads timed */
 	double runq_p50_ns, runq_p99_ns;

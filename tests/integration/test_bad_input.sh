@@ -21,6 +21,14 @@ mkfifo "$W/fifo"
 echo 'not json' >"$W/notjson"
 printf '{"tool": "loadlens-observer", "x": "\xff\xfe"}' >"$W/latin1.json"
 touch "$W/afile"
+# gRPC: a .proto with a syntax error on line 3, one with streaming methods, a message file that
+# names a field its type lacks
+printf 'syntax = "proto3";\npackage b;\nmessage M { string s = 1 }\n' >"$W/bad.proto"
+printf 'syntax = "proto3";\npackage s;\nmessage M {}\nservice W { rpc Watch(M) returns %s; }\n' \
+	'(stream M)' >"$W/stream.proto"
+printf '{"key": "a", "vlaue": "dmFs"}\n' >"$W/put.json"
+KV="$LOADLENS_SRC/tests/data/kv.proto"
+G="grpc://127.0.0.1:$P"
 before=$(cd "$W" && find . | sort)
 
 n=0
@@ -54,6 +62,48 @@ refused "not a regular file" "$D" "$U" -d 30s --json /dev/full
 refused "not a regular file" "$D" merge fifo
 refused "not a regular file" "$D" merge /dev/zero
 refused "expected" "$D" merge notjson --json merged.json
+# the driver's gRPC messages: the .proto parsed, the method found and unary, the JSON encoded,
+# all at start (a refserver on the port: no call is ever made)
+refused 'bad.proto:3:26: Expected ";".' "$D" "$G/b.S/M" -d 30s --proto-file bad.proto
+refused "--proto-file nope.proto: No such file or directory" "$D" "$G/kv.Store/Put" -d 30s \
+	--proto-file nope.proto
+refused "not a regular file" "$D" "$G/kv.Store/Put" -d 30s --proto-file fifo
+refused "no service kv.Stor in" "$D" "$G/kv.Stor/Put" -d 30s --proto-file "$KV"
+refused "no method Pt in service kv.Store (it has Put, Get)" "$D" "$G/kv.Store/Pt" -d 30s \
+	--proto-file "$KV"
+refused "/s.W/Watch is a server-streaming method" "$D" "$G/s.W/Watch" -d 30s \
+	--proto-file stream.proto
+refused "kv.PutRequest from --message: kee: Cannot find field." "$D" "$G/kv.Store/Put" -d 30s \
+	--proto-file "$KV" --message '{"kee": "a"}'
+refused "vlaue: Cannot find field." "$D" "$G/kv.Store/Put" -d 30s --proto-file "$KV" \
+	--message-file put.json
+refused "(key): invalid value 7 for type TYPE_STRING" "$D" "$G/kv.Store/Put" -d 30s \
+	--proto-file "$KV" --message '{"key": 7}'
+refused "--message-file nope.json: " "$D" "$G/kv.Store/Put" -d 30s --proto-file "$KV" \
+	--message-file nope.json
+refused "not a regular file" "$D" "$G/kv.Store/Put" -d 30s --proto-file "$KV" \
+	--message-file /dev/zero
+refused "are for grpc:// and grpcs:// targets" "$D" "$U" -d 30s --proto-file "$KV"
+# issue 30's bad lines: two bodies, an empty -c, a port nobody is told of, a kernel file as
+# output, a target longer than the driver takes
+O="$LOADLENS_BIN/loadlens-observer"
+refused "give one" "$D" "$U" -d 30s -m POST --body a --body-file afile
+refused "give one" "$D" "$U" -d 30s -m POST --body-file afile --body a
+refused "bad number ''" "$LL" run "$U" -c ""
+refused "bad number ''" "$LL" sweep "$U" -c ""
+refused "port 0" "$O" --port "$P" -d 30s --metrics 0
+refused "port 0" "$O" --port "$P" -d 30s --metrics 127.0.0.1:0
+refused "a kernel file" "$O" --port "$P" -d 30s --ndjson /proc/self/status
+refused "a kernel file" "$D" "$U" -d 30s --json /proc/self/status
+refused "longer than the driver takes" "$LL" run "$U$(head -c 100000 /dev/zero | tr '\0' a)" -c 1
+# a 100 KB value is named in a short line (its middle cut), the rest of the line whole
+for bad in "--port" "--listen"; do
+	bin=$O
+	[ "$bad" = --listen ] && bin=$LOADLENS_BIN/loadlens-refserver
+	refused "bytes cut" "$bin" "$bad" "$(head -c 100000 /dev/zero | tr '\0' 1)"
+	[ "$(wc -c <"$LL_TMP/err")" -lt 400 ] ||
+		fail "$bad of 100 KB echoed in $(wc -c <"$LL_TMP/err") bytes"
+done
 # sweep: rate arithmetic that could never end, or a sweep with no time
 refused "above 0" "$LL" sweep "$U" --rate-start 0 --rate-max 10
 refused "the first is above the last" "$LL" sweep "$U" --rate-start 1000 --rate-max 10
@@ -80,11 +130,10 @@ refused "not JSON" "$LL" report notjson -o r.html
 refused "not JSON" "$LL" report notjson
 refused "not a regular file" "$LL" report /dev/zero -o r.html
 
-# what loadlens run echoes (its banner, the driver's error it passes on) is escaped and cut: an
-# escape sequence and a 100 KB URL as the target (the driver then refuses it; the banner came
-# first)
+# what loadlens run echoes (its banner) is escaped and cut: an escape sequence and a 2,000-byte
+# path in the target (a longer one is refused above)
 echo '{"tool": "loadlens-observer"}' >"$LL_TMP/obs.json"
-long=$(head -c 100000 /dev/zero | tr '\0' a)
+long=$(head -c 2000 /dev/zero | tr '\0' a)
 rc=0
 (cd "$W" && TMPDIR="$W/tmp" timeout 60 "$LL" run "$(printf 'http://127.0.0.1:%s/\033[2J\r%s' "$P" \
 	"$long")" -c 1 -d 1s --observer-json "$LL_TMP/obs.json" --out "$LL_TMP/o" --no-report \
@@ -94,7 +143,7 @@ echo
 grep -q $'\033' "$LL_TMP/banner.err" "$LL_TMP/banner.out" && fail "an escape character echoed raw"
 grep -q $'\r' "$LL_TMP/banner.err" && fail "a carriage return echoed raw"
 grep -qF '\x1b[2J\r' "$LL_TMP/banner.err" || fail "the banner does not show the escapes"
-grep -q 'chars cut' "$LL_TMP/banner.err" || fail "the banner does not cut the 100 KB target"
+grep -q 'chars cut' "$LL_TMP/banner.err" || fail "the banner does not cut the 2,000-byte target"
 [ "$(wc -c <"$LL_TMP/banner.err")" -lt 6000 ] ||
-	fail "the 100 KB target echoed in $(wc -c <"$LL_TMP/banner.err") bytes"
+	fail "the 2,000-byte target echoed in $(wc -c <"$LL_TMP/banner.err") bytes"
 pass "$n bad inputs refused at once: exit 64, one line, nothing written; the banner escaped and cut"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Issue 5: https:// and --http2 through libcurl against nginx (self-signed certificate, ALPN h2,
-# prior-knowledge h2c): the driver's counts equal nginx's stub_status counts exactly, the HTTP
-# version negotiated is the one asked for, keep-alive uses -c connections, and an untrusted
-# certificate is a counted, hinted tls error.
+# Issue 5: https:// and --http2 --http-engine curl through libcurl against nginx (self-signed
+# certificate, ALPN h2, prior-knowledge h2c): the driver's counts equal nginx's stub_status counts
+# exactly, the HTTP version negotiated is the one asked for, keep-alive uses -c connections, and an
+# untrusted certificate is a counted, hinted tls error. (The native HTTP/2 engine, --http2 without
+# --http-engine curl, is test_driver_h2.sh's.)
 . "$(dirname "$0")/lib.sh"
 require_bin loadlens-driver
 command -v jq >/dev/null || skip "jq is not installed"
@@ -65,11 +66,12 @@ ok tls11 4000 1.1
 [ "$(jget "$LL_TMP/tls11.json" .config.http_engine)" = curl ] || fail "https did not use curl"
 [ "$(jget "$LL_TMP/tls11.json" .config.tls_verify)" = true ] || fail "tls_verify is not true"
 # HTTPS, h2 via ALPN, without verification; keep-alive: -c connections
-run tls2 8 "https://127.0.0.1:$TLS/x" -c 8 -t 2 -n 4000 --http2 -k
+run tls2 8 "https://127.0.0.1:$TLS/x" -c 8 -t 2 -n 4000 --http2 --http-engine curl -k
 ok tls2 4000 2
 grep -q '^  http version HTTP/2: 4000$' "$LL_TMP/tls2.out" || fail "the summary has no HTTP/2 line"
 # a new connection (TCP + TLS handshake) per request: each one in connect_latency
-run tls2new 400 "https://localhost:$TLS/" -c 4 -n 400 --http2 --new-conn --cacert "$CA"
+run tls2new 400 "https://localhost:$TLS/" -c 4 -n 400 --http2 --http-engine curl --new-conn \
+	--cacert "$CA"
 ok tls2new 400 2
 [ "$(jget "$LL_TMP/tls2new.json" .connect_latency.count)" = 400 ] ||
 	fail "tls2new: connect_latency does not hold one handshake per connection"
@@ -93,15 +95,15 @@ rc=0
 # h2c (prior knowledge) on a plain listener. libcurl before 8.0.0 cannot reuse an h2c connection
 # (curl issue #10634): the driver refuses keep-alive there (64, one line) and --new-conn works.
 rc=0
-"$D" "http://127.0.0.1:$H2C/" -c 4 -n 1 --http2 -q >"$LL_TMP/h2c.out" 2>"$LL_TMP/h2c.err" || rc=$?
+"$D" "http://127.0.0.1:$H2C/" -c 4 -n 1 --http2 --http-engine curl -q >"$LL_TMP/h2c.out" 2>"$LL_TMP/h2c.err" || rc=$?
 if [ "$rc" = 64 ]; then
 	grep -q 'libcurl' "$LL_TMP/h2c.err" || fail "h2c keep-alive refused without naming libcurl"
 	echo "h2c keep-alive: $(cat "$LL_TMP/h2c.err")"
-	run h2c 400 "http://127.0.0.1:$H2C/" -c 4 -n 400 --http2 --new-conn
+	run h2c 400 "http://127.0.0.1:$H2C/" -c 4 -n 400 --http2 --http-engine curl --new-conn
 	ok h2c 400 2
 else
 	[ "$rc" = 0 ] || fail "h2c exited $rc"
-	run h2c 4 "http://127.0.0.1:$H2C/" -c 4 -n 2000 --http2
+	run h2c 4 "http://127.0.0.1:$H2C/" -c 4 -n 2000 --http2 --http-engine curl
 	ok h2c 2000 2
 fi
 pass "https (HTTP/1.1 and h2) and h2c agree with nginx"

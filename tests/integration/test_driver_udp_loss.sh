@@ -31,3 +31,18 @@ loss closed 20000 -c 20
 printf 'abcdefghijklmnop' >"$LL_TMP/req.bin"
 loss open 4000 -c 20 --rate 2k
 loss open_noid 2000 -c 20 --rate 2k --payload "$LL_TMP/req.bin"
+
+# A server that never answers (issue 30): each request is declared lost at its own deadline, not
+# up to a quarter of --timeout after it (the sweep once ran every timeout/4: +16.5% on a -c 1
+# run's wall time). 100 requests one after another at 100 ms each: 10 s, within 2%.
+P=$(free_port)
+refserver_up rssilent "$P" --proto udp --drop-every 1
+DRIVER_RC=1 driver silent "udp://127.0.0.1:$P" -n 100 --timeout 100ms -c 1 -q
+stop rssilent
+j=$LL_TMP/silent.json
+[ "$(jget "$j" .errors.lost)" = 100 ] || fail "silent: $(jget "$j" .errors.lost) lost, expected 100"
+ns=$(jget "$j" .duration_ns)
+echo "silent server: 100 lost at 100 ms each in $ns ns (10 s expected)"
+[ "$ns" -ge 10000000000 ] && [ "$ns" -le 10200000000 ] ||
+	fail "silent: 100 timeouts of 100 ms took $ns ns, not within 2% of 10 s"
+pass "udp: a silent server's 100 requests lost at their deadlines, in $ns ns (10 s + $(((ns - 10000000000) / 1000000)) ms)"

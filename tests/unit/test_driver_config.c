@@ -12,6 +12,7 @@
 #include <cmocka.h>
 #include "ll_test.h"
 #include <curl/curl.h>
+#include "config/config_h2.h"
 #include "config/parse.h"
 
 #define MAXARGS 32
@@ -105,7 +106,8 @@ static void test_payload(void **state)
 	unlink(path);
 }
 
-/* https:// and --http2: the engine is forced to curl, TLS options land in the config. */
+/* https:// is curl's without --http2, the native HTTP/2 engine's with it; TLS options land in
+ * the config. */
 static void test_tls_http2(void **state)
 {
 	char path[] = "/tmp/test_driver_config_ca.XXXXXX", line[256], err[256];
@@ -148,19 +150,28 @@ static void test_tls_http2(void **state)
 	assert_memory_equal(cfg.cacert_pem, "-----BEGIN", 10);
 	drv_config_fini(&cfg);
 
-	/* --http2 over http:// picks curl by itself; h2c reuse needs libcurl 8.0.0 */
+	/* --http2 is the native HTTP/2 engine; with --http-engine curl, h2c reuse needs libcurl
+	 * 8.0.0 */
 	assert_int_equal(parse(&cfg, "http://127.0.0.1:8080/ -n 10 --http2 --new-conn", err,
 			       sizeof(err)),
 			 0);
-	assert_int_equal(cfg.http_engine, DRV_HTTP_CURL);
+	assert_int_equal(cfg.http_engine, DRV_HTTP_NATIVE);
+	assert_true(drv_config_h2(&cfg));
 	drv_config_fini(&cfg);
-	r = parse(&cfg, "http://127.0.0.1:8080/ -n 10 --http2", err, sizeof(err));
+	r = parse(&cfg, "http://127.0.0.1:8080/ -n 10 --http2 --http-engine curl", err,
+		  sizeof(err));
 	if (v->version_num >= 0x080000) {
 		assert_int_equal(r, 0);
 	} else {
 		assert_int_equal(r, -EINVAL);
 		assert_non_null(strstr(err, "libcurl"));
 	}
+	drv_config_fini(&cfg);
+	assert_int_equal(parse(&cfg, "https://localhost/ -n 10 --http2 --http-engine curl --new-conn",
+			       err, sizeof(err)),
+			 0);
+	assert_int_equal(cfg.http_engine, DRV_HTTP_CURL);
+	assert_false(drv_config_h2(&cfg));
 	drv_config_fini(&cfg);
 	/* plain http:// stays native */
 	assert_int_equal(parse(&cfg, "http://127.0.0.1:8080/ -n 10", err, sizeof(err)), 0);
@@ -206,8 +217,7 @@ static void test_bad(void **state)
 		"tcp://127.0.0.1:7 -n 1 -c",
 		"tcp://127.0.0.1:7 tcp://127.0.0.1:8 -n 1",
 		"tcp://127.0.0.1:7 -n 1 --payload /nonexistent/file --response fixed:1",
-		"https://127.0.0.1/ -n 1 --http-engine native",	/* TLS is curl's */
-		"http://127.0.0.1/ -n 1 --http2 --http-engine native", /* so is HTTP/2 */
+		"https://127.0.0.1/ -n 1 --http-engine native",	/* HTTP/1.1 over TLS is curl's */
 		"http://127.0.0.1/ -n 1 -k",		/* TLS option on http */
 		"tcp://127.0.0.1:7 -n 1 --insecure",
 		"http://127.0.0.1/ -n 1 --cacert /dev/null",
@@ -219,6 +229,28 @@ static void test_bad(void **state)
 		"https://127.0.0.1/ -n 1 --source-addr 127.0.0.2", /* curl engine */
 		"https://127.0.0.1:0/ -n 1",
 		"https:/127.0.0.1/ -n 1",
+		/* --streams: the native HTTP/2 engine's */
+		"http://127.0.0.1/ -n 1 --streams 10",		/* HTTP/1.1: -P */
+		"http://127.0.0.1/ -n 1 --streams 10 --http2 --http-engine curl",
+		"tcp://127.0.0.1:7 -n 1 --streams 2",
+		"http://127.0.0.1/ -n 1 --http2 --streams 0",
+		"http://127.0.0.1/ -n 1 --http2 --streams 100000",
+		"http://127.0.0.1/ -n 1 --http2 -P 4",		/* -P is HTTP/1.1's */
+		"http://127.0.0.1/ -n 1 --http2 --source-addr 127.0.0.2",
+		/* grpc: a method path, POST over HTTP/2, -H as metadata only */
+		"grpc://127.0.0.1/kv.Store/Put -n 1",		/* no port */
+		"grpc://127.0.0.1:50051 -n 1",			/* no method */
+		"grpc://127.0.0.1:50051/kv.Store -n 1",
+		"grpc://127.0.0.1:50051/kv.Store/Put/x -n 1",
+		"grpc://127.0.0.1:50051//Put -n 1",
+		"grpc://127.0.0.1:50051/kv.Store/Put?x=1 -n 1",
+		"grpc://127.0.0.1:50051/kv.Store/Put -n 1 -m GET",
+		"grpc://127.0.0.1:50051/kv.Store/Put -n 1 --body x",
+		"grpc://127.0.0.1:50051/kv.Store/Put -n 1 --http2",
+		"grpc://127.0.0.1:50051/kv.Store/Put -n 1 --size 10",
+		"grpc://127.0.0.1:50051/kv.Store/Put -n 1 -P 2",
+		"grpc://127.0.0.1:50051/kv.Store/Put -n 1 -k",	/* TLS option on grpc:// */
+		"grpcs://127.0.0.1/kv.Store/Put -n 1 -k --cacert /dev/null",
 	};
 	struct drv_config cfg;
 	char err[256];
@@ -234,6 +266,49 @@ static void test_bad(void **state)
 	}
 }
 
+/* --streams and grpc:// targets: the native HTTP/2 engine drives them. */
+static void test_h2(void **state)
+{
+	struct drv_config cfg;
+	char err[256];
+
+	assert_int_equal(parse(&cfg, "http://127.0.0.1:8080/ -c 4 -n 10 --http2 --streams 10", err,
+			       sizeof(err)),
+			 0);
+	assert_int_equal(cfg.streams, 10);
+	assert_true(drv_config_h2(&cfg));
+	assert_false(drv_config_tls(&cfg));
+	drv_config_fini(&cfg);
+	assert_int_equal(parse(&cfg, "http://127.0.0.1:8080/ -n 10", err, sizeof(err)), 0);
+	assert_int_equal(cfg.streams, 1);
+	assert_false(drv_config_h2(&cfg));
+	drv_config_fini(&cfg);
+	assert_int_equal(parse(&cfg, "grpc://127.0.0.1:50051/kv.Store/Put -n 10 --streams 8 "
+				     "-H authorization:x --timeout 250ms",
+			       err, sizeof(err)),
+			 0);
+	assert_int_equal(cfg.url.scheme, LL_SCHEME_GRPC);
+	assert_string_equal(cfg.url.path, "/kv.Store/Put");
+	assert_string_equal(cfg.method, "POST");
+	assert_true(drv_config_h2(&cfg));
+	assert_int_equal(cfg.nheaders, 1);
+	drv_config_fini(&cfg);
+	assert_int_equal(parse(&cfg, "grpcs://localhost/kv.Store/Get -n 10 -k", err, sizeof(err)),
+			 0);
+	assert_true(drv_config_tls(&cfg) && cfg.insecure);
+	assert_int_equal(cfg.url.port, 443);
+	drv_config_fini(&cfg);
+	assert_int_equal(parse(&cfg, "https://localhost/ -n 10 --http2 --streams 4 -k", err,
+			       sizeof(err)),
+			 0);
+	assert_true(drv_config_h2(&cfg) && drv_config_tls(&cfg));
+	assert_int_equal(cfg.http_engine, DRV_HTTP_NATIVE);
+	drv_config_fini(&cfg);
+	assert_int_equal(drv_config_grpc_path("/a.B/C"), 0);
+	assert_int_equal(drv_config_grpc_path("/a.B/"), -EINVAL);
+	assert_int_equal(drv_config_grpc_path("a.B/C"), -EINVAL);
+}
+
 static void test_help(void **state)
 {
 	struct drv_config cfg;
@@ -244,4 +319,4 @@ static void test_help(void **state)
 	drv_config_fini(&cfg);
 }
 
-LL_TEST_MAIN(test_good, test_payload, test_tls_http2, test_bad, test_help)
+LL_TEST_MAIN(test_good, test_payload, test_tls_http2, test_bad, test_h2, test_help)

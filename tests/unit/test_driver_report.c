@@ -85,4 +85,71 @@ static void test_fmt_ns(void **state)
 		assert_string_equal(ll_fmt_ns(cases[i].ns, b, sizeof(b)), cases[i].want);
 }
 
-LL_TEST_MAIN(test_bottleneck_small_runs, test_fmt_ns)
+/* The http/2 and grpc lines, their hints and JSON: what a grpc run counted, and nothing for tcp. */
+static void test_h2_report(void **state)
+{
+	struct drv_config cfg;
+	struct drv_result res;
+	char *text = NULL, err[256];
+	char *argv[] = {"loadlens-driver", "grpc://127.0.0.1:50051/kv.Store/Put", "-n", "10",
+			"--streams", "8", NULL};
+	char *tcp_argv[] = {"loadlens-driver", "tcp://127.0.0.1:7000", "-n", "10", NULL};
+	size_t len = 0;
+	json_t *o;
+	FILE *f;
+
+	assert_int_equal(drv_config_parse(&cfg, 6, argv, err, sizeof(err)), 0);
+	busy_run(&res, 1000000000, 900);
+	res.total.h2_max_streams = 100;
+	res.total.h2_max_streams_set = 1;
+	res.total.h2_settings = 4;
+	res.total.h2_peak_streams = 8;
+	res.total.h2_rst[7] = 3; /* REFUSED_STREAM */
+	res.total.h2_goaway = 2;
+	res.total.h2_flow_stalls = 5;
+	res.total.grpc_status[0] = 900;
+	res.total.grpc_status[8] = 100;
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	drv_report_h2(f, &cfg, &res.total);
+	drv_report_h2_hints(f, &cfg, &res.total);
+	fclose(f);
+	assert_non_null(strstr(text, "--streams 8, at most 8 in flight on one connection; server "
+				     "max 100"));
+	assert_non_null(strstr(text, "GOAWAY 2 (refused 0), flow-control stalls 5, RST_STREAM "
+				     "REFUSED_STREAM: 3"));
+	assert_non_null(strstr(text, "grpc status  OK: 900, RESOURCE_EXHAUSTED: 100"));
+	assert_non_null(strstr(text, "hint: grpc RESOURCE_EXHAUSTED: 100 calls: "));
+	assert_non_null(strstr(text, "hint: h2 flow control: 5 "));
+	assert_null(strstr(text, "hint: grpc OK")); /* OK needs no hint */
+	free(text);
+	o = json_object();
+	assert_int_equal(drv_report_json_h2(o, &cfg, &res), 0);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(o, "h2"),
+							     "server_max_streams")), 100);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(json_object_get(
+					     o, "h2"), "rst_stream"), "REFUSED_STREAM")), 3);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(o, "grpc_status"),
+							     "RESOURCE_EXHAUSTED")), 100);
+	json_decref(o);
+	drv_result_fini(&res);
+	drv_config_fini(&cfg);
+
+	/* tcp: no http/2 line, no h2 key (getopt reordered argv: a new one) */
+	assert_int_equal(drv_config_parse(&cfg, 4, tcp_argv, err, sizeof(err)), 0);
+	busy_run(&res, 1000000000, 900);
+	text = NULL;
+	f = open_memstream(&text, &len);
+	drv_report_h2(f, &cfg, &res.total);
+	fclose(f);
+	assert_string_equal(text, "");
+	free(text);
+	o = json_object();
+	assert_int_equal(drv_report_json_h2(o, &cfg, &res), 0);
+	assert_null(json_object_get(o, "h2"));
+	json_decref(o);
+	drv_result_fini(&res);
+	drv_config_fini(&cfg);
+}
+
+LL_TEST_MAIN(test_bottleneck_small_runs, test_fmt_ns, test_h2_report)

@@ -77,6 +77,7 @@ static void test_urls(void **state)
 		"http://user@h/",    "TCP://h:1",	 "tcp://h:-1",	      "//h:80",
 		"https://",	     "https://h:0/",	 "https://h:65536",   "https://h/a b",
 		"https:/h/",	     "HTTPS://h/",	 "httpss://h/",	      "https//h/",
+		"grpc://h/kv.S/M",   "grpc://",		 "grpcs://h:0/",      "grpc://h:1/a b",
 	};
 	/* NULL or 0: not checked */
 	static const struct {
@@ -96,6 +97,9 @@ static void test_urls(void **state)
 		{"https://127.0.0.1:8443/x?y=1", LL_SCHEME_HTTPS, NULL, 8443, "/x?y=1"},
 		/* http:// keeps port 80 next to https:// */
 		{"http://example.test/", LL_SCHEME_HTTP, NULL, 80, NULL},
+		/* grpc: the port named; grpcs: 443 by default; the path is the method */
+		{"grpc://127.0.0.1:50051/kv.Store/Put", LL_SCHEME_GRPC, NULL, 50051, "/kv.Store/Put"},
+		{"grpcs://example.test/kv.Store/Get", LL_SCHEME_GRPCS, NULL, 443, "/kv.Store/Get"},
 		{"https://[::1]/", 0, "::1", 443, NULL},
 	};
 	size_t i;
@@ -115,6 +119,9 @@ static void test_urls(void **state)
 	assert_string_equal(ll_scheme_name(u.scheme), "https");
 	assert_true(ll_scheme_is_http(LL_SCHEME_HTTPS) && ll_scheme_is_http(LL_SCHEME_HTTP));
 	assert_false(ll_scheme_is_http(LL_SCHEME_TCP) || ll_scheme_is_http(LL_SCHEME_UDP));
+	assert_true(ll_scheme_is_grpc(LL_SCHEME_GRPC) && ll_scheme_has_path(LL_SCHEME_GRPCS));
+	assert_false(ll_scheme_is_http(LL_SCHEME_GRPC) || ll_scheme_is_grpc(LL_SCHEME_HTTP));
+	assert_string_equal(ll_scheme_name(LL_SCHEME_GRPCS), "grpcs");
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		if (!ll_parse_url(bad[i], &u))
 			fail_msg("URL '%s' was accepted", bad[i]);

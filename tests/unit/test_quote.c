@@ -85,10 +85,36 @@ static void test_diagnostics_escaped(void **state)
 	/* a 100 KB argument: one line of at most LL_SAY_MAX, its end (what was expected) kept */
 	memset(big, 'x', sizeof(big) - 1);
 	got = warned(big);
-	assert_true(strlen(got) <= LL_SAY_MAX + strlen("prog: \n"));
+	assert_true(strlen(got) <= LL_SAY_WORD_MAX + strlen("prog: invalid --port  (expected 1-65535)\n"));
 	assert_non_null(strstr(got, " bytes cut]..."));
 	assert_non_null(strstr(got, "' (expected 1-65535)\n"));
 	assert_ptr_equal(strchr(got, '\n'), got + strlen(got) - 1);
 }
 
-LL_TEST_MAIN(test_quote, test_diagnostics_escaped)
+/* ll_cut_words: long words cut in their middle, short ones and the spaces around them kept */
+static void test_cut_words(void **state)
+{
+	static char big[100100];
+	char s[64] = "a bb  ccc";
+	const char *m;
+	size_t cut;
+
+	(void)state;
+	assert_string_equal(ll_cut_words(s, 128), "a bb  ccc");
+	memset(big, 'x', sizeof(big) - 1);
+	memcpy(big, "to '", 4);
+	big[4] = 'H';
+	big[100000] = 'T';
+	memcpy(big + 100001, "' end", 6);
+	ll_cut_words(big, 128);
+	assert_int_equal(strncmp(big, "to 'H", 5), 0);
+	assert_non_null(strstr(big, "T' end"));
+	m = strstr(big, "...[");
+	assert_non_null(m);
+	cut = strtoul(m + 4, NULL, 10);
+	/* the word is 'H...T', bytes 3 to 100001: 64 + 32 of them kept */
+	assert_int_equal(cut, 100002 - 3 - 64 - 32);
+	assert_true(strlen(big) < 200);
+}
+
+LL_TEST_MAIN(test_quote, test_diagnostics_escaped, test_cut_words)

@@ -91,6 +91,55 @@ RULES_TEST(test_fd_forecast_needs_a_trend)
 				     "in ~39 s (4018 of 4096, +2/s over the last 3 s)");
 }
 
+/*
+ * A ramp that levels off (issue 30: 90,000 connections to 6 nginx workers, each levelling off near
+ * 15,000 of 20,000 fds) is no forecast: it grows 3,750 fds the first 0.5 s and a quarter less
+ * every 0.5 s after, toward 15,000; every step rises by more than a quarter of the 3 s' rate, so
+ * only its slowing down tells it apart. A leak of 300 fds/s from 10,000 of 20,000, and a ramp
+ * that slows as fast (12% a 0.5 s) toward 30,000, are forecast.
+ */
+/* One 0.5 s sample k of a ramp toward `level` fds that grows by a share `keep` less each sample
+ * (keep 0: a straight line of `level` fds a sample from 10,000), of 20,000; the finding, if any. */
+static const struct obs_finding *ramp_sample(struct run *r, unsigned int k, double level,
+					     double keep)
+{
+	struct obs_snap *s = rh_snap(r, 0.5 * k);
+	double left = 1;
+	unsigned int i;
+
+	s->dt = 0.5;
+	for (i = 0; i < k; i++)
+		left *= keep;
+	rh_proc(s, 4444, keep > 0 ? (int64_t)(level * (1 - left)) : 10000 + (int64_t)(level * k),
+		20000);
+	obs_snap_push(&r->h);
+	rh_run(r);
+	return obs_findings_find(&r->fs, "fd_exhaustion", NULL);
+}
+
+RULES_TEST(test_fd_forecast_ramp_levels_off)
+{
+	const struct obs_finding *f = NULL;
+	unsigned int k;
+
+	for (k = 1; k <= 40; k++)
+		assert_null(ramp_sample(r, k, 15000, 0.75));
+	rh_restart(r);
+	for (k = 1; k <= 12 && !f; k++)
+		f = ramp_sample(r, k, 150, 0);
+	assert_non_null(f);
+	assert_string_equal(f->text, "fds: python3 (pid 4444) will run out of file descriptors "
+				     "in ~30 s (11050 of 20000, +300/s over the last 3 s)");
+	rh_restart(r);
+	f = NULL;
+	for (k = 1; k <= 40 && !f; k++)
+		f = ramp_sample(r, k, 30000, 0.88);
+	assert_non_null(f);
+	/* at 3.5 s, the first sample with 3 s of growth behind it */
+	assert_string_equal(f->text, "fds: python3 (pid 4444) will run out of file descriptors "
+				     "in ~0 s (17739 of 20000, +4688/s over the last 3 s)");
+}
+
 /* Past --max-procs, the 20th child's EMFILE is still named, and the cap is a finding. */
 RULES_TEST(test_process_cap_and_unwatched_emfile)
 {
@@ -338,5 +387,6 @@ RULES_TEST(test_exit_spike_respawn_loop)
 }
 
 LL_TEST_MAIN_EACH(rh_setup, rh_teardown, test_fd_forecast, test_fd_forecast_needs_a_trend,
+		  test_fd_forecast_ramp_levels_off,
 	          test_process_cap_and_unwatched_emfile, test_fd_leak, test_log_and_output,
 	          test_exit_spike_healthy, test_exit_spike_respawn_loop)

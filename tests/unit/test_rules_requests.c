@@ -48,6 +48,67 @@ RULES_TEST(test_worker_saturation)
 	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
 }
 
+/*
+ * Without --runq, the targets' schedstat tells a CPU from a worker pool (issue 30): PostgreSQL's
+ * 40 backends pinned to one CPU (39 waiting, 1 running on average) with requests queued is the
+ * CPU, named once and never "add workers"; a pool of 2 sleeping threads (0.02 waiting) is the
+ * workers, "not the CPU"; a CPU wait in one interval only is not enough.
+ */
+RULES_TEST(test_cpu_or_workers_schedstat)
+{
+	const struct obs_finding *f;
+	struct obs_snap *s;
+	int t;
+
+	for (t = 1; t <= 2; t++) {
+		s = rh_snap(r, t);
+		slot(s, 7.4e6, 143e3);
+		s->cpu_on = true;
+		s->cpu_waiting = 39.1;
+		s->cpu_running = 0.98;
+		s->cpu_cpus = 1;
+		s->cpu_procs = 41;
+		obs_snap_push(&r->h);
+	}
+	f = rh_expect(r, "cpu_saturation", "");
+	assert_null(obs_findings_find(&r->fs, "worker_saturation", NULL));
+	assert_string_equal(f->text,
+			    "cpu: the server's processes wait for a CPU (40 runnable on 1 CPU: on "
+			    "average 39.1 of their threads waited on a run queue, 1.0 ran), and "
+			    "requests on tcp/8000 wait 52x their service time in the socket queue "
+			    "(queue p50 7.4 ms, service p50 143 us): more workers would not help; add "
+			    "CPUs, or reduce load or what else runs there");
+	assert_int_equal(rh_ev_int(f, "cpus"), 1);
+	rh_restart(r);
+	for (t = 1; t <= 2; t++) {
+		s = rh_snap(r, t);
+		slot(s, 80e6, 1e6);
+		s->cpu_on = true;
+		s->cpu_waiting = 0.02;
+		s->cpu_running = 0.01;
+		s->cpu_cpus = 2;
+		s->cpu_procs = 1;
+		obs_snap_push(&r->h);
+	}
+	f = rh_expect(r, "worker_saturation", "tcp/8000");
+	assert_non_null(strstr(f->text, "their threads waited for a CPU 0.02 on average (0.01 ran): "
+					"not the CPU"));
+	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
+	rh_restart(r);
+	for (t = 1; t <= 2; t++) {
+		s = rh_snap(r, t);
+		slot(s, 80e6, 1e6);
+		s->cpu_on = true;
+		s->cpu_waiting = t == 2 ? 12 : 0.1;
+		s->cpu_running = 1;
+		s->cpu_cpus = 1;
+		s->cpu_procs = 1;
+		obs_snap_push(&r->h);
+	}
+	rh_expect(r, "worker_saturation", "tcp/8000");
+	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
+}
+
 RULES_TEST(test_cpu_saturation)
 {
 	const struct obs_finding *f;
@@ -412,5 +473,6 @@ static void test_served_elsewhere_readers(void **state)
 LL_TEST_MAIN_EACH(rh_setup, rh_teardown, test_served_elsewhere, test_served_elsewhere_readers,
 	          test_worker_saturation,
 	          test_cpu_saturation, test_cpu_saturation_onset, test_worker_saturation_onset,
+	          test_cpu_or_workers_schedstat,
 	          test_fast_server_is_silent, test_count_notes, test_pipelining_in_one_write,
 	          test_pipelining_silent, test_pipelining_burst, test_pipelining_both_signs)

@@ -183,12 +183,13 @@ def make_levels(conns, rates, default_conns):
 			r = rates if isinstance(rates, list) else units.num_list(rates, MAX_RATE)
 			if max(r) > MAX_RATE:
 				raise ValueError(f"a rate above {MAX_RATE:,.0f} req/s")
-			c = units.int_list(conns or "64", MAX_CONNECTIONS)
+			c = units.int_list("64" if conns is None else conns, MAX_CONNECTIONS)
 			if len(c) != 1:
 				raise Usage("with --rate, -c is one count (the connections of every level)")
 			return [{"connections": c[0], "rate": x} for x in r]
 		return [{"connections": x, "rate": None}
-			for x in units.int_list(conns or default_conns, MAX_CONNECTIONS)]
+			for x in units.int_list(default_conns if conns is None else conns,
+						MAX_CONNECTIONS)]
 	except ValueError as e:
 		raise Usage(str(e)) from None
 

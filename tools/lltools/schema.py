@@ -93,8 +93,14 @@ def hist(h):
 	return {k: h.get(k) for k in ("count", "mean", "p50", "p90", "p99", "p999", "max", "sum")}
 
 
+MAX_TARGET = 2400  # the driver's URL limits (loadlens/parse.h): host 255, path 2,047, and the rest
+
+
 def target_port_proto(target):
 	"""(port, proto) the observer sees for a driver target URL: http(s) are TCP."""
+	if len(target) > MAX_TARGET:
+		raise SchemaError(f"target of {len(target):,} bytes: longer than the driver takes "
+				  f"({MAX_TARGET:,}: a host of 255 and a path of 2,047)")
 	scheme, _, rest = target.partition("://")
 	if not rest:
 		raise SchemaError(f"target '{target}' is not a URL (tcp://, udp://, http://, https://)")

@@ -15,7 +15,15 @@
 
 static const struct rs_stream_proto *proto(const struct rs_worker *w)
 {
-	return w->cfg->proto == RS_PROTO_HTTP ? &rs_http_proto : &rs_tcp_proto;
+	switch (w->cfg->proto) {
+	case RS_PROTO_HTTP:
+		return &rs_http_proto;
+	case RS_PROTO_H2:
+	case RS_PROTO_GRPC:
+		return &rs_h2_proto;
+	default:
+		return &rs_tcp_proto;
+	}
 }
 
 static int buf_reserve(struct rs_buf *b, size_t extra)
@@ -46,7 +54,7 @@ static int buf_reserve(struct rs_buf *b, size_t extra)
 	return 0;
 }
 
-static int buf_append(struct rs_buf *b, const char *p, size_t n)
+int rs_buf_append(struct rs_buf *b, const char *p, size_t n)
 {
 	int err = buf_reserve(b, n);
 
@@ -66,7 +74,7 @@ static void buf_shrink(struct rs_buf *b)
 	b->off = b->len = b->cap = 0;
 }
 
-static void buf_free(struct rs_buf *b)
+void rs_buf_free(struct rs_buf *b)
 {
 	free(b->data);
 	b->data = NULL;
@@ -84,8 +92,10 @@ static void close_cb(uv_handle_t *h)
 		w->conns = c->next;
 	if (c->next)
 		c->next->prev = c->prev;
-	buf_free(&c->in);
-	buf_free(&c->out);
+	if (proto(w)->conn_free)
+		proto(w)->conn_free(c);
+	rs_buf_free(&c->in);
+	rs_buf_free(&c->out);
 	free(c);
 }
 
@@ -143,11 +153,11 @@ static void feed(struct rs_conn *c, const char *p, size_t n)
 		used = proto(c->w)->consume(c, p, n);
 		if (c->closing || used == n)
 			return;
-		if (buf_append(b, p + used, n - used))
+		if (rs_buf_append(b, p + used, n - used))
 			goto overflow;
 		return;
 	}
-	if (buf_append(b, p, n))
+	if (rs_buf_append(b, p, n))
 		goto overflow;
 	drain(c);
 	return;
@@ -205,6 +215,10 @@ static void write_cb(uv_write_t *req, int status)
 	}
 	if (c->eof)
 		return;
+	if (proto(c->w)->writable)
+		proto(c->w)->writable(c);
+	if (c->closing || c->write_pending)
+		return;
 	drain(c);
 	if (c->closing || c->write_pending)
 		return;
@@ -243,7 +257,7 @@ int rs_conn_send(struct rs_conn *c, const uv_buf_t *bufs, unsigned nbufs, bool s
 	if (!stable) {
 		c->out.off = c->out.len = 0;
 		for (i = 0; i < k; i++) {
-			r = buf_append(&c->out, rest[i].base, rest[i].len);
+			r = rs_buf_append(&c->out, rest[i].base, rest[i].len);
 			if (r)
 				goto fail;
 		}
@@ -301,7 +315,10 @@ void rs_conn_accepted(struct rs_worker *w, int fd)
 		return;
 	}
 	uv_tcp_nodelay(&c->tcp, 1);
-	proto(w)->conn_init(c);
+	if (proto(w)->conn_init(c)) {
+		rs_conn_close(c);
+		return;
+	}
 	leak_fds(w);
 	if (uv_read_start((uv_stream_t *)&c->tcp, alloc_cb, read_cb))
 		rs_conn_close(c);

@@ -86,24 +86,32 @@ static int signals(struct main_main *m)
 	return err;
 }
 
+/* The payload: --response-size bytes of 'x', else http's and h2's default body; then the
+ * protocol's constant parts of a response. */
 static int build_body(struct rs_config *cfg)
 {
-	if (cfg->response_size < 0) {
-		if (cfg->proto != RS_PROTO_HTTP)
-			return 0;
-		cfg->body_len = strlen(RS_DEFAULT_BODY);
-		cfg->body = strdup(RS_DEFAULT_BODY);
-	} else {
+	bool text = cfg->proto == RS_PROTO_HTTP || cfg->proto == RS_PROTO_H2;
+
+	if (cfg->response_size >= 0) {
 		cfg->body_len = (size_t)cfg->response_size;
 		cfg->body = malloc(cfg->body_len + 1);
 		if (cfg->body)
 			memset(cfg->body, 'x', cfg->body_len);
+	} else if (text) {
+		cfg->body_len = strlen(RS_DEFAULT_BODY);
+		cfg->body = strdup(RS_DEFAULT_BODY);
 	}
-	if (!cfg->body)
+	if (!cfg->body && (cfg->response_size >= 0 || text))
 		return -ENOMEM;
-	if (cfg->proto == RS_PROTO_HTTP)
+	switch (cfg->proto) {
+	case RS_PROTO_HTTP:
 		return rs_http_prepare(cfg);
-	return 0;
+	case RS_PROTO_H2:
+	case RS_PROTO_GRPC:
+		return rs_h2_prepare(cfg);
+	default:
+		return 0;
+	}
 }
 
 int main(int argc, char **argv)
@@ -253,6 +261,8 @@ cleanup:
 	if (sem_ok)
 		uv_sem_destroy(&ready);
 	ll_hist_free(hist);
+	if (cfg.proto == RS_PROTO_H2 || cfg.proto == RS_PROTO_GRPC)
+		rs_h2_release();
 	free(cfg.body);
 	if (cfg.json_out && fclose(cfg.json_out) && rc == LL_EXIT_OK) {
 		ll_warn(RS_PROG, "cannot write %s: %s", cfg.json_path, strerror(errno));

@@ -70,31 +70,130 @@ static json_t *leak_fds_json(const struct rs_misbehave *mb)
 	return json_integer((json_int_t)mb->leak_fds);
 }
 
+static int parse_max_streams(struct rs_misbehave *mb, const char *val)
+{
+	return ll_parse_u64(val, 1, INT32_MAX, &mb->max_streams);
+}
+
+static json_t *max_streams_json(const struct rs_misbehave *mb)
+{
+	return json_integer((json_int_t)mb->max_streams);
+}
+
+static int parse_rst_every(struct rs_misbehave *mb, const char *val)
+{
+	return ll_parse_u64(val, 1, UINT32_MAX, &mb->rst_every);
+}
+
+static json_t *rst_every_json(const struct rs_misbehave *mb)
+{
+	return json_integer((json_int_t)mb->rst_every);
+}
+
+static int parse_goaway_after(struct rs_misbehave *mb, const char *val)
+{
+	return ll_parse_u64(val, 1, UINT32_MAX, &mb->goaway_after);
+}
+
+static json_t *goaway_after_json(const struct rs_misbehave *mb)
+{
+	return json_integer((json_int_t)mb->goaway_after);
+}
+
+static int parse_stall_every(struct rs_misbehave *mb, const char *val)
+{
+	return ll_parse_u64(val, 1, UINT32_MAX, &mb->stall_every);
+}
+
+static json_t *stall_every_json(const struct rs_misbehave *mb)
+{
+	return json_integer((json_int_t)mb->stall_every);
+}
+
+static int parse_grpc_status(struct rs_misbehave *mb, const char *val)
+{
+	return rs_grpc_status_every_parse(val, &mb->grpc_status_code, &mb->grpc_status_every);
+}
+
+static json_t *grpc_status_json(const struct rs_misbehave *mb)
+{
+	if (!mb->grpc_status_every)
+		return json_null();
+	return json_pack("{s:i,s:s,s:I}", "code", mb->grpc_status_code, "name",
+			 rs_grpc_status_name(mb->grpc_status_code), "every",
+			 (json_int_t)mb->grpc_status_every);
+}
+
 /* a switch named by its JSON key K: parsed by parse_K, written by K_json */
 #define X_SWITCH(k, opt, argname, text)                                                 \
 	.name = opt, .arg = argname, .help = text, .json_key = #k, .parse = parse_##k,   \
 	.to_json = k##_json
 
+#define P(p) (1u << RS_PROTO_##p)
+#define P_STREAM (P(TCP) | P(HTTP) | P(H2) | P(GRPC))
+#define P_H2 (P(H2) | P(GRPC))
+#define EVERY "an integer in 1..4294967295"
+
 const struct rs_switch rs_switches[] = {
 	{X_SWITCH(stall, "--stall", "AT:DUR",
 		  "at AT after start (up to 1h), block every worker once for DUR (up to 1m; "
-		  "e.g. 2s:1s)")},
+		  "e.g. 2s:1s)"),
+	 .protos = P_STREAM | P(UDP)},
 	{X_SWITCH(drop_every, "--drop-every", "N",
 		  "udp: drop each worker's Nth, 2Nth, ... datagram without a reply"),
-	 .udp_only = true},
+	 .protos = P(UDP)},
 	{X_SWITCH(no_close, "--no-close", NULL,
 		  "when the peer closes, never close our side (sockets stay in CLOSE_WAIT)"),
-	 .stream_only = true},
+	 .protos = P_STREAM},
 	{X_SWITCH(leak_fds, "--leak-fds", "N",
 		  "for every accepted connection, open N more fds and never close them"),
-	 .stream_only = true},
+	 .protos = P_STREAM},
+	{X_SWITCH(max_streams, "--max-streams", "N",
+		  "h2, grpc: SETTINGS_MAX_CONCURRENT_STREAMS N (1..2^31-1) on every connection"),
+	 .expect = "an integer in 1..2147483647", .protos = P_H2},
+	{X_SWITCH(rst_every, "--rst-every", "N",
+		  "h2, grpc: answer each worker's Nth, 2Nth, ... stream with RST_STREAM "
+		  "INTERNAL_ERROR"),
+	 .expect = EVERY, .protos = P_H2},
+	{X_SWITCH(goaway_after, "--goaway-after", "N",
+		  "h2, grpc: at a connection's Nth stream, GOAWAY NO_ERROR naming it last; answer "
+		  "up to it, close"),
+	 .expect = EVERY, .protos = P_H2},
+	{X_SWITCH(stall_every, "--stall-every", "N",
+		  "h2, grpc: never answer each worker's Nth, 2Nth, ... stream (open until the "
+		  "connection closes)"),
+	 .expect = EVERY, .protos = P_H2},
+	{X_SWITCH(grpc_status, "--grpc-status", "CODE:N",
+		  "grpc: answer each worker's Nth, 2Nth, ... call with grpc-status CODE (a number "
+		  "or a name, e.g. RESOURCE_EXHAUSTED:10)"),
+	 .expect = "CODE:N, CODE a number in 0..16 or a name such as RESOURCE_EXHAUSTED, "
+		   "N " EVERY,
+	 .protos = P(GRPC)},
 };
 const size_t rs_nswitches = sizeof(rs_switches) / sizeof(rs_switches[0]);
+
+/* "tcp, http, h2 and grpc": the protocols of MASK, in BUF */
+static const char *protos_text(unsigned mask, char *buf, size_t len)
+{
+	const char *names[RS_PROTO_GRPC + 1];
+	size_t n = 0, i, off = 0;
+	unsigned p;
+
+	for (p = 0; p <= RS_PROTO_GRPC; p++)
+		if (mask & (1u << p))
+			names[n++] = rs_proto_name((enum rs_proto)p);
+	buf[0] = '\0';
+	for (i = 0; i < n && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s",
+					i == 0 ? "" : i == n - 1 ? " and " : ", ", names[i]);
+	return buf;
+}
 
 /* The switches given must fit the protocol; returns 0 or -EINVAL with a reason in why. */
 int rs_misbehave_check(const struct rs_config *cfg, char *why, size_t len)
 {
 	struct rs_misbehave off = {0};
+	char protos[64];
 	json_t *a, *b;
 	size_t i;
 	int on;
@@ -107,12 +206,9 @@ int rs_misbehave_check(const struct rs_config *cfg, char *why, size_t len)
 		on = !json_equal(a, b);
 		json_decref(a);
 		json_decref(b);
-		if (on && s->udp_only && cfg->proto != RS_PROTO_UDP) {
-			snprintf(why, len, "%s applies to --proto udp only", s->name);
-			return -EINVAL;
-		}
-		if (on && s->stream_only && cfg->proto == RS_PROTO_UDP) {
-			snprintf(why, len, "%s applies to --proto tcp and http only", s->name);
+		if (on && !(s->protos & (1u << cfg->proto))) {
+			snprintf(why, len, "%s applies to --proto %s only", s->name,
+				 protos_text(s->protos, protos, sizeof(protos)));
 			return -EINVAL;
 		}
 	}

@@ -26,6 +26,8 @@ static const char *const proto_names[] = {
 	[RS_PROTO_TCP] = "tcp",
 	[RS_PROTO_UDP] = "udp",
 	[RS_PROTO_HTTP] = "http",
+	[RS_PROTO_H2] = "h2",
+	[RS_PROTO_GRPC] = "grpc",
 	NULL,
 };
 static const char *const dist_names[] = {[RS_DIST_FIXED] = "fixed", [RS_DIST_EXP] = "exp", NULL};
@@ -57,7 +59,7 @@ static const char *options_name(const char *const *names, unsigned int v)
 
 static void set_proto(struct rs_config *cfg, const char *name, const char *val)
 {
-	cfg->proto = (enum rs_proto)choice(name, val, proto_names, "expected tcp, udp or http");
+	cfg->proto = (enum rs_proto)choice(name, val, proto_names, "expected tcp, udp, http, h2 or grpc");
 }
 
 static void set_listen(struct rs_config *cfg, const char *name, const char *val)
@@ -126,7 +128,8 @@ static void options_help(struct rs_config *cfg, const char *name, const char *va
 static void version(struct rs_config *cfg, const char *name, const char *val);
 
 static const struct opt opts[] = {
-	{"--proto", "tcp|udp|http", "protocol to serve (default tcp)", set_proto},
+	{"--proto", "tcp|udp|http|h2|grpc",
+	 "protocol to serve (default tcp); h2 and grpc: HTTP/2 by prior knowledge (h2c)", set_proto},
 	{"--listen", "HOST:PORT", "address to listen on (default 127.0.0.1:8000)", set_listen},
 	{"--service-time", "DUR", "service time per request, e.g. 1ms (default 0)",
 	 set_service_time},
@@ -138,7 +141,8 @@ static const struct opt opts[] = {
 	 set_workers},
 	{"--backlog", "N", "listen backlog (default 511)", set_backlog},
 	{"--response-size", "BYTES",
-	 "reply with BYTES bytes of 'x' (default: echo; http: \"hello, loadlens\\n\")",
+	 "reply with BYTES bytes of 'x' (default: echo; http, h2: \"hello, loadlens\\n\"; "
+	 "grpc: the empty message, else field 15 holds them)",
 	 set_response_size},
 	{"--seed", "N", "seed of the per-worker PRNG for --service-dist exp (default 1)",
 	 set_seed},
@@ -161,14 +165,21 @@ static void options_help(struct rs_config *cfg, const char *name, const char *va
 {
 	size_t i;
 
-	printf("loadlens-refserver - a libuv tcp/udp/http server whose behaviour is known exactly\n"
+	printf("loadlens-refserver - a libuv tcp/udp/http/h2/grpc server whose behaviour is known "
+	       "exactly\n"
 	       "\n"
-	       "Usage: loadlens-refserver --proto tcp|udp|http [--listen HOST:PORT] [options]\n"
+	       "Usage: loadlens-refserver --proto tcp|udp|http|h2|grpc [--listen HOST:PORT] "
+	       "[options]\n"
 	       "\n"
 	       "Serves until SIGINT or SIGTERM, then writes --json FILE, prints a one-line\n"
 	       "summary to stdout and exits 0. Each worker serves one request at a time and\n"
 	       "spends the service time inside its event loop, so requests queue in the kernel.\n"
 	       "TCP framing: 4-byte big-endian length N (<= 16 MiB) then N bytes, both ways.\n"
+	       "h2: HTTP/2 by prior knowledge (h2c, no Upgrade); every stream is one request,\n"
+	       "the streams of a worker are served one at a time in the order their requests\n"
+	       "ended, so the streams of one connection queue at the server.\n"
+	       "grpc: unary calls POST /Service/Method over h2c; the reply is one message\n"
+	       "(empty, or field 15 of --response-size bytes) and trailers with grpc-status.\n"
 	       "\n"
 	       "Options:\n");
 	for (i = 0; i < NOPTS; i++)
@@ -187,6 +198,12 @@ static void options_help(struct rs_config *cfg, const char *name, const char *va
 	       "  loadlens-refserver --proto udp --listen :9000 --drop-every 10\n"
 	       "  loadlens-refserver --proto http --stall 2s:1s    # one 1 s stall at t = 2 s\n"
 	       "  loadlens-refserver --proto tcp --no-close --leak-fds 4\n"
+	       "  loadlens-refserver --proto h2 --listen 127.0.0.1:8080 --service-time 1ms --workers 2\n"
+	       "      # then: h2load -c 4 -m 10 -n 20000 http://127.0.0.1:8080/\n"
+	       "  loadlens-refserver --proto h2 --max-streams 1 --rst-every 10 --stall-every 50\n"
+	       "  loadlens-refserver --proto h2 --goaway-after 1000    # GOAWAY at each conn's 1000th\n"
+	       "  loadlens-refserver --proto grpc --listen :50051 --grpc-status RESOURCE_EXHAUSTED:10\n"
+	       "  loadlens-refserver --proto grpc --response-size 100 --json grpc.json\n"
 	       "\n"
 	       "See docs/refserver.md for the framing, the counters and the JSON schema.\n");
 	exit(LL_EXIT_OK);
@@ -267,7 +284,9 @@ void rs_parse_args(struct rs_config *cfg, int argc, char **argv)
 			a = take_value(argc, argv, a, name, eq, rs_switches[i].arg, &val);
 			if (rs_switches[i].parse(&cfg->mb, val))
 				ll_usage_error(RS_PROG, "invalid %s '%s': expected %s (see --help)",
-					       name, val ? val : "", rs_switches[i].arg);
+					       name, val ? val : "",
+					       rs_switches[i].expect ? rs_switches[i].expect
+								     : rs_switches[i].arg);
 			break;
 		}
 		if (i == rs_nswitches)

@@ -129,9 +129,10 @@ static size_t consume(struct rs_conn *c, const char *p, size_t n)
 	return used;
 }
 
-static void conn_init(struct rs_conn *c)
+static int conn_init(struct rs_conn *c)
 {
 	http_parser_init(&c->parser, HTTP_REQUEST);
+	return 0;
 }
 
 const struct rs_stream_proto rs_http_proto = {

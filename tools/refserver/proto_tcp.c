@@ -63,8 +63,9 @@ static size_t consume(struct rs_conn *c, const char *p, size_t n)
 	return c->closing ? n : used;
 }
 
-static void conn_init(struct rs_conn *c)
+static int conn_init(struct rs_conn *c)
 {
+	return 0;
 }
 
 const struct rs_stream_proto rs_tcp_proto = {

@@ -19,6 +19,7 @@
 #include <uv.h>
 #include "loadlens/ll_hist.h"
 #include "loadlens/parse.h"
+#include "grpc_wire.h"
 
 #define RS_PROG "loadlens-refserver"
 #define RS_MAX_FRAME (16u << 20)    /* largest TCP request payload */
@@ -29,12 +30,14 @@
 #define RS_ACCEPT_BATCH 64	    /* accepts per wake-up, then let the loop run */
 #define RS_ACCEPT_RETRY_MS 100	    /* back-off when accept fails and cannot be shed */
 #define RS_DEFAULT_BODY "hello, loadlens\n"
+#define RS_HTTP_STATUS_MAX 600	    /* h2, grpc: responses counted by status below this */
+#define RS_H2_CODES 16		    /* h2, grpc: RST_STREAM counted by error code below this */
 
 #ifndef container_of
 #define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
 #endif
 
-enum rs_proto { RS_PROTO_TCP, RS_PROTO_UDP, RS_PROTO_HTTP };
+enum rs_proto { RS_PROTO_TCP, RS_PROTO_UDP, RS_PROTO_HTTP, RS_PROTO_H2, RS_PROTO_GRPC };
 enum rs_dist { RS_DIST_FIXED, RS_DIST_EXP };
 enum rs_mode { RS_MODE_SPIN, RS_MODE_SLEEP };
 
@@ -44,6 +47,12 @@ struct rs_misbehave {
 	uint64_t stall_ns;
 	uint64_t drop_every;
 	uint64_t leak_fds;
+	uint64_t rst_every;	    /* h2, grpc */
+	uint64_t goaway_after;	    /* h2, grpc */
+	uint64_t stall_every;	    /* h2, grpc */
+	uint64_t max_streams;	    /* h2, grpc: SETTINGS_MAX_CONCURRENT_STREAMS */
+	uint64_t grpc_status_every; /* grpc: every Nth call answered with grpc_status_code */
+	int grpc_status_code;
 	bool no_close;
 };
 
@@ -88,6 +97,22 @@ struct rs_counters {
 	uint64_t fds_leaked;
 	uint64_t stalls;
 	uint64_t accept_errors[RS_ERRNO_MAX];
+	/* h2 and grpc (proto_h2.c, proto_grpc.c) */
+	uint64_t streams_opened;	/* request streams the peer opened */
+	uint64_t streams_unserved;	/* complete requests still queued when their conn closed */
+	uint64_t streams_stalled;	/* --stall-every: never answered */
+	uint64_t streams_reset;		/* served, then reset instead of answered (--rst-every) */
+	uint64_t rst_sent;		/* RST_STREAM frames sent, any cause */
+	uint64_t rst_sent_codes[RS_H2_CODES]; /* by error code; the last, codes beyond */
+	uint64_t rst_received;
+	uint64_t goaway_sent;
+	uint64_t http_status[RS_HTTP_STATUS_MAX];
+	uint64_t grpc_status[RS_GRPC_NSTATUS];
+	uint64_t grpc_bad_content_type; /* answered 415 */
+	uint64_t grpc_bad_method;	/* not POST: grpc-status UNIMPLEMENTED */
+	uint64_t grpc_bad_path;		/* not /Service/Method: grpc-status UNIMPLEMENTED */
+	uint64_t grpc_bad_message;	/* body ends inside a message: grpc-status INTERNAL */
+	uint64_t grpc_messages;		/* request messages of the calls admitted */
 };
 
 /* A growable byte buffer, reused for the life of its connection. */
@@ -99,8 +124,9 @@ struct rs_buf {
 };
 
 struct rs_worker;
+struct rs_h2_conn;
 
-/* One accepted TCP or HTTP connection. */
+/* One accepted stream connection: tcp, http, h2 or grpc. */
 struct rs_conn {
 	uv_tcp_t tcp;
 	uv_write_t wreq;
@@ -109,6 +135,7 @@ struct rs_conn {
 	struct rs_buf in;  /* kept input: an incomplete frame, or data behind a pending write */
 	struct rs_buf out; /* unsent tail of a response that was not stable (an echo) */
 	http_parser parser;
+	struct rs_h2_conn *h2; /* h2, grpc: the nghttp2 session and its streams */
 	uint8_t frame_hdr[4];
 	bool write_pending;
 	bool close_after_write;
@@ -143,20 +170,27 @@ struct rs_worker {
 	uint64_t rng[4];
 	struct ll_hist *hist; /* service times, ns */
 	struct rs_counters c;
+	uint64_t h2_seq;		 /* h2, grpc: streams taken into service, for the --*-every */
+	struct rs_grpc_methods methods; /* grpc: calls by method path */
 };
 
-/* A stream protocol: tcp framing or http. */
+/* A stream protocol: tcp framing, http, or h2 (grpc included). */
 struct rs_stream_proto {
-	void (*conn_init)(struct rs_conn *c);
+	int (*conn_init)(struct rs_conn *c); /* 0, or a negative error: the conn is closed */
 	/*
 	 * Consume requests from p[0..n); return how many bytes were used. Stops early while a
 	 * write is pending; bytes not used are kept and offered again.
 	 */
 	size_t (*consume)(struct rs_conn *c, const char *p, size_t n);
+	/* optional: a pending write has completed, before the kept input is offered again */
+	void (*writable)(struct rs_conn *c);
+	/* optional: the connection is being freed */
+	void (*conn_free)(struct rs_conn *c);
 };
 
 extern const struct rs_stream_proto rs_tcp_proto;
 extern const struct rs_stream_proto rs_http_proto;
+extern const struct rs_stream_proto rs_h2_proto;
 
 /* options.c */
 void rs_parse_args(struct rs_config *cfg, int argc, char **argv);
@@ -168,12 +202,12 @@ const char *rs_mode_name(enum rs_mode m);
 struct rs_switch {
 	const char *name; /* "--stall" */
 	const char *arg;  /* "AT:DUR", or NULL for a flag */
+	const char *expect; /* what a bad value is told to be instead; NULL: the arg */
 	const char *help;
 	const char *json_key;
 	int (*parse)(struct rs_misbehave *mb, const char *val); /* 0 or -EINVAL */
 	json_t *(*to_json)(const struct rs_misbehave *mb);
-	bool stream_only; /* tcp and http */
-	bool udp_only;
+	unsigned protos; /* the protocols it applies to: 1 << enum rs_proto */
 };
 extern const struct rs_switch rs_switches[];
 extern const size_t rs_nswitches;
@@ -188,6 +222,8 @@ void rs_rng_seed(struct rs_worker *w, uint64_t seed);
  * returns the start time to pass to rs_service_end() just before the response is written. */
 uint64_t rs_service_begin(struct rs_worker *w);
 void rs_service_end(struct rs_worker *w, uint64_t t0);
+/* rs_service_end without counting a response (h2: a stream reset instead of answered) */
+void rs_service_record(struct rs_worker *w, uint64_t t0);
 
 /* worker.c */
 int rs_listen_socket(const struct rs_config *cfg, int *fd);
@@ -203,9 +239,18 @@ void rs_conn_accepted(struct rs_worker *w, int fd);
 int rs_conn_send(struct rs_conn *c, const uv_buf_t *bufs, unsigned nbufs, bool stable);
 void rs_conn_close(struct rs_conn *c);
 void rs_conn_close_all(struct rs_worker *w);
+int rs_buf_append(struct rs_buf *b, const char *p, size_t n);
+void rs_buf_free(struct rs_buf *b);
 
 /* proto_http.c: build the response headers once, before the workers start */
 int rs_http_prepare(const struct rs_config *cfg);
+
+/* proto_h2.c: the nghttp2 callbacks and the response headers, once, before the workers start */
+int rs_h2_prepare(const struct rs_config *cfg);
+void rs_h2_release(void);
+
+/* proto_grpc.c: the reply message and trailers, once, before the workers start */
+int rs_grpc_prepare(const struct rs_config *cfg);
 
 /* proto_udp.c */
 int rs_udp_start(struct rs_worker *w);

@@ -2,7 +2,9 @@
 /* Results at exit: merging the workers' counters, the JSON file and the one-line summary. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <nghttp2/nghttp2.h>
 #include "loadlens/cli.h"
 #include "loadlens/hist_json.h"
 #include "refserver.h"
@@ -58,6 +60,100 @@ static json_t *per_worker(const struct rs_worker *workers, unsigned n)
 	return a;
 }
 
+/* {"200": N, ...}: the statuses counted */
+static json_t *http_status(const struct rs_counters *c)
+{
+	json_t *o = json_object();
+	char code[8];
+	int i;
+
+	for (i = 0; o && i < RS_HTTP_STATUS_MAX; i++) {
+		if (!c->http_status[i])
+			continue;
+		snprintf(code, sizeof(code), "%d", i);
+		json_object_set_new(o, code, json_integer((json_int_t)c->http_status[i]));
+	}
+	return o;
+}
+
+/* {"INTERNAL_ERROR": N, "REFUSED_STREAM": N, ...}: the RST_STREAM frames sent, by code */
+static json_t *rst_codes(const struct rs_counters *c)
+{
+	json_t *o = json_object();
+	uint32_t i;
+
+	for (i = 0; o && i < RS_H2_CODES; i++) {
+		if (c->rst_sent_codes[i])
+			json_object_set_new(o, i < RS_H2_CODES - 1 ? nghttp2_http2_strerror(i)
+								   : "other",
+					    json_integer((json_int_t)c->rst_sent_codes[i]));
+	}
+	return o;
+}
+
+/* {"OK": N, "RESOURCE_EXHAUSTED": N, ...}: the grpc-status codes sent */
+static json_t *grpc_status(const struct rs_counters *c)
+{
+	json_t *o = json_object();
+	int i;
+
+	for (i = 0; o && i < RS_GRPC_NSTATUS; i++) {
+		if (c->grpc_status[i])
+			json_object_set_new(o, rs_grpc_status_name(i),
+					    json_integer((json_int_t)c->grpc_status[i]));
+	}
+	return o;
+}
+
+/* {"/kv.Store/Put": N, ...}: the workers' tables merged; "(other)" beyond their bound */
+static json_t *grpc_methods(const struct rs_worker *workers, unsigned n)
+{
+	struct rs_grpc_methods *all = calloc(1, sizeof(*all));
+	json_t *o = json_object();
+	unsigned i;
+
+	if (all && o) {
+		for (i = 0; i < n; i++)
+			rs_grpc_methods_merge(all, &workers[i].methods);
+		for (i = 0; i < all->n; i++)
+			json_object_set_new(o, all->m[i].path,
+					    json_integer((json_int_t)all->m[i].calls));
+		if (all->other)
+			json_object_set_new(o, "(other)", json_integer((json_int_t)all->other));
+	}
+	free(all);
+	return o;
+}
+
+/* h2 and grpc: streams, frames and statuses */
+static void h2_json(json_t *root, const struct rs_config *cfg, const struct rs_worker *workers,
+		    const struct rs_counters *t)
+{
+#define JSET(k, v) json_object_set_new(root, k, json_integer((json_int_t)(v)))
+	JSET("streams_opened", t->streams_opened);
+	JSET("streams_answered", t->responses);
+	JSET("streams_unserved", t->streams_unserved);
+	JSET("streams_reset", t->streams_reset);
+	JSET("stalled", t->streams_stalled);
+	JSET("rst_sent", t->rst_sent);
+	JSET("rst_received", t->rst_received);
+	JSET("goaway_sent", t->goaway_sent);
+#undef JSET
+	json_object_set_new(root, "rst_sent_codes", rst_codes(t));
+	json_object_set_new(root, "http_status", http_status(t));
+	if (cfg->proto != RS_PROTO_GRPC)
+		return;
+	json_object_set_new(root, "grpc_methods", grpc_methods(workers, cfg->workers));
+	json_object_set_new(root, "grpc_status", grpc_status(t));
+	json_object_set_new(root, "grpc_messages", json_integer((json_int_t)t->grpc_messages));
+	json_object_set_new(root, "grpc_rejected",
+			    json_pack("{s:I,s:I,s:I,s:I}", "content_type",
+				      (json_int_t)t->grpc_bad_content_type, "method",
+				      (json_int_t)t->grpc_bad_method, "path",
+				      (json_int_t)t->grpc_bad_path, "message",
+				      (json_int_t)t->grpc_bad_message));
+}
+
 int rs_write_json(const struct rs_config *cfg, const struct rs_worker *workers,
 		  const struct rs_counters *t, const struct ll_hist *hist, double elapsed_s)
 {
@@ -93,6 +189,8 @@ int rs_write_json(const struct rs_config *cfg, const struct rs_worker *workers,
 	json_object_set_new(root, "misbehaviour", rs_misbehave_to_json(&cfg->mb));
 	json_object_set_new(root, "per_worker", per_worker(workers, cfg->workers));
 	json_object_set_new(root, "service_time", ll_hist_to_json(hist));
+	if (cfg->proto == RS_PROTO_H2 || cfg->proto == RS_PROTO_GRPC)
+		h2_json(root, cfg, workers, t);
 #undef JINT
 
 	if (!strcmp(cfg->json_path, "-")) {
@@ -121,5 +219,12 @@ void rs_print_summary(const struct rs_config *cfg, const struct rs_counters *t,
 	       (unsigned long long)t->responses, (unsigned long long)t->connections_accepted,
 	       (unsigned long long)t->protocol_errors, (unsigned long long)t->udp_dropped, p50,
 	       p99);
+	if (cfg->proto == RS_PROTO_H2 || cfg->proto == RS_PROTO_GRPC)
+		printf("%s: %s streams: %llu opened, %llu answered, %llu rst sent, %llu stalled, "
+		       "%llu unserved, %llu goaway sent\n",
+		       RS_PROG, rs_proto_name(cfg->proto), (unsigned long long)t->streams_opened,
+		       (unsigned long long)t->responses, (unsigned long long)t->rst_sent,
+		       (unsigned long long)t->streams_stalled,
+		       (unsigned long long)t->streams_unserved, (unsigned long long)t->goaway_sent);
 	fflush(stdout);
 }

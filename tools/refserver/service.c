@@ -92,8 +92,13 @@ uint64_t rs_service_begin(struct rs_worker *w)
 	return t0;
 }
 
-void rs_service_end(struct rs_worker *w, uint64_t t0)
+void rs_service_record(struct rs_worker *w, uint64_t t0)
 {
 	ll_hist_record(w->hist, rs_now_ns() - t0);
+}
+
+void rs_service_end(struct rs_worker *w, uint64_t t0)
+{
+	rs_service_record(w, t0);
 	w->c.responses++;
 }

@@ -520,6 +520,25 @@ SCENARIOS = [
 		    "args": ["-c", "100", "-m", "10", "-D", "5", "http://127.0.0.1:{port}/"]}],
 	 "onset": {"how": "event", "event": "load_start"},
 	 "expect": [{"kind": "worker_saturation", "evidence": {"port": "{port}"}}]},
+	{"name": "sick_workers_pool_2", "group": "sick",
+	 "what": "refserver tcp, a pool of 2 workers sleeping 5 ms per request (capacity ~390/s) "
+		 "with the CPU idle, open loop at 600/s, no --runq: the workers, not the CPU (the "
+		 "targets' threads barely wait for one)",
+	 "servers": [refserver("--proto", "tcp", "--workers", "2", "--service-time", "5ms",
+			       "--service-mode", "sleep")],
+	 "loads": [driver(TCP, "--rate", "600", "-c", "64", "-d", "4s")],
+	 "onset": {"how": "driver_mean", "min_s": 0.05},
+	 "expect": [{"kind": "worker_saturation", "evidence": {"port": "{port}"}}]},
+	{"name": "sick_cpu_postgres_pinned", "group": "sick",
+	 "what": "PostgreSQL 15 (a process per connection) pinned to CPU 0, pgbench -S with 40 "
+		 "clients, --pid postmaster --children, no --runq: 40 backends wait for one CPU; "
+		 "the targets' schedstat names the CPU, never 'add workers' (issue 30)",
+	 "servers": [{"kind": "postgres"}],
+	 "observer": PID_CHILDREN,
+	 "loads": [{"kind": "pgbench", "name": "load",
+		    "args": ["-S", "-c", "40", "-j", "2", "-T", "4"]}],
+	 "onset": {"how": "event", "event": "load_start"},
+	 "expect": [{"kind": "cpu_saturation", "evidence": {"source": "schedstat", "cpus": "1"}}]},
 	{"name": "sick_cpu_saturation", "group": "sick", "needs_cpus": 2,
 	 "what": "refserver tcp, 2 workers spinning 4 ms per request, pinned to CPU 0 with four "
 		 "CPU hogs; 100 req/s (each worker needs 20% of the CPU, its fair share is a "

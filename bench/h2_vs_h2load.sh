@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Issue 27 benchmark: the driver's native HTTP/2 engine against h2load on nginx h2c, 4 connections
+# x 10 streams (h2load -c 4 -m 10 -t 1; the driver -c 4 --streams 10 -t 1), each load tool pinned
+# to CPU 1 and nginx (1 worker, a 12-byte body, no access log) to CPU 0; the tools alternate,
+# round by round. Per run: requests/s, the tool's CPU (user + sys of the whole process) per
+# request, and from it requests/s per core of the tool (1 / CPU per request). Prints Markdown
+# rows for BENCHMARKS.md, then the medians and the driver / h2load ratio of the per-core rates.
+#
+#   bench/h2_vs_h2load.sh
+#
+# Environment: LOADLENS_BIN (default build/bin), ROUNDS (5), N (requests per run, 300000).
+# Loopback only.
+set -u
+. "$(dirname "$0")/common.sh"
+bench_bins
+ROUNDS=${ROUNDS:-5}
+N=${N:-300000}
+bench_tmp loadlens-h2bench
+for c in nginx h2load jq taskset; do
+	command -v "$c" >/dev/null ||
+		{ echo "needs $c (nginx-light, nghttp2-client, jq, util-linux)"; exit 1; }
+done
+[ "$(nproc)" -ge 2 ] || { echo "needs 2 CPUs: nginx on CPU 0, the load tool on CPU 1"; exit 1; }
+
+PORT=$(port)
+mkdir -p "$TMP/ngx"
+bench_nginx_conf "$TMP/ngx" "$PORT" "http2"
+taskset -c 0 nginx -c "$TMP/ngx/nginx.conf" -p "$TMP/ngx" -e "$TMP/ngx/error.log" 2>/dev/null &
+PIDS+=($!)
+for _ in $(seq 50); do
+	curl -fs --http2-prior-knowledge "http://127.0.0.1:$PORT/" >/dev/null 2>&1 && break
+	sleep 0.1
+done
+curl -fs --http2-prior-knowledge "http://127.0.0.1:$PORT/" >/dev/null ||
+	{ echo "nginx h2c did not start"; cat "$TMP/ngx/error.log"; exit 1; }
+URL=http://127.0.0.1:$PORT/
+
+# cpu_of CMD...: run CMD pinned to CPU 1; its user+sys seconds into $TMP/cpu, stdout to stdout
+cpu_of() {
+	local TIMEFORMAT='%U %S'
+	{ time taskset -c 1 "$@" 2>&1; } 2>"$TMP/time"
+	awk '{ printf "%.3f\n", $1 + $2 }' "$TMP/time" >"$TMP/cpu"
+}
+
+# row TOOL OK SECONDS: a table row, and "TOOL rps us per-core" appended to $TMP/all
+row() {
+	local tool=$1 ok=$2 secs=$3 cpu
+	cpu=$(cat "$TMP/cpu")
+	awk -v t="$tool" -v ok="$ok" -v s="$secs" -v c="$cpu" 'BEGIN {
+		rps = ok / s; us = c * 1e6 / ok; core = ok / c
+		printf "| %s | %d | %.0f | %.3f | %.2f | %.0f |\n", t, ok, rps, c, us, core
+		printf "%s %.0f %.2f %.0f\n", t, rps, us, core >> "'"$TMP/all"'" }'
+}
+
+bench_table "### HTTP/2 h2c, nginx 1 worker: 4 connections x 10 streams, $N requests a run" \
+	tool requests "req/s" "CPU s" "CPU µs/request" "req/s per core"
+for r in $(seq 1 "$ROUNDS"); do
+	cpu_of h2load -c 4 -m 10 -t 1 -n "$N" "$URL" >"$TMP/h2load.out"
+	ok=$(awk '/^requests:/ { print $8 }' "$TMP/h2load.out")
+	secs=$(awk '/^finished in/ { sub(/s,$/, "", $3); print $3 }' "$TMP/h2load.out")
+	[ "${ok:-0}" = "$N" ] ||
+		{ cat "$TMP/h2load.out"; echo "h2load: $ok of $N succeeded"; exit 1; }
+	row h2load "$ok" "$secs"
+	cpu_of "$D" "$URL" --http2 -c 4 --streams 10 -t 1 -n "$N" -q --json "$TMP/d.json" \
+		>"$TMP/d.out"
+	ok=$(jq .requests "$TMP/d.json")
+	[ "$ok" = "$N" ] || { cat "$TMP/d.out"; echo "driver: $ok of $N ok"; exit 1; }
+	row driver "$ok" "$(jq '.duration_ns / 1e9' "$TMP/d.json")"
+done
+echo
+awk '{ rps[$1] = rps[$1] " " $2; us[$1] = us[$1] " " $3; core[$1] = core[$1] " " $4 }
+function median(s,   a, n, i, j, t) {
+	n = split(s, a, " ")
+	for (i = 1; i <= n; i++)
+		for (j = i + 1; j <= n; j++)
+			if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+END {
+	for (t in rps) { mr[t] = median(rps[t]); mu[t] = median(us[t]); mc[t] = median(core[t])
+		printf "median %s: %.0f req/s, %.2f CPU µs/request, %.0f req/s per core\n",
+			t, mr[t], mu[t], mc[t] }
+	printf "driver / h2load: req/s %.2fx, req/s per core %.2fx\n",
+		mr["driver"] / mr["h2load"], mc["driver"] / mc["h2load"]
+}' "$TMP/all"

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Issue 27 benchmark: LDAP searches a second against Debian's slapd (mdb, 10,000 entries
+# uid=user0..9999, uid indexed, no stats log), the driver (--proto ldap, a templated filter)
+# against a hand-written asyncio search loop (bench/ldap_search_peer.py), alternated round by
+# round; slapd on CPU 0, the client on CPU 1. Each search: (uid=userN), N uniform, one entry.
+# Usage: ROUNDS=3 SECS=10 C=16 bench/ldap_searchrate.sh [BUILD_BIN]  → a table on stdout.
+set -u
+. "$(dirname "$0")/common.sh"
+BIN=${1:-build/bin}
+D=$BIN/loadlens-driver
+ROUNDS=${ROUNDS:-3}
+SECS=${SECS:-10}
+C=${C:-16}
+BASE=ou=people,dc=example,dc=com
+[ -x "$D" ] || { echo "build first: $D"; exit 1; }
+command -v slapd >/dev/null || [ -x /usr/sbin/slapd ] || { echo "needs slapd"; exit 1; }
+PATH=$PATH:/usr/sbin
+bench_tmp ldapbench
+cpu() { if [ "$(nproc)" -ge 2 ]; then taskset -c "$1" "${@:2}"; else "${@:2}"; fi; }
+
+mkdir -p "$TMP/db"
+cat >"$TMP/slapd.conf" <<CONF
+include /etc/ldap/schema/core.schema
+include /etc/ldap/schema/cosine.schema
+include /etc/ldap/schema/inetorgperson.schema
+modulepath /usr/lib/ldap
+moduleload back_mdb
+pidfile $TMP/slapd.pid
+loglevel 0
+database mdb
+maxsize 67108864
+suffix "dc=example,dc=com"
+directory $TMP/db
+index uid eq
+CONF
+python3 - >"$TMP/data.ldif" <<'PY'
+print("dn: dc=example,dc=com\nobjectClass: dcObject\nobjectClass: organization\no: example\n"
+      "dc: example\n")
+print("dn: ou=people,dc=example,dc=com\nobjectClass: organizationalUnit\nou: people\n")
+for i in range(10000):
+    print(f"dn: uid=user{i},ou=people,dc=example,dc=com\nobjectClass: inetOrgPerson\n"
+          f"uid: user{i}\ncn: User {i}\nsn: {i}\n")
+PY
+slapadd -q -f "$TMP/slapd.conf" -l "$TMP/data.ldif" >/dev/null 2>&1 ||
+	{ echo "slapadd failed"; exit 1; }
+P=$(port)
+# the subshell execs taskset, which execs slapd: $! is slapd's own pid (killed at exit)
+(if [ "$(nproc)" -ge 2 ]; then exec taskset -c 0 slapd -h "ldap://127.0.0.1:$P/" \
+	-f "$TMP/slapd.conf" -d 0; else exec slapd -h "ldap://127.0.0.1:$P/" -f "$TMP/slapd.conf" \
+	-d 0; fi) >"$TMP/slapd.log" 2>&1 &
+PIDS+=($!)
+for _ in $(seq 1 100); do
+	"$D" "tcp://127.0.0.1:$P" --proto ldap -n 1 -q >/dev/null 2>&1 && break
+	sleep 0.1
+done
+
+bench_table "### LDAP searches/s against slapd, $C connections, ${SECS}s a run" \
+	client round "searches/s" "entries/search" "p50 ms" "p99 ms" "client CPU s"
+for r in $(seq 1 "$ROUNDS"); do
+	cpu 1 "$D" "tcp://127.0.0.1:$P" --proto ldap --base "$BASE" \
+		--filter '(uid=user{{rand:0-9999}})' -c "$C" -d "${SECS}s" -q --json "$TMP/d.json" \
+		>/dev/null 2>&1
+	jq -r --arg r "$r" 'def ms: . / 1e4 | round / 100;
+		"| loadlens-driver | \($r) | \(.throughput_rps | floor) | " +
+		"\(.ldap.entries / .ldap.searches) | \(.latency.p50 | ms) | \(.latency.p99 | ms) | " +
+		"\(.driver.cpu_ns / 1e7 | round / 100) |"' "$TMP/d.json"
+	cpu 1 /usr/bin/time -f "%U %S" -o "$TMP/t" python3 "$(dirname "$0")/ldap_search_peer.py" \
+		"$P" "$BASE" "$C" "$SECS" >"$TMP/p.out"
+	awk -v r="$r" 'NR == FNR { cpu = $1 + $2; next }
+		{ printf "| python asyncio loop | %s | %d | %.2f | - | - | %.2f |\n", r, $2 / $6,
+		  $4 / $2, cpu }' \
+		"$TMP/t" "$TMP/p.out"
+done

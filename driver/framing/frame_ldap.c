@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: MIT
+/*
+ * LDAP replies (frame_ldap.h). liblber frames the stream: ber_get_next() reads one LDAPMessage
+ * from a Sockbuf, keeping a partial tag, length and body between calls, and wants more with
+ * EWOULDBLOCK. Its Sockbuf here has one I/O layer, mem_io, which reads from the bytes being fed,
+ * so a reply split anywhere is framed as it comes and a byte past the response stays with the
+ * caller (ber_get_next reads the header's 8 bytes at most, and only what the body still needs).
+ * The message's fields are read with ber_get_int, ber_peek_tag, ber_skip_tag and ber_get_enum.
+ */
+#include <errno.h>
+#include <string.h>
+#include <lber.h>
+#include "base/errors.h"
+#include "framing/frame_ldap.h"
+
+#define TAG_MESSAGE 0x30UL	/* LDAPMessage: SEQUENCE */
+#define OP_BIND_RESP 0x61UL	/* [APPLICATION 1] BindResponse */
+#define OP_ENTRY 0x64UL		/* [APPLICATION 4] SearchResultEntry */
+#define OP_DONE 0x65UL		/* [APPLICATION 5] SearchResultDone */
+#define OP_REFERENCE 0x73UL	/* [APPLICATION 19] SearchResultReference */
+#define OP_EXTENDED_RESP 0x78UL /* [APPLICATION 24] ExtendedResponse (a notice: messageID 0) */
+#define OP_INTERMEDIATE 0x79UL	/* [APPLICATION 25] IntermediateResponse */
+
+static int mem_setup(Sockbuf_IO_Desc *d, void *arg)
+{
+	d->sbiod_pvt = arg;
+	return 0;
+}
+
+static int mem_remove(Sockbuf_IO_Desc *d)
+{
+	d->sbiod_pvt = NULL;
+	return 0;
+}
+
+static int mem_ctrl(Sockbuf_IO_Desc *d, int opt, void *arg)
+{
+	return 0; /* no option of ours */
+}
+
+/* What ber_get_next() asks for, from the bytes being fed; none left: EWOULDBLOCK. */
+static ber_slen_t mem_read(Sockbuf_IO_Desc *d, void *buf, ber_len_t len)
+{
+	struct drv_ldap_state *s = d->sbiod_pvt;
+	size_t k = len < s->left ? len : s->left;
+
+	if (!k) {
+		errno = EWOULDBLOCK;
+		return -1;
+	}
+	memcpy(buf, s->in, k);
+	s->in += k;
+	s->left -= k;
+	return (ber_slen_t)k;
+}
+
+static ber_slen_t mem_write(Sockbuf_IO_Desc *d, void *buf, ber_len_t len)
+{
+	errno = EBADF; /* the reader only reads */
+	return -1;
+}
+
+static int mem_close(Sockbuf_IO_Desc *d)
+{
+	return 0;
+}
+
+static Sockbuf_IO mem_io = {
+	.sbi_setup = mem_setup, .sbi_remove = mem_remove, .sbi_ctrl = mem_ctrl,
+	.sbi_read = mem_read, .sbi_write = mem_write, .sbi_close = mem_close,
+};
+
+void drv_ldap_state_free(struct drv_ldap_state *s)
+{
+	if (s->ber)
+		ber_free(s->ber, 1);
+	if (s->sb)
+		ber_sockbuf_free(s->sb);
+	s->ber = NULL;
+	s->sb = NULL;
+}
+
+static int make(struct drv_ldap_state *s)
+{
+	ber_len_t max = DRV_LDAP_MAX_MESSAGE;
+
+	s->sb = ber_sockbuf_alloc();
+	s->ber = ber_alloc_t(0);
+	if (!s->sb || !s->ber ||
+	    ber_sockbuf_add_io(s->sb, &mem_io, LBER_SBIOD_LEVEL_PROVIDER, s) ||
+	    ber_sockbuf_ctrl(s->sb, LBER_SB_OPT_SET_MAX_INCOMING, &max) != 1) {
+		drv_ldap_state_free(s);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The element is read: drop its buffer, ready for the next message. */
+static void next_message(struct drv_ldap_state *s)
+{
+	ber_free_buf(s->ber);
+	ber_init2(s->ber, NULL, 0);
+}
+
+void drv_ldap_reset(struct drv_ldap_state *s, int32_t msgid, bool bind)
+{
+	if (s->ber)
+		next_message(s); /* a partial message of a broken connection */
+	s->in = NULL;
+	s->left = 0;
+	s->msgid = msgid;
+	s->bind = bind;
+	s->notice = false;
+	s->entries = 0;
+	s->refs = 0;
+	s->code = -1;
+}
+
+/* The resultCode, first in an LDAPResult ([APPLICATION n] { resultCode ENUMERATED, ... }). */
+static int result_code(struct drv_ldap_state *s)
+{
+	ber_len_t len;
+	ber_int_t code;
+
+	if (ber_skip_tag(s->ber, &len) == LBER_ERROR ||
+	    ber_get_enum(s->ber, &code) != LBER_ENUMERATED || code < 0)
+		return DRV_E_MALFORMED;
+	s->code = code;
+	return 1;
+}
+
+/* One whole LDAPMessage: 1 (the response is complete), 0 (go on) or DRV_E_MALFORMED. */
+static int message(struct drv_ldap_state *s)
+{
+	ber_int_t id;
+	ber_len_t len;
+	ber_tag_t op;
+
+	if (ber_get_int(s->ber, &id) != LBER_INTEGER)
+		return DRV_E_MALFORMED;
+	op = ber_peek_tag(s->ber, &len);
+	if (id == 0 && op == OP_EXTENDED_RESP) { /* unsolicited: Notice of Disconnection */
+		s->notice = true;
+		return result_code(s) == 1 && s->code ? 1 : DRV_E_MALFORMED;
+	}
+	if (id != s->msgid)
+		return DRV_E_MALFORMED;
+	switch (op) {
+	case OP_BIND_RESP:
+		return s->bind ? result_code(s) : DRV_E_MALFORMED;
+	case OP_ENTRY:
+	case OP_REFERENCE:
+		if (s->bind)
+			return DRV_E_MALFORMED;
+		if (op == OP_ENTRY)
+			s->entries++;
+		else
+			s->refs++;
+		return 0;
+	case OP_DONE:
+		return s->bind ? DRV_E_MALFORMED : result_code(s);
+	case OP_INTERMEDIATE:
+		return 0;
+	default:
+		return DRV_E_MALFORMED;
+	}
+}
+
+size_t drv_ldap_feed(struct drv_ldap_state *s, const uint8_t *p, size_t n, int *res,
+		     enum drv_app_verdict *verdict)
+{
+	ber_len_t len;
+	ber_tag_t tag;
+	size_t before;
+	int r = 0;
+
+	*res = 0;
+	if (!s->sb && make(s)) {
+		*res = -ENOMEM;
+		return 0;
+	}
+	s->in = p;
+	s->left = n;
+	while (!r && s->left) {
+		before = s->left;
+		errno = 0;
+		tag = ber_get_next(s->sb, &len, s->ber);
+		if (tag == LBER_DEFAULT) {
+			/* EWOULDBLOCK: the message goes on (in these bytes: a long tag and length
+			 * are read 8 bytes at a time; or in the next ones); else not BER we take
+			 * (ERANGE: a zero length, one over DRV_LDAP_MAX_MESSAGE, a tag over 4
+			 * bytes, a message under 8 bytes with more after it) */
+			if (errno != EWOULDBLOCK || s->left == before)
+				r = errno == EWOULDBLOCK && !s->left ? 0 : DRV_E_MALFORMED;
+			continue;
+		}
+		r = tag == TAG_MESSAGE ? message(s) : DRV_E_MALFORMED;
+		next_message(s);
+	}
+	if (r == 1)
+		*verdict = s->code ? DRV_APP_LDAP_RESULT : DRV_APP_OK;
+	*res = r;
+	s->in = NULL;
+	return n - s->left;
+}

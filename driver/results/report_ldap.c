@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: MIT
+/*
+ * --proto ldap in the summary and the JSON: searches, entries and references, resultCodes of the
+ * searches and of the binds, each code seen with its hint; and the JSON read back (merge.c, -p).
+ * JSON: "ldap": {"searches": N, "entries": N, "references": N, "result": {"success": N,
+ * "sizeLimitExceeded": N, ...}, "bind": {"success": N, "invalidCredentials": N, ...}}, null
+ * without --proto ldap.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include "config/config.h"
+#include "config/config_ldap.h"
+#include "framing/ldap_codes.h"
+#include "results/report.h"
+#include "results/result.h"
+#include "results/stats.h"
+
+static uint64_t searches(const struct drv_stats *t)
+{
+	uint64_t n = 0;
+	unsigned i;
+
+	for (i = 0; i < DRV_LDAP_CODES; i++)
+		n += t->ldap_result[i];
+	return n;
+}
+
+/* --proto ldap, or a merge of runs that had it */
+static bool used(const struct drv_config *cfg, const struct drv_stats *t)
+{
+	unsigned i;
+
+	for (i = 0; !cfg->ldap && i < DRV_LDAP_CODES; i++)
+		if (t->ldap_result[i] || t->ldap_bind[i])
+			return true;
+	return cfg->ldap != NULL;
+}
+
+static json_t *codes(const uint64_t *c)
+{
+	json_t *o = json_object();
+	char b[16];
+	unsigned i;
+
+	for (i = 0; o && i < DRV_LDAP_CODES; i++) {
+		if (c[i] && json_object_set_new(o, drv_ldap_code_name(i, b, sizeof(b)),
+						json_integer((json_int_t)c[i]))) {
+			json_decref(o);
+			return NULL;
+		}
+	}
+	return o;
+}
+
+json_t *drv_report_json_ldap(const struct drv_config *cfg, const struct drv_stats *t)
+{
+	if (!used(cfg, t))
+		return json_null();
+	return json_pack("{s:I,s:I,s:I,s:o*,s:o*}", "searches", (json_int_t)searches(t), "entries",
+			 (json_int_t)t->ldap_entries, "references", (json_int_t)t->ldap_refs,
+			 "result", codes(t->ldap_result), "bind", codes(t->ldap_bind));
+}
+
+json_t *drv_report_json_ldap_config(const struct drv_config *cfg)
+{
+	const struct drv_ldap_cfg *lc = cfg->ldap;
+	json_t *attrs = json_array();
+	unsigned i;
+
+	for (i = 0; attrs && lc->attrs[i]; i++) {
+		if (json_array_append_new(attrs, json_string(lc->attrs[i]))) {
+			json_decref(attrs);
+			return NULL;
+		}
+	}
+	return json_pack("{s:s,s:s,s:s,s:o*,s:s?}", "base", lc->base_src ? lc->base_src : "",
+			 "scope", drv_ldap_scope_name(lc->scope), "filter", lc->filter_src,
+			 "attrs", attrs, "bind_dn", lc->bind_dn);
+}
+
+/* A code's name back to its slot; DRV_LDAP_CODES if none. */
+static unsigned slot_of(const char *name)
+{
+	char b[16];
+	unsigned i;
+
+	for (i = 0; i < DRV_LDAP_CODES; i++)
+		if (!strcmp(drv_ldap_code_name(i, b, sizeof(b)), name))
+			return i;
+	return DRV_LDAP_CODES;
+}
+
+static void add_codes(uint64_t *c, const json_t *o)
+{
+	const char *k;
+	json_t *v;
+	unsigned i;
+
+	json_object_foreach((json_t *)o, k, v)
+	{
+		i = slot_of(k);
+		if (i < DRV_LDAP_CODES && json_is_integer(v) && json_integer_value(v) > 0)
+			c[i] += (uint64_t)json_integer_value(v);
+	}
+}
+
+void drv_report_ldap_merge(struct drv_stats *t, const json_t *o)
+{
+	json_t *v;
+
+	if (!json_is_object(o))
+		return;
+	v = json_object_get(o, "entries");
+	if (json_is_integer(v) && json_integer_value(v) > 0)
+		t->ldap_entries += (uint64_t)json_integer_value(v);
+	v = json_object_get(o, "references");
+	if (json_is_integer(v) && json_integer_value(v) > 0)
+		t->ldap_refs += (uint64_t)json_integer_value(v);
+	add_codes(t->ldap_result, json_object_get(o, "result"));
+	add_codes(t->ldap_bind, json_object_get(o, "bind"));
+}
+
+static void code_line(FILE *f, const char *label, const uint64_t *c)
+{
+	char b[16];
+	unsigned i;
+	int first = 1;
+
+	fprintf(f, "  %-12s", label);
+	for (i = 0; i < DRV_LDAP_CODES; i++) {
+		if (!c[i])
+			continue;
+		fprintf(f, "%s %s: %llu", first ? "" : ",", drv_ldap_code_name(i, b, sizeof(b)),
+			(unsigned long long)c[i]);
+		first = 0;
+	}
+	fprintf(f, "%s\n", first ? " none" : "");
+}
+
+void drv_report_ldap(FILE *f, const struct drv_config *cfg, const struct drv_stats *t)
+{
+	uint64_t n = searches(t);
+	const char *h;
+	char b[16];
+	unsigned i;
+
+	if (!used(cfg, t))
+		return;
+	fprintf(f, "  %-12s %llu searches done, %llu entries (%.2f per search), %llu references\n",
+		"ldap", (unsigned long long)n, (unsigned long long)t->ldap_entries,
+		n ? (double)t->ldap_entries / (double)n : 0.0, (unsigned long long)t->ldap_refs);
+	code_line(f, "ldap result", t->ldap_result);
+	code_line(f, "ldap bind", t->ldap_bind);
+	for (i = 1; i < DRV_LDAP_CODES; i++) {
+		h = t->ldap_result[i] || t->ldap_bind[i] ? drv_ldap_code_hint(i) : NULL;
+		if (h)
+			fprintf(f, "hint: ldap %s: %s\n", drv_ldap_code_name(i, b, sizeof(b)), h);
+	}
+}

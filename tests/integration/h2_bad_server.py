@@ -1,0 +1,76 @@
+#!/usr/bin/python3
+"""An HTTP/2 server that misbehaves in one fixed way, for the driver's tests, on 127.0.0.1:PORT.
+
+  h2_bad_server.py PORT MODE
+
+It prints "listening" on stderr once bound. On each connection it reads the client's preface
+(24 bytes) and answers with fixed frames (RFC 9113 wire format, written out below), then keeps
+reading until the client closes:
+
+  malformed  an empty SETTINGS, then a SETTINGS frame of 5 bytes (a FRAME_SIZE_ERROR: a
+             SETTINGS payload is a multiple of 6)
+  window0    SETTINGS with INITIAL_WINDOW_SIZE 0: no request body can be sent, nothing is
+             ever answered (flow-control stall)
+  rst        an empty SETTINGS, then RST_STREAM INTERNAL_ERROR on stream 1
+  close      an empty SETTINGS, then, once the requests sent with the preface are read, the
+             connection closed (FIN) with them unanswered
+"""
+import socket
+import sys
+import threading
+
+
+def frame(ftype, flags, stream, payload=b""):
+    return len(payload).to_bytes(3, "big") + bytes([ftype, flags]) + \
+        stream.to_bytes(4, "big") + payload
+
+
+SETTINGS, RST_STREAM = 4, 3
+REPLIES = {
+    "malformed": frame(SETTINGS, 0, 0) + frame(SETTINGS, 0, 0, b"\0" * 5),
+    "window0": frame(SETTINGS, 0, 0, (4).to_bytes(2, "big") + (0).to_bytes(4, "big")),
+    "rst": frame(SETTINGS, 0, 0) + frame(RST_STREAM, 0, 1, (2).to_bytes(4, "big")),
+    "close": frame(SETTINGS, 0, 0),
+}
+
+
+def serve(conn, reply, mode):
+    with conn:
+        got = b""
+        while len(got) < 24:
+            data = conn.recv(65536)
+            if not data:
+                return
+            got += data
+        conn.sendall(reply)
+        if mode == "close":
+            # what came in 0.1 s is read, so the close is a FIN, not a reset
+            conn.settimeout(0.1)
+            try:
+                while conn.recv(65536):
+                    pass
+            except socket.timeout:
+                pass
+            return
+        while conn.recv(65536):
+            pass
+
+
+def main():
+    port, mode = int(sys.argv[1]), sys.argv[2]
+    reply = REPLIES[mode]
+    srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    srv.bind(("127.0.0.1", port))
+    srv.listen(64)
+    print("listening", file=sys.stderr, flush=True)
+    while True:
+        conn, _ = srv.accept()
+        threading.Thread(target=serve, args=(conn, reply, mode), daemon=True).start()
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except KeyboardInterrupt:
+        pass
