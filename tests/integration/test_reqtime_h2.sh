@@ -10,9 +10,12 @@
 #   $request_time mean;
 # - sick: streams the client gives up on (nghttp -t, no response yet) are unanswered, counted;
 # - HTTP/2 over TLS (ALPN h2): the observer sees turns, not streams, and says so (a warning line
-#   and tls_alpn_h2 = the connections); HTTP/1.1 over TLS has neither.
+#   and tls_alpn_h2 = the connections); HTTP/1.1 over TLS has neither;
+# - the refserver's h2 (10 streams in flight) and gRPC (the driver's grpc://, one call in flight a
+#   connection, every 10th answered RESOURCE_EXHAUSTED): requests = the refserver's responses
+#   exactly; gRPC's service mean within 5% of the refserver's own histogram, grpc_status "not read".
 . "$(dirname "$0")/lib.sh"
-require_bpf loadlens-observer loadlens-refserver
+require_bpf loadlens-observer loadlens-refserver loadlens-driver
 command -v nginx >/dev/null || skip "nginx is not installed (apt-get install nginx-light)"
 command -v h2load >/dev/null || skip "h2load is not installed (apt-get install nghttp2-client)"
 command -v nghttp >/dev/null || skip "nghttp is not installed (apt-get install nghttp2-client)"
@@ -142,4 +145,38 @@ grep -q "offered HTTP/2" "$LL_TMP/obs_tlsh1.out" && fail "tlsh1: a warning about
 [ "$(jget "$LL_TMP/obs_tlsh1.json" "$s | .requests")" = 2000 ] ||
 	fail "tlsh1: $(jget "$LL_TMP/obs_tlsh1.json" "$s | .requests") requests, 2000 expected"
 echo "ok: tlsh1: 2000 requests over TLS HTTP/1.1, no warning"
+# the refserver: h2 with 10 streams in flight, then gRPC with one call in flight a connection
+RS=$(free_port)
+refserver_up rs_h2 "$RS" --proto h2 --service-time 1ms --service-mode sleep --workers 2
+start_observer obs_rsh2 "$RS"
+h2load -c 4 -m 10 -n 4000 "http://127.0.0.1:$RS/" >"$LL_TMP/h2load_rsh2.out" 2>&1 ||
+	fail "rsh2: h2load exited $?"
+sleep 0.3
+stop obs_rsh2
+stop rs_h2
+s=$(slot "$RS")
+[ "$(jget "$LL_TMP/obs_rsh2.json" "$s | .requests")" = "$(jget "$LL_TMP/rs_h2.json" .responses)" ] ||
+	fail "rsh2: observer $(jget "$LL_TMP/obs_rsh2.json" "$s | .requests"), refserver $(jget "$LL_TMP/rs_h2.json" .responses)"
+echo "ok: rsh2: observer $(jget "$LL_TMP/obs_rsh2.json" "$s | .requests") requests = the refserver's responses"
+RG=$(free_port)
+refserver_up rs_grpc "$RG" --proto grpc --service-time 1ms --service-mode sleep --workers 2 \
+	--grpc-status RESOURCE_EXHAUSTED:10
+start_observer obs_grpc "$RG"
+"$LOADLENS_BIN/loadlens-driver" "grpc://127.0.0.1:$RG/kv.Store/Get" \
+	--proto-file "$LOADLENS_SRC/tests/data/kv.proto" --message '{"key":"k{{seq}}"}' -c 8 \
+	-n 4000 -q --json "$LL_TMP/drv_grpc.json" >"$LL_TMP/drv_grpc.out" 2>&1 ||
+	[ $? = 1 ] || fail "grpc: the driver exited $? ($(tail -2 "$LL_TMP/drv_grpc.out"))"
+sleep 0.3
+stop obs_grpc
+stop rs_grpc
+s=$(slot "$RG")
+j=$LL_TMP/obs_grpc.json
+[ "$(jget "$j" "$s | .requests")" = "$(jget "$LL_TMP/rs_grpc.json" .responses)" ] ||
+	fail "grpc: observer $(jget "$j" "$s | .requests"), refserver $(jget "$LL_TMP/rs_grpc.json" .responses)"
+[ "$(jget "$LL_TMP/rs_grpc.json" '.grpc_status.RESOURCE_EXHAUSTED')" = 400 ] || fail "grpc: statuses"
+[ "$(jget "$j" "$s | .grpc_status")" = "not read" ] || fail "grpc: grpc_status not said"
+echo "ok: grpc: observer $(jget "$j" "$s | .requests") calls = the refserver's responses (400 not OK: grpc_status not read)"
+check_within "grpc: observer's service mean vs the refserver's (ns)" \
+	"$(jget "$j" "$s | .service_time.mean" | cut -d. -f1)" \
+	"$(jget "$LL_TMP/rs_grpc.json" .service_time.mean | cut -d. -f1)" 5
 pass "HTTP/2 streams counted and timed apart"
