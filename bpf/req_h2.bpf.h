@@ -66,7 +66,7 @@ struct h2_walk {
 	__u32 wseq;
 	__s32 open;	/* streams begun less streams ended */
 	__u32 write;
-	__u32 pad;
+	__s32 open0;	/* a read: the connection's open streams before it */
 };
 
 /* One frame on a client stream (ll_h2_stream_frame()): move its stream along. A global
@@ -123,6 +123,12 @@ __attribute__((noinline)) int h2_frame(struct h2_walk *w, __u32 sid, __u32 tf)
 			e->write_ns = 0;
 			e->wseq = 0;
 			w->accept = 0;
+			if (w->open0 + w->open > 0) {
+				/* older streams of the connection still unanswered */
+				r = rec_of(w->slot);
+				if (r)
+					r->c.h2_behind++;
+			}
 			w->open++;
 			if (sid > w->max_sid)
 				w->max_sid = sid;
@@ -380,6 +386,7 @@ static __always_inline void h2_io(struct sock *sk, struct rt_tcp_sock *s, int sl
 	} else {
 		__builtin_memcpy(&w.d, &c->rd, sizeof(w.d));
 		w.max_sid = c->max_sid;
+		w.open0 = c->open_rd + c->open_wr;
 		w.arrival = s->state == RT_QUEUED ? s->arrival_ns : 0;
 		w.now = w.arrival ? tcp_clock(sk, w.arrival, kf) : bpf_ktime_get_ns();
 		w.accept = s->accept_ns;

@@ -100,8 +100,11 @@ struct rt_ctrs {
 	__u64 h2_client_reset; /* streams the client reset (RST_STREAM) before a response */
 	__u64 h2_stream_drops; /* streams not timed: their entry of the stream table was held by
 				* another open stream */
+	__u64 h2_behind;       /* streams begun while older streams of their connection were still
+				* unanswered: a server that serves a connection's streams one at a
+				* time holds them itself, and that wait is in their service time */
 };
-_Static_assert(sizeof(struct rt_ctrs) == (27 + 2 * RT_NCOMP) * 8, "rt_ctrs layout");
+_Static_assert(sizeof(struct rt_ctrs) == (28 + 2 * RT_NCOMP) * 8, "rt_ctrs layout");
 
 /* One slot's record on one CPU: its counters, then a histogram per component (bucket
  * ll_hist_bucket(value)). Userspace sums the CPUs' records. */

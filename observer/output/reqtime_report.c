@@ -240,6 +240,9 @@ static void notes(FILE *out, const struct rt_ctrs *c)
 		"frames or %d buffers in one read or write, or bytes not readable): %llu of their "
 		"later reads and writes not walked, their streams not counted", LL_H2_FRAMES,
 		LL_H2_IOVS, (unsigned long long)c->h2_unwalked);
+	note(out, c->h2_behind, "HTTP/2 streams began while older streams of their connection "
+		"were unanswered: a server that serves a connection's streams one at a time holds "
+		"them itself, and that wait is in their service time, not in the socket-queue wait");
 	note(out, c->h2_stream_drops, "HTTP/2 streams not timed: their entry of the stream table "
 		"(%d) was held by another open stream", RT_H2_STREAMS);
 	note(out, c->h2_unmatched, "HTTP/2 responses ended a stream the observer was not timing "
@@ -402,6 +405,7 @@ static json_t *slot_json(const struct obs_reqtime *rt, const struct obs_reqtime_
 	set(o, "h2_early", json_integer((json_int_t)c->h2_early), ok);
 	set(o, "h2_client_reset", json_integer((json_int_t)c->h2_client_reset), ok);
 	set(o, "h2_stream_drops", json_integer((json_int_t)c->h2_stream_drops), ok);
+	set(o, "h2_behind", json_integer((json_int_t)c->h2_behind), ok);
 	set(o, "grpc_status", json_string(c->h2_conns ? "not read" : "none"), ok);
 	set(o, "first_response_ns", json_integer((json_int_t)c->first_ns), ok);
 	set(o, "last_response_ns", json_integer((json_int_t)c->last_ns), ok);

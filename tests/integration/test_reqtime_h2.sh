@@ -105,6 +105,12 @@ same m100 "$FAST" 20000
 # one stream in flight: the connection's opening exchange is no request
 h2run m1 "$FAST" / -c 4 -m 1 -n 4000
 same m1 "$FAST" 4000
+# streams begun behind older unanswered ones of their connection: none at -m 1, most at -m 10
+b1=$(jget "$LL_TMP/obs_m1.json" "$(slot "$FAST") | .h2_behind")
+b10=$(jget "$LL_TMP/obs_m10.json" "$(slot "$FAST") | .h2_behind")
+[ "$b1" = 0 ] || fail "m1: $b1 streams behind others, 0 expected (one in flight)"
+[ "$b10" -gt 10000 ] || fail "m10: $b10 streams behind others, most of 20000 expected"
+echo "ok: h2_behind: $b1 at -m 1, $b10 of 20000 at -m 10"
 
 # a 3 ms backend behind nginx: per-stream service against nginx's own $request_time
 h2run slow "$SLOW" /slow -c 2 -m 4 -n 800
