@@ -7,7 +7,8 @@
  *
  * This file holds the entry points that sockets.bpf.c's programs call; each part is a header of
  * its own, included below: req_rec (counters, histograms, --trace records), req_scope (which
- * sockets are timed, in which slot), req_runq (--runq), req_tcp and req_udp (request state).
+ * sockets are timed, in which slot), req_runq (--runq), req_tcp and req_udp (request state),
+ * req_tls (TLS handshakes) and req_h2 (HTTP/2 streams).
  *
  *   sock:sk_data_ready       bytes queued to a socket (softirq, or the sender's context)
  *   sock:sock_recv_length    the application read (its own context)
@@ -67,6 +68,8 @@ static __always_inline void req_data_ready(const struct sock *sk, bool kf)
 #include "payload.bpf.h"
 /* TLS: the handshake apart from requests (uses payload's pl_user_buf()) */
 #include "req_tls.bpf.h"
+/* HTTP/2: streams apart from turns (uses req_tls's tls_buf()) */
+#include "req_h2.bpf.h"
 
 static __always_inline void req_recv(struct sock *sk, int ret, int flags, bool kf)
 {

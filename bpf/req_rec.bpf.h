@@ -105,18 +105,19 @@ static __always_inline void trace_emit(struct rt_ctrs *c, const struct sock *sk,
 }
 
 /*
- * A response has begun: record the request. Socket-queue wait starts at the arrival, or at the
- * accept if the bytes arrived before the connection was accepted; that earlier part is the
- * request's accept-queue share. So residence = accept share + socket-queue wait + service.
+ * A response has begun: add the request to its slot's record, which is returned (NULL if there is
+ * none). Socket-queue wait starts at the arrival, or at the accept if the bytes arrived before the
+ * connection was accepted; that earlier part is the request's accept-queue share. So residence =
+ * accept share + socket-queue wait + service.
  */
-static __always_inline void record(const struct sock *sk, __u32 slot, bool udp, __u64 arrival,
-				   __u64 accept, __u64 read, __u64 write)
+static __always_inline struct rt_ctrs *record_ctrs(__u32 slot, __u64 arrival, __u64 accept,
+						   __u64 read, __u64 write)
 {
 	struct rt_rec *r = rec_of(slot);
 	struct rt_ctrs *c;
 
 	if (!r)
-		return;
+		return NULL;
 	c = &r->c;
 	if (!c->first_ns)
 		c->first_ns = write;
@@ -137,7 +138,16 @@ static __always_inline void record(const struct sock *sk, __u32 slot, bool udp, 
 	 * them), and reads a histogram back when its count moved */
 	barrier();
 	c->requests++;
-	if (targ_trace_every && c->requests % targ_trace_every == 0)
+	return c;
+}
+
+/* The same, and one request in targ_trace_every to the --trace ring. */
+static __always_inline void record(const struct sock *sk, __u32 slot, bool udp, __u64 arrival,
+				   __u64 accept, __u64 read, __u64 write)
+{
+	struct rt_ctrs *c = record_ctrs(slot, arrival, accept, read, write);
+
+	if (c && targ_trace_every && c->requests % targ_trace_every == 0)
 		trace_emit(c, sk, udp, arrival, accept, read, write);
 }
 

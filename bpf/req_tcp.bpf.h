@@ -37,6 +37,12 @@ static __always_inline void tls_late_out(const struct sock *sk, struct rt_tcp_so
 static __always_inline void tls_accepted(const struct sock *sk, struct rt_tcp_sock *s);
 static __always_inline void tls_forget(const struct sock *sk, struct rt_tcp_sock *s);
 static __always_inline bool tls_alert_write(int ret);
+/* HTTP/2 connections (req_h2.bpf.h, included later: it reads the user buffer too) */
+static __always_inline bool h2_hello(const struct sock *sk, struct rt_tcp_sock *s, int slot,
+				     int ret);
+static __always_inline void h2_io(struct sock *sk, struct rt_tcp_sock *s, int slot, int ret,
+				  bool write, bool kf);
+static __always_inline void h2_close(const struct sock *sk, struct rt_tcp_sock *s);
 
 /*
  * TCP's own clock for this socket: tcp_clock_cache is tcp_clock_ns() (CLOCK_MONOTONIC, the clock
@@ -103,6 +109,7 @@ static __always_inline struct rt_tcp_sock *tcp_state(const struct sock *sk, bool
 		s->slot = 0;
 		s->arrivals = 0;
 		s->tls = 0;
+		s->h2 = 0;
 		s->tls_skip = 0;
 		return s;
 	}
@@ -182,8 +189,21 @@ static __always_inline void tcp_read(struct sock *sk, int slot, int ret, bool kf
 		return;
 	arrivals = s->arrivals;
 	s->arrivals = 0;
-	if (!(s->flags & RT_F_SEEN_READ) && s->state != RT_READING)
+	if (!(s->flags & RT_F_SEEN_READ) && s->state != RT_READING) {
 		tls_hello(sk, s, slot, ret); /* the first bytes: a ClientHello? */
+		if (!(s->flags & RT_F_TLS))
+			h2_hello(sk, s, slot, ret); /* or the HTTP/2 client preface? */
+	}
+	if (s->flags & RT_F_H2) {
+		/* streams, not turns: the first stream's accept share is the connection's */
+		if (!(s->flags & RT_F_SEEN_READ)) {
+			s->flags |= RT_F_SEEN_READ;
+			s->accept_ns = accept_time(sk);
+			watch_tgid();
+		}
+		h2_io(sk, s, slot, ret, false, kf);
+		return;
+	}
 	if ((s->flags & RT_F_TLS) && tls_read(sk, s, slot, ret, bpf_ktime_get_ns()))
 		goto first;
 	if (s->state == RT_READING) {
@@ -242,6 +262,10 @@ static __always_inline void tcp_write(struct sock *sk, int slot, int ret, bool k
 
 	if (!s)
 		return;
+	if (s->flags & RT_F_H2) {
+		h2_io(sk, s, slot, ret, true, kf);
+		return;
+	}
 	if (s->flags & RT_F_TLS) {
 		if (tls_alert_write(ret)) {
 			/* the server's close_notify: no part of a response, which is complete */
@@ -293,6 +317,11 @@ static __always_inline void req_server_closes(const struct sock *sk)
 			return;
 		slot = s->slot;
 	}
+	if (s->flags & RT_F_H2) {
+		h2_close(sk, s);
+		s->state = RT_IDLE;
+		return;
+	}
 	if ((s->flags & RT_F_TLS) && s->tls == RT_TLS_LATE)
 		tls_late_out(sk, s, slot);
 	else if (!(s->flags & RT_F_TLS) || s->tls == RT_TLS_DONE)
@@ -311,6 +340,8 @@ static __always_inline void req_forget(const struct sock *sk)
 	if (s && s->sk == (__u64)sk) {
 		if (s->flags & RT_F_TLS)
 			tls_forget(sk, s);
+		else if (s->flags & RT_F_H2)
+			h2_close(sk, s);
 		s->sk = 0;
 	}
 }

@@ -165,6 +165,65 @@ static __always_inline bool tls_alert_write(int ret)
 	return ll_tls_alert(h[0], len);
 }
 
+/* Extensions looked at in a ClientHello, and ALPN protocol names in its list */
+#define TLS_HELLO_EXTS 32
+#define TLS_ALPN_NAMES 8
+#define TLS_EXT_ALPN 16
+
+/* Does the ClientHello in the n bytes at ubuf (its record header first) offer HTTP/2 (ALPN
+ * "h2")? Inside TLS the observer sees turns, not streams: such connections are counted, and the
+ * output says their requests are turns. Only the ClientHello's lengths and the ALPN list are
+ * read (plaintext by design). A global function: the verifier walks its loops once. */
+__attribute__((noinline)) int tls_offers_h2(__u64 ubuf, __u32 n)
+{
+	__u32 off = 43, end, i, len, p;
+	__u8 b[4], names[40];
+
+	if (!ubuf || n > (1u << 20))
+		return 0;
+	/* record (5), handshake type and length (4), version (2), random (32); then the session
+	 * id, the cipher suites, the compression methods, each after its length */
+	if (off + 1 > n || bpf_probe_read_user(b, 1, (void *)(ubuf + off)))
+		return 0;
+	off += 1 + b[0];
+	if (off + 2 > n || bpf_probe_read_user(b, 2, (void *)(ubuf + off)))
+		return 0;
+	off += 2 + (((__u32)b[0] << 8) | b[1]);
+	if (off + 1 > n || bpf_probe_read_user(b, 1, (void *)(ubuf + off)))
+		return 0;
+	off += 1 + b[0];
+	if (off + 2 > n || bpf_probe_read_user(b, 2, (void *)(ubuf + off)))
+		return 0;
+	end = off + 2 + (((__u32)b[0] << 8) | b[1]);
+	off += 2;
+	if (end > n)
+		end = n;
+	for (i = 0; i < TLS_HELLO_EXTS; i++) {
+		if (off + 4 > end || bpf_probe_read_user(b, 4, (void *)(ubuf + off)))
+			return 0;
+		len = ((__u32)b[2] << 8) | b[3];
+		if ((((__u32)b[0] << 8) | b[1]) == TLS_EXT_ALPN)
+			break;
+		off += 4 + len;
+	}
+	if (i == TLS_HELLO_EXTS)
+		return 0;
+	/* the list: its 2-byte length, then names, each after a 1-byte length */
+	len = len > sizeof(names) ? sizeof(names) : len;
+	if (len < 5 || off + 4 + len > n ||
+	    bpf_probe_read_user(names, len & 63, (void *)(ubuf + off + 4)))
+		return 0;
+	p = 2;
+	for (i = 0; i < TLS_ALPN_NAMES; i++) {
+		if (p + 3 > len || p + 3 > sizeof(names))
+			return 0;
+		if (names[p & 63] == 2 && names[(p + 1) & 63] == 'h' && names[(p + 2) & 63] == '2')
+			return 1;
+		p += 1 + names[p & 63];
+	}
+	return 0;
+}
+
 /* The connection's first read: is it a ClientHello record? Then it is a TLS connection, and its
  * handshake begins (start: the bytes' arrival, else now). */
 static __always_inline void tls_hello(const struct sock *sk, struct rt_tcp_sock *s, int slot,
@@ -191,6 +250,11 @@ static __always_inline void tls_hello(const struct sock *sk, struct rt_tcp_sock 
 		r = rec_of(slot);
 		if (r)
 			r->c.tls_lost++;
+	}
+	if (tls_offers_h2(ubuf, n)) {
+		r = rec_of(slot);
+		if (r)
+			r->c.tls_alpn_h2++;
 	}
 }
 

@@ -160,6 +160,8 @@ struct udp_sock {
 struct tcp_sock {
 	u64 tcp_wstamp_ns;   /* departure time of the last segment transmitted */
 	u64 tcp_clock_cache; /* tcp_clock_ns() at the last transmit or receive */
+	u32 rcv_nxt;	     /* what we want to receive next */
+	u32 copied_seq;	     /* head of yet unread data */
 };
 
 struct request_sock;

@@ -14,6 +14,11 @@
  * there. Each round trip therefore fires a fixed set of socket tracepoints, once per end:
  * sock_send_length, sk_data_ready and sock_recv_length, i.e. 6 events.
  *
+ * PINGPONG_H2=1 in the environment: the same round trips in HTTP/2 frames of the same sizes
+ * (the client preface and a SETTINGS frame once, first; then a request is a HEADERS frame with
+ * END_STREAM on a new stream, 27 bytes, and a response a HEADERS frame and a DATA frame with
+ * END_STREAM in one write, 50 bytes), for the observer's frame walk (bpf/req_h2.bpf.h).
+ *
  * Exit status: 0 ok, 1 runtime failure, 64 usage error.
  */
 #include <errno.h>
@@ -41,6 +46,16 @@ static const char resp[] = "HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\nhello w
 
 _Static_assert(sizeof(req) - 1 == 27, "request is 27 bytes");
 _Static_assert(sizeof(resp) - 1 == 50, "response is 50 bytes");
+
+/* HTTP/2 (PINGPONG_H2=1): the preface and an empty SETTINGS frame; a request, HEADERS with
+ * END_STREAM and END_HEADERS (the stream id is set per round) and 18 bytes of header block; a
+ * response, HEADERS (END_HEADERS, :status 200) then DATA with END_STREAM, 31 bytes */
+static const char h2_hello[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\0\0\0\x04\0\0\0\0\0";
+static char h2_req[27] = "\0\0\x12\x01\x05\0\0\0\x01\x82\x86\x84\x41\x0dwww.x.example";
+static char h2_resp[50] = "\0\0\x01\x01\x04\0\0\0\x01\x88\0\0\x1f\0\x01\0\0\0\x01"
+			  "hello world, hello world, hello";
+_Static_assert(sizeof(h2_hello) - 1 == 33, "preface and SETTINGS are 33 bytes");
+static int h2;
 
 static void usage(const char *msg)
 {
@@ -130,7 +145,21 @@ static void round_trips(int c, int s, unsigned long n)
 	char buf[64];
 	unsigned long i;
 
-	for (i = 0; i < n; i++) {
+	static uint32_t sid = 1;
+
+	for (i = 0; i < n && h2; i++, sid += 2) {
+		h2_req[5] = (char)(sid >> 24);
+		h2_req[6] = (char)(sid >> 16);
+		h2_req[7] = (char)(sid >> 8);
+		h2_req[8] = (char)sid;
+		memcpy(h2_resp + 5, h2_req + 5, 4);
+		memcpy(h2_resp + 10 + 5, h2_req + 5, 4);
+		write_all(c, h2_req, sizeof(h2_req));
+		read_all(s, buf, sizeof(h2_req));
+		write_all(s, h2_resp, sizeof(h2_resp));
+		read_all(c, buf, sizeof(h2_resp));
+	}
+	for (i = 0; i < n && !h2; i++) {
 		write_all(c, req, sizeof(req) - 1);
 		read_all(s, buf, sizeof(req) - 1);
 		write_all(s, resp, sizeof(resp) - 1);
@@ -187,6 +216,13 @@ int main(int argc, char **argv)
 		die("accept");
 	tune(s);
 	close(l);
+	h2 = getenv("PINGPONG_H2") && !strcmp(getenv("PINGPONG_H2"), "1");
+	if (h2) {
+		char hello[sizeof(h2_hello) - 1];
+
+		write_all(c, h2_hello, sizeof(hello));
+		read_all(s, hello, sizeof(hello));
+	}
 
 	/* caches, socket buffers, TCP's quick-ack state and the vCPU's clock out of the measurement */
 	round_trips(c, s, warmup);

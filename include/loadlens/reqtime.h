@@ -85,8 +85,26 @@ struct rt_ctrs {
 	__u64 tls_alerts;     /* reads of a TLS alert alone (close_notify): not requests */
 	__u64 tls_lost;	      /* handshakes not timed (more than RT_TLS_HS_SLOTS at once, or
 			       * records the observer lost track of) */
+	__u64 tls_alpn_h2;    /* TLS connections whose ClientHello offered HTTP/2 (ALPN "h2"):
+			       * their requests are read/write turns, not streams */
+	/* HTTP/2 (bpf/req_h2.bpf.h): connections that began with the client preface; each stream
+	 * is one request (counted in requests, unanswered) */
+	__u64 h2_conns;	      /* connections recognised by the client preface */
+	__u64 h2_lost;	      /* of which the observer lost track of the frames (more than
+			       * LL_H2_FRAMES frames or LL_H2_IOVS buffers in one read or write, a
+			       * buffer it could not read, state evicted): later streams not seen */
+	__u64 h2_unwalked;    /* reads and writes of those connections after that: not walked */
+	__u64 h2_unmatched;   /* server frames ending a stream the observer had no entry for
+			       * (not timed, or its entry taken after RT_H2_STALE_NS) */
+	__u64 h2_early;	      /* streams the server ended before the client did: not timed */
+	__u64 h2_client_reset; /* streams the client reset (RST_STREAM) before a response */
+	__u64 h2_stream_drops; /* streams not timed: their entry of the stream table was held by
+				* another open stream */
+	__u64 h2_behind;       /* streams begun while older streams of their connection were still
+				* unanswered: a server that serves a connection's streams one at a
+				* time holds them itself, and that wait is in their service time */
 };
-_Static_assert(sizeof(struct rt_ctrs) == (19 + 2 * RT_NCOMP) * 8, "rt_ctrs layout");
+_Static_assert(sizeof(struct rt_ctrs) == (28 + 2 * RT_NCOMP) * 8, "rt_ctrs layout");
 
 /* One slot's record on one CPU: its counters, then a histogram per component (bucket
  * ll_hist_bucket(value)). Userspace sums the CPUs' records. */
@@ -147,6 +165,7 @@ enum rt_state {
 #define RT_F_FOREIGN 8	 /* another process read or wrote it first, or no slot: not timed */
 #define RT_F_SHARED 16	 /* UDP: read by two or more threads */
 #define RT_F_TLS 32	 /* TCP: its first bytes were a TLS ClientHello record */
+#define RT_F_H2 64	 /* TCP: its first bytes were the HTTP/2 client preface */
 
 /* TLS connections: where the handshake is (rt_tcp_sock.tls), moved along by the record headers
  * the server reads and by its writes (bpf/req_tls.bpf.h; docs/observer.md, "TLS"). */
@@ -212,7 +231,7 @@ struct rt_tcp_sock {
 	__u8 slot;	/* --pid/--cgroup without --port: the socket's slot (with RT_F_OWNED) */
 	__u8 arrivals;	/* arrivals (sk_data_ready) since the last read, up to 255 */
 	__u8 tls;	/* enum rt_tls_phase (with RT_F_TLS) */
-	__u8 pad;
+	__u8 h2;	/* with RT_F_H2: 0 its frames walked, 1 lost track of, 2 closed */
 	__u16 tls_skip; /* TLS handshake: bytes of the last record header seen beyond the read */
 };
 _Static_assert(sizeof(struct rt_tcp_sock) == 64, "rt_tcp_sock layout");

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 #include "loadlens/cli.h"
+#include "loadlens/h2.h"
 #include "loadlens/hist_json.h"
 #include "reqtime_stats.h"
 
@@ -30,7 +31,8 @@ static bool slot_active(const struct obs_reqtime_slot *sl)
 {
 	const struct rt_ctrs *c = &sl->c;
 
-	return c->requests || c->unanswered || c->unsolicited || c->tls_handshakes;
+	return c->requests || c->unanswered || c->unsolicited || c->tls_handshakes ||
+	       c->h2_conns;
 }
 
 static const char *pct(const struct ll_hist *h, double p, char *buf, size_t len)
@@ -230,6 +232,21 @@ static void notes(FILE *out, const struct rt_ctrs *c)
 	note(out, c->tls_alerts, "TLS alerts read alone (close_notify): not requests");
 	note(out, c->tls_lost, "TLS handshakes not timed (too many at once, or records "
 				  "not followed)");
+	note(out, c->h2_conns, "HTTP/2 connections (client preface): each stream one request, "
+		"timed apart; %llu streams the server ended before the client did (not timed), "
+		"%llu reset by the client before a response; gRPC status not read",
+		(unsigned long long)c->h2_early, (unsigned long long)c->h2_client_reset);
+	note(out, c->h2_lost, "HTTP/2 connections whose frames were lost track of (more than %d "
+		"frames or %d buffers in one read or write, or bytes not readable): %llu of their "
+		"later reads and writes not walked, their streams not counted", LL_H2_FRAMES,
+		LL_H2_IOVS, (unsigned long long)c->h2_unwalked);
+	note(out, c->h2_behind, "HTTP/2 streams began while older streams of their connection "
+		"were unanswered: a server that serves a connection's streams one at a time holds "
+		"them itself, and that wait is in their service time, not in the socket-queue wait");
+	note(out, c->h2_stream_drops, "HTTP/2 streams not timed: their entry of the stream table "
+		"(%d) was held by another open stream", RT_H2_STREAMS);
+	note(out, c->h2_unmatched, "HTTP/2 responses ended a stream the observer was not timing "
+		"(not counted)");
 	note(out, c->udp_shared, "sockets read by several threads (%llu reads by another thread "
 		"than the last): replies matched approximately", (unsigned long long)c->udp_switch);
 }
@@ -293,6 +310,12 @@ int obs_reqtime_fmt_summary(FILE *out, const struct obs_reqtime *rt, const struc
 			obs_reqtime_slot_proto(i), obs_reqtime_slot_port(rt, i),
 			(unsigned long long)c->requests, server_rps(c),
 			c->last_ns > c->first_ns ? (double)(c->last_ns - c->first_ns) / 1e9 : 0.0);
+		if (c->tls_alpn_h2)
+			fprintf(out, "    warning: %llu TLS connections offered HTTP/2 (ALPN h2); "
+				     "inside TLS the observer sees read/write turns, not streams: on "
+				     "them a request is a turn, not a stream (undercounts multiplexed "
+				     "streams)\n",
+				(unsigned long long)c->tls_alpn_h2);
 		fprintf(out, "    %-21s %10s %9s %9s %9s %9s %9s %9s\n", "", "count", "mean", "p50",
 			"p90", "p99", "p99.9", "max");
 		for (k = 0; k < NCOMPS; k++) {
@@ -371,6 +394,19 @@ static json_t *slot_json(const struct obs_reqtime *rt, const struct obs_reqtime_
 	set(o, "tls_late_requests", json_integer((json_int_t)c->tls_late), ok);
 	set(o, "tls_alerts", json_integer((json_int_t)c->tls_alerts), ok);
 	set(o, "tls_lost", json_integer((json_int_t)c->tls_lost), ok);
+	set(o, "tls_alpn_h2", json_integer((json_int_t)c->tls_alpn_h2), ok);
+	/* a TLS connection's requests are read/write turns (its plaintext is not seen): per
+	 * stream only for HTTP/2 in the clear */
+	set(o, "tls_requests", json_string("turns"), ok);
+	set(o, "h2_connections", json_integer((json_int_t)c->h2_conns), ok);
+	set(o, "h2_lost", json_integer((json_int_t)c->h2_lost), ok);
+	set(o, "h2_unwalked", json_integer((json_int_t)c->h2_unwalked), ok);
+	set(o, "h2_unmatched", json_integer((json_int_t)c->h2_unmatched), ok);
+	set(o, "h2_early", json_integer((json_int_t)c->h2_early), ok);
+	set(o, "h2_client_reset", json_integer((json_int_t)c->h2_client_reset), ok);
+	set(o, "h2_stream_drops", json_integer((json_int_t)c->h2_stream_drops), ok);
+	set(o, "h2_behind", json_integer((json_int_t)c->h2_behind), ok);
+	set(o, "grpc_status", json_string(c->h2_conns ? "not read" : "none"), ok);
 	set(o, "first_response_ns", json_integer((json_int_t)c->first_ns), ok);
 	set(o, "last_response_ns", json_integer((json_int_t)c->last_ns), ok);
 	set(o, "server_throughput_rps", json_real(server_rps(c)), ok);

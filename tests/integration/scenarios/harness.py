@@ -216,7 +216,7 @@ def run_in(run, sc, result):
 		problems += check_requests(run, sc)
 	if sc.get("portfail_truth"):
 		problems += check_portfail(run, sc["portfail_truth"], sfind)
-	if sc.get("access_log"):
+	if "access_log" in sc:  # {} too: the counts alone
 		problems += check_access_log(run, sc)
 	if sc.get("one_spelling"):
 		problems += check_one_spelling(run, events + sfind)

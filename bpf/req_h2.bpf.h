@@ -1,0 +1,434 @@
+/* SPDX-License-Identifier: (MIT OR GPL-2.0) */
+/*
+ * HTTP/2 on a target TCP port: each stream is one request, timed apart from the other streams of
+ * its connection. Part of request timing (bpf/req.bpf.h), included from there only, after
+ * req_tls.bpf.h (whose tls_buf() finds the bytes a read filled).
+ *
+ * A connection is HTTP/2 when the first bytes the server reads are the client preface (a
+ * connection already TLS is not looked at: its bytes are ciphertext). From then on its reads
+ * and writes are never read/write turns: each is walked frame header by frame header (9 bytes:
+ * length, type, flags, stream id; nothing else is read), every buffer of a readv/writev/
+ * recvmsg/sendmsg in order, and a frame cut by the end of a read (or write) is carried to the next
+ * (the rest of its payload to pass over, a cut header's bytes) in the socket's own storage
+ * (h2_conns). The stream table (h2_streams, direct-mapped by a hash of the connection and the
+ * stream id: include/loadlens/h2.h) holds each stream the client began:
+ *
+ *   client HEADERS on stream S          the stream begins (an entry; the connection's open count)
+ *   client END_STREAM (HEADERS, DATA)   the request has arrived: its arrival is when the bytes
+ *                                       read were queued, its service begins at that read, on the
+ *                                       clocks of the HTTP/1.1 path (req_tcp.bpf.h)
+ *   server's first frame on S           the response begins: the request is recorded
+ *   server's END_STREAM or RST_STREAM   the response is complete (several writes: multi_write)
+ *   client RST_STREAM                   the stream ends unanswered (h2_client_reset)
+ *   the connection closes               streams still open are unanswered
+ *
+ * SETTINGS, PING, WINDOW_UPDATE, PRIORITY, GOAWAY (stream 0) and the preface are no requests.
+ *
+ * Bounds (include/loadlens/h2.h): LL_H2_FRAMES frame headers and LL_H2_IOVS buffers a read or
+ * write; a read or write with more, bytes the walk cannot read where it needs a header (sendfile
+ * past the end of a frame, io_uring), or a header whose type is no frame's, lose track of the
+ * connection: counted (h2_lost), and its later reads and writes are counted unwalked, never
+ * taken as requests. Cost: one user-memory read per frame header, the socket's storage per read or
+ * write, an inlined array lookup per stream frame (docs/observer.md, "HTTP/2").
+ */
+#ifndef LOADLENS_REQ_H2_BPF_H
+#define LOADLENS_REQ_H2_BPF_H
+
+#include "loadlens/h2.h"
+
+/* each HTTP/2 connection's walk, in its socket's own storage (freed with the socket) */
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct rt_h2_conn);
+} h2_conns SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, RT_H2_STREAMS);
+	__type(key, __u32);
+	__type(value, struct rt_h2_stream);
+} h2_streams SEC(".maps");
+
+/* One read's or write's walk: the direction's carried place, and what its frames need. */
+struct h2_walk {
+	struct rt_h2_dir d;
+	__u64 sk;
+	__u64 gen;
+	__u64 now;	/* the read's time, or the write's */
+	__u64 arrival;	/* a read: when its bytes were queued (0: unknown) */
+	__u64 accept;	/* a read: the connection's accept time, for its first stream */
+	__u32 slot;
+	__u32 off;	/* the walk's place in the current buffer */
+	__u32 frames;	/* frame headers walked */
+	__u32 max_sid;
+	__u32 wseq;
+	__s32 open;	/* streams begun less streams ended */
+	__u32 write;
+	__s32 open0;	/* a read: the connection's open streams before it */
+};
+
+/* One frame on a client stream (ll_h2_stream_frame()): move its stream along. A global
+ * function: the verifier checks it once, not once per frame of the walk. */
+__attribute__((noinline)) int h2_frame(struct h2_walk *w, __u32 sid, __u32 tf)
+{
+	__u32 t = tf & 0xff, idx;
+	struct rt_h2_stream *e;
+	struct rt_rec *r;
+	__u64 held;
+	int end, mine;
+
+	if (!w)
+		return 0;
+	idx = ll_h2_slot(w->sk, w->gen, sid);
+	e = bpf_map_lookup_elem(&h2_streams, &idx);
+	if (!e)
+		return 0;
+	mine = e->sk == w->sk && e->gen == w->gen && e->sid == sid;
+	end = ll_h2_ends(tf);
+	if (!w->write) {
+		if (t == LL_H2_RST_STREAM) {
+			if (!mine)
+				return 0;
+			if (!e->write_ns) {
+				r = rec_of(w->slot);
+				if (r)
+					r->c.h2_client_reset++;
+			}
+			e->sk = 0;
+			w->open--;
+			return 0;
+		}
+		if (!mine) {
+			if (t != LL_H2_HEADERS)
+				return 0; /* more of a stream not timed, or ended by the server */
+			/* claim the entry: free, or held by a stream begun long ago (two
+			 * CPUs claiming one entry at once: the later stores win, and the
+			 * other stream's response is h2_unmatched) */
+			held = e->sk;
+			if (held && e->born_ns + RT_H2_STALE_NS > w->now) {
+				r = rec_of(w->slot);
+				if (r)
+					r->c.h2_stream_drops++;
+				return 0;
+			}
+			e->sk = w->sk;
+			e->gen = w->gen;
+			e->sid = sid;
+			e->born_ns = w->now;
+			e->arrival_ns = end ? w->arrival : 0;
+			e->read_ns = end ? w->now : 0;
+			e->accept_ns = w->accept;
+			e->write_ns = 0;
+			e->wseq = 0;
+			w->accept = 0;
+			if (w->open0 + w->open > 0) {
+				/* older streams of the connection still unanswered */
+				r = rec_of(w->slot);
+				if (r)
+					r->c.h2_behind++;
+			}
+			w->open++;
+			if (sid > w->max_sid)
+				w->max_sid = sid;
+			return 0;
+		}
+		if (end && !e->read_ns) {
+			e->arrival_ns = w->arrival;
+			e->read_ns = w->now;
+		}
+		return 0;
+	}
+	/* the server's frame */
+	if (!mine) {
+		if (end && sid <= w->max_sid) {
+			/* a stream the client began, not timed (or its entry taken) */
+			r = rec_of(w->slot);
+			if (r)
+				r->c.h2_unmatched++;
+		}
+		return 0;
+	}
+	if (!e->read_ns) {
+		/* the server answers before the request has ended: not timed */
+		if (end) {
+			r = rec_of(w->slot);
+			if (r)
+				r->c.h2_early++;
+			e->sk = 0;
+			w->open--;
+		}
+		return 0;
+	}
+	if (!e->write_ns) {
+		e->write_ns = w->now;
+		e->wseq = w->wseq;
+		record_ctrs(w->slot, e->arrival_ns, e->accept_ns, e->read_ns, w->now);
+	}
+	if (!end)
+		return 0;
+	if (e->wseq != w->wseq) {
+		r = rec_of(w->slot);
+		if (r) {
+			hist_add(r, RT_MULTI_FIRST, sub0(e->write_ns, e->read_ns));
+			hist_add(r, RT_MULTI_LAST, sub0(w->now, e->read_ns));
+			barrier();
+			r->c.multi_write++;
+		}
+	}
+	e->sk = 0;
+	w->open--;
+	return 0;
+}
+
+#define H2_MORE 0
+#define H2_DONE 1
+#define H2_LOST 2
+
+/* One frame header of the len bytes at buf (user memory), from w->off and the place w->d
+ * carries: H2_MORE, H2_DONE (the bytes are walked), or H2_LOST (too many frames, unreadable
+ * bytes, no frame header). A global function, all its state in *w: the walk's loop is checked
+ * in a few steps. */
+__attribute__((noinline)) int h2_step(struct h2_walk *w, __u64 buf, __u32 len)
+{
+	__u32 pass = 0, take = 0, sid = 0, tf = 0;
+	int rc;
+	__u8 hl;
+
+	if (!w)
+		return H2_LOST;
+	if (ll_h2_next(&w->d, w->off < len ? len - w->off : 0, &pass, &take))
+		return H2_LOST;
+	w->off += pass;
+	if (!take)
+		return H2_DONE;
+	hl = w->d.hlen;
+	if (hl > 8) /* (ll_h2_next's bound, for the verifier) */
+		return H2_LOST;
+	take &= 15;
+	if (!buf || bpf_probe_read_user(&w->d.hdr[hl], take, (void *)(buf + w->off)))
+		return H2_LOST;
+	w->off += take;
+	rc = ll_h2_got(&w->d, take, &sid, &tf);
+	if (rc <= 0)
+		return rc ? H2_LOST : H2_DONE; /* a header cut by the end: the rest comes next */
+	if (++w->frames > LL_H2_FRAMES)
+		return H2_LOST;
+	if (ll_h2_stream_frame(sid, tf))
+		h2_frame(w, sid, tf);
+	return H2_MORE;
+}
+
+/* The frame headers in the len bytes at buf. Returns 0, or 1 if the walk lost its place. */
+static __always_inline int h2_walk_buf(struct h2_walk *w, __u64 buf, __u32 len)
+{
+	int i, rc;
+
+	w->off = 0;
+	for (i = 0; i <= LL_H2_FRAMES; i++) {
+		rc = h2_step(w, buf, len);
+		if (rc != H2_MORE)
+			return rc == H2_LOST;
+	}
+	return 1;
+}
+
+/* The ret bytes of the current read or write: one buffer at base (niov 1, iov 0), or the first
+ * niov buffers of the iovec array at iov; niov 0: not known (the walk goes on only if they are
+ * all payload it passes over). */
+__attribute__((noinline)) int h2_walk_io(struct h2_walk *w, __u64 iov, __u64 base, __u32 niov,
+					 __u32 ret)
+{
+	__u64 v[2];
+	__u32 i, left = ret, n;
+
+	if (!w)
+		return 1;
+	if (!niov) {
+		if (w->d.hlen || w->d.skip < ret)
+			return 1;
+		w->d.skip -= ret;
+		return 0;
+	}
+	if (!iov)
+		return h2_walk_buf(w, base, ret);
+	for (i = 0; i < LL_H2_IOVS && i < niov && left; i++) {
+		if (bpf_probe_read_user(v, sizeof(v), (void *)(iov + 16 * (__u64)i)))
+			return 1;
+		n = v[1] < left ? (__u32)v[1] : left;
+		if (h2_walk_buf(w, v[0], n))
+			return 1;
+		left -= n;
+	}
+	return left ? 1 : 0;
+}
+
+#if defined(__TARGET_ARCH_x86)
+/* x86-64 system call numbers of the reads and writes a server makes */
+#define H2_NR_READ 0
+#define H2_NR_WRITE 1
+#define H2_NR_READV 19
+#define H2_NR_WRITEV 20
+#define H2_NR_SENDTO 44
+#define H2_NR_RECVFROM 45
+#define H2_NR_SENDMSG 46
+#define H2_NR_RECVMSG 47
+
+/* The current read's or write's buffers: one at *base (returns 1), an iovec array at *iov
+ * (returns its length), or 0 (sendfile, splice, io_uring: no user buffer). */
+static __always_inline __u32 h2_sys_bufs(__u64 *iov, __u64 *base)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	__u64 m[2];
+	long nr;
+
+	if (!regs)
+		return 0;
+	nr = regs->orig_ax;
+	if (nr == H2_NR_READ || nr == H2_NR_WRITE || nr == H2_NR_RECVFROM ||
+	    nr == H2_NR_SENDTO) {
+		*base = regs->si;
+		return 1;
+	}
+	if (nr == H2_NR_READV || nr == H2_NR_WRITEV) {
+		*iov = regs->si;
+		return (__u32)regs->dx;
+	}
+	if (nr != H2_NR_RECVMSG && nr != H2_NR_SENDMSG)
+		return 0;
+	/* struct user_msghdr: msg_iov at 16, msg_iovlen at 24 */
+	if (bpf_probe_read_user(m, sizeof(m), (void *)(regs->si + 16)))
+		return 0;
+	*iov = m[0];
+	return (__u32)m[1];
+}
+#else
+static __always_inline __u32 h2_sys_bufs(__u64 *iov, __u64 *base)
+{
+	return 0;
+}
+#endif
+
+static __always_inline void h2_count_lost(struct rt_tcp_sock *s, int slot)
+{
+	struct rt_rec *r = rec_of(slot);
+
+	s->h2 = 1;
+	if (r)
+		r->c.h2_lost++;
+}
+
+/* The connection's first read: is it the client preface? Then the connection is HTTP/2. */
+static __always_inline bool h2_hello(const struct sock *sk, struct rt_tcp_sock *s, int slot,
+				     int ret)
+{
+	struct rt_h2_conn *c;
+	__u64 ubuf, w[3];
+	struct rt_rec *r;
+	__u32 n;
+
+	if (ret < LL_H2_PREFACE_LEN)
+		return false;
+	ubuf = tls_buf(ret, &n);
+	if (!ubuf || n < LL_H2_PREFACE_LEN || bpf_probe_read_user(w, sizeof(w), (void *)ubuf) ||
+	    !ll_h2_preface(w))
+		return false;
+	s->flags |= RT_F_H2;
+	s->h2 = 0;
+	r = rec_of(slot);
+	if (r)
+		r->c.h2_conns++;
+	c = bpf_sk_storage_get(&h2_conns, (void *)sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+	if (!c) {
+		h2_count_lost(s, slot); /* no memory (net.core.optmem_max) */
+		return true;
+	}
+	__builtin_memset(c, 0, sizeof(*c));
+	c->rd.skip = LL_H2_PREFACE_LEN;
+	c->gen = bpf_ktime_get_ns();
+	c->slot = slot;
+	return true;
+}
+
+/* A read (write false) or write of an HTTP/2 connection: walk its frames. */
+static __always_inline void h2_io(struct sock *sk, struct rt_tcp_sock *s, int slot, int ret,
+				  bool write, bool kf)
+{
+	__u64 iov = 0, base = 0, after;
+	struct h2_walk w = {};
+	struct rt_h2_conn *c;
+	struct rt_rec *r;
+	__u32 n;
+	int lost;
+
+	if (s->h2) {
+		r = rec_of(slot);
+		if (r)
+			r->c.h2_unwalked++;
+		return;
+	}
+	c = bpf_sk_storage_get(&h2_conns, sk, 0, 0);
+	if (!c) {
+		h2_count_lost(s, slot);
+		return;
+	}
+	w.sk = (__u64)sk;
+	w.gen = c->gen;
+	w.slot = slot;
+	w.write = write;
+	if (write) {
+		__builtin_memcpy(&w.d, &c->wr, sizeof(w.d));
+		w.wseq = ++c->wseq;
+		after = s->read_ns > s->last_write_ns ? s->read_ns : s->last_write_ns;
+		w.now = tcp_sent_clock(sk, after, kf);
+		s->last_write_ns = w.now;
+	} else {
+		__builtin_memcpy(&w.d, &c->rd, sizeof(w.d));
+		w.max_sid = c->max_sid;
+		w.open0 = c->open_rd + c->open_wr;
+		w.arrival = s->state == RT_QUEUED ? s->arrival_ns : 0;
+		w.now = w.arrival ? tcp_clock(sk, w.arrival, kf) : bpf_ktime_get_ns();
+		w.accept = s->accept_ns;
+		s->read_ns = w.now;
+		/* bytes still unread keep their (earliest) arrival for the next read */
+		if (LL_READ_KF(kf, struct tcp_sock, sk, rcv_nxt) ==
+		    LL_READ_KF(kf, struct tcp_sock, sk, copied_seq))
+			s->state = RT_IDLE;
+	}
+	n = h2_sys_bufs(&iov, &base);
+	lost = h2_walk_io(&w, iov, base, n, (__u32)ret);
+	if (write) {
+		__builtin_memcpy(&c->wr, &w.d, sizeof(w.d));
+	} else {
+		__builtin_memcpy(&c->rd, &w.d, sizeof(w.d));
+		c->max_sid = w.max_sid;
+		s->accept_ns = w.accept;
+	}
+	if (write)
+		c->open_wr += w.open;
+	else
+		c->open_rd += w.open;
+	if (lost)
+		h2_count_lost(s, slot);
+}
+
+/* The connection closes (the server's close, or CLOSE): the streams still open are unanswered. */
+static __always_inline void h2_close(const struct sock *sk, struct rt_tcp_sock *s)
+{
+	struct rt_h2_conn *c;
+	struct rt_rec *r;
+
+	if (s->h2)
+		return;
+	s->h2 = 2; /* closed: nothing more to walk */
+	c = bpf_sk_storage_get(&h2_conns, (void *)sk, 0, 0);
+	if (!c || c->open_rd + c->open_wr <= 0)
+		return;
+	r = rec_of(c->slot);
+	if (r)
+		r->c.unanswered += c->open_rd + c->open_wr;
+	c->open_rd = c->open_wr = 0;
+}
+
+#endif /* LOADLENS_REQ_H2_BPF_H */

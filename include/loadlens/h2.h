@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * HTTP/2 on a target TCP port: what the frame walk (bpf/req_h2.bpf.h) keeps per connection and
+ * per stream, and the pure steps it takes on a frame header (the same code runs in the unit
+ * tests, tests/unit/test_h2.c). docs/observer.md, "HTTP/2", explains the figures.
+ *
+ * A connection is HTTP/2 when the first bytes the server reads are the client preface
+ * (RFC 9113, 3.4). Every frame begins with a 9-byte header: length (24 bits), type, flags, and a
+ * 31-bit stream id. A stream is one request: it ends at the client's END_STREAM, and its response
+ * runs from the server's first frame on it to the server's END_STREAM or RST_STREAM.
+ */
+#ifndef LOADLENS_H2_H
+#define LOADLENS_H2_H
+
+#include <linux/types.h>
+
+#define LL_H2_PREFACE_LEN 24
+/* "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" as three little-endian words */
+#define LL_H2_PREFACE_0 0x5448202a20495250ULL
+#define LL_H2_PREFACE_1 0x0a0d302e322f5054ULL
+#define LL_H2_PREFACE_2 0x0a0d0a0d4d530a0dULL
+
+#define LL_H2_HDR 9
+/* frame types (RFC 9113, 6) */
+#define LL_H2_DATA 0
+#define LL_H2_HEADERS 1
+#define LL_H2_RST_STREAM 3
+#define LL_H2_PUSH_PROMISE 5
+#define LL_H2_CONTINUATION 9
+/* The largest type taken for a frame header: beyond it (types 0x0-0x9 and the registered
+ * extensions up to PRIORITY_UPDATE, 0x10) the bytes are not a frame header, and the walk has
+ * lost its place. */
+#define LL_H2_MAX_TYPE 0x10
+#define LL_H2_END_STREAM 1
+
+/* Bounds of the walk, per read or write: frame headers, and buffers of a readv/writev/
+ * recvmsg/sendmsg. A read or write with more loses track of the connection (counted). */
+#define LL_H2_FRAMES 256
+#define LL_H2_IOVS 64
+
+/* HTTP/2 streams timed at once: a direct-mapped table (a power of two) indexed by a hash of the
+ * connection and the stream id: an inlined lookup and a compare per stream frame, no helper
+ * call. A stream whose entry another open stream holds is not timed (h2_stream_drops); an entry
+ * begun more than RT_H2_STALE_NS ago (a stream never answered) is free again. */
+#define RT_H2_STREAMS 65536
+#define RT_H2_STALE_NS (60ULL * 1000000000ULL)
+
+/* One direction's place in the byte stream, carried from one read (or write) to the next. */
+struct rt_h2_dir {
+	__u32 skip; /* bytes of the current frame's payload not seen yet */
+	__u8 hlen;  /* bytes of a frame header cut by the end of the last read (0-8) */
+	__u8 pad[3];
+	__u8 hdr[24]; /* those bytes (9 used; room for the verifier's bounds) */
+};
+
+/* An HTTP/2 connection (the "h2_conns" map: the socket's own storage). */
+struct rt_h2_conn {
+	struct rt_h2_dir rd; /* the client's frames, as the server reads them */
+	struct rt_h2_dir wr; /* the server's frames, as it writes them */
+	__u64 gen;	     /* set at the preface: streams of an earlier socket at the same
+			      * address are not this one's */
+	__s32 open_rd;	     /* streams the client began less those it reset (the reads') */
+	__s32 open_wr;	     /* less streams the server ended (the writes'): the two sides run
+			      * on different CPUs at once, each adds to its own, no atomics */
+	__u32 max_sid;	     /* the highest stream id the client began */
+	__u32 wseq;	     /* the server's writes so far */
+	__u32 slot;	     /* its request-timing slot (at a close the port may read 0) */
+	__u32 pad;
+};
+_Static_assert(sizeof(struct rt_h2_conn) == 96, "rt_h2_conn layout");
+
+/* A stream the client began (an entry of the "h2_streams" table). */
+struct rt_h2_stream {
+	__u64 sk;	  /* its connection's socket (0: a free entry) */
+	__u64 gen;	  /* and the connection's generation */
+	__u64 born_ns;	  /* when its HEADERS were read */
+	__u64 arrival_ns; /* the bytes holding the client's END_STREAM queued (0: unknown) */
+	__u64 read_ns;	  /* the server read them (0: the request has not ended yet) */
+	__u64 accept_ns;  /* the connection's first stream: when accept() returned it */
+	__u64 write_ns;	  /* the server's first frame on it (0: none yet) */
+	__u32 sid;
+	__u32 wseq; /* which write of the connection that was */
+};
+_Static_assert(sizeof(struct rt_h2_stream) == 64, "rt_h2_stream layout");
+
+/* The entry of stream sid of a connection (sk, gen) in the table: the connection's streams in
+ * consecutive entries from a place of its own (a client numbers its streams 1, 3, 5...), so a
+ * connection's next stream is the next entry (a line the CPU has fetched ahead), and two
+ * connections meet only where their open streams overlap. */
+static __attribute__((always_inline)) inline __u32 ll_h2_slot(__u64 sk, __u64 gen, __u32 sid)
+{
+	__u32 h = ((__u32)(sk >> 6) ^ (__u32)gen ^ (__u32)(gen >> 32)) * 0x9e3779b1u;
+
+	return (h + (sid >> 1)) & (RT_H2_STREAMS - 1);
+}
+
+static __attribute__((always_inline)) inline int ll_h2_preface(const __u64 w[3])
+{
+	return w[0] == LL_H2_PREFACE_0 && w[1] == LL_H2_PREFACE_1 && w[2] == LL_H2_PREFACE_2;
+}
+
+/* A frame header's fields. Returns its payload length, or -1 if the bytes are no frame header
+ * the walk takes (a type beyond LL_H2_MAX_TYPE). *tf: type | flags << 8. */
+static __attribute__((always_inline)) inline long ll_h2_frame(const __u8 *h, __u32 *sid,
+							       __u32 *tf)
+{
+	if (h[3] > LL_H2_MAX_TYPE)
+		return -1;
+	*sid = ((__u32)(h[5] & 0x7f) << 24) | ((__u32)h[6] << 16) | ((__u32)h[7] << 8) | h[8];
+	*tf = h[3] | ((__u32)h[4] << 8);
+	return ((long)h[0] << 16) | ((long)h[1] << 8) | h[2];
+}
+
+/* Is this frame one the stream table looks at? The client's streams have odd ids (the
+ * server's pushed streams are even; stream 0 holds SETTINGS, PING, WINDOW_UPDATE, GOAWAY);
+ * HEADERS, DATA and RST_STREAM move a stream along (a PUSH_PROMISE is a server frame on the
+ * client's stream: its response has begun). */
+static __attribute__((always_inline)) inline int ll_h2_stream_frame(__u32 sid, __u32 tf)
+{
+	__u32 t = tf & 0xff;
+
+	return (sid & 1) && (t == LL_H2_DATA || t == LL_H2_HEADERS || t == LL_H2_RST_STREAM ||
+			     t == LL_H2_PUSH_PROMISE);
+}
+
+/* Does this frame end its stream from the sender's side? */
+static __attribute__((always_inline)) inline int ll_h2_ends(__u32 tf)
+{
+	__u32 t = tf & 0xff;
+
+	return t == LL_H2_RST_STREAM ||
+	       ((t == LL_H2_DATA || t == LL_H2_HEADERS) && ((tf >> 8) & LL_H2_END_STREAM));
+}
+
+/*
+ * The walk of one direction, in two steps the kernel (h2_step() in bpf/req_h2.bpf.h) and the
+ * unit tests share; only the copy of header bytes between them differs.
+ * ll_h2_next: at the next `left` bytes, the payload still to come is passed over first (*pass
+ * bytes), then *take header bytes are due (the 9 of a header, or the rest of one cut by the end
+ * of the last read; 0: the bytes end first). Returns -1 for a state the walk never leaves.
+ */
+static __attribute__((always_inline)) inline int ll_h2_next(struct rt_h2_dir *d, __u32 left,
+							     __u32 *pass, __u32 *take)
+{
+	if (d->hlen >= LL_H2_HDR)
+		return -1;
+	if (d->skip >= left) {
+		*pass = left;
+		d->skip -= left;
+		*take = 0;
+		return 0;
+	}
+	*pass = d->skip;
+	left -= d->skip;
+	d->skip = 0;
+	*take = LL_H2_HDR - d->hlen;
+	if (*take > left)
+		*take = left;
+	return 0;
+}
+
+/* ll_h2_got: take header bytes were copied to d->hdr + d->hlen. Returns 1 for a whole header
+ * (its frame in *sid and *tf; its payload is passed over next), 0 for a header still cut, -1 for
+ * bytes that are no frame header. */
+static __attribute__((always_inline)) inline int ll_h2_got(struct rt_h2_dir *d, __u32 take,
+							    __u32 *sid, __u32 *tf)
+{
+	long flen;
+
+	d->hlen += take;
+	if (d->hlen < LL_H2_HDR)
+		return 0;
+	d->hlen = 0;
+	flen = ll_h2_frame(d->hdr, sid, tf);
+	if (flen < 0)
+		return -1;
+	d->skip = (__u32)flen;
+	return 1;
+}
+
+#endif /* LOADLENS_H2_H */

@@ -1,0 +1,188 @@
+#!/bin/bash
+# Request timing on HTTP/2 (issue 28): each stream is one request, timed apart from the other
+# streams of its connection (bpf/req_h2.bpf.h). Against nginx h2c (prior knowledge) driven by
+# h2load:
+# - 10 and 100 streams in flight per connection: the observer's requests equal nginx's access log
+#   lines exactly (the turns of a connection were counted once: ~10% of them);
+# - one stream in flight: no extra request per connection (the preface and SETTINGS exchange once
+#   counted as one);
+# - a location proxied to a 3 ms backend: the observer's service mean within 5% of nginx's
+#   $request_time mean;
+# - sick: streams the client gives up on (nghttp -t, no response yet) are unanswered, counted;
+# - HTTP/2 over TLS (ALPN h2): the observer sees turns, not streams, and says so (a warning line
+#   and tls_alpn_h2 = the connections); HTTP/1.1 over TLS has neither;
+# - the refserver's h2 (10 streams in flight) and gRPC (the driver's grpc://, one call in flight a
+#   connection, every 10th answered RESOURCE_EXHAUSTED): requests = the refserver's responses
+#   exactly; gRPC's service mean within 5% of the refserver's own histogram, grpc_status "not read".
+. "$(dirname "$0")/lib.sh"
+require_bpf loadlens-observer loadlens-refserver loadlens-driver
+command -v nginx >/dev/null || skip "nginx is not installed (apt-get install nginx-light)"
+command -v h2load >/dev/null || skip "h2load is not installed (apt-get install nghttp2-client)"
+command -v nghttp >/dev/null || skip "nghttp is not installed (apt-get install nghttp2-client)"
+
+FAST=$(free_port)
+SLOW=$(free_port)
+BACK=$(free_port)
+HANG=$(free_port)
+TLS=$(free_port)
+ST=$(free_port)
+mkdir -p "$LL_TMP/pki"
+tls_cert "$LL_TMP/pki"
+refserver_up back "$BACK" --proto http --service-time 3ms --service-mode sleep --workers 2
+# a backend that accepts and never answers: a listener nobody accepts from
+python3 -c "
+import socket, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(('127.0.0.1', $HANG)); s.listen(64); print('listening', flush=True); time.sleep(600)" \
+	>"$LL_TMP/hang.out" 2>&1 &
+ll_track $!
+nginx_up ng "$ST" "
+	log_format rt '\$request_time \$status \$server_protocol';
+	server {
+		listen 127.0.0.1:$FAST http2;
+		access_log $LL_TMP/fast.log rt;
+		http2_max_concurrent_streams 128;
+		location / { return 200 \"ok\\n\"; }
+	}
+	server {
+		listen 127.0.0.1:$SLOW http2;
+		access_log $LL_TMP/slow.log rt;
+		location /slow { proxy_pass http://127.0.0.1:$BACK/; }
+		location /hang { proxy_pass http://127.0.0.1:$HANG/; proxy_read_timeout 60s; }
+	}
+	server {
+		listen 127.0.0.1:$TLS ssl http2;
+		ssl_certificate $LL_TMP/pki/cert.pem;
+		ssl_certificate_key $LL_TMP/pki/key.pem;
+		access_log $LL_TMP/tls.log rt;
+		location / { return 200 \"ok\\n\"; }
+	}"
+
+slot() { echo ".request_timing.slots[] | select(.proto == \"tcp\" and .port == $1)"; }
+
+# h2 NAME PORT URL_PATH H2LOAD_ARGS...: h2load under the observer; prints nothing, leaves
+# $LL_TMP/obs_NAME.json and the log's line count in LINES_NAME
+h2run() {
+	local name=$1 port=$2 path=$3 log
+	shift 3
+	log=$LL_TMP/$([ "$port" = "$FAST" ] && echo fast || echo slow).log
+	: >"$log"
+	start_observer "obs_$name" "$port"
+	h2load "$@" "http://127.0.0.1:$port$path" >"$LL_TMP/h2load_$name.out" 2>&1 ||
+		fail "$name: h2load exited $? ($(tail -3 "$LL_TMP/h2load_$name.out"))"
+	sleep 0.3
+	stop "obs_$name"
+	grep "requests:" "$LL_TMP/h2load_$name.out"
+	cp "$log" "$LL_TMP/$name.log"
+}
+
+# same NAME PORT WANT: observer's requests = nginx's log lines = WANT, nothing lost
+same() {
+	local name=$1 port=$2 want=$3 j=$LL_TMP/obs_$1.json s lines
+	s=$(slot "$port")
+	lines=$(wc -l <"$LL_TMP/$name.log")
+	[ "$lines" = "$want" ] || fail "$name: nginx logged $lines requests, $want expected"
+	[ "$(jget "$j" "$s | .requests")" = "$lines" ] ||
+		fail "$name: observer counted $(jget "$j" "$s | .requests") requests, nginx logged $lines"
+	echo "ok: $name: observer $(jget "$j" "$s | .requests") requests = nginx's $lines log lines"
+	for k in unanswered h2_lost h2_unmatched h2_early h2_stream_drops; do
+		[ "$(jget "$j" "$s | .$k")" = 0 ] || fail "$name: $k $(jget "$j" "$s | .$k"), 0 expected"
+	done
+	[ "$(jget "$j" "$s | .service_time.count")" = "$lines" ] || fail "$name: service count"
+	[ "$(jget "$j" "$s | .grpc_status")" = "not read" ] || fail "$name: grpc_status not said"
+}
+
+# 10 streams in flight on each of 4 connections
+h2run m10 "$FAST" / -c 4 -m 10 -n 20000
+same m10 "$FAST" 20000
+[ "$(jget "$LL_TMP/obs_m10.json" "$(slot "$FAST") | .h2_connections")" = 4 ] ||
+	fail "m10: $(jget "$LL_TMP/obs_m10.json" "$(slot "$FAST") | .h2_connections") HTTP/2 connections, 4 expected"
+grep -q "several client writes" "$LL_TMP/obs_m10.out" && fail "m10: a pipelining note on HTTP/2"
+[ "$(jget "$LL_TMP/obs_m10.json" "$(slot "$FAST") | .multi_arrival_reads")" = 0 ] || fail "m10: reads counted as pipelined"
+# 100 streams in flight: a read holds up to 100 frames (the walk's bound is 256)
+h2run m100 "$FAST" / -c 2 -m 100 -n 20000
+same m100 "$FAST" 20000
+# one stream in flight: the connection's opening exchange is no request
+h2run m1 "$FAST" / -c 4 -m 1 -n 4000
+same m1 "$FAST" 4000
+# streams begun behind older unanswered ones of their connection: none at -m 1, most at -m 10
+b1=$(jget "$LL_TMP/obs_m1.json" "$(slot "$FAST") | .h2_behind")
+b10=$(jget "$LL_TMP/obs_m10.json" "$(slot "$FAST") | .h2_behind")
+[ "$b1" = 0 ] || fail "m1: $b1 streams behind others, 0 expected (one in flight)"
+[ "$b10" -gt 10000 ] || fail "m10: $b10 streams behind others, most of 20000 expected"
+echo "ok: h2_behind: $b1 at -m 1, $b10 of 20000 at -m 10"
+
+# a 3 ms backend behind nginx: per-stream service against nginx's own $request_time
+h2run slow "$SLOW" /slow -c 2 -m 4 -n 800
+same slow "$SLOW" 800
+ngx=$(awk '{ s += $1 } END { printf "%d", s / NR * 1e9 }' "$LL_TMP/slow.log")
+obs=$(jget "$LL_TMP/obs_slow.json" "$(slot "$SLOW") | .service_time.mean")
+check_within "slow: observer's service mean vs nginx's \$request_time mean (ns)" "${obs%.*}" "$ngx" 5
+
+# sick: 3 streams the client abandons after 1 s, before any response: unanswered, not requests
+start_observer obs_hang "$SLOW"
+for i in 1 2 3; do nghttp -t 1 "http://127.0.0.1:$SLOW/hang" >/dev/null 2>&1 || true; done
+sleep 0.5
+stop obs_hang
+s=$(slot "$SLOW")
+[ "$(jget "$LL_TMP/obs_hang.json" "$s | .unanswered")" = 3 ] ||
+	fail "hang: $(jget "$LL_TMP/obs_hang.json" "$s | .unanswered") unanswered, 3 expected"
+[ "$(jget "$LL_TMP/obs_hang.json" "$s | .requests")" = 0 ] ||
+	fail "hang: $(jget "$LL_TMP/obs_hang.json" "$s | .requests") requests, 0 expected"
+echo "ok: hang: 3 abandoned streams unanswered, 0 requests"
+# TLS: h2 offered and used (4 connections), then HTTP/1.1 only (h2load --h1: no h2 in ALPN)
+for v in h2 h1; do
+	start_observer "obs_tls$v" "$TLS"
+	# (--h1 -m 10 would pipeline: one request in flight there)
+	h2load -c 4 -n 2000 $([ $v = h1 ] && echo --h1 -m 1 || echo -m 10) "https://127.0.0.1:$TLS/" \
+		>"$LL_TMP/h2load_tls$v.out" 2>&1 || fail "tls$v: h2load exited $?"
+	sleep 0.3
+	stop "obs_tls$v"
+done
+s=$(slot "$TLS")
+[ "$(jget "$LL_TMP/obs_tlsh2.json" "$s | .tls_alpn_h2")" = 4 ] ||
+	fail "tlsh2: $(jget "$LL_TMP/obs_tlsh2.json" "$s | .tls_alpn_h2") connections offering h2, 4 expected"
+[ "$(jget "$LL_TMP/obs_tlsh2.json" "$s | .tls_requests")" = turns ] || fail "tlsh2: tls_requests"
+grep -q "warning: 4 TLS connections offered HTTP/2" "$LL_TMP/obs_tlsh2.out" ||
+	fail "tlsh2: no warning that TLS requests are turns"
+echo "ok: tlsh2: $(jget "$LL_TMP/obs_tlsh2.json" "$s | .requests") turns for 2000 streams, said: 4 connections offered h2"
+[ "$(jget "$LL_TMP/obs_tlsh1.json" "$s | .tls_alpn_h2")" = 0 ] || fail "tlsh1: h2 offered?"
+grep -q "offered HTTP/2" "$LL_TMP/obs_tlsh1.out" && fail "tlsh1: a warning about HTTP/2 on HTTP/1.1"
+[ "$(jget "$LL_TMP/obs_tlsh1.json" "$s | .requests")" = 2000 ] ||
+	fail "tlsh1: $(jget "$LL_TMP/obs_tlsh1.json" "$s | .requests") requests, 2000 expected"
+echo "ok: tlsh1: 2000 requests over TLS HTTP/1.1, no warning"
+# the refserver: h2 with 10 streams in flight, then gRPC with one call in flight a connection
+RS=$(free_port)
+refserver_up rs_h2 "$RS" --proto h2 --service-time 1ms --service-mode sleep --workers 2
+start_observer obs_rsh2 "$RS"
+h2load -c 4 -m 10 -n 4000 "http://127.0.0.1:$RS/" >"$LL_TMP/h2load_rsh2.out" 2>&1 ||
+	fail "rsh2: h2load exited $?"
+sleep 0.3
+stop obs_rsh2
+stop rs_h2
+s=$(slot "$RS")
+[ "$(jget "$LL_TMP/obs_rsh2.json" "$s | .requests")" = "$(jget "$LL_TMP/rs_h2.json" .responses)" ] ||
+	fail "rsh2: observer $(jget "$LL_TMP/obs_rsh2.json" "$s | .requests"), refserver $(jget "$LL_TMP/rs_h2.json" .responses)"
+echo "ok: rsh2: observer $(jget "$LL_TMP/obs_rsh2.json" "$s | .requests") requests = the refserver's responses"
+RG=$(free_port)
+refserver_up rs_grpc "$RG" --proto grpc --service-time 1ms --service-mode sleep --workers 2 \
+	--grpc-status RESOURCE_EXHAUSTED:10
+start_observer obs_grpc "$RG"
+"$LOADLENS_BIN/loadlens-driver" "grpc://127.0.0.1:$RG/kv.Store/Get" \
+	--proto-file "$LOADLENS_SRC/tests/data/kv.proto" --message '{"key":"k{{seq}}"}' -c 8 \
+	-n 4000 -q --json "$LL_TMP/drv_grpc.json" >"$LL_TMP/drv_grpc.out" 2>&1 ||
+	[ $? = 1 ] || fail "grpc: the driver exited $? ($(tail -2 "$LL_TMP/drv_grpc.out"))"
+sleep 0.3
+stop obs_grpc
+stop rs_grpc
+s=$(slot "$RG")
+j=$LL_TMP/obs_grpc.json
+[ "$(jget "$j" "$s | .requests")" = "$(jget "$LL_TMP/rs_grpc.json" .responses)" ] ||
+	fail "grpc: observer $(jget "$j" "$s | .requests"), refserver $(jget "$LL_TMP/rs_grpc.json" .responses)"
+[ "$(jget "$LL_TMP/rs_grpc.json" '.grpc_status.RESOURCE_EXHAUSTED')" = 400 ] || fail "grpc: statuses"
+[ "$(jget "$j" "$s | .grpc_status")" = "not read" ] || fail "grpc: grpc_status not said"
+echo "ok: grpc: observer $(jget "$j" "$s | .requests") calls = the refserver's responses (400 not OK: grpc_status not read)"
+check_within "grpc: observer's service mean vs the refserver's (ns)" \
+	"$(jget "$j" "$s | .service_time.mean" | cut -d. -f1)" \
+	"$(jget "$LL_TMP/rs_grpc.json" .service_time.mean | cut -d. -f1)" 5
+pass "HTTP/2 streams counted and timed apart"

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: MIT
+/*
+ * HTTP/2 frames walked as the kernel walks them (include/loadlens/h2.h: the steps
+ * bpf/req_h2.bpf.h takes), on bytes captured on loopback: h2load's first write to a server
+ * (the preface, SETTINGS, WINDOW_UPDATE, two requests) and nginx 1.22's answer to it. Every
+ * split of the bytes into two reads must give the frames of one read; bytes that are no frame
+ * header lose the walk.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+#include "ll_test.h"
+#include "loadlens/h2.h"
+
+/* h2load -c 1 -m 2 -n 2 http://127.0.0.1:PORT/x: its first 120 bytes */
+static const char CLIENT[] =
+	"505249202a20485454502f322e300d0a0d0a534d0d0a0d0a00000c04000000000000020000000000043fff"
+	"ffff0000040800000000003fff000000002401050000000104022f7886418b089d5c0b8170dc0bcebaef82"
+	"7a8f9c541c722954d3a5358980aed8970700000801050000000304022f7886bf82be";
+/* nginx 1.22 (h2c, return 200 "ok\n") answering those bytes: 187 bytes */
+static const char SERVER[] =
+	"000012040000000000000300000080000400010000000500ffffff0000040800000000007fff0000000000"
+	"040100000000000030010400000001887689aa6355e580ae212e1f6196d07abe94132a693f75040138a043"
+	"71b05c1094c5a37f5f87497ca58ae819aa5c01330000030001000000016f6b0a000030010400000003887689"
+	"aa6355e580ae212e1f6196d07abe94132a693f75040138a04371b05c1094c5a37f5f87497ca58ae819aa5c01"
+	"330000030001000000036f6b0a";
+
+static size_t unhex(const char *hex, __u8 *out)
+{
+	size_t n = 0;
+	unsigned int b;
+
+	for (; hex[0] && hex[1]; hex += 2) {
+		sscanf(hex, "%2x", &b);
+		out[n++] = (__u8)b;
+	}
+	return n;
+}
+
+/* The frames of a walk, one line each: "type/flags/sid", a stream frame marked '*' and its end
+ * '!' */
+struct seen {
+	char s[1024];
+	int frames, lost;
+};
+
+/* One read (or write) of len bytes, as h2_step() walks it. */
+static void walk(struct rt_h2_dir *d, const __u8 *b, __u32 len, struct seen *out)
+{
+	__u32 off = 0, pass, take, sid, tf;
+	int rc, i;
+
+	for (i = 0; i <= LL_H2_FRAMES; i++) {
+		if (ll_h2_next(d, len - off, &pass, &take)) {
+			out->lost++;
+			return;
+		}
+		off += pass;
+		if (!take)
+			return;
+		memcpy(d->hdr + d->hlen, b + off, take);
+		off += take;
+		rc = ll_h2_got(d, take, &sid, &tf);
+		if (rc < 0) {
+			out->lost++;
+			return;
+		}
+		if (!rc)
+			return;
+		out->frames++;
+		snprintf(out->s + strlen(out->s), sizeof(out->s) - strlen(out->s), "%u/%u/%u%s%s ",
+			 tf & 0xff, tf >> 8, sid, ll_h2_stream_frame(sid, tf) ? "*" : "",
+			 ll_h2_ends(tf) ? "!" : "");
+	}
+	out->lost++;
+}
+
+static void test_preface(void **state)
+{
+	__u8 b[256];
+	__u64 w[3];
+
+	(void)state;
+	assert_int_equal(unhex(CLIENT, b), 120);
+	memcpy(w, b, sizeof(w));
+	assert_true(ll_h2_preface(w));
+	b[3] = '-'; /* "PRI-": not the preface */
+	memcpy(w, b, sizeof(w));
+	assert_false(ll_h2_preface(w));
+	memcpy(w, "GET / HTTP/1.1\r\nHost: x\r\n", sizeof(w));
+	assert_false(ll_h2_preface(w));
+}
+
+/* The client's bytes: SETTINGS and WINDOW_UPDATE on stream 0 (no request), then HEADERS with
+ * END_STREAM on streams 1 and 3: two requests; the same at every split into two reads. */
+static void test_client_every_split(void **state)
+{
+	struct rt_h2_dir d;
+	struct seen whole = {0}, two;
+	__u8 b[256];
+	__u32 n = (__u32)unhex(CLIENT, b), cut;
+
+	(void)state;
+	memset(&d, 0, sizeof(d));
+	d.skip = LL_H2_PREFACE_LEN;
+	walk(&d, b, n, &whole);
+	assert_string_equal(whole.s, "4/0/0 8/0/0 1/5/1*! 1/5/3*! ");
+	assert_int_equal(whole.lost, 0);
+	assert_int_equal(d.skip, 0);
+	assert_int_equal(d.hlen, 0);
+	for (cut = 0; cut <= n; cut++) {
+		memset(&d, 0, sizeof(d));
+		memset(&two, 0, sizeof(two));
+		d.skip = LL_H2_PREFACE_LEN;
+		walk(&d, b, cut, &two);
+		walk(&d, b + cut, n - cut, &two);
+		if (strcmp(two.s, whole.s) || two.lost)
+			fail_msg("split at %u: '%s' (lost %d), whole '%s'", cut, two.s, two.lost,
+				 whole.s);
+	}
+}
+
+/* nginx's answer: SETTINGS, WINDOW_UPDATE, its ACK of ours (stream 0), then for each stream a
+ * HEADERS (its first frame) and a DATA with END_STREAM (its last): two responses. */
+static void test_server_every_split(void **state)
+{
+	struct rt_h2_dir d;
+	struct seen whole = {0}, two;
+	__u8 b[256];
+	__u32 n = (__u32)unhex(SERVER, b), cut;
+
+	(void)state;
+	assert_int_equal(n, 187);
+	memset(&d, 0, sizeof(d));
+	walk(&d, b, n, &whole);
+	assert_string_equal(whole.s, "4/0/0 8/0/0 4/1/0 1/4/1* 0/1/1*! 1/4/3* 0/1/3*! ");
+	for (cut = 0; cut <= n; cut++) {
+		memset(&d, 0, sizeof(d));
+		memset(&two, 0, sizeof(two));
+		walk(&d, b, cut, &two);
+		walk(&d, b + cut, n - cut, &two);
+		if (strcmp(two.s, whole.s) || two.lost)
+			fail_msg("split at %u: '%s', whole '%s'", cut, two.s, whole.s);
+	}
+}
+
+/* One byte a read: the header carried byte by byte. */
+static void test_byte_by_byte(void **state)
+{
+	struct rt_h2_dir d;
+	struct seen s = {0};
+	__u8 b[256];
+	__u32 n = (__u32)unhex(SERVER, b), i;
+
+	(void)state;
+	memset(&d, 0, sizeof(d));
+	for (i = 0; i < n; i++)
+		walk(&d, b + i, 1, &s);
+	assert_string_equal(s.s, "4/0/0 8/0/0 4/1/0 1/4/1* 0/1/1*! 1/4/3* 0/1/3*! ");
+}
+
+/* Sick: HTTP/1.1 bytes where a frame header is due (a type beyond any frame's) lose the walk;
+ * more frames than LL_H2_FRAMES in one read lose it too. */
+static void test_lost(void **state)
+{
+	static const char req[] = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+	struct rt_h2_dir d;
+	struct seen s = {0};
+	__u8 many[LL_H2_FRAMES * 9 + 18];
+	__u32 i;
+
+	(void)state;
+	memset(&d, 0, sizeof(d));
+	walk(&d, (const __u8 *)req, sizeof(req) - 1, &s);
+	assert_int_equal(s.lost, 1);
+	assert_int_equal(s.frames, 0);
+	/* LL_H2_FRAMES + 2 empty PINGs' headers (length 0): the walk stops at its bound */
+	memset(many, 0, sizeof(many));
+	for (i = 0; i < sizeof(many); i += 9)
+		many[i + 3] = 6;
+	memset(&d, 0, sizeof(d));
+	memset(&s, 0, sizeof(s));
+	walk(&d, many, sizeof(many), &s);
+	assert_int_equal(s.lost, 1);
+	assert_int_equal(s.frames, LL_H2_FRAMES + 1);
+}
+
+/* Which frames move a stream: odd ids only; RST_STREAM and END_STREAM end it. */
+static void test_stream_frames(void **state)
+{
+	(void)state;
+	assert_true(ll_h2_stream_frame(1, LL_H2_HEADERS));
+	assert_true(ll_h2_stream_frame(3, LL_H2_DATA));
+	assert_false(ll_h2_stream_frame(2, LL_H2_HEADERS)); /* a pushed stream */
+	assert_false(ll_h2_stream_frame(0, 4));		     /* SETTINGS */
+	assert_false(ll_h2_stream_frame(1, 8));		     /* WINDOW_UPDATE */
+	assert_false(ll_h2_stream_frame(1, 2));		     /* PRIORITY */
+	assert_true(ll_h2_ends(LL_H2_RST_STREAM));
+	assert_true(ll_h2_ends(LL_H2_DATA | (LL_H2_END_STREAM << 8)));
+	assert_false(ll_h2_ends(LL_H2_HEADERS | (4 << 8))); /* END_HEADERS only */
+	assert_false(ll_h2_ends(LL_H2_CONTINUATION | (LL_H2_END_STREAM << 8)));
+}
+
+LL_TEST_MAIN(test_preface, test_client_every_split, test_server_every_split, test_byte_by_byte,
+	     test_lost, test_stream_frames)
