@@ -22,8 +22,10 @@ wait_for by_acceptor observing 60
 start by_worker "$LOADLENS_BIN/loadlens-observer" --pid "$W" --interval 1s \
 	--json "$LL_TMP/by_worker.json"
 wait_for by_worker observing 60
-# 600 connections, one request each, over 3 s (accepts in every interval)
-"$LOADLENS_BIN/loadlens-driver" "http://127.0.0.1:$P/" -c 4 --new-conn --rate 200 -d 3s \
+# 600 connections, one request each, over 3 s (accepts in every interval); under an emulated CPU
+# slower than the kernel matrix was sized for, fewer (LL_LOAD_SCALE, tests/kernels/suite.py)
+RATE=$(awk -v s="${LL_LOAD_SCALE:-1}" 'BEGIN { r = int(200 * (s < 1 ? s : 1)); print r < 20 ? 20 : r }')
+"$LOADLENS_BIN/loadlens-driver" "http://127.0.0.1:$P/" -c 4 --new-conn --rate "$RATE" -d 3s \
 	--json "$LL_TMP/drv.json" >"$LL_TMP/drv.out" 2>&1 || { cat "$LL_TMP/drv.out"; fail "driver"; }
 sleep 1.2
 stop by_port
@@ -32,7 +34,7 @@ stop by_worker
 n=$(jget "$LL_TMP/drv.json" '.requests')
 conns=$(jget "$LL_TMP/drv.json" '.connections')
 echo "driver: $n requests on $conns connections"
-[ "$n" -ge 500 ] || fail "driver made $n requests"
+[ "$n" -ge $((RATE * 5 / 2)) ] || fail "driver made $n requests at $RATE/s for 3 s"
 req() { jq '[.request_timing.slots[]? | .requests] | add // 0' "$1"; }
 [ "$(req "$LL_TMP/by_port.json")" = "$n" ] || fail "--port timed $(req "$LL_TMP/by_port.json") of $n"
 [ "$(req "$LL_TMP/by_worker.json")" = "$n" ] ||

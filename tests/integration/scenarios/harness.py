@@ -32,7 +32,7 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import scenarios  # noqa: E402
-from common import BIN, INTERVAL, LATE_LIMIT, Fail, Skip, log  # noqa: E402
+from common import BIN, INTERVAL, LATE_LIMIT, LOAD_SCALE, Fail, Skip, log, scaled_loads  # noqa: E402
 from findings import (NOTE_KINDS, alarming, check_access_log, check_one_spelling,  # noqa
 		      check_requests, kind_of, observer_supports, read_findings, severity_of,
 		      short)
@@ -98,7 +98,11 @@ def run_in(run, sc, result):
 		probe(run, onset)  # baselines before the load
 		th = threading.Thread(target=poller, args=(run, onset), daemon=True)
 		th.start()
-	run_loads(run, sc["loads"], sc.get("actions", []))
+	specs = sc["loads"]
+	if sc["group"] == "healthy" and LOAD_SCALE < 1:
+		specs = scaled_loads(specs, LOAD_SCALE)
+		print("emulated CPU: the loads' rates scaled by %.2f" % LOAD_SCALE, flush=True)
+	run_loads(run, specs, sc.get("actions", []))
 	time.sleep(sc.get("tail", 1.0))
 	run.polling = False
 	if th:
@@ -115,7 +119,7 @@ def run_in(run, sc, result):
 				except ProcessLookupError:
 					pass
 			run.stop(name, signal.SIGTERM)
-	loads = [check_load(run, l) for l in sc["loads"]]
+	loads = [check_load(run, l) for l in specs]
 	result["load"] = loads
 	for l in loads:
 		log("load: " + l)
