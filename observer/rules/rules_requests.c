@@ -79,11 +79,26 @@ static unsigned int cpu_saturated(const struct obs_snap_hist *h)
 }
 
 /* The targets' threads waited for a CPU (schedstat, without --runq): OBS_RULE_CPU_WAITING of
- * them or more on average, and at least half as many as ran. */
+ * them or more on average, at least half as many as ran, and they kept most of the CPUs they
+ * may run on busy (OBS_RULE_CPU_BUSY): the server itself is what the CPUs carry. */
 static bool cpu_waited(const struct obs_snap *s)
 {
-	return s->cpu_on && s->cpu_waiting >= OBS_RULE_CPU_WAITING &&
-	       s->cpu_waiting >= 0.5 * s->cpu_running;
+	return s->cpu_on && s->cpu_cpus && s->cpu_waiting >= OBS_RULE_CPU_WAITING &&
+	       s->cpu_waiting >= 0.5 * s->cpu_running &&
+	       s->cpu_running >= OBS_RULE_CPU_BUSY * s->cpu_cpus;
+}
+
+/* The CPU waits were seen lately (2 x OBS_RULE_SAT_INTERVALS): a queue then is no worker
+ * pool's, even in an interval whose waits dipped. */
+static bool cpu_waited_lately(const struct obs_snap_hist *h)
+{
+	const struct obs_snap *s;
+	unsigned int b;
+
+	for (b = 0; b < 2 * OBS_RULE_SAT_INTERVALS && (s = obs_snap_at(h, b)); b++)
+		if (cpu_waited(s))
+			return true;
+	return false;
 }
 
 static bool cpu_waited_all(const struct obs_snap_hist *h)
@@ -126,7 +141,7 @@ void obs_rule_saturation(const struct obs_snap_hist *h, struct obs_findings *out
 	const struct obs_snap *now = obs_snap_at(h, 0);
 	const struct obs_snap_slot *sl;
 	unsigned int cpu = cpu_saturated(h);
-	bool waited = !cpu && cpu_waited_all(h), named = false;
+	bool waited = !cpu && cpu_waited_all(h), lately = cpu_waited_lately(h), named = false;
 	char a[32], b[32], c[32], d[32], key[24], rq[160];
 	size_t i;
 
@@ -155,8 +170,8 @@ void obs_rule_saturation(const struct obs_snap_hist *h, struct obs_findings *out
 		}
 		if (!queue_held(h, sl, OBS_RULE_SAT_MIN_QUEUE_NS))
 			continue;
-		if (cpu) {
-			/* the queue wait is the CPU's: the finding above names it */
+		if (cpu || lately) {
+			/* the queue wait is the CPU's: a finding names it (now or lately) */
 			continue;
 		}
 		if (now->runq_on && now->runq_p50_ns >= 0)

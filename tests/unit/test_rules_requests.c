@@ -52,7 +52,8 @@ RULES_TEST(test_worker_saturation)
  * Without --runq, the targets' schedstat tells a CPU from a worker pool (issue 30): PostgreSQL's
  * 40 backends pinned to one CPU (39 waiting, 1 running on average) with requests queued is the
  * CPU, named once and never "add workers"; a pool of 2 sleeping threads (0.02 waiting) is the
- * workers, "not the CPU"; a CPU wait in one interval only is not enough.
+ * workers, "not the CPU"; a CPU wait in one interval only names neither (too short for the CPU,
+ * too recent for the workers).
  */
 RULES_TEST(test_cpu_or_workers_schedstat)
 {
@@ -103,6 +104,22 @@ RULES_TEST(test_cpu_or_workers_schedstat)
 		s->cpu_running = 1;
 		s->cpu_cpus = 1;
 		s->cpu_procs = 1;
+		obs_snap_push(&r->h);
+	}
+	rh_run(r);
+	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
+	assert_null(obs_findings_find(&r->fs, "worker_saturation", NULL));
+	/* threads waiting while the server ran on a third of its 2 CPUs (others took them: a
+	 * ramp of 100,000 connections from 5 drivers): not the server's CPU saturation */
+	rh_restart(r);
+	for (t = 1; t <= 2; t++) {
+		s = rh_snap(r, t);
+		slot(s, 80e6, 1e6);
+		s->cpu_on = true;
+		s->cpu_waiting = 3.8;
+		s->cpu_running = 0.6;
+		s->cpu_cpus = 2;
+		s->cpu_procs = 21;
 		obs_snap_push(&r->h);
 	}
 	rh_expect(r, "worker_saturation", "tcp/8000");
