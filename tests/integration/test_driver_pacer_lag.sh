@@ -21,7 +21,8 @@ try() {
 	p99=$(jget "$LL_TMP/$name.json" .send_lag.p99)
 	n=$(jget "$LL_TMP/$name.json" .send_lag.count)
 	echo "$name: send lag p50 ${p50}ns p99 ${p99}ns over $n sends (load $(cut -d' ' -f1 /proc/loadavg))"
-	[ "$n" -gt 400 ] || fail "$name: only $n sends waited for their time"
+	# on a busy machine most sends find their time already passed: run again (below)
+	[ "$n" -gt 400 ] || { echo "note: $name: only $n sends waited for their time"; return 1; }
 	wk=$(jget "$LL_TMP/$name.json" .driver.timer_wakeups)
 	[ "$wk" -gt 100 ] && [ "$wk" -le 4100 ] ||
 		fail "$name: $wk timer wake-ups for 4000 paced sends"
@@ -37,5 +38,5 @@ wk=$(jget "$LL_TMP/closed.json" .driver.timer_wakeups)
 [ "$wk" -le 10 ] || fail "closed loop: $wk timer wake-ups in 1s (the sweep alone: 4)"
 grep -q '^  scheduling' "$LL_TMP/closed.out" &&
 	fail "closed loop: a scheduling line without send lag: $(cat "$LL_TMP/closed.out")"
-try lag1 || try lag2 || fail "send lag p50 ${p50}ns, limit 15us (twice)"
+try lag1 || try lag2 || fail "send lag p50 ${p50}ns over $n waiting sends, limit 15us and more than 400 (twice)"
 pass "send lag p50 ${p50}ns at 2k/s"
