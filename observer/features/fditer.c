@@ -183,6 +183,73 @@ size_t obs_fditer_owners(struct obs_fditer *it, const uint64_t *inodes, size_t n
 	return found;
 }
 
+/* Insert h into out[0..*n) (max), the most sockets first (a listener with none last); what
+ * falls off the end goes to rest. */
+static void holder_keep(struct obs_fditer_holder *out, size_t *n, size_t max,
+			const struct obs_fditer_holder *h, struct obs_fditer_holders_rest *rest)
+{
+	size_t k;
+
+	for (k = *n; k > 0 && out[k - 1].h.conns < h->h.conns; k--)
+		;
+	if (k == max) {
+		rest->procs += h->h.conns > 0;
+		rest->conns += h->h.conns;
+		return;
+	}
+	if (*n == max) {
+		rest->procs += out[max - 1].h.conns > 0;
+		rest->conns += out[max - 1].h.conns;
+	} else {
+		(*n)++;
+	}
+	memmove(&out[k + 1], &out[k], (*n - 1 - k) * sizeof(out[0]));
+	out[k] = *h;
+}
+
+ssize_t obs_fditer_holders(struct obs_fditer *it, const struct fdc_hold_key *key,
+			   struct obs_fditer_holder *out, size_t max,
+			   struct obs_fditer_holders_rest *rest)
+{
+	int hfd = bpf_map__fd(it->skel->maps.fdc_holders);
+	uint32_t key_pid, next, self = (uint32_t)getpid();
+	struct obs_fditer_holder h;
+	size_t n = 0;
+	bool first = true;
+	ssize_t r;
+
+	memset(rest, 0, sizeof(*rest));
+	it->skel->bss->hold_key = *key;
+	it->skel->bss->holders_lost = 0;
+	it->skel->bss->holders_lost_procs = 0;
+	it->skel->bss->want_holders = 1;
+	r = pass(it->link[FDITER_FILES], NULL, 0);
+	it->skel->bss->want_holders = 0;
+	rest->lost = it->skel->bss->holders_lost;
+	rest->lost_procs = it->skel->bss->holders_lost_procs;
+	/* collect and empty the map (FDC_MAX_HOLDERS entries at most) */
+	while (!bpf_map_get_next_key(hfd, first ? NULL : &key_pid, &next)) {
+		if (!first)
+			bpf_map_delete_elem(hfd, &key_pid);
+		first = false;
+		key_pid = next;
+		if (key_pid == self || bpf_map_lookup_elem(hfd, &key_pid, &h.h))
+			continue;
+		h.pid = key_pid;
+		if (h.h.listens) {
+			if (!rest->servers++ || key_pid < rest->server_pid) {
+				rest->server_pid = key_pid; /* the lowest: a master before its workers */
+				memcpy(rest->server_comm, h.h.comm, sizeof(rest->server_comm));
+			}
+		}
+		if (h.h.conns)
+			holder_keep(out, &n, max, &h, rest);
+	}
+	if (!first)
+		bpf_map_delete_elem(hfd, &key_pid);
+	return r < 0 ? r : (ssize_t)n;
+}
+
 ssize_t obs_fditer_tasks(struct obs_fditer *it, struct fdc_task *out, size_t max)
 {
 	ssize_t r = pass(it->link[FDITER_TASKS], out, max * sizeof(*out));
