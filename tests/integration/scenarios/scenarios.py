@@ -6,14 +6,16 @@ random port), {tmp} (the scenario's temp dir), {NAME_pid} (a process the harness
 
 - group: healthy (no warning/critical finding; exactly the notes in 'expect') or sick.
 - servers: kind refserver | py (servers.py) | go | nginx | redis | memcached | node_cluster
-  (cluster.js) | haproxy (under strace, in front of {port} on {port1}) | postgres; cpu 0 by
-  default.
+  (cluster.js) | haproxy (under strace, in front of {port} on {port1}) | postgres | java
+  (javaserver/HelloServer.java, the JDK's HttpServer; access log {tmp}/NAME/access.log); cpu 0
+  by default.
 - loads: kind driver | py | redis-benchmark | wrk | ab | h2load | pgbench; cpu 1 by default; 'delay' after the
   load phase starts; 'rc' exit codes accepted; 'errors_ok' (driver) when errors are the point.
 - requests_match: the observer's TCP request count is the driver's, within 'requests_slack'
   (default: a request per connection and 1%).
 - observer: its target arguments (default --port {port}); -i 0.5s, --ndjson and --json are added.
-- expect: [{kind, evidence: {key: value}, forecast: may come before the onset, range: {key:
+- expect: [{kind, evidence: {key: value} (key: a path into the evidence too, as
+  holders.processes.0.pid), forecast: may come before the onset, range: {key:
   [lo, hi]} and estimate_of: a load whose JSON 'requests' the finding's estimated_requests
   matches within 'tolerance', absent: evidence keys it must not have (all on the summary's
   finding)}].
