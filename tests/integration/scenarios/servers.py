@@ -32,7 +32,8 @@ and stops on SIGTERM or after --seconds. Times written to --log are CLOCK_REALTI
   leak       an HTTP client that leaks its connections, as one that never closes its responses:
              opens --count connections to --port one after another, sends a request on each
              and never reads the answer nor closes it; writes 'pid epoch' to --log once all are
-             open, then holds them until --seconds. --keepalive: the well-behaved twin, which
+             open and every answer waits unread in its socket, then holds them until
+             --seconds. --keepalive: the well-behaved twin, which
              reads each answer and closes the connection before it opens the next
   spin       a CPU hog: busy-loops for --seconds
   enfile     lowers fs.file-max to file-nr + --margin, then an unprivileged child (nobody, no
@@ -41,13 +42,16 @@ and stops on SIGTERM or after --seconds. Times written to --log are CLOCK_REALTI
              on every exit path, and by a detached watchdog if this process is killed
 """
 import argparse
+import array
 import errno
+import fcntl
 import os
 import selectors
 import signal
 import socket
 import subprocess
 import sys
+import termios
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -415,10 +419,19 @@ def cmd_leak(a):
 			c.close()
 		else:
 			conns.append(c)
+	# the leak is whole once every answer waits unread in its socket (FIONREAD, no read)
+	waiting = list(conns)
+	while waiting and time.monotonic() < start + a.seconds:
+		n = array.array("i", [0])
+		waiting = [c for c in waiting if fcntl.ioctl(c, termios.FIONREAD, n) == 0 and
+			   n[0] == 0]
+		if waiting:
+			time.sleep(0.01)
 	with open(a.log, "a") as f:
 		f.write("%d %.6f\n" % (os.getpid(), time.time()))
-	print("leak: %d connections held, %d opened in %.2f s" %
-	      (len(conns), a.count, time.monotonic() - start), file=sys.stderr, flush=True)
+	print("leak: %d connections held, %d answered and unread, %d opened in %.2f s" %
+	      (len(conns), len(conns) - len(waiting), a.count, time.monotonic() - start),
+	      file=sys.stderr, flush=True)
 	time.sleep(max(0.0, start + a.seconds - time.monotonic()))
 	for c in conns:
 		c.close()
