@@ -23,8 +23,8 @@ struct obs_sockstat_snap;
 struct obs_holders {
 	struct obs_snap_holders last; /* the last pass that succeeded (on: there was one) */
 	double last_t;		      /* run time of the last pass */
-	uint64_t passes, failed;
-	double ms_max;	      /* the slowest pass */
+	uint64_t passes, failed;      /* passes run; of which the iterator failed */
+	double ms_max;		      /* the slowest pass (ms) */
 };
 
 /* The interval's part: a pass when the port group is pressed (fails: connect()'s EADDRNOTAVAIL
