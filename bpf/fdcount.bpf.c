@@ -10,7 +10,9 @@
  *   fdc_inodes  socket inode -> 1: userspace puts the inodes whose owners it wants
  *   fdc_owners  tgid -> 1: processes holding one of those sockets (when want_owners is set)
  *   fdc_holders tgid -> struct fdc_holder: the TCP sockets towards hold_key's destination each
- *               process holds (when want_holders is set), and whether it reads them
+ *               process holds, and whether it reads them (a second task_file program,
+ *               handle_task_file_hold, on a link of its own: where it does not load, the others
+ *               still do)
  *
  * A second iterator (iter/task) writes one struct fdc_task per process: its network namespace,
  * its executable (inode) and start time, what /proc/PID/ns/net and /proc/PID/exe tell a reader
@@ -154,7 +156,6 @@ struct {
 
 __u32 want_owners = 0;
 __u64 owners_full = 0; /* owners past FDC_MAX_PROCS, counted */
-__u32 want_holders = 0;
 struct fdc_hold_key hold_key = {};
 __u64 holders_lost = 0;	      /* sockets of processes past FDC_MAX_HOLDERS, counted */
 __u64 holders_lost_procs = 0; /* those processes (one per refused insert: an upper bound) */
@@ -257,19 +258,33 @@ int handle_task_file(struct bpf_iter__task_file___fdc *ctx)
 	n = bpf_map_lookup_elem(&fdc_count, &tgid);
 	if (n)
 		__sync_fetch_and_add(n, 1);
-	if (!want_owners && !want_holders)
+	if (!want_owners)
 		return 0;
 	inode = BPF_CORE_READ(file, f_inode);
 	if (!inode || (BPF_CORE_READ(inode, i_mode) & S_IFMT) != S_IFSOCK)
 		return 0;
-	if (want_holders) {
-		hold_count(task, tgid, file);
-		return 0;
-	}
 	ino = BPF_CORE_READ(inode, i_ino);
 	if (bpf_map_lookup_elem(&fdc_inodes, &ino) &&
 	    bpf_map_update_elem(&fdc_owners, &tgid, &one, BPF_ANY))
 		__sync_fetch_and_add(&owners_full, 1);
+	return 0;
+}
+
+/* The holders pass: every socket file, counted for its process if it goes to hold_key's
+ * destination (hold_count). */
+SEC("iter/task_file")
+int handle_task_file_hold(struct bpf_iter__task_file___fdc *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct file___fdc *file = ctx->file;
+	struct inode___fdc *inode;
+
+	if (!task || !file)
+		return 0;
+	inode = BPF_CORE_READ(file, f_inode);
+	if (!inode || (BPF_CORE_READ(inode, i_mode) & S_IFMT) != S_IFSOCK)
+		return 0;
+	hold_count(task, (__u32)BPF_CORE_READ(task, tgid), file);
 	return 0;
 }
 

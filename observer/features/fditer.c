@@ -20,6 +20,7 @@ enum fditer_link {
 	FDITER_FILES, /* every file of every task */
 	FDITER_TASKS, /* every task: the table */
 	FDITER_FDS,   /* counts from the fd bitmaps (NULL: no bpf_loop before 5.17) */
+	FDITER_HOLD,  /* the holders of a port group's sockets (NULL: did not load) */
 	FDITER_NLINKS
 };
 
@@ -48,13 +49,15 @@ struct obs_fditer *obs_fditer_new(void)
 
 	if (!it)
 		return NULL;
-	/* the bitmap count needs bpf_loop (5.17): where it does not load, every file is visited */
-	it->skel = fdcount_bpf__open_and_load();
-	if (!it->skel) {
+	/* the bitmap count needs bpf_loop (5.17): where it does not load, every file is visited;
+	 * where the holders pass does not, port groups are not attributed to processes */
+	for (i = 0; i < 4 && !it->skel; i++) {
 		it->skel = fdcount_bpf__open();
-		if (it->skel)
-			bpf_program__set_autoload(it->skel->progs.handle_task_fds, false);
-		if (it->skel && fdcount_bpf__load(it->skel)) {
+		if (!it->skel)
+			break;
+		bpf_program__set_autoload(it->skel->progs.handle_task_fds, !(i & 1));
+		bpf_program__set_autoload(it->skel->progs.handle_task_file_hold, !(i & 2));
+		if (fdcount_bpf__load(it->skel)) {
 			fdcount_bpf__destroy(it->skel);
 			it->skel = NULL;
 		}
@@ -66,11 +69,12 @@ struct obs_fditer *obs_fditer_new(void)
 	progs[FDITER_FILES] = it->skel->progs.handle_task_file;
 	progs[FDITER_TASKS] = it->skel->progs.handle_task;
 	progs[FDITER_FDS] = it->skel->progs.handle_task_fds;
+	progs[FDITER_HOLD] = it->skel->progs.handle_task_file_hold;
 	for (i = 0; i < FDITER_NLINKS; i++) {
 		if (!bpf_program__autoload(progs[i]))
-			continue; /* no bpf_loop: every file visited instead of the bitmaps */
+			continue; /* not loaded: done without it (above) */
 		it->link[i] = bpf_program__attach_iter(progs[i], NULL);
-		if (!it->link[i] && i != FDITER_FDS) {
+		if (!it->link[i] && i != FDITER_FDS && i != FDITER_HOLD) {
 			err = errno;
 			goto fail;
 		}
@@ -219,12 +223,12 @@ ssize_t obs_fditer_holders(struct obs_fditer *it, const struct fdc_hold_key *key
 	ssize_t r;
 
 	memset(rest, 0, sizeof(*rest));
+	if (!it->link[FDITER_HOLD])
+		return -ENOTSUP;
 	it->skel->bss->hold_key = *key;
 	it->skel->bss->holders_lost = 0;
 	it->skel->bss->holders_lost_procs = 0;
-	it->skel->bss->want_holders = 1;
-	r = pass(it->link[FDITER_FILES], NULL, 0);
-	it->skel->bss->want_holders = 0;
+	r = pass(it->link[FDITER_HOLD], NULL, 0);
 	rest->lost = it->skel->bss->holders_lost;
 	rest->lost_procs = it->skel->bss->holders_lost_procs;
 	/* collect and empty the map (FDC_MAX_HOLDERS entries at most) */

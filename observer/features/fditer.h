@@ -16,7 +16,7 @@
 
 struct obs_fditer;
 
-/* Load and attach both iterators. NULL with errno set (ENOTSUP: the kernel has none). */
+/* Load and attach the iterators. NULL with errno set (ENOTSUP: the kernel has none). */
 struct obs_fditer *obs_fditer_new(void);
 void obs_fditer_free(struct obs_fditer *it);
 
@@ -44,7 +44,8 @@ struct obs_fditer_holders_rest {
 
 /* One pass over every file of every process: the processes (not ourselves) holding TCP sockets
  * towards key's destination, the most sockets first, up to max into out; the others, and the
- * process that listens on its port, into rest. How many, or -errno. */
+ * process that listens on its port, into rest. How many, or -errno (-ENOTSUP: the holders
+ * program did not load on this kernel). */
 ssize_t obs_fditer_holders(struct obs_fditer *it, const struct fdc_hold_key *key,
 			   struct obs_fditer_holder *out, size_t max,
 			   struct obs_fditer_holders_rest *rest);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Who holds the connections of a pressed port group (holders.h). */
+#include <errno.h>
 #include <string.h>
 #include <time.h>
 #include <sys/socket.h>
@@ -47,6 +48,11 @@ static void pass(struct obs_holders *h, struct obs_fditer *it, uint32_t netns,
 	ms = mono_ms() - t0;
 	if (ms > h->ms_max)
 		h->ms_max = ms;
+	if (n == -ENOTSUP) { /* the holders program did not load: no pass from now on */
+		h->off = true;
+		h->passes--;
+		return;
+	}
 	if (n < 0) {
 		h->failed++;
 		return;
@@ -84,7 +90,7 @@ void obs_holders_tick(struct obs_holders *h, struct obs_fditer *it, uint32_t net
 		      const struct obs_sockstat_snap *ss, uint64_t fails, double t,
 		      struct obs_snap *s)
 {
-	if (it && pressed(ss, fails) && (!h->passes || t >= h->last_t + OBS_HOLDERS_EVERY_S))
+	if (it && !h->off && pressed(ss, fails) && (!h->passes || t >= h->last_t + OBS_HOLDERS_EVERY_S))
 		pass(h, it, netns, &ss->cs.top[0], t);
 	s->holders = h->last;
 }

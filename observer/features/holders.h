@@ -25,6 +25,7 @@ struct obs_holders {
 	double last_t;		      /* run time of the last pass */
 	uint64_t passes, failed;      /* passes run; of which the iterator failed */
 	double ms_max;		      /* the slowest pass (ms) */
+	bool off;		      /* the kernel has no holders program (fditer.h) */
 };
 
 /* The interval's part: a pass when the port group is pressed (fails: connect()'s EADDRNOTAVAIL
