@@ -9,6 +9,10 @@
  *   fdc_count   tgid -> files: userspace puts the watched tgids in with 0 before each pass
  *   fdc_inodes  socket inode -> 1: userspace puts the inodes whose owners it wants
  *   fdc_owners  tgid -> 1: processes holding one of those sockets (when want_owners is set)
+ *   fdc_holders tgid -> struct fdc_holder: the TCP sockets towards hold_key's destination each
+ *               process holds, and whether it reads them (a second task_file program,
+ *               handle_task_file_hold, on a link of its own: where it does not load, the others
+ *               still do)
  *
  * A second iterator (iter/task) writes one struct fdc_task per process: its network namespace,
  * its executable (inode) and start time, what /proc/PID/ns/net and /proc/PID/exe tell a reader
@@ -17,6 +21,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
+#include <bpf/bpf_endian.h>
 #include "iter.bpf.h"
 #include "loadlens/fdcount.h"
 
@@ -33,6 +38,36 @@ struct inode___fdc {
 
 struct file___fdc {
 	struct inode___fdc *f_inode;
+	void *private_data;
+} __attribute__((preserve_access_index));
+
+/* a socket file's private data, its sock, and the TCP counters a holders pass reads */
+struct sock_common___fdc {
+	__be32 skc_daddr;
+	__be32 skc_rcv_saddr;
+	__be16 skc_dport;
+	__u16 skc_num;
+	unsigned short skc_family;
+	volatile unsigned char skc_state;
+	struct in6_addr skc_v6_daddr;
+	struct in6_addr skc_v6_rcv_saddr;
+	possible_net_t skc_net;
+} __attribute__((preserve_access_index));
+
+struct sock___fdc {
+	struct sock_common___fdc __sk_common;
+	u16 sk_protocol;
+} __attribute__((preserve_access_index));
+
+struct socket___fdc {
+	struct sock___fdc *sk;
+} __attribute__((preserve_access_index));
+
+struct tcp_sock___fdc {
+	u32 rcv_nxt;
+	u32 copied_seq;
+	u64 bytes_received; /* bytes the peer sent that arrived in order (RFC 4898) */
+	u64 bytes_acked;    /* bytes we sent that the peer acknowledged */
 } __attribute__((preserve_access_index));
 
 struct super_block___fdc {
@@ -87,6 +122,9 @@ struct bpf_iter__task_file___fdc {
 
 #define S_IFMT 00170000
 #define S_IFSOCK 0140000
+#define AF_INET 2
+#define IPPROTO_TCP 6
+#define TCP_LISTEN 10
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -109,8 +147,101 @@ struct {
 	__type(value, __u32);
 } fdc_owners SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FDC_MAX_HOLDERS);
+	__type(key, __u32);
+	__type(value, struct fdc_holder);
+} fdc_holders SEC(".maps");
+
 __u32 want_owners = 0;
 __u64 owners_full = 0; /* owners past FDC_MAX_PROCS, counted */
+struct fdc_hold_key hold_key = {};
+__u64 holders_lost = 0;	      /* sockets of processes past FDC_MAX_HOLDERS, counted */
+__u64 holders_lost_procs = 0; /* those processes (one per refused insert: an upper bound) */
+
+static __always_inline bool addr_eq(const __u8 *x, const __u8 *y, int n)
+{
+	int i;
+
+#pragma unroll
+	for (i = 0; i < 16; i++)
+		if (i < n && x[i] != y[i])
+			return false;
+	return true;
+}
+
+/* A holders pass: the socket file's TCP socket, if it goes to hold_key's destination (or
+ * listens on its port), counted for the process that holds it. */
+static __always_inline void hold_count(struct task_struct *task, __u32 tgid,
+				       struct file___fdc *file)
+{
+	struct socket___fdc *sock = BPF_CORE_READ(file, private_data);
+	struct tcp_sock___fdc *tp;
+	struct fdc_holder *h, nh = {};
+	struct sock___fdc *sk;
+	__u32 rcv_nxt, copied;
+	__u8 a[16] = {}, b[16] = {};
+	__u64 got, acked;
+	bool listener;
+
+	sk = sock ? BPF_CORE_READ(sock, sk) : NULL;
+	if (!sk || BPF_CORE_READ(sk, sk_protocol) != IPPROTO_TCP ||
+	    BPF_CORE_READ(sk, __sk_common.skc_net.net, ns.inum) != hold_key.netns)
+		return;
+	/* a listener on the port, of either family (a JVM listens on IPv6, dual-stack) */
+	listener = BPF_CORE_READ(sk, __sk_common.skc_state) == TCP_LISTEN;
+	if (listener) {
+		if (BPF_CORE_READ(sk, __sk_common.skc_num) != hold_key.dport)
+			return;
+	} else {
+		if (BPF_CORE_READ(sk, __sk_common.skc_family) != hold_key.family ||
+		    bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport)) != hold_key.dport)
+			return;
+		if (hold_key.family == AF_INET) {
+			bpf_core_read(a, 4, &sk->__sk_common.skc_rcv_saddr);
+			bpf_core_read(b, 4, &sk->__sk_common.skc_daddr);
+			if (!addr_eq(a, hold_key.saddr, 4) || !addr_eq(b, hold_key.daddr, 4))
+				return;
+		} else {
+			bpf_core_read(a, 16, &sk->__sk_common.skc_v6_rcv_saddr);
+			bpf_core_read(b, 16, &sk->__sk_common.skc_v6_daddr);
+			if (!addr_eq(a, hold_key.saddr, 16) || !addr_eq(b, hold_key.daddr, 16))
+				return;
+		}
+	}
+	h = bpf_map_lookup_elem(&fdc_holders, &tgid);
+	if (!h) {
+		BPF_CORE_READ_STR_INTO(&nh.comm, task, comm);
+		if (bpf_map_update_elem(&fdc_holders, &tgid, &nh, BPF_NOEXIST)) {
+			holders_lost_procs++;
+			holders_lost += !listener;
+			return;
+		}
+		h = bpf_map_lookup_elem(&fdc_holders, &tgid);
+		if (!h)
+			return;
+	}
+	if (listener) {
+		h->listens = 1;
+		return;
+	}
+	/* unread: rcv_nxt - copied_seq; read so far: what came in order less that */
+	tp = (struct tcp_sock___fdc *)sk;
+	rcv_nxt = BPF_CORE_READ(tp, rcv_nxt);
+	copied = BPF_CORE_READ(tp, copied_seq);
+	got = BPF_CORE_READ(tp, bytes_received);
+	acked = BPF_CORE_READ(tp, bytes_acked);
+	h->conns++;
+	if (rcv_nxt != copied) {
+		h->unread++;
+		h->unread_bytes += rcv_nxt - copied;
+	}
+	if (got && got <= (__u32)(rcv_nxt - copied))
+		h->never_read++;
+	if (!got && !acked)
+		h->idle++;
+}
 
 SEC("iter/task_file")
 int handle_task_file(struct bpf_iter__task_file___fdc *ctx)
@@ -136,6 +267,24 @@ int handle_task_file(struct bpf_iter__task_file___fdc *ctx)
 	if (bpf_map_lookup_elem(&fdc_inodes, &ino) &&
 	    bpf_map_update_elem(&fdc_owners, &tgid, &one, BPF_ANY))
 		__sync_fetch_and_add(&owners_full, 1);
+	return 0;
+}
+
+/* The holders pass: every socket file, counted for its process if it goes to hold_key's
+ * destination (hold_count). */
+SEC("iter/task_file")
+int handle_task_file_hold(struct bpf_iter__task_file___fdc *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct file___fdc *file = ctx->file;
+	struct inode___fdc *inode;
+
+	if (!task || !file)
+		return 0;
+	inode = BPF_CORE_READ(file, f_inode);
+	if (!inode || (BPF_CORE_READ(inode, i_mode) & S_IFMT) != S_IFSOCK)
+		return 0;
+	hold_count(task, (__u32)BPF_CORE_READ(task, tgid), file);
 	return 0;
 }
 

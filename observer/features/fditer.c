@@ -20,6 +20,7 @@ enum fditer_link {
 	FDITER_FILES, /* every file of every task */
 	FDITER_TASKS, /* every task: the table */
 	FDITER_FDS,   /* counts from the fd bitmaps (NULL: no bpf_loop before 5.17) */
+	FDITER_HOLD,  /* the holders of a port group's sockets (NULL: did not load) */
 	FDITER_NLINKS
 };
 
@@ -48,13 +49,15 @@ struct obs_fditer *obs_fditer_new(void)
 
 	if (!it)
 		return NULL;
-	/* the bitmap count needs bpf_loop (5.17): where it does not load, every file is visited */
-	it->skel = fdcount_bpf__open_and_load();
-	if (!it->skel) {
+	/* the bitmap count needs bpf_loop (5.17): where it does not load, every file is visited;
+	 * where the holders pass does not, port groups are not attributed to processes */
+	for (i = 0; i < 4 && !it->skel; i++) {
 		it->skel = fdcount_bpf__open();
-		if (it->skel)
-			bpf_program__set_autoload(it->skel->progs.handle_task_fds, false);
-		if (it->skel && fdcount_bpf__load(it->skel)) {
+		if (!it->skel)
+			break;
+		bpf_program__set_autoload(it->skel->progs.handle_task_fds, !(i & 1));
+		bpf_program__set_autoload(it->skel->progs.handle_task_file_hold, !(i & 2));
+		if (fdcount_bpf__load(it->skel)) {
 			fdcount_bpf__destroy(it->skel);
 			it->skel = NULL;
 		}
@@ -66,11 +69,12 @@ struct obs_fditer *obs_fditer_new(void)
 	progs[FDITER_FILES] = it->skel->progs.handle_task_file;
 	progs[FDITER_TASKS] = it->skel->progs.handle_task;
 	progs[FDITER_FDS] = it->skel->progs.handle_task_fds;
+	progs[FDITER_HOLD] = it->skel->progs.handle_task_file_hold;
 	for (i = 0; i < FDITER_NLINKS; i++) {
 		if (!bpf_program__autoload(progs[i]))
-			continue; /* no bpf_loop: every file visited instead of the bitmaps */
+			continue; /* not loaded: done without it (above) */
 		it->link[i] = bpf_program__attach_iter(progs[i], NULL);
-		if (!it->link[i] && i != FDITER_FDS) {
+		if (!it->link[i] && i != FDITER_FDS && i != FDITER_HOLD) {
 			err = errno;
 			goto fail;
 		}
@@ -181,6 +185,73 @@ size_t obs_fditer_owners(struct obs_fditer *it, const uint64_t *inodes, size_t n
 	if (!first)
 		bpf_map_delete_elem(ofd, &key);
 	return found;
+}
+
+/* Insert h into out[0..*n) (max), the most sockets first (a listener with none last); what
+ * falls off the end goes to rest. */
+static void holder_keep(struct obs_fditer_holder *out, size_t *n, size_t max,
+			const struct obs_fditer_holder *h, struct obs_fditer_holders_rest *rest)
+{
+	size_t k;
+
+	for (k = *n; k > 0 && out[k - 1].h.conns < h->h.conns; k--)
+		;
+	if (k == max) {
+		rest->procs += h->h.conns > 0;
+		rest->conns += h->h.conns;
+		return;
+	}
+	if (*n == max) {
+		rest->procs += out[max - 1].h.conns > 0;
+		rest->conns += out[max - 1].h.conns;
+	} else {
+		(*n)++;
+	}
+	memmove(&out[k + 1], &out[k], (*n - 1 - k) * sizeof(out[0]));
+	out[k] = *h;
+}
+
+ssize_t obs_fditer_holders(struct obs_fditer *it, const struct fdc_hold_key *key,
+			   struct obs_fditer_holder *out, size_t max,
+			   struct obs_fditer_holders_rest *rest)
+{
+	int hfd = bpf_map__fd(it->skel->maps.fdc_holders);
+	uint32_t key_pid, next, self = (uint32_t)getpid();
+	struct obs_fditer_holder h;
+	size_t n = 0;
+	bool first = true;
+	ssize_t r;
+
+	memset(rest, 0, sizeof(*rest));
+	if (!it->link[FDITER_HOLD])
+		return -ENOTSUP;
+	it->skel->bss->hold_key = *key;
+	it->skel->bss->holders_lost = 0;
+	it->skel->bss->holders_lost_procs = 0;
+	r = pass(it->link[FDITER_HOLD], NULL, 0);
+	rest->lost = it->skel->bss->holders_lost;
+	rest->lost_procs = it->skel->bss->holders_lost_procs;
+	/* collect and empty the map (FDC_MAX_HOLDERS entries at most) */
+	while (!bpf_map_get_next_key(hfd, first ? NULL : &key_pid, &next)) {
+		if (!first)
+			bpf_map_delete_elem(hfd, &key_pid);
+		first = false;
+		key_pid = next;
+		if (key_pid == self || bpf_map_lookup_elem(hfd, &key_pid, &h.h))
+			continue;
+		h.pid = key_pid;
+		if (h.h.listens) {
+			if (!rest->servers++ || key_pid < rest->server_pid) {
+				rest->server_pid = key_pid; /* the lowest: a master before its workers */
+				memcpy(rest->server_comm, h.h.comm, sizeof(rest->server_comm));
+			}
+		}
+		if (h.h.conns)
+			holder_keep(out, &n, max, &h, rest);
+	}
+	if (!first)
+		bpf_map_delete_elem(hfd, &key_pid);
+	return r < 0 ? r : (ssize_t)n;
 }
 
 ssize_t obs_fditer_tasks(struct obs_fditer *it, struct fdc_task *out, size_t max)

@@ -16,7 +16,7 @@
 
 struct obs_fditer;
 
-/* Load and attach both iterators. NULL with errno set (ENOTSUP: the kernel has none). */
+/* Load and attach the iterators. NULL with errno set (ENOTSUP: the kernel has none). */
 struct obs_fditer *obs_fditer_new(void);
 void obs_fditer_free(struct obs_fditer *it);
 
@@ -26,6 +26,29 @@ int obs_fditer_count(struct obs_fditer *it, const uint32_t *pids, size_t n, int6
 /* Processes (not ourselves; up to max) holding a socket with one of these inodes. */
 size_t obs_fditer_owners(struct obs_fditer *it, const uint64_t *inodes, size_t n, uint32_t *pids,
 			 size_t max);
+
+/* One process's TCP sockets towards a holders pass's destination (struct fdc_holder). */
+struct obs_fditer_holder {
+	uint32_t pid;
+	struct fdc_holder h;
+};
+
+/* What a holders pass found past the processes it returns. */
+struct obs_fditer_holders_rest {
+	uint64_t procs, conns;	    /* holders past max, and their sockets */
+	uint64_t lost_procs, lost;  /* processes the kernel's table had no room for, their sockets */
+	uint32_t server_pid;	    /* the process holding a listener on the port (0: none found) */
+	char server_comm[16];
+	uint32_t servers;	    /* processes holding one */
+};
+
+/* One pass over every file of every process: the processes (not ourselves) holding TCP sockets
+ * towards key's destination, the most sockets first, up to max into out; the others, and the
+ * process that listens on its port, into rest. How many, or -errno (-ENOTSUP: the holders
+ * program did not load on this kernel). */
+ssize_t obs_fditer_holders(struct obs_fditer *it, const struct fdc_hold_key *key,
+			   struct obs_fditer_holder *out, size_t max,
+			   struct obs_fditer_holders_rest *rest);
 
 /* Every process on the host (up to max): how many, or -errno. */
 ssize_t obs_fditer_tasks(struct obs_fditer *it, struct fdc_task *out, size_t max);

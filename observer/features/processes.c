@@ -13,6 +13,7 @@
 #include <linux/capability.h>
 #include "failures_object.h"
 #include "feature.h"
+#include "holders.h"
 #include "snapshots.h"
 #include "processes.h"
 #include "target.h"
@@ -35,6 +36,7 @@ struct obs_processes {
 	size_t nerrseen;
 	uint64_t local_total[OBS_FAIL_MAX]; /* the watched namespace's failures since start */
 	uint64_t file_nr_max, file_max;
+	struct obs_holders holders; /* who holds a pressed port group's connections */
 };
 
 struct obs_processes *obs_processes_new(const char *prog, const struct obs_processes_opts *o)
@@ -348,6 +350,9 @@ static void fill_snap(struct obs_processes *ps, const struct obs_tick *tk, struc
 				s->fails_total[f] = ps->local_total[f] += s->fails[f];
 	}
 	portfail(ps, s);
+	if (tk->sockstat)
+		obs_holders_tick(&ps->holders, w->fdit, ps->targets->netns, tk->sockstat,
+				 s->fails[OBS_SNAP_EADDRNOTAVAIL], tk->t, s);
 	s->file_nr = ps->snap.file_nr;
 	s->file_max = ps->file_max;
 	snap_procs(ps, s);
@@ -437,6 +442,12 @@ static int json_add(void *self, const struct obs_tick *tk, json_t *root)
 						json_pack("{s:I, s:I}", "open_max",
 							  (json_int_t)ps->file_nr_max, "max",
 							  (json_int_t)ps->file_max));
+	if (!err)
+		err = obs_feature_forensics_set(root, "port_holders",
+						json_pack("{s:I, s:I, s:f}", "passes",
+							  (json_int_t)ps->holders.passes, "failed",
+							  (json_int_t)ps->holders.failed, "slowest_ms",
+							  ps->holders.ms_max));
 	if (err)
 		return err;
 	return obs_feature_forensics_set(root, "processes",

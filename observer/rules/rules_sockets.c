@@ -114,6 +114,102 @@ static json_t *portfail(const struct obs_snap_hist *h, char *who, size_t len)
 	return a;
 }
 
+/* A holders pass older than this (s) names no one: the processes may have gone since. */
+#define HOLDERS_STALE_S 10.0
+
+/* Is pid one of the watched processes (a --pid target, or the owner of a target listener)? */
+static bool watched_pid(const struct obs_snap *s, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; pid && i < s->nprocs; i++)
+		if (s->proc[i].pid == pid && s->proc[i].watched)
+			return true;
+	return false;
+}
+
+/* What the kernel shows of how holder q reads its connections: "and reads none (9,000 bytes
+ * wait in their receive queues)", or "" when it reads them. */
+static void holder_reads(const struct obs_snap_holder *q, char *buf, size_t len)
+{
+	char a[32], b[32];
+
+	if (q->never_read && q->never_read == q->conns)
+		snprintf(buf, len, " and reads none (%s bytes wait in their receive queues)",
+			 obs_rule_num(q->unread_bytes, a, sizeof(a)));
+	else if (q->unread * 2 >= q->conns && q->unread)
+		snprintf(buf, len, " and leaves %s of them unread (%s bytes in their receive "
+			 "queues)", obs_rule_num(q->unread, a, sizeof(a)),
+			 obs_rule_num(q->unread_bytes, b, sizeof(b)));
+	else if (q->idle == q->conns)
+		snprintf(buf, len, ", idle (no byte sent or received on them)");
+	else
+		buf[0] = '\0';
+}
+
+/*
+ * Who holds the connections of group g, where the latest holders pass counted them (features/
+ * holders.h): "; pid 42 (python3) holds 900 connections to this server and reads none (...);
+ * pid 43 (loadlens-driver) 98" into buf ("" if none), and their evidence (null if none).
+ */
+static json_t *holders(const struct obs_snap *now, const struct obs_snap_group *g, char *buf,
+		       size_t len)
+{
+	const struct obs_snap_holders *hs = &now->holders;
+	const struct obs_snap_holder *q;
+	uint64_t held = 0;
+	json_t *o, *a;
+	char n[32], m[32], reads[128], to[96];
+	bool here;
+	size_t i, w;
+
+	buf[0] = '\0';
+	if (!hs->on || hs->of.dport != g->dport || strcmp(hs->of.src, g->src) ||
+	    strcmp(hs->of.dst, g->dst) || now->t - hs->t > HOLDERS_STALE_S)
+		return json_null();
+	a = json_array();
+	for (i = 0; i < hs->n; i++) {
+		q = &hs->holder[i];
+		held += q->conns;
+		json_array_append_new(a, json_pack("{s:i, s:s, s:I, s:I, s:I, s:I, s:I}", "pid",
+						   (int)q->pid, "comm", q->comm, "connections",
+						   (json_int_t)q->conns, "unread", (json_int_t)q->unread,
+						   "never_read", (json_int_t)q->never_read,
+						   "unread_bytes", (json_int_t)q->unread_bytes, "idle",
+						   (json_int_t)q->idle));
+	}
+	held += hs->more_conns + hs->lost;
+	here = watched_pid(now, hs->server_pid);
+	o = json_pack("{s:f, s:o, s:I, s:I, s:I, s:I, s:o}", "at_s", hs->t, "processes", a,
+		      "other_processes", (json_int_t)hs->more, "other_connections",
+		      (json_int_t)hs->more_conns, "lost", (json_int_t)hs->lost, "unheld",
+		      (json_int_t)(hs->of.in_use > held ? hs->of.in_use - held : 0), "server",
+		      hs->server_pid ? json_pack("{s:i, s:s, s:b}", "pid", (int)hs->server_pid,
+						 "comm", hs->server_comm, "watched", here)
+				     : json_null());
+	if (!hs->n)
+		return o;
+	/* the most: in full, with how it reads them; the next one by count */
+	q = &hs->holder[0];
+	holder_reads(q, reads, sizeof(reads));
+	if (here)
+		snprintf(to, sizeof(to), "connections to this server (%s, pid %u)", hs->server_comm,
+			 hs->server_pid);
+	else
+		snprintf(to, sizeof(to), "of them");
+	w = (size_t)snprintf(buf, len, "; pid %u (%s) holds %s %s%s", q->pid, q->comm,
+			     obs_rule_num(q->conns, n, sizeof(n)), to, reads);
+	if (hs->n > 1 && w < len)
+		w += (size_t)snprintf(buf + w, len - w, "; pid %u (%s) %s", hs->holder[1].pid,
+				      hs->holder[1].comm,
+				      obs_rule_num(hs->holder[1].conns, n, sizeof(n)));
+	if (hs->n > 2 && w < len)
+		snprintf(buf + w, len - w, ", %zu more processes %s", hs->n - 2 + hs->more,
+			 obs_rule_num(held - q->conns - hs->holder[1].conns - hs->lost, m,
+				      sizeof(m)));
+	return o;
+}
+
 void obs_rule_port_exhaustion(const struct obs_snap_hist *h, struct obs_findings *out)
 {
 	const struct obs_snap *now = obs_snap_at(h, 0), *cs = obs_rule_census(h, 3, NULL);
@@ -129,8 +225,8 @@ void obs_rule_port_exhaustion(const struct obs_snap_hist *h, struct obs_findings
 	uint32_t held;
 	size_t i;
 	bool reuse, tw_wait;
-	char who[160];
-	json_t *procs;
+	char who[160], hold[224];
+	json_t *procs, *ev;
 
 	if (!sys)
 		sys = "connect";
@@ -202,35 +298,37 @@ void obs_rule_port_exhaustion(const struct obs_snap_hist *h, struct obs_findings
 		snprintf(key, sizeof(key), "%s -> %s:%u", g->src, g->dst, g->dport);
 		if (i == 0 && fails) {
 			procs = portfail(h, who, sizeof(who));
-			obs_findings_add(out, "port_exhaustion", OBS_SEV_CRITICAL, key,
-				json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:f, s:I, s:f, s:i, s:i, s:i, s:I, s:o}",
-					  "group", key, "src", g->src, "dst", g->dst, "dport",
-					  (int)g->dport, "in_use", (int)held, "range", (int)cs->range,
-					  "pct", pct, "failures", (json_int_t)fails, "failures_per_s",
-					  frate, "time_wait", (int)g->time_wait, "fin_wait2",
-					  (int)g->fin_wait2, "tw_reuse", cs->tw_reuse, "failures_total",
-					  (json_int_t)total, "processes", procs),
+			ev = json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:f, s:I, s:f, s:i, s:i, s:i, s:I, s:o}",
+				       "group", key, "src", g->src, "dst", g->dst, "dport",
+				       (int)g->dport, "in_use", (int)held, "range", (int)cs->range,
+				       "pct", pct, "failures", (json_int_t)fails, "failures_per_s",
+				       frate, "time_wait", (int)g->time_wait, "fin_wait2",
+				       (int)g->fin_wait2, "tw_reuse", cs->tw_reuse, "failures_total",
+				       (json_int_t)total, "processes", procs);
+			json_object_set_new(ev, "holders", holders(now, g, hold, sizeof(hold)));
+			obs_findings_add(out, "port_exhaustion", OBS_SEV_CRITICAL, key, ev,
 				"ports: %s has run out of ephemeral ports: %s() failed with "
 				"EADDRNOTAVAIL %s time%s in %.1f s (%.0f/s; %s since the start%s); %s of "
-				"%s ports %s (%s in TIME_WAIT); %s", key, sys,
+				"%s ports %s (%s in TIME_WAIT)%s; %s", key, sys,
 				obs_rule_num(fails, a, sizeof(a)), fails == 1 ? "" : "s", now->dt, frate,
 				obs_rule_num(total, tot, sizeof(tot)), who,
 				obs_rule_num(tw_wait ? g->in_use : held, b, sizeof(b)),
 				obs_rule_num(cs->range, c, sizeof(c)), tw_wait ? "in use" : "held",
-				obs_rule_num(g->time_wait, fc, sizeof(fc)), why);
-		}
-		else
-			obs_findings_add(out, "port_exhaustion", OBS_SEV_WARNING, key,
-				json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:f, s:I, s:i, s:i, s:i, s:o}",
-					  "group", key, "src", g->src, "dst", g->dst, "dport",
-					  (int)g->dport, "in_use", (int)held, "range", (int)cs->range,
-					  "pct", pct, "failures", (json_int_t)0, "time_wait",
-					  (int)g->time_wait, "fin_wait2", (int)g->fin_wait2, "tw_reuse",
-					  cs->tw_reuse, "forecast_s",
-					  tte >= 0 ? json_real(tte) : json_null()),
-				"ports: %s holds %s of %s ephemeral ports (%.0f%%)%s; %s", key,
+				obs_rule_num(g->time_wait, fc, sizeof(fc)), hold, why);
+		} else {
+			ev = json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:f, s:I, s:i, s:i, s:i, s:o}",
+				       "group", key, "src", g->src, "dst", g->dst, "dport",
+				       (int)g->dport, "in_use", (int)held, "range", (int)cs->range,
+				       "pct", pct, "failures", (json_int_t)0, "time_wait",
+				       (int)g->time_wait, "fin_wait2", (int)g->fin_wait2, "tw_reuse",
+				       cs->tw_reuse, "forecast_s",
+				       tte >= 0 ? json_real(tte) : json_null());
+			json_object_set_new(ev, "holders", holders(now, g, hold, sizeof(hold)));
+			obs_findings_add(out, "port_exhaustion", OBS_SEV_WARNING, key, ev,
+				"ports: %s holds %s of %s ephemeral ports (%.0f%%)%s%s; %s", key,
 				obs_rule_num(held, a, sizeof(a)), obs_rule_num(cs->range, b, sizeof(b)),
-				pct, fc, why);
+				pct, fc, hold, why);
+		}
 	}
 }
 

@@ -22,6 +22,7 @@
 #define OBS_SNAP_EVENTS 8    /* target exits and restarts, this interval */
 #define OBS_SNAP_HIST 16     /* snapshots the rules can look back on */
 #define OBS_SNAP_PORTFAIL 4  /* processes named as those whose connect() found no port */
+#define OBS_SNAP_HOLDERS 4   /* processes named as those holding a pressed group's connections */
 
 /* TCP states, as include/net/tcp_states.h numbers them. */
 enum {
@@ -91,6 +92,33 @@ struct obs_snap_slot {
 	unsigned int pl_scan; /* bytes of a sampled read looked at */
 };
 
+/*
+ * Who holds the connections of a port group (of), from the owners of their fds
+ * (features/holders.h): resolved under port pressure only, at most once a second, and carried
+ * into later snapshots (t: when). The most connections first; the processes past the list
+ * summed; the process listening on the destination port, where one is here (server_pid 0: none,
+ * a remote server).
+ */
+struct obs_snap_holders {
+	bool on;		 /* resolved at least once, for the group `of` */
+	struct obs_snap_group of; /* src, dst, dport; in_use: the census' count at the time */
+	double t;
+	struct obs_snap_holder {
+		uint32_t pid;
+		char comm[16];
+		uint64_t conns;	       /* its connections of the group (an fd each) */
+		uint64_t unread;       /* of which with bytes in the receive queue it has not read */
+		uint64_t never_read;   /* of which bytes came on and it read none of them */
+		uint64_t unread_bytes; /* bytes waiting in those receive queues */
+		uint64_t idle;	       /* of which no byte was sent or received on */
+	} holder[OBS_SNAP_HOLDERS];
+	size_t n;
+	uint64_t more, more_conns; /* processes past the list; their connections */
+	uint64_t lost; /* connections of processes the kernel's table had no room for */
+	uint32_t server_pid;
+	char server_comm[16];
+};
+
 struct obs_snap {
 	double t;  /* seconds since start, end of the interval */
 	double dt; /* its length */
@@ -147,6 +175,9 @@ struct obs_snap {
 	} portfail[OBS_SNAP_PORTFAIL];
 	size_t nportfail;
 	size_t portfail_more;
+
+	/* who holds the connections of the most used port group */
+	struct obs_snap_holders holders;
 
 	/* system file handles */
 	uint64_t file_nr, file_max;

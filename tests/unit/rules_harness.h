@@ -216,6 +216,27 @@ RH_UNUSED static void rh_port(struct obs_snap *s, struct obs_snap_port p)
 }
 
 /* connect() failed n times with EADDRNOTAVAIL in this interval. */
+/* A holder of the connections of rh_group's loopback group (127.0.0.1 -> 127.0.0.1:8080), as a
+ * holders pass at time t counted them; the group's in_use is the census' count then. */
+RH_UNUSED static struct obs_snap_holder *rh_holder(struct obs_snap *s, double t, uint32_t in_use,
+						   uint32_t pid, const char *comm,
+						   uint64_t conns)
+{
+	struct obs_snap_holders *hs = &s->holders;
+	struct obs_snap_holder *q = &hs->holder[hs->n++];
+
+	hs->on = true;
+	hs->t = t;
+	snprintf(hs->of.src, sizeof(hs->of.src), "127.0.0.1");
+	snprintf(hs->of.dst, sizeof(hs->of.dst), "127.0.0.1");
+	hs->of.dport = 8080;
+	hs->of.in_use = in_use;
+	q->pid = pid;
+	snprintf(q->comm, sizeof(q->comm), "%s", comm);
+	q->conns = conns;
+	return q;
+}
+
 RH_UNUSED static void rh_connect_failed(struct obs_snap *s, uint64_t n)
 {
 	s->fails[OBS_SNAP_EADDRNOTAVAIL] = n;

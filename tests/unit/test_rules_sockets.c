@@ -254,6 +254,106 @@ RULES_TEST(test_port_cause_follows_census_and_names_process)
 	assert_non_null(strstr(f->text, "290 of 300 ports held"));
 }
 
+/* The evidence's holders object, and its processes[i]. */
+static json_t *holder_ev(const struct obs_finding *f, size_t i)
+{
+	return json_array_get(json_object_get(json_object_get(f->evidence, "holders"),
+					      "processes"), i);
+}
+
+/*
+ * Issue 30: a client that leaks its connections holds 900 of 1,000 ports, the driver's connect()
+ * fails: the finding names the leaker (pid, name, how many, that it reads none of them: the
+ * server's answers wait in their receive queues) and the server it holds them to, as well as
+ * the process whose connect() fails; the rest of the holders summed.
+ */
+RULES_TEST(test_port_exhaustion_names_holders)
+{
+	struct obs_snap_holder *q;
+	const struct obs_finding *f;
+	struct obs_snap_proc *p;
+	struct obs_snap *s;
+	json_t *h;
+
+	s = rh_ports(r, 1, 2, 1000, 0);
+	s->range = 1000;
+	rh_connect_failed(s, 40);
+	s->nportfail = 1;
+	s->portfail[0].pid = 43;
+	snprintf(s->portfail[0].comm, sizeof(s->portfail[0].comm), "loadlens-driver");
+	s->portfail[0].total = 40;
+	p = rh_proc(s, 7, 950, 20000); /* the server, watched (--pid) */
+	snprintf(p->comm, sizeof(p->comm), "java");
+	q = rh_holder(s, 1, 1000, 42, "python3", 900);
+	q->unread = q->never_read = 900;
+	q->unread_bytes = 106200;
+	rh_holder(s, 1, 1000, 43, "loadlens-driver", 90);
+	rh_holder(s, 1, 1000, 44, "curl", 4);
+	rh_holder(s, 1, 1000, 45, "curl", 2);
+	s->holders.more = 2;
+	s->holders.more_conns = 3;
+	s->holders.server_pid = 7;
+	snprintf(s->holders.server_comm, sizeof(s->holders.server_comm), "java");
+	f = rh_sick(r, "port_exhaustion", "127.0.0.1 -> 127.0.0.1:8080");
+	assert_int_equal(f->severity, OBS_SEV_CRITICAL);
+	assert_non_null(strstr(f->text, "pid 42 (python3) holds 900 connections to this server "
+					"(java, pid 7) and reads none (106,200 bytes wait in their "
+					"receive queues); pid 43 (loadlens-driver) 90, 4 more "
+					"processes 9"));
+	assert_non_null(strstr(f->text, "in loadlens-driver (pid 43: 40)"));
+	assert_true(strlen(f->text) < sizeof(f->text) - 1); /* not cut */
+	h = holder_ev(f, 0);
+	assert_int_equal(json_integer_value(json_object_get(h, "pid")), 42);
+	assert_string_equal(json_string_value(json_object_get(h, "comm")), "python3");
+	assert_int_equal(json_integer_value(json_object_get(h, "connections")), 900);
+	assert_int_equal(json_integer_value(json_object_get(h, "never_read")), 900);
+	assert_int_equal(json_integer_value(json_object_get(h, "unread_bytes")), 106200);
+	h = json_object_get(f->evidence, "holders");
+	assert_int_equal(json_integer_value(json_object_get(h, "other_processes")), 2);
+	assert_int_equal(json_integer_value(json_object_get(h, "other_connections")), 3);
+	assert_int_equal(json_integer_value(json_object_get(h, "unheld")), 1); /* 1000 - 999 */
+	assert_true(json_is_true(json_object_get(json_object_get(h, "server"), "watched")));
+
+	/* a warning (90% held, no failure yet), the server not here (remote): "of them"; a
+	 * holder that leaves most of its connections unread, one that only holds idle ones */
+	rh_restart(r);
+	s = rh_ports(r, 1, 2, 900, 0);
+	s->range = 1000;
+	q = rh_holder(s, 1, 900, 42, "python3", 900);
+	q->unread = 600;
+	q->unread_bytes = 600;
+	f = rh_sick(r, "port_exhaustion", "127.0.0.1 -> 127.0.0.1:8080");
+	assert_int_equal(f->severity, OBS_SEV_WARNING);
+	assert_non_null(strstr(f->text, "(90%); pid 42 (python3) holds 900 of them and leaves 600 "
+					"of them unread (600 bytes in their receive queues); most"));
+	assert_true(json_is_null(json_object_get(json_object_get(f->evidence, "holders"),
+						 "server")));
+	rh_restart(r);
+	s = rh_ports(r, 1, 2, 900, 0);
+	s->range = 1000;
+	q = rh_holder(s, 1, 900, 42, "python3", 900);
+	q->idle = 900;
+	f = rh_sick(r, "port_exhaustion", "127.0.0.1 -> 127.0.0.1:8080");
+	assert_non_null(strstr(f->text, "holds 900 of them, idle (no byte sent or received on "
+					"them); most"));
+
+	/* holders counted for another group, or too long ago, name no one */
+	rh_restart(r);
+	s = rh_ports(r, 1, 2, 900, 0);
+	s->range = 1000;
+	rh_holder(s, 1, 900, 42, "python3", 900);
+	s->holders.of.dport = 9090;
+	f = rh_sick(r, "port_exhaustion", "127.0.0.1 -> 127.0.0.1:8080");
+	assert_null(strstr(f->text, "python3"));
+	assert_true(json_is_null(json_object_get(f->evidence, "holders")));
+	rh_restart(r);
+	s = rh_ports(r, 20, 2, 900, 0);
+	s->range = 1000;
+	rh_holder(s, 5, 900, 42, "python3", 900);
+	f = rh_sick(r, "port_exhaustion", "127.0.0.1 -> 127.0.0.1:8080");
+	assert_null(strstr(f->text, "python3"));
+}
+
 RULES_TEST(test_close_wait_leak)
 {
 	const struct obs_finding *f;
@@ -310,5 +410,6 @@ LL_TEST_MAIN_EACH(rh_setup, rh_teardown, test_keepalive_end_is_silent,
 	          test_fin_wait2_is_not_time_wait, test_server_time_wait_costs_no_ports,
 	          test_tw_reuse_honoured, test_low_port_pressure_is_silent,
 	          test_port_cause_follows_census_and_names_process,
-	          test_port_exhaustion_forecast_and_failures, test_close_wait_leak,
+	          test_port_exhaustion_forecast_and_failures, test_port_exhaustion_names_holders,
+	          test_close_wait_leak,
 	          test_listen_overflow_and_files)

@@ -175,13 +175,12 @@ def run_in(run, sc, result):
 		# The first record of the kind that names the expected pid/port is the one judged
 		# (an earlier one that names nothing, e.g. before a census, does not count).
 		mine.sort(key=lambda x: x.get("t", 1e9))
-		named = [f for f in mine if all(str((f.get("evidence") or {}).get(key)) == v
+		named = [f for f in mine if all(str(evidence_at(f, key)) == v
 						for key, v in evid.items())]
 		if not named:
-			ev = mine[0].get("evidence") or {}
 			for key, v in evid.items():
 				problems.append("%s evidence %s=%s, expected %s" %
-						(k, key, ev.get(key), v))
+						(k, key, evidence_at(mine[0], key), v))
 		elif named[0] is not mine[0]:
 			log("  %s: the first record (t=%.2f) names %s; judged: the one at t=%.2f"
 			    % (k, mine[0].get("t", -1), mine[0].get("evidence"),
@@ -267,6 +266,20 @@ def check_portfail(run, truth, sfind):
 	return problems
 
 
+def evidence_at(f, key):
+	"""A finding's evidence at KEY: a top-level key, or a path through objects and arrays
+	("holders.processes.0.pid"); None where it has none."""
+	v = f.get("evidence") or {}
+	for part in key.split("."):
+		if isinstance(v, dict):
+			v = v.get(part)
+		elif isinstance(v, list) and part.isdigit() and int(part) < len(v):
+			v = v[int(part)]
+		else:
+			return None
+	return v
+
+
 def check_evidence(run, e, f):
 	"""Figures of a finding (the summary's: the run's latest) within a stated range:
 	'range': {key: [lo, hi]}; 'estimate_of': a load whose JSON counts the requests the finding's
@@ -275,7 +288,7 @@ def check_evidence(run, e, f):
 	problems = []
 	ev = f.get("evidence") or {}
 	for key, (lo, hi) in e.get("range", {}).items():
-		v = ev.get(key)
+		v = evidence_at(f, key)
 		log("  %s: %s = %s (expected %s..%s)" % (f["kind"], key, v, lo, hi))
 		if not isinstance(v, (int, float)) or not lo <= v <= hi:
 			problems.append("%s evidence %s=%s, expected %s..%s" % (f["kind"], key, v, lo, hi))

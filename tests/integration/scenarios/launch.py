@@ -102,6 +102,23 @@ def go_binary():
 	return exe
 
 
+def java_classes():
+	"""Compiles javaserver/HelloServer.java (the JDK only) once per build directory."""
+	javac = shutil.which("javac", path="/usr/bin:/usr/lib/jvm/default-java/bin")
+	if not javac or not shutil.which("java", path="/usr/bin"):
+		raise Skip("no JDK (openjdk-17-jdk-headless) to build the Java server")
+	src = os.path.join(HERE, "javaserver", "HelloServer.java")
+	outdir = os.path.join(BIN, "..", "scenarios", "java")
+	os.makedirs(outdir, exist_ok=True)
+	cls = os.path.join(outdir, "HelloServer.class")
+	if os.path.exists(cls) and os.path.getmtime(cls) >= os.path.getmtime(src):
+		return outdir
+	r = subprocess.run([javac, "-d", outdir, src], capture_output=True, text=True, timeout=300)
+	if r.returncode:
+		raise Fail("javac of the Java server failed: %s" % r.stderr.strip()[-500:])
+	return outdir
+
+
 def start_server(run, spec):
 	name = spec.get("name", "server")
 	kind = spec["kind"]
@@ -124,6 +141,25 @@ def start_server(run, spec):
 		run.wait_for(name, "^ready")
 		if spec["args"][0] != "fork":
 			run.wait_listen(name, port)
+	elif kind == "java":
+		# the JDK's HttpServer; its access log ({tmp}/NAME/access.log, one line a request)
+		# is the truth of the counts. It keeps up to 200 idle connections and closes the
+		# ones past that, and any idle for 30 s: raised, so that a client's connections
+		# stay as the client leaves them. TCP_NODELAY: it writes an answer's headers and body
+		# apart, and the body would wait for the client's delayed ACK (40 ms a request on a
+		# keep-alive connection). One GC thread and the first JIT tier only: on the
+		# one CPU it is pinned to, its own compiler and collectors do not queue the requests
+		d = os.path.join(run.tmp, name)
+		os.makedirs(d)
+		run.spawn(name, ["/usr/bin/java", "-Xmx256m", "-XX:+UseSerialGC",
+				 "-XX:TieredStopAtLevel=1",
+				 "-Dsun.net.httpserver.maxIdleConnections=100000",
+				 "-Dsun.net.httpserver.idleInterval=3600",
+				 "-Dsun.net.httpserver.nodelay=true",
+				 "-cp", java_classes(), "HelloServer", "{port}",
+				 d + "/access.log", str(spec.get("threads", 4))], cpu)
+		run.wait_for(name, "^listening", 60)
+		run.wait_listen(name, port)
 	elif kind == "go":
 		run.spawn(name, [go_binary(), "-port", "{port}"], cpu)
 		run.wait_listen(name, port)

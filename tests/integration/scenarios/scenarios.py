@@ -6,14 +6,16 @@ random port), {tmp} (the scenario's temp dir), {NAME_pid} (a process the harness
 
 - group: healthy (no warning/critical finding; exactly the notes in 'expect') or sick.
 - servers: kind refserver | py (servers.py) | go | nginx | redis | memcached | node_cluster
-  (cluster.js) | haproxy (under strace, in front of {port} on {port1}) | postgres; cpu 0 by
-  default.
+  (cluster.js) | haproxy (under strace, in front of {port} on {port1}) | postgres | java
+  (javaserver/HelloServer.java, the JDK's HttpServer; access log {tmp}/NAME/access.log); cpu 0
+  by default.
 - loads: kind driver | py | redis-benchmark | wrk | ab | h2load | pgbench; cpu 1 by default; 'delay' after the
   load phase starts; 'rc' exit codes accepted; 'errors_ok' (driver) when errors are the point.
 - requests_match: the observer's TCP request count is the driver's, within 'requests_slack'
   (default: a request per connection and 1%).
 - observer: its target arguments (default --port {port}); -i 0.5s, --ndjson and --json are added.
-- expect: [{kind, evidence: {key: value}, forecast: may come before the onset, range: {key:
+- expect: [{kind, evidence: {key: value} (key: a path into the evidence too, as
+  holders.processes.0.pid), forecast: may come before the onset, range: {key:
   [lo, hi]} and estimate_of: a load whose JSON 'requests' the finding's estimated_requests
   matches within 'tolerance', absent: evidence keys it must not have (all on the summary's
   finding)}].
@@ -125,6 +127,35 @@ def proxy_ports(name, what, observer):
 		"allow": ["time_wait"],
 	}
 
+
+def java_leak(name, what, observer, leak_args, **kw):
+	"""The JDK's HttpServer (a JVM) in a namespace of 1,000 ephemeral ports; a python3 client
+	(servers.py leak LEAK_ARGS) opens 900 connections to it first, then the driver opens a
+	connection per request at 300/s for 3 s (2 s in); the server's access log is the truth of
+	the request counts. OBSERVER watches it."""
+	sc = {"name": name, "group": "sick" if "--keepalive" not in leak_args else "healthy",
+	      "what": what,
+	      "sysctls": {"net.ipv4.ip_local_port_range": "40000 40999"},
+	      "servers": [{"kind": "java"}],
+	      "observer": observer,
+	      "loads": [{"kind": "py", "name": "leak",
+			 "args": ["leak", "--port", "{port}", "--count", "900", "--seconds", "6",
+				  "--log", "{tmp}/leak.log"] + leak_args},
+			driver(HTTP, "--new-conn", "--rate", "300", "-c", "8", "-d", "3s",
+			       delay=2.0, **kw)],
+	      "access_log": {}}
+	return sc
+
+
+# true, beside the leak: the JVM, cold and on one CPU, answers the leaker's burst of 900
+# requests late (requests queue behind its workers, its threads behind its compiler); the
+# driver's closes leave TIME_WAIT
+JAVA_BURST = ["time_wait", "worker_saturation", "cpu_saturation"]
+
+# the leaking client named: by pid and name, its 900 connections, none of them read
+LEAKER = {"holders.processes.0.pid": "{leak_pid}", "holders.processes.0.comm": "python3"}
+LEAKER_RANGE = {"holders.processes.0.connections": [900, 900],
+		"holders.processes.0.never_read": [900, 900]}
 
 # a forking server observed by its parent and every child (forked before or after the start)
 PID_CHILDREN = ["--pid", "{server_pid}", "--children"]
@@ -410,6 +441,14 @@ SCENARIOS = [
 	 "loads": [driver(HTTP, "-c", "4", "-d", "3s")],
 	 "expect": [{"kind": "no_listener", "evidence": {"port": "{port}"}}]},
 
+	java_leak("healthy_java_clients",
+		  "the JDK's HttpServer (a JVM) with 1,000 ephemeral ports: a python3 client makes "
+		  "900 requests, a connection each, reading every answer and closing (its TIME_WAIT, "
+		  "which tcp_tw_reuse 2 lets a connect() take back on loopback, holds no port), then "
+		  "the driver opens a connection per request at 300/s for 3 s: nothing wrong, and "
+		  "the requests equal the server's access log",
+		  ["--port", "{port}"], ["--keepalive"]),
+
 	{"name": "healthy_idle_100k", "group": "healthy",
 	 "what": "100,000 idle keep-alive connections (one request each, then held) opened at "
 		 "5,000/s by one driver command (it runs 6 processes of <= 20,000 fds) from 16 "
@@ -643,6 +682,31 @@ SCENARIOS = [
 	 **beside_http_load("binder", 0.5, ["bindloop", "--port", "{port}", "--every", "0.1",
 					   "--seconds", "3"], "{tmp}/bind.log"),
 	 "expect": [{"kind": "addrinuse"}]},
+	dict(java_leak("sick_port_leak_java",
+		       "the JDK's HttpServer (a JVM) with 1,000 ephemeral ports; a python3 client "
+		       "opens 900 connections to it, sends a request on each and never reads the "
+		       "answer nor closes (a client that leaks its responses); then the driver's "
+		       "connect() fails with EADDRNOTAVAIL. --port: port_exhaustion names the leaker "
+		       "by pid and name with its 900 unread connections, and the driver with its "
+		       "failures, exactly its own count", ["--port", "{port}"], [],
+		       errors_ok=True, rc=[0, 1]),
+	     onset={"how": "driver_errors"},
+	     expect=[{"kind": "port_exhaustion", "evidence": dict(LEAKER, dport="{port}"),
+		      "forecast": True, "range": LEAKER_RANGE,
+		      "text_has": ["holds 900 connections to this server", "reads none",
+				   "in loadlens-driver (pid"]}],
+	     portfail_truth={"load": "load", "comm": "loadlens-driver"},
+	     allow=JAVA_BURST),
+	dict(java_leak("sick_port_leak_java_pid",
+		       "sick_port_leak_java watched with --pid of the JVM alone: the driver's "
+		       "failures are not the target's, the 900 connections to it are; the leaker "
+		       "is named from the server's side, once it holds half the range",
+		       ["--pid", "{server_pid}"], [], errors_ok=True, rc=[0, 1]),
+	     onset={"how": "logtime", "file": "{tmp}/leak.log", "field": 1},
+	     expect=[{"kind": "port_exhaustion", "evidence": dict(LEAKER, dport="{port}"),
+		      "forecast": True, "range": LEAKER_RANGE,
+		      "text_has": ["holds 900 connections to this server", "reads none"]}],
+	     allow=JAVA_BURST),
 	{"name": "sick_target_exit", "group": "sick",
 	 "what": "refserver under --pid, stopped (SIGTERM) 1.5 s into a keep-alive load",
 	 "servers": [refserver("--proto", "http")],

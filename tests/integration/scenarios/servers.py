@@ -29,6 +29,12 @@ and stops on SIGTERM or after --seconds. Times written to --log are CLOCK_REALTI
   ramp       a client: opens --count connections to --port evenly over --ramp seconds and
              holds them; then, every --every seconds, closes one and opens another, until
              --seconds (a connection ramp that stops, then sits flat with a little churn)
+  leak       an HTTP client that leaks its connections, as one that never closes its responses:
+             opens --count connections to --port one after another, sends a request on each
+             and never reads the answer nor closes it; writes 'pid epoch' to --log once all are
+             open and every answer waits unread in its socket, then holds them until
+             --seconds. --keepalive: the well-behaved twin, which
+             reads each answer and closes the connection before it opens the next
   spin       a CPU hog: busy-loops for --seconds
   enfile     lowers fs.file-max to file-nr + --margin, then an unprivileged child (nobody, no
              capabilities) opens /dev/null until ENFILE, writes its time to --log, closes
@@ -36,13 +42,16 @@ and stops on SIGTERM or after --seconds. Times written to --log are CLOCK_REALTI
              on every exit path, and by a detached watchdog if this process is killed
 """
 import argparse
+import array
 import errno
+import fcntl
 import os
 import selectors
 import signal
 import socket
 import subprocess
 import sys
+import termios
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -393,6 +402,41 @@ def cmd_ramp(a):
 		c.close()
 
 
+def cmd_leak(a):
+	req = b"GET / HTTP/1.1\r\nHost: scenario\r\n\r\n"
+	conns = []
+	start = time.monotonic()
+	for _ in range(a.count):
+		c = socket.create_connection(("127.0.0.1", a.port))
+		c.sendall(req)
+		if a.keepalive:  # the twin: the whole answer read, then closed
+			got = b""
+			while BODY not in got:
+				d = c.recv(4096)
+				if not d:
+					break
+				got += d
+			c.close()
+		else:
+			conns.append(c)
+	# the leak is whole once every answer waits unread in its socket (FIONREAD, no read)
+	waiting = list(conns)
+	while waiting and time.monotonic() < start + a.seconds:
+		n = array.array("i", [0])
+		waiting = [c for c in waiting if fcntl.ioctl(c, termios.FIONREAD, n) == 0 and
+			   n[0] == 0]
+		if waiting:
+			time.sleep(0.01)
+	with open(a.log, "a") as f:
+		f.write("%d %.6f\n" % (os.getpid(), time.time()))
+	print("leak: %d connections held, %d answered and unread, %d opened in %.2f s" %
+	      (len(conns), len(conns) - len(waiting), a.count, time.monotonic() - start),
+	      file=sys.stderr, flush=True)
+	time.sleep(max(0.0, start + a.seconds - time.monotonic()))
+	for c in conns:
+		c.close()
+
+
 def closewrite_conn(a, out, i):
 	n = 0
 	req = b"GET / HTTP/1.0\r\nHost: scenario\r\n\r\n"
@@ -495,7 +539,7 @@ def main():
 	p = argparse.ArgumentParser()
 	sub = p.add_subparsers(dest="cmd", required=True)
 	for name in ("http", "noclose", "slowaccept", "fork", "forkper", "respawn", "lingering",
-		     "ramp", "spin", "enfile", "bindloop", "redispipe", "closewrite"):
+		     "ramp", "spin", "enfile", "bindloop", "redispipe", "closewrite", "leak"):
 		s = sub.add_parser(name)
 		s.add_argument("--port", type=int, default=0)
 		s.add_argument("--seconds", type=float, default=60)
