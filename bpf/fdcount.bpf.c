@@ -41,21 +41,10 @@ struct file___fdc {
 	void *private_data;
 } __attribute__((preserve_access_index));
 
-/* a socket file's private data, its sock, and the TCP counters a holders pass reads */
-struct sock_common___fdc {
-	__be32 skc_daddr;
-	__be32 skc_rcv_saddr;
-	__be16 skc_dport;
-	__u16 skc_num;
-	unsigned short skc_family;
-	volatile unsigned char skc_state;
-	struct in6_addr skc_v6_daddr;
-	struct in6_addr skc_v6_rcv_saddr;
-	possible_net_t skc_net;
-} __attribute__((preserve_access_index));
-
+/* a socket file's private data, its sock (vmlinux.h's sock_common first), and the TCP counters a
+ * holders pass reads */
 struct sock___fdc {
-	struct sock_common___fdc __sk_common;
+	struct sock_common __sk_common;
 	u16 sk_protocol;
 } __attribute__((preserve_access_index));
 

@@ -34,9 +34,9 @@ stop by_worker
 n=$(jget "$LL_TMP/drv.json" '.requests')
 conns=$(jget "$LL_TMP/drv.json" '.connections')
 echo "driver: $n requests on $conns connections"
-# the counts below must equal n, whatever it is; n only has to put accepts in every interval (an
-# emulated CPU's driver fell to 399 of 486 asked)
-[ "$n" -ge $((RATE * 3 / 2)) ] || fail "driver made $n requests at $RATE/s for 3 s (fewer than half)"
+# the counts below must equal n, whatever it is; n only has to put accepts in every interval: at
+# least 30 (beside 3 observers on one emulated CPU 20x slower the driver made 119 of 297 asked)
+[ "$n" -ge 30 ] || fail "driver made $n requests at $RATE/s for 3 s"
 req() { jq '[.request_timing.slots[]? | .requests] | add // 0' "$1"; }
 [ "$(req "$LL_TMP/by_port.json")" = "$n" ] || fail "--port timed $(req "$LL_TMP/by_port.json") of $n"
 [ "$(req "$LL_TMP/by_worker.json")" = "$n" ] ||

@@ -15,9 +15,9 @@
 # host; 133-154 us at 1 ms with other guests and benchmarks on the host's 2 CPUs), and the
 # observer's service time holds that path while the server's clock does not. There the test prints
 # the gap and checks only that the observer is not below the server (-1%) nor above it by more
-# than 30% or 20 us per 1x of the measured slowdown, whichever is more (the path was 276 us at
-# 1 ms, +27%, with the CPU 24.5x slower: a gross error is a stamp from the wrong event, a unit,
-# milliseconds off); what proves the trampolines give the
+# than 50% or 25 us per 1x of the measured slowdown, whichever is more (the path was 276-338 us at
+# 1 ms, +27..+33%, with the CPU 15-25x slower: a gross error is a stamp from the wrong event, a
+# unit, milliseconds off); what proves the trampolines give the
 # tracepoints' numbers is the same-requests comparison on a kernel that has both.
 . "$(dirname "$0")/lib.sh"
 require_bpf loadlens-observer loadlens-refserver loadlens-driver
@@ -94,9 +94,10 @@ for svc in 1ms 5ms; do
 			echo "emulated CPU: $svc $mech: the kernel path adds $((p - RS_P50)) ns" \
 				"($(awk -v v="$p" -v r="$RS_P50" 'BEGIN { printf "%+.2f", (v - r) * 100 / r }')%)"
 			# the path grows with the emulated CPU's slowdown (LL_EMULATED_SLOWDOWN, measured
-			# by tests/kernels/suite.py): 20 us of it per 1x, or 30%, whichever is more
+			# by tests/kernels/suite.py), not in proportion: 25 us of it per 1x, or 50%,
+			# whichever is more
 			awk -v v="$p" -v r="$RS_P50" -v x="${LL_EMULATED_SLOWDOWN:-10}" 'BEGIN {
-				up = r * 0.30; if (x * 20000 > up) up = x * 20000
+				up = r * 0.50; if (x * 25000 > up) up = x * 25000
 				exit !(v >= r * 0.99 && v <= r + up) }' ||
 				fail "$svc $mech: service p50 $p ns against the server's $RS_P50 ns (emulated CPU ${LL_EMULATED_SLOWDOWN:-?}x slower)"
 		fi

@@ -22,6 +22,8 @@ random port), {tmp} (the scenario's temp dir), {NAME_pid} (a process the harness
 - exclusive: the scenario changes a host-wide limit (fs.file-max): it skips while other
   loadlens programs run on the host, whose unprivileged parts it would starve.
 - allow: kinds that may also fire (a CLOSE_WAIT leak is an fd leak too).
+- emulated: keys that replace the scenario's own under an emulated CPU (the kernel matrix; e.g.
+  a slower sick server under a lighter load); there a sick scenario may also name the CPU.
 - onset: how the harness measures, apart from the observer, when the sick condition starts:
   polled every 50 ms (log: a line in a file; tcp_state: N sockets in a state on a port;
   fds: open fds grown by N; netstat: a TcpExt counter grown by N), or read after the run
@@ -548,6 +550,12 @@ SCENARIOS = [
 			       "--service-mode", "sleep")],
 	 "observer": ["--port", "{port}", "--runq"],
 	 "loads": [driver(TCP, "--rate", "300", "-c", "64", "-d", "4s")],
+	 # the kernel matrix's emulated CPU: 20 ms a request (capacity ~49/s) at 75/s, the same
+	 # overrun at a quarter of the load
+	 "emulated": {
+		 "servers": [refserver("--proto", "tcp", "--workers", "1", "--service-time", "20ms",
+				       "--service-mode", "sleep")],
+		 "loads": [driver(TCP, "--rate", "75", "-c", "64", "-d", "4s")]},
 	 "onset": {"how": "driver_mean", "min_s": 0.05},
 	 "expect": [{"kind": "worker_saturation", "evidence": {"port": "{port}"}}]},
 	{"name": "sick_worker_saturation_h2", "group": "sick",
