@@ -239,8 +239,9 @@ int obs_reqtime_start(struct obs_reqtime *rt, const char *prog, FILE *trace_out)
 int obs_reqtime_ssl_attach(struct obs_reqtime *rt, const uint32_t *pids, size_t npids)
 {
 	struct obs_reqtime_features *f = &rt->features;
+	struct obs_ssl_file files[OBS_SSL_LIBS];
 	struct obs_ssl_libs *libs;
-	size_t len;
+	size_t len, i;
 
 	if (!f->tls_possible)
 		return 0;
@@ -248,7 +249,9 @@ int obs_reqtime_ssl_attach(struct obs_reqtime *rt, const uint32_t *pids, size_t 
 	if (!libs)
 		return -ENOMEM;
 	obs_ssl_libs_find(libs, pids, npids);
-	rt->ssl = obs_ssl_probes_attach(rt->conn, libs, pids, npids);
+	for (i = 0; i < libs->nlibs; i++)
+		files[i] = (struct obs_ssl_file){libs->lib[i].open, libs->lib[i].path};
+	rt->ssl = obs_ssl_probes_attach(rt->conn, files, libs->nlibs, pids, npids);
 	if (!rt->ssl) {
 		free(libs);
 		return -ENOMEM;

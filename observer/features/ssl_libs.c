@@ -9,8 +9,7 @@
 #include "target.h"
 
 /* Is the file name (the path's last part) OpenSSL's libssl: libssl.so, libssl.so.3,
- * libssl.so.1.1, libssl3.so (NSS's is libssl3.so too: its functions are no SSL_read; the attach
- * finds no symbol there and says so)? */
+ * libssl.so.1.1? (NSS's libssl3.so is another library: no SSL_read in it.) */
 static bool libssl_name(const char *path)
 {
 	const char *base = strrchr(path, '/');

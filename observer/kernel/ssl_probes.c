@@ -10,12 +10,12 @@
 #include "loadlens/ssl.h"
 #include "bpfread.h"
 #include "sockets.h"
-#include "ssl_libs.h"
 #include "ssl_probes.h"
 #include "sockets.skel.h"
 
 #define SSL_FUNCS 5
-#define SSL_LINKS (OBS_SSL_LIBS * SSL_FUNCS * 2)
+#define SSL_FILES 8 /* files attached to (more are not) */
+#define SSL_LINKS (SSL_FILES * SSL_FUNCS * 2)
 
 struct obs_ssl_probes {
 	struct bpf_link *links[SSL_LINKS];
@@ -106,7 +106,7 @@ static void list_add(char *buf, size_t size, const char *sep, const char *what)
 }
 
 struct obs_ssl_probes *obs_ssl_probes_attach(struct obs_sockets *conn,
-					     const struct obs_ssl_libs *libs,
+					     const struct obs_ssl_file *files, size_t nfiles,
 					     const uint32_t *pids, size_t npids)
 {
 	struct sockets_bpf *s = obs_sockets_skel(conn);
@@ -129,8 +129,8 @@ struct obs_ssl_probes *obs_ssl_probes_attach(struct obs_sockets *conn,
 		if (!s->bss->ssl_procs[tgid % RT_SSL_PROCS])
 			s->bss->ssl_procs[tgid % RT_SSL_PROCS] = tgid;
 	}
-	for (i = 0; i < libs->nlibs && in[0]; i++) {
-		const struct obs_ssl_lib *l = &libs->lib[i];
+	for (i = 0; i < nfiles && i < SSL_FILES && in[0]; i++) {
+		const struct obs_ssl_file *l = &files[i];
 
 		first = p->nlinks;
 		fail = NULL;

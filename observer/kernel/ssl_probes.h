@@ -13,8 +13,13 @@
 #include <stdint.h>
 
 struct obs_sockets;
-struct obs_ssl_libs;
 struct obs_ssl_probes;
+
+/* A libssl file to attach to: where to open it (/proc/PID/root/PATH), and its name. */
+struct obs_ssl_file {
+	const char *open;
+	const char *path;
+};
 
 /* Can uprobes be had here? false with the reason in why (the kernel has no uprobe event
  * source, not x86-64, or LOADLENS_OBSERVER_NO_UPROBES set: the tests' way to see a kernel
@@ -22,12 +27,12 @@ struct obs_ssl_probes;
 bool obs_ssl_probes_possible(char *why, size_t len);
 /* Before load: the uprobe programs load (on) or not; their maps sized (off: smallest). */
 void obs_ssl_probes_plan(struct obs_sockets *conn, bool on);
-/* Attached, privileged: uprobes on each libssl of libs (SSL_read, SSL_read_ex, SSL_write,
- * SSL_write_ex, SSL_do_handshake, entries and returns), and pids (the processes found serving)
+/* Attached, privileged: uprobes on each libssl (SSL_read, SSL_read_ex, SSL_write,
+ * SSL_write_ex, SSL_do_handshake, entries and returns) of files, and pids (the processes found serving)
  * put in the BPF side's process table. NULL and errno (ENOMEM). Files where an attach failed are
  * said in why of the result (obs_ssl_probes_text). */
 struct obs_ssl_probes *obs_ssl_probes_attach(struct obs_sockets *conn,
-					     const struct obs_ssl_libs *libs,
+					     const struct obs_ssl_file *files, size_t nfiles,
 					     const uint32_t *pids, size_t npids);
 void obs_ssl_probes_free(struct obs_ssl_probes *p);
 /* Files with the uprobes attached. */

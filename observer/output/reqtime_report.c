@@ -261,16 +261,15 @@ static const char *tls_unseen_why(const struct obs_reqtime *rt)
 	static char buf[1300];
 
 	if (!f->tls_possible)
-		return f->tls_text; /* "off: the kernel has no uprobes ..." */
-	if (f->tls_without)
-		snprintf(buf, sizeof(buf), "TLS plaintext %s; %zu serving processes map no libssl, "
-			 "%s (pid %u) first: TLS linked into the executable, as Go's crypto/tls, "
-			 "is not probed", f->tls_text, f->tls_without, f->tls_without_comm,
-			 f->tls_without_pid);
+		snprintf(buf, sizeof(buf), "TLS plaintext %s", f->tls_text);
+	else if (f->tls_without)
+		snprintf(buf, sizeof(buf), "%s (pid %u)%s maps no libssl: TLS linked into the "
+			 "executable, as Go's crypto/tls, has no uprobe here", f->tls_without_comm,
+			 f->tls_without_pid, f->tls_without > 1 ? " and others" : "");
 	else
-		snprintf(buf, sizeof(buf), "TLS plaintext %s; their server maps no libssl probed "
-			 "(started after the observer with another TLS library, or TLS linked into "
-			 "the executable, as Go's crypto/tls)", f->tls_text);
+		snprintf(buf, sizeof(buf), "their server maps no libssl the observer probed at "
+			 "start (%s): started later with another TLS library, or TLS linked into the "
+			 "executable", f->tls_text);
 	return buf;
 }
 
