@@ -20,16 +20,20 @@
  * handshake write (its Finished: in TLS 1.3 the end of its first flight, in TLS 1.2 full the
  * flight after the client's Finished); the server's work is, per server flight, the read of the
  * client's flight to the flight's last write. Neither is a request: the exchanges of the
- * handshake never reach record(). A read of an alert alone (close_notify; in TLS 1.3 an
- * application-data record of 19 or 11 bytes: an encrypted 2-byte alert) is no request either.
+ * handshake never reach record().
+ *
+ * When the handshake is over the record path is done with the connection: its requests are
+ * counted from the plaintext, through uprobes on libssl (req_ssl.bpf.h), or, where that is not
+ * seen (no uprobes, TLS linked into the server), not at all: read/write turns of ciphertext are
+ * never taken for requests (tls_unseen counts such connections, once each).
  *
  * Cost: a plaintext connection pays one look at its first 5 bytes (at its first read); a TLS
  * connection a walk of its record headers at each read of the handshake (up to TLS_SCAN_RECS
- * records a read) and one at each read that begins a request (for alerts).
+ * records a read), and after it no look at its bytes.
  * Limits (docs/observer.md, "TLS"): a HelloRetryRequest (a second ClientHello) reads as a TLS 1.2
  * full handshake; client certificates in TLS 1.3 (more encrypted records before the Finished)
- * would make the first request's record read as the Finished; 0-RTT early data is read as part of
- * the handshake.
+ * would make the first request's record read as the Finished (the handshake's end then taken
+ * at it); 0-RTT early data is read as part of the handshake.
  */
 #ifndef LOADLENS_REQ_TLS_BPF_H
 #define LOADLENS_REQ_TLS_BPF_H
@@ -147,7 +151,7 @@ static __always_inline __u64 tls_wbuf(void)
 
 /* Is this write of ret bytes the server's alert alone (its close_notify), no part of a response?
  * Looked at only for a write small enough to be one (TLS 1.2: an alert record; TLS 1.3: an
- * application-data record of 19 or 11 bytes, as tls_alert_alone()). */
+ * application-data record of 19 or 11 bytes). */
 static __always_inline bool tls_alert_write(int ret)
 {
 	__u64 ubuf;

@@ -242,6 +242,7 @@ int obs_reqtime_ssl_attach(struct obs_reqtime *rt, const uint32_t *pids, size_t 
 	struct obs_ssl_file files[OBS_SSL_LIBS];
 	struct obs_ssl_libs *libs;
 	size_t len, i;
+	bool host;
 
 	if (!f->tls_possible)
 		return 0;
@@ -249,6 +250,9 @@ int obs_reqtime_ssl_attach(struct obs_reqtime *rt, const uint32_t *pids, size_t 
 	if (!libs)
 		return -ENOMEM;
 	obs_ssl_libs_find(libs, pids, npids);
+	/* no server found (it starts after the observer): the host's libssl, which covers it if
+	 * it uses the host's */
+	host = !libs->procs && obs_ssl_libs_host(libs);
 	for (i = 0; i < libs->nlibs; i++)
 		files[i] = (struct obs_ssl_file){libs->lib[i].open, libs->lib[i].path};
 	rt->ssl = obs_ssl_probes_attach(rt->conn, files, libs->nlibs, pids, npids);
@@ -257,7 +261,8 @@ int obs_reqtime_ssl_attach(struct obs_reqtime *rt, const uint32_t *pids, size_t 
 		return -ENOMEM;
 	}
 	f->tls_plaintext = obs_ssl_probes_count(rt->ssl) > 0;
-	snprintf(f->tls_text, sizeof(f->tls_text), "%s", obs_ssl_probes_text(rt->ssl));
+	snprintf(f->tls_text, sizeof(f->tls_text), "%s%s", obs_ssl_probes_text(rt->ssl),
+		 host && f->tls_plaintext ? " (the host's: no serving process found at start)" : "");
 	f->tls_without = libs->without;
 	f->tls_without_pid = libs->without_pid;
 	memcpy(f->tls_without_comm, libs->without_comm, sizeof(f->tls_without_comm));

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include "ssl_libs.h"
 #include "target.h"
 
@@ -111,4 +113,31 @@ void obs_ssl_libs_find(struct obs_ssl_libs *libs, const uint32_t *pids, size_t n
 		}
 		fclose(f);
 	}
+}
+
+int obs_ssl_libs_host(struct obs_ssl_libs *libs)
+{
+	static const char *const paths[] = {
+		"/usr/lib/x86_64-linux-gnu/libssl.so.3", "/lib/x86_64-linux-gnu/libssl.so.3",
+		"/usr/lib64/libssl.so.3", "/usr/lib/libssl.so.3",
+		"/usr/lib/x86_64-linux-gnu/libssl.so.1.1", "/usr/lib64/libssl.so.1.1",
+	};
+	struct obs_ssl_lib *l;
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		/* the first that exists: /usr/lib and /lib are one directory on a merged /usr */
+		if (stat(paths[i], &st) || !S_ISREG(st.st_mode) || libs->nlibs == OBS_SSL_LIBS)
+			continue;
+		l = &libs->lib[libs->nlibs++];
+		memset(l, 0, sizeof(*l));
+		l->ino = st.st_ino;
+		l->dev_major = major(st.st_dev);
+		l->dev_minor = minor(st.st_dev);
+		snprintf(l->path, sizeof(l->path), "%s", paths[i]);
+		snprintf(l->open, sizeof(l->open), "%s", paths[i]);
+		return 1;
+	}
+	return 0;
 }

@@ -46,5 +46,9 @@ int obs_ssl_maps_line(const char *line, struct obs_ssl_lib *out);
 size_t obs_ssl_libs_scan(struct obs_ssl_libs *libs, FILE *f, uint32_t pid);
 /* The processes pids: their /proc/PID/maps, scanned into libs (zeroed first). */
 void obs_ssl_libs_find(struct obs_ssl_libs *libs, const uint32_t *pids, size_t npids);
+/* No serving process found at start (a server started after the observer): the host's own
+ * libssl, where the dynamic loader finds it on Debian and the usual layouts, into libs. Returns
+ * 1 if one was found. */
+int obs_ssl_libs_host(struct obs_ssl_libs *libs);
 
 #endif /* LOADLENS_OBSERVER_FEATURES_SSL_LIBS_H */
