@@ -16,9 +16,15 @@
  * connection, and with read-ahead they may take the first request too.
  *
  *   SSL_read[_ex] returns n > 0     the plaintext: its first read decides the protocol (the
- *                                   client preface: HTTP/2); a request's service begins here
- *                                   (HTTP/2: the read with its END_STREAM), at the return: when
- *                                   the server has the plaintext
+ *                                   client preface: HTTP/2); a request's service begins at the
+ *                                   socket read that took its bytes (HTTP/2: those holding its
+ *                                   END_STREAM) inside an SSL call: the last such read of the
+ *                                   connection for plaintext OpenSSL returns from its buffer
+ *                                   (read-ahead: a TLS 1.3 request read with the client's
+ *                                   Finished in SSL_do_handshake). The same boundary as in the
+ *                                   clear: socket-queue wait is the kernel's (arrival -> that
+ *                                   read), and what the server does after it (the decryption, the
+ *                                   rest of the handshake, other connections) is service
  *   SSL_write[_ex] returns n > 0    the response's bytes, timed at the call's entry: when the
  *                                   server handed them over; what follows (the encryption, the
  *                                   socket write, on loopback the peer's receive path run in the
@@ -29,8 +35,7 @@
  *   the socket closes               HTTP/1.1 request read and never answered, HTTP/2 streams
  *                                   still open: unanswered
  *
- * Socket-queue wait runs from the kernel's arrival of the bytes (sk_data_ready) to the plaintext
- * read that returned them. The handshake stays on the record path (req_tls.bpf.h), which counts
+ * The handshake stays on the record path (req_tls.bpf.h), which counts
  * no request of a TLS connection: without its plaintext (no uprobe on its server's TLS library)
  * a connection counts as a connection and a handshake only (tls_unseen).
  *
@@ -109,7 +114,8 @@ static __always_inline bool ssl_proc(__u64 pid_tgid)
  * when its bytes arrived (queued since the last read; bytes that came while the handshake was
  * answered: pending).
  */
-static __always_inline void ssl_stamp(struct sock *sk, struct rt_tcp_sock *s, int slot, bool read)
+static __always_inline void ssl_stamp(struct sock *sk, struct rt_tcp_sock *s, int slot, bool read,
+				      bool kf)
 {
 	__u64 id, arrival;
 	struct rt_ssl_call *c;
@@ -130,6 +136,8 @@ static __always_inline void ssl_stamp(struct sock *sk, struct rt_tcp_sock *s, in
 	arrival = s->state == RT_QUEUED ? s->arrival_ns : s->state != RT_IDLE ? s->pending_ns : 0;
 	if (arrival && (!c->arrival || arrival < c->arrival))
 		c->arrival = arrival;
+	/* the read: TCP's clock, refreshed as it copied the bytes (as req_tcp.bpf.h's reads) */
+	c->read_ns = tcp_clock(sk, arrival > c->read_ns ? arrival : c->read_ns, kf);
 }
 
 /* An SSL call begins (the uprobe at its entry): note it for its thread. */
@@ -291,7 +299,7 @@ __attribute__((noinline)) int ssl_io(struct rt_ssl_conn *c, __u64 sk, __u64 buf,
  */
 __attribute__((noinline)) int ssl_exit(int ret, __u32 kind)
 {
-	__u64 id = bpf_get_current_pid_tgid(), sk, n64 = 0, buf, outlen, start, arrival;
+	__u64 id = bpf_get_current_pid_tgid(), sk, n64 = 0, buf, outlen, start, arrival, read_ns;
 	struct rt_ssl_key key = {};
 	struct rt_ssl_sock m = {}, *mp;
 	struct rt_ssl_conn *c, *zero;
@@ -313,6 +321,7 @@ __attribute__((noinline)) int ssl_exit(int ret, __u32 kind)
 	sk = cp->sk;
 	slot = cp->slot;
 	arrival = cp->arrival;
+	read_ns = cp->read_ns;
 	bpf_map_delete_elem(&ssl_calls, &id);
 	write = kind == LL_SSL_WRITE || kind == LL_SSL_WRITE_EX;
 	if (kind == LL_SSL_READ || kind == LL_SSL_WRITE) {
@@ -362,11 +371,14 @@ __attribute__((noinline)) int ssl_exit(int ret, __u32 kind)
 	}
 	/* a read of the socket in this call: the plaintext it returns (now, or later, from
 	 * OpenSSL's buffer) arrived then */
-	if (seen && !write)
+	if (seen && !write) {
 		c->arrival_ns = arrival;
+		c->read_ns = read_ns;
+	}
 	if (!n)
 		return 0;
-	return ssl_io(c, sk, buf, write ? n | SSL_IO_WRITE : n, write ? start : bpf_ktime_get_ns());
+	return ssl_io(c, sk, buf, write ? n | SSL_IO_WRITE : n,
+		      write ? start : c->read_ns ? c->read_ns : bpf_ktime_get_ns());
 }
 
 /* The connection closes (the server's close; forget: it moves to CLOSE, its entry goes). */

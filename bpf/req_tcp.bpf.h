@@ -40,7 +40,7 @@ static __always_inline void tls_forget(const struct sock *sk, struct rt_tcp_sock
 static __always_inline bool tls_alert_write(int ret);
 /* TLS plaintext (req_ssl.bpf.h, included later): a read or write inside an SSL call of libssl */
 static __always_inline void ssl_stamp(struct sock *sk, struct rt_tcp_sock *s, int slot,
-				      bool read);
+				      bool read, bool kf);
 static __always_inline void ssl_close(const struct sock *sk, bool forget);
 static __always_inline void ssl_watch_proc(void);
 /* HTTP/2 connections (req_h2.bpf.h, included later: it reads the user buffer too) */
@@ -212,7 +212,7 @@ static __always_inline void tcp_read(struct sock *sk, int slot, int ret, bool kf
 	}
 	if (s->flags & RT_F_TLS) {
 		/* the handshake on the record path; past it, the plaintext's (req_ssl.bpf.h) */
-		ssl_stamp(sk, s, slot, true);
+		ssl_stamp(sk, s, slot, true, kf);
 		if (s->tls < RT_TLS_DONE)
 			tls_read(sk, s, slot, ret, bpf_ktime_get_ns());
 		else
@@ -281,7 +281,7 @@ static __always_inline void tcp_write(struct sock *sk, int slot, int ret, bool k
 	}
 	if (s->flags & RT_F_TLS) {
 		if (!(s->flags & RT_F_PLAIN))
-			ssl_stamp(sk, s, slot, false);
+			ssl_stamp(sk, s, slot, false, kf);
 		if (s->tls >= RT_TLS_DONE)
 			return; /* application data: the plaintext's, or not counted */
 		if (tls_alert_write(ret)) {

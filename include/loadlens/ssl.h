@@ -43,10 +43,11 @@ struct rt_ssl_call {
 	__u64 start_ns; /* a write: when it was called (the response's time, see req_ssl.bpf.h) */
 	__u64 sk;	/* the target socket a read or write inside it used (0: none seen) */
 	__u64 arrival;	/* the earliest arrival of the bytes those reads took (0: unknown) */
+	__u64 read_ns;	/* the last of those reads (TCP's clock at the copy) */
 	__u32 kind;	/* enum ll_ssl_kind */
 	__u32 slot;	/* the socket's request-timing slot (with sk) */
 };
-_Static_assert(sizeof(struct rt_ssl_call) == 56, "rt_ssl_call layout");
+_Static_assert(sizeof(struct rt_ssl_call) == 64, "rt_ssl_call layout");
 
 /* An SSL object of a process (the "ssl_socks" map's key) and its socket (value). */
 struct rt_ssl_key {
@@ -70,7 +71,7 @@ _Static_assert(sizeof(struct rt_ssl_sock) == 16, "rt_ssl_sock layout");
 /* HTTP/1.1 over TLS: the turns of the plaintext (enum rt_state: IDLE, READING, WRITING). */
 struct ll_ssl_h1 {
 	__u64 arrival_ns;    /* the current request's bytes queued (0: unknown) */
-	__u64 read_ns;	     /* its plaintext read (the SSL_read that returned its first bytes) */
+	__u64 read_ns;	     /* the socket read that took its first bytes (see req_ssl.bpf.h) */
 	__u64 write_ns;	     /* the response's first write */
 	__u64 last_write_ns; /* its last */
 	__u8 state;
@@ -83,11 +84,12 @@ struct rt_ssl_conn {
 	struct rt_h2_conn h2; /* HTTP/2: the frame walk, as on a connection in the clear */
 	struct ll_ssl_h1 h1;  /* HTTP/1.1 */
 	__u64 arrival_ns;     /* the bytes of the last socket read inside an SSL call queued */
+	__u64 read_ns;	      /* and that read (0: unknown) */
 	__u8 proto;	      /* LL_SSL_PROTO_* */
 	__u8 h2_state;	      /* HTTP/2: 0 walked, 1 lost track of, 2 closed (as rt_tcp_sock.h2) */
 	__u8 pad[6];
 };
-_Static_assert(sizeof(struct rt_ssl_conn) == 96 + 40 + 16, "rt_ssl_conn layout");
+_Static_assert(sizeof(struct rt_ssl_conn) == 96 + 40 + 24, "rt_ssl_conn layout");
 
 /* What a plaintext read or write did to an HTTP/1.1 connection (ll_ssl_h1_read/_write's
  * answer, or-ed): the caller records from *t or *done. */
