@@ -293,26 +293,27 @@ __attribute__((noinline)) int ssl_io(struct rt_ssl_conn *c, __u64 sk, __u64 buf,
 }
 
 /*
- * An SSL call returns ret (the uretprobe). A global function: the verifier checks it once per
- * uretprobe program, not with each caller's state. The call's bytes: ret for SSL_read and
+ * An SSL call returns ret (the uretprobe; which call it was, its entry noted). A global
+ * function: the verifier checks it apart from the program's state. The call's bytes: ret for SSL_read and
  * SSL_write, *outlen for the _ex forms (which return 1 on success).
  */
-__attribute__((noinline)) int ssl_exit(int ret, __u32 kind)
+__attribute__((noinline)) int ssl_exit(int ret)
 {
 	__u64 id = bpf_get_current_pid_tgid(), sk, n64 = 0, buf, outlen, start, arrival, read_ns;
 	struct rt_ssl_key key = {};
 	struct rt_ssl_sock m = {}, *mp;
 	struct rt_ssl_conn *c, *zero;
 	struct rt_ssl_call *cp;
-	__u32 n = 0, slot, z = 0;
+	__u32 n = 0, slot, z = 0, kind;
 	struct rt_rec *r;
 	bool write, seen;
 
 	if (!ssl_proc(id))
 		return 0;
 	cp = bpf_map_lookup_elem(&ssl_calls, &id);
-	if (!cp || cp->kind != kind)
+	if (!cp)
 		return 0;
+	kind = cp->kind;
 	key.ssl = cp->ssl;
 	key.tgid = id >> 32;
 	buf = cp->buf;

@@ -168,22 +168,10 @@ int handle_ssl_read(struct pt_regs *ctx)
 	return ssl_enter(SSL_ARG1(ctx), SSL_ARG2(ctx), 0, LL_SSL_READ);
 }
 
-SEC("uretprobe")
-int handle_ssl_read_ret(struct pt_regs *ctx)
-{
-	return ssl_exit(SSL_RET(ctx), LL_SSL_READ);
-}
-
 SEC("uprobe")
 int handle_ssl_read_ex(struct pt_regs *ctx)
 {
 	return ssl_enter(SSL_ARG1(ctx), SSL_ARG2(ctx), SSL_ARG4(ctx), LL_SSL_READ_EX);
-}
-
-SEC("uretprobe")
-int handle_ssl_read_ex_ret(struct pt_regs *ctx)
-{
-	return ssl_exit(SSL_RET(ctx), LL_SSL_READ_EX);
 }
 
 SEC("uprobe")
@@ -192,22 +180,10 @@ int handle_ssl_write(struct pt_regs *ctx)
 	return ssl_enter(SSL_ARG1(ctx), SSL_ARG2(ctx), 0, LL_SSL_WRITE);
 }
 
-SEC("uretprobe")
-int handle_ssl_write_ret(struct pt_regs *ctx)
-{
-	return ssl_exit(SSL_RET(ctx), LL_SSL_WRITE);
-}
-
 SEC("uprobe")
 int handle_ssl_write_ex(struct pt_regs *ctx)
 {
 	return ssl_enter(SSL_ARG1(ctx), SSL_ARG2(ctx), SSL_ARG4(ctx), LL_SSL_WRITE_EX);
-}
-
-SEC("uretprobe")
-int handle_ssl_write_ex_ret(struct pt_regs *ctx)
-{
-	return ssl_exit(SSL_RET(ctx), LL_SSL_WRITE_EX);
 }
 
 SEC("uprobe")
@@ -216,10 +192,12 @@ int handle_ssl_do_handshake(struct pt_regs *ctx)
 	return ssl_enter(SSL_ARG1(ctx), 0, 0, LL_SSL_HANDSHAKE);
 }
 
+/* The return of any of them: which one it was, the call's entry says (one program to load and
+ * verify for the five: the frame walk in it is the object's largest) */
 SEC("uretprobe")
-int handle_ssl_do_handshake_ret(struct pt_regs *ctx)
+int handle_ssl_ret(struct pt_regs *ctx)
 {
-	return ssl_exit(SSL_RET(ctx), LL_SSL_HANDSHAKE);
+	return ssl_exit(SSL_RET(ctx));
 }
 #endif
 

@@ -225,12 +225,15 @@ static void check_object(struct bpf_object *obj, const char *objname, json_t *tp
 			name = sec + 11 + strlen(cat) + 1;
 			present = obs_tracepoint_exists(cat, name);
 		} else if (!strcmp(sec, "uprobe") || !strcmp(sec, "uretprobe")) {
-			/* attached by userspace to the targets' libssl: the function is in the
-			 * program's name (handle_ssl_read_ret: SSL_read's return) */
+			/* attached by userspace to the targets' libssl: an entry's function is in
+			 * its program's name (handle_ssl_read: SSL_read); one program takes every
+			 * return */
 			attach = sec;
 			name = bpf_program__name(prog);
-			snprintf(fn, sizeof(fn), "SSL_%.*s", (int)(strlen(name) - strlen("handle_ssl_") -
-				 (!strcmp(sec, "uretprobe") ? 4 : 0)), name + strlen("handle_ssl_"));
+			if (!strcmp(sec, "uretprobe"))
+				snprintf(fn, sizeof(fn), "SSL_* (their returns)");
+			else
+				snprintf(fn, sizeof(fn), "SSL_%s", name + strlen("handle_ssl_"));
 			name = fn;
 			present = !access("/sys/bus/event_source/devices/uprobe/type", F_OK);
 			snprintf(cat, sizeof(cat), "libssl");

@@ -34,16 +34,12 @@ static void funcs(struct sockets_bpf *s, const char **name, struct bpf_program *
 	struct bpf_program *e[SSL_FUNCS] = {s->progs.handle_ssl_read, s->progs.handle_ssl_read_ex,
 					    s->progs.handle_ssl_write, s->progs.handle_ssl_write_ex,
 					    s->progs.handle_ssl_do_handshake};
-	struct bpf_program *r[SSL_FUNCS] = {
-		s->progs.handle_ssl_read_ret, s->progs.handle_ssl_read_ex_ret,
-		s->progs.handle_ssl_write_ret, s->progs.handle_ssl_write_ex_ret,
-		s->progs.handle_ssl_do_handshake_ret};
 	size_t i;
 
 	for (i = 0; i < SSL_FUNCS; i++) {
 		name[i] = names[i];
 		in[i] = e[i];
-		out[i] = r[i];
+		out[i] = s->progs.handle_ssl_ret; /* one program for every return */
 	}
 #else
 	(void)s, (void)name, (void)in, (void)out;
@@ -208,7 +204,8 @@ uint64_t obs_ssl_probes_missed(struct obs_sockets *conn)
 		if (!in[i] || !bpf_program__autoload(in[i]))
 			continue;
 		all[n++] = in[i];
-		all[n++] = out[i];
 	}
+	if (n)
+		all[n++] = out[0];
 	return n ? obs_progs_missed(all, n) : 0;
 }
