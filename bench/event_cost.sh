@@ -20,6 +20,13 @@
 #   noop1           sock_send_length only: 2 invocations per round trip
 #   observer        BUILD_BIN_DIR/loadlens-observer --port PORT --interval 0
 #   observer-noreq  the same with --no-requests (no program on the three socket tracepoints)
+#   observer-nouprobes  the observer with LOADLENS_OBSERVER_NO_UPROBES=1 (no TLS plaintext)
+#   noopssl         no-op uprobes on libssl's SSL_read and SSL_write, entry and return
+#                   (attach.c's ssl_uprobes): the kernel's uprobe machinery alone
+# PINGPONG_TLS=1: the ping-pong over TLS (pingpong.c; a self-signed certificate made here),
+# one SSL_write and one SSL_read a message: 4 SSL calls a round trip, 8 uprobe hits where the
+# observer's TLS plaintext (or noopssl) is attached. The observer finds no server at its start
+# (the ping-pong starts after it) and attaches to the host's libssl, which the ping-pong maps.
 #   VARIANTS        extra observers: space-separated NAME=BINDIR[:ARGS], ARGS with commas for
 #                   spaces, each run as BINDIR/loadlens-observer --interval 0 ARGS --port PORT
 #                   (ARGS may set --interval again).
@@ -113,7 +120,13 @@ echo "building helpers in $T" >&2
 clang -O2 -g -target bpf -D__TARGET_ARCH_x86 -I"$HERE/../bpf" -I/usr/include/x86_64-linux-gnu \
 	-Wall -c "$SRC/noop.bpf.c" -o "$T/noop.bpf.o" || exit 1
 cc -O2 -Wall -Wextra -o "$T/attach" "$SRC/attach.c" -lbpf || exit 1
-cc -O2 -Wall -Wextra -o "$T/pingpong" "$SRC/pingpong.c" || exit 1
+cc -O2 -Wall -Wextra -o "$T/pingpong" "$SRC/pingpong.c" -lssl -lcrypto || exit 1
+if [ "${PINGPONG_TLS:-}" = 1 ]; then
+	mkdir -p "$T/pki"
+	openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost \
+		-keyout "$T/pki/key.pem" -out "$T/pki/cert.pem" >/dev/null 2>&1 || exit 1
+	export PINGPONG_TLS=$T/pki
+fi
 
 # Settings that need an observer this build lacks are dropped, with a note in the output.
 NOTES=()
@@ -122,8 +135,8 @@ have_obs=1
 SET=()
 for s in $SETTINGS; do
 	case $s in
-	none | noop1 | noop2 | noop3) SET+=("$s") ;;
-	observer | observer-noreq)
+	none | noop1 | noop2 | noop3 | noopssl) SET+=("$s") ;;
+	observer | observer-noreq | observer-nouprobes)
 		if [ $have_obs = 0 ]; then
 			NOTES+=("$s skipped: no $BIN/loadlens-observer")
 		elif [ $s = observer-noreq ] &&
@@ -162,7 +175,10 @@ start_helper() {
 	noop3) set -- "$T/attach" "$T/noop.bpf.o" all "$HELPER_LIFE" ;;
 	noop2) set -- "$T/attach" "$T/noop.bpf.o" sock_recv_length,sock_send_length "$HELPER_LIFE" ;;
 	noop1) set -- "$T/attach" "$T/noop.bpf.o" sock_send_length "$HELPER_LIFE" ;;
+	noopssl) set -- "$T/attach" "$T/noop.bpf.o" ssl_uprobes "$HELPER_LIFE" ;;
 	observer) set -- "$BIN/loadlens-observer" --interval 0 ;;
+	observer-nouprobes)
+		set -- env LOADLENS_OBSERVER_NO_UPROBES=1 "$BIN/loadlens-observer" --interval 0 ;;
 	observer-noreq) set -- "$BIN/loadlens-observer" --interval 0 --no-requests ;;
 	*=*)
 		dir=${s#*=}
@@ -171,8 +187,8 @@ start_helper() {
 		set -- "$dir/loadlens-observer" --interval 0 ${args//,/ }
 		;;
 	esac
-	case $1 in
-	*/loadlens-observer) set -- "$@" --port "$PORT" --duration "${HELPER_LIFE}s" ;;
+	case $s in
+	observer* | *=*) set -- "$@" --port "$PORT" --duration "${HELPER_LIFE}s" ;;
 	esac
 	taskset -c "$HELPER_CPU" "$@" >"$T/helper.out" 2>"$T/helper.err" &
 	HPID=$!
@@ -236,7 +252,7 @@ run_one() {
 	printf '%s\t%s\t%s\t%s\n' "$seq_no" "$r" "${s%%=*}" "$(tr '\n' ' ' <"$T/run.out")" \
 		>>"$T/runs.tsv"
 	# the observer must have timed every request: WARMUP + N * REPS
-	case $s in observer | *=*)
+	case $s in observer* | *=*)
 		n=$(awk -v p="tcp/$PORT:" '$1 == p { print $2 }' "$T/helper.out")
 		echo "${s%%=*} round $r: observer timed ${n:-no} requests of $((WARMUP + N * REPS))" \
 			>>"$T/checks"
@@ -293,7 +309,7 @@ for i, (q, r, s, m, f, x) in enumerate(rows):
     refs = [rows[j] for j in (i - 1, i + 1) if 0 <= j < len(rows) and rows[j][2] == "none"]
     inc.setdefault(s, {})[r] = m - st.mean(y[3] for y in refs)
     finc.setdefault(s, {})[r] = f - st.mean(y[4] for y in refs)
-inv = {"noop3": 6, "noop2": 4, "noop1": 2, "observer": 6}
+inv = {"noop3": 6, "noop2": 4, "noop1": 2, "observer": 6, "noopssl": 8}
 print("| Setting | ns/round trip: median | min | increase over none, paired: median (min..max) "
       "| same, from run floors | invocations per round trip "
       "| ns per invocation: paired (from floors) |")
@@ -351,7 +367,7 @@ echo "the body's own time, averaged over both ends (the client's end is an early
 echo
 : >"$T/stats.tsv"
 for s in "${SET[@]}"; do
-	case $s in none | observer-noreq) continue ;; esac
+	case $s in none | observer-noreq | observer-nouprobes) continue ;; esac
 	sysctl -qw kernel.bpf_stats_enabled=1
 	start_helper "$s"
 	# only this helper's programs (fds of programs and of links both name a prog_id)
@@ -377,7 +393,7 @@ python3 - "$T/stats.tsv" $((WARMUP + N * REPS)) <<'EOF'
 import sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
 rts = int(sys.argv[2])
-noop = [int(t) / int(n) for s, _, n, t in rows if s.startswith("noop") and int(n)]
+noop = [int(t) / int(n) for s, _, n, t in rows if s in ("noop1", "noop2", "noop3") and int(n)]
 floor = sum(noop) / len(noop) if noop else None
 print("| Setting | Program | run_cnt | runs per round trip | ns per run | above no-op |")
 print("|---|---|---|---|---|---|")

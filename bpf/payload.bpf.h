@@ -180,7 +180,7 @@ static __always_inline void payload_recv(struct sock *sk, int slot, int ret, boo
 	if ((__s64)(now - last) < (__s64)targ_payload_period_ns && last)
 		return;
 	s = tcp_state(sk, false);
-	if (!s || (s->flags & (RT_F_FOREIGN | RT_F_H2)) || s->state == RT_READING)
+	if (!s || (s->flags & (RT_F_FOREIGN | RT_F_H2 | RT_F_TLS)) || s->state == RT_READING)
 		return;
 	if (targ_owned && !(s->flags & RT_F_OWNED))
 		return; /* not known yet to be a target's (its first read) */

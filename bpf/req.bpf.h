@@ -70,6 +70,8 @@ static __always_inline void req_data_ready(const struct sock *sk, bool kf)
 #include "req_tls.bpf.h"
 /* HTTP/2: streams apart from turns (uses req_tls's tls_buf()) */
 #include "req_h2.bpf.h"
+/* TLS plaintext through uprobes on libssl (uses req_h2's walk) */
+#include "req_ssl.bpf.h"
 
 static __always_inline void req_recv(struct sock *sk, int ret, int flags, bool kf)
 {

@@ -351,6 +351,35 @@ static __always_inline bool h2_hello(const struct sock *sk, struct rt_tcp_sock *
 	return true;
 }
 
+/* One read's or write's frames on connection c (the walk w set up with its times): the
+ * direction's carried place in and out, the open streams. Returns 1 if the walk lost its place.
+ * The TLS plaintext's walk (req_ssl.bpf.h) is this one too. */
+static __always_inline int h2_run(struct rt_h2_conn *c, struct h2_walk *w, __u64 iov, __u64 base,
+				  __u32 niov, __u32 ret)
+{
+	int lost;
+
+	w->gen = c->gen;
+	if (w->write) {
+		__builtin_memcpy(&w->d, &c->wr, sizeof(w->d));
+		w->wseq = ++c->wseq;
+	} else {
+		__builtin_memcpy(&w->d, &c->rd, sizeof(w->d));
+		w->max_sid = c->max_sid;
+		w->open0 = c->open_rd + c->open_wr;
+	}
+	lost = h2_walk_io(w, iov, base, niov, ret);
+	if (w->write) {
+		__builtin_memcpy(&c->wr, &w->d, sizeof(w->d));
+		c->open_wr += w->open;
+	} else {
+		__builtin_memcpy(&c->rd, &w->d, sizeof(w->d));
+		c->max_sid = w->max_sid;
+		c->open_rd += w->open;
+	}
+	return lost;
+}
+
 /* A read (write false) or write of an HTTP/2 connection: walk its frames. */
 static __always_inline void h2_io(struct sock *sk, struct rt_tcp_sock *s, int slot, int ret,
 				  bool write, bool kf)
@@ -360,7 +389,6 @@ static __always_inline void h2_io(struct sock *sk, struct rt_tcp_sock *s, int sl
 	struct rt_h2_conn *c;
 	struct rt_rec *r;
 	__u32 n;
-	int lost;
 
 	if (s->h2) {
 		r = rec_of(slot);
@@ -374,19 +402,13 @@ static __always_inline void h2_io(struct sock *sk, struct rt_tcp_sock *s, int sl
 		return;
 	}
 	w.sk = (__u64)sk;
-	w.gen = c->gen;
 	w.slot = slot;
 	w.write = write;
 	if (write) {
-		__builtin_memcpy(&w.d, &c->wr, sizeof(w.d));
-		w.wseq = ++c->wseq;
 		after = s->read_ns > s->last_write_ns ? s->read_ns : s->last_write_ns;
 		w.now = tcp_sent_clock(sk, after, kf);
 		s->last_write_ns = w.now;
 	} else {
-		__builtin_memcpy(&w.d, &c->rd, sizeof(w.d));
-		w.max_sid = c->max_sid;
-		w.open0 = c->open_rd + c->open_wr;
 		w.arrival = s->state == RT_QUEUED ? s->arrival_ns : 0;
 		w.now = w.arrival ? tcp_clock(sk, w.arrival, kf) : bpf_ktime_get_ns();
 		w.accept = s->accept_ns;
@@ -397,38 +419,36 @@ static __always_inline void h2_io(struct sock *sk, struct rt_tcp_sock *s, int sl
 			s->state = RT_IDLE;
 	}
 	n = h2_sys_bufs(&iov, &base);
-	lost = h2_walk_io(&w, iov, base, n, (__u32)ret);
-	if (write) {
-		__builtin_memcpy(&c->wr, &w.d, sizeof(w.d));
-	} else {
-		__builtin_memcpy(&c->rd, &w.d, sizeof(w.d));
-		c->max_sid = w.max_sid;
-		s->accept_ns = w.accept;
-	}
-	if (write)
-		c->open_wr += w.open;
-	else
-		c->open_rd += w.open;
-	if (lost)
+	if (h2_run(c, &w, iov, base, n, (__u32)ret))
 		h2_count_lost(s, slot);
+	if (!write)
+		s->accept_ns = w.accept;
+}
+
+/* The streams still open on connection c are unanswered (it closes). */
+static __always_inline void h2_conn_close(struct rt_h2_conn *c)
+{
+	struct rt_rec *r;
+
+	if (c->open_rd + c->open_wr <= 0)
+		return;
+	r = rec_of(c->slot);
+	if (r)
+		r->c.unanswered += c->open_rd + c->open_wr;
+	c->open_rd = c->open_wr = 0;
 }
 
 /* The connection closes (the server's close, or CLOSE): the streams still open are unanswered. */
 static __always_inline void h2_close(const struct sock *sk, struct rt_tcp_sock *s)
 {
 	struct rt_h2_conn *c;
-	struct rt_rec *r;
 
 	if (s->h2)
 		return;
 	s->h2 = 2; /* closed: nothing more to walk */
 	c = bpf_sk_storage_get(&h2_conns, (void *)sk, 0, 0);
-	if (!c || c->open_rd + c->open_wr <= 0)
-		return;
-	r = rec_of(c->slot);
-	if (r)
-		r->c.unanswered += c->open_rd + c->open_wr;
-	c->open_rd = c->open_wr = 0;
+	if (c)
+		h2_conn_close(c);
 }
 
 #endif /* LOADLENS_REQ_H2_BPF_H */

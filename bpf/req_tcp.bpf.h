@@ -30,13 +30,19 @@ struct {
 struct rt_tcp_sock;
 static __always_inline void tls_hello(const struct sock *sk, struct rt_tcp_sock *s, int slot,
 				      int ret);
-static __always_inline bool tls_read(struct sock *sk, struct rt_tcp_sock *s, int slot, int ret,
+static __always_inline void tls_read(struct sock *sk, struct rt_tcp_sock *s, int slot, int ret,
 				     __u64 now);
+static __always_inline void tls_app_read(struct sock *sk, struct rt_tcp_sock *s, int slot,
+					 bool kf);
 static __always_inline void tls_write(struct sock *sk, struct rt_tcp_sock *s, bool kf);
-static __always_inline void tls_late_out(const struct sock *sk, struct rt_tcp_sock *s, int slot);
 static __always_inline void tls_accepted(const struct sock *sk, struct rt_tcp_sock *s);
 static __always_inline void tls_forget(const struct sock *sk, struct rt_tcp_sock *s);
 static __always_inline bool tls_alert_write(int ret);
+/* TLS plaintext (req_ssl.bpf.h, included later): a read or write inside an SSL call of libssl */
+static __always_inline void ssl_stamp(struct sock *sk, struct rt_tcp_sock *s, int slot,
+				      bool read, bool kf);
+static __always_inline void ssl_close(const struct sock *sk, bool forget);
+static __always_inline void ssl_watch_proc(void);
 /* HTTP/2 connections (req_h2.bpf.h, included later: it reads the user buffer too) */
 static __always_inline bool h2_hello(const struct sock *sk, struct rt_tcp_sock *s, int slot,
 				     int ret);
@@ -204,8 +210,15 @@ static __always_inline void tcp_read(struct sock *sk, int slot, int ret, bool kf
 		h2_io(sk, s, slot, ret, false, kf);
 		return;
 	}
-	if ((s->flags & RT_F_TLS) && tls_read(sk, s, slot, ret, bpf_ktime_get_ns()))
+	if (s->flags & RT_F_TLS) {
+		/* the handshake on the record path; past it, the plaintext's (req_ssl.bpf.h) */
+		ssl_stamp(sk, s, slot, true, kf);
+		if (s->tls < RT_TLS_DONE)
+			tls_read(sk, s, slot, ret, bpf_ktime_get_ns());
+		else
+			tls_app_read(sk, s, slot, kf);
 		goto first;
+	}
 	if (s->state == RT_READING) {
 		/* more of the same request: bytes that arrived meanwhile are part of it */
 		s->pending_ns = 0;
@@ -267,20 +280,18 @@ static __always_inline void tcp_write(struct sock *sk, int slot, int ret, bool k
 		return;
 	}
 	if (s->flags & RT_F_TLS) {
+		if (!(s->flags & RT_F_PLAIN))
+			ssl_stamp(sk, s, slot, false, kf);
+		if (s->tls >= RT_TLS_DONE)
+			return; /* application data: the plaintext's, or not counted */
 		if (tls_alert_write(ret)) {
-			/* the server's close_notify: no part of a response, which is complete */
-			if (s->tls == RT_TLS_LATE)
-				tls_late_out(sk, s, slot);
-			else if (s->tls == RT_TLS_DONE)
-				tcp_close_out(s, slot);
+			/* the server's alert: the handshake failed */
 			s->state = RT_IDLE;
 			s->tls = RT_TLS_CLOSING;
 			return;
 		}
-		if (s->tls != RT_TLS_DONE) {
-			tls_write(sk, s, kf); /* the handshake's, a ticket, or a late request's */
-			return;
-		}
+		tls_write(sk, s, kf); /* the handshake's */
+		return;
 	}
 	if (s->state == RT_READING) {
 		now = tcp_sent_clock(sk, s->read_ns, kf);
@@ -322,10 +333,10 @@ static __always_inline void req_server_closes(const struct sock *sk)
 		s->state = RT_IDLE;
 		return;
 	}
-	if ((s->flags & RT_F_TLS) && s->tls == RT_TLS_LATE)
-		tls_late_out(sk, s, slot);
-	else if (!(s->flags & RT_F_TLS) || s->tls == RT_TLS_DONE)
-		tcp_close_out(s, slot); /* (a handshake's exchanges are no requests) */
+	if (s->flags & RT_F_PLAIN)
+		ssl_close(sk, false);
+	else if (!(s->flags & RT_F_TLS))
+		tcp_close_out(s, slot); /* (a TLS connection's exchanges are no turns) */
 	s->state = RT_IDLE;
 }
 
@@ -342,8 +353,11 @@ static __always_inline void req_forget(const struct sock *sk)
 			tls_forget(sk, s);
 		else if (s->flags & RT_F_H2)
 			h2_close(sk, s);
+		if (s->flags & RT_F_PLAIN)
+			ssl_close(sk, true);
 		s->sk = 0;
 	}
+	/* (a socket with its state in its own storage leaves its plaintext entry to the LRU) */
 }
 
 /* The same from the raw_tp fallback, where sk is read with bpf_probe_read_kernel. */

@@ -20,16 +20,20 @@
  * handshake write (its Finished: in TLS 1.3 the end of its first flight, in TLS 1.2 full the
  * flight after the client's Finished); the server's work is, per server flight, the read of the
  * client's flight to the flight's last write. Neither is a request: the exchanges of the
- * handshake never reach record(). A read of an alert alone (close_notify; in TLS 1.3 an
- * application-data record of 19 or 11 bytes: an encrypted 2-byte alert) is no request either.
+ * handshake never reach record().
+ *
+ * When the handshake is over the record path is done with the connection: its requests are
+ * counted from the plaintext, through uprobes on libssl (req_ssl.bpf.h), or, where that is not
+ * seen (no uprobes, TLS linked into the server), not at all: read/write turns of ciphertext are
+ * never taken for requests (tls_unseen counts such connections, once each).
  *
  * Cost: a plaintext connection pays one look at its first 5 bytes (at its first read); a TLS
  * connection a walk of its record headers at each read of the handshake (up to TLS_SCAN_RECS
- * records a read) and one at each read that begins a request (for alerts).
+ * records a read), and after it no look at its bytes.
  * Limits (docs/observer.md, "TLS"): a HelloRetryRequest (a second ClientHello) reads as a TLS 1.2
  * full handshake; client certificates in TLS 1.3 (more encrypted records before the Finished)
- * would make the first request's record read as the Finished; 0-RTT early data is read as part of
- * the handshake.
+ * would make the first request's record read as the Finished (the handshake's end then taken
+ * at it); 0-RTT early data is read as part of the handshake.
  */
 #ifndef LOADLENS_REQ_TLS_BPF_H
 #define LOADLENS_REQ_TLS_BPF_H
@@ -147,7 +151,7 @@ static __always_inline __u64 tls_wbuf(void)
 
 /* Is this write of ret bytes the server's alert alone (its close_notify), no part of a response?
  * Looked at only for a write small enough to be one (TLS 1.2: an alert record; TLS 1.3: an
- * application-data record of 19 or 11 bytes, as tls_alert_alone()). */
+ * application-data record of 19 or 11 bytes). */
 static __always_inline bool tls_alert_write(int ret)
 {
 	__u64 ubuf;
@@ -245,6 +249,7 @@ static __always_inline void tls_hello(const struct sock *sk, struct rt_tcp_sock 
 	s->flags |= RT_F_TLS;
 	s->tls = RT_TLS_HELLO;
 	s->tls_skip = 0;
+	ssl_watch_proc(); /* its SSL calls are looked at from now on */
 	hs.start_ns = s->state == RT_QUEUED && s->arrival_ns ? s->arrival_ns : bpf_ktime_get_ns();
 	if (bpf_map_update_elem(&tls_hs, &key, &hs, BPF_ANY)) {
 		r = rec_of(slot);
@@ -303,151 +308,125 @@ static __always_inline void tls_record_hs(const struct sock *sk, struct rt_tcp_s
 	bpf_map_delete_elem(&tls_hs, &key);
 }
 
-/* A TLS 1.3 request read with the client's Finished is complete: time it to its last write. */
-static __always_inline void tls_late_out(const struct sock *sk, struct rt_tcp_sock *s, int slot)
-{
-	struct rt_rec *r;
-
-	s->tls = RT_TLS_DONE;
-	if (s->state != RT_WRITING)
-		return;
-	record(sk, slot, false, s->arrival_ns, 0, s->read_ns, s->last_write_ns);
-	r = rec_of(slot);
-	if (r)
-		r->c.tls_late++;
-}
-
-/* The socket moves to CLOSE (req_forget): a late request is complete; a handshake under way
- * frees its entry. */
+/* The socket moves to CLOSE (req_forget): a handshake under way frees its entry. */
 static __always_inline void tls_forget(const struct sock *sk, struct rt_tcp_sock *s)
 {
 	__u64 key = (__u64)sk;
 
-	if (s->tls == RT_TLS_LATE && !(s->flags & RT_F_FOREIGN))
-		tls_late_out(sk, s, s->slot);
-	else if (s->tls < RT_TLS_DONE)
+	if (s->tls < RT_TLS_DONE)
 		bpf_map_delete_elem(&tls_hs, &key);
 }
 
-/* Is this read an alert alone (no request)? In TLS 1.3 alerts are encrypted: an
- * application-data record of 19 bytes (AES-GCM, ChaCha20-Poly1305, AES-CCM: a 2-byte alert, its
- * type byte, a 16-byte tag) or 11 (AES-CCM-8). */
-static __always_inline bool tls_alert_alone(__u64 v)
-{
-	return TLS_SCAN_N(v) == 1 && ll_tls_alert((v & 3) + TLS_CCS, TLS_SCAN_LEN0(v));
-}
-
 /*
- * A read of a TLS connection (RT_F_TLS). Returns true if it was handled here (a read of the
- * handshake, or an alert), false if request timing goes on as for any read (a request, or more
- * of one). now: the read's time.
+ * A read of a TLS connection (RT_F_TLS) while its handshake is under way: its records move the
+ * handshake along. When it is over (its end was the server's last write), the record path is
+ * done with the connection: what follows is application data, whose requests are counted from
+ * the plaintext (bpf/req_ssl.bpf.h) or not at all, never as read/write turns of ciphertext.
+ * now: the read's time.
  */
-static __always_inline bool tls_read(struct sock *sk, struct rt_tcp_sock *s, int slot, int ret,
+static __always_inline void tls_read(struct sock *sk, struct rt_tcp_sock *s, int slot, int ret,
 				     __u64 now)
 {
 	__u8 ph = s->tls;
 	__u64 v, ubuf, key = (__u64)sk, arrival;
-	bool request;
-	__u32 ev = 0;
 	struct rt_tls_hs *hs;
 	struct rt_rec *r;
+	__u32 ev = 0;
 	__u32 n, i;
 
-	if (ph == RT_TLS_CLOSING)
-		return true;
-	if ((ph == RT_TLS_DONE || ph == RT_TLS_LATE) && s->state == RT_READING)
-		return false; /* more of a request */
 	ubuf = tls_buf(ret, &n);
-	v = tls_scan(ubuf, n, ph == RT_TLS_DONE || ph == RT_TLS_LATE ? 0 : s->tls_skip);
-	if (ph == RT_TLS_DONE || ph == RT_TLS_LATE) {
-		if (ph == RT_TLS_LATE)
-			tls_late_out(sk, s, slot);
-		if (v & TLS_SCAN_BAD || !tls_alert_alone(v))
-			return false;
-		r = rec_of(slot);
-		if (r)
-			r->c.tls_alerts++;
-		tcp_close_out(s, slot);
-		s->state = RT_IDLE;
-		s->tls = RT_TLS_CLOSING;
-		return true;
-	}
+	v = tls_scan(ubuf, n, s->tls_skip);
 	if (v & TLS_SCAN_BAD) {
-		/* lost track of the records: the rest are requests, the handshake untimed */
+		/* lost track of the records: the handshake untimed */
 		r = rec_of(slot);
 		if (r)
 			r->c.tls_lost++;
 		bpf_map_delete_elem(&tls_hs, &key);
 		s->tls = RT_TLS_DONE;
-		return false;
+		s->state = RT_IDLE;
+		return;
 	}
 	s->tls_skip = TLS_SCAN_SKIP(v);
-	if ((ph == RT_TLS_TICKETS || ph == RT_TLS_TICKETS_W) && tls_alert_alone(v)) {
-		/* the handshake is over, and the client leaves before a request */
-		r = rec_of(slot);
-		if (r)
-			r->c.tls_alerts++;
-		s->state = RT_IDLE;
-		s->tls = RT_TLS_CLOSING;
-		return true;
-	}
 	/* the server's flight before this read is over: its work */
 	if (s->state == RT_WRITING && (ph == RT_TLS_HELLO_ANS || ph == RT_TLS_KEX_ANS)) {
 		hs = bpf_map_lookup_elem(&tls_hs, &key);
 		if (hs)
 			hs->work_ns += sub0(s->last_write_ns, s->read_ns);
 	}
-	for (i = 0; i < TLS_SCAN_RECS && i < TLS_SCAN_N(v) && !(ev & LL_TLS_EV_REQUEST); i++) {
+	for (i = 0; i < TLS_SCAN_RECS && i < TLS_SCAN_N(v) && !(ev & LL_TLS_EV_HS_OVER); i++) {
 		ph = ll_tls_step(ph, ((v >> (2 * i)) & 3) + TLS_CCS, &ev);
 		if (ph == RT_TLS_CLOSING)
 			break;
 	}
-	if (ph == RT_TLS_CLOSING && !(ev & LL_TLS_EV_HS_OVER))
-		bpf_map_delete_elem(&tls_hs, &key); /* a handshake that failed: not timed */
-	if (ph == RT_TLS_LATE)
-		s->slot = slot; /* recorded at the close, maybe (req_forget) with no port */
-	request = ev & LL_TLS_EV_REQUEST;
+	if (ph == RT_TLS_CLOSING) {
+		r = rec_of(slot);
+		if (r)
+			r->c.tls_alerts++;
+		if (!(ev & LL_TLS_EV_HS_OVER))
+			bpf_map_delete_elem(&tls_hs, &key); /* a handshake that failed: not timed */
+	}
 	if (ev & LL_TLS_EV_HS_OVER)
 		tls_record_hs(sk, s, slot, ev & LL_TLS_EV_V13, ev & LL_TLS_EV_RESUMED);
-	s->tls = ph;
-	if (ph == RT_TLS_CLOSING) {
+	if (ph == RT_TLS_CLOSING || (ev & LL_TLS_EV_HS_OVER)) {
+		s->tls = ph == RT_TLS_CLOSING ? RT_TLS_CLOSING : RT_TLS_DONE;
 		s->state = RT_IDLE;
-		return true;
+		s->pending_ns = 0;
+		return;
 	}
-	/* the bytes' arrival: queued since the last read, else with the previous records */
+	s->tls = ph;
+	/* the next exchange of the handshake: the bytes' arrival, queued since the last read, else
+	 * with the previous records */
 	arrival = s->state == RT_QUEUED ? s->arrival_ns : s->pending_ns;
 	if (s->state == RT_READING && !arrival)
 		arrival = s->arrival_ns;
-	if (ph == RT_TLS_DONE && !request) {
-		/* TLS 1.2 resumed: the client's Finished, answered by nothing */
-		s->state = RT_IDLE;
+	if (s->state != RT_READING)
+		tcp_begin(s, arrival, now);
+	else
 		s->pending_ns = 0;
-	} else if (request || s->state != RT_READING) {
-		tcp_begin(s, arrival, now); /* a request, or the next exchange of the handshake */
-	} else {
-		s->pending_ns = 0;
-	}
-	return true;
 }
 
-/* A write of a TLS connection still in its handshake (or its tickets, or a TLS 1.3 request read
- * with the Finished): no request is recorded here. */
+/* A write of a TLS connection still in its handshake: it moves the handshake along (the server's
+ * flights; their last write is the handshake's end). */
 static __always_inline void tls_write(struct sock *sk, struct rt_tcp_sock *s, bool kf)
 {
-	__u8 ph = s->tls;
-
-	if (ph == RT_TLS_CLOSING)
-		return;
 	if (s->state == RT_READING) {
 		s->write_ns = tcp_sent_clock(sk, s->read_ns, kf);
 		s->last_write_ns = s->write_ns;
 		s->state = RT_WRITING;
-		s->tls = ll_tls_wrote(ph);
+		s->tls = ll_tls_wrote(s->tls);
 	} else if (s->state == RT_WRITING) {
-		/* a TLS 1.3 late request's response comes after the tickets: its transmit */
-		s->last_write_ns = ph == RT_TLS_LATE ? tcp_sent_clock(sk, s->last_write_ns, kf)
-						     : bpf_ktime_get_ns();
+		s->last_write_ns = bpf_ktime_get_ns();
 	}
+}
+
+/*
+ * A read of a TLS connection whose handshake is over (RT_TLS_DONE and after). Its plaintext
+ * seen (RT_F_PLAIN): what the kernel knows of the bytes, their arrival, went to the SSL call
+ * they were read in (ssl_stamp()); the bytes still queued keep theirs. Not seen: counted once
+ * (tls_unseen), and nothing of it is a request.
+ */
+static __always_inline void tls_app_read(struct sock *sk, struct rt_tcp_sock *s, int slot, bool kf)
+{
+	struct rt_rec *r;
+
+	if (!(s->flags & RT_F_PLAIN)) {
+		if (s->tls == RT_TLS_DONE) {
+			r = rec_of(slot);
+			if (r)
+				r->c.tls_unseen++;
+			s->tls = RT_TLS_UNSEEN;
+		}
+		s->state = RT_IDLE;
+		return;
+	}
+	if (LL_READ_KF(kf, struct tcp_sock, sk, rcv_nxt) ==
+	    LL_READ_KF(kf, struct tcp_sock, sk, copied_seq)) {
+		s->state = RT_IDLE;
+	} else if (s->state != RT_QUEUED) {
+		s->arrival_ns = s->pending_ns;
+		s->state = RT_QUEUED;
+	}
+	s->pending_ns = 0;
 }
 
 #endif /* LOADLENS_REQ_TLS_BPF_H */

@@ -147,6 +147,60 @@ int BPF_PROG(handle_inet6_sendmsg_exit, struct socket *sock, struct msghdr *msg,
 	return 0;
 }
 
+/*
+ * TLS plaintext (bpf/req_ssl.bpf.h): uprobes on OpenSSL's libssl, attached by userspace to the
+ * library its target processes map (observer/kernel/ssl_probes.c), one attach per library file
+ * for every process that maps it; only the SSL calls of processes that serve target TLS
+ * connections go further than a load and a compare. x86-64 only (the calling convention below;
+ * elsewhere userspace says TLS plaintext is off).
+ */
+#if defined(__TARGET_ARCH_x86)
+/* the first four integer arguments and the return value of a call, x86-64 (bpf/vmlinux.h names
+ * struct pt_regs' fields as the kernel does) */
+#define SSL_ARG1(ctx) ((ctx)->di)
+#define SSL_ARG2(ctx) ((ctx)->si)
+#define SSL_ARG4(ctx) ((ctx)->cx)
+#define SSL_RET(ctx) ((int)(ctx)->ax)
+
+SEC("uprobe")
+int handle_ssl_read(struct pt_regs *ctx)
+{
+	return ssl_enter(SSL_ARG1(ctx), SSL_ARG2(ctx), 0, LL_SSL_READ);
+}
+
+SEC("uprobe")
+int handle_ssl_read_ex(struct pt_regs *ctx)
+{
+	return ssl_enter(SSL_ARG1(ctx), SSL_ARG2(ctx), SSL_ARG4(ctx), LL_SSL_READ_EX);
+}
+
+SEC("uprobe")
+int handle_ssl_write(struct pt_regs *ctx)
+{
+	return ssl_enter(SSL_ARG1(ctx), SSL_ARG2(ctx), 0, LL_SSL_WRITE);
+}
+
+SEC("uprobe")
+int handle_ssl_write_ex(struct pt_regs *ctx)
+{
+	return ssl_enter(SSL_ARG1(ctx), SSL_ARG2(ctx), SSL_ARG4(ctx), LL_SSL_WRITE_EX);
+}
+
+SEC("uprobe")
+int handle_ssl_do_handshake(struct pt_regs *ctx)
+{
+	return ssl_enter(SSL_ARG1(ctx), 0, 0, LL_SSL_HANDSHAKE);
+}
+
+/* The return of any of them: which one it was, the call's entry says (one program to load and
+ * verify for the five: the frame walk in it is the object's largest) */
+SEC("uretprobe")
+int handle_ssl_ret(struct pt_regs *ctx)
+{
+	return ssl_exit(SSL_RET(ctx));
+}
+#endif
+
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(handle_sched_wakeup, struct task_struct *p)
 {

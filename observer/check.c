@@ -21,6 +21,7 @@
 #include "payload.h"
 #include "reqtime_stats.h"
 #include "skeletons.h"
+#include "ssl_probes.h"
 #include "startup.h"
 #include "failures.skel.h"
 #include "sockets.skel.h"
@@ -41,6 +42,8 @@ struct probe {
 	bool fditer;
 	bool census_iter; /* the census' TCP iterator loads and attaches */
 	char census_why[128];
+	bool tls_plain;	    /* uprobes on libssl can be had (and request timing is on) */
+	char tls_why[160];
 	int nprogs;
 };
 
@@ -66,6 +69,7 @@ static void check_load(struct probe *p, enum obs_reqtime_mech want)
 	s = obs_sockets_skel(obs_kernel_conn(k));
 	ropts.mech = want;
 	p->mech = obs_reqtime_mech_choose(want, p->mech_why, sizeof(p->mech_why));
+	p->tls_plain = obs_ssl_probes_possible(p->tls_why, sizeof(p->tls_why));
 	rt = p->mech != OBS_REQTIME_MECH_OFF ? obs_reqtime_new(PROG, &ropts, obs_kernel_conn(k))
 					     : NULL;
 	if (!rt) {
@@ -142,6 +146,15 @@ static json_t *features(const struct probe *p)
 						  "inet{,6}_recvmsg, inet{,6}_sendmsg"
 						: "off",
 		"6.3 (tracepoints); else 5.5 with BTF trampolines (fentry)", note));
+	json_array_append_new(a, check_row("request timing over TLS (HTTP/2 streams, HTTP/1.1)",
+		p->mech != OBS_REQTIME_MECH_OFF && p->tls_plain,
+		p->mech != OBS_REQTIME_MECH_OFF && p->tls_plain
+		? "uprobes on libssl SSL_read, SSL_write (and _ex), SSL_do_handshake" : "off",
+		"uprobes (CONFIG_UPROBE_EVENTS), x86-64; a server using OpenSSL's libssl",
+		p->mech == OBS_REQTIME_MECH_OFF ? "no request timing" : p->tls_plain
+		? "TLS linked into the server (Go's crypto/tls) is not seen: its connections count as "
+		  "connections and handshakes"
+		: p->tls_why));
 	json_array_append_new(a, check_row("payload sampling (pipelined requests per read)",
 		p->mech != OBS_REQTIME_MECH_OFF, p->mech != OBS_REQTIME_MECH_OFF
 		? "bpf_task_pt_regs + bpf_probe_read_user in the read programs" : "off",
@@ -197,7 +210,7 @@ static void check_object(struct bpf_object *obj, const char *objname, json_t *tp
 
 	bpf_object__for_each_program(prog, obj) {
 		const char *sec = bpf_program__section_name(prog), *attach, *name;
-		char cat[64], tp[160];
+		char cat[64], tp[160], fn[64];
 		bool present;
 		json_t *row;
 
@@ -211,6 +224,19 @@ static void check_object(struct bpf_object *obj, const char *objname, json_t *tp
 			snprintf(cat, sizeof(cat), "%.*s", (int)strcspn(sec + 11, "/"), sec + 11);
 			name = sec + 11 + strlen(cat) + 1;
 			present = obs_tracepoint_exists(cat, name);
+		} else if (!strcmp(sec, "uprobe") || !strcmp(sec, "uretprobe")) {
+			/* attached by userspace to the targets' libssl: an entry's function is in
+			 * its program's name (handle_ssl_read: SSL_read); one program takes every
+			 * return */
+			attach = sec;
+			name = bpf_program__name(prog);
+			if (!strcmp(sec, "uretprobe"))
+				snprintf(fn, sizeof(fn), "SSL_* (their returns)");
+			else
+				snprintf(fn, sizeof(fn), "SSL_%s", name + strlen("handle_ssl_"));
+			name = fn;
+			present = !access("/sys/bus/event_source/devices/uprobe/type", F_OK);
+			snprintf(cat, sizeof(cat), "libssl");
 		} else if (!strncmp(sec, "fentry/", 7) || !strncmp(sec, "fexit/", 6)) {
 			attach = !strncmp(sec, "fentry/", 7) ? "fentry" : "fexit";
 			name = strchr(sec, '/') + 1;

@@ -21,6 +21,7 @@
 #include "run.h"
 #include "skeletons.h"
 #include "startup.h"
+#include "fds.h"
 
 int obs_run_outputs(struct obs_run *r)
 {
@@ -139,6 +140,31 @@ static int drop_privilege(struct obs_run *r)
 	return 0;
 }
 
+/* The processes serving the targets now: --pid targets (and their children with --children),
+ * the cgroup's, else the owners of the listening sockets on the target ports. TLS plaintext's
+ * uprobes go on the libssl they map. Returns how many. */
+static size_t servers(struct obs_run *r, uint32_t *pids, size_t max)
+{
+	const struct obs_targets *t = &r->targets;
+	struct obs_census *cs;
+	size_t n = 0;
+
+	if (t->npids) {
+		n = t->npids < max ? t->npids : max;
+		memcpy(pids, t->pids, n * sizeof(pids[0]));
+		if (r->a->targets.children)
+			n += obs_pid_descendants(t->pids, t->npids, pids + n, max - n);
+		return n;
+	}
+	if (t->cgroup_id)
+		return obs_targets_cgroup_pids(t, pids, max);
+	cs = r->lcen ? calloc(1, sizeof(*cs)) : NULL;
+	if (cs && !obs_census_listeners(r->lcen, cs))
+		n = obs_fd_owners(cs->listen_inodes, cs->nlisten, pids, max);
+	free(cs);
+	return n;
+}
+
 int obs_run_start(struct obs_run *r)
 {
 	const struct obs_args *a = r->a;
@@ -153,8 +179,13 @@ int obs_run_start(struct obs_run *r)
 	err = obs_kernel_start(r->k, &ko);
 	if (err)
 		return err == -ENOTSUP ? LL_EXIT_USAGE : LL_EXIT_FAIL;
-	if (!obs_requests_reqtime(r->req))
+	if (!obs_requests_reqtime(r->req)) {
 		r->nfeatures--; /* request timing off: its plan set the programs at their smallest */
+	} else {
+		uint32_t pids[OBS_REQUESTS_SERVERS];
+
+		obs_requests_set_servers(r->req, pids, servers(r, pids, OBS_REQUESTS_SERVERS));
+	}
 	for (i = 0; i < r->nfeatures; i++)
 		if (r->features[i].start && r->features[i].start(r->features[i].self))
 			return LL_EXIT_FAIL;

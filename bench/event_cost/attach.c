@@ -5,8 +5,10 @@
  *
  *   attach OBJ [TRACEPOINTS [MAX_SECONDS]]
  *
- * TRACEPOINTS: "all" (default) or a comma list of sk_data_ready, sock_recv_length,
- * sock_send_length. MAX_SECONDS: 1..86400, default 3600.
+ * TRACEPOINTS: "all" (default: the three socket tracepoints) or a comma list of sk_data_ready,
+ * sock_recv_length, sock_send_length and ssl_uprobes (no-op uprobes on SSL_read and SSL_write,
+ * entry and return, in the libssl at $ATTACH_LIBSSL, default Debian's). MAX_SECONDS: 1..86400,
+ * default 3600.
  *
  * Exit status: 0 ok, 1 runtime failure, 64 usage error.
  */
@@ -21,8 +23,10 @@
 #include <bpf/libbpf.h>
 
 static const char *const tracepoints[] = { "sk_data_ready", "sock_recv_length",
-					   "sock_send_length" };
+					   "sock_send_length", "ssl_uprobes" };
 #define N_TP (sizeof(tracepoints) / sizeof(tracepoints[0]))
+#define TP_SSL 3 /* the uprobes: one program each for the entries and the returns */
+#define N_LINKS (N_TP + 4)
 
 static void usage(const char *msg)
 {
@@ -48,7 +52,7 @@ static unsigned int parse_tracepoints(const char *arg)
 	unsigned int mask = 0, i;
 
 	if (!strcmp(arg, "all"))
-		return (1u << N_TP) - 1;
+		return (1u << TP_SSL) - 1;
 	if (strlen(arg) >= sizeof(buf))
 		usage("tracepoint list too long");
 	strcpy(buf, arg);
@@ -73,6 +77,8 @@ static int tp_index(const struct bpf_program *p)
 	const char *sec = bpf_program__section_name(p);
 	unsigned int i;
 
+	if (!strcmp(sec, "uprobe") || !strcmp(sec, "uretprobe"))
+		return TP_SSL;
 	if (strncmp(sec, "tp_btf/", 7))
 		return -1;
 	for (i = 0; i < N_TP; i++)
@@ -83,12 +89,16 @@ static int tp_index(const struct bpf_program *p)
 
 int main(int argc, char **argv)
 {
-	struct bpf_link *links[N_TP] = { 0 };
+	struct bpf_link *links[N_LINKS] = { 0 };
+	const char *libssl = getenv("ATTACH_LIBSSL") ? getenv("ATTACH_LIBSSL")
+						      : "/usr/lib/x86_64-linux-gnu/libssl.so.3";
+	static const char *const ssl_funcs[] = { "SSL_read", "SSL_write" };
+	unsigned int nl = 0, k;
 	struct timespec limit = { 0 };
 	struct bpf_prog_info info;
 	struct bpf_program *p;
 	struct bpf_object *obj;
-	unsigned int mask = (1u << N_TP) - 1, n = 0;
+	unsigned int mask = (1u << TP_SSL) - 1, n = 0;
 	__u32 len;
 	sigset_t set;
 	char *end;
@@ -135,10 +145,17 @@ int main(int argc, char **argv)
 		i = tp_index(p);
 		if (i < 0 || !(mask & (1u << i)))
 			continue;
-		links[i] = bpf_program__attach(p);
-		if (!links[i]) {
-			fprintf(stderr, "\nattach: %s: %s\n", tracepoints[i], strerror(errno));
-			return 1;
+		for (k = 0; k < (i == TP_SSL ? 2u : 1u); k++) {
+			LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = ssl_funcs[k],
+				    .retprobe = !strcmp(bpf_program__section_name(p), "uretprobe"));
+
+			links[nl] = i == TP_SSL ? bpf_program__attach_uprobe_opts(p, -1, libssl, 0, &uo)
+						: bpf_program__attach(p);
+			if (!links[nl]) {
+				fprintf(stderr, "\nattach: %s: %s\n", tracepoints[i], strerror(errno));
+				return 1;
+			}
+			nl++;
 		}
 		memset(&info, 0, sizeof(info));
 		len = sizeof(info);
@@ -151,8 +168,8 @@ int main(int argc, char **argv)
 	sig = sigtimedwait(&set, NULL, &limit);
 	if (sig < 0 && errno == EAGAIN)
 		fprintf(stderr, "attach: %ld s passed, detaching\n", secs);
-	for (i = 0; i < (int)N_TP; i++)
-		bpf_link__destroy(links[i]);
+	for (k = 0; k < nl; k++)
+		bpf_link__destroy(links[k]);
 	bpf_object__close(obj);
 	return 0;
 }

@@ -34,4 +34,20 @@ int BPF_PROG(noop_send_len, struct sock *sk, int ret, int flags)
 	return 0;
 }
 
+/* No-op uprobes for the floor of the observer's TLS plaintext (bpf/req_ssl.bpf.h): attach.c
+ * puts these on libssl's SSL_read and SSL_write, entry and return ("ssl_uprobes"). What they
+ * cost per call is the kernel's uprobe machinery: the breakpoint trap, the instruction stepped
+ * out of line, the return trampoline. */
+SEC("uprobe")
+int noop_ssl_in(void *ctx)
+{
+	return 0;
+}
+
+SEC("uretprobe")
+int noop_ssl_out(void *ctx)
+{
+	return 0;
+}
+
 char LICENSE[] SEC("license") = "Dual MIT/GPL";

@@ -19,9 +19,15 @@
  * END_STREAM on a new stream, 27 bytes, and a response a HEADERS frame and a DATA frame with
  * END_STREAM in one write, 50 bytes), for the observer's frame walk (bpf/req_h2.bpf.h).
  *
+ * PINGPONG_TLS=DIR in the environment: the same HTTP/1.1 round trips over TLS (OpenSSL's libssl,
+ * DIR/cert.pem and DIR/key.pem; the handshake once, first, both ends stepped in turn on
+ * non-blocking sockets), each message one SSL_write and one SSL_read: for the observer's uprobes
+ * on libssl (bpf/req_ssl.bpf.h), 4 SSL calls per round trip.
+ *
  * Exit status: 0 ok, 1 runtime failure, 64 usage error.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <arpa/inet.h>
@@ -32,6 +38,8 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 
 /* bounds, so a run never takes more than ~1000 s even at 10 us per round trip */
 #define PP_MAX_N 10000000ul
@@ -56,6 +64,7 @@ static char h2_resp[50] = "\0\0\x01\x01\x04\0\0\0\x01\x88\0\0\x1f\0\x01\0\0\0\x0
 			  "hello world, hello world, hello";
 _Static_assert(sizeof(h2_hello) - 1 == 33, "preface and SETTINGS are 33 bytes");
 static int h2;
+static SSL *tc, *ts; /* PINGPONG_TLS: the client's and the server's ends */
 
 static void usage(const char *msg)
 {
@@ -140,6 +149,80 @@ static void read_all(int fd, char *p, size_t n)
 	}
 }
 
+static void tls_die(const char *what)
+{
+	fprintf(stderr, "pingpong: %s failed\n", what);
+	ERR_print_errors_fp(stderr);
+	exit(1);
+}
+
+/* one SSL_write of all n bytes (no partial writes: OpenSSL's default) */
+static void tls_write(SSL *t, const char *p, size_t n)
+{
+	if (SSL_write(t, p, (int)n) != (int)n)
+		tls_die("SSL_write");
+}
+
+/* one SSL_read per message in practice (one record each) */
+static void tls_read(SSL *t, char *p, size_t n)
+{
+	int r;
+
+	while (n) {
+		r = SSL_read(t, p, (int)n);
+		if (r <= 0)
+			tls_die("SSL_read");
+		p += r;
+		n -= (size_t)r;
+	}
+}
+
+static void set_blocking(int fd, int on)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fcntl(fd, F_SETFL, on ? fl & ~O_NONBLOCK : fl | O_NONBLOCK) < 0)
+		die("fcntl");
+}
+
+/* Both ends of the handshake in this one thread: each steps until it waits for the other. */
+static void tls_setup(const char *dir, int c, int s)
+{
+	SSL_CTX *cx = SSL_CTX_new(TLS_client_method()), *sx = SSL_CTX_new(TLS_server_method());
+	char cert[512], key[512];
+	int i, cd = 0, sd = 0, r;
+
+	snprintf(cert, sizeof(cert), "%s/cert.pem", dir);
+	snprintf(key, sizeof(key), "%s/key.pem", dir);
+	if (!cx || !sx || SSL_CTX_use_certificate_file(sx, cert, SSL_FILETYPE_PEM) != 1 ||
+	    SSL_CTX_use_PrivateKey_file(sx, key, SSL_FILETYPE_PEM) != 1)
+		tls_die("loading PINGPONG_TLS's cert.pem and key.pem");
+	tc = SSL_new(cx);
+	ts = SSL_new(sx);
+	if (!tc || !ts || !SSL_set_fd(tc, c) || !SSL_set_fd(ts, s))
+		tls_die("SSL_new");
+	set_blocking(c, 0);
+	set_blocking(s, 0);
+	for (i = 0; i < 1000 && !(cd && sd); i++) {
+		if (!cd) {
+			r = SSL_connect(tc);
+			cd = r == 1;
+			if (r <= 0 && SSL_get_error(tc, r) != SSL_ERROR_WANT_READ)
+				tls_die("SSL_connect");
+		}
+		if (!sd) {
+			r = SSL_accept(ts);
+			sd = r == 1;
+			if (r <= 0 && SSL_get_error(ts, r) != SSL_ERROR_WANT_READ)
+				tls_die("SSL_accept");
+		}
+	}
+	if (!(cd && sd))
+		tls_die("the handshake");
+	set_blocking(c, 1);
+	set_blocking(s, 1);
+}
+
 static void round_trips(int c, int s, unsigned long n)
 {
 	char buf[64];
@@ -159,7 +242,13 @@ static void round_trips(int c, int s, unsigned long n)
 		write_all(s, h2_resp, sizeof(h2_resp));
 		read_all(c, buf, sizeof(h2_resp));
 	}
-	for (i = 0; i < n && !h2; i++) {
+	for (i = 0; i < n && tc; i++) {
+		tls_write(tc, req, sizeof(req) - 1);
+		tls_read(ts, buf, sizeof(req) - 1);
+		tls_write(ts, resp, sizeof(resp) - 1);
+		tls_read(tc, buf, sizeof(resp) - 1);
+	}
+	for (i = 0; i < n && !h2 && !tc; i++) {
 		write_all(c, req, sizeof(req) - 1);
 		read_all(s, buf, sizeof(req) - 1);
 		write_all(s, resp, sizeof(resp) - 1);
@@ -217,6 +306,8 @@ int main(int argc, char **argv)
 	tune(s);
 	close(l);
 	h2 = getenv("PINGPONG_H2") && !strcmp(getenv("PINGPONG_H2"), "1");
+	if (getenv("PINGPONG_TLS") && *getenv("PINGPONG_TLS") && !h2)
+		tls_setup(getenv("PINGPONG_TLS"), c, s);
 	if (h2) {
 		char hello[sizeof(h2_hello) - 1];
 
@@ -234,6 +325,10 @@ int main(int argc, char **argv)
 		fflush(stdout);
 	}
 	/* client first: TIME_WAIT lands on the ephemeral port, not on PORT */
+	if (tc) {
+		SSL_free(tc);
+		SSL_free(ts);
+	}
 	close(c);
 	close(s);
 	return 0;

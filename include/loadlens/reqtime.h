@@ -80,13 +80,12 @@ struct rt_ctrs {
 	__u64 tls13;	      /* of which TLS 1.3 (the client's Finished came encrypted) */
 	__u64 tls_resumed;    /* of which TLS 1.2 resuming a session (abbreviated handshake; a
 			       * TLS 1.3 resumption is encrypted: not told apart) */
-	__u64 tls_late;	      /* TLS 1.3 requests read with the client's Finished: the server's
-			       * session tickets come first, timed to the response's last write */
-	__u64 tls_alerts;     /* reads of a TLS alert alone (close_notify): not requests */
+	__u64 tls_plain_conns; /* TLS connections whose plaintext the uprobes on libssl see
+				* (bpf/req_ssl.bpf.h): their requests are counted from it */
+	__u64 tls_alerts;     /* alerts read during a handshake (it failed, or the client left) */
 	__u64 tls_lost;	      /* handshakes not timed (more than RT_TLS_HS_SLOTS at once, or
 			       * records the observer lost track of) */
-	__u64 tls_alpn_h2;    /* TLS connections whose ClientHello offered HTTP/2 (ALPN "h2"):
-			       * their requests are read/write turns, not streams */
+	__u64 tls_alpn_h2;    /* TLS connections whose ClientHello offered HTTP/2 (ALPN "h2") */
 	/* HTTP/2 (bpf/req_h2.bpf.h): connections that began with the client preface; each stream
 	 * is one request (counted in requests, unanswered) */
 	__u64 h2_conns;	      /* connections recognised by the client preface */
@@ -103,8 +102,14 @@ struct rt_ctrs {
 	__u64 h2_behind;       /* streams begun while older streams of their connection were still
 				* unanswered: a server that serves a connection's streams one at a
 				* time holds them itself, and that wait is in their service time */
+	/* TLS connections whose plaintext the observer does not see (no uprobe on their server's
+	 * TLS library: uprobes off, or TLS linked into the executable, as Go's crypto/tls): past
+	 * the handshake nothing of them is counted, never read/write turns as requests */
+	__u64 tls_unseen;
+	__u64 tls_plain_lost; /* of the seen ones, connections whose plaintext state found no room
+			       * (RT_SSL_CONNS at once): not counted */
 };
-_Static_assert(sizeof(struct rt_ctrs) == (28 + 2 * RT_NCOMP) * 8, "rt_ctrs layout");
+_Static_assert(sizeof(struct rt_ctrs) == (30 + 2 * RT_NCOMP) * 8, "rt_ctrs layout");
 
 /* One slot's record on one CPU: its counters, then a histogram per component (bucket
  * ll_hist_bucket(value)). Userspace sums the CPUs' records. */
@@ -128,6 +133,11 @@ enum rt_global {
 	RT_G_CLIENT,	     /* --pid/--cgroup without --port: target sockets on an ephemeral port
 			      * (ip_local_port_range), the client end of a connection the target
 			      * made: not timed (once per socket) */
+	RT_G_SSL_UNMAPPED,   /* plaintext an SSL call returned on an SSL object the observer had
+			      * not tied to a target socket (a client connection of the server, or
+			      * one whose reads it never saw inside an SSL call) */
+	RT_G_SSL_PROCS_FULL, /* ClientHellos read by a process whose slot of the SSL-process table
+			      * another process held: its SSL calls are not looked at */
 	RT_G_MAX,
 };
 
@@ -166,6 +176,8 @@ enum rt_state {
 #define RT_F_SHARED 16	 /* UDP: read by two or more threads */
 #define RT_F_TLS 32	 /* TCP: its first bytes were a TLS ClientHello record */
 #define RT_F_H2 64	 /* TCP: its first bytes were the HTTP/2 client preface */
+#define RT_F_PLAIN 128	 /* TCP, TLS: read or written inside an SSL call of libssl (uprobes):
+			  * its requests are counted from the plaintext (bpf/req_ssl.bpf.h) */
 
 /* TLS connections: where the handshake is (rt_tcp_sock.tls), moved along by the record headers
  * the server reads and by its writes (bpf/req_tls.bpf.h; docs/observer.md, "TLS"). */
@@ -179,8 +191,11 @@ enum rt_tls_phase {
 	RT_TLS_TICKETS,	  /* TLS 1.3: the client's Finished is read; tickets may follow */
 	RT_TLS_TICKETS_W, /* the server wrote them */
 	RT_TLS_LATE,	  /* TLS 1.3: a request came with the Finished, before the tickets */
-	RT_TLS_DONE,	  /* application data: requests */
+	RT_TLS_DONE,	  /* application data: the handshake is over (the record path stops at
+			   * the first of these phases: ll_tls_step()'s table goes on, for its
+			   * unit tests and the phases it names) */
 	RT_TLS_CLOSING,	  /* an alert was read: what follows is not a request */
+	RT_TLS_UNSEEN,	  /* past the handshake, and its plaintext is not seen: counted once */
 };
 /* TLS handshakes timed at once (an LRU hash keyed by socket: the oldest are lost, counted). */
 #define RT_TLS_HS_SLOTS 16384

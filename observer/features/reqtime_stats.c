@@ -11,6 +11,8 @@
 #include "sockets.h"
 #include "reqtime_stats.h"
 #include "trace.h"
+#include "ssl_libs.h"
+#include "ssl_probes.h"
 
 struct obs_reqtime {
 	struct obs_sockets *conn; /* the socket object's owner: every read of its maps goes there */
@@ -36,6 +38,7 @@ struct obs_reqtime {
 	struct bpf_program *arrival; /* the mechanism's arrival program (--arrivals sampled) */
 	const char *trace_path;
 	uint64_t start_ns;
+	struct obs_ssl_probes *ssl; /* TLS plaintext's uprobes (NULL: none attached) */
 };
 
 const struct obs_reqtime_features *obs_reqtime_features(const struct obs_reqtime *rt)
@@ -181,6 +184,12 @@ struct obs_reqtime *obs_reqtime_new(const char *prog, const struct obs_reqtime_o
 	rt->features.arrivals_sampled = opts->arrivals_sampled;
 	rt->arrival = opts->arrivals_sampled ? got.arrival : NULL;
 	memcpy(rt->attached, got.attached, sizeof(rt->attached));
+	rt->features.tls_possible = got.ssl;
+	snprintf(rt->features.tls_text, sizeof(rt->features.tls_text), "off: %s",
+		 got.ssl ? "not attached" : got.ssl_why);
+	if (!got.ssl)
+		ll_warn(prog, "note: TLS plaintext is off (%s): TLS connections count as connections "
+			      "and handshakes, not requests", got.ssl_why);
 	rt->trace_path = opts->trace_path;
 	return rt;
 
@@ -227,10 +236,50 @@ int obs_reqtime_start(struct obs_reqtime *rt, const char *prog, FILE *trace_out)
 	return 0;
 }
 
+int obs_reqtime_ssl_attach(struct obs_reqtime *rt, const uint32_t *pids, size_t npids)
+{
+	struct obs_reqtime_features *f = &rt->features;
+	struct obs_ssl_file files[OBS_SSL_LIBS];
+	struct obs_ssl_libs *libs;
+	size_t len, i;
+	bool host;
+
+	if (!f->tls_possible)
+		return 0;
+	libs = calloc(1, sizeof(*libs));
+	if (!libs)
+		return -ENOMEM;
+	obs_ssl_libs_find(libs, pids, npids);
+	/* no server found (it starts after the observer): the host's libssl, which covers it if
+	 * it uses the host's */
+	host = !libs->procs && obs_ssl_libs_host(libs);
+	for (i = 0; i < libs->nlibs; i++)
+		files[i] = (struct obs_ssl_file){libs->lib[i].open, libs->lib[i].path};
+	rt->ssl = obs_ssl_probes_attach(rt->conn, files, libs->nlibs, pids, npids);
+	if (!rt->ssl) {
+		free(libs);
+		return -ENOMEM;
+	}
+	f->tls_plaintext = obs_ssl_probes_count(rt->ssl) > 0;
+	snprintf(f->tls_text, sizeof(f->tls_text), "%s%s", obs_ssl_probes_text(rt->ssl),
+		 host && f->tls_plaintext ? " (the host's: no serving process found at start)" : "");
+	f->tls_without = libs->without;
+	f->tls_without_pid = libs->without_pid;
+	memcpy(f->tls_without_comm, libs->without_comm, sizeof(f->tls_without_comm));
+	if (f->tls_plaintext) {
+		len = strlen(rt->attached);
+		snprintf(rt->attached + len, sizeof(rt->attached) - len, "; TLS plaintext: %zu "
+			 "libssl", obs_ssl_probes_count(rt->ssl));
+	}
+	free(libs);
+	return 0;
+}
+
 void obs_reqtime_free(struct obs_reqtime *rt)
 {
 	if (!rt)
 		return;
+	obs_ssl_probes_free(rt->ssl);
 	obs_trace_free(rt->trace);
 	obs_sockets_recs_unmap(rt->recs, rt->recs_len);
 	free(rt->hist_n);

@@ -45,6 +45,14 @@ struct obs_reqtime_features {
 	bool trace;
 	bool arrivals_sampled; /* --arrivals sampled: sk_data_ready attached in windows only */
 	double arrival_share;  /* then: share of the run it was attached (set by main) */
+	/* TLS plaintext (uprobes on libssl): attached to some file, and what was done, in words
+	 * ("uprobes on PATH", or why not) */
+	bool tls_plaintext;
+	bool tls_possible; /* uprobes could be had here (the programs loaded) */
+	char tls_text[1024];
+	size_t tls_without;	 /* target processes that map no libssl */
+	uint32_t tls_without_pid; /* the first of them */
+	char tls_without_comm[16];
 };
 
 struct obs_reqtime_slot {
@@ -83,6 +91,10 @@ struct bpf_program *obs_reqtime_arrival_prog(const struct obs_reqtime *rt);
 void obs_reqtime_arrival_window(void *rt);
 /* The share of the run arrival stamping was attached, for the summary. */
 void obs_reqtime_arrival_share(struct obs_reqtime *rt, double share);
+/* Attached, privileged: the uprobes of TLS plaintext on the libssl that the serving processes
+ * pids map (observer/kernel/ssl_probes.c). Says nothing; the features say what it did. 0 or
+ * -ENOMEM. */
+int obs_reqtime_ssl_attach(struct obs_reqtime *rt, const uint32_t *pids, size_t npids);
 /* Stops the trace writer (draining the ring buffer first) and detaches. NULL is a no-op. */
 void obs_reqtime_free(struct obs_reqtime *rt);
 
@@ -136,6 +148,7 @@ struct obs_reqtime_lost {
 	uint64_t skipped_runs;	     /* program runs the kernel skipped */
 	uint64_t trace_lost;	     /* --trace records the ring buffer had no room for */
 	uint64_t trace_write_errors; /* --trace records that could not be written: an output error */
+	uint64_t ssl_procs_full;     /* TLS servers whose SSL calls are not looked at (table slot) */
 	int trace_errno;	     /* the first write's error */
 };
 void obs_reqtime_lost(const struct obs_reqtime *rt, const struct obs_reqtime_stats *st,

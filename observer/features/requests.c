@@ -25,7 +25,17 @@ struct obs_requests {
 	json_t *intervals;
 	struct obs_payload *pl;		     /* payload sampling: requests per read */
 	struct rt_pl_ctrs pl_cur[RT_MAX_SLOTS]; /* its counters, as of the last read */
+	uint32_t servers[OBS_REQUESTS_SERVERS]; /* processes serving the targets, at start */
+	size_t nservers;
 };
+
+void obs_requests_set_servers(struct obs_requests *r, const uint32_t *pids, size_t n)
+{
+	if (!r)
+		return;
+	r->nservers = n < OBS_REQUESTS_SERVERS ? n : OBS_REQUESTS_SERVERS;
+	memcpy(r->servers, pids, r->nservers * sizeof(pids[0]));
+}
 
 struct obs_requests *obs_requests_new(const char *prog, const struct obs_requests_opts *o)
 {
@@ -83,7 +93,12 @@ static int plan(void *self, struct obs_kernel *k)
 static int start_feature(void *self)
 {
 	struct obs_requests *r = self;
+	int err;
 
+	/* TLS plaintext: the uprobes on the serving processes' libssl, while privileged */
+	err = obs_reqtime_ssl_attach(r->rt, r->servers, r->nservers);
+	if (err)
+		return err;
 	if (!r->arrival_prog)
 		return 0;
 	r->atier = obs_systier_new(r->prog, OBS_SYSTIER_AUTO, &r->arrival_prog, 1);

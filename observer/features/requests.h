@@ -22,10 +22,17 @@ struct obs_requests_opts {
 
 struct obs_requests;
 
+/* Processes whose libssl TLS plaintext's uprobes look for (the targets, their children, the
+ * owners of the target listeners), at most this many. */
+#define OBS_REQUESTS_SERVERS 256
+
 struct obs_requests *obs_requests_new(const char *prog, const struct obs_requests_opts *o);
 void obs_requests_free(struct obs_requests *r);
 /* The request timing its plan set up: NULL when off (unsupported, or --no-requests). */
 struct obs_reqtime *obs_requests_reqtime(struct obs_requests *r);
+/* Before the start: the processes serving the targets (run.c finds them), whose libssl gets
+ * TLS plaintext's uprobes. */
+void obs_requests_set_servers(struct obs_requests *r, const uint32_t *pids, size_t n);
 extern const struct obs_feature obs_requests_ops; /* self: its struct obs_requests */
 
 #endif /* LOADLENS_OBSERVER_FEATURES_REQUESTS_H */

@@ -11,6 +11,7 @@
 #include "sockets.h"
 #include "reqtime_mech.h"
 #include "startup.h"
+#include "ssl_probes.h"
 #include "sockets.skel.h"
 
 #define TIER_PROGS 5 /* the most request programs one mechanism has */
@@ -156,6 +157,8 @@ static int programs(struct sockets_bpf *s, const char *prog,
 				      "wait is off");
 	}
 	s->rodata->targ_runq = got->runq;
+	/* TLS plaintext: uprobes on the targets' libssl, attached once the targets are known */
+	got->ssl = obs_ssl_probes_possible(got->ssl_why, sizeof(got->ssl_why));
 	return 0;
 }
 
@@ -192,6 +195,7 @@ int obs_reqtime_mech_plan(const char *prog, struct obs_sockets *conn,
 	err = programs(s, prog, p, got);
 	if (err)
 		return err;
+	obs_ssl_probes_plan(conn, got->ssl);
 	err = configure(s, p);
 	if (err) {
 		ll_warn(prog, "cannot size the request-timing maps: %s", strerror(-err));
@@ -217,6 +221,7 @@ void obs_reqtime_mech_off(struct obs_sockets *conn)
 	bpf_map__set_max_entries(s->maps.tls_hs, 1);
 	bpf_map__set_max_entries(s->maps.h2_streams, 1);
 	bpf_map__set_max_entries(s->maps.trace, (uint32_t)sysconf(_SC_PAGESIZE));
+	obs_ssl_probes_plan(conn, false);
 }
 
 bool obs_reqtime_mech_payload(struct obs_sockets *conn, bool off, int64_t period_us)
@@ -248,5 +253,5 @@ uint64_t obs_reqtime_mech_missed(struct obs_sockets *conn, enum obs_reqtime_mech
 	progs[n++] = s->progs.handle_sched_wakeup;
 	progs[n++] = s->progs.handle_sched_wakeup_new;
 	progs[n++] = s->progs.handle_sched_switch;
-	return obs_progs_missed(progs, n);
+	return obs_progs_missed(progs, n) + obs_ssl_probes_missed(conn);
 }

@@ -45,6 +45,8 @@ struct obs_reqtime_mech_got {
 	bool accept;	/* sys_exit_accept4 exists: first requests' accept share */
 	bool runq;
 	struct bpf_program *arrival; /* with arrivals_sampled: for the tier to attach */
+	bool ssl;		     /* TLS plaintext's uprobe programs load (ssl_probes.c) */
+	char ssl_why[160];	     /* why not */
 	char attached[256];	     /* the programs, comma separated */
 };
 

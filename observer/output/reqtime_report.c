@@ -3,11 +3,13 @@
  * "request_timing" JSON object, from the snapshots observer/features/requests.c keeps. */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include "loadlens/cli.h"
 #include "loadlens/h2.h"
 #include "loadlens/hist_json.h"
+#include "loadlens/ssl.h"
 #include "reqtime_stats.h"
 
 struct comp {
@@ -226,10 +228,11 @@ static void notes(FILE *out, const struct rt_ctrs *c)
 	note(out, c->tls_handshakes, "TLS handshakes (%llu TLS 1.3, %llu TLS 1.2 resuming a "
 		"session), timed apart: not requests", (unsigned long long)c->tls13,
 		(unsigned long long)c->tls_resumed);
-	note(out, c->tls_late, "TLS 1.3 requests read with the client's Finished: service "
-				  "timed to the response's last write (the session tickets come "
-				  "first)");
-	note(out, c->tls_alerts, "TLS alerts read alone (close_notify): not requests");
+	note(out, c->tls_plain_conns, "TLS connections seen in plaintext (uprobes on libssl): "
+		"their requests counted from it");
+	note(out, c->tls_alerts, "TLS alerts read in a handshake (it failed, or the client left)");
+	note(out, c->tls_plain_lost, "TLS connections whose plaintext found no room (%d at once): "
+		"not counted", RT_SSL_CONNS);
 	note(out, c->tls_lost, "TLS handshakes not timed (too many at once, or records "
 				  "not followed)");
 	note(out, c->h2_conns, "HTTP/2 connections (client preface): each stream one request, "
@@ -251,6 +254,25 @@ static void notes(FILE *out, const struct rt_ctrs *c)
 		"than the last): replies matched approximately", (unsigned long long)c->udp_switch);
 }
 
+/* Why TLS connections were not seen in plaintext, in words. */
+static const char *tls_unseen_why(const struct obs_reqtime *rt)
+{
+	const struct obs_reqtime_features *f = obs_reqtime_features(rt);
+	static char buf[1300];
+
+	if (!f->tls_possible)
+		snprintf(buf, sizeof(buf), "TLS plaintext %s", f->tls_text);
+	else if (f->tls_without)
+		snprintf(buf, sizeof(buf), "%s (pid %u)%s maps no libssl: TLS linked into the "
+			 "executable, as Go's crypto/tls, has no uprobe here", f->tls_without_comm,
+			 f->tls_without_pid, f->tls_without > 1 ? " and others" : "");
+	else
+		snprintf(buf, sizeof(buf), "their server maps no libssl the observer probed at "
+			 "start (%s): started later with another TLS library, or TLS linked into the "
+			 "executable", f->tls_text);
+	return buf;
+}
+
 /* The run-queue wait histogram of st into h, with its exact sum and max. */
 static void runq_hist(const struct obs_reqtime_stats *st, struct ll_hist *h)
 {
@@ -270,6 +292,7 @@ void obs_reqtime_lost(const struct obs_reqtime *rt, const struct obs_reqtime_sta
 	memset(out, 0, sizeof(*out));
 	out->no_storage = st->global[RT_G_NO_STORAGE];
 	out->tgids_full = st->global[RT_G_TGIDS_FULL];
+	out->ssl_procs_full = st->global[RT_G_SSL_PROCS_FULL];
 	out->skipped_runs = st->missed;
 	for (i = 0; i < st->nslots; i++)
 		out->trace_lost += st->slot[i].c.trace_lost;
@@ -279,7 +302,7 @@ void obs_reqtime_lost(const struct obs_reqtime *rt, const struct obs_reqtime_sta
 
 uint64_t obs_reqtime_lost_total(const struct obs_reqtime_lost *l)
 {
-	return l->no_storage + l->tgids_full + l->skipped_runs + l->trace_lost;
+	return l->no_storage + l->tgids_full + l->skipped_runs + l->trace_lost + l->ssl_procs_full;
 }
 
 int obs_reqtime_fmt_summary(FILE *out, const struct obs_reqtime *rt, const struct obs_reqtime_stats *st)
@@ -310,12 +333,10 @@ int obs_reqtime_fmt_summary(FILE *out, const struct obs_reqtime *rt, const struc
 			obs_reqtime_slot_proto(i), obs_reqtime_slot_port(rt, i),
 			(unsigned long long)c->requests, server_rps(c),
 			c->last_ns > c->first_ns ? (double)(c->last_ns - c->first_ns) / 1e9 : 0.0);
-		if (c->tls_alpn_h2)
-			fprintf(out, "    warning: %llu TLS connections offered HTTP/2 (ALPN h2); "
-				     "inside TLS the observer sees read/write turns, not streams: on "
-				     "them a request is a turn, not a stream (undercounts multiplexed "
-				     "streams)\n",
-				(unsigned long long)c->tls_alpn_h2);
+		if (c->tls_unseen)
+			fprintf(out, "    warning: %llu TLS connections not seen in plaintext (%s): "
+				     "counted as connections and handshakes, none of their requests\n",
+				(unsigned long long)c->tls_unseen, tls_unseen_why(rt));
 		fprintf(out, "    %-21s %10s %9s %9s %9s %9s %9s %9s\n", "", "count", "mean", "p50",
 			"p90", "p99", "p99.9", "max");
 		for (k = 0; k < NCOMPS; k++) {
@@ -354,12 +375,14 @@ int obs_reqtime_fmt_summary(FILE *out, const struct obs_reqtime *rt, const struc
 			obs_reqtime_scope(rt), (unsigned long long)st->global[RT_G_FOREIGN],
 			(unsigned long long)st->global[RT_G_CLIENT],
 			(unsigned long long)st->global[RT_G_PORTS_FULL], RT_DYN_PORTS);
-	if (st->global[RT_G_NO_STORAGE] || st->global[RT_G_TGIDS_FULL] || st->missed)
+	if (st->global[RT_G_NO_STORAGE] || st->global[RT_G_TGIDS_FULL] || st->missed ||
+	    st->global[RT_G_SSL_PROCS_FULL])
 		fprintf(out, "  drops: socket state not created %llu, run-queue slots full %llu, "
-			     "skipped runs %llu\n",
+			     "skipped runs %llu, TLS servers not probed (table slot taken) %llu\n",
 			(unsigned long long)st->global[RT_G_NO_STORAGE],
 			(unsigned long long)st->global[RT_G_TGIDS_FULL],
-			(unsigned long long)st->missed);
+			(unsigned long long)st->missed,
+			(unsigned long long)st->global[RT_G_SSL_PROCS_FULL]);
 	fflush(out);
 	ll_hist_free(h);
 	return err;
@@ -391,13 +414,19 @@ static json_t *slot_json(const struct obs_reqtime *rt, const struct obs_reqtime_
 	set(o, "tls_handshakes", json_integer((json_int_t)c->tls_handshakes), ok);
 	set(o, "tls13_handshakes", json_integer((json_int_t)c->tls13), ok);
 	set(o, "tls12_resumed", json_integer((json_int_t)c->tls_resumed), ok);
-	set(o, "tls_late_requests", json_integer((json_int_t)c->tls_late), ok);
+	set(o, "tls_plain_connections", json_integer((json_int_t)c->tls_plain_conns), ok);
+	set(o, "tls_unseen", json_integer((json_int_t)c->tls_unseen), ok);
+	set(o, "tls_plain_lost", json_integer((json_int_t)c->tls_plain_lost), ok);
 	set(o, "tls_alerts", json_integer((json_int_t)c->tls_alerts), ok);
 	set(o, "tls_lost", json_integer((json_int_t)c->tls_lost), ok);
 	set(o, "tls_alpn_h2", json_integer((json_int_t)c->tls_alpn_h2), ok);
-	/* a TLS connection's requests are read/write turns (its plaintext is not seen): per
-	 * stream only for HTTP/2 in the clear */
-	set(o, "tls_requests", json_string("turns"), ok);
+	/* a TLS connection's requests come from its plaintext (uprobes on libssl): HTTP/2 streams,
+	 * HTTP/1.1 turns of the plaintext; without it, none (never turns of ciphertext) */
+	set(o, "tls_requests", json_string(!c->tls_handshakes && !c->tls_plain_conns &&
+						   !c->tls_unseen ? "none"
+					   : c->tls_unseen ? "not counted (plaintext not seen)"
+							   : "plaintext"),
+	    ok);
 	set(o, "h2_connections", json_integer((json_int_t)c->h2_conns), ok);
 	set(o, "h2_lost", json_integer((json_int_t)c->h2_lost), ok);
 	set(o, "h2_unwalked", json_integer((json_int_t)c->h2_unwalked), ok);
@@ -440,6 +469,9 @@ int obs_reqtime_fmt_json_add(json_t *root, const struct obs_reqtime *rt,
 	set(feat, "trace", json_boolean(f->trace), &ok);
 	set(feat, "arrivals", json_string(f->arrivals_sampled ? "sampled" : "always"), &ok);
 	set(feat, "arrival_share", json_real(f->arrivals_sampled ? f->arrival_share : 1.0), &ok);
+	set(feat, "tls_plaintext", json_string(f->tls_plaintext ? "uprobes" : "off"), &ok);
+	set(feat, "tls_plaintext_detail", json_string(f->tls_text), &ok);
+	set(feat, "tls_processes_without_libssl", json_integer((json_int_t)f->tls_without), &ok);
 	set(o, "features", feat, &ok);
 	feat = NULL;
 	set(o, "slots", slots, &ok);
@@ -457,6 +489,8 @@ int obs_reqtime_fmt_json_add(json_t *root, const struct obs_reqtime *rt,
 	set(o, "client_sockets", json_integer((json_int_t)st->global[RT_G_CLIENT]), &ok);
 	set(o, "tcp_own_storage", json_integer((json_int_t)st->global[RT_G_TCP_OWN_STORAGE]),
 	       &ok);
+	set(o, "ssl_unmapped", json_integer((json_int_t)st->global[RT_G_SSL_UNMAPPED]), &ok);
+	set(o, "ssl_procs_full", json_integer((json_int_t)st->global[RT_G_SSL_PROCS_FULL]), &ok);
 	set(o, "skipped_runs", json_integer((json_int_t)st->missed), &ok);
 	set(o, "intervals", json_incref(intervals), &ok);
 	if (ok) {

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: MIT
+/* TLS plaintext's uprobes: possible here, planned, attached to the targets' libssl. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include "loadlens/reqtime.h"
+#include "loadlens/ssl.h"
+#include "bpfread.h"
+#include "sockets.h"
+#include "ssl_probes.h"
+#include "sockets.skel.h"
+
+#define SSL_FUNCS 5
+#define SSL_FILES 8 /* files attached to (more are not) */
+#define SSL_LINKS (SSL_FILES * SSL_FUNCS * 2)
+
+struct obs_ssl_probes {
+	struct bpf_link *links[SSL_LINKS];
+	size_t nlinks;
+	size_t nlibs; /* files with every uprobe attached */
+	char text[1024];
+};
+
+/* The functions, and their entry and return programs. */
+static void funcs(struct sockets_bpf *s, const char **name, struct bpf_program **in,
+		  struct bpf_program **out)
+{
+#if defined(__x86_64__)
+	static const char *const names[SSL_FUNCS] = {"SSL_read", "SSL_read_ex", "SSL_write",
+						     "SSL_write_ex", "SSL_do_handshake"};
+	struct bpf_program *e[SSL_FUNCS] = {s->progs.handle_ssl_read, s->progs.handle_ssl_read_ex,
+					    s->progs.handle_ssl_write, s->progs.handle_ssl_write_ex,
+					    s->progs.handle_ssl_do_handshake};
+	size_t i;
+
+	for (i = 0; i < SSL_FUNCS; i++) {
+		name[i] = names[i];
+		in[i] = e[i];
+		out[i] = s->progs.handle_ssl_ret; /* one program for every return */
+	}
+#else
+	(void)s, (void)name, (void)in, (void)out;
+#endif
+}
+
+bool obs_ssl_probes_possible(char *why, size_t len)
+{
+	*why = '\0';
+#if !defined(__x86_64__)
+	snprintf(why, len, "the uprobe programs read x86-64 registers");
+	return false;
+#else
+	if (getenv("LOADLENS_OBSERVER_NO_UPROBES")) {
+		snprintf(why, len, "uprobes switched off (LOADLENS_OBSERVER_NO_UPROBES)");
+		return false;
+	}
+	if (access("/sys/bus/event_source/devices/uprobe/type", F_OK)) {
+		snprintf(why, len, "the kernel has no uprobes (CONFIG_UPROBE_EVENTS)");
+		return false;
+	}
+	return true;
+#endif
+}
+
+void obs_ssl_probes_plan(struct obs_sockets *conn, bool on)
+{
+	struct sockets_bpf *s = obs_sockets_skel(conn);
+	struct bpf_program *in[SSL_FUNCS] = {NULL}, *out[SSL_FUNCS] = {NULL};
+	const char *name[SSL_FUNCS];
+	size_t i;
+
+	funcs(s, name, in, out);
+	s->rodata->targ_ssl = on;
+	for (i = 0; i < SSL_FUNCS; i++) {
+		if (!in[i])
+			continue;
+		/* attached to files here, never by the skeleton */
+		bpf_program__set_autoattach(in[i], false);
+		bpf_program__set_autoattach(out[i], false);
+		if (!on) {
+			bpf_program__set_autoload(in[i], false);
+			bpf_program__set_autoload(out[i], false);
+		}
+	}
+	if (!on) {
+		/* the socket programs still name these maps: at their smallest */
+		bpf_map__set_max_entries(s->maps.ssl_calls, 1);
+		bpf_map__set_max_entries(s->maps.ssl_socks, 1);
+		bpf_map__set_max_entries(s->maps.ssl_conns, 1);
+	}
+}
+
+/* Appends "SEP PATH" to buf (SEP only when buf holds something). */
+static void list_add(char *buf, size_t size, const char *sep, const char *what)
+{
+	size_t len = strlen(buf);
+
+	snprintf(buf + len, size - len, "%s%s", len ? sep : "", what);
+}
+
+struct obs_ssl_probes *obs_ssl_probes_attach(struct obs_sockets *conn,
+					     const struct obs_ssl_file *files, size_t nfiles,
+					     const uint32_t *pids, size_t npids)
+{
+	struct sockets_bpf *s = obs_sockets_skel(conn);
+	struct bpf_program *in[SSL_FUNCS] = {NULL}, *out[SSL_FUNCS] = {NULL};
+	struct obs_ssl_probes *p = calloc(1, sizeof(*p));
+	const char *name[SSL_FUNCS], *fail;
+	char why[160], on[512] = "", off[512] = "", one[480];
+	size_t i, k, first;
+	uint32_t tgid;
+	int err;
+
+	if (!p) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	funcs(s, name, in, out);
+	for (i = 0; i < npids; i++) {
+		tgid = pids[i];
+		/* a taken slot stays its first process's (the BPF side counts a second one) */
+		if (!s->bss->ssl_procs[tgid % RT_SSL_PROCS])
+			s->bss->ssl_procs[tgid % RT_SSL_PROCS] = tgid;
+	}
+	for (i = 0; i < nfiles && i < SSL_FILES && in[0]; i++) {
+		const struct obs_ssl_file *l = &files[i];
+
+		first = p->nlinks;
+		fail = NULL;
+		for (k = 0; k < SSL_FUNCS && !fail; k++) {
+			LIBBPF_OPTS(bpf_uprobe_opts, o, .func_name = name[k]);
+			struct bpf_link *e, *r;
+
+			e = bpf_program__attach_uprobe_opts(in[k], -1, l->open, 0, &o);
+			err = e ? 0 : -errno;
+			o.retprobe = true;
+			r = err ? NULL : bpf_program__attach_uprobe_opts(out[k], -1, l->open, 0, &o);
+			if (e && !r) {
+				err = -errno;
+				bpf_link__destroy(e);
+				e = NULL;
+			}
+			if (err) {
+				fail = name[k];
+				snprintf(why, sizeof(why), "%s: %s", name[k], strerror(-err));
+				break;
+			}
+			p->links[p->nlinks++] = e;
+			p->links[p->nlinks++] = r;
+		}
+		if (fail) {
+			/* all or nothing for a file: a read seen without its writes times nothing */
+			while (p->nlinks > first)
+				bpf_link__destroy(p->links[--p->nlinks]);
+			snprintf(one, sizeof(one), "%s (%s)", l->path, why);
+			list_add(off, sizeof(off), ", ", one);
+			continue;
+		}
+		list_add(on, sizeof(on), ", ", l->path);
+		p->nlibs++;
+	}
+	if (p->nlibs)
+		snprintf(p->text, sizeof(p->text), "uprobes on %s%s%s", on, *off ? "; not on " : "",
+			 off);
+	else if (*off)
+		snprintf(p->text, sizeof(p->text), "no uprobe attached: %s", off);
+	else
+		snprintf(p->text, sizeof(p->text), "no libssl in the %zu target processes' maps",
+			 npids);
+	return p;
+}
+
+void obs_ssl_probes_free(struct obs_ssl_probes *p)
+{
+	if (!p)
+		return;
+	while (p->nlinks)
+		bpf_link__destroy(p->links[--p->nlinks]);
+	free(p);
+}
+
+size_t obs_ssl_probes_count(const struct obs_ssl_probes *p)
+{
+	return p ? p->nlibs : 0;
+}
+
+const char *obs_ssl_probes_text(const struct obs_ssl_probes *p)
+{
+	return p ? p->text : "off";
+}
+
+uint64_t obs_ssl_probes_missed(struct obs_sockets *conn)
+{
+	struct sockets_bpf *s = obs_sockets_skel(conn);
+	struct bpf_program *in[SSL_FUNCS] = {NULL}, *out[SSL_FUNCS] = {NULL}, *all[2 * SSL_FUNCS];
+	const char *name[SSL_FUNCS];
+	size_t i, n = 0;
+
+	funcs(s, name, in, out);
+	for (i = 0; i < SSL_FUNCS; i++) {
+		if (!in[i] || !bpf_program__autoload(in[i]))
+			continue;
+		all[n++] = in[i];
+	}
+	if (n)
+		all[n++] = out[0];
+	return n ? obs_progs_missed(all, n) : 0;
+}

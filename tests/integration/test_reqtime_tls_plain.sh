@@ -1,0 +1,149 @@
+#!/bin/bash
+# Request timing over TLS from the plaintext (issue 28): uprobes on OpenSSL's libssl in nginx
+# (bpf/req_ssl.bpf.h). Against nginx terminating TLS, driven by h2load over https:
+# - HTTP/2 (ALPN h2), 10 streams in flight on each of 4 connections: the observer's requests
+#   equal nginx's access log lines exactly, every connection seen in plaintext, its handshake
+#   timed apart;
+# - a location proxied to a 3 ms backend: the observer's service mean within 5% of nginx's
+#   $request_time mean;
+# - HTTP/1.1 over TLS (h2load --h1): exact too;
+# - uprobes switched off (LOADLENS_OBSERVER_NO_UPROBES, as on a kernel without them): one line
+#   says so, connections and handshakes are counted, and no request: never turns as requests;
+# - a Go server (crypto/tls linked in: no libssl in its maps): its connections and handshakes
+#   counted, no request, and the summary's one warning line names it.
+. "$(dirname "$0")/lib.sh"
+require_bpf loadlens-observer loadlens-refserver
+command -v nginx >/dev/null || skip "nginx is not installed (apt-get install nginx-light)"
+command -v h2load >/dev/null || skip "h2load is not installed (apt-get install nghttp2-client)"
+
+TLS=$(free_port)
+SLOW=$(free_port)
+BACK=$(free_port)
+ST=$(free_port)
+mkdir -p "$LL_TMP/pki"
+tls_cert "$LL_TMP/pki"
+refserver_up back "$BACK" --proto http --service-time 3ms --service-mode sleep --workers 2
+nginx_up ng "$ST" "
+	log_format rt '\$request_time \$status \$server_protocol';
+	server {
+		listen 127.0.0.1:$TLS ssl http2;
+		ssl_certificate $LL_TMP/pki/cert.pem;
+		ssl_certificate_key $LL_TMP/pki/key.pem;
+		access_log $LL_TMP/tls.log rt;
+		http2_max_concurrent_streams 128;
+		location / { return 200 \"ok\\n\"; }
+	}
+	server {
+		listen 127.0.0.1:$SLOW ssl http2;
+		ssl_certificate $LL_TMP/pki/cert.pem;
+		ssl_certificate_key $LL_TMP/pki/key.pem;
+		access_log $LL_TMP/slow.log rt;
+		location /slow { proxy_pass http://127.0.0.1:$BACK/; }
+	}"
+
+slot() { echo ".request_timing.slots[] | select(.proto == \"tcp\" and .port == $1)"; }
+
+# run NAME PORT LOG H2LOAD_ARGS...: h2load over https under the observer (its ENV before the
+# call); leaves $LL_TMP/obs_NAME.json and the log's lines in $LL_TMP/NAME.lines
+run() {
+	local name=$1 port=$2 log=$LL_TMP/$3.log path=$4
+	shift 4
+	: >"$log"
+	start_observer "obs_$name" "$port"
+	h2load "$@" "https://127.0.0.1:$port$path" >"$LL_TMP/h2load_$name.out" 2>&1 ||
+		fail "$name: h2load exited $? ($(tail -3 "$LL_TMP/h2load_$name.out"))"
+	sleep 0.3
+	stop "obs_$name"
+	grep "requests:" "$LL_TMP/h2load_$name.out"
+	cp "$log" "$LL_TMP/$name.lines"
+}
+
+# exact NAME PORT WANT CONNS: requests = nginx's log lines = WANT, CONNS connections each seen
+# in plaintext and handshaken, nothing lost or left unseen
+exact() {
+	local name=$1 port=$2 want=$3 conns=$4 j=$LL_TMP/obs_$1.json s lines k
+	s=$(slot "$port")
+	lines=$(wc -l <"$LL_TMP/$name.lines")
+	[ "$lines" = "$want" ] || fail "$name: nginx logged $lines requests, $want expected"
+	[ "$(jget "$j" "$s | .requests")" = "$lines" ] ||
+		fail "$name: observer counted $(jget "$j" "$s | .requests") requests, nginx logged $lines"
+	echo "ok: $name: observer $(jget "$j" "$s | .requests") requests = nginx's $lines log lines"
+	for k in tls_plain_connections tls_handshakes; do
+		[ "$(jget "$j" "$s | .$k")" = "$conns" ] ||
+			fail "$name: $k $(jget "$j" "$s | .$k"), $conns expected"
+	done
+	for k in unanswered tls_unseen tls_plain_lost h2_lost h2_unmatched h2_early \
+		h2_stream_drops; do
+		[ "$(jget "$j" "$s | .$k")" = 0 ] || fail "$name: $k $(jget "$j" "$s | .$k"), 0 expected"
+	done
+	[ "$(jget "$j" "$s | .service_time.count")" = "$lines" ] || fail "$name: service count"
+	[ "$(jget "$j" "$s | .tls_requests")" = plaintext ] || fail "$name: tls_requests"
+	[ "$(jget "$j" .request_timing.features.tls_plaintext)" = uprobes ] ||
+		fail "$name: $(jget "$j" .request_timing.features.tls_plaintext_detail)"
+}
+
+# HTTP/2 over TLS: 10 streams in flight on each of 4 connections
+run m10 "$TLS" tls / -c 4 -m 10 -n 20000
+exact m10 "$TLS" 20000 4
+[ "$(jget "$LL_TMP/obs_m10.json" "$(slot "$TLS") | .h2_connections")" = 4 ] ||
+	fail "m10: $(jget "$LL_TMP/obs_m10.json" "$(slot "$TLS") | .h2_connections") HTTP/2 connections, 4 expected"
+grep -q "not seen in plaintext" "$LL_TMP/obs_m10.out" && fail "m10: a warning on seen connections"
+
+# a 3 ms backend behind nginx: per-stream service against nginx's own $request_time
+run slow "$SLOW" slow /slow -c 2 -m 4 -n 800
+exact slow "$SLOW" 800 2
+ngx=$(awk '{ s += $1 } END { printf "%d", s / NR * 1e9 }' "$LL_TMP/slow.lines")
+obs=$(jget "$LL_TMP/obs_slow.json" "$(slot "$SLOW") | .service_time.mean")
+check_within "slow: observer's service mean vs nginx's \$request_time mean (ns)" "${obs%.*}" "$ngx" 5
+
+# HTTP/1.1 over TLS, one request in flight a connection (--h1 -m 10 would pipeline)
+run h1 "$TLS" tls / --h1 -c 4 -m 1 -n 4000
+exact h1 "$TLS" 4000 4
+[ "$(jget "$LL_TMP/obs_h1.json" "$(slot "$TLS") | .h2_connections")" = 0 ] || fail "h1: HTTP/2?"
+# a connection each (a handshake each, TLS 1.3 with the request read with the Finished)
+run h1new "$TLS" tls / --h1 -c 200 -m 1 -n 200
+exact h1new "$TLS" 200 200
+
+# uprobes switched off: one line, connections and handshakes, no request
+LOADLENS_OBSERVER_NO_UPROBES=1 run off "$TLS" tls / -c 4 -m 10 -n 2000
+j=$LL_TMP/obs_off.json
+s=$(slot "$TLS")
+[ "$(jget "$j" "$s | .requests")" = 0 ] || fail "off: $(jget "$j" "$s | .requests") requests, 0 expected"
+[ "$(jget "$j" "$s | .tls_handshakes")" = 4 ] || fail "off: $(jget "$j" "$s | .tls_handshakes") handshakes"
+[ "$(jget "$j" "$s | .tls_unseen")" = 4 ] || fail "off: $(jget "$j" "$s | .tls_unseen") unseen, 4 expected"
+[ "$(jget "$j" .request_timing.features.tls_plaintext)" = off ] || fail "off: tls_plaintext"
+[ "$(grep -c "note: TLS plaintext is off" "$LL_TMP/obs_off.err")" = 1 ] ||
+	fail "off: not one note line ($(cat "$LL_TMP/obs_off.err"))"
+echo "ok: off: 0 requests, 4 handshakes, 4 connections not seen, said once"
+
+# Go's crypto/tls: no libssl to probe
+GO=$(command -v go || echo /usr/local/go/bin/go)
+if [ -x "$GO" ]; then
+	mkdir -p "$LL_TMP/go"
+	GOCACHE=$LL_TMP/go/cache GOTOOLCHAIN=local GOPROXY=off GOFLAGS= GO111MODULE=off \
+		CGO_ENABLED=0 GOPATH=$LL_TMP/go/path timeout 300 "$GO" build -o "$LL_TMP/go/tlsgo" \
+		"$(dirname "$0")/tlsgo/main.go" >"$LL_TMP/go/build.out" 2>&1 ||
+		fail "go build of tlsgo failed ($(tail -2 "$LL_TMP/go/build.out"))"
+	GOP=$(free_port)
+	start tlsgo "$LL_TMP/go/tlsgo" "127.0.0.1:$GOP" "$LL_TMP/pki/cert.pem" "$LL_TMP/pki/key.pem"
+	wait_for tlsgo listening 20
+	start_observer obs_go "$GOP"
+	h2load --h1 -c 4 -m 1 -n 400 "https://127.0.0.1:$GOP/" >"$LL_TMP/h2load_go.out" 2>&1 ||
+		fail "go: h2load exited $?"
+	grep -q "400 succeeded" "$LL_TMP/h2load_go.out" || fail "go: $(grep requests: "$LL_TMP/h2load_go.out")"
+	sleep 0.3
+	stop obs_go
+	j=$LL_TMP/obs_go.json
+	s=$(slot "$GOP")
+	[ "$(jget "$j" "$s | .requests")" = 0 ] || fail "go: $(jget "$j" "$s | .requests") requests, 0 expected"
+	[ "$(jget "$j" "$s | .tls_handshakes")" = 4 ] || fail "go: handshakes $(jget "$j" "$s | .tls_handshakes")"
+	[ "$(jget "$j" "$s | .tls_unseen")" = 4 ] || fail "go: unseen $(jget "$j" "$s | .tls_unseen")"
+	[ "$(jget "$j" .request_timing.features.tls_processes_without_libssl)" = 1 ] ||
+		fail "go: processes without libssl"
+	[ "$(grep -c "not seen in plaintext (tlsgo (pid [0-9]*) maps no libssl" "$LL_TMP/obs_go.out")" = 1 ] ||
+		fail "go: not one warning line naming tlsgo ($(grep -i tls "$LL_TMP/obs_go.out"))"
+	echo "ok: go: 0 requests, 4 handshakes, 4 connections not seen: $(grep "not seen in plaintext" "$LL_TMP/obs_go.out")"
+else
+	echo "note: no Go toolchain: the statically linked TLS case is not run"
+fi
+pass "TLS plaintext: requests counted from it, or not at all"
