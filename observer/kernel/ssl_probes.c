@@ -162,10 +162,13 @@ struct obs_ssl_probes *obs_ssl_probes_attach(struct obs_sockets *conn,
 		list_add(on, sizeof(on), ", ", l->path);
 		p->nlibs++;
 	}
-	if (p->nlibs)
-		snprintf(p->text, sizeof(p->text), "uprobes on %s%s%s", on, *off ? "; not on " : "",
-			 off);
-	else if (*off)
+	if (p->nlibs) { /* cut at the text's size where the lists are long */
+		snprintf(p->text, sizeof(p->text), "uprobes on %s", on);
+		if (*off) {
+			list_add(p->text, sizeof(p->text), "", "; not on ");
+			list_add(p->text, sizeof(p->text), "", off);
+		}
+	} else if (*off)
 		snprintf(p->text, sizeof(p->text), "no uprobe attached: %s", off);
 	else
 		snprintf(p->text, sizeof(p->text), "no libssl in the %zu target processes' maps",
