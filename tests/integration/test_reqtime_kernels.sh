@@ -66,7 +66,7 @@ run() {
 # mech_here WANT: the mechanism the observer's --check chooses (LOADLENS_OBSERVER_TIMING=WANT)
 mech_here() {
 	LOADLENS_OBSERVER_TIMING=$1 "$LOADLENS_BIN/loadlens-observer" --check=json 2>/dev/null |
-		jq -r '.features[] | select(.feature | startswith("request timing")) | .mechanism' |
+		jq -r '.features[] | select(.feature | startswith("request timing:")) | .mechanism' |
 		awk '{print $1}'
 }
 best=$(mech_here auto)

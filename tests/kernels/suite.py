@@ -168,7 +168,7 @@ class Suite:
 			features = json.loads(js.stdout).get("features", [])
 		except ValueError as e:
 			raise Failed("--check=json is not JSON: %s" % e)
-		timing = [f for f in features if str(f.get("feature")).startswith("request timing")]
+		timing = [f for f in features if str(f.get("feature")).startswith("request timing:")]
 		if not timing or not timing[0].get("ok"):
 			raise Failed("request timing is off on this kernel: %s" %
 				     (timing[0] if timing else "--check=json names no request timing"))
