@@ -54,9 +54,20 @@ run() {
 	done <"$LL_TMP/iv_$proto.tsv"
 	q0=$(head -1 "$LL_TMP/iv_$proto.tsv" | cut -f1)
 	qmax=$(cut -f1 "$LL_TMP/iv_$proto.tsv" | sort -n | tail -1)
-	awk -v a="$q0" -v b="$qmax" 'BEGIN { exit !(b > 1.5 * a) }' ||
+	# Over UDP the socket's receive buffer caps the queue (about 250 datagrams here): when the
+	# server is slower than 1,000/s (860/s in one CI run) it is full before the first interval
+	# of 500 answers, and the wait stays at its depth. That is seen as datagrams the client
+	# never got back, with the wait at 100x the service from the first loaded interval.
+	local lost
+	lost=$(jq '.sent - .received' "$LL_TMP/cl_$proto.json")
+	if awk -v a="$q0" -v b="$qmax" 'BEGIN { exit !(b > 1.5 * a) }'; then
+		echo "ok: $proto queue wait p50 grew from $q0 ns to $qmax ns; service flat"
+	elif [ "$proto" = udp ] && [ "$lost" -gt 0 ] && [ "$q0" -gt 100000000 ]; then
+		echo "ok: udp queue wait p50 $q0 ns from the first loaded interval (peak $qmax ns):" \
+			"the receive buffer was full ($lost datagrams lost); service flat"
+	else
 		fail "$proto: queue wait p50 did not grow (first loaded interval $q0 ns, peak $qmax ns)"
-	echo "ok: $proto queue wait p50 grew from $q0 ns to $qmax ns; service flat"
+	fi
 	q=$(jget "$obs" "$slot | .socket_queue_wait.p50")
 	s=$(jget "$obs" "$slot | .service_time.p50")
 	r=$(jget "$obs" "$slot | .residence.p50")

@@ -23,7 +23,8 @@ random port), {tmp} (the scenario's temp dir), {NAME_pid} (a process the harness
   loadlens programs run on the host, whose unprivileged parts it would starve.
 - allow: kinds that may also fire (a CLOSE_WAIT leak is an fd leak too).
 - emulated: keys that replace the scenario's own under an emulated CPU (the kernel matrix; e.g.
-  a slower sick server under a lighter load); there a sick scenario may also name the CPU.
+  a slower sick server under a lighter load); there a sick scenario may also name
+  the queue its load makes (cpu_saturation, worker_saturation).
 - onset: how the harness measures, apart from the observer, when the sick condition starts:
   polled every 50 ms (log: a line in a file; tcp_state: N sockets in a state on a port;
   fds: open fds grown by N; netstat: a TcpExt counter grown by N), or read after the run
