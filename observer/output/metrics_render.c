@@ -11,7 +11,7 @@ const char *const obs_mx_finding_kinds[] = {
 	"close_wait_leak", "fin_wait2_orphans", "time_wait",	   "listen_overflow",
 	"worker_saturation", "cpu_saturation", "addrinuse",	   "process_cap",
 	"target_exit",	   "exit_spike",      "pipelining",	   "udp_shared_socket",
-	"netns_outside",   "no_listener",     "served_elsewhere",
+	"netns_outside",   "no_listener",     "served_elsewhere", "fork_wait",
 };
 const size_t obs_mx_nfinding_kinds = N(obs_mx_finding_kinds);
 

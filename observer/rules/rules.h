@@ -54,6 +54,9 @@
 #define OBS_RULE_SAT_MIN_REQUESTS 10
 #define OBS_RULE_SAT_INTERVALS 2
 #define OBS_RULE_RUNQ_P50_NS 1e6
+/* ... unless the targets forked a process for this share of the requests, each interval: the
+ * queue is then the processes' start (fork_wait, a note), not a busy pool */
+#define OBS_RULE_FORK_SHARE 0.5
 /* Without --runq, from the targets' schedstat: this many of their threads waited for a CPU on
  * average over the interval (and at least half as many as ran), 2 intervals in a row, is CPU
  * saturation where requests queue: a process per connection waiting for one CPU is no worker pool

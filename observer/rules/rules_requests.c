@@ -136,6 +136,50 @@ static void cpu_waiting_finding(const struct obs_snap *now, const struct obs_sna
 			 obs_rule_ns(sl->service_p50_ns, b, sizeof(b)));
 }
 
+/*
+ * The targets forked a process for most requests in each of the last intervals (a child per
+ * connection, as PostgreSQL's backends): a request then waits in the socket queue while its
+ * process is made, and no pool of workers is there to be busy.
+ */
+static bool forked_per_request(const struct obs_snap_hist *h, const struct obs_snap_slot *now)
+{
+	const struct obs_snap_slot *sl;
+	const struct obs_snap *s;
+	unsigned int k;
+
+	for (k = 0; k < OBS_RULE_SAT_INTERVALS; k++) {
+		if (!(s = obs_snap_at(h, k)) || !s->children_on || !s->forker.pid ||
+		    !(sl = slot(s, now->port, now->udp)))
+			return false;
+		if (s->forker.forks < OBS_RULE_FORK_SHARE * (double)sl->requests)
+			return false;
+	}
+	return true;
+}
+
+static void fork_wait_finding(const struct obs_snap *now, const struct obs_snap_slot *sl,
+			      const char *key, struct obs_findings *out)
+{
+	char a[32], b[32];
+
+	obs_findings_add(out, "fork_wait", OBS_SEV_NOTE, key,
+			 json_pack("{s:i, s:s, s:f, s:f, s:I, s:i, s:s, s:I}", "port",
+				   (int)sl->port, "proto", sl->udp ? "udp" : "tcp", "queue_p50",
+				   sl->queue_p50_ns, "service_p50", sl->service_p50_ns, "requests",
+				   (json_int_t)sl->requests, "forker", (int)now->forker.pid, "comm",
+				   now->forker.comm, "forks", (json_int_t)now->forker.forks),
+			 "fork: requests on %s wait %.0fx their service time in the socket queue "
+			 "(queue p50 %s, service p50 %s) while pid %u (%s) forks a process for "
+			 "them (%llu forks for %llu requests this interval): the wait is a "
+			 "process's start, not busy workers; a pool of processes (pre-forked, or a "
+			 "connection pooler in front) removes it",
+			 key, sl->service_p50_ns > 0 ? sl->queue_p50_ns / sl->service_p50_ns : 0,
+			 obs_rule_ns(sl->queue_p50_ns, a, sizeof(a)),
+			 obs_rule_ns(sl->service_p50_ns, b, sizeof(b)), now->forker.pid,
+			 now->forker.comm, (unsigned long long)now->forker.forks,
+			 (unsigned long long)sl->requests);
+}
+
 void obs_rule_saturation(const struct obs_snap_hist *h, struct obs_findings *out)
 {
 	const struct obs_snap *now = obs_snap_at(h, 0);
@@ -172,6 +216,10 @@ void obs_rule_saturation(const struct obs_snap_hist *h, struct obs_findings *out
 			continue;
 		if (cpu || lately) {
 			/* the queue wait is the CPU's: a finding names it (now or lately) */
+			continue;
+		}
+		if (forked_per_request(h, sl)) {
+			fork_wait_finding(now, sl, key, out);
 			continue;
 		}
 		if (now->runq_on && now->runq_p50_ns >= 0)

@@ -126,6 +126,52 @@ RULES_TEST(test_cpu_or_workers_schedstat)
 	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
 }
 
+/*
+ * A process forked per request (a python server's child per connection, 100 a second, each
+ * waiting 5.6 ms for its fork on a busy host): the queue is the fork's, a note naming the forker,
+ * never "add workers"; the same queue with a pre-forked pool (3 forks for 300 requests) is the
+ * workers again, and a fork per request in one interval only is not enough.
+ */
+RULES_TEST(test_fork_per_request)
+{
+	const struct obs_finding *f;
+	struct obs_snap *s;
+	int t, round;
+
+	for (round = 0; round < 3; round++) {
+		rh_restart(r);
+		for (t = 1; t <= 2; t++) {
+			s = rh_snap(r, t);
+			slot(s, 5.6e6, 143e3);
+			s->slot[0].requests = 100;
+			s->children_on = true;
+			s->forker.pid = 4242;
+			snprintf(s->forker.comm, sizeof(s->forker.comm), "python3");
+			s->forker.forks = round == 1 ? 3 : (round == 2 && t == 1) ? 10 : 100;
+			obs_snap_push(&r->h);
+		}
+		rh_run(r);
+		if (round) {
+			assert_non_null(obs_findings_find(&r->fs, "worker_saturation", "tcp/8000"));
+			assert_null(obs_findings_find(&r->fs, "fork_wait", NULL));
+			continue;
+		}
+		assert_null(obs_findings_find(&r->fs, "worker_saturation", NULL));
+		f = obs_findings_find(&r->fs, "fork_wait", "tcp/8000");
+		assert_non_null(f);
+		assert_int_equal(f->severity, OBS_SEV_NOTE);
+		assert_string_equal(f->text,
+				    "fork: requests on tcp/8000 wait 39x their service time in the "
+				    "socket queue (queue p50 5.6 ms, service p50 143 us) while pid "
+				    "4242 (python3) forks a process for them (100 forks for 100 "
+				    "requests this interval): the wait is a process's start, not busy "
+				    "workers; a pool of processes (pre-forked, or a connection pooler "
+				    "in front) removes it");
+		assert_int_equal(rh_ev_int(f, "forks"), 100);
+		assert_int_equal(rh_ev_int(f, "forker"), 4242);
+	}
+}
+
 RULES_TEST(test_cpu_saturation)
 {
 	const struct obs_finding *f;
@@ -490,6 +536,6 @@ static void test_served_elsewhere_readers(void **state)
 LL_TEST_MAIN_EACH(rh_setup, rh_teardown, test_served_elsewhere, test_served_elsewhere_readers,
 	          test_worker_saturation,
 	          test_cpu_saturation, test_cpu_saturation_onset, test_worker_saturation_onset,
-	          test_cpu_or_workers_schedstat,
+	          test_cpu_or_workers_schedstat, test_fork_per_request,
 	          test_fast_server_is_silent, test_count_notes, test_pipelining_in_one_write,
 	          test_pipelining_silent, test_pipelining_burst, test_pipelining_both_signs)

@@ -7,7 +7,7 @@ import subprocess
 from common import BIN, log
 
 NOTE_KINDS = {"pipelining", "udp_shared_socket", "netns_outside", "no_listener",
-	      "served_elsewhere"}
+	      "served_elsewhere", "fork_wait"}
 # The pre-contract observer's kinds (forensics.findings, no severity), for the report only.
 LEGACY = {"ports": "port_exhaustion", "ports_forecast": "port_exhaustion", "fds": "fd_exhaustion",
 	  "close_wait": "close_wait_leak", "listen": "listen_overflow", "target": "target_exit"}
