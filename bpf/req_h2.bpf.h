@@ -10,8 +10,8 @@
  * length, type, flags, stream id; nothing else is read), every buffer of a readv/writev/
  * recvmsg/sendmsg in order, and a frame cut by the end of a read (or write) is carried to the next
  * (the rest of its payload to pass over, a cut header's bytes) in the socket's own storage
- * (h2_conns). The stream table (h2_streams, direct-mapped by a hash of the connection and the
- * stream id: include/loadlens/h2.h) holds each stream the client began:
+ * (h2_conns). The stream table (h2_streams, indexed by a hash of the connection and the stream
+ * id, RT_H2_PROBES entries tried: include/loadlens/h2.h) holds each stream the client began:
  *
  *   client HEADERS on stream S          the stream begins (an entry; the connection's open count)
  *   client END_STREAM (HEADERS, DATA)   the request has arrived: its arrival is when the bytes
@@ -73,23 +73,34 @@ struct h2_walk {
  * function: the verifier checks it once, not once per frame of the walk. */
 __attribute__((noinline)) int h2_frame(struct h2_walk *w, __u32 sid, __u32 tf)
 {
-	__u32 t = tf & 0xff, idx;
-	struct rt_h2_stream *e;
+	__u32 t = tf & 0xff, idx, k, base;
+	struct rt_h2_stream *e = NULL, *p, *fr = NULL;
 	struct rt_rec *r;
-	__u64 held;
-	int end, mine;
+	int end, mine = 0;
 
 	if (!w)
 		return 0;
-	idx = ll_h2_slot(w->sk, w->gen, sid);
-	e = bpf_map_lookup_elem(&h2_streams, &idx);
-	if (!e)
-		return 0;
-	mine = e->sk == w->sk && e->gen == w->gen && e->sid == sid;
+	/* the stream's entry, or the first free (or stale) one of its RT_H2_PROBES */
+	base = ll_h2_slot(w->sk, w->gen, sid);
+	for (k = 0; k < RT_H2_PROBES; k++) {
+		idx = (base + k) & (RT_H2_STREAMS - 1);
+		p = bpf_map_lookup_elem(&h2_streams, &idx);
+		if (!p)
+			return 0;
+		if (p->sk == w->sk && p->gen == w->gen && p->sid == sid) {
+			e = p;
+			mine = 1;
+			break;
+		}
+		if (!fr && (!p->sk || p->born_ns + RT_H2_STALE_NS <= w->now))
+			fr = p;
+	}
+	if (!mine)
+		e = fr;
 	end = ll_h2_ends(tf);
 	if (!w->write) {
 		if (t == LL_H2_RST_STREAM) {
-			if (!mine)
+			if (!mine || !e)
 				return 0;
 			if (!e->write_ns) {
 				r = rec_of(w->slot);
@@ -103,11 +114,10 @@ __attribute__((noinline)) int h2_frame(struct h2_walk *w, __u32 sid, __u32 tf)
 		if (!mine) {
 			if (t != LL_H2_HEADERS)
 				return 0; /* more of a stream not timed, or ended by the server */
-			/* claim the entry: free, or held by a stream begun long ago (two
-			 * CPUs claiming one entry at once: the later stores win, and the
-			 * other stream's response is h2_unmatched) */
-			held = e->sk;
-			if (held && e->born_ns + RT_H2_STALE_NS > w->now) {
+			/* claim an entry: free, or held by a stream begun long ago (two CPUs
+			 * claiming one entry at once: the later stores win, and the other
+			 * stream's response is h2_unmatched) */
+			if (!e) {
 				r = rec_of(w->slot);
 				if (r)
 					r->c.h2_stream_drops++;
@@ -134,14 +144,14 @@ __attribute__((noinline)) int h2_frame(struct h2_walk *w, __u32 sid, __u32 tf)
 				w->max_sid = sid;
 			return 0;
 		}
-		if (end && !e->read_ns) {
+		if (end && e && !e->read_ns) {
 			e->arrival_ns = w->arrival;
 			e->read_ns = w->now;
 		}
 		return 0;
 	}
 	/* the server's frame */
-	if (!mine) {
+	if (!mine || !e) {
 		if (end && sid <= w->max_sid) {
 			/* a stream the client began, not timed (or its entry taken) */
 			r = rec_of(w->slot);

@@ -246,8 +246,9 @@ static void notes(FILE *out, const struct rt_ctrs *c)
 	note(out, c->h2_behind, "HTTP/2 streams began while older streams of their connection "
 		"were unanswered: a server that serves a connection's streams one at a time holds "
 		"them itself, and that wait is in their service time, not in the socket-queue wait");
-	note(out, c->h2_stream_drops, "HTTP/2 streams not timed: their entry of the stream table "
-		"(%d) was held by another open stream", RT_H2_STREAMS);
+	note(out, c->h2_stream_drops, "HTTP/2 streams not timed: the %u entries of the stream table "
+		"(%u) they may take were all held by other open streams", RT_H2_PROBES,
+		RT_H2_STREAMS);
 	note(out, c->h2_unmatched, "HTTP/2 responses ended a stream the observer was not timing "
 		"(not counted)");
 	note(out, c->udp_shared, "sockets read by several threads (%llu reads by another thread "
