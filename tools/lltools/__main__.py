@@ -18,6 +18,7 @@ loadlens - the client's round trip and the server's kernel view, joined per load
 Usage: loadlens run TARGET [-c LIST | --rate LIST] [-d DUR] [options] [-- DRIVER-OPTIONS]
        loadlens sweep TARGET [--max-c N | --rates LIST] [--p99-bound DUR] [options] [-- ...]
        loadlens doctor [--rate R --new-conn ... | --driver 'loadlens-driver ...'] [--json]
+                       [-- TARGET DRIVER-OPTIONS]
        loadlens report FILE.json... [-o report.html]
        loadlens demo
 
@@ -39,6 +40,7 @@ Examples:
   loadlens sweep http://127.0.0.1:8080/ --max-c 64 --p99-bound 20ms
   loadlens doctor --rate 60k --new-conn --duration 10m
   loadlens doctor --driver 'loadlens-driver tcp://10.0.0.5:7000 -c 200 --rate 60k --new-conn'
+  loadlens doctor -- tcp://10.0.0.5:7000 -c 50k -d 10m --connect-rate 500
   loadlens report run.json -o run.html
 """
 
