@@ -3,6 +3,8 @@
 every option the driver lists reaches doctor's plan, and the ones that change a limit change the
 verdict. Needs the built driver (LOADLENS_BIN, set by ctest); no root, no network."""
 import argparse
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -11,7 +13,8 @@ import tempfile
 import time
 import unittest
 
-from lltools import doctor, procs
+import fixtures
+from lltools import __main__ as front, doctor, procs
 from test_doctor import HOST, check
 
 SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -218,6 +221,34 @@ class DriverPlanTest(unittest.TestCase):
 		self.assertEqual(r.stdout, "")
 		self.assertEqual(len(r.stderr.splitlines()), 1)
 		self.assertIn("--connect-rate 0", r.stderr)
+
+
+class RunChecksDriverTest(unittest.TestCase):
+	"""loadlens run and sweep hand -- ARGS to the driver: the driver checks them first."""
+
+	def test_refused_before_any_work(self):
+		tmp = tempfile.mkdtemp(prefix="ll-run-plan-")
+		obs = os.path.join(tmp, "obs.json")
+		with open(obs, "w", encoding="utf-8") as f:
+			json.dump(fixtures.observer(), f)
+		out = os.path.join(tmp, "out")
+		for cmd in (["run", TCP, "-c", "1,2", "-d", "1s"], ["sweep", TCP, "--max-c", "2"]):
+			with self.subTest(cmd=cmd[0]):
+				argv = cmd + ["--observer-json", obs, "--observer-json", obs, "--out", out,
+					      "--", "--connect-rate", "0"]
+				err = io.StringIO()
+				with contextlib.redirect_stderr(err):
+					self.assertEqual(front.main(argv), 64)
+				self.assertIn("driver options: loadlens-driver: --connect-rate 0",
+					      err.getvalue())
+				self.assertFalse(os.path.exists(out), "an output directory was made")
+		# the level's own options are the driver's too: -c past its limit, in its words
+		with self.assertRaises(front.Usage) as e:
+			front.driver_checked(argparse.Namespace(target=TCP, duration="1s"),
+					     [{"connections": 1, "rate": None}], ["-c", "0"])
+		self.assertIn("loadlens-driver: -c 0: out of range", str(e.exception))
+		front.driver_checked(argparse.Namespace(target=TCP, duration="1s"),
+				     [{"connections": 4, "rate": 100}], ["--connect-rate", "50"])
 
 
 if __name__ == "__main__":

@@ -90,7 +90,18 @@ def port_arg(text):
 	return int(text)
 
 
-def context(a, extra):
+def driver_checked(a, levels, extra):
+	"""Each level's driver command line checked by the driver itself (loadlens-driver
+	--print-plan): an option it refuses is a usage error in its own words, before any work."""
+	from . import run as runmod
+	for level in levels:
+		try:
+			procs.driver_plan(runmod.driver_args(a.target, level, a.duration, extra))
+		except ValueError as e:  # procs.PlanRefused: the driver's line, or no driver
+			raise Usage(f"driver options: {e}") from None
+
+
+def context(a, extra, levels):
 	"""Every argument checked, every input read and every output place checked, before any
 	work and before anything is written; then the output directory is made."""
 	try:
@@ -123,6 +134,7 @@ def context(a, extra):
 			files.check_output(path, what)
 		except files.FileError as e:
 			raise Usage(str(e)) from None
+	driver_checked(a, levels, extra)
 	try:
 		out = files.ensure_dir(a.out, "--out", follow=True) if a.out else \
 			tempfile.mkdtemp(prefix="loadlens-")
@@ -166,7 +178,7 @@ def cmd_run(argv):
 	if a.observer_json and len(a.observer_json) != len(levels):
 		raise Usage(f"--observer-json given {len(a.observer_json)} times for {len(levels)} "
 			    "load levels (one per level)")
-	ctx = context(a, extra)
+	ctx = context(a, extra, levels)
 	from . import run as runmod
 	banner(ctx, f"{len(levels)} load level(s) of {a.duration}")
 	try:
@@ -262,7 +274,7 @@ def cmd_sweep(argv):
 	if a.observer_json and len(a.observer_json) < len(levels):
 		raise Usage(f"--observer-json given {len(a.observer_json)} times for up to "
 			    f"{len(levels)} steps (one per step)")
-	ctx = context(a, extra)
+	ctx = context(a, extra, levels)
 	from . import run as runmod
 	per = units.duration_s(a.duration)
 	banner(ctx, f"sweep of up to {len(levels)} steps of {a.duration} (at most about "
