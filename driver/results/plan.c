@@ -109,14 +109,15 @@ static bool loopback(const struct sockaddr_storage *ss)
 static json_t *target(const struct drv_config *cfg)
 {
 	char addr[INET6_ADDRSTRLEN + 8];
+	bool v6 = cfg->addr.ss_family == AF_INET6;
 
 	ll_format_addr((const struct sockaddr *)&cfg->addr, addr, sizeof(addr));
 	return json_pack("{s:o,s:s,s:o,s:i,s:o,s:s,s:s,s:b}", "url", text(cfg->url_text),
 			 "scheme", ll_scheme_name(cfg->url.scheme), "host", text(cfg->url.host),
 			 "port", (int)cfg->url.port, "path",
 			 ll_scheme_has_path(cfg->url.scheme) ? text(cfg->url.path) : json_null(),
-			 "address", addr, "family", cfg->addr.ss_family == AF_INET6 ? "ipv6" : "ipv4",
-			 "loopback", loopback(&cfg->addr));
+			 "address", addr, "family", v6 ? "ipv6" : "ipv4", "loopback",
+			 loopback(&cfg->addr));
 }
 
 /* How many, how long, how fast: -c -t -p -n -d --warmup --rate --delay --connect-rate ... */

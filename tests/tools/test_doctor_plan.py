@@ -32,7 +32,8 @@ def samples(tmp):
 	f = {n: os.path.join(tmp, n) for n in ("payload", "body", "ca.pem", "msg.json", "pw",
 					       "pw2", "mix.txt")}
 	for name, text in (("payload", "PING\r\n"), ("body", "{}"), ("ca.pem", "not checked here"),
-			   ("msg.json", '{"key": "a"}'), ("pw", "secret\n"), ("pw2", "other\n"), ("mix.txt", "GET /a\n")):
+			   ("msg.json", '{"key": "a"}'), ("pw", "secret\n"), ("pw2", "other\n"),
+			   ("mix.txt", "GET /a\n")):
 		with open(f[name], "w", encoding="ascii") as out:
 			out.write(text)
 	kv = os.path.join(SRC, "tests", "data", "kv.proto")

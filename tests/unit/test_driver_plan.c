@@ -129,8 +129,8 @@ static void test_closed_loop_defaults(void **state)
 	assert_string_equal(json_string_value(json_array_get(json_object_get(p, "headers"), 0)),
 			    "X-A:1");
 	assert_int_equal(json_array_size(json_object_get(p, "source_addrs")), 2);
-	assert_string_equal(json_string_value(json_array_get(json_object_get(p, "source_addrs"), 1)),
-			    "::2");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(p, "source_addrs"),
+							     1)), "::2");
 	assert_true(num(sh, "index") == 1 && num(sh, "count") == 4);
 	assert_true(json_is_null(json_object_get(p, "tls_verify"))); /* not TLS */
 	assert_string_equal(str(t, "path"), "/x");
