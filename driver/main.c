@@ -14,6 +14,7 @@
 #include "results/hdrlog.h"
 #include "base/drv.h"
 #include "results/merge.h"
+#include "results/plan.h"
 #include "privilege.h"
 #include "procs.h"
 #include "config/quote.h"
@@ -41,6 +42,13 @@ int main(int argc, char **argv)
 			printf("%s %s\n", DRV_PROG, LOADLENS_VERSION);
 		drv_config_fini(&cfg);
 		return LL_EXIT_OK;
+	}
+	if (cfg.print_plan) { /* parsed as for a run; nothing opened, nothing sent */
+		r = drv_plan_print(stdout, &cfg);
+		if (r)
+			ll_warn(DRV_PROG, "cannot print the plan: %s", strerror(-r));
+		drv_config_fini(&cfg);
+		return r ? LL_EXIT_FAIL : LL_EXIT_OK;
 	}
 	/*
 	 * the outputs first, so a bad path fails now, not after the run: regular files only (never

@@ -152,6 +152,7 @@ struct drv_config {
 
 	bool help;    /* --help was given: print drv_config_usage() and exit 0 */
 	bool version; /* --version was given */
+	bool print_plan; /* --print-plan: the plan as JSON on stdout, then exit 0 (results/plan.c) */
 };
 
 const char *drv_conn_model_name(enum drv_conn_model m);

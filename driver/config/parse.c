@@ -55,6 +55,7 @@ enum {
 	OPT_PROTO_FILE,
 	OPT_MESSAGE,
 	OPT_MESSAGE_FILE,
+	OPT_PRINT_PLAN,
 	OPT_LDAP, /* --base --scope --filter --attrs --bind-dn --bind-password-file, in order */
 	OPT_LDAP_LAST = OPT_LDAP + 5,
 };
@@ -107,6 +108,7 @@ static const struct option long_opts[] = {
 	{"procs", required_argument, NULL, 'p'},
 	{"pipeline", required_argument, NULL, 'P'},
 	{"quiet", no_argument, NULL, 'q'},
+	{"print-plan", no_argument, NULL, OPT_PRINT_PLAN},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
@@ -114,6 +116,11 @@ static const struct option long_opts[] = {
 
 static const char *const ldap_opts[] = {"base", "scope", "filter", "attrs", "bind-dn",
 					"bind-password-file"};
+
+const struct option *drv_config_options(void)
+{
+	return long_opts;
+}
 
 static const char short_opts[] = ":c:t:n:d:m:H:P:p:kqhV";
 
@@ -500,6 +507,9 @@ static int parse_opt(struct drv_config *cfg, int c, const char *opt, struct drv_
 		return drv__config_ldap_opt(cfg, ldap_opts[c - OPT_LDAP], optarg, err, errlen);
 	case 'q':
 		cfg->quiet = true;
+		return 0;
+	case OPT_PRINT_PLAN:
+		cfg->print_plan = true;
 		return 0;
 	case ':':
 		return drv__config_fail(err, errlen, "%s needs a value (see --help)", opt);

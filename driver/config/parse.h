@@ -3,6 +3,7 @@
 #ifndef LOADLENS_DRV_CONFIG_PARSE_H
 #define LOADLENS_DRV_CONFIG_PARSE_H
 
+#include <getopt.h>
 #include <stddef.h>
 #include <stdio.h>
 #include "config/config.h"
@@ -16,5 +17,7 @@ void drv_config_init(struct drv_config *cfg);
  */
 int drv_config_parse(struct drv_config *cfg, int argc, char **argv, char *err, size_t errlen);
 void drv_config_fini(struct drv_config *cfg);
+/* The long options drv_config_parse() takes (getopt_long's table, ending in a NULL name). */
+const struct option *drv_config_options(void);
 
 #endif /* LOADLENS_DRV_CONFIG_PARSE_H */

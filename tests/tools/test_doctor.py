@@ -113,21 +113,6 @@ class DoctorTest(unittest.TestCase):
 		self.assertTrue(s["warning"])
 		self.assertFalse(s["breaks"])
 
-	def test_parse_driver(self):
-		p = doctor.parse_driver("loadlens-driver tcp://10.0.0.5:7000 -c 200 -t 2 --rate 60k "
-					"--new-conn -d 1m --size 64 --source-addr 10.0.0.2,10.0.0.3")
-		self.assertEqual((p["connections"], p["rate"], p["model"], p["closer"]),
-				 (200, 60_000, "new-conn", "client"))
-		self.assertEqual((p["duration_s"], p["source_addrs"], p["threads"]), (60, 2, 2))
-		p = doctor.parse_driver("loadlens-driver http://h/ --http-close --rate=1k -c 8")
-		self.assertEqual((p["closer"], p["rate"], p["connections"]), ("server", 1000, 8))
-		p = doctor.parse_driver("loadlens-driver http://h/ -c 8 --reconnect-every 50 "
-					"-H 'X-A: --new-conn'")
-		self.assertEqual(p["model"], "reconnect")
-		for bad in ("loadlens-driver -c 8", "loadlens-driver http://h/ -c"):
-			with self.assertRaises(ValueError):
-				doctor.parse_driver(bad)
-
 	def test_closed_loop_without_rate_is_unknown(self):
 		c = doctor.plan_checks(HOST, plan(rate=None))
 		self.assertIsNone(check(c, "ephemeral")["need"])

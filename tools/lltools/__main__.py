@@ -18,6 +18,7 @@ loadlens - the client's round trip and the server's kernel view, joined per load
 Usage: loadlens run TARGET [-c LIST | --rate LIST] [-d DUR] [options] [-- DRIVER-OPTIONS]
        loadlens sweep TARGET [--max-c N | --rates LIST] [--p99-bound DUR] [options] [-- ...]
        loadlens doctor [--rate R --new-conn ... | --driver 'loadlens-driver ...'] [--json]
+                       [-- TARGET DRIVER-OPTIONS]
        loadlens report FILE.json... [-o report.html]
        loadlens demo
 
@@ -39,6 +40,7 @@ Examples:
   loadlens sweep http://127.0.0.1:8080/ --max-c 64 --p99-bound 20ms
   loadlens doctor --rate 60k --new-conn --duration 10m
   loadlens doctor --driver 'loadlens-driver tcp://10.0.0.5:7000 -c 200 --rate 60k --new-conn'
+  loadlens doctor -- tcp://10.0.0.5:7000 -c 50k -d 10m --connect-rate 500
   loadlens report run.json -o run.html
 """
 
@@ -88,7 +90,18 @@ def port_arg(text):
 	return int(text)
 
 
-def context(a, extra):
+def driver_checked(a, levels, extra):
+	"""Each level's driver command line checked by the driver itself (loadlens-driver
+	--print-plan): an option it refuses is a usage error in its own words, before any work."""
+	from . import run as runmod
+	for level in levels:
+		try:
+			procs.driver_plan(runmod.driver_args(a.target, level, a.duration, extra))
+		except ValueError as e:  # procs.PlanRefused: the driver's line, or no driver
+			raise Usage(f"driver options: {e}") from None
+
+
+def context(a, extra, levels):
 	"""Every argument checked, every input read and every output place checked, before any
 	work and before anything is written; then the output directory is made."""
 	try:
@@ -121,6 +134,7 @@ def context(a, extra):
 			files.check_output(path, what)
 		except files.FileError as e:
 			raise Usage(str(e)) from None
+	driver_checked(a, levels, extra)
 	try:
 		out = files.ensure_dir(a.out, "--out", follow=True) if a.out else \
 			tempfile.mkdtemp(prefix="loadlens-")
@@ -164,7 +178,7 @@ def cmd_run(argv):
 	if a.observer_json and len(a.observer_json) != len(levels):
 		raise Usage(f"--observer-json given {len(a.observer_json)} times for {len(levels)} "
 			    "load levels (one per level)")
-	ctx = context(a, extra)
+	ctx = context(a, extra, levels)
 	from . import run as runmod
 	banner(ctx, f"{len(levels)} load level(s) of {a.duration}")
 	try:
@@ -260,7 +274,7 @@ def cmd_sweep(argv):
 	if a.observer_json and len(a.observer_json) < len(levels):
 		raise Usage(f"--observer-json given {len(a.observer_json)} times for up to "
 			    f"{len(levels)} steps (one per step)")
-	ctx = context(a, extra)
+	ctx = context(a, extra, levels)
 	from . import run as runmod
 	per = units.duration_s(a.duration)
 	banner(ctx, f"sweep of up to {len(levels)} steps of {a.duration} (at most about "

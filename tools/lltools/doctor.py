@@ -5,6 +5,7 @@ itself), and which limit a planned load breaks first, and when.
 Reading the host is host(); the arithmetic is plan_checks(), pure and unit-tested."""
 
 import json
+import math
 import os
 import resource
 import shlex
@@ -76,60 +77,40 @@ def nofile_of(pid, proc="/proc"):
 	raise ValueError(f"no 'Max open files' in /proc/{pid}/limits")
 
 
-# loadlens-driver options that take a value (docs/driver.md); the others are flags
-VALUE_OPTS = {"-c", "--connections", "-t", "--threads", "-n", "--requests", "-d", "--duration",
-	      "--rate", "--delay", "--warmup", "--reconnect-every", "--timeout", "--size",
-	      "--payload", "--response", "-m", "--method", "-H", "--header", "--body",
-	      "--body-file", "--http-engine", "--cacert", "--source-addr", "--start-at", "--shard",
-	      "--json", "--interval", "-i"}
-
-
-def parse_driver(cmdline):
-	"""A planned load from a loadlens-driver command line."""
+def driver_argv(cmdline):
+	"""--driver's command line as the driver's arguments (its program name left out)."""
 	argv = shlex.split(cmdline)
 	if argv and (argv[0].endswith("loadlens-driver") or argv[0] == "driver"):
 		argv = argv[1:]
-	plan = {"rate": None, "connections": 1, "model": "keep-alive", "reconnect_every": 0,
-		"closer": "client", "duration_s": None, "source_addrs": 1, "target": None,
-		"threads": 1}
-	i = 0
-	while i < len(argv):
-		a, val = argv[i], None
-		if a.startswith("--") and "=" in a:
-			a, _, val = a.partition("=")
-			i += 1
-		elif a in VALUE_OPTS:
-			if i + 1 >= len(argv):
-				raise ValueError(f"{a} needs a value")
-			val = argv[i + 1]
-			i += 2
-		else:
-			i += 1
-		if a in ("-c", "--connections"):
-			plan["connections"] = int(units.number(val))
-		elif a == "--rate":
-			plan["rate"] = units.number(val)
-		elif a in ("-d", "--duration"):
-			plan["duration_s"] = units.duration_s(val)
-		elif a in ("-t", "--threads"):
-			plan["threads"] = int(units.number(val))
-		elif a == "--reconnect-every":
-			plan["model"] = "reconnect"
-			plan["reconnect_every"] = max(int(units.number(val)), 1)
-		elif a == "--source-addr":
-			plan["source_addrs"] = len([x for x in val.split(",") if x])
-		elif a == "--new-conn":
-			plan["model"] = "new-conn"
-		elif a == "--http-close":
-			# Connection: close: the server closes first, TIME_WAIT lands on the server
-			plan["model"] = "new-conn"
-			plan["closer"] = "server"
-		elif "://" in a and plan["target"] is None:
-			plan["target"] = a
-	if plan["target"] is None:
-		raise ValueError("no target URL in the driver command line")
-	schema.target_port_proto(plan["target"])
-	return plan
+	return argv
+
+
+def run_length_s(dp):
+	"""How long the driver runs, its warm-up included: -d, or -n at --rate, whichever ends
+	first; None for a closed loop bounded by -n only."""
+	ends = [dp["duration_s"]] if dp["duration_s"] else []
+	if dp["requests"] and dp["rate"]:
+		ends.append(dp["requests"] / dp["rate"])  # every shard its share of both
+	return min(ends) + dp["warmup_s"] if ends else None
+
+
+def load_from_plan(dp):
+	"""The planned load of this machine, from the driver's own plan (procs.driver_plan()): its
+	share of a sharded --rate and --connect-rate; the server closes first under --http-close."""
+	shards = dp["shard"]["count"]
+	model = {"new-conn": "new-conn", "reconnect-every": "reconnect"}.get(dp["conn_model"],
+									      "keep-alive")
+	if dp["http_close"]:
+		model = "new-conn"
+	return {"rate": dp["rate"] / shards if dp["rate"] else None,
+		"connections": dp["connections"], "model": model,
+		"reconnect_every": dp["reconnect_every"],
+		"closer": "server" if dp["http_close"] else "client",
+		"duration_s": run_length_s(dp), "source_addrs": max(len(dp["source_addrs"]), 1),
+		"target": dp["target"]["url"], "loopback": dp["target"]["loopback"],
+		"threads": dp["threads"],
+		"connect_rate": dp["connect_rate"] / shards if dp["connect_rate"] else None,
+		"driver": dp}
 
 
 def conn_rate(plan):
@@ -155,7 +136,31 @@ def tw_reuse_applies(h, plan):
 	2 (the default) on loopback only."""
 	if not h.get("timestamps"):
 		return False
-	return h.get("tw_reuse") == 1 or (h.get("tw_reuse") == 2 and loopback(plan.get("target")))
+	near = plan.get("loopback")  # the driver's resolved address, when the plan is its own
+	if near is None:
+		near = loopback(plan.get("target"))
+	return h.get("tw_reuse") == 1 or (h.get("tw_reuse") == 2 and near)
+
+
+def opened(plan):
+	"""Connections open by the end of the run: -c, or fewer where --connect-rate opens them
+	more slowly than the run lasts."""
+	c, cr, dur = plan["connections"], plan.get("connect_rate"), plan.get("duration_s")
+	return min(c, math.ceil(cr * dur)) if cr and dur else c
+
+
+def open_at(plan, n):
+	"""Seconds into the run when n connections are open: at once, or at --connect-rate."""
+	cr = plan.get("connect_rate")
+	return max(n, 0) / cr if cr else 0
+
+
+def conns_text(plan):
+	c = opened(plan)
+	if not plan.get("connect_rate"):
+		return f"{c:,} connections"
+	return (f"{c:,} connections (of -c {plan['connections']:,}) opened at "
+		f"{_fmt(plan['connect_rate'])}/s (--connect-rate)")
 
 
 def _fmt(n):
@@ -171,7 +176,7 @@ def plan_checks(h, plan):
 	at_s: seconds into the run when it breaks (0: at once); None if it holds."""
 	checks = []
 	rate = conn_rate(plan)
-	c = plan["connections"]
+	c = opened(plan)
 	closer = plan["closer"]
 	dur = plan.get("duration_s")
 
@@ -252,27 +257,33 @@ def plan_checks(h, plan):
 		       f"LimitNOFILE={want}   # systemd unit of the server"]
 		if h.get("nr_open") and want > h["nr_open"]:
 			fix.append(f"sysctl -w fs.nr_open={want}   # the hard limit cannot pass it")
-		add("open files, client (driver)", need, lim if lim != float("inf") else -1, 0,
-		    f"{c:,} connections + about {need - c} other fds = {need:,} vs the hard limit "
+		add("open files, client (driver)", need, lim if lim != float("inf") else -1,
+		    open_at(plan, lim - (need - c)) if lim != float("inf") else 0,
+		    f"{conns_text(plan)} + about {need - c} other fds = {need:,} vs the hard limit "
 		    f"{hard if hard >= 0 else 'unlimited'} of {h['nofile_of']} (the driver raises its "
 		    "soft limit to the hard one)", fix, "fewer connections per process (-c), or more "
 		    "driver processes/hosts (--shard)")
 		srv_need = c + DRIVER_FDS_BASE
-		add("open files, server", srv_need, soft, 0,
-		    f"{c:,} connections accepted at once + about {DRIVER_FDS_BASE} = {srv_need:,} vs the "
+		add("open files, server", srv_need, soft, open_at(plan, soft - DRIVER_FDS_BASE),
+		    f"{conns_text(plan)} accepted + about {DRIVER_FDS_BASE} = {srv_need:,} vs the "
 		    f"soft limit {soft} of {h['nofile_of']} (a server started here inherits it; "
 		    "EMFILE on accept when it runs out)", fix, "the server should raise its own soft "
 		    "limit at start (setrlimit) or fewer connections")
 	if h.get("file_max") and h.get("file_nr") is not None:
 		need = 2 * c + 2 * DRIVER_FDS_BASE
 		free = h["file_max"] - h["file_nr"]
-		add("open files, system (fs.file-max)", need, free, 0,
+		add("open files, system (fs.file-max)", need, free,
+		    open_at(plan, (free - 2 * DRIVER_FDS_BASE) / 2),
 		    f"client + server on one host: {need:,} fds vs {free:,} free of fs.file-max "
 		    f"{h['file_max']:,}", [f"sysctl -w fs.file-max={max(need * 4, h['file_max'])}"])
 	if h.get("somaxconn"):
 		backlog = min(h["somaxconn"], h.get("syn_backlog") or h["somaxconn"])
-		add("accept queue (somaxconn)", c, h["somaxconn"], 0,
-		    f"{c:,} connections opened at once (at start, or after a server restart) vs "
+		cr = plan.get("connect_rate")
+		burst = min(c, math.ceil(cr)) if cr else c
+		when = ("in the first second (--connect-rate)" if cr else
+			"at once (at start, or after a server restart)")
+		add("accept queue (somaxconn)", burst, h["somaxconn"], 0,
+		    f"{burst:,} connections opened {when} vs "
 		    f"somaxconn {h['somaxconn']:,} (the cap on every listen() backlog; "
 		    f"tcp_max_syn_backlog {h.get('syn_backlog')}): an accept queue that fills drops "
 		    "SYNs (listen overflows)",
@@ -365,27 +376,35 @@ def check_args(a):
 		raise ValueError(f"--pid {a.pid}: not a process id")
 	if a.target is not None:
 		schema.target_port_proto(a.target)
-	if a.driver is not None:
-		if not a.driver.strip():
-			raise ValueError("--driver: an empty command line")
-		if a.rate or a.new_conn or a.reconnect_every or a.duration:
-			raise ValueError("--driver takes the planned load from its command line: give "
-					 "--rate, --new-conn, --reconnect-every and --duration there")
+	if a.driver is not None and a.driver_args is not None:
+		raise ValueError("give the driver's command line once: --driver '...' or -- ARGS")
+	if a.driver is not None and not a.driver.strip():
+		raise ValueError("--driver: an empty command line")
+	if a.driver_args is not None and not a.driver_args:
+		raise ValueError("--: no driver arguments after it")
+	if (a.driver is not None or a.driver_args is not None) and \
+			(a.rate or a.new_conn or a.reconnect_every or a.duration):
+		raise ValueError("a driver command line gives the planned load: give --rate, "
+				 "--new-conn, --reconnect-every and --duration there")
 
 
 def plan_from_args(a):
-	if a.driver:
+	"""doctor's own options, or the driver's command line read by the driver itself."""
+	if a.driver is not None or a.driver_args is not None:
+		how = "--driver" if a.driver is not None else "--"
 		try:
-			return parse_driver(a.driver)
-		except (ValueError, IndexError) as e:
-			raise ValueError(f"--driver: {e}") from None
+			argv = driver_argv(a.driver) if a.driver is not None else a.driver_args
+			return load_from_plan(procs.driver_plan(argv))
+		except ValueError as e:  # shlex's, or the driver's own line (procs.PlanRefused)
+			raise ValueError(f"{how}: {e}") from None
 	plan = {"rate": units.number(a.rate) if a.rate else None,
 		"connections": int(units.number(a.connections)),
 		"model": "new-conn" if a.new_conn else
 			 ("reconnect" if a.reconnect_every else "keep-alive"),
 		"reconnect_every": a.reconnect_every or 0,
 		"closer": a.closer, "duration_s": units.duration_s(a.duration) if a.duration else None,
-		"source_addrs": a.source_addrs, "target": a.target, "threads": 1}
+		"source_addrs": a.source_addrs, "target": a.target, "threads": 1,
+		"connect_rate": None, "loopback": None}
 	return plan
 
 
@@ -395,8 +414,12 @@ def describe_plan(p):
 		 "keep-alive": "keep-alive connections"}[p["model"]]
 	rate = f"{p['rate']:,.0f} req/s" if p["rate"] else "closed loop (no rate)"
 	dur = f" for {p['duration_s']:g} s" if p.get("duration_s") else ""
-	return (f"{rate}, {p['connections']:,} connections, {model}, the {p['closer']} closes "
-		f"first{dur}" + (f", target {shown(p['target'])}" if p.get("target") else ""))
+	opening = (f" opened at {_fmt(p['connect_rate'])}/s" if p.get("connect_rate") else "")
+	shards = (p.get("driver") or {}).get("shard", {}).get("count", 1)
+	share = f" (this machine's share: shard of {shards})" if shards > 1 else ""
+	return (f"{rate}{share}, {p['connections']:,} connections{opening}, {model}, the "
+		f"{p['closer']} closes first{dur}"
+		+ (f", target {shown(p['target'])}" if p.get("target") else ""))
 
 
 def render(h, obs, plan, checks):
@@ -501,8 +524,15 @@ def render(h, obs, plan, checks):
 
 
 def main(argv, Parser, Usage):
+	driver_args = None
+	if "--" in argv:  # loadlens doctor [options] -- DRIVER-ARGS
+		i = argv.index("--")
+		argv, driver_args = argv[:i], argv[i + 1:]
 	p = Parser(prog="loadlens doctor", description="host limits, the observer's kernel "
-		   "features, and what a planned load breaks first")
+		   "features, and what a planned load breaks first",
+		   epilog="A planned driver run: loadlens doctor [--pid PID] [--json] -- TARGET "
+		   "[driver options], e.g. -- tcp://10.0.0.5:7000 -c 10k -d 1m --connect-rate 500; "
+		   "the driver reads its own options (loadlens-driver --print-plan).")
 	p.add_argument("--rate", help="planned requests/s (60k, 1.5M)")
 	p.add_argument("-c", "--connections", default="1", help="connections open at once")
 	p.add_argument("--new-conn", action="store_true", help="a new connection per request")
@@ -514,13 +544,16 @@ def main(argv, Parser, Usage):
 		       "are spread over (--source-addr)")
 	p.add_argument("--target", help="target URL (tcp_tw_reuse=2 applies to loopback only)")
 	p.add_argument("--driver", metavar="CMDLINE", help="the planned loadlens-driver command "
-		       "line, instead of the options above")
+		       "line, instead of the options above (or give its arguments after --); the "
+		       "driver reads it itself (loadlens-driver --print-plan)")
 	p.add_argument("--pid", type=int, help="judge the nofile limits of this process (a server)")
 	p.add_argument("--json", action="store_true", help="JSON on stdout")
 	a = p.parse_args(argv)
+	a.driver_args = driver_args
 	try:
 		check_args(a)
-		planned = a.rate or a.driver is not None or a.new_conn or a.reconnect_every
+		planned = (a.rate or a.driver is not None or a.driver_args is not None or a.new_conn
+			   or a.reconnect_every)
 		plan = plan_from_args(a) if planned else None
 	except ValueError as e:
 		raise Usage(str(e)) from None

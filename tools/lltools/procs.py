@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Starting and stopping the binaries: observer (root), driver (never root), refserver."""
 
+import json
 import os
 import pwd
 import shutil
@@ -89,6 +90,34 @@ def collect(src_dir, names, dst_dir):
 			except files.FileError as e:
 				raise RunError(str(e)) from None
 			os.unlink(src)
+
+
+class PlanRefused(ValueError):
+	"""The driver refused the command line, or cannot be asked: a usage error (exit 64)."""
+
+
+def driver_plan(args):
+	"""What loadlens-driver makes of ARGS (its options and target), from the driver itself:
+	its --print-plan JSON (docs/driver.md, "The plan"). Nothing runs and nothing is sent."""
+	try:
+		exe = binary("loadlens-driver")
+	except RunError as e:
+		raise PlanRefused(f"cannot ask the driver what its options mean: {e}") from None
+	try:
+		r = subprocess.run([exe, "--print-plan", *args], capture_output=True, timeout=30,
+				   encoding="utf-8", errors="replace", stdin=subprocess.DEVNULL)
+	except (OSError, subprocess.TimeoutExpired) as e:
+		raise RunError(f"{shown(exe)} --print-plan: {e}") from None
+	said = (r.stderr.strip().splitlines() or ["(nothing on stderr)"])[-1]
+	if r.returncode == 64:
+		raise PlanRefused(said)
+	try:
+		plan = json.loads(r.stdout) if r.returncode == 0 else None
+	except json.JSONDecodeError:
+		plan = None
+	if not isinstance(plan, dict) or plan.get("kind") != "plan":
+		raise RunError(f"{shown(exe)} --print-plan exited {r.returncode} without a plan: {said}")
+	return plan
 
 
 def run_driver(args, out_json, log_path, ident, timeout, exe=None):
