@@ -130,8 +130,9 @@ refused "not JSON" "$LL" report notjson -o r.html
 refused "not JSON" "$LL" report notjson
 refused "not a regular file" "$LL" report /dev/zero -o r.html
 
-# what loadlens run echoes (its banner) is escaped and cut: an escape sequence and a 2,000-byte
-# path in the target (a longer one is refused above)
+# what loadlens run echoes is escaped and cut: an escape sequence and a 2,000-byte path in the
+# target (a longer one is refused above); the driver's plan, checked before the run, refuses the
+# target in its own words (exit 64), escaped and cut as well
 echo '{"tool": "loadlens-observer"}' >"$LL_TMP/obs.json"
 long=$(head -c 2000 /dev/zero | tr '\0' a)
 rc=0
@@ -143,7 +144,8 @@ echo
 grep -q $'\033' "$LL_TMP/banner.err" "$LL_TMP/banner.out" && fail "an escape character echoed raw"
 grep -q $'\r' "$LL_TMP/banner.err" && fail "a carriage return echoed raw"
 grep -qF '\x1b[2J\r' "$LL_TMP/banner.err" || fail "the banner does not show the escapes"
-grep -q 'chars cut' "$LL_TMP/banner.err" || fail "the banner does not cut the 2,000-byte target"
+[ "$rc" = 64 ] || fail "loadlens run with a control character in the target exited $rc, not 64"
+grep -qE 'chars cut|bytes cut' "$LL_TMP/banner.err" || fail "the 2,000-byte target is not cut"
 [ "$(wc -c <"$LL_TMP/banner.err")" -lt 6000 ] ||
 	fail "the 2,000-byte target echoed in $(wc -c <"$LL_TMP/banner.err") bytes"
 pass "$n bad inputs refused at once: exit 64, one line, nothing written; the banner escaped and cut"
