@@ -14,7 +14,7 @@ accept_scenario() {
 
 	timeout 300 "$LOADLENS_BIN/loadlens-driver" "tcp://127.0.0.1:$port" -c "$c" -n "$n" \
 		--new-conn --json "$LL_TMP/driver.json" -q >"$LL_TMP/driver.out" 2>&1 ||
-		{ cat "$LL_TMP/driver.out"; fail "driver exited $?"; }
+		{ st=$?; cat "$LL_TMP/driver.out"; fail "driver exited $st"; }
 
 	stop observer
 	stop refserver

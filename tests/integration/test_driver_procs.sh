@@ -18,7 +18,7 @@ D=$LOADLENS_BIN/loadlens-driver
 t0=$(date +%s.%N)
 prlimit --nofile=300:300 "$D" "http://127.0.0.1:$P/" -c 600 -d 2s --delay 1h \
 	--json "$LL_TMP/auto.json" >"$LL_TMP/auto.out" 2>"$LL_TMP/auto.err" ||
-	{ cat "$LL_TMP/auto.out" "$LL_TMP/auto.err"; fail "auto: exit $?"; }
+	{ st=$?; cat "$LL_TMP/auto.out" "$LL_TMP/auto.err"; fail "auto: exit $st"; }
 wall=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 J=$LL_TMP/auto.json
 [ "$(jget "$J" .procs)" = 3 ] || { cat "$LL_TMP/auto.err"; fail "auto: $(jget "$J" .procs) processes, want 3"; }
@@ -45,7 +45,7 @@ pass "-p 1: EMFILE $(jget "$LL_TMP/one.json" .errors.EMFILE), the hard limit nam
 
 # 3. -p 4 -n 10001: the requests split exactly over the processes (the first ones one more).
 "$D" "http://127.0.0.1:$P/" -c 10 -p 4 -n 10001 -q --json "$LL_TMP/n.json" >"$LL_TMP/n.out" 2>&1 ||
-	{ cat "$LL_TMP/n.out"; fail "-n: exit $?"; }
+	{ st=$?; cat "$LL_TMP/n.out"; fail "-n: exit $st"; }
 [ "$(jget "$LL_TMP/n.json" .requests)" = 10001 ] || fail "-n: $(jget "$LL_TMP/n.json" .requests) requests, want 10001"
 [ "$(jget "$LL_TMP/n.json" .procs)" = 4 ] || fail "-n: not 4 processes"
 pass "-p 4 -n 10001: 10001 requests"
@@ -53,7 +53,7 @@ pass "-p 4 -n 10001: 10001 requests"
 # 4. --connect-rate 200 with 100 connections: about 40 open at 0.2 s, all 100 by 0.6 s (without
 #    it, all 100 at once).
 "$D" "http://127.0.0.1:$P/" -c 100 -p 1 -d 1500ms --delay 1h --connect-rate 200 --interval 100ms \
-	--json "$LL_TMP/cr.json" >"$LL_TMP/cr.out" 2>"$LL_TMP/cr.err" || { cat "$LL_TMP/cr.err"; fail "connect-rate: exit $?"; }
+	--json "$LL_TMP/cr.json" >"$LL_TMP/cr.out" 2>"$LL_TMP/cr.err" || { st=$?; cat "$LL_TMP/cr.err"; fail "connect-rate: exit $st"; }
 [ "$(jget "$LL_TMP/cr.json" .connections)" = 100 ] || fail "connect-rate: $(jget "$LL_TMP/cr.json" .connections) connections"
 at02=$(sed -n 's/^\[ *0\.2s\].* \([0-9]*\) connections.*/\1/p' "$LL_TMP/cr.err")
 at08=$(sed -n 's/^\[ *0\.8s\].* \([0-9]*\) connections.*/\1/p' "$LL_TMP/cr.err")

@@ -37,7 +37,7 @@ T=$(($(date +%s) + 3))
 parallel --will-cite --link --tag --jobs 0 --halt now,fail=1 \
 	ip netns exec {1} "$LOADLENS_BIN/loadlens-driver" "$TARGET" "${LOAD[@]}" \
 	--shard {2}/2 --start-at "$T" --json "$LL_TMP/shard{2}.json" ::: "${H[@]}" ::: 0 1 \
-	>"$LL_TMP/parallel.out" 2>&1 || { cat "$LL_TMP/parallel.out"; fail "parallel exited $?"; }
+	>"$LL_TMP/parallel.out" 2>&1 || { st=$?; cat "$LL_TMP/parallel.out"; fail "parallel exited $st"; }
 "$LOADLENS_BIN/loadlens-driver" merge "$LL_TMP/shard0.json" "$LL_TMP/shard1.json" \
 	--json "$LL_TMP/merged.json" -q || fail "merge exited $?"
 for i in 0 1; do

@@ -36,7 +36,7 @@ h2() {
 	local name=$1
 	shift
 	load_cpu timeout 60 h2load "$@" >"$LL_TMP/$name.h2load" 2>&1 ||
-		{ cat "$LL_TMP/$name.h2load"; fail "h2load $* exited $?"; }
+		{ st=$?; cat "$LL_TMP/$name.h2load"; fail "h2load $* exited $st"; }
 }
 
 # h2count NAME WORD: h2load's count of WORD (succeeded, failed, errored, timeout) in its

@@ -22,7 +22,7 @@ while kill -0 "$drv" 2>/dev/null; do
 	echo "$(date +%s.%N) $(tw_now)" >>"$LL_TMP/ss.txt"
 	sleep 0.1
 done
-wait "$drv" || { cat "$LL_TMP/driver.out"; fail "driver exited $?"; }
+wait "$drv" || { st=$?; cat "$LL_TMP/driver.out"; fail "driver exited $st"; }
 sleep 1 # a census after the last connection (censuses are spaced to take <= 1% of a CPU)
 settled_ss=$(tw_now)
 sleep 0.5

@@ -21,7 +21,7 @@ new_conns() {
 	local name=$1 port=$2 n=$3 done_
 	timeout 60 "$LOADLENS_BIN/loadlens-driver" "tcp://127.0.0.1:$port" -c 4 -n "$n" --new-conn \
 		-q --json "$LL_TMP/$name.json" >"$LL_TMP/$name.out" 2>&1 ||
-		{ cat "$LL_TMP/$name.out"; fail "driver to port $port exited $?"; }
+		{ st=$?; cat "$LL_TMP/$name.out"; fail "driver to port $port exited $st"; }
 	done_=$(jget "$LL_TMP/$name.json" .connections)
 	[ "$done_" = "$n" ] || fail "driver opened $done_ connections to port $port, asked for $n"
 }
