@@ -100,9 +100,18 @@ start() {
 
 # wait_for NAME PATTERN [SECONDS]: until PATTERN appears in NAME's stderr
 wait_for() {
-	local name=$1 pat=$2 secs=${3:-20} i
+	local name=$1 pat=$2 secs=${3:-20} i pid
+	pid=$(eval echo "\${PID_$name:-}")
 	for i in $(seq 1 $((secs * 10))); do
 		grep -q "$pat" "$LL_TMP/$name.err" 2>/dev/null && return 0
+		# a process that has exited prints nothing more: said at once, not after secs
+		if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
+			grep -q "$pat" "$LL_TMP/$name.err" 2>/dev/null && return 0
+			echo "--- $name stderr:"
+			cat "$LL_TMP/$name.err"
+			wait "$pid"
+			fail "$name exited ($?) before it printed '$pat'"
+		fi
 		sleep 0.1
 	done
 	echo "--- $name stderr:"

@@ -45,6 +45,19 @@ def read_findings(run):
 	return t0, events, sfind, live, len(intervals)
 
 
+def census_took_max(run):
+	"""The longest census of the run (NDJSON intervals' census.took_ms), in seconds."""
+	took = 0.0
+	with open(os.path.join(run.tmp, "observer.ndjson")) as f:
+		for line in f:
+			if '"took_ms"' not in line:
+				continue
+			c = json.loads(line).get("census") or {}
+			if isinstance(c.get("took_ms"), (int, float)):
+				took = max(took, c["took_ms"] / 1000.0)
+	return took
+
+
 def kind_of(f):
 	if "severity" in f:
 		return f["kind"]
