@@ -34,7 +34,7 @@ int obs_out_findings_text(FILE *out, const struct obs_flog *l)
 
 	fprintf(out, "findings:\n");
 	if (!l->n)
-		fprintf(out, "  - none: ports, fds, sockets, queues and workers stayed within "
+		fprintf(out, "  - none: ports, fds, sockets and socket queues stayed within "
 			     "limits\n");
 	for (i = 0; i < l->n; i++) {
 		s = &l->seen[i];
