@@ -14,23 +14,7 @@
 #include <curl/curl.h>
 #include "config/config_h2.h"
 #include "config/parse.h"
-
-#define MAXARGS 32
-
-/* Split a command line on spaces (no quoting) and parse it. */
-static int parse(struct drv_config *cfg, const char *line, char *err, size_t len)
-{
-	static char buf[1024];
-	char *argv[MAXARGS], *save = NULL, *tok;
-	int argc = 0;
-
-	snprintf(buf, sizeof(buf), "loadlens-driver %s", line);
-	for (tok = strtok_r(buf, " ", &save); tok && argc < MAXARGS - 1;
-	     tok = strtok_r(NULL, " ", &save))
-		argv[argc++] = tok;
-	argv[argc] = NULL;
-	return drv_config_parse(cfg, argc, argv, err, len);
-}
+#include "driver_parse_line.h"
 
 static void test_good(void **state)
 {

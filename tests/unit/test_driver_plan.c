@@ -8,24 +8,8 @@
 #include "ll_test.h"
 #include <jansson.h>
 #include "config/parse.h"
+#include "driver_parse_line.h"
 #include "results/plan.h"
-
-#define MAXARGS 32
-
-/* Split a command line on spaces (no quoting) and parse it. */
-static int parse(struct drv_config *cfg, const char *line, char *err, size_t len)
-{
-	static char buf[1024];
-	char *argv[MAXARGS], *save = NULL, *tok;
-	int argc = 0;
-
-	snprintf(buf, sizeof(buf), "loadlens-driver %s", line);
-	for (tok = strtok_r(buf, " ", &save); tok && argc < MAXARGS - 1;
-	     tok = strtok_r(NULL, " ", &save))
-		argv[argc++] = tok;
-	argv[argc] = NULL;
-	return drv_config_parse(cfg, argc, argv, err, len);
-}
 
 /* The plan of a good command line (the test fails on a bad one). */
 static json_t *plan_of(const char *line)
