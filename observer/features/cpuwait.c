@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/utsname.h>
+#include <zlib.h>
 #include "cpuwait.h"
 
 bool obs_cpuwait_parse(const char *line, uint64_t *run_ns, uint64_t *wait_ns)
@@ -75,4 +77,96 @@ unsigned int obs_cpuwait_cpus(pid_t pid)
 	if (sched_getaffinity(pid, sizeof(set), &set))
 		return 0;
 	return (unsigned int)CPU_COUNT(&set);
+}
+
+bool obs_cpuwait_mask(pid_t pid, cpu_set_t *set)
+{
+	cpu_set_t one;
+
+	if (sched_getaffinity(pid, sizeof(one), &one))
+		return false;
+	CPU_OR(set, set, &one);
+	return true;
+}
+
+unsigned int obs_cpuwait_kconfig_line(const char *line)
+{
+	if (!strncmp(line, "CONFIG_PARAVIRT_TIME_ACCOUNTING=y", 33))
+		return OBS_CPUWAIT_STEAL;
+	if (!strncmp(line, "CONFIG_IRQ_TIME_ACCOUNTING=y", 28))
+		return OBS_CPUWAIT_IRQ;
+	return 0;
+}
+
+unsigned int obs_cpuwait_kconfig(void)
+{
+	unsigned int flags = 0;
+	struct utsname u;
+	char line[256];
+	gzFile gz;
+	FILE *f;
+
+	gz = gzopen("/proc/config.gz", "rb");
+	if (gz) {
+		while (gzgets(gz, line, sizeof(line)))
+			flags |= obs_cpuwait_kconfig_line(line);
+		gzclose(gz);
+		return flags;
+	}
+	if (uname(&u))
+		return 0;
+	snprintf(line, sizeof(line), "/boot/config-%s", u.release);
+	f = fopen(line, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		flags |= obs_cpuwait_kconfig_line(line);
+	fclose(f);
+	return flags;
+}
+
+bool obs_cpuwait_stat_line(const char *line, unsigned int flags, unsigned int *cpu,
+			   uint64_t *lost_ticks)
+{
+	/* cpuN user nice system idle iowait irq softirq steal [guest guest_nice] */
+	uint64_t v[8];
+
+	if (strncmp(line, "cpu", 3) || line[3] < '0' || line[3] > '9')
+		return false;
+	if (sscanf(line + 3, "%u %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
+		   " %" SCNu64 " %" SCNu64 " %" SCNu64, cpu, &v[0], &v[1], &v[2], &v[3], &v[4],
+		   &v[5], &v[6], &v[7]) != 9)
+		return false;
+	*lost_ticks = (flags & OBS_CPUWAIT_IRQ ? v[5] + v[6] : 0) +
+		      (flags & OBS_CPUWAIT_STEAL ? v[7] : 0);
+	return true;
+}
+
+bool obs_cpuwait_lost_ns(const cpu_set_t *set, unsigned int flags, uint64_t *ns)
+{
+	static long hz;
+	uint64_t ticks = 0, t;
+	unsigned int cpu;
+	char line[512];
+	bool any = false;
+	FILE *f;
+
+	if (!hz && (hz = sysconf(_SC_CLK_TCK)) <= 0)
+		hz = 100;
+	f = fopen("/proc/stat", "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		if (!obs_cpuwait_stat_line(line, flags, &cpu, &t)) {
+			if (any)
+				break; /* the per-CPU lines come together, before intr's long line */
+			continue;
+		}
+		any = true;
+		if (cpu < CPU_SETSIZE && CPU_ISSET(cpu, set))
+			ticks += t;
+	}
+	fclose(f);
+	*ns = ticks * (1000000000ULL / (uint64_t)hz);
+	return any;
 }

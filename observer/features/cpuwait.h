@@ -10,6 +10,7 @@
 #ifndef LOADLENS_OBSERVER_FEATURES_CPUWAIT_H
 #define LOADLENS_OBSERVER_FEATURES_CPUWAIT_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -29,5 +30,28 @@ bool obs_cpuwait_parse(const char *line, uint64_t *run_ns, uint64_t *wait_ns);
 int obs_cpuwait_read(pid_t pid, struct obs_cpuwait *out);
 /* The CPUs pid may run on (its affinity), or 0 if unreadable. */
 unsigned int obs_cpuwait_cpus(pid_t pid);
+/* ... and which: ORed into *set; false if unreadable. */
+bool obs_cpuwait_mask(pid_t pid, cpu_set_t *set);
+
+/*
+ * Time no thread could run on a CPU, which the kernel keeps out of the threads' run time: what
+ * the hypervisor took (steal, where built with CONFIG_PARAVIRT_TIME_ACCOUNTING) and interrupts
+ * and softirqs (loopback's packet work, where built with CONFIG_IRQ_TIME_ACCOUNTING). A server
+ * that keeps its CPUs busy then runs less than all of them. Where the kernel charges that time to
+ * the thread it interrupted (Debian's builds: neither option), it is in the run time already and
+ * none is counted.
+ */
+#define OBS_CPUWAIT_STEAL 1u /* steal is kept out of the threads' run time */
+#define OBS_CPUWAIT_IRQ 2u   /* interrupts and softirqs are */
+/* One line of a kernel's build config: the flag it sets, or 0. */
+unsigned int obs_cpuwait_kconfig_line(const char *line);
+/* This kernel's flags, from /proc/config.gz or /boot/config-RELEASE; 0 where neither is there. */
+unsigned int obs_cpuwait_kconfig(void);
+/* One /proc/stat line: for a "cpuN ..." line, N and the ticks (USER_HZ) of what flags keep out
+ * of the threads' time; false for any other line (the "cpu" total, intr, ctxt ...). */
+bool obs_cpuwait_stat_line(const char *line, unsigned int flags, unsigned int *cpu,
+			   uint64_t *lost_ticks);
+/* The CPUs in set, summed from /proc/stat, in ns; false if it cannot be read. */
+bool obs_cpuwait_lost_ns(const cpu_set_t *set, unsigned int flags, uint64_t *ns);
 
 #endif /* LOADLENS_OBSERVER_FEATURES_CPUWAIT_H */

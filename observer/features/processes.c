@@ -148,6 +148,8 @@ static void snap_cpu(const struct obs_watched *w, struct obs_snap *s)
 		return;
 	s->cpu_running = (double)run / (s->dt * 1e9);
 	s->cpu_waiting = (double)wait / (s->dt * 1e9);
+	if (w->cpu_lost_grew)
+		s->cpu_lost = (double)w->cpu_lost_d / (s->dt * 1e9);
 }
 
 static void snap_procs(const struct obs_processes *ps, struct obs_snap *s)
@@ -358,6 +360,7 @@ static void fill_snap(struct obs_processes *ps, const struct obs_tick *tk, struc
 	snap_procs(ps, s);
 	tk->rec->have_cpu = s->cpu_on;
 	tk->rec->cpu_running = s->cpu_running;
+	tk->rec->cpu_lost = s->cpu_lost;
 	tk->rec->cpu_waiting = s->cpu_waiting;
 	tk->rec->cpu_cpus = s->cpu_cpus;
 	tk->rec->cpu_procs = s->cpu_procs;

@@ -148,6 +148,28 @@ static struct obs_proc *watch(struct obs_watched *ps, uint32_t pid)
 	return p;
 }
 
+/* The time no thread could run on the targets' CPUs, grown since the last read. */
+static void lost_read(struct obs_watched *ps)
+{
+	uint64_t ns;
+
+	ps->cpu_lost_grew = false;
+	if (!CPU_COUNT(&ps->cpu_mask))
+		return;
+	if (!ps->cpu_kconfig_read) {
+		ps->cpu_kconfig = obs_cpuwait_kconfig();
+		ps->cpu_kconfig_read = true;
+	}
+	if (!ps->cpu_kconfig || !obs_cpuwait_lost_ns(&ps->cpu_mask, ps->cpu_kconfig, &ns))
+		return;
+	if (ps->cpu_lost_read) {
+		ps->cpu_lost_d = ns > ps->cpu_lost_ns ? ns - ps->cpu_lost_ns : 0;
+		ps->cpu_lost_grew = true;
+	}
+	ps->cpu_lost_ns = ns;
+	ps->cpu_lost_read = true;
+}
+
 /* The targets' threads on and waiting for a CPU: each one's growth since the last read. */
 static void cpu_read(struct obs_watched *ps)
 {
@@ -166,10 +188,12 @@ static void cpu_read(struct obs_watched *ps)
 			p->cpu_grew = true;
 		} else {
 			p->cpus = obs_cpuwait_cpus((pid_t)p->fd.pid);
+			obs_cpuwait_mask((pid_t)p->fd.pid, &ps->cpu_mask);
 		}
 		p->cpu = c;
 		p->cpu_read = true;
 	}
+	lost_read(ps);
 }
 
 /* A target exit or restart: the rules make it a target_exit finding, printed live. */

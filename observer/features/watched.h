@@ -55,6 +55,13 @@ struct obs_watched {
 	uint64_t exits_now;
 	struct obs_watched_forker forkers[OBS_SNAP_NOTES];
 	size_t nforkers; /* a parent past the table is not counted: it only names the forker */
+	/* the CPUs the targets may run on (their affinities ORed), and the time no thread could
+	 * run on them (cpuwait.h: interrupts, softirqs, steal): the total at the last read and
+	 * its growth since the read before */
+	cpu_set_t cpu_mask;
+	unsigned int cpu_kconfig; /* what the kernel keeps out of run time (OBS_CPUWAIT_*) */
+	uint64_t cpu_lost_ns, cpu_lost_d;
+	bool cpu_kconfig_read, cpu_lost_read, cpu_lost_grew;
 	struct obs_proc procs[]; /* the watched processes, max_procs of them */
 };
 

@@ -134,11 +134,12 @@ json_t *obs_record_json(const struct obs_record *iv)
 	json_object_set_new(rec, "failure_rate", json_real(iv->failure_rate));
 	json_object_set_new(rec, "fds", obs_record_procs_json(iv->procs, iv->nprocs));
 	if (iv->have_cpu)
-		json_object_set_new(rec, "cpu_wait", json_pack("{s:i, s:i, s:f, s:f}", "processes",
-							       (int)iv->cpu_procs, "cpus",
-							       (int)iv->cpu_cpus, "running",
-							       iv->cpu_running, "waiting",
-							       iv->cpu_waiting));
+		json_object_set_new(rec, "cpu_wait", json_pack("{s:i, s:i, s:f, s:f, s:f}",
+							       "processes", (int)iv->cpu_procs,
+							       "cpus", (int)iv->cpu_cpus,
+							       "running", iv->cpu_running,
+							       "waiting", iv->cpu_waiting,
+							       "lost", iv->cpu_lost));
 	if (iv->have_files)
 		json_object_set_new(rec, "system_files", json_pack("{s:I, s:I}", "open",
 								   (json_int_t)iv->file_nr, "max",

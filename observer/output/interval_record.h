@@ -68,7 +68,7 @@ struct obs_record {
 	uint64_t file_nr, file_max;
 	/* the targets' threads on and waiting for a CPU (schedstat; rules/snapshot.h cpu_*) */
 	bool have_cpu;
-	double cpu_running, cpu_waiting;
+	double cpu_running, cpu_waiting, cpu_lost;
 	unsigned int cpu_cpus, cpu_procs;
 	bool have_listen;
 	uint64_t overflows, drops, reqq_full_drops, queue_max, backlog;

@@ -62,7 +62,9 @@
  * saturation where requests queue: a process per connection waiting for one CPU is no worker pool
  * to enlarge. */
 #define OBS_RULE_CPU_WAITING 1.0
-/* ... while running on 75% of the CPUs their affinity allows */
+/* ... while running on 75% of the CPUs their affinity allows, less what no thread could have
+ * there (steal, and interrupts where the kernel keeps them out of run time: cpuwait.h; a busy
+ * hypervisor took 10-80% of one CPU here) */
 #define OBS_RULE_CPU_BUSY 0.75
 /* ... where requests waited 1 ms at least (and OBS_RULE_SAT_RATIO times their service) */
 #define OBS_RULE_CPU_MIN_QUEUE_NS 1e6

@@ -80,12 +80,15 @@ static unsigned int cpu_saturated(const struct obs_snap_hist *h)
 
 /* The targets' threads waited for a CPU (schedstat, without --runq): OBS_RULE_CPU_WAITING of
  * them or more on average, at least half as many as ran, and they kept most of the CPUs they
- * may run on busy (OBS_RULE_CPU_BUSY): the server itself is what the CPUs carry. */
+ * may run on busy (OBS_RULE_CPU_BUSY): the server itself is what the CPUs carry. Of those CPUs,
+ * the time no thread could have (steal, interrupts: cpuwait.h) is not theirs to carry. */
 static bool cpu_waited(const struct obs_snap *s)
 {
+	double usable = (double)s->cpu_cpus - s->cpu_lost;
+
 	return s->cpu_on && s->cpu_cpus && s->cpu_waiting >= OBS_RULE_CPU_WAITING &&
 	       s->cpu_waiting >= 0.5 * s->cpu_running &&
-	       s->cpu_running >= OBS_RULE_CPU_BUSY * s->cpu_cpus;
+	       s->cpu_running >= OBS_RULE_CPU_BUSY * (usable > 0 ? usable : 0);
 }
 
 /* The CPU waits were seen lately (2 x OBS_RULE_SAT_INTERVALS): a queue then is no worker
@@ -117,20 +120,23 @@ static void cpu_waiting_finding(const struct obs_snap *now, const struct obs_sna
 				const char *key, struct obs_findings *out)
 {
 	double runnable = now->cpu_waiting + now->cpu_running;
-	char a[32], b[32];
+	char a[32], b[32], lost[96] = "";
 
+	if (now->cpu_lost >= 0.05)
+		snprintf(lost, sizeof(lost), "; %.1f CPU stolen or in interrupts",
+			 now->cpu_lost);
 	obs_findings_add(out, "cpu_saturation", OBS_SEV_WARNING, "",
-			 json_pack("{s:s, s:f, s:f, s:f, s:i, s:i, s:f, s:f}", "source",
+			 json_pack("{s:s, s:f, s:f, s:f, s:f, s:i, s:i, s:f, s:f}", "source",
 				   "schedstat", "runnable", runnable, "waiting", now->cpu_waiting,
-				   "running", now->cpu_running, "cpus", (int)now->cpu_cpus,
-				   "processes", (int)now->cpu_procs, "queue_p50", sl->queue_p50_ns,
-				   "service_p50", sl->service_p50_ns),
+				   "running", now->cpu_running, "lost", now->cpu_lost, "cpus",
+				   (int)now->cpu_cpus, "processes", (int)now->cpu_procs,
+				   "queue_p50", sl->queue_p50_ns, "service_p50", sl->service_p50_ns),
 			 "cpu: the server's processes wait for a CPU (%.0f runnable on %u CPU%s: on "
-			 "average %.1f of their threads waited on a run queue, %.1f ran), and "
+			 "average %.1f of their threads waited on a run queue, %.1f ran%s), and "
 			 "requests on %s wait %.0fx their service time in the socket queue (queue "
 			 "p50 %s, service p50 %s): more workers would not help; add CPUs, or reduce "
 			 "load or what else runs there", runnable, now->cpu_cpus,
-			 now->cpu_cpus == 1 ? "" : "s", now->cpu_waiting, now->cpu_running, key,
+			 now->cpu_cpus == 1 ? "" : "s", now->cpu_waiting, now->cpu_running, lost, key,
 			 sl->service_p50_ns > 0 ? sl->queue_p50_ns / sl->service_p50_ns : 0,
 			 obs_rule_ns(sl->queue_p50_ns, a, sizeof(a)),
 			 obs_rule_ns(sl->service_p50_ns, b, sizeof(b)));

@@ -235,6 +235,8 @@ struct obs_snap {
 	double cpu_running;	/* their CPU time / the interval: CPUs busy with them */
 	double cpu_waiting;	/* their run-queue wait / the interval: threads waiting, on average */
 	unsigned int cpu_cpus;	/* the CPUs they may run on (the widest affinity among them) */
+	double cpu_lost;	/* CPUs' worth no thread could run on them (interrupts, softirqs,
+				 * steal): the targets' CPUs, from /proc/stat */
 	unsigned int cpu_procs; /* target processes read */
 	bool runq_on;	     /* --runq */
 	uint64_t runq_count; /* wake-ups of serving threads timed */

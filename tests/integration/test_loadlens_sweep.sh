@@ -22,10 +22,10 @@ sweep() { # NAME ARGS...
 # 1. sick: the server's concurrency is the limit
 P=$(free_port)
 refserver_up rs "$P" --proto http --workers 1 --service-time 1ms --service-mode sleep
-sweep sick "http://127.0.0.1:$P/" --max-c 16 -d 2s --p99-bound 500ms --time-limit 60s
+sweep sick "http://127.0.0.1:$P/" --max-c 32 -d 2s --p99-bound 500ms --time-limit 60s
 stop rs
 F=$LL_TMP/sick.json
-grep -q "sweep of up to 5 steps of 2s (at most about" "$LL_TMP/sick.err" ||
+grep -q "sweep of up to 6 steps of 2s (at most about" "$LL_TMP/sick.err" ||
 	fail "the sweep did not state its bound at the start"
 jget "$F" .verdict.stopped_because | grep -q plateaued ||
 	fail "no plateau: $(jq .verdict.stopped_because "$F")"

@@ -109,6 +109,32 @@ RULES_TEST(test_cpu_or_workers_schedstat)
 	rh_run(r);
 	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
 	assert_null(obs_findings_find(&r->fs, "worker_saturation", NULL));
+	/* the same backends running 0.63 of their CPU: the hypervisor's steal took 0.30, which no
+	 * thread could have: still the CPU; without that time counted, no cpu_saturation (0.63 of
+	 * a whole CPU is not the server carrying it) */
+	for (int lost = 1; lost >= 0; lost--) {
+		rh_restart(r);
+		for (t = 1; t <= 2; t++) {
+			s = rh_snap(r, t);
+			slot(s, 6e6, 100e3);
+			s->cpu_on = true;
+			s->cpu_waiting = 33.5;
+			s->cpu_running = 0.63;
+			s->cpu_lost = lost ? 0.30 : 0;
+			s->cpu_cpus = 1;
+			s->cpu_procs = 41;
+			obs_snap_push(&r->h);
+		}
+		if (lost) {
+			f = rh_expect(r, "cpu_saturation", "");
+			assert_non_null(strstr(f->text, "33.5 of their threads waited on a run queue, "
+							"0.6 ran; 0.3 CPU stolen or in "
+							"interrupts), and requests"));
+		} else {
+			rh_run(r);
+			assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
+		}
+	}
 	/* threads waiting while the server ran on a third of its 2 CPUs (others took them: a
 	 * ramp of 100,000 connections from 5 drivers): not the server's CPU saturation */
 	rh_restart(r);
@@ -118,6 +144,7 @@ RULES_TEST(test_cpu_or_workers_schedstat)
 		s->cpu_on = true;
 		s->cpu_waiting = 3.8;
 		s->cpu_running = 0.6;
+		s->cpu_lost = 0.1;
 		s->cpu_cpus = 2;
 		s->cpu_procs = 21;
 		obs_snap_push(&r->h);

@@ -252,9 +252,15 @@ def start_server(run, spec):
 					  "-p", "{port}", "-c", "listen_addresses=127.0.0.1",
 					  "-c", "fsync=off", "-c", "max_connections=50"], cpu)
 		run.wait_listen(name, port)
-		r = subprocess.run(["ip", "netns", "exec", run.ns, pgbin + "/pgbench", "-i", "-q",
-				    "-h", "127.0.0.1", "-p", str(port), "-U", "postgres", "postgres"],
-				   capture_output=True, text=True, timeout=120)
+		# the postmaster listens before it takes connections ("the database system is
+		# starting up"): pgbench -i again until it does, for 20 s at most
+		for _ in range(100):
+			r = subprocess.run(["ip", "netns", "exec", run.ns, pgbin + "/pgbench", "-i",
+					    "-q", "-h", "127.0.0.1", "-p", str(port), "-U", "postgres",
+					    "postgres"], capture_output=True, text=True, timeout=120)
+			if not r.returncode or "starting up" not in r.stderr:
+				break
+			time.sleep(0.2)
 		if r.returncode:
 			raise Fail("pgbench -i failed: " + r.stderr[-500:])
 	elif kind == "redis":

@@ -590,7 +590,9 @@ SCENARIOS = [
 	 "observer": PID_CHILDREN,
 	 "loads": [{"kind": "pgbench", "name": "load",
 		    "args": ["-S", "-c", "40", "-j", "2", "-T", "4"]}],
-	 "onset": {"how": "event", "event": "load_start"},
+	 # the 40 clients connected: pgbench forks 40 backends on the one CPU first (0.1-0.5 s
+	 # after its start), and only then do 40 of them wait for it
+	 "onset": {"how": "tcp_state", "state": "ESTABLISHED", "port": "{port}", "min": 40},
 	 "expect": [{"kind": "cpu_saturation", "evidence": {"source": "schedstat", "cpus": "1"}}]},
 	{"name": "sick_cpu_saturation", "group": "sick", "needs_cpus": 2,
 	 "what": "refserver tcp, 2 workers spinning 4 ms per request, pinned to CPU 0 with four "
