@@ -24,7 +24,7 @@ deb=$(ls "$LL_TMP"/pkg/loadlens_*.deb 2>/dev/null | head -1)
 echo "built $(basename "$deb"), $(stat -c %s "$deb") bytes"
 dpkg-deb -f "$deb" Package Version Depends >"$LL_TMP/control"
 cat "$LL_TMP/control"
-for dep in adduser libbpf1 libuv1 libjansson4 libcurl4 libmnl0 libhttp-parser libprotobuf32; do
+for dep in adduser libbpf1 libuv1 libjansson4 libcurl4 libmnl0 zlib1g libhttp-parser libprotobuf32; do
 	grep -q "$dep" "$LL_TMP/control" || fail "Depends lacks $dep"
 done
 # lintian (Debian's package checker): no error and no warning (I: hints are allowed)
