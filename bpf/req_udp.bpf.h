@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: (MIT OR GPL-2.0) */
 /*
- * UDP request state: each socket's ring of arrival stamps, and its read -> reply pairing.
+ * UDP request state: each socket's ring of arrival stamps, and its read -> reply pairing, thread
+ * by thread: a thread replies to the datagram it read last, so where several threads read one
+ * socket (memcached -t 4) each is timed from its own read to its own reply.
  * Part of request timing (bpf/req.bpf.h), included from there only.
  */
 #ifndef LOADLENS_REQ_UDP_BPF_H
@@ -49,12 +51,41 @@ static __always_inline void udp_arrival(const struct sock *sk, bool kf)
 	s->arrival[i & (RT_UDP_RING - 1)] = bpf_ktime_get_ns();
 }
 
+/*
+ * Thread tid's entry of s's reader table, or with take a new one for it: a free entry, or one
+ * whose thread is between datagrams (it takes another at its next read). NULL when every entry is
+ * held by a thread serving a datagram. No compare-and-swap (BPF has none before 5.12): two
+ * threads taking one entry at the same instant leave it to the later, and the other's reply,
+ * finding no entry, counts as unsolicited.
+ */
+static __always_inline struct rt_udp_reader *udp_reader(struct rt_udp_sock *s, __u32 tid,
+							 bool take)
+{
+	struct rt_udp_reader *e;
+	int i, spare = -1;
+
+	for (i = 0; i < RT_UDP_READERS; i++) {
+		e = &s->readers[i];
+		if (e->tid == tid)
+			return e;
+		if (spare < 0 && (!e->tid || e->state != RT_READING))
+			spare = i;
+	}
+	if (!take || spare < 0)
+		return NULL;
+	e = &s->readers[spare & (RT_UDP_READERS - 1)];
+	e->tid = tid;
+	e->state = RT_IDLE;
+	return e;
+}
+
 static __always_inline void udp_read(struct sock *sk, int slot)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct rt_udp_reader *e;
 	struct rt_udp_sock *s;
 	struct rt_rec *r;
-	__u64 h, t;
+	__u64 h, t, arrival;
 
 	s = bpf_sk_storage_get(&udp_socks, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
 	if (!s) {
@@ -66,9 +97,7 @@ static __always_inline void udp_read(struct sock *sk, int slot)
 	if (slot < 0)
 		return;
 	if (s->reader != tid) {
-		/* several threads read this socket: the reply a thread writes is matched with the
-		 * datagram that thread read last (udp_write), so with interleaved readers a reply
-		 * can be paired with another thread's datagram */
+		/* several threads read this socket: each has its entry (udp_reader) */
 		if (s->reader) {
 			r = rec_of(slot);
 			if (r) {
@@ -80,35 +109,44 @@ static __always_inline void udp_read(struct sock *sk, int slot)
 		}
 		s->reader = tid;
 	}
-	if (s->state == RT_READING) {
-		/* the previous datagram got no reply before this read */
-		r = rec_of(slot);
-		if (r)
-			r->c.unanswered++;
-	}
+	/* the datagram's arrival stamp: the ring's next, taken whoever serves it */
 	if (s->skip) {
 		/* queued while arrival stamping was off (--arrivals sampled) */
 		s->skip--;
-		s->arrival_ns = 0;
-		goto read;
+		arrival = 0;
+	} else {
+		h = __sync_fetch_and_add(&s->head, 1);
+		t = s->tail;
+		arrival = 0;
+		if (h >= t) {
+			/* queued before we attached: no stamp */
+			s->head = t;
+		} else if (t - h > RT_UDP_RING) {
+			r = rec_of(slot);
+			if (r)
+				r->c.ring_overrun++;
+		} else {
+			arrival = s->arrival[h & (RT_UDP_RING - 1)];
+		}
 	}
-	h = __sync_fetch_and_add(&s->head, 1);
-	t = s->tail;
-	if (h >= t) {
-		/* queued before we attached: no stamp */
-		s->arrival_ns = 0;
-		s->head = t;
-	} else if (t - h > RT_UDP_RING) {
-		s->arrival_ns = 0;
+	e = udp_reader(s, tid, true);
+	if (!e) {
+		/* RT_UDP_READERS other threads are serving a datagram each */
 		r = rec_of(slot);
 		if (r)
-			r->c.ring_overrun++;
+			r->c.udp_unpaired++;
+		s->flags |= RT_F_UDP_UNPAIRED;
 	} else {
-		s->arrival_ns = s->arrival[h & (RT_UDP_RING - 1)];
+		if (e->state == RT_READING) {
+			/* this thread's previous datagram got no reply before this read */
+			r = rec_of(slot);
+			if (r)
+				r->c.unanswered++;
+		}
+		e->arrival_ns = arrival;
+		e->read_ns = bpf_ktime_get_ns();
+		e->state = RT_READING;
 	}
-read:
-	s->read_ns = bpf_ktime_get_ns();
-	s->state = RT_READING;
 	if (!(s->flags & RT_F_SEEN_READ)) {
 		s->flags |= RT_F_SEEN_READ;
 		watch_tgid();
@@ -118,18 +156,25 @@ read:
 static __always_inline void udp_write(struct sock *sk, int slot)
 {
 	struct rt_udp_sock *s = bpf_sk_storage_get(&udp_socks, sk, 0, 0);
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct rt_udp_reader *e;
 
 	if (!s)
 		return;
 	slot = owned(sk, slot, true, (__u8 *)&s->flags, &s->slot);
 	if (slot < 0)
 		return;
-	if (s->state != RT_READING) {
-		unsolicited(slot);
+	e = udp_reader(s, tid, false);
+	if (!e || e->state != RT_READING) {
+		/* a write with no datagram read before it; on a socket where a datagram went
+		 * unpaired, a thread without an entry may be replying to that one (counted at its
+		 * read) */
+		if (e || !(s->flags & RT_F_UDP_UNPAIRED))
+			unsolicited(slot);
 		return;
 	}
-	s->state = RT_IDLE;
-	record(sk, slot, true, s->arrival_ns, 0, s->read_ns, bpf_ktime_get_ns());
+	e->state = RT_IDLE;
+	record(sk, slot, true, e->arrival_ns, 0, e->read_ns, bpf_ktime_get_ns());
 }
 
 #endif /* LOADLENS_REQ_UDP_BPF_H */

@@ -31,6 +31,9 @@
 
 /* UDP arrival stamps kept per socket (a power of two): datagrams queued beyond this lose theirs. */
 #define RT_UDP_RING 512
+/* UDP threads of one socket timed at once, each its datagram to its reply (a power of two): a
+ * datagram read while this many others are in service is not timed (udp_unpaired) */
+#define RT_UDP_READERS 8
 /* --runq: slots for serving processes (by tgid) and for runnable threads (by tid); powers of two. */
 #define RT_WATCH_SLOTS 1024
 #define RT_WAKE_SLOTS 8192
@@ -67,6 +70,9 @@ struct rt_ctrs {
 			      * queued apart): pipelined requests, or requests written in pieces */
 	__u64 udp_switch;    /* UDP reads by another thread than the socket's previous reader */
 	__u64 udp_shared;    /* UDP sockets read by two or more threads (counted once each) */
+	__u64 udp_unpaired;  /* UDP datagrams read while RT_UDP_READERS other threads of the socket
+			      * were serving one, or replies whose thread's entry another took:
+			      * not timed, not counted */
 	__u64 first_ns;	    /* first response (bpf_ktime_get_ns, CLOCK_MONOTONIC) */
 	__u64 last_ns;	    /* last response */
 	__u64 sum_ns[RT_NCOMP];
@@ -109,7 +115,7 @@ struct rt_ctrs {
 	__u64 tls_plain_lost; /* of the seen ones, connections whose plaintext state found no room
 			       * (RT_SSL_CONNS at once): not counted */
 };
-_Static_assert(sizeof(struct rt_ctrs) == (30 + 2 * RT_NCOMP) * 8, "rt_ctrs layout");
+_Static_assert(sizeof(struct rt_ctrs) == (31 + 2 * RT_NCOMP) * 8, "rt_ctrs layout");
 
 /* One slot's record on one CPU: its counters, then a histogram per component (bucket
  * ll_hist_bucket(value)). Userspace sums the CPUs' records. */
@@ -178,6 +184,9 @@ enum rt_state {
 #define RT_F_H2 64	 /* TCP: its first bytes were the HTTP/2 client preface */
 #define RT_F_PLAIN 128	 /* TCP, TLS: read or written inside an SSL call of libssl (uprobes):
 			  * its requests are counted from the plaintext (bpf/req_ssl.bpf.h) */
+/* UDP only, past the byte owned() sees: a datagram of it was not paired (udp_unpaired), so a reply
+ * its thread has no entry for may be that one's, not an unsolicited write */
+#define RT_F_UDP_UNPAIRED 256
 
 /* TLS connections: where the handshake is (rt_tcp_sock.tls), moved along by the record headers
  * the server reads and by its writes (bpf/req_tls.bpf.h; docs/observer.md, "TLS"). */
@@ -251,22 +260,30 @@ struct rt_tcp_sock {
 };
 _Static_assert(sizeof(struct rt_tcp_sock) == 64, "rt_tcp_sock layout");
 
-/* UDP socket state: a ring of arrival stamps, one per queued datagram, in queue order. */
+/* A thread serving a UDP socket's datagram: the one it read last, until it replies. */
+struct rt_udp_reader {
+	__u32 tid;   /* 0: free */
+	__u32 state; /* RT_READING from its read to its reply */
+	__u64 read_ns;
+	__u64 arrival_ns; /* 0: unknown */
+};
+
+/* UDP socket state: a ring of arrival stamps, one per queued datagram, in queue order, and the
+ * threads serving its datagrams (several threads may read one socket: memcached -t 4). */
 struct rt_udp_sock {
 	__u64 arrival[RT_UDP_RING];
 	__u64 tail; /* datagrams seen arriving */
 	__u64 head; /* datagrams read */
-	__u64 read_ns;
-	__u64 arrival_ns; /* of the datagram being served (0: unknown) */
-	__u32 state;
+	struct rt_udp_reader readers[RT_UDP_READERS];
 	__u32 flags;
 	__u32 gen;  /* --arrivals sampled: the stamping window the ring is in step with */
 	__u32 skip; /* datagrams queued while stamping was off: read without a stamp */
 	__u32 reader; /* tid of the last reader */
 	__u8 slot;    /* as in rt_tcp_sock */
-	__u8 pad[3];
+	__u8 pad[7];
 };
-_Static_assert(sizeof(struct rt_udp_sock) == (RT_UDP_RING + 7) * 8, "rt_udp_sock layout");
+_Static_assert(sizeof(struct rt_udp_sock) == (RT_UDP_RING + 5 + 3 * RT_UDP_READERS) * 8,
+	       "rt_udp_sock layout");
 
 /* One --trace record: a sampled request. Times are bpf_ktime_get_ns() (CLOCK_MONOTONIC). */
 struct rt_trace_rec {

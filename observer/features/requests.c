@@ -177,6 +177,8 @@ static void requests_snap(const struct obs_requests *r, struct obs_snap *snap, s
 		sl->pipelined_reads = r->cur->slot[i].c.multi_arrival;
 		sl->udp_multi_reader_sockets = r->cur->slot[i].c.udp_shared;
 		sl->udp_reader_switches = r->cur->slot[i].c.udp_switch;
+		sl->udp_unpaired = r->cur->slot[i].c.udp_unpaired;
+		sl->udp_readers = RT_UDP_READERS;
 		if (!sl->udp && i < RT_MAX_SLOTS) {
 			sl->pl_samples = r->pl_cur[i].samples;
 			sl->pl_multi = r->pl_cur[i].multi;

@@ -251,8 +251,8 @@ static void notes(FILE *out, const struct rt_ctrs *c)
 		RT_H2_STREAMS);
 	note(out, c->h2_unmatched, "HTTP/2 responses ended a stream the observer was not timing "
 		"(not counted)");
-	note(out, c->udp_shared, "sockets read by several threads (%llu reads by another thread "
-		"than the last): replies matched approximately", (unsigned long long)c->udp_switch);
+	note(out, c->udp_unpaired, "UDP datagrams read while %u other threads of their socket were "
+		"serving one each: not timed, not counted", RT_UDP_READERS);
 }
 
 /* Why TLS connections were not seen in plaintext, in words. */
@@ -411,6 +411,7 @@ static json_t *slot_json(const struct obs_reqtime *rt, const struct obs_reqtime_
 	set(o, "multi_arrival_reads", json_integer((json_int_t)c->multi_arrival), ok);
 	set(o, "udp_reader_switches", json_integer((json_int_t)c->udp_switch), ok);
 	set(o, "udp_shared_sockets", json_integer((json_int_t)c->udp_shared), ok);
+	set(o, "udp_unpaired", json_integer((json_int_t)c->udp_unpaired), ok);
 	set(o, "trace_lost", json_integer((json_int_t)c->trace_lost), ok);
 	set(o, "tls_handshakes", json_integer((json_int_t)c->tls_handshakes), ok);
 	set(o, "tls13_handshakes", json_integer((json_int_t)c->tls13), ok);

@@ -351,20 +351,24 @@ void obs_rule_pipelining(const struct obs_snap_hist *h, struct obs_findings *out
 static void udp_shared_slot(const struct obs_snap_slot *sl, const char *key,
 			    struct obs_findings *out)
 {
-	char a[32], b[32];
+	char a[32], b[32], c[32];
 
-	if (!sl->udp || !sl->udp_multi_reader_sockets)
+	/* each thread is timed from its read to its reply: only datagrams read while every entry
+	 * of the socket's reader table was serving one go uncounted */
+	if (!sl->udp || !sl->udp_unpaired)
 		return;
 	obs_findings_add(out, "udp_shared_socket", OBS_SEV_NOTE, key,
-			 json_pack("{s:i, s:I, s:I}", "port", (int)sl->port, "sockets",
+			 json_pack("{s:i, s:I, s:I, s:I, s:I}", "port", (int)sl->port, "sockets",
 				   (json_int_t)sl->udp_multi_reader_sockets, "reader_switches",
-				   (json_int_t)sl->udp_reader_switches),
-			 "requests: on %s, %s socket%s read by several threads (%s reads by another "
-			 "thread than the one before): replies are matched to requests approximately, "
-			 "and some requests are not counted", key,
-			 obs_rule_num(sl->udp_multi_reader_sockets, a, sizeof(a)),
-			 sl->udp_multi_reader_sockets == 1 ? " is" : "s are",
-			 obs_rule_num(sl->udp_reader_switches, b, sizeof(b)));
+				   (json_int_t)sl->udp_reader_switches, "unpaired",
+				   (json_int_t)sl->udp_unpaired, "requests",
+				   (json_int_t)sl->requests),
+			 "requests: on %s, %s datagrams were read while %d other threads of their "
+			 "socket were serving one each: not counted (%s counted; %s socket%s read by "
+			 "several threads)", key, obs_rule_num(sl->udp_unpaired, a, sizeof(a)),
+			 (int)sl->udp_readers, obs_rule_num(sl->requests, b, sizeof(b)),
+			 obs_rule_num(sl->udp_multi_reader_sockets, c, sizeof(c)),
+			 sl->udp_multi_reader_sockets == 1 ? "" : "s");
 }
 
 void obs_rule_udp_shared(const struct obs_snap_hist *h, struct obs_findings *out)

@@ -85,6 +85,8 @@ struct obs_snap_slot {
 	uint64_t reads;		  /* requests (reads) since start, for the share */
 	uint64_t udp_multi_reader_sockets; /* UDP sockets read by two or more threads */
 	uint64_t udp_reader_switches;	   /* reads by another thread than the previous reader */
+	uint64_t udp_unpaired; /* datagrams read while udp_readers other threads served one */
+	unsigned int udp_readers; /* threads of a UDP socket the kernel times at once */
 	/* payload sampling (bpf/payload.bpf.h), TCP, cumulative: reads sampled at the start of a
 	 * request, those holding 2+ requests, requests counted in them, the most in one read, and
 	 * reads longer than the bytes looked at (their count extrapolated by length) */

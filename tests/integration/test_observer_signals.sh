@@ -4,7 +4,8 @@
 #   multi_arrival_reads   a pipelining client (redis, several commands written one by one before
 #                         any reply) versus one request in flight per connection (refserver)
 #   udp_shared_sockets    memcached's 4 threads reading one UDP socket versus refserver's
-#                         workers, one SO_REUSEPORT socket each
+#                         workers, one SO_REUSEPORT socket each; memcached's datagrams are each
+#                         timed by the thread that read it: requests = its replies, exactly
 #   netns note            a --pid target outside the --netns namespace versus one inside
 #   targets_full          --children past a "targets" map of 4 (LOADLENS_OBSERVER_MAX_TARGETS)
 #                         versus one of 16
@@ -88,9 +89,20 @@ sleep 0.3
 stop omc
 sh=$(slot "$LL_TMP/omc.json" udp udp_shared_sockets)
 sw=$(slot "$LL_TMP/omc.json" udp udp_reader_switches)
-echo "memcached -t 4 over UDP: $(cat "$LL_TMP/mc.out") replies; $sh shared sockets, $sw reader switches"
+got=$(cat "$LL_TMP/mc.out")
+req=$(slot "$LL_TMP/omc.json" udp requests)
+unanswered=$(slot "$LL_TMP/omc.json" udp unanswered)
+unsolicited_writes=$(slot "$LL_TMP/omc.json" udp unsolicited_writes)
+udp_unpaired=$(slot "$LL_TMP/omc.json" udp udp_unpaired)
+echo "memcached -t 4 over UDP: $got replies, observer $req requests; $sh shared sockets," \
+	"$sw reader switches; unanswered $unanswered, unsolicited $unsolicited_writes," \
+	"unpaired $udp_unpaired"
 [ "$sh" = 1 ] || fail "memcached's UDP socket: $sh shared sockets counted, 1 expected"
 [ "$sw" -gt 0 ] || fail "no reader switch counted on memcached's UDP socket"
+[ "$got" = 4000 ] || fail "the client got $got of its 4,000 replies"
+[ "$req" = "$got" ] || fail "memcached -t 4 over UDP: observer $req requests, $got replies"
+[ "$unanswered$unsolicited_writes$udp_unpaired" = 000 ] ||
+	fail "memcached -t 4: unanswered $unanswered, unsolicited $unsolicited_writes, unpaired $udp_unpaired"
 
 pu=$(free_port)
 refserver_up --pin rsu "$pu" --proto udp --workers 2

@@ -318,6 +318,8 @@ RULES_TEST(test_count_notes)
 		s->slot[1].udp = true;
 		s->slot[1].udp_multi_reader_sockets = 1;
 		s->slot[1].udp_reader_switches = 5400;
+		s->slot[1].udp_unpaired = 12;
+		s->slot[1].udp_readers = 8;
 		rh_proc(s, 4242, 30, 1024);
 		s->netns_outside[s->nnetns_outside++] = 4242;
 		s->no_listener[s->nno_listener++] = 8080;
@@ -335,7 +337,9 @@ RULES_TEST(test_count_notes)
 	assert_non_null(strstr(f->text, "6,200 of 6,251"));
 	f = rh_expect(r, "udp_shared_socket", "udp/11211");
 	assert_int_equal(rh_ev_int(f, "sockets"), 1);
-	assert_non_null(strstr(f->text, "1 socket is read by several threads (5,400 reads"));
+	assert_int_equal(rh_ev_int(f, "unpaired"), 12);
+	assert_non_null(strstr(f->text, "12 datagrams were read while 8 other threads of their "
+					"socket were serving one each: not counted"));
 	f = rh_expect(r, "netns_outside", "pid 4242");
 	assert_int_equal(rh_ev_int(f, "pid"), 4242);
 	f = rh_expect(r, "no_listener", "port 8080");
@@ -560,9 +564,38 @@ static void test_served_elsewhere_readers(void **state)
 	assert_int_equal(json_integer_value(json_object_get(json_array_get(rd, 1), "port")), 22);
 }
 
+/* memcached's 4 threads on one UDP socket, each timed from its own read to its own reply: every
+ * datagram counted, no note; 3 read while all 8 entries were serving: the note, with the 3. */
+RULES_TEST(test_udp_shared_paired)
+{
+	const struct obs_finding *f;
+	struct obs_snap *s;
+	int t;
+
+	for (t = 1; t <= 2; t++) {
+		s = rh_snap(r, t);
+		slot(s, 10e3, 2e3);
+		s->slot[0].port = 11211;
+		s->slot[0].udp = true;
+		s->slot[0].udp_multi_reader_sockets = 1;
+		s->slot[0].udp_reader_switches = 5400;
+		s->slot[0].udp_readers = 8;
+		s->slot[0].udp_unpaired = t == 2 ? 3 : 0;
+		obs_snap_push(&r->h);
+		if (t == 1) {
+			rh_run(r);
+			assert_null(obs_findings_find(&r->fs, "udp_shared_socket", NULL));
+		}
+	}
+	rh_run(r);
+	f = rh_expect(r, "udp_shared_socket", "udp/11211");
+	assert_int_equal(rh_ev_int(f, "unpaired"), 3);
+}
+
 LL_TEST_MAIN_EACH(rh_setup, rh_teardown, test_served_elsewhere, test_served_elsewhere_readers,
 	          test_worker_saturation,
 	          test_cpu_saturation, test_cpu_saturation_onset, test_worker_saturation_onset,
 	          test_cpu_or_workers_schedstat, test_fork_per_request,
-	          test_fast_server_is_silent, test_count_notes, test_pipelining_in_one_write,
+	          test_fast_server_is_silent, test_count_notes, test_udp_shared_paired,
+	          test_pipelining_in_one_write,
 	          test_pipelining_silent, test_pipelining_burst, test_pipelining_both_signs)

@@ -84,11 +84,26 @@ def short(f, t=None):
 
 
 def check_requests(run, sc):
-	"""The observer's TCP request count against the driver's (scoping: only the target's)."""
+	"""The observer's request count against the driver's (scoping: only the target's). TCP by
+	default, within 'requests_slack' (one a connection and 1%); "requests_match": "udp" counts
+	every reply the server wrote: at least the driver's answered requests and late replies, at
+	most those and the ones it gave up on."""
+	proto = "udp" if sc.get("requests_match") == "udp" else "tcp"
 	with open(os.path.join(run.tmp, "observer.json")) as f:
 		rt = json.load(f).get("request_timing") or {}
-	obs = sum(s.get("requests", 0) for s in rt.get("slots", []) if s.get("proto") == "tcp")
+	obs = sum(s.get("requests", 0) for s in rt.get("slots", []) if s.get("proto") == proto)
 	problems = []
+	if proto == "udp":
+		with open(os.path.join(run.tmp, "load.json")) as f:
+			d = json.load(f)
+		lo = d["requests"] + d.get("late_replies", 0)
+		hi = d["requests"] + d["errors"].get("lost", 0)
+		log("requests: observer %d, driver %d answered, %d late, %d lost" %
+		    (obs, d["requests"], d.get("late_replies", 0), d["errors"].get("lost", 0)))
+		if not lo <= obs <= hi:
+			problems.append("the observer counted %d UDP requests, the driver's replies "
+					"say %d to %d" % (obs, lo, hi))
+		return problems
 	if sc.get("server_sockets_only") and rt.get("client_sockets"):
 		problems.append("the observer took %d of the target's sockets for its client "
 				"connections" % rt["client_sockets"])
