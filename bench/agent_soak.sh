@@ -1,5 +1,5 @@
 #!/bin/bash
-# The observer as a fleet agent over a long churn run (issue 20): `--interval 0 --metrics PORT`
+# The observer as a fleet agent over a long churn run: `--interval 0 --metrics PORT`
 # watching a refserver while the driver makes a new connection per request (open loop, RATE/s),
 # scraped once a second as Prometheus would; tests/integration/rss_slope.py samples the
 # observer's memory (RssAnon: what it allocated) and fds once a second after a 20 s warm-up.

@@ -1,10 +1,10 @@
 #!/bin/bash
-# Connection churn (issue 3): ab makes a new connection per request against nginx (1 worker,
+# Connection churn: ab makes a new connection per request against nginx (1 worker,
 # pinned to CPU 0; ab pinned to CPU 1). Each round runs every configuration once, in an order
 # rotated from round to round:
 #   none     no observer
-#   conn     loadlens-observer --port P --no-requests   (issue 3: connections, census, failures)
-#   all      loadlens-observer --port P                 (issue 3 + issue 4's request timing)
+#   conn     loadlens-observer --port P --no-requests   (connections, census, failures)
+#   all      loadlens-observer --port P                 (connections and request timing)
 #   tcplife  libbpf-tools' tcplife
 #   before   with BEFORE_BIN=DIR set: DIR/loadlens-observer --port P (an older build, to compare)
 # kernel.bpf_stats_enabled is 0 during these rounds (checked each round: another job turning it
@@ -157,7 +157,7 @@ paired() {
 			med = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
 			printf "%+.1f%% %+.1f%% %+.1f%%\n", 100 * (med - 1), 100 * (v[1] - 1), 100 * (v[NR] - 1)}'
 }
-echo "### Connection churn (issue 3)"
+echo "### Connection churn"
 echo
 echo "ab -n $N -c $C (a new connection per request) against nginx (1 worker, CPU 0; ab on CPU 1);"
 echo "$ROUNDS rounds, each running every configuration once in a rotated order;"

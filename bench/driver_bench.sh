@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Issue 5 benchmark: loadlens-driver side by side with its peers, alternated in one run with the
+# loadlens-driver side by side with its peers, alternated in one run with the
 # same threads and connections (h2load --h1 too, where installed). Prints Markdown rows for
-# BENCHMARKS.md ("Driver (issue 5)").
+# BENCHMARKS.md ("Driver").
 #
 #   bench/driver_bench.sh [all|http|newconn|tcpudp|memory]   (default: all but memory)
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 12 benchmark: loadlens-driver against redis-benchmark (PING, GET, each with -P 1 and
+# loadlens-driver against redis-benchmark (PING, GET, each with -P 1 and
 # -P 16) on redis-server, and against dnsperf on unbound (a local zone, UDP), alternated round by
 # round in one run. Server on CPU 0, client on CPU 1; both clients single-threaded.
 # Usage: ROUNDS=3 N=200000 DNS_S=5 bench/driver_workloads.sh [BUILD_BIN]  → a table on stdout.

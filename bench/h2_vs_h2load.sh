@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 27 benchmark: the driver's native HTTP/2 engine against h2load on nginx h2c, 4 connections
+# The driver's native HTTP/2 engine against h2load on nginx h2c, 4 connections
 # x 10 streams (h2load -c 4 -m 10 -t 1; the driver -c 4 --streams 10 -t 1), each load tool pinned
 # to CPU 1 and nginx (1 worker, a 12-byte body, no access log) to CPU 0; the tools alternate,
 # round by round. Per run: requests/s, the tool's CPU (user + sys of the whole process) per

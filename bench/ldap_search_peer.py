@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""A hand-written LDAP search loop, the peer of bench/ldap_searchrate.sh (issue 27: SLAMD's
+"""A hand-written LDAP search loop, the peer of bench/ldap_searchrate.sh (SLAMD's
 SearchRate job and hand-written loops are what LDAP benchmarks use).
 
   ldap_search_peer.py PORT BASE CONNECTIONS SECONDS

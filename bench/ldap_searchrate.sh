@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 27 benchmark: LDAP searches a second against Debian's slapd (mdb, 10,000 entries
+# LDAP searches a second against Debian's slapd (mdb, 10,000 entries
 # uid=user0..9999, uid indexed, no stats log), the driver (--proto ldap, a templated filter)
 # against a hand-written asyncio search loop (bench/ldap_search_peer.py), alternated round by
 # round; slapd on CPU 0, the client on CPU 1. Each search: (uid=userN), N uniform, one entry.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The cost of a scrape of the observer's --metrics endpoint (issue 13): with 1 and with 16
+# The cost of a scrape of the observer's --metrics endpoint: with 1 and with 16
 # watched ports (request timing reads 2 slots x 6 histograms x 4096 buckets per port from
 # per-CPU maps), after some load so the histograms are not empty. Per configuration:
 #  - collect+write: the observer's own loadlens_metrics_scrape_duration_seconds (median of N);

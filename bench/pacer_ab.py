@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Two builds of the driver, paced against the refserver in alternating rounds (issue 10).
+"""Two builds of the driver, paced against the refserver in alternating rounds.
 
     bench/pacer_ab.py BEFORE_BIN AFTER_BIN [--proto udp|tcp|http] [--rates 1000,10000,50000]
                       [--rounds 3] [--dur 3] [--conns 20]

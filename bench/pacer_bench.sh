@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Issue 10 benchmark: the pacer and ping-pong latency, side by side with sockperf, alternated in
-# rounds. Prints Markdown rows for BENCHMARKS.md ("Driver: pacer and ping-pong (issue 10)").
+# The pacer and ping-pong latency, side by side with sockperf, alternated in
+# rounds. Prints Markdown rows for BENCHMARKS.md ("Driver: pacer and ping-pong").
 #
 #   bench/pacer_bench.sh [all|pingpong|pacer]   (default all)
 #

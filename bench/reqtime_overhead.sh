@@ -1,5 +1,5 @@
 #!/bin/bash
-# Request timing overhead (issue 4): served throughput with and without loadlens-observer, and
+# Request timing overhead: served throughput with and without loadlens-observer, and
 # what each BPF program costs per run.
 #
 #   bench/reqtime_overhead.sh [BUILD_BIN_DIR]

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""N idle connections on one host (issue 21): one loadlens-driver command opens them against
+"""N idle connections on one host: one loadlens-driver command opens them against
 nginx, holds them, and the observer counts them.
 
 Everything runs in a network namespace of its own (its port range, somaxconn); fs.file-max is

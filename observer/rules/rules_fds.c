@@ -37,7 +37,7 @@ static unsigned int fd_series(const struct obs_snap_hist *h, uint32_t pid, doubl
  * The trend a forecast needs (rules.h, OBS_RULE_TREND_S): t/y newest first, n samples. Returns
  * how many of the newest samples make up the trend (its span >= OBS_RULE_TREND_S), 0 if none;
  * *rate gets its slope. Below `limit`, a ramp slowing down that would level off short of it is
- * no trend (issue 30: a ramp of 90,000 connections levelling off at 75% of the fds).
+ * no trend (a ramp of 90,000 connections levelling off at 75% of the fds).
  */
 static unsigned int trend(const double *t, const double *y, unsigned int n, double limit,
 			  double *rate)

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Bad input is refused before any work (issue 20): each case below exits 64 with one line on
+# Bad input is refused before any work: each case below exits 64 with one line on
 # stderr naming the problem, within seconds (the driver cases would run 30 s against a live
 # server, so a refusal after the work times out), with no traceback and nothing written: no
 # output file, no output directory (TMPDIR is a scratch directory that must stay empty).
@@ -84,7 +84,7 @@ refused "--message-file nope.json: " "$D" "$G/kv.Store/Put" -d 30s --proto-file 
 refused "not a regular file" "$D" "$G/kv.Store/Put" -d 30s --proto-file "$KV" \
 	--message-file /dev/zero
 refused "are for grpc:// and grpcs:// targets" "$D" "$U" -d 30s --proto-file "$KV"
-# issue 30's bad lines: two bodies, an empty -c, a port nobody is told of, a kernel file as
+# more bad lines: two bodies, an empty -c, a port nobody is told of, a kernel file as
 # output, a target longer than the driver takes
 O="$LOADLENS_BIN/loadlens-observer"
 refused "give one" "$D" "$U" -d 30s -m POST --body a --body-file afile

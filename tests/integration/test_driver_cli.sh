@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 5: bad input prints one line and exits 64; --help has EXAMPLES for every protocol and load
+# Bad input prints one line and exits 64; --help has EXAMPLES for every protocol and load
 # model; a dead target is a counted, hinted error, never a crash.
 . "$(dirname "$0")/lib.sh"
 require_bin loadlens-driver

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 5: the reference server stalls for 1 s during an open-loop run. Latency from the intended
+# The reference server stalls for 1 s during an open-loop run. Latency from the intended
 # send time (corrected) shows the stall at p99; latency from the actual send (uncorrected) does not.
 . "$(dirname "$0")/lib.sh"
 require_bin loadlens-driver loadlens-refserver

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 27: gRPC calls built from tests/data/kv.proto and JSON against the refserver's gRPC
+# gRPC calls built from tests/data/kv.proto and JSON against the refserver's gRPC
 # (--proto grpc, which counts every call per method path): a Put:Get 1:9 --requests-file mix is
 # counted per method by the driver exactly as the server counts it (round-robin: 1,000 and 9,000
 # of 10,000; with --seed: equal to the server's, the Put share within 5 sd of 10%); one templated

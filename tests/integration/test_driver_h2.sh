@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 27: the native HTTP/2 engine (--http2, --streams N, grpc://). Against nginx (h2c, h2 over
+# The native HTTP/2 engine (--http2, --streams N, grpc://). Against nginx (h2c, h2 over
 # TLS, gRPC answers made with add_trailer) the driver's counts equal nginx's access log; the
 # server's stream limit is honoured and reported; GOAWAY, RST_STREAM, malformed frames, flow-
 # control stalls, an HTTP/1.1 server and TLS without h2 are each a counted cause with its hint.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 12: --hdr-log writes the HdrHistogram interval log. An independent reader written from the
+# --hdr-log writes the HdrHistogram interval log. An independent reader written from the
 # format's specification (hdrlog_decode.py: base64, zlib, the V2 encoding) decodes it; its counts,
 # bucket by bucket, and its percentiles equal the driver's JSON. A symbolic link or an unwritable
 # path is refused at start with exit 64.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 10: odd HTTP replies are classed the same by both engines. Status codes 100..999 are
+# Odd HTTP replies are classed the same by both engines. Status codes 100..999 are
 # counted as they are (999 is not 0); a garbage reply and a status under 100 are short_response;
 # headers over the engine's limit are too_large, not ECONNRESET with a "reset" hint.
 . "$(dirname "$0")/lib.sh"

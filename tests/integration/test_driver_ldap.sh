@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 27: --proto ldap against Debian's slapd, started here on a loopback port with an mdb
+# --proto ldap against Debian's slapd, started here on a loopback port with an mdb
 # database of 10,000 entries (uid=user0..user9999) and its stats log on stderr (-d 256). The
 # driver's searches and entries must equal slapd's own log: `SRCH base=` lines and the nentries=
 # of its `SEARCH RESULT` lines, run by run. Then the sick cases, each a counted cause: a size

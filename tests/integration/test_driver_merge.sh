@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 5: two shards of one run (--shard 0/2, 1/2, one --start-at) merge exactly: counts add up
+# Two shards of one run (--shard 0/2, 1/2, one --start-at) merge exactly: counts add up
 # and agree with the server, and every histogram bucket of the merge is the sum of the shards'.
 # (tests/unit/test_driver_merge.c checks the merge against one run holding both sample sets.)
 . "$(dirname "$0")/lib.sh"

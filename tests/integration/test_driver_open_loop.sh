@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 5: open loop (--rate) reaches the asked rate within 1% at 1k, 10k and 50k req/s, and every
+# Open loop (--rate) reaches the asked rate within 1% at 1k, 10k and 50k req/s, and every
 # request reaches the server. The top step asks at most half of what this machine proves it can
 # do at that moment (a 1 s closed loop with the same connections first): the pacer is under test,
 # not the capacity of a 2-core machine that CI or other tests load (where that falls under 100k/s,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 10, smaller fixes: --json is opened before the run (exit 64 at once when it cannot be
+# --json is opened before the run (exit 64 at once when it cannot be
 # written, never through a symbolic link); no bottleneck verdict on a tiny run; durations like
 # 1.00s; control characters escaped and long arguments cut in error lines and the banner.
 . "$(dirname "$0")/lib.sh"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 10: the pacer keeps time. At 2k/s (udp, 4 slots, the server on CPU 0, the driver on
+# The pacer keeps time. At 2k/s (udp, 4 slots, the server on CPU 0, the driver on
 # CPU 1), the send lag median must be under 15 us: a timer per send woke 27-57 us late on this
 # kind of VM. The run's counts stay exact. One retry: the machine is shared. The run says why
 # sends ran late: the worker's timer wake-ups (one per send or fewer, never one per request in

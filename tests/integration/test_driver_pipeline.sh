@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 12: -P N keeps N requests in flight per connection. Against the refserver (tcp framing with
+# -P N keeps N requests in flight per connection. Against the refserver (tcp framing with
 # random sizes, and HTTP/1.1) the counts agree on both sides and every request has its own
 # latency; a server that answers 3 of 8 pipelined requests and closes gives 3 ok and 5 errors.
 . "$(dirname "$0")/lib.sh"

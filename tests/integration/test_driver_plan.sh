@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# --print-plan (issue 31): what a command line resolves to, as one JSON object, for a closed loop,
+# --print-plan: what a command line resolves to, as one JSON object, for a closed loop,
 # an open loop with a paced start and an old-style udp shard; a refused command line still exits 64
 # in one line with nothing on stdout; the plan opens no socket and no output file (strace).
 . "$(dirname "$0")/lib.sh"

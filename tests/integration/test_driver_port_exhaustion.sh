@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 5: in a network namespace with a 1,000-port ephemeral range, a new connection per request
+# In a network namespace with a 1,000-port ephemeral range, a new connection per request
 # runs out of ports. The driver names EADDRNOTAVAIL with a count and a hint, finishes with a clean
 # summary and does not crash.
 . "$(dirname "$0")/lib.sh"

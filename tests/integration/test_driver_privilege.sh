@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 10, least privilege: started as root, the driver runs as SUDO_UID/SUDO_GID or nobody,
+# Started as root, the driver runs as SUDO_UID/SUDO_GID or nobody,
 # with no capability in any set (bounding and ambient included) and no_new_privs, on every
 # thread, before any connection; it says so in one line; --source-addr needs nothing more.
 . "$(dirname "$0")/lib.sh"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 21: past one process's fd limit. Under RLIMIT_NOFILE 300 (hard), -c 600 runs in as many
+# Past one process's fd limit. Under RLIMIT_NOFILE 300 (hard), -c 600 runs in as many
 # worker processes as it needs, opens all 600 and reports one merged result; with -p 1 the same
 # run hits EMFILE and the driver says the hard limit is the wall; -p N with -n splits the requests
 # exactly; --connect-rate spaces the connections; connections wait for -d when their next request

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 5: tcp://, udp:// and http:// (native and libcurl) against the reference server; the
+# tcp://, udp:// and http:// (native and libcurl) against the reference server; the
 # request counts agree exactly on both sides.
 . "$(dirname "$0")/lib.sh"
 require_bin loadlens-driver loadlens-refserver

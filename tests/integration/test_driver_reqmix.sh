@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 12: --requests-file over http:// (3 URLs, one a templated POST) against the refserver: the
+# --requests-file over http:// (3 URLs, one a templated POST) against the refserver: the
 # server's count equals the driver's, round-robin splits by weight exactly, and a capture of one
 # POST shows the template expanded with a Content-Length that matches. Bad records: exit 64.
 . "$(dirname "$0")/lib.sh"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 10, sections 4 and 5: slots are allocated as they take a request, so -c 1000000 -n 1 stays
+# Slots are allocated as they take a request, so -c 1000000 -n 1 stays
 # small (before: 845 MB, every slot up front); a refused target is retried with a per-slot
 # exponential backoff, 1 ms doubling to 1 s, and every attempt is still counted exactly (before:
 # ~230,000 connect attempts in 2 s).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 10, section 1: the driver stops on time. No request starts after -d by the clock; what is
+# The driver stops on time. No request starts after -d by the clock; what is
 # in flight gets at most --timeout; the run ends within -d + --timeout; the schedule's requests
 # that could not start are counted as not sent; a signal during --start-at exits at once.
 . "$(dirname "$0")/lib.sh"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 5: https:// and --http2 --http-engine curl through libcurl against nginx (self-signed
+# https:// and --http2 --http-engine curl through libcurl against nginx (self-signed
 # certificate, ALPN h2, prior-knowledge h2c): the driver's counts equal nginx's stub_status counts
 # exactly, the HTTP version negotiated is the one asked for, keep-alive uses -c connections, and an
 # untrusted certificate is a counted, hinted tls error. (The native HTTP/2 engine, --http2 without

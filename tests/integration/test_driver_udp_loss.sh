@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 5: a reference server that drops every Nth datagram gives exactly the expected loss count,
+# A reference server that drops every Nth datagram gives exactly the expected loss count,
 # and no reply is mistaken for a late one.
 . "$(dirname "$0")/lib.sh"
 require_bin loadlens-driver loadlens-refserver
@@ -32,7 +32,7 @@ printf 'abcdefghijklmnop' >"$LL_TMP/req.bin"
 loss open 4000 -c 20 --rate 2k
 loss open_noid 2000 -c 20 --rate 2k --payload "$LL_TMP/req.bin"
 
-# A server that never answers (issue 30): each request is declared lost at its own deadline, not
+# A server that never answers: each request is declared lost at its own deadline, not
 # up to a quarter of --timeout after it (the sweep once ran every timeout/4: +16.5% on a -c 1
 # run's wall time). 100 requests one after another at 100 ms each: 10 s, within 2%.
 P=$(free_port)

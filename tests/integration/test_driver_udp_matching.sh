@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 10, section 2: every UDP reply is matched to its request by an id, never by order. A server
+# Every UDP reply is matched to its request by an id, never by order. A server
 # that answers late, twice, never, or with junk gives exact counts of lost, late, duplicate and
 # unmatched replies, with the refserver tag and with --payload --id OFFSET:WIDTH; the driver's own
 # receive-buffer drops are counted (--rcvbuf). Before: duplicates were "late", junk answered

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 10, section 2: against memcached over UDP, a 50 ms stall with --timeout 5ms must not break
+# Against memcached over UDP, a 50 ms stall with --timeout 5ms must not break
 # the run. Replies carry the request id of memcached's 8-byte UDP frame header (--id 0:2), so every
 # request that timed out during the stall is answered late, and each of those replies is counted
 # late, never taken for a later request's answer. Before: "153k req/s, RTT p50 4 us".

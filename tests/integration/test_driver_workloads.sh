@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 12: the driver against the real servers from Debian, each started here on a loopback port:
+# The driver against the real servers from Debian, each started here on a loopback port:
 # redis-server (--response resp), memcached over TCP (--response memcache) and UDP
 # (--proto memcache-udp, values of 4 datagrams), unbound with a local zone (--response dns over
 # UDP and TCP). The driver's counts must equal the server's own; error replies land in their

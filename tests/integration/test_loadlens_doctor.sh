@@ -1,5 +1,5 @@
 #!/bin/bash
-# loadlens doctor (issue 11): in a network namespace with a narrowed ephemeral port range and a
+# loadlens doctor: in a network namespace with a narrowed ephemeral port range and a
 # child process with a lowered nofile limit, doctor reads both, flags the planned load that
 # breaks them (and when), and prints the fix; a plan within the limits breaks nothing. Its list
 # of tracepoints is the observer's own (loadlens-observer --check=json).

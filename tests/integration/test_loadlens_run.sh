@@ -1,5 +1,5 @@
 #!/bin/bash
-# loadlens run (issue 11): the observer and the driver per load level, joined, against the
+# loadlens run: the observer and the driver per load level, joined, against the
 # reference server with a known service time and against nginx on a loopback port.
 #  - both sides counted the same requests (exactly);
 #  - the driver ran without root (as the sudo user, else nobody);

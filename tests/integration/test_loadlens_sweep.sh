@@ -1,5 +1,5 @@
 #!/bin/bash
-# loadlens sweep and report (issue 11).
+# loadlens sweep and report.
 #  - sick: one refserver worker sleeping 1 ms per request (capacity 1,000 req/s, CPU idle): the
 #    sweep stops at a plateau, its peak is at most the capacity, and it names the server's
 #    workers as what ran out (socket-queue wait above a flat service time, CPU not busy);

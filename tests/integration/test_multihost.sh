@@ -1,6 +1,6 @@
 #!/bin/bash
 # Several driver hosts started by an existing launcher (GNU parallel), one schedule (--start-at,
-# --shard i/N), then an exact merge (issue 11; docs/multihost.md). The hosts are network
+# --shard i/N), then an exact merge (docs/multihost.md). The hosts are network
 # namespaces this test creates, each with its own address and ephemeral port range, bridged to a
 # server namespace; parallel runs its jobs through `ip netns exec` where it would run ssh.
 #  - each host used its own address and port range (its TIME_WAIT sockets, as the driver closes);

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The observer as a fleet agent keeps a flat memory (issue 20): with `--interval 0 --metrics`
+# The observer as a fleet agent keeps a flat memory: with `--interval 0 --metrics`
 # it keeps nothing per tick, so under a minute of steady connection churn (the driver making a new
 # connection per request to a refserver, open loop) and a scrape a second, what it allocated
 # (RssAnon) after a 20 s warm-up grows by at most 64 kB over the minute, every scrape answers and

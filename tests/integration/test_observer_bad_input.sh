@@ -1,5 +1,5 @@
 #!/bin/bash
-# Bad values for the observer's and the refserver's flags are refused before any work (issue 20):
+# Bad values for the observer's and the refserver's flags are refused before any work:
 # exit 64, one line, nothing loaded. `-i 1ns` used to run a busy loop (2 s of system CPU in 2 s):
 # the interval is 100ms to 1h; a duration 100ms or more; path options are not empty; a refserver
 # stall is at most a minute (it holds SIGTERM's exit). The healthy edges still run: -i 100ms for

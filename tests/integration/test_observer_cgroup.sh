@@ -27,7 +27,7 @@ expect_json "the inside server's accepts" "$LL_TMP/inside.json" .connections_acc
 expect_json "the outside server's accepts" "$LL_TMP/outside.json" .connections_accepted 200
 expect_json "the observer's accepted with --cgroup (the inside server's)" \
 	"$LL_TMP/observer.json" .accepted 300
-# request timing too (issue 9): the inside server's own sockets only, under its own port
+# request timing too: the inside server's own sockets only, under its own port
 slots=$(jq -c '[.request_timing.slots[] | select(.requests > 0) | {port, proto, requests}]' \
 	"$LL_TMP/observer.json")
 resp=$(jget "$LL_TMP/inside.json" .responses)

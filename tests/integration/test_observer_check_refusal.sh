@@ -1,5 +1,5 @@
 #!/bin/bash
-# --check fails when the kernel refuses the observer's programs (issue 18): it loads what a run
+# --check fails when the kernel refuses the observer's programs: it loads what a run
 # loads, so a refusal is a MISS line and exit 1, never "ok"; doctor says the observer cannot run
 # and why; a run stops with one line. No libbpf dump in any of them (-v shows it). The refusal
 # is made by refuse_bpf.py (a seccomp filter on bpf(BPF_PROG_LOAD) for that command only).

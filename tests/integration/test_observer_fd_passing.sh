@@ -1,6 +1,6 @@
 #!/bin/bash
 # A connection accepted by one process and served by another it did not start (fd passing over
-# a unix socket, issue 19). --port times every request whoever serves it; --pid of the worker
+# a unix socket). --port times every request whoever serves it; --pid of the worker
 # times them too, silently; --pid of the acceptor, which serves nothing, gets the served_elsewhere
 # note naming the worker (pid, and its socket count = the connections made), not a silent zero.
 source "$(dirname "$0")/lib.sh"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The --metrics endpoint against a hostile local client (issue 20), while the driver makes new
+# The --metrics endpoint against a hostile local client, while the driver makes new
 # connections to a refserver the observer watches in agent mode (--interval 0 --metrics):
 # metrics_abuse.py checks that a 9 KB header gets 431 (a request of just under 8 KiB still 200),
 # that a request trickled a byte at a time is closed at the 5 s header deadline, that pipelining

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Mounts the observer makes are undone at exit, and said once (issue 13). The test runs in a
+# Mounts the observer makes are undone at exit, and said once. The test runs in a
 # private mount namespace of its own (unshare -m), so the host's tracefs, which other tests use
 # at the same time, is never touched. There tracefs is unmounted; the observer must mount it (its
 # classic tracepoints need it: --syscalls on), say so in one line, and leave no tracefs behind.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Network namespaces (issue 9, section 3): the same port served on the host and inside a netns
+# Network namespaces: the same port served on the host and inside a netns
 # the test creates, both loaded at once. The host observer (--port P) must count only the host
 # server's requests and accepts; an observer given --netns (a path, then a pid) must count only
 # the namespace's, requests and accepts alike, and name the namespace in its banner. A --netns

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Nothing silent (issue 9): a healthy keep-alive run ends with no finding, and "drops" in the text
+# Nothing silent: a healthy keep-alive run ends with no finding, and "drops" in the text
 # summary equals the JSON's drops and lost_events; past --max-procs the process left out is named
 # by a process_cap finding, live and in the summary; an output that cannot be written (--ndjson,
 # --json past a file-size limit, stdout on /dev/full) is said on stderr and the run exits 1.

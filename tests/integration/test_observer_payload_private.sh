@@ -1,5 +1,5 @@
 #!/bin/bash
-# Payload sampling reads the bytes a server just read (issue 9: pipelining in one write), so those
+# Payload sampling reads the bytes a server just read (pipelining in one write), so those
 # bytes must not leave the kernel: while redis-benchmark -P 16 runs, the pipelining note fires
 # (sampling worked), the observer's own descriptor of the scratch map pl_buf is write-only
 # (O_WRONLY in /proc/PID/fdinfo), and the buffer reads back all zeros (cleared after each count).

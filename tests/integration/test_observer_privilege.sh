@@ -1,5 +1,5 @@
 #!/bin/bash
-# Least privilege once attached (issue 13). The observer runs as an unprivileged uid (loadlens or
+# Least privilege once attached. The observer runs as an unprivileged uid (loadlens or
 # nobody) with no capability, an empty bounding set and no-new-privs; its syscall-tier helper
 # runs as that uid too, with CAP_BPF and CAP_PERFMON only. fds are counted by a BPF task_file iterator made before the
 # drop, so the counts of root-owned targets still equal /proc/PID/fd; the owners of a listener

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The observer as a fleet agent (issue 13): `--interval 0 --metrics PORT` prints no live lines
+# The observer as a fleet agent: `--interval 0 --metrics PORT` prints no live lines
 # and serves /metrics; Debian's prometheus scrapes it every second (OpenMetrics: Prometheus asks
 # for it first); through Prometheus's HTTP API,
 #  - increase(loadlens_accepted_connections_total[...]) equals the driver's connections exactly

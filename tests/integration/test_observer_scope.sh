@@ -1,5 +1,5 @@
 #!/bin/bash
-# --pid without --port times only the target's own sockets (issue 9, section 3). A target server
+# --pid without --port times only the target's own sockets. A target server
 # and two other servers (TCP and UDP, other processes) serve at the same time on loopback; the
 # observer, given the target's pid and no port, must count exactly the target's requests, under
 # the target's own port (not tcp/0), and none of the others'. Then --pid with --port on a port

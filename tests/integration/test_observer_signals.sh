@@ -1,5 +1,5 @@
 #!/bin/bash
-# The kernel-side signals behind the observer's notes (issue 9): each must count where its case
+# The kernel-side signals behind the observer's notes: each must count where its case
 # happens and stay 0 where it does not.
 #   multi_arrival_reads   a pipelining client (redis, several commands written one by one before
 #                         any reply) versus one request in flight per connection (refserver)

@@ -1,9 +1,9 @@
 #!/bin/bash
-# Symbolic and hard link attacks on the files root writes (issue 20). `nobody` owns an output
+# Symbolic and hard link attacks on the files root writes. `nobody` owns an output
 # directory (not sticky, so fs.protected_symlinks does not help) and plants links where
 # `loadlens run --out DIR`, `--json X`, `report -o X` and the driver's --json/--hdr-log write,
-# pointing at a root-owned 0600 file. Before issue 20, `run` wrote its JSON and HTML through
-# `run.json.tmp` and `report.html.tmp`, and the driver wrote through a hard link. Now:
+# pointing at a root-owned 0600 file. Unguarded, `run` would write its JSON and HTML through
+# `run.json.tmp` and `report.html.tmp`, and the driver through a hard link. Now:
 #  - planted temporaries (X.tmp) are never used: the run succeeds, the target is untouched, and a
 #    dangling link creates nothing;
 #  - an output that is itself a link, or (as root) a file with other hard links, is refused

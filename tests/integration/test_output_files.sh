@@ -1,5 +1,5 @@
 #!/bin/bash
-# Output files are never opened through a link (issue 13): the symlink attack, reproduced. In a
+# Output files are never opened through a link: the symlink attack, reproduced. In a
 # sticky world-writable directory, `nobody` plants a symlink named like the output the root user
 # asked for, pointing at a root-owned 0600 file. The observer (--json, --ndjson, --trace) and the
 # refserver (--json) must refuse it with one line on stderr and exit 64, and leave the target

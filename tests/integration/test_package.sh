@@ -1,5 +1,5 @@
 #!/bin/bash
-# The Debian package (issue 13): cpack builds loadlens_<version>_<arch>.deb from this build tree;
+# The Debian package: cpack builds loadlens_<version>_<arch>.deb from this build tree;
 # it holds the three binaries, their man pages, the docs, the systemd unit, the ARGS file (a
 # conffile) and bash completion; its dependencies come from dpkg-shlibdeps. Then it is tried:
 #  - by default, extracted (dpkg-deb -x) into a temp dir, so the machine is left as it was: the

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The agent's unit (packaging/loadlens-observer.service) is sandboxed (issue 20); does the
+# The agent's unit (packaging/loadlens-observer.service) is sandboxed; does the
 # observer still work inside it? systemd is not PID 1 on every test machine, so unit_sandbox.py
 # applies the unit's own lines the way systemd does: its capability bounding set,
 # NoNewPrivileges, and a seccomp filter from SystemCallFilter=, RestrictAddressFamilies= and

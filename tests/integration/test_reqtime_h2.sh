@@ -1,5 +1,5 @@
 #!/bin/bash
-# Request timing on HTTP/2 (issue 28): each stream is one request, timed apart from the other
+# Request timing on HTTP/2: each stream is one request, timed apart from the other
 # streams of its connection (bpf/req_h2.bpf.h). Against nginx h2c (prior knowledge) driven by
 # h2load:
 # - 10 and 100 streams in flight per connection: the observer's requests equal nginx's access log

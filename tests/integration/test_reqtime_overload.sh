@@ -1,5 +1,5 @@
 #!/bin/bash
-# Overload (issue 4): a single-worker reference server (1 ms per request, capacity about
+# Overload: a single-worker reference server (1 ms per request, capacity about
 # 1,000/s) offered more than it can serve by an open-loop client, over TCP (a pool of
 # connections, one request in flight on each, so the queue forms in the server's sockets) and
 # over UDP. What the observer must show, the way the experimentation-server write-up reads:

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Request timing's TCP state (issue 9, section 7): a direct-mapped table indexed by the socket's
+# Request timing's TCP state: a direct-mapped table indexed by the socket's
 # 4-tuple hash, with the socket's own storage for a socket whose entry another live socket holds.
 # 3,000 connections open at once (about 70 of them expected to find their entry taken): every
 # request is counted exactly once, and both paths were used (tcp_own_storage > 0).

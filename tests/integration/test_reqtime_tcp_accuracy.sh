@@ -1,5 +1,5 @@
 #!/bin/bash
-# Request timing over TCP against the reference server at a fixed 1 ms service time (issue 4):
+# Request timing over TCP against the reference server at a fixed 1 ms service time:
 # the observer's service-time p50 within ±2% and p99 within ±5% of the server's own histogram,
 # at low load (one request in flight) and near saturation (8 in flight on one worker, so a
 # queue forms); every request counted exactly once (observer = driver = server); keep-alive

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Request timing over TLS from the plaintext (issue 28): uprobes on OpenSSL's libssl in nginx
+# Request timing over TLS from the plaintext: uprobes on OpenSSL's libssl in nginx
 # (bpf/req_ssl.bpf.h). Against nginx terminating TLS, driven by h2load over https:
 # - HTTP/2 (ALPN h2), 10 streams in flight on each of 4 connections: the observer's requests
 #   equal nginx's access log lines exactly, every connection seen in plaintext, its handshake

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Nothing from outside reaches a terminal raw (issue 20): the observer's and the refserver's
+# Nothing from outside reaches a terminal raw: the observer's and the refserver's
 # diagnostics pass one escaping function (lib/quote.c, ll_quote), so an argument with control
 # characters is echoed escaped and a 100 KB one cut to one line that still says what was expected;
 # and a process named "\x1b[2J\x1b[31mPWN\x07" that the observer watches exit is named escaped in

@@ -53,7 +53,7 @@ static void test_bottleneck_small_runs(void **state)
 	res.max_thread_cpu_ns = res.max_thread_work_ns = res.duration_ns / 10;
 	assert_null(drv_report_bottleneck(&cfg, &res, buf, sizeof(buf)));
 	drv_result_fini(&res);
-	/* 99% of a core, 56% of it the pacer spinning to its next send (issue 19: 50k/s kept
+	/* 99% of a core, 56% of it the pacer spinning to its next send (50k/s kept
 	 * with send lag p99 5 us): no verdict */
 	busy_run(&res, 2980000000ULL, 149000);
 	res.max_thread_cpu_ns = res.duration_ns * 99 / 100;

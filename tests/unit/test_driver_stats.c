@@ -42,7 +42,7 @@ static void test_hints(void **state)
 			       "route"));
 	assert_non_null(strstr(drv_err_hint(DRV_ERR_ADDRNOTAVAIL, &s, "h:1", buf, sizeof(buf)),
 			       "ip_local_port_range"));
-	/* TIME_WAIT is held 60 s, or reused after 1 s, as tcp_tw_reuse says (issue 19) */
+	/* TIME_WAIT is held 60 s, or reused after 1 s, as tcp_tw_reuse says */
 	assert_non_null(strstr(drv_tw_hint(2, true, buf, sizeof(buf)), "reused once its "
 			       "TIME_WAIT is 1 s old"));
 	assert_non_null(strstr(drv_tw_hint(1, false, buf, sizeof(buf)), "tcp_tw_reuse 1"));

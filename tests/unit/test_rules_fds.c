@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The findings rules (observer/rules/) on synthetic snapshots: fds, the process cap, fd leaks, and
- * the findings log and its formatters. Each failure of issue 9 that is a rule's, as a sick run
- * that must fire and a healthy one that must stay silent. No root, no kernel.
+ * the findings log and its formatters. Each failure a rule must name, as a sick run that must
+ * fire and a healthy one that must stay silent. No root, no kernel.
  */
 #include "rules_harness.h"
 
@@ -34,7 +34,7 @@ RULES_TEST(test_fd_forecast)
 }
 
 /*
- * A ramp of connections that stopped is no trend (issue 19): 3,000 fds in 2 s (1.5 s: a burst,
+ * A ramp of connections that stopped is no trend: 3,000 fds in 2 s (1.5 s: a burst,
  * shorter than the trend a forecast needs) to 75% of 4,096, then flat with a little churn (+1,
  * -1): no forecast, though the slope over the whole window would give one. A ramp that goes on
  * for 3 s gets its forecast, at the rate of those 3 s; so does a leak of 2 fds/s near the limit.
@@ -92,7 +92,7 @@ RULES_TEST(test_fd_forecast_needs_a_trend)
 }
 
 /*
- * A ramp that levels off (issue 30: 90,000 connections to 6 nginx workers, each levelling off near
+ * A ramp that levels off (90,000 connections to 6 nginx workers, each levelling off near
  * 15,000 of 20,000 fds) is no forecast: it grows 3,750 fds the first 0.5 s and a quarter less
  * every 0.5 s after, toward 15,000; every step rises by more than a quarter of the 3 s' rate, so
  * only its slowing down tells it apart. A leak of 300 fds/s from 10,000 of 20,000, and a ramp
@@ -213,7 +213,7 @@ RULES_TEST(test_fd_leak)
 		rh_healthy(r);
 	}
 	/* the same, the census deferred after the first (a large census is spaced out): the
-	 * exact live counts carry the held connections between censuses (issue 21) */
+	 * exact live counts carry the held connections between censuses */
 	rh_restart(r);
 	for (t = 1; t <= 6; t++) {
 		struct obs_snap *s = fds_grow(r, t, 10);
@@ -267,7 +267,7 @@ RULES_TEST(test_log_and_output)
 	assert_int_equal(obs_flog_merge(l, &r->fs, 10.0, news, 8), 0);
 	assert_int_equal(l->n, 1);
 	assert_string_equal(l->seen[0].f.text, "fds: c");
-	/* dated from the EMFILE's own onset (9 s), the forecast's (7 s) kept apart (issue 19) */
+	/* dated from the EMFILE's own onset (9 s), the forecast's (7 s) kept apart */
 	assert_true(l->seen[0].first_seen == 9.0 && l->seen[0].last_seen == 10.0);
 	assert_true(l->seen[0].milder_since == 7.0);
 	obs_out_finding_line(line, sizeof(line), &l->seen[0].f, "12:00:07");

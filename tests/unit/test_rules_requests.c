@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The findings rules (observer/rules/) on synthetic snapshots: saturation (workers, CPU) and the
- * notes on what a count means. Each failure of issue 9 that is a rule's, as a sick run that must
- * fire and a healthy one that must stay silent. No root, no kernel.
+ * notes on what a count means. Each failure a rule must name, as a sick run that must fire and
+ * a healthy one that must stay silent. No root, no kernel.
  */
 #include "rules_harness.h"
 
@@ -49,7 +49,7 @@ RULES_TEST(test_worker_saturation)
 }
 
 /*
- * Without --runq, the targets' schedstat tells a CPU from a worker pool (issue 30): PostgreSQL's
+ * Without --runq, the targets' schedstat tells a CPU from a worker pool: PostgreSQL's
  * 40 backends pinned to one CPU (39 waiting, 1 running on average) with requests queued is the
  * CPU, named once and never "add workers"; a pool of 2 sleeping threads (0.02 waiting) is the
  * workers, "not the CPU"; a CPU wait in one interval only names neither (too short for the CPU,
@@ -466,7 +466,7 @@ RULES_TEST(test_pipelining_both_signs)
 }
 
 /* --pid of a process that accepts and serves nothing (a cluster's primary): a note naming its
- * children; silent once a request is timed, or with nothing accepted (issue 19). */
+ * children; silent once a request is timed, or with nothing accepted. */
 RULES_TEST(test_served_elsewhere)
 {
 	const struct obs_finding *f;
@@ -522,7 +522,7 @@ RULES_TEST(test_served_elsewhere)
 }
 
 /* --pid of a process that hands its connections to another, unrelated one (fd passing): the
- * note names who read them, the most sockets first, four at most in the text (issue 19). */
+ * note names who read them, the most sockets first, four at most in the text. */
 static void test_served_elsewhere_readers(void **state)
 {
 	static const char *const comm[6] = {"worker", "sshd", "a", "b", "c", "d"};

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The findings rules (observer/rules/) on synthetic snapshots: ports, TIME_WAIT, FIN_WAIT2,
- * CLOSE_WAIT, listen queues, file handles. Each failure of issue 9 that is a rule's, as a sick run
- * that must fire and a healthy one that must stay silent. No root, no kernel.
+ * CLOSE_WAIT, listen queues, file handles. Each failure a rule must name, as a sick run that
+ * must fire and a healthy one that must stay silent. No root, no kernel.
  */
 #include "rules_harness.h"
 
@@ -204,7 +204,7 @@ RULES_TEST(test_port_exhaustion_forecast_and_failures)
 }
 
 /*
- * Issue 19: tcp_tw_reuse 2 on loopback, 300 ports, all in TIME_WAIT, connect() failing: the cause
+ * tcp_tw_reuse 2 on loopback, 300 ports, all in TIME_WAIT, connect() failing: the cause
  * is TIME_WAIT taken back only once 1 s old (not FIN_WAIT2 orphans, of which the census saw
  * none); the finding names the process whose connect() failed, with its own count.
  */
@@ -262,7 +262,7 @@ static json_t *holder_ev(const struct obs_finding *f, size_t i)
 }
 
 /*
- * Issue 30: a client that leaks its connections holds 900 of 1,000 ports, the driver's connect()
+ * A client that leaks its connections holds 900 of 1,000 ports, the driver's connect()
  * fails: the finding names the leaker (pid, name, how many, that it reads none of them: the
  * server's answers wait in their receive queues) and the server it holds them to, as well as
  * the process whose connect() fails; the rest of the holders summed.

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The observer's scenario matrix: precision and recall of its findings (issue 9, section 6).
+"""The observer's scenario matrix: precision and recall of its findings.
 
     harness.py NAME        run one scenario (scenarios.py); exit 0 pass, 1 fail, 77 skip
     harness.py --list      the scenario names, one a line (tests/CMakeLists.txt reads them)

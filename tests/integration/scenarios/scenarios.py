@@ -264,7 +264,7 @@ SCENARIOS = [
 	 "servers": [{"kind": "nginx"}],
 	 "loads": [driver(HTTP, "-P", "8", "-c", "4", "-d", "3s")],
 	 "expect": pipelining(estimate_of="load", tolerance=0.15)},
-	# HTTP/2 (issue 28): each stream one request (bpf/req_h2.bpf.h); the access log is the truth
+	# HTTP/2: each stream one request (bpf/req_h2.bpf.h); the access log is the truth
 	{"name": "healthy_h2_nginx", "group": "healthy",
 	 "what": "nginx over HTTP/2 (h2c), h2load with one stream in flight per connection: "
 		 "requests = nginx's access log exactly (the connection's preface and SETTINGS are "
@@ -379,7 +379,7 @@ SCENARIOS = [
 	 "loads": [driver(HTTP, "--http-close", "--rate", "200", "-c", "4", "-d", "3s")],
 	 "expect": [{"kind": "served_elsewhere", "text_has": ["the targets' children: "]}]},
 
-	# TLS (issue 19): the handshake is no request; nginx's access log is the ground truth
+	# TLS: the handshake is no request; nginx's access log is the ground truth
 	{"name": "healthy_tls_keepalive", "group": "healthy",
 	 "what": "nginx terminating TLS 1.2/1.3 (self-signed P-256 certificate), the driver's https "
 		 "(libcurl), 8 keep-alive connections, 8,000 requests: requests = nginx's access "
@@ -588,7 +588,7 @@ SCENARIOS = [
 	{"name": "sick_cpu_postgres_pinned", "group": "sick",
 	 "what": "PostgreSQL 15 (a process per connection) pinned to CPU 0, pgbench -S with 40 "
 		 "clients, --pid postmaster --children, no --runq: 40 backends wait for one CPU; "
-		 "the targets' schedstat names the CPU, never 'add workers' (issue 30)",
+		 "the targets' schedstat names the CPU, never 'add workers'",
 	 "servers": [{"kind": "postgres"}],
 	 "observer": PID_CHILDREN,
 	 "loads": [{"kind": "pgbench", "name": "load",
