@@ -172,6 +172,7 @@ static void requests_snap(const struct obs_requests *r, struct obs_snap *snap, s
 		sl->queue_p50_ns = p50(d, i, RT_QUEUE, h);
 		sl->queue_p90_ns = requests_pct(d, i, RT_QUEUE, h, 90);
 		sl->service_p50_ns = p50(d, i, RT_SERVICE, h);
+		sl->service_p90_ns = requests_pct(d, i, RT_SERVICE, h, 90);
 		sl->reads = r->cur->slot[i].c.requests;
 		/* the kernel's signals that a count means something else (rules_requests.c) */
 		sl->pipelined_reads = r->cur->slot[i].c.multi_arrival;

@@ -186,13 +186,128 @@ static void fork_wait_finding(const struct obs_snap *now, const struct obs_snap_
 			 (unsigned long long)sl->requests);
 }
 
+/* Requests in service at once on sl over s's interval (Little's law on the median service):
+ * its completions a second times their service time. */
+static double in_service_at(const struct obs_snap *s, const struct obs_snap_slot *sl, double svc)
+{
+	return s->dt > 0 ? (double)sl->requests / s->dt * svc * 1e-9 : 0;
+}
+
+static double in_service(const struct obs_snap *s, const struct obs_snap_slot *sl)
+{
+	return in_service_at(s, sl, sl->service_p50_ns);
+}
+
+static bool inside_judged(const struct obs_snap *s, const struct obs_snap_slot *sl)
+{
+	return sl && s->dt > 0 && sl->requests >= OBS_RULE_INSIDE_MIN_REQUESTS &&
+	       sl->service_p50_ns > 0;
+}
+
+/* Service time of sl in the newest interval (b 0) or an older one of the recent ones: there it
+ * is enough that the p90 grew (a load that began in the middle of it). */
+static double recent_service(const struct obs_snap_slot *sl, unsigned int b)
+{
+	return b && sl->service_p90_ns > sl->service_p50_ns ? sl->service_p90_ns
+							    : sl->service_p50_ns;
+}
+
+/*
+ * Requests wait inside the server (a multiplexed connection's streams, read at once and queued
+ * for a fixed number of places; no socket queue to see): in each of the last
+ * OBS_RULE_SAT_INTERVALS, OBS_RULE_INSIDE_GROWTH times as many requests were in service at once,
+ * each OBS_RULE_INSIDE_GROWTH times as long, as in an earlier interval of the history, and the
+ * server completed no more a second than then (OBS_RULE_INSIDE_FLAT of it at most; of such
+ * earlier intervals, the one that completed the most). A server that serves more at once
+ * completes more; one that does not keeps the rest waiting. *lo: that earlier interval.
+ */
+static bool waited_inside(const struct obs_snap_hist *h, const struct obs_snap_slot *now,
+			  const struct obs_snap **lo)
+{
+	const struct obs_snap_slot *sl, *lsl = NULL, *rsl[OBS_RULE_SAT_INTERVALS];
+	const struct obs_snap *s, *rs[OBS_RULE_SAT_INTERVALS];
+	unsigned int b, k;
+	bool below;
+
+	*lo = NULL;
+	for (b = 0; b < OBS_RULE_SAT_INTERVALS; b++) {
+		if (!(rs[b] = obs_snap_at(h, b)) || !(rsl[b] = slot(rs[b], now->port, now->udp)) ||
+		    !inside_judged(rs[b], rsl[b]) ||
+		    recent_service(rsl[b], b) < OBS_RULE_SAT_MIN_QUEUE_NS)
+			return false;
+	}
+	for (b = OBS_RULE_SAT_INTERVALS; (s = obs_snap_at(h, b)); b++) {
+		sl = slot(s, now->port, now->udp);
+		if (!inside_judged(s, sl))
+			continue;
+		below = true;
+		for (k = 0; k < OBS_RULE_SAT_INTERVALS; k++)
+			below = below &&
+				in_service_at(rs[k], rsl[k], recent_service(rsl[k], k)) >=
+					OBS_RULE_INSIDE_GROWTH * in_service(s, sl) &&
+				recent_service(rsl[k], k) >=
+					OBS_RULE_INSIDE_GROWTH * sl->service_p50_ns;
+		if (below && (!*lo || sl->requests / s->dt > lsl->requests / (*lo)->dt)) {
+			*lo = s;
+			lsl = sl;
+		}
+	}
+	if (!*lo)
+		return false;
+	for (k = 0; k < OBS_RULE_SAT_INTERVALS; k++)
+		if ((double)rsl[k]->requests / rs[k]->dt >
+		    OBS_RULE_INSIDE_FLAT * (double)lsl->requests / (*lo)->dt)
+			return false;
+	return true;
+}
+
+static void inside_finding(const struct obs_snap *now, const struct obs_snap_slot *sl,
+			   const struct obs_snap *lo, const char *key, const char *rq,
+			   struct obs_findings *out)
+{
+	const struct obs_snap_slot *lsl = slot(lo, sl->port, sl->udp);
+	char a[32], b[32];
+
+	obs_findings_add(out, "worker_saturation", OBS_SEV_WARNING, key,
+			 json_pack("{s:i, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:I}", "port",
+				   (int)sl->port, "proto", sl->udp ? "udp" : "tcp", "source",
+				   "inside", "in_service", in_service(now, sl), "in_service_before",
+				   in_service(lo, lsl), "rate", (double)sl->requests / now->dt,
+				   "rate_before", (double)lsl->requests / lo->dt, "service_p50",
+				   sl->service_p50_ns, "service_p50_before", lsl->service_p50_ns,
+				   "requests", (json_int_t)sl->requests),
+			 "workers: requests on %s wait inside the server: %.0f were in service at "
+			 "once (%.1f at %.1f s), yet it completed %.0f/s (%.0f/s then), and service "
+			 "p50 grew from %s to %s: it serves a fixed number at once and the rest wait "
+			 "in their service time (streams read at once, queued inside; or its handlers "
+			 "slowed as they multiplied); add workers or reduce load%s", key, in_service(now, sl), in_service(lo, lsl),
+			 lo->t, (double)sl->requests / now->dt, (double)lsl->requests / lo->dt,
+			 obs_rule_ns(lsl->service_p50_ns, a, sizeof(a)),
+			 obs_rule_ns(sl->service_p50_ns, b, sizeof(b)), rq);
+}
+
+/* Why the queue is no CPU's, from --runq or the targets' schedstat, or how to tell. */
+static void not_cpu(const struct obs_snap *now, char *rq, size_t len)
+{
+	char c[32];
+
+	if (now->runq_on && now->runq_p50_ns >= 0)
+		snprintf(rq, len, "; run-queue wait p50 %s: not the CPU",
+			 obs_rule_ns(now->runq_p50_ns, c, sizeof(c)));
+	else if (now->cpu_on)
+		snprintf(rq, len, "; their threads waited for a CPU %.2f on average (%.2f ran): "
+			 "not the CPU", now->cpu_waiting, now->cpu_running);
+	else
+		snprintf(rq, len, "; --runq tells CPU saturation apart");
+}
+
 void obs_rule_saturation(const struct obs_snap_hist *h, struct obs_findings *out)
 {
-	const struct obs_snap *now = obs_snap_at(h, 0);
+	const struct obs_snap *now = obs_snap_at(h, 0), *lo;
 	const struct obs_snap_slot *sl;
 	unsigned int cpu = cpu_saturated(h);
 	bool waited = !cpu && cpu_waited_all(h), lately = cpu_waited_lately(h), named = false;
-	char a[32], b[32], c[32], d[32], key[24], rq[160];
+	char a[32], b[32], d[32], key[24], rq[160];
 	size_t i;
 
 	if (cpu)
@@ -218,24 +333,20 @@ void obs_rule_saturation(const struct obs_snap_hist *h, struct obs_findings *out
 			named = true;
 			continue;
 		}
-		if (!queue_held(h, sl, OBS_RULE_SAT_MIN_QUEUE_NS))
-			continue;
 		if (cpu || lately) {
-			/* the queue wait is the CPU's: a finding names it (now or lately) */
+			/* the wait is the CPU's: a finding names it (now or lately) */
+			continue;
+		}
+		not_cpu(now, rq, sizeof(rq));
+		if (!queue_held(h, sl, OBS_RULE_SAT_MIN_QUEUE_NS)) {
+			if (waited_inside(h, sl, &lo))
+				inside_finding(now, sl, lo, key, rq, out);
 			continue;
 		}
 		if (forked_per_request(h, sl)) {
 			fork_wait_finding(now, sl, key, out);
 			continue;
 		}
-		if (now->runq_on && now->runq_p50_ns >= 0)
-			snprintf(rq, sizeof(rq), "; run-queue wait p50 %s: not the CPU",
-				 obs_rule_ns(now->runq_p50_ns, c, sizeof(c)));
-		else if (now->cpu_on)
-			snprintf(rq, sizeof(rq), "; their threads waited for a CPU %.2f on average "
-				 "(%.2f ran): not the CPU", now->cpu_waiting, now->cpu_running);
-		else
-			snprintf(rq, sizeof(rq), "; --runq tells CPU saturation apart");
 		obs_findings_add(out, "worker_saturation", OBS_SEV_WARNING, key,
 				 json_pack("{s:i, s:s, s:f, s:f, s:I}", "port", (int)sl->port, "proto",
 					   sl->udp ? "udp" : "tcp", "queue_p50", sl->queue_p50_ns,

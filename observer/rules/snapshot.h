@@ -80,6 +80,7 @@ struct obs_snap_slot {
 	double queue_p50_ns; /* socket-queue wait; < 0: none timed */
 	double queue_p90_ns; /* the same at p90: a queue building up late in the interval */
 	double service_p50_ns;
+	double service_p90_ns; /* the same at p90: service growing late in the interval */
 	/* wiring points (bpf side): filled where the kernel counts them */
 	uint64_t pipelined_reads; /* reads that took the bytes of 2+ arrivals (cumulative) */
 	uint64_t reads;		  /* requests (reads) since start, for the share */

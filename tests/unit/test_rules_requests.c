@@ -564,6 +564,62 @@ static void test_served_elsewhere_readers(void **state)
 	assert_int_equal(json_integer_value(json_object_get(json_array_get(rd, 1), "port")), 22);
 }
 
+/* Intervals 1-3 at (rate1 a second, service1), then 4-5 at (rate2, service2), no socket queue. */
+static void inside_run(struct run *r, double rate1, double service1, double rate2, double service2)
+{
+	struct obs_snap *s;
+	int t;
+
+	for (t = 1; t <= 5; t++) {
+		s = rh_snap(r, t * 0.5);
+		s->dt = 0.5;
+		slot(s, 20e3, t <= 3 ? service1 : service2);
+		s->slot[0].requests = (uint64_t)((t <= 3 ? rate1 : rate2) * 0.5);
+		obs_snap_push(&r->h);
+	}
+}
+
+/*
+ * Streams read at once and queued inside the server (an HTTP/2 server with one worker, a gRPC
+ * server with 2 places): 1 in service at 200/s, then 40 at once and still 200/s, service 5 ms ->
+ * 200 ms, the socket queue empty: worker_saturation, from inside. A server that serves them at
+ * once completes more (silent), so does a slower handler run in parallel (silent), and a load
+ * that fell is no saturation.
+ */
+RULES_TEST(test_worker_saturation_inside)
+{
+	const struct obs_finding *f;
+	struct obs_snap *s4;
+
+	inside_run(r, 200, 5e6, 205, 200e6);
+	f = rh_expect(r, "worker_saturation", "tcp/8000");
+	assert_non_null(strstr(f->text, "requests on tcp/8000 wait inside the server: 41 were in "
+					"service at once (1.0 at 1.5 s), yet it completed 204/s "
+					"(200/s then), and service p50 grew from 5.0 ms to 200.0 "
+					"ms: it serves a fixed number at once"));
+	assert_string_equal(json_string_value(json_object_get(f->evidence, "source")), "inside");
+	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
+	/* the load began in the middle of interval 4: its p90 grew, its median not yet */
+	rh_restart(r);
+	inside_run(r, 200, 5e6, 205, 200e6);
+	s4 = (struct obs_snap *)obs_snap_at(&r->h, 1);
+	s4->slot[0].service_p50_ns = 5e6;
+	s4->slot[0].service_p90_ns = 150e6;
+	rh_expect(r, "worker_saturation", "tcp/8000");
+	/* 40 at once served at once: 8,000/s */
+	rh_restart(r);
+	inside_run(r, 200, 5e6, 8000, 5e6);
+	assert_int_equal(rh_run(r), 0);
+	/* a handler 8x slower, 40 at once: 1,000/s */
+	rh_restart(r);
+	inside_run(r, 200, 5e6, 1000, 40e6);
+	assert_int_equal(rh_run(r), 0);
+	/* 40 at once, then 1: the load fell */
+	rh_restart(r);
+	inside_run(r, 200, 200e6, 200, 5e6);
+	assert_int_equal(rh_run(r), 0);
+}
+
 /* memcached's 4 threads on one UDP socket, each timed from its own read to its own reply: every
  * datagram counted, no note; 3 read while all 8 entries were serving: the note, with the 3. */
 RULES_TEST(test_udp_shared_paired)
@@ -597,5 +653,6 @@ LL_TEST_MAIN_EACH(rh_setup, rh_teardown, test_served_elsewhere, test_served_else
 	          test_cpu_saturation, test_cpu_saturation_onset, test_worker_saturation_onset,
 	          test_cpu_or_workers_schedstat, test_fork_per_request,
 	          test_fast_server_is_silent, test_count_notes, test_udp_shared_paired,
+	          test_worker_saturation_inside,
 	          test_pipelining_in_one_write,
 	          test_pipelining_silent, test_pipelining_burst, test_pipelining_both_signs)

@@ -567,6 +567,28 @@ SCENARIOS = [
 		 "onset": {"how": "driver_mean", "min_s": 0.2}},
 	 "onset": {"how": "driver_mean", "min_s": 0.05},
 	 "expect": [{"kind": "worker_saturation", "evidence": {"port": "{port}"}}]},
+	{"name": "sick_workers_h2_inside", "group": "sick",
+	 "what": "refserver over HTTP/2 (h2c), one worker sleeping 5 ms a stream (about 190/s): one "
+		 "stream in flight for 1.5 s, then a second connection with 40: the server reads "
+		 "the 40 at once and serves them one by one, so they wait inside it, in their "
+		 "service time (no socket queue to see); 40x as many in service, the same rate",
+	 "servers": [refserver("--proto", "h2", "--workers", "1", "--service-time", "5ms",
+			       "--service-mode", "sleep")],
+	 "loads": [driver(HTTP, "--http2", "-c", "1", "--streams", "1", "-d", "4s"),
+		   driver(HTTP, "--http2", "-c", "1", "--streams", "40", "-d", "2.5s", name="load2",
+			  delay=1.5)],
+	 "onset": {"how": "driver_mean", "load": "load2", "min_s": 0.05},
+	 "expect": [{"kind": "worker_saturation",
+		     "evidence": {"port": "{port}", "source": "inside"}}]},
+	{"name": "healthy_h2_more_streams", "group": "healthy",
+	 "what": "refserver over HTTP/2 (h2c), 4 workers sleeping 5 ms a stream: one stream in "
+		 "flight for 1.5 s, then 3 more connections with one each: 4x as many in service "
+		 "and served at once, the rate follows: nothing waits inside",
+	 "servers": [refserver("--proto", "h2", "--workers", "4", "--service-time", "5ms",
+			       "--service-mode", "sleep")],
+	 "loads": [driver(HTTP, "--http2", "-c", "1", "--streams", "1", "-d", "4s"),
+		   driver(HTTP, "--http2", "-c", "3", "--streams", "1", "-d", "2.5s", name="load2",
+			  delay=1.5)]},
 	{"name": "sick_worker_saturation_h2", "group": "sick",
 	 "what": "nginx over HTTP/2 (h2c), its one worker under h2load's 100 connections with 10 "
 		 "streams in flight each (closed loop) for 5 s: each stream is timed apart; the "
