@@ -69,10 +69,9 @@
 /* ... where requests waited 1 ms at least (and OBS_RULE_SAT_RATIO times their service) */
 #define OBS_RULE_CPU_MIN_QUEUE_NS 1e6
 /* Requests that wait inside the server (no socket queue): 3x as many in service at once as in an
- * earlier interval, service time 3x (and 5 ms at least), while the completions a second grew by
- * 20% at most, OBS_RULE_SAT_INTERVALS in a row; intervals of 50 requests or more are judged */
+ * earlier interval, and the service time 3x (and 5 ms at least), OBS_RULE_SAT_INTERVALS in a
+ * row; intervals of 50 requests or more are judged */
 #define OBS_RULE_INSIDE_GROWTH 3.0
-#define OBS_RULE_INSIDE_FLAT 1.2
 #define OBS_RULE_INSIDE_MIN_REQUESTS 50
 /* Pipelining: a note once this share of reads carried several requests. */
 #define OBS_RULE_PIPELINE_PCT 1.0

@@ -216,10 +216,11 @@ static double recent_service(const struct obs_snap_slot *sl, unsigned int b)
  * Requests wait inside the server (a multiplexed connection's streams, read at once and queued
  * for a fixed number of places; no socket queue to see): in each of the last
  * OBS_RULE_SAT_INTERVALS, OBS_RULE_INSIDE_GROWTH times as many requests were in service at once,
- * each OBS_RULE_INSIDE_GROWTH times as long, as in an earlier interval of the history, and the
- * server completed no more a second than then (OBS_RULE_INSIDE_FLAT of it at most; of such
- * earlier intervals, the one that completed the most). A server that serves more at once
- * completes more; one that does not keeps the rest waiting. *lo: that earlier interval.
+ * each OBS_RULE_INSIDE_GROWTH times as long, as in an earlier interval of the history (of such
+ * intervals, the one that completed the most a second). A server that serves more at once
+ * completes more in the same time each; here, by Little's law, it served at most a third of them
+ * at that earlier pace (completions a second x that service time), and the rest waited (or its
+ * handlers slowed as they multiplied: the same from outside). *lo: that earlier interval.
  */
 static bool waited_inside(const struct obs_snap_hist *h, const struct obs_snap_slot *now,
 			  const struct obs_snap **lo)
@@ -252,13 +253,7 @@ static bool waited_inside(const struct obs_snap_hist *h, const struct obs_snap_s
 			lsl = sl;
 		}
 	}
-	if (!*lo)
-		return false;
-	for (k = 0; k < OBS_RULE_SAT_INTERVALS; k++)
-		if ((double)rsl[k]->requests / rs[k]->dt >
-		    OBS_RULE_INSIDE_FLAT * (double)lsl->requests / (*lo)->dt)
-			return false;
-	return true;
+	return *lo != NULL;
 }
 
 static void inside_finding(const struct obs_snap *now, const struct obs_snap_slot *sl,

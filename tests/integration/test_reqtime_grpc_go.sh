@@ -10,7 +10,8 @@
 # - handlers sleeping 20 ms: the service mean within 5% of the interceptor's mean per call;
 # - handlers that return at once: the observer's mean is the interceptor's plus grpc-go's own
 #   path around it (the observer's service runs from the read of the request's end to the
-#   response's first write), a constant of 110-170 us here, never less than the interceptor's.
+#   response's first write), a constant of 110-170 us here, never less than the interceptor's;
+# - 2 places for 5 ms handlers, 1 call in flight and then 50: worker_saturation from inside.
 # The server is built from the Go module proxy (grpc-go, protoc-gen-go, protoc-gen-go-grpc) into
 # the build tree once (LL_GO_CACHE, default $LOADLENS_BIN/../go-grpc); without Go or the proxy the
 # test skips with the reason.
@@ -94,4 +95,28 @@ gap=$((OBS_MEAN - CALL_MEAN))
 [ "$gap" -ge 0 ] && [ "$gap" -lt 1000000 ] ||
 	fail "d0: the observer's service mean $OBS_MEAN ns against the interceptor's $CALL_MEAN ns"
 echo "ok: d0: the observer's service mean $OBS_MEAN ns = the interceptor's $CALL_MEAN ns + $gap ns of grpc-go's own path"
-pass "grpc-go: calls exact, service within 5% of the server's own"
+# a server with 2 places for its 5 ms handlers (-max-concurrent 2, about 390 calls/s): one call
+# in flight for 1.5 s, then a second driver with 5 connections of 10 streams. grpc-go reads the
+# 50 streams at once and their wait for a place is in their service time (no socket queue):
+# worker_saturation from inside (the interceptor's time per call holds that wait too: the places
+# are taken inside it)
+P=$(free_port)
+start srv_lim "$SRV" -listen "127.0.0.1:$P" -delay 5ms -max-concurrent 2 -json "$LL_TMP/srv_lim.json"
+wait_for srv_lim listening 20
+start_observer obs_lim "$P" --interval 0.5s
+drv=("$LOADLENS_BIN/loadlens-driver" "grpc://127.0.0.1:$P/kv.Store/Get"
+	--proto-file "$LOADLENS_SRC/tests/data/kv.proto" --message '{"key":"k{{seq}}"}' -q)
+"${drv[@]}" -c 1 --streams 1 -d 4s >"$LL_TMP/drv_lim1.out" 2>&1 &
+sleep 1.5
+"${drv[@]}" -c 5 --streams 10 -d 2.5s >"$LL_TMP/drv_lim2.out" 2>&1 ||
+	fail "lim: the driver exited $? ($(tail -2 "$LL_TMP/drv_lim2.out"))"
+wait $! || fail "lim: the one-stream driver exited $?"
+sleep 0.3
+stop obs_lim
+stop srv_lim
+j=$LL_TMP/obs_lim.json
+f=$(jq -c '[.findings[] | select(.kind == "worker_saturation" and .evidence.source == "inside")][0]' "$j")
+[ "$f" != null ] || fail "lim: no worker_saturation from inside: $(jq -c '[.findings[] | .text]' "$j")"
+echo "ok: lim: $(echo "$f" | jq -r .text)"
+echo "    the interceptor's mean per call, its wait for a place included: $(jget "$LL_TMP/srv_lim.json" '.call_mean_ns["/kv.Store/Get"]' | cut -d. -f1) ns"
+pass "grpc-go: calls exact, service within 5% of the server's own, a 2-place server named"
