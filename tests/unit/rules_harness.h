@@ -83,6 +83,19 @@ RH_UNUSED static struct obs_snap *rh_census(struct run *r, double t)
 	return s;
 }
 
+/* A request-timing slot on port 8000 with 500 requests, the given socket-queue wait and service
+ * p50 (the other fields zero), added to s. */
+RH_UNUSED static void rh_req_slot(struct obs_snap *s, double queue_ns, double service_ns)
+{
+	struct obs_snap_slot *sl = &s->slot[s->nslots++];
+
+	sl->port = 8000;
+	sl->requests = 500;
+	sl->queue_p50_ns = queue_ns;
+	sl->service_p50_ns = service_ns;
+	s->requests_on = true;
+}
+
 /* Run every rule on the history; returns the findings of warning or worse. */
 RH_UNUSED static size_t rh_run(struct run *r)
 {

@@ -1,21 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * The findings rules (observer/rules/) on synthetic snapshots: saturation (workers, CPU) and the
- * notes on what a count means. Each failure a rule must name, as a sick run that must fire and
- * a healthy one that must stay silent. No root, no kernel.
+ * The findings rules (observer/rules/) on synthetic snapshots: saturation, the workers' or the
+ * CPU's, from the socket queue, the run queue, the targets' schedstat, their forks, or a wait
+ * inside the server. Each failure a rule must name, as a sick run that must fire and a healthy
+ * one that must stay silent (test_rules_notes.c: the notes on what a count means). No root, no
+ * kernel.
  */
 #include "rules_harness.h"
-
-static void slot(struct obs_snap *s, double queue_ns, double service_ns)
-{
-	struct obs_snap_slot *sl = &s->slot[s->nslots++];
-
-	sl->port = 8000;
-	sl->requests = 500;
-	sl->queue_p50_ns = queue_ns;
-	sl->service_p50_ns = service_ns;
-	s->requests_on = true;
-}
 
 /* Socket-queue wait 80x the service time: the workers are busy, named after 3 intervals. */
 RULES_TEST(test_worker_saturation)
@@ -24,9 +15,9 @@ RULES_TEST(test_worker_saturation)
 	struct obs_snap *s;
 	int t;
 
-	slot(rh_snap(r, 1), 80e6, 1e6);
+	rh_req_slot(rh_snap(r, 1), 80e6, 1e6);
 	rh_healthy(r);
-	slot(rh_snap(r, 2), 80e6, 1e6);
+	rh_req_slot(rh_snap(r, 2), 80e6, 1e6);
 	f = rh_sick(r, "worker_saturation", "tcp/8000");
 	assert_non_null(strstr(f->text, "80x"));
 	assert_non_null(strstr(f->text, "add workers or reduce load"));
@@ -36,7 +27,7 @@ RULES_TEST(test_worker_saturation)
 	/* with --runq and an idle CPU: said to be the workers, not the CPU */
 	for (t = 4; t <= 6; t++) {
 		s = rh_snap(r, t);
-		slot(s, 80e6, 1e6);
+		rh_req_slot(s, 80e6, 1e6);
 		s->runq_on = true;
 		s->runq_count = 1000;
 		s->runq_p50_ns = 20e3;
@@ -63,7 +54,7 @@ RULES_TEST(test_cpu_or_workers_schedstat)
 
 	for (t = 1; t <= 2; t++) {
 		s = rh_snap(r, t);
-		slot(s, 7.4e6, 143e3);
+		rh_req_slot(s, 7.4e6, 143e3);
 		s->cpu_on = true;
 		s->cpu_waiting = 39.1;
 		s->cpu_running = 0.98;
@@ -83,7 +74,7 @@ RULES_TEST(test_cpu_or_workers_schedstat)
 	rh_restart(r);
 	for (t = 1; t <= 2; t++) {
 		s = rh_snap(r, t);
-		slot(s, 80e6, 1e6);
+		rh_req_slot(s, 80e6, 1e6);
 		s->cpu_on = true;
 		s->cpu_waiting = 0.02;
 		s->cpu_running = 0.01;
@@ -98,7 +89,7 @@ RULES_TEST(test_cpu_or_workers_schedstat)
 	rh_restart(r);
 	for (t = 1; t <= 2; t++) {
 		s = rh_snap(r, t);
-		slot(s, 80e6, 1e6);
+		rh_req_slot(s, 80e6, 1e6);
 		s->cpu_on = true;
 		s->cpu_waiting = t == 2 ? 12 : 0.1;
 		s->cpu_running = 1;
@@ -116,7 +107,7 @@ RULES_TEST(test_cpu_or_workers_schedstat)
 		rh_restart(r);
 		for (t = 1; t <= 2; t++) {
 			s = rh_snap(r, t);
-			slot(s, 6e6, 100e3);
+			rh_req_slot(s, 6e6, 100e3);
 			s->cpu_on = true;
 			s->cpu_waiting = 33.5;
 			s->cpu_running = 0.63;
@@ -140,7 +131,7 @@ RULES_TEST(test_cpu_or_workers_schedstat)
 	rh_restart(r);
 	for (t = 1; t <= 2; t++) {
 		s = rh_snap(r, t);
-		slot(s, 80e6, 1e6);
+		rh_req_slot(s, 80e6, 1e6);
 		s->cpu_on = true;
 		s->cpu_waiting = 3.8;
 		s->cpu_running = 0.6;
@@ -169,7 +160,7 @@ RULES_TEST(test_fork_per_request)
 		rh_restart(r);
 		for (t = 1; t <= 2; t++) {
 			s = rh_snap(r, t);
-			slot(s, 5.6e6, 143e3);
+			rh_req_slot(s, 5.6e6, 143e3);
 			s->slot[0].requests = 100;
 			s->children_on = true;
 			s->forker.pid = 4242;
@@ -207,7 +198,7 @@ RULES_TEST(test_cpu_saturation)
 
 	for (t = 1; t <= 2; t++) {
 		s = rh_snap(r, t);
-		slot(s, 30e6, 1e6);
+		rh_req_slot(s, 30e6, 1e6);
 		s->runq_on = true;
 		s->runq_count = 1000;
 		s->runq_p50_ns = 8e6;
@@ -227,17 +218,17 @@ RULES_TEST(test_worker_saturation_onset)
 	struct obs_snap *s;
 
 	s = rh_snap(r, 1);
-	slot(s, 2e6, 5e6);
+	rh_req_slot(s, 2e6, 5e6);
 	s->slot[0].queue_p90_ns = 60e6;
 	obs_snap_push(&r->h);
 	s = rh_snap(r, 2);
-	slot(s, 300e6, 5e6);
+	rh_req_slot(s, 300e6, 5e6);
 	s->slot[0].queue_p90_ns = 320e6;
 	obs_snap_push(&r->h);
 	rh_expect(r, "worker_saturation", "tcp/8000");
 
 	s = rh_snap(r, 3);
-	slot(s, 2e6, 5e6);
+	rh_req_slot(s, 2e6, 5e6);
 	s->slot[0].queue_p90_ns = 60e6;
 	obs_snap_push(&r->h);
 	rh_run(r);
@@ -290,278 +281,13 @@ RULES_TEST(test_fast_server_is_silent)
 	int t;
 
 	for (t = 1; t <= 6; t++) {
-		slot(rh_snap(r, t), 20e3, 1e3);
+		rh_req_slot(rh_snap(r, t), 20e3, 1e3);
 		rh_healthy(r);
 	}
 	for (t = 7; t <= 12; t++) {
-		slot(rh_snap(r, t), 563e3, 52e3);
+		rh_req_slot(rh_snap(r, t), 563e3, 52e3);
 		rh_healthy(r);
 	}
-}
-
-/* Pipelined redis, memcached's 4 threads on one UDP socket, a target in another netns, and a
- * --port nothing listens on: each its own note, with its number. */
-RULES_TEST(test_count_notes)
-{
-	const struct obs_finding *f;
-	struct obs_snap *s;
-	int t;
-
-	for (t = 1; t <= 2; t++) {
-		s = rh_snap(r, t);
-		slot(s, 10e3, 2e3);
-		s->slot[0].port = 6379;
-		s->slot[0].pipelined_reads = 6200;
-		s->slot[0].reads = 6251;
-		slot(s, 10e3, 2e3);
-		s->slot[1].port = 11211;
-		s->slot[1].udp = true;
-		s->slot[1].udp_multi_reader_sockets = 1;
-		s->slot[1].udp_reader_switches = 5400;
-		s->slot[1].udp_unpaired = 12;
-		s->slot[1].udp_readers = 8;
-		rh_proc(s, 4242, 30, 1024);
-		s->netns_outside[s->nnetns_outside++] = 4242;
-		s->no_listener[s->nno_listener++] = 8080;
-		obs_snap_push(&r->h);
-		if (t == 1) {
-			/* a server may still be starting: no_listener waits for a second interval */
-			obs_rules_run(&r->h, &r->fs);
-			assert_null(obs_findings_find(&r->fs, "no_listener", NULL));
-		}
-	}
-	assert_int_equal(rh_run(r), 0); /* notes, never alarms */
-	f = rh_expect(r, "pipelining", "tcp/6379");
-	assert_int_equal(f->severity, OBS_SEV_NOTE);
-	assert_non_null(strstr(f->text, "requests here are reads"));
-	assert_non_null(strstr(f->text, "6,200 of 6,251"));
-	f = rh_expect(r, "udp_shared_socket", "udp/11211");
-	assert_int_equal(rh_ev_int(f, "sockets"), 1);
-	assert_int_equal(rh_ev_int(f, "unpaired"), 12);
-	assert_non_null(strstr(f->text, "12 datagrams were read while 8 other threads of their "
-					"socket were serving one each: not counted"));
-	f = rh_expect(r, "netns_outside", "pid 4242");
-	assert_int_equal(rh_ev_int(f, "pid"), 4242);
-	f = rh_expect(r, "no_listener", "port 8080");
-	assert_int_equal(rh_ev_int(f, "port"), 8080);
-	assert_int_equal(f->severity, OBS_SEV_NOTE);
-	/* one request of 30 written in two pieces (a listen-overflow run): no pipelining */
-	s = rh_snap(r, 3);
-	slot(s, 10e3, 2e3);
-	s->slot[0].pipelined_reads = 1;
-	s->slot[0].reads = 30;
-	rh_pushed(r);
-	assert_null(obs_findings_find(&r->fs, "pipelining", NULL));
-}
-
-/* One interval of a TCP slot on port 6379 with payload samples. */
-static struct obs_snap_slot *pl(struct run *r, double t, uint64_t reads, uint64_t samples,
-				   uint64_t multi, uint64_t requests, uint64_t max)
-{
-	struct obs_snap *s = rh_snap(r, t);
-	struct obs_snap_slot *sl;
-
-	slot(s, 10e3, 2e3);
-	sl = &s->slot[0];
-	sl->port = 6379;
-	sl->reads = reads;
-	sl->pl_samples = samples;
-	sl->pl_multi = multi;
-	sl->pl_requests = requests;
-	sl->pl_max = max;
-	sl->pl_scan = 1024;
-	obs_snap_push(&r->h);
-	return sl;
-}
-
-/* redis-benchmark -P 16: each batch of 16 in one write, one arrival and one read: no
- * multi-arrival read, but the bytes hold 16 requests; the note gives the factor. */
-RULES_TEST(test_pipelining_in_one_write)
-{
-	const struct obs_finding *f;
-
-	pl(r, 1, 6251, 400, 390, 6240, 16);
-	assert_int_equal(rh_run(r), 0);
-	f = rh_expect(r, "pipelining", "tcp/6379");
-	assert_int_equal(f->severity, OBS_SEV_NOTE);
-	assert_non_null(strstr(f->text, "on tcp/6379, 98% of 400 sampled reads held several "
-					"requests (15.6 per read on average, up to 16)"));
-	assert_non_null(strstr(f->text, "requests here are reads"));
-	assert_non_null(strstr(f->text, "the server handled about 16x the 6,251 requests "
-					"counted"));
-	assert_null(strstr(f->text, "counted by length"));
-	assert_int_equal(rh_ev_int(f, "port"), 6379);
-	assert_int_equal(rh_ev_int(f, "sampled_reads"), 400);
-	assert_int_equal(rh_ev_int(f, "multi_request_reads"), 390);
-	assert_int_equal(rh_ev_int(f, "max_per_read"), 16);
-	assert_int_equal(rh_ev_int(f, "requests_counted"), 6251);
-	assert_int_equal(rh_ev_int(f, "estimated_requests"), 97516); /* 6,251 x 15.6 */
-	assert_int_equal(rh_ev_int(f, "pipelined_reads"), 0);
-	/* -P 4 on a longer run, with reads longer than looked at */
-	obs_snap_next(&r->h)->t = 2;
-	obs_snap_push(&r->h);
-	pl(r, 3, 25000, 800, 800, 3200, 4)->pl_extrapolated = 3;
-	f = rh_expect(r, "pipelining", "tcp/6379");
-	assert_non_null(strstr(f->text, "100% of 800 sampled reads held several requests (4.0 "
-					"per read on average, up to 4)"));
-	assert_non_null(strstr(f->text, "about 4.0x the 25,000 requests counted; 3 reads were "
-					"longer than the 1024 bytes looked at: counted by length"));
-}
-
-/* One request per read (keep-alive HTTP, memcached gets, an echo), a few reads that look like
- * two (a body line that begins like a request), a binary protocol (HTTP/2: nothing sampled as
- * text), and too few samples to tell: no note. */
-RULES_TEST(test_pipelining_silent)
-{
-	pl(r, 1, 90000, 600, 0, 600, 1);
-	rh_silent(r);
-	pl(r, 2, 90000, 600, 9, 610, 2); /* 9 of 600: fewer than 10 */
-	rh_silent(r);
-	pl(r, 3, 90000, 600, 40, 640, 2); /* 40 of 600, 6.7%: under 10% */
-	rh_silent(r);
-	pl(r, 4, 90000, 0, 0, 0, 0); /* HTTP/2: every sample binary */
-	rh_silent(r);
-	pl(r, 5, 40, 2, 2, 32, 16); /* 2 samples, both pipelined: too few to say */
-	rh_silent(r);
-	pl(r, 5.5, 90000, 9, 4, 40, 16); /* a burst's 9 samples, 4 pipelined: under half */
-	rh_silent(r);
-	/* the same bytes on a UDP slot (datagrams are requests): never */
-	pl(r, 6, 5000, 100, 100, 1600, 16)->udp = true;
-	rh_silent(r);
-}
-
-/* A pipelined burst (redis-benchmark -P 16, 100,000 commands in 0.07 s): the sampler's 8 ms
- * gate takes about 9 reads; nearly all hold 16 commands: the note, as on a long run. */
-RULES_TEST(test_pipelining_burst)
-{
-	const struct obs_finding *f;
-
-	pl(r, 1, 6250, 9, 9, 144, 16);
-	f = rh_expect(r, "pipelining", "tcp/6379");
-	assert_non_null(strstr(f->text, "100% of 9 sampled reads held several requests (16.0 per "
-					"read on average, up to 16)"));
-	assert_int_equal(rh_ev_int(f, "estimated_requests"), 100000);
-	/* the fewest a burst needs: 3 of 5 */
-	pl(r, 2, 600, 5, 3, 35, 16);
-	f = rh_expect(r, "pipelining", "tcp/6379");
-	assert_int_equal(rh_ev_int(f, "multi_request_reads"), 3);
-}
-
-/* Both signs: the bytes' figures win, with the arrivals' count in the evidence; the arrivals
- * alone (a binary protocol, HTTP/2 streams written one by one) keep their own text. */
-RULES_TEST(test_pipelining_both_signs)
-{
-	const struct obs_finding *f;
-
-	pl(r, 1, 1274, 300, 280, 1300, 16)->pipelined_reads = 301;
-	f = rh_expect(r, "pipelining", "tcp/6379");
-	assert_non_null(strstr(f->text, "93% of 300 sampled reads held several requests (4.3 per "
-					"read on average, up to 16)"));
-	assert_int_equal(rh_ev_int(f, "pipelined_reads"), 301);
-	assert_int_equal(rh_ev_int(f, "estimated_requests"), 5521); /* 1,274 x 1300 / 300 */
-	pl(r, 2, 3794, 0, 0, 0, 0)->pipelined_reads = 3767;
-	f = rh_expect(r, "pipelining", "tcp/6379");
-	assert_non_null(strstr(f->text, "3,767 of 3,794 reads took several writes of the client"));
-	assert_null(json_object_get(f->evidence, "sampled_reads"));
-}
-
-/* --pid of a process that accepts and serves nothing (a cluster's primary): a note naming its
- * children; silent once a request is timed, or with nothing accepted. */
-RULES_TEST(test_served_elsewhere)
-{
-	const struct obs_finding *f;
-	struct obs_snap *s;
-	int t;
-
-	for (t = 1; t <= 3; t++) {
-		s = rh_snap(r, t);
-		s->pid_targets = true;
-		s->requests_on = true;
-		s->accepted = 100;
-		s->foreign_sockets = 200 * (uint64_t)t;
-		s->nkids = 2;
-		s->kid[0].pid = 501;
-		snprintf(s->kid[0].comm, sizeof(s->kid[0].comm), "node");
-		s->kid[1].pid = 502;
-		snprintf(s->kid[1].comm, sizeof(s->kid[1].comm), "node");
-		rh_pushed(r);
-		f = obs_findings_find(&r->fs, "served_elsewhere", NULL);
-		if (t == 1) { /* one interval of accepts is not enough */
-			assert_null(f);
-			continue;
-		}
-		assert_non_null(f);
-		assert_int_equal(f->severity, OBS_SEV_NOTE);
-	}
-	assert_non_null(strstr(f->text, "accepted 300 connections in 3 s but read no request"));
-	assert_non_null(strstr(f->text, "the targets' children: 501 (node), 502 (node)"));
-	assert_int_equal(rh_ev_int(f, "accepted"), 300);
-	/* a request timed: they serve what they accept */
-	s = rh_snap(r, 4);
-	s->pid_targets = true;
-	s->requests_on = true;
-	s->accepted = 100;
-	s->foreign_sockets = 800;
-	s->nslots = 1;
-	s->slot[0].port = 8080;
-	s->slot[0].requests = 1;
-	rh_pushed(r);
-	assert_null(obs_findings_find(&r->fs, "served_elsewhere", NULL));
-	/* port scoping: no note */
-	rh_restart(r);
-	for (t = 1; t <= 3; t++) {
-		s = rh_snap(r, t);
-		s->requests_on = true;
-		s->accepted = 100;
-		s->foreign_sockets = 10;
-		obs_snap_push(&r->h);
-	}
-	obs_findings_clear(&r->fs);
-	obs_rules_run(&r->h, &r->fs);
-	assert_null(obs_findings_find(&r->fs, "served_elsewhere", NULL));
-}
-
-/* --pid of a process that hands its connections to another, unrelated one (fd passing): the
- * note names who read them, the most sockets first, four at most in the text. */
-static void test_served_elsewhere_readers(void **state)
-{
-	static const char *const comm[6] = {"worker", "sshd", "a", "b", "c", "d"};
-	static const uint64_t socks[6] = {300, 2, 1, 1, 1, 1};
-	struct run *r = *state;
-	const struct obs_finding *f = NULL;
-	struct obs_snap *s;
-	json_t *rd;
-	int t, i;
-
-	for (t = 1; t <= 2; t++) {
-		s = rh_snap(r, t);
-		s->pid_targets = true;
-		s->requests_on = true;
-		s->accepted = 150;
-		s->foreign_sockets = 600;
-		for (i = 0; i < 6; i++) {
-			s->reader[i].pid = 700 + (uint32_t)i;
-			snprintf(s->reader[i].comm, sizeof(s->reader[i].comm), "%s", comm[i]);
-			s->reader[i].port = i == 1 ? 22 : 18977;
-			s->reader[i].udp = i == 2; /* not a connection: left out */
-			s->reader[i].sockets = socks[i];
-		}
-		s->nreaders = 6;
-		obs_snap_push(&r->h);
-		obs_findings_clear(&r->fs);
-		obs_rules_run(&r->h, &r->fs);
-		f = obs_findings_find(&r->fs, "served_elsewhere", NULL);
-	}
-	assert_non_null(f);
-	assert_non_null(strstr(f->text, "; server-side sockets read first by others, the most "
-					"first: worker (pid 700: 300 on tcp/18977), sshd (pid 701: "
-					"2 on tcp/22), b (pid 703: 1 on tcp/18977), c (pid 704: 1 "
-					"on tcp/18977) and 1 more; watch those"));
-	assert_null(strstr(f->text, "the targets' children"));
-	rd = json_object_get(f->evidence, "readers");
-	assert_int_equal(json_array_size(rd), 5);
-	assert_int_equal(json_integer_value(json_object_get(json_array_get(rd, 0), "sockets")), 300);
-	assert_int_equal(json_integer_value(json_object_get(json_array_get(rd, 1), "port")), 22);
 }
 
 /* Intervals 1-3 at (rate1 a second, service1), then 4-5 at (rate2, service2), no socket queue. */
@@ -573,7 +299,7 @@ static void inside_run(struct run *r, double rate1, double service1, double rate
 	for (t = 1; t <= 5; t++) {
 		s = rh_snap(r, t * 0.5);
 		s->dt = 0.5;
-		slot(s, 20e3, t <= 3 ? service1 : service2);
+		rh_req_slot(s, 20e3, t <= 3 ? service1 : service2);
 		s->slot[0].requests = (uint64_t)((t <= 3 ? rate1 : rate2) * 0.5);
 		obs_snap_push(&r->h);
 	}
@@ -620,39 +346,7 @@ RULES_TEST(test_worker_saturation_inside)
 	assert_int_equal(rh_run(r), 0);
 }
 
-/* memcached's 4 threads on one UDP socket, each timed from its own read to its own reply: every
- * datagram counted, no note; 3 read while all 8 entries were serving: the note, with the 3. */
-RULES_TEST(test_udp_shared_paired)
-{
-	const struct obs_finding *f;
-	struct obs_snap *s;
-	int t;
-
-	for (t = 1; t <= 2; t++) {
-		s = rh_snap(r, t);
-		slot(s, 10e3, 2e3);
-		s->slot[0].port = 11211;
-		s->slot[0].udp = true;
-		s->slot[0].udp_multi_reader_sockets = 1;
-		s->slot[0].udp_reader_switches = 5400;
-		s->slot[0].udp_readers = 8;
-		s->slot[0].udp_unpaired = t == 2 ? 3 : 0;
-		obs_snap_push(&r->h);
-		if (t == 1) {
-			rh_run(r);
-			assert_null(obs_findings_find(&r->fs, "udp_shared_socket", NULL));
-		}
-	}
-	rh_run(r);
-	f = rh_expect(r, "udp_shared_socket", "udp/11211");
-	assert_int_equal(rh_ev_int(f, "unpaired"), 3);
-}
-
-LL_TEST_MAIN_EACH(rh_setup, rh_teardown, test_served_elsewhere, test_served_elsewhere_readers,
-	          test_worker_saturation,
-	          test_cpu_saturation, test_cpu_saturation_onset, test_worker_saturation_onset,
-	          test_cpu_or_workers_schedstat, test_fork_per_request,
-	          test_fast_server_is_silent, test_count_notes, test_udp_shared_paired,
-	          test_worker_saturation_inside,
-	          test_pipelining_in_one_write,
-	          test_pipelining_silent, test_pipelining_burst, test_pipelining_both_signs)
+LL_TEST_MAIN_EACH(rh_setup, rh_teardown, test_worker_saturation, test_cpu_saturation,
+	          test_cpu_saturation_onset, test_worker_saturation_onset,
+	          test_cpu_or_workers_schedstat, test_fork_per_request, test_fast_server_is_silent,
+	          test_worker_saturation_inside)
