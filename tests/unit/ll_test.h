@@ -9,7 +9,7 @@
  *                                                 the whole group
  *
  * Up to 16 tests per file. ll_text_open() / ll_text_close(): what a formatter writes to a
- * stream, as a string.
+ * stream, as a string. ll_unhex(): captured bytes written as hex.
  */
 #ifndef LOADLENS_TEST_LL_TEST_H
 #define LOADLENS_TEST_LL_TEST_H
@@ -85,6 +85,26 @@ static inline char *ll_text_close(struct ll_text *t)
 	assert_int_equal(fclose(t->f), 0);
 	assert_non_null(t->buf);
 	return t->buf;
+}
+
+/* Hex text ("300c0201", spaces skipped) into out; returns the byte count. */
+static inline size_t ll_unhex(const char *h, uint8_t *out)
+{
+	size_t n = 0;
+	unsigned int v;
+
+	while (*h) {
+		if (*h == ' ') {
+			h++;
+			continue;
+		}
+		if (!h[1])
+			break;
+		assert_int_equal(sscanf(h, "%2x", &v), 1);
+		out[n++] = (uint8_t)v;
+		h += 2;
+	}
+	return n;
 }
 
 #endif /* LOADLENS_TEST_LL_TEST_H */

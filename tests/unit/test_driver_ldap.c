@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * --proto ldap: the filter encoder and the SearchRequest against the bytes ldapsearch (libldap
- * 2.5) sent for the same search, the bind, bad filters, the reply framing on slapd's captured
- * replies split at every byte, the result-code table, the short template form, the options.
+ * --proto ldap, what the driver sends: the filter encoder and the SearchRequest against the bytes
+ * ldapsearch (libldap 2.5) sent for the same search, the bind, bad filters, the short template
+ * form, the options and the URL (test_driver_ldap_frame.c: what it reads back).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -23,19 +23,6 @@
 #include "framing/frame.h"
 #include "framing/response.h"
 #include "framing/ldap_codes.h"
-
-/* hex text into bytes; returns the count */
-static size_t unhex(const char *h, uint8_t *out)
-{
-	size_t n = 0;
-	unsigned v;
-
-	for (; h[0] && h[1]; h += 2) {
-		assert_int_equal(sscanf(h, "%2x", &v), 1);
-		out[n++] = (uint8_t)v;
-	}
-	return n;
-}
 
 /* drv_config_parse() of an argv (NULL-terminated after the program name) */
 static int parse_args(struct drv_config *cfg, const char *const *args, char *err, size_t len)
@@ -145,7 +132,7 @@ static void test_search_bytes(void **state)
 		assert_int_equal(cfg.resp_rule, DRV_RESP_LDAP);
 		assert_int_equal(drv_ldap_req_init(&q, cfg.ldap, 0, 0, 1), 0);
 		got = drv_ldap_search(&q, 2, out, sizeof(out), err, sizeof(err));
-		n = unhex(ldapsearch[i].hex, want);
+		n = ll_unhex(ldapsearch[i].hex, want);
 		if (got != (long)n || memcmp(out, want, n))
 			fail_msg("%s: %ld bytes, ldapsearch sent %zu (or they differ)",
 				 ldapsearch[i].filter, got, n);
@@ -164,14 +151,14 @@ static void test_bind_bytes(void **state)
 
 	(void)state;
 	/* ldapsearch -x: anonymous, messageID 1 */
-	n = unhex("300c020101600702010304008000", want);
+	n = ll_unhex("300c020101600702010304008000", want);
 	assert_int_equal(drv_ldap_bind(&lc, 1, out, sizeof(out)), (long)n);
 	assert_memory_equal(out, want, n);
 	/* ldapsearch -x -D cn=admin,dc=example,dc=com -w secret */
 	lc.bind_dn = "cn=admin,dc=example,dc=com";
 	lc.password = (char *)"secret";
 	lc.password_len = 6;
-	n = unhex("302c0201016027020103041a636e3d61646d696e2c64633d6578616d706c652c64633d636f6d"
+	n = ll_unhex("302c0201016027020103041a636e3d61646d696e2c64633d6578616d706c652c64633d636f6d"
 		  "8006736563726574", want);
 	assert_int_equal(drv_ldap_bind(&lc, 1, out, sizeof(out)), (long)n);
 	assert_memory_equal(out, want, n);
@@ -240,188 +227,6 @@ static void test_bad_filters(void **state)
 				 k == 64 ? 0 : -EINVAL);
 		ber_free(ber, 1);
 	}
-}
-
-/* slapd's replies, captured: ldapsearch -x '(|(uid=user1)(uid=user2)(uid=user3))' cn */
-static const char bind_ok[] = "300c02010161070a010004000400";
-static const char three[] =
-	"303e020102643904257569643d75736572312c6f753d70656f706c652c64633d6578616d706c652c64633d63"
-	"6f6d3010300e0402636e31080406557365722031303e020102643904257569643d75736572322c6f753d70656f"
-	"706c652c64633d6578616d706c652c64633d636f6d3010300e0402636e31080406557365722032303e02010264"
-	"3904257569643d75736572332c6f753d70656f706c652c64633d6578616d706c652c64633d636f6d3010300e04"
-	"02636e31080406557365722033300c02010265070a010004000400";
-/* -z 2 over 10,000 matches: two entries, then sizeLimitExceeded */
-static const char size_limit[] =
-	"303e020102643904257569643d75736572302c6f753d70656f706c652c64633d6578616d706c652c64633d63"
-	"6f6d3010300e0402636e31080406557365722030303e020102643904257569643d75736572312c6f753d70656f"
-	"706c652c64633d6578616d706c652c64633d636f6d3010300e0402636e31080406557365722031300c02010265"
-	"070a010404000400";
-/* a base that does not exist: noSuchObject with the matched DN */
-static const char no_such[] = "301d02010265180a0120041164633d6578616d706c652c64633d636f6d0400";
-/* -w wrong: invalidCredentials */
-static const char bad_pw[] = "300c02010161070a013104000400";
-/* a Notice of Disconnection (messageID 0, ExtendedResponse, unavailable) */
-static const char notice[] =
-	"302402010078 1f0a01340400040 08a16312e332e362e312e342e312e313436362e3230303336";
-/* a reference, then success */
-static const char reference[] = "300f02010273 0a04086c6461703a2f2f78300c02010265070a010004000400";
-
-/* hex with spaces allowed */
-static size_t unhex_sp(const char *h, uint8_t *out)
-{
-	char clean[1024];
-	size_t k = 0;
-
-	for (; *h && k < sizeof(clean) - 1; h++)
-		if (*h != ' ')
-			clean[k++] = *h;
-	clean[k] = '\0';
-	return unhex(clean, out);
-}
-
-struct want {
-	int res;	  /* 1 complete, or the error */
-	int32_t code;
-	uint32_t entries, refs;
-	bool notice;
-};
-
-/* the reply in two pieces, split at every byte; then one byte at a time */
-static void frame_all_splits(const char *hex, int32_t msgid, bool bind, struct want w)
-{
-	struct drv_frame_rule r;
-	struct drv_config cfg;
-	struct drv_frame f;
-	uint8_t b[1024];
-	size_t n = unhex_sp(hex, b), cut, i;
-	int err;
-
-	drv_config_init(&cfg);
-	cfg.resp_rule = DRV_RESP_LDAP;
-	drv_frame_rule_init(&r, &cfg);
-	memset(&f, 0, sizeof(f));
-	for (cut = 0; cut <= n + 1; cut++) {
-		drv_frame_reset(&r, &f);
-		drv_ldap_reset(&f.app.ldap, msgid, bind);
-		if (cut <= n) {
-			err = drv_frame_feed(&r, &f, (const char *)b, cut);
-			if (!err && cut < n && !f.done)
-				err = drv_frame_feed(&r, &f, (const char *)b + cut, n - cut);
-		} else {
-			for (i = 0, err = 0; i < n && !err; i++)
-				err = drv_frame_feed(&r, &f, (const char *)b + i, 1);
-		}
-		if (w.res != 1) {
-			assert_int_equal(err, w.res);
-			continue;
-		}
-		if (err || !f.done)
-			fail_msg("%.16s... split at %zu: error %d, done %d", hex, cut, err, f.done);
-		assert_int_equal(f.app.ldap.code, w.code);
-		assert_int_equal(f.app.ldap.entries, w.entries);
-		assert_int_equal(f.app.ldap.refs, w.refs);
-		assert_int_equal(f.app.ldap.notice, w.notice);
-		assert_int_equal(drv_frame_verdict_err(&f), w.code ? DRV_E_LDAP_RESULT : 0);
-		assert_int_equal(f.keep_alive, !w.notice);
-	}
-	drv_frame_free(&r, &f);
-	assert_null(f.app.ldap.ber);
-}
-
-static void test_framing(void **state)
-{
-	(void)state;
-	frame_all_splits(bind_ok, 1, true, (struct want){.res = 1, .code = 0});
-	frame_all_splits(three, 2, false, (struct want){.res = 1, .code = 0, .entries = 3});
-	frame_all_splits(size_limit, 2, false, (struct want){.res = 1, .code = 4, .entries = 2});
-	frame_all_splits(no_such, 2, false, (struct want){.res = 1, .code = 32});
-	frame_all_splits(bad_pw, 1, true, (struct want){.res = 1, .code = 49});
-	frame_all_splits(notice, 2, false, (struct want){.res = 1, .code = 52, .notice = true});
-	frame_all_splits(reference, 2, false, (struct want){.res = 1, .code = 0, .refs = 1});
-	/* the reply to another messageID, a search's reply to a bind and back: malformed */
-	frame_all_splits(three, 3, false, (struct want){.res = DRV_E_MALFORMED});
-	frame_all_splits(bind_ok, 1, false, (struct want){.res = DRV_E_MALFORMED});
-	frame_all_splits(no_such, 2, true, (struct want){.res = DRV_E_MALFORMED});
-	/* not an LDAPMessage: another tag, a zero length, a length over 16 MiB, no messageID */
-	frame_all_splits("310c02010161070a010004000400", 1, true,
-			 (struct want){.res = DRV_E_MALFORMED});
-	frame_all_splits("3000", 1, true, (struct want){.res = DRV_E_MALFORMED});
-	frame_all_splits("3084010000010201", 1, true, (struct want){.res = DRV_E_MALFORMED});
-	frame_all_splits("300c04010161070a010004000400", 1, true,
-			 (struct want){.res = DRV_E_MALFORMED});
-	/* an unknown operation; a Done without its resultCode */
-	frame_all_splits("300c02010166070a010004000400", 1, true,
-			 (struct want){.res = DRV_E_MALFORMED});
-	frame_all_splits("300702010265020400", 2, false, (struct want){.res = DRV_E_MALFORMED});
-}
-
-/* bytes after the Done are the next response's: used stops at the Done */
-static void test_stops_at_done(void **state)
-{
-	struct drv_frame_rule r;
-	struct drv_config cfg;
-	struct drv_frame f;
-	uint8_t b[1024];
-	size_t n = unhex(three, b), used;
-
-	(void)state;
-	n += unhex(bind_ok, b + n);
-	drv_config_init(&cfg);
-	cfg.resp_rule = DRV_RESP_LDAP;
-	drv_frame_rule_init(&r, &cfg);
-	memset(&f, 0, sizeof(f));
-	drv_frame_reset(&r, &f);
-	drv_ldap_reset(&f.app.ldap, 2, false);
-	assert_int_equal(drv_frame_feed_some(&r, &f, (const char *)b, n, &used), 0);
-	assert_true(f.done);
-	assert_int_equal(used, n - 14);
-	/* and drv_frame_feed() takes them as a framing error */
-	drv_frame_reset(&r, &f);
-	drv_ldap_reset(&f.app.ldap, 2, false);
-	assert_int_equal(drv_frame_feed(&r, &f, (const char *)b, n), DRV_E_MALFORMED);
-	/* a connection broken mid-message, then a new request: nothing of the old one left */
-	drv_frame_reset(&r, &f);
-	drv_ldap_reset(&f.app.ldap, 2, false);
-	assert_int_equal(drv_frame_feed(&r, &f, (const char *)b, 30), 0);
-	drv_frame_reset(&r, &f);
-	drv_ldap_reset(&f.app.ldap, 1, true);
-	assert_int_equal(drv_frame_feed(&r, &f, (const char *)b + n - 14, 14), 0);
-	assert_true(f.done);
-	drv_frame_free(&r, &f);
-	drv_frame_free(&r, &f); /* twice: a no-op */
-}
-
-static void test_codes(void **state)
-{
-	char b[16];
-
-	(void)state;
-	assert_string_equal(drv_ldap_code_name(0, b, sizeof(b)), "success");
-	assert_string_equal(drv_ldap_code_name(3, b, sizeof(b)), "timeLimitExceeded");
-	assert_string_equal(drv_ldap_code_name(4, b, sizeof(b)), "sizeLimitExceeded");
-	assert_string_equal(drv_ldap_code_name(32, b, sizeof(b)), "noSuchObject");
-	assert_string_equal(drv_ldap_code_name(49, b, sizeof(b)), "invalidCredentials");
-	assert_string_equal(drv_ldap_code_name(51, b, sizeof(b)), "busy");
-	assert_string_equal(drv_ldap_code_name(52, b, sizeof(b)), "unavailable");
-	assert_string_equal(drv_ldap_code_name(53, b, sizeof(b)), "unwillingToPerform");
-	assert_string_equal(drv_ldap_code_name(80, b, sizeof(b)), "other");
-	assert_string_equal(drv_ldap_code_name(9, b, sizeof(b)), "code9");
-	assert_int_equal(drv_ldap_code_slot(4096), DRV_LDAP_CODES - 1);
-	assert_int_equal(drv_ldap_code_slot(-1), DRV_LDAP_CODES - 1);
-	assert_int_equal(drv_ldap_code_slot(126), 126);
-	assert_string_equal(drv_ldap_code_name(drv_ldap_code_slot(16654), b, sizeof(b)),
-			    "code127+");
-	assert_null(drv_ldap_code_hint(0));
-	assert_non_null(strstr(drv_ldap_code_hint(4), "counted apart"));
-	assert_non_null(strstr(drv_ldap_code_hint(3), "counted apart"));
-	assert_non_null(drv_ldap_code_hint(49));
-	assert_non_null(drv_ldap_code_hint(51));
-	assert_non_null(drv_ldap_code_hint(52));
-	assert_non_null(drv_ldap_code_hint(53));
-	assert_int_equal(drv_err_class(DRV_E_LDAP_RESULT), DRV_ERR_LDAP_RESULT);
-	assert_int_equal(drv_err_class(DRV_E_LDAP_BIND), DRV_ERR_LDAP_BIND);
-	assert_string_equal(drv_err_name(DRV_ERR_LDAP_RESULT), "ldap_result");
-	assert_string_equal(drv_err_name(DRV_ERR_LDAP_BIND), "ldap_bind");
 }
 
 static void test_short_template(void **state)
@@ -534,81 +339,5 @@ static void test_url(void **state)
 	drv_config_fini(&cfg);
 }
 
-static uint64_t fuzz_rng = 88172645463325252ULL;
-
-static uint64_t rnd(void)
-{
-	fuzz_rng ^= fuzz_rng << 13;
-	fuzz_rng ^= fuzz_rng >> 7;
-	fuzz_rng ^= fuzz_rng << 17;
-	return fuzz_rng;
-}
-
-/* Bounded fuzz (LL_FUZZ_SECONDS, default 2): slapd's replies whole, mutated, cut or random, fed in
- * random splits: every feed takes a byte or more and at most what it got, and ends complete,
- * malformed, or waiting; never a hang or a crash, and no leak (valgrind, sanitizers). */
-static void test_fuzz(void **state)
-{
-	static const char *const corpus[] = {three, size_limit, no_such, notice, reference};
-	const char *env = getenv("LL_FUZZ_SECONDS");
-	double secs = env ? atof(env) : 2.0;
-	uint64_t out[3] = {0};
-	struct drv_ldap_state st = {0};
-	enum drv_app_verdict v;
-	struct timespec t0, t;
-	uint8_t buf[2048];
-	size_t n, i, c, u, m;
-	int res;
-
-	(void)state;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	do {
-		for (int batch = 0; batch < 200; batch++) {
-			n = unhex_sp(corpus[rnd() % 5], buf);
-			n += unhex_sp(corpus[rnd() % 5], buf + n);
-			switch (rnd() % 4) {
-			case 0:
-				n = rnd() % 64;
-				for (i = 0; i < n; i++)
-					buf[i] = (uint8_t)rnd();
-				break;
-			case 1:
-				for (m = 1 + rnd() % 3; m--;)
-					buf[rnd() % n] = (uint8_t)rnd();
-				break;
-			case 2:
-				n = rnd() % n;
-				break;
-			default:
-				break;
-			}
-			drv_ldap_reset(&st, 2, false);
-			for (i = 0, res = 0; i < n;) {
-				c = 1 + rnd() % (n - i);
-				u = drv_ldap_feed(&st, buf + i, c, &res, &v);
-				assert_true(u <= c);
-				assert_true(res == 0 || res == 1 || res == DRV_E_MALFORMED);
-				assert_true(u >= 1 || res);
-				i += u;
-				if (res == 1) {
-					out[0]++;
-					drv_ldap_reset(&st, 2, false);
-				} else if (res) {
-					out[1]++;
-					break;
-				} else {
-					assert_int_equal(u, c);
-				}
-			}
-			out[2] += !res;
-		}
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9 < secs);
-	drv_ldap_state_free(&st);
-	printf("fuzz: complete %llu, malformed %llu, waiting %llu\n", (unsigned long long)out[0],
-	       (unsigned long long)out[1], (unsigned long long)out[2]);
-	assert_true(out[0] > 0 && out[1] > 0 && out[2] > 0);
-}
-
-LL_TEST_MAIN(test_search_bytes, test_bind_bytes, test_bad_filters, test_framing,
-	     test_stops_at_done, test_codes, test_short_template, test_options, test_url, test_fuzz)
+LL_TEST_MAIN(test_search_bytes, test_bind_bytes, test_bad_filters, test_short_template,
+	     test_options, test_url)

@@ -30,18 +30,6 @@ static const char SERVER[] =
 	"aa6355e580ae212e1f6196d07abe94132a693f75040138a04371b05c1094c5a37f5f87497ca58ae819aa5c01"
 	"330000030001000000036f6b0a";
 
-static size_t unhex(const char *hex, __u8 *out)
-{
-	size_t n = 0;
-	unsigned int b;
-
-	for (; hex[0] && hex[1]; hex += 2) {
-		sscanf(hex, "%2x", &b);
-		out[n++] = (__u8)b;
-	}
-	return n;
-}
-
 /* The frames of a walk, one line each: "type/flags/sid", a stream frame marked '*' and its end
  * '!' */
 struct seen {
@@ -86,7 +74,7 @@ static void test_preface(void **state)
 	__u64 w[3];
 
 	(void)state;
-	assert_int_equal(unhex(CLIENT, b), 120);
+	assert_int_equal(ll_unhex(CLIENT, b), 120);
 	memcpy(w, b, sizeof(w));
 	assert_true(ll_h2_preface(w));
 	b[3] = '-'; /* "PRI-": not the preface */
@@ -103,7 +91,7 @@ static void test_client_every_split(void **state)
 	struct rt_h2_dir d;
 	struct seen whole = {0}, two;
 	__u8 b[256];
-	__u32 n = (__u32)unhex(CLIENT, b), cut;
+	__u32 n = (__u32)ll_unhex(CLIENT, b), cut;
 
 	(void)state;
 	memset(&d, 0, sizeof(d));
@@ -132,7 +120,7 @@ static void test_server_every_split(void **state)
 	struct rt_h2_dir d;
 	struct seen whole = {0}, two;
 	__u8 b[256];
-	__u32 n = (__u32)unhex(SERVER, b), cut;
+	__u32 n = (__u32)ll_unhex(SERVER, b), cut;
 
 	(void)state;
 	assert_int_equal(n, 187);
@@ -155,7 +143,7 @@ static void test_byte_by_byte(void **state)
 	struct rt_h2_dir d;
 	struct seen s = {0};
 	__u8 b[256];
-	__u32 n = (__u32)unhex(SERVER, b), i;
+	__u32 n = (__u32)ll_unhex(SERVER, b), i;
 
 	(void)state;
 	memset(&d, 0, sizeof(d));
