@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""tools/kernels/guest.py's pure parts: the initramfs archive, names, the guest's script."""
+"""tools/kernels/guest.py's pure parts (names, the guest's script) and initramfs.py's archive."""
 import os
 import shutil
 import subprocess
@@ -9,6 +9,7 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../tools/kernels"))
 import guest  # noqa: E402
+import initramfs  # noqa: E402
 
 
 class CpioTest(unittest.TestCase):
@@ -20,7 +21,7 @@ class CpioTest(unittest.TestCase):
 			("dev/console", 0o020600, b"", (5, 1))]
 
 	def test_headers_and_padding(self):
-		a = guest.cpio_newc(self.entries())
+		a = initramfs.cpio_newc(self.entries())
 		self.assertEqual(a[:6], b"070701")
 		self.assertEqual(len(a) % 4, 0)
 		self.assertIn(b"TRAILER!!!\0", a)
@@ -37,7 +38,7 @@ class CpioTest(unittest.TestCase):
 		with tempfile.TemporaryDirectory() as d:
 			p = subprocess.run(cpio + ["-i", "--make-directories"] if cpio == ["cpio"]
 					   else cpio + ["-i", "-d"], cwd=d,
-					   input=guest.cpio_newc(self.entries()[:4]),
+					   input=initramfs.cpio_newc(self.entries()[:4]),
 					   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 			self.assertEqual(p.returncode, 0, p.stderr)
 			with open(os.path.join(d, "bin/hello"), "rb") as f:

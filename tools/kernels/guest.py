@@ -26,8 +26,6 @@ import argparse
 import ctypes
 import fcntl
 import glob
-import gzip
-import lzma
 import os
 import re
 import resource
@@ -42,6 +40,9 @@ import threading
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import initramfs  # noqa: E402
+from initramfs import Skip  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.normpath(os.path.join(HERE, "../.."))
@@ -49,7 +50,6 @@ CACHE = os.environ.get("LOADLENS_KERNEL_CACHE", "/var/cache/loadlens/kernels")
 # a kernel series -> the Debian metapackage whose dependency names the exact kernel package
 SERIES = {"6.1": "linux-image-amd64", "6.12": "linux-image-6.12-amd64"}
 # what the initramfs loads to mount the host's root: 9p over virtio-pci, under an overlay
-INITRAMFS_MODULES = ["virtio_pci", "9pnet_virtio", "9p", "overlay"]
 # environment variables handed into the guest command besides PATH (prefixes)
 PASS_ENV = ("LOADLENS_", "LL_", "CI")
 
@@ -67,10 +67,6 @@ def host_loop_s():
 		best = d if best is None or d < best else best
 	return best
 NO_RC = 125
-
-
-class Skip(Exception):
-	"""A prerequisite is missing on this host: exit 77 with the reason."""
 
 
 def say(msg):
@@ -220,76 +216,9 @@ def series(kver):
 	return m.group() if m else kver
 
 
-def module_chain(kver):
-	"""The .ko files to insmod for INITRAMFS_MODULES, dependencies first, each once."""
-	root = os.path.join(kernel_dir(kver), "root")
-	chain = []
-	for m in INITRAMFS_MODULES:
-		out = sh(["modprobe", "-d", root, "-S", kver, "--show-depends", m])
-		for line in out.splitlines():
-			w = line.split()
-			if len(w) >= 2 and w[0] == "insmod" and w[1] not in chain:
-				chain.append(w[1])
-	return chain
-
-
-def module_bytes(path):
-	"""A module file uncompressed (insmod in busybox reads plain .ko files)."""
-	if path.endswith(".ko"):
-		with open(path, "rb") as f:
-			return f.read()
-	if path.endswith(".ko.xz"):
-		with lzma.open(path) as f:
-			return f.read()
-	if path.endswith(".ko.gz"):
-		with gzip.open(path) as f:
-			return f.read()
-	if path.endswith(".ko.zst"):
-		if not shutil.which("zstd"):
-			raise Skip("%s is zstd-compressed: apt-get install zstd" % path)
-		return subprocess.run(["zstd", "-qdc", path], check=True,
-				      stdout=subprocess.PIPE).stdout
-	raise RuntimeError("unknown module format: " + path)
-
-
-def cpio_newc(entries):
-	"""An archive in the kernel's initramfs format (cpio 'newc'): (name, mode, data, rdev)."""
-	out = bytearray()
-
-	def pad():
-		out.extend(b"\0" * (-len(out) % 4))
-
-	for ino, (name, mode, data, rdev) in enumerate(entries + [("TRAILER!!!", 0, b"",
-								      (0, 0))], 1):
-		bname = name.encode() + b"\0"
-		fields = (ino, mode, 0, 0, 1, 0, len(data), 0, 0, rdev[0], rdev[1], len(bname), 0)
-		out += b"070701" + "".join("%08X" % v for v in fields).encode() + bname
-		pad()
-		out += data
-		pad()
-	return bytes(out)
-
-
 def build_initramfs(kver):
-	d, x, chardev = 0o040755, 0o100755, 0o020600
-	entries = [(n, d, b"", (0, 0)) for n in ("bin", "dev", "proc", "sys", "mod", "lower",
-						  "upper", "newroot")]
-	entries.append(("dev/console", chardev, b"", (5, 1)))
-	with open("/bin/busybox", "rb") as f:
-		entries.append(("bin/busybox", x, f.read(), (0, 0)))
-	entries.append(("bin/sh", 0o120777, b"busybox", (0, 0)))
-	with open(os.path.join(HERE, "init.sh"), "rb") as f:
-		entries.append(("init", x, f.read(), (0, 0)))
-	names = []
-	for i, path in enumerate(module_chain(kver)):
-		name = re.sub(r"\.ko(\..*)?$", "", os.path.basename(path))
-		names.append(name)
-		# the init loads mod/*.ko in name order: the dependency order
-		entries.append(("mod/%02d-%s.ko" % (i, name), 0o100644, module_bytes(path), (0, 0)))
-	tmp = initrd(kver) + ".tmp"
-	with open(tmp, "wb") as f:
-		f.write(gzip.compress(cpio_newc(entries), 1))
-	os.replace(tmp, initrd(kver))
+	names = initramfs.build(os.path.join(kernel_dir(kver), "root"), kver,
+				os.path.join(HERE, "init.sh"), initrd(kver))
 	say("initramfs %s: busybox and %s" % (initrd(kver), " ".join(names)))
 
 
