@@ -39,6 +39,32 @@ RULES_TEST(test_worker_saturation)
 	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
 }
 
+/* The targets' schedstat over 2 intervals with requests queued (queue, service): threads waiting
+ * and running on average, CPU time lost to steal or interrupts, CPUs, processes; a fresh run. */
+struct cpu_seen {
+	double queue, service, waiting, running, lost;
+	unsigned int cpus, procs;
+};
+
+static void cpu_run(struct run *r, struct cpu_seen c)
+{
+	struct obs_snap *s;
+	int t;
+
+	rh_restart(r);
+	for (t = 1; t <= 2; t++) {
+		s = rh_snap(r, t);
+		rh_req_slot(s, c.queue, c.service);
+		s->cpu_on = true;
+		s->cpu_waiting = c.waiting;
+		s->cpu_running = c.running;
+		s->cpu_lost = c.lost;
+		s->cpu_cpus = c.cpus;
+		s->cpu_procs = c.procs;
+		obs_snap_push(&r->h);
+	}
+}
+
 /*
  * Without --runq, the targets' schedstat tells a CPU from a worker pool: PostgreSQL's
  * 40 backends pinned to one CPU (39 waiting, 1 running on average) with requests queued is the
@@ -50,18 +76,9 @@ RULES_TEST(test_cpu_or_workers_schedstat)
 {
 	const struct obs_finding *f;
 	struct obs_snap *s;
-	int t;
 
-	for (t = 1; t <= 2; t++) {
-		s = rh_snap(r, t);
-		rh_req_slot(s, 7.4e6, 143e3);
-		s->cpu_on = true;
-		s->cpu_waiting = 39.1;
-		s->cpu_running = 0.98;
-		s->cpu_cpus = 1;
-		s->cpu_procs = 41;
-		obs_snap_push(&r->h);
-	}
+	cpu_run(r, (struct cpu_seen){.queue = 7.4e6, .service = 143e3, .waiting = 39.1,
+				     .running = 0.98, .cpus = 1, .procs = 41});
 	f = rh_expect(r, "cpu_saturation", "");
 	assert_null(obs_findings_find(&r->fs, "worker_saturation", NULL));
 	assert_string_equal(f->text,
@@ -71,75 +88,36 @@ RULES_TEST(test_cpu_or_workers_schedstat)
 			    "(queue p50 7.4 ms, service p50 143 us): more workers would not help; add "
 			    "CPUs, or reduce load or what else runs there");
 	assert_int_equal(rh_ev_int(f, "cpus"), 1);
-	rh_restart(r);
-	for (t = 1; t <= 2; t++) {
-		s = rh_snap(r, t);
-		rh_req_slot(s, 80e6, 1e6);
-		s->cpu_on = true;
-		s->cpu_waiting = 0.02;
-		s->cpu_running = 0.01;
-		s->cpu_cpus = 2;
-		s->cpu_procs = 1;
-		obs_snap_push(&r->h);
-	}
+	cpu_run(r, (struct cpu_seen){.queue = 80e6, .service = 1e6, .waiting = 0.02,
+				     .running = 0.01, .cpus = 2, .procs = 1});
 	f = rh_expect(r, "worker_saturation", "tcp/8000");
 	assert_non_null(strstr(f->text, "their threads waited for a CPU 0.02 on average (0.01 ran): "
 					"not the CPU"));
 	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
-	rh_restart(r);
-	for (t = 1; t <= 2; t++) {
-		s = rh_snap(r, t);
-		rh_req_slot(s, 80e6, 1e6);
-		s->cpu_on = true;
-		s->cpu_waiting = t == 2 ? 12 : 0.1;
-		s->cpu_running = 1;
-		s->cpu_cpus = 1;
-		s->cpu_procs = 1;
-		obs_snap_push(&r->h);
-	}
+	/* 12 waiting in the newer interval only */
+	cpu_run(r, (struct cpu_seen){.queue = 80e6, .service = 1e6, .waiting = 0.1, .running = 1,
+				     .cpus = 1, .procs = 1});
+	s = (struct obs_snap *)obs_snap_at(&r->h, 0);
+	s->cpu_waiting = 12;
 	rh_run(r);
 	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
 	assert_null(obs_findings_find(&r->fs, "worker_saturation", NULL));
 	/* the same backends running 0.63 of their CPU: the hypervisor's steal took 0.30, which no
 	 * thread could have: still the CPU; without that time counted, no cpu_saturation (0.63 of
 	 * a whole CPU is not the server carrying it) */
-	for (int lost = 1; lost >= 0; lost--) {
-		rh_restart(r);
-		for (t = 1; t <= 2; t++) {
-			s = rh_snap(r, t);
-			rh_req_slot(s, 6e6, 100e3);
-			s->cpu_on = true;
-			s->cpu_waiting = 33.5;
-			s->cpu_running = 0.63;
-			s->cpu_lost = lost ? 0.30 : 0;
-			s->cpu_cpus = 1;
-			s->cpu_procs = 41;
-			obs_snap_push(&r->h);
-		}
-		if (lost) {
-			f = rh_expect(r, "cpu_saturation", "");
-			assert_non_null(strstr(f->text, "33.5 of their threads waited on a run queue, "
-							"0.6 ran; 0.3 CPU stolen or in "
-							"interrupts), and requests"));
-		} else {
-			rh_run(r);
-			assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
-		}
-	}
+	cpu_run(r, (struct cpu_seen){.queue = 6e6, .service = 100e3, .waiting = 33.5,
+				     .running = 0.63, .lost = 0.30, .cpus = 1, .procs = 41});
+	f = rh_expect(r, "cpu_saturation", "");
+	assert_non_null(strstr(f->text, "33.5 of their threads waited on a run queue, 0.6 ran; 0.3 "
+					"CPU stolen or in interrupts), and requests"));
+	cpu_run(r, (struct cpu_seen){.queue = 6e6, .service = 100e3, .waiting = 33.5,
+				     .running = 0.63, .cpus = 1, .procs = 41});
+	rh_run(r);
+	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
 	/* threads waiting while the server ran on a third of its 2 CPUs (others took them: a
 	 * ramp of 100,000 connections from 5 drivers): not the server's CPU saturation */
-	rh_restart(r);
-	for (t = 1; t <= 2; t++) {
-		s = rh_snap(r, t);
-		rh_req_slot(s, 80e6, 1e6);
-		s->cpu_on = true;
-		s->cpu_waiting = 3.8;
-		s->cpu_running = 0.6;
-		s->cpu_lost = 0.1;
-		s->cpu_cpus = 2;
-		s->cpu_procs = 21;
-		obs_snap_push(&r->h);
-	}
+	cpu_run(r, (struct cpu_seen){.queue = 80e6, .service = 1e6, .waiting = 3.8, .running = 0.6,
+				     .lost = 0.1, .cpus = 2, .procs = 21});
 	rh_expect(r, "worker_saturation", "tcp/8000");
 	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
 }
