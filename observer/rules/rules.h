@@ -57,11 +57,12 @@
 /* ... unless the targets forked a process for this share of the requests, each interval: the
  * queue is then the processes' start (fork_wait, a note), not a busy pool */
 #define OBS_RULE_FORK_SHARE 0.5
-/* Without --runq, from the targets' schedstat: this many of their threads waited for a CPU on
- * average over the interval (and at least half as many as ran), 2 intervals in a row, is CPU
- * saturation where requests queue: a process per connection waiting for one CPU is no worker pool
- * to enlarge. */
-#define OBS_RULE_CPU_WAITING 1.0
+/* Without --runq, from the targets' schedstat: this many of their threads per CPU they may run on
+ * waited for one on average over the interval (and at least half as many as ran), 2 intervals in
+ * a row, is CPU saturation where requests queue: a process per connection waiting for one CPU is
+ * no worker pool to enlarge. Two a CPU, not one: a JVM's own threads (its compiler, its
+ * collector) waited 1.1-1.2 on one CPU while its requests did not wait for them. */
+#define OBS_RULE_CPU_WAITING 2.0
 /* ... while running on 75% of the CPUs their affinity allows, less what no thread could have
  * there (steal, and interrupts where the kernel keeps them out of run time: cpuwait.h; a busy
  * hypervisor took 10-80% of one CPU here) */

@@ -79,14 +79,14 @@ static unsigned int cpu_saturated(const struct obs_snap_hist *h)
 }
 
 /* The targets' threads waited for a CPU (schedstat, without --runq): OBS_RULE_CPU_WAITING of
- * them or more on average, at least half as many as ran, and they kept most of the CPUs they
+ * them a CPU or more on average, at least half as many as ran, and they kept most of the CPUs they
  * may run on busy (OBS_RULE_CPU_BUSY): the server itself is what the CPUs carry. Of those CPUs,
  * the time no thread could have (steal, interrupts: cpuwait.h) is not theirs to carry. */
 static bool cpu_waited(const struct obs_snap *s)
 {
 	double usable = (double)s->cpu_cpus - s->cpu_lost;
 
-	return s->cpu_on && s->cpu_cpus && s->cpu_waiting >= OBS_RULE_CPU_WAITING &&
+	return s->cpu_on && s->cpu_cpus && s->cpu_waiting >= OBS_RULE_CPU_WAITING * s->cpu_cpus &&
 	       s->cpu_waiting >= 0.5 * s->cpu_running &&
 	       s->cpu_running >= OBS_RULE_CPU_BUSY * (usable > 0 ? usable : 0);
 }
