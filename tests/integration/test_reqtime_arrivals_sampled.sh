@@ -74,5 +74,8 @@ rq=$(jget "$LL_TMP/obs_udp_sampled.json" "$slot | .requests")
 echo "udp overload: queue wait p50 always $qa ns, sampled $qs ns ($cs of $rq requests)"
 [ "$cs" -gt 0 ] && [ "$cs" -lt "$rq" ] || fail "udp: $cs queue waits: not a sample of $rq"
 awk -v a="$qa" 'BEGIN { exit !(a > 20000000) }' || fail "udp: no overload queue ($qa ns)"
-check_within "udp sampled queue wait p50 vs always, the same datagrams" "$qs" "$qa" 25
+# the sampled waits are one window's (about 1 s of 7), the always ones the whole run's: where the
+# window falls in the overload's growth moves its p50 (-2% and +28% seen); a ring out of step reads
+# waits near 0
+check_within "udp sampled queue wait p50 vs always, the same datagrams" "$qs" "$qa" 50
 pass "arrivals sampled: counts and service exact, queue waits a sample; UDP ring in step"
