@@ -3,13 +3,14 @@
 
 # start_observer NAME PORT ARGS...: observer on PORT with --interval 1s (ARGS may override it) and
 # --json $LL_TMP/NAME.json, in the background; returns once it is attached ("observing", within
-# 60 s: loading and attaching take seconds on a loaded machine).
+# 60 s: loading and attaching take seconds on a loaded machine; 240 s under an emulated CPU,
+# where the verifier and a trampoline's attach took 25-60 s at 20-30x slower).
 start_observer() {
 	local name=$1 port=$2
 	shift 2
 	start "$name" "$LOADLENS_BIN/loadlens-observer" --port "$port" --interval 1s \
 		--json "$LL_TMP/$name.json" "$@"
-	wait_for "$name" observing 60
+	wait_for "$name" observing "$([ -n "${LL_EMULATED_CPU:-}" ] && echo 240 || echo 60)"
 }
 
 # start_agent NAME PORT METRICS_PORT ARGS...: the observer as a fleet agent on PORT
