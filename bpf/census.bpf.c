@@ -49,6 +49,9 @@ struct sock___cen {
 const volatile __u64 targ_port_bits[CEN_PORT_WORDS]; /* target ports */
 const volatile __u8 targ_port_idx[65536];	      /* target port -> its index + 1 */
 const volatile __u8 targ_all;			      /* no --port: every socket */
+/* bpf_get_socket_cookie in an iterator (5.12); else the socket's address and its 4-tuple's hash,
+ * unique among live sockets (the branch not taken is dead code) */
+const volatile __u8 targ_cookie = 1;
 
 __u64 listen_bits[CEN_PORT_WORDS]; /* ports something listens on (this census' listen pass) */
 __u32 range_lo, range_hi;	   /* ip_local_port_range; 0: unread */
@@ -149,7 +152,12 @@ int handle_tcp(struct bpf_iter__tcp___cen *ctx)
 		/* a full socket (not TIME_WAIT's FIN_WAIT2) an application holds has a struct socket */
 		rec.accepted = skc->skc_state == TCP_CLOSE_WAIT &&
 			       BPF_CORE_READ((struct sock___cen *)skc, sk_socket) != NULL;
-		rec.cookie = bpf_get_socket_cookie(skc);
+		if (targ_cookie) {
+			rec.cookie = bpf_get_socket_cookie(skc);
+		} else { /* the address as a number (read, not cast: no pointer math) */
+			bpf_probe_read_kernel(&rec.cookie, sizeof(rec.cookie), &ctx->sk_common);
+			rec.cookie ^= (__u64)skc->skc_hash << 32;
+		}
 		if (bpf_seq_write(ctx->meta->seq, &rec, sizeof(rec)))
 			return 0; /* shown again after this read: counted then */
 	}

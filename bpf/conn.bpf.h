@@ -103,9 +103,9 @@ static __always_inline struct sock *fd_to_sock(struct fdtable *fdt, long fd)
 	struct file **fds, *file = NULL;
 	struct socket *sock;
 
-	if (!fdt || fd < 0 || (unsigned long)fd >= fdt->max_fds)
+	if (!fdt || fd < 0 || (unsigned long)fd >= LL_TASK_READ(struct fdtable, fdt, max_fds))
 		return NULL;
-	fds = fdt->fd;
+	fds = LL_TASK_READ(struct fdtable, fdt, fd);
 	if (bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]) || !file)
 		return NULL;
 	sock = LL_READ(struct file, file, private_data);
@@ -118,7 +118,7 @@ static __always_inline struct sock *fd_to_sock(struct fdtable *fdt, long fd)
 /* The accept's listening fd: its first argument, in the registers saved at syscall entry. */
 static __always_inline long listen_fd(struct task_struct *task)
 {
-	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	struct pt_regs *regs = targ_pt_regs ? (struct pt_regs *)bpf_task_pt_regs(task) : NULL;
 
 	return regs ? (long)regs->di : -1; /* x86-64: arg 1 in rdi (bpf/vmlinux.h is x86-only) */
 }
@@ -211,8 +211,13 @@ static __always_inline int exit_accept(long ret, __u32 sys)
 
 	if (!proc_wanted())
 		return 0;
-	task = bpf_get_current_task_btf();
-	fdt = task->files->fdt;
+	if (targ_task_btf) {
+		task = bpf_get_current_task_btf();
+		fdt = task->files->fdt;
+	} else {
+		task = (struct task_struct *)bpf_get_current_task();
+		fdt = BPF_CORE_READ(task, files, fdt);
+	}
 	if (ret < 0) {
 		/* the port is the listener's: its fd is still open, as the call failed */
 		l = fd_to_sock(fdt, listen_fd(task));

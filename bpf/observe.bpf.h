@@ -39,6 +39,60 @@ const volatile __u8 targ_rdonly_cast = 0;
  * ptr may be a BTF pointer or a plain address (one read with bpf_probe_read_kernel). */
 #define LL_READ(type, ptr, field) LL_READ_KF(targ_rdonly_cast, type, ptr, field)
 
+/*
+ * bpf_get_current_task_btf (5.11) and bpf_task_pt_regs (5.15), set before load from what the
+ * verifier knows (observer/kernel/sockets.c): without the first the current task is a plain
+ * address read by helper (LL_TASK_READ), without the second what needs the task's user registers
+ * (the buffer of a read or write: payload sampling, HTTP/2's and TLS's bytes; the listener of a
+ * failed accept) goes without, said in a note. The branches not taken are dead code.
+ */
+const volatile __u8 targ_task_btf = 1;
+const volatile __u8 targ_pt_regs = 1;
+
+/*
+ * Atomic fetch-and-add that returns the old value, and compare-and-exchange (BPF_ATOMIC: 5.12;
+ * targ_atomics 0 where the kernel lacks them, with the sockets_compat object). Without them a
+ * plain read and write: two CPUs at the same moment may both take the same old value. Where that
+ * would lose a count the caller keeps its state elsewhere (TCP: in the hash by socket,
+ * bpf/req.bpf.h); the rest is said in a note.
+ */
+const volatile __u8 targ_atomics = 1;
+
+#ifndef LL_PRE_5_12
+#define LL_FETCH_ADD(p, v) __sync_fetch_and_add((p), (v))
+#define LL_CMPXCHG(p, old, new) __sync_val_compare_and_swap((p), (old), (new))
+/* a function verified once, on its own (its arguments may be pointers from 5.12) */
+#define LL_GLOBAL __attribute__((noinline))
+#else
+/* Before 5.12 (the sockets_compat object, chosen where the kernel refuses BPF_ATOMIC's
+ * fetching forms, which it does anywhere in a program): plain reads and writes, and every
+ * function inlined */
+#define LL_FETCH_ADD(p, v)                                                                         \
+	({                                                                                         \
+		__typeof__(*(p)) o_ = *(p);                                                        \
+		*(p) = o_ + (v);                                                                   \
+		o_;                                                                                \
+	})
+#define LL_CMPXCHG(p, old, new)                                                                    \
+	({                                                                                         \
+		__typeof__(*(p)) o_ = *(p);                                                        \
+		if (o_ == (old))                                                                   \
+			*(p) = (new);                                                              \
+		o_;                                                                                \
+	})
+#define LL_GLOBAL static __always_inline
+#endif
+
+/* The current task's user registers, saved at syscall entry, or NULL. */
+#define LL_USER_REGS()                                                                             \
+	(targ_pt_regs ? (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf())             \
+		      : (struct pt_regs *)0)
+
+/* A field of an object reached from the current task: a direct load from a BTF pointer
+ * (targ_task_btf), else a helper read of a plain address. */
+#define LL_TASK_READ(type, ptr, field)                                                             \
+	(targ_task_btf ? ((const type *)(ptr))->field : BPF_CORE_READ((const type *)(ptr), field))
+
 #define AF_INET 2
 #define AF_INET6 10
 #define E2BIG 7

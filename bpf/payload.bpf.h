@@ -70,7 +70,7 @@ struct {
  * length; 0 if the read was another call (io_uring, splice, a kernel reader). */
 static __always_inline __u64 pl_user_buf(__u64 *len)
 {
-	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	struct pt_regs *regs = LL_USER_REGS();
 	__u64 iov[2], msg_iov;
 	long nr;
 
@@ -103,7 +103,7 @@ static __always_inline __u64 pl_user_buf(__u64 *len)
 #endif
 
 /* ll_pl_count() as a global function: the verifier walks its loop once. */
-__attribute__((noinline)) __u32 pl_count(struct pl_scratch *sb, __u32 n)
+LL_GLOBAL __u32 pl_count(struct pl_scratch *sb, __u32 n)
 {
 	if (!sb || n > LL_PL_SCAN)
 		return LL_PL_BINARY;
@@ -112,7 +112,7 @@ __attribute__((noinline)) __u32 pl_count(struct pl_scratch *sb, __u32 n)
 
 /* The sampled read: count its requests into the slot's counters. A global function: the
  * verifier checks it once, not again on every path of its caller. */
-__attribute__((noinline)) int pl_sample(struct rt_pl_ctrs *c, int ret)
+LL_GLOBAL int pl_sample(struct rt_pl_ctrs *c, int ret)
 {
 	struct pl_scratch *sb;
 	__u32 zero = 0, n, count, i;

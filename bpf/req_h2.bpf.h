@@ -43,6 +43,8 @@ struct {
 	__type(key, int);
 	__type(value, struct rt_h2_conn);
 } h2_conns SEC(".maps");
+LL_SK_HASH(h2_conns_hash, struct rt_h2_conn);
+_Static_assert(sizeof(struct rt_h2_conn) <= sizeof(ll_sk_zero), "ll_sk_zero");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -71,7 +73,7 @@ struct h2_walk {
 
 /* One frame on a client stream (ll_h2_stream_frame()): move its stream along. A global
  * function: the verifier checks it once, not once per frame of the walk. */
-__attribute__((noinline)) int h2_frame(struct h2_walk *w, __u32 sid, __u32 tf)
+LL_GLOBAL int h2_frame(struct h2_walk *w, __u32 sid, __u32 tf)
 {
 	__u32 t = tf & 0xff, idx, k, base;
 	struct rt_h2_stream *e = NULL, *p, *fr = NULL;
@@ -200,7 +202,7 @@ __attribute__((noinline)) int h2_frame(struct h2_walk *w, __u32 sid, __u32 tf)
  * carries: H2_MORE, H2_DONE (the bytes are walked), or H2_LOST (too many frames, unreadable
  * bytes, no frame header). A global function, all its state in *w: the walk's loop is checked
  * in a few steps. */
-__attribute__((noinline)) int h2_step(struct h2_walk *w, __u64 buf, __u32 len)
+LL_GLOBAL int h2_step(struct h2_walk *w, __u64 buf, __u32 len)
 {
 	__u32 pass = 0, take = 0, sid = 0, tf = 0;
 	int rc;
@@ -247,7 +249,7 @@ static __always_inline int h2_walk_buf(struct h2_walk *w, __u64 buf, __u32 len)
 /* The ret bytes of the current read or write: one buffer at base (niov 1, iov 0), or the first
  * niov buffers of the iovec array at iov; niov 0: not known (the walk goes on only if they are
  * all payload it passes over). */
-__attribute__((noinline)) int h2_walk_io(struct h2_walk *w, __u64 iov, __u64 base, __u32 niov,
+LL_GLOBAL int h2_walk_io(struct h2_walk *w, __u64 iov, __u64 base, __u32 niov,
 					 __u32 ret)
 {
 	__u64 v[2];
@@ -289,7 +291,7 @@ __attribute__((noinline)) int h2_walk_io(struct h2_walk *w, __u64 iov, __u64 bas
  * (returns its length), or 0 (sendfile, splice, io_uring: no user buffer). */
 static __always_inline __u32 h2_sys_bufs(__u64 *iov, __u64 *base)
 {
-	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	struct pt_regs *regs = LL_USER_REGS();
 	__u64 m[2];
 	long nr;
 
@@ -349,7 +351,7 @@ static __always_inline bool h2_hello(const struct sock *sk, struct rt_tcp_sock *
 	r = rec_of(slot);
 	if (r)
 		r->c.h2_conns++;
-	c = bpf_sk_storage_get(&h2_conns, (void *)sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+	c = LL_SK_GET(h2_conns, h2_conns_hash, (void *)sk, BPF_SK_STORAGE_GET_F_CREATE);
 	if (!c) {
 		h2_count_lost(s, slot); /* no memory (net.core.optmem_max) */
 		return true;
@@ -406,7 +408,7 @@ static __always_inline void h2_io(struct sock *sk, struct rt_tcp_sock *s, int sl
 			r->c.h2_unwalked++;
 		return;
 	}
-	c = bpf_sk_storage_get(&h2_conns, sk, 0, 0);
+	c = LL_SK_GET(h2_conns, h2_conns_hash, sk, 0);
 	if (!c) {
 		h2_count_lost(s, slot);
 		return;
@@ -456,7 +458,7 @@ static __always_inline void h2_close(const struct sock *sk, struct rt_tcp_sock *
 	if (s->h2)
 		return;
 	s->h2 = 2; /* closed: nothing more to walk */
-	c = bpf_sk_storage_get(&h2_conns, (void *)sk, 0, 0);
+	c = LL_SK_GET(h2_conns, h2_conns_hash, (void *)sk, 0);
 	if (c)
 		h2_conn_close(c);
 }

@@ -33,7 +33,7 @@ static __always_inline void watch_tgid(void)
 
 	if (!targ_runq || *w == tgid)
 		return;
-	if (*w || __sync_val_compare_and_swap(w, 0, tgid))
+	if (*w || LL_CMPXCHG(w, 0, tgid))
 		global_add(RT_G_TGIDS_FULL, 1);
 }
 

@@ -62,10 +62,10 @@ static __always_inline int dyn_slot(__u16 port)
 
 	if (*e)
 		return (int)*e - 1;
-	n = __sync_fetch_and_add(&dyn_count, 1);
+	n = LL_FETCH_ADD(&dyn_count, 1);
 	if (n >= RT_DYN_PORTS)
 		return -1;
-	old = __sync_val_compare_and_swap(e, 0, n + 1);
+	old = LL_CMPXCHG(e, 0, n + 1);
 	if (old) /* another CPU gave this port a slot at the same moment: index n stays unused */
 		return (int)old - 1;
 	dyn_port[n] = port;

@@ -97,7 +97,7 @@ static __always_inline void ssl_watch_proc(void)
 
 	if (!targ_ssl || *w == tgid)
 		return;
-	if (*w || __sync_val_compare_and_swap(w, 0, tgid))
+	if (*w || LL_CMPXCHG(w, 0, tgid))
 		global_add(RT_G_SSL_PROCS_FULL, 1);
 }
 
@@ -275,7 +275,7 @@ static __always_inline void ssl_plain_write(struct rt_ssl_conn *c, __u64 sk, __u
  * walk in it, once per program, on its own stack. (At most five arguments: the slot is the
  * connection's.) */
 #define SSL_IO_WRITE (1u << 31)
-__attribute__((noinline)) int ssl_io(struct rt_ssl_conn *c, __u64 sk, __u64 buf, __u32 n,
+LL_GLOBAL int ssl_io(struct rt_ssl_conn *c, __u64 sk, __u64 buf, __u32 n,
 				     __u64 now)
 {
 	__u32 slot;
@@ -297,7 +297,7 @@ __attribute__((noinline)) int ssl_io(struct rt_ssl_conn *c, __u64 sk, __u64 buf,
  * function: the verifier checks it apart from the program's state. The call's bytes: ret for SSL_read and
  * SSL_write, *outlen for the _ex forms (which return 1 on success).
  */
-__attribute__((noinline)) int ssl_exit(int ret)
+LL_GLOBAL int ssl_exit(int ret)
 {
 	__u64 id = bpf_get_current_pid_tgid(), sk, n64 = 0, buf, outlen, start, arrival, read_ns;
 	struct rt_ssl_key key = {};

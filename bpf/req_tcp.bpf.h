@@ -25,6 +25,7 @@ struct {
 	__type(key, int);
 	__type(value, struct rt_tcp_sock);
 } tcp_socks SEC(".maps");
+LL_SK_HASH(tcp_socks_hash, struct rt_tcp_sock);
 
 /* TLS connections (req_tls.bpf.h, included later: it reads the user buffer as payload.bpf.h does) */
 struct rt_tcp_sock;
@@ -91,16 +92,22 @@ static __always_inline struct rt_tcp_sock *tcp_state(const struct sock *sk, bool
 	struct rt_tcp_sock *s = bpf_map_lookup_elem(&tcp_slots, &idx), *own;
 	__u64 me = (__u64)sk, old;
 
+	/* no compare-and-exchange to claim an entry with (before 5.12; ll_sk_hash is then set too):
+	 * every socket's state in the hash by socket, inserted atomically (BPF_NOEXIST) */
+	if (!targ_atomics)
+		return LL_SK_GET(tcp_socks, tcp_socks_hash, (void *)sk,
+				 create && sk->__sk_common.skc_state != TCP_CLOSE
+				 ? BPF_SK_STORAGE_GET_F_CREATE : 0);
 	if (!s)
 		return NULL;
 	if (s->sk == me)
 		return s;
 	/* a socket that once found its entry held keeps its state in its storage */
-	own = bpf_sk_storage_get(&tcp_socks, (void *)sk, 0, 0);
+	own = LL_SK_GET(tcp_socks, tcp_socks_hash, (void *)sk, 0);
 	/* nothing new for a closed socket: its entry would never be freed */
 	if (own || !create || sk->__sk_common.skc_state == TCP_CLOSE)
 		return own;
-	old = s->sk ? s->sk : __sync_val_compare_and_swap(&s->sk, 0, me);
+	old = s->sk ? s->sk : LL_CMPXCHG(&s->sk, 0, me);
 	if (old == me) /* another CPU claimed it for this socket a moment ago */
 		return s;
 	if (!old) {
@@ -119,7 +126,7 @@ static __always_inline struct rt_tcp_sock *tcp_state(const struct sock *sk, bool
 		s->tls_skip = 0;
 		return s;
 	}
-	own = bpf_sk_storage_get(&tcp_socks, (void *)sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+	own = LL_SK_GET(tcp_socks, tcp_socks_hash, (void *)sk, BPF_SK_STORAGE_GET_F_CREATE);
 	global_add(own ? RT_G_TCP_OWN_STORAGE : RT_G_NO_STORAGE, 1);
 	return own;
 }

@@ -69,7 +69,7 @@ struct {
 
 /* The record headers in the n bytes at ubuf (user memory), the first at skip. A global function:
  * the verifier walks its loop once. */
-__attribute__((noinline)) __u64 tls_scan(__u64 ubuf, __u32 n, __u32 skip)
+LL_GLOBAL __u64 tls_scan(__u64 ubuf, __u32 n, __u32 skip)
 {
 	__u8 h[5];
 	__u64 out = 0, off = skip;
@@ -117,9 +117,9 @@ static __always_inline __u64 tls_buf(int ret, __u32 *n)
 
 /* The user buffer the current write() / sendto() / writev() / sendmsg() sent first, or 0. A
  * global function: checked once, and its loads of the registers and the stack kept apart. */
-__attribute__((noinline)) __u64 tls_wbuf(void)
+LL_GLOBAL __u64 tls_wbuf(void)
 {
-	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	struct pt_regs *regs = LL_USER_REGS();
 	__u64 iov = 0, msg_iov = 0, si;
 	long nr;
 
@@ -178,7 +178,7 @@ static __always_inline bool tls_alert_write(int ret)
  * "h2")? Inside TLS the observer sees turns, not streams: such connections are counted, and the
  * output says their requests are turns. Only the ClientHello's lengths and the ALPN list are
  * read (plaintext by design). A global function: the verifier walks its loops once. */
-__attribute__((noinline)) int tls_offers_h2(__u64 ubuf, __u32 n)
+LL_GLOBAL int tls_offers_h2(__u64 ubuf, __u32 n)
 {
 	__u32 off = 43, end, i, len, p;
 	__u8 b[4], names[40];

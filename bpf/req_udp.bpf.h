@@ -14,6 +14,7 @@ struct {
 	__type(key, int);
 	__type(value, struct rt_udp_sock);
 } udp_socks SEC(".maps");
+LL_SK_HASH(udp_socks_hash, struct rt_udp_sock);
 
 /* --arrivals sampled: userspace bumps it as each arrival-stamping window opens; it stays 0 when
  * sk_data_ready is attached all the time */
@@ -27,8 +28,7 @@ static __always_inline void udp_arrival(const struct sock *sk, bool kf)
 
 	/* --pid/--cgroup: a socket nobody has read yet gets no ring (it is 4 KiB) here: datagrams
 	 * queued before its first read are read without a stamp (no_arrival) */
-	s = bpf_sk_storage_get(&udp_socks, (void *)sk, 0,
-			       targ_owned ? 0 : BPF_SK_STORAGE_GET_F_CREATE);
+	s = LL_SK_GET(udp_socks, udp_socks_hash, (void *)sk, targ_owned ? 0 : BPF_SK_STORAGE_GET_F_CREATE);
 	if (!s) {
 		if (!targ_owned)
 			global_add(RT_G_NO_STORAGE, 1);
@@ -47,7 +47,7 @@ static __always_inline void udp_arrival(const struct sock *sk, bool kf)
 		s->gen = g;
 	}
 	/* senders on several CPUs may queue to one socket at once: take the index atomically */
-	i = __sync_fetch_and_add(&s->tail, 1);
+	i = LL_FETCH_ADD(&s->tail, 1);
 	s->arrival[i & (RT_UDP_RING - 1)] = bpf_ktime_get_ns();
 }
 
@@ -87,7 +87,7 @@ static __always_inline void udp_read(struct sock *sk, int slot)
 	struct rt_rec *r;
 	__u64 h, t, arrival;
 
-	s = bpf_sk_storage_get(&udp_socks, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+	s = LL_SK_GET(udp_socks, udp_socks_hash, sk, BPF_SK_STORAGE_GET_F_CREATE);
 	if (!s) {
 		global_add(RT_G_NO_STORAGE, 1);
 		return;
@@ -115,7 +115,7 @@ static __always_inline void udp_read(struct sock *sk, int slot)
 		s->skip--;
 		arrival = 0;
 	} else {
-		h = __sync_fetch_and_add(&s->head, 1);
+		h = LL_FETCH_ADD(&s->head, 1);
 		t = s->tail;
 		arrival = 0;
 		if (h >= t) {
@@ -155,7 +155,7 @@ static __always_inline void udp_read(struct sock *sk, int slot)
 
 static __always_inline void udp_write(struct sock *sk, int slot)
 {
-	struct rt_udp_sock *s = bpf_sk_storage_get(&udp_socks, sk, 0, 0);
+	struct rt_udp_sock *s = LL_SK_GET(udp_socks, udp_socks_hash, sk, 0);
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct rt_udp_reader *e;
 

@@ -108,6 +108,19 @@ int BPF_PROG(handle_sock_send_length, struct sock *sk, int ret, int flags)
  * those see the same return value and flags, in the same (the application's) context.
  * Userspace loads these only where the tracepoints are missing (observer/kernel/reqtime_mech.c).
  */
+/* Before 5.11 (ll_sk_hash): a destroyed socket's stand-ins for its storage go with it (an
+ * inet socket's sk_destruct; TCP's and UDP's call it). Loaded only then. */
+SEC("fentry/inet_sock_destruct")
+int BPF_PROG(handle_inet_sock_destruct, struct sock *sk)
+{
+	__u64 k = (__u64)sk;
+
+	bpf_map_delete_elem(&tcp_socks_hash, &k);
+	bpf_map_delete_elem(&udp_socks_hash, &k);
+	bpf_map_delete_elem(&h2_conns_hash, &k);
+	return 0;
+}
+
 SEC("fentry/sock_def_readable")
 int BPF_PROG(handle_sock_def_readable, struct sock *sk)
 {

@@ -1,4 +1,4 @@
-# bpf_object(<name> <source.bpf.c>)
+# bpf_object(<name> <source.bpf.c> [CFLAGS...])
 #
 # Compiles a BPF program with clang (-target bpf, CO-RE, -g for BTF) and generates its libbpf
 # skeleton with bpftool. Creates the INTERFACE target <name>_skel: link it to get <name>.skel.h on
@@ -32,7 +32,7 @@ function(bpf_object name src)
 	get_filename_component(abs_src ${src} ABSOLUTE)
 	add_custom_command(
 		OUTPUT ${obj}
-		COMMAND ${BPF_CLANG} -g -O2 -target bpf -D__TARGET_ARCH_${BPF_TARGET_ARCH}
+		COMMAND ${BPF_CLANG} -g -O2 -target bpf -D__TARGET_ARCH_${BPF_TARGET_ARCH} ${ARGN}
 			-Wall -Werror -Wno-unused-function
 			-I${CMAKE_SOURCE_DIR}/include -I${CMAKE_SOURCE_DIR}/bpf ${BPF_SYS_INCLUDES}
 			-MD -MT ${obj} -MF ${obj}.d -c ${abs_src} -o ${tmp}

@@ -34,6 +34,8 @@ struct probe {
 	char error[160];
 	const char *set_state;	/* "tp_btf", "raw_tp" or NULL */
 	const char *reads;	/* "bpf_rdonly_cast" or "bpf_probe_read_kernel" */
+	const char *sk_state;	/* "sk_storage" or "hash" */
+	bool user_regs;		/* bpf_task_pt_regs */
 	bool accept4;		/* syscalls:sys_exit_accept4 */
 	enum obs_reqtime_mech mech;
 	char mech_why[256];
@@ -69,7 +71,7 @@ static void check_load(struct probe *p, enum obs_reqtime_mech want)
 	s = obs_sockets_skel(obs_kernel_conn(k));
 	ropts.mech = want;
 	p->mech = obs_reqtime_mech_choose(want, p->mech_why, sizeof(p->mech_why));
-	p->tls_plain = obs_ssl_probes_possible(p->tls_why, sizeof(p->tls_why));
+	p->tls_plain = obs_ssl_probes_possible(obs_kernel_conn(k), p->tls_why, sizeof(p->tls_why));
 	rt = p->mech != OBS_REQTIME_MECH_OFF ? obs_reqtime_new(PROG, &ropts, obs_kernel_conn(k))
 					     : NULL;
 	if (!rt) {
@@ -90,6 +92,8 @@ static void check_load(struct probe *p, enum obs_reqtime_mech want)
 			 "(loadlens-observer -v prints libbpf's log)", strerror(-err));
 	p->set_state = obs_sockets_features(obs_kernel_conn(k))->set_state;
 	p->reads = obs_sockets_features(obs_kernel_conn(k))->reads;
+	p->sk_state = obs_sockets_features(obs_kernel_conn(k))->sk_state;
+	p->user_regs = obs_sockets_features(obs_kernel_conn(k))->user_regs;
 	p->accept4 = obs_sockets_features(obs_kernel_conn(k))->accept4;
 	p->fail = *obs_fail_features(obs_kernel_fail(k));
 	bpf_object__for_each_program(prog, s->obj)
@@ -132,6 +136,13 @@ static json_t *features(const struct probe *p)
 		!strcmp(p->reads, "bpf_rdonly_cast") ? "bpf_rdonly_cast kfunc (direct loads)"
 						     : "bpf_probe_read_kernel (a helper call a field)",
 		"any (the kfunc: 6.2)", NULL));
+	json_array_append_new(a, check_row("a socket's own request state", true,
+		p->sk_state && !strcmp(p->sk_state, "hash")
+		? "bounded hashes by the socket's address, emptied by fentry inet_sock_destruct"
+		: "sk_storage (the socket's own)",
+		"5.11 (sk_storage in tracing programs); else 5.5 with BTF trampolines",
+		p->sk_state && !strcmp(p->sk_state, "hash")
+		? "bounded: a socket past the hash's size goes untimed, counted" : NULL));
 	if (p->mech == OBS_REQTIME_MECH_FENTRY)
 		snprintf(note, sizeof(note), "the sock: tracepoints need 6.3; same events from "
 			 "the functions they sit in%s",
@@ -156,9 +167,12 @@ static json_t *features(const struct probe *p)
 		  "connections and handshakes"
 		: p->tls_why));
 	json_array_append_new(a, check_row("payload sampling (pipelined requests per read)",
-		p->mech != OBS_REQTIME_MECH_OFF, p->mech != OBS_REQTIME_MECH_OFF
+		p->mech != OBS_REQTIME_MECH_OFF && p->user_regs,
+		p->mech != OBS_REQTIME_MECH_OFF && p->user_regs
 		? "bpf_task_pt_regs + bpf_probe_read_user in the read programs" : "off",
-		"5.15, x86-64; with request timing", NULL));
+		"5.15, x86-64; with request timing", p->user_regs ? NULL :
+		"no bpf_task_pt_regs: HTTP/2 streams and TLS handshakes are not told apart from "
+		"requests either (counted by turns)"));
 	json_array_append_new(a, check_row("accept-queue wait per connection, accept errors",
 		p->accept4, p->accept4 ? "tracepoint syscalls:sys_exit_accept4 (syscall tier)"
 				       : "off",
@@ -180,7 +194,7 @@ static json_t *features(const struct probe *p)
 		"the iterators: 5.8", NULL));
 	json_array_append_new(a, check_row("socket census (states, ports, TIME_WAIT)", true,
 		p->census_iter ? "BPF tcp iterator (counts in the kernel)" : "sock_diag netlink",
-		"the iterator: 5.12 with BTF; sock_diag: any",
+		"the iterator: 5.9 with BTF (its socket cookie: 5.12, else the address); sock_diag: any",
 		p->census_iter ? NULL : p->census_why));
 	return a;
 }

@@ -160,6 +160,8 @@ struct obs_census_iter *obs_census_iter_new(int netns_fd, const uint16_t *ports,
 		it->skel->rodata->targ_port_idx[ports[i]] = (uint8_t)(i + 1);
 	}
 	it->skel->rodata->targ_all = !nports;
+	it->skel->rodata->targ_cookie =
+		obs_tracing_helper_known(BPF_FUNC_get_socket_cookie, BPF_TRACE_ITER, "bpf_iter_tcp");
 	if (census_bpf__load(it->skel)) {
 		err = errno == EINVAL || errno == ENOENT ? ENOTSUP : errno;
 		goto fail;

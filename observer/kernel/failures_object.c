@@ -160,11 +160,15 @@ static void plan(struct obs_fail *f, const char *prog, const struct obs_fail_opt
 					      "not counted", tp, sys_names[i]);
 		}
 	}
-	f->features.drops = obs_btf_tracepoint_exists("kfree_skb");
+	/* the reason came with enum skb_drop_reason (5.17); before, the tracepoint has none */
+	f->features.drops = obs_btf_tracepoint_exists("kfree_skb") &&
+			    obs_btf_enum_exists("skb_drop_reason");
 	if (!f->features.drops) {
 		off(s->progs.handle_kfree_skb);
-		ll_warn(prog, "note: no skb:kfree_skb tracepoint; drops by reason are off "
-			      "(/proc/net/netstat counters remain)");
+		ll_warn(prog, "note: %s; drops by reason are off (/proc/net/netstat counters "
+			      "remain)", obs_btf_tracepoint_exists("kfree_skb")
+			      ? "skb:kfree_skb gives no reason before 5.17"
+			      : "no skb:kfree_skb tracepoint");
 	}
 	f->features.synack = obs_btf_tracepoint_exists("tcp_retransmit_synack");
 	if (!f->features.synack) {

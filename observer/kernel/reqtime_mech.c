@@ -157,8 +157,6 @@ static int programs(struct sockets_bpf *s, const char *prog,
 				      "wait is off");
 	}
 	s->rodata->targ_runq = got->runq;
-	/* TLS plaintext: uprobes on the targets' libssl, attached once the targets are known */
-	got->ssl = obs_ssl_probes_possible(got->ssl_why, sizeof(got->ssl_why));
 	return 0;
 }
 
@@ -195,6 +193,8 @@ int obs_reqtime_mech_plan(const char *prog, struct obs_sockets *conn,
 	err = programs(s, prog, p, got);
 	if (err)
 		return err;
+	/* TLS plaintext: uprobes on the targets' libssl, attached once the targets are known */
+	got->ssl = obs_ssl_probes_possible(conn, got->ssl_why, sizeof(got->ssl_why));
 	obs_ssl_probes_plan(conn, got->ssl);
 	err = configure(s, p);
 	if (err) {
@@ -229,8 +229,8 @@ bool obs_reqtime_mech_payload(struct obs_sockets *conn, bool off, int64_t period
 #if defined(__x86_64__)
 	struct sockets_bpf *s = obs_sockets_skel(conn);
 
-	if (off)
-		return false;
+	if (off || !obs_sockets_features(conn)->user_regs)
+		return false; /* the read's buffer is found through the task's user registers */
 	if (period_us >= 0)
 		s->rodata->targ_payload_period_ns = (uint64_t)period_us * 1000;
 	s->rodata->targ_payload = 1;

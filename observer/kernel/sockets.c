@@ -19,9 +19,11 @@
 #include "startup.h"
 #include "loadlens/reqtime.h" /* types of the skeleton's bss (request timing) */
 #include "sockets.skel.h"
+#include "sockets_compat.skel.h"
 
 struct obs_sockets {
 	struct sockets_bpf *skel;
+	bool compat;		/* sockets_compat.bpf.o: a kernel before 5.12 */
 	struct obs_sockets_features features;
 	bool by_calls;		/* accepts counted at accept() (--pid/--cgroup): the syscall
 				 * tier stays attached */
@@ -48,6 +50,92 @@ static void attached_add(struct obs_sockets *c, const char *what)
 	size_t len = strlen(c->attached);
 
 	snprintf(c->attached + len, sizeof(c->attached) - len, "%s%s", len ? ", " : "", what);
+}
+
+/* A socket's own request state (bpf/req.bpf.h, ll_sk_hash): its sk_storage where tracing programs
+ * may use it (5.11), else bounded hashes by the socket's address, emptied as sockets are destroyed
+ * (a trampoline on inet_sock_destruct: 5.5 with BTF, as the request timing before 6.3 needs). */
+#define SK_HASH_TCP 65536 /* TCP sockets: those whose table entry another socket holds, or every
+			   * timed one where no compare-and-exchange claims an entry (5.12) */
+#define SK_HASH_UDP 1024  /* UDP sockets that read requests (4.3 kB each) */
+#define SK_HASH_H2 16384  /* HTTP/2 connections */
+
+/* The programs as this kernel takes them: sockets.bpf.o, or before 5.12 (no BPF_ATOMIC fetching
+ * forms, which the kernel refuses anywhere in a program, nor pointer arguments of global
+ * functions) the same source built as sockets_compat.bpf.o (bpf/observe.bpf.h, LL_PRE_5_12), opened
+ * through this skeleton: the two are laid out alike (tests/unit/test_sockets_compat.c). */
+static struct sockets_bpf *skel_open(bool compat)
+{
+	struct sockets_bpf *obj;
+	int err;
+
+	if (!compat)
+		return sockets_bpf__open();
+	obj = calloc(1, sizeof(*obj));
+	if (!obj)
+		return NULL;
+	err = sockets_bpf__create_skeleton(obj);
+	if (!err) {
+		obj->skeleton->data = sockets_compat_bpf__elf_bytes(&obj->skeleton->data_sz);
+		err = bpf_object__open_skeleton(obj->skeleton, NULL);
+	}
+	if (err) {
+		sockets_bpf__destroy(obj);
+		errno = -err;
+		return NULL;
+	}
+	return obj;
+}
+
+static void sk_state(struct obs_sockets *c, const char *prog)
+{
+	struct sockets_bpf *s = c->skel;
+	bool storage = obs_tracing_helper_known(BPF_FUNC_sk_storage_get, BPF_TRACE_RAW_TP,
+						"btf_trace_inet_sock_set_state");
+
+	s->rodata->targ_atomics = !c->compat;
+	if (storage && s->rodata->targ_atomics) {
+		bpf_program__set_autoload(s->progs.handle_inet_sock_destruct, false);
+		c->features.sk_state = "sk_storage";
+		return;
+	}
+	/* (5.11 has the storage but not the atomics: the hash, inserted atomically, for both) */
+	s->rodata->ll_sk_hash = 1;
+	bpf_map__set_max_entries(s->maps.tcp_socks_hash, SK_HASH_TCP);
+	bpf_map__set_max_entries(s->maps.udp_socks_hash, SK_HASH_UDP);
+	bpf_map__set_max_entries(s->maps.h2_conns_hash, SK_HASH_H2);
+	c->features.sk_state = "hash";
+	if (!storage)
+		ll_warn(prog, "note: tracing programs here have no socket storage (bpf_sk_storage_get: "
+			      "5.11): request state of at most %d TCP sockets, %d UDP sockets and %d "
+			      "HTTP/2 connections at once, in hashes by socket (a socket past them goes "
+			      "untimed, counted)", SK_HASH_TCP, SK_HASH_UDP, SK_HASH_H2);
+	if (!s->rodata->targ_atomics)
+		ll_warn(prog, "note: no atomic compare-and-exchange here (BPF_ATOMIC: 5.12): TCP request "
+			      "state in a hash by socket (at most %d at once); UDP datagrams read by "
+			      "several threads of one socket at once, and ports or processes first seen on "
+			      "two CPUs at the same moment, may be miscounted", SK_HASH_TCP);
+}
+
+/* The current task as a BTF pointer (5.11) and its user registers (5.15): bpf/observe.bpf.h.
+ * The registers are reached through the BTF task, so they need both. */
+static void task_helpers(struct obs_sockets *c, const char *prog)
+{
+	struct sockets_bpf *s = c->skel;
+	const char *tp = "btf_trace_inet_sock_set_state";
+
+	s->rodata->targ_task_btf =
+		obs_tracing_helper_known(BPF_FUNC_get_current_task_btf, BPF_TRACE_RAW_TP, tp);
+	/* (the compat object: a kernel before 5.12 has no bpf_task_pt_regs, and the walks that use
+	 * the registers' buffers hold socket addresses as numbers only as global functions) */
+	s->rodata->targ_pt_regs = s->rodata->targ_task_btf && !c->compat &&
+		obs_tracing_helper_known(BPF_FUNC_task_pt_regs, BPF_TRACE_RAW_TP, tp);
+	c->features.user_regs = s->rodata->targ_pt_regs;
+	if (!c->features.user_regs)
+		ll_warn(prog, "note: no bpf_task_pt_regs here (5.15): the programs cannot find a read's "
+			      "or a write's user buffer, so payload sampling is off, HTTP/2 streams and "
+			      "TLS handshakes are not told apart from requests (a connection's requests "
+			      "are counted by turns), and accept errors are not counted by port");
 }
 
 /* Decide what to attach: switch off what the kernel lacks, before load. Returns 0 or -ENOENT. */
@@ -84,6 +172,9 @@ static int plan(struct obs_sockets *c, const char *prog, const struct obs_socket
 	 * else one helper read per field (bpf/observe.bpf.h, LL_READ) */
 	s->rodata->targ_rdonly_cast = !opts->no_kfuncs && obs_btf_func_exists("bpf_rdonly_cast");
 	c->features.reads = s->rodata->targ_rdonly_cast ? "bpf_rdonly_cast" : "bpf_probe_read_kernel";
+
+	sk_state(c, prog);
+	task_helpers(c, prog);
 
 	/* tp_btf where the kernel's BTF describes the tracepoint, else raw_tp */
 	btf_tp = !opts->no_tp_btf && obs_btf_tracepoint_exists("inet_sock_set_state");
@@ -249,7 +340,11 @@ struct obs_sockets *obs_sockets_open(const char *prog, const struct obs_sockets_
 		ll_warn(prog, "cannot set up per-CPU reads: %s", strerror(-err));
 		goto cleanup;
 	}
-	c->skel = sockets_bpf__open();
+	/* (LOADLENS_OBSERVER_COMPAT=1: the compat object on any kernel, for tests) */
+	c->compat = !obs_atomics_known() || (getenv("LOADLENS_OBSERVER_COMPAT") &&
+					     !strcmp(getenv("LOADLENS_OBSERVER_COMPAT"), "1"));
+	c->skel = skel_open(c->compat);
+	c->features.compat = c->compat;
 	if (!c->skel) {
 		err = -errno;
 		ll_warn(prog, "cannot open the BPF object: %s", strerror(-err));

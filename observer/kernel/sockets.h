@@ -37,6 +37,10 @@ struct obs_sockets_features {
 	const char *set_state; /* "tp_btf", "raw_tp" or NULL: handshakes and queue wait */
 	const char *reads;     /* how kernel objects are read: "bpf_rdonly_cast" (6.2+, direct
 				* loads) or "bpf_probe_read_kernel" */
+	const char *sk_state;  /* where a socket's own request state is kept: "sk_storage" (5.11+
+				* in tracing programs) or "hash" (bounded, by the socket's address) */
+	bool user_regs;	       /* bpf_task_pt_regs (5.15): a read's or write's user buffer */
+	bool compat;	       /* the programs built for kernels before 5.12 (sockets_compat) */
 };
 
 /* Totals since load, summed over CPUs (WAIT_MAX_NS: the max over CPUs). */

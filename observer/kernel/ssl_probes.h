@@ -23,8 +23,8 @@ struct obs_ssl_file {
 
 /* Can uprobes be had here? false with the reason in why (the kernel has no uprobe event
  * source, not x86-64, or LOADLENS_OBSERVER_NO_UPROBES set: the tests' way to see a kernel
- * without them). */
-bool obs_ssl_probes_possible(char *why, size_t len);
+ * without them, or the compat programs of a kernel before 5.12). */
+bool obs_ssl_probes_possible(const struct obs_sockets *conn, char *why, size_t len);
 /* Before load: the uprobe programs load (on) or not; their maps sized (off: smallest). */
 void obs_ssl_probes_plan(struct obs_sockets *conn, bool on);
 /* Attached, privileged: uprobes on each libssl (SSL_read, SSL_read_ex, SSL_write,

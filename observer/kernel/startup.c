@@ -237,6 +237,13 @@ bool obs_btf_tracepoint_exists(const char *name)
 	return btf__find_by_name_kind(btf, type, BTF_KIND_TYPEDEF) > 0;
 }
 
+bool obs_btf_enum_exists(const char *name)
+{
+	const struct btf *btf = startup_vmlinux_btf();
+
+	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_ENUM) > 0;
+}
+
 bool obs_btf_func_exists(const char *name)
 {
 	const struct btf *btf = startup_vmlinux_btf();
@@ -270,6 +277,62 @@ int obs_fentry_probe(const char *func)
 		close(link);
 	close(fd);
 	return err;
+}
+
+bool obs_tracing_helper_known(int func_id, int attach_type, const char *target)
+{
+	/* call func_id (its arguments whatever the registers hold); r0 = 0; exit */
+	const struct bpf_insn insns[] = {
+		{.code = BPF_JMP | BPF_CALL, .imm = func_id},
+		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0},
+		{.code = BPF_JMP | BPF_EXIT},
+	};
+	const struct btf *btf = startup_vmlinux_btf();
+	static char log[4096];
+	int id, fd;
+
+	id = btf ? btf__find_by_name_kind(btf, target, attach_type == BPF_TRACE_ITER ? BTF_KIND_FUNC
+									     : BTF_KIND_TYPEDEF)
+		 : -ENOENT;
+	if (id <= 0)
+		return false;
+	log[0] = 0;
+	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = (enum bpf_attach_type)attach_type,
+		    .attach_btf_id = (__u32)id,
+		    .log_buf = log, .log_size = sizeof(log), .log_level = 1);
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "ll_helper", "GPL", insns, 3, &o);
+	if (fd >= 0) {
+		close(fd);
+		return true;
+	}
+	/* refused for its arguments (the helper is there), or for not knowing it: "unknown func"
+	 * (not allowed in this program type), "invalid func" (past the kernel's last helper) */
+	return !strstr(log, "unknown func") && !strstr(log, "invalid func");
+}
+
+bool obs_atomics_known(void)
+{
+	/* *(u64 *)(r10 - 8) = 0; r0 = 0; r1 = 1; r0 = cmpxchg(r10 - 8, r0, r1); r0 = 0; exit */
+	const struct bpf_insn insns[] = {
+		{.code = BPF_ST | BPF_MEM | BPF_DW, .dst_reg = BPF_REG_10, .off = -8, .imm = 0},
+		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0},
+		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1, .imm = 1},
+		{.code = BPF_STX | BPF_ATOMIC | BPF_DW, .dst_reg = BPF_REG_10, .src_reg = BPF_REG_1,
+		 .off = -8, .imm = BPF_CMPXCHG},
+		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0},
+		{.code = BPF_JMP | BPF_EXIT},
+	};
+	static char log[1024];
+	int fd;
+
+	log[0] = 0;
+	LIBBPF_OPTS(bpf_prog_load_opts, o, .log_buf = log, .log_size = sizeof(log), .log_level = 1);
+	fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "ll_atomic", "GPL", insns, 6, &o);
+	if (fd >= 0) {
+		close(fd);
+		return true;
+	}
+	return !strstr(log, "reserved fields") && !strstr(log, "unknown atomic");
 }
 
 int obs_drop_privileges(int (*verify)(void *arg), void *arg)

@@ -53,12 +53,23 @@ bool obs_tracepoint_exists(const char *category, const char *name);
 
 /* A tp_btf / raw_tp target: the kernel's BTF has the type btf_trace_<name>. */
 bool obs_btf_tracepoint_exists(const char *name);
+/* The kernel's BTF has this enum (e.g. skb_drop_reason, 5.17). */
+bool obs_btf_enum_exists(const char *name);
 /* The kernel's BTF describes this function (a kfunc, or one a trampoline can attach to). */
 bool obs_btf_func_exists(const char *name);
 /* Can a BPF trampoline (fentry) attach to this kernel function? Loads and attaches a program that
  * does nothing, then closes it: 0, -ENOENT (no such function in the kernel's BTF), or the errno
  * the kernel gave (EPERM, ENOTSUPP/524 where trampolines are missing or refused). Needs privilege. */
 int obs_fentry_probe(const char *func);
+/* Does the verifier know helper `func_id` in a tracing program of this attach type, attached at
+ * the kernel's BTF `target` (a tp_btf's "btf_trace_NAME" typedef, an iterator's "bpf_iter_NAME"
+ * function)? Loads a program that calls it and reads the verifier's log: false where it says
+ * "invalid func" (a helper newer than the kernel) or "unknown func" (not allowed there, as
+ * bpf_sk_storage_get in tracing programs before 5.11), true otherwise. Needs privilege; false without the target. */
+bool obs_tracing_helper_known(int func_id, int attach_type, const char *target);
+/* Does the verifier take BPF_ATOMIC's fetching forms (compare-and-exchange: 5.12)? Loads a socket
+ * filter that does one on its stack. Needs privilege; true where it cannot tell. */
+bool obs_atomics_known(void);
 
 /*
  * Drop every capability (effective, permitted, inheritable, ambient; uid unchanged) and set

@@ -48,7 +48,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.normpath(os.path.join(HERE, "../.."))
 CACHE = os.environ.get("LOADLENS_KERNEL_CACHE", "/var/cache/loadlens/kernels")
 # a kernel series -> the Debian metapackage whose dependency names the exact kernel package
-SERIES = {"6.1": "linux-image-amd64", "6.12": "linux-image-6.12-amd64"}
+SERIES = {"6.1": "linux-image-amd64", "6.12": "linux-image-6.12-amd64",
+	  "5.10": "linux-image-amd64"}
+# series from an older Debian release than the host's: apt reads that release's sources through
+# a private configuration under the cache (apt_env), never the host's sources or lists
+OLD_RELEASES = {"5.10": "bullseye"}
+MIRRORS = (("http://deb.debian.org/debian", "%s main"),
+	   ("http://deb.debian.org/debian-security", "%s-security main"))
 # what the initramfs loads to mount the host's root: 9p over virtio-pci, under an overlay
 # environment variables handed into the guest command besides PATH (prefixes)
 PASS_ENV = ("LOADLENS_", "LL_", "CI")
@@ -87,17 +93,48 @@ def last_line(text):
 
 # --- which kernel ---
 
+def apt_env(kernel):
+	"""The environment apt runs in for KERNEL: the host's, or for a series of an older Debian
+	release (OLD_RELEASES) a private APT_CONFIG with that release's sources, lists and cache
+	under CACHE/apt-RELEASE (its lists fetched once)."""
+	rel = OLD_RELEASES.get(series(kernel))
+	if not rel:
+		return None
+	d = os.path.join(CACHE, "apt-" + rel)
+	conf = os.path.join(d, "apt.conf")
+	for sub in ("lists/partial", "cache/archives/partial", "sources.list.d"):
+		os.makedirs(os.path.join(d, sub), exist_ok=True)
+	with open(os.path.join(d, "sources.list"), "w") as f:
+		for uri, suite in MIRRORS:
+			f.write("deb %s %s\n" % (uri, suite % rel))
+	with open(conf, "w") as f:
+		f.write('Dir::Etc::SourceList "%s/sources.list";\n'
+			'Dir::Etc::SourceParts "%s/sources.list.d";\n'
+			'Dir::State::Lists "%s/lists";\n'
+			'Dir::Cache "%s/cache";\n' % (d, d, d, d))
+	env = dict(os.environ, APT_CONFIG=conf)
+	if not glob.glob(os.path.join(d, "lists", "*_Packages*")):
+		say("fetching %s's package lists into %s (a private APT_CONFIG)" % (rel, d))
+		try:
+			sh(["apt-get", "update", "-qq"], env=env, timeout=600)
+		except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as e:
+			raise Skip("cannot read %s's package lists: %s" % (
+				rel, last_line(getattr(e, "output", ""))))
+	return env
+
+
 def resolve(kernel):
 	"""The exact kernel version (e.g. 6.1.0-56-amd64) for a series or a version."""
 	if kernel not in SERIES:
 		if not re.fullmatch(r"\d+\.\d+[\w.+~-]*-amd64", kernel):
-			raise ValueError("unknown kernel '%s': 6.1, 6.12 or a version such as "
-					 "6.1.0-56-amd64" % kernel)
+			raise ValueError("unknown kernel '%s': %s or a version such as "
+					 "6.1.0-56-amd64" % (kernel, ", ".join(SERIES)))
 		return kernel
 	meta = SERIES[kernel]
+	env = apt_env(kernel)
 	for attempt in (1, 2):
 		out = subprocess.run(["apt-cache", "depends", meta], stdout=subprocess.PIPE,
-				     stderr=subprocess.DEVNULL, text=True).stdout
+				     stderr=subprocess.DEVNULL, text=True, env=env).stdout
 		m = re.search(r"Depends: linux-image-(%s[\w.+~-]*-amd64)$" % re.escape(kernel),
 			      out, re.M)
 		if m:
@@ -105,7 +142,7 @@ def resolve(kernel):
 		if attempt == 1:  # the package lists may be missing or stale: refresh once
 			say("apt knows no %s; running apt-get update" % meta)
 			try:
-				sh(["apt-get", "update", "-qq"], timeout=300)
+				sh(["apt-get", "update", "-qq"], env=env, timeout=300)
 			except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as e:
 				raise Skip("cannot resolve the %s kernel: %s is unknown to apt and "
 					   "apt-get update failed (%s)" %
@@ -178,7 +215,8 @@ def fetch(kernel):
 		pkg = "linux-image-" + kver
 		say("downloading %s (apt-get download) into %s" % (pkg, kdir))
 		try:
-			sh(["apt-get", "download", "-q", pkg], cwd=dl, timeout=900)
+			sh(["apt-get", "download", "-q", pkg], cwd=dl, env=apt_env(kver),
+			   timeout=900)
 		except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as e:
 			raise Skip("cannot download %s: %s" % (pkg, last_line(getattr(e, "output",
 										  ""))))
