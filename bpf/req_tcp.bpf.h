@@ -94,10 +94,14 @@ static __always_inline struct rt_tcp_sock *tcp_state(const struct sock *sk, bool
 
 	/* no compare-and-exchange to claim an entry with (before 5.12; ll_sk_hash is then set too):
 	 * every socket's state in the hash by socket, inserted atomically (BPF_NOEXIST) */
-	if (!targ_atomics)
-		return LL_SK_GET(tcp_socks, tcp_socks_hash, (void *)sk,
-				 create && sk->__sk_common.skc_state != TCP_CLOSE
-				 ? BPF_SK_STORAGE_GET_F_CREATE : 0);
+	if (!targ_atomics) {
+		create = create && sk->__sk_common.skc_state != TCP_CLOSE;
+		own = LL_SK_GET(tcp_socks, tcp_socks_hash, (void *)sk,
+				create ? BPF_SK_STORAGE_GET_F_CREATE : 0);
+		if (!own && create) /* the hash is full: untimed, counted */
+			global_add(RT_G_NO_STORAGE, 1);
+		return own;
+	}
 	if (!s)
 		return NULL;
 	if (s->sk == me)
