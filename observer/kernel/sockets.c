@@ -23,7 +23,6 @@
 
 struct obs_sockets {
 	struct sockets_bpf *skel;
-	bool compat;		/* sockets_compat.bpf.o: a kernel before 5.12 */
 	struct obs_sockets_features features;
 	bool by_calls;		/* accepts counted at accept() (--pid/--cgroup): the syscall
 				 * tier stays attached */
@@ -93,7 +92,7 @@ static void sk_state(struct obs_sockets *c, const char *prog)
 	bool storage = obs_tracing_helper_known(BPF_FUNC_sk_storage_get, BPF_TRACE_RAW_TP,
 						"btf_trace_inet_sock_set_state");
 
-	s->rodata->targ_atomics = !c->compat;
+	s->rodata->targ_atomics = !c->features.compat;
 	if (storage && s->rodata->targ_atomics) {
 		bpf_program__set_autoload(s->progs.handle_inet_sock_destruct, false);
 		c->features.sk_state = "sk_storage";
@@ -128,7 +127,7 @@ static void task_helpers(struct obs_sockets *c, const char *prog)
 		obs_tracing_helper_known(BPF_FUNC_get_current_task_btf, BPF_TRACE_RAW_TP, tp);
 	/* (the compat object: a kernel before 5.12 has no bpf_task_pt_regs, and the walks that use
 	 * the registers' buffers hold socket addresses as numbers only as global functions) */
-	s->rodata->targ_pt_regs = s->rodata->targ_task_btf && !c->compat &&
+	s->rodata->targ_pt_regs = s->rodata->targ_task_btf && !c->features.compat &&
 		obs_tracing_helper_known(BPF_FUNC_task_pt_regs, BPF_TRACE_RAW_TP, tp);
 	c->features.user_regs = s->rodata->targ_pt_regs;
 	if (!c->features.user_regs)
@@ -340,11 +339,8 @@ struct obs_sockets *obs_sockets_open(const char *prog, const struct obs_sockets_
 		ll_warn(prog, "cannot set up per-CPU reads: %s", strerror(-err));
 		goto cleanup;
 	}
-	/* (LOADLENS_OBSERVER_COMPAT=1: the compat object on any kernel, for tests) */
-	c->compat = !obs_atomics_known() || (getenv("LOADLENS_OBSERVER_COMPAT") &&
-					     !strcmp(getenv("LOADLENS_OBSERVER_COMPAT"), "1"));
-	c->skel = skel_open(c->compat);
-	c->features.compat = c->compat;
+	c->features.compat = !obs_atomics_known();
+	c->skel = skel_open(c->features.compat);
 	if (!c->skel) {
 		err = -errno;
 		ll_warn(prog, "cannot open the BPF object: %s", strerror(-err));

@@ -39,14 +39,21 @@ static const void *compat_bytes(size_t *sz)
 	return sockets_compat_bpf__elf_bytes(sz);
 }
 
+/* the two objects, opened from their ELF images */
+static void open_both(struct bpf_object **a, struct bpf_object **b)
+{
+	*a = open_elf(main_bytes, "sockets_bpf");
+	*b = open_elf(compat_bytes, "sockets_bpf");
+}
+
 static void test_same_maps(void **state)
 {
-	struct bpf_object *a = open_elf(main_bytes, "sockets_bpf"),
-			  *b = open_elf(compat_bytes, "sockets_bpf");
+	struct bpf_object *a, *b;
 	struct bpf_map *m, *n;
 	size_t count = 0;
 
 	(void)state;
+	open_both(&a, &b);
 	bpf_object__for_each_map(m, a) {
 		n = bpf_object__find_map_by_name(b, bpf_map__name(m));
 		assert_non_null(n);
@@ -57,7 +64,7 @@ static void test_same_maps(void **state)
 		count++;
 	}
 	bpf_object__for_each_map(n, b)
-		count--;
+		count--; /* and none more in the compat object */
 	assert_int_equal(count, 0);
 	bpf_object__close(a);
 	bpf_object__close(b);
@@ -65,12 +72,12 @@ static void test_same_maps(void **state)
 
 static void test_same_programs(void **state)
 {
-	struct bpf_object *a = open_elf(main_bytes, "sockets_bpf"),
-			  *b = open_elf(compat_bytes, "sockets_bpf");
+	struct bpf_object *a, *b;
 	struct bpf_program *p, *q;
 	size_t count = 0;
 
 	(void)state;
+	open_both(&a, &b);
 	bpf_object__for_each_program(p, a) {
 		q = bpf_object__find_program_by_name(b, bpf_program__name(p));
 		assert_non_null(q);
@@ -133,10 +140,10 @@ static void same_datasec(const struct btf *x, const struct btf *y, const char *s
 
 static void test_same_variables(void **state)
 {
-	struct bpf_object *a = open_elf(main_bytes, "sockets_bpf"),
-			  *b = open_elf(compat_bytes, "sockets_bpf");
+	struct bpf_object *a, *b;
 
 	(void)state;
+	open_both(&a, &b);
 	same_datasec(bpf_object__btf(a), bpf_object__btf(b), ".rodata");
 	same_datasec(bpf_object__btf(a), bpf_object__btf(b), ".bss");
 	bpf_object__close(a);
