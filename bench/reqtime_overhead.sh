@@ -11,7 +11,9 @@
 #    per round against that round's run without observer, then the median and the spread
 #    (min..max) over rounds are printed: on a shared machine drift between rounds is large,
 #    and this pairing cancels most of it. kernel.bpf_stats_enabled is 0 throughout.
-# 2. Cost per program: a separate run per variant with kernel.bpf_stats_enabled=1;
+#    LOADS: "keepalive" (default), "close" (wrk with "Connection: close": a new connection per
+#    request), or both, each a table of its own.
+# 2. Cost per program: a separate run per variant and load with kernel.bpf_stats_enabled=1;
 #    run_time_ns / run_cnt of each of the observer's programs, from bpftool.
 # 3. Memory at SOCKETS tracked sockets (MEM=0 skips it): observer RSS, map memory (memlock)
 #    and the sk_storage the kernel holds for them (Slab attached minus after detach).
@@ -19,6 +21,8 @@
 # VARIANTS: space-separated NAME=BINDIR[:ARGS] (ARGS with commas for spaces). Default:
 #   "observer=$BIN". The name "noreq" is special: the observer without request timing
 #   (--no-requests), to split request timing's share from the rest.
+#   The name "foreign" watches an unused port instead of the server's: every program run is then
+#   the early exit a socket that is not a target costs (the client's end, another port).
 # Example: VARIANTS="before=build/bin-old observer=build/bin runq=build/bin:--runq noreq=build/bin"
 #
 # Loopback only; every load is bounded (wrk -d). Needs root, nginx, wrk, bpftool, python3
@@ -32,6 +36,8 @@ STATS_DUR=${STATS_DUR:-5}
 MEM=${MEM:-1}
 SOCKETS=${SOCKETS:-100000}
 VARIANTS=${VARIANTS:-observer=$BIN}
+LOADS=${LOADS:-keepalive}
+FOREIGN_PORT=18489
 SERVERS=${SERVERS:-nginx refserver}
 T=$(mktemp -d /tmp/loadlens-bench.XXXXXX)
 PIDS=()
@@ -86,6 +92,7 @@ obs_on() {
 		"$dir/loadlens-observer" --help | grep -q -- --no-requests &&
 			args="$args,--no-requests" || env=(LOADLENS_OBSERVER_NO_REQTIME=1)
 	fi
+	[ "$name" = foreign ] && set -- "$FOREIGN_PORT"
 	env "${env[@]}" "$dir/loadlens-observer" ${args//,/ } $(printf -- '--port %s ' "$@") \
 		--interval 1s >"$T/obs.out" 2>"$T/obs.err" &
 	OBS_PID=$!
@@ -98,8 +105,19 @@ obs_off() {
 	wait "$OBS_PID"
 	OBS_PID=
 }
+# wrk's arguments for a load
+wrk_load() {
+	case $1 in
+	keepalive) ;;
+	close) printf '%s\n' -H "Connection: close" ;;
+	*) echo "LOADS: keepalive or close, not $1" >&2 && exit 1 ;;
+	esac
+}
+LOAD=keepalive
 wrk_rps() {
-	taskset -c 1 wrk -t1 -c50 -d"${1}s" "http://127.0.0.1:$2/" | awk '/Requests\/sec/ { print $2 }'
+	local a=()
+	mapfile -t a < <(wrk_load "$LOAD")
+	taskset -c 1 wrk -t1 -c50 "${a[@]}" -d"${1}s" "http://127.0.0.1:$2/" | awk '/Requests\/sec/ { print $2 }'
 }
 # cpu_ticks PID: user + system time of a process so far, in clock ticks (USER_HZ)
 cpu_ticks() {
@@ -110,9 +128,10 @@ cpu_ticks() {
 wrk_cpu() {
 	local t0 t1 rps n wcpu
 	t0=$(cpu_ticks "$3")
-	python3 - "$1" "$2" >"$T/wrk.cpu" <<'EOF'
+	python3 - "$1" "$2" $(wrk_load "$LOAD" | tr ' ' '\001') >"$T/wrk.cpu" <<'EOF'
 import resource, subprocess, sys
-out = subprocess.run(["taskset", "-c", "1", "wrk", "-t1", "-c50", "-d%ss" % sys.argv[1],
+extra = [a.replace("\x01", " ") for a in sys.argv[3:]]
+out = subprocess.run(["taskset", "-c", "1", "wrk", "-t1", "-c50"] + extra + ["-d%ss" % sys.argv[1],
                       "http://127.0.0.1:%s/" % sys.argv[2]], capture_output=True, text=True).stdout
 rps = [l.split()[1] for l in out.splitlines() if l.startswith("Requests/sec")][0]
 n = [l.split()[0] for l in out.splitlines() if "requests in" in l][0]
@@ -179,7 +198,8 @@ for s, by in runs.items():
 EOF
 }
 
-echo "## Throughput (wrk -t1 -c50, $ROUNDS rounds of ${DUR}s per setting, order alternating)"
+for LOAD in $LOADS; do
+echo "## Throughput, $LOAD (wrk -t1 -c50 $(wrk_load "$LOAD" | tr '\n' ' ')$ROUNDS rounds of ${DUR}s per setting, order alternating)"
 echo
 echo "Loss: per round, 1 - with/without, then median [IQR, range] over rounds. CPU: us of CPU"
 echo "charged per request to the server, and to server + wrk; its increase is per round too."
@@ -192,9 +212,13 @@ for srv in $SERVERS; do
 	refserver) throughput "loadlens-refserver --proto http" $RS_PORT "$RS_PID" ;;
 	esac
 done
+echo
+done
 
 echo
-echo "## Cost per program run (kernel.bpf_stats_enabled=1, nginx, ${STATS_DUR}s per variant)"
+for LOAD in $LOADS; do
+echo
+echo "## Cost per program run, $LOAD (kernel.bpf_stats_enabled=1, nginx, ${STATS_DUR}s per variant)"
 echo
 echo "Runs and ns per request count every run of the program on the host (other traffic too)."
 echo
@@ -205,7 +229,8 @@ for v in $VARIANTS; do
 	# only this observer's programs (others may be loaded on a shared machine)
 	ids=$(cat /proc/"$OBS_PID"/fdinfo/* 2>/dev/null | awk '/^prog_id:/ { print $2 }' | sort -un)
 	bpftool -j prog show >"$T/before.json"
-	taskset -c 1 wrk -t1 -c50 -d"${STATS_DUR}s" "http://127.0.0.1:$NGINX_PORT/" >"$T/wrk.out"
+	mapfile -t wa < <(wrk_load "$LOAD")
+	taskset -c 1 wrk -t1 -c50 "${wa[@]}" -d"${STATS_DUR}s" "http://127.0.0.1:$NGINX_PORT/" >"$T/wrk.out"
 	bpftool -j prog show >"$T/after.json"
 	obs_off
 	sysctl -qw kernel.bpf_stats_enabled=0
@@ -224,6 +249,7 @@ for i in map(int, sys.argv[5:]):
     if n and n >= reqs / 100:
         print("| %s | %s | %.2f | %.0f | %.0f |" % (name, a["name"], n / reqs, t / n, t / reqs))
 EOF
+done
 done
 
 [ "$MEM" = 1 ] || exit 0

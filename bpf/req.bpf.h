@@ -113,6 +113,31 @@ static __always_inline void req_data_ready(const struct sock *sk, bool kf)
 /* TLS plaintext through uprobes on libssl (uses req_h2's walk) */
 #include "req_ssl.bpf.h"
 
+/*
+ * A connection's first read: a TLS ClientHello, the HTTP/2 client preface, or neither. One read
+ * of the user's buffer answers both (a first read is every request's on a load of new
+ * connections: a second read of the buffer and of the task's registers cost 60-100 ns there).
+ */
+static __always_inline void conn_hello(const struct sock *sk, struct rt_tcp_sock *s, int slot,
+				       int ret)
+{
+	__u64 w[3], ubuf;
+	__u32 n;
+
+	if (ret < 5)
+		return;
+	ubuf = tls_buf(ret, &n);
+	if (!ubuf || n < 5)
+		return;
+	if (n < LL_H2_PREFACE_LEN ? bpf_probe_read_user(w, 5, (void *)ubuf)
+				  : bpf_probe_read_user(w, sizeof(w), (void *)ubuf))
+		return;
+	if (ll_tls_hello((const __u8 *)w))
+		tls_hello(sk, s, slot, ubuf, n);
+	else if (n >= LL_H2_PREFACE_LEN && ll_h2_preface(w))
+		h2_hello(sk, s, slot);
+}
+
 static __always_inline void req_recv(struct sock *sk, int ret, int flags, bool kf)
 {
 	bool udp = false;

@@ -331,21 +331,12 @@ static __always_inline void h2_count_lost(struct rt_tcp_sock *s, int slot)
 		r->c.h2_lost++;
 }
 
-/* The connection's first read: is it the client preface? Then the connection is HTTP/2. */
-static __always_inline bool h2_hello(const struct sock *sk, struct rt_tcp_sock *s, int slot,
-				     int ret)
+/* The connection's first read was the client preface (conn_hello()): the connection is HTTP/2. */
+static __always_inline void h2_hello(const struct sock *sk, struct rt_tcp_sock *s, int slot)
 {
 	struct rt_h2_conn *c;
-	__u64 ubuf, w[3];
 	struct rt_rec *r;
-	__u32 n;
 
-	if (ret < LL_H2_PREFACE_LEN)
-		return false;
-	ubuf = tls_buf(ret, &n);
-	if (!ubuf || n < LL_H2_PREFACE_LEN || bpf_probe_read_user(w, sizeof(w), (void *)ubuf) ||
-	    !ll_h2_preface(w))
-		return false;
 	s->flags |= RT_F_H2;
 	s->h2 = 0;
 	r = rec_of(slot);
@@ -354,13 +345,12 @@ static __always_inline bool h2_hello(const struct sock *sk, struct rt_tcp_sock *
 	c = LL_SK_GET(h2_conns, h2_conns_hash, (void *)sk, BPF_SK_STORAGE_GET_F_CREATE);
 	if (!c) {
 		h2_count_lost(s, slot); /* no memory (net.core.optmem_max) */
-		return true;
+		return;
 	}
 	__builtin_memset(c, 0, sizeof(*c));
 	c->rd.skip = LL_H2_PREFACE_LEN;
 	c->gen = bpf_ktime_get_ns();
 	c->slot = slot;
-	return true;
 }
 
 /* One read's or write's frames on connection c (the walk w set up with its times): the

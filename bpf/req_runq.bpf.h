@@ -29,9 +29,13 @@ struct {
 /* --runq: the server's first process to read from a target socket joins the run-queue watch. */
 static __always_inline void watch_tgid(void)
 {
-	__u64 tgid = bpf_get_current_pid_tgid() >> 32, *w = &watched[tgid % RT_WATCH_SLOTS];
+	__u64 tgid, *w;
 
-	if (!targ_runq || *w == tgid)
+	if (!targ_runq) /* first: the helper call below is not free */
+		return;
+	tgid = bpf_get_current_pid_tgid() >> 32;
+	w = &watched[tgid % RT_WATCH_SLOTS];
+	if (*w == tgid)
 		return;
 	if (*w || LL_CMPXCHG(w, 0, tgid))
 		global_add(RT_G_TGIDS_FULL, 1);

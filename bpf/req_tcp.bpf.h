@@ -29,8 +29,6 @@ LL_SK_HASH(tcp_socks_hash, struct rt_tcp_sock);
 
 /* TLS connections (req_tls.bpf.h, included later: it reads the user buffer as payload.bpf.h does) */
 struct rt_tcp_sock;
-static __always_inline void tls_hello(const struct sock *sk, struct rt_tcp_sock *s, int slot,
-				      int ret);
 static __always_inline void tls_read(struct sock *sk, struct rt_tcp_sock *s, int slot, int ret,
 				     __u64 now);
 static __always_inline void tls_app_read(struct sock *sk, struct rt_tcp_sock *s, int slot,
@@ -44,9 +42,10 @@ static __always_inline void ssl_stamp(struct sock *sk, struct rt_tcp_sock *s, in
 				      bool read, bool kf);
 static __always_inline void ssl_close(const struct sock *sk, bool forget);
 static __always_inline void ssl_watch_proc(void);
+/* A connection's first bytes: TLS, HTTP/2 or neither (req.bpf.h, after both) */
+static __always_inline void conn_hello(const struct sock *sk, struct rt_tcp_sock *s, int slot,
+				       int ret);
 /* HTTP/2 connections (req_h2.bpf.h, included later: it reads the user buffer too) */
-static __always_inline bool h2_hello(const struct sock *sk, struct rt_tcp_sock *s, int slot,
-				     int ret);
 static __always_inline void h2_io(struct sock *sk, struct rt_tcp_sock *s, int slot, int ret,
 				  bool write, bool kf);
 static __always_inline void h2_close(const struct sock *sk, struct rt_tcp_sock *s);
@@ -206,11 +205,8 @@ static __always_inline void tcp_read(struct sock *sk, int slot, int ret, bool kf
 		return;
 	arrivals = s->arrivals;
 	s->arrivals = 0;
-	if (!(s->flags & RT_F_SEEN_READ) && s->state != RT_READING) {
-		tls_hello(sk, s, slot, ret); /* the first bytes: a ClientHello? */
-		if (!(s->flags & RT_F_TLS))
-			h2_hello(sk, s, slot, ret); /* or the HTTP/2 client preface? */
-	}
+	if (!(s->flags & RT_F_SEEN_READ) && s->state != RT_READING)
+		conn_hello(sk, s, slot, ret); /* the first bytes: TLS, HTTP/2? */
 	if (s->flags & RT_F_H2) {
 		/* streams, not turns: the first stream's accept share is the connection's */
 		if (!(s->flags & RT_F_SEEN_READ)) {
@@ -351,14 +347,21 @@ static __always_inline void req_server_closes(const struct sock *sk)
 	s->state = RT_IDLE;
 }
 
-/* Any TCP socket moves to CLOSE: free its table entry (one inlined lookup and a compare). A TLS
+/* A TCP socket moves to CLOSE: free its table entry (one inlined lookup and a compare). A TLS
  * socket closed with unread bytes (a client's close_notify: a reset, no FIN_WAIT1) may still
- * hold a request to record, or a handshake's entry. */
+ * hold a request to record, or a handshake's entry. Only a socket of a target port can hold
+ * one, and its port is known by inet_sport: skc_num is 0 by now for a socket that held a port
+ * (tcp_set_state() releases the port, then changes the state). Another port's socket goes no
+ * further than that byte, where the entry's line would be a cache miss on every close. */
 static __always_inline void req_forget(const struct sock *sk)
 {
+	__u16 port = bpf_ntohs(LL_READ(struct inet_sock, sk, inet_sport));
 	__u32 idx = sk->__sk_common.skc_hash & (RT_TCP_SLOTS - 1);
-	struct rt_tcp_sock *s = bpf_map_lookup_elem(&tcp_slots, &idx);
+	struct rt_tcp_sock *s;
 
+	if (!targ_slot[port])
+		return;
+	s = bpf_map_lookup_elem(&tcp_slots, &idx);
 	if (s && s->sk == (__u64)sk) {
 		if (s->flags & RT_F_TLS)
 			tls_forget(sk, s);

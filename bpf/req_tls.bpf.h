@@ -228,24 +228,15 @@ LL_GLOBAL int tls_offers_h2(__u64 ubuf, __u32 n)
 	return 0;
 }
 
-/* The connection's first read: is it a ClientHello record? Then it is a TLS connection, and its
- * handshake begins (start: the bytes' arrival, else now). */
+/* The connection's first read was a ClientHello record (conn_hello()): a TLS connection, and its
+ * handshake begins (start: the bytes' arrival, else now). ubuf, n: the read's bytes. */
 static __always_inline void tls_hello(const struct sock *sk, struct rt_tcp_sock *s, int slot,
-				      int ret)
+				      __u64 ubuf, __u32 n)
 {
 	struct rt_tls_hs hs = {};
-	__u64 key = (__u64)sk, ubuf;
+	__u64 key = (__u64)sk;
 	struct rt_rec *r;
-	__u8 h[5];
-	__u32 n;
 
-	if (ret < 5)
-		return;
-	ubuf = tls_buf(ret, &n);
-	if (!ubuf || n < 5 || bpf_probe_read_user(h, sizeof(h), (void *)ubuf))
-		return;
-	if (!ll_tls_hello(h))
-		return;
 	s->flags |= RT_F_TLS;
 	s->tls = RT_TLS_HELLO;
 	s->tls_skip = 0;
