@@ -355,11 +355,14 @@ static __always_inline void req_server_closes(const struct sock *sk)
  * further than that byte, where the entry's line would be a cache miss on every close. */
 static __always_inline void req_forget(const struct sock *sk)
 {
-	__u16 port = bpf_ntohs(LL_READ(struct inet_sock, sk, inet_sport));
+	__u32 port = bpf_ntohs(LL_READ(struct inet_sock, sk, inet_sport));
 	__u32 idx = sk->__sk_common.skc_hash & (RT_TCP_SLOTS - 1);
 	struct rt_tcp_sock *s;
 
-	if (!targ_slot[port])
+	/* the mask kept (the compiler knows it changes nothing): before 5.13 or so the verifier
+	 * does not bound a byte swap's result */
+	barrier_var(port);
+	if (!targ_slot[port & 0xffff])
 		return;
 	s = bpf_map_lookup_elem(&tcp_slots, &idx);
 	if (s && s->sk == (__u64)sk) {
