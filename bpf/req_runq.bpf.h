@@ -9,6 +9,9 @@
 
 /* --runq: serving processes join the run-queue watch; 0: off (the sched programs not loaded). */
 const volatile __u8 targ_runq = 0;
+/* sched_switch passes prev_state (5.18); before, the task's own state is read (run-queue wait
+ * only: 5.10 has the tracepoint with three arguments) */
+const volatile __u8 targ_switch_state = 1;
 
 /*
  * Run-queue watch, in .bss so that a context switch reads it with plain loads and no helper call.
@@ -65,6 +68,25 @@ static __always_inline void req_wakeup(const struct task_struct *p)
 {
 	if (is_watched(p))
 		runnable(p, bpf_ktime_get_ns());
+}
+
+/* A task's state where sched_switch does not pass it: __state from 5.14, state before (the
+ * relocation of the one this kernel lacks fails in a branch the verifier drops). */
+struct task_struct___state {
+	unsigned int __state;
+} __attribute__((preserve_access_index));
+struct task_struct___long_state {
+	long state;
+} __attribute__((preserve_access_index));
+
+static __always_inline unsigned int task_state(const struct task_struct *p)
+{
+	const struct task_struct___state *n = (const void *)p;
+	const struct task_struct___long_state *o = (const void *)p;
+
+	if (bpf_core_field_exists(n->__state))
+		return BPF_CORE_READ(n, __state);
+	return (unsigned int)BPF_CORE_READ(o, state);
 }
 
 static __always_inline void req_switch(const struct task_struct *prev,

@@ -228,10 +228,13 @@ int BPF_PROG(handle_sched_wakeup_new, struct task_struct *p)
 	return 0;
 }
 
+/* (bool preempt, struct task_struct *prev, struct task_struct *next, unsigned int prev_state):
+ * the fourth from 5.18 only (targ_switch_state); before it, the task's own state */
 SEC("tp_btf/sched_switch")
-int BPF_PROG(handle_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
-	     unsigned int prev_state)
+int handle_sched_switch(__u64 *ctx)
 {
-	req_switch(prev, next, prev_state);
+	struct task_struct *prev = (void *)ctx[1], *next = (void *)ctx[2];
+
+	req_switch(prev, next, targ_switch_state ? (unsigned int)ctx[3] : task_state(prev));
 	return 0;
 }

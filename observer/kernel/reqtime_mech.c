@@ -157,6 +157,8 @@ static int programs(struct sockets_bpf *s, const char *prog,
 				      "wait is off");
 	}
 	s->rodata->targ_runq = got->runq;
+	/* before 5.18 sched_switch passes no prev_state: the programs read the task's state */
+	s->rodata->targ_switch_state = obs_btf_tracepoint_nargs("sched_switch") >= 4;
 	return 0;
 }
 

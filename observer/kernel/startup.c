@@ -237,6 +237,29 @@ bool obs_btf_tracepoint_exists(const char *name)
 	return btf__find_by_name_kind(btf, type, BTF_KIND_TYPEDEF) > 0;
 }
 
+int obs_btf_tracepoint_nargs(const char *name)
+{
+	const struct btf *btf = startup_vmlinux_btf();
+	const struct btf_type *t;
+	char type[256];
+	int id;
+
+	if (!btf)
+		return -1;
+	snprintf(type, sizeof(type), "btf_trace_%s", name);
+	id = btf__find_by_name_kind(btf, type, BTF_KIND_TYPEDEF);
+	if (id <= 0)
+		return -1;
+	/* typedef -> pointer -> function prototype (void *ctx, the tracepoint's arguments...) */
+	t = btf__type_by_id(btf, btf__type_by_id(btf, id)->type);
+	if (!t || !btf_is_ptr(t))
+		return -1;
+	t = btf__type_by_id(btf, t->type);
+	if (!t || !btf_is_func_proto(t) || btf_vlen(t) < 1)
+		return -1;
+	return btf_vlen(t) - 1;
+}
+
 bool obs_btf_enum_exists(const char *name)
 {
 	const struct btf *btf = startup_vmlinux_btf();

@@ -53,6 +53,9 @@ bool obs_tracepoint_exists(const char *category, const char *name);
 
 /* A tp_btf / raw_tp target: the kernel's BTF has the type btf_trace_<name>. */
 bool obs_btf_tracepoint_exists(const char *name);
+/* The arguments a tp_btf / raw_tp target passes (its btf_trace_<name> less the context), or -1
+ * where the kernel's BTF lacks it (sched_switch: 4 from 5.18, 3 before). */
+int obs_btf_tracepoint_nargs(const char *name);
 /* The kernel's BTF has this enum (e.g. skb_drop_reason, 5.17). */
 bool obs_btf_enum_exists(const char *name);
 /* The kernel's BTF describes this function (a kfunc, or one a trampoline can attach to). */

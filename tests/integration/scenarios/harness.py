@@ -88,7 +88,9 @@ def run_in(run, sc, result):
 	if observer_supports("--max-procs") and sc.get("max_procs"):
 		obs += ["--max-procs", str(sc["max_procs"])]
 	run.spawn("observer", obs, outside=sc.get("observer_outside", False))
-	run.wait_for("observer", "observing", 60)
+	# under an emulated CPU the verifier and the attaches take minutes (as start_observer waits
+	# in tests/integration/lib/observer.sh)
+	run.wait_for("observer", "observing", 240 if EMULATED_CPU else 60)
 	run.events["observer_attached"] = time.time()
 	time.sleep(sc.get("settle", 1.0))
 	onset = sc.get("onset")
