@@ -455,10 +455,10 @@ size_t drv_grpc_msg_next(const struct drv_grpc_msgs *m, struct drv_mix_ctx *ctx,
 	static thread_local pb::Arena arena;
 	const Record *r;
 	uint32_t i = 0;
-	size_t n = DRV_GRPC_MSG_FAILED;
+	size_t n = LL_GRPC_MSG_FAILED;
 
 	*path = nullptr;
-	*rec = DRV_GRPC_NO_REC;
+	*rec = LL_GRPC_NO_REC;
 	if (!m)
 		return 0;
 	try {
@@ -467,13 +467,13 @@ size_t drv_grpc_msg_next(const struct drv_grpc_msgs *m, struct drv_mix_ctx *ctx,
 		if (m->mix)
 			drv_reqmix_next(m->mix, ctx, &json[0], &i);
 		r = &m->recs[i];
-		*rec = m->mix ? i : DRV_GRPC_NO_REC;
+		*rec = m->mix ? i : LL_GRPC_NO_REC;
 		*path = r->path.c_str();
 		if (!m->mix && r->how != How::Static)
 			drv_tpl_expand(r->tpl, &ctx->tc, &json[0]);
 		if (r->how != How::Encoded) {
 			if (r->bytes.size() > cap)
-				return DRV_GRPC_MSG_FAILED;
+				return LL_GRPC_MSG_FAILED;
 			memcpy(buf, r->bytes.data(), r->bytes.size());
 			for (unsigned f = 0; r->how == How::Patched && f < r->tpl->nfields; f++)
 				memcpy(buf + r->pos[f], &json[r->tpl->f[f].at], r->tpl->f[f].width);
@@ -493,7 +493,7 @@ size_t drv_grpc_msg_next(const struct drv_grpc_msgs *m, struct drv_mix_ctx *ctx,
 		}
 		arena.Reset();
 	} catch (const std::bad_alloc &) {
-		n = DRV_GRPC_MSG_FAILED;
+		n = LL_GRPC_MSG_FAILED;
 	}
 	return n;
 }

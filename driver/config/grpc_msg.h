@@ -13,8 +13,8 @@
  * chooses (weights, --seed) and counted per record. Implemented in C++ (grpc_msg.cc) behind
  * this C interface.
  */
-#ifndef LOADLENS_DRV_GRPC_MSG_H
-#define LOADLENS_DRV_GRPC_MSG_H
+#ifndef LOADLENS_LL_GRPC_MSG_H
+#define LOADLENS_LL_GRPC_MSG_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -23,8 +23,8 @@
 extern "C" {
 #endif
 
-#define DRV_GRPC_NO_REC UINT32_MAX /* drv_grpc_msg_next(): the call is no record of a mix */
-#define DRV_GRPC_MSG_FAILED SIZE_MAX /* drv_grpc_msg_next(): no message (count the call failed) */
+#define LL_GRPC_NO_REC UINT32_MAX /* drv_grpc_msg_next(): the call is no record of a mix */
+#define LL_GRPC_MSG_FAILED SIZE_MAX /* drv_grpc_msg_next(): no message (count the call failed) */
 
 struct drv_reqmix;
 struct drv_mix_ctx;
@@ -65,8 +65,8 @@ const char *drv_grpc_msgs_how(const struct drv_grpc_msgs *m, uint32_t rec);
  * The next call, on a worker thread with its own ctx (reqmix.h, drv_mix_ctx_init): its serialized
  * message into buf (cap >= drv_grpc_msg_max()), its method path into *path ("/package.Service/
  * Method", stable for the run; NULL: the target URL's), and the --requests-file record it came
- * from into *rec (DRV_GRPC_NO_REC: none, so no per-record count). Returns the message's length
- * (m NULL: the empty message, 0), or DRV_GRPC_MSG_FAILED when it could not be made: a cap under
+ * from into *rec (LL_GRPC_NO_REC: none, so no per-record count). Returns the message's length
+ * (m NULL: the empty message, 0), or LL_GRPC_MSG_FAILED when it could not be made: a cap under
  * drv_grpc_msg_max(), or an expanded JSON that did not encode (load encoded every field at its
  * lowest and highest value, so only a value between them that its type refuses, or no memory).
  */
@@ -77,4 +77,4 @@ size_t drv_grpc_msg_next(const struct drv_grpc_msgs *m, struct drv_mix_ctx *ctx,
 }
 #endif
 
-#endif /* LOADLENS_DRV_GRPC_MSG_H */
+#endif /* LOADLENS_LL_GRPC_MSG_H */

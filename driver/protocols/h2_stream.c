@@ -6,7 +6,7 @@
 #include <string.h>
 #include <nghttp2/nghttp2.h>
 #include "base/drv.h"
-#include "base/grpc_status.h"
+#include "loadlens/grpc_status.h"
 #include "config/config.h"
 #include "config/grpc_msg.h"
 #include "protocols/h2_conn.h"
@@ -93,7 +93,7 @@ static int headers(struct h2_thread *ht, const struct drv_config *cfg)
 	if (ht->grpc) {
 		nv(ht, "content-type", "application/grpc");
 		nv(ht, "te", "trailers");
-		if (drv_grpc_timeout(cfg->timeout_ns, ht->grpc_timeout, sizeof(ht->grpc_timeout)))
+		if (ll_grpc_timeout(cfg->timeout_ns, ht->grpc_timeout, sizeof(ht->grpc_timeout)))
 			nv(ht, "grpc-timeout", ht->grpc_timeout);
 	} else if (cfg->body_len || !strcmp(cfg->method, "POST") || !strcmp(cfg->method, "PUT")) {
 		snprintf(ht->content_length, sizeof(ht->content_length), "%zu", cfg->body_len);
@@ -160,8 +160,8 @@ static void stream_done(struct h2_conn *c, struct h2_stream *e)
 	} else if (c->ht->grpc) {
 		/* no grpc-status in the trailers (or a trailers-only answer): UNKNOWN, as a
 		 * gRPC client takes it */
-		r.grpc = e->grpc < 0 ? DRV_GRPC_UNKNOWN : e->grpc;
-		r.err = r.grpc == DRV_GRPC_OK ? 0 : DRV_E_GRPC;
+		r.grpc = e->grpc < 0 ? LL_GRPC_UNKNOWN : e->grpc;
+		r.err = r.grpc == LL_GRPC_OK ? 0 : DRV_E_GRPC;
 	}
 	r.rec = e->rec;
 	r.rec_live = e->rec_live;
@@ -187,8 +187,8 @@ static int on_header(nghttp2_session *sess, const nghttp2_frame *f, const uint8_
 			v = v * 10 + (value[i] - '0'); /* nghttp2 checked: three digits */
 		e->status = v;
 	} else if (namelen == 11 && !memcmp(name, "grpc-status", 11)) {
-		v = drv_grpc_status_parse(value, valuelen);
-		e->grpc = v < 0 ? DRV_GRPC_UNKNOWN : v;
+		v = ll_grpc_status_parse(value, valuelen);
+		e->grpc = v < 0 ? LL_GRPC_UNKNOWN : v;
 	}
 	return 0;
 }
@@ -381,8 +381,8 @@ static bool grpc_body(struct h2_conn *c, struct h2_stream *e, uint32_t i, const 
 	size_t n = drv_grpc_msg_next(c->base.w->cfg->grpc_msgs, &ht->mix_ctx, (char *)b + 5,
 				     ht->msg_cap - 5, path, &e->rec);
 
-	e->rec_live = e->rec != DRV_GRPC_NO_REC;
-	if (n == DRV_GRPC_MSG_FAILED)
+	e->rec_live = e->rec != LL_GRPC_NO_REC;
+	if (n == LL_GRPC_MSG_FAILED)
 		return false;
 	b[0] = 0; /* not compressed */
 	b[1] = (uint8_t)(n >> 24);

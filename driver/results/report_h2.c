@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <nghttp2/nghttp2.h>
-#include "base/grpc_status.h"
+#include "loadlens/grpc_status.h"
 #include "config/config.h"
 #include "results/report.h"
 #include "results/result.h"
@@ -43,9 +43,9 @@ static json_t *grpc_json(const struct drv_stats *t)
 	json_t *o = json_object();
 	unsigned i;
 
-	for (i = 0; o && i <= DRV_GRPC_OTHER; i++) {
+	for (i = 0; o && i <= LL_GRPC_OTHER; i++) {
 		if (t->grpc_status[i] &&
-		    json_object_set_new(o, drv_grpc_status_name(i), u64(t->grpc_status[i]))) {
+		    json_object_set_new(o, ll_grpc_status_name(i), u64(t->grpc_status[i]))) {
 			json_decref(o);
 			return NULL;
 		}
@@ -99,8 +99,8 @@ void drv_merge_h2(struct drv_stats *t, const json_t *doc)
 	memset(&one, 0, sizeof(one));
 	for (i = 0; i < DRV_H2_RST_CODES; i++)
 		one.h2_rst[i] = get(json_object_get(h, "rst_stream"), rst_name((int)i));
-	for (i = 0; i <= DRV_GRPC_OTHER; i++)
-		one.grpc_status[i] = get(g, drv_grpc_status_name(i));
+	for (i = 0; i <= LL_GRPC_OTHER; i++)
+		one.grpc_status[i] = get(g, ll_grpc_status_name(i));
 	one.h2_goaway = get(h, "goaway");
 	one.h2_flow_stalls = get(h, "flow_control_stalls");
 	one.h2_settings = get(h, "settings_received");
@@ -139,11 +139,11 @@ void drv_report_h2(FILE *f, const struct drv_config *cfg, const struct drv_stats
 	if (ll_scheme_is_grpc(cfg->url.scheme)) {
 		fprintf(f, "  %-12s", "grpc status");
 		first = 1;
-		for (i = 0; i <= DRV_GRPC_OTHER; i++) {
+		for (i = 0; i <= LL_GRPC_OTHER; i++) {
 			if (!t->grpc_status[i])
 				continue;
 			fprintf(f, "%s %s: %llu", first ? "" : ",",
-				drv_grpc_status_name((unsigned)i),
+				ll_grpc_status_name((unsigned)i),
 				(unsigned long long)t->grpc_status[i]);
 			first = 0;
 		}
@@ -157,10 +157,10 @@ void drv_report_h2_hints(FILE *f, const struct drv_config *cfg, const struct drv
 
 	if (!drv_config_h2(cfg))
 		return;
-	for (i = 1; i <= DRV_GRPC_OTHER; i++)
+	for (i = 1; i <= LL_GRPC_OTHER; i++)
 		if (t->grpc_status[i])
-			fprintf(f, "hint: grpc %s: %llu calls: %s\n", drv_grpc_status_name(i),
-				(unsigned long long)t->grpc_status[i], drv_grpc_status_hint(i));
+			fprintf(f, "hint: grpc %s: %llu calls: %s\n", ll_grpc_status_name(i),
+				(unsigned long long)t->grpc_status[i], ll_grpc_status_hint(i));
 	if (t->h2_flow_stalls)
 		fprintf(f, "hint: h2 flow control: %llu request bodies waited for the server's "
 			   "WINDOW_UPDATE: its receive window (SETTINGS_INITIAL_WINDOW_SIZE, "

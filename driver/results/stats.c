@@ -148,7 +148,7 @@ void drv_stats_merge_h2(struct drv_stats *dst, const struct drv_stats *src)
 
 	for (i = 0; i < DRV_H2_RST_CODES; i++)
 		dst->h2_rst[i] += src->h2_rst[i];
-	for (i = 0; i <= DRV_GRPC_CODES; i++)
+	for (i = 0; i <= LL_GRPC_CODES; i++)
 		dst->grpc_status[i] += src->grpc_status[i];
 	dst->h2_goaway += src->h2_goaway;
 	dst->h2_flow_stalls += src->h2_flow_stalls;

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include "loadlens/ll_hist.h"
 #include "base/errors.h"
-#include "base/grpc_status.h"
+#include "loadlens/grpc_status.h"
 #include "framing/ldap_codes.h"
 
 #define DRV_H2_RST_CODES 15 /* RST_STREAM codes 0..13 (NO_ERROR..HTTP_1_1_REQUIRED), 14: others */
@@ -70,7 +70,7 @@ struct drv_stats {
 	uint64_t h2_settings;	 /* connections whose server SETTINGS came (0: max_streams unset) */
 	uint64_t h2_max_streams_set; /* of them, those that announced a limit */
 	uint64_t h2_peak_streams; /* most streams in flight on one connection */
-	uint64_t grpc_status[DRV_GRPC_CODES + 1]; /* grpc: answers by grpc-status (0 = OK) */
+	uint64_t grpc_status[LL_GRPC_CODES + 1]; /* grpc: answers by grpc-status (0 = OK) */
 	uint64_t ldap_result[DRV_LDAP_CODES]; /* ldap: searches by resultCode (0 = success, ok) */
 	uint64_t ldap_bind[DRV_LDAP_CODES];   /* ldap: binds at connect by resultCode */
 	uint64_t ldap_entries; /* ldap: SearchResultEntry messages of the searches done */

@@ -34,7 +34,7 @@ struct drv_timing_reply {
 	int status;    /* http: the status code (0 = none); -1: not http */
 	int httpv;     /* http: an enum drv_httpv (below DRV_HTTPV__COUNT); -1: none */
 	int rcode;     /* dns: the RCODE counted (0..15); -1: none */
-	int grpc;      /* grpc: the grpc-status counted (0..DRV_GRPC_OTHER); -1: none */
+	int grpc;      /* grpc: the grpc-status counted (0..LL_GRPC_OTHER); -1: none */
 	int64_t ldap_code; /* ldap: the search's resultCode; -1: none */
 	uint32_t ldap_entries, ldap_refs; /* ldap: the search's entries and references */
 	uint32_t rec;  /* --requests-file: the record sent, when rec_live */
@@ -96,7 +96,7 @@ static inline int drv_timing_record(struct drv_worker *w, const struct drv_ticke
 	if (r->rcode >= 0)
 		st->dns_rcode[r->rcode & 15]++;
 	if (r->grpc >= 0)
-		st->grpc_status[r->grpc <= DRV_GRPC_OTHER ? r->grpc : DRV_GRPC_OTHER]++;
+		st->grpc_status[r->grpc <= LL_GRPC_OTHER ? r->grpc : LL_GRPC_OTHER]++;
 	if (r->ldap_code >= 0) {
 		st->ldap_result[drv_ldap_code_slot(r->ldap_code)]++;
 		st->ldap_entries += r->ldap_entries;

@@ -11,7 +11,7 @@
 #include <cmocka.h>
 #include "ll_test.h"
 #include "base/errors.h"
-#include "base/grpc_status.h"
+#include "loadlens/grpc_status.h"
 #include "results/stats.h"
 
 static void test_status_names(void **state)
@@ -24,39 +24,39 @@ static void test_status_names(void **state)
 	};
 	unsigned i;
 
-	for (i = 0; i < DRV_GRPC_CODES; i++) {
-		assert_string_equal(drv_grpc_status_name(i), want[i]);
-		assert_int_equal(drv_grpc_status_from_name(want[i]), (int)i);
-		assert_true(strlen(drv_grpc_status_hint(i)) > 10);
-		assert_null(strchr(drv_grpc_status_hint(i), '\n'));
+	for (i = 0; i < LL_GRPC_CODES; i++) {
+		assert_string_equal(ll_grpc_status_name(i), want[i]);
+		assert_int_equal(ll_grpc_status_from_name(want[i]), (int)i);
+		assert_true(strlen(ll_grpc_status_hint(i)) > 10);
+		assert_null(strchr(ll_grpc_status_hint(i), '\n'));
 	}
-	assert_string_equal(drv_grpc_status_name(DRV_GRPC_OTHER), "other");
-	assert_null(drv_grpc_status_name(DRV_GRPC_OTHER + 1));
-	assert_int_equal(drv_grpc_status_from_name("8"), 8);
-	assert_int_equal(drv_grpc_status_from_name("resource_exhausted"), 8);
-	assert_int_equal(drv_grpc_status_from_name("17"), -1);
-	assert_int_equal(drv_grpc_status_from_name("8x"), -1);
-	assert_int_equal(drv_grpc_status_from_name("NOPE"), -1);
-	assert_int_equal(drv_grpc_status_from_name(""), -1);
-	assert_int_equal(drv_grpc_status_from_name(NULL), -1);
-	assert_non_null(strstr(drv_grpc_status_hint(4), "grpc-timeout"));
-	assert_non_null(strstr(drv_grpc_status_hint(12), "/package.Service/Method"));
+	assert_string_equal(ll_grpc_status_name(LL_GRPC_OTHER), "other");
+	assert_null(ll_grpc_status_name(LL_GRPC_OTHER + 1));
+	assert_int_equal(ll_grpc_status_from_name("8"), 8);
+	assert_int_equal(ll_grpc_status_from_name("resource_exhausted"), 8);
+	assert_int_equal(ll_grpc_status_from_name("17"), -1);
+	assert_int_equal(ll_grpc_status_from_name("8x"), -1);
+	assert_int_equal(ll_grpc_status_from_name("NOPE"), -1);
+	assert_int_equal(ll_grpc_status_from_name(""), -1);
+	assert_int_equal(ll_grpc_status_from_name(NULL), -1);
+	assert_non_null(strstr(ll_grpc_status_hint(4), "grpc-timeout"));
+	assert_non_null(strstr(ll_grpc_status_hint(12), "/package.Service/Method"));
 }
 
 static void test_status_parse(void **state)
 {
-	assert_int_equal(drv_grpc_status_parse((const uint8_t *)"0", 1), 0);
-	assert_int_equal(drv_grpc_status_parse((const uint8_t *)"14", 2), 14);
-	assert_int_equal(drv_grpc_status_parse((const uint8_t *)"16", 2), 16);
+	assert_int_equal(ll_grpc_status_parse((const uint8_t *)"0", 1), 0);
+	assert_int_equal(ll_grpc_status_parse((const uint8_t *)"14", 2), 14);
+	assert_int_equal(ll_grpc_status_parse((const uint8_t *)"16", 2), 16);
 	/* a code gRPC does not define: counted apart, not dropped */
-	assert_int_equal(drv_grpc_status_parse((const uint8_t *)"17", 2), DRV_GRPC_OTHER);
-	assert_int_equal(drv_grpc_status_parse((const uint8_t *)"4294967296", 10), DRV_GRPC_OTHER);
-	assert_int_equal(drv_grpc_status_parse((const uint8_t *)"", 0), -1);
-	assert_int_equal(drv_grpc_status_parse((const uint8_t *)"OK", 2), -1);
-	assert_int_equal(drv_grpc_status_parse((const uint8_t *)"-1", 2), -1);
-	assert_int_equal(drv_grpc_status_parse((const uint8_t *)"12345678901", 11), -1);
+	assert_int_equal(ll_grpc_status_parse((const uint8_t *)"17", 2), LL_GRPC_OTHER);
+	assert_int_equal(ll_grpc_status_parse((const uint8_t *)"4294967296", 10), LL_GRPC_OTHER);
+	assert_int_equal(ll_grpc_status_parse((const uint8_t *)"", 0), -1);
+	assert_int_equal(ll_grpc_status_parse((const uint8_t *)"OK", 2), -1);
+	assert_int_equal(ll_grpc_status_parse((const uint8_t *)"-1", 2), -1);
+	assert_int_equal(ll_grpc_status_parse((const uint8_t *)"12345678901", 11), -1);
 	/* not NUL-terminated: only len bytes are read */
-	assert_int_equal(drv_grpc_status_parse((const uint8_t *)"89", 1), 8);
+	assert_int_equal(ll_grpc_status_parse((const uint8_t *)"89", 1), 8);
 }
 
 static void test_timeout(void **state)
@@ -80,14 +80,14 @@ static void test_timeout(void **state)
 	size_t i, n;
 
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		n = drv_grpc_timeout(t[i].ns, buf, sizeof(buf));
+		n = ll_grpc_timeout(t[i].ns, buf, sizeof(buf));
 		if (n != strlen(t[i].want) || strcmp(buf, t[i].want))
 			fail_msg("%llu ns: '%s', want '%s'", (unsigned long long)t[i].ns, buf,
 				 t[i].want);
 		assert_true(n <= 9); /* at most 8 digits and the unit */
 	}
-	assert_int_equal(drv_grpc_timeout(0, buf, sizeof(buf)), 0); /* no header */
-	assert_int_equal(drv_grpc_timeout(1000, buf, 3), 0);	     /* no room: none */
+	assert_int_equal(ll_grpc_timeout(0, buf, sizeof(buf)), 0); /* no header */
+	assert_int_equal(ll_grpc_timeout(1000, buf, 3), 0);	     /* no room: none */
 }
 
 /* Each HTTP/2 cause has its own class, name and one-line hint. */

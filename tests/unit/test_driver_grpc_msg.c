@@ -115,11 +115,11 @@ static void test_static_matches_protoc(void **state)
 	assert_int_equal(drv_grpc_msg_max(m), sizeof(put));
 	n = drv_grpc_msg_next(m, &c, buf, sizeof(buf), &path, &rec);
 	assert_string_equal(path, "/kv.Store/Put");
-	assert_int_equal(rec, DRV_GRPC_NO_REC); /* one message: no mix, no per-record count */
+	assert_int_equal(rec, LL_GRPC_NO_REC); /* one message: no mix, no per-record count */
 	assert_message(buf, n, put, sizeof(put));
 	assert_protoc(buf, n, "kv.PutRequest", "key: \"k1\" value: \"val\"");
 	/* too small a buffer: no message, said apart from the empty one */
-	assert_true(drv_grpc_msg_next(m, &c, buf, n - 1, &path, &rec) == DRV_GRPC_MSG_FAILED);
+	assert_true(drv_grpc_msg_next(m, &c, buf, n - 1, &path, &rec) == LL_GRPC_MSG_FAILED);
 	drv_grpc_msgs_free(m);
 
 	/* field order in the JSON does not matter: the message is canonical */
@@ -419,7 +419,7 @@ static void test_no_proto(void **state)
 	/* no messages at all (NULL): the empty one, the target's path */
 	assert_int_equal(drv_grpc_msg_next(NULL, &c, buf, sizeof(buf), &path, &rec), 0);
 	assert_null(path);
-	assert_int_equal(rec, DRV_GRPC_NO_REC);
+	assert_int_equal(rec, LL_GRPC_NO_REC);
 	assert_int_equal(drv_grpc_msg_max(NULL), 0);
 }
 

@@ -3,11 +3,11 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <strings.h>
-#include "base/grpc_status.h"
+#include "loadlens/grpc_status.h"
 
 static const struct {
 	const char *name, *hint;
-} codes[DRV_GRPC_CODES + 1] = {
+} codes[LL_GRPC_CODES + 1] = {
 	{"OK", "the call succeeded"},
 	{"CANCELLED", "the server saw the call cancelled (by the client or a proxy in between)"},
 	{"UNKNOWN", "the server's handler failed without a status, or answered with no "
@@ -34,17 +34,17 @@ static const struct {
 	{"other", "a status code past 16, which gRPC treats as UNKNOWN"},
 };
 
-const char *drv_grpc_status_name(unsigned code)
+const char *ll_grpc_status_name(unsigned code)
 {
-	return code <= DRV_GRPC_OTHER ? codes[code].name : NULL;
+	return code <= LL_GRPC_OTHER ? codes[code].name : NULL;
 }
 
-const char *drv_grpc_status_hint(unsigned code)
+const char *ll_grpc_status_hint(unsigned code)
 {
-	return code <= DRV_GRPC_OTHER ? codes[code].hint : "";
+	return code <= LL_GRPC_OTHER ? codes[code].hint : "";
 }
 
-int drv_grpc_status_from_name(const char *s)
+int ll_grpc_status_from_name(const char *s)
 {
 	unsigned v = 0;
 	int i;
@@ -57,15 +57,15 @@ int drv_grpc_status_from_name(const char *s)
 				return -1;
 			v = v * 10 + (unsigned)(s[i] - '0');
 		}
-		return v < DRV_GRPC_CODES ? (int)v : -1;
+		return v < LL_GRPC_CODES ? (int)v : -1;
 	}
-	for (i = 0; i < DRV_GRPC_CODES; i++)
+	for (i = 0; i < LL_GRPC_CODES; i++)
 		if (!strcasecmp(s, codes[i].name))
 			return i;
 	return -1;
 }
 
-int drv_grpc_status_parse(const uint8_t *v, size_t len)
+int ll_grpc_status_parse(const uint8_t *v, size_t len)
 {
 	uint64_t n = 0;
 	size_t i;
@@ -77,10 +77,10 @@ int drv_grpc_status_parse(const uint8_t *v, size_t len)
 			return -1;
 		n = n * 10 + (uint64_t)(v[i] - '0');
 	}
-	return n < DRV_GRPC_CODES ? (int)n : DRV_GRPC_OTHER;
+	return n < LL_GRPC_CODES ? (int)n : LL_GRPC_OTHER;
 }
 
-size_t drv_grpc_timeout(uint64_t ns, char *buf, size_t len)
+size_t ll_grpc_timeout(uint64_t ns, char *buf, size_t len)
 {
 	static const struct {
 		uint64_t ns;
