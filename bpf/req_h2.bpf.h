@@ -24,6 +24,10 @@
  *
  * SETTINGS, PING, WINDOW_UPDATE, PRIORITY, GOAWAY (stream 0) and the preface are no requests.
  *
+ * The server's header blocks (HEADERS, CONTINUATION, PUSH_PROMISE payloads, at most
+ * LL_H2_HB_MAX bytes a frame) go in order to the "h2_hb" ring buffer, where userspace decodes
+ * HPACK for each response's :status and each gRPC call's grpc-status (include/loadlens/h2.h).
+ *
  * Bounds (include/loadlens/h2.h): LL_H2_FRAMES frame headers and LL_H2_IOVS buffers a read or
  * write; a read or write with more, bytes the walk cannot read where it needs a header (sendfile
  * past the end of a frame, io_uring), or a header whose type is no frame's, lose track of the
@@ -53,6 +57,15 @@ struct {
 	__type(value, struct rt_h2_stream);
 } h2_streams SEC(".maps");
 
+/* The server's header blocks to userspace (observer/features/h2_status.c); 0: off (the ring
+ * at one page). Records are written without a wakeup: userspace drains the ring on a timer. */
+const volatile __u32 targ_h2_hb = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, RT_H2_HB_RING);
+} h2_hb SEC(".maps");
+
 /* One read's or write's walk: the direction's carried place, and what its frames need. */
 struct h2_walk {
 	struct rt_h2_dir d;
@@ -69,6 +82,7 @@ struct h2_walk {
 	__s32 open;	/* streams begun less streams ended */
 	__u32 write;
 	__s32 open0;	/* a read: the connection's open streams before it */
+	__u32 hb_seq;	/* a write: the connection's header block records so far */
 };
 
 /* One frame on a client stream (ll_h2_stream_frame()): move its stream along. A global
@@ -194,6 +208,110 @@ LL_GLOBAL int h2_frame(struct h2_walk *w, __u32 sid, __u32 tf)
 	return 0;
 }
 
+/* The connection's records stop (the ring full, or a fragment too big): counted once. */
+static __always_inline void h2_hb_stop(struct h2_walk *w, bool big)
+{
+	struct rt_rec *r = rec_of(w->slot);
+
+	w->d.hb |= LL_H2_HB_STOP;
+	w->d.hb_left = 0;
+	if (!r)
+		return;
+	if (big)
+		r->c.h2_hb_big++;
+	else
+		r->c.h2_hb_lost++;
+}
+
+/* One record of the current header block fragment: its n next bytes at src (user memory). */
+static __always_inline void h2_hb_out(struct h2_walk *w, __u64 src, __u32 n)
+{
+	struct rt_h2_hb *h;
+	__u32 flen;
+	long err;
+
+	/* the sizes are masks (LL_H2_HB_SMALL and LL_H2_HB_MAX are 2^k - 1, n <= LL_H2_HB_MAX):
+	 * the verifier sees each read's bound in the register it is passed in */
+	if (n <= LL_H2_HB_SMALL) {
+		h = bpf_ringbuf_reserve(&h2_hb, sizeof(*h) + LL_H2_HB_SMALL + 1, 0);
+		if (!h)
+			goto lost;
+		barrier_var(n);
+		n &= LL_H2_HB_SMALL;
+		err = n ? bpf_probe_read_user(h->data, n, (void *)src) : 0;
+	} else {
+		h = bpf_ringbuf_reserve(&h2_hb, sizeof(*h) + LL_H2_HB_MAX + 1, 0);
+		if (!h)
+			goto lost;
+		barrier_var(n);
+		n &= LL_H2_HB_MAX;
+		err = bpf_probe_read_user(h->data, n, (void *)src);
+	}
+	if (err) {
+		bpf_ringbuf_discard(h, BPF_RB_NO_WAKEUP);
+		goto lost;
+	}
+	flen = ((__u32)w->d.hdr[0] << 16) | ((__u32)w->d.hdr[1] << 8) | w->d.hdr[2];
+	h->sk = w->sk;
+	h->gen = w->gen;
+	h->slot = w->slot;
+	h->off = (__u16)(flen - w->d.hb_left);
+	h->n = (__u16)n;
+	__builtin_memcpy(h->fh, w->d.hdr, LL_H2_HDR);
+	h->seq = w->hb_seq++;
+	h->flags = 0;
+	bpf_ringbuf_submit(h, BPF_RB_NO_WAKEUP);
+	w->d.hb |= LL_H2_HB_SEEN;
+	w->d.hb_left -= (__u16)n;
+	return;
+lost:
+	h2_hb_stop(w, false);
+}
+
+/* A frame header the server wrote (flen bytes of payload follow): a header block fragment's
+ * bytes are copied as they pass (h2_step()); an empty one goes out at once. */
+static __always_inline void h2_hb_frame(struct h2_walk *w, __u32 sid, __u32 tf, __u32 flen)
+{
+	__u32 t = tf & 0xff;
+	struct rt_rec *r;
+
+	if (t == LL_H2_HEADERS && (sid & 1) && ((tf >> 8) & LL_H2_END_STREAM)) {
+		r = rec_of(w->slot);
+		if (r)
+			r->c.h2_hb_ends++;
+	}
+	if (!targ_h2_hb || (w->d.hb & LL_H2_HB_STOP) ||
+	    (t != LL_H2_HEADERS && t != LL_H2_CONTINUATION && t != LL_H2_PUSH_PROMISE))
+		return;
+	if (flen > LL_H2_HB_MAX) {
+		h2_hb_stop(w, true);
+		return;
+	}
+	w->d.hb_left = (__u16)flen;
+	if (!flen)
+		h2_hb_out(w, 0, 0);
+}
+
+/* The connection closes: its decoder in userspace goes (if it had one). */
+static __always_inline void h2_hb_close(__u64 sk, struct rt_h2_conn *c)
+{
+	struct rt_h2_hb *h;
+
+	if (!(c->wr.hb & LL_H2_HB_SEEN) || (c->wr.hb & LL_H2_HB_STOP))
+		return;
+	c->wr.hb |= LL_H2_HB_STOP;
+	h = bpf_ringbuf_reserve(&h2_hb, sizeof(*h) + LL_H2_HB_SMALL + 1, 0);
+	if (!h)
+		return; /* (userspace forgets its oldest decoders when it has too many) */
+	__builtin_memset(h, 0, sizeof(*h));
+	h->sk = sk;
+	h->gen = c->gen;
+	h->slot = c->slot;
+	h->seq = c->hb_seq;
+	h->flags = LL_H2_HB_CLOSE;
+	bpf_ringbuf_submit(h, BPF_RB_NO_WAKEUP);
+}
+
 #define H2_MORE 0
 #define H2_DONE 1
 #define H2_LOST 2
@@ -210,6 +328,9 @@ LL_GLOBAL int h2_step(struct h2_walk *w, __u64 buf, __u32 len)
 
 	if (!w)
 		return H2_LOST;
+	if (w->d.hb_left && w->off < len)
+		h2_hb_out(w, buf + w->off, w->d.hb_left < len - w->off ? w->d.hb_left
+									 : len - w->off);
 	if (ll_h2_next(&w->d, w->off < len ? len - w->off : 0, &pass, &take))
 		return H2_LOST;
 	w->off += pass;
@@ -227,6 +348,8 @@ LL_GLOBAL int h2_step(struct h2_walk *w, __u64 buf, __u32 len)
 		return rc ? H2_LOST : H2_DONE; /* a header cut by the end: the rest comes next */
 	if (++w->frames > LL_H2_FRAMES)
 		return H2_LOST;
+	if (w->write)
+		h2_hb_frame(w, sid, tf, w->d.skip);
 	if (ll_h2_stream_frame(sid, tf))
 		h2_frame(w, sid, tf);
 	return H2_MORE;
@@ -365,6 +488,7 @@ static __always_inline int h2_run(struct rt_h2_conn *c, struct h2_walk *w, __u64
 	if (w->write) {
 		__builtin_memcpy(&w->d, &c->wr, sizeof(w->d));
 		w->wseq = ++c->wseq;
+		w->hb_seq = c->hb_seq;
 	} else {
 		__builtin_memcpy(&w->d, &c->rd, sizeof(w->d));
 		w->max_sid = c->max_sid;
@@ -373,6 +497,7 @@ static __always_inline int h2_run(struct rt_h2_conn *c, struct h2_walk *w, __u64
 	lost = h2_walk_io(w, iov, base, niov, ret);
 	if (w->write) {
 		__builtin_memcpy(&c->wr, &w->d, sizeof(w->d));
+		c->hb_seq = w->hb_seq;
 		c->open_wr += w->open;
 	} else {
 		__builtin_memcpy(&c->rd, &w->d, sizeof(w->d));
@@ -427,11 +552,12 @@ static __always_inline void h2_io(struct sock *sk, struct rt_tcp_sock *s, int sl
 		s->accept_ns = w.accept;
 }
 
-/* The streams still open on connection c are unanswered (it closes). */
-static __always_inline void h2_conn_close(struct rt_h2_conn *c)
+/* Connection c of socket sk closes: its streams still open are unanswered. */
+static __always_inline void h2_conn_close(__u64 sk, struct rt_h2_conn *c)
 {
 	struct rt_rec *r;
 
+	h2_hb_close(sk, c);
 	if (c->open_rd + c->open_wr <= 0)
 		return;
 	r = rec_of(c->slot);
@@ -444,13 +570,16 @@ static __always_inline void h2_conn_close(struct rt_h2_conn *c)
 static __always_inline void h2_close(const struct sock *sk, struct rt_tcp_sock *s)
 {
 	struct rt_h2_conn *c;
+	__u8 lost = s->h2;
 
-	if (s->h2)
+	if (lost == 2)
 		return;
 	s->h2 = 2; /* closed: nothing more to walk */
 	c = LL_SK_GET(h2_conns, h2_conns_hash, (void *)sk, 0);
-	if (c)
-		h2_conn_close(c);
+	if (c && !lost)
+		h2_conn_close((__u64)sk, c);
+	else if (c)
+		h2_hb_close((__u64)sk, c); /* (its streams were not followed: none counted) */
 }
 
 #endif /* LOADLENS_REQ_H2_BPF_H */

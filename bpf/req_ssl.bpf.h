@@ -395,7 +395,9 @@ static __always_inline void ssl_close(const struct sock *sk, bool forget)
 		return;
 	if (c->proto == LL_SSL_PROTO_H2 || c->proto == LL_SSL_PROTO_H2 + 1) {
 		if (!c->h2_state)
-			h2_conn_close(&c->h2);
+			h2_conn_close(key, &c->h2);
+		else if (c->h2_state == 1)
+			h2_hb_close(key, &c->h2);
 		c->h2_state = 2;
 	} else if (c->proto == LL_SSL_PROTO_H1) {
 		ev = ll_ssl_h1_close(&c->h1, &done);

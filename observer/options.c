@@ -172,6 +172,11 @@ static void parse_env(struct obs_args *a)
 	if (v && strcmp(v, "off") && strcmp(v, "on"))
 		ll_usage_error(PROG, "invalid LOADLENS_OBSERVER_PAYLOAD '%s' (expected off or on)", v);
 	a->payload_off = v && !strcmp(v, "off");
+	v = getenv("LOADLENS_OBSERVER_H2_HEADERS");
+	if (v && strcmp(v, "off") && strcmp(v, "on"))
+		ll_usage_error(PROG, "invalid LOADLENS_OBSERVER_H2_HEADERS '%s' (expected off or on)",
+			       v);
+	a->h2_headers_off = v && !strcmp(v, "off");
 	a->payload_period_us = -1;
 	v = getenv("LOADLENS_OBSERVER_PAYLOAD_PERIOD_US");
 	if (v && ll_parse_u64(v, 0, 60000000, &n))

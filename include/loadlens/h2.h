@@ -53,11 +53,46 @@
 
 /* One direction's place in the byte stream, carried from one read (or write) to the next. */
 struct rt_h2_dir {
-	__u32 skip; /* bytes of the current frame's payload not seen yet */
-	__u8 hlen;  /* bytes of a frame header cut by the end of the last read (0-8) */
-	__u8 pad[3];
-	__u8 hdr[24]; /* those bytes (9 used; room for the verifier's bounds) */
+	__u32 skip;	/* bytes of the current frame's payload not seen yet */
+	__u8 hlen;	/* bytes of a frame header cut by the end of the last read (0-8) */
+	__u8 hb;	/* the server's header blocks (LL_H2_HB_SEEN, LL_H2_HB_STOP) */
+	__u16 hb_left;	/* bytes of the current header block fragment still to copy */
+	__u8 hdr[24];	/* those bytes (9 used; room for the verifier's bounds); after a whole
+			 * header, until the next, the current frame's */
 };
+_Static_assert(sizeof(struct rt_h2_dir) == 32, "rt_h2_dir layout");
+
+/*
+ * The server's header blocks, to userspace (observer/features/h2_status.c), where HPACK is
+ * decoded: a response's :status, a gRPC call's grpc-status. HPACK is a state per connection and
+ * direction (its dynamic table), so every header block fragment the server writes (HEADERS,
+ * CONTINUATION, PUSH_PROMISE) goes, in order, as one or more records of the "h2_hb" ring buffer:
+ * the frame's 9-byte header and the payload bytes of one buffer (a payload cut by the end of a
+ * write comes in two records). A fragment over LL_H2_HB_MAX bytes, or a record the ring had no
+ * room for, stops the connection's records (counted: h2_hb_big, h2_hb_lost): its later statuses
+ * are not read, never read wrong. The connection's close is a record too (LL_H2_HB_CLOSE), which
+ * frees its decoder.
+ */
+#define LL_H2_HB_MAX 511   /* a header block fragment's bytes, at most (a mask's bound) */
+#define LL_H2_HB_SMALL 127 /* a record's bytes up to which it takes the small size */
+#define RT_H2_HB_RING (1u << 20)
+#define LL_H2_HB_SEEN 1	   /* (rt_h2_dir.hb) a record of the connection went out */
+#define LL_H2_HB_STOP 2	   /* no more records of it */
+#define LL_H2_HB_CLOSE 1   /* (rt_h2_hb.flags) the connection closed: no bytes */
+
+struct rt_h2_hb {
+	__u64 sk;	/* the connection: its socket, and its generation */
+	__u64 gen;
+	__u32 slot;	/* its request-timing slot */
+	__u32 seq;	/* the connection's records before this one: a gap is a record lost */
+	__u16 off;	/* where in the frame's payload the bytes begin */
+	__u16 n;	/* the bytes that follow */
+	__u8 fh[LL_H2_HDR]; /* the frame's header */
+	__u8 flags;
+	__u8 pad[2];
+	__u8 data[];
+};
+_Static_assert(sizeof(struct rt_h2_hb) == 40, "rt_h2_hb layout");
 
 /* An HTTP/2 connection (the "h2_conns" map: the socket's own storage). */
 struct rt_h2_conn {
@@ -71,7 +106,7 @@ struct rt_h2_conn {
 	__u32 max_sid;	     /* the highest stream id the client began */
 	__u32 wseq;	     /* the server's writes so far */
 	__u32 slot;	     /* its request-timing slot (at a close the port may read 0) */
-	__u32 pad;
+	__u32 hb_seq;	     /* records of the server's header blocks so far (rt_h2_hb.seq) */
 };
 _Static_assert(sizeof(struct rt_h2_conn) == 96, "rt_h2_conn layout");
 

@@ -114,8 +114,13 @@ struct rt_ctrs {
 	__u64 tls_unseen;
 	__u64 tls_plain_lost; /* of the seen ones, connections whose plaintext state found no room
 			       * (RT_SSL_CONNS at once): not counted */
+	/* the server's header blocks (include/loadlens/h2.h, "h2_hb") */
+	__u64 h2_hb_ends; /* HEADERS the server wrote with END_STREAM on a client stream (a gRPC
+			   * call's trailers): userspace reads the status of each it can */
+	__u64 h2_hb_lost; /* connections whose records stopped: the ring buffer had no room */
+	__u64 h2_hb_big;  /* connections whose records stopped: a fragment over LL_H2_HB_MAX */
 };
-_Static_assert(sizeof(struct rt_ctrs) == (31 + 2 * RT_NCOMP) * 8, "rt_ctrs layout");
+_Static_assert(sizeof(struct rt_ctrs) == (34 + 2 * RT_NCOMP) * 8, "rt_ctrs layout");
 
 /* One slot's record on one CPU: its counters, then a histogram per component (bucket
  * ll_hist_bucket(value)). Userspace sums the CPUs' records. */

@@ -173,7 +173,7 @@ struct obs_reqtime *obs_reqtime_new(const char *prog, const struct obs_reqtime_o
 	plan = (struct obs_reqtime_mech_plan){opts->mech, opts->runq, opts->ports, opts->nports,
 					      opts->owned, rt->dyn, rt->nslots, rt->ncpu,
 					      opts->trace_path, opts->trace_every,
-					      opts->arrivals_sampled};
+					      opts->arrivals_sampled, opts->h2_headers};
 	err = obs_reqtime_mech_plan(prog, conn, &plan, &got);
 	if (err)
 		goto cleanup;
@@ -185,6 +185,7 @@ struct obs_reqtime *obs_reqtime_new(const char *prog, const struct obs_reqtime_o
 	rt->arrival = opts->arrivals_sampled ? got.arrival : NULL;
 	memcpy(rt->attached, got.attached, sizeof(rt->attached));
 	rt->features.tls_possible = got.ssl;
+	rt->features.h2_headers = got.h2_headers;
 	snprintf(rt->features.tls_text, sizeof(rt->features.tls_text), "off: %s",
 		 got.ssl ? "not attached" : got.ssl_why);
 	if (!got.ssl)

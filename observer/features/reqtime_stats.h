@@ -34,6 +34,7 @@ struct obs_reqtime_opts {
 				 * nports == 0 each of their ports gets its slot pair as it is seen */
 	enum obs_reqtime_mech mech; /* OFF: the best the kernel has; else only that one */
 	bool arrivals_sampled;	/* --arrivals sampled: the arrival program attached in windows */
+	bool h2_headers;	/* HTTP/2 and gRPC statuses (LOADLENS_OBSERVER_H2_HEADERS, on) */
 };
 
 /* What got attached. */
@@ -49,6 +50,7 @@ struct obs_reqtime_features {
 	 * ("uprobes on PATH", or why not) */
 	bool tls_plaintext;
 	bool tls_possible; /* uprobes could be had here (the programs loaded) */
+	bool h2_headers;   /* HTTP/2 header blocks read for statuses (features/h2_status.c) */
 	char tls_text[1024];
 	size_t tls_without;	 /* target processes that map no libssl */
 	uint32_t tls_without_pid; /* the first of them */
@@ -70,6 +72,7 @@ struct obs_reqtime_stats {
 
 struct obs_reqtime;
 struct obs_sockets;
+struct obs_h2_status_counts;
 struct bpf_program;
 
 /*
@@ -136,11 +139,15 @@ int obs_reqtime_fmt_live(FILE *out, const struct obs_reqtime *rt, const struct o
 /* The interval's record for the JSON's "intervals" (NULL: out of memory). */
 json_t *obs_reqtime_fmt_interval(const struct obs_reqtime *rt, const struct obs_reqtime_stats *d,
 			    const struct obs_reqtime_stats *cur, double t, double interval_s);
-/* The text summary of the totals st. */
-int obs_reqtime_fmt_summary(FILE *out, const struct obs_reqtime *rt, const struct obs_reqtime_stats *st);
-/* "request_timing" (docs/observer.md) of the totals st and the kept interval records. */
+/* The text summary of the totals st; h2: each slot's HTTP/2 and gRPC statuses (features/
+ * h2_status.h), NULL where they are not read. */
+int obs_reqtime_fmt_summary(FILE *out, const struct obs_reqtime *rt, const struct obs_reqtime_stats *st,
+			    const struct obs_h2_status_counts *h2);
+/* "request_timing" (docs/observer.md) of the totals st, the statuses h2 (or NULL) and the kept
+ * interval records. */
 int obs_reqtime_fmt_json_add(json_t *root, const struct obs_reqtime *rt,
-			const struct obs_reqtime_stats *st, json_t *intervals);
+			const struct obs_reqtime_stats *st, const struct obs_h2_status_counts *h2,
+			json_t *intervals);
 /* What request timing lost, from the final read. */
 struct obs_reqtime_lost {
 	uint64_t no_storage;	     /* socket state not created */

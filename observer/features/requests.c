@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "loadlens/cli.h"
+#include "h2_status.h"
 #include "payload.h"
 #include "requests.h"
 #include "skeletons.h"
@@ -25,6 +26,8 @@ struct obs_requests {
 	json_t *intervals;
 	struct obs_payload *pl;		     /* payload sampling: requests per read */
 	struct rt_pl_ctrs pl_cur[RT_MAX_SLOTS]; /* its counters, as of the last read */
+	struct obs_h2_status *h2s;	     /* HTTP/2 and gRPC statuses (NULL: not read) */
+	struct obs_h2_status_counts *h2c;    /* theirs per slot, as of the last look */
 	uint32_t servers[OBS_REQUESTS_SERVERS]; /* processes serving the targets, at start */
 	size_t nservers;
 };
@@ -53,6 +56,8 @@ void obs_requests_free(struct obs_requests *r)
 	if (!r)
 		return;
 	json_decref(r->intervals);
+	obs_h2_status_free(r->h2s);
+	free(r->h2c);
 	obs_payload_free(r->pl);
 	obs_reqtime_stats_free(r->delta);
 	obs_reqtime_stats_free(r->prev);
@@ -126,7 +131,29 @@ static int start_unprivileged(void *self)
 		r->pl = obs_payload_new(r->conn, r->cur->nslots);
 	if (!r->cur || !r->prev || !r->delta || !r->intervals || !r->pl)
 		return -ENOMEM;
+	/* HTTP/2 and gRPC statuses: the thread that decodes the server's header blocks */
+	if (!obs_reqtime_features(r->rt)->h2_headers)
+		return 0;
+	r->h2c = calloc(r->cur->nslots, sizeof(*r->h2c));
+	r->h2s = obs_h2_status_new(obs_sockets_h2_hb_fd(r->conn), r->cur->nslots);
+	if (!r->h2c || !r->h2s) {
+		err = r->h2c ? -errno : -ENOMEM;
+		ll_warn(r->prog, "cannot start reading HTTP/2 statuses: %s", strerror(-err));
+		return err;
+	}
 	return 0;
+}
+
+/* Each slot's HTTP/2 and gRPC statuses as of now, or NULL when they are not read. */
+static const struct obs_h2_status_counts *h2_counts(struct obs_requests *r)
+{
+	size_t i;
+
+	if (!r->h2s)
+		return NULL;
+	for (i = 0; i < r->cur->nslots; i++)
+		obs_h2_status_read(r->h2s, i, &r->h2c[i]);
+	return r->h2c;
 }
 
 static const char *attached(const void *self)
@@ -262,6 +289,8 @@ static int finish(void *self, struct obs_tick *tk)
 	err = obs_reqtime_read(r->rt, r->cur);
 	if (!err)
 		err = obs_payload_read(r->pl, r->pl_cur);
+	/* after the final read: the ring holds the header blocks of every stream it counted */
+	obs_h2_status_stop(r->h2s);
 	obs_reqtime_lost(r->rt, r->cur, &r->snap.lost);
 	tk->req = &r->snap;
 	if (err || !tk->snap)
@@ -286,7 +315,7 @@ static int summary(void *self, const struct obs_tick *tk, FILE *out)
 	int err;
 
 	(void)tk;
-	err = obs_reqtime_fmt_summary(out, r->rt, r->cur);
+	err = obs_reqtime_fmt_summary(out, r->rt, r->cur, h2_counts(r));
 
 	obs_payload_fmt_summary(out, r->rt, r->pl, r->pl_cur);
 	fflush(out);
@@ -300,7 +329,7 @@ static int json(void *self, const struct obs_tick *tk, json_t *root)
 	int err;
 
 	(void)tk;
-	err = obs_reqtime_fmt_json_add(root, r->rt, r->cur, r->intervals);
+	err = obs_reqtime_fmt_json_add(root, r->rt, r->cur, h2_counts(r), r->intervals);
 	return err ? err : obs_payload_json_add(root, r->rt, r->pl, r->pl_cur);
 }
 

@@ -205,6 +205,12 @@ int obs_reqtime_mech_plan(const char *prog, struct obs_sockets *conn,
 	}
 	if (p->arrivals_sampled)
 		bpf_program__set_autoattach(got->arrival, false);
+	/* HTTP/2 statuses: the server's header blocks, found where the walk finds the write's
+	 * buffer (the task's user registers) */
+	got->h2_headers = p->h2_headers && obs_sockets_features(conn)->user_regs;
+	s->rodata->targ_h2_hb = got->h2_headers;
+	if (!got->h2_headers)
+		bpf_map__set_max_entries(s->maps.h2_hb, (uint32_t)sysconf(_SC_PAGESIZE));
 	return 0;
 }
 
@@ -223,6 +229,7 @@ void obs_reqtime_mech_off(struct obs_sockets *conn)
 	bpf_map__set_max_entries(s->maps.tls_hs, 1);
 	bpf_map__set_max_entries(s->maps.h2_streams, 1);
 	bpf_map__set_max_entries(s->maps.trace, (uint32_t)sysconf(_SC_PAGESIZE));
+	bpf_map__set_max_entries(s->maps.h2_hb, (uint32_t)sysconf(_SC_PAGESIZE));
 	obs_ssl_probes_plan(conn, false);
 }
 

@@ -36,6 +36,7 @@ struct obs_reqtime_mech_plan {
 	const char *trace_path; /* --trace, or NULL */
 	uint32_t trace_every;
 	bool arrivals_sampled; /* the arrival program attached in windows (observer/kernel/systier.c) */
+	bool h2_headers;       /* the server's HTTP/2 header blocks to userspace (statuses) */
 };
 
 /* What the plan got. */
@@ -46,6 +47,7 @@ struct obs_reqtime_mech_got {
 	bool runq;
 	struct bpf_program *arrival; /* with arrivals_sampled: for the tier to attach */
 	bool ssl;		     /* TLS plaintext's uprobe programs load (ssl_probes.c) */
+	bool h2_headers;	     /* HTTP/2 header blocks go to userspace (needs user registers) */
 	char ssl_why[160];	     /* why not */
 	char attached[256];	     /* the programs, comma separated */
 };

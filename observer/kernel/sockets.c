@@ -272,6 +272,11 @@ int obs_sockets_trace_fd(struct obs_sockets *c)
 	return bpf_map__fd(c->skel->maps.trace);
 }
 
+int obs_sockets_h2_hb_fd(struct obs_sockets *c)
+{
+	return bpf_map__fd(c->skel->maps.h2_hb);
+}
+
 uint32_t obs_sockets_trace_every(const struct obs_sockets *c)
 {
 	return c->skel->rodata->targ_trace_every;

@@ -10,6 +10,7 @@
 #include "loadlens/h2.h"
 #include "loadlens/hist_json.h"
 #include "loadlens/ssl.h"
+#include "h2_status.h"
 #include "reqtime_stats.h"
 
 struct comp {
@@ -237,7 +238,7 @@ static void notes(FILE *out, const struct rt_ctrs *c)
 				  "not followed)");
 	note(out, c->h2_conns, "HTTP/2 connections (client preface): each stream one request, "
 		"timed apart; %llu streams the server ended before the client did (not timed), "
-		"%llu reset by the client before a response; gRPC status not read",
+		"%llu reset by the client before a response",
 		(unsigned long long)c->h2_early, (unsigned long long)c->h2_client_reset);
 	note(out, c->h2_lost, "HTTP/2 connections whose frames were lost track of (more than %d "
 		"frames or %d buffers in one read or write, or bytes not readable): %llu of their "
@@ -306,7 +307,21 @@ uint64_t obs_reqtime_lost_total(const struct obs_reqtime_lost *l)
 	return l->no_storage + l->tgids_full + l->skipped_runs + l->trace_lost + l->ssl_procs_full;
 }
 
-int obs_reqtime_fmt_summary(FILE *out, const struct obs_reqtime *rt, const struct obs_reqtime_stats *st)
+/* A slot's HTTP/2 and gRPC statuses (h2: its counts, NULL when not read). */
+static void h2_statuses(FILE *out, const struct rt_ctrs *c, const struct obs_h2_status_counts *h2)
+{
+	if (!c->h2_conns)
+		return;
+	if (!h2) {
+		fprintf(out, "      HTTP/2 and gRPC statuses not read (LOADLENS_OBSERVER_H2_HEADERS=off, "
+			     "or no user registers here)\n");
+		return;
+	}
+	obs_h2_status_fmt(out, h2, c->h2_hb_ends, c->h2_hb_lost, c->h2_hb_big);
+}
+
+int obs_reqtime_fmt_summary(FILE *out, const struct obs_reqtime *rt, const struct obs_reqtime_stats *st,
+			    const struct obs_h2_status_counts *h2)
 {
 	struct ll_hist *h = ll_hist_new();
 	char p50[32], p90[32], p99[32], p999[32], mx[32], mean[32];
@@ -352,6 +367,7 @@ int obs_reqtime_fmt_summary(FILE *out, const struct obs_reqtime *rt, const struc
 				ll_fmt_ns((double)ll_hist_max(h), mx, sizeof(mx)));
 		}
 		notes(out, c);
+		h2_statuses(out, c, h2 ? &h2[i] : NULL);
 	}
 	if (!any)
 		fprintf(out, "  no request served on the target ports\n");
@@ -390,7 +406,7 @@ int obs_reqtime_fmt_summary(FILE *out, const struct obs_reqtime *rt, const struc
 }
 
 static json_t *slot_json(const struct obs_reqtime *rt, const struct obs_reqtime_stats *st, size_t i,
-			    struct ll_hist *h, bool *ok)
+			 const struct obs_h2_status_counts *h2, struct ll_hist *h, bool *ok)
 {
 	const struct rt_ctrs *c = &st->slot[i].c;
 	json_t *o = json_object();
@@ -437,7 +453,10 @@ static json_t *slot_json(const struct obs_reqtime *rt, const struct obs_reqtime_
 	set(o, "h2_client_reset", json_integer((json_int_t)c->h2_client_reset), ok);
 	set(o, "h2_stream_drops", json_integer((json_int_t)c->h2_stream_drops), ok);
 	set(o, "h2_behind", json_integer((json_int_t)c->h2_behind), ok);
-	set(o, "grpc_status", json_string(c->h2_conns ? "not read" : "none"), ok);
+	/* the statuses of the HTTP/2 responses and gRPC calls (null: not read, or no HTTP/2) */
+	set(o, "h2_statuses", h2 && c->h2_conns ? obs_h2_status_json(h2, c->h2_hb_ends, c->h2_hb_lost,
+								       c->h2_hb_big)
+						: json_null(), ok);
 	set(o, "first_response_ns", json_integer((json_int_t)c->first_ns), ok);
 	set(o, "last_response_ns", json_integer((json_int_t)c->last_ns), ok);
 	set(o, "server_throughput_rps", json_real(server_rps(c)), ok);
@@ -449,7 +468,8 @@ static json_t *slot_json(const struct obs_reqtime *rt, const struct obs_reqtime_
 }
 
 int obs_reqtime_fmt_json_add(json_t *root, const struct obs_reqtime *rt,
-			const struct obs_reqtime_stats *st, json_t *intervals)
+			const struct obs_reqtime_stats *st, const struct obs_h2_status_counts *h2,
+			json_t *intervals)
 {
 	const struct obs_reqtime_features *f = obs_reqtime_features(rt);
 	json_t *o = json_object(), *slots = json_array(), *feat = json_object();
@@ -462,12 +482,13 @@ int obs_reqtime_fmt_json_add(json_t *root, const struct obs_reqtime *rt,
 		goto cleanup;
 	for (i = 0; i < st->nslots; i++)
 		if (obs_reqtime_slot_used(rt, i) &&
-		    json_array_append_new(slots, slot_json(rt, st, i, h, &ok)))
+		    json_array_append_new(slots, slot_json(rt, st, i, h2 ? &h2[i] : NULL, h, &ok)))
 			ok = false;
 	set(feat, "mechanism", json_string(obs_reqtime_mech_name(f->mech)), &ok);
 	set(feat, "close_out", json_boolean(f->close_out), &ok);
 	set(feat, "accept_time", json_boolean(f->accept), &ok);
 	set(feat, "run_queue", json_boolean(f->runq), &ok);
+	set(feat, "h2_headers", json_boolean(f->h2_headers), &ok);
 	set(feat, "trace", json_boolean(f->trace), &ok);
 	set(feat, "arrivals", json_string(f->arrivals_sampled ? "sampled" : "always"), &ok);
 	set(feat, "arrival_share", json_real(f->arrivals_sampled ? f->arrival_share : 1.0), &ok);

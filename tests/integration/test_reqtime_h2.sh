@@ -13,7 +13,10 @@
 #   nginx's libssl; test_reqtime_tls_plain.sh);
 # - the refserver's h2 (10 streams in flight) and gRPC (the driver's grpc://, one call in flight a
 #   connection, every 10th answered RESOURCE_EXHAUSTED): requests = the refserver's responses
-#   exactly; gRPC's service mean within 5% of the refserver's own histogram, grpc_status "not read".
+#   exactly; gRPC's service mean within 5% of the refserver's own histogram;
+# - statuses from the server's header blocks (HPACK decoded in userspace): each nginx response's
+#   :status (all 200) = its log lines, and the refserver's calls by grpc-status = its own counts
+#   (OK and RESOURCE_EXHAUSTED), none unread.
 . "$(dirname "$0")/lib.sh"
 require_bpf loadlens-observer loadlens-refserver loadlens-driver
 command -v nginx >/dev/null || skip "nginx is not installed (apt-get install nginx-light)"
@@ -89,7 +92,9 @@ same() {
 		[ "$(jget "$j" "$s | .$k")" = 0 ] || fail "$name: $k $(jget "$j" "$s | .$k"), 0 expected"
 	done
 	[ "$(jget "$j" "$s | .service_time.count")" = "$lines" ] || fail "$name: service count"
-	[ "$(jget "$j" "$s | .grpc_status")" = "not read" ] || fail "$name: grpc_status not said"
+	[ "$(jget "$j" "$s | .h2_statuses.status[\"200\"]")" = "$lines" ] ||
+		fail "$name: $(jget "$j" "$s | .h2_statuses.status[\"200\"]") responses with :status 200 read, $lines expected ($(jq -c "$s | .h2_statuses" "$j"))"
+	[ "$(jget "$j" "$s | .h2_statuses.undecoded")" = 0 ] || fail "$name: header blocks not decoded"
 }
 
 # 10 streams in flight on each of 4 connections
@@ -154,8 +159,11 @@ for v in h2 h1; do
 	grep -q "not seen in plaintext" "$LL_TMP/obs_tls$v.out" && fail "tls$v: a warning"
 done
 [ "$(jget "$LL_TMP/obs_tlsh2.json" "$s | .h2_connections")" = 4 ] || fail "tlsh2: h2_connections"
+# statuses from the plaintext's header blocks (SSL_write), as from the clear ones
+[ "$(jget "$LL_TMP/obs_tlsh2.json" "$s | .h2_statuses.status[\"200\"]")" = 2000 ] ||
+	fail "tlsh2: $(jq -c "$s | .h2_statuses" "$LL_TMP/obs_tlsh2.json") statuses read, 2000 of 200 expected"
 [ "$(jget "$LL_TMP/obs_tlsh1.json" "$s | .tls_alpn_h2")" = 0 ] || fail "tlsh1: h2 offered?"
-echo "ok: tls: 2000 streams over TLS (h2, 4 connections offering h2) and 2000 requests (HTTP/1.1) = nginx's"
+echo "ok: tls: 2000 streams over TLS (h2, 4 connections offering h2, 2000 :status 200 read) and 2000 requests (HTTP/1.1) = nginx's"
 # the refserver: h2 with 10 streams in flight, then gRPC with one call in flight a connection
 RS=$(free_port)
 refserver_up rs_h2 "$RS" --proto h2 --service-time 1ms --service-mode sleep --workers 2
@@ -189,8 +197,12 @@ j=$LL_TMP/obs_grpc.json
 [ "$(jget "$j" "$s | .requests")" = "$(jget "$LL_TMP/rs_grpc.json" .responses)" ] ||
 	fail "grpc: observer $(jget "$j" "$s | .requests"), refserver $(jget "$LL_TMP/rs_grpc.json" .responses)"
 [ "$(jget "$LL_TMP/rs_grpc.json" '.grpc_status.RESOURCE_EXHAUSTED')" = 400 ] || fail "grpc: statuses"
-[ "$(jget "$j" "$s | .grpc_status")" = "not read" ] || fail "grpc: grpc_status not said"
-echo "ok: grpc: observer $(jget "$j" "$s | .requests") calls = the refserver's responses (400 not OK: grpc_status not read)"
+for code in OK RESOURCE_EXHAUSTED; do
+	[ "$(jget "$j" "$s | .h2_statuses.grpc_status.$code")" = "$(jget "$LL_TMP/rs_grpc.json" ".grpc_status.$code")" ] ||
+		fail "grpc: observer read $(jget "$j" "$s | .h2_statuses.grpc_status.$code") calls $code, the refserver answered $(jget "$LL_TMP/rs_grpc.json" ".grpc_status.$code") ($(jq -c "$s | .h2_statuses" "$j"))"
+done
+[ "$(jget "$j" "$s | .h2_statuses.ends_unread")" = 0 ] || fail "grpc: statuses not read"
+echo "ok: grpc: observer $(jget "$j" "$s | .requests") calls = the refserver's responses; by grpc-status $(jq -c "$s | .h2_statuses.grpc_status" "$j") = the refserver's"
 check_within "grpc: observer's service mean vs the refserver's (ns)" \
 	"$(jget "$j" "$s | .service_time.mean" | cut -d. -f1)" \
 	"$(jget "$LL_TMP/rs_grpc.json" .service_time.mean | cut -d. -f1)" 5
