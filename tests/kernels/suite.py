@@ -10,6 +10,10 @@ tools/kernels/guest.py test, or on the host itself):
              kernel offers (both at once, on the same requests, where it offers both) against
              the refserver's own clock at 1 ms and 5 ms of service: requests counted three
              ways, exact; service p50 within 2% of the server's on a real CPU;
+   h2        tests/integration/test_reqtime_h2_kernels.sh: the refserver's HTTP/2 and gRPC, streams
+             counted exactly and statuses read from the server's header blocks = the
+             refserver's (where the kernel has no user registers, 5.10, that the observer says
+             it counts HTTP/2 by turns and reads no status);
 4. scope     tests/integration/test_observer_pid_scope.sh: --pid alone (the target's own
              sockets) counts accepts and times requests exactly; fdpass:
              tests/integration/test_observer_fd_passing.sh, --pid scoping on connections handed
@@ -35,7 +39,7 @@ and checks the observer against the server only for gross errors (docs/kernels.m
 limits are loosened"). The driver's own
 timing tests, whose limits hold only on a real CPU, are not part of the matrix.
 
-    suite.py [--bin DIR] [--out DIR] [--only check,count,reqtime,scope,fdpass,refusal,scenarios] [--all]
+    suite.py [--bin DIR] [--out DIR] [--only check,count,reqtime,h2,scope,fdpass,refusal,scenarios] [--all]
              [--scenarios NAME,...]
 
 Prints one line per check (ok / FAIL) and writes OUT/summary.json; exit 0 when every check
@@ -84,8 +88,8 @@ SCENARIOS = [
 # check, the count, request timing and one sick scenario on that state; its other scenarios by
 # hand (--all), where three of ten fail (docs/kernels.md).
 SHARES = {
-	"6.1": ["check", "count", "reqtime", "scope"], "6.12": ["check", "reqtime", "refusal"],
-	"5.10": ["check", "count", "reqtime"],
+	"6.1": ["check", "count", "reqtime", "h2", "scope"], "6.12": ["check", "reqtime", "refusal"],
+	"5.10": ["check", "count", "reqtime", "h2"],
 }
 SCENARIO_SHARES = {
 	"6.1": ["healthy_client_closes", "healthy_close_nginx", "sick_close_wait_leak"],
@@ -94,7 +98,7 @@ SCENARIO_SHARES = {
 	"5.10": ["sick_close_wait_leak"],
 }
 assert set(sum(SCENARIO_SHARES.values(), [])) <= set(SCENARIOS)
-ALL_CHECKS = {"check", "count", "reqtime", "scope", "fdpass", "refusal", "scenarios"}
+ALL_CHECKS = {"check", "count", "reqtime", "h2", "scope", "fdpass", "refusal", "scenarios"}
 
 
 def series(release):
@@ -320,7 +324,7 @@ def main():
 							os.path.join(SRC, "build/bin")))
 	ap.add_argument("--out", default=None, help="results directory (default: a new one in "
 			"/tmp)")
-	ap.add_argument("--only", help="the checks to run, of check,count,reqtime,scope,fdpass,"
+	ap.add_argument("--only", help="the checks to run, of check,count,reqtime,h2,scope,fdpass,"
 			"refusal,scenarios (default: this kernel's share, SHARES)")
 	ap.add_argument("--all", action="store_true", help="every check and scenario, whatever "
 			"the kernel's share")
@@ -354,6 +358,8 @@ def main():
 		s.run("count three ways", s.script, "accept_parallel")
 	if "reqtime" in only:
 		s.run("request timing 1ms, 5ms", s.script, "reqtime_kernels")
+	if "h2" in only:
+		s.run("HTTP/2 and gRPC streams and statuses", s.script, "reqtime_h2_kernels")
 	if "scope" in only:
 		s.run("scope by process (--pid)", s.script, "observer_pid_scope")
 	if "fdpass" in only:
