@@ -21,6 +21,8 @@
 #   observer        BUILD_BIN_DIR/loadlens-observer --port PORT --interval 0
 #   observer-noreq  the same with --no-requests (no program on the three socket tracepoints)
 #   observer-nouprobes  the observer with LOADLENS_OBSERVER_NO_UPROBES=1 (no TLS plaintext)
+#   observer-noh2hb the observer with LOADLENS_OBSERVER_H2_HEADERS=off (HTTP/2 header blocks not
+#                   copied for statuses): with PINGPONG_H2=1, the copy's cost against "observer"
 #   noopssl         no-op uprobes on libssl's SSL_read and SSL_write, entry and return
 #                   (attach.c's ssl_uprobes): the kernel's uprobe machinery alone
 # PINGPONG_TLS=1: the ping-pong over TLS (pingpong.c; a self-signed certificate made here),
@@ -136,7 +138,7 @@ SET=()
 for s in $SETTINGS; do
 	case $s in
 	none | noop1 | noop2 | noop3 | noopssl) SET+=("$s") ;;
-	observer | observer-noreq | observer-nouprobes)
+	observer | observer-noreq | observer-nouprobes | observer-noh2hb)
 		if [ $have_obs = 0 ]; then
 			NOTES+=("$s skipped: no $BIN/loadlens-observer")
 		elif [ $s = observer-noreq ] &&
@@ -179,6 +181,8 @@ start_helper() {
 	observer) set -- "$BIN/loadlens-observer" --interval 0 ;;
 	observer-nouprobes)
 		set -- env LOADLENS_OBSERVER_NO_UPROBES=1 "$BIN/loadlens-observer" --interval 0 ;;
+	observer-noh2hb)
+		set -- env LOADLENS_OBSERVER_H2_HEADERS=off "$BIN/loadlens-observer" --interval 0 ;;
 	observer-noreq) set -- "$BIN/loadlens-observer" --interval 0 --no-requests ;;
 	*=*)
 		dir=${s#*=}

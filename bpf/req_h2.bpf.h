@@ -292,14 +292,15 @@ static __always_inline void h2_hb_frame(struct h2_walk *w, __u32 sid, __u32 tf, 
 		h2_hb_out(w, 0, 0);
 }
 
-/* The connection closes: its decoder in userspace goes (if it had one). */
+/* The connection closes: its decoder in userspace goes (if it had one; once: the callers close
+ * a connection once). */
 static __always_inline void h2_hb_close(__u64 sk, struct rt_h2_conn *c)
 {
 	struct rt_h2_hb *h;
 
-	if (!(c->wr.hb & LL_H2_HB_SEEN) || (c->wr.hb & LL_H2_HB_STOP))
+	if (!(c->wr.hb & LL_H2_HB_SEEN))
 		return;
-	c->wr.hb |= LL_H2_HB_STOP;
+	c->wr.hb = LL_H2_HB_STOP;
 	h = bpf_ringbuf_reserve(&h2_hb, sizeof(*h) + LL_H2_HB_SMALL + 1, 0);
 	if (!h)
 		return; /* (userspace forgets its oldest decoders when it has too many) */

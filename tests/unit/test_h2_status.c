@@ -58,7 +58,8 @@ static void record(struct srv *s, const uint8_t fh[LL_H2_HDR], uint16_t off, con
 	memcpy(h->fh, fh, LL_H2_HDR);
 	h->seq = s->seq++;
 	h->flags = flags;
-	memcpy(h->data, p, n);
+	if (n)
+		memcpy(h->data, p, n);
 	if (s->drop_next) {
 		s->drop_next = 0;
 		return;
