@@ -92,10 +92,13 @@ LL_GLOBAL int h2_frame(struct h2_walk *w, __u32 sid, __u32 tf)
 	__u32 t = tf & 0xff, idx, k, base;
 	struct rt_h2_stream *e = NULL, *p, *fr = NULL;
 	struct rt_rec *r;
-	int end, mine = 0;
+	int end, mine = 0, fresh;
 
 	if (!w)
 		return 0;
+	/* A client's HEADERS on a stream id above every one it began is a new stream (ids only
+	 * grow, RFC 9113 5.1.1): it has no entry, so the first free one will do. */
+	fresh = !w->write && t == LL_H2_HEADERS && sid > w->max_sid;
 	/* the stream's entry, or the first free (or stale) one of its RT_H2_PROBES */
 	base = ll_h2_slot(w->sk, w->gen, sid);
 	for (k = 0; k < RT_H2_PROBES; k++) {
@@ -103,13 +106,16 @@ LL_GLOBAL int h2_frame(struct h2_walk *w, __u32 sid, __u32 tf)
 		p = bpf_map_lookup_elem(&h2_streams, &idx);
 		if (!p)
 			return 0;
-		if (p->sk == w->sk && p->gen == w->gen && p->sid == sid) {
+		if (!fresh && p->sk == w->sk && p->gen == w->gen && p->sid == sid) {
 			e = p;
 			mine = 1;
 			break;
 		}
-		if (!fr && (!p->sk || p->born_ns + RT_H2_STALE_NS <= w->now))
+		if (!fr && (!p->sk || p->born_ns + RT_H2_STALE_NS <= w->now)) {
 			fr = p;
+			if (fresh)
+				break;
+		}
 	}
 	if (!mine)
 		e = fr;
@@ -232,7 +238,14 @@ static __always_inline void h2_hb_out(struct h2_walk *w, __u64 src, __u32 n)
 
 	/* the sizes are masks (LL_H2_HB_SMALL and LL_H2_HB_MAX are 2^k - 1, n <= LL_H2_HB_MAX):
 	 * the verifier sees each read's bound in the register it is passed in */
-	if (n <= LL_H2_HB_SMALL) {
+	if (n <= LL_H2_HB_TINY) {
+		h = bpf_ringbuf_reserve(&h2_hb, sizeof(*h) + LL_H2_HB_TINY + 1, 0);
+		if (!h)
+			goto lost;
+		barrier_var(n);
+		n &= LL_H2_HB_TINY;
+		err = n ? bpf_probe_read_user(h->data, n, (void *)src) : 0;
+	} else if (n <= LL_H2_HB_SMALL) {
 		h = bpf_ringbuf_reserve(&h2_hb, sizeof(*h) + LL_H2_HB_SMALL + 1, 0);
 		if (!h)
 			goto lost;
@@ -301,7 +314,7 @@ static __always_inline void h2_hb_close(__u64 sk, struct rt_h2_conn *c)
 	if (!(c->wr.hb & LL_H2_HB_SEEN))
 		return;
 	c->wr.hb = LL_H2_HB_STOP;
-	h = bpf_ringbuf_reserve(&h2_hb, sizeof(*h) + LL_H2_HB_SMALL + 1, 0);
+	h = bpf_ringbuf_reserve(&h2_hb, sizeof(*h) + LL_H2_HB_TINY + 1, 0);
 	if (!h)
 		return; /* (userspace forgets its oldest decoders when it has too many) */
 	__builtin_memset(h, 0, sizeof(*h));
@@ -486,13 +499,13 @@ static __always_inline int h2_run(struct rt_h2_conn *c, struct h2_walk *w, __u64
 	int lost;
 
 	w->gen = c->gen;
+	w->max_sid = c->max_sid; /* (a write's: which streams the client began) */
 	if (w->write) {
 		__builtin_memcpy(&w->d, &c->wr, sizeof(w->d));
 		w->wseq = ++c->wseq;
 		w->hb_seq = c->hb_seq;
 	} else {
 		__builtin_memcpy(&w->d, &c->rd, sizeof(w->d));
-		w->max_sid = c->max_sid;
 		w->open0 = c->open_rd + c->open_wr;
 	}
 	lost = h2_walk_io(w, iov, base, niov, ret);

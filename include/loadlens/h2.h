@@ -74,7 +74,10 @@ _Static_assert(sizeof(struct rt_h2_dir) == 32, "rt_h2_dir layout");
  * frees its decoder.
  */
 #define LL_H2_HB_MAX 511   /* a header block fragment's bytes, at most (a mask's bound) */
-#define LL_H2_HB_SMALL 127 /* a record's bytes up to which it takes the small size */
+#define LL_H2_HB_TINY 31	   /* a record's bytes up to which it takes the tiny size (80 B with the
+			    * ring's own header: 2 cache lines, where most blocks after a
+			    * connection's first fit) */
+#define LL_H2_HB_SMALL 127 /* ... the small size */
 #define RT_H2_HB_RING (1u << 20)
 #define LL_H2_HB_SEEN 1	   /* (rt_h2_dir.hb) a record of the connection went out */
 #define LL_H2_HB_STOP 2	   /* no more records of it */
@@ -124,10 +127,9 @@ struct rt_h2_stream {
 };
 _Static_assert(sizeof(struct rt_h2_stream) == 64, "rt_h2_stream layout");
 
-/* The entry of stream sid of a connection (sk, gen) in the table: the connection's streams in
- * consecutive entries from a place of its own (a client numbers its streams 1, 3, 5...), so a
- * connection's next stream is the next entry (a line the CPU has fetched ahead), and two
- * connections meet only where their open streams overlap. */
+/* The first entry to try for stream sid of a connection (sk, gen): a hash of all three, so that
+ * no two connections' runs of streams meet (consecutive entries per connection did: see the
+ * table's comment above). */
 static __attribute__((always_inline)) inline __u32 ll_h2_slot(__u64 sk, __u64 gen, __u32 sid)
 {
 	__u32 h = ((__u32)(sk >> 6) ^ (__u32)gen ^ (__u32)(gen >> 32)) * 0x9e3779b1u;

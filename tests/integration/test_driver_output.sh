@@ -31,8 +31,7 @@ driver ok "tcp://127.0.0.1:$P" -n 10 -q
 # a one-request run (its one thread is busy all of its few microseconds): no verdict
 driver one "tcp://127.0.0.1:$P" -n 1 -q
 grep -q '^warning:' "$LL_TMP/one.out" && fail "1 request: $(grep '^warning' "$LL_TMP/one.out")"
-[ "$(jget "$LL_TMP/one.json" .driver.bottleneck)" = null ] 2>/dev/null ||
-	[ "$(jq -r .driver.bottleneck "$LL_TMP/one.json")" = null ] ||
+[ "$(jq -r .driver.bottleneck "$LL_TMP/one.json")" = null ] ||
 	fail "1 request: JSON has a bottleneck verdict"
 
 # a 1 s run: "duration 1.00s" (not 1e+03ms)
