@@ -32,7 +32,8 @@
  * write; a read or write with more, bytes the walk cannot read where it needs a header (sendfile
  * past the end of a frame, io_uring), or a header whose type is no frame's, lose track of the
  * connection: counted (h2_lost), and its later reads and writes are counted unwalked, never
- * taken as requests. Cost: one user-memory read per frame header, the socket's storage per read or
+ * taken as requests. Cost: one user-memory read (the window, H2_WIN bytes) where a buffer's bytes are
+ * first needed and again only past it, the socket's storage per read or
  * write, an inlined array lookup per stream frame (docs/observer.md, "HTTP/2").
  */
 #ifndef LOADLENS_REQ_H2_BPF_H
@@ -66,8 +67,25 @@ struct {
 	__uint(max_entries, RT_H2_HB_RING);
 } h2_hb SEC(".maps");
 
+#ifndef LL_PRE_5_12
+/* The walk's window on the current buffer: up to H2_WIN of its bytes, read from user memory in
+ * one go where the walk first needs any (a frame header, a header block's bytes). The frame
+ * headers and header blocks of a short read or write then cost one read of user memory, not one
+ * each: a bpf_probe_read_user() is the walk's dearest step (~100 ns here, most of it the kernel's
+ * checks of a user copy), where a header copied from the window is a few loads. Before 5.12 (the
+ * compat object) there is no window: the verifier there refuses a read of the stack at a
+ * variable place. */
+#define H2_WIN 64
+#endif
+
 /* One read's or write's walk: the direction's carried place, and what its frames need. */
 struct h2_walk {
+#ifdef H2_WIN
+	__u8 win[H2_WIN]; /* the window's bytes: those of the buffer from wofs, wlen of them */
+	__u64 wbuf;
+	__u32 wofs;
+	__u32 wlen;	/* 0: nothing held */
+#endif
 	struct rt_h2_dir d;
 	__u64 sk;
 	__u64 gen;
@@ -89,7 +107,7 @@ struct h2_walk {
  * function: the verifier checks it once, not once per frame of the walk. */
 LL_GLOBAL int h2_frame(struct h2_walk *w, __u32 sid, __u32 tf)
 {
-	__u32 t = tf & 0xff, idx, k, base;
+	__u32 t = tf & 0xff, idx, k, run, own;
 	struct rt_h2_stream *e = NULL, *p, *fr = NULL;
 	struct rt_rec *r;
 	int end, mine = 0, fresh;
@@ -99,10 +117,12 @@ LL_GLOBAL int h2_frame(struct h2_walk *w, __u32 sid, __u32 tf)
 	/* A client's HEADERS on a stream id above every one it began is a new stream (ids only
 	 * grow, RFC 9113 5.1.1): it has no entry, so the first free one will do. */
 	fresh = !w->write && t == LL_H2_HEADERS && sid > w->max_sid;
-	/* the stream's entry, or the first free (or stale) one of its RT_H2_PROBES */
-	base = ll_h2_slot(w->sk, w->gen, sid);
-	for (k = 0; k < RT_H2_PROBES; k++) {
-		idx = (base + k) & (RT_H2_STREAMS - 1);
+	/* the stream's entry, or the first free (or stale) one of its 2 x RT_H2_PROBES: its
+	 * connection's run, then its own place */
+	run = ll_h2_run(w->sk, w->gen);
+	own = ll_h2_slot(w->sk, w->gen, sid);
+	for (k = 0; k < 2 * RT_H2_PROBES; k++) {
+		idx = ll_h2_probe(run, own, sid, k);
 		p = bpf_map_lookup_elem(&h2_streams, &idx);
 		if (!p)
 			return 0;
@@ -214,6 +234,38 @@ LL_GLOBAL int h2_frame(struct h2_walk *w, __u32 sid, __u32 tf)
 	return 0;
 }
 
+/* The place in the window of the n bytes at buf + off (off + n <= len, the buffer's bytes),
+ * after reading the window there if it does not hold them; -1 if it cannot (the caller reads them
+ * itself, as without a window). */
+static __always_inline int h2_win(struct h2_walk *w, __u64 buf, __u32 off, __u32 n, __u32 len)
+{
+#ifdef H2_WIN
+	__u32 m;
+
+	if (w->wlen && w->wbuf == buf && off >= w->wofs && off + n <= w->wofs + w->wlen)
+		return (int)(off - w->wofs);
+	if (off >= len || !buf)
+		return -1;
+	m = len - off;
+	if (m >= H2_WIN) {
+		if (bpf_probe_read_user(w->win, H2_WIN, (void *)(buf + off)))
+			return -1;
+		m = H2_WIN;
+	} else {
+		barrier_var(m); /* (the mask stays: the verifier bounds the register passed) */
+		m &= H2_WIN - 1;
+		if (bpf_probe_read_user(w->win, m, (void *)(buf + off)))
+			return -1;
+	}
+	w->wbuf = buf;
+	w->wofs = off;
+	w->wlen = m;
+	return n <= m ? 0 : -1;
+#else
+	return -1;
+#endif
+}
+
 /* The connection's records stop (the ring full, or a fragment too big): counted once. */
 static __always_inline void h2_hb_stop(struct h2_walk *w, bool big)
 {
@@ -229,12 +281,25 @@ static __always_inline void h2_hb_stop(struct h2_walk *w, bool big)
 		r->c.h2_hb_lost++;
 }
 
-/* One record of the current header block fragment: its n next bytes at src (user memory). */
-static __always_inline void h2_hb_out(struct h2_walk *w, __u64 src, __u32 n)
+/* Its n bytes at src: from the window at o where it holds them (o >= 0), else from user memory. */
+static __always_inline long h2_hb_copy(struct h2_walk *w, void *dst, __u32 n, __u64 src, int o)
 {
+#ifdef H2_WIN
+	if (o >= 0)
+		return bpf_probe_read_kernel(dst, n, &w->win[o & (H2_WIN - 1)]);
+#endif
+	return bpf_probe_read_user(dst, n, (void *)src);
+}
+
+/* One record of the current header block fragment: its n next bytes at buf + off (user memory),
+ * of the buffer's len. */
+static __always_inline void h2_hb_out(struct h2_walk *w, __u64 buf, __u32 off, __u32 n, __u32 len)
+{
+	__u64 src = buf + off;
 	struct rt_h2_hb *h;
 	__u32 flen;
 	long err;
+	int o = n ? h2_win(w, buf, off, n, len) : -1;
 
 	/* the sizes are masks (LL_H2_HB_SMALL and LL_H2_HB_MAX are 2^k - 1, n <= LL_H2_HB_MAX):
 	 * the verifier sees each read's bound in the register it is passed in */
@@ -244,21 +309,21 @@ static __always_inline void h2_hb_out(struct h2_walk *w, __u64 src, __u32 n)
 			goto lost;
 		barrier_var(n);
 		n &= LL_H2_HB_TINY;
-		err = n ? bpf_probe_read_user(h->data, n, (void *)src) : 0;
+		err = n ? h2_hb_copy(w, h->data, n, src, o) : 0;
 	} else if (n <= LL_H2_HB_SMALL) {
 		h = bpf_ringbuf_reserve(&h2_hb, sizeof(*h) + LL_H2_HB_SMALL + 1, 0);
 		if (!h)
 			goto lost;
 		barrier_var(n);
 		n &= LL_H2_HB_SMALL;
-		err = n ? bpf_probe_read_user(h->data, n, (void *)src) : 0;
+		err = n ? h2_hb_copy(w, h->data, n, src, o) : 0;
 	} else {
 		h = bpf_ringbuf_reserve(&h2_hb, sizeof(*h) + LL_H2_HB_MAX + 1, 0);
 		if (!h)
 			goto lost;
 		barrier_var(n);
 		n &= LL_H2_HB_MAX;
-		err = bpf_probe_read_user(h->data, n, (void *)src);
+		err = h2_hb_copy(w, h->data, n, src, o);
 	}
 	if (err) {
 		bpf_ringbuf_discard(h, BPF_RB_NO_WAKEUP);
@@ -302,7 +367,7 @@ static __always_inline void h2_hb_frame(struct h2_walk *w, __u32 sid, __u32 tf, 
 	}
 	w->d.hb_left = (__u16)flen;
 	if (!flen)
-		h2_hb_out(w, 0, 0);
+		h2_hb_out(w, 0, 0, 0, 0);
 }
 
 /* The connection closes: its decoder in userspace goes (if it had one; once: the callers close
@@ -337,14 +402,14 @@ static __always_inline void h2_hb_close(__u64 sk, struct rt_h2_conn *c)
 LL_GLOBAL int h2_step(struct h2_walk *w, __u64 buf, __u32 len)
 {
 	__u32 pass = 0, take = 0, sid = 0, tf = 0;
-	int rc;
+	int rc, o;
 	__u8 hl;
 
 	if (!w)
 		return H2_LOST;
 	if (w->d.hb_left && w->off < len)
-		h2_hb_out(w, buf + w->off, w->d.hb_left < len - w->off ? w->d.hb_left
-									 : len - w->off);
+		h2_hb_out(w, buf, w->off,
+			  w->d.hb_left < len - w->off ? w->d.hb_left : len - w->off, len);
 	if (ll_h2_next(&w->d, w->off < len ? len - w->off : 0, &pass, &take))
 		return H2_LOST;
 	w->off += pass;
@@ -354,8 +419,26 @@ LL_GLOBAL int h2_step(struct h2_walk *w, __u64 buf, __u32 len)
 	if (hl > 8) /* (ll_h2_next's bound, for the verifier) */
 		return H2_LOST;
 	take &= 15;
-	if (!buf || bpf_probe_read_user(&w->d.hdr[hl], take, (void *)(buf + w->off)))
+	o = h2_win(w, buf, w->off, take, len);
+	if (o >= 0) {
+#ifdef H2_WIN
+		__u32 i, u = (__u32)o;
+
+		if (take == LL_H2_HDR && u <= H2_WIN - LL_H2_HDR) {
+			/* a whole header (hl 0): two loads and two stores */
+			barrier_var(u);
+			u &= H2_WIN - 1;
+			__builtin_memcpy(w->d.hdr, &w->win[u], LL_H2_HDR);
+		} else {
+#pragma unroll
+			for (i = 0; i < LL_H2_HDR; i++)
+				if (i < take)
+					w->d.hdr[(hl + i) & 15] = w->win[(o + i) & (H2_WIN - 1)];
+		}
+#endif
+	} else if (!buf || bpf_probe_read_user(&w->d.hdr[hl], take, (void *)(buf + w->off))) {
 		return H2_LOST;
+	}
 	w->off += take;
 	rc = ll_h2_got(&w->d, take, &sid, &tf);
 	if (rc <= 0)
@@ -375,6 +458,9 @@ static __always_inline int h2_walk_buf(struct h2_walk *w, __u64 buf, __u32 len)
 	int i, rc;
 
 	w->off = 0;
+#ifdef H2_WIN
+	w->wlen = 0;
+#endif
 	for (i = 0; i <= LL_H2_FRAMES; i++) {
 		rc = h2_step(w, buf, len);
 		if (rc != H2_MORE)

@@ -38,14 +38,20 @@
 #define LL_H2_FRAMES 256
 #define LL_H2_IOVS 64
 
-/* HTTP/2 streams timed at once: a table (a power of two) indexed by a hash of the connection and
- * the stream id, a stream in the first entry free of RT_H2_PROBES from there: inlined lookups
- * and compares per stream frame, no helper call. (One entry a stream, a connection's streams in
- * consecutive entries, lost 2 of 4,000 streams of 4 connections in a CI run, and 17 of 40,000 of
- * 200: two connections' runs met; probing past a run of 10 streams in flight did not help.)
- * A stream whose RT_H2_PROBES entries other open streams all hold is not timed
- * (h2_stream_drops); an entry begun more than RT_H2_STALE_NS ago (a stream never answered) is
- * free again. */
+/* HTTP/2 streams timed at once: a table (a power of two) of RT_H2_STREAMS entries. A stream is
+ * looked for, and begins in the first free entry, in two places of RT_H2_PROBES entries each:
+ * - its connection's own run (ll_h2_run()), where stream sid starts at (sid / 2) % RT_H2_PROBES:
+ *   a connection's streams come back to the same few cache lines, which its last requests left
+ *   warm (a stream's entry at a place of its own in 4 MiB cost a cache and TLB miss per stream:
+ *   the walk's dearest step, ~2/5 of a read's program on a ping-pong);
+ * - where its run is full (more streams in flight than RT_H2_PROBES, or runs of two connections
+ *   that meet), a place of its own (ll_h2_slot(), a hash of the connection and the stream id),
+ *   so that no two connections' runs of streams crowd each other out there. (One entry a stream,
+ *   a connection's streams in consecutive entries and nothing else, lost 2 of 4,000 streams of 4
+ *   connections in a CI run, and 17 of 40,000 of 200: two connections' runs met.)
+ * Inlined lookups and compares per stream frame, no helper call. A stream whose 2 x RT_H2_PROBES
+ * entries other open streams all hold is not timed (h2_stream_drops); an entry begun more than
+ * RT_H2_STALE_NS ago (a stream never answered) is free again. */
 #define RT_H2_STREAMS_LOG2 16
 #define RT_H2_STREAMS (1u << RT_H2_STREAMS_LOG2)
 #define RT_H2_PROBES 8
@@ -127,14 +133,32 @@ struct rt_h2_stream {
 };
 _Static_assert(sizeof(struct rt_h2_stream) == 64, "rt_h2_stream layout");
 
-/* The first entry to try for stream sid of a connection (sk, gen): a hash of all three, so that
- * no two connections' runs of streams meet (consecutive entries per connection did: see the
- * table's comment above). */
+static __attribute__((always_inline)) inline __u32 ll_h2_conn_hash(__u64 sk, __u64 gen)
+{
+	return ((__u32)(sk >> 6) ^ (__u32)gen ^ (__u32)(gen >> 32)) * 0x9e3779b1u;
+}
+
+/* The first entry of a connection's (sk, gen) own run of RT_H2_PROBES entries (see the table's
+ * comment above). */
+static __attribute__((always_inline)) inline __u32 ll_h2_run(__u64 sk, __u64 gen)
+{
+	return (ll_h2_conn_hash(sk, gen) >> (32 - RT_H2_STREAMS_LOG2)) & ~(RT_H2_PROBES - 1);
+}
+
+/* The first entry of stream sid's place of its own, past its connection's run: a hash of all
+ * three. */
 static __attribute__((always_inline)) inline __u32 ll_h2_slot(__u64 sk, __u64 gen, __u32 sid)
 {
-	__u32 h = ((__u32)(sk >> 6) ^ (__u32)gen ^ (__u32)(gen >> 32)) * 0x9e3779b1u;
+	return ((ll_h2_conn_hash(sk, gen) ^ sid) * 0x85ebca6bu) >> (32 - RT_H2_STREAMS_LOG2);
+}
 
-	return ((h ^ sid) * 0x85ebca6bu) >> (32 - RT_H2_STREAMS_LOG2);
+/* The k-th entry (0 <= k < 2 x RT_H2_PROBES) where stream sid of a connection is looked for. */
+static __attribute__((always_inline)) inline __u32 ll_h2_probe(__u32 run, __u32 own, __u32 sid,
+								__u32 k)
+{
+	if (k < RT_H2_PROBES)
+		return run + (((sid >> 1) + k) & (RT_H2_PROBES - 1));
+	return (own + k - RT_H2_PROBES) & (RT_H2_STREAMS - 1);
 }
 
 static __attribute__((always_inline)) inline int ll_h2_preface(const __u64 w[3])

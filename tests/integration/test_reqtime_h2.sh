@@ -59,6 +59,7 @@ nginx_up ng "$ST" "
 		ssl_certificate_key $LL_TMP/pki/key.pem;
 		access_log $LL_TMP/tls.log rt;
 		location / { return 200 \"ok\\n\"; }
+		location /slow { proxy_pass http://127.0.0.1:$BACK/; }
 	}"
 
 slot() { echo ".request_timing.slots[] | select(.proto == \"tcp\" and .port == $1)"; }
@@ -135,14 +136,20 @@ s=$(slot "$SLOW")
 [ "$(jget "$LL_TMP/obs_hang.json" "$s | .requests")" = 0 ] ||
 	fail "hang: $(jget "$LL_TMP/obs_hang.json" "$s | .requests") requests, 0 expected"
 echo "ok: hang: 3 abandoned streams unanswered, 0 requests"
-# TLS: h2 offered and used (4 connections), then HTTP/1.1 only (h2load --h1: no h2 in ALPN); the
-# plaintext through uprobes on nginx's libssl (test_reqtime_tls_plain.sh has the rest)
-for v in h2 h1; do
+# TLS: h2 offered and used (4 connections of 10 streams in flight, 20,000 streams), then
+# HTTP/1.1 only (h2load --h1: no h2 in ALPN), then h2 to the 3 ms backend; the plaintext through
+# uprobes on nginx's libssl (test_reqtime_tls_plain.sh has the rest)
+declare -A TLSN=([h2]=20000 [h1]=2000 [h2slow]=800)
+for v in h2 h1 h2slow; do
 	: >"$LL_TMP/tls.log"
 	start_observer "obs_tls$v" "$TLS"
-	# (--h1 -m 10 would pipeline: one request in flight there)
-	h2load -c 4 -n 2000 $([ $v = h1 ] && echo --h1 -m 1 || echo -m 10) "https://127.0.0.1:$TLS/" \
-		>"$LL_TMP/h2load_tls$v.out" 2>&1 || fail "tls$v: h2load exited $?"
+	case $v in
+	h2) a=(-c 4 -m 10 "https://127.0.0.1:$TLS/") ;;
+	h1) a=(-c 4 --h1 -m 1 "https://127.0.0.1:$TLS/") ;; # (--h1 -m 10 would pipeline)
+	h2slow) a=(-c 2 -m 4 "https://127.0.0.1:$TLS/slow") ;;
+	esac
+	h2load -n "${TLSN[$v]}" "${a[@]}" >"$LL_TMP/h2load_tls$v.out" 2>&1 ||
+		fail "tls$v: h2load exited $?"
 	sleep 0.3
 	stop "obs_tls$v"
 	cp "$LL_TMP/tls.log" "$LL_TMP/tls$v.lines"
@@ -151,19 +158,22 @@ s=$(slot "$TLS")
 [ "$(jget "$LL_TMP/obs_tlsh2.json" "$s | .tls_alpn_h2")" = 4 ] ||
 	fail "tlsh2: $(jget "$LL_TMP/obs_tlsh2.json" "$s | .tls_alpn_h2") connections offering h2, 4 expected"
 [ "$(jget "$LL_TMP/obs_tlsh2.json" "$s | .tls_requests")" = plaintext ] || fail "tlsh2: tls_requests"
-for v in h2 h1; do
+for v in h2 h1 h2slow; do
 	n=$(wc -l <"$LL_TMP/tls$v.lines")
-	[ "$n" = 2000 ] || fail "tls$v: nginx logged $n requests"
-	[ "$(jget "$LL_TMP/obs_tls$v.json" "$s | .requests")" = 2000 ] ||
-		fail "tls$v: $(jget "$LL_TMP/obs_tls$v.json" "$s | .requests") requests, 2000 expected"
+	[ "$n" = "${TLSN[$v]}" ] || fail "tls$v: nginx logged $n requests, ${TLSN[$v]} expected"
+	[ "$(jget "$LL_TMP/obs_tls$v.json" "$s | .requests")" = "$n" ] ||
+		fail "tls$v: $(jget "$LL_TMP/obs_tls$v.json" "$s | .requests") requests, nginx logged $n"
 	grep -q "not seen in plaintext" "$LL_TMP/obs_tls$v.out" && fail "tls$v: a warning"
 done
+ngx=$(awk '{ s += $1 } END { printf "%d", s / NR * 1e9 }' "$LL_TMP/tlsh2slow.lines")
+obs=$(jget "$LL_TMP/obs_tlsh2slow.json" "$s | .service_time.mean")
+check_within "tlsh2slow: observer's service mean vs nginx's \$request_time mean (ns)" "${obs%.*}" "$ngx" 5
 [ "$(jget "$LL_TMP/obs_tlsh2.json" "$s | .h2_connections")" = 4 ] || fail "tlsh2: h2_connections"
 # statuses from the plaintext's header blocks (SSL_write), as from the clear ones
-[ "$(jget "$LL_TMP/obs_tlsh2.json" "$s | .h2_statuses.status[\"200\"]")" = 2000 ] ||
-	fail "tlsh2: $(jq -c "$s | .h2_statuses" "$LL_TMP/obs_tlsh2.json") statuses read, 2000 of 200 expected"
+[ "$(jget "$LL_TMP/obs_tlsh2.json" "$s | .h2_statuses.status[\"200\"]")" = 20000 ] ||
+	fail "tlsh2: $(jq -c "$s | .h2_statuses" "$LL_TMP/obs_tlsh2.json") statuses read, 20000 with 200 expected"
 [ "$(jget "$LL_TMP/obs_tlsh1.json" "$s | .tls_alpn_h2")" = 0 ] || fail "tlsh1: h2 offered?"
-echo "ok: tls: 2000 streams over TLS (h2, 4 connections offering h2, 2000 :status 200 read) and 2000 requests (HTTP/1.1) = nginx's"
+echo "ok: tls: 20000 streams over TLS (h2, 4 connections of 10 in flight offering h2, 20000 :status 200 read), 2000 requests (HTTP/1.1) and 800 streams to a 3 ms backend = nginx's"
 # the refserver: h2 with 10 streams in flight, then gRPC with one call in flight a connection
 RS=$(free_port)
 refserver_up rs_h2 "$RS" --proto h2 --service-time 1ms --service-mode sleep --workers 2
