@@ -270,14 +270,24 @@ static __always_inline void ssl_plain_write(struct rt_ssl_conn *c, __u64 sk, __u
 		unsolicited(slot);
 }
 
-/* The plaintext of an SSL call: n bytes at buf (user memory) read at now, or written (handed
- * over at now) with SSL_IO_WRITE in n. A global function: the verifier checks it, and the frame
- * walk in it, once per program, on its own stack. (At most five arguments: the slot is the
- * connection's.) */
+/* The plaintext an SSL call returned or took: the connection (its socket), the bytes and when. */
+struct ssl_plain {
+	__u64 sk;
+	__u64 buf;
+	__u64 now;
+	__u32 n; /* | SSL_IO_WRITE for a write */
+	__u32 pad;
+};
 #define SSL_IO_WRITE (1u << 31)
-LL_GLOBAL int ssl_io(struct rt_ssl_conn *c, __u64 sk, __u64 buf, __u32 n,
-				     __u64 now)
+
+/* The plaintext of an SSL call: n bytes at buf (user memory) read at now, or written (handed
+ * over at now) with SSL_IO_WRITE in n, on the connection of socket sk. A global function: the
+ * verifier checks it, and the frame walk in it, once per program, on its own stack, and the
+ * program calls it after ssl_exit() has returned, not from inside it: the walk's frames and
+ * ssl_exit()'s do not add up (together they passed the 512 bytes of stack 6.1 allows). */
+LL_GLOBAL int ssl_io(__u64 sk, __u64 buf, __u32 n, __u64 now)
 {
+	struct rt_ssl_conn *c = bpf_map_lookup_elem(&ssl_conns, &sk);
 	__u32 slot;
 
 	if (!c)
@@ -295,9 +305,10 @@ LL_GLOBAL int ssl_io(struct rt_ssl_conn *c, __u64 sk, __u64 buf, __u32 n,
 /*
  * An SSL call returns ret (the uretprobe; which call it was, its entry noted). A global
  * function: the verifier checks it apart from the program's state. The call's bytes: ret for SSL_read and
- * SSL_write, *outlen for the _ex forms (which return 1 on success).
+ * SSL_write, *outlen for the _ex forms (which return 1 on success). Returns 1 with *out set
+ * where there is plaintext for ssl_io(), else 0.
  */
-LL_GLOBAL int ssl_exit(int ret)
+LL_GLOBAL int ssl_exit(int ret, struct ssl_plain *out)
 {
 	__u64 id = bpf_get_current_pid_tgid(), sk, n64 = 0, buf, outlen, start, arrival, read_ns;
 	struct rt_ssl_key key = {};
@@ -308,7 +319,7 @@ LL_GLOBAL int ssl_exit(int ret)
 	struct rt_rec *r;
 	bool write, seen;
 
-	if (!ssl_proc(id))
+	if (!out || !ssl_proc(id))
 		return 0;
 	cp = bpf_map_lookup_elem(&ssl_calls, &id);
 	if (!cp)
@@ -378,8 +389,11 @@ LL_GLOBAL int ssl_exit(int ret)
 	}
 	if (!n)
 		return 0;
-	return ssl_io(c, sk, buf, write ? n | SSL_IO_WRITE : n,
-		      write ? start : c->read_ns ? c->read_ns : bpf_ktime_get_ns());
+	out->sk = sk;
+	out->buf = buf;
+	out->n = write ? n | SSL_IO_WRITE : n;
+	out->now = write ? start : c->read_ns ? c->read_ns : bpf_ktime_get_ns();
+	return 1;
 }
 
 /* The connection closes (the server's close; forget: it moves to CLOSE, its entry goes). */

@@ -210,7 +210,11 @@ int handle_ssl_do_handshake(struct pt_regs *ctx)
 SEC("uretprobe")
 int handle_ssl_ret(struct pt_regs *ctx)
 {
-	return ssl_exit(SSL_RET(ctx));
+	struct ssl_plain q = {};
+
+	if (ssl_exit(SSL_RET(ctx), &q))
+		ssl_io(q.sk, q.buf, q.n, q.now);
+	return 0;
 }
 #endif
 
