@@ -58,6 +58,14 @@ struct {
 	__type(value, struct rt_h2_stream);
 } h2_streams SEC(".maps");
 
+/* the connections' runs of streams (include/loadlens/h2.h) */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, RT_H2_RUNS);
+	__type(key, __u32);
+	__type(value, struct rt_h2_stream);
+} h2_runs SEC(".maps");
+
 /* The server's header blocks to userspace (observer/features/h2_status.c); 0: off (the ring
  * at one page). Records are written without a wakeup: userspace drains the ring on a timer. */
 const volatile __u32 targ_h2_hb = 0;
@@ -103,12 +111,39 @@ struct h2_walk {
 	__u32 hb_seq;	/* a write: the connection's header block records so far */
 };
 
+/* Stream sid's entry among RT_H2_PROBES entries of table map, the k-th at (base + ((rot + k) %
+ * RT_H2_PROBES)) & mask: returns it (NULL: not there), and keeps the first free or stale one of
+ * them in *fr if it has none yet (fresh: the first free one ends the search, the stream has no
+ * entry to find). */
+static __always_inline struct rt_h2_stream *h2_look(void *map, __u32 base, __u32 rot, __u32 mask,
+						     struct h2_walk *w, __u32 sid, int fresh,
+						     struct rt_h2_stream **fr)
+{
+	struct rt_h2_stream *p;
+	__u32 k, i;
+
+	for (k = 0; k < RT_H2_PROBES; k++) {
+		i = (base + ((rot + k) & (RT_H2_PROBES - 1))) & mask;
+		p = bpf_map_lookup_elem(map, &i);
+		if (!p)
+			return NULL;
+		if (!fresh && p->sk == w->sk && p->gen == w->gen && p->sid == sid)
+			return p;
+		if (!*fr && (!p->sk || p->born_ns + RT_H2_STALE_NS <= w->now)) {
+			*fr = p;
+			if (fresh)
+				return NULL;
+		}
+	}
+	return NULL;
+}
+
 /* One frame on a client stream (ll_h2_stream_frame()): move its stream along. A global
  * function: the verifier checks it once, not once per frame of the walk. */
 LL_GLOBAL int h2_frame(struct h2_walk *w, __u32 sid, __u32 tf)
 {
-	__u32 t = tf & 0xff, idx, k, run, own;
-	struct rt_h2_stream *e = NULL, *p, *fr = NULL;
+	__u32 t = tf & 0xff;
+	struct rt_h2_stream *e = NULL, *fr = NULL;
 	struct rt_rec *r;
 	int end, mine = 0, fresh;
 
@@ -118,25 +153,13 @@ LL_GLOBAL int h2_frame(struct h2_walk *w, __u32 sid, __u32 tf)
 	 * grow, RFC 9113 5.1.1): it has no entry, so the first free one will do. */
 	fresh = !w->write && t == LL_H2_HEADERS && sid > w->max_sid;
 	/* the stream's entry, or the first free (or stale) one of its 2 x RT_H2_PROBES: its
-	 * connection's run, then its own place */
-	run = ll_h2_run(w->sk, w->gen);
-	own = ll_h2_slot(w->sk, w->gen, sid);
-	for (k = 0; k < 2 * RT_H2_PROBES; k++) {
-		idx = ll_h2_probe(run, own, sid, k);
-		p = bpf_map_lookup_elem(&h2_streams, &idx);
-		if (!p)
-			return 0;
-		if (!fresh && p->sk == w->sk && p->gen == w->gen && p->sid == sid) {
-			e = p;
-			mine = 1;
-			break;
-		}
-		if (!fr && (!p->sk || p->born_ns + RT_H2_STALE_NS <= w->now)) {
-			fr = p;
-			if (fresh)
-				break;
-		}
-	}
+	 * connection's run, then its place of its own */
+	e = h2_look(&h2_runs, ll_h2_run(w->sk, w->gen), sid >> 1, RT_H2_RUNS - 1, w, sid, fresh,
+		    &fr);
+	if (!e && !(fresh && fr))
+		e = h2_look(&h2_streams, ll_h2_slot(w->sk, w->gen, sid), 0, RT_H2_STREAMS - 1, w,
+			    sid, fresh, &fr);
+	mine = e != NULL;
 	if (!mine)
 		e = fr;
 	end = ll_h2_ends(tf);

@@ -38,20 +38,26 @@
 #define LL_H2_FRAMES 256
 #define LL_H2_IOVS 64
 
-/* HTTP/2 streams timed at once: a table (a power of two) of RT_H2_STREAMS entries. A stream is
- * looked for, and begins in the first free entry, in two places of RT_H2_PROBES entries each:
- * - its connection's own run (ll_h2_run()), where stream sid starts at (sid / 2) % RT_H2_PROBES:
- *   a connection's streams come back to the same few cache lines, which its last requests left
+/* HTTP/2 streams timed at once, in two arrays of entries. A stream is looked for, and begins in
+ * the first free entry, in two places of RT_H2_PROBES entries each:
+ * - its connection's run in "h2_runs" (ll_h2_run(): RT_H2_RUNS / RT_H2_PROBES runs, one chosen
+ *   by a hash of the connection), where stream sid starts at (sid / 2) % RT_H2_PROBES: a
+ *   connection's streams come back to the same few cache lines, which its last requests left
  *   warm (a stream's entry at a place of its own in 4 MiB cost a cache and TLB miss per stream:
  *   the walk's dearest step, ~2/5 of a read's program on a ping-pong);
- * - where its run is full (more streams in flight than RT_H2_PROBES, or runs of two connections
- *   that meet), a place of its own (ll_h2_slot(), a hash of the connection and the stream id),
- *   so that no two connections' runs of streams crowd each other out there. (One entry a stream,
- *   a connection's streams in consecutive entries and nothing else, lost 2 of 4,000 streams of 4
- *   connections in a CI run, and 17 of 40,000 of 200: two connections' runs met.)
+ * - where its run is full (more streams in flight than RT_H2_PROBES, or two connections on one
+ *   run), a place of its own in "h2_streams" (ll_h2_slot(), a hash of the connection and the
+ *   stream id), so that no two connections' runs of streams crowd each other out there. (One
+ *   entry a stream, a connection's streams in consecutive entries and nothing else, lost 2 of
+ *   4,000 streams of 4 connections in a CI run, and 17 of 40,000 of 200: two connections' runs
+ *   met. Runs inside the same array as the places of their own lost 1-3 of 20,000 streams of 2
+ *   connections of 100: a full run is 8 held entries in a row, which a place of its own could
+ *   start on.)
  * Inlined lookups and compares per stream frame, no helper call. A stream whose 2 x RT_H2_PROBES
  * entries other open streams all hold is not timed (h2_stream_drops); an entry begun more than
  * RT_H2_STALE_NS ago (a stream never answered) is free again. */
+#define RT_H2_RUNS_LOG2 14
+#define RT_H2_RUNS (1u << RT_H2_RUNS_LOG2)
 #define RT_H2_STREAMS_LOG2 16
 #define RT_H2_STREAMS (1u << RT_H2_STREAMS_LOG2)
 #define RT_H2_PROBES 8
@@ -138,27 +144,19 @@ static __attribute__((always_inline)) inline __u32 ll_h2_conn_hash(__u64 sk, __u
 	return ((__u32)(sk >> 6) ^ (__u32)gen ^ (__u32)(gen >> 32)) * 0x9e3779b1u;
 }
 
-/* The first entry of a connection's (sk, gen) own run of RT_H2_PROBES entries (see the table's
- * comment above). */
+/* The first entry in h2_runs of a connection's (sk, gen) run of RT_H2_PROBES entries (see the
+ * tables' comment above). */
 static __attribute__((always_inline)) inline __u32 ll_h2_run(__u64 sk, __u64 gen)
 {
-	return (ll_h2_conn_hash(sk, gen) >> (32 - RT_H2_STREAMS_LOG2)) & ~(RT_H2_PROBES - 1);
+	return (ll_h2_conn_hash(sk, gen) >> (32 - RT_H2_RUNS_LOG2)) & ~(RT_H2_PROBES - 1);
 }
 
-/* The first entry of stream sid's place of its own, past its connection's run: a hash of all
- * three. */
+
+/* The first entry in h2_streams of stream sid's place of its own (RT_H2_PROBES entries from
+ * there): a hash of all three. */
 static __attribute__((always_inline)) inline __u32 ll_h2_slot(__u64 sk, __u64 gen, __u32 sid)
 {
 	return ((ll_h2_conn_hash(sk, gen) ^ sid) * 0x85ebca6bu) >> (32 - RT_H2_STREAMS_LOG2);
-}
-
-/* The k-th entry (0 <= k < 2 x RT_H2_PROBES) where stream sid of a connection is looked for. */
-static __attribute__((always_inline)) inline __u32 ll_h2_probe(__u32 run, __u32 own, __u32 sid,
-								__u32 k)
-{
-	if (k < RT_H2_PROBES)
-		return run + (((sid >> 1) + k) & (RT_H2_PROBES - 1));
-	return (own + k - RT_H2_PROBES) & (RT_H2_STREAMS - 1);
 }
 
 static __attribute__((always_inline)) inline int ll_h2_preface(const __u64 w[3])

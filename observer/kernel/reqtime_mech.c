@@ -228,6 +228,7 @@ void obs_reqtime_mech_off(struct obs_sockets *conn)
 	bpf_map__set_max_entries(s->maps.tcp_slots, 1);
 	bpf_map__set_max_entries(s->maps.tls_hs, 1);
 	bpf_map__set_max_entries(s->maps.h2_streams, 1);
+	bpf_map__set_max_entries(s->maps.h2_runs, 1);
 	bpf_map__set_max_entries(s->maps.trace, (uint32_t)sysconf(_SC_PAGESIZE));
 	bpf_map__set_max_entries(s->maps.h2_hb, (uint32_t)sysconf(_SC_PAGESIZE));
 	obs_ssl_probes_plan(conn, false);
