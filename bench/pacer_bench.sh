@@ -14,8 +14,9 @@
 # the driver's latency p50 (-c 1 closed loop, --payload of one sockperf message, tcp with
 # --response fixed:64).
 # Beside them, the floors of this machine, as minimal C loops built here: pingpong_floor.c (a
-# client blocking in recv() as sockperf's does, and one blocking in epoll_wait() as any event loop
-# must) and, per rate, timer_floor.c (a thread that only sleeps on a timerfd armed 30 us early,
+# client blocking in recv(); the same with the 1 ms receive timeout the driver's one-slot closed
+# loop reads with, driver/scheduling/pingpong.h; and one blocking in epoll_wait() as an event loop
+# does) and, per rate, timer_floor.c (a thread that only sleeps on a timerfd armed 30 us early,
 # 10 us at 50k/s, and spins to each due time).
 # pacer: the driver against loadlens-refserver (udp): send lag p50/p99 and CPU per request at each
 # rate, the closed loop (-c CONNS, and -c 1) for the CPU reference, and sockperf under-load at the
@@ -81,7 +82,7 @@ bench_pingpong() {
 			scpu=0
 			[ "$place" = same ] && scpu=1
 			sp_server "$scpu" "$tcp"
-			local l0 sps="" drs="" dbs="" frs="" fes="" rrs="" rbs=""
+			local l0 sps="" drs="" dbs="" frs="" fts="" fes="" rrs="" rbs=""
 			l0=$(load)
 			for r in $(seq "$ROUNDS"); do
 				sp=$(taskset -c 1 sockperf ping-pong -i 127.0.0.1 -p "$SP_PORT" $tcp -m 64 \
@@ -92,6 +93,7 @@ bench_pingpong() {
 					--json "$TMP/pp.json" >/dev/null 2>"$TMP/pp.err"
 				dr=$(jq -r '.latency.p50 / 1000' "$TMP/pp.json")
 				frs="$frs $(taskset -c 1 "$PPF" "$proto" "$SP_PORT" "$DUR" recv)"
+				fts="$fts $(taskset -c 1 "$PPF" "$proto" "$SP_PORT" "$DUR" timeo)"
 				fes="$fes $(taskset -c 1 "$PPF" "$proto" "$SP_PORT" "$DUR" epoll)"
 				sps="$sps $sp"
 				drs="$drs $dr"
@@ -116,14 +118,16 @@ bench_pingpong() {
 				"$(printf '%.1f' "$md")" "$(echo $drs | xargs printf '%.1f ' | sed 's/ $//')" \
 				"$(awk -v a="$md" -v b="$ms" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }')" \
 				"$(echo "$rrs" | tr ' ' '\n' | grep . | median | awk '{ printf "%+.1f%%", ($1 - 1) * 100 }')" "$l0"
-			local mr me
+			local mr mt me
 			mr=$(echo "$frs" | tr ' ' '\n' | grep . | median)
+			mt=$(echo "$fts" | tr ' ' '\n' | grep . | median)
 			me=$(echo "$fes" | tr ' ' '\n' | grep . | median)
-			fl_rows+=("$(printf '| %s | %s | %.1f | %.1f (%s) | %.1f (%s) | %.1f | %s | %s |' "$proto" "$place" \
+			fl_rows+=("$(printf '| %s | %s | %.1f | %.1f (%s) | %.1f (%s) | %.1f (%s) | %.1f | %s | %s |' "$proto" "$place" \
 				"$ms" "$mr" "$(echo $frs | xargs printf '%.1f ' | sed 's/ $//')" \
+				"$mt" "$(echo $fts | xargs printf '%.1f ' | sed 's/ $//')" \
 				"$me" "$(echo $fes | xargs printf '%.1f ' | sed 's/ $//')" "$md" \
 				"$(awk -v a="$me" -v b="$mr" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }')" \
-				"$(awk -v a="$md" -v b="$me" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }')")")
+				"$(awk -v a="$md" -v b="$mt" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }')")")
 			if [ -n "$DB" ]; then
 				md=$(echo "$dbs" | tr ' ' '\n' | grep . | median)
 				printf '| %s | %s | (same rounds) | before: %s (%s) | %s | %s | |\n' "$proto" "$place" \
@@ -134,10 +138,10 @@ bench_pingpong() {
 		done
 	done
 	echo
-	echo "Floors (same rounds, medians, µs): a minimal C client blocking in recv() (as sockperf's) and one blocking in epoll_wait() (as an event loop must)"
+	echo "Floors (same rounds, medians, µs): a minimal C client blocking in recv(), the same with a 1 ms SO_RCVTIMEO (as the driver's one-slot closed loop), and one blocking in epoll_wait() (as an event loop)"
 	echo
-	bench_table "proto" "placement" "sockperf" "recv() client (rounds)" \
-		"epoll_wait() client (rounds)" "driver" "epoll vs recv" "driver vs epoll"
+	bench_table "proto" "placement" "sockperf" "recv() client (rounds)" "recv() with timeout (rounds)" \
+		"epoll_wait() client (rounds)" "driver" "epoll vs recv" "driver vs recv with timeout"
 	printf '%s\n' "${fl_rows[@]}"
 	echo
 }
