@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The pacer and ping-pong latency, side by side with sockperf, alternated in
-# rounds. Prints Markdown rows for BENCHMARKS.md ("Driver: pacer and ping-pong").
+# rounds. Prints Markdown rows for BENCHMARKS.md ("Driver: pacer", "Driver: ping-pong against
+# sockperf").
 #
 #   bench/pacer_bench.sh [all|pingpong|pacer]   (default all)
 #
 # Environment: LOADLENS_BIN (default build/bin), ROUNDS (5), DUR (4, seconds per run),
-# RATES ("1000 10000 50000"), CONNS (10, slots of the open loop), BEFORE_BIN (a build of an
+# RATES ("1000 10000 50000"), CONNS (10, slots of the open loop), FLOORS (1; 0: ping-pong without
+# the floor clients, more rounds in the time), BEFORE_BIN (a build of an
 # earlier version: its driver runs interleaved with this one, rows marked "before"). Loopback only; the server on
 # CPU 0 and the client on CPU 1 ("cross"), or both on CPU 1 ("same").
 #
@@ -32,6 +34,7 @@ ROUNDS=${ROUNDS:-5}
 DUR=${DUR:-4}
 RATES=${RATES:-1000 10000 50000}
 CONNS=${CONNS:-10}
+FLOORS=${FLOORS:-1}
 MODE=${1:-all}
 bench_tmp loadlens-pbench
 command -v sockperf >/dev/null || apt-get install -y sockperf >/dev/null 2>&1
@@ -92,9 +95,11 @@ bench_pingpong() {
 					-c 1 -d "${DUR}s" --timeout 1s -q --interval 0 \
 					--json "$TMP/pp.json" >/dev/null 2>"$TMP/pp.err"
 				dr=$(jq -r '.latency.p50 / 1000' "$TMP/pp.json")
-				frs="$frs $(taskset -c 1 "$PPF" "$proto" "$SP_PORT" "$DUR" recv)"
-				fts="$fts $(taskset -c 1 "$PPF" "$proto" "$SP_PORT" "$DUR" timeo)"
-				fes="$fes $(taskset -c 1 "$PPF" "$proto" "$SP_PORT" "$DUR" epoll)"
+				if [ "$FLOORS" = 1 ]; then
+					frs="$frs $(taskset -c 1 "$PPF" "$proto" "$SP_PORT" "$DUR" recv)"
+					fts="$fts $(taskset -c 1 "$PPF" "$proto" "$SP_PORT" "$DUR" timeo)"
+					fes="$fes $(taskset -c 1 "$PPF" "$proto" "$SP_PORT" "$DUR" epoll)"
+				fi
 				sps="$sps $sp"
 				drs="$drs $dr"
 				rrs="$rrs $(awk -v a="$dr" -v b="$sp" 'BEGIN { print a / b }')"
@@ -119,15 +124,17 @@ bench_pingpong() {
 				"$(awk -v a="$md" -v b="$ms" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }')" \
 				"$(echo "$rrs" | tr ' ' '\n' | grep . | median | awk '{ printf "%+.1f%%", ($1 - 1) * 100 }')" "$l0"
 			local mr mt me
-			mr=$(echo "$frs" | tr ' ' '\n' | grep . | median)
-			mt=$(echo "$fts" | tr ' ' '\n' | grep . | median)
-			me=$(echo "$fes" | tr ' ' '\n' | grep . | median)
-			fl_rows+=("$(printf '| %s | %s | %.1f | %.1f (%s) | %.1f (%s) | %.1f (%s) | %.1f | %s | %s |' "$proto" "$place" \
-				"$ms" "$mr" "$(echo $frs | xargs printf '%.1f ' | sed 's/ $//')" \
-				"$mt" "$(echo $fts | xargs printf '%.1f ' | sed 's/ $//')" \
-				"$me" "$(echo $fes | xargs printf '%.1f ' | sed 's/ $//')" "$md" \
-				"$(awk -v a="$me" -v b="$mr" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }')" \
-				"$(awk -v a="$md" -v b="$mt" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }')")")
+			if [ "$FLOORS" = 1 ]; then
+				mr=$(echo "$frs" | tr ' ' '\n' | grep . | median)
+				mt=$(echo "$fts" | tr ' ' '\n' | grep . | median)
+				me=$(echo "$fes" | tr ' ' '\n' | grep . | median)
+				fl_rows+=("$(printf '| %s | %s | %.1f | %.1f (%s) | %.1f (%s) | %.1f (%s) | %.1f | %s | %s |' "$proto" "$place" \
+					"$ms" "$mr" "$(echo $frs | xargs printf '%.1f ' | sed 's/ $//')" \
+					"$mt" "$(echo $fts | xargs printf '%.1f ' | sed 's/ $//')" \
+					"$me" "$(echo $fes | xargs printf '%.1f ' | sed 's/ $//')" "$md" \
+					"$(awk -v a="$me" -v b="$mr" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }')" \
+					"$(awk -v a="$md" -v b="$mt" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }')")")
+			fi
 			if [ -n "$DB" ]; then
 				md=$(echo "$dbs" | tr ' ' '\n' | grep . | median)
 				printf '| %s | %s | (same rounds) | before: %s (%s) | %s | %s | |\n' "$proto" "$place" \
@@ -138,6 +145,7 @@ bench_pingpong() {
 		done
 	done
 	echo
+	[ "$FLOORS" = 1 ] || return 0
 	echo "Floors (same rounds, medians, µs): a minimal C client blocking in recv(), the same with a 1 ms SO_RCVTIMEO (as the driver's one-slot closed loop), and one blocking in epoll_wait() (as an event loop)"
 	echo
 	bench_table "proto" "placement" "sockperf" "recv() client (rounds)" "recv() with timeout (rounds)" \

@@ -473,13 +473,17 @@ static void slot_stop(struct drv_slot *s)
 	proto_tcp_close(c);
 }
 
-/* The closed loop's blocking read (pingpong.h): the connection, once the request is written. */
+/*
+ * The closed loop's blocking read (pingpong.h): the connection, once the request is written and
+ * one response has come on it (a connection used once, as with Connection: close, would pay the
+ * few syscalls of the way in and out for a single read).
+ */
 static uv_handle_t *slot_awaited(struct drv_slot *s)
 {
 	struct tcp_conn *c = tcp_conn_of(s);
 
 	if (!c->in_flight || c->writing || !c->open || c->closing || c->connecting ||
-	    c->binding || c->tt->pipeline > 1)
+	    c->binding || !c->on_conn || c->tt->pipeline > 1)
 		return NULL;
 	return (uv_handle_t *)&c->tcp;
 }

@@ -67,7 +67,8 @@ pass "silent udp: ${WALL}s, 12 lost, 5988 not sent"
 #    not in the loop: a silent server still gets each request lost at its --timeout (the sweep is
 #    a worker timer, which the read gives way to), nothing starts after -d, and the run ends on
 #    time. Sends at 0, ~1 and ~2 s; the third is lost at >= 3 s, past -d: 3 lost, none cancelled.
-#    UDP, and TCP against a listener that never reads (each timeout closes the connection).
+#    UDP, and TCP against a listener that never reads (each timeout closes the connection, so
+#    there each request is a new connection's first, read by the loop: the same bounds hold).
 P=$(free_port)
 start silent1 "$PY" -c "
 import socket, time
