@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The pacer and ping-pong latency, side by side with sockperf, alternated in
-# rounds. Prints Markdown rows for BENCHMARKS.md ("Driver: pacer and ping-pong").
+# rounds. Prints Markdown rows for BENCHMARKS.md ("Driver: pacer", "Driver: ping-pong against
+# sockperf").
 #
 #   bench/pacer_bench.sh [all|pingpong|pacer]   (default all)
 #
 # Environment: LOADLENS_BIN (default build/bin), ROUNDS (5), DUR (4, seconds per run),
-# RATES ("1000 10000 50000"), CONNS (10, slots of the open loop), BEFORE_BIN (a build of an
+# RATES ("1000 10000 50000"), CONNS (10, slots of the open loop), FLOORS (1; 0: ping-pong without
+# the floor clients, more rounds in the time), BEFORE_BIN (a build of an
 # earlier version: its driver runs interleaved with this one, rows marked "before"). Loopback only; the server on
 # CPU 0 and the client on CPU 1 ("cross"), or both on CPU 1 ("same").
 #
@@ -14,8 +16,9 @@
 # the driver's latency p50 (-c 1 closed loop, --payload of one sockperf message, tcp with
 # --response fixed:64).
 # Beside them, the floors of this machine, as minimal C loops built here: pingpong_floor.c (a
-# client blocking in recv() as sockperf's does, and one blocking in epoll_wait() as any event loop
-# must) and, per rate, timer_floor.c (a thread that only sleeps on a timerfd armed 30 us early,
+# client blocking in recv(); the same with the 1 ms receive timeout the driver's one-slot closed
+# loop reads with, driver/scheduling/pingpong.h; and one blocking in epoll_wait() as an event loop
+# does) and, per rate, timer_floor.c (a thread that only sleeps on a timerfd armed 30 us early,
 # 10 us at 50k/s, and spins to each due time).
 # pacer: the driver against loadlens-refserver (udp): send lag p50/p99 and CPU per request at each
 # rate, the closed loop (-c CONNS, and -c 1) for the CPU reference, and sockperf under-load at the
@@ -31,6 +34,7 @@ ROUNDS=${ROUNDS:-5}
 DUR=${DUR:-4}
 RATES=${RATES:-1000 10000 50000}
 CONNS=${CONNS:-10}
+FLOORS=${FLOORS:-1}
 MODE=${1:-all}
 bench_tmp loadlens-pbench
 command -v sockperf >/dev/null || apt-get install -y sockperf >/dev/null 2>&1
@@ -81,7 +85,7 @@ bench_pingpong() {
 			scpu=0
 			[ "$place" = same ] && scpu=1
 			sp_server "$scpu" "$tcp"
-			local l0 sps="" drs="" dbs="" frs="" fes="" rrs="" rbs=""
+			local l0 sps="" drs="" dbs="" frs="" fts="" fes="" rrs="" rbs=""
 			l0=$(load)
 			for r in $(seq "$ROUNDS"); do
 				sp=$(taskset -c 1 sockperf ping-pong -i 127.0.0.1 -p "$SP_PORT" $tcp -m 64 \
@@ -91,8 +95,11 @@ bench_pingpong() {
 					-c 1 -d "${DUR}s" --timeout 1s -q --interval 0 \
 					--json "$TMP/pp.json" >/dev/null 2>"$TMP/pp.err"
 				dr=$(jq -r '.latency.p50 / 1000' "$TMP/pp.json")
-				frs="$frs $(taskset -c 1 "$PPF" "$proto" "$SP_PORT" "$DUR" recv)"
-				fes="$fes $(taskset -c 1 "$PPF" "$proto" "$SP_PORT" "$DUR" epoll)"
+				if [ "$FLOORS" = 1 ]; then
+					frs="$frs $(taskset -c 1 "$PPF" "$proto" "$SP_PORT" "$DUR" recv)"
+					fts="$fts $(taskset -c 1 "$PPF" "$proto" "$SP_PORT" "$DUR" timeo)"
+					fes="$fes $(taskset -c 1 "$PPF" "$proto" "$SP_PORT" "$DUR" epoll)"
+				fi
 				sps="$sps $sp"
 				drs="$drs $dr"
 				rrs="$rrs $(awk -v a="$dr" -v b="$sp" 'BEGIN { print a / b }')"
@@ -116,14 +123,18 @@ bench_pingpong() {
 				"$(printf '%.1f' "$md")" "$(echo $drs | xargs printf '%.1f ' | sed 's/ $//')" \
 				"$(awk -v a="$md" -v b="$ms" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }')" \
 				"$(echo "$rrs" | tr ' ' '\n' | grep . | median | awk '{ printf "%+.1f%%", ($1 - 1) * 100 }')" "$l0"
-			local mr me
-			mr=$(echo "$frs" | tr ' ' '\n' | grep . | median)
-			me=$(echo "$fes" | tr ' ' '\n' | grep . | median)
-			fl_rows+=("$(printf '| %s | %s | %.1f | %.1f (%s) | %.1f (%s) | %.1f | %s | %s |' "$proto" "$place" \
-				"$ms" "$mr" "$(echo $frs | xargs printf '%.1f ' | sed 's/ $//')" \
-				"$me" "$(echo $fes | xargs printf '%.1f ' | sed 's/ $//')" "$md" \
-				"$(awk -v a="$me" -v b="$mr" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }')" \
-				"$(awk -v a="$md" -v b="$me" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }')")")
+			local mr mt me
+			if [ "$FLOORS" = 1 ]; then
+				mr=$(echo "$frs" | tr ' ' '\n' | grep . | median)
+				mt=$(echo "$fts" | tr ' ' '\n' | grep . | median)
+				me=$(echo "$fes" | tr ' ' '\n' | grep . | median)
+				fl_rows+=("$(printf '| %s | %s | %.1f | %.1f (%s) | %.1f (%s) | %.1f (%s) | %.1f | %s | %s |' "$proto" "$place" \
+					"$ms" "$mr" "$(echo $frs | xargs printf '%.1f ' | sed 's/ $//')" \
+					"$mt" "$(echo $fts | xargs printf '%.1f ' | sed 's/ $//')" \
+					"$me" "$(echo $fes | xargs printf '%.1f ' | sed 's/ $//')" "$md" \
+					"$(awk -v a="$me" -v b="$mr" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }')" \
+					"$(awk -v a="$md" -v b="$mt" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }')")")
+			fi
 			if [ -n "$DB" ]; then
 				md=$(echo "$dbs" | tr ' ' '\n' | grep . | median)
 				printf '| %s | %s | (same rounds) | before: %s (%s) | %s | %s | |\n' "$proto" "$place" \
@@ -134,10 +145,11 @@ bench_pingpong() {
 		done
 	done
 	echo
-	echo "Floors (same rounds, medians, µs): a minimal C client blocking in recv() (as sockperf's) and one blocking in epoll_wait() (as an event loop must)"
+	[ "$FLOORS" = 1 ] || return 0
+	echo "Floors (same rounds, medians, µs): a minimal C client blocking in recv(), the same with a 1 ms SO_RCVTIMEO (as the driver's one-slot closed loop), and one blocking in epoll_wait() (as an event loop)"
 	echo
-	bench_table "proto" "placement" "sockperf" "recv() client (rounds)" \
-		"epoll_wait() client (rounds)" "driver" "epoll vs recv" "driver vs epoll"
+	bench_table "proto" "placement" "sockperf" "recv() client (rounds)" "recv() with timeout (rounds)" \
+		"epoll_wait() client (rounds)" "driver" "epoll vs recv" "driver vs recv with timeout"
 	printf '%s\n' "${fl_rows[@]}"
 	echo
 }

@@ -473,10 +473,34 @@ static void slot_stop(struct drv_slot *s)
 	proto_tcp_close(c);
 }
 
+/*
+ * The closed loop's blocking read (pingpong.h): the connection, once the request is written and
+ * one response has come on it (a connection used once, as with Connection: close, would pay the
+ * few syscalls of the way in and out for a single read).
+ */
+static uv_handle_t *slot_awaited(struct drv_slot *s)
+{
+	struct tcp_conn *c = tcp_conn_of(s);
+
+	if (!c->in_flight || c->writing || !c->open || c->closing || c->connecting ||
+	    c->binding || !c->on_conn || c->tt->pipeline > 1)
+		return NULL;
+	return (uv_handle_t *)&c->tcp;
+}
+
+/* What it read: on_read's path (0 bytes: the server closed, as libuv's UV_EOF). */
+static void slot_received(struct drv_slot *s, ssize_t n)
+{
+	struct tcp_conn *c = tcp_conn_of(s);
+
+	on_read((uv_stream_t *)&c->tcp, n ? n : UV_EOF,
+		&(uv_buf_t){.base = c->tt->io.rbuf, .len = n > 0 ? (size_t)n : 0});
+}
+
 static const struct drv_slot_ops slot_ops = {
 	.size = sizeof(struct tcp_conn), .init = slot_init, .go = slot_go,
 	.finish = slot_finish, .expire = slot_expire, .stop = slot_stop,
-	.release = slot_release,
+	.release = slot_release, .awaited = slot_awaited, .received = slot_received,
 };
 
 static void fini(struct drv_worker *w)

@@ -540,10 +540,30 @@ static void slot_finish(struct drv_slot *s)
 		drv_slot_done(s);
 }
 
+/* The closed loop's blocking read (pingpong.h): the socket, once the datagram is out. */
+static uv_handle_t *slot_awaited(struct drv_slot *s)
+{
+	struct udp_slot *u = container_of(s, struct udp_slot, base);
+
+	if (!u->in_flight || u->sending || !u->open || u->closing)
+		return NULL;
+	return (uv_handle_t *)&u->udp;
+}
+
+/* What it read: on_recv's path, from a connected socket (every datagram is the server's). */
+static void slot_received(struct drv_slot *s, ssize_t n)
+{
+	struct udp_slot *u = container_of(s, struct udp_slot, base);
+
+	on_recv(&u->udp, n, &(uv_buf_t){.base = u->ut->io.rbuf, .len = n > 0 ? (size_t)n : 0},
+		(const struct sockaddr *)&proto_udp_w(u)->cfg->addr, 0);
+	u->got = false; /* that read was not libuv's */
+}
+
 static const struct drv_slot_ops slot_ops = {
 	.size = sizeof(struct udp_slot), .init = slot_init, .go = slot_go,
 	.finish = slot_finish, .expire = slot_expire, .stop = slot_stop,
-	.release = slot_release,
+	.release = slot_release, .awaited = slot_awaited, .received = slot_received,
 };
 
 /* The thread's part: request bytes, read buffer, where the id sits. */

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <uv.h>
 #include "scheduling/pacer.h"
 #include "config/request.h"
@@ -44,6 +45,16 @@ struct drv_slot_ops {
 	void (*stop)(struct drv_slot *s);
 	/* Optional, after the loop has drained: free what init made. */
 	void (*release)(struct drv_slot *s);
+	/*
+	 * Optional, both or neither, for a protocol whose thread state leads with struct
+	 * drv_slot_io: the closed loop's blocking read (pingpong.h). awaited: the open socket the
+	 * reply to the request in flight comes on, once all of the request is out and nothing but
+	 * that reply is awaited; else NULL. received: what one read of that socket gave, into the
+	 * thread's read buffer: n bytes (0 on a stream: the peer closed), or a negative errno;
+	 * handled by the protocol's own read path, as if libuv had read it.
+	 */
+	uv_handle_t *(*awaited)(struct drv_slot *s);
+	void (*received)(struct drv_slot *s, ssize_t n);
 };
 
 struct drv_slot {

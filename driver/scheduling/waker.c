@@ -184,6 +184,11 @@ void drv_sched_set_rx(struct drv_sched *s, struct drv_sched_rx *rx)
 	s->rx = rx;
 }
 
+void drv_sched_set_wait(struct drv_sched *s, struct drv_sched_wait *own)
+{
+	s->own = own;
+}
+
 /* Before the loop blocks: replies wake it only if no queued send will (see waker.h). */
 static void rx_wake(struct drv_sched *s)
 {
@@ -279,10 +284,21 @@ static void on_poll(uv_poll_t *p, int status, int events)
 		arm(s);
 }
 
+/* How long a wait of its own may take: to the earliest timer, or the next send's wake-up. */
+static uint64_t own_horizon(const struct drv_sched *s, uint64_t send_at)
+{
+	uint64_t h = s->timer.n ? s->timer.e[0]->at : UINT64_MAX;
+
+	/* send_at is further than early(s) + DRV_SCHED_SPIN_NS from now (drv_sched_run) */
+	if (send_at && send_at - early(s) - DRV_SCHED_SPIN_NS < h)
+		h = send_at - early(s) - DRV_SCHED_SPIN_NS;
+	return h;
+}
+
 int drv_sched_run(struct drv_sched *s, uv_loop_t *loop)
 {
 	uint64_t now, at;
-	int r;
+	int r = 1;
 
 	s->lazy = true;
 	do {
@@ -298,13 +314,19 @@ int drv_sched_run(struct drv_sched *s, uv_loop_t *loop)
 
 			uint64_t d;
 
+			if (s->own)
+				s->own->release(s->own);
 			s->polls++;
 			r = uv_run(loop, UV_RUN_NOWAIT);
 			d = uv_hrtime() - now;
 			s->poll_ns += d;
 			if (!ready)
 				s->idle_poll_ns += d;
+		} else if (s->own && s->open && s->own->wait(s->own, own_horizon(s, at))) {
+			/* waited in the socket's own read (pingpong.h): r is still the loop's */
 		} else {
+			if (s->own)
+				s->own->release(s->own);
 			/* no timer of the worker's in libuv: this blocks with no timeout (waker.h) */
 			arm(s);
 			rx_wake(s);
@@ -398,6 +420,7 @@ void drv_sched_close(struct drv_sched *s)
 	while (s->timer.n)
 		waker_remove(&s->timer, s->timer.e[0]);
 	s->rx = NULL;
+	s->own = NULL;
 	if (!s->open)
 		return;
 	s->open = false;

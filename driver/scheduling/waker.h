@@ -34,6 +34,12 @@
  * registers an rx: the waker then reads the replies already in after every send it starts and
  * before its own timers (the timeout sweep, the end), and wakes for replies only while no send is
  * queued (nothing else would wake the thread in time: -c 1, every slot busy, the run's tail).
+ *
+ * A wait of its own (struct drv_sched_wait, the closed loop's one socket: pingpong.h): where the
+ * loop would block, the waker first offers the wait to it; it may block in the socket's own read
+ * instead of epoll_wait(), which costs a round trip less (bench/pacer_bench.sh), and says whether
+ * it did. It is offered only what the loop would do: its horizon is the earliest worker timer or
+ * send.
  */
 #ifndef LOADLENS_DRV_WAKER_H
 #define LOADLENS_DRV_WAKER_H
@@ -76,6 +82,18 @@ struct drv_sched_rx {
 	bool waking; /* as last set through wake() */
 };
 
+/* A wait in place of the loop's (see above); embedded in its owner. */
+struct drv_sched_wait {
+	/*
+	 * Wait for and handle what comes, as the loop would have, returning true; or return false:
+	 * the loop waits instead. horizon: when the earliest worker timer is due, or the next
+	 * send's wake-up (UINT64_MAX: neither), which it must not wait past.
+	 */
+	bool (*wait)(struct drv_sched_wait *sw, uint64_t horizon);
+	/* The loop is about to run: leave its handles as libuv expects them. */
+	void (*release)(struct drv_sched_wait *sw);
+};
+
 struct drv_sched {
 	uv_poll_t poll;
 	int tfd;
@@ -96,6 +114,7 @@ struct drv_sched {
 	 * idle_poll_ns: the polls that found no event ready (waiting for the next send, no work) */
 	uint64_t wakes, polls, poll_ns, spin_ns, idle_poll_ns;
 	struct drv_sched_rx *rx; /* NULL: replies wake the loop as they come */
+	struct drv_sched_wait *own; /* NULL: the loop always waits */
 };
 
 /* cap: the most sends queued at once (one per slot). */
@@ -115,6 +134,8 @@ void drv_sched_cancel(struct drv_sched *s, struct drv_sched_ent *e);
  * stays registered until drv_sched_close().
  */
 void drv_sched_set_rx(struct drv_sched *s, struct drv_sched_rx *rx);
+/* A wait of its own in place of the loop's (NULL: none), from the worker thread before the run. */
+void drv_sched_set_wait(struct drv_sched *s, struct drv_sched_wait *own);
 /* Read the replies already in (nothing without an rx): before counting what is in flight. */
 void drv_sched_drain(struct drv_sched *s);
 /* Drop every entry and uv_close the poll handle (the timerfd is closed with it). */

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <uv.h>
 #include "scheduling/pacer.h"
+#include "scheduling/pingpong.h"
 #include "scheduling/waker.h"
 #include "results/stats.h"
 
@@ -54,6 +55,9 @@ struct drv_worker {
 	uint32_t first_slot;	/* index on this machine */
 	uint32_t nslots;
 	uint32_t slots_active;
+	struct drv_pingpong pingpong; /* the closed loop's blocking read (one slot) */
+	int stop_asked; /* set (atomic) by the main thread before stop_async: a blocking read sees
+			 * it without the loop */
 	bool stopping; /* stop received: close everything, start nothing */
 	bool finished; /* every slot done */
 	int loop_close_err;

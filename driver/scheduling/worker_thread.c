@@ -217,6 +217,7 @@ static void thread_main(void *arg)
 	if (w->pacer.deadline_ns)
 		drv_sched_timer(&w->sched, &w->end, w->pacer.deadline_ns + w->cfg->timeout_ns,
 				on_end);
+	drv_pingpong_setup(&w->pingpong, w);
 	drv_slots_start(w);
 	drv_sched_run(&w->sched, &w->loop); /* uv_run() with sends on time (waker.h) */
 	/* the schedule's requests never taken before -d, unless a signal cut the run short */
@@ -257,6 +258,7 @@ int drv_worker_start(struct drv_worker *w, uint64_t t_start_ns)
 
 void drv_worker_stop(struct drv_worker *w)
 {
+	__atomic_store_n(&w->stop_asked, 1, __ATOMIC_RELEASE);
 	uv_async_send(&w->stop_async);
 }
 

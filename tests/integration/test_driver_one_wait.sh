@@ -1,34 +1,53 @@
 #!/usr/bin/env bash
-# One epoll_wait per reply. The worker's own timers (sweep, interval line, end) run on
-# the waker's timerfd, so its libuv loop blocks in a single epoll_wait with no timeout; before,
-# each reply took two (a wait of the driver's own, then libuv's non-blocking dispatch), which
-# cost a same-CPU round trip about 0.4 us. Counted with strace over a -c 1 ping-pong, udp and
-# tcp, against the refserver; the counts of the run stay exact.
+# One wait per reply. The worker's own timers (sweep, interval line, end) run on the waker's
+# timerfd, so its libuv loop blocks in a single epoll_wait with no timeout; before, each reply took
+# two (a wait of the driver's own, then libuv's non-blocking dispatch), which cost a same-CPU
+# round trip about 0.4 us. With one slot in the closed loop (-c 1), the thread waits in the
+# socket's own blocking recv() instead (scheduling/pingpong.h: epoll_wait then recv cost ~7% of a
+# same-CPU round trip more than recv alone): one recvfrom per reply, and no epoll_wait but a few.
+# Counted with strace over a ping-pong, udp and tcp, against the refserver; the counts of the run
+# stay exact.
 . "$(dirname "$0")/lib.sh"
 require_bin loadlens-driver loadlens-refserver
 command -v strace >/dev/null || skip "strace is not installed"
 command -v jq >/dev/null || skip "jq is not installed"
 
+# waits PROTO NAME SLOTS: the driver under strace, 3000 requests over SLOTS slots of one thread;
+# sets EW (epoll_wait calls) and RV (recvfrom calls: the blocking reads; libuv reads with recvmsg
+# and read), all threads
+waits() {
+	local proto=$1 name=$2 slots=$3 n
+	strace -f -c -e trace=epoll_wait,epoll_pwait,epoll_pwait2,recvfrom -o "$LL_TMP/$name.st" \
+		"$LOADLENS_BIN/loadlens-driver" "$proto://127.0.0.1:$P" -c "$slots" -n 3000 \
+		--timeout 2s -q --json "$LL_TMP/$name.json" >"$LL_TMP/$name.out" 2>&1 ||
+		fail "$name: driver exited $?: $(cat "$LL_TMP/$name.out")"
+	n=$(jget "$LL_TMP/$name.json" .requests)
+	[ "$n" = 3000 ] || fail "$name: $n requests of 3000"
+	[ "$(jget "$LL_TMP/$name.json" .errors_total)" = 0 ] || fail "$name: errors"
+	# strace -c: a row per syscall, calls in column 4 (column 5 is the errors, when any)
+	EW=$(awk '$NF ~ /^epoll_/ { n += $4 } END { print n + 0 }' "$LL_TMP/$name.st")
+	RV=$(awk '$NF == "recvfrom" { print $4 }' "$LL_TMP/$name.st")
+	RV=${RV:-0}
+	echo "$name: $EW epoll_wait and $RV recvfrom calls for $n requests (all threads)"
+}
+
 for proto in udp tcp; do
 	P=$(free_port)
 	refserver_up --pin "rs$proto" "$P" --proto "$proto"
-	strace -f -c -e trace=epoll_wait,epoll_pwait,epoll_pwait2 -o "$LL_TMP/$proto.st" \
-		"$LOADLENS_BIN/loadlens-driver" "$proto://127.0.0.1:$P" -c 1 -n 3000 --timeout 2s -q \
-		--json "$LL_TMP/$proto.json" >"$LL_TMP/$proto.out" 2>&1 ||
-		fail "$proto: driver exited $?: $(cat "$LL_TMP/$proto.out")"
-	n=$(jget "$LL_TMP/$proto.json" .requests)
-	[ "$n" = 3000 ] || fail "$proto: $n requests of 3000"
-	# strace -c: "total" line, calls in column 4
-	waits=$(awk '$NF == "total" { print $4 }' "$LL_TMP/$proto.st")
-	[ -n "$waits" ] || fail "$proto: no strace count: $(cat "$LL_TMP/$proto.st")"
-	echo "$proto: $waits epoll_wait calls for $n requests (all threads)"
-	# one per reply, plus the start, the connect, the sweep and the main thread: a few dozen
-	[ "$waits" -ge "$n" ] || fail "$proto: only $waits waits for $n replies: strace missed some"
-	[ "$waits" -le $((n + n / 10 + 100)) ] ||
-		fail "$proto: $waits epoll_wait calls for $n replies: more than one per reply"
+	# two slots in one thread: the loop waits, one epoll_wait per reply
+	waits "$proto" "$proto-c2" 2
+	[ "$EW" -ge 1500 ] || fail "$proto -c 2: only $EW waits for 3000 replies: strace missed some"
+	[ "$EW" -le 3400 ] || fail "$proto -c 2: $EW epoll_wait calls for 3000 replies: more than one per reply"
+	[ "$RV" -le 10 ] || fail "$proto -c 2: $RV blocking reads with two slots"
+	# one slot: the socket's own blocking read, one per reply; the loop only at the start, the
+	# connect, the sweep, the end and on the main thread: a few dozen
+	waits "$proto" "$proto-c1" 1
+	[ "$RV" -ge 2700 ] || fail "$proto -c 1: $RV blocking reads for 3000 replies"
+	[ "$RV" -le 3400 ] || fail "$proto -c 1: $RV blocking reads for 3000 replies: more than one per reply"
+	[ "$EW" -le 100 ] || fail "$proto -c 1: $EW epoll_wait calls for 3000 replies: the loop still waits"
 	stop "rs$proto"
 done
-pass "one epoll_wait per reply, udp and tcp"
+pass "one wait per reply, udp and tcp: epoll_wait with two slots, the socket's recv() with one"
 
 # Open loop: one sleep per paced request, udp, tcp and http. The waker reads the replies already
 # in after each send (and, for streams, at each wake-up), timed by the kernel's receive stamp, so

@@ -63,7 +63,65 @@ J=$LL_TMP/silent_udp.json
 [ "$(jget "$J" .not_sent)" = 5988 ] || fail "silent udp: not sent $(jget "$J" .not_sent), expected 5988"
 pass "silent udp: ${WALL}s, 12 lost, 5988 not sent"
 
-# 3. SIGINT while waiting for --start-at: exits at once with the summary. Before: only SIGKILL.
+# 3. One slot in the closed loop waits in the socket's own blocking read (scheduling/pingpong.h),
+#    not in the loop: a silent server still gets each request lost at its --timeout (the sweep is
+#    a worker timer, which the read gives way to), nothing starts after -d, and the run ends on
+#    time. Sends at 0, ~1 and ~2 s; the third is lost at >= 3 s, past -d: 3 lost, none cancelled.
+#    UDP, and TCP against a listener that never reads (each timeout closes the connection, so
+#    there each request is a new connection's first, read by the loop: the same bounds hold).
+P=$(free_port)
+start silent1 "$PY" -c "
+import socket, time
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+u.bind(('127.0.0.1', $P))
+t = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+t.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+t.bind(('127.0.0.1', $P))
+t.listen(16)
+print('listening', flush=True)
+time.sleep(60)"
+for _ in $(seq 1 50); do grep -q listening "$LL_TMP/silent1.out" && break; sleep 0.1; done
+for proto in udp tcp; do
+	timed "silent1_$proto" 20 "$proto://127.0.0.1:$P" -c 1 --timeout 1s -d 3s -q
+	le "$WALL" 4.5 || fail "silent $proto -c 1: ran ${WALL}s, bound -d + --timeout = 4s (+0.5s margin)"
+	J=$LL_TMP/silent1_$proto.json
+	[ "$(jget "$J" .requests)" = 0 ] || fail "silent $proto -c 1: replies from a silent server"
+	[ "$(jget "$J" .errors_total)" = 3 ] ||
+		fail "silent $proto -c 1: $(jget "$J" .errors_total) errors, expected 3: $(jq -c .errors "$J")"
+	[ "$(jget "$J" .cancelled)" = 0 ] || fail "silent $proto -c 1: cancelled $(jget "$J" .cancelled), expected 0"
+	pass "silent $proto, one slot, closed loop: ${WALL}s, 3 timed out: $(jq -c .errors "$J")"
+done
+
+# 4. SIGINT while the thread blocks in that read (seen in /proc: recvfrom, x86-64 syscall 45):
+#    the run stops at once (the read's timeout is 1 ms), the request in flight cancelled, with
+#    the summary.
+D=$LOADLENS_BIN/loadlens-driver
+"$D" "udp://127.0.0.1:$P" -c 1 --timeout 20s -d 30s --json "$LL_TMP/sigread.json" \
+	>"$LL_TMP/sigread.out" 2>"$LL_TMP/sigread.err" &
+pid=$!
+ll_track "$pid"
+inread=""
+for _ in $(seq 1 50); do
+	sleep 0.1
+	inread=$(cat /proc/"$pid"/task/*/syscall 2>/dev/null | awk '$1 == 45' | head -1)
+	[ -n "$inread" ] && break
+done
+[ -n "$inread" ] || { kill -KILL "$pid"; fail "SIGINT during a blocking read: no thread in recvfrom"; }
+t0=$(date +%s.%N)
+kill -INT "$pid"
+for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+kill -0 "$pid" 2>/dev/null && { kill -KILL "$pid"; fail "SIGINT during a blocking read: still running 2.5 s later"; }
+wait "$pid" || fail "SIGINT during a blocking read: exit $?"
+WALL=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+le "$WALL" 1 || fail "SIGINT during a blocking read: exited ${WALL}s after the signal"
+[ "$(jget "$LL_TMP/sigread.json" .cancelled)" = 1 ] ||
+	fail "SIGINT during a blocking read: cancelled $(jget "$LL_TMP/sigread.json" .cancelled), expected 1"
+[ "$(jget "$LL_TMP/sigread.json" .errors_total)" = 0 ] || fail "SIGINT during a blocking read: errors"
+grep -q "cancelled" "$LL_TMP/sigread.out" || { cat "$LL_TMP/sigread.out"; fail "SIGINT during a blocking read: no summary"; }
+stop silent1
+pass "SIGINT during a blocking read: exited ${WALL}s after it, 1 cancelled, with the summary"
+
+# 5. SIGINT while waiting for --start-at: exits at once with the summary. Before: only SIGKILL.
 P=$(free_port)
 t0=$(date +%s.%N)
 "$LOADLENS_BIN/loadlens-driver" "tcp://127.0.0.1:$P" -n 10 --start-at $(($(date +%s) + 30)) \

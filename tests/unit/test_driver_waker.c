@@ -374,4 +374,98 @@ static void test_rx(void **state)
 	rx_run(true, "WSDSDSDDT");
 }
 
-LL_TEST_MAIN(test_early_offset, test_run_never_early, test_timers, test_late_wake, test_rx)
+/*
+ * A wait of its own (the closed loop's blocking read, pingpong.h): offered where the loop would
+ * block, with the earliest timer as its horizon; while it waits the loop does not run, and before
+ * the loop runs it is told to give back what it took (release). The timer and a send still fire
+ * on time, never early.
+ */
+struct x_own {
+	struct drv_sched sched;
+	struct drv_sched_wait own;
+	struct drv_sched_ent end, send;
+	uv_prepare_t prep;
+	uint64_t horizon;
+	int waits, releases, loops, loops_held;
+	bool held; /* the last wait waited, no release since */
+	bool sent, fired;
+};
+
+static struct x_own *test_driver_waker_own;
+
+static bool own_wait(struct drv_sched_wait *sw, uint64_t horizon)
+{
+	struct x_own *x = container_of(sw, struct x_own, own);
+	struct timespec ts = {0, 100000};
+
+	x->horizon = horizon;
+	if (uv_hrtime() >= horizon)
+		return false;
+	nanosleep(&ts, NULL); /* a reply takes 100 us */
+	x->waits++;
+	x->held = true;
+	return true;
+}
+
+static void own_release(struct drv_sched_wait *sw)
+{
+	struct x_own *x = container_of(sw, struct x_own, own);
+
+	x->releases++;
+	x->held = false;
+}
+
+static void own_prep(uv_prepare_t *p)
+{
+	test_driver_waker_own->loops++;
+	if (test_driver_waker_own->held)
+		test_driver_waker_own->loops_held++;
+}
+
+static void own_send(struct drv_sched_ent *e)
+{
+	test_driver_waker_own->sent = uv_hrtime() >= e->at;
+}
+
+static void own_end(struct drv_sched_ent *e)
+{
+	struct x_own *x = test_driver_waker_own;
+
+	x->fired = uv_hrtime() >= e->at;
+	uv_close((uv_handle_t *)&x->prep, NULL);
+	drv_sched_close(&x->sched);
+}
+
+static void test_own_wait(void **state)
+{
+	struct x_own *x = calloc(1, sizeof(*x));
+	uv_loop_t loop;
+	uint64_t t0;
+
+	assert_non_null(x);
+	test_driver_waker_own = x;
+	test_driver_waker_open(&loop, &x->sched, 1);
+	assert_int_equal(uv_prepare_init(&loop, &x->prep), 0);
+	assert_int_equal(uv_prepare_start(&x->prep, own_prep), 0);
+	x->own.wait = own_wait;
+	x->own.release = own_release;
+	drv_sched_set_wait(&x->sched, &x->own);
+	t0 = uv_hrtime();
+	drv_sched_add(&x->sched, &x->send, t0 + 2000000, own_send);
+	drv_sched_timer(&x->sched, &x->end, t0 + 5000000, own_end);
+	assert_int_equal(drv_sched_run(&x->sched, &loop), 0);
+	assert_true(x->sent);
+	assert_true(x->fired);
+	assert_int_equal(x->horizon, x->end.at); /* the timer, not the send */
+	assert_true(x->waits >= 1); /* ~30 on a quiet machine */
+	assert_true(x->releases >= 1);
+	assert_int_equal(x->loops_held, 0); /* the loop never ran while the wait held the socket */
+	assert_null(x->sched.own);	     /* closed: never offered again */
+	print_message("own wait: %d waits, %d releases, %d loop turns\n", x->waits, x->releases,
+		      x->loops);
+	test_driver_waker_close(&loop, &x->sched);
+	free(x);
+}
+
+LL_TEST_MAIN(test_early_offset, test_run_never_early, test_timers, test_late_wake, test_rx,
+	     test_own_wait)

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+/* The closed loop's blocking read (pingpong.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include "base/drv.h"
+#include "config/config.h"
+#include "scheduling/pingpong.h"
+#include "scheduling/protocol.h"
+#include "scheduling/slot.h"
+#include "scheduling/worker.h"
+
+/* The loop is about to run: the socket is non-blocking again, as libuv made it. */
+static void pingpong_release(struct drv_sched_wait *own)
+{
+	struct drv_pingpong *p = container_of(own, struct drv_pingpong, own);
+	uv_os_fd_t fd;
+
+	/* a socket closed meanwhile is gone (uv_fileno fails on a closing handle), its fd
+	 * perhaps someone else's by now: nothing to restore */
+	if (p->h && !uv_is_closing(p->h) && !uv_fileno(p->h, &fd)) {
+		(void)fcntl(fd, F_SETFL, p->fl);
+		/* as libuv registered it (linux-core.c: events, data.fd); it applies any change
+		 * asked meanwhile (a write queued: EPOLLOUT) with EPOLL_CTL_MOD when it runs */
+		if (p->unwatched)
+			(void)epoll_ctl(uv_backend_fd(&p->w->loop), EPOLL_CTL_ADD, fd,
+					&(struct epoll_event){.events = EPOLLIN, .data.fd = fd});
+	}
+	p->h = NULL;
+	p->unwatched = false;
+}
+
+/* Make h's socket blocking, with the timeouts; false (and unchanged) if any step fails. */
+static bool enter(struct drv_pingpong *p, uv_handle_t *h, int *fdp)
+{
+	struct timeval tv = {.tv_usec = DRV_PINGPONG_TICK_NS / 1000};
+	uv_os_fd_t fd;
+	int fl;
+
+	if (uv_fileno(h, &fd) || setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)))
+		return false;
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK))
+		return false;
+	p->h = h;
+	p->fl = fl | O_NONBLOCK;
+	/*
+	 * Out of the loop's epoll set meanwhile: else every reply also runs its epoll callback
+	 * (2-3% of a same-CPU round trip here). Awaited means reading with nothing to write, so
+	 * libuv watches it for EPOLLIN alone; not there yet (a new socket, registered when the loop
+	 * next runs): nothing to put back.
+	 */
+	p->unwatched = !epoll_ctl(uv_backend_fd(&p->w->loop), EPOLL_CTL_DEL, fd, NULL);
+	*fdp = fd;
+	return true;
+}
+
+static bool pingpong_wait(struct drv_sched_wait *own, uint64_t horizon)
+{
+	struct drv_pingpong *p = container_of(own, struct drv_pingpong, own);
+	struct drv_worker *w = p->w;
+	struct drv_slot *s = w->slots[0];
+	struct drv_slot_io *io = w->proto_data;
+	uv_handle_t *h;
+	uint64_t now;
+	ssize_t n;
+	int fd;
+
+	if (!s || w->stopping || __atomic_load_n(&w->stop_asked, __ATOMIC_ACQUIRE))
+		return false;
+	h = s->ops->awaited(s);
+	if (!h)
+		return false;
+	/* the request just went: its stamp is the time now, to within the sending (no clock read) */
+	now = p->clock ? uv_hrtime() : s->t_send;
+	/* a timer due: the loop runs it; the request's deadline or the run's end near: the loop
+	 * keeps it to the microsecond (the socket's timeouts are coarser) */
+	if (now >= horizon || (s->deadline && s->deadline < now + DRV_PINGPONG_NEAR_NS) ||
+	    (w->end.pos && w->end.at < now + DRV_PINGPONG_NEAR_NS))
+		return false;
+	if (h != p->h) {
+		pingpong_release(own);
+		if (!enter(p, h, &fd))
+			return false;
+	} else if (uv_fileno(h, &fd)) {
+		return false;
+	}
+	n = recv(fd, io->rbuf, io->rbuf_len, 0);
+	p->clock = n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR);
+	if (p->clock)
+		return true; /* the tick passed, or a signal: look at the stop and the timers again */
+	p->reads++;
+	s->ops->received(s, n < 0 ? -errno : n);
+	return true;
+}
+
+void drv_pingpong_setup(struct drv_pingpong *p, struct drv_worker *w)
+{
+	const struct drv_slot_ops *ops = w->proto->slot;
+
+	p->w = w;
+	p->own.wait = pingpong_wait;
+	p->own.release = pingpong_release;
+	if (w->cfg->rate > 0 || w->nslots != 1 || !ops || !ops->awaited || !ops->received)
+		return;
+	drv_sched_set_wait(&w->sched, &p->own);
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The closed loop's blocking read. A thread with one slot, no --rate, has nothing to do between
+ * sending a request and reading its reply: an event loop blocks in epoll_wait() and then reads,
+ * where a plain client blocks in recv() itself. On this VM every syscall costs about 0.4 us, and
+ * the two differ by 7-10% of a same-CPU round trip against sockperf's server
+ * (bench/pingpong_floor.c). So here, once a request is all out, the thread waits in the socket's
+ * own recv() and hands what it read to the protocol's read path (struct drv_slot_ops awaited and
+ * received), as libuv would have: one send and one recv a round trip, nothing else.
+ *
+ * libuv's sockets are non-blocking. While the thread waits in its reads the socket is made
+ * blocking, with receive and send timeouts of DRV_PINGPONG_TICK_NS (SO_RCVTIMEO, SO_SNDTIMEO),
+ * and taken out of the loop's epoll set (whose callback would run on every reply); before the
+ * loop runs again it is made non-blocking and put back, as libuv left it. The protocol's sends
+ * made from the read path then find a blocking socket: a request larger than the socket's free
+ * send buffer waits up to a tick for room before libuv queues the rest (counts unchanged).
+ *
+ * The timeouts let a silent server never hold the thread: the loop takes over again for a stop
+ * asked by the main thread (checked before every read), a worker timer or send due, a request not
+ * all sent, a connect, a close, or anything but one reply awaited. Going in and out costs a few
+ * syscalls, a few times a second (each timer). A socket's timeout is coarse (jiffies: 1 ms here
+ * takes 5-14 ms), so what must be kept to the microsecond, the request's --timeout deadline and
+ * the run's end, is left to the loop's timerfd once it is nearer than DRV_PINGPONG_NEAR_NS (so
+ * a --timeout under that never reads this way); a timer without a deadline of its own (the
+ * periodic timeout sweep, the interval line) runs late by up to one socket timeout, and only
+ * while nothing comes (else it runs at the next reply).
+ */
+#ifndef LOADLENS_DRV_PINGPONG_H
+#define LOADLENS_DRV_PINGPONG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <uv.h>
+#include "scheduling/waker.h"
+
+#define DRV_PINGPONG_TICK_NS 1000000ULL /* the receive and send timeouts: 1 ms (asked) */
+#define DRV_PINGPONG_NEAR_NS 25000000ULL /* a deadline nearer: the loop waits (25 ms) */
+
+struct drv_worker;
+
+struct drv_pingpong {
+	struct drv_sched_wait own; /* on the worker's waker */
+	struct drv_worker *w;
+	uv_handle_t *h;	 /* the socket made blocking, until the loop runs; NULL: none */
+	int fl;		 /* its file status flags, non-blocking */
+	bool unwatched;	 /* taken out of the loop's epoll set: put back with h */
+	bool clock; /* the last read got nothing: read the clock, not the send's stamp */
+	uint64_t reads; /* blocking reads that returned something */
+};
+
+/*
+ * Worker thread, before the run: register p on the worker's waker if the blocking read applies
+ * (the closed loop, one slot, a protocol with awaited and received); else nothing.
+ */
+void drv_pingpong_setup(struct drv_pingpong *p, struct drv_worker *w);
+
+#endif /* LOADLENS_DRV_PINGPONG_H */
