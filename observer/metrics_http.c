@@ -16,7 +16,7 @@
 #include "loadlens/cli.h"
 #include "loadlens/parse.h"
 #include "metrics_http.h"
-#include "metrics_src.h"
+#include "features/metrics_src.h"
 
 /* A connection's state: what its deadline is measured from (since). */
 enum state {

@@ -7,7 +7,7 @@
 #include <string.h>
 #include "loadlens/cli.h"
 #include "loadlens/parse.h"
-#include "processes.h"
+#include "features/processes.h"
 #include "metrics_http.h"
 #include "options.h"
 

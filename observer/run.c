@@ -10,18 +10,18 @@
 #include <unistd.h>
 #include "loadlens/cli.h"
 #include "loadlens/outfile.h"
-#include "census.h"
-#include "connections.h"
-#include "findings.h"
+#include "features/census.h"
+#include "features/connections.h"
+#include "features/findings.h"
 #include "metrics_http.h"
-#include "metrics_src.h"
-#include "netns.h"
+#include "features/metrics_src.h"
+#include "features/netns.h"
 #include "output/ndjson.h"
-#include "requests.h"
+#include "features/requests.h"
 #include "run.h"
-#include "skeletons.h"
-#include "startup.h"
-#include "fds.h"
+#include "kernel/skeletons.h"
+#include "kernel/startup.h"
+#include "features/fds.h"
 
 int obs_run_outputs(struct obs_run *r)
 {

@@ -13,8 +13,8 @@
 #include "features/feature.h"
 #include "options.h"
 #include "output/interval_record.h"
-#include "sockets.h"
-#include "target.h"
+#include "kernel/sockets.h"
+#include "features/target.h"
 
 /* What a run holds: the objects, the features in order, the outputs, the findings. */
 struct obs_run {

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "loadlens/observer.h"
-#include "sock_age.h"
+#include "features/sock_age.h"
 
 #define OBS_CENSUS_TOP 4	 /* port groups kept, most used first */
 #define OBS_CENSUS_LISTENERS 64 /* listening sockets on target ports remembered (inodes) */

@@ -10,8 +10,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/capability.h>
-#include "census_iter.h"
-#include "startup.h"
+#include "features/census_iter.h"
+#include "kernel/startup.h"
 #include "census.skel.h"
 
 #define READ_BUF (64 * 1024)

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "loadlens/cli.h"
-#include "connections.h"
-#include "report.h"
-#include "snapshots.h"
-#include "skeletons.h"
+#include "features/connections.h"
+#include "output/report.h"
+#include "features/snapshots.h"
+#include "kernel/skeletons.h"
 #include "output/interval_record.h"
 
 struct obs_connections {

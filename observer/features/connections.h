@@ -7,10 +7,10 @@
 #ifndef LOADLENS_OBSERVER_FEATURES_CONNECTIONS_H
 #define LOADLENS_OBSERVER_FEATURES_CONNECTIONS_H
 
-#include "census.h"
-#include "sockets.h"
-#include "feature.h"
-#include "snapshots.h"
+#include "features/census.h"
+#include "kernel/sockets.h"
+#include "features/feature.h"
+#include "features/snapshots.h"
 
 
 struct obs_connections;

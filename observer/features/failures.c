@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "loadlens/cli.h"
-#include "failures.h"
-#include "feature.h"
-#include "snapshots.h"
+#include "features/failures.h"
+#include "features/feature.h"
+#include "features/snapshots.h"
 #include "output/interval_record.h"
 
 /* The failures feature: read -> delta -> this interval's failures by call, and its totals. */

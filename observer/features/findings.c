@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <time.h>
-#include "findings.h"
+#include "features/findings.h"
 #include "output/findings_out.h"
 #include "output/ndjson.h"
 #include "rules/findings_log.h"

@@ -8,13 +8,13 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
-#include "findings.h"
+#include "features/findings.h"
 #include "rules/findings_log.h"
-#include "failures_object.h"
-#include "feature.h"
-#include "processes.h"
-#include "metrics_src.h"
-#include "reqtime_stats.h"
+#include "kernel/failures_object.h"
+#include "features/feature.h"
+#include "features/processes.h"
+#include "features/metrics_src.h"
+#include "features/reqtime_stats.h"
 
 struct obs_mx_src {
 	struct obs_mx_src_opts o;

@@ -10,9 +10,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "census.h"
-#include "sockets.h"
-#include "failures_object.h"
+#include "features/census.h"
+#include "kernel/sockets.h"
+#include "kernel/failures_object.h"
 #include "output/metrics.h"
 #include "rules/snapshot.h"
 

@@ -9,8 +9,8 @@
 #define LOADLENS_OBSERVER_FEATURES_NETSTAT_H
 
 #include <stdint.h>
-#include "census.h"
-#include "snapshots.h"
+#include "features/census.h"
+#include "features/snapshots.h"
 
 
 struct obs_netstat_feature;

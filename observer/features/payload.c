@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/libbpf.h>
-#include "bpfread.h"
-#include "sockets.h"
-#include "payload.h"
-#include "reqtime_stats.h"
+#include "kernel/bpfread.h"
+#include "kernel/sockets.h"
+#include "features/payload.h"
+#include "features/reqtime_stats.h"
 
 #define WORDS (sizeof(struct rt_pl_ctrs) / 8)
 

@@ -11,13 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/capability.h>
-#include "failures_object.h"
-#include "feature.h"
-#include "holders.h"
-#include "snapshots.h"
-#include "processes.h"
-#include "target.h"
-#include "watched.h"
+#include "kernel/failures_object.h"
+#include "features/feature.h"
+#include "features/holders.h"
+#include "features/snapshots.h"
+#include "features/processes.h"
+#include "features/target.h"
+#include "features/watched.h"
 #include "output/interval_record.h"
 
 struct obs_processes {

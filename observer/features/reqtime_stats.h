@@ -17,7 +17,7 @@
 #include "loadlens/hist.h"
 #include "loadlens/ll_hist.h"
 #include "loadlens/reqtime.h"
-#include "reqtime_mech.h"
+#include "kernel/reqtime_mech.h"
 #include "rules/snapshot.h"
 
 /* Index of the derived "service to the last write" histogram, after the kernel's RT_NCOMP. */

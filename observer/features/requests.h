@@ -7,9 +7,9 @@
 #ifndef LOADLENS_OBSERVER_FEATURES_REQUESTS_H
 #define LOADLENS_OBSERVER_FEATURES_REQUESTS_H
 
-#include "feature.h"
-#include "reqtime_stats.h"
-#include "snapshots.h"
+#include "features/feature.h"
+#include "features/reqtime_stats.h"
+#include "features/snapshots.h"
 
 struct obs_requests_opts {
 	struct obs_reqtime_opts rt;

@@ -11,12 +11,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "loadlens/observer.h"
-#include "census.h"
-#include "cpuwait.h"
-#include "failures_object.h"
-#include "fds.h"
-#include "reqtime_stats.h"
-#include "sockets.h"
+#include "features/census.h"
+#include "features/cpuwait.h"
+#include "kernel/failures_object.h"
+#include "features/fds.h"
+#include "features/reqtime_stats.h"
+#include "kernel/sockets.h"
 
 /* --- connections (features/connections.c) --- */
 /* The feature's snapshot of the interval. */

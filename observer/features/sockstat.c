@@ -7,9 +7,9 @@
 #include <arpa/inet.h>
 #include <sys/socket.h>
 #include "loadlens/parse.h"
-#include "feature.h"
-#include "snapshots.h"
-#include "sockstat.h"
+#include "features/feature.h"
+#include "features/snapshots.h"
+#include "features/sockstat.h"
 #include "output/interval_record.h"
 #include "rules/rules.h"
 

@@ -10,9 +10,9 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "census.h"
-#include "sockets.h"
-#include "snapshots.h"
+#include "features/census.h"
+#include "kernel/sockets.h"
+#include "features/snapshots.h"
 
 #define OBS_SOCKSTAT_HIST 8 /* censuses kept for growth rates */
 

@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 #include <jansson.h>
-#include "findings_log.h"
+#include "rules/findings_log.h"
 
 /* "[12:00:07] fds: ..." (hhmmss: the wall clock of the interval) */
 void obs_out_finding_line(char *buf, size_t len, const struct obs_finding *f, const char *hhmmss);

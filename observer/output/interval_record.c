@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The NDJSON interval record: a pure function of the interval's snapshot. */
 #include <string.h>
-#include "interval_record.h"
+#include "output/interval_record.h"
 
 json_t *obs_record_procs_json(const struct obs_proc *procs, size_t n)
 {

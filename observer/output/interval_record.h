@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <jansson.h>
-#include "census.h"
-#include "snapshots.h"
+#include "features/census.h"
+#include "features/snapshots.h"
 
 enum obs_record_census {
 	OBS_RECORD_CENSUS_NONE,	   /* no census context, or the census failed: "census": null */

@@ -5,8 +5,8 @@
 #include <time.h>
 #include "loadlens/cli.h"
 #include "loadlens/hist_json.h"
-#include "report.h"
-#include "snapshots.h"
+#include "output/report.h"
+#include "features/snapshots.h"
 
 #define EAGAIN_SLOT 11
 

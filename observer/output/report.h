@@ -6,9 +6,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <jansson.h>
-#include "sockets.h"
-#include "feature.h"
-#include "reqtime_stats.h"
+#include "kernel/sockets.h"
+#include "features/feature.h"
+#include "features/reqtime_stats.h"
 
 struct obs_report {
 	const uint16_t *ports; /* nports == 0: every port */

@@ -8,7 +8,7 @@
 #define LOADLENS_OBSERVER_RULES_FINDINGS_LOG_H
 
 #include <stdint.h>
-#include "finding.h"
+#include "rules/finding.h"
 
 #define OBS_FLOG_MAX 256 /* distinct findings kept for the summary; more are counted */
 

@@ -8,7 +8,7 @@
 #include <sched.h>
 #include <stdint.h>
 #include "ll_test.h"
-#include "cpuwait.h"
+#include "features/cpuwait.h"
 
 static void test_stat_line(void **state)
 {

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "ll_test.h"
-#include "interval_record.h"
+#include "output/interval_record.h"
 
 static char *dump(const struct obs_record *iv)
 {

@@ -10,7 +10,7 @@
 #include <nghttp2/nghttp2.h>
 #include "ll_test.h"
 #include "loadlens/h2.h"
-#include "h2_status.h"
+#include "features/h2_status.h"
 
 #define END_STREAM 0x1
 #define END_HEADERS 0x4

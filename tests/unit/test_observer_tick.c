@@ -9,14 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ll_test.h"
-#include "connections.h"
-#include "failures.h"
-#include "netstat.h"
-#include "processes.h"
-#include "report.h"
-#include "sockstat.h"
-#include "pressure.h"
-#include "systier.h"
+#include "features/connections.h"
+#include "features/failures.h"
+#include "features/netstat.h"
+#include "features/processes.h"
+#include "output/report.h"
+#include "features/sockstat.h"
+#include "features/pressure.h"
+#include "kernel/systier.h"
 
 struct snaps {
 	struct obs_connections_snap conn;

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ll_test.h"
-#include "sock_age.h"
+#include "features/sock_age.h"
 
 static int setup(void **state)
 {

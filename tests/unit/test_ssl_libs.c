@@ -7,7 +7,7 @@
  */
 #include <string.h>
 #include "ll_test.h"
-#include "ssl_libs.h"
+#include "features/ssl_libs.h"
 
 static const char PY_MAPS[] =
 	"5651ac7fb000-5651ac9d7000 rw-p 00000000 00:00 0                          [heap]\n"
