@@ -10,18 +10,18 @@
 #include <unistd.h>
 #include "loadlens/cli.h"
 #include "loadlens/outfile.h"
-#include "features/census.h"
+#include "sources/census.h"
 #include "features/connections.h"
 #include "features/findings.h"
 #include "metrics_http.h"
 #include "features/metrics_src.h"
-#include "features/netns.h"
+#include "sources/netns.h"
 #include "output/ndjson.h"
 #include "features/requests.h"
 #include "run.h"
 #include "kernel/skeletons.h"
 #include "kernel/startup.h"
-#include "features/fds.h"
+#include "sources/fds.h"
 
 int obs_run_outputs(struct obs_run *r)
 {

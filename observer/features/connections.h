@@ -7,7 +7,7 @@
 #ifndef LOADLENS_OBSERVER_FEATURES_CONNECTIONS_H
 #define LOADLENS_OBSERVER_FEATURES_CONNECTIONS_H
 
-#include "features/census.h"
+#include "sources/census.h"
 #include "kernel/sockets.h"
 #include "features/feature.h"
 #include "features/snapshots.h"

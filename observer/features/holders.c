@@ -5,7 +5,7 @@
 #include <time.h>
 #include <sys/socket.h>
 #include "loadlens/parse.h"
-#include "features/fditer.h"
+#include "sources/fditer.h"
 #include "features/holders.h"
 #include "features/snapshots.h"
 #include "rules/rules.h"

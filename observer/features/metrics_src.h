@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "features/census.h"
+#include "sources/census.h"
 #include "kernel/sockets.h"
 #include "kernel/failures_object.h"
 #include "output/metrics.h"

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "loadlens/observer.h"
-#include "features/fds.h"
+#include "sources/fds.h"
 #include "features/snapshots.h"
 
 

@@ -11,7 +11,7 @@
 #include "kernel/sockets.h"
 #include "features/reqtime_stats.h"
 #include "output/trace.h"
-#include "features/ssl_libs.h"
+#include "sources/ssl_libs.h"
 #include "kernel/ssl_probes.h"
 
 struct obs_reqtime {

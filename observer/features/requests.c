@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "loadlens/cli.h"
-#include "features/h2_status.h"
+#include "sources/h2_status.h"
 #include "features/payload.h"
 #include "features/requests.h"
 #include "kernel/skeletons.h"

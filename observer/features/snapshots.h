@@ -11,10 +11,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "loadlens/observer.h"
-#include "features/census.h"
-#include "features/cpuwait.h"
+#include "sources/census.h"
+#include "sources/cpuwait.h"
 #include "kernel/failures_object.h"
-#include "features/fds.h"
+#include "sources/fds.h"
 #include "features/reqtime_stats.h"
 #include "kernel/sockets.h"
 

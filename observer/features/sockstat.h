@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The sockstat feature: the target sockets by TCP state and the ephemeral ports they hold. Each
- * interval a sock_diag census (features/census.c), spaced to 1% of a CPU, reconciled against the
+ * interval a sock_diag census (sources/census.c), spaced to 1% of a CPU, reconciled against the
  * live counts from the state moves (sockets.bpf.c, asked through kernel/sockets.c); TIME_WAIT entries, the
  * CLOSE_WAIT trend, and the most used port group against the port range with its forecast.
  */
@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "features/census.h"
+#include "sources/census.h"
 #include "kernel/sockets.h"
 #include "features/snapshots.h"
 

@@ -15,8 +15,8 @@
 #include "loadlens/cli.h"
 #include "kernel/sockets.h"
 #include "kernel/failures_object.h"
-#include "features/fditer.h"
-#include "features/target.h"
+#include "sources/fditer.h"
+#include "sources/target.h"
 #include "features/watched.h"
 #include "rules/rules.h"
 

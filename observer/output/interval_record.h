@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <jansson.h>
-#include "features/census.h"
+#include "sources/census.h"
 #include "features/snapshots.h"
 
 enum obs_record_census {

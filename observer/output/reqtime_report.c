@@ -10,7 +10,7 @@
 #include "loadlens/h2.h"
 #include "loadlens/hist_json.h"
 #include "loadlens/ssl.h"
-#include "features/h2_status.h"
+#include "sources/h2_status.h"
 #include "features/reqtime_stats.h"
 
 struct comp {

@@ -233,7 +233,7 @@ struct obs_snap {
 	} reader[OBS_SNAP_NOTES];
 	size_t nreaders;
 	/* the targets' threads on and waiting for a CPU this interval, from the scheduler's
-	 * accounting (features/cpuwait.h), --runq or not */
+	 * accounting (sources/cpuwait.h), --runq or not */
 	bool cpu_on;		/* read for at least one target */
 	double cpu_running;	/* their CPU time / the interval: CPUs busy with them */
 	double cpu_waiting;	/* their run-queue wait / the interval: threads waiting, on average */

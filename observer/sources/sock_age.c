@@ -2,7 +2,7 @@
 /* CLOSE_WAIT and FIN_WAIT2 ageing across censuses (sock_age.h). */
 #include <stdlib.h>
 #include <string.h>
-#include "features/sock_age.h"
+#include "sources/sock_age.h"
 
 /* A socket being aged, by its cookie (a timewait socket keeps the cookie of the socket it
  * replaced). */

@@ -7,8 +7,8 @@
  * processes feature (processes.c) turns the growth over an interval into the average number of
  * the targets' threads running and waiting, for the rules (rules_requests.c: CPU or workers).
  */
-#ifndef LOADLENS_OBSERVER_FEATURES_CPUWAIT_H
-#define LOADLENS_OBSERVER_FEATURES_CPUWAIT_H
+#ifndef LOADLENS_OBSERVER_SOURCES_CPUWAIT_H
+#define LOADLENS_OBSERVER_SOURCES_CPUWAIT_H
 
 #include <sched.h>
 #include <stdbool.h>
@@ -54,4 +54,4 @@ bool obs_cpuwait_stat_line(const char *line, unsigned int flags, unsigned int *c
 /* The CPUs in set, summed from /proc/stat, in ns; false if it cannot be read. */
 bool obs_cpuwait_lost_ns(const cpu_set_t *set, unsigned int flags, uint64_t *ns);
 
-#endif /* LOADLENS_OBSERVER_FEATURES_CPUWAIT_H */
+#endif /* LOADLENS_OBSERVER_SOURCES_CPUWAIT_H */

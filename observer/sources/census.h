@@ -6,14 +6,14 @@
  * (source address, destination address:port) against net.ipv4.ip_local_port_range of that
  * namespace, and the namespace's /proc/net/netstat listen counters.
  */
-#ifndef LOADLENS_OBSERVER_CENSUS_H
-#define LOADLENS_OBSERVER_CENSUS_H
+#ifndef LOADLENS_OBSERVER_SOURCES_CENSUS_H
+#define LOADLENS_OBSERVER_SOURCES_CENSUS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "loadlens/observer.h"
-#include "features/sock_age.h"
+#include "sources/sock_age.h"
 
 #define OBS_CENSUS_TOP 4	 /* port groups kept, most used first */
 #define OBS_CENSUS_LISTENERS 64 /* listening sockets on target ports remembered (inodes) */
@@ -110,4 +110,4 @@ uint32_t obs_census_range(const struct obs_census *cs);
 /* "127.0.0.1 -> 127.0.0.1:8080" */
 const char *obs_port_group_text(const struct obs_port_group *g, char *buf, size_t len);
 
-#endif /* LOADLENS_OBSERVER_CENSUS_H */
+#endif /* LOADLENS_OBSERVER_SOURCES_CENSUS_H */

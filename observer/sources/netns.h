@@ -4,13 +4,13 @@
  * another one (the `netns_outside` note: its sockets are not the watched namespace's, so the
  * kernel filters leave them out).
  */
-#ifndef LOADLENS_OBSERVER_NETNS_H
-#define LOADLENS_OBSERVER_NETNS_H
+#ifndef LOADLENS_OBSERVER_SOURCES_NETNS_H
+#define LOADLENS_OBSERVER_SOURCES_NETNS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "features/target.h"
+#include "sources/target.h"
 
 /*
  * --netns SPEC: a PID (its /proc/PID/ns/net) or a path to a network namespace file (such as
@@ -28,4 +28,4 @@ bool obs_netns_outside(uint32_t pid, uint32_t watched);
 /* One note on stderr for each --pid target outside t's namespace; returns how many. */
 size_t obs_netns_check_targets(const char *prog, const struct obs_targets *t);
 
-#endif /* LOADLENS_OBSERVER_NETNS_H */
+#endif /* LOADLENS_OBSERVER_SOURCES_NETNS_H */

@@ -12,7 +12,7 @@
 #include <linux/nsfs.h>
 #include "loadlens/cli.h"
 #include "loadlens/parse.h"
-#include "features/netns.h"
+#include "sources/netns.h"
 
 int obs_netns_apply(const char *prog, const char *spec, struct obs_targets *t)
 {

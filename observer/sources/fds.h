@@ -5,8 +5,8 @@
  * this only), RLIMIT_NOFILE (/proc/PID/limits, readable by anyone), the peak, and the
  * system-wide fs.file-nr against fs.file-max.
  */
-#ifndef LOADLENS_OBSERVER_FDS_H
-#define LOADLENS_OBSERVER_FDS_H
+#ifndef LOADLENS_OBSERVER_SOURCES_FDS_H
+#define LOADLENS_OBSERVER_SOURCES_FDS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -33,4 +33,4 @@ int obs_fd_system(uint64_t *nr, uint64_t *max);
 /* Processes (up to max, not ourselves) holding a socket with one of these inodes. */
 size_t obs_fd_owners(const uint64_t *inodes, size_t n, uint32_t *pids, size_t max);
 
-#endif /* LOADLENS_OBSERVER_FDS_H */
+#endif /* LOADLENS_OBSERVER_SOURCES_FDS_H */

@@ -8,7 +8,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "features/fditer.h"
+#include "sources/fditer.h"
 #include "fdcount.skel.h"
 
 #define TASKS_MAX 65536	     /* processes in the table (32 B each: 2 MiB) */

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "features/fds.h"
-#include "features/target.h"
+#include "sources/fds.h"
+#include "sources/target.h"
 
 static int count_fds(uint32_t pid, int64_t *out)
 {

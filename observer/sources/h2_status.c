@@ -11,7 +11,7 @@
 #include <bpf/libbpf.h>
 #include <nghttp2/nghttp2.h>
 #include "loadlens/h2.h"
-#include "features/h2_status.h"
+#include "sources/h2_status.h"
 
 #define TABLE (2 * OBS_H2_DECODERS) /* open addressing, a power of two */
 #define H2_PADDED 0x8

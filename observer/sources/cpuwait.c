@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <sys/utsname.h>
 #include <zlib.h>
-#include "features/cpuwait.h"
+#include "sources/cpuwait.h"
 
 bool obs_cpuwait_parse(const char *line, uint64_t *run_ns, uint64_t *wait_ns)
 {

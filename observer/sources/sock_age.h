@@ -6,8 +6,8 @@
  * the walk counts the old ones. No kernel access: unit-tested in
  * tests/unit/test_sock_age.c.
  */
-#ifndef LOADLENS_OBSERVER_SOCK_AGE_H
-#define LOADLENS_OBSERVER_SOCK_AGE_H
+#ifndef LOADLENS_OBSERVER_SOURCES_SOCK_AGE_H
+#define LOADLENS_OBSERVER_SOURCES_SOCK_AGE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -55,4 +55,4 @@ bool obs_sock_age_unaccepted(struct obs_sock_age *a, uint64_t conn);
  */
 void obs_sock_age_end(struct obs_sock_age *a, struct obs_sock_age_counts *out);
 
-#endif /* LOADLENS_OBSERVER_SOCK_AGE_H */
+#endif /* LOADLENS_OBSERVER_SOURCES_SOCK_AGE_H */

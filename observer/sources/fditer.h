@@ -6,8 +6,8 @@
  * unprivileged uid with no capability. Where the kernel lacks them (iterators came in 5.8),
  * obs_fditer_new() fails and the caller keeps reading /proc with CAP_SYS_PTRACE.
  */
-#ifndef LOADLENS_OBSERVER_FDITER_H
-#define LOADLENS_OBSERVER_FDITER_H
+#ifndef LOADLENS_OBSERVER_SOURCES_FDITER_H
+#define LOADLENS_OBSERVER_SOURCES_FDITER_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -56,4 +56,4 @@ ssize_t obs_fditer_tasks(struct obs_fditer *it, struct fdc_task *out, size_t max
 /* One process (its leader): 0, -ESRCH if it is gone, or -errno. */
 int obs_fditer_task(struct obs_fditer *it, uint32_t tgid, struct fdc_task *out);
 
-#endif /* LOADLENS_OBSERVER_FDITER_H */
+#endif /* LOADLENS_OBSERVER_SOURCES_FDITER_H */

@@ -12,8 +12,8 @@
  * it frames made by libnghttp2's own deflater), and the reader (obs_h2_status_*), a thread that
  * drains the ring buffer into a decoder every OBS_H2_STATUS_POLL_MS.
  */
-#ifndef LOADLENS_OBSERVER_FEATURES_H2_STATUS_H
-#define LOADLENS_OBSERVER_FEATURES_H2_STATUS_H
+#ifndef LOADLENS_OBSERVER_SOURCES_H2_STATUS_H
+#define LOADLENS_OBSERVER_SOURCES_H2_STATUS_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -77,4 +77,4 @@ void obs_h2_status_fmt(FILE *out, const struct obs_h2_status_counts *c, uint64_t
 json_t *obs_h2_status_json(const struct obs_h2_status_counts *c, uint64_t ends,
 			   uint64_t lost_conns, uint64_t big_conns);
 
-#endif /* LOADLENS_OBSERVER_FEATURES_H2_STATUS_H */
+#endif /* LOADLENS_OBSERVER_SOURCES_H2_STATUS_H */

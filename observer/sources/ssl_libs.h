@@ -6,8 +6,8 @@
  * executable, as Go's crypto/tls, or no TLS at all). Pure parsing apart from the file reads:
  * tests/unit/test_ssl_libs.c runs it on captured maps.
  */
-#ifndef LOADLENS_OBSERVER_FEATURES_SSL_LIBS_H
-#define LOADLENS_OBSERVER_FEATURES_SSL_LIBS_H
+#ifndef LOADLENS_OBSERVER_SOURCES_SSL_LIBS_H
+#define LOADLENS_OBSERVER_SOURCES_SSL_LIBS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -51,4 +51,4 @@ void obs_ssl_libs_find(struct obs_ssl_libs *libs, const uint32_t *pids, size_t n
  * 1 if one was found. */
 int obs_ssl_libs_host(struct obs_ssl_libs *libs);
 
-#endif /* LOADLENS_OBSERVER_FEATURES_SSL_LIBS_H */
+#endif /* LOADLENS_OBSERVER_SOURCES_SSL_LIBS_H */

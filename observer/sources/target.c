@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include "loadlens/cli.h"
-#include "features/fditer.h"
-#include "features/target.h"
+#include "sources/fditer.h"
+#include "sources/target.h"
 
 #define CGROUP2_MAGIC 0x63677270
 
