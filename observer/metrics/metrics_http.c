@@ -15,8 +15,8 @@
 #include <http_parser.h>
 #include "loadlens/cli.h"
 #include "loadlens/parse.h"
-#include "metrics_http.h"
-#include "features/metrics_src.h"
+#include "metrics/metrics_http.h"
+#include "metrics/metrics_src.h"
 
 /* A connection's state: what its deadline is measured from (since). */
 enum state {

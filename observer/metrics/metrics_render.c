@@ -2,7 +2,7 @@
 /* The exposition of a scrape snapshot: every family, in a fixed order (docs/observer.md). */
 #include <stdio.h>
 #include <string.h>
-#include "output/metrics.h"
+#include "metrics/metrics.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

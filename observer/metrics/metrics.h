@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The metrics exposition (--metrics, docs/observer.md "Metrics endpoint"): pure functions of a
- * plain-data scrape snapshot (struct obs_mx_snap, filled by observer/features/metrics_src.c),
+ * plain-data scrape snapshot (struct obs_mx_snap, filled by observer/metrics/metrics_src.c),
  * written in the Prometheus text format 0.0.4 or in OpenMetrics 1.0 (ending "# EOF"). Classic
  * histogram buckets are derived from the shared log-linear histogram (include/loadlens/hist.h):
  * each `le` boundary 1, 2, 5 x 10^k s counts the samples below the bucket edge of ours nearest
  * to it (obs_mx_edge_ns()), so every count is an exact sum of our buckets. No kernel, no
  * sockets: tests/unit/test_metrics.c links this without root.
  */
-#ifndef LOADLENS_OBSERVER_OUTPUT_METRICS_H
-#define LOADLENS_OBSERVER_OUTPUT_METRICS_H
+#ifndef LOADLENS_OBSERVER_METRICS_METRICS_H
+#define LOADLENS_OBSERVER_METRICS_METRICS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -188,4 +188,4 @@ const char *obs_mx_tcp_state(unsigned int s);
 /* Write the whole exposition of s in format f into b (reset first). Returns 0 or -ENOMEM. */
 int obs_mx_render(struct obs_mx_buf *b, enum obs_mx_format f, const struct obs_mx_snap *s);
 
-#endif /* LOADLENS_OBSERVER_OUTPUT_METRICS_H */
+#endif /* LOADLENS_OBSERVER_METRICS_METRICS_H */

@@ -13,7 +13,7 @@
 #include "kernel/failures_object.h"
 #include "features/feature.h"
 #include "features/processes.h"
-#include "features/metrics_src.h"
+#include "metrics/metrics_src.h"
 #include "features/reqtime_stats.h"
 
 struct obs_mx_src {

@@ -6,7 +6,7 @@
  * scrape); the counters are one batch per map. The scrape reads into its own stats, so the
  * features' interval deltas are not disturbed.
  */
-#include "features/metrics_src.h"
+#include "metrics/metrics_src.h"
 #include "features/reqtime_stats.h"
 
 int obs_mx_reqtime_read(struct obs_reqtime *rt, struct obs_reqtime_stats *st)

@@ -2,7 +2,7 @@
 /*
  * --metrics ADDR:PORT: a small HTTP/1.1 responder in the observer's own loop (no thread): a
  * nonblocking listening socket and up to OBS_MXHTTP_CLIENTS keep-alive connections, requests
- * parsed with http_parser, GET /metrics answered from observer/features/metrics_src.c in the
+ * parsed with http_parser, GET /metrics answered from observer/metrics/metrics_src.c in the
  * Prometheus text format, or OpenMetrics when Accept names application/openmetrics-text. The
  * loop waits on it and on SIGINT/SIGTERM (a signalfd) together.
  *
@@ -19,8 +19,8 @@
  * within OBS_MXHTTP_REUSE_S of one another share one read of the maps: clients that pipeline
  * requests cannot take the observer's CPU from a real scrape.
  */
-#ifndef LOADLENS_OBSERVER_METRICS_HTTP_H
-#define LOADLENS_OBSERVER_METRICS_HTTP_H
+#ifndef LOADLENS_OBSERVER_METRICS_METRICS_HTTP_H
+#define LOADLENS_OBSERVER_METRICS_METRICS_HTTP_H
 
 #include <signal.h>
 #include <stdbool.h>
@@ -54,4 +54,4 @@ const char *obs_mxhttp_addr(const struct obs_mxhttp *h);
  * 0: no end). */
 bool obs_mxhttp_wait(struct obs_mxhttp *h, const sigset_t *set, uint64_t until);
 
-#endif /* LOADLENS_OBSERVER_METRICS_HTTP_H */
+#endif /* LOADLENS_OBSERVER_METRICS_METRICS_HTTP_H */
