@@ -19,7 +19,7 @@
 #include "loadlens/cli.h"
 #include "features/connections.h"
 #include "features/failures.h"
-#include "features/findings.h"
+#include "rules/findings_run.h"
 #include "metrics/metrics_http.h"
 #include "metrics/metrics_src.h"
 #include "features/netstat.h"

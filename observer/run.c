@@ -12,7 +12,7 @@
 #include "loadlens/outfile.h"
 #include "sources/census.h"
 #include "features/connections.h"
-#include "features/findings.h"
+#include "rules/findings_run.h"
 #include "metrics/metrics_http.h"
 #include "metrics/metrics_src.h"
 #include "sources/netns.h"
@@ -22,6 +22,14 @@
 #include "kernel/skeletons.h"
 #include "kernel/startup.h"
 #include "sources/fds.h"
+
+/* A finding's news event, to the --ndjson stream (none: nothing written). */
+static int emit_ndjson(void *arg, json_t *ev)
+{
+	struct obs_ndjson *nd = arg;
+
+	return obs_ndjson_write(nd, ev) ? obs_ndjson_error(nd) : 0;
+}
 
 int obs_run_outputs(struct obs_run *r)
 {
@@ -36,7 +44,7 @@ int obs_run_outputs(struct obs_run *r)
 	/* the endpoint is bound at start: a taken or bad address is a usage error */
 	if (a->metrics && !(r->http = obs_mxhttp_new(PROG, a->metrics)))
 		return LL_EXIT_USAGE;
-	r->fnd = obs_findings_run_new(stderr, r->nd);
+	r->fnd = obs_findings_run_new(stderr, emit_ndjson, r->nd);
 	if (!r->fnd) {
 		ll_warn(PROG, "out of memory");
 		return LL_EXIT_FAIL;

@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
-#include "features/findings.h"
+#include "rules/findings_run.h"
 #include "rules/findings_log.h"
 #include "kernel/failures_object.h"
 #include "features/feature.h"

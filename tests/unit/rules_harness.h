@@ -16,7 +16,7 @@
 #include <cmocka.h>
 #include "ll_test.h"
 #include "rules/findings_log.h"
-#include "output/findings_out.h"
+#include "rules/findings_out.h"
 #include "rules/rules.h"
 
 /*

@@ -2,10 +2,10 @@
 /*
  * The findings of a run: each interval the features fill a snapshot (observer/rules/snapshot.h),
  * the rules (observer/rules/) decide what holds, the log keeps first/last seen, and what is news
- * is said at once: a line on stderr and an NDJSON event (observer/output/findings_out.c).
+ * is said at once: a line on stderr and an NDJSON event (observer/rules/findings_out.c).
  */
-#ifndef LOADLENS_OBSERVER_FINDINGS_H
-#define LOADLENS_OBSERVER_FINDINGS_H
+#ifndef LOADLENS_OBSERVER_RULES_FINDINGS_RUN_H
+#define LOADLENS_OBSERVER_RULES_FINDINGS_RUN_H
 
 #include <stdint.h>
 #include <stdio.h>
@@ -14,10 +14,12 @@
 #include "rules/snapshot.h"
 
 struct obs_findings_run;
-struct obs_ndjson;
 
-/* live: where the news lines go (stderr); nd: the --ndjson file or NULL. */
-struct obs_findings_run *obs_findings_run_new(FILE *live, struct obs_ndjson *nd);
+/* Writes one news event (the caller's --ndjson stream); 0 or the stream's negative errno. */
+typedef int (*obs_findings_emit)(void *arg, json_t *ev);
+
+/* live: where the news lines go (stderr); emit(arg, event): each news event (NULL: none). */
+struct obs_findings_run *obs_findings_run_new(FILE *live, obs_findings_emit emit, void *arg);
 void obs_findings_run_free(struct obs_findings_run *r);
 /* The snapshot of the interval now ending, cleared, for the features to fill. */
 struct obs_snap *obs_findings_snap(struct obs_findings_run *r);
@@ -35,4 +37,4 @@ uint64_t obs_findings_dropped(const struct obs_findings_run *r);
 /* Findings of severity warning or worse. */
 size_t obs_findings_alarms(const struct obs_findings_run *r);
 
-#endif /* LOADLENS_OBSERVER_FINDINGS_H */
+#endif /* LOADLENS_OBSERVER_RULES_FINDINGS_RUN_H */

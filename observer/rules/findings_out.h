@@ -3,8 +3,8 @@
  * Findings as text and JSON: the live line on stderr, the NDJSON event record, the summary's
  * list and the JSON "findings" array (docs/observer.md). Pure functions of the findings log.
  */
-#ifndef LOADLENS_OBSERVER_OUTPUT_FINDINGS_OUT_H
-#define LOADLENS_OBSERVER_OUTPUT_FINDINGS_OUT_H
+#ifndef LOADLENS_OBSERVER_RULES_FINDINGS_OUT_H
+#define LOADLENS_OBSERVER_RULES_FINDINGS_OUT_H
 
 #include <stdio.h>
 #include <jansson.h>
@@ -19,4 +19,4 @@ int obs_out_findings_text(FILE *out, const struct obs_flog *l);
 /* [{"kind", "severity", "text", "evidence", "first_seen", "last_seen"}, ...] */
 json_t *obs_out_findings_json(const struct obs_flog *l);
 
-#endif /* LOADLENS_OBSERVER_OUTPUT_FINDINGS_OUT_H */
+#endif /* LOADLENS_OBSERVER_RULES_FINDINGS_OUT_H */

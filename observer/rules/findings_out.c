@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include "loadlens/quote.h"
-#include "output/findings_out.h"
+#include "rules/findings_out.h"
 
 /* A finding's text as a terminal may show it: the names in it (process names, paths) come from
  * anyone on the host, so control characters are escaped (the JSON keeps them, escaped its way). */

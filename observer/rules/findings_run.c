@@ -3,9 +3,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <time.h>
-#include "features/findings.h"
-#include "output/findings_out.h"
-#include "output/ndjson.h"
+#include "rules/findings_run.h"
+#include "rules/findings_out.h"
 #include "rules/findings_log.h"
 #include "rules/rules.h"
 
@@ -14,11 +13,12 @@ struct obs_findings_run {
 	struct obs_findings now;
 	struct obs_flog log;
 	FILE *live;
-	struct obs_ndjson *nd;
+	obs_findings_emit emit;
+	void *emit_arg;
 	bool filling; /* obs_findings_snap() handed out a snapshot not yet pushed */
 };
 
-struct obs_findings_run *obs_findings_run_new(FILE *live, struct obs_ndjson *nd)
+struct obs_findings_run *obs_findings_run_new(FILE *live, obs_findings_emit emit, void *arg)
 {
 	struct obs_findings_run *r = calloc(1, sizeof(*r));
 
@@ -26,7 +26,8 @@ struct obs_findings_run *obs_findings_run_new(FILE *live, struct obs_ndjson *nd)
 		return NULL;
 	obs_flog_init(&r->log);
 	r->live = live;
-	r->nd = nd;
+	r->emit = emit;
+	r->emit_arg = arg;
 	return r;
 }
 
@@ -54,7 +55,7 @@ int obs_findings_tick(struct obs_findings_run *r)
 	struct tm tm;
 	json_t *ev;
 	double t;
-	int err = 0;
+	int err = 0, e;
 
 	if (!r->filling)
 		return 0;
@@ -71,8 +72,8 @@ int obs_findings_tick(struct obs_findings_run *r)
 		ev = obs_out_finding_event(&s->f, t, hhmmss);
 		if (!ev)
 			err = -ENOMEM;
-		else if (obs_ndjson_write(r->nd, ev))
-			err = obs_ndjson_error(r->nd);
+		else if (r->emit && (e = r->emit(r->emit_arg, ev)))
+			err = e;
 		json_decref(ev);
 	}
 	fflush(r->live);
