@@ -17,7 +17,7 @@
 #include "kernel/sockets.h"
 #include "kernel/failures_object.h"
 #include "sources/fditer.h"
-#include "sources/census_iter.h"
+#include "sources/census_tcp_iter.h"
 #include "features/payload.h"
 #include "features/reqtime_stats.h"
 #include "kernel/skeletons.h"

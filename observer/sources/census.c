@@ -18,7 +18,7 @@
 #include "loadlens/cli.h"
 #include "loadlens/parse.h"
 #include "sources/census.h"
-#include "sources/census_iter.h"
+#include "sources/census_tcp_iter.h"
 
 const char *const obs_tcp_state_names[OBS_TCP_STATES] = {
 	[1] = "ESTABLISHED", [2] = "SYN_SENT",	 [3] = "SYN_RECV",   [4] = "FIN_WAIT1",

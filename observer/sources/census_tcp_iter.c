@@ -10,7 +10,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/capability.h>
-#include "sources/census_iter.h"
+#include "sources/census_tcp_iter.h"
 #include "kernel/startup.h"
 #include "census.skel.h"
 

@@ -9,8 +9,8 @@
  * namespace, a thread enters that namespace at start (while privileged) and stays there,
  * creating each pass's iterator for the census.
  */
-#ifndef LOADLENS_OBSERVER_SOURCES_CENSUS_ITER_H
-#define LOADLENS_OBSERVER_SOURCES_CENSUS_ITER_H
+#ifndef LOADLENS_OBSERVER_SOURCES_CENSUS_TCP_ITER_H
+#define LOADLENS_OBSERVER_SOURCES_CENSUS_TCP_ITER_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -44,4 +44,4 @@ int obs_census_iter_walk(struct obs_census_iter *it, const uint64_t *listen_bits
 			 uint32_t hi, struct obs_census_iter_counts *out,
 			 const struct obs_census_iter_sink *sink);
 
-#endif /* LOADLENS_OBSERVER_SOURCES_CENSUS_ITER_H */
+#endif /* LOADLENS_OBSERVER_SOURCES_CENSUS_TCP_ITER_H */
