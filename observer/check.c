@@ -18,7 +18,7 @@
 #include "kernel/failures_object.h"
 #include "sources/fditer.h"
 #include "sources/census_tcp_iter.h"
-#include "features/payload.h"
+#include "features/payload_sampling.h"
 #include "features/reqtime_stats.h"
 #include "kernel/skeletons.h"
 #include "kernel/ssl_probes.h"

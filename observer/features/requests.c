@@ -5,7 +5,7 @@
 #include <string.h>
 #include "loadlens/cli.h"
 #include "sources/h2_status.h"
-#include "features/payload.h"
+#include "features/payload_sampling.h"
 #include "features/requests.h"
 #include "kernel/skeletons.h"
 #include "kernel/systier.h"

@@ -14,7 +14,7 @@
 struct obs_requests_opts {
 	struct obs_reqtime_opts rt;
 	bool off;		    /* --no-requests: the programs at their smallest */
-	bool payload_off;	    /* payload sampling (observer/features/payload.c) */
+	bool payload_off;	    /* payload sampling (observer/features/payload_sampling.c) */
 	int64_t payload_period_us;  
 	FILE *trace_out;	    /* --trace, opened before the drop; the feature closes it */
 };

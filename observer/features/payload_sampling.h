@@ -4,8 +4,8 @@
  * before load, read its per-slot counters back (summed over CPUs), and say what it found. The
  * request-timing feature (requests.c) owns one and feeds the rules' snapshot from it.
  */
-#ifndef LOADLENS_OBSERVER_FEATURES_PAYLOAD_H
-#define LOADLENS_OBSERVER_FEATURES_PAYLOAD_H
+#ifndef LOADLENS_OBSERVER_FEATURES_PAYLOAD_SAMPLING_H
+#define LOADLENS_OBSERVER_FEATURES_PAYLOAD_SAMPLING_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -36,4 +36,4 @@ void obs_payload_fmt_summary(FILE *out, const struct obs_reqtime *rt, const stru
 int obs_payload_json_add(json_t *root, const struct obs_reqtime *rt, const struct obs_payload *p,
 			 const struct rt_pl_ctrs *c);
 
-#endif /* LOADLENS_OBSERVER_FEATURES_PAYLOAD_H */
+#endif /* LOADLENS_OBSERVER_FEATURES_PAYLOAD_SAMPLING_H */

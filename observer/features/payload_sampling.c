@@ -6,7 +6,7 @@
 #include <bpf/libbpf.h>
 #include "kernel/bpfread.h"
 #include "kernel/sockets.h"
-#include "features/payload.h"
+#include "features/payload_sampling.h"
 #include "features/reqtime_stats.h"
 
 #define WORDS (sizeof(struct rt_pl_ctrs) / 8)
