@@ -27,7 +27,7 @@
 #include "features/processes.h"
 #include "output/interval_record.h"
 #include "output/ndjson.h"
-#include "output/report.h"
+#include "output/summary.h"
 #include "features/requests.h"
 #include "run.h"
 #include "features/sockstat.h"

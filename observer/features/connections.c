@@ -5,7 +5,7 @@
 #include <string.h>
 #include "loadlens/cli.h"
 #include "features/connections.h"
-#include "output/report.h"
+#include "output/summary.h"
 #include "features/snapshots.h"
 #include "kernel/skeletons.h"
 #include "output/interval_record.h"

@@ -3,7 +3,7 @@
  * What the observer derives from one interval's snapshots (observer/features/feature.h, struct
  * obs_tick) rather than from a feature's internals: the syscall tier's sign of exhaustion
  * (observer/features/pressure.c, obs_pressure) and the live line's columns
- * (observer/output/report.c, obs_report_live_line). Synthetic snapshots; no root, no kernel.
+ * (observer/output/summary.c, obs_report_live_line). Synthetic snapshots; no root, no kernel.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +13,7 @@
 #include "features/failures.h"
 #include "features/netstat.h"
 #include "features/processes.h"
-#include "output/report.h"
+#include "output/summary.h"
 #include "features/sockstat.h"
 #include "features/pressure.h"
 #include "kernel/systier.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The observer's output: live lines, the text summary and the JSON summary (docs/observer.md). */
-#ifndef LOADLENS_OBSERVER_REPORT_H
-#define LOADLENS_OBSERVER_REPORT_H
+#ifndef LOADLENS_OBSERVER_OUTPUT_SUMMARY_H
+#define LOADLENS_OBSERVER_OUTPUT_SUMMARY_H
 
 #include <stdint.h>
 #include <stdio.h>
@@ -39,4 +39,4 @@ int obs_report_summary(FILE *out, const struct obs_report *r, const struct obs_s
 int obs_report_json_add(json_t *root, const struct obs_report *r,
 			const struct obs_sockets_stats *total);
 
-#endif /* LOADLENS_OBSERVER_REPORT_H */
+#endif /* LOADLENS_OBSERVER_OUTPUT_SUMMARY_H */

@@ -5,7 +5,7 @@
 #include <time.h>
 #include "loadlens/cli.h"
 #include "loadlens/hist_json.h"
-#include "output/report.h"
+#include "output/summary.h"
 #include "features/snapshots.h"
 
 #define EAGAIN_SLOT 11
