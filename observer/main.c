@@ -3,7 +3,7 @@
  * loadlens-observer: count what happens to connections on a server's TCP ports, from the kernel,
  * without touching the server. The options, the feature list and the interval loop over the
  * features, in one order (observer/features/feature.h): the flags are parsed in
- * observer/options.c, the run is brought up in observer/run.c (the BPF objects in
+ * observer/options.c, the run is brought up in observer/obs_run.c (the BPF objects in
  * observer/kernel/skeletons.c), the findings are decided in observer/rules/, the output is written
  * by observer/output/ from the features' snapshots.
  */
@@ -29,7 +29,7 @@
 #include "output/ndjson.h"
 #include "output/summary.h"
 #include "features/requests.h"
-#include "run.h"
+#include "obs_run.h"
 #include "features/sockstat.h"
 #include "check.h"
 #include "kernel/skeletons.h"
@@ -108,7 +108,7 @@ static void features_new(struct obs_run *r)
 	obs_run_add(r, &obs_requests_ops, r->req);
 }
 
-/* The outputs, the targets and the BPF objects, the features on them, their start (run.c).
+/* The outputs, the targets and the BPF objects, the features on them, their start (obs_run.c).
  * 0, or the exit status. */
 static int bring_up(struct obs_run *r)
 {

@@ -77,7 +77,7 @@ struct obs_feature {
 	void (*free)(void *self);
 };
 /* Each feature exports its functions as `const struct obs_feature obs_<name>_ops` (self NULL):
- * main.c adds them to the run with the feature's object (obs_run_add, observer/run.c), which
+ * main.c adds them to the run with the feature's object (obs_run_add, observer/obs_run.c), which
  * copies them and sets self. */
 
 /* The "forensics" object of the JSON summary, which the failures, sockstat, processes and netstat

@@ -30,7 +30,7 @@ struct obs_requests *obs_requests_new(const char *prog, const struct obs_request
 void obs_requests_free(struct obs_requests *r);
 /* The request timing its plan set up: NULL when off (unsupported, or --no-requests). */
 struct obs_reqtime *obs_requests_reqtime(struct obs_requests *r);
-/* Before the start: the processes serving the targets (run.c finds them), whose libssl gets
+/* Before the start: the processes serving the targets (obs_run.c finds them), whose libssl gets
  * TLS plaintext's uprobes. */
 void obs_requests_set_servers(struct obs_requests *r, const uint32_t *pids, size_t n);
 extern const struct obs_feature obs_requests_ops; /* self: its struct obs_requests */

@@ -36,7 +36,7 @@ struct obs_census_iter {
 /*
  * Once in the namespace the thread needs no privilege (an iterator is made from the link's fd),
  * so it keeps only what lets it follow the observer's change of user: glibc applies setgroups
- * and setresuid (run.c) to every thread and aborts the process where one may not follow. With
+ * and setresuid (obs_run.c) to every thread and aborts the process where one may not follow. With
  * the uid change it loses those too (it never set PR_SET_KEEPCAPS); where the observer keeps
  * its uid (not root, or a kernel that checks privilege on every map read) it keeps at most
  * those two. It can gain nothing by exec.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * One run of the observer brought up and torn down (run.h): outputs, targets, the BPF objects
+ * One run of the observer brought up and torn down (obs_run.h): outputs, targets, the BPF objects
  * through observer/kernel/skeletons.c, the features' lives up to the first interval, the
  * privilege drop. The feature list itself is main.c's.
  */
@@ -18,7 +18,7 @@
 #include "sources/netns.h"
 #include "output/ndjson.h"
 #include "features/requests.h"
-#include "run.h"
+#include "obs_run.h"
 #include "kernel/skeletons.h"
 #include "kernel/startup.h"
 #include "sources/fds.h"

@@ -5,8 +5,8 @@
  * built the feature list on them, planned, loaded and attached, the features started, privilege
  * dropped, the unprivileged starts. main.c parses the flags and runs the interval loop.
  */
-#ifndef LOADLENS_OBSERVER_RUN_H
-#define LOADLENS_OBSERVER_RUN_H
+#ifndef LOADLENS_OBSERVER_OBS_RUN_H
+#define LOADLENS_OBSERVER_OBS_RUN_H
 
 #include <stddef.h>
 #include <stdio.h>
@@ -53,4 +53,4 @@ void obs_run_add(struct obs_run *r, const struct obs_feature *ops, void *self);
 int obs_run_start(struct obs_run *r);
 void obs_run_free(struct obs_run *r);
 
-#endif /* LOADLENS_OBSERVER_RUN_H */
+#endif /* LOADLENS_OBSERVER_OBS_RUN_H */
