@@ -18,25 +18,25 @@
 
 /* What a run holds: the objects, the features in order, the outputs, the findings. */
 struct obs_run {
-	const struct obs_args *a;
+	const struct obs_args *args;
 	struct obs_targets targets;
-	struct obs_sockets_opts copts;
-	struct obs_kernel *k;
-	struct obs_census_ctx *lcen;
-	struct obs_connections *cx; /* the base of the accepted count, before attach */
-	struct obs_requests *req;   /* request timing, if on: the metrics source reads it */
-	FILE *json_out;		    /* --json, written at the end */
-	FILE *trace_out;	    /* --trace, until request timing takes it */
-	struct obs_ndjson *nd;
-	struct obs_findings_run *fnd;
-	struct obs_mxhttp *http; /* --metrics */
-	struct obs_mx_src *mx;
+	struct obs_sockets_opts sockets_opts; /* the socket object's options, from the args */
+	struct obs_kernel *kernel;	       /* the BPF objects */
+	struct obs_census_ctx *census;	       /* the socket census in the targets' namespace */
+	struct obs_connections *connections; /* the base of the accepted count, before attach */
+	struct obs_requests *requests;	/* request timing, if on: the metrics source reads it */
+	FILE *json_out;			/* --json, written at the end */
+	FILE *trace_out;		/* --trace, until request timing takes it */
+	struct obs_ndjson *ndjson;	/* --ndjson */
+	struct obs_findings_run *findings;
+	struct obs_mxhttp *metrics_http;   /* --metrics: the endpoint */
+	struct obs_mx_src *metrics_src;	   /* what a scrape reads */
 	struct obs_feature features[6];
 	size_t nfeatures; /* those an interval walks */
 	size_t nowned;	  /* those made, freed at the end (request timing off: one more) */
 	/* the interval loop's (main.c) */
-	struct obs_record rec; /* the interval record's snapshot */
-	struct obs_tick last;  /* the final tick: every feature's last snapshot */
+	struct obs_record record;    /* the interval record's snapshot */
+	struct obs_tick final_tick; /* the final tick: every feature's last snapshot */
 	double t_prev;
 };
 

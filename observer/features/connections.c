@@ -14,7 +14,7 @@ struct obs_connections {
 	const char *prog;
 	struct obs_kernel *k;
 	struct obs_sockets *conn;
-	struct obs_census_ctx *lcen;
+	struct obs_census_ctx *census;
 	struct obs_census lp; /* the last listen pass */
 	struct obs_listen_queue lq;
 	struct obs_connections_snap snap; /* total and delta */
@@ -23,7 +23,7 @@ struct obs_connections {
 };
 
 struct obs_connections *obs_connections_new(const char *prog, struct obs_kernel *k,
-					    struct obs_census_ctx *lcen, const uint16_t *ports,
+					    struct obs_census_ctx *census, const uint16_t *ports,
 					    size_t nports)
 {
 	struct obs_connections *c = calloc(1, sizeof(*c));
@@ -33,7 +33,7 @@ struct obs_connections *obs_connections_new(const char *prog, struct obs_kernel 
 	c->prog = prog;
 	c->k = k;
 	c->conn = obs_kernel_conn(k);
-	c->lcen = lcen;
+	c->census = census;
 	c->rep.ports = ports;
 	c->rep.nports = nports;
 	return c;
@@ -45,7 +45,7 @@ static void listen_queue(struct obs_connections *c)
 	struct obs_listen_queue *q = &c->lq;
 
 	memset(q, 0, sizeof(*q));
-	if (!c->lcen || obs_census_listeners(c->lcen, &c->lp))
+	if (!c->census || obs_census_listeners(c->census, &c->lp))
 		return;
 	q->queued = c->lp.listen_queued;
 	q->qlen_max = c->lp.listen_qlen_max;

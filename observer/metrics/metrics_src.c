@@ -134,7 +134,7 @@ static int connections(struct obs_mx_src *s)
 	unsigned int i;
 	int err;
 
-	if (s->o.lcen && !obs_census_listeners(s->o.lcen, &s->lp)) {
+	if (s->o.census && !obs_census_listeners(s->o.census, &s->lp)) {
 		q.queued = s->lp.listen_queued;
 		q.qlen_max = s->lp.listen_qlen_max;
 		q.backlog = s->lp.listen_backlog;
@@ -234,9 +234,9 @@ static void findings(struct obs_mx_src *s)
 	size_t n, i, j;
 
 	m->nkinds = 0;
-	if (!s->o.fnd)
+	if (!s->o.findings)
 		return;
-	n = obs_findings_now(s->o.fnd, now, OBS_FLOG_MAX);
+	n = obs_findings_now(s->o.findings, now, OBS_FLOG_MAX);
 	for (i = 0; i < n; i++) {
 		for (j = 0; j < m->nkinds; j++)
 			if (!strcmp(m->kind[j].kind, now[i]->kind))
@@ -248,7 +248,7 @@ static void findings(struct obs_mx_src *s)
 		}
 		m->kind[j].active++;
 	}
-	m->lost_findings = obs_findings_dropped(s->o.fnd);
+	m->lost_findings = obs_findings_dropped(s->o.findings);
 }
 
 /* The observer's own BPF programs: every bpf-prog fd we hold, timed where bpf_stats is on. */

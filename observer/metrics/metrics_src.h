@@ -23,10 +23,10 @@ struct obs_findings_run;
 
 struct obs_mx_src_opts {
 	struct obs_sockets *conn;		/* the connection counters */
-	struct obs_census_ctx *lcen;	/* listen passes for accepted; NULL: counted at accept() */
+	struct obs_census_ctx *census;	/* listen passes for accepted; NULL: counted at accept() */
 	struct obs_reqtime *rt;		/* request timing; NULL: off */
 	struct obs_fail *fail;		/* syscall failures */
-	struct obs_findings_run *fnd;	/* findings of the latest interval */
+	struct obs_findings_run *findings; /* findings of the latest interval */
 	const uint16_t *ports;		/* the watched ports (none: every port) */
 	size_t nports;
 };
