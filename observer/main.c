@@ -79,7 +79,8 @@ static bool wait_signal(const sigset_t *set, uint64_t until)
 static void features_new(struct obs_run *r)
 {
 	const struct obs_args *a = r->args;
-	struct obs_processes_opts po = {obs_kernel_conn(r->kernel), obs_kernel_fail(r->kernel), &r->targets,
+	struct obs_processes_opts po = {obs_kernel_conn(r->kernel), obs_kernel_fail(r->kernel),
+					&r->targets,
 					a->targets.children, (unsigned int)a->max_procs};
 	struct obs_requests_opts ro = {
 		.rt = {.ports = a->ports,
@@ -130,7 +131,8 @@ static int interval(struct obs_run *r, double t, bool final)
 {
 	/* an agent (--interval 0, or --metrics) keeps nothing per tick: its memory stays flat */
 	struct obs_tick tk = {.t = t, .dt = t - r->t_prev, .final = final,
-			      .records = r->args->interval_ns && !r->metrics_http, .rec = &r->record};
+			      .records = r->args->interval_ns && !r->metrics_http,
+			      .rec = &r->record};
 	struct timespec now;
 	struct obs_feature *f;
 	json_t *rec;
@@ -160,7 +162,7 @@ static int interval(struct obs_run *r, double t, bool final)
 			ll_warn(PROG, "cannot write the interval record: %s", strerror(-err));
 	}
 	if (!final && r->args->interval_ns) {
-		obs_report_live_line(stdout, &tk);
+		obs_summary_live_line(stdout, &tk);
 		for (i = 0; i < r->nfeatures; i++)
 			if (r->features[i].live)
 				r->features[i].live(r->features[i].self, &tk, stdout);
@@ -247,7 +249,7 @@ int main(int argc, char **argv)
 
 	obs_startup_cleanup();
 
-	obs_report_ports_text(a.ports, a.nports, ports, sizeof(ports));
+	obs_summary_ports_text(a.ports, a.nports, ports, sizeof(ports));
 	attached_line(&r, attached, sizeof(attached));
 	ll_warn(PROG, "observing %s in netns net:[%u] of %s (%s; syscall tier %s); Ctrl-C to stop",
 		ports, r.targets.netns, r.targets.netns_from, attached,
@@ -258,7 +260,7 @@ int main(int argc, char **argv)
 	/* an agent (--interval 0 --metrics): the features tick once a second, without lines */
 	tick_ns = a.interval_ns ? a.interval_ns : r.metrics_http ? NS_PER_S : 0;
 	if (a.interval_ns)
-		obs_report_live_header(stdout);
+		obs_summary_live_header(stdout);
 	if (tick_ns)
 		next = start + tick_ns;
 	if (a.duration_ns)
@@ -267,7 +269,8 @@ int main(int argc, char **argv)
 		wake = next;
 		if (deadline && (!wake || deadline < wake))
 			wake = deadline;
-		if (r.metrics_http ? obs_mxhttp_wait(r.metrics_http, &sigs, wake) : wait_signal(&sigs, wake))
+		if (r.metrics_http ? obs_mxhttp_wait(r.metrics_http, &sigs, wake) :
+				     wait_signal(&sigs, wake))
 			break;
 		now = now_ns();
 		if (deadline && now >= deadline)
@@ -275,7 +278,8 @@ int main(int argc, char **argv)
 		if (next && now >= next) {
 			if (interval(&r, (double)(now - start) / NS_PER_S, false))
 				goto cleanup;
-			err = obs_systier_tick(obs_kernel_systier(r.kernel), obs_pressure(&r.final_tick));
+			err = obs_systier_tick(obs_kernel_systier(r.kernel),
+					       obs_pressure(&r.final_tick));
 			if (err)
 				ll_warn(PROG, "note: cannot switch the syscall tracepoints: %s",
 					strerror(-err));

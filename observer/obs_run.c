@@ -206,7 +206,8 @@ int obs_run_start(struct obs_run *r)
 			return LL_EXIT_FAIL;
 	if (r->metrics_http) {
 		struct obs_mx_src_opts mo = {obs_kernel_conn(r->kernel), r->census,
-					     obs_requests_reqtime(r->requests), obs_kernel_fail(r->kernel),
+					     obs_requests_reqtime(r->requests),
+					     obs_kernel_fail(r->kernel),
 					     r->findings, a->ports, a->nports};
 
 		r->metrics_src = obs_mx_src_new(&mo);

@@ -21,16 +21,16 @@ struct obs_run {
 	const struct obs_args *args;
 	struct obs_targets targets;
 	struct obs_sockets_opts sockets_opts; /* the socket object's options, from the args */
-	struct obs_kernel *kernel;	       /* the BPF objects */
-	struct obs_census_ctx *census;	       /* the socket census in the targets' namespace */
+	struct obs_kernel *kernel;	      /* the BPF objects */
+	struct obs_census_ctx *census;	      /* the socket census in the targets' namespace */
 	struct obs_connections *connections; /* the base of the accepted count, before attach */
-	struct obs_requests *requests;	/* request timing, if on: the metrics source reads it */
-	FILE *json_out;			/* --json, written at the end */
-	FILE *trace_out;		/* --trace, until request timing takes it */
-	struct obs_ndjson *ndjson;	/* --ndjson */
+	struct obs_requests *requests;	      /* request timing, if on: metrics read it */
+	FILE *json_out;			      /* --json, written at the end */
+	FILE *trace_out;		      /* --trace, until request timing takes it */
+	struct obs_ndjson *ndjson;	      /* --ndjson */
 	struct obs_findings_run *findings;
-	struct obs_mxhttp *metrics_http;   /* --metrics: the endpoint */
-	struct obs_mx_src *metrics_src;	   /* what a scrape reads */
+	struct obs_mxhttp *metrics_http; /* --metrics: the endpoint */
+	struct obs_mx_src *metrics_src;	 /* what a scrape reads */
 	struct obs_feature features[6];
 	size_t nfeatures; /* those an interval walks */
 	size_t nowned;	  /* those made, freed at the end (request timing off: one more) */

@@ -19,7 +19,7 @@ struct obs_connections {
 	struct obs_listen_queue lq;
 	struct obs_connections_snap snap; /* total and delta */
 	struct obs_sockets_stats prev;
-	struct obs_report rep;
+	struct obs_summary rep;
 };
 
 struct obs_connections *obs_connections_new(const char *prog, struct obs_kernel *k,
@@ -103,7 +103,7 @@ static int tick(void *self, struct obs_tick *tk)
 static void report_fill(struct obs_connections *c, const struct obs_tick *tk)
 {
 	struct obs_systier *tier = obs_kernel_systier(c->k);
-	struct obs_report *rep = &c->rep;
+	struct obs_summary *rep = &c->rep;
 
 	rep->syscalls_mode = obs_systier_mode_name(obs_systier_mode(tier));
 	rep->syscalls_share = obs_systier_share(tier);
@@ -120,7 +120,7 @@ static int summary(void *self, const struct obs_tick *tk, FILE *out)
 	struct obs_connections *c = self;
 
 	report_fill(c, tk);
-	return obs_report_summary(out, &c->rep, &c->snap.total);
+	return obs_summary_text(out, &c->rep, &c->snap.total);
 }
 
 static int json(void *self, const struct obs_tick *tk, json_t *root)
@@ -128,7 +128,7 @@ static int json(void *self, const struct obs_tick *tk, json_t *root)
 	struct obs_connections *c = self;
 
 	report_fill(c, tk);
-	return obs_report_json_add(root, &c->rep, &c->snap.total);
+	return obs_summary_json_add(root, &c->rep, &c->snap.total);
 }
 
 static const char *attached(const void *self)

@@ -23,7 +23,8 @@ struct obs_findings_run;
 
 struct obs_mx_src_opts {
 	struct obs_sockets *conn;		/* the connection counters */
-	struct obs_census_ctx *census;	/* listen passes for accepted; NULL: counted at accept() */
+	struct obs_census_ctx *census;	/* listen passes for accepted; NULL: counted at
+					 * accept() */
 	struct obs_reqtime *rt;		/* request timing; NULL: off */
 	struct obs_fail *fail;		/* syscall failures */
 	struct obs_findings_run *findings; /* findings of the latest interval */

@@ -23,7 +23,7 @@ const char *obs_errno_name(unsigned int slot, char *buf, size_t len)
 	return buf;
 }
 
-void obs_report_live_header(FILE *out)
+void obs_summary_live_header(FILE *out)
 {
 	fprintf(out, "%-8s %10s %10s %12s %8s %10s %10s %6s %6s %6s %6s %5s %4s %6s\n", "TIME",
 		"ACCEPTED", "ACC/S", "TOTAL", "ERRORS", "WAIT_P50", "WAIT_P99", "ESTAB", "TW",
@@ -58,7 +58,7 @@ static void live_columns(const struct obs_tick *tk, char *buf, size_t len)
 		 pct, fdp, fail_rate);
 }
 
-int obs_report_live_line(FILE *out, const struct obs_tick *tk)
+int obs_summary_live_line(FILE *out, const struct obs_tick *tk)
 {
 	const struct obs_sockets_stats *delta = &tk->conn->delta, *total = &tk->conn->total;
 	double interval_s = tk->dt;
@@ -90,7 +90,7 @@ int obs_report_live_line(FILE *out, const struct obs_tick *tk)
 	return 0;
 }
 
-void obs_report_ports_text(const uint16_t *ports, size_t nports, char *buf, size_t len)
+void obs_summary_ports_text(const uint16_t *ports, size_t nports, char *buf, size_t len)
 {
 	size_t i, off;
 
@@ -103,7 +103,7 @@ void obs_report_ports_text(const uint16_t *ports, size_t nports, char *buf, size
 		off += (size_t)snprintf(buf + off, len - off, "%s%u", i ? ", " : " ", ports[i]);
 }
 
-int obs_report_summary(FILE *out, const struct obs_report *r, const struct obs_sockets_stats *st)
+int obs_summary_text(FILE *out, const struct obs_summary *r, const struct obs_sockets_stats *st)
 {
 	struct ll_hist *h = ll_hist_new();
 	char ports[160], name[16], a[32], b[32], c[32], d[32];
@@ -112,7 +112,7 @@ int obs_report_summary(FILE *out, const struct obs_report *r, const struct obs_s
 
 	if (!h)
 		return -ENOMEM;
-	obs_report_ports_text(r->ports, r->nports, ports, sizeof(ports));
+	obs_summary_ports_text(r->ports, r->nports, ports, sizeof(ports));
 	fprintf(out, "summary: %.1fs on %s\n", r->elapsed_s, ports);
 	fprintf(out, "  accepted           %12llu  (%.1f/s)\n", (unsigned long long)ctr[OBS_CTR_ACCEPTED],
 		r->elapsed_s > 0 ? (double)ctr[OBS_CTR_ACCEPTED] / r->elapsed_s : 0.0);
@@ -158,8 +158,8 @@ int obs_report_summary(FILE *out, const struct obs_report *r, const struct obs_s
 		r->syscalls_mode ? r->syscalls_mode : "auto", 100 * r->syscalls_share,
 		r->syscalls_reason ? "; held on by: " : "",
 		r->syscalls_reason ? r->syscalls_reason : "");
-	fprintf(out, "  drops              %12llu", (unsigned long long)obs_report_lost(r, st));
-	if (obs_report_lost(r, st))
+	fprintf(out, "  drops              %12llu", (unsigned long long)obs_summary_lost(r, st));
+	if (obs_summary_lost(r, st))
 		fprintf(out, "  (lost events: accepted fd unresolved %llu, connection programs' "
 			     "skipped runs %llu, forensics %llu, request timing %llu: socket state "
 			     "%llu, run-queue slots %llu, skipped runs %llu, trace records %llu)",
@@ -176,7 +176,7 @@ int obs_report_summary(FILE *out, const struct obs_report *r, const struct obs_s
 	return 0;
 }
 
-uint64_t obs_report_lost(const struct obs_report *r, const struct obs_sockets_stats *st)
+uint64_t obs_summary_lost(const struct obs_summary *r, const struct obs_sockets_stats *st)
 {
 	return obs_sockets_drops(st) + r->lost_forensics + obs_reqtime_lost_total(&r->lost_requests);
 }
@@ -188,7 +188,8 @@ static void set(json_t *obj, const char *key, json_t *val, bool *ok)
 		*ok = false;
 }
 
-int obs_report_json_add(json_t *root, const struct obs_report *r, const struct obs_sockets_stats *st)
+int obs_summary_json_add(json_t *root, const struct obs_summary *r,
+			 const struct obs_sockets_stats *st)
 {
 	json_t *ports = json_array(), *errs = json_object();
 	json_t *drops = json_object(), *features = json_object();
@@ -244,8 +245,8 @@ int obs_report_json_add(json_t *root, const struct obs_report *r, const struct o
 					   r->syscalls_mode ? r->syscalls_mode : "auto",
 					   "attached_share", r->syscalls_share, "held_on_by",
 					   r->syscalls_reason), &ok);
-	set(root, "drops", json_integer((json_int_t)obs_report_lost(r, st)), &ok);
-	set(root, "lost_events", json_integer((json_int_t)obs_report_lost(r, st)), &ok);
+	set(root, "drops", json_integer((json_int_t)obs_summary_lost(r, st)), &ok);
+	set(root, "lost_events", json_integer((json_int_t)obs_summary_lost(r, st)), &ok);
 	set(root, "drops_by_reason", drops, &ok);
 	drops = NULL;
 	set(root, "features", features, &ok);

@@ -10,7 +10,7 @@
 #include "features/feature.h"
 #include "features/reqtime_stats.h"
 
-struct obs_report {
+struct obs_summary {
 	const uint16_t *ports; /* nports == 0: every port */
 	size_t nports;
 	const struct obs_sockets_features *features;
@@ -23,20 +23,20 @@ struct obs_report {
 };
 
 /* Every lost event of the run: the summary's "drops", the JSON's "drops" and "lost_events". */
-uint64_t obs_report_lost(const struct obs_report *r, const struct obs_sockets_stats *total);
+uint64_t obs_summary_lost(const struct obs_summary *r, const struct obs_sockets_stats *total);
 
 /* errno name ("EMFILE"), "E<n>" when unnamed, "other" for the last slot. */
 const char *obs_errno_name(unsigned int slot, char *buf, size_t len);
 
 /* "tcp ports 80, 443", "every tcp port" (nports 0). */
-void obs_report_ports_text(const uint16_t *ports, size_t nports, char *buf, size_t len);
-void obs_report_live_header(FILE *out);
+void obs_summary_ports_text(const uint16_t *ports, size_t nports, char *buf, size_t len);
+void obs_summary_live_header(FILE *out);
 /* One line from the interval's snapshots: accepts and their queue wait (connections), sockets
  * and ports (sockstat), fds (processes), failures. Returns 0 or -ENOMEM. */
-int obs_report_live_line(FILE *out, const struct obs_tick *tk);
-int obs_report_summary(FILE *out, const struct obs_report *r, const struct obs_sockets_stats *total);
+int obs_summary_live_line(FILE *out, const struct obs_tick *tk);
+int obs_summary_text(FILE *out, const struct obs_summary *r, const struct obs_sockets_stats *total);
 /* The connection part of the JSON summary, into root (empty: its keys come first). 0 or -ENOMEM. */
-int obs_report_json_add(json_t *root, const struct obs_report *r,
+int obs_summary_json_add(json_t *root, const struct obs_summary *r,
 			const struct obs_sockets_stats *total);
 
 #endif /* LOADLENS_OBSERVER_OUTPUT_SUMMARY_H */

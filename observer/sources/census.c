@@ -139,17 +139,17 @@ static void iter_rec(void *arg, const struct cen_rec *r)
 	memcpy(src, r->saddr, sizeof(src));
 	memcpy(dst, r->daddr, sizeof(dst));
 	if (r->state == OBS_TCP_CLOSE_WAIT && !r->accepted) {
-		if (!obs_sock_age_unaccepted(c->age, obs__census_conn_hash(r->family, src, r->sport, dst,
+		if (!obs_sock_age_unaccepted(c->age, conn_hash(r->family, src, r->sport, dst,
 							       r->dport)))
 			c->cur->unaccepted_untracked++;
 		return;
 	}
 	if (!obs_sock_age_track(c->age, r->cookie, r->state == OBS_TCP_CLOSE_WAIT,
-				obs__census_conn_hash(r->family, dst, r->dport, src, r->sport))) {
+				conn_hash(r->family, dst, r->dport, src, r->sport))) {
 		c->cur->close_wait_untracked++;
 		return;
 	}
-	port = obs__census_port_index(c, r->sport, r->dport);
+	port = port_index(c, r->sport, r->dport);
 	if (port >= 0)
 		obs_sock_age_port(c->age, (int16_t)port);
 }
@@ -169,7 +169,7 @@ static void iter_group(void *arg, const struct cen_group_key *k, const struct ce
 	g.time_wait = v->time_wait;
 	g.fin_wait2 = v->fin_wait2;
 	/* into the table sock_diag's walk fills (the kernel's map is its size, 3/4 of it) */
-	for (i = obs__census_hash(&g) & (GROUP_SLOTS - 1); c->groups[i].in_use; i = (i + 1) & (GROUP_SLOTS - 1))
+	for (i = hash(&g) & (GROUP_SLOTS - 1); c->groups[i].in_use; i = (i + 1) & (GROUP_SLOTS - 1))
 		;
 	c->groups[i] = g;
 	c->ngroups++;
@@ -273,7 +273,7 @@ int obs_census_take(struct obs_census_ctx *c, struct obs_census *cs)
 	err = obs__census_diag_listen_pass(c, cs);
 	for (i = 0; i < c->nports; i++) {
 		cs->ports[i].port = c->ports[i];
-		cs->ports[i].server_side = obs__census_bit(c->listen_bits, c->ports[i]);
+		cs->ports[i].server_side = bit(c->listen_bits, c->ports[i]);
 	}
 	cs->nports = c->nports;
 	if (!err && c->it) {

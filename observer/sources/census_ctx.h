@@ -51,12 +51,12 @@ struct obs_census_ctx {
 	size_t ngroups;
 };
 
-static inline bool obs__census_bit(const uint64_t *bits, uint16_t p)
+static inline bool bit(const uint64_t *bits, uint16_t p)
 {
 	return bits[p >> 6] & (1ULL << (p & 63));
 }
 
-static inline uint32_t obs__census_hash(const struct obs_port_group *k)
+static inline uint32_t hash(const struct obs_port_group *k)
 {
 	uint32_t h = 2166136261u;
 	size_t i;
@@ -70,7 +70,7 @@ static inline uint32_t obs__census_hash(const struct obs_port_group *k)
 }
 
 /* A connection as its local end sees it: (local address:port, remote address:port). */
-static inline uint64_t obs__census_conn_hash(uint8_t family, const uint32_t *laddr, uint16_t lport,
+static inline uint64_t conn_hash(uint8_t family, const uint32_t *laddr, uint16_t lport,
 			     const uint32_t *raddr, uint16_t rport)
 {
 	uint64_t h = 1469598103934665603ULL;
@@ -86,9 +86,9 @@ static inline uint64_t obs__census_conn_hash(uint8_t family, const uint32_t *lad
 
 /* A socket's target port, as an index into the census' ports (the local one if it is a target,
  * else the remote one); -1: none (or every port is a target). */
-static inline int obs__census_port_index(const struct obs_census_ctx *c, uint16_t sport, uint16_t dport)
+static inline int port_index(const struct obs_census_ctx *c, uint16_t sport, uint16_t dport)
 {
-	uint16_t port = obs__census_bit(c->port_bits, sport) ? sport : dport;
+	uint16_t port = bit(c->port_bits, sport) ? sport : dport;
 	size_t i;
 
 	for (i = 0; i < c->nports; i++)

@@ -12,7 +12,7 @@
 
 static void group_add(struct obs_census_ctx *c, const struct obs_port_group *k, int state)
 {
-	uint32_t i = obs__census_hash(k) & (GROUP_SLOTS - 1), n;
+	uint32_t i = hash(k) & (GROUP_SLOTS - 1), n;
 	struct obs_port_group *g;
 
 	for (n = 0; n < GROUP_SLOTS; n++, i = (i + 1) & (GROUP_SLOTS - 1)) {
@@ -43,7 +43,7 @@ static void port_count(struct obs_census_ctx *c, struct obs_census *cs, uint16_t
 
 	if (state != OBS_TCP_CLOSE_WAIT && state != OBS_TCP_FIN_WAIT2 && state != OBS_TCP_TIME_WAIT)
 		return;
-	i = obs__census_port_index(c, sport, dport);
+	i = port_index(c, sport, dport);
 	if (i < 0)
 		return;
 	if (c->aged_last)
@@ -83,7 +83,7 @@ static int on_msg(const struct nlmsghdr *nlh, void *data)
 		if (m->idiag_state != OBS_TCP_LISTEN)
 			return MNL_CB_OK;
 		c->listen_bits[sport >> 6] |= 1ULL << (sport & 63);
-		if (!c->nports || obs__census_bit(c->port_bits, sport)) {
+		if (!c->nports || bit(c->port_bits, sport)) {
 			if (cs->nlisten < OBS_CENSUS_LISTENERS)
 				cs->listen_inodes[cs->nlisten++] = m->idiag_inode;
 			else
@@ -97,7 +97,7 @@ static int on_msg(const struct nlmsghdr *nlh, void *data)
 			}
 		}
 	}
-	if (c->nports && !obs__census_bit(c->port_bits, sport) && !obs__census_bit(c->port_bits, dport))
+	if (c->nports && !bit(c->port_bits, sport) && !bit(c->port_bits, dport))
 		return MNL_CB_OK;
 	if (m->idiag_state < OBS_TCP_STATES)
 		cs->state[m->idiag_state]++;
@@ -110,18 +110,18 @@ static int on_msg(const struct nlmsghdr *nlh, void *data)
 		c->aged_last = obs_sock_age_track(
 			c->age, (uint64_t)m->id.idiag_cookie[1] << 32 | m->id.idiag_cookie[0],
 			m->idiag_state == OBS_TCP_CLOSE_WAIT,
-			obs__census_conn_hash(m->idiag_family, m->id.idiag_dst, dport, m->id.idiag_src, sport));
+			conn_hash(m->idiag_family, m->id.idiag_dst, dport, m->id.idiag_src, sport));
 		if (!c->aged_last)
 			cs->close_wait_untracked++;
 	} else if (!c->listen_pass && m->idiag_state == OBS_TCP_CLOSE_WAIT) {
-		if (!obs_sock_age_unaccepted(c->age, obs__census_conn_hash(m->idiag_family, m->id.idiag_src,
+		if (!obs_sock_age_unaccepted(c->age, conn_hash(m->idiag_family, m->id.idiag_src,
 							       sport, m->id.idiag_dst, dport)))
 			cs->unaccepted_untracked++;
 	}
 	if (!c->listen_pass)
 		port_count(c, cs, sport, dport, m->idiag_state);
 	if (c->listen_pass || !cs->port_lo || sport < cs->port_lo || sport > cs->port_hi ||
-	    obs__census_bit(c->listen_bits, sport))
+	    bit(c->listen_bits, sport))
 		return MNL_CB_OK;
 	/* a client-side socket holding an ephemeral port */
 	memset(&k, 0, sizeof(k));
@@ -175,7 +175,7 @@ static int no_listener(struct obs_census_ctx *c, struct obs_census *cs)
 	int err;
 
 	for (i = 0; i < c->nports; i++)
-		if (!obs__census_bit(c->listen_bits, c->ports[i]))
+		if (!bit(c->listen_bits, c->ports[i]))
 			break;
 	if (i == c->nports)
 		return 0;
@@ -185,7 +185,7 @@ static int no_listener(struct obs_census_ctx *c, struct obs_census *cs)
 	if (err)
 		return err;
 	for (i = 0; i < c->nports; i++)
-		if (!obs__census_bit(c->listen_bits, c->ports[i]))
+		if (!bit(c->listen_bits, c->ports[i]))
 			cs->no_listener[cs->nno_listener++] = c->ports[i];
 	return 0;
 }

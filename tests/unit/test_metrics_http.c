@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* --metrics ADDR:PORT parsing (observer/metrics/metrics_http.c): loopback unless an address is given. */
+/* --metrics ADDR:PORT parsing (observer/metrics/metrics_http.c): loopback unless an address
+ * is given. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>

@@ -17,7 +17,8 @@ def free_port():
 
 
 def main(argv, sweep):
-	"""sweep: the front command's `loadlens sweep` (passed in: this module imports no command)."""
+	"""sweep: the front command's `loadlens sweep`, passed in: this module imports no
+	command."""
 	out = os.environ.get("LOADLENS_DEMO_DIR") or tempfile.mkdtemp(prefix="loadlens-demo-")
 	port = int(os.environ.get("LOADLENS_DEMO_PORT") or free_port())
 	print(f"== loadlens demo: a reference HTTP server on 127.0.0.1:{port}, one worker, 1 ms of "
