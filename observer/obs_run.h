@@ -14,7 +14,7 @@
 #include "options.h"
 #include "output/interval_record.h"
 #include "kernel/sockets.h"
-#include "sources/target.h"
+#include "sources/targets.h"
 
 /* What a run holds: the objects, the features in order, the outputs, the findings. */
 struct obs_run {

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include "loadlens/observer.h"
 #include "kernel/systier.h"
-#include "sources/target.h"
+#include "sources/targets.h"
 #include "features/reqtime_stats.h"
 
 #define PROG "loadlens-observer"

@@ -16,7 +16,7 @@
 #include "features/holders.h"
 #include "features/snapshots.h"
 #include "features/processes.h"
-#include "sources/target.h"
+#include "sources/targets.h"
 #include "features/watched.h"
 #include "output/interval_record.h"
 

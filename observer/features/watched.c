@@ -16,7 +16,7 @@
 #include "kernel/sockets.h"
 #include "kernel/failures_object.h"
 #include "sources/fditer.h"
-#include "sources/target.h"
+#include "sources/targets.h"
 #include "features/watched.h"
 #include "rules/rules.h"
 

@@ -21,7 +21,7 @@ struct obs_sockets_opts {
 	size_t nports;
 	bool no_tp_btf; /* use the raw_tp fallback for inet_sock_set_state even if tp_btf works */
 	bool no_kfuncs; /* read kernel objects as if the kernel had no bpf_rdonly_cast (tests) */
-	/* further targets (observer/sources/target.h); 0 / NULL = off */
+	/* further targets (observer/sources/targets.h); 0 / NULL = off */
 	uint32_t netns;		/* sockets of this network namespace only (its inode number) */
 	const uint32_t *pids;	/* processes (tgids) named by --pid: the "targets" map */
 	size_t npids;

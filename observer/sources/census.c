@@ -345,7 +345,7 @@ uint32_t obs_census_range(const struct obs_census *cs)
 
 int obs_census_netstat(struct obs_census_ctx *c, struct obs_netstat *out)
 {
-	return obs_netstat_read(c->fd[CENSUS_NETSTAT], out);
+	return obs_proc_netstat_read(c->fd[CENSUS_NETSTAT], out);
 }
 
 const char *obs_port_group_text(const struct obs_port_group *g, char *buf, size_t len)

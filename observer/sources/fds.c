@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "sources/fds.h"
-#include "sources/target.h"
+#include "sources/targets.h"
 
 static int count_fds(uint32_t pid, int64_t *out)
 {

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "sources/target.h"
+#include "sources/targets.h"
 
 /*
  * --netns SPEC: a PID (its /proc/PID/ns/net) or a path to a network namespace file (such as

@@ -6,7 +6,7 @@
 #include <unistd.h>
 #include "sources/proc_netstat.h"
 
-int obs_netstat_parse(char *text, struct obs_netstat *out)
+int obs_proc_netstat_parse(char *text, struct obs_netstat *out)
 {
 	char *names = NULL, *vals = NULL, *line, *save = NULL, *n, *v, *sn, *sv;
 
@@ -41,7 +41,7 @@ int obs_netstat_parse(char *text, struct obs_netstat *out)
 	return 0;
 }
 
-int obs_netstat_read(int fd, struct obs_netstat *out)
+int obs_proc_netstat_read(int fd, struct obs_netstat *out)
 {
 	static char buf[16384];
 	ssize_t len;
@@ -53,5 +53,5 @@ int obs_netstat_read(int fd, struct obs_netstat *out)
 	if (len <= 0)
 		return len ? -errno : -EIO;
 	buf[len] = '\0';
-	return obs_netstat_parse(buf, out);
+	return obs_proc_netstat_parse(buf, out);
 }

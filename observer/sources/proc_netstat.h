@@ -21,9 +21,9 @@ struct obs_netstat {
 
 /* The counters from the text of /proc/net/netstat (cut in place: its pairs of "TcpExt:" lines,
  * names then values). 0, or -ENOENT where it has no TcpExt pair. */
-int obs_netstat_parse(char *text, struct obs_netstat *out);
+int obs_proc_netstat_parse(char *text, struct obs_netstat *out);
 /* The counters from fd, an open /proc/net/netstat (read from its start; -1: none). 0 or a
  * negative errno; out is cleared either way. */
-int obs_netstat_read(int fd, struct obs_netstat *out);
+int obs_proc_netstat_read(int fd, struct obs_netstat *out);
 
 #endif /* LOADLENS_OBSERVER_SOURCES_PROC_NETSTAT_H */

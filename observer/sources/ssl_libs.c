@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include "sources/ssl_libs.h"
-#include "sources/target.h"
+#include "sources/targets.h"
 
 /* Is the file name (the path's last part) OpenSSL's libssl: libssl.so, libssl.so.3,
  * libssl.so.1.1? (NSS's libssl3.so is another library: no SSL_read in it.) */

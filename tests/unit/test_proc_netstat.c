@@ -18,7 +18,7 @@ static void test_tcpext_counters(void **state)
 	struct obs_netstat n;
 
 	(void)state;
-	assert_int_equal(obs_netstat_parse(text, &n), 0);
+	assert_int_equal(obs_proc_netstat_parse(text, &n), 0);
 	assert_int_equal(n.ok, 1);
 	assert_int_equal(n.listen_overflows, 17);
 	assert_int_equal(n.listen_drops, 23);
@@ -33,9 +33,9 @@ static void test_no_tcpext_pair(void **state)
 	struct obs_netstat n;
 
 	(void)state;
-	assert_int_equal(obs_netstat_parse(names_only, &n), -ENOENT);
+	assert_int_equal(obs_proc_netstat_parse(names_only, &n), -ENOENT);
 	assert_int_equal(n.ok, 0);
-	assert_int_equal(obs_netstat_parse(none, &n), -ENOENT);
+	assert_int_equal(obs_proc_netstat_parse(none, &n), -ENOENT);
 	assert_int_equal(n.listen_overflows, 0);
 }
 
@@ -45,7 +45,7 @@ static void test_read_without_a_file(void **state)
 
 	(void)state;
 	memset(&n, 0xff, sizeof(n));
-	assert_int_equal(obs_netstat_read(-1, &n), -ENOENT);
+	assert_int_equal(obs_proc_netstat_read(-1, &n), -ENOENT);
 	assert_int_equal(n.ok, 0);
 	assert_int_equal(n.listen_drops, 0);
 }

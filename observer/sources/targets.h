@@ -3,8 +3,8 @@
  * What the observer watches besides ports: processes (--pid, --children), a cgroup (--cgroup),
  * and the network namespace their sockets live in. Resolved while privileged, before attach.
  */
-#ifndef LOADLENS_OBSERVER_SOURCES_TARGET_H
-#define LOADLENS_OBSERVER_SOURCES_TARGET_H
+#ifndef LOADLENS_OBSERVER_SOURCES_TARGETS_H
+#define LOADLENS_OBSERVER_SOURCES_TARGETS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -63,4 +63,4 @@ bool obs_pid_alive(uint32_t pid);
 /* comm of pid into buf ("?" if gone). */
 const char *obs_pid_comm(uint32_t pid, char *buf, size_t len);
 
-#endif /* LOADLENS_OBSERVER_SOURCES_TARGET_H */
+#endif /* LOADLENS_OBSERVER_SOURCES_TARGETS_H */

@@ -12,7 +12,7 @@
 #include <sys/statfs.h>
 #include "loadlens/cli.h"
 #include "sources/fditer.h"
-#include "sources/target.h"
+#include "sources/targets.h"
 
 #define CGROUP2_MAGIC 0x63677270
 
