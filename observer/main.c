@@ -142,10 +142,9 @@ static int interval(struct obs_run *r, double t, bool final)
 	memset(&r->record, 0, sizeof(r->record));
 	clock_gettime(CLOCK_REALTIME, &now);
 	r->record.time = now.tv_sec + now.tv_nsec / 1e9;
-	r->record.t = t;
-	r->record.dt = tk.dt;
 	tk.snap = obs_findings_snap(r->findings);
 	tk.snap->final = final;
+	r->record.snap = tk.snap;
 	for (i = 0; i < r->nfeatures; i++) {
 		f = &r->features[i];
 		err = final && f->finish ? f->finish(f->self, &tk) : f->tick(f->self, &tk);

@@ -78,10 +78,6 @@ static int tick(void *self, struct obs_tick *tk)
 	obs_sockets_stats_sub(&c->snap.delta, &c->snap.total, &c->prev);
 	c->prev = c->snap.total;
 	tk->conn = &c->snap;
-	if (tk->rec) {
-		tk->rec->accepted = cd->ctr[OBS_CTR_ACCEPTED];
-		tk->rec->accept_rate = tk->dt > 0 ? cd->ctr[OBS_CTR_ACCEPTED] / tk->dt : 0;
-	}
 	if (!s)
 		return 0;
 	s->t = tk->t;

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The NDJSON interval record (docs/observer.md, "NDJSON"), built by a pure
- * function of the interval's snapshot, which the features fill their parts of (features/feature.h,
- * struct obs_tick.rec) and observer/main.c's loop writes through this.
+ * The NDJSON interval record (docs/observer.md, "NDJSON"), built by a pure function of the
+ * interval's data, which the features fill (features/feature.h, struct obs_tick): the rules'
+ * snapshot of the interval (rules/snapshot.h) where it holds the same data (the interval's time,
+ * accepted connections, TIME_WAIT entries, CPU wait, the system's files), and struct obs_record
+ * for what only the record says. observer/main.c's loop writes it through this.
  */
 #ifndef LOADLENS_OBSERVER_INTERVAL_RECORD_H
 #define LOADLENS_OBSERVER_INTERVAL_RECORD_H
@@ -13,6 +15,7 @@
 #include <jansson.h>
 #include "sources/census.h"
 #include "features/snapshots.h"
+#include "rules/snapshot.h"
 
 enum obs_record_census {
 	OBS_RECORD_CENSUS_NONE,	   /* no census context, or the census failed: "census": null */
@@ -37,10 +40,10 @@ struct obs_record_fail {
 };
 
 struct obs_record {
+	/* the rules' snapshot of the same interval: t, dt, accepted, tw_entries, cpu_*, the
+	 * system's files (have_files, file_nr, file_max) */
+	const struct obs_snap *snap;
 	double time; /* CLOCK_REALTIME, seconds */
-	double t, dt;
-	uint64_t accepted;
-	double accept_rate;
 	enum obs_record_census census;
 	struct obs_record_state states[OBS_TCP_STATES];
 	size_t nstates;
@@ -48,7 +51,6 @@ struct obs_record {
 	uint64_t live_err; /* the largest err of the live states: "live_error" */
 	uint64_t sockets;
 	double took_ms;
-	uint64_t tw_entries;
 	double tw_per_s;
 	struct {
 		bool have_range; /* else "ports": {} */
@@ -64,12 +66,6 @@ struct obs_record {
 	double failure_rate;
 	const struct obs_proc *procs;
 	size_t nprocs;
-	bool have_files;
-	uint64_t file_nr, file_max;
-	/* the targets' threads on and waiting for a CPU (schedstat; rules/snapshot.h cpu_*) */
-	bool have_cpu;
-	double cpu_running, cpu_waiting, cpu_lost;
-	unsigned int cpu_cpus, cpu_procs;
 	bool have_listen;
 	uint64_t overflows, drops, reqq_full_drops, queue_max, backlog;
 	uint64_t synack_retransmits, resets_sent, resets_received;

@@ -182,7 +182,8 @@ struct obs_snap {
 	/* who holds the connections of the most used port group */
 	struct obs_snap_holders holders;
 
-	/* system file handles */
+	/* system file handles (have_files: read this interval; else the last read's) */
+	bool have_files;
 	uint64_t file_nr, file_max;
 
 	/* processes */
