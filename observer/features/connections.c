@@ -8,7 +8,6 @@
 #include "output/summary.h"
 #include "features/snapshots.h"
 #include "kernel/skeletons.h"
-#include "output/interval_record.h"
 
 struct obs_connections {
 	const char *prog;

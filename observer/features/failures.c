@@ -11,7 +11,7 @@
 #include "features/failures.h"
 #include "features/feature.h"
 #include "features/snapshots.h"
-#include "output/interval_record.h"
+#include "features/record.h"
 
 /* The failures feature: read -> delta -> this interval's failures by call, and its totals. */
 struct obs_failures {

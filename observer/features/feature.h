@@ -43,7 +43,7 @@ struct obs_tick {
 	bool final;	       /* the final read, after the signal */
 	bool records;	       /* interval records kept for --json: live lines and no --metrics */
 	struct obs_snap *snap; /* the rules' snapshot: each feature fills its part */
-	/* the NDJSON interval record's snapshot (output/interval_record.h): each feature fills
+	/* the NDJSON interval record's data (features/record.h): each feature fills
 	 * its part, the loop writes it */
 	struct obs_record *rec;
 	const struct obs_connections_snap *conn;

@@ -6,7 +6,7 @@
 #include "features/feature.h"
 #include "features/snapshots.h"
 #include "features/netstat.h"
-#include "output/interval_record.h"
+#include "features/record.h"
 
 struct obs_netstat_feature {
 	struct obs_census_ctx *census;

@@ -18,6 +18,7 @@
 #include "features/processes.h"
 #include "sources/targets.h"
 #include "features/watched.h"
+#include "features/record.h"
 #include "output/interval_record.h"
 
 struct obs_processes {

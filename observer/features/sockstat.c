@@ -10,7 +10,7 @@
 #include "features/feature.h"
 #include "features/snapshots.h"
 #include "features/sockstat.h"
-#include "output/interval_record.h"
+#include "features/record.h"
 #include "rules/rules.h"
 
 struct obs_sockstat {
