@@ -76,15 +76,11 @@ static void test_full(void **state)
 	iv.failure_rate = 16;
 	iv.procs = &p;
 	iv.nprocs = 1;
-	snap.cpu_on = true;
-	snap.cpu_procs = 2;
-	snap.cpu_cpus = 4;
-	snap.cpu_running = 1.5;
-	snap.cpu_waiting = 0.25;
-	snap.cpu_lost = 0.125;
-	snap.have_files = true;
-	snap.file_nr = 1300;
-	snap.file_max = 9000;
+	/* the targets' CPU wait and the system's files come from the rules' snapshot */
+	snap = (struct obs_snap){.t = 2.5, .dt = 0.5, .accepted = 7, .tw_entries = 3,
+				 .cpu_on = true, .cpu_procs = 2, .cpu_cpus = 4, .cpu_running = 1.5,
+				 .cpu_waiting = 0.25, .cpu_lost = 0.125,
+				 .have_files = true, .file_nr = 1300, .file_max = 9000};
 	iv.have_listen = true;
 	iv.overflows = 1;
 	iv.drops = 2;
