@@ -3,7 +3,7 @@
  * loadlens-observer: count what happens to connections on a server's TCP ports, from the kernel,
  * without touching the server. The options, the feature list and the interval loop over the
  * features, in one order (observer/features/feature.h): the flags are parsed in
- * observer/options.c, the run is brought up in observer/run.c (the BPF objects in
+ * observer/options.c, the run is brought up in observer/obs_run.c (the BPF objects in
  * observer/kernel/skeletons.c), the findings are decided in observer/rules/, the output is written
  * by observer/output/ from the features' snapshots.
  */
@@ -17,25 +17,25 @@
 #include <unistd.h>
 #include <jansson.h>
 #include "loadlens/cli.h"
-#include "connections.h"
-#include "failures.h"
-#include "findings.h"
-#include "metrics_http.h"
-#include "metrics_src.h"
-#include "netstat.h"
+#include "features/connections.h"
+#include "features/failures.h"
+#include "rules/findings_run.h"
+#include "metrics/metrics_http.h"
+#include "metrics/metrics_src.h"
+#include "features/netstat.h"
 #include "options.h"
-#include "processes.h"
+#include "features/processes.h"
 #include "output/interval_record.h"
 #include "output/ndjson.h"
-#include "output/report.h"
-#include "requests.h"
-#include "run.h"
-#include "sockstat.h"
+#include "output/summary.h"
+#include "features/requests.h"
+#include "obs_run.h"
+#include "features/sockstat.h"
 #include "check.h"
-#include "skeletons.h"
-#include "startup.h"
-#include "systier.h"
-#include "pressure.h"
+#include "kernel/skeletons.h"
+#include "kernel/startup.h"
+#include "kernel/systier.h"
+#include "features/pressure.h"
 
 #define NS_PER_S 1000000000ULL
 
@@ -78,8 +78,9 @@ static bool wait_signal(const sigset_t *set, uint64_t until)
  * objects. */
 static void features_new(struct obs_run *r)
 {
-	const struct obs_args *a = r->a;
-	struct obs_processes_opts po = {obs_kernel_conn(r->k), obs_kernel_fail(r->k), &r->targets,
+	const struct obs_args *a = r->args;
+	struct obs_processes_opts po = {obs_kernel_conn(r->kernel), obs_kernel_fail(r->kernel),
+					&r->targets,
 					a->targets.children, (unsigned int)a->max_procs};
 	struct obs_requests_opts ro = {
 		.rt = {.ports = a->ports,
@@ -98,17 +99,17 @@ static void features_new(struct obs_run *r)
 	};
 
 	r->trace_out = NULL;
-	r->cx = obs_connections_new(PROG, r->k, r->lcen, a->ports, a->nports);
-	obs_run_add(r, &obs_connections_ops, r->cx);
-	obs_run_add(r, &obs_failures_ops, obs_failures_new(obs_kernel_fail(r->k)));
-	obs_run_add(r, &obs_sockstat_ops, obs_sockstat_new(obs_kernel_conn(r->k), r->lcen));
+	r->connections = obs_connections_new(PROG, r->kernel, r->census, a->ports, a->nports);
+	obs_run_add(r, &obs_connections_ops, r->connections);
+	obs_run_add(r, &obs_failures_ops, obs_failures_new(obs_kernel_fail(r->kernel)));
+	obs_run_add(r, &obs_sockstat_ops, obs_sockstat_new(obs_kernel_conn(r->kernel), r->census));
 	obs_run_add(r, &obs_processes_ops, obs_processes_new(PROG, &po));
-	obs_run_add(r, &obs_netstat_ops, obs_netstat_new(r->lcen));
-	r->req = obs_requests_new(PROG, &ro);
-	obs_run_add(r, &obs_requests_ops, r->req);
+	obs_run_add(r, &obs_netstat_ops, obs_netstat_new(r->census));
+	r->requests = obs_requests_new(PROG, &ro);
+	obs_run_add(r, &obs_requests_ops, r->requests);
 }
 
-/* The outputs, the targets and the BPF objects, the features on them, their start (run.c).
+/* The outputs, the targets and the BPF objects, the features on them, their start (obs_run.c).
  * 0, or the exit status. */
 static int bring_up(struct obs_run *r)
 {
@@ -130,48 +131,48 @@ static int interval(struct obs_run *r, double t, bool final)
 {
 	/* an agent (--interval 0, or --metrics) keeps nothing per tick: its memory stays flat */
 	struct obs_tick tk = {.t = t, .dt = t - r->t_prev, .final = final,
-			      .records = r->a->interval_ns && !r->http, .rec = &r->rec};
+			      .records = r->args->interval_ns && !r->metrics_http,
+			      .rec = &r->record};
 	struct timespec now;
 	struct obs_feature *f;
 	json_t *rec;
 	size_t i;
 	int err;
 
-	memset(&r->rec, 0, sizeof(r->rec));
+	memset(&r->record, 0, sizeof(r->record));
 	clock_gettime(CLOCK_REALTIME, &now);
-	r->rec.time = now.tv_sec + now.tv_nsec / 1e9;
-	r->rec.t = t;
-	r->rec.dt = tk.dt;
-	tk.snap = obs_findings_snap(r->fnd);
+	r->record.time = now.tv_sec + now.tv_nsec / 1e9;
+	tk.snap = obs_findings_snap(r->findings);
 	tk.snap->final = final;
+	r->record.snap = tk.snap;
 	for (i = 0; i < r->nfeatures; i++) {
 		f = &r->features[i];
 		err = final && f->finish ? f->finish(f->self, &tk) : f->tick(f->self, &tk);
 		if (err && i == 0)
 			return err; /* the others need the connection counters */
-		if (err && !obs_ndjson_error(r->nd))
+		if (err && !obs_ndjson_error(r->ndjson))
 			ll_warn(PROG, "cannot read the %s maps: %s", f->name, strerror(-err));
 	}
-	if (r->nd) {
-		rec = obs_record_json(&r->rec);
-		err = rec ? obs_ndjson_write(r->nd, rec) : -ENOMEM;
+	if (r->ndjson) {
+		rec = obs_record_json(&r->record);
+		err = rec ? obs_ndjson_write(r->ndjson, rec) : -ENOMEM;
 		json_decref(rec);
-		if (err && !obs_ndjson_error(r->nd))
+		if (err && !obs_ndjson_error(r->ndjson))
 			ll_warn(PROG, "cannot write the interval record: %s", strerror(-err));
 	}
-	if (!final && r->a->interval_ns) {
-		obs_report_live_line(stdout, &tk);
+	if (!final && r->args->interval_ns) {
+		obs_summary_live_line(stdout, &tk);
 		for (i = 0; i < r->nfeatures; i++)
 			if (r->features[i].live)
 				r->features[i].live(r->features[i].self, &tk, stdout);
 	}
 	r->t_prev = t;
-	r->last = tk;
-	r->last.snap = NULL;
-	r->last.rec = NULL;
-	obs_findings_tick(r->fnd);
-	if (r->mx)
-		obs_mx_src_tick(r->mx, &tk);
+	r->final_tick = tk;
+	r->final_tick.snap = NULL;
+	r->final_tick.rec = NULL;
+	obs_findings_tick(r->findings);
+	if (r->metrics_src)
+		obs_mx_src_tick(r->metrics_src, &tk);
 	return 0;
 }
 
@@ -184,9 +185,9 @@ static int json(struct obs_run *r, FILE *out)
 
 	for (i = 0; !err && i < r->nfeatures; i++)
 		if (r->features[i].json)
-			err = r->features[i].json(r->features[i].self, &r->last, root);
+			err = r->features[i].json(r->features[i].self, &r->final_tick, root);
 	if (!err) {
-		fj = obs_findings_json(r->fnd);
+		fj = obs_findings_json(r->findings);
 		if (!fj || json_object_set(root, "findings", fj) ||
 		    json_object_set(json_object_get(root, "forensics"), "findings", fj))
 			err = -ENOMEM;
@@ -228,7 +229,7 @@ int main(int argc, char **argv)
 	obs_libbpf_log(a.verbose);
 	if (a.check)
 		return obs_check(stdout, a.check == 2, a.rt_mech);
-	r.a = &a;
+	r.args = &a;
 
 	/* a signal from here on waits for us: it ends the run after attach, with a summary */
 	sigemptyset(&sigs);
@@ -247,18 +248,18 @@ int main(int argc, char **argv)
 
 	obs_startup_cleanup();
 
-	obs_report_ports_text(a.ports, a.nports, ports, sizeof(ports));
+	obs_summary_ports_text(a.ports, a.nports, ports, sizeof(ports));
 	attached_line(&r, attached, sizeof(attached));
 	ll_warn(PROG, "observing %s in netns net:[%u] of %s (%s; syscall tier %s); Ctrl-C to stop",
 		ports, r.targets.netns, r.targets.netns_from, attached,
-		obs_systier_mode_name(obs_systier_mode(obs_kernel_systier(r.k))));
+		obs_systier_mode_name(obs_systier_mode(obs_kernel_systier(r.kernel))));
 
-	if (r.http)
-		ll_warn(PROG, "metrics at http://%s/metrics", obs_mxhttp_addr(r.http));
+	if (r.metrics_http)
+		ll_warn(PROG, "metrics at http://%s/metrics", obs_mxhttp_addr(r.metrics_http));
 	/* an agent (--interval 0 --metrics): the features tick once a second, without lines */
-	tick_ns = a.interval_ns ? a.interval_ns : r.http ? NS_PER_S : 0;
+	tick_ns = a.interval_ns ? a.interval_ns : r.metrics_http ? NS_PER_S : 0;
 	if (a.interval_ns)
-		obs_report_live_header(stdout);
+		obs_summary_live_header(stdout);
 	if (tick_ns)
 		next = start + tick_ns;
 	if (a.duration_ns)
@@ -267,7 +268,8 @@ int main(int argc, char **argv)
 		wake = next;
 		if (deadline && (!wake || deadline < wake))
 			wake = deadline;
-		if (r.http ? obs_mxhttp_wait(r.http, &sigs, wake) : wait_signal(&sigs, wake))
+		if (r.metrics_http ? obs_mxhttp_wait(r.metrics_http, &sigs, wake) :
+				     wait_signal(&sigs, wake))
 			break;
 		now = now_ns();
 		if (deadline && now >= deadline)
@@ -275,7 +277,8 @@ int main(int argc, char **argv)
 		if (next && now >= next) {
 			if (interval(&r, (double)(now - start) / NS_PER_S, false))
 				goto cleanup;
-			err = obs_systier_tick(obs_kernel_systier(r.k), obs_pressure(&r.last));
+			err = obs_systier_tick(obs_kernel_systier(r.kernel),
+					       obs_pressure(&r.final_tick));
 			if (err)
 				ll_warn(PROG, "note: cannot switch the syscall tracepoints: %s",
 					strerror(-err));
@@ -290,9 +293,9 @@ int main(int argc, char **argv)
 		goto cleanup;
 	for (i = 0; i < r.nfeatures; i++)
 		if (r.features[i].summary)
-			r.features[i].summary(r.features[i].self, &r.last, stdout);
+			r.features[i].summary(r.features[i].self, &r.final_tick, stdout);
 	fflush(stdout);
-	obs_findings_summary(r.fnd, stdout);
+	obs_findings_summary(r.findings, stdout);
 	if (r.json_out) {
 		err = json(&r, r.json_out);
 		if (fclose(r.json_out) && !err)
@@ -306,15 +309,15 @@ int main(int argc, char **argv)
 	}
 	ret = LL_EXIT_OK;
 	/* an output that could not be written fails the run */
-	lrt = r.last.req ? &r.last.req->lost : NULL;
+	lrt = r.final_tick.req ? &r.final_tick.req->lost : NULL;
 	if (lrt && lrt->trace_write_errors) {
 		ll_warn(PROG, "cannot write --trace file '%s': %s; %llu records not written",
 			a.trace_path, strerror(lrt->trace_errno ? lrt->trace_errno : EIO),
 			(unsigned long long)lrt->trace_write_errors);
 		ret = LL_EXIT_FAIL;
 	}
-	err = obs_ndjson_close(r.nd);
-	r.nd = NULL;
+	err = obs_ndjson_close(r.ndjson);
+	r.ndjson = NULL;
 	if (err)
 		ret = LL_EXIT_FAIL;
 	if (fflush(stdout) == EOF || ferror(stdout)) {

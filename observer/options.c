@@ -7,8 +7,8 @@
 #include <string.h>
 #include "loadlens/cli.h"
 #include "loadlens/parse.h"
-#include "processes.h"
-#include "metrics_http.h"
+#include "features/processes.h"
+#include "metrics/metrics_http.h"
 #include "options.h"
 
 #define NS_PER_S 1000000000ULL

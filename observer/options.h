@@ -6,9 +6,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "loadlens/observer.h"
-#include "systier.h"
-#include "target.h"
-#include "reqtime_stats.h"
+#include "kernel/systier.h"
+#include "sources/targets.h"
+#include "features/reqtime_stats.h"
 
 #define PROG "loadlens-observer"
 

@@ -16,7 +16,13 @@ out), calls are checked too: module A depends on B when A's object uses a symbol
 observer's features call the formatters of output/, which read the features' snapshot types);
 a module loop, or a folder loop through a third folder, still fails.
 
+--layers A:B:C says the folders' order from the bottom: each listed folder depends (by include
+or, with --objects, by call) only on the listed folders before it, never on one after it or on a
+folder not listed (the observer's kernel/, then sources/: what a tick reads stays below what
+uses it). Folders not listed are free.
+
     tools/check_includes.py DIR [--objects OBJDIR] [--graph] [--allow-folders A:B]...
+                            [--layers A:B...]
     exit 0: no loop; 1: each loop printed; 64: usage
 """
 import os
@@ -136,8 +142,28 @@ def loops(root, objdir=None):
 	return out
 
 
+def layer_breaks(root, layers, objdir=None):
+	"""Each dependency of a listed folder on a folder not below it in layers, one line each."""
+	rank = {f: i for i, f in enumerate(layers)}
+	out = []
+	kinds = [("includes", graph(root))]
+	if objdir:
+		kinds.append(("calls", calls(root, objdir)))
+	for kind, edges in kinds:
+		for mod, deps in sorted(edges.items()):
+			here = os.path.dirname(mod) or "."
+			if here not in rank:
+				continue
+			for dep in sorted(deps):
+				there = os.path.dirname(dep) or "."
+				if there != here and rank.get(there, len(layers)) > rank[here]:
+					out.append("layer break: %s %s %s (%s/ is not below %s/)" %
+						   (mod, kind, dep, there, here))
+	return out
+
+
 def main(argv):
-	args, objdir, graph_too, allowed = argv[2:], None, False, set()
+	args, objdir, graph_too, allowed, layers = argv[2:], None, False, set(), []
 	while args:
 		if args[0] == "--objects" and len(args) > 1 and os.path.isdir(args[1]):
 			objdir, args = args[1], args[2:]
@@ -146,11 +172,13 @@ def main(argv):
 		elif args[0] == "--allow-folders" and len(args) > 1 and args[1].count(":") == 1:
 			allowed.add(" <-> ".join(sorted(args[1].split(":"))))
 			args = args[2:]
+		elif args[0] == "--layers" and len(args) > 1 and all(args[1].split(":")):
+			layers, args = args[1].split(":"), args[2:]
 		else:
 			break
 	if len(argv) < 2 or not os.path.isdir(argv[1]) or args:
 		print("usage: tools/check_includes.py DIR [--objects OBJDIR] [--graph] "
-		      "[--allow-folders A:B]...", file=sys.stderr)
+		      "[--allow-folders A:B]... [--layers A:B...]", file=sys.stderr)
 		return 64
 	root = argv[1]
 	if graph_too:
@@ -161,6 +189,7 @@ def main(argv):
 	bad = [l for l in loops(root, objdir)
 	       if not (l.startswith(("folder loop: ", "folder call loop: ")) and
 		       l.split(": ", 1)[1] in allowed)]
+	bad += layer_breaks(root, layers, objdir) if layers else []
 	for line in bad:
 		print("%s: %s" % (root, line))
 	return 1 if bad else 0

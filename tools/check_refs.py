@@ -3,7 +3,7 @@
 
 Reads every tracked text file (git ls-files) and finds the paths it names that begin with one of
 the repository's top-level folders (driver/x.c, docs/observer.md, tests/integration/lib.sh...), or
-with a folder of the observer or the driver read from inside it (features/netns.c in observer/);
+with a folder of the observer or the driver read from inside it (sources/netns.c in observer/);
 paths relative to the file (../README.md in docs/), which must stay inside the repository
 (../shared/... is outside: a reader of the repository cannot open it); every relative link of a
 Markdown file ([text](kernels.md#anchor)); and in Markdown code spans, extensionless paths under a
@@ -23,7 +23,8 @@ EXTS = r"(?:c|h|md|py|sh|json|cmake|txt|service|conf|svg|png|html|js|go|ya?ml|to
 TOP = ("bench", "bpf", "cmake", "docs", "driver", "include", "lib", "observer", "packaging",
        "tests", "tools", ".ci")
 # folders named from inside their parent part, e.g. observer/features as features/
-SUB = {"features": "observer", "kernel": "observer", "rules": "observer", "output": "observer"}
+SUB = {"features": "observer", "kernel": "observer", "rules": "observer", "output": "observer",
+       "sources": "observer", "metrics": "observer"}
 PATH = re.compile(r"(?<![\w./-])((?:\.\./)*[\w.-]+(?:/[\w.-]+)+\." + EXTS + r")(?![\w/-])")
 NOT_REFS = re.compile(r"(\.skel\.h|\.bpf\.o)$|^build[/-]|[*{]")
 # a Markdown link's target, and a code span

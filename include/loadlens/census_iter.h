@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* What bpf/census.bpf.c (the socket census on a TCP iterator) and observer/features/census.c
+/* What bpf/census.bpf.c (the socket census on a TCP iterator) and observer/sources/census.c
  * share: the limits and the one record written per socket to age. */
 #ifndef LOADLENS_CENSUS_ITER_H
 #define LOADLENS_CENSUS_ITER_H

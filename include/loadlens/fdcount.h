@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Limits shared by bpf/fdcount.bpf.c and observer/features/fditer.c. */
+/* Limits shared by bpf/fdcount.bpf.c and observer/sources/fditer.c. */
 #ifndef LOADLENS_FDCOUNT_H
 #define LOADLENS_FDCOUNT_H
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Payload sampling: what bpf/payload.bpf.h (in bpf/sockets.bpf.c) and its userspace
- * (observer/features/payload.c) share. Now and then, on a TCP target port, the observer looks at
+ * (observer/features/payload_sampling.c) share. Now and then, on a TCP target port, the observer looks at
  * the bytes a server just read and counts the requests in them, so that pipelining written in one
  * write() (redis-benchmark -P, HTTP/1.1 pipelining) is named: then one read holds several
  * requests, and the observer's requests are reads (docs/observer.md, "Pipelining").

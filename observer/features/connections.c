@@ -4,26 +4,25 @@
 #include <stdlib.h>
 #include <string.h>
 #include "loadlens/cli.h"
-#include "connections.h"
-#include "report.h"
-#include "snapshots.h"
-#include "skeletons.h"
-#include "output/interval_record.h"
+#include "features/connections.h"
+#include "output/summary.h"
+#include "features/snapshots.h"
+#include "kernel/skeletons.h"
 
 struct obs_connections {
 	const char *prog;
 	struct obs_kernel *k;
 	struct obs_sockets *conn;
-	struct obs_census_ctx *lcen;
+	struct obs_census_ctx *census;
 	struct obs_census lp; /* the last listen pass */
 	struct obs_listen_queue lq;
 	struct obs_connections_snap snap; /* total and delta */
 	struct obs_sockets_stats prev;
-	struct obs_report rep;
+	struct obs_summary rep;
 };
 
 struct obs_connections *obs_connections_new(const char *prog, struct obs_kernel *k,
-					    struct obs_census_ctx *lcen, const uint16_t *ports,
+					    struct obs_census_ctx *census, const uint16_t *ports,
 					    size_t nports)
 {
 	struct obs_connections *c = calloc(1, sizeof(*c));
@@ -33,7 +32,7 @@ struct obs_connections *obs_connections_new(const char *prog, struct obs_kernel 
 	c->prog = prog;
 	c->k = k;
 	c->conn = obs_kernel_conn(k);
-	c->lcen = lcen;
+	c->census = census;
 	c->rep.ports = ports;
 	c->rep.nports = nports;
 	return c;
@@ -45,7 +44,7 @@ static void listen_queue(struct obs_connections *c)
 	struct obs_listen_queue *q = &c->lq;
 
 	memset(q, 0, sizeof(*q));
-	if (!c->lcen || obs_census_listeners(c->lcen, &c->lp))
+	if (!c->census || obs_census_listeners(c->census, &c->lp))
 		return;
 	q->queued = c->lp.listen_queued;
 	q->qlen_max = c->lp.listen_qlen_max;
@@ -78,10 +77,6 @@ static int tick(void *self, struct obs_tick *tk)
 	obs_sockets_stats_sub(&c->snap.delta, &c->snap.total, &c->prev);
 	c->prev = c->snap.total;
 	tk->conn = &c->snap;
-	if (tk->rec) {
-		tk->rec->accepted = cd->ctr[OBS_CTR_ACCEPTED];
-		tk->rec->accept_rate = tk->dt > 0 ? cd->ctr[OBS_CTR_ACCEPTED] / tk->dt : 0;
-	}
 	if (!s)
 		return 0;
 	s->t = tk->t;
@@ -103,7 +98,7 @@ static int tick(void *self, struct obs_tick *tk)
 static void report_fill(struct obs_connections *c, const struct obs_tick *tk)
 {
 	struct obs_systier *tier = obs_kernel_systier(c->k);
-	struct obs_report *rep = &c->rep;
+	struct obs_summary *rep = &c->rep;
 
 	rep->syscalls_mode = obs_systier_mode_name(obs_systier_mode(tier));
 	rep->syscalls_share = obs_systier_share(tier);
@@ -120,7 +115,7 @@ static int summary(void *self, const struct obs_tick *tk, FILE *out)
 	struct obs_connections *c = self;
 
 	report_fill(c, tk);
-	return obs_report_summary(out, &c->rep, &c->snap.total);
+	return obs_summary_text(out, &c->rep, &c->snap.total);
 }
 
 static int json(void *self, const struct obs_tick *tk, json_t *root)
@@ -128,7 +123,7 @@ static int json(void *self, const struct obs_tick *tk, json_t *root)
 	struct obs_connections *c = self;
 
 	report_fill(c, tk);
-	return obs_report_json_add(root, &c->rep, &c->snap.total);
+	return obs_summary_json_add(root, &c->rep, &c->snap.total);
 }
 
 static const char *attached(const void *self)

@@ -7,20 +7,20 @@
 #ifndef LOADLENS_OBSERVER_FEATURES_CONNECTIONS_H
 #define LOADLENS_OBSERVER_FEATURES_CONNECTIONS_H
 
-#include "census.h"
-#include "sockets.h"
-#include "feature.h"
-#include "snapshots.h"
+#include "sources/census.h"
+#include "kernel/sockets.h"
+#include "features/feature.h"
+#include "features/snapshots.h"
 
 
 struct obs_connections;
 struct obs_kernel;
 
-/* k: the objects (the connection side, the syscall tier for the summary); lcen: the sock_diag
+/* k: the objects (the connection side, the syscall tier for the summary); census: the sock_diag
  * context for the listen passes (NULL: accepts are counted at accept()); ports: the watched
  * ports (nports 0: every port). One allocation: free() ends it (features/feature.h). */
 struct obs_connections *obs_connections_new(const char *prog, struct obs_kernel *k,
-					    struct obs_census_ctx *lcen, const uint16_t *ports,
+					    struct obs_census_ctx *census, const uint16_t *ports,
 					    size_t nports);
 /* Before attach: the listen queues' children are the base of accepted. Returns why the syscall
  * tier must stay on (no listen pass), or NULL. */

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "loadlens/cli.h"
-#include "failures.h"
-#include "feature.h"
-#include "snapshots.h"
-#include "output/interval_record.h"
+#include "features/failures.h"
+#include "features/feature.h"
+#include "features/snapshots.h"
+#include "features/record.h"
 
 /* The failures feature: read -> delta -> this interval's failures by call, and its totals. */
 struct obs_failures {

@@ -3,9 +3,9 @@
 #ifndef LOADLENS_OBSERVER_FEATURES_FAILURES_H
 #define LOADLENS_OBSERVER_FEATURES_FAILURES_H
 
-#include "failures_object.h"
-#include "feature.h"
-#include "snapshots.h"
+#include "kernel/failures_object.h"
+#include "features/feature.h"
+#include "features/snapshots.h"
 
 struct obs_failures;
 

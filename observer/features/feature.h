@@ -43,7 +43,7 @@ struct obs_tick {
 	bool final;	       /* the final read, after the signal */
 	bool records;	       /* interval records kept for --json: live lines and no --metrics */
 	struct obs_snap *snap; /* the rules' snapshot: each feature fills its part */
-	/* the NDJSON interval record's snapshot (output/interval_record.h): each feature fills
+	/* the NDJSON interval record's data (features/record.h): each feature fills
 	 * its part, the loop writes it */
 	struct obs_record *rec;
 	const struct obs_connections_snap *conn;
@@ -77,7 +77,7 @@ struct obs_feature {
 	void (*free)(void *self);
 };
 /* Each feature exports its functions as `const struct obs_feature obs_<name>_ops` (self NULL):
- * main.c adds them to the run with the feature's object (obs_run_add, observer/run.c), which
+ * main.c adds them to the run with the feature's object (obs_run_add, observer/obs_run.c), which
  * copies them and sets self. */
 
 /* The "forensics" object of the JSON summary, which the failures, sockstat, processes and netstat

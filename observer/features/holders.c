@@ -5,9 +5,9 @@
 #include <time.h>
 #include <sys/socket.h>
 #include "loadlens/parse.h"
-#include "fditer.h"
-#include "holders.h"
-#include "snapshots.h"
+#include "sources/fditer.h"
+#include "features/holders.h"
+#include "features/snapshots.h"
 #include "rules/rules.h"
 
 static double mono_ms(void)

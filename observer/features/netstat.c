@@ -2,11 +2,11 @@
 /* The netstat feature: the namespace's listen counters -> this interval's overflows and drops. */
 #include <errno.h>
 #include <stdlib.h>
-#include "sockets.h"
-#include "feature.h"
-#include "snapshots.h"
-#include "netstat.h"
-#include "output/interval_record.h"
+#include "kernel/sockets.h"
+#include "features/feature.h"
+#include "features/snapshots.h"
+#include "features/netstat.h"
+#include "features/record.h"
 
 struct obs_netstat_feature {
 	struct obs_census_ctx *census;

@@ -2,15 +2,15 @@
 /*
  * The netstat feature: the watched namespace's TcpExt listen counters (ListenOverflows,
  * ListenDrops, the SYN queue's drops, TIME_WAIT overflows; /proc/net/netstat read through the
- * census context, features/census.c) as deltas per interval, with the kernel's listen-overflow
+ * census context, sources/census.c) as deltas per interval, with the kernel's listen-overflow
  * drop reason from the failures feature's snapshot.
  */
 #ifndef LOADLENS_OBSERVER_FEATURES_NETSTAT_H
 #define LOADLENS_OBSERVER_FEATURES_NETSTAT_H
 
 #include <stdint.h>
-#include "census.h"
-#include "snapshots.h"
+#include "sources/census.h"
+#include "features/snapshots.h"
 
 
 struct obs_netstat_feature;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* The syscall tier's pressure, derived from the interval's snapshots (features/pressure.h). */
 #include <stddef.h>
-#include "feature.h"
-#include "pressure.h"
-#include "snapshots.h"
+#include "features/feature.h"
+#include "features/pressure.h"
+#include "features/snapshots.h"
 
 const char *obs_pressure(const struct obs_tick *tk)
 {

@@ -11,13 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/capability.h>
-#include "failures_object.h"
-#include "feature.h"
-#include "holders.h"
-#include "snapshots.h"
-#include "processes.h"
-#include "target.h"
-#include "watched.h"
+#include "kernel/failures_object.h"
+#include "features/feature.h"
+#include "features/holders.h"
+#include "features/snapshots.h"
+#include "features/processes.h"
+#include "sources/targets.h"
+#include "features/watched.h"
+#include "features/record.h"
 #include "output/interval_record.h"
 
 struct obs_processes {
@@ -355,15 +356,10 @@ static void fill_snap(struct obs_processes *ps, const struct obs_tick *tk, struc
 	if (tk->sockstat)
 		obs_holders_tick(&ps->holders, w->fdit, ps->targets->netns, tk->sockstat,
 				 s->fails[OBS_SNAP_EADDRNOTAVAIL], tk->t, s);
+	s->have_files = ps->snap.have_files;
 	s->file_nr = ps->snap.file_nr;
 	s->file_max = ps->file_max;
 	snap_procs(ps, s);
-	tk->rec->have_cpu = s->cpu_on;
-	tk->rec->cpu_running = s->cpu_running;
-	tk->rec->cpu_lost = s->cpu_lost;
-	tk->rec->cpu_waiting = s->cpu_waiting;
-	tk->rec->cpu_cpus = s->cpu_cpus;
-	tk->rec->cpu_procs = s->cpu_procs;
 	if (ps->children)
 		snap_exits(ps, tk, s);
 	for (i = 0; i < w->nev_now; i++)
@@ -399,9 +395,6 @@ static int tick(void *self, struct obs_tick *tk)
 		if (nr > ps->file_nr_max)
 			ps->file_nr_max = nr;
 		ps->file_max = max;
-		tk->rec->have_files = true;
-		tk->rec->file_nr = nr;
-		tk->rec->file_max = max;
 	}
 	if (tk->snap)
 		fill_snap(ps, tk, tk->snap);

@@ -13,8 +13,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "loadlens/observer.h"
-#include "fds.h"
-#include "snapshots.h"
+#include "sources/fds.h"
+#include "features/snapshots.h"
 
 
 

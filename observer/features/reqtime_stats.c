@@ -8,11 +8,11 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "loadlens/cli.h"
-#include "sockets.h"
-#include "reqtime_stats.h"
-#include "trace.h"
-#include "ssl_libs.h"
-#include "ssl_probes.h"
+#include "kernel/sockets.h"
+#include "features/reqtime_stats.h"
+#include "output/trace.h"
+#include "sources/ssl_libs.h"
+#include "kernel/ssl_probes.h"
 
 struct obs_reqtime {
 	struct obs_sockets *conn; /* the socket object's owner: every read of its maps goes there */

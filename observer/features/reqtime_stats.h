@@ -6,8 +6,8 @@
  * request-timing feature (requests.c) keeps the snapshots, reqtime_report.c prints them. A slot
  * is one (port, protocol) pair; see include/loadlens/reqtime.h.
  */
-#ifndef LOADLENS_OBSERVER_REQTIME_STATS_H
-#define LOADLENS_OBSERVER_REQTIME_STATS_H
+#ifndef LOADLENS_OBSERVER_FEATURES_REQTIME_STATS_H
+#define LOADLENS_OBSERVER_FEATURES_REQTIME_STATS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -17,7 +17,7 @@
 #include "loadlens/hist.h"
 #include "loadlens/ll_hist.h"
 #include "loadlens/reqtime.h"
-#include "reqtime_mech.h"
+#include "kernel/reqtime_mech.h"
 #include "rules/snapshot.h"
 
 /* Index of the derived "service to the last write" histogram, after the kernel's RT_NCOMP. */
@@ -50,7 +50,7 @@ struct obs_reqtime_features {
 	 * ("uprobes on PATH", or why not) */
 	bool tls_plaintext;
 	bool tls_possible; /* uprobes could be had here (the programs loaded) */
-	bool h2_headers;   /* HTTP/2 header blocks read for statuses (features/h2_status.c) */
+	bool h2_headers;   /* HTTP/2 header blocks read for statuses (sources/h2_status.c) */
 	char tls_text[1024];
 	size_t tls_without;	 /* target processes that map no libssl */
 	uint32_t tls_without_pid; /* the first of them */
@@ -166,4 +166,4 @@ uint64_t obs_reqtime_lost_total(const struct obs_reqtime_lost *l);
 /* Stop the --trace writer, draining the ring buffer first (its counts are kept). */
 void obs_reqtime_trace_stop(struct obs_reqtime *rt);
 
-#endif /* LOADLENS_OBSERVER_REQTIME_STATS_H */
+#endif /* LOADLENS_OBSERVER_FEATURES_REQTIME_STATS_H */

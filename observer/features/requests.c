@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "loadlens/cli.h"
-#include "h2_status.h"
-#include "payload.h"
-#include "requests.h"
-#include "skeletons.h"
-#include "systier.h"
+#include "sources/h2_status.h"
+#include "features/payload_sampling.h"
+#include "features/requests.h"
+#include "kernel/skeletons.h"
+#include "kernel/systier.h"
 
 /* Intervals kept for the JSON (only with live lines and no --metrics: obs_tick.records): a day
  * of 1 s ticks; later ones are not kept. */

@@ -7,14 +7,14 @@
 #ifndef LOADLENS_OBSERVER_FEATURES_REQUESTS_H
 #define LOADLENS_OBSERVER_FEATURES_REQUESTS_H
 
-#include "feature.h"
-#include "reqtime_stats.h"
-#include "snapshots.h"
+#include "features/feature.h"
+#include "features/reqtime_stats.h"
+#include "features/snapshots.h"
 
 struct obs_requests_opts {
 	struct obs_reqtime_opts rt;
 	bool off;		    /* --no-requests: the programs at their smallest */
-	bool payload_off;	    /* payload sampling (observer/features/payload.c) */
+	bool payload_off;	    /* payload sampling (observer/features/payload_sampling.c) */
 	int64_t payload_period_us;  
 	FILE *trace_out;	    /* --trace, opened before the drop; the feature closes it */
 };
@@ -30,7 +30,7 @@ struct obs_requests *obs_requests_new(const char *prog, const struct obs_request
 void obs_requests_free(struct obs_requests *r);
 /* The request timing its plan set up: NULL when off (unsupported, or --no-requests). */
 struct obs_reqtime *obs_requests_reqtime(struct obs_requests *r);
-/* Before the start: the processes serving the targets (run.c finds them), whose libssl gets
+/* Before the start: the processes serving the targets (obs_run.c finds them), whose libssl gets
  * TLS plaintext's uprobes. */
 void obs_requests_set_servers(struct obs_requests *r, const uint32_t *pids, size_t n);
 extern const struct obs_feature obs_requests_ops; /* self: its struct obs_requests */

@@ -11,12 +11,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "loadlens/observer.h"
-#include "census.h"
-#include "cpuwait.h"
-#include "failures_object.h"
-#include "fds.h"
-#include "reqtime_stats.h"
-#include "sockets.h"
+#include "sources/census.h"
+#include "sources/cpuwait.h"
+#include "kernel/failures_object.h"
+#include "sources/fds.h"
+#include "features/reqtime_stats.h"
+#include "kernel/sockets.h"
 
 /* --- connections (features/connections.c) --- */
 /* The feature's snapshot of the interval. */

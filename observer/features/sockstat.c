@@ -7,10 +7,10 @@
 #include <arpa/inet.h>
 #include <sys/socket.h>
 #include "loadlens/parse.h"
-#include "feature.h"
-#include "snapshots.h"
-#include "sockstat.h"
-#include "output/interval_record.h"
+#include "features/feature.h"
+#include "features/snapshots.h"
+#include "features/sockstat.h"
+#include "features/record.h"
 #include "rules/rules.h"
 
 struct obs_sockstat {
@@ -362,7 +362,6 @@ static int tick(void *self, struct obs_tick *tk)
 	if (cd->ctr[OBS_CTR_CONNECT_NOPORT] && (!sn->cs.ntop || tk->t >= ss->census_t + 1.0))
 		ss->census_next_t = 0;
 	census_take(ss, ct, tk->t, tk->rec);
-	tk->rec->tw_entries = cd->ctr[OBS_CTR_TW_ENTRIES];
 	tk->rec->tw_per_s = sn->tw_rate;
 	record_ports(sn, tk->rec);
 	if (tk->snap)

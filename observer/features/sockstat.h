@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The sockstat feature: the target sockets by TCP state and the ephemeral ports they hold. Each
- * interval a sock_diag census (features/census.c), spaced to 1% of a CPU, reconciled against the
+ * interval a sock_diag census (sources/census.c), spaced to 1% of a CPU, reconciled against the
  * live counts from the state moves (sockets.bpf.c, asked through kernel/sockets.c); TIME_WAIT entries, the
  * CLOSE_WAIT trend, and the most used port group against the port range with its forecast.
  */
@@ -10,9 +10,9 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "census.h"
-#include "sockets.h"
-#include "snapshots.h"
+#include "sources/census.h"
+#include "kernel/sockets.h"
+#include "features/snapshots.h"
 
 #define OBS_SOCKSTAT_HIST 8 /* censuses kept for growth rates */
 

@@ -13,11 +13,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "loadlens/cli.h"
-#include "sockets.h"
-#include "failures_object.h"
-#include "fditer.h"
-#include "target.h"
-#include "watched.h"
+#include "kernel/sockets.h"
+#include "kernel/failures_object.h"
+#include "sources/fditer.h"
+#include "sources/targets.h"
+#include "features/watched.h"
 #include "rules/rules.h"
 
 #define OWNER_SCAN_S 5.0

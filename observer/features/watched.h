@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "loadlens/observer.h"
-#include "snapshots.h"
+#include "features/snapshots.h"
 
 struct obs_sockets;
 struct obs_fail;

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
-#include "bpfread.h"
+#include "kernel/bpfread.h"
 
 int obs_read_percpu_from(const struct bpf_map *map, uint32_t first, uint32_t n, int ncpu,
 			 size_t value_words, uint64_t *buf, size_t buf_words)

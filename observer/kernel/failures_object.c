@@ -12,9 +12,9 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "loadlens/cli.h"
-#include "bpfread.h"
-#include "failures_object.h"
-#include "startup.h"
+#include "kernel/bpfread.h"
+#include "kernel/failures_object.h"
+#include "kernel/startup.h"
 #include "failures.skel.h"
 
 #define DROP_PREFIX "SKB_DROP_REASON_"

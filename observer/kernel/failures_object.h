@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "loadlens/observer.h"
-#include "sockets.h"
+#include "kernel/sockets.h"
 
 struct obs_fail_stats {
 	uint64_t sys[OBS_SYS_MAX][OBS_FAIL_MAX];

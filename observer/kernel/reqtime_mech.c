@@ -7,11 +7,11 @@
 #include <bpf/libbpf.h>
 #include "loadlens/cli.h"
 #include "loadlens/reqtime.h"
-#include "bpfread.h"
-#include "sockets.h"
-#include "reqtime_mech.h"
-#include "startup.h"
-#include "ssl_probes.h"
+#include "kernel/bpfread.h"
+#include "kernel/sockets.h"
+#include "kernel/reqtime_mech.h"
+#include "kernel/startup.h"
+#include "kernel/ssl_probes.h"
 #include "sockets.skel.h"
 
 #define TIER_PROGS 5 /* the most request programs one mechanism has */

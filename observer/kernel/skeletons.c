@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "loadlens/cli.h"
-#include "skeletons.h"
+#include "kernel/skeletons.h"
 
 struct obs_kernel {
 	const char *prog;

@@ -11,9 +11,9 @@
 #define LOADLENS_OBSERVER_KERNEL_SKELETONS_H
 
 #include <stdbool.h>
-#include "sockets.h"
-#include "failures_object.h"
-#include "systier.h"
+#include "kernel/sockets.h"
+#include "kernel/failures_object.h"
+#include "kernel/systier.h"
 
 struct obs_kernel;
 

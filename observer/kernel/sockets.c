@@ -14,9 +14,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "loadlens/cli.h"
-#include "bpfread.h"
-#include "sockets.h"
-#include "startup.h"
+#include "kernel/bpfread.h"
+#include "kernel/sockets.h"
+#include "kernel/startup.h"
 #include "loadlens/reqtime.h" /* types of the skeleton's bss (request timing) */
 #include "sockets.skel.h"
 #include "sockets_compat.skel.h"

@@ -21,7 +21,7 @@ struct obs_sockets_opts {
 	size_t nports;
 	bool no_tp_btf; /* use the raw_tp fallback for inet_sock_set_state even if tp_btf works */
 	bool no_kfuncs; /* read kernel objects as if the kernel had no bpf_rdonly_cast (tests) */
-	/* further targets (observer/features/target.h); 0 / NULL = off */
+	/* further targets (observer/sources/targets.h); 0 / NULL = off */
 	uint32_t netns;		/* sockets of this network namespace only (its inode number) */
 	const uint32_t *pids;	/* processes (tgids) named by --pid: the "targets" map */
 	size_t npids;
@@ -52,7 +52,7 @@ struct obs_sockets_stats {
 	uint64_t missed;		  /* program runs the kernel skipped (recursion) */
 };
 
-/* The target listeners' accept queues, from a sock_diag census (observer/features/census.c). */
+/* The target listeners' accept queues, from a sock_diag census (observer/sources/census.c). */
 struct obs_listen_queue {
 	uint64_t queued;   /* children waiting in all of them */
 	uint32_t qlen_max; /* the fullest one: its queue length */

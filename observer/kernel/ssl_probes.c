@@ -8,9 +8,9 @@
 #include <bpf/libbpf.h>
 #include "loadlens/reqtime.h"
 #include "loadlens/ssl.h"
-#include "bpfread.h"
-#include "sockets.h"
-#include "ssl_probes.h"
+#include "kernel/bpfread.h"
+#include "kernel/sockets.h"
+#include "kernel/ssl_probes.h"
 #include "sockets.skel.h"
 
 #define SSL_FUNCS 5

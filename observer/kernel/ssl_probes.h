@@ -2,7 +2,7 @@
 /*
  * TLS plaintext (bpf/req_ssl.bpf.h) from userspace: whether this kernel and build can have it
  * (uprobes, x86-64), its programs in the socket object's plan, and the uprobes on the libssl
- * files the target processes map (observer/features/ssl_libs.c finds them), one attach per file
+ * files the target processes map (observer/sources/ssl_libs.c finds them), one attach per file
  * and function: it covers every process mapping that file, those started later included.
  */
 #ifndef LOADLENS_OBSERVER_KERNEL_SSL_PROBES_H

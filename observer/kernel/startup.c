@@ -23,7 +23,7 @@
 #include "loadlens/cli.h"
 #include "loadlens/observer.h"
 #include "loadlens/reqtime.h"
-#include "startup.h"
+#include "kernel/startup.h"
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38

@@ -16,9 +16,9 @@
 #include <linux/perf_event.h>
 #include <bpf/libbpf.h>
 #include "loadlens/cli.h"
-#include "startup.h"
-#include "systier.h"
-#include "failures_object.h"
+#include "kernel/startup.h"
+#include "kernel/systier.h"
+#include "kernel/failures_object.h"
 
 struct obs_systier {
 	enum obs_systier_mode mode;

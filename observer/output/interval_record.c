@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The NDJSON interval record: a pure function of the interval's snapshot. */
 #include <string.h>
-#include "interval_record.h"
+#include "output/interval_record.h"
 
 json_t *obs_record_procs_json(const struct obs_proc *procs, size_t n)
 {
@@ -115,35 +115,36 @@ static json_t *fails(const struct obs_record *iv)
 
 json_t *obs_record_json(const struct obs_record *iv)
 {
+	const struct obs_snap *s = iv->snap;
 	json_t *rec = json_object();
 
 	if (!rec)
 		return NULL;
 	json_object_set_new(rec, "type", json_string("interval"));
 	json_object_set_new(rec, "time", json_real(iv->time));
-	json_object_set_new(rec, "t", json_real(iv->t));
-	json_object_set_new(rec, "dt", json_real(iv->dt));
-	json_object_set_new(rec, "accepted", json_integer((json_int_t)iv->accepted));
-	json_object_set_new(rec, "accept_rate", json_real(iv->accept_rate));
+	json_object_set_new(rec, "t", json_real(s->t));
+	json_object_set_new(rec, "dt", json_real(s->dt));
+	json_object_set_new(rec, "accepted", json_integer((json_int_t)s->accepted));
+	json_object_set_new(rec, "accept_rate", json_real(s->dt > 0 ? s->accepted / s->dt : 0));
 	census(rec, iv);
 	json_object_set_new(rec, "time_wait", json_pack("{s:I, s:f}", "entries",
-							(json_int_t)iv->tw_entries, "per_s",
+							(json_int_t)s->tw_entries, "per_s",
 							iv->tw_per_s));
 	json_object_set_new(rec, "ports", ports(iv));
 	json_object_set_new(rec, "failures", fails(iv));
 	json_object_set_new(rec, "failure_rate", json_real(iv->failure_rate));
 	json_object_set_new(rec, "fds", obs_record_procs_json(iv->procs, iv->nprocs));
-	if (iv->have_cpu)
+	if (s->cpu_on)
 		json_object_set_new(rec, "cpu_wait", json_pack("{s:i, s:i, s:f, s:f, s:f}",
-							       "processes", (int)iv->cpu_procs,
-							       "cpus", (int)iv->cpu_cpus,
-							       "running", iv->cpu_running,
-							       "waiting", iv->cpu_waiting,
-							       "lost", iv->cpu_lost));
-	if (iv->have_files)
+							       "processes", (int)s->cpu_procs,
+							       "cpus", (int)s->cpu_cpus,
+							       "running", s->cpu_running,
+							       "waiting", s->cpu_waiting,
+							       "lost", s->cpu_lost));
+	if (s->have_files)
 		json_object_set_new(rec, "system_files", json_pack("{s:I, s:I}", "open",
-								   (json_int_t)iv->file_nr, "max",
-								   (json_int_t)iv->file_max));
+								   (json_int_t)s->file_nr, "max",
+								   (json_int_t)s->file_max));
 	if (iv->have_listen)
 		json_object_set_new(rec, "listen", json_pack("{s:I, s:I, s:I, s:I, s:I}",
 			"overflows", (json_int_t)iv->overflows, "drops", (json_int_t)iv->drops,

@@ -1,80 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The NDJSON interval record (docs/observer.md, "NDJSON"), built by a pure
- * function of the interval's snapshot, which the features fill their parts of (features/feature.h,
- * struct obs_tick.rec) and observer/main.c's loop writes through this.
+ * The NDJSON interval record (docs/observer.md, "NDJSON"), written by a pure function of the
+ * interval's data (features/record.h, and the rules' snapshot it points to), which the features
+ * fill; observer/main.c's loop writes it through this.
  */
 #ifndef LOADLENS_OBSERVER_INTERVAL_RECORD_H
 #define LOADLENS_OBSERVER_INTERVAL_RECORD_H
 
-#include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
 #include <jansson.h>
-#include "census.h"
-#include "snapshots.h"
-
-enum obs_record_census {
-	OBS_RECORD_CENSUS_NONE,	   /* no census context, or the census failed: "census": null */
-	OBS_RECORD_CENSUS_DEFERRED, /* spaced to 1% of a CPU: null, "census_deferred": true */
-	OBS_RECORD_CENSUS_TAKEN,
-};
-
-/* One TCP state of a census, in the record's order. */
-struct obs_record_state {
-	const char *name;
-	uint64_t census;
-	bool live;    /* also in "live" and "reconcile_diff" (not TIME_WAIT, not LISTEN) */
-	int64_t est;  /* the live count from the state moves */
-	int64_t diff; /* est - census */
-	uint64_t err; /* est is within err of the truth (0: exact) */
-};
-
-/* A syscall failure class of the interval: "failures": {fail: {sys: n, ...}, ...}, in order. */
-struct obs_record_fail {
-	const char *fail, *sys;
-	uint64_t n;
-};
-
-struct obs_record {
-	double time; /* CLOCK_REALTIME, seconds */
-	double t, dt;
-	uint64_t accepted;
-	double accept_rate;
-	enum obs_record_census census;
-	struct obs_record_state states[OBS_TCP_STATES];
-	size_t nstates;
-	bool have_live; /* a census before this one: "live" and "reconcile_diff", else null */
-	uint64_t live_err; /* the largest err of the live states: "live_error" */
-	uint64_t sockets;
-	double took_ms;
-	uint64_t tw_entries;
-	double tw_per_s;
-	struct {
-		bool have_range; /* else "ports": {} */
-		uint32_t lo, hi, size;
-		bool have_group;
-		char group[128];
-		uint32_t in_use, time_wait;
-		double pct, rate, tte; /* tte < 0: null */
-		uint64_t groups;
-	} ports;
-	struct obs_record_fail fails[OBS_SYS_MAX * OBS_FAIL_MAX];
-	size_t nfails;
-	double failure_rate;
-	const struct obs_proc *procs;
-	size_t nprocs;
-	bool have_files;
-	uint64_t file_nr, file_max;
-	/* the targets' threads on and waiting for a CPU (schedstat; rules/snapshot.h cpu_*) */
-	bool have_cpu;
-	double cpu_running, cpu_waiting, cpu_lost;
-	unsigned int cpu_cpus, cpu_procs;
-	bool have_listen;
-	uint64_t overflows, drops, reqq_full_drops, queue_max, backlog;
-	uint64_t synack_retransmits, resets_sent, resets_received;
-	uint64_t lost_events;
-};
+#include "features/record.h"
 
 /* The record {"type":"interval", ...}; NULL when out of memory. */
 json_t *obs_record_json(const struct obs_record *iv);

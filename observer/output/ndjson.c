@@ -6,7 +6,7 @@
 #include <string.h>
 #include "loadlens/cli.h"
 #include "loadlens/outfile.h"
-#include "ndjson.h"
+#include "output/ndjson.h"
 
 struct obs_ndjson {
 	FILE *f;

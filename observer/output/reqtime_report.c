@@ -10,8 +10,8 @@
 #include "loadlens/h2.h"
 #include "loadlens/hist_json.h"
 #include "loadlens/ssl.h"
-#include "h2_status.h"
-#include "reqtime_stats.h"
+#include "sources/h2_status.h"
+#include "features/reqtime_stats.h"
 
 struct comp {
 	unsigned int which;

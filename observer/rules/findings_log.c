@@ -2,7 +2,7 @@
 /* The run's findings log: first and last seen per (kind, key); which findings are news. */
 #include <stdbool.h>
 #include <string.h>
-#include "findings_log.h"
+#include "rules/findings_log.h"
 
 void obs_flog_init(struct obs_flog *l)
 {

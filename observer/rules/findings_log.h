@@ -2,13 +2,13 @@
 /*
  * The run's findings log: every finding the rules made, once per (kind, key), with the interval
  * it was first and last seen and its latest text and evidence. It says which findings are news
- * (first seen, or graver than before): those are printed live (observer/output/findings_out.c).
+ * (first seen, or graver than before): those are printed live (observer/rules/findings_out.c).
  */
 #ifndef LOADLENS_OBSERVER_RULES_FINDINGS_LOG_H
 #define LOADLENS_OBSERVER_RULES_FINDINGS_LOG_H
 
 #include <stdint.h>
-#include "finding.h"
+#include "rules/finding.h"
 
 #define OBS_FLOG_MAX 256 /* distinct findings kept for the summary; more are counted */
 

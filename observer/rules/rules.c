@@ -3,7 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include "rules.h"
+#include "rules/rules.h"
 
 static const obs_rule_fn rules[] = {
 	obs_rule_target_exit,	 obs_rule_exit_spike,	 obs_rule_process_cap,

@@ -8,8 +8,8 @@
 #ifndef LOADLENS_OBSERVER_RULES_RULES_H
 #define LOADLENS_OBSERVER_RULES_RULES_H
 
-#include "finding.h"
-#include "snapshot.h"
+#include "rules/finding.h"
+#include "rules/snapshot.h"
 
 /* Ephemeral ports: a group is pressed from half its range on (ports a new connect cannot reuse). */
 #define OBS_RULE_PORT_PCT 50.0

@@ -3,7 +3,7 @@
  * target exits, a spike of children's exits. */
 #include <stdio.h>
 #include <string.h>
-#include "rules.h"
+#include "rules/rules.h"
 
 static const struct obs_snap_proc *proc(const struct obs_snap *s, uint32_t pid)
 {

@@ -3,7 +3,7 @@
  * something else (pipelining, a UDP socket several threads read). */
 #include <stdio.h>
 #include <string.h>
-#include "rules.h"
+#include "rules/rules.h"
 
 static const struct obs_snap_slot *slot(const struct obs_snap *s, uint16_t port, bool udp)
 {

@@ -2,7 +2,7 @@
 /* Rules on what is watched: a target in another network namespace, a --port nothing listens on. */
 #include <stdio.h>
 #include <string.h>
-#include "rules.h"
+#include "rules/rules.h"
 
 static const char *comm(const struct obs_snap *s, uint32_t pid)
 {

@@ -2,7 +2,7 @@
 /* Rules on sockets: ephemeral ports, TIME_WAIT, FIN_WAIT2, CLOSE_WAIT, listen queues. */
 #include <stdio.h>
 #include <string.h>
-#include "rules.h"
+#include "rules/rules.h"
 
 #define TW_HOLD_S 60 /* TCP_TIMEWAIT_LEN */
 

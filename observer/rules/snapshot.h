@@ -182,7 +182,8 @@ struct obs_snap {
 	/* who holds the connections of the most used port group */
 	struct obs_snap_holders holders;
 
-	/* system file handles */
+	/* system file handles (have_files: read this interval; else the last read's) */
+	bool have_files;
 	uint64_t file_nr, file_max;
 
 	/* processes */
@@ -233,7 +234,7 @@ struct obs_snap {
 	} reader[OBS_SNAP_NOTES];
 	size_t nreaders;
 	/* the targets' threads on and waiting for a CPU this interval, from the scheduler's
-	 * accounting (features/cpuwait.h), --runq or not */
+	 * accounting (sources/cpuwait.h), --runq or not */
 	bool cpu_on;		/* read for at least one target */
 	double cpu_running;	/* their CPU time / the interval: CPUs busy with them */
 	double cpu_waiting;	/* their run-queue wait / the interval: threads waiting, on average */

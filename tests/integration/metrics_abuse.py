@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A hostile local client of the observer's --metrics endpoint (observer/metrics_http.c).
+"""A hostile local client of the observer's --metrics endpoint (observer/metrics/metrics_http.c).
 
     metrics_abuse.py PORT OBSERVER_PID [ATTACK ...]   (default: all, in this order)
 

@@ -67,6 +67,26 @@ class CheckIncludesTest(unittest.TestCase):
 		self.assertEqual(r.returncode, 1, r.stdout)
 		self.assertIn("folder loop: feat <-> kern <-> out", r.stdout)
 
+	def test_layers_hold_their_order(self):
+		# --layers kern:src: src may include kern, kern includes nothing listed after it,
+		# neither includes a folder not listed; an unlisted folder is free
+		d = self.tree({
+			"kern/k.h": "", "kern/k.c": '#include "kern/k.h"\n',
+			"src/s.h": '#include "kern/k.h"\n', "src/s.c": '#include "src/s.h"\n',
+			"feat/f.c": '#include "src/s.h"\n#include "kern/k.h"\n',
+		})
+		self.assertEqual(check_includes.layer_breaks(d, ["kern", "src"]), [])
+		with open(os.path.join(d, "kern/k.c"), "a") as f:
+			f.write('#include "src/s.h"\n')
+		with open(os.path.join(d, "src/s.c"), "a") as f:
+			f.write('#include "feat/f.h"\n')
+		with open(os.path.join(d, "feat/f.h"), "w") as f:
+			f.write("")
+		self.assertEqual(check_includes.layer_breaks(d, ["kern", "src"]), [
+			"layer break: kern/k includes src/s (src/ is not below kern/)",
+			"layer break: src/s includes feat/f (feat/ is not below src/)",
+		])
+
 	@unittest.skipUnless(shutil.which("cc") and shutil.which("nm"), "no cc or nm")
 	def test_call_loop_behind_one_header_found(self):
 		# p.c and q.c call each other through one header, p.h: no include loop, a call loop

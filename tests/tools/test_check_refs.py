@@ -24,7 +24,7 @@ class CheckRefsTest(unittest.TestCase):
 
 	def test_stale_and_outside_found(self):
 		d = self.repo({
-			"observer/features/netns.c": "",
+			"observer/sources/netns.c": "",
 			"docs/a.md": "see observer/netns.c and ../shared/CONTEXT.md\n",
 		})
 		bad = check_refs.stale(d)
@@ -56,9 +56,9 @@ class CheckRefsTest(unittest.TestCase):
 
 	def test_good_references_pass(self):
 		d = self.repo({
-			"observer/features/netns.c": "#include <bpf/libbpf.h>\n",
-			"observer/main.c": "/* features/netns.c; include/net/tcp_states.h; build/x.skel.h */\n",
-			"docs/a.md": "observer/features/netns.c, `tests/*.sh`, /lib/systemd/system/x.service\n",
+			"observer/sources/netns.c": "#include <bpf/libbpf.h>\n",
+			"observer/main.c": "/* sources/netns.c; include/net/tcp_states.h; build/x.skel.h */\n",
+			"docs/a.md": "observer/sources/netns.c, `tests/*.sh`, /lib/systemd/system/x.service\n",
 		})
 		self.assertEqual(check_refs.stale(d), [])
 

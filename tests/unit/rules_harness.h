@@ -15,9 +15,9 @@
 #include <string.h>
 #include <cmocka.h>
 #include "ll_test.h"
-#include "findings_log.h"
-#include "findings_out.h"
-#include "rules.h"
+#include "rules/findings_log.h"
+#include "rules/findings_out.h"
+#include "rules/rules.h"
 
 /*
  * RULES_TEST(name) { ... }: a cmocka test whose body has the run `r` (a fresh one per test:

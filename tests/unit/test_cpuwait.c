@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The time no thread could run on the targets' CPUs (observer/features/cpuwait.c): /proc/stat's
+ * The time no thread could run on the targets' CPUs (observer/sources/cpuwait.c): /proc/stat's
  * per-CPU lines give steal, and interrupts + softirqs, each counted only where the kernel's build
  * keeps it out of the threads' run time; the total line and the others are not CPUs. Then the
  * same read on this host: it grows, never shrinks. No root, no kernel feature.
@@ -8,7 +8,7 @@
 #include <sched.h>
 #include <stdint.h>
 #include "ll_test.h"
-#include "cpuwait.h"
+#include "sources/cpuwait.h"
 
 static void test_stat_line(void **state)
 {

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * The forensics NDJSON interval record (observer/output/interval_record.c) from synthetic
- * snapshots: every key of the schema in docs/observer.md, in its order, and the record's shape
- * when the census is deferred, failed, or the first one. No root, no kernel.
+ * snapshots (the record's own and the rules' snapshot of the interval): every key of the schema
+ * in docs/observer.md, in its order, and the record's shape when the census is deferred,
+ * failed, or the first one. No root, no kernel.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "ll_test.h"
-#include "interval_record.h"
+#include "output/interval_record.h"
 
 static char *dump(const struct obs_record *iv)
 {
@@ -27,15 +28,19 @@ static char *dump(const struct obs_record *iv)
 	return s;
 }
 
+/* the rules' snapshot of the interval, which the record reads where it holds the same data */
+static struct obs_snap snap;
+
 static void base(struct obs_record *iv)
 {
-	*iv = (struct obs_record){.time = 1700000000.5, .t = 2.5, .dt = 0.5, .accepted = 7,
-				       .accept_rate = 14, .tw_entries = 3, .tw_per_s = 6,
-				       .ports = {.tte = -1}};
+	snap = (struct obs_snap){.t = 2.5, .dt = 0.5, .accepted = 7, .tw_entries = 3};
+	*iv = (struct obs_record){.snap = &snap, .time = 1700000000.5, .tw_per_s = 6,
+				  .ports = {.tte = -1}};
 }
 
 /* A census after an earlier one, a pressed port group with a forecast, failures of two
- * classes, a watched process, the system's files and the listen counters. */
+ * classes, a watched process, the targets' CPU wait, the system's files and the listen
+ * counters. */
 static void test_full(void **state)
 {
 	struct obs_proc p = {.fd = {.pid = 4242, .comm = "nginx", .open = 437, .peak = 440,
@@ -71,9 +76,11 @@ static void test_full(void **state)
 	iv.failure_rate = 16;
 	iv.procs = &p;
 	iv.nprocs = 1;
-	iv.have_files = true;
-	iv.file_nr = 1300;
-	iv.file_max = 9000;
+	/* the targets' CPU wait and the system's files come from the rules' snapshot */
+	snap = (struct obs_snap){.t = 2.5, .dt = 0.5, .accepted = 7, .tw_entries = 3,
+				 .cpu_on = true, .cpu_procs = 2, .cpu_cpus = 4, .cpu_running = 1.5,
+				 .cpu_waiting = 0.25, .cpu_lost = 0.125,
+				 .have_files = true, .file_nr = 1300, .file_max = 9000};
 	iv.have_listen = true;
 	iv.overflows = 1;
 	iv.drops = 2;
@@ -97,7 +104,9 @@ static void test_full(void **state)
 		"[{\"pid\":4242,\"comm\":\"nginx\",\"open\":437,\"peak\":440,\"soft_limit\":512,"
 		"\"hard_limit\":4096,\"growth_per_s\":48.0,\"exhausted_in_s\":9.5,\"exited\":false,"
 		"\"first_forecast_at_s\":2.0,\"first_forecast_s\":10.0,\"first_emfile_at_s\":null,"
-		"\"emfile\":2}],\"system_files\":{\"open\":1300,\"max\":9000},\"listen\":"
+		"\"emfile\":2}],\"cpu_wait\":{\"processes\":2,\"cpus\":4,\"running\":1.5,"
+		"\"waiting\":0.25,\"lost\":0.125},\"system_files\":{\"open\":1300,\"max\":9000},"
+		"\"listen\":"
 		"{\"overflows\":1,\"drops\":2,\"reqq_full_drops\":3,\"queue_max\":4,\"backlog\":511},"
 		"\"tcp\":{\"synack_retransmits\":6,\"resets_sent\":7,\"resets_received\":8},"
 		"\"lost_events\":9}");

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * HTTP/2 and gRPC statuses from the server's header blocks (observer/features/h2_status.c), fed
+ * HTTP/2 and gRPC statuses from the server's header blocks (observer/sources/h2_status.c), fed
  * records as bpf/req_h2.bpf.h writes them: header blocks made by libnghttp2's own HPACK deflater
  * (its dynamic table on, as a server's encoder has it: after the first call a trailer is an
  * index or two), cut into frames and records the way the kernel cuts them. Each case has its
@@ -10,7 +10,7 @@
 #include <nghttp2/nghttp2.h>
 #include "ll_test.h"
 #include "loadlens/h2.h"
-#include "h2_status.h"
+#include "sources/h2_status.h"
 
 #define END_STREAM 0x1
 #define END_HEADERS 0x4

@@ -11,7 +11,7 @@
 #include <cmocka.h>
 #include "ll_test.h"
 #include "loadlens/hist.h"
-#include "metrics.h"
+#include "metrics/metrics.h"
 
 static void test_edges_are_bucket_edges(void **state)
 {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* --metrics ADDR:PORT parsing (observer/metrics_http.c): loopback unless an address is given. */
+/* --metrics ADDR:PORT parsing (observer/metrics/metrics_http.c): loopback unless an address
+ * is given. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,7 +14,7 @@
 #include <netinet/in.h>
 #include <cmocka.h>
 #include "ll_test.h"
-#include "metrics_http.h"
+#include "metrics/metrics_http.h"
 
 static int parse(const char *spec, struct sockaddr_storage *ss, bool *loop)
 {

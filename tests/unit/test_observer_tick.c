@@ -3,20 +3,20 @@
  * What the observer derives from one interval's snapshots (observer/features/feature.h, struct
  * obs_tick) rather than from a feature's internals: the syscall tier's sign of exhaustion
  * (observer/features/pressure.c, obs_pressure) and the live line's columns
- * (observer/output/report.c, obs_report_live_line). Synthetic snapshots; no root, no kernel.
+ * (observer/output/summary.c, obs_summary_live_line). Synthetic snapshots; no root, no kernel.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ll_test.h"
-#include "connections.h"
-#include "failures.h"
-#include "netstat.h"
-#include "processes.h"
-#include "report.h"
-#include "sockstat.h"
-#include "pressure.h"
-#include "systier.h"
+#include "features/connections.h"
+#include "features/failures.h"
+#include "features/netstat.h"
+#include "features/processes.h"
+#include "output/summary.h"
+#include "features/sockstat.h"
+#include "features/pressure.h"
+#include "kernel/systier.h"
 
 struct snaps {
 	struct obs_connections_snap conn;
@@ -100,7 +100,7 @@ static char *test_observer_tick_line(const struct obs_tick *tk)
 {
 	struct ll_text t;
 
-	assert_int_equal(obs_report_live_line(ll_text_open(&t), tk), 0);
+	assert_int_equal(obs_summary_live_line(ll_text_open(&t), tk), 0);
 	return ll_text_close(&t);
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * CLOSE_WAIT and FIN_WAIT2 ageing across censuses (observer/features/sock_age.c): a socket is
+ * CLOSE_WAIT and FIN_WAIT2 ageing across censuses (observer/sources/sock_age.c): a socket is
  * old when two walks OBS_SOCK_AGE_OLD_S apart or more saw it in the same state; a state change
  * restarts its clock; a FIN_WAIT2 whose peer sits unaccepted is the accept queue's, not a leak.
  * No root, no kernel: the walks are fed by hand as census.c feeds them from sock_diag.
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ll_test.h"
-#include "sock_age.h"
+#include "sources/sock_age.h"
 
 static int setup(void **state)
 {

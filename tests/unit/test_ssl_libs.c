@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * Which libssl the targets map (observer/features/ssl_libs.c), on captured /proc/PID/maps
+ * Which libssl the targets map (observer/sources/ssl_libs.c), on captured /proc/PID/maps
  * lines: python3 with its ssl module (libssl.so.3 and libcrypto.so.3 of Debian 12), a process
  * mapping none (a Go server: crypto/tls linked in), one file mapped by two processes (one
  * attach), two copies of it (two), lines that name no file or a deleted one.
  */
 #include <string.h>
 #include "ll_test.h"
-#include "ssl_libs.h"
+#include "sources/ssl_libs.h"
 
 static const char PY_MAPS[] =
 	"5651ac7fb000-5651ac9d7000 rw-p 00000000 00:00 0                          [heap]\n"

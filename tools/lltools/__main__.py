@@ -328,7 +328,7 @@ def cmd_doctor(argv):
 
 def cmd_demo(argv):
 	from . import demo
-	return demo.main(argv)
+	return demo.main(argv, cmd_sweep)
 
 
 COMMANDS = {"run": cmd_run, "sweep": cmd_sweep, "doctor": cmd_doctor, "report": cmd_report,

@@ -7,7 +7,7 @@ import os
 import socket
 import tempfile
 
-from . import __main__ as cli, procs
+from . import procs
 
 
 def free_port():
@@ -16,7 +16,9 @@ def free_port():
 		return s.getsockname()[1]
 
 
-def main(argv):
+def main(argv, sweep):
+	"""sweep: the front command's `loadlens sweep`, passed in: this module imports no
+	command."""
 	out = os.environ.get("LOADLENS_DEMO_DIR") or tempfile.mkdtemp(prefix="loadlens-demo-")
 	port = int(os.environ.get("LOADLENS_DEMO_PORT") or free_port())
 	print(f"== loadlens demo: a reference HTTP server on 127.0.0.1:{port}, one worker, 1 ms of "
@@ -27,7 +29,7 @@ def main(argv):
 				    ["--proto", "http", "--workers", "1", "--service-time", "1ms",
 				     "--service-mode", "sleep"])
 	try:
-		return cli.cmd_sweep([f"http://127.0.0.1:{port}/", "--max-c", "16", "-d", "2s",
+		return sweep([f"http://127.0.0.1:{port}/", "--max-c", "16", "-d", "2s",
 				      "--p99-bound", "50ms", "--time-limit", "60s", "--out", out] +
 				     list(argv))
 	finally:

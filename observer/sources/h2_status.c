@@ -1,0 +1,576 @@
+// SPDX-License-Identifier: MIT
+/* HTTP/2 and gRPC statuses from the server's header blocks (h2_status.h). */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <bpf/libbpf.h>
+#include <nghttp2/nghttp2.h>
+#include "loadlens/h2.h"
+#include "sources/h2_status.h"
+
+#define TABLE (2 * OBS_H2_DECODERS) /* open addressing, a power of two */
+#define H2_PADDED 0x8
+#define H2_PRIORITY 0x20
+#define H2_END_HEADERS 0x4
+/* the largest HPACK table a server may use: its client's SETTINGS_HEADER_TABLE_SIZE, which the
+ * observer does not read (4,096 by default; 65,536 covers the usual settings) */
+#define HPACK_TABLE_MAX 65536
+
+/* A connection's decoder: its inflater and the frame being put together. */
+struct conn {
+	uint64_t sk, gen;
+	uint64_t used; /* the decoder's clock at its last record: the longest idle goes first */
+	uint32_t seq;  /* the record due next */
+	nghttp2_hd_inflater *inf;
+	uint32_t slot;
+	uint32_t sid;	   /* the open header block's stream */
+	uint16_t got;	   /* bytes of the current frame's payload so far */
+	bool in_block;	   /* a header block is open (no END_HEADERS yet) */
+	bool end;	   /* its HEADERS ended the stream */
+	bool push;	   /* it is a PUSH_PROMISE's (a request's headers: no status) */
+	bool grpc;	   /* a response of the connection was application/grpc */
+	bool broken;	   /* a gap, or an HPACK error: nothing more is decoded */
+	int status;	   /* the block's :status (0: none; -1: not a number) */
+	int grpc_status;   /* its grpc-status (-1: none) */
+	uint8_t frame[LL_H2_HB_MAX];
+};
+
+struct obs_h2_dec {
+	size_t nslots;
+	struct conn **tab; /* TABLE entries */
+	size_t live;
+	uint64_t clock;
+	uint64_t bad;
+	struct obs_h2_status_counts zero;
+	struct obs_h2_status_counts c[]; /* nslots */
+};
+
+struct obs_h2_dec *obs_h2_dec_new(size_t nslots)
+{
+	struct obs_h2_dec *d = calloc(1, sizeof(*d) + nslots * sizeof(d->c[0]));
+
+	if (!d)
+		return NULL;
+	d->nslots = nslots;
+	d->tab = calloc(TABLE, sizeof(d->tab[0]));
+	if (!d->tab) {
+		free(d);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return d;
+}
+
+static void conn_free(struct conn *c)
+{
+	if (!c)
+		return;
+	nghttp2_hd_inflate_del(c->inf);
+	free(c);
+}
+
+void obs_h2_dec_free(struct obs_h2_dec *d)
+{
+	size_t i;
+
+	if (!d)
+		return;
+	for (i = 0; i < TABLE; i++)
+		conn_free(d->tab[i]);
+	free(d->tab);
+	free(d);
+}
+
+static size_t home(uint64_t sk, uint64_t gen)
+{
+	uint64_t h = (sk ^ (gen * 0x9e3779b97f4a7c15ULL)) * 0xff51afd7ed558ccdULL;
+
+	return (size_t)(h >> 40) & (TABLE - 1);
+}
+
+/* The entry of (sk, gen), or the empty one where it would go. */
+static size_t find(const struct obs_h2_dec *d, uint64_t sk, uint64_t gen)
+{
+	size_t i = home(sk, gen);
+
+	while (d->tab[i] && (d->tab[i]->sk != sk || d->tab[i]->gen != gen))
+		i = (i + 1) & (TABLE - 1);
+	return i;
+}
+
+/* Empty entry i, moving back the entries after it that belong before it (no tombstones). */
+static void take_out(struct obs_h2_dec *d, size_t i)
+{
+	size_t j = i, k;
+
+	conn_free(d->tab[i]);
+	d->tab[i] = NULL;
+	d->live--;
+	for (;;) {
+		j = (j + 1) & (TABLE - 1);
+		if (!d->tab[j])
+			return;
+		k = home(d->tab[j]->sk, d->tab[j]->gen);
+		/* j's entry may move to i if its home is not cyclically within (i, j] */
+		if ((i <= j) ? (k <= i || k > j) : (k <= i && k > j)) {
+			d->tab[i] = d->tab[j];
+			d->tab[j] = NULL;
+			i = j;
+		}
+	}
+}
+
+/* Room for one more: the longest idle decoder goes (counted on its slot). */
+static void evict(struct obs_h2_dec *d)
+{
+	size_t i, old = TABLE;
+
+	for (i = 0; i < TABLE; i++)
+		if (d->tab[i] && (old == TABLE || d->tab[i]->used < d->tab[old]->used))
+			old = i;
+	if (old == TABLE)
+		return;
+	d->c[d->tab[old]->slot].evicted++;
+	take_out(d, old);
+}
+
+static struct conn *conn_new(struct obs_h2_dec *d, uint64_t sk, uint64_t gen, uint32_t slot)
+{
+	struct conn *c;
+	size_t i;
+
+	if (d->live >= OBS_H2_DECODERS)
+		evict(d);
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	if (nghttp2_hd_inflate_new(&c->inf) ||
+	    nghttp2_hd_inflate_change_table_size(c->inf, HPACK_TABLE_MAX)) {
+		conn_free(c);
+		return NULL;
+	}
+	c->sk = sk;
+	c->gen = gen;
+	c->slot = slot;
+	i = find(d, sk, gen);
+	d->tab[i] = c;
+	d->live++;
+	return c;
+}
+
+static bool name_is(const nghttp2_nv *nv, const char *name)
+{
+	size_t n = strlen(name);
+
+	return nv->namelen == n && !memcmp(nv->name, name, n);
+}
+
+/* One header of the open block. */
+static void header(struct conn *c, const nghttp2_nv *nv)
+{
+	static const char grpc_type[] = "application/grpc";
+	size_t i;
+
+	if (name_is(nv, ":status")) {
+		c->status = nv->valuelen == 3 ? 0 : -1;
+		for (i = 0; i < nv->valuelen && c->status >= 0; i++)
+			c->status = nv->value[i] >= '0' && nv->value[i] <= '9'
+					    ? c->status * 10 + (nv->value[i] - '0')
+					    : -1;
+	} else if (name_is(nv, "content-type")) {
+		/* application/grpc, application/grpc+proto, application/grpc;... */
+		if (nv->valuelen >= sizeof(grpc_type) - 1 &&
+		    !strncasecmp((const char *)nv->value, grpc_type, sizeof(grpc_type) - 1) &&
+		    (nv->valuelen == sizeof(grpc_type) - 1 || nv->value[sizeof(grpc_type) - 1] == '+' ||
+		     nv->value[sizeof(grpc_type) - 1] == ';'))
+			c->grpc = true;
+	} else if (name_is(nv, "grpc-status")) {
+		c->grpc_status = ll_grpc_status_parse(nv->value, nv->valuelen);
+		if (c->grpc_status < 0)
+			c->grpc_status = LL_GRPC_OTHER; /* not a number: gRPC reads it as UNKNOWN */
+	}
+}
+
+/* A block's fragment into the inflater (final: END_HEADERS). 0, or -1 on an HPACK error. */
+static int inflate(struct conn *c, const uint8_t *in, size_t len, bool final)
+{
+	nghttp2_nv nv;
+	ssize_t rv;
+	int fl;
+
+	for (;;) {
+		fl = 0;
+		rv = nghttp2_hd_inflate_hd2(c->inf, &nv, &fl, in, len, final);
+		if (rv < 0)
+			return -1;
+		in += rv;
+		len -= (size_t)rv;
+		if (fl & NGHTTP2_HD_INFLATE_EMIT)
+			header(c, &nv);
+		if (fl & NGHTTP2_HD_INFLATE_FINAL) {
+			nghttp2_hd_inflate_end_headers(c->inf);
+			return 0;
+		}
+		if (!len && !(fl & NGHTTP2_HD_INFLATE_EMIT))
+			return 0;
+	}
+}
+
+/* A whole header block: its statuses. */
+static void block_done(struct obs_h2_status_counts *k, const struct conn *c)
+{
+	k->blocks++;
+	if (c->push)
+		return;
+	if (c->status >= OBS_H2_STATUS_LO && c->status < OBS_H2_STATUS_LO + OBS_H2_STATUS_N)
+		k->status[c->status - OBS_H2_STATUS_LO]++;
+	else if (c->status)
+		k->status_other++;
+	if (!c->end)
+		return;
+	k->ends++;
+	if (c->grpc_status >= 0)
+		k->grpc[c->grpc_status]++;
+	else if (c->grpc)
+		k->grpc_none++;
+}
+
+static void broken(struct obs_h2_status_counts *k, struct conn *c)
+{
+	if (c->in_block)
+		k->undecoded++;
+	c->broken = true;
+	c->in_block = false;
+}
+
+/* A whole frame of the connection (type t, flags f, stream sid, len bytes at p). */
+static void frame(struct obs_h2_status_counts *k, struct conn *c, uint8_t t, uint8_t f,
+		  uint32_t sid, const uint8_t *p, size_t len)
+{
+	uint8_t pad;
+
+	if (t == LL_H2_HEADERS || t == LL_H2_PUSH_PROMISE) {
+		if (c->in_block) {
+			broken(k, c); /* a block before the last one ended: not HTTP/2 as we know */
+			k->undecoded++;
+			return;
+		}
+		c->in_block = true;
+		if (f & H2_PADDED) {
+			pad = len ? p[0] : 0;
+			if (!len || pad >= len)
+				goto bad;
+			p++;
+			len -= 1u + pad;
+		}
+		if (t == LL_H2_HEADERS && (f & H2_PRIORITY)) {
+			if (len < 5)
+				goto bad;
+			p += 5;
+			len -= 5;
+		}
+		if (t == LL_H2_PUSH_PROMISE) {
+			if (len < 4)
+				goto bad;
+			p += 4;
+			len -= 4;
+		}
+		c->sid = sid;
+		c->end = t == LL_H2_HEADERS && (f & LL_H2_END_STREAM);
+		c->push = t == LL_H2_PUSH_PROMISE;
+		c->status = 0;
+		c->grpc_status = -1;
+	} else if (!c->in_block || sid != c->sid) {
+		goto bad; /* a CONTINUATION of no block */
+	}
+	if (inflate(c, p, len, f & H2_END_HEADERS))
+		goto bad;
+	if (f & H2_END_HEADERS) {
+		c->in_block = false;
+		block_done(k, c);
+	}
+	return;
+bad:
+	c->in_block = true;
+	broken(k, c);
+}
+
+void obs_h2_dec_feed(struct obs_h2_dec *d, const void *rec, size_t size)
+{
+	const struct rt_h2_hb *h = rec;
+	struct obs_h2_status_counts *k;
+	uint32_t flen, sid;
+	uint8_t t;
+	struct conn *c;
+	size_t i;
+
+	if (size < sizeof(*h) || h->slot >= d->nslots || size < sizeof(*h) + h->n) {
+		d->bad++;
+		return;
+	}
+	k = &d->c[h->slot];
+	i = find(d, h->sk, h->gen);
+	c = d->tab[i];
+	if (h->flags & LL_H2_HB_CLOSE) {
+		if (c)
+			take_out(d, i);
+		return;
+	}
+	flen = ((uint32_t)h->fh[0] << 16) | ((uint32_t)h->fh[1] << 8) | h->fh[2];
+	t = h->fh[3];
+	sid = (((uint32_t)h->fh[5] & 0x7f) << 24) | ((uint32_t)h->fh[6] << 16) |
+	      ((uint32_t)h->fh[7] << 8) | h->fh[8];
+	if (flen > LL_H2_HB_MAX || (uint32_t)h->off + h->n > flen) {
+		d->bad++;
+		return;
+	}
+	if (c && !h->seq) {
+		take_out(d, i); /* (the same socket and generation again: begin anew) */
+		c = NULL;
+	}
+	if (!c) {
+		if (h->seq) {
+			/* its earlier records were not seen (its decoder forgotten) */
+			if (!h->off && (t == LL_H2_HEADERS || t == LL_H2_PUSH_PROMISE))
+				k->undecoded++;
+			return;
+		}
+		c = conn_new(d, h->sk, h->gen, h->slot);
+		if (!c) {
+			k->undecoded++;
+			return;
+		}
+	}
+	c->used = ++d->clock;
+	if (h->seq != c->seq++ && !c->broken) {
+		c->in_block = true;
+		broken(k, c); /* a record of the connection was not seen */
+	}
+	if (c->broken) {
+		if (!h->off && (t == LL_H2_HEADERS || t == LL_H2_PUSH_PROMISE))
+			k->undecoded++;
+		return;
+	}
+	if (h->off != c->got) {
+		c->in_block = true;
+		broken(k, c); /* bytes of the frame were not seen */
+		return;
+	}
+	memcpy(c->frame + h->off, (const uint8_t *)rec + sizeof(*h), h->n);
+	c->got = (uint16_t)(c->got + h->n);
+	if (c->got < flen)
+		return;
+	c->got = 0;
+	frame(k, c, t, h->fh[4], sid, c->frame, flen);
+}
+
+const struct obs_h2_status_counts *obs_h2_dec_counts(const struct obs_h2_dec *d, size_t i)
+{
+	return i < d->nslots ? &d->c[i] : &d->zero;
+}
+
+uint64_t obs_h2_dec_bad(const struct obs_h2_dec *d)
+{
+	return d->bad;
+}
+
+size_t obs_h2_dec_live(const struct obs_h2_dec *d)
+{
+	return d->live;
+}
+
+/* ---- the reader: a thread that drains the ring buffer ---- */
+
+struct obs_h2_status {
+	struct obs_h2_dec *dec;
+	struct ring_buffer *rb;
+	pthread_mutex_t lock; /* the decoder's counts, between the thread and the readers */
+	pthread_t thread;
+	bool started;
+	atomic_bool stop;
+};
+
+static int on_rec(void *ctx, void *data, size_t size)
+{
+	obs_h2_dec_feed(ctx, data, size);
+	return 0;
+}
+
+static void drain(struct obs_h2_status *s)
+{
+	pthread_mutex_lock(&s->lock);
+	ring_buffer__consume(s->rb);
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void *run(void *arg)
+{
+	struct obs_h2_status *s = arg;
+	struct timespec ts = {0, OBS_H2_STATUS_POLL_MS * 1000000L};
+
+	/* the records come without a wakeup (BPF_RB_NO_WAKEUP: a wakeup per response would cost
+	 * the server more than the record), so the ring is drained on a timer */
+	while (!atomic_load(&s->stop)) {
+		drain(s);
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+struct obs_h2_status *obs_h2_status_new(int ring_fd, size_t nslots)
+{
+	struct obs_h2_status *s = calloc(1, sizeof(*s));
+	int err;
+
+	if (!s)
+		return NULL;
+	pthread_mutex_init(&s->lock, NULL);
+	s->dec = obs_h2_dec_new(nslots);
+	if (!s->dec) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	s->rb = ring_buffer__new(ring_fd, on_rec, s->dec, NULL);
+	if (!s->rb) {
+		err = -errno;
+		goto cleanup;
+	}
+	err = -pthread_create(&s->thread, NULL, run, s);
+	if (err)
+		goto cleanup;
+	s->started = true;
+	return s;
+
+cleanup:
+	obs_h2_status_free(s);
+	errno = -err;
+	return NULL;
+}
+
+void obs_h2_status_stop(struct obs_h2_status *s)
+{
+	if (!s || !s->started)
+		return;
+	atomic_store(&s->stop, true);
+	pthread_join(s->thread, NULL);
+	s->started = false;
+	drain(s);
+}
+
+void obs_h2_status_free(struct obs_h2_status *s)
+{
+	if (!s)
+		return;
+	obs_h2_status_stop(s);
+	ring_buffer__free(s->rb);
+	obs_h2_dec_free(s->dec);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+}
+
+void obs_h2_status_read(struct obs_h2_status *s, size_t i, struct obs_h2_status_counts *out)
+{
+	pthread_mutex_lock(&s->lock);
+	*out = *obs_h2_dec_counts(s->dec, i);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* ---- output ---- */
+
+static uint64_t unread(const struct obs_h2_status_counts *c, uint64_t ends)
+{
+	return ends > c->ends ? ends - c->ends : 0;
+}
+
+void obs_h2_status_fmt(FILE *out, const struct obs_h2_status_counts *c, uint64_t ends,
+		       uint64_t lost_conns, uint64_t big_conns)
+{
+	const char *sep = "";
+	size_t i;
+
+	if (!c->blocks && !c->undecoded && !lost_conns && !big_conns)
+		return;
+	fprintf(out, "      HTTP/2 responses by :status (HPACK read from the server's header blocks):");
+	for (i = 0; i < OBS_H2_STATUS_N; i++)
+		if (c->status[i]) {
+			fprintf(out, "%s %zu %llu", sep, i + OBS_H2_STATUS_LO,
+				(unsigned long long)c->status[i]);
+			sep = ",";
+		}
+	if (c->status_other)
+		fprintf(out, "%s other %llu", sep, (unsigned long long)c->status_other);
+	fprintf(out, "\n");
+	sep = "";
+	for (i = 0; i <= LL_GRPC_OTHER; i++)
+		if (c->grpc[i]) {
+			fprintf(out, "%s%s %llu", *sep ? sep : "      gRPC calls by grpc-status: ",
+				ll_grpc_status_name((unsigned)i), (unsigned long long)c->grpc[i]);
+			sep = ", ";
+		}
+	if (c->grpc_none)
+		fprintf(out, "%s%llu with none", *sep ? sep : "      gRPC calls by grpc-status: ",
+			(unsigned long long)c->grpc_none);
+	if (*sep || c->grpc_none)
+		fprintf(out, "\n");
+	if (unread(c, ends) || c->undecoded)
+		fprintf(out, "      statuses not read: %llu of %llu stream-ending header blocks, "
+			     "%llu header blocks in all (records stopped on %llu connections: "
+			     "the ring buffer full; on %llu: a fragment over %d bytes; %llu "
+			     "decoders forgotten for room)\n",
+			(unsigned long long)unread(c, ends), (unsigned long long)ends,
+			(unsigned long long)c->undecoded, (unsigned long long)lost_conns,
+			(unsigned long long)big_conns, LL_H2_HB_MAX,
+			(unsigned long long)c->evicted);
+}
+
+static int set(json_t *o, const char *key, json_t *v)
+{
+	return !v || json_object_set_new(o, key, v) ? -ENOMEM : 0;
+}
+
+json_t *obs_h2_status_json(const struct obs_h2_status_counts *c, uint64_t ends,
+			   uint64_t lost_conns, uint64_t big_conns)
+{
+	json_t *o = json_object(), *st = json_object(), *g = json_object();
+	char code[16];
+	int err = !o || !st || !g;
+	size_t i;
+
+	for (i = 0; !err && i < OBS_H2_STATUS_N; i++)
+		if (c->status[i]) {
+			snprintf(code, sizeof(code), "%zu", i + OBS_H2_STATUS_LO);
+			err = set(st, code, json_integer((json_int_t)c->status[i]));
+		}
+	if (!err && c->status_other)
+		err = set(st, "other", json_integer((json_int_t)c->status_other));
+	for (i = 0; !err && i <= LL_GRPC_OTHER; i++)
+		if (c->grpc[i])
+			err = set(g, ll_grpc_status_name((unsigned)i),
+				  json_integer((json_int_t)c->grpc[i]));
+	if (!err) {
+		err = set(o, "status", st) | set(o, "grpc_status", g);
+		st = g = NULL;
+	}
+	if (!err)
+		err = set(o, "grpc_no_status", json_integer((json_int_t)c->grpc_none)) |
+		      set(o, "blocks", json_integer((json_int_t)c->blocks)) |
+		      set(o, "ends", json_integer((json_int_t)ends)) |
+		      set(o, "ends_read", json_integer((json_int_t)c->ends)) |
+		      set(o, "ends_unread", json_integer((json_int_t)unread(c, ends))) |
+		      set(o, "undecoded", json_integer((json_int_t)c->undecoded)) |
+		      set(o, "stopped_ring_full", json_integer((json_int_t)lost_conns)) |
+		      set(o, "stopped_too_big", json_integer((json_int_t)big_conns)) |
+		      set(o, "decoders_evicted", json_integer((json_int_t)c->evicted));
+	json_decref(st);
+	json_decref(g);
+	if (err) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}

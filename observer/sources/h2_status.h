@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The statuses of HTTP/2 responses and gRPC calls, from the header blocks the server writes
+ * (bpf/req_h2.bpf.h sends them to the "h2_hb" ring buffer; include/loadlens/h2.h says how).
+ * HPACK keeps a table per connection, so each connection gets libnghttp2's inflater, fed every
+ * block in order; each response's :status and each gRPC call's grpc-status (in its trailers, or
+ * a Trailers-Only response) is counted per request-timing slot. A connection whose records
+ * stopped or began before its decoder (a gap) is never decoded after the gap: its statuses are
+ * not read, never read wrong, and the summary says how many.
+ *
+ * Two layers: the decoder (obs_h2_dec_*), pure, fed records (tests/unit/test_h2_status.c feeds
+ * it frames made by libnghttp2's own deflater), and the reader (obs_h2_status_*), a thread that
+ * drains the ring buffer into a decoder every OBS_H2_STATUS_POLL_MS.
+ */
+#ifndef LOADLENS_OBSERVER_SOURCES_H2_STATUS_H
+#define LOADLENS_OBSERVER_SOURCES_H2_STATUS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <jansson.h>
+#include "loadlens/grpc_status.h"
+
+/* Connections decoded at once; past it the longest idle one is forgotten (counted). */
+#define OBS_H2_DECODERS 16384
+/* :status codes counted one by one: 100-599 (others: status_other) */
+#define OBS_H2_STATUS_LO 100
+#define OBS_H2_STATUS_N 500
+#define OBS_H2_STATUS_POLL_MS 10
+
+/* One slot's counts (the slot of the connection's port). */
+struct obs_h2_status_counts {
+	uint64_t grpc[LL_GRPC_OTHER + 1]; /* gRPC calls by grpc-status; [LL_GRPC_OTHER]: past 16 */
+	uint64_t grpc_none;		  /* gRPC responses ended with no grpc-status */
+	uint64_t status[OBS_H2_STATUS_N]; /* header blocks by :status, 100-599 */
+	uint64_t status_other;		  /* a :status outside them, or not a number */
+	uint64_t blocks;		  /* header blocks decoded */
+	uint64_t ends;			  /* of which ended their stream (END_STREAM) */
+	uint64_t undecoded;		  /* header blocks not decoded: an HPACK error, a gap */
+	uint64_t evicted;		  /* decoders forgotten for room (OBS_H2_DECODERS) */
+};
+
+struct obs_h2_dec;
+
+/* A decoder for nslots slots; NULL with errno set. obs_h2_dec_free(NULL) is a no-op. */
+struct obs_h2_dec *obs_h2_dec_new(size_t nslots);
+void obs_h2_dec_free(struct obs_h2_dec *d);
+/* One record of the ring buffer (struct rt_h2_hb and its bytes). A record that is not one (too
+ * short, a slot or length out of range) is dropped and counted (obs_h2_dec_bad). */
+void obs_h2_dec_feed(struct obs_h2_dec *d, const void *rec, size_t size);
+/* Slot i's counts (zeros past the slots). */
+const struct obs_h2_status_counts *obs_h2_dec_counts(const struct obs_h2_dec *d, size_t i);
+uint64_t obs_h2_dec_bad(const struct obs_h2_dec *d);
+size_t obs_h2_dec_live(const struct obs_h2_dec *d); /* connections with a decoder now */
+
+struct obs_h2_status;
+
+/* The reader of the ring buffer at ring_fd, nslots slots: its thread starts here (after the
+ * privilege drop). NULL with errno set. */
+struct obs_h2_status *obs_h2_status_new(int ring_fd, size_t nslots);
+/* Stops the thread and drains what the ring still holds. */
+void obs_h2_status_stop(struct obs_h2_status *s);
+void obs_h2_status_free(struct obs_h2_status *s);
+/* Slot i's counts as of now, copied into *out. */
+void obs_h2_status_read(struct obs_h2_status *s, size_t i, struct obs_h2_status_counts *out);
+
+/*
+ * Output. ends and lost: the kernel's counters of the slot (h2_hb_ends: stream-ending header
+ * blocks written; h2_hb_lost + h2_hb_big: connections whose records stopped).
+ * The summary's line of a slot (nothing when it saw no header block and none was lost):
+ * "responses by :status: 200 19990, 404 10; gRPC calls by grpc-status: OK 5400, ...".
+ */
+void obs_h2_status_fmt(FILE *out, const struct obs_h2_status_counts *c, uint64_t ends,
+		       uint64_t lost_conns, uint64_t big_conns);
+/* The slot's JSON: {"status": {"200": n}, "grpc_status": {"OK": n}, "grpc_no_status": n,
+ * "blocks": n, "undecoded": n, "ends_unread": n, ...}; NULL on no memory. */
+json_t *obs_h2_status_json(const struct obs_h2_status_counts *c, uint64_t ends,
+			   uint64_t lost_conns, uint64_t big_conns);
+
+#endif /* LOADLENS_OBSERVER_SOURCES_H2_STATUS_H */
