@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Times the observer's socket census (observer/features/census.c) on the sockets there are now:
+ * Times the observer's socket census (observer/sources/census.c) on the sockets there are now:
  * N censuses in a row with each mechanism (the TCP iterator that counts in the kernel, and
  * sock_diag's one message per socket), each one's wall time and the CPU it took in user space
  * and in the kernel, from getrusage. bench/scale.py runs it inside the benchmark's namespace
@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "loadlens/cli.h"
-#include "census.h"
+#include "sources/census.h"
 
 #define PROG "census_time"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (MIT OR GPL-2.0)
 /*
- * The socket census on a TCP iterator (observer/features/census.c): the kernel walks the TCP
+ * The socket census on a TCP iterator (observer/sources/census.c): the kernel walks the TCP
  * sockets of the namespace the iterator was created in (established hash: TIME_WAIT and request
  * sockets too; listeners are skipped, the census' listen pass counts them) and counts here what
  * the sock_diag census counts from one netlink message per socket:

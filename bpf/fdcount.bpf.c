@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (MIT OR GPL-2.0)
 /*
  * The watched processes' open fds, and the owners of given sockets, from a task_file iterator
- * (observer/features/fditer.c). The iterator is created while the observer is privileged; reading
+ * (observer/sources/fditer.c). The iterator is created while the observer is privileged; reading
  * it later needs no capability, where listing another process's /proc/PID/fd needs
  * CAP_SYS_PTRACE. The kernel visits each file of each process once (threads sharing the fd table
  * of their leader are skipped), so a count equals the entries of /proc/PID/fd at that moment.

@@ -66,7 +66,7 @@ struct {
 	__type(value, struct rt_h2_stream);
 } h2_runs SEC(".maps");
 
-/* The server's header blocks to userspace (observer/features/h2_status.c); 0: off (the ring
+/* The server's header blocks to userspace (observer/sources/h2_status.c); 0: off (the ring
  * at one page). Records are written without a wakeup: userspace drains the ring on a timer. */
 const volatile __u32 targ_h2_hb = 0;
 

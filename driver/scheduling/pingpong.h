@@ -28,25 +28,7 @@
 #ifndef LOADLENS_DRV_PINGPONG_H
 #define LOADLENS_DRV_PINGPONG_H
 
-#include <stdbool.h>
-#include <stdint.h>
-#include <uv.h>
-#include "scheduling/waker.h"
-
-#define DRV_PINGPONG_TICK_NS 1000000ULL /* the receive and send timeouts: 1 ms (asked) */
-#define DRV_PINGPONG_NEAR_NS 25000000ULL /* a deadline nearer: the loop waits (25 ms) */
-
-struct drv_worker;
-
-struct drv_pingpong {
-	struct drv_sched_wait own; /* on the worker's waker */
-	struct drv_worker *w;
-	uv_handle_t *h;	 /* the socket made blocking, until the loop runs; NULL: none */
-	int fl;		 /* its file status flags, non-blocking */
-	bool unwatched;	 /* taken out of the loop's epoll set: put back with h */
-	bool clock; /* the last read got nothing: read the clock, not the send's stamp */
-	uint64_t reads; /* blocking reads that returned something */
-};
+#include "scheduling/pingpong_state.h"
 
 /*
  * Worker thread, before the run: register p on the worker's waker if the blocking read applies

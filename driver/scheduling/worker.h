@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <uv.h>
 #include "scheduling/pacer.h"
-#include "scheduling/pingpong.h"
+#include "scheduling/pingpong_state.h"
 #include "scheduling/waker.h"
 #include "results/stats.h"
 

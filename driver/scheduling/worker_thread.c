@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 #include "config/config.h"
 #include "base/drv.h"
+#include "scheduling/pingpong.h"
 #include "scheduling/protocol.h"
 #include "scheduling/slot.h"
 #include "scheduling/worker.h"

@@ -75,7 +75,7 @@ struct rt_h2_dir {
 _Static_assert(sizeof(struct rt_h2_dir) == 32, "rt_h2_dir layout");
 
 /*
- * The server's header blocks, to userspace (observer/features/h2_status.c), where HPACK is
+ * The server's header blocks, to userspace (observer/sources/h2_status.c), where HPACK is
  * decoded: a response's :status, a gRPC call's grpc-status. HPACK is a state per connection and
  * direction (its dynamic table), so every header block fragment the server writes (HEADERS,
  * CONTINUATION, PUSH_PROMISE) goes, in order, as one or more records of the "h2_hb" ring buffer:

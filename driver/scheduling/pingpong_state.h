@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The closed loop's blocking read (scheduling/pingpong.h): its state, which a worker holds. Apart
+ * from pingpong.h so that worker.h needs no more than this (pingpong.c reads the worker's slots).
+ */
+#ifndef LOADLENS_DRV_PINGPONG_STATE_H
+#define LOADLENS_DRV_PINGPONG_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <uv.h>
+#include "scheduling/waker.h"
+
+#define DRV_PINGPONG_TICK_NS 1000000ULL /* the receive and send timeouts: 1 ms (asked) */
+#define DRV_PINGPONG_NEAR_NS 25000000ULL /* a deadline nearer: the loop waits (25 ms) */
+
+struct drv_worker;
+
+struct drv_pingpong {
+	struct drv_sched_wait own; /* on the worker's waker */
+	struct drv_worker *w;
+	uv_handle_t *h;	 /* the socket made blocking, until the loop runs; NULL: none */
+	int fl;		 /* its file status flags, non-blocking */
+	bool unwatched;	 /* taken out of the loop's epoll set: put back with h */
+	bool clock; /* the last read got nothing: read the clock, not the send's stamp */
+	uint64_t reads; /* blocking reads that returned something */
+};
+
+#endif /* LOADLENS_DRV_PINGPONG_STATE_H */
