@@ -48,7 +48,8 @@ pass "slow tcp: ${WALL}s, $ok ok + $errs errors + $can cancelled + $ns not sent 
 #    the 1 s timeout); nothing starts after 3 s. Before: ~25 minutes.
 P=$(free_port)
 start silent "$PY" -c "
-import socket, time
+import signal, socket, sys, time
+signal.signal(signal.SIGINT, lambda *_: sys.exit(0))  # bash's background jobs ignore SIGINT
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(('127.0.0.1', $P))
 print('listening', flush=True)
@@ -71,7 +72,8 @@ pass "silent udp: ${WALL}s, 12 lost, 5988 not sent"
 #    there each request is a new connection's first, read by the loop: the same bounds hold).
 P=$(free_port)
 start silent1 "$PY" -c "
-import socket, time
+import signal, socket, sys, time
+signal.signal(signal.SIGINT, lambda *_: sys.exit(0))
 u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 u.bind(('127.0.0.1', $P))
 t = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
