@@ -4,7 +4,7 @@
  * request from a TCP socket of a target port, count the requests in the bytes it just read. A
  * client that writes a batch of requests in one write() (redis-benchmark -P, HTTP/1.1
  * pipelining) gives one arrival, one read and one response write per batch: request timing
- * counts a batch as one request, and nothing but the bytes tells (docs/observer.md,
+ * counts a batch as one request, and nothing but the bytes tells (docs/observer/forensics.md,
  * "Pipelining"). include/loadlens/payload.h says how requests are counted, and its limits.
  *
  * Where the bytes are: sock_recv_length fires in the reading task's context, inside its system

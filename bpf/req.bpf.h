@@ -3,7 +3,7 @@
  * Request timing for bpf/sockets.bpf.c: where each request's time goes, on the target TCP and UDP
  * ports: socket-queue wait, service time, residence, the accept-queue share of a connection's
  * first request, and the run-queue wait of the serving processes' threads. Request boundaries come from a per-socket state
- * machine; nothing is parsed (docs/observer.md, "Request timing").
+ * machine; nothing is parsed (docs/observer/request-timing.md, "Request timing").
  *
  * This file holds the entry points that sockets.bpf.c's programs call; each part is a header of
  * its own, included below: req_rec (counters, histograms, --trace records), req_scope (which

@@ -8,7 +8,7 @@
 
 Every scenario runs in a network namespace of its own (loopback only, its own sysctls and
 counters), with a real server, a real load and the observer inside it. The findings contract
-(docs/observer.md, "Scenario matrix") is what is checked:
+(docs/observer/scenarios.md, "Scenario matrix") is what is checked:
 - healthy: no finding of severity warning or critical, and exactly the notes expected;
 - sick: each expected kind as a live NDJSON event record and a '[HH:MM:SS] text' line on the
   observer's stderr, with t at most 2 intervals (+ SLACK; one interval more under an emulated
