@@ -13,9 +13,9 @@
  * recvmsg), and bpf_probe_read_user copies up to LL_PL_SCAN bytes of what the kernel just wrote
  * there into a per-CPU scratch buffer. Other architectures: not compiled in (targ_payload 0).
  *
- * Cost (BENCHMARKS.md, "Payload sampling"; bench/payload_cost.sh): a read that is not sampled
- * pays two loads (its CPU's gate, TCP's own clock tcp_clock_cache) and a compare; no map lookup,
- * no helper call. Each CPU samples at most one read per LL_PL_PERIOD_NS.
+ * Cost (BENCHMARKS.md, "Observer: payload sampling"; bench/payload_cost.sh): a read that is not
+ * sampled pays two loads (its CPU's gate, TCP's own clock tcp_clock_cache) and a compare; no map
+ * lookup, no helper call. Each CPU samples at most one read per LL_PL_PERIOD_NS.
  */
 #ifndef LOADLENS_PAYLOAD_BPF_H
 #define LOADLENS_PAYLOAD_BPF_H
