@@ -18,9 +18,9 @@
  *   when the syscall tier saw the accept())
  *   sched:sched_wakeup{,_new}, sched:sched_switch   run-queue wait of the serving processes
  *
- * Cost rules (BENCHMARKS.md, "Observer: request timing overhead"): the first thing every socket
- * program does is one byte load (the port's slot in rodata) on the struct sock it was handed, so a
- * foreign socket (the client's end, another port) costs no helper call; then the socket's state: for TCP
+ * Cost rules (BENCHMARKS.md, "Observer: request timing overhead"): every socket program first
+ * does one byte load (the port's slot in rodata) on the struct sock it was handed, so a foreign
+ * socket (the client's end, another port) costs no helper call; then the socket's state: for TCP
  * an entry of a direct-mapped table (an inlined lookup and a compare; its own sk_storage only when
  * another live socket holds the entry), for UDP its sk_storage; no loops. TCP's events take the
  * clock TCP itself keeps (tcp_clock_cache at an arrival and a read, the stamp of the last
