@@ -39,7 +39,7 @@ def brief(problems):
 
 def table(dirs):
 	"""Markdown: one row per scenario, one outcome column per result directory (none: the
-	reference table of the docs, which tools/check_counts.py compares with the page)."""
+	reference table of the docs, which tests/tools/test_doc_counts.py compares with the page)."""
 	res = []
 	for d in dirs:
 		r = {}
