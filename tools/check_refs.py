@@ -42,7 +42,7 @@ SECTION = re.compile(r'((?<![\w/.-])(?:\.\./)*(?:[\w.-]+/)*[\w.-]+\.md)`?,?\s*\(
 TITLE = re.compile(r'"([^"\n]+)"')
 HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*$")
 RUN_IN = re.compile(r"^\*\*([^*]+?)\.?\*\*")
-TEXT = (".c", ".h", ".md", ".py", ".sh", ".txt", ".cmake", ".service", ".in", ".1", ".8")
+TEXT = (".c", ".proto", ".h", ".md", ".py", ".sh", ".txt", ".cmake", ".service", ".in", ".1", ".8")
 
 
 def tracked(repo):
