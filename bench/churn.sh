@@ -188,8 +188,8 @@ echo
 echo "Per-program cost (kernel.bpf_stats_enabled=1, separate runs of $N connections):"
 echo
 bench_table "Program" "runs (conn)" "ns/run (conn)" "runs (all)" "ns/run (all)"
-# the programs of the "all" run, in its order, with the conn run's figures beside them; the
-# issue-4 programs share names with ours (inet_sock_set_state, sys_exit_accept4): numbered
+# the programs of the "all" run, in its order, with the conn run's figures beside them; two
+# programs of one name (inet_sock_set_state, sys_exit_accept4) are numbered
 awk 'FNR == 1 {f++} {k = $1 "#" (++seen[f, $1])}
      f == 1 {c[k] = $2 " | " $3} f == 2 {order[++n] = k; a[k] = $2 " | " $3}
      END {for (i = 1; i <= n; i++) {k = order[i]; sub(/#1$/, "", k); sub(/#2$/, " (2nd)", k)

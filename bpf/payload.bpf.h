@@ -4,7 +4,7 @@
  * request from a TCP socket of a target port, count the requests in the bytes it just read. A
  * client that writes a batch of requests in one write() (redis-benchmark -P, HTTP/1.1
  * pipelining) gives one arrival, one read and one response write per batch: request timing
- * counts a batch as one request, and nothing but the bytes tells (docs/observer.md,
+ * counts a batch as one request, and nothing but the bytes tells (docs/observer/forensics.md,
  * "Pipelining"). include/loadlens/payload.h says how requests are counted, and its limits.
  *
  * Where the bytes are: sock_recv_length fires in the reading task's context, inside its system
@@ -13,9 +13,9 @@
  * recvmsg), and bpf_probe_read_user copies up to LL_PL_SCAN bytes of what the kernel just wrote
  * there into a per-CPU scratch buffer. Other architectures: not compiled in (targ_payload 0).
  *
- * Cost (BENCHMARKS.md, "Payload sampling"; bench/payload_cost.sh): a read that is not sampled
- * pays two loads (its CPU's gate, TCP's own clock tcp_clock_cache) and a compare; no map lookup,
- * no helper call. Each CPU samples at most one read per LL_PL_PERIOD_NS.
+ * Cost (BENCHMARKS.md, "Observer: payload sampling"; bench/payload_cost.sh): a read that is not
+ * sampled pays two loads (its CPU's gate, TCP's own clock tcp_clock_cache) and a compare; no map
+ * lookup, no helper call. Each CPU samples at most one read per LL_PL_PERIOD_NS.
  */
 #ifndef LOADLENS_PAYLOAD_BPF_H
 #define LOADLENS_PAYLOAD_BPF_H

@@ -3,7 +3,7 @@
  * Request timing for bpf/sockets.bpf.c: where each request's time goes, on the target TCP and UDP
  * ports: socket-queue wait, service time, residence, the accept-queue share of a connection's
  * first request, and the run-queue wait of the serving processes' threads. Request boundaries come from a per-socket state
- * machine; nothing is parsed (docs/observer.md, "Request timing").
+ * machine; nothing is parsed (docs/observer/request-timing.md, "Request timing").
  *
  * This file holds the entry points that sockets.bpf.c's programs call; each part is a header of
  * its own, included below: req_rec (counters, histograms, --trace records), req_scope (which
@@ -18,8 +18,8 @@
  *   when the syscall tier saw the accept())
  *   sched:sched_wakeup{,_new}, sched:sched_switch   run-queue wait of the serving processes
  *
- * Cost rules (BENCHMARKS.md, "Request timing overhead"): the first thing every socket program does
- * is one byte load (the port's slot in rodata) on the struct sock it was handed, so a foreign
+ * Cost rules (BENCHMARKS.md, "Observer: request timing overhead"): every socket program first
+ * does one byte load (the port's slot in rodata) on the struct sock it was handed, so a foreign
  * socket (the client's end, another port) costs no helper call; then the socket's state: for TCP
  * an entry of a direct-mapped table (an inlined lookup and a compare; its own sk_storage only when
  * another live socket holds the entry), for UDP its sk_storage; no loops. TCP's events take the

@@ -34,7 +34,7 @@
  * connection: counted (h2_lost), and its later reads and writes are counted unwalked, never
  * taken as requests. Cost: one user-memory read (the window, H2_WIN bytes) where a buffer's bytes are
  * first needed and again only past it, the socket's storage per read or
- * write, an inlined array lookup per stream frame (docs/observer.md, "HTTP/2").
+ * write, an inlined array lookup per stream frame (docs/observer/tls-http2.md, "HTTP/2").
  */
 #ifndef LOADLENS_REQ_H2_BPF_H
 #define LOADLENS_REQ_H2_BPF_H

@@ -245,7 +245,7 @@ static __always_inline void tcp_read(struct sock *sk, int slot, int ret, bool kf
 	 * a VM). What runs between the copy and this tracepoint (release_sock: the socket's
 	 * backlog, pending softirqs) counts as service: measured against a clock read here, 0.35 us
 	 * on average at hello-world keep-alive, 1.1 us under overload, over 10 us for 0.03-0.1% of
-	 * reads (docs/observer.md, "Request timing: cost"). */
+	 * reads (docs/observer/request-timing.md, "Cost"). */
 	if (s->state == RT_QUEUED) {
 		now = tcp_clock(sk, s->arrival_ns, kf);
 		tcp_begin(s, s->arrival_ns, now);

@@ -30,10 +30,10 @@
  * Cost: a plaintext connection pays one look at its first 5 bytes (at its first read); a TLS
  * connection a walk of its record headers at each read of the handshake (up to TLS_SCAN_RECS
  * records a read), and after it no look at its bytes.
- * Limits (docs/observer.md, "TLS"): a HelloRetryRequest (a second ClientHello) reads as a TLS 1.2
- * full handshake; client certificates in TLS 1.3 (more encrypted records before the Finished)
- * would make the first request's record read as the Finished (the handshake's end then taken
- * at it); 0-RTT early data is read as part of the handshake.
+ * Limits (docs/observer/tls-http2.md, "TLS"): a HelloRetryRequest (a second ClientHello) reads as
+ * a TLS 1.2 full handshake; client certificates in TLS 1.3 (more encrypted records before the
+ * Finished) would make the first request's record read as the Finished (the handshake's end then
+ * taken at it); 0-RTT early data is read as part of the handshake.
  */
 #ifndef LOADLENS_REQ_TLS_BPF_H
 #define LOADLENS_REQ_TLS_BPF_H

@@ -38,6 +38,9 @@ endif()
 
 install(FILES README.md docs/driver.md docs/observer.md docs/refserver.md
 	docs/packaging.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# the pages driver.md and observer.md link to, in folders beside them
+install(DIRECTORY docs/driver docs/observer DESTINATION ${CMAKE_INSTALL_DOCDIR}
+	FILES_MATCHING PATTERN "*.md")
 
 # Debian's doc files: the copyright (machine-readable, MIT) and the changelog of this native
 # package, gzipped as dpkg wants it (lintian: no-copyright-file, no-changelog)

@@ -12,7 +12,7 @@
  * (the same choices a run makes: tp_btf or raw_tp, tracepoints or trampolines for request timing,
  * the kfunc or helper reads), so a kernel whose verifier refuses a program fails here too; then
  * each feature with the mechanism it uses here, and every tracepoint the objects name. Text or
- * JSON (docs/observer.md, "--check") on out. want: request timing's mechanism as a run would be
+ * JSON (docs/observer.md, --check) on out. want: request timing's mechanism as a run would be
  * asked for it (LOADLENS_OBSERVER_TIMING; OFF: the best). Returns 0 when the observer can run
  * here, else 1.
  */

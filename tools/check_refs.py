@@ -7,7 +7,11 @@ with a folder of the observer or the driver read from inside it (sources/netns.c
 paths relative to the file (../README.md in docs/), which must stay inside the repository
 (../shared/... is outside: a reader of the repository cannot open it); every relative link of a
 Markdown file ([text](kernels.md#anchor)); and in Markdown code spans, extensionless paths under a
-top-level folder (`tools/loadlens`, `.ci/run`, `bench/event_cost/`).
+top-level folder (`tools/loadlens`, `.ci/run`, `bench/event_cost/`). A section named after a
+Markdown page (docs/observer.md, "Kernels"; BENCHMARKS.md ("Driver: pacer", ...)) and a link's
+anchor (kernels.md#how) must be a heading of that page, or a bold run-in head that opens a
+paragraph (**When a response is timed.**): a title matches one that equals it or begins with it
+("Layout" names "## Layout (where things are)"), backticks and case aside.
 Build outputs (*.skel.h, *.bpf.o, build/...), glob patterns, system headers (#include <...>) and
 paths of the kernel's or the system's own trees (include/net/..., lib/systemd/...) are not
 references.
@@ -33,7 +37,12 @@ CODE = re.compile(r"`([^`]+)`")
 TOP_TOKEN = re.compile(r"^(?:%s)/[\w./-]*$" % "|".join(re.escape(t) for t in TOP))
 # this checker and its test name example paths on purpose
 SELF = ("tools/check_refs.py", "tests/tools/test_check_refs.py")
-TEXT = (".c", ".h", ".md", ".py", ".sh", ".txt", ".cmake", ".service", ".in", ".1", ".8")
+# a section after its page, on one line: PAGE.md, "Title"; PAGE.md ("Title", "Other")
+SECTION = re.compile(r'((?<![\w/.-])(?:\.\./)*(?:[\w.-]+/)*[\w.-]+\.md)`?,?\s*\(?((?:"[^"\n]+"(?:,\s*)?)+)')
+TITLE = re.compile(r'"([^"\n]+)"')
+HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*$")
+RUN_IN = re.compile(r"^\*\*([^*]+?)\.?\*\*")
+TEXT = (".c", ".proto", ".h", ".md", ".py", ".sh", ".txt", ".cmake", ".service", ".in", ".1", ".8")
 
 
 def tracked(repo):
@@ -64,6 +73,61 @@ def relative(repo, src, ref):
 	if path.startswith("../") or os.path.normpath(ref).startswith("../"):
 		return "outside the repository"
 	return "no such file"
+
+
+def headings(repo, page, cache={}):
+	"""The headings and run-in heads of a Markdown page (outside code blocks), backticks dropped,
+	casefolded: [(title, is a heading)]."""
+	if page not in cache:
+		titles, fence = [], False
+		with open(os.path.join(repo, page), encoding="utf-8") as fh:
+			for line in fh:
+				if line.startswith("```"):
+					fence = not fence
+				for kind in ((HEADING, True), (RUN_IN, False)) if not fence else ():
+					m = kind[0].match(line)
+					if m:
+						titles.append((m.group(1).replace("`", "").casefold(), kind[1]))
+		cache[page] = titles
+	return cache[page]
+
+
+def slug(title):
+	"""A heading's anchor as GitHub makes it: lower case, punctuation dropped, spaces as '-'."""
+	return re.sub(r"[^\w\- ]", "", title).replace(" ", "-")
+
+
+def page_of(repo, src, ref):
+	"""The tracked Markdown page ref names from src (by the top or relative to src), or None."""
+	for cand in (ref, os.path.normpath(os.path.join(os.path.dirname(src), ref))):
+		if not cand.startswith("../") and os.path.isfile(os.path.join(repo, cand)):
+			return cand
+	return None
+
+
+def sections(repo, src, line):
+	"""Sections and anchors of this line that their page lacks: [(ref, why)]."""
+	bad = []
+	for m in SECTION.finditer(line):
+		page = page_of(repo, src, m.group(1))
+		if not page:
+			continue  # the path itself is checked elsewhere
+		have = headings(repo, page)
+		for title in TITLE.findall(m.group(2)):
+			want = title.replace("`", "").casefold()
+			if not any(h == want or (h.startswith(want) and h[len(want)] in " :(,")
+				   for h, _ in have):
+				bad.append((f'{m.group(1)}, "{title}"', "no such section"))
+	if src.endswith(".md"):
+		for m in MD_LINK.finditer(line):
+			ref, _, anchor = m.group(1).partition("#")
+			if not anchor or re.match(r"^[a-z][\w+.-]*:", ref):
+				continue
+			page = page_of(repo, src, ref) if ref else src
+			if page and page.endswith(".md") and anchor not in (slug(h) for h, head in headings(repo, page)
+								if head):
+				bad.append((m.group(1), "no such section"))
+	return bad
 
 
 def markdown(repo, src, line):
@@ -104,7 +168,7 @@ def stale(repo):
 			if re.match(r"\s*#\s*include\s*<", line):
 				continue  # a system header (<bpf/libbpf.h>)
 			found = markdown(repo, f, line) if f.endswith(".md") else []
-			bad.extend((f, n, ref, why) for ref, why in found)
+			bad.extend((f, n, ref, why) for ref, why in found + sections(repo, f, line))
 			for m in PATH.finditer(line):
 				ref = m.group(1).rstrip(".")
 				if any(ref == r for r, _ in found):

@@ -53,7 +53,7 @@ static int config_http_libcurl(const struct drv_config *cfg, char *err, size_t e
 	if (cfg->http2 && !(v->features & CURL_VERSION_HTTP2))
 		return drv__config_fail(err, errlen, "--http2: this libcurl (%s) was built without HTTP/2",
 			       v->version);
-	/* before 8.0.0 the second request on an h2c connection fails (curl issue #10634) */
+	/* before 8.0.0 the second request on an h2c connection fails (curl/curl GitHub 10634) */
 	if (cfg->http2 && cfg->url.scheme == LL_SCHEME_HTTP && v->version_num < 0x080000 &&
 	    cfg->conn_model != DRV_CONN_NEW)
 		return drv__config_fail(err, errlen,

@@ -2,7 +2,7 @@
 /*
  * HTTP/2 on a target TCP port: what the frame walk (bpf/req_h2.bpf.h) keeps per connection and
  * per stream, and the pure steps it takes on a frame header (the same code runs in the unit
- * tests, tests/unit/test_h2.c). docs/observer.md, "HTTP/2", explains the figures.
+ * tests, tests/unit/test_h2.c). docs/observer/tls-http2.md, "HTTP/2", explains the figures.
  *
  * A connection is HTTP/2 when the first bytes the server reads are the client preface
  * (RFC 9113, 3.4). Every frame begins with a 9-byte header: length (24 bits), type, flags, and a

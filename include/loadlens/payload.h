@@ -4,7 +4,7 @@
  * (observer/features/payload_sampling.c) share. Now and then, on a TCP target port, the observer looks at
  * the bytes a server just read and counts the requests in them, so that pipelining written in one
  * write() (redis-benchmark -P, HTTP/1.1 pipelining) is named: then one read holds several
- * requests, and the observer's requests are reads (docs/observer.md, "Pipelining").
+ * requests, and the observer's requests are reads (docs/observer/forensics.md, "Pipelining").
  *
  * How requests are counted (ll_pl_count(), the same code in the kernel and in unit tests): a read
  * begins with a request, so its first 4 bytes are a request's start ("*3\r\n" in RESP, "GET " in

@@ -2,7 +2,7 @@
 /*
  * What the request-timing programs (bpf/req.bpf.h in bpf/sockets.bpf.c) and their userspace
  * (observer/features/reqtime_stats.c) share: components, limits, the per-slot counter block,
- * the per-socket state and the --trace record. docs/observer.md ("Request timing") explains
+ * the per-socket state and the --trace record. docs/observer/request-timing.md explains
  * each figure.
  *
  * A slot is one (target port, protocol) pair: slot = 2 * port_index + (udp ? 1 : 0). Each slot
@@ -172,7 +172,7 @@ struct rt_foreign {
 _Static_assert(sizeof(struct rt_foreign_key) == 8, "rt_foreign_key layout");
 _Static_assert(sizeof(struct rt_foreign) == 24, "rt_foreign layout");
 
-/* Per-socket request state machine (docs/observer.md, "Request boundaries"). */
+/* Per-socket request state machine (docs/observer/request-timing.md, "Request boundaries"). */
 enum rt_state {
 	RT_IDLE = 0,	/* nothing pending */
 	RT_QUEUED,	/* bytes arrived, not read yet */
@@ -194,7 +194,7 @@ enum rt_state {
 #define RT_F_UDP_UNPAIRED 256
 
 /* TLS connections: where the handshake is (rt_tcp_sock.tls), moved along by the record headers
- * the server reads and by its writes (bpf/req_tls.bpf.h; docs/observer.md, "TLS"). */
+ * the server reads and by its writes (bpf/req_tls.bpf.h; docs/observer/tls-http2.md, "TLS"). */
 enum rt_tls_phase {
 	RT_TLS_NONE = 0,  /* not TLS (or not known yet) */
 	RT_TLS_HELLO,	  /* the ClientHello is read; the server's first flight is due */

@@ -3,7 +3,7 @@
  * TLS plaintext through uprobes on OpenSSL's libssl (bpf/req_ssl.bpf.h): what the uprobe
  * programs keep per thread (an SSL call under way), per SSL object (its socket) and per
  * connection (the plaintext's walk), and the pure steps they take on the plaintext (the same
- * code runs in the unit tests, tests/unit/test_ssl.c). docs/observer.md, "TLS plaintext",
+ * code runs in the unit tests, tests/unit/test_ssl.c). docs/observer/tls-http2.md, "TLS plaintext",
  * explains the figures.
  *
  * A TLS connection's first plaintext read decides its protocol: the HTTP/2 client preface makes

@@ -2,7 +2,7 @@
 /*
  * TLS handshakes, told apart from requests: the step of the handshake a record moves a
  * connection to (bpf/req_tls.bpf.h walks the record headers a server reads; the same code runs
- * in the unit tests, tests/unit/test_tls.c). docs/observer.md, "TLS", explains the table.
+ * in the unit tests, tests/unit/test_tls.c). docs/observer/tls-http2.md, "TLS", explains the table.
  *
  * The phases are enum rt_tls_phase (include/loadlens/reqtime.h); a server's write moves HELLO
  * to HELLO_ANS, KEX to KEX_ANS and TICKETS to TICKETS_W (ll_tls_wrote()).

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The interval record's data (docs/observer.md, "NDJSON"), which the features fill each tick
- * (features/feature.h, struct obs_tick.rec) and output/interval_record.c writes: what only the
+ * The interval record's data (docs/observer/forensics.md, "NDJSON"), which the features fill each
+ * tick (features/feature.h, struct obs_tick.rec) and output/interval_record.c writes: what only the
  * record says, beside the rules' snapshot of the same interval (rules/snapshot.h), from which the
  * record takes the interval's time, accepted connections, TIME_WAIT entries, CPU wait and the
  * system's files.

@@ -143,8 +143,8 @@ json_t *obs_reqtime_fmt_interval(const struct obs_reqtime *rt, const struct obs_
  * h2_status.h), NULL where they are not read. */
 int obs_reqtime_fmt_summary(FILE *out, const struct obs_reqtime *rt, const struct obs_reqtime_stats *st,
 			    const struct obs_h2_status_counts *h2);
-/* "request_timing" (docs/observer.md) of the totals st, the statuses h2 (or NULL) and the kept
- * interval records. */
+/* "request_timing" (docs/observer/request-timing.md) of the totals st, the statuses h2 (or NULL)
+ * and the kept interval records. */
 int obs_reqtime_fmt_json_add(json_t *root, const struct obs_reqtime *rt,
 			const struct obs_reqtime_stats *st, const struct obs_h2_status_counts *h2,
 			json_t *intervals);

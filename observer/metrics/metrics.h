@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The metrics exposition (--metrics, docs/observer.md "Metrics endpoint"): pure functions of a
+ * The metrics exposition (--metrics, docs/observer/metrics.md): pure functions of a
  * plain-data scrape snapshot (struct obs_mx_snap, filled by observer/metrics/metrics_src.c),
  * written in the Prometheus text format 0.0.4 or in OpenMetrics 1.0 (ending "# EOF"). Classic
  * histogram buckets are derived from the shared log-linear histogram (include/loadlens/hist.h):
@@ -178,7 +178,7 @@ struct obs_mx_snap {
 	double uptime_s;
 };
 
-/* The stable finding kinds (docs/observer.md, findings contract), always exposed, 0 if idle. */
+/* The stable finding kinds (docs/observer/findings.md), always exposed, 0 if idle. */
 extern const char *const obs_mx_finding_kinds[];
 extern const size_t obs_mx_nfinding_kinds;
 

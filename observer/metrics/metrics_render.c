@@ -220,8 +220,8 @@ static void findings(struct obs_mx_buf *b, enum obs_mx_format f, const struct ob
 	size_t i, j;
 
 	obs_mx_family(b, f, "loadlens_findings", "gauge",
-		      "Findings of a kind that held in the latest interval (docs/observer.md, "
-		      "Findings).");
+		      "Findings of a kind that held in the latest interval "
+		      "(docs/observer/findings.md).");
 	for (i = 0; i < obs_mx_nfinding_kinds; i++) {
 		for (active = 0, j = 0; j < s->nkinds; j++)
 			if (!strcmp(s->kind[j].kind, obs_mx_finding_kinds[i]))

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What a scrape of --metrics reads (docs/observer.md, "Metrics endpoint"): the kernel counters
+ * What a scrape of --metrics reads (docs/observer/metrics.md): the kernel counters
  * and histograms live, into its own buffers (the features' interval snapshots are not touched),
  * and what only a tick takes (the socket census, fd counts, findings) from the latest tick. It
  * fills the plain-data struct obs_mx_snap that observer/metrics/metrics_render.c writes out.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The NDJSON interval record (docs/observer.md, "NDJSON"), written by a pure function of the
- * interval's data (features/record.h, and the rules' snapshot it points to), which the features
+ * The NDJSON interval record (docs/observer/forensics.md, "NDJSON"), written by a pure function of
+ * the interval's data (features/record.h, and the rules' snapshot it points to), which the features
  * fill; observer/main.c's loop writes it through this.
  */
 #ifndef LOADLENS_OBSERVER_INTERVAL_RECORD_H

@@ -2,7 +2,7 @@
 /*
  * The --ndjson file: one record a line, interval records ("type":"interval") and finding events
  * ("type":"finding"). The first write error is said once on stderr and kept: the run then exits
- * non-zero (docs/observer.md).
+ * non-zero (docs/observer/forensics.md).
  */
 #ifndef LOADLENS_OBSERVER_OUTPUT_NDJSON_H
 #define LOADLENS_OBSERVER_OUTPUT_NDJSON_H

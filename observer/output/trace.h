@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * --trace FILE: a thread that drains the request-timing ring buffer into a CSV file, one sampled
- * request per line, on CLOCK_MONOTONIC (format in docs/observer.md, "--trace").
+ * request per line, on CLOCK_MONOTONIC (format in docs/observer/request-timing.md, "--trace").
  */
 #ifndef LOADLENS_OBSERVER_TRACE_H
 #define LOADLENS_OBSERVER_TRACE_H

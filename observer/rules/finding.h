@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A finding: {kind, severity, text, evidence}, the findings contract of docs/observer.md. Rules
- * (observer/rules/rules_*.c) add the findings that hold in an interval to a list; the run's log
- * (observer/rules/findings_log.c) remembers when each one was first and last seen.
+ * A finding: {kind, severity, text, evidence}, the findings contract of docs/observer/findings.md.
+ * Rules (observer/rules/rules_*.c) add the findings that hold in an interval to a list; the run's
+ * log (observer/rules/findings_log.c) remembers when each one was first and last seen.
  */
 #ifndef LOADLENS_OBSERVER_RULES_FINDING_H
 #define LOADLENS_OBSERVER_RULES_FINDING_H

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Findings as text and JSON: the live line on stderr, the NDJSON event record, the summary's
- * list and the JSON "findings" array (docs/observer.md). Pure functions of the findings log.
+ * list and the JSON "findings" array (docs/observer/findings.md). Pure functions of the findings
+ * log.
  */
 #ifndef LOADLENS_OBSERVER_RULES_FINDINGS_OUT_H
 #define LOADLENS_OBSERVER_RULES_FINDINGS_OUT_H

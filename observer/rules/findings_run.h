@@ -25,7 +25,7 @@ void obs_findings_run_free(struct obs_findings_run *r);
 struct obs_snap *obs_findings_snap(struct obs_findings_run *r);
 /* Run the rules on it (t: seconds since start) and say the news. Returns 0 or the NDJSON error. */
 int obs_findings_tick(struct obs_findings_run *r);
-/* The summary's "findings:" block; the JSON array ("findings", docs/observer.md). */
+/* The summary's "findings:" block; the JSON array ("findings", docs/observer/findings.md). */
 int obs_findings_summary(const struct obs_findings_run *r, FILE *out);
 json_t *obs_findings_json(const struct obs_findings_run *r);
 /* The findings that held in the latest interval (for --metrics): up to max into out; returns

@@ -93,7 +93,7 @@ rc=0
 [ "$(wc -l <"$LL_TMP/native.err")" = 1 ] || fail "https with --http-engine native: not one line"
 
 # h2c (prior knowledge) on a plain listener. libcurl before 8.0.0 cannot reuse an h2c connection
-# (curl issue #10634): the driver refuses keep-alive there (64, one line) and --new-conn works.
+# (github.com/curl/curl/issues/10634): the driver refuses keep-alive there (64, one line) and --new-conn works.
 rc=0
 "$D" "http://127.0.0.1:$H2C/" -c 4 -n 1 --http2 --http-engine curl -q >"$LL_TMP/h2c.out" 2>"$LL_TMP/h2c.err" || rc=$?
 if [ "$rc" = 64 ]; then

@@ -50,6 +50,7 @@ dpkg-deb -c "$deb" | awk '{ print $6 }' | sed 's|^\./|/|' >"$LL_TMP/contents"
 for f in /usr/bin/loadlens-driver /usr/bin/loadlens-refserver /usr/sbin/loadlens-observer \
 	/usr/share/man/man1/loadlens-driver.1.gz /usr/share/man/man1/loadlens-refserver.1.gz \
 	/usr/share/man/man8/loadlens-observer.8.gz /usr/share/doc/loadlens/observer.md \
+	/usr/share/doc/loadlens/observer/findings.md /usr/share/doc/loadlens/driver/protocols.md \
 	/usr/share/doc/loadlens/packaging.md /usr/share/doc/loadlens/copyright \
 	/usr/share/doc/loadlens/changelog.gz /usr/lib/systemd/system/loadlens-observer.service \
 	/etc/default/loadlens-observer /usr/share/bash-completion/completions/loadlens-observer \

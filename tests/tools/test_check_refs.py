@@ -33,13 +33,14 @@ class CheckRefsTest(unittest.TestCase):
 
 	def test_relative_links_and_code_spans(self):
 		d = self.repo({
-			"docs/kernels.md": "",
+			"docs/kernels.md": "## How\n",
 			"tools/loadlens": "",
 			".ci/run": "",
 			"docs/a.md": "[r](../README.md) [k](kernels.md#how) [u](https://x.org/a.md) [h](#x)\n"
 				     "`tools/loadlens test`, `.ci/run`, `build/bin`, `tests/integration/test_*.sh`,"
 				     " `ctest -R tools/stale_refs`\n"
-				     "[gone](gone.md) `tools/nothere` tests/integration/x.js [o](../../up.md)\n",
+				     "[gone](gone.md) `tools/nothere` tests/integration/x.js [o](../../up.md)\n"
+				     "## X\n",
 			"README.md": "[d](docs/nope.md) `.ci/gone`\n",
 			"observer/a.c": "/* ../shared/STYLE.md */\n",
 		})
@@ -52,6 +53,23 @@ class CheckRefsTest(unittest.TestCase):
 			("docs/a.md", 3, "tests/integration/x.js", "no such file"),
 			("docs/a.md", 3, "tools/nothere", "no such file"),
 			("observer/a.c", 1, "../shared/STYLE.md", "outside the repository"),
+		])
+
+	def test_sections_and_anchors(self):
+		d = self.repo({
+			"docs/obs.md": "# Obs\n## Layout (where things are)\n## `--trace FILE`\n```\n## Not\n```\n"
+				       "**When a reply is timed.** text\n",
+			"bench/x.sh": '# docs/obs.md, "Layout"; docs/obs.md ("--trace", "When a reply is timed")\n'
+				      '# docs/obs.md, "Not"; docs/obs.md "Lay"\n',
+			"docs/a.md": "[l](obs.md#layout-where-things-are) [t](obs.md#--trace-file) "
+				     "[n](obs.md#when-a-reply-is-timed) [g](obs.md#gone)\n",
+		})
+		bad = sorted((f, n, r) for f, n, r, _ in check_refs.stale(d))
+		self.assertEqual(bad, [
+			("bench/x.sh", 2, 'docs/obs.md, "Lay"'),
+			("bench/x.sh", 2, 'docs/obs.md, "Not"'),
+			("docs/a.md", 1, "obs.md#gone"),
+			("docs/a.md", 1, "obs.md#when-a-reply-is-timed"),
 		])
 
 	def test_good_references_pass(self):

@@ -2,7 +2,7 @@
 /*
  * The forensics NDJSON interval record (observer/output/interval_record.c) from synthetic
  * snapshots (the record's own and the rules' snapshot of the interval): every key of the schema
- * in docs/observer.md, in its order, and the record's shape when the census is deferred,
+ * in docs/observer/forensics.md, in its order, and the record's shape when the census is deferred,
  * failed, or the first one. No root, no kernel.
  */
 #include <setjmp.h>

@@ -33,7 +33,7 @@ static void test_proto(void **state)
 	/* the preface alone, in a read of its own */
 	assert_int_equal(proto_of(H2_FIRST, LL_H2_PREFACE_LEN), LL_SSL_PROTO_H2);
 	assert_int_equal(proto_of(H1_GET, sizeof(H1_GET) - 1), LL_SSL_PROTO_H1);
-	/* a preface cut short by the read is taken for HTTP/1.1 (a limit docs/observer.md names) */
+	/* a preface cut short by the read is taken for HTTP/1.1 (docs/observer/tls-http2.md) */
 	assert_int_equal(proto_of(H2_FIRST, 16), LL_SSL_PROTO_H1);
 	/* the server's first write on an HTTP/2 connection: SETTINGS on stream 0, which
 	 * req_ssl.bpf.h walks before the client's preface is read */

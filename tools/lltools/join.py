@@ -27,7 +27,7 @@ def _sum(h):
 
 
 def join_level(drv, obs, port, proto, level=None):
-	"""One load level as a dict (see docs/loadlens.md, "loadlens run --json")."""
+	"""One load level as a dict (see docs/loadlens.md, "JSON")."""
 	schema.check_driver(drv)
 	rtt = _h(drv, "latency_uncorrected") or _h(drv, "latency")
 	d = {

@@ -11,7 +11,7 @@ SLACK = 0.1	# scheduling jitter allowed on top of 2 intervals, s
 # emulated CPU (qemu TCG: LL_EMULATED_CPU=1, set by tools/kernels/guest.py) one interval more:
 # there a freshly started server can take 0.5 s to accept its first connections, so the first
 # requests wait in the accept queue, which the client sees and the socket-queue rules do not
-# (docs/kernels.md, "Two timing limits are loosened").
+# (docs/kernels.md, "Three timing limits are loosened").
 EMULATED_CPU = os.environ.get("LL_EMULATED_CPU") == "1"
 LATE_LIMIT = (3 if EMULATED_CPU else 2) * INTERVAL + SLACK
 POLL = 0.05	# onset probes' period, s

@@ -3,11 +3,12 @@
 
     harness.py NAME        run one scenario (scenarios.py); exit 0 pass, 1 fail, 77 skip
     harness.py --list      the scenario names, one a line (tests/CMakeLists.txt reads them)
-    harness.py --table DIR... a markdown table of the results saved in each DIR
+    harness.py --table [DIR...] the scenario table of the docs, with an outcome column for the
+                              results saved in each DIR
 
 Every scenario runs in a network namespace of its own (loopback only, its own sysctls and
 counters), with a real server, a real load and the observer inside it. The findings contract
-(docs/observer.md, "Scenario matrix") is what is checked:
+(docs/observer/scenarios.md, "Scenario matrix") is what is checked:
 - healthy: no finding of severity warning or critical, and exactly the notes expected;
 - sick: each expected kind as a live NDJSON event record and a '[HH:MM:SS] text' line on the
   observer's stderr, with t at most 2 intervals (+ SLACK; one interval more under an emulated
@@ -343,10 +344,10 @@ def main():
 		for sc in scenarios.SCENARIOS:
 			print(sc["name"])
 		return 0
-	if len(args) >= 2 and args[0] == "--table":
+	if args and args[0] == "--table":
 		return table(args[1:])
 	if len(args) != 1:
-		print("usage: harness.py NAME | --list | --table DIR", file=sys.stderr)
+		print("usage: harness.py NAME | --list | --table [DIR...]", file=sys.stderr)
 		return 64
 	byname = {sc["name"]: sc for sc in scenarios.SCENARIOS}
 	if args[0] not in byname:
