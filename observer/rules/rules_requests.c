@@ -115,6 +115,53 @@ static bool cpu_waited_all(const struct obs_snap_hist *h)
 	return true;
 }
 
+/* The targets' threads waited for a CPU as long as they ran, or longer, while they did not keep
+ * their CPUs busy themselves: other work holds the CPUs (or a quota throttles them). */
+static bool cpu_contended(const struct obs_snap *s)
+{
+	return s->cpu_on && s->cpu_cpus && s->cpu_waiting >= OBS_RULE_CPU_CONTENDED &&
+	       s->cpu_waiting >= s->cpu_running && !cpu_waited(s);
+}
+
+static bool cpu_contended_all(const struct obs_snap_hist *h)
+{
+	const struct obs_snap *s;
+	unsigned int b;
+
+	for (b = 0; b < OBS_RULE_SAT_INTERVALS; b++)
+		if (!(s = obs_snap_at(h, b)) || !cpu_contended(s))
+			return false;
+	return true;
+}
+
+/* A queue that would name the workers, but the serving threads waited for CPUs that others hold:
+ * the CPU (cpu_saturation, "contended"), never "add workers". */
+static void cpu_contended_finding(const struct obs_snap *now, const struct obs_snap_slot *sl,
+				  const char *key, struct obs_findings *out)
+{
+	char a[32], b[32], lost[96] = "";
+
+	if (now->cpu_lost >= 0.05)
+		snprintf(lost, sizeof(lost), "; %.1f CPU stolen or in interrupts",
+			 now->cpu_lost);
+	obs_findings_add(out, "cpu_saturation", OBS_SEV_WARNING, "",
+			 json_pack("{s:s, s:b, s:f, s:f, s:f, s:i, s:i, s:f, s:f}", "source",
+				   "schedstat", "contended", 1, "waiting", now->cpu_waiting,
+				   "running", now->cpu_running, "lost", now->cpu_lost, "cpus",
+				   (int)now->cpu_cpus, "processes", (int)now->cpu_procs,
+				   "queue_p50", sl->queue_p50_ns, "service_p50", sl->service_p50_ns),
+			 "cpu: requests on %s wait %.0fx their service time in the socket queue "
+			 "(queue p50 %s, service p50 %s) while the server's threads waited for a CPU "
+			 "longer than they ran (on average %.2f of them waited on a run queue, %.2f "
+			 "ran, on %u CPU%s%s): other work holds the CPUs, or a CPU quota throttles "
+			 "the server; more workers would not help: give it CPUs (move or limit what "
+			 "else runs there, raise its quota) or reduce load", key,
+			 sl->service_p50_ns > 0 ? sl->queue_p50_ns / sl->service_p50_ns : 0,
+			 obs_rule_ns(sl->queue_p50_ns, a, sizeof(a)),
+			 obs_rule_ns(sl->service_p50_ns, b, sizeof(b)), now->cpu_waiting,
+			 now->cpu_running, now->cpu_cpus, now->cpu_cpus == 1 ? "" : "s", lost);
+}
+
 /* Requests queue on a slot and the serving processes wait for a CPU: the CPU, not the workers. */
 static void cpu_waiting_finding(const struct obs_snap *now, const struct obs_snap_slot *sl,
 				const char *key, struct obs_findings *out)
@@ -289,6 +336,10 @@ static void not_cpu(const struct obs_snap *now, char *rq, size_t len)
 	if (now->runq_on && now->runq_p50_ns >= 0)
 		snprintf(rq, len, "; run-queue wait p50 %s: not the CPU",
 			 obs_rule_ns(now->runq_p50_ns, c, sizeof(c)));
+	else if (now->cpu_on && cpu_contended(now))
+		/* this interval only: the workers, and the CPU too */
+		snprintf(rq, len, "; their threads also waited for a CPU %.2f on average (%.2f "
+			 "ran) this interval", now->cpu_waiting, now->cpu_running);
 	else if (now->cpu_on)
 		snprintf(rq, len, "; their threads waited for a CPU %.2f on average (%.2f ran): "
 			 "not the CPU", now->cpu_waiting, now->cpu_running);
@@ -340,6 +391,12 @@ void obs_rule_saturation(const struct obs_snap_hist *h, struct obs_findings *out
 		}
 		if (forked_per_request(h, sl)) {
 			fork_wait_finding(now, sl, key, out);
+			continue;
+		}
+		if (cpu_contended_all(h)) {
+			if (!named)
+				cpu_contended_finding(now, sl, key, out);
+			named = true;
 			continue;
 		}
 		obs_findings_add(out, "worker_saturation", OBS_SEV_WARNING, key,

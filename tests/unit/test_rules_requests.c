@@ -103,8 +103,9 @@ RULES_TEST(test_cpu_or_workers_schedstat)
 	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
 	assert_null(obs_findings_find(&r->fs, "worker_saturation", NULL));
 	/* the same backends running 0.63 of their CPU: the hypervisor's steal took 0.30, which no
-	 * thread could have: still the CPU; without that time counted, no cpu_saturation (0.63 of
-	 * a whole CPU is not the server carrying it) */
+	 * thread could have: still the CPU; without that time counted, 0.63 of a whole CPU is not
+	 * the server carrying it, but its threads waiting 33.5 for the rest is the CPU held by other
+	 * work: the contended text, and no "add workers" */
 	cpu_run(r, (struct cpu_seen){.queue = 6e6, .service = 100e3, .waiting = 33.5,
 				     .running = 0.63, .lost = 0.30, .cpus = 1, .procs = 41});
 	f = rh_expect(r, "cpu_saturation", "");
@@ -112,13 +113,45 @@ RULES_TEST(test_cpu_or_workers_schedstat)
 					"CPU stolen or in interrupts), and requests"));
 	cpu_run(r, (struct cpu_seen){.queue = 6e6, .service = 100e3, .waiting = 33.5,
 				     .running = 0.63, .cpus = 1, .procs = 41});
-	rh_run(r);
-	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
+	f = rh_expect(r, "cpu_saturation", "");
+	assert_non_null(strstr(f->text, "other work holds the CPUs"));
+	assert_null(obs_findings_find(&r->fs, "worker_saturation", NULL));
 	/* threads waiting while the server ran on a third of its 2 CPUs (others took them: a
-	 * ramp of 100,000 connections from 5 drivers): not the server's CPU saturation */
+	 * ramp of 100,000 connections from 5 drivers): not the server carrying its CPUs, but the
+	 * CPUs all the same, held by other work; never "add workers" */
 	cpu_run(r, (struct cpu_seen){.queue = 80e6, .service = 1e6, .waiting = 3.8, .running = 0.6,
 				     .lost = 0.1, .cpus = 2, .procs = 21});
+	f = rh_expect(r, "cpu_saturation", "");
+	assert_null(obs_findings_find(&r->fs, "worker_saturation", NULL));
+	assert_string_equal(f->text,
+			    "cpu: requests on tcp/8000 wait 80x their service time in the socket "
+			    "queue (queue p50 80.0 ms, service p50 1.0 ms) while the server's threads "
+			    "waited for a CPU longer than they ran (on average 3.80 of them waited on "
+			    "a run queue, 0.60 ran, on 2 CPUs; 0.1 CPU stolen or in interrupts): other "
+			    "work holds the CPUs, or a CPU quota throttles the server; more workers "
+			    "would not help: give it CPUs (move or limit what else runs there, raise "
+			    "its quota) or reduce load");
+	assert_true(json_is_true(json_object_get(f->evidence, "contended")));
+	/* nginx's 2 workers beside 3 helpers' builds: 0.39 waiting, 0.19 running */
+	cpu_run(r, (struct cpu_seen){.queue = 23e6, .service = 10e3, .waiting = 0.39,
+				     .running = 0.19, .cpus = 2, .procs = 3});
+	rh_expect(r, "cpu_saturation", "");
+	assert_null(obs_findings_find(&r->fs, "worker_saturation", NULL));
+	/* a full pool whose threads ran more than they waited: the workers */
+	cpu_run(r, (struct cpu_seen){.queue = 80e6, .service = 1e6, .waiting = 0.5, .running = 1.2,
+				     .cpus = 2, .procs = 1});
 	rh_expect(r, "worker_saturation", "tcp/8000");
+	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
+	/* contended in the newer interval only: the workers, and the wait said, not denied */
+	cpu_run(r, (struct cpu_seen){.queue = 80e6, .service = 1e6, .waiting = 0.02,
+				     .running = 0.01, .cpus = 2, .procs = 1});
+	s = (struct obs_snap *)obs_snap_at(&r->h, 0);
+	s->cpu_waiting = 0.8;
+	s->cpu_running = 0.3;
+	rh_run(r);
+	f = rh_expect(r, "worker_saturation", "tcp/8000");
+	assert_non_null(strstr(f->text, "their threads also waited for a CPU 0.80 on average "
+					"(0.30 ran) this interval"));
 	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
 }
 
