@@ -129,15 +129,17 @@ def main():
     corrected = obs_mean - off_mean + end_ns
     diff = 100.0 * (corrected - et_mean) / et_mean
     first = slot["service_time"]
+    et_p50 = statistics.median(etimes)
+    p50diff = 100.0 * (last["p50"] - statistics.median(start) + end_ns - et_p50) / et_p50
     print(f"{name}: requests {slot['requests']} = {srch} searches + {bind} binds;"
           f" observer service to the last write mean {us(obs_mean):.1f} us"
           f" p50 {us(last['p50']):.1f}, to the first write mean"
           f" {us(first['sum'] / first['count']):.1f} p50 {us(first['p50']):.1f};"
-          f" slapd etime mean {us(et_mean):.1f} p50 {us(statistics.median(etimes)):.1f};"
+          f" slapd etime mean {us(et_mean):.1f} p50 {us(et_p50):.1f};"
           f" start offset (o_time - read) mean {us(off_mean):.1f} p50"
           f" {us(statistics.median(start)):.1f}; raw {100.0 * (obs_mean - et_mean) / et_mean:+.1f}%,"
           f" less the start offset {100.0 * (obs_mean - off_mean - et_mean) / et_mean:+.1f}%,"
-          f" plus {end_us} us at the end {diff:+.1f}%")
+          f" plus {end_us} us at the end {diff:+.1f}% (p50s so: {p50diff:+.1f}%)")
     if bad:
         sys.exit("\n".join(f"{name}: {b}" for b in bad))
     if abs(diff) > pct:
@@ -148,4 +150,8 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except (OSError, ValueError, KeyError, StopIteration) as e:
+        print(f"slapd_etime.py: cannot read the inputs: {e!r}", file=sys.stderr)
+        sys.exit(64)
