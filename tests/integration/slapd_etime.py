@@ -29,11 +29,11 @@ import sys
 
 LINE = re.compile(r"^([0-9a-f]+)\.([0-9a-f]+) \S+ conn=(\d+) (.*)$")
 RESULT = re.compile(r"^op=(\d+) (SEARCH RESULT|RESULT) tag=\d+ err=\d+ qtime=\S+ etime=(\d+)\.(\d+) ")
-ACCEPT = re.compile(r"^fd=\d+ ACCEPT from IP=[^:]+:(\d+) ")
+ACCEPT = re.compile(r"^fd=(\d+) ACCEPT from IP=[^:]+:(\d+) ")
 
 
 def slapd_log(path):
-    """({(conn, op): (o_time ns, etime ns)}, {conn: client port}, searches, binds)"""
+    """({(conn, op): (o_time ns, etime ns)}, {conn: (client port, fd)}, searches, binds)"""
     ops, ports, srch, bind = {}, {}, 0, 0
     with open(path, errors="replace") as f:
         for line in f:
@@ -53,7 +53,7 @@ def slapd_log(path):
                 continue
             a = ACCEPT.match(rest)
             if a:
-                ports[conn] = int(a.group(1))
+                ports[conn] = (int(a.group(2)), int(a.group(1)))
     return ops, ports, srch, bind
 
 
@@ -106,7 +106,7 @@ def main():
     if traced != slot["requests"] or slot["trace_lost"]:
         bad.append(f"trace: {traced} requests of {slot['requests']}, {slot['trace_lost']} lost")
     start, etimes = [], []
-    for conn, cport in ports.items():
+    for conn, (cport, _) in ports.items():
         for k, read in enumerate(reads.get(cport, [])):
             op = ops.get((conn, k))
             if op is None:
