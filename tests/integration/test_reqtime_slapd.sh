@@ -10,13 +10,15 @@
 # write: 3 us is added. Without them the observer is +3.7..+5.3% of etime on this host.
 # Healthy: 16 connections, slapd's default threads. Saturated: "threads 2", slapd pinned to CPU 0
 # and 256 connections from CPU 1, so that the searches queue before slapd reads them (socket-queue
-# wait p50 over 1 ms; slapd's qtime stays a few us: the thread that reads a PDU runs it). slapd
-# runs at SCHED_FIFO where allowed, as the reference server does in test_reqtime_tcp_accuracy.sh:
-# a preemption on the way out of the last write() falls in etime and not in the observer's window
-# (one on the way out of the first read falls in the start offset, and is removed with it). A
-# case whose timing misses runs up to twice more, its counts exact each time. ~15-30 s.
+# wait p50 over 1 ms, worker_saturation named, none in the healthy run; slapd's qtime stays a few
+# us: the thread that reads a PDU runs it). slapd runs at SCHED_FIFO where allowed, as the
+# reference server does in test_reqtime_tcp_accuracy.sh: a preemption on the way out of the last
+# write() falls in etime and not in the observer's window (one on the way out of the first read
+# falls in the start offset, and is removed with it). A case whose timing misses runs up to twice
+# more, its counts exact each time. ~15-30 s.
 . "$(dirname "$0")/lib.sh"
 require_bpf loadlens-observer loadlens-driver
+command -v jq >/dev/null || skip "jq is not installed"
 SLAPD=$(command -v slapd || echo /usr/sbin/slapd)
 [ -x "$SLAPD" ] && [ -x "$(command -v slapadd || echo /usr/sbin/slapadd)" ] ||
 	skip "needs slapd (PACKAGES in tools/loadlens)"
@@ -45,7 +47,7 @@ case_() {
 	start "slapd_$name" "${pin[@]}" "${RT[@]}" "$SLAPD" -h "ldap://127.0.0.1:$port/" \
 		-f "$dir/slapd.conf" -d 256
 	wait_for "slapd_$name" "slapd starting" 30
-	start_observer "obs_$name" "$port" --interval 0 --trace "$LL_TMP/trace_$name.csv"
+	start_observer "obs_$name" "$port" --trace "$LL_TMP/trace_$name.csv"
 	if [ -n "${pin[*]}" ]; then DRV=(taskset -c 1); else DRV=(); fi
 	timeout 300 "${DRV[@]}" "$LOADLENS_BIN/loadlens-driver" "tcp://127.0.0.1:$port" --proto ldap \
 		--base ou=people,dc=example,dc=com --filter '(uid=user{{rand:0-9999}})' -c "$c" -n "$N" \
@@ -79,4 +81,10 @@ rc=0
 	2 3 >"$LL_TMP/mixed.out" 2>&1 || rc=$?
 [ "$rc" = 1 ] && grep -q "observer counted" "$LL_TMP/mixed.out" ||
 	fail "the check passed (exit $rc) on another run's log: $(cat "$LL_TMP/mixed.out")"
+# the queue before slapd's reads is the observer's worker_saturation; the healthy run has none
+sat='[.findings[] | select(.kind == "worker_saturation")] | length'
+[ "$(jq "$sat" "$LL_TMP/obs_$H.json")" = 0 ] ||
+	fail "healthy: worker_saturation named: $(jq -c '[.findings[] | .text]' "$LL_TMP/obs_$H.json")"
+[ "$(jq "$sat" "$LL_TMP/obs_$LAST.json")" -ge 1 ] ||
+	fail "saturated: no worker_saturation: $(jq -c '[.findings[] | .text]' "$LL_TMP/obs_$LAST.json")"
 pass "slapd: requests equal its stats log; service within 2% of etime, healthy and saturated"
