@@ -28,17 +28,18 @@ CACHE = os.environ.get("LOADLENS_KERNEL_CACHE", "/var/cache/loadlens/kernels")
 SYSROOT = os.environ.get("LOADLENS_ARM64_SYSROOT", os.path.join(CACHE, "sysroot-arm64"))
 # a kernel series -> the Debian metapackage whose dependency names the exact kernel package
 SERIES = {"6.1": "linux-image-arm64", "6.12": "linux-image-6.12-arm64"}
-# the cross build's libraries (tools/loadlens' PACKAGES, their -dev halves) and what the guest's
+# the cross build's libraries (tools/loadlens' PACKAGES, their -dev halves; cmocka: the tests'
+# helpers, ll_bpf_probe, build with the unit tests) and what the guest's
 # checks run: python3, bash, iproute2 (namespaces), jq, util-linux (taskset), mount, procps,
 # busybox-static (the initramfs), kmod (modprobe)
 PACKAGES = [
 	"libc6-dev", "linux-libc-dev", "libstdc++-12-dev", "libbpf-dev", "libelf-dev", "zlib1g-dev",
 	"libuv1-dev", "libcurl4-openssl-dev", "libjansson-dev", "libmnl-dev", "libhttp-parser-dev",
 	"libnghttp2-dev", "libssl-dev", "libprotobuf-dev", "libprotoc-dev", "libldap-dev",
+	"libcmocka-dev",
 	"base-files", "base-passwd", "netbase", "libc-bin", "bash", "dash", "coreutils", "grep",
 	"sed", "mawk", "findutils", "mount", "hostname", "python3", "iproute2", "jq", "util-linux",
-	"procps",
-	"busybox-static", "kmod",
+	"procps", "busybox-static", "kmod",
 ]
 MIRRORS = ("http://deb.debian.org/debian bookworm main",
 	   "http://deb.debian.org/debian bookworm-updates main",
