@@ -10,7 +10,9 @@
 
 KERNEL is a series, 6.1 (the kernel linux-image-amd64 depends on: Debian 12's stock one) or
 6.12 (the one linux-image-6.12-amd64 depends on, from bookworm-security), or an exact package
-version such as 6.1.0-56-amd64. Nothing is installed: `apt-get download` fetches the package,
+version such as 6.1.0-56-amd64; arm64:6.1, arm64:6.12 or 6.1.0-56-arm64 boot Debian's arm64
+kernels under qemu-system-aarch64 on an arm64 root filesystem (arm64.py; the build:
+tools/loadlens cross arm64). Nothing is installed: `apt-get download` fetches the package,
 `dpkg -x` unpacks it under the cache (LOADLENS_KERNEL_CACHE, default /var/cache/loadlens/kernels),
 and an initramfs is built there from busybox-static and the kernel's own 9p, virtio and overlay
 modules. The guest's root is the host's `/`, shared read-only over 9p under a tmpfs overlay, so
@@ -381,9 +383,9 @@ def boot(kver, command, xdir=None, timeout=600, mem="4G", cpus=2, accel=None, en
 								       "single")]
 	with open(os.path.join(xdir, "cmd.sh"), "w") as f:
 		f.write(guest_script(command, cwd, genv))
-	cmdline = ("%s loglevel=4 panic=-1 ll.stage2=%s ll.xdir=%s ll.modules=%s %s %s" % (
-		console, os.path.join(HERE, "stage2.sh"), xdir, modules_dir(kver), shares,
-		append)).strip()
+	cmdline = " ".join(w for w in (console, "loglevel=4 panic=-1", "ll.stage2=" + os.path.join(
+		HERE, "stage2.sh"), "ll.xdir=" + xdir, "ll.modules=" + modules_dir(kver), shares,
+		append) if w)
 	qemu = [qbin, "-nodefaults", "-no-reboot", "-display", "none",
 		"-smp", str(cpus), "-m", mem,
 		"-kernel", vmlinuz(kver), "-initrd", initrd(kver), "-append", cmdline,
