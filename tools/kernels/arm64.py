@@ -138,7 +138,7 @@ def elf_machine(path):
 	return int.from_bytes(head[18:20], "little") if head[:4] == b"\x7fELF" else None
 
 
-def qemu_args(src, shares):
+def qemu_args(shares):
 	"""The machine's arguments, and the 9p shares besides the exchange directory: the root
 	filesystem (tag hostroot, as init.sh mounts it) and SHARES' (tag, host path) pairs, which
 	init.sh mounts read-only at the same path (ll.share=TAG:PATH)."""

@@ -370,7 +370,7 @@ def boot(kver, command, xdir=None, timeout=600, mem="4G", cpus=2, accel=None, en
 	if foreign:
 		# the arm64 root filesystem, and read-only beside it at their host paths: the source
 		# tree (the arm64 build in it) and the kernel's modules
-		machine, shares = arm64.qemu_args(SRC, [("src", SRC), ("mods", modules_dir(kver))])
+		machine, shares = arm64.qemu_args([("src", SRC), ("mods", modules_dir(kver))])
 		console = arm64.CONSOLE
 		cwd = cwd if (cwd + "/").startswith(SRC + "/") else SRC
 	else:
