@@ -115,12 +115,14 @@ static __always_inline struct sock *fd_to_sock(struct fdtable *fdt, long fd)
 	return LL_READ(struct socket, sock, sk);
 }
 
-/* The accept's listening fd: its first argument, in the registers saved at syscall entry. */
+/* The accept's listening fd: its first argument, in the registers saved at syscall entry
+ * (libbpf's PT_REGS_PARM1_SYSCALL names the register per architecture: rdi on x86-64, orig_x0 on
+ * arm64, whose x0 the return value overwrites). */
 static __always_inline long listen_fd(struct task_struct *task)
 {
 	struct pt_regs *regs = targ_pt_regs ? (struct pt_regs *)bpf_task_pt_regs(task) : NULL;
 
-	return regs ? (long)regs->di : -1; /* x86-64: arg 1 in rdi (bpf/vmlinux.h is x86-only) */
+	return regs ? (long)PT_REGS_PARM1_SYSCALL(regs) : -1;
 }
 
 /* The next three take a socket from fd_to_sock(). */

@@ -21,6 +21,9 @@
  */
 #ifndef LOADLENS_VMLINUX_H
 #define LOADLENS_VMLINUX_H
+/* bpf_tracing.h names the registers as the kernel does (di, not the uapi's rdi) after a
+ * vmlinux.h, which it knows by this macro */
+#define __VMLINUX_H__
 
 #include <linux/types.h>
 #include <linux/bpf.h>
@@ -234,7 +237,10 @@ struct trace_event_raw_inet_sock_set_state {
 	__u8 daddr_v6[16];
 };
 
-/* arch/x86/include/asm/ptrace.h: for bpf_tracing.h's PT_REGS_* on x86-64 */
+#if defined(__TARGET_ARCH_x86)
+/* arch/x86/include/asm/ptrace.h: for bpf_tracing.h's PT_REGS_* on x86-64 (elsewhere struct
+ * pt_regs stays incomplete: the programs read its registers only through bpf_tracing.h's
+ * PT_REGS_*_SYSCALL, which on arm64 name their own type, or under __TARGET_ARCH_x86) */
 struct pt_regs {
 	unsigned long r15;
 	unsigned long r14;
@@ -258,6 +264,7 @@ struct pt_regs {
 	unsigned long sp;
 	unsigned long ss;
 };
+#endif
 
 #ifndef BPF_NO_PRESERVE_ACCESS_INDEX
 #pragma clang attribute pop

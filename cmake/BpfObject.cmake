@@ -16,13 +16,14 @@ else()
 	set(BPF_TARGET_ARCH ${CMAKE_SYSTEM_PROCESSOR})
 endif()
 
-# clang -target bpf does not know the host's multiarch include directory (asm/types.h lives
-# there); ask the host compiler, the way libbpf-bootstrap does.
+# clang -target bpf does not know the target's multiarch include directory (asm/types.h lives
+# there); ask the C compiler, the way libbpf-bootstrap does. A cross build reads the headers of
+# its sysroot (cmake/toolchain-arm64.cmake).
 execute_process(COMMAND ${CMAKE_C_COMPILER} -print-multiarch
 		OUTPUT_VARIABLE BPF_MULTIARCH OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-set(BPF_SYS_INCLUDES -idirafter /usr/include)
+set(BPF_SYS_INCLUDES -idirafter ${CMAKE_SYSROOT}/usr/include)
 if(BPF_MULTIARCH)
-	list(APPEND BPF_SYS_INCLUDES -idirafter /usr/include/${BPF_MULTIARCH})
+	list(APPEND BPF_SYS_INCLUDES -idirafter ${CMAKE_SYSROOT}/usr/include/${BPF_MULTIARCH})
 endif()
 
 function(bpf_object name src)

@@ -10,7 +10,9 @@
 
 KERNEL is a series, 6.1 (the kernel linux-image-amd64 depends on: Debian 12's stock one) or
 6.12 (the one linux-image-6.12-amd64 depends on, from bookworm-security), or an exact package
-version such as 6.1.0-56-amd64. Nothing is installed: `apt-get download` fetches the package,
+version such as 6.1.0-56-amd64; arm64:6.1, arm64:6.12 or 6.1.0-56-arm64 boot Debian's arm64
+kernels under qemu-system-aarch64 on an arm64 root filesystem (arm64.py; the build:
+tools/loadlens cross arm64). Nothing is installed: `apt-get download` fetches the package,
 `dpkg -x` unpacks it under the cache (LOADLENS_KERNEL_CACHE, default /var/cache/loadlens/kernels),
 and an initramfs is built there from busybox-static and the kernel's own 9p, virtio and overlay
 modules. The guest's root is the host's `/`, shared read-only over 9p under a tmpfs overlay, so
@@ -41,7 +43,9 @@ import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import arm64  # noqa: E402
 import initramfs  # noqa: E402
+import matrix  # noqa: E402
 from initramfs import Skip  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -95,12 +99,14 @@ def last_line(text):
 
 def apt_env(kernel):
 	"""The environment apt runs in for KERNEL: the host's, or for a series of an older Debian
-	release (OLD_RELEASES) a private APT_CONFIG with that release's sources, lists and cache
-	under CACHE/apt-RELEASE (its lists fetched once)."""
+	release (OLD_RELEASES) or another architecture (arm64.py) a private APT_CONFIG with that
+	release's sources, lists and cache under CACHE/apt-RELEASE[-ARCH] (its lists fetched once)."""
 	rel = OLD_RELEASES.get(series(kernel))
-	if not rel:
+	foreign = arm64.is_arm64(kernel)
+	if not rel and not foreign:
 		return None
-	d = os.path.join(CACHE, "apt-" + rel)
+	rel = rel or "bookworm"
+	d = os.path.join(CACHE, "apt-" + rel + ("-arm64" if foreign else ""))
 	conf = os.path.join(d, "apt.conf")
 	for sub in ("lists/partial", "cache/archives/partial", "sources.list.d"):
 		os.makedirs(os.path.join(d, sub), exist_ok=True)
@@ -112,9 +118,11 @@ def apt_env(kernel):
 			'Dir::Etc::SourceParts "%s/sources.list.d";\n'
 			'Dir::State::Lists "%s/lists";\n'
 			'Dir::Cache "%s/cache";\n' % (d, d, d, d))
+		f.write(arm64.apt_config() if foreign else "")
 	env = dict(os.environ, APT_CONFIG=conf)
 	if not glob.glob(os.path.join(d, "lists", "*_Packages*")):
-		say("fetching %s's package lists into %s (a private APT_CONFIG)" % (rel, d))
+		say("fetching %s's %spackage lists into %s (a private APT_CONFIG)" % (
+			rel, "arm64 " if foreign else "", d))
 		try:
 			sh(["apt-get", "update", "-qq"], env=env, timeout=600)
 		except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as e:
@@ -125,17 +133,21 @@ def apt_env(kernel):
 
 def resolve(kernel):
 	"""The exact kernel version (e.g. 6.1.0-56-amd64) for a series or a version."""
-	if kernel not in SERIES:
-		if not re.fullmatch(r"\d+\.\d+[\w.+~-]*-amd64", kernel):
-			raise ValueError("unknown kernel '%s': %s or a version such as "
-					 "6.1.0-56-amd64" % (kernel, ", ".join(SERIES)))
-		return kernel
-	meta = SERIES[kernel]
+	arch = "arm64" if arm64.is_arm64(kernel) else "amd64"
+	table = arm64.SERIES if arch == "arm64" else SERIES
+	name = arm64.series_of(kernel)
+	if name not in table:
+		if not re.fullmatch(r"\d+\.\d+[\w.+~-]*-(amd64|arm64)", name):
+			raise ValueError("unknown kernel '%s': %s, %s or a version such as "
+					 "6.1.0-56-amd64" % (kernel, ", ".join(SERIES), ", ".join(
+						 arm64.PREFIX + k for k in arm64.SERIES)))
+		return name
+	meta = table[name]
 	env = apt_env(kernel)
 	for attempt in (1, 2):
 		out = subprocess.run(["apt-cache", "depends", meta], stdout=subprocess.PIPE,
 				     stderr=subprocess.DEVNULL, text=True, env=env).stdout
-		m = re.search(r"Depends: linux-image-(%s[\w.+~-]*-amd64)$" % re.escape(kernel),
+		m = re.search(r"Depends: linux-image-(%s[\w.+~-]*-%s)$" % (re.escape(name), arch),
 			      out, re.M)
 		if m:
 			return m.group(1)
@@ -149,7 +161,7 @@ def resolve(kernel):
 					   (kernel, meta, last_line(getattr(e, "output", ""))))
 	raise Skip("cannot resolve the %s kernel: apt knows no %s with a dependency on "
 		   "linux-image-%s* (is bookworm%s in the apt sources?)" %
-		   (kernel, meta, kernel, "-security" if kernel == "6.12" else ""))
+		   (kernel, meta, name, "-security" if name == "6.12" else ""))
 
 
 def kernel_dir(kver):
@@ -170,14 +182,21 @@ def initrd(kver):
 
 # --- fetch: apt-get download, dpkg -x, depmod, initramfs ---
 
-def require_tools():
+def busybox(kver):
+	"""The static busybox of the initramfs: the host's, or the arm64 root filesystem's."""
+	return os.path.join(arm64.sysroot(), "bin/busybox") if arm64.is_arm64(kver) else \
+		"/bin/busybox"
+
+
+def require_tools(kver):
 	for tool, pkg in (("apt-get", "apt"), ("dpkg", "dpkg"), ("depmod", "kmod"),
 			  ("modprobe", "kmod")):
 		if not shutil.which(tool) and not shutil.which(tool, path="/usr/sbin:/sbin"):
 			raise Skip("%s is not installed (Debian package %s)" % (tool, pkg))
-	if not os.path.exists("/bin/busybox") or not static_elf("/bin/busybox"):
-		raise Skip("the initramfs needs a static /bin/busybox: apt-get install "
-			   "busybox-static (tools/loadlens setup installs it)")
+	bb = busybox(kver)
+	if not os.path.exists(bb) or not static_elf(bb):
+		raise Skip("the initramfs needs a static %s: apt-get install busybox-static "
+			   "(tools/loadlens setup installs it)" % bb)
 
 
 def static_elf(path):
@@ -196,8 +215,8 @@ def static_elf(path):
 
 def fetch(kernel):
 	"""Download and prepare KERNEL once; returns its exact version. Raises Skip."""
-	require_tools()
 	kver = resolve(kernel)
+	require_tools(kver)
 	kdir = kernel_dir(kver)
 	stamp = os.path.join(kdir, "ready")
 	if os.path.exists(stamp) and os.path.exists(vmlinuz(kver)) and \
@@ -244,6 +263,7 @@ def prune(kver):
 	for d in glob.glob(os.path.join(CACHE, "*")):
 		name = os.path.basename(d)
 		if name != kver and series(name) == series(kver) and \
+				name.rsplit("-", 1)[-1] == kver.rsplit("-", 1)[-1] and \
 				os.path.exists(os.path.join(d, "ready")):
 			say("removing %s (replaced by %s)" % (d, kver))
 			shutil.rmtree(d, ignore_errors=True)
@@ -256,13 +276,17 @@ def series(kver):
 
 def build_initramfs(kver):
 	names = initramfs.build(os.path.join(kernel_dir(kver), "root"), kver,
-				os.path.join(HERE, "init.sh"), initrd(kver))
+				os.path.join(HERE, "init.sh"), initrd(kver), busybox(kver))
 	say("initramfs %s: busybox and %s" % (initrd(kver), " ".join(names)))
 
 
 # --- boot and run ---
 
-def accelerator(choice):
+def accelerator(choice, kver):
+	if arm64.is_arm64(kver):  # another architecture: emulated whatever the host has
+		if choice == "kvm":
+			raise ValueError("%s runs under TCG only on this host" % kver)
+		return "tcg"
 	if choice:
 		return choice
 	hw = os.path.isdir("/sys/module/kvm_intel") or os.path.isdir("/sys/module/kvm_amd")
@@ -320,10 +344,13 @@ def boot(kver, command, xdir=None, timeout=600, mem="4G", cpus=2, accel=None, en
 	 echo=True, append=""):
 	"""Boot KVER, run COMMAND (argv, or one shell string) in it; returns (rc, output, info).
 	rc is NO_RC where the guest reported none (boot failure, panic, timeout)."""
-	if not shutil.which("qemu-system-x86_64"):
-		raise Skip("qemu-system-x86_64 is not installed (Debian package qemu-system-x86; "
-			   "tools/loadlens setup installs it)")
-	accel = accelerator(accel)
+	foreign = arm64.is_arm64(kver)
+	qbin, qpkg, how = (arm64.QEMU, "qemu-system-arm", "cross arm64") if foreign else \
+		("qemu-system-x86_64", "qemu-system-x86", "setup")
+	if not shutil.which(qbin):
+		raise Skip("%s is not installed (Debian package %s; tools/loadlens %s installs it)" %
+			   (qbin, qpkg, how))
+	accel = accelerator(accel, kver)
 	own = xdir is None
 	xdir = os.path.abspath(xdir or tempfile.mkdtemp(prefix="loadlens-guest."))
 	if re.search(r"\s", xdir + HERE):
@@ -339,22 +366,32 @@ def boot(kver, command, xdir=None, timeout=600, mem="4G", cpus=2, accel=None, en
 	# what is left of the timeout once userspace is up: a suite stops in time to report
 	genv["LL_GUEST_DEADLINE_S"] = str(max(timeout - 30, 1))
 	genv.update(env or {})
+	cwd = os.getcwd()
+	if foreign:
+		# the arm64 root filesystem, and read-only beside it at their host paths: the source
+		# tree (the arm64 build in it) and the kernel's modules
+		machine, shares = arm64.qemu_args([("src", SRC), ("mods", modules_dir(kver))])
+		console = arm64.CONSOLE
+		cwd = cwd if (cwd + "/").startswith(SRC + "/") else SRC
+	else:
+		machine = ["-fsdev", "local,id=root,path=/,readonly=on,security_model=none,"
+			   "multidevs=remap", "-device", "virtio-9p-pci,fsdev=root,mount_tag=hostroot"]
+		machine += ["-accel", "kvm", "-cpu", "host"] if accel == "kvm" else ["-cpu", "max"]
+		console, shares = "console=ttyS0 8250.nr_uarts=1", ""
+	if accel == "tcg":
+		machine += ["-accel", "tcg,thread=%s" % os.environ.get("LOADLENS_TCG_THREAD",
+								       "single")]
 	with open(os.path.join(xdir, "cmd.sh"), "w") as f:
-		f.write(guest_script(command, os.getcwd(), genv))
-	cmdline = ("console=ttyS0 loglevel=4 panic=-1 8250.nr_uarts=1 ll.stage2=%s ll.xdir=%s "
-		   "ll.modules=%s %s" % (os.path.join(HERE, "stage2.sh"), xdir, modules_dir(kver),
-					append)).strip()
-	qemu = ["qemu-system-x86_64", "-nodefaults", "-no-reboot", "-display", "none",
+		f.write(guest_script(command, cwd, genv))
+	cmdline = " ".join(w for w in (console, "loglevel=4 panic=-1", "ll.stage2=" + os.path.join(
+		HERE, "stage2.sh"), "ll.xdir=" + xdir, "ll.modules=" + modules_dir(kver), shares,
+		append) if w)
+	qemu = [qbin, "-nodefaults", "-no-reboot", "-display", "none",
 		"-smp", str(cpus), "-m", mem,
 		"-kernel", vmlinuz(kver), "-initrd", initrd(kver), "-append", cmdline,
 		"-serial", "stdio", "-nic", "none",
-		"-fsdev", "local,id=root,path=/,readonly=on,security_model=none,multidevs=remap",
-		"-device", "virtio-9p-pci,fsdev=root,mount_tag=hostroot",
 		"-fsdev", "local,id=xchg,path=%s,security_model=none,multidevs=remap" % xdir,
-		"-device", "virtio-9p-pci,fsdev=xchg,mount_tag=xchg"]
-	qemu += ["-accel", "kvm", "-cpu", "host"] if accel == "kvm" else \
-		["-accel", "tcg,thread=%s" % os.environ.get("LOADLENS_TCG_THREAD", "single"), "-cpu",
-		 "max"]
+		"-device", "virtio-9p-pci,fsdev=xchg,mount_tag=xchg"] + machine
 	console = os.path.join(xdir, "console.log")
 	if echo:
 		say("booting %s (%s, %d CPUs, %s), at most %d s" % (kver, accel, cpus, mem, timeout))
@@ -461,10 +498,9 @@ def main():
 				       "in each kernel, not its share (tests/kernels/suite.py)")
 			p.add_argument("--serial", action="store_true", help="one guest after the "
 				       "other (default: at once where the host has 2 cores per vCPU)")
-			p.add_argument("--bin", default=os.environ.get("LOADLENS_BIN",
-								       os.path.join(SRC, "build/bin")),
-				       help="the build's bin directory (default: LOADLENS_BIN or "
-				       "build/bin)")
+			p.add_argument("--bin", help="the build's bin directory (default: "
+				       "LOADLENS_BIN or build/bin; for arm64 kernels LOADLENS_ARM64_BIN"
+				       " or build-arm64/bin, tools/loadlens cross arm64)")
 	a = ap.parse_args()
 	try:
 		if a.cmd == "fetch":
@@ -481,7 +517,7 @@ def main():
 					   append=a.append)
 			report(info, rc)
 			return rc
-		return test(a)
+		return matrix.test(a, sys.modules[__name__])
 	except Skip as e:
 		print("SKIP: %s" % e, flush=True)
 		return 77
@@ -501,74 +537,6 @@ def report(info, rc):
 		info["accel"]))
 	if "error" in info:
 		say(info["error"])
-
-
-def test(a):
-	"""The kernel matrix: tests/kernels/suite.py in one boot per kernel, each kernel's share
-	(--all: everything); several kernels at once where the host has 2 cores per guest vCPU,
-	their outputs printed in turn at the end."""
-	bindir = os.path.abspath(a.bin)
-	for b in ("loadlens-observer", "loadlens-driver", "loadlens-refserver"):
-		if not os.access(os.path.join(bindir, b), os.X_OK):
-			print("FAIL: %s/%s is not built" % (bindir, b))
-			return 1
-	if len(a.kernels) == 1:
-		return test_one(a, a.kernels[0], bindir)
-	if a.xdir:
-		raise ValueError("test: --xdir names one kernel's results directory: give one KERNEL")
-	kvers = [fetch(k) for k in a.kernels]  # cached; the children fetch nothing more
-	# under TCG a guest keeps 2 host threads busy, its vCPUs' and qemu's main loop (device
-	# emulation, 9p): 9.0 and 9.6 CPU-minutes in one 12-minute run here. Guests at once that
-	# share cores stall each other, and a stalled guest's servers queue requests for real.
-	cores = len(os.sched_getaffinity(0))
-	at_once = not a.serial and cores >= 2 * a.cpus * len(kvers)
-	say("%d kernels %s: %s" % (len(kvers), "at once (%d host cores)" % cores if at_once else
-				   "one after the other (%d host cores; at once from %d)" %
-				   (cores, 2 * a.cpus * len(kvers)), ", ".join(kvers)))
-	if not at_once:  # in this process, the guests' output as it comes
-		rcs = [test_one(a, kver, bindir) for kver in kvers]
-		return next((rc for rc in rcs if rc != 0), 0)
-	logdir = os.path.join(os.path.dirname(bindir), "kernels")
-	os.makedirs(logdir, exist_ok=True)
-	logs, procs = [], []
-	for kver in kvers:
-		argv = [sys.executable, os.path.abspath(__file__), "test", "-t", str(a.timeout),
-			"-m", a.mem, "-c", str(a.cpus), "--bin", bindir, kver]
-		argv += ["-a", a.accel] if a.accel else []
-		argv += ["--append", a.append] if a.append else []
-		argv += ["--all"] if a.all else []
-		logs.append(os.path.join(logdir, kver + ".log"))
-		with open(logs[-1], "w") as log:
-			procs.append(subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
-						      stdin=subprocess.DEVNULL,
-						      preexec_fn=die_with_parent))
-	rcs = [p.wait() for p in procs]
-	for kver, log, rc in zip(kvers, logs, rcs):
-		with open(log, errors="replace") as f:
-			sys.stdout.write("=== %s (exit %d) ===\n%s" % (kver, rc, f.read()))
-	sys.stdout.flush()
-	return next((rc for rc in rcs if rc != 0), 0)
-
-
-def test_one(a, kernel, bindir):
-	"""The kernel matrix in one kernel: tests/kernels/suite.py in one boot; its summary."""
-	t = time.monotonic()
-	kver = fetch(kernel)
-	fetch_s = time.monotonic() - t
-	xdir = os.path.abspath(a.xdir or os.path.join(os.path.dirname(bindir), "kernels", kver))
-	shutil.rmtree(xdir, ignore_errors=True)
-	os.makedirs(xdir)
-	suite = os.path.join(SRC, "tests/kernels/suite.py")
-	rc, _, info = boot(kver, ["/usr/bin/python3", suite, "--bin", bindir, "--out", xdir] +
-			   (["--all"] if a.all else []),
-			   xdir, a.timeout, a.mem, a.cpus, a.accel, append=a.append)
-	report(info, rc)
-	say("fetch %.1f s (cached: %s), boot and checks %.1f s; results in %s" % (
-		fetch_s, "yes" if fetch_s < 5 else "no", info["wall_s"], xdir))
-	if rc == NO_RC:
-		print("FAIL: the %s guest reported no exit code" % kver)
-		return 1
-	return rc
 
 
 EXAMPLES = """examples:

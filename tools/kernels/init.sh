@@ -2,7 +2,9 @@
 # PID 1 of the guest's initramfs (busybox only; tools/kernels/guest.py builds the archive).
 # Loads the kernel's own virtio/9p/overlay modules (mod/NN-*.ko, NN = dependency order), mounts
 # the host's root (9p tag "hostroot") read-only as the lower layer of an overlay whose upper layer
-# is a tmpfs, and hands PID 1 to stage2.sh from the host's tree (ll.stage2= on the command line).
+# is a tmpfs, mounts the other read-only shares (ll.share=TAG:PATH, an arm64 guest's source tree
+# and modules, tools/kernels/arm64.py) at their host paths, and hands PID 1 to stage2.sh from the
+# host's tree (ll.stage2= on the command line).
 /bin/busybox --install -s /bin
 PATH=/bin
 export PATH
@@ -17,10 +19,11 @@ give_up() {
 	sleep 10
 }
 
-stage2=
+stage2= shares=
 for word in $(cat /proc/cmdline); do
 	case $word in
 	ll.stage2=*) stage2=${word#ll.stage2=} ;;
+	ll.share=*) shares="$shares ${word#ll.share=}" ;;
 	esac
 done
 [ -n "$stage2" ] || give_up "no ll.stage2= on the kernel command line"
@@ -35,6 +38,12 @@ mount -t tmpfs -o mode=0755 guestwrites /upper || give_up "cannot mount a tmpfs"
 mkdir /upper/data /upper/work
 mount -t overlay -o lowerdir=/lower,upperdir=/upper/data,workdir=/upper/work overlay /newroot ||
 	give_up "cannot mount the overlay"
+for share in $shares; do
+	mkdir -p "/newroot${share#*:}" &&
+		mount -t 9p -o ro,trans=virtio,version=9p2000.L,msize=512000,cache=loose \
+			"${share%%:*}" "/newroot${share#*:}" ||
+		give_up "cannot mount the share $share"
+done
 [ -f "/newroot$stage2" ] || give_up "$stage2 is not in the host's root"
 mount --move /dev /newroot/dev
 umount /sys /proc

@@ -66,14 +66,14 @@ def cpio_newc(entries):
 	return bytes(out)
 
 
-def build(root, kver, init_sh, out):
-	"""Write out (an initramfs) for the kernel kver unpacked under root; returns the modules'
-	names, in load order."""
+def build(root, kver, init_sh, out, busybox="/bin/busybox"):
+	"""Write out (an initramfs) for the kernel kver unpacked under root, with the static
+	busybox of its architecture; returns the modules' names, in load order."""
 	d, x, chardev = 0o040755, 0o100755, 0o020600
 	entries = [(n, d, b"", (0, 0)) for n in ("bin", "dev", "proc", "sys", "mod", "lower",
 						  "upper", "newroot")]
 	entries.append(("dev/console", chardev, b"", (5, 1)))
-	with open("/bin/busybox", "rb") as f:
+	with open(busybox, "rb") as f:
 		entries.append(("bin/busybox", x, f.read(), (0, 0)))
 	entries.append(("bin/sh", 0o120777, b"busybox", (0, 0)))
 	with open(init_sh, "rb") as f:
