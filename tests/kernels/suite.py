@@ -211,18 +211,18 @@ class Suite:
 		except ValueError as e:
 			raise Failed("--check=json is not JSON: %s" % e)
 		timing = [f for f in features if str(f.get("feature")).startswith("request timing:")]
+		mechanisms = {f.get("feature"): f.get("mechanism") if f.get("ok") else None
+			      for f in features}
 		if self.ser in NEEDS_OFF:
-			self.check_off(check, timing, NEEDS_OFF[self.ser])
+			self.check_off(check, timing, NEEDS_OFF[self.ser], mechanisms)
 			return
 		if not timing or not timing[0].get("ok"):
 			raise Failed("request timing is off on this kernel: %s" %
 				     (timing[0] if timing else "--check=json names no request timing"))
 		self.record(check, True, "--check and --check=json exit 0; request timing by %s" %
-			    timing[0].get("mechanism"),
-			    mechanisms={f.get("feature"): f.get("mechanism") if f.get("ok") else None
-					for f in features})
+			    timing[0].get("mechanism"), mechanisms=mechanisms)
 
-	def check_off(self, check, timing, words):
+	def check_off(self, check, timing, words, mechanisms):
 		"""On a kernel without request timing: --check says it is off, and why."""
 		if not timing:
 			raise Failed("--check=json names no request timing")
@@ -235,7 +235,7 @@ class Suite:
 			raise Failed("request timing is off, but its note does not name %s: %s" % (
 				", ".join(missing), note))
 		self.record(check, True, "--check and --check=json exit 0; request timing off, as "
-			    "expected: %s" % note)
+			    "expected: %s" % note, mechanisms=mechanisms)
 
 	# --- 2, 3 and 4. integration tests, run as ctest runs them ---
 

@@ -70,6 +70,15 @@ class FeatureTableTest(unittest.TestCase):
 			r = subprocess.run([sys.executable, script, p], capture_output=True, text=True)
 			self.assertEqual(r.returncode, 0, r.stderr)
 			self.assertIn("| x86-64 6.1 |", r.stdout)
+			# a guest's check.json (kept beside summary.json) is a column too
+			c = os.path.join(d, "check.json")
+			with open(c, "w") as f:
+				json.dump({"kernel": "6.1.0-56-arm64", "features": [
+					{"feature": "drops by reason", "ok": False}]}, f)
+			r = subprocess.run([sys.executable, script, p, c], capture_output=True,
+					   text=True)
+			self.assertIn("| drops by reason | off | off |", r.stdout)
+			self.assertIn("| x86-64 6.1 | arm64 6.1 |", r.stdout)
 			r = subprocess.run([sys.executable, script, os.path.join(d, "none.json")],
 					   capture_output=True, text=True)
 			self.assertEqual(r.returncode, 64)

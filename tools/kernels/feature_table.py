@@ -3,7 +3,7 @@
 `loadlens-observer --check` as the kernel matrix recorded it (tests/kernels/suite.py writes it
 to OUT/summary.json, the check's `mechanisms`), or the host's own `--check=json`.
 
-    feature_table.py [--host CHECK_JSON] SUMMARY_JSON...
+    feature_table.py [--host CHECK_JSON] SUMMARY_JSON|CHECK_JSON...
 
 Prints a Markdown table: a row a feature, a column a kernel (arch, series), each cell the
 mechanism that kernel's run chose, in a few words, or "off". Nothing is guessed: a kernel that
@@ -110,7 +110,10 @@ def main(argv):
 	try:
 		for path in a.summaries:
 			with open(path) as f:
-				col = column_of_summary(json.load(f))
+				js = json.load(f)
+			# a run's summary.json, or the check.json a guest run keeps beside it
+			col = (column_of_check(js, None) if "features" in js else
+			       column_of_summary(js))
 			if col:
 				columns.append(col)
 			else:
