@@ -76,31 +76,21 @@ static json_t *http_status(const struct rs_counters *c)
 	return o;
 }
 
-/* {"INTERNAL_ERROR": N, "REFUSED_STREAM": N, ...}: the RST_STREAM frames sent, by code */
-static json_t *rst_codes(const struct rs_counters *c)
+/* RST_STREAM's error code i by name; the last slot holds the codes beyond */
+static const char *rst_code_name(int i)
 {
-	json_t *o = json_object();
-	uint32_t i;
-
-	for (i = 0; o && i < RS_H2_CODES; i++) {
-		if (c->rst_sent_codes[i])
-			json_object_set_new(o, i < RS_H2_CODES - 1 ? nghttp2_http2_strerror(i)
-								   : "other",
-					    json_integer((json_int_t)c->rst_sent_codes[i]));
-	}
-	return o;
+	return i < RS_H2_CODES - 1 ? nghttp2_http2_strerror((uint32_t)i) : "other";
 }
 
-/* {"OK": N, "RESOURCE_EXHAUSTED": N, ...}: the grpc-status codes sent */
-static json_t *grpc_status(const struct rs_counters *c)
+/* {NAME: N, ...}: the nonzero counts of v[0..n), each under name(its index) */
+static json_t *by_name(const uint64_t *v, int n, const char *(*name)(int))
 {
 	json_t *o = json_object();
 	int i;
 
-	for (i = 0; o && i < RS_GRPC_NSTATUS; i++) {
-		if (c->grpc_status[i])
-			json_object_set_new(o, rs_grpc_status_name(i),
-					    json_integer((json_int_t)c->grpc_status[i]));
+	for (i = 0; o && i < n; i++) {
+		if (v[i])
+			json_object_set_new(o, name(i), json_integer((json_int_t)v[i]));
 	}
 	return o;
 }
@@ -139,12 +129,16 @@ static void h2_json(json_t *root, const struct rs_config *cfg, const struct rs_w
 	JSET("rst_received", t->rst_received);
 	JSET("goaway_sent", t->goaway_sent);
 #undef JSET
-	json_object_set_new(root, "rst_sent_codes", rst_codes(t));
+	/* {"INTERNAL_ERROR": N, "REFUSED_STREAM": N, ...}: the RST_STREAM frames sent, by code */
+	json_object_set_new(root, "rst_sent_codes", by_name(t->rst_sent_codes, RS_H2_CODES,
+							    rst_code_name));
 	json_object_set_new(root, "http_status", http_status(t));
 	if (cfg->proto != RS_PROTO_GRPC)
 		return;
 	json_object_set_new(root, "grpc_methods", grpc_methods(workers, cfg->workers));
-	json_object_set_new(root, "grpc_status", grpc_status(t));
+	/* {"OK": N, "RESOURCE_EXHAUSTED": N, ...}: the grpc-status codes sent */
+	json_object_set_new(root, "grpc_status", by_name(t->grpc_status, RS_GRPC_NSTATUS,
+							 rs_grpc_status_name));
 	json_object_set_new(root, "grpc_messages", json_integer((json_int_t)t->grpc_messages));
 	json_object_set_new(root, "grpc_rejected",
 			    json_pack("{s:I,s:I,s:I,s:I}", "content_type",
