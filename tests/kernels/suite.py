@@ -98,7 +98,7 @@ SCENARIO_SHARES = {
 	"5.10": ["sick_close_wait_leak"],
 }
 assert set(sum(SCENARIO_SHARES.values(), [])) <= set(SCENARIOS)
-# the checks that are one integration test (tests/integration/test_SCRIPT.sh): what each checks
+# each check that is one integration test: (what it checks, SCRIPT of its test_SCRIPT.sh)
 SCRIPTS = {
 	"count": ("count three ways", "accept_parallel"),
 	"reqtime": ("request timing 1ms, 5ms", "reqtime_kernels"),
