@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <jansson.h>
+#include "loadlens/json_counts.h"
 #include "loadlens/ll_hist.h"
 
 struct drv_config;
@@ -31,14 +32,9 @@ double drv_report_busiest_work(const struct drv_result *res);
 const char *drv_report_bottleneck(const struct drv_config *cfg, const struct drv_result *res,
 				  char *buf, size_t len);
 
-/* A code's name (buf: len bytes where it may write one it makes up); drv_report_counts(): "
- * NAME: N, NAME: N" of the nonzero counts of c[0..n) (" none" if none) and a newline;
- * drv_report_json_counts(): {NAME: N, ...} of them, NULL on allocation failure (report_counts.c).
- */
-#define DRV_CODE_NAME_MAX 16
-typedef const char *drv_code_name_fn(unsigned code, char *buf, unsigned len);
-void drv_report_counts(FILE *f, const uint64_t *c, unsigned n, drv_code_name_fn *name);
-json_t *drv_report_json_counts(const uint64_t *c, unsigned n, drv_code_name_fn *name);
+/* report_counts.c: " NAME: N, NAME: N" of the nonzero counts of c[0..n) (" none" if none) and a
+ * newline, the summary's form of ll_json_counts() (loadlens/json_counts.h). */
+void drv_report_counts(FILE *f, const uint64_t *c, unsigned n, ll_code_name_fn *name);
 
 /* report_udp.c: the udp lines of the summary (lost, late, duplicate, unmatched, drops), hints. */
 void drv_report_udp(FILE *f, const struct drv_config *cfg, const struct drv_stats *t);

@@ -52,14 +52,14 @@ int drv_report_json_h2(json_t *o, const struct drv_config *cfg, const struct drv
 	bad |= json_object_set_new(h, "settings_received", u64(t->h2_settings));
 	bad |= json_object_set_new(h, "peak_streams", u64(t->h2_peak_streams));
 	bad |= json_object_set_new(h, "rst_stream",
-				   drv_report_json_counts(t->h2_rst, DRV_H2_RST_CODES, rst_name));
+				   ll_json_counts(t->h2_rst, DRV_H2_RST_CODES, rst_name));
 	bad |= json_object_set_new(h, "goaway", u64(t->h2_goaway));
 	bad |= json_object_set_new(h, "goaway_refused", u64(t->errors[DRV_ERR_H2_GOAWAY]));
 	bad |= json_object_set_new(h, "flow_control_stalls", u64(t->h2_flow_stalls));
 	bad |= json_object_set_new(o, "h2", h);
 	if (ll_scheme_is_grpc(cfg->url.scheme))
 		bad |= json_object_set_new(o, "grpc_status",
-					   drv_report_json_counts(t->grpc_status, LL_GRPC_OTHER + 1,
+					   ll_json_counts(t->grpc_status, LL_GRPC_OTHER + 1,
 								  grpc_name));
 	return bad ? -1 : 0;
 }

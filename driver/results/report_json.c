@@ -70,13 +70,6 @@ static json_t *config(const struct drv_config *cfg)
 	return o;
 }
 
-/* an HTTP status code's key: its number */
-static const char *status_name(unsigned code, char *buf, unsigned len)
-{
-	snprintf(buf, len, "%u", code);
-	return buf;
-}
-
 static const char *httpv_name(unsigned v, char *buf, unsigned len)
 {
 	(void)buf;
@@ -165,9 +158,9 @@ json_t *drv_report_json(const struct drv_config *cfg, const struct drv_result *r
 	bad |= set(o, "rate_asked", cfg->rate ? json_real(cfg->rate) : json_null());
 	bad |= set(o, "rate_achieved_pct",
 		      cfg->rate ? json_real(thr * 100 / cfg->rate) : json_null());
-	bad |= set(o, "status", drv_report_json_counts(t->status, DRV_STATUS_MAX, status_name));
+	bad |= set(o, "status", ll_json_counts(t->status, DRV_STATUS_MAX, ll_code_number));
 	bad |= set(o, "http_version",
-		   drv_report_json_counts(t->http_version, DRV_HTTPV__COUNT, httpv_name));
+		   ll_json_counts(t->http_version, DRV_HTTPV__COUNT, httpv_name));
 	bad |= set(o, "nofile_limit", u64(res->nofile_limit));
 	bad |= set(o, "driver", driver(cfg, res));
 	bad |= set(o, "latency", ll_hist_to_json(t->latency));

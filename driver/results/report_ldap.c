@@ -39,7 +39,7 @@ static bool used(const struct drv_config *cfg, const struct drv_stats *t)
 
 static json_t *codes(const uint64_t *c)
 {
-	return drv_report_json_counts(c, DRV_LDAP_CODES, drv_ldap_code_name);
+	return ll_json_counts(c, DRV_LDAP_CODES, drv_ldap_code_name);
 }
 
 json_t *drv_report_json_ldap(const struct drv_config *cfg, const struct drv_stats *t)

@@ -17,7 +17,7 @@ static const char *rcode_name(unsigned rcode, char *buf, unsigned len)
 
 static json_t *rcodes(const struct drv_stats *t)
 {
-	return drv_report_json_counts(t->dns_rcode, 16, rcode_name);
+	return ll_json_counts(t->dns_rcode, 16, rcode_name);
 }
 
 int drv_report_json_work(json_t *o, const struct drv_config *cfg, const struct drv_result *res)

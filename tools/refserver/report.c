@@ -7,6 +7,7 @@
 #include <nghttp2/nghttp2.h>
 #include "loadlens/cli.h"
 #include "loadlens/hist_json.h"
+#include "loadlens/json_counts.h"
 #include "refserver.h"
 
 /* Every field of struct rs_counters is a uint64_t count: the workers' are added as arrays. */
@@ -24,11 +25,11 @@ void rs_merge(struct rs_counters *dst, const struct rs_counters *src)
 }
 
 /* accept()'s errno i by name; index 0 holds errno values too large for the table */
-static const char *errno_name(int i, char *buf, size_t len)
+static const char *errno_name(unsigned i, char *buf, unsigned len)
 {
 	(void)buf;
 	(void)len;
-	return i ? uv_err_name(-i) : "other";
+	return i ? uv_err_name(-(int)i) : "other";
 }
 
 static json_t *per_worker(const struct rs_worker *workers, unsigned n)
@@ -51,42 +52,19 @@ static json_t *per_worker(const struct rs_worker *workers, unsigned n)
 	return a;
 }
 
-/* an HTTP status's key: its number */
-static const char *status_name(int i, char *buf, size_t len)
-{
-	snprintf(buf, len, "%d", i);
-	return buf;
-}
-
 /* RST_STREAM's error code i by name; the last slot holds the codes beyond */
-static const char *rst_code_name(int i, char *buf, size_t len)
+static const char *rst_code_name(unsigned i, char *buf, unsigned len)
 {
 	(void)buf;
 	(void)len;
-	return i < RS_H2_CODES - 1 ? nghttp2_http2_strerror((uint32_t)i) : "other";
+	return i < RS_H2_CODES - 1 ? nghttp2_http2_strerror(i) : "other";
 }
 
-static const char *grpc_name(int i, char *buf, size_t len)
+static const char *grpc_name(unsigned i, char *buf, unsigned len)
 {
 	(void)buf;
 	(void)len;
-	return rs_grpc_status_name(i);
-}
-
-/* {NAME: N, ...}: the nonzero counts of v[0..n), each under name(its index, a buffer it may
- * write the name in) */
-static json_t *by_name(const uint64_t *v, int n, const char *(*name)(int, char *, size_t))
-{
-	json_t *o = json_object();
-	char b[16];
-	int i;
-
-	for (i = 0; o && i < n; i++) {
-		if (v[i])
-			json_object_set_new(o, name(i, b, sizeof(b)),
-					    json_integer((json_int_t)v[i]));
-	}
-	return o;
+	return rs_grpc_status_name((int)i);
 }
 
 /* {"/kv.Store/Put": N, ...}: the workers' tables merged; "(other)" beyond their bound */
@@ -124,17 +102,17 @@ static void h2_json(json_t *root, const struct rs_config *cfg, const struct rs_w
 	JSET("goaway_sent", t->goaway_sent);
 #undef JSET
 	/* {"INTERNAL_ERROR": N, "REFUSED_STREAM": N, ...}: the RST_STREAM frames sent, by code */
-	json_object_set_new(root, "rst_sent_codes", by_name(t->rst_sent_codes, RS_H2_CODES,
-							    rst_code_name));
+	json_object_set_new(root, "rst_sent_codes",
+			    ll_json_counts(t->rst_sent_codes, RS_H2_CODES, rst_code_name));
 	/* {"200": N, ...}: the statuses counted */
-	json_object_set_new(root, "http_status", by_name(t->http_status, RS_HTTP_STATUS_MAX,
-							 status_name));
+	json_object_set_new(root, "http_status",
+			    ll_json_counts(t->http_status, RS_HTTP_STATUS_MAX, ll_code_number));
 	if (cfg->proto != RS_PROTO_GRPC)
 		return;
 	json_object_set_new(root, "grpc_methods", grpc_methods(workers, cfg->workers));
 	/* {"OK": N, "RESOURCE_EXHAUSTED": N, ...}: the grpc-status codes sent */
-	json_object_set_new(root, "grpc_status", by_name(t->grpc_status, RS_GRPC_NSTATUS,
-							 grpc_name));
+	json_object_set_new(root, "grpc_status",
+			    ll_json_counts(t->grpc_status, RS_GRPC_NSTATUS, grpc_name));
 	json_object_set_new(root, "grpc_messages", json_integer((json_int_t)t->grpc_messages));
 	json_object_set_new(root, "grpc_rejected",
 			    json_pack("{s:I,s:I,s:I,s:I}", "content_type",
@@ -162,7 +140,7 @@ int rs_write_json(const struct rs_config *cfg, const struct rs_worker *workers,
 		"requests", JINT(t->requests), "responses", JINT(t->responses), "bytes_in",
 		JINT(t->bytes_in), "bytes_out", JINT(t->bytes_out), "protocol_errors",
 		JINT(t->protocol_errors), "udp_dropped", JINT(t->udp_dropped), "accept_errors",
-		by_name(t->accept_errors, RS_ERRNO_MAX, errno_name));
+		ll_json_counts(t->accept_errors, RS_ERRNO_MAX, errno_name));
 	if (!root)
 		return -ENOMEM;
 	json_object_set_new(root, "connections_rejected",
