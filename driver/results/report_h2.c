@@ -21,13 +21,6 @@ static const char *rst_name(unsigned i, char *buf, unsigned len)
 	return i < DRV_H2_RST_CODES - 1 ? nghttp2_http2_strerror(i) : "other";
 }
 
-static const char *grpc_name(unsigned code, char *buf, unsigned len)
-{
-	(void)buf;
-	(void)len;
-	return ll_grpc_status_name(code);
-}
-
 static json_t *u64(uint64_t v)
 {
 	return json_integer((json_int_t)v);
@@ -60,7 +53,7 @@ int drv_report_json_h2(json_t *o, const struct drv_config *cfg, const struct drv
 	if (ll_scheme_is_grpc(cfg->url.scheme))
 		bad |= json_object_set_new(o, "grpc_status",
 					   ll_json_counts(t->grpc_status, LL_GRPC_OTHER + 1,
-								  grpc_name));
+							  ll_grpc_status_key));
 	return bad ? -1 : 0;
 }
 
@@ -113,7 +106,7 @@ void drv_report_h2(FILE *f, const struct drv_config *cfg, const struct drv_stats
 	drv_report_counts(f, t->h2_rst, DRV_H2_RST_CODES, rst_name);
 	if (ll_scheme_is_grpc(cfg->url.scheme)) {
 		fprintf(f, "  %-12s", "grpc status");
-		drv_report_counts(f, t->grpc_status, LL_GRPC_OTHER + 1, grpc_name);
+		drv_report_counts(f, t->grpc_status, LL_GRPC_OTHER + 1, ll_grpc_status_key);
 	}
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <nghttp2/nghttp2.h>
 #include "loadlens/cli.h"
+#include "loadlens/grpc_status.h"
 #include "loadlens/hist_json.h"
 #include "loadlens/json_counts.h"
 #include "refserver.h"
@@ -60,13 +61,6 @@ static const char *rst_code_name(unsigned i, char *buf, unsigned len)
 	return i < RS_H2_CODES - 1 ? nghttp2_http2_strerror(i) : "other";
 }
 
-static const char *grpc_name(unsigned i, char *buf, unsigned len)
-{
-	(void)buf;
-	(void)len;
-	return rs_grpc_status_name((int)i);
-}
-
 /* {"/kv.Store/Put": N, ...}: the workers' tables merged; "(other)" beyond their bound */
 static json_t *grpc_methods(const struct rs_worker *workers, unsigned n)
 {
@@ -112,7 +106,7 @@ static void h2_json(json_t *root, const struct rs_config *cfg, const struct rs_w
 	json_object_set_new(root, "grpc_methods", grpc_methods(workers, cfg->workers));
 	/* {"OK": N, "RESOURCE_EXHAUSTED": N, ...}: the grpc-status codes sent */
 	json_object_set_new(root, "grpc_status",
-			    ll_json_counts(t->grpc_status, RS_GRPC_NSTATUS, grpc_name));
+			    ll_json_counts(t->grpc_status, RS_GRPC_NSTATUS, ll_grpc_status_key));
 	json_object_set_new(root, "grpc_messages", json_integer((json_int_t)t->grpc_messages));
 	json_object_set_new(root, "grpc_rejected",
 			    json_pack("{s:I,s:I,s:I,s:I}", "content_type",
