@@ -28,19 +28,11 @@ int rs_grpc_status_parse(const char *s, int *code)
 int rs_grpc_status_every_parse(const char *s, int *code, uint64_t *every)
 {
 	char name[32];
-	const char *colon = s ? strrchr(s, ':') : NULL;
-	size_t n;
+	const char *rest = ll_parse_pair(s, name, sizeof(name));
 	uint64_t e;
 	int c;
 
-	if (!colon)
-		return -EINVAL;
-	n = (size_t)(colon - s);
-	if (n >= sizeof(name))
-		return -EINVAL;
-	memcpy(name, s, n);
-	name[n] = '\0';
-	if (rs_grpc_status_parse(name, &c) || ll_parse_u64(colon + 1, 1, UINT32_MAX, &e))
+	if (!rest || rs_grpc_status_parse(name, &c) || ll_parse_u64(rest, 1, UINT32_MAX, &e))
 		return -EINVAL;
 	*code = c;
 	*every = e;
