@@ -31,6 +31,30 @@ bench_bins() {
 	[ -x "$D" ] && [ -x "$RS" ] || { echo "build first: $D, $RS"; exit 1; }
 }
 
+# bench_bin DIR [PROGRAM...]: BIN, the build's bin directory (DIR, else build/bin beside bench/),
+# and D, its loadlens-driver; exits 1 unless each PROGRAM named is built there.
+bench_bin() {
+	local p
+	BIN=${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../build/bin}
+	D=$BIN/loadlens-driver
+	for p in "${@:2}"; do
+		[ -x "$BIN/$p" ] || { echo "build first: $BIN/$p"; exit 1; }
+	done
+}
+
+# bench_test_servers: the integration tests' server helpers (tests/integration/lib/servers.sh:
+# unbound_conf, slapd_db...), so that a bench runs the servers the tests run.
+bench_test_servers() {
+	# shellcheck source=../tests/integration/lib/servers.sh
+	. "$(dirname "${BASH_SOURCE[0]}")/../tests/integration/lib/servers.sh"
+}
+
+# on_cpu N CMD...: CMD pinned to CPU N (taskset) where there are 2 CPUs or more, else unpinned.
+# exec_on_cpu N CMD...: the same, exec'd: run in the background (`exec_on_cpu 0 server &`), $! is
+# the command's own pid.
+on_cpu() { if [ "$(nproc)" -ge 2 ]; then taskset -c "$1" "${@:2}"; else "${@:2}"; fi; }
+exec_on_cpu() { if [ "$(nproc)" -ge 2 ]; then exec taskset -c "$1" "${@:2}"; else exec "${@:2}"; fi; }
+
 # bench_tmp NAME: TMP, a new directory /tmp/NAME.XXXXXX, and PIDS, an empty list the script
 # appends its background processes to; at exit each is killed and waited for, then TMP removed.
 bench_tmp() {
@@ -75,4 +99,23 @@ http {
 	}
 }
 CONF
+}
+
+# bench_nginx_up DIR PORT LISTEN_OPTIONS [CURL_OPTION...]: bench_nginx_conf's nginx, in DIR, on
+# CPU 0 (its pid in PIDS), once curl (with CURL_OPTIONs) gets its page; else exit 1 with its
+# error log.
+bench_nginx_up() {
+	local dir=$1 port=$2 opts=$3
+	shift 3
+	mkdir -p "$dir"
+	bench_nginx_conf "$dir" "$port" "$opts"
+	taskset -c 0 nginx -c "$dir/nginx.conf" -p "$dir" -e "$dir/error.log" 2>/dev/null &
+	PIDS+=($!)
+	for _ in $(seq 50); do
+		curl -fs "$@" "http://127.0.0.1:$port/" >/dev/null 2>&1 && return
+		sleep 0.1
+	done
+	echo "nginx did not start"
+	cat "$dir/error.log"
+	exit 1
 }

@@ -38,15 +38,7 @@ us_per() { awk -v c="$(cat "$TMP/cpu")" -v n="$1" 'BEGIN { printf "%.2f", c * 1e
 start_nginx() {
 	need nginx nginx-light
 	NGX_PORT=$(port)
-	mkdir -p "$TMP/ngx"
-	bench_nginx_conf "$TMP/ngx" "$NGX_PORT" "reuseport backlog=4096"
-	taskset -c 0 nginx -c "$TMP/ngx/nginx.conf" -p "$TMP/ngx" -e "$TMP/ngx/error.log" 2>/dev/null &
-	PIDS+=($!)
-	for _ in $(seq 50); do
-		curl -fs "http://127.0.0.1:$NGX_PORT/" >/dev/null 2>&1 && return
-		sleep 0.1
-	done
-	echo "nginx did not start"; cat "$TMP/ngx/error.log"; exit 1
+	bench_nginx_up "$TMP/ngx" "$NGX_PORT" "reuseport backlog=4096"
 }
 
 start_refserver() { # start_refserver PROTO → RS_PORT

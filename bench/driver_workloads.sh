@@ -5,27 +5,21 @@
 # Usage: ROUNDS=3 N=200000 DNS_S=5 bench/driver_workloads.sh [BUILD_BIN]  → a table on stdout.
 set -u
 . "$(dirname "$0")/common.sh"
-# unbound_conf: the same unbound as the integration tests' (tests/integration/lib/servers.sh)
-. "$(dirname "$0")/../tests/integration/lib/servers.sh"
-BIN=${1:-build/bin}
-D=$BIN/loadlens-driver
+bench_test_servers # unbound_conf: the same unbound as the integration tests'
+bench_bin "${1:-}" loadlens-driver
 ROUNDS=${ROUNDS:-3}
 N=${N:-200000}
 DNS_S=${DNS_S:-5}
 C=${C:-50}
 bench_tmp drvwork
-cpu() { if [ "$(nproc)" -ge 2 ]; then taskset -c "$1" "${@:2}"; else "${@:2}"; fi; }
-# servers: run in the background, the subshell execs taskset, which execs the server: $! is
-# the server's own pid (killed at exit)
-srv() { if [ "$(nproc)" -ge 2 ]; then exec taskset -c 0 "$@"; else exec "$@"; fi; }
 
 RP=$(port)
-srv redis-server --port "$RP" --bind 127.0.0.1 --save '' --appendonly no >"$TMP/redis.log" 2>&1 &
+exec_on_cpu 0 redis-server --port "$RP" --bind 127.0.0.1 --save '' --appendonly no >"$TMP/redis.log" 2>&1 &
 PIDS+=($!)
 UP=$(port)
 unbound_conf "$TMP/ub.conf" "$UP" bench.test. 'local-data: "a.bench.test. 60 IN A 10.0.0.1"' \
 	'local-data: "b.bench.test. 60 IN A 10.0.0.2"'
-srv unbound -d -c "$TMP/ub.conf" >"$TMP/ub.log" 2>&1 &
+exec_on_cpu 0 unbound -d -c "$TMP/ub.conf" >"$TMP/ub.log" 2>&1 &
 PIDS+=($!)
 for _ in $(seq 1 50); do redis-cli -p "$RP" ping >/dev/null 2>&1 && break; sleep 0.1; done
 printf 'a.bench.test A\n' >"$TMP/q1.txt"
@@ -41,26 +35,26 @@ printf 'a.bench.test A\nb.bench.test A\n' >"$TMP/q.txt"
 
 # one line per run: tool setting round rps p50_ms p99_ms
 rb() { # rb TEST PIPE ROUND
-	cpu 1 redis-benchmark -p "$RP" -t "$1" -n "$N" -c "$C" -P "$2" --csv 2>/dev/null | tail -1 |
+	on_cpu 1 redis-benchmark -p "$RP" -t "$1" -n "$N" -c "$C" -P "$2" --csv 2>/dev/null | tail -1 |
 		tr -d '"' | awk -F, -v s="$1 -P $2" -v r="$3" '{print "redis-benchmark", s, r, $2, $5, $7}'
 }
 ld() { # ld TEST PIPE ROUND
 	local pay=$TMP/ping
 	[ "$1" = get ] && pay=$TMP/get
-	cpu 1 "$D" "tcp://127.0.0.1:$RP" -c "$C" -n "$N" -P "$2" --payload "$pay" --response resp -q \
+	on_cpu 1 "$D" "tcp://127.0.0.1:$RP" -c "$C" -n "$N" -P "$2" --payload "$pay" --response resp -q \
 		--json "$TMP/ld.json" >/dev/null 2>&1
 	jq -r --arg s "$1 -P $2" --arg r "$3" \
 		'"loadlens-driver \($s) \($r) \(.throughput_rps) \(.latency.p50/1e6) \(.latency.p99/1e6)"' \
 		"$TMP/ld.json"
 }
 dp() { # dp ROUND: dnsperf, 100 outstanding
-	cpu 1 dnsperf -s 127.0.0.1 -p "$UP" -d "$TMP/q.txt" -l "$DNS_S" -q "$C" -c 1 \
+	on_cpu 1 dnsperf -s 127.0.0.1 -p "$UP" -d "$TMP/q.txt" -l "$DNS_S" -q "$C" -c 1 \
 		>"$TMP/dp.out" 2>&1
 	awk -v r="$1" -v c="$C" '/Queries per second/ {q=$4} /Average Latency/ {a=$4}
 		END {print "dnsperf dns-udp -q", c, r, q, a * 1000, "-"}' "$TMP/dp.out"
 }
 ldd() {
-	cpu 1 "$D" "udp://127.0.0.1:$UP" -c "$C" -d "${DNS_S}s" --requests-file "$TMP/q.txt" \
+	on_cpu 1 "$D" "udp://127.0.0.1:$UP" -c "$C" -d "${DNS_S}s" --requests-file "$TMP/q.txt" \
 		--response dns -q --json "$TMP/ldd.json" >/dev/null 2>&1
 	jq -r --arg r "$1" \
 		'"loadlens-driver dns-udp -c \(.config.connections) \($r) \(.throughput_rps) \(.latency.p50/1e6) \(.latency.p99/1e6)"' \

@@ -73,7 +73,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 SRC=$HERE/event_cost
 . "$HERE/common.sh"
 bench_root
-BIN=${1:-$HERE/../build/bin}
+bench_bin "${1:-}"
 ROUNDS=${ROUNDS:-10}
 N=${N:-10000}
 REPS=${REPS:-7}

@@ -80,11 +80,21 @@ static int run(const char *name, long n, char **argv, int argc)
 	return 0;
 }
 
+/* the file at path holding text; 0, or -1 */
+static int write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f) ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	char kv[512], num[512], mix[512], dir[] = "/tmp/grpc_msg_encode_XXXXXX";
 	long n = argc > 2 ? atol(argv[2]) : 1000000;
-	FILE *f;
 	int e = 0;
 
 	if (argc < 2 || n < 1) {
@@ -96,18 +106,12 @@ int main(int argc, char **argv)
 	snprintf(kv, sizeof(kv), "%s/kv.proto", argv[1]);
 	snprintf(num, sizeof(num), "%s/num.proto", dir);
 	snprintf(mix, sizeof(mix), "%s/mix.txt", dir);
-	f = fopen(num, "w");
-	if (!f)
+	if (write_file(num, "syntax = \"proto3\";\npackage t;\n"
+			    "message Req { int32 n = 1; string s = 2; }\nmessage Rep {}\n"
+			    "service S { rpc Call(Req) returns (Rep); }\n") ||
+	    write_file(mix, "weight=1 /kv.Store/Put {\"key\":\"k{{rand:0-99999}}\",\"value\":\"dmFs\"}\n"
+			    "weight=9 /kv.Store/Get {\"key\":\"k{{rand:0-99999}}\"}\n"))
 		return 1;
-	fputs("syntax = \"proto3\";\npackage t;\nmessage Req { int32 n = 1; string s = 2; }\n"
-	      "message Rep {}\nservice S { rpc Call(Req) returns (Rep); }\n", f);
-	fclose(f);
-	f = fopen(mix, "w");
-	if (!f)
-		return 1;
-	fputs("weight=1 /kv.Store/Put {\"key\":\"k{{rand:0-99999}}\",\"value\":\"dmFs\"}\n"
-	      "weight=9 /kv.Store/Get {\"key\":\"k{{rand:0-99999}}\"}\n", f);
-	fclose(f);
 	printf("%-8s %-8s %8s %18s  (%ld calls x %d runs, median)\n", "message", "made", "size",
 	       "cost", n, RUNS);
 	{

@@ -23,16 +23,7 @@ done
 [ "$(nproc)" -ge 2 ] || { echo "needs 2 CPUs: nginx on CPU 0, the load tool on CPU 1"; exit 1; }
 
 PORT=$(port)
-mkdir -p "$TMP/ngx"
-bench_nginx_conf "$TMP/ngx" "$PORT" "http2"
-taskset -c 0 nginx -c "$TMP/ngx/nginx.conf" -p "$TMP/ngx" -e "$TMP/ngx/error.log" 2>/dev/null &
-PIDS+=($!)
-for _ in $(seq 50); do
-	curl -fs --http2-prior-knowledge "http://127.0.0.1:$PORT/" >/dev/null 2>&1 && break
-	sleep 0.1
-done
-curl -fs --http2-prior-knowledge "http://127.0.0.1:$PORT/" >/dev/null ||
-	{ echo "nginx h2c did not start"; cat "$TMP/ngx/error.log"; exit 1; }
+bench_nginx_up "$TMP/ngx" "$PORT" "http2" --http2-prior-knowledge
 URL=http://127.0.0.1:$PORT/
 
 # cpu_of CMD...: run CMD pinned to CPU 1; its user+sys seconds into $TMP/cpu, stdout to stdout

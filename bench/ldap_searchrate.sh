@@ -6,26 +6,19 @@
 # Usage: ROUNDS=3 SECS=10 C=16 bench/ldap_searchrate.sh [BUILD_BIN]  → a table on stdout.
 set -u
 . "$(dirname "$0")/common.sh"
-# slapd_db: the same slapd and 10,000 entries as the integration test's (tests/integration/lib/servers.sh)
-. "$(dirname "$0")/../tests/integration/lib/servers.sh"
-BIN=${1:-build/bin}
-D=$BIN/loadlens-driver
+bench_test_servers # slapd_db: the same slapd and 10,000 entries as the integration test's
+bench_bin "${1:-}" loadlens-driver
 ROUNDS=${ROUNDS:-3}
 SECS=${SECS:-10}
 C=${C:-16}
 BASE=ou=people,dc=example,dc=com
-[ -x "$D" ] || { echo "build first: $D"; exit 1; }
 command -v slapd >/dev/null || [ -x /usr/sbin/slapd ] || { echo "needs slapd"; exit 1; }
 PATH=$PATH:/usr/sbin
 bench_tmp ldapbench
-cpu() { if [ "$(nproc)" -ge 2 ]; then taskset -c "$1" "${@:2}"; else "${@:2}"; fi; }
 
 slapd_db "$TMP" 0 || { cat "$TMP/slapadd.out"; exit 1; }
 P=$(port)
-# the subshell execs taskset, which execs slapd: $! is slapd's own pid (killed at exit)
-(if [ "$(nproc)" -ge 2 ]; then exec taskset -c 0 slapd -h "ldap://127.0.0.1:$P/" \
-	-f "$TMP/slapd.conf" -d 0; else exec slapd -h "ldap://127.0.0.1:$P/" -f "$TMP/slapd.conf" \
-	-d 0; fi) >"$TMP/slapd.log" 2>&1 &
+exec_on_cpu 0 slapd -h "ldap://127.0.0.1:$P/" -f "$TMP/slapd.conf" -d 0 >"$TMP/slapd.log" 2>&1 &
 PIDS+=($!)
 for _ in $(seq 1 100); do
 	"$D" "tcp://127.0.0.1:$P" --proto ldap -n 1 -q >/dev/null 2>&1 && break
@@ -35,14 +28,14 @@ done
 bench_table "### LDAP searches/s against slapd, $C connections, ${SECS}s a run" \
 	client round "searches/s" "entries/search" "p50 ms" "p99 ms" "client CPU s"
 for r in $(seq 1 "$ROUNDS"); do
-	cpu 1 "$D" "tcp://127.0.0.1:$P" --proto ldap --base "$BASE" \
+	on_cpu 1 "$D" "tcp://127.0.0.1:$P" --proto ldap --base "$BASE" \
 		--filter '(uid=user{{rand:0-9999}})' -c "$C" -d "${SECS}s" -q --json "$TMP/d.json" \
 		>/dev/null 2>&1
 	jq -r --arg r "$r" 'def ms: . / 1e4 | round / 100;
 		"| loadlens-driver | \($r) | \(.throughput_rps | floor) | " +
 		"\(.ldap.entries / .ldap.searches) | \(.latency.p50 | ms) | \(.latency.p99 | ms) | " +
 		"\(.driver.cpu_ns / 1e7 | round / 100) |"' "$TMP/d.json"
-	cpu 1 /usr/bin/time -f "%U %S" -o "$TMP/t" python3 "$(dirname "$0")/ldap_search_peer.py" \
+	on_cpu 1 /usr/bin/time -f "%U %S" -o "$TMP/t" python3 "$(dirname "$0")/ldap_search_peer.py" \
 		"$P" "$BASE" "$C" "$SECS" >"$TMP/p.out"
 	awk -v r="$r" 'NR == FNR { cpu = $1 + $2; next }
 		{ printf "| python asyncio loop | %s | %d | %.2f | - | - | %.2f |\n", r, $2 / $6,

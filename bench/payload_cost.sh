@@ -19,7 +19,7 @@ set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/common.sh"
 bench_root
-BIN=${1:-$HERE/../build/bin}
+bench_bin "${1:-}"
 ROUNDS=${ROUNDS:-5}
 PP_N=${PP_N:-20000}
 PP_REPS=${PP_REPS:-5}

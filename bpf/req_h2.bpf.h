@@ -26,7 +26,7 @@
  *
  * The server's header blocks (HEADERS, CONTINUATION, PUSH_PROMISE payloads, at most
  * LL_H2_HB_MAX bytes a frame) go in order to the "h2_hb" ring buffer, where userspace decodes
- * HPACK for each response's :status and each gRPC call's grpc-status (include/loadlens/h2.h).
+ * HPACK for each response's :status and each gRPC call's grpc-status (bpf/req_h2_hb.bpf.h).
  *
  * Bounds (include/loadlens/h2.h): LL_H2_FRAMES frame headers and LL_H2_IOVS buffers a read or
  * write; a read or write with more, bytes the walk cannot read where it needs a header (sendfile
@@ -65,15 +65,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct rt_h2_stream);
 } h2_runs SEC(".maps");
-
-/* The server's header blocks to userspace (observer/sources/h2_status.c); 0: off (the ring
- * at one page). Records are written without a wakeup: userspace drains the ring on a timer. */
-const volatile __u32 targ_h2_hb = 0;
-
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, RT_H2_HB_RING);
-} h2_hb SEC(".maps");
 
 #ifndef LL_PRE_5_12
 /* The walk's window on the current buffer: up to H2_WIN of its bytes, read from user memory in
@@ -289,142 +280,8 @@ static __always_inline int h2_win(struct h2_walk *w, __u64 buf, __u32 off, __u32
 #endif
 }
 
-/* The connection's records stop (the ring full, or a fragment too big): counted once. */
-static __always_inline void h2_hb_stop(struct h2_walk *w, bool big)
-{
-	struct rt_rec *r = rec_of(w->slot);
-
-	w->d.hb |= LL_H2_HB_STOP;
-	w->d.hb_left = 0;
-	if (!r)
-		return;
-	if (big)
-		r->c.h2_hb_big++;
-	else
-		r->c.h2_hb_lost++;
-}
-
-/* Its n bytes at src: from the window at o where it holds them (o >= 0), else from user memory.
- * (Into a record of the tiny size from the window's first half: the record's whole LL_H2_HB_TINY
- * + 1 bytes in four loads and stores, no helper call; the bytes past n, never read, are the
- * window's: this buffer's, or zeros.) */
-static __always_inline long h2_hb_copy(struct h2_walk *w, void *dst, __u32 n, __u64 src, int o,
-				       bool tiny)
-{
-#ifdef H2_WIN
-	__u32 u = (__u32)o;
-
-	if (o >= 0 && tiny && u <= H2_WIN - LL_H2_HB_TINY - 1) {
-		barrier_var(u);
-		u &= H2_WIN - 1;
-		__builtin_memcpy(dst, &w->win[u], LL_H2_HB_TINY + 1);
-		return 0;
-	}
-	if (o >= 0)
-		return bpf_probe_read_kernel(dst, n, &w->win[o & (H2_WIN - 1)]);
-#endif
-	return bpf_probe_read_user(dst, n, (void *)src);
-}
-
-/* One record of the current header block fragment: its n next bytes at buf + off (user memory),
- * of the buffer's len. */
-static __always_inline void h2_hb_out(struct h2_walk *w, __u64 buf, __u32 off, __u32 n, __u32 len)
-{
-	__u64 src = buf + off;
-	struct rt_h2_hb *h;
-	__u32 flen;
-	long err;
-	int o = n ? h2_win(w, buf, off, n, len) : -1;
-
-	/* the sizes are masks (LL_H2_HB_SMALL and LL_H2_HB_MAX are 2^k - 1, n <= LL_H2_HB_MAX):
-	 * the verifier sees each read's bound in the register it is passed in */
-	if (n <= LL_H2_HB_TINY) {
-		h = bpf_ringbuf_reserve(&h2_hb, sizeof(*h) + LL_H2_HB_TINY + 1, 0);
-		if (!h)
-			goto lost;
-		barrier_var(n);
-		n &= LL_H2_HB_TINY;
-		err = n ? h2_hb_copy(w, h->data, n, src, o, true) : 0;
-	} else if (n <= LL_H2_HB_SMALL) {
-		h = bpf_ringbuf_reserve(&h2_hb, sizeof(*h) + LL_H2_HB_SMALL + 1, 0);
-		if (!h)
-			goto lost;
-		barrier_var(n);
-		n &= LL_H2_HB_SMALL;
-		err = n ? h2_hb_copy(w, h->data, n, src, o, false) : 0;
-	} else {
-		h = bpf_ringbuf_reserve(&h2_hb, sizeof(*h) + LL_H2_HB_MAX + 1, 0);
-		if (!h)
-			goto lost;
-		barrier_var(n);
-		n &= LL_H2_HB_MAX;
-		err = h2_hb_copy(w, h->data, n, src, o, false);
-	}
-	if (err) {
-		bpf_ringbuf_discard(h, BPF_RB_NO_WAKEUP);
-		goto lost;
-	}
-	flen = ((__u32)w->d.hdr[0] << 16) | ((__u32)w->d.hdr[1] << 8) | w->d.hdr[2];
-	h->sk = w->sk;
-	h->gen = w->gen;
-	h->slot = w->slot;
-	h->off = (__u16)(flen - w->d.hb_left);
-	h->n = (__u16)n;
-	__builtin_memcpy(h->fh, w->d.hdr, LL_H2_HDR);
-	h->seq = w->hb_seq++;
-	h->flags = 0;
-	bpf_ringbuf_submit(h, BPF_RB_NO_WAKEUP);
-	w->d.hb |= LL_H2_HB_SEEN;
-	w->d.hb_left -= (__u16)n;
-	return;
-lost:
-	h2_hb_stop(w, false);
-}
-
-/* A frame header the server wrote (flen bytes of payload follow): a header block fragment's
- * bytes are copied as they pass (h2_step()); an empty one goes out at once. */
-static __always_inline void h2_hb_frame(struct h2_walk *w, __u32 sid, __u32 tf, __u32 flen)
-{
-	__u32 t = tf & 0xff;
-	struct rt_rec *r;
-
-	if (t == LL_H2_HEADERS && (sid & 1) && ((tf >> 8) & LL_H2_END_STREAM)) {
-		r = rec_of(w->slot);
-		if (r)
-			r->c.h2_hb_ends++;
-	}
-	if (!targ_h2_hb || (w->d.hb & LL_H2_HB_STOP) ||
-	    (t != LL_H2_HEADERS && t != LL_H2_CONTINUATION && t != LL_H2_PUSH_PROMISE))
-		return;
-	if (flen > LL_H2_HB_MAX) {
-		h2_hb_stop(w, true);
-		return;
-	}
-	w->d.hb_left = (__u16)flen;
-	if (!flen)
-		h2_hb_out(w, 0, 0, 0, 0);
-}
-
-/* The connection closes: its decoder in userspace goes (if it had one; once: the callers close
- * a connection once). */
-static __always_inline void h2_hb_close(__u64 sk, struct rt_h2_conn *c)
-{
-	struct rt_h2_hb *h;
-
-	if (!(c->wr.hb & LL_H2_HB_SEEN))
-		return;
-	c->wr.hb = LL_H2_HB_STOP;
-	h = bpf_ringbuf_reserve(&h2_hb, sizeof(*h) + LL_H2_HB_TINY + 1, 0);
-	if (!h)
-		return; /* (userspace forgets its oldest decoders when it has too many) */
-	__builtin_memset(h, 0, sizeof(*h));
-	h->sk = sk;
-	h->gen = c->gen;
-	h->slot = c->slot;
-	h->seq = c->hb_seq;
-	h->flags = LL_H2_HB_CLOSE;
-	bpf_ringbuf_submit(h, BPF_RB_NO_WAKEUP);
-}
+/* the server's header blocks to the ring (uses struct h2_walk and h2_win()) */
+#include "req_h2_hb.bpf.h"
 
 #define H2_MORE 0
 #define H2_DONE 1

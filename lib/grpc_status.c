@@ -39,6 +39,13 @@ const char *ll_grpc_status_name(unsigned code)
 	return code <= LL_GRPC_OTHER ? codes[code].name : NULL;
 }
 
+const char *ll_grpc_status_key(unsigned code, char *buf, unsigned len)
+{
+	(void)buf;
+	(void)len;
+	return ll_grpc_status_name(code);
+}
+
 const char *ll_grpc_status_hint(unsigned code)
 {
 	return code <= LL_GRPC_OTHER ? codes[code].hint : "";

@@ -110,6 +110,21 @@ int ll_parse_double(const char *s, double min, double max, double *out)
 	return 0;
 }
 
+const char *ll_parse_pair(const char *s, char *head, size_t len)
+{
+	const char *colon = s ? strrchr(s, ':') : NULL;
+	size_t n;
+
+	if (!colon)
+		return NULL;
+	n = (size_t)(colon - s);
+	if (n >= len)
+		return NULL;
+	memcpy(head, s, n);
+	head[n] = '\0';
+	return colon + 1;
+}
+
 static int parse_port(const char *s, size_t len, uint16_t *port)
 {
 	char buf[8];

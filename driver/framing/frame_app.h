@@ -31,6 +31,28 @@ enum drv_app_verdict {
 };
 
 
+/*
+ * A step of a byte-at-a-time parser (frame_resp.c, frame_memcache.c): from its current state in
+ * s, the bytes p[0..n) (n >= 1, *r 0 on entry); returns how many it used, with *r 0 (more to
+ * come), 1 (the response is complete) or a DRV_E_* error.
+ */
+typedef size_t drv_app_step_fn(void *s, const uint8_t *p, size_t n, int *r,
+			       enum drv_app_verdict *verdict);
+
+/* The parser's loop: steps over p[0..n) until the end or a result (*res); returns the bytes used.
+ * (Inline: the step is called directly where the parser passes its own.) */
+static inline size_t drv_app_feed(drv_app_step_fn *step, void *s, const uint8_t *p, size_t n,
+				  int *res, enum drv_app_verdict *verdict)
+{
+	size_t i = 0;
+	int r = 0;
+
+	while (i < n && !r)
+		i += step(s, p + i, n - i, &r, verdict);
+	*res = r;
+	return i;
+}
+
 /* The bytes of a bulk string or data block in p[0..n): up to *left of them, less *left by as
  * many; returns how many. */
 static inline size_t drv_app_skip(uint64_t *left, size_t n)

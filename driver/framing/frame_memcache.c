@@ -113,40 +113,40 @@ static int line_byte(struct drv_mc_state *s, uint8_t c)
 	return 0;
 }
 
+/* One step of drv_mc_feed() (drv_app_step_fn): the bytes p[0..n) from the current state. */
+static size_t step(void *v, const uint8_t *p, size_t n, int *r, enum drv_app_verdict *verdict)
+{
+	struct drv_mc_state *s = v;
+	uint8_t c = p[0];
+	size_t used = 1;
+
+	switch (s->st) {
+	case M_LINE:
+		if (c == '\r')
+			s->st = M_LF;
+		else
+			*r = line_byte(s, c);
+		break;
+	case M_LF:
+		*r = c == '\n' ? line(s, verdict) : DRV_E_MALFORMED;
+		break;
+	case M_DATA:
+	case M_DATA_CR:
+	case M_DATA_LF:
+		used = drv_app_block(&s->st, M_DATA, &s->left, p, n, r);
+		if (*r == 1) {
+			s->st = M_LINE;
+			*r = s->phase == 2; /* meta get: one data block ends it */
+		}
+		break;
+	default:
+		*r = DRV_E_MALFORMED;
+	}
+	return used;
+}
+
 size_t drv_mc_feed(struct drv_mc_state *s, const uint8_t *p, size_t n, int *res,
 		   enum drv_app_verdict *verdict)
 {
-	size_t i = 0;
-	uint8_t c;
-	int r = 0;
-
-	while (i < n && !r) {
-		c = p[i];
-		switch (s->st) {
-		case M_LINE:
-			i++;
-			if (c == '\r')
-				s->st = M_LF;
-			else
-				r = line_byte(s, c);
-			break;
-		case M_LF:
-			i++;
-			r = c == '\n' ? line(s, verdict) : DRV_E_MALFORMED;
-			break;
-		case M_DATA:
-		case M_DATA_CR:
-		case M_DATA_LF:
-			i += drv_app_block(&s->st, M_DATA, &s->left, p + i, n - i, &r);
-			if (r == 1) {
-				s->st = M_LINE;
-				r = s->phase == 2; /* meta get: one data block ends it */
-			}
-			break;
-		default:
-			r = DRV_E_MALFORMED;
-		}
-	}
-	*res = r;
-	return i;
+	return drv_app_feed(step, s, p, n, res, verdict);
 }

@@ -70,78 +70,75 @@ static int num_done(struct drv_resp_state *s)
 	return s->need == 0;
 }
 
+/* One step of drv_resp_feed() (drv_app_step_fn): the bytes p[0..n) from the current state. */
+static size_t step(void *v, const uint8_t *p, size_t n, int *r, enum drv_app_verdict *verdict)
+{
+	struct drv_resp_state *s = v;
+	uint8_t c = p[0];
+	size_t used = 1;
+
+	switch (s->st) {
+	case R_TYPE:
+		if (!s->started && (c == '-' || c == '!'))
+			*verdict = DRV_APP_RESP_ERROR;
+		else if (!s->started)
+			*verdict = DRV_APP_OK;
+		s->started = true;
+		s->type = c;
+		s->num = 0;
+		s->ndig = 0;
+		s->neg = false;
+		switch (c) {
+		case '+': case '-': case ':': case '_': case '#': case ',': case '(':
+			s->st = R_LINE;
+			break;
+		case '$': case '=': case '!': case '*':
+		case '~': case '>': case '%': case '|':
+			s->st = R_NUM;
+			break;
+		default:
+			*r = DRV_E_MALFORMED;
+		}
+		break;
+	case R_NUM:
+		if (c == '-' && !s->ndig && !s->neg) {
+			s->neg = true;
+		} else if (c >= '0' && c <= '9' && s->ndig < 19) {
+			s->num = s->num * 10 + (uint64_t)(c - '0');
+			s->ndig++;
+		} else if (c == '\r') {
+			s->st = R_NUM_LF;
+		} else {
+			*r = DRV_E_MALFORMED;
+		}
+		break;
+	case R_NUM_LF:
+		*r = c == '\n' ? num_done(s) : DRV_E_MALFORMED;
+		break;
+	case R_LINE:
+		if (c == '\r')
+			s->st = R_LINE_LF;
+		else if (c == '\n')
+			*r = DRV_E_MALFORMED;
+		break;
+	case R_LINE_LF:
+		*r = c == '\n' ? value_done(s) : DRV_E_MALFORMED;
+		break;
+	case R_BULK:
+	case R_BULK_CR:
+	case R_BULK_LF:
+		used = drv_app_block(&s->st, R_BULK, &s->left, p, n, r);
+		if (*r == 1)
+			*r = value_done(s);
+		break;
+	default:
+		*r = DRV_E_MALFORMED;
+	}
+	return used;
+}
+
 size_t drv_resp_feed(struct drv_resp_state *s, const uint8_t *p, size_t n, int *res,
 		     enum drv_app_verdict *verdict)
 {
-	size_t i = 0;
-	uint8_t c;
-	int r = 0;
-
-	while (i < n && !r) {
-		c = p[i];
-		switch (s->st) {
-		case R_TYPE:
-			i++;
-			if (!s->started && (c == '-' || c == '!'))
-				*verdict = DRV_APP_RESP_ERROR;
-			else if (!s->started)
-				*verdict = DRV_APP_OK;
-			s->started = true;
-			s->type = c;
-			s->num = 0;
-			s->ndig = 0;
-			s->neg = false;
-			switch (c) {
-			case '+': case '-': case ':': case '_': case '#': case ',': case '(':
-				s->st = R_LINE;
-				break;
-			case '$': case '=': case '!': case '*':
-			case '~': case '>': case '%': case '|':
-				s->st = R_NUM;
-				break;
-			default:
-				r = DRV_E_MALFORMED;
-			}
-			break;
-		case R_NUM:
-			i++;
-			if (c == '-' && !s->ndig && !s->neg) {
-				s->neg = true;
-			} else if (c >= '0' && c <= '9' && s->ndig < 19) {
-				s->num = s->num * 10 + (uint64_t)(c - '0');
-				s->ndig++;
-			} else if (c == '\r') {
-				s->st = R_NUM_LF;
-			} else {
-				r = DRV_E_MALFORMED;
-			}
-			break;
-		case R_NUM_LF:
-			i++;
-			r = c == '\n' ? num_done(s) : DRV_E_MALFORMED;
-			break;
-		case R_LINE:
-			i++;
-			if (c == '\r')
-				s->st = R_LINE_LF;
-			else if (c == '\n')
-				r = DRV_E_MALFORMED;
-			break;
-		case R_LINE_LF:
-			i++;
-			r = c == '\n' ? value_done(s) : DRV_E_MALFORMED;
-			break;
-		case R_BULK:
-		case R_BULK_CR:
-		case R_BULK_LF:
-			i += drv_app_block(&s->st, R_BULK, &s->left, p + i, n - i, &r);
-			if (r == 1)
-				r = value_done(s);
-			break;
-		default:
-			r = DRV_E_MALFORMED;
-		}
-	}
-	*res = r;
-	return i;
+	return drv_app_feed(step, s, p, n, res, verdict);
 }

@@ -16,6 +16,7 @@
 #include <curl/curl.h>
 #include <uv.h>
 #include "config/config.h"
+#include "loadlens/dlist.h"
 #include "protocols/curl_codes.h"
 #include "base/drv.h"
 #include "protocols/protocols.h"
@@ -195,12 +196,7 @@ static void sock_closed(uv_handle_t *h)
 
 static void sock_close(struct curl_thread *ct, struct curl_sock *cs)
 {
-	if (cs->prev)
-		cs->prev->next = cs->next;
-	else
-		ct->socks = cs->next;
-	if (cs->next)
-		cs->next->prev = cs->prev;
+	LL_DLIST_UNLINK(&ct->socks, cs, prev, next);
 	uv_close((uv_handle_t *)&cs->poll, sock_closed);
 }
 

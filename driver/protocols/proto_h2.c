@@ -211,6 +211,15 @@ static int tls_out(struct h2_conn *c)
 }
 
 /* On the way out of every callback: what the session has to send, to the socket. */
+/* Streams out (pump()), then, from the outermost of nested callers (each raised c->depth first),
+ * the session's bytes written once (flush()). */
+static void pump_out(struct h2_conn *c)
+{
+	pump(c);
+	if (!--c->depth)
+		flush(c);
+}
+
 static void flush(struct h2_conn *c)
 {
 	const uint8_t *data;
@@ -320,9 +329,7 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 		h2__conn_fail(c, err);
 		return;
 	}
-	pump(c);
-	if (!--c->depth)
-		flush(c);
+	pump_out(c);
 }
 
 static bool alive(const uv_stream_t *s)
@@ -374,9 +381,7 @@ static void on_connect(uv_connect_t *req, int status)
 		return;
 	}
 	c->depth++;
-	pump(c);
-	if (!--c->depth)
-		flush(c);
+	pump_out(c);
 }
 
 static void h2_connect(struct h2_conn *c)
@@ -497,9 +502,7 @@ static void slot_go(struct drv_slot *s)
 		return;
 	}
 	c->depth++;
-	pump(c);
-	if (!--c->depth)
-		flush(c);
+	pump_out(c);
 }
 
 static void slot_finish(struct drv_slot *s)
@@ -528,9 +531,7 @@ static void slot_expire(struct drv_slot *s)
 	}
 	c->depth++;
 	h2__streams_expire(c, uv_hrtime());
-	pump(c);
-	if (!--c->depth)
-		flush(c);
+	pump_out(c);
 }
 
 static void slot_stop(struct drv_slot *s)

@@ -3,15 +3,16 @@
  * udp:// — one datagram each way, one request in flight per slot, each slot on its own connected
  * socket (so a reply can only be for that slot).
  *
- * Matching: every request carries an id, and a reply is matched by it, never by arrival order.
- * Our own payload (no --payload, every size >= 8) starts with an 8-byte tag, "LL" and a 48-bit
+ * Matching: every request carries an id, and a reply is matched by it, never by arrival order. Our
+ * own payload (no --payload, every size >= 8) starts with an 8-byte tag, "LL" and a 48-bit
  * sequence number, which an echoing server (the refserver) returns; with --payload, --id
  * OFFSET:WIDTH stamps the sequence number (big-endian, WIDTH bytes) into the payload at OFFSET,
- * where DNS and memcached's UDP frame carry their request id. Each slot remembers its last
- * UDP_HIST requests, so a reply is exactly one of: the answer to the request in flight; `late`
- * (its request was already counted lost; latency kept apart); `duplicate` (its request was already
- * answered); or `unmatched` (no such request: junk, or older than the history). A request counts
- * as answered only if its reply came within --timeout of the send, whatever the sweep's period.
+ * where DNS and memcached's UDP frame carry their request id (udp_id.c). Each slot remembers its
+ * last UDP_HIST requests, so a reply is exactly one of: the answer to the request in flight;
+ * `late` (its request was already counted lost; latency kept apart); `duplicate` (its request was
+ * already answered); or `unmatched` (no such request: junk, or older than the history). A request
+ * counts as answered only if its reply came within --timeout of the send, whatever the sweep's
+ * period.
  *
  * Without an id (--payload without --id, or --size below 8), a reply while a request is in flight
  * answers it, and one while none is, is `unmatched`; after a loss the slot takes a new socket, so a
@@ -37,6 +38,7 @@
 #include "framing/frame_mcudp.h"
 #include "framing/frame_memcache.h"
 #include "protocols/protocols.h"
+#include "protocols/udp_id.h"
 #include "config/reqmix.h"
 #include "config/request.h"
 #include "scheduling/slot.h"
@@ -48,8 +50,6 @@
 #endif
 
 #define UDP_READ_BUF (64 * 1024)
-#define UDP_TAG_MAGIC 0x4c4cULL /* "LL" in the top 16 bits */
-#define UDP_SEQ48 0xffffffffffffULL
 #define UDP_HIST 32 /* requests per slot remembered for late and duplicate replies */
 #define UDP_RX_BATCH 32 /* open loop: datagrams read from one socket per drain */
 
@@ -84,11 +84,7 @@ struct udp_slot {
 
 struct udp_thread {
 	struct drv_slot_io io; /* request bytes, read buffer */
-	bool ids;	   /* requests carry an id */
-	bool magic;	   /* the id is our 8-byte tag at offset 0 */
-	unsigned id_off;   /* where the id sits in request and reply */
-	unsigned id_width; /* its bytes */
-	uint64_t id_mask;
+	struct drv_udp_id id; /* where a request's id sits (udp_id.h) */
 	uint64_t timeout_ns;
 	bool dns; /* --response dns: a reply's RCODE decides (frame_dns.c) */
 	bool mc;  /* --proto memcache-udp: replies of several datagrams (frame_mcudp.c) */
@@ -143,7 +139,6 @@ static void close_sock(struct udp_slot *u)
 	uv_close((uv_handle_t *)&u->udp, on_close);
 }
 
-/* A socket error (refused, unreachable...): counted, then the next attempt after a backoff. */
 /* --requests-file: an unanswered request's outcome, once. */
 static void proto_udp_rec(struct udp_slot *u, int err)
 {
@@ -152,6 +147,7 @@ static void proto_udp_rec(struct udp_slot *u, int err)
 	u->rec_live = false;
 }
 
+/* A socket error (refused, unreachable...): counted, then the next attempt after a backoff. */
 static void fail(struct udp_slot *u, int err)
 {
 	proto_udp_rec(u, err);
@@ -180,7 +176,7 @@ static void lost(struct udp_slot *u)
 	drv_slot_fail(&u->base, err, false);
 	u->hist[u->seq % UDP_HIST].state = UDP_LOST;
 	u->in_flight = false;
-	if (!u->ut->ids) /* a late reply must not answer the next request: new socket */
+	if (!u->ut->id.on) /* a late reply must not answer the next request: new socket */
 		close_sock(u);
 }
 
@@ -260,20 +256,11 @@ static void alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 /* The request a reply names, or NULL if it names none this slot remembers. */
 static struct udp_req *match(struct udp_slot *u, const uint8_t *p, size_t n)
 {
-	struct udp_thread *ut = u->ut;
 	struct udp_req *r;
-	uint64_t v = 0;
-	unsigned i;
+	uint64_t v;
 
-	if (n < (size_t)ut->id_off + ut->id_width)
+	if (drv_udp_id_read(&u->ut->id, p, n, &v))
 		return NULL;
-	for (i = 0; i < ut->id_width; i++)
-		v = v << 8 | p[ut->id_off + i];
-	if (ut->magic) {
-		if (v >> 48 != UDP_TAG_MAGIC)
-			return NULL;
-		v &= UDP_SEQ48;
-	}
 	r = &u->hist[v % UDP_HIST];
 	return r->state != UDP_FREE && r->id == v ? r : NULL;
 }
@@ -284,7 +271,7 @@ static void datagram(struct udp_slot *u, const uv_buf_t *buf, ssize_t nread, uin
 	struct udp_req *r;
 
 	proto_udp_st(u)->bytes_received += (uint64_t)nread;
-	if (!u->ut->ids) {
+	if (!u->ut->id.on) {
 		/* one that came before the request went (read later) answers nothing */
 		if (u->in_flight && now < u->base.t_send)
 			proto_udp_w(u)->stats.unmatched++;
@@ -373,8 +360,8 @@ static void proto_udp_send(struct udp_slot *u)
 	struct udp_thread *ut = u->ut;
 	struct udp_req *r;
 	uv_buf_t b[3];
-	unsigned nb = 0, i;
-	uint64_t size, v;
+	unsigned nb = 0;
+	uint64_t size;
 	int n, err;
 
 	u->in_flight = true;
@@ -388,25 +375,22 @@ static void proto_udp_send(struct udp_slot *u)
 	} else {
 		size = ut->io.rq.sized ? drv_request_size(&ut->io.rq) : ut->io.rq.len;
 	}
-	if (ut->ids) {
-		v = ut->magic ? UDP_TAG_MAGIC << 48 | (u->seq & UDP_SEQ48) : u->seq & ut->id_mask;
-		for (i = 0; i < ut->id_width; i++)
-			u->tag[i] = (uint8_t)(v >> (8 * (ut->id_width - 1 - i)));
+	if (ut->id.on) {
 		r = &u->hist[u->seq % UDP_HIST];
-		r->id = u->seq & ut->id_mask;
+		r->id = drv_udp_id_stamp(&ut->id, u->seq, u->tag);
 		r->intended = u->base.ticket.intended;
 		r->warm = u->base.ticket.warm;
 		r->state = UDP_IN_FLIGHT;
 		if (ut->mix) { /* the record's own buffer: the id goes in place */
-			memcpy(u->mbuf + ut->id_off, u->tag, ut->id_width);
+			memcpy(u->mbuf + ut->id.off, u->tag, ut->id.width);
 			b[nb++] = uv_buf_init(u->mbuf, (unsigned int)size);
-		} else if (ut->id_off)
-			b[nb++] = uv_buf_init(ut->io.rq.buf, ut->id_off);
+		} else if (ut->id.off)
+			b[nb++] = uv_buf_init(ut->io.rq.buf, ut->id.off);
 		if (!ut->mix)
-			b[nb++] = uv_buf_init((char *)u->tag, ut->id_width);
-		if (!ut->mix && size > ut->id_off + ut->id_width)
-			b[nb++] = uv_buf_init(ut->io.rq.buf + ut->id_off + ut->id_width,
-					      (unsigned int)(size - ut->id_off - ut->id_width));
+			b[nb++] = uv_buf_init((char *)u->tag, ut->id.width);
+		if (!ut->mix && size > ut->id.off + ut->id.width)
+			b[nb++] = uv_buf_init(ut->io.rq.buf + ut->id.off + ut->id.width,
+					      (unsigned int)(size - ut->id.off - ut->id.width));
 	} else {
 		b[nb++] = uv_buf_init(ut->mix ? u->mbuf : ut->io.rq.buf, (unsigned int)size);
 	}
@@ -567,8 +551,6 @@ static const struct drv_slot_ops slot_ops = {
 };
 
 /* The thread's part: request bytes, read buffer, where the id sits. */
-
-
 static int init(struct drv_worker *w)
 {
 	const struct drv_config *cfg = w->cfg;
@@ -584,16 +566,7 @@ static int init(struct drv_worker *w)
 	ut->mix = cfg->mix;
 	if (ut->mix)
 		drv_mix_ctx_init(&ut->mix_ctx, cfg, w->id, (uint32_t)cfg->threads);
-	if (cfg->id_width) {
-		ut->ids = true;
-		ut->id_off = cfg->id_offset;
-		ut->id_width = cfg->id_width;
-	} else if (!cfg->mix && ut->io.rq.sized && ut->io.rq.size_min >= 8) {
-		ut->ids = ut->magic = true;
-		ut->id_width = 8;
-	}
-	ut->id_mask = ut->magic ? UDP_SEQ48 : ut->id_width == 8 ? ~0ULL
-								   : (1ULL << (8 * ut->id_width)) - 1;
+	drv_udp_id_init(&ut->id, cfg, &ut->io.rq);
 	return drv_timing_init(w);
 }
 

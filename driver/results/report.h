@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <jansson.h>
+#include "loadlens/json_counts.h"
 #include "loadlens/ll_hist.h"
 
 struct drv_config;
@@ -30,6 +31,10 @@ double drv_report_busiest_work(const struct drv_result *res);
 /* A one-line warning when the generator limited the run, else NULL. */
 const char *drv_report_bottleneck(const struct drv_config *cfg, const struct drv_result *res,
 				  char *buf, size_t len);
+
+/* report_counts.c: " NAME: N, NAME: N" of the nonzero counts of c[0..n) (" none" if none) and a
+ * newline, the summary's form of ll_json_counts() (loadlens/json_counts.h). */
+void drv_report_counts(FILE *f, const uint64_t *c, unsigned n, ll_code_name_fn *name);
 
 /* report_udp.c: the udp lines of the summary (lost, late, duplicate, unmatched, drops), hints. */
 void drv_report_udp(FILE *f, const struct drv_config *cfg, const struct drv_stats *t);

@@ -14,9 +14,11 @@
 #include "results/stats.h"
 
 /* RST_STREAM code i's name: NO_ERROR .. HTTP_1_1_REQUIRED, "other" past them. */
-static const char *rst_name(int i)
+static const char *rst_name(unsigned i, char *buf, unsigned len)
 {
-	return i < DRV_H2_RST_CODES - 1 ? nghttp2_http2_strerror((uint32_t)i) : "other";
+	(void)buf;
+	(void)len;
+	return i < DRV_H2_RST_CODES - 1 ? nghttp2_http2_strerror(i) : "other";
 }
 
 static json_t *u64(uint64_t v)
@@ -24,34 +26,6 @@ static json_t *u64(uint64_t v)
 	return json_integer((json_int_t)v);
 }
 
-static json_t *rst_json(const struct drv_stats *t)
-{
-	json_t *o = json_object();
-	int i;
-
-	for (i = 0; o && i < DRV_H2_RST_CODES; i++) {
-		if (t->h2_rst[i] && json_object_set_new(o, rst_name(i), u64(t->h2_rst[i]))) {
-			json_decref(o);
-			return NULL;
-		}
-	}
-	return o;
-}
-
-static json_t *grpc_json(const struct drv_stats *t)
-{
-	json_t *o = json_object();
-	unsigned i;
-
-	for (i = 0; o && i <= LL_GRPC_OTHER; i++) {
-		if (t->grpc_status[i] &&
-		    json_object_set_new(o, ll_grpc_status_name(i), u64(t->grpc_status[i]))) {
-			json_decref(o);
-			return NULL;
-		}
-	}
-	return o;
-}
 
 int drv_report_json_h2(json_t *o, const struct drv_config *cfg, const struct drv_result *res)
 {
@@ -70,13 +44,16 @@ int drv_report_json_h2(json_t *o, const struct drv_config *cfg, const struct drv
 								     : json_null());
 	bad |= json_object_set_new(h, "settings_received", u64(t->h2_settings));
 	bad |= json_object_set_new(h, "peak_streams", u64(t->h2_peak_streams));
-	bad |= json_object_set_new(h, "rst_stream", rst_json(t));
+	bad |= json_object_set_new(h, "rst_stream",
+				   ll_json_counts(t->h2_rst, DRV_H2_RST_CODES, rst_name));
 	bad |= json_object_set_new(h, "goaway", u64(t->h2_goaway));
 	bad |= json_object_set_new(h, "goaway_refused", u64(t->errors[DRV_ERR_H2_GOAWAY]));
 	bad |= json_object_set_new(h, "flow_control_stalls", u64(t->h2_flow_stalls));
 	bad |= json_object_set_new(o, "h2", h);
 	if (ll_scheme_is_grpc(cfg->url.scheme))
-		bad |= json_object_set_new(o, "grpc_status", grpc_json(t));
+		bad |= json_object_set_new(o, "grpc_status",
+					   ll_json_counts(t->grpc_status, LL_GRPC_OTHER + 1,
+							  ll_grpc_status_key));
 	return bad ? -1 : 0;
 }
 
@@ -98,7 +75,7 @@ void drv_merge_h2(struct drv_stats *t, const json_t *doc)
 		return;
 	memset(&one, 0, sizeof(one));
 	for (i = 0; i < DRV_H2_RST_CODES; i++)
-		one.h2_rst[i] = get(json_object_get(h, "rst_stream"), rst_name((int)i));
+		one.h2_rst[i] = get(json_object_get(h, "rst_stream"), rst_name(i, NULL, 0));
 	for (i = 0; i <= LL_GRPC_OTHER; i++)
 		one.grpc_status[i] = get(g, ll_grpc_status_name(i));
 	one.h2_goaway = get(h, "goaway");
@@ -114,8 +91,6 @@ void drv_merge_h2(struct drv_stats *t, const json_t *doc)
 
 void drv_report_h2(FILE *f, const struct drv_config *cfg, const struct drv_stats *t)
 {
-	int i, first = 1;
-
 	if (!drv_config_h2(cfg))
 		return;
 	fprintf(f, "  %-12s --streams %llu, at most %llu in flight on one connection; server max ",
@@ -128,26 +103,10 @@ void drv_report_h2(FILE *f, const struct drv_config *cfg, const struct drv_stats
 		"", (unsigned long long)t->h2_goaway,
 		(unsigned long long)t->errors[DRV_ERR_H2_GOAWAY],
 		(unsigned long long)t->h2_flow_stalls);
-	for (i = 0; i < DRV_H2_RST_CODES; i++) {
-		if (!t->h2_rst[i])
-			continue;
-		fprintf(f, "%s %s: %llu", first ? "" : ",", rst_name(i),
-			(unsigned long long)t->h2_rst[i]);
-		first = 0;
-	}
-	fprintf(f, "%s\n", first ? " none" : "");
+	drv_report_counts(f, t->h2_rst, DRV_H2_RST_CODES, rst_name);
 	if (ll_scheme_is_grpc(cfg->url.scheme)) {
 		fprintf(f, "  %-12s", "grpc status");
-		first = 1;
-		for (i = 0; i <= LL_GRPC_OTHER; i++) {
-			if (!t->grpc_status[i])
-				continue;
-			fprintf(f, "%s %s: %llu", first ? "" : ",",
-				ll_grpc_status_name((unsigned)i),
-				(unsigned long long)t->grpc_status[i]);
-			first = 0;
-		}
-		fprintf(f, "%s\n", first ? " none" : "");
+		drv_report_counts(f, t->grpc_status, LL_GRPC_OTHER + 1, ll_grpc_status_key);
 	}
 }
 

@@ -70,41 +70,11 @@ static json_t *config(const struct drv_config *cfg)
 	return o;
 }
 
-static json_t *status(const struct drv_stats *t)
+static const char *httpv_name(unsigned v, char *buf, unsigned len)
 {
-	json_t *o = json_object();
-	char k[8];
-	int i;
-
-	if (!o)
-		return NULL;
-	for (i = 0; i < DRV_STATUS_MAX; i++) {
-		if (!t->status[i])
-			continue;
-		snprintf(k, sizeof(k), "%d", i);
-		if (set(o, k, u64(t->status[i]))) {
-			json_decref(o);
-			return NULL;
-		}
-	}
-	return o;
-}
-
-static json_t *http_version(const struct drv_stats *t)
-{
-	json_t *o = json_object();
-	int i;
-
-	if (!o)
-		return NULL;
-	for (i = 0; i < DRV_HTTPV__COUNT; i++) {
-		if (t->http_version[i] &&
-		    set(o, drv_httpv_name((enum drv_httpv)i), u64(t->http_version[i]))) {
-			json_decref(o);
-			return NULL;
-		}
-	}
-	return o;
+	(void)buf;
+	(void)len;
+	return drv_httpv_name((enum drv_httpv)v);
 }
 
 /* drv_stats_sums[] from the one keyed first to the one keyed last, in their order: 0 or -1. */
@@ -188,8 +158,9 @@ json_t *drv_report_json(const struct drv_config *cfg, const struct drv_result *r
 	bad |= set(o, "rate_asked", cfg->rate ? json_real(cfg->rate) : json_null());
 	bad |= set(o, "rate_achieved_pct",
 		      cfg->rate ? json_real(thr * 100 / cfg->rate) : json_null());
-	bad |= set(o, "status", status(t));
-	bad |= set(o, "http_version", http_version(t));
+	bad |= set(o, "status", ll_json_counts(t->status, DRV_STATUS_MAX, ll_code_number));
+	bad |= set(o, "http_version",
+		   ll_json_counts(t->http_version, DRV_HTTPV__COUNT, httpv_name));
 	bad |= set(o, "nofile_limit", u64(res->nofile_limit));
 	bad |= set(o, "driver", driver(cfg, res));
 	bad |= set(o, "latency", ll_hist_to_json(t->latency));

@@ -39,18 +39,7 @@ static bool used(const struct drv_config *cfg, const struct drv_stats *t)
 
 static json_t *codes(const uint64_t *c)
 {
-	json_t *o = json_object();
-	char b[16];
-	unsigned i;
-
-	for (i = 0; o && i < DRV_LDAP_CODES; i++) {
-		if (c[i] && json_object_set_new(o, drv_ldap_code_name(i, b, sizeof(b)),
-						json_integer((json_int_t)c[i]))) {
-			json_decref(o);
-			return NULL;
-		}
-	}
-	return o;
+	return ll_json_counts(c, DRV_LDAP_CODES, drv_ldap_code_name);
 }
 
 json_t *drv_report_json_ldap(const struct drv_config *cfg, const struct drv_stats *t)
@@ -123,19 +112,8 @@ void drv_report_ldap_merge(struct drv_stats *t, const json_t *o)
 
 static void code_line(FILE *f, const char *label, const uint64_t *c)
 {
-	char b[16];
-	unsigned i;
-	int first = 1;
-
 	fprintf(f, "  %-12s", label);
-	for (i = 0; i < DRV_LDAP_CODES; i++) {
-		if (!c[i])
-			continue;
-		fprintf(f, "%s %s: %llu", first ? "" : ",", drv_ldap_code_name(i, b, sizeof(b)),
-			(unsigned long long)c[i]);
-		first = 0;
-	}
-	fprintf(f, "%s\n", first ? " none" : "");
+	drv_report_counts(f, c, DRV_LDAP_CODES, drv_ldap_code_name);
 }
 
 void drv_report_ldap(FILE *f, const struct drv_config *cfg, const struct drv_stats *t)

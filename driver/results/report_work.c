@@ -8,21 +8,16 @@
 #include "results/result.h"
 #include "results/stats.h"
 
+static const char *rcode_name(unsigned rcode, char *buf, unsigned len)
+{
+	(void)buf;
+	(void)len;
+	return drv_dns_rcode_name(rcode);
+}
+
 static json_t *rcodes(const struct drv_stats *t)
 {
-	json_t *o = json_object();
-	unsigned i;
-
-	for (i = 0; o && i < 16; i++) {
-		if (!t->dns_rcode[i])
-			continue;
-		if (json_object_set_new(o, drv_dns_rcode_name(i),
-					json_integer((json_int_t)t->dns_rcode[i]))) {
-			json_decref(o);
-			return NULL;
-		}
-	}
-	return o;
+	return ll_json_counts(t->dns_rcode, 16, rcode_name);
 }
 
 int drv_report_json_work(json_t *o, const struct drv_config *cfg, const struct drv_result *res)
@@ -41,19 +36,10 @@ int drv_report_json_work(json_t *o, const struct drv_config *cfg, const struct d
 void drv_report_work(FILE *f, const struct drv_config *cfg, const struct drv_result *res)
 {
 	const struct drv_stats *t = &res->total;
-	unsigned i;
-	int first = 1;
 
 	if (cfg->resp_rule == DRV_RESP_DNS) {
 		fprintf(f, "  %-12s", "dns rcode");
-		for (i = 0; i < 16; i++) {
-			if (!t->dns_rcode[i])
-				continue;
-			fprintf(f, "%s %s: %llu", first ? "" : ",", drv_dns_rcode_name(i),
-				(unsigned long long)t->dns_rcode[i]);
-			first = 0;
-		}
-		fprintf(f, "%s\n", first ? " none" : "");
+		drv_report_counts(f, t->dns_rcode, 16, rcode_name);
 	}
 	drv_report_ldap(f, cfg, t); /* report_ldap.c */
 	if (cfg->pipeline > 1)

@@ -17,6 +17,8 @@
 
 /* "OK", "CANCELLED", ... "UNAUTHENTICATED"; "other" for LL_GRPC_OTHER; NULL beyond. */
 const char *ll_grpc_status_name(unsigned code);
+/* The same as an ll_code_name_fn (loadlens/json_counts.h): buf is not used. */
+const char *ll_grpc_status_key(unsigned code, char *buf, unsigned len);
 /* A code by number ("8") or name ("RESOURCE_EXHAUSTED", any case): 0..16, or -1. */
 int ll_grpc_status_from_name(const char *s);
 /* What a code from the server usually means and what to check. */

@@ -15,6 +15,9 @@ int ll_parse_duration(const char *s, uint64_t *ns);
 int ll_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 /* Non-negative real number in [min, max]. */
 int ll_parse_double(const char *s, double min, double max, double *out);
+/* "HEAD:REST" (the last ':'): HEAD into head (len bytes with its NUL); returns REST, or NULL
+ * without a ':' or when HEAD does not fit. */
+const char *ll_parse_pair(const char *s, char *head, size_t len);
 
 enum ll_scheme {
 	LL_SCHEME_NONE = 0,

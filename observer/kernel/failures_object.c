@@ -197,16 +197,7 @@ static void plan(struct obs_fail *f, const char *prog, const struct obs_fail_opt
 
 static void set_targets(struct failures_bpf *s, const struct obs_fail_opts *opts)
 {
-	const struct obs_sockets_opts *c = opts->conn;
-	size_t i;
-
-	for (i = 0; i < c->nports; i++)
-		s->rodata->targ_port_bits[c->ports[i] >> 6] |= 1ULL << (c->ports[i] & 63);
-	s->rodata->targ_nports = (uint32_t)c->nports;
-	s->rodata->targ_netns = c->netns;
-	s->rodata->targ_by_pid = c->npids > 0;
-	s->rodata->targ_cgroup_id = c->cgroup_id;
-	s->rodata->targ_cgroup_level = c->cgroup_level;
+	OBS_SET_TARGETS(s->rodata, opts->conn);
 	s->rodata->targ_children = opts->children;
 }
 

@@ -201,15 +201,7 @@ static int plan(struct obs_sockets *c, const char *prog, const struct obs_socket
 
 static void set_targets(struct sockets_bpf *s, const struct obs_sockets_opts *opts)
 {
-	size_t i;
-
-	for (i = 0; i < opts->nports; i++)
-		s->rodata->targ_port_bits[opts->ports[i] >> 6] |= 1ULL << (opts->ports[i] & 63);
-	s->rodata->targ_nports = (uint32_t)opts->nports;
-	s->rodata->targ_netns = opts->netns;
-	s->rodata->targ_by_pid = opts->npids > 0;
-	s->rodata->targ_cgroup_id = opts->cgroup_id;
-	s->rodata->targ_cgroup_level = opts->cgroup_level;
+	OBS_SET_TARGETS(s->rodata, opts);
 	/* a smaller "targets" map, for tests of what happens when it is full */
 	if (opts->max_targets)
 		bpf_map__set_max_entries(s->maps.targets, (uint32_t)opts->max_targets);

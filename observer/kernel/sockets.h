@@ -30,6 +30,24 @@ struct obs_sockets_opts {
 	uint64_t max_targets;	/* a smaller "targets" map (tests of a full one); 0: OBS_MAX_TARGETS */
 };
 
+/*
+ * opts's targets (ports, netns, pids, cgroup) into the read-only data rd of a skeleton built on
+ * bpf/observe.bpf.h (its targ_* variables), before it loads.
+ */
+#define OBS_SET_TARGETS(rd, opts)                                                               \
+	do {                                                                                    \
+		size_t i_;                                                                      \
+                                                                                                \
+		for (i_ = 0; i_ < (opts)->nports; i_++)                                         \
+			(rd)->targ_port_bits[(opts)->ports[i_] >> 6] |=                         \
+				1ULL << ((opts)->ports[i_] & 63);                               \
+		(rd)->targ_nports = (uint32_t)(opts)->nports;                                   \
+		(rd)->targ_netns = (opts)->netns;                                               \
+		(rd)->targ_by_pid = (opts)->npids > 0;                                          \
+		(rd)->targ_cgroup_id = (opts)->cgroup_id;                                       \
+		(rd)->targ_cgroup_level = (opts)->cgroup_level;                                 \
+	} while (0)
+
 /* What got attached; NULL strings mean "off". */
 struct obs_sockets_features {
 	bool accept4;	     /* sys_exit_accept4 exists: the syscall tier can time accepts */

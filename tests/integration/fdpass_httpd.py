@@ -14,6 +14,9 @@ import socket
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from listener import listen  # noqa: E402
+
 REPLY = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
 
 
@@ -27,11 +30,7 @@ def acceptor(path, port):
 			time.sleep(0.05)
 	else:
 		sys.exit(f"fdpass_httpd.py: no worker at {path}")
-	lsn = socket.socket()
-	lsn.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-	lsn.bind(("127.0.0.1", port))
-	lsn.listen(128)
-	print("listening", file=sys.stderr, flush=True)
+	lsn = listen(port)
 	while True:
 		c, _ = lsn.accept()
 		socket.send_fds(u, [b"c"], [c.fileno()])

@@ -15,9 +15,12 @@ reading until the client closes:
   close      an empty SETTINGS, then, once the requests sent with the preface are read, the
              connection closed (FIN) with them unanswered
 """
+import os
 import socket
 import sys
-import threading
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from listener import serve_forever  # noqa: E402
 
 
 def frame(ftype, flags, stream, payload=b""):
@@ -35,38 +38,29 @@ REPLIES = {
 
 
 def serve(conn, reply, mode):
-    with conn:
-        got = b""
-        while len(got) < 24:
-            data = conn.recv(65536)
-            if not data:
-                return
-            got += data
-        conn.sendall(reply)
-        if mode == "close":
-            # what came in 0.1 s is read, so the close is a FIN, not a reset
-            conn.settimeout(0.1)
-            try:
-                while conn.recv(65536):
-                    pass
-            except socket.timeout:
-                pass
+    got = b""
+    while len(got) < 24:
+        data = conn.recv(65536)
+        if not data:
             return
-        while conn.recv(65536):
+        got += data
+    conn.sendall(reply)
+    if mode == "close":
+        # what came in 0.1 s is read, so the close is a FIN, not a reset
+        conn.settimeout(0.1)
+        try:
+            while conn.recv(65536):
+                pass
+        except socket.timeout:
             pass
+        return
+    while conn.recv(65536):
+        pass
 
 
 def main():
     port, mode = int(sys.argv[1]), sys.argv[2]
-    reply = REPLIES[mode]
-    srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    srv.bind(("127.0.0.1", port))
-    srv.listen(64)
-    print("listening", file=sys.stderr, flush=True)
-    while True:
-        conn, _ = srv.accept()
-        threading.Thread(target=serve, args=(conn, reply, mode), daemon=True).start()
+    serve_forever(port, serve, REPLIES[mode], mode, backlog=64)
 
 
 if __name__ == "__main__":

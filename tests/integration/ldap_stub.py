@@ -12,9 +12,11 @@ Every connection's bind is answered with success (messageID as asked), then by M
 It prints "listening" on stderr once bound and serves until killed. Only what the driver sends
 is parsed: short-form or long-form lengths, one-byte tags.
 """
-import socket
+import os
 import sys
-import threading
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from listener import serve_forever  # noqa: E402
 
 NOTICE_OID = b"1.3.6.1.4.1.1466.20036"
 
@@ -62,40 +64,27 @@ def messages(conn):
 
 
 def serve(conn, mode):
-    try:
-        for msgid, op in messages(conn):
-            if op == 0x60:  # BindRequest
-                if mode == "no-bind":
-                    continue
-                conn.sendall(result(msgid, 0x61, 0))
-                if mode == "close-after-bind":
-                    return
-            elif op == 0x63:  # SearchRequest
-                if mode == "busy":
-                    conn.sendall(result(msgid, 0x65, 51))
-                elif mode == "wrong-id":
-                    conn.sendall(result(msgid + 1, 0x65, 0))
-                elif mode == "notice":
-                    conn.sendall(result(0, 0x78, 52, tlv(0x8A, NOTICE_OID)))
-                    return
-            elif op == 0x42:  # UnbindRequest
+    for msgid, op in messages(conn):
+        if op == 0x60:  # BindRequest
+            if mode == "no-bind":
+                continue
+            conn.sendall(result(msgid, 0x61, 0))
+            if mode == "close-after-bind":
                 return
-    except OSError:
-        pass
-    finally:
-        conn.close()
+        elif op == 0x63:  # SearchRequest
+            if mode == "busy":
+                conn.sendall(result(msgid, 0x65, 51))
+            elif mode == "wrong-id":
+                conn.sendall(result(msgid + 1, 0x65, 0))
+            elif mode == "notice":
+                conn.sendall(result(0, 0x78, 52, tlv(0x8A, NOTICE_OID)))
+                return
+        elif op == 0x42:  # UnbindRequest
+            return
 
 
 def main():
-    port, mode = int(sys.argv[1]), sys.argv[2]
-    s = socket.socket()
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    s.bind(("127.0.0.1", port))
-    s.listen(128)
-    print("listening", file=sys.stderr, flush=True)
-    while True:
-        c, _ = s.accept()
-        threading.Thread(target=serve, args=(c, mode), daemon=True).start()
+    serve_forever(int(sys.argv[1]), serve, sys.argv[2])
 
 
 if __name__ == "__main__":

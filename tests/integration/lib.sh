@@ -6,9 +6,10 @@
 #   assert.sh      jget, expect_json, within_pct, check_within
 #   servers.sh     refserver_up (the one way to start loadlens-refserver), oneshot_httpd, nginx_up,
 #                  nginx_counts, tls_cert, unbound_conf
-#   observer.sh    start_observer, start_agent
+#   observer.sh    start_observer, h2load_observed, start_agent
 #   driver.sh      driver, new_conns, load_cpu
 #   namespaces.sh  netns_create, cgroup_create
+#   listener.py    the Python test servers' listener and thread per connection
 # Every test sends traffic only to loopback or to namespaces it creates, bounded in count and time.
 # A test never sets an EXIT trap: it registers what must be undone with ll_on_exit. docs/testing.md
 # has the whole picture.

@@ -7,9 +7,11 @@ The request path picks the reply:
   /bighdr      a 200 whose headers are 200 KB, then close
 It prints "listening" on stderr once bound and serves until killed.
 """
-import socket
+import os
 import sys
-import threading
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from listener import serve_forever  # noqa: E402
 
 BIG = 200 * 1024
 
@@ -28,34 +30,22 @@ def reply(path):
 
 def serve(conn):
     buf = b""
-    try:
-        while True:
-            while b"\r\n\r\n" not in buf:
-                d = conn.recv(65536)
-                if not d:
-                    return
-                buf += d
-            head, buf = buf.split(b"\r\n\r\n", 1)
-            path = head.split(b"\r\n", 1)[0].split(b" ")[1].decode()
-            data, close = reply(path)
-            conn.sendall(data)
-            if close:
+    while True:
+        while b"\r\n\r\n" not in buf:
+            d = conn.recv(65536)
+            if not d:
                 return
-    except OSError:
-        pass
-    finally:
-        conn.close()
+            buf += d
+        head, buf = buf.split(b"\r\n\r\n", 1)
+        path = head.split(b"\r\n", 1)[0].split(b" ")[1].decode()
+        data, close = reply(path)
+        conn.sendall(data)
+        if close:
+            return
 
 
 def main():
-    s = socket.socket()
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    s.bind(("127.0.0.1", int(sys.argv[1])))
-    s.listen(128)
-    print("listening", file=sys.stderr, flush=True)
-    while True:
-        c, _ = s.accept()
-        threading.Thread(target=serve, args=(c,), daemon=True).start()
+    serve_forever(int(sys.argv[1]), serve)
 
 
 if __name__ == "__main__":

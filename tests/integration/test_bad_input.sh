@@ -89,8 +89,9 @@ refused "are for grpc:// and grpcs:// targets" "$D" "$U" -d 30s --proto-file "$K
 O="$LOADLENS_BIN/loadlens-observer"
 refused "give one" "$D" "$U" -d 30s -m POST --body a --body-file afile
 refused "give one" "$D" "$U" -d 30s -m POST --body-file afile --body a
-refused "bad number ''" "$LL" run "$U" -c ""
-refused "bad number ''" "$LL" sweep "$U" -c ""
+# (loadlens reads its values through the driver: the driver's own line)
+refused "-c : not a number" "$LL" run "$U" -c ""
+refused "-c : not a number" "$LL" sweep "$U" -c ""
 refused "port 0" "$O" --port "$P" -d 30s --metrics 0
 refused "port 0" "$O" --port "$P" -d 30s --metrics 127.0.0.1:0
 refused "a kernel file" "$O" --port "$P" -d 30s --ndjson /proc/self/status
@@ -104,10 +105,12 @@ for bad in "--port" "--listen"; do
 	[ "$(wc -c <"$LL_TMP/err")" -lt 400 ] ||
 		fail "$bad of 100 KB echoed in $(wc -c <"$LL_TMP/err") bytes"
 done
-# sweep: rate arithmetic that could never end, or a sweep with no time
-refused "above 0" "$LL" sweep "$U" --rate-start 0 --rate-max 10
+# sweep: rate arithmetic that could never end (a rate is the driver's, 0.001 to 1e8/s: at most
+# 37 doublings), or a sweep with no time
+refused "--rate 0: expected requests/s in 0.001..1e8" "$LL" sweep "$U" --rate-start 0 --rate-max 10
 refused "the first is above the last" "$LL" sweep "$U" --rate-start 1000 --rate-max 10
-refused "more than 64 steps" "$LL" sweep "$U" --rate-start 0.0000000000001 --rate-max 100M
+refused "--rate 0.0000000000001: expected" "$LL" sweep "$U" --rate-start 0.0000000000001 \
+	--rate-max 100M
 refused "--time-limit" "$LL" sweep "$U" --time-limit 0
 refused "--max-c" "$LL" sweep "$U" --max-c 0
 # doctor: every option checked, whether or not it makes a plan
@@ -116,7 +119,8 @@ refused "-c" "$LL" doctor -c x
 refused "unknown scheme 'gopher'" "$LL" doctor --target gopher://x
 refused "--driver: an empty command line" "$LL" doctor --driver ''
 # run: ranges, and the observer's JSON read at start
-refused "more than 1,000,000" "$LL" run "$U" -c 99999999999
+refused "more than 1,000,000" "$LL" run "$U" -c 2000000
+refused "-c 99999999999: out of range" "$LL" run "$U" -c 99999999999
 refused "out of range" "$LL" run "$U" -d 0
 refused "bad port '70000'" "$LL" run "$U" --port 70000
 refused "not JSON" "$LL" run "$U" -c 1 --observer-json notjson

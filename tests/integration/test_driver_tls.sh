@@ -7,21 +7,18 @@
 . "$(dirname "$0")/lib.sh"
 require_bin loadlens-driver
 command -v jq >/dev/null || skip "jq is not installed"
-command -v nginx >/dev/null || skip "nginx is not installed (apt-get install nginx-light)"
-command -v openssl >/dev/null || skip "openssl is not installed (apt-get install openssl)"
+require_cmd nginx nginx-light openssl openssl
 
 D="$LOADLENS_BIN/loadlens-driver"
 TLS=$(free_port)
 H2C=$(free_port)
 ST=$(free_port)
-mkdir -p "$LL_TMP/pki"
 tls_cert "$LL_TMP/pki"
 CA="$LL_TMP/pki/cert.pem"
 nginx_up ng "$ST" "
 	server {
 		listen 127.0.0.1:$TLS ssl http2;
-		ssl_certificate $LL_TMP/pki/cert.pem;
-		ssl_certificate_key $LL_TMP/pki/key.pem;
+		$NGINX_TLS
 		location / { return 200 \"ok\\n\"; }
 	}
 	server {

@@ -58,57 +58,10 @@ f=$(jget "$obs" .request_timing.foreign_sockets)
 [ "$f" -ge 5 ] || fail "only $f foreign sockets seen; the other processes' sockets were not judged"
 pass "--pid without --port: $got requests on tcp/$pt = the target's own; $f sockets of others left out"
 
-# echo_server NAME PORT [UPSTREAM]: a Python server of the refserver's framing (4-byte length,
-# echoed) on PORT, SO_REUSEPORT so that it can share the port with another process; it prints
-# its count of responses and of connections accepted when stopped. With UPSTREAM it is also a
-# client: once its first client connects it makes 300 requests of its own to 127.0.0.1:UPSTREAM.
-cat >"$LL_TMP/echo.py" <<'PY'
-import signal, socket, struct, sys, threading
-port = int(sys.argv[1])
-upstream = int(sys.argv[2]) if len(sys.argv) > 2 else 0
-n = 0
-accepted = 0
-lock = threading.Lock()
-def client():
-    # 300 requests of its own to the upstream server, framed as the refserver's
-    c = socket.create_connection(("127.0.0.1", upstream))
-    for i in range(300):
-        c.sendall(struct.pack(">I", 4) + b"ping")
-        c.recv(8, socket.MSG_WAITALL)
-    c.close()
-def serve(c):
-    global n
-    with c:
-        while True:
-            h = c.recv(4, socket.MSG_WAITALL)
-            if len(h) < 4:
-                return
-            size = struct.unpack(">I", h)[0]
-            body = c.recv(size, socket.MSG_WAITALL) if size else b""
-            c.sendall(h + body)
-            with lock:
-                n += 1
-def done(*_):
-    print("responses", n, flush=True)
-    print("accepted", accepted, flush=True)
-    sys.exit(0)
-signal.signal(signal.SIGINT, done)
-signal.signal(signal.SIGTERM, done)
-s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-s.bind(("127.0.0.1", port))
-s.listen(128)
-print("listening", file=sys.stderr, flush=True)
-while True:
-    c, _ = s.accept()
-    accepted += 1
-    if accepted == 1 and upstream:  # the first client: make the upstream requests meanwhile
-        threading.Thread(target=client, daemon=True).start()
-    threading.Thread(target=serve, args=(c,), daemon=True).start()
-PY
+# echo_server NAME PORT [UPSTREAM]: echo_framed.py on PORT (the refserver's framing, SO_REUSEPORT;
+# with UPSTREAM also a client of 127.0.0.1:UPSTREAM)
 echo_server() {
-	start "$1" /usr/bin/python3 "$LL_TMP/echo.py" "${@:2}"
+	start "$1" /usr/bin/python3 "$(dirname "$0")/echo_framed.py" "${@:2}"
 	wait_for "$1" listening
 }
 

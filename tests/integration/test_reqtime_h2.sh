@@ -19,17 +19,9 @@
 #   (OK and RESOURCE_EXHAUSTED), none unread.
 . "$(dirname "$0")/lib.sh"
 require_bpf loadlens-observer loadlens-refserver loadlens-driver
-command -v nginx >/dev/null || skip "nginx is not installed (apt-get install nginx-light)"
-command -v h2load >/dev/null || skip "h2load is not installed (apt-get install nghttp2-client)"
-command -v nghttp >/dev/null || skip "nghttp is not installed (apt-get install nghttp2-client)"
+require_cmd nginx nginx-light h2load nghttp2-client nghttp nghttp2-client
 
-FAST=$(free_port)
-SLOW=$(free_port)
-BACK=$(free_port)
-HANG=$(free_port)
-TLS=$(free_port)
-ST=$(free_port)
-mkdir -p "$LL_TMP/pki"
+free_ports FAST SLOW BACK HANG TLS ST
 tls_cert "$LL_TMP/pki"
 refserver_up back "$BACK" --proto http --service-time 3ms --service-mode sleep --workers 2
 # a backend that accepts and never answers: a listener nobody accepts from
@@ -55,8 +47,7 @@ nginx_up ng "$ST" "
 	}
 	server {
 		listen 127.0.0.1:$TLS ssl http2;
-		ssl_certificate $LL_TMP/pki/cert.pem;
-		ssl_certificate_key $LL_TMP/pki/key.pem;
+		$NGINX_TLS
 		access_log $LL_TMP/tls.log rt;
 		location / { return 200 \"ok\\n\"; }
 		location /slow { proxy_pass http://127.0.0.1:$BACK/; }
@@ -71,12 +62,7 @@ h2run() {
 	shift 3
 	log=$LL_TMP/$([ "$port" = "$FAST" ] && echo fast || echo slow).log
 	: >"$log"
-	start_observer "obs_$name" "$port"
-	h2load "$@" "http://127.0.0.1:$port$path" >"$LL_TMP/h2load_$name.out" 2>&1 ||
-		fail "$name: h2load exited $? ($(tail -3 "$LL_TMP/h2load_$name.out"))"
-	sleep 0.3
-	stop "obs_$name"
-	grep "requests:" "$LL_TMP/h2load_$name.out"
+	h2load_observed "$name" "$port" "http://127.0.0.1:$port$path" "$@"
 	cp "$log" "$LL_TMP/$name.log"
 }
 
@@ -142,16 +128,12 @@ echo "ok: hang: 3 abandoned streams unanswered, 0 requests"
 declare -A TLSN=([h2]=20000 [h1]=2000 [h2slow]=800)
 for v in h2 h1 h2slow; do
 	: >"$LL_TMP/tls.log"
-	start_observer "obs_tls$v" "$TLS"
 	case $v in
-	h2) a=(-c 4 -m 10 "https://127.0.0.1:$TLS/") ;;
-	h1) a=(-c 4 --h1 -m 1 "https://127.0.0.1:$TLS/") ;; # (--h1 -m 10 would pipeline)
-	h2slow) a=(-c 2 -m 4 "https://127.0.0.1:$TLS/slow") ;;
+	h2) a=(-c 4 -m 10) path=/ ;;
+	h1) a=(-c 4 --h1 -m 1) path=/ ;; # (--h1 -m 10 would pipeline)
+	h2slow) a=(-c 2 -m 4) path=/slow ;;
 	esac
-	h2load -n "${TLSN[$v]}" "${a[@]}" >"$LL_TMP/h2load_tls$v.out" 2>&1 ||
-		fail "tls$v: h2load exited $?"
-	sleep 0.3
-	stop "obs_tls$v"
+	h2load_observed "tls$v" "$TLS" "https://127.0.0.1:$TLS$path" -n "${TLSN[$v]}" "${a[@]}"
 	cp "$LL_TMP/tls.log" "$LL_TMP/tls$v.lines"
 done
 s=$(slot "$TLS")

@@ -13,30 +13,23 @@
 #   counted, no request, and the summary's one warning line names it.
 . "$(dirname "$0")/lib.sh"
 require_bpf loadlens-observer loadlens-refserver
-command -v nginx >/dev/null || skip "nginx is not installed (apt-get install nginx-light)"
-command -v h2load >/dev/null || skip "h2load is not installed (apt-get install nghttp2-client)"
+require_cmd nginx nginx-light h2load nghttp2-client
 
-TLS=$(free_port)
-SLOW=$(free_port)
-BACK=$(free_port)
-ST=$(free_port)
-mkdir -p "$LL_TMP/pki"
+free_ports TLS SLOW BACK ST
 tls_cert "$LL_TMP/pki"
 refserver_up back "$BACK" --proto http --service-time 3ms --service-mode sleep --workers 2
 nginx_up ng "$ST" "
 	log_format rt '\$request_time \$status \$server_protocol';
 	server {
 		listen 127.0.0.1:$TLS ssl http2;
-		ssl_certificate $LL_TMP/pki/cert.pem;
-		ssl_certificate_key $LL_TMP/pki/key.pem;
+		$NGINX_TLS
 		access_log $LL_TMP/tls.log rt;
 		http2_max_concurrent_streams 128;
 		location / { return 200 \"ok\\n\"; }
 	}
 	server {
 		listen 127.0.0.1:$SLOW ssl http2;
-		ssl_certificate $LL_TMP/pki/cert.pem;
-		ssl_certificate_key $LL_TMP/pki/key.pem;
+		$NGINX_TLS
 		access_log $LL_TMP/slow.log rt;
 		location /slow { proxy_pass http://127.0.0.1:$BACK/; }
 	}"
@@ -49,12 +42,7 @@ run() {
 	local name=$1 port=$2 log=$LL_TMP/$3.log path=$4
 	shift 4
 	: >"$log"
-	start_observer "obs_$name" "$port"
-	h2load "$@" "https://127.0.0.1:$port$path" >"$LL_TMP/h2load_$name.out" 2>&1 ||
-		fail "$name: h2load exited $? ($(tail -3 "$LL_TMP/h2load_$name.out"))"
-	sleep 0.3
-	stop "obs_$name"
-	grep "requests:" "$LL_TMP/h2load_$name.out"
+	h2load_observed "$name" "$port" "https://127.0.0.1:$port$path" "$@"
 	cp "$log" "$LL_TMP/$name.lines"
 }
 

@@ -107,7 +107,16 @@ SCENARIO_SHARES = {
 	"5.10": ["sick_close_wait_leak"],
 }
 assert set(sum(SCENARIO_SHARES.values(), [])) <= set(SCENARIOS)
-ALL_CHECKS = {"check", "count", "reqtime", "h2", "scope", "fdpass", "refusal", "scenarios"}
+# each check that is one integration test: (what it checks, SCRIPT of its test_SCRIPT.sh)
+SCRIPTS = {
+	"count": ("count three ways", "accept_parallel"),
+	"reqtime": ("request timing 1ms, 5ms", "reqtime_kernels"),
+	"h2": ("HTTP/2 and gRPC streams and statuses", "reqtime_h2_kernels"),
+	"scope": ("scope by process (--pid)", "observer_pid_scope"),
+	"fdpass": ("scope by process (fd passing)", "observer_fd_passing"),
+	"refusal": ("a refused load", "observer_check_refusal"),
+}
+ALL_CHECKS = {"check", *SCRIPTS, "scenarios"}
 
 
 def series(release):
@@ -383,18 +392,9 @@ def main():
 		else "checks " + ",".join(sorted(only))), flush=True)
 	if "check" in only:
 		s.run("check", s.check)
-	if "count" in only:
-		s.run("count three ways", s.script, "accept_parallel")
-	if "reqtime" in only:
-		s.run("request timing 1ms, 5ms", s.script, "reqtime_kernels")
-	if "h2" in only:
-		s.run("HTTP/2 and gRPC streams and statuses", s.script, "reqtime_h2_kernels")
-	if "scope" in only:
-		s.run("scope by process (--pid)", s.script, "observer_pid_scope")
-	if "fdpass" in only:
-		s.run("scope by process (fd passing)", s.script, "observer_fd_passing")
-	if "refusal" in only:
-		s.run("a refused load", s.script, "observer_check_refusal")
+	for key, (what, script) in SCRIPTS.items():
+		if key in only:
+			s.run(what, s.script, script)
 	if "scenarios" in only:
 		for name in scenarios:
 			s.run("scenario " + name, s.scenario, name)

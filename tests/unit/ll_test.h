@@ -9,7 +9,8 @@
  *                                                 the whole group
  *
  * Up to 16 tests per file. ll_text_open() / ll_text_close(): what a formatter writes to a
- * stream, as a string. ll_unhex(): captured bytes written as hex.
+ * stream, as a string. ll_unhex(): captured bytes written as hex. ll_xorshift(): pseudo-random
+ * numbers, the same every run.
  */
 #ifndef LOADLENS_TEST_LL_TEST_H
 #define LOADLENS_TEST_LL_TEST_H
@@ -85,6 +86,18 @@ static inline char *ll_text_close(struct ll_text *t)
 	assert_int_equal(fclose(t->f), 0);
 	assert_non_null(t->buf);
 	return t->buf;
+}
+
+/* The seed of the tests' pseudo-random numbers: the same sequence every run. */
+#define LL_TEST_SEED 88172645463325252ULL
+
+/* xorshift64: the next pseudo-random number from *x (LL_TEST_SEED to begin). */
+static inline uint64_t ll_xorshift(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
 }
 
 /* Hex text ("300c0201", spaces skipped) into out; returns the byte count. */

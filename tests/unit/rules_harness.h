@@ -96,6 +96,32 @@ RH_UNUSED static void rh_req_slot(struct obs_snap *s, double queue_ns, double se
 	s->requests_on = true;
 }
 
+/* memcached's UDP socket on port 11211 read by 8 threads (5,400 switches between them), unpaired
+ * datagrams read while all of them were serving: a request-timing slot added to s. */
+RH_UNUSED static struct obs_snap_slot *rh_udp_shared(struct obs_snap *s, uint64_t unpaired)
+{
+	struct obs_snap_slot *sl;
+
+	rh_req_slot(s, 10e3, 2e3);
+	sl = &s->slot[s->nslots - 1];
+	sl->port = 11211;
+	sl->udp = true;
+	sl->udp_multi_reader_sockets = 1;
+	sl->udp_reader_switches = 5400;
+	sl->udp_readers = 8;
+	sl->udp_unpaired = unpaired;
+	return sl;
+}
+
+/* --runq's figures in s: n wake-ups of the serving threads timed, waiting p50 and p99 ns. */
+RH_UNUSED static void rh_runq(struct obs_snap *s, uint64_t n, double p50, double p99)
+{
+	s->runq_on = true;
+	s->runq_count = n;
+	s->runq_p50_ns = p50;
+	s->runq_p99_ns = p99;
+}
+
 /* Run every rule on the history; returns the findings of warning or worse. */
 RH_UNUSED static size_t rh_run(struct run *r)
 {

@@ -31,14 +31,11 @@ static const char *const x_corpus[3][8] = {
 };
 static const size_t x_dns_len[3] = {14, 16, 15};
 
-static uint64_t x_rng = 88172645463325252ULL;
+static uint64_t x_rng = LL_TEST_SEED;
 
 static uint64_t x_rand(void)
 {
-	x_rng ^= x_rng << 13;
-	x_rng ^= x_rng >> 7;
-	x_rng ^= x_rng << 17;
-	return x_rng;
+	return ll_xorshift(&x_rng);
 }
 
 static double x_now(void)

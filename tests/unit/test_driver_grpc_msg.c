@@ -253,17 +253,27 @@ static void test_template_encoded(void **state)
 	drv_grpc_msgs_free(m);
 }
 
-static int parse(struct drv_config *cfg, char *err, size_t errlen, ...)
+/* drv_config_parse() of "loadlens-driver" and the arguments in ap (up to a NULL). */
+static int vparse(struct drv_config *cfg, char *err, size_t errlen, va_list ap)
 {
 	char *argv[32] = {"loadlens-driver"};
 	int argc = 1;
+
+	while (argc < 31 && (argv[argc] = va_arg(ap, char *)))
+		argc++;
+	argv[argc] = NULL;
+	return drv_config_parse(cfg, argc, argv, err, errlen);
+}
+
+static int parse(struct drv_config *cfg, char *err, size_t errlen, ...)
+{
 	va_list ap;
+	int rc;
 
 	va_start(ap, errlen);
-	while ((argv[argc] = va_arg(ap, char *)))
-		argc++;
+	rc = vparse(cfg, err, errlen, ap);
 	va_end(ap);
-	return drv_config_parse(cfg, argc, argv, err, errlen);
+	return rc;
 }
 
 /* --requests-file: Put:Get 1:9, by weight (round-robin exact, --seed within its spread). */
@@ -318,17 +328,15 @@ static void test_mix_weights(void **state)
 /* Each bad input: its one line, naming what is wrong. */
 static void expect_refusal(const char *want, ...)
 {
-	char *argv[32] = {"loadlens-driver"};
 	struct drv_config cfg;
 	char err[512];
-	int argc = 1;
 	va_list ap;
+	int rc;
 
 	va_start(ap, want);
-	while ((argv[argc] = va_arg(ap, char *)))
-		argc++;
+	rc = vparse(&cfg, err, sizeof(err), ap);
 	va_end(ap);
-	if (!drv_config_parse(&cfg, argc, argv, err, sizeof(err)))
+	if (!rc)
 		fail_msg("accepted; expected '%s'", want);
 	drv_config_fini(&cfg);
 	if (!strstr(err, want))

@@ -193,14 +193,11 @@ static void test_codes(void **state)
 	assert_string_equal(drv_err_name(DRV_ERR_LDAP_BIND), "ldap_bind");
 }
 
-static uint64_t fuzz_rng = 88172645463325252ULL;
+static uint64_t fuzz_rng = LL_TEST_SEED;
 
 static uint64_t rnd(void)
 {
-	fuzz_rng ^= fuzz_rng << 13;
-	fuzz_rng ^= fuzz_rng >> 7;
-	fuzz_rng ^= fuzz_rng << 17;
-	return fuzz_rng;
+	return ll_xorshift(&fuzz_rng);
 }
 
 /* Bounded fuzz (LL_FUZZ_SECONDS, default 2): slapd's replies whole, mutated, cut or random, fed in

@@ -48,6 +48,15 @@ static void test_driver_waker_open(uv_loop_t *loop, struct drv_sched *s, uint32_
 	assert_int_equal(drv_sched_init(s, loop, cap), 0);
 }
 
+/* The same, and a prepare handle running cb before each wait of the loop. */
+static void test_driver_waker_open_prep(uv_loop_t *loop, struct drv_sched *s, uv_prepare_t *prep,
+					uv_prepare_cb cb)
+{
+	test_driver_waker_open(loop, s, 1);
+	assert_int_equal(uv_prepare_init(loop, prep), 0);
+	assert_int_equal(uv_prepare_start(prep, cb), 0);
+}
+
 /* After the run: the loop closes empty, the waker is freed. */
 static void test_driver_waker_close(uv_loop_t *loop, struct drv_sched *s)
 {
@@ -240,9 +249,7 @@ static void test_late_wake(void **state)
 
 	assert_non_null(x);
 	test_driver_waker_late = x;
-	test_driver_waker_open(&loop, &x->sched, 1);
-	assert_int_equal(uv_prepare_init(&loop, &x->prep), 0);
-	assert_int_equal(uv_prepare_start(&x->prep, late_prep), 0);
+	test_driver_waker_open_prep(&loop, &x->sched, &x->prep, late_prep);
 	t0 = uv_hrtime();
 	drv_sched_add(&x->sched, &x->send, t0 + 20000000ULL, late_send);
 	drv_sched_timer(&x->sched, &x->end, t0 + 30000000ULL, late_end);
@@ -444,9 +451,7 @@ static void test_own_wait(void **state)
 
 	assert_non_null(x);
 	test_driver_waker_own = x;
-	test_driver_waker_open(&loop, &x->sched, 1);
-	assert_int_equal(uv_prepare_init(&loop, &x->prep), 0);
-	assert_int_equal(uv_prepare_start(&x->prep, own_prep), 0);
+	test_driver_waker_open_prep(&loop, &x->sched, &x->prep, own_prep);
 	x->own.wait = own_wait;
 	x->own.release = own_release;
 	drv_sched_set_wait(&x->sched, &x->own);

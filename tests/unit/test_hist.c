@@ -187,7 +187,7 @@ static void test_bucket_function(void **state)
  * every power of two, and at pseudo-random values of every magnitude. */
 static void test_bucket_fast(void **state)
 {
-	uint64_t v, x = 88172645463325252ULL;
+	uint64_t v, x = LL_TEST_SEED;
 	int b, i;
 
 	(void)state;
@@ -199,9 +199,7 @@ static void test_bucket_fast(void **state)
 			assert_int_equal(ll_hist_bucket_fast(v), ll_hist_bucket(v));
 		}
 	for (i = 0; i < 1000000; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
+		ll_xorshift(&x);
 		v = x >> (x % 64);
 		assert_int_equal(ll_hist_bucket_fast(v), ll_hist_bucket(v));
 	}

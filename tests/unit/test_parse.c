@@ -66,6 +66,26 @@ static void test_numbers(void **state)
 	assert_int_equal(ll_parse_double("1x", 0, 10, &d), -EINVAL);
 }
 
+/* "HEAD:REST" at the last ':', HEAD bounded by its buffer. */
+static void test_pair(void **state)
+{
+	char head[8];
+
+	(void)state;
+	assert_string_equal(ll_parse_pair("8:10", head, sizeof(head)), "10");
+	assert_string_equal(head, "8");
+	assert_string_equal(ll_parse_pair("1s:2s:3s", head, sizeof(head)), "3s");
+	assert_string_equal(head, "1s:2s");
+	assert_string_equal(ll_parse_pair(":x", head, sizeof(head)), "x");
+	assert_string_equal(head, "");
+	assert_string_equal(ll_parse_pair("ab:", head, sizeof(head)), "");
+	assert_null(ll_parse_pair("no colon", head, sizeof(head)));
+	assert_null(ll_parse_pair("toolonghead:1", head, sizeof(head)));
+	assert_null(ll_parse_pair("12345678:1", head, sizeof(head))); /* 8 bytes, no room for NUL */
+	assert_non_null(ll_parse_pair("1234567:1", head, sizeof(head)));
+	assert_null(ll_parse_pair(NULL, head, sizeof(head)));
+}
+
 static void test_urls(void **state)
 {
 	struct ll_url u;
@@ -184,4 +204,5 @@ static void test_format_ip(void **state)
 	assert_string_equal(ll_format_ip(AF_INET6, lo6, 8080, buf, 6), "[::1]");
 }
 
-LL_TEST_MAIN(test_durations, test_numbers, test_urls, test_hostport, test_resolve, test_format_ip)
+LL_TEST_MAIN(test_durations, test_numbers, test_pair, test_urls, test_hostport, test_resolve,
+	     test_format_ip)

@@ -21,13 +21,7 @@ RULES_TEST(test_count_notes)
 		s->slot[0].port = 6379;
 		s->slot[0].pipelined_reads = 6200;
 		s->slot[0].reads = 6251;
-		rh_req_slot(s, 10e3, 2e3);
-		s->slot[1].port = 11211;
-		s->slot[1].udp = true;
-		s->slot[1].udp_multi_reader_sockets = 1;
-		s->slot[1].udp_reader_switches = 5400;
-		s->slot[1].udp_unpaired = 12;
-		s->slot[1].udp_readers = 8;
+		rh_udp_shared(s, 12);
 		rh_proc(s, 4242, 30, 1024);
 		s->netns_outside[s->nnetns_outside++] = 4242;
 		s->no_listener[s->nno_listener++] = 8080;
@@ -282,13 +276,7 @@ RULES_TEST(test_udp_shared_paired)
 
 	for (t = 1; t <= 2; t++) {
 		s = rh_snap(r, t);
-		rh_req_slot(s, 10e3, 2e3);
-		s->slot[0].port = 11211;
-		s->slot[0].udp = true;
-		s->slot[0].udp_multi_reader_sockets = 1;
-		s->slot[0].udp_reader_switches = 5400;
-		s->slot[0].udp_readers = 8;
-		s->slot[0].udp_unpaired = t == 2 ? 3 : 0;
+		rh_udp_shared(s, t == 2 ? 3 : 0);
 		obs_snap_push(&r->h);
 		if (t == 1) {
 			rh_run(r);

@@ -28,10 +28,7 @@ RULES_TEST(test_worker_saturation)
 	for (t = 4; t <= 6; t++) {
 		s = rh_snap(r, t);
 		rh_req_slot(s, 80e6, 1e6);
-		s->runq_on = true;
-		s->runq_count = 1000;
-		s->runq_p50_ns = 20e3;
-		s->runq_p99_ns = 90e3;
+		rh_runq(s, 1000, 20e3, 90e3);
 		obs_snap_push(&r->h);
 	}
 	f = rh_expect(r, "worker_saturation", "tcp/8000");
@@ -210,10 +207,7 @@ RULES_TEST(test_cpu_saturation)
 	for (t = 1; t <= 2; t++) {
 		s = rh_snap(r, t);
 		rh_req_slot(s, 30e6, 1e6);
-		s->runq_on = true;
-		s->runq_count = 1000;
-		s->runq_p50_ns = 8e6;
-		s->runq_p99_ns = 40e6;
+		rh_runq(s, 1000, 8e6, 40e6);
 		obs_snap_push(&r->h);
 	}
 	f = rh_expect(r, "cpu_saturation", NULL);
@@ -248,38 +242,31 @@ RULES_TEST(test_worker_saturation_onset)
 
 /* A load that began late in an interval: that interval has too few wake-ups to judge, so the
  * next alone decides, on twice the minimum; an older interval seen low still vetoes. */
-static void runq(struct obs_snap *s, uint64_t n, double p50)
-{
-	s->runq_on = true;
-	s->runq_count = n;
-	s->runq_p50_ns = p50;
-	s->runq_p99_ns = 4 * p50;
-}
-
 RULES_TEST(test_cpu_saturation_onset)
 {
 	const struct obs_finding *f;
 
-	runq(rh_snap(r, 1), 3, 2e6); /* the load began late in it: 3 wake-ups */
+	rh_runq(rh_snap(r, 1), 3, 2e6, 4 * 2e6); /* the load began late in it: 3 wake-ups */
 	obs_snap_push(&r->h);
-	runq(rh_snap(r, 2), 40, 3e6);
+	rh_runq(rh_snap(r, 2), 40, 3e6, 4 * 3e6);
 	f = rh_sick(r, "cpu_saturation", NULL);
 	assert_non_null(strstr(f->text, "this interval"));
 
-	runq(rh_snap(r, 3), 15, 3e6); /* 15 of 20 needed alone, but the one before held */
+	/* 15 of 20 needed alone, but the one before held */
+	rh_runq(rh_snap(r, 3), 15, 3e6, 4 * 3e6);
 	f = rh_sick(r, "cpu_saturation", NULL);
 	assert_non_null(strstr(f->text, "over the last intervals"));
 
-	runq(rh_snap(r, 4), 500, 20e3); /* judged and low */
+	rh_runq(rh_snap(r, 4), 500, 20e3, 4 * 20e3); /* judged and low */
 	obs_snap_push(&r->h);
-	runq(rh_snap(r, 5), 40, 3e6);
+	rh_runq(rh_snap(r, 5), 40, 3e6, 4 * 3e6);
 	obs_snap_push(&r->h);
 	rh_run(r);
 	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
 
-	runq(rh_snap(r, 6), 3, 2e6);
+	rh_runq(rh_snap(r, 6), 3, 2e6, 4 * 2e6);
 	obs_snap_push(&r->h);
-	runq(rh_snap(r, 7), 15, 3e6); /* too few to decide alone */
+	rh_runq(rh_snap(r, 7), 15, 3e6, 4 * 3e6); /* too few to decide alone */
 	obs_snap_push(&r->h);
 	rh_run(r);
 	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));

@@ -260,7 +260,7 @@ def cmd_sweep(argv):
 		if a.rate_start:
 			if not a.rate_max:
 				raise Usage("--rate-start needs --rate-max")
-			rates = units.doubling(units.number(a.rate_start), units.number(a.rate_max))
+			rates = units.doubling(units.rate(a.rate_start), units.rate(a.rate_max))
 			levels = make_levels(a.connections, rates, None)
 		elif a.rates:
 			levels = make_levels(a.connections, a.rates, None)

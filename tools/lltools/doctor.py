@@ -359,13 +359,13 @@ def host_state():
 def check_args(a):
 	"""Every option given is checked, whether or not it makes a plan: ValueError."""
 	try:
-		c = units.number(a.connections)
-	except ValueError as e:
-		raise ValueError(f"-c: {e}") from None
-	if c < 1 or c != int(c) or c > 1_000_000:
+		c = units.count(a.connections)
+		if a.rate is not None:
+			units.rate(a.rate)
+	except ValueError as e:  # the driver's own line
+		raise ValueError(str(e)) from None
+	if c > 1_000_000:
 		raise ValueError(f"-c {a.connections}: a count of connections, 1 to 1,000,000")
-	if a.rate is not None and units.number(a.rate) <= 0:
-		raise ValueError(f"--rate {a.rate}: must be above 0")
 	if a.duration is not None and units.duration_s(a.duration) <= 0:
 		raise ValueError(f"--duration {a.duration}: must be above 0")
 	if a.reconnect_every is not None and a.reconnect_every < 1:
@@ -397,8 +397,8 @@ def plan_from_args(a):
 			return load_from_plan(procs.driver_plan(argv))
 		except ValueError as e:  # shlex's, or the driver's own line (procs.PlanRefused)
 			raise ValueError(f"{how}: {e}") from None
-	plan = {"rate": units.number(a.rate) if a.rate else None,
-		"connections": int(units.number(a.connections)),
+	plan = {"rate": units.rate(a.rate) if a.rate else None,
+		"connections": units.count(a.connections),
 		"model": "new-conn" if a.new_conn else
 			 ("reconnect" if a.reconnect_every else "keep-alive"),
 		"reconnect_every": a.reconnect_every or 0,

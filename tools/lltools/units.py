@@ -1,52 +1,50 @@
 # SPDX-License-Identifier: MIT
-"""Parsing durations, counts and lists on the command line. Pure."""
+"""Durations, rates and counts on the command line, read by loadlens-driver itself (its
+--print-plan, procs.driver_plan): the driver's parser (lib/parse.c) is the one for the tools too,
+so a value these tools take is one the driver takes, and a bad one is refused in the driver's own
+line (its exit 64). The lists and doublings built of them are here."""
 
-import re
+from . import procs
 
-_DUR = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0, "": 1.0}
-_SUFFIX = {"": 1, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}
+# a target the driver takes without a lookup; --print-plan sends nothing
+_TARGET = "tcp://127.0.0.1:9"
 
 
-def _scaled(text, pattern, scale, bad, limit, big):
-	"""A number with a unit suffix (PATTERN's groups 1 and 2) times SCALE[unit], at most LIMIT."""
-	m = re.fullmatch(pattern, str(text))
-	if not m:
-		raise ValueError(bad.format(text))
-	v = float(m.group(1)) * scale[m.group(2)]
-	if v > limit:
-		raise ValueError(big.format(text))
-	return v
+def _driver(opt, text, key):
+	"""The plan's KEY for the driver's OPT TEXT; ValueError (procs.PlanRefused) in the driver's
+	words where it refuses TEXT."""
+	return procs.driver_plan([_TARGET, "-n", "1", opt, str(text)])[key]
 
 
 def duration_s(text):
-	"""'30s', '250ms', '2m', '1.5' (seconds) -> seconds; ValueError on anything else."""
-	return _scaled(text, r"\s*([0-9]*\.?[0-9]+)\s*(ns|us|ms|s|m|h|)\s*", _DUR,
-		       "bad duration '{}' (e.g. 30s, 250ms, 2m)", 1e9, "duration '{}' is too long")
+	"""'30s', '250ms', '2m', '1.5' (seconds) -> seconds, as the driver reads --delay."""
+	return float(_driver("--delay", text, "delay_s"))
 
 
-def number(text):
-	"""'60k', '1.5M', '200' -> float; ValueError on anything else or a negative number."""
-	return _scaled(text, r"\s*([0-9]*\.?[0-9]+)\s*([kKMG]?)\s*(/s)?\s*", _SUFFIX,
-		       "bad number '{}' (e.g. 200, 60k, 1.5M)", 1e15, "number '{}' is too large")
+def rate(text):
+	"""'60k', '1.5M', '200' -> per second, as the driver reads --rate (0.001 to 1e8)."""
+	return float(_driver("--rate", text, "rate"))
+
+
+def count(text):
+	"""'64', '10k' -> a whole number of connections, as the driver reads -c."""
+	return int(_driver("-c", text, "connections"))
 
 
 def int_list(text, most=None):
-	"""'1,2,4' -> [1, 2, 4]; every item a positive integer, at most `most`."""
+	"""'1,2,4' -> [1, 2, 4]: each a count (count()), at most `most`."""
 	out = []
 	for part in str(text).split(","):
-		v = number(part)
-		if v < 1 or v != int(v):
-			raise ValueError(f"bad count '{part}' in '{text}' (positive integers)")
+		v = count(part.strip())
 		if most is not None and v > most:
 			raise ValueError(f"count {part.strip()} in '{text}' is more than {most:,}")
-		out.append(int(v))
+		out.append(v)
 	return out
 
 
 def num_list(text, most=None):
-	out = [number(p) for p in str(text).split(",")]
-	if any(v <= 0 for v in out):
-		raise ValueError(f"bad list '{text}' (positive numbers)")
+	"""'100,1k' -> [100.0, 1000.0]: each a rate (rate()), at most `most`."""
+	out = [rate(p.strip()) for p in str(text).split(",")]
 	if most is not None and any(v > most for v in out):
 		raise ValueError(f"'{text}': each at most {most:,g}")
 	return out

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "refserver.h"
+#include "loadlens/dlist.h"
 
 #define RS_BUF_KEEP (1u << 20) /* an empty buffer larger than this is freed */
 
@@ -86,12 +87,7 @@ static void close_cb(uv_handle_t *h)
 	struct rs_conn *c = container_of(h, struct rs_conn, tcp);
 	struct rs_worker *w = c->w;
 
-	if (c->prev)
-		c->prev->next = c->next;
-	else
-		w->conns = c->next;
-	if (c->next)
-		c->next->prev = c->prev;
+	LL_DLIST_UNLINK(&w->conns, c, prev, next);
 	if (proto(w)->conn_free)
 		proto(w)->conn_free(c);
 	rs_buf_free(&c->in);

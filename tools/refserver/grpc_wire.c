@@ -5,71 +5,34 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "loadlens/grpc_status.h"
 #include "loadlens/parse.h"
 #include "grpc_wire.h"
 
-/* The codes of grpc/status/status.proto (google.rpc.Code), by number. */
-static const char *const status_names[RS_GRPC_NSTATUS] = {
-	"OK",
-	"CANCELLED",
-	"UNKNOWN",
-	"INVALID_ARGUMENT",
-	"DEADLINE_EXCEEDED",
-	"NOT_FOUND",
-	"ALREADY_EXISTS",
-	"PERMISSION_DENIED",
-	"RESOURCE_EXHAUSTED",
-	"FAILED_PRECONDITION",
-	"ABORTED",
-	"OUT_OF_RANGE",
-	"UNIMPLEMENTED",
-	"INTERNAL",
-	"UNAVAILABLE",
-	"DATA_LOSS",
-	"UNAUTHENTICATED",
-};
-
+/* The codes of grpc/status/status.proto (google.rpc.Code) are lib/grpc_status.c's. */
 const char *rs_grpc_status_name(int code)
 {
-	return code >= 0 && code < RS_GRPC_NSTATUS ? status_names[code] : NULL;
+	return code >= 0 && code < RS_GRPC_NSTATUS ? ll_grpc_status_name((unsigned)code) : NULL;
 }
 
 int rs_grpc_status_parse(const char *s, int *code)
 {
-	uint64_t v;
-	int i;
+	int c = ll_grpc_status_from_name(s);
 
-	if (!s || !*s)
+	if (c < 0)
 		return -EINVAL;
-	if (!ll_parse_u64(s, 0, RS_GRPC_NSTATUS - 1, &v)) {
-		*code = (int)v;
-		return 0;
-	}
-	for (i = 0; i < RS_GRPC_NSTATUS; i++) {
-		if (!strcasecmp(s, status_names[i])) {
-			*code = i;
-			return 0;
-		}
-	}
-	return -EINVAL;
+	*code = c;
+	return 0;
 }
 
 int rs_grpc_status_every_parse(const char *s, int *code, uint64_t *every)
 {
 	char name[32];
-	const char *colon = s ? strrchr(s, ':') : NULL;
-	size_t n;
+	const char *rest = ll_parse_pair(s, name, sizeof(name));
 	uint64_t e;
 	int c;
 
-	if (!colon)
-		return -EINVAL;
-	n = (size_t)(colon - s);
-	if (n >= sizeof(name))
-		return -EINVAL;
-	memcpy(name, s, n);
-	name[n] = '\0';
-	if (rs_grpc_status_parse(name, &c) || ll_parse_u64(colon + 1, 1, UINT32_MAX, &e))
+	if (!rest || rs_grpc_status_parse(name, &c) || ll_parse_u64(rest, 1, UINT32_MAX, &e))
 		return -EINVAL;
 	*code = c;
 	*every = e;

@@ -13,19 +13,11 @@
 static int parse_stall(struct rs_misbehave *mb, const char *val)
 {
 	char at[64];
-	const char *colon = strchr(val, ':');
-	size_t n;
+	const char *dur = ll_parse_pair(val, at, sizeof(at));
 
-	if (!colon)
-		return -EINVAL;
-	n = (size_t)(colon - val);
-	if (n >= sizeof(at))
-		return -EINVAL;
-	memcpy(at, val, n);
-	at[n] = '\0';
 	/* a stall holds the workers, SIGTERM's exit included: a minute at most */
-	if (ll_parse_duration(at, &mb->stall_at_ns) || mb->stall_at_ns > 3600000000000ULL ||
-	    ll_parse_duration(colon + 1, &mb->stall_ns) || !mb->stall_ns ||
+	if (!dur || ll_parse_duration(at, &mb->stall_at_ns) || mb->stall_at_ns > 3600000000000ULL ||
+	    ll_parse_duration(dur, &mb->stall_ns) || !mb->stall_ns ||
 	    mb->stall_ns > 60000000000ULL)
 		return -EINVAL;
 	return 0;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "proto_h2.h"
+#include "loadlens/dlist.h"
 
 #define OUT_SOFT (256u << 10) /* the session's output is written in pieces of about this */
 
@@ -45,14 +46,7 @@ static void enqueue(struct rs_h2_conn *h, struct rs_h2_stream *st)
 
 static void dequeue(struct rs_h2_conn *h, struct rs_h2_stream *st)
 {
-	if (st->qprev)
-		st->qprev->qnext = st->qnext;
-	else
-		h->qhead = st->qnext;
-	if (st->qnext)
-		st->qnext->qprev = st->qprev;
-	else
-		h->qtail = st->qprev;
+	LL_DLIST_UNLINK_TAIL(&h->qhead, &h->qtail, st, qprev, qnext);
 	st->queued = false;
 	st->qprev = st->qnext = NULL;
 }
@@ -61,12 +55,7 @@ static void stream_free(struct rs_h2_conn *h, struct rs_h2_stream *st)
 {
 	if (st->queued)
 		dequeue(h, st);
-	if (st->prev)
-		st->prev->next = st->next;
-	else
-		h->streams = st->next;
-	if (st->next)
-		st->next->prev = st->prev;
+	LL_DLIST_UNLINK(&h->streams, st, prev, next);
 	free(st);
 }
 

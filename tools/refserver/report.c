@@ -6,7 +6,9 @@
 #include <string.h>
 #include <nghttp2/nghttp2.h>
 #include "loadlens/cli.h"
+#include "loadlens/grpc_status.h"
 #include "loadlens/hist_json.h"
+#include "loadlens/json_counts.h"
 #include "refserver.h"
 
 /* Every field of struct rs_counters is a uint64_t count: the workers' are added as arrays. */
@@ -23,21 +25,12 @@ void rs_merge(struct rs_counters *dst, const struct rs_counters *src)
 		d[i] += s[i];
 }
 
-static json_t *accept_errors(const struct rs_counters *c)
+/* accept()'s errno i by name; index 0 holds errno values too large for the table */
+static const char *errno_name(unsigned i, char *buf, unsigned len)
 {
-	json_t *o = json_object();
-	size_t i;
-
-	if (!o)
-		return NULL;
-	for (i = 0; i < RS_ERRNO_MAX; i++) {
-		if (!c->accept_errors[i])
-			continue;
-		/* Index 0 holds errno values too large for the table. */
-		json_object_set_new(o, i ? uv_err_name(-(int)i) : "other",
-				    json_integer((json_int_t)c->accept_errors[i]));
-	}
-	return o;
+	(void)buf;
+	(void)len;
+	return i ? uv_err_name(-(int)i) : "other";
 }
 
 static json_t *per_worker(const struct rs_worker *workers, unsigned n)
@@ -60,49 +53,12 @@ static json_t *per_worker(const struct rs_worker *workers, unsigned n)
 	return a;
 }
 
-/* {"200": N, ...}: the statuses counted */
-static json_t *http_status(const struct rs_counters *c)
+/* RST_STREAM's error code i by name; the last slot holds the codes beyond */
+static const char *rst_code_name(unsigned i, char *buf, unsigned len)
 {
-	json_t *o = json_object();
-	char code[8];
-	int i;
-
-	for (i = 0; o && i < RS_HTTP_STATUS_MAX; i++) {
-		if (!c->http_status[i])
-			continue;
-		snprintf(code, sizeof(code), "%d", i);
-		json_object_set_new(o, code, json_integer((json_int_t)c->http_status[i]));
-	}
-	return o;
-}
-
-/* {"INTERNAL_ERROR": N, "REFUSED_STREAM": N, ...}: the RST_STREAM frames sent, by code */
-static json_t *rst_codes(const struct rs_counters *c)
-{
-	json_t *o = json_object();
-	uint32_t i;
-
-	for (i = 0; o && i < RS_H2_CODES; i++) {
-		if (c->rst_sent_codes[i])
-			json_object_set_new(o, i < RS_H2_CODES - 1 ? nghttp2_http2_strerror(i)
-								   : "other",
-					    json_integer((json_int_t)c->rst_sent_codes[i]));
-	}
-	return o;
-}
-
-/* {"OK": N, "RESOURCE_EXHAUSTED": N, ...}: the grpc-status codes sent */
-static json_t *grpc_status(const struct rs_counters *c)
-{
-	json_t *o = json_object();
-	int i;
-
-	for (i = 0; o && i < RS_GRPC_NSTATUS; i++) {
-		if (c->grpc_status[i])
-			json_object_set_new(o, rs_grpc_status_name(i),
-					    json_integer((json_int_t)c->grpc_status[i]));
-	}
-	return o;
+	(void)buf;
+	(void)len;
+	return i < RS_H2_CODES - 1 ? nghttp2_http2_strerror(i) : "other";
 }
 
 /* {"/kv.Store/Put": N, ...}: the workers' tables merged; "(other)" beyond their bound */
@@ -139,12 +95,18 @@ static void h2_json(json_t *root, const struct rs_config *cfg, const struct rs_w
 	JSET("rst_received", t->rst_received);
 	JSET("goaway_sent", t->goaway_sent);
 #undef JSET
-	json_object_set_new(root, "rst_sent_codes", rst_codes(t));
-	json_object_set_new(root, "http_status", http_status(t));
+	/* {"INTERNAL_ERROR": N, "REFUSED_STREAM": N, ...}: the RST_STREAM frames sent, by code */
+	json_object_set_new(root, "rst_sent_codes",
+			    ll_json_counts(t->rst_sent_codes, RS_H2_CODES, rst_code_name));
+	/* {"200": N, ...}: the statuses counted */
+	json_object_set_new(root, "http_status",
+			    ll_json_counts(t->http_status, RS_HTTP_STATUS_MAX, ll_code_number));
 	if (cfg->proto != RS_PROTO_GRPC)
 		return;
 	json_object_set_new(root, "grpc_methods", grpc_methods(workers, cfg->workers));
-	json_object_set_new(root, "grpc_status", grpc_status(t));
+	/* {"OK": N, "RESOURCE_EXHAUSTED": N, ...}: the grpc-status codes sent */
+	json_object_set_new(root, "grpc_status",
+			    ll_json_counts(t->grpc_status, RS_GRPC_NSTATUS, ll_grpc_status_key));
 	json_object_set_new(root, "grpc_messages", json_integer((json_int_t)t->grpc_messages));
 	json_object_set_new(root, "grpc_rejected",
 			    json_pack("{s:I,s:I,s:I,s:I}", "content_type",
@@ -172,7 +134,7 @@ int rs_write_json(const struct rs_config *cfg, const struct rs_worker *workers,
 		"requests", JINT(t->requests), "responses", JINT(t->responses), "bytes_in",
 		JINT(t->bytes_in), "bytes_out", JINT(t->bytes_out), "protocol_errors",
 		JINT(t->protocol_errors), "udp_dropped", JINT(t->udp_dropped), "accept_errors",
-		accept_errors(t));
+		ll_json_counts(t->accept_errors, RS_ERRNO_MAX, errno_name));
 	if (!root)
 		return -ENOMEM;
 	json_object_set_new(root, "connections_rejected",

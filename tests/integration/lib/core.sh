@@ -68,6 +68,15 @@ require_bpf() {
 	require_bin "$@"
 }
 
+# require_cmd CMD PACKAGE [CMD PACKAGE]...: skip (77) unless each CMD is on PATH, naming the
+# Debian PACKAGE that has it.
+require_cmd() {
+	while [ $# -ge 2 ]; do
+		command -v "$1" >/dev/null || skip "$1 is not installed (apt-get install $2)"
+		shift 2
+	done
+}
+
 require_bin() {
 	local b
 	for b in "$@"; do
@@ -86,6 +95,17 @@ free_port() {
 		fi
 	done
 	fail "no free port found"
+}
+
+# free_ports VAR...: each VAR set to a free_port, no two the same.
+free_ports() {
+	local v p taken=" "
+	for v in "$@"; do
+		p=$(free_port)
+		while [[ $taken == *" $p "* ]]; do p=$(free_port); done
+		taken+="$p "
+		printf -v "$v" '%s' "$p"
+	done
 }
 
 # start NAME CMD...: run in background, stdout/stderr to $LL_TMP/NAME.{out,err}; its pid is

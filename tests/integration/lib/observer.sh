@@ -13,6 +13,20 @@ start_observer() {
 	wait_for "$name" observing "$([ -n "${LL_EMULATED_CPU:-}" ] && echo 240 || echo 60)"
 }
 
+# h2load_observed NAME PORT URL H2LOAD_ARGS...: h2load ARGS URL under the observer obs_NAME on
+# PORT (its environment the caller's); fails if h2load does, prints h2load's "requests:" line,
+# leaves $LL_TMP/obs_NAME.json and h2load's output in $LL_TMP/h2load_NAME.out.
+h2load_observed() {
+	local name=$1 port=$2 url=$3
+	shift 3
+	start_observer "obs_$name" "$port"
+	h2load "$@" "$url" >"$LL_TMP/h2load_$name.out" 2>&1 ||
+		fail "$name: h2load exited $? ($(tail -3 "$LL_TMP/h2load_$name.out"))"
+	sleep 0.3
+	stop "obs_$name"
+	grep "requests:" "$LL_TMP/h2load_$name.out"
+}
+
 # start_agent NAME PORT METRICS_PORT ARGS...: the observer as a fleet agent on PORT
 # (--interval 0 --metrics METRICS_PORT, --json $LL_TMP/NAME.json), in the background; returns once
 # /metrics is served ("metrics at").

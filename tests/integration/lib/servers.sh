@@ -65,8 +65,11 @@ oneshot_httpd() {
 }
 
 # tls_cert DIR: a self-signed certificate for CN=localhost, valid one day: DIR/cert.pem, DIR/key.pem
+# (DIR made if need be), and NGINX_TLS, the nginx directives that serve them.
 tls_cert() {
 	local dir=$1
+	mkdir -p "$dir"
+	NGINX_TLS="ssl_certificate $dir/cert.pem; ssl_certificate_key $dir/key.pem;"
 	openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost \
 		-keyout "$dir/key.pem" -out "$dir/cert.pem" >"$dir/openssl.err" 2>&1 ||
 		{ cat "$dir/openssl.err"; fail "openssl could not make a self-signed certificate"; }

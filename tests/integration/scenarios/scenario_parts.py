@@ -23,10 +23,67 @@ def driver(*args, **kw):
 	return d
 
 
+def sclient_resumed(version, resumed):
+	"""nginx with TLS VERSION ("1.2", "1.3") only under SCLIENT: 33 handshakes, RESUMED of them
+	counted resumed, 23 requests = the access log."""
+	return {"servers": [{"kind": "nginx", "tls": "TLSv" + version, "access_log": True}],
+		"loads": [{"kind": "sh", "name": "load",
+			   "script": SCLIENT.format(v="-tls" + version.replace(".", "_"))}],
+		"access_log": {"tls": 33, "resumed": resumed}}
+
+
 def refserver(*args, **kw):
 	d = {"kind": "refserver", "args": list(args)}
 	d.update(kw)
 	return d
+
+
+def refserver_sleeping(proto, workers, service, **kw):
+	"""refserver PROTO whose WORKERS workers sleep SERVICE a request (the CPU idle)."""
+	return refserver("--proto", proto, "--workers", workers, "--service-time", service,
+			 "--service-mode", "sleep", **kw)
+
+
+def h2load(*args):
+	"""h2load with ARGS as the load, against the scenario's port in h2c."""
+	return {"kind": "h2load", "name": "load", "args": list(args) + ["http://127.0.0.1:{port}/"]}
+
+
+def h2_nginx_logged(*args):
+	"""nginx in h2c under h2load ARGS, its access log the truth of the request count."""
+	return {"servers": [{"kind": "nginx", "http2": True, "access_log": True}],
+		"loads": [h2load(*args)], "access_log": {}}
+
+
+def postgres_children(*args):
+	"""PostgreSQL 15 under --pid postmaster --children, pgbench ARGS the load."""
+	return {"servers": [{"kind": "postgres"}], "observer": PID_CHILDREN,
+		"loads": [{"kind": "pgbench", "name": "load", "args": list(args)}]}
+
+
+def forking_on_go(kind, log, args, at, event):
+	"""servers.py KIND ARGS (a forking server) under --pid --children, writing its events to
+	{tmp}/LOG, that starts forking (EVENT) when the harness touches {tmp}/go AT s in."""
+	return {"servers": [{"kind": "py", "args": [kind] + args + ["--log", "{tmp}/" + log,
+								   "--wait-file", "{tmp}/go"]}],
+		"actions": [{"at": at, "do": "touch", "file": "{tmp}/go", "event": event}]}
+
+
+def logged_exit(kind, log, field, pid_field, line=None):
+	"""The finding KIND naming the process whose event servers.py logged in {tmp}/LOG (its
+	LINE-th line, default the first; the time in FIELD, the pid in PID_FIELD) as the onset."""
+	onset = {"how": "logtime", "file": "{tmp}/" + log, "field": field, "pid_field": pid_field}
+	if line is not None:
+		onset["line"] = line
+	return {"onset": onset, "expect": [{"kind": kind, "evidence": {"pid": "{onset_pid}"}}]}
+
+
+def nginx_pipelined(conns, secs, **checks):
+	"""nginx under the driver's HTTP/1.1 pipelining (-P 8), CONNS connections for SECS: the
+	pipelining note with CHECKS."""
+	return {"servers": [{"kind": "nginx"}],
+		"loads": [driver(HTTP, "-P", "8", "-c", conns, "-d", secs)],
+		"expect": pipelining(**checks)}
 
 
 def beside_http_load(name, delay, args, log):
@@ -133,5 +190,7 @@ LEAKER_RANGE = {"holders.processes.0.connections": [900, 900],
 
 # a forking server observed by its parent and every child (forked before or after the start)
 PID_CHILDREN = ["--pid", "{server_pid}", "--children"]
+# ... and every request its children serve timed: as many as the driver's, exactly
+CHILDREN_TIMED = {"observer": PID_CHILDREN, "requests_match": True, "requests_slack": 0}
 # the forking scenarios' load: a new connection per request, 100/s for 3 s
 FORK_LOAD = driver(HTTP, "--http-close", "--rate", "100", "-c", "4", "-d", "3s")

@@ -1,9 +1,10 @@
 """The healthy scenarios: no warning or critical finding, exactly the notes they expect
 (scenarios.py says what a scenario holds)."""
 
-from scenario_parts import (FORK_LOAD, HTTP, HTTPS, PID_CHILDREN, SCLIENT, TCP, driver,
-			    idle_driver, idle_nginx, idle_sysctls, java_leak, memcached_udp_shared, pipelining,
-			    refserver, tw_reused)
+from scenario_parts import (CHILDREN_TIMED, FORK_LOAD, HTTP, HTTPS, PID_CHILDREN,
+			    TCP, driver, h2_nginx_logged, idle_driver, idle_nginx, idle_sysctls, java_leak,
+			    memcached_udp_shared, nginx_pipelined, pipelining, postgres_children, refserver,
+			    refserver_sleeping, sclient_resumed, tw_reused)
 
 HEALTHY = [
 	# ---------------------------------------------------------------- healthy
@@ -103,27 +104,19 @@ HEALTHY = [
 	 "what": "nginx, the driver's HTTP/1.1 pipelining (-P 8, 4 connections, 3 s): reads hold "
 		 "several requests; the note's estimate of requests served matches the driver's "
 		 "count within 15%",
-	 "servers": [{"kind": "nginx"}],
-	 "loads": [driver(HTTP, "-P", "8", "-c", "4", "-d", "3s")],
-	 "expect": pipelining(estimate_of="load", tolerance=0.15)},
+	 **nginx_pipelined("4", "3s", estimate_of="load", tolerance=0.15)},
 	# HTTP/2: each stream one request (bpf/req_h2.bpf.h); the access log is the truth
 	{"name": "healthy_h2_nginx", "group": "healthy",
 	 "what": "nginx over HTTP/2 (h2c), h2load with one stream in flight per connection: "
 		 "requests = nginx's access log exactly (the connection's preface and SETTINGS are "
 		 "no request); binary frames, never counted as lines: no note",
-	 "servers": [{"kind": "nginx", "http2": True, "access_log": True}],
-	 "loads": [{"kind": "h2load", "name": "load",
-		    "args": ["-c", "4", "-m", "1", "-n", "20000", "http://127.0.0.1:{port}/"]}],
-	 "access_log": {}},
+	 **h2_nginx_logged("-c", "4", "-m", "1", "-n", "20000")},
 	{"name": "healthy_h2_multiplexed", "group": "healthy",
 	 "what": "nginx over HTTP/2 (h2c), h2load with 16 streams in flight per connection: each "
 		 "stream is one request, timed apart: requests = nginx's access log exactly "
 		 "(60,000; counted by turns, about 4,000), and reads that take several streams are "
 		 "no pipelining: no note",
-	 "servers": [{"kind": "nginx", "http2": True, "access_log": True}],
-	 "loads": [{"kind": "h2load", "name": "load",
-		    "args": ["-c", "4", "-m", "16", "-n", "60000", "http://127.0.0.1:{port}/"]}],
-	 "access_log": {}},
+	 **h2_nginx_logged("-c", "4", "-m", "16", "-n", "60000")},
 	{"name": "healthy_memcached_tcp", "group": "healthy",
 	 "what": "memcached (4 threads) over TCP, 'get' keep-alive, 8 connections for 3 s",
 	 "servers": [{"kind": "memcached", "args": ["-t", "4", "-U", "0"]}],
@@ -150,26 +143,21 @@ HEALTHY = [
 		 "connections for 2 s (a child each), then the load stops at once: the 40 children "
 		 "end with status 0 in one interval, as many connections close; no spike of exits",
 	 "servers": [{"kind": "py", "args": ["forkper"]}],
-	 "observer": PID_CHILDREN,
-	 "requests_match": True, "requests_slack": 0,
+	 **CHILDREN_TIMED,
 	 "loads": [driver(HTTP, "--rate", "400", "-c", "40", "-d", "2s")]},
 	{"name": "healthy_prefork_existing", "group": "healthy",
 	 "what": "a python3 pre-forking server whose 4 children were forked before the observer "
 		 "started, under --pid parent --children: the children found at the start are "
 		 "targets, every request they serve is timed",
 	 "servers": [{"kind": "py", "args": ["fork", "--children", "4", "--gap", "0"]}],
-	 "observer": PID_CHILDREN,
-	 "requests_match": True, "requests_slack": 0,
+	 **CHILDREN_TIMED,
 	 "loads": [driver(HTTP, "--http-close", "--rate", "200", "-c", "4", "-d", "3s")]},
 	{"name": "healthy_postgres_pgbench_C", "group": "healthy",
 	 "what": "PostgreSQL 15 under pgbench -C (a new connection, so a new backend, per "
 		 "transaction; select-only), 4 clients for 3 s, --pid postmaster --children "
 		 "--max-procs 16: hundreds of backends come and go; none is a finding",
-	 "servers": [{"kind": "postgres"}],
-	 "observer": PID_CHILDREN,
 	 "max_procs": 16,
-	 "loads": [{"kind": "pgbench", "name": "load",
-		    "args": ["-C", "-S", "-c", "4", "-j", "1", "-T", "3"]}]},
+	 **postgres_children("-C", "-S", "-c", "4", "-j", "1", "-T", "3")},
 	{"name": "healthy_ephemeral_port_server", "group": "healthy",
 	 "what": "refserver http listening on a port inside the namespace's ephemeral range "
 		 "(20000-30999), keep-alive, 8 connections for 3 s, watched with --pid only: its "
@@ -188,8 +176,7 @@ HEALTHY = [
 		 "goes queued requests 7.8 ms behind the workers on a busy CI host: worker_saturation, "
 		 "true of that load)",
 	 "servers": [{"kind": "node_cluster", "workers": 2}],
-	 "observer": PID_CHILDREN,
-	 "requests_match": True, "requests_slack": 0,
+	 **CHILDREN_TIMED,
 	 "loads": [driver(HTTP, "--rate", "1000", "-c", "8", "-d", "3s")]},
 
 	{"name": "healthy_connection_ramp", "group": "healthy",
@@ -234,8 +221,8 @@ HEALTHY = [
 		 "close (a handshake per request), 4 at a time, 300 requests: requests = the access "
 		 "log, 300 handshakes, mean service time within 2% of nginx's $request_time; "
 		 "TLS records read together are no pipelining",
-	 "servers": [refserver("--proto", "http", "--workers", "4", "--service-time", "20ms",
-			       "--service-mode", "sleep", name="backend", listen="127.0.0.1:{port2}"),
+	 "servers": [refserver_sleeping("http", "4", "20ms", name="backend",
+					listen="127.0.0.1:{port2}"),
 		     {"kind": "nginx", "tls": "TLSv1.3", "access_log": True, "proxy": "{port2}"}],
 	 "loads": [driver(HTTPS, "-k", "--http-close", "-c", "4", "-n", "300")],
 	 "access_log": {"tls": "load", "service": 0.02}},
@@ -243,15 +230,11 @@ HEALTHY = [
 	 "what": "nginx with TLS 1.2 only; openssl s_client: a full handshake saving its session "
 		 "(-sess_out), 20 resuming it (-sess_in), 2 x -reconnect (a full handshake and 5 "
 		 "resumed each): 33 handshakes, 30 resumed, 23 requests = the access log",
-	 "servers": [{"kind": "nginx", "tls": "TLSv1.2", "access_log": True}],
-	 "loads": [{"kind": "sh", "name": "load", "script": SCLIENT.format(v="-tls1_2")}],
-	 "access_log": {"tls": 33, "resumed": 30}},
+	 **sclient_resumed("1.2", 30)},
 	{"name": "healthy_tls13_resumed", "group": "healthy",
 	 "what": "the same with TLS 1.3 only (resumption by session ticket, encrypted: not "
 		 "counted apart): 33 handshakes, 23 requests = the access log",
-	 "servers": [{"kind": "nginx", "tls": "TLSv1.3", "access_log": True}],
-	 "loads": [{"kind": "sh", "name": "load", "script": SCLIENT.format(v="-tls1_3")}],
-	 "access_log": {"tls": 33, "resumed": 0}},
+	 **sclient_resumed("1.3", 0)},
 	{"name": "healthy_request_with_close", "group": "healthy",
 	 "what": "nginx, 600 HTTP/1.0 requests each written with the client's FIN right after it "
 		 "(as pgbench -C's Terminate): the server reads request and close together, "
@@ -265,9 +248,8 @@ HEALTHY = [
 	 "what": "nginx, a 60 ms burst of HTTP/1.1 pipelining (the driver's -P 8, 2 connections): "
 		 "the payload sampler takes one read per CPU each 8 ms, about 7 here, fewer than "
 		 "the 10 a long run needs: the note all the same, every run",
-	 "servers": [{"kind": "nginx"}],
-	 "loads": [driver(HTTP, "-P", "8", "-c", "2", "-d", "60ms")],
-	 "expect": pipelining(range={"requests_per_read": [4.0, 8.0], "sampled_reads": [3, 12]})},
+	 **nginx_pipelined("2", "60ms",
+			   range={"requests_per_read": [4.0, 8.0], "sampled_reads": [3, 12]})},
 	{"name": "healthy_redis_burst_interval0", "group": "healthy",
 	 "what": "redis-server, a pipelined burst (redis-benchmark -P 16, 30,000 SETs on one "
 		 "connection) with the observer at --interval 0 (the agent's mode, a one-shot run): "
@@ -311,8 +293,7 @@ HEALTHY = [
 	 "what": "refserver over HTTP/2 (h2c), 4 workers sleeping 5 ms a stream: one stream in "
 		 "flight for 1.5 s, then 3 more connections with one each: 4x as many in service "
 		 "and served at once, the rate follows: nothing waits inside",
-	 "servers": [refserver("--proto", "h2", "--workers", "4", "--service-time", "5ms",
-			       "--service-mode", "sleep")],
+	 "servers": [refserver_sleeping("h2", "4", "5ms")],
 	 "loads": [driver(HTTP, "--http2", "-c", "1", "--streams", "1", "-d", "4s"),
 		   driver(HTTP, "--http2", "-c", "3", "--streams", "1", "-d", "2.5s", name="load2",
 			  delay=1.5)]},

@@ -1,9 +1,10 @@
 """The sick scenarios: each names its finding live, within the late limit of its onset
 (scenarios.py says what a scenario holds)."""
 
-from scenario_parts import (FORK_LOAD, HTTP, JAVA_BURST, LEAKER, LEAKER_RANGE, PID_CHILDREN, TCP,
-			    beside_http_load, driver, idle_driver, idle_nginx, idle_sysctls, java_leak, proxy_ports,
-			    refserver)
+from scenario_parts import (FORK_LOAD, HTTP, JAVA_BURST, LEAKER, LEAKER_RANGE, PID_CHILDREN,
+			    TCP, beside_http_load, driver, forking_on_go, h2load, idle_driver, idle_nginx,
+			    idle_sysctls, java_leak, logged_exit, postgres_children, proxy_ports, refserver,
+			    refserver_sleeping)
 
 SICK = [
 	# ---------------------------------------------------------------- sick
@@ -92,8 +93,7 @@ SICK = [
 	{"name": "sick_worker_saturation", "group": "sick",
 	 "what": "refserver tcp, 1 worker sleeping 5 ms per request (capacity ~195/s), open loop "
 		 "at 300/s: requests queue in the socket far longer than they are served",
-	 "servers": [refserver("--proto", "tcp", "--workers", "1", "--service-time", "5ms",
-			       "--service-mode", "sleep")],
+	 "servers": [refserver_sleeping("tcp", "1", "5ms")],
 	 "observer": ["--port", "{port}", "--runq"],
 	 "loads": [driver(TCP, "--rate", "300", "-c", "64", "-d", "4s")],
 	 # the kernel matrix's emulated CPU: 20 ms a request (capacity ~49/s) at 75/s, the same
@@ -101,8 +101,7 @@ SICK = [
 	 # 64 left a 1.3 s backlog whose connections sat in CLOSE_WAIT after the driver closed them),
 	 # the onset 4x later, as the service and the finding's 10x threshold
 	 "emulated": {
-		 "servers": [refserver("--proto", "tcp", "--workers", "1", "--service-time", "20ms",
-				       "--service-mode", "sleep")],
+		 "servers": [refserver_sleeping("tcp", "1", "20ms")],
 		 "loads": [driver(TCP, "--rate", "75", "-c", "16", "-d", "4s")],
 		 "onset": {"how": "driver_mean", "min_s": 0.2}},
 	 "onset": {"how": "driver_mean", "min_s": 0.05},
@@ -112,8 +111,7 @@ SICK = [
 		 "stream in flight for 1.5 s, then a second connection with 40: the server reads "
 		 "the 40 at once and serves them one by one, so they wait inside it, in their "
 		 "service time (no socket queue to see); 40x as many in service, the same rate",
-	 "servers": [refserver("--proto", "h2", "--workers", "1", "--service-time", "5ms",
-			       "--service-mode", "sleep")],
+	 "servers": [refserver_sleeping("h2", "1", "5ms")],
 	 "loads": [driver(HTTP, "--http2", "-c", "1", "--streams", "1", "-d", "4s"),
 		   driver(HTTP, "--http2", "-c", "1", "--streams", "40", "-d", "2.5s", name="load2",
 			  delay=1.5)],
@@ -125,16 +123,14 @@ SICK = [
 		 "streams in flight each (closed loop) for 5 s: each stream is timed apart; the "
 		 "streams wait in the sockets far longer than the worker takes to answer them",
 	 "servers": [{"kind": "nginx", "http2": True}],
-	 "loads": [{"kind": "h2load", "name": "load",
-		    "args": ["-c", "100", "-m", "10", "-D", "5", "http://127.0.0.1:{port}/"]}],
+	 "loads": [h2load("-c", "100", "-m", "10", "-D", "5")],
 	 "onset": {"how": "event", "event": "load_start"},
 	 "expect": [{"kind": "worker_saturation", "evidence": {"port": "{port}"}}]},
 	{"name": "sick_workers_pool_2", "group": "sick",
 	 "what": "refserver tcp, a pool of 2 workers sleeping 5 ms per request (capacity ~390/s) "
 		 "with the CPU idle, open loop at 600/s, no --runq: the workers, not the CPU (the "
 		 "targets' threads barely wait for one)",
-	 "servers": [refserver("--proto", "tcp", "--workers", "2", "--service-time", "5ms",
-			       "--service-mode", "sleep")],
+	 "servers": [refserver_sleeping("tcp", "2", "5ms")],
 	 "loads": [driver(TCP, "--rate", "600", "-c", "64", "-d", "4s")],
 	 "onset": {"how": "driver_mean", "min_s": 0.05},
 	 "expect": [{"kind": "worker_saturation", "evidence": {"port": "{port}"}}]},
@@ -142,10 +138,7 @@ SICK = [
 	 "what": "PostgreSQL 15 (a process per connection) pinned to CPU 0, pgbench -S with 40 "
 		 "clients, --pid postmaster --children, no --runq: 40 backends wait for one CPU; "
 		 "the targets' schedstat names the CPU, never 'add workers'",
-	 "servers": [{"kind": "postgres"}],
-	 "observer": PID_CHILDREN,
-	 "loads": [{"kind": "pgbench", "name": "load",
-		    "args": ["-S", "-c", "40", "-j", "2", "-T", "4"]}],
+	 **postgres_children("-S", "-c", "40", "-j", "2", "-T", "4"),
 	 # the 40 clients connected: pgbench forks 40 backends on the one CPU first (0.1-0.5 s
 	 # after its start), and only then do 40 of them wait for it
 	 "onset": {"how": "tcp_state", "state": "ESTABLISHED", "port": "{port}", "min": 40},
@@ -173,16 +166,11 @@ SICK = [
 	{"name": "sick_process_cap", "group": "sick",
 	 "what": "a python3 pre-forking HTTP server forks 20 children 50 ms apart under "
 		 "--pid --children: the 17th process (16th child) is past the watched-process cap",
-	 "servers": [{"kind": "py", "args": ["fork", "--children", "20", "--gap", "0.05",
-					     "--log", "{tmp}/fork.log",
-					     "--wait-file", "{tmp}/go"]}],
+	 **forking_on_go("fork", "fork.log", ["--children", "20", "--gap", "0.05"], 0.0, "forks"),
 	 "observer": ["--pid", "{server_pid}", "--children", "--port", "{port}"],
 	 "max_procs": 16,
 	 "loads": [FORK_LOAD],
-	 "actions": [{"at": 0.0, "do": "touch", "file": "{tmp}/go", "event": "forks"}],
-	 "onset": {"how": "logtime", "file": "{tmp}/fork.log", "line": 15, "field": 2,
-		   "pid_field": 1},
-	 "expect": [{"kind": "process_cap", "evidence": {"pid": "{onset_pid}"}}]},
+	 **logged_exit("process_cap", "fork.log", 2, 1, line=15)},
 	{"name": "sick_fork_child_crash", "group": "sick",
 	 "what": "the forking server of healthy_fork_per_connection, whose every 75th child "
 		 "crashes (SIGSEGV) after answering, 100 new connections/s for 3 s: the crashes "
@@ -192,23 +180,18 @@ SICK = [
 	 "observer": PID_CHILDREN,
 	 "max_procs": 16,
 	 "loads": [FORK_LOAD],
-	 "onset": {"how": "logtime", "file": "{tmp}/crash.log", "field": 1, "pid_field": 0},
-	 "expect": [{"kind": "target_exit", "evidence": {"pid": "{onset_pid}"}}]},
+	 **logged_exit("target_exit", "crash.log", 1, 0)},
 	{"name": "sick_fork_respawn_loop", "group": "sick",
 	 "what": "a python3 pre-forking server (master + 4 workers) under --pid master "
 		 "--children and a light load (10 new connections/s for 3 s); 1 s in, each worker "
 		 "exits 0 20 ms after it starts and the master forks another at once: about 150 "
 		 "status-0 exits a second while 10 connections close",
-	 "servers": [{"kind": "py", "args": ["respawn", "--children", "4", "--every", "0.02",
-					     "--log", "{tmp}/respawn.log",
-					     "--wait-file", "{tmp}/go"]}],
+	 **forking_on_go("respawn", "respawn.log", ["--children", "4", "--every", "0.02"], 1.0,
+			 "respawn"),
 	 "observer": PID_CHILDREN,
 	 "loads": [driver(HTTP, "--http-close", "--rate", "10", "-c", "2", "-d", "3s")],
-	 "actions": [{"at": 1.0, "do": "touch", "file": "{tmp}/go", "event": "respawn"}],
 	 # the rule's condition needs 10 exits in an interval: the onset is the 10th
-	 "onset": {"how": "logtime", "file": "{tmp}/respawn.log", "line": 9, "field": 1,
-		   "pid_field": 0},
-	 "expect": [{"kind": "exit_spike", "evidence": {"pid": "{onset_pid}"}}]},
+	 **logged_exit("exit_spike", "respawn.log", 1, 0, line=9)},
 	{"name": "sick_connection_ramp", "group": "sick",
 	 "what": "refserver tcp with RLIMIT_NOFILE 1000; a client opens 1,000 connections over "
 		 "6.5 s and holds them: a ramp that goes on is a trend, forecast before the "
