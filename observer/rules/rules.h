@@ -70,8 +70,8 @@
 /* ... where requests waited 1 ms at least (and OBS_RULE_SAT_RATIO times their service) */
 #define OBS_RULE_CPU_MIN_QUEUE_NS 1e6
 /* CPUs held by other work (or a CPU quota throttling the server): the targets' threads waited
- * for a CPU at least as long as they ran, this many on average at least, each interval of a
- * queue that would otherwise name the workers (100,000 connections ramped up by drivers on the
+ * for a CPU at least as long as they ran, this many on average at least, in the newer interval of
+ * a queue that would otherwise name the workers (in the older, longer than they ran) (100,000 connections ramped up by drivers on the
  * same 2 CPUs: 3.8 waiting, 0.6 running; a sleeping pool of 2 threads: 0.02 and 0.01) */
 #define OBS_RULE_CPU_CONTENDED 0.25
 /* Requests that wait inside the server (no socket queue): 3x as many in service at once as in an

@@ -123,13 +123,18 @@ static bool cpu_contended(const struct obs_snap *s)
 	       s->cpu_waiting >= s->cpu_running && !cpu_waited(s);
 }
 
+/* Contended in the newer interval, and in the older ones the threads waited longer than they ran
+ * (any amount: a load that began in the middle of one, as the queue's p90 there) */
 static bool cpu_contended_all(const struct obs_snap_hist *h)
 {
 	const struct obs_snap *s;
 	unsigned int b;
 
-	for (b = 0; b < OBS_RULE_SAT_INTERVALS; b++)
-		if (!(s = obs_snap_at(h, b)) || !cpu_contended(s))
+	if (!(s = obs_snap_at(h, 0)) || !cpu_contended(s))
+		return false;
+	for (b = 1; b < OBS_RULE_SAT_INTERVALS; b++)
+		if (!(s = obs_snap_at(h, b)) || !s->cpu_on || s->cpu_waiting <= 0 ||
+		    s->cpu_waiting < s->cpu_running || cpu_waited(s))
 			return false;
 	return true;
 }

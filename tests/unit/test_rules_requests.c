@@ -139,9 +139,10 @@ RULES_TEST(test_cpu_or_workers_schedstat)
 				     .cpus = 2, .procs = 1});
 	rh_expect(r, "worker_saturation", "tcp/8000");
 	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
-	/* contended in the newer interval only: the workers, and the wait said, not denied */
+	/* contended in the newer interval only (the older ran more than it waited): the workers,
+	 * and the wait said, not denied */
 	cpu_run(r, (struct cpu_seen){.queue = 80e6, .service = 1e6, .waiting = 0.02,
-				     .running = 0.01, .cpus = 2, .procs = 1});
+				     .running = 0.5, .cpus = 2, .procs = 1});
 	s = (struct obs_snap *)obs_snap_at(&r->h, 0);
 	s->cpu_waiting = 0.8;
 	s->cpu_running = 0.3;
@@ -150,6 +151,16 @@ RULES_TEST(test_cpu_or_workers_schedstat)
 	assert_non_null(strstr(f->text, "their threads also waited for a CPU 0.80 on average "
 					"(0.30 ran) this interval"));
 	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
+	/* the load began in the middle of the older interval (nginx beside 12 hogs: 0.15 waiting,
+	 * 0.05 running there; 0.85 and 0.14 in the newer): the CPU, from the first finding on */
+	cpu_run(r, (struct cpu_seen){.queue = 45e6, .service = 4e3, .waiting = 0.15,
+				     .running = 0.05, .cpus = 1, .procs = 1});
+	s = (struct obs_snap *)obs_snap_at(&r->h, 0);
+	s->cpu_waiting = 0.85;
+	s->cpu_running = 0.14;
+	rh_run(r);
+	rh_expect(r, "cpu_saturation", "");
+	assert_null(obs_findings_find(&r->fs, "worker_saturation", NULL));
 }
 
 /*

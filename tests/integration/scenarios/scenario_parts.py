@@ -38,6 +38,12 @@ def refserver(*args, **kw):
 	return d
 
 
+def cpu_hogs(n, seconds, cpu=0):
+	"""N python loops spinning for SECONDS on CPU (the loads start them first)."""
+	return [{"kind": "py", "name": "hog%d" % i, "args": ["spin", "--seconds", str(seconds)],
+		 "cpu": cpu} for i in range(1, n + 1)]
+
+
 def refserver_sleeping(proto, workers, service, **kw):
 	"""refserver PROTO whose WORKERS workers sleep SERVICE a request (the CPU idle)."""
 	return refserver("--proto", proto, "--workers", workers, "--service-time", service,

@@ -2,7 +2,7 @@
 (scenarios.py says what a scenario holds)."""
 
 from scenario_parts import (FORK_LOAD, HTTP, JAVA_BURST, LEAKER, LEAKER_RANGE, PID_CHILDREN,
-			    TCP, beside_http_load, driver, forking_on_go, h2load, idle_driver, idle_nginx,
+			    TCP, beside_http_load, cpu_hogs, driver, forking_on_go, h2load, idle_driver, idle_nginx,
 			    idle_sysctls, java_leak, logged_exit, postgres_children, proxy_ports, refserver,
 			    refserver_sleeping)
 
@@ -149,13 +149,20 @@ SICK = [
 		 "sixth); --runq: the serving threads wait for the CPU",
 	 "servers": [refserver("--proto", "tcp", "--workers", "2", "--service-time", "4ms")],
 	 "observer": ["--port", "{port}", "--runq"],
-	 "loads": [{"kind": "py", "name": "hog1", "args": ["spin", "--seconds", "6"], "cpu": 0},
-		   {"kind": "py", "name": "hog2", "args": ["spin", "--seconds", "6"], "cpu": 0},
-		   {"kind": "py", "name": "hog3", "args": ["spin", "--seconds", "6"], "cpu": 0},
-		   {"kind": "py", "name": "hog4", "args": ["spin", "--seconds", "6"], "cpu": 0},
-		   driver(TCP, "--rate", "100", "-c", "16", "-d", "4s", delay=0.3)],
+	 "loads": cpu_hogs(4, 6) + [driver(TCP, "--rate", "100", "-c", "16", "-d", "4s", delay=0.3)],
 	 "onset": {"how": "event", "event": "load_start"},  # the driver's start: first wake-ups
 	 "expect": [{"kind": "cpu_saturation"}]},
+	{"name": "sick_cpu_contended", "group": "sick", "needs_cpus": 2,
+	 "what": "nginx, 1 worker pinned to CPU 0 with twelve CPU hogs (its fair share a 13th), "
+		 "10,000 req/s keep-alive from CPU 1, no --runq: its worker waits for the CPU longer "
+		 "than it runs, and requests queue in the socket behind it; other work holds the "
+		 "CPU, never 'add workers'",
+	 "servers": [{"kind": "nginx"}],
+	 "loads": cpu_hogs(12, 6) + [driver(HTTP, "--rate", "10000", "-c", "200", "-d", "4s",
+					   delay=0.3)],
+	 "onset": {"how": "event", "event": "load_start"},
+	 "expect": [{"kind": "cpu_saturation",
+		     "evidence": {"source": "schedstat", "contended": "True"}}]},
 	{"name": "sick_system_fds", "group": "sick", "exclusive": True,
 	 "what": "fs.file-max lowered to file-nr + 3,000 for ~3 s; an unprivileged process "
 		 "(nobody, so the limit applies to it) opens files until ENFILE, then frees 150 "
