@@ -139,59 +139,49 @@ static bool cpu_contended_all(const struct obs_snap_hist *h)
 	return true;
 }
 
-/* A queue that would name the workers, but the serving threads waited for CPUs that others hold:
- * the CPU (cpu_saturation, "contended"), never "add workers". */
-static void cpu_contended_finding(const struct obs_snap *now, const struct obs_snap_slot *sl,
-				  const char *key, struct obs_findings *out)
-{
-	char a[32], b[32], lost[96] = "";
-
-	if (now->cpu_lost >= 0.05)
-		snprintf(lost, sizeof(lost), "; %.1f CPU stolen or in interrupts",
-			 now->cpu_lost);
-	obs_findings_add(out, "cpu_saturation", OBS_SEV_WARNING, "",
-			 json_pack("{s:s, s:b, s:f, s:f, s:f, s:i, s:i, s:f, s:f}", "source",
-				   "schedstat", "contended", 1, "waiting", now->cpu_waiting,
-				   "running", now->cpu_running, "lost", now->cpu_lost, "cpus",
-				   (int)now->cpu_cpus, "processes", (int)now->cpu_procs,
-				   "queue_p50", sl->queue_p50_ns, "service_p50", sl->service_p50_ns),
-			 "cpu: requests on %s wait %.0fx their service time in the socket queue "
-			 "(queue p50 %s, service p50 %s) while the server's threads waited for a CPU "
-			 "longer than they ran (on average %.2f of them waited on a run queue, %.2f "
-			 "ran, on %u CPU%s%s): other work holds the CPUs, or a CPU quota throttles "
-			 "the server; more workers would not help: give it CPUs (move or limit what "
-			 "else runs there, raise its quota) or reduce load", key,
-			 sl->service_p50_ns > 0 ? sl->queue_p50_ns / sl->service_p50_ns : 0,
-			 obs_rule_ns(sl->queue_p50_ns, a, sizeof(a)),
-			 obs_rule_ns(sl->service_p50_ns, b, sizeof(b)), now->cpu_waiting,
-			 now->cpu_running, now->cpu_cpus, now->cpu_cpus == 1 ? "" : "s", lost);
-}
-
-/* Requests queue on a slot and the serving processes wait for a CPU: the CPU, not the workers. */
-static void cpu_waiting_finding(const struct obs_snap *now, const struct obs_snap_slot *sl,
-				const char *key, struct obs_findings *out)
+/* Requests queue on a slot and the serving processes wait for a CPU: the CPU, not the workers.
+ * contended: they did not keep their CPUs busy themselves (others hold the CPUs, or a quota),
+ * else they are what the CPUs carry. */
+static void cpu_finding(const struct obs_snap *now, const struct obs_snap_slot *sl,
+			const char *key, bool contended, struct obs_findings *out)
 {
 	double runnable = now->cpu_waiting + now->cpu_running;
 	char a[32], b[32], lost[96] = "";
+	json_t *ev;
 
 	if (now->cpu_lost >= 0.05)
 		snprintf(lost, sizeof(lost), "; %.1f CPU stolen or in interrupts",
 			 now->cpu_lost);
-	obs_findings_add(out, "cpu_saturation", OBS_SEV_WARNING, "",
-			 json_pack("{s:s, s:f, s:f, s:f, s:f, s:i, s:i, s:f, s:f}", "source",
-				   "schedstat", "runnable", runnable, "waiting", now->cpu_waiting,
-				   "running", now->cpu_running, "lost", now->cpu_lost, "cpus",
-				   (int)now->cpu_cpus, "processes", (int)now->cpu_procs,
-				   "queue_p50", sl->queue_p50_ns, "service_p50", sl->service_p50_ns),
+	obs_rule_ns(sl->queue_p50_ns, a, sizeof(a));
+	obs_rule_ns(sl->service_p50_ns, b, sizeof(b));
+	ev = json_pack("{s:s, s:f, s:f, s:f, s:f, s:i, s:i, s:f, s:f}", "source", "schedstat",
+		       "runnable", runnable, "waiting", now->cpu_waiting, "running",
+		       now->cpu_running, "lost", now->cpu_lost, "cpus", (int)now->cpu_cpus,
+		       "processes", (int)now->cpu_procs, "queue_p50", sl->queue_p50_ns,
+		       "service_p50", sl->service_p50_ns);
+	if (contended) {
+		json_object_set_new(ev, "contended", json_true());
+		obs_findings_add(out, "cpu_saturation", OBS_SEV_WARNING, "", ev,
+				 "cpu: requests on %s wait %.0fx their service time in the socket "
+				 "queue (queue p50 %s, service p50 %s) while the server's threads "
+				 "waited for a CPU longer than they ran (on average %.2f of them "
+				 "waited on a run queue, %.2f ran, on %u CPU%s%s): other work holds "
+				 "the CPUs, or a CPU quota throttles the server; more workers would "
+				 "not help: give it CPUs (move or limit what else runs there, raise "
+				 "its quota) or reduce load", key,
+				 sl->service_p50_ns > 0 ? sl->queue_p50_ns / sl->service_p50_ns : 0,
+				 a, b, now->cpu_waiting, now->cpu_running, now->cpu_cpus,
+				 now->cpu_cpus == 1 ? "" : "s", lost);
+		return;
+	}
+	obs_findings_add(out, "cpu_saturation", OBS_SEV_WARNING, "", ev,
 			 "cpu: the server's processes wait for a CPU (%.0f runnable on %u CPU%s: on "
 			 "average %.1f of their threads waited on a run queue, %.1f ran%s), and "
 			 "requests on %s wait %.0fx their service time in the socket queue (queue "
 			 "p50 %s, service p50 %s): more workers would not help; add CPUs, or reduce "
 			 "load or what else runs there", runnable, now->cpu_cpus,
 			 now->cpu_cpus == 1 ? "" : "s", now->cpu_waiting, now->cpu_running, lost, key,
-			 sl->service_p50_ns > 0 ? sl->queue_p50_ns / sl->service_p50_ns : 0,
-			 obs_rule_ns(sl->queue_p50_ns, a, sizeof(a)),
-			 obs_rule_ns(sl->service_p50_ns, b, sizeof(b)));
+			 sl->service_p50_ns > 0 ? sl->queue_p50_ns / sl->service_p50_ns : 0, a, b);
 }
 
 /*
@@ -380,7 +370,7 @@ void obs_rule_saturation(const struct obs_snap_hist *h, struct obs_findings *out
 		 * worth naming than a worker pool's */
 		if (waited && queue_held(h, sl, OBS_RULE_CPU_MIN_QUEUE_NS)) {
 			if (!named)
-				cpu_waiting_finding(now, sl, key, out);
+				cpu_finding(now, sl, key, false, out);
 			named = true;
 			continue;
 		}
@@ -400,7 +390,7 @@ void obs_rule_saturation(const struct obs_snap_hist *h, struct obs_findings *out
 		}
 		if (cpu_contended_all(h)) {
 			if (!named)
-				cpu_contended_finding(now, sl, key, out);
+				cpu_finding(now, sl, key, true, out);
 			named = true;
 			continue;
 		}
