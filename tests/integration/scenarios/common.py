@@ -5,6 +5,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 BIN = os.environ.get("LOADLENS_BIN") or os.path.normpath(os.path.join(HERE, "../../../build/bin"))
 PY = "/usr/bin/python3"
 SERVERS = os.path.join(HERE, "servers.py")
+SERVERS_SH = os.path.normpath(os.path.join(HERE, "../lib/servers.sh"))  # the tests' server set-ups
 INTERVAL = 0.5	# observer --interval, s
 SLACK = 0.1	# scheduling jitter allowed on top of 2 intervals, s
 # How late after the onset a sick scenario's finding may come: 2 intervals + SLACK. Under an

@@ -118,6 +118,28 @@ def check_requests(run, sc):
 	return problems
 
 
+def check_slapd_log(run, sc):
+	"""slapd's stats log as ground truth: the observer's TCP requests equal its searches and
+	binds (a request each: SRCH and BIND lines), exactly."""
+	srch = bind = 0
+	with open(os.path.join(run.tmp, "server.err"), errors="replace") as f:
+		for line in f:
+			if " SRCH base=" in line:
+				srch += 1
+			elif " BIND dn=" in line:
+				bind += 1
+	with open(os.path.join(run.tmp, "observer.json")) as f:
+		rt = json.load(f).get("request_timing") or {}
+	obs = sum(s.get("requests", 0) for s in rt.get("slots", []) if s.get("proto") == "tcp")
+	log("requests: observer %d, slapd's stats log %d searches + %d binds" % (obs, srch, bind))
+	if not srch:
+		return ["no search in slapd's stats log"]
+	if obs != srch + bind:
+		return ["the observer counted %d requests, slapd's log %d searches + %d binds" %
+			(obs, srch, bind)]
+	return []
+
+
 def check_access_log(run, sc):
 	"""The server's own counts as ground truth (nginx's access log, one line a request, its
 	$request_time): the observer's TCP requests equal them exactly; 'access_log': {'tls':

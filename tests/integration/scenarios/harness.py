@@ -35,8 +35,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import scenarios  # noqa: E402
 from common import BIN, EMULATED_CPU, INTERVAL, LATE_LIMIT, LOAD_SCALE, Fail, Skip, log, scaled_loads  # noqa: E402
 from findings import (NOTE_KINDS, alarming, census_took_max, check_access_log, check_one_spelling,  # noqa
-		      check_requests, kind_of, observer_supports, read_findings, severity_of,
-		      short)
+		      check_requests, check_slapd_log, kind_of, observer_supports, read_findings,
+		      severity_of, short)
 from launch import check_load, run_loads, start_server  # noqa: E402
 from onset import poller, post_onset, probe  # noqa: E402
 from sandbox import Run, loadlens_processes  # noqa: E402
@@ -229,6 +229,8 @@ def run_in(run, sc, result):
 		problems += check_portfail(run, sc["portfail_truth"], sfind)
 	if "access_log" in sc:  # {} too: the counts alone
 		problems += check_access_log(run, sc)
+	if sc.get("slapd_log"):
+		problems += check_slapd_log(run, sc)
 	if sc.get("one_spelling"):
 		problems += check_one_spelling(run, events + sfind)
 	if sc["group"] == "healthy":

@@ -8,7 +8,7 @@ import signal
 import subprocess
 import time
 
-from common import BIN, HERE, PY, SERVERS, Fail, Skip
+from common import BIN, HERE, PY, SERVERS, SERVERS_SH, Fail, Skip
 from sandbox import children
 
 
@@ -263,6 +263,23 @@ def start_server(run, spec):
 			time.sleep(0.2)
 		if r.returncode:
 			raise Fail("pgbench -i failed: " + r.stderr[-500:])
+	elif kind == "slapd":
+		# Debian's slapd with 10,000 entries from tests/integration/lib/servers.sh's slapd_db
+		# (the LDAP tests' one config), its stats log (one line a search, a bind, a result)
+		# on stderr; "threads": its pool (default: slapd's own)
+		slapd = need("slapd")
+		if not os.path.exists("/etc/ldap/schema/inetorgperson.schema"):
+			raise Skip("slapd's schema is not in /etc/ldap/schema (slapd)")
+		d = os.path.join(run.tmp, name)
+		extra = ["threads %d" % spec["threads"]] if spec.get("threads") else []
+		r = subprocess.run(["bash", "-c", '. "$0" && slapd_db "$@"', SERVERS_SH, d,
+				    "stats"] + extra, capture_output=True, text=True, timeout=120)
+		if r.returncode:
+			raise Fail("slapd_db failed: %s" % (r.stderr + run.text(name + "/slapadd",
+									  "out"))[-500:])
+		run.spawn(name, [slapd, "-h", "ldap://127.0.0.1:{port}/", "-f", d + "/slapd.conf",
+				 "-d", "256"], cpu)
+		run.wait_for(name, "slapd starting", 30)
 	elif kind == "redis":
 		run.spawn(name, [need("redis-server"), "--port", "{port}", "--bind", "127.0.0.1",
 				 "--save", "", "--appendonly", "no", "--daemonize", "no",

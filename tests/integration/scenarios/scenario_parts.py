@@ -44,6 +44,12 @@ def cpu_hogs(n, seconds, cpu=0):
 		 "cpu": cpu} for i in range(1, n + 1)]
 
 
+def ldap_searches(*args, **kw):
+	"""The driver's LDAP searches of one uid of slapd's 10,000 (kind "slapd"), ARGS its load."""
+	return driver(TCP, "--proto", "ldap", "--base", "ou=people,dc=example,dc=com", "--filter",
+		      "(uid=user{{{{rand:0-9999}}}})", "--timeout", "60s", *args, **kw)
+
+
 def refserver_sleeping(proto, workers, service, **kw):
 	"""refserver PROTO whose WORKERS workers sleep SERVICE a request (the CPU idle)."""
 	return refserver("--proto", proto, "--workers", workers, "--service-time", service,

@@ -7,10 +7,12 @@ random port), {tmp} (the scenario's temp dir), {NAME_pid} (a process the harness
 - group: healthy (no warning/critical finding; exactly the notes in 'expect') or sick.
 - servers: kind refserver | py (servers.py) | go | nginx | redis | memcached | node_cluster
   (cluster.js) | haproxy (under strace, in front of {port} on {port1}) | postgres | java
-  (javaserver/HelloServer.java, the JDK's HttpServer; access log {tmp}/NAME/access.log); cpu 0
-  by default.
+  (javaserver/HelloServer.java, the JDK's HttpServer; access log {tmp}/NAME/access.log) |
+  slapd (10,000 entries, tests/integration/lib/servers.sh's slapd_db; 'threads'); cpu 0 by
+  default.
 - loads: kind driver | py | redis-benchmark | wrk | ab | h2load | pgbench; cpu 1 by default; 'delay' after the
   load phase starts; 'rc' exit codes accepted; 'errors_ok' (driver) when errors are the point.
+- slapd_log: the observer's TCP requests equal slapd's stats log's searches and binds exactly.
 - requests_match: the observer's TCP request count is the driver's, within 'requests_slack'
   (default: a request per connection and 1%); "udp": its UDP count, between the driver's
   answered requests (and late replies) and those plus the ones it gave up on.

@@ -1,10 +1,11 @@
 """The healthy scenarios: no warning or critical finding, exactly the notes they expect
 (scenarios.py says what a scenario holds)."""
 
-from scenario_parts import (CHILDREN_TIMED, FORK_LOAD, HTTP, HTTPS, PID_CHILDREN,
-			    TCP, driver, h2_nginx_logged, idle_driver, idle_nginx, idle_sysctls, java_leak,
-			    memcached_udp_shared, nginx_pipelined, pipelining, postgres_children, refserver,
-			    refserver_sleeping, sclient_resumed, tw_reused)
+from scenario_parts import (CHILDREN_TIMED, FORK_LOAD, HTTP, HTTPS, PID_CHILDREN, TCP, driver,
+			    h2_nginx_logged, idle_driver, idle_nginx, idle_sysctls, java_leak,
+			    ldap_searches, memcached_udp_shared, nginx_pipelined, pipelining,
+			    postgres_children, refserver, refserver_sleeping, sclient_resumed,
+			    tw_reused)
 
 HEALTHY = [
 	# ---------------------------------------------------------------- healthy
@@ -297,4 +298,11 @@ HEALTHY = [
 	 "loads": [driver(HTTP, "--http2", "-c", "1", "--streams", "1", "-d", "4s"),
 		   driver(HTTP, "--http2", "-c", "3", "--streams", "1", "-d", "2.5s", name="load2",
 			  delay=1.5)]},
+	{"name": "healthy_slapd", "group": "healthy",
+	 "what": "OpenLDAP slapd 2.5 with 10,000 entries, 16 connections searching one uid each "
+		 "at 2,000/s for 4 s: nothing wrong; the observer's requests = slapd's stats log "
+		 "(its searches and binds) exactly",
+	 "servers": [{"kind": "slapd"}],
+	 "loads": [ldap_searches("--rate", "2000", "-c", "16", "-d", "4s")],
+	 "slapd_log": True},
 ]

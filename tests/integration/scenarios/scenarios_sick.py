@@ -1,10 +1,10 @@
 """The sick scenarios: each names its finding live, within the late limit of its onset
 (scenarios.py says what a scenario holds)."""
 
-from scenario_parts import (FORK_LOAD, HTTP, JAVA_BURST, LEAKER, LEAKER_RANGE, PID_CHILDREN,
-			    TCP, beside_http_load, cpu_hogs, driver, forking_on_go, h2load, idle_driver, idle_nginx,
-			    idle_sysctls, java_leak, logged_exit, postgres_children, proxy_ports, refserver,
-			    refserver_sleeping)
+from scenario_parts import (FORK_LOAD, HTTP, JAVA_BURST, LEAKER, LEAKER_RANGE, PID_CHILDREN, TCP,
+			    beside_http_load, cpu_hogs, driver, forking_on_go, h2load, idle_driver,
+			    idle_nginx, idle_sysctls, java_leak, ldap_searches, logged_exit,
+			    postgres_children, proxy_ports, refserver, refserver_sleeping)
 
 SICK = [
 	# ---------------------------------------------------------------- sick
@@ -279,4 +279,15 @@ SICK = [
 	 "onset": {"how": "event", "event": "killed"},
 	 "expect": [{"kind": "target_exit", "evidence": {"pid": "{server_pid}"}}],
 	 "allow": ["no_listener"]},  # true once the target has gone
+	{"name": "sick_slapd_threads_2", "group": "sick",
+	 "what": "slapd with a pool of 2 threads on one CPU, 256 connections searching in a closed "
+		 "loop: the searches queue in the sockets before slapd reads them (its etime stays "
+		 "~70 us, its qtime a few us); its 2 threads keep that CPU busy themselves, so the "
+		 "CPU is named, and the requests = slapd's stats log",
+	 "servers": [{"kind": "slapd", "threads": 2}],
+	 "loads": [ldap_searches("-c", "256", "-d", "4s")],
+	 "onset": {"how": "event", "event": "load_start"},
+	 "expect": [{"kind": "cpu_saturation", "evidence": {"source": "schedstat"}}],
+	 "allow": ["worker_saturation"],
+	 "slapd_log": True},
 ]
