@@ -224,6 +224,17 @@ RULES_TEST(test_fd_leak)
 		s->held = 10 * t;
 		rh_healthy(r);
 	}
+	/* the same fds, each a connection accepted from a backlog already ESTABLISHED (slapd
+	 * taking 256 connections at 10/s): the accept queue empties as the fds rise, no leak */
+	rh_restart(r);
+	for (t = 1; t <= 6; t++) {
+		struct obs_snap *s = fds_grow(r, t, 10);
+
+		s->census = true;
+		s->state[OBS_SNAP_ESTABLISHED] = 256;
+		s->listen_qlen_max = 200 - 10 * t;
+		rh_healthy(r);
+	}
 	/* the same fds, each a socket left in CLOSE_WAIT: the close_wait_leak's, not an fd leak
 	 * of its own (one finding per cause) */
 	rh_restart(r);
