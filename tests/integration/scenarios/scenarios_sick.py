@@ -54,7 +54,10 @@ SICK = [
 	 "loads": [idle_driver("20s", "10k", errors_ok=True, rc=[0, 1])],
 	 "onset": {"how": "log", "file": "{tmp}/server/error.log", "re": "Too many open files"},
 	 "expect": [{"kind": "fd_exhaustion", "forecast": True}],
-	 "allow": ["listen_overflow", "worker_saturation"]},
+	 # true: when the driver ends, its 100,000 connections close at once and nginx takes the
+	 # ones its EMFILE left in the accept queue, 20 workers on 2 CPUs beside the kernel's
+	 # teardown (on average 19 threads wait on a run queue while 1.3 run)
+	 "allow": ["listen_overflow", "worker_saturation", "cpu_saturation"]},
 	{"name": "sick_fd_leak", "group": "sick",
 	 "what": "refserver http --leak-fds 1 (one /dev/null per connection, never closed), 20 "
 		 "new connections/s, RLIMIT_NOFILE 65536 or the hard limit (no exhaustion for "
