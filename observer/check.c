@@ -19,7 +19,7 @@
 #include "sources/fditer.h"
 #include "sources/census_tcp_iter.h"
 #include "features/payload_sampling.h"
-#include "features/reqtime_stats.h"
+#include "sources/reqtime_stats.h"
 #include "kernel/skeletons.h"
 #include "kernel/ssl_probes.h"
 #include "kernel/startup.h"

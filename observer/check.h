@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
-#include "features/reqtime_stats.h"
+#include "sources/reqtime_stats.h"
 
 /*
  * Privilege, BTF, tracefs; then, with privilege, the observer's own plan and load on this kernel

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include "features/feature.h"
 #include "options.h"
-#include "features/record.h"
+#include "tick/record.h"
 #include "kernel/sockets.h"
 #include "sources/targets.h"
 

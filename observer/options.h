@@ -8,7 +8,7 @@
 #include "loadlens/observer.h"
 #include "kernel/systier.h"
 #include "sources/targets.h"
-#include "features/reqtime_stats.h"
+#include "sources/reqtime_stats.h"
 
 #define PROG "loadlens-observer"
 

@@ -12,9 +12,9 @@ With --objects OBJDIR (the compiled DIR: DIR/x/y.c built as OBJDIR/x/y.c.o, as C
 out), calls are checked too: module A depends on B when A's object uses a symbol B's defines
 (nm). That finds a loop a shared header hides (two .c files calling each other through one .h).
 
---allow-folders A:B lets folders A and B depend on each other (a stated design, e.g. the
-observer's features call the formatters of output/, which read the features' snapshot types);
-a module loop, or a folder loop through a third folder, still fails.
+--allow-folders A:B lets folders A and B depend on each other (a stated design: two folders
+whose files call each other on purpose); a module loop, or a folder loop through a third folder,
+still fails.
 
 --layers A:B:C says the folders' order from the bottom: each listed folder depends (by include
 or, with --objects, by call) only on the listed folders before it, never on one after it or on a

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the request-timing programs (bpf/req.bpf.h in bpf/sockets.bpf.c) and their userspace
- * (observer/features/reqtime_stats.c) share: components, limits, the per-slot counter block,
+ * (observer/sources/reqtime_stats.c) share: components, limits, the per-slot counter block,
  * the per-socket state and the --trace record. docs/observer/request-timing.md explains
  * each figure.
  *
@@ -41,7 +41,7 @@
 #define RT_TRACE_RING (4u << 20)
 
 /* Histograms per slot. service_last is derived in userspace
- * (observer/features/reqtime_stats.c). */
+ * (observer/sources/reqtime_stats.c). */
 enum rt_comp {
 	RT_QUEUE = 0,	/* socket-queue wait: bytes queued (or accepted, if later) -> first read */
 	RT_SERVICE,	/* first read -> first write of the response */
@@ -78,7 +78,7 @@ struct rt_ctrs {
 	__u64 sum_ns[RT_NCOMP];
 	__u64 max_ns[RT_NCOMP];
 	__u64 accept_n; /* values added to the RT_ACCEPT histogram. Userspace reads a histogram
-			 * back only when its count moved (observer/features/reqtime_stats.c): RT_SERVICE holds
+			 * back only when its count moved (observer/sources/reqtime_stats.c): RT_SERVICE holds
 			 * `requests` values, RT_QUEUE and RT_RESIDENCE requests - no_arrival,
 			 * RT_MULTI_* multi_write, RT_ACCEPT accept_n, RT_TLS_* tls_handshakes */
 	/* TLS (bpf/req_tls.bpf.h): connections whose first bytes are a ClientHello record */

@@ -6,7 +6,7 @@
 #include "loadlens/cli.h"
 #include "features/connections.h"
 #include "output/summary.h"
-#include "features/snapshots.h"
+#include "tick/snapshots.h"
 #include "kernel/skeletons.h"
 
 struct obs_connections {

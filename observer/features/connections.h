@@ -10,7 +10,7 @@
 #include "sources/census.h"
 #include "kernel/sockets.h"
 #include "features/feature.h"
-#include "features/snapshots.h"
+#include "tick/snapshots.h"
 
 
 struct obs_connections;

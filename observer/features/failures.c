@@ -10,8 +10,8 @@
 #include "loadlens/cli.h"
 #include "features/failures.h"
 #include "features/feature.h"
-#include "features/snapshots.h"
-#include "features/record.h"
+#include "tick/snapshots.h"
+#include "tick/record.h"
 
 /* The failures feature: read -> delta -> this interval's failures by call, and its totals. */
 struct obs_failures {

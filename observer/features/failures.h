@@ -5,7 +5,7 @@
 
 #include "kernel/failures_object.h"
 #include "features/feature.h"
-#include "features/snapshots.h"
+#include "tick/snapshots.h"
 
 struct obs_failures;
 

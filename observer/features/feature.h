@@ -25,35 +25,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <jansson.h>
-#include "rules/snapshot.h"
+#include "tick/tick.h"
 
 struct obs_kernel;
-struct obs_record;
-struct obs_connections_snap;
-struct obs_failures_snap;
-struct obs_sockstat_snap;
-struct obs_processes_snap;
-struct obs_netstat_snap;
-struct obs_requests_snap;
-
-/* One interval, as the features pass it along: the snapshots of the features that ticked. */
-struct obs_tick {
-	double t;	       /* seconds since start, end of the interval */
-	double dt;	       /* its length */
-	bool final;	       /* the final read, after the signal */
-	bool records;	       /* interval records kept for --json: live lines and no --metrics */
-	struct obs_snap *snap; /* the rules' snapshot: each feature fills its part */
-	/* the NDJSON interval record's data (features/record.h): each feature fills
-	 * its part, the loop writes it */
-	struct obs_record *rec;
-	const struct obs_connections_snap *conn;
-	const struct obs_failures_snap *fail;
-	const struct obs_sockstat_snap *sockstat;
-	const struct obs_processes_snap *procs;
-	const struct obs_netstat_snap *netstat;
-	const struct obs_requests_snap *req; /* NULL: request timing off */
-};
-
 struct obs_feature {
 	const char *name;
 	void *self;

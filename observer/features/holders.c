@@ -7,7 +7,7 @@
 #include "loadlens/parse.h"
 #include "sources/fditer.h"
 #include "features/holders.h"
-#include "features/snapshots.h"
+#include "tick/snapshots.h"
 #include "rules/rules.h"
 
 static double mono_ms(void)

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include "kernel/sockets.h"
 #include "features/feature.h"
-#include "features/snapshots.h"
+#include "tick/snapshots.h"
 #include "features/netstat.h"
-#include "features/record.h"
+#include "tick/record.h"
 
 struct obs_netstat_feature {
 	struct obs_census_ctx *census;

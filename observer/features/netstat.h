@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 #include "sources/census.h"
-#include "features/snapshots.h"
+#include "tick/snapshots.h"
 
 
 struct obs_netstat_feature;

@@ -7,7 +7,7 @@
 #include "kernel/bpfread.h"
 #include "kernel/sockets.h"
 #include "features/payload_sampling.h"
-#include "features/reqtime_stats.h"
+#include "sources/reqtime_stats.h"
 
 #define WORDS (sizeof(struct rt_pl_ctrs) / 8)
 

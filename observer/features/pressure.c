@@ -3,7 +3,7 @@
 #include <stddef.h>
 #include "features/feature.h"
 #include "features/pressure.h"
-#include "features/snapshots.h"
+#include "tick/snapshots.h"
 
 const char *obs_pressure(const struct obs_tick *tk)
 {

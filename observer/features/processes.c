@@ -14,11 +14,11 @@
 #include "kernel/failures_object.h"
 #include "features/feature.h"
 #include "features/holders.h"
-#include "features/snapshots.h"
+#include "tick/snapshots.h"
 #include "features/processes.h"
 #include "sources/targets.h"
 #include "features/watched.h"
-#include "features/record.h"
+#include "tick/record.h"
 #include "output/interval_record.h"
 
 struct obs_processes {

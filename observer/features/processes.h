@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include "loadlens/observer.h"
 #include "sources/fds.h"
-#include "features/snapshots.h"
+#include "tick/snapshots.h"
 
 
 

@@ -7,6 +7,7 @@
 #include "sources/h2_status.h"
 #include "features/payload_sampling.h"
 #include "features/requests.h"
+#include "output/reqtime_report.h"
 #include "kernel/skeletons.h"
 #include "kernel/systier.h"
 

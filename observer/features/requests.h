@@ -8,8 +8,8 @@
 #define LOADLENS_OBSERVER_FEATURES_REQUESTS_H
 
 #include "features/feature.h"
-#include "features/reqtime_stats.h"
-#include "features/snapshots.h"
+#include "sources/reqtime_stats.h"
+#include "tick/snapshots.h"
 
 struct obs_requests_opts {
 	struct obs_reqtime_opts rt;

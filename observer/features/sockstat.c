@@ -8,9 +8,9 @@
 #include <sys/socket.h>
 #include "loadlens/parse.h"
 #include "features/feature.h"
-#include "features/snapshots.h"
+#include "tick/snapshots.h"
 #include "features/sockstat.h"
-#include "features/record.h"
+#include "tick/record.h"
 #include "rules/rules.h"
 
 struct obs_sockstat {

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include "sources/census.h"
 #include "kernel/sockets.h"
-#include "features/snapshots.h"
+#include "tick/snapshots.h"
 
 #define OBS_SOCKSTAT_HIST 8 /* censuses kept for growth rates */
 

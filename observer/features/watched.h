@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "loadlens/observer.h"
-#include "features/snapshots.h"
+#include "tick/snapshots.h"
 
 struct obs_sockets;
 struct obs_fail;

@@ -3,7 +3,7 @@
  * How request timing gets its events on this kernel, and its part of the socket object's plan
  * (bpf/sockets.bpf.c, opened by observer/kernel/sockets.c, not yet loaded): which mechanism
  * (probed: tracepoints or BPF trampolines), which programs load, the constants and map sizes.
- * A kernel-probing decision, made once before load; observer/features/reqtime_stats.c reads the
+ * A kernel-probing decision, made once before load; observer/sources/reqtime_stats.c reads the
  * results back through kernel/sockets.c.
  */
 #ifndef LOADLENS_OBSERVER_KERNEL_REQTIME_MECH_H

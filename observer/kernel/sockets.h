@@ -2,7 +2,7 @@
 /*
  * The socket programs (bpf/sockets.bpf.c) from userspace, their one owner: choose what to attach,
  * load, attach, and read and write the maps (the connection counters as totals, the "targets"
- * map, request timing's maps for observer/features/reqtime_stats.c and payload.c). Request timing's
+ * map, request timing's maps for observer/sources/reqtime_stats.c and payload.c). Request timing's
  * plan (observer/kernel/reqtime_mech.c) configures the object between obs_sockets_open() and
  * obs_kernel_start().
  */
@@ -126,7 +126,7 @@ int obs_sockets_verify(void *c);
 int obs_sockets_target_set(struct obs_sockets *c, uint32_t pid, const struct obs_target *t,
 			bool only_new);
 
-/* Request timing's and payload sampling's maps of this object, for observer/features/reqtime_stats.c
+/* Request timing's and payload sampling's maps of this object, for observer/sources/reqtime_stats.c
  * and payload.c: per-CPU arrays (obs_read_percpu()'s layout), the histograms memory-mapped
  * read-only (NULL and errno on failure), the --trace ring buffer, the constants. */
 enum obs_sockets_percpu { OBS_SOCKETS_RT_GLOBAL, OBS_SOCKETS_RT_RUNQ, OBS_SOCKETS_PL_CTRS };

@@ -7,7 +7,7 @@
  * features' interval deltas are not disturbed.
  */
 #include "metrics/metrics_src.h"
-#include "features/reqtime_stats.h"
+#include "sources/reqtime_stats.h"
 
 int obs_mx_reqtime_read(struct obs_reqtime *rt, struct obs_reqtime_stats *st)
 {

@@ -11,10 +11,10 @@
 #include "rules/findings_run.h"
 #include "rules/findings_log.h"
 #include "kernel/failures_object.h"
-#include "features/feature.h"
+#include "tick/tick.h"
 #include "features/processes.h"
 #include "metrics/metrics_src.h"
-#include "features/reqtime_stats.h"
+#include "sources/reqtime_stats.h"
 
 struct obs_mx_src {
 	struct obs_mx_src_opts o;

@@ -11,7 +11,7 @@
 #include "loadlens/hist_json.h"
 #include "loadlens/ssl.h"
 #include "sources/h2_status.h"
-#include "features/reqtime_stats.h"
+#include "output/reqtime_report.h"
 
 struct comp {
 	unsigned int which;
@@ -283,28 +283,6 @@ static void runq_hist(const struct obs_reqtime_stats *st, struct ll_hist *h)
 		h->sum = st->global[RT_G_RUNQ_SUM_NS];
 		h->max = st->global[RT_G_RUNQ_MAX_NS];
 	}
-}
-
-void obs_reqtime_lost(const struct obs_reqtime *rt, const struct obs_reqtime_stats *st,
-		 struct obs_reqtime_lost *out)
-{
-	uint64_t written;
-	size_t i;
-
-	memset(out, 0, sizeof(*out));
-	out->no_storage = st->global[RT_G_NO_STORAGE];
-	out->tgids_full = st->global[RT_G_TGIDS_FULL];
-	out->ssl_procs_full = st->global[RT_G_SSL_PROCS_FULL];
-	out->skipped_runs = st->missed;
-	for (i = 0; i < st->nslots; i++)
-		out->trace_lost += st->slot[i].c.trace_lost;
-	obs_reqtime_trace_counts(rt, &written, &out->trace_write_errors);
-	out->trace_errno = obs_reqtime_trace_error(rt);
-}
-
-uint64_t obs_reqtime_lost_total(const struct obs_reqtime_lost *l)
-{
-	return l->no_storage + l->tgids_full + l->skipped_runs + l->trace_lost + l->ssl_procs_full;
 }
 
 /* A slot's HTTP/2 and gRPC statuses (h2: its counts, NULL when not read). */

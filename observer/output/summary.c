@@ -6,7 +6,7 @@
 #include "loadlens/cli.h"
 #include "loadlens/hist_json.h"
 #include "output/summary.h"
-#include "features/snapshots.h"
+#include "tick/snapshots.h"
 
 #define EAGAIN_SLOT 11
 

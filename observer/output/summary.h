@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <jansson.h>
 #include "kernel/sockets.h"
-#include "features/feature.h"
-#include "features/reqtime_stats.h"
+#include "tick/tick.h"
+#include "sources/reqtime_stats.h"
 
 struct obs_summary {
 	const uint16_t *ports; /* nports == 0: every port */

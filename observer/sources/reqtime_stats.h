@@ -6,8 +6,8 @@
  * request-timing feature (requests.c) keeps the snapshots, reqtime_report.c prints them. A slot
  * is one (port, protocol) pair; see include/loadlens/reqtime.h.
  */
-#ifndef LOADLENS_OBSERVER_FEATURES_REQTIME_STATS_H
-#define LOADLENS_OBSERVER_FEATURES_REQTIME_STATS_H
+#ifndef LOADLENS_OBSERVER_SOURCES_REQTIME_STATS_H
+#define LOADLENS_OBSERVER_SOURCES_REQTIME_STATS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -72,7 +72,6 @@ struct obs_reqtime_stats {
 
 struct obs_reqtime;
 struct obs_sockets;
-struct obs_h2_status_counts;
 struct bpf_program;
 
 /*
@@ -132,22 +131,6 @@ void obs_reqtime_trace_counts(const struct obs_reqtime *rt, uint64_t *written, u
 /* errno of the trace's first failed write, 0 if none. */
 int obs_reqtime_trace_error(const struct obs_reqtime *rt);
 
-/* Formatters (observer/output/reqtime_report.c): of the snapshots given, labelled by rt. */
-/* The live lines of an interval (d: its delta; cur: the totals at its end). */
-int obs_reqtime_fmt_live(FILE *out, const struct obs_reqtime *rt, const struct obs_reqtime_stats *d,
-		    const struct obs_reqtime_stats *cur, double interval_s);
-/* The interval's record for the JSON's "intervals" (NULL: out of memory). */
-json_t *obs_reqtime_fmt_interval(const struct obs_reqtime *rt, const struct obs_reqtime_stats *d,
-			    const struct obs_reqtime_stats *cur, double t, double interval_s);
-/* The text summary of the totals st; h2: each slot's HTTP/2 and gRPC statuses (features/
- * h2_status.h), NULL where they are not read. */
-int obs_reqtime_fmt_summary(FILE *out, const struct obs_reqtime *rt, const struct obs_reqtime_stats *st,
-			    const struct obs_h2_status_counts *h2);
-/* "request_timing" (docs/observer/request-timing.md) of the totals st, the statuses h2 (or NULL)
- * and the kept interval records. */
-int obs_reqtime_fmt_json_add(json_t *root, const struct obs_reqtime *rt,
-			const struct obs_reqtime_stats *st, const struct obs_h2_status_counts *h2,
-			json_t *intervals);
 /* What request timing lost, from the final read. */
 struct obs_reqtime_lost {
 	uint64_t no_storage;	     /* socket state not created */
@@ -166,4 +149,4 @@ uint64_t obs_reqtime_lost_total(const struct obs_reqtime_lost *l);
 /* Stop the --trace writer, draining the ring buffer first (its counts are kept). */
 void obs_reqtime_trace_stop(struct obs_reqtime *rt);
 
-#endif /* LOADLENS_OBSERVER_FEATURES_REQTIME_STATS_H */
+#endif /* LOADLENS_OBSERVER_SOURCES_REQTIME_STATS_H */

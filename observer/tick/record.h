@@ -6,15 +6,15 @@
  * record takes the interval's time, accepted connections, TIME_WAIT entries, CPU wait and the
  * system's files.
  */
-#ifndef LOADLENS_OBSERVER_FEATURES_RECORD_H
-#define LOADLENS_OBSERVER_FEATURES_RECORD_H
+#ifndef LOADLENS_OBSERVER_TICK_RECORD_H
+#define LOADLENS_OBSERVER_TICK_RECORD_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "loadlens/observer.h"
 #include "sources/census.h"
-#include "features/snapshots.h"
+#include "tick/snapshots.h"
 #include "rules/snapshot.h"
 
 enum obs_record_census {
@@ -72,4 +72,4 @@ struct obs_record {
 	uint64_t lost_events;
 };
 
-#endif /* LOADLENS_OBSERVER_FEATURES_RECORD_H */
+#endif /* LOADLENS_OBSERVER_TICK_RECORD_H */

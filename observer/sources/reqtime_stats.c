@@ -9,8 +9,8 @@
 #include <bpf/libbpf.h>
 #include "loadlens/cli.h"
 #include "kernel/sockets.h"
-#include "features/reqtime_stats.h"
-#include "output/trace.h"
+#include "sources/reqtime_stats.h"
+#include "sources/trace.h"
 #include "sources/ssl_libs.h"
 #include "kernel/ssl_probes.h"
 
@@ -525,4 +525,26 @@ void obs_reqtime_hist(const struct obs_reqtime_stats *st, size_t slot, unsigned 
 struct bpf_program *obs_reqtime_arrival_prog(const struct obs_reqtime *rt)
 {
 	return rt->arrival;
+}
+
+void obs_reqtime_lost(const struct obs_reqtime *rt, const struct obs_reqtime_stats *st,
+		 struct obs_reqtime_lost *out)
+{
+	uint64_t written;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	out->no_storage = st->global[RT_G_NO_STORAGE];
+	out->tgids_full = st->global[RT_G_TGIDS_FULL];
+	out->ssl_procs_full = st->global[RT_G_SSL_PROCS_FULL];
+	out->skipped_runs = st->missed;
+	for (i = 0; i < st->nslots; i++)
+		out->trace_lost += st->slot[i].c.trace_lost;
+	obs_reqtime_trace_counts(rt, &written, &out->trace_write_errors);
+	out->trace_errno = obs_reqtime_trace_error(rt);
+}
+
+uint64_t obs_reqtime_lost_total(const struct obs_reqtime_lost *l)
+{
+	return l->no_storage + l->tgids_full + l->skipped_runs + l->trace_lost + l->ssl_procs_full;
 }

@@ -5,8 +5,8 @@
  * Data only: a feature includes this header to read another one's snapshot, never that
  * feature's own header, so one interval walks the features in one direction.
  */
-#ifndef LOADLENS_OBSERVER_FEATURES_SNAPSHOTS_H
-#define LOADLENS_OBSERVER_FEATURES_SNAPSHOTS_H
+#ifndef LOADLENS_OBSERVER_TICK_SNAPSHOTS_H
+#define LOADLENS_OBSERVER_TICK_SNAPSHOTS_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -15,7 +15,7 @@
 #include "sources/cpuwait.h"
 #include "kernel/failures_object.h"
 #include "sources/fds.h"
-#include "features/reqtime_stats.h"
+#include "sources/reqtime_stats.h"
 #include "kernel/sockets.h"
 
 /* --- connections (features/connections.c) --- */
@@ -119,4 +119,4 @@ struct obs_requests_snap {
 	struct obs_reqtime_lost lost;
 };
 
-#endif /* LOADLENS_OBSERVER_FEATURES_SNAPSHOTS_H */
+#endif /* LOADLENS_OBSERVER_TICK_SNAPSHOTS_H */

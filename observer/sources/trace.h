@@ -3,8 +3,8 @@
  * --trace FILE: a thread that drains the request-timing ring buffer into a CSV file, one sampled
  * request per line, on CLOCK_MONOTONIC (format in docs/observer/request-timing.md, "--trace").
  */
-#ifndef LOADLENS_OBSERVER_TRACE_H
-#define LOADLENS_OBSERVER_TRACE_H
+#ifndef LOADLENS_OBSERVER_SOURCES_TRACE_H
+#define LOADLENS_OBSERVER_SOURCES_TRACE_H
 
 #include <stdint.h>
 #include <stdio.h>
@@ -23,4 +23,4 @@ uint64_t obs_trace_write_errors(const struct obs_trace *t);
 /* errno of the first failed write, 0 if none: every record from then on counts as an error. */
 int obs_trace_error(const struct obs_trace *t);
 
-#endif /* LOADLENS_OBSERVER_TRACE_H */
+#endif /* LOADLENS_OBSERVER_SOURCES_TRACE_H */

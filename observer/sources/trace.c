@@ -10,7 +10,7 @@
 #include <bpf/libbpf.h>
 #include "loadlens/parse.h"
 #include "loadlens/reqtime.h"
-#include "output/trace.h"
+#include "sources/trace.h"
 
 #define POLL_MS 100
 
