@@ -54,6 +54,6 @@ rc=0
 "$D" "gopher${long#http}" -n 1 >"$LL_TMP/l.out" 2>"$LL_TMP/l.err" || rc=$?
 [ "$rc" = 64 ] || fail "100 KB URL: exit $rc"
 [ "$(wc -c <"$LL_TMP/l.err")" -lt 1024 ] || fail "100 KB URL echoed in $(wc -c <"$LL_TMP/l.err") bytes"
-grep -q 'bytes cut' "$LL_TMP/l.err" || fail "100 KB URL: the cut is not said"
+grep -q 'chars cut' "$LL_TMP/l.err" || fail "100 KB URL: the cut is not said"
 grep -q 'expected tcp://' "$LL_TMP/l.err" || fail "100 KB URL: the explanation was cut away"
 pass "--json checked at start, no verdict on tiny runs, 1.00s, escaped and cut arguments"

@@ -32,7 +32,7 @@ grep -qF 'invalid --port '"'"'8\x1b[31m0'"'" "$LL_TMP/u.err" || fail "escaped fo
 usage "$obs" --port 80 --metrics $'\x1b[2J:9435'
 usage "$obs" --port 80 --interval $'1\x07s'
 usage "$obs" -p "$big"
-grep -q 'bytes cut].*(expected 1-65535)' "$LL_TMP/u.err" || fail "a 100 KB --port: $(head -c 300 "$LL_TMP/u.err")"
+grep -q 'chars cut].*(expected 1-65535)' "$LL_TMP/u.err" || fail "a 100 KB --port: $(head -c 300 "$LL_TMP/u.err")"
 usage "$rs" --listen $'127.0.0.1:8\x1b[31m0'
 grep -qF '\x1b[31m' "$LL_TMP/u.err" || fail "refserver: escaped form missing: $(cat "$LL_TMP/u.err")"
 usage "$rs" --listen "127.0.0.1:$big"

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <jansson.h>
 #include "ll_test.h"
 #include "loadlens/cli.h"
 #include "loadlens/quote.h"
@@ -34,7 +35,7 @@ static void test_quote(void **state)
 	assert_true(strlen(q) < sizeof(b));
 	assert_int_equal(q[0], 'H');
 	assert_int_equal(q[strlen(q) - 1], 'T');
-	assert_non_null(strstr(q, " bytes cut]..."));
+	assert_non_null(strstr(q, " chars cut]..."));
 	/* what is kept plus what is cut is the whole */
 	{
 		const char *m = strstr(q, "...["), *e = strstr(q, "]...");
@@ -48,6 +49,60 @@ static void test_quote(void **state)
 	q = ll_quote(big, b, sizeof(b));
 	assert_true(strlen(q) < sizeof(b));
 	assert_null(strchr(q, '\x01'));
+}
+
+/* A case's input bytes: "hex", or "parts" ([hex, times] joined), into buf; NUL-terminated. */
+static void case_bytes(json_t *c, char *buf, size_t len)
+{
+	json_t *parts = json_object_get(c, "parts"), *p;
+	const char *hex;
+	size_t i, w = 0, k;
+	long times, t;
+	unsigned int b;
+
+	if (!parts) {
+		parts = json_pack("[[s, i]]", json_string_value(json_object_get(c, "hex")), 1);
+		assert_non_null(parts);
+	} else {
+		json_incref(parts);
+	}
+	json_array_foreach(parts, i, p) {
+		hex = json_string_value(json_array_get(p, 0));
+		times = (long)json_integer_value(json_array_get(p, 1));
+		assert_non_null(hex);
+		for (t = 0; t < times; t++)
+			for (k = 0; hex[k] && hex[k + 1]; k += 2) {
+				assert_int_equal(sscanf(hex + k, "%2x", &b), 1);
+				assert_true(w + 1 < len);
+				buf[w++] = (char)b;
+			}
+	}
+	buf[w] = '\0';
+	json_decref(parts);
+}
+
+/* The cases tools/lltools/shown.py passes too: one form of quoting, one table */
+static void test_vectors(void **state)
+{
+	json_error_t err;
+	json_t *root = json_load_file(LL_TEST_DATA "/quote_vectors.json", 0, &err), *c;
+	static char in[4096], out[4096];
+	size_t i, limit;
+
+	(void)state;
+	if (!root)
+		fail_msg("%s: %s", LL_TEST_DATA "/quote_vectors.json", err.text);
+	assert_true(json_array_size(json_object_get(root, "cases")) >= 10);
+	json_array_foreach(json_object_get(root, "cases"), i, c) {
+		case_bytes(c, in, sizeof(in));
+		limit = json_object_get(c, "limit") ? (size_t)json_integer_value(
+				json_object_get(c, "limit")) : sizeof(out) - 1;
+		ll_quote(in, out, limit + 1);
+		if (strcmp(out, json_string_value(json_object_get(c, "shown"))))
+			fail_msg("case %zu: got '%s', want '%s'", i, out,
+				 json_string_value(json_object_get(c, "shown")));
+	}
+	json_decref(root);
 }
 
 /* What ll_warn printed to stderr, read back. */
@@ -86,7 +141,7 @@ static void test_diagnostics_escaped(void **state)
 	memset(big, 'x', sizeof(big) - 1);
 	got = warned(big);
 	assert_true(strlen(got) <= LL_SAY_WORD_MAX + strlen("prog: invalid --port  (expected 1-65535)\n"));
-	assert_non_null(strstr(got, " bytes cut]..."));
+	assert_non_null(strstr(got, " chars cut]..."));
 	assert_non_null(strstr(got, "' (expected 1-65535)\n"));
 	assert_ptr_equal(strchr(got, '\n'), got + strlen(got) - 1);
 }
@@ -117,4 +172,4 @@ static void test_cut_words(void **state)
 	assert_true(strlen(big) < 200);
 }
 
-LL_TEST_MAIN(test_quote, test_diagnostics_escaped, test_cut_words)
+LL_TEST_MAIN(test_quote, test_vectors, test_diagnostics_escaped, test_cut_words)
