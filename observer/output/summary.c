@@ -10,7 +10,7 @@
 
 #define EAGAIN_SLOT 11
 
-const char *obs_errno_name(unsigned int slot, char *buf, size_t len)
+const char *obs_summary_errno_name(unsigned int slot, char *buf, size_t len)
 {
 	const char *name;
 
@@ -127,7 +127,8 @@ int obs_summary_text(FILE *out, const struct obs_summary *r, const struct obs_so
 		(unsigned long long)ctr[OBS_CTR_ACCEPT_EAGAIN]);
 	for (e = 1; e < OBS_ERRNO_SLOTS; e++) {
 		if (st->errnos[e] && e != EAGAIN_SLOT)
-			fprintf(out, "    %-16s %12llu\n", obs_errno_name(e, name, sizeof(name)),
+			fprintf(out, "    %-16s %12llu\n",
+				obs_summary_errno_name(e, name, sizeof(name)),
 				(unsigned long long)st->errnos[e]);
 	}
 	obs_sockets_wait_hist(st, h);
@@ -207,7 +208,7 @@ int obs_summary_json_add(json_t *root, const struct obs_summary *r,
 			ok = false;
 	for (e = 1; e < OBS_ERRNO_SLOTS; e++)
 		if (st->errnos[e] && e != EAGAIN_SLOT)
-			set(errs, obs_errno_name(e, name, sizeof(name)),
+			set(errs, obs_summary_errno_name(e, name, sizeof(name)),
 			       json_integer((json_int_t)st->errnos[e]), &ok);
 	set(drops, "unresolved_fd", json_integer((json_int_t)ctr[OBS_CTR_DROP_UNRESOLVED]), &ok);
 	set(drops, "skipped_runs", json_integer((json_int_t)st->missed), &ok);

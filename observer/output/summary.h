@@ -26,7 +26,7 @@ struct obs_summary {
 uint64_t obs_summary_lost(const struct obs_summary *r, const struct obs_sockets_stats *total);
 
 /* errno name ("EMFILE"), "E<n>" when unnamed, "other" for the last slot. */
-const char *obs_errno_name(unsigned int slot, char *buf, size_t len);
+const char *obs_summary_errno_name(unsigned int slot, char *buf, size_t len);
 
 /* "tcp ports 80, 443", "every tcp port" (nports 0). */
 void obs_summary_ports_text(const uint16_t *ports, size_t nports, char *buf, size_t len);

@@ -4,12 +4,12 @@
 #include <string.h>
 #include "rules/findings_log.h"
 
-void obs_flog_init(struct obs_flog *l)
+void obs_findings_log_init(struct obs_findings_log *l)
 {
 	memset(l, 0, sizeof(*l));
 }
 
-void obs_flog_free(struct obs_flog *l)
+void obs_findings_log_free(struct obs_findings_log *l)
 {
 	size_t i;
 
@@ -18,7 +18,7 @@ void obs_flog_free(struct obs_flog *l)
 	l->n = 0;
 }
 
-static struct obs_seen *find(struct obs_flog *l, const struct obs_finding *f)
+static struct obs_seen *find(struct obs_findings_log *l, const struct obs_finding *f)
 {
 	size_t i;
 
@@ -28,8 +28,8 @@ static struct obs_seen *find(struct obs_flog *l, const struct obs_finding *f)
 	return NULL;
 }
 
-size_t obs_flog_merge(struct obs_flog *l, struct obs_findings *fs, double t, size_t *news,
-		      size_t max)
+size_t obs_findings_log_merge(struct obs_findings_log *l, struct obs_findings *fs, double t,
+			      size_t *news, size_t max)
 {
 	struct obs_finding *f;
 	struct obs_seen *s;
@@ -80,7 +80,7 @@ size_t obs_flog_merge(struct obs_flog *l, struct obs_findings *fs, double t, siz
 	return n;
 }
 
-size_t obs_flog_count(const struct obs_flog *l, enum obs_severity sev)
+size_t obs_findings_log_count(const struct obs_findings_log *l, enum obs_severity sev)
 {
 	size_t i, n = 0;
 

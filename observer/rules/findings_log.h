@@ -20,21 +20,21 @@ struct obs_seen {
 	uint64_t intervals;	      /* intervals it held */
 };
 
-struct obs_flog {
+struct obs_findings_log {
 	struct obs_seen seen[OBS_FLOG_MAX];
 	size_t n;
 	uint64_t dropped; /* findings not kept: past OBS_FLOG_MAX, or past one interval's list */
 };
 
-void obs_flog_init(struct obs_flog *l);
-void obs_flog_free(struct obs_flog *l);
+void obs_findings_log_init(struct obs_findings_log *l);
+void obs_findings_log_free(struct obs_findings_log *l);
 /*
  * Merge one interval's findings, made at t: takes their evidence and empties fs. The log entries
  * that are news go into news[] (up to max, by index into l->seen); returns how many.
  */
-size_t obs_flog_merge(struct obs_flog *l, struct obs_findings *fs, double t, size_t *news,
-		      size_t max);
+size_t obs_findings_log_merge(struct obs_findings_log *l, struct obs_findings *fs, double t,
+			      size_t *news, size_t max);
 /* Entries of at least severity sev. */
-size_t obs_flog_count(const struct obs_flog *l, enum obs_severity sev);
+size_t obs_findings_log_count(const struct obs_findings_log *l, enum obs_severity sev);
 
 #endif /* LOADLENS_OBSERVER_RULES_FINDINGS_LOG_H */

@@ -12,21 +12,21 @@ static const char *text(const struct obs_finding *f, char *buf, size_t len)
 	return ll_quote(f->text, buf, len);
 }
 
-void obs_out_finding_line(char *buf, size_t len, const struct obs_finding *f, const char *hhmmss)
+void obs_findings_out_line(char *buf, size_t len, const struct obs_finding *f, const char *hhmmss)
 {
 	char t[600]; /* the live line is 640 */
 
 	snprintf(buf, len, "[%s] %s", hhmmss, text(f, t, sizeof(t)));
 }
 
-json_t *obs_out_finding_event(const struct obs_finding *f, double t, const char *hhmmss)
+json_t *obs_findings_out_event(const struct obs_finding *f, double t, const char *hhmmss)
 {
 	return json_pack("{s:s, s:f, s:s, s:s, s:s, s:s, s:O}", "type", "finding", "t", t, "time",
 			 hhmmss, "kind", f->kind, "severity", obs_severity_name(f->severity),
 			 "text", f->text, "evidence", f->evidence);
 }
 
-int obs_out_findings_text(FILE *out, const struct obs_flog *l)
+int obs_findings_out_text(FILE *out, const struct obs_findings_log *l)
 {
 	const struct obs_seen *s;
 	char t[1024];
@@ -54,7 +54,7 @@ int obs_out_findings_text(FILE *out, const struct obs_flog *l)
 	return ferror(out) ? -EIO : 0;
 }
 
-json_t *obs_out_findings_json(const struct obs_flog *l)
+json_t *obs_findings_out_json(const struct obs_findings_log *l)
 {
 	json_t *a = json_array(), *o;
 	const struct obs_seen *s;

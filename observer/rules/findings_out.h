@@ -12,12 +12,12 @@
 #include "rules/findings_log.h"
 
 /* "[12:00:07] fds: ..." (hhmmss: the wall clock of the interval) */
-void obs_out_finding_line(char *buf, size_t len, const struct obs_finding *f, const char *hhmmss);
+void obs_findings_out_line(char *buf, size_t len, const struct obs_finding *f, const char *hhmmss);
 /* {"type":"finding","t":..,"time":"HH:MM:SS","kind":..,"severity":..,"text":..,"evidence":{}} */
-json_t *obs_out_finding_event(const struct obs_finding *f, double t, const char *hhmmss);
+json_t *obs_findings_out_event(const struct obs_finding *f, double t, const char *hhmmss);
 /* The summary's "findings:" block. Returns 0 or -EIO. */
-int obs_out_findings_text(FILE *out, const struct obs_flog *l);
+int obs_findings_out_text(FILE *out, const struct obs_findings_log *l);
 /* [{"kind", "severity", "text", "evidence", "first_seen", "last_seen"}, ...] */
-json_t *obs_out_findings_json(const struct obs_flog *l);
+json_t *obs_findings_out_json(const struct obs_findings_log *l);
 
 #endif /* LOADLENS_OBSERVER_RULES_FINDINGS_OUT_H */

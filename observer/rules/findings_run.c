@@ -11,7 +11,7 @@
 struct obs_findings_run {
 	struct obs_snap_hist hist;
 	struct obs_findings now;
-	struct obs_flog log;
+	struct obs_findings_log log;
 	FILE *live;
 	obs_findings_emit emit;
 	void *emit_arg;
@@ -24,7 +24,7 @@ struct obs_findings_run *obs_findings_run_new(FILE *live, obs_findings_emit emit
 
 	if (!r)
 		return NULL;
-	obs_flog_init(&r->log);
+	obs_findings_log_init(&r->log);
 	r->live = live;
 	r->emit = emit;
 	r->emit_arg = arg;
@@ -36,7 +36,7 @@ void obs_findings_run_free(struct obs_findings_run *r)
 	if (!r)
 		return;
 	obs_findings_clear(&r->now);
-	obs_flog_free(&r->log);
+	obs_findings_log_free(&r->log);
 	free(r);
 }
 
@@ -63,13 +63,13 @@ int obs_findings_tick(struct obs_findings_run *r)
 	obs_snap_push(&r->hist);
 	t = obs_snap_at(&r->hist, 0)->t;
 	obs_rules_run(&r->hist, &r->now);
-	n = obs_flog_merge(&r->log, &r->now, t, news, OBS_FINDINGS_MAX);
+	n = obs_findings_log_merge(&r->log, &r->now, t, news, OBS_FINDINGS_MAX);
 	strftime(hhmmss, sizeof(hhmmss), "%H:%M:%S", localtime_r(&now, &tm));
 	for (i = 0; i < n; i++) {
 		s = &r->log.seen[news[i]];
-		obs_out_finding_line(line, sizeof(line), &s->f, hhmmss);
+		obs_findings_out_line(line, sizeof(line), &s->f, hhmmss);
 		fprintf(r->live, "%s\n", line);
-		ev = obs_out_finding_event(&s->f, t, hhmmss);
+		ev = obs_findings_out_event(&s->f, t, hhmmss);
 		if (!ev)
 			err = -ENOMEM;
 		else if (r->emit && (e = r->emit(r->emit_arg, ev)))
@@ -82,17 +82,17 @@ int obs_findings_tick(struct obs_findings_run *r)
 
 int obs_findings_summary(const struct obs_findings_run *r, FILE *out)
 {
-	return obs_out_findings_text(out, &r->log);
+	return obs_findings_out_text(out, &r->log);
 }
 
 json_t *obs_findings_json(const struct obs_findings_run *r)
 {
-	return obs_out_findings_json(&r->log);
+	return obs_findings_out_json(&r->log);
 }
 
 size_t obs_findings_alarms(const struct obs_findings_run *r)
 {
-	return obs_flog_count(&r->log, OBS_SEV_WARNING);
+	return obs_findings_log_count(&r->log, OBS_SEV_WARNING);
 }
 
 size_t obs_findings_now(const struct obs_findings_run *r, const struct obs_finding **out,

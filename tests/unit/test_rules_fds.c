@@ -258,39 +258,39 @@ RULES_TEST(test_fd_leak)
  * formatters. */
 RULES_TEST(test_log_and_output)
 {
-	struct obs_flog *l = malloc(sizeof(*l));
+	struct obs_findings_log *l = malloc(sizeof(*l));
 	size_t news[8], n;
 	char line[600];
 	json_t *ev, *arr;
 
 	assert_non_null(l);
-	obs_flog_init(l);
+	obs_findings_log_init(l);
 	obs_findings_add(&r->fs, "fd_exhaustion", OBS_SEV_WARNING, "pid 1", NULL, "fds: a");
-	n = obs_flog_merge(l, &r->fs, 7.0, news, 8);
+	n = obs_findings_log_merge(l, &r->fs, 7.0, news, 8);
 	assert_int_equal(n, 1);
 	assert_int_equal(r->fs.n, 0);
 	obs_findings_add(&r->fs, "fd_exhaustion", OBS_SEV_WARNING, "pid 1", NULL, "fds: b");
-	assert_int_equal(obs_flog_merge(l, &r->fs, 8.0, news, 8), 0);
+	assert_int_equal(obs_findings_log_merge(l, &r->fs, 8.0, news, 8), 0);
 	obs_findings_add(&r->fs, "fd_exhaustion", OBS_SEV_CRITICAL, "pid 1",
 			 json_pack("{s:i}", "pid", 1), "fds: c");
-	assert_int_equal(obs_flog_merge(l, &r->fs, 9.0, news, 8), 1);
+	assert_int_equal(obs_findings_log_merge(l, &r->fs, 9.0, news, 8), 1);
 	obs_findings_add(&r->fs, "fd_exhaustion", OBS_SEV_WARNING, "pid 1", NULL, "fds: d");
-	assert_int_equal(obs_flog_merge(l, &r->fs, 10.0, news, 8), 0);
+	assert_int_equal(obs_findings_log_merge(l, &r->fs, 10.0, news, 8), 0);
 	assert_int_equal(l->n, 1);
 	assert_string_equal(l->seen[0].f.text, "fds: c");
 	/* dated from the EMFILE's own onset (9 s), the forecast's (7 s) kept apart */
 	assert_true(l->seen[0].first_seen == 9.0 && l->seen[0].last_seen == 10.0);
 	assert_true(l->seen[0].milder_since == 7.0);
-	obs_out_finding_line(line, sizeof(line), &l->seen[0].f, "12:00:07");
+	obs_findings_out_line(line, sizeof(line), &l->seen[0].f, "12:00:07");
 	assert_string_equal(line, "[12:00:07] fds: c");
-	ev = obs_out_finding_event(&l->seen[0].f, 9.0, "12:00:09");
+	ev = obs_findings_out_event(&l->seen[0].f, 9.0, "12:00:09");
 	assert_string_equal(json_string_value(json_object_get(ev, "type")), "finding");
 	assert_string_equal(json_string_value(json_object_get(ev, "severity")), "critical");
 	assert_string_equal(json_string_value(json_object_get(ev, "time")), "12:00:09");
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(ev, "evidence"),
 							    "pid")), 1);
 	json_decref(ev);
-	arr = obs_out_findings_json(l);
+	arr = obs_findings_out_json(l);
 	assert_int_equal(json_array_size(arr), 1);
 	assert_true(json_real_value(json_object_get(json_array_get(arr, 0), "first_seen")) == 9.0);
 	assert_true(json_real_value(json_object_get(json_object_get(json_array_get(arr, 0),
@@ -301,13 +301,13 @@ RULES_TEST(test_log_and_output)
 		struct ll_text t;
 		char *text;
 
-		assert_int_equal(obs_out_findings_text(ll_text_open(&t), l), 0);
+		assert_int_equal(obs_findings_out_text(ll_text_open(&t), l), 0);
 		text = ll_text_close(&t);
 		assert_string_equal(text, "findings:\n  - [critical] fds: c (seen 9-10 s; a warning "
 					  "from 7 s)\n");
 		free(text);
 	}
-	obs_flog_free(l);
+	obs_findings_log_free(l);
 	free(l);
 }
 
