@@ -22,6 +22,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_endian.h>
+#include "maps.bpf.h"
 #include "iter.bpf.h"
 #include "loadlens/fdcount.h"
 
@@ -115,33 +116,10 @@ struct bpf_iter__task_file___fdc {
 #define IPPROTO_TCP 6
 #define TCP_LISTEN 10
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, FDC_MAX_PROCS);
-	__type(key, __u32);
-	__type(value, __u64);
-} fdc_count SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, FDC_MAX_INODES);
-	__type(key, __u64);
-	__type(value, __u32);
-} fdc_inodes SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, FDC_MAX_PROCS);
-	__type(key, __u32);
-	__type(value, __u32);
-} fdc_owners SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, FDC_MAX_HOLDERS);
-	__type(key, __u32);
-	__type(value, struct fdc_holder);
-} fdc_holders SEC(".maps");
+LL_MAP(fdc_count, BPF_MAP_TYPE_HASH, FDC_MAX_PROCS, __u32, __u64);
+LL_MAP(fdc_inodes, BPF_MAP_TYPE_HASH, FDC_MAX_INODES, __u64, __u32);
+LL_MAP(fdc_owners, BPF_MAP_TYPE_HASH, FDC_MAX_PROCS, __u32, __u32);
+LL_MAP(fdc_holders, BPF_MAP_TYPE_HASH, FDC_MAX_HOLDERS, __u32, struct fdc_holder);
 
 __u32 want_owners = 0;
 __u64 owners_full = 0; /* owners past FDC_MAX_PROCS, counted */

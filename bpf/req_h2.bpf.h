@@ -42,29 +42,13 @@
 #include "loadlens/h2.h"
 
 /* each HTTP/2 connection's walk, in its socket's own storage (freed with the socket) */
-struct {
-	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct rt_h2_conn);
-} h2_conns SEC(".maps");
-LL_SK_HASH(h2_conns_hash, struct rt_h2_conn);
+LL_SK_STORAGE(h2_conns, struct rt_h2_conn);
 _Static_assert(sizeof(struct rt_h2_conn) <= sizeof(ll_sk_zero), "ll_sk_zero");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, RT_H2_STREAMS);
-	__type(key, __u32);
-	__type(value, struct rt_h2_stream);
-} h2_streams SEC(".maps");
+LL_MAP(h2_streams, BPF_MAP_TYPE_ARRAY, RT_H2_STREAMS, __u32, struct rt_h2_stream);
 
 /* the connections' runs of streams (include/loadlens/h2.h) */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, RT_H2_RUNS);
-	__type(key, __u32);
-	__type(value, struct rt_h2_stream);
-} h2_runs SEC(".maps");
+LL_MAP(h2_runs, BPF_MAP_TYPE_ARRAY, RT_H2_RUNS, __u32, struct rt_h2_stream);
 
 #ifndef LL_PRE_5_12
 /* The walk's window on the current buffer: up to H2_WIN of its bytes, read from user memory in

@@ -27,12 +27,7 @@ struct {
 	__type(value, struct rt_rec);
 } recs SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, RT_G_MAX);
-	__type(key, __u32);
-	__type(value, __u64);
-} global SEC(".maps");
+LL_MAP(global, BPF_MAP_TYPE_PERCPU_ARRAY, RT_G_MAX, __u32, __u64);
 
 /* --trace records; userspace shrinks it to one page when --trace is off. */
 struct {

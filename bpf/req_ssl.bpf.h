@@ -59,36 +59,16 @@ const volatile __u8 targ_ssl = 0;
  * process's call. */
 __u64 ssl_procs[RT_SSL_PROCS]; /* u64: clang 14 has 64-bit compare-and-swap only */
 
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, RT_SSL_CALLS);
-	__type(key, __u64);
-	__type(value, struct rt_ssl_call);
-} ssl_calls SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, RT_SSL_SOCKS);
-	__type(key, struct rt_ssl_key);
-	__type(value, struct rt_ssl_sock);
-} ssl_socks SEC(".maps");
+LL_MAP(ssl_calls, BPF_MAP_TYPE_LRU_HASH, RT_SSL_CALLS, __u64, struct rt_ssl_call);
+LL_MAP(ssl_socks, BPF_MAP_TYPE_LRU_HASH, RT_SSL_SOCKS, struct rt_ssl_key,
+       struct rt_ssl_sock);
 
 /* keyed by the socket; freed when it moves to CLOSE (a socket with its state in its own storage
  * leaves it to the LRU) */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, RT_SSL_CONNS);
-	__type(key, __u64);
-	__type(value, struct rt_ssl_conn);
-} ssl_conns SEC(".maps");
+LL_MAP(ssl_conns, BPF_MAP_TYPE_LRU_HASH, RT_SSL_CONNS, __u64, struct rt_ssl_conn);
 
 /* A zeroed connection entry to insert (never written: the stack has no room for one) */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct rt_ssl_conn);
-} ssl_zero SEC(".maps");
+LL_MAP(ssl_zero, BPF_MAP_TYPE_PERCPU_ARRAY, 1, __u32, struct rt_ssl_conn);
 
 /* The current process reads a ClientHello on a target socket (tls_hello): its SSL calls count. */
 static __always_inline void ssl_watch_proc(void)

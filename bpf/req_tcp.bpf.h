@@ -12,20 +12,9 @@
  * lookup and a compare per event, no helper call, nothing allocated in softirq. An entry is
  * claimed at the socket's first event and freed when it moves to CLOSE; a socket that finds its
  * entry held by another live socket keeps its state in tcp_socks (sk_storage) instead. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, RT_TCP_SLOTS);
-	__type(key, __u32);
-	__type(value, struct rt_tcp_sock);
-} tcp_slots SEC(".maps");
+LL_MAP(tcp_slots, BPF_MAP_TYPE_ARRAY, RT_TCP_SLOTS, __u32, struct rt_tcp_sock);
 
-struct {
-	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct rt_tcp_sock);
-} tcp_socks SEC(".maps");
-LL_SK_HASH(tcp_socks_hash, struct rt_tcp_sock);
+LL_SK_STORAGE(tcp_socks, struct rt_tcp_sock);
 
 /* TLS connections (req_tls.bpf.h, included later: it reads the user buffer as payload.bpf.h does) */
 struct rt_tcp_sock;

@@ -60,12 +60,7 @@
 #define TLS_SCAN_LEN0(v) (((v) >> 36) & 0xffff)
 #define TLS_SCAN_BAD (1ULL << 62)
 
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, RT_TLS_HS_SLOTS);
-	__type(key, __u64);
-	__type(value, struct rt_tls_hs);
-} tls_hs SEC(".maps");
+LL_MAP(tls_hs, BPF_MAP_TYPE_LRU_HASH, RT_TLS_HS_SLOTS, __u64, struct rt_tls_hs);
 
 /* The record headers in the n bytes at ubuf (user memory), the first at skip. A global function:
  * the verifier walks its loop once. */

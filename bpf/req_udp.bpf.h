@@ -8,13 +8,7 @@
 #ifndef LOADLENS_REQ_UDP_BPF_H
 #define LOADLENS_REQ_UDP_BPF_H
 
-struct {
-	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct rt_udp_sock);
-} udp_socks SEC(".maps");
-LL_SK_HASH(udp_socks_hash, struct rt_udp_sock);
+LL_SK_STORAGE(udp_socks, struct rt_udp_sock);
 
 /* --arrivals sampled: userspace bumps it as each arrival-stamping window opens; it stays 0 when
  * sk_data_ready is attached all the time */
