@@ -102,20 +102,9 @@ static __always_inline struct rt_tcp_sock *tcp_state(const struct sock *sk, bool
 	old = s->sk ? s->sk : LL_CMPXCHG(&s->sk, 0, me);
 	if (old == me) /* another CPU claimed it for this socket a moment ago */
 		return s;
-	if (!old) {
-		s->arrival_ns = 0;
-		s->pending_ns = 0;
-		s->read_ns = 0;
-		s->write_ns = 0;
-		s->last_write_ns = 0;
-		s->accept_ns = 0;
-		s->state = RT_IDLE;
-		s->flags = 0;
-		s->slot = 0;
-		s->arrivals = 0;
-		s->tls = 0;
-		s->h2 = 0;
-		s->tls_skip = 0;
+	if (!old) { /* claimed: all after sk starts zero, the state RT_IDLE */
+		__builtin_memset(&s->arrival_ns, 0,
+				 sizeof(*s) - __builtin_offsetof(struct rt_tcp_sock, arrival_ns));
 		return s;
 	}
 	own = LL_SK_GET(tcp_socks, tcp_socks_hash, (void *)sk, BPF_SK_STORAGE_GET_F_CREATE);
