@@ -167,9 +167,7 @@ static __always_inline void ssl_h2_io(struct rt_ssl_conn *c, __u64 sk, __u32 slo
 	w.arrival = write ? 0 : c->arrival_ns;
 	if (h2_run(&c->h2, &w, 0, buf, 1, n)) {
 		c->h2_state = 1;
-		r = rec_of(slot);
-		if (r)
-			r->c.h2_lost++;
+		REC_ADD(slot, h2_lost, 1);
 	}
 }
 
@@ -192,7 +190,6 @@ static __always_inline void ssl_plain_read(struct rt_ssl_conn *c, __u64 sk, __u3
 {
 	struct ll_ssl_h1 done;
 	__u64 w[3] = {};
-	struct rt_rec *r;
 	int ev;
 
 	if (c->proto == LL_SSL_PROTO_NONE || c->proto == LL_SSL_PROTO_H2 + 1) {
@@ -204,9 +201,7 @@ static __always_inline void ssl_plain_read(struct rt_ssl_conn *c, __u64 sk, __u3
 				ssl_h2_init(c, slot, now);
 			c->proto = LL_SSL_PROTO_H2;
 			c->h2.rd.skip = LL_H2_PREFACE_LEN;
-			r = rec_of(slot);
-			if (r)
-				r->c.h2_conns++;
+			REC_ADD(slot, h2_conns, 1);
 		} else {
 			c->proto = LL_SSL_PROTO_H1;
 		}
@@ -382,7 +377,6 @@ static __always_inline void ssl_close(const struct sock *sk, bool forget)
 	__u64 key = (__u64)sk;
 	struct rt_ssl_conn *c = bpf_map_lookup_elem(&ssl_conns, &key);
 	struct ll_ssl_h1 done;
-	struct rt_rec *r;
 	int ev;
 
 	if (!c)
@@ -397,11 +391,8 @@ static __always_inline void ssl_close(const struct sock *sk, bool forget)
 		ev = ll_ssl_h1_close(&c->h1, &done);
 		if (ev & LL_SSL_H1_MULTI_DONE)
 			ssl_h1_multi(&done, c->h2.slot);
-		if (ev & LL_SSL_H1_UNANSWERED) {
-			r = rec_of(c->h2.slot);
-			if (r)
-				r->c.unanswered++;
-		}
+		if (ev & LL_SSL_H1_UNANSWERED)
+			REC_ADD(c->h2.slot, unanswered, 1);
 	}
 	if (forget)
 		bpf_map_delete_elem(&ssl_conns, &key);

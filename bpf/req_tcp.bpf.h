@@ -175,7 +175,6 @@ static __always_inline struct rt_tcp_sock *tcp_owned(struct sock *sk, int *slot,
 static __always_inline void tcp_read(struct sock *sk, int slot, int ret, bool kf)
 {
 	struct rt_tcp_sock *s = tcp_owned(sk, &slot, true);
-	struct rt_rec *r;
 	__u8 arrivals;
 	__u64 now;
 
@@ -213,9 +212,7 @@ static __always_inline void tcp_read(struct sock *sk, int slot, int ret, bool kf
 	if (rt_client_writes(arrivals, sk->__sk_common.skc_state == TCP_CLOSE_WAIT,
 			     s->flags & RT_F_TLS) > 1) {
 		/* one read took the bytes of several peer writes, queued apart */
-		r = rec_of(slot);
-		if (r)
-			r->c.multi_arrival++;
+		REC_ADD(slot, multi_arrival, 1);
 	}
 	/* Service begins when recvmsg copied the request's bytes: TCP refreshed its own clock
 	 * there (tcp_rcv_space_adjust), so a value newer than the request's arrival is that moment
