@@ -293,6 +293,18 @@ static long fdc_count_chunk(__u64 i, void *ctx)
 	return 0;
 }
 
+/* The task's tgid where it leads its process; 0 for no task or one of the process's other
+ * threads (the task iterator never shows pid 0) */
+static __always_inline __u32 leader_tgid(struct task_struct___fdc *task)
+{
+	__u32 tgid;
+
+	if (!task)
+		return 0;
+	tgid = (__u32)BPF_CORE_READ(task, tgid);
+	return (__u32)BPF_CORE_READ(task, pid) == tgid ? tgid : 0;
+}
+
 SEC("iter/task")
 int handle_task_fds(struct bpf_iter__task___fdc *ctx)
 {
@@ -302,11 +314,9 @@ int handle_task_fds(struct bpf_iter__task___fdc *ctx)
 	__u32 tgid;
 	__u64 *n;
 
-	if (!task)
-		return 0;
-	tgid = (__u32)BPF_CORE_READ(task, tgid);
-	if ((__u32)BPF_CORE_READ(task, pid) != tgid)
-		return 0; /* its threads share the leader's table */
+	tgid = leader_tgid(task);
+	if (!tgid)
+		return 0; /* none, or a thread: threads share the leader's table */
 	n = bpf_map_lookup_elem(&fdc_count, &tgid);
 	if (!n)
 		return 0;
@@ -329,11 +339,9 @@ int handle_task(struct bpf_iter__task___fdc *ctx)
 	struct mm_struct___fdc *mm;
 	struct file___fdc *exe;
 
-	if (!task)
-		return 0;
-	rec.tgid = (__u32)BPF_CORE_READ(task, tgid);
-	if ((__u32)BPF_CORE_READ(task, pid) != rec.tgid)
-		return 0; /* one record per process: its leader */
+	rec.tgid = leader_tgid(task);
+	if (!rec.tgid)
+		return 0; /* none, or a thread: one record per process, its leader's */
 	mm = BPF_CORE_READ(task, mm);
 	exe = mm ? BPF_CORE_READ(mm, exe_file) : NULL;
 	if (!exe)
