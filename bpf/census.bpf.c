@@ -21,6 +21,7 @@
 #include <bpf/bpf_core_read.h>
 #include "iter.bpf.h"
 #include <bpf/bpf_endian.h>
+#include "maps.bpf.h"
 #include "loadlens/census_iter.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
@@ -63,12 +64,8 @@ __u32 cen_port_close_wait[CEN_PORTS + 1], cen_port_fin_wait2[CEN_PORTS + 1];
 __u32 cen_port_time_wait[CEN_PORTS + 1];
 __u32 cen_capped; /* a group did not fit cen_groups */
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, CEN_GROUPS);
-	__type(key, struct cen_group_key);
-	__type(value, struct cen_group_val);
-} cen_groups SEC(".maps");
+LL_MAP(cen_groups, BPF_MAP_TYPE_HASH, CEN_GROUPS, struct cen_group_key,
+       struct cen_group_val);
 
 /* A port as an index the verifier can bound: 6.1's loses a u16's range across a helper call
  * (spilled and reloaded), and the compiler would drop a plain mask of a __u16. */

@@ -42,38 +42,16 @@
 #define TCP_CLOSING 11
 #define EAGAIN 11
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct obs_conn_block);
-} block SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, OBS_ERRNO_SLOTS);
-	__type(key, __u32);
-	__type(value, __u64);
-} accept_errnos SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, LL_HIST_BUCKETS);
-	__type(key, __u32);
-	__type(value, __u64);
-} wait_hist SEC(".maps");
+LL_MAP(block, BPF_MAP_TYPE_PERCPU_ARRAY, 1, __u32, struct obs_conn_block);
+LL_MAP(accept_errnos, BPF_MAP_TYPE_PERCPU_ARRAY, OBS_ERRNO_SLOTS, __u32, __u64);
+LL_MAP(wait_hist, BPF_MAP_TYPE_PERCPU_ARRAY, LL_HIST_BUCKETS, __u32, __u64);
 
 /* Handshake times, from ESTABLISHED until accept() returns the socket: a direct-mapped table
  * indexed by the socket's 4-tuple hash, so that both ends cost an inlined array lookup and a few
  * stores, where a hash map costs a locked insert and a locked delete per connection. A slot
  * taken over by a newer socket before the older one is accepted loses the older one's wait
  * (counted as unmatched); a child that is never accepted is simply overwritten later. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, OBS_QUEUED_SLOTS);
-	__type(key, __u32);
-	__type(value, struct obs_queued);
-} queued SEC(".maps");
+LL_MAP(queued, BPF_MAP_TYPE_ARRAY, OBS_QUEUED_SLOTS, __u32, struct obs_queued);
 
 /* A socket's identity in the table: its 4-tuple hash and its two ports (never 0 while
  * connected), read with direct loads. The hash, set when the child is hashed at its birth, picks

@@ -23,6 +23,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_endian.h>
+#include "maps.bpf.h"
 #include "loadlens/observer.h"
 #include "observe.bpf.h"
 
@@ -31,26 +32,9 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 /* --children: a target's new processes become targets */
 const volatile __u32 targ_children = 0;
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, OBS_FAILURES_CTR_MAX);
-	__type(key, __u32);
-	__type(value, __u64);
-} failures_ctrs SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, OBS_SYS_MAX * OBS_FAIL_MAX);
-	__type(key, __u32);
-	__type(value, __u64);
-} sysfail SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, OBS_DROP_REASON_SLOTS);
-	__type(key, __u32);
-	__type(value, __u64);
-} drop_reasons SEC(".maps");
+LL_MAP(failures_ctrs, BPF_MAP_TYPE_PERCPU_ARRAY, OBS_FAILURES_CTR_MAX, __u32, __u64);
+LL_MAP(sysfail, BPF_MAP_TYPE_PERCPU_ARRAY, OBS_SYS_MAX * OBS_FAIL_MAX, __u32, __u64);
+LL_MAP(drop_reasons, BPF_MAP_TYPE_PERCPU_ARRAY, OBS_DROP_REASON_SLOTS, __u32, __u64);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);

@@ -22,6 +22,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_endian.h>
+#include "maps.bpf.h"
 #include "iter.bpf.h"
 #include "loadlens/fdcount.h"
 
@@ -115,33 +116,10 @@ struct bpf_iter__task_file___fdc {
 #define IPPROTO_TCP 6
 #define TCP_LISTEN 10
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, FDC_MAX_PROCS);
-	__type(key, __u32);
-	__type(value, __u64);
-} fdc_count SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, FDC_MAX_INODES);
-	__type(key, __u64);
-	__type(value, __u32);
-} fdc_inodes SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, FDC_MAX_PROCS);
-	__type(key, __u32);
-	__type(value, __u32);
-} fdc_owners SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, FDC_MAX_HOLDERS);
-	__type(key, __u32);
-	__type(value, struct fdc_holder);
-} fdc_holders SEC(".maps");
+LL_MAP(fdc_count, BPF_MAP_TYPE_HASH, FDC_MAX_PROCS, __u32, __u64);
+LL_MAP(fdc_inodes, BPF_MAP_TYPE_HASH, FDC_MAX_INODES, __u64, __u32);
+LL_MAP(fdc_owners, BPF_MAP_TYPE_HASH, FDC_MAX_PROCS, __u32, __u32);
+LL_MAP(fdc_holders, BPF_MAP_TYPE_HASH, FDC_MAX_HOLDERS, __u32, struct fdc_holder);
 
 __u32 want_owners = 0;
 __u64 owners_full = 0; /* owners past FDC_MAX_PROCS, counted */
@@ -315,6 +293,18 @@ static long fdc_count_chunk(__u64 i, void *ctx)
 	return 0;
 }
 
+/* The task's tgid where it leads its process; 0 for no task or one of the process's other
+ * threads (the task iterator never shows pid 0) */
+static __always_inline __u32 leader_tgid(struct task_struct___fdc *task)
+{
+	__u32 tgid;
+
+	if (!task)
+		return 0;
+	tgid = (__u32)BPF_CORE_READ(task, tgid);
+	return (__u32)BPF_CORE_READ(task, pid) == tgid ? tgid : 0;
+}
+
 SEC("iter/task")
 int handle_task_fds(struct bpf_iter__task___fdc *ctx)
 {
@@ -324,11 +314,9 @@ int handle_task_fds(struct bpf_iter__task___fdc *ctx)
 	__u32 tgid;
 	__u64 *n;
 
-	if (!task)
-		return 0;
-	tgid = (__u32)BPF_CORE_READ(task, tgid);
-	if ((__u32)BPF_CORE_READ(task, pid) != tgid)
-		return 0; /* its threads share the leader's table */
+	tgid = leader_tgid(task);
+	if (!tgid)
+		return 0; /* none, or a thread: threads share the leader's table */
 	n = bpf_map_lookup_elem(&fdc_count, &tgid);
 	if (!n)
 		return 0;
@@ -351,11 +339,9 @@ int handle_task(struct bpf_iter__task___fdc *ctx)
 	struct mm_struct___fdc *mm;
 	struct file___fdc *exe;
 
-	if (!task)
-		return 0;
-	rec.tgid = (__u32)BPF_CORE_READ(task, tgid);
-	if ((__u32)BPF_CORE_READ(task, pid) != rec.tgid)
-		return 0; /* one record per process: its leader */
+	rec.tgid = leader_tgid(task);
+	if (!rec.tgid)
+		return 0; /* none, or a thread: one record per process, its leader's */
 	mm = BPF_CORE_READ(task, mm);
 	exe = mm ? BPF_CORE_READ(mm, exe_file) : NULL;
 	if (!exe)

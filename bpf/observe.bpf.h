@@ -110,20 +110,10 @@ const volatile __u32 targ_cgroup_level = 0;
 const volatile __u64 targ_cgroup_id = 0;
 
 /* tgid -> struct obs_target: the processes named by --pid (and, with --children, theirs). */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, OBS_MAX_TARGETS);
-	__type(key, __u32);
-	__type(value, struct obs_target);
-} targets SEC(".maps");
+LL_MAP(targets, BPF_MAP_TYPE_HASH, OBS_MAX_TARGETS, __u32, struct obs_target);
 
 /* tgid -> failures of that process; LRU: the oldest quiet process goes first. */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, OBS_MAX_ERRPROCS);
-	__type(key, __u32);
-	__type(value, struct obs_errproc);
-} errprocs SEC(".maps");
+LL_MAP(errprocs, BPF_MAP_TYPE_LRU_HASH, OBS_MAX_ERRPROCS, __u32, struct obs_errproc);
 
 static __always_inline bool port_wanted(__u16 port)
 {

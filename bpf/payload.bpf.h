@@ -43,12 +43,7 @@ const volatile __u64 targ_payload_period_ns = LL_PL_PERIOD_NS;
 __u64 pl_gates[PL_GATES * PL_GATE_WORDS];
 
 /* The counters of each request-timing slot. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, RT_MAX_SLOTS);
-	__type(key, __u32);
-	__type(value, struct rt_pl_ctrs);
-} pl_ctrs SEC(".maps");
+LL_MAP(pl_ctrs, BPF_MAP_TYPE_PERCPU_ARRAY, RT_MAX_SLOTS, __u32, struct rt_pl_ctrs);
 
 struct pl_scratch {
 	__u8 b[LL_PL_SCAN + 8];

@@ -56,13 +56,16 @@
  */
 const volatile __u8 ll_sk_hash = 0;
 
-#define LL_SK_HASH(name, vtype)                                                                    \
+/* name: a vtype in each socket's own storage (created on first use, freed with the socket), and
+ * name##_hash, its stand-in */
+#define LL_SK_STORAGE(name, vtype)                                                                 \
 	struct {                                                                                   \
-		__uint(type, BPF_MAP_TYPE_HASH);                                                   \
-		__uint(max_entries, 1);                                                            \
-		__type(key, __u64);                                                                \
+		__uint(type, BPF_MAP_TYPE_SK_STORAGE);                                             \
+		__uint(map_flags, BPF_F_NO_PREALLOC);                                              \
+		__type(key, int);                                                                  \
 		__type(value, vtype);                                                              \
-	} name SEC(".maps")
+	} name SEC(".maps");                                                                       \
+	LL_MAP(name##_hash, BPF_MAP_TYPE_HASH, 1, __u64, vtype)
 
 /* the zero value a hash entry starts from (as a new sk_storage does): the largest value's size */
 static const __u8 ll_sk_zero[sizeof(struct rt_udp_sock)];

@@ -42,29 +42,13 @@
 #include "loadlens/h2.h"
 
 /* each HTTP/2 connection's walk, in its socket's own storage (freed with the socket) */
-struct {
-	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct rt_h2_conn);
-} h2_conns SEC(".maps");
-LL_SK_HASH(h2_conns_hash, struct rt_h2_conn);
+LL_SK_STORAGE(h2_conns, struct rt_h2_conn);
 _Static_assert(sizeof(struct rt_h2_conn) <= sizeof(ll_sk_zero), "ll_sk_zero");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, RT_H2_STREAMS);
-	__type(key, __u32);
-	__type(value, struct rt_h2_stream);
-} h2_streams SEC(".maps");
+LL_MAP(h2_streams, BPF_MAP_TYPE_ARRAY, RT_H2_STREAMS, __u32, struct rt_h2_stream);
 
 /* the connections' runs of streams (include/loadlens/h2.h) */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, RT_H2_RUNS);
-	__type(key, __u32);
-	__type(value, struct rt_h2_stream);
-} h2_runs SEC(".maps");
+LL_MAP(h2_runs, BPF_MAP_TYPE_ARRAY, RT_H2_RUNS, __u32, struct rt_h2_stream);
 
 #ifndef LL_PRE_5_12
 /* The walk's window on the current buffer: up to H2_WIN of its bytes, read from user memory in
@@ -158,11 +142,8 @@ LL_GLOBAL int h2_frame(struct h2_walk *w, __u32 sid, __u32 tf)
 		if (t == LL_H2_RST_STREAM) {
 			if (!mine || !e)
 				return 0;
-			if (!e->write_ns) {
-				r = rec_of(w->slot);
-				if (r)
-					r->c.h2_client_reset++;
-			}
+			if (!e->write_ns)
+				REC_ADD(w->slot, h2_client_reset, 1);
 			e->sk = 0;
 			w->open--;
 			return 0;
@@ -174,9 +155,7 @@ LL_GLOBAL int h2_frame(struct h2_walk *w, __u32 sid, __u32 tf)
 			 * claiming one entry at once: the later stores win, and the other
 			 * stream's response is h2_unmatched) */
 			if (!e) {
-				r = rec_of(w->slot);
-				if (r)
-					r->c.h2_stream_drops++;
+				REC_ADD(w->slot, h2_stream_drops, 1);
 				return 0;
 			}
 			e->sk = w->sk;
@@ -191,9 +170,7 @@ LL_GLOBAL int h2_frame(struct h2_walk *w, __u32 sid, __u32 tf)
 			w->accept = 0;
 			if (w->open0 + w->open > 0) {
 				/* older streams of the connection still unanswered */
-				r = rec_of(w->slot);
-				if (r)
-					r->c.h2_behind++;
+				REC_ADD(w->slot, h2_behind, 1);
 			}
 			w->open++;
 			if (sid > w->max_sid)
@@ -210,18 +187,14 @@ LL_GLOBAL int h2_frame(struct h2_walk *w, __u32 sid, __u32 tf)
 	if (!mine || !e) {
 		if (end && sid <= w->max_sid) {
 			/* a stream the client began, not timed (or its entry taken) */
-			r = rec_of(w->slot);
-			if (r)
-				r->c.h2_unmatched++;
+			REC_ADD(w->slot, h2_unmatched, 1);
 		}
 		return 0;
 	}
 	if (!e->read_ns) {
 		/* the server answers before the request has ended: not timed */
 		if (end) {
-			r = rec_of(w->slot);
-			if (r)
-				r->c.h2_early++;
+			REC_ADD(w->slot, h2_early, 1);
 			e->sk = 0;
 			w->open--;
 		}
@@ -455,13 +428,10 @@ static __always_inline void h2_count_lost(struct rt_tcp_sock *s, int slot)
 static __always_inline void h2_hello(const struct sock *sk, struct rt_tcp_sock *s, int slot)
 {
 	struct rt_h2_conn *c;
-	struct rt_rec *r;
 
 	s->flags |= RT_F_H2;
 	s->h2 = 0;
-	r = rec_of(slot);
-	if (r)
-		r->c.h2_conns++;
+	REC_ADD(slot, h2_conns, 1);
 	c = LL_SK_GET(h2_conns, h2_conns_hash, (void *)sk, BPF_SK_STORAGE_GET_F_CREATE);
 	if (!c) {
 		h2_count_lost(s, slot); /* no memory (net.core.optmem_max) */
@@ -511,13 +481,10 @@ static __always_inline void h2_io(struct sock *sk, struct rt_tcp_sock *s, int sl
 	__u64 iov = 0, base = 0, after;
 	struct h2_walk w = {};
 	struct rt_h2_conn *c;
-	struct rt_rec *r;
 	__u32 n;
 
 	if (s->h2) {
-		r = rec_of(slot);
-		if (r)
-			r->c.h2_unwalked++;
+		REC_ADD(slot, h2_unwalked, 1);
 		return;
 	}
 	c = LL_SK_GET(h2_conns, h2_conns_hash, sk, 0);
@@ -552,14 +519,10 @@ static __always_inline void h2_io(struct sock *sk, struct rt_tcp_sock *s, int sl
 /* Connection c of socket sk closes: its streams still open are unanswered. */
 static __always_inline void h2_conn_close(__u64 sk, struct rt_h2_conn *c)
 {
-	struct rt_rec *r;
-
 	h2_hb_close(sk, c);
 	if (c->open_rd + c->open_wr <= 0)
 		return;
-	r = rec_of(c->slot);
-	if (r)
-		r->c.unanswered += c->open_rd + c->open_wr;
+	REC_ADD(c->slot, unanswered, c->open_rd + c->open_wr);
 	c->open_rd = c->open_wr = 0;
 }
 

@@ -122,13 +122,9 @@ lost:
 static __always_inline void h2_hb_frame(struct h2_walk *w, __u32 sid, __u32 tf, __u32 flen)
 {
 	__u32 t = tf & 0xff;
-	struct rt_rec *r;
 
-	if (t == LL_H2_HEADERS && (sid & 1) && ((tf >> 8) & LL_H2_END_STREAM)) {
-		r = rec_of(w->slot);
-		if (r)
-			r->c.h2_hb_ends++;
-	}
+	if (t == LL_H2_HEADERS && (sid & 1) && ((tf >> 8) & LL_H2_END_STREAM))
+		REC_ADD(w->slot, h2_hb_ends, 1);
 	if (!targ_h2_hb || (w->d.hb & LL_H2_HB_STOP) ||
 	    (t != LL_H2_HEADERS && t != LL_H2_CONTINUATION && t != LL_H2_PUSH_PROMISE))
 		return;

@@ -27,12 +27,7 @@ struct {
 	__type(value, struct rt_rec);
 } recs SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, RT_G_MAX);
-	__type(key, __u32);
-	__type(value, __u64);
-} global SEC(".maps");
+LL_MAP(global, BPF_MAP_TYPE_PERCPU_ARRAY, RT_G_MAX, __u32, __u64);
 
 /* --trace records; userspace shrinks it to one page when --trace is off. */
 struct {
@@ -64,6 +59,14 @@ static __always_inline struct rt_rec *rec_of(__u32 slot)
 
 	return bpf_map_lookup_elem(&recs, &key);
 }
+
+/* this CPU's counter field of the slot (struct rt_ctrs), plus n */
+#define REC_ADD(slot, field, n)                                                                    \
+	({                                                                                         \
+		struct rt_rec *r_ = rec_of(slot);                                                  \
+		if (r_)                                                                            \
+			r_->c.field += (n);                                                        \
+	})
 
 static __always_inline void hist_add(struct rt_rec *r, __u32 comp, __u64 v)
 {
@@ -153,10 +156,7 @@ static __always_inline void record(const struct sock *sk, __u32 slot, bool udp, 
 
 static __always_inline void unsolicited(int slot)
 {
-	struct rt_rec *r = rec_of(slot);
-
-	if (r)
-		r->c.unsolicited++;
+	REC_ADD(slot, unsolicited, 1);
 }
 
 #endif /* LOADLENS_REQ_REC_BPF_H */

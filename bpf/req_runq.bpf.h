@@ -22,12 +22,7 @@ const volatile __u8 targ_switch_state = 1;
 __u64 watched[RT_WATCH_SLOTS]; /* u64: clang 14 has 64-bit compare-and-swap only */
 struct rt_wake wake[RT_WAKE_SLOTS];
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, LL_HIST_BUCKETS);
-	__type(key, __u32);
-	__type(value, __u64);
-} runq_hist SEC(".maps");
+LL_MAP(runq_hist, BPF_MAP_TYPE_PERCPU_ARRAY, LL_HIST_BUCKETS, __u32, __u64);
 
 /* --runq: the server's first process to read from a target socket joins the run-queue watch. */
 static __always_inline void watch_tgid(void)

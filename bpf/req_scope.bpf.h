@@ -20,12 +20,8 @@ __u64 dyn_index[65536]; /* u64: clang 14 has 64-bit compare-and-swap only */
 __u16 dyn_port[RT_DYN_PORTS];
 __u64 dyn_count; /* u64: clang 14 returns a fetch-and-add result for 64 bits only */
 
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, RT_FOREIGN_SLOTS);
-	__type(key, struct rt_foreign_key);
-	__type(value, struct rt_foreign);
-} foreign SEC(".maps");
+LL_MAP(foreign, BPF_MAP_TYPE_LRU_HASH, RT_FOREIGN_SLOTS, struct rt_foreign_key,
+       struct rt_foreign);
 
 /*
  * Slot of a socket: 2 * port index + udp; RT_SLOT_DYN when the slot is the socket's own (--pid

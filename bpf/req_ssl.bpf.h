@@ -59,36 +59,16 @@ const volatile __u8 targ_ssl = 0;
  * process's call. */
 __u64 ssl_procs[RT_SSL_PROCS]; /* u64: clang 14 has 64-bit compare-and-swap only */
 
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, RT_SSL_CALLS);
-	__type(key, __u64);
-	__type(value, struct rt_ssl_call);
-} ssl_calls SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, RT_SSL_SOCKS);
-	__type(key, struct rt_ssl_key);
-	__type(value, struct rt_ssl_sock);
-} ssl_socks SEC(".maps");
+LL_MAP(ssl_calls, BPF_MAP_TYPE_LRU_HASH, RT_SSL_CALLS, __u64, struct rt_ssl_call);
+LL_MAP(ssl_socks, BPF_MAP_TYPE_LRU_HASH, RT_SSL_SOCKS, struct rt_ssl_key,
+       struct rt_ssl_sock);
 
 /* keyed by the socket; freed when it moves to CLOSE (a socket with its state in its own storage
  * leaves it to the LRU) */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, RT_SSL_CONNS);
-	__type(key, __u64);
-	__type(value, struct rt_ssl_conn);
-} ssl_conns SEC(".maps");
+LL_MAP(ssl_conns, BPF_MAP_TYPE_LRU_HASH, RT_SSL_CONNS, __u64, struct rt_ssl_conn);
 
 /* A zeroed connection entry to insert (never written: the stack has no room for one) */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct rt_ssl_conn);
-} ssl_zero SEC(".maps");
+LL_MAP(ssl_zero, BPF_MAP_TYPE_PERCPU_ARRAY, 1, __u32, struct rt_ssl_conn);
 
 /* The current process reads a ClientHello on a target socket (tls_hello): its SSL calls count. */
 static __always_inline void ssl_watch_proc(void)
@@ -187,9 +167,7 @@ static __always_inline void ssl_h2_io(struct rt_ssl_conn *c, __u64 sk, __u32 slo
 	w.arrival = write ? 0 : c->arrival_ns;
 	if (h2_run(&c->h2, &w, 0, buf, 1, n)) {
 		c->h2_state = 1;
-		r = rec_of(slot);
-		if (r)
-			r->c.h2_lost++;
+		REC_ADD(slot, h2_lost, 1);
 	}
 }
 
@@ -212,7 +190,6 @@ static __always_inline void ssl_plain_read(struct rt_ssl_conn *c, __u64 sk, __u3
 {
 	struct ll_ssl_h1 done;
 	__u64 w[3] = {};
-	struct rt_rec *r;
 	int ev;
 
 	if (c->proto == LL_SSL_PROTO_NONE || c->proto == LL_SSL_PROTO_H2 + 1) {
@@ -224,9 +201,7 @@ static __always_inline void ssl_plain_read(struct rt_ssl_conn *c, __u64 sk, __u3
 				ssl_h2_init(c, slot, now);
 			c->proto = LL_SSL_PROTO_H2;
 			c->h2.rd.skip = LL_H2_PREFACE_LEN;
-			r = rec_of(slot);
-			if (r)
-				r->c.h2_conns++;
+			REC_ADD(slot, h2_conns, 1);
 		} else {
 			c->proto = LL_SSL_PROTO_H1;
 		}
@@ -402,7 +377,6 @@ static __always_inline void ssl_close(const struct sock *sk, bool forget)
 	__u64 key = (__u64)sk;
 	struct rt_ssl_conn *c = bpf_map_lookup_elem(&ssl_conns, &key);
 	struct ll_ssl_h1 done;
-	struct rt_rec *r;
 	int ev;
 
 	if (!c)
@@ -417,11 +391,8 @@ static __always_inline void ssl_close(const struct sock *sk, bool forget)
 		ev = ll_ssl_h1_close(&c->h1, &done);
 		if (ev & LL_SSL_H1_MULTI_DONE)
 			ssl_h1_multi(&done, c->h2.slot);
-		if (ev & LL_SSL_H1_UNANSWERED) {
-			r = rec_of(c->h2.slot);
-			if (r)
-				r->c.unanswered++;
-		}
+		if (ev & LL_SSL_H1_UNANSWERED)
+			REC_ADD(c->h2.slot, unanswered, 1);
 	}
 	if (forget)
 		bpf_map_delete_elem(&ssl_conns, &key);

@@ -12,20 +12,9 @@
  * lookup and a compare per event, no helper call, nothing allocated in softirq. An entry is
  * claimed at the socket's first event and freed when it moves to CLOSE; a socket that finds its
  * entry held by another live socket keeps its state in tcp_socks (sk_storage) instead. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, RT_TCP_SLOTS);
-	__type(key, __u32);
-	__type(value, struct rt_tcp_sock);
-} tcp_slots SEC(".maps");
+LL_MAP(tcp_slots, BPF_MAP_TYPE_ARRAY, RT_TCP_SLOTS, __u32, struct rt_tcp_sock);
 
-struct {
-	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct rt_tcp_sock);
-} tcp_socks SEC(".maps");
-LL_SK_HASH(tcp_socks_hash, struct rt_tcp_sock);
+LL_SK_STORAGE(tcp_socks, struct rt_tcp_sock);
 
 /* TLS connections (req_tls.bpf.h, included later: it reads the user buffer as payload.bpf.h does) */
 struct rt_tcp_sock;
@@ -113,20 +102,9 @@ static __always_inline struct rt_tcp_sock *tcp_state(const struct sock *sk, bool
 	old = s->sk ? s->sk : LL_CMPXCHG(&s->sk, 0, me);
 	if (old == me) /* another CPU claimed it for this socket a moment ago */
 		return s;
-	if (!old) {
-		s->arrival_ns = 0;
-		s->pending_ns = 0;
-		s->read_ns = 0;
-		s->write_ns = 0;
-		s->last_write_ns = 0;
-		s->accept_ns = 0;
-		s->state = RT_IDLE;
-		s->flags = 0;
-		s->slot = 0;
-		s->arrivals = 0;
-		s->tls = 0;
-		s->h2 = 0;
-		s->tls_skip = 0;
+	if (!old) { /* claimed: all after sk starts zero, the state RT_IDLE */
+		__builtin_memset(&s->arrival_ns, 0,
+				 sizeof(*s) - __builtin_offsetof(struct rt_tcp_sock, arrival_ns));
 		return s;
 	}
 	own = LL_SK_GET(tcp_socks, tcp_socks_hash, (void *)sk, BPF_SK_STORAGE_GET_F_CREATE);
@@ -197,7 +175,6 @@ static __always_inline struct rt_tcp_sock *tcp_owned(struct sock *sk, int *slot,
 static __always_inline void tcp_read(struct sock *sk, int slot, int ret, bool kf)
 {
 	struct rt_tcp_sock *s = tcp_owned(sk, &slot, true);
-	struct rt_rec *r;
 	__u8 arrivals;
 	__u64 now;
 
@@ -235,9 +212,7 @@ static __always_inline void tcp_read(struct sock *sk, int slot, int ret, bool kf
 	if (rt_client_writes(arrivals, sk->__sk_common.skc_state == TCP_CLOSE_WAIT,
 			     s->flags & RT_F_TLS) > 1) {
 		/* one read took the bytes of several peer writes, queued apart */
-		r = rec_of(slot);
-		if (r)
-			r->c.multi_arrival++;
+		REC_ADD(slot, multi_arrival, 1);
 	}
 	/* Service begins when recvmsg copied the request's bytes: TCP refreshed its own clock
 	 * there (tcp_rcv_space_adjust), so a value newer than the request's arrival is that moment

@@ -60,12 +60,7 @@
 #define TLS_SCAN_LEN0(v) (((v) >> 36) & 0xffff)
 #define TLS_SCAN_BAD (1ULL << 62)
 
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, RT_TLS_HS_SLOTS);
-	__type(key, __u64);
-	__type(value, struct rt_tls_hs);
-} tls_hs SEC(".maps");
+LL_MAP(tls_hs, BPF_MAP_TYPE_LRU_HASH, RT_TLS_HS_SLOTS, __u64, struct rt_tls_hs);
 
 /* The record headers in the n bytes at ubuf (user memory), the first at skip. A global function:
  * the verifier walks its loop once. */
@@ -235,23 +230,16 @@ static __always_inline void tls_hello(const struct sock *sk, struct rt_tcp_sock 
 {
 	struct rt_tls_hs hs = {};
 	__u64 key = (__u64)sk;
-	struct rt_rec *r;
 
 	s->flags |= RT_F_TLS;
 	s->tls = RT_TLS_HELLO;
 	s->tls_skip = 0;
 	ssl_watch_proc(); /* its SSL calls are looked at from now on */
 	hs.start_ns = s->state == RT_QUEUED && s->arrival_ns ? s->arrival_ns : bpf_ktime_get_ns();
-	if (bpf_map_update_elem(&tls_hs, &key, &hs, BPF_ANY)) {
-		r = rec_of(slot);
-		if (r)
-			r->c.tls_lost++;
-	}
-	if (tls_offers_h2(ubuf, n)) {
-		r = rec_of(slot);
-		if (r)
-			r->c.tls_alpn_h2++;
-	}
+	if (bpf_map_update_elem(&tls_hs, &key, &hs, BPF_ANY))
+		REC_ADD(slot, tls_lost, 1);
+	if (tls_offers_h2(ubuf, n))
+		REC_ADD(slot, tls_alpn_h2, 1);
 }
 
 /* The ClientHello waited to be accepted, not a request: the handshake keeps the accept time
@@ -321,7 +309,6 @@ static __always_inline void tls_read(struct sock *sk, struct rt_tcp_sock *s, int
 	__u8 ph = s->tls;
 	__u64 v, ubuf, key = (__u64)sk, arrival;
 	struct rt_tls_hs *hs;
-	struct rt_rec *r;
 	__u32 ev = 0;
 	__u32 n, i;
 
@@ -329,9 +316,7 @@ static __always_inline void tls_read(struct sock *sk, struct rt_tcp_sock *s, int
 	v = tls_scan(ubuf, n, s->tls_skip);
 	if (v & TLS_SCAN_BAD) {
 		/* lost track of the records: the handshake untimed */
-		r = rec_of(slot);
-		if (r)
-			r->c.tls_lost++;
+		REC_ADD(slot, tls_lost, 1);
 		bpf_map_delete_elem(&tls_hs, &key);
 		s->tls = RT_TLS_DONE;
 		s->state = RT_IDLE;
@@ -350,9 +335,7 @@ static __always_inline void tls_read(struct sock *sk, struct rt_tcp_sock *s, int
 			break;
 	}
 	if (ph == RT_TLS_CLOSING) {
-		r = rec_of(slot);
-		if (r)
-			r->c.tls_alerts++;
+		REC_ADD(slot, tls_alerts, 1);
 		if (!(ev & LL_TLS_EV_HS_OVER))
 			bpf_map_delete_elem(&tls_hs, &key); /* a handshake that failed: not timed */
 	}
@@ -398,13 +381,9 @@ static __always_inline void tls_write(struct sock *sk, struct rt_tcp_sock *s, bo
  */
 static __always_inline void tls_app_read(struct sock *sk, struct rt_tcp_sock *s, int slot, bool kf)
 {
-	struct rt_rec *r;
-
 	if (!(s->flags & RT_F_PLAIN)) {
 		if (s->tls == RT_TLS_DONE) {
-			r = rec_of(slot);
-			if (r)
-				r->c.tls_unseen++;
+			REC_ADD(slot, tls_unseen, 1);
 			s->tls = RT_TLS_UNSEEN;
 		}
 		s->state = RT_IDLE;

@@ -8,13 +8,7 @@
 #ifndef LOADLENS_REQ_UDP_BPF_H
 #define LOADLENS_REQ_UDP_BPF_H
 
-struct {
-	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct rt_udp_sock);
-} udp_socks SEC(".maps");
-LL_SK_HASH(udp_socks_hash, struct rt_udp_sock);
+LL_SK_STORAGE(udp_socks, struct rt_udp_sock);
 
 /* --arrivals sampled: userspace bumps it as each arrival-stamping window opens; it stays 0 when
  * sk_data_ready is attached all the time */
@@ -122,9 +116,7 @@ static __always_inline void udp_read(struct sock *sk, int slot)
 			/* queued before we attached: no stamp */
 			s->head = t;
 		} else if (t - h > RT_UDP_RING) {
-			r = rec_of(slot);
-			if (r)
-				r->c.ring_overrun++;
+			REC_ADD(slot, ring_overrun, 1);
 		} else {
 			arrival = s->arrival[h & (RT_UDP_RING - 1)];
 		}
@@ -132,16 +124,12 @@ static __always_inline void udp_read(struct sock *sk, int slot)
 	e = udp_reader(s, tid, true);
 	if (!e) {
 		/* RT_UDP_READERS other threads are serving a datagram each */
-		r = rec_of(slot);
-		if (r)
-			r->c.udp_unpaired++;
+		REC_ADD(slot, udp_unpaired, 1);
 		s->flags |= RT_F_UDP_UNPAIRED;
 	} else {
 		if (e->state == RT_READING) {
 			/* this thread's previous datagram got no reply before this read */
-			r = rec_of(slot);
-			if (r)
-				r->c.unanswered++;
+			REC_ADD(slot, unanswered, 1);
 		}
 		e->arrival_ns = arrival;
 		e->read_ns = bpf_ktime_get_ns();

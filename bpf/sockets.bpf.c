@@ -27,6 +27,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_endian.h>
+#include "maps.bpf.h"
 #include "loadlens/hist.h"
 #include "loadlens/observer.h"
 #include "observe.bpf.h"

@@ -38,8 +38,6 @@ if [ ! -x "$SRV" ] || [ "$(cat "$CACHE/sum" 2>/dev/null)" != "$sum" ]; then
 	echo "$sum" >"$CACHE/sum"
 fi
 
-slot() { echo ".request_timing.slots[] | select(.proto == \"tcp\" and .port == $1)"; }
-
 # grpc NAME DELAY RATE N: the server with handlers sleeping DELAY (every 10th call answered
 # RESOURCE_EXHAUSTED by the interceptor) under the driver's grpc://, 4 connections of 10 streams,
 # open loop at RATE calls/s (the server's CPU not saturated), N calls; the observer on its
@@ -60,7 +58,7 @@ grpc() {
 	sleep 0.3
 	stop "obs_$name"
 	stop "srv_$name"
-	j=$LL_TMP/obs_$name.json S=$LL_TMP/srv_$name.json s=$(slot "$P")
+	j=$LL_TMP/obs_$name.json S=$LL_TMP/srv_$name.json s=$(tcp_slot "$P")
 	calls=$(jget "$S" '.calls["/kv.Store/Get"]')
 	[ "$calls" = "$n" ] || fail "$name: the server received $calls calls of the driver's $n"
 	[ "$(jget "$S" .codes.ResourceExhausted)" = $((n / 10)) ] ||

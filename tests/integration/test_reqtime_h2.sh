@@ -53,8 +53,6 @@ nginx_up ng "$ST" "
 		location /slow { proxy_pass http://127.0.0.1:$BACK/; }
 	}"
 
-slot() { echo ".request_timing.slots[] | select(.proto == \"tcp\" and .port == $1)"; }
-
 # h2 NAME PORT URL_PATH H2LOAD_ARGS...: h2load under the observer; prints nothing, leaves
 # $LL_TMP/obs_NAME.json and the log's line count in LINES_NAME
 h2run() {
@@ -68,29 +66,22 @@ h2run() {
 
 # same NAME PORT WANT: observer's requests = nginx's log lines = WANT, nothing lost
 same() {
-	local name=$1 port=$2 want=$3 j=$LL_TMP/obs_$1.json s lines
-	s=$(slot "$port")
-	lines=$(wc -l <"$LL_TMP/$name.log")
-	[ "$lines" = "$want" ] || fail "$name: nginx logged $lines requests, $want expected"
-	[ "$(jget "$j" "$s | .requests")" = "$lines" ] ||
-		fail "$name: observer counted $(jget "$j" "$s | .requests") requests, nginx logged $lines"
-	echo "ok: $name: observer $(jget "$j" "$s | .requests") requests = nginx's $lines log lines"
-	for k in unanswered h2_lost h2_unmatched h2_early h2_stream_drops; do
-		[ "$(jget "$j" "$s | .$k")" = 0 ] || fail "$name: $k $(jget "$j" "$s | .$k"), 0 expected"
-	done
-	[ "$(jget "$j" "$s | .service_time.count")" = "$lines" ] || fail "$name: service count"
-	[ "$(jget "$j" "$s | .h2_statuses.status[\"200\"]")" = "$lines" ] ||
-		fail "$name: $(jget "$j" "$s | .h2_statuses.status[\"200\"]") responses with :status 200 read, $lines expected ($(jq -c "$s | .h2_statuses" "$j"))"
+	local name=$1 port=$2 want=$3 j=$LL_TMP/obs_$1.json s
+	s=$(tcp_slot "$port")
+	requests_as_logged "$name" "$port" "$LL_TMP/$name.log" "$want" \
+		unanswered h2_lost h2_unmatched h2_early h2_stream_drops
+	[ "$(jget "$j" "$s | .h2_statuses.status[\"200\"]")" = "$want" ] ||
+		fail "$name: $(jget "$j" "$s | .h2_statuses.status[\"200\"]") responses with :status 200 read, $want expected ($(jq -c "$s | .h2_statuses" "$j"))"
 	[ "$(jget "$j" "$s | .h2_statuses.undecoded")" = 0 ] || fail "$name: header blocks not decoded"
 }
 
 # 10 streams in flight on each of 4 connections
 h2run m10 "$FAST" / -c 4 -m 10 -n 20000
 same m10 "$FAST" 20000
-[ "$(jget "$LL_TMP/obs_m10.json" "$(slot "$FAST") | .h2_connections")" = 4 ] ||
-	fail "m10: $(jget "$LL_TMP/obs_m10.json" "$(slot "$FAST") | .h2_connections") HTTP/2 connections, 4 expected"
+[ "$(jget "$LL_TMP/obs_m10.json" "$(tcp_slot "$FAST") | .h2_connections")" = 4 ] ||
+	fail "m10: $(jget "$LL_TMP/obs_m10.json" "$(tcp_slot "$FAST") | .h2_connections") HTTP/2 connections, 4 expected"
 grep -q "several client writes" "$LL_TMP/obs_m10.out" && fail "m10: a pipelining note on HTTP/2"
-[ "$(jget "$LL_TMP/obs_m10.json" "$(slot "$FAST") | .multi_arrival_reads")" = 0 ] || fail "m10: reads counted as pipelined"
+[ "$(jget "$LL_TMP/obs_m10.json" "$(tcp_slot "$FAST") | .multi_arrival_reads")" = 0 ] || fail "m10: reads counted as pipelined"
 # 100 streams in flight: a read holds up to 100 frames (the walk's bound is 256)
 h2run m100 "$FAST" / -c 2 -m 100 -n 20000
 same m100 "$FAST" 20000
@@ -98,8 +89,8 @@ same m100 "$FAST" 20000
 h2run m1 "$FAST" / -c 4 -m 1 -n 4000
 same m1 "$FAST" 4000
 # streams begun behind older unanswered ones of their connection: none at -m 1, most at -m 10
-b1=$(jget "$LL_TMP/obs_m1.json" "$(slot "$FAST") | .h2_behind")
-b10=$(jget "$LL_TMP/obs_m10.json" "$(slot "$FAST") | .h2_behind")
+b1=$(jget "$LL_TMP/obs_m1.json" "$(tcp_slot "$FAST") | .h2_behind")
+b10=$(jget "$LL_TMP/obs_m10.json" "$(tcp_slot "$FAST") | .h2_behind")
 [ "$b1" = 0 ] || fail "m1: $b1 streams behind others, 0 expected (one in flight)"
 [ "$b10" -gt 10000 ] || fail "m10: $b10 streams behind others, most of 20000 expected"
 echo "ok: h2_behind: $b1 at -m 1, $b10 of 20000 at -m 10"
@@ -108,7 +99,7 @@ echo "ok: h2_behind: $b1 at -m 1, $b10 of 20000 at -m 10"
 h2run slow "$SLOW" /slow -c 2 -m 4 -n 800
 same slow "$SLOW" 800
 ngx=$(awk '{ s += $1 } END { printf "%d", s / NR * 1e9 }' "$LL_TMP/slow.log")
-obs=$(jget "$LL_TMP/obs_slow.json" "$(slot "$SLOW") | .service_time.mean")
+obs=$(jget "$LL_TMP/obs_slow.json" "$(tcp_slot "$SLOW") | .service_time.mean")
 check_within "slow: observer's service mean vs nginx's \$request_time mean (ns)" "${obs%.*}" "$ngx" 5
 
 # sick: 3 streams the client abandons after 1 s, before any response: unanswered, not requests
@@ -116,7 +107,7 @@ start_observer obs_hang "$SLOW"
 for i in 1 2 3; do nghttp -t 1 "http://127.0.0.1:$SLOW/hang" >/dev/null 2>&1 || true; done
 sleep 0.5
 stop obs_hang
-s=$(slot "$SLOW")
+s=$(tcp_slot "$SLOW")
 [ "$(jget "$LL_TMP/obs_hang.json" "$s | .unanswered")" = 3 ] ||
 	fail "hang: $(jget "$LL_TMP/obs_hang.json" "$s | .unanswered") unanswered, 3 expected"
 [ "$(jget "$LL_TMP/obs_hang.json" "$s | .requests")" = 0 ] ||
@@ -136,7 +127,7 @@ for v in h2 h1 h2slow; do
 	h2load_observed "tls$v" "$TLS" "https://127.0.0.1:$TLS$path" -n "${TLSN[$v]}" "${a[@]}"
 	cp "$LL_TMP/tls.log" "$LL_TMP/tls$v.lines"
 done
-s=$(slot "$TLS")
+s=$(tcp_slot "$TLS")
 [ "$(jget "$LL_TMP/obs_tlsh2.json" "$s | .tls_alpn_h2")" = 4 ] ||
 	fail "tlsh2: $(jget "$LL_TMP/obs_tlsh2.json" "$s | .tls_alpn_h2") connections offering h2, 4 expected"
 [ "$(jget "$LL_TMP/obs_tlsh2.json" "$s | .tls_requests")" = plaintext ] || fail "tlsh2: tls_requests"
@@ -168,7 +159,7 @@ h2load -c 100 -m 10 -n 10000 "http://127.0.0.1:$RS/" >"$LL_TMP/h2load_rsh2.out" 
 sleep 0.3
 stop obs_rsh2
 stop rs_h2
-s=$(slot "$RS")
+s=$(tcp_slot "$RS")
 [ "$(jget "$LL_TMP/obs_rsh2.json" "$s | .requests")" = "$(jget "$LL_TMP/rs_h2.json" .responses)" ] ||
 	fail "rsh2: observer $(jget "$LL_TMP/obs_rsh2.json" "$s | .requests"), refserver $(jget "$LL_TMP/rs_h2.json" .responses) ($(jq -c "$s | {h2_connections, h2_stream_drops, h2_unmatched, h2_lost, h2_unwalked, h2_early, unanswered}" "$LL_TMP/obs_rsh2.json"))"
 [ "$(jget "$LL_TMP/obs_rsh2.json" "$s | .h2_connections")" = 100 ] || fail "rsh2: HTTP/2 connections not 100"
@@ -184,7 +175,7 @@ start_observer obs_grpc "$RG"
 sleep 0.3
 stop obs_grpc
 stop rs_grpc
-s=$(slot "$RG")
+s=$(tcp_slot "$RG")
 j=$LL_TMP/obs_grpc.json
 [ "$(jget "$j" "$s | .requests")" = "$(jget "$LL_TMP/rs_grpc.json" .responses)" ] ||
 	fail "grpc: observer $(jget "$j" "$s | .requests"), refserver $(jget "$LL_TMP/rs_grpc.json" .responses)"

@@ -32,17 +32,15 @@ stop obs
 stop rs_grpc
 stop rs_h2
 j=$LL_TMP/obs.json
-slot() { echo ".request_timing.slots[] | select(.proto == \"tcp\" and .port == $1)"; }
-
 # (jq -r, not jget: jget fails on a false or null value, which are the answers looked for here)
 if [ "$(jq -r .request_timing.features.h2_headers "$j")" != true ]; then
 	grep -q "no bpf_task_pt_regs here (5.15).*HTTP/2 streams" "$LL_TMP/obs.err" ||
 		fail "statuses not read, and no line says why: $(grep -c . "$LL_TMP/obs.err") lines"
 	for p in "$G" "$H"; do
-		[ "$(jq -r "$(slot "$p") | .requests" "$j")" -gt 0 ] ||
+		[ "$(jq -r "$(tcp_slot "$p") | .requests" "$j")" -gt 0 ] ||
 			fail "port $p: no request counted"
-		[ "$(jq -r "$(slot "$p") | .h2_statuses" "$j")" = null ] ||
-			fail "port $p: statuses claimed where none were read ($(jq -c "$(slot "$p") | .h2_statuses" "$j"))"
+		[ "$(jq -r "$(tcp_slot "$p") | .h2_statuses" "$j")" = null ] ||
+			fail "port $p: statuses claimed where none were read ($(jq -c "$(tcp_slot "$p") | .h2_statuses" "$j"))"
 	done
 	echo "ok: this kernel ($(uname -r)) has no user registers for the programs: HTTP/2 streams are counted by turns and no status is read, as the observer says"
 	pass "HTTP/2 and gRPC: what this kernel cannot have is said"
@@ -51,7 +49,7 @@ fi
 
 for p in "$G" "$H"; do
 	name=$([ "$p" = "$G" ] && echo grpc || echo h2)
-	s=$(slot "$p")
+	s=$(tcp_slot "$p")
 	[ "$(jget "$j" "$s | .requests")" = "$(jget "$LL_TMP/rs_$name.json" .responses)" ] ||
 		fail "$name: observer $(jget "$j" "$s | .requests") requests, refserver $(jget "$LL_TMP/rs_$name.json" .responses) ($(jq -c "$s | {h2_connections, h2_lost, h2_unmatched, h2_stream_drops}" "$j"))"
 	[ "$(jget "$j" "$s | .h2_connections")" = 2 ] || fail "$name: HTTP/2 connections not 2"
@@ -62,8 +60,8 @@ for p in "$G" "$H"; do
 done
 for code in OK RESOURCE_EXHAUSTED; do
 	want=$(jget "$LL_TMP/rs_grpc.json" ".grpc_status.$code")
-	[ "$(jget "$j" "$(slot "$G") | .h2_statuses.grpc_status.$code")" = "$want" ] ||
-		fail "grpc: $(jq -c "$(slot "$G") | .h2_statuses.grpc_status" "$j") read, the refserver's $code $want"
+	[ "$(jget "$j" "$(tcp_slot "$G") | .h2_statuses.grpc_status.$code")" = "$want" ] ||
+		fail "grpc: $(jq -c "$(tcp_slot "$G") | .h2_statuses.grpc_status" "$j") read, the refserver's $code $want"
 done
-echo "ok: grpc: by grpc-status $(jq -c "$(slot "$G") | .h2_statuses.grpc_status" "$j") = the refserver's"
+echo "ok: grpc: by grpc-status $(jq -c "$(tcp_slot "$G") | .h2_statuses.grpc_status" "$j") = the refserver's"
 pass "HTTP/2 and gRPC: streams and statuses exact on $(uname -r)"

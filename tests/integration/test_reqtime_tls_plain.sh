@@ -34,8 +34,6 @@ nginx_up ng "$ST" "
 		location /slow { proxy_pass http://127.0.0.1:$BACK/; }
 	}"
 
-slot() { echo ".request_timing.slots[] | select(.proto == \"tcp\" and .port == $1)"; }
-
 # run NAME PORT LOG H2LOAD_ARGS...: h2load over https under the observer (its ENV before the
 # call); leaves $LL_TMP/obs_NAME.json and the log's lines in $LL_TMP/NAME.lines
 run() {
@@ -49,22 +47,14 @@ run() {
 # exact NAME PORT WANT CONNS: requests = nginx's log lines = WANT, CONNS connections each seen
 # in plaintext and handshaken, nothing lost or left unseen
 exact() {
-	local name=$1 port=$2 want=$3 conns=$4 j=$LL_TMP/obs_$1.json s lines k
-	s=$(slot "$port")
-	lines=$(wc -l <"$LL_TMP/$name.lines")
-	[ "$lines" = "$want" ] || fail "$name: nginx logged $lines requests, $want expected"
-	[ "$(jget "$j" "$s | .requests")" = "$lines" ] ||
-		fail "$name: observer counted $(jget "$j" "$s | .requests") requests, nginx logged $lines"
-	echo "ok: $name: observer $(jget "$j" "$s | .requests") requests = nginx's $lines log lines"
+	local name=$1 port=$2 want=$3 conns=$4 j=$LL_TMP/obs_$1.json s k
+	s=$(tcp_slot "$port")
+	requests_as_logged "$name" "$port" "$LL_TMP/$name.lines" "$want" \
+		unanswered tls_unseen tls_plain_lost h2_lost h2_unmatched h2_early h2_stream_drops
 	for k in tls_plain_connections tls_handshakes; do
 		[ "$(jget "$j" "$s | .$k")" = "$conns" ] ||
 			fail "$name: $k $(jget "$j" "$s | .$k"), $conns expected"
 	done
-	for k in unanswered tls_unseen tls_plain_lost h2_lost h2_unmatched h2_early \
-		h2_stream_drops; do
-		[ "$(jget "$j" "$s | .$k")" = 0 ] || fail "$name: $k $(jget "$j" "$s | .$k"), 0 expected"
-	done
-	[ "$(jget "$j" "$s | .service_time.count")" = "$lines" ] || fail "$name: service count"
 	[ "$(jget "$j" "$s | .tls_requests")" = plaintext ] || fail "$name: tls_requests"
 	[ "$(jget "$j" .request_timing.features.tls_plaintext)" = uprobes ] ||
 		fail "$name: $(jget "$j" .request_timing.features.tls_plaintext_detail)"
@@ -73,21 +63,21 @@ exact() {
 # HTTP/2 over TLS: 10 streams in flight on each of 4 connections
 run m10 "$TLS" tls / -c 4 -m 10 -n 20000
 exact m10 "$TLS" 20000 4
-[ "$(jget "$LL_TMP/obs_m10.json" "$(slot "$TLS") | .h2_connections")" = 4 ] ||
-	fail "m10: $(jget "$LL_TMP/obs_m10.json" "$(slot "$TLS") | .h2_connections") HTTP/2 connections, 4 expected"
+[ "$(jget "$LL_TMP/obs_m10.json" "$(tcp_slot "$TLS") | .h2_connections")" = 4 ] ||
+	fail "m10: $(jget "$LL_TMP/obs_m10.json" "$(tcp_slot "$TLS") | .h2_connections") HTTP/2 connections, 4 expected"
 grep -q "not seen in plaintext" "$LL_TMP/obs_m10.out" && fail "m10: a warning on seen connections"
 
 # a 3 ms backend behind nginx: per-stream service against nginx's own $request_time
 run slow "$SLOW" slow /slow -c 2 -m 4 -n 800
 exact slow "$SLOW" 800 2
 ngx=$(awk '{ s += $1 } END { printf "%d", s / NR * 1e9 }' "$LL_TMP/slow.lines")
-obs=$(jget "$LL_TMP/obs_slow.json" "$(slot "$SLOW") | .service_time.mean")
+obs=$(jget "$LL_TMP/obs_slow.json" "$(tcp_slot "$SLOW") | .service_time.mean")
 check_within "slow: observer's service mean vs nginx's \$request_time mean (ns)" "${obs%.*}" "$ngx" 5
 
 # HTTP/1.1 over TLS, one request in flight a connection (--h1 -m 10 would pipeline)
 run h1 "$TLS" tls / --h1 -c 4 -m 1 -n 4000
 exact h1 "$TLS" 4000 4
-[ "$(jget "$LL_TMP/obs_h1.json" "$(slot "$TLS") | .h2_connections")" = 0 ] || fail "h1: HTTP/2?"
+[ "$(jget "$LL_TMP/obs_h1.json" "$(tcp_slot "$TLS") | .h2_connections")" = 0 ] || fail "h1: HTTP/2?"
 # a connection each (a handshake each, TLS 1.3 with the request read with the Finished)
 run h1new "$TLS" tls / --h1 -c 200 -m 1 -n 200
 exact h1new "$TLS" 200 200
@@ -95,7 +85,7 @@ exact h1new "$TLS" 200 200
 # uprobes switched off: one line, connections and handshakes, no request
 LOADLENS_OBSERVER_NO_UPROBES=1 run off "$TLS" tls / -c 4 -m 10 -n 2000
 j=$LL_TMP/obs_off.json
-s=$(slot "$TLS")
+s=$(tcp_slot "$TLS")
 [ "$(jget "$j" "$s | .requests")" = 0 ] || fail "off: $(jget "$j" "$s | .requests") requests, 0 expected"
 [ "$(jget "$j" "$s | .tls_handshakes")" = 4 ] || fail "off: $(jget "$j" "$s | .tls_handshakes") handshakes"
 [ "$(jget "$j" "$s | .tls_unseen")" = 4 ] || fail "off: $(jget "$j" "$s | .tls_unseen") unseen, 4 expected"
@@ -122,7 +112,7 @@ if [ -x "$GO" ]; then
 	sleep 0.3
 	stop obs_go
 	j=$LL_TMP/obs_go.json
-	s=$(slot "$GOP")
+	s=$(tcp_slot "$GOP")
 	[ "$(jget "$j" "$s | .requests")" = 0 ] || fail "go: $(jget "$j" "$s | .requests") requests, 0 expected"
 	[ "$(jget "$j" "$s | .tls_handshakes")" = 4 ] || fail "go: handshakes $(jget "$j" "$s | .tls_handshakes")"
 	[ "$(jget "$j" "$s | .tls_unseen")" = 4 ] || fail "go: unseen $(jget "$j" "$s | .tls_unseen")"

@@ -84,61 +84,49 @@ static void test_preface(void **state)
 	assert_false(ll_h2_preface(w));
 }
 
-/* The n bytes at b cut in two reads at every place (the walk first passing over skip bytes):
- * each time the frames of the whole, none lost. */
-static void every_split(const __u8 *b, __u32 n, __u32 skip, const struct seen *whole)
+/* The bytes of hex walked whole (the walk first passing over skip bytes): the frames want, none
+ * lost, no header half read; then cut in two reads at every place: each time the same. Returns
+ * how many bytes. */
+static __u32 every_split(const char *hex, __u32 skip, const char *want)
 {
-	struct rt_h2_dir d;
-	struct seen two;
-	__u32 cut;
+	struct rt_h2_dir d = {.skip = skip};
+	struct seen whole = {0}, two;
+	__u8 b[256];
+	__u32 n = (__u32)ll_unhex(hex, b), cut;
 
+	walk(&d, b, n, &whole);
+	assert_string_equal(whole.s, want);
+	assert_int_equal(whole.lost, 0);
+	assert_int_equal(d.skip, 0);
+	assert_int_equal(d.hlen, 0);
 	for (cut = 0; cut <= n; cut++) {
 		memset(&d, 0, sizeof(d));
 		memset(&two, 0, sizeof(two));
 		d.skip = skip;
 		walk(&d, b, cut, &two);
 		walk(&d, b + cut, n - cut, &two);
-		if (strcmp(two.s, whole->s) || two.lost)
+		if (strcmp(two.s, whole.s) || two.lost)
 			fail_msg("split at %u: '%s' (lost %d), whole '%s'", cut, two.s, two.lost,
-				 whole->s);
+				 whole.s);
 	}
+	return n;
 }
 
 /* The client's bytes: SETTINGS and WINDOW_UPDATE on stream 0 (no request), then HEADERS with
  * END_STREAM on streams 1 and 3: two requests; the same at every split into two reads. */
 static void test_client_every_split(void **state)
 {
-	struct rt_h2_dir d;
-	struct seen whole = {0};
-	__u8 b[256];
-	__u32 n = (__u32)ll_unhex(CLIENT, b);
-
 	(void)state;
-	memset(&d, 0, sizeof(d));
-	d.skip = LL_H2_PREFACE_LEN;
-	walk(&d, b, n, &whole);
-	assert_string_equal(whole.s, "4/0/0 8/0/0 1/5/1*! 1/5/3*! ");
-	assert_int_equal(whole.lost, 0);
-	assert_int_equal(d.skip, 0);
-	assert_int_equal(d.hlen, 0);
-	every_split(b, n, LL_H2_PREFACE_LEN, &whole);
+	every_split(CLIENT, LL_H2_PREFACE_LEN, "4/0/0 8/0/0 1/5/1*! 1/5/3*! ");
 }
 
 /* nginx's answer: SETTINGS, WINDOW_UPDATE, its ACK of ours (stream 0), then for each stream a
  * HEADERS (its first frame) and a DATA with END_STREAM (its last): two responses. */
 static void test_server_every_split(void **state)
 {
-	struct rt_h2_dir d;
-	struct seen whole = {0};
-	__u8 b[256];
-	__u32 n = (__u32)ll_unhex(SERVER, b);
-
 	(void)state;
-	assert_int_equal(n, 187);
-	memset(&d, 0, sizeof(d));
-	walk(&d, b, n, &whole);
-	assert_string_equal(whole.s, "4/0/0 8/0/0 4/1/0 1/4/1* 0/1/1*! 1/4/3* 0/1/3*! ");
-	every_split(b, n, 0, &whole);
+	assert_int_equal(every_split(SERVER, 0, "4/0/0 8/0/0 4/1/0 1/4/1* 0/1/1*! 1/4/3* 0/1/3*! "),
+			 187);
 }
 
 /* One byte a read: the header carried byte by byte. */

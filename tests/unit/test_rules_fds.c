@@ -192,6 +192,16 @@ static struct obs_snap *fds_grow(struct run *r, int t, uint64_t accepted)
 	return s;
 }
 
+/* The same with 10 accepts, and a census of it that finds n sockets in state. */
+static struct obs_snap *fds_census(struct run *r, int t, int state, uint64_t n)
+{
+	struct obs_snap *s = fds_grow(r, t, 10);
+
+	s->census = true;
+	s->state[state] = n;
+	return s;
+}
+
 RULES_TEST(test_fd_leak)
 {
 	const struct obs_finding *f;
@@ -206,10 +216,7 @@ RULES_TEST(test_fd_leak)
 	/* the same fds, each an ESTABLISHED connection the clients hold open: no leak */
 	rh_restart(r);
 	for (t = 1; t <= 6; t++) {
-		struct obs_snap *s = fds_grow(r, t, 10);
-
-		s->census = true;
-		s->state[OBS_SNAP_ESTABLISHED] = 10 * t;
+		fds_census(r, t, OBS_SNAP_ESTABLISHED, 10 * t);
 		rh_healthy(r);
 	}
 	/* the same, the census deferred after the first (a large census is spaced out): the
@@ -228,21 +235,14 @@ RULES_TEST(test_fd_leak)
 	 * taking 256 connections at 10/s): the accept queue empties as the fds rise, no leak */
 	rh_restart(r);
 	for (t = 1; t <= 6; t++) {
-		struct obs_snap *s = fds_grow(r, t, 10);
-
-		s->census = true;
-		s->state[OBS_SNAP_ESTABLISHED] = 256;
-		s->listen_qlen_max = 200 - 10 * t;
+		fds_census(r, t, OBS_SNAP_ESTABLISHED, 256)->listen_qlen_max = 200 - 10 * t;
 		rh_healthy(r);
 	}
 	/* the same fds, each a socket left in CLOSE_WAIT: the close_wait_leak's, not an fd leak
 	 * of its own (one finding per cause) */
 	rh_restart(r);
 	for (t = 1; t <= 6; t++) {
-		struct obs_snap *s = fds_grow(r, t, 10);
-
-		s->census = true;
-		s->state[OBS_SNAP_CLOSE_WAIT] = 10 * t;
+		fds_census(r, t, OBS_SNAP_CLOSE_WAIT, 10 * t);
 		rh_pushed(r);
 		assert_null(obs_findings_find(&r->fs, "fd_leak", NULL));
 	}

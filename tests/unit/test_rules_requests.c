@@ -62,6 +62,23 @@ static void cpu_run(struct run *r, struct cpu_seen c)
 	}
 }
 
+/* The CPU named (cpu_saturation), never the workers: its finding. */
+static const struct obs_finding *cpu_not_workers(struct run *r)
+{
+	assert_null(obs_findings_find(&r->fs, "worker_saturation", NULL));
+	return rh_expect(r, "cpu_saturation", "");
+}
+
+/* cpu_run()'s newer interval with threads waiting and running on average instead, judged again */
+static void cpu_newer(struct run *r, double waiting, double running)
+{
+	struct obs_snap *s = (struct obs_snap *)obs_snap_at(&r->h, 0);
+
+	s->cpu_waiting = waiting;
+	s->cpu_running = running;
+	rh_run(r);
+}
+
 /*
  * Without --runq, the targets' schedstat tells a CPU from a worker pool: PostgreSQL's
  * 40 backends pinned to one CPU (39 waiting, 1 running on average) with requests queued is the
@@ -72,12 +89,10 @@ static void cpu_run(struct run *r, struct cpu_seen c)
 RULES_TEST(test_cpu_or_workers_schedstat)
 {
 	const struct obs_finding *f;
-	struct obs_snap *s;
 
 	cpu_run(r, (struct cpu_seen){.queue = 7.4e6, .service = 143e3, .waiting = 39.1,
 				     .running = 0.98, .cpus = 1, .procs = 41});
-	f = rh_expect(r, "cpu_saturation", "");
-	assert_null(obs_findings_find(&r->fs, "worker_saturation", NULL));
+	f = cpu_not_workers(r);
 	assert_string_equal(f->text,
 			    "cpu: the server's processes wait for a CPU (40 runnable on 1 CPU: on "
 			    "average 39.1 of their threads waited on a run queue, 1.0 ran), and "
@@ -94,9 +109,7 @@ RULES_TEST(test_cpu_or_workers_schedstat)
 	/* 12 waiting in the newer interval only */
 	cpu_run(r, (struct cpu_seen){.queue = 80e6, .service = 1e6, .waiting = 0.1, .running = 1,
 				     .cpus = 1, .procs = 1});
-	s = (struct obs_snap *)obs_snap_at(&r->h, 0);
-	s->cpu_waiting = 12;
-	rh_run(r);
+	cpu_newer(r, 12, 1);
 	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
 	assert_null(obs_findings_find(&r->fs, "worker_saturation", NULL));
 	/* the same backends running 0.63 of their CPU: the hypervisor's steal took 0.30, which no
@@ -110,16 +123,14 @@ RULES_TEST(test_cpu_or_workers_schedstat)
 					"CPU stolen or in interrupts), and requests"));
 	cpu_run(r, (struct cpu_seen){.queue = 6e6, .service = 100e3, .waiting = 33.5,
 				     .running = 0.63, .cpus = 1, .procs = 41});
-	f = rh_expect(r, "cpu_saturation", "");
+	f = cpu_not_workers(r);
 	assert_non_null(strstr(f->text, "other work holds the CPUs"));
-	assert_null(obs_findings_find(&r->fs, "worker_saturation", NULL));
 	/* threads waiting while the server ran on a third of its 2 CPUs (others took them: a
 	 * ramp of 100,000 connections from 5 drivers): not the server carrying its CPUs, but the
 	 * CPUs all the same, held by other work; never "add workers" */
 	cpu_run(r, (struct cpu_seen){.queue = 80e6, .service = 1e6, .waiting = 3.8, .running = 0.6,
 				     .lost = 0.1, .cpus = 2, .procs = 21});
-	f = rh_expect(r, "cpu_saturation", "");
-	assert_null(obs_findings_find(&r->fs, "worker_saturation", NULL));
+	f = cpu_not_workers(r);
 	assert_string_equal(f->text,
 			    "cpu: requests on tcp/8000 wait 80x their service time in the socket "
 			    "queue (queue p50 80.0 ms, service p50 1.0 ms) while the server's threads "
@@ -132,8 +143,7 @@ RULES_TEST(test_cpu_or_workers_schedstat)
 	/* nginx's 2 workers beside 3 helpers' builds: 0.39 waiting, 0.19 running */
 	cpu_run(r, (struct cpu_seen){.queue = 23e6, .service = 10e3, .waiting = 0.39,
 				     .running = 0.19, .cpus = 2, .procs = 3});
-	rh_expect(r, "cpu_saturation", "");
-	assert_null(obs_findings_find(&r->fs, "worker_saturation", NULL));
+	cpu_not_workers(r);
 	/* a full pool whose threads ran more than they waited: the workers */
 	cpu_run(r, (struct cpu_seen){.queue = 80e6, .service = 1e6, .waiting = 0.5, .running = 1.2,
 				     .cpus = 2, .procs = 1});
@@ -143,10 +153,7 @@ RULES_TEST(test_cpu_or_workers_schedstat)
 	 * and the wait said, not denied */
 	cpu_run(r, (struct cpu_seen){.queue = 80e6, .service = 1e6, .waiting = 0.02,
 				     .running = 0.5, .cpus = 2, .procs = 1});
-	s = (struct obs_snap *)obs_snap_at(&r->h, 0);
-	s->cpu_waiting = 0.8;
-	s->cpu_running = 0.3;
-	rh_run(r);
+	cpu_newer(r, 0.8, 0.3);
 	f = rh_expect(r, "worker_saturation", "tcp/8000");
 	assert_non_null(strstr(f->text, "their threads also waited for a CPU 0.80 on average "
 					"(0.30 ran) this interval"));
@@ -155,12 +162,8 @@ RULES_TEST(test_cpu_or_workers_schedstat)
 	 * 0.05 running there; 0.85 and 0.14 in the newer): the CPU, from the first finding on */
 	cpu_run(r, (struct cpu_seen){.queue = 45e6, .service = 4e3, .waiting = 0.15,
 				     .running = 0.05, .cpus = 1, .procs = 1});
-	s = (struct obs_snap *)obs_snap_at(&r->h, 0);
-	s->cpu_waiting = 0.85;
-	s->cpu_running = 0.14;
-	rh_run(r);
-	rh_expect(r, "cpu_saturation", "");
-	assert_null(obs_findings_find(&r->fs, "worker_saturation", NULL));
+	cpu_newer(r, 0.85, 0.14);
+	cpu_not_workers(r);
 }
 
 /*

@@ -2,9 +2,11 @@
 /*
  * The misbehaviour switches, as one table: options.c parses and documents them from it, report.c
  * writes them to JSON from it. To add one: a field in struct rs_misbehave, a parse and a to_json
- * function here, a row in rs_switches[], the behaviour itself, and a line in docs/refserver.md.
+ * function here (a count needs none: COUNT_SWITCH), a row in rs_switches[], the behaviour itself,
+ * and a line in docs/refserver.md.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include "loadlens/parse.h"
@@ -31,16 +33,6 @@ static json_t *stall_json(const struct rs_misbehave *mb)
 			 (json_int_t)mb->stall_ns);
 }
 
-static int parse_drop_every(struct rs_misbehave *mb, const char *val)
-{
-	return ll_parse_u64(val, 1, UINT32_MAX, &mb->drop_every);
-}
-
-static json_t *drop_every_json(const struct rs_misbehave *mb)
-{
-	return json_integer((json_int_t)mb->drop_every);
-}
-
 static int parse_no_close(struct rs_misbehave *mb, const char *val)
 {
 	mb->no_close = true;
@@ -50,56 +42,6 @@ static int parse_no_close(struct rs_misbehave *mb, const char *val)
 static json_t *no_close_json(const struct rs_misbehave *mb)
 {
 	return json_boolean(mb->no_close);
-}
-
-static int parse_leak_fds(struct rs_misbehave *mb, const char *val)
-{
-	return ll_parse_u64(val, 0, 1000000, &mb->leak_fds);
-}
-
-static json_t *leak_fds_json(const struct rs_misbehave *mb)
-{
-	return json_integer((json_int_t)mb->leak_fds);
-}
-
-static int parse_max_streams(struct rs_misbehave *mb, const char *val)
-{
-	return ll_parse_u64(val, 1, INT32_MAX, &mb->max_streams);
-}
-
-static json_t *max_streams_json(const struct rs_misbehave *mb)
-{
-	return json_integer((json_int_t)mb->max_streams);
-}
-
-static int parse_rst_every(struct rs_misbehave *mb, const char *val)
-{
-	return ll_parse_u64(val, 1, UINT32_MAX, &mb->rst_every);
-}
-
-static json_t *rst_every_json(const struct rs_misbehave *mb)
-{
-	return json_integer((json_int_t)mb->rst_every);
-}
-
-static int parse_goaway_after(struct rs_misbehave *mb, const char *val)
-{
-	return ll_parse_u64(val, 1, UINT32_MAX, &mb->goaway_after);
-}
-
-static json_t *goaway_after_json(const struct rs_misbehave *mb)
-{
-	return json_integer((json_int_t)mb->goaway_after);
-}
-
-static int parse_stall_every(struct rs_misbehave *mb, const char *val)
-{
-	return ll_parse_u64(val, 1, UINT32_MAX, &mb->stall_every);
-}
-
-static json_t *stall_every_json(const struct rs_misbehave *mb)
-{
-	return json_integer((json_int_t)mb->stall_every);
 }
 
 static int parse_grpc_status(struct rs_misbehave *mb, const char *val)
@@ -121,6 +63,11 @@ static json_t *grpc_status_json(const struct rs_misbehave *mb)
 	.name = opt, .arg = argname, .help = text, .json_key = #k, .parse = parse_##k,   \
 	.to_json = k##_json
 
+/* a count K (struct rs_misbehave's uint64_t K) in lo..hi, its JSON key K */
+#define COUNT_SWITCH(k, opt, lo, hi, text)                                                \
+	.name = opt, .arg = "N", .help = text, .json_key = #k,                             \
+	.count_off = offsetof(struct rs_misbehave, k), .min = lo, .max = hi
+
 #define P(p) (1u << RS_PROTO_##p)
 #define P_STREAM (P(TCP) | P(HTTP) | P(H2) | P(GRPC))
 #define P_H2 (P(H2) | P(GRPC))
@@ -131,27 +78,27 @@ const struct rs_switch rs_switches[] = {
 		  "at AT after start (up to 1h), block every worker once for DUR (up to 1m; "
 		  "e.g. 2s:1s)"),
 	 .protos = P_STREAM | P(UDP)},
-	{X_SWITCH(drop_every, "--drop-every", "N",
+	{COUNT_SWITCH(drop_every, "--drop-every", 1, UINT32_MAX,
 		  "udp: drop each worker's Nth, 2Nth, ... datagram without a reply"),
 	 .protos = P(UDP)},
 	{X_SWITCH(no_close, "--no-close", NULL,
 		  "when the peer closes, never close our side (sockets stay in CLOSE_WAIT)"),
 	 .protos = P_STREAM},
-	{X_SWITCH(leak_fds, "--leak-fds", "N",
+	{COUNT_SWITCH(leak_fds, "--leak-fds", 0, 1000000,
 		  "for every accepted connection, open N more fds and never close them"),
 	 .protos = P_STREAM},
-	{X_SWITCH(max_streams, "--max-streams", "N",
+	{COUNT_SWITCH(max_streams, "--max-streams", 1, INT32_MAX,
 		  "h2, grpc: SETTINGS_MAX_CONCURRENT_STREAMS N (1..2^31-1) on every connection"),
 	 .expect = "an integer in 1..2147483647", .protos = P_H2},
-	{X_SWITCH(rst_every, "--rst-every", "N",
+	{COUNT_SWITCH(rst_every, "--rst-every", 1, UINT32_MAX,
 		  "h2, grpc: answer each worker's Nth, 2Nth, ... stream with RST_STREAM "
 		  "INTERNAL_ERROR"),
 	 .expect = EVERY, .protos = P_H2},
-	{X_SWITCH(goaway_after, "--goaway-after", "N",
+	{COUNT_SWITCH(goaway_after, "--goaway-after", 1, UINT32_MAX,
 		  "h2, grpc: at a connection's Nth stream, GOAWAY NO_ERROR naming it last; answer "
 		  "up to it, close"),
 	 .expect = EVERY, .protos = P_H2},
-	{X_SWITCH(stall_every, "--stall-every", "N",
+	{COUNT_SWITCH(stall_every, "--stall-every", 1, UINT32_MAX,
 		  "h2, grpc: never answer each worker's Nth, 2Nth, ... stream (open until the "
 		  "connection closes)"),
 	 .expect = EVERY, .protos = P_H2},
@@ -163,6 +110,20 @@ const struct rs_switch rs_switches[] = {
 	 .protos = P(GRPC)},
 };
 const size_t rs_nswitches = sizeof(rs_switches) / sizeof(rs_switches[0]);
+
+int rs_switch_parse(const struct rs_switch *s, struct rs_misbehave *mb, const char *val)
+{
+	uint64_t *n = (uint64_t *)((char *)mb + s->count_off);
+
+	return s->parse ? s->parse(mb, val) : ll_parse_u64(val, s->min, s->max, n);
+}
+
+json_t *rs_switch_json(const struct rs_switch *s, const struct rs_misbehave *mb)
+{
+	const uint64_t *n = (const uint64_t *)((const char *)mb + s->count_off);
+
+	return s->to_json ? s->to_json(mb) : json_integer((json_int_t)*n);
+}
 
 /* "tcp, http, h2 and grpc": the protocols of MASK, in BUF */
 static const char *protos_text(unsigned mask, char *buf, size_t len)
@@ -193,8 +154,8 @@ int rs_misbehave_check(const struct rs_config *cfg, char *why, size_t len)
 	for (i = 0; i < rs_nswitches; i++) {
 		const struct rs_switch *s = &rs_switches[i];
 
-		a = s->to_json(&cfg->mb);
-		b = s->to_json(&off);
+		a = rs_switch_json(s, &cfg->mb);
+		b = rs_switch_json(s, &off);
 		on = !json_equal(a, b);
 		json_decref(a);
 		json_decref(b);
@@ -215,6 +176,6 @@ json_t *rs_misbehave_to_json(const struct rs_misbehave *mb)
 	if (!o)
 		return NULL;
 	for (i = 0; i < rs_nswitches; i++)
-		json_object_set_new(o, rs_switches[i].json_key, rs_switches[i].to_json(mb));
+		json_object_set_new(o, rs_switches[i].json_key, rs_switch_json(&rs_switches[i], mb));
 	return o;
 }

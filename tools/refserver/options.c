@@ -287,7 +287,7 @@ void rs_parse_args(struct rs_config *cfg, int argc, char **argv)
 			if (strcmp(name, rs_switches[i].name))
 				continue;
 			a = take_value(argc, argv, a, name, eq, rs_switches[i].arg, &val);
-			if (rs_switches[i].parse(&cfg->mb, val))
+			if (rs_switch_parse(&rs_switches[i], &cfg->mb, val))
 				ll_usage_error(RS_PROG, "invalid %s '%s': expected %s (see --help)",
 					       name, val ? val : "",
 					       rs_switches[i].expect ? rs_switches[i].expect

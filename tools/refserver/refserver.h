@@ -207,10 +207,15 @@ struct rs_switch {
 	const char *json_key;
 	int (*parse)(struct rs_misbehave *mb, const char *val); /* 0 or -EINVAL */
 	json_t *(*to_json)(const struct rs_misbehave *mb);
+	/* with no parse and to_json: a uint64_t count at count_off, in min..max */
+	size_t count_off;
+	uint64_t min, max;
 	unsigned protos; /* the protocols it applies to: 1 << enum rs_proto */
 };
 extern const struct rs_switch rs_switches[];
 extern const size_t rs_nswitches;
+int rs_switch_parse(const struct rs_switch *s, struct rs_misbehave *mb, const char *val);
+json_t *rs_switch_json(const struct rs_switch *s, const struct rs_misbehave *mb);
 int rs_misbehave_check(const struct rs_config *cfg, char *why, size_t len);
 json_t *rs_misbehave_to_json(const struct rs_misbehave *mb);
 

@@ -37,3 +37,24 @@ start_agent() {
 		--metrics "$mport" --json "$LL_TMP/$name.json" "$@"
 	wait_for "$name" "metrics at" 20
 }
+
+# tcp_slot PORT: the jq path of the request-timing slot of TCP port PORT in the observer's JSON
+tcp_slot() { echo ".request_timing.slots[] | select(.proto == \"tcp\" and .port == $1)"; }
+
+# requests_as_logged NAME PORT LOG WANT ZERO...: in $LL_TMP/obs_NAME.json, the requests timed on
+# TCP port PORT = the lines of the access log LOG = WANT, each with its service time, and each
+# counter ZERO of that slot 0; prints the count
+requests_as_logged() {
+	local name=$1 want=$4 j=$LL_TMP/obs_$1.json s lines k
+	s=$(tcp_slot "$2")
+	lines=$(wc -l <"$3")
+	shift 4
+	[ "$lines" = "$want" ] || fail "$name: nginx logged $lines requests, $want expected"
+	[ "$(jget "$j" "$s | .requests")" = "$lines" ] ||
+		fail "$name: observer counted $(jget "$j" "$s | .requests") requests, nginx logged $lines"
+	echo "ok: $name: observer $(jget "$j" "$s | .requests") requests = nginx's $lines log lines"
+	for k in "$@"; do
+		[ "$(jget "$j" "$s | .$k")" = 0 ] || fail "$name: $k $(jget "$j" "$s | .$k"), 0 expected"
+	done
+	[ "$(jget "$j" "$s | .service_time.count")" = "$lines" ] || fail "$name: service count"
+}
