@@ -134,11 +134,13 @@ static void show(const char *what, const struct obs_census *cs)
 	printf("%s: %llu sockets", what, (unsigned long long)cs->sockets);
 	for (i = 0; i < OBS_TCP_STATES; i++)
 		if (cs->state[i])
-			printf(" %s %llu", obs_tcp_state_names[i], (unsigned long long)cs->state[i]);
+			printf(" %s %llu", obs_census_tcp_state_names[i],
+			       (unsigned long long)cs->state[i]);
 	printf("; %zu groups", cs->ngroups);
 	for (i = 0; i < cs->ntop; i++)
-		printf("; %s in_use %u tw %u fw2 %u", obs_port_group_text(&cs->top[i], g, sizeof(g)),
-		       cs->top[i].in_use, cs->top[i].time_wait, cs->top[i].fin_wait2);
+		printf("; %s in_use %u tw %u fw2 %u",
+		       obs_census_port_group_text(&cs->top[i], g, sizeof(g)), cs->top[i].in_use,
+		       cs->top[i].time_wait, cs->top[i].fin_wait2);
 	for (i = 0; i < cs->nports; i++)
 		printf("; port %u cw %u (old %u) fw2 %u (old %u) tw %u", cs->ports[i].port,
 		       cs->ports[i].close_wait, cs->ports[i].close_wait_old, cs->ports[i].fin_wait2,

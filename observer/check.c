@@ -212,7 +212,7 @@ static json_t *features(const struct probe *p)
 
 static void tp_category(const char *name, char *cat, size_t n)
 {
-	const char *tracefs = obs_tracefs();
+	const char *tracefs = obs_startup_tracefs();
 	char pattern[512];
 	glob_t g = {0};
 
@@ -242,13 +242,13 @@ static void check_object(struct bpf_object *obj, const char *objname, json_t *tp
 		if (!strncmp(sec, "tp_btf/", 7) || !strncmp(sec, "raw_tp/", 7)) {
 			attach = sec[0] == 't' ? "tp_btf" : "raw_tp";
 			name = sec + 7;
-			present = obs_btf_tracepoint_exists(name);
+			present = obs_startup_btf_tracepoint_exists(name);
 			tp_category(name, cat, sizeof(cat));
 		} else if (!strncmp(sec, "tracepoint/", 11)) {
 			attach = "tracepoint";
 			snprintf(cat, sizeof(cat), "%.*s", (int)strcspn(sec + 11, "/"), sec + 11);
 			name = sec + 11 + strlen(cat) + 1;
-			present = obs_tracepoint_exists(cat, name);
+			present = obs_startup_tracepoint_exists(cat, name);
 		} else if (!strcmp(sec, "uprobe") || !strcmp(sec, "uretprobe")) {
 			/* attached by userspace to the targets' libssl: an entry's function is in
 			 * its program's name (handle_ssl_read: SSL_read); one program takes every
@@ -265,7 +265,7 @@ static void check_object(struct bpf_object *obj, const char *objname, json_t *tp
 		} else if (!strncmp(sec, "fentry/", 7) || !strncmp(sec, "fexit/", 6)) {
 			attach = !strncmp(sec, "fentry/", 7) ? "fentry" : "fexit";
 			name = strchr(sec, '/') + 1;
-			present = obs_btf_func_exists(name);
+			present = obs_startup_btf_func_exists(name);
 			snprintf(cat, sizeof(cat), "function");
 		} else {
 			continue;
@@ -317,7 +317,7 @@ int obs_check(FILE *out, bool as_json, enum obs_reqtime_mech want)
 {
 	struct sockets_bpf *s = sockets_bpf__open();
 	struct failures_bpf *f = failures_bpf__open();
-	bool priv = obs_have_bpf_privilege(), btf = !access(OBS_VMLINUX_BTF, R_OK);
+	bool priv = obs_startup_have_bpf_privilege(), btf = !access(OBS_VMLINUX_BTF, R_OK);
 	struct probe p = {.mech = OBS_REQTIME_MECH_OFF};
 	const char *tracefs;
 	char load[256];
@@ -326,7 +326,7 @@ int obs_check(FILE *out, bool as_json, enum obs_reqtime_mech want)
 	int ret;
 
 	/* mounting tracefs needs privilege; without it, look where it may already be */
-	tracefs = obs_tracefs_find(priv);
+	tracefs = obs_startup_tracefs_find(priv);
 	if (priv && btf && s && f)
 		check_load(&p, want);
 	else

@@ -226,7 +226,7 @@ int main(int argc, char **argv)
 	int err, ret = LL_EXIT_FAIL;
 
 	obs_args_parse(argc, argv, &a);
-	obs_libbpf_log(a.verbose);
+	obs_startup_libbpf_log(a.verbose);
 	if (a.check)
 		return obs_check(stdout, a.check == 2, a.rt_mech);
 	r.args = &a;

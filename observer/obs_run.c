@@ -134,8 +134,8 @@ static int drop_privilege(struct obs_run *r)
 	for (i = 0; i < r->nfeatures; i++)
 		if (r->features[i].keep_caps)
 			caps |= r->features[i].keep_caps(r->features[i].self);
-	obs_unprivileged_user(&user);
-	err = obs_drop_to_user(obs_sockets_verify, obs_kernel_conn(r->kernel), caps,
+	obs_startup_unprivileged_user(&user);
+	err = obs_startup_drop_to_user(obs_sockets_verify, obs_kernel_conn(r->kernel), caps,
 			       geteuid() ? NULL : &user); /* not root: a user of its own already */
 	if (err == 1) {
 		ll_warn(PROG, "note: this kernel checks privilege on every map read; running "
@@ -161,7 +161,7 @@ static size_t servers(struct obs_run *r, uint32_t *pids, size_t max)
 		n = t->npids < max ? t->npids : max;
 		memcpy(pids, t->pids, n * sizeof(pids[0]));
 		if (r->args->targets.children)
-			n += obs_pid_descendants(t->pids, t->npids, pids + n, max - n);
+			n += obs_targets_pid_descendants(t->pids, t->npids, pids + n, max - n);
 		return n;
 	}
 	if (t->cgroup_id)

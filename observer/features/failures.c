@@ -44,7 +44,7 @@ static const char *top_sys(const uint64_t sys[OBS_SYS_MAX][OBS_FAIL_MAX], unsign
 			best = k;
 	if (!sys[best][f])
 		return NULL;
-	return best == OBS_SYS_ACCEPT4 ? "accept4" : obs_sys_name(best);
+	return best == OBS_SYS_ACCEPT4 ? "accept4" : obs_fail_sys_name(best);
 }
 
 static void fill_record(const struct obs_failures_snap *s, double dt, struct obs_record *iv)
@@ -55,7 +55,7 @@ static void fill_record(const struct obs_failures_snap *s, double dt, struct obs
 		for (k = 0; k < OBS_SYS_MAX; k++)
 			if (s->sys[k][f])
 				iv->fails[iv->nfails++] = (struct obs_record_fail){
-					.fail = obs_fail_name(f), .sys = obs_sys_name(k),
+					.fail = obs_fail_name(f), .sys = obs_fail_sys_name(k),
 					.n = s->sys[k][f]};
 	iv->failure_rate = dt > 0 ? s->fails / dt : 0;
 	iv->synack_retransmits = s->delta.ctrs[OBS_FAILURES_CTR_SYNACK_RETRANS];
@@ -109,7 +109,7 @@ static int tick(void *self, struct obs_tick *tk)
 		if (tk->dt > 0 && ff[f] / tk->dt > s->rate_max[f])
 			s->rate_max[f] = ff[f] / tk->dt;
 	/* the drop reason counts what ListenOverflows may miss (another namespace's view) */
-	lo = obs_drop_reason(fs->fail, "TCP_LISTEN_OVERFLOW");
+	lo = obs_fail_drop_reason(fs->fail, "TCP_LISTEN_OVERFLOW");
 	s->have_listen_overflow_drops = lo >= 0;
 	if (lo >= 0) {
 		s->listen_overflow_drops = s->delta.drops[lo];
@@ -150,7 +150,8 @@ static int json_add(void *self, const struct obs_tick *tk, json_t *root)
 			if (!s->total[k][i])
 				continue;
 			tot += s->total[k][i];
-			json_object_set_new(by, k == OBS_SYS_ACCEPT4 ? "accept" : obs_sys_name(k),
+			json_object_set_new(by,
+					    k == OBS_SYS_ACCEPT4 ? "accept" : obs_fail_sys_name(k),
 					    json_integer((json_int_t)s->total[k][i]));
 		}
 		json_object_set_new(by, "total", json_integer((json_int_t)tot));

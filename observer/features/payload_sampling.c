@@ -29,7 +29,7 @@ struct obs_payload *obs_payload_new(struct obs_sockets *conn, size_t nslots)
 	p->conn = conn;
 	p->nslots = nslots < RT_MAX_SLOTS ? nslots : RT_MAX_SLOTS;
 	/* at least one slot's words: a buffer even with no slot */
-	err = obs_percpu_scratch((p->nslots ? p->nslots : 1) * WORDS, &p->ncpu, &p->buf);
+	err = obs_bpfread_percpu_scratch((p->nslots ? p->nslots : 1) * WORDS, &p->ncpu, &p->buf);
 	if (err) {
 		free(p);
 		errno = -err;

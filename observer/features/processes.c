@@ -117,7 +117,7 @@ static void kids(const struct obs_processes *ps, struct obs_snap *s)
 				continue;
 			while (s->nkids < OBS_SNAP_NOTES && fscanf(f, "%u", &kid) == 1) {
 				s->kid[s->nkids].pid = kid;
-				obs_pid_comm(kid, s->kid[s->nkids].comm,
+				obs_targets_pid_comm(kid, s->kid[s->nkids].comm,
 					     sizeof(s->kid[s->nkids].comm));
 				s->nkids++;
 			}
@@ -172,7 +172,7 @@ static void snap_procs(const struct obs_processes *ps, struct obs_snap *s)
 		q->soft = p->fd.soft;
 		q->hard = p->fd.hard;
 		q->emfile = p->fails[OBS_FAIL_EMFILE];
-		q->last_sys = q->emfile ? obs_sys_name(p->last_sys) : NULL;
+		q->last_sys = q->emfile ? obs_fail_sys_name(p->last_sys) : NULL;
 		if (p->netns_outside && s->nnetns_outside < OBS_SNAP_NOTES)
 			s->netns_outside[s->nnetns_outside++] = p->fd.pid;
 	}
@@ -196,7 +196,7 @@ static void snap_procs(const struct obs_processes *ps, struct obs_snap *s)
 		snprintf(q->comm, sizeof(q->comm), "%.15s", e->e.comm);
 		q->open = q->soft = q->hard = -1;
 		q->emfile = e->e.fails[OBS_FAIL_EMFILE];
-		q->last_sys = obs_sys_name(e->e.last_sys);
+		q->last_sys = obs_fail_sys_name(e->e.last_sys);
 	}
 	snap_cpu(w, s);
 	s->pid_targets = ps->targets->npids > 0;
@@ -291,7 +291,7 @@ static void local_fails(struct obs_processes *ps, struct obs_snap *s)
 			s->fails[f] += d;
 			if (d > best[f]) {
 				best[f] = d;
-				s->fails_sys[f] = obs_sys_name(p->e.last_sys);
+				s->fails_sys[f] = obs_fail_sys_name(p->e.last_sys);
 			}
 		}
 	}
@@ -346,8 +346,9 @@ static void fill_snap(struct obs_processes *ps, const struct obs_tick *tk, struc
 			if (sys[k][OBS_FAIL_ENFILE] > sys[best][OBS_FAIL_ENFILE])
 				best = k;
 		}
-		s->fails_sys[OBS_SNAP_ENFILE] = !sys[best][OBS_FAIL_ENFILE] ? NULL :
-						best == OBS_SYS_ACCEPT4 ? "accept4" : obs_sys_name(best);
+		s->fails_sys[OBS_SNAP_ENFILE] = !sys[best][OBS_FAIL_ENFILE] ? NULL
+						: best == OBS_SYS_ACCEPT4 ? "accept4"
+						: obs_fail_sys_name(best);
 		for (f = 0; f < OBS_FAIL_MAX && f < OBS_SNAP_FAILS; f++)
 			if (f != OBS_SNAP_ENFILE)
 				s->fails_total[f] = ps->local_total[f] += s->fails[f];

@@ -69,7 +69,7 @@ static double slope(const double *t, const double *y, unsigned int n)
 /* The states a census reconciles: TIME_WAIT and LISTEN are no states of the tracepoint. */
 static bool reported(unsigned int s)
 {
-	return obs_tcp_state_names[s] && s != 7 && s != 12;
+	return obs_census_tcp_state_names[s] && s != 7 && s != 12;
 }
 
 /* The live counts from the state moves (census base + moves since), and their error bound. */
@@ -88,12 +88,13 @@ static void live_counts(struct obs_sockstat *ss, const uint64_t *moves,
 	for (s = 1; s < OBS_TCP_STATES; s++) {
 		if (!reported(s) || s == OBS_TCP_TIME_WAIT || s == OBS_TCP_LISTEN)
 			continue;
-		for (i = 0; i < iv->nstates && iv->states[i].name != obs_tcp_state_names[s]; i++)
+		for (i = 0; i < iv->nstates && iv->states[i].name != obs_census_tcp_state_names[s];
+		     i++)
 			;
 		st = &iv->states[i];
 		if (i == iv->nstates) { /* a deferred census: the live counts alone */
 			iv->nstates++;
-			st->name = obs_tcp_state_names[s];
+			st->name = obs_census_tcp_state_names[s];
 			st->live = true;
 			st->est = ss->base[s] + (int64_t)moves[s] - (int64_t)moves[OBS_TCP_STATES + s];
 			st->err = ss->base_err[s];
@@ -220,7 +221,7 @@ static void census_take(struct obs_sockstat *ss, const struct obs_sockets_stats 
 		if (!reported(s))
 			continue;
 		st = &iv->states[iv->nstates++];
-		st->name = obs_tcp_state_names[s];
+		st->name = obs_census_tcp_state_names[s];
 		st->census = cs->state[s];
 		if (cs->state[s] > ss->state_max[s])
 			ss->state_max[s] = cs->state[s];
@@ -268,7 +269,7 @@ static void record_ports(const struct obs_sockstat_snap *sn, struct obs_record *
 	iv->ports.size = pp->range;
 	if (sn->cs.ntop) {
 		iv->ports.have_group = true;
-		obs_port_group_text(&pp->g, iv->ports.group, sizeof(iv->ports.group));
+		obs_census_port_group_text(&pp->g, iv->ports.group, sizeof(iv->ports.group));
 		iv->ports.in_use = pp->g.in_use;
 		iv->ports.time_wait = pp->g.time_wait;
 	}
@@ -432,7 +433,7 @@ static int json_add(void *self, const struct obs_tick *tk, json_t *root)
 	}
 	for (s = 1; s < OBS_TCP_STATES; s++)
 		if (reported(s))
-			json_object_set_new(st, obs_tcp_state_names[s],
+			json_object_set_new(st, obs_census_tcp_state_names[s],
 					    json_integer((json_int_t)r->state_max[s]));
 	json_object_set_new(o, "census_max", st);
 	json_object_set_new(o, "censuses", json_integer((json_int_t)r->census_ok));
@@ -445,7 +446,7 @@ static int json_add(void *self, const struct obs_tick *tk, json_t *root)
 	json_object_set_new(o, "close_wait_last", json_integer((json_int_t)r->close_wait_last));
 	if (r->ports_peak.range) {
 		json_object_set_new(pp, "group",
-				    json_string(obs_port_group_text(&r->ports_peak.g, grp,
+				    json_string(obs_census_port_group_text(&r->ports_peak.g, grp,
 								    sizeof(grp))));
 		json_object_set_new(pp, "in_use", json_integer(r->ports_peak.g.in_use));
 		json_object_set_new(pp, "time_wait", json_integer(r->ports_peak.g.time_wait));

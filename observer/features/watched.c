@@ -41,7 +41,8 @@ static void unwatched(struct obs_watched *ps, uint32_t pid, const char *comm)
 		return;
 	}
 	if (!ps->nunwatched) {
-		obs_pid_comm(pid, ps->first_unwatched_comm, sizeof(ps->first_unwatched_comm));
+		obs_targets_pid_comm(pid, ps->first_unwatched_comm,
+				     sizeof(ps->first_unwatched_comm));
 		if (ps->first_unwatched_comm[0] == '?' && comm && comm[0])
 			snprintf(ps->first_unwatched_comm, sizeof(ps->first_unwatched_comm),
 				 "%.15s", comm);
@@ -104,7 +105,7 @@ static size_t reclaim(struct obs_watched *ps)
 
 	while (i < ps->nprocs) {
 		if (!is_target(ps, ps->procs[i].fd.pid) &&
-		    (ps->procs[i].exited || !obs_pid_alive(ps->procs[i].fd.pid))) {
+		    (ps->procs[i].exited || !obs_targets_pid_alive(ps->procs[i].fd.pid))) {
 			unwatch(ps, i);
 			n++;
 		} else {
@@ -130,7 +131,7 @@ static struct obs_proc *watch_comm(struct obs_watched *ps, uint32_t pid, const c
 	memset(p, 0, sizeof(*p));
 	p->fd.pid = pid;
 	p->tte = p->first_forecast_t = p->first_fail_t = -1;
-	obs_pid_comm(pid, p->fd.comm, sizeof(p->fd.comm));
+	obs_targets_pid_comm(pid, p->fd.comm, sizeof(p->fd.comm));
 	if (p->fd.comm[0] == '?' && comm && comm[0])
 		snprintf(p->fd.comm, sizeof(p->fd.comm), "%.15s", comm);
 	p->netns_outside = netns_outside(ps, pid, ps->targets->netns);
@@ -310,7 +311,7 @@ static void lifecycle(struct obs_watched *ps, double t)
 
 	obs_fail_poll(ps->fail, on_event, &ctx);
 	for (k = 0; k < tg->npids; k++) {
-		if (obs_pid_alive(tg->pids[k])) {
+		if (obs_targets_pid_alive(tg->pids[k])) {
 			obs_targets_refresh(tg, k);
 			continue;
 		}
@@ -365,7 +366,7 @@ static void count_fds(struct obs_watched *ps)
 	for (i = 0, n = 0; i < ps->nprocs; i++) {
 		if (ps->procs[i].exited)
 			continue;
-		if (err || !obs_pid_alive(pids[n])) {
+		if (err || !obs_targets_pid_alive(pids[n])) {
 			ps->procs[i].fd.open = -1;
 			ps->procs[i].fd.err = err ? -err : ESRCH;
 		} else {
@@ -462,7 +463,7 @@ static void children_at_start(struct obs_watched *ps)
 	int pass;
 
 	for (pass = 0; pass < 2; pass++) {
-		n = obs_pid_descendants(ps->targets->pids, ps->targets->npids, found,
+		n = obs_targets_pid_descendants(ps->targets->pids, ps->targets->npids, found,
 					OBS_MAX_TARGETS);
 		for (i = 0; i < n; i++) {
 			if (!obs_sockets_target_set(ps->conn, found[i], &t, true))

@@ -6,7 +6,7 @@
 #include <bpf/bpf.h>
 #include "kernel/bpfread.h"
 
-int obs_read_percpu_from(const struct bpf_map *map, uint32_t first, uint32_t n, int ncpu,
+int obs_bpfread_percpu_from(const struct bpf_map *map, uint32_t first, uint32_t n, int ncpu,
 			 size_t value_words, uint64_t *buf, size_t buf_words)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, opts);
@@ -36,13 +36,13 @@ int obs_read_percpu_from(const struct bpf_map *map, uint32_t first, uint32_t n, 
 	return 0;
 }
 
-int obs_read_percpu(const struct bpf_map *map, uint32_t n, int ncpu, size_t value_words,
+int obs_bpfread_percpu(const struct bpf_map *map, uint32_t n, int ncpu, size_t value_words,
 		    uint64_t *buf, size_t buf_words)
 {
-	return obs_read_percpu_from(map, 0, n, ncpu, value_words, buf, buf_words);
+	return obs_bpfread_percpu_from(map, 0, n, ncpu, value_words, buf, buf_words);
 }
 
-int obs_percpu_scratch(size_t words, int *ncpu, uint64_t **buf)
+int obs_bpfread_percpu_scratch(size_t words, int *ncpu, uint64_t **buf)
 {
 	*buf = NULL;
 	*ncpu = libbpf_num_possible_cpus();
@@ -52,13 +52,13 @@ int obs_percpu_scratch(size_t words, int *ncpu, uint64_t **buf)
 	return *buf ? 0 : -ENOMEM;
 }
 
-int obs_read_percpu_sum(const struct bpf_map *map, uint32_t n, int ncpu, uint64_t *scratch,
+int obs_bpfread_percpu_sum(const struct bpf_map *map, uint32_t n, int ncpu, uint64_t *scratch,
 			size_t scratch_words, uint64_t *out)
 {
 	uint32_t k;
 	int i, err;
 
-	err = obs_read_percpu(map, n, ncpu, 1, scratch, scratch_words);
+	err = obs_bpfread_percpu(map, n, ncpu, 1, scratch, scratch_words);
 	if (err)
 		return err;
 	for (k = 0; k < n; k++) {
@@ -71,7 +71,7 @@ int obs_read_percpu_sum(const struct bpf_map *map, uint32_t n, int ncpu, uint64_
 	return 0;
 }
 
-uint64_t obs_progs_missed(struct bpf_program *const *progs, size_t n)
+uint64_t obs_bpfread_progs_missed(struct bpf_program *const *progs, size_t n)
 {
 	struct bpf_prog_info info;
 	uint64_t missed = 0;
@@ -89,7 +89,7 @@ uint64_t obs_progs_missed(struct bpf_program *const *progs, size_t n)
 	return missed;
 }
 
-uint64_t obs_obj_missed(const struct bpf_object *obj)
+uint64_t obs_bpfread_obj_missed(const struct bpf_object *obj)
 {
 	struct bpf_program *p, *progs[64];
 	size_t n = 0;
@@ -99,5 +99,5 @@ uint64_t obs_obj_missed(const struct bpf_object *obj)
 		if (n < sizeof(progs) / sizeof(progs[0]))
 			progs[n++] = p;
 	}
-	return obs_progs_missed(progs, n);
+	return obs_bpfread_progs_missed(progs, n);
 }

@@ -47,7 +47,7 @@ static const char *const fail_names[OBS_FAIL_MAX] = {
 	[OBS_FAIL_EADDRNOTAVAIL] = "EADDRNOTAVAIL", [OBS_FAIL_EADDRINUSE] = "EADDRINUSE",
 };
 
-const char *obs_sys_name(unsigned int sys)
+const char *obs_fail_sys_name(unsigned int sys)
 {
 	return sys < OBS_SYS_MAX ? sys_names[sys] : "?";
 }
@@ -117,12 +117,12 @@ size_t obs_fail_tier_progs(struct obs_fail *f, struct bpf_program **out, size_t 
 	return n;
 }
 
-const char *obs_drop_reason_name(const struct obs_fail *f, unsigned int reason)
+const char *obs_fail_drop_reason_name(const struct obs_fail *f, unsigned int reason)
 {
 	return reason < OBS_DROP_REASON_SLOTS ? f->reason_names[reason] : NULL;
 }
 
-int obs_drop_reason(const struct obs_fail *f, const char *name)
+int obs_fail_drop_reason(const struct obs_fail *f, const char *name)
 {
 	int i;
 
@@ -149,7 +149,7 @@ static void plan(struct obs_fail *f, const char *prog, const struct obs_fail_opt
 		if (!sys_prog)
 			continue;
 		snprintf(tp, sizeof(tp), "sys_exit_%s", sys_names[i]);
-		f->features.sys[i] = obs_tracepoint_exists("syscalls", tp);
+		f->features.sys[i] = obs_startup_tracepoint_exists("syscalls", tp);
 		/* the syscall tier: observer/kernel/systier.c attaches these when they are wanted */
 		bpf_program__set_autoattach(sys_prog, false);
 		if (!f->features.sys[i]) {
@@ -161,23 +161,23 @@ static void plan(struct obs_fail *f, const char *prog, const struct obs_fail_opt
 		}
 	}
 	/* the reason came with enum skb_drop_reason (5.17); before, the tracepoint has none */
-	f->features.drops = obs_btf_tracepoint_exists("kfree_skb") &&
-			    obs_btf_enum_exists("skb_drop_reason");
+	f->features.drops = obs_startup_btf_tracepoint_exists("kfree_skb") &&
+			    obs_startup_btf_enum_exists("skb_drop_reason");
 	if (!f->features.drops) {
 		off(s->progs.handle_kfree_skb);
 		ll_warn(prog, "note: %s; drops by reason are off (/proc/net/netstat counters "
-			      "remain)", obs_btf_tracepoint_exists("kfree_skb")
+			      "remain)", obs_startup_btf_tracepoint_exists("kfree_skb")
 			      ? "skb:kfree_skb gives no reason before 5.17"
 			      : "no skb:kfree_skb tracepoint");
 	}
-	f->features.synack = obs_btf_tracepoint_exists("tcp_retransmit_synack");
+	f->features.synack = obs_startup_btf_tracepoint_exists("tcp_retransmit_synack");
 	if (!f->features.synack) {
 		off(s->progs.handle_tcp_retransmit_synack);
 		ll_warn(prog, "note: no tcp:tcp_retransmit_synack tracepoint; SYN-ACK "
 			      "retransmits are off");
 	}
-	f->features.resets = obs_btf_tracepoint_exists("tcp_send_reset") &&
-			     obs_btf_tracepoint_exists("tcp_receive_reset");
+	f->features.resets = obs_startup_btf_tracepoint_exists("tcp_send_reset") &&
+			     obs_startup_btf_tracepoint_exists("tcp_receive_reset");
 	if (!f->features.resets) {
 		off(s->progs.handle_tcp_send_reset);
 		off(s->progs.handle_tcp_receive_reset);
@@ -185,13 +185,15 @@ static void plan(struct obs_fail *f, const char *prog, const struct obs_fail_opt
 			      "are off");
 	}
 	/* process exits matter only with --pid; forks only with --children */
-	f->features.lifecycle = opts->conn->npids && obs_btf_tracepoint_exists("sched_process_exit");
+	f->features.lifecycle =
+		opts->conn->npids && obs_startup_btf_tracepoint_exists("sched_process_exit");
 	if (!f->features.lifecycle && opts->conn->npids)
 		ll_warn(prog, "note: no sched:sched_process_exit tracepoint; target exits are "
 			      "found by polling");
 	if (!f->features.lifecycle)
 		off(s->progs.handle_sched_process_exit);
-	if (!opts->children || !opts->conn->npids || !obs_btf_tracepoint_exists("sched_process_fork"))
+	if (!opts->children || !opts->conn->npids ||
+	    !obs_startup_btf_tracepoint_exists("sched_process_fork"))
 		off(s->progs.handle_sched_process_fork);
 }
 
@@ -223,7 +225,7 @@ struct obs_fail *obs_fail_open(const char *prog, const struct obs_fail_opts *opt
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	err = obs_percpu_scratch(OBS_DROP_REASON_SLOTS, &f->ncpu, &f->percpu);
+	err = obs_bpfread_percpu_scratch(OBS_DROP_REASON_SLOTS, &f->ncpu, &f->percpu);
 	if (err)
 		goto cleanup;
 	load_reason_names(f);
@@ -255,7 +257,7 @@ int obs_fail_load(struct obs_fail *f, const char *prog, struct obs_sockets *shar
 		ll_warn(prog, "cannot share the target maps: %s", strerror(-err));
 		return err;
 	}
-	return obs_libbpf_refused(prog, "load the failures BPF programs",
+	return obs_startup_libbpf_refused(prog, "load the failures BPF programs",
 				  failures_bpf__load(f->skel));
 }
 
@@ -263,7 +265,7 @@ int obs_fail_attach(struct obs_fail *f, const char *prog)
 {
 	int err;
 
-	err = obs_libbpf_refused(prog, "attach the failures BPF programs",
+	err = obs_startup_libbpf_refused(prog, "attach the failures BPF programs",
 				 failures_bpf__attach(f->skel));
 	if (err)
 		return err;
@@ -297,7 +299,7 @@ void obs_fail_free(struct obs_fail *f)
 /* Sum keys [0, n) of a per-CPU array over CPUs. */
 static int sum(struct obs_fail *f, const struct bpf_map *map, uint32_t n, uint64_t *out)
 {
-	return obs_read_percpu_sum(map, n, f->ncpu, f->percpu,
+	return obs_bpfread_percpu_sum(map, n, f->ncpu, f->percpu,
 				   (size_t)OBS_DROP_REASON_SLOTS * f->ncpu, out);
 }
 
@@ -310,7 +312,7 @@ int obs_fail_read(struct obs_fail *f, struct obs_fail_stats *st)
 		err = sum(f, f->skel->maps.drop_reasons, OBS_DROP_REASON_SLOTS, st->drops);
 	if (!err)
 		err = sum(f, f->skel->maps.failures_ctrs, OBS_FAILURES_CTR_MAX, st->ctrs);
-	st->missed = obs_obj_missed(f->skel->obj);
+	st->missed = obs_bpfread_obj_missed(f->skel->obj);
 	return err;
 }
 

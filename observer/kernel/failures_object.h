@@ -69,13 +69,13 @@ int obs_fail_poll(struct obs_fail *f, void (*cb)(void *arg, const struct obs_eve
 		  void *arg);
 
 /* "connect", "openat", ... */
-const char *obs_sys_name(unsigned int sys);
+const char *obs_fail_sys_name(unsigned int sys);
 /* "EMFILE", ... */
 const char *obs_fail_name(unsigned int fail);
 /* The kernel's name of a drop reason without "SKB_DROP_REASON_" ("TCP_LISTEN_OVERFLOW"), or
  * NULL when BTF does not name it. */
-const char *obs_drop_reason_name(const struct obs_fail *f, unsigned int reason);
+const char *obs_fail_drop_reason_name(const struct obs_fail *f, unsigned int reason);
 /* The number of a drop reason by its short name, or -1 (the kernel does not have it). */
-int obs_drop_reason(const struct obs_fail *f, const char *name);
+int obs_fail_drop_reason(const struct obs_fail *f, const char *name);
 
 #endif /* LOADLENS_OBSERVER_KERNEL_FAILURES_OBJECT_H */

@@ -73,10 +73,10 @@ enum obs_reqtime_mech obs_reqtime_mech_choose(enum obs_reqtime_mech want, char *
 {
 	/* the tracepoint programs read TCP's clocks through bpf_rdonly_cast (6.2, before the
 	 * tracepoints' 6.3) with no switch (bpf/observe.bpf.h, LL_READ_KF) */
-	bool tp = obs_btf_tracepoint_exists("sk_data_ready") &&
-		  obs_btf_tracepoint_exists("sock_recv_length") &&
-		  obs_btf_tracepoint_exists("sock_send_length") &&
-		  obs_btf_func_exists("bpf_rdonly_cast");
+	bool tp = obs_startup_btf_tracepoint_exists("sk_data_ready") &&
+		  obs_startup_btf_tracepoint_exists("sock_recv_length") &&
+		  obs_startup_btf_tracepoint_exists("sock_send_length") &&
+		  obs_startup_btf_func_exists("bpf_rdonly_cast");
 	static const char *const funcs[] = {"sock_def_readable", "inet_recvmsg", "inet_sendmsg"};
 	size_t i;
 	int err;
@@ -92,7 +92,7 @@ enum obs_reqtime_mech obs_reqtime_mech_choose(enum obs_reqtime_mech want, char *
 		return OBS_REQTIME_MECH_OFF;
 	}
 	for (i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++) {
-		err = obs_fentry_probe(funcs[i]);
+		err = obs_startup_fentry_probe(funcs[i]);
 		if (err) {
 			snprintf(why, len, "%sno BPF trampoline on %s (fentry: %s)",
 				 tp ? "" : "the kernel lacks the tracepoints sock:sk_data_ready/"
@@ -125,7 +125,8 @@ static int programs(struct sockets_bpf *s, const char *prog,
 		got->arrival = s->progs.handle_sock_def_readable;
 		attached_add(got, "fentry sock_def_readable, fexit inet_recvmsg, inet_sendmsg");
 		/* IPv6 may be a module (its functions in the module's BTF): try, or go without */
-		if (obs_fentry_probe("inet6_recvmsg") || obs_fentry_probe("inet6_sendmsg")) {
+		if (obs_startup_fentry_probe("inet6_recvmsg") ||
+		    obs_startup_fentry_probe("inet6_sendmsg")) {
 			prog_off(s->progs.handle_inet6_recvmsg_exit);
 			prog_off(s->progs.handle_inet6_sendmsg_exit);
 			ll_warn(prog, "note: requests on IPv6 sockets are not timed: no BPF trampoline "
@@ -140,12 +141,12 @@ static int programs(struct sockets_bpf *s, const char *prog,
 	got->close_out = bpf_program__autoload(s->progs.handle_inet_sock_set_state);
 	if (got->close_out)
 		attached_add(got, "inet_sock_set_state");
-	got->accept = obs_tracepoint_exists("syscalls", "sys_exit_accept4");
+	got->accept = obs_startup_tracepoint_exists("syscalls", "sys_exit_accept4");
 
 	/* opt-in: these run on every wake-up and context switch of the host */
-	got->runq = p->runq && obs_btf_tracepoint_exists("sched_wakeup") &&
-		    obs_btf_tracepoint_exists("sched_wakeup_new") &&
-		    obs_btf_tracepoint_exists("sched_switch");
+	got->runq = p->runq && obs_startup_btf_tracepoint_exists("sched_wakeup") &&
+		    obs_startup_btf_tracepoint_exists("sched_wakeup_new") &&
+		    obs_startup_btf_tracepoint_exists("sched_switch");
 	if (got->runq) {
 		attached_add(got, "sched_wakeup, sched_switch");
 	} else {
@@ -158,7 +159,7 @@ static int programs(struct sockets_bpf *s, const char *prog,
 	}
 	s->rodata->targ_runq = got->runq;
 	/* before 5.18 sched_switch passes no prev_state: the programs read the task's state */
-	s->rodata->targ_switch_state = obs_btf_tracepoint_nargs("sched_switch") >= 4;
+	s->rodata->targ_switch_state = obs_startup_btf_tracepoint_nargs("sched_switch") >= 4;
 	return 0;
 }
 
@@ -263,5 +264,5 @@ uint64_t obs_reqtime_mech_missed(struct obs_sockets *conn, enum obs_reqtime_mech
 	progs[n++] = s->progs.handle_sched_wakeup;
 	progs[n++] = s->progs.handle_sched_wakeup_new;
 	progs[n++] = s->progs.handle_sched_switch;
-	return obs_progs_missed(progs, n) + obs_ssl_probes_missed(conn);
+	return obs_bpfread_progs_missed(progs, n) + obs_ssl_probes_missed(conn);
 }

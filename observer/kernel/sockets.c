@@ -89,7 +89,7 @@ static struct sockets_bpf *skel_open(bool compat)
 static void sk_state(struct obs_sockets *c, const char *prog)
 {
 	struct sockets_bpf *s = c->skel;
-	bool storage = obs_tracing_helper_known(BPF_FUNC_sk_storage_get, BPF_TRACE_RAW_TP,
+	bool storage = obs_startup_tracing_helper_known(BPF_FUNC_sk_storage_get, BPF_TRACE_RAW_TP,
 						"btf_trace_inet_sock_set_state");
 
 	s->rodata->targ_atomics = !c->features.compat;
@@ -123,12 +123,12 @@ static void task_helpers(struct obs_sockets *c, const char *prog)
 	struct sockets_bpf *s = c->skel;
 	const char *tp = "btf_trace_inet_sock_set_state";
 
-	s->rodata->targ_task_btf =
-		obs_tracing_helper_known(BPF_FUNC_get_current_task_btf, BPF_TRACE_RAW_TP, tp);
+	s->rodata->targ_task_btf = obs_startup_tracing_helper_known(BPF_FUNC_get_current_task_btf,
+								    BPF_TRACE_RAW_TP, tp);
 	/* (the compat object: a kernel before 5.12 has no bpf_task_pt_regs, and the walks that use
 	 * the registers' buffers hold socket addresses as numbers only as global functions) */
 	s->rodata->targ_pt_regs = s->rodata->targ_task_btf && !c->features.compat &&
-		obs_tracing_helper_known(BPF_FUNC_task_pt_regs, BPF_TRACE_RAW_TP, tp);
+		obs_startup_tracing_helper_known(BPF_FUNC_task_pt_regs, BPF_TRACE_RAW_TP, tp);
 	c->features.user_regs = s->rodata->targ_pt_regs;
 	if (!c->features.user_regs)
 		ll_warn(prog, "note: no bpf_task_pt_regs here (5.15): the programs cannot find a read's "
@@ -146,7 +146,7 @@ static int plan(struct obs_sockets *c, const char *prog, const struct obs_socket
 	/* the syscall tier: observer/kernel/systier.c attaches these when they are wanted */
 	bpf_program__set_autoattach(s->progs.handle_sys_exit_accept4, false);
 	bpf_program__set_autoattach(s->progs.handle_sys_exit_accept, false);
-	c->features.accept4 = obs_tracepoint_exists("syscalls", "sys_exit_accept4");
+	c->features.accept4 = obs_startup_tracepoint_exists("syscalls", "sys_exit_accept4");
 	if (!c->features.accept4) {
 		/* accepted is still counted (handshakes and listen queues); only the syscall
 		 * tier's figures go, unless accepts must be judged by process (obs_sockets_open) */
@@ -157,7 +157,7 @@ static int plan(struct obs_sockets *c, const char *prog, const struct obs_socket
 		c->features.accept = false;
 	} else {
 		attached_add(c, "accept4 [syscall tier]");
-		c->features.accept = obs_tracepoint_exists("syscalls", "sys_exit_accept");
+		c->features.accept = obs_startup_tracepoint_exists("syscalls", "sys_exit_accept");
 		if (c->features.accept) {
 			attached_add(c, "accept [syscall tier]");
 		} else {
@@ -169,16 +169,17 @@ static int plan(struct obs_sockets *c, const char *prog, const struct obs_socket
 
 	/* a socket seen as the tcp_sock/inet_sock it is: direct loads through the 6.2 kfunc,
 	 * else one helper read per field (bpf/observe.bpf.h, LL_READ) */
-	s->rodata->targ_rdonly_cast = !opts->no_kfuncs && obs_btf_func_exists("bpf_rdonly_cast");
+	s->rodata->targ_rdonly_cast =
+		!opts->no_kfuncs && obs_startup_btf_func_exists("bpf_rdonly_cast");
 	c->features.reads = s->rodata->targ_rdonly_cast ? "bpf_rdonly_cast" : "bpf_probe_read_kernel";
 
 	sk_state(c, prog);
 	task_helpers(c, prog);
 
 	/* tp_btf where the kernel's BTF describes the tracepoint, else raw_tp */
-	btf_tp = !opts->no_tp_btf && obs_btf_tracepoint_exists("inet_sock_set_state");
-	raw_tp = obs_btf_tracepoint_exists("inet_sock_set_state") ||
-		 obs_tracepoint_exists("sock", "inet_sock_set_state");
+	btf_tp = !opts->no_tp_btf && obs_startup_btf_tracepoint_exists("inet_sock_set_state");
+	raw_tp = obs_startup_btf_tracepoint_exists("inet_sock_set_state") ||
+		 obs_startup_tracepoint_exists("sock", "inet_sock_set_state");
 	if (btf_tp) {
 		bpf_program__set_autoload(s->progs.handle_inet_sock_set_state_raw, false);
 		c->features.set_state = "tp_btf";
@@ -243,7 +244,7 @@ int obs_sockets_read_percpu(struct obs_sockets *c, enum obs_sockets_percpu m, ui
 				    : m == OBS_SOCKETS_RT_RUNQ ? c->skel->maps.runq_hist
 							    : c->skel->maps.pl_ctrs;
 
-	return obs_read_percpu(map, n, ncpu, words, buf, len);
+	return obs_bpfread_percpu(map, n, ncpu, words, buf, len);
 }
 
 const volatile struct rt_rec *obs_sockets_recs_map(struct obs_sockets *c, size_t len)
@@ -331,12 +332,12 @@ struct obs_sockets *obs_sockets_open(const char *prog, const struct obs_sockets_
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	err = obs_percpu_scratch(LL_HIST_BUCKETS, &c->ncpu, &c->percpu);
+	err = obs_bpfread_percpu_scratch(LL_HIST_BUCKETS, &c->ncpu, &c->percpu);
 	if (err) {
 		ll_warn(prog, "cannot set up per-CPU reads: %s", strerror(-err));
 		goto cleanup;
 	}
-	c->features.compat = !obs_atomics_known();
+	c->features.compat = !obs_startup_atomics_known();
 	c->skel = skel_open(c->features.compat);
 	if (!c->skel) {
 		err = -errno;
@@ -380,7 +381,7 @@ int obs_sockets_load(struct obs_sockets *c, const char *prog, const struct obs_s
 {
 	int err;
 
-	err = obs_libbpf_refused(prog, "load BPF programs", sockets_bpf__load(c->skel));
+	err = obs_startup_libbpf_refused(prog, "load BPF programs", sockets_bpf__load(c->skel));
 	if (err)
 		return err;
 	err = add_pids(c, opts);
@@ -391,7 +392,8 @@ int obs_sockets_load(struct obs_sockets *c, const char *prog, const struct obs_s
 
 int obs_sockets_attach(struct obs_sockets *c, const char *prog)
 {
-	return obs_libbpf_refused(prog, "attach BPF programs", sockets_bpf__attach(c->skel));
+	return obs_startup_libbpf_refused(prog, "attach BPF programs",
+					  sockets_bpf__attach(c->skel));
 }
 
 size_t obs_sockets_tier_progs(struct obs_sockets *c, struct bpf_program **out)
@@ -454,7 +456,7 @@ void obs_sockets_free(struct obs_sockets *c)
 
 static int sum(struct obs_sockets *c, const struct bpf_map *map, uint32_t n, uint64_t *out)
 {
-	return obs_read_percpu_sum(map, n, c->ncpu, c->percpu, (size_t)LL_HIST_BUCKETS * c->ncpu,
+	return obs_bpfread_percpu_sum(map, n, c->ncpu, c->percpu, (size_t)LL_HIST_BUCKETS * c->ncpu,
 				   out);
 }
 
@@ -510,7 +512,7 @@ int obs_sockets_read(struct obs_sockets *c, struct obs_sockets_stats *st)
 			c->skel->progs.handle_sys_exit_accept,
 		};
 
-		st->missed = obs_progs_missed(progs, sizeof(progs) / sizeof(progs[0]));
+		st->missed = obs_bpfread_progs_missed(progs, sizeof(progs) / sizeof(progs[0]));
 	}
 	return err;
 }

@@ -121,13 +121,14 @@ const char *obs_sockets_attached(const struct obs_sockets *c);
 struct bpf_map *obs_sockets_map(const struct obs_sockets *c, const char *name);
 /* pid becomes a target (the "targets" map; only_new: not if it is one already). 0, or -1 and
  * errno (E2BIG: the map is full; EEXIST). */
-/* A read that must work after the privilege drop (obs_drop_to_user()'s check): 0 or -errno. */
+/* A read that must work after the privilege drop (obs_startup_drop_to_user()'s check): 0 or
+ * -errno. */
 int obs_sockets_verify(void *c);
 int obs_sockets_target_set(struct obs_sockets *c, uint32_t pid, const struct obs_target *t,
 			bool only_new);
 
 /* Request timing's and payload sampling's maps of this object, for observer/sources/reqtime_stats.c
- * and payload.c: per-CPU arrays (obs_read_percpu()'s layout), the histograms memory-mapped
+ * and payload.c: per-CPU arrays (obs_bpfread_percpu()'s layout), the histograms memory-mapped
  * read-only (NULL and errno on failure), the --trace ring buffer, the constants. */
 enum obs_sockets_percpu { OBS_SOCKETS_RT_GLOBAL, OBS_SOCKETS_RT_RUNQ, OBS_SOCKETS_PL_CTRS };
 int obs_sockets_read_percpu(struct obs_sockets *c, enum obs_sockets_percpu m, uint32_t n, int ncpu,

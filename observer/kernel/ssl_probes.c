@@ -217,5 +217,5 @@ uint64_t obs_ssl_probes_missed(struct obs_sockets *conn)
 	}
 	if (n)
 		all[n++] = out[0];
-	return n ? obs_progs_missed(all, n) : 0;
+	return n ? obs_bpfread_progs_missed(all, n) : 0;
 }

@@ -49,7 +49,7 @@ static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list 
 	return 0;
 }
 
-void obs_libbpf_log(bool verbose)
+void obs_startup_libbpf_log(bool verbose)
 {
 	libbpf_set_print(verbose ? libbpf_print : libbpf_quiet);
 }
@@ -80,7 +80,7 @@ static bool cap_effective(const struct caps *c, int cap)
 	return c->data[cap / 32].effective & (1u << (cap % 32));
 }
 
-bool obs_have_bpf_privilege(void)
+bool obs_startup_have_bpf_privilege(void)
 {
 	struct caps c;
 
@@ -164,7 +164,7 @@ int obs_startup_check(const char *prog, unsigned int needs)
 {
 	int err = 0, e;
 
-	if (!obs_have_bpf_privilege()) {
+	if (!obs_startup_have_bpf_privilege()) {
 		ll_warn(prog, "needs root, or CAP_BPF and CAP_PERFMON (CAP_SYS_ADMIN on older "
 			      "kernels), to load BPF programs; run it with sudo");
 		/* nothing else can be checked or mounted without privilege */
@@ -191,12 +191,12 @@ int obs_startup_check(const char *prog, unsigned int needs)
 	return err;
 }
 
-const char *obs_tracefs(void)
+const char *obs_startup_tracefs(void)
 {
 	return tracefs_path;
 }
 
-const char *obs_tracefs_find(bool mount)
+const char *obs_startup_tracefs_find(bool mount)
 {
 	if (mount)
 		find_tracefs("loadlens-observer");
@@ -205,7 +205,7 @@ const char *obs_tracefs_find(bool mount)
 	return tracefs_path;
 }
 
-bool obs_tracepoint_exists(const char *category, const char *name)
+bool obs_startup_tracepoint_exists(const char *category, const char *name)
 {
 	char path[512];
 	struct stat st;
@@ -226,7 +226,7 @@ static const struct btf *startup_vmlinux_btf(void)
 	return vmlinux_btf;
 }
 
-bool obs_btf_tracepoint_exists(const char *name)
+bool obs_startup_btf_tracepoint_exists(const char *name)
 {
 	const struct btf *btf = startup_vmlinux_btf();
 	char type[256];
@@ -237,7 +237,7 @@ bool obs_btf_tracepoint_exists(const char *name)
 	return btf__find_by_name_kind(btf, type, BTF_KIND_TYPEDEF) > 0;
 }
 
-int obs_btf_tracepoint_nargs(const char *name)
+int obs_startup_btf_tracepoint_nargs(const char *name)
 {
 	const struct btf *btf = startup_vmlinux_btf();
 	const struct btf_type *t;
@@ -260,21 +260,21 @@ int obs_btf_tracepoint_nargs(const char *name)
 	return btf_vlen(t) - 1;
 }
 
-bool obs_btf_enum_exists(const char *name)
+bool obs_startup_btf_enum_exists(const char *name)
 {
 	const struct btf *btf = startup_vmlinux_btf();
 
 	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_ENUM) > 0;
 }
 
-bool obs_btf_func_exists(const char *name)
+bool obs_startup_btf_func_exists(const char *name)
 {
 	const struct btf *btf = startup_vmlinux_btf();
 
 	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) > 0;
 }
 
-int obs_fentry_probe(const char *func)
+int obs_startup_fentry_probe(const char *func)
 {
 	/* r0 = 0; exit */
 	const struct bpf_insn insns[] = {
@@ -302,7 +302,7 @@ int obs_fentry_probe(const char *func)
 	return err;
 }
 
-bool obs_tracing_helper_known(int func_id, int attach_type, const char *target)
+bool obs_startup_tracing_helper_known(int func_id, int attach_type, const char *target)
 {
 	/* call func_id (its arguments whatever the registers hold); r0 = 0; exit */
 	const struct bpf_insn insns[] = {
@@ -333,7 +333,7 @@ bool obs_tracing_helper_known(int func_id, int attach_type, const char *target)
 	return !strstr(log, "unknown func") && !strstr(log, "invalid func");
 }
 
-bool obs_atomics_known(void)
+bool obs_startup_atomics_known(void)
 {
 	/* *(u64 *)(r10 - 8) = 0; r0 = 0; r1 = 1; r0 = cmpxchg(r10 - 8, r0, r1); r0 = 0; exit */
 	const struct bpf_insn insns[] = {
@@ -358,9 +358,9 @@ bool obs_atomics_known(void)
 	return !strstr(log, "reserved fields") && !strstr(log, "unknown atomic");
 }
 
-int obs_drop_privileges(int (*verify)(void *arg), void *arg)
+int obs_startup_drop_privileges(int (*verify)(void *arg), void *arg)
 {
-	return obs_drop_privileges_keep(verify, arg, 0);
+	return obs_startup_drop_privileges_keep(verify, arg, 0);
 }
 
 /* Empty the bounding set (needs CAP_SETPCAP, so before anything else goes; a process started
@@ -438,7 +438,7 @@ static int drop(int (*verify)(void *arg), void *arg, uint64_t keep, const struct
 	return 0;
 }
 
-int obs_thread_keep_caps(uint64_t keep)
+int obs_startup_thread_keep_caps(uint64_t keep)
 {
 	struct caps c;
 	int err, i;
@@ -461,12 +461,12 @@ int obs_thread_keep_caps(uint64_t keep)
 	return err;
 }
 
-int obs_drop_privileges_keep(int (*verify)(void *arg), void *arg, uint64_t keep)
+int obs_startup_drop_privileges_keep(int (*verify)(void *arg), void *arg, uint64_t keep)
 {
 	return drop(verify, arg, keep, NULL);
 }
 
-int obs_unprivileged_user(struct obs_user *u)
+int obs_startup_unprivileged_user(struct obs_user *u)
 {
 	static const char *const names[] = {OBS_USER, "nobody"};
 	struct passwd *pw;
@@ -488,7 +488,8 @@ int obs_unprivileged_user(struct obs_user *u)
 	return 0;
 }
 
-int obs_drop_to_user(int (*verify)(void *arg), void *arg, uint64_t keep, const struct obs_user *u)
+int obs_startup_drop_to_user(int (*verify)(void *arg), void *arg, uint64_t keep,
+			     const struct obs_user *u)
 {
 	return drop(verify, arg, keep, u);
 }
@@ -501,7 +502,7 @@ void obs_startup_cleanup(void)
 	tracefs_path = NULL;
 }
 
-int obs_libbpf_refused(const char *prog, const char *what, int err)
+int obs_startup_libbpf_refused(const char *prog, const char *what, int err)
 {
 	if (err)
 		ll_warn(prog, "cannot %s: %s; rerun with -v for libbpf's log", what, strerror(-err));

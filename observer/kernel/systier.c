@@ -88,9 +88,9 @@ static uint64_t systier_tp_id(const struct bpf_program *p)
 	char path[512];
 	FILE *f;
 
-	if (!tp || !obs_tracefs())
+	if (!tp || !obs_startup_tracefs())
 		return 0;
-	snprintf(path, sizeof(path), "%s/events/%s/id", obs_tracefs(), tp);
+	snprintf(path, sizeof(path), "%s/events/%s/id", obs_startup_tracefs(), tp);
 	f = fopen(path, "re");
 	if (!f)
 		return 0;
@@ -168,9 +168,9 @@ static void systier_child(int sock, struct bpf_program *const *progs, const uint
 	/* a classic tracepoint whose id is unknown needs tracefs, root's: then stay uid 0 */
 	for (i = 0; i < n && (tp_ids[i] || !classic_tp(progs[i])); i++)
 		;
-	obs_unprivileged_user(&user);
-	if (i == n && !geteuid() ? obs_drop_to_user(NULL, NULL, keep, &user)
-		   : obs_drop_privileges_keep(NULL, NULL, keep))
+	obs_startup_unprivileged_user(&user);
+	if (i == n && !geteuid() ? obs_startup_drop_to_user(NULL, NULL, keep, &user)
+		   : obs_startup_drop_privileges_keep(NULL, NULL, keep))
 		_exit(1);
 	for (;;) {
 		r = read(sock, &cmd, 1);

@@ -53,8 +53,8 @@ const char *obs_systier_mode_name(enum obs_systier_mode m);
 
 /*
  * Take the programs (loaded, not attached). ON attaches them now; AUTO forks the attaching child
- * (call while still privileged, before obs_drop_privileges). Returns NULL and sets errno; prints
- * one line.
+ * (call while still privileged, before obs_startup_drop_privileges). Returns NULL and sets errno;
+ * prints one line.
  */
 struct obs_systier *obs_systier_new(const char *prog, enum obs_systier_mode mode,
 				    struct bpf_program *const *progs, size_t n);

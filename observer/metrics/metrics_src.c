@@ -183,8 +183,9 @@ static int failures(struct obs_mx_src *s)
 	for (sys = 0; sys < OBS_SYS_MAX; sys++)
 		for (f = 0; f < OBS_FAIL_MAX && m->nfails < OBS_MX_FAILS; f++)
 			if (s->fs.sys[sys][f])
-				m->fail[m->nfails++] = (struct obs_mx_fail){
-					obs_sys_name(sys), obs_fail_name(f), s->fs.sys[sys][f]};
+				m->fail[m->nfails++] = (struct obs_mx_fail){obs_fail_sys_name(sys),
+									    obs_fail_name(f),
+									    s->fs.sys[sys][f]};
 	return 0;
 }
 

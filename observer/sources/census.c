@@ -20,7 +20,7 @@
 #include "sources/census.h"
 #include "sources/census_ctx.h"
 
-const char *const obs_tcp_state_names[OBS_TCP_STATES] = {
+const char *const obs_census_tcp_state_names[OBS_TCP_STATES] = {
 	[1] = "ESTABLISHED", [2] = "SYN_SENT",	 [3] = "SYN_RECV",   [4] = "FIN_WAIT1",
 	[5] = "FIN_WAIT2",   [6] = "TIME_WAIT",	 [7] = "CLOSE",	     [8] = "CLOSE_WAIT",
 	[9] = "LAST_ACK",    [10] = "LISTEN",	 [11] = "CLOSING",   [12] = "NEW_SYN_RECV",
@@ -348,7 +348,7 @@ int obs_census_netstat(struct obs_census_ctx *c, struct obs_netstat *out)
 	return obs_proc_netstat_read(c->fd[CENSUS_NETSTAT], out);
 }
 
-const char *obs_port_group_text(const struct obs_port_group *g, char *buf, size_t len)
+const char *obs_census_port_group_text(const struct obs_port_group *g, char *buf, size_t len)
 {
 	char s[INET6_ADDRSTRLEN + 2], d[INET6_ADDRSTRLEN + 8];
 	int fam = g->family == AF_INET6 ? AF_INET6 : AF_INET;

@@ -38,6 +38,6 @@ int obs_census_use_iter(struct obs_census_ctx *c, bool on);
 /* Range size, hi - lo + 1, or 0. */
 uint32_t obs_census_range(const struct obs_census *cs);
 /* "127.0.0.1 -> 127.0.0.1:8080" */
-const char *obs_port_group_text(const struct obs_port_group *g, char *buf, size_t len);
+const char *obs_census_port_group_text(const struct obs_port_group *g, char *buf, size_t len);
 
 #endif /* LOADLENS_OBSERVER_SOURCES_CENSUS_H */

@@ -43,7 +43,7 @@ struct obs_census_iter {
  */
 static int ns_thread_drop(void)
 {
-	return obs_thread_keep_caps(1ULL << CAP_SETUID | 1ULL << CAP_SETGID);
+	return obs_startup_thread_keep_caps(1ULL << CAP_SETUID | 1ULL << CAP_SETGID);
 }
 
 static void *ns_thread_main(void *arg)
@@ -160,8 +160,8 @@ struct obs_census_iter *obs_census_iter_new(int netns_fd, const uint16_t *ports,
 		it->skel->rodata->targ_port_idx[ports[i]] = (uint8_t)(i + 1);
 	}
 	it->skel->rodata->targ_all = !nports;
-	it->skel->rodata->targ_cookie =
-		obs_tracing_helper_known(BPF_FUNC_get_socket_cookie, BPF_TRACE_ITER, "bpf_iter_tcp");
+	it->skel->rodata->targ_cookie = obs_startup_tracing_helper_known(
+		BPF_FUNC_get_socket_cookie, BPF_TRACE_ITER, "bpf_iter_tcp");
 	if (census_bpf__load(it->skel)) {
 		err = errno == EINVAL || errno == ENOENT ? ENOTSUP : errno;
 		goto fail;

@@ -23,7 +23,7 @@
 #define OBS_TCP_LISTEN 10
 
 /* "ESTABLISHED", ... by TCP state (NULL: no state) */
-extern const char *const obs_tcp_state_names[OBS_TCP_STATES];
+extern const char *const obs_census_tcp_state_names[OBS_TCP_STATES];
 
 struct obs_port_group {
 	uint8_t family; /* AF_INET or AF_INET6 */

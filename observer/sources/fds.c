@@ -61,7 +61,7 @@ static int read_limits(uint32_t pid, int64_t *soft, int64_t *hard)
 int obs_fd_set(struct obs_fd_proc *p, int64_t open)
 {
 	if (!p->comm[0] || p->comm[0] == '?')
-		obs_pid_comm(p->pid, p->comm, sizeof(p->comm));
+		obs_targets_pid_comm(p->pid, p->comm, sizeof(p->comm));
 	p->open = open;
 	p->err = 0;
 	if (p->open > p->peak)
@@ -77,7 +77,7 @@ int obs_fd_read(struct obs_fd_proc *p)
 	int err;
 
 	if (!p->comm[0] || p->comm[0] == '?')
-		obs_pid_comm(p->pid, p->comm, sizeof(p->comm));
+		obs_targets_pid_comm(p->pid, p->comm, sizeof(p->comm));
 	err = count_fds(p->pid, &open);
 	if (err) {
 		p->err = -err;

@@ -103,7 +103,7 @@ void obs_reqtime_free(struct obs_reqtime *rt);
 const struct obs_reqtime_features *obs_reqtime_features(const struct obs_reqtime *rt);
 /* Names of the attached tracepoints, comma separated. */
 const char *obs_reqtime_attached(const struct obs_reqtime *rt);
-/* A read that must work after the privilege drop (for obs_drop_privileges' verify). */
+/* A read that must work after the privilege drop (for obs_startup_drop_privileges' verify). */
 int obs_reqtime_verify(void *rt);
 
 struct obs_reqtime_stats *obs_reqtime_stats_new(const struct obs_reqtime *rt);

@@ -107,7 +107,7 @@ void obs_ssl_libs_find(struct obs_ssl_libs *libs, const uint32_t *pids, size_t n
 		if (!obs_ssl_libs_scan(libs, f, pids[i])) {
 			if (!libs->without++) {
 				libs->without_pid = pids[i];
-				obs_pid_comm(pids[i], libs->without_comm,
+				obs_targets_pid_comm(pids[i], libs->without_comm,
 					     sizeof(libs->without_comm));
 			}
 		}

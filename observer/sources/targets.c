@@ -16,7 +16,7 @@
 
 #define CGROUP2_MAGIC 0x63677270
 
-bool obs_pid_alive(uint32_t pid)
+bool obs_targets_pid_alive(uint32_t pid)
 {
 	char path[64], buf[256], *p;
 	FILE *f;
@@ -34,7 +34,7 @@ bool obs_pid_alive(uint32_t pid)
 	return alive;
 }
 
-const char *obs_pid_comm(uint32_t pid, char *buf, size_t len)
+const char *obs_targets_pid_comm(uint32_t pid, char *buf, size_t len)
 {
 	char path[64];
 	FILE *f;
@@ -80,7 +80,7 @@ static bool in(const uint32_t *set, size_t n, uint32_t pid)
 	return false;
 }
 
-size_t obs_pid_descendants(const uint32_t *roots, size_t nroots, uint32_t *out, size_t max)
+size_t obs_targets_pid_descendants(const uint32_t *roots, size_t nroots, uint32_t *out, size_t max)
 {
 	uint32_t *pid = NULL, *ppid = NULL;
 	size_t n = 0, cap = 0, nout = 0, i;
@@ -234,12 +234,12 @@ int obs_targets_resolve(const char *prog, const struct obs_target_spec *spec,
 	memset(t, 0, sizeof(*t));
 	t->netns_fd = -1;
 	for (i = 0; i < spec->npids; i++) {
-		if (!obs_pid_alive(spec->pids[i])) {
+		if (!obs_targets_pid_alive(spec->pids[i])) {
 			ll_warn(prog, "--pid %u: no such process", spec->pids[i]);
 			return -ESRCH;
 		}
 		t->pids[i] = spec->pids[i];
-		obs_pid_comm(spec->pids[i], t->comms[i], sizeof(t->comms[i]));
+		obs_targets_pid_comm(spec->pids[i], t->comms[i], sizeof(t->comms[i]));
 		obs_targets_refresh(t, i);
 	}
 	t->npids = spec->npids;

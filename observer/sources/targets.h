@@ -57,10 +57,10 @@ void obs_targets_refresh(struct obs_targets *t, size_t i);
 
 /* The live descendants of roots (children, theirs, ...; /proc/PID/stat), up to max, into out;
  * returns how many. */
-size_t obs_pid_descendants(const uint32_t *roots, size_t nroots, uint32_t *out, size_t max);
+size_t obs_targets_pid_descendants(const uint32_t *roots, size_t nroots, uint32_t *out, size_t max);
 /* Is pid alive (and not a zombie)? */
-bool obs_pid_alive(uint32_t pid);
+bool obs_targets_pid_alive(uint32_t pid);
 /* comm of pid into buf ("?" if gone). */
-const char *obs_pid_comm(uint32_t pid, char *buf, size_t len);
+const char *obs_targets_pid_comm(uint32_t pid, char *buf, size_t len);
 
 #endif /* LOADLENS_OBSERVER_SOURCES_TARGETS_H */
