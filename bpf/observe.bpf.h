@@ -88,6 +88,106 @@ const volatile __u8 targ_atomics = 1;
 	(targ_pt_regs ? (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf())             \
 		      : (struct pt_regs *)0)
 
+/*
+ * The current system call, from the task's user registers saved at its entry: its number and its
+ * second and third arguments (a read's or write's buffer, an iovec array or a msghdr; and a
+ * length or an iovec count). The numbers: LL_NR_* below, per architecture. false where the
+ * registers cannot be read (no bpf_task_pt_regs, or an architecture this file does not know:
+ * LL_SYSCALL_REGS 0, and userspace says so).
+ */
+#if defined(__TARGET_ARCH_x86)
+/* arch/x86/entry/syscalls/syscall_64.tbl */
+#define LL_SYSCALL_REGS 1
+#define LL_NR_READ 0
+#define LL_NR_WRITE 1
+#define LL_NR_READV 19
+#define LL_NR_WRITEV 20
+#define LL_NR_SENDTO 44
+#define LL_NR_RECVFROM 45
+#define LL_NR_SENDMSG 46
+#define LL_NR_RECVMSG 47
+#elif defined(__TARGET_ARCH_arm64)
+/* include/uapi/asm-generic/unistd.h (arm64 has no read/write of its own numbering) */
+#define LL_SYSCALL_REGS 1
+#define LL_NR_READ 63
+#define LL_NR_WRITE 64
+#define LL_NR_READV 65
+#define LL_NR_WRITEV 66
+#define LL_NR_SENDTO 206
+#define LL_NR_RECVFROM 207
+#define LL_NR_SENDMSG 211
+#define LL_NR_RECVMSG 212
+#else
+#define LL_SYSCALL_REGS 0
+#define LL_NR_READ (-1)
+#define LL_NR_WRITE (-1)
+#define LL_NR_READV (-1)
+#define LL_NR_WRITEV (-1)
+#define LL_NR_SENDTO (-1)
+#define LL_NR_RECVFROM (-1)
+#define LL_NR_SENDMSG (-1)
+#define LL_NR_RECVMSG (-1)
+#endif
+
+struct ll_syscall {
+	long nr;
+	__u64 arg2, arg3;
+};
+
+static __always_inline bool ll_syscall(struct ll_syscall *c)
+{
+#if LL_SYSCALL_REGS
+	struct pt_regs *regs = LL_USER_REGS();
+
+	if (!regs)
+		return false;
+#if defined(__TARGET_ARCH_x86)
+	c->nr = regs->orig_ax;
+	c->arg2 = regs->si;
+	c->arg3 = regs->dx;
+#else
+	c->nr = regs->syscallno;
+	c->arg2 = regs->regs[1];
+	c->arg3 = regs->regs[2];
+#endif
+	return true;
+#else
+	return false;
+#endif
+}
+
+/*
+ * The first user buffer of the current read (read, recvfrom, readv, recvmsg) or, with write, of
+ * the current write (write, sendto, writev, sendmsg), and its length in *len (~0: up to what the
+ * call returns); 0 for another call (io_uring, splice, a kernel reader or writer).
+ */
+static __always_inline __u64 ll_sys_buf(bool write, __u64 *len)
+{
+	struct ll_syscall sc;
+	__u64 iov[2], msg_iov;
+
+	if (!ll_syscall(&sc))
+		return 0;
+	*len = ~0ULL;
+	if (sc.nr == (write ? LL_NR_WRITE : LL_NR_READ) ||
+	    sc.nr == (write ? LL_NR_SENDTO : LL_NR_RECVFROM))
+		return sc.arg2;
+	if (sc.nr == (write ? LL_NR_SENDMSG : LL_NR_RECVMSG)) {
+		/* struct user_msghdr: msg_iov at 16 */
+		if (bpf_probe_read_user(&msg_iov, sizeof(msg_iov), (void *)(sc.arg2 + 16)))
+			return 0;
+	} else if (sc.nr == (write ? LL_NR_WRITEV : LL_NR_READV)) {
+		msg_iov = sc.arg2;
+	} else {
+		return 0;
+	}
+	/* the first struct iovec: the bytes begin there */
+	if (bpf_probe_read_user(iov, sizeof(iov), (void *)msg_iov))
+		return 0;
+	*len = iov[1];
+	return iov[0];
+}
+
 /* A field of an object reached from the current task: a direct load from a BTF pointer
  * (targ_task_btf), else a helper read of a plain address. */
 #define LL_TASK_READ(type, ptr, field)                                                             \

@@ -9,9 +9,9 @@
  *
  * Where the bytes are: sock_recv_length fires in the reading task's context, inside its system
  * call, so the task's user registers (bpf_task_pt_regs) hold the call and its arguments
- * (x86-64: orig_ax the call, si the buffer of read/recvfrom, the iovec of readv, the msghdr of
+ * (ll_syscall(): the call, and the buffer of read/recvfrom, the iovec of readv, the msghdr of
  * recvmsg), and bpf_probe_read_user copies up to LL_PL_SCAN bytes of what the kernel just wrote
- * there into a per-CPU scratch buffer. Other architectures: not compiled in (targ_payload 0).
+ * there into a per-CPU scratch buffer. On x86-64 and arm64; elsewhere targ_payload stays 0.
  *
  * Cost (BENCHMARKS.md, "Observer: payload sampling"; bench/payload_cost.sh): a read that is not
  * sampled pays two loads (its CPU's gate, TCP's own clock tcp_clock_cache) and a compare; no map
@@ -22,13 +22,8 @@
 
 #include "loadlens/payload.h"
 
-/* x86-64 system call numbers (arch/x86/entry/syscalls/syscall_64.tbl) */
-#define PL_NR_READ 0
-#define PL_NR_READV 19
-#define PL_NR_RECVFROM 45
-#define PL_NR_RECVMSG 47
-
-/* Payload sampling is on (x86-64 only; set by userspace before load). */
+/* Payload sampling is on (where the system call registers are read: bpf/observe.bpf.h's
+ * ll_syscall(); set by userspace before load). */
 const volatile __u8 targ_payload = 0;
 /* At most one sample per slot and CPU in this time; 0: every new request (to measure a
  * sample's cost). */
@@ -60,43 +55,6 @@ struct {
 	__type(value, struct pl_scratch);
 } pl_buf SEC(".maps");
 
-#if defined(__TARGET_ARCH_x86)
-/* The user buffer the current read() / recvfrom() / readv() / recvmsg() filled first, and its
- * length; 0 if the read was another call (io_uring, splice, a kernel reader). */
-static __always_inline __u64 pl_user_buf(__u64 *len)
-{
-	struct pt_regs *regs = LL_USER_REGS();
-	__u64 iov[2], msg_iov;
-	long nr;
-
-	if (!regs)
-		return 0;
-	nr = regs->orig_ax;
-	*len = ~0ULL;
-	if (nr == PL_NR_READ || nr == PL_NR_RECVFROM)
-		return regs->si;
-	if (nr == PL_NR_RECVMSG) {
-		/* struct user_msghdr: msg_iov at 16 */
-		if (bpf_probe_read_user(&msg_iov, sizeof(msg_iov), (void *)(regs->si + 16)))
-			return 0;
-	} else if (nr == PL_NR_READV) {
-		msg_iov = regs->si;
-	} else {
-		return 0;
-	}
-	/* the first struct iovec: the bytes begin there */
-	if (bpf_probe_read_user(iov, sizeof(iov), (void *)msg_iov))
-		return 0;
-	*len = iov[1];
-	return iov[0];
-}
-#else
-static __always_inline __u64 pl_user_buf(__u64 *len)
-{
-	return 0;
-}
-#endif
-
 /* ll_pl_count() as a global function: the verifier walks its loop once. */
 LL_GLOBAL __u32 pl_count(struct pl_scratch *sb, __u32 n)
 {
@@ -115,7 +73,7 @@ LL_GLOBAL int pl_sample(struct rt_pl_ctrs *c, int ret)
 
 	if (!c || ret <= 0)
 		return 0;
-	ubuf = pl_user_buf(&ulen);
+	ubuf = ll_sys_buf(false, &ulen);
 	sb = bpf_map_lookup_elem(&pl_buf, &zero);
 	if (!ubuf || !sb) {
 		c->unreadable++;

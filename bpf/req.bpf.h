@@ -109,7 +109,7 @@ static __always_inline void req_data_ready(const struct sock *sk, bool kf)
 
 /* payload sampling (pipelining in one write): uses req_tcp's tcp_state() */
 #include "payload.bpf.h"
-/* TLS: the handshake apart from requests (uses payload's pl_user_buf()) */
+/* TLS: the handshake apart from requests (its bytes: observe.bpf.h's ll_sys_buf()) */
 #include "req_tls.bpf.h"
 /* HTTP/2: streams apart from turns (uses req_tls's tls_buf()) */
 #include "req_h2.bpf.h"

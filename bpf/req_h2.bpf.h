@@ -369,51 +369,32 @@ static __always_inline int h2_walk_io(struct h2_walk *w, __u64 iov, __u64 base, 
 	return left ? 1 : 0;
 }
 
-#if defined(__TARGET_ARCH_x86)
-/* x86-64 system call numbers of the reads and writes a server makes */
-#define H2_NR_READ 0
-#define H2_NR_WRITE 1
-#define H2_NR_READV 19
-#define H2_NR_WRITEV 20
-#define H2_NR_SENDTO 44
-#define H2_NR_RECVFROM 45
-#define H2_NR_SENDMSG 46
-#define H2_NR_RECVMSG 47
-
 /* The current read's or write's buffers: one at *base (returns 1), an iovec array at *iov
  * (returns its length), or 0 (sendfile, splice, io_uring: no user buffer). */
 static __always_inline __u32 h2_sys_bufs(__u64 *iov, __u64 *base)
 {
-	struct pt_regs *regs = LL_USER_REGS();
+	struct ll_syscall sc;
 	__u64 m[2];
-	long nr;
 
-	if (!regs)
+	if (!ll_syscall(&sc))
 		return 0;
-	nr = regs->orig_ax;
-	if (nr == H2_NR_READ || nr == H2_NR_WRITE || nr == H2_NR_RECVFROM ||
-	    nr == H2_NR_SENDTO) {
-		*base = regs->si;
+	if (sc.nr == LL_NR_READ || sc.nr == LL_NR_WRITE || sc.nr == LL_NR_RECVFROM ||
+	    sc.nr == LL_NR_SENDTO) {
+		*base = sc.arg2;
 		return 1;
 	}
-	if (nr == H2_NR_READV || nr == H2_NR_WRITEV) {
-		*iov = regs->si;
-		return (__u32)regs->dx;
+	if (sc.nr == LL_NR_READV || sc.nr == LL_NR_WRITEV) {
+		*iov = sc.arg2;
+		return (__u32)sc.arg3;
 	}
-	if (nr != H2_NR_RECVMSG && nr != H2_NR_SENDMSG)
+	if (sc.nr != LL_NR_RECVMSG && sc.nr != LL_NR_SENDMSG)
 		return 0;
 	/* struct user_msghdr: msg_iov at 16, msg_iovlen at 24 */
-	if (bpf_probe_read_user(m, sizeof(m), (void *)(regs->si + 16)))
+	if (bpf_probe_read_user(m, sizeof(m), (void *)(sc.arg2 + 16)))
 		return 0;
 	*iov = m[0];
 	return (__u32)m[1];
 }
-#else
-static __always_inline __u32 h2_sys_bufs(__u64 *iov, __u64 *base)
-{
-	return 0;
-}
-#endif
 
 static __always_inline void h2_count_lost(struct rt_tcp_sock *s, int slot)
 {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (MIT OR GPL-2.0) */
 /*
  * TLS on a target TCP port: the handshake told apart from requests, and timed on its own.
- * Part of request timing (bpf/req.bpf.h), included from there only, after payload.bpf.h (whose
- * pl_user_buf() finds the bytes a read filled).
+ * Part of request timing (bpf/req.bpf.h), included from there only (bpf/observe.bpf.h's
+ * ll_sys_buf() finds the bytes a read filled).
  *
  * A connection is TLS when the first bytes the server reads are a handshake record header (type
  * 22, version 3.x): a ClientHello. From then on the server's reads are walked record header by
@@ -97,52 +97,20 @@ LL_GLOBAL __u64 tls_scan(__u64 ubuf, __u32 n, __u32 skip)
 /* The bytes the current read filled (up to ret), or 0. */
 static __always_inline __u64 tls_buf(int ret, __u32 *n)
 {
-	__u64 ulen = 0, ubuf = pl_user_buf(&ulen);
+	__u64 ulen = 0, ubuf = ll_sys_buf(false, &ulen);
 
 	*n = ulen < (__u64)ret ? (__u32)ulen : (__u32)ret;
 	return ubuf;
 }
 
-#if defined(__TARGET_ARCH_x86)
-/* x86-64 system call numbers of the writes a server's TLS library makes */
-#define TLS_NR_WRITE 1
-#define TLS_NR_WRITEV 20
-#define TLS_NR_SENDTO 44
-#define TLS_NR_SENDMSG 46
-
 /* The user buffer the current write() / sendto() / writev() / sendmsg() sent first, or 0. A
  * global function: checked once, and its loads of the registers and the stack kept apart. */
 LL_GLOBAL __u64 tls_wbuf(void)
 {
-	struct pt_regs *regs = LL_USER_REGS();
-	__u64 iov = 0, msg_iov = 0, si;
-	long nr;
+	__u64 len;
 
-	if (!regs)
-		return 0;
-	nr = regs->orig_ax;
-	si = regs->si;
-	if (nr == TLS_NR_WRITE || nr == TLS_NR_SENDTO)
-		return si;
-	if (nr == TLS_NR_SENDMSG) {
-		/* struct user_msghdr: msg_iov at 16 */
-		if (bpf_probe_read_user(&msg_iov, sizeof(msg_iov), (void *)(si + 16)))
-			return 0;
-	} else if (nr == TLS_NR_WRITEV) {
-		msg_iov = si;
-	} else {
-		return 0;
-	}
-	if (bpf_probe_read_user(&iov, sizeof(iov), (void *)msg_iov))
-		return 0;
-	return iov;
+	return ll_sys_buf(true, &len);
 }
-#else
-static __always_inline __u64 tls_wbuf(void)
-{
-	return 0;
-}
-#endif
 
 /* Is this write of ret bytes the server's alert alone (its close_notify), no part of a response?
  * Looked at only for a write small enough to be one (TLS 1.2: an alert record; TLS 1.3: an

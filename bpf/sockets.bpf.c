@@ -165,16 +165,23 @@ int BPF_PROG(handle_inet6_sendmsg_exit, struct socket *sock, struct msghdr *msg,
  * TLS plaintext (bpf/req_ssl.bpf.h): uprobes on OpenSSL's libssl, attached by userspace to the
  * library its target processes map (observer/kernel/ssl_probes.c), one attach per library file
  * for every process that maps it; only the SSL calls of processes that serve target TLS
- * connections go further than a load and a compare. x86-64 only (the calling convention below;
- * elsewhere userspace says TLS plaintext is off).
+ * connections go further than a load and a compare. On x86-64 and arm64 (the calling conventions
+ * below; elsewhere userspace says TLS plaintext is off).
  */
+#if defined(__TARGET_ARCH_x86) || defined(__TARGET_ARCH_arm64)
+/* the first, second and fourth integer arguments and the return value of a call (bpf/vmlinux.h
+ * names struct pt_regs' fields as the kernel does) */
 #if defined(__TARGET_ARCH_x86)
-/* the first four integer arguments and the return value of a call, x86-64 (bpf/vmlinux.h names
- * struct pt_regs' fields as the kernel does) */
 #define SSL_ARG1(ctx) ((ctx)->di)
 #define SSL_ARG2(ctx) ((ctx)->si)
 #define SSL_ARG4(ctx) ((ctx)->cx)
 #define SSL_RET(ctx) ((int)(ctx)->ax)
+#else
+#define SSL_ARG1(ctx) ((ctx)->regs[0])
+#define SSL_ARG2(ctx) ((ctx)->regs[1])
+#define SSL_ARG4(ctx) ((ctx)->regs[3])
+#define SSL_RET(ctx) ((int)(ctx)->regs[0])
+#endif
 
 SEC("uprobe")
 int handle_ssl_read(struct pt_regs *ctx)

@@ -238,9 +238,8 @@ struct trace_event_raw_inet_sock_set_state {
 };
 
 #if defined(__TARGET_ARCH_x86)
-/* arch/x86/include/asm/ptrace.h: for bpf_tracing.h's PT_REGS_* on x86-64 (elsewhere struct
- * pt_regs stays incomplete: the programs read its registers only through bpf_tracing.h's
- * PT_REGS_*_SYSCALL, which on arm64 name their own type, or under __TARGET_ARCH_x86) */
+/* arch/x86/include/asm/ptrace.h: for bpf_tracing.h's PT_REGS_* on x86-64 (on another architecture
+ * but arm64 struct pt_regs stays incomplete) */
 struct pt_regs {
 	unsigned long r15;
 	unsigned long r14;
@@ -263,6 +262,18 @@ struct pt_regs {
 	unsigned long flags;
 	unsigned long sp;
 	unsigned long ss;
+};
+#elif defined(__TARGET_ARCH_arm64)
+/* arch/arm64/include/asm/ptrace.h, the fields read (bpf/observe.bpf.h's ll_syscall(), the uprobes
+ * of bpf/sockets.bpf.c): regs[] sits in an anonymous union there, which CO-RE's field matching
+ * looks into; libbpf's PT_REGS_*_SYSCALL name their own type */
+struct pt_regs {
+	__u64 regs[31];
+	__u64 sp;
+	__u64 pc;
+	__u64 pstate;
+	__u64 orig_x0;
+	__s32 syscallno;
 };
 #endif
 

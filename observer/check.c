@@ -28,14 +28,6 @@
 
 #define PROG "loadlens-observer"
 
-/* payload sampling reads x86-64 system call registers (bpf/payload.bpf.h): off elsewhere, as
- * obs_reqtime_mech_payload() has it */
-#if defined(__x86_64__)
-#define CHECK_X86_64 true
-#else
-#define CHECK_X86_64 false
-#endif
-
 /* What the load test found: each feature's choice, made by the features' own plans. */
 struct probe {
 	bool loaded;
@@ -169,18 +161,18 @@ static json_t *features(const struct probe *p)
 		p->mech != OBS_REQTIME_MECH_OFF && p->tls_plain,
 		p->mech != OBS_REQTIME_MECH_OFF && p->tls_plain
 		? "uprobes on libssl SSL_read, SSL_write (and _ex), SSL_do_handshake" : "off",
-		"uprobes (CONFIG_UPROBE_EVENTS), x86-64; a server using OpenSSL's libssl",
+		"uprobes (CONFIG_UPROBE_EVENTS), x86-64 or arm64; a server using OpenSSL's libssl",
 		p->mech == OBS_REQTIME_MECH_OFF ? "no request timing" : p->tls_plain
 		? "TLS linked into the server (Go's crypto/tls) is not seen: its connections count as "
 		  "connections and handshakes"
 		: p->tls_why));
 	json_array_append_new(a, check_row("payload sampling (pipelined requests per read)",
-		p->mech != OBS_REQTIME_MECH_OFF && p->user_regs && CHECK_X86_64,
-		p->mech != OBS_REQTIME_MECH_OFF && p->user_regs && CHECK_X86_64
+		p->mech != OBS_REQTIME_MECH_OFF && p->user_regs,
+		p->mech != OBS_REQTIME_MECH_OFF && p->user_regs
 		? "bpf_task_pt_regs + bpf_probe_read_user in the read programs" : "off",
-		"5.15, x86-64; with request timing",
-		!CHECK_X86_64 ? "the read programs find the buffer by x86-64 system call numbers "
-				"and registers (bpf/payload.bpf.h)"
+		"5.15, x86-64 or arm64; with request timing",
+		!OBS_SYSCALL_REGS ? "the read programs find the buffer by x86-64's and arm64's system "
+				    "call numbers and registers (bpf/observe.bpf.h)"
 		: p->user_regs ? NULL :
 		"no bpf_task_pt_regs: HTTP/2 streams and TLS handshakes are not told apart from "
 		"requests either (counted by turns)"));

@@ -237,19 +237,15 @@ void obs_reqtime_mech_off(struct obs_sockets *conn)
 
 bool obs_reqtime_mech_payload(struct obs_sockets *conn, bool off, int64_t period_us)
 {
-#if defined(__x86_64__)
 	struct sockets_bpf *s = obs_sockets_skel(conn);
 
+	/* the read's buffer is found through the task's user registers (OBS_SYSCALL_REGS) */
 	if (off || !obs_sockets_features(conn)->user_regs)
-		return false; /* the read's buffer is found through the task's user registers */
+		return false;
 	if (period_us >= 0)
 		s->rodata->targ_payload_period_ns = (uint64_t)period_us * 1000;
 	s->rodata->targ_payload = 1;
 	return true;
-#else
-	(void)conn, (void)off, (void)period_us;
-	return false; /* bpf/payload.bpf.h reads x86-64 registers */
-#endif
 }
 
 uint64_t obs_reqtime_mech_missed(struct obs_sockets *conn, enum obs_reqtime_mech m)

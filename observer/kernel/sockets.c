@@ -129,12 +129,17 @@ static void task_helpers(struct obs_sockets *c, const char *prog)
 	 * the registers' buffers hold socket addresses as numbers only as global functions) */
 	s->rodata->targ_pt_regs = s->rodata->targ_task_btf && !c->features.compat &&
 		obs_startup_tracing_helper_known(BPF_FUNC_task_pt_regs, BPF_TRACE_RAW_TP, tp);
-	c->features.user_regs = s->rodata->targ_pt_regs;
-	if (!c->features.user_regs)
+	c->features.user_regs = s->rodata->targ_pt_regs && OBS_SYSCALL_REGS;
+	if (!s->rodata->targ_pt_regs)
 		ll_warn(prog, "note: no bpf_task_pt_regs here (5.15): the programs cannot find a read's "
 			      "or a write's user buffer, so payload sampling is off, HTTP/2 streams and "
 			      "TLS handshakes are not told apart from requests (a connection's requests "
 			      "are counted by turns), and accept errors are not counted by port");
+	else if (!c->features.user_regs)
+		ll_warn(prog, "note: the programs do not read this architecture's system call "
+			      "registers (x86-64 and arm64 only): payload sampling is off, and HTTP/2 "
+			      "streams and TLS handshakes are not told apart from requests (a "
+			      "connection's requests are counted by turns)");
 }
 
 /* Decide what to attach: switch off what the kernel lacks, before load. Returns 0 or -ENOENT. */

@@ -48,6 +48,15 @@ struct obs_sockets_opts {
 		(rd)->targ_cgroup_level = (opts)->cgroup_level;                                 \
 	} while (0)
 
+/* The architectures whose system call registers and calling convention the programs read
+ * (bpf/observe.bpf.h's ll_syscall(), the libssl uprobes of bpf/sockets.bpf.c): elsewhere payload
+ * sampling, HTTP/2's and TLS's bytes and TLS plaintext are off, and a note says so. */
+#if defined(__x86_64__) || defined(__aarch64__)
+#define OBS_SYSCALL_REGS 1
+#else
+#define OBS_SYSCALL_REGS 0
+#endif
+
 /* What got attached; NULL strings mean "off". */
 struct obs_sockets_features {
 	bool accept4;	     /* sys_exit_accept4 exists: the syscall tier can time accepts */
@@ -57,7 +66,8 @@ struct obs_sockets_features {
 				* loads) or "bpf_probe_read_kernel" */
 	const char *sk_state;  /* where a socket's own request state is kept: "sk_storage" (5.11+
 				* in tracing programs) or "hash" (bounded, by the socket's address) */
-	bool user_regs;	       /* bpf_task_pt_regs (5.15): a read's or write's user buffer */
+	bool user_regs;	       /* bpf_task_pt_regs (5.15) and OBS_SYSCALL_REGS: a read's or
+				* write's user buffer */
 	bool compat;	       /* the programs built for kernels before 5.12 (sockets_compat) */
 };
 

@@ -28,7 +28,7 @@ struct obs_ssl_probes {
 static void funcs(struct sockets_bpf *s, const char **name, struct bpf_program **in,
 		  struct bpf_program **out)
 {
-#if defined(__x86_64__)
+#if OBS_SYSCALL_REGS
 	static const char *const names[SSL_FUNCS] = {"SSL_read", "SSL_read_ex", "SSL_write",
 						     "SSL_write_ex", "SSL_do_handshake"};
 	struct bpf_program *e[SSL_FUNCS] = {s->progs.handle_ssl_read, s->progs.handle_ssl_read_ex,
@@ -56,8 +56,8 @@ bool obs_ssl_probes_possible(const struct obs_sockets *conn, char *why, size_t l
 				   "pointer arguments of BPF global functions)");
 		return false;
 	}
-#if !defined(__x86_64__)
-	snprintf(why, len, "the uprobe programs read x86-64 registers");
+#if !OBS_SYSCALL_REGS
+	snprintf(why, len, "the uprobe programs read x86-64's and arm64's registers only");
 	return false;
 #else
 	if (getenv("LOADLENS_OBSERVER_NO_UPROBES")) {

@@ -115,12 +115,19 @@ void obs_ssl_libs_find(struct obs_ssl_libs *libs, const uint32_t *pids, size_t n
 	}
 }
 
+/* Debian's multiarch directory of this build's architecture */
+#if defined(__aarch64__)
+#define SSL_MULTIARCH "aarch64-linux-gnu"
+#else
+#define SSL_MULTIARCH "x86_64-linux-gnu"
+#endif
+
 int obs_ssl_libs_host(struct obs_ssl_libs *libs)
 {
 	static const char *const paths[] = {
-		"/usr/lib/x86_64-linux-gnu/libssl.so.3", "/lib/x86_64-linux-gnu/libssl.so.3",
+		"/usr/lib/" SSL_MULTIARCH "/libssl.so.3", "/lib/" SSL_MULTIARCH "/libssl.so.3",
 		"/usr/lib64/libssl.so.3", "/usr/lib/libssl.so.3",
-		"/usr/lib/x86_64-linux-gnu/libssl.so.1.1", "/usr/lib64/libssl.so.1.1",
+		"/usr/lib/" SSL_MULTIARCH "/libssl.so.1.1", "/usr/lib64/libssl.so.1.1",
 	};
 	struct obs_ssl_lib *l;
 	struct stat st;

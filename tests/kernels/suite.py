@@ -87,13 +87,14 @@ SCENARIOS = [
 # (sockets_compat.bpf.o: no atomics, request state in hashes by socket, no task registers): the
 # check, the count, request timing and one sick scenario on that state; its other scenarios by
 # hand (--all), where three of ten fail (docs/kernels.md).
-# arm64 (the cross build, tools/kernels/arm64.py): on 6.12 the check, the count and request
-# timing (the sock: tracepoints and the trampolines on the same requests); on 6.1, which has neither them nor fentry, the check (request
-# timing off, and why: NEEDS_OFF) and the count (its kernel reads a helper call, not the kfunc).
+# arm64 (the cross build, tools/kernels/arm64.py): on 6.12 the check, the count, request timing
+# (the sock: tracepoints and the trampolines on the same requests) and HTTP/2 (arm64's system
+# call registers); on 6.1, which has neither them nor fentry, the check (request timing off, and
+# why: NEEDS_OFF) and the count (its kernel reads a helper call, not the kfunc).
 SHARES = {
 	"6.1": ["check", "count", "reqtime", "h2", "scope"], "6.12": ["check", "reqtime", "refusal"],
 	"5.10": ["check", "count", "reqtime", "h2"],
-	"arm64:6.12": ["check", "count", "reqtime"], "arm64:6.1": ["check", "count"],
+	"arm64:6.12": ["check", "count", "reqtime", "h2"], "arm64:6.1": ["check", "count"],
 }
 # Kernels measured without request timing: there the check passes when --check exits 0 and names
 # why it is off (NEEDS_OFF: words its note must hold). arm64 6.1 has BTF but not
