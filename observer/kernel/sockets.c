@@ -500,15 +500,33 @@ int obs_sockets_read_moves(struct obs_sockets *c, uint64_t moves[OBS_STATE_MOVES
 	return err;
 }
 
+/*
+ * The accept-queue waits: each is added to wait_hist right after its accept() call is counted
+ * (bpf/conn.bpf.h, record_wait()), so with the count unchanged since a read that began a tick
+ * after the count last moved, the histogram is what that read found.
+ */
+static int read_waits(struct obs_sockets *c, struct obs_sockets_stats *st, uint64_t prev_calls)
+{
+	uint64_t calls = st->ctr[OBS_CTR_ACCEPT_CALLS];
+	int err;
+
+	if (calls == prev_calls && st->wait_settled == calls + 1)
+		return 0;
+	err = sum(c, c->skel->maps.wait_hist, LL_HIST_BUCKETS, st->wait);
+	st->wait_settled = !err && calls == prev_calls ? calls + 1 : 0;
+	return err;
+}
+
 int obs_sockets_read(struct obs_sockets *c, struct obs_sockets_stats *st)
 {
+	uint64_t prev_calls = st->ctr[OBS_CTR_ACCEPT_CALLS];
 	int err;
 
 	err = read_block(c, st);
 	if (!err)
 		err = sum(c, c->skel->maps.accept_errnos, OBS_ERRNO_SLOTS, st->errnos);
 	if (!err)
-		err = sum(c, c->skel->maps.wait_hist, LL_HIST_BUCKETS, st->wait);
+		err = read_waits(c, st, prev_calls);
 	{
 		struct bpf_program *progs[] = {
 			c->skel->progs.handle_inet_sock_set_state,

@@ -78,6 +78,9 @@ struct obs_sockets_stats {
 	uint64_t wait[LL_HIST_BUCKETS];	  /* accept-queue wait, by ll_hist_bucket() */
 	uint64_t moves[OBS_STATE_MOVES];  /* [s] moves into TCP state s, [16 + s] out of it */
 	uint64_t missed;		  /* program runs the kernel skipped (recursion) */
+	/* 1 + the accept() calls for which wait[] was read a tick after they stopped moving:
+	 * wait[] is then whole for them, and obs_sockets_read() keeps it (0: not yet) */
+	uint64_t wait_settled;
 };
 
 /* The target listeners' accept queues, from a sock_diag census (observer/sources/census.c). */
@@ -119,7 +122,9 @@ void obs_sockets_accepted(struct obs_sockets *c, struct obs_sockets_stats *st,
 		       const struct obs_listen_queue *q);
 
 const struct obs_sockets_features *obs_sockets_features(const struct obs_sockets *c);
-/* Read all counters. Returns 0 or a negative errno. */
+/* Read all counters into st, which holds the previous read of the same caller (or zeros): the
+ * accept-queue wait histogram (4,096 per-CPU buckets, the largest read of a tick) is read again
+ * only while accept() calls move, and once after. Returns 0 or a negative errno. */
 int obs_sockets_read(struct obs_sockets *c, struct obs_sockets_stats *st);
 /* The state moves alone (one map read): taken just before and after a census, so that the moves
  * during it bound how far the census can be from one instant. Returns 0 or a negative errno. */

@@ -401,23 +401,33 @@ static int on_rec(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-static void drain(struct obs_h2_status *s)
+/* Records consumed (0: the ring was empty). */
+static int drain(struct obs_h2_status *s)
 {
+	int n;
+
 	pthread_mutex_lock(&s->lock);
-	ring_buffer__consume(s->rb);
+	n = ring_buffer__consume(s->rb);
 	pthread_mutex_unlock(&s->lock);
+	return n;
 }
 
 static void *run(void *arg)
 {
 	struct obs_h2_status *s = arg;
-	struct timespec ts = {0, OBS_H2_STATUS_POLL_MS * 1000000L};
+	long ms = OBS_H2_STATUS_POLL_MS;
 
 	/* the records come without a wakeup (BPF_RB_NO_WAKEUP: a wakeup per response would cost
-	 * the server more than the record), so the ring is drained on a timer */
+	 * the server more than the record), so the ring is drained on a timer: every
+	 * OBS_H2_STATUS_POLL_MS while records come, and, while none does (no HTTP/2 at all, most
+	 * often), twice as long after each empty drain up to OBS_H2_STATUS_IDLE_MS: a thread that
+	 * wakes 100 times a second takes the CPU from the server it watches */
 	while (!atomic_load(&s->stop)) {
-		drain(s);
-		nanosleep(&ts, NULL);
+		if (drain(s) > 0)
+			ms = OBS_H2_STATUS_POLL_MS;
+		else if (ms < OBS_H2_STATUS_IDLE_MS)
+			ms = ms * 2 < OBS_H2_STATUS_IDLE_MS ? ms * 2 : OBS_H2_STATUS_IDLE_MS;
+		nanosleep(&(struct timespec){ms / 1000, ms % 1000 * 1000000L}, NULL);
 	}
 	return NULL;
 }

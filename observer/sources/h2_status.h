@@ -10,7 +10,7 @@
  *
  * Two layers: the decoder (obs_h2_dec_*), pure, fed records (tests/unit/test_h2_status.c feeds
  * it frames made by libnghttp2's own deflater), and the reader (obs_h2_status_*), a thread that
- * drains the ring buffer into a decoder every OBS_H2_STATUS_POLL_MS.
+ * drains the ring buffer into a decoder every OBS_H2_STATUS_POLL_MS (OBS_H2_STATUS_IDLE_MS idle).
  */
 #ifndef LOADLENS_OBSERVER_SOURCES_H2_STATUS_H
 #define LOADLENS_OBSERVER_SOURCES_H2_STATUS_H
@@ -27,6 +27,9 @@
 #define OBS_H2_STATUS_LO 100
 #define OBS_H2_STATUS_N 500
 #define OBS_H2_STATUS_POLL_MS 10
+/* The drain's period while the ring stays empty, at most: the 1 MiB ring (RT_H2_HB_RING) holds
+ * that long of 200,000 responses a second from a cold start (a record lost is counted) */
+#define OBS_H2_STATUS_IDLE_MS 50
 
 /* One slot's counts (the slot of the connection's port). */
 struct obs_h2_status_counts {
