@@ -12,13 +12,17 @@
 #define LOADLENS_REQ_H2_HB_BPF_H
 
 /* The server's header blocks to userspace (observer/sources/h2_status.c); 0: off (the ring
- * at one page). Records are written without a wakeup: userspace drains the ring on a timer. */
+ * at one page). Records are written without a wakeup while userspace drains the ring on a timer. */
 const volatile __u32 targ_h2_hb = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, RT_H2_HB_RING);
 } h2_hb SEC(".maps");
+
+/* Set by userspace while its reader sleeps for want of records (observer/sources/h2_status.c):
+ * a header block's record then wakes it, if the ring was empty (the kernel's adaptive wakeup). */
+volatile __u32 h2_hb_idle = 0;
 
 /* The connection's records stop (the ring full, or a fragment too big): counted once. */
 static __always_inline void h2_hb_stop(struct h2_walk *w, bool big)
@@ -109,7 +113,7 @@ static __always_inline void h2_hb_out(struct h2_walk *w, __u64 buf, __u32 off, _
 	__builtin_memcpy(h->fh, w->d.hdr, LL_H2_HDR);
 	h->seq = w->hb_seq++;
 	h->flags = 0;
-	bpf_ringbuf_submit(h, BPF_RB_NO_WAKEUP);
+	bpf_ringbuf_submit(h, h2_hb_idle ? 0 : BPF_RB_NO_WAKEUP);
 	w->d.hb |= LL_H2_HB_SEEN;
 	w->d.hb_left -= (__u16)n;
 	return;

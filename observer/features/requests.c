@@ -136,7 +136,8 @@ static int start_unprivileged(void *self)
 	if (!obs_reqtime_features(r->rt)->h2_headers)
 		return 0;
 	r->h2c = calloc(r->cur->nslots, sizeof(*r->h2c));
-	r->h2s = obs_h2_status_new(obs_sockets_h2_hb_fd(r->conn), r->cur->nslots);
+	r->h2s = obs_h2_status_new(obs_sockets_h2_hb_fd(r->conn), obs_sockets_h2_hb_idle(r->conn),
+				   r->cur->nslots);
 	if (!r->h2c || !r->h2s) {
 		err = r->h2c ? -errno : -ENOMEM;
 		ll_warn(r->prog, "cannot start reading HTTP/2 statuses: %s", strerror(-err));

@@ -275,6 +275,11 @@ int obs_sockets_h2_hb_fd(struct obs_sockets *c)
 	return bpf_map__fd(c->skel->maps.h2_hb);
 }
 
+volatile uint32_t *obs_sockets_h2_hb_idle(struct obs_sockets *c)
+{
+	return &c->skel->bss->h2_hb_idle;
+}
+
 uint32_t obs_sockets_trace_every(const struct obs_sockets *c)
 {
 	return c->skel->rodata->targ_trace_every;

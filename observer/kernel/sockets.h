@@ -154,6 +154,8 @@ void obs_sockets_recs_unmap(const volatile struct rt_rec *recs, size_t len);
 int obs_sockets_trace_fd(struct obs_sockets *c);
 /* The ring buffer of the server's HTTP/2 header blocks (bpf/req_h2.bpf.h, "h2_hb"). */
 int obs_sockets_h2_hb_fd(struct obs_sockets *c);
+/* Its reader's flag, "asleep: wake me" (the BPF side's h2_hb_idle). */
+volatile uint32_t *obs_sockets_h2_hb_idle(struct obs_sockets *c);
 uint32_t obs_sockets_trace_every(const struct obs_sockets *c);
 /* The port the BPF side gave dynamic slot pair i (--pid/--cgroup without --port), 0: none. */
 uint16_t obs_sockets_dyn_port(const struct obs_sockets *c, size_t i);

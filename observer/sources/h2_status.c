@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/epoll.h>
 #include <time.h>
 #include <bpf/libbpf.h>
 #include <nghttp2/nghttp2.h>
@@ -390,6 +391,7 @@ struct obs_h2_status {
 	struct obs_h2_dec *dec;
 	struct ring_buffer *rb;
 	pthread_mutex_t lock; /* the decoder's counts, between the thread and the readers */
+	volatile uint32_t *idle; /* the BPF side's h2_hb_idle (NULL: always poll) */
 	pthread_t thread;
 	bool started;
 	atomic_bool stop;
@@ -412,27 +414,38 @@ static int drain(struct obs_h2_status *s)
 	return n;
 }
 
+/*
+ * The records come without a wakeup (BPF_RB_NO_WAKEUP: a wakeup per response would cost the
+ * server more than the record), so while they come the ring is drained on a timer, every
+ * OBS_H2_STATUS_POLL_MS. After OBS_H2_STATUS_IDLE_POLLS empty drains in a row (no HTTP/2 at all,
+ * most often) the thread sleeps in epoll instead, with the BPF side's h2_hb_idle set: the next
+ * record wakes it (one wakeup at the start of a burst), and a thread that woke 100 times a second
+ * no longer takes the CPU from the server it watches. A record committed as the flag is set
+ * may wake nobody: it waits at most OBS_H2_STATUS_IDLE_MS.
+ */
 static void *run(void *arg)
 {
 	struct obs_h2_status *s = arg;
-	long ms = OBS_H2_STATUS_POLL_MS;
+	const struct timespec poll = {0, OBS_H2_STATUS_POLL_MS * 1000000L};
+	int efd = ring_buffer__epoll_fd(s->rb), empty = 0;
+	struct epoll_event ev;
 
-	/* the records come without a wakeup (BPF_RB_NO_WAKEUP: a wakeup per response would cost
-	 * the server more than the record), so the ring is drained on a timer: every
-	 * OBS_H2_STATUS_POLL_MS while records come, and, while none does (no HTTP/2 at all, most
-	 * often), twice as long after each empty drain up to OBS_H2_STATUS_IDLE_MS: a thread that
-	 * wakes 100 times a second takes the CPU from the server it watches */
 	while (!atomic_load(&s->stop)) {
-		if (drain(s) > 0)
-			ms = OBS_H2_STATUS_POLL_MS;
-		else if (ms < OBS_H2_STATUS_IDLE_MS)
-			ms = ms * 2 < OBS_H2_STATUS_IDLE_MS ? ms * 2 : OBS_H2_STATUS_IDLE_MS;
-		nanosleep(&(struct timespec){ms / 1000, ms % 1000 * 1000000L}, NULL);
+		if (drain(s) > 0) {
+			empty = 0;
+		} else if (++empty >= OBS_H2_STATUS_IDLE_POLLS && s->idle) {
+			__atomic_store_n(s->idle, 1, __ATOMIC_SEQ_CST);
+			if (!drain(s))
+				(void)epoll_wait(efd, &ev, 1, OBS_H2_STATUS_IDLE_MS);
+			__atomic_store_n(s->idle, 0, __ATOMIC_SEQ_CST);
+			continue; /* drained at once: records (woken) poll again, none sleep again */
+		}
+		nanosleep(&poll, NULL);
 	}
 	return NULL;
 }
 
-struct obs_h2_status *obs_h2_status_new(int ring_fd, size_t nslots)
+struct obs_h2_status *obs_h2_status_new(int ring_fd, volatile uint32_t *idle, size_t nslots)
 {
 	struct obs_h2_status *s = calloc(1, sizeof(*s));
 	int err;
@@ -440,6 +453,7 @@ struct obs_h2_status *obs_h2_status_new(int ring_fd, size_t nslots)
 	if (!s)
 		return NULL;
 	pthread_mutex_init(&s->lock, NULL);
+	s->idle = idle;
 	s->dec = obs_h2_dec_new(nslots);
 	if (!s->dec) {
 		err = -ENOMEM;

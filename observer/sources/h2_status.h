@@ -10,7 +10,8 @@
  *
  * Two layers: the decoder (obs_h2_dec_*), pure, fed records (tests/unit/test_h2_status.c feeds
  * it frames made by libnghttp2's own deflater), and the reader (obs_h2_status_*), a thread that
- * drains the ring buffer into a decoder every OBS_H2_STATUS_POLL_MS (OBS_H2_STATUS_IDLE_MS idle).
+ * drains the ring buffer into a decoder every OBS_H2_STATUS_POLL_MS, and sleeps until woken while
+ * there is nothing to drain.
  */
 #ifndef LOADLENS_OBSERVER_SOURCES_H2_STATUS_H
 #define LOADLENS_OBSERVER_SOURCES_H2_STATUS_H
@@ -27,9 +28,10 @@
 #define OBS_H2_STATUS_LO 100
 #define OBS_H2_STATUS_N 500
 #define OBS_H2_STATUS_POLL_MS 10
-/* The drain's period while the ring stays empty, at most: the 1 MiB ring (RT_H2_HB_RING) holds
- * that long of 200,000 responses a second from a cold start (a record lost is counted) */
-#define OBS_H2_STATUS_IDLE_MS 50
+/* Empty drains in a row before the reader sleeps until a record wakes it (h2_status.c, run()),
+ * and its longest sleep then */
+#define OBS_H2_STATUS_IDLE_POLLS 10
+#define OBS_H2_STATUS_IDLE_MS 100
 
 /* One slot's counts (the slot of the connection's port). */
 struct obs_h2_status_counts {
@@ -59,8 +61,9 @@ size_t obs_h2_dec_live(const struct obs_h2_dec *d); /* connections with a decode
 struct obs_h2_status;
 
 /* The reader of the ring buffer at ring_fd, nslots slots: its thread starts here (after the
- * privilege drop). NULL with errno set. */
-struct obs_h2_status *obs_h2_status_new(int ring_fd, size_t nslots);
+ * privilege drop). idle: the BPF side's flag that makes a record wake the reader (NULL: the
+ * reader polls without rest). NULL with errno set. */
+struct obs_h2_status *obs_h2_status_new(int ring_fd, volatile uint32_t *idle, size_t nslots);
 /* Stops the thread and drains what the ring still holds. */
 void obs_h2_status_stop(struct obs_h2_status *s);
 void obs_h2_status_free(struct obs_h2_status *s);
