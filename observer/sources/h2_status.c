@@ -2,7 +2,6 @@
 /* HTTP/2 and gRPC statuses from the server's header blocks (h2_status.h). */
 #include <errno.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 #include <nghttp2/nghttp2.h>
 #include "loadlens/h2.h"
 #include "sources/h2_status.h"
+#include "sources/poll_thread.h"
 
 #define TABLE (2 * OBS_H2_DECODERS) /* open addressing, a power of two */
 #define H2_PADDED 0x8
@@ -390,9 +390,7 @@ struct obs_h2_status {
 	struct obs_h2_dec *dec;
 	struct ring_buffer *rb;
 	pthread_mutex_t lock; /* the decoder's counts, between the thread and the readers */
-	pthread_t thread;
-	bool started;
-	atomic_bool stop;
+	struct obs_poll_thread reader;
 };
 
 static int on_rec(void *ctx, void *data, size_t size)
@@ -408,18 +406,14 @@ static void drain(struct obs_h2_status *s)
 	pthread_mutex_unlock(&s->lock);
 }
 
-static void *run(void *arg)
+static void step(void *arg)
 {
-	struct obs_h2_status *s = arg;
 	struct timespec ts = {0, OBS_H2_STATUS_POLL_MS * 1000000L};
 
 	/* the records come without a wakeup (BPF_RB_NO_WAKEUP: a wakeup per response would cost
 	 * the server more than the record), so the ring is drained on a timer */
-	while (!atomic_load(&s->stop)) {
-		drain(s);
-		nanosleep(&ts, NULL);
-	}
-	return NULL;
+	drain(arg);
+	nanosleep(&ts, NULL);
 }
 
 struct obs_h2_status *obs_h2_status_new(int ring_fd, size_t nslots)
@@ -440,10 +434,9 @@ struct obs_h2_status *obs_h2_status_new(int ring_fd, size_t nslots)
 		err = -errno;
 		goto cleanup;
 	}
-	err = -pthread_create(&s->thread, NULL, run, s);
+	err = obs_poll_thread_start(&s->reader, step, s);
 	if (err)
 		goto cleanup;
-	s->started = true;
 	return s;
 
 cleanup:
@@ -454,11 +447,8 @@ cleanup:
 
 void obs_h2_status_stop(struct obs_h2_status *s)
 {
-	if (!s || !s->started)
+	if (!s || !obs_poll_thread_stop(&s->reader))
 		return;
-	atomic_store(&s->stop, true);
-	pthread_join(s->thread, NULL);
-	s->started = false;
 	drain(s);
 }
 
