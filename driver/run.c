@@ -56,26 +56,33 @@ static uint64_t cpu_ns(void)
 	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ULL;
 }
 
-static void stop_workers(struct drv_run *r)
+/* fn on each started worker, the first time only (*done false, then set): true that time. */
+static bool once_each_worker(struct drv_run *r, bool *done, void (*fn)(struct drv_worker *))
 {
 	uint32_t i;
 
-	if (r->stop_sent)
-		return;
-	r->stop_sent = true;
+	if (*done)
+		return false;
+	*done = true;
 	for (i = 0; i < r->nstarted; i++)
-		drv_worker_stop(&r->workers[i]);
+		fn(&r->workers[i]);
+	return true;
+}
+
+static void stop_workers(struct drv_run *r)
+{
+	once_each_worker(r, &r->stop_sent, drv_worker_stop);
+}
+
+static void join_worker(struct drv_worker *w)
+{
+	uv_thread_join(&w->thread);
 }
 
 static void close_main(struct drv_run *r)
 {
-	uint32_t i;
-
-	if (r->closed)
+	if (!once_each_worker(r, &r->closed, join_worker))
 		return;
-	r->closed = true;
-	for (i = 0; i < r->nstarted; i++)
-		uv_thread_join(&r->workers[i].thread);
 	uv_close((uv_handle_t *)&r->wake, NULL);
 	uv_close((uv_handle_t *)&r->sigint, NULL);
 	uv_close((uv_handle_t *)&r->sigterm, NULL);

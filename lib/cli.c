@@ -29,23 +29,25 @@ void ll_vsay(const char *prog, const char *fmt, va_list ap)
 		free(msg);
 }
 
+/* ll_vsay on the variadic arguments after fmt, in a function whose last named one is fmt. */
+#define SAY_ARGS(prog, fmt)						\
+	do {								\
+		va_list ap_;						\
+									\
+		va_start(ap_, fmt);					\
+		ll_vsay(prog, fmt, ap_);				\
+		va_end(ap_);						\
+	} while (0)
+
 void ll_usage_error(const char *prog, const char *fmt, ...)
 {
-	va_list ap;
-
-	va_start(ap, fmt);
-	ll_vsay(prog, fmt, ap);
-	va_end(ap);
+	SAY_ARGS(prog, fmt);
 	exit(LL_EXIT_USAGE);
 }
 
 void ll_warn(const char *prog, const char *fmt, ...)
 {
-	va_list ap;
-
-	va_start(ap, fmt);
-	ll_vsay(prog, fmt, ap);
-	va_end(ap);
+	SAY_ARGS(prog, fmt);
 }
 
 const char *ll_fmt_ns(double ns, char *buf, unsigned long len)

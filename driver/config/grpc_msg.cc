@@ -2,7 +2,6 @@
 /* gRPC request messages from a .proto and JSON templates, encoded by libprotobuf (grpc_msg.h). */
 #include <algorithm>
 #include <cerrno>
-#include <cstdarg>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -17,6 +16,7 @@
 extern "C" {
 #include "config/reqmix.h"
 #include "config/template.h"
+#include "config/quote.h"
 }
 #include "config/grpc_msg.h"
 
@@ -57,20 +57,17 @@ public:
 	std::string first;
 };
 
-int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-int fail(char *err, size_t errlen, const char *fmt, ...)
+/* drv_errf's message cut to its first line: libprotobuf's JSON errors may point at the column
+ * below the text. Returns r. */
+int first_line(char *err, size_t errlen, int r)
 {
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-		/* one line: libprotobuf's JSON errors may point at the column below the text */
+	if (err && errlen)
 		err[strcspn(err, "\n")] = '\0';
-	}
-	return -EINVAL;
+	return r;
 }
+
+/* An error message (quote.h's drv_errf), on one line; returns -EINVAL. */
+#define fail(err, errlen, ...) first_line(err, errlen, drv_errf(err, errlen, __VA_ARGS__))
 
 /* A status's message on one line. */
 std::string one_line(const pb::util::Status &s)

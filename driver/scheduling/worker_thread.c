@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include "loadlens/uv_loop.h"
 #include "config/config.h"
 #include "base/drv.h"
 #include "scheduling/pingpong.h"
@@ -128,15 +129,12 @@ int drv_worker_init(struct drv_worker *w, const struct drv_config *cfg,
 	err = drv_pacer_init(&w->pacer, cfg, first_slot, nslots);
 	if (err)
 		return err;
-	err = uv_loop_init(&w->loop);
+	/* From the stop handle on the loop holds handles: on failure the caller runs
+	 * drv_worker_abandon(). */
+	err = ll_uv_loop_init_with_stop(&w->loop, &w->loop_ready, &w->stop_async, on_stop,
+					&w->has_async);
 	if (err)
 		return err;
-	w->loop_ready = true;
-	/* From here on the loop holds handles: on failure the caller runs drv_worker_abandon(). */
-	err = uv_async_init(&w->loop, &w->stop_async, on_stop);
-	if (err)
-		return err;
-	w->has_async = true;
 	err = drv_sched_init(&w->sched, &w->loop, nslots);
 	if (err)
 		return err;

@@ -2,7 +2,6 @@
 /* HTTP/2 and gRPC statuses from the server's header blocks (h2_status.h). */
 #include <errno.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 #include <nghttp2/nghttp2.h>
 #include "loadlens/h2.h"
 #include "sources/h2_status.h"
+#include "sources/poll_thread.h"
 
 #define TABLE (2 * OBS_H2_DECODERS) /* open addressing, a power of two */
 #define H2_PADDED 0x8
@@ -392,9 +392,8 @@ struct obs_h2_status {
 	struct ring_buffer *rb;
 	pthread_mutex_t lock; /* the decoder's counts, between the thread and the readers */
 	volatile uint32_t *idle; /* the BPF side's h2_hb_idle (NULL: always poll) */
-	pthread_t thread;
-	bool started;
-	atomic_bool stop;
+	int empty;		 /* empty drains in a row */
+	struct obs_poll_thread reader;
 };
 
 static int on_rec(void *ctx, void *data, size_t size)
@@ -423,26 +422,22 @@ static int drain(struct obs_h2_status *s)
  * no longer takes the CPU from the server it watches. A record committed as the flag is set
  * may wake nobody: it waits at most OBS_H2_STATUS_IDLE_MS.
  */
-static void *run(void *arg)
+static void step(void *arg)
 {
+	static const struct timespec poll = {0, OBS_H2_STATUS_POLL_MS * 1000000L};
 	struct obs_h2_status *s = arg;
-	const struct timespec poll = {0, OBS_H2_STATUS_POLL_MS * 1000000L};
-	int efd = ring_buffer__epoll_fd(s->rb), empty = 0;
 	struct epoll_event ev;
 
-	while (!atomic_load(&s->stop)) {
-		if (drain(s) > 0) {
-			empty = 0;
-		} else if (++empty >= OBS_H2_STATUS_IDLE_POLLS && s->idle) {
-			__atomic_store_n(s->idle, 1, __ATOMIC_SEQ_CST);
-			if (!drain(s))
-				(void)epoll_wait(efd, &ev, 1, OBS_H2_STATUS_IDLE_MS);
-			__atomic_store_n(s->idle, 0, __ATOMIC_SEQ_CST);
-			continue; /* drained at once: records (woken) poll again, none sleep again */
-		}
-		nanosleep(&poll, NULL);
+	if (drain(s) > 0) {
+		s->empty = 0;
+	} else if (++s->empty >= OBS_H2_STATUS_IDLE_POLLS && s->idle) {
+		__atomic_store_n(s->idle, 1, __ATOMIC_SEQ_CST);
+		if (!drain(s))
+			(void)epoll_wait(ring_buffer__epoll_fd(s->rb), &ev, 1, OBS_H2_STATUS_IDLE_MS);
+		__atomic_store_n(s->idle, 0, __ATOMIC_SEQ_CST);
+		return; /* drained at once: records (woken) poll again, none sleep again */
 	}
-	return NULL;
+	nanosleep(&poll, NULL);
 }
 
 struct obs_h2_status *obs_h2_status_new(int ring_fd, volatile uint32_t *idle, size_t nslots)
@@ -464,10 +459,9 @@ struct obs_h2_status *obs_h2_status_new(int ring_fd, volatile uint32_t *idle, si
 		err = -errno;
 		goto cleanup;
 	}
-	err = -pthread_create(&s->thread, NULL, run, s);
+	err = obs_poll_thread_start(&s->reader, step, s);
 	if (err)
 		goto cleanup;
-	s->started = true;
 	return s;
 
 cleanup:
@@ -478,11 +472,8 @@ cleanup:
 
 void obs_h2_status_stop(struct obs_h2_status *s)
 {
-	if (!s || !s->started)
+	if (!s || !obs_poll_thread_stop(&s->reader))
 		return;
-	atomic_store(&s->stop, true);
-	pthread_join(s->thread, NULL);
-	s->started = false;
 	drain(s);
 }
 

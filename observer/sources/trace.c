@@ -10,6 +10,7 @@
 #include <bpf/libbpf.h>
 #include "loadlens/parse.h"
 #include "loadlens/reqtime.h"
+#include "sources/poll_thread.h"
 #include "sources/trace.h"
 
 #define POLL_MS 100
@@ -17,9 +18,7 @@
 struct obs_trace {
 	struct ring_buffer *rb;
 	FILE *out;
-	pthread_t thread;
-	bool started;
-	atomic_bool stop;
+	struct obs_poll_thread reader;
 	atomic_uint_least64_t written;
 	atomic_uint_least64_t errors;
 	atomic_int first_err; /* errno of the first failed write (0: none): later records are lost */
@@ -78,14 +77,11 @@ static int on_rec(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-static void *run(void *arg)
+static void step(void *arg)
 {
 	struct obs_trace *t = arg;
 
-	while (!atomic_load(&t->stop))
-		ring_buffer__poll(t->rb, POLL_MS);
-	ring_buffer__consume(t->rb);
-	return NULL;
+	ring_buffer__poll(t->rb, POLL_MS);
 }
 
 struct obs_trace *obs_trace_new(int ringbuf_fd, FILE *out, uint32_t every)
@@ -108,10 +104,9 @@ struct obs_trace *obs_trace_new(int ringbuf_fd, FILE *out, uint32_t every)
 		(long long)(clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC)));
 	fprintf(out, "proto,local,peer,tgid,arrival_ns,accept_ns,read_ns,write_ns,queue_ns,"
 		     "service_ns,residence_ns\n");
-	err = -pthread_create(&t->thread, NULL, run, t);
+	err = obs_poll_thread_start(&t->reader, step, t);
 	if (err)
 		goto cleanup;
-	t->started = true;
 	return t;
 
 cleanup:
@@ -127,11 +122,8 @@ void obs_trace_stop(struct obs_trace *t)
 {
 	if (!t)
 		return;
-	if (t->started) {
-		atomic_store(&t->stop, true);
-		pthread_join(t->thread, NULL);
-		t->started = false;
-	}
+	if (obs_poll_thread_stop(&t->reader))
+		ring_buffer__consume(t->rb); /* what came since the thread's last poll */
 	if (t->out && fclose(t->out)) {
 		if (!atomic_load(&t->first_err))
 			atomic_store(&t->first_err, errno ? errno : EIO);

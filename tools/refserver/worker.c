@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "loadlens/uv_loop.h"
 #include "refserver.h"
 
 static int worker_socket(const struct rs_config *cfg, bool reuseport, int *out)
@@ -236,14 +237,9 @@ static int init(struct rs_worker *w)
 	/* The default 50 us timer slack would lengthen every sleeping service time. */
 	if (cfg->mode == RS_MODE_SLEEP)
 		prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
-	err = uv_loop_init(&w->loop);
+	err = ll_uv_loop_init_with_stop(&w->loop, &w->loop_ok, &w->stop, stop_cb, &w->stop_ok);
 	if (err)
 		return err;
-	w->loop_ok = true;
-	err = uv_async_init(&w->loop, &w->stop, stop_cb);
-	if (err)
-		return err;
-	w->stop_ok = true;
 	if (cfg->mb.stall_ns) {
 		err = stall_start(w);
 		if (err)
