@@ -8,12 +8,18 @@
  */
 #include "rules_harness.h"
 
+/* An interval of requests waiting 80x their service time in the socket queue, with --runq's
+ * wake-ups waiting 20 us: an idle CPU. */
+static void workers_busy_cpu_idle(struct obs_snap *s, int t)
+{
+	rh_req_slot(s, 80e6, 1e6);
+	rh_runq(s, 1000, 20e3, 90e3);
+}
+
 /* Socket-queue wait 80x the service time: the workers are busy, named after 3 intervals. */
 RULES_TEST(test_worker_saturation)
 {
 	const struct obs_finding *f;
-	struct obs_snap *s;
-	int t;
 
 	rh_req_slot(rh_snap(r, 1), 80e6, 1e6);
 	rh_healthy(r);
@@ -25,12 +31,7 @@ RULES_TEST(test_worker_saturation)
 	assert_int_equal(rh_ev_int(f, "port"), 8000);
 	assert_int_equal(rh_ev_int(f, "queue_p50"), 80000000);
 	/* with --runq and an idle CPU: said to be the workers, not the CPU */
-	for (t = 4; t <= 6; t++) {
-		s = rh_snap(r, t);
-		rh_req_slot(s, 80e6, 1e6);
-		rh_runq(s, 1000, 20e3, 90e3);
-		obs_snap_push(&r->h);
-	}
+	rh_intervals(r, 4, 6, workers_busy_cpu_idle);
 	f = rh_expect(r, "worker_saturation", "tcp/8000");
 	assert_non_null(strstr(f->text, "not the CPU"));
 	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
@@ -212,18 +213,19 @@ RULES_TEST(test_fork_per_request)
 	}
 }
 
+/* An interval of requests waiting 30x their service time in the socket queue while --runq's
+ * wake-ups wait 8 ms for a CPU. */
+static void cpu_busy(struct obs_snap *s, int t)
+{
+	rh_req_slot(s, 30e6, 1e6);
+	rh_runq(s, 1000, 8e6, 40e6);
+}
+
 RULES_TEST(test_cpu_saturation)
 {
 	const struct obs_finding *f;
-	struct obs_snap *s;
-	int t;
 
-	for (t = 1; t <= 2; t++) {
-		s = rh_snap(r, t);
-		rh_req_slot(s, 30e6, 1e6);
-		rh_runq(s, 1000, 8e6, 40e6);
-		obs_snap_push(&r->h);
-	}
+	rh_intervals(r, 1, 2, cpu_busy);
 	f = rh_expect(r, "cpu_saturation", NULL);
 	assert_non_null(strstr(f->text, "run-queue wait p50 8.0 ms"));
 	assert_null(obs_findings_find(&r->fs, "worker_saturation", NULL));
