@@ -42,6 +42,38 @@ bench_bin() {
 	done
 }
 
+# bench_numbers NAME=DEFAULT...: each NAME from the environment, else DEFAULT; exits 64 with one
+# line unless each is a whole number.
+bench_numbers() {
+	local a n
+	for a in "$@"; do
+		n=${a%%=*}
+		declare -g "$n=${!n:-${a#*=}}"
+		case ${!n} in '' | *[!0-9]*)
+			echo "$(basename "$0"): $n must be a number, not '${!n}'" >&2
+			exit 64
+			;;
+		esac
+	done
+}
+
+# bench_bpf_stats NAME STOP: T, a new directory /tmp/NAME.XXXXXX, and STATS0, the
+# kernel.bpf_stats_enabled found; at exit STOP (the script's function that stops its processes)
+# runs, then kernel.bpf_stats_enabled is set back to STATS0 and T removed. INT and TERM exit 130.
+bench_bpf_stats() {
+	T=$(mktemp -d "/tmp/$1.XXXXXX")
+	STATS0=$(sysctl -n kernel.bpf_stats_enabled)
+	BENCH_STOP=$2
+	trap bench_bpf_stats_end EXIT
+	trap 'exit 130' INT TERM
+}
+
+bench_bpf_stats_end() {
+	"$BENCH_STOP"
+	sysctl -qw kernel.bpf_stats_enabled="$STATS0"
+	rm -rf "$T"
+}
+
 # bench_test_servers: the integration tests' server helpers (tests/integration/lib/servers.sh:
 # unbound_conf, slapd_db...), so that a bench runs the servers the tests run.
 bench_test_servers() {

@@ -74,23 +74,9 @@ SRC=$HERE/event_cost
 . "$HERE/common.sh"
 bench_root
 bench_bin "${1:-}"
-ROUNDS=${ROUNDS:-10}
-N=${N:-10000}
-REPS=${REPS:-7}
-WARMUP=${WARMUP:-10000}
-CPU=${CPU:-1}
-HELPER_CPU=${HELPER_CPU:-0}
-PORT=${PORT:-18530}
+bench_numbers ROUNDS=10 N=10000 REPS=7 WARMUP=10000 CPU=1 HELPER_CPU=0 PORT=18530 STATS=1
 SETTINGS=${SETTINGS:-none noop3 noop1 observer observer-noreq}
 VARIANTS=${VARIANTS:-}
-STATS=${STATS:-1}
-for v in ROUNDS N REPS WARMUP CPU HELPER_CPU PORT STATS; do
-	case ${!v} in '' | *[!0-9]*)
-		echo "event_cost.sh: $v must be a number, not '${!v}'" >&2
-		exit 64
-		;;
-	esac
-done
 [ "$ROUNDS" -ge 1 ] && [ "$ROUNDS" -le 200 ] ||
 	{ echo "event_cost.sh: ROUNDS must be 1..200" >&2; exit 64; }
 for b in clang cc python3 bpftool taskset timeout; do
@@ -105,18 +91,13 @@ done
 # a run's bound: 100 us per round trip is 10x slower than expected
 RUN_TIMEOUT=$(((N * REPS + WARMUP) / 10000 + 30))
 HELPER_LIFE=$((RUN_TIMEOUT + 60))
-T=$(mktemp -d /tmp/loadlens-event-cost.XXXXXX)
-STATS0=$(sysctl -n kernel.bpf_stats_enabled)
 HPID=
 RUNPID=
-cleanup() {
+stop_all() {
 	[ -n "$RUNPID" ] && kill -TERM "$RUNPID" 2>/dev/null && wait "$RUNPID" 2>/dev/null
 	stop_helper
-	sysctl -qw kernel.bpf_stats_enabled="$STATS0"
-	rm -rf "$T"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_bpf_stats loadlens-event-cost stop_all
 
 echo "building helpers in $T" >&2
 clang -O2 -g -target bpf -D__TARGET_ARCH_x86 -I"$HERE/../bpf" -I/usr/include/x86_64-linux-gnu \

@@ -20,26 +20,18 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/common.sh"
 bench_root
 bench_bin "${1:-}"
-ROUNDS=${ROUNDS:-5}
-PP_N=${PP_N:-20000}
-PP_REPS=${PP_REPS:-5}
-REDIS_N=${REDIS_N:-200000}
+bench_numbers ROUNDS=5 PP_N=20000 PP_REPS=5 REDIS_N=200000
 LOADS=${LOADS:-pingpong redis}
 for b in cc bpftool python3 taskset timeout "$BIN/loadlens-observer"; do
 	command -v "$b" >/dev/null || { echo "payload_cost.sh: needs $b" >&2; exit 64; }
 done
-T=$(mktemp -d /tmp/loadlens-payload-cost.XXXXXX)
-STATS0=$(sysctl -n kernel.bpf_stats_enabled)
 OPID=
 SPID=
-cleanup() {
+stop_all() {
 	[ -n "$OPID" ] && kill -INT "$OPID" 2>/dev/null && wait "$OPID" 2>/dev/null
 	[ -n "$SPID" ] && kill "$SPID" 2>/dev/null && wait "$SPID" 2>/dev/null
-	sysctl -qw kernel.bpf_stats_enabled="$STATS0"
-	rm -rf "$T"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_bpf_stats loadlens-payload-cost stop_all
 cc -O2 -Wall -o "$T/pingpong" "$HERE/event_cost/pingpong.c" || exit 1
 
 # run LOAD SETTING ROUND: one observer run under bpf_stats; appends a line to $T/rows

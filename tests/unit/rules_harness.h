@@ -207,15 +207,22 @@ RH_UNUSED static struct obs_snap_proc *rh_proc(struct obs_snap *s, uint32_t pid,
 	return p;
 }
 
-/* A census interval at t with tcp_tw_reuse REUSE and one loopback port group: IN_USE ports, TW of
- * them in TIME_WAIT. */
+/* A census in s with tcp_tw_reuse REUSE and one loopback port group: IN_USE ports, TW of them in
+ * TIME_WAIT. */
+RH_UNUSED static void rh_ports_in(struct obs_snap *s, int reuse, uint32_t in_use, uint32_t tw)
+{
+	s->census = true;
+	s->tw_reuse = reuse;
+	rh_group(s, in_use, tw, 0, true);
+}
+
+/* The same in a fresh interval at t. */
 RH_UNUSED static struct obs_snap *rh_ports(struct run *r, double t, int reuse, uint32_t in_use,
 					   uint32_t tw)
 {
-	struct obs_snap *s = rh_census(r, t);
+	struct obs_snap *s = rh_snap(r, t);
 
-	s->tw_reuse = reuse;
-	rh_group(s, in_use, tw, 0, true);
+	rh_ports_in(s, reuse, in_use, tw);
 	return s;
 }
 
@@ -242,10 +249,48 @@ RH_UNUSED static void rh_pushed(struct run *r)
 	obs_rules_run(&r->h, &r->fs);
 }
 
+/* What one interval of a scenario holds: set on s, the fresh interval at time t (rh_snap's). */
+typedef void rh_fill_fn(struct obs_snap *s, int t);
+
+/* Intervals FROM..TO, 1 s apart at t = FROM..TO, each filled by FILL and pushed. */
+RH_UNUSED static void rh_intervals(struct run *r, int from, int to, rh_fill_fn *fill)
+{
+	int t;
+
+	for (t = from; t <= to; t++) {
+		fill(rh_snap(r, t), t);
+		obs_snap_push(&r->h);
+	}
+}
+
+/* The same, the rules silent on the history after each interval. */
+RH_UNUSED static void rh_healthy_intervals(struct run *r, int from, int to, rh_fill_fn *fill)
+{
+	int t;
+
+	for (t = from; t <= to; t++) {
+		rh_intervals(r, t, t, fill);
+		rh_silent(r);
+	}
+}
+
 /* A new run: an empty snapshot history. */
 RH_UNUSED static void rh_restart(struct run *r)
 {
 	memset(&r->h, 0, sizeof(r->h));
+}
+
+/* A rule's two cases: HEALTHY's intervals 1..N_HEALTHY, the rules silent after each; then a new
+ * run of SICK's 1..N_SICK, on which they find KIND (under KEY, or any key if NULL): its finding. */
+RH_UNUSED static const struct obs_finding *rh_healthy_then_sick(struct run *r, rh_fill_fn *healthy,
+								int n_healthy, rh_fill_fn *sick,
+								int n_sick, const char *kind,
+								const char *key)
+{
+	rh_healthy_intervals(r, 1, n_healthy, healthy);
+	rh_restart(r);
+	rh_intervals(r, 1, n_sick, sick);
+	return rh_expect(r, kind, key);
 }
 
 /* One more listening or connecting port in the census. */

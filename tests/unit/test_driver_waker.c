@@ -64,6 +64,67 @@ static void test_driver_waker_close(uv_loop_t *loop, struct drv_sched *s)
 	drv_sched_fini(s);
 }
 
+/* A test's loop and waker, and the time its schedule starts from: its state's first member. */
+struct x_base {
+	struct drv_sched sched;
+	uv_loop_t loop;
+	uint64_t t0;
+};
+
+/* A test's state of size bytes, zeroed, its x_base's loop and waker (for cap sends) open. */
+static void *x_open(size_t size, uint32_t cap)
+{
+	struct x_base *b = calloc(1, size);
+
+	assert_non_null(b);
+	test_driver_waker_open(&b->loop, &b->sched, cap);
+	b->t0 = uv_hrtime();
+	return b;
+}
+
+/* Run b's waker on its loop until it closes. */
+static void x_loop_run(struct x_base *b)
+{
+	assert_int_equal(drv_sched_run(&b->sched, &b->loop), 0);
+}
+
+/* After the run: the loop closes empty; the state is freed. */
+static void x_close(struct x_base *b)
+{
+	test_driver_waker_close(&b->loop, &b->sched);
+	free(b);
+}
+
+/*
+ * What the tests of a prepare callback share: a waker for one send, on a loop whose prepare handle
+ * runs before each of its waits; one send, and the end of the run (a timer).
+ */
+struct x_prep {
+	struct drv_sched sched;
+	struct drv_sched_ent send, end;
+	uv_prepare_t prep;
+};
+
+/* Run b: its send due at +send_ns (send_cb), its end at +end_ns (end_cb, which closes the waker),
+ * prep_cb before each wait of the loop, and wait, unless NULL, offered as the waker's own. The
+ * loop closes empty after the run. */
+static void x_prep_run(struct x_prep *b, uv_prepare_cb prep_cb, drv_sched_cb send_cb,
+		       uint64_t send_ns, drv_sched_cb end_cb, uint64_t end_ns,
+		       struct drv_sched_wait *wait)
+{
+	uv_loop_t loop;
+	uint64_t t0;
+
+	test_driver_waker_open_prep(&loop, &b->sched, &b->prep, prep_cb);
+	if (wait)
+		drv_sched_set_wait(&b->sched, wait);
+	t0 = uv_hrtime();
+	drv_sched_add(&b->sched, &b->send, t0 + send_ns, send_cb);
+	drv_sched_timer(&b->sched, &b->end, t0 + end_ns, end_cb);
+	assert_int_equal(drv_sched_run(&b->sched, &loop), 0);
+	test_driver_waker_close(&loop, &b->sched);
+}
+
 #define X_N 200
 #define X_GAP_NS 37000ULL /* not a multiple of anything the loop does */
 
@@ -146,7 +207,7 @@ static void test_run_never_early(void **state)
 
 /* The loop timers: fired in order, never early, a cancelled one never; sends beside them. */
 struct x_tmr {
-	struct drv_sched sched;
+	struct x_base b;
 	struct drv_sched_ent t[4];
 	struct drv_sched_ent send;
 	int order[8];
@@ -165,7 +226,7 @@ static void on_tmr(struct drv_sched_ent *e)
 	x->order[x->n] = (int)(e - x->t);
 	x->late[x->n++] = (int64_t)(uv_hrtime() - e->at);
 	if (e == &x->t[3]) /* the last: the run ends */
-		drv_sched_close(&x->sched);
+		drv_sched_close(&x->b.sched);
 }
 
 static void on_send(struct drv_sched_ent *e)
@@ -175,25 +236,19 @@ static void on_send(struct drv_sched_ent *e)
 
 static void test_timers(void **state)
 {
-	struct x_tmr *x = calloc(1, sizeof(*x));
-	uv_loop_t loop;
-	uint64_t t0;
+	struct x_tmr *x = tmr = x_open(sizeof(*x), 1);
 	int i;
 
-	assert_non_null(x);
-	tmr = x;
-	test_driver_waker_open(&loop, &x->sched, 1);
-	t0 = uv_hrtime();
-	drv_sched_timer(&x->sched, &x->t[0], t0 + 3000000, on_tmr);
-	drv_sched_timer(&x->sched, &x->t[1], t0 + 1000000, on_tmr);
-	drv_sched_timer(&x->sched, &x->t[2], t0 + 2000000, on_tmr);
-	drv_sched_timer(&x->sched, &x->t[3], t0 + 6000000, on_tmr);
-	drv_sched_add(&x->sched, &x->send, t0 + 4000000, on_send);
-	drv_sched_timer(&x->sched, &x->t[0], t0 + 5000000, on_tmr); /* moved */
-	drv_sched_cancel(&x->sched, &x->t[2]);
-	assert_int_equal(x->sched.timer.n, 3);
-	assert_int_equal(x->sched.send.n, 1);
-	assert_int_equal(drv_sched_run(&x->sched, &loop), 0);
+	drv_sched_timer(&x->b.sched, &x->t[0], x->b.t0 + 3000000, on_tmr);
+	drv_sched_timer(&x->b.sched, &x->t[1], x->b.t0 + 1000000, on_tmr);
+	drv_sched_timer(&x->b.sched, &x->t[2], x->b.t0 + 2000000, on_tmr);
+	drv_sched_timer(&x->b.sched, &x->t[3], x->b.t0 + 6000000, on_tmr);
+	drv_sched_add(&x->b.sched, &x->send, x->b.t0 + 4000000, on_send);
+	drv_sched_timer(&x->b.sched, &x->t[0], x->b.t0 + 5000000, on_tmr); /* moved */
+	drv_sched_cancel(&x->b.sched, &x->t[2]);
+	assert_int_equal(x->b.sched.timer.n, 3);
+	assert_int_equal(x->b.sched.send.n, 1);
+	x_loop_run(&x->b);
 	assert_int_equal(x->n, 3);
 	assert_int_equal(x->order[0], 1);
 	assert_int_equal(x->order[1], 0);
@@ -201,8 +256,7 @@ static void test_timers(void **state)
 	for (i = 0; i < x->n; i++)
 		assert_true(x->late[i] >= 0); /* never before its time */
 	assert_true(x->sent);
-	test_driver_waker_close(&loop, &x->sched);
-	free(x);
+	x_close(&x->b);
 }
 
 /*
@@ -211,53 +265,43 @@ static void test_timers(void **state)
  * first and closed the heaps.) A prepare callback that sleeps stands for the preemption.
  */
 struct x_late {
-	struct drv_sched sched;
-	struct drv_sched_ent send, end;
-	uv_prepare_t prep;
-	uint64_t wake_at;
+	struct x_prep b;
 	char log[8];
 	int n;
 };
 
-static struct x_late *test_driver_waker_late;
-
+/* sleeps until 10 ms past the end's due time: the send and the end both due when the loop waits */
 static void late_prep(uv_prepare_t *p)
 {
+	struct x_late *x = container_of(p, struct x_late, b.prep);
 	struct timespec ts = {0, 200000};
 
-	while (uv_hrtime() < test_driver_waker_late->wake_at)
+	while (uv_hrtime() < x->b.end.at + 10000000ULL)
 		nanosleep(&ts, NULL);
 	uv_close((uv_handle_t *)p, NULL);
 }
 
 static void late_send(struct drv_sched_ent *e)
 {
-	test_driver_waker_late->log[test_driver_waker_late->n++] = 'S';
+	struct x_late *x = container_of(e, struct x_late, b.send);
+
+	x->log[x->n++] = 'S';
 }
 
 static void late_end(struct drv_sched_ent *e)
 {
-	test_driver_waker_late->log[test_driver_waker_late->n++] = 'T';
-	drv_sched_close(&test_driver_waker_late->sched);
+	struct x_late *x = container_of(e, struct x_late, b.end);
+
+	x->log[x->n++] = 'T';
+	drv_sched_close(&x->b.sched);
 }
 
 static void test_late_wake(void **state)
 {
-	struct x_late *x = calloc(1, sizeof(*x));
-	uv_loop_t loop;
-	uint64_t t0;
+	struct x_late x = {0};
 
-	assert_non_null(x);
-	test_driver_waker_late = x;
-	test_driver_waker_open_prep(&loop, &x->sched, &x->prep, late_prep);
-	t0 = uv_hrtime();
-	drv_sched_add(&x->sched, &x->send, t0 + 20000000ULL, late_send);
-	drv_sched_timer(&x->sched, &x->end, t0 + 30000000ULL, late_end);
-	x->wake_at = t0 + 40000000ULL; /* both due when the loop waits */
-	assert_int_equal(drv_sched_run(&x->sched, &loop), 0);
-	assert_string_equal(x->log, "ST");
-	test_driver_waker_close(&loop, &x->sched);
-	free(x);
+	x_prep_run(&x.b, late_prep, late_send, 20000000ULL, late_end, 30000000ULL, NULL);
+	assert_string_equal(x.log, "ST");
 }
 
 /*
@@ -265,7 +309,7 @@ static void test_late_wake(void **state)
  * due timer; replies wake the loop only once no send is queued (or always, one slot).
  */
 struct x_rx {
-	struct drv_sched sched;
+	struct x_base b;
 	struct drv_sched_rx rx;
 	struct drv_sched_ent send[3];
 	struct drv_sched_ent end;
@@ -330,29 +374,23 @@ static bool rx_valid(const char *log, bool always)
 static void rx_end(struct drv_sched_ent *e)
 {
 	rx_log('T');
-	drv_sched_close(&rxs->sched);
+	drv_sched_close(&rxs->b.sched);
 }
 
 static void rx_run(bool always, const char *want)
 {
-	struct x_rx *x = calloc(1, sizeof(*x));
-	uv_loop_t loop;
-	uint64_t t0;
+	struct x_rx *x = rxs = x_open(sizeof(*x), 3);
 	int i;
 
-	assert_non_null(x);
-	rxs = x;
-	test_driver_waker_open(&loop, &x->sched, 3);
 	x->rx.drain = rx_drain;
 	x->rx.wake = rx_wake;
 	x->rx.always = always;
-	drv_sched_set_rx(&x->sched, &x->rx);
-	t0 = uv_hrtime();
+	drv_sched_set_rx(&x->b.sched, &x->rx);
 	for (i = 0; i < 3; i++) /* 20 ms apart: each its own wake-up, even on a busy machine */
-		drv_sched_add(&x->sched, &x->send[i], t0 + 20000000ULL * (uint64_t)(i + 1),
+		drv_sched_add(&x->b.sched, &x->send[i], x->b.t0 + 20000000ULL * (uint64_t)(i + 1),
 			      rx_send);
-	drv_sched_timer(&x->sched, &x->end, t0 + 80000000ULL, rx_end);
-	assert_int_equal(drv_sched_run(&x->sched, &loop), 0);
+	drv_sched_timer(&x->b.sched, &x->end, x->b.t0 + 80000000ULL, rx_end);
+	x_loop_run(&x->b);
 	x->log[x->n] = 0;
 	print_message("always=%d: %s\n", always, x->log);
 	assert_true(rx_valid(x->log, always));
@@ -366,10 +404,9 @@ static void rx_run(bool always, const char *want)
 	else
 		print_message("a wake-up served two due entries (send %d fired late)\n", i);
 	i = x->n;
-	drv_sched_drain(&x->sched); /* closed: the rx is gone, nothing happens */
+	drv_sched_drain(&x->b.sched); /* closed: the rx is gone, nothing happens */
 	assert_int_equal(x->n, i);
-	test_driver_waker_close(&loop, &x->sched);
-	free(x);
+	x_close(&x->b);
 }
 
 static void test_rx(void **state)
@@ -388,17 +425,13 @@ static void test_rx(void **state)
  * on time, never early.
  */
 struct x_own {
-	struct drv_sched sched;
+	struct x_prep b;
 	struct drv_sched_wait own;
-	struct drv_sched_ent end, send;
-	uv_prepare_t prep;
 	uint64_t horizon;
 	int waits, releases, loops, loops_held;
 	bool held; /* the last wait waited, no release since */
 	bool sent, fired;
 };
-
-static struct x_own *test_driver_waker_own;
 
 static bool own_wait(struct drv_sched_wait *sw, uint64_t horizon)
 {
@@ -424,52 +457,43 @@ static void own_release(struct drv_sched_wait *sw)
 
 static void own_prep(uv_prepare_t *p)
 {
-	test_driver_waker_own->loops++;
-	if (test_driver_waker_own->held)
-		test_driver_waker_own->loops_held++;
+	struct x_own *x = container_of(p, struct x_own, b.prep);
+
+	x->loops++;
+	if (x->held)
+		x->loops_held++;
 }
 
 static void own_send(struct drv_sched_ent *e)
 {
-	test_driver_waker_own->sent = uv_hrtime() >= e->at;
+	struct x_own *x = container_of(e, struct x_own, b.send);
+
+	x->sent = uv_hrtime() >= e->at;
 }
 
 static void own_end(struct drv_sched_ent *e)
 {
-	struct x_own *x = test_driver_waker_own;
+	struct x_own *x = container_of(e, struct x_own, b.end);
 
 	x->fired = uv_hrtime() >= e->at;
-	uv_close((uv_handle_t *)&x->prep, NULL);
-	drv_sched_close(&x->sched);
+	uv_close((uv_handle_t *)&x->b.prep, NULL);
+	drv_sched_close(&x->b.sched);
 }
 
 static void test_own_wait(void **state)
 {
-	struct x_own *x = calloc(1, sizeof(*x));
-	uv_loop_t loop;
-	uint64_t t0;
+	struct x_own x = {.own = {.wait = own_wait, .release = own_release}};
 
-	assert_non_null(x);
-	test_driver_waker_own = x;
-	test_driver_waker_open_prep(&loop, &x->sched, &x->prep, own_prep);
-	x->own.wait = own_wait;
-	x->own.release = own_release;
-	drv_sched_set_wait(&x->sched, &x->own);
-	t0 = uv_hrtime();
-	drv_sched_add(&x->sched, &x->send, t0 + 2000000, own_send);
-	drv_sched_timer(&x->sched, &x->end, t0 + 5000000, own_end);
-	assert_int_equal(drv_sched_run(&x->sched, &loop), 0);
-	assert_true(x->sent);
-	assert_true(x->fired);
-	assert_int_equal(x->horizon, x->end.at); /* the timer, not the send */
-	assert_true(x->waits >= 1); /* ~30 on a quiet machine */
-	assert_true(x->releases >= 1);
-	assert_int_equal(x->loops_held, 0); /* the loop never ran while the wait held the socket */
-	assert_null(x->sched.own);	     /* closed: never offered again */
-	print_message("own wait: %d waits, %d releases, %d loop turns\n", x->waits, x->releases,
-		      x->loops);
-	test_driver_waker_close(&loop, &x->sched);
-	free(x);
+	x_prep_run(&x.b, own_prep, own_send, 2000000, own_end, 5000000, &x.own);
+	assert_true(x.sent);
+	assert_true(x.fired);
+	assert_int_equal(x.horizon, x.b.end.at); /* the timer, not the send */
+	assert_true(x.waits >= 1); /* ~30 on a quiet machine */
+	assert_true(x.releases >= 1);
+	assert_int_equal(x.loops_held, 0); /* the loop never ran while the wait held the socket */
+	assert_null(x.b.sched.own);	    /* closed: never offered again */
+	print_message("own wait: %d waits, %d releases, %d loop turns\n", x.waits, x.releases,
+		      x.loops);
 }
 
 LL_TEST_MAIN(test_early_offset, test_run_never_early, test_timers, test_late_wake, test_rx,

@@ -6,6 +6,7 @@
  * index or two), cut into frames and records the way the kernel cuts them. Each case has its
  * truth: the calls it made and their statuses.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <nghttp2/nghttp2.h>
 #include "ll_test.h"
@@ -39,7 +40,50 @@ static void srv_init(struct srv *s, struct obs_h2_dec *d, uint64_t sk, uint32_t 
 
 static void srv_done(struct srv *s)
 {
-	nghttp2_hd_deflate_del(s->def);
+	if (s->def)
+		nghttp2_hd_deflate_del(s->def);
+	s->def = NULL;
+}
+
+/* A test's decoder (4 slots) and its server connection: LL_TEST_MAIN_EACH's state. */
+struct fixture {
+	struct obs_h2_dec *d;
+	struct srv s;
+};
+
+static int fixture_new(void **state)
+{
+	struct fixture *x = calloc(1, sizeof(*x));
+
+	*state = x;
+	if (!x)
+		return -1;
+	x->d = obs_h2_dec_new(4);
+	return x->d ? 0 : -1;
+}
+
+static int fixture_free(void **state)
+{
+	struct fixture *x = *state;
+
+	srv_done(&x->s);
+	obs_h2_dec_free(x->d);
+	free(x);
+	return 0;
+}
+
+static struct obs_h2_dec *decoder(void **state)
+{
+	return ((struct fixture *)*state)->d;
+}
+
+/* The test's server connection: socket sk, request slot slot, its records to the test's decoder. */
+static struct srv *conn(void **state, uint64_t sk, uint32_t slot)
+{
+	struct fixture *x = *state;
+
+	srv_init(&x->s, x->d, sk, slot);
+	return &x->s;
 }
 
 /* One record: the frame header fh, n payload bytes from off. */
@@ -122,17 +166,13 @@ static const struct obs_h2_status_counts *counts(struct obs_h2_dec *d, uint32_t 
 /* 1,000 calls, every 10th RESOURCE_EXHAUSTED: each counted by its code. */
 static void test_grpc_calls(void **state)
 {
-	struct obs_h2_dec *d = obs_h2_dec_new(4);
+	struct srv *s = conn(state, 0xffff8880aa000000ULL, 2);
 	const struct obs_h2_status_counts *c;
-	struct srv s;
 	uint32_t i;
 
-	(void)state;
-	assert_non_null(d);
-	srv_init(&s, d, 0xffff8880aa000000ULL, 2);
 	for (i = 0; i < 1000; i++)
-		grpc_call(&s, 1 + 2 * i, i % 10 == 9 ? "8" : "0");
-	c = counts(d, 2);
+		grpc_call(s, 1 + 2 * i, i % 10 == 9 ? "8" : "0");
+	c = counts(s->d, 2);
 	assert_int_equal(c->grpc[0], 900);
 	assert_int_equal(c->grpc[8], 100);
 	assert_int_equal(c->grpc_none, 0);
@@ -140,80 +180,68 @@ static void test_grpc_calls(void **state)
 	assert_int_equal(c->blocks, 2000);
 	assert_int_equal(c->status[200 - OBS_H2_STATUS_LO], 1000);
 	assert_int_equal(c->undecoded, 0);
-	assert_int_equal(counts(d, 0)->blocks, 0);
-	assert_int_equal(obs_h2_dec_live(d), 1);
-	srv_done(&s);
-	obs_h2_dec_free(d);
+	assert_int_equal(counts(s->d, 0)->blocks, 0);
+	assert_int_equal(obs_h2_dec_live(s->d), 1);
 }
 
 /* A Trailers-Only response (an error before any message): one HEADERS with END_STREAM. And a
  * trailer with no grpc-status on a gRPC connection, and one that is not a number. */
 static void test_trailers_only(void **state)
 {
+	struct srv *s = conn(state, 0x1000, 0);
 	const char *only[] = {":status", "200", "content-type", "application/grpc+proto",
 			      "grpc-status", "12", "grpc-message", "unknown method"};
 	const char *none[] = {"grpc-message", "no status"};
 	const char *bad[] = {"grpc-status", "x1"};
-	struct obs_h2_dec *d = obs_h2_dec_new(2);
 	const struct obs_h2_status_counts *c;
 	uint8_t b[256];
-	struct srv s;
 	size_t n;
 
-	(void)state;
-	srv_init(&s, d, 0x1000, 0);
-	n = block(&s, only, 4, b, sizeof(b));
-	frame(&s, LL_H2_HEADERS, END_HEADERS | END_STREAM, 1, b, n, 0);
-	grpc_call(&s, 3, "0");
-	n = block(&s, none, 1, b, sizeof(b));
-	frame(&s, LL_H2_HEADERS, END_HEADERS | END_STREAM, 5, b, n, 0);
-	n = block(&s, bad, 1, b, sizeof(b));
-	frame(&s, LL_H2_HEADERS, END_HEADERS | END_STREAM, 7, b, n, 0);
-	c = counts(d, 0);
+	n = block(s, only, 4, b, sizeof(b));
+	frame(s, LL_H2_HEADERS, END_HEADERS | END_STREAM, 1, b, n, 0);
+	grpc_call(s, 3, "0");
+	n = block(s, none, 1, b, sizeof(b));
+	frame(s, LL_H2_HEADERS, END_HEADERS | END_STREAM, 5, b, n, 0);
+	n = block(s, bad, 1, b, sizeof(b));
+	frame(s, LL_H2_HEADERS, END_HEADERS | END_STREAM, 7, b, n, 0);
+	c = counts(s->d, 0);
 	assert_int_equal(c->grpc[12], 1);
 	assert_int_equal(c->grpc[0], 1);
 	assert_int_equal(c->grpc_none, 1);
 	assert_int_equal(c->grpc[LL_GRPC_OTHER], 1);
 	assert_int_equal(c->ends, 4);
-	srv_done(&s);
-	obs_h2_dec_free(d);
 }
 
 /* A block in a HEADERS and two CONTINUATIONs, padded and with a priority, its frames cut into
  * records of 7 bytes (a payload cut by the end of a write): decoded as one. */
 static void test_cut_block(void **state)
 {
+	struct srv *s = conn(state, 0x2000, 1);
 	const char *hdrs[] = {":status", "404", "content-type", "application/grpc",
 			      "x-long-header-one", "0123456789abcdef0123456789abcdef",
 			      "x-long-header-two", "fedcba9876543210fedcba9876543210",
 			      "grpc-status", "5"};
-	struct obs_h2_dec *d = obs_h2_dec_new(2);
 	const struct obs_h2_status_counts *c;
 	uint8_t b[256], f[300];
-	struct srv s;
 	size_t n, a;
 
-	(void)state;
-	srv_init(&s, d, 0x2000, 1);
-	n = block(&s, hdrs, 5, b, sizeof(b));
+	n = block(s, hdrs, 5, b, sizeof(b));
 	a = n / 3;
 	/* HEADERS: pad length 3, a priority (5 bytes), the first third, 3 bytes of padding */
 	f[0] = 3;
 	memset(f + 1, 0, 5);
 	memcpy(f + 6, b, a);
 	memset(f + 6 + a, 0, 3);
-	frame(&s, LL_H2_HEADERS, END_STREAM | PADDED | PRIORITY, 9, f, 6 + a + 3, 7);
-	frame(&s, LL_H2_CONTINUATION, 0, 9, b + a, a, 7);
-	frame(&s, LL_H2_CONTINUATION, END_HEADERS, 9, b + 2 * a, n - 2 * a, 7);
-	grpc_call(&s, 11, "0"); /* the table after the cut block is still right */
-	c = counts(d, 1);
+	frame(s, LL_H2_HEADERS, END_STREAM | PADDED | PRIORITY, 9, f, 6 + a + 3, 7);
+	frame(s, LL_H2_CONTINUATION, 0, 9, b + a, a, 7);
+	frame(s, LL_H2_CONTINUATION, END_HEADERS, 9, b + 2 * a, n - 2 * a, 7);
+	grpc_call(s, 11, "0"); /* the table after the cut block is still right */
+	c = counts(s->d, 1);
 	assert_int_equal(c->grpc[5], 1);
 	assert_int_equal(c->grpc[0], 1);
 	assert_int_equal(c->status[404 - OBS_H2_STATUS_LO], 1);
 	assert_int_equal(c->blocks, 3);
 	assert_int_equal(c->undecoded, 0);
-	srv_done(&s);
-	obs_h2_dec_free(d);
 }
 
 /* A whole frame's record lost (the kernel stops a connection's records when the ring has no
@@ -221,93 +249,75 @@ static void test_cut_block(void **state)
  * never wrongly. */
 static void test_gap(void **state)
 {
-	struct obs_h2_dec *d = obs_h2_dec_new(2);
+	struct srv *s = conn(state, 0x3000, 0);
 	const struct obs_h2_status_counts *c;
-	struct srv s;
 	uint32_t i;
 
-	(void)state;
-	srv_init(&s, d, 0x3000, 0);
 	for (i = 0; i < 10; i++)
-		grpc_call(&s, 1 + 2 * i, "0");
-	s.drop_next = 1;
+		grpc_call(s, 1 + 2 * i, "0");
+	s->drop_next = 1;
 	/* the lost record was a response's headers, whose table entries the trailers' indexes
 	 * would have needed */
 	for (i = 10; i < 20; i++)
-		grpc_call(&s, 1 + 2 * i, i % 2 ? "14" : "0");
-	c = counts(d, 0);
+		grpc_call(s, 1 + 2 * i, i % 2 ? "14" : "0");
+	c = counts(s->d, 0);
 	assert_int_equal(c->grpc[0], 10);
 	assert_int_equal(c->grpc[14], 0);
 	assert_int_equal(c->ends, 10);
 	assert_true(c->undecoded >= 19);
-	srv_done(&s);
-	obs_h2_dec_free(d);
 }
 
 /* A payload's bytes out of place within a frame (its first piece missing): the same. */
 static void test_piece_missing(void **state)
 {
+	struct srv *s = conn(state, 0x3100, 0);
 	const char *trl[] = {"grpc-status", "0", "grpc-message", "a message long enough to cut"};
-	struct obs_h2_dec *d = obs_h2_dec_new(2);
 	uint8_t b[256];
-	struct srv s;
 	size_t n;
 
-	(void)state;
-	srv_init(&s, d, 0x3100, 0);
-	grpc_call(&s, 1, "0");
-	n = block(&s, trl, 2, b, sizeof(b));
-	s.drop_next = 1;
-	frame(&s, LL_H2_HEADERS, END_HEADERS | END_STREAM, 3, b, n, 8);
-	grpc_call(&s, 5, "0");
-	assert_int_equal(counts(d, 0)->grpc[0], 1);
-	assert_int_equal(counts(d, 0)->undecoded, 3);
-	srv_done(&s);
-	obs_h2_dec_free(d);
+	grpc_call(s, 1, "0");
+	n = block(s, trl, 2, b, sizeof(b));
+	s->drop_next = 1;
+	frame(s, LL_H2_HEADERS, END_HEADERS | END_STREAM, 3, b, n, 8);
+	grpc_call(s, 5, "0");
+	assert_int_equal(counts(s->d, 0)->grpc[0], 1);
+	assert_int_equal(counts(s->d, 0)->undecoded, 3);
 }
 
 /* A connection whose first record was not seen: never decoded. */
 static void test_not_first(void **state)
 {
-	struct obs_h2_dec *d = obs_h2_dec_new(2);
-	struct srv s;
+	struct srv *s = conn(state, 0x4000, 0);
 
-	(void)state;
-	srv_init(&s, d, 0x4000, 0);
-	s.seq = 5;
-	grpc_call(&s, 1, "0");
-	assert_int_equal(counts(d, 0)->blocks, 0);
-	assert_int_equal(counts(d, 0)->undecoded, 2);
-	assert_int_equal(obs_h2_dec_live(d), 0);
-	srv_done(&s);
-	obs_h2_dec_free(d);
+	s->seq = 5;
+	grpc_call(s, 1, "0");
+	assert_int_equal(counts(s->d, 0)->blocks, 0);
+	assert_int_equal(counts(s->d, 0)->undecoded, 2);
+	assert_int_equal(obs_h2_dec_live(s->d), 0);
 }
 
 /* Two connections interleaved, each with its own table; a close frees its decoder. */
 static void test_two_conns_close(void **state)
 {
-	struct obs_h2_dec *d = obs_h2_dec_new(2);
+	struct srv *a = conn(state, 0x5000, 0);
+	struct obs_h2_dec *d = decoder(state);
 	uint8_t fh[LL_H2_HDR] = {0};
-	struct srv a, b;
+	struct srv b;
 	uint32_t i;
 
-	(void)state;
-	srv_init(&a, d, 0x5000, 0);
 	srv_init(&b, d, 0x6000, 0);
 	for (i = 0; i < 50; i++) {
-		grpc_call(&a, 1 + 2 * i, "0");
+		grpc_call(a, 1 + 2 * i, "0");
 		grpc_call(&b, 1 + 2 * i, "4");
 	}
 	assert_int_equal(counts(d, 0)->grpc[0], 50);
 	assert_int_equal(counts(d, 0)->grpc[4], 50);
 	assert_int_equal(obs_h2_dec_live(d), 2);
-	record(&a, fh, 0, NULL, 0, LL_H2_HB_CLOSE);
+	record(a, fh, 0, NULL, 0, LL_H2_HB_CLOSE);
 	assert_int_equal(obs_h2_dec_live(d), 1);
 	grpc_call(&b, 101, "4");
 	assert_int_equal(counts(d, 0)->grpc[4], 51);
-	srv_done(&a);
 	srv_done(&b);
-	obs_h2_dec_free(d);
 }
 
 /* HTTP/2 responses that are not gRPC (nginx: HEADERS, then DATA with END_STREAM), a 1xx before
@@ -315,33 +325,30 @@ static void test_two_conns_close(void **state)
  * CONTINUATION: statuses counted, no gRPC status claimed. */
 static void test_plain_h2(void **state)
 {
+	struct srv *s = conn(state, 0x7000, 0);
 	const char *ok[] = {":status", "200", "server", "nginx/1.22.1", "content-type", "text/html"};
 	const char *nf[] = {":status", "404", "server", "nginx/1.22.1"};
 	const char *cont[] = {":status", "100"};
 	const char *push[] = {":method", "GET", ":path", "/style.css"};
-	struct obs_h2_dec *d = obs_h2_dec_new(2);
 	const struct obs_h2_status_counts *c;
 	uint8_t b[256], f[260];
-	struct srv s;
 	size_t n;
 	uint32_t i;
 
-	(void)state;
-	srv_init(&s, d, 0x7000, 0);
 	for (i = 0; i < 30; i++) {
-		n = block(&s, i % 3 ? ok : nf, i % 3 ? 3 : 2, b, sizeof(b));
-		frame(&s, LL_H2_HEADERS, END_HEADERS, 1 + 2 * i, b, n, 0);
+		n = block(s, i % 3 ? ok : nf, i % 3 ? 3 : 2, b, sizeof(b));
+		frame(s, LL_H2_HEADERS, END_HEADERS, 1 + 2 * i, b, n, 0);
 	}
-	n = block(&s, cont, 1, b, sizeof(b));
-	frame(&s, LL_H2_HEADERS, END_HEADERS, 61, b, n, 0);
+	n = block(s, cont, 1, b, sizeof(b));
+	frame(s, LL_H2_HEADERS, END_HEADERS, 61, b, n, 0);
 	memset(f, 0, 4);
 	f[3] = 2; /* promised stream 2 */
-	n = block(&s, push, 2, f + 4, sizeof(f) - 4);
-	frame(&s, LL_H2_PUSH_PROMISE, END_HEADERS, 61, f, n + 4, 0);
-	n = block(&s, ok, 3, b, sizeof(b));
-	frame(&s, LL_H2_HEADERS, 0, 61, b, n, 0);
-	frame(&s, LL_H2_CONTINUATION, END_HEADERS, 61, b, 0, 0);
-	c = counts(d, 0);
+	n = block(s, push, 2, f + 4, sizeof(f) - 4);
+	frame(s, LL_H2_PUSH_PROMISE, END_HEADERS, 61, f, n + 4, 0);
+	n = block(s, ok, 3, b, sizeof(b));
+	frame(s, LL_H2_HEADERS, 0, 61, b, n, 0);
+	frame(s, LL_H2_CONTINUATION, END_HEADERS, 61, b, 0, 0);
+	c = counts(s->d, 0);
 	assert_int_equal(c->status[200 - OBS_H2_STATUS_LO], 21);
 	assert_int_equal(c->status[404 - OBS_H2_STATUS_LO], 10);
 	assert_int_equal(c->status[100 - OBS_H2_STATUS_LO], 1);
@@ -349,25 +356,22 @@ static void test_plain_h2(void **state)
 	assert_int_equal(c->ends, 0);
 	assert_int_equal(c->grpc_none, 0);
 	assert_int_equal(c->undecoded, 0);
-	srv_done(&s);
-	obs_h2_dec_free(d);
 }
 
 /* More connections than decoders: the longest idle ones go, counted; records that are not
  * records are dropped, counted. */
 static void test_evict_and_bad(void **state)
 {
-	struct obs_h2_dec *d = obs_h2_dec_new(2);
 	uint8_t junk[sizeof(struct rt_h2_hb)] = {0};
 	struct rt_h2_hb *h = (struct rt_h2_hb *)junk;
-	struct srv s;
+	struct obs_h2_dec *d = decoder(state);
 	uint32_t i;
 
-	(void)state;
 	for (i = 0; i < OBS_H2_DECODERS + 3; i++) {
-		srv_init(&s, d, 0x100000 + 64ULL * i, 1);
-		grpc_call(&s, 1, "0");
-		srv_done(&s);
+		struct srv *s = conn(state, 0x100000 + 64ULL * i, 1);
+
+		grpc_call(s, 1, "0");
+		srv_done(s);
 	}
 	assert_int_equal(obs_h2_dec_live(d), OBS_H2_DECODERS);
 	assert_int_equal(counts(d, 1)->evicted, 3);
@@ -379,7 +383,6 @@ static void test_evict_and_bad(void **state)
 	h->n = 10;
 	obs_h2_dec_feed(d, junk, sizeof(junk));
 	assert_int_equal(obs_h2_dec_bad(d), 3);
-	obs_h2_dec_free(d);
 }
 
 /* The summary's lines and the JSON: codes by name, what was not read. */
@@ -420,5 +423,6 @@ static void test_output(void **state)
 	fclose(f);
 }
 
-LL_TEST_MAIN(test_grpc_calls, test_trailers_only, test_cut_block, test_gap, test_piece_missing,
-	     test_not_first, test_two_conns_close, test_plain_h2, test_evict_and_bad, test_output)
+LL_TEST_MAIN_EACH(fixture_new, fixture_free, test_grpc_calls, test_trailers_only, test_cut_block,
+		  test_gap, test_piece_missing, test_not_first, test_two_conns_close, test_plain_h2,
+		  test_evict_and_bad, test_output)

@@ -6,25 +6,25 @@
  */
 #include "rules_harness.h"
 
+/* Interval t of pid 4242 on 1024 fds: 16 accepted at start (10 fds), then no more (26 + t). */
+static void fds_settled(struct obs_snap *s, int t)
+{
+	s->accepted = t == 1 ? 16 : 0;
+	rh_proc(s, 4242, t == 1 ? 10 : 26 + t, 1024);
+}
+
+/* Interval t of pid 4242 on 512 fds at +48/s, to 437 at t = 4. */
+static void fds_running_out(struct obs_snap *s, int t)
+{
+	rh_proc(s, 4242, 437 - 48 * (4 - t), 512);
+}
+
 /* The EMFILE forecast: 437 of 512 at +48/s; healthy: 16 fds opened at start on 1024. */
 RULES_TEST(test_fd_forecast)
 {
-	const struct obs_finding *f;
-	struct obs_snap *s;
-	int t;
+	const struct obs_finding *f = rh_healthy_then_sick(r, fds_settled, 3, fds_running_out, 4,
+							  "fd_exhaustion", "pid 4242");
 
-	for (t = 1; t <= 3; t++) {
-		s = rh_snap(r, t);
-		s->accepted = t == 1 ? 16 : 0;
-		rh_proc(s, 4242, t == 1 ? 10 : 26 + t, 1024);
-		rh_healthy(r);
-	}
-	rh_restart(r);
-	for (t = 1; t <= 4; t++) {
-		rh_proc(rh_snap(r, t), 4242, 437 - 48 * (4 - t), 512);
-		obs_snap_push(&r->h);
-	}
-	f = rh_expect(r, "fd_exhaustion", "pid 4242");
 	assert_int_equal(f->severity, OBS_SEV_WARNING);
 	assert_string_equal(f->text, "fds: python3 (pid 4242) will run out of file descriptors "
 				     "in ~2 s (437 of 512, +48/s over the last 3 s)");

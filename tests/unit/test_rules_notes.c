@@ -7,31 +7,32 @@
  */
 #include "rules_harness.h"
 
+/* An interval of pipelined redis on 6379, memcached's UDP socket (12 datagrams unpaired), pid
+ * 4242 in another netns and port 8080 with no listener. */
+static void counts_to_note(struct obs_snap *s, int t)
+{
+	rh_req_slot(s, 10e3, 2e3);
+	s->slot[0].port = 6379;
+	s->slot[0].pipelined_reads = 6200;
+	s->slot[0].reads = 6251;
+	rh_udp_shared(s, 12);
+	rh_proc(s, 4242, 30, 1024);
+	s->netns_outside[s->nnetns_outside++] = 4242;
+	s->no_listener[s->nno_listener++] = 8080;
+}
+
 /* Pipelined redis, memcached's 4 threads on one UDP socket, a target in another netns, and a
  * --port nothing listens on: each its own note, with its number. */
 RULES_TEST(test_count_notes)
 {
 	const struct obs_finding *f;
 	struct obs_snap *s;
-	int t;
 
-	for (t = 1; t <= 2; t++) {
-		s = rh_snap(r, t);
-		rh_req_slot(s, 10e3, 2e3);
-		s->slot[0].port = 6379;
-		s->slot[0].pipelined_reads = 6200;
-		s->slot[0].reads = 6251;
-		rh_udp_shared(s, 12);
-		rh_proc(s, 4242, 30, 1024);
-		s->netns_outside[s->nnetns_outside++] = 4242;
-		s->no_listener[s->nno_listener++] = 8080;
-		obs_snap_push(&r->h);
-		if (t == 1) {
-			/* a server may still be starting: no_listener waits for a second interval */
-			obs_rules_run(&r->h, &r->fs);
-			assert_null(obs_findings_find(&r->fs, "no_listener", NULL));
-		}
-	}
+	rh_intervals(r, 1, 1, counts_to_note);
+	/* a server may still be starting: no_listener waits for a second interval */
+	rh_run(r);
+	assert_null(obs_findings_find(&r->fs, "no_listener", NULL));
+	rh_intervals(r, 2, 2, counts_to_note);
 	assert_int_equal(rh_run(r), 0); /* notes, never alarms */
 	f = rh_expect(r, "pipelining", "tcp/6379");
 	assert_int_equal(f->severity, OBS_SEV_NOTE);
@@ -167,6 +168,29 @@ RULES_TEST(test_pipelining_both_signs)
 	assert_null(json_object_get(f->evidence, "sampled_reads"));
 }
 
+/* Interval t of a --pid target (a cluster's primary, children 501 and 502) that accepts 100
+ * connections a second, reads no request and leaves 200 t server-side sockets to others. */
+static void primary(struct obs_snap *s, int t)
+{
+	s->pid_targets = true;
+	s->requests_on = true;
+	s->accepted = 100;
+	s->foreign_sockets = 200 * (uint64_t)t;
+	s->nkids = 2;
+	s->kid[0].pid = 501;
+	snprintf(s->kid[0].comm, sizeof(s->kid[0].comm), "node");
+	s->kid[1].pid = 502;
+	snprintf(s->kid[1].comm, sizeof(s->kid[1].comm), "node");
+}
+
+/* Interval t under port scoping: 100 accepted, 10 sockets others read first, no request. */
+static void port_scoped(struct obs_snap *s, int t)
+{
+	s->requests_on = true;
+	s->accepted = 100;
+	s->foreign_sockets = 10;
+}
+
 /* --pid of a process that accepts and serves nothing (a cluster's primary): a note naming its
  * children; silent once a request is timed, or with nothing accepted. */
 RULES_TEST(test_served_elsewhere)
@@ -176,17 +200,8 @@ RULES_TEST(test_served_elsewhere)
 	int t;
 
 	for (t = 1; t <= 3; t++) {
-		s = rh_snap(r, t);
-		s->pid_targets = true;
-		s->requests_on = true;
-		s->accepted = 100;
-		s->foreign_sockets = 200 * (uint64_t)t;
-		s->nkids = 2;
-		s->kid[0].pid = 501;
-		snprintf(s->kid[0].comm, sizeof(s->kid[0].comm), "node");
-		s->kid[1].pid = 502;
-		snprintf(s->kid[1].comm, sizeof(s->kid[1].comm), "node");
-		rh_pushed(r);
+		rh_intervals(r, t, t, primary);
+		rh_run(r);
 		f = obs_findings_find(&r->fs, "served_elsewhere", NULL);
 		if (t == 1) { /* one interval of accepts is not enough */
 			assert_null(f);
@@ -200,10 +215,7 @@ RULES_TEST(test_served_elsewhere)
 	assert_int_equal(rh_ev_int(f, "accepted"), 300);
 	/* a request timed: they serve what they accept */
 	s = rh_snap(r, 4);
-	s->pid_targets = true;
-	s->requests_on = true;
-	s->accepted = 100;
-	s->foreign_sockets = 800;
+	primary(s, 4);
 	s->nslots = 1;
 	s->slot[0].port = 8080;
 	s->slot[0].requests = 1;
@@ -211,15 +223,8 @@ RULES_TEST(test_served_elsewhere)
 	assert_null(obs_findings_find(&r->fs, "served_elsewhere", NULL));
 	/* port scoping: no note */
 	rh_restart(r);
-	for (t = 1; t <= 3; t++) {
-		s = rh_snap(r, t);
-		s->requests_on = true;
-		s->accepted = 100;
-		s->foreign_sockets = 10;
-		obs_snap_push(&r->h);
-	}
-	obs_findings_clear(&r->fs);
-	obs_rules_run(&r->h, &r->fs);
+	rh_intervals(r, 1, 3, port_scoped);
+	rh_run(r);
 	assert_null(obs_findings_find(&r->fs, "served_elsewhere", NULL));
 }
 
@@ -266,23 +271,22 @@ static void test_served_elsewhere_readers(void **state)
 	assert_int_equal(json_integer_value(json_object_get(json_array_get(rd, 1), "port")), 22);
 }
 
+/* Interval t of memcached's UDP socket: every datagram paired, then 3 not at t = 2. */
+static void udp_paired(struct obs_snap *s, int t)
+{
+	rh_udp_shared(s, t == 2 ? 3 : 0);
+}
+
 /* memcached's 4 threads on one UDP socket, each timed from its own read to its own reply: every
  * datagram counted, no note; 3 read while all 8 entries were serving: the note, with the 3. */
 RULES_TEST(test_udp_shared_paired)
 {
 	const struct obs_finding *f;
-	struct obs_snap *s;
-	int t;
 
-	for (t = 1; t <= 2; t++) {
-		s = rh_snap(r, t);
-		rh_udp_shared(s, t == 2 ? 3 : 0);
-		obs_snap_push(&r->h);
-		if (t == 1) {
-			rh_run(r);
-			assert_null(obs_findings_find(&r->fs, "udp_shared_socket", NULL));
-		}
-	}
+	rh_intervals(r, 1, 1, udp_paired);
+	rh_run(r);
+	assert_null(obs_findings_find(&r->fs, "udp_shared_socket", NULL));
+	rh_intervals(r, 2, 2, udp_paired);
 	rh_run(r);
 	f = rh_expect(r, "udp_shared_socket", "udp/11211");
 	assert_int_equal(rh_ev_int(f, "unpaired"), 3);

@@ -8,12 +8,18 @@
  */
 #include "rules_harness.h"
 
+/* An interval of requests waiting 80x their service time in the socket queue, with --runq's
+ * wake-ups waiting 20 us: an idle CPU. */
+static void workers_busy_cpu_idle(struct obs_snap *s, int t)
+{
+	rh_req_slot(s, 80e6, 1e6);
+	rh_runq(s, 1000, 20e3, 90e3);
+}
+
 /* Socket-queue wait 80x the service time: the workers are busy, named after 3 intervals. */
 RULES_TEST(test_worker_saturation)
 {
 	const struct obs_finding *f;
-	struct obs_snap *s;
-	int t;
 
 	rh_req_slot(rh_snap(r, 1), 80e6, 1e6);
 	rh_healthy(r);
@@ -25,12 +31,7 @@ RULES_TEST(test_worker_saturation)
 	assert_int_equal(rh_ev_int(f, "port"), 8000);
 	assert_int_equal(rh_ev_int(f, "queue_p50"), 80000000);
 	/* with --runq and an idle CPU: said to be the workers, not the CPU */
-	for (t = 4; t <= 6; t++) {
-		s = rh_snap(r, t);
-		rh_req_slot(s, 80e6, 1e6);
-		rh_runq(s, 1000, 20e3, 90e3);
-		obs_snap_push(&r->h);
-	}
+	rh_intervals(r, 4, 6, workers_busy_cpu_idle);
 	f = rh_expect(r, "worker_saturation", "tcp/8000");
 	assert_non_null(strstr(f->text, "not the CPU"));
 	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
@@ -69,6 +70,17 @@ static const struct obs_finding *cpu_not_workers(struct run *r)
 	return rh_expect(r, "cpu_saturation", "");
 }
 
+/* cpu_run(c): the CPU named, never the workers, in exactly TEXT; its finding. */
+static const struct obs_finding *cpu_said(struct run *r, struct cpu_seen c, const char *text)
+{
+	const struct obs_finding *f;
+
+	cpu_run(r, c);
+	f = cpu_not_workers(r);
+	assert_string_equal(f->text, text);
+	return f;
+}
+
 /* cpu_run()'s newer interval with threads waiting and running on average instead, judged again */
 static void cpu_newer(struct run *r, double waiting, double running)
 {
@@ -90,15 +102,13 @@ RULES_TEST(test_cpu_or_workers_schedstat)
 {
 	const struct obs_finding *f;
 
-	cpu_run(r, (struct cpu_seen){.queue = 7.4e6, .service = 143e3, .waiting = 39.1,
-				     .running = 0.98, .cpus = 1, .procs = 41});
-	f = cpu_not_workers(r);
-	assert_string_equal(f->text,
-			    "cpu: the server's processes wait for a CPU (40 runnable on 1 CPU: on "
-			    "average 39.1 of their threads waited on a run queue, 1.0 ran), and "
-			    "requests on tcp/8000 wait 52x their service time in the socket queue "
-			    "(queue p50 7.4 ms, service p50 143 us): more workers would not help; add "
-			    "CPUs, or reduce load or what else runs there");
+	f = cpu_said(r, (struct cpu_seen){.queue = 7.4e6, .service = 143e3, .waiting = 39.1,
+					  .running = 0.98, .cpus = 1, .procs = 41},
+		     "cpu: the server's processes wait for a CPU (40 runnable on 1 CPU: on average "
+		     "39.1 of their threads waited on a run queue, 1.0 ran), and requests on "
+		     "tcp/8000 wait 52x their service time in the socket queue (queue p50 7.4 ms, "
+		     "service p50 143 us): more workers would not help; add CPUs, or reduce load or "
+		     "what else runs there");
 	assert_int_equal(rh_ev_int(f, "cpus"), 1);
 	cpu_run(r, (struct cpu_seen){.queue = 80e6, .service = 1e6, .waiting = 0.02,
 				     .running = 0.01, .cpus = 2, .procs = 1});
@@ -128,17 +138,14 @@ RULES_TEST(test_cpu_or_workers_schedstat)
 	/* threads waiting while the server ran on a third of its 2 CPUs (others took them: a
 	 * ramp of 100,000 connections from 5 drivers): not the server carrying its CPUs, but the
 	 * CPUs all the same, held by other work; never "add workers" */
-	cpu_run(r, (struct cpu_seen){.queue = 80e6, .service = 1e6, .waiting = 3.8, .running = 0.6,
-				     .lost = 0.1, .cpus = 2, .procs = 21});
-	f = cpu_not_workers(r);
-	assert_string_equal(f->text,
-			    "cpu: requests on tcp/8000 wait 80x their service time in the socket "
-			    "queue (queue p50 80.0 ms, service p50 1.0 ms) while the server's threads "
-			    "waited for a CPU longer than they ran (on average 3.80 of them waited on "
-			    "a run queue, 0.60 ran, on 2 CPUs; 0.1 CPU stolen or in interrupts): other "
-			    "work holds the CPUs, or a CPU quota throttles the server; more workers "
-			    "would not help: give it CPUs (move or limit what else runs there, raise "
-			    "its quota) or reduce load");
+	f = cpu_said(r, (struct cpu_seen){.queue = 80e6, .service = 1e6, .waiting = 3.8,
+					  .running = 0.6, .lost = 0.1, .cpus = 2, .procs = 21},
+		     "cpu: requests on tcp/8000 wait 80x their service time in the socket queue "
+		     "(queue p50 80.0 ms, service p50 1.0 ms) while the server's threads waited for "
+		     "a CPU longer than they ran (on average 3.80 of them waited on a run queue, "
+		     "0.60 ran, on 2 CPUs; 0.1 CPU stolen or in interrupts): other work holds the "
+		     "CPUs, or a CPU quota throttles the server; more workers would not help: give "
+		     "it CPUs (move or limit what else runs there, raise its quota) or reduce load");
 	assert_true(json_is_true(json_object_get(f->evidence, "contended")));
 	/* nginx's 2 workers beside 3 helpers' builds: 0.39 waiting, 0.19 running */
 	cpu_run(r, (struct cpu_seen){.queue = 23e6, .service = 10e3, .waiting = 0.39,
@@ -212,18 +219,19 @@ RULES_TEST(test_fork_per_request)
 	}
 }
 
+/* An interval of requests waiting 30x their service time in the socket queue while --runq's
+ * wake-ups wait 8 ms for a CPU. */
+static void cpu_busy(struct obs_snap *s, int t)
+{
+	rh_req_slot(s, 30e6, 1e6);
+	rh_runq(s, 1000, 8e6, 40e6);
+}
+
 RULES_TEST(test_cpu_saturation)
 {
 	const struct obs_finding *f;
-	struct obs_snap *s;
-	int t;
 
-	for (t = 1; t <= 2; t++) {
-		s = rh_snap(r, t);
-		rh_req_slot(s, 30e6, 1e6);
-		rh_runq(s, 1000, 8e6, 40e6);
-		obs_snap_push(&r->h);
-	}
+	rh_intervals(r, 1, 2, cpu_busy);
 	f = rh_expect(r, "cpu_saturation", NULL);
 	assert_non_null(strstr(f->text, "run-queue wait p50 8.0 ms"));
 	assert_null(obs_findings_find(&r->fs, "worker_saturation", NULL));

@@ -30,34 +30,34 @@ RULES_TEST(test_keepalive_end_is_silent)
 	rh_healthy(r);
 }
 
+/* A census of port 8080 with 400 sockets in FIN_WAIT2, 3 of them old: a client that closes at a
+ * high rate, none of them for long. */
+static void fin_wait2_brief(struct obs_snap *s, int t)
+{
+	s->census = true;
+	s->state[OBS_SNAP_FIN_WAIT2] = 400;
+	s->fin_wait2_old = 3;
+	rh_port(s, (struct obs_snap_port){.port = 8080, .fin_wait2 = 400, .fin_wait2_old = 3});
+}
+
+/* Census t of port 8080 with 60 more FIN_WAIT2 orphans each second, the earlier censuses' old. */
+static void fin_wait2_orphans(struct obs_snap *s, int t)
+{
+	s->census = true;
+	s->tw_entries = 60; /* what FIN_WAIT2 -> CLOSE looks like from the state tracepoint */
+	s->state[OBS_SNAP_FIN_WAIT2] = 60 * t;
+	s->fin_wait2_old = 60 * (t - 1);
+	rh_port(s, (struct obs_snap_port){.port = 8080, .fin_wait2 = 60 * t,
+					  .fin_wait2_old = 60 * (t - 1)});
+	rh_group(s, 60 * t, 0, 60 * t, true);
+}
+
 /* A CLOSE_WAIT leak on the server: the client holds 600 orphans in FIN_WAIT2, 0 in TIME_WAIT. */
 RULES_TEST(test_fin_wait2_is_not_time_wait)
 {
-	const struct obs_finding *f;
-	struct obs_snap *s;
-	int t;
+	const struct obs_finding *f = rh_healthy_then_sick(r, fin_wait2_brief, 10, fin_wait2_orphans,
+							  10, "fin_wait2_orphans", "port 8080");
 
-	/* client closes at a high rate: FIN_WAIT2 at every census, none of them for long */
-	for (t = 1; t <= 10; t++) {
-		s = rh_census(r, t);
-		s->state[OBS_SNAP_FIN_WAIT2] = 400;
-		s->fin_wait2_old = 3;
-		rh_port(s, (struct obs_snap_port){.port = 8080, .fin_wait2 = 400,
-						  .fin_wait2_old = 3});
-		rh_healthy(r);
-	}
-	rh_restart(r);
-	for (t = 1; t <= 10; t++) {
-		s = rh_census(r, t);
-		s->tw_entries = 60; /* what FIN_WAIT2 -> CLOSE looks like from the state tracepoint */
-		s->state[OBS_SNAP_FIN_WAIT2] = 60 * t;
-		s->fin_wait2_old = 60 * (t - 1);
-		rh_port(s, (struct obs_snap_port){.port = 8080, .fin_wait2 = 60 * t,
-						  .fin_wait2_old = 60 * (t - 1)});
-		rh_group(s, 60 * t, 0, 60 * t, true);
-		obs_snap_push(&r->h);
-	}
-	f = rh_expect(r, "fin_wait2_orphans", "port 8080");
 	assert_int_equal(rh_ev_int(f, "count"), 600);
 	assert_int_equal(rh_ev_int(f, "port"), 8080);
 	assert_non_null(strstr(f->text, "600 connections on port 8080 closed by this side wait in "
@@ -68,22 +68,24 @@ RULES_TEST(test_fin_wait2_is_not_time_wait)
 	assert_null(obs_findings_find(&r->fs, "port_exhaustion", NULL)); /* 2% of the range */
 }
 
+/* Census t of nginx's port 80 under Connection: close churn, 17,000 a second, 17,641 in TIME_WAIT
+ * on the server's side. */
+static void server_time_wait(struct obs_snap *s, int t)
+{
+	s->census = true;
+	s->accepted = 17000;
+	s->tw_entries = t == 5 ? 178889 / 3 : 17000; /* a one-second peak */
+	s->state[OBS_SNAP_TIME_WAIT] = 17641;
+	rh_port(s, (struct obs_snap_port){.port = 80, .time_wait = 17641, .server_side = true});
+}
+
 /* Connection: close churn against nginx: the server holds 17,641 in TIME_WAIT; no client here. */
 RULES_TEST(test_server_time_wait_costs_no_ports)
 {
 	const struct obs_finding *f;
 	struct obs_snap *s;
-	int t;
 
-	for (t = 1; t <= 10; t++) {
-		s = rh_census(r, t);
-		s->accepted = 17000;
-		s->tw_entries = t == 5 ? 178889 / 3 : 17000; /* a one-second peak */
-		s->state[OBS_SNAP_TIME_WAIT] = 17641;
-		rh_port(s, (struct obs_snap_port){.port = 80, .time_wait = 17641,
-						  .server_side = true});
-		rh_healthy(r);
-	}
+	rh_healthy_intervals(r, 1, 10, server_time_wait);
 	/* it costs memory once near tcp_max_tw_buckets: then said so, as memory */
 	s = rh_census(r, 11);
 	s->max_tw_buckets = 20000;
@@ -136,22 +138,31 @@ RULES_TEST(test_tw_reuse_honoured)
 	assert_int_equal(rh_ev_int(f, "pct"), 100);
 }
 
+/* Census t of a loopback port group under 2% pressure, growing to 4% (62 more a second). */
+static void ports_2_to_4_pct(struct obs_snap *s, int t)
+{
+	rh_ports_in(s, 0, 300 + 62 * t, 62 * t);
+	s->tw_entries = 62;
+}
+
+/* A census of a loopback port group under 13% pressure, flat. */
+static void ports_13_pct(struct obs_snap *s, int t)
+{
+	rh_ports_in(s, 0, 3670, 3600);
+}
+
+/* Census t of a loopback port group past half the range and growing by 1,000 a second. */
+static void ports_growing(struct obs_snap *s, int t)
+{
+	rh_ports_in(s, 0, 15000 + 1000 * t, 14000 + 1000 * t);
+}
+
 /* Pressure of 2% and 13%, growing: no advice, no forecast 448 s ahead. */
 RULES_TEST(test_low_port_pressure_is_silent)
 {
-	struct obs_snap *s;
-	int t;
-
-	for (t = 1; t <= 12; t++) {
-		s = rh_ports(r, t, 0, 300 + 62 * t, 62 * t); /* 2% -> 4% */
-		s->tw_entries = 62;
-		rh_healthy(r);
-	}
+	rh_healthy_intervals(r, 1, 12, ports_2_to_4_pct);
 	rh_restart(r);
-	for (t = 1; t <= 12; t++) {
-		rh_ports(r, t, 0, 3670, 3600); /* 13%, flat */
-		rh_healthy(r);
-	}
+	rh_healthy_intervals(r, 1, 12, ports_13_pct);
 }
 
 /* Sick: ports past half the range and growing, then connect() failing. */
@@ -161,10 +172,7 @@ RULES_TEST(test_port_exhaustion_forecast_and_failures)
 	struct obs_snap *s;
 	int t;
 
-	for (t = 1; t <= 5; t++) {
-		rh_ports(r, t, 0, 15000 + 1000 * t, 14000 + 1000 * t);
-		obs_snap_push(&r->h);
-	}
+	rh_intervals(r, 1, 5, ports_growing);
 	f = rh_expect(r, "port_exhaustion", "127.0.0.1 -> 127.0.0.1:8080");
 	assert_int_equal(f->severity, OBS_SEV_WARNING);
 	assert_non_null(strstr(f->text, "full in ~8 s at +1000/s"));
@@ -354,30 +362,33 @@ RULES_TEST(test_port_exhaustion_names_holders)
 	assert_null(strstr(f->text, "python3"));
 }
 
+/* A census with 40 sockets in CLOSE_WAIT, 2 of them old: the application closes a moment later. */
+static void close_wait_transient(struct obs_snap *s, int t)
+{
+	s->census = true;
+	s->state[8] = 40;
+	s->close_wait_old = 2;
+}
+
+/* Census t of port 8080 with 20 more sockets in CLOSE_WAIT each second, never closed by pid 777,
+ * which holds one more fd for each. */
+static void close_wait_leaked(struct obs_snap *s, int t)
+{
+	s->census = true;
+	s->state[8] = 20 * t;
+	rh_port(s, (struct obs_snap_port){.port = 8080, .close_wait = 20 * t,
+					  .close_wait_old = 20 * (t - 1), .server_side = true});
+	rh_proc(s, 777, 30 + 20 * t, 4096);
+}
+
 RULES_TEST(test_close_wait_leak)
 {
-	const struct obs_finding *f;
-	struct obs_snap *s;
-	int t;
+	/* transient CLOSE_WAIT (the application closes a moment later, none of them old), then a
+	 * leak */
+	const struct obs_finding *f = rh_healthy_then_sick(r, close_wait_transient, 6,
+							  close_wait_leaked, 4, "close_wait_leak",
+							  "port 8080");
 
-	/* transient CLOSE_WAIT: the application closes a moment later, none of them old */
-	for (t = 1; t <= 6; t++) {
-		s = rh_census(r, t);
-		s->state[8] = 40;
-		s->close_wait_old = 2;
-		rh_healthy(r);
-	}
-	rh_restart(r);
-	for (t = 1; t <= 4; t++) {
-		s = rh_census(r, t);
-		s->state[8] = 20 * t;
-		rh_port(s, (struct obs_snap_port){.port = 8080, .close_wait = 20 * t,
-						  .close_wait_old = 20 * (t - 1),
-						  .server_side = true});
-		rh_proc(s, 777, 30 + 20 * t, 4096);
-		obs_snap_push(&r->h);
-	}
-	f = rh_expect(r, "close_wait_leak", "port 8080");
 	assert_int_equal(rh_ev_int(f, "count"), 80);
 	assert_int_equal(rh_ev_int(f, "old"), 60);
 	assert_int_equal(rh_ev_int(f, "pid"), 777);

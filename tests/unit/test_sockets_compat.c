@@ -8,6 +8,7 @@
  * same size. No root, no
  * kernel: both ELF images are opened with libbpf and compared.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -39,56 +40,80 @@ static const void *compat_bytes(size_t *sz)
 	return sockets_compat_bpf__elf_bytes(sz);
 }
 
-/* the two objects, opened from their ELF images */
-static void open_both(struct bpf_object **a, struct bpf_object **b)
+/* both objects, opened once from their ELF images for every test: state is the pair */
+static int open_both(void **state)
 {
-	*a = open_elf(main_bytes, "sockets_bpf");
-	*b = open_elf(compat_bytes, "sockets_bpf");
+	static struct bpf_object *o[2];
+
+	o[0] = open_elf(main_bytes, "sockets_bpf");
+	o[1] = open_elf(compat_bytes, "sockets_bpf");
+	*state = o;
+	return 0;
 }
 
-static void test_same_maps(void **state)
+static int close_both(void **state)
 {
-	struct bpf_object *a, *b;
-	struct bpf_map *m, *n;
-	size_t count = 0;
+	struct bpf_object **o = *state;
 
-	(void)state;
-	open_both(&a, &b);
-	bpf_object__for_each_map(m, a) {
-		n = bpf_object__find_map_by_name(b, bpf_map__name(m));
-		assert_non_null(n);
-		assert_int_equal(bpf_map__type(m), bpf_map__type(n));
-		assert_int_equal(bpf_map__key_size(m), bpf_map__key_size(n));
-		assert_int_equal(bpf_map__value_size(m), bpf_map__value_size(n));
-		assert_int_equal(bpf_map__max_entries(m), bpf_map__max_entries(n));
-		count++;
-	}
-	bpf_object__for_each_map(n, b)
-		count--; /* and none more in the compat object */
-	assert_int_equal(count, 0);
-	bpf_object__close(a);
-	bpf_object__close(b);
+	bpf_object__close(o[0]);
+	bpf_object__close(o[1]);
+	return 0;
 }
 
-static void test_same_programs(void **state)
+static int cmp_str(const void *a, const void *b)
 {
-	struct bpf_object *a, *b;
-	struct bpf_program *p, *q;
-	size_t count = 0;
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
-	(void)state;
-	open_both(&a, &b);
-	bpf_object__for_each_program(p, a) {
-		q = bpf_object__find_program_by_name(b, bpf_program__name(p));
-		assert_non_null(q);
-		assert_string_equal(bpf_program__section_name(p), bpf_program__section_name(q));
-		count++;
-	}
-	bpf_object__for_each_program(q, b)
-		count--;
-	assert_int_equal(count, 0);
-	bpf_object__close(a);
-	bpf_object__close(b);
+/* text's lines (each ending in a newline), sorted in place */
+static char *sort_lines(char *text)
+{
+	char *copy = strdup(text), **line, *l, *out = text;
+	size_t n = 1, i;
+
+	assert_non_null(copy);
+	for (l = copy; *l; l++)
+		n += *l == '\n';
+	line = calloc(n, sizeof(*line));
+	assert_non_null(line);
+	for (n = 0, l = strtok(copy, "\n"); l; l = strtok(NULL, "\n"))
+		line[n++] = l;
+	qsort(line, n, sizeof(*line), cmp_str);
+	for (i = 0; i < n; i++)
+		out += sprintf(out, "%s\n", line[i]);
+	free(line);
+	free(copy);
+	return text;
+}
+
+/* What the skeleton finds by name in obj, a line each, sorted: every map (its type, key and value
+ * size, entries) and every program (its section). */
+static char *by_name(struct bpf_object *obj)
+{
+	struct bpf_program *p;
+	struct bpf_map *m;
+	struct ll_text t;
+	FILE *f = ll_text_open(&t);
+
+	bpf_object__for_each_map(m, obj)
+		fprintf(f, "map %s: type %d, key %u, value %u, %u entries\n", bpf_map__name(m),
+			(int)bpf_map__type(m), bpf_map__key_size(m), bpf_map__value_size(m),
+			bpf_map__max_entries(m));
+	bpf_object__for_each_program(p, obj)
+		fprintf(f, "program %s: section %s\n", bpf_program__name(p),
+			bpf_program__section_name(p));
+	return sort_lines(ll_text_close(&t));
+}
+
+/* The same maps and programs in both, alike, and none more in the compat object. */
+static void test_same_maps_and_programs(void **state)
+{
+	struct bpf_object **o = *state;
+	char *a = by_name(o[0]), *b = by_name(o[1]);
+
+	assert_string_equal(b, a);
+	free(a);
+	free(b);
 }
 
 /* the variable named name in datasec sec of btf, or NULL */
@@ -140,14 +165,10 @@ static void same_datasec(const struct btf *x, const struct btf *y, const char *s
 
 static void test_same_variables(void **state)
 {
-	struct bpf_object *a, *b;
+	struct bpf_object **o = *state;
 
-	(void)state;
-	open_both(&a, &b);
-	same_datasec(bpf_object__btf(a), bpf_object__btf(b), ".rodata");
-	same_datasec(bpf_object__btf(a), bpf_object__btf(b), ".bss");
-	bpf_object__close(a);
-	bpf_object__close(b);
+	same_datasec(bpf_object__btf(o[0]), bpf_object__btf(o[1]), ".rodata");
+	same_datasec(bpf_object__btf(o[0]), bpf_object__btf(o[1]), ".bss");
 }
 
-LL_TEST_MAIN(test_same_maps, test_same_programs, test_same_variables)
+LL_TEST_MAIN_GROUP(open_both, close_both, test_same_maps_and_programs, test_same_variables)
