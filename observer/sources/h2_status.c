@@ -392,7 +392,7 @@ struct obs_h2_status {
 	struct ring_buffer *rb;
 	pthread_mutex_t lock; /* the decoder's counts, between the thread and the readers */
 	volatile uint32_t *idle; /* the BPF side's h2_hb_idle (NULL: always poll) */
-	int empty;		 /* empty drains in a row */
+	int empty;		 /* empty drains in a row, up to OBS_H2_STATUS_IDLE_POLLS */
 	struct obs_poll_thread reader;
 };
 
@@ -424,20 +424,23 @@ static int drain(struct obs_h2_status *s)
  */
 static void step(void *arg)
 {
-	static const struct timespec poll = {0, OBS_H2_STATUS_POLL_MS * 1000000L};
+	static const struct timespec period = {0, OBS_H2_STATUS_POLL_MS * 1000000L};
 	struct obs_h2_status *s = arg;
 	struct epoll_event ev;
 
-	if (drain(s) > 0) {
+	if (drain(s) > 0)
 		s->empty = 0;
-	} else if (++s->empty >= OBS_H2_STATUS_IDLE_POLLS && s->idle) {
-		__atomic_store_n(s->idle, 1, __ATOMIC_SEQ_CST);
-		if (!drain(s))
-			(void)epoll_wait(ring_buffer__epoll_fd(s->rb), &ev, 1, OBS_H2_STATUS_IDLE_MS);
-		__atomic_store_n(s->idle, 0, __ATOMIC_SEQ_CST);
-		return; /* drained at once: records (woken) poll again, none sleep again */
+	else if (s->empty < OBS_H2_STATUS_IDLE_POLLS)
+		s->empty++;
+	if (s->empty < OBS_H2_STATUS_IDLE_POLLS || !s->idle) {
+		nanosleep(&period, NULL);
+		return;
 	}
-	nanosleep(&poll, NULL);
+	__atomic_store_n(s->idle, 1, __ATOMIC_SEQ_CST);
+	if (!drain(s))
+		(void)epoll_wait(ring_buffer__epoll_fd(s->rb), &ev, 1, OBS_H2_STATUS_IDLE_MS);
+	__atomic_store_n(s->idle, 0, __ATOMIC_SEQ_CST);
+	/* the next step drains at once: records (woken) poll again, none sleep again */
 }
 
 struct obs_h2_status *obs_h2_status_new(int ring_fd, volatile uint32_t *idle, size_t nslots)

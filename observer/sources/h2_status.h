@@ -28,7 +28,7 @@
 #define OBS_H2_STATUS_LO 100
 #define OBS_H2_STATUS_N 500
 #define OBS_H2_STATUS_POLL_MS 10
-/* Empty drains in a row before the reader sleeps until a record wakes it (h2_status.c, run()),
+/* Empty drains in a row before the reader sleeps until a record wakes it (h2_status.c, step()),
  * and its longest sleep then */
 #define OBS_H2_STATUS_IDLE_POLLS 10
 #define OBS_H2_STATUS_IDLE_MS 100
