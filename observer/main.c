@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * loadlens-observer: count what happens to connections on a server's TCP ports, from the kernel,
- * without touching the server. The options, the feature list and the interval loop over the
- * features, in one order (observer/features/feature.h): the flags are parsed in
- * observer/options.c, the run is brought up in observer/obs_run.c (the BPF objects in
- * observer/kernel/skeletons.c), the findings are decided in observer/rules/, the output is written
- * by observer/output/ from the features' snapshots.
+ * without touching the server. The options, the feature list and the interval loop: the flags
+ * are parsed in observer/options.c, the run is brought up in observer/obs_run.c (the BPF objects
+ * in observer/kernel/skeletons.c). An interval is one pass down the folders, each once: the read
+ * phase (observer/sources/tick_reader.h), the features in one order (observer/features/
+ * feature.h), the output from their snapshots (observer/output/), the findings
+ * (observer/rules/), the --metrics source (observer/metrics/).
  */
 #include <errno.h>
 #include <signal.h>
@@ -25,7 +26,7 @@
 #include "features/netstat.h"
 #include "options.h"
 #include "features/processes.h"
-#include "output/interval_record.h"
+#include "output/interval_out.h"
 #include "output/ndjson.h"
 #include "output/summary.h"
 #include "features/requests.h"
@@ -99,12 +100,14 @@ static void features_new(struct obs_run *r)
 	};
 
 	r->trace_out = NULL;
-	r->connections = obs_connections_new(PROG, r->kernel, r->census, a->ports, a->nports);
-	obs_run_add(r, &obs_connections_ops, r->connections);
+	obs_run_add(r, &obs_connections_ops,
+		    obs_connections_new(PROG, r->kernel, a->ports, a->nports));
 	obs_run_add(r, &obs_failures_ops, obs_failures_new(obs_kernel_fail(r->kernel)));
-	obs_run_add(r, &obs_sockstat_ops, obs_sockstat_new(obs_kernel_conn(r->kernel), r->census));
-	obs_run_add(r, &obs_processes_ops, obs_processes_new(PROG, &po));
+	obs_run_add(r, &obs_sockstat_ops, obs_sockstat_new(r->census));
+	r->processes = obs_processes_new(PROG, &po);
+	obs_run_add(r, &obs_processes_ops, r->processes);
 	obs_run_add(r, &obs_netstat_ops, obs_netstat_new(r->census));
+	obs_run_add(r, &obs_pressure_ops, obs_pressure_new(PROG, obs_kernel_systier(r->kernel)));
 	r->requests = obs_requests_new(PROG, &ro);
 	obs_run_add(r, &obs_requests_ops, r->requests);
 }
@@ -124,53 +127,46 @@ static int bring_up(struct obs_run *r)
 	return err;
 }
 
-/* One interval: every feature reads, publishes its snapshot and fills its part of the rules'
- * one, in order; then the interval record, the live lines, the rules. final: the last read,
- * after the signal. */
+/* One interval, one pass down the folders: the read phase reads everything, the features
+ * compute from it in order (each fills its part of the rules' snapshot and of the interval
+ * record), then the interval record and the live lines, the rules, the --metrics source. final:
+ * the last read, after the signal. */
 static int interval(struct obs_run *r, double t, bool final)
 {
 	/* an agent (--interval 0, or --metrics) keeps nothing per tick: its memory stays flat */
 	struct obs_tick tk = {.t = t, .dt = t - r->t_prev, .final = final,
 			      .records = r->args->interval_ns && !r->metrics_http,
-			      .rec = &r->record};
+			      .rec = &r->record, .snap = r->snap, .census_plan = r->census_plan};
+	int errs[sizeof(r->features) / sizeof(r->features[0])];
 	struct timespec now;
-	struct obs_feature *f;
-	json_t *rec;
 	size_t i;
 	int err;
 
 	memset(&r->record, 0, sizeof(r->record));
 	clock_gettime(CLOCK_REALTIME, &now);
 	r->record.time = now.tv_sec + now.tv_nsec / 1e9;
-	tk.snap = obs_findings_snap(r->findings);
 	tk.snap->final = final;
 	r->record.snap = tk.snap;
-	for (i = 0; i < r->nfeatures; i++) {
-		f = &r->features[i];
-		err = final && f->finish ? f->finish(f->self, &tk) : f->tick(f->self, &tk);
-		if (err && i == 0)
-			return err; /* the others need the connection counters */
-		if (err && !obs_ndjson_error(r->ndjson))
-			ll_warn(PROG, "cannot read the %s maps: %s", f->name, strerror(-err));
-	}
-	if (r->ndjson) {
-		rec = obs_record_json(&r->record);
-		err = rec ? obs_ndjson_write(r->ndjson, rec) : -ENOMEM;
-		json_decref(rec);
-		if (err && !obs_ndjson_error(r->ndjson))
-			ll_warn(PROG, "cannot write the interval record: %s", strerror(-err));
-	}
-	if (!final && r->args->interval_ns) {
-		obs_summary_live_line(stdout, &tk);
-		for (i = 0; i < r->nfeatures; i++)
-			if (r->features[i].live)
-				r->features[i].live(r->features[i].self, &tk, stdout);
-	}
+	err = obs_reader_read(r->reader, t, final, &tk.reads);
+	if (err)
+		return err;
+	err = obs_features_tick(r->features, r->nfeatures, &tk, errs);
+	if (err)
+		return err; /* the others need the connection counters */
+	for (i = 0; i < r->nfeatures; i++)
+		if (errs[i] && !r->out_err)
+			ll_warn(PROG, "cannot read the %s maps: %s", r->features[i].name,
+				strerror(-errs[i]));
+	r->out_err = obs_interval_out(PROG, &tk, &r->record, r->ndjson,
+				      !final && r->args->interval_ns ? stdout : NULL);
 	r->t_prev = t;
 	r->final_tick = tk;
 	r->final_tick.snap = NULL;
 	r->final_tick.rec = NULL;
-	obs_findings_tick(r->findings);
+	r->final_tick.reads = NULL;
+	r->final_tick.census_plan = NULL;
+	if (obs_findings_tick(r->findings, &r->snap))
+		r->out_err = -EIO;
 	if (r->metrics_src)
 		obs_mx_src_tick(r->metrics_src, &tk);
 	return 0;
@@ -277,11 +273,6 @@ int main(int argc, char **argv)
 		if (next && now >= next) {
 			if (interval(&r, (double)(now - start) / NS_PER_S, false))
 				goto cleanup;
-			err = obs_systier_tick(obs_kernel_systier(r.kernel),
-					       obs_pressure(&r.final_tick));
-			if (err)
-				ll_warn(PROG, "note: cannot switch the syscall tracepoints: %s",
-					strerror(-err));
 			next += tick_ns;
 			if (next <= now)
 				next = now + tick_ns;

@@ -11,7 +11,8 @@
 #include "loadlens/cli.h"
 #include "loadlens/outfile.h"
 #include "sources/census.h"
-#include "features/connections.h"
+#include "sources/tick_reader.h"
+#include "features/processes.h"
 #include "rules/findings_run.h"
 #include "metrics/metrics_http.h"
 #include "metrics/metrics_src.h"
@@ -49,6 +50,7 @@ int obs_run_outputs(struct obs_run *r)
 		ll_warn(PROG, "out of memory");
 		return LL_EXIT_FAIL;
 	}
+	r->snap = obs_findings_snap(r->findings);
 	return 0;
 }
 
@@ -82,6 +84,14 @@ int obs_run_open(struct obs_run *r)
 	if (!r->census)
 		ll_warn(PROG, "note: no socket census (%s); TIME_WAIT counts and port pressure are "
 			      "off, and accepts are counted at accept()", strerror(errno));
+	r->reader = obs_reader_new(&(struct obs_reader_opts){
+		.prog = PROG, .conn = obs_kernel_conn(r->kernel), .fail = obs_kernel_fail(r->kernel),
+		.census = r->census});
+	if (!r->reader) {
+		ll_warn(PROG, "out of memory");
+		return LL_EXIT_FAIL;
+	}
+	r->census_plan = obs_reader_census_plan(r->reader);
 	return 0;
 }
 
@@ -115,7 +125,19 @@ static const char *before_attach(void *self, struct obs_kernel *k)
 	struct obs_run *r = self;
 
 	(void)k;
-	return obs_connections_base(r->connections);
+	return obs_reader_listen_base(r->reader) ? NULL : "no sock_diag";
+}
+
+/* Started: what the read phase reads of the features' objects. */
+static void reads_set(struct obs_run *r)
+{
+	struct obs_reader_opts o = {.prog = PROG, .conn = obs_kernel_conn(r->kernel),
+				    .fail = obs_kernel_fail(r->kernel), .census = r->census};
+
+	obs_processes_reads(r->processes, &o);
+	if (obs_requests_reqtime(r->requests))
+		obs_requests_reads(r->requests, &o);
+	obs_reader_set(r->reader, &o);
 }
 
 /*
@@ -204,6 +226,7 @@ int obs_run_start(struct obs_run *r)
 		if (r->features[i].start_unprivileged &&
 		    r->features[i].start_unprivileged(r->features[i].self))
 			return LL_EXIT_FAIL;
+	reads_set(r);
 	if (r->metrics_http) {
 		struct obs_mx_src_opts mo = {obs_kernel_conn(r->kernel), r->census,
 					     obs_requests_reqtime(r->requests),
@@ -236,6 +259,7 @@ void obs_run_free(struct obs_run *r)
 		fclose(r->trace_out);
 	if (r->json_out)
 		fclose(r->json_out);
+	obs_reader_free(r->reader);
 	obs_census_free(r->census);
 	obs_kernel_free(r->kernel);
 	obs_targets_close(&r->targets);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The connection feature: listen pass + counters -> accepted -> delta, and its output calls. */
+/* The connection feature: the counters read (with accepted) -> delta, and its output calls. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,17 +13,13 @@ struct obs_connections {
 	const char *prog;
 	struct obs_kernel *k;
 	struct obs_sockets *conn;
-	struct obs_census_ctx *census;
-	struct obs_census lp; /* the last listen pass */
-	struct obs_listen_queue lq;
 	struct obs_connections_snap snap; /* total and delta */
 	struct obs_sockets_stats prev;
 	struct obs_summary rep;
 };
 
 struct obs_connections *obs_connections_new(const char *prog, struct obs_kernel *k,
-					    struct obs_census_ctx *census, const uint16_t *ports,
-					    size_t nports)
+					    const uint16_t *ports, size_t nports)
 {
 	struct obs_connections *c = calloc(1, sizeof(*c));
 
@@ -32,48 +28,20 @@ struct obs_connections *obs_connections_new(const char *prog, struct obs_kernel 
 	c->prog = prog;
 	c->k = k;
 	c->conn = obs_kernel_conn(k);
-	c->census = census;
 	c->rep.ports = ports;
 	c->rep.nports = nports;
 	return c;
 }
 
-/* The target listeners' accept queues, from a listen-only sock_diag pass. */
-static void listen_queue(struct obs_connections *c)
-{
-	struct obs_listen_queue *q = &c->lq;
-
-	memset(q, 0, sizeof(*q));
-	if (!c->census || obs_census_listeners(c->census, &c->lp))
-		return;
-	q->queued = c->lp.listen_queued;
-	q->qlen_max = c->lp.listen_qlen_max;
-	q->backlog = c->lp.listen_backlog;
-	q->ok = true;
-}
-
-const char *obs_connections_base(struct obs_connections *c)
-{
-	listen_queue(c);
-	obs_sockets_base(c->conn, &c->lq);
-	return c->lq.ok ? NULL : "no sock_diag";
-}
-
-/* read -> accepted -> delta against the previous read, which the current one then becomes */
+/* the read, accepted set -> delta against the previous read, which the current one becomes */
 static int tick(void *self, struct obs_tick *tk)
 {
 	struct obs_connections *c = self;
 	const struct obs_sockets_stats *cd = &c->snap.delta;
+	const struct obs_reads *rd = tk->reads;
 	struct obs_snap *s = tk->snap;
-	int err;
 
-	listen_queue(c);
-	err = obs_sockets_read(c->conn, &c->snap.total);
-	if (err) {
-		ll_warn(c->prog, "cannot read BPF maps: %s", strerror(-err));
-		return err;
-	}
-	obs_sockets_accepted(c->conn, &c->snap.total, &c->lq);
+	c->snap.total = rd->sockets;
 	obs_sockets_stats_sub(&c->snap.delta, &c->snap.total, &c->prev);
 	c->prev = c->snap.total;
 	tk->conn = &c->snap;
@@ -86,9 +54,9 @@ static int tick(void *self, struct obs_tick *tk)
 	s->listen_qlen_max = (uint32_t)c->snap.total.ctr[OBS_CTR_QLEN_MAX];
 	s->listen_backlog = (uint32_t)c->snap.total.ctr[OBS_CTR_BACKLOG_MAX];
 	/* the rules' sign that listen overflows are a target's: its queue full at this pass */
-	if (c->lq.ok && c->lq.backlog && c->lq.qlen_max >= c->lq.backlog) {
+	if (rd->lq.ok && rd->lq.backlog && rd->lq.qlen_max >= rd->lq.backlog) {
 		s->listen_target_full++;
-		s->listen_port = c->lp.listen_port;
+		s->listen_port = rd->listeners.listen_port;
 	}
 	return 0;
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The failures feature (features/feature.h): each interval, the failures object's counters
- * (kernel/failures_object.c) -> delta -> this interval's failures by call, and its totals.
+ * (kernel/failures_object.c), as the read phase read them (sources/tick_reader.h) -> delta ->
+ * this interval's failures by call, and its totals.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,7 +14,7 @@
 #include "tick/snapshots.h"
 #include "tick/record.h"
 
-/* The failures feature: read -> delta -> this interval's failures by call, and its totals. */
+/* The failures feature: the read -> delta -> this interval's failures by call, and its totals. */
 struct obs_failures {
 	struct obs_fail *fail;
 	struct obs_failures_snap snap;
@@ -88,11 +89,11 @@ static int tick(void *self, struct obs_tick *tk)
 	struct obs_fail_stats prev = s->cur;
 	uint64_t ff[OBS_FAIL_MAX] = {};
 	unsigned int k, f;
-	int lo, err;
+	int lo;
 
-	err = obs_fail_read(fs->fail, &s->cur);
-	if (err)
-		return err;
+	s->cur = tk->reads->fail;
+	if (tk->reads->fail_err)
+		return tk->reads->fail_err;
 	obs_fail_stats_sub(&s->delta, &s->cur, &prev);
 	memcpy(s->sys, s->delta.sys, sizeof(s->sys));
 	s->sys[OBS_SYS_ACCEPT4][OBS_FAIL_EMFILE] = cd->errnos[24];
@@ -117,7 +118,7 @@ static int tick(void *self, struct obs_tick *tk)
 	}
 	s->lost = s->cur.ctrs[OBS_FAILURES_CTR_RB_LOST] + s->cur.ctrs[OBS_FAILURES_CTR_ERRPROC_FULL] +
 		  s->cur.missed;
-	s->targets_full_pid = obs_fail_targets_full_pid(fs->fail);
+	s->targets_full_pid = tk->reads->targets_full_pid;
 	if (tk->rec)
 		fill_record(s, tk->dt, tk->rec);
 	if (tk->snap)

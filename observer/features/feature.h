@@ -5,17 +5,19 @@
  *   failures     features/failures.c     syscall failures, drops, resets (bpf/failures.bpf.c)
  *   sockstat     features/sockstat.c     socket census, TIME_WAIT, port groups and forecasts
  *   processes    features/processes.c    targets, children, fds against RLIMIT_NOFILE (the set
- *                                         of watched processes: features/watched.c)
+ *                                         of watched processes: sources/watched.c)
  *   netstat      features/netstat.c      the namespace's listen overflows and drops
+ *   pressure     features/pressure.c     the syscall tier switched on a sign of exhaustion
  *   requests     features/requests.c     per-request time (request timing)
  * Each has one life: plan (the BPF objects opened, before load: may configure its programs),
  * start (attached, still privileged), start_unprivileged (privilege dropped: threads), then per
- * interval tick: read its sources -> delta against its previous snapshot -> keep it, publish it
- * in struct obs_tick for the features after it and the formatters, and fill its part of the
- * rules' snapshot; finish: the final read; summary and json: the text and JSON summary, from its
- * own snapshots and the final tick's; free: the end of its life, its one cleanup path. A feature
- * reads another one's snapshot from the tick only, never its internals: one interval walks the
- * features in one direction.
+ * interval tick: from what the read phase read (tk->reads, sources/tick_reader.h: a feature
+ * reads nothing itself) -> delta against its previous snapshot -> keep it, publish it in struct
+ * obs_tick for the features after it and the formatters, and fill its part of the rules'
+ * snapshot and of the interval record; finish: the same on the final read; summary and json:
+ * the text and JSON summary, from its own snapshots and the final tick's; free: the end of its
+ * life, its one cleanup path. A feature reads another one's snapshot from the tick only, never
+ * its internals: one interval walks the features in one direction (obs_features_tick).
  */
 #ifndef LOADLENS_OBSERVER_FEATURES_FEATURE_H
 #define LOADLENS_OBSERVER_FEATURES_FEATURE_H
@@ -42,7 +44,6 @@ struct obs_feature {
 	/* the programs and sources it attached, for the "observing" line (NULL: none) */
 	const char *(*attached)(const void *self);
 	int (*tick)(void *self, struct obs_tick *tk);
-	void (*live)(void *self, const struct obs_tick *tk, FILE *out); /* NULL: no lines */
 	int (*finish)(void *self, struct obs_tick *tk); /* NULL: tick */
 	/* tk: the final tick, every feature's last snapshot (NULL: no lines, no keys) */
 	int (*summary)(void *self, const struct obs_tick *tk, FILE *out);
@@ -53,6 +54,11 @@ struct obs_feature {
 /* Each feature exports its functions as `const struct obs_feature obs_<name>_ops` (self NULL):
  * main.c adds them to the run with the feature's object (obs_run_add, observer/obs_run.c), which
  * copies them and sets self. */
+
+/* One interval's features phase: each feature's tick (finish on the final tick) in order, its
+ * 0 or negative errno into errs[i]. Returns the first feature's error, which the others need
+ * (the connection counters), else 0. */
+int obs_features_tick(struct obs_feature *fs, size_t n, struct obs_tick *tk, int *errs);
 
 /* The "forensics" object of the JSON summary, which the failures, sockstat, processes and netstat
  * features fill together (created by the first). NULL when out of memory. */

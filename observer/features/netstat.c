@@ -44,25 +44,25 @@ static int tick(void *self, struct obs_tick *tk)
 	const struct obs_sockets_stats *ct = &tk->conn->total;
 	struct obs_record *iv = tk->rec;
 	uint64_t listen_overflow_delta = 0, tw_overflow_delta = 0;
-	struct obs_netstat ns = {};
+	const struct obs_netstat *ns = &tk->reads->netstat;
 
 	n->snap.overflows_drops = 0;
 	n->queue_max = ct->ctr[OBS_CTR_QLEN_MAX];
 	n->backlog = ct->ctr[OBS_CTR_BACKLOG_MAX];
-	if (n->census && !obs_census_netstat(n->census, &ns)) {
+	if (tk->reads->have_netstat) {
 		iv->have_listen = true;
-		iv->overflows = ns.listen_overflows - n->cur.listen_overflows;
-		iv->drops = ns.listen_drops - n->cur.listen_drops;
-		iv->reqq_full_drops = ns.reqq_full_drop - n->cur.reqq_full_drop;
+		iv->overflows = ns->listen_overflows - n->cur.listen_overflows;
+		iv->drops = ns->listen_drops - n->cur.listen_drops;
+		iv->reqq_full_drops = ns->reqq_full_drop - n->cur.reqq_full_drop;
 		iv->queue_max = n->queue_max;
 		iv->backlog = n->backlog;
 		n->snap.overflows_drops = iv->overflows + iv->drops;
-		listen_overflow_delta = ns.listen_overflows - n->cur.listen_overflows;
-		tw_overflow_delta = ns.tw_overflow - n->cur.tw_overflow;
-		n->cur = ns;
-		n->listen_overflows = ns.listen_overflows - n->start.listen_overflows;
-		n->listen_drops = ns.listen_drops - n->start.listen_drops;
-		n->reqq_full = ns.reqq_full_drop - n->start.reqq_full_drop;
+		listen_overflow_delta = ns->listen_overflows - n->cur.listen_overflows;
+		tw_overflow_delta = ns->tw_overflow - n->cur.tw_overflow;
+		n->cur = *ns;
+		n->listen_overflows = ns->listen_overflows - n->start.listen_overflows;
+		n->listen_drops = ns->listen_drops - n->start.listen_drops;
+		n->reqq_full = ns->reqq_full_drop - n->start.reqq_full_drop;
 	}
 	if (tk->fail && tk->fail->have_listen_overflow_drops) {
 		/* the drop reason counts what ListenOverflows may miss (another namespace's view) */

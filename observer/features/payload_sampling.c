@@ -1,84 +1,10 @@
 // SPDX-License-Identifier: MIT
-/* Payload sampling: switched on before load, its per-slot counters read back and shown. */
+/* Payload sampling: what its counters (sources/payload_read.c) found, in text and JSON. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <bpf/libbpf.h>
-#include "kernel/bpfread.h"
-#include "kernel/sockets.h"
 #include "features/payload_sampling.h"
 #include "sources/reqtime_stats.h"
-
-#define WORDS (sizeof(struct rt_pl_ctrs) / 8)
-
-struct obs_payload {
-	struct obs_sockets *conn; /* the socket object's owner: the counters are read there */
-	size_t nslots;
-	int ncpu;
-	size_t buf_words;
-	uint64_t *buf; /* one read of the per-CPU counters */
-};
-
-struct obs_payload *obs_payload_new(struct obs_sockets *conn, size_t nslots)
-{
-	struct obs_payload *p = calloc(1, sizeof(*p));
-	int err;
-
-	if (!p)
-		return NULL;
-	p->conn = conn;
-	p->nslots = nslots < RT_MAX_SLOTS ? nslots : RT_MAX_SLOTS;
-	/* at least one slot's words: a buffer even with no slot */
-	err = obs_bpfread_percpu_scratch((p->nslots ? p->nslots : 1) * WORDS, &p->ncpu, &p->buf);
-	if (err) {
-		free(p);
-		errno = -err;
-		return NULL;
-	}
-	p->buf_words = p->nslots * WORDS * (size_t)p->ncpu;
-	return p;
-}
-
-void obs_payload_free(struct obs_payload *p)
-{
-	if (p)
-		free(p->buf);
-	free(p);
-}
-
-bool obs_payload_on(const struct obs_payload *p)
-{
-	return p && obs_sockets_payload_on(p->conn);
-}
-
-int obs_payload_read(struct obs_payload *p, struct rt_pl_ctrs *out)
-{
-	const struct rt_pl_ctrs *c;
-	size_t k;
-	int i, err;
-
-	memset(out, 0, p->nslots * sizeof(*out));
-	if (!obs_payload_on(p))
-		return 0;
-	err = obs_sockets_read_percpu(p->conn, OBS_SOCKETS_PL_CTRS, (uint32_t)p->nslots, p->ncpu, WORDS, p->buf,
-			      p->buf_words);
-	if (err)
-		return err;
-	for (k = 0; k < p->nslots; k++) {
-		for (i = 0; i < p->ncpu; i++) {
-			c = (const struct rt_pl_ctrs *)(p->buf + (k * (size_t)p->ncpu + i) * WORDS);
-			out[k].samples += c->samples;
-			out[k].multi += c->multi;
-			out[k].requests += c->requests;
-			out[k].extrapolated += c->extrapolated;
-			out[k].binary += c->binary;
-			out[k].unreadable += c->unreadable;
-			if (c->max > out[k].max)
-				out[k].max = c->max;
-		}
-	}
-	return 0;
-}
 
 double obs_payload_per_read(const struct rt_pl_ctrs *c)
 {
@@ -93,13 +19,13 @@ void obs_payload_fmt_summary(FILE *out, const struct obs_reqtime *rt, const stru
 
 	if (!obs_payload_on(p))
 		return;
-	for (k = 0; k < p->nslots; k += 2) {
+	for (k = 0; k < obs_payload_nslots(p); k += 2) {
 		if (!c[k].samples && !c[k].binary && !c[k].unreadable)
 			continue;
 		if (!head)
 			fprintf(out, "  payload samples (requests per read, pipelining; at most "
 				     "one read per %.0f ms on each CPU):\n",
-				(double)obs_sockets_payload_period_ns(p->conn) / 1e6);
+				(double)obs_payload_period_ns(p) / 1e6);
 		head = true;
 		fprintf(out, "    tcp/%u sampled: %llu reads, %llu with several requests, %.2f "
 			     "requests per read (max %llu)",
@@ -164,7 +90,7 @@ int obs_payload_json_add(json_t *root, const struct obs_reqtime *rt, const struc
 
 		if (!proto || strcmp(proto, "tcp"))
 			continue;
-		for (k = 0; k < p->nslots; k += 2) {
+		for (k = 0; k < obs_payload_nslots(p); k += 2) {
 			if (!obs_reqtime_slot_used(rt, k) || obs_reqtime_slot_port(rt, k) != port)
 				continue;
 			one = slot_json(&c[k]);

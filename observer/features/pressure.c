@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
-/* The syscall tier's pressure, derived from the interval's snapshots (features/pressure.h). */
-#include <stddef.h>
+/* The syscall tier's pressure, derived from the interval's snapshots, and the feature that
+ * switches the tier on it (features/pressure.h). */
+#include <stdlib.h>
+#include <string.h>
+#include "loadlens/cli.h"
+#include "kernel/systier.h"
 #include "features/feature.h"
 #include "features/pressure.h"
 #include "tick/snapshots.h"
@@ -27,3 +31,42 @@ const char *obs_pressure(const struct obs_tick *tk)
 		return "accept queue past half its backlog";
 	return NULL;
 }
+
+struct obs_pressure_feature {
+	const char *prog;
+	struct obs_systier *tier;
+};
+
+struct obs_pressure_feature *obs_pressure_new(const char *prog, struct obs_systier *tier)
+{
+	struct obs_pressure_feature *p = calloc(1, sizeof(*p));
+
+	if (p) {
+		p->prog = prog;
+		p->tier = tier;
+	}
+	return p;
+}
+
+/* The interval's sign of pressure switches the tier (AUTO mode) for the intervals after it. */
+static int tick(void *self, struct obs_tick *tk)
+{
+	struct obs_pressure_feature *p = self;
+	int err = obs_systier_tick(p->tier, obs_pressure(tk));
+
+	if (err)
+		ll_warn(p->prog, "note: cannot switch the syscall tracepoints: %s", strerror(-err));
+	return 0;
+}
+
+/* After the final read there is no interval left to switch for. */
+static int finish(void *self, struct obs_tick *tk)
+{
+	(void)self;
+	(void)tk;
+	return 0;
+}
+
+const struct obs_feature obs_pressure_ops = {
+	.name = "pressure", .tick = tick, .finish = finish,
+};

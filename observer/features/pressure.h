@@ -2,12 +2,23 @@
 /*
  * What holds the syscall tier on (kernel/systier.c attaches it in AUTO mode): the sign of
  * exhaustion in one interval's snapshots (half a limit reached: fds, the file table, ports, an
- * accept queue; failures, listen overflows), or NULL. A pure function of struct obs_tick.
+ * accept queue; failures, listen overflows), or NULL. A pure function of struct obs_tick. And
+ * the pressure feature, the last of an interval's, which switches the tier on that sign.
  */
 #ifndef LOADLENS_OBSERVER_FEATURES_PRESSURE_H
 #define LOADLENS_OBSERVER_FEATURES_PRESSURE_H
 
+#include "features/feature.h"
+
+struct obs_systier;
 struct obs_tick;
+
 const char *obs_pressure(const struct obs_tick *tk);
+
+struct obs_pressure_feature;
+/* tier: the syscall tier (observer/kernel/systier.c, the objects' owner's). One allocation:
+ * free() ends it. */
+struct obs_pressure_feature *obs_pressure_new(const char *prog, struct obs_systier *tier);
+extern const struct obs_feature obs_pressure_ops; /* self: its struct obs_pressure_feature */
 
 #endif /* LOADLENS_OBSERVER_FEATURES_PRESSURE_H */

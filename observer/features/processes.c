@@ -4,20 +4,21 @@
  * rules': per watched process, fds against RLIMIT_NOFILE and their forecast, the failures of the
  * processes that matter (port searches that failed, named per process; the watched namespace's
  * failures), the --children exits, the targets' exits and restarts, the system's file table.
- * Which processes are watched, and their events, is watched.c's.
+ * Which processes are watched, and their events, is sources/watched.c's, read by the tick's read
+ * phase.
  */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/capability.h>
 #include "kernel/failures_object.h"
 #include "features/feature.h"
-#include "features/holders.h"
+#include "sources/holders.h"
 #include "tick/snapshots.h"
 #include "features/processes.h"
 #include "sources/targets.h"
-#include "features/watched.h"
+#include "sources/tick_reader.h"
+#include "sources/watched.h"
 #include "tick/record.h"
 #include "output/interval_record.h"
 
@@ -73,6 +74,14 @@ static int start_feature(void *self)
 	return obs_watched_start(ps->w, ps->children);
 }
 
+void obs_processes_reads(struct obs_processes *ps, struct obs_reader_opts *o)
+{
+	o->watched = ps->w;
+	o->holders = &ps->holders;
+	o->netns = ps->targets->netns;
+	o->local_fails = !ps->targets->npids && !ps->targets->cgroup_id;
+}
+
 static uint64_t keep_caps(const void *self)
 {
 	const struct obs_processes *ps = self;
@@ -91,40 +100,6 @@ static uint32_t seen_netns(const struct obs_processes *ps, uint32_t pid)
 		if (ps->errseen[k].pid == pid)
 			return ps->errseen[k].netns;
 	return 0;
-}
-
-/* --pid without --children: the targets' children, from /proc/PID/task/TID/children. */
-static void kids(const struct obs_processes *ps, struct obs_snap *s)
-{
-	char path[64], tpath[96];
-	unsigned int kid;
-	struct dirent *de;
-	size_t k;
-	DIR *d;
-	FILE *f;
-
-	for (k = 0; k < ps->targets->npids && s->nkids < OBS_SNAP_NOTES; k++) {
-		snprintf(path, sizeof(path), "/proc/%u/task", ps->targets->pids[k]);
-		d = opendir(path);
-		if (!d)
-			continue;
-		while ((de = readdir(d)) && s->nkids < OBS_SNAP_NOTES) {
-			if (de->d_name[0] == '.')
-				continue;
-			snprintf(tpath, sizeof(tpath), "%s/%.16s/children", path, de->d_name);
-			f = fopen(tpath, "r");
-			if (!f)
-				continue;
-			while (s->nkids < OBS_SNAP_NOTES && fscanf(f, "%u", &kid) == 1) {
-				s->kid[s->nkids].pid = kid;
-				obs_targets_pid_comm(kid, s->kid[s->nkids].comm,
-					     sizeof(s->kid[s->nkids].comm));
-				s->nkids++;
-			}
-			fclose(f);
-		}
-		closedir(d);
-	}
 }
 
 /* The targets' threads on and waiting for a CPU over the interval (cpuwait.h). */
@@ -200,8 +175,10 @@ static void snap_procs(const struct obs_processes *ps, struct obs_snap *s)
 	}
 	snap_cpu(w, s);
 	s->pid_targets = ps->targets->npids > 0;
-	if (s->pid_targets && !ps->children)
-		kids(ps, s);
+	if (s->pid_targets && !ps->children) {
+		memcpy(s->kid, w->kids, w->nkids * sizeof(w->kids[0]));
+		s->nkids = w->nkids;
+	}
 	s->max_procs = (unsigned int)w->max_procs;
 	s->targets_max = OBS_MAX_TARGETS;
 	s->procs_unwatched = w->nunwatched + w->unwatched_more;
@@ -279,7 +256,7 @@ static void local_fails(struct obs_processes *ps, struct obs_snap *s)
 			if (ps->nerrseen == OBS_MAX_ERRPROCS)
 				ps->nerrseen = 0; /* start over: an old process' counts are lost */
 			k = ps->nerrseen++;
-			ps->errseen[k] = (struct errseen){p->pid, obs_watched_pid_netns(ps->w, p->pid), {0}};
+			ps->errseen[k] = (struct errseen){p->pid, w->errnetns[i], {0}};
 		}
 		e = &ps->errseen[k];
 		in = e->netns && e->netns == ps->targets->netns;
@@ -354,9 +331,7 @@ static void fill_snap(struct obs_processes *ps, const struct obs_tick *tk, struc
 				s->fails_total[f] = ps->local_total[f] += s->fails[f];
 	}
 	portfail(ps, s);
-	if (tk->sockstat)
-		obs_holders_tick(&ps->holders, w->fdit, ps->targets->netns, tk->sockstat,
-				 s->fails[OBS_SNAP_EADDRNOTAVAIL], tk->t, s);
+	s->holders = ps->holders.last;
 	s->have_files = ps->snap.have_files;
 	s->file_nr = ps->snap.file_nr;
 	s->file_max = ps->file_max;
@@ -378,7 +353,6 @@ static int tick(void *self, struct obs_tick *tk)
 	double pct;
 	size_t i;
 
-	obs_watched_tick(ps->w, tk->t, tk->sockstat);
 	sn->fd_pct = -1;
 	for (i = 0; i < w->nprocs; i++) {
 		if (w->procs[i].exited || w->procs[i].fd.soft <= 0 || w->procs[i].fd.open < 0)
@@ -389,7 +363,9 @@ static int tick(void *self, struct obs_tick *tk)
 	}
 	tk->rec->procs = w->procs;
 	tk->rec->nprocs = w->nprocs;
-	sn->have_files = !obs_fd_system(&nr, &max);
+	sn->have_files = tk->reads->have_files;
+	nr = tk->reads->file_nr;
+	max = tk->reads->file_max;
 	if (sn->have_files) {
 		sn->file_nr = nr;
 		sn->file_max = max;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The request-timing feature: read -> delta -> previous, interval records, the rules' slots. */
+/* The request-timing feature: the read -> delta -> previous, interval records, the rules' slots. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +7,7 @@
 #include "sources/h2_status.h"
 #include "features/payload_sampling.h"
 #include "features/requests.h"
+#include "sources/tick_reader.h"
 #include "output/reqtime_report.h"
 #include "kernel/skeletons.h"
 #include "kernel/systier.h"
@@ -73,6 +74,16 @@ void obs_requests_free(struct obs_requests *r)
 struct obs_reqtime *obs_requests_reqtime(struct obs_requests *r)
 {
 	return r->rt;
+}
+
+void obs_requests_reads(struct obs_requests *r, struct obs_reader_opts *o)
+{
+	o->rt = r->rt;
+	o->req = r->cur;
+	o->payload = r->pl;
+	o->pl = r->pl_cur;
+	o->h2s = r->h2s;
+	o->arrivals = r->atier;
 }
 
 /* It shares the socket programs, so it configures them before load (off: at their smallest). */
@@ -181,7 +192,8 @@ static double p50(const struct obs_reqtime_stats *st, size_t i, unsigned int whi
 }
 
 /* The rules' view of the interval: per slot, requests and the p50s; the run-queue wait. */
-static void requests_snap(const struct obs_requests *r, struct obs_snap *snap, struct ll_hist *h)
+static void requests_snap(const struct obs_requests *r, const struct obs_reads *rd,
+			  struct obs_snap *snap, struct ll_hist *h)
 {
 	const struct obs_reqtime_stats *d = r->delta;
 	struct obs_snap_slot *sl;
@@ -189,8 +201,10 @@ static void requests_snap(const struct obs_requests *r, struct obs_snap *snap, s
 
 	snap->requests_on = true;
 	snap->foreign_sockets = r->cur->global[RT_G_FOREIGN];
-	if (snap->foreign_sockets)
-		snap->nreaders = obs_reqtime_foreign(r->rt, snap->reader, OBS_SNAP_NOTES);
+	if (snap->foreign_sockets) {
+		memcpy(snap->reader, rd->readers, rd->nreaders * sizeof(rd->readers[0]));
+		snap->nreaders = rd->nreaders;
+	}
 	for (i = 0; i < d->nslots && snap->nslots < OBS_SNAP_SLOTS; i++) {
 		if (!d->slot[i].c.requests)
 			continue;
@@ -235,66 +249,50 @@ static void keep(struct obs_reqtime_stats *dst, const struct obs_reqtime_stats *
 	dst->missed = src->missed;
 }
 
+/* The snapshot the live line and the summary read. */
+static void publish(struct obs_requests *r, struct obs_tick *tk)
+{
+	r->snap.rt = r->rt;
+	r->snap.cur = r->cur;
+	r->snap.delta = r->delta;
+	tk->req = &r->snap;
+}
+
 static int tick(void *self, struct obs_tick *tk)
 {
 	struct obs_requests *r = self;
-	struct ll_hist *h = ll_hist_new();
+	struct ll_hist *h;
 	json_t *iv;
-	int err;
+	int err = tk->reads->req_err;
 
+	if (err)
+		return err;
+	h = ll_hist_new();
 	if (!h)
 		return -ENOMEM;
-	err = obs_reqtime_read(r->rt, r->cur);
-	if (!err)
-		err = obs_payload_read(r->pl, r->pl_cur);
-	if (err)
-		goto cleanup;
 	obs_reqtime_stats_sub(r->delta, r->cur, r->prev);
 	if (tk->snap)
-		requests_snap(r, tk->snap, h);
+		requests_snap(r, tk->reads, tk->snap, h);
 	if (tk->records && json_array_size(r->intervals) < MAX_INTERVALS) {
 		iv = obs_reqtime_fmt_interval(r->rt, r->delta, r->cur, tk->t, tk->dt);
 		if (!iv || json_array_append_new(r->intervals, iv))
 			err = -ENOMEM;
 	}
 	keep(r->prev, r->cur);
-	if (r->atier) {
-		err = obs_systier_tick(r->atier, NULL);
-		if (err)
-			ll_warn(r->prog, "note: cannot switch the syscall tracepoints: %s",
-				strerror(-err));
-		err = 0;
-	}
-cleanup:
+	publish(r, tk);
 	ll_hist_free(h);
 	return err;
 }
 
-static void live(void *self, const struct obs_tick *tk, FILE *out)
-{
-	struct obs_requests *r = self;
-
-	obs_reqtime_fmt_live(out, r->rt, r->delta, r->cur, tk->dt);
-}
-
-/* The final read, after the trace writer has drained. */
+/* The final read's: what was lost, and the rules' last interval. */
 static int finish(void *self, struct obs_tick *tk)
 {
 	struct obs_requests *r = self;
-
 	struct ll_hist *h;
-	int err;
+	int err = tk->reads->req_err;
 
-	obs_reqtime_trace_stop(r->rt);
-	if (r->atier)
-		obs_reqtime_arrival_share(r->rt, obs_systier_share(r->atier));
-	err = obs_reqtime_read(r->rt, r->cur);
-	if (!err)
-		err = obs_payload_read(r->pl, r->pl_cur);
-	/* after the final read: the ring holds the header blocks of every stream it counted */
-	obs_h2_status_stop(r->h2s);
 	obs_reqtime_lost(r->rt, r->cur, &r->snap.lost);
-	tk->req = &r->snap;
+	publish(r, tk);
 	if (err || !tk->snap)
 		return err;
 	/* The rules decide on the final read too: with --interval 0 (the agent's mode, a
@@ -304,7 +302,7 @@ static int finish(void *self, struct obs_tick *tk)
 	if (!h)
 		return -ENOMEM;
 	obs_reqtime_stats_sub(r->delta, r->cur, r->prev);
-	requests_snap(r, tk->snap, h);
+	requests_snap(r, tk->reads, tk->snap, h);
 	keep(r->prev, r->cur);
 	ll_hist_free(h);
 	return 0;
@@ -343,6 +341,6 @@ static void free_feature(void *self)
 const struct obs_feature obs_requests_ops = {
 	.name = "requests", .plan = plan, .start = start_feature,
 	.start_unprivileged = start_unprivileged, .attached = attached, .tick = tick,
-	.live = live, .finish = finish, .summary = summary, .json = json,
+	.finish = finish, .summary = summary, .json = json,
 	.free = free_feature,
 };

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* The sockstat feature: census -> reconciled live counts -> port pressure and its forecast. */
+/* The sockstat feature: the census read -> reconciled live counts -> port pressure and its
+ * forecast; and when the census walks next (the read phase's plan, sources/tick_reader.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,8 +15,7 @@
 #include "rules/rules.h"
 
 struct obs_sockstat {
-	struct obs_sockets *conn;
-	struct obs_census_ctx *census;
+	const struct obs_census_ctx *census; /* its mechanism, for the "observing" line */
 	struct obs_sockstat_snap snap;
 	/* census reconciliation: census[s] - (in[s] - out[s]) at the last census */
 	int64_t base[OBS_TCP_STATES];
@@ -48,13 +48,12 @@ struct obs_sockstat {
 	uint64_t listen_untracked_max; /* target listeners past the census' list */
 };
 
-struct obs_sockstat *obs_sockstat_new(struct obs_sockets *conn, struct obs_census_ctx *census)
+struct obs_sockstat *obs_sockstat_new(struct obs_census_ctx *census)
 {
 	struct obs_sockstat *ss = calloc(1, sizeof(*ss));
 
 	if (!ss)
 		return NULL;
-	ss->conn = conn;
 	ss->census = census;
 	ss->snap.census_on = census != NULL;
 	ss->ports_first_forecast_t = ss->ports_full_t = -1;
@@ -151,47 +150,34 @@ static void trends(struct obs_sockstat *ss, double t)
 }
 
 /* Census, reconciled against the live counts from state moves; TIME_WAIT and port pressure. */
-static void census_take(struct obs_sockstat *ss, const struct obs_sockets_stats *ct, double t,
+static void census_take(struct obs_sockstat *ss, const struct obs_reads *rd, double t,
 		      struct obs_record *iv)
 {
 	struct obs_sockstat_snap *sn = &ss->snap;
 	struct obs_census *cs = &sn->cs;
 	struct obs_record_state *st;
 	uint64_t absmax = 0;
-	uint64_t m0[OBS_STATE_MOVES], m1[OBS_STATE_MOVES], during;
+	const uint64_t *m0 = rd->moves_before, *m1 = rd->moves_after;
+	uint64_t during;
 	unsigned int s;
 	int64_t est, moved, d;
-	bool around;
 
-	/* a census walks every socket of the netns (about 1 us each): space them so that they
-	 * take at most 1% of a CPU; the live counts carry on from the state moves meanwhile. When
-	 * those moves show sockets piling up in CLOSE_WAIT, 10% of a CPU: a leak is told sooner. */
 	sn->fresh = false;
 	sn->live_ok = false;
-	moved = (int64_t)ct->moves[OBS_TCP_CLOSE_WAIT] -
-		(int64_t)ct->moves[OBS_TCP_STATES + OBS_TCP_CLOSE_WAIT];
-	if (ss->census && ss->have_base && ss->base[OBS_TCP_CLOSE_WAIT] + moved >= 10 &&
-	    t >= ss->census_t + cs->took_ms * 10 / 1000.0)
-		ss->census_next_t = 0;
-	if (ss->census && t < ss->census_next_t) {
+	if (rd->census == OBS_READS_CENSUS_DEFERRED) {
 		ss->census_deferred++;
 		iv->census = OBS_RECORD_CENSUS_DEFERRED;
-		live_counts(ss, ct->moves, iv);
+		live_counts(ss, rd->sockets.moves, iv);
 		return;
 	}
 	memset(&sn->ports, 0, sizeof(sn->ports));
 	sn->ports.tte = -1;
-	/* the moves just before and just after the walk: those in between bound how far the
-	 * census is from any one instant (none: it is exact) */
-	around = ss->conn && !obs_sockets_read_moves(ss->conn, m0);
-	if (!ss->census || obs_census_take(ss->census, cs)) {
-		ss->census_failed += ss->census != NULL;
+	if (sn->census_on)
+		*cs = rd->walk;
+	if (rd->census == OBS_READS_CENSUS_FAILED) {
+		ss->census_failed += sn->census_on;
 		iv->census = OBS_RECORD_CENSUS_NONE;
 		return;
-	}
-	if (!around || obs_sockets_read_moves(ss->conn, m1)) {
-		memcpy(m0, ct->moves, sizeof(m0));
-		memcpy(m1, ct->moves, sizeof(m1));
 	}
 	/* sock_diag resumes each chunk of the dump at a (bucket, position): a socket hashed or
 	 * unhashed meanwhile shifts the others of its bucket, whatever their state, so one can be
@@ -348,34 +334,42 @@ static void fill_snap(const struct obs_sockstat_snap *sn, const struct obs_socke
 	}
 }
 
+/*
+ * When the read phase walks next. A census walks every socket of the netns (about 1 us each):
+ * they are spaced to take at most 1% of a CPU, and the live counts carry on from the state moves
+ * meanwhile; when those moves show sockets piling up in CLOSE_WAIT, 10% of a CPU, so that a leak
+ * is told sooner. connect() running out of ports walks within a second: the census names the
+ * group that did (a walk deferred for its cost would leave the failures unplaced).
+ */
+static void plan(const struct obs_sockstat *ss, struct obs_census_plan *p)
+{
+	const struct obs_census *cs = &ss->snap.cs;
+
+	p->next_t = ss->census_next_t;
+	p->cw_watch = ss->snap.census_on && ss->have_base;
+	p->cw_base = ss->base[OBS_TCP_CLOSE_WAIT];
+	p->cw_from_t = ss->census_t + cs->took_ms * 10 / 1000.0;
+	p->noport_from_t = cs->ntop ? ss->census_t + 1.0 : 0;
+}
+
 static int tick(void *self, struct obs_tick *tk)
 {
 	struct obs_sockstat *ss = self;
 	struct obs_sockstat_snap *sn = &ss->snap;
-	const struct obs_sockets_stats *ct = &tk->conn->total, *cd = &tk->conn->delta;
+	const struct obs_sockets_stats *cd = &tk->conn->delta;
 
 	ss->tw_entries += cd->ctr[OBS_CTR_TW_ENTRIES];
 	sn->tw_rate = tk->dt > 0 ? cd->ctr[OBS_CTR_TW_ENTRIES] / tk->dt : 0;
 	if (sn->tw_rate > ss->tw_rate_max)
 		ss->tw_rate_max = sn->tw_rate;
-	/* connect() ran out of ports: the census names the group that did, within a second
-	 * (a census deferred for its cost would leave the failures unplaced) */
-	if (cd->ctr[OBS_CTR_CONNECT_NOPORT] && (!sn->cs.ntop || tk->t >= ss->census_t + 1.0))
-		ss->census_next_t = 0;
-	census_take(ss, ct, tk->t, tk->rec);
+	census_take(ss, tk->reads, tk->t, tk->rec);
+	plan(ss, tk->census_plan);
 	tk->rec->tw_per_s = sn->tw_rate;
 	record_ports(sn, tk->rec);
 	if (tk->snap)
 		fill_snap(sn, cd, tk->snap);
 	tk->sockstat = sn;
 	return 0;
-}
-
-/* The final tick takes a census whatever its spacing: the summary's ground truth. */
-static int finish(void *self, struct obs_tick *tk)
-{
-	((struct obs_sockstat *)self)->census_next_t = 0;
-	return tick(self, tk);
 }
 
 static const char *attached(const void *self)
@@ -469,6 +463,6 @@ static int json_add(void *self, const struct obs_tick *tk, json_t *root)
 }
 
 const struct obs_feature obs_sockstat_ops = {
-	.name = "sockstat", .attached = attached, .tick = tick, .finish = finish,
+	.name = "sockstat", .attached = attached, .tick = tick, .finish = tick,
 	.summary = summary, .json = json_add,
 };

@@ -46,7 +46,7 @@ struct obs_snap *obs_findings_snap(struct obs_findings_run *r)
 	return obs_snap_next(&r->hist);
 }
 
-int obs_findings_tick(struct obs_findings_run *r)
+int obs_findings_tick(struct obs_findings_run *r, struct obs_snap **next)
 {
 	size_t news[OBS_FINDINGS_MAX], n, i;
 	const struct obs_seen *s;
@@ -57,9 +57,10 @@ int obs_findings_tick(struct obs_findings_run *r)
 	double t;
 	int err = 0, e;
 
-	if (!r->filling)
+	if (!r->filling) {
+		*next = obs_findings_snap(r);
 		return 0;
-	r->filling = false;
+	}
 	obs_snap_push(&r->hist);
 	t = obs_snap_at(&r->hist, 0)->t;
 	obs_rules_run(&r->hist, &r->now);
@@ -77,6 +78,7 @@ int obs_findings_tick(struct obs_findings_run *r)
 		json_decref(ev);
 	}
 	fflush(r->live);
+	*next = obs_findings_snap(r);
 	return err;
 }
 

@@ -21,10 +21,12 @@ typedef int (*obs_findings_emit)(void *arg, json_t *ev);
 /* live: where the news lines go (stderr); emit(arg, event): each news event (NULL: none). */
 struct obs_findings_run *obs_findings_run_new(FILE *live, obs_findings_emit emit, void *arg);
 void obs_findings_run_free(struct obs_findings_run *r);
-/* The snapshot of the interval now ending, cleared, for the features to fill. */
+/* The snapshot of the interval now ending, cleared, for the features to fill: the first one
+ * (obs_findings_tick hands out the next ones). */
 struct obs_snap *obs_findings_snap(struct obs_findings_run *r);
-/* Run the rules on it (t: seconds since start) and say the news. Returns 0 or the NDJSON error. */
-int obs_findings_tick(struct obs_findings_run *r);
+/* Run the rules on the filled snapshot and say the news; *next: the snapshot the next interval
+ * fills, cleared. Returns 0 or the NDJSON error. */
+int obs_findings_tick(struct obs_findings_run *r, struct obs_snap **next);
 /* The summary's "findings:" block; the JSON array ("findings", docs/observer/findings.md). */
 int obs_findings_summary(const struct obs_findings_run *r, FILE *out);
 json_t *obs_findings_json(const struct obs_findings_run *r);

@@ -97,7 +97,7 @@ struct obs_snap_slot {
 
 /*
  * Who holds the connections of a port group (of), from the owners of their fds
- * (features/holders.h): resolved under port pressure only, at most once a second, and carried
+ * (sources/holders.h): resolved under port pressure only, at most once a second, and carried
  * into later snapshots (t: when). The most connections first; the processes past the list
  * summed; the process listening on the destination port, where one is here (server_pid 0: none,
  * a remote server).

@@ -15,6 +15,7 @@
 #include "sources/cpuwait.h"
 #include "kernel/failures_object.h"
 #include "sources/fds.h"
+#include "sources/watched.h"
 #include "sources/reqtime_stats.h"
 #include "kernel/sockets.h"
 
@@ -68,37 +69,7 @@ struct obs_sockstat_snap {
 	double tw_rate;		/* sockets closed after FIN per second, this interval */
 };
 
-/* --- processes (features/processes.c): a watched process, then its snapshot --- */
-#define OBS_PROCS_DEFAULT 64 /* processes whose fds are watched: --max-procs */
-#define OBS_PROCS_MAX 256    /* the most --max-procs takes (OBS_SNAP_PROCS) */
-#define OBS_PROCS_HIST 8     /* samples kept for growth rates */
-
-/* A watched process. */
-struct obs_proc {
-	struct obs_fd_proc fd;
-	bool exited;
-	double t[OBS_PROCS_HIST];
-	int64_t open[OBS_PROCS_HIST];
-	unsigned int nhist;
-	double rate;		 /* fds/s over the kept samples */
-	double tte;		 /* seconds to RLIMIT_NOFILE at that rate; < 0: none */
-	double first_forecast_t; /* first interval with a forecast (< 0: none) */
-	double first_forecast_tte;
-	double first_fail_t; /* first interval with EMFILE from this process (< 0: none) */
-	uint64_t fails[OBS_FAIL_MAX];
-	uint32_t last_sys;
-	bool netns_outside; /* lives in another network namespace than the watched one */
-	bool target;	    /* watched as a target (--pid, a child, the cgroup's, a listener's
-			     * owner), not only for its failed syscalls */
-	/* its threads on and waiting for a CPU (cpuwait.h): the totals at the last read, and
-	 * their growth this interval (none at the first read) */
-	struct obs_cpuwait cpu;
-	uint64_t cpu_run_d, cpu_wait_d;
-	uint32_t cpus; /* the CPUs its affinity allows (0: unread) */
-	bool cpu_read; /* cpu holds a read */
-	bool cpu_grew; /* cpu_*_d hold this interval's growth */
-};
-
+/* --- processes (features/processes.c); a watched process is sources/watched.h's --- */
 /* The feature's snapshot of the interval. */
 struct obs_processes_snap {
 	double fd_pct; /* the fullest watched process' fds against its limit, %; < 0: none read */
@@ -114,8 +85,11 @@ struct obs_netstat_snap {
 };
 
 /* --- requests (features/requests.c) --- */
-/* The feature's snapshot, from the final read. */
+/* The feature's snapshot: the interval's counters for the live line; what was lost, from the
+ * final read. */
 struct obs_requests_snap {
+	const struct obs_reqtime *rt;
+	const struct obs_reqtime_stats *cur, *delta;
 	struct obs_reqtime_lost lost;
 };
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * One interval as the observer passes it along (observer/tick/): the features fill it in the order
- * obs_run.c ticks them (features/feature.h), the rules read its snapshot (rules/snapshot.h), the
- * output writes it (output/). The snapshot types are in tick/snapshots.h, the NDJSON record's in
+ * One interval as the observer passes it along (observer/tick/): the read phase's reads
+ * (sources/tick_reader.h), then the features fill it in their order (features/feature.h), the
+ * output writes it (output/), the rules read its snapshot (rules/snapshot.h). The snapshot types are in tick/snapshots.h, the NDJSON record's in
  * tick/record.h; this header only names them.
  */
 #ifndef LOADLENS_OBSERVER_TICK_TICK_H
@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include "rules/snapshot.h"
+#include "sources/tick_reader.h"
 
 struct obs_record;
 struct obs_connections_snap;
@@ -25,6 +26,8 @@ struct obs_tick {
 	double dt;	       /* its length */
 	bool final;	       /* the final read, after the signal */
 	bool records;	       /* interval records kept for --json: live lines and no --metrics */
+	const struct obs_reads *reads;	     /* everything this interval read */
+	struct obs_census_plan *census_plan; /* the census walk's next time, for the next read */
 	struct obs_snap *snap; /* the rules' snapshot: each feature fills its part */
 	/* the NDJSON interval record's data (tick/record.h): each feature fills
 	 * its part, the loop writes it */

@@ -6,8 +6,8 @@
 #include <sys/socket.h>
 #include "loadlens/parse.h"
 #include "sources/fditer.h"
-#include "features/holders.h"
-#include "tick/snapshots.h"
+#include "sources/census.h"
+#include "sources/holders.h"
 #include "rules/rules.h"
 
 static double mono_ms(void)
@@ -19,14 +19,13 @@ static double mono_ms(void)
 }
 
 /* Is the census' most used group pressed: near the range, or out of ports this interval? */
-static bool pressed(const struct obs_sockstat_snap *ss, uint64_t fails)
+static bool pressed(const struct obs_census *cs, bool fresh, uint64_t fails)
 {
-	const struct obs_census *cs = &ss->cs;
-	uint32_t range = obs_census_range(cs);
+	uint32_t range = cs ? obs_census_range(cs) : 0;
 
-	if (!ss->have_census || !cs->ntop || !range)
+	if (!cs || !cs->ntop || !range)
 		return false;
-	return fails || (ss->fresh && 100.0 * cs->top[0].in_use >= OBS_RULE_PORT_PCT * range);
+	return fails || (fresh && 100.0 * cs->top[0].in_use >= OBS_RULE_PORT_PCT * range);
 }
 
 static void pass(struct obs_holders *h, struct obs_fditer *it, uint32_t netns,
@@ -86,11 +85,10 @@ static void pass(struct obs_holders *h, struct obs_fditer *it, uint32_t netns,
 	s->server_comm[sizeof(s->server_comm) - 1] = '\0';
 }
 
-void obs_holders_tick(struct obs_holders *h, struct obs_fditer *it, uint32_t netns,
-		      const struct obs_sockstat_snap *ss, uint64_t fails, double t,
-		      struct obs_snap *s)
+void obs_holders_read(struct obs_holders *h, struct obs_fditer *it, uint32_t netns,
+		      const struct obs_census *cs, bool fresh, uint64_t fails, double t)
 {
-	if (it && !h->off && pressed(ss, fails) && (!h->passes || t >= h->last_t + OBS_HOLDERS_EVERY_S))
-		pass(h, it, netns, &ss->cs.top[0], t);
-	s->holders = h->last;
+	if (it && !h->off && pressed(cs, fresh, fails) &&
+	    (!h->passes || t >= h->last_t + OBS_HOLDERS_EVERY_S))
+		pass(h, it, netns, &cs->top[0], t);
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The processes feature's watched set (watched.h): the slots of the processes whose fds are
+ * The watched processes (watched.h), read by the tick's read phase: the slots of the processes whose fds are
  * counted, up to --max-procs, and what adds or frees them: the --pid targets and their exits and
  * restarts (ring-buffer events, /proc), new children and those found at start, the cgroup's
  * processes, the owners of the target listeners, any process whose syscalls failed; per process,
@@ -11,13 +11,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include "loadlens/cli.h"
 #include "kernel/sockets.h"
 #include "kernel/failures_object.h"
 #include "sources/fditer.h"
 #include "sources/targets.h"
-#include "features/watched.h"
+#include "sources/watched.h"
 #include "rules/rules.h"
 
 #define OWNER_SCAN_S 5.0
@@ -50,7 +51,7 @@ static void unwatched(struct obs_watched *ps, uint32_t pid, const char *comm)
 	ps->unwatched[ps->nunwatched++] = pid;
 }
 
-uint32_t obs_watched_pid_netns(struct obs_watched *ps, uint32_t pid)
+static uint32_t pid_netns(struct obs_watched *ps, uint32_t pid)
 {
 	struct fdc_task task;
 	char path[64];
@@ -65,7 +66,7 @@ uint32_t obs_watched_pid_netns(struct obs_watched *ps, uint32_t pid)
 /* pid is gone, or lives in a network namespace other than `watched`. */
 static bool netns_other(struct obs_watched *ps, uint32_t pid, uint32_t watched)
 {
-	return watched && obs_watched_pid_netns(ps, pid) != watched;
+	return watched && pid_netns(ps, pid) != watched;
 }
 
 /* pid lives in a network namespace other than the watched one (inode `watched`). */
@@ -75,7 +76,7 @@ static bool netns_outside(struct obs_watched *ps, uint32_t pid, uint32_t watched
 
 	if (!watched)
 		return false;
-	ns = obs_watched_pid_netns(ps, pid);
+	ns = pid_netns(ps, pid);
 	return ns && ns != watched;
 }
 
@@ -376,7 +377,56 @@ static void count_fds(struct obs_watched *ps)
 	}
 }
 
-static void watch_and_count(struct obs_watched *ps, double t, const struct obs_sockstat_snap *ss)
+/* pid's network namespace from the cache, read on a miss; the cache starts over when full. */
+static uint32_t seen_netns(struct obs_watched *ps, uint32_t pid)
+{
+	size_t k;
+
+	for (k = 0; k < ps->nnetns_seen; k++)
+		if (ps->netns_seen[k].pid == pid)
+			return ps->netns_seen[k].netns;
+	if (ps->nnetns_seen == OBS_MAX_ERRPROCS)
+		ps->nnetns_seen = 0;
+	ps->netns_seen[ps->nnetns_seen++] = (struct obs_watched_netns){pid, pid_netns(ps, pid)};
+	return ps->netns_seen[ps->nnetns_seen - 1].netns;
+}
+
+/* --pid without --children: the targets' children, from /proc/PID/task/TID/children. */
+static void kids(struct obs_watched *ps)
+{
+	char path[64], tpath[96];
+	unsigned int kid;
+	struct dirent *de;
+	size_t k;
+	DIR *d;
+	FILE *f;
+
+	ps->nkids = 0;
+	for (k = 0; k < ps->targets->npids && ps->nkids < OBS_SNAP_NOTES; k++) {
+		snprintf(path, sizeof(path), "/proc/%u/task", ps->targets->pids[k]);
+		d = opendir(path);
+		if (!d)
+			continue;
+		while ((de = readdir(d)) && ps->nkids < OBS_SNAP_NOTES) {
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(tpath, sizeof(tpath), "%s/%.16s/children", path, de->d_name);
+			f = fopen(tpath, "r");
+			if (!f)
+				continue;
+			while (ps->nkids < OBS_SNAP_NOTES && fscanf(f, "%u", &kid) == 1) {
+				ps->kids[ps->nkids].pid = kid;
+				obs_targets_pid_comm(kid, ps->kids[ps->nkids].comm,
+						     sizeof(ps->kids[ps->nkids].comm));
+				ps->nkids++;
+			}
+			fclose(f);
+		}
+		closedir(d);
+	}
+}
+
+static void watch_and_count(struct obs_watched *ps, double t, const struct obs_census *cs)
 {
 	uint32_t pids[OBS_PROCS_MAX];
 	size_t i, n;
@@ -388,13 +438,15 @@ static void watch_and_count(struct obs_watched *ps, double t, const struct obs_s
 		n = obs_targets_cgroup_pids(ps->targets, pids, OBS_PROCS_MAX);
 		for (i = 0; i < n; i++)
 			watch(ps, pids[i]);
-	} else if (!ps->targets->npids && ss->census_on && t >= ps->next_owner_scan) {
-		owner_scan(ps, &ss->cs);
+	} else if (!ps->targets->npids && cs && t >= ps->next_owner_scan) {
+		owner_scan(ps, cs);
 		ps->next_owner_scan = t + OWNER_SCAN_S;
 	}
 	/* processes whose syscalls failed are named, and watched */
 	n = obs_fail_procs(ps->fail, ps->errprocs, OBS_MAX_ERRPROCS);
 	ps->nerrprocs = n;
+	for (i = 0; i < n && !ps->targets->npids && !ps->targets->cgroup_id; i++)
+		ps->errnetns[i] = seen_netns(ps, ps->errprocs[i].pid);
 	for (i = 0; i < n; i++) {
 		uint64_t any = 0;
 
@@ -513,6 +565,7 @@ int obs_watched_start(struct obs_watched *ps, bool children)
 	const char *off = getenv("LOADLENS_OBSERVER_NO_FDITER");
 	size_t k;
 
+	ps->children = children;
 	ps->fdit = off ? NULL : obs_fditer_new();
 	if (!ps->fdit)
 		ll_warn(ps->prog, "note: no BPF task iterator (%s); fds are read from /proc/PID/fd, "
@@ -528,11 +581,13 @@ int obs_watched_start(struct obs_watched *ps, bool children)
 	return 0;
 }
 
-void obs_watched_tick(struct obs_watched *ps, double t, const struct obs_sockstat_snap *ss)
+void obs_watched_tick(struct obs_watched *ps, double t, const struct obs_census *cs)
 {
 	lifecycle(ps, t);
-	watch_and_count(ps, t, ss);
+	watch_and_count(ps, t, cs);
 	cpu_read(ps);
+	if (ps->targets->npids && !ps->children)
+		kids(ps);
 }
 
 void obs_watched_next(struct obs_watched *ps)

@@ -1,22 +1,57 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The watched set of the processes feature (processes.c, its one user): which processes have a
- * slot, up to --max-procs, and the events that add or free one (the --pid targets, their exits
- * and restarts, children forked or found at start, the cgroup's processes, the owners of the
- * target listeners, processes whose syscalls failed); per slot, open fds against RLIMIT_NOFILE
- * and their growth. The feature turns the set into its snapshot and the rules' (processes.c).
+ * The watched processes, read each tick by the read phase (tick_reader.h) for the processes
+ * feature (features/processes.c), which turns them into its snapshot and the rules': which
+ * processes have a slot, up to --max-procs, and the events that add or free one (the --pid
+ * targets, their exits and restarts, children forked or found at start, the cgroup's processes,
+ * the owners of the target listeners, processes whose syscalls failed); per slot, open fds
+ * against RLIMIT_NOFILE and their growth, and CPU time; the targets' children; the network
+ * namespace of each failed process.
  */
-#ifndef LOADLENS_OBSERVER_FEATURES_WATCHED_H
-#define LOADLENS_OBSERVER_FEATURES_WATCHED_H
+#ifndef LOADLENS_OBSERVER_SOURCES_WATCHED_H
+#define LOADLENS_OBSERVER_SOURCES_WATCHED_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "loadlens/observer.h"
-#include "tick/snapshots.h"
+#include "kernel/failures_object.h"
+#include "rules/snapshot.h"
+#include "sources/census_types.h"
+#include "sources/cpuwait.h"
+#include "sources/fds.h"
+
+#define OBS_PROCS_DEFAULT 64 /* processes whose fds are watched: --max-procs */
+#define OBS_PROCS_MAX 256    /* the most --max-procs takes (OBS_SNAP_PROCS) */
+#define OBS_PROCS_HIST 8     /* samples kept for growth rates */
+
+/* A watched process. */
+struct obs_proc {
+	struct obs_fd_proc fd;
+	bool exited;
+	double t[OBS_PROCS_HIST];
+	int64_t open[OBS_PROCS_HIST];
+	unsigned int nhist;
+	double rate;		 /* fds/s over the kept samples */
+	double tte;		 /* seconds to RLIMIT_NOFILE at that rate; < 0: none */
+	double first_forecast_t; /* first interval with a forecast (< 0: none) */
+	double first_forecast_tte;
+	double first_fail_t; /* first interval with EMFILE from this process (< 0: none) */
+	uint64_t fails[OBS_FAIL_MAX];
+	uint32_t last_sys;
+	bool netns_outside; /* lives in another network namespace than the watched one */
+	bool target;	    /* watched as a target (--pid, a child, the cgroup's, a listener's
+			     * owner), not only for its failed syscalls */
+	/* its threads on and waiting for a CPU (cpuwait.h): the totals at the last read, and
+	 * their growth this interval (none at the first read) */
+	struct obs_cpuwait cpu;
+	uint64_t cpu_run_d, cpu_wait_d;
+	uint32_t cpus; /* the CPUs its affinity allows (0: unread) */
+	bool cpu_read; /* cpu holds a read */
+	bool cpu_grew; /* cpu_*_d hold this interval's growth */
+};
 
 struct obs_sockets;
-struct obs_fail;
 struct obs_targets;
 struct obs_fditer;
 
@@ -29,6 +64,7 @@ struct obs_watched_forker {
 
 /* Read by the feature; written here only. */
 struct obs_watched {
+	bool children; /* --children: the targets' descendants are targets */
 	const char *prog;
 	struct obs_sockets *conn; /* the "targets" map's owner */
 	struct obs_fail *fail;	  /* process events and failed processes */
@@ -48,6 +84,16 @@ struct obs_watched {
 	double next_owner_scan;
 	struct obs_fail_proc errprocs[OBS_MAX_ERRPROCS];
 	size_t nerrprocs; /* read at the last tick */
+	/* without --pid/--cgroup: errprocs[i]'s network namespace when it was first seen (0:
+	 * gone before it could be read), from a cache of the pids seen, started over when full */
+	uint32_t errnetns[OBS_MAX_ERRPROCS];
+	struct obs_watched_netns {
+		uint32_t pid, netns;
+	} netns_seen[OBS_MAX_ERRPROCS];
+	size_t nnetns_seen;
+	/* --pid without --children: the targets' children now, from /proc/PID/task/TID/children */
+	struct obs_snap_kid kids[OBS_SNAP_NOTES];
+	size_t nkids;
 	/* --children: children forked while observed, found at start, ended (badly) */
 	uint64_t children_forked, children_found, children_exited, children_abnormal;
 	/* --children, this interval: children that ended with status 0, and who forked, for the
@@ -74,11 +120,10 @@ void obs_watched_free(struct obs_watched *w);
  * children (--children), their descendants there already. Returns 0. */
 int obs_watched_start(struct obs_watched *w, bool children);
 /* One interval at t seconds: the events (exits, restarts, forks), then who is watched (the
- * cgroup's, the listeners' owners from ss's census, the failed processes) and their fds. */
-void obs_watched_tick(struct obs_watched *w, double t, const struct obs_sockstat_snap *ss);
+ * cgroup's, the owners of the listeners of census cs, NULL: no census, the failed processes),
+ * their fds and CPU time, and the targets' children. */
+void obs_watched_tick(struct obs_watched *w, double t, const struct obs_census *cs);
 /* The interval is in the snapshots: its events, exits and forkers start over. */
 void obs_watched_next(struct obs_watched *w);
-/* pid's network namespace inode; 0: gone or unreadable. */
-uint32_t obs_watched_pid_netns(struct obs_watched *w, uint32_t pid);
 
-#endif /* LOADLENS_OBSERVER_FEATURES_WATCHED_H */
+#endif /* LOADLENS_OBSERVER_SOURCES_WATCHED_H */
