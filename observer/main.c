@@ -107,7 +107,7 @@ static void features_new(struct obs_run *r)
 	r->processes = obs_processes_new(PROG, &po);
 	obs_run_add(r, &obs_processes_ops, r->processes);
 	obs_run_add(r, &obs_netstat_ops, obs_netstat_new(r->census));
-	obs_run_add(r, &obs_pressure_ops, obs_pressure_new(PROG, obs_kernel_systier(r->kernel)));
+	obs_run_add(r, &obs_pressure_ops, obs_pressure_new(PROG, r->kernel));
 	r->requests = obs_requests_new(PROG, &ro);
 	obs_run_add(r, &obs_requests_ops, r->requests);
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "loadlens/cli.h"
+#include "kernel/skeletons.h"
 #include "kernel/systier.h"
 #include "features/feature.h"
 #include "features/pressure.h"
@@ -34,18 +35,27 @@ const char *obs_pressure(const struct obs_tick *tk)
 
 struct obs_pressure_feature {
 	const char *prog;
-	struct obs_systier *tier;
+	struct obs_kernel *k;
+	struct obs_systier *tier; /* from the start: the objects make it at attach */
 };
 
-struct obs_pressure_feature *obs_pressure_new(const char *prog, struct obs_systier *tier)
+struct obs_pressure_feature *obs_pressure_new(const char *prog, struct obs_kernel *k)
 {
 	struct obs_pressure_feature *p = calloc(1, sizeof(*p));
 
 	if (p) {
 		p->prog = prog;
-		p->tier = tier;
+		p->k = k;
 	}
 	return p;
+}
+
+static int start_feature(void *self)
+{
+	struct obs_pressure_feature *p = self;
+
+	p->tier = obs_kernel_systier(p->k);
+	return 0;
 }
 
 /* The interval's sign of pressure switches the tier (AUTO mode) for the intervals after it. */
@@ -68,5 +78,5 @@ static int finish(void *self, struct obs_tick *tk)
 }
 
 const struct obs_feature obs_pressure_ops = {
-	.name = "pressure", .tick = tick, .finish = finish,
+	.name = "pressure", .start = start_feature, .tick = tick, .finish = finish,
 };

@@ -10,15 +10,15 @@
 
 #include "features/feature.h"
 
-struct obs_systier;
+struct obs_kernel;
 struct obs_tick;
 
 const char *obs_pressure(const struct obs_tick *tk);
 
 struct obs_pressure_feature;
-/* tier: the syscall tier (observer/kernel/systier.c, the objects' owner's). One allocation:
+/* k: the objects, whose syscall tier (observer/kernel/systier.c) it switches. One allocation:
  * free() ends it. */
-struct obs_pressure_feature *obs_pressure_new(const char *prog, struct obs_systier *tier);
+struct obs_pressure_feature *obs_pressure_new(const char *prog, struct obs_kernel *k);
 extern const struct obs_feature obs_pressure_ops; /* self: its struct obs_pressure_feature */
 
 #endif /* LOADLENS_OBSERVER_FEATURES_PRESSURE_H */
