@@ -129,17 +129,12 @@ void obs_mx_src_tick(struct obs_mx_src *s, const struct obs_tick *tk)
 static int connections(struct obs_mx_src *s)
 {
 	struct obs_mx_snap *m = &s->snap;
-	struct obs_listen_queue q = {};
+	struct obs_listen_queue q;
 	const char *name;
 	unsigned int i;
 	int err;
 
-	if (s->o.census && !obs_census_listeners(s->o.census, &s->lp)) {
-		q.queued = s->lp.listen_queued;
-		q.qlen_max = s->lp.listen_qlen_max;
-		q.backlog = s->lp.listen_backlog;
-		q.ok = true;
-	}
+	obs_census_listen_queue(s->o.census, &s->lp, &q);
 	err = obs_sockets_read(s->o.conn, &s->cs);
 	if (err)
 		return err;

@@ -253,6 +253,18 @@ int obs_census_listeners(struct obs_census_ctx *c, struct obs_census *cs)
 	return obs__census_diag_listen_pass(c, cs);
 }
 
+void obs_census_listen_queue(struct obs_census_ctx *c, struct obs_census *lp,
+			     struct obs_listen_queue *q)
+{
+	memset(q, 0, sizeof(*q));
+	if (!c || obs_census_listeners(c, lp))
+		return;
+	q->queued = lp->listen_queued;
+	q->qlen_max = lp->listen_qlen_max;
+	q->backlog = lp->listen_backlog;
+	q->ok = true;
+}
+
 int obs_census_take(struct obs_census_ctx *c, struct obs_census *cs)
 {
 	struct timespec t0, t1;

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "kernel/sockets.h"
 #include "sources/census_types.h"
 #include "sources/proc_netstat.h"
 
@@ -29,6 +30,10 @@ int obs_census_take(struct obs_census_ctx *c, struct obs_census *out);
 /* The listen pass alone (listeners, their accept queues): cheap, the kernel walks only the
  * listening hash. Returns 0 or a negative errno. */
 int obs_census_listeners(struct obs_census_ctx *c, struct obs_census *out);
+/* The target listeners' accept queues into q from a listen pass into lp (c NULL, or the pass
+ * failed: q->ok false), for the accepted count (kernel/sockets.h, obs_sockets_accepted). */
+void obs_census_listen_queue(struct obs_census_ctx *c, struct obs_census *lp,
+			     struct obs_listen_queue *q);
 int obs_census_netstat(struct obs_census_ctx *c, struct obs_netstat *out);
 /* How the census walks: "bpf_iter" (a TCP iterator counting in the kernel) or "sock_diag". */
 const char *obs_census_mechanism(const struct obs_census_ctx *c);

@@ -60,8 +60,8 @@ int obs_payload_read(struct obs_payload *p, struct rt_pl_ctrs *out)
 	memset(out, 0, p->nslots * sizeof(*out));
 	if (!obs_payload_on(p))
 		return 0;
-	err = obs_sockets_read_percpu(p->conn, OBS_SOCKETS_PL_CTRS, (uint32_t)p->nslots, p->ncpu, WORDS, p->buf,
-			      p->buf_words);
+	err = obs_sockets_read_percpu(p->conn, OBS_SOCKETS_PL_CTRS, (uint32_t)p->nslots, p->ncpu,
+				      WORDS, p->buf, p->buf_words);
 	if (err)
 		return err;
 	for (k = 0; k < p->nslots; k++) {

@@ -418,3 +418,36 @@ uint32_t obs_targets_find_restart(const struct obs_targets *t, size_t i)
 	closedir(d);
 	return found;
 }
+
+size_t obs_targets_children(const struct obs_targets *t, struct obs_snap_kid *out, size_t max)
+{
+	char path[64], tpath[96];
+	unsigned int kid;
+	struct dirent *de;
+	size_t k, n = 0;
+	DIR *d;
+	FILE *f;
+
+	for (k = 0; k < t->npids && n < max; k++) {
+		snprintf(path, sizeof(path), "/proc/%u/task", t->pids[k]);
+		d = opendir(path);
+		if (!d)
+			continue;
+		while ((de = readdir(d)) && n < max) {
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(tpath, sizeof(tpath), "%s/%.16s/children", path, de->d_name);
+			f = fopen(tpath, "r");
+			if (!f)
+				continue;
+			while (n < max && fscanf(f, "%u", &kid) == 1) {
+				out[n].pid = kid;
+				obs_targets_pid_comm(kid, out[n].comm, sizeof(out[n].comm));
+				n++;
+			}
+			fclose(f);
+		}
+		closedir(d);
+	}
+	return n;
+}

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "rules/snapshot.h"
 
 struct obs_fditer;
 
@@ -62,5 +63,8 @@ size_t obs_targets_pid_descendants(const uint32_t *roots, size_t nroots, uint32_
 bool obs_targets_pid_alive(uint32_t pid);
 /* comm of pid into buf ("?" if gone). */
 const char *obs_targets_pid_comm(uint32_t pid, char *buf, size_t len);
+/* The --pid targets' children now (/proc/PID/task/TID/children), up to max, into out; returns
+ * how many. */
+size_t obs_targets_children(const struct obs_targets *t, struct obs_snap_kid *out, size_t max);
 
 #endif /* LOADLENS_OBSERVER_SOURCES_TARGETS_H */

@@ -46,42 +46,31 @@ struct obs_census_plan *obs_reader_census_plan(struct obs_reader *rd)
 	return &rd->plan;
 }
 
-/* The target listeners' accept queues, from a listen-only sock_diag pass. */
-static void listen_queue(struct obs_reader *rd)
-{
-	struct obs_reads *r = &rd->reads;
-	struct obs_listen_queue *q = &r->lq;
-
-	memset(q, 0, sizeof(*q));
-	if (!rd->o.census || obs_census_listeners(rd->o.census, &r->listeners))
-		return;
-	q->queued = r->listeners.listen_queued;
-	q->qlen_max = r->listeners.listen_qlen_max;
-	q->backlog = r->listeners.listen_backlog;
-	q->ok = true;
-}
-
 bool obs_reader_listen_base(struct obs_reader *rd)
 {
-	listen_queue(rd);
+	obs_census_listen_queue(rd->o.census, &rd->reads.listeners, &rd->reads.lq);
 	obs_sockets_base(rd->o.conn, &rd->reads.lq);
 	return rd->reads.lq.ok;
 }
 
-/* Is the walk due at this read (tick_reader.h, struct obs_census_plan)? */
+bool obs_census_plan_due(const struct obs_census_plan *p, double t, bool final, int64_t cw_moved,
+			 uint64_t noport_d)
+{
+	if (final || t >= p->next_t)
+		return true;
+	if (p->cw_watch && p->cw_base + cw_moved >= 10 && t >= p->cw_from_t)
+		return true;
+	return noport_d && t >= p->noport_from_t;
+}
+
+/* Is the walk due at this read? */
 static bool census_due(const struct obs_reader *rd, uint64_t noport_d)
 {
-	const struct obs_census_plan *p = &rd->plan;
 	const uint64_t *mv = rd->reads.sockets.moves;
-	double t = rd->reads.t;
 	int64_t moved = (int64_t)mv[OBS_TCP_CLOSE_WAIT] -
 			(int64_t)mv[OBS_TCP_STATES + OBS_TCP_CLOSE_WAIT];
 
-	if (rd->reads.final || t >= p->next_t)
-		return true;
-	if (p->cw_watch && p->cw_base + moved >= 10 && t >= p->cw_from_t)
-		return true;
-	return noport_d && t >= p->noport_from_t;
+	return obs_census_plan_due(&rd->plan, rd->reads.t, rd->reads.final, moved, noport_d);
 }
 
 /* The walk, between two reads of the state moves (tick_reader.h). */
@@ -188,7 +177,7 @@ int obs_reader_read(struct obs_reader *rd, double t, bool final, const struct ob
 	*out = r;
 	r->t = t;
 	r->final = final;
-	listen_queue(rd);
+	obs_census_listen_queue(rd->o.census, &r->listeners, &r->lq);
 	err = obs_sockets_read(rd->o.conn, &r->sockets);
 	if (err) {
 		ll_warn(rd->o.prog, "cannot read BPF maps: %s", strerror(-err));

@@ -50,6 +50,12 @@ struct obs_census_plan {
 	double noport_from_t; /* sooner when connect() ran out of ports, at this time or later */
 };
 
+/* Does a read at run time t walk (final: the final read; cw_moved: the sockets moved into
+ * CLOSE_WAIT less those moved out, since load; noport_d: connect()'s failed port searches since
+ * the last read)? A pure function of its arguments. */
+bool obs_census_plan_due(const struct obs_census_plan *p, double t, bool final, int64_t cw_moved,
+			 uint64_t noport_d);
+
 enum obs_reads_census {
 	OBS_READS_CENSUS_DEFERRED, /* not due: the plan's spacing */
 	OBS_READS_CENSUS_FAILED,   /* due, and the walk failed (or no census context) */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * The watched processes (watched.h), read by the tick's read phase: the slots of the processes whose fds are
- * counted, up to --max-procs, and what adds or frees them: the --pid targets and their exits and
+ * The watched processes (watched.h), read by the tick's read phase: the slots of the processes
+ * whose fds are counted, up to --max-procs, and what adds or frees them: the --pid targets and their exits and
  * restarts (ring-buffer events, /proc), new children and those found at start, the cgroup's
  * processes, the owners of the target listeners, any process whose syscalls failed; per process,
  * open fds (the task iterator, or /proc) -> growth -> time to RLIMIT_NOFILE.
@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <sys/stat.h>
 #include "loadlens/cli.h"
 #include "kernel/sockets.h"
@@ -391,41 +390,6 @@ static uint32_t seen_netns(struct obs_watched *ps, uint32_t pid)
 	return ps->netns_seen[ps->nnetns_seen - 1].netns;
 }
 
-/* --pid without --children: the targets' children, from /proc/PID/task/TID/children. */
-static void kids(struct obs_watched *ps)
-{
-	char path[64], tpath[96];
-	unsigned int kid;
-	struct dirent *de;
-	size_t k;
-	DIR *d;
-	FILE *f;
-
-	ps->nkids = 0;
-	for (k = 0; k < ps->targets->npids && ps->nkids < OBS_SNAP_NOTES; k++) {
-		snprintf(path, sizeof(path), "/proc/%u/task", ps->targets->pids[k]);
-		d = opendir(path);
-		if (!d)
-			continue;
-		while ((de = readdir(d)) && ps->nkids < OBS_SNAP_NOTES) {
-			if (de->d_name[0] == '.')
-				continue;
-			snprintf(tpath, sizeof(tpath), "%s/%.16s/children", path, de->d_name);
-			f = fopen(tpath, "r");
-			if (!f)
-				continue;
-			while (ps->nkids < OBS_SNAP_NOTES && fscanf(f, "%u", &kid) == 1) {
-				ps->kids[ps->nkids].pid = kid;
-				obs_targets_pid_comm(kid, ps->kids[ps->nkids].comm,
-						     sizeof(ps->kids[ps->nkids].comm));
-				ps->nkids++;
-			}
-			fclose(f);
-		}
-		closedir(d);
-	}
-}
-
 static void watch_and_count(struct obs_watched *ps, double t, const struct obs_census *cs)
 {
 	uint32_t pids[OBS_PROCS_MAX];
@@ -587,7 +551,7 @@ void obs_watched_tick(struct obs_watched *ps, double t, const struct obs_census 
 	watch_and_count(ps, t, cs);
 	cpu_read(ps);
 	if (ps->targets->npids && !ps->children)
-		kids(ps);
+		ps->nkids = obs_targets_children(ps->targets, ps->kids, OBS_SNAP_NOTES);
 }
 
 void obs_watched_next(struct obs_watched *ps)

@@ -2,8 +2,9 @@
 /*
  * One interval as the observer passes it along (observer/tick/): the read phase's reads
  * (sources/tick_reader.h), then the features fill it in their order (features/feature.h), the
- * output writes it (output/), the rules read its snapshot (rules/snapshot.h). The snapshot types are in tick/snapshots.h, the NDJSON record's in
- * tick/record.h; this header only names them.
+ * output writes it (output/), the rules read its snapshot (rules/snapshot.h). The snapshot
+ * types are in tick/snapshots.h, the NDJSON record's in tick/record.h; this header only names
+ * them.
  */
 #ifndef LOADLENS_OBSERVER_TICK_TICK_H
 #define LOADLENS_OBSERVER_TICK_TICK_H

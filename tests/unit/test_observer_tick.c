@@ -2,8 +2,10 @@
 /*
  * What the observer derives from one interval's snapshots (observer/features/feature.h, struct
  * obs_tick) rather than from a feature's internals: the syscall tier's sign of exhaustion
- * (observer/features/pressure.c, obs_pressure) and the live line's columns
- * (observer/output/summary.c, obs_summary_live_line). Synthetic snapshots; no root, no kernel.
+ * (observer/features/pressure.c, obs_pressure), the live line's columns
+ * (observer/output/summary.c, obs_summary_live_line), and when the next read phase walks the
+ * census (observer/sources/tick_reader.c, obs_census_plan_due). Synthetic snapshots; no root, no
+ * kernel.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +19,7 @@
 #include "features/sockstat.h"
 #include "features/pressure.h"
 #include "kernel/systier.h"
+#include "sources/tick_reader.h"
 
 struct snaps {
 	struct obs_connections_snap conn;
@@ -138,4 +141,42 @@ static void test_live_columns(void **state)
 	free(s);
 }
 
-LL_TEST_MAIN(test_healthy_has_no_pressure, test_each_sign, test_live_columns)
+/* A plan as the sockstat feature leaves it after a census at t = 10 s that took 20 ms: the next
+ * walk at 12 s (1% of a CPU), sooner from 10.2 s when CLOSE_WAIT piles up (base 4), or from
+ * 11 s when connect() runs out of ports. */
+static const struct obs_census_plan spaced = {.next_t = 12.0, .cw_watch = true, .cw_base = 4,
+					      .cw_from_t = 10.2, .noport_from_t = 11.0};
+
+/* Healthy: between walks, a read with nothing piling up and no port failure does not walk. */
+static void test_census_deferred_when_quiet(void **state)
+{
+	(void)state;
+	assert_false(obs_census_plan_due(&spaced, 10.5, false, 0, 0));
+	assert_false(obs_census_plan_due(&spaced, 11.9, false, 5, 0)); /* 9 in CLOSE_WAIT */
+	assert_false(obs_census_plan_due(&spaced, 11.9, false, -3, 0));
+	assert_true(obs_census_plan_due(&spaced, 12.0, false, 0, 0));	/* its time */
+	assert_true(obs_census_plan_due(&spaced, 10.5, true, 0, 0));	/* the final read */
+}
+
+/* Sick: sockets piling up in CLOSE_WAIT, or connect() out of ports, walk sooner; not sooner
+ * than the plan allows, and the CLOSE_WAIT sign only once a census gave a base. */
+static void test_census_sooner_on_signs(void **state)
+{
+	struct obs_census_plan p = spaced;
+
+	(void)state;
+	assert_true(obs_census_plan_due(&p, 10.5, false, 6, 0));	 /* 4 + 6 = 10 */
+	assert_false(obs_census_plan_due(&p, 10.1, false, 6, 0)); /* before 10% of a CPU */
+	assert_true(obs_census_plan_due(&p, 11.0, false, 0, 3));
+	assert_false(obs_census_plan_due(&p, 10.9, false, 0, 3)); /* within a second */
+	p.cw_watch = false;
+	assert_false(obs_census_plan_due(&p, 10.5, false, 60, 0));
+	/* no port group seen yet: a port failure walks at once */
+	p.noport_from_t = 0;
+	assert_true(obs_census_plan_due(&p, 10.1, false, 0, 1));
+	/* the first read of a run: the plan is all zeros, so it walks */
+	assert_true(obs_census_plan_due(&(struct obs_census_plan){0}, 1.0, false, 0, 0));
+}
+
+LL_TEST_MAIN(test_healthy_has_no_pressure, test_each_sign, test_live_columns,
+	     test_census_deferred_when_quiet, test_census_sooner_on_signs)
