@@ -20,7 +20,8 @@
 #   --nofile N       with RLIMIT_NOFILE N (soft and hard)
 #   --forked-after FIFO
 #                    NAME is a parent shell that forks the server once a line is written to
-#                    FIFO; returns at once (write FIFO, then wait_for NAME listening)
+#                    FIFO; returns at once (write FIFO, then wait_for NAME listening); stopping
+#                    the shell stops the server
 refserver_up() {
 	local via=() name addr fifo=
 	while :; do
@@ -39,7 +40,10 @@ refserver_up() {
 		--nofile) via+=(prlimit "--nofile=$2:$2") && shift ;;
 		--forked-after)
 			fifo=$2
-			via+=(bash -c 'read -r _ <"$1"; shift; "$@" & wait' sh "$2")
+			# the shell's stop (TERM at the test's exit) stops the server it forked too
+			via+=(bash -c 'read -r _ <"$1"; shift; "$@" & c=$!
+				trap "kill -TERM $c 2>/dev/null; wait $c; exit 143" TERM INT
+				wait $c' sh "$2")
 			shift
 			;;
 		*) break ;;
