@@ -54,6 +54,19 @@ int obs_run_outputs(struct obs_run *r)
 	return 0;
 }
 
+/* What the read phase reads: the run's objects, and (started) the features'. */
+static void reads_set(struct obs_run *r, bool started)
+{
+	struct obs_reader_opts o = {.prog = PROG, .conn = obs_kernel_conn(r->kernel),
+				    .fail = obs_kernel_fail(r->kernel), .census = r->census};
+
+	if (started)
+		obs_processes_reads(r->processes, &o);
+	if (started && obs_requests_reqtime(r->requests))
+		obs_requests_reads(r->requests, &o);
+	obs_reader_set(r->reader, &o);
+}
+
 int obs_run_open(struct obs_run *r)
 {
 	const struct obs_args *a = r->args;
@@ -84,13 +97,12 @@ int obs_run_open(struct obs_run *r)
 	if (!r->census)
 		ll_warn(PROG, "note: no socket census (%s); TIME_WAIT counts and port pressure are "
 			      "off, and accepts are counted at accept()", strerror(errno));
-	r->reader = obs_reader_new(&(struct obs_reader_opts){
-		.prog = PROG, .conn = obs_kernel_conn(r->kernel), .fail = obs_kernel_fail(r->kernel),
-		.census = r->census});
+	r->reader = obs_reader_new();
 	if (!r->reader) {
 		ll_warn(PROG, "out of memory");
 		return LL_EXIT_FAIL;
 	}
+	reads_set(r, false);
 	r->census_plan = obs_reader_census_plan(r->reader);
 	return 0;
 }
@@ -126,18 +138,6 @@ static const char *before_attach(void *self, struct obs_kernel *k)
 
 	(void)k;
 	return obs_reader_listen_base(r->reader) ? NULL : "no sock_diag";
-}
-
-/* Started: what the read phase reads of the features' objects. */
-static void reads_set(struct obs_run *r)
-{
-	struct obs_reader_opts o = {.prog = PROG, .conn = obs_kernel_conn(r->kernel),
-				    .fail = obs_kernel_fail(r->kernel), .census = r->census};
-
-	obs_processes_reads(r->processes, &o);
-	if (obs_requests_reqtime(r->requests))
-		obs_requests_reads(r->requests, &o);
-	obs_reader_set(r->reader, &o);
 }
 
 /*
@@ -226,7 +226,7 @@ int obs_run_start(struct obs_run *r)
 		if (r->features[i].start_unprivileged &&
 		    r->features[i].start_unprivileged(r->features[i].self))
 			return LL_EXIT_FAIL;
-	reads_set(r);
+	reads_set(r, true);
 	if (r->metrics_http) {
 		struct obs_mx_src_opts mo = {obs_kernel_conn(r->kernel), r->census,
 					     obs_requests_reqtime(r->requests),

@@ -22,13 +22,9 @@ struct obs_reader {
 	struct obs_fail_stats fail_prev;
 };
 
-struct obs_reader *obs_reader_new(const struct obs_reader_opts *o)
+struct obs_reader *obs_reader_new(void)
 {
-	struct obs_reader *rd = calloc(1, sizeof(*rd));
-
-	if (rd)
-		rd->o = *o;
-	return rd;
+	return calloc(1, sizeof(struct obs_reader));
 }
 
 void obs_reader_set(struct obs_reader *rd, const struct obs_reader_opts *o)

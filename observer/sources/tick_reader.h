@@ -99,8 +99,8 @@ struct obs_reads {
 	size_t nreaders;
 };
 
-/* What the reader reads; each object stays its maker's. The run's objects are known at
- * obs_reader_new(); the features' are added with obs_reader_set() once they started. */
+/* What the reader reads; each object stays its maker's. The run's objects are set once they
+ * are opened, then again with the features' once those started (obs_reader_set). */
 struct obs_reader_opts {
 	const char *prog; /* for the warnings */
 	struct obs_sockets *conn;
@@ -122,7 +122,7 @@ struct obs_reader_opts {
 struct obs_reader;
 
 /* NULL: out of memory. */
-struct obs_reader *obs_reader_new(const struct obs_reader_opts *o);
+struct obs_reader *obs_reader_new(void);
 void obs_reader_set(struct obs_reader *rd, const struct obs_reader_opts *o);
 void obs_reader_free(struct obs_reader *rd);
 /* The plan the sockstat feature keeps up to date; initially: walk at the first read. */
