@@ -2,15 +2,16 @@
 /*
  * The floor of a ping-pong client on this machine, as minimal C loops: one 64-byte sockperf
  * message in flight against `sockperf server` (UDP, or TCP with TCP_NODELAY), round-trip p50.
- * It separates what an event loop costs from what a load generator adds (bench/pacer_bench.sh
- * prints it beside sockperf and the driver).
+ * It separates what an event loop costs from what a load generator adds (bench/pingpong.py
+ * runs it beside sockperf and the driver).
  *
- *   pingpong_floor udp|tcp PORT SECONDS recv|timeo|epoll
+ *   pingpong_floor udp|tcp PORT SECONDS recv|timeo|epoll [FILE]
  *
  * recv: block in recv() on the socket; timeo: the same with a receive timeout of 1 ms
  * (SO_RCVTIMEO, set once), as the driver's closed loop with one slot does
  * (driver/scheduling/pingpong.h); epoll: block in epoll_wait() (no timeout) on the socket, then
- * recv() without blocking, as any event loop (libuv) must. Prints the round-trip p50 in us.
+ * recv() without blocking, as any event loop (libuv) must. Prints the round-trip p50 in us;
+ * with FILE, also writes every round trip there, in ns, one a line (sorted).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -44,7 +45,7 @@ int main(int argc, char **argv)
 	ssize_t k;
 
 	if (argc < 5) {
-		fprintf(stderr, "usage: pingpong_floor udp|tcp PORT SECONDS recv|timeo|epoll\n");
+		fprintf(stderr, "usage: pingpong_floor udp|tcp PORT SECONDS recv|timeo|epoll [FILE]\n");
 		return 64;
 	}
 	tcp = !strcmp(argv[1], "tcp");
@@ -91,6 +92,17 @@ int main(int argc, char **argv)
 	}
 	qsort(v, n, sizeof(*v), floor_cmp);
 	printf("%.3f\n", n ? v[n / 2] / 1e3 : 0);
+	if (argc > 5) {
+		FILE *f = fopen(argv[5], "w");
+		size_t i;
+
+		for (i = 0; f && i < n; i++)
+			fprintf(f, "%llu\n", (unsigned long long)v[i]);
+		if (!f || fclose(f)) {
+			perror(argv[5]);
+			return 1;
+		}
+	}
 	free(v);
 	return 0;
 }
