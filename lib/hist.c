@@ -54,11 +54,6 @@ void ll_hist_record_n(struct ll_hist *h, uint64_t v, uint64_t n)
 	add_sum(h, v, n);
 }
 
-void ll_hist_record(struct ll_hist *h, uint64_t v)
-{
-	ll_hist_record_n(h, v, 1);
-}
-
 uint64_t ll_hist_bucket_value(uint32_t idx)
 {
 	if (idx >= LL_HIST_BUCKETS)

@@ -154,11 +154,11 @@ static void proto_tcp_send(struct tcp_conn *c)
 	drv_frame_reset(&tt->rule, &c->frame);
 	c->rx = 0;
 	c->in_flight = true;
-	drv_timing_send(&c->base, tt->timeout_ns);
 	if (tt->ldap)
 		err = drv__tcp_ldap_search(c, b); /* proto_tcp_ldap.c */
 	else
 		nb = drv__tcp_request(tt, c->mbuf, c->lp, &c->rec, &c->rec_live, b);
+	drv_timing_send(&c->base, tt->timeout_ns); /* made: the bytes go now */
 	if (err)
 		fail(c, err);
 	else
@@ -489,12 +489,14 @@ static uv_handle_t *slot_awaited(struct drv_slot *s)
 }
 
 /* What it read: on_read's path (0 bytes: the server closed, as libuv's UV_EOF). */
-static void slot_received(struct drv_slot *s, ssize_t n)
+static void slot_received(struct drv_slot *s, ssize_t n, uint64_t at)
 {
 	struct tcp_conn *c = tcp_conn_of(s);
 
+	c->t_rx = at; /* as the open loop's kernel stamp: the reply's time, if this read ends it */
 	on_read((uv_stream_t *)&c->tcp, n ? n : UV_EOF,
 		&(uv_buf_t){.base = c->tt->io.rbuf, .len = n > 0 ? (size_t)n : 0});
+	c->t_rx = 0;
 }
 
 static const struct drv_slot_ops slot_ops = {

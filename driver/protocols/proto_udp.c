@@ -310,12 +310,10 @@ static void datagram(struct udp_slot *u, const uv_buf_t *buf, ssize_t nread, uin
 	}
 }
 
-/* libuv's read, as each datagram comes (the closed loop). */
-static void on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf,
-		       const struct sockaddr *addr, unsigned flags)
+/* A read of the closed loop: libuv's, or the blocking read's (at: when it returned; 0: now). */
+static void got(struct udp_slot *u, ssize_t nread, const uv_buf_t *buf,
+		const struct sockaddr *addr, uint64_t at)
 {
-	struct udp_slot *u = container_of(h, struct udp_slot, udp);
-
 	if (nread == UV_ENOBUFS) /* alloc ended libuv's read loop */
 		return;
 	if (nread < 0) {
@@ -326,7 +324,15 @@ static void on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf,
 	if (!addr) /* nothing more to read for now */
 		return;
 	u->got = true;
-	datagram(u, buf, nread, uv_hrtime());
+	datagram(u, buf, nread, at ? at : uv_hrtime());
+}
+
+/* libuv's read, as each datagram comes (the closed loop). */
+static void on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf,
+		    const struct sockaddr *addr, unsigned flags)
+{
+	(void)flags;
+	got(container_of(h, struct udp_slot, udp), nread, buf, addr, 0);
 }
 
 /*
@@ -365,7 +371,6 @@ static void proto_udp_send(struct udp_slot *u)
 	int n, err;
 
 	u->in_flight = true;
-	drv_timing_send(&u->base, ut->timeout_ns);
 	u->seq++;
 	if (ut->mc)
 		drv_mcudp_reset(&u->mc);
@@ -395,6 +400,7 @@ static void proto_udp_send(struct udp_slot *u)
 		b[nb++] = uv_buf_init(ut->mix ? u->mbuf : ut->io.rq.buf, (unsigned int)size);
 	}
 	proto_udp_st(u)->bytes_sent += size;
+	drv_timing_send(&u->base, ut->timeout_ns); /* made: the datagram goes now */
 	n = uv_udp_try_send(&u->udp, b, nb, NULL);
 	if (n >= 0)
 		return;
@@ -535,12 +541,12 @@ static uv_handle_t *slot_awaited(struct drv_slot *s)
 }
 
 /* What it read: on_recv's path, from a connected socket (every datagram is the server's). */
-static void slot_received(struct drv_slot *s, ssize_t n)
+static void slot_received(struct drv_slot *s, ssize_t n, uint64_t at)
 {
 	struct udp_slot *u = container_of(s, struct udp_slot, base);
 
-	on_recv(&u->udp, n, &(uv_buf_t){.base = u->ut->io.rbuf, .len = n > 0 ? (size_t)n : 0},
-		(const struct sockaddr *)&proto_udp_w(u)->cfg->addr, 0);
+	got(u, n, &(uv_buf_t){.base = u->ut->io.rbuf, .len = n > 0 ? (size_t)n : 0},
+	    (const struct sockaddr *)&proto_udp_w(u)->cfg->addr, at);
 	u->got = false; /* that read was not libuv's */
 }
 

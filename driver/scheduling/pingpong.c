@@ -89,11 +89,14 @@ static bool pingpong_wait(struct drv_sched_wait *own, uint64_t horizon)
 		return false;
 	}
 	n = recv(fd, io->rbuf, io->rbuf_len, 0);
-	p->clock = n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR);
+	if (n < 0)
+		n = -errno;
+	p->clock = n == -EAGAIN || n == -EWOULDBLOCK || n == -EINTR;
 	if (p->clock)
 		return true; /* the tick passed, or a signal: look at the stop and the timers again */
 	p->reads++;
-	s->ops->received(s, n < 0 ? -errno : n);
+	/* the reply's stamp as the read returns, not after the protocol looked at it */
+	s->ops->received(s, n, n > 0 ? uv_hrtime() : 0);
 	return true;
 }
 

@@ -50,11 +50,12 @@ struct drv_slot_ops {
 	 * drv_slot_io: the closed loop's blocking read (pingpong.h). awaited: the open socket the
 	 * reply to the request in flight comes on, once all of the request is out and nothing but
 	 * that reply is awaited; else NULL. received: what one read of that socket gave, into the
-	 * thread's read buffer: n bytes (0 on a stream: the peer closed), or a negative errno;
-	 * handled by the protocol's own read path, as if libuv had read it.
+	 * thread's read buffer: n bytes (0 on a stream: the peer closed), or a negative errno, and
+	 * at, uv_hrtime() as the read returned (the reply's stamp, if it ends the reply); handled by
+	 * the protocol's own read path, as if libuv had read it.
 	 */
 	uv_handle_t *(*awaited)(struct drv_slot *s);
-	void (*received)(struct drv_slot *s, ssize_t n);
+	void (*received)(struct drv_slot *s, ssize_t n, uint64_t at);
 };
 
 struct drv_slot {

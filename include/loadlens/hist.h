@@ -28,8 +28,9 @@
 #define __always_inline inline __attribute__((always_inline))
 #endif
 
-/* Position of the most significant set bit of v (v > 0), in six compare-and-shift steps. */
-static __always_inline __u32 ll_hist_msb(__u64 v)
+/* Position of the most significant set bit of v (v > 0), in six compare-and-shift steps: BPF's
+ * (tests/unit/test_hist.c checks it against the instruction userspace uses). */
+static __always_inline __u32 ll_hist_msb_steps(__u64 v)
 {
 	__u32 r = 0;
 
@@ -56,6 +57,16 @@ static __always_inline __u32 ll_hist_msb(__u64 v)
 	if (v >> 1)
 		r += 1;
 	return r;
+}
+
+/* Position of the most significant set bit of v (v > 0). */
+static __always_inline __u32 ll_hist_msb(__u64 v)
+{
+#ifdef __bpf__
+	return ll_hist_msb_steps(v);
+#else
+	return 63 - (__u32)__builtin_clzll(v);
+#endif
 }
 
 /* Bucket index of a value in ns; always < LL_HIST_BUCKETS. */

@@ -26,8 +26,18 @@ struct ll_hist *ll_hist_new(void);
 void ll_hist_free(struct ll_hist *h);
 void ll_hist_reset(struct ll_hist *h);
 
-void ll_hist_record(struct ll_hist *h, uint64_t value_ns);
 void ll_hist_record_n(struct ll_hist *h, uint64_t value_ns, uint64_t n);
+/* One value: inline, it is every request's path in the driver (a call costs as much). */
+static inline void ll_hist_record(struct ll_hist *h, uint64_t value_ns)
+{
+	h->counts[ll_hist_bucket(value_ns)]++;
+	h->total++;
+	if (value_ns < h->min)
+		h->min = value_ns;
+	if (value_ns > h->max)
+		h->max = value_ns;
+	h->sum = h->sum > UINT64_MAX - value_ns ? UINT64_MAX : h->sum + value_ns;
+}
 /*
  * Add n samples known only by bucket (an in-kernel histogram). min/max/sum are updated from the
  * bucket's representative value unless the caller sets them exactly afterwards.

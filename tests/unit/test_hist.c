@@ -183,26 +183,36 @@ static void test_bucket_function(void **state)
 				 ll_hist_bucket_low(idx - 1) + ll_hist_bucket_width(idx - 1));
 }
 
-/* The BPF programs' table-driven bucket function equals ll_hist_bucket() everywhere: around
- * every power of two, and at pseudo-random values of every magnitude. */
+/* The BPF programs' table-driven bucket function equals ll_hist_bucket() everywhere, and BPF's
+ * compare-and-shift top bit equals userspace's instruction: around every power of two, and at
+ * pseudo-random values of every magnitude. */
 static void test_bucket_fast(void **state)
 {
 	uint64_t v, x = LL_TEST_SEED;
 	int b, i;
 
 	(void)state;
-	for (v = 0; v < 4096; v++)
+	for (v = 0; v < 4096; v++) {
 		assert_int_equal(ll_hist_bucket_fast(v), ll_hist_bucket(v));
+		if (v)
+			assert_int_equal(ll_hist_msb_steps(v), ll_hist_msb(v));
+	}
 	for (b = 1; b < 64; b++)
 		for (i = -3; i <= 3; i++) {
 			v = (1ULL << b) + (uint64_t)(int64_t)i;
 			assert_int_equal(ll_hist_bucket_fast(v), ll_hist_bucket(v));
+			if (v)
+				assert_int_equal(ll_hist_msb_steps(v), ll_hist_msb(v));
 		}
 	for (i = 0; i < 1000000; i++) {
 		ll_xorshift(&x);
 		v = x >> (x % 64);
 		assert_int_equal(ll_hist_bucket_fast(v), ll_hist_bucket(v));
+		if (v)
+			assert_int_equal(ll_hist_msb_steps(v), ll_hist_msb(v));
 	}
+	assert_int_equal(ll_hist_msb_steps(UINT64_MAX), 63);
+	assert_int_equal(ll_hist_msb(UINT64_MAX), 63);
 	assert_int_equal(ll_hist_bucket_fast(UINT64_MAX), ll_hist_bucket(UINT64_MAX));
 }
 
