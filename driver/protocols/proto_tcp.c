@@ -31,6 +31,7 @@
 #include "protocols/tcp_conn.h"
 #include "config/reqmix.h"
 #include "config/request.h"
+#include "scheduling/pingpong.h"
 #include "scheduling/slot.h"
 #include "scheduling/timing.h"
 #include "scheduling/worker.h"
@@ -115,6 +116,7 @@ static void write_out(struct tcp_conn *c, uv_buf_t *b, unsigned nb)
 	n = uv_try_write((uv_stream_t *)&c->tcp, b, nb);
 	if (n == (int)total) {
 		tcp_conn_stats(c)->bytes_sent += (uint64_t)n;
+		drv_pingpong_sent(&c->base, (uv_handle_t *)&c->tcp); /* all out: its reply */
 		return;
 	}
 	if (n < 0 && n != UV_EAGAIN) {

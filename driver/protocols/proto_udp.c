@@ -41,6 +41,7 @@
 #include "protocols/udp_id.h"
 #include "config/reqmix.h"
 #include "config/request.h"
+#include "scheduling/pingpong.h"
 #include "scheduling/slot.h"
 #include "scheduling/timing.h"
 #include "scheduling/worker.h"
@@ -402,8 +403,10 @@ static void proto_udp_send(struct udp_slot *u)
 	proto_udp_st(u)->bytes_sent += size;
 	drv_timing_send(&u->base, ut->timeout_ns); /* made: the datagram goes now */
 	n = uv_udp_try_send(&u->udp, b, nb, NULL);
-	if (n >= 0)
+	if (n >= 0) {
+		drv_pingpong_sent(&u->base, (uv_handle_t *)&u->udp); /* out: its reply */
 		return;
+	}
 	if (n != UV_EAGAIN) {
 		fail(u, n);
 		return;

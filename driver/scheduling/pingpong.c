@@ -12,15 +12,31 @@
 #include "scheduling/slot.h"
 #include "scheduling/worker.h"
 
-/* The loop is about to run: the socket is non-blocking again, as libuv made it. */
+/* Hand a reply read early to the protocol, from the spare buffer, now the read buffer. */
+static void deliver(struct drv_pingpong *p, struct drv_slot *s)
+{
+	struct drv_slot_io *io = p->w->proto_data;
+	char *b = io->rbuf;
+
+	p->held = false;
+	io->rbuf = io->rbuf_spare;
+	io->rbuf_spare = b;
+	s->ops->received(s, p->held_n, p->held_at);
+}
+
+/* The loop is about to run: the socket is non-blocking again, as libuv made it, and a reply
+ * read early goes to the protocol first (libuv would read what follows it). */
 static void pingpong_release(struct drv_sched_wait *own)
 {
 	struct drv_pingpong *p = container_of(own, struct drv_pingpong, own);
+	struct drv_slot *s = p->w->slots[0];
+	bool live = p->h && !uv_is_closing(p->h), held = p->held;
 	uv_os_fd_t fd;
 
+	p->held = false;
 	/* a socket closed meanwhile is gone (uv_fileno fails on a closing handle), its fd
-	 * perhaps someone else's by now: nothing to restore */
-	if (p->h && !uv_is_closing(p->h) && !uv_fileno(p->h, &fd)) {
+	 * perhaps someone else's by now: nothing to restore, nor a reply to hand on */
+	if (live && !uv_fileno(p->h, &fd)) {
 		(void)fcntl(fd, F_SETFL, p->fl);
 		/* as libuv registered it (linux-core.c: events, data.fd); it applies any change
 		 * asked meanwhile (a write queued: EPOLLOUT) with EPOLL_CTL_MOD when it runs */
@@ -30,6 +46,9 @@ static void pingpong_release(struct drv_sched_wait *own)
 	}
 	p->h = NULL;
 	p->unwatched = false;
+	/* after: a request its handling sends goes through libuv, with no early read */
+	if (held && live && s)
+		deliver(p, s);
 }
 
 /* Make h's socket blocking, with the timeouts; false (and unchanged) if any step fails. */
@@ -46,6 +65,7 @@ static bool enter(struct drv_pingpong *p, uv_handle_t *h, int *fdp)
 	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK))
 		return false;
 	p->h = h;
+	p->fd = fd;
 	p->fl = fl | O_NONBLOCK;
 	/*
 	 * Out of the loop's epoll set meanwhile: else every reply also runs its epoll callback
@@ -58,6 +78,50 @@ static bool enter(struct drv_pingpong *p, uv_handle_t *h, int *fdp)
 	return true;
 }
 
+/*
+ * s's reply may be waited for in a blocking read from now (the send's time, or the clock's):
+ * no timer due (horizon), and neither the request's --timeout deadline nor the run's end near
+ * (the loop keeps those to the microsecond; the socket's timeouts are coarser).
+ */
+static bool may_block(const struct drv_worker *w, const struct drv_slot *s, uint64_t now,
+		      uint64_t horizon)
+{
+	return now < horizon && !(s->deadline && s->deadline < now + DRV_PINGPONG_NEAR_NS) &&
+	       !(w->end.pos && w->end.at < now + DRV_PINGPONG_NEAR_NS);
+}
+
+/* One blocking read of fd into buf: its result, or 0 with p->clock set when nothing came (the
+ * tick passed, or a signal). */
+static ssize_t read_reply(struct drv_pingpong *p, int fd, char *buf, size_t len, bool *got)
+{
+	ssize_t n = recv(fd, buf, len, 0);
+
+	if (n < 0)
+		n = -errno;
+	p->clock = n == -EAGAIN || n == -EWOULDBLOCK || n == -EINTR;
+	*got = !p->clock;
+	if (*got)
+		p->reads++;
+	return n;
+}
+
+void drv_pingpong_sent(struct drv_slot *s, uv_handle_t *h)
+{
+	struct drv_worker *w = s->w;
+	struct drv_pingpong *p = &w->pingpong;
+	struct drv_slot_io *io = w->proto_data;
+	bool got;
+
+	/* only in the blocking read already (the socket it holds), for the reply it would await */
+	if (p->h != h || p->held || !io->rbuf_spare || w->stopping ||
+	    __atomic_load_n(&w->stop_asked, __ATOMIC_ACQUIRE) || s->ops->awaited(s) != h ||
+	    !may_block(w, s, s->t_send, drv_sched_horizon(&w->sched)))
+		return;
+	p->held_n = read_reply(p, p->fd, io->rbuf_spare, io->rbuf_len, &got);
+	p->held_at = p->held_n > 0 ? uv_hrtime() : 0;
+	p->held = got;
+}
+
 static bool pingpong_wait(struct drv_sched_wait *own, uint64_t horizon)
 {
 	struct drv_pingpong *p = container_of(own, struct drv_pingpong, own);
@@ -65,7 +129,7 @@ static bool pingpong_wait(struct drv_sched_wait *own, uint64_t horizon)
 	struct drv_slot *s = w->slots[0];
 	struct drv_slot_io *io = w->proto_data;
 	uv_handle_t *h;
-	uint64_t now;
+	bool got;
 	ssize_t n;
 	int fd;
 
@@ -74,27 +138,23 @@ static bool pingpong_wait(struct drv_sched_wait *own, uint64_t horizon)
 	h = s->ops->awaited(s);
 	if (!h)
 		return false;
+	if (p->held && h == p->h) { /* read as the request went */
+		deliver(p, s);
+		return true;
+	}
 	/* the request just went: its stamp is the time now, to within the sending (no clock read) */
-	now = p->clock ? uv_hrtime() : s->t_send;
-	/* a timer due: the loop runs it; the request's deadline or the run's end near: the loop
-	 * keeps it to the microsecond (the socket's timeouts are coarser) */
-	if (now >= horizon || (s->deadline && s->deadline < now + DRV_PINGPONG_NEAR_NS) ||
-	    (w->end.pos && w->end.at < now + DRV_PINGPONG_NEAR_NS))
+	if (!may_block(w, s, p->clock ? uv_hrtime() : s->t_send, horizon))
 		return false;
 	if (h != p->h) {
 		pingpong_release(own);
 		if (!enter(p, h, &fd))
 			return false;
-	} else if (uv_fileno(h, &fd)) {
-		return false;
+	} else {
+		fd = p->fd;
 	}
-	n = recv(fd, io->rbuf, io->rbuf_len, 0);
-	if (n < 0)
-		n = -errno;
-	p->clock = n == -EAGAIN || n == -EWOULDBLOCK || n == -EINTR;
-	if (p->clock)
+	n = read_reply(p, fd, io->rbuf, io->rbuf_len, &got);
+	if (!got)
 		return true; /* the tick passed, or a signal: look at the stop and the timers again */
-	p->reads++;
 	/* the reply's stamp as the read returns, not after the protocol looked at it */
 	s->ops->received(s, n, n > 0 ? uv_hrtime() : 0);
 	return true;

@@ -29,11 +29,24 @@
 #define LOADLENS_DRV_PINGPONG_H
 
 #include "scheduling/pingpong_state.h"
+#include "scheduling/slot.h"
 
 /*
  * Worker thread, before the run: register p on the worker's waker if the blocking read applies
  * (the closed loop, one slot, a protocol with awaited and received); else nothing.
  */
 void drv_pingpong_setup(struct drv_pingpong *p, struct drv_worker *w);
+
+/*
+ * The protocol's send path, once s's request is all out on h (its last write done). While the
+ * thread is in the blocking read of h, and that read may block now (the same conditions as the
+ * waker's offer: no stop, no timer due, no deadline near), the reply is read here, before the
+ * send path returns up its stack, into the thread's spare buffer (struct drv_slot_io
+ * rbuf_spare); the waker's next offer hands it to the protocol, or the release does, before
+ * libuv reads on. On one CPU the server answers while the thread is still in its write, so
+ * whatever the thread does between that write and its read is part of the round trip; across
+ * CPUs it overlaps the server's work (bench/pingpong.py, BENCHMARKS.md).
+ */
+void drv_pingpong_sent(struct drv_slot *s, uv_handle_t *h);
 
 #endif /* LOADLENS_DRV_PINGPONG_H */

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <uv.h>
 #include "scheduling/waker.h"
 
@@ -23,7 +24,12 @@ struct drv_pingpong {
 	int fl;		 /* its file status flags, non-blocking */
 	bool unwatched;	 /* taken out of the loop's epoll set: put back with h */
 	bool clock; /* the last read got nothing: read the clock, not the send's stamp */
-	uint64_t reads; /* blocking reads that returned something */
+	int fd;		 /* h's */
+	/* a reply read as its request went (drv_pingpong_sent), in the io's spare buffer */
+	bool held;
+	ssize_t held_n;	  /* what the read returned: bytes, 0, or a negative errno */
+	uint64_t held_at; /* uv_hrtime() as it returned (0: no bytes) */
+	uint64_t reads;	  /* blocking reads that returned something */
 };
 
 #endif /* LOADLENS_DRV_PINGPONG_STATE_H */

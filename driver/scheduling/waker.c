@@ -295,6 +295,11 @@ static uint64_t own_horizon(const struct drv_sched *s, uint64_t send_at)
 	return h;
 }
 
+uint64_t drv_sched_horizon(const struct drv_sched *s)
+{
+	return own_horizon(s, s->open && s->send.n ? s->send.e[0]->at : 0);
+}
+
 int drv_sched_run(struct drv_sched *s, uv_loop_t *loop)
 {
 	uint64_t now, at;

@@ -37,7 +37,7 @@
  *
  * A wait of its own (struct drv_sched_wait, the closed loop's one socket: pingpong.h): where the
  * loop would block, the waker first offers the wait to it; it may block in the socket's own read
- * instead of epoll_wait(), which costs a round trip less (bench/pacer_bench.sh), and says whether
+ * instead of epoll_wait(), which costs a round trip less (bench/pingpong.py), and says whether
  * it did. It is offered only what the loop would do: its horizon is the earliest worker timer or
  * send.
  */
@@ -136,6 +136,8 @@ void drv_sched_cancel(struct drv_sched *s, struct drv_sched_ent *e);
 void drv_sched_set_rx(struct drv_sched *s, struct drv_sched_rx *rx);
 /* A wait of its own in place of the loop's (NULL: none), from the worker thread before the run. */
 void drv_sched_set_wait(struct drv_sched *s, struct drv_sched_wait *own);
+/* The horizon a wait of its own would be offered now (struct drv_sched_wait). */
+uint64_t drv_sched_horizon(const struct drv_sched *s);
 /* Read the replies already in (nothing without an rx): before counting what is in flight. */
 void drv_sched_drain(struct drv_sched *s);
 /* Drop every entry and uv_close the poll handle (the timerfd is closed with it). */
