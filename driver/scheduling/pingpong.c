@@ -2,6 +2,7 @@
 /* The closed loop's blocking read (pingpong.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -163,11 +164,16 @@ static bool pingpong_wait(struct drv_sched_wait *own, uint64_t horizon)
 void drv_pingpong_setup(struct drv_pingpong *p, struct drv_worker *w)
 {
 	const struct drv_slot_ops *ops = w->proto->slot;
+	struct drv_slot_io *io;
 
 	p->w = w;
 	p->own.wait = pingpong_wait;
 	p->own.release = pingpong_release;
 	if (w->cfg->rate > 0 || w->nslots != 1 || !ops || !ops->awaited || !ops->received)
 		return;
+	/* the early read's buffer (drv_pingpong_sent), freed with the read buffer
+	 * (drv_slot_io_fini); none: replies are read at the offer only */
+	io = w->proto_data;
+	io->rbuf_spare = malloc(io->rbuf_len);
 	drv_sched_set_wait(&w->sched, &p->own);
 }

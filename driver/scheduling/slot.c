@@ -258,15 +258,12 @@ int drv_slot_io_new(struct drv_worker *w, size_t size, size_t rbuf_len, drv_rxse
 	io->rxset.epfd = -1;
 	io->rbuf_len = rbuf_len;
 	io->rbuf = malloc(rbuf_len);
-	if (w->cfg->rate <= 0 && w->nslots == 1) /* the blocking read's (pingpong.h) */
-		io->rbuf_spare = malloc(rbuf_len); /* none: it reads at the waker's offer only */
 	if (io->rbuf)
 		err = drv_request_init(&io->rq, w->cfg, w->id + 1);
 	if (!err && rx && w->cfg->rate > 0)
 		err = drv_rxset_init(&io->rxset, w, w->nslots < 2, rx);
 	if (err) {
 		drv_request_fini(&io->rq);
-		free(io->rbuf_spare);
 		free(io->rbuf);
 		free(io);
 		return err;

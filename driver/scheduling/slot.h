@@ -131,7 +131,7 @@ struct drv_slot_io {
 	struct drv_request rq;
 	char *rbuf;
 	size_t rbuf_len;
-	char *rbuf_spare; /* one slot, closed loop: a reply read early (pingpong.h); else NULL */
+	char *rbuf_spare; /* the blocking read's, for a reply read early (pingpong.h); or NULL */
 	struct drv_rxset rxset; /* epfd -1: the closed loop, libuv reads as replies come */
 };
 
