@@ -113,7 +113,9 @@ static void write_out(struct tcp_conn *c, uv_buf_t *b, unsigned nb)
 	size_t total = b[0].len + (nb > 1 ? b[1].len : 0);
 	int n, err;
 
-	n = uv_try_write((uv_stream_t *)&c->tcp, b, nb);
+	n = drv_pingpong_write(c->base.w, (uv_handle_t *)&c->tcp, b, nb);
+	if (n == UV_ENOSYS)
+		n = uv_try_write((uv_stream_t *)&c->tcp, b, nb);
 	if (n == (int)total) {
 		tcp_conn_stats(c)->bytes_sent += (uint64_t)n;
 		drv_pingpong_sent(&c->base, (uv_handle_t *)&c->tcp); /* all out: its reply */

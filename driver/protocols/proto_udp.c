@@ -402,7 +402,9 @@ static void proto_udp_send(struct udp_slot *u)
 	}
 	proto_udp_st(u)->bytes_sent += size;
 	drv_timing_send(&u->base, ut->timeout_ns); /* made: the datagram goes now */
-	n = uv_udp_try_send(&u->udp, b, nb, NULL);
+	n = drv_pingpong_write(u->base.w, (uv_handle_t *)&u->udp, b, nb);
+	if (n == UV_ENOSYS)
+		n = uv_udp_try_send(&u->udp, b, nb, NULL);
 	if (n >= 0) {
 		drv_pingpong_sent(&u->base, (uv_handle_t *)&u->udp); /* out: its reply */
 		return;

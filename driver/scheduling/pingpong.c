@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/uio.h>
 #include "base/drv.h"
 #include "config/config.h"
 #include "scheduling/pingpong.h"
@@ -95,7 +97,9 @@ static bool may_block(const struct drv_worker *w, const struct drv_slot *s, uint
  * tick passed, or a signal). */
 static ssize_t read_reply(struct drv_pingpong *p, int fd, char *buf, size_t len, bool *got)
 {
-	ssize_t n = recv(fd, buf, len, 0);
+	/* the system call itself: glibc's recv() is a cancellation point, whose wrapping (no thread
+	 * here is ever cancelled) is a third of the user-space instructions of the read */
+	ssize_t n = syscall(SYS_recvfrom, fd, buf, len, 0, NULL, NULL);
 
 	if (n < 0)
 		n = -errno;
@@ -104,6 +108,29 @@ static ssize_t read_reply(struct drv_pingpong *p, int fd, char *buf, size_t len,
 	if (*got)
 		p->reads++;
 	return n;
+}
+
+int drv_pingpong_write(struct drv_worker *w, uv_handle_t *h, const uv_buf_t *b, unsigned nb)
+{
+	const struct drv_pingpong *p = &w->pingpong;
+	ssize_t n;
+
+	_Static_assert(sizeof(uv_buf_t) == sizeof(struct iovec), "uv_buf_t is an iovec on Unix");
+	if (p->h != h)
+		return UV_ENOSYS;
+	/* as uv_try_write() and uv_udp_try_send() would, less their checks and glibc's
+	 * cancellation wrapper: the thread holds the socket (blocking, out of the loop's epoll set),
+	 * and nothing is queued on it (a slot with a write queued awaits no reply). sendto() and
+	 * sendmsg(), not libuv's write() and writev(): the socket's own calls skip the file layer
+	 * (SIGPIPE is ignored in the driver, so EPIPE is all either gives) */
+	if (nb == 1) {
+		n = syscall(SYS_sendto, p->fd, b[0].base, b[0].len, 0, NULL, 0);
+	} else {
+		struct msghdr m = {.msg_iov = (struct iovec *)b, .msg_iovlen = nb};
+
+		n = syscall(SYS_sendmsg, p->fd, &m, 0);
+	}
+	return n < 0 ? -errno : (int)n;
 }
 
 void drv_pingpong_sent(struct drv_slot *s, uv_handle_t *h)

@@ -49,4 +49,11 @@ void drv_pingpong_setup(struct drv_pingpong *p, struct drv_worker *w);
  */
 void drv_pingpong_sent(struct drv_slot *s, uv_handle_t *h);
 
+/*
+ * The protocol's send of a request on h, a TCP stream or a connected UDP socket: while the thread
+ * holds h in its blocking read, the write system call itself on h's socket (what it returns, or a
+ * negative errno as libuv's errors are); else UV_ENOSYS, and the protocol sends through libuv.
+ */
+int drv_pingpong_write(struct drv_worker *w, uv_handle_t *h, const uv_buf_t *b, unsigned nb);
+
 #endif /* LOADLENS_DRV_PINGPONG_H */

@@ -4,7 +4,8 @@
 # two (a wait of the driver's own, then libuv's non-blocking dispatch), which cost a same-CPU
 # round trip about 0.4 us. With one slot in the closed loop (-c 1), the thread waits in the
 # socket's own blocking recv() instead (scheduling/pingpong.h: epoll_wait then recv cost ~7% of a
-# same-CPU round trip more than recv alone): one recvfrom per reply, and no epoll_wait but a few.
+# same-CPU round trip more than recv alone): one recvfrom per reply, and no epoll_wait but a few;
+# a tcp request goes by the socket's own sendto (libuv's write() takes the file layer).
 # Counted with strace over a ping-pong, udp and tcp, against the refserver; the counts of the run
 # stay exact.
 . "$(dirname "$0")/lib.sh"
@@ -13,11 +14,12 @@ command -v strace >/dev/null || skip "strace is not installed"
 command -v jq >/dev/null || skip "jq is not installed"
 
 # waits PROTO NAME SLOTS: the driver under strace, 3000 requests over SLOTS slots of one thread;
-# sets EW (epoll_wait calls) and RV (recvfrom calls: the blocking reads; libuv reads with recvmsg
-# and read), all threads
+# sets EW (epoll_wait calls), RV (recvfrom calls: the blocking reads; libuv reads with recvmsg
+# and read) and SN (sendto and sendmsg calls: for tcp the held socket's sends, one buffer or
+# several; libuv sends tcp with write and writev), all threads
 waits() {
 	local proto=$1 name=$2 slots=$3 n
-	strace -f -c -e trace=epoll_wait,epoll_pwait,epoll_pwait2,recvfrom -o "$LL_TMP/$name.st" \
+	strace -f -c -e trace=epoll_wait,epoll_pwait,epoll_pwait2,recvfrom,sendto,sendmsg -o "$LL_TMP/$name.st" \
 		"$LOADLENS_BIN/loadlens-driver" "$proto://127.0.0.1:$P" -c "$slots" -n 3000 \
 		--timeout 2s -q --json "$LL_TMP/$name.json" >"$LL_TMP/$name.out" 2>&1 ||
 		fail "$name: driver exited $?: $(cat "$LL_TMP/$name.out")"
@@ -28,7 +30,8 @@ waits() {
 	EW=$(awk '$NF ~ /^epoll_/ { n += $4 } END { print n + 0 }' "$LL_TMP/$name.st")
 	RV=$(awk '$NF == "recvfrom" { print $4 }' "$LL_TMP/$name.st")
 	RV=${RV:-0}
-	echo "$name: $EW epoll_wait and $RV recvfrom calls for $n requests (all threads)"
+	SN=$(awk '$NF == "sendto" || $NF == "sendmsg" { n += $4 } END { print n + 0 }' "$LL_TMP/$name.st")
+	echo "$name: $EW epoll_wait, $RV recvfrom and $SN sendto/sendmsg calls for $n requests (all threads)"
 }
 
 for proto in udp tcp; do
@@ -39,15 +42,21 @@ for proto in udp tcp; do
 	[ "$EW" -ge 1500 ] || fail "$proto -c 2: only $EW waits for 3000 replies: strace missed some"
 	[ "$EW" -le 3400 ] || fail "$proto -c 2: $EW epoll_wait calls for 3000 replies: more than one per reply"
 	[ "$RV" -le 10 ] || fail "$proto -c 2: $RV blocking reads with two slots"
+	[ "$proto" = udp ] || [ "$SN" -le 10 ] || fail "$proto -c 2: $SN sends of a held socket with two slots"
 	# one slot: the socket's own blocking read, one per reply; the loop only at the start, the
 	# connect, the sweep, the end and on the main thread: a few dozen
 	waits "$proto" "$proto-c1" 1
 	[ "$RV" -ge 2700 ] || fail "$proto -c 1: $RV blocking reads for 3000 replies"
 	[ "$RV" -le 3400 ] || fail "$proto -c 1: $RV blocking reads for 3000 replies: more than one per reply"
 	[ "$EW" -le 100 ] || fail "$proto -c 1: $EW epoll_wait calls for 3000 replies: the loop still waits"
+	# (udp: libuv sends with sendmsg too, so only tcp tells the two apart)
+	if [ "$proto" = tcp ]; then
+		[ "$SN" -ge 2700 ] || fail "tcp -c 1: $SN sendto/sendmsg for 3000 requests: sent through libuv"
+		[ "$SN" -le 3000 ] || fail "tcp -c 1: $SN sendto/sendmsg for 3000 requests: more than one each"
+	fi
 	stop "rs$proto"
 done
-pass "one wait per reply, udp and tcp: epoll_wait with two slots, the socket's recv() with one"
+pass "one wait per reply, udp and tcp: epoll_wait with two slots, the socket's recv() and send() with one"
 
 # Open loop: one sleep per paced request, udp, tcp and http. The waker reads the replies already
 # in after each send (and, for streams, at each wake-up), timed by the kernel's receive stamp, so
