@@ -122,13 +122,13 @@ int drv_pingpong_write(struct drv_worker *w, uv_handle_t *h, const uv_buf_t *b, 
 	 * cancellation wrapper: the thread holds the socket (blocking, out of the loop's epoll set),
 	 * and nothing is queued on it (a slot with a write queued awaits no reply). sendto() and
 	 * sendmsg(), not libuv's write() and writev(): the socket's own calls skip the file layer
-	 * (SIGPIPE is ignored in the driver, so EPIPE is all either gives) */
+	 * (MSG_NOSIGNAL: EPIPE, as the driver's ignored SIGPIPE gives libuv's) */
 	if (nb == 1) {
-		n = syscall(SYS_sendto, p->fd, b[0].base, b[0].len, 0, NULL, 0);
+		n = syscall(SYS_sendto, p->fd, b[0].base, b[0].len, MSG_NOSIGNAL, NULL, 0);
 	} else {
 		struct msghdr m = {.msg_iov = (struct iovec *)b, .msg_iovlen = nb};
 
-		n = syscall(SYS_sendmsg, p->fd, &m, 0);
+		n = syscall(SYS_sendmsg, p->fd, &m, MSG_NOSIGNAL);
 	}
 	return n < 0 ? -errno : (int)n;
 }
