@@ -23,6 +23,8 @@
 #   (--no-requests), to split request timing's share from the rest.
 #   The name "foreign" watches an unused port instead of the server's: every program run is then
 #   the early exit a socket that is not a target costs (the client's end, another port).
+#   The names "noarrival", "nosend" and "readonly" leave request timing's arrival hook, its send
+#   hook, or both unattached (LOADLENS_OBSERVER_DETACH): what each hook costs, taken away.
 # Example: VARIANTS="before=build/bin-old observer=build/bin runq=build/bin:--runq noreq=build/bin"
 #
 # Loopback only; every load is bounded (wrk -d). Needs root, nginx, wrk, bpftool, python3
@@ -93,6 +95,11 @@ obs_on() {
 			args="$args,--no-requests" || env=(LOADLENS_OBSERVER_NO_REQTIME=1)
 	fi
 	[ "$name" = foreign ] && set -- "$FOREIGN_PORT"
+	case $name in
+	noarrival) env=(LOADLENS_OBSERVER_DETACH=arrival) ;;
+	nosend) env=(LOADLENS_OBSERVER_DETACH=send) ;;
+	readonly) env=(LOADLENS_OBSERVER_DETACH=arrival,send) ;;
+	esac
 	env "${env[@]}" "$dir/loadlens-observer" ${args//,/ } $(printf -- '--port %s ' "$@") \
 		--interval 1s >"$T/obs.out" 2>"$T/obs.err" &
 	OBS_PID=$!

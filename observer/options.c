@@ -161,6 +161,27 @@ static void add_pid(struct obs_args *a, const char *s)
 	a->targets.pids[a->targets.npids++] = (uint32_t)v;
 }
 
+/* LOADLENS_OBSERVER_DETACH's "arrival", "send" or both, comma-separated: 0, or -1 for anything
+ * else */
+static int detach_parse(const char *v, unsigned int *mask)
+{
+	char buf[32], *tok, *save = NULL;
+
+	*mask = 0;
+	if (strlen(v) >= sizeof(buf))
+		return -1;
+	strcpy(buf, v);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "arrival"))
+			*mask |= OBS_REQTIME_DETACH_ARRIVAL;
+		else if (!strcmp(tok, "send"))
+			*mask |= OBS_REQTIME_DETACH_SEND;
+		else
+			return -1;
+	}
+	return *mask ? 0 : -1;
+}
+
 /* The environment's switches (docs/observer.md), parsed with the flags: a bad value is a usage
  * error, never silently ignored. */
 static void parse_env(struct obs_args *a)
@@ -195,6 +216,10 @@ static void parse_env(struct obs_args *a)
 	if (v && strcmp(v, "auto") && strcmp(v, "off"))
 		ll_usage_error(PROG, "invalid LOADLENS_OBSERVER_KFUNCS '%s' (expected auto or off)", v);
 	a->no_kfuncs = v && !strcmp(v, "off");
+	v = getenv("LOADLENS_OBSERVER_DETACH");
+	if (v && detach_parse(v, &a->detach))
+		ll_usage_error(PROG, "invalid LOADLENS_OBSERVER_DETACH '%s' (expected arrival, send "
+				     "or arrival,send)", v);
 	v = getenv("LOADLENS_OBSERVER_MAX_TARGETS");
 	if (v && ll_parse_u64(v, 1, OBS_MAX_TARGETS, &a->max_targets))
 		ll_usage_error(PROG, "invalid LOADLENS_OBSERVER_MAX_TARGETS '%s' (expected 1-%d)", v,
@@ -339,6 +364,9 @@ void obs_args_parse(int argc, char **argv, struct obs_args *a)
 		ll_usage_error(PROG, "--trace needs request timing; drop --no-requests");
 	if (a->arrivals_sampled && a->no_requests)
 		ll_usage_error(PROG, "--arrivals needs request timing; drop --no-requests");
+	if (a->detach && (a->no_requests || a->arrivals_sampled))
+		ll_usage_error(PROG, "LOADLENS_OBSERVER_DETACH needs request timing with its arrivals "
+				     "always attached");
 	if (a->arrivals_sampled && !a->interval_ns)
 		ll_usage_error(PROG, "--arrivals sampled opens its windows per interval; give --interval");
 }

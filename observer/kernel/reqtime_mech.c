@@ -105,6 +105,29 @@ enum obs_reqtime_mech obs_reqtime_mech_choose(enum obs_reqtime_mech want, char *
 	return OBS_REQTIME_MECH_FENTRY;
 }
 
+/* LOADLENS_OBSERVER_DETACH: the hooks named load (the verifier sees the same object) but stay
+ * unattached, said in a note at start. */
+static void detach(const char *prog, struct sockets_bpf *s, struct obs_reqtime_mech_got *got,
+		   unsigned int mask)
+{
+	bool tp = got->mech == OBS_REQTIME_MECH_TRACEPOINT;
+
+	if (mask & OBS_REQTIME_DETACH_ARRIVAL)
+		bpf_program__set_autoattach(got->arrival, false);
+	if (mask & OBS_REQTIME_DETACH_SEND) {
+		bpf_program__set_autoattach(tp ? s->progs.handle_sock_send_length
+					       : s->progs.handle_inet_sendmsg_exit, false);
+		if (!tp)
+			bpf_program__set_autoattach(s->progs.handle_inet6_sendmsg_exit, false);
+	}
+	if (mask)
+		ll_warn(prog, "note: LOADLENS_OBSERVER_DETACH: request timing's %s%s%s left "
+			      "unattached, for measuring their cost: its figures are wrong",
+			mask & OBS_REQTIME_DETACH_ARRIVAL ? "arrival" : "",
+			mask == (OBS_REQTIME_DETACH_ARRIVAL | OBS_REQTIME_DETACH_SEND) ? " and " : "",
+			mask & OBS_REQTIME_DETACH_SEND ? "send hooks" : " hook");
+}
+
 /* Switch off what the kernel lacks, before load. -ENOTSUP: request timing is not possible. */
 static int programs(struct sockets_bpf *s, const char *prog,
 		       const struct obs_reqtime_mech_plan *p, struct obs_reqtime_mech_got *got)
@@ -206,6 +229,7 @@ int obs_reqtime_mech_plan(const char *prog, struct obs_sockets *conn,
 	}
 	if (p->arrivals_sampled)
 		bpf_program__set_autoattach(got->arrival, false);
+	detach(prog, s, got, p->detach);
 	/* HTTP/2 statuses: the server's header blocks, found where the walk finds the write's
 	 * buffer (the task's user registers) */
 	got->h2_headers = p->h2_headers && obs_sockets_features(conn)->user_regs;

@@ -23,6 +23,11 @@ enum obs_reqtime_mech {
 struct obs_sockets;
 struct bpf_program;
 
+/* LOADLENS_OBSERVER_DETACH, for measuring what a hook costs (bench/reqtime_overhead.sh): request
+ * timing's arrival or send programs load but stay unattached, and its figures are then wrong */
+#define OBS_REQTIME_DETACH_ARRIVAL 1u /* sk_data_ready (fentry: sock_def_readable) */
+#define OBS_REQTIME_DETACH_SEND 2u    /* sock_send_length (fexit: inet{,6}_sendmsg) */
+
 /* What request timing asks of the socket object. */
 struct obs_reqtime_mech_plan {
 	enum obs_reqtime_mech want; /* OFF: the best the kernel has */
@@ -37,6 +42,7 @@ struct obs_reqtime_mech_plan {
 	uint32_t trace_every;
 	bool arrivals_sampled; /* the arrival program attached in windows (observer/kernel/systier.c) */
 	bool h2_headers;       /* the server's HTTP/2 header blocks to userspace (statuses) */
+	unsigned int detach;   /* OBS_REQTIME_DETACH_*: hooks loaded but left unattached */
 };
 
 /* What the plan got. */

@@ -173,7 +173,7 @@ struct obs_reqtime *obs_reqtime_new(const char *prog, const struct obs_reqtime_o
 	plan = (struct obs_reqtime_mech_plan){opts->mech, opts->runq, opts->ports, opts->nports,
 					      opts->owned, rt->dyn, rt->nslots, rt->ncpu,
 					      opts->trace_path, opts->trace_every,
-					      opts->arrivals_sampled, opts->h2_headers};
+					      opts->arrivals_sampled, opts->h2_headers, opts->detach};
 	err = obs_reqtime_mech_plan(prog, conn, &plan, &got);
 	if (err)
 		goto cleanup;

@@ -34,6 +34,7 @@ struct obs_reqtime_opts {
 				 * nports == 0 each of their ports gets its slot pair as it is seen */
 	enum obs_reqtime_mech mech; /* OFF: the best the kernel has; else only that one */
 	bool arrivals_sampled;	/* --arrivals sampled: the arrival program attached in windows */
+	unsigned int detach;	/* LOADLENS_OBSERVER_DETACH (kernel/reqtime_mech.h) */
 	bool h2_headers;	/* HTTP/2 and gRPC statuses (LOADLENS_OBSERVER_H2_HEADERS, on) */
 };
 

@@ -26,6 +26,9 @@ refused "-d 0" "$obs" -p 1 -d 0
 for opt in --json --ndjson --trace --cgroup --netns; do
 	refused "$opt ''" "$obs" -p 1 "$opt" ""
 done
+refused "LOADLENS_OBSERVER_DETACH=recv" env LOADLENS_OBSERVER_DETACH=recv "$obs" -p 1
+refused "LOADLENS_OBSERVER_DETACH with --arrivals sampled" env LOADLENS_OBSERVER_DETACH=arrival \
+	"$obs" -p 1 -i 1s --arrivals sampled
 refused "refserver --stall 1s:2m" "$rs" --stall 1s:2m
 refused "refserver --stall 2h:1s" "$rs" --stall 2h:1s
 
