@@ -116,7 +116,9 @@ int drv_pingpong_write(struct drv_worker *w, uv_handle_t *h, const uv_buf_t *b, 
 	ssize_t n;
 
 	_Static_assert(sizeof(uv_buf_t) == sizeof(struct iovec), "uv_buf_t is an iovec on Unix");
-	if (p->h != h)
+	/* (and, as libuv's own checks, never past a send libuv has queued: order is kept) */
+	if (p->h != h || (h->type == UV_TCP && ((const uv_stream_t *)h)->write_queue_size) ||
+	    (h->type == UV_UDP && ((const uv_udp_t *)h)->send_queue_count))
 		return UV_ENOSYS;
 	/* as uv_try_write() and uv_udp_try_send() would, less their checks and glibc's
 	 * cancellation wrapper: the thread holds the socket (blocking, out of the loop's epoll set),
