@@ -55,7 +55,7 @@ static void pingpong_release(struct drv_sched_wait *own)
 }
 
 /* Make h's socket blocking, with the timeouts; false (and unchanged) if any step fails. */
-static bool enter(struct drv_pingpong *p, uv_handle_t *h, int *fdp)
+static bool enter(struct drv_pingpong *p, uv_handle_t *h)
 {
 	struct timeval tv = {.tv_usec = DRV_PINGPONG_TICK_NS / 1000};
 	uv_os_fd_t fd;
@@ -77,7 +77,6 @@ static bool enter(struct drv_pingpong *p, uv_handle_t *h, int *fdp)
 	 * next runs): nothing to put back.
 	 */
 	p->unwatched = !epoll_ctl(uv_backend_fd(&p->w->loop), EPOLL_CTL_DEL, fd, NULL);
-	*fdp = fd;
 	return true;
 }
 
@@ -93,13 +92,13 @@ static bool may_block(const struct drv_worker *w, const struct drv_slot *s, uint
 	       !(w->end.pos && w->end.at < now + DRV_PINGPONG_NEAR_NS);
 }
 
-/* One blocking read of fd into buf: its result, or 0 with p->clock set when nothing came (the
- * tick passed, or a signal). */
-static ssize_t read_reply(struct drv_pingpong *p, int fd, char *buf, size_t len, bool *got)
+/* One blocking read of the held socket into buf: its result, or 0 with p->clock set when nothing
+ * came (the tick passed, or a signal). */
+static ssize_t read_reply(struct drv_pingpong *p, char *buf, size_t len, bool *got)
 {
 	/* the system call itself: glibc's recv() is a cancellation point, whose wrapping (no thread
 	 * here is ever cancelled) is a third of the user-space instructions of the read */
-	ssize_t n = syscall(SYS_recvfrom, fd, buf, len, 0, NULL, NULL);
+	ssize_t n = syscall(SYS_recvfrom, p->fd, buf, len, 0, NULL, NULL);
 
 	if (n < 0)
 		n = -errno;
@@ -147,7 +146,7 @@ void drv_pingpong_sent(struct drv_slot *s, uv_handle_t *h)
 	    __atomic_load_n(&w->stop_asked, __ATOMIC_ACQUIRE) || s->ops->awaited(s) != h ||
 	    !may_block(w, s, s->t_send, drv_sched_horizon(&w->sched)))
 		return;
-	p->held_n = read_reply(p, p->fd, io->rbuf_spare, io->rbuf_len, &got);
+	p->held_n = read_reply(p, io->rbuf_spare, io->rbuf_len, &got);
 	p->held_at = p->held_n > 0 ? uv_hrtime() : 0;
 	p->held = got;
 }
@@ -161,7 +160,6 @@ static bool pingpong_wait(struct drv_sched_wait *own, uint64_t horizon)
 	uv_handle_t *h;
 	bool got;
 	ssize_t n;
-	int fd;
 
 	if (!s || w->stopping || __atomic_load_n(&w->stop_asked, __ATOMIC_ACQUIRE))
 		return false;
@@ -177,12 +175,10 @@ static bool pingpong_wait(struct drv_sched_wait *own, uint64_t horizon)
 		return false;
 	if (h != p->h) {
 		pingpong_release(own);
-		if (!enter(p, h, &fd))
+		if (!enter(p, h))
 			return false;
-	} else {
-		fd = p->fd;
 	}
-	n = read_reply(p, fd, io->rbuf, io->rbuf_len, &got);
+	n = read_reply(p, io->rbuf, io->rbuf_len, &got);
 	if (!got)
 		return true; /* the tick passed, or a signal: look at the stop and the timers again */
 	/* the reply's stamp as the read returns, not after the protocol looked at it */

@@ -122,7 +122,7 @@ static void detach(const char *prog, struct sockets_bpf *s, struct obs_reqtime_m
 	}
 	if (mask)
 		ll_warn(prog, "note: LOADLENS_OBSERVER_DETACH: request timing's %s%s%s left "
-			      "unattached, for measuring their cost: its figures are wrong",
+			      "unattached, to measure what it costs: its figures are wrong",
 			mask & OBS_REQTIME_DETACH_ARRIVAL ? "arrival" : "",
 			mask == (OBS_REQTIME_DETACH_ARRIVAL | OBS_REQTIME_DETACH_SEND) ? " and " : "",
 			mask & OBS_REQTIME_DETACH_SEND ? "send hooks" : " hook");
