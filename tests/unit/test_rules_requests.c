@@ -40,7 +40,7 @@ RULES_TEST(test_worker_saturation)
 /* The targets' schedstat over 2 intervals with requests queued (queue, service): threads waiting
  * and running on average, CPU time lost to steal or interrupts, CPUs, processes; a fresh run. */
 struct cpu_seen {
-	double queue, service, waiting, running, lost;
+	double queue, service, waiting, running, lost, queue_p90;
 	unsigned int cpus, procs;
 };
 
@@ -53,6 +53,7 @@ static void cpu_run(struct run *r, struct cpu_seen c)
 	for (t = 1; t <= 2; t++) {
 		s = rh_snap(r, t);
 		rh_req_slot(s, c.queue, c.service);
+		s->slot[0].queue_p90_ns = c.queue_p90;
 		s->cpu_on = true;
 		s->cpu_waiting = c.waiting;
 		s->cpu_running = c.running;
@@ -171,6 +172,52 @@ RULES_TEST(test_cpu_or_workers_schedstat)
 				     .running = 0.05, .cpus = 1, .procs = 1});
 	cpu_newer(r, 0.85, 0.14);
 	cpu_not_workers(r);
+}
+
+/*
+ * A server that other work lets run in turns (nginx at nice 10 beside 12 hogs on its one CPU):
+ * the requests that come while it runs are served at once, the rest wait a turn, so its median
+ * stays under the workers' 5 ms while its p90 is 450 ms. With its threads waiting 0.9 and running
+ * 0.008: the CPU held by other work, from the p90. Silent: the same p90 from a server that ran
+ * more than it waited (a p90 alone is no worker pool's queue), a p90 of 3.7 ms, and contention in
+ * the newer interval only.
+ */
+RULES_TEST(test_cpu_in_turns)
+{
+	struct cpu_seen turns = {.queue = 450e3, .queue_p90 = 450e6, .service = 1.2e3,
+				 .waiting = 0.9, .running = 0.008, .cpus = 1, .procs = 1};
+	const struct obs_finding *f;
+
+	f = cpu_said(r, turns,
+		     "cpu: requests on tcp/8000 wait for the server's turns on the CPU: a tenth "
+		     "375000x their service time or more (queue p90 450.0 ms, p50 450 us; service "
+		     "p50 1 us) while "
+		     "the server's threads waited for a CPU longer than they ran (on average 0.90 of "
+		     "them waited on a run queue, 0.01 ran, on 1 CPU): other work holds the CPUs, "
+		     "or a CPU quota throttles the server; more workers would not help: give it CPUs "
+		     "(move or limit what else runs there, raise its quota) or reduce load");
+	assert_true(json_is_true(json_object_get(f->evidence, "contended")));
+	assert_true(json_is_true(json_object_get(f->evidence, "in_turns")));
+	assert_int_equal(rh_ev_int(f, "queue_p90"), 450000000);
+	/* its longest text (a CPU lost to steal as well, 7 digits a figure) fits whole */
+	cpu_run(r, (struct cpu_seen){.queue = 4500e3, .queue_p90 = 4500e6, .service = 1.2e3,
+				     .waiting = 12.9, .running = 0.008, .lost = 0.3, .cpus = 64,
+				     .procs = 1});
+	f = cpu_not_workers(r);
+	assert_non_null(strstr(f->text, "raise its quota) or reduce load"));
+	/* the same queue while the threads ran more than they waited */
+	cpu_run(r, (struct cpu_seen){.queue = 450e3, .queue_p90 = 450e6, .service = 1.2e3,
+				     .waiting = 0.02, .running = 0.5, .cpus = 1, .procs = 1});
+	rh_silent(r);
+	/* a tenth waiting 3.7 ms under the same contention: under the floor */
+	turns.queue_p90 = 3.7e6;
+	cpu_run(r, turns);
+	rh_silent(r);
+	/* contended in the newer interval only */
+	turns.queue_p90 = 450e6;
+	cpu_run(r, turns);
+	((struct obs_snap *)obs_snap_at(&r->h, 1))->cpu_running = 1.0;
+	rh_silent(r);
 }
 
 /*
@@ -368,5 +415,5 @@ RULES_TEST(test_worker_saturation_inside)
 
 LL_TEST_MAIN_EACH(rh_setup, rh_teardown, test_worker_saturation, test_cpu_saturation,
 	          test_cpu_saturation_onset, test_worker_saturation_onset,
-	          test_cpu_or_workers_schedstat, test_fork_per_request, test_fast_server_is_silent,
+	          test_cpu_or_workers_schedstat, test_cpu_in_turns, test_fork_per_request, test_fast_server_is_silent,
 	          test_worker_saturation_inside)

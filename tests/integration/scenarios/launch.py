@@ -191,7 +191,7 @@ def start_server(run, spec):
 				location=NGINX_PROXY if spec.get("proxy")
 				else 'return 200 "hello, scenario\\n";'))
 		run.spawn(name, [need("nginx"), "-p", d, "-e", d + "/error.log", "-c",
-				 d + "/nginx.conf"], cpu)
+				 d + "/nginx.conf"], cpu, nice=spec.get("nice", 0))
 		run.wait_listen(name, port)
 		if spec.get("master"):
 			for _ in range(100):

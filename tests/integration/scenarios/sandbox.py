@@ -16,6 +16,17 @@ TCP_STATES = {"01": "ESTABLISHED", "02": "SYN_SENT", "03": "SYN_RECV", "04": "FI
 	      "09": "LAST_ACK", "0A": "LISTEN", "0B": "CLOSING"}
 
 
+def autogroup_nice(pid, nice):
+	"""With the scheduler's autogroups on, each session is a group of its own that shares the
+	CPU with the others by the group's nice, not its tasks': a new session's process (spawn's)
+	gets NICE there too, or its own nice would weigh nothing against other sessions."""
+	try:
+		with open("/proc/%d/autogroup" % pid, "w") as f:
+			f.write(str(nice))
+	except FileNotFoundError:  # a kernel without CONFIG_SCHED_AUTOGROUP
+		pass
+
+
 class Run:
 	"""One scenario's processes, namespace and files; everything is undone by close()."""
 
@@ -55,8 +66,10 @@ class Run:
 			return x.format(**self.vars)
 		return [self.fmt(a) for a in x]
 
-	def spawn(self, name, argv, cpu=None, env=None, outside=False):
+	def spawn(self, name, argv, cpu=None, env=None, outside=False, nice=0):
 		argv = self.fmt(argv)
+		if nice:  # nice execs in place: the pid is the program's
+			argv = ["nice", "-n", str(nice)] + argv
 		if cpu is not None and os.cpu_count() >= 2:
 			argv = ["taskset", "-c", str(cpu)] + argv
 		out = open(os.path.join(self.tmp, name + ".out"), "w")
@@ -75,6 +88,8 @@ class Run:
 				     start_new_session=True, cwd=self.tmp)
 		self.procs[name] = p
 		self.vars[name + "_pid"] = p.pid
+		if nice:
+			autogroup_nice(p.pid, nice)
 		return p
 
 	def text(self, name, ext="err"):

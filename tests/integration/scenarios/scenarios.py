@@ -9,7 +9,7 @@ random port), {tmp} (the scenario's temp dir), {NAME_pid} (a process the harness
   (cluster.js) | haproxy (under strace, in front of {port} on {port1}) | postgres | java
   (javaserver/HelloServer.java, the JDK's HttpServer; access log {tmp}/NAME/access.log) |
   slapd (10,000 entries, tests/integration/lib/servers.sh's slapd_db; 'threads'); cpu 0 by
-  default.
+  default; nginx's 'nice' its nice and its session's autogroup's (sandbox.autogroup_nice).
 - loads: kind driver | py | redis-benchmark | wrk | ab | h2load | pgbench; cpu 1 by default; 'delay' after the
   load phase starts; 'rc' exit codes accepted; 'errors_ok' (driver) when errors are the point.
 - slapd_log: the observer's TCP requests equal slapd's stats log's searches and binds exactly.
