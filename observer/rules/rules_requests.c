@@ -83,13 +83,17 @@ static unsigned int cpu_saturated(const struct obs_snap_hist *h)
  * them a CPU or more on average, at least half as many as ran, and they kept most of the CPUs they
  * may run on busy (OBS_RULE_CPU_BUSY): the server itself is what the CPUs carry. Of those CPUs,
  * the time no thread could have (steal, interrupts: cpuwait.h) is not theirs to carry. */
-static bool cpu_waited(const struct obs_snap *s)
+static bool cpus_busy(const struct obs_snap *s)
 {
 	double usable = (double)s->cpu_cpus - s->cpu_lost;
 
+	return s->cpu_running >= OBS_RULE_CPU_BUSY * (usable > 0 ? usable : 0);
+}
+
+static bool cpu_waited(const struct obs_snap *s)
+{
 	return s->cpu_on && s->cpu_cpus && s->cpu_waiting >= OBS_RULE_CPU_WAITING * s->cpu_cpus &&
-	       s->cpu_waiting >= 0.5 * s->cpu_running &&
-	       s->cpu_running >= OBS_RULE_CPU_BUSY * (usable > 0 ? usable : 0);
+	       s->cpu_waiting >= 0.5 * s->cpu_running && cpus_busy(s);
 }
 
 /* The CPU waits were seen lately (2 x OBS_RULE_SAT_INTERVALS): a queue then is no worker
@@ -121,7 +125,7 @@ static bool cpu_waited_all(const struct obs_snap_hist *h)
 static bool cpu_contended(const struct obs_snap *s)
 {
 	return s->cpu_on && s->cpu_cpus && s->cpu_waiting >= OBS_RULE_CPU_CONTENDED &&
-	       s->cpu_waiting >= s->cpu_running && !cpu_waited(s);
+	       s->cpu_waiting >= s->cpu_running && !cpus_busy(s);
 }
 
 /* Contended in the newer interval, and in the older ones the threads waited longer than they ran

@@ -67,8 +67,10 @@ static void cpu_run(struct run *r, struct cpu_seen c)
 /* The CPU named (cpu_saturation), never the workers: its finding. */
 static const struct obs_finding *cpu_not_workers(struct run *r)
 {
+	const struct obs_finding *f = rh_expect(r, "cpu_saturation", "");
+
 	assert_null(obs_findings_find(&r->fs, "worker_saturation", NULL));
-	return rh_expect(r, "cpu_saturation", "");
+	return f;
 }
 
 /* cpu_run(c): the CPU named, never the workers, in exactly TEXT; its finding. */
@@ -165,6 +167,30 @@ RULES_TEST(test_cpu_or_workers_schedstat)
 	f = rh_expect(r, "worker_saturation", "tcp/8000");
 	assert_non_null(strstr(f->text, "their threads also waited for a CPU 0.80 on average "
 					"(0.30 ran) this interval"));
+	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
+	/* slapd's 2 pool threads and its listener, all busy on its one CPU: 1.98 waiting, 0.95
+	 * running (2.05 in the next interval; at a bar of 2.0 a dip under it named nothing): its
+	 * own threads carry the CPU, never "other work holds the CPUs" */
+	f = cpu_said(r, (struct cpu_seen){.queue = 11e6, .service = 12e3, .waiting = 1.98,
+					  .running = 0.95, .cpus = 1, .procs = 1},
+		     "cpu: the server's processes wait for a CPU (3 runnable on 1 CPU: on average "
+		     "2.0 of their threads waited on a run queue, 0.9 ran), and requests on "
+		     "tcp/8000 wait 917x their service time in the socket queue (queue p50 11.0 ms, "
+		     "service p50 12 us): more workers would not help; add CPUs, or reduce load or "
+		     "what else runs there");
+	assert_null(json_object_get(f->evidence, "contended"));
+	/* a JVM's own compiler and collector threads, 1.2 waiting beside 0.55 running of the 0.6
+	 * of its CPU the hypervisor left, requests queued 2 ms: neither the CPU nor the workers */
+	cpu_run(r, (struct cpu_seen){.queue = 2e6, .service = 50e3, .waiting = 1.2,
+				     .running = 0.55, .lost = 0.4, .cpus = 1, .procs = 1});
+	rh_silent(r);
+	/* threads that keep their CPU busy and wait as long as they run, under the bar: the
+	 * workers, the wait said, and no other work blamed */
+	cpu_run(r, (struct cpu_seen){.queue = 80e6, .service = 1e6, .waiting = 1.5, .running = 0.95,
+				     .cpus = 1, .procs = 1});
+	f = rh_expect(r, "worker_saturation", "tcp/8000");
+	assert_non_null(strstr(f->text, "their threads waited for a CPU 1.50 on average (0.95 "
+					"ran): not the CPU"));
 	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
 	/* the load began in the middle of the older interval (nginx beside 12 hogs: 0.15 waiting,
 	 * 0.05 running there; 0.85 and 0.14 in the newer): the CPU, from the first finding on */
