@@ -90,10 +90,16 @@ static bool cpus_busy(const struct obs_snap *s)
 	return s->cpu_running >= OBS_RULE_CPU_BUSY * (usable > 0 ? usable : 0);
 }
 
+/* ... bar: the waiting threads a CPU (OBS_RULE_CPU_WAITING, or its older-interval share) */
+static bool cpu_waited_at(const struct obs_snap *s, double bar)
+{
+	return s->cpu_on && s->cpu_cpus && s->cpu_waiting >= bar * s->cpu_cpus &&
+	       s->cpu_waiting >= 0.5 * s->cpu_running && cpus_busy(s);
+}
+
 static bool cpu_waited(const struct obs_snap *s)
 {
-	return s->cpu_on && s->cpu_cpus && s->cpu_waiting >= OBS_RULE_CPU_WAITING * s->cpu_cpus &&
-	       s->cpu_waiting >= 0.5 * s->cpu_running && cpus_busy(s);
+	return cpu_waited_at(s, OBS_RULE_CPU_WAITING);
 }
 
 /* The CPU waits were seen lately (2 x OBS_RULE_SAT_INTERVALS): a queue then is no worker
@@ -109,13 +115,17 @@ static bool cpu_waited_lately(const struct obs_snap_hist *h)
 	return false;
 }
 
+/* The waits held: in the newest interval at the bar; in an older one at OBS_RULE_CPU_OLDER of
+ * it (a load that began in its middle, as the queue's p90 there) */
 static bool cpu_waited_all(const struct obs_snap_hist *h)
 {
 	const struct obs_snap *s;
 	unsigned int b;
 
 	for (b = 0; b < OBS_RULE_SAT_INTERVALS; b++)
-		if (!(s = obs_snap_at(h, b)) || !cpu_waited(s))
+		if (!(s = obs_snap_at(h, b)) ||
+		    !cpu_waited_at(s, b ? OBS_RULE_CPU_OLDER * OBS_RULE_CPU_WAITING
+					: OBS_RULE_CPU_WAITING))
 			return false;
 	return true;
 }

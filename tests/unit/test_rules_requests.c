@@ -170,7 +170,8 @@ RULES_TEST(test_cpu_or_workers_schedstat)
 	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
 	/* slapd's 2 pool threads and its listener, all busy on its one CPU: 1.98 waiting, 0.95
 	 * running (2.05 in the next interval; at a bar of 2.0 a dip under it named nothing): its
-	 * own threads carry the CPU, never "other work holds the CPUs" */
+	 * own threads carry the CPU, never "other work holds the CPUs"; the same with its load
+	 * begun in the middle of the older interval (1.47 waiting there, 1.67 in the newer) */
 	f = cpu_said(r, (struct cpu_seen){.queue = 11e6, .service = 12e3, .waiting = 1.98,
 					  .running = 0.95, .cpus = 1, .procs = 1},
 		     "cpu: the server's processes wait for a CPU (3 runnable on 1 CPU: on average "
@@ -179,6 +180,14 @@ RULES_TEST(test_cpu_or_workers_schedstat)
 		     "service p50 12 us): more workers would not help; add CPUs, or reduce load or "
 		     "what else runs there");
 	assert_null(json_object_get(f->evidence, "contended"));
+	cpu_run(r, (struct cpu_seen){.queue = 11e6, .service = 12e3, .waiting = 1.47,
+				     .running = 0.88, .cpus = 1, .procs = 1});
+	cpu_newer(r, 1.67, 0.98);
+	f = cpu_not_workers(r);
+	assert_null(json_object_get(f->evidence, "contended"));
+	/* ... but not from the older interval alone */
+	cpu_newer(r, 1.4, 0.98);
+	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
 	/* a JVM's own compiler and collector threads, 1.2 waiting beside 0.55 running of the 0.6
 	 * of its CPU the hypervisor left, requests queued 2 ms: neither the CPU nor the workers */
 	cpu_run(r, (struct cpu_seen){.queue = 2e6, .service = 50e3, .waiting = 1.2,
@@ -186,10 +195,10 @@ RULES_TEST(test_cpu_or_workers_schedstat)
 	rh_silent(r);
 	/* threads that keep their CPU busy and wait as long as they run, under the bar: the
 	 * workers, the wait said, and no other work blamed */
-	cpu_run(r, (struct cpu_seen){.queue = 80e6, .service = 1e6, .waiting = 1.5, .running = 0.95,
+	cpu_run(r, (struct cpu_seen){.queue = 80e6, .service = 1e6, .waiting = 1.4, .running = 0.95,
 				     .cpus = 1, .procs = 1});
 	f = rh_expect(r, "worker_saturation", "tcp/8000");
-	assert_non_null(strstr(f->text, "their threads waited for a CPU 1.50 on average (0.95 "
+	assert_non_null(strstr(f->text, "their threads waited for a CPU 1.40 on average (0.95 "
 					"ran): not the CPU"));
 	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
 	/* the load began in the middle of the older interval (nginx beside 12 hogs: 0.15 waiting,
