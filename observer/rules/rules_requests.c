@@ -39,8 +39,8 @@ static bool queue_held(const struct obs_snap_hist *h, const struct obs_snap_slot
 	for (k = 0; k < OBS_RULE_SAT_INTERVALS; k++) {
 		if (!(s = obs_snap_at(h, k)) || !(sl = slot(s, now->port, now->udp)))
 			return false;
-		if ((tail || !queued_at(sl, sl->queue_p50_ns, least)) &&
-		    (!(k || tail) || !queued_at(sl, sl->queue_p90_ns, least)))
+		if (!(!tail && queued_at(sl, sl->queue_p50_ns, least)) &&
+		    !((k || tail) && queued_at(sl, sl->queue_p90_ns, least)))
 			return false;
 	}
 	return true;
@@ -79,10 +79,8 @@ static unsigned int cpu_saturated(const struct obs_snap_hist *h)
 	return judged;
 }
 
-/* The targets' threads waited for a CPU (schedstat, without --runq): OBS_RULE_CPU_WAITING of
- * them a CPU or more on average, at least half as many as ran, and they kept most of the CPUs they
- * may run on busy (OBS_RULE_CPU_BUSY): the server itself is what the CPUs carry. Of those CPUs,
- * the time no thread could have (steal, interrupts: cpuwait.h) is not theirs to carry. */
+/* The targets' threads kept most of the CPUs they may run on busy (OBS_RULE_CPU_BUSY). Of those
+ * CPUs, the time no thread could have (steal, interrupts: cpuwait.h) is not theirs to carry. */
 static bool cpus_busy(const struct obs_snap *s)
 {
 	double usable = (double)s->cpu_cpus - s->cpu_lost;
@@ -90,7 +88,9 @@ static bool cpus_busy(const struct obs_snap *s)
 	return s->cpu_running >= OBS_RULE_CPU_BUSY * (usable > 0 ? usable : 0);
 }
 
-/* ... bar: the waiting threads a CPU (OBS_RULE_CPU_WAITING, or its older-interval share) */
+/* The targets' threads waited for a CPU (schedstat, without --runq): bar of them a CPU or more
+ * on average (OBS_RULE_CPU_WAITING, or its older-interval share), at least half as many as ran,
+ * and they kept their CPUs busy: the server itself is what the CPUs carry. */
 static bool cpu_waited_at(const struct obs_snap *s, double bar)
 {
 	return s->cpu_on && s->cpu_cpus && s->cpu_waiting >= bar * s->cpu_cpus &&
