@@ -31,6 +31,10 @@ refused "LOADLENS_OBSERVER_DETACH with --arrivals sampled" env LOADLENS_OBSERVER
 	"$obs" -p 1 -i 1s --arrivals sampled
 refused "refserver --stall 1s:2m" "$rs" --stall 1s:2m
 refused "refserver --stall 2h:1s" "$rs" --stall 2h:1s
+refused "refserver --trace ''" "$rs" --trace ""
+ln -s "$LL_TMP/elsewhere.csv" "$LL_TMP/trace_link.csv"
+refused "refserver --trace through a link" "$rs" --trace "$LL_TMP/trace_link.csv"
+[ ! -e "$LL_TMP/elsewhere.csv" ] || fail "refserver --trace wrote through a link"
 
 require_bpf
 # the edge that is allowed runs, ticks, and costs little: its CPU beyond a 1 s interval's over

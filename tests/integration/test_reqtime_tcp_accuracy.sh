@@ -1,19 +1,25 @@
 #!/bin/bash
-# Request timing over TCP against the reference server at a fixed 1 ms service time:
-# the observer's service-time p50 within ±2% and p99 within ±5% of the server's own histogram,
-# at low load (one request in flight) and near saturation (8 in flight on one worker, so a
-# queue forms); every request counted exactly once (observer = driver = server); keep-alive
-# (all requests of a run on 1 or 8 connections) and a new connection per 10 requests, where a
-# connection's first request must be timed like the others.
+# Request timing over TCP against the reference server at a fixed 1 ms service time, request by
+# request: each request's observed read and first write lie within the server's own moments
+# (reqtime_pairs.py: after its previous write returned and before its read callback; after its
+# service ended and before its write call returned); the observer's service-time p50 within ±2%
+# and p99 within ±5% of the server's own; every request counted exactly once (observer = driver =
+# server); at low load (one request in flight) and near saturation (8 in flight on one worker, so a
+# queue forms); keep-alive (all requests of a run on 1 or 8 connections) and a new connection per
+# 10 requests, where a connection's first request must be timed like the others.
 #
 # The server runs at a real-time priority (SCHED_FIFO) when it can (refserver_up --rt): the
 # observer's service time runs from the kernel's read to the transmit, the server's own from
 # after its read callback began to before its write, so a preemption by another process in
 # between (the return from read(), the path into the write) is in the first and not in the
-# second. On a loaded 2-core machine (CI, other tests) such preemptions alone moved the p99 by
-# 5-7%. Under SCHED_FIFO no other process preempts the server, and both measure the same work.
-# What SCHED_FIFO cannot stop (softirqs, a busy CI machine: p99 +13% once) moves one run: a case
-# whose p50 or p99 misses runs up to twice more, its counts exact each time.
+# second. Under SCHED_FIFO no other process preempts the server, and both measure the same work.
+# What SCHED_FIFO cannot stop is the host: on a virtual machine it stalls some of the server's
+# write calls by 40-200 us before the transmit (0.7-1.7% of them on 2026-11-26, with and without
+# the observer), which the observer's span holds and the server's clock does not. That moved the
+# p99 by +10-14% in every run that day. So the p99 is compared over the requests whose write call
+# was not stalled (at most 3x its median), at least 95% of them; the stalled ones are still held to
+# the bounds above. What moves one run beyond that (a softirq, a busy CI machine) runs the case up
+# to twice more, its counts and bounds exact each time.
 . "$(dirname "$0")/lib.sh"
 require_bpf loadlens-observer loadlens-refserver loadlens-driver
 [ -x /usr/bin/python3 ] || skip "needs /usr/bin/python3 to read the --trace file"
@@ -23,8 +29,9 @@ run() {
 	local name=$1 c=$2 n=$3 port obs rs drv slot
 	shift 3
 	port=$(free_port)
-	refserver_up --rt "rs_$name" "$port" --proto tcp --service-time 1ms --workers 1
-	start_observer "obs_$name" "$port" ${OBS_ARGS:-}
+	refserver_up --rt "rs_$name" "$port" --proto tcp --service-time 1ms --workers 1 \
+		--trace "$LL_TMP/rs_trace_$name.csv"
+	start_observer "obs_$name" "$port" --trace "$LL_TMP/obs_trace_$name.csv" ${OBS_ARGS:-}
 	load_cpu "$LOADLENS_BIN/loadlens-driver" "tcp://127.0.0.1:$port" -c "$c" -n "$n" -q \
 		--json "$LL_TMP/drv_$name.json" "$@" >"$LL_TMP/drv_$name.out" 2>&1 ||
 		fail "driver exited $? ($(tail -3 "$LL_TMP/drv_$name.out"))"
@@ -42,26 +49,40 @@ run() {
 	[ "$(jget "$obs" "$slot | .service_time.count")" = "$n" ] || fail "$name: service count"
 	[ "$(jget "$obs" "$slot | .socket_queue_wait.count")" = "$n" ] ||
 		fail "$name: queue wait count $(jget "$obs" "$slot | .socket_queue_wait.count"), $n expected"
-	# the counts above are exact or the test fails; a preemption the real-time priority cannot
-	# stop (an interrupt's softirq, a busy CI machine) can move a p99 once: the caller runs again
-	local o50 r50 o99 r99
+	# each request's stamps within the server's own moments: exact, or the test fails
+	/usr/bin/python3 "$(dirname "$0")/reqtime_pairs.py" "$LL_TMP/obs_trace_$name.csv" \
+		"$LL_TMP/rs_trace_$name.csv" "$n" >"$LL_TMP/pairs_$name.txt" ||
+		fail "$name: $(cat "$LL_TMP/pairs_$name.txt")"
+	local pairs o50 r50 o99 r99 calm
+	pairs=$(cat "$LL_TMP/pairs_$name.txt")
+	echo "$name: $pairs"
 	o50=$(jget "$obs" "$slot | .service_time.p50") r50=$(jget "$rs" .service_time.p50)
-	o99=$(jget "$obs" "$slot | .service_time.p99") r99=$(jget "$rs" .service_time.p99)
+	o99=$(kv "$pairs" calm_obs_p99) r99=$(kv "$pairs" calm_srv_p99) calm=$(kv "$pairs" calm)
+	[ $((calm * 100)) -ge $((n * 95)) ] ||
+		fail "$name: the host stalled $((n - calm)) of the server's $n write calls"
+	# a preemption the real-time priority cannot stop can move a p99 once: the caller runs again
 	if ! within_pct "$o50" "$r50" 2 || ! within_pct "$o99" "$r99" 5; then
-		echo "note: $name: service p50 $o50 vs $r50, p99 $o99 vs $r99 (limits ±2%, ±5%)"
 		LAST_MISS="$name: service p50 $o50 vs $r50, p99 $o99 vs $r99 (limits ±2%, ±5%)"
+		echo "note: $LAST_MISS"
 		return 1
 	fi
 	check_within "$name service p50" "$o50" "$r50" 2
-	check_within "$name service p99" "$o99" "$r99" 5
+	check_within "$name service p99, $calm requests whose write call the host did not stall" \
+		"$o99" "$r99" 5
 	echo "$name: queue p50 $(jget "$obs" "$slot | .socket_queue_wait.p50") ns," \
 		"residence p50 $(jget "$obs" "$slot | .residence.p50") ns"
 }
 
-# up to two more runs of a case whose timing missed (counts must be exact in each): on this VM the
-# server's own p99 sits 13-35% above its 1 ms of service (steal and interrupts it cannot stop
-# even at SCHED_FIFO), and the part of them that falls outside its clock moved the observer's
-# p99 by +5.1% and +12% in two runs in a row in one CI run, both counts exact
+# kv "k=v k2=v2 ..." KEY: the value of KEY
+kv() {
+	local f
+	for f in $1; do [ "${f%%=*}" = "$2" ] && echo "${f#*=}" && return; done
+	fail "no $2 in: $1"
+}
+
+# up to two more runs of a case whose timing missed (counts and bounds must be exact in each): on
+# this VM the server's own p99 sits 13-35% above its 1 ms of service on some days (steal and
+# interrupts it cannot stop even at SCHED_FIFO)
 twice() {
 	run "$@" || { echo "note: $1 again: the machine is shared"; run "$@"; } ||
 		{ echo "note: $1 a third time"; run "$@"; } || fail "three times: $LAST_MISS"
@@ -69,7 +90,7 @@ twice() {
 twice low 1 1500
 twice saturated 8 3000
 # accept times come from the syscall tier, which the default (auto) attaches only in samples
-OBS_ARGS="--syscalls on --trace $LL_TMP/trace_reconnect.csv" twice reconnect 2 1000 \
+OBS_ARGS="--syscalls on" twice reconnect 2 1000 \
 	--reconnect-every 10
 # near saturation the requests queue behind each other: 7 ahead of each, about 7 ms
 q=$(jget "$LL_TMP/obs_saturated.json" '.request_timing.slots[0].socket_queue_wait.p50')
@@ -81,7 +102,7 @@ a=$(jget "$LL_TMP/obs_reconnect.json" '.request_timing.slots[0].accept_queue_sha
 # within 1% (10 us) of the others'. (The first write was once stamped after the client's quick ACK
 # was processed at the end of the write, which put the delivery to the client, +15-35 us, into
 # every first request's service.)
-/usr/bin/python3 - "$LL_TMP/trace_reconnect.csv" >"$LL_TMP/first.txt" <<'PY' ||
+/usr/bin/python3 - "$LL_TMP/obs_trace_reconnect.csv" >"$LL_TMP/first.txt" <<'PY' ||
 import csv, statistics, sys
 # a connection's first request is the one with an accept time (the syscall tier is on)
 rows = list(csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#")))

@@ -176,6 +176,7 @@ static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 	struct rs_worker *w = c->w;
 
 	if (nread > 0) {
+		rs_trace_read(w);
 		w->c.bytes_in += (uint64_t)nread;
 		feed(c, buf->base, (size_t)nread);
 		return;
@@ -203,6 +204,7 @@ static void write_cb(uv_write_t *req, int status)
 	struct rs_conn *c = container_of(req, struct rs_conn, wreq);
 
 	c->write_pending = false;
+	rs_trace_sent(c->w); /* a response the first write call left whole */
 	if (c->closing)
 		return;
 	if (status < 0 || c->close_after_write || (c->eof && !c->w->cfg->mb.no_close)) {
@@ -234,6 +236,8 @@ int rs_conn_send(struct rs_conn *c, const uv_buf_t *bufs, unsigned nbufs, bool s
 		total += bufs[i].len;
 	c->w->c.bytes_out += total;
 	r = uv_try_write(s, bufs, nbufs);
+	if (r > 0)
+		rs_trace_sent(c->w);
 	if (r >= 0 && (size_t)r == total) {
 		if (c->close_after_write)
 			rs_conn_close(c);

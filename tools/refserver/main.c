@@ -135,6 +135,11 @@ int main(int argc, char **argv)
 		if (!cfg.json_out)
 			return LL_EXIT_USAGE;
 	}
+	if (cfg.trace_path) {
+		cfg.trace_out = ll_output_open(RS_PROG, "--trace", cfg.trace_path);
+		if (!cfg.trace_out)
+			return LL_EXIT_USAGE;
+	}
 
 	err = build_body(&cfg);
 	if (err) {
@@ -248,6 +253,10 @@ cleanup:
 				rc = LL_EXIT_FAIL;
 			}
 		}
+		if (cfg.trace_out && rs_trace_write(cfg.trace_out, m.workers, started)) {
+			ll_warn(RS_PROG, "cannot write %s: %s", cfg.trace_path, strerror(errno));
+			rc = LL_EXIT_FAIL;
+		}
 		rs_print_summary(&cfg, &total, hist, elapsed);
 	}
 	if (m.workers) {
@@ -255,6 +264,7 @@ cleanup:
 			if (m.workers[i].listen_fd >= 0)
 				close(m.workers[i].listen_fd);
 			ll_hist_free(m.workers[i].hist);
+			rs_trace_free(&m.workers[i]);
 		}
 	}
 	free(m.workers);
@@ -264,6 +274,10 @@ cleanup:
 	if (cfg.proto == RS_PROTO_H2 || cfg.proto == RS_PROTO_GRPC)
 		rs_h2_release();
 	free(cfg.body);
+	if (cfg.trace_out && fclose(cfg.trace_out) && rc == LL_EXIT_OK) {
+		ll_warn(RS_PROG, "cannot write %s: %s", cfg.trace_path, strerror(errno));
+		rc = LL_EXIT_FAIL;
+	}
 	if (cfg.json_out && fclose(cfg.json_out) && rc == LL_EXIT_OK) {
 		ll_warn(RS_PROG, "cannot write %s: %s", cfg.json_path, strerror(errno));
 		rc = LL_EXIT_FAIL;

@@ -125,6 +125,13 @@ static void set_json(struct rs_config *cfg, const char *name, const char *val)
 	cfg->json_path = val;
 }
 
+static void set_trace(struct rs_config *cfg, const char *name, const char *val)
+{
+	if (!*val)
+		bad(name, val, "expected a file name");
+	cfg->trace_path = val;
+}
+
 static void options_help(struct rs_config *cfg, const char *name, const char *val);
 static void version(struct rs_config *cfg, const char *name, const char *val);
 
@@ -150,6 +157,8 @@ static const struct opt opts[] = {
 	 set_seed},
 	{"--json", "FILE", "write counters and the service-time histogram at exit (- = stdout)",
 	 set_json},
+	{"--trace", "FILE", "write each request's read, service and write times at exit (CSV)",
+	 set_trace},
 	{"--help", NULL, "show this help and exit", options_help},
 	{"--version", NULL, "print the version and exit", version},
 };
@@ -195,6 +204,7 @@ static void options_help(struct rs_config *cfg, const char *name, const char *va
 	       "EXAMPLES\n"
 	       "  loadlens-refserver --proto http --listen 127.0.0.1:8080\n"
 	       "  loadlens-refserver --proto tcp --service-time 1ms --workers 2 --json out.json\n"
+	       "  loadlens-refserver --proto tcp --service-time 1ms --trace requests.csv\n"
 	       "  loadlens-refserver --proto http --service-time 2ms --service-dist exp "
 	       "--service-mode sleep --seed 7\n"
 	       "  loadlens-refserver --proto udp --listen :9000 --drop-every 10\n"

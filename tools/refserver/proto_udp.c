@@ -61,6 +61,7 @@ static void recv_cb(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf,
 
 	if (nread < 0 || !addr)
 		return; /* an error, or "nothing more to read" */
+	rs_trace_read(w);
 	w->c.bytes_in += (uint64_t)nread;
 	if (cfg->mb.drop_every && (w->c.requests + 1) % cfg->mb.drop_every == 0) {
 		w->c.requests++;
@@ -75,6 +76,8 @@ static void recv_cb(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf,
 	rs_service_end(w, t0);
 	w->c.bytes_out += out.len;
 	r = uv_udp_try_send(h, &out, 1, addr);
+	if (r >= 0)
+		rs_trace_sent(w);
 	if (r == UV_EAGAIN)
 		send_later(w, &out, addr);
 	else if (r < 0)

@@ -32,6 +32,7 @@
 #define RS_DEFAULT_BODY "hello, loadlens\n"
 #define RS_HTTP_STATUS_MAX 600	    /* h2, grpc: responses counted by status below this */
 #define RS_H2_CODES 16		    /* h2, grpc: RST_STREAM counted by error code below this */
+#define RS_TRACE_MAX (1u << 20)    /* --trace records a worker; the rest counted in trace_dropped */
 
 #ifndef container_of
 #define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
@@ -72,6 +73,8 @@ struct rs_config {
 	uint64_t seed;
 	const char *json_path;
 	FILE *json_out; /* opened at start (loadlens/outfile.h); NULL for stdout */
+	const char *trace_path;
+	FILE *trace_out; /* --trace, opened at start like json_out */
 	struct rs_misbehave mb;
 
 	/* Built once before the workers start, read-only afterwards. */
@@ -96,6 +99,7 @@ struct rs_counters {
 	uint64_t udp_send_errors;
 	uint64_t fds_leaked;
 	uint64_t stalls;
+	uint64_t trace_dropped; /* --trace records beyond RS_TRACE_MAX a worker */
 	uint64_t accept_errors[RS_ERRNO_MAX];
 	/* h2 and grpc (proto_h2.c, proto_grpc.c) */
 	uint64_t streams_opened;	/* request streams the peer opened */
@@ -125,6 +129,7 @@ struct rs_buf {
 
 struct rs_worker;
 struct rs_h2_conn;
+struct rs_trace;
 
 /* One accepted stream connection: tcp, http, h2 or grpc. */
 struct rs_conn {
@@ -169,6 +174,7 @@ struct rs_worker {
 	char *rbuf;	       /* RS_READ_BUF bytes */
 	uint64_t rng[4];
 	struct ll_hist *hist; /* service times, ns */
+	struct rs_trace *trace; /* --trace, else NULL (trace.c) */
 	struct rs_counters c;
 	uint64_t h2_seq;		 /* h2, grpc: streams taken into service (--*-every) */
 	struct rs_grpc_methods methods; /* grpc: calls by method path */
@@ -229,6 +235,14 @@ uint64_t rs_service_begin(struct rs_worker *w);
 void rs_service_end(struct rs_worker *w, uint64_t t0);
 /* rs_service_end without counting a response (h2: a stream reset instead of answered) */
 void rs_service_record(struct rs_worker *w, uint64_t t0);
+
+/* trace.c: --trace, each request's read, service and write moments; no-ops without it */
+int rs_trace_init(struct rs_worker *w);
+void rs_trace_free(struct rs_worker *w);
+void rs_trace_read(struct rs_worker *w);  /* a read callback began */
+void rs_trace_served(struct rs_worker *w, uint64_t begin_ns, uint64_t end_ns);
+void rs_trace_sent(struct rs_worker *w);  /* a write call returned, having written bytes */
+int rs_trace_write(FILE *f, const struct rs_worker *workers, unsigned n);
 
 /* worker.c */
 int rs_listen_socket(const struct rs_config *cfg, int *fd);

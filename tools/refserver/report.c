@@ -145,6 +145,7 @@ int rs_write_json(const struct rs_config *cfg, const struct rs_worker *workers,
 	json_object_set_new(root, "fds_leaked", json_integer(JINT(t->fds_leaked)));
 	json_object_set_new(root, "udp_send_errors", json_integer(JINT(t->udp_send_errors)));
 	json_object_set_new(root, "stalls", json_integer(JINT(t->stalls)));
+	json_object_set_new(root, "trace_dropped", json_integer(JINT(t->trace_dropped)));
 	json_object_set_new(root, "backlog", json_integer(cfg->backlog));
 	json_object_set_new(root, "response_size", json_integer(cfg->response_size));
 	json_object_set_new(root, "seed", json_integer(JINT(cfg->seed)));

@@ -94,7 +94,10 @@ uint64_t rs_service_begin(struct rs_worker *w)
 
 void rs_service_record(struct rs_worker *w, uint64_t t0)
 {
-	ll_hist_record(w->hist, rs_now_ns() - t0);
+	uint64_t end = rs_now_ns();
+
+	ll_hist_record(w->hist, end - t0);
+	rs_trace_served(w, t0, end);
 }
 
 void rs_service_end(struct rs_worker *w, uint64_t t0)

@@ -231,7 +231,7 @@ static int init(struct rs_worker *w)
 
 	w->hist = ll_hist_new();
 	w->rbuf = malloc(RS_READ_BUF);
-	if (!w->hist || !w->rbuf)
+	if (!w->hist || !w->rbuf || rs_trace_init(w))
 		return UV_ENOMEM;
 	rs_rng_seed(w, cfg->seed);
 	/* The default 50 us timer slack would lengthen every sleeping service time. */
