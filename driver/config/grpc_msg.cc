@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -270,7 +271,7 @@ bool drv_grpc_msgs::patchable(Record &r) const
 	const struct drv_tpl *t = r.tpl;
 	std::string a, b, want, why;
 	size_t i, j, first, last;
-	char digits[24];
+	char digits[UINT8_MAX + 1]; /* any width a field's uint8_t can hold (20 at most in use) */
 
 	if (!encode(r, probe_json(t, PROBE_A), &a, &why))
 		return false;
