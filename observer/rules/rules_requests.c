@@ -116,7 +116,9 @@ static bool cpu_waited_lately(const struct obs_snap_hist *h)
 }
 
 /* The waits held: in the newest interval at the bar; in an older one at OBS_RULE_CPU_OLDER of
- * it (a load that began in its middle, as the queue's p90 there) */
+ * it (a load that began in its middle, as the queue's p90 there). Or, once at the bar lately, at
+ * OBS_RULE_CPU_OLDER of it in every interval since (cpu_waited_still): a wait that dips under the
+ * bar is still the CPU's, not yet nobody's. */
 static bool cpu_waited_all(const struct obs_snap_hist *h)
 {
 	const struct obs_snap *s;
@@ -128,6 +130,20 @@ static bool cpu_waited_all(const struct obs_snap_hist *h)
 					: OBS_RULE_CPU_WAITING))
 			return false;
 	return true;
+}
+
+/* The waits stayed at OBS_RULE_CPU_OLDER of the bar in every interval judged, and reached it
+ * lately: the CPU still, through a dip under the bar (the hysteresis of cpu_waited_all) */
+static bool cpu_waited_still(const struct obs_snap_hist *h)
+{
+	const struct obs_snap *s;
+	unsigned int b;
+
+	for (b = 0; b < OBS_RULE_SAT_INTERVALS; b++)
+		if (!(s = obs_snap_at(h, b)) ||
+		    !cpu_waited_at(s, OBS_RULE_CPU_OLDER * OBS_RULE_CPU_WAITING))
+			return false;
+	return cpu_waited_lately(h);
 }
 
 /* The targets' threads waited for a CPU as long as they ran, or longer, while they did not keep
@@ -381,7 +397,11 @@ void obs_rule_saturation(const struct obs_snap_hist *h, struct obs_findings *out
 	const struct obs_snap *now = obs_snap_at(h, 0), *lo;
 	const struct obs_snap_slot *sl;
 	unsigned int cpu = cpu_saturated(h);
-	bool waited = !cpu && cpu_waited_all(h), lately = cpu_waited_lately(h), named = false;
+	bool waited = !cpu && (cpu_waited_all(h) || cpu_waited_still(h)), named = false;
+	/* waits at the bar lately and still at part of it now: no worker pool's queue, even where
+	 * the CPU's finding does not hold yet; once they fell below that, the queue is judged anew */
+	bool lately = cpu_waited_lately(h) &&
+		      cpu_waited_at(now, OBS_RULE_CPU_OLDER * OBS_RULE_CPU_WAITING);
 	bool held, turns;
 	char a[32], b[32], d[32], key[24], rq[160];
 	size_t i;
@@ -409,10 +429,8 @@ void obs_rule_saturation(const struct obs_snap_hist *h, struct obs_findings *out
 			named = true;
 			continue;
 		}
-		if (cpu || lately) {
-			/* the wait is the CPU's: a finding names it (now or lately) */
-			continue;
-		}
+		if (cpu || lately)
+			continue; /* the wait is the CPU's, named or about to be */
 		not_cpu(now, rq, sizeof(rq));
 		held = queue_held(h, sl, OBS_RULE_SAT_MIN_QUEUE_NS, false);
 		turns = !held && queue_in_turns(h, sl);

@@ -207,6 +207,50 @@ RULES_TEST(test_cpu_or_workers_schedstat)
 	cpu_not_workers(r);
 }
 
+/* cpu_run(c)'s history, then one interval more with its threads waiting and running so */
+static void cpu_then(struct run *r, double waiting, double running)
+{
+	const struct obs_snap *last = obs_snap_at(&r->h, 0);
+	double t = last->t + 1;
+	struct obs_snap *s = rh_snap(r, t);
+
+	*s = *last;
+	s->t = t;
+	s->cpu_waiting = waiting;
+	s->cpu_running = running;
+	obs_snap_push(&r->h);
+}
+
+/*
+ * Waits that reached the bar and then dipped under it. While they stay at half of it (0.9
+ * waiting on 1 CPU after 1.6), the queue is still the CPU's, named (it had been nobody's: the
+ * CPU's finding wanted 2 intervals at the bar, the workers' none lately). Once they fell to 0.3
+ * while the queue held, the workers, "not the CPU"; with no queue, silent.
+ */
+RULES_TEST(test_cpu_waits_dip)
+{
+	struct cpu_seen busy = {.queue = 11e6, .service = 12e3, .waiting = 1.6, .running = 0.95,
+				.cpus = 1, .procs = 1};
+	const struct obs_finding *f;
+
+	cpu_run(r, busy);
+	cpu_then(r, 0.9, 0.95);
+	cpu_then(r, 0.9, 0.95);
+	f = cpu_not_workers(r);
+	assert_non_null(strstr(f->text, "on average 0.9 of their threads waited on a run queue"));
+	cpu_run(r, busy);
+	cpu_then(r, 0.3, 0.95);
+	cpu_then(r, 0.3, 0.95);
+	f = rh_expect(r, "worker_saturation", "tcp/8000");
+	assert_non_null(strstr(f->text, "waited for a CPU 0.30 on average (0.95 ran): not the CPU"));
+	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
+	busy.queue = 20e3;
+	cpu_run(r, busy);
+	cpu_then(r, 0.3, 0.95);
+	cpu_then(r, 0.3, 0.95);
+	rh_silent(r);
+}
+
 /*
  * A server that other work lets run in turns (nginx at nice 10 beside 12 hogs on its one CPU):
  * the requests that come while it runs are served at once, the rest wait a turn, so its median
@@ -448,5 +492,5 @@ RULES_TEST(test_worker_saturation_inside)
 
 LL_TEST_MAIN_EACH(rh_setup, rh_teardown, test_worker_saturation, test_cpu_saturation,
 	          test_cpu_saturation_onset, test_worker_saturation_onset,
-	          test_cpu_or_workers_schedstat, test_cpu_in_turns, test_fork_per_request, test_fast_server_is_silent,
+	          test_cpu_or_workers_schedstat, test_cpu_waits_dip, test_cpu_in_turns, test_fork_per_request, test_fast_server_is_silent,
 	          test_worker_saturation_inside)
