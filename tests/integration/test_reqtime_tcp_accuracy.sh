@@ -17,9 +17,9 @@
 # write calls by 40-200 us before the transmit (0.7-1.7% of them on 2026-11-26, with and without
 # the observer), which the observer's span holds and the server's clock does not. That moved the
 # p99 by +10-14% in every run that day. So the p99 is compared over the requests whose write call
-# was not stalled (at most 3x its median), at least 95% of them; the stalled ones are still held to
-# the bounds above. What moves one run beyond that (a softirq, a busy CI machine) runs the case up
-# to twice more, its counts and bounds exact each time.
+# was not stalled (at most 3x its median), at least 90% of them (a host that stalls more fails the
+# case); the stalled ones are still held to the bounds above. What moves one run beyond that (a
+# softirq, a busy CI machine) runs the case up to twice more, its counts and bounds exact each time.
 . "$(dirname "$0")/lib.sh"
 require_bpf loadlens-observer loadlens-refserver loadlens-driver
 [ -x /usr/bin/python3 ] || skip "needs /usr/bin/python3 to read the --trace file"
@@ -58,7 +58,7 @@ run() {
 	echo "$name: $pairs"
 	o50=$(jget "$obs" "$slot | .service_time.p50") r50=$(jget "$rs" .service_time.p50)
 	o99=$(kv "$pairs" calm_obs_p99) r99=$(kv "$pairs" calm_srv_p99) calm=$(kv "$pairs" calm)
-	[ $((calm * 100)) -ge $((n * 95)) ] ||
+	[ $((calm * 100)) -ge $((n * 90)) ] ||
 		fail "$name: the host stalled $((n - calm)) of the server's $n write calls"
 	# a preemption the real-time priority cannot stop can move a p99 once: the caller runs again
 	if ! within_pct "$o50" "$r50" 2 || ! within_pct "$o99" "$r99" 5; then
