@@ -77,11 +77,14 @@ static int on_rec(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* Records do not wake us (bpf/req_rec.bpf.h) until the ring is half full: wait up to POLL_MS
+ * for that, then take whatever came. */
 static void step(void *arg)
 {
 	struct obs_trace *t = arg;
 
-	ring_buffer__poll(t->rb, POLL_MS);
+	if (ring_buffer__poll(t->rb, POLL_MS) <= 0)
+		ring_buffer__consume(t->rb);
 }
 
 struct obs_trace *obs_trace_new(int ringbuf_fd, FILE *out, uint32_t every)
