@@ -9,7 +9,7 @@ same server: `sockperf ping-pong --full-rtt` and the driver's closed loop with o
 (`-c 1 --payload` of one sockperf message; tcp with `--response fixed:64`). The server runs on
 CPU 0 ("cross") or CPU 1 ("same"), the clients on CPU 1. --before DIR adds an earlier build's
 driver; --floors adds bench/pingpong_floor.c's minimal C clients (blocking recv(), and recv()
-with the 1 ms SO_RCVTIMEO the driver's one-slot closed loop reads with).
+with a 1 ms SO_RCVTIMEO, as the driver's one-slot closed loop read before its tick).
 
 Why pooled: on a VM each round trip lands at one of two levels (about 17.5 and 23 us here, the
 host's doing, not the client's) in a proportion that drifts from second to second, and a p50

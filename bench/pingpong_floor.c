@@ -8,7 +8,7 @@
  *   pingpong_floor udp|tcp PORT SECONDS recv|timeo|epoll [FILE]
  *
  * recv: block in recv() on the socket; timeo: the same with a receive timeout of 1 ms
- * (SO_RCVTIMEO, set once), as the driver's closed loop with one slot does
+ * (SO_RCVTIMEO, set once), as the driver's closed loop with one slot did before its tick
  * (driver/scheduling/pingpong.h); epoll: block in epoll_wait() (no timeout) on the socket, then
  * recv() without blocking, as any event loop (libuv) must. Prints the round-trip p50 in us;
  * with FILE, also writes every round trip there, in ns, one a line (sorted).

@@ -2,7 +2,11 @@
 /* The closed loop's blocking read (pingpong.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -14,6 +18,63 @@
 #include "scheduling/protocol.h"
 #include "scheduling/slot.h"
 #include "scheduling/worker.h"
+
+#ifndef sigev_notify_thread_id /* (glibc before 2.35 has the field, not the name) */
+#define sigev_notify_thread_id _sigev_un._tid
+#endif
+
+/* The tick's signal (pingpong.h): a real-time signal, queued to the thread alone. */
+static int tick_signo(void)
+{
+	return SIGRTMIN + DRV_PINGPONG_SIGNAL;
+}
+
+/* It only interrupts: a read it cuts short returns EINTR (no SA_RESTART), and the waiter looks at
+ * the stop and the timers again. */
+static void on_tick(int signo)
+{
+	(void)signo;
+}
+
+static void install_tick(void)
+{
+	struct sigaction sa = {.sa_handler = on_tick};
+
+	sigemptyset(&sa.sa_mask);
+	(void)sigaction(tick_signo(), &sa, NULL);
+}
+
+/* Worker thread: its tick timer, unarmed; false if any step fails (the socket's receive timeout
+ * then stands in for it). */
+static bool tick_create(struct drv_pingpong *p)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	struct sigevent ev = {.sigev_notify = SIGEV_THREAD_ID, .sigev_signo = tick_signo()};
+	sigset_t set;
+
+	if (pthread_once(&once, install_tick))
+		return false;
+	sigemptyset(&set);
+	sigaddset(&set, tick_signo());
+	if (pthread_sigmask(SIG_UNBLOCK, &set, NULL))
+		return false;
+	ev.sigev_notify_thread_id = gettid();
+	return !timer_create(CLOCK_MONOTONIC, &ev, &p->timer);
+}
+
+/* Arm the tick (every DRV_PINGPONG_WAKE_NS) or disarm it. Disarmed, nothing more comes: a signal
+ * the timer raised before is delivered as timer_settime() returns. */
+static void tick_arm(struct drv_pingpong *p, bool on)
+{
+	struct timespec t = {.tv_sec = on ? DRV_PINGPONG_WAKE_NS / 1000000000ULL : 0,
+			     .tv_nsec = on ? DRV_PINGPONG_WAKE_NS % 1000000000ULL : 0};
+
+	if (p->ticking == on)
+		return;
+	p->ticking = on;
+	(void)timer_settime(p->timer, 0, &(struct itimerspec){.it_value = t, .it_interval = t},
+			    NULL);
+}
 
 /* Hand a reply read early to the protocol, from the spare buffer, now the read buffer. */
 static void deliver(struct drv_pingpong *p, struct drv_slot *s)
@@ -49,20 +110,23 @@ static void pingpong_release(struct drv_sched_wait *own)
 	}
 	p->h = NULL;
 	p->unwatched = false;
+	if (p->has_timer)
+		tick_arm(p, false);
 	/* after: a request its handling sends goes through libuv, with no early read */
 	if (held && live && s)
 		deliver(p, s);
 }
 
-/* Make h's socket blocking, with the timeouts; false (and unchanged) if any step fails. */
+/* Make h's socket blocking, with the send timeout, and the tick armed (or, without a tick timer,
+ * the receive timeout); false (and the socket unchanged) if any step fails. */
 static bool enter(struct drv_pingpong *p, uv_handle_t *h)
 {
 	struct timeval tv = {.tv_usec = DRV_PINGPONG_TICK_NS / 1000};
 	uv_os_fd_t fd;
 	int fl;
 
-	if (uv_fileno(h, &fd) || setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
-	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)))
+	if (uv_fileno(h, &fd) || setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) ||
+	    (!p->has_timer && setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv))))
 		return false;
 	fl = fcntl(fd, F_GETFL);
 	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK))
@@ -77,6 +141,8 @@ static bool enter(struct drv_pingpong *p, uv_handle_t *h)
 	 * next runs): nothing to put back.
 	 */
 	p->unwatched = !epoll_ctl(uv_backend_fd(&p->w->loop), EPOLL_CTL_DEL, fd, NULL);
+	if (p->has_timer)
+		tick_arm(p, true);
 	return true;
 }
 
@@ -124,13 +190,17 @@ int drv_pingpong_write(struct drv_worker *w, uv_handle_t *h, const uv_buf_t *b, 
 	 * and nothing is queued on it (a slot with a write queued awaits no reply). sendto() and
 	 * sendmsg(), not libuv's write() and writev(): the socket's own calls skip the file layer
 	 * (MSG_NOSIGNAL: EPIPE, as the driver's ignored SIGPIPE gives libuv's) */
-	if (nb == 1) {
-		n = syscall(SYS_sendto, p->fd, b[0].base, b[0].len, MSG_NOSIGNAL, NULL, 0);
-	} else {
-		struct msghdr m = {.msg_iov = (struct iovec *)b, .msg_iovlen = nb};
+	do {
+		if (nb == 1) {
+			n = syscall(SYS_sendto, p->fd, b[0].base, b[0].len, MSG_NOSIGNAL, NULL, 0);
+		} else {
+			struct msghdr m = {.msg_iov = (struct iovec *)b, .msg_iovlen = nb};
 
-		n = syscall(SYS_sendmsg, p->fd, &m, MSG_NOSIGNAL);
-	}
+			n = syscall(SYS_sendmsg, p->fd, &m, MSG_NOSIGNAL);
+		}
+		/* the tick, before a byte went (a send waiting for room ends by its own timeout,
+		 * shorter than the tick's period: this ends) */
+	} while (n < 0 && errno == EINTR);
 	return n < 0 ? -errno : (int)n;
 }
 
@@ -196,9 +266,19 @@ void drv_pingpong_setup(struct drv_pingpong *p, struct drv_worker *w)
 	p->own.release = pingpong_release;
 	if (w->cfg->rate > 0 || w->nslots != 1 || !ops || !ops->awaited || !ops->received)
 		return;
+	p->has_timer = tick_create(p);
 	/* the early read's buffer (drv_pingpong_sent), freed with the read buffer
 	 * (drv_slot_io_fini); none: replies are read at the offer only */
 	io = w->proto_data;
 	io->rbuf_spare = malloc(io->rbuf_len);
 	drv_sched_set_wait(&w->sched, &p->own);
+}
+
+void drv_pingpong_fini(struct drv_pingpong *p)
+{
+	if (!p->has_timer)
+		return;
+	tick_arm(p, false);
+	(void)timer_delete(p->timer);
+	p->has_timer = false;
 }

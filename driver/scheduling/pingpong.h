@@ -9,21 +9,26 @@
  * received), as libuv would have: one send and one recv a round trip, nothing else.
  *
  * libuv's sockets are non-blocking. While the thread waits in its reads the socket is made
- * blocking, with receive and send timeouts of DRV_PINGPONG_TICK_NS (SO_RCVTIMEO, SO_SNDTIMEO),
- * and taken out of the loop's epoll set (whose callback would run on every reply); before the
- * loop runs again it is made non-blocking and put back, as libuv left it. The protocol's sends
- * made from the read path then find a blocking socket: a request larger than the socket's free
- * send buffer waits up to a tick for room before libuv queues the rest (counts unchanged).
+ * blocking, with a send timeout of DRV_PINGPONG_TICK_NS (SO_SNDTIMEO), and taken out of the loop's
+ * epoll set (whose callback would run on every reply); before the loop runs again it is made
+ * non-blocking and put back, as libuv left it. The protocol's sends made from the read path then
+ * find a blocking socket: a request larger than the socket's free send buffer waits up to a tick
+ * for room before libuv queues the rest (counts unchanged).
  *
- * The timeouts let a silent server never hold the thread: the loop takes over again for a stop
- * asked by the main thread (checked before every read), a worker timer or send due, a request not
- * all sent, a connect, a close, or anything but one reply awaited. Going in and out costs a few
- * syscalls, a few times a second (each timer). A socket's timeout is coarse (jiffies: 1 ms here
- * takes 5-14 ms), so what must be kept to the microsecond, the request's --timeout deadline and
- * the run's end, is left to the loop's timerfd once it is nearer than DRV_PINGPONG_NEAR_NS (so
- * a --timeout under that never reads this way); a timer without a deadline of its own (the
- * periodic timeout sweep, the interval line) runs late by up to one socket timeout, and only
- * while nothing comes (else it runs at the next reply).
+ * The read itself has no timeout: a socket's receive timeout arms and cancels a kernel timer in
+ * every read that waits (+1.3% of a cross-CPU tcp round trip on the 16-core machine, a plain
+ * recv() against one with the timeout). A silent server is cut short by a tick instead: a POSIX
+ * timer of the thread's own, armed while it holds a socket, raises SIGRTMIN + DRV_PINGPONG_SIGNAL
+ * at this thread alone every DRV_PINGPONG_WAKE_NS; the handler does nothing and the read returns
+ * EINTR (no SA_RESTART). A thread that cannot have the timer reads with the receive timeout, as
+ * before. Then the loop takes over again for a stop asked by the main thread (checked before
+ * every read), a worker timer or send due, a request not all sent, a connect, a close, or anything
+ * but one reply awaited. Going in and out costs a few syscalls, a few times a second (each
+ * timer). What must be kept to the microsecond, the request's --timeout deadline and the run's
+ * end, is left to the loop's timerfd once it is nearer than DRV_PINGPONG_NEAR_NS (so a --timeout
+ * under that never reads this way); a timer without a deadline of its own (the periodic timeout
+ * sweep, the interval line) runs late by up to one tick, and only while nothing comes (else it
+ * runs at the next reply).
  */
 #ifndef LOADLENS_DRV_PINGPONG_H
 #define LOADLENS_DRV_PINGPONG_H
@@ -36,6 +41,9 @@
  * (the closed loop, one slot, a protocol with awaited and received); else nothing.
  */
 void drv_pingpong_setup(struct drv_pingpong *p, struct drv_worker *w);
+
+/* Worker thread, after the run: the tick timer deleted. */
+void drv_pingpong_fini(struct drv_pingpong *p);
 
 /*
  * The protocol's send path, once s's request is all out on h (its last write done). While the

@@ -9,10 +9,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 #include <uv.h>
 #include "scheduling/waker.h"
 
-#define DRV_PINGPONG_TICK_NS 1000000ULL /* the receive and send timeouts: 1 ms (asked) */
+#define DRV_PINGPONG_TICK_NS 1000000ULL /* the send timeout (and the receive fallback): 1 ms */
+#define DRV_PINGPONG_WAKE_NS 10000000ULL /* the tick while a read may block: 10 ms */
+#define DRV_PINGPONG_SIGNAL 4		/* its signal: SIGRTMIN + 4 */
 #define DRV_PINGPONG_NEAR_NS 25000000ULL /* a deadline nearer: the loop waits (25 ms) */
 
 struct drv_worker;
@@ -30,6 +33,9 @@ struct drv_pingpong {
 	ssize_t held_n;	  /* what the read returned: bytes, 0, or a negative errno */
 	uint64_t held_at; /* uv_hrtime() as it returned (0: no bytes) */
 	uint64_t reads;	  /* blocking reads that returned something */
+	timer_t timer;	  /* the tick, to this thread (has_timer) */
+	bool has_timer;
+	bool ticking; /* armed: from enter() to the release */
 };
 
 #endif /* LOADLENS_DRV_PINGPONG_STATE_H */

@@ -219,6 +219,7 @@ static void thread_main(void *arg)
 	drv_pingpong_setup(&w->pingpong, w);
 	drv_slots_start(w);
 	drv_sched_run(&w->sched, &w->loop); /* uv_run() with sends on time (waker.h) */
+	drv_pingpong_fini(&w->pingpong);
 	/* the schedule's requests never taken before -d, unless a signal cut the run short */
 	if (w->stop_ns >= w->pacer.deadline_ns || !w->slots_active)
 		for (i = 0; i < w->nslots; i++)

@@ -95,8 +95,9 @@ for proto in udp tcp; do
 done
 
 # 4. SIGINT while the thread blocks in that read (seen in /proc: recvfrom, x86-64 syscall 45):
-#    the run stops at once (the read's timeout is 1 ms), the request in flight cancelled, with
-#    the summary.
+#    the run stops at once (the read has no timeout: the thread's own POSIX timer, listed in
+#    /proc/PID/timers as a signal to that thread, ends it every 10 ms), the request in flight
+#    cancelled, with the summary.
 D=$LOADLENS_BIN/loadlens-driver
 "$D" "udp://127.0.0.1:$P" -c 1 --timeout 20s -d 30s --json "$LL_TMP/sigread.json" \
 	>"$LL_TMP/sigread.out" 2>"$LL_TMP/sigread.err" &
@@ -105,10 +106,18 @@ ll_track "$pid"
 inread=""
 for _ in $(seq 1 50); do
 	sleep 0.1
-	inread=$(cat /proc/"$pid"/task/*/syscall 2>/dev/null | awk '$1 == 45' | head -1)
+	inread=$(grep -l '^45 ' /proc/"$pid"/task/*/syscall 2>/dev/null | head -1)
 	[ -n "$inread" ] && break
 done
 [ -n "$inread" ] || { kill -KILL "$pid"; fail "SIGINT during a blocking read: no thread in recvfrom"; }
+tid=$(basename "$(dirname "$inread")")
+# (/proc/PID/timers needs CONFIG_CHECKPOINT_RESTORE: where it is absent, not checked)
+if [ -r /proc/"$pid"/timers ]; then
+	grep -q "^notify: signal/tid\.$tid\$" /proc/"$pid"/timers || {
+		cat /proc/"$pid"/timers; kill -KILL "$pid"
+		fail "SIGINT during a blocking read: no tick timer to the reading thread $tid"
+	}
+fi
 t0=$(date +%s.%N)
 kill -INT "$pid"
 for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
