@@ -273,6 +273,15 @@ struct rt_udp_reader {
 	__u64 arrival_ns; /* 0: unknown */
 };
 
+/* An entry's tid and state, one 8-byte word: claimed together by compare-and-swap. */
+struct rt_udp_claim {
+	__u32 tid;
+	__u32 state;
+};
+_Static_assert(sizeof(struct rt_udp_claim) == 8 &&
+		       __builtin_offsetof(struct rt_udp_reader, state) == 4,
+	       "rt_udp_claim layout");
+
 /* UDP socket state: a ring of arrival stamps, one per queued datagram, in queue order, and the
  * threads serving its datagrams (several threads may read one socket: memcached -t 4). */
 struct rt_udp_sock {
