@@ -14,6 +14,7 @@
  *   sock:sock_recv_length    the application read (its own context)
  *   sock:sock_send_length    the application wrote
  *   sock:inet_sock_set_state the server closes (FIN_WAIT1, LAST_ACK): close out the last request
+ *   tcp:tcp_rcv_space_adjust the lean hooks' read, instead of the first two (req_lean.bpf.h)
  *   (accept time of a new connection, for its first request: conn.bpf.h's queued table holds it
  *   when the syscall tier saw the accept())
  *   sched:sched_wakeup{,_new}, sched:sched_switch   run-queue wait of the serving processes
@@ -140,6 +141,9 @@ static __always_inline void conn_hello(const struct sock *sk, struct rt_tcp_sock
 	else if (n >= LL_H2_PREFACE_LEN && ll_h2_preface(w))
 		h2_hello(sk, s, slot);
 }
+
+/* the lean hooks' read (uses all of the above) */
+#include "req_lean.bpf.h"
 
 static __always_inline void req_recv(struct sock *sk, int ret, int flags, bool kf)
 {

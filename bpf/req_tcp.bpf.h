@@ -243,6 +243,10 @@ first:
 		tls_accepted(sk, s);
 }
 
+/* The lean hooks (observer/kernel/lean.h): the writes leave marks (set before the copy hook is
+ * attached, so that a connection's next read finds one) */
+volatile __u8 lean_marks;
+
 /*
  * When the first write of a response began to leave. sock_send_length fires at the end of the
  * write, and on loopback the write itself delivers to the peer and wakes it (tens of us, or the
@@ -286,7 +290,13 @@ static __always_inline void tcp_write(struct sock *sk, int slot, int ret, bool k
 		s->flags |= RT_F_MULTI;
 	} else {
 		unsolicited(slot);
+		return;
 	}
+	/* the lean hooks' mark: where the next request will begin, and what came meanwhile */
+	if (lean_marks)
+		s->accept_ns = rt_lean_mark(LL_READ_KF(kf, struct tcp_sock, sk, copied_seq),
+					    LL_READ_KF(kf, struct tcp_sock, sk, rcv_nxt),
+					    LL_READ_KF(kf, struct tcp_sock, sk, data_segs_in));
 }
 
 /* A target socket moves to FIN_WAIT1 or LAST_ACK: the server closes, its last response is

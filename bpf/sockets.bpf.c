@@ -93,6 +93,13 @@ int BPF_PROG(handle_sock_recv_length, struct sock *sk, int ret, int flags)
 	return 0;
 }
 
+SEC("tp_btf/tcp_rcv_space_adjust")
+int BPF_PROG(handle_tcp_rcv_space_adjust, struct sock *sk)
+{
+	tcp_copied(sk, true);
+	return 0;
+}
+
 SEC("tp_btf/sock_send_length")
 int BPF_PROG(handle_sock_send_length, struct sock *sk, int ret, int flags)
 {

@@ -165,6 +165,9 @@ struct tcp_sock {
 	u64 tcp_clock_cache; /* tcp_clock_ns() at the last transmit or receive */
 	u32 rcv_nxt;	     /* what we want to receive next */
 	u32 copied_seq;	     /* head of yet unread data */
+	u64 bytes_received;  /* RFC4898 tcpEStatsAppHCThruOctetsReceived (4.1+) */
+	u32 data_segs_in;    /* RFC4898 tcpEStatsPerfDataSegsIn (4.6+) */
+	u32 data_segs_out;   /* RFC4898 tcpEStatsPerfDataSegsOut (4.6+) */
 };
 
 struct request_sock;

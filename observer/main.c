@@ -92,6 +92,7 @@ static void features_new(struct obs_run *r)
 		       .owned = r->targets.npids || r->targets.cgroup_id,
 		       .mech = a->rt_mech,
 		       .arrivals_sampled = a->arrivals_sampled,
+		       .lean = a->lean,
 		       .detach = a->detach,
 		       .h2_headers = !a->h2_headers_off},
 		.off = a->no_requests,

@@ -109,6 +109,11 @@ static void options_usage(FILE *out)
 		     "                        (sk_data_ready) one interval in %d only; counts and\n"
 		     "                        service times stay exact, queue wait and residence become\n"
 		     "                        a sample, and each request costs one event less\n"
+		     "      --lean MODE       when plain TCP requests are read at tcp_rcv_space_adjust\n"
+		     "                        instead of sk_data_ready + sock_recv_length (one event\n"
+		     "                        less a request): auto (default: after %d intervals of\n"
+		     "                        plain TCP requests only, until TLS, HTTP/2, UDP or\n"
+		     "                        pipelining shows), on, off\n"
 		     "  -v, --verbose         show libbpf's log\n"
 		     "      --check[=json]    what this kernel offers the observer (privilege, BTF,\n"
 		     "                        each tracepoint its programs attach to), then exit\n"
@@ -132,7 +137,7 @@ static void options_usage(FILE *out)
 		     "  sudo " PROG " --port 8080 --syscalls on    # every accept timed\n"
 		     "  sudo " PROG " --port 8080 --interval 0 --metrics 9435   # agent for Prometheus\n",
 		OBS_MAX_PORTS, OBS_PROCS_DEFAULT, OBS_PROCS_MAX, OBS_SYSTIER_SAMPLE_EVERY,
-		OBS_SYSTIER_SAMPLE_EVERY);
+		OBS_SYSTIER_SAMPLE_EVERY, OBS_LEAN_AFTER);
 }
 
 static void add_port(struct obs_args *a, const char *s)
@@ -244,6 +249,7 @@ void obs_args_parse(int argc, char **argv, struct obs_args *a)
 		{"runq", no_argument, NULL, 'R'},
 		{"syscalls", required_argument, NULL, 'S'},
 		{"arrivals", required_argument, NULL, 'a'},
+		{"lean", required_argument, NULL, 'L'},
 		{"max-procs", required_argument, NULL, 'M'},
 		{"netns", required_argument, NULL, 'n'},
 		{"check", optional_argument, NULL, 'K'},
@@ -320,6 +326,14 @@ void obs_args_parse(int argc, char **argv, struct obs_args *a)
 			else if (strcmp(optarg, "always"))
 				ll_usage_error(PROG, "invalid --arrivals '%s' (always or sampled)", optarg);
 			break;
+		case 'L': {
+			int m = obs_lean_mode_parse(optarg);
+
+			if (m < 0)
+				ll_usage_error(PROG, "invalid --lean '%s' (auto, on or off)", optarg);
+			a->lean = (enum obs_lean_mode)m;
+			break;
+		}
 		case 'S': {
 			int m = obs_systier_mode_parse(optarg);
 

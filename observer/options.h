@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "loadlens/observer.h"
+#include "kernel/lean.h"
 #include "kernel/systier.h"
 #include "sources/targets.h"
 #include "sources/reqtime_stats.h"
@@ -28,6 +29,7 @@ struct obs_args {
 	bool runq; /* request timing: run-queue wait of the serving processes */
 	enum obs_systier_mode syscalls; /* --syscalls: when the syscall tracepoints are attached */
 	bool arrivals_sampled; /* --arrivals sampled: sk_data_ready in windows only */
+	enum obs_lean_mode lean; /* --lean: when the copy hook reads (observer/kernel/lean.h) */
 	uint64_t max_procs;    /* --max-procs: processes whose fds are watched */
 	const char *metrics;   /* --metrics ADDR:PORT: the Prometheus/OpenMetrics endpoint */
 	/* the environment's switches (docs/observer.md), parsed once with the flags */

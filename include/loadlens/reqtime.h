@@ -149,6 +149,12 @@ enum rt_global {
 			      * one whose reads it never saw inside an SSL call) */
 	RT_G_SSL_PROCS_FULL, /* ClientHellos read by a process whose slot of the SSL-process table
 			      * another process held: its SSL calls are not looked at */
+	/* the lean hooks (rt_lean_arrival(); observer/kernel/lean.h) */
+	RT_G_LEAN_TURNS,     /* requests whose read the copy hook began */
+	RT_G_LEAN_UNKNOWN,   /* of which the arrival the full hooks would have seen and the copy
+			      * hook could not (pipelined, written in pieces): no_arrival too */
+	RT_G_LEAN_MISSED,    /* connections whose first bytes (TLS, HTTP/2) the copy hook cannot
+			      * follow: not timed */
 	RT_G_MAX,
 };
 
@@ -237,6 +243,84 @@ static __attribute__((always_inline)) inline __u32 rt_client_writes(__u32 arriva
 	return tls && arrivals > 1 ? 1 : arrivals;
 }
 
+/*
+ * The lean hooks (observer/kernel/lean.h): a plain TCP read is begun at tcp:tcp_rcv_space_adjust
+ * (after each skb recvmsg copies, before TCP refreshes its clock), with no sk_data_ready and no
+ * sock_recv_length attached. The arrival is then TCP's clock there (tcp_clock_cache: its last
+ * refresh, a segment's receipt or a transmit), when what the socket did since tells that the
+ * refresh was the request's only segment. What tells: the mark each write of a response leaves
+ * (in the entry's accept_ns, dead after the first write): the reader's position (copied_seq),
+ * whether bytes were unread then (rcv_nxt ahead: the next request came before the response
+ * went: pipelined), and the data segments received so far (data_segs_in).
+ */
+#define RT_LEAN_TAG 0xa5ULL /* the mark's top byte: a timestamp's never is (2^56 ns: 833 days) */
+#define RT_LEAN_PENDING (1ULL << 48)
+
+static __attribute__((always_inline)) inline __u64 rt_lean_mark(__u32 copied_seq, __u32 rcv_nxt,
+								 __u32 data_segs_in)
+{
+	return RT_LEAN_TAG << 56 | (rcv_nxt != copied_seq ? RT_LEAN_PENDING : 0) |
+	       (__u64)(data_segs_in & 0xffff) << 32 | copied_seq;
+}
+
+enum rt_lean_kind {
+	RT_LEAN_EXACT = 0, /* the clock is the request's one segment's receipt */
+	RT_LEAN_UNKNOWN,   /* the full hooks would have known it: not this one (pipelined, in
+			    * pieces, a greeting first, the peer's FIN) */
+	RT_LEAN_BEFORE,	   /* nothing to go by: the socket's last write was before the copy hook
+			    * (the full hooks' "bytes queued before we attached") */
+};
+
+/* What a lean read's first copy knows: the entry's mark (0: none), TCP's counters and clocks now. */
+struct rt_lean_in {
+	__u64 mark;
+	__u64 clock;	   /* tcp_clock_cache */
+	__u64 after;	   /* the socket's last event of ours (last write, or read) */
+	__u64 consumed;	   /* bytes_received - (rcv_nxt - copied_seq) */
+	__u32 copied_seq;
+	__u32 data_segs_in;
+	__u32 data_segs_out;
+	__u8 first;	   /* the connection's first read */
+	__u8 peer_fin;	   /* CLOSE_WAIT: the peer's FIN came, and refreshed the clock */
+};
+
+/* The arrival (0: unknown), *kind, *bytes (of this read so far: 0 unknown) and *multi (two or
+ * more data segments since the response: the full hooks count them as multi_arrival). */
+static __attribute__((always_inline)) inline __u64 rt_lean_arrival(const struct rt_lean_in *in,
+								    __u32 *kind, __u32 *bytes,
+								    __u32 *multi)
+{
+	__u32 segs;
+
+	*bytes = 0;
+	*multi = 0;
+	if (in->mark >> 56 != RT_LEAN_TAG) {
+		if (!in->first) {
+			*kind = RT_LEAN_BEFORE;
+			return 0;
+		}
+		/* a connection's first read: all it consumed is this read's */
+		*bytes = (__u32)in->consumed;
+		*multi = in->data_segs_in > 1;
+		/* one data segment and nothing sent (a greeting's transmit could be later) */
+		if (in->data_segs_in != 1 || in->data_segs_out || in->peer_fin || !in->clock) {
+			*kind = RT_LEAN_UNKNOWN;
+			return 0;
+		}
+		*kind = RT_LEAN_EXACT;
+		return in->clock;
+	}
+	*bytes = in->copied_seq - (__u32)in->mark;
+	segs = (in->data_segs_in - (__u32)(in->mark >> 32)) & 0xffff;
+	*multi = segs > 1;
+	if ((in->mark & RT_LEAN_PENDING) || segs != 1 || in->peer_fin || in->clock <= in->after) {
+		*kind = RT_LEAN_UNKNOWN;
+		return 0;
+	}
+	*kind = RT_LEAN_EXACT;
+	return in->clock;
+}
+
 /* --runq: when a watched thread became runnable (a .bss array indexed by tid). */
 struct rt_wake {
 	__u64 ts; /* 0: not runnable, or already counted */
@@ -254,7 +338,8 @@ struct rt_tcp_sock {
 	__u64 read_ns;	  /* current request: end of the first read */
 	__u64 write_ns;	  /* end of the first write of its response */
 	__u64 last_write_ns;
-	__u64 accept_ns; /* first request only: when accept() returned the socket (0: unknown) */
+	__u64 accept_ns; /* first request only: when accept() returned the socket (0: unknown);
+			  * after its first write, the lean hooks' mark (rt_lean_mark()) */
 	__u8 state;
 	__u8 flags;
 	__u8 slot;	/* --pid/--cgroup without --port: the socket's slot (with RT_F_OWNED) */

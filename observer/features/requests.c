@@ -22,6 +22,7 @@ struct obs_requests {
 	struct obs_sockets *conn;
 	struct bpf_program *arrival_prog; /* sampled arrivals: attached a window at a time */
 	struct obs_systier *atier;	  /* which opens those windows */
+	struct obs_lean *lean;		  /* the lean hooks' switch (kernel/lean.h), or NULL */
 	struct obs_requests_snap snap;
 	struct obs_reqtime *rt;
 	struct obs_reqtime_stats *cur, *prev, *delta;
@@ -65,6 +66,7 @@ void obs_requests_free(struct obs_requests *r)
 	obs_reqtime_stats_free(r->prev);
 	obs_reqtime_stats_free(r->cur);
 	obs_systier_free(r->atier);
+	obs_lean_free(r->lean);
 	obs_reqtime_free(r->rt);
 	if (r->o.trace_out)
 		fclose(r->o.trace_out);
@@ -116,6 +118,11 @@ static int start_feature(void *self)
 	err = obs_reqtime_ssl_attach(r->rt, r->servers, r->nservers);
 	if (err)
 		return err;
+	if (obs_reqtime_features(r->rt)->lean) {
+		r->lean = obs_reqtime_lean_new(r->rt, r->prog);
+		if (!r->lean)
+			return -errno;
+	}
 	if (!r->arrival_prog)
 		return 0;
 	r->atier = obs_systier_new(r->prog, OBS_SYSTIER_AUTO, &r->arrival_prog, 1);
@@ -241,6 +248,33 @@ static void requests_snap(const struct obs_requests *r, const struct obs_reads *
 	snap->runq_p99_ns = ll_hist_count(h) ? (double)ll_hist_percentile(h, 99) : -1;
 }
 
+/* The lean hooks' switch, on this interval's deltas. */
+static void lean_tick(struct obs_requests *r)
+{
+	const struct obs_reqtime_stats *d = r->delta;
+	struct obs_lean_interval iv = {0};
+	const struct rt_ctrs *c;
+	size_t i;
+
+	if (!r->lean)
+		return;
+	for (i = 0; i < d->nslots; i++) {
+		c = &d->slot[i].c;
+		if (i % 2) {
+			iv.udp += c->requests + c->unsolicited;
+			continue;
+		}
+		iv.tcp_requests += c->requests;
+		iv.multi_arrival += c->multi_arrival;
+		iv.tls_h2 += c->tls_handshakes + c->tls_unseen + c->tls_plain_conns + c->h2_conns;
+	}
+	iv.lean_turns = d->global[RT_G_LEAN_TURNS];
+	iv.lean_unknown = d->global[RT_G_LEAN_UNKNOWN];
+	iv.lean_missed = d->global[RT_G_LEAN_MISSED];
+	obs_lean_tick(r->lean, &iv);
+	obs_reqtime_lean_said(r->rt, r->lean);
+}
+
 static void keep(struct obs_reqtime_stats *dst, const struct obs_reqtime_stats *src)
 {
 	memcpy(dst->slot, src->slot, src->nslots * sizeof(*src->slot));
@@ -271,6 +305,7 @@ static int tick(void *self, struct obs_tick *tk)
 	if (!h)
 		return -ENOMEM;
 	obs_reqtime_stats_sub(r->delta, r->cur, r->prev);
+	lean_tick(r);
 	if (tk->snap)
 		requests_snap(r, tk->reads, tk->snap, h);
 	if (tk->records && json_array_size(r->intervals) < MAX_INTERVALS) {
@@ -292,6 +327,7 @@ static int finish(void *self, struct obs_tick *tk)
 	int err = tk->reads->req_err;
 
 	obs_reqtime_lost(r->rt, r->cur, &r->snap.lost);
+	obs_reqtime_lean_said(r->rt, r->lean);
 	publish(r, tk);
 	if (err || !tk->snap)
 		return err;

@@ -35,7 +35,8 @@ static void tier_progs(struct sockets_bpf *s, enum obs_reqtime_mech m, struct bp
 		p[0] = s->progs.handle_sk_data_ready;
 		p[1] = s->progs.handle_sock_recv_length;
 		p[2] = s->progs.handle_sock_send_length;
-		p[3] = NULL;
+		p[3] = s->progs.handle_tcp_rcv_space_adjust;
+		p[4] = NULL;
 	} else {
 		p[0] = s->progs.handle_sock_def_readable;
 		p[1] = s->progs.handle_inet_recvmsg_exit;
@@ -128,6 +129,36 @@ static void detach(const char *prog, struct sockets_bpf *s, struct obs_reqtime_m
 			mask & OBS_REQTIME_DETACH_SEND ? "send hooks" : " hook");
 }
 
+/* The lean hooks (kernel/lean.h): the copy hook loads where it can run, and then lean.c's child
+ * attaches the read hooks (every one of them, until it switches). */
+static void lean(struct sockets_bpf *s, const char *prog, const struct obs_reqtime_mech_plan *p,
+		 struct obs_reqtime_mech_got *got)
+{
+	const char *why = NULL;
+
+	if (p->lean == OBS_LEAN_OFF)
+		why = "";
+	else if (got->mech != OBS_REQTIME_MECH_TRACEPOINT)
+		why = "the sock: tracepoints (Linux 6.3+)";
+	else if (!obs_startup_btf_tracepoint_exists("tcp_rcv_space_adjust"))
+		why = "the tracepoint tcp:tcp_rcv_space_adjust";
+	else if (p->arrivals_sampled || p->detach)
+		why = p->detach ? "LOADLENS_OBSERVER_DETACH off" : "--arrivals always";
+	if (why) {
+		prog_off(s->progs.handle_tcp_rcv_space_adjust);
+		if (p->lean == OBS_LEAN_ON)
+			ll_warn(prog, "note: --lean on needs %s: every hook instead", why);
+		return;
+	}
+	got->lean = true;
+	got->lean_progs[0] = s->progs.handle_sk_data_ready;
+	got->lean_progs[1] = s->progs.handle_sock_recv_length;
+	got->lean_progs[2] = s->progs.handle_tcp_rcv_space_adjust;
+	for (size_t i = 0; i < 3; i++)
+		bpf_program__set_autoattach(got->lean_progs[i], false);
+	attached_add(got, "tcp_rcv_space_adjust (--lean)");
+}
+
 /* Switch off what the kernel lacks, before load. -ENOTSUP: request timing is not possible. */
 static int programs(struct sockets_bpf *s, const char *prog,
 		       const struct obs_reqtime_mech_plan *p, struct obs_reqtime_mech_got *got)
@@ -158,6 +189,8 @@ static int programs(struct sockets_bpf *s, const char *prog,
 			attached_add(got, "inet6_recvmsg, inet6_sendmsg");
 		}
 	}
+
+	lean(s, prog, p, got);
 
 	/* the connection programs' tp_btf inet_sock_set_state closes out a server's last response
 	 * (the raw_tp fallback does not); accept times come from the syscall tier, when attached */

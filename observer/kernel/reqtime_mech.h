@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "kernel/lean.h"
 
 /* How request timing gets its events (docs/observer.md, "Kernels"). */
 enum obs_reqtime_mech {
@@ -41,6 +42,7 @@ struct obs_reqtime_mech_plan {
 	const char *trace_path; /* --trace, or NULL */
 	uint32_t trace_every;
 	bool arrivals_sampled; /* the arrival program attached in windows (observer/kernel/systier.c) */
+	enum obs_lean_mode lean; /* --lean (observer/kernel/lean.h) */
 	bool h2_headers;       /* the server's HTTP/2 header blocks to userspace (statuses) */
 	unsigned int detach;   /* OBS_REQTIME_DETACH_*: hooks loaded but left unattached */
 };
@@ -52,6 +54,9 @@ struct obs_reqtime_mech_got {
 	bool accept;	/* sys_exit_accept4 exists: first requests' accept share */
 	bool runq;
 	struct bpf_program *arrival; /* with arrivals_sampled: for the tier to attach */
+	/* the lean hooks can run here: the arrival, recv and copy programs, for lean.c's child */
+	bool lean;
+	struct bpf_program *lean_progs[3];
 	bool ssl;		     /* TLS plaintext's uprobe programs load (ssl_probes.c) */
 	bool h2_headers;	     /* HTTP/2 header blocks go to userspace (needs user registers) */
 	char ssl_why[160];	     /* why not */

@@ -312,6 +312,11 @@ void obs_sockets_arrival_window(struct obs_sockets *c)
 	__atomic_add_fetch(&c->skel->bss->arrival_gen, 1, __ATOMIC_SEQ_CST);
 }
 
+volatile uint8_t *obs_sockets_lean_marks(struct obs_sockets *c)
+{
+	return &c->skel->bss->lean_marks;
+}
+
 bool obs_sockets_payload_on(const struct obs_sockets *c)
 {
 	return c->skel->rodata->targ_payload;

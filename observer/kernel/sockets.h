@@ -167,6 +167,8 @@ size_t obs_sockets_foreign(struct obs_sockets *c, struct rt_foreign_key *keys,
 			   struct rt_foreign *vals, size_t max);
 /* A sampled-arrivals window opens (observer/kernel/systier.c's hook). */
 void obs_sockets_arrival_window(struct obs_sockets *c);
+/* The BPF side's lean_marks byte (after load): the writes leave marks for the copy hook. */
+volatile uint8_t *obs_sockets_lean_marks(struct obs_sockets *c);
 bool obs_sockets_payload_on(const struct obs_sockets *c);
 uint64_t obs_sockets_payload_period_ns(const struct obs_sockets *c);
 

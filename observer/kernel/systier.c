@@ -2,6 +2,7 @@
 /* The syscall tier, attached on demand (see systier.h for why and when). */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,7 +148,35 @@ static int set_links(struct bpf_link **links, struct bpf_program *const *progs,
 	return err;
 }
 
-/* The child: one byte in ('1' attach, '0' detach), one byte out (0 or an errno). It runs as the
+/* Have exactly the programs of mask attached (bit i: progs[i]), attaching before detaching: a
+ * program that takes over another's work is there before that one goes. The first error, as a
+ * positive errno, or 0. */
+static int set_mask(struct bpf_link **links, struct bpf_program *const *progs,
+		    const uint64_t *tp_ids, size_t n, unsigned int mask)
+{
+	int err = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!(mask & 1U << i) || links[i])
+			continue;
+		links[i] = attach(progs[i], tp_ids ? tp_ids[i] : 0);
+		if (!links[i] && !err)
+			err = errno ? errno : EINVAL;
+	}
+	if (err) /* what was asked did not hold: keep the others attached */
+		return err;
+	for (i = 0; i < n; i++) {
+		if ((mask & 1U << i) || !links[i])
+			continue;
+		bpf_link__destroy(links[i]);
+		links[i] = NULL;
+	}
+	return 0;
+}
+
+/* The child: one byte in ('1' attach, '0' detach; OBS_SYSTIER_MASK | mask: set_mask()), one byte
+ * out (0 or an errno). It runs as the
  * observer's unprivileged user, with CAP_BPF and CAP_PERFMON only, no bounding set, no new
  * privileges: the tracepoint ids were read by the parent while it was root. */
 static void systier_child(int sock, struct bpf_program *const *progs, const uint64_t *tp_ids,
@@ -178,7 +207,9 @@ static void systier_child(int sock, struct bpf_program *const *progs, const uint
 			continue;
 		if (r <= 0)
 			break;
-		res = (unsigned char)set_links(links, progs, tp_ids, n, cmd == '1');
+		res = (unsigned char)(cmd & OBS_SYSTIER_MASK
+					      ? set_mask(links, progs, tp_ids, n, cmd & ~OBS_SYSTIER_MASK)
+					      : set_links(links, progs, tp_ids, n, cmd == '1'));
 		if (write(sock, &res, 1) != 1)
 			break;
 	}
@@ -205,6 +236,33 @@ static int ask(struct obs_systier *t, bool on)
 	if (write(t->sock, &cmd, 1) != 1)
 		return -EPIPE;
 	return err;
+}
+
+int obs_systier_want(struct obs_systier *t, unsigned int mask, int wait_ms)
+{
+	unsigned char cmd = (unsigned char)(OBS_SYSTIER_MASK | mask), res;
+	struct pollfd p = {.fd = t->sock, .events = POLLIN};
+	int err = 0;
+	ssize_t r;
+
+	if (t->mode != OBS_SYSTIER_AUTO || mask >= OBS_SYSTIER_MASK || t->n > 7)
+		return -EINVAL;
+	while ((r = read(t->sock, &res, 1)) == 1)
+		if (res && !err)
+			err = -(int)res;
+	if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))
+		return -EPIPE;
+	if (write(t->sock, &cmd, 1) != 1)
+		return -EPIPE;
+	if (!wait_ms)
+		return err;
+	/* this answer, now (the child's earlier answers were read above) */
+	if (poll(&p, 1, wait_ms) != 1)
+		return -ETIMEDOUT;
+	r = read(t->sock, &res, 1);
+	if (r != 1)
+		return -EPIPE;
+	return res ? -(int)res : err;
 }
 
 struct obs_systier *obs_systier_new(const char *prog, enum obs_systier_mode mode,

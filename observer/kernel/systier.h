@@ -62,6 +62,15 @@ void obs_systier_free(struct obs_systier *t);
 /* Call fn(arg) just before each attach (AUTO mode). */
 void obs_systier_on_attach(struct obs_systier *t, void (*fn)(void *), void *arg);
 
+/*
+ * AUTO mode, programs it holds by mask instead (the lean hooks, observer/kernel/lean.h): ask the
+ * child to have exactly those of mask attached (bit i: the i-th program; at most 7), attaching
+ * before it detaches. wait_ms 0: do not wait (an error surfaces at the next call); else wait that
+ * long for this answer. 0 or a negative errno.
+ */
+#define OBS_SYSTIER_MASK 0x80
+int obs_systier_want(struct obs_systier *t, unsigned int mask, int wait_ms);
+
 /* One interval passed; `pressure` names a sign of exhaustion (NULL: none; features/pressure.h). In AUTO mode this
  * attaches or detaches the tier for the next interval. Returns 0 or a negative errno. */
 int obs_systier_tick(struct obs_systier *t, const char *pressure);

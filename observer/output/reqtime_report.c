@@ -298,6 +298,30 @@ static void h2_statuses(FILE *out, const struct rt_ctrs *c, const struct obs_h2_
 	obs_h2_status_fmt(out, h2, c->h2_hb_ends, c->h2_hb_lost, c->h2_hb_big);
 }
 
+/* The lean hooks' lines (kernel/lean.h): how much of the run, and what they could not time. */
+static void lean_summary(FILE *out, const struct obs_reqtime_features *f,
+			 const struct obs_reqtime_stats *st)
+{
+	uint64_t turns = st->global[RT_G_LEAN_TURNS], unknown = st->global[RT_G_LEAN_UNKNOWN];
+	uint64_t missed = st->global[RT_G_LEAN_MISSED];
+
+	if (!f->lean)
+		return;
+	fprintf(out, "  lean hooks (--lean %s): the read at tcp_rcv_space_adjust %.0f%% of the "
+		     "run, %llu requests; now %s%s%s\n",
+		obs_lean_mode_name(f->lean_mode), 100 * f->lean_share, (unsigned long long)turns,
+		f->lean_state ? f->lean_state : "full", f->lean_why[0] ? ": " : "", f->lean_why);
+	if (unknown)
+		fprintf(out, "  lean hooks: %llu of those %llu requests have no socket-queue wait "
+			     "(they came before the previous response, or in pieces: the full hooks "
+			     "time those)\n",
+			(unsigned long long)unknown, (unsigned long long)turns);
+	if (missed)
+		fprintf(out, "  lean hooks: %llu TLS or HTTP/2 connection%s began under them: not "
+			     "timed\n",
+			(unsigned long long)missed, missed == 1 ? "" : "s");
+}
+
 int obs_reqtime_fmt_summary(FILE *out, const struct obs_reqtime *rt, const struct obs_reqtime_stats *st,
 			    const struct obs_h2_status_counts *h2)
 {
@@ -311,6 +335,7 @@ int obs_reqtime_fmt_summary(FILE *out, const struct obs_reqtime *rt, const struc
 	if (!h)
 		return -ENOMEM;
 	fprintf(out, "request timing (%s)\n", obs_reqtime_attached(rt));
+	lean_summary(out, obs_reqtime_features(rt), st);
 	if (obs_reqtime_features(rt)->arrivals_sampled)
 		fprintf(out, "  arrivals sampled (--arrivals sampled): sk_data_ready attached %.0f%% of "
 			     "the run; counts and service times cover every request, socket-queue "
@@ -473,6 +498,12 @@ int obs_reqtime_fmt_json_add(json_t *root, const struct obs_reqtime *rt,
 	set(feat, "tls_plaintext", json_string(f->tls_plaintext ? "uprobes" : "off"), &ok);
 	set(feat, "tls_plaintext_detail", json_string(f->tls_text), &ok);
 	set(feat, "tls_processes_without_libssl", json_integer((json_int_t)f->tls_without), &ok);
+	set(feat, "lean", json_string(f->lean ? obs_lean_mode_name(f->lean_mode) : "off"), &ok);
+	set(feat, "lean_share", json_real(f->lean ? f->lean_share : 0.0), &ok);
+	set(feat, "lean_state", f->lean && f->lean_state ? json_string(f->lean_state) : json_null(),
+	    &ok);
+	set(feat, "lean_reason", f->lean && f->lean_why[0] ? json_string(f->lean_why) : json_null(),
+	    &ok);
 	set(o, "features", feat, &ok);
 	feat = NULL;
 	set(o, "slots", slots, &ok);
@@ -492,6 +523,10 @@ int obs_reqtime_fmt_json_add(json_t *root, const struct obs_reqtime *rt,
 	       &ok);
 	set(o, "ssl_unmapped", json_integer((json_int_t)st->global[RT_G_SSL_UNMAPPED]), &ok);
 	set(o, "ssl_procs_full", json_integer((json_int_t)st->global[RT_G_SSL_PROCS_FULL]), &ok);
+	set(o, "lean_reads", json_integer((json_int_t)st->global[RT_G_LEAN_TURNS]), &ok);
+	set(o, "lean_no_arrival", json_integer((json_int_t)st->global[RT_G_LEAN_UNKNOWN]), &ok);
+	set(o, "lean_untimed_connections", json_integer((json_int_t)st->global[RT_G_LEAN_MISSED]),
+	    &ok);
 	set(o, "skipped_runs", json_integer((json_int_t)st->missed), &ok);
 	set(o, "intervals", json_incref(intervals), &ok);
 	if (ok) {

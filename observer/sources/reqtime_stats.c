@@ -17,6 +17,7 @@
 struct obs_reqtime {
 	struct obs_sockets *conn; /* the socket object's owner: every read of its maps goes there */
 	struct obs_reqtime_features features;
+	struct bpf_program *lean_progs[3]; /* features.lean: arrival, recv, copy (kernel/lean.h) */
 	uint16_t ports[RT_MAX_PORTS];
 	size_t nports;
 	bool owned; /* --pid/--cgroup: only the targets' own sockets are timed */
@@ -173,7 +174,8 @@ struct obs_reqtime *obs_reqtime_new(const char *prog, const struct obs_reqtime_o
 	plan = (struct obs_reqtime_mech_plan){opts->mech, opts->runq, opts->ports, opts->nports,
 					      opts->owned, rt->dyn, rt->nslots, rt->ncpu,
 					      opts->trace_path, opts->trace_every,
-					      opts->arrivals_sampled, opts->h2_headers, opts->detach};
+					      opts->arrivals_sampled, opts->lean, opts->h2_headers,
+					      opts->detach};
 	err = obs_reqtime_mech_plan(prog, conn, &plan, &got);
 	if (err)
 		goto cleanup;
@@ -182,6 +184,9 @@ struct obs_reqtime *obs_reqtime_new(const char *prog, const struct obs_reqtime_o
 	rt->features.accept = got.accept;
 	rt->features.runq = got.runq;
 	rt->features.arrivals_sampled = opts->arrivals_sampled;
+	rt->features.lean = got.lean;
+	rt->features.lean_mode = opts->lean;
+	memcpy(rt->lean_progs, got.lean_progs, sizeof(rt->lean_progs));
 	rt->arrival = opts->arrivals_sampled ? got.arrival : NULL;
 	memcpy(rt->attached, got.attached, sizeof(rt->attached));
 	rt->features.tls_possible = got.ssl;
@@ -531,6 +536,29 @@ void obs_reqtime_hist(const struct obs_reqtime_stats *st, size_t slot, unsigned 
 struct bpf_program *obs_reqtime_arrival_prog(const struct obs_reqtime *rt)
 {
 	return rt->arrival;
+}
+
+struct obs_lean *obs_reqtime_lean_new(struct obs_reqtime *rt, const char *prog)
+{
+	if (!rt || !rt->features.lean)
+		return NULL;
+	return obs_lean_new(prog, rt->features.lean_mode, rt->lean_progs,
+			    obs_sockets_lean_marks(rt->conn));
+}
+
+void obs_reqtime_lean_said(struct obs_reqtime *rt, const struct obs_lean *l)
+{
+	static const char *const states[] = {
+		[OBS_LEAN_FULL] = "full", [OBS_LEAN_GOING] = "going lean", [OBS_LEAN_LEAN] = "lean",
+		[OBS_LEAN_LEAVING] = "leaving lean", [OBS_LEAN_DONE] = "full"};
+	const char *why;
+
+	if (!l)
+		return;
+	rt->features.lean_share = obs_lean_share(l);
+	rt->features.lean_state = states[obs_lean_state(l)];
+	why = obs_lean_why(l);
+	snprintf(rt->features.lean_why, sizeof(rt->features.lean_why), "%s", why ? why : "");
 }
 
 void obs_reqtime_lost(const struct obs_reqtime *rt, const struct obs_reqtime_stats *st,

@@ -34,6 +34,7 @@ struct obs_reqtime_opts {
 				 * nports == 0 each of their ports gets its slot pair as it is seen */
 	enum obs_reqtime_mech mech; /* OFF: the best the kernel has; else only that one */
 	bool arrivals_sampled;	/* --arrivals sampled: the arrival program attached in windows */
+	enum obs_lean_mode lean; /* --lean (kernel/lean.h) */
 	unsigned int detach;	/* LOADLENS_OBSERVER_DETACH (kernel/reqtime_mech.h) */
 	bool h2_headers;	/* HTTP/2 and gRPC statuses (LOADLENS_OBSERVER_H2_HEADERS, on) */
 };
@@ -47,6 +48,13 @@ struct obs_reqtime_features {
 	bool trace;
 	bool arrivals_sampled; /* --arrivals sampled: sk_data_ready attached in windows only */
 	double arrival_share;  /* then: share of the run it was attached (set by main) */
+	/* the lean hooks (kernel/lean.h): possible here (then the child attaches the read hooks),
+	 * the mode, and as of the last tick: the share of the run, the state, the last reason */
+	bool lean;
+	enum obs_lean_mode lean_mode;
+	double lean_share;
+	const char *lean_state;
+	char lean_why[160];
 	/* TLS plaintext (uprobes on libssl): attached to some file, and what was done, in words
 	 * ("uprobes on PATH", or why not) */
 	bool tls_plaintext;
@@ -90,6 +98,11 @@ int obs_reqtime_start(struct obs_reqtime *rt, const char *prog, FILE *trace_out)
 /* --arrivals sampled: the arrival program, left for observer/kernel/systier.c to attach in
  * windows; NULL otherwise. */
 struct bpf_program *obs_reqtime_arrival_prog(const struct obs_reqtime *rt);
+/* Attached, privileged: the lean hooks' switch (kernel/lean.h), where they can run; NULL where
+ * not, or on an error (errno set, printed). */
+struct obs_lean *obs_reqtime_lean_new(struct obs_reqtime *rt, const char *prog);
+/* The lean hooks as of now, for the summary (features.lean_*). */
+void obs_reqtime_lean_said(struct obs_reqtime *rt, const struct obs_lean *l);
 /* A stamping window opens: UDP sockets resynchronise their arrival rings (for systier's hook). */
 void obs_reqtime_arrival_window(void *rt);
 /* The share of the run arrival stamping was attached, for the summary. */

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The lean hooks: request timing with two programs on a request's path instead of three.
+ *
+ * Why: on a plain TCP keep-alive load the observer's cost is its programs' dispatch more than
+ * their work (BENCHMARKS.md, "Observer: request timing overhead"), and the arrival hook
+ * (sk_data_ready) runs in the softirq of the client's send, on the client's CPU. The lean hooks
+ * begin a read at tcp:tcp_rcv_space_adjust, inside recvmsg after each skb it copies, where TCP's
+ * clock still holds the request's receipt (bpf/req_lean.bpf.h; rt_lean_arrival() in
+ * include/loadlens/reqtime.h): no sk_data_ready, no sock_recv_length.
+ *
+ * What they cannot do, and so when they run (--lean auto): TLS and HTTP/2 connections (their
+ * reads are walked whole at sock_recv_length), UDP (its reads and arrivals are those two hooks),
+ * and the first arrival of a read that took several segments, or a request that came before the
+ * previous response went (pipelined): the full hooks know those. So the observer starts with
+ * every hook; after OBS_LEAN_AFTER intervals in a row of plain TCP requests and nothing else
+ * (no TLS, no HTTP/2, no UDP request, no read of several client writes) it attaches the copy
+ * hook, has each response's write leave a mark for the next read (one interval with both sets
+ * attached), then detaches the other two. It goes back to every hook, for the rest of the run,
+ * once the copy hook finds a TLS or HTTP/2 connection (not timed, counted), a UDP reply is
+ * written, or more than 1 request in OBS_LEAN_UNKNOWN_PER lacks the arrival the full hooks
+ * would have had. Each switch is said in a note; the JSON says the share of the run spent lean.
+ *
+ *   --lean on   the copy hook from the start, for the run (what it cannot time is counted)
+ *   --lean off  every hook, for the run
+ *
+ * Attaching needs privilege the observer gives up after start: the syscall tier's child does it
+ * (observer/kernel/systier.h, obs_systier_want()). Only with the sock: tracepoints (Linux 6.3+);
+ * with the fentry mechanism the full hooks stay.
+ */
+#ifndef LOADLENS_OBSERVER_LEAN_H
+#define LOADLENS_OBSERVER_LEAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define OBS_LEAN_AFTER 3	  /* intervals of plain TCP requests before going lean */
+#define OBS_LEAN_UNKNOWN_PER 100 /* at most 1 lean read in this many without its arrival */
+
+enum obs_lean_mode {
+	OBS_LEAN_AUTO = 0,
+	OBS_LEAN_ON,
+	OBS_LEAN_OFF,
+};
+
+/* "auto", "on", "off" -> mode; -1 if none of them. */
+int obs_lean_mode_parse(const char *s);
+const char *obs_lean_mode_name(enum obs_lean_mode m);
+
+/* Where the hooks are: which programs are attached, and whether the writes leave marks. */
+enum obs_lean_state {
+	OBS_LEAN_FULL = 0, /* every hook; not lean yet */
+	OBS_LEAN_GOING,	   /* both sets, marks on: the next interval is lean */
+	OBS_LEAN_LEAN,	   /* the copy hook and the send hook */
+	OBS_LEAN_LEAVING,  /* both sets again: the next interval is full, for good */
+	OBS_LEAN_DONE,	   /* every hook, for the rest of the run */
+};
+
+/* One interval's deltas, as the decision sees them. */
+struct obs_lean_interval {
+	uint64_t tcp_requests;	/* TCP requests recorded */
+	uint64_t multi_arrival; /* TCP reads of several client writes */
+	uint64_t tls_h2;	/* TLS handshakes and HTTP/2 connections (the full hooks') */
+	uint64_t udp;		/* UDP requests and unsolicited replies */
+	uint64_t lean_turns;	/* reads the copy hook began */
+	uint64_t lean_unknown;	/* of which without the arrival the full hooks had had */
+	uint64_t lean_missed;	/* TLS/HTTP/2 connections the copy hook cannot follow */
+};
+
+struct obs_lean_rule {
+	enum obs_lean_state state;
+	unsigned int plain; /* intervals in a row of plain TCP requests */
+	char why[160];	    /* the last switch's reason */
+};
+
+/* The decision, a pure function: from r->state and this interval, the next state (set in
+ * r->state, r->why said why when it changed). mode ON stays LEAN; OFF stays FULL. */
+enum obs_lean_state obs_lean_decide(struct obs_lean_rule *r, enum obs_lean_mode mode,
+				    const struct obs_lean_interval *iv);
+
+/* The programs each state has attached: a mask of OBS_LEAN_PROG_*. */
+#define OBS_LEAN_PROG_ARRIVAL 1U
+#define OBS_LEAN_PROG_RECV 2U
+#define OBS_LEAN_PROG_COPY 4U
+unsigned int obs_lean_progs(enum obs_lean_state s);
+bool obs_lean_marks(enum obs_lean_state s);
+
+struct bpf_program;
+struct obs_lean;
+
+/*
+ * After attach, privileged: fork the attaching child with the three programs (arrival, recv,
+ * copy: loaded, not attached) and attach the first state's (AUTO: every hook; ON: lean), waiting
+ * for it. marks: the BPF side's lean_marks byte. NULL and errno set, one line printed.
+ */
+struct obs_lean *obs_lean_new(const char *prog, enum obs_lean_mode mode,
+			      struct bpf_program *const progs[3], volatile uint8_t *marks);
+void obs_lean_free(struct obs_lean *l);
+/* One interval's deltas: decide, switch (without waiting), say it in a note. */
+void obs_lean_tick(struct obs_lean *l, const struct obs_lean_interval *iv);
+/* The share of the run so far the copy hook was the read (0..1), and the state and reason. */
+double obs_lean_share(const struct obs_lean *l);
+enum obs_lean_state obs_lean_state(const struct obs_lean *l);
+const char *obs_lean_why(const struct obs_lean *l);
+enum obs_lean_mode obs_lean_mode(const struct obs_lean *l);
+
+#endif /* LOADLENS_OBSERVER_LEAN_H */
