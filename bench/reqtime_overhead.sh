@@ -26,6 +26,7 @@
 #   The names "noarrival", "nosend" and "readonly" leave request timing's arrival hook, its send
 #   hook, or both unattached (LOADLENS_OBSERVER_DETACH): what each hook costs, taken away.
 # Example: VARIANTS="before=build/bin-old observer=build/bin runq=build/bin:--runq noreq=build/bin"
+#          WARM=5 VARIANTS="auto=build/bin full=build/bin:--lean,off lean=build/bin:--lean,on"
 #
 # Loopback only; every load is bounded (wrk -d). Needs root, nginx, wrk, bpftool, python3
 # (apt-get install -y nginx-light wrk bpftool). Results go to stdout as Markdown.
@@ -36,6 +37,9 @@ ROUNDS=${ROUNDS:-10}
 DUR=${DUR:-3}
 STATS_DUR=${STATS_DUR:-5}
 MEM=${MEM:-1}
+# seconds of load before each measured run, not measured (the observer's --lean auto switches
+# after its first intervals of plain TCP requests: WARM=5 measures it as it then runs)
+WARM=${WARM:-0}
 SOCKETS=${SOCKETS:-100000}
 VARIANTS=${VARIANTS:-observer=$BIN}
 LOADS=${LOADS:-keepalive}
@@ -165,9 +169,11 @@ throughput() {
 		fi
 		for s in "${order[@]}"; do
 			if [ "$s" = off ]; then
+				[ "$WARM" = 0 ] || wrk_rps "$WARM" "$port" >/dev/null
 				res=$(wrk_cpu "$DUR" "$port" "$pid")
 			else
 				obs_on "$s" "$port"
+				[ "$WARM" = 0 ] || wrk_rps "$WARM" "$port" >/dev/null
 				res=$(wrk_cpu "$DUR" "$port" "$pid")
 				obs_off
 			fi
@@ -235,6 +241,7 @@ for v in $VARIANTS; do
 	obs_on "$v" $NGINX_PORT
 	# only this observer's programs (others may be loaded on a shared machine)
 	ids=$(cat /proc/"$OBS_PID"/fdinfo/* 2>/dev/null | awk '/^prog_id:/ { print $2 }' | sort -un)
+	[ "$WARM" = 0 ] || wrk_rps "$WARM" $NGINX_PORT >/dev/null
 	bpftool -j prog show >"$T/before.json"
 	mapfile -t wa < <(wrk_load "$LOAD")
 	taskset -c 1 wrk -t1 -c50 "${wa[@]}" -d"${STATS_DUR}s" "http://127.0.0.1:$NGINX_PORT/" >"$T/wrk.out"

@@ -58,15 +58,21 @@ static __always_inline void tcp_copied(struct sock *sk, bool kf)
 		global_add(RT_G_LEAN_MISSED, 1);
 		return;
 	}
-	rcv_nxt = LL_READ_KF(kf, struct tcp_sock, sk, rcv_nxt);
-	in.consumed = LL_READ_KF(kf, struct tcp_sock, sk, bytes_received) -
-		      (__u32)(rcv_nxt - in.copied_seq);
-	if (in.first && !in.consumed)
-		return; /* a peek */
+	/* a connection's first read only: what it consumed, and whether it sent first (lines the
+	 * softirq on the client's CPU wrote: not loaded on every request) */
+	in.consumed = 0;
+	in.data_segs_out = 0;
+	if (in.first) {
+		rcv_nxt = LL_READ_KF(kf, struct tcp_sock, sk, rcv_nxt);
+		in.consumed = LL_READ_KF(kf, struct tcp_sock, sk, bytes_received) -
+			      (__u32)(rcv_nxt - in.copied_seq);
+		if (!in.consumed)
+			return; /* a peek */
+		in.data_segs_out = LL_READ_KF(kf, struct tcp_sock, sk, data_segs_out);
+	}
 	in.clock = LL_READ_KF(kf, struct tcp_sock, sk, tcp_clock_cache);
 	in.after = s->state == RT_WRITING ? s->last_write_ns : s->read_ns;
 	in.data_segs_in = LL_READ_KF(kf, struct tcp_sock, sk, data_segs_in);
-	in.data_segs_out = LL_READ_KF(kf, struct tcp_sock, sk, data_segs_out);
 	in.peer_fin = sk->__sk_common.skc_state == TCP_CLOSE_WAIT;
 	arrival = rt_lean_arrival(&in, &kind, &bytes, &multi);
 	if (in.first && lean_hello(bytes)) {

@@ -1,0 +1,143 @@
+#!/bin/bash
+# The lean hooks (--lean; docs/observer/request-timing.md, "Lean hooks"): plain TCP reads begun at
+# tcp:tcp_rcv_space_adjust, with sk_data_ready and sock_recv_length detached. Each case runs two
+# observers on the same server at once, one with every hook (--lean off), so that both see the
+# same requests: the counts must be equal to the driver's, the queue waits and service times the
+# full hooks' within a few percent, and what the lean hooks cannot know few and counted.
+#   1. keep-alive, --lean auto: it goes lean after 3 intervals (the programs attached say so, mid-
+#      run), and stays
+#   2. Connection: close, --lean on: a connection's first request has its arrival too
+#   3. HTTP/2 while lean (auto): back to every hook, the connection begun under the lean hooks
+#      untimed and counted, a later one timed exactly
+#   4. UDP (auto): never lean
+. "$(dirname "$0")/lib.sh"
+require_bpf loadlens-observer loadlens-refserver loadlens-driver
+command -v bpftool >/dev/null || skip "bpftool is not installed"
+
+# programs NAME TRACEPOINT: how many of that tracepoint's programs observer NAME or its helper
+# children have attached (a child forked after an attach holds the link too: programs, not fds)
+programs() {
+	local pid pids
+	pid=$(eval echo "\$PID_$1")
+	pids=$(printf '%s,' "$pid" $(pgrep -P "$pid"))
+	bpftool perf -j | jq -r --argjson p "[${pids%,}]" --arg tp "$2" \
+		'[.[] | select(.pid as $x | $p | index($x)) | select(.tracepoint == $tp)
+		 | .prog_id] | unique | length'
+}
+slot='.request_timing.slots[] | select(.proto == "tcp")'
+# same NAME WHAT: the driver's count, and both observers'
+counts() {
+	local drv full lean
+	drv=$(jget "$LL_TMP/drv_$1.json" .requests)
+	full=$(jget "$LL_TMP/full_$1.json" "$slot | .requests")
+	lean=$(jget "$LL_TMP/lean_$1.json" "$slot | .requests")
+	echo "$1: driver $drv, full hooks $full, lean $lean"
+	[ "$full" = "$drv" ] && [ "$lean" = "$drv" ] || fail "$1: counts differ"
+}
+
+# 1. keep-alive, --lean auto
+port=$(free_port)
+refserver_up --pin rs_ka "$port" --proto http --service-time 200us --workers 1
+start_observer full_ka "$port" --lean off
+start_observer lean_ka "$port"
+grep -q "lean on needs" "$LL_TMP/lean_ka.err" && skip "$(grep "lean on needs" "$LL_TMP/lean_ka.err")"
+[ "$(programs lean_ka sk_data_ready)" = 1 ] || fail "auto: sk_data_ready not attached at start"
+load_cpu "$LOADLENS_BIN/loadlens-driver" "http://127.0.0.1:$port/" -c 4 -d 12s -q \
+	--json "$LL_TMP/drv_ka.json" >"$LL_TMP/drv_ka.out" 2>&1 &
+drv=$!
+# 3 intervals, one with both sets, and the detach (an RCU grace period per tracepoint)
+for t in $(seq 1 20); do
+	sleep 0.5
+	copy=$(programs lean_ka tcp_rcv_space_adjust)
+	arr=$(programs lean_ka sk_data_ready)
+	recv=$(programs lean_ka sock_recv_length)
+	[ "$copy" = 1 ] && [ "$arr" = 0 ] && [ "$recv" = 0 ] && break
+done
+echo "auto at $((t / 2)) s: tcp_rcv_space_adjust $copy, sk_data_ready $arr, sock_recv_length $recv"
+[ "$copy" = 1 ] && [ "$arr" = 0 ] && [ "$recv" = 0 ] || fail "auto: not lean after 10 s"
+[ "$(programs full_ka sk_data_ready)" = 1 ] || fail "--lean off: sk_data_ready not attached"
+[ "$(programs full_ka tcp_rcv_space_adjust)" = 0 ] || fail "--lean off: the copy hook attached"
+wait $drv || fail "keep-alive driver exited $?"
+sleep 0.3
+stop lean_ka full_ka rs_ka
+grep "lean hooks from now on" "$LL_TMP/lean_ka.err" || fail "auto: no note of the switch"
+counts ka
+expect_json "auto: state" "$LL_TMP/lean_ka.json" .request_timing.features.lean_state lean
+share=$(jget "$LL_TMP/lean_ka.json" .request_timing.features.lean_share)
+reads=$(jget "$LL_TMP/lean_ka.json" .request_timing.lean_reads)
+unknown=$(jget "$LL_TMP/lean_ka.json" .request_timing.lean_no_arrival)
+n=$(jget "$LL_TMP/lean_ka.json" "$slot | .requests")
+echo "auto: lean for $share of the run, $reads reads, $unknown without an arrival"
+awk -v s="$share" 'BEGIN { exit !(s > 0.2 && s < 0.9) }' || fail "auto: lean share $share"
+[ "$reads" -gt $((n / 3)) ] || fail "auto: $reads lean reads of $n"
+[ $((unknown * 200)) -le "$reads" ] || fail "auto: $unknown of $reads without an arrival"
+na=$(jget "$LL_TMP/lean_ka.json" "$slot | .no_arrival")
+[ $((na * 200)) -le "$n" ] || fail "auto: no_arrival $na of $n"
+for k in socket_queue_wait service_time; do
+	check_within "keep-alive $k p50, lean vs full" \
+		"$(jget "$LL_TMP/lean_ka.json" "$slot | .$k.p50")" \
+		"$(jget "$LL_TMP/full_ka.json" "$slot | .$k.p50")" 10
+done
+
+# 2. Connection: close, --lean on: each request is its connection's first
+port=$(free_port)
+refserver_up --pin rs_cl "$port" --proto http --workers 1
+start_observer full_cl "$port" --lean off
+start_observer lean_cl "$port" --lean on
+load_cpu "$LOADLENS_BIN/loadlens-driver" "http://127.0.0.1:$port/" -c 4 -d 3s -q \
+	-H "Connection: close" --json "$LL_TMP/drv_cl.json" >"$LL_TMP/drv_cl.out" 2>&1 ||
+	fail "close driver exited $?"
+sleep 0.3
+stop lean_cl full_cl rs_cl
+counts cl
+n=$(jget "$LL_TMP/lean_cl.json" "$slot | .requests")
+na=$(jget "$LL_TMP/lean_cl.json" "$slot | .no_arrival")
+echo "close, lean: $na of $n without an arrival"
+[ $((na * 1000)) -le "$n" ] || fail "close: no_arrival $na of $n"
+check_within "close socket-queue wait p50, lean vs full" \
+	"$(jget "$LL_TMP/lean_cl.json" "$slot | .socket_queue_wait.p50")" \
+	"$(jget "$LL_TMP/full_cl.json" "$slot | .socket_queue_wait.p50")" 15
+
+# 3. HTTP/2 while lean: plain requests on one port until lean, then an h2c connection on another
+pa=$(free_port)
+refserver_up --pin rs_p "$pa" --proto http --workers 1
+pb=$(free_port)
+refserver_up --pin rs_h2 "$pb" --proto h2 --workers 1
+start "lean_h2" "$LOADLENS_BIN/loadlens-observer" --port "$pa" --port "$pb" --interval 1s \
+	--json "$LL_TMP/lean_h2.json"
+wait_for lean_h2 observing 60
+load_cpu "$LOADLENS_BIN/loadlens-driver" "http://127.0.0.1:$pa/" -c 2 -d 6s -q \
+	--json "$LL_TMP/drv_p.json" >"$LL_TMP/drv_p.out" 2>&1 || fail "plain driver exited $?"
+grep -q "lean hooks from now on" "$LL_TMP/lean_h2.err" || fail "h2: never lean"
+load_cpu "$LOADLENS_BIN/loadlens-driver" "http://127.0.0.1:$pb/" --http2 -c 1 -n 200 -q \
+	--json "$LL_TMP/drv_h2a.json" >"$LL_TMP/drv_h2a.out" 2>&1 || fail "h2 driver exited $?"
+sleep 5
+grep "every hook again" "$LL_TMP/lean_h2.err" || fail "h2: the lean hooks stayed"
+load_cpu "$LOADLENS_BIN/loadlens-driver" "http://127.0.0.1:$pb/" --http2 -c 1 -n 300 -q \
+	--json "$LL_TMP/drv_h2b.json" >"$LL_TMP/drv_h2b.out" 2>&1 || fail "h2 driver exited $?"
+sleep 0.3
+stop lean_h2 rs_p rs_h2
+expect_json "h2: state" "$LL_TMP/lean_h2.json" .request_timing.features.lean_state full
+untimed=$(jget "$LL_TMP/lean_h2.json" .request_timing.lean_untimed_connections)
+[ "$untimed" -ge 1 ] || fail "h2: the connection begun while lean is not counted"
+h2=$(jget "$LL_TMP/lean_h2.json" ".request_timing.slots[] | select(.port == $pb and .proto == \"tcp\") | .requests")
+echo "h2: $untimed connection(s) untimed under the lean hooks; then $h2 streams timed"
+[ "$h2" = "$(jget "$LL_TMP/drv_h2b.json" .requests)" ] || fail "h2: $h2 streams after the switch"
+plain=$(jget "$LL_TMP/lean_h2.json" ".request_timing.slots[] | select(.port == $pa and .proto == \"tcp\") | .requests")
+[ "$plain" = "$(jget "$LL_TMP/drv_p.json" .requests)" ] || fail "h2: plain $plain requests"
+
+# 4. UDP: never lean
+port=$(free_port)
+refserver_up --pin rs_udp "$port" --proto udp --workers 1
+start_observer lean_udp "$port"
+load_cpu "$LOADLENS_BIN/loadlens-driver" "udp://127.0.0.1:$port" -c 2 -d 5s -q \
+	--json "$LL_TMP/drv_udp.json" >"$LL_TMP/drv_udp.out" 2>&1 || fail "udp driver exited $?"
+sleep 0.3
+stop lean_udp rs_udp
+expect_json "udp: state" "$LL_TMP/lean_udp.json" .request_timing.features.lean_state full
+jget "$LL_TMP/lean_udp.json" .request_timing.features.lean_reason | grep -q UDP ||
+	fail "udp: no reason given"
+expect_json "udp: lean share" "$LL_TMP/lean_udp.json" .request_timing.features.lean_share 0
+u=$(jget "$LL_TMP/lean_udp.json" '.request_timing.slots[] | select(.proto == "udp") | .requests')
+[ "$u" = "$(jget "$LL_TMP/rs_udp.json" .responses)" ] || fail "udp: $u requests counted"
+pass "lean hooks: counts, waits and switches as the full hooks"

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+/*
+ * When the lean hooks run (observer/kernel/lean.c, obs_lean_decide()): after OBS_LEAN_AFTER
+ * intervals of plain TCP requests only, through one interval with both sets of hooks; back to
+ * every hook for good when the copy hook meets what it cannot time; never with TLS, HTTP/2 or
+ * UDP about. No root, no kernel.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include "ll_test.h"
+#include "kernel/lean.h"
+
+static const struct obs_lean_interval plain = {.tcp_requests = 1000};
+
+/* Plain intervals until the switch: the state after each. */
+static void go_lean(struct obs_lean_rule *r)
+{
+	unsigned int i;
+
+	for (i = 1; i < OBS_LEAN_AFTER; i++)
+		assert_int_equal(obs_lean_decide(r, OBS_LEAN_AUTO, &plain), OBS_LEAN_FULL);
+	assert_int_equal(obs_lean_decide(r, OBS_LEAN_AUTO, &plain), OBS_LEAN_GOING);
+	assert_non_null(strstr(r->why, "plain TCP"));
+	assert_int_equal(obs_lean_decide(r, OBS_LEAN_AUTO, &plain), OBS_LEAN_LEAN);
+}
+
+static void test_plain_goes_lean(void **state)
+{
+	struct obs_lean_rule r = {0};
+	struct obs_lean_interval lean = {.tcp_requests = 1000, .lean_turns = 1000,
+					 .lean_unknown = 3};
+
+	(void)state;
+	go_lean(&r);
+	/* 3 of 1000 reads without their arrival: under 1 in 100, it stays */
+	assert_int_equal(obs_lean_decide(&r, OBS_LEAN_AUTO, &lean), OBS_LEAN_LEAN);
+	/* 11 of 1000: back to every hook, through both sets, for good */
+	lean.lean_unknown = 11;
+	assert_int_equal(obs_lean_decide(&r, OBS_LEAN_AUTO, &lean), OBS_LEAN_LEAVING);
+	assert_non_null(strstr(r.why, "11 of 1000"));
+	assert_int_equal(obs_lean_decide(&r, OBS_LEAN_AUTO, &plain), OBS_LEAN_DONE);
+	assert_int_equal(obs_lean_decide(&r, OBS_LEAN_AUTO, &plain), OBS_LEAN_DONE);
+	assert_int_equal(obs_lean_progs(OBS_LEAN_DONE), OBS_LEAN_PROG_ARRIVAL | OBS_LEAN_PROG_RECV);
+	assert_false(obs_lean_marks(OBS_LEAN_DONE));
+}
+
+/* Idle intervals, or reads of several client writes, start the count again. */
+static void test_count_restarts(void **state)
+{
+	struct obs_lean_rule r = {0};
+	struct obs_lean_interval idle = {0}, piped = {.tcp_requests = 500, .multi_arrival = 3};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 10; i++) {
+		assert_int_equal(obs_lean_decide(&r, OBS_LEAN_AUTO, i % 2 ? &idle : &plain),
+				 OBS_LEAN_FULL);
+		assert_int_equal(obs_lean_decide(&r, OBS_LEAN_AUTO, &piped), OBS_LEAN_FULL);
+	}
+	go_lean(&r);
+}
+
+/* TLS, HTTP/2 or UDP: every hook, for good, from the start or from lean. */
+static void test_never_with_tls_h2_udp(void **state)
+{
+	struct obs_lean_rule r = {0};
+	struct obs_lean_interval h2 = {.tcp_requests = 10, .tls_h2 = 2};
+	struct obs_lean_interval udp = {.tcp_requests = 10, .udp = 1};
+	struct obs_lean_interval missed = {.tcp_requests = 10, .lean_turns = 10, .lean_missed = 1};
+
+	(void)state;
+	assert_int_equal(obs_lean_decide(&r, OBS_LEAN_AUTO, &h2), OBS_LEAN_DONE);
+	assert_non_null(strstr(r.why, "2 TLS or HTTP/2 connections"));
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(obs_lean_decide(&r, OBS_LEAN_AUTO, &udp), OBS_LEAN_DONE);
+	assert_non_null(strstr(r.why, "UDP"));
+	memset(&r, 0, sizeof(r));
+	go_lean(&r);
+	assert_int_equal(obs_lean_decide(&r, OBS_LEAN_AUTO, &missed), OBS_LEAN_LEAVING);
+	assert_non_null(strstr(r.why, "1 TLS or HTTP/2 connection "));
+	/* from the overlap, straight back: the full hooks are still attached */
+	memset(&r, 0, sizeof(r));
+	for (unsigned int i = 0; i < OBS_LEAN_AFTER; i++)
+		obs_lean_decide(&r, OBS_LEAN_AUTO, &plain);
+	assert_int_equal(r.state, OBS_LEAN_GOING);
+	assert_int_equal(obs_lean_decide(&r, OBS_LEAN_AUTO, &udp), OBS_LEAN_DONE);
+}
+
+/* --lean on and off hold whatever comes. */
+static void test_forced(void **state)
+{
+	struct obs_lean_rule r = {0};
+	struct obs_lean_interval h2 = {.tcp_requests = 10, .tls_h2 = 2, .lean_missed = 3};
+
+	(void)state;
+	assert_int_equal(obs_lean_decide(&r, OBS_LEAN_ON, &h2), OBS_LEAN_LEAN);
+	assert_int_equal(obs_lean_decide(&r, OBS_LEAN_OFF, &plain), OBS_LEAN_FULL);
+	assert_int_equal(obs_lean_progs(OBS_LEAN_LEAN), OBS_LEAN_PROG_COPY);
+	assert_int_equal(obs_lean_progs(OBS_LEAN_GOING),
+			 OBS_LEAN_PROG_ARRIVAL | OBS_LEAN_PROG_RECV | OBS_LEAN_PROG_COPY);
+	assert_true(obs_lean_marks(OBS_LEAN_GOING) && obs_lean_marks(OBS_LEAN_LEAN));
+	assert_int_equal(obs_lean_mode_parse("auto"), OBS_LEAN_AUTO);
+	assert_int_equal(obs_lean_mode_parse("lean"), -1);
+}
+
+LL_TEST_MAIN(test_plain_goes_lean, test_count_restarts, test_never_with_tls_h2_udp, test_forced)
