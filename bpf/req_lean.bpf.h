@@ -89,7 +89,6 @@ static __always_inline void tcp_copied(struct sock *sk, bool kf)
 	s->arrivals = 0;
 	if (multi)
 		REC_ADD(slot, multi_arrival, 1);
-	global_add(RT_G_LEAN_TURNS, 1);
 	if (kind == RT_LEAN_UNKNOWN)
 		global_add(RT_G_LEAN_UNKNOWN, 1);
 	if (bytes)

@@ -150,8 +150,7 @@ enum rt_global {
 	RT_G_SSL_PROCS_FULL, /* ClientHellos read by a process whose slot of the SSL-process table
 			      * another process held: its SSL calls are not looked at */
 	/* the lean hooks (rt_lean_arrival(); observer/kernel/lean.h) */
-	RT_G_LEAN_TURNS,     /* requests whose read the copy hook began */
-	RT_G_LEAN_UNKNOWN,   /* of which the arrival the full hooks would have seen and the copy
+	RT_G_LEAN_UNKNOWN,   /* reads whose arrival the full hooks would have seen and the copy
 			      * hook could not (pipelined, written in pieces): no_arrival too */
 	RT_G_LEAN_MISSED,    /* connections whose first bytes (TLS, HTTP/2) the copy hook cannot
 			      * follow: not timed */

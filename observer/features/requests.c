@@ -248,8 +248,8 @@ static void requests_snap(const struct obs_requests *r, const struct obs_reads *
 	snap->runq_p99_ns = ll_hist_count(h) ? (double)ll_hist_percentile(h, 99) : -1;
 }
 
-/* The lean hooks' switch, on this interval's deltas. */
-static void lean_tick(struct obs_requests *r)
+/* The lean hooks' switch, on this interval's deltas (final: counted only). */
+static void lean_tick(struct obs_requests *r, bool final)
 {
 	const struct obs_reqtime_stats *d = r->delta;
 	struct obs_lean_interval iv = {0};
@@ -268,10 +268,9 @@ static void lean_tick(struct obs_requests *r)
 		iv.multi_arrival += c->multi_arrival;
 		iv.tls_h2 += c->tls_handshakes + c->tls_unseen + c->tls_plain_conns + c->h2_conns;
 	}
-	iv.lean_turns = d->global[RT_G_LEAN_TURNS];
 	iv.lean_unknown = d->global[RT_G_LEAN_UNKNOWN];
 	iv.lean_missed = d->global[RT_G_LEAN_MISSED];
-	obs_lean_tick(r->lean, &iv);
+	obs_lean_tick(r->lean, &iv, final);
 	obs_reqtime_lean_said(r->rt, r->lean);
 }
 
@@ -305,7 +304,7 @@ static int tick(void *self, struct obs_tick *tk)
 	if (!h)
 		return -ENOMEM;
 	obs_reqtime_stats_sub(r->delta, r->cur, r->prev);
-	lean_tick(r);
+	lean_tick(r, false);
 	if (tk->snap)
 		requests_snap(r, tk->reads, tk->snap, h);
 	if (tk->records && json_array_size(r->intervals) < MAX_INTERVALS) {
@@ -338,6 +337,8 @@ static int finish(void *self, struct obs_tick *tk)
 	if (!h)
 		return -ENOMEM;
 	obs_reqtime_stats_sub(r->delta, r->cur, r->prev);
+	lean_tick(r, true);
+	obs_reqtime_lean_said(r->rt, r->lean);
 	requests_snap(r, tk->reads, tk->snap, h);
 	keep(r->prev, r->cur);
 	ll_hist_free(h);

@@ -16,6 +16,7 @@ struct obs_lean {
 	struct obs_systier *tier; /* its child attaches and detaches the three programs */
 	volatile uint8_t *marks;
 	uint64_t start_ns, last_ns, lean_ns;
+	uint64_t reads; /* TCP requests while the copy hook was attached (it begins each) */
 };
 
 static const char *const names[] = {
@@ -71,10 +72,10 @@ static bool cannot(struct obs_lean_rule *r, const struct obs_lean_interval *iv)
 		snprintf(r->why, sizeof(r->why), "UDP requests on a target port");
 		return true;
 	}
-	if (iv->lean_unknown > 1 && iv->lean_unknown * OBS_LEAN_UNKNOWN_PER > iv->lean_turns) {
-		snprintf(r->why, sizeof(r->why), "%llu of %llu reads without the arrival the full "
-			 "hooks see (pipelined requests, or written in pieces)",
-			 (unsigned long long)iv->lean_unknown, (unsigned long long)iv->lean_turns);
+	if (iv->lean_unknown > 1 && iv->lean_unknown * OBS_LEAN_UNKNOWN_PER > iv->tcp_requests) {
+		snprintf(r->why, sizeof(r->why), "%llu of %llu requests without the arrival the full "
+			 "hooks see (pipelined, or written in pieces)",
+			 (unsigned long long)iv->lean_unknown, (unsigned long long)iv->tcp_requests);
 		return true;
 	}
 	return false;
@@ -174,7 +175,7 @@ void obs_lean_free(struct obs_lean *l)
 	free(l);
 }
 
-void obs_lean_tick(struct obs_lean *l, const struct obs_lean_interval *iv)
+void obs_lean_tick(struct obs_lean *l, const struct obs_lean_interval *iv, bool final)
 {
 	enum obs_lean_state was, now;
 	uint64_t t = now_ns();
@@ -183,9 +184,13 @@ void obs_lean_tick(struct obs_lean *l, const struct obs_lean_interval *iv)
 	if (!l)
 		return;
 	was = l->rule.state;
-	if (was == OBS_LEAN_GOING || was == OBS_LEAN_LEAN || was == OBS_LEAN_LEAVING)
+	if (was == OBS_LEAN_GOING || was == OBS_LEAN_LEAN || was == OBS_LEAN_LEAVING) {
 		l->lean_ns += t - l->last_ns;
+		l->reads += iv->tcp_requests;
+	}
 	l->last_ns = t;
+	if (final)
+		return;
 	now = obs_lean_decide(&l->rule, l->mode, iv);
 	if (now == was)
 		return;
@@ -225,6 +230,11 @@ double obs_lean_share(const struct obs_lean *l)
 	if (s == OBS_LEAN_GOING || s == OBS_LEAN_LEAN || s == OBS_LEAN_LEAVING)
 		on += t - l->last_ns;
 	return t > l->start_ns ? (double)on / (double)(t - l->start_ns) : 0.0;
+}
+
+uint64_t obs_lean_reads(const struct obs_lean *l)
+{
+	return l->reads;
 }
 
 enum obs_lean_state obs_lean_state(const struct obs_lean *l)

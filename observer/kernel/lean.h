@@ -62,8 +62,8 @@ struct obs_lean_interval {
 	uint64_t multi_arrival; /* TCP reads of several client writes */
 	uint64_t tls_h2;	/* TLS handshakes and HTTP/2 connections (the full hooks') */
 	uint64_t udp;		/* UDP requests and unsolicited replies */
-	uint64_t lean_turns;	/* reads the copy hook began */
-	uint64_t lean_unknown;	/* of which without the arrival the full hooks had had */
+	uint64_t lean_unknown;	/* reads the copy hook began without the arrival the full hooks
+				 * had had (while it is attached it begins every TCP read) */
 	uint64_t lean_missed;	/* TLS/HTTP/2 connections the copy hook cannot follow */
 };
 
@@ -96,10 +96,13 @@ struct obs_lean;
 struct obs_lean *obs_lean_new(const char *prog, enum obs_lean_mode mode,
 			      struct bpf_program *const progs[3], volatile uint8_t *marks);
 void obs_lean_free(struct obs_lean *l);
-/* One interval's deltas: decide, switch (without waiting), say it in a note. */
-void obs_lean_tick(struct obs_lean *l, const struct obs_lean_interval *iv);
-/* The share of the run so far the copy hook was the read (0..1), and the state and reason. */
+/* One interval's deltas: decide, switch (without waiting), say it in a note; final: the last
+ * read's, only counted. */
+void obs_lean_tick(struct obs_lean *l, const struct obs_lean_interval *iv, bool final);
+/* The share of the run so far the copy hook was the read (0..1), the TCP requests it began,
+ * and the state and reason. */
 double obs_lean_share(const struct obs_lean *l);
+uint64_t obs_lean_reads(const struct obs_lean *l);
 enum obs_lean_state obs_lean_state(const struct obs_lean *l);
 const char *obs_lean_why(const struct obs_lean *l);
 enum obs_lean_mode obs_lean_mode(const struct obs_lean *l);

@@ -302,7 +302,7 @@ static void h2_statuses(FILE *out, const struct rt_ctrs *c, const struct obs_h2_
 static void lean_summary(FILE *out, const struct obs_reqtime_features *f,
 			 const struct obs_reqtime_stats *st)
 {
-	uint64_t turns = st->global[RT_G_LEAN_TURNS], unknown = st->global[RT_G_LEAN_UNKNOWN];
+	uint64_t turns = f->lean_reads, unknown = st->global[RT_G_LEAN_UNKNOWN];
 	uint64_t missed = st->global[RT_G_LEAN_MISSED];
 
 	if (!f->lean)
@@ -523,7 +523,7 @@ int obs_reqtime_fmt_json_add(json_t *root, const struct obs_reqtime *rt,
 	       &ok);
 	set(o, "ssl_unmapped", json_integer((json_int_t)st->global[RT_G_SSL_UNMAPPED]), &ok);
 	set(o, "ssl_procs_full", json_integer((json_int_t)st->global[RT_G_SSL_PROCS_FULL]), &ok);
-	set(o, "lean_reads", json_integer((json_int_t)st->global[RT_G_LEAN_TURNS]), &ok);
+	set(o, "lean_reads", json_integer((json_int_t)f->lean_reads), &ok);
 	set(o, "lean_no_arrival", json_integer((json_int_t)st->global[RT_G_LEAN_UNKNOWN]), &ok);
 	set(o, "lean_untimed_connections", json_integer((json_int_t)st->global[RT_G_LEAN_MISSED]),
 	    &ok);

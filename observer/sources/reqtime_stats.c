@@ -556,6 +556,7 @@ void obs_reqtime_lean_said(struct obs_reqtime *rt, const struct obs_lean *l)
 	if (!l)
 		return;
 	rt->features.lean_share = obs_lean_share(l);
+	rt->features.lean_reads = obs_lean_reads(l);
 	rt->features.lean_state = states[obs_lean_state(l)];
 	why = obs_lean_why(l);
 	snprintf(rt->features.lean_why, sizeof(rt->features.lean_why), "%s", why ? why : "");

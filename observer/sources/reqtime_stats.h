@@ -53,6 +53,7 @@ struct obs_reqtime_features {
 	bool lean;
 	enum obs_lean_mode lean_mode;
 	double lean_share;
+	uint64_t lean_reads;
 	const char *lean_state;
 	char lean_why[160];
 	/* TLS plaintext (uprobes on libssl): attached to some file, and what was done, in words

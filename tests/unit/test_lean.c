@@ -31,8 +31,7 @@ static void go_lean(struct obs_lean_rule *r)
 static void test_plain_goes_lean(void **state)
 {
 	struct obs_lean_rule r = {0};
-	struct obs_lean_interval lean = {.tcp_requests = 1000, .lean_turns = 1000,
-					 .lean_unknown = 3};
+	struct obs_lean_interval lean = {.tcp_requests = 1000, .lean_unknown = 3};
 
 	(void)state;
 	go_lean(&r);
@@ -70,7 +69,7 @@ static void test_never_with_tls_h2_udp(void **state)
 	struct obs_lean_rule r = {0};
 	struct obs_lean_interval h2 = {.tcp_requests = 10, .tls_h2 = 2};
 	struct obs_lean_interval udp = {.tcp_requests = 10, .udp = 1};
-	struct obs_lean_interval missed = {.tcp_requests = 10, .lean_turns = 10, .lean_missed = 1};
+	struct obs_lean_interval missed = {.tcp_requests = 10, .lean_missed = 1};
 
 	(void)state;
 	assert_int_equal(obs_lean_decide(&r, OBS_LEAN_AUTO, &h2), OBS_LEAN_DONE);
