@@ -40,6 +40,7 @@ struct probe {
 	enum obs_reqtime_mech mech;
 	char mech_why[256];
 	bool ipv6_timed;
+	bool lean; /* the lean hooks' copy program loads (kernel/lean.h) */
 	struct obs_fail_features fail;
 	bool fditer;
 	bool census_iter; /* the census' TCP iterator loads and attaches */
@@ -84,6 +85,7 @@ static void check_load(struct probe *p, enum obs_reqtime_mech want)
 		obs_reqtime_mech_payload(obs_kernel_conn(k), false, -1);
 		p->ipv6_timed = p->mech == OBS_REQTIME_MECH_TRACEPOINT ||
 				bpf_program__autoload(s->progs.handle_inet6_recvmsg_exit);
+		p->lean = obs_reqtime_features(rt)->lean;
 	}
 	err = obs_kernel_load(k, NULL, 0);
 	p->loaded = !err;
@@ -157,6 +159,12 @@ static json_t *features(const struct probe *p)
 						  "inet{,6}_recvmsg, inet{,6}_sendmsg"
 						: "off",
 		"6.3 (tracepoints); else 5.5 with BTF trampolines (fentry)", note));
+	json_array_append_new(a, check_row("lean hooks: plain TCP requests with one event less",
+		p->lean, p->lean ? "tp_btf tcp:tcp_rcv_space_adjust instead of sock:sk_data_ready "
+				   "and sock_recv_length (--lean auto: while only plain TCP shows)"
+				 : "off",
+		"6.3 (the sock: tracepoints) and tcp:tcp_rcv_space_adjust",
+		p->lean ? NULL : "every request has all three events"));
 	json_array_append_new(a, check_row("request timing over TLS (HTTP/2 streams, HTTP/1.1)",
 		p->mech != OBS_REQTIME_MECH_OFF && p->tls_plain,
 		p->mech != OBS_REQTIME_MECH_OFF && p->tls_plain
