@@ -19,25 +19,14 @@ struct obs_lean {
 	uint64_t reads; /* TCP requests while the copy hook was attached (it begins each) */
 };
 
-static const char *const names[] = {
-	[OBS_LEAN_AUTO] = "auto",
-	[OBS_LEAN_ON] = "on",
-	[OBS_LEAN_OFF] = "off",
-};
-
 int obs_lean_mode_parse(const char *s)
 {
-	size_t i;
-
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(s, names[i]))
-			return (int)i;
-	return -1;
+	return obs_systier_mode_parse(s);
 }
 
 const char *obs_lean_mode_name(enum obs_lean_mode m)
 {
-	return names[m];
+	return obs_systier_mode_name((enum obs_systier_mode)m);
 }
 
 unsigned int obs_lean_progs(enum obs_lean_state s)

@@ -33,14 +33,16 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "kernel/systier.h"
 
 #define OBS_LEAN_AFTER 3	  /* intervals of plain TCP requests before going lean */
 #define OBS_LEAN_UNKNOWN_PER 100 /* at most 1 lean read in this many without its arrival */
 
+/* the syscall tier's modes, words and values (kernel/systier.h) */
 enum obs_lean_mode {
-	OBS_LEAN_AUTO = 0,
-	OBS_LEAN_ON,
-	OBS_LEAN_OFF,
+	OBS_LEAN_AUTO = OBS_SYSTIER_AUTO,
+	OBS_LEAN_ON = OBS_SYSTIER_ON,
+	OBS_LEAN_OFF = OBS_SYSTIER_OFF,
 };
 
 /* "auto", "on", "off" -> mode; -1 if none of them. */

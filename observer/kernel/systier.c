@@ -222,9 +222,9 @@ static void systier_child(int sock, struct bpf_program *const *progs, const uint
  * (the kernel waits for an RCU grace period per tracepoint it unregisters), and the interval loop
  * must not stall. Its answers are collected at the next call; the first failure is returned.
  */
-static int ask(struct obs_systier *t, bool on)
+static int send_cmd(struct obs_systier *t, unsigned char cmd)
 {
-	unsigned char cmd = on ? '1' : '0', res;
+	unsigned char res;
 	int err = 0;
 	ssize_t r;
 
@@ -238,25 +238,24 @@ static int ask(struct obs_systier *t, bool on)
 	return err;
 }
 
+static int ask(struct obs_systier *t, bool on)
+{
+	return send_cmd(t, on ? '1' : '0');
+}
+
 int obs_systier_want(struct obs_systier *t, unsigned int mask, int wait_ms)
 {
-	unsigned char cmd = (unsigned char)(OBS_SYSTIER_MASK | mask), res;
 	struct pollfd p = {.fd = t->sock, .events = POLLIN};
-	int err = 0;
+	unsigned char res;
 	ssize_t r;
+	int err;
 
 	if (t->mode != OBS_SYSTIER_AUTO || mask >= OBS_SYSTIER_MASK || t->n > 7)
 		return -EINVAL;
-	while ((r = read(t->sock, &res, 1)) == 1)
-		if (res && !err)
-			err = -(int)res;
-	if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))
-		return -EPIPE;
-	if (write(t->sock, &cmd, 1) != 1)
-		return -EPIPE;
-	if (!wait_ms)
+	err = send_cmd(t, (unsigned char)(OBS_SYSTIER_MASK | mask));
+	if (!wait_ms || err == -EPIPE)
 		return err;
-	/* this answer, now (the child's earlier answers were read above) */
+	/* this answer, now (send_cmd read the earlier ones) */
 	if (poll(&p, 1, wait_ms) != 1)
 		return -ETIMEDOUT;
 	r = read(t->sock, &res, 1);

@@ -305,7 +305,8 @@ static void lean_summary(FILE *out, const struct obs_reqtime_features *f,
 	uint64_t turns = f->lean_reads, unknown = st->global[RT_G_LEAN_UNKNOWN];
 	uint64_t missed = st->global[RT_G_LEAN_MISSED];
 
-	if (!f->lean)
+	/* nothing to say when they never ran (JSON features.lean_reason says why) */
+	if (!f->lean || (!turns && !missed && f->lean_mode != OBS_LEAN_ON))
 		return;
 	fprintf(out, "  lean hooks (--lean %s): the read at tcp_rcv_space_adjust %.0f%% of the "
 		     "run, %llu requests; now %s%s%s\n",
