@@ -116,8 +116,8 @@ static __always_inline bool netns_is_target(const struct sock *sk)
 	if (!targ_netns)
 		return true;
 	if (targ_rdonly_cast)
-		return LL_CAST(struct sock, sk)->__sk_common.skc_net.net->ns.inum == targ_netns;
-	return BPF_CORE_READ(sk, __sk_common.skc_net.net, ns.inum) == targ_netns;
+		return ll_net_is_target(LL_CAST(struct sock, sk)->__sk_common.skc_net.net, true);
+	return ll_net_is_target(BPF_CORE_READ(sk, __sk_common.skc_net.net), false);
 }
 
 /* An inet socket on a target port in the target netns (a listener or an accepted child). */
@@ -241,7 +241,8 @@ static __always_inline int exit_accept(long ret, __u32 sys)
  * A socket is a target if its local or remote port is a target port, judged at every move. The
  * local port is read twice over: skc_num is set from bind() on (so at CLOSE -> LISTEN) but reads 0
  * at CLOSE, because inet_put_port() clears it before the state is stored; inet_sport is set only
- * once the port is hashed (not yet at CLOSE -> LISTEN) and stays until the socket is freed.
+ * once the port is hashed (not yet at CLOSE -> LISTEN) and stays until the socket is freed. So
+ * skc_num where it is set (inet_sport is then the same port, or not yet set), else inet_sport.
  */
 static __always_inline int on_set_state(const struct sock *sk, int oldstate, int newstate,
 					bool btf)
@@ -250,13 +251,14 @@ static __always_inline int on_set_state(const struct sock *sk, int oldstate, int
 	struct obs_conn_block *b;
 	struct obs_queued *q;
 	__u16 num, sport, dport;
-	__u32 netns, idx;
+	__u32 idx;
 	__u64 tag;
 	int err;
 
 	if (btf) {
+		/* inet_sport is on a line of its own (a cache miss): read only where skc_num is 0 */
 		num = sk->__sk_common.skc_num;
-		sport = bpf_ntohs(LL_READ(struct inet_sock, sk, inet_sport));
+		sport = num ? num : bpf_ntohs(LL_READ(struct inet_sock, sk, inet_sport));
 		dport = bpf_ntohs(sk->__sk_common.skc_dport);
 	} else {
 		num = BPF_CORE_READ(sk, __sk_common.skc_num);
@@ -269,12 +271,9 @@ static __always_inline int on_set_state(const struct sock *sk, int oldstate, int
 	 * the connecting process (this runs in its connect()), so it can be judged and named. */
 	if (oldstate == TCP_SYN_SENT && newstate == TCP_CLOSE && !sport && !proc_wanted())
 		return 0;
-	if (targ_netns) {
-		netns = btf ? sk->__sk_common.skc_net.net->ns.inum
-			    : BPF_CORE_READ(sk, __sk_common.skc_net.net, ns.inum);
-		if (netns != targ_netns)
-			return 0;
-	}
+	if (!ll_net_is_target(btf ? sk->__sk_common.skc_net.net
+				  : BPF_CORE_READ(sk, __sk_common.skc_net.net), btf))
+		return 0;
 	b = block_get();
 	if (!b)
 		return 0;
@@ -309,7 +308,10 @@ static __always_inline int on_set_state(const struct sock *sk, int oldstate, int
 	q = bpf_map_lookup_elem(&queued, &idx);
 	if (!q)
 		return 0;
-	q->estab_ns = bpf_ktime_get_ns();
+	/* the child's TCP clock: refreshed as this ACK's processing began (no clock read) */
+	q->estab_ns = btf && bpf_core_field_exists(struct tcp_sock, tcp_clock_cache)
+			      ? LL_READ(struct tcp_sock, sk, tcp_clock_cache)
+			      : bpf_ktime_get_ns();
 	q->accept_ns = 0;
 	q->tag = tag;
 	return 0;

@@ -127,7 +127,7 @@ static __always_inline bool skb_wanted(const struct sk_buff *skb)
 			return false;
 	}
 	if (targ_netns)
-		return BPF_CORE_READ(skb, dev, nd_net.net, ns.inum) == targ_netns;
+		return ll_net_is_target(BPF_CORE_READ(skb, dev, nd_net.net), false);
 	return true;
 }
 

@@ -237,11 +237,33 @@ static __always_inline bool proc_wanted(void)
 	return true;
 }
 
+/*
+ * The target netns' struct net, learned from the first socket found in it. A netns' inode number
+ * shares a cache line with its reference count, which every socket's creation and release
+ * writes: on a host opening connections on two CPUs, reading it is a cache miss a socket event.
+ * The address is a load from the socket, and stays the namespace's: the observer holds the
+ * namespace open (its own, or the target's fd) for as long as these programs are loaded.
+ */
+__u64 ll_target_net = 0;
+
+static __always_inline bool ll_net_is_target(const struct net *net, bool btf)
+{
+	__u32 inum;
+
+	if (!targ_netns || (__u64)net == ll_target_net)
+		return true;
+	inum = btf ? net->ns.inum : BPF_CORE_READ(net, ns.inum);
+	if (inum != targ_netns)
+		return false;
+	ll_target_net = (__u64)net;
+	return true;
+}
+
 static __always_inline bool netns_wanted(const struct sock *sk)
 {
 	if (!targ_netns)
 		return true;
-	return BPF_CORE_READ(sk, __sk_common.skc_net.net, ns.inum) == targ_netns;
+	return ll_net_is_target(BPF_CORE_READ(sk, __sk_common.skc_net.net), false);
 }
 
 /* A socket is a target if it is in the target netns and its local or remote port is wanted. */

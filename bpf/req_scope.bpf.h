@@ -43,7 +43,7 @@ static __always_inline int sock_slot(const struct sock *sk, bool *udp)
 		*udp = true;
 	else
 		return -1;
-	if (targ_netns && sk->__sk_common.skc_net.net->ns.inum != targ_netns)
+	if (!ll_net_is_target(sk->__sk_common.skc_net.net, true))
 		return -1;
 	if (s == RT_SLOT_DYN)
 		return RT_SLOT_DYN;
