@@ -60,7 +60,12 @@ static int systier(struct obs_kernel *k, const struct obs_kernel_start_opts *o,
 			mode = OBS_SYSTIER_ON;
 	}
 	k->tier = obs_systier_new(k->prog, mode, progs, n);
-	return k->tier ? 0 : -errno;
+	if (!k->tier)
+		return -errno;
+	/* every syscall of the host is slower while it is attached: a sample of accept-queue
+	 * waits needs a moment, not an interval */
+	obs_systier_brief_samples(k->tier);
+	return 0;
 }
 
 int obs_kernel_load(struct obs_kernel *k, const struct obs_kernel_plan *plans, size_t nplans)

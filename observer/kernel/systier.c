@@ -31,6 +31,7 @@ struct obs_systier {
 	uint64_t tp_ids[OBS_SYSTIER_MAX_PROGS]; /* classic tracepoints' ids, read while root */
 	bool attached;
 	unsigned int ticks, linger;
+	bool brief; /* AUTO: a sample lasts OBS_SYSTIER_SAMPLE_MS, not the whole interval */
 	const char *reason;
 	uint64_t start_ns, last_ns, on_ns;
 	void (*on_attach)(void *);
@@ -175,13 +176,16 @@ static int set_mask(struct bpf_link **links, struct bpf_program *const *progs,
 	return 0;
 }
 
-/* The child: one byte in ('1' attach, '0' detach; OBS_SYSTIER_MASK | mask: set_mask()), one byte
- * out (0 or an errno). It runs as the
+/* The child: one byte in ('1' attach, '0' detach, 'S' attach for OBS_SYSTIER_SAMPLE_MS, then
+ * detach unasked; OBS_SYSTIER_MASK | mask: set_mask()), one byte out (0 or an errno). It runs as
+ * the
  * observer's unprivileged user, with CAP_BPF and CAP_PERFMON only, no bounding set, no new
  * privileges: the tracepoint ids were read by the parent while it was root. */
 static void systier_child(int sock, struct bpf_program *const *progs, const uint64_t *tp_ids,
-		     size_t n)
+			  size_t n)
 {
+	struct pollfd p = {.fd = sock, .events = POLLIN};
+	int window = -1; /* a sample under way: its ms left to run (roughly: no signal ends a poll) */
 	const uint64_t keep = 1ULL << CAP_BPF | 1ULL << CAP_PERFMON;
 	struct bpf_link *links[OBS_SYSTIER_MAX_PROGS] = {};
 	unsigned char cmd, res;
@@ -202,6 +206,12 @@ static void systier_child(int sock, struct bpf_program *const *progs, const uint
 		   : obs_startup_drop_privileges_keep(NULL, NULL, keep))
 		_exit(1);
 	for (;;) {
+		if (window >= 0 && poll(&p, 1, window) == 0) {
+			set_links(links, progs, tp_ids, n, false); /* the sample is over */
+			window = -1;
+			continue;
+		}
+		window = -1; /* a command ends a sample: what it asks holds from now */
 		r = read(sock, &cmd, 1);
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -209,7 +219,9 @@ static void systier_child(int sock, struct bpf_program *const *progs, const uint
 			break;
 		res = (unsigned char)(cmd & OBS_SYSTIER_MASK
 					      ? set_mask(links, progs, tp_ids, n, cmd & ~OBS_SYSTIER_MASK)
-					      : set_links(links, progs, tp_ids, n, cmd == '1'));
+					      : set_links(links, progs, tp_ids, n, cmd != '0'));
+		if (cmd == 'S')
+			window = OBS_SYSTIER_SAMPLE_MS;
 		if (write(sock, &res, 1) != 1)
 			break;
 	}
@@ -357,6 +369,15 @@ int obs_systier_tick(struct obs_systier *t, const char *pressure)
 	} else {
 		/* a sample: one interval in OBS_SYSTIER_SAMPLE_EVERY, not the first */
 		want = t->ticks % OBS_SYSTIER_SAMPLE_EVERY == OBS_SYSTIER_SAMPLE_EVERY / 2;
+		if (want && t->brief && !t->attached) {
+			/* the first OBS_SYSTIER_SAMPLE_MS of it only: the child detaches unasked */
+			if (t->on_attach)
+				t->on_attach(t->on_attach_arg);
+			err = send_cmd(t, 'S');
+			if (!err)
+				t->on_ns += OBS_SYSTIER_SAMPLE_MS * 1000000ULL;
+			return err;
+		}
 	}
 	if (want == t->attached)
 		return 0;
@@ -367,6 +388,11 @@ int obs_systier_tick(struct obs_systier *t, const char *pressure)
 	if (err != -EPIPE)
 		t->attached = want;
 	return err;
+}
+
+void obs_systier_brief_samples(struct obs_systier *t)
+{
+	t->brief = true;
 }
 
 void obs_systier_on_attach(struct obs_systier *t, void (*fn)(void *), void *arg)

@@ -13,7 +13,8 @@
  *   on    attached for the whole run
  *   off   never attached
  *   auto  attached for one interval in every OBS_SYSTIER_SAMPLE_EVERY (a sample of accept-queue
- *         waits), and for as long as something nears exhaustion: a target's fds or the
+ *         waits; with obs_systier_brief_samples(), its first OBS_SYSTIER_SAMPLE_MS only), and for
+ *         as long as something nears exhaustion: a target's fds or the
  *         system's files past half their limit, a port group past half the range, connect()
  *         failing for want of a port, the accept queue past half its backlog, listen overflows
  *         or drops; it stays OBS_SYSTIER_LINGER intervals after the last such sign.
@@ -37,6 +38,7 @@
 #define OBS_SYSTIER_MAX_PROGS 16
 #define OBS_SYSTIER_SAMPLE_EVERY 10
 #define OBS_SYSTIER_LINGER 5
+#define OBS_SYSTIER_SAMPLE_MS 250
 
 enum obs_systier_mode {
 	OBS_SYSTIER_AUTO = 0,
@@ -59,6 +61,9 @@ const char *obs_systier_mode_name(enum obs_systier_mode m);
 struct obs_systier *obs_systier_new(const char *prog, enum obs_systier_mode mode,
 				    struct bpf_program *const *progs, size_t n);
 void obs_systier_free(struct obs_systier *t);
+/* AUTO mode: a sample is the first OBS_SYSTIER_SAMPLE_MS of its interval, not all of it (the
+ * child detaches on its own; a sign of pressure meanwhile attaches for good as ever). */
+void obs_systier_brief_samples(struct obs_systier *t);
 /* Call fn(arg) just before each attach (AUTO mode). */
 void obs_systier_on_attach(struct obs_systier *t, void (*fn)(void *), void *arg);
 
