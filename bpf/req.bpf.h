@@ -117,28 +117,42 @@ static __always_inline void req_data_ready(const struct sock *sk, bool kf)
 /* TLS plaintext through uprobes on libssl (uses req_h2's walk) */
 #include "req_ssl.bpf.h"
 
+enum { RT_HELLO_NONE, RT_HELLO_TLS, RT_HELLO_H2 };
+
 /*
- * A connection's first read: a TLS ClientHello, the HTTP/2 client preface, or neither. One read
- * of the user's buffer answers both (a first read is every request's on a load of new
- * connections: a second read of the buffer and of the task's registers cost 60-100 ns there).
+ * What a connection's first read of ret bytes begins with: a TLS ClientHello, the HTTP/2 client
+ * preface, or neither; *ubuf and *n: the user's buffer and the bytes in it. One read of the
+ * buffer answers both (a first read is every request's on a load of new connections: a second
+ * read of the buffer and of the task's registers cost 60-100 ns there).
  */
+static __always_inline int first_bytes(int ret, __u64 *ubuf, __u32 *n)
+{
+	__u64 w[3];
+
+	if (ret < 5)
+		return RT_HELLO_NONE;
+	*ubuf = tls_buf(ret, n);
+	if (!*ubuf || *n < 5)
+		return RT_HELLO_NONE;
+	if (*n < LL_H2_PREFACE_LEN ? bpf_probe_read_user(w, 5, (void *)*ubuf)
+				   : bpf_probe_read_user(w, sizeof(w), (void *)*ubuf))
+		return RT_HELLO_NONE;
+	if (ll_tls_hello((const __u8 *)w))
+		return RT_HELLO_TLS;
+	return *n >= LL_H2_PREFACE_LEN && ll_h2_preface(w) ? RT_HELLO_H2 : RT_HELLO_NONE;
+}
+
+/* A connection's first read (the full hooks'): a TLS or HTTP/2 connection is followed as one. */
 static __always_inline void conn_hello(const struct sock *sk, struct rt_tcp_sock *s, int slot,
 				       int ret)
 {
-	__u64 w[3], ubuf;
-	__u32 n;
+	__u64 ubuf = 0;
+	__u32 n = 0;
+	int kind = first_bytes(ret, &ubuf, &n);
 
-	if (ret < 5)
-		return;
-	ubuf = tls_buf(ret, &n);
-	if (!ubuf || n < 5)
-		return;
-	if (n < LL_H2_PREFACE_LEN ? bpf_probe_read_user(w, 5, (void *)ubuf)
-				  : bpf_probe_read_user(w, sizeof(w), (void *)ubuf))
-		return;
-	if (ll_tls_hello((const __u8 *)w))
+	if (kind == RT_HELLO_TLS)
 		tls_hello(sk, s, slot, ubuf, n);
-	else if (n >= LL_H2_PREFACE_LEN && ll_h2_preface(w))
+	else if (kind == RT_HELLO_H2)
 		h2_hello(sk, s, slot);
 }
 

@@ -8,23 +8,6 @@
 #ifndef LOADLENS_REQ_LEAN_BPF_H
 #define LOADLENS_REQ_LEAN_BPF_H
 
-/* A connection's first bytes are a TLS ClientHello or the HTTP/2 preface: the copy hook cannot
- * follow those (their reads are walked whole at sock_recv_length). n: the bytes read so far. */
-static __always_inline bool lean_hello(__u32 n)
-{
-	__u64 w[3], ubuf, ulen = 0;
-
-	ubuf = ll_sys_buf(false, &ulen);
-	if (ulen < n)
-		n = (__u32)ulen;
-	if (!ubuf || n < 5)
-		return false;
-	if (n < LL_H2_PREFACE_LEN ? bpf_probe_read_user(w, 5, (void *)ubuf)
-				  : bpf_probe_read_user(w, sizeof(w), (void *)ubuf))
-		return false;
-	return ll_tls_hello((const __u8 *)w) || (n >= LL_H2_PREFACE_LEN && ll_h2_preface(w));
-}
-
 /*
  * tcp:tcp_rcv_space_adjust, the lean hooks' read: recvmsg copied an skb of a target socket to the
  * reader. The first copy after a response begins the next request (later ones are more of it);
@@ -36,8 +19,8 @@ static __always_inline void tcp_copied(struct sock *sk, bool kf)
 {
 	struct rt_lean_in in;
 	struct rt_tcp_sock *s;
-	__u32 kind, bytes, multi, rcv_nxt;
-	__u64 arrival, now;
+	__u32 kind, bytes, multi, rcv_nxt, n = 0;
+	__u64 arrival, now, ubuf = 0;
 	bool udp = false;
 	int slot;
 
@@ -75,7 +58,9 @@ static __always_inline void tcp_copied(struct sock *sk, bool kf)
 	in.data_segs_in = LL_READ_KF(kf, struct tcp_sock, sk, data_segs_in);
 	in.peer_fin = sk->__sk_common.skc_state == TCP_CLOSE_WAIT;
 	arrival = rt_lean_arrival(&in, &kind, &bytes, &multi);
-	if (in.first && lean_hello(bytes)) {
+	/* a TLS ClientHello or the HTTP/2 preface: the copy hook cannot follow those (their reads
+	 * are walked whole at sock_recv_length) */
+	if (in.first && first_bytes((int)bytes, &ubuf, &n) != RT_HELLO_NONE) {
 		s->flags |= RT_F_FOREIGN;
 		global_add(RT_G_LEAN_MISSED, 1);
 		return;

@@ -340,7 +340,10 @@ static __always_inline void req_server_closes(const struct sock *sk)
  * further than that byte, where the entry's line would be a cache miss on every close. */
 static __always_inline void req_forget(const struct sock *sk)
 {
-	__u32 port = bpf_ntohs(LL_READ(struct inet_sock, sk, inet_sport));
+	/* skc_num where CLOSE left it (a port bound by the application: an accepted socket's), else
+	 * inet_sport, on a line of its own (on_set_state()) */
+	__u32 port = sk->__sk_common.skc_num ? sk->__sk_common.skc_num
+					     : bpf_ntohs(LL_READ(struct inet_sock, sk, inet_sport));
 	__u32 idx = sk->__sk_common.skc_hash & (RT_TCP_SLOTS - 1);
 	struct rt_tcp_sock *s;
 

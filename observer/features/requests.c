@@ -337,8 +337,7 @@ static int finish(void *self, struct obs_tick *tk)
 	if (!h)
 		return -ENOMEM;
 	obs_reqtime_stats_sub(r->delta, r->cur, r->prev);
-	lean_tick(r, true);
-	obs_reqtime_lean_said(r->rt, r->lean);
+	lean_tick(r, true); /* says the final lean state too */
 	requests_snap(r, tk->reads, tk->snap, h);
 	keep(r->prev, r->cur);
 	ll_hist_free(h);
