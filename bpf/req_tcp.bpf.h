@@ -72,6 +72,19 @@ static __always_inline __u64 tcp_sent_clock(const struct sock *sk, __u64 after, 
 	return t > after && after ? t : bpf_ktime_get_ns();
 }
 
+/*
+ * Whether the application has closed a socket for good: close() (or shutdown(SHUT_RDWR)) set both
+ * shutdown bits before its state moved. Its entry is then freed by that move (req_server_closes(),
+ * in the closing task, where the entry's line is still in its cache) instead of at CLOSE, which
+ * comes later from the softirq of the peer's last segment, often on another CPU: a cache miss a
+ * connection there. tcp_state() creates no entry for it after that (a read after
+ * shutdown(SHUT_RDWR) is not timed; data that arrives after the shutdown is answered with a reset).
+ */
+static __always_inline bool sk_shut_both(const struct sock *sk)
+{
+	return BPF_CORE_READ_BITFIELD(sk, sk_shutdown) == 3;
+}
+
 /* The request state of a TCP socket: its table entry, or its own storage if the entry was held by
  * another live socket when it came. create: claim an entry (or storage) if it has none. */
 static __always_inline struct rt_tcp_sock *tcp_state(const struct sock *sk, bool create)
@@ -83,7 +96,7 @@ static __always_inline struct rt_tcp_sock *tcp_state(const struct sock *sk, bool
 	/* no compare-and-exchange to claim an entry with (before 5.12; ll_sk_hash is then set too):
 	 * every socket's state in the hash by socket, inserted atomically (BPF_NOEXIST) */
 	if (!targ_atomics) {
-		create = create && sk->__sk_common.skc_state != TCP_CLOSE;
+		create = create && sk->__sk_common.skc_state != TCP_CLOSE && !sk_shut_both(sk);
 		own = LL_SK_GET(tcp_socks, tcp_socks_hash, (void *)sk,
 				create ? BPF_SK_STORAGE_GET_F_CREATE : 0);
 		if (!own && create) /* the hash is full: untimed, counted */
@@ -97,7 +110,7 @@ static __always_inline struct rt_tcp_sock *tcp_state(const struct sock *sk, bool
 	/* a socket that once found its entry held keeps its state in its storage */
 	own = LL_SK_GET(tcp_socks, tcp_socks_hash, (void *)sk, 0);
 	/* nothing new for a closed socket: its entry would never be freed */
-	if (own || !create || sk->__sk_common.skc_state == TCP_CLOSE)
+	if (own || !create || sk->__sk_common.skc_state == TCP_CLOSE || sk_shut_both(sk))
 		return own;
 	old = s->sk ? s->sk : LL_CMPXCHG(&s->sk, 0, me);
 	if (old == me) /* another CPU claimed it for this socket a moment ago */
@@ -299,12 +312,32 @@ static __always_inline void tcp_write(struct sock *sk, int slot, int ret, bool k
 					    LL_READ_KF(kf, struct tcp_sock, sk, data_segs_in));
 }
 
-/* A target socket moves to FIN_WAIT1 or LAST_ACK: the server closes, its last response is
- * complete (or never came). */
-static __always_inline void req_server_closes(const struct sock *sk)
+/* Free a socket's slot entry (s from tcp_state()): its state in its own storage (a collision) is
+ * freed with the socket. ssl_done: ssl_close() was called for it already. */
+static __always_inline void tcp_entry_free(const struct sock *sk, struct rt_tcp_sock *s,
+					   bool ssl_done)
+{
+	if (s->sk != (__u64)sk)
+		return;
+	if (s->flags & RT_F_TLS)
+		tls_forget(sk, s);
+	else if (s->flags & RT_F_H2)
+		h2_close(sk, s); /* (once only: it marks the entry) */
+	if ((s->flags & RT_F_PLAIN) && !ssl_done)
+		ssl_close(sk, true);
+	s->sk = 0;
+}
+
+/*
+ * A target socket's move by its application's close() or shutdown(): to FIN_WAIT1 or LAST_ACK,
+ * or a close() in FIN_WAIT2 or CLOSING after shutdown(SHUT_WR) (tcp_close_state() stores the
+ * same state again). The server closes: its last response is complete (or never came). With
+ * `gone` (sk_shut_both()) the entry is freed too.
+ */
+static __always_inline void req_server_closes(const struct sock *sk, bool gone)
 {
 	struct rt_tcp_sock *s;
-	bool udp = false;
+	bool udp = false, ssl_done = false;
 	int slot;
 
 	slot = sock_slot(sk, &udp);
@@ -313,23 +346,33 @@ static __always_inline void req_server_closes(const struct sock *sk)
 	s = tcp_state(sk, false);
 	if (!s)
 		return;
-	if (s->flags & RT_F_FOREIGN)
-		return;
-	if (slot == RT_SLOT_DYN) {
-		if (!(s->flags & RT_F_OWNED))
-			return;
-		slot = s->slot;
-	}
-	if (s->flags & RT_F_H2) {
-		h2_close(sk, s);
+	if (slot == RT_SLOT_DYN)
+		slot = s->flags & RT_F_OWNED ? s->slot : -1;
+	/* (a foreign connection, or one of a port not yet known to be a target's: not followed) */
+	if (!(s->flags & RT_F_FOREIGN) && slot >= 0) {
+		if (s->flags & RT_F_H2) {
+			h2_close(sk, s);
+		} else if (s->flags & RT_F_PLAIN) {
+			ssl_close(sk, gone);
+			ssl_done = true;
+		} else if (!(s->flags & RT_F_TLS)) {
+			tcp_close_out(s, slot); /* (a TLS connection's exchanges are no turns) */
+		}
 		s->state = RT_IDLE;
-		return;
 	}
-	if (s->flags & RT_F_PLAIN)
-		ssl_close(sk, false);
-	else if (!(s->flags & RT_F_TLS))
-		tcp_close_out(s, slot); /* (a TLS connection's exchanges are no turns) */
-	s->state = RT_IDLE;
+	if (gone)
+		tcp_entry_free(sk, s, ssl_done);
+}
+
+/* A socket moving to CLOSE whose entry its application's close() freed already (see
+ * sk_shut_both()): orphaned (SOCK_DEAD) with both shutdown bits set. */
+static __always_inline bool req_freed_by_close(const struct sock *sk)
+{
+	unsigned long flags = bpf_core_field_exists(struct sock, sk_flags)
+				      ? sk->sk_flags
+				      : sk->__sk_common.skc_flags;
+
+	return (flags & 1) && sk_shut_both(sk); /* SOCK_DEAD: bit 0 */
 }
 
 /* A TCP socket moves to CLOSE: free its table entry (one inlined lookup and a compare). A TLS
@@ -353,15 +396,8 @@ static __always_inline void req_forget(const struct sock *sk)
 	if (!targ_slot[port & 0xffff])
 		return;
 	s = bpf_map_lookup_elem(&tcp_slots, &idx);
-	if (s && s->sk == (__u64)sk) {
-		if (s->flags & RT_F_TLS)
-			tls_forget(sk, s);
-		else if (s->flags & RT_F_H2)
-			h2_close(sk, s);
-		if (s->flags & RT_F_PLAIN)
-			ssl_close(sk, true);
-		s->sk = 0;
-	}
+	if (s)
+		tcp_entry_free(sk, s, false);
 	/* (a socket with its state in its own storage leaves its plaintext entry to the LRU) */
 }
 

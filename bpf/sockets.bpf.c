@@ -46,10 +46,13 @@ int BPF_PROG(handle_inet_sock_set_state, const struct sock *sk, const int oldsta
 	on_set_state(sk, oldstate, newstate, true);
 	if (!targ_requests)
 		return 0;
-	if (newstate == TCP_FIN_WAIT1 || newstate == TCP_LAST_ACK)
-		req_server_closes(sk);
-	else if (newstate == TCP_CLOSE)
-		req_forget(sk);
+	if (newstate == TCP_CLOSE) {
+		if (!req_freed_by_close(sk))
+			req_forget(sk);
+	} else if (newstate == TCP_FIN_WAIT1 || newstate == TCP_LAST_ACK ||
+		   (newstate == oldstate && (newstate == TCP_FIN_WAIT2 || newstate == TCP_CLOSING))) {
+		req_server_closes(sk, sk_shut_both(sk));
+	}
 	return 0;
 }
 

@@ -119,6 +119,7 @@ struct sock_common {
 	struct in6_addr skc_v6_daddr;
 	struct in6_addr skc_v6_rcv_saddr;
 	possible_net_t skc_net;
+	unsigned long skc_flags; /* sock_flag()s: here from 6.14 or so (sk_flags before) */
 };
 
 /* include/linux/skbuff.h */
@@ -133,6 +134,8 @@ struct sock {
 	u32 sk_max_ack_backlog;
 	u16 sk_protocol; /* a plain field since 5.6 (a bitfield before) */
 	int sk_err;
+	u8 sk_shutdown;	      /* RCV_SHUTDOWN 1 | SEND_SHUTDOWN 2 (read with BPF_CORE_READ_BITFIELD) */
+	unsigned long sk_flags; /* sock_flag()s, before they moved to skc_flags */
 };
 /* include/net/inet_sock.h: the local port, still set at CLOSE (unlike skc_num, which
  * inet_put_port() zeroes before the CLOSE state is stored) */
