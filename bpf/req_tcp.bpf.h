@@ -80,9 +80,10 @@ static __always_inline __u64 tcp_sent_clock(const struct sock *sk, __u64 after, 
  * connection there. tcp_state() creates no entry for it after that (a read after
  * shutdown(SHUT_RDWR) is not timed; data that arrives after the shutdown is answered with a reset).
  */
+#define RT_SHUTDOWN_MASK 3 /* RCV_SHUTDOWN | SEND_SHUTDOWN */
 static __always_inline bool sk_shut_both(const struct sock *sk)
 {
-	return BPF_CORE_READ_BITFIELD(sk, sk_shutdown) == 3;
+	return BPF_CORE_READ_BITFIELD(sk, sk_shutdown) == RT_SHUTDOWN_MASK;
 }
 
 /* The request state of a TCP socket: its table entry, or its own storage if the entry was held by
@@ -378,13 +379,12 @@ static __always_inline bool req_freed_by_close(const struct sock *sk)
 /* A TCP socket moves to CLOSE: free its table entry (one inlined lookup and a compare). A TLS
  * socket closed with unread bytes (a client's close_notify: a reset, no FIN_WAIT1) may still
  * hold a request to record, or a handshake's entry. Only a socket of a target port can hold
- * one, and its port is known by inet_sport: skc_num is 0 by now for a socket that held a port
- * (tcp_set_state() releases the port, then changes the state). Another port's socket goes no
- * further than that byte, where the entry's line would be a cache miss on every close. */
+ * one: its port is skc_num, or inet_sport where tcp_set_state() released the port (and zeroed
+ * skc_num) before it changed the state. Another port's socket goes no further than that byte,
+ * where the entry's line would be a cache miss on every close. */
 static __always_inline void req_forget(const struct sock *sk)
 {
-	/* skc_num where CLOSE left it (a port bound by the application: an accepted socket's), else
-	 * inet_sport, on a line of its own (on_set_state()) */
+	/* (skc_num stays for a port the application bound: an accepted socket's) */
 	__u32 port = sk->__sk_common.skc_num ? sk->__sk_common.skc_num
 					     : bpf_ntohs(LL_READ(struct inet_sock, sk, inet_sport));
 	__u32 idx = sk->__sk_common.skc_hash & (RT_TCP_SLOTS - 1);
