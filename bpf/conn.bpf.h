@@ -53,6 +53,12 @@ LL_MAP(wait_hist, BPF_MAP_TYPE_PERCPU_ARRAY, LL_HIST_BUCKETS, __u32, __u64);
  * (counted as unmatched); a child that is never accepted is simply overwritten later. */
 LL_MAP(queued, BPF_MAP_TYPE_ARRAY, OBS_QUEUED_SLOTS, __u32, struct obs_queued);
 
+/* Set by userspace while the stamps have a reader: the syscall tier's accept exits are attached,
+ * or will be within an interval, or were until the last one (observer/kernel/systier.h). At other
+ * times a handshake stores nothing: a slot of the 3 MiB table is a cache miss where the handshake
+ * runs (on loopback, the client's CPU) and another where the first read looks it up. */
+volatile __u8 handshake_stamps;
+
 /* A socket's identity in the table: its 4-tuple hash and its two ports (never 0 while
  * connected), read with direct loads. The hash, set when the child is hashed at its birth, picks
  * the slot. */
@@ -158,10 +164,15 @@ static __always_inline void record_wait(struct obs_conn_block *b, struct sock *s
 /* When accept() returned this socket, if the syscall tier saw it (0: unknown). */
 static __always_inline __u64 accept_time(const struct sock *sk)
 {
-	__u64 tag = queued_tag(sk, true);
-	__u32 idx = (__u32)(tag >> 32) & (OBS_QUEUED_SLOTS - 1);
-	struct obs_queued *q = bpf_map_lookup_elem(&queued, &idx);
+	__u64 tag;
+	__u32 idx;
+	struct obs_queued *q;
 
+	if (!handshake_stamps) /* then no accept was timed either */
+		return 0;
+	tag = queued_tag(sk, true);
+	idx = (__u32)(tag >> 32) & (OBS_QUEUED_SLOTS - 1);
+	q = bpf_map_lookup_elem(&queued, &idx);
 	return q && q->tag == tag ? q->accept_ns : 0;
 }
 
@@ -303,6 +314,8 @@ static __always_inline int on_set_state(const struct sock *sk, int oldstate, int
 	if (oldstate != TCP_SYN_RECV || newstate != TCP_ESTABLISHED || !port_wanted(num))
 		return 0;
 	b->ctr[OBS_CTR_HANDSHAKES] += 1;
+	if (!handshake_stamps)
+		return 0;
 	tag = queued_tag(sk, btf);
 	idx = (__u32)(tag >> 32) & (OBS_QUEUED_SLOTS - 1);
 	q = bpf_map_lookup_elem(&queued, &idx);

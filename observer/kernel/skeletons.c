@@ -40,6 +40,14 @@ fail:
 	return NULL;
 }
 
+/* Handshakes store their time only while an accept exit may read it (systier.h, on_lead). */
+static void handshake_stamps(void *arg, bool on)
+{
+	struct obs_kernel *k = arg;
+
+	*obs_sockets_handshake_stamps(k->conn) = on;
+}
+
 /* The tier's programs of both objects. */
 static int systier(struct obs_kernel *k, const struct obs_kernel_start_opts *o,
 		      const char *needed_by)
@@ -59,9 +67,12 @@ static int systier(struct obs_kernel *k, const struct obs_kernel_start_opts *o,
 		else
 			mode = OBS_SYSTIER_ON;
 	}
+	if (mode == OBS_SYSTIER_ON)
+		handshake_stamps(k, true);
 	k->tier = obs_systier_new(k->prog, mode, progs, n);
 	if (!k->tier)
 		return -errno;
+	obs_systier_on_lead(k->tier, handshake_stamps, k);
 	/* every syscall of the host is slower while it is attached: a sample of accept-queue
 	 * waits needs a moment, not an interval */
 	obs_systier_brief_samples(k->tier);

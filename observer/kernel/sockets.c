@@ -317,6 +317,11 @@ volatile uint8_t *obs_sockets_lean_marks(struct obs_sockets *c)
 	return &c->skel->bss->lean_marks;
 }
 
+volatile uint8_t *obs_sockets_handshake_stamps(struct obs_sockets *c)
+{
+	return &c->skel->bss->handshake_stamps;
+}
+
 bool obs_sockets_payload_on(const struct obs_sockets *c)
 {
 	return c->skel->rodata->targ_payload;

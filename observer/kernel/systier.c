@@ -29,13 +29,14 @@ struct obs_systier {
 	int sock;  /* AUTO: our end of the socketpair to the child */
 	pid_t child;
 	uint64_t tp_ids[OBS_SYSTIER_MAX_PROGS]; /* classic tracepoints' ids, read while root */
-	bool attached;
-	unsigned int ticks, linger;
-	bool brief; /* AUTO: a sample lasts OBS_SYSTIER_SAMPLE_MS, not the whole interval */
+	struct obs_systier_state st; /* attached (AUTO: by '1', not a brief sample), ticks, linger */
 	const char *reason;
 	uint64_t start_ns, last_ns, on_ns;
 	void (*on_attach)(void *);
 	void *on_attach_arg;
+	void (*on_lead)(void *, bool);
+	void *on_lead_arg;
+	bool lead; /* what on_lead was last told */
 };
 
 static const char *const names[] = {
@@ -250,11 +251,6 @@ static int send_cmd(struct obs_systier *t, unsigned char cmd)
 	return err;
 }
 
-static int ask(struct obs_systier *t, bool on)
-{
-	return send_cmd(t, on ? '1' : '0');
-}
-
 int obs_systier_want(struct obs_systier *t, unsigned int mask, int wait_ms)
 {
 	struct pollfd p = {.fd = t->sock, .events = POLLIN};
@@ -303,7 +299,7 @@ struct obs_systier *obs_systier_new(const char *prog, enum obs_systier_mode mode
 			errno = err;
 			return NULL;
 		}
-		t->attached = true;
+		t->st.attached = true;
 	} else if (mode == OBS_SYSTIER_AUTO) {
 		for (i = 0; i < n; i++)
 			t->tp_ids[i] = systier_tp_id(t->progs[i]);
@@ -347,52 +343,69 @@ void obs_systier_free(struct obs_systier *t)
 	free(t);
 }
 
+static bool sample_tick(unsigned int ticks)
+{
+	return ticks % OBS_SYSTIER_SAMPLE_EVERY == OBS_SYSTIER_SAMPLE_EVERY / 2;
+}
+
+struct obs_systier_step obs_systier_plan(const struct obs_systier_state *st, bool pressure)
+{
+	struct obs_systier_step s = {.linger = st->linger};
+	bool sample = false;
+
+	if (pressure) {
+		s.linger = OBS_SYSTIER_LINGER;
+		s.want = true;
+	} else if (s.linger) {
+		s.linger--;
+		s.want = true;
+	} else {
+		/* a sample: one interval in OBS_SYSTIER_SAMPLE_EVERY, not the first */
+		s.want = sample = sample_tick(st->ticks);
+	}
+	/* from an interval before a sample, while attached, and for the interval after */
+	s.lead = s.want || st->attached || sample_tick(st->ticks + 1);
+	/* a brief sample: the first OBS_SYSTIER_SAMPLE_MS of the interval only, the child detaches
+	 * unasked (attached stays false) */
+	s.brief = sample && st->brief && !st->attached;
+	return s;
+}
+
 int obs_systier_tick(struct obs_systier *t, const char *pressure)
 {
 	uint64_t now = now_ns();
-	bool want;
+	struct obs_systier_step s;
 	int err;
 
-	if (t->attached)
+	if (t->st.attached)
 		t->on_ns += now - t->last_ns;
 	t->last_ns = now;
 	if (t->mode != OBS_SYSTIER_AUTO)
 		return 0;
-	t->ticks++;
-	if (pressure) {
-		t->linger = OBS_SYSTIER_LINGER;
+	t->st.ticks++;
+	s = obs_systier_plan(&t->st, pressure != NULL);
+	t->st.linger = s.linger;
+	if (pressure)
 		t->reason = pressure;
-		want = true;
-	} else if (t->linger) {
-		t->linger--;
-		want = true;
-	} else {
-		/* a sample: one interval in OBS_SYSTIER_SAMPLE_EVERY, not the first */
-		want = t->ticks % OBS_SYSTIER_SAMPLE_EVERY == OBS_SYSTIER_SAMPLE_EVERY / 2;
-		if (want && t->brief && !t->attached) {
-			/* the first OBS_SYSTIER_SAMPLE_MS of it only: the child detaches unasked */
-			if (t->on_attach)
-				t->on_attach(t->on_attach_arg);
-			err = send_cmd(t, 'S');
-			if (!err)
-				t->on_ns += OBS_SYSTIER_SAMPLE_MS * 1000000ULL;
-			return err;
-		}
-	}
-	if (want == t->attached)
+	if (t->on_lead && s.lead != t->lead)
+		t->on_lead(t->on_lead_arg, s.lead);
+	t->lead = s.lead;
+	if (!s.brief && s.want == t->st.attached)
 		return 0;
-	if (want && t->on_attach)
+	if (s.want && t->on_attach)
 		t->on_attach(t->on_attach_arg);
 	/* the child does it in the background; an error surfaces at the next switch */
-	err = ask(t, want);
-	if (err != -EPIPE)
-		t->attached = want;
+	err = send_cmd(t, s.brief ? 'S' : s.want ? '1' : '0');
+	if (s.brief && !err)
+		t->on_ns += OBS_SYSTIER_SAMPLE_MS * 1000000ULL;
+	else if (!s.brief && err != -EPIPE)
+		t->st.attached = s.want;
 	return err;
 }
 
 void obs_systier_brief_samples(struct obs_systier *t)
 {
-	t->brief = true;
+	t->st.brief = true;
 }
 
 void obs_systier_on_attach(struct obs_systier *t, void (*fn)(void *), void *arg)
@@ -401,9 +414,15 @@ void obs_systier_on_attach(struct obs_systier *t, void (*fn)(void *), void *arg)
 	t->on_attach_arg = arg;
 }
 
+void obs_systier_on_lead(struct obs_systier *t, void (*fn)(void *, bool), void *arg)
+{
+	t->on_lead = fn;
+	t->on_lead_arg = arg;
+}
+
 bool obs_systier_attached(const struct obs_systier *t)
 {
-	return t->attached;
+	return t->st.attached;
 }
 
 enum obs_systier_mode obs_systier_mode(const struct obs_systier *t)
@@ -413,7 +432,7 @@ enum obs_systier_mode obs_systier_mode(const struct obs_systier *t)
 
 double obs_systier_share(const struct obs_systier *t)
 {
-	uint64_t now = now_ns(), on = t->on_ns + (t->attached ? now - t->last_ns : 0);
+	uint64_t now = now_ns(), on = t->on_ns + (t->st.attached ? now - t->last_ns : 0);
 
 	return now > t->start_ns ? (double)on / (double)(now - t->start_ns) : 0.0;
 }

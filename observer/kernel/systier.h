@@ -49,6 +49,21 @@ enum obs_systier_mode {
 struct bpf_program;
 struct obs_systier;
 
+/* AUTO mode's decisions, one a tick (obs_systier_plan()): pure, unit-tested. */
+struct obs_systier_state {
+	bool attached;	   /* by a '1' (a brief sample leaves it false) */
+	bool brief;	   /* a sample lasts OBS_SYSTIER_SAMPLE_MS, not the interval */
+	unsigned int ticks; /* this one included */
+	unsigned int linger; /* intervals left to stay after the last sign of pressure */
+};
+struct obs_systier_step {
+	bool want;	    /* attached for the coming interval */
+	bool brief;	    /* ... for its first OBS_SYSTIER_SAMPLE_MS only */
+	bool lead;	    /* on_lead's: an attach is at most an interval away, or one just ended */
+	unsigned int linger; /* the state's next */
+};
+struct obs_systier_step obs_systier_plan(const struct obs_systier_state *st, bool pressure);
+
 /* "auto", "on", "off" -> mode; -1 if none of them. */
 int obs_systier_mode_parse(const char *s);
 const char *obs_systier_mode_name(enum obs_systier_mode m);
@@ -66,6 +81,13 @@ void obs_systier_free(struct obs_systier *t);
 void obs_systier_brief_samples(struct obs_systier *t);
 /* Call fn(arg) just before each attach (AUTO mode). */
 void obs_systier_on_attach(struct obs_systier *t, void (*fn)(void *), void *arg);
+/*
+ * AUTO mode: fn(arg, true) an interval before a sample attaches (and just before any other
+ * attach), fn(arg, false) an interval after the tier detached: what the tier's programs read must
+ * be written from a little before they are attached (connection tracking's handshake stamps, for
+ * the accepts of a sample whose handshake came before it).
+ */
+void obs_systier_on_lead(struct obs_systier *t, void (*fn)(void *, bool), void *arg);
 
 /*
  * AUTO mode, programs it holds by mask instead (the lean hooks, observer/kernel/lean.h): ask the

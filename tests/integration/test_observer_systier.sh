@@ -3,7 +3,8 @@
 # limit, no syscalls:* tracepoint is attached, except for a sample (250 ms of one interval in ten); the
 # accepted count is still exact, and the accept-queue waits of the sample are a part of the
 # accepts. With --syscalls on, the accept exits are attached all the time and every accept is
-# timed. A bad mode is a usage error. The observer and its attaching helper keep only the
+# timed. Handshakes store their time only while an accept may read it (with auto, from an
+# interval before the sample). A bad mode is a usage error. The observer and its attaching helper keep only the
 # capabilities they need.
 . "$(dirname "$0")/lib.sh"
 require_bpf loadlens-refserver loadlens-observer loadlens-driver
@@ -44,6 +45,9 @@ load_cpu "$LOADLENS_BIN/loadlens-driver" "tcp://127.0.0.1:$port" --new-conn -c 4
 	-d 6s -q --json "$LL_TMP/drv_auto.json" >"$LL_TMP/drv_auto.out" 2>&1 ||
 	fail "driver exited $? ($(tail -3 "$LL_TMP/drv_auto.out"))"
 sleep 0.3
+# handshakes store their time only from an interval before the sample to an interval after it:
+# about 2 s of the 6 s of connections (all of them, were they stored all the time)
+stamped=$(observer_map_count "$PID_auto" queued '.tag != 0')
 stop auto
 drv=$(jget "$LL_TMP/drv_auto.json" .connections)
 acc=$(jget "$LL_TMP/auto.json" .accepted)
@@ -54,6 +58,12 @@ echo "auto: driver $drv connections, observer accepted $acc, $timed timed, tier 
 [ "$acc" = "$drv" ] || fail "auto: observer accepted $acc, driver opened $drv"
 [ "$timed" -gt 0 ] || fail "auto: no accept timed in the sample interval"
 [ "$timed" -lt "$acc" ] || fail "auto: $timed of $acc accepts timed: the tier was not sampled"
+unmatched=$(jget "$LL_TMP/auto.json" .accept_queue_wait_unmatched)
+echo "auto: $stamped handshakes stamped, $unmatched accepts unmatched"
+[ "$stamped" -ge "$timed" ] || fail "auto: $stamped handshakes stamped, fewer than the $timed timed"
+[ "$((2 * stamped))" -lt "$acc" ] ||
+	fail "auto: $stamped of $acc handshakes stamped: stored outside the sample's lead"
+[ "$unmatched" = 0 ] || fail "auto: $unmatched accepts in the sample found no handshake time"
 # the sample is the first 250 ms (OBS_SYSTIER_SAMPLE_MS) of that interval: ~3% of 7.5 s, where a
 # whole interval would be 13%
 awk -v s="$share" 'BEGIN { exit !(s > 0.01 && s < 0.08) }' ||
@@ -69,5 +79,6 @@ acc=$(jget "$LL_TMP/on.json" .accepted)
 timed=$(jget "$LL_TMP/on.json" .accept_queue_wait.count)
 [ "$acc" = 500 ] || fail "on: observer accepted $acc, driver opened 500"
 [ "$timed" = 500 ] || fail "on: $timed of 500 accepts timed"
+[ "$(jget "$LL_TMP/on.json" .accept_queue_wait_unmatched)" = 0 ] || fail "on: accepts unmatched"
 stop rs
 pass "auto: no syscall tracepoint outside the sample, accepted exact; on: all $timed timed"

@@ -12,17 +12,7 @@ command -v bpftool >/dev/null || skip "bpftool is not installed"
 command -v jq >/dev/null || skip "needs jq"
 
 # held_entries PID: entries of the observer PID's tcp_slots map that a socket holds
-held_entries() {
-	local f m
-	for f in /proc/"$1"/fdinfo/*; do
-		m=$(awk '/^map_id:/ { print $2 }' "$f" 2>/dev/null)
-		[ -n "$m" ] || continue
-		bpftool -j map show id "$m" 2>/dev/null | jq -e '.name == "tcp_slots"' >/dev/null || continue
-		bpftool -j map dump id "$m" | jq '[.[] | select(.formatted.value.sk != 0)] | length'
-		return
-	done
-	fail "no tcp_slots map among observer $1's descriptors"
-}
+held_entries() { observer_map_count "$1" tcp_slots '.sk != 0'; }
 
 port=$(free_port)
 start srv /usr/bin/python3 "$(dirname "$0")/close_patterns.py" server "$port"

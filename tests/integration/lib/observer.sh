@@ -38,6 +38,22 @@ start_agent() {
 	wait_for "$name" "metrics at" 20
 }
 
+# observer_map_count PID MAP FILTER: how many entries of the observer PID's BPF map named MAP
+# match the jq FILTER on an entry's formatted value (.sk != 0); bpftool and jq are the caller's
+# to require
+observer_map_count() {
+	local f m
+	for f in /proc/"$1"/fdinfo/*; do
+		m=$(awk '/^map_id:/ { print $2 }' "$f" 2>/dev/null)
+		[ -n "$m" ] || continue
+		bpftool -j map show id "$m" 2>/dev/null | jq -e --arg n "$2" '.name == $n' >/dev/null ||
+			continue
+		bpftool -j map dump id "$m" | jq "[.[] | select(.formatted.value | $3)] | length"
+		return
+	done
+	fail "no $2 map among observer $1's descriptors"
+}
+
 # tcp_slot PORT: the jq path of the request-timing slot of TCP port PORT in the observer's JSON
 tcp_slot() { echo ".request_timing.slots[] | select(.proto == \"tcp\" and .port == $1)"; }
 
