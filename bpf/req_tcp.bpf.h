@@ -8,11 +8,50 @@
 #ifndef LOADLENS_REQ_TCP_BPF_H
 #define LOADLENS_REQ_TCP_BPF_H
 
-/* TCP request state, direct-mapped by the socket's 4-tuple hash (skc_hash): an inlined array
- * lookup and a compare per event, no helper call, nothing allocated in softirq. An entry is
- * claimed at the socket's first event and freed when it moves to CLOSE; a socket that finds its
- * entry held by another live socket keeps its state in tcp_socks (sk_storage) instead. */
+/* TCP request state, direct-mapped by the socket's address (tcp_key()): an inlined array lookup
+ * and a compare per event, no helper call, nothing allocated in softirq. An entry is claimed at
+ * the socket's first event and freed when its application closes it or it moves to CLOSE; a
+ * socket that finds its entry held by another live socket keeps its state in tcp_socks
+ * (sk_storage) instead. */
 LL_MAP(tcp_slots, BPF_MAP_TYPE_ARRAY, RT_TCP_SLOTS, __u32, struct rt_tcp_sock);
+
+/*
+ * A socket's entry in tcp_slots, and the key that marks the entry its own (rt_tcp_sock.sk).
+ *
+ * The entry is picked by the socket's address. The slab hands a freed socket's memory to the
+ * next socket it allocates, mostly at once and on the CPU that freed it, so a new connection
+ * finds its entry where the last one at its address left it: in the cache of the CPU that read
+ * and closed it. An entry picked by the 4-tuple hash (skc_hash) was a cache miss for every new
+ * connection: 4 MiB is no cache's.
+ *
+ * The verifier makes a number of a pointer only by subtracting another pointer from it (for a
+ * loader with CAP_PERFMON): `addr` is the socket's address less the .bss's, the same for every
+ * socket of a run. The key is `addr` with 16 bits of skc_hash (set when the socket is hashed,
+ * before its first byte) in its top 16, which two addresses never differ by alone (they are
+ * 2^46 apart at most): a newer socket at the address of one whose entry was never freed tells
+ * the two apart, and takes the entry over (RT_G_TCP_STALE).
+ */
+#define RT_TCP_ADDR_MASK ((1ULL << 48) - 1)
+struct tcp_key {
+	__u64 key;
+	__u32 idx;
+};
+
+static __always_inline struct tcp_key tcp_key_of(__u64 addr, __u32 hash)
+{
+	struct tcp_key k;
+
+	/* (kept a number: the multiply is never spread over the subtraction's two pointers) */
+	barrier_var(addr);
+	k.idx = (__u32)((addr * 0x9E3779B97F4A7C15ULL) >> (64 - RT_TCP_SLOT_BITS));
+	k.key = addr ^ (__u64)(hash & 0xffff) << 48;
+	return k;
+}
+
+static __always_inline struct tcp_key tcp_key(const struct sock *sk)
+{
+	return tcp_key_of((__u64)sk - (__u64)&ll_target_net, sk->__sk_common.skc_hash);
+}
 
 LL_SK_STORAGE(tcp_socks, struct rt_tcp_sock);
 
@@ -90,9 +129,9 @@ static __always_inline bool sk_shut_both(const struct sock *sk)
  * another live socket when it came. create: claim an entry (or storage) if it has none. */
 static __always_inline struct rt_tcp_sock *tcp_state(const struct sock *sk, bool create)
 {
-	__u32 idx = sk->__sk_common.skc_hash & (RT_TCP_SLOTS - 1);
-	struct rt_tcp_sock *s = bpf_map_lookup_elem(&tcp_slots, &idx), *own;
-	__u64 me = (__u64)sk, old;
+	struct tcp_key k = tcp_key(sk);
+	struct rt_tcp_sock *s = bpf_map_lookup_elem(&tcp_slots, &k.idx), *own;
+	__u64 old;
 
 	/* no compare-and-exchange to claim an entry with (before 5.12; ll_sk_hash is then set too):
 	 * every socket's state in the hash by socket, inserted atomically (BPF_NOEXIST) */
@@ -106,15 +145,22 @@ static __always_inline struct rt_tcp_sock *tcp_state(const struct sock *sk, bool
 	}
 	if (!s)
 		return NULL;
-	if (s->sk == me)
+	old = s->sk;
+	if (old == k.key)
 		return s;
 	/* a socket that once found its entry held keeps its state in its storage */
 	own = LL_SK_GET(tcp_socks, tcp_socks_hash, (void *)sk, 0);
 	/* nothing new for a closed socket: its entry would never be freed */
 	if (own || !create || sk->__sk_common.skc_state == TCP_CLOSE || sk_shut_both(sk))
 		return own;
-	old = s->sk ? s->sk : LL_CMPXCHG(&s->sk, 0, me);
-	if (old == me) /* another CPU claimed it for this socket a moment ago */
+	if (old && !((old ^ k.key) & RT_TCP_ADDR_MASK)) {
+		/* held at our address by a socket gone without freeing it: ours now */
+		if (LL_CMPXCHG(&s->sk, old, 0) == old)
+			global_add(RT_G_TCP_STALE, 1);
+		old = s->sk;
+	}
+	old = old ? old : LL_CMPXCHG(&s->sk, 0, k.key);
+	if (old == k.key) /* another CPU claimed it for this socket a moment ago */
 		return s;
 	if (!old) { /* claimed: all after sk starts zero, the state RT_IDLE */
 		__builtin_memset(&s->arrival_ns, 0,
@@ -318,7 +364,7 @@ static __always_inline void tcp_write(struct sock *sk, int slot, int ret, bool k
 static __always_inline void tcp_entry_free(const struct sock *sk, struct rt_tcp_sock *s,
 					   bool ssl_done)
 {
-	if (s->sk != (__u64)sk)
+	if (s->sk != tcp_key(sk).key)
 		return;
 	if (s->flags & RT_F_TLS)
 		tls_forget(sk, s);
@@ -387,7 +433,7 @@ static __always_inline void req_forget(const struct sock *sk)
 	/* (skc_num stays for a port the application bound: an accepted socket's) */
 	__u32 port = sk->__sk_common.skc_num ? sk->__sk_common.skc_num
 					     : bpf_ntohs(LL_READ(struct inet_sock, sk, inet_sport));
-	__u32 idx = sk->__sk_common.skc_hash & (RT_TCP_SLOTS - 1);
+	struct tcp_key k = tcp_key(sk);
 	struct rt_tcp_sock *s;
 
 	/* the mask kept (the compiler knows it changes nothing): before 5.13 or so the verifier
@@ -395,19 +441,25 @@ static __always_inline void req_forget(const struct sock *sk)
 	barrier_var(port);
 	if (!targ_slot[port & 0xffff])
 		return;
-	s = bpf_map_lookup_elem(&tcp_slots, &idx);
+	s = bpf_map_lookup_elem(&tcp_slots, &k.idx);
 	if (s)
 		tcp_entry_free(sk, s, false);
 	/* (a socket with its state in its own storage leaves its plaintext entry to the LRU) */
 }
 
-/* The same from the raw_tp fallback, where sk is read with bpf_probe_read_kernel. */
+/* The same from the raw_tp fallback, where sk is a number read with bpf_probe_read_kernel:
+ * the .bss's address is made one by a store and a load (every CPU stores the same). */
+volatile __u64 ll_bss_addr = 0;
 static __always_inline void req_forget_raw(const struct sock *sk)
 {
-	__u32 idx = BPF_CORE_READ(sk, __sk_common.skc_hash) & (RT_TCP_SLOTS - 1);
-	struct rt_tcp_sock *s = bpf_map_lookup_elem(&tcp_slots, &idx);
+	struct tcp_key k;
+	struct rt_tcp_sock *s;
 
-	if (s && s->sk == (__u64)sk)
+	if (!ll_bss_addr)
+		ll_bss_addr = (__u64)&ll_target_net;
+	k = tcp_key_of((__u64)sk - ll_bss_addr, BPF_CORE_READ(sk, __sk_common.skc_hash));
+	s = bpf_map_lookup_elem(&tcp_slots, &k.idx);
+	if (s && s->sk == k.key)
 		s->sk = 0;
 }
 

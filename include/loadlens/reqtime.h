@@ -24,10 +24,11 @@
 #define RT_SLOT_DYN 0xff
 /* Ports given slots that way (each costs 2 * RT_NCOMP histograms per CPU in the kernel). */
 #define RT_DYN_PORTS 4
-/* TCP request state: a direct-mapped table of this many entries (a power of two), indexed by the
- * socket's 4-tuple hash; a socket whose entry another live socket holds keeps its state in its own
- * socket storage instead (counted: RT_G_TCP_OWN_STORAGE). */
-#define RT_TCP_SLOTS 65536
+/* TCP request state: a direct-mapped table of this many entries, indexed by a hash of the
+ * socket's address (bpf/req_tcp.bpf.h, tcp_key()); a socket whose entry another live socket holds
+ * keeps its state in its own socket storage instead (counted: RT_G_TCP_OWN_STORAGE). */
+#define RT_TCP_SLOT_BITS 16
+#define RT_TCP_SLOTS (1u << RT_TCP_SLOT_BITS)
 
 /* UDP arrival stamps kept per socket (a power of two): datagrams queued beyond this lose theirs. */
 #define RT_UDP_RING 512
@@ -154,6 +155,8 @@ enum rt_global {
 			      * hook could not (pipelined, written in pieces): no_arrival too */
 	RT_G_LEAN_MISSED,    /* connections whose first bytes (TLS, HTTP/2) the copy hook cannot
 			      * follow: not timed */
+	RT_G_TCP_STALE,	     /* TCP table entries found held by a socket gone without freeing
+			      * it (a newer socket at its address took it over): should be 0 */
 	RT_G_MAX,
 };
 
@@ -331,7 +334,8 @@ _Static_assert(sizeof(struct rt_wake) == 16, "rt_wake layout");
 /* TCP socket state: an entry of the direct-mapped "tcp_slots" table (freed when the socket moves
  * to CLOSE), or, when another live socket holds that entry, in sk_storage (freed with the socket). */
 struct rt_tcp_sock {
-	__u64 sk;	  /* the struct sock holding the table entry (0: free); unused in sk_storage */
+	__u64 sk;	  /* the key of the socket holding the table entry (tcp_key(); 0: free);
+			   * unused in sk_storage */
 	__u64 arrival_ns; /* current request: first bytes queued (0: unknown) */
 	__u64 pending_ns; /* bytes queued after the current request's reads: the next request */
 	__u64 read_ns;	  /* current request: end of the first read */

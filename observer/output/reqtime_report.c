@@ -522,6 +522,7 @@ int obs_reqtime_fmt_json_add(json_t *root, const struct obs_reqtime *rt,
 	set(o, "client_sockets", json_integer((json_int_t)st->global[RT_G_CLIENT]), &ok);
 	set(o, "tcp_own_storage", json_integer((json_int_t)st->global[RT_G_TCP_OWN_STORAGE]),
 	       &ok);
+	set(o, "tcp_stale_entries", json_integer((json_int_t)st->global[RT_G_TCP_STALE]), &ok);
 	set(o, "ssl_unmapped", json_integer((json_int_t)st->global[RT_G_SSL_UNMAPPED]), &ok);
 	set(o, "ssl_procs_full", json_integer((json_int_t)st->global[RT_G_SSL_PROCS_FULL]), &ok);
 	set(o, "lean_reads", json_integer((json_int_t)f->lean_reads), &ok);

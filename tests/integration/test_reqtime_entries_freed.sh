@@ -45,5 +45,7 @@ for o in full lean; do
 	got=$(jget "$LL_TMP/$o.json" '.request_timing.slots[] | select(.proto == "tcp") | .requests')
 	echo "$o: $got requests counted, $total answered"
 	[ "$got" = "$total" ] || fail "$o: $got requests counted, the server answered $total"
+	stale=$(jget "$LL_TMP/$o.json" .request_timing.tcp_stale_entries)
+	[ "$stale" = 0 ] || fail "$o: $stale entries taken over from sockets gone without freeing them"
 done
 pass "every hook and the lean hooks: $hold entries held while open, 0 after $total connections ended in 7 ways; requests $total = answered"

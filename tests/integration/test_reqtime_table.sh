@@ -1,8 +1,9 @@
 #!/bin/bash
-# Request timing's TCP state: a direct-mapped table indexed by the socket's
-# 4-tuple hash, with the socket's own storage for a socket whose entry another live socket holds.
+# Request timing's TCP state: a direct-mapped table indexed by a hash of the socket's address,
+# with the socket's own storage for a socket whose entry another live socket holds.
 # 3,000 connections open at once (about 70 of them expected to find their entry taken): every
-# request is counted exactly once, and both paths were used (tcp_own_storage > 0).
+# request is counted exactly once, both paths were used (tcp_own_storage > 0), and no entry was
+# found left behind by a socket gone (tcp_stale_entries = 0).
 . "$(dirname "$0")/lib.sh"
 require_bpf loadlens-observer loadlens-refserver loadlens-driver
 command -v jq >/dev/null || skip "needs jq"
@@ -24,5 +25,7 @@ echo "server $n responses; observer $got requests ($svc service times); $own soc
 [ "$n" = 15000 ] || fail "the server answered $n of 15000"
 [ "$got" = "$n" ] && [ "$svc" = "$n" ] || fail "observer counted $got requests ($svc timed), server $n"
 [ "$nos" = 0 ] || fail "$nos sockets got no state"
+stale=$(jget "$LL_TMP/obs.json" .request_timing.tcp_stale_entries)
+[ "$stale" = 0 ] || fail "$stale table entries were left behind by sockets gone"
 [ "$own" -gt 0 ] || fail "no socket found its entry taken among 3000: the fallback path was not exercised"
 pass "3000 connections at once: $got requests = the server's, $own sockets timed from their own storage"
