@@ -33,6 +33,13 @@ const char *obs_pressure(const struct obs_tick *tk)
 	return NULL;
 }
 
+bool obs_pressure_queue_building(const struct obs_tick *tk)
+{
+	const struct obs_sockstat_snap *ss = tk->sockstat;
+
+	return ss && ss->cs.listen_backlog && ss->cs.listen_qlen_max * 4 >= ss->cs.listen_backlog;
+}
+
 struct obs_pressure_feature {
 	const char *prog;
 	struct obs_kernel *k;
@@ -62,7 +69,7 @@ static int start_feature(void *self)
 static int tick(void *self, struct obs_tick *tk)
 {
 	struct obs_pressure_feature *p = self;
-	int err = obs_systier_tick(p->tier, obs_pressure(tk));
+	int err = obs_systier_tick(p->tier, obs_pressure(tk), obs_pressure_queue_building(tk));
 
 	if (err)
 		ll_warn(p->prog, "note: cannot switch the syscall tracepoints: %s", strerror(-err));

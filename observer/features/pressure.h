@@ -14,6 +14,10 @@ struct obs_kernel;
 struct obs_tick;
 
 const char *obs_pressure(const struct obs_tick *tk);
+/* An accept queue past a quarter of its backlog (half is pressure): the handshakes' stamps are
+ * stored from then on, so that the waits of the children queued when pressure attaches the tier
+ * are found (systier.h, on_lead). Pure too. */
+bool obs_pressure_queue_building(const struct obs_tick *tk);
 
 struct obs_pressure_feature;
 /* k: the objects, whose syscall tier (observer/kernel/systier.c) it switches. One allocation:

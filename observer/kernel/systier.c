@@ -348,7 +348,8 @@ static bool sample_tick(unsigned int ticks)
 	return ticks % OBS_SYSTIER_SAMPLE_EVERY == OBS_SYSTIER_SAMPLE_EVERY / 2;
 }
 
-struct obs_systier_step obs_systier_plan(const struct obs_systier_state *st, bool pressure)
+struct obs_systier_step obs_systier_plan(const struct obs_systier_state *st, bool pressure,
+					 bool soon)
 {
 	struct obs_systier_step s = {.linger = st->linger};
 	bool sample = false;
@@ -363,15 +364,16 @@ struct obs_systier_step obs_systier_plan(const struct obs_systier_state *st, boo
 		/* a sample: one interval in OBS_SYSTIER_SAMPLE_EVERY, not the first */
 		s.want = sample = sample_tick(st->ticks);
 	}
-	/* from an interval before a sample, while attached, and for the interval after */
-	s.lead = s.want || st->attached || sample_tick(st->ticks + 1);
+	/* from an interval before a sample, while pressure may come, while attached, and for the
+	 * interval after */
+	s.lead = s.want || st->attached || sample_tick(st->ticks + 1) || soon;
 	/* a brief sample: the first OBS_SYSTIER_SAMPLE_MS of the interval only, the child detaches
 	 * unasked (attached stays false) */
 	s.brief = sample && st->brief && !st->attached;
 	return s;
 }
 
-int obs_systier_tick(struct obs_systier *t, const char *pressure)
+int obs_systier_tick(struct obs_systier *t, const char *pressure, bool soon)
 {
 	uint64_t now = now_ns();
 	struct obs_systier_step s;
@@ -383,7 +385,7 @@ int obs_systier_tick(struct obs_systier *t, const char *pressure)
 	if (t->mode != OBS_SYSTIER_AUTO)
 		return 0;
 	t->st.ticks++;
-	s = obs_systier_plan(&t->st, pressure != NULL);
+	s = obs_systier_plan(&t->st, pressure != NULL, soon);
 	t->st.linger = s.linger;
 	if (pressure)
 		t->reason = pressure;

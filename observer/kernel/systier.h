@@ -59,10 +59,12 @@ struct obs_systier_state {
 struct obs_systier_step {
 	bool want;	    /* attached for the coming interval */
 	bool brief;	    /* ... for its first OBS_SYSTIER_SAMPLE_MS only */
-	bool lead;	    /* on_lead's: an attach is at most an interval away, or one just ended */
+	bool lead;	    /* on_lead's: an attach is at most an interval away (a sample's, or pressure
+			     * soon), or one just ended */
 	unsigned int linger; /* the state's next */
 };
-struct obs_systier_step obs_systier_plan(const struct obs_systier_state *st, bool pressure);
+struct obs_systier_step obs_systier_plan(const struct obs_systier_state *st, bool pressure,
+					 bool soon);
 
 /* "auto", "on", "off" -> mode; -1 if none of them. */
 int obs_systier_mode_parse(const char *s);
@@ -82,8 +84,9 @@ void obs_systier_brief_samples(struct obs_systier *t);
 /* Call fn(arg) just before each attach (AUTO mode). */
 void obs_systier_on_attach(struct obs_systier *t, void (*fn)(void *), void *arg);
 /*
- * AUTO mode: fn(arg, true) an interval before a sample attaches (and just before any other
- * attach), fn(arg, false) an interval after the tier detached: what the tier's programs read must
+ * AUTO mode: fn(arg, true) an interval before a sample attaches, while obs_systier_tick() is told
+ * pressure may come, and just before any other attach; fn(arg, false) an interval after the tier
+ * detached: what the tier's programs read must
  * be written from a little before they are attached (connection tracking's handshake stamps, for
  * the accepts of a sample whose handshake came before it).
  */
@@ -98,9 +101,10 @@ void obs_systier_on_lead(struct obs_systier *t, void (*fn)(void *, bool), void *
 #define OBS_SYSTIER_MASK 0x80
 int obs_systier_want(struct obs_systier *t, unsigned int mask, int wait_ms);
 
-/* One interval passed; `pressure` names a sign of exhaustion (NULL: none; features/pressure.h). In AUTO mode this
- * attaches or detaches the tier for the next interval. Returns 0 or a negative errno. */
-int obs_systier_tick(struct obs_systier *t, const char *pressure);
+/* One interval passed; `pressure` names a sign of exhaustion (NULL: none; features/pressure.h),
+ * `soon` a sign that may become one (on_lead's true, no attach). In AUTO mode this attaches or
+ * detaches the tier for the next interval. Returns 0 or a negative errno. */
+int obs_systier_tick(struct obs_systier *t, const char *pressure, bool soon);
 bool obs_systier_attached(const struct obs_systier *t);
 enum obs_systier_mode obs_systier_mode(const struct obs_systier *t);
 /* Share of the run so far the tier was attached, 0..1, and the last sign of exhaustion that held

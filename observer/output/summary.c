@@ -153,7 +153,7 @@ int obs_summary_text(FILE *out, const struct obs_summary *r, const struct obs_so
 				r->syscalls_mode ? r->syscalls_mode : "auto");
 	}
 	if (r->features->set_state && ctr[OBS_CTR_WAIT_UNMATCHED])
-		fprintf(out, "    no handshake seen %11llu  (queued before start, or evicted)\n",
+		fprintf(out, "    no handshake seen %11llu  (queued before start or attach, or evicted)\n",
 			(unsigned long long)ctr[OBS_CTR_WAIT_UNMATCHED]);
 	fprintf(out, "  syscall tier       %12s  (attached %.0f%% of the run%s%s)\n",
 		r->syscalls_mode ? r->syscalls_mode : "auto", 100 * r->syscalls_share,

@@ -157,7 +157,7 @@ static void requests(struct obs_reader *rd)
 		r->nreaders = obs_reqtime_foreign(o->rt, r->readers, OBS_SNAP_NOTES);
 	/* the sampled arrivals' window, one interval in ten */
 	if (!r->final && o->arrivals) {
-		err = obs_systier_tick(o->arrivals, NULL);
+		err = obs_systier_tick(o->arrivals, NULL, false);
 		if (err)
 			ll_warn(o->prog, "note: cannot switch the syscall tracepoints: %s",
 				strerror(-err));

@@ -94,8 +94,14 @@ static void test_each_sign(void **state)
 	s->ns.overflows_drops = 1;
 	assert_string_equal(obs_pressure(&s->tk), "listen overflows or drops");
 	s->ns.overflows_drops = 0;
+	assert_false(obs_pressure_queue_building(&s->tk)); /* 3 of 511 */
+	s->ss.cs.listen_qlen_max = 128;
+	assert_null(obs_pressure(&s->tk));
+	assert_true(obs_pressure_queue_building(&s->tk)); /* the stamps' lead: a quarter */
 	s->ss.cs.listen_qlen_max = 256;
 	assert_string_equal(obs_pressure(&s->tk), "accept queue past half its backlog");
+	s->ss.cs.listen_backlog = 0; /* no listener seen: no sign */
+	assert_false(obs_pressure_queue_building(&s->tk));
 	free(s);
 }
 

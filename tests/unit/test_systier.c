@@ -4,7 +4,8 @@
  * sample one interval in OBS_SYSTIER_SAMPLE_EVERY (brief: its first OBS_SYSTIER_SAMPLE_MS), held
  * on under pressure and OBS_SYSTIER_LINGER intervals after; and the lead, which turns on
  * connection tracking's handshake stamps an interval before a sample and keeps them an interval
- * after the tier detached, and is off the rest of the time. No root, no kernel.
+ * after the tier detached, and while an accept queue builds, and is off the rest of the time. No
+ * root, no kernel.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,16 +17,21 @@
 #include "kernel/systier.h"
 
 /* One tick, applied as obs_systier_tick() applies it. */
-static struct obs_systier_step tick(struct obs_systier_state *st, bool pressure)
+static struct obs_systier_step tick_soon(struct obs_systier_state *st, bool pressure, bool soon)
 {
 	struct obs_systier_step s;
 
 	st->ticks++;
-	s = obs_systier_plan(st, pressure);
+	s = obs_systier_plan(st, pressure, soon);
 	st->linger = s.linger;
 	if (!s.brief)
 		st->attached = s.want;
 	return s;
+}
+
+static struct obs_systier_step tick(struct obs_systier_state *st, bool pressure)
+{
+	return tick_soon(st, pressure, false);
 }
 
 static void test_brief_samples_lead(void **state)
@@ -95,12 +101,27 @@ static void test_pressure_lingers(void **state)
 	assert_false(s.want || s.lead);
 }
 
+/* An accept queue building (features/pressure.c): the stamps, not the tier, until it is pressure. */
+static void test_pressure_soon(void **state)
+{
+	struct obs_systier_state st = {.brief = true};
+	struct obs_systier_step s;
+
+	(void)state;
+	tick(&st, false);
+	s = tick_soon(&st, false, true);
+	assert_true(s.lead && !s.want && !s.brief && !st.attached);
+	s = tick_soon(&st, true, true); /* it became pressure: attached, the stamps on before */
+	assert_true(s.lead && s.want && st.attached);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_brief_samples_lead),
 		cmocka_unit_test(test_whole_samples_lead),
 		cmocka_unit_test(test_pressure_lingers),
+		cmocka_unit_test(test_pressure_soon),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
