@@ -4,7 +4,8 @@
 # accepted count is still exact, and the accept-queue waits of the sample are a part of the
 # accepts. With --syscalls on, the accept exits are attached all the time and every accept is
 # timed. Handshakes store their time only while an accept may read it (with auto, from an
-# interval before the sample). A bad mode is a usage error. The observer and its attaching helper keep only the
+# interval before the sample, or once an accept queue is past a quarter of its backlog). A bad mode
+# is a usage error. The observer and its attaching helper keep only the
 # capabilities they need.
 . "$(dirname "$0")/lib.sh"
 require_bpf loadlens-refserver loadlens-observer loadlens-driver
@@ -81,4 +82,35 @@ timed=$(jget "$LL_TMP/on.json" .accept_queue_wait.count)
 [ "$timed" = 500 ] || fail "on: $timed of 500 accepts timed"
 [ "$(jget "$LL_TMP/on.json" .accept_queue_wait_unmatched)" = 0 ] || fail "on: accepts unmatched"
 stop rs
-pass "auto: no syscall tracepoint outside the sample, accepted exact; on: all $timed timed"
+
+# auto, an accept queue that builds: past a quarter of its backlog (16) the stamps go on, past
+# half the tier attaches; the children that came after the quarter have their waits when the
+# server accepts at last (without the lead, none would: all were queued before the attach)
+qport=$(free_port)
+start slow /usr/bin/python3 "$(dirname "$0")/slow_accept.py" "$qport" 16 "$LL_TMP/release"
+wait_for slow listening
+start_observer queue "$qport"
+hold() { # hold N: N more connections, held open by this shell, waiting in the accept queue
+	local i fd
+	for i in $(seq "$1"); do exec {fd}<>"/dev/tcp/127.0.0.1/$qport" || fail "connect $i"; done
+}
+hold 5   # 5 of 16: a quarter, not half
+sleep 2.5
+hold 4   # 9: past half
+sleep 2.5
+n=$(sys_attached "$PID_queue")
+[ "$n" -ge 2 ] || fail "queue: accept queue past half its backlog, $n sys_exit tracepoints attached"
+touch "$LL_TMP/release"
+wait_for slow accepted 10
+sleep 1.2
+stop queue
+stop slow
+calls=$(jget "$LL_TMP/queue.json" .accept_calls_seen)
+qtimed=$(jget "$LL_TMP/queue.json" .accept_queue_wait.count)
+qunm=$(jget "$LL_TMP/queue.json" .accept_queue_wait_unmatched)
+echo "queue: $calls accepts seen, $qtimed timed, $qunm queued before the stamps"
+[ "$calls" = 9 ] || fail "queue: $calls accepts seen, the server made 9"
+[ "$qtimed" = 4 ] && [ "$qunm" = 5 ] ||
+	fail "queue: $qtimed timed and $qunm unmatched, expected the 4 after the quarter timed"
+pass "auto: no syscall tracepoint outside the sample, accepted exact; on: all $timed timed;" \
+	"a building queue: the $qtimed queued after its quarter timed"
