@@ -68,6 +68,13 @@
  * began in its middle: slapd 1.47 there). */
 #define OBS_RULE_CPU_WAITING 1.5
 #define OBS_RULE_CPU_OLDER 0.5
+/* ... or one waiting thread a CPU where the targets' threads ran on OBS_RULE_CPU_FULL of the CPUs
+ * outright (no steal or interrupts counted off: the JVM above ran 0.55 of its one CPU): a server
+ * that holds its CPUs with threads to spare waits for them, whatever its pool. slapd's pool of 2
+ * on a slower 2-core VM waited 1.29-1.47 running 0.89-0.99, every interval of its load; the bar
+ * of 1.5 alone called that "workers", "not the CPU". */
+#define OBS_RULE_CPU_FULL 0.9
+#define OBS_RULE_CPU_WAITING_FULL 1.0
 /* ... while running on 75% of the CPUs their affinity allows, less what no thread could have
  * there (steal, and interrupts where the kernel keeps them out of run time: cpuwait.h; a busy
  * hypervisor took 10-80% of one CPU here) */

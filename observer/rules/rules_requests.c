@@ -88,18 +88,26 @@ static bool cpus_busy(const struct obs_snap *s)
 	return s->cpu_running >= OBS_RULE_CPU_BUSY * (usable > 0 ? usable : 0);
 }
 
-/* The targets' threads waited for a CPU (schedstat, without --runq): bar of them a CPU or more
- * on average (OBS_RULE_CPU_WAITING, or its older-interval share), at least half as many as ran,
- * and they kept their CPUs busy: the server itself is what the CPUs carry. */
-static bool cpu_waited_at(const struct obs_snap *s, double bar)
+/* The bar of waiting threads a CPU: OBS_RULE_CPU_WAITING, or OBS_RULE_CPU_WAITING_FULL where the
+ * targets' threads held OBS_RULE_CPU_FULL of their CPUs outright. */
+static double cpu_bar(const struct obs_snap *s)
 {
-	return s->cpu_on && s->cpu_cpus && s->cpu_waiting >= bar * s->cpu_cpus &&
+	return s->cpu_running >= OBS_RULE_CPU_FULL * s->cpu_cpus ? OBS_RULE_CPU_WAITING_FULL
+								  : OBS_RULE_CPU_WAITING;
+}
+
+/* The targets' threads waited for a CPU (schedstat, without --runq): `share` of the bar
+ * (cpu_bar) a CPU or more on average, at least half as many as ran, and they kept their CPUs
+ * busy: the server itself is what the CPUs carry. */
+static bool cpu_waited_at(const struct obs_snap *s, double share)
+{
+	return s->cpu_on && s->cpu_cpus && s->cpu_waiting >= share * cpu_bar(s) * s->cpu_cpus &&
 	       s->cpu_waiting >= 0.5 * s->cpu_running && cpus_busy(s);
 }
 
 static bool cpu_waited(const struct obs_snap *s)
 {
-	return cpu_waited_at(s, OBS_RULE_CPU_WAITING);
+	return cpu_waited_at(s, 1);
 }
 
 /* The CPU waits were seen lately (2 x OBS_RULE_SAT_INTERVALS): a queue then is no worker
@@ -126,8 +134,7 @@ static bool cpu_waited_all(const struct obs_snap_hist *h)
 
 	for (b = 0; b < OBS_RULE_SAT_INTERVALS; b++)
 		if (!(s = obs_snap_at(h, b)) ||
-		    !cpu_waited_at(s, b ? OBS_RULE_CPU_OLDER * OBS_RULE_CPU_WAITING
-					: OBS_RULE_CPU_WAITING))
+		    !cpu_waited_at(s, b ? OBS_RULE_CPU_OLDER : 1))
 			return false;
 	return true;
 }
@@ -141,7 +148,7 @@ static bool cpu_waited_still(const struct obs_snap_hist *h)
 
 	for (b = 0; b < OBS_RULE_SAT_INTERVALS; b++)
 		if (!(s = obs_snap_at(h, b)) ||
-		    !cpu_waited_at(s, OBS_RULE_CPU_OLDER * OBS_RULE_CPU_WAITING))
+		    !cpu_waited_at(s, OBS_RULE_CPU_OLDER))
 			return false;
 	return cpu_waited_lately(h);
 }
@@ -401,7 +408,7 @@ void obs_rule_saturation(const struct obs_snap_hist *h, struct obs_findings *out
 	/* waits at the bar lately and still at part of it now: no worker pool's queue, even where
 	 * the CPU's finding does not hold yet; once they fell below that, the queue is judged anew */
 	bool lately = cpu_waited_lately(h) &&
-		      cpu_waited_at(now, OBS_RULE_CPU_OLDER * OBS_RULE_CPU_WAITING);
+		      cpu_waited_at(now, OBS_RULE_CPU_OLDER);
 	bool held, turns;
 	char a[32], b[32], d[32], key[24], rq[160];
 	size_t i;

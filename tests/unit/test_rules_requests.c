@@ -183,20 +183,38 @@ RULES_TEST(test_cpu_or_workers_schedstat)
 	cpu_newer(r, 1.67, 0.98);
 	f = cpu_not_workers(r);
 	assert_null(json_object_get(f->evidence, "contended"));
-	/* ... but not from the older interval alone */
-	cpu_newer(r, 1.4, 0.98);
+	/* ... but not from the older interval alone: under one waiting a CPU in the newer */
+	cpu_newer(r, 0.9, 0.98);
+	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
+	/* the same slapd on a slower VM: 1.29 waiting, 0.89 running as its load began, then 1.34
+	 * and 0.98, under the bar of 1.5 in both; holding its CPU outright, one waiting thread is
+	 * enough: the CPU, never "add workers" */
+	cpu_run(r, (struct cpu_seen){.queue = 34e6, .service = 86e3, .waiting = 1.29,
+				     .running = 0.89, .cpus = 1, .procs = 1});
+	cpu_newer(r, 1.34, 0.98);
+	f = cpu_not_workers(r);
+	assert_non_null(strstr(f->text, "on average 1.3 of their threads waited"));
+	/* ... but at 0.89 running in both, short of holding the CPU outright, the bar is 1.5 */
+	cpu_newer(r, 1.34, 0.89);
 	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
 	/* a JVM's own compiler and collector threads, 1.2 waiting beside 0.55 running of the 0.6
 	 * of its CPU the hypervisor left, requests queued 2 ms: neither the CPU nor the workers */
 	cpu_run(r, (struct cpu_seen){.queue = 2e6, .service = 50e3, .waiting = 1.2,
 				     .running = 0.55, .lost = 0.4, .cpus = 1, .procs = 1});
 	rh_silent(r);
-	/* threads that keep their CPU busy and wait as long as they run, under the bar: the
-	 * workers, the wait said, and no other work blamed */
-	cpu_run(r, (struct cpu_seen){.queue = 80e6, .service = 1e6, .waiting = 1.4, .running = 0.95,
+	/* threads that keep their CPU busy and wait as long as they run, under the bar (1.5
+	 * waiting a CPU at 0.85 running; 1 at 0.95): the workers, the wait said, and no other work
+	 * blamed */
+	cpu_run(r, (struct cpu_seen){.queue = 80e6, .service = 1e6, .waiting = 1.4, .running = 0.85,
 				     .cpus = 1, .procs = 1});
 	f = rh_expect(r, "worker_saturation", "tcp/8000");
-	assert_non_null(strstr(f->text, "their threads waited for a CPU 1.40 on average (0.95 "
+	assert_non_null(strstr(f->text, "their threads waited for a CPU 1.40 on average (0.85 "
+					"ran): not the CPU"));
+	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
+	cpu_run(r, (struct cpu_seen){.queue = 80e6, .service = 1e6, .waiting = 0.9, .running = 0.95,
+				     .cpus = 1, .procs = 1});
+	f = rh_expect(r, "worker_saturation", "tcp/8000");
+	assert_non_null(strstr(f->text, "their threads waited for a CPU 0.90 on average (0.95 "
 					"ran): not the CPU"));
 	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
 	/* the load began in the middle of the older interval (nginx beside 12 hogs: 0.15 waiting,
