@@ -380,6 +380,19 @@ static void inside_finding(const struct obs_snap *now, const struct obs_snap_slo
 			 obs_rule_ns(sl->service_p50_ns, b, sizeof(b)), rq);
 }
 
+/* The load stopped while the CPU held its queue: this interval completed half as many requests as
+ * the one before, whose threads waited at the bar. What waited now had queued then; the targets'
+ * threads went idle or ended with the load (a process per connection takes its run time with it),
+ * so this interval's waits judge nothing (PostgreSQL pinned to one CPU: 39 waiting, then 0.23 and
+ * 0.00 running as pgbench's 40 backends exited, its last requests queued 7.4 ms). */
+static bool cpu_queue_drained(const struct obs_snap_hist *h, const struct obs_snap_slot *now)
+{
+	const struct obs_snap *s = obs_snap_at(h, 1);
+	const struct obs_snap_slot *lo = s ? slot(s, now->port, now->udp) : NULL;
+
+	return lo && cpu_waited(s) && 2 * now->requests <= lo->requests;
+}
+
 /* Why the queue is no CPU's, from --runq or the targets' schedstat, or how to tell. */
 static void not_cpu(const struct obs_snap *now, char *rq, size_t len)
 {
@@ -436,7 +449,7 @@ void obs_rule_saturation(const struct obs_snap_hist *h, struct obs_findings *out
 			named = true;
 			continue;
 		}
-		if (cpu || lately)
+		if (cpu || lately || cpu_queue_drained(h, sl))
 			continue; /* the wait is the CPU's, named or about to be */
 		not_cpu(now, rq, sizeof(rq));
 		held = queue_held(h, sl, OBS_RULE_SAT_MIN_QUEUE_NS, false);

@@ -269,6 +269,37 @@ RULES_TEST(test_cpu_waits_dip)
 	rh_silent(r);
 }
 
+/* cpu_run(c), then the interval its load stopped in: REQUESTS completed (of 500 an interval),
+ * still queued, the threads idle or gone (0.23 waiting, none running) */
+static void cpu_load_stopped(struct run *r, struct cpu_seen c, uint64_t requests)
+{
+	cpu_run(r, c);
+	cpu_then(r, 0.23, 0);
+	((struct obs_snap *)obs_snap_at(&r->h, 0))->slot[0].requests = requests;
+}
+
+/*
+ * The load stopped while the CPU held its queue (PostgreSQL pinned to one CPU, 39 backends
+ * waiting; then 0.23 and none running as they exited with pgbench, its last 40 requests queued
+ * 7.4 ms): what waited had queued while the CPU was named, no workers' queue. Where the interval
+ * completed as many as before (400 of 500), the waits fell while requests kept queuing: the
+ * workers, "not the CPU".
+ */
+RULES_TEST(test_cpu_queue_drained)
+{
+	struct cpu_seen pg = {.queue = 7.4e6, .service = 142e3, .waiting = 39, .running = 1,
+			      .cpus = 1, .procs = 41};
+	const struct obs_finding *f;
+
+	cpu_load_stopped(r, pg, 40);
+	rh_silent(r);
+	cpu_load_stopped(r, pg, 250);
+	rh_silent(r);
+	cpu_load_stopped(r, pg, 400);
+	f = rh_expect(r, "worker_saturation", "tcp/8000");
+	assert_non_null(strstr(f->text, "waited for a CPU 0.23 on average (0.00 ran): not the CPU"));
+}
+
 /*
  * A server that other work lets run in turns (nginx at nice 10 beside 12 hogs on its one CPU):
  * the requests that come while it runs are served at once, the rest wait a turn, so its median
@@ -510,5 +541,5 @@ RULES_TEST(test_worker_saturation_inside)
 
 LL_TEST_MAIN_EACH(rh_setup, rh_teardown, test_worker_saturation, test_cpu_saturation,
 	          test_cpu_saturation_onset, test_worker_saturation_onset,
-	          test_cpu_or_workers_schedstat, test_cpu_waits_dip, test_cpu_in_turns, test_fork_per_request, test_fast_server_is_silent,
+	          test_cpu_or_workers_schedstat, test_cpu_waits_dip, test_cpu_queue_drained, test_cpu_in_turns, test_fork_per_request, test_fast_server_is_silent,
 	          test_worker_saturation_inside)
