@@ -53,6 +53,8 @@ static int tick(void *self, struct obs_tick *tk)
 	s->listen_target_full += cd->ctr[OBS_CTR_QLEN_FULL];
 	s->listen_qlen_max = (uint32_t)c->snap.total.ctr[OBS_CTR_QLEN_MAX];
 	s->listen_backlog = (uint32_t)c->snap.total.ctr[OBS_CTR_BACKLOG_MAX];
+	s->listen_queued = rd->lq.queued;
+	s->listen_queued_ok = rd->lq.ok;
 	/* the rules' sign that listen overflows are a target's: its queue full at this pass */
 	if (rd->lq.ok && rd->lq.backlog && rd->lq.qlen_max >= rd->lq.backlog) {
 		s->listen_target_full++;

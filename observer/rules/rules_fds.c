@@ -158,10 +158,12 @@ static double held_slope(const struct obs_snap_hist *h, double since)
 		y[n] = s->census ? (double)(s->state[OBS_SNAP_ESTABLISHED] +
 					    s->state[OBS_SNAP_CLOSE_WAIT])
 				 : (double)s->held;
-		/* ... less those still in the accept queue, which no process holds yet: a server
-		 * draining a backlog of connections already ESTABLISHED (slapd taking 256 at 40/s)
-		 * holds more of them each second, its fds rising with its accepts */
-		q = (double)s->listen_qlen_max;
+		/* ... less those still in the accept queues, which no process holds yet: a server
+		 * draining a backlog of connections already ESTABLISHED (slapd taking 256 at 40/s;
+		 * nginx starved of its CPU, 200 at 10/s) holds more of them each second, its fds
+		 * rising with its accepts. This tick's queues: the fullest one seen is a count that
+		 * never falls, and a census' is as old as the census */
+		q = s->listen_queued_ok ? (double)s->listen_queued : (double)s->listen_qlen_max;
 		y[n] = y[n] > q ? y[n] - q : 0;
 		n++;
 	}

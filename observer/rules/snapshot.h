@@ -161,8 +161,12 @@ struct obs_snap {
 	uint64_t listen_target_full; /* signs it was a target's: accepts that found its queue
 				      * full, SYN-ACK retransmits on it, a full queue at a census */
 	uint16_t listen_port;	   /* the fullest target listener's port, 0 unknown */
-	uint32_t listen_qlen_max;
+	uint32_t listen_qlen_max;  /* the fullest queue seen (a count that never falls, or a census') */
 	uint32_t listen_backlog;
+	/* the children in the targets' accept queues now (this tick's listen pass), which no process
+	 * holds yet; listen_queued_ok false: not read */
+	uint64_t listen_queued;
+	bool listen_queued_ok;
 
 	/* failures: this interval, and since start, with the call that failed most */
 	uint64_t fails[OBS_SNAP_FAILS];
