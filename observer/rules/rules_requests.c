@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "rules/rules.h"
+#include "rules/cpu_waits.h"
 
 static const struct obs_snap_slot *slot(const struct obs_snap *s, uint16_t port, bool udp)
 {
@@ -79,114 +80,16 @@ static unsigned int cpu_saturated(const struct obs_snap_hist *h)
 	return judged;
 }
 
-/* The targets' threads kept most of the CPUs they may run on busy (OBS_RULE_CPU_BUSY). Of those
- * CPUs, the time no thread could have (steal, interrupts: cpuwait.h) is not theirs to carry. */
-static bool cpus_busy(const struct obs_snap *s)
-{
-	double usable = (double)s->cpu_cpus - s->cpu_lost;
-
-	return s->cpu_running >= OBS_RULE_CPU_BUSY * (usable > 0 ? usable : 0);
-}
-
-/* The bar of waiting threads a CPU: OBS_RULE_CPU_WAITING, or OBS_RULE_CPU_WAITING_FULL where the
- * targets' threads held OBS_RULE_CPU_FULL of their CPUs outright. */
-static double cpu_bar(const struct obs_snap *s)
-{
-	return s->cpu_running >= OBS_RULE_CPU_FULL * s->cpu_cpus ? OBS_RULE_CPU_WAITING_FULL
-								  : OBS_RULE_CPU_WAITING;
-}
-
-/* The targets' threads waited for a CPU (schedstat, without --runq): `share` of the bar
- * (cpu_bar) a CPU or more on average, at least half as many as ran, and they kept their CPUs
- * busy: the server itself is what the CPUs carry. */
-static bool cpu_waited_at(const struct obs_snap *s, double share)
-{
-	return s->cpu_on && s->cpu_cpus && s->cpu_waiting >= share * cpu_bar(s) * s->cpu_cpus &&
-	       s->cpu_waiting >= 0.5 * s->cpu_running && cpus_busy(s);
-}
-
-static bool cpu_waited(const struct obs_snap *s)
-{
-	return cpu_waited_at(s, 1);
-}
-
-/* The CPU waits were seen lately (2 x OBS_RULE_SAT_INTERVALS): a queue then is no worker
- * pool's, even in an interval whose waits dipped. */
-static bool cpu_waited_lately(const struct obs_snap_hist *h)
-{
-	const struct obs_snap *s;
-	unsigned int b;
-
-	for (b = 0; b < 2 * OBS_RULE_SAT_INTERVALS && (s = obs_snap_at(h, b)); b++)
-		if (cpu_waited(s))
-			return true;
-	return false;
-}
-
-/* The waits held: in the newest interval at the bar; in an older one at OBS_RULE_CPU_OLDER of
- * it (a load that began in its middle, as the queue's p90 there). Or, once at the bar lately, at
- * OBS_RULE_CPU_OLDER of it in every interval since (cpu_waited_still): a wait that dips under the
- * bar is still the CPU's, not yet nobody's. */
-static bool cpu_waited_all(const struct obs_snap_hist *h)
-{
-	const struct obs_snap *s;
-	unsigned int b;
-
-	for (b = 0; b < OBS_RULE_SAT_INTERVALS; b++)
-		if (!(s = obs_snap_at(h, b)) ||
-		    !cpu_waited_at(s, b ? OBS_RULE_CPU_OLDER : 1))
-			return false;
-	return true;
-}
-
-/* The waits stayed at OBS_RULE_CPU_OLDER of the bar in every interval judged, and reached it
- * lately: the CPU still, through a dip under the bar (the hysteresis of cpu_waited_all) */
-static bool cpu_waited_still(const struct obs_snap_hist *h)
-{
-	const struct obs_snap *s;
-	unsigned int b;
-
-	for (b = 0; b < OBS_RULE_SAT_INTERVALS; b++)
-		if (!(s = obs_snap_at(h, b)) ||
-		    !cpu_waited_at(s, OBS_RULE_CPU_OLDER))
-			return false;
-	return cpu_waited_lately(h);
-}
-
-/* The targets' threads waited for a CPU as long as they ran, or longer, while they did not keep
- * their CPUs busy themselves: other work holds the CPUs (or a quota throttles them). */
-static bool cpu_contended(const struct obs_snap *s)
-{
-	return s->cpu_on && s->cpu_cpus && s->cpu_waiting >= OBS_RULE_CPU_CONTENDED &&
-	       s->cpu_waiting >= s->cpu_running && !cpus_busy(s);
-}
-
-/* Contended in the newer interval, and in the older ones the threads waited longer than they ran
- * (any amount: a load that began in the middle of one, as the queue's p90 there) */
-static bool cpu_contended_all(const struct obs_snap_hist *h)
-{
-	const struct obs_snap *s;
-	unsigned int b;
-
-	if (!(s = obs_snap_at(h, 0)) || !cpu_contended(s))
-		return false;
-	for (b = 1; b < OBS_RULE_SAT_INTERVALS; b++)
-		if (!(s = obs_snap_at(h, b)) || !s->cpu_on || s->cpu_waiting <= 0 ||
-		    s->cpu_waiting < s->cpu_running || cpu_waited(s))
-			return false;
-	return true;
-}
-
 /*
  * A server whose CPUs other work holds gets them in turns: the requests that come while it runs
  * are served at once, and those that come between its turns wait for the next. Its median
  * request may then wait less than a worker pool's floor while a tenth wait whole turns (nginx at
  * nice 10 beside 12 hogs on one CPU: p50 0.2-0.7 ms, p90 450 ms). Where the targets' threads
- * waited for a CPU longer than they ran (cpu_contended_all), a p90 that held is the CPU's wait.
+ * waited for a CPU longer than they ran (obs_cpu_contended_all), a p90 that held is the CPU's wait.
  */
 static bool queue_in_turns(const struct obs_snap_hist *h, const struct obs_snap_slot *now)
 {
-	return cpu_contended_all(h) && queue_held(h, now, OBS_RULE_SAT_MIN_QUEUE_NS, true);
+	return obs_cpu_contended_all(h) && queue_held(h, now, OBS_RULE_SAT_MIN_QUEUE_NS, true);
 }
 
 /* Requests queue on a slot and the serving processes wait for a CPU: the CPU, not the workers.
@@ -390,7 +293,7 @@ static bool cpu_queue_drained(const struct obs_snap_hist *h, const struct obs_sn
 	const struct obs_snap *s = obs_snap_at(h, 1);
 	const struct obs_snap_slot *lo = s ? slot(s, now->port, now->udp) : NULL;
 
-	return lo && cpu_waited(s) && 2 * now->requests <= lo->requests;
+	return lo && obs_cpu_waited(s) && 2 * now->requests <= lo->requests;
 }
 
 /* Why the queue is no CPU's, from --runq or the targets' schedstat, or how to tell. */
@@ -401,7 +304,7 @@ static void not_cpu(const struct obs_snap *now, char *rq, size_t len)
 	if (now->runq_on && now->runq_p50_ns >= 0)
 		snprintf(rq, len, "; run-queue wait p50 %s: not the CPU",
 			 obs_rule_ns(now->runq_p50_ns, c, sizeof(c)));
-	else if (now->cpu_on && cpu_contended(now))
+	else if (now->cpu_on && obs_cpu_contended(now))
 		/* this interval only: the workers, and the CPU too */
 		snprintf(rq, len, "; their threads also waited for a CPU %.2f on average (%.2f "
 			 "ran) this interval", now->cpu_waiting, now->cpu_running);
@@ -417,11 +320,11 @@ void obs_rule_saturation(const struct obs_snap_hist *h, struct obs_findings *out
 	const struct obs_snap *now = obs_snap_at(h, 0), *lo;
 	const struct obs_snap_slot *sl;
 	unsigned int cpu = cpu_saturated(h);
-	bool waited = !cpu && (cpu_waited_all(h) || cpu_waited_still(h)), named = false;
+	bool waited = !cpu && (obs_cpu_waited_all(h) || obs_cpu_waited_still(h)), named = false;
 	/* waits at the bar lately and still at part of it now: no worker pool's queue, even where
 	 * the CPU's finding does not hold yet; once they fell below that, the queue is judged anew */
-	bool lately = cpu_waited_lately(h) &&
-		      cpu_waited_at(now, OBS_RULE_CPU_OLDER);
+	bool lately = obs_cpu_waited_lately(h) &&
+		      obs_cpu_waited_at(now, OBS_RULE_CPU_OLDER);
 	bool held, turns;
 	char a[32], b[32], d[32], key[24], rq[160];
 	size_t i;
@@ -463,7 +366,7 @@ void obs_rule_saturation(const struct obs_snap_hist *h, struct obs_findings *out
 			fork_wait_finding(now, sl, key, out);
 			continue;
 		}
-		if (turns || cpu_contended_all(h)) {
+		if (turns || obs_cpu_contended_all(h)) {
 			if (!named)
 				cpu_finding(now, sl, key, true, turns, out);
 			named = true;
