@@ -14,12 +14,14 @@
 # between (the return from read(), the path into the write) is in the first and not in the
 # second. Under SCHED_FIFO no other process preempts the server, and both measure the same work.
 # What SCHED_FIFO cannot stop is the host: on a virtual machine it stalls some of the server's
-# write calls by 40-200 us before the transmit (0.7-1.7% of them on 2026-11-26, with and without
-# the observer), which the observer's span holds and the server's clock does not. That moved the
-# p99 by +10-14% in every run that day. So the p99 is compared over the requests whose write call
-# was not stalled (at most 3x its median), at least 90% of them (a host that stalls more fails the
-# case); the stalled ones are still held to the bounds above. What moves one run beyond that (a
-# softirq, a busy CI machine) runs the case up to twice more, its counts and bounds exact each time.
+# write calls on the way to the transmit, which the observer's span holds and the server's clock
+# does not (that moved the p99 by +10-14% on 2026-11-26). The server's trace holds the kernel's
+# transmit moment (a software transmit timestamp), so the p99 is compared over the requests whose
+# write call reached the transmit within 3x its median, at least 90% of them; the stalled ones are
+# still held to the bounds above. (The whole write call cannot tell them apart: it also holds the
+# delivery to the client after the transmit, over 150 us in 10-45% of the calls on 2026-11-27,
+# which CI once read as 198 of 1500 stalls.) What moves one run beyond that (a softirq, a busy CI
+# machine) runs the case up to twice more, its counts and bounds exact each time.
 . "$(dirname "$0")/lib.sh"
 require_bpf loadlens-observer loadlens-refserver loadlens-driver
 [ -x /usr/bin/python3 ] || skip "needs /usr/bin/python3 to read the --trace file"
@@ -58,8 +60,13 @@ run() {
 	echo "$name: $pairs"
 	o50=$(jget "$obs" "$slot | .service_time.p50") r50=$(jget "$rs" .service_time.p50)
 	o99=$(kv "$pairs" calm_obs_p99) r99=$(kv "$pairs" calm_srv_p99) calm=$(kv "$pairs" calm)
-	[ $((calm * 100)) -ge $((n * 90)) ] ||
-		fail "$name: the host stalled $((n - calm)) of the server's $n write calls"
+	# a host that stalls more than a tenth of the transmits leaves too few to compare: like a
+	# missed p99, the caller runs the case again
+	if [ $((calm * 100)) -lt $((n * 90)) ]; then
+		LAST_MISS="$name: the host stalled $((n - calm)) of the server's $n transmits (at most 10%)"
+		echo "note: $LAST_MISS"
+		return 1
+	fi
 	# a preemption the real-time priority cannot stop can move a p99 once: the caller runs again
 	if ! within_pct "$o50" "$r50" 2 || ! within_pct "$o99" "$r99" 5; then
 		LAST_MISS="$name: service p50 $o50 vs $r50, p99 $o99 vs $r99 (limits ±2%, ±5%)"

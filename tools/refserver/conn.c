@@ -199,12 +199,22 @@ static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 		rs_conn_close(c);
 }
 
+static int conn_fd(struct rs_conn *c)
+{
+	uv_os_fd_t fd;
+
+	return uv_fileno((const uv_handle_t *)&c->tcp, &fd) ? -1 : fd;
+}
+
 static void write_cb(uv_write_t *req, int status)
 {
 	struct rs_conn *c = container_of(req, struct rs_conn, wreq);
 
 	c->write_pending = false;
-	rs_trace_sent(c->w); /* a response the first write call left whole */
+	if (status == 0)
+		c->bytes_written += c->pending_len;
+	/* a response the first write call left whole */
+	rs_trace_sent(c->w, conn_fd(c), c->bytes_written);
 	if (c->closing)
 		return;
 	if (status < 0 || c->close_after_write || (c->eof && !c->w->cfg->mb.no_close)) {
@@ -236,8 +246,10 @@ int rs_conn_send(struct rs_conn *c, const uv_buf_t *bufs, unsigned nbufs, bool s
 		total += bufs[i].len;
 	c->w->c.bytes_out += total;
 	r = uv_try_write(s, bufs, nbufs);
-	if (r > 0)
-		rs_trace_sent(c->w);
+	if (r > 0) {
+		c->bytes_written += (uint64_t)r;
+		rs_trace_sent(c->w, conn_fd(c), c->bytes_written);
+	}
 	if (r >= 0 && (size_t)r == total) {
 		if (c->close_after_write)
 			rs_conn_close(c);
@@ -264,6 +276,9 @@ int rs_conn_send(struct rs_conn *c, const uv_buf_t *bufs, unsigned nbufs, bool s
 		rest[0] = uv_buf_init(c->out.data, (unsigned)c->out.len);
 		k = 1;
 	}
+	c->pending_len = 0;
+	for (i = 0; i < k; i++)
+		c->pending_len += rest[i].len;
 	r = uv_write(&c->wreq, s, rest, k, write_cb);
 	if (r)
 		goto fail;
@@ -315,6 +330,7 @@ void rs_conn_accepted(struct rs_worker *w, int fd)
 		return;
 	}
 	uv_tcp_nodelay(&c->tcp, 1);
+	rs_trace_conn(w, fd);
 	if (proto(w)->conn_init(c)) {
 		rs_conn_close(c);
 		return;

@@ -77,7 +77,7 @@ static void recv_cb(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf,
 	w->c.bytes_out += out.len;
 	r = uv_udp_try_send(h, &out, 1, addr);
 	if (r >= 0)
-		rs_trace_sent(w);
+		rs_trace_sent(w, -1, 0);
 	if (r == UV_EAGAIN)
 		send_later(w, &out, addr);
 	else if (r < 0)

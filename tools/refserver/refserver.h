@@ -142,6 +142,8 @@ struct rs_conn {
 	http_parser parser;
 	struct rs_h2_conn *h2; /* h2, grpc: the nghttp2 session and its streams */
 	uint8_t frame_hdr[4];
+	uint64_t bytes_written; /* handed to the kernel so far (--trace's transmit lookup) */
+	size_t pending_len;     /* bytes of the write in flight (uv_write) */
 	bool write_pending;
 	bool close_after_write;
 	bool eof;
@@ -241,7 +243,10 @@ int rs_trace_init(struct rs_worker *w);
 void rs_trace_free(struct rs_worker *w);
 void rs_trace_read(struct rs_worker *w);  /* a read callback began */
 void rs_trace_served(struct rs_worker *w, uint64_t begin_ns, uint64_t end_ns);
-void rs_trace_sent(struct rs_worker *w);  /* a write call returned, having written bytes */
+void rs_trace_conn(struct rs_worker *w, int fd); /* a TCP connection: its transmit moments */
+/* a write call returned, having written bytes; over TCP (fd >= 0) the connection's count of
+ * bytes written so far, whose last one's transmit moment it looks up */
+void rs_trace_sent(struct rs_worker *w, int fd, uint64_t bytes);
 int rs_trace_write(FILE *f, const struct rs_worker *workers, unsigned n);
 
 /* worker.c */
