@@ -254,8 +254,9 @@ int main(int argc, char **argv)
 
 	if (r.metrics_http)
 		ll_warn(PROG, "metrics at http://%s/metrics", obs_mxhttp_addr(r.metrics_http));
-	/* an agent (--interval 0 --metrics): the features tick once a second, without lines */
-	tick_ns = a.interval_ns ? a.interval_ns : r.metrics_http ? NS_PER_S : 0;
+	/* an agent (--interval 0): the features tick once a second, without lines, so that its
+	 * findings, the syscall tier and the lean hooks are decided while it runs */
+	tick_ns = a.interval_ns ? a.interval_ns : NS_PER_S;
 	if (a.interval_ns)
 		obs_summary_live_header(stdout);
 	if (tick_ns)

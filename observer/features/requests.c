@@ -330,9 +330,9 @@ static int finish(void *self, struct obs_tick *tk)
 	publish(r, tk);
 	if (err || !tk->snap)
 		return err;
-	/* The rules decide on the final read too: with --interval 0 (the agent's mode, a
-	 * one-shot run) it is the only one, and after the last tick it holds a short burst's
-	 * reads. Its interval runs from the last tick (the start, with --interval 0). */
+	/* The rules decide on the final read too: after the last tick it holds a short burst's
+	 * reads (with --interval 0 the ticks are a second apart). Its interval runs from the last
+	 * tick (the start, for a run shorter than one). */
 	h = ll_hist_new();
 	if (!h)
 		return -ENOMEM;

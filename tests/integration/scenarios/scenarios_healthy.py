@@ -253,8 +253,9 @@ HEALTHY = [
 			   range={"requests_per_read": [4.0, 8.0], "sampled_reads": [3, 12]})},
 	{"name": "healthy_redis_burst_interval0", "group": "healthy",
 	 "what": "redis-server, a pipelined burst (redis-benchmark -P 16, 30,000 SETs on one "
-		 "connection) with the observer at --interval 0 (the agent's mode, a one-shot run): "
-		 "the note is decided on the final read (it never was)",
+		 "connection) with the observer at --interval 0 (the agent's mode: no live lines, a "
+		 "tick a second): the burst, shorter than a second, is decided on the final read "
+		 "(it never was)",
 	 "interval": 0,
 	 "servers": [{"kind": "redis"}],
 	 "loads": [{"kind": "redis-benchmark", "name": "load",
