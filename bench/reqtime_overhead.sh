@@ -28,6 +28,9 @@
 # Example: VARIANTS="before=build/bin-old observer=build/bin runq=build/bin:--runq noreq=build/bin"
 #          WARM=5 VARIANTS="auto=build/bin full=build/bin:--lean,off lean=build/bin:--lean,on"
 #
+# SRV_CPU and CLI_CPU (default 0 and 1) pin the servers and wrk; the observer's own process is
+# pinned to both, as on a 2-core machine. On a bigger machine, two idle CPUs other than 0 give
+# the same setup with less noise (e.g. SRV_CPU=4 CLI_CPU=5).
 # Loopback only; every load is bounded (wrk -d). Needs root, nginx, wrk, bpftool, python3
 # (apt-get install -y nginx-light wrk bpftool). Results go to stdout as Markdown.
 set -u
@@ -45,6 +48,7 @@ VARIANTS=${VARIANTS:-observer=$BIN}
 LOADS=${LOADS:-keepalive}
 FOREIGN_PORT=18489
 SERVERS=${SERVERS:-nginx refserver}
+bench_numbers SRV_CPU=0 CLI_CPU=1
 T=$(mktemp -d /tmp/loadlens-bench.XXXXXX)
 PIDS=()
 STATS0=$(sysctl -n kernel.bpf_stats_enabled)
@@ -76,10 +80,10 @@ NGINX_PORT=18480
 RS_PORT=18481
 MEM_PORT=18482
 bench_nginx_conf "$T" "$NGINX_PORT"
-taskset -c 0 nginx -c "$T/nginx.conf" -p "$T" &
+taskset -c "$SRV_CPU" nginx -c "$T/nginx.conf" -p "$T" &
 NGINX_MASTER=$!
 PIDS+=($!)
-taskset -c 0 "$BIN/loadlens-refserver" --proto http --workers 1 --listen "127.0.0.1:$RS_PORT" \
+taskset -c "$SRV_CPU" "$BIN/loadlens-refserver" --proto http --workers 1 --listen "127.0.0.1:$RS_PORT" \
 	2>"$T/rs.err" &
 RS_PID=$!
 PIDS+=($!)
@@ -104,7 +108,7 @@ obs_on() {
 	nosend) env=(LOADLENS_OBSERVER_DETACH=send) ;;
 	readonly) env=(LOADLENS_OBSERVER_DETACH=arrival,send) ;;
 	esac
-	env "${env[@]}" "$dir/loadlens-observer" ${args//,/ } $(printf -- '--port %s ' "$@") \
+	env "${env[@]}" taskset -c "$SRV_CPU,$CLI_CPU" "$dir/loadlens-observer" ${args//,/ } $(printf -- '--port %s ' "$@") \
 		--interval 1s >"$T/obs.out" 2>"$T/obs.err" &
 	OBS_PID=$!
 	for _ in $(seq 100); do grep -q observing "$T/obs.err" && return; sleep 0.1; done
@@ -128,7 +132,7 @@ LOAD=keepalive
 wrk_rps() {
 	local a=()
 	mapfile -t a < <(wrk_load "$LOAD")
-	taskset -c 1 wrk -t1 -c50 "${a[@]}" -d"${1}s" "http://127.0.0.1:$2/" | awk '/Requests\/sec/ { print $2 }'
+	taskset -c "$CLI_CPU" wrk -t1 -c50 "${a[@]}" -d"${1}s" "http://127.0.0.1:$2/" | awk '/Requests\/sec/ { print $2 }'
 }
 # cpu_ticks PID: user + system time of a process so far, in clock ticks (USER_HZ)
 cpu_ticks() {
@@ -139,10 +143,10 @@ cpu_ticks() {
 wrk_cpu() {
 	local t0 t1 rps n wcpu
 	t0=$(cpu_ticks "$3")
-	python3 - "$1" "$2" $(wrk_load "$LOAD" | tr ' ' '\001') >"$T/wrk.cpu" <<'EOF'
-import resource, subprocess, sys
+	CLI_CPU=$CLI_CPU python3 - "$1" "$2" $(wrk_load "$LOAD" | tr ' ' '\001') >"$T/wrk.cpu" <<'EOF'
+import os, resource, subprocess, sys
 extra = [a.replace("\x01", " ") for a in sys.argv[3:]]
-out = subprocess.run(["taskset", "-c", "1", "wrk", "-t1", "-c50"] + extra + ["-d%ss" % sys.argv[1],
+out = subprocess.run(["taskset", "-c", os.environ["CLI_CPU"], "wrk", "-t1", "-c50"] + extra + ["-d%ss" % sys.argv[1],
                       "http://127.0.0.1:%s/" % sys.argv[2]], capture_output=True, text=True).stdout
 rps = [l.split()[1] for l in out.splitlines() if l.startswith("Requests/sec")][0]
 n = [l.split()[0] for l in out.splitlines() if "requests in" in l][0]
@@ -244,7 +248,7 @@ for v in $VARIANTS; do
 	[ "$WARM" = 0 ] || wrk_rps "$WARM" $NGINX_PORT >/dev/null
 	bpftool -j prog show >"$T/before.json"
 	mapfile -t wa < <(wrk_load "$LOAD")
-	taskset -c 1 wrk -t1 -c50 "${wa[@]}" -d"${STATS_DUR}s" "http://127.0.0.1:$NGINX_PORT/" >"$T/wrk.out"
+	taskset -c "$CLI_CPU" wrk -t1 -c50 "${wa[@]}" -d"${STATS_DUR}s" "http://127.0.0.1:$NGINX_PORT/" >"$T/wrk.out"
 	bpftool -j prog show >"$T/after.json"
 	obs_off
 	sysctl -qw kernel.bpf_stats_enabled=0
