@@ -47,34 +47,33 @@ bool obs_cpu_waited_lately(const struct obs_snap_hist *h)
 	return false;
 }
 
+/* Each of the last OBS_RULE_SAT_INTERVALS intervals waited at OBS_RULE_CPU_OLDER of the bar, the
+ * newest at `newest` of it. */
+static bool cpu_waited_each(const struct obs_snap_hist *h, double newest)
+{
+	const struct obs_snap *s;
+	unsigned int b;
+
+	for (b = 0; b < OBS_RULE_SAT_INTERVALS; b++)
+		if (!(s = obs_snap_at(h, b)) || !obs_cpu_waited_at(s, b ? OBS_RULE_CPU_OLDER : newest))
+			return false;
+	return true;
+}
+
 /* The waits held: in the newest interval at the bar; in an older one at OBS_RULE_CPU_OLDER of
  * it (a load that began in its middle, as the queue's p90 there). Or, once at the bar lately, at
  * OBS_RULE_CPU_OLDER of it in every interval since (obs_cpu_waited_still): a wait that dips under the
  * bar is still the CPU's, not yet nobody's. */
 bool obs_cpu_waited_all(const struct obs_snap_hist *h)
 {
-	const struct obs_snap *s;
-	unsigned int b;
-
-	for (b = 0; b < OBS_RULE_SAT_INTERVALS; b++)
-		if (!(s = obs_snap_at(h, b)) ||
-		    !obs_cpu_waited_at(s, b ? OBS_RULE_CPU_OLDER : 1))
-			return false;
-	return true;
+	return cpu_waited_each(h, 1);
 }
 
 /* The waits stayed at OBS_RULE_CPU_OLDER of the bar in every interval judged, and reached it
  * lately: the CPU still, through a dip under the bar (the hysteresis of obs_cpu_waited_all) */
 bool obs_cpu_waited_still(const struct obs_snap_hist *h)
 {
-	const struct obs_snap *s;
-	unsigned int b;
-
-	for (b = 0; b < OBS_RULE_SAT_INTERVALS; b++)
-		if (!(s = obs_snap_at(h, b)) ||
-		    !obs_cpu_waited_at(s, OBS_RULE_CPU_OLDER))
-			return false;
-	return obs_cpu_waited_lately(h);
+	return cpu_waited_each(h, OBS_RULE_CPU_OLDER) && obs_cpu_waited_lately(h);
 }
 
 /* The targets' threads waited for a CPU as long as they ran, or longer, while they did not keep

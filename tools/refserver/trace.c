@@ -143,11 +143,10 @@ void rs_trace_sent(struct rs_worker *w, int fd, uint64_t bytes)
 
 	if (!t)
 		return;
+	/* the write call's return, before the error queue is read (1-2 us) */
+	now = rs_now_ns();
 	/* emptied at every write: a queue left holding stamps would wake the loop (EPOLLERR) */
 	tx = fd >= 0 && bytes ? tx_stamp(fd, (uint32_t)(bytes - 1)) : 0;
-	if (t->unsent == t->n)
-		return;
-	now = rs_now_ns();
 	for (; t->unsent < t->n; t->unsent++) {
 		t->r[t->unsent].sent_ns = now;
 		t->r[t->unsent].tx_ns = tx;
