@@ -295,6 +295,5 @@ SICK = [
 	 "loads": [ldap_searches("-c", "256", "-d", "4s")],
 	 "onset": {"how": "event", "event": "load_start"},
 	 "expect": [{"kind": "cpu_saturation", "evidence": {"source": "schedstat"}}],
-	 "allow": ["worker_saturation"],
 	 "slapd_log": True},
 ]
