@@ -107,9 +107,10 @@ static void options_usage(FILE *out)
 		     "                        tracepoint slows every syscall of the host; counts\n"
 		     "                        never depend on them\n"
 		     "      --arrivals MODE   always (default) or sampled: stamp request arrivals\n"
-		     "                        (sk_data_ready) one interval in %d only; counts and\n"
-		     "                        service times stay exact, queue wait and residence become\n"
-		     "                        a sample, and each request costs one event less\n"
+		     "                        (sk_data_ready) one interval in %d only (a second in\n"
+		     "                        %d with --interval 0); counts and service times stay\n"
+		     "                        exact, queue wait and residence become a sample, and\n"
+		     "                        each request costs one event less\n"
 		     "      --lean MODE       when plain TCP requests are read at tcp_rcv_space_adjust\n"
 		     "                        instead of sk_data_ready + sock_recv_length (one event\n"
 		     "                        less a request): auto (default: after %d intervals of\n"
@@ -138,7 +139,7 @@ static void options_usage(FILE *out)
 		     "  sudo " PROG " --port 8080 --syscalls on    # every accept timed\n"
 		     "  sudo " PROG " --port 8080 --interval 0 --metrics 9435   # agent for Prometheus\n",
 		OBS_MAX_PORTS, OBS_PROCS_DEFAULT, OBS_PROCS_MAX, OBS_SYSTIER_SAMPLE_EVERY,
-		OBS_SYSTIER_SAMPLE_EVERY, OBS_LEAN_AFTER);
+		OBS_SYSTIER_SAMPLE_EVERY, OBS_SYSTIER_SAMPLE_EVERY, OBS_LEAN_AFTER);
 }
 
 static void add_port(struct obs_args *a, const char *s)
@@ -382,7 +383,5 @@ void obs_args_parse(int argc, char **argv, struct obs_args *a)
 	if (a->detach && (a->no_requests || a->arrivals_sampled))
 		ll_usage_error(PROG, "LOADLENS_OBSERVER_DETACH needs request timing with its arrivals "
 				     "always attached");
-	if (a->arrivals_sampled && !a->interval_ns)
-		ll_usage_error(PROG, "--arrivals sampled opens its windows per interval; give --interval");
 }
 

@@ -1,5 +1,6 @@
 #!/bin/bash
-# --arrivals sampled: request arrivals (sk_data_ready) are stamped one interval in ten only.
+# --arrivals sampled: request arrivals (sk_data_ready) are stamped one interval in ten only (one
+# second in ten with --interval 0).
 # Counts and service times must still cover every request; queue wait and residence cover the
 # requests that arrived in a window. UDP is the hard case: datagrams queued while stamping was
 # off have no stamp, and the reader takes them first, so each window must start its arrival ring
@@ -22,10 +23,11 @@ arrivals_attached() {
 		 | length'
 }
 
-# TCP keep-alive, light load: every request counted and served, a part of them with arrivals
+# TCP keep-alive, light load: every request counted and served, a part of them with arrivals.
+# As an agent runs (--interval 0: no interval lines, a tick a second): its windows are ticks.
 port=$(free_port)
 refserver_up --rt rs_tcp "$port" --proto tcp --service-time 1ms --workers 1
-start_observer obs_tcp "$port" --arrivals sampled
+start_observer obs_tcp "$port" --arrivals sampled --interval 0
 sleep 1
 n=$(arrivals_attached "$PID_obs_tcp")
 [ "$n" = 0 ] || fail "tcp: sk_data_ready attached at t=1s outside a window ($n)"
