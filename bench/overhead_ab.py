@@ -29,8 +29,19 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BIN = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "..", "build", "bin")
-ROUNDS = int(os.environ.get("ROUNDS", "10"))
-DUR = int(os.environ.get("DUR", "5"))
+
+
+def number(name, default):
+    v = os.environ.get(name, default)
+    if not v.isdigit() or int(v) < 1:
+        print("overhead_ab.py: %s must be a whole number of at least 1, not '%s'" % (name, v),
+              file=sys.stderr)
+        sys.exit(64)
+    return int(v)
+
+
+ROUNDS = number("ROUNDS", "10")
+DUR = number("DUR", "5")
 CPUS = os.environ.get("CPUS", "2,3,4,5").split(",")
 LOAD = os.environ.get("LOAD", "close")
 ARGS = os.environ.get("ARGS", "--lean on").split()
