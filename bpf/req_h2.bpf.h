@@ -84,6 +84,10 @@ struct h2_walk {
 	__u32 write;
 	__s32 open0;	/* a read: the connection's open streams before it */
 	__u32 hb_seq;	/* a write: the connection's header block records so far */
+	__u32 gap_lo;	/* the connection's gap (rt_h2_conn): streams above gap_lo, below gap_hi */
+	__u32 gap_hi;
+	__u8 strict;	/* a read in a gap: every header must be a client's (ll_h2_client_frame) */
+	__u8 dry;	/* ... and its first walk only looks: no stream is moved */
 };
 
 /* Stream sid's entry among RT_H2_PROBES entries of table map, the k-th at (base + ((rot + k) %
@@ -158,6 +162,8 @@ LL_GLOBAL int h2_frame(struct h2_walk *w, __u32 sid, __u32 tf)
 				REC_ADD(w->slot, h2_stream_drops, 1);
 				return 0;
 			}
+			if (w->gap_hi == ~0u)
+				w->gap_hi = sid; /* the first stream after a gap */
 			e->sk = w->sk;
 			e->gen = w->gen;
 			e->sid = sid;
@@ -185,7 +191,10 @@ LL_GLOBAL int h2_frame(struct h2_walk *w, __u32 sid, __u32 tf)
 	}
 	/* the server's frame */
 	if (!mine || !e) {
-		if (end && sid <= w->max_sid) {
+		if (end && sid > w->gap_lo && sid < w->gap_hi) {
+			/* begun while the reads went unwalked: counted, not timed */
+			REC_ADD(w->slot, h2_gap_answered, 1);
+		} else if (end && sid <= w->max_sid) {
 			/* a stream the client began, not timed (or its entry taken) */
 			REC_ADD(w->slot, h2_unmatched, 1);
 		}
@@ -310,6 +319,10 @@ LL_GLOBAL int h2_step(struct h2_walk *w, __u64 buf, __u32 len)
 		return rc ? H2_LOST : H2_DONE; /* a header cut by the end: the rest comes next */
 	if (++w->frames > LL_H2_FRAMES)
 		return H2_LOST;
+	if (w->strict && !ll_h2_client_frame(w->d.hdr))
+		return H2_LOST;
+	if (w->dry)
+		return H2_MORE;
 	if (w->write)
 		h2_hb_frame(w, sid, tf, w->d.skip);
 	if (ll_h2_stream_frame(sid, tf))
@@ -434,6 +447,8 @@ static __always_inline int h2_run(struct rt_h2_conn *c, struct h2_walk *w, __u64
 
 	w->gen = c->gen;
 	w->max_sid = c->max_sid; /* (a write's: which streams the client began) */
+	w->gap_lo = c->gap_lo;
+	w->gap_hi = c->gap_hi;
 	if (w->write) {
 		__builtin_memcpy(&w->d, &c->wr, sizeof(w->d));
 		w->wseq = ++c->wseq;
@@ -450,9 +465,22 @@ static __always_inline int h2_run(struct rt_h2_conn *c, struct h2_walk *w, __u64
 	} else {
 		__builtin_memcpy(&c->rd, &w->d, sizeof(w->d));
 		c->max_sid = w->max_sid;
+		c->gap_hi = w->gap_hi;
 		c->open_rd += w->open;
 	}
 	return lost;
+}
+
+/* Connection c's reads go unwalked from here (a gap, rt_h2_conn.sync): the streams the client
+ * begins meanwhile are those above its highest stream id so far. */
+static __always_inline void h2_gap(struct rt_h2_conn *c, int slot)
+{
+	if (c->sync == RT_H2_SYNC_GAP)
+		return;
+	c->sync = RT_H2_SYNC_GAP;
+	c->gap_lo = c->max_sid;
+	c->gap_hi = ~0u;
+	REC_ADD(slot, h2_gaps, 1);
 }
 
 /* A read (write false) or write of an HTTP/2 connection: walk its frames. */
@@ -462,7 +490,7 @@ static __always_inline void h2_io(struct sock *sk, struct rt_tcp_sock *s, int sl
 	__u64 iov = 0, base = 0, after;
 	struct h2_walk w = {};
 	struct rt_h2_conn *c;
-	__u32 n;
+	__u32 n, seq = 0;
 
 	if (s->h2) {
 		REC_ADD(slot, h2_unwalked, 1);
@@ -486,15 +514,41 @@ static __always_inline void h2_io(struct sock *sk, struct rt_tcp_sock *s, int sl
 		w.accept = s->accept_ns;
 		s->read_ns = w.now;
 		/* bytes still unread keep their (earliest) arrival for the next read */
-		if (LL_READ_KF(kf, struct tcp_sock, sk, rcv_nxt) ==
-		    LL_READ_KF(kf, struct tcp_sock, sk, copied_seq))
+		seq = LL_READ_KF(kf, struct tcp_sock, sk, copied_seq);
+		if (LL_READ_KF(kf, struct tcp_sock, sk, rcv_nxt) == seq)
 			s->state = RT_IDLE;
+		/* bytes read before this read that no walk saw: a gap (a read that took the peer's
+		 * FIN moved copied_seq one past its bytes) */
+		after = seq - (__u32)ret - c->rd_seq;
+		if (c->sync == RT_H2_SYNC_ON && after &&
+		    !(after == 1 && sk->__sk_common.skc_state == TCP_CLOSE_WAIT))
+			h2_gap(c, slot);
 	}
 	n = h2_sys_bufs(&iov, &base);
+	if (!write && c->sync == RT_H2_SYNC_GAP) {
+		/* In a gap: walked only if the read's bytes are a client's whole frames, from its
+		 * first byte to its last (a first walk that moves nothing looks), then as any read.
+		 * A read that drained the socket ends where a client's write did: on a frame. */
+		c->rd_seq = seq;
+		__builtin_memset(&c->rd, 0, sizeof(c->rd));
+		w.strict = 1;
+		w.dry = 1;
+		if (h2_run(c, &w, iov, base, n, (__u32)ret) || !w.frames || c->rd.skip ||
+		    c->rd.hlen) {
+			REC_ADD(slot, h2_gap_reads, 1);
+			return;
+		}
+		__builtin_memset(&c->rd, 0, sizeof(c->rd));
+		w.dry = 0;
+		w.frames = 0;
+	}
 	if (h2_run(c, &w, iov, base, n, (__u32)ret))
 		h2_count_lost(s, slot);
-	if (!write)
-		s->accept_ns = w.accept;
+	if (write)
+		return;
+	s->accept_ns = w.accept;
+	c->rd_seq = seq;
+	c->sync = RT_H2_SYNC_ON;
 }
 
 /* Connection c of socket sk closes: its streams still open are unanswered. */

@@ -15,14 +15,27 @@
  * rt_lean_arrival()'s from TCP's clock and the last write's mark. A MSG_PEEK copy moves no
  * copied_seq: not a read. TLS and HTTP/2 connections are not followed: counted, not timed.
  */
+/* The copy hook read an HTTP/2 connection's bytes: counted once a connection (the observer
+ * then goes back to every hook). */
+static __always_inline void lean_h2(struct sock *sk)
+{
+	struct rt_h2_conn *c = LL_SK_GET(h2_conns, h2_conns_hash, (void *)sk, 0);
+
+	if (!c || c->lean_seen)
+		return;
+	c->lean_seen = 1;
+	global_add(RT_G_LEAN_MISSED, 1);
+}
+
 static __always_inline void tcp_copied(struct sock *sk, bool kf)
 {
 	struct rt_lean_in in;
+	struct rt_h2_conn *c;
 	struct rt_tcp_sock *s;
 	__u32 kind, bytes, multi, rcv_nxt, n = 0;
 	__u64 arrival, now, ubuf = 0;
 	bool udp = false;
-	int slot;
+	int slot, hello;
 
 	slot = sock_slot(sk, &udp);
 	if (slot < 0 || udp)
@@ -35,7 +48,12 @@ static __always_inline void tcp_copied(struct sock *sk, bool kf)
 	in.copied_seq = LL_READ_KF(kf, struct tcp_sock, sk, copied_seq);
 	if (in.mark >> 56 == RT_LEAN_TAG && in.copied_seq == (__u32)in.mark)
 		return; /* a peek */
-	if (s->flags & (RT_F_TLS | RT_F_H2)) {
+	if (s->flags & RT_F_H2) {
+		/* its reads are sock_recv_length's (a read it misses is a gap there) */
+		lean_h2(sk);
+		return;
+	}
+	if (s->flags & RT_F_TLS) {
 		/* begun under the full hooks: its reads are theirs */
 		s->flags |= RT_F_FOREIGN;
 		global_add(RT_G_LEAN_MISSED, 1);
@@ -59,11 +77,27 @@ static __always_inline void tcp_copied(struct sock *sk, bool kf)
 	in.peer_fin = sk->__sk_common.skc_state == TCP_CLOSE_WAIT;
 	arrival = rt_lean_arrival(&in, &kind, &bytes, &multi);
 	/* a TLS ClientHello or the HTTP/2 preface: the copy hook cannot follow those (their reads
-	 * are walked whole at sock_recv_length) */
-	if (in.first && first_bytes((int)bytes, &ubuf, &n) != RT_HELLO_NONE) {
-		s->flags |= RT_F_FOREIGN;
-		global_add(RT_G_LEAN_MISSED, 1);
-		return;
+	 * are walked whole at sock_recv_length). An HTTP/2 connection's walk begins in a gap: this
+	 * read's frames are not walked, the writes' are, and its reads are walked again from the
+	 * first that sock_recv_length sees beginning with a frame. */
+	if (in.first) {
+		hello = first_bytes((int)bytes, &ubuf, &n);
+		if (hello == RT_HELLO_H2) {
+			h2_hello(sk, s, slot);
+			s->flags |= RT_F_SEEN_READ;
+			s->accept_ns = 0; /* (its first stream is in the gap: no accept share) */
+			watch_tgid();
+			c = LL_SK_GET(h2_conns, h2_conns_hash, (void *)sk, 0);
+			if (c)
+				h2_gap(c, slot);
+			lean_h2(sk);
+			return;
+		}
+		if (hello != RT_HELLO_NONE) {
+			s->flags |= RT_F_FOREIGN;
+			global_add(RT_G_LEAN_MISSED, 1);
+			return;
+		}
 	}
 	/* the arrival hook's, while it is still attached */
 	if (s->state == RT_QUEUED || (s->state == RT_WRITING && s->pending_ns)) {

@@ -122,8 +122,29 @@ struct rt_h2_conn {
 	__u32 wseq;	     /* the server's writes so far */
 	__u32 slot;	     /* its request-timing slot (at a close the port may read 0) */
 	__u32 hb_seq;	     /* records of the server's header blocks so far (rt_h2_hb.seq) */
+	/* The reads' walk in step with the byte stream (RT_H2_SYNC_*): each walked read ends at
+	 * rd_seq (the socket's copied_seq then), and a read that does not begin there (bytes read
+	 * unwalked: the lean hooks' copy hook read them, see bpf/req_lean.bpf.h) is a gap. In a gap
+	 * the walk resumes at the first read whose bytes are client frames from its first byte
+	 * (ll_h2_client_frame() on each header). The streams the client began meanwhile are the
+	 * stream ids above gap_lo (max_sid when the gap began) and below gap_hi (the first stream
+	 * begun after it; ~0 until then): the server's end of one is counted, not timed. */
+	__u32 rd_seq;
+	__u32 gap_lo;
+	__u32 gap_hi;
+	__u8 sync;
+	__u8 lean_seen; /* the copy hook read it (counted once in RT_G_LEAN_MISSED) */
+	__u8 pad[2];
 };
-_Static_assert(sizeof(struct rt_h2_conn) == 96, "rt_h2_conn layout");
+_Static_assert(sizeof(struct rt_h2_conn) == 112, "rt_h2_conn layout");
+
+#define RT_H2_SYNC_NEW 0 /* no read walked yet */
+#define RT_H2_SYNC_ON 1	 /* the last read walked ended at rd_seq */
+#define RT_H2_SYNC_GAP 2 /* bytes went unwalked: frames not yet found again */
+/* A client frame's length the walk takes when it looks for frames again (a gap): the largest
+ * SETTINGS_MAX_FRAME_SIZE servers commonly set (Go's, 1 MiB; the default is 16 KiB). A larger
+ * frame only delays the resync to a later read. */
+#define LL_H2_SYNC_MAX_LEN (1u << 20)
 
 /* A stream the client began (an entry of the "h2_streams" table). */
 struct rt_h2_stream {
@@ -186,6 +207,47 @@ static __attribute__((always_inline)) inline int ll_h2_stream_frame(__u32 sid, _
 
 	return (sid & 1) && (t == LL_H2_DATA || t == LL_H2_HEADERS || t == LL_H2_RST_STREAM ||
 			     t == LL_H2_PUSH_PROMISE);
+}
+
+/*
+ * Could these 9 bytes be a frame header a client sends (RFC 9113, 4.1 and 6)? The walk asks this
+ * of every header of a read in a gap (rt_h2_conn.sync), where it does not know where frames
+ * begin: a read begun inside a frame's payload passes every test below for its headers only by
+ * chance (the type, its flags, the stream id's class, the fixed lengths, the reserved bit). A
+ * client sends no PUSH_PROMISE; the registered extensions past CONTINUATION are not taken here
+ * but for PRIORITY_UPDATE (0x10) on stream 0.
+ */
+static __attribute__((always_inline)) inline int ll_h2_client_frame(const __u8 *h)
+{
+	__u32 len = ((__u32)h[0] << 16) | ((__u32)h[1] << 8) | h[2];
+	__u32 sid = ((__u32)h[5] << 24) | ((__u32)h[6] << 16) | ((__u32)h[7] << 8) | h[8];
+	__u8 t = h[3], f = h[4];
+
+	if ((sid >> 31) || len > LL_H2_SYNC_MAX_LEN)
+		return 0;
+	switch (t) {
+	case LL_H2_DATA:
+		return (sid & 1) && !(f & ~0x09);
+	case LL_H2_HEADERS:
+		return (sid & 1) && !(f & ~0x2d);
+	case 2: /* PRIORITY */
+		return sid && len == 5 && !f;
+	case LL_H2_RST_STREAM:
+		return (sid & 1) && len == 4 && !f;
+	case 4: /* SETTINGS */
+		return !sid && !(f & ~0x01) && (f ? !len : len % 6 == 0);
+	case 6: /* PING */
+		return !sid && len == 8 && !(f & ~0x01);
+	case 7: /* GOAWAY */
+		return !sid && len >= 8 && !f;
+	case 8: /* WINDOW_UPDATE */
+		return len == 4 && !f;
+	case LL_H2_CONTINUATION:
+		return (sid & 1) && !(f & ~0x04);
+	case 0x10: /* PRIORITY_UPDATE */
+		return !sid && len >= 4 && !f;
+	}
+	return 0;
 }
 
 /* Does this frame end its stream from the sender's side? */

@@ -120,8 +120,14 @@ struct rt_ctrs {
 			   * call's trailers): userspace reads the status of each it can */
 	__u64 h2_hb_lost; /* connections whose records stopped: the ring buffer had no room */
 	__u64 h2_hb_big;  /* connections whose records stopped: a fragment over LL_H2_HB_MAX */
+	/* HTTP/2 reads not walked (a gap: rt_h2_conn.sync in include/loadlens/h2.h) */
+	__u64 h2_gaps;	       /* times a connection's reads went unwalked (the lean hooks read
+				* them): its walk resumes where a read begins with a frame */
+	__u64 h2_gap_reads;    /* reads in a gap that did not begin with a frame: not walked */
+	__u64 h2_gap_answered; /* streams begun in a gap that the server ended: counted, not
+				* timed (their requests were not seen) */
 };
-_Static_assert(sizeof(struct rt_ctrs) == (34 + 2 * RT_NCOMP) * 8, "rt_ctrs layout");
+_Static_assert(sizeof(struct rt_ctrs) == (37 + 2 * RT_NCOMP) * 8, "rt_ctrs layout");
 
 /* One slot's record on one CPU: its counters, then a histogram per component (bucket
  * ll_hist_bucket(value)). Userspace sums the CPUs' records. */
@@ -153,8 +159,9 @@ enum rt_global {
 	/* the lean hooks (rt_lean_arrival(); observer/kernel/lean.h) */
 	RT_G_LEAN_UNKNOWN,   /* reads whose arrival the full hooks would have seen and the copy
 			      * hook could not (pipelined, written in pieces): no_arrival too */
-	RT_G_LEAN_MISSED,    /* connections whose first bytes (TLS, HTTP/2) the copy hook cannot
-			      * follow: not timed */
+	RT_G_LEAN_MISSED,    /* connections the copy hook cannot follow: TLS (not timed), and
+			      * HTTP/2 (their reads unwalked until the full hooks are back: a gap,
+			      * rt_ctrs.h2_gaps) */
 	RT_G_TCP_STALE,	     /* TCP table entries found held by a socket gone without freeing
 			      * it (a newer socket at its address took it over): should be 0 */
 	RT_G_MAX,

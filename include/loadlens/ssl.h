@@ -89,7 +89,7 @@ struct rt_ssl_conn {
 	__u8 h2_state;	      /* HTTP/2: 0 walked, 1 lost track of, 2 closed (as rt_tcp_sock.h2) */
 	__u8 pad[6];
 };
-_Static_assert(sizeof(struct rt_ssl_conn) == 96 + 40 + 24, "rt_ssl_conn layout");
+_Static_assert(sizeof(struct rt_ssl_conn) == sizeof(struct rt_h2_conn) + 40 + 24, "rt_ssl_conn layout");
 
 /* What a plaintext read or write did to an HTTP/1.1 connection (ll_ssl_h1_read/_write's
  * answer, or-ed): the caller records from *t or *done. */

@@ -252,6 +252,10 @@ static void notes(FILE *out, const struct rt_ctrs *c)
 		RT_H2_STREAMS);
 	note(out, c->h2_unmatched, "HTTP/2 responses ended a stream the observer was not timing "
 		"(not counted)");
+	note(out, c->h2_gaps, "HTTP/2 gaps (reads of a connection the frame walk did not see: the "
+		"lean hooks took them; it resumes at a read of whole frames): %llu requests begun in "
+		"them answered, counted and not timed; %llu reads in them not walked",
+		(unsigned long long)c->h2_gap_answered, (unsigned long long)c->h2_gap_reads);
 	note(out, c->udp_unpaired, "UDP datagrams read while %u other threads of their socket were "
 		"serving one each: not timed, not counted", RT_UDP_READERS);
 }
@@ -318,8 +322,8 @@ static void lean_summary(FILE *out, const struct obs_reqtime_features *f,
 			     "time those)\n",
 			(unsigned long long)unknown, (unsigned long long)turns);
 	if (missed)
-		fprintf(out, "  lean hooks: %llu TLS or HTTP/2 connection%s began under them: not "
-			     "timed\n",
+		fprintf(out, "  lean hooks: %llu TLS or HTTP/2 connection%s read under them: TLS not "
+			     "timed; HTTP/2 frames not walked while they read (gaps, below)\n",
 			(unsigned long long)missed, missed == 1 ? "" : "s");
 }
 
@@ -353,6 +357,10 @@ int obs_reqtime_fmt_summary(FILE *out, const struct obs_reqtime *rt, const struc
 			obs_reqtime_slot_proto(i), obs_reqtime_slot_port(rt, i),
 			(unsigned long long)c->requests, server_rps(c),
 			c->last_ns > c->first_ns ? (double)(c->last_ns - c->first_ns) / 1e9 : 0.0);
+		if (c->h2_gap_answered)
+			fprintf(out, "    and %llu HTTP/2 requests answered in gaps of the frame walk "
+				     "(the lean hooks read them): counted, not timed\n",
+				(unsigned long long)c->h2_gap_answered);
 		if (c->tls_unseen)
 			fprintf(out, "    warning: %llu TLS connections not seen in plaintext (%s): "
 				     "counted as connections and handshakes, none of their requests\n",
@@ -457,6 +465,9 @@ static json_t *slot_json(const struct obs_reqtime *rt, const struct obs_reqtime_
 	set(o, "h2_client_reset", json_integer((json_int_t)c->h2_client_reset), ok);
 	set(o, "h2_stream_drops", json_integer((json_int_t)c->h2_stream_drops), ok);
 	set(o, "h2_behind", json_integer((json_int_t)c->h2_behind), ok);
+	set(o, "h2_gaps", json_integer((json_int_t)c->h2_gaps), ok);
+	set(o, "h2_gap_reads", json_integer((json_int_t)c->h2_gap_reads), ok);
+	set(o, "h2_gap_answered", json_integer((json_int_t)c->h2_gap_answered), ok);
 	/* the statuses of the HTTP/2 responses and gRPC calls (null: not read, or no HTTP/2) */
 	set(o, "h2_statuses", h2 && c->h2_conns ? obs_h2_status_json(h2, c->h2_hb_ends, c->h2_hb_lost,
 								       c->h2_hb_big)

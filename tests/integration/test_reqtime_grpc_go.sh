@@ -65,6 +65,8 @@ grpc() {
 		fail "$name: the server's statuses: $(jq -c .codes "$S")"
 	[ "$(jget "$j" "$s | .requests")" = "$calls" ] ||
 		fail "$name: observer $(jget "$j" "$s | .requests") calls, the server's interceptor $calls ($(jq -c "$s | {h2_connections, h2_stream_drops, h2_unmatched, h2_lost, h2_unwalked, h2_early, unanswered}" "$j"))"
+	# grpc-go's reads all walked: none began anywhere but where the last one ended
+	expect_json "$name: gaps" "$j" "$s | .h2_gaps" 0
 	[ "$(jget "$j" "$s | .h2_connections")" = 4 ] ||
 		fail "$name: HTTP/2 connections: $(jget "$j" "$s | .h2_connections") of 4"
 	[ "$(jget "$j" "$s | .h2_statuses.grpc_status.OK")" = "$(jget "$S" .codes.OK)" ] &&

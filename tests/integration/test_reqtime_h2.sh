@@ -69,7 +69,7 @@ same() {
 	local name=$1 port=$2 want=$3 j=$LL_TMP/obs_$1.json s
 	s=$(tcp_slot "$port")
 	requests_as_logged "$name" "$port" "$LL_TMP/$name.log" "$want" \
-		unanswered h2_lost h2_unmatched h2_early h2_stream_drops
+		unanswered h2_lost h2_unmatched h2_early h2_stream_drops h2_gaps
 	[ "$(jget "$j" "$s | .h2_statuses.status[\"200\"]")" = "$want" ] ||
 		fail "$name: $(jget "$j" "$s | .h2_statuses.status[\"200\"]") responses with :status 200 read, $want expected ($(jq -c "$s | .h2_statuses" "$j"))"
 	[ "$(jget "$j" "$s | .h2_statuses.undecoded")" = 0 ] || fail "$name: header blocks not decoded"

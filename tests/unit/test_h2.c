@@ -186,6 +186,104 @@ static void test_stream_frames(void **state)
 	assert_false(ll_h2_ends(LL_H2_CONTINUATION | (LL_H2_END_STREAM << 8)));
 }
 
+/* A read in a gap, as bpf/req_h2.bpf.h's h2_io() looks at it: walked from its first byte, every
+ * header a client's (ll_h2_client_frame()), at least one, and the last frame ends where the read
+ * does. 1: the walk may resume there. */
+static int resyncs(const __u8 *b, __u32 len)
+{
+	__u32 off = 0, pass, take, sid, tf;
+	struct rt_h2_dir d;
+	int rc, i, frames = 0;
+
+	memset(&d, 0, sizeof(d));
+	for (i = 0; i <= LL_H2_FRAMES; i++) {
+		if (ll_h2_next(&d, len - off, &pass, &take))
+			return 0;
+		off += pass;
+		if (!take)
+			return frames > 0 && !d.skip;
+		memcpy(d.hdr + d.hlen, b + off, take);
+		off += take;
+		rc = ll_h2_got(&d, take, &sid, &tf);
+		if (rc <= 0)
+			return 0;
+		if (!ll_h2_client_frame(d.hdr))
+			return 0;
+		frames++;
+	}
+	return 0;
+}
+
+/* Healthy: h2load's bytes after the preface are a client's frames from each frame's first byte
+ * to their end. Sick: from every byte inside a frame the walk does not resume (taking a frame cut
+ * by the read's end, 7 of those 91 places would pass); nor at the preface, on HTTP/1.1, on a cut
+ * header or frame. Then single headers against RFC 9113's rules. */
+static void test_client_frame_resync(void **state)
+{
+	__u8 b[sizeof(CLIENT) / 2], h[9] = {0};
+	__u32 n = (__u32)ll_unhex(CLIENT, b), off, starts = 0, boundary[16], nb = 0, k;
+	struct rt_h2_dir d;
+	struct seen sn = {0};
+
+	(void)state;
+	/* the frame boundaries after the preface, from the plain walk */
+	memset(&d, 0, sizeof(d));
+	d.skip = LL_H2_PREFACE_LEN;
+	for (off = LL_H2_PREFACE_LEN; off + 9 <= n && nb < 16;) {
+		boundary[nb++] = off;
+		off += 9 + (((__u32)b[off] << 16) | ((__u32)b[off + 1] << 8) | b[off + 2]);
+	}
+	assert_int_equal(nb, 4); /* SETTINGS, WINDOW_UPDATE, HEADERS, HEADERS */
+	walk(&d, b, n, &sn);
+	assert_int_equal(sn.frames, (int)nb);
+	for (off = LL_H2_PREFACE_LEN; off < n - 1; off++) {
+		int at = 0;
+
+		for (k = 0; k < nb; k++)
+			at |= boundary[k] == off;
+		if (at)
+			assert_true(resyncs(b + off, n - off));
+		else if (resyncs(b + off, n - off))
+			starts++;
+	}
+	assert_int_equal(starts, 0);
+	assert_false(resyncs(b, n)); /* the preface is no frame */
+	assert_false(resyncs((const __u8 *)"GET / HTTP/1.1\r\n\r\n", 18));
+	assert_false(resyncs(b + boundary[0], 5)); /* a cut header only: no frame seen */
+	assert_false(resyncs(b + boundary[0], n - boundary[0] - 1)); /* the last frame cut */
+	assert_true(resyncs(b + boundary[2], boundary[3] - boundary[2])); /* one HEADERS */
+	/* one header at a time */
+	h[3] = 4; /* SETTINGS ack, stream 0, no payload */
+	h[4] = 1;
+	assert_true(ll_h2_client_frame(h));
+	h[2] = 6; /* an ack with a payload */
+	assert_false(ll_h2_client_frame(h));
+	h[4] = 0; /* one setting */
+	assert_true(ll_h2_client_frame(h));
+	h[8] = 1; /* SETTINGS on a stream */
+	assert_false(ll_h2_client_frame(h));
+	h[3] = LL_H2_HEADERS; /* HEADERS, END_STREAM | END_HEADERS, stream 1 */
+	h[4] = 5;
+	assert_true(ll_h2_client_frame(h));
+	h[8] = 2; /* an even stream: no client's */
+	assert_false(ll_h2_client_frame(h));
+	h[8] = 1;
+	h[4] = 0x40; /* an undefined flag */
+	assert_false(ll_h2_client_frame(h));
+	h[4] = 0;
+	h[5] = 0x80; /* the reserved bit */
+	assert_false(ll_h2_client_frame(h));
+	h[5] = 0;
+	h[3] = LL_H2_PUSH_PROMISE; /* the server's only */
+	assert_false(ll_h2_client_frame(h));
+	h[3] = LL_H2_DATA;
+	h[0] = 0x10; /* 1 MiB: the bound */
+	h[1] = h[2] = 0;
+	assert_true(ll_h2_client_frame(h));
+	h[2] = 1;
+	assert_false(ll_h2_client_frame(h));
+}
+
 /* Where a stream begins: its connection's run in h2_runs (8 entries, aligned, inside the table;
  * two connections' runs apart, almost always), a place of its own in h2_streams past it (inside
  * the table, other for the next stream). bpf/req_h2.bpf.h's h2_look() tries the run's entries
@@ -209,4 +307,4 @@ static void test_stream_places(void **state)
 }
 
 LL_TEST_MAIN(test_preface, test_client_every_split, test_server_every_split, test_byte_by_byte,
-	     test_lost, test_stream_frames, test_stream_places)
+	     test_lost, test_stream_frames, test_stream_places, test_client_frame_resync)
