@@ -30,9 +30,11 @@
  *
  * Bounds (include/loadlens/h2.h): LL_H2_FRAMES frame headers and LL_H2_IOVS buffers a read or
  * write; a read or write with more, bytes the walk cannot read where it needs a header (sendfile
- * past the end of a frame, io_uring), or a header whose type is no frame's, lose track of the
- * connection: counted (h2_lost), and its later reads and writes are counted unwalked, never
- * taken as requests. Cost: one user-memory read (the window, H2_WIN bytes) where a buffer's bytes are
+ * past the end of a frame, io_uring), or a header whose type is no frame's, lose the walk's place.
+ * In a read that is a gap (h2_io(): the walk resumes at a later read of whole client frames; the
+ * streams begun in between are counted as they are answered, not timed). In a write it loses
+ * track of the connection: counted (h2_lost), and its later reads and writes are counted
+ * unwalked, never taken as requests. Cost: one user-memory read (the window, H2_WIN bytes) where a buffer's bytes are
  * first needed and again only past it, the socket's storage per read or
  * write, an inlined array lookup per stream frame (docs/observer/tls-http2.md, "HTTP/2").
  */
@@ -542,13 +544,22 @@ static __always_inline void h2_io(struct sock *sk, struct rt_tcp_sock *s, int sl
 		w.dry = 0;
 		w.frames = 0;
 	}
-	if (h2_run(c, &w, iov, base, n, (__u32)ret))
-		h2_count_lost(s, slot);
+	if (h2_run(c, &w, iov, base, n, (__u32)ret)) {
+		if (write) {
+			h2_count_lost(s, slot);
+			return;
+		}
+		/* a read the walk lost its place in (too many frames or buffers, bytes it cannot
+		 * read): a gap from there, as a read it did not see */
+		h2_gap(c, slot);
+		REC_ADD(slot, h2_gap_reads, 1);
+	} else if (!write) {
+		c->sync = RT_H2_SYNC_ON;
+	}
 	if (write)
 		return;
 	s->accept_ns = w.accept;
 	c->rd_seq = seq;
-	c->sync = RT_H2_SYNC_ON;
 }
 
 /* Connection c of socket sk closes: its streams still open are unanswered. */

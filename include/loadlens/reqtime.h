@@ -97,8 +97,9 @@ struct rt_ctrs {
 	 * is one request (counted in requests, unanswered) */
 	__u64 h2_conns;	      /* connections recognised by the client preface */
 	__u64 h2_lost;	      /* of which the observer lost track of the frames (more than
-			       * LL_H2_FRAMES frames or LL_H2_IOVS buffers in one read or write, a
-			       * buffer it could not read, state evicted): later streams not seen */
+			       * LL_H2_FRAMES frames or LL_H2_IOVS buffers in one write, a buffer it
+			       * could not read, state evicted): later streams not seen (in a read:
+			       * a gap, h2_gaps) */
 	__u64 h2_unwalked;    /* reads and writes of those connections after that: not walked */
 	__u64 h2_unmatched;   /* server frames ending a stream the observer had no entry for
 			       * (not timed, or its entry taken after RT_H2_STALE_NS) */

@@ -241,7 +241,7 @@ static void notes(FILE *out, const struct rt_ctrs *c)
 		"%llu reset by the client before a response",
 		(unsigned long long)c->h2_early, (unsigned long long)c->h2_client_reset);
 	note(out, c->h2_lost, "HTTP/2 connections whose frames were lost track of (more than %d "
-		"frames or %d buffers in one read or write, or bytes not readable): %llu of their "
+		"frames or %d buffers in one write, or bytes not readable): %llu of their "
 		"later reads and writes not walked, their streams not counted", LL_H2_FRAMES,
 		LL_H2_IOVS, (unsigned long long)c->h2_unwalked);
 	note(out, c->h2_behind, "HTTP/2 streams began while older streams of their connection "
@@ -252,9 +252,11 @@ static void notes(FILE *out, const struct rt_ctrs *c)
 		RT_H2_STREAMS);
 	note(out, c->h2_unmatched, "HTTP/2 responses ended a stream the observer was not timing "
 		"(not counted)");
-	note(out, c->h2_gaps, "HTTP/2 gaps (reads of a connection the frame walk did not see: the "
-		"lean hooks took them; it resumes at a read of whole frames): %llu requests begun in "
+	note(out, c->h2_gaps, "HTTP/2 gaps (reads of a connection the frame walk did not see, or "
+		"lost its place in: the lean hooks took them, more than %d frames or %d buffers, "
+		"bytes not readable; it resumes at a read of whole frames): %llu requests begun in "
 		"them answered, counted and not timed; %llu reads in them not walked",
+		LL_H2_FRAMES, LL_H2_IOVS,
 		(unsigned long long)c->h2_gap_answered, (unsigned long long)c->h2_gap_reads);
 	note(out, c->udp_unpaired, "UDP datagrams read while %u other threads of their socket were "
 		"serving one each: not timed, not counted", RT_UDP_READERS);
@@ -359,7 +361,7 @@ int obs_reqtime_fmt_summary(FILE *out, const struct obs_reqtime *rt, const struc
 			c->last_ns > c->first_ns ? (double)(c->last_ns - c->first_ns) / 1e9 : 0.0);
 		if (c->h2_gap_answered)
 			fprintf(out, "    and %llu HTTP/2 requests answered in gaps of the frame walk "
-				     "(the lean hooks read them): counted, not timed\n",
+				     "(see below): counted, not timed\n",
 				(unsigned long long)c->h2_gap_answered);
 		if (c->tls_unseen)
 			fprintf(out, "    warning: %llu TLS connections not seen in plaintext (%s): "

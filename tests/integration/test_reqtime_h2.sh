@@ -11,6 +11,8 @@
 # - sick: streams the client gives up on (nghttp -t, no response yet) are unanswered, counted;
 # - HTTP/2 over TLS (ALPN h2) and HTTP/1.1 over TLS: exact too, from the plaintext (uprobes on
 #   nginx's libssl; test_reqtime_tls_plain.sh);
+# - a read of more frames than the walk takes (a raw client, h2_many_frames.py): a gap, after which
+#   the walk resumes: 50 requests timed + 1 answered in the gap = the refserver's 51;
 # - the refserver's h2 (10 streams in flight) and gRPC (the driver's grpc://, one call in flight a
 #   connection, every 10th answered RESOURCE_EXHAUSTED): requests = the refserver's responses
 #   exactly; gRPC's service mean within 5% of the refserver's own histogram;
@@ -164,6 +166,25 @@ s=$(tcp_slot "$RS")
 	fail "rsh2: observer $(jget "$LL_TMP/obs_rsh2.json" "$s | .requests"), refserver $(jget "$LL_TMP/rs_h2.json" .responses) ($(jq -c "$s | {h2_connections, h2_stream_drops, h2_unmatched, h2_lost, h2_unwalked, h2_early, unanswered}" "$LL_TMP/obs_rsh2.json"))"
 [ "$(jget "$LL_TMP/obs_rsh2.json" "$s | .h2_connections")" = 100 ] || fail "rsh2: HTTP/2 connections not 100"
 echo "ok: rsh2: observer $(jget "$LL_TMP/obs_rsh2.json" "$s | .requests") requests = the refserver's responses (100 connections, 10 streams in flight each)"
+# a read of more frames than the walk takes (300 WINDOW_UPDATEs and a GET in the client's first
+# write): a gap, not a connection lost; the walk resumes at the next read (one GET each), the GET
+# in the gap counted as answered, not timed
+RF=$(free_port)
+refserver_up rs_frames "$RF" --proto h2 --workers 1
+start_observer obs_frames "$RF"
+python3 "$LOADLENS_SRC/tests/integration/h2_many_frames.py" "$RF" 300 50 >"$LL_TMP/frames.out" 2>&1 ||
+	fail "frames: the client failed: $(tail -1 "$LL_TMP/frames.out")"
+sleep 0.3
+stop obs_frames
+stop rs_frames
+s=$(tcp_slot "$RF") j=$LL_TMP/obs_frames.json
+echo "frames: $(jq -c "$s | {requests, h2_gaps, h2_gap_reads, h2_gap_answered, h2_lost, h2_unmatched}" "$j"), the refserver's $(jget "$LL_TMP/rs_frames.json" .responses) responses"
+expect_json "frames: timed after the gap" "$j" "$s | .requests" 50
+expect_json "frames: answered in the gap" "$j" "$s | .h2_gap_answered" 1
+expect_json "frames: gaps" "$j" "$s | .h2_gaps" 1
+expect_json "frames: reads not walked" "$j" "$s | .h2_gap_reads" 1
+expect_json "frames: connections lost" "$j" "$s | .h2_lost" 0
+expect_json "frames: the refserver's responses" "$LL_TMP/rs_frames.json" .responses 51
 RG=$(free_port)
 refserver_up rs_grpc "$RG" --proto grpc --service-time 1ms --service-mode sleep --workers 2 \
 	--grpc-status RESOURCE_EXHAUSTED:10
