@@ -13,7 +13,8 @@ counters), with a real server, a real load and the observer inside it. The findi
 - sick: each expected kind as a live NDJSON event record and a '[HH:MM:SS] text' line on the
   observer's stderr, with t at most 2 intervals (+ SLACK; one interval more under an emulated
   CPU, common.LATE_LIMIT) after the onset the harness measured
-  on its own (before it only for forecasts), naming the expected pid/port in its evidence;
+  on its own (over an interval before it only for forecasts; a polled onset is judged from
+  both ends of its bracket, onset.poller), naming the expected pid/port in its evidence;
   and no warning/critical finding of a kind the scenario does not expect or allow.
 LOADLENS_BIN picks the build; LOADLENS_SCENARIO_RESULTS=DIR saves each result as DIR/NAME.json;
 LL_KEEP_TMP=1 keeps the temp directory.
@@ -33,7 +34,7 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import scenarios  # noqa: E402
-from common import BIN, EMULATED_CPU, INTERVAL, LATE_LIMIT, LOAD_SCALE, Fail, Skip, log, scaled_loads  # noqa: E402
+from common import BIN, EMULATED_CPU, INTERVAL, LATE_LIMIT, LOAD_SCALE, POLL, Fail, Skip, log, scaled_loads  # noqa: E402
 from findings import (NOTE_KINDS, alarming, census_took_max, check_access_log, check_one_spelling,  # noqa
 		      check_requests, check_slapd_log, kind_of, observer_supports, read_findings,
 		      severity_of, short)
@@ -98,6 +99,7 @@ def run_in(run, sc, result):
 	th = None
 	if onset and onset["how"] in ("log", "tcp_state", "fds", "netstat"):
 		run.polling = True
+		run.onset_lo = time.time()
 		probe(run, onset)  # baselines before the load
 		th = threading.Thread(target=poller, args=(run, onset), daemon=True)
 		th.start()
@@ -154,15 +156,22 @@ def run_in(run, sc, result):
 			problems.append("unexpected finding " + short(f))
 
 	# Recall, live and in time.
-	onset_t = None
+	onset_t = onset_lo_t = None
 	if onset:
 		oe = run.onset_epoch if th else post_onset(run, onset)
 		if oe is None:
 			raise Fail("the sick condition never happened (onset %s): the scenario is "
 				   "broken, not the observer" % onset)
 		onset_t = oe - t0
+		# a polled onset is a bracket: absent at onset_lo_t, present by onset_t
+		onset_lo_t = run.onset_lo - t0 if th and run.onset_lo is not None else onset_t
 		result["onset_t"] = round(onset_t, 3)
-		log("onset (%s): t=%.2f" % (onset["how"], onset_t))
+		if onset_lo_t < onset_t - 5 * POLL:  # a probe late by 5 periods or more
+			result["onset_lo_t"] = round(onset_lo_t, 3)
+			log("onset (%s): t=%.2f; the probe before it, which found it absent, began at "
+			    "t=%.2f" % (onset["how"], onset_t, onset_lo_t))
+		else:
+			log("onset (%s): t=%.2f" % (onset["how"], onset_t))
 	for e in expect:
 		k = e["kind"]
 		evid = {key: str(run.fmt(v)) for key, v in e.get("evidence", {}).items()}
@@ -213,9 +222,9 @@ def run_in(run, sc, result):
 			if late > limit:
 				problems.append("%s at t=%.2f, %.2f s after the onset "
 						"(limit %.2f s)" % (k, t, late, limit))
-			if late < -INTERVAL and not e.get("forecast"):
+			if t - onset_lo_t < -INTERVAL and not e.get("forecast"):
 				problems.append("%s at t=%.2f, %.2f s before the onset, and it "
-						"is not a forecast" % (k, t, -late))
+						"is not a forecast" % (k, t, onset_lo_t - t))
 			log("  %s: t=%.2f, %+.2f s from the onset (limit +%.2f)" %
 			    (k, t, late, limit))
 		if insum:

@@ -33,13 +33,17 @@ def probe(run, o):
 
 
 def poller(run, o):
+	"""Brackets the onset: run.onset_lo, the start of the last probe that found the condition
+	absent (it began after that), and run.onset_epoch, the end of the first that found it (it
+	had begun by then). On a busy machine a probe or this thread's turn can take a second, so
+	the two can lie far apart: a finding is early only before onset_lo, late only after
+	onset_epoch + the limit."""
 	while run.polling and run.onset_epoch is None:
-		try:
-			if probe(run, o):
-				run.onset_epoch = time.time()
-				return
-		except Fail:
-			raise
+		t = time.time()
+		if probe(run, o):
+			run.onset_epoch = time.time()
+			return
+		run.onset_lo = t
 		time.sleep(POLL)
 
 

@@ -41,6 +41,7 @@ class Run:
 		self.vars = {"tmp": self.tmp, "bin": BIN, "py": PY, "servers": SERVERS}
 		self.events = {}  # name -> epoch
 		self.onset_epoch = None
+		self.onset_lo = None	# polled onsets: the last time the condition was absent
 		self.onset_what = None
 		self.polling = False
 
