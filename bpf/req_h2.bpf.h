@@ -420,8 +420,10 @@ static __always_inline void h2_count_lost(struct rt_tcp_sock *s, int slot)
 		r->c.h2_lost++;
 }
 
-/* The connection's first read was the client preface (conn_hello()): the connection is HTTP/2. */
-static __always_inline void h2_hello(const struct sock *sk, struct rt_tcp_sock *s, int slot)
+/* The connection's first read was the client preface (conn_hello()): the connection is HTTP/2.
+ * Returns its walk's state, NULL if there is no memory for it (then the connection is lost). */
+static __always_inline struct rt_h2_conn *h2_hello(const struct sock *sk, struct rt_tcp_sock *s,
+						   int slot)
 {
 	struct rt_h2_conn *c;
 
@@ -431,12 +433,13 @@ static __always_inline void h2_hello(const struct sock *sk, struct rt_tcp_sock *
 	c = LL_SK_GET(h2_conns, h2_conns_hash, (void *)sk, BPF_SK_STORAGE_GET_F_CREATE);
 	if (!c) {
 		h2_count_lost(s, slot); /* no memory (net.core.optmem_max) */
-		return;
+		return NULL;
 	}
 	__builtin_memset(c, 0, sizeof(*c));
 	c->rd.skip = LL_H2_PREFACE_LEN;
 	c->gen = bpf_ktime_get_ns();
 	c->slot = slot;
+	return c;
 }
 
 /* One read's or write's frames on connection c (the walk w set up with its times): the

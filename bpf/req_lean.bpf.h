@@ -15,12 +15,10 @@
  * rt_lean_arrival()'s from TCP's clock and the last write's mark. A MSG_PEEK copy moves no
  * copied_seq: not a read. TLS and HTTP/2 connections are not followed: counted, not timed.
  */
-/* The copy hook read an HTTP/2 connection's bytes: counted once a connection (the observer
- * then goes back to every hook). */
-static __always_inline void lean_h2(struct sock *sk)
+/* The copy hook read HTTP/2 connection c's bytes: counted once a connection (the observer then
+ * goes back to every hook). */
+static __always_inline void lean_h2(struct rt_h2_conn *c)
 {
-	struct rt_h2_conn *c = LL_SK_GET(h2_conns, h2_conns_hash, (void *)sk, 0);
-
 	if (!c || c->lean_seen)
 		return;
 	c->lean_seen = 1;
@@ -50,7 +48,7 @@ static __always_inline void tcp_copied(struct sock *sk, bool kf)
 		return; /* a peek */
 	if (s->flags & RT_F_H2) {
 		/* its reads are sock_recv_length's (a read it misses is a gap there) */
-		lean_h2(sk);
+		lean_h2(LL_SK_GET(h2_conns, h2_conns_hash, (void *)sk, 0));
 		return;
 	}
 	if (s->flags & RT_F_TLS) {
@@ -83,14 +81,13 @@ static __always_inline void tcp_copied(struct sock *sk, bool kf)
 	if (in.first) {
 		hello = first_bytes((int)bytes, &ubuf, &n);
 		if (hello == RT_HELLO_H2) {
-			h2_hello(sk, s, slot);
+			c = h2_hello(sk, s, slot);
 			s->flags |= RT_F_SEEN_READ;
 			s->accept_ns = 0; /* (its first stream is in the gap: no accept share) */
 			watch_tgid();
-			c = LL_SK_GET(h2_conns, h2_conns_hash, (void *)sk, 0);
 			if (c)
 				h2_gap(c, slot);
-			lean_h2(sk);
+			lean_h2(c);
 			return;
 		}
 		if (hello != RT_HELLO_NONE) {

@@ -124,9 +124,10 @@ struct rt_h2_conn {
 	__u32 hb_seq;	     /* records of the server's header blocks so far (rt_h2_hb.seq) */
 	/* The reads' walk in step with the byte stream (RT_H2_SYNC_*): each walked read ends at
 	 * rd_seq (the socket's copied_seq then), and a read that does not begin there (bytes read
-	 * unwalked: the lean hooks' copy hook read them, see bpf/req_lean.bpf.h) is a gap. In a gap
-	 * the walk resumes at the first read whose bytes are client frames from its first byte
-	 * (ll_h2_client_frame() on each header). The streams the client began meanwhile are the
+	 * unwalked: the lean hooks' copy hook read them, see bpf/req_lean.bpf.h) is a gap; so is a
+	 * read the walk lost its place in (too many frames or buffers, unreadable bytes). In a gap
+	 * the walk resumes at the first read whose bytes are whole client frames, from its first
+	 * byte to its last (ll_h2_client_frame() on each header). The streams the client began meanwhile are the
 	 * stream ids above gap_lo (max_sid when the gap began) and below gap_hi (the first stream
 	 * begun after it; ~0 until then): the server's end of one is counted, not timed. */
 	__u32 rd_seq;

@@ -123,8 +123,10 @@ struct rt_ctrs {
 	__u64 h2_hb_big;  /* connections whose records stopped: a fragment over LL_H2_HB_MAX */
 	/* HTTP/2 reads not walked (a gap: rt_h2_conn.sync in include/loadlens/h2.h) */
 	__u64 h2_gaps;	       /* times a connection's reads went unwalked (the lean hooks read
-				* them): its walk resumes where a read begins with a frame */
-	__u64 h2_gap_reads;    /* reads in a gap that did not begin with a frame: not walked */
+				* them, or the walk lost its place in one): its walk resumes at
+				* a read of whole client frames */
+	__u64 h2_gap_reads;    /* reads in a gap that were not whole client frames, and a read
+				* the walk lost its place in: not walked */
 	__u64 h2_gap_answered; /* streams begun in a gap that the server ended: counted, not
 				* timed (their requests were not seen) */
 };
