@@ -43,6 +43,10 @@
 
 #include "loadlens/h2.h"
 
+/* The walk's bound, frame headers a read or write: LL_H2_FRAMES, or fewer for a test
+ * (LOADLENS_OBSERVER_H2_FRAMES; the loops stay bounded by LL_H2_FRAMES). */
+const volatile __u32 targ_h2_frames = LL_H2_FRAMES;
+
 /* each HTTP/2 connection's walk, in its socket's own storage (freed with the socket) */
 LL_SK_STORAGE(h2_conns, struct rt_h2_conn);
 _Static_assert(sizeof(struct rt_h2_conn) <= sizeof(ll_sk_zero), "ll_sk_zero");
@@ -88,7 +92,10 @@ struct h2_walk {
 	__u32 hb_seq;	/* a write: the connection's header block records so far */
 	__u32 gap_lo;	/* the connection's gap (rt_h2_conn): streams above gap_lo, below gap_hi */
 	__u32 gap_hi;
-	__u8 strict;	/* a read in a gap: every header must be a client's (ll_h2_client_frame) */
+	__u32 wgap_sid;	/* its last write gap: the streams then begun (rt_h2_conn.wgap_sid) */
+	__s32 gopen;	/* those of them ended */
+	__u8 strict;	/* in a gap: every header must be a client's (a read) or a server's (a
+			 * write), ll_h2_gap_frame() */
 	__u8 dry;	/* ... and its first walk only looks: no stream is moved */
 };
 
@@ -117,6 +124,15 @@ static __always_inline struct rt_h2_stream *h2_look(void *map, __u32 base, __u32
 		}
 	}
 	return NULL;
+}
+
+/* Stream sid's entry is freed: one open stream less (of those open across a write gap: its). */
+static __always_inline void h2_freed(struct h2_walk *w, __u32 sid)
+{
+	if (sid <= w->wgap_sid)
+		w->gopen--;
+	else
+		w->open--;
 }
 
 /* One frame on a client stream (ll_h2_stream_frame()): move its stream along. A global
@@ -151,7 +167,7 @@ LL_GLOBAL int h2_frame(struct h2_walk *w, __u32 sid, __u32 tf)
 			if (!e->write_ns)
 				REC_ADD(w->slot, h2_client_reset, 1);
 			e->sk = 0;
-			w->open--;
+			h2_freed(w, sid);
 			return 0;
 		}
 		if (!mine) {
@@ -202,12 +218,25 @@ LL_GLOBAL int h2_frame(struct h2_walk *w, __u32 sid, __u32 tf)
 		}
 		return 0;
 	}
-	if (!e->read_ns) {
-		/* the server answers before the request has ended: not timed */
+	if (sid <= w->wgap_sid && !e->write_ns) {
+		/* open across a write gap with no response seen: it may have begun there */
 		if (end) {
-			REC_ADD(w->slot, h2_early, 1);
+			REC_ADD(w->slot, h2_gap_answered, 1);
 			e->sk = 0;
-			w->open--;
+			w->gopen--;
+		}
+		return 0;
+	}
+	if (!e->read_ns) {
+		/* the server answers before the request has ended: not timed (if a read gap
+		 * came after its start, the request's end may have been in it) */
+		if (end) {
+			if (sid <= w->gap_lo)
+				REC_ADD(w->slot, h2_gap_answered, 1);
+			else
+				REC_ADD(w->slot, h2_early, 1);
+			e->sk = 0;
+			h2_freed(w, sid);
 		}
 		return 0;
 	}
@@ -228,7 +257,7 @@ LL_GLOBAL int h2_frame(struct h2_walk *w, __u32 sid, __u32 tf)
 		}
 	}
 	e->sk = 0;
-	w->open--;
+	h2_freed(w, sid);
 	return 0;
 }
 
@@ -319,9 +348,9 @@ LL_GLOBAL int h2_step(struct h2_walk *w, __u64 buf, __u32 len)
 	rc = ll_h2_got(&w->d, take, &sid, &tf);
 	if (rc <= 0)
 		return rc ? H2_LOST : H2_DONE; /* a header cut by the end: the rest comes next */
-	if (++w->frames > LL_H2_FRAMES)
+	if (++w->frames > targ_h2_frames)
 		return H2_LOST;
-	if (w->strict && !ll_h2_client_frame(w->d.hdr))
+	if (w->strict && !ll_h2_gap_frame(w->d.hdr, (int)w->write))
 		return H2_LOST;
 	if (w->dry)
 		return H2_MORE;
@@ -454,6 +483,7 @@ static __always_inline int h2_run(struct rt_h2_conn *c, struct h2_walk *w, __u64
 	w->max_sid = c->max_sid; /* (a write's: which streams the client began) */
 	w->gap_lo = c->gap_lo;
 	w->gap_hi = c->gap_hi;
+	w->wgap_sid = c->wgap_sid;
 	if (w->write) {
 		__builtin_memcpy(&w->d, &c->wr, sizeof(w->d));
 		w->wseq = ++c->wseq;
@@ -473,6 +503,8 @@ static __always_inline int h2_run(struct rt_h2_conn *c, struct h2_walk *w, __u64
 		c->gap_hi = w->gap_hi;
 		c->open_rd += w->open;
 	}
+	if (w->gopen)
+		__sync_fetch_and_add(&c->wgap_open, w->gopen);
 	return lost;
 }
 
@@ -486,6 +518,45 @@ static __always_inline void h2_gap(struct rt_h2_conn *c, int slot)
 	c->gap_lo = c->max_sid;
 	c->gap_hi = ~0u;
 	REC_ADD(slot, h2_gaps, 1);
+}
+
+/* A write of connection c not walked (in a write gap): the streams open now may have been
+ * answered in it. Their count moves to wgap_open, and a server frame on one of them (the client
+ * began them by wgap_sid) is then wgap's (h2_frame(), h2_freed()). (A stream the client begins on
+ * another CPU between the two loads below is counted on the wrong side: a nanosecond's race.) */
+static __always_inline void h2_wr_move(struct rt_h2_conn *c)
+{
+	__u32 sid = c->max_sid;
+	__s32 moved;
+
+	barrier();
+	moved = c->open_rd + c->open_wr;
+	c->wgap_sid = sid;
+	if (!moved)
+		return;
+	c->open_wr -= moved;
+	__sync_fetch_and_add(&c->wgap_open, moved);
+}
+
+/* Connection c's writes go unwalked from here (a write gap, rt_h2_conn.wsync): its header
+ * blocks' records stop for good (HPACK's table needs every block), and each of its writes is
+ * looked at for whole server frames. */
+static __always_inline void h2_wr_gap(struct rt_h2_conn *c, int slot)
+{
+	c->wsync = RT_H2_SYNC_GAP;
+	c->wr.hb |= LL_H2_HB_STOP;
+	REC_ADD(slot, h2_gaps, 1);
+	h2_wr_move(c);
+}
+
+/* The writes' carried place, forgotten (in a write gap): nothing cut is carried, and the header
+ * blocks' records stay stopped. */
+static __always_inline void h2_wr_reset(struct rt_h2_conn *c)
+{
+	__u8 hb = c->wr.hb;
+
+	__builtin_memset(&c->wr, 0, sizeof(c->wr));
+	c->wr.hb = hb;
 }
 
 /* A read (write false) or write of an HTTP/2 connection: walk its frames. */
@@ -530,6 +601,24 @@ static __always_inline void h2_io(struct sock *sk, struct rt_tcp_sock *s, int sl
 			h2_gap(c, slot);
 	}
 	n = h2_sys_bufs(&iov, &base);
+	if (write && c->wsync == RT_H2_SYNC_GAP) {
+		/* In a write gap: walked only if the write's bytes are a server's whole frames,
+		 * from its first byte to its last, as a read in a gap. A write that ends a
+		 * response (or a flush) ends on a frame. */
+		h2_wr_reset(c);
+		w.strict = 1;
+		w.dry = 1;
+		if (h2_run(c, &w, iov, base, n, (__u32)ret) || !w.frames || c->wr.skip ||
+		    c->wr.hlen) {
+			REC_ADD(slot, h2_gap_writes, 1);
+			h2_wr_move(c);
+			return;
+		}
+		h2_wr_reset(c);
+		w.dry = 0;
+		w.frames = 0;
+		c->wsync = RT_H2_SYNC_ON; /* (the streams begun since: all their frames walked) */
+	}
 	if (!write && c->sync == RT_H2_SYNC_GAP) {
 		/* In a gap: walked only if the read's bytes are a client's whole frames, from its
 		 * first byte to its last (a first walk that moves nothing looks), then as any read.
@@ -549,7 +638,9 @@ static __always_inline void h2_io(struct sock *sk, struct rt_tcp_sock *s, int sl
 	}
 	if (h2_run(c, &w, iov, base, n, (__u32)ret)) {
 		if (write) {
-			h2_count_lost(s, slot);
+			/* a write the walk lost its place in: a gap from there */
+			h2_wr_gap(c, slot);
+			REC_ADD(slot, h2_gap_writes, 1);
 			return;
 		}
 		/* a read the walk lost its place in (too many frames or buffers, bytes it cannot
@@ -569,6 +660,11 @@ static __always_inline void h2_io(struct sock *sk, struct rt_tcp_sock *s, int sl
 static __always_inline void h2_conn_close(__u64 sk, struct rt_h2_conn *c)
 {
 	h2_hb_close(sk, c);
+	if (c->wgap_open > 0) {
+		/* open across a write gap, never ended after it */
+		REC_ADD(c->slot, h2_gap_unknown, c->wgap_open);
+		c->wgap_open = 0;
+	}
 	if (c->open_rd + c->open_wr <= 0)
 		return;
 	REC_ADD(c->slot, unanswered, c->open_rd + c->open_wr);

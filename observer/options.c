@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "loadlens/cli.h"
+#include "loadlens/h2.h"
 #include "loadlens/parse.h"
 #include "features/processes.h"
 #include "metrics/metrics_http.h"
@@ -227,6 +228,10 @@ static void parse_env(struct obs_args *a)
 	if (v && detach_parse(v, &a->detach))
 		ll_usage_error(PROG, "invalid LOADLENS_OBSERVER_DETACH '%s' (expected arrival, send "
 				     "or arrival,send)", v);
+	v = getenv("LOADLENS_OBSERVER_H2_FRAMES");
+	if (v && ll_parse_u64(v, 1, LL_H2_FRAMES, &a->h2_frames))
+		ll_usage_error(PROG, "invalid LOADLENS_OBSERVER_H2_FRAMES '%s' (expected 1-%d)", v,
+			       LL_H2_FRAMES);
 	v = getenv("LOADLENS_OBSERVER_MAX_TARGETS");
 	if (v && ll_parse_u64(v, 1, OBS_MAX_TARGETS, &a->max_targets))
 		ll_usage_error(PROG, "invalid LOADLENS_OBSERVER_MAX_TARGETS '%s' (expected 1-%d)", v,

@@ -35,6 +35,7 @@ struct obs_args {
 	/* the environment's switches (docs/observer.md), parsed once with the flags */
 	bool payload_off;	    /* LOADLENS_OBSERVER_PAYLOAD=off */
 	bool h2_headers_off;	    /* LOADLENS_OBSERVER_H2_HEADERS=off */
+	uint64_t h2_frames;	    /* LOADLENS_OBSERVER_H2_FRAMES; 0: LL_H2_FRAMES */
 	unsigned int detach;	    /* LOADLENS_OBSERVER_DETACH: OBS_REQTIME_DETACH_* hooks left off */
 	int64_t payload_period_us;  /* LOADLENS_OBSERVER_PAYLOAD_PERIOD_US; -1: the default */
 	uint64_t max_targets;	    /* LOADLENS_OBSERVER_MAX_TARGETS; 0: the map's own size */

@@ -35,7 +35,7 @@
 
 /* Bounds of the walk, per read or write: frame headers, and buffers of a readv/writev/
  * recvmsg/sendmsg. A read or write with more loses track of the connection (counted). */
-#define LL_H2_FRAMES 256
+#define LL_H2_FRAMES 4096
 #define LL_H2_IOVS 64
 
 /* HTTP/2 streams timed at once, in two arrays of entries. A stream is looked for, and begins in
@@ -127,17 +127,29 @@ struct rt_h2_conn {
 	 * unwalked: the lean hooks' copy hook read them, see bpf/req_lean.bpf.h) is a gap; so is a
 	 * read the walk lost its place in (too many frames or buffers, unreadable bytes). In a gap
 	 * the walk resumes at the first read whose bytes are whole client frames, from its first
-	 * byte to its last (ll_h2_client_frame() on each header). The streams the client began meanwhile are the
-	 * stream ids above gap_lo (max_sid when the gap began) and below gap_hi (the first stream
-	 * begun after it; ~0 until then): the server's end of one is counted, not timed. */
+	 * byte to its last (ll_h2_gap_frame() on each header). The streams the client began
+	 * meanwhile are the stream ids above gap_lo (max_sid when the gap began) and below gap_hi
+	 * (the first stream begun after it; ~0 until then): the server's end of one is counted,
+	 * not timed, and so is its end of a stream up to gap_lo whose request had not ended (its
+	 * end may have been in the gap). */
 	__u32 rd_seq;
 	__u32 gap_lo;
 	__u32 gap_hi;
+	/* The writes' walk (wsync, RT_H2_SYNC_ON or _GAP): a write the walk lost its place in (too
+	 * many frames or buffers, unreadable bytes) begins a gap, and the walk resumes at the first
+	 * write whose bytes are whole server frames (ll_h2_gap_frame()). The streams then open
+	 * (the client began them by wgap_sid) may have been answered in the writes not walked:
+	 * they leave the open counts for wgap_open, a server frame on one that had no response yet
+	 * is counted, not timed, and those the server never ends after it are neither answered
+	 * nor unanswered at the close (rt_ctrs.h2_gap_unknown). */
+	__u32 wgap_sid;
+	__s32 wgap_open; /* (both sides': atomic adds) */
 	__u8 sync;
 	__u8 lean_seen; /* the copy hook read it (counted once in RT_G_LEAN_MISSED) */
-	__u8 pad[2];
+	__u8 wsync;
+	__u8 pad[1];
 };
-_Static_assert(sizeof(struct rt_h2_conn) == 112, "rt_h2_conn layout");
+_Static_assert(sizeof(struct rt_h2_conn) == 120, "rt_h2_conn layout");
 
 #define RT_H2_SYNC_NEW 0 /* no read walked yet */
 #define RT_H2_SYNC_ON 1	 /* the last read walked ended at rd_seq */
@@ -211,14 +223,18 @@ static __attribute__((always_inline)) inline int ll_h2_stream_frame(__u32 sid, _
 }
 
 /*
- * Could these 9 bytes be a frame header a client sends (RFC 9113, 4.1 and 6)? The walk asks this
- * of every header of a read in a gap (rt_h2_conn.sync), where it does not know where frames
- * begin: a read begun inside a frame's payload passes every test below for its headers only by
- * chance (the type, its flags, the stream id's class, the fixed lengths, the reserved bit). A
- * client sends no PUSH_PROMISE; the registered extensions past CONTINUATION are not taken here
- * but for PRIORITY_UPDATE (0x10) on stream 0.
+ * Could these 9 bytes be a frame header a client sends (server 0), or a server (server 1)
+ * (RFC 9113, 4.1 and 6)? The walk asks this of every header of a read or write in a gap
+ * (rt_h2_conn.sync, wsync), where it does not know where frames begin: bytes begun inside a
+ * frame's payload pass every test below for their headers only by chance (the type, its flags,
+ * the stream id's class, the fixed lengths, the reserved bit). A client sends no PUSH_PROMISE, a
+ * server no PRIORITY_UPDATE (0x10, on stream 0: the only registered extension past CONTINUATION
+ * taken). Streams a server pushes (even ids) are not taken: push is all but gone (browsers and
+ * nginx dropped it), a write with such a frame only puts the resync off to a later write, and in
+ * nginx's 187 bytes one place inside a frame passes as a pushed stream's empty DATA
+ * (tests/unit/test_h2.c).
  */
-static __attribute__((always_inline)) inline int ll_h2_client_frame(const __u8 *h)
+static __attribute__((always_inline)) inline int ll_h2_gap_frame(const __u8 *h, int server)
 {
 	__u32 len = ((__u32)h[0] << 16) | ((__u32)h[1] << 8) | h[2];
 	__u32 sid = ((__u32)h[5] << 24) | ((__u32)h[6] << 16) | ((__u32)h[7] << 8) | h[8];
@@ -237,6 +253,8 @@ static __attribute__((always_inline)) inline int ll_h2_client_frame(const __u8 *
 		return (sid & 1) && len == 4 && !f;
 	case 4: /* SETTINGS */
 		return !sid && !(f & ~0x01) && (f ? !len : len % 6 == 0);
+	case LL_H2_PUSH_PROMISE:
+		return server && (sid & 1) && len >= 4 && !(f & ~0x0c);
 	case 6: /* PING */
 		return !sid && len == 8 && !(f & ~0x01);
 	case 7: /* GOAWAY */
@@ -246,7 +264,7 @@ static __attribute__((always_inline)) inline int ll_h2_client_frame(const __u8 *
 	case LL_H2_CONTINUATION:
 		return (sid & 1) && !(f & ~0x04);
 	case 0x10: /* PRIORITY_UPDATE */
-		return !sid && len >= 4 && !f;
+		return !server && !sid && len >= 4 && !f;
 	}
 	return 0;
 }

@@ -96,10 +96,10 @@ struct rt_ctrs {
 	/* HTTP/2 (bpf/req_h2.bpf.h): connections that began with the client preface; each stream
 	 * is one request (counted in requests, unanswered) */
 	__u64 h2_conns;	      /* connections recognised by the client preface */
-	__u64 h2_lost;	      /* of which the observer lost track of the frames (more than
-			       * LL_H2_FRAMES frames or LL_H2_IOVS buffers in one write, a buffer it
-			       * could not read, state evicted): later streams not seen (in a read:
-			       * a gap, h2_gaps) */
+	__u64 h2_lost;	      /* of which the observer lost track of the frames (no memory for
+			       * the walk's state; over TLS, a read or write the walk lost its
+			       * place in): later streams not seen (in the clear such a read or
+			       * write is a gap, h2_gaps) */
 	__u64 h2_unwalked;    /* reads and writes of those connections after that: not walked */
 	__u64 h2_unmatched;   /* server frames ending a stream the observer had no entry for
 			       * (not timed, or its entry taken after RT_H2_STALE_NS) */
@@ -124,13 +124,21 @@ struct rt_ctrs {
 	/* HTTP/2 reads not walked (a gap: rt_h2_conn.sync in include/loadlens/h2.h) */
 	__u64 h2_gaps;	       /* times a connection's reads went unwalked (the lean hooks read
 				* them, or the walk lost its place in one): its walk resumes at
-				* a read of whole client frames */
+				* a read of whole client frames; and times its writes did (the
+				* walk lost its place in one), until a write of whole server
+				* frames */
 	__u64 h2_gap_reads;    /* reads in a gap that were not whole client frames, and a read
 				* the walk lost its place in: not walked */
 	__u64 h2_gap_answered; /* streams begun in a gap that the server ended: counted, not
-				* timed (their requests were not seen) */
+				* timed (their requests were not seen), and streams whose request's
+				* end or response's start a gap may have held */
+	/* HTTP/2 writes not walked (a write gap: rt_h2_conn.wsync) */
+	__u64 h2_gap_writes;   /* writes in a gap that were not whole server frames, and a write
+				* the walk lost its place in: not walked */
+	__u64 h2_gap_unknown;  /* streams open across a write gap that the server never ended
+				* after it: answered in the gap or not at all, not known */
 };
-_Static_assert(sizeof(struct rt_ctrs) == (37 + 2 * RT_NCOMP) * 8, "rt_ctrs layout");
+_Static_assert(sizeof(struct rt_ctrs) == (39 + 2 * RT_NCOMP) * 8, "rt_ctrs layout");
 
 /* One slot's record on one CPU: its counters, then a histogram per component (bucket
  * ll_hist_bucket(value)). Userspace sums the CPUs' records. */

@@ -51,8 +51,9 @@ bool obs_lean_marks(enum obs_lean_state s)
 static bool cannot(struct obs_lean_rule *r, const struct obs_lean_interval *iv)
 {
 	if (iv->lean_missed || iv->tls_h2) {
-		snprintf(r->why, sizeof(r->why), "%llu TLS or HTTP/2 connection%s (those begun under "
-			 "the lean hooks are not timed)",
+		snprintf(r->why, sizeof(r->why), "%llu TLS or HTTP/2 connection%s (TLS ones begun "
+			 "under the lean hooks are not timed; HTTP/2 ones are from their next read "
+			 "of whole frames)",
 			 (unsigned long long)(iv->lean_missed + iv->tls_h2),
 			 iv->lean_missed + iv->tls_h2 == 1 ? "" : "s");
 		return true;

@@ -17,7 +17,8 @@
  * (no TLS, no HTTP/2, no UDP request, no read of several client writes) it attaches the copy
  * hook, has each response's write leave a mark for the next read (one interval with both sets
  * attached), then detaches the other two. It goes back to every hook, for the rest of the run,
- * once the copy hook finds a TLS or HTTP/2 connection (not timed, counted), a UDP reply is
+ * once the copy hook finds a TLS or HTTP/2 connection (TLS: not timed, counted; HTTP/2: a gap in
+ * its frame walk, bpf/req_h2.bpf.h), a UDP reply is
  * written, or more than 1 request in OBS_LEAN_UNKNOWN_PER lacks the arrival the full hooks
  * would have had. Each switch is said in a note; the JSON says the share of the run spent lean.
  *

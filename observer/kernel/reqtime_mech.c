@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "loadlens/cli.h"
+#include "loadlens/h2.h"
 #include "loadlens/reqtime.h"
 #include "kernel/bpfread.h"
 #include "kernel/sockets.h"
@@ -267,6 +268,7 @@ int obs_reqtime_mech_plan(const char *prog, struct obs_sockets *conn,
 	 * buffer (the task's user registers) */
 	got->h2_headers = p->h2_headers && obs_sockets_features(conn)->user_regs;
 	s->rodata->targ_h2_hb = got->h2_headers;
+	s->rodata->targ_h2_frames = p->h2_frames ? p->h2_frames : LL_H2_FRAMES;
 	if (!got->h2_headers)
 		bpf_map__set_max_entries(s->maps.h2_hb, (uint32_t)sysconf(_SC_PAGESIZE));
 	return 0;

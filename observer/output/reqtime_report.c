@@ -240,10 +240,11 @@ static void notes(FILE *out, const struct rt_ctrs *c)
 		"timed apart; %llu streams the server ended before the client did (not timed), "
 		"%llu reset by the client before a response",
 		(unsigned long long)c->h2_early, (unsigned long long)c->h2_client_reset);
-	note(out, c->h2_lost, "HTTP/2 connections whose frames were lost track of (more than %d "
-		"frames or %d buffers in one write, or bytes not readable): %llu of their "
-		"later reads and writes not walked, their streams not counted", LL_H2_FRAMES,
-		LL_H2_IOVS, (unsigned long long)c->h2_unwalked);
+	note(out, c->h2_lost, "HTTP/2 connections whose frames were lost track of (no memory for "
+		"the walk's state; over TLS, more than %d frames or %d buffers in one read or "
+		"write, or bytes not readable): %llu of their later reads and writes not walked, "
+		"their streams not counted", LL_H2_FRAMES, LL_H2_IOVS,
+		(unsigned long long)c->h2_unwalked);
 	note(out, c->h2_behind, "HTTP/2 streams began while older streams of their connection "
 		"were unanswered: a server that serves a connection's streams one at a time holds "
 		"them itself, and that wait is in their service time, not in the socket-queue wait");
@@ -252,12 +253,17 @@ static void notes(FILE *out, const struct rt_ctrs *c)
 		RT_H2_STREAMS);
 	note(out, c->h2_unmatched, "HTTP/2 responses ended a stream the observer was not timing "
 		"(not counted)");
-	note(out, c->h2_gaps, "HTTP/2 gaps (reads of a connection the frame walk did not see, or "
-		"lost its place in: the lean hooks took them, more than %d frames or %d buffers, "
-		"bytes not readable; it resumes at a read of whole frames): %llu requests begun in "
-		"them answered, counted and not timed; %llu reads in them not walked",
-		LL_H2_FRAMES, LL_H2_IOVS,
-		(unsigned long long)c->h2_gap_answered, (unsigned long long)c->h2_gap_reads);
+	note(out, c->h2_gaps, "HTTP/2 gaps (reads or writes of a connection the frame walk did not "
+		"see, or lost its place in: the lean hooks took them, more than %d frames or %d "
+		"buffers, bytes not readable; it resumes at a read or write of whole frames): %llu "
+		"requests answered in them or across them, counted and not timed; %llu reads and "
+		"%llu writes in them not walked (a request begun in a read not walked and "
+		"answered in a write not walked is not counted)", LL_H2_FRAMES, LL_H2_IOVS,
+		(unsigned long long)c->h2_gap_answered, (unsigned long long)c->h2_gap_reads,
+		(unsigned long long)c->h2_gap_writes);
+	note(out, c->h2_gap_unknown, "HTTP/2 streams open across a write gap that the server never "
+		"ended after it: answered in the writes not walked, or not at all (not known: not "
+		"counted as unanswered)");
 	note(out, c->udp_unpaired, "UDP datagrams read while %u other threads of their socket were "
 		"serving one each: not timed, not counted", RT_UDP_READERS);
 }
@@ -470,6 +476,8 @@ static json_t *slot_json(const struct obs_reqtime *rt, const struct obs_reqtime_
 	set(o, "h2_gaps", json_integer((json_int_t)c->h2_gaps), ok);
 	set(o, "h2_gap_reads", json_integer((json_int_t)c->h2_gap_reads), ok);
 	set(o, "h2_gap_answered", json_integer((json_int_t)c->h2_gap_answered), ok);
+	set(o, "h2_gap_writes", json_integer((json_int_t)c->h2_gap_writes), ok);
+	set(o, "h2_gap_unknown", json_integer((json_int_t)c->h2_gap_unknown), ok);
 	/* the statuses of the HTTP/2 responses and gRPC calls (null: not read, or no HTTP/2) */
 	set(o, "h2_statuses", h2 && c->h2_conns ? obs_h2_status_json(h2, c->h2_hb_ends, c->h2_hb_lost,
 								       c->h2_hb_big)

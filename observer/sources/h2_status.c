@@ -539,7 +539,8 @@ void obs_h2_status_fmt(FILE *out, const struct obs_h2_status_counts *c, uint64_t
 		fprintf(out, "      statuses not read: %llu of %llu stream-ending header blocks, "
 			     "%llu header blocks in all (records stopped on %llu connections: "
 			     "the ring buffer full; on %llu: a fragment over %d bytes; %llu "
-			     "decoders forgotten for room)\n",
+			     "decoders forgotten for room; and for good after a write gap, "
+			     "h2_gaps)\n",
 			(unsigned long long)unread(c, ends), (unsigned long long)ends,
 			(unsigned long long)c->undecoded, (unsigned long long)lost_conns,
 			(unsigned long long)big_conns, LL_H2_HB_MAX,

@@ -20,15 +20,9 @@ import socket
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from h2wire import RST_STREAM, SETTINGS, frame, read_preface  # noqa: E402
 from listener import serve_forever  # noqa: E402
 
-
-def frame(ftype, flags, stream, payload=b""):
-    return len(payload).to_bytes(3, "big") + bytes([ftype, flags]) + \
-        stream.to_bytes(4, "big") + payload
-
-
-SETTINGS, RST_STREAM = 4, 3
 REPLIES = {
     "malformed": frame(SETTINGS, 0, 0) + frame(SETTINGS, 0, 0, b"\0" * 5),
     "window0": frame(SETTINGS, 0, 0, (4).to_bytes(2, "big") + (0).to_bytes(4, "big")),
@@ -38,12 +32,8 @@ REPLIES = {
 
 
 def serve(conn, reply, mode):
-    got = b""
-    while len(got) < 24:
-        data = conn.recv(65536)
-        if not data:
-            return
-        got += data
+    if read_preface(conn) is None:
+        return
     conn.sendall(reply)
     if mode == "close":
         # what came in 0.1 s is read, so the close is a FIN, not a reset

@@ -10,20 +10,16 @@ whole reads UPDATES + 2 frames at once. Then, once that GET is answered, REQUEST
 GETs on streams 3, 5, ..., each written alone and answered before the next. Prints
 "answered N" (every GET's response ended) on stdout; exits 1 on a short or odd answer.
 """
+import os
 import socket
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from h2wire import ACK, END_HEADERS, END_STREAM, PREFACE, frame  # noqa: E402
 
-def frame(ftype, flags, stream, payload=b""):
-    return len(payload).to_bytes(3, "big") + bytes([ftype, flags]) + \
-        stream.to_bytes(4, "big") + payload
-
-
-PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 # HPACK: :method GET, :scheme http, :path / (static table, indexed), :authority "x" (literal
 # without indexing, name from the static table)
 GET_BLOCK = bytes([0x82, 0x86, 0x84, 0x01, 0x01]) + b"x"
-END_STREAM, END_HEADERS, ACK = 0x1, 0x4, 0x1
 
 
 def get(stream):

@@ -13,6 +13,8 @@
 # - handlers that return at once: the observer's mean is the interceptor's plus grpc-go's own
 #   path around it (the observer's service runs from the read of the request's end to the
 #   response's first write), a constant of 110-170 us here, never less than the interceptor's;
+# - 1000 streams in flight on one connection (reads and writes of over 1,000 frames): every call
+#   counted, no gap;
 # - 2 places for 5 ms handlers, 1 call in flight and then 50: worker_saturation from inside.
 # The server is built from the Go module proxy (grpc-go, protoc-gen-go, protoc-gen-go-grpc) into
 # the build tree once (LL_GO_CACHE, default $LOADLENS_BIN/../go-grpc); without Go or the proxy the
@@ -99,6 +101,27 @@ gap=$((OBS_MEAN - CALL_MEAN))
 [ "$gap" -ge 0 ] && [ "$gap" -lt 1000000 ] ||
 	fail "d0: the observer's service mean $OBS_MEAN ns against the interceptor's $CALL_MEAN ns"
 echo "ok: d0: the observer's service mean $OBS_MEAN ns = the interceptor's $CALL_MEAN ns + $gap ns of grpc-go's own path"
+# 1000 streams in flight on one connection (closed loop): grpc-go's reads and its writer's
+# flushes then hold over 1,000 frames (with the walk's bound at 256 frames a write lost the
+# connection: 5 of 50,000 calls counted at 250 streams; at 1,024, 25 at 1,000 streams): every
+# call counted, no gap
+P=$(free_port)
+start srv_many "$SRV" -listen "127.0.0.1:$P" -delay 0s -json "$LL_TMP/srv_many.json"
+wait_for srv_many listening 20
+start_observer obs_many "$P"
+"$LOADLENS_BIN/loadlens-driver" "grpc://127.0.0.1:$P/kv.Store/Get" \
+	--proto-file "$LOADLENS_SRC/tests/data/kv.proto" --message '{"key":"k{{seq}}"}' \
+	-c 1 --streams 1000 -n 30000 -q >"$LL_TMP/drv_many.out" 2>&1 ||
+	fail "many: the driver exited $? ($(tail -2 "$LL_TMP/drv_many.out"))"
+sleep 0.3
+stop obs_many
+stop srv_many
+j=$LL_TMP/obs_many.json s=$(tcp_slot "$P")
+expect_json "many: the server's calls" "$LL_TMP/srv_many.json" '.calls["/kv.Store/Get"]' 30000
+echo "many: $(jq -c "$s | {requests, h2_gaps, h2_gap_reads, h2_gap_writes, h2_gap_answered, h2_lost, h2_early, unanswered}" "$j")"
+expect_json "many: the observer's requests" "$j" "$s | .requests" 30000
+expect_json "many: gaps" "$j" "$s | .h2_gaps" 0
+expect_json "many: connections lost" "$j" "$s | .h2_lost" 0
 # a server with 2 places for its 5 ms handlers (-max-concurrent 2, about 390 calls/s): one call
 # in flight for 1.5 s, then a second driver with 5 connections of 10 streams. grpc-go reads the
 # 50 streams at once and their wait for a place is in their service time (no socket queue):

@@ -11,8 +11,13 @@
 # - sick: streams the client gives up on (nghttp -t, no response yet) are unanswered, counted;
 # - HTTP/2 over TLS (ALPN h2) and HTTP/1.1 over TLS: exact too, from the plaintext (uprobes on
 #   nginx's libssl; test_reqtime_tls_plain.sh);
-# - a read of more frames than the walk takes (a raw client, h2_many_frames.py): a gap, after which
-#   the walk resumes: 50 requests timed + 1 answered in the gap = the refserver's 51;
+# - a read of more frames than the walk takes (a raw client, h2_many_frames.py, the walk's bound
+#   set to 256 frames, LOADLENS_OBSERVER_H2_FRAMES): a gap, after which the walk resumes: 50
+#   requests timed + 1 answered in the gap = the refserver's 51;
+# - a write of more buffers than the walk takes (70 in one sendmsg, h2_write_gap_server.py): a
+#   write gap, the walk resumes at the next write of whole frames; the stream whose response began
+#   in it and ended after it is answered, not timed (50 timed + 1 = 51), and one wholly answered
+#   in it is neither (h2_gap_unknown 1, not unanswered);
 # - the refserver's h2 (10 streams in flight) and gRPC (the driver's grpc://, one call in flight a
 #   connection, every 10th answered RESOURCE_EXHAUSTED): requests = the refserver's responses
 #   exactly; gRPC's service mean within 5% of the refserver's own histogram;
@@ -84,7 +89,7 @@ same m10 "$FAST" 20000
 	fail "m10: $(jget "$LL_TMP/obs_m10.json" "$(tcp_slot "$FAST") | .h2_connections") HTTP/2 connections, 4 expected"
 grep -q "several client writes" "$LL_TMP/obs_m10.out" && fail "m10: a pipelining note on HTTP/2"
 [ "$(jget "$LL_TMP/obs_m10.json" "$(tcp_slot "$FAST") | .multi_arrival_reads")" = 0 ] || fail "m10: reads counted as pipelined"
-# 100 streams in flight: a read holds up to 100 frames (the walk's bound is 256)
+# 100 streams in flight: a read holds up to 100 frames (the walk's bound is 4096)
 h2run m100 "$FAST" / -c 2 -m 100 -n 20000
 same m100 "$FAST" 20000
 # one stream in flight: the connection's opening exchange is no request
@@ -167,11 +172,11 @@ s=$(tcp_slot "$RS")
 [ "$(jget "$LL_TMP/obs_rsh2.json" "$s | .h2_connections")" = 100 ] || fail "rsh2: HTTP/2 connections not 100"
 echo "ok: rsh2: observer $(jget "$LL_TMP/obs_rsh2.json" "$s | .requests") requests = the refserver's responses (100 connections, 10 streams in flight each)"
 # a read of more frames than the walk takes (300 WINDOW_UPDATEs and a GET in the client's first
-# write): a gap, not a connection lost; the walk resumes at the next read (one GET each), the GET
-# in the gap counted as answered, not timed
+# write, the walk's bound 256): a gap, not a connection lost; the walk resumes at the next read
+# (one GET each), the GET in the gap counted as answered, not timed
 RF=$(free_port)
 refserver_up rs_frames "$RF" --proto h2 --workers 1
-start_observer obs_frames "$RF"
+LOADLENS_OBSERVER_H2_FRAMES=256 start_observer obs_frames "$RF"
 python3 "$LOADLENS_SRC/tests/integration/h2_many_frames.py" "$RF" 300 50 >"$LL_TMP/frames.out" 2>&1 ||
 	fail "frames: the client failed: $(tail -1 "$LL_TMP/frames.out")"
 sleep 0.3
@@ -185,6 +190,33 @@ expect_json "frames: gaps" "$j" "$s | .h2_gaps" 1
 expect_json "frames: reads not walked" "$j" "$s | .h2_gap_reads" 1
 expect_json "frames: connections lost" "$j" "$s | .h2_lost" 0
 expect_json "frames: the refserver's responses" "$LL_TMP/rs_frames.json" .responses 51
+# a write of more buffers than the walk takes (70 frames in one sendmsg, stream 1's answer): a
+# write gap; the walk resumes at the next write (each answer one write of whole frames)
+wgap() {
+	local mode=$1 answered=$2 unknown=$3 P j s
+	P=$(free_port)
+	start "wsrv_$mode" python3 "$LOADLENS_SRC/tests/integration/h2_write_gap_server.py" "$P" "$mode"
+	wait_for "wsrv_$mode" listening 20
+	start_observer "obs_w$mode" "$P"
+	python3 "$LOADLENS_SRC/tests/integration/h2_many_frames.py" "$P" 0 50 \
+		>"$LL_TMP/w$mode.out" 2>&1 || fail "w$mode: the client failed: $(tail -1 "$LL_TMP/w$mode.out")"
+	grep -qx "answered 51" "$LL_TMP/w$mode.out" || fail "w$mode: $(cat "$LL_TMP/w$mode.out")"
+	sleep 0.3
+	stop "obs_w$mode"
+	stop "wsrv_$mode"
+	j=$LL_TMP/obs_w$mode.json s=$(tcp_slot "$P")
+	echo "w$mode: $(jq -c "$s | {requests, h2_gaps, h2_gap_writes, h2_gap_answered, h2_gap_unknown, h2_lost, unanswered}" "$j") of the client's 51"
+	expect_json "w$mode: timed after the gap" "$j" "$s | .requests" 50
+	expect_json "w$mode: answered across the gap" "$j" "$s | .h2_gap_answered" "$answered"
+	expect_json "w$mode: answered in the gap or never" "$j" "$s | .h2_gap_unknown" "$unknown"
+	expect_json "w$mode: gaps" "$j" "$s | .h2_gaps" 1
+	expect_json "w$mode: writes not walked" "$j" "$s | .h2_gap_writes" 1
+	expect_json "w$mode: connections lost" "$j" "$s | .h2_lost" 0
+	expect_json "w$mode: unanswered" "$j" "$s | .unanswered" 0
+	expect_json "w$mode: unmatched" "$j" "$s | .h2_unmatched" 0
+}
+wgap split 1 0
+wgap whole 0 1
 RG=$(free_port)
 refserver_up rs_grpc "$RG" --proto grpc --service-time 1ms --service-mode sleep --workers 2 \
 	--grpc-status RESOURCE_EXHAUSTED:10

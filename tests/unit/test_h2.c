@@ -186,10 +186,10 @@ static void test_stream_frames(void **state)
 	assert_false(ll_h2_ends(LL_H2_CONTINUATION | (LL_H2_END_STREAM << 8)));
 }
 
-/* A read in a gap, as bpf/req_h2.bpf.h's h2_io() looks at it: walked from its first byte, every
- * header a client's (ll_h2_client_frame()), at least one, and the last frame ends where the read
- * does. 1: the walk may resume there. */
-static int resyncs(const __u8 *b, __u32 len)
+/* A read (server 0) or write (1) in a gap, as bpf/req_h2.bpf.h's h2_io() looks at it: walked
+ * from its first byte, every header a client's or a server's (ll_h2_gap_frame()), at least one,
+ * and the last frame ends where the read does. 1: the walk may resume there. */
+static int resyncs_by(const __u8 *b, __u32 len, int server)
 {
 	__u32 off = 0, pass, take, sid, tf;
 	struct rt_h2_dir d;
@@ -207,11 +207,16 @@ static int resyncs(const __u8 *b, __u32 len)
 		rc = ll_h2_got(&d, take, &sid, &tf);
 		if (rc <= 0)
 			return 0;
-		if (!ll_h2_client_frame(d.hdr))
+		if (!ll_h2_gap_frame(d.hdr, server))
 			return 0;
 		frames++;
 	}
 	return 0;
+}
+
+static int resyncs(const __u8 *b, __u32 len)
+{
+	return resyncs_by(b, len, 0);
 }
 
 /* Healthy: h2load's bytes after the preface are a client's frames from each frame's first byte
@@ -255,33 +260,86 @@ static void test_client_frame_resync(void **state)
 	/* one header at a time */
 	h[3] = 4; /* SETTINGS ack, stream 0, no payload */
 	h[4] = 1;
-	assert_true(ll_h2_client_frame(h));
+	assert_true(ll_h2_gap_frame(h, 0));
 	h[2] = 6; /* an ack with a payload */
-	assert_false(ll_h2_client_frame(h));
+	assert_false(ll_h2_gap_frame(h, 0));
 	h[4] = 0; /* one setting */
-	assert_true(ll_h2_client_frame(h));
+	assert_true(ll_h2_gap_frame(h, 0));
 	h[8] = 1; /* SETTINGS on a stream */
-	assert_false(ll_h2_client_frame(h));
+	assert_false(ll_h2_gap_frame(h, 0));
 	h[3] = LL_H2_HEADERS; /* HEADERS, END_STREAM | END_HEADERS, stream 1 */
 	h[4] = 5;
-	assert_true(ll_h2_client_frame(h));
+	assert_true(ll_h2_gap_frame(h, 0));
 	h[8] = 2; /* an even stream: no client's */
-	assert_false(ll_h2_client_frame(h));
+	assert_false(ll_h2_gap_frame(h, 0));
 	h[8] = 1;
 	h[4] = 0x40; /* an undefined flag */
-	assert_false(ll_h2_client_frame(h));
+	assert_false(ll_h2_gap_frame(h, 0));
 	h[4] = 0;
 	h[5] = 0x80; /* the reserved bit */
-	assert_false(ll_h2_client_frame(h));
+	assert_false(ll_h2_gap_frame(h, 0));
 	h[5] = 0;
 	h[3] = LL_H2_PUSH_PROMISE; /* the server's only */
-	assert_false(ll_h2_client_frame(h));
+	assert_false(ll_h2_gap_frame(h, 0));
 	h[3] = LL_H2_DATA;
 	h[0] = 0x10; /* 1 MiB: the bound */
 	h[1] = h[2] = 0;
-	assert_true(ll_h2_client_frame(h));
+	assert_true(ll_h2_gap_frame(h, 0));
 	h[2] = 1;
-	assert_false(ll_h2_client_frame(h));
+	assert_false(ll_h2_gap_frame(h, 0));
+}
+
+/* A write gap: nginx's bytes (SERVER) resync at each frame's first byte and at no byte inside
+ * a frame, by the server's rules (taking pushed streams' frames, byte 31, inside a WINDOW_UPDATE,
+ * would pass as an empty DATA on stream 0x7fff0000); then single headers: a server's
+ * PUSH_PROMISE on a client's stream, no pushed stream's frame, no PRIORITY_UPDATE. */
+static void test_server_frame_resync(void **state)
+{
+	__u8 b[sizeof(SERVER) / 2], h[9] = {0};
+	__u32 n = (__u32)ll_unhex(SERVER, b), off, starts = 0, nb = 0, at;
+	__u32 boundary[16];
+
+	(void)state;
+	for (off = 0; off + 9 <= n && nb < 16;) {
+		boundary[nb++] = off;
+		off += 9 + (((__u32)b[off] << 16) | ((__u32)b[off + 1] << 8) | b[off + 2]);
+	}
+	assert_int_equal(off, n);
+	assert_int_equal(nb, 7);
+	for (off = 0; off < n - 1; off++) {
+		__u32 k;
+
+		for (at = 0, k = 0; k < nb; k++)
+			at |= boundary[k] == off;
+		if (at)
+			assert_true(resyncs_by(b + off, n - off, 1));
+		else if (resyncs_by(b + off, n - off, 1))
+			starts++;
+	}
+	assert_int_equal(starts, 0);
+	assert_false(resyncs_by(b, n - 1, 1)); /* the last frame cut */
+	h[3] = LL_H2_PUSH_PROMISE; /* END_HEADERS, on stream 1, the promised id's 4 bytes */
+	h[4] = 4;
+	h[2] = 4;
+	h[8] = 1;
+	assert_true(ll_h2_gap_frame(h, 1));
+	assert_false(ll_h2_gap_frame(h, 0));
+	h[8] = 2; /* a promise on a pushed stream */
+	assert_false(ll_h2_gap_frame(h, 1));
+	h[3] = LL_H2_DATA; /* on the pushed stream: not taken */
+	h[4] = 1;
+	assert_false(ll_h2_gap_frame(h, 1));
+	h[8] = 3; /* DATA, END_STREAM, on stream 3 */
+	assert_true(ll_h2_gap_frame(h, 1));
+	h[8] = 0; /* DATA on stream 0 */
+	assert_false(ll_h2_gap_frame(h, 1));
+	h[3] = 0x10; /* PRIORITY_UPDATE: the client's */
+	h[4] = 0;
+	assert_false(ll_h2_gap_frame(h, 1));
+	h[3] = 8; /* WINDOW_UPDATE, stream 0 */
+	assert_true(ll_h2_gap_frame(h, 1));
+	h[5] = 0x80; /* the reserved bit */
+	assert_false(ll_h2_gap_frame(h, 1));
 }
 
 /* Where a stream begins: its connection's run in h2_runs (8 entries, aligned, inside the table;
@@ -307,4 +365,5 @@ static void test_stream_places(void **state)
 }
 
 LL_TEST_MAIN(test_preface, test_client_every_split, test_server_every_split, test_byte_by_byte,
-	     test_lost, test_stream_frames, test_stream_places, test_client_frame_resync)
+	     test_lost, test_stream_frames, test_stream_places, test_client_frame_resync,
+	     test_server_frame_resync)

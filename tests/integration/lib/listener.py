@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """What the test servers written in Python share (odd_httpd.py, ldap_stub.py, h2_bad_server.py,
-fdpass_httpd.py, echo_framed.py): a TCP listener on 127.0.0.1 that says "listening" on stderr
-once bound (the harness's wait_for), and a thread per connection.
+h2_write_gap_server.py, fdpass_httpd.py, echo_framed.py): a TCP listener on 127.0.0.1 that says
+"listening" on stderr once bound (the harness's wait_for), and a thread per connection.
 
 A server beside this folder imports it after
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))"""

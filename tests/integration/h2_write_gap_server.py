@@ -1,0 +1,81 @@
+#!/usr/bin/python3
+"""An HTTP/2 server (h2c, prior knowledge) whose answer to stream 1 is one write of more buffers
+than the observer's frame walk takes (70, in one sendmsg), on 127.0.0.1:PORT.
+
+  h2_write_gap_server.py PORT MODE
+
+It prints "listening" on stderr once bound. Each connection gets an empty SETTINGS; each client
+SETTINGS is acknowledged; each request (a HEADERS with END_STREAM) is answered with HEADERS
+(:status 200) and DATA "ok\\n" (END_STREAM). Stream 1's answer begins with one sendmsg of 70
+buffers, a frame each: 68 or 69 WINDOW_UPDATEs (stream 0, increment 1), then
+
+  split  its HEADERS (the 70th buffer); its DATA in a write of its own after it
+  whole  its HEADERS and its DATA (the 69th and 70th)
+
+Every other answer is one write. Ends a connection at the client's GOAWAY or close, and itself
+at SIGINT (exit 0). RFC 9113's wire format, written out below.
+"""
+import os
+import signal
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from h2wire import (ACK, DATA, END_HEADERS, END_STREAM, GOAWAY, HEADERS,  # noqa: E402
+                    SETTINGS, WINDOW_UPDATE, frame, read_preface)
+from listener import serve_forever  # noqa: E402
+
+BUFFERS = 70
+
+
+def answer(sid):
+    # HPACK: :status 200 is the static table's entry 8 (indexed: 0x88)
+    return frame(HEADERS, END_HEADERS, sid, b"\x88"), frame(DATA, END_STREAM, sid, b"ok\n")
+
+
+def serve(conn, mode):
+    buf = read_preface(conn)
+    if buf is None:
+        return
+    conn.sendall(frame(SETTINGS, 0, 0))
+    while True:
+        while len(buf) < 9 or len(buf) < 9 + int.from_bytes(buf[:3], "big"):
+            b = conn.recv(65536)
+            if not b:
+                return
+            buf += b
+        n = int.from_bytes(buf[:3], "big")
+        t, fl, sid = buf[3], buf[4], int.from_bytes(buf[5:9], "big") & 0x7FFFFFFF
+        buf = buf[9 + n:]
+        if t == SETTINGS and not fl & ACK:
+            conn.sendall(frame(SETTINGS, ACK, 0))
+        elif t == GOAWAY:
+            return
+        elif t == HEADERS and fl & END_STREAM:
+            head, data = answer(sid)
+            if sid != 1:
+                conn.sendall(head + data)
+                continue
+            tail = [head] if mode == "split" else [head, data]
+            bufs = [frame(WINDOW_UPDATE, 0, 0, (1).to_bytes(4, "big"))] * \
+                (BUFFERS - len(tail)) + tail
+            want = sum(len(x) for x in bufs)
+            if conn.sendmsg(bufs) != want:
+                sys.exit("a short sendmsg")
+            if mode == "split":
+                conn.sendall(data)
+
+
+def main():
+    # a background job of a script starts with SIGINT ignored: the harness's stop sends it
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    port, mode = int(sys.argv[1]), sys.argv[2]
+    if mode not in ("split", "whole"):
+        sys.exit("mode: split or whole")
+    serve_forever(port, serve, mode, backlog=16)
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except KeyboardInterrupt:
+        pass

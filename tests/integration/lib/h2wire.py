@@ -1,0 +1,25 @@
+# SPDX-License-Identifier: MIT
+"""HTTP/2's wire format (RFC 9113, 4.1), as the raw test peers write it (h2_bad_server.py,
+h2_many_frames.py, h2_write_gap_server.py): a frame's bytes, the client preface."""
+
+PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+DATA, HEADERS, RST_STREAM, SETTINGS, GOAWAY, WINDOW_UPDATE = 0, 1, 3, 4, 7, 8
+END_STREAM, END_HEADERS, ACK = 0x1, 0x4, 0x1
+
+
+def frame(ftype, flags, stream, payload=b""):
+	"""One frame: its 9-byte header (length, type, flags, stream id) and payload."""
+	return len(payload).to_bytes(3, "big") + bytes([ftype, flags]) + \
+		stream.to_bytes(4, "big") + payload
+
+
+def read_preface(conn):
+	"""A server's first read: the client preface's 24 bytes. Returns the bytes after it, None if
+	the client closed before."""
+	got = b""
+	while len(got) < len(PREFACE):
+		data = conn.recv(65536)
+		if not data:
+			return None
+		got += data
+	return got[len(PREFACE):]
