@@ -13,7 +13,7 @@ done
 
 # its switches: a bad value is one line and exit 64, not ignored
 for e in LOADLENS_OBSERVER_PAYLOAD=no LOADLENS_OBSERVER_PAYLOAD_PERIOD_US=5ms \
-	LOADLENS_OBSERVER_MAX_TARGETS=0; do
+	LOADLENS_OBSERVER_MAX_TARGETS=0 LOADLENS_OBSERVER_H2_FRAMES=5000; do
 	env "$e" "$LOADLENS_BIN/loadlens-observer" --port 1 -d 1s >/dev/null 2>"$LL_TMP/env.err"
 	rc=$?
 	[ "$rc" = 64 ] && [ "$(wc -l <"$LL_TMP/env.err")" = 1 ] && grep -q "invalid ${e%%=*}" "$LL_TMP/env.err" ||
