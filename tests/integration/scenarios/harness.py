@@ -213,10 +213,13 @@ def run_in(run, sc, result):
 		if onset_t is not None and isinstance(t, (int, float)):
 			late = t - onset_t
 			limit = LATE_LIMIT
-			if EMULATED_CPU and k == "close_wait_leak":
-				# while CLOSE_WAIT piles up the observer takes a census at 10% of a
-				# CPU (features/sockstat.c): after one of X s the next comes 10X
-				# later, and an emulated CPU makes X 10-30 times the host's
+			if EMULATED_CPU and k in ("close_wait_leak", "fin_wait2_orphans"):
+				# while CLOSE_WAIT (or FIN_WAIT2) piles up the observer takes a census
+				# at 10% of a CPU, and both are told by its second look
+				# (features/sockstat.c): after one of X s the next comes 10X later, and
+				# an emulated CPU makes X 10-30 times the host's (fin_wait2_orphans on
+				# 6.12: +2.15 s against a limit of 1.60 s, with close_wait_leak at
+				# the same census)
 				limit += 10 * census_took_max(run)
 			result.setdefault("delay_s", {})[k] = round(late, 3)
 			if late > limit:
