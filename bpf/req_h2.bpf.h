@@ -30,13 +30,12 @@
  *
  * Bounds (include/loadlens/h2.h): LL_H2_FRAMES frame headers and LL_H2_IOVS buffers a read or
  * write; a read or write with more, bytes the walk cannot read where it needs a header (sendfile
- * past the end of a frame, io_uring), or a header whose type is no frame's, lose the walk's place.
- * In a read that is a gap (h2_io(): the walk resumes at a later read of whole client frames; the
- * streams begun in between are counted as they are answered, not timed). In a write it loses
- * track of the connection: counted (h2_lost), and its later reads and writes are counted
- * unwalked, never taken as requests. Cost: one user-memory read (the window, H2_WIN bytes) where a buffer's bytes are
- * first needed and again only past it, the socket's storage per read or
- * write, an inlined array lookup per stream frame (docs/observer/tls-http2.md, "HTTP/2").
+ * past the end of a frame, io_uring), or a header whose type is no frame's, lose the walk's place:
+ * a gap of that direction, after which the walk resumes at a later read (write) of whole client
+ * (server) frames; the streams of a gap are counted as they are answered, not timed
+ * (bpf/req_h2_gap.bpf.h). Cost: one user-memory read (the window, H2_WIN bytes) where a buffer's
+ * bytes are first needed and again only past it, the socket's storage per read or write, an
+ * inlined array lookup per stream frame (docs/observer/tls-http2.md, "HTTP/2").
  */
 #ifndef LOADLENS_REQ_H2_BPF_H
 #define LOADLENS_REQ_H2_BPF_H
@@ -473,7 +472,7 @@ static __always_inline struct rt_h2_conn *h2_hello(const struct sock *sk, struct
 
 /* One read's or write's frames on connection c (the walk w set up with its times): the
  * direction's carried place in and out, the open streams. Returns 1 if the walk lost its place.
- * The TLS plaintext's walk (req_ssl.bpf.h) is this one too. */
+ * (Its gaps: h2_walk_gaps(), req_h2_gap.bpf.h, in the clear and over TLS.) */
 static __always_inline int h2_run(struct rt_h2_conn *c, struct h2_walk *w, __u64 iov, __u64 base,
 				  __u32 niov, __u32 ret)
 {
@@ -508,56 +507,8 @@ static __always_inline int h2_run(struct rt_h2_conn *c, struct h2_walk *w, __u64
 	return lost;
 }
 
-/* Connection c's reads go unwalked from here (a gap, rt_h2_conn.sync): the streams the client
- * begins meanwhile are those above its highest stream id so far. */
-static __always_inline void h2_gap(struct rt_h2_conn *c, int slot)
-{
-	if (c->sync == RT_H2_SYNC_GAP)
-		return;
-	c->sync = RT_H2_SYNC_GAP;
-	c->gap_lo = c->max_sid;
-	c->gap_hi = ~0u;
-	REC_ADD(slot, h2_gaps, 1);
-}
-
-/* A write of connection c not walked (in a write gap): the streams open now may have been
- * answered in it. Their count moves to wgap_open, and a server frame on one of them (the client
- * began them by wgap_sid) is then wgap's (h2_frame(), h2_freed()). (A stream the client begins on
- * another CPU between the two loads below is counted on the wrong side: a nanosecond's race.) */
-static __always_inline void h2_wr_move(struct rt_h2_conn *c)
-{
-	__u32 sid = c->max_sid;
-	__s32 moved;
-
-	barrier();
-	moved = c->open_rd + c->open_wr;
-	c->wgap_sid = sid;
-	if (!moved)
-		return;
-	c->open_wr -= moved;
-	__sync_fetch_and_add(&c->wgap_open, moved);
-}
-
-/* Connection c's writes go unwalked from here (a write gap, rt_h2_conn.wsync): its header
- * blocks' records stop for good (HPACK's table needs every block), and each of its writes is
- * looked at for whole server frames. */
-static __always_inline void h2_wr_gap(struct rt_h2_conn *c, int slot)
-{
-	c->wsync = RT_H2_SYNC_GAP;
-	c->wr.hb |= LL_H2_HB_STOP;
-	REC_ADD(slot, h2_gaps, 1);
-	h2_wr_move(c);
-}
-
-/* The writes' carried place, forgotten (in a write gap): nothing cut is carried, and the header
- * blocks' records stay stopped. */
-static __always_inline void h2_wr_reset(struct rt_h2_conn *c)
-{
-	__u8 hb = c->wr.hb;
-
-	__builtin_memset(&c->wr, 0, sizeof(c->wr));
-	c->wr.hb = hb;
-}
+/* the walk's gaps: h2_walk_gaps() (uses h2_run()) */
+#include "req_h2_gap.bpf.h"
 
 /* A read (write false) or write of an HTTP/2 connection: walk its frames. */
 static __always_inline void h2_io(struct sock *sk, struct rt_tcp_sock *s, int slot, int ret,
@@ -601,55 +552,7 @@ static __always_inline void h2_io(struct sock *sk, struct rt_tcp_sock *s, int sl
 			h2_gap(c, slot);
 	}
 	n = h2_sys_bufs(&iov, &base);
-	if (write && c->wsync == RT_H2_SYNC_GAP) {
-		/* In a write gap: walked only if the write's bytes are a server's whole frames,
-		 * from its first byte to its last, as a read in a gap. A write that ends a
-		 * response (or a flush) ends on a frame. */
-		h2_wr_reset(c);
-		w.strict = 1;
-		w.dry = 1;
-		if (h2_run(c, &w, iov, base, n, (__u32)ret) || !w.frames || c->wr.skip ||
-		    c->wr.hlen) {
-			REC_ADD(slot, h2_gap_writes, 1);
-			h2_wr_move(c);
-			return;
-		}
-		h2_wr_reset(c);
-		w.dry = 0;
-		w.frames = 0;
-		c->wsync = RT_H2_SYNC_ON; /* (the streams begun since: all their frames walked) */
-	}
-	if (!write && c->sync == RT_H2_SYNC_GAP) {
-		/* In a gap: walked only if the read's bytes are a client's whole frames, from its
-		 * first byte to its last (a first walk that moves nothing looks), then as any read.
-		 * A read that drained the socket ends where a client's write did: on a frame. */
-		c->rd_seq = seq;
-		__builtin_memset(&c->rd, 0, sizeof(c->rd));
-		w.strict = 1;
-		w.dry = 1;
-		if (h2_run(c, &w, iov, base, n, (__u32)ret) || !w.frames || c->rd.skip ||
-		    c->rd.hlen) {
-			REC_ADD(slot, h2_gap_reads, 1);
-			return;
-		}
-		__builtin_memset(&c->rd, 0, sizeof(c->rd));
-		w.dry = 0;
-		w.frames = 0;
-	}
-	if (h2_run(c, &w, iov, base, n, (__u32)ret)) {
-		if (write) {
-			/* a write the walk lost its place in: a gap from there */
-			h2_wr_gap(c, slot);
-			REC_ADD(slot, h2_gap_writes, 1);
-			return;
-		}
-		/* a read the walk lost its place in (too many frames or buffers, bytes it cannot
-		 * read): a gap from there, as a read it did not see */
-		h2_gap(c, slot);
-		REC_ADD(slot, h2_gap_reads, 1);
-	} else if (!write) {
-		c->sync = RT_H2_SYNC_ON;
-	}
+	h2_walk_gaps(c, &w, iov, base, n, (__u32)ret);
 	if (write)
 		return;
 	s->accept_ns = w.accept;

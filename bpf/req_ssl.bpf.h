@@ -147,28 +147,21 @@ static __always_inline void ssl_h2_init(struct rt_ssl_conn *c, __u32 slot, __u64
 	c->h2_state = 0;
 }
 
-/* The plaintext's frames (an HTTP/2 connection): the walk of a connection in the clear. */
+/* The plaintext's frames (an HTTP/2 connection): the walk of a connection in the clear, with its
+ * gaps (a read or write of more frames than the walk takes). */
 static __always_inline void ssl_h2_io(struct rt_ssl_conn *c, __u64 sk, __u32 slot, __u64 buf,
 				      __u32 n, bool write, __u64 now)
 {
 	struct h2_walk w = {};
-	struct rt_rec *r;
 
-	if (c->h2_state) {
-		r = c->h2_state == 1 ? rec_of(slot) : NULL;
-		if (r)
-			r->c.h2_unwalked++;
-		return;
-	}
+	if (c->h2_state)
+		return; /* closed */
 	w.sk = sk;
 	w.slot = slot;
 	w.write = write;
 	w.now = now;
 	w.arrival = write ? 0 : c->arrival_ns;
-	if (h2_run(&c->h2, &w, 0, buf, 1, n)) {
-		c->h2_state = 1;
-		REC_ADD(slot, h2_lost, 1);
-	}
+	h2_walk_gaps(&c->h2, &w, 0, buf, 1, n);
 }
 
 /* A response in several writes is complete (HTTP/1.1): its first and last writes. */
@@ -384,8 +377,6 @@ static __always_inline void ssl_close(const struct sock *sk, bool forget)
 	if (c->proto == LL_SSL_PROTO_H2 || c->proto == LL_SSL_PROTO_H2 + 1) {
 		if (!c->h2_state)
 			h2_conn_close(key, &c->h2);
-		else if (c->h2_state == 1)
-			h2_hb_close(key, &c->h2);
 		c->h2_state = 2;
 	} else if (c->proto == LL_SSL_PROTO_H1) {
 		ev = ll_ssl_h1_close(&c->h1, &done);

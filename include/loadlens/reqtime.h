@@ -97,9 +97,8 @@ struct rt_ctrs {
 	 * is one request (counted in requests, unanswered) */
 	__u64 h2_conns;	      /* connections recognised by the client preface */
 	__u64 h2_lost;	      /* of which the observer lost track of the frames (no memory for
-			       * the walk's state; over TLS, a read or write the walk lost its
-			       * place in): later streams not seen (in the clear such a read or
-			       * write is a gap, h2_gaps) */
+			       * the walk's state): later streams not seen (a read or write the
+			       * walk lost its place in is a gap, h2_gaps) */
 	__u64 h2_unwalked;    /* reads and writes of those connections after that: not walked */
 	__u64 h2_unmatched;   /* server frames ending a stream the observer had no entry for
 			       * (not timed, or its entry taken after RT_H2_STALE_NS) */

@@ -86,7 +86,8 @@ struct rt_ssl_conn {
 	__u64 arrival_ns;     /* the bytes of the last socket read inside an SSL call queued */
 	__u64 read_ns;	      /* and that read (0: unknown) */
 	__u8 proto;	      /* LL_SSL_PROTO_* */
-	__u8 h2_state;	      /* HTTP/2: 0 walked, 1 lost track of, 2 closed (as rt_tcp_sock.h2) */
+	__u8 h2_state;	      /* HTTP/2: 0 walked, 2 closed (as rt_tcp_sock.h2; its 1, lost, is the
+			       * clear's only: the plaintext's state needs no memory of its own) */
 	__u8 pad[6];
 };
 _Static_assert(sizeof(struct rt_ssl_conn) == sizeof(struct rt_h2_conn) + 40 + 24, "rt_ssl_conn layout");

@@ -241,10 +241,8 @@ static void notes(FILE *out, const struct rt_ctrs *c)
 		"%llu reset by the client before a response",
 		(unsigned long long)c->h2_early, (unsigned long long)c->h2_client_reset);
 	note(out, c->h2_lost, "HTTP/2 connections whose frames were lost track of (no memory for "
-		"the walk's state; over TLS, more than %d frames or %d buffers in one read or "
-		"write, or bytes not readable): %llu of their later reads and writes not walked, "
-		"their streams not counted", LL_H2_FRAMES, LL_H2_IOVS,
-		(unsigned long long)c->h2_unwalked);
+		"the walk's state, net.core.optmem_max): %llu of their later reads and writes not "
+		"walked, their streams not counted", (unsigned long long)c->h2_unwalked);
 	note(out, c->h2_behind, "HTTP/2 streams began while older streams of their connection "
 		"were unanswered: a server that serves a connection's streams one at a time holds "
 		"them itself, and that wait is in their service time, not in the socket-queue wait");

@@ -1,8 +1,12 @@
 #!/usr/bin/python3
-"""An HTTP/2 client (h2c, prior knowledge) whose first write holds more frames than the
-observer's walk takes in one read, then plain requests one at a time, on 127.0.0.1:PORT.
+"""An HTTP/2 client (h2c, prior knowledge; or h2 over TLS) whose first write holds more frames
+than the observer's walk takes in one read, then plain requests one at a time, on
+127.0.0.1:PORT.
 
-  h2_many_frames.py PORT UPDATES REQUESTS
+  h2_many_frames.py PORT UPDATES REQUESTS [tls]
+
+tls: over TLS, h2 by ALPN, the server's certificate not checked (a test's own); each write is one
+TLS write (a record: the server's read of it is one read of plaintext).
 
 First write: the preface, an empty SETTINGS, UPDATES WINDOW_UPDATE frames (the connection's
 window, 1 byte each: nothing is answered to them) and one GET (stream 1): a server that reads it
@@ -12,6 +16,7 @@ GETs on streams 3, 5, ..., each written alone and answered before the next. Prin
 """
 import os
 import socket
+import ssl
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
@@ -27,8 +32,16 @@ def get(stream):
 
 
 class Conn:
-    def __init__(self, port):
+    def __init__(self, port, tls):
         self.s = socket.create_connection(("127.0.0.1", port), timeout=10)
+        if tls:
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+            ctx.check_hostname = False
+            ctx.verify_mode = ssl.CERT_NONE
+            ctx.set_alpn_protocols(["h2"])
+            self.s = ctx.wrap_socket(self.s)
+            if self.s.selected_alpn_protocol() != "h2":
+                sys.exit("the server did not choose h2 by ALPN")
         self.buf = b""
 
     def frame(self):
@@ -58,8 +71,10 @@ class Conn:
 
 
 def main():
+    if len(sys.argv) not in (4, 5) or sys.argv[4:] not in ([], ["tls"]):
+        sys.exit(__doc__.split("\n\n")[1].strip())
     port, updates, requests = (int(a) for a in sys.argv[1:4])
-    c = Conn(port)
+    c = Conn(port, sys.argv[4:] == ["tls"])
     first = PREFACE + frame(4, 0, 0)
     first += frame(8, 0, 0, (1).to_bytes(4, "big")) * updates
     c.s.sendall(first + get(1))

@@ -1,8 +1,12 @@
 #!/usr/bin/python3
-"""An HTTP/2 server (h2c, prior knowledge) whose answer to stream 1 is one write of more buffers
-than the observer's frame walk takes (70, in one sendmsg), on 127.0.0.1:PORT.
+"""An HTTP/2 server (h2c, prior knowledge; or h2 over TLS) whose answer to stream 1 is one write
+of more buffers than the observer's frame walk takes (70, in one sendmsg), on 127.0.0.1:PORT.
 
-  h2_write_gap_server.py PORT MODE
+  h2_write_gap_server.py PORT MODE [CERT KEY]
+
+CERT KEY (PEM files): over TLS, h2 by ALPN (through the process's libssl, which the observer
+probes); the 70 frames are then one TLS write, more frames than a walk bounded below 70 takes
+(LOADLENS_OBSERVER_H2_FRAMES), and every other write is one TLS write too.
 
 It prints "listening" on stderr once bound. Each connection gets an empty SETTINGS; each client
 SETTINGS is acknowledged; each request (a HEADERS with END_STREAM) is answered with HEADERS
@@ -17,6 +21,7 @@ at SIGINT (exit 0). RFC 9113's wire format, written out below.
 """
 import os
 import signal
+import ssl
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
@@ -32,7 +37,9 @@ def answer(sid):
     return frame(HEADERS, END_HEADERS, sid, b"\x88"), frame(DATA, END_STREAM, sid, b"ok\n")
 
 
-def serve(conn, mode):
+def serve(conn, mode, ctx):
+    if ctx:
+        conn = ctx.wrap_socket(conn, server_side=True)
     buf = read_preface(conn)
     if buf is None:
         return
@@ -59,7 +66,9 @@ def serve(conn, mode):
             bufs = [frame(WINDOW_UPDATE, 0, 0, (1).to_bytes(4, "big"))] * \
                 (BUFFERS - len(tail)) + tail
             want = sum(len(x) for x in bufs)
-            if conn.sendmsg(bufs) != want:
+            if ctx:
+                conn.sendall(b"".join(bufs))
+            elif conn.sendmsg(bufs) != want:
                 sys.exit("a short sendmsg")
             if mode == "split":
                 conn.sendall(data)
@@ -68,10 +77,14 @@ def serve(conn, mode):
 def main():
     # a background job of a script starts with SIGINT ignored: the harness's stop sends it
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    port, mode = int(sys.argv[1]), sys.argv[2]
-    if mode not in ("split", "whole"):
-        sys.exit("mode: split or whole")
-    serve_forever(port, serve, mode, backlog=16)
+    if len(sys.argv) not in (3, 5) or sys.argv[2] not in ("split", "whole"):
+        sys.exit(__doc__.split("\n\n")[1].strip())
+    port, mode, ctx = int(sys.argv[1]), sys.argv[2], None
+    if len(sys.argv) == 5:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(sys.argv[3], sys.argv[4])
+        ctx.set_alpn_protocols(["h2"])
+    serve_forever(port, serve, mode, ctx, backlog=16)
 
 
 if __name__ == "__main__":

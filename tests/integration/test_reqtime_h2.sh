@@ -18,6 +18,8 @@
 #   write gap, the walk resumes at the next write of whole frames; the stream whose response began
 #   in it and ended after it is answered, not timed (50 timed + 1 = 51), and one wholly answered
 #   in it is neither (h2_gap_unknown 1, not unanswered);
+# - both over TLS, from the plaintext (nginx's libssl, and Python's for the write gaps: one
+#   SSL_read of 302 frames, one SSL_write of 70 with the bound at 64): the same counts;
 # - the refserver's h2 (10 streams in flight) and gRPC (the driver's grpc://, one call in flight a
 #   connection, every 10th answered RESOURCE_EXHAUSTED): requests = the refserver's responses
 #   exactly; gRPC's service mean within 5% of the refserver's own histogram;
@@ -190,33 +192,57 @@ expect_json "frames: gaps" "$j" "$s | .h2_gaps" 1
 expect_json "frames: reads not walked" "$j" "$s | .h2_gap_reads" 1
 expect_json "frames: connections lost" "$j" "$s | .h2_lost" 0
 expect_json "frames: the refserver's responses" "$LL_TMP/rs_frames.json" .responses 51
+# the same over TLS (nginx, h2 by ALPN; the plaintext from uprobes on its libssl): the client's
+# first write is one TLS record, one SSL_read of 302 frames; a gap there too, never a lost
+# connection, and the walk resumes at the next read
+: >"$LL_TMP/tls.log"
+LOADLENS_OBSERVER_H2_FRAMES=256 start_observer obs_tframes "$TLS"
+python3 "$LOADLENS_SRC/tests/integration/h2_many_frames.py" "$TLS" 300 50 tls >"$LL_TMP/tframes.out" 2>&1 ||
+	fail "tframes: the client failed: $(tail -1 "$LL_TMP/tframes.out")"
+sleep 0.3
+stop obs_tframes
+s=$(tcp_slot "$TLS") j=$LL_TMP/obs_tframes.json
+echo "tframes: $(jq -c "$s | {requests, h2_gaps, h2_gap_reads, h2_gap_answered, h2_lost, h2_unmatched, unanswered}" "$j"), nginx's $(wc -l <"$LL_TMP/tls.log") log lines"
+[ "$(wc -l <"$LL_TMP/tls.log")" = 51 ] || fail "tframes: nginx logged $(wc -l <"$LL_TMP/tls.log") requests, 51 expected"
+expect_json "tframes: timed after the gap" "$j" "$s | .requests" 50
+expect_json "tframes: answered in the gap" "$j" "$s | .h2_gap_answered" 1
+expect_json "tframes: gaps" "$j" "$s | .h2_gaps" 1
+expect_json "tframes: reads not walked" "$j" "$s | .h2_gap_reads" 1
+expect_json "tframes: connections lost" "$j" "$s | .h2_lost" 0
+expect_json "tframes: unanswered" "$j" "$s | .unanswered" 0
 # a write of more buffers than the walk takes (70 frames in one sendmsg, stream 1's answer): a
-# write gap; the walk resumes at the next write (each answer one write of whole frames)
+# write gap; the walk resumes at the next write (each answer one write of whole frames). Over TLS
+# (tls): the 70 frames are one SSL_write, more than the walk's bound set to 64 takes
 wgap() {
-	local mode=$1 answered=$2 unknown=$3 P j s
+	local mode=$1 answered=$2 unknown=$3 tls=${4:-} P j s name=w$1${4:-}
+	local srv=("$mode") cli=() bound=4096
+	[ -n "$tls" ] && srv+=("$LL_TMP/pki/cert.pem" "$LL_TMP/pki/key.pem") cli=(tls) bound=64
 	P=$(free_port)
-	start "wsrv_$mode" python3 "$LOADLENS_SRC/tests/integration/h2_write_gap_server.py" "$P" "$mode"
-	wait_for "wsrv_$mode" listening 20
-	start_observer "obs_w$mode" "$P"
-	python3 "$LOADLENS_SRC/tests/integration/h2_many_frames.py" "$P" 0 50 \
-		>"$LL_TMP/w$mode.out" 2>&1 || fail "w$mode: the client failed: $(tail -1 "$LL_TMP/w$mode.out")"
-	grep -qx "answered 51" "$LL_TMP/w$mode.out" || fail "w$mode: $(cat "$LL_TMP/w$mode.out")"
+	start "srv_$name" python3 "$LOADLENS_SRC/tests/integration/h2_write_gap_server.py" "$P" "${srv[@]}"
+	wait_for "srv_$name" listening 20
+	LOADLENS_OBSERVER_H2_FRAMES=$bound start_observer "obs_$name" "$P"
+	python3 "$LOADLENS_SRC/tests/integration/h2_many_frames.py" "$P" 0 50 "${cli[@]}" \
+		>"$LL_TMP/$name.out" 2>&1 || fail "$name: the client failed: $(tail -1 "$LL_TMP/$name.out")"
+	grep -qx "answered 51" "$LL_TMP/$name.out" || fail "$name: $(cat "$LL_TMP/$name.out")"
 	sleep 0.3
-	stop "obs_w$mode"
-	stop "wsrv_$mode"
-	j=$LL_TMP/obs_w$mode.json s=$(tcp_slot "$P")
-	echo "w$mode: $(jq -c "$s | {requests, h2_gaps, h2_gap_writes, h2_gap_answered, h2_gap_unknown, h2_lost, unanswered}" "$j") of the client's 51"
-	expect_json "w$mode: timed after the gap" "$j" "$s | .requests" 50
-	expect_json "w$mode: answered across the gap" "$j" "$s | .h2_gap_answered" "$answered"
-	expect_json "w$mode: answered in the gap or never" "$j" "$s | .h2_gap_unknown" "$unknown"
-	expect_json "w$mode: gaps" "$j" "$s | .h2_gaps" 1
-	expect_json "w$mode: writes not walked" "$j" "$s | .h2_gap_writes" 1
-	expect_json "w$mode: connections lost" "$j" "$s | .h2_lost" 0
-	expect_json "w$mode: unanswered" "$j" "$s | .unanswered" 0
-	expect_json "w$mode: unmatched" "$j" "$s | .h2_unmatched" 0
+	stop "obs_$name"
+	stop "srv_$name"
+	j=$LL_TMP/obs_$name.json s=$(tcp_slot "$P")
+	echo "$name: $(jq -c "$s | {requests, h2_gaps, h2_gap_writes, h2_gap_answered, h2_gap_unknown, h2_lost, unanswered}" "$j") of the client's 51"
+	[ -z "$tls" ] || expect_json "$name: TLS connections read in plaintext" "$j" "$s | .tls_plain_connections" 1
+	expect_json "$name: timed after the gap" "$j" "$s | .requests" 50
+	expect_json "$name: answered across the gap" "$j" "$s | .h2_gap_answered" "$answered"
+	expect_json "$name: answered in the gap or never" "$j" "$s | .h2_gap_unknown" "$unknown"
+	expect_json "$name: gaps" "$j" "$s | .h2_gaps" 1
+	expect_json "$name: writes not walked" "$j" "$s | .h2_gap_writes" 1
+	expect_json "$name: connections lost" "$j" "$s | .h2_lost" 0
+	expect_json "$name: unanswered" "$j" "$s | .unanswered" 0
+	expect_json "$name: unmatched" "$j" "$s | .h2_unmatched" 0
 }
 wgap split 1 0
 wgap whole 0 1
+wgap split 1 0 tls
+wgap whole 0 1 tls
 RG=$(free_port)
 refserver_up rs_grpc "$RG" --proto grpc --service-time 1ms --service-mode sleep --workers 2 \
 	--grpc-status RESOURCE_EXHAUSTED:10
