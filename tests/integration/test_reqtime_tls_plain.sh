@@ -45,12 +45,13 @@ run() {
 }
 
 # exact NAME PORT WANT CONNS: requests = nginx's log lines = WANT, CONNS connections each seen
-# in plaintext and handshaken, nothing lost or left unseen
+# in plaintext and handshaken, nothing lost, left unseen or in a gap
 exact() {
 	local name=$1 port=$2 want=$3 conns=$4 j=$LL_TMP/obs_$1.json s k
 	s=$(tcp_slot "$port")
 	requests_as_logged "$name" "$port" "$LL_TMP/$name.lines" "$want" \
-		unanswered tls_unseen tls_plain_lost h2_lost h2_unmatched h2_early h2_stream_drops
+		unanswered tls_unseen tls_plain_lost h2_lost h2_unmatched h2_early h2_stream_drops \
+		h2_gaps h2_gap_answered h2_gap_unknown
 	for k in tls_plain_connections tls_handshakes; do
 		[ "$(jget "$j" "$s | .$k")" = "$conns" ] ||
 			fail "$name: $k $(jget "$j" "$s | .$k"), $conns expected"
