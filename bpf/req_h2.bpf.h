@@ -93,6 +93,8 @@ struct h2_walk {
 	__u32 gap_hi;
 	__u32 wgap_sid;	/* its last write gap: the streams then begun (rt_h2_conn.wgap_sid) */
 	__s32 gopen;	/* those of them ended */
+	__s32 gunseen;	/* streams begun in a read gap, less those ended (rt_h2_conn.gap_unseen) */
+	__u32 gap_wmax;	/* a write: the highest stream id above gap_lo it ended, gap_hi unknown */
 	__u8 strict;	/* in a gap: every header must be a client's (a read) or a server's (a
 			 * write), ll_h2_gap_frame() */
 	__u8 dry;	/* ... and its first walk only looks: no stream is moved */
@@ -172,6 +174,12 @@ LL_GLOBAL int h2_frame(struct h2_walk *w, __u32 sid, __u32 tf)
 		if (!mine) {
 			if (t != LL_H2_HEADERS)
 				return 0; /* more of a stream not timed, or ended by the server */
+			if (w->gap_hi == ~0u && sid > w->gap_lo) {
+				/* the first stream after a gap: the client began those between
+				 * (odd ids, RFC 9113 5.1.1) in it */
+				w->gap_hi = sid;
+				w->gunseen += (sid - 1) / 2 - (w->gap_lo + 1) / 2;
+			}
 			/* claim an entry: free, or held by a stream begun long ago (two CPUs
 			 * claiming one entry at once: the later stores win, and the other
 			 * stream's response is h2_unmatched) */
@@ -179,8 +187,6 @@ LL_GLOBAL int h2_frame(struct h2_walk *w, __u32 sid, __u32 tf)
 				REC_ADD(w->slot, h2_stream_drops, 1);
 				return 0;
 			}
-			if (w->gap_hi == ~0u)
-				w->gap_hi = sid; /* the first stream after a gap */
 			e->sk = w->sk;
 			e->gen = w->gen;
 			e->sid = sid;
@@ -211,6 +217,9 @@ LL_GLOBAL int h2_frame(struct h2_walk *w, __u32 sid, __u32 tf)
 		if (end && sid > w->gap_lo && sid < w->gap_hi) {
 			/* begun while the reads went unwalked: counted, not timed */
 			REC_ADD(w->slot, h2_gap_answered, 1);
+			w->gunseen--;
+			if (w->gap_hi == ~0u && sid > w->gap_wmax)
+				w->gap_wmax = sid;
 		} else if (end && sid <= w->max_sid) {
 			/* a stream the client began, not timed (or its entry taken) */
 			REC_ADD(w->slot, h2_unmatched, 1);
@@ -485,6 +494,7 @@ static __always_inline int h2_run(struct rt_h2_conn *c, struct h2_walk *w, __u64
 	w->wgap_sid = c->wgap_sid;
 	if (w->write) {
 		__builtin_memcpy(&w->d, &c->wr, sizeof(w->d));
+		w->gap_wmax = c->gap_wmax;
 		w->wseq = ++c->wseq;
 		w->hb_seq = c->hb_seq;
 	} else {
@@ -496,6 +506,7 @@ static __always_inline int h2_run(struct rt_h2_conn *c, struct h2_walk *w, __u64
 		__builtin_memcpy(&c->wr, &w->d, sizeof(w->d));
 		c->hb_seq = w->hb_seq;
 		c->open_wr += w->open;
+		c->gap_wmax = w->gap_wmax;
 	} else {
 		__builtin_memcpy(&c->rd, &w->d, sizeof(w->d));
 		c->max_sid = w->max_sid;
@@ -504,6 +515,8 @@ static __always_inline int h2_run(struct rt_h2_conn *c, struct h2_walk *w, __u64
 	}
 	if (w->gopen)
 		__sync_fetch_and_add(&c->wgap_open, w->gopen);
+	if (w->gunseen)
+		__sync_fetch_and_add(&c->gap_unseen, w->gunseen);
 	return lost;
 }
 
@@ -559,15 +572,27 @@ static __always_inline void h2_io(struct sock *sk, struct rt_tcp_sock *s, int sl
 	c->rd_seq = seq;
 }
 
-/* Connection c of socket sk closes: its streams still open are unanswered. */
+/* Connection c of socket sk closes: its streams still open are unanswered; those that may have
+ * been answered in writes not walked are neither (h2_gap_unknown). */
 static __always_inline void h2_conn_close(__u64 sk, struct rt_h2_conn *c)
 {
+	__s32 unseen;
+
 	h2_hb_close(sk, c);
 	if (c->wgap_open > 0) {
 		/* open across a write gap, never ended after it */
 		REC_ADD(c->slot, h2_gap_unknown, c->wgap_open);
 		c->wgap_open = 0;
 	}
+	/* begun in read gaps and never seen ended (a read gap still open: its streams up to the
+	 * highest the server ended) */
+	unseen = c->gap_unseen;
+	if (c->gap_hi == ~0u && c->gap_wmax > c->gap_lo)
+		unseen += (c->gap_wmax + 1) / 2 - (c->gap_lo + 1) / 2;
+	if (unseen > 0)
+		REC_ADD(c->slot, h2_gap_unknown, unseen);
+	c->gap_unseen = 0;
+	c->gap_wmax = 0;
 	if (c->open_rd + c->open_wr <= 0)
 		return;
 	REC_ADD(c->slot, unanswered, c->open_rd + c->open_wr);

@@ -135,6 +135,13 @@ struct rt_h2_conn {
 	__u32 rd_seq;
 	__u32 gap_lo;
 	__u32 gap_hi;
+	/* The streams begun in read gaps, by their ids (the odd ids between gap_lo and gap_hi, or
+	 * up to gap_wmax where the connection closes in a gap), less those the server's walked
+	 * writes ended (counted in h2_gap_answered): the rest were answered in writes not walked,
+	 * or not at all, and are counted at the close in rt_ctrs.h2_gap_unknown. (A client may
+	 * skip stream ids, RFC 9113 5.1.1; the common ones do not.) Both sides' atomic adds. */
+	__s32 gap_unseen;
+	__u32 gap_wmax; /* the highest stream id above gap_lo the server ended, gap_hi unknown */
 	/* The writes' walk (wsync, RT_H2_SYNC_ON or _GAP): a write the walk lost its place in (too
 	 * many frames or buffers, unreadable bytes) begins a gap, and the walk resumes at the first
 	 * write whose bytes are whole server frames (ll_h2_gap_frame()). The streams then open
@@ -149,7 +156,7 @@ struct rt_h2_conn {
 	__u8 wsync;
 	__u8 pad[1];
 };
-_Static_assert(sizeof(struct rt_h2_conn) == 120, "rt_h2_conn layout");
+_Static_assert(sizeof(struct rt_h2_conn) == 128, "rt_h2_conn layout");
 
 #define RT_H2_SYNC_NEW 0 /* no read walked yet */
 #define RT_H2_SYNC_ON 1	 /* the last read walked ended at rd_seq */

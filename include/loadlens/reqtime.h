@@ -135,7 +135,9 @@ struct rt_ctrs {
 	__u64 h2_gap_writes;   /* writes in a gap that were not whole server frames, and a write
 				* the walk lost its place in: not walked */
 	__u64 h2_gap_unknown;  /* streams open across a write gap that the server never ended
-				* after it: answered in the gap or not at all, not known */
+				* after it, and streams begun in a read gap (by their ids) that
+				* no walked write ended: answered in a gap or not at all, not
+				* known */
 };
 _Static_assert(sizeof(struct rt_ctrs) == (39 + 2 * RT_NCOMP) * 8, "rt_ctrs layout");
 

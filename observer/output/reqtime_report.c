@@ -255,12 +255,12 @@ static void notes(FILE *out, const struct rt_ctrs *c)
 		"see, or lost its place in: the lean hooks took them, more than %d frames or %d "
 		"buffers, bytes not readable; it resumes at a read or write of whole frames): %llu "
 		"requests answered in them or across them, counted and not timed; %llu reads and "
-		"%llu writes in them not walked (a request begun in a read not walked and "
-		"answered in a write not walked is not counted)", LL_H2_FRAMES, LL_H2_IOVS,
+		"%llu writes in them not walked", LL_H2_FRAMES, LL_H2_IOVS,
 		(unsigned long long)c->h2_gap_answered, (unsigned long long)c->h2_gap_reads,
 		(unsigned long long)c->h2_gap_writes);
 	note(out, c->h2_gap_unknown, "HTTP/2 streams open across a write gap that the server never "
-		"ended after it: answered in the writes not walked, or not at all (not known: not "
+		"ended after it, or begun in reads not walked (by their stream ids) that no walked "
+		"write ended: answered in the writes not walked, or not at all (not known: not "
 		"counted as unanswered)");
 	note(out, c->udp_unpaired, "UDP datagrams read while %u other threads of their socket were "
 		"serving one each: not timed, not counted", RT_UDP_READERS);

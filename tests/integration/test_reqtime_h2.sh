@@ -20,6 +20,9 @@
 #   in it is neither (h2_gap_unknown 1, not unanswered);
 # - both over TLS, from the plaintext (nginx's libssl, and Python's for the write gaps: one
 #   SSL_read of 302 frames, one SSL_write of 70 with the bound at 64): the same counts;
+# - both gaps on one stream (the client's first write of 302 frames, the server's answer of 70,
+#   the bound 64; in the clear and over TLS): stream 1, known by its id alone, is answered where
+#   walked (split: 1 answered) or unknown (whole: h2_gap_unknown 1; before, counted nowhere);
 # - the refserver's h2 (10 streams in flight) and gRPC (the driver's grpc://, one call in flight a
 #   connection, every 10th answered RESOURCE_EXHAUSTED): requests = the refserver's responses
 #   exactly; gRPC's service mean within 5% of the refserver's own histogram;
@@ -188,6 +191,7 @@ s=$(tcp_slot "$RF") j=$LL_TMP/obs_frames.json
 echo "frames: $(jq -c "$s | {requests, h2_gaps, h2_gap_reads, h2_gap_answered, h2_lost, h2_unmatched}" "$j"), the refserver's $(jget "$LL_TMP/rs_frames.json" .responses) responses"
 expect_json "frames: timed after the gap" "$j" "$s | .requests" 50
 expect_json "frames: answered in the gap" "$j" "$s | .h2_gap_answered" 1
+expect_json "frames: begun in the gap, answer unseen" "$j" "$s | .h2_gap_unknown" 0
 expect_json "frames: gaps" "$j" "$s | .h2_gaps" 1
 expect_json "frames: reads not walked" "$j" "$s | .h2_gap_reads" 1
 expect_json "frames: connections lost" "$j" "$s | .h2_lost" 0
@@ -206,34 +210,41 @@ echo "tframes: $(jq -c "$s | {requests, h2_gaps, h2_gap_reads, h2_gap_answered, 
 [ "$(wc -l <"$LL_TMP/tls.log")" = 51 ] || fail "tframes: nginx logged $(wc -l <"$LL_TMP/tls.log") requests, 51 expected"
 expect_json "tframes: timed after the gap" "$j" "$s | .requests" 50
 expect_json "tframes: answered in the gap" "$j" "$s | .h2_gap_answered" 1
+expect_json "tframes: begun in the gap, answer unseen" "$j" "$s | .h2_gap_unknown" 0
 expect_json "tframes: gaps" "$j" "$s | .h2_gaps" 1
 expect_json "tframes: reads not walked" "$j" "$s | .h2_gap_reads" 1
 expect_json "tframes: connections lost" "$j" "$s | .h2_lost" 0
 expect_json "tframes: unanswered" "$j" "$s | .unanswered" 0
 # a write of more buffers than the walk takes (70 frames in one sendmsg, stream 1's answer): a
 # write gap; the walk resumes at the next write (each answer one write of whole frames). Over TLS
-# (tls): the 70 frames are one SSL_write, more than the walk's bound set to 64 takes
+# (tls): the 70 frames are one SSL_write, more than the walk's bound set to 64 takes. UPDATES (the
+# both-gaps cases): the client's first write, which begins stream 1, holds that many frames more,
+# with the bound at 64 a read gap too: stream 1 is known by its id alone (the first stream after
+# the read gap is 3), its answer ended where walked (split) or not (whole: unknown)
 wgap() {
-	local mode=$1 answered=$2 unknown=$3 tls=${4:-} P j s name=w$1${4:-}
-	local srv=("$mode") cli=() bound=4096
+	local mode=$1 answered=$2 unknown=$3 tls=${4:-} updates=${5:-0} P j s name
+	local srv=("$mode") cli=() bound=4096 rgaps=0
+	name=w$mode$tls
 	[ -n "$tls" ] && srv+=("$LL_TMP/pki/cert.pem" "$LL_TMP/pki/key.pem") cli=(tls) bound=64
+	[ "$updates" = 0 ] || name=b$mode$tls bound=64 rgaps=1
 	P=$(free_port)
 	start "srv_$name" python3 "$LOADLENS_SRC/tests/integration/h2_write_gap_server.py" "$P" "${srv[@]}"
 	wait_for "srv_$name" listening 20
 	LOADLENS_OBSERVER_H2_FRAMES=$bound start_observer "obs_$name" "$P"
-	python3 "$LOADLENS_SRC/tests/integration/h2_many_frames.py" "$P" 0 50 "${cli[@]}" \
+	python3 "$LOADLENS_SRC/tests/integration/h2_many_frames.py" "$P" "$updates" 50 "${cli[@]}" \
 		>"$LL_TMP/$name.out" 2>&1 || fail "$name: the client failed: $(tail -1 "$LL_TMP/$name.out")"
 	grep -qx "answered 51" "$LL_TMP/$name.out" || fail "$name: $(cat "$LL_TMP/$name.out")"
 	sleep 0.3
 	stop "obs_$name"
 	stop "srv_$name"
 	j=$LL_TMP/obs_$name.json s=$(tcp_slot "$P")
-	echo "$name: $(jq -c "$s | {requests, h2_gaps, h2_gap_writes, h2_gap_answered, h2_gap_unknown, h2_lost, unanswered}" "$j") of the client's 51"
+	echo "$name: $(jq -c "$s | {requests, h2_gaps, h2_gap_reads, h2_gap_writes, h2_gap_answered, h2_gap_unknown, h2_lost, unanswered}" "$j") of the client's 51"
 	[ -z "$tls" ] || expect_json "$name: TLS connections read in plaintext" "$j" "$s | .tls_plain_connections" 1
 	expect_json "$name: timed after the gap" "$j" "$s | .requests" 50
 	expect_json "$name: answered across the gap" "$j" "$s | .h2_gap_answered" "$answered"
 	expect_json "$name: answered in the gap or never" "$j" "$s | .h2_gap_unknown" "$unknown"
-	expect_json "$name: gaps" "$j" "$s | .h2_gaps" 1
+	expect_json "$name: gaps" "$j" "$s | .h2_gaps" $((1 + rgaps))
+	expect_json "$name: reads not walked" "$j" "$s | .h2_gap_reads" "$rgaps"
 	expect_json "$name: writes not walked" "$j" "$s | .h2_gap_writes" 1
 	expect_json "$name: connections lost" "$j" "$s | .h2_lost" 0
 	expect_json "$name: unanswered" "$j" "$s | .unanswered" 0
@@ -243,6 +254,9 @@ wgap split 1 0
 wgap whole 0 1
 wgap split 1 0 tls
 wgap whole 0 1 tls
+wgap split 1 0 "" 300
+wgap whole 0 1 "" 300
+wgap whole 0 1 tls 300
 RG=$(free_port)
 refserver_up rs_grpc "$RG" --proto grpc --service-time 1ms --service-mode sleep --workers 2 \
 	--grpc-status RESOURCE_EXHAUSTED:10

@@ -131,13 +131,15 @@ na=$(jget "$LL_TMP/drv_h2a.json" .requests)
 nb=$(jget "$LL_TMP/drv_h2b.json" .requests)
 echo "h2: $na + $nb requests; $gap answered in $gaps gap(s) (counted, not timed), $h2 timed" \
 	"($((h2 - nb)) of the first connection's after its walk resumed)" \
-	"$(jq -c "$s2 | {h2_connections, h2_gap_reads, h2_lost, h2_unmatched, unanswered}" "$LL_TMP/lean_h2.json")"
+	"$(jq -c "$s2 | {h2_connections, h2_gap_reads, h2_gap_unknown, h2_lost, h2_unmatched, unanswered}" "$LL_TMP/lean_h2.json")"
 [ "$gaps" = 1 ] || fail "h2: $gaps gaps, not 1"
 [ $((h2 + gap)) = $((na + nb)) ] || fail "h2: $h2 timed + $gap in the gap, the driver $na + $nb"
 [ "$gap" -ge 1 ] || fail "h2: no request counted in the gap"
 [ "$h2" -gt "$nb" ] || fail "h2: the first connection's walk never resumed"
 expect_json "h2: lost" "$LL_TMP/lean_h2.json" "$s2 | .h2_lost" 0
 expect_json "h2: unmatched" "$LL_TMP/lean_h2.json" "$s2 | .h2_unmatched" 0
+# the gap's streams, known by their ids, were all seen answered: none unknown
+expect_json "h2: begun in the gap, answer unseen" "$LL_TMP/lean_h2.json" "$s2 | .h2_gap_unknown" 0
 plain=$(jget "$LL_TMP/lean_h2.json" ".request_timing.slots[] | select(.port == $pa and .proto == \"tcp\") | .requests")
 [ "$plain" = "$(jget "$LL_TMP/drv_p.json" .requests)" ] || fail "h2: plain $plain requests"
 
