@@ -178,7 +178,7 @@ LL_GLOBAL int h2_frame(struct h2_walk *w, __u32 sid, __u32 tf)
 				/* the first stream after a gap: the client began those between
 				 * (odd ids, RFC 9113 5.1.1) in it */
 				w->gap_hi = sid;
-				w->gunseen += (sid - 1) / 2 - (w->gap_lo + 1) / 2;
+				w->gunseen += ll_h2_client_streams(w->gap_lo, sid - 1);
 			}
 			/* claim an entry: free, or held by a stream begun long ago (two CPUs
 			 * claiming one entry at once: the later stores win, and the other
@@ -587,8 +587,8 @@ static __always_inline void h2_conn_close(__u64 sk, struct rt_h2_conn *c)
 	/* begun in read gaps and never seen ended (a read gap still open: its streams up to the
 	 * highest the server ended) */
 	unseen = c->gap_unseen;
-	if (c->gap_hi == ~0u && c->gap_wmax > c->gap_lo)
-		unseen += (c->gap_wmax + 1) / 2 - (c->gap_lo + 1) / 2;
+	if (c->gap_hi == ~0u)
+		unseen += ll_h2_client_streams(c->gap_lo, c->gap_wmax);
 	if (unseen > 0)
 		REC_ADD(c->slot, h2_gap_unknown, unseen);
 	c->gap_unseen = 0;

@@ -364,6 +364,29 @@ static void test_stream_places(void **state)
 	}
 }
 
+/* A read gap's streams by their ids (ll_h2_client_streams): the odd ids above lo, up to hi. */
+static void test_client_streams(void **state)
+{
+	uint32_t lo, hi, sid, n;
+
+	(void)state;
+	assert_int_equal(ll_h2_client_streams(0, 1), 1);  /* stream 1, the connection's first */
+	assert_int_equal(ll_h2_client_streams(0, 2), 1);  /* (the first after the gap 3, less 1) */
+	assert_int_equal(ll_h2_client_streams(1, 2), 0);  /* 1 before the gap, 3 the first after */
+	assert_int_equal(ll_h2_client_streams(5, 10), 2); /* 7 and 9 */
+	assert_int_equal(ll_h2_client_streams(9, 9), 0);
+	assert_int_equal(ll_h2_client_streams(9, 3), 0);  /* never below 0 */
+	assert_int_equal(ll_h2_client_streams(0x7ffffffd, 0x7fffffff), 1);
+	assert_int_equal(ll_h2_client_streams(0, 0x7fffffff), 0x40000000);
+	/* against a count, one id at a time */
+	for (lo = 0; lo < 40; lo++)
+		for (hi = 0; hi < 40; hi++) {
+			for (n = 0, sid = lo + 1; sid <= hi; sid++)
+				n += sid & 1;
+			assert_int_equal(ll_h2_client_streams(lo, hi), n);
+		}
+}
+
 LL_TEST_MAIN(test_preface, test_client_every_split, test_server_every_split, test_byte_by_byte,
 	     test_lost, test_stream_frames, test_stream_places, test_client_frame_resync,
-	     test_server_frame_resync)
+	     test_server_frame_resync, test_client_streams)
