@@ -142,9 +142,11 @@ void obs_rule_fds(const struct obs_snap_hist *h, struct obs_findings *out)
 	}
 }
 
-/* Growth of the sockets an application holds, ESTABLISHED and CLOSE_WAIT (a census, or the exact
- * live counts between censuses), since `since`, per second; 0 with fewer than 2 counts. */
-static double held_slope(const struct obs_snap_hist *h, double since)
+/* Whether the sockets applications hold, ESTABLISHED and CLOSE_WAIT (a census, or the exact live
+ * counts between censuses), explain fds that rose by RISE since `since` at SLOPE a second: they
+ * grew at half that rate or more, or fell by more than the fds rose (below). With fewer than 2
+ * counts nothing is known of them, and the fds judge alone: false. */
+static bool held_explains(const struct obs_snap_hist *h, double since, double slope, double rise)
 {
 	double t[OBS_SNAP_HIST], y[OBS_SNAP_HIST];
 	const struct obs_snap *s;
@@ -167,7 +169,17 @@ static double held_slope(const struct obs_snap_hist *h, double since)
 		y[n] = y[n] > q ? y[n] - q : 0;
 		n++;
 	}
-	return n >= 2 ? obs_rule_slope(t, y, n) : 0;
+	if (n < 2)
+		return false;
+	/* The counts are the host's, both ends of a connection on it: when clients on the same
+	 * host close (a load ending), their ends leave at once while the server's wait in
+	 * CLOSE_WAIT until it gets to them, and a server behind (starved of its CPU) still takes
+	 * its backlog, fds rising. A fall larger than the fds' rise is connections closing, not
+	 * the steady backdrop a leak is told against; a leak still rising is named once the
+	 * window is past the fall. */
+	if (y[n - 1] - y[0] > rise)
+		return true;
+	return obs_rule_slope(t, y, n) >= 0.5 * slope;
 }
 
 void obs_rule_fd_leak(const struct obs_snap_hist *h, struct obs_findings *out)
@@ -205,7 +217,7 @@ void obs_rule_fd_leak(const struct obs_snap_hist *h, struct obs_findings *out)
 			continue;
 		/* connections held open are not an fd leak: ESTABLISHED growing with the fds; nor
 		 * is a CLOSE_WAIT leak, which close_wait_leak names (one finding per cause) */
-		if (held_slope(h, t[n - 1]) >= 0.5 * obs_rule_slope(t, y, n))
+		if (held_explains(h, t[n - 1], obs_rule_slope(t, y, n), y[0] - y[n - 1]))
 			continue;
 		snprintf(key, sizeof(key), "pid %u", p->pid);
 		if ((long)(amin + 0.5) == (long)(amax + 0.5))
