@@ -576,23 +576,8 @@ static __always_inline void h2_io(struct sock *sk, struct rt_tcp_sock *s, int sl
  * been answered in writes not walked are neither (h2_gap_unknown). */
 static __always_inline void h2_conn_close(__u64 sk, struct rt_h2_conn *c)
 {
-	__s32 unseen;
-
 	h2_hb_close(sk, c);
-	if (c->wgap_open > 0) {
-		/* open across a write gap, never ended after it */
-		REC_ADD(c->slot, h2_gap_unknown, c->wgap_open);
-		c->wgap_open = 0;
-	}
-	/* begun in read gaps and never seen ended (a read gap still open: its streams up to the
-	 * highest the server ended) */
-	unseen = c->gap_unseen;
-	if (c->gap_hi == ~0u)
-		unseen += ll_h2_client_streams(c->gap_lo, c->gap_wmax);
-	if (unseen > 0)
-		REC_ADD(c->slot, h2_gap_unknown, unseen);
-	c->gap_unseen = 0;
-	c->gap_wmax = 0;
+	h2_gap_close(c);
 	if (c->open_rd + c->open_wr <= 0)
 		return;
 	REC_ADD(c->slot, unanswered, c->open_rd + c->open_wr);

@@ -5,9 +5,10 @@
  * read that no walk saw (rt_h2_conn.rd_seq), begin a gap of that direction: its bytes go unwalked
  * until one read (write) is a client's (server's) whole frames from its first byte to its last,
  * where the walk resumes. What the streams of a gap count as is in include/loadlens/h2.h
- * (rt_h2_conn.sync, wsync). Part of the frame walk: included from bpf/req_h2.bpf.h only, after
- * h2_run(); h2_walk_gaps() is the walk of a read or write with its gaps, in the clear
- * (h2_io()) and over TLS (req_ssl.bpf.h's ssl_h2_io()).
+ * (rt_h2_conn.sync, wsync); h2_gap_close() counts those never seen ended. Part of the frame
+ * walk: included from bpf/req_h2.bpf.h only, after h2_run(); h2_walk_gaps() is the walk of a
+ * read or write with its gaps, in the clear (h2_io()) and over TLS (req_ssl.bpf.h's
+ * ssl_h2_io()).
  */
 #ifndef LOADLENS_REQ_H2_GAP_BPF_H
 #define LOADLENS_REQ_H2_GAP_BPF_H
@@ -118,6 +119,28 @@ static __always_inline void h2_walk_gaps(struct rt_h2_conn *c, struct h2_walk *w
 		h2_gap(c, w->slot);
 		REC_ADD(w->slot, h2_gap_reads, 1);
 	}
+}
+
+/* Connection c closes: the streams of its gaps never seen ended are h2_gap_unknown's, answered
+ * in a gap or never. */
+static __always_inline void h2_gap_close(struct rt_h2_conn *c)
+{
+	__s32 unseen;
+
+	if (c->wgap_open > 0) {
+		/* open across a write gap, never ended after it */
+		REC_ADD(c->slot, h2_gap_unknown, c->wgap_open);
+		c->wgap_open = 0;
+	}
+	/* begun in read gaps and never seen ended (a read gap still open: its streams up to the
+	 * highest the server ended) */
+	unseen = c->gap_unseen;
+	if (c->gap_hi == ~0u)
+		unseen += ll_h2_client_streams(c->gap_lo, c->gap_wmax);
+	if (unseen > 0)
+		REC_ADD(c->slot, h2_gap_unknown, unseen);
+	c->gap_unseen = 0;
+	c->gap_wmax = 0;
 }
 
 #endif /* LOADLENS_REQ_H2_GAP_BPF_H */
