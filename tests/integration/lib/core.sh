@@ -22,12 +22,22 @@ ll_track() {
 	LL_PIDS+=("$1")
 }
 
+# A SIGTERM that reaches a `start`ed subshell between its fork and its exec is lost (bash's own
+# handler, inherited for that moment, takes it; seen: 9 runs of test_harness.sh in 150, its
+# sleeper left to run out its 60 s). So a process still there after 1 s is sent SIGTERM again,
+# and one still there after 10 s SIGKILL.
 ll_exit() {
 	local pid i
 	for pid in "${LL_PIDS[@]}"; do
 		kill -TERM "$pid" 2>/dev/null
 	done
 	for pid in "${LL_PIDS[@]}"; do
+		for ((i = 1; i <= 190; i++)); do
+			kill -0 "$pid" 2>/dev/null || break
+			if [ "$i" -le 100 ]; then sleep 0.01; else sleep 0.1; fi
+			if [ "$i" = 100 ]; then kill -TERM "$pid" 2>/dev/null; fi
+			if [ "$i" = 190 ]; then kill -KILL "$pid" 2>/dev/null; fi
+		done
 		wait "$pid" 2>/dev/null
 	done
 	for ((i = ${#LL_CLEANUPS[@]} - 1; i >= 0; i--)); do
