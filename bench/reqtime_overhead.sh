@@ -25,9 +25,14 @@
 #   the early exit a socket that is not a target costs (the client's end, another port).
 #   The names "noarrival", "nosend" and "readonly" leave request timing's arrival hook, its send
 #   hook, or both unattached (LOADLENS_OBSERVER_DETACH): what each hook costs, taken away.
+#   The name "floor" runs no observer: no-op programs ("return 0", bench/event_cost/noop.bpf.c)
+#   on the hooks the observer's lean hooks use on a request's path (inet_sock_set_state,
+#   tcp_rcv_space_adjust, sock_send_length, kfree_skb): what those events cost, whatever runs.
 # Example: VARIANTS="before=build/bin-old observer=build/bin runq=build/bin:--runq noreq=build/bin"
 #          WARM=5 VARIANTS="auto=build/bin full=build/bin:--lean,off lean=build/bin:--lean,on"
 #
+# TSV=FILE appends every measured run to FILE (load, port, round, setting, req/s, requests, server
+# and wrk CPU seconds), for pooling rounds of several runs.
 # SRV_CPU and CLI_CPU (default 0 and 1) pin the servers and wrk; the observer's own process is
 # pinned to both, as on a 2-core machine. On a bigger machine, two idle CPUs other than 0 give
 # the same setup with less noise (e.g. SRV_CPU=4 CLI_CPU=5).
@@ -75,6 +80,14 @@ for v in $VARIANTS; do
 	[ -x "$d/loadlens-observer" ] || { echo "variant $v: no $d/loadlens-observer"; exit 1; }
 done
 sysctl -qw kernel.bpf_stats_enabled=0
+case " $VARIANTS " in
+*" floor="*)
+	E=$(dirname "$0")/event_cost
+	clang -O2 -g -target bpf -D__TARGET_ARCH_x86 -I"$(dirname "$0")/../bpf" \
+		-I/usr/include/x86_64-linux-gnu -Wall -c "$E/noop.bpf.c" -o "$T/noop.bpf.o" &&
+		cc -O2 -Wall -Wextra -o "$T/attach" "$E/attach.c" -lbpf || exit 1
+	;;
+esac
 
 NGINX_PORT=18480
 RS_PORT=18481
@@ -108,10 +121,15 @@ obs_on() {
 	nosend) env=(LOADLENS_OBSERVER_DETACH=send) ;;
 	readonly) env=(LOADLENS_OBSERVER_DETACH=arrival,send) ;;
 	esac
-	env "${env[@]}" taskset -c "$SRV_CPU,$CLI_CPU" "$dir/loadlens-observer" ${args//,/ } $(printf -- '--port %s ' "$@") \
-		--interval 1s >"$T/obs.out" 2>"$T/obs.err" &
+	if [ "$name" = floor ]; then
+		"$T/attach" "$T/noop.bpf.o" inet_sock_set_state,tcp_rcv_space_adjust,sock_send_length,kfree_skb \
+			3600 >"$T/obs.out" 2>"$T/obs.err" &
+	else
+		env "${env[@]}" taskset -c "$SRV_CPU,$CLI_CPU" "$dir/loadlens-observer" ${args//,/ } $(printf -- '--port %s ' "$@") \
+			--interval 1s >"$T/obs.out" 2>"$T/obs.err" &
+	fi
 	OBS_PID=$!
-	for _ in $(seq 100); do grep -q observing "$T/obs.err" && return; sleep 0.1; done
+	for _ in $(seq 100); do grep -q -E "observing|^attached:" "$T/obs.err" && return; sleep 0.1; done
 	cat "$T/obs.err"
 	exit 1
 }
@@ -184,6 +202,8 @@ throughput() {
 			printf '%s\t%s\t%s\n' "$r" "${s%%=*}" "$res" >>"$T/tp.tsv"
 		done
 	done
+	# TSV=FILE keeps every run: load, server port, round, setting, req/s, requests, CPU-s
+	[ -z "${TSV:-}" ] || sed "s/^/$LOAD\t$port\t/" "$T/tp.tsv" >>"$TSV"
 	python3 - "$name" "$T/tp.tsv" <<'EOF'
 import statistics as st, sys
 name = sys.argv[1]

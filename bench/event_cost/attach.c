@@ -6,9 +6,9 @@
  *   attach OBJ [TRACEPOINTS [MAX_SECONDS]]
  *
  * TRACEPOINTS: "all" (default: the three socket tracepoints) or a comma list of sk_data_ready,
- * sock_recv_length, sock_send_length and ssl_uprobes (no-op uprobes on SSL_read and SSL_write,
- * entry and return, in the libssl at $ATTACH_LIBSSL, default Debian's). MAX_SECONDS: 1..86400,
- * default 3600.
+ * sock_recv_length, sock_send_length, ssl_uprobes (no-op uprobes on SSL_read and SSL_write,
+ * entry and return, in the libssl at $ATTACH_LIBSSL, default Debian's), inet_sock_set_state,
+ * tcp_rcv_space_adjust and kfree_skb. MAX_SECONDS: 1..86400, default 3600.
  *
  * Exit status: 0 ok, 1 runtime failure, 64 usage error.
  */
@@ -22,8 +22,10 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-static const char *const tracepoints[] = { "sk_data_ready", "sock_recv_length",
-					   "sock_send_length", "ssl_uprobes" };
+static const char *const tracepoints[] = { "sk_data_ready",	   "sock_recv_length",
+					   "sock_send_length",	   "ssl_uprobes",
+					   "inet_sock_set_state", "tcp_rcv_space_adjust",
+					   "kfree_skb" };
 #define N_TP (sizeof(tracepoints) / sizeof(tracepoints[0]))
 #define TP_SSL 3 /* the uprobes: one program each for the entries and the returns */
 #define N_LINKS (N_TP + 4)
@@ -32,7 +34,8 @@ static void usage(const char *msg)
 {
 	fprintf(stderr, "attach: %s\n", msg);
 	fprintf(stderr, "usage: attach OBJ [all|TP[,TP...] [MAX_SECONDS]]\n"
-			"  TP: sk_data_ready, sock_recv_length, sock_send_length; MAX_SECONDS "
+			"  TP: sk_data_ready, sock_recv_length, sock_send_length, ssl_uprobes, "
+			"inet_sock_set_state, tcp_rcv_space_adjust, kfree_skb; MAX_SECONDS "
 			"1..86400 (default 3600)\n");
 	exit(64);
 }

@@ -34,6 +34,27 @@ int BPF_PROG(noop_send_len, struct sock *sk, int ret, int flags)
 	return 0;
 }
 
+/* The other hooks on a request's path where the observer runs with its lean hooks
+ * (bench/reqtime_overhead.sh's "floor" variant): the state changes of a connection (10 a
+ * connection, both ends), the copy hook (the lean read) and drops. */
+SEC("tp_btf/inet_sock_set_state")
+int BPF_PROG(noop_set_state, const struct sock *sk, const int oldstate, const int newstate)
+{
+	return 0;
+}
+
+SEC("tp_btf/tcp_rcv_space_adjust")
+int BPF_PROG(noop_copy, struct sock *sk)
+{
+	return 0;
+}
+
+SEC("tp_btf/kfree_skb")
+int BPF_PROG(noop_kfree_skb, void *skb, void *location, int reason)
+{
+	return 0;
+}
+
 /* No-op uprobes for the floor of the observer's TLS plaintext (bpf/req_ssl.bpf.h): attach.c
  * puts these on libssl's SSL_read and SSL_write, entry and return ("ssl_uprobes"). What they
  * cost per call is the kernel's uprobe machinery: the breakpoint trap, the instruction stepped
