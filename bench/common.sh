@@ -111,6 +111,16 @@ port() {
 	done
 }
 
+# bench_noop_build DIR: bench/event_cost's no-op programs and their loader, built into
+# DIR/noop.bpf.o and DIR/attach (bench/event_cost.sh, bench/reqtime_overhead.sh's "floor").
+bench_noop_build() {
+	local e
+	e=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+	clang -O2 -g -target bpf -D__TARGET_ARCH_x86 -I"$e/../bpf" -I/usr/include/x86_64-linux-gnu \
+		-Wall -c "$e/event_cost/noop.bpf.c" -o "$1/noop.bpf.o" &&
+		cc -O2 -Wall -Wextra -o "$1/attach" "$e/event_cost/attach.c" -lbpf
+}
+
 # bench_nginx_conf DIR PORT [LISTEN_OPTIONS]: DIR/nginx.conf, one worker in the foreground on
 # 127.0.0.1:PORT (LISTEN_OPTIONS after it, e.g. "backlog=4096") answering every path with a
 # 12-byte "hello world\n", stub_status at /status; no access log, pid and error log in DIR.

@@ -100,9 +100,7 @@ stop_all() {
 bench_bpf_stats loadlens-event-cost stop_all
 
 echo "building helpers in $T" >&2
-clang -O2 -g -target bpf -D__TARGET_ARCH_x86 -I"$HERE/../bpf" -I/usr/include/x86_64-linux-gnu \
-	-Wall -c "$SRC/noop.bpf.c" -o "$T/noop.bpf.o" || exit 1
-cc -O2 -Wall -Wextra -o "$T/attach" "$SRC/attach.c" -lbpf || exit 1
+bench_noop_build "$T" || exit 1
 cc -O2 -Wall -Wextra -o "$T/pingpong" "$SRC/pingpong.c" -lssl -lcrypto || exit 1
 if [ "${PINGPONG_TLS:-}" = 1 ]; then
 	mkdir -p "$T/pki"

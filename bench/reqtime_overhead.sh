@@ -31,8 +31,8 @@
 # Example: VARIANTS="before=build/bin-old observer=build/bin runq=build/bin:--runq noreq=build/bin"
 #          WARM=5 VARIANTS="auto=build/bin full=build/bin:--lean,off lean=build/bin:--lean,on"
 #
-# TSV=FILE appends every measured run to FILE (load, port, round, setting, req/s, requests, server
-# and wrk CPU seconds), for pooling rounds of several runs.
+# TSV=FILE appends every measured run to FILE (this run's start, load, port, round, setting, then
+# req/s, requests, server and wrk CPU seconds); bench/overhead_pool.py pools the rounds of several.
 # SRV_CPU and CLI_CPU (default 0 and 1) pin the servers and wrk; the observer's own process is
 # pinned to both, as on a 2-core machine. On a bigger machine, two idle CPUs other than 0 give
 # the same setup with less noise (e.g. SRV_CPU=4 CLI_CPU=5).
@@ -80,12 +80,10 @@ for v in $VARIANTS; do
 	[ -x "$d/loadlens-observer" ] || { echo "variant $v: no $d/loadlens-observer"; exit 1; }
 done
 sysctl -qw kernel.bpf_stats_enabled=0
+STARTED=$(date +%Y%m%dT%H%M%S)-$$
 case " $VARIANTS " in
 *" floor="*)
-	E=$(dirname "$0")/event_cost
-	clang -O2 -g -target bpf -D__TARGET_ARCH_x86 -I"$(dirname "$0")/../bpf" \
-		-I/usr/include/x86_64-linux-gnu -Wall -c "$E/noop.bpf.c" -o "$T/noop.bpf.o" &&
-		cc -O2 -Wall -Wextra -o "$T/attach" "$E/attach.c" -lbpf || exit 1
+	bench_noop_build "$T" || exit 1
 	;;
 esac
 
@@ -202,8 +200,7 @@ throughput() {
 			printf '%s\t%s\t%s\n' "$r" "${s%%=*}" "$res" >>"$T/tp.tsv"
 		done
 	done
-	# TSV=FILE keeps every run: load, server port, round, setting, req/s, requests, CPU-s
-	[ -z "${TSV:-}" ] || sed "s/^/$LOAD\t$port\t/" "$T/tp.tsv" >>"$TSV"
+	[ -z "${TSV:-}" ] || sed "s/^/$STARTED\t$LOAD\t$port\t/" "$T/tp.tsv" >>"$TSV"
 	python3 - "$name" "$T/tp.tsv" <<'EOF'
 import statistics as st, sys
 name = sys.argv[1]
