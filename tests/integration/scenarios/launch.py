@@ -250,7 +250,7 @@ def start_server(run, spec):
 			raise Fail("initdb failed: " + r.stderr[-500:])
 		run.spawn(name, asuser + [pgbin + "/postgres", "-D", d + "/data", "-k", d,
 					  "-p", "{port}", "-c", "listen_addresses=127.0.0.1",
-					  "-c", "fsync=off", "-c", "max_connections=50"], cpu)
+					  "-c", "fsync=off", "-c", "max_connections=100"], cpu)
 		run.wait_listen(name, port)
 		# the postmaster listens before it takes connections ("the database system is
 		# starting up"): pgbench -i again until it does, for 20 s at most
