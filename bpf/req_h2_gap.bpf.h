@@ -58,12 +58,13 @@ static __always_inline void h2_wr_gap(struct rt_h2_conn *c, int slot)
  * header blocks' records stay stopped. */
 static __always_inline void h2_dir_reset(struct rt_h2_conn *c, bool write)
 {
-	__u8 hb = c->wr.hb;
+	__u8 hb;
 
 	if (!write) {
 		__builtin_memset(&c->rd, 0, sizeof(c->rd));
 		return;
 	}
+	hb = c->wr.hb;
 	__builtin_memset(&c->wr, 0, sizeof(c->wr));
 	c->wr.hb = hb;
 }

@@ -389,7 +389,7 @@ static int summary(void *self, const struct obs_tick *tk, FILE *out)
 	(void)tk;
 	if (w->nunwatched || w->unwatched_more)
 		fprintf(out, "  processes watched  %12zu  (--max-procs %zu; %llu more not watched for "
-			     "fds)\n", w->nprocs, w->max_procs,
+			     "fds nor CPU waits)\n", w->nprocs, w->max_procs,
 			(unsigned long long)(w->nunwatched + w->unwatched_more));
 	if (ps->children)
 		fprintf(out, "  children           %12llu  (--children: %llu there at the start, %llu "

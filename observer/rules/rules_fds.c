@@ -283,8 +283,9 @@ void obs_rule_process_cap(const struct obs_snap_hist *h, struct obs_findings *ou
 				   "unwatched", (json_int_t)now->procs_unwatched, "pid",
 				   (int)now->first_unwatched_pid, "comm", now->first_unwatched_comm),
 			 "processes: the watched-process limit (--max-procs %u) was reached: %s (pid "
-			 "%u) and %llu more are not watched for fds (their EMFILE failures are still "
-			 "named); raise --max-procs", now->max_procs, now->first_unwatched_comm,
+			 "%u) and %llu more are not watched for fds nor CPU waits (their EMFILE "
+			 "failures are still named; CPU saturation is judged from the watched "
+			 "ones); raise --max-procs", now->max_procs, now->first_unwatched_comm,
 			 now->first_unwatched_pid, (unsigned long long)(now->procs_unwatched - 1));
 }
 
