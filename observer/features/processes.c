@@ -120,12 +120,19 @@ static void snap_cpu(const struct obs_watched *w, struct obs_snap *s)
 		s->cpu_procs++;
 	}
 	s->cpu_on = s->cpu_procs > 0 && s->dt > 0;
+	s->cpu_busy = -1;
 	if (!s->cpu_on)
 		return;
 	s->cpu_running = (double)run / (s->dt * 1e9);
 	s->cpu_waiting = (double)wait / (s->dt * 1e9);
-	if (w->cpu_lost_grew)
-		s->cpu_lost = (double)w->cpu_lost_d / (s->dt * 1e9);
+	s->cpu_unread = w->nunwatched_live + w->unwatched_more;
+	if (!w->cpu_stat_grew)
+		return;
+	s->cpu_lost = (double)w->cpu_lost_d / (s->dt * 1e9);
+	/* (USER_HZ ticks against the tick's own interval: a tick's worth either way) */
+	s->cpu_busy = CPU_COUNT(&w->cpu_stat_mask) - (double)w->cpu_idle_d / (s->dt * 1e9);
+	if (s->cpu_busy < 0)
+		s->cpu_busy = 0;
 }
 
 static void snap_procs(const struct obs_processes *ps, struct obs_snap *s)

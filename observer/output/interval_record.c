@@ -135,12 +135,14 @@ json_t *obs_record_json(const struct obs_record *iv)
 	json_object_set_new(rec, "failure_rate", json_real(iv->failure_rate));
 	json_object_set_new(rec, "fds", obs_record_procs_json(iv->procs, iv->nprocs));
 	if (s->cpu_on)
-		json_object_set_new(rec, "cpu_wait", json_pack("{s:i, s:i, s:f, s:f, s:f}",
+		json_object_set_new(rec, "cpu_wait", json_pack("{s:i, s:i, s:f, s:f, s:f, s:f, s:I}",
 							       "processes", (int)s->cpu_procs,
 							       "cpus", (int)s->cpu_cpus,
 							       "running", s->cpu_running,
 							       "waiting", s->cpu_waiting,
-							       "lost", s->cpu_lost));
+							       "lost", s->cpu_lost,
+							       "busy", s->cpu_busy,
+							       "unread", (json_int_t)s->cpu_unread));
 	if (s->have_files)
 		json_object_set_new(rec, "system_files", json_pack("{s:I, s:I}", "open",
 								   (json_int_t)s->file_nr, "max",

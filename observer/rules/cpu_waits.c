@@ -3,13 +3,27 @@
 #include "rules/rules.h"
 #include "rules/cpu_waits.h"
 
+double obs_cpu_ran(const struct obs_snap *s)
+{
+	double busy = s->cpu_busy - s->cpu_lost;
+
+	if (!obs_cpu_unread(s) || busy <= s->cpu_running)
+		return s->cpu_running;
+	return busy < s->cpu_cpus ? busy : s->cpu_cpus;
+}
+
+bool obs_cpu_unread(const struct obs_snap *s)
+{
+	return s->cpu_unread && s->cpu_busy >= 0;
+}
+
 /* The targets' threads kept most of the CPUs they may run on busy (OBS_RULE_CPU_BUSY). Of those
  * CPUs, the time no thread could have (steal, interrupts: cpuwait.h) is not theirs to carry. */
 static bool cpus_busy(const struct obs_snap *s)
 {
 	double usable = (double)s->cpu_cpus - s->cpu_lost;
 
-	return s->cpu_running >= OBS_RULE_CPU_BUSY * (usable > 0 ? usable : 0);
+	return obs_cpu_ran(s) >= OBS_RULE_CPU_BUSY * (usable > 0 ? usable : 0);
 }
 
 /* The bar of waiting threads a CPU: OBS_RULE_CPU_WAITING, or OBS_RULE_CPU_WAITING_FULL where the

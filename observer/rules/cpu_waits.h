@@ -7,6 +7,13 @@
 #include <stdbool.h>
 #include "rules/snapshot.h"
 
+/* Target processes past --max-procs are alive, their threads unread, and /proc/stat was read:
+ * the CPUs' own busy time then stands for what the targets ran (obs_cpu_ran()). */
+bool obs_cpu_unread(const struct obs_snap *s);
+/* CPUs' worth the targets' threads ran this interval: their schedstat's; with obs_cpu_unread(),
+ * the CPUs' time not idle and not lost where that is more (any work's: theirs, or another's
+ * beside them), at most their CPUs. */
+double obs_cpu_ran(const struct obs_snap *s);
 /* waited for a CPU at `share` of the bar (1: the bar; OBS_RULE_CPU_OLDER: an older interval's) */
 bool obs_cpu_waited_at(const struct obs_snap *s, double share);
 bool obs_cpu_waited(const struct obs_snap *s);

@@ -101,12 +101,17 @@ static void cpu_finding(const struct obs_snap *now, const struct obs_snap_slot *
 	double runnable = now->cpu_waiting + now->cpu_running;
 	double q = turns ? sl->queue_p90_ns : sl->queue_p50_ns;
 	double x = sl->service_p50_ns > 0 ? q / sl->service_p50_ns : 0;
-	char a[32], b[32], c[32], lost[96] = "", wait[256];
+	char a[32], b[32], c[32], lost[96] = "", wait[256], unread[160] = "";
 	json_t *ev;
 
 	if (now->cpu_lost >= 0.05)
 		snprintf(lost, sizeof(lost), "; %.1f CPU stolen or in interrupts",
 			 now->cpu_lost);
+	if (obs_cpu_unread(now))
+		snprintf(unread, sizeof(unread), "; those of the %u processes watched, %llu more "
+			 "past --max-procs: the CPUs were %.0f%% busy", now->cpu_procs,
+			 (unsigned long long)now->cpu_unread,
+			 100 * now->cpu_busy / (now->cpu_cpus ? now->cpu_cpus : 1));
 	obs_rule_ns(sl->queue_p50_ns, a, sizeof(a));
 	obs_rule_ns(sl->service_p50_ns, b, sizeof(b));
 	if (turns)
@@ -123,25 +128,29 @@ static void cpu_finding(const struct obs_snap *now, const struct obs_snap_slot *
 		       "queue_p90", sl->queue_p90_ns, "service_p50", sl->service_p50_ns);
 	if (turns)
 		json_object_set_new(ev, "in_turns", json_true());
+	if (obs_cpu_unread(now)) {
+		json_object_set_new(ev, "unread", json_integer((json_int_t)now->cpu_unread));
+		json_object_set_new(ev, "busy", json_real(now->cpu_busy));
+	}
 	if (contended) {
 		json_object_set_new(ev, "contended", json_true());
 		obs_findings_add(out, "cpu_saturation", OBS_SEV_WARNING, "", ev,
 				 "cpu: requests on %s %s while the server's threads waited for a CPU "
 				 "longer than they ran (on average %.2f of them waited on a run "
-				 "queue, %.2f ran, on %u CPU%s%s): other work holds the CPUs, or a "
+				 "queue, %.2f ran, on %u CPU%s%s%s): other work holds the CPUs, or a "
 				 "CPU quota throttles the server; more workers would not help: give "
 				 "it CPUs (move or limit what else runs there, raise its quota) or "
 				 "reduce load", key, wait, now->cpu_waiting, now->cpu_running,
-				 now->cpu_cpus, now->cpu_cpus == 1 ? "" : "s", lost);
+				 now->cpu_cpus, now->cpu_cpus == 1 ? "" : "s", lost, unread);
 		return;
 	}
 	obs_findings_add(out, "cpu_saturation", OBS_SEV_WARNING, "", ev,
 			 "cpu: the server's processes wait for a CPU (%.0f runnable on %u CPU%s: on "
-			 "average %.1f of their threads waited on a run queue, %.1f ran%s), and "
+			 "average %.1f of their threads waited on a run queue, %.1f ran%s%s), and "
 			 "requests on %s %s: more workers would not help; add CPUs, or reduce load or "
 			 "what else runs there", runnable, now->cpu_cpus,
-			 now->cpu_cpus == 1 ? "" : "s", now->cpu_waiting, now->cpu_running, lost, key,
-			 wait);
+			 now->cpu_cpus == 1 ? "" : "s", now->cpu_waiting, now->cpu_running, lost,
+			 unread, key, wait);
 }
 
 /*

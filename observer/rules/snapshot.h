@@ -246,6 +246,9 @@ struct obs_snap {
 	double cpu_lost;	/* CPUs' worth no thread could run on them (interrupts, softirqs,
 				 * steal): the targets' CPUs, from /proc/stat */
 	unsigned int cpu_procs; /* target processes read */
+	double cpu_busy;	/* CPUs' worth not idle on their CPUs (/proc/stat), any work's;
+				 * < 0: unread */
+	uint64_t cpu_unread;	/* target processes alive and not read: past --max-procs */
 	bool runq_on;	     /* --runq */
 	uint64_t runq_count; /* wake-ups of serving threads timed */
 	double runq_p50_ns, runq_p99_ns;

@@ -126,7 +126,7 @@ unsigned int obs_cpuwait_kconfig(void)
 }
 
 bool obs_cpuwait_stat_line(const char *line, unsigned int flags, unsigned int *cpu,
-			   uint64_t *lost_ticks)
+			   uint64_t *lost_ticks, uint64_t *idle_ticks)
 {
 	/* cpuN user nice system idle iowait irq softirq steal [guest guest_nice] */
 	uint64_t v[8];
@@ -139,13 +139,15 @@ bool obs_cpuwait_stat_line(const char *line, unsigned int flags, unsigned int *c
 		return false;
 	*lost_ticks = (flags & OBS_CPUWAIT_IRQ ? v[5] + v[6] : 0) +
 		      (flags & OBS_CPUWAIT_STEAL ? v[7] : 0);
+	*idle_ticks = v[3] + v[4];
 	return true;
 }
 
-bool obs_cpuwait_lost_ns(const cpu_set_t *set, unsigned int flags, uint64_t *ns)
+bool obs_cpuwait_stat_ns(const cpu_set_t *set, unsigned int flags, uint64_t *lost_ns,
+			 uint64_t *idle_ns)
 {
 	static long hz;
-	uint64_t ticks = 0, t;
+	uint64_t ticks = 0, idle = 0, t, i;
 	unsigned int cpu;
 	char line[512];
 	bool any = false;
@@ -157,16 +159,19 @@ bool obs_cpuwait_lost_ns(const cpu_set_t *set, unsigned int flags, uint64_t *ns)
 	if (!f)
 		return false;
 	while (fgets(line, sizeof(line), f)) {
-		if (!obs_cpuwait_stat_line(line, flags, &cpu, &t)) {
+		if (!obs_cpuwait_stat_line(line, flags, &cpu, &t, &i)) {
 			if (any)
 				break; /* the per-CPU lines come together, before intr's long line */
 			continue;
 		}
 		any = true;
-		if (cpu < CPU_SETSIZE && CPU_ISSET(cpu, set))
+		if (cpu < CPU_SETSIZE && CPU_ISSET(cpu, set)) {
 			ticks += t;
+			idle += i;
+		}
 	}
 	fclose(f);
-	*ns = ticks * (1000000000ULL / (uint64_t)hz);
+	*lost_ns = ticks * (1000000000ULL / (uint64_t)hz);
+	*idle_ns = idle * (1000000000ULL / (uint64_t)hz);
 	return any;
 }

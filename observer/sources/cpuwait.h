@@ -47,11 +47,14 @@ bool obs_cpuwait_mask(pid_t pid, cpu_set_t *set);
 unsigned int obs_cpuwait_kconfig_line(const char *line);
 /* This kernel's flags, from /proc/config.gz or /boot/config-RELEASE; 0 where neither is there. */
 unsigned int obs_cpuwait_kconfig(void);
-/* One /proc/stat line: for a "cpuN ..." line, N and the ticks (USER_HZ) of what flags keep out
- * of the threads' time; false for any other line (the "cpu" total, intr, ctxt ...). */
+/* One /proc/stat line: for a "cpuN ..." line, N, the ticks (USER_HZ) of what flags keep out of
+ * the threads' time, and its idle ticks (idle and iowait: no thread ran); false for any other
+ * line (the "cpu" total, intr, ctxt ...). */
 bool obs_cpuwait_stat_line(const char *line, unsigned int flags, unsigned int *cpu,
-			   uint64_t *lost_ticks);
-/* The CPUs in set, summed from /proc/stat, in ns; false if it cannot be read. */
-bool obs_cpuwait_lost_ns(const cpu_set_t *set, unsigned int flags, uint64_t *ns);
+			   uint64_t *lost_ticks, uint64_t *idle_ticks);
+/* The CPUs in set, summed from /proc/stat, in ns: lost (as above) and idle; false if it cannot
+ * be read. */
+bool obs_cpuwait_stat_ns(const cpu_set_t *set, unsigned int flags, uint64_t *lost_ns,
+			 uint64_t *idle_ns);
 
 #endif /* LOADLENS_OBSERVER_SOURCES_CPUWAIT_H */

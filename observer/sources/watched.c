@@ -7,6 +7,7 @@
  * open fds (the task iterator, or /proc) -> growth -> time to RLIMIT_NOFILE.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,26 +150,49 @@ static struct obs_proc *watch(struct obs_watched *ps, uint32_t pid)
 	return p;
 }
 
-/* The time no thread could run on the targets' CPUs, grown since the last read. */
-static void lost_read(struct obs_watched *ps)
+/* The targets' CPUs in /proc/stat, grown since the last read: the time no thread could run on
+ * them (lost: what this kernel keeps out of run time, cpuwait.h) and the time none ran (idle).
+ * No growth across a change of the CPUs (a process with another affinity joined). */
+static void stat_read(struct obs_watched *ps)
 {
-	uint64_t ns;
+	uint64_t lost, idle;
 
-	ps->cpu_lost_grew = false;
+	ps->cpu_stat_grew = false;
 	if (!CPU_COUNT(&ps->cpu_mask))
 		return;
 	if (!ps->cpu_kconfig_read) {
 		ps->cpu_kconfig = obs_cpuwait_kconfig();
 		ps->cpu_kconfig_read = true;
 	}
-	if (!ps->cpu_kconfig || !obs_cpuwait_lost_ns(&ps->cpu_mask, ps->cpu_kconfig, &ns))
+	if (!obs_cpuwait_stat_ns(&ps->cpu_mask, ps->cpu_kconfig, &lost, &idle))
 		return;
-	if (ps->cpu_lost_read) {
-		ps->cpu_lost_d = ns > ps->cpu_lost_ns ? ns - ps->cpu_lost_ns : 0;
-		ps->cpu_lost_grew = true;
+	if (ps->cpu_stat_read && CPU_EQUAL(&ps->cpu_stat_mask, &ps->cpu_mask)) {
+		ps->cpu_lost_d = lost > ps->cpu_lost_ns ? lost - ps->cpu_lost_ns : 0;
+		ps->cpu_idle_d = idle > ps->cpu_idle_ns ? idle - ps->cpu_idle_ns : 0;
+		ps->cpu_stat_grew = true;
 	}
-	ps->cpu_lost_ns = ns;
-	ps->cpu_lost_read = true;
+	ps->cpu_lost_ns = lost;
+	ps->cpu_idle_ns = idle;
+	ps->cpu_stat_mask = ps->cpu_mask;
+	ps->cpu_stat_read = true;
+}
+
+/* Of the processes left out for the cap, those alive and still not watched now (a slot given
+ * back may have taken one in since): their threads' CPU time is nobody's. */
+static void unwatched_live(struct obs_watched *ps)
+{
+	size_t i, k;
+
+	ps->nunwatched_live = 0;
+	for (i = 0; i < ps->nunwatched; i++) {
+		if (kill((pid_t)ps->unwatched[i], 0) && errno != EPERM)
+			continue;
+		for (k = 0; k < ps->nprocs; k++)
+			if (ps->procs[k].fd.pid == ps->unwatched[i] && !ps->procs[k].exited)
+				break;
+		if (k == ps->nprocs)
+			ps->nunwatched_live++;
+	}
 }
 
 /* The targets' threads on and waiting for a CPU: each one's growth since the last read. */
@@ -194,7 +218,8 @@ static void cpu_read(struct obs_watched *ps)
 		p->cpu = c;
 		p->cpu_read = true;
 	}
-	lost_read(ps);
+	stat_read(ps);
+	unwatched_live(ps);
 }
 
 /* A target exit or restart: the rules make it a target_exit finding, printed live. */

@@ -75,6 +75,7 @@ struct obs_watched {
 	uint32_t unwatched[OBS_MAX_ERRPROCS]; /* distinct pids not watched for the cap */
 	size_t nunwatched;
 	uint64_t unwatched_more; /* past that list */
+	size_t nunwatched_live;	 /* of the list, alive and not watched at the last tick */
 	char first_unwatched_comm[16];
 	uint64_t procs_ended; /* slots given back by processes that ended */
 	/* this interval's target exits and restarts, for the rules' snapshot */
@@ -101,13 +102,14 @@ struct obs_watched {
 	uint64_t exits_now;
 	struct obs_watched_forker forkers[OBS_SNAP_NOTES];
 	size_t nforkers; /* a parent past the table is not counted: it only names the forker */
-	/* the CPUs the targets may run on (their affinities ORed), and the time no thread could
-	 * run on them (cpuwait.h: interrupts, softirqs, steal): the total at the last read and
-	 * its growth since the read before */
-	cpu_set_t cpu_mask;
+	/* the CPUs the targets may run on (their affinities ORed), the time no thread could run on
+	 * them (cpuwait.h: interrupts, softirqs, steal) and the time none ran (idle, iowait): the
+	 * totals at the last read of /proc/stat, on the CPUs then, and their growth since the
+	 * read before */
+	cpu_set_t cpu_mask, cpu_stat_mask;
 	unsigned int cpu_kconfig; /* what the kernel keeps out of run time (OBS_CPUWAIT_*) */
-	uint64_t cpu_lost_ns, cpu_lost_d;
-	bool cpu_kconfig_read, cpu_lost_read, cpu_lost_grew;
+	uint64_t cpu_lost_ns, cpu_lost_d, cpu_idle_ns, cpu_idle_d;
+	bool cpu_kconfig_read, cpu_stat_read, cpu_stat_grew;
 	struct obs_proc procs[]; /* the watched processes, max_procs of them */
 };
 

@@ -97,7 +97,8 @@ static void test_full(void **state)
 	/* the targets' CPU wait and the system's files come from the rules' snapshot */
 	snap = (struct obs_snap){.t = 2.5, .dt = 0.5, .accepted = 7, .tw_entries = 3,
 				 .cpu_on = true, .cpu_procs = 2, .cpu_cpus = 4, .cpu_running = 1.5,
-				 .cpu_waiting = 0.25, .cpu_lost = 0.125,
+				 .cpu_waiting = 0.25, .cpu_lost = 0.125, .cpu_busy = 3.5,
+				 .cpu_unread = 9,
 				 .have_files = true, .file_nr = 1300, .file_max = 9000};
 	iv.have_listen = true;
 	iv.overflows = 1;
@@ -122,7 +123,7 @@ static void test_full(void **state)
 		"\"hard_limit\":4096,\"growth_per_s\":48.0,\"exhausted_in_s\":9.5,\"exited\":false,"
 		"\"first_forecast_at_s\":2.0,\"first_forecast_s\":10.0,\"first_emfile_at_s\":null,"
 		"\"emfile\":2}],\"cpu_wait\":{\"processes\":2,\"cpus\":4,\"running\":1.5,"
-		"\"waiting\":0.25,\"lost\":0.125},\"system_files\":{\"open\":1300,\"max\":9000},"
+		"\"waiting\":0.25,\"lost\":0.125,\"busy\":3.5,\"unread\":9},\"system_files\":{\"open\":1300,\"max\":9000},"
 		"\"listen\":"
 		"{\"overflows\":1,\"drops\":2,\"reqq_full_drops\":3,\"queue_max\":4,\"backlog\":511},"
 		"\"tcp\":{\"synack_retransmits\":6,\"resets_sent\":7,\"resets_received\":8},"

@@ -40,8 +40,8 @@ RULES_TEST(test_worker_saturation)
 /* The targets' schedstat over 2 intervals with requests queued (queue, service): threads waiting
  * and running on average, CPU time lost to steal or interrupts, CPUs, processes; a fresh run. */
 struct cpu_seen {
-	double queue, service, waiting, running, lost, queue_p90;
-	unsigned int cpus, procs;
+	double queue, service, waiting, running, lost, queue_p90, busy;
+	unsigned int cpus, procs, unread;
 };
 
 static void cpu_run(struct run *r, struct cpu_seen c)
@@ -60,6 +60,8 @@ static void cpu_run(struct run *r, struct cpu_seen c)
 		s->cpu_lost = c.lost;
 		s->cpu_cpus = c.cpus;
 		s->cpu_procs = c.procs;
+		s->cpu_busy = c.busy;
+		s->cpu_unread = c.unread;
 		obs_snap_push(&r->h);
 	}
 }
@@ -223,6 +225,49 @@ RULES_TEST(test_cpu_or_workers_schedstat)
 				     .running = 0.05, .cpus = 1, .procs = 1});
 	cpu_newer(r, 0.85, 0.14);
 	cpu_not_workers(r);
+}
+
+/*
+ * PostgreSQL pinned to one CPU with 80 backends and the default --max-procs 64: the 22 past it
+ * are alive and not read, so the watched ran 0.72 of the CPU with 56 waiting. The CPU was busy
+ * all the same (/proc/stat: 0.99 not idle): the server carries it, its text saying what was not
+ * read. Nothing with everything read (the watched are the whole: 0.72 is what the server ran,
+ * and a 2 ms queue is under the contended reading's floor), nor where the CPU was not busy
+ * either (0.70), nor where /proc/stat was not read (busy < 0). The CPUs' busy time never lowers
+ * what the watched ran.
+ */
+RULES_TEST(test_cpu_unread_processes)
+{
+	const struct obs_finding *f;
+	struct cpu_seen pg = {.queue = 2.1e6, .service = 15e3, .waiting = 56, .running = 0.72,
+			      .cpus = 1, .procs = 64, .unread = 22, .busy = 0.99};
+
+	f = cpu_said(r, pg,
+		     "cpu: the server's processes wait for a CPU (57 runnable on 1 CPU: on average "
+		     "56.0 of their threads waited on a run queue, 0.7 ran; those of the 64 "
+		     "processes watched, 22 more past --max-procs: the CPUs were 99% busy), and "
+		     "requests on tcp/8000 wait 140x their service time in the socket queue (queue "
+		     "p50 2.1 ms, service p50 15 us): more workers would not help; add CPUs, or "
+		     "reduce load or what else runs there");
+	assert_int_equal(rh_ev_int(f, "unread"), 22);
+	assert_null(json_object_get(f->evidence, "contended"));
+	pg.unread = 0;
+	cpu_run(r, pg);
+	rh_silent(r);
+	pg.unread = 22;
+	pg.busy = 0.70;
+	cpu_run(r, pg);
+	rh_silent(r);
+	pg.busy = -1;
+	cpu_run(r, pg);
+	rh_silent(r);
+	/* 1.0 ran of 2 CPUs (half each): busy 0.5 by /proc/stat's ticks is less, the watched count */
+	pg.cpus = 2;
+	pg.running = 1.6;
+	pg.busy = 0.5;
+	cpu_run(r, pg);
+	f = cpu_not_workers(r);
+	assert_non_null(strstr(f->text, "1.6 ran; those of the 64 processes watched"));
 }
 
 /* cpu_run(c)'s history, then one interval more with its threads waiting and running so */
@@ -540,6 +585,7 @@ RULES_TEST(test_worker_saturation_inside)
 }
 
 LL_TEST_MAIN_EACH(rh_setup, rh_teardown, test_worker_saturation, test_cpu_saturation,
+		  test_cpu_unread_processes,
 	          test_cpu_saturation_onset, test_worker_saturation_onset,
 	          test_cpu_or_workers_schedstat, test_cpu_waits_dip, test_cpu_queue_drained, test_cpu_in_turns, test_fork_per_request, test_fast_server_is_silent,
 	          test_worker_saturation_inside)
