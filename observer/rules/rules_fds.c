@@ -285,7 +285,7 @@ void obs_rule_process_cap(const struct obs_snap_hist *h, struct obs_findings *ou
 			 "processes: the watched-process limit (--max-procs %u) was reached: %s (pid "
 			 "%u) and %llu more are not watched for fds nor CPU waits (their EMFILE "
 			 "failures are still named; CPU saturation is judged from the watched "
-			 "ones); raise --max-procs", now->max_procs, now->first_unwatched_comm,
+			 "ones' waits and the CPUs' busy time); raise --max-procs", now->max_procs, now->first_unwatched_comm,
 			 now->first_unwatched_pid, (unsigned long long)(now->procs_unwatched - 1));
 }
 
