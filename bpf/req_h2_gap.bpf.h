@@ -44,8 +44,9 @@ static __always_inline void h2_wr_move(struct rt_h2_conn *c)
 }
 
 /* Connection c's writes go unwalked from here (a write gap, rt_h2_conn.wsync): its header
- * blocks' records stop for good (HPACK's table needs every block), and each of its writes is
- * looked at for whole server frames. */
+ * blocks' records stop until the walk's next header block (HPACK's table then unknown: records
+ * marked fresh, bpf/req_h2_hb.bpf.h), and each of its writes is looked at for whole server
+ * frames. */
 static __always_inline void h2_wr_gap(struct rt_h2_conn *c, int slot)
 {
 	c->wsync = RT_H2_SYNC_GAP;

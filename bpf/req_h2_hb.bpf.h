@@ -24,7 +24,8 @@ struct {
  * a header block's record then wakes it, if the ring was empty (the kernel's adaptive wakeup). */
 volatile __u32 h2_hb_idle = 0;
 
-/* The connection's records stop (the ring full, or a fragment too big): counted once. */
+/* The connection's records stop until its next header block (the ring full, or a fragment too
+ * big): counted, each time. */
 static __always_inline void h2_hb_stop(struct h2_walk *w, bool big)
 {
 	struct rt_rec *r = rec_of(w->slot);
@@ -112,7 +113,8 @@ static __always_inline void h2_hb_out(struct h2_walk *w, __u64 buf, __u32 off, _
 	h->n = (__u16)n;
 	__builtin_memcpy(h->fh, w->d.hdr, LL_H2_HDR);
 	h->seq = w->hb_seq++;
-	h->flags = 0;
+	h->flags = w->d.hb & LL_H2_HB_RESUMED ? LL_H2_HB_FRESH : 0;
+	w->d.hb &= ~LL_H2_HB_RESUMED;
 	bpf_ringbuf_submit(h, h2_hb_idle ? 0 : BPF_RB_NO_WAKEUP);
 	w->d.hb |= LL_H2_HB_SEEN;
 	w->d.hb_left -= (__u16)n;
@@ -122,16 +124,21 @@ lost:
 }
 
 /* A frame header the server wrote (flen bytes of payload follow): a header block fragment's
- * bytes are copied as they pass (h2_step()); an empty one goes out at once. */
+ * bytes are copied as they pass (h2_step()); an empty one goes out at once. After a stop, the
+ * records go on from the next block's first frame, the first of them marked LL_H2_HB_FRESH. */
 static __always_inline void h2_hb_frame(struct h2_walk *w, __u32 sid, __u32 tf, __u32 flen)
 {
 	__u32 t = tf & 0xff;
 
 	if (t == LL_H2_HEADERS && (sid & 1) && ((tf >> 8) & LL_H2_END_STREAM))
 		REC_ADD(w->slot, h2_hb_ends, 1);
-	if (!targ_h2_hb || (w->d.hb & LL_H2_HB_STOP) ||
-	    (t != LL_H2_HEADERS && t != LL_H2_CONTINUATION && t != LL_H2_PUSH_PROMISE))
+	if (!targ_h2_hb || (t != LL_H2_HEADERS && t != LL_H2_CONTINUATION && t != LL_H2_PUSH_PROMISE))
 		return;
+	if (w->d.hb & LL_H2_HB_STOP) {
+		if (t == LL_H2_CONTINUATION || (w->d.hb & LL_H2_HB_CLOSED))
+			return;
+		w->d.hb = (w->d.hb & ~LL_H2_HB_STOP) | LL_H2_HB_RESUMED;
+	}
 	if (flen > LL_H2_HB_MAX) {
 		h2_hb_stop(w, true);
 		return;
@@ -149,7 +156,7 @@ static __always_inline void h2_hb_close(__u64 sk, struct rt_h2_conn *c)
 
 	if (!(c->wr.hb & LL_H2_HB_SEEN))
 		return;
-	c->wr.hb = LL_H2_HB_STOP;
+	c->wr.hb = LL_H2_HB_STOP | LL_H2_HB_CLOSED;
 	h = bpf_ringbuf_reserve(&h2_hb, sizeof(*h) + LL_H2_HB_TINY + 1, 0);
 	if (!h)
 		return; /* (userspace forgets its oldest decoders when it has too many) */

@@ -67,7 +67,7 @@
 struct rt_h2_dir {
 	__u32 skip;	/* bytes of the current frame's payload not seen yet */
 	__u8 hlen;	/* bytes of a frame header cut by the end of the last read (0-8) */
-	__u8 hb;	/* the server's header blocks (LL_H2_HB_SEEN, LL_H2_HB_STOP) */
+	__u8 hb;	/* the server's header blocks (LL_H2_HB_SEEN, _STOP, _RESUMED, _CLOSED) */
 	__u16 hb_left;	/* bytes of the current header block fragment still to copy */
 	__u8 hdr[24];	/* those bytes (9 used; room for the verifier's bounds); after a whole
 			 * header, until the next, the current frame's */
@@ -80,10 +80,14 @@ _Static_assert(sizeof(struct rt_h2_dir) == 32, "rt_h2_dir layout");
  * direction (its dynamic table), so every header block fragment the server writes (HEADERS,
  * CONTINUATION, PUSH_PROMISE) goes, in order, as one or more records of the "h2_hb" ring buffer:
  * the frame's 9-byte header and the payload bytes of one buffer (a payload cut by the end of a
- * write comes in two records). A fragment over LL_H2_HB_MAX bytes, or a record the ring had no
- * room for, stops the connection's records (counted: h2_hb_big, h2_hb_lost): its later statuses
- * are not read, never read wrong. The connection's close is a record too (LL_H2_HB_CLOSE), which
- * frees its decoder.
+ * write comes in two records). A fragment over LL_H2_HB_MAX bytes, a record the ring had no room
+ * for, or a write gap (rt_h2_conn.wsync) stops the connection's records (counted: h2_hb_big,
+ * h2_hb_lost, h2_gaps) until the server's next header block begins (a HEADERS or PUSH_PROMISE
+ * frame), whose first record is marked LL_H2_HB_FRESH: the blocks between went unseen, so the
+ * HPACK table they built is unknown, and userspace decodes each block from there alone (a
+ * static-table or literal :status reads; a reference to the table of before does not). Statuses
+ * are not read where that cannot be, never read wrong. The connection's close is a record too
+ * (LL_H2_HB_CLOSE), which frees its decoder.
  */
 #define LL_H2_HB_MAX 511   /* a header block fragment's bytes, at most (a mask's bound) */
 #define LL_H2_HB_TINY 31	   /* a record's bytes up to which it takes the tiny size (80 B with the
@@ -92,8 +96,11 @@ _Static_assert(sizeof(struct rt_h2_dir) == 32, "rt_h2_dir layout");
 #define LL_H2_HB_SMALL 127 /* ... the small size */
 #define RT_H2_HB_RING (1u << 20)
 #define LL_H2_HB_SEEN 1	   /* (rt_h2_dir.hb) a record of the connection went out */
-#define LL_H2_HB_STOP 2	   /* no more records of it */
+#define LL_H2_HB_STOP 2	   /* no records until its next header block */
+#define LL_H2_HB_RESUMED 4 /* records go on after a stop: the next is LL_H2_HB_FRESH */
+#define LL_H2_HB_CLOSED 8  /* closed: no more records of it */
 #define LL_H2_HB_CLOSE 1   /* (rt_h2_hb.flags) the connection closed: no bytes */
+#define LL_H2_HB_FRESH 2   /* (rt_h2_hb.flags) the first record after a stop (a block's first) */
 
 struct rt_h2_hb {
 	__u64 sk;	/* the connection: its socket, and its generation */

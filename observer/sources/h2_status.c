@@ -35,7 +35,9 @@ struct conn {
 	bool end;	   /* its HEADERS ended the stream */
 	bool push;	   /* it is a PUSH_PROMISE's (a request's headers: no status) */
 	bool grpc;	   /* a response of the connection was application/grpc */
-	bool broken;	   /* a gap, or an HPACK error: nothing more is decoded */
+	bool broken;	   /* a gap, or an HPACK error: nothing decoded until the next block */
+	bool fresh;	   /* its HPACK table is unknown (blocks were not seen): each block is
+			    * decoded alone, with an inflater of its own */
 	int status;	   /* the block's :status (0: none; -1: not a number) */
 	int grpc_status;   /* its grpc-status (-1: none) */
 	uint8_t frame[LL_H2_HB_MAX];
@@ -71,8 +73,24 @@ static void conn_free(struct conn *c)
 {
 	if (!c)
 		return;
-	nghttp2_hd_inflate_del(c->inf);
+	if (c->inf)
+		nghttp2_hd_inflate_del(c->inf);
 	free(c);
+}
+
+/* A new inflater for c (its table empty): 0, or -1 with none. */
+static int inflater_new(struct conn *c)
+{
+	if (c->inf)
+		nghttp2_hd_inflate_del(c->inf);
+	c->inf = NULL;
+	if (nghttp2_hd_inflate_new(&c->inf))
+		return -1;
+	if (!nghttp2_hd_inflate_change_table_size(c->inf, HPACK_TABLE_MAX))
+		return 0;
+	nghttp2_hd_inflate_del(c->inf);
+	c->inf = NULL;
+	return -1;
 }
 
 void obs_h2_dec_free(struct obs_h2_dec *d)
@@ -150,8 +168,7 @@ static struct conn *conn_new(struct obs_h2_dec *d, uint64_t sk, uint64_t gen, ui
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
-	if (nghttp2_hd_inflate_new(&c->inf) ||
-	    nghttp2_hd_inflate_change_table_size(c->inf, HPACK_TABLE_MAX)) {
+	if (inflater_new(c)) {
 		conn_free(c);
 		return NULL;
 	}
@@ -222,16 +239,22 @@ static int inflate(struct conn *c, const uint8_t *in, size_t len, bool final)
 	}
 }
 
+/* The block's :status, if it had one. */
+static void count_status(struct obs_h2_status_counts *k, const struct conn *c)
+{
+	if (c->status >= OBS_H2_STATUS_LO && c->status < OBS_H2_STATUS_LO + OBS_H2_STATUS_N)
+		k->status[c->status - OBS_H2_STATUS_LO]++;
+	else if (c->status)
+		k->status_other++;
+}
+
 /* A whole header block: its statuses. */
 static void block_done(struct obs_h2_status_counts *k, const struct conn *c)
 {
 	k->blocks++;
 	if (c->push)
 		return;
-	if (c->status >= OBS_H2_STATUS_LO && c->status < OBS_H2_STATUS_LO + OBS_H2_STATUS_N)
-		k->status[c->status - OBS_H2_STATUS_LO]++;
-	else if (c->status)
-		k->status_other++;
+	count_status(k, c);
 	if (!c->end)
 		return;
 	k->ends++;
@@ -247,6 +270,21 @@ static void broken(struct obs_h2_status_counts *k, struct conn *c)
 		k->undecoded++;
 	c->broken = true;
 	c->in_block = false;
+}
+
+/* A block decoded alone (c->fresh) met a reference to the table of before: what came before it
+ * is read (a response's :status comes first), the rest not, so an ending block's grpc-status is
+ * not counted as read. Its other frames are passed over (broken, not counted again). */
+static void block_cut(struct obs_h2_status_counts *k, struct conn *c)
+{
+	if (!c->push && c->status) {
+		k->partial++;
+		count_status(k, c);
+	} else {
+		k->undecoded++;
+	}
+	c->in_block = false;
+	c->broken = true;
 }
 
 /* A whole frame of the connection (type t, flags f, stream sid, len bytes at p). */
@@ -286,11 +324,18 @@ static void frame(struct obs_h2_status_counts *k, struct conn *c, uint8_t t, uin
 		c->push = t == LL_H2_PUSH_PROMISE;
 		c->status = 0;
 		c->grpc_status = -1;
+		if (c->fresh && inflater_new(c))
+			goto bad;
 	} else if (!c->in_block || sid != c->sid) {
 		goto bad; /* a CONTINUATION of no block */
 	}
-	if (inflate(c, p, len, f & H2_END_HEADERS))
+	if (inflate(c, p, len, f & H2_END_HEADERS)) {
+		if (c->fresh) {
+			block_cut(k, c);
+			return;
+		}
 		goto bad;
+	}
 	if (f & H2_END_HEADERS) {
 		c->in_block = false;
 		block_done(k, c);
@@ -308,6 +353,7 @@ void obs_h2_dec_feed(struct obs_h2_dec *d, const void *rec, size_t size)
 	uint32_t flen, sid;
 	uint8_t t;
 	struct conn *c;
+	bool start;
 	size_t i;
 
 	if (size < sizeof(*h) || h->slot >= d->nslots || size < sizeof(*h) + h->n) {
@@ -330,33 +376,41 @@ void obs_h2_dec_feed(struct obs_h2_dec *d, const void *rec, size_t size)
 		d->bad++;
 		return;
 	}
+	start = !h->off && (t == LL_H2_HEADERS || t == LL_H2_PUSH_PROMISE);
 	if (c && !h->seq) {
 		take_out(d, i); /* (the same socket and generation again: begin anew) */
 		c = NULL;
 	}
+	if (c && (h->flags & LL_H2_HB_FRESH) && !c->broken)
+		broken(k, c); /* the records stopped (an open block is not read) and go on here */
 	if (!c) {
-		if (h->seq) {
-			/* its earlier records were not seen (its decoder forgotten) */
-			if (!h->off && (t == LL_H2_HEADERS || t == LL_H2_PUSH_PROMISE))
+		/* a record after the first: its earlier ones were not seen (the decoder forgotten
+		 * for room, or the first records lost): from the next block, each read alone */
+		if (h->seq && !start)
+			return;
+		c = conn_new(d, h->sk, h->gen, h->slot);
+		if (!c) {
+			if (start)
 				k->undecoded++;
 			return;
 		}
-		c = conn_new(d, h->sk, h->gen, h->slot);
-		if (!c) {
-			k->undecoded++;
-			return;
-		}
+		c->fresh = h->seq || (h->flags & LL_H2_HB_FRESH);
+		c->seq = h->seq;
 	}
 	c->used = ++d->clock;
+	if (c->broken && start) {
+		/* a block begins: read alone, the table of before unknown */
+		c->broken = false;
+		c->fresh = true;
+		c->got = 0;
+		c->seq = h->seq;
+	}
 	if (h->seq != c->seq++ && !c->broken) {
 		c->in_block = true;
 		broken(k, c); /* a record of the connection was not seen */
 	}
-	if (c->broken) {
-		if (!h->off && (t == LL_H2_HEADERS || t == LL_H2_PUSH_PROMISE))
-			k->undecoded++;
+	if (c->broken)
 		return;
-	}
 	if (h->off != c->got) {
 		c->in_block = true;
 		broken(k, c); /* bytes of the frame were not seen */
@@ -511,7 +565,7 @@ void obs_h2_status_fmt(FILE *out, const struct obs_h2_status_counts *c, uint64_t
 	const char *sep = "";
 	size_t i;
 
-	if (!c->blocks && !c->undecoded && !lost_conns && !big_conns)
+	if (!c->blocks && !c->partial && !c->undecoded && !lost_conns && !big_conns)
 		return;
 	fprintf(out, "      HTTP/2 responses by :status (HPACK read from the server's header blocks):");
 	for (i = 0; i < OBS_H2_STATUS_N; i++)
@@ -535,16 +589,17 @@ void obs_h2_status_fmt(FILE *out, const struct obs_h2_status_counts *c, uint64_t
 			(unsigned long long)c->grpc_none);
 	if (*sep || c->grpc_none)
 		fprintf(out, "\n");
-	if (unread(c, ends) || c->undecoded)
+	if (unread(c, ends) || c->undecoded || c->partial)
 		fprintf(out, "      statuses not read: %llu of %llu stream-ending header blocks, "
-			     "%llu header blocks in all (records stopped on %llu connections: "
-			     "the ring buffer full; on %llu: a fragment over %d bytes; %llu "
-			     "decoders forgotten for room; and for good after a write gap, "
-			     "h2_gaps)\n",
+			     "%llu header blocks in all, %llu read in part (records stopped %llu "
+			     "times: the ring buffer full; %llu: a fragment over %d bytes; and at "
+			     "each write gap, h2_gaps; %llu decoders forgotten for room; after each, "
+			     "a block reads alone, its :status where it does not refer to the "
+			     "blocks not seen)\n",
 			(unsigned long long)unread(c, ends), (unsigned long long)ends,
-			(unsigned long long)c->undecoded, (unsigned long long)lost_conns,
-			(unsigned long long)big_conns, LL_H2_HB_MAX,
-			(unsigned long long)c->evicted);
+			(unsigned long long)c->undecoded, (unsigned long long)c->partial,
+			(unsigned long long)lost_conns, (unsigned long long)big_conns,
+			LL_H2_HB_MAX, (unsigned long long)c->evicted);
 }
 
 static int set(json_t *o, const char *key, json_t *v)
@@ -582,6 +637,7 @@ json_t *obs_h2_status_json(const struct obs_h2_status_counts *c, uint64_t ends,
 		      set(o, "ends_read", json_integer((json_int_t)c->ends)) |
 		      set(o, "ends_unread", json_integer((json_int_t)unread(c, ends))) |
 		      set(o, "undecoded", json_integer((json_int_t)c->undecoded)) |
+		      set(o, "partial", json_integer((json_int_t)c->partial)) |
 		      set(o, "stopped_ring_full", json_integer((json_int_t)lost_conns)) |
 		      set(o, "stopped_too_big", json_integer((json_int_t)big_conns)) |
 		      set(o, "decoders_evicted", json_integer((json_int_t)c->evicted));

@@ -42,6 +42,8 @@ struct obs_h2_status_counts {
 	uint64_t blocks;		  /* header blocks decoded */
 	uint64_t ends;			  /* of which ended their stream (END_STREAM) */
 	uint64_t undecoded;		  /* header blocks not decoded: an HPACK error, a gap */
+	uint64_t partial;		  /* header blocks decoded alone after a gap, cut by a
+					   * reference to the blocks not seen: :status read */
 	uint64_t evicted;		  /* decoders forgotten for room (OBS_H2_DECODERS) */
 };
 
@@ -72,14 +74,14 @@ void obs_h2_status_read(struct obs_h2_status *s, size_t i, struct obs_h2_status_
 
 /*
  * Output. ends and lost: the kernel's counters of the slot (h2_hb_ends: stream-ending header
- * blocks written; h2_hb_lost + h2_hb_big: connections whose records stopped).
+ * blocks written; h2_hb_lost + h2_hb_big: times a connection's records stopped).
  * The summary's line of a slot (nothing when it saw no header block and none was lost):
  * "responses by :status: 200 19990, 404 10; gRPC calls by grpc-status: OK 5400, ...".
  */
 void obs_h2_status_fmt(FILE *out, const struct obs_h2_status_counts *c, uint64_t ends,
 		       uint64_t lost_conns, uint64_t big_conns);
 /* The slot's JSON: {"status": {"200": n}, "grpc_status": {"OK": n}, "grpc_no_status": n,
- * "blocks": n, "undecoded": n, "ends_unread": n, ...}; NULL on no memory. */
+ * "blocks": n, "undecoded": n, "partial": n, "ends_unread": n, ...}; NULL on no memory. */
 json_t *obs_h2_status_json(const struct obs_h2_status_counts *c, uint64_t ends,
 			   uint64_t lost_conns, uint64_t big_conns);
 

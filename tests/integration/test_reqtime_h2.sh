@@ -217,7 +217,8 @@ expect_json "tframes: connections lost" "$j" "$s | .h2_lost" 0
 expect_json "tframes: unanswered" "$j" "$s | .unanswered" 0
 # a write of more buffers than the walk takes (70 frames in one sendmsg, stream 1's answer): a
 # write gap; the walk resumes at the next write (each answer one write of whole frames). Over TLS
-# (tls): the 70 frames are one SSL_write, more than the walk's bound set to 64 takes. UPDATES (the
+# (tls): the 70 frames are one SSL_write, more than the walk's bound set to 64 takes. The header
+# blocks' records stop at the gap and go on at the next block: its 50 :status 200 are read. UPDATES (the
 # both-gaps cases): the client's first write, which begins stream 1, holds that many frames more,
 # with the bound at 64 a read gap too: stream 1 is known by its id alone (the first stream after
 # the read gap is 3), its answer ended where walked (split) or not (whole: unknown)
@@ -249,6 +250,9 @@ wgap() {
 	expect_json "$name: connections lost" "$j" "$s | .h2_lost" 0
 	expect_json "$name: unanswered" "$j" "$s | .unanswered" 0
 	expect_json "$name: unmatched" "$j" "$s | .h2_unmatched" 0
+	# the header blocks after the gap, each read alone (:status 200 is the static table's)
+	expect_json "$name: statuses read after the gap" "$j" "$s | .h2_statuses.status[\"200\"]" 50
+	expect_json "$name: blocks not read" "$j" "$s | .h2_statuses.undecoded" 0
 }
 wgap split 1 0
 wgap whole 0 1

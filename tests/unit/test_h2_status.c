@@ -26,6 +26,8 @@ struct srv {
 	uint32_t slot;
 	uint32_t seq;	/* the connection's records so far */
 	int drop_next;	/* the next record is lost (a gap) */
+	int stopped;	/* the kernel's records stopped: none goes out, none is numbered */
+	int fresh_next; /* the next record is the first after a stop (LL_H2_HB_FRESH) */
 };
 
 static void srv_init(struct srv *s, struct obs_h2_dec *d, uint64_t sk, uint32_t slot)
@@ -93,6 +95,11 @@ static void record(struct srv *s, const uint8_t fh[LL_H2_HDR], uint16_t off, con
 	uint8_t buf[sizeof(struct rt_h2_hb) + LL_H2_HB_MAX];
 	struct rt_h2_hb *h = (struct rt_h2_hb *)buf;
 
+	if (s->stopped)
+		return;
+	if (s->fresh_next)
+		flags |= LL_H2_HB_FRESH;
+	s->fresh_next = 0;
 	memset(buf, 0, sizeof(buf));
 	h->sk = s->sk;
 	h->gen = s->gen;
@@ -245,8 +252,10 @@ static void test_cut_block(void **state)
 }
 
 /* A whole frame's record lost (the kernel stops a connection's records when the ring has no
- * room, but were one lost and more come): nothing of the connection is decoded after the gap,
- * never wrongly. */
+ * room, but were one lost and more come): after it, each block is read alone, never wrongly:
+ * a response's :status 200 (the static table's) is read, the content-type after it refers to
+ * the table of before (cut: read in part); the trailers' grpc-status refers to it at once (not
+ * read: no grpc-status counted, the ends not read). */
 static void test_gap(void **state)
 {
 	struct srv *s = conn(state, 0x3000, 0);
@@ -263,8 +272,14 @@ static void test_gap(void **state)
 	c = counts(s->d, 0);
 	assert_int_equal(c->grpc[0], 10);
 	assert_int_equal(c->grpc[14], 0);
+	assert_int_equal(c->grpc_none, 0);
 	assert_int_equal(c->ends, 10);
-	assert_true(c->undecoded >= 19);
+	assert_int_equal(c->blocks, 20);
+	/* call 10's trailers (the record after the lost one), and calls 11-19's trailers */
+	assert_int_equal(c->undecoded, 10);
+	/* calls 11-19's headers: :status 200 read, cut at content-type */
+	assert_int_equal(c->partial, 9);
+	assert_int_equal(c->status[200 - OBS_H2_STATUS_LO], 19);
 }
 
 /* A payload's bytes out of place within a frame (its first piece missing): the same. */
@@ -281,19 +296,95 @@ static void test_piece_missing(void **state)
 	frame(s, LL_H2_HEADERS, END_HEADERS | END_STREAM, 3, b, n, 8);
 	grpc_call(s, 5, "0");
 	assert_int_equal(counts(s->d, 0)->grpc[0], 1);
-	assert_int_equal(counts(s->d, 0)->undecoded, 3);
+	/* the cut trailers, and call 5's (its grpc-status an index into the table of before);
+	 * call 5's headers read in part, their :status */
+	assert_int_equal(counts(s->d, 0)->undecoded, 2);
+	assert_int_equal(counts(s->d, 0)->partial, 1);
+	assert_int_equal(counts(s->d, 0)->status[200 - OBS_H2_STATUS_LO], 2);
 }
 
-/* A connection whose first record was not seen: never decoded. */
+/* A connection whose first records were not seen (its decoder forgotten for room, say): each
+ * block read alone from the next one that begins. This server's first blocks are literals
+ * (its table was empty), so they read whole; a record in the middle of a frame first is passed
+ * over. */
 static void test_not_first(void **state)
 {
 	struct srv *s = conn(state, 0x4000, 0);
+	const char *trl[] = {"grpc-status", "0", "grpc-message", "a message long enough to cut"};
+	struct srv t;
+	uint8_t b[256];
+	size_t n;
 
 	s->seq = 5;
 	grpc_call(s, 1, "0");
-	assert_int_equal(counts(s->d, 0)->blocks, 0);
-	assert_int_equal(counts(s->d, 0)->undecoded, 2);
-	assert_int_equal(obs_h2_dec_live(s->d), 0);
+	assert_int_equal(counts(s->d, 0)->blocks, 2);
+	assert_int_equal(counts(s->d, 0)->grpc[0], 1);
+	assert_int_equal(counts(s->d, 0)->undecoded, 0);
+	assert_int_equal(obs_h2_dec_live(s->d), 1);
+	srv_init(&t, s->d, 0x4100, 1);
+	t.seq = 9;
+	n = block(&t, trl, 2, b, sizeof(b));
+	t.drop_next = 1;
+	frame(&t, LL_H2_HEADERS, END_HEADERS | END_STREAM, 1, b, n, 8);
+	assert_int_equal(counts(s->d, 1)->blocks, 0);
+	assert_int_equal(obs_h2_dec_live(s->d), 1);
+	srv_done(&t);
+}
+
+/*
+ * The kernel's records stopped (the ring full, a fragment too big, a write gap: nothing goes out
+ * and nothing is numbered) and go on at the next block, its first record marked LL_H2_HB_FRESH:
+ * nginx's blocks after it read alone. :status 200 and 404 are the static table's (read, cut at
+ * the server header, an index into the table of before); a 503 sent before the stop is an index
+ * too (not read); one never sent before is a literal (read); a block open when the records
+ * stopped is not read; no block is read wrong.
+ */
+static void test_fresh_after_stop(void **state)
+{
+	struct srv *s = conn(state, 0x8000, 3);
+	const char *ok[] = {":status", "200", "server", "nginx/1.22.1"};
+	const char *nf[] = {":status", "404", "server", "nginx/1.22.1"};
+	const char *busy[] = {":status", "503", "server", "nginx/1.22.1"};
+	const char *teapot[] = {":status", "418"};
+	const struct obs_h2_status_counts *c;
+	uint8_t b[256];
+	size_t n;
+	uint32_t i;
+
+	for (i = 0; i < 10; i++) {
+		n = block(s, i == 4 ? busy : ok, 2, b, sizeof(b));
+		frame(s, LL_H2_HEADERS, END_HEADERS, 1 + 2 * i, b, n, 0);
+	}
+	/* a block begun (its HEADERS seen), its CONTINUATION not: the records stop */
+	n = block(s, ok, 2, b, sizeof(b));
+	frame(s, LL_H2_HEADERS, 0, 21, b, n / 2, 0);
+	s->stopped = 1;
+	frame(s, LL_H2_CONTINUATION, END_HEADERS, 21, b + n / 2, n - n / 2, 0);
+	for (i = 0; i < 5; i++) { /* unseen blocks change the server's table */
+		n = block(s, i % 2 ? nf : ok, 2, b, sizeof(b));
+		frame(s, LL_H2_HEADERS, END_HEADERS, 23 + 2 * i, b, n, 0);
+	}
+	s->stopped = 0;
+	s->fresh_next = 1;
+	n = block(s, ok, 2, b, sizeof(b));
+	frame(s, LL_H2_HEADERS, END_HEADERS, 41, b, n, 0);
+	n = block(s, nf, 2, b, sizeof(b));
+	frame(s, LL_H2_HEADERS, END_HEADERS, 43, b, n, 7); /* in records of 7 bytes */
+	n = block(s, busy, 2, b, sizeof(b));
+	frame(s, LL_H2_HEADERS, END_HEADERS, 45, b, n, 0);
+	n = block(s, teapot, 1, b, sizeof(b));
+	frame(s, LL_H2_HEADERS, END_HEADERS, 47, b, n, 0);
+	n = block(s, ok, 2, b, sizeof(b));
+	frame(s, LL_H2_HEADERS, END_HEADERS, 49, b, n, 0);
+	c = counts(s->d, 3);
+	assert_int_equal(c->status[200 - OBS_H2_STATUS_LO], 9 + 2);
+	assert_int_equal(c->status[404 - OBS_H2_STATUS_LO], 1);
+	assert_int_equal(c->status[503 - OBS_H2_STATUS_LO], 1); /* before the stop only */
+	assert_int_equal(c->status[418 - OBS_H2_STATUS_LO], 1);
+	assert_int_equal(c->status_other, 0);
+	assert_int_equal(c->blocks, 10 + 1); /* 418's is literals whole */
+	assert_int_equal(c->partial, 3);
+	assert_int_equal(c->undecoded, 1 + 1); /* the block the stop cut; 503's */
 }
 
 /* Two connections interleaved, each with its own table; a close frees its decoder. */
@@ -424,5 +515,5 @@ static void test_output(void **state)
 }
 
 LL_TEST_MAIN_EACH(fixture_new, fixture_free, test_grpc_calls, test_trailers_only, test_cut_block,
-		  test_gap, test_piece_missing, test_not_first, test_two_conns_close, test_plain_h2,
-		  test_evict_and_bad, test_output)
+		  test_gap, test_piece_missing, test_not_first, test_fresh_after_stop,
+		  test_two_conns_close, test_plain_h2, test_evict_and_bad, test_output)

@@ -233,8 +233,8 @@ RULES_TEST(test_cpu_or_workers_schedstat)
  * all the same (/proc/stat: 0.99 not idle): the server carries it, its text saying what was not
  * read. Nothing with everything read (the watched are the whole: 0.72 is what the server ran,
  * and a 2 ms queue is under the contended reading's floor), nor where the CPU was not busy
- * either (0.70), nor where /proc/stat was not read (busy < 0). The CPUs' busy time never lowers
- * what the watched ran.
+ * either (0.70), nor where /proc/stat was not read (busy < 0), nor where the CPU was busy and
+ * the watched hardly waited. The CPUs' busy time never lowers what the watched ran.
  */
 RULES_TEST(test_cpu_unread_processes)
 {
@@ -261,6 +261,13 @@ RULES_TEST(test_cpu_unread_processes)
 	pg.busy = -1;
 	cpu_run(r, pg);
 	rh_silent(r);
+	/* the CPU busy (other work beside the server) but the watched hardly waiting: 0.3 is under
+	 * any bar, so the busy time names nothing, nor the workers (a 2 ms queue) */
+	pg.busy = 1.0;
+	pg.waiting = 0.3;
+	cpu_run(r, pg);
+	rh_silent(r);
+	pg.waiting = 56;
 	/* 1.0 ran of 2 CPUs (half each): busy 0.5 by /proc/stat's ticks is less, the watched count */
 	pg.cpus = 2;
 	pg.running = 1.6;
