@@ -6,8 +6,7 @@
  * to sock_diag where it does not load (no iter/tcp, no BTF).
  *
  * An iterator walks the namespace of the thread that creates it: for a target in another
- * namespace, a thread enters that namespace at start (while privileged) and stays there,
- * creating each pass's iterator for the census.
+ * namespace, each pass's iterator is made there (kernel/iter_ns.h).
  */
 #ifndef LOADLENS_OBSERVER_SOURCES_CENSUS_TCP_ITER_H
 #define LOADLENS_OBSERVER_SOURCES_CENSUS_TCP_ITER_H
