@@ -25,6 +25,46 @@ static __always_inline void lean_h2(struct rt_h2_conn *c)
 	global_add(RT_G_LEAN_MISSED, 1);
 }
 
+/* Leave the read's marks: where the next request will begin, and the segments out so far. */
+static __always_inline void solo_mark(const struct sock *sk, struct rt_tcp_sock *s, __u32 copied_seq,
+				      __u32 segs_in, bool kf)
+{
+	s->solo_mark = rt_lean_mark(copied_seq, LL_READ_KF(kf, struct tcp_sock, sk, rcv_nxt),
+				    segs_in);
+	s->solo_out = LL_READ_KF(kf, struct tcp_sock, sk, data_segs_out);
+}
+
+/*
+ * A plain TCP request read under the copy hook alone (RT_READING, its marks left): if data went
+ * out since (data_segs_out moved), its response did. Record it (timed by rt_solo_write(), else
+ * counted untimed), and leave the entry as a write would have: RT_WRITING, its last write's
+ * time the one known (or the clock: the next arrival is not known then), the read's mark for the
+ * next read. false: nothing went out; the request is still being read.
+ */
+static __always_inline bool solo_answered(const struct sock *sk, struct rt_tcp_sock *s, int slot,
+					  bool kf)
+{
+	__u32 out = LL_READ_KF(kf, struct tcp_sock, sk, data_segs_out) - s->solo_out;
+	__u32 in_segs = (LL_READ_KF(kf, struct tcp_sock, sk, data_segs_in) -
+			 (__u32)(s->solo_mark >> 32)) & 0xffff;
+	__u64 clock = LL_READ_KF(kf, struct tcp_sock, sk, tcp_clock_cache), mark = s->solo_mark;
+	__u64 w;
+
+	if (!out || mark >> 56 != RT_LEAN_TAG) /* (no marks: read before they were left) */
+		return false;
+	w = rt_solo_write(out, in_segs, sk->__sk_common.skc_state == TCP_CLOSE_WAIT,
+			  LL_READ_KF(kf, struct tcp_sock, sk, tcp_wstamp_ns), clock, s->read_ns);
+	if (w)
+		record(sk, slot, false, s->arrival_ns, s->accept_ns, s->read_ns, w);
+	else
+		record_untimed(slot);
+	s->write_ns = w ? w : clock;
+	s->last_write_ns = s->write_ns;
+	s->accept_ns = mark;
+	s->state = RT_WRITING;
+	return true;
+}
+
 static __always_inline void tcp_copied(struct sock *sk, bool kf)
 {
 	struct rt_lean_in in;
@@ -39,8 +79,18 @@ static __always_inline void tcp_copied(struct sock *sk, bool kf)
 	if (slot < 0 || udp)
 		return;
 	s = tcp_owned(sk, &slot, true);
-	if (!s || s->state == RT_READING || (s->flags & RT_F_FOREIGN))
+	if (!s || (s->flags & RT_F_FOREIGN))
 		return;
+	if (s->state == RT_READING) {
+		/* more of the same request, unless the copy hook alone saw no response go */
+		if (!lean_solo || (s->flags & (RT_F_TLS | RT_F_H2)))
+			return;
+		if (!solo_answered(sk, s, slot, kf)) {
+			solo_mark(sk, s, LL_READ_KF(kf, struct tcp_sock, sk, copied_seq),
+				  LL_READ_KF(kf, struct tcp_sock, sk, data_segs_in), kf);
+			return;
+		}
+	}
 	in.first = !(s->flags & RT_F_SEEN_READ);
 	in.mark = s->state == RT_WRITING ? s->accept_ns : 0;
 	in.copied_seq = LL_READ_KF(kf, struct tcp_sock, sk, copied_seq);
@@ -113,11 +163,47 @@ static __always_inline void tcp_copied(struct sock *sk, bool kf)
 	if (s->state == RT_WRITING)
 		tcp_close_out(s, slot);
 	tcp_begin(s, arrival, now);
+	if (lean_solo)
+		solo_mark(sk, s, in.copied_seq, in.data_segs_in, kf);
 	if (!in.first)
 		return;
 	s->flags |= RT_F_SEEN_READ;
 	s->accept_ns = accept_time(sk);
 	watch_tgid();
 }
+
+/*
+ * The copy hook alone's pass over the target's TCP sockets, each interval (observer/kernel/lean.c):
+ * a request read and answered on a connection now idle is recorded now, not at its next read or
+ * its close, and a request read before the reads left marks gets them. The iterator holds the
+ * socket's lock: no read or close of it runs meanwhile. answer: the send hook is detached (while
+ * it is attached it sees the writes; the pass only leaves marks). Also a socket reset, at CLOSE
+ * (port: its local port, which the kernel may have released from skc_num by then).
+ */
+static __always_inline void solo_sweep(const struct sock *sk, __u16 port, bool answer)
+{
+	__u8 t = targ_slot[port];
+	struct rt_tcp_sock *s;
+	int slot;
+
+	if (!t || sk->__sk_common.skc_state == TCP_LISTEN)
+		return;
+	s = tcp_state(sk, false);
+	if (!s || s->state != RT_READING ||
+	    (s->flags & (RT_F_FOREIGN | RT_F_TLS | RT_F_H2 | RT_F_PLAIN)))
+		return;
+	if (s->solo_mark >> 56 != RT_LEAN_TAG) {
+		solo_mark(sk, s, LL_READ_KF(false, struct tcp_sock, sk, copied_seq),
+			  LL_READ_KF(false, struct tcp_sock, sk, data_segs_in), false);
+		return;
+	}
+	slot = t != RT_SLOT_DYN ? 2 * (t - 1) : (s->flags & RT_F_OWNED) ? s->slot : -1;
+	if (answer && slot >= 0)
+		solo_answered(sk, s, slot, false);
+}
+
+/* UDP sockets on a target port (the copy hook alone cannot see their requests: while there are
+ * any, the send hook stays), counted by the pass over UDP sockets. */
+__u32 lean_udp_socks;
 
 #endif /* LOADLENS_REQ_LEAN_BPF_H */

@@ -149,6 +149,19 @@ static __always_inline struct rt_ctrs *record_ctrs(__u32 slot, __u64 arrival, __
 	return c;
 }
 
+/* A request whose response went, its time unknown (rt_solo_write()): counted, not timed. */
+static __always_inline void record_untimed(__u32 slot)
+{
+	struct rt_rec *r = rec_of(slot);
+
+	if (!r)
+		return;
+	r->c.untimed++;
+	r->c.no_arrival++;
+	barrier();
+	r->c.requests++;
+}
+
 /* The same, and one request in targ_trace_every to the --trace ring. */
 static __always_inline void record(const struct sock *sk, __u32 slot, bool udp, __u64 arrival,
 				   __u64 accept, __u64 read, __u64 write)

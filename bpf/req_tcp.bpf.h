@@ -78,6 +78,15 @@ static __always_inline void h2_io(struct sock *sk, struct rt_tcp_sock *s, int sl
 				  bool write, bool kf);
 static __always_inline void h2_close(const struct sock *sk, struct rt_tcp_sock *s);
 
+/* The copy hook alone (req_lean.bpf.h, included later; observer/kernel/lean.h): 1 while the reads
+ * leave the marks its next read needs (solo_mark, solo_out), 2 once the send hook is detached */
+volatile __u8 lean_solo;
+static __always_inline bool solo_answered(const struct sock *sk, struct rt_tcp_sock *s, int slot,
+					  bool kf);
+static __always_inline void solo_mark(const struct sock *sk, struct rt_tcp_sock *s,
+				      __u32 copied_seq, __u32 segs_in, bool kf);
+static __always_inline void solo_sweep(const struct sock *sk, __u16 port, bool answer);
+
 /*
  * TCP's own clock for this socket: tcp_clock_cache is tcp_clock_ns() (CLOCK_MONOTONIC, the clock
  * of bpf_ktime_get_ns()) as last refreshed by TCP, which it does on each segment received (before
@@ -263,8 +272,9 @@ static __always_inline void tcp_read(struct sock *sk, int slot, int ret, bool kf
 			tls_app_read(sk, s, slot, kf);
 		goto first;
 	}
-	if (s->state == RT_READING) {
-		/* more of the same request: bytes that arrived meanwhile are part of it */
+	if (s->state == RT_READING && !(lean_solo && solo_answered(sk, s, slot, kf))) {
+		/* more of the same request: bytes that arrived meanwhile are part of it (unless its
+		 * response went unseen by the send hook, detached: then as after a write) */
 		s->pending_ns = 0;
 		return;
 	}
@@ -292,6 +302,9 @@ static __always_inline void tcp_read(struct sock *sk, int slot, int ret, bool kf
 		now = bpf_ktime_get_ns();
 		tcp_begin(s, 0, now); /* no arrival seen: bytes queued before we attached */
 	}
+	if (lean_solo) /* (the copy hook alone may read the next ones) */
+		solo_mark(sk, s, LL_READ_KF(kf, struct tcp_sock, sk, copied_seq),
+			  LL_READ_KF(kf, struct tcp_sock, sk, data_segs_in), kf);
 first:
 	if (s->flags & RT_F_SEEN_READ)
 		return;
@@ -403,6 +416,9 @@ static __always_inline void req_server_closes(const struct sock *sk, bool gone)
 			ssl_close(sk, gone);
 			ssl_done = true;
 		} else if (!(s->flags & RT_F_TLS)) {
+			/* (the copy hook alone: a response it has not seen go) */
+			if (s->state == RT_READING && lean_solo)
+				solo_answered(sk, s, slot, false);
 			tcp_close_out(s, slot); /* (a TLS connection's exchanges are no turns) */
 		}
 		s->state = RT_IDLE;
@@ -442,8 +458,13 @@ static __always_inline void req_forget(const struct sock *sk)
 	if (!targ_slot[port & 0xffff])
 		return;
 	s = bpf_map_lookup_elem(&tcp_slots, &k.idx);
-	if (s)
-		tcp_entry_free(sk, s, false);
+	if (!s)
+		return;
+	/* a reset: the copy hook alone's last request may have been answered */
+	if (lean_solo && s->sk == k.key && s->state == RT_READING &&
+	    !(s->flags & (RT_F_FOREIGN | RT_F_TLS | RT_F_H2 | RT_F_PLAIN)))
+		solo_sweep(sk, port, true);
+	tcp_entry_free(sk, s, false);
 	/* (a socket with its state in its own storage leaves its plaintext entry to the LRU) */
 }
 

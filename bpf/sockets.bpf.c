@@ -33,6 +33,7 @@
 #include "observe.bpf.h"
 #include "conn.bpf.h"
 #include "req.bpf.h"
+#include "iter.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
@@ -100,6 +101,37 @@ SEC("tp_btf/tcp_rcv_space_adjust")
 int BPF_PROG(handle_tcp_rcv_space_adjust, struct sock *sk)
 {
 	tcp_copied(sk, true);
+	return 0;
+}
+
+/* The lean hooks' passes over the target's sockets (observer/kernel/lean.c; req_lean.bpf.h). */
+struct bpf_iter__tcp___ll {
+	struct bpf_iter_meta___ll *meta;
+	struct sock_common *sk_common;
+} __attribute__((preserve_access_index));
+
+struct bpf_iter__udp___ll {
+	struct bpf_iter_meta___ll *meta;
+	struct sock *udp_sk;
+} __attribute__((preserve_access_index));
+
+SEC("iter/tcp")
+int lean_sweep(struct bpf_iter__tcp___ll *ctx)
+{
+	const struct sock *sk = (const struct sock *)ctx->sk_common;
+
+	if (sk && lean_solo)
+		solo_sweep(sk, BPF_CORE_READ(sk, __sk_common.skc_num), lean_solo > 1);
+	return 0;
+}
+
+SEC("iter/udp")
+int lean_udp(struct bpf_iter__udp___ll *ctx)
+{
+	const struct sock *sk = ctx->udp_sk;
+
+	if (sk && targ_slot[BPF_CORE_READ(sk, __sk_common.skc_num)])
+		lean_udp_socks++;
 	return 0;
 }
 

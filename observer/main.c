@@ -100,6 +100,7 @@ static void features_new(struct obs_run *r)
 		.payload_off = a->payload_off,
 		.payload_period_us = a->payload_period_us,
 		.trace_out = r->trace_out,
+		.netns_fd = r->targets.netns_fd,
 	};
 
 	r->trace_out = NULL;

@@ -138,8 +138,11 @@ struct rt_ctrs {
 				* after it, and streams begun in a read gap (by their ids) that
 				* no walked write ended: answered in a gap or not at all, not
 				* known */
+	__u64 untimed; /* plain TCP under the copy hook alone (rt_solo_write()): responses whose
+			* write time TCP's stamps do not tell: counted in requests, not timed (no
+			* service, queue or residence value; in no_arrival too) */
 };
-_Static_assert(sizeof(struct rt_ctrs) == (39 + 2 * RT_NCOMP) * 8, "rt_ctrs layout");
+_Static_assert(sizeof(struct rt_ctrs) == (40 + 2 * RT_NCOMP) * 8, "rt_ctrs layout");
 
 /* One slot's record on one CPU: its counters, then a histogram per component (bucket
  * ll_hist_bucket(value)). Userspace sums the CPUs' records. */
@@ -342,6 +345,29 @@ static __attribute__((always_inline)) inline __u64 rt_lean_arrival(const struct 
 	return in->clock;
 }
 
+/*
+ * The copy hook alone (the send hook detached): a request read and its response's write unseen.
+ * Its next read (or the server's close, or the per-interval sweep) finds data_segs_out moved since
+ * the read: the response went. Its time is TCP's stamp of its last transmit (tcp_wstamp_ns) where
+ * that can only be the response's: one data segment out since the read, and no transmit after it:
+ *  - nothing received since the read (in_segs 0, no FIN): the last transmit is the response (a pure
+ *    ACK goes out only for something received);
+ *  - one data segment received (the next request): the stamp is older than its receipt (clock):
+ *    a quick-ack for it would carry the receipt's clock, and a response written after it (a
+ *    pipelined request) would be stamped at or after it.
+ * Else (two segments out: a response in pieces, a retransmit; more received) 0: counted, untimed.
+ */
+static __attribute__((always_inline)) inline __u64 rt_solo_write(__u32 out_segs, __u32 in_segs,
+								  __u8 peer_fin, __u64 wstamp,
+								  __u64 clock, __u64 read)
+{
+	if (out_segs != 1 || in_segs > 1 || wstamp <= read)
+		return 0;
+	if ((in_segs || peer_fin) && wstamp >= clock)
+		return 0;
+	return wstamp;
+}
+
 /* --runq: when a watched thread became runnable (a .bss array indexed by tid). */
 struct rt_wake {
 	__u64 ts; /* 0: not runnable, or already counted */
@@ -358,8 +384,18 @@ struct rt_tcp_sock {
 	__u64 arrival_ns; /* current request: first bytes queued (0: unknown) */
 	__u64 pending_ns; /* bytes queued after the current request's reads: the next request */
 	__u64 read_ns;	  /* current request: end of the first read */
-	__u64 write_ns;	  /* end of the first write of its response */
-	__u64 last_write_ns;
+	union {
+		struct {
+			__u64 write_ns; /* end of the first write of its response */
+			__u64 last_write_ns;
+		};
+		/* plain TCP, RT_READING while the copy hook alone reads (lean_solo, rt_solo_write()) */
+		struct {
+			__u64 solo_mark; /* rt_lean_mark() at the request's last read */
+			__u32 solo_out;	 /* data_segs_out then */
+			__u32 solo_pad;
+		};
+	};
 	__u64 accept_ns; /* first request only: when accept() returned the socket (0: unknown);
 			  * after its first write, the lean hooks' mark (rt_lean_mark()) */
 	__u8 state;

@@ -86,6 +86,7 @@ void obs_requests_reads(struct obs_requests *r, struct obs_reader_opts *o)
 	o->pl = r->pl_cur;
 	o->h2s = r->h2s;
 	o->arrivals = r->atier;
+	o->lean = r->lean;
 }
 
 /* It shares the socket programs, so it configures them before load (off: at their smallest). */
@@ -119,7 +120,7 @@ static int start_feature(void *self)
 	if (err)
 		return err;
 	if (obs_reqtime_features(r->rt)->lean) {
-		r->lean = obs_reqtime_lean_new(r->rt, r->prog);
+		r->lean = obs_reqtime_lean_new(r->rt, r->prog, r->o.netns_fd);
 		if (!r->lean)
 			return -errno;
 	}
@@ -265,11 +266,13 @@ static void lean_tick(struct obs_requests *r, bool final)
 			continue;
 		}
 		iv.tcp_requests += c->requests;
+		iv.untimed += c->untimed;
 		iv.multi_arrival += c->multi_arrival;
 		iv.tls_h2 += c->tls_handshakes + c->tls_unseen + c->tls_plain_conns + c->h2_conns;
 	}
 	iv.lean_unknown = d->global[RT_G_LEAN_UNKNOWN];
 	iv.lean_missed = d->global[RT_G_LEAN_MISSED];
+	iv.udp_socks = obs_reqtime_lean_udp_socks(r->rt);
 	obs_lean_tick(r->lean, &iv, final);
 	obs_reqtime_lean_said(r->rt, r->lean);
 }

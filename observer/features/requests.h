@@ -18,6 +18,7 @@ struct obs_requests_opts {
 	bool payload_off;	    /* payload sampling (observer/features/payload_sampling.c) */
 	int64_t payload_period_us;
 	FILE *trace_out;	    /* --trace, opened before the drop; the feature closes it */
+	int netns_fd;		    /* the targets' namespace (-1: ours), for the lean hooks' passes */
 };
 
 struct obs_requests;
@@ -32,7 +33,7 @@ void obs_requests_free(struct obs_requests *r);
 /* The request timing its plan set up: NULL when off (unsupported, or --no-requests). */
 struct obs_reqtime *obs_requests_reqtime(struct obs_requests *r);
 /* Its objects the read phase reads into (after its unprivileged start): the counters, the
- * payload samples, the HTTP/2 status reader, the sampled arrivals' tier. */
+ * payload samples, the HTTP/2 status reader, the sampled arrivals' tier, the lean hooks. */
 void obs_requests_reads(struct obs_requests *r, struct obs_reader_opts *o);
 /* Before the start: the processes serving the targets (obs_run.c finds them), whose libssl gets
  * TLS plaintext's uprobes. */

@@ -5,17 +5,25 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
 #include "loadlens/cli.h"
+#include "kernel/iter_ns.h"
 #include "kernel/lean.h"
 #include "kernel/systier.h"
+
+enum { PASS_TCP, PASS_UDP, PASSES };
 
 struct obs_lean {
 	const char *prog;
 	enum obs_lean_mode mode;
 	struct obs_lean_rule rule;
-	struct obs_systier *tier; /* its child attaches and detaches the three programs */
-	volatile uint8_t *marks;
-	uint64_t start_ns, last_ns, lean_ns;
+	struct obs_systier *tier; /* its child attaches and detaches the four programs */
+	struct obs_lean_kernel k;
+	struct bpf_link *links[PASSES]; /* the passes' iterators (NULL: no copy hook alone) */
+	struct obs_iter_ns *ns;
+	int pass_err; /* the first failed pass's errno, said once */
+	uint64_t start_ns, last_ns, lean_ns, solo_ns;
 	uint64_t reads; /* TCP requests while the copy hook was attached (it begins each) */
 };
 
@@ -33,18 +41,35 @@ unsigned int obs_lean_progs(enum obs_lean_state s)
 {
 	switch (s) {
 	case OBS_LEAN_LEAN:
+	case OBS_LEAN_SOLO_GOING:
+		return OBS_LEAN_PROG_COPY | OBS_LEAN_PROG_SEND;
+	case OBS_LEAN_SOLO:
 		return OBS_LEAN_PROG_COPY;
 	case OBS_LEAN_GOING:
 	case OBS_LEAN_LEAVING:
-		return OBS_LEAN_PROG_ARRIVAL | OBS_LEAN_PROG_RECV | OBS_LEAN_PROG_COPY;
+		return OBS_LEAN_PROG_ARRIVAL | OBS_LEAN_PROG_RECV | OBS_LEAN_PROG_COPY |
+		       OBS_LEAN_PROG_SEND;
 	default:
-		return OBS_LEAN_PROG_ARRIVAL | OBS_LEAN_PROG_RECV;
+		return OBS_LEAN_PROG_ARRIVAL | OBS_LEAN_PROG_RECV | OBS_LEAN_PROG_SEND;
 	}
 }
 
 bool obs_lean_marks(enum obs_lean_state s)
 {
-	return s == OBS_LEAN_GOING || s == OBS_LEAN_LEAN || s == OBS_LEAN_LEAVING;
+	return s != OBS_LEAN_FULL && s != OBS_LEAN_DONE;
+}
+
+uint8_t obs_lean_solo(enum obs_lean_state s, uint8_t was)
+{
+	if (s == OBS_LEAN_SOLO)
+		return 2;
+	return s == OBS_LEAN_SOLO_GOING || was ? 1 : 0;
+}
+
+/* The copy hook in this state: the run's lean share counts it. */
+static bool copy_on(enum obs_lean_state s)
+{
+	return obs_lean_progs(s) & OBS_LEAN_PROG_COPY;
 }
 
 /* What the copy hook cannot do showed in this interval: why, in r->why; false if nothing. */
@@ -66,6 +91,26 @@ static bool cannot(struct obs_lean_rule *r, const struct obs_lean_interval *iv)
 		snprintf(r->why, sizeof(r->why), "%llu of %llu requests without the arrival the full "
 			 "hooks see (pipelined, or written in pieces)",
 			 (unsigned long long)iv->lean_unknown, (unsigned long long)iv->tcp_requests);
+		return true;
+	}
+	return false;
+}
+
+/* What the copy hook alone cannot do showed (or may come: a UDP socket on a target port). */
+static bool solo_cannot(struct obs_lean_rule *r, const struct obs_lean_interval *iv)
+{
+	if (cannot(r, iv))
+		return true;
+	if (iv->udp_socks) {
+		snprintf(r->why, sizeof(r->why), "%llu UDP socket%s on a target port (the copy hook "
+			 "alone does not see UDP)", (unsigned long long)iv->udp_socks,
+			 iv->udp_socks == 1 ? "" : "s");
+		return true;
+	}
+	if (iv->untimed > 1 && iv->untimed * OBS_LEAN_UNKNOWN_PER > iv->tcp_requests) {
+		snprintf(r->why, sizeof(r->why), "%llu of %llu responses the copy hook alone could "
+			 "not time (in several segments, or written after the next request came)",
+			 (unsigned long long)iv->untimed, (unsigned long long)iv->tcp_requests);
 		return true;
 	}
 	return false;
@@ -97,8 +142,20 @@ enum obs_lean_state obs_lean_decide(struct obs_lean_rule *r, enum obs_lean_mode 
 		r->state = cannot(r, iv) ? OBS_LEAN_DONE : OBS_LEAN_LEAN;
 		break;
 	case OBS_LEAN_LEAN:
-		if (cannot(r, iv))
+		if (cannot(r, iv)) {
 			r->state = OBS_LEAN_LEAVING;
+		} else if (r->solo && iv->tcp_requests && !iv->udp_socks) {
+			snprintf(r->why, sizeof(r->why), "plain TCP requests only, by port, no UDP "
+				 "socket on a target port");
+			r->state = OBS_LEAN_SOLO_GOING;
+		}
+		break;
+	case OBS_LEAN_SOLO_GOING:
+	case OBS_LEAN_SOLO:
+		if (solo_cannot(r, iv))
+			r->state = OBS_LEAN_LEAVING;
+		else
+			r->state = OBS_LEAN_SOLO;
 		break;
 	case OBS_LEAN_LEAVING:
 		r->state = OBS_LEAN_DONE;
@@ -117,27 +174,56 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-struct obs_lean *obs_lean_new(const char *prog, enum obs_lean_mode mode,
-			      struct bpf_program *const progs[3], volatile uint8_t *marks)
+/* The passes' iterators, where the copy hook alone may come (else it does not). */
+static void passes_new(struct obs_lean *l)
 {
-	struct bpf_program *p[3] = {progs[0], progs[1], progs[2]};
+	struct bpf_program *p[PASSES] = {l->k.sweep, l->k.udp};
+	int fds[PASSES], i;
+
+	if (!l->k.solo_ok || !p[PASS_TCP] || !p[PASS_UDP])
+		return;
+	for (i = 0; i < PASSES; i++) {
+		l->links[i] = bpf_program__attach_iter(p[i], NULL);
+		if (!l->links[i])
+			goto fail;
+		fds[i] = bpf_link__fd(l->links[i]);
+	}
+	l->ns = obs_iter_ns_new(l->k.netns_fd, fds, PASSES);
+	if (l->ns) {
+		l->rule.solo = true;
+		return;
+	}
+fail:
+	ll_warn(l->prog, "note: request timing keeps the send hook (no pass over the target's "
+			 "sockets: %s)", strerror(errno));
+	for (i = 0; i < PASSES; i++) {
+		bpf_link__destroy(l->links[i]);
+		l->links[i] = NULL;
+	}
+}
+
+struct obs_lean *obs_lean_new(const char *prog, enum obs_lean_mode mode,
+			      const struct obs_lean_kernel *k)
+{
+	struct bpf_program *p[OBS_LEAN_PROGS];
 	struct obs_lean *l = calloc(1, sizeof(*l));
 	int err;
 
 	if (!l)
 		return NULL;
+	memcpy(p, k->progs, sizeof(p));
 	l->prog = prog;
 	l->mode = mode;
-	l->marks = marks;
+	l->k = *k;
 	l->rule.state = mode == OBS_LEAN_ON ? OBS_LEAN_LEAN : OBS_LEAN_FULL;
-	l->tier = obs_systier_new(prog, OBS_SYSTIER_AUTO, p, 3);
+	l->tier = obs_systier_new(prog, OBS_SYSTIER_AUTO, p, OBS_LEAN_PROGS);
 	if (!l->tier) {
 		err = errno;
 		free(l);
 		errno = err;
 		return NULL;
 	}
-	*l->marks = obs_lean_marks(l->rule.state);
+	*l->k.marks = obs_lean_marks(l->rule.state);
 	/* the first state's programs before "observing": a detach is what takes long, not this */
 	err = obs_systier_want(l->tier, obs_lean_progs(l->rule.state), 10000);
 	if (err) {
@@ -153,6 +239,8 @@ struct obs_lean *obs_lean_new(const char *prog, enum obs_lean_mode mode,
 		ll_warn(prog, "note: --lean on: request timing reads at tcp:tcp_rcv_space_adjust, "
 			      "with no sk_data_ready nor sock_recv_length: TLS, HTTP/2 and UDP requests "
 			      "are not timed (counted), nor pipelined arrivals");
+	else if (mode == OBS_LEAN_AUTO)
+		passes_new(l);
 	l->start_ns = l->last_ns = now_ns();
 	return l;
 }
@@ -161,8 +249,59 @@ void obs_lean_free(struct obs_lean *l)
 {
 	if (!l)
 		return;
+	obs_iter_ns_free(l->ns);
+	for (int i = 0; i < PASSES; i++)
+		bpf_link__destroy(l->links[i]);
 	obs_systier_free(l->tier);
 	free(l);
+}
+
+/* One pass of iterator i: its programs write nothing to read; the walk is the work. */
+static int pass(struct obs_lean *l, int i)
+{
+	char buf[4096];
+	ssize_t n;
+	int fd = obs_iter_ns_create(l->ns, (size_t)i), err = 0;
+
+	if (fd < 0)
+		return fd;
+	/* a read that visits 1,000,000 sockets (the kernel's MAX_ITER_OBJECTS) and writes nothing
+	 * fails with EAGAIN: the walk goes on at the next read */
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno != EINTR && errno != EAGAIN) {
+			err = -errno;
+			break;
+		}
+	}
+	close(fd);
+	return err;
+}
+
+static void passes(struct obs_lean *l, bool tcp)
+{
+	int err = 0;
+
+	if (tcp)
+		err = pass(l, PASS_TCP);
+	*l->k.udp_socks = 0;
+	if (!err)
+		err = pass(l, PASS_UDP);
+	if (err && !l->pass_err) {
+		l->pass_err = -err;
+		ll_warn(l->prog, "note: request timing: a pass over the target's sockets failed (%s)",
+			strerror(-err));
+	}
+}
+
+void obs_lean_pass(struct obs_lean *l)
+{
+	enum obs_lean_state s;
+
+	if (!l || !l->ns)
+		return;
+	s = l->rule.state;
+	if (s == OBS_LEAN_LEAN || s == OBS_LEAN_SOLO_GOING || s == OBS_LEAN_SOLO)
+		passes(l, s != OBS_LEAN_LEAN);
 }
 
 void obs_lean_tick(struct obs_lean *l, const struct obs_lean_interval *iv, bool final)
@@ -174,10 +313,12 @@ void obs_lean_tick(struct obs_lean *l, const struct obs_lean_interval *iv, bool 
 	if (!l)
 		return;
 	was = l->rule.state;
-	if (was == OBS_LEAN_GOING || was == OBS_LEAN_LEAN || was == OBS_LEAN_LEAVING) {
+	if (copy_on(was)) {
 		l->lean_ns += t - l->last_ns;
 		l->reads += iv->tcp_requests;
 	}
+	if (was == OBS_LEAN_SOLO)
+		l->solo_ns += t - l->last_ns;
 	l->last_ns = t;
 	if (final)
 		return;
@@ -189,17 +330,30 @@ void obs_lean_tick(struct obs_lean *l, const struct obs_lean_interval *iv, bool 
 				 "tcp:tcp_rcv_space_adjust; sk_data_ready and sock_recv_length "
 				 "detached): %s",
 			l->rule.why);
+	else if (now == OBS_LEAN_SOLO_GOING)
+		ll_warn(l->prog, "note: request timing: the copy hook alone from the next interval "
+				 "(sock_send_length detached too; responses seen by TCP's segment "
+				 "counts): %s",
+			l->rule.why);
 	else if (now == OBS_LEAN_DONE && was == OBS_LEAN_FULL)
 		ll_warn(l->prog, "note: request timing keeps every hook: %s", l->rule.why);
 	else if (now == OBS_LEAN_LEAVING || (now == OBS_LEAN_DONE && was == OBS_LEAN_GOING))
 		ll_warn(l->prog, "note: request timing: every hook again, for the rest of the run: %s",
 			l->rule.why);
-	/* marks on before the copy hook comes; off once it has gone */
+	/* leaving the copy hook alone: what it answered so far, before the send hook is back */
+	if (was == OBS_LEAN_SOLO && now != OBS_LEAN_SOLO && l->ns)
+		passes(l, true);
+	/* marks on before the copy hook comes; off once it has gone; the reads' own marks before
+	 * the send hook goes, the sweep's answers once it has gone */
 	if (obs_lean_marks(now))
-		*l->marks = 1;
+		*l->k.marks = 1;
+	if (now != OBS_LEAN_SOLO)
+		*l->k.solo = obs_lean_solo(now, *l->k.solo);
 	err = obs_systier_want(l->tier, obs_lean_progs(now), 0);
 	if (!obs_lean_marks(now))
-		*l->marks = 0;
+		*l->k.marks = 0;
+	if (now == OBS_LEAN_SOLO && !err)
+		*l->k.solo = obs_lean_solo(now, *l->k.solo);
 	if (err) {
 		ll_warn(l->prog, "note: cannot switch request timing's hooks: %s", strerror(-err));
 		if (now != OBS_LEAN_DONE) {
@@ -207,6 +361,7 @@ void obs_lean_tick(struct obs_lean *l, const struct obs_lean_interval *iv, bool 
 			l->rule.state = OBS_LEAN_DONE;
 			snprintf(l->rule.why, sizeof(l->rule.why), "cannot switch: %s",
 				 strerror(-err));
+			*l->k.solo = obs_lean_solo(OBS_LEAN_DONE, *l->k.solo);
 			obs_systier_want(l->tier, obs_lean_progs(OBS_LEAN_DONE), 0);
 		}
 	}
@@ -215,9 +370,17 @@ void obs_lean_tick(struct obs_lean *l, const struct obs_lean_interval *iv, bool 
 double obs_lean_share(const struct obs_lean *l)
 {
 	uint64_t t = now_ns(), on = l->lean_ns;
-	enum obs_lean_state s = l->rule.state;
 
-	if (s == OBS_LEAN_GOING || s == OBS_LEAN_LEAN || s == OBS_LEAN_LEAVING)
+	if (copy_on(l->rule.state))
+		on += t - l->last_ns;
+	return t > l->start_ns ? (double)on / (double)(t - l->start_ns) : 0.0;
+}
+
+double obs_lean_solo_share(const struct obs_lean *l)
+{
+	uint64_t t = now_ns(), on = l->solo_ns;
+
+	if (l->rule.state == OBS_LEAN_SOLO)
 		on += t - l->last_ns;
 	return t > l->start_ns ? (double)on / (double)(t - l->start_ns) : 0.0;
 }

@@ -22,6 +22,17 @@
  * written, or more than 1 request in OBS_LEAN_UNKNOWN_PER lacks the arrival the full hooks
  * would have had. Each switch is said in a note; the JSON says the share of the run spent lean.
  *
+ * The copy hook alone: after OBS_LEAN_SOLO_AFTER lean intervals more, where the targets are ports
+ * (--port) and no UDP socket is bound to one (a pass over the UDP sockets each interval), the
+ * copy hook's reads leave marks of their own for one interval (OBS_LEAN_SOLO_GOING), and then the
+ * send hook is detached too: one event a request. A response is then seen at the request's next
+ * read, the server's close or reset, or the pass over the target's TCP sockets each interval
+ * (before the counters are read): data_segs_out moved since the read. Its time is TCP's stamp of
+ * its transmit where only it can be that (rt_solo_write()); else it is counted untimed
+ * ("untimed"). It goes back to every hook, for the rest of the run, on what the copy hook cannot
+ * follow (as above), a UDP socket on a target port, or more than 1 response in
+ * OBS_LEAN_UNKNOWN_PER untimed.
+ *
  *   --lean on   the copy hook from the start, for the run (what it cannot time is counted)
  *   --lean off  every hook, for the run
  *
@@ -38,6 +49,7 @@
 
 #define OBS_LEAN_AFTER 3	  /* intervals of plain TCP requests before going lean */
 #define OBS_LEAN_UNKNOWN_PER 100 /* at most 1 lean read in this many without its arrival */
+#define OBS_LEAN_SOLO_AFTER 2	  /* lean intervals before the copy hook alone */
 
 /* the syscall tier's modes, words and values (kernel/systier.h) */
 enum obs_lean_mode {
@@ -57,6 +69,9 @@ enum obs_lean_state {
 	OBS_LEAN_LEAN,	   /* the copy hook and the send hook */
 	OBS_LEAN_LEAVING,  /* both sets again: the next interval is full, for good */
 	OBS_LEAN_DONE,	   /* every hook, for the rest of the run */
+	OBS_LEAN_SOLO_GOING, /* the copy hook and the send hook, the reads leaving marks of their
+			      * own: the next interval is the copy hook alone */
+	OBS_LEAN_SOLO,	     /* the copy hook alone */
 };
 
 /* One interval's deltas, as the decision sees them. */
@@ -68,10 +83,13 @@ struct obs_lean_interval {
 	uint64_t lean_unknown;	/* reads the copy hook began without the arrival the full hooks
 				 * had had (while it is attached it begins every TCP read) */
 	uint64_t lean_missed;	/* TLS/HTTP/2 connections the copy hook cannot follow */
+	uint64_t untimed;	/* responses the copy hook alone could not time */
+	uint64_t udp_socks;	/* UDP sockets on a target port (the last pass over them) */
 };
 
 struct obs_lean_rule {
 	enum obs_lean_state state;
+	bool solo;	    /* the copy hook alone may come (targets by port) */
 	unsigned int plain; /* intervals in a row of plain TCP requests */
 	char why[160];	    /* the last switch's reason */
 };
@@ -85,19 +103,39 @@ enum obs_lean_state obs_lean_decide(struct obs_lean_rule *r, enum obs_lean_mode 
 #define OBS_LEAN_PROG_ARRIVAL 1U
 #define OBS_LEAN_PROG_RECV 2U
 #define OBS_LEAN_PROG_COPY 4U
+#define OBS_LEAN_PROG_SEND 8U
+#define OBS_LEAN_PROGS 4
 unsigned int obs_lean_progs(enum obs_lean_state s);
 bool obs_lean_marks(enum obs_lean_state s);
+/* The BPF side's lean_solo byte in state s, the last one `was` (0: off; 1: the reads leave marks
+ * of their own; 2: and the send hook is detached). Once on it stays on: a request read under it
+ * may be answered after. */
+uint8_t obs_lean_solo(enum obs_lean_state s, uint8_t was);
 
 struct bpf_program;
 struct obs_lean;
 
+/* What the lean hooks switch: the programs (loaded, not attached), the BPF side's bytes, and
+ * the passes over the target's sockets. */
+struct obs_lean_kernel {
+	struct bpf_program *progs[OBS_LEAN_PROGS]; /* arrival, recv, copy, send */
+	struct bpf_program *sweep, *udp;	   /* iter/tcp and iter/udp (NULL: no solo) */
+	volatile uint8_t *marks, *solo;		   /* lean_marks, lean_solo */
+	volatile uint32_t *udp_socks;		   /* lean_udp_socks */
+	int netns_fd;				   /* the target's (-1: ours) */
+	bool solo_ok;				   /* targets by port: the copy hook alone may come */
+};
+
 /*
- * After attach, privileged: fork the attaching child with the three programs (arrival, recv,
- * copy: loaded, not attached) and attach the first state's (AUTO: every hook; ON: lean), waiting
- * for it. marks: the BPF side's lean_marks byte. NULL and errno set, one line printed.
+ * After attach, privileged: fork the attaching child with the four programs and attach the first
+ * state's (AUTO: every hook; ON: lean), waiting for it; the passes' iterators. NULL and errno set,
+ * one line printed.
  */
 struct obs_lean *obs_lean_new(const char *prog, enum obs_lean_mode mode,
-			      struct bpf_program *const progs[3], volatile uint8_t *marks);
+			      const struct obs_lean_kernel *k);
+/* Before each read of the counters (the read phase): the passes the state wants, over the
+ * target's TCP sockets (responses the copy hook alone has not seen yet) and UDP ones. */
+void obs_lean_pass(struct obs_lean *l);
 void obs_lean_free(struct obs_lean *l);
 /* One interval's deltas: decide, switch (without waiting), say it in a note; final: the last
  * read's, only counted. */
@@ -105,6 +143,7 @@ void obs_lean_tick(struct obs_lean *l, const struct obs_lean_interval *iv, bool 
 /* The share of the run so far the copy hook was the read (0..1), the TCP requests it began,
  * and the state and reason. */
 double obs_lean_share(const struct obs_lean *l);
+double obs_lean_solo_share(const struct obs_lean *l); /* the copy hook alone's (0..1) */
 uint64_t obs_lean_reads(const struct obs_lean *l);
 enum obs_lean_state obs_lean_state(const struct obs_lean *l);
 const char *obs_lean_why(const struct obs_lean *l);

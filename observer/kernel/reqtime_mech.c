@@ -15,7 +15,7 @@
 #include "kernel/ssl_probes.h"
 #include "sockets.skel.h"
 
-#define TIER_PROGS 5 /* the most request programs one mechanism has */
+#define TIER_PROGS 6 /* the most request programs one mechanism has */
 
 static void attached_add(struct obs_reqtime_mech_got *got, const char *what)
 {
@@ -37,7 +37,9 @@ static void tier_progs(struct sockets_bpf *s, enum obs_reqtime_mech m, struct bp
 		p[1] = s->progs.handle_sock_recv_length;
 		p[2] = s->progs.handle_sock_send_length;
 		p[3] = s->progs.handle_tcp_rcv_space_adjust;
-		p[4] = NULL;
+		p[4] = s->progs.lean_sweep;
+		p[5] = s->progs.lean_udp;
+		p[6] = NULL;
 	} else {
 		p[0] = s->progs.handle_sock_def_readable;
 		p[1] = s->progs.handle_inet_recvmsg_exit;
@@ -147,6 +149,8 @@ static void lean(struct sockets_bpf *s, const char *prog, const struct obs_reqti
 		why = p->detach ? "LOADLENS_OBSERVER_DETACH off" : "--arrivals always";
 	if (why) {
 		prog_off(s->progs.handle_tcp_rcv_space_adjust);
+		prog_off(s->progs.lean_sweep);
+		prog_off(s->progs.lean_udp);
 		if (p->lean == OBS_LEAN_ON)
 			ll_warn(prog, "note: --lean on needs %s: every hook instead", why);
 		return;
@@ -155,8 +159,14 @@ static void lean(struct sockets_bpf *s, const char *prog, const struct obs_reqti
 	got->lean_progs[0] = s->progs.handle_sk_data_ready;
 	got->lean_progs[1] = s->progs.handle_sock_recv_length;
 	got->lean_progs[2] = s->progs.handle_tcp_rcv_space_adjust;
-	for (size_t i = 0; i < 3; i++)
+	got->lean_progs[3] = s->progs.handle_sock_send_length;
+	for (size_t i = 0; i < OBS_LEAN_PROGS; i++)
 		bpf_program__set_autoattach(got->lean_progs[i], false);
+	/* the copy hook alone's passes (lean.c attaches their iterators) */
+	got->lean_sweep = s->progs.lean_sweep;
+	got->lean_udp = s->progs.lean_udp;
+	bpf_program__set_autoattach(got->lean_sweep, false);
+	bpf_program__set_autoattach(got->lean_udp, false);
 	attached_add(got, "tcp_rcv_space_adjust (--lean)");
 }
 

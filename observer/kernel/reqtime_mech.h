@@ -55,9 +55,11 @@ struct obs_reqtime_mech_got {
 	bool accept;	/* sys_exit_accept4 exists: first requests' accept share */
 	bool runq;
 	struct bpf_program *arrival; /* with arrivals_sampled: for the tier to attach */
-	/* the lean hooks can run here: the arrival, recv and copy programs, for lean.c's child */
+	/* the lean hooks can run here: the arrival, recv, copy and send programs, for lean.c's
+	 * child; the passes' iterator programs */
 	bool lean;
-	struct bpf_program *lean_progs[3];
+	struct bpf_program *lean_progs[OBS_LEAN_PROGS];
+	struct bpf_program *lean_sweep, *lean_udp;
 	bool ssl;		     /* TLS plaintext's uprobe programs load (ssl_probes.c) */
 	bool h2_headers;	     /* HTTP/2 header blocks go to userspace (needs user registers) */
 	char ssl_why[160];	     /* why not */

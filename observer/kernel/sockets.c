@@ -317,6 +317,16 @@ volatile uint8_t *obs_sockets_lean_marks(struct obs_sockets *c)
 	return &c->skel->bss->lean_marks;
 }
 
+volatile uint8_t *obs_sockets_lean_solo(struct obs_sockets *c)
+{
+	return &c->skel->bss->lean_solo;
+}
+
+volatile uint32_t *obs_sockets_lean_udp_socks(struct obs_sockets *c)
+{
+	return &c->skel->bss->lean_udp_socks;
+}
+
 volatile uint8_t *obs_sockets_handshake_stamps(struct obs_sockets *c)
 {
 	return &c->skel->bss->handshake_stamps;

@@ -322,6 +322,9 @@ static void lean_summary(FILE *out, const struct obs_reqtime_features *f,
 		     "run, %llu requests; now %s%s%s\n",
 		obs_lean_mode_name(f->lean_mode), 100 * f->lean_share, (unsigned long long)turns,
 		f->lean_state ? f->lean_state : "full", f->lean_why[0] ? ": " : "", f->lean_why);
+	if (f->lean_solo_share > 0)
+		fprintf(out, "  lean hooks: the copy hook alone (the send hook detached too) %.0f%% "
+			     "of the run\n", 100 * f->lean_solo_share);
 	if (unknown)
 		fprintf(out, "  lean hooks: %llu of those %llu requests have no socket-queue wait "
 			     "(they came before the previous response, or in pieces: the full hooks "
@@ -439,6 +442,7 @@ static json_t *slot_json(const struct obs_reqtime *rt, const struct obs_reqtime_
 	set(o, "requests", json_integer((json_int_t)c->requests), ok);
 	set(o, "unanswered", json_integer((json_int_t)c->unanswered), ok);
 	set(o, "no_arrival", json_integer((json_int_t)c->no_arrival), ok);
+	set(o, "untimed", json_integer((json_int_t)c->untimed), ok);
 	set(o, "multi_write", json_integer((json_int_t)c->multi_write), ok);
 	set(o, "unsolicited_writes", json_integer((json_int_t)c->unsolicited), ok);
 	set(o, "udp_ring_overrun", json_integer((json_int_t)c->ring_overrun), ok);
@@ -520,6 +524,7 @@ int obs_reqtime_fmt_json_add(json_t *root, const struct obs_reqtime *rt,
 	set(feat, "tls_processes_without_libssl", json_integer((json_int_t)f->tls_without), &ok);
 	set(feat, "lean", json_string(f->lean ? obs_lean_mode_name(f->lean_mode) : "off"), &ok);
 	set(feat, "lean_share", json_real(f->lean ? f->lean_share : 0.0), &ok);
+	set(feat, "lean_solo_share", json_real(f->lean ? f->lean_solo_share : 0.0), &ok);
 	set(feat, "lean_state", f->lean && f->lean_state ? json_string(f->lean_state) : json_null(),
 	    &ok);
 	set(feat, "lean_reason", f->lean && f->lean_why[0] ? json_string(f->lean_why) : json_null(),

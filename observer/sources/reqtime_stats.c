@@ -17,7 +17,9 @@
 struct obs_reqtime {
 	struct obs_sockets *conn; /* the socket object's owner: every read of its maps goes there */
 	struct obs_reqtime_features features;
-	struct bpf_program *lean_progs[3]; /* features.lean: arrival, recv, copy (kernel/lean.h) */
+	struct bpf_program *lean_progs[OBS_LEAN_PROGS]; /* features.lean: arrival, recv, copy, send
+							 * (kernel/lean.h) */
+	struct bpf_program *lean_sweep, *lean_udp;	/* the copy hook alone's passes */
 	uint16_t ports[RT_MAX_PORTS];
 	size_t nports;
 	bool owned; /* --pid/--cgroup: only the targets' own sockets are timed */
@@ -187,6 +189,8 @@ struct obs_reqtime *obs_reqtime_new(const char *prog, const struct obs_reqtime_o
 	rt->features.lean = got.lean;
 	rt->features.lean_mode = opts->lean;
 	memcpy(rt->lean_progs, got.lean_progs, sizeof(rt->lean_progs));
+	rt->lean_sweep = got.lean_sweep;
+	rt->lean_udp = got.lean_udp;
 	rt->arrival = opts->arrivals_sampled ? got.arrival : NULL;
 	memcpy(rt->attached, got.attached, sizeof(rt->attached));
 	rt->features.tls_possible = got.ssl;
@@ -415,7 +419,7 @@ int obs_reqtime_read(struct obs_reqtime *rt, struct obs_reqtime_stats *st)
 		const struct rt_ctrs *ct = &st->slot[k].c;
 		uint64_t n[RT_NCOMP] = {
 			[RT_QUEUE] = ct->requests - ct->no_arrival,
-			[RT_SERVICE] = ct->requests,
+			[RT_SERVICE] = ct->requests - ct->untimed,
 			[RT_RESIDENCE] = ct->requests - ct->no_arrival,
 			[RT_ACCEPT] = ct->accept_n,
 			[RT_MULTI_FIRST] = ct->multi_write,
@@ -538,24 +542,43 @@ struct bpf_program *obs_reqtime_arrival_prog(const struct obs_reqtime *rt)
 	return rt->arrival;
 }
 
-struct obs_lean *obs_reqtime_lean_new(struct obs_reqtime *rt, const char *prog)
+struct obs_lean *obs_reqtime_lean_new(struct obs_reqtime *rt, const char *prog, int netns_fd)
 {
+	struct obs_lean_kernel k = {
+		.sweep = rt ? rt->lean_sweep : NULL,
+		.udp = rt ? rt->lean_udp : NULL,
+		.netns_fd = netns_fd,
+	};
+
 	if (!rt || !rt->features.lean)
 		return NULL;
-	return obs_lean_new(prog, rt->features.lean_mode, rt->lean_progs,
-			    obs_sockets_lean_marks(rt->conn));
+	memcpy(k.progs, rt->lean_progs, sizeof(k.progs));
+	k.marks = obs_sockets_lean_marks(rt->conn);
+	k.solo = obs_sockets_lean_solo(rt->conn);
+	k.udp_socks = obs_sockets_lean_udp_socks(rt->conn);
+	/* the passes find a socket's slot by its port: not for --pid/--cgroup's own ports, nor
+	 * --all-ports */
+	k.solo_ok = rt->nports && !rt->dyn;
+	return obs_lean_new(prog, rt->features.lean_mode, &k);
+}
+
+uint32_t obs_reqtime_lean_udp_socks(const struct obs_reqtime *rt)
+{
+	return rt && rt->features.lean ? *obs_sockets_lean_udp_socks(rt->conn) : 0;
 }
 
 void obs_reqtime_lean_said(struct obs_reqtime *rt, const struct obs_lean *l)
 {
 	static const char *const states[] = {
 		[OBS_LEAN_FULL] = "full", [OBS_LEAN_GOING] = "going lean", [OBS_LEAN_LEAN] = "lean",
-		[OBS_LEAN_LEAVING] = "leaving lean", [OBS_LEAN_DONE] = "full"};
+		[OBS_LEAN_LEAVING] = "leaving lean", [OBS_LEAN_DONE] = "full",
+		[OBS_LEAN_SOLO_GOING] = "lean", [OBS_LEAN_SOLO] = "copy hook alone"};
 	const char *why;
 
 	if (!l)
 		return;
 	rt->features.lean_share = obs_lean_share(l);
+	rt->features.lean_solo_share = obs_lean_solo_share(l);
 	rt->features.lean_reads = obs_lean_reads(l);
 	rt->features.lean_state = states[obs_lean_state(l)];
 	why = obs_lean_why(l);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "loadlens/cli.h"
+#include "kernel/lean.h"
 #include "kernel/systier.h"
 #include "sources/fds.h"
 #include "sources/h2_status.h"
@@ -148,6 +149,7 @@ static void requests(struct obs_reader *rd)
 		if (o->arrivals)
 			obs_reqtime_arrival_share(o->rt, obs_systier_share(o->arrivals));
 	}
+	obs_lean_pass(o->lean); /* responses the copy hook alone has not seen yet */
 	r->req_err = obs_reqtime_read(o->rt, o->req);
 	if (!r->req_err)
 		r->req_err = obs_payload_read(o->payload, o->pl);

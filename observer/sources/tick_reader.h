@@ -36,6 +36,7 @@ struct obs_reqtime_stats;
 struct obs_payload;
 struct obs_h2_status;
 struct obs_systier;
+struct obs_lean;
 
 /*
  * When the census walks next: the sockstat feature sets it each tick for the read after (a walk
@@ -117,6 +118,7 @@ struct obs_reader_opts {
 	struct rt_pl_ctrs *pl;
 	struct obs_h2_status *h2s;    /* NULL: HTTP/2 statuses not read */
 	struct obs_systier *arrivals; /* the sampled arrivals' tier (NULL: none) */
+	struct obs_lean *lean;	      /* the lean hooks (NULL: none), whose passes come first */
 };
 
 struct obs_reader;

@@ -3,7 +3,8 @@
  * When the lean hooks run (observer/kernel/lean.c, obs_lean_decide()): after OBS_LEAN_AFTER
  * intervals of plain TCP requests only, through one interval with both sets of hooks; back to
  * every hook for good when the copy hook meets what it cannot time; never with TLS, HTTP/2 or
- * UDP about. No root, no kernel.
+ * UDP about. Then the copy hook alone (targets by port, no UDP socket on them), through one
+ * interval where the reads leave their own marks. No root, no kernel.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -43,7 +44,8 @@ static void test_plain_goes_lean(void **state)
 	assert_non_null(strstr(r.why, "11 of 1000"));
 	assert_int_equal(obs_lean_decide(&r, OBS_LEAN_AUTO, &plain), OBS_LEAN_DONE);
 	assert_int_equal(obs_lean_decide(&r, OBS_LEAN_AUTO, &plain), OBS_LEAN_DONE);
-	assert_int_equal(obs_lean_progs(OBS_LEAN_DONE), OBS_LEAN_PROG_ARRIVAL | OBS_LEAN_PROG_RECV);
+	assert_int_equal(obs_lean_progs(OBS_LEAN_DONE),
+			 OBS_LEAN_PROG_ARRIVAL | OBS_LEAN_PROG_RECV | OBS_LEAN_PROG_SEND);
 	assert_false(obs_lean_marks(OBS_LEAN_DONE));
 }
 
@@ -98,12 +100,63 @@ static void test_forced(void **state)
 	(void)state;
 	assert_int_equal(obs_lean_decide(&r, OBS_LEAN_ON, &h2), OBS_LEAN_LEAN);
 	assert_int_equal(obs_lean_decide(&r, OBS_LEAN_OFF, &plain), OBS_LEAN_FULL);
-	assert_int_equal(obs_lean_progs(OBS_LEAN_LEAN), OBS_LEAN_PROG_COPY);
-	assert_int_equal(obs_lean_progs(OBS_LEAN_GOING),
-			 OBS_LEAN_PROG_ARRIVAL | OBS_LEAN_PROG_RECV | OBS_LEAN_PROG_COPY);
+	assert_int_equal(obs_lean_progs(OBS_LEAN_LEAN), OBS_LEAN_PROG_COPY | OBS_LEAN_PROG_SEND);
+	assert_int_equal(obs_lean_progs(OBS_LEAN_GOING), OBS_LEAN_PROG_ARRIVAL | OBS_LEAN_PROG_RECV |
+								 OBS_LEAN_PROG_COPY | OBS_LEAN_PROG_SEND);
+	/* --lean on never detaches the send hook */
+	r.solo = true;
+	assert_int_equal(obs_lean_decide(&r, OBS_LEAN_ON, &plain), OBS_LEAN_LEAN);
 	assert_true(obs_lean_marks(OBS_LEAN_GOING) && obs_lean_marks(OBS_LEAN_LEAN));
 	assert_int_equal(obs_lean_mode_parse("auto"), OBS_LEAN_AUTO);
 	assert_int_equal(obs_lean_mode_parse("lean"), -1);
 }
 
-LL_TEST_MAIN(test_plain_goes_lean, test_count_restarts, test_never_with_tls_h2_udp, test_forced)
+/* The copy hook alone: one lean interval with requests, then one where the reads leave their own
+ * marks with the send hook still there, then without it; the lean_solo byte stays on after. */
+static void test_solo(void **state)
+{
+	struct obs_lean_rule r = {.solo = true};
+	struct obs_lean_interval udp_sock = {.tcp_requests = 1000, .udp_socks = 1};
+	struct obs_lean_interval untimed = {.tcp_requests = 1000, .untimed = 3};
+	struct obs_lean_interval idle = {0};
+
+	(void)state;
+	go_lean(&r);
+	/* a UDP socket on a target port: lean, not alone; an idle interval: not yet */
+	assert_int_equal(obs_lean_decide(&r, OBS_LEAN_AUTO, &udp_sock), OBS_LEAN_LEAN);
+	assert_int_equal(obs_lean_decide(&r, OBS_LEAN_AUTO, &idle), OBS_LEAN_LEAN);
+	assert_int_equal(obs_lean_decide(&r, OBS_LEAN_AUTO, &plain), OBS_LEAN_SOLO_GOING);
+	assert_non_null(strstr(r.why, "no UDP socket"));
+	assert_int_equal(obs_lean_progs(OBS_LEAN_SOLO_GOING), OBS_LEAN_PROG_COPY | OBS_LEAN_PROG_SEND);
+	assert_int_equal(obs_lean_solo(OBS_LEAN_SOLO_GOING, 0), 1);
+	assert_int_equal(obs_lean_decide(&r, OBS_LEAN_AUTO, &plain), OBS_LEAN_SOLO);
+	assert_int_equal(obs_lean_progs(OBS_LEAN_SOLO), OBS_LEAN_PROG_COPY);
+	assert_int_equal(obs_lean_solo(OBS_LEAN_SOLO, 1), 2);
+	assert_true(obs_lean_marks(OBS_LEAN_SOLO));
+	/* 3 of 1000 untimed stays; idle stays */
+	assert_int_equal(obs_lean_decide(&r, OBS_LEAN_AUTO, &untimed), OBS_LEAN_SOLO);
+	assert_int_equal(obs_lean_decide(&r, OBS_LEAN_AUTO, &idle), OBS_LEAN_SOLO);
+	/* 11 of 1000: every hook, for good; the byte stays on (reads answer what went unseen) */
+	untimed.untimed = 11;
+	assert_int_equal(obs_lean_decide(&r, OBS_LEAN_AUTO, &untimed), OBS_LEAN_LEAVING);
+	assert_non_null(strstr(r.why, "11 of 1000 responses"));
+	assert_int_equal(obs_lean_solo(OBS_LEAN_LEAVING, 2), 1);
+	assert_int_equal(obs_lean_decide(&r, OBS_LEAN_AUTO, &plain), OBS_LEAN_DONE);
+	assert_int_equal(obs_lean_solo(OBS_LEAN_DONE, 1), 1);
+	assert_int_equal(obs_lean_solo(OBS_LEAN_DONE, 0), 0);
+	/* a UDP socket comes: every hook */
+	memset(&r, 0, sizeof(r));
+	r.solo = true;
+	go_lean(&r);
+	obs_lean_decide(&r, OBS_LEAN_AUTO, &plain);
+	assert_int_equal(obs_lean_decide(&r, OBS_LEAN_AUTO, &udp_sock), OBS_LEAN_LEAVING);
+	assert_non_null(strstr(r.why, "1 UDP socket on a target port"));
+	/* targets not by port: lean stays lean */
+	memset(&r, 0, sizeof(r));
+	go_lean(&r);
+	for (unsigned int i = 0; i < 5; i++)
+		assert_int_equal(obs_lean_decide(&r, OBS_LEAN_AUTO, &plain), OBS_LEAN_LEAN);
+}
+
+LL_TEST_MAIN(test_plain_goes_lean, test_count_restarts, test_never_with_tls_h2_udp, test_forced,
+	     test_solo)

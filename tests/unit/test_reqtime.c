@@ -122,4 +122,34 @@ static void test_lean_first(void **state)
 	assert_int_equal(bytes, 78);
 }
 
-LL_TEST_MAIN(test_client_writes, test_lean_arrival, test_lean_first)
+/*
+ * The copy hook alone's write time (rt_solo_write()): TCP's stamp of its last transmit, where only
+ * the response can be that. Read at 1000; the response's one segment stamped 1400.
+ */
+static void test_solo_write(void **state)
+{
+	(void)state;
+	/* nothing received since (a sweep of an idle connection, or the server's close): the stamp,
+	 * even though it is TCP's last clock too */
+	assert_int_equal(rt_solo_write(1, 0, 0, 1400, 1400, 1000), 1400);
+	/* the client's ACK of it came (no data): the same */
+	assert_int_equal(rt_solo_write(1, 0, 0, 1400, 1600, 1000), 1400);
+	/* the next request's one segment came at 2000, acknowledged by the next response: the
+	 * stamp is older than its receipt */
+	assert_int_equal(rt_solo_write(1, 1, 0, 1400, 2000, 1000), 1400);
+	/* a quick-ack of that segment carries its receipt's clock: not the response's */
+	assert_int_equal(rt_solo_write(1, 1, 0, 2000, 2000, 1000), 0);
+	/* the request came first, the response was stamped after it (pipelined): not known */
+	assert_int_equal(rt_solo_write(1, 1, 0, 2100, 2000, 1000), 0);
+	/* the client's FIN came, and the server acknowledged it: not known; not acknowledged yet:
+	 * the stamp is older than the FIN's receipt */
+	assert_int_equal(rt_solo_write(1, 0, 1, 1900, 1900, 1000), 0);
+	assert_int_equal(rt_solo_write(1, 0, 1, 1400, 1900, 1000), 1400);
+	/* two segments out (a response in pieces, a retransmit), two in: not known */
+	assert_int_equal(rt_solo_write(2, 0, 0, 1400, 1400, 1000), 0);
+	assert_int_equal(rt_solo_write(1, 2, 0, 1400, 2000, 1000), 0);
+	/* a stamp not after the read is no response of this request */
+	assert_int_equal(rt_solo_write(1, 0, 0, 1000, 1600, 1000), 0);
+}
+
+LL_TEST_MAIN(test_client_writes, test_lean_arrival, test_lean_first, test_solo_write)
