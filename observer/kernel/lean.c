@@ -96,11 +96,10 @@ static bool cannot(struct obs_lean_rule *r, const struct obs_lean_interval *iv)
 	return false;
 }
 
-/* What the copy hook alone cannot do showed (or may come: a UDP socket on a target port). */
+/* What the copy hook alone cannot do, and the send hook can, showed (or may come: a UDP socket on
+ * a target port; its untimed responses leave the next arrival unknown too: said first). */
 static bool solo_cannot(struct obs_lean_rule *r, const struct obs_lean_interval *iv)
 {
-	if (cannot(r, iv))
-		return true;
 	if (iv->udp_socks) {
 		snprintf(r->why, sizeof(r->why), "%llu UDP socket%s on a target port (the copy hook "
 			 "alone does not see UDP)", (unsigned long long)iv->udp_socks,
@@ -115,6 +114,7 @@ static bool solo_cannot(struct obs_lean_rule *r, const struct obs_lean_interval 
 	}
 	return false;
 }
+
 
 enum obs_lean_state obs_lean_decide(struct obs_lean_rule *r, enum obs_lean_mode mode,
 				    const struct obs_lean_interval *iv)
@@ -152,10 +152,13 @@ enum obs_lean_state obs_lean_decide(struct obs_lean_rule *r, enum obs_lean_mode 
 		break;
 	case OBS_LEAN_SOLO_GOING:
 	case OBS_LEAN_SOLO:
-		if (solo_cannot(r, iv))
-			r->state = OBS_LEAN_LEAVING;
-		else
-			r->state = OBS_LEAN_SOLO;
+		if (solo_cannot(r, iv)) {
+			/* lean again, with the send hook, for the rest of the run */
+			r->solo = false;
+			r->state = OBS_LEAN_LEAN;
+		} else {
+			r->state = cannot(r, iv) ? OBS_LEAN_LEAVING : OBS_LEAN_SOLO;
+		}
 		break;
 	case OBS_LEAN_LEAVING:
 		r->state = OBS_LEAN_DONE;
@@ -300,7 +303,7 @@ void obs_lean_pass(struct obs_lean *l)
 	if (!l || !l->ns)
 		return;
 	s = l->rule.state;
-	if (s == OBS_LEAN_LEAN || s == OBS_LEAN_SOLO_GOING || s == OBS_LEAN_SOLO)
+	if ((s == OBS_LEAN_LEAN && l->rule.solo) || s == OBS_LEAN_SOLO_GOING || s == OBS_LEAN_SOLO)
 		passes(l, s != OBS_LEAN_LEAN);
 }
 
@@ -334,6 +337,10 @@ void obs_lean_tick(struct obs_lean *l, const struct obs_lean_interval *iv, bool 
 		ll_warn(l->prog, "note: request timing: the copy hook alone from the next interval "
 				 "(sock_send_length detached too; responses seen by TCP's segment "
 				 "counts): %s",
+			l->rule.why);
+	else if (now == OBS_LEAN_LEAN && (was == OBS_LEAN_SOLO || was == OBS_LEAN_SOLO_GOING))
+		ll_warn(l->prog, "note: request timing: the send hook again, for the rest of the run "
+				 "(the lean hooks stay): %s",
 			l->rule.why);
 	else if (now == OBS_LEAN_DONE && was == OBS_LEAN_FULL)
 		ll_warn(l->prog, "note: request timing keeps every hook: %s", l->rule.why);

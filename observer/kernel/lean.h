@@ -29,9 +29,9 @@
  * read, the server's close or reset, or the pass over the target's TCP sockets each interval
  * (before the counters are read): data_segs_out moved since the read. Its time is TCP's stamp of
  * its transmit where only it can be that (rt_solo_write()); else it is counted untimed
- * ("untimed"). It goes back to every hook, for the rest of the run, on what the copy hook cannot
- * follow (as above), a UDP socket on a target port, or more than 1 response in
- * OBS_LEAN_UNKNOWN_PER untimed.
+ * ("untimed"). It goes back to the send hook (lean), for the rest of the run, on a UDP socket on
+ * a target port or more than 1 response in OBS_LEAN_UNKNOWN_PER untimed; to every hook on what
+ * the lean hooks cannot follow (as above).
  *
  *   --lean on   the copy hook from the start, for the run (what it cannot time is counted)
  *   --lean off  every hook, for the run
