@@ -26,8 +26,8 @@ static __always_inline void lean_h2(struct rt_h2_conn *c)
 }
 
 /* Leave the read's marks: where the next request will begin, and the segments out so far. */
-static __always_inline void solo_mark(const struct sock *sk, struct rt_tcp_sock *s, __u32 copied_seq,
-				      __u32 segs_in, bool kf)
+static __always_inline void solo_mark(const struct sock *sk, struct rt_tcp_sock *s,
+				      __u32 copied_seq, __u32 segs_in, bool kf)
 {
 	s->solo_mark = rt_lean_mark(copied_seq, LL_READ_KF(kf, struct tcp_sock, sk, rcv_nxt),
 				    segs_in);
@@ -186,7 +186,7 @@ static __always_inline void solo_sweep(const struct sock *sk, __u16 port, bool a
 	struct rt_tcp_sock *s;
 	int slot;
 
-	if (!t || sk->__sk_common.skc_state == TCP_LISTEN)
+	if (!t)
 		return;
 	s = tcp_state(sk, false);
 	if (!s || s->state != RT_READING ||

@@ -119,9 +119,15 @@ SEC("iter/tcp")
 int lean_sweep(struct bpf_iter__tcp___ll *ctx)
 {
 	const struct sock *sk = (const struct sock *)ctx->sk_common;
+	__u8 state;
 
-	if (sk && lean_solo)
-		solo_sweep(sk, BPF_CORE_READ(sk, __sk_common.skc_num), lean_solo > 1);
+	if (!sk || !lean_solo)
+		return 0;
+	/* (TIME_WAIT, request and listening sockets hold no request: the cheap exit of most on a
+	 * load of short connections) */
+	state = sk->__sk_common.skc_state;
+	if (state == TCP_ESTABLISHED || state == TCP_CLOSE_WAIT)
+		solo_sweep(sk, sk->__sk_common.skc_num, lean_solo > 1);
 	return 0;
 }
 

@@ -159,9 +159,10 @@ static json_t *features(const struct probe *p)
 						  "inet{,6}_recvmsg, inet{,6}_sendmsg"
 						: "off",
 		"6.3 (tracepoints); else 5.5 with BTF trampolines (fentry)", note));
-	json_array_append_new(a, check_row("lean hooks: plain TCP requests with one event less",
+	json_array_append_new(a, check_row("lean hooks: plain TCP requests with one or two events less",
 		p->lean, p->lean ? "tp_btf tcp:tcp_rcv_space_adjust instead of sock:sk_data_ready "
-				   "and sock_recv_length (--lean auto: while only plain TCP shows)"
+				   "and sock_recv_length, and with --port targets sock_send_length "
+				   "(--lean auto: while only plain TCP shows)"
 				 : "off",
 		"6.3 (the sock: tracepoints) and tcp:tcp_rcv_space_adjust",
 		p->lean ? NULL : "every request has all three events"));
