@@ -46,7 +46,8 @@ DUR=${DUR:-3}
 STATS_DUR=${STATS_DUR:-5}
 MEM=${MEM:-1}
 # seconds of load before each measured run, not measured (the observer's --lean auto switches
-# after its first intervals of plain TCP requests: WARM=5 measures it as it then runs)
+# after its first intervals of plain TCP requests, to the copy hook alone from the 7th: WARM=8
+# measures it as it then runs)
 WARM=${WARM:-0}
 SOCKETS=${SOCKETS:-100000}
 VARIANTS=${VARIANTS:-observer=$BIN}
