@@ -272,7 +272,6 @@ static void lean_tick(struct obs_requests *r, bool final)
 	}
 	iv.lean_unknown = d->global[RT_G_LEAN_UNKNOWN];
 	iv.lean_missed = d->global[RT_G_LEAN_MISSED];
-	iv.udp_socks = obs_reqtime_lean_udp_socks(r->rt);
 	obs_lean_tick(r->lean, &iv, final);
 	obs_reqtime_lean_said(r->rt, r->lean);
 }

@@ -307,14 +307,18 @@ void obs_lean_pass(struct obs_lean *l)
 		passes(l, s != OBS_LEAN_LEAN);
 }
 
-void obs_lean_tick(struct obs_lean *l, const struct obs_lean_interval *iv, bool final)
+void obs_lean_tick(struct obs_lean *l, const struct obs_lean_interval *given, bool final)
 {
+	struct obs_lean_interval ivs;
+	const struct obs_lean_interval *iv = &ivs;
 	enum obs_lean_state was, now;
 	uint64_t t = now_ns();
 	int err;
 
 	if (!l)
 		return;
+	ivs = *given;
+	ivs.udp_socks = l->ns ? *l->k.udp_socks : 0; /* this interval's UDP pass's, if any ran */
 	was = l->rule.state;
 	if (copy_on(was)) {
 		l->lean_ns += t - l->last_ns;

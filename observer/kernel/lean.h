@@ -84,7 +84,8 @@ struct obs_lean_interval {
 				 * had had (while it is attached it begins every TCP read) */
 	uint64_t lean_missed;	/* TLS/HTTP/2 connections the copy hook cannot follow */
 	uint64_t untimed;	/* responses the copy hook alone could not time */
-	uint64_t udp_socks;	/* UDP sockets on a target port (the last pass over them) */
+	uint64_t udp_socks;	/* UDP sockets on a target port (the last pass over them; obs_lean_tick()
+				 * fills it in) */
 };
 
 struct obs_lean_rule {

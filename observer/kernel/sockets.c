@@ -312,19 +312,12 @@ void obs_sockets_arrival_window(struct obs_sockets *c)
 	__atomic_add_fetch(&c->skel->bss->arrival_gen, 1, __ATOMIC_SEQ_CST);
 }
 
-volatile uint8_t *obs_sockets_lean_marks(struct obs_sockets *c)
+void obs_sockets_lean_bss(struct obs_sockets *c, volatile uint8_t **marks, volatile uint8_t **solo,
+			  volatile uint32_t **udp_socks)
 {
-	return &c->skel->bss->lean_marks;
-}
-
-volatile uint8_t *obs_sockets_lean_solo(struct obs_sockets *c)
-{
-	return &c->skel->bss->lean_solo;
-}
-
-volatile uint32_t *obs_sockets_lean_udp_socks(struct obs_sockets *c)
-{
-	return &c->skel->bss->lean_udp_socks;
+	*marks = &c->skel->bss->lean_marks;
+	*solo = &c->skel->bss->lean_solo;
+	*udp_socks = &c->skel->bss->lean_udp_socks;
 }
 
 volatile uint8_t *obs_sockets_handshake_stamps(struct obs_sockets *c)

@@ -168,10 +168,9 @@ size_t obs_sockets_foreign(struct obs_sockets *c, struct rt_foreign_key *keys,
 /* A sampled-arrivals window opens (observer/kernel/systier.c's hook). */
 void obs_sockets_arrival_window(struct obs_sockets *c);
 /* The BPF side's lean_marks byte (after load): the writes leave marks for the copy hook. */
-volatile uint8_t *obs_sockets_lean_marks(struct obs_sockets *c);
-/* Its lean_solo byte (the copy hook alone) and lean_udp_socks (the UDP pass's count). */
-volatile uint8_t *obs_sockets_lean_solo(struct obs_sockets *c);
-volatile uint32_t *obs_sockets_lean_udp_socks(struct obs_sockets *c);
+/* Its lean_solo byte (the copy hook alone) and lean_udp_socks (the UDP pass's count) too. */
+void obs_sockets_lean_bss(struct obs_sockets *c, volatile uint8_t **marks, volatile uint8_t **solo,
+			  volatile uint32_t **udp_socks);
 /* The BPF side's handshake_stamps byte (after load): handshakes store their time for the accept
  * exits (the syscall tier) to find. */
 volatile uint8_t *obs_sockets_handshake_stamps(struct obs_sockets *c);

@@ -553,19 +553,13 @@ struct obs_lean *obs_reqtime_lean_new(struct obs_reqtime *rt, const char *prog, 
 	if (!rt || !rt->features.lean)
 		return NULL;
 	memcpy(k.progs, rt->lean_progs, sizeof(k.progs));
-	k.marks = obs_sockets_lean_marks(rt->conn);
-	k.solo = obs_sockets_lean_solo(rt->conn);
-	k.udp_socks = obs_sockets_lean_udp_socks(rt->conn);
+	obs_sockets_lean_bss(rt->conn, &k.marks, &k.solo, &k.udp_socks);
 	/* the passes find a socket's slot by its port: not for --pid/--cgroup's own ports, nor
 	 * --all-ports */
 	k.solo_ok = rt->nports && !rt->dyn;
 	return obs_lean_new(prog, rt->features.lean_mode, &k);
 }
 
-uint32_t obs_reqtime_lean_udp_socks(const struct obs_reqtime *rt)
-{
-	return rt && rt->features.lean ? *obs_sockets_lean_udp_socks(rt->conn) : 0;
-}
 
 void obs_reqtime_lean_said(struct obs_reqtime *rt, const struct obs_lean *l)
 {

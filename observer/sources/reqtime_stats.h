@@ -104,8 +104,6 @@ struct bpf_program *obs_reqtime_arrival_prog(const struct obs_reqtime *rt);
 /* Attached, privileged: the lean hooks' switch (kernel/lean.h), where they can run; NULL where
  * not, or on an error (errno set, printed). */
 struct obs_lean *obs_reqtime_lean_new(struct obs_reqtime *rt, const char *prog, int netns_fd);
-/* The last pass's count of UDP sockets on a target port (kernel/lean.h). */
-uint32_t obs_reqtime_lean_udp_socks(const struct obs_reqtime *rt);
 /* The lean hooks as of now, for the summary (features.lean_*). */
 void obs_reqtime_lean_said(struct obs_reqtime *rt, const struct obs_lean *l);
 /* A stamping window opens: UDP sockets resynchronise their arrival rings (for systier's hook). */
