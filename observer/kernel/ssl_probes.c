@@ -11,6 +11,7 @@
 #include "kernel/bpfread.h"
 #include "kernel/sockets.h"
 #include "kernel/ssl_probes.h"
+#include "kernel/ssl_sites.h"
 #include "sockets.skel.h"
 
 #define SSL_FUNCS 5
@@ -21,6 +22,8 @@ struct obs_ssl_probes {
 	struct bpf_link *links[SSL_LINKS];
 	size_t nlinks;
 	size_t nlibs; /* files with every uprobe attached */
+	size_t emulated, stepped; /* probes at instructions the kernel emulates, or steps */
+	size_t inner;		  /* wrapper pairs probed at their inner function */
 	char text[1024];
 };
 
@@ -108,6 +111,18 @@ static void list_add(char *buf, size_t size, const char *sep, const char *what)
 	snprintf(buf + len, size - len, "%s%s", len ? sep : "", what);
 }
 
+/* How the probes sit, appended to the text: what an SSL call costs the kernel. */
+static void sites_text(struct obs_ssl_probes *p)
+{
+	char t[256];
+
+	snprintf(t, sizeof(t), " (%zu probe%s at instructions the kernel emulates%s; %zu stepped "
+		 "out of line: a second trap a call)", p->emulated, p->emulated == 1 ? "" : "s",
+		 p->inner == 2 ? ", SSL_read/_ex and SSL_write/_ex at their inner functions"
+		 : p->inner ? ", a wrapper pair at its inner function" : "", p->stepped);
+	list_add(p->text, sizeof(p->text), "", t);
+}
+
 struct obs_ssl_probes *obs_ssl_probes_attach(struct obs_sockets *conn,
 					     const struct obs_ssl_file *files, size_t nfiles,
 					     const uint32_t *pids, size_t npids)
@@ -117,6 +132,7 @@ struct obs_ssl_probes *obs_ssl_probes_attach(struct obs_sockets *conn,
 	struct obs_ssl_probes *p = calloc(1, sizeof(*p));
 	const char *name[SSL_FUNCS], *fail;
 	char why[160], on[512] = "", off[512] = "", one[480];
+	struct obs_ssl_sites sites;
 	size_t i, k, first;
 	uint32_t tgid;
 	int err;
@@ -137,14 +153,24 @@ struct obs_ssl_probes *obs_ssl_probes_attach(struct obs_sockets *conn,
 
 		first = p->nlinks;
 		fail = NULL;
+		/* the sites: emulated instructions where the library has them (ssl_sites.h) */
+		if (obs_ssl_sites_find(l->open, getenv("LOADLENS_OBSERVER_SSL_ENTRIES") != NULL,
+				       &sites))
+			memset(&sites, 0, sizeof(sites)); /* each function at its symbol */
 		for (k = 0; k < SSL_FUNCS && !fail; k++) {
-			LIBBPF_OPTS(bpf_uprobe_opts, o, .func_name = name[k]);
+			const struct obs_ssl_site *st = &sites.fn[k];
+			/* an inner function has the _ex convention (SSL_read's: SSL_read_ex's) */
+			struct bpf_program *prog = st->inner ? in[k + 1] : in[k];
+			LIBBPF_OPTS(bpf_uprobe_opts, o, .func_name = st->offset ? NULL : name[k]);
 			struct bpf_link *e, *r;
 
-			e = bpf_program__attach_uprobe_opts(in[k], -1, l->open, 0, &o);
+			if (st->skip)
+				continue; /* its pair's inner function covers it */
+			e = bpf_program__attach_uprobe_opts(prog, -1, l->open, st->offset, &o);
 			err = e ? 0 : -errno;
 			o.retprobe = true;
-			r = err ? NULL : bpf_program__attach_uprobe_opts(out[k], -1, l->open, 0, &o);
+			r = err ? NULL
+				: bpf_program__attach_uprobe_opts(out[k], -1, l->open, st->offset, &o);
 			if (e && !r) {
 				err = -errno;
 				bpf_link__destroy(e);
@@ -168,9 +194,13 @@ struct obs_ssl_probes *obs_ssl_probes_attach(struct obs_sockets *conn,
 		}
 		list_add(on, sizeof(on), ", ", l->path);
 		p->nlibs++;
+		p->emulated += sites.emulated;
+		p->stepped += sites.stepped;
+		p->inner += sites.fn[OBS_SSL_READ].inner + sites.fn[OBS_SSL_WRITE].inner;
 	}
 	if (p->nlibs) { /* cut at the text's size where the lists are long */
 		snprintf(p->text, sizeof(p->text), "uprobes on %s", on);
+		sites_text(p);
 		if (*off) {
 			list_add(p->text, sizeof(p->text), "", "; not on ");
 			list_add(p->text, sizeof(p->text), "", off);

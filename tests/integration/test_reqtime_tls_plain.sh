@@ -3,7 +3,9 @@
 # (bpf/req_ssl.bpf.h). Against nginx terminating TLS, driven by h2load over https:
 # - HTTP/2 (ALPN h2), 10 streams in flight on each of 4 connections: the observer's requests
 #   equal nginx's access log lines exactly, every connection seen in plaintext, its handshake
-#   timed apart;
+#   timed apart; on x86-64 the probes at instructions the kernel emulates (SSL_read/_ex and
+#   SSL_write/_ex at their inner functions), and the same counts with each function probed at
+#   its own entry (LOADLENS_OBSERVER_SSL_ENTRIES);
 # - a location proxied to a 3 ms backend: the observer's service mean within 5% of nginx's
 #   $request_time mean;
 # - HTTP/1.1 over TLS (h2load --h1): exact too;
@@ -67,6 +69,23 @@ exact m10 "$TLS" 20000 4
 [ "$(jget "$LL_TMP/obs_m10.json" "$(tcp_slot "$TLS") | .h2_connections")" = 4 ] ||
 	fail "m10: $(jget "$LL_TMP/obs_m10.json" "$(tcp_slot "$TLS") | .h2_connections") HTTP/2 connections, 4 expected"
 grep -q "not seen in plaintext" "$LL_TMP/obs_m10.out" && fail "m10: a warning on seen connections"
+# Debian's libssl on x86-64: SSL_read/_ex and SSL_write/_ex probed at their inner functions' first
+# push, SSL_do_handshake at its own: no probe stepped out of line (observer/kernel/ssl_sites.h)
+if [ "$(uname -m)" = x86_64 ]; then
+	d=$(jget "$LL_TMP/obs_m10.json" .request_timing.features.tls_plaintext_detail)
+	case $d in
+	*"3 probes at instructions the kernel emulates, SSL_read/_ex and SSL_write/_ex at their inner functions; 0 stepped"*) ;;
+	*) fail "m10: the probes' sites: $d" ;;
+	esac
+	# each function at its own entry instead (stepped there): the same counts
+	LOADLENS_OBSERVER_SSL_ENTRIES=1 run entries "$TLS" tls / -c 4 -m 10 -n 20000
+	exact entries "$TLS" 20000 4
+	d=$(jget "$LL_TMP/obs_entries.json" .request_timing.features.tls_plaintext_detail)
+	case $d in
+	*"1 probe at instructions the kernel emulates; 4 stepped"*) ;;
+	*) fail "entries: the probes' sites: $d" ;;
+	esac
+fi
 
 # a 3 ms backend behind nginx: per-stream service against nginx's own $request_time
 run slow "$SLOW" slow /slow -c 2 -m 4 -n 800
