@@ -45,6 +45,7 @@ unsigned int obs_lean_progs(enum obs_lean_state s)
 		return OBS_LEAN_PROG_COPY | OBS_LEAN_PROG_SEND;
 	case OBS_LEAN_SOLO:
 		return OBS_LEAN_PROG_COPY;
+	case OBS_LEAN_START:
 	case OBS_LEAN_GOING:
 	case OBS_LEAN_LEAVING:
 		return OBS_LEAN_PROG_ARRIVAL | OBS_LEAN_PROG_RECV | OBS_LEAN_PROG_COPY |
@@ -66,10 +67,11 @@ uint8_t obs_lean_solo(enum obs_lean_state s, uint8_t was)
 	return s == OBS_LEAN_SOLO_GOING || was ? 1 : 0;
 }
 
-/* The copy hook in this state: the run's lean share counts it. */
+/* The copy hook in this state: the run's lean share counts it (not the start's overlap, every
+ * hook attached while the first interval decides). */
 static bool copy_on(enum obs_lean_state s)
 {
-	return obs_lean_progs(s) & OBS_LEAN_PROG_COPY;
+	return s != OBS_LEAN_START && (obs_lean_progs(s) & OBS_LEAN_PROG_COPY);
 }
 
 /* What the copy hook cannot do showed in this interval: why, in r->why; false if nothing. */
@@ -124,6 +126,27 @@ enum obs_lean_state obs_lean_decide(struct obs_lean_rule *r, enum obs_lean_mode 
 		return r->state;
 	}
 	switch (r->state) {
+	case OBS_LEAN_START: /* every hook and the copy hook: the first interval with requests */
+		if (cannot(r, iv)) {
+			r->state = OBS_LEAN_DONE;
+		} else if (iv->tcp_requests && !iv->multi_arrival) {
+			/* the writes and (solo) the reads have left their marks all along */
+			if (r->solo && !iv->udp_socks) {
+				snprintf(r->why, sizeof(r->why), "plain TCP requests only, by port, "
+					 "no UDP socket on a target port");
+				r->state = OBS_LEAN_SOLO;
+			} else {
+				snprintf(r->why, sizeof(r->why), "plain TCP requests only");
+				r->state = OBS_LEAN_LEAN;
+			}
+		} else if (iv->tcp_requests) {
+			snprintf(r->why, sizeof(r->why), "%llu reads of several client writes: lean "
+				 "after %u intervals of plain TCP requests",
+				 (unsigned long long)iv->multi_arrival, OBS_LEAN_AFTER);
+			r->plain = 0;
+			r->state = OBS_LEAN_FULL;
+		}
+		break;
 	case OBS_LEAN_FULL:
 		if (iv->tls_h2 || iv->udp) {
 			cannot(r, iv);
@@ -218,7 +241,8 @@ struct obs_lean *obs_lean_new(const char *prog, enum obs_lean_mode mode,
 	l->prog = prog;
 	l->mode = mode;
 	l->k = *k;
-	l->rule.state = mode == OBS_LEAN_ON ? OBS_LEAN_LEAN : OBS_LEAN_FULL;
+	l->rule.state = mode == OBS_LEAN_ON ? OBS_LEAN_LEAN
+			: mode == OBS_LEAN_AUTO ? OBS_LEAN_START : OBS_LEAN_FULL;
 	l->tier = obs_systier_new(prog, OBS_SYSTIER_AUTO, p, OBS_LEAN_PROGS);
 	if (!l->tier) {
 		err = errno;
@@ -226,7 +250,10 @@ struct obs_lean *obs_lean_new(const char *prog, enum obs_lean_mode mode,
 		errno = err;
 		return NULL;
 	}
+	if (mode == OBS_LEAN_AUTO)
+		passes_new(l); /* the copy hook alone may come: the reads leave marks from the start */
 	*l->k.marks = obs_lean_marks(l->rule.state);
+	*l->k.solo = l->rule.state == OBS_LEAN_START && l->rule.solo;
 	/* the first state's programs before "observing": a detach is what takes long, not this */
 	err = obs_systier_want(l->tier, obs_lean_progs(l->rule.state), 10000);
 	if (err) {
@@ -242,8 +269,6 @@ struct obs_lean *obs_lean_new(const char *prog, enum obs_lean_mode mode,
 		ll_warn(prog, "note: --lean on: request timing reads at tcp:tcp_rcv_space_adjust, "
 			      "with no sk_data_ready nor sock_recv_length: TLS, HTTP/2 and UDP requests "
 			      "are not timed (counted), nor pipelined arrivals");
-	else if (mode == OBS_LEAN_AUTO)
-		passes_new(l);
 	l->start_ns = l->last_ns = now_ns();
 	return l;
 }
@@ -303,7 +328,8 @@ void obs_lean_pass(struct obs_lean *l)
 	if (!l || !l->ns)
 		return;
 	s = l->rule.state;
-	if ((s == OBS_LEAN_LEAN && l->rule.solo) || s == OBS_LEAN_SOLO_GOING || s == OBS_LEAN_SOLO)
+	if (((s == OBS_LEAN_LEAN || s == OBS_LEAN_START) && l->rule.solo) ||
+	    s == OBS_LEAN_SOLO_GOING || s == OBS_LEAN_SOLO)
 		passes(l, s != OBS_LEAN_LEAN);
 }
 
@@ -332,7 +358,12 @@ void obs_lean_tick(struct obs_lean *l, const struct obs_lean_interval *given, bo
 	now = obs_lean_decide(&l->rule, l->mode, iv);
 	if (now == was)
 		return;
-	if (now == OBS_LEAN_GOING)
+	if (now == OBS_LEAN_SOLO && was == OBS_LEAN_START)
+		ll_warn(l->prog, "note: request timing: the copy hook alone from now on (the read "
+				 "at tcp:tcp_rcv_space_adjust; sk_data_ready, sock_recv_length and "
+				 "sock_send_length detached; responses seen by TCP's segment counts): %s",
+			l->rule.why);
+	else if (now == OBS_LEAN_GOING || (now == OBS_LEAN_LEAN && was == OBS_LEAN_START))
 		ll_warn(l->prog, "note: request timing: lean hooks from now on (the read at "
 				 "tcp:tcp_rcv_space_adjust; sk_data_ready and sock_recv_length "
 				 "detached): %s",
@@ -346,8 +377,10 @@ void obs_lean_tick(struct obs_lean *l, const struct obs_lean_interval *given, bo
 		ll_warn(l->prog, "note: request timing: the send hook again, for the rest of the run "
 				 "(the lean hooks stay): %s",
 			l->rule.why);
-	else if (now == OBS_LEAN_DONE && was == OBS_LEAN_FULL)
+	else if (now == OBS_LEAN_DONE && (was == OBS_LEAN_FULL || was == OBS_LEAN_START))
 		ll_warn(l->prog, "note: request timing keeps every hook: %s", l->rule.why);
+	else if (now == OBS_LEAN_FULL)
+		ll_warn(l->prog, "note: request timing: every hook for now: %s", l->rule.why);
 	else if (now == OBS_LEAN_LEAVING || (now == OBS_LEAN_DONE && was == OBS_LEAN_GOING))
 		ll_warn(l->prog, "note: request timing: every hook again, for the rest of the run: %s",
 			l->rule.why);

@@ -13,10 +13,14 @@
  * reads are walked whole at sock_recv_length), UDP (its reads and arrivals are those two hooks),
  * and the first arrival of a read that took several segments, or a request that came before the
  * previous response went (pipelined): the full hooks know those. So the observer starts with
- * every hook; after OBS_LEAN_AFTER intervals in a row of plain TCP requests and nothing else
- * (no TLS, no HTTP/2, no UDP request, no read of several client writes) it attaches the copy
- * hook, has each response's write leave a mark for the next read (one interval with both sets
- * attached), then detaches the other two. It goes back to every hook, for the rest of the run,
+ * every hook and the copy hook both (OBS_LEAN_START: each response's write leaves a mark for the
+ * next read, and where the copy hook alone may come each read leaves its own), and the first
+ * interval with requests decides: plain TCP requests and nothing else (no TLS, no HTTP/2, no UDP
+ * request, no read of several client writes) detach the other hooks at once (the copy hook
+ * alone, else the lean hooks); TLS, HTTP/2 or UDP keep every hook; reads of several client
+ * writes keep every hook until OBS_LEAN_AFTER intervals in a row of plain TCP requests, then
+ * lean through one interval with both sets attached. A user's 6 s benchmark thus runs 1 s with
+ * every hook, not 3 to 7 (BENCHMARKS.md). It goes back to every hook, for the rest of the run,
  * once the copy hook finds a TLS or HTTP/2 connection (TLS: not timed, counted; HTTP/2: a gap in
  * its frame walk, bpf/req_h2.bpf.h), a UDP reply is
  * written, or more than 1 request in OBS_LEAN_UNKNOWN_PER lacks the arrival the full hooks
@@ -72,6 +76,9 @@ enum obs_lean_state {
 	OBS_LEAN_SOLO_GOING, /* the copy hook and the send hook, the reads leaving marks of their
 			      * own: the next interval is the copy hook alone */
 	OBS_LEAN_SOLO,	     /* the copy hook alone */
+	OBS_LEAN_START,	     /* --lean auto's first: every hook and the copy hook, the writes'
+			      * marks and (the copy hook alone may come) the reads' own: the first
+			      * interval with requests decides */
 };
 
 /* One interval's deltas, as the decision sees them. */

@@ -566,7 +566,8 @@ void obs_reqtime_lean_said(struct obs_reqtime *rt, const struct obs_lean *l)
 	static const char *const states[] = {
 		[OBS_LEAN_FULL] = "full", [OBS_LEAN_GOING] = "going lean", [OBS_LEAN_LEAN] = "lean",
 		[OBS_LEAN_LEAVING] = "leaving lean", [OBS_LEAN_DONE] = "full",
-		[OBS_LEAN_SOLO_GOING] = "lean", [OBS_LEAN_SOLO] = "copy hook alone"};
+		[OBS_LEAN_SOLO_GOING] = "lean", [OBS_LEAN_SOLO] = "copy hook alone",
+		[OBS_LEAN_START] = "deciding"};
 	const char *why;
 
 	if (!l)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * When the lean hooks run (observer/kernel/lean.c, obs_lean_decide()): after OBS_LEAN_AFTER
- * intervals of plain TCP requests only, through one interval with both sets of hooks; back to
+ * When the lean hooks run (observer/kernel/lean.c, obs_lean_decide()): --lean auto starts with
+ * every hook and the copy hook, and the first interval with requests decides (test_start); from
+ * every hook, after OBS_LEAN_AFTER intervals of plain TCP requests only, through one interval with both sets of hooks; back to
  * every hook for good when the copy hook meets what it cannot time; never with TLS, HTTP/2 or
  * UDP about. Then the copy hook alone (targets by port, no UDP socket on them), through one
  * interval where the reads leave their own marks. No root, no kernel.
@@ -172,5 +173,50 @@ static void test_solo(void **state)
 		assert_int_equal(obs_lean_decide(&r, OBS_LEAN_AUTO, &plain), OBS_LEAN_LEAN);
 }
 
+/* --lean auto's start: every hook and the copy hook; the first interval with requests decides,
+ * straight to the copy hook alone (by port) or the lean hooks; TLS, HTTP/2, UDP or reads without
+ * their arrival: every hook for good; reads of several client writes: every hook until
+ * OBS_LEAN_AFTER plain intervals (the old way, through the overlap). */
+static void test_start(void **state)
+{
+	struct obs_lean_rule r = {.state = OBS_LEAN_START, .solo = true};
+	struct obs_lean_interval idle = {0}, udp_sock = {.tcp_requests = 1000, .udp_socks = 2};
+	struct obs_lean_interval piped = {.tcp_requests = 500, .multi_arrival = 3};
+	struct obs_lean_interval h2 = {.tcp_requests = 10, .tls_h2 = 1};
+	struct obs_lean_interval unknown = {.tcp_requests = 1000, .lean_unknown = 11};
+
+	(void)state;
+	assert_int_equal(obs_lean_progs(OBS_LEAN_START), OBS_LEAN_PROG_ARRIVAL | OBS_LEAN_PROG_RECV |
+								 OBS_LEAN_PROG_COPY | OBS_LEAN_PROG_SEND);
+	assert_true(obs_lean_marks(OBS_LEAN_START));
+	/* no request yet: it waits */
+	for (unsigned int i = 0; i < 5; i++)
+		assert_int_equal(obs_lean_decide(&r, OBS_LEAN_AUTO, &idle), OBS_LEAN_START);
+	assert_int_equal(obs_lean_decide(&r, OBS_LEAN_AUTO, &plain), OBS_LEAN_SOLO);
+	assert_non_null(strstr(r.why, "by port"));
+	assert_int_equal(obs_lean_solo(OBS_LEAN_SOLO, 1), 2);
+	/* not by port, or a UDP socket on a target port: the lean hooks */
+	r = (struct obs_lean_rule){.state = OBS_LEAN_START};
+	assert_int_equal(obs_lean_decide(&r, OBS_LEAN_AUTO, &plain), OBS_LEAN_LEAN);
+	r = (struct obs_lean_rule){.state = OBS_LEAN_START, .solo = true};
+	assert_int_equal(obs_lean_decide(&r, OBS_LEAN_AUTO, &udp_sock), OBS_LEAN_LEAN);
+	/* what the copy hook cannot do: every hook, for good */
+	r = (struct obs_lean_rule){.state = OBS_LEAN_START, .solo = true};
+	assert_int_equal(obs_lean_decide(&r, OBS_LEAN_AUTO, &h2), OBS_LEAN_DONE);
+	assert_non_null(strstr(r.why, "1 TLS or HTTP/2 connection "));
+	r = (struct obs_lean_rule){.state = OBS_LEAN_START, .solo = true};
+	assert_int_equal(obs_lean_decide(&r, OBS_LEAN_AUTO, &unknown), OBS_LEAN_DONE);
+	assert_non_null(strstr(r.why, "11 of 1000"));
+	/* pipelined reads: every hook for now, lean after OBS_LEAN_AFTER plain intervals */
+	r = (struct obs_lean_rule){.state = OBS_LEAN_START, .solo = true};
+	assert_int_equal(obs_lean_decide(&r, OBS_LEAN_AUTO, &piped), OBS_LEAN_FULL);
+	assert_non_null(strstr(r.why, "3 reads of several client writes"));
+	go_lean(&r);
+	assert_int_equal(obs_lean_decide(&r, OBS_LEAN_AUTO, &plain), OBS_LEAN_SOLO_GOING);
+	/* --lean on and off never start there */
+	r = (struct obs_lean_rule){.state = OBS_LEAN_START};
+	assert_int_equal(obs_lean_decide(&r, OBS_LEAN_OFF, &plain), OBS_LEAN_FULL);
+}
+
 LL_TEST_MAIN(test_plain_goes_lean, test_count_restarts, test_never_with_tls_h2_udp, test_forced,
-	     test_solo)
+	     test_solo, test_start)
