@@ -341,11 +341,12 @@ class Bench:
 			if not m or not n:
 				raise RuntimeError("h2load: no result: %s" % out.strip()[-300:])
 			bad = sum(int(x) for x in n.groups()[1:])
-			s = re.search(r"status codes: (\d+) 2xx", out)
-			note = "" if not bad else "%d failed/errored/timeout" % bad
-			if s and int(s.group(1)) != int(n.group(1)):
-				note += " %s 2xx of %s" % (s.group(1), n.group(1))
-			return float(m.group(1)), int(n.group(1)), note.strip()
+			s = re.search(r"status codes: \d+ 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx", out)
+			other = sum(int(x) for x in s.groups()) if s else 0
+			note = ", ".join(x for x in (
+				"%d failed/errored/timeout" % bad if bad else "",
+				"%d not 2xx" % other if other else "") if x)
+			return float(m.group(1)), int(n.group(1)), note
 		if load in ("keepalive", "close"):
 			m = re.search(r"Requests/sec:\s+([\d.]+)", out)
 			n = re.search(r"(\d+) requests in", out)
@@ -363,16 +364,16 @@ class Bench:
 	def run_load(self, load, dur):
 		"""The load tool for dur seconds, pinned; its output."""
 		argv = self.load_argv(load, dur)
-		p = None
+		p = self.kids.start(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
 		try:
-			p = self.kids.start(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
 			out = p.communicate(timeout=dur + 30)[0].decode(errors="replace")
 		except subprocess.TimeoutExpired:
 			self.kids.stop(p, signal.SIGKILL)
 			raise RuntimeError("%s ran past %d s" % (argv[3], dur + 30))
-		finally:
-			if p is not None and p in self.kids.procs:
-				self.kids.procs.remove(p)
+		except BaseException:
+			self.kids.stop(p, signal.SIGTERM, 5)
+			raise
+		self.kids.procs.remove(p)
 		if p.returncode != 0:
 			raise RuntimeError("%s exited %d: %s" % (argv[3], p.returncode, out.strip()[-300:]))
 		return out
