@@ -312,7 +312,8 @@ class Bench:
 			raise Skip("the server's build took over 900 s")
 		out = r.stdout.decode(errors="replace").strip().splitlines()
 		if r.returncode != 0 or not os.access(exe, os.X_OK):
-			raise Skip("the server did not build: %s" % " | ".join(out[-3:]))
+			raise Skip("the server did not build (bench/grpc_ghz.sh --server-only exit %d): %s" % (
+				r.returncode, out[-1] if out else ""))
 		return exe
 
 	# --- one run ------------------------------------------------------------------------------
@@ -515,7 +516,8 @@ class Bench:
 		print("|---|---|---|---|---|---|---|---|")
 		for load in self.loads:
 			if load in self.skipped:
-				print("| %s | 0 | skipped: %s | | | | | |" % (load, self.skipped[load]))
+				print("| %s | 0 | skipped: %s | | | | | |" % (
+					load, self.skipped[load].replace("|", "\\|")))
 				continue
 			by = {}
 			for rnd, setting, r in self.results.get(load, []):

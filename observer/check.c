@@ -5,6 +5,7 @@
  * run would load; `loadlens doctor` reads the JSON and keeps no list of its own.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <glob.h>
 #include <string.h>
 #include <unistd.h>
@@ -22,6 +23,8 @@
 #include "sources/reqtime_stats.h"
 #include "kernel/skeletons.h"
 #include "kernel/ssl_probes.h"
+#include "kernel/ssl_sites.h"
+#include "sources/ssl_libs.h"
 #include "kernel/startup.h"
 #include "failures.skel.h"
 #include "sockets.skel.h"
@@ -47,8 +50,29 @@ struct probe {
 	char census_why[128];
 	bool tls_plain;	    /* uprobes on libssl can be had (and request timing is on) */
 	char tls_why[160];
+	char tls_cost[480]; /* the mechanism, with the host's libssl's probe sites */
 	int nprogs;
 };
+
+/* What TLS plaintext costs an SSL call here: where the probes would sit in the host's libssl
+ * (observer/kernel/ssl_sites.h: emulated, or stepped out of line, a second trap a call). */
+static void tls_cost(struct probe *p)
+{
+	static const char base[] = "uprobes on libssl SSL_read, SSL_write (and _ex), "
+				   "SSL_do_handshake";
+	struct obs_ssl_libs *libs = calloc(1, sizeof(*libs));
+	struct obs_ssl_sites sites;
+
+	snprintf(p->tls_cost, sizeof(p->tls_cost), "%s", base);
+	if (libs && obs_ssl_libs_host(libs) && !obs_ssl_sites_find(libs->lib[0].open, false, &sites)
+	    && sites.emulated + sites.stepped)
+		snprintf(p->tls_cost, sizeof(p->tls_cost), "%s; in %s %zu probe%s at instructions "
+			 "the kernel emulates, %zu stepped out of line (a second trap a call)%s", base,
+			 libs->lib[0].path, sites.emulated, sites.emulated == 1 ? "" : "s",
+			 sites.stepped, sites.fn[OBS_SSL_READ].inner && sites.fn[OBS_SSL_WRITE].inner
+			 ? ": SSL_read/_ex and SSL_write/_ex at their inner functions" : "");
+	free(libs);
+}
 
 static void check_load(struct probe *p, enum obs_reqtime_mech want)
 {
@@ -73,6 +97,7 @@ static void check_load(struct probe *p, enum obs_reqtime_mech want)
 	ropts.mech = want;
 	p->mech = obs_reqtime_mech_choose(want, p->mech_why, sizeof(p->mech_why));
 	p->tls_plain = obs_ssl_probes_possible(obs_kernel_conn(k), p->tls_why, sizeof(p->tls_why));
+	tls_cost(p);
 	rt = p->mech != OBS_REQTIME_MECH_OFF ? obs_reqtime_new(PROG, &ropts, obs_kernel_conn(k))
 					     : NULL;
 	if (!rt) {
@@ -169,7 +194,7 @@ static json_t *features(const struct probe *p)
 	json_array_append_new(a, check_row("request timing over TLS (HTTP/2 streams, HTTP/1.1)",
 		p->mech != OBS_REQTIME_MECH_OFF && p->tls_plain,
 		p->mech != OBS_REQTIME_MECH_OFF && p->tls_plain
-		? "uprobes on libssl SSL_read, SSL_write (and _ex), SSL_do_handshake" : "off",
+		? p->tls_cost : "off",
 		"uprobes (CONFIG_UPROBE_EVENTS), x86-64 or arm64; a server using OpenSSL's libssl",
 		p->mech == OBS_REQTIME_MECH_OFF ? "no request timing" : p->tls_plain
 		? "TLS linked into the server (Go's crypto/tls) is not seen: its connections count as "
