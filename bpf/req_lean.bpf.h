@@ -96,6 +96,9 @@ static __always_inline void tcp_copied(struct sock *sk, bool kf)
 	in.copied_seq = LL_READ_KF(kf, struct tcp_sock, sk, copied_seq);
 	if (in.mark >> 56 == RT_LEAN_TAG && in.copied_seq == (__u32)in.mark)
 		return; /* a peek */
+	/* the full hooks attached too: TLS and HTTP/2 connections are wholly theirs */
+	if ((s->flags & (RT_F_H2 | RT_F_TLS)) && lean_marks == LEAN_OVERLAP)
+		return;
 	if (s->flags & RT_F_H2) {
 		/* its reads are sock_recv_length's (a read it misses is a gap there) */
 		lean_h2(LL_SK_GET(h2_conns, h2_conns_hash, (void *)sk, 0));
@@ -130,6 +133,9 @@ static __always_inline void tcp_copied(struct sock *sk, bool kf)
 	 * first that sock_recv_length sees beginning with a frame. */
 	if (in.first) {
 		hello = first_bytes((int)bytes, &ubuf, &n);
+		/* the full hooks attached too: the read is theirs, at sock_recv_length */
+		if (hello != RT_HELLO_NONE && lean_marks == LEAN_OVERLAP)
+			return;
 		if (hello == RT_HELLO_H2) {
 			c = h2_hello(sk, s, slot);
 			s->flags |= RT_F_SEEN_READ;

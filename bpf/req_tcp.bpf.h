@@ -317,7 +317,10 @@ first:
 }
 
 /* The lean hooks (observer/kernel/lean.h): the writes leave marks (set before the copy hook is
- * attached, so that a connection's next read finds one) */
+ * attached, so that a connection's next read finds one). LEAN_OVERLAP: and the full hooks are
+ * attached too (--lean auto's start, the switches' overlaps): TLS and HTTP/2 connections are
+ * theirs, and the copy hook leaves them alone. */
+#define LEAN_OVERLAP 2
 volatile __u8 lean_marks;
 
 /*

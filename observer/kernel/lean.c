@@ -55,8 +55,10 @@ unsigned int obs_lean_progs(enum obs_lean_state s)
 	}
 }
 
-bool obs_lean_marks(enum obs_lean_state s)
+uint8_t obs_lean_marks(enum obs_lean_state s)
 {
+	if (s == OBS_LEAN_START || s == OBS_LEAN_GOING)
+		return 2; /* the full hooks there before the copy hook comes: TLS and HTTP/2 theirs */
 	return s != OBS_LEAN_FULL && s != OBS_LEAN_DONE;
 }
 
@@ -390,7 +392,7 @@ void obs_lean_tick(struct obs_lean *l, const struct obs_lean_interval *given, bo
 	/* marks on before the copy hook comes; off once it has gone; the reads' own marks before
 	 * the send hook goes, the sweep's answers once it has gone */
 	if (obs_lean_marks(now))
-		*l->k.marks = 1;
+		*l->k.marks = obs_lean_marks(now);
 	if (now != OBS_LEAN_SOLO)
 		*l->k.solo = obs_lean_solo(now, *l->k.solo);
 	err = obs_systier_want(l->tier, obs_lean_progs(now), 0);

@@ -114,7 +114,10 @@ enum obs_lean_state obs_lean_decide(struct obs_lean_rule *r, enum obs_lean_mode 
 #define OBS_LEAN_PROG_SEND 8U
 #define OBS_LEAN_PROGS 4
 unsigned int obs_lean_progs(enum obs_lean_state s);
-bool obs_lean_marks(enum obs_lean_state s);
+/* The BPF side's lean_marks byte in state s: 0 none; 1 the writes leave marks; 2 and the full
+ * hooks were attached before the copy hook came (START, GOING): TLS and HTTP/2 connections are
+ * theirs, and the copy hook leaves them alone (not LEAVING: the full hooks come back after). */
+uint8_t obs_lean_marks(enum obs_lean_state s);
 /* The BPF side's lean_solo byte in state s, the last one `was` (0: off; 1: the reads leave marks
  * of their own; 2: and the send hook is detached). Once on it stays on: a request read under it
  * may be answered after. */
