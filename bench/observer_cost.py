@@ -27,8 +27,9 @@ Each load runs ROUNDS pairs, back to back, each pair an "off" and an "on" run in
 alternates from round to round (round 0: off then on; round 1: on then off; ...), DUR seconds
 each; the first run of each load follows a 1 s load that is not measured (the server's warm-up).
 An "on" run starts `loadlens-observer --port P -j FILE -i 0 [OBS_ARGS]`, waits for the line
-"loadlens-observer: observing ..." on its stderr, then starts the load at once; once the load
-is done it stops the observer with SIGINT and waits for it (its JSON is written at exit). An
+"loadlens-observer: observing ..." on its stderr, then starts the load at once; 0.3 s after
+the load is done (the server may still answer, and log, requests in flight) it stops the observer
+with SIGINT and waits for it (its JSON is written at exit). An
 "off" run is the same without the observer. Per run: the load tool's req/s (h2load's "finished
 in ..., X req/s", wrk's "Requests/sec:", the driver's JSON throughput_rps), the server's CPU
 seconds over the load (utime+stime of /proc/PID/stat, nginx's single process or the Go server),
@@ -57,6 +58,8 @@ Environment:
   LOADLENS_BIN    the build's bin directory (default build/bin beside bench/)
   BENCH_GOPATH    Go's module and binary cache for the gRPC server (default
                   /tmp/loadlens-bench-gopath: a rerun reuses the server built there)
+  BEFORE=DIR      also run DIR/loadlens-observer (another build: the commit before a change) in
+                  each round, as a setting of its own ("before"), paired with the same "off"
   KEEP=1          keep the scratch directory (configs, logs, the observer's JSON) and print it
 
 Loopback only; every load is bounded in time (h2load -D, wrk -d, driver -d, and a timeout over
@@ -205,6 +208,20 @@ def lines_since(path, offset):
 	return data.count(b"\n"), offset + len(data)
 
 
+def undelivered_since(path, offset):
+	"""Access-log lines (nginx's combined format) past offset whose response sent no body, or
+	status 499: requests the server logged though the client had gone (not answered)."""
+	n = 0
+	with open(path, "rb") as f:
+		f.seek(offset)
+		for line in f:
+			w = line.split(b'" ', 2)
+			st = w[1].split() if len(w) > 1 else []
+			if len(st) >= 2 and (st[0] == b"499" or st[1] == b"0"):
+				n += 1
+	return n
+
+
 def fmt_range(v, f="%.1f"):
 	if not v:
 		return "-"
@@ -229,6 +246,11 @@ class Bench:
 		self.gopath = os.environ.get("BENCH_GOPATH", "/tmp/loadlens-bench-gopath")
 		self.bin = os.environ.get("LOADLENS_BIN", os.path.join(ROOT, "build", "bin"))
 		self.observer = os.path.join(self.bin, "loadlens-observer")
+		# the observers measured: "on" (this build's), and with BEFORE=DIR "before" (another
+		# build's, e.g. the commit before a change), each paired with the same round's "off"
+		self.variants = {"on": self.observer}
+		if os.environ.get("BEFORE"):
+			self.variants["before"] = os.path.join(os.environ["BEFORE"], "loadlens-observer")
 		self.driver = os.path.join(self.bin, "loadlens-driver")
 		self.kids = Children()
 		self.tmp = tempfile.mkdtemp(prefix="loadlens-observer-cost.")
@@ -242,7 +264,7 @@ class Bench:
 	# --- setup --------------------------------------------------------------------------------
 
 	def check_tools(self):
-		for b in (self.observer, self.driver):
+		for b in list(self.variants.values()) + [self.driver]:
 			if not os.access(b, os.X_OK):
 				die("build first: %s" % b)
 		need = {"nginx": "nginx-light", "h2load": "nghttp2-client", "wrk": "wrk"}
@@ -402,9 +424,9 @@ class Bench:
 		except (OSError, ValueError, KeyError):
 			raise RuntimeError("grpc_kv left no counts: %s" % tail(self.tmp + "/grpc.err"))
 
-	def observer_up(self, load, rnd):
-		base = "%s/%s-%d" % (self.tmp, load, rnd)
-		argv = [self.observer, "--port", str(self.ports[load]), "-j", base + ".json",
+	def observer_up(self, load, rnd, setting):
+		base = "%s/%s-%d%s" % (self.tmp, load, rnd, "" if setting == "on" else "-" + setting)
+		argv = [self.variants[setting], "--port", str(self.ports[load]), "-j", base + ".json",
 		        "-i", "0"] + self.obs_args
 		obs = self.kids.start(argv, stdout=open(base + ".out", "w"),
 		                      stderr=open(base + ".err", "w"))
@@ -443,28 +465,35 @@ class Bench:
 			pid = self.nginx.pid
 			logf = "%s/%s.access.log" % (self.tmp, load)
 			_, off = lines_since(logf, 0)
-		obs = self.observer_up(load, rnd) if setting == "on" else None
+		obs = self.observer_up(load, rnd, setting) if setting != "off" else None
 		try:
 			c0 = cpu_s(pid)
 			out = self.run_load(load, self.dur)
 			cpu = cpu_s(pid) - c0
 		finally:
+			# the answers to the last requests in flight, which the server may still write
+			# (and log) after the load tool is gone: before the observer stops, in both settings
+			time.sleep(0.3)
 			obs_n, gap = self.observer_down(obs) if obs else (None, 0)
-		time.sleep(0.1)  # the answers to the last requests in flight
+		undelivered = 0
 		if grpc:
 			srv_n = self.grpc_server_down()
 		else:
 			srv_n, _ = lines_since(logf, off)
+			undelivered = undelivered_since(logf, off)
 		rps, n, note = self.parse_load(load, out)
 		per = 1e6 * cpu / (srv_n or n or 1)
 		r = dict(rps=rps, n=n, cpu=cpu, per=per, obs=obs_n, srv=srv_n)
 		msg = "%s round %d %s: %.0f req/s, %d requests; server %.2f s CPU, %.2f us a request, " \
 		      "counted %d" % (load, rnd, setting, rps, n, cpu, per, srv_n)
-		if setting == "on":
+		if setting != "off":
 			msg += "; observer %s (obs - server %s)" % (
 				"-" if obs_n is None else obs_n, "-" if obs_n is None else "%+d" % (obs_n - srv_n))
 		if gap:
 			note = ("%s; " % note if note else "") + "observer's h2_gap_answered %d" % gap
+		if undelivered:
+			note = ("%s; " % note if note else "") + \
+				"%d logged with no body sent or 499 (the client gone)" % undelivered
 		log(msg + ("; " + note if note else ""))
 		if self.tsv:
 			with open(self.tsv, "a") as f:
@@ -497,8 +526,11 @@ class Bench:
 				f.write(GRPC_MIX)
 		self.warm(load)
 		res = self.results[load] = []
+		settings = ["off"] + list(self.variants)
 		for rnd in range(self.rounds):
-			order = ("off", "on") if rnd % 2 == 0 else ("on", "off")
+			# each setting first in turn (off, on: then on, off; with "before", a rotation)
+			k = rnd % len(settings)
+			order = settings[k:] + settings[:k]
 			for setting in order:
 				res.append((rnd, setting, self.one(load, rnd, setting)))
 
@@ -522,25 +554,30 @@ class Bench:
 			by = {}
 			for rnd, setting, r in self.results.get(load, []):
 				by.setdefault(rnd, {})[setting] = r
-			pairs = [d for d in by.values() if "on" in d and "off" in d]
-			loss = [100 * (1 - d["on"]["rps"] / d["off"]["rps"]) for d in pairs]
-			ratio = [d["on"]["per"] / d["off"]["per"] for d in pairs if d["off"]["per"] > 0]
-			off = [d["off"]["rps"] for d in by.values() if "off" in d]
-			on = [d["on"]["rps"] for d in by.values() if "on" in d]
-			ons = [d["on"] for d in by.values() if "on" in d]
-			counted = [r for r in ons if r["obs"] is not None]
-			if counted:
-				cnt = "%d / %d" % (sum(r["obs"] for r in counted), sum(r["srv"] for r in counted))
-				diff = "%d" % max(abs(r["obs"] - r["srv"]) for r in counted)
-			else:
-				cnt, diff = "- (no slot for the port)", "-"
-			print("| %s | %d | %s | %s | %s | %s | %s | %s |" % (
-				load, len(pairs), fmt_range(loss), fmt_range(ratio, "%.3f"),
-				"%.0f" % statistics.median(off) if off else "-",
-				"%.0f" % statistics.median(on) if on else "-", cnt, diff))
+			for v in self.variants:
+				self.report_row(load if len(self.variants) == 1 else "%s (%s)" % (load, v),
+				                by, v)
 		print("\nloss: 1 - on/off of each round's pair; server CPU a request: utime+stime of the "
 		      "server over the load, over the requests it counted (nginx access-log lines, "
 		      "grpc_kv's calls); observer: request_timing.slots[] of the port, `requests` summed.")
+
+	def report_row(self, name, by, v):
+		"""One load's row for variant v: its runs paired with the same round's "off"."""
+		pairs = [d for d in by.values() if v in d and "off" in d]
+		loss = [100 * (1 - d[v]["rps"] / d["off"]["rps"]) for d in pairs]
+		ratio = [d[v]["per"] / d["off"]["per"] for d in pairs if d["off"]["per"] > 0]
+		off = [d["off"]["rps"] for d in by.values() if "off" in d]
+		ons = [d[v] for d in by.values() if v in d]
+		counted = [r for r in ons if r["obs"] is not None]
+		if counted:
+			cnt = "%d / %d" % (sum(r["obs"] for r in counted), sum(r["srv"] for r in counted))
+			diff = "%d" % max(abs(r["obs"] - r["srv"]) for r in counted)
+		else:
+			cnt, diff = "- (no slot for the port)", "-"
+		print("| %s | %d | %s | %s | %s | %s | %s | %s |" % (
+			name, len(pairs), fmt_range(loss), fmt_range(ratio, "%.3f"),
+			"%.0f" % statistics.median(off) if off else "-",
+			"%.0f" % statistics.median([r["rps"] for r in ons]) if ons else "-", cnt, diff))
 
 	def main(self):
 		self.check_tools()

@@ -28,8 +28,10 @@ bool obs_ssl_probes_possible(const struct obs_sockets *conn, char *why, size_t l
 /* Before load: the uprobe programs load (on) or not; their maps sized (off: smallest). */
 void obs_ssl_probes_plan(struct obs_sockets *conn, bool on);
 /* Attached, privileged: uprobes on each libssl (SSL_read, SSL_read_ex, SSL_write,
- * SSL_write_ex, SSL_do_handshake, entries and returns) of files, and pids (the processes found serving)
- * put in the BPF side's process table. NULL and errno (ENOMEM). Files where an attach failed are
+ * SSL_write_ex, SSL_do_handshake, entries and returns) of files, at the sites ssl_sites.h picks
+ * (each wrapper pair at its inner function where the kernel emulates its first instruction:
+ * LOADLENS_OBSERVER_SSL_ENTRIES, each function at its entry), and pids (the processes found
+ * serving) put in the BPF side's process table. NULL and errno (ENOMEM). Files where an attach failed are
  * said in why of the result (obs_ssl_probes_text). */
 struct obs_ssl_probes *obs_ssl_probes_attach(struct obs_sockets *conn,
 					     const struct obs_ssl_file *files, size_t nfiles,
