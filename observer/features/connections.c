@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include "loadlens/cli.h"
 #include "features/connections.h"
 #include "output/summary.h"
@@ -63,6 +64,19 @@ static int tick(void *self, struct obs_tick *tk)
 	return 0;
 }
 
+/* The observer's own CPU seconds so far: user and system time of every thread of this process
+ * (its helper children run nothing but attaches). What its programs run in the kernel is not
+ * here: that is charged to the tasks they run in (the server's), see BENCHMARKS.md. */
+static double self_cpu_s(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
 /* The summary's figures that span the features, from the final tick's snapshots and the
  * syscall tier (observer/kernel/systier.c, through its owner). */
 static void report_fill(struct obs_connections *c, const struct obs_tick *tk)
@@ -75,6 +89,7 @@ static void report_fill(struct obs_connections *c, const struct obs_tick *tk)
 	rep->syscalls_reason = obs_systier_reason(tier);
 	rep->features = obs_sockets_features(c->conn);
 	rep->elapsed_s = tk->t;
+	rep->self_cpu_s = self_cpu_s();
 	rep->lost_forensics = (tk->fail ? tk->fail->lost : 0) + (tk->procs ? tk->procs->ev_lost : 0);
 	if (tk->req)
 		rep->lost_requests = tk->req->lost;

@@ -15,6 +15,7 @@ struct obs_summary {
 	size_t nports;
 	const struct obs_sockets_features *features;
 	double elapsed_s; /* from attach to the final read */
+	double self_cpu_s; /* the observer's own CPU (user + system, every thread), to the final read */
 	const char *syscalls_mode; /* --syscalls: "auto", "on", "off" */
 	double syscalls_share;	   /* share of the run the syscall tracepoints were attached */
 	const char *syscalls_reason; /* the last sign of exhaustion that held them on, or NULL */

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Nothing silent: a healthy keep-alive run ends with no finding, and "drops" in the text
-# summary equals the JSON's drops and lost_events; past --max-procs the process left out is named
+# summary equals the JSON's drops and lost_events; the observer's own CPU in the text and the JSON
+# agree, and with the kernel's count of it just before the stop; past --max-procs the process left out is named
 # by a process_cap finding, live and in the summary; an output that cannot be written (--ndjson,
 # --json past a file-size limit, stdout on /dev/full) is said on stderr and the run exits 1.
 . "$(dirname "$0")/lib.sh"
@@ -18,6 +19,10 @@ wait_for observer observing 60
 timeout 30 "$LOADLENS_BIN/loadlens-driver" "http://127.0.0.1:$port/" -c 16 -d 2s -q \
 	>"$LL_TMP/drv.out" 2>&1 || { cat "$LL_TMP/drv.out"; fail "driver"; }
 sleep 1.2
+# the observer's own CPU, from the kernel's accounting, just before its stop
+read -r -a st < <(sed 's/.*) //' "/proc/$PID_observer/stat")
+cpu_before=$(awk -v u="${st[11]}" -v s="${st[12]}" -v hz="$(getconf CLK_TCK)" \
+	'BEGIN { printf "%.2f", (u + s) / hz }')
 stop observer
 nf=$(jq '.findings | length' "$LL_TMP/obs.json")
 ev=$(jq -c 'select(.type == "finding")' "$LL_TMP/obs.ndjson" | wc -l)
@@ -36,6 +41,14 @@ lost_json=$(jget "$LL_TMP/obs.json" .lost_events)
 echo "drops: text $drops_text, JSON drops $drops_json, lost_events $lost_json"
 [ -n "$drops_text" ] && [ "$drops_text" = "$drops_json" ] && [ "$drops_json" = "$lost_json" ] ||
 	fail "drops in the text ($drops_text) and JSON ($drops_json, $lost_json) differ"
+
+# its own CPU: the summary's line and the JSON agree, and the kernel's count before the stop
+cpu_json=$(jget "$LL_TMP/obs.json" .observer_cpu_s)
+cpu_text=$(awk '$1 == "observer" && $2 == "CPU" { print $3 }' "$LL_TMP/observer.out")
+echo "observer CPU: JSON $cpu_json s, text $cpu_text s, /proc before the stop $cpu_before s"
+awk -v j="$cpu_json" -v t="$cpu_text" -v p="$cpu_before" 'BEGIN {
+	exit !(j > 0 && t != "" && (t - j) ^ 2 < 0.0001 && j >= p - 0.02 && j <= p + 1) }' ||
+	fail "observer CPU: JSON $cpu_json, text $cpu_text, /proc $cpu_before"
 
 # --max-procs 1 with two targets: the second is named
 start observer2 "$LOADLENS_BIN/loadlens-observer" --pid "$PID_srv1" --pid "$PID_srv2" \
