@@ -440,8 +440,9 @@ class Bench:
 		return obs
 
 	def observer_down(self, obs):
-		"""SIGINT, wait; the requests its JSON counts on the load's port (None if none) and the
-		requests it saw answered in an HTTP/2 gap (h2_gap_answered: not in requests)."""
+		"""SIGINT, wait; the requests its JSON counts on the load's port (None if none), the
+		requests it saw answered in an HTTP/2 gap (h2_gap_answered: not in requests), and those
+		it saw read and never answered (unanswered: the client gone first)."""
 		rc = self.kids.stop(obs, signal.SIGINT, 30)
 		try:
 			with open(obs.files + ".json") as f:
@@ -452,9 +453,10 @@ class Bench:
 		rt = d.get("request_timing") or {}
 		slots = [s for s in rt.get("slots") or [] if s.get("port") == obs.port]
 		if not slots:
-			return None, 0
+			return None, 0, 0
 		return (sum(s.get("requests", 0) for s in slots),
-		        sum(s.get("h2_gap_answered", 0) for s in slots))
+		        sum(s.get("h2_gap_answered", 0) for s in slots),
+		        sum(s.get("unanswered", 0) for s in slots))
 
 	def one(self, load, rnd, setting):
 		grpc = load == "grpc"
@@ -474,7 +476,7 @@ class Bench:
 			# the answers to the last requests in flight, which the server may still write
 			# (and log) after the load tool is gone: before the observer stops, in both settings
 			time.sleep(0.3)
-			obs_n, gap = self.observer_down(obs) if obs else (None, 0)
+			obs_n, gap, unans = self.observer_down(obs) if obs else (None, 0, 0)
 		undelivered = 0
 		if grpc:
 			srv_n = self.grpc_server_down()
@@ -491,6 +493,8 @@ class Bench:
 				"-" if obs_n is None else obs_n, "-" if obs_n is None else "%+d" % (obs_n - srv_n))
 		if gap:
 			note = ("%s; " % note if note else "") + "observer's h2_gap_answered %d" % gap
+		if unans:
+			note = ("%s; " % note if note else "") + "observer's unanswered %d" % unans
 		if undelivered:
 			note = ("%s; " % note if note else "") + \
 				"%d logged with no body sent or 499 (the client gone)" % undelivered
