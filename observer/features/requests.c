@@ -249,6 +249,27 @@ static void requests_snap(const struct obs_requests *r, const struct obs_reads *
 	snap->runq_p99_ns = ll_hist_count(h) ? (double)ll_hist_percentile(h, 99) : -1;
 }
 
+/* The interval's longest socket-queue wait p99 over the TCP slots (0: none timed). */
+static uint64_t queue_p99(const struct obs_reqtime_stats *d)
+{
+	struct ll_hist *h = ll_hist_new();
+	uint64_t p, worst = 0;
+	size_t i, b;
+
+	if (!h)
+		return 0;
+	for (i = 0; i < d->nslots; i += 2) {
+		ll_hist_reset(h);
+		for (b = 0; b < LL_HIST_BUCKETS; b++)
+			ll_hist_add_bucket(h, (uint32_t)b, d->slot[i].hist[RT_QUEUE][b]);
+		p = ll_hist_count(h) ? ll_hist_percentile(h, 99) : 0;
+		if (p > worst)
+			worst = p;
+	}
+	ll_hist_free(h);
+	return worst;
+}
+
 /* The lean hooks' switch, on this interval's deltas (final: counted only). */
 static void lean_tick(struct obs_requests *r, bool final)
 {
@@ -272,6 +293,7 @@ static void lean_tick(struct obs_requests *r, bool final)
 	}
 	iv.lean_unknown = d->global[RT_G_LEAN_UNKNOWN];
 	iv.lean_missed = d->global[RT_G_LEAN_MISSED];
+	iv.queue_p99_ns = queue_p99(d);
 	obs_lean_tick(r->lean, &iv, final);
 	obs_reqtime_lean_said(r->rt, r->lean);
 }

@@ -131,6 +131,13 @@ enum obs_lean_state obs_lean_decide(struct obs_lean_rule *r, enum obs_lean_mode 
 	case OBS_LEAN_START: /* every hook and the copy hook: the first interval with requests */
 		if (cannot(r, iv)) {
 			r->state = OBS_LEAN_DONE;
+		} else if (iv->tcp_requests && iv->queue_p99_ns > OBS_LEAN_QUEUE_NS) {
+			snprintf(r->why, sizeof(r->why), "socket-queue wait p99 %.1f ms (over %llu ms): "
+				 "lean after %u intervals of plain TCP requests",
+				 (double)iv->queue_p99_ns / 1e6, OBS_LEAN_QUEUE_NS / 1000000ULL,
+				 OBS_LEAN_AFTER);
+			r->plain = 0;
+			r->state = OBS_LEAN_FULL;
 		} else if (iv->tcp_requests && !iv->multi_arrival) {
 			/* the writes and (solo) the reads have left their marks all along */
 			if (r->solo && !iv->udp_socks) {

@@ -54,6 +54,12 @@
 #define OBS_LEAN_AFTER 3	  /* intervals of plain TCP requests before going lean */
 #define OBS_LEAN_UNKNOWN_PER 100 /* at most 1 lean read in this many without its arrival */
 #define OBS_LEAN_SOLO_AFTER 2	  /* lean intervals before the copy hook alone */
+/* --lean auto's start goes lean in its first interval only while requests wait less than this
+ * in the socket queue (p99): the lean arrival is TCP's clock at the read, which anything TCP
+ * does for the socket meanwhile refreshes (a delayed ACK, 40 ms or more after the segment), and
+ * a server falling behind is what the first seconds' findings are about. Past it, the older way
+ * (every hook for OBS_LEAN_AFTER plain intervals). */
+#define OBS_LEAN_QUEUE_NS 10000000ULL
 
 /* the syscall tier's modes, words and values (kernel/systier.h) */
 enum obs_lean_mode {
@@ -93,6 +99,7 @@ struct obs_lean_interval {
 	uint64_t untimed;	/* responses the copy hook alone could not time */
 	uint64_t udp_socks;	/* UDP sockets on a target port (the last pass over them; obs_lean_tick()
 				 * fills it in) */
+	uint64_t queue_p99_ns;	/* the longest socket-queue wait p99 of a TCP slot (the full hooks') */
 };
 
 struct obs_lean_rule {

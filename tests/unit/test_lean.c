@@ -218,6 +218,17 @@ static void test_start(void **state)
 	assert_non_null(strstr(r.why, "3 reads of several client writes"));
 	go_lean(&r);
 	assert_int_equal(obs_lean_decide(&r, OBS_LEAN_AUTO, &plain), OBS_LEAN_SOLO_GOING);
+	/* a socket queue forming (p99 past OBS_LEAN_QUEUE_NS): every hook for now, the older way;
+	 * just under it: the copy hook alone */
+	struct obs_lean_interval queued = {.tcp_requests = 1000,
+					   .queue_p99_ns = OBS_LEAN_QUEUE_NS + 1};
+	r = (struct obs_lean_rule){.state = OBS_LEAN_START, .solo = true};
+	assert_int_equal(obs_lean_decide(&r, OBS_LEAN_AUTO, &queued), OBS_LEAN_FULL);
+	assert_non_null(strstr(r.why, "socket-queue wait p99 10.0 ms"));
+	go_lean(&r);
+	queued.queue_p99_ns = OBS_LEAN_QUEUE_NS;
+	r = (struct obs_lean_rule){.state = OBS_LEAN_START, .solo = true};
+	assert_int_equal(obs_lean_decide(&r, OBS_LEAN_AUTO, &queued), OBS_LEAN_SOLO);
 	/* --lean on and off never start there */
 	r = (struct obs_lean_rule){.state = OBS_LEAN_START};
 	assert_int_equal(obs_lean_decide(&r, OBS_LEAN_OFF, &plain), OBS_LEAN_FULL);
