@@ -386,6 +386,10 @@ void obs_args_parse(int argc, char **argv, struct obs_args *a)
 		ll_usage_error(PROG, "--port and --all-ports exclude each other");
 	if (a->no_requests && a->trace_path)
 		ll_usage_error(PROG, "--trace needs request timing; drop --no-requests");
+	/* --trace records each request's moments, which only every hook has (the copy hook alone
+	 * leaves some responses untimed, and answers others from its pass): auto keeps them */
+	if (a->trace_path && a->lean == OBS_LEAN_AUTO)
+		a->lean = OBS_LEAN_OFF;
 	if (a->arrivals_sampled && a->no_requests)
 		ll_usage_error(PROG, "--arrivals needs request timing; drop --no-requests");
 	if (a->detach && (a->no_requests || a->arrivals_sampled))

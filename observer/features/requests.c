@@ -249,15 +249,13 @@ static void requests_snap(const struct obs_requests *r, const struct obs_reads *
 	snap->runq_p99_ns = ll_hist_count(h) ? (double)ll_hist_percentile(h, 99) : -1;
 }
 
-/* The interval's longest socket-queue wait p99 over the TCP slots (0: none timed). */
-static uint64_t queue_p99(const struct obs_reqtime_stats *d)
+/* The interval's longest socket-queue wait p99 over the TCP slots (0: none timed), in the
+ * caller's scratch histogram h. */
+static uint64_t queue_p99(const struct obs_reqtime_stats *d, struct ll_hist *h)
 {
-	struct ll_hist *h = ll_hist_new();
 	uint64_t p, worst = 0;
 	size_t i, b;
 
-	if (!h)
-		return 0;
 	for (i = 0; i < d->nslots; i += 2) {
 		ll_hist_reset(h);
 		for (b = 0; b < LL_HIST_BUCKETS; b++)
@@ -266,12 +264,11 @@ static uint64_t queue_p99(const struct obs_reqtime_stats *d)
 		if (p > worst)
 			worst = p;
 	}
-	ll_hist_free(h);
 	return worst;
 }
 
-/* The lean hooks' switch, on this interval's deltas (final: counted only). */
-static void lean_tick(struct obs_requests *r, bool final)
+/* The lean hooks' switch, on this interval's deltas (final: counted only); h: scratch. */
+static void lean_tick(struct obs_requests *r, bool final, struct ll_hist *h)
 {
 	const struct obs_reqtime_stats *d = r->delta;
 	struct obs_lean_interval iv = {0};
@@ -293,7 +290,8 @@ static void lean_tick(struct obs_requests *r, bool final)
 	}
 	iv.lean_unknown = d->global[RT_G_LEAN_UNKNOWN];
 	iv.lean_missed = d->global[RT_G_LEAN_MISSED];
-	iv.queue_p99_ns = queue_p99(d);
+	if (!final) /* (the final read's is only counted) */
+		iv.queue_p99_ns = queue_p99(d, h);
 	obs_lean_tick(r->lean, &iv, final);
 	obs_reqtime_lean_said(r->rt, r->lean);
 }
@@ -328,7 +326,7 @@ static int tick(void *self, struct obs_tick *tk)
 	if (!h)
 		return -ENOMEM;
 	obs_reqtime_stats_sub(r->delta, r->cur, r->prev);
-	lean_tick(r, false);
+	lean_tick(r, false, h);
 	if (tk->snap)
 		requests_snap(r, tk->reads, tk->snap, h);
 	if (tk->records && json_array_size(r->intervals) < MAX_INTERVALS) {
@@ -361,7 +359,7 @@ static int finish(void *self, struct obs_tick *tk)
 	if (!h)
 		return -ENOMEM;
 	obs_reqtime_stats_sub(r->delta, r->cur, r->prev);
-	lean_tick(r, true); /* says the final lean state too */
+	lean_tick(r, true, h); /* says the final lean state too */
 	requests_snap(r, tk->reads, tk->snap, h);
 	keep(r->prev, r->cur);
 	ll_hist_free(h);

@@ -557,10 +557,6 @@ struct obs_lean *obs_reqtime_lean_new(struct obs_reqtime *rt, const char *prog, 
 	/* the passes find a socket's slot by its port: not for --pid/--cgroup's own ports, nor
 	 * --all-ports */
 	k.solo_ok = rt->nports && !rt->dyn;
-	/* --trace records each request's moments, which only every hook has (the copy hook alone
-	 * leaves some responses untimed, and answers others from its pass): auto keeps them */
-	if (rt->features.trace && rt->features.lean_mode == OBS_LEAN_AUTO)
-		rt->features.lean_mode = OBS_LEAN_OFF;
 	return obs_lean_new(prog, rt->features.lean_mode, &k);
 }
 
