@@ -50,7 +50,7 @@ struct probe {
 	char census_why[128];
 	bool tls_plain;	    /* uprobes on libssl can be had (and request timing is on) */
 	char tls_why[160];
-	char tls_cost[480]; /* the mechanism, with the host's libssl's probe sites */
+	char tls_cost[640]; /* the mechanism, with the host's libssl's probe sites */
 	int nprogs;
 };
 
@@ -62,15 +62,15 @@ static void tls_cost(struct probe *p)
 				   "SSL_do_handshake";
 	struct obs_ssl_libs *libs = calloc(1, sizeof(*libs));
 	struct obs_ssl_sites sites;
+	char t[256];
 
 	snprintf(p->tls_cost, sizeof(p->tls_cost), "%s", base);
 	if (libs && obs_ssl_libs_host(libs) && !obs_ssl_sites_find(libs->lib[0].open, false, &sites)
-	    && sites.emulated + sites.stepped)
-		snprintf(p->tls_cost, sizeof(p->tls_cost), "%s; in %s %zu probe%s at instructions "
-			 "the kernel emulates, %zu stepped out of line (a second trap a call)%s", base,
-			 libs->lib[0].path, sites.emulated, sites.emulated == 1 ? "" : "s",
-			 sites.stepped, sites.fn[OBS_SSL_READ].inner && sites.fn[OBS_SSL_WRITE].inner
-			 ? ": SSL_read/_ex and SSL_write/_ex at their inner functions" : "");
+	    && sites.emulated + sites.stepped) {
+		obs_ssl_sites_text(sites.emulated, sites.stepped, (size_t)sites.fn[OBS_SSL_READ].inner +
+				   sites.fn[OBS_SSL_WRITE].inner, t, sizeof(t));
+		snprintf(p->tls_cost, sizeof(p->tls_cost), "%s; in %s: %s", base, libs->lib[0].path, t);
+	}
 	free(libs);
 }
 

@@ -116,11 +116,10 @@ static void sites_text(struct obs_ssl_probes *p)
 {
 	char t[256];
 
-	snprintf(t, sizeof(t), " (%zu probe%s at instructions the kernel emulates%s; %zu stepped "
-		 "out of line: a second trap a call)", p->emulated, p->emulated == 1 ? "" : "s",
-		 p->inner == 2 ? ", SSL_read/_ex and SSL_write/_ex at their inner functions"
-		 : p->inner ? ", a wrapper pair at its inner function" : "", p->stepped);
+	obs_ssl_sites_text(p->emulated, p->stepped, p->inner, t, sizeof(t));
+	list_add(p->text, sizeof(p->text), "", " (");
 	list_add(p->text, sizeof(p->text), "", t);
+	list_add(p->text, sizeof(p->text), "", ")");
 }
 
 struct obs_ssl_probes *obs_ssl_probes_attach(struct obs_sockets *conn,

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include "kernel/ssl_sites.h"
@@ -75,6 +76,14 @@ void obs_ssl_pair_plan(struct obs_ssl_site *a, struct obs_ssl_site *b, const uin
 	a->emulated = obs_x86_emulated(acode + s, OBS_SSL_SCAN - s);
 	s = obs_x86_entry_skip(bcode, OBS_SSL_SCAN);
 	b->emulated = obs_x86_emulated(bcode + s, OBS_SSL_SCAN - s);
+}
+
+void obs_ssl_sites_text(size_t emulated, size_t stepped, size_t inner, char *buf, size_t len)
+{
+	snprintf(buf, len, "%zu probe%s at instructions the kernel emulates%s; %zu stepped out of "
+		 "line: a second trap a call", emulated, emulated == 1 ? "" : "s",
+		 inner == 2 ? ", SSL_read/_ex and SSL_write/_ex at their inner functions"
+		 : inner ? ", a wrapper pair at its inner function" : "", stepped);
 }
 
 #if defined(__x86_64__)

@@ -75,6 +75,11 @@ struct obs_ssl_sites {
 void obs_ssl_pair_plan(struct obs_ssl_site *a, struct obs_ssl_site *b, const uint8_t *acode,
 		       const uint8_t *bcode, const uint8_t *inner, size_t inner_len);
 
+/* "N probes at instructions the kernel emulates[, ...inner functions]; M stepped out of line: a
+ * second trap a call" into buf, for probes at emulated and stepped sites, inner wrapper pairs
+ * probed at their inner function (the summary's and --check's words). */
+void obs_ssl_sites_text(size_t emulated, size_t stepped, size_t inner, char *buf, size_t len);
+
 /*
  * Reads the library at path (an ELF file) and fills sites: each function's site and whether it
  * is emulated; entries: each function at its own entry (past an endbr64), no inner function.

@@ -107,6 +107,21 @@ static void test_inner_stepped(void **state)
 	assert_false(a.inner || b.skip);
 }
 
+/* The words the summary and --check use. */
+static void test_text(void **state)
+{
+	char t[256];
+
+	(void)state;
+	obs_ssl_sites_text(3, 0, 2, t, sizeof(t));
+	assert_string_equal(t, "3 probes at instructions the kernel emulates, SSL_read/_ex and "
+			       "SSL_write/_ex at their inner functions; 0 stepped out of line: a "
+			       "second trap a call");
+	obs_ssl_sites_text(1, 4, 0, t, sizeof(t));
+	assert_string_equal(t, "1 probe at instructions the kernel emulates; 4 stepped out of line: "
+			       "a second trap a call");
+}
+
 /* Files that hold no libssl: not there, not ELF, an ELF without the functions (this test). */
 static void test_files(void **state)
 {
@@ -131,4 +146,5 @@ static void test_files(void **state)
 	assert_int_equal(s.emulated + s.stepped, 0);
 }
 
-LL_TEST_MAIN(test_emulated, test_debian_pair, test_no_common, test_inner_stepped, test_files)
+LL_TEST_MAIN(test_emulated, test_debian_pair, test_no_common, test_inner_stepped, test_text,
+	     test_files)
