@@ -75,6 +75,10 @@ static __always_inline void tcp_copied(struct sock *sk, bool kf)
 	bool udp = false;
 	int slot, hello;
 
+	/* marks off: the copy hook is on its way out (its detach is asynchronous), and the full
+	 * hooks alone own every connection, TLS and HTTP/2 ones from their first read */
+	if (!lean_marks)
+		return;
 	slot = sock_slot(sk, &udp);
 	if (slot < 0 || udp)
 		return;

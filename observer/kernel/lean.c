@@ -402,6 +402,7 @@ void obs_lean_tick(struct obs_lean *l, const struct obs_lean_interval *given, bo
 		*l->k.marks = obs_lean_marks(now);
 	if (now != OBS_LEAN_SOLO)
 		*l->k.solo = obs_lean_solo(now, *l->k.solo);
+	/* (marks going off before the copy hook has gone: it does nothing meanwhile, req_lean.bpf.h) */
 	err = obs_systier_want(l->tier, obs_lean_progs(now), 0);
 	if (!obs_lean_marks(now))
 		*l->k.marks = 0;
