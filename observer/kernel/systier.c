@@ -179,9 +179,10 @@ static int set_mask(struct bpf_link **links, struct bpf_program *const *progs,
 
 /* The child: one byte in ('1' attach, '0' detach, 'S' attach for OBS_SYSTIER_SAMPLE_MS, then
  * detach unasked; OBS_SYSTIER_MASK | mask: set_mask()), one byte out (0 or an errno). It runs as
- * the
- * observer's unprivileged user, with CAP_BPF and CAP_PERFMON only, no bounding set, no new
- * privileges: the tracepoint ids were read by the parent while it was root. */
+ * the observer's unprivileged user, with CAP_BPF and CAP_PERFMON only, no bounding set, no new
+ * privileges: the tracepoint ids were read by the parent while it was root.
+ * LOADLENS_OBSERVER_SWITCH_DELAY_MS (0..5000) holds each switch that long: the tests' busy machine,
+ * where the child comes late to what the parent asked. */
 static void systier_child(int sock, struct bpf_program *const *progs, const uint64_t *tp_ids,
 			  size_t n)
 {
@@ -189,6 +190,11 @@ static void systier_child(int sock, struct bpf_program *const *progs, const uint
 	int window = -1; /* a sample under way: its ms left to run (roughly: no signal ends a poll) */
 	const uint64_t keep = 1ULL << CAP_BPF | 1ULL << CAP_PERFMON;
 	struct bpf_link *links[OBS_SYSTIER_MAX_PROGS] = {};
+	const char *delay = getenv("LOADLENS_OBSERVER_SWITCH_DELAY_MS");
+	int switch_delay_ms = delay ? atoi(delay) : 0;
+
+	if (switch_delay_ms < 0 || switch_delay_ms > 5000)
+		switch_delay_ms = 0;
 	unsigned char cmd, res;
 	struct obs_user user;
 	ssize_t r;
@@ -218,6 +224,8 @@ static void systier_child(int sock, struct bpf_program *const *progs, const uint
 			continue;
 		if (r <= 0)
 			break;
+		if ((cmd & OBS_SYSTIER_MASK) && switch_delay_ms)
+			poll(NULL, 0, switch_delay_ms); /* the tests' slow child */
 		res = (unsigned char)(cmd & OBS_SYSTIER_MASK
 					      ? set_mask(links, progs, tp_ids, n, cmd & ~OBS_SYSTIER_MASK)
 					      : set_links(links, progs, tp_ids, n, cmd != '0'));

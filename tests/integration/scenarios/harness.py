@@ -89,7 +89,8 @@ def run_in(run, sc, result):
 	obs += sc.get("observer", ["--port", "{port}"])
 	if observer_supports("--max-procs") and sc.get("max_procs"):
 		obs += ["--max-procs", str(sc["max_procs"])]
-	run.spawn("observer", obs, outside=sc.get("observer_outside", False))
+	run.spawn("observer", obs, outside=sc.get("observer_outside", False),
+		  env=sc.get("observer_env"))
 	# under an emulated CPU the verifier and the attaches take minutes (as start_observer waits
 	# in tests/integration/lib/observer.sh)
 	run.wait_for("observer", "observing", 240 if EMULATED_CPU else 60)

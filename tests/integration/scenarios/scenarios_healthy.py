@@ -236,6 +236,12 @@ HEALTHY = [
 	 "what": "the same with TLS 1.3 only (resumption by session ticket, encrypted: not "
 		 "counted apart): 33 handshakes, 23 requests = the access log",
 	 **sclient_resumed("1.3", 0)},
+	{"name": "healthy_tls13_slow_switch", "group": "healthy",
+	 "what": "the same, the observer's attach child 0.7 s late to each switch (a busy "
+		 "machine): the copy hook, still attached after the first interval gave every "
+		 "hook back, takes no TLS connection's first read: 33 handshakes",
+	 "observer_env": {"LOADLENS_OBSERVER_SWITCH_DELAY_MS": "700"},
+	 **sclient_resumed("1.3", 0)},
 	{"name": "healthy_request_with_close", "group": "healthy",
 	 "what": "nginx, 600 HTTP/1.0 requests each written with the client's FIN right after it "
 		 "(as pgbench -C's Terminate): the server reads request and close together, "
