@@ -114,9 +114,10 @@ int obs_summary_text(FILE *out, const struct obs_summary *r, const struct obs_so
 		return -ENOMEM;
 	obs_summary_ports_text(r->ports, r->nports, ports, sizeof(ports));
 	fprintf(out, "summary: %.1fs on %s\n", r->elapsed_s, ports);
-	fprintf(out, "  observer CPU       %10.2f s  (%.1f%% of a core; its BPF programs run in the "
-		     "tasks they observe)\n", r->self_cpu_s,
-		r->elapsed_s > 0 ? 100 * r->self_cpu_s / r->elapsed_s : 0.0);
+	fprintf(out, "  observer CPU       %10.2f s  (%.2f s to start: loading and checking its "
+		     "programs; then %.1f%% of a core; its BPF programs run in the tasks they "
+		     "observe)\n", r->self_cpu_s, r->start_cpu_s,
+		r->elapsed_s > 0 ? 100 * (r->self_cpu_s - r->start_cpu_s) / r->elapsed_s : 0.0);
 	fprintf(out, "  accepted           %12llu  (%.1f/s)\n", (unsigned long long)ctr[OBS_CTR_ACCEPTED],
 		r->elapsed_s > 0 ? (double)ctr[OBS_CTR_ACCEPTED] / r->elapsed_s : 0.0);
 	if (r->features->set_state)
@@ -230,6 +231,7 @@ int obs_summary_json_add(json_t *root, const struct obs_summary *r,
 	ports = NULL;
 	set(root, "duration_s", json_real(r->elapsed_s), &ok);
 	set(root, "observer_cpu_s", json_real(r->self_cpu_s), &ok);
+	set(root, "observer_start_cpu_s", json_real(r->start_cpu_s), &ok);
 	set(root, "accepted", json_integer((json_int_t)ctr[OBS_CTR_ACCEPTED]), &ok);
 	set(root, "handshakes",
 	       r->features->set_state ? json_integer((json_int_t)ctr[OBS_CTR_HANDSHAKES])

@@ -16,6 +16,7 @@ struct obs_summary {
 	const struct obs_sockets_features *features;
 	double elapsed_s; /* from attach to the final read */
 	double self_cpu_s; /* the observer's own CPU (user + system, every thread), to the final read */
+	double start_cpu_s; /* of which before it began observing (loading, checking, attaching) */
 	const char *syscalls_mode; /* --syscalls: "auto", "on", "off" */
 	double syscalls_share;	   /* share of the run the syscall tracepoints were attached */
 	const char *syscalls_reason; /* the last sign of exhaustion that held them on, or NULL */

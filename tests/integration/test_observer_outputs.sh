@@ -49,6 +49,13 @@ echo "observer CPU: JSON $cpu_json s, text $cpu_text s, /proc before the stop $c
 awk -v j="$cpu_json" -v t="$cpu_text" -v p="$cpu_before" 'BEGIN {
 	exit !(j > 0 && t != "" && (t - j) ^ 2 < 0.0001 && j >= p - 0.02 && j <= p + 1) }' ||
 	fail "observer CPU: JSON $cpu_json, text $cpu_text, /proc $cpu_before"
+# of which to start (before "observing"): in the text, the JSON, and no more than the whole
+start_json=$(jget "$LL_TMP/obs.json" .observer_start_cpu_s)
+start_text=$(sed -n 's/^  observer CPU .*(\([0-9.]*\) s to start.*/\1/p' "$LL_TMP/observer.out")
+echo "observer CPU to start: JSON $start_json s, text $start_text s"
+awk -v j="$start_json" -v t="$start_text" -v a="$cpu_json" 'BEGIN {
+	exit !(j > 0 && t != "" && (t - j) ^ 2 < 0.0001 && j <= a) }' ||
+	fail "observer CPU to start: JSON $start_json, text $start_text, all $cpu_json"
 
 # --max-procs 1 with two targets: the second is named
 start observer2 "$LOADLENS_BIN/loadlens-observer" --pid "$PID_srv1" --pid "$PID_srv2" \
