@@ -20,6 +20,10 @@ struct {
 	__uint(max_entries, RT_H2_HB_RING);
 } h2_hb SEC(".maps");
 
+/* Per slot, set by userspace (observer/sources/h2_status.c): the slot's blocks that begin with a
+ * static-table :status are read here (h2_hb_static(), include/loadlens/h2.h). */
+volatile __u8 h2_hb_quiet[RT_MAX_SLOTS];
+
 /* Set by userspace while its reader sleeps for want of records (observer/sources/h2_status.c):
  * a header block's record then wakes it, if the ring was empty (the kernel's adaptive wakeup). */
 volatile __u32 h2_hb_idle = 0;
@@ -62,6 +66,49 @@ static __always_inline long h2_hb_copy(struct h2_walk *w, void *dst, __u32 n, __
 	return bpf_probe_read_user(dst, n, (void *)src);
 }
 
+/* The fragment about to go (its n next bytes at buf + off, of the buffer's len) is a whole block
+ * that begins with a static-table :status, on a quiet slot: counted, and the rest of it not
+ * sent; the connection's next record is fresh (its decoder did not see this block). */
+static __always_inline bool h2_hb_static(struct h2_walk *w, __u64 buf, __u32 off, __u32 n,
+					 __u32 len)
+{
+	__u32 slot = w->slot, flen;
+	__u8 f = w->d.hdr[4], b = 0;
+	struct rt_rec *r;
+#ifdef H2_WIN
+	int o;
+#endif
+
+	if (slot >= RT_MAX_SLOTS || !h2_hb_quiet[slot & (RT_MAX_SLOTS - 1)] || !n)
+		return false;
+	if (w->d.hdr[3] != LL_H2_HEADERS || !(f & LL_H2_END_HEADERS) ||
+	    (f & (LL_H2_PADDED | LL_H2_PRIORITY_FLAG)))
+		return false;
+	flen = ((__u32)w->d.hdr[0] << 16) | ((__u32)w->d.hdr[1] << 8) | w->d.hdr[2];
+	if (w->d.hb_left != flen)
+		return false; /* (a block's first byte only) */
+#ifdef H2_WIN
+	o = h2_win(w, buf, off, 1, len);
+	if (o >= 0)
+		b = w->win[o & (H2_WIN - 1)];
+	else
+#endif
+	if (bpf_probe_read_user(&b, 1, (void *)(buf + off)))
+		return false;
+	b -= LL_HPACK_STATIC_STATUS0;
+	if (b >= RT_H2_STATIC_STATUSES)
+		return false;
+	r = rec_of(w->slot);
+	if (!r)
+		return false;
+	r->c.h2_hb_static[b]++;
+	if (f & LL_H2_END_STREAM)
+		r->c.h2_hb_static_ends++;
+	w->d.hb_left = 0;
+	w->d.hb |= LL_H2_HB_RESUMED;
+	return true;
+}
+
 /* One record of the current header block fragment: its n next bytes at buf + off (user memory),
  * of the buffer's len. */
 static __always_inline void h2_hb_out(struct h2_walk *w, __u64 buf, __u32 off, __u32 n, __u32 len)
@@ -72,6 +119,8 @@ static __always_inline void h2_hb_out(struct h2_walk *w, __u64 buf, __u32 off, _
 	long err;
 	int o = -1;
 
+	if (h2_hb_static(w, buf, off, n, len))
+		return;
 #ifdef H2_WIN
 	if (n && n <= H2_WIN) /* (a longer piece never fits the window: read from user memory) */
 		o = h2_win(w, buf, off, n, len);

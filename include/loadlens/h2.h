@@ -13,6 +13,7 @@
 #define LOADLENS_H2_H
 
 #include <linux/types.h>
+#include "loadlens/reqtime.h"
 
 #define LL_H2_PREFACE_LEN 24
 /* "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" as three little-endian words */
@@ -101,6 +102,26 @@ _Static_assert(sizeof(struct rt_h2_dir) == 32, "rt_h2_dir layout");
 #define LL_H2_HB_CLOSED 8  /* closed: no more records of it */
 #define LL_H2_HB_CLOSE 1   /* (rt_h2_hb.flags) the connection closed: no bytes */
 #define LL_H2_HB_FRESH 2   /* (rt_h2_hb.flags) the first record after a stop (a block's first) */
+
+/*
+ * Blocks read in the kernel. A response's :status comes first in its block, and HPACK's static
+ * table holds seven of them as one byte (RFC 7541, Appendix A: 0x88 = index 8 = 200 ... 0x8e =
+ * 500). Where a slot's server has written blocks that never refer to an HPACK table
+ * (rt_h2_hb_quiet, set by userspace after LL_H2_HB_QUIET_AFTER of them: nginx's encoder adds
+ * to its table, never reads it back), a HEADERS frame that holds a whole block (END_HEADERS, no
+ * padding or priority) beginning with one of those bytes is counted in the kernel
+ * (rt_ctrs.h2_hb_static) and not sent; the connection's next record is LL_H2_HB_FRESH, so its
+ * block is decoded alone, as after any gap. A later reference to the table turns the slot's
+ * flag off for good.
+ */
+#define LL_H2_END_HEADERS 0x4
+#define LL_H2_PADDED 0x8
+#define LL_H2_PRIORITY_FLAG 0x20
+#define LL_HPACK_STATIC_STATUS0 0x88 /* ... 0x8e: RT_H2_STATIC_STATUSES of them */
+#define LL_H2_HB_QUIET_AFTER 256
+#define LL_HPACK_STATIC_LAST 61	     /* the static table's last index: past it, the table's */
+static const unsigned short ll_hpack_static_status[RT_H2_STATIC_STATUSES] = {200, 204, 206, 304,
+									      400, 404, 500};
 
 struct rt_h2_hb {
 	__u64 sk;	/* the connection: its socket, and its generation */

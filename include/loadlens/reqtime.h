@@ -18,6 +18,8 @@
 /* Ports with request timing; rodata maps a port to 1 + its index (0: not a target). */
 #define RT_MAX_PORTS 16
 #define RT_MAX_SLOTS (2 * RT_MAX_PORTS)
+/* the :status values HPACK's static table holds (include/loadlens/h2.h) */
+#define RT_H2_STATIC_STATUSES 7
 
 /* --pid/--cgroup without --port: the ports of the target's own sockets get slots as they are
  * first seen (slot = 2 * index + udp); targ_slot holds RT_SLOT_DYN for every port then. */
@@ -120,6 +122,10 @@ struct rt_ctrs {
 			   * call's trailers): userspace reads the status of each it can */
 	__u64 h2_hb_lost; /* connections whose records stopped: the ring buffer had no room */
 	__u64 h2_hb_big;  /* connections whose records stopped: a fragment over LL_H2_HB_MAX */
+	__u64 h2_hb_static[RT_H2_STATIC_STATUSES]; /* header blocks read in the kernel, not sent
+						    * (include/loadlens/h2.h): by :status 200,
+						    * 204, 206, 304, 400, 404, 500 */
+	__u64 h2_hb_static_ends; /* of which ended their stream */
 	/* HTTP/2 reads not walked (a gap: rt_h2_conn.sync in include/loadlens/h2.h) */
 	__u64 h2_gaps;	       /* times a connection's reads went unwalked (the lean hooks read
 				* them, or the walk lost its place in one): its walk resumes at
@@ -142,7 +148,7 @@ struct rt_ctrs {
 			* write time TCP's stamps do not tell: counted in requests, not timed (no
 			* service, queue or residence value; in no_arrival too) */
 };
-_Static_assert(sizeof(struct rt_ctrs) == (40 + 2 * RT_NCOMP) * 8, "rt_ctrs layout");
+_Static_assert(sizeof(struct rt_ctrs) == (40 + RT_H2_STATIC_STATUSES + 1 + 2 * RT_NCOMP) * 8, "rt_ctrs layout");
 
 /* One slot's record on one CPU: its counters, then a histogram per component (bucket
  * ll_hist_bucket(value)). Userspace sums the CPUs' records. */

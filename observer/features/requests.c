@@ -156,7 +156,7 @@ static int start_unprivileged(void *self)
 		return 0;
 	r->h2c = calloc(r->cur->nslots, sizeof(*r->h2c));
 	r->h2s = obs_h2_status_new(obs_sockets_h2_hb_fd(r->conn), obs_sockets_h2_hb_idle(r->conn),
-				   r->cur->nslots);
+				   obs_sockets_h2_hb_quiet(r->conn), r->cur->nslots);
 	if (!r->h2c || !r->h2s) {
 		err = r->h2c ? -errno : -ENOMEM;
 		ll_warn(r->prog, "cannot start reading HTTP/2 statuses: %s", strerror(-err));
@@ -172,8 +172,10 @@ static const struct obs_h2_status_counts *h2_counts(struct obs_requests *r)
 
 	if (!r->h2s)
 		return NULL;
-	for (i = 0; i < r->cur->nslots; i++)
+	for (i = 0; i < r->cur->nslots; i++) {
 		obs_h2_status_read(r->h2s, i, &r->h2c[i]);
+		obs_h2_status_add_kernel(&r->h2c[i], &r->cur->slot[i].c);
+	}
 	return r->h2c;
 }
 

@@ -280,6 +280,11 @@ volatile uint32_t *obs_sockets_h2_hb_idle(struct obs_sockets *c)
 	return &c->skel->bss->h2_hb_idle;
 }
 
+volatile uint8_t *obs_sockets_h2_hb_quiet(struct obs_sockets *c)
+{
+	return c->skel->bss->h2_hb_quiet;
+}
+
 uint32_t obs_sockets_trace_every(const struct obs_sockets *c)
 {
 	return c->skel->rodata->targ_trace_every;

@@ -156,6 +156,8 @@ int obs_sockets_trace_fd(struct obs_sockets *c);
 int obs_sockets_h2_hb_fd(struct obs_sockets *c);
 /* Its reader's flag, "asleep: wake me" (the BPF side's h2_hb_idle). */
 volatile uint32_t *obs_sockets_h2_hb_idle(struct obs_sockets *c);
+/* Its slots' h2_hb_quiet flags (RT_MAX_SLOTS): their blocks read in the kernel. */
+volatile uint8_t *obs_sockets_h2_hb_quiet(struct obs_sockets *c);
 uint32_t obs_sockets_trace_every(const struct obs_sockets *c);
 /* The port the BPF side gave dynamic slot pair i (--pid/--cgroup without --port), 0: none. */
 uint16_t obs_sockets_dyn_port(const struct obs_sockets *c, size_t i);

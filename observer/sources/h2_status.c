@@ -13,6 +13,7 @@
 #include <nghttp2/nghttp2.h>
 #include "loadlens/h2.h"
 #include "sources/h2_status.h"
+#include "sources/hpack_refs.h"
 #include "sources/poll_thread.h"
 
 #define TABLE (2 * OBS_H2_DECODERS) /* open addressing, a power of two */
@@ -320,6 +321,13 @@ static void frame(struct obs_h2_status_counts *k, struct conn *c, uint8_t t, uin
 			p += 4;
 			len -= 4;
 		}
+		/* evidence for reading the slot's blocks in the kernel: whole ones only */
+		if (f & H2_END_HEADERS) {
+			int refers = obs_hpack_refers(p, len);
+
+			k->refer += refers == 1;
+			k->plain += refers == 0;
+		}
 		c->sid = sid;
 		c->end = t == LL_H2_HEADERS && (f & LL_H2_END_STREAM);
 		c->push = t == LL_H2_PUSH_PROMISE;
@@ -440,6 +448,11 @@ size_t obs_h2_dec_live(const struct obs_h2_dec *d)
 	return d->live;
 }
 
+size_t obs_h2_dec_nslots(const struct obs_h2_dec *d)
+{
+	return d->nslots;
+}
+
 /* ---- the reader: a thread that drains the ring buffer ---- */
 
 struct obs_h2_status {
@@ -447,6 +460,8 @@ struct obs_h2_status {
 	struct ring_buffer *rb;
 	pthread_mutex_t lock; /* the decoder's counts, between the thread and the readers */
 	volatile uint32_t *idle; /* the BPF side's h2_hb_idle (NULL: always poll) */
+	volatile uint8_t *quiet; /* the BPF side's h2_hb_quiet[] (NULL: every block sent) */
+	enum obs_h2_quiet *qstate; /* each slot's */
 	int empty;		 /* empty drains in a row, up to OBS_H2_STATUS_IDLE_POLLS */
 	struct obs_poll_thread reader;
 };
@@ -457,6 +472,20 @@ static int on_rec(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* The slots' h2_hb_quiet flags, after the records read (under the lock). */
+static void quiet_update(struct obs_h2_status *s)
+{
+	enum obs_h2_quiet q;
+	size_t i, n = obs_h2_dec_nslots(s->dec);
+
+	for (i = 0; s->quiet && i < n; i++) {
+		q = obs_h2_quiet_next(s->qstate[i], obs_h2_dec_counts(s->dec, i));
+		if (q != s->qstate[i])
+			__atomic_store_n(&s->quiet[i], q == OBS_H2_QUIET, __ATOMIC_RELAXED);
+		s->qstate[i] = q;
+	}
+}
+
 /* Records consumed (0: the ring was empty). */
 static int drain(struct obs_h2_status *s)
 {
@@ -464,6 +493,8 @@ static int drain(struct obs_h2_status *s)
 
 	pthread_mutex_lock(&s->lock);
 	n = ring_buffer__consume(s->rb);
+	if (n > 0)
+		quiet_update(s);
 	pthread_mutex_unlock(&s->lock);
 	return n;
 }
@@ -498,7 +529,8 @@ static void step(void *arg)
 	/* the next step drains at once: records (woken) poll again, none sleep again */
 }
 
-struct obs_h2_status *obs_h2_status_new(int ring_fd, volatile uint32_t *idle, size_t nslots)
+struct obs_h2_status *obs_h2_status_new(int ring_fd, volatile uint32_t *idle,
+					volatile uint8_t *quiet, size_t nslots)
 {
 	struct obs_h2_status *s = calloc(1, sizeof(*s));
 	int err;
@@ -507,8 +539,10 @@ struct obs_h2_status *obs_h2_status_new(int ring_fd, volatile uint32_t *idle, si
 		return NULL;
 	pthread_mutex_init(&s->lock, NULL);
 	s->idle = idle;
+	s->quiet = quiet;
 	s->dec = obs_h2_dec_new(nslots);
-	if (!s->dec) {
+	s->qstate = calloc(nslots ? nslots : 1, sizeof(*s->qstate));
+	if (!s->dec || !s->qstate) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
@@ -542,6 +576,7 @@ void obs_h2_status_free(struct obs_h2_status *s)
 	obs_h2_status_stop(s);
 	ring_buffer__free(s->rb);
 	obs_h2_dec_free(s->dec);
+	free(s->qstate);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }

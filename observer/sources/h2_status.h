@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <jansson.h>
 #include "loadlens/grpc_status.h"
+#include "loadlens/reqtime.h"
 
 /* Connections decoded at once; past it the longest idle one is forgotten (counted). */
 #define OBS_H2_DECODERS 16384
@@ -45,7 +46,20 @@ struct obs_h2_status_counts {
 	uint64_t partial;		  /* header blocks decoded alone after a gap, cut by a
 					   * reference to the blocks not seen: :status read */
 	uint64_t evicted;		  /* decoders forgotten for room (OBS_H2_DECODERS) */
+	uint64_t kernel;		  /* of blocks, read in the kernel (its counts, added by
+					   * obs_h2_status_add_kernel()) */
+	uint64_t refer;			  /* whole one-frame blocks that refer to the HPACK table */
+	uint64_t plain;			  /* ... that refer to none (hpack_refs.h) */
 };
+
+/* A slot's blocks read in the kernel (include/loadlens/h2.h): whether they may be, from its
+ * counts. OBS_H2_LEARN: not yet (fewer than LL_H2_HB_QUIET_AFTER plain blocks); OBS_H2_QUIET:
+ * they are; OBS_H2_NEVER: a block referred to the table. Pure. */
+enum obs_h2_quiet { OBS_H2_LEARN, OBS_H2_QUIET, OBS_H2_NEVER };
+enum obs_h2_quiet obs_h2_quiet_next(enum obs_h2_quiet now, const struct obs_h2_status_counts *c);
+/* The kernel's counts of a slot's blocks read there (k's h2_hb_static, h2_hb_static_ends) into
+ * its counts c. Pure. */
+void obs_h2_status_add_kernel(struct obs_h2_status_counts *c, const struct rt_ctrs *k);
 
 struct obs_h2_dec;
 
@@ -59,13 +73,16 @@ void obs_h2_dec_feed(struct obs_h2_dec *d, const void *rec, size_t size);
 const struct obs_h2_status_counts *obs_h2_dec_counts(const struct obs_h2_dec *d, size_t i);
 uint64_t obs_h2_dec_bad(const struct obs_h2_dec *d);
 size_t obs_h2_dec_live(const struct obs_h2_dec *d); /* connections with a decoder now */
+size_t obs_h2_dec_nslots(const struct obs_h2_dec *d);
 
 struct obs_h2_status;
 
 /* The reader of the ring buffer at ring_fd, nslots slots: its thread starts here (after the
  * privilege drop). idle: the BPF side's flag that makes a record wake the reader (NULL: the
- * reader polls without rest). NULL with errno set. */
-struct obs_h2_status *obs_h2_status_new(int ring_fd, volatile uint32_t *idle, size_t nslots);
+ * reader polls without rest); quiet: the BPF side's h2_hb_quiet[nslots] (NULL: every block is
+ * sent), which it sets per obs_h2_quiet_next(). NULL with errno set. */
+struct obs_h2_status *obs_h2_status_new(int ring_fd, volatile uint32_t *idle,
+					volatile uint8_t *quiet, size_t nslots);
 /* Stops the thread and drains what the ring still holds. */
 void obs_h2_status_stop(struct obs_h2_status *s);
 void obs_h2_status_free(struct obs_h2_status *s);

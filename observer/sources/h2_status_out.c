@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* HTTP/2 and gRPC statuses: the summary's lines and the JSON of a slot's counts (h2_status.h);
- * pure functions of the counts. The decoder and its reader are h2_status.c. */
+/* HTTP/2 and gRPC statuses: the summary's lines and the JSON of a slot's counts (h2_status.h),
+ * the kernel's counts added to them, and whether its blocks may be read there; pure functions of
+ * the counts. The decoder and its reader are h2_status.c. */
 #include <errno.h>
 #include <stdio.h>
 #include <jansson.h>
@@ -10,6 +11,25 @@
 static uint64_t unread(const struct obs_h2_status_counts *c, uint64_t ends)
 {
 	return ends > c->ends ? ends - c->ends : 0;
+}
+
+enum obs_h2_quiet obs_h2_quiet_next(enum obs_h2_quiet now, const struct obs_h2_status_counts *c)
+{
+	if (now == OBS_H2_NEVER || c->refer)
+		return OBS_H2_NEVER;
+	return c->plain >= LL_H2_HB_QUIET_AFTER ? OBS_H2_QUIET : now;
+}
+
+void obs_h2_status_add_kernel(struct obs_h2_status_counts *c, const struct rt_ctrs *k)
+{
+	size_t i;
+
+	for (i = 0; i < RT_H2_STATIC_STATUSES; i++) {
+		c->status[ll_hpack_static_status[i] - OBS_H2_STATUS_LO] += k->h2_hb_static[i];
+		c->blocks += k->h2_hb_static[i];
+		c->kernel += k->h2_hb_static[i];
+	}
+	c->ends += k->h2_hb_static_ends;
 }
 
 void obs_h2_status_fmt(FILE *out, const struct obs_h2_status_counts *c, uint64_t ends,
@@ -30,6 +50,11 @@ void obs_h2_status_fmt(FILE *out, const struct obs_h2_status_counts *c, uint64_t
 	if (c->status_other)
 		fprintf(out, "%s other %llu", sep, (unsigned long long)c->status_other);
 	fprintf(out, "\n");
+	if (c->kernel)
+		fprintf(out, "      %llu of them read in the kernel (a whole block beginning with a "
+			     ":status of HPACK's static table, from a server whose blocks refer to "
+			     "no table)\n",
+			(unsigned long long)c->kernel);
 	sep = "";
 	for (i = 0; i <= LL_GRPC_OTHER; i++)
 		if (c->grpc[i]) {
@@ -86,6 +111,7 @@ json_t *obs_h2_status_json(const struct obs_h2_status_counts *c, uint64_t ends,
 	if (!err)
 		err = set(o, "grpc_no_status", json_integer((json_int_t)c->grpc_none)) |
 		      set(o, "blocks", json_integer((json_int_t)c->blocks)) |
+		      set(o, "blocks_read_in_kernel", json_integer((json_int_t)c->kernel)) |
 		      set(o, "ends", json_integer((json_int_t)ends)) |
 		      set(o, "ends_read", json_integer((json_int_t)c->ends)) |
 		      set(o, "ends_unread", json_integer((json_int_t)unread(c, ends))) |

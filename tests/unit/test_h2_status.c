@@ -12,6 +12,7 @@
 #include "ll_test.h"
 #include "loadlens/h2.h"
 #include "sources/h2_status.h"
+#include "sources/hpack_refs.h"
 
 #define END_STREAM 0x1
 #define END_HEADERS 0x4
@@ -514,6 +515,121 @@ static void test_output(void **state)
 	fclose(f);
 }
 
+/* nginx 1.22's response block for a 200 (captured on loopback): its own literals are added to
+ * the table (0x76 server, 0x61 date, ...), never read from it */
+static const uint8_t nginx_200[] = {
+	0x88, 0x76, 0x89, 0xaa, 0x63, 0x55, 0xe5, 0x80, 0xae, 0x21, 0x2e, 0x1f, 0x61, 0x96, 0xdc,
+	0x34, 0xfd, 0x28, 0x27, 0x94, 0xd2, 0x7e, 0xea, 0x08, 0x02, 0x71, 0x40, 0xbd, 0x71, 0x97,
+	0xee, 0x05, 0xb5, 0x31, 0x68, 0xdf, 0x5f, 0x87, 0x49, 0x7c, 0xa5, 0x8a, 0xe8, 0x19, 0xaa,
+	0x5c, 0x01, 0x33};
+
+/* References to the dynamic table, read from the representations alone. */
+static void test_hpack_refers(void **state)
+{
+	const char *hdrs[] = {":status", "200", "content-type", "application/grpc"};
+	struct srv *s = conn(state, 0x9000, 0);
+	const uint8_t lit_name[] = {0x00, 0x03, 'a', 'b', 'c', 0x01, 'x'};	  /* new name */
+	const uint8_t dyn_name[] = {0x0f, 0x2f, 0x01, 'x'};	  /* name index 62 (4-bit prefix) */
+	const uint8_t size_upd[] = {0x3f, 0xe1, 0x1f, 0x88}; /* size 4,096, then 200 */
+	const uint8_t idx0[] = {0x80};
+	const uint8_t cut_str[] = {0x88, 0x0f, 0x10, 0x05, 'a'};
+	const uint8_t long_int[] = {0xff, 0xff, 0xff, 0xff, 0xff, 0x01};
+	uint8_t b[256];
+	size_t n;
+
+	assert_int_equal(obs_hpack_refers(nginx_200, sizeof(nginx_200)), 0);
+	assert_int_equal(obs_hpack_refers(lit_name, sizeof(lit_name)), 0);
+	assert_int_equal(obs_hpack_refers(dyn_name, sizeof(dyn_name)), 1);
+	assert_int_equal(obs_hpack_refers(size_upd, sizeof(size_upd)), 0);
+	assert_int_equal(obs_hpack_refers(idx0, sizeof(idx0)), -1);
+	assert_int_equal(obs_hpack_refers(cut_str, sizeof(cut_str)), -1);
+	assert_int_equal(obs_hpack_refers(long_int, sizeof(long_int)), -1);
+	assert_int_equal(obs_hpack_refers(nginx_200, sizeof(nginx_200) - 1), -1);
+	/* libnghttp2's deflater: the first block adds content-type, the second refers to it */
+	n = block(s, hdrs, 2, b, sizeof(b));
+	assert_int_equal(obs_hpack_refers(b, n), 0);
+	n = block(s, hdrs, 2, b, sizeof(b));
+	assert_int_equal(obs_hpack_refers(b, n), 1);
+}
+
+/* A slot's blocks go to the kernel after LL_H2_HB_QUIET_AFTER whole blocks that refer to no
+ * table, and never after one that does; a deflater that uses its table never gets there. */
+static void test_quiet(void **state)
+{
+	const char *hdrs[] = {":status", "200", "content-type", "text/html"};
+	struct obs_h2_dec *d = decoder(state);
+	struct srv *s = conn(state, 0xa000, 1);
+	enum obs_h2_quiet q = OBS_H2_LEARN;
+	uint8_t b[256];
+	uint32_t i;
+	size_t n;
+
+	for (i = 0; i < LL_H2_HB_QUIET_AFTER; i++) {
+		assert_int_equal(q, OBS_H2_LEARN);
+		frame(s, LL_H2_HEADERS, END_HEADERS, 1 + 2 * i, nginx_200, sizeof(nginx_200), 0);
+		q = obs_h2_quiet_next(q, counts(d, 1));
+	}
+	assert_int_equal(q, OBS_H2_QUIET);
+	assert_int_equal(counts(d, 1)->plain, LL_H2_HB_QUIET_AFTER);
+	assert_int_equal(counts(d, 1)->status[200 - OBS_H2_STATUS_LO], LL_H2_HB_QUIET_AFTER);
+	/* the kernel reads the next ones; the next sent is fresh, and refers: never again */
+	s->fresh_next = 1;
+	n = block(s, hdrs, 2, b, sizeof(b));
+	n = block(s, hdrs, 2, b, sizeof(b));
+	frame(s, LL_H2_HEADERS, END_HEADERS, 1001, b, n, 0);
+	assert_int_equal(counts(d, 1)->partial, 1);
+	assert_int_equal(counts(d, 1)->status[200 - OBS_H2_STATUS_LO], LL_H2_HB_QUIET_AFTER + 1);
+	q = obs_h2_quiet_next(q, counts(d, 1));
+	assert_int_equal(q, OBS_H2_NEVER);
+	assert_int_equal(obs_h2_quiet_next(q, &(struct obs_h2_status_counts){.plain = 1000}),
+			 OBS_H2_NEVER);
+	/* gRPC by libnghttp2's deflater on another slot: refers from its second block on */
+	s = conn(state, 0xb000, 2);
+	for (i = 0; i < 10; i++)
+		grpc_call(s, 1 + 2 * i, "0");
+	assert_true(counts(d, 2)->refer > 0);
+	assert_int_equal(obs_h2_quiet_next(OBS_H2_LEARN, counts(d, 2)), OBS_H2_NEVER);
+}
+
+/* The kernel's counts join userspace's: statuses, blocks, ends; the line and the key say how
+ * many. */
+static void test_add_kernel(void **state)
+{
+	struct obs_h2_status_counts c;
+	struct rt_ctrs k;
+	char buf[1024];
+	FILE *f;
+	json_t *o;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	memset(&k, 0, sizeof(k));
+	c.status[200 - OBS_H2_STATUS_LO] = 5;
+	c.blocks = 5;
+	k.h2_hb_static[0] = 1000; /* 200 */
+	k.h2_hb_static[3] = 7;	  /* 304 */
+	k.h2_hb_static[6] = 2;	  /* 500 */
+	k.h2_hb_static_ends = 7;
+	obs_h2_status_add_kernel(&c, &k);
+	assert_int_equal(c.status[200 - OBS_H2_STATUS_LO], 1005);
+	assert_int_equal(c.status[304 - OBS_H2_STATUS_LO], 7);
+	assert_int_equal(c.status[500 - OBS_H2_STATUS_LO], 2);
+	assert_int_equal(c.blocks, 1014);
+	assert_int_equal(c.kernel, 1009);
+	assert_int_equal(c.ends, 7);
+	f = fmemopen(buf, sizeof(buf), "w");
+	obs_h2_status_fmt(f, &c, 7, 0, 0);
+	fclose(f);
+	assert_non_null(strstr(buf, ": 200 1005, 304 7, 500 2\n"));
+	assert_non_null(strstr(buf, "1009 of them read in the kernel"));
+	assert_null(strstr(buf, "not read"));
+	o = obs_h2_status_json(&c, 7, 0, 0);
+	assert_non_null(o);
+	assert_int_equal(json_integer_value(json_object_get(o, "blocks_read_in_kernel")), 1009);
+	json_decref(o);
+}
+
 LL_TEST_MAIN_EACH(fixture_new, fixture_free, test_grpc_calls, test_trailers_only, test_cut_block,
 		  test_gap, test_piece_missing, test_not_first, test_fresh_after_stop,
-		  test_two_conns_close, test_plain_h2, test_evict_and_bad, test_output)
+		  test_two_conns_close, test_plain_h2, test_evict_and_bad, test_output,
+		  test_hpack_refers, test_quiet, test_add_kernel)
