@@ -55,6 +55,18 @@ enum drv_err drv_err_class(int err)
 		return DRV_ERR_LDAP_RESULT;
 	case DRV_E_LDAP_BIND:
 		return DRV_ERR_LDAP_BIND;
+	case DRV_E_GRPC_FRAMING:
+		return DRV_ERR_GRPC_FRAMING;
+	case DRV_E_GRPC_COMPRESSED:
+		return DRV_ERR_GRPC_COMPRESSED;
+	case DRV_E_GRPC_MESSAGES:
+		return DRV_ERR_GRPC_MESSAGES;
+	case DRV_E_GRPC_CONTENT_TYPE:
+		return DRV_ERR_GRPC_CONTENT_TYPE;
+	case DRV_E_GRPC_TRAILERS:
+		return DRV_ERR_GRPC_TRAILERS;
+	case DRV_E_LDAP_MALFORMED:
+		return DRV_ERR_LDAP_MALFORMED;
 	default:
 		return DRV_ERR_OTHER;
 	}
@@ -85,6 +97,12 @@ const char *drv_err_name(enum drv_err e)
 		[DRV_ERR_GRPC] = "grpc_status",
 		[DRV_ERR_LDAP_RESULT] = "ldap_result",
 		[DRV_ERR_LDAP_BIND] = "ldap_bind",
+		[DRV_ERR_GRPC_FRAMING] = "grpc_framing",
+		[DRV_ERR_GRPC_COMPRESSED] = "grpc_compressed",
+		[DRV_ERR_GRPC_MESSAGES] = "grpc_messages",
+		[DRV_ERR_GRPC_CONTENT_TYPE] = "grpc_content_type",
+		[DRV_ERR_GRPC_TRAILERS] = "grpc_trailers",
+		[DRV_ERR_LDAP_MALFORMED] = "ldap_malformed",
 		[DRV_ERR_OTHER] = "other",
 	};
 
@@ -113,6 +131,12 @@ const char *drv_strerror(int err)
 		[-10001 - DRV_E_GRPC] = "gRPC status other than OK",
 		[-10001 - DRV_E_LDAP_RESULT] = "LDAP search done with a resultCode other than success",
 		[-10001 - DRV_E_LDAP_BIND] = "LDAP bind failed",
+		[-10001 - DRV_E_GRPC_FRAMING] = "gRPC length prefix other than the bytes sent",
+		[-10001 - DRV_E_GRPC_COMPRESSED] = "gRPC message compressed, no encoding agreed",
+		[-10001 - DRV_E_GRPC_MESSAGES] = "unary gRPC reply without exactly one message",
+		[-10001 - DRV_E_GRPC_CONTENT_TYPE] = "gRPC reply whose content-type is not gRPC's",
+		[-10001 - DRV_E_GRPC_TRAILERS] = "gRPC reply without a numeric grpc-status trailer",
+		[-10001 - DRV_E_LDAP_MALFORMED] = "LDAP message whose inner BER does not hold",
 	};
 	unsigned i = (unsigned)(-10001 - err);
 

@@ -26,6 +26,13 @@
 #define DRV_E_GRPC (-10016)	   /* grpc: grpc-status other than 0 (OK) */
 #define DRV_E_LDAP_RESULT (-10017) /* ldap: a search done with an error resultCode */
 #define DRV_E_LDAP_BIND (-10018)   /* ldap: the bind at connect failed (its code counted) */
+/* grpc: a reply that breaks gRPC's own framing (framing/frame_grpc.h), one code per rule */
+#define DRV_E_GRPC_FRAMING (-10019)	 /* a length prefix that disagrees with the bytes sent */
+#define DRV_E_GRPC_COMPRESSED (-10020)	 /* the compressed flag, no grpc-encoding negotiated */
+#define DRV_E_GRPC_MESSAGES (-10021)	 /* unary: two messages or more, or none with OK */
+#define DRV_E_GRPC_CONTENT_TYPE (-10022) /* the reply's content-type is not application/grpc */
+#define DRV_E_GRPC_TRAILERS (-10023)	 /* no trailers, or no decimal grpc-status in them */
+#define DRV_E_LDAP_MALFORMED (-10024)	 /* ldap: a message's inner BER lengths or fields */
 
 /* Error classes: each failed attempt lands in exactly one. Names are the JSON keys. */
 enum drv_err {
@@ -51,6 +58,12 @@ enum drv_err {
 	DRV_ERR_GRPC,		  /* grpc: grpc-status other than OK (by code in grpc_status[]) */
 	DRV_ERR_LDAP_RESULT,	  /* ldap: resultCode != success (by code in ldap_result[]) */
 	DRV_ERR_LDAP_BIND,	  /* ldap: the bind failed, the connection dropped */
+	DRV_ERR_GRPC_FRAMING,	  /* grpc: a length prefix other than the message's bytes */
+	DRV_ERR_GRPC_COMPRESSED,  /* grpc: a compressed message with no encoding negotiated */
+	DRV_ERR_GRPC_MESSAGES,	  /* grpc: a unary reply of 2+ messages, or of none (status OK) */
+	DRV_ERR_GRPC_CONTENT_TYPE, /* grpc: a reply whose content-type is not application/grpc */
+	DRV_ERR_GRPC_TRAILERS,	  /* grpc: no trailers, or a missing or non-numeric grpc-status */
+	DRV_ERR_LDAP_MALFORMED,	  /* ldap: a message whose inner lengths or fields do not hold */
 	DRV_ERR_OTHER,		  /* anything else; the first one is kept for the hint */
 	DRV_ERR__COUNT,
 };

@@ -10,7 +10,7 @@
 #include <sys/socket.h>
 #include "loadlens/parse.h"
 
-#define DRV_MAX_CONNECTIONS 10000000ULL
+#define DRV_MAX_CONNECTIONS 1000000ULL /* loadlens run and sweep take as many (lltools) */
 #define DRV_MAX_PROCS 4096ULL
 #define DRV_MAX_THREADS 256ULL
 #define DRV_MAX_REQUESTS 1000000000000ULL
@@ -22,6 +22,7 @@
 #define DRV_MAX_HEADERS 64
 #define DRV_MAX_SOURCES 256
 #define DRV_MAX_STREAMS 1024 /* --streams, as -P */
+#define DRV_MAX_IMPORT_PATHS 16 /* --import-path */
 #define DRV_MAX_DELIM 32
 #define DRV_DEFAULT_SIZE 64
 #define DRV_DEFAULT_TIMEOUT_NS 5000000000ULL
@@ -145,6 +146,8 @@ struct drv_config {
 
 	/* grpc:// and grpcs:// (config_grpc.c) */
 	const char *proto_path;	  /* --proto-file FILE.proto, or NULL: empty messages */
+	const char *import_paths[DRV_MAX_IMPORT_PATHS]; /* --import-path DIR, in order */
+	unsigned nimport_paths;
 	char *grpc_json;	  /* --message JSON or --message-file's contents (owned), or NULL */
 	size_t grpc_json_len;
 	const char *grpc_json_from; /* "--message" or "--message-file FILE", for messages */

@@ -1,17 +1,37 @@
 // SPDX-License-Identifier: MIT
 /*
- * The grpc:// part of the command line: --proto-file, --message, --message-file, what they go
- * with, and the calls' messages (grpc_msg.h) built once the target and --requests-file are known.
+ * The grpc:// part of the command line: --proto-file, --import-path, --message, --message-file,
+ * what they go with, and the calls' messages (grpc_msg.h) built once the target and
+ * --requests-file are known.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "config/config.h"
 #include "config/config_grpc.h"
 #include "config/config_payload.h"
 #include "config/grpc_msg.h"
 #include "config/reqmix.h"
+
+/* --import-path DIR: a folder, checked now (protoc's -I) */
+static int import_path(struct drv_config *cfg, const char *v, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (!*v)
+		return drv__config_fail(err, errlen, "--import-path: empty folder name");
+	if (stat(v, &st))
+		return drv__config_fail(err, errlen, "--import-path %s: %s", v, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return drv__config_fail(err, errlen, "--import-path %s: not a folder", v);
+	if (cfg->nimport_paths == DRV_MAX_IMPORT_PATHS)
+		return drv__config_fail(err, errlen, "--import-path: at most %d folders",
+					DRV_MAX_IMPORT_PATHS);
+	cfg->import_paths[cfg->nimport_paths++] = v;
+	return 0;
+}
 
 int drv__config_grpc_opt(struct drv_config *cfg, const char *name, const char *v, char *err,
 			 size_t errlen)
@@ -20,6 +40,8 @@ int drv__config_grpc_opt(struct drv_config *cfg, const char *name, const char *v
 		cfg->proto_path = v;
 		return *v ? 0 : drv__config_fail(err, errlen, "--proto-file: empty file name");
 	}
+	if (!strcmp(name, "import-path"))
+		return import_path(cfg, v, err, errlen);
 	if (cfg->grpc_json_from)
 		return drv__config_fail(err, errlen, "--message and --message-file: give one "
 					"message");
@@ -43,10 +65,10 @@ int drv__config_grpc_check(struct drv_config *cfg, char *err, size_t errlen)
 	const char *path = cfg->url.path;
 
 	if (!ll_scheme_is_grpc(cfg->url.scheme)) {
-		if (cfg->proto_path || cfg->grpc_json_from)
-			return drv__config_fail(err, errlen, "--proto-file, --message and "
-						"--message-file are for grpc:// and grpcs:// "
-						"targets");
+		if (cfg->proto_path || cfg->grpc_json_from || cfg->nimport_paths)
+			return drv__config_fail(err, errlen, "--proto-file, --import-path, "
+						"--message and --message-file are for grpc:// "
+						"and grpcs:// targets");
 		return 0;
 	}
 	if (cfg->payload || cfg->size != DRV_DEFAULT_SIZE || cfg->size_min != DRV_DEFAULT_SIZE)
@@ -59,7 +81,10 @@ int drv__config_grpc_check(struct drv_config *cfg, char *err, size_t errlen)
 		return drv__config_fail(err, errlen, "%s: name the method, grpc://HOST:PORT/"
 					"package.Service/Method (or give --requests-file)",
 					cfg->url_text);
-	cfg->grpc_msgs = drv_grpc_msgs_new(cfg->proto_path, err, errlen);
+	if (cfg->nimport_paths && !cfg->proto_path)
+		return drv__config_fail(err, errlen, "--import-path goes with --proto-file FILE");
+	cfg->grpc_msgs = drv_grpc_msgs_new_with(cfg->proto_path, cfg->import_paths,
+						cfg->nimport_paths, err, errlen);
 	if (!cfg->grpc_msgs)
 		return -EINVAL;
 	if (cfg->mix) {

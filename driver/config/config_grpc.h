@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* config_grpc.c: --proto-file, --message, --message-file (name is the option without dashes), and
- * once the target is known, the calls' messages (grpc_msg.h) loaded into cfg->grpc. */
+/*
+ * config_grpc.c: --proto-file, --import-path, --message, --message-file (name is the option
+ * without dashes), and once the target is known, the calls' messages (grpc_msg.h) loaded into
+ * cfg->grpc.
+ */
 #ifndef LOADLENS_DRV_CONFIG_GRPC_H
 #define LOADLENS_DRV_CONFIG_GRPC_H
 

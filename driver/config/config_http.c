@@ -9,6 +9,13 @@
 #include "config/config_http.h"
 #include "config/config_payload.h"
 
+/* RFC 9110 §5.6.2: a field name is a token */
+static bool token_char(unsigned char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c && strchr("!#$%&'*+-.^_`|~", c));
+}
+
 int drv__config_header(struct drv_config *cfg, const char *s, char *err, size_t errlen)
 {
 	const char *colon = strchr(s, ':'), *p;
@@ -18,6 +25,17 @@ int drv__config_header(struct drv_config *cfg, const char *s, char *err, size_t 
 	for (p = s; *p; p++)
 		if (*p == '\r' || *p == '\n')
 			return drv__config_fail(err, errlen, "-H: no line breaks in a header");
+	for (p = s; p < colon; p++)
+		if (!token_char((unsigned char)*p))
+			return drv__config_fail(err, errlen, "-H '%s': the name '%.*s' is not a "
+						"token (RFC 9110: letters, digits and "
+						"!#$%%&'*+-.^_`|~)", s, (int)(colon - s), s);
+	/* RFC 9110 §5.5: a field value has no control byte but tab */
+	for (p = colon + 1; *p; p++)
+		if (((unsigned char)*p < 0x20 && *p != '\t') || *p == 0x7f)
+			return drv__config_fail(err, errlen, "-H '%s': a control byte (0x%02x) in "
+						"the value (RFC 9110 allows none but tab)", s,
+						(unsigned char)*p);
 	if (cfg->nheaders >= DRV_MAX_HEADERS)
 		return drv__config_fail(err, errlen, "-H: at most %d headers", DRV_MAX_HEADERS);
 	cfg->headers[cfg->nheaders++] = s;

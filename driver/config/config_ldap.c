@@ -60,8 +60,16 @@ int drv__config_ldap_opt(struct drv_config *cfg, const char *name, const char *v
 		return scope(lc, v, err, errlen);
 	else if (!strcmp(name, "filter"))
 		lc->filter_src = v;
+	else if (!strcmp(name, "attrs") && (!*v || v[strlen(v) - 1] == ','))
+		return drv__config_fail(err, errlen, "--attrs '%s': %s", v, *v ? "a name after "
+					"each comma" : "no attribute named (leave --attrs out for "
+					"all user attributes, or give 1.1 for none)");
 	else if (!strcmp(name, "attrs"))
 		lc->attrs_src = v;
+	else if (!strcmp(name, "bind-dn") && !*v)
+		return drv__config_fail(err, errlen, "--bind-dn: an empty DN binds no one (leave "
+					"--bind-dn and --bind-password-file out for an anonymous "
+					"bind)");
 	else if (!strcmp(name, "bind-dn"))
 		lc->bind_dn = v;
 	else if (!strcmp(name, "bind-password-file"))

@@ -20,6 +20,8 @@ extern "C" {
 #include "config/quote.h"
 }
 #include "config/grpc_msg.h"
+#include "config/grpc_json.h"
+#include "config/proto_tree.h"
 
 namespace pb = google::protobuf;
 
@@ -110,11 +112,20 @@ std::string probe_json(const struct drv_tpl *t, Probe p, int only = -1, Probe q 
 	return s;
 }
 
+/* A syntax error at byte at falls in a template field (or just after it). */
+bool in_field(const struct drv_tpl *t, size_t at)
+{
+	for (unsigned i = 0; at != std::string::npos && i < t->nfields; i++)
+		if (at >= t->f[i].at && at <= t->f[i].at + t->f[i].width + 1)
+			return true;
+	return false;
+}
+
 } // namespace
 
 struct drv_grpc_msgs {
 	std::string file; /* as given, for messages */
-	std::unique_ptr<pb::compiler::DiskSourceTree> tree;
+	std::unique_ptr<drv::BoundedSourceTree> tree;
 	std::unique_ptr<FirstError> errors;
 	std::unique_ptr<pb::compiler::Importer> importer;
 	const pb::FileDescriptor *fd = nullptr;
@@ -167,12 +178,21 @@ struct drv_grpc_msgs {
 
 struct drv_grpc_msgs *drv_grpc_msgs_new(const char *proto_path, char *err, size_t errlen)
 {
+	return drv_grpc_msgs_new_with(proto_path, nullptr, 0, err, errlen);
+}
+
+struct drv_grpc_msgs *drv_grpc_msgs_new_with(const char *proto_path,
+					     const char *const *import_paths, unsigned n,
+					     char *err, size_t errlen)
+{
 	std::unique_ptr<drv_grpc_msgs> m;
 	std::string dir, base;
 	struct stat st;
 	size_t slash;
 
 	try {
+		drv::QuietProtobufLogs quiet; /* our one line, not libprotobuf's too */
+
 		m.reset(new drv_grpc_msgs);
 		if (!proto_path) {
 			errno = 0;
@@ -192,10 +212,12 @@ struct drv_grpc_msgs *drv_grpc_msgs_new(const char *proto_path, char *err, size_
 		slash = m->file.rfind('/');
 		dir = slash == std::string::npos ? "." : m->file.substr(0, slash ? slash : 1);
 		base = slash == std::string::npos ? m->file : m->file.substr(slash + 1);
-		m->tree.reset(new pb::compiler::DiskSourceTree);
-		m->tree->MapPath("", dir);
+		m->tree.reset(new drv::BoundedSourceTree);
+		m->tree->MapPath(dir);
+		for (unsigned i = 0; i < n; i++) /* --import-path, protoc's -I */
+			m->tree->MapPath(import_paths[i]);
 		/* google/protobuf/ imports (libprotobuf-dev) */
-		m->tree->MapPath("", "/usr/include");
+		m->tree->MapPath("/usr/include");
 		m->errors.reset(new FirstError);
 		m->importer.reset(new pb::compiler::Importer(m->tree.get(), m->errors.get()));
 		m->fd = m->importer->Import(base);
@@ -321,26 +343,37 @@ int drv_grpc_msgs::message(Record &r, char *err, size_t errlen) const
 		    std::count(json.begin(), json.end(), '{') > 1)
 			return fail(err, errlen, "%s: a message other than {} needs --proto-file",
 				    r.path.c_str());
+		why = drv::strict_json(nullptr, json, nullptr);
+		if (!why.empty())
+			return fail(err, errlen, "%s: %s: %s", r.path.c_str(), r.what.c_str(),
+				    why.c_str());
 		r.bytes.clear();
 		r.max_len = 0;
 		return 0;
 	}
 	if (!t->nfields) {
-		if (!encode(r, json, &r.bytes, &why))
+		why = drv::strict_json(r.type, json, nullptr);
+		if (!why.empty() || !encode(r, json, &r.bytes, &why))
 			return fail(err, errlen, "%s: %s from %s: %s", r.path.c_str(),
 				    r.type->full_name().c_str(), r.what.c_str(), why.c_str());
 		r.max_len = r.bytes.size();
 		return 0;
 	}
-	/* every field at its lowest, then at its highest value must encode */
-	for (Probe p : {PROBE_LO, PROBE_HI})
-		if (!encode(r, probe_json(t, p), &out, &why))
-			return fail(err, errlen, "%s: %s from %s (fields at their %s values): %s%s",
-				    r.path.c_str(), r.type->full_name().c_str(), r.what.c_str(),
-				    p == PROBE_LO ? "lowest" : "highest", why.c_str(),
-				    why.find("Octal") != std::string::npos
-				    ? " (a field is zero-padded to a fixed width: for a number, "
-				      "quote it, \"{{rand:1-100}}\")" : "");
+	/* every field at its lowest, then at its highest value must be strict JSON and encode */
+	for (Probe p : {PROBE_LO, PROBE_HI}) {
+		size_t at;
+
+		json = probe_json(t, p);
+		why = drv::strict_json(r.type, json, &at);
+		if (why.empty() && encode(r, json, &out, &why))
+			continue;
+		return fail(err, errlen, "%s: %s from %s (fields at their %s values): %s%s",
+			    r.path.c_str(), r.type->full_name().c_str(), r.what.c_str(),
+			    p == PROBE_LO ? "lowest" : "highest", why.c_str(),
+			    in_field(t, at) || why.find("Octal") != std::string::npos
+			    ? " (a field is zero-padded to a fixed width: for a number, "
+			      "quote it, \"{{rand:1-100}}\")" : "");
+	}
 	if (patchable(r)) {
 		r.how = How::Patched;
 		r.max_len = r.bytes.size();

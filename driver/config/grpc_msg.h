@@ -36,6 +36,11 @@ struct drv_grpc_msgs;
  * message (valid for any proto3 type). NULL with one line in err, errno set.
  */
 struct drv_grpc_msgs *drv_grpc_msgs_new(const char *proto_path, char *err, size_t errlen);
+/* The same with n more folders to look imports up in, after proto_path's own (--import-path,
+ * protoc's -I; before /usr/include). A file nested too deep is refused (proto_scan.h). */
+struct drv_grpc_msgs *drv_grpc_msgs_new_with(const char *proto_path,
+					     const char *const *import_paths, unsigned n,
+					     char *err, size_t errlen);
 /* drv_grpc_msgs_free(NULL) is a no-op. */
 void drv_grpc_msgs_free(struct drv_grpc_msgs *m);
 /*

@@ -20,6 +20,7 @@
 #include "config/config_payload.h"
 #include "config/config_udp.h"
 #include "config/config_work.h"
+#include "config/peer_flags.h"
 #include "base/drv.h"
 #include "config/quote.h"
 
@@ -56,6 +57,7 @@ enum {
 	OPT_MESSAGE,
 	OPT_MESSAGE_FILE,
 	OPT_PRINT_PLAN,
+	OPT_IMPORT_PATH,
 	OPT_LDAP, /* --base --scope --filter --attrs --bind-dn --bind-password-file, in order */
 	OPT_LDAP_LAST = OPT_LDAP + 5,
 };
@@ -99,6 +101,7 @@ static const struct option long_opts[] = {
 	{"proto-file", required_argument, NULL, OPT_PROTO_FILE},
 	{"message", required_argument, NULL, OPT_MESSAGE},
 	{"message-file", required_argument, NULL, OPT_MESSAGE_FILE},
+	{"import-path", required_argument, NULL, OPT_IMPORT_PATH},
 	{"base", required_argument, NULL, OPT_LDAP},
 	{"scope", required_argument, NULL, OPT_LDAP + 1},
 	{"filter", required_argument, NULL, OPT_LDAP + 2},
@@ -495,9 +498,11 @@ static int parse_opt(struct drv_config *cfg, int c, const char *opt, struct drv_
 	case OPT_PROTO_FILE:
 	case OPT_MESSAGE:
 	case OPT_MESSAGE_FILE:
+	case OPT_IMPORT_PATH:
 		return drv__config_grpc_opt(cfg, c == OPT_PROTO_FILE ? "proto-file"
-					    : c == OPT_MESSAGE ? "message" : "message-file", optarg,
-					    err, errlen);
+					    : c == OPT_MESSAGE ? "message"
+					    : c == OPT_IMPORT_PATH ? "import-path" : "message-file",
+					    optarg, err, errlen);
 	case OPT_LDAP:
 	case OPT_LDAP + 1:
 	case OPT_LDAP + 2:
@@ -523,14 +528,14 @@ static int parse_opt(struct drv_config *cfg, int c, const char *opt, struct drv_
 int drv_config_parse(struct drv_config *cfg, int argc, char **argv, char *err, size_t errlen)
 {
 	struct drv__seen seen = {0};
-	int c, r;
+	int c, r, longindex = -1;
 
 	drv_config_init(cfg);
 	if (err && errlen)
 		err[0] = '\0';
 	optind = 0; /* glibc: full re-initialisation, so the parser can run more than once */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, short_opts, long_opts, &longindex)) != -1) {
 		if (c == 'h') {
 			cfg->help = true;
 			return 0;
@@ -539,9 +544,13 @@ int drv_config_parse(struct drv_config *cfg, int argc, char **argv, char *err, s
 			cfg->version = true;
 			return 0;
 		}
-		r = parse_opt(cfg, c, argv[optind - 1], &seen, err, errlen);
+		r = drv__config_peer_opt(c, longindex >= 0 ? long_opts[longindex].name : NULL, argc,
+					 argv, err, errlen); /* peer_flags.c */
+		if (!r)
+			r = parse_opt(cfg, c, argv[optind - 1], &seen, err, errlen);
 		if (r)
 			return r;
+		longindex = -1;
 	}
 	if (optind >= argc)
 		return drv__config_fail(err, errlen, "missing target, e.g. tcp://HOST:PORT (see --help)");

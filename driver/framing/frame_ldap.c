@@ -5,21 +5,18 @@
  * EWOULDBLOCK. Its Sockbuf here has one I/O layer, mem_io, which reads from the bytes being fed,
  * so a reply split anywhere is framed as it comes and a byte past the response stays with the
  * caller (ber_get_next reads the header's 8 bytes at most, and only what the body still needs).
- * The message's fields are read with ber_get_int, ber_peek_tag, ber_skip_tag and ber_get_enum.
+ * The message's messageID is read with ber_get_int; its protocolOp and controls are taken whole
+ * with ber_skip_element (each within what is left of the message) and checked inside by
+ * ldap_pdu.c, which also reads the resultCode.
  */
 #include <errno.h>
 #include <string.h>
 #include <lber.h>
 #include "base/errors.h"
 #include "framing/frame_ldap.h"
+#include "framing/ldap_pdu.h"
 
-#define TAG_MESSAGE 0x30UL	/* LDAPMessage: SEQUENCE */
-#define OP_BIND_RESP 0x61UL	/* [APPLICATION 1] BindResponse */
-#define OP_ENTRY 0x64UL		/* [APPLICATION 4] SearchResultEntry */
-#define OP_DONE 0x65UL		/* [APPLICATION 5] SearchResultDone */
-#define OP_REFERENCE 0x73UL	/* [APPLICATION 19] SearchResultReference */
-#define OP_EXTENDED_RESP 0x78UL /* [APPLICATION 24] ExtendedResponse (a notice: messageID 0) */
-#define OP_INTERMEDIATE 0x79UL	/* [APPLICATION 25] IntermediateResponse */
+#define TAG_MESSAGE 0x30UL /* LDAPMessage: SEQUENCE */
 
 static int mem_setup(Sockbuf_IO_Desc *d, void *arg)
 {
@@ -116,53 +113,82 @@ void drv_ldap_reset(struct drv_ldap_state *s, int32_t msgid, bool bind)
 	s->code = -1;
 }
 
-/* The resultCode, first in an LDAPResult ([APPLICATION n] { resultCode ENUMERATED, ... }). */
-static int result_code(struct drv_ldap_state *s)
+/* Does op, of messageID id, answer the request? (A notice: messageID 0, ExtendedResponse.) */
+static bool answers(const struct drv_ldap_state *s, ber_int_t id, ber_tag_t op)
 {
-	ber_len_t len;
-	ber_int_t code;
-
-	if (ber_skip_tag(s->ber, &len) == LBER_ERROR ||
-	    ber_get_enum(s->ber, &code) != LBER_ENUMERATED || code < 0)
-		return DRV_E_MALFORMED;
-	s->code = code;
-	return 1;
+	if (id == 0 && op == DRV_LDAP_OP_EXTENDED_RESP)
+		return true;
+	if (id != s->msgid)
+		return false;
+	switch (op) {
+	case DRV_LDAP_OP_BIND_RESP:
+		return s->bind;
+	case DRV_LDAP_OP_ENTRY:
+	case DRV_LDAP_OP_REFERENCE:
+	case DRV_LDAP_OP_DONE:
+		return !s->bind;
+	case DRV_LDAP_OP_INTERMEDIATE:
+		return true;
+	default:
+		return false;
+	}
 }
 
-/* One whole LDAPMessage: 1 (the response is complete), 0 (go on) or DRV_E_MALFORMED. */
+/* What follows the protocolOp: nothing, or Controls that fill the message. 0 or -EBADMSG. */
+static int controls(struct drv_ldap_state *s)
+{
+	ber_len_t rest = 0;
+	struct berval bv;
+
+	if (ber_get_option(s->ber, LBER_OPT_BER_REMAINING_BYTES, &rest) != LBER_OPT_SUCCESS)
+		return -EBADMSG;
+	if (!rest)
+		return 0;
+	if (ber_skip_element(s->ber, &bv) != DRV_LDAP_CONTROLS ||
+	    drv_ldap_controls_check((const uint8_t *)bv.bv_val, bv.bv_len) ||
+	    ber_get_option(s->ber, LBER_OPT_BER_REMAINING_BYTES, &rest) != LBER_OPT_SUCCESS ||
+	    rest)
+		return -EBADMSG;
+	return 0;
+}
+
+/*
+ * One whole LDAPMessage: 1 (the response is complete), 0 (go on), DRV_E_MALFORMED (not the
+ * answer to the request: another messageID or operation) or DRV_E_LDAP_MALFORMED (its inside
+ * does not hold: ldap_pdu.h).
+ */
 static int message(struct drv_ldap_state *s)
 {
+	struct berval bv;
+	int32_t code = -1;
 	ber_int_t id;
-	ber_len_t len;
 	ber_tag_t op;
 
 	if (ber_get_int(s->ber, &id) != LBER_INTEGER)
 		return DRV_E_MALFORMED;
-	op = ber_peek_tag(s->ber, &len);
-	if (id == 0 && op == OP_EXTENDED_RESP) { /* unsolicited: Notice of Disconnection */
-		s->notice = true;
-		return result_code(s) == 1 && s->code ? 1 : DRV_E_MALFORMED;
-	}
-	if (id != s->msgid)
+	op = ber_skip_element(s->ber, &bv); /* LBER_DEFAULT: longer than the message */
+	if (op == LBER_DEFAULT)
+		return DRV_E_LDAP_MALFORMED;
+	if (!answers(s, id, op))
 		return DRV_E_MALFORMED;
+	if (drv_ldap_op_check(op, (const uint8_t *)bv.bv_val, bv.bv_len, &code) || controls(s))
+		return DRV_E_LDAP_MALFORMED;
 	switch (op) {
-	case OP_BIND_RESP:
-		return s->bind ? result_code(s) : DRV_E_MALFORMED;
-	case OP_ENTRY:
-	case OP_REFERENCE:
-		if (s->bind)
-			return DRV_E_MALFORMED;
-		if (op == OP_ENTRY)
-			s->entries++;
-		else
-			s->refs++;
+	case DRV_LDAP_OP_ENTRY:
+		s->entries++;
 		return 0;
-	case OP_DONE:
-		return s->bind ? DRV_E_MALFORMED : result_code(s);
-	case OP_INTERMEDIATE:
+	case DRV_LDAP_OP_REFERENCE:
+		s->refs++;
 		return 0;
-	default:
-		return DRV_E_MALFORMED;
+	case DRV_LDAP_OP_INTERMEDIATE:
+		return 0;
+	case DRV_LDAP_OP_EXTENDED_RESP: /* unsolicited: Notice of Disconnection, never success */
+		s->notice = true;
+		s->code = code;
+		return code ? 1 : DRV_E_MALFORMED;
+	default: /* BindResponse, SearchResultDone */
+		s->code = code;
+		return 1;
 	}
 }
 

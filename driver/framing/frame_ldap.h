@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * LDAP replies (RFC 4511): a stream of BER LDAPMessages, framed by liblber's own incremental
- * reader (ber_get_next over a Sockbuf that reads the bytes being fed) and read with ber_get_int
- * and ber_skip_tag. A search is complete at its SearchResultDone; its SearchResultEntry and
- * SearchResultReference messages are counted on the way, and the Done's resultCode is its outcome.
- * A bind is complete at its BindResponse. A reply with another messageID, or an operation that
- * does not answer the request, is malformed; a Notice of Disconnection (messageID 0) ends the
- * request with its resultCode and the connection. Parsing only (frame_ldap.c).
+ * reader (ber_get_next over a Sockbuf that reads the bytes being fed); each message's inside is
+ * checked whole (ldap_pdu.h) before it counts. A search is complete at its SearchResultDone; its
+ * SearchResultEntry and SearchResultReference messages are counted on the way, and the Done's
+ * resultCode is its outcome. A bind is complete at its BindResponse. A reply with another
+ * messageID, or an operation that does not answer the request, is malformed (DRV_E_MALFORMED); a
+ * message whose inside does not hold is DRV_E_LDAP_MALFORMED; a Notice of Disconnection
+ * (messageID 0) ends the request with its resultCode and the connection. Parsing only
+ * (frame_ldap.c).
  */
 #ifndef LOADLENS_DRV_FRAME_LDAP_H
 #define LOADLENS_DRV_FRAME_LDAP_H
@@ -40,7 +42,8 @@ void drv_ldap_reset(struct drv_ldap_state *s, int32_t msgid, bool bind);
  * Feed n bytes; returns the bytes used (<= n, all of them unless the response completed). *res is
  * 0 while the response is incomplete, 1 once it is complete (then *verdict and s->code are set),
  * DRV_E_MALFORMED (also a message over DRV_LDAP_MAX_MESSAGE: liblber says ERANGE for that as for
- * a zero length) or -ENOMEM.
+ * a zero length), DRV_E_LDAP_MALFORMED (a message whose inner lengths or fields do not hold) or
+ * -ENOMEM.
  */
 size_t drv_ldap_feed(struct drv_ldap_state *s, const uint8_t *p, size_t n, int *res,
 		     enum drv_app_verdict *verdict);

@@ -19,6 +19,7 @@
 #include <openssl/ssl.h>
 #include <uv.h>
 #include "config/reqmix.h"
+#include "framing/frame_grpc.h"
 #include "protocols/tls_conn.h"
 #include "scheduling/slot.h"
 #include "scheduling/worker.h"
@@ -37,7 +38,7 @@ struct h2_stream {
 	bool rst;	     /* the server sent RST_STREAM: rst_code */
 	bool stalled;	     /* its body waited for a WINDOW_UPDATE (counted once) */
 	int status;	     /* :status, 0 until it comes */
-	int grpc;	     /* grpc-status's index (grpc_status.h); -1 until it comes */
+	struct drv_grpc_reply gr; /* grpc: the reply as it comes, checked (frame_grpc.h) */
 	uint32_t rst_code;
 	const uint8_t *body; /* the request body (grpc: prefix and message), body_len bytes */
 	size_t body_len, body_off;

@@ -147,8 +147,9 @@ static void stream_fail(struct h2_conn *c, struct h2_stream *e, int err)
 	stream_free(c, e);
 }
 
-/* The server ended the stream: its answer, timed and counted once. */
-static void stream_done(struct h2_conn *c, struct h2_stream *e)
+/* The server ended the stream (on a header block: by_headers): its answer, timed and counted
+ * once. */
+static void stream_done(struct h2_conn *c, struct h2_stream *e, bool by_headers)
 {
 	uint64_t at = drv_timing_reply_at(e->t_send, c->t_rx); /* open loop: the kernel's stamp */
 	struct drv_timing_reply r = drv_timing_reply_init(e->t_send, at);
@@ -158,10 +159,8 @@ static void stream_done(struct h2_conn *c, struct h2_stream *e)
 	if (e->status < 200 || e->status > 299) {
 		r.err = DRV_E_HTTP_STATUS;
 	} else if (c->ht->grpc) {
-		/* no grpc-status in the trailers (or a trailers-only answer): UNKNOWN, as a
-		 * gRPC client takes it */
-		r.grpc = e->grpc < 0 ? LL_GRPC_UNKNOWN : e->grpc;
-		r.err = r.grpc == LL_GRPC_OK ? 0 : DRV_E_GRPC;
+		/* a malformed reply is its own error, counted under no grpc-status */
+		r.err = drv_grpc_reply_end(&e->gr, by_headers, &r.grpc);
 	}
 	r.rec = e->rec;
 	r.rec_live = e->rec_live;
@@ -176,6 +175,7 @@ static int on_header(nghttp2_session *sess, const nghttp2_frame *f, const uint8_
 		     size_t namelen, const uint8_t *value, size_t valuelen, uint8_t flags,
 		     void *ud)
 {
+	const struct h2_conn *c = ud;
 	struct h2_stream *e = stream_of(sess, f->hd.stream_id);
 	int v = 0;
 	size_t i;
@@ -186,10 +186,33 @@ static int on_header(nghttp2_session *sess, const nghttp2_frame *f, const uint8_
 		for (i = 0; i < 3; i++)
 			v = v * 10 + (value[i] - '0'); /* nghttp2 checked: three digits */
 		e->status = v;
-	} else if (namelen == 11 && !memcmp(name, "grpc-status", 11)) {
-		v = ll_grpc_status_parse(value, valuelen);
-		e->grpc = v < 0 ? LL_GRPC_UNKNOWN : v;
+	} else if (c->ht->grpc) {
+		drv_grpc_reply_header(&e->gr, f->headers.cat == NGHTTP2_HCAT_RESPONSE, name,
+				      namelen, value, valuelen);
 	}
+	return 0;
+}
+
+/* grpc: a header block begins (response headers, trailers): its own grpc-status counts. */
+static int on_begin_headers(nghttp2_session *sess, const nghttp2_frame *f, void *ud)
+{
+	const struct h2_conn *c = ud;
+	struct h2_stream *e = stream_of(sess, f->hd.stream_id);
+
+	if (e && f->hd.type == NGHTTP2_HEADERS && c->ht->grpc)
+		drv_grpc_reply_block(&e->gr, f->headers.cat == NGHTTP2_HCAT_RESPONSE);
+	return 0;
+}
+
+/* grpc: the reply's DATA, walked for its messages (nghttp2 has taken the padding off). */
+static int on_data_chunk(nghttp2_session *sess, uint8_t flags, int32_t id, const uint8_t *p,
+			 size_t n, void *ud)
+{
+	const struct h2_conn *c = ud;
+	struct h2_stream *e = stream_of(sess, id);
+
+	if (e && c->ht->grpc)
+		drv_grpc_reply_data(&e->gr, p, n);
 	return 0;
 }
 
@@ -230,7 +253,7 @@ static int on_frame_recv(nghttp2_session *sess, const nghttp2_frame *f, void *ud
 	case NGHTTP2_DATA:
 		/* a 1xx HEADERS comes before the final one: not the end */
 		if (e && (f->hd.flags & NGHTTP2_FLAG_END_STREAM))
-			stream_done(c, e);
+			stream_done(c, e, f->hd.type == NGHTTP2_HEADERS);
 		break;
 	case NGHTTP2_RST_STREAM:
 		if (e) {
@@ -315,6 +338,8 @@ int h2__thread_init(struct h2_thread *ht, const struct drv_config *cfg)
 	if (err || nghttp2_option_new(&ht->opt))
 		return -ENOMEM;
 	nghttp2_session_callbacks_set_on_header_callback(ht->cbs, on_header);
+	nghttp2_session_callbacks_set_on_begin_headers_callback(ht->cbs, on_begin_headers);
+	nghttp2_session_callbacks_set_on_data_chunk_recv_callback(ht->cbs, on_data_chunk);
 	nghttp2_session_callbacks_set_on_frame_recv_callback(ht->cbs, on_frame_recv);
 	nghttp2_session_callbacks_set_on_invalid_frame_recv_callback(ht->cbs, on_invalid_frame);
 	nghttp2_session_callbacks_set_on_stream_close_callback(ht->cbs, on_stream_close);
@@ -419,7 +444,7 @@ bool h2__stream_start(struct h2_conn *c)
 
 	e->ticket = c->base.ticket;
 	e->status = 0;
-	e->grpc = -1;
+	drv_grpc_reply_init(&e->gr);
 	e->rst = e->stalled = false;
 	e->rec_live = false;
 	e->body_off = 0;

@@ -41,7 +41,7 @@ static const struct {
 	{"filter", "ldap"},		  {"attrs", "ldap"},
 	{"bind-dn", "ldap"},		  {"bind-password-file", "ldap"},
 	{"procs", "procs"},		  {"pipeline", "pipeline"},
-	{"quiet", "quiet"},
+	{"quiet", "quiet"},		  {"import-path", "import_paths"},
 };
 
 const char *drv_plan_key(const char *option)
@@ -205,6 +205,21 @@ static json_t *headers(const struct drv_config *cfg)
 	return a;
 }
 
+/* --import-path's folders, in order */
+static json_t *import_paths(const struct drv_config *cfg)
+{
+	json_t *a = json_array();
+	unsigned i;
+
+	for (i = 0; a && i < cfg->nimport_paths; i++) {
+		if (json_array_append_new(a, text(cfg->import_paths[i]))) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
 /* http(s)://, grpc(s)://: method, headers, body, engine, TLS; the gRPC messages. */
 static int http(json_t *o, const struct drv_config *cfg)
 {
@@ -221,6 +236,7 @@ static int http(json_t *o, const struct drv_config *cfg)
 	bad |= set(o, "tls_verify", tls ? json_boolean(!cfg->insecure) : json_null());
 	bad |= set(o, "cacert", text(cfg->cacert));
 	bad |= set(o, "proto_file", text(cfg->proto_path));
+	bad |= set(o, "import_paths", import_paths(cfg));
 	bad |= set(o, "message", text(cfg->grpc_json_from));
 	return bad;
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * --proto ldap in the summary and the JSON: searches, entries and references, resultCodes of the
- * searches and of the binds, each code seen with its hint; and the JSON read back (merge.c, -p).
- * JSON: "ldap": {"searches": N, "entries": N, "references": N, "result": {"success": N,
+ * --proto ldap in the summary and the JSON: searches, entries and references, the searches that
+ * succeeded with no entry, resultCodes of the searches and of the binds, each code seen with its
+ * hint; and the JSON read back (merge.c, -p).
+ * JSON: "ldap": {"searches": N, "entries": N, "references": N, "empty": N, "result": {"success": N,
  * "sizeLimitExceeded": N, ...}, "bind": {"success": N, "invalidCredentials": N, ...}}, null
  * without --proto ldap.
  */
@@ -46,9 +47,10 @@ json_t *drv_report_json_ldap(const struct drv_config *cfg, const struct drv_stat
 {
 	if (!used(cfg, t))
 		return json_null();
-	return json_pack("{s:I,s:I,s:I,s:o*,s:o*}", "searches", (json_int_t)searches(t), "entries",
-			 (json_int_t)t->ldap_entries, "references", (json_int_t)t->ldap_refs,
-			 "result", codes(t->ldap_result), "bind", codes(t->ldap_bind));
+	return json_pack("{s:I,s:I,s:I,s:I,s:o*,s:o*}", "searches", (json_int_t)searches(t),
+			 "entries", (json_int_t)t->ldap_entries, "references",
+			 (json_int_t)t->ldap_refs, "empty", (json_int_t)t->ldap_empty, "result",
+			 codes(t->ldap_result), "bind", codes(t->ldap_bind));
 }
 
 json_t *drv_report_json_ldap_config(const struct drv_config *cfg)
@@ -106,6 +108,9 @@ void drv_report_ldap_merge(struct drv_stats *t, const json_t *o)
 	v = json_object_get(o, "references");
 	if (json_is_integer(v) && json_integer_value(v) > 0)
 		t->ldap_refs += (uint64_t)json_integer_value(v);
+	v = json_object_get(o, "empty");
+	if (json_is_integer(v) && json_integer_value(v) > 0)
+		t->ldap_empty += (uint64_t)json_integer_value(v);
 	add_codes(t->ldap_result, json_object_get(o, "result"));
 	add_codes(t->ldap_bind, json_object_get(o, "bind"));
 }
@@ -125,9 +130,12 @@ void drv_report_ldap(FILE *f, const struct drv_config *cfg, const struct drv_sta
 
 	if (!used(cfg, t))
 		return;
-	fprintf(f, "  %-12s %llu searches done, %llu entries (%.2f per search), %llu references\n",
+	fprintf(f,
+		"  %-12s %llu searches done, %llu entries (%.2f per search), %llu references, "
+		"%llu found no entry\n",
 		"ldap", (unsigned long long)n, (unsigned long long)t->ldap_entries,
-		n ? (double)t->ldap_entries / (double)n : 0.0, (unsigned long long)t->ldap_refs);
+		n ? (double)t->ldap_entries / (double)n : 0.0, (unsigned long long)t->ldap_refs,
+		(unsigned long long)t->ldap_empty);
 	code_line(f, "ldap result", t->ldap_result);
 	code_line(f, "ldap bind", t->ldap_bind);
 	for (i = 1; i < DRV_LDAP_CODES; i++) {

@@ -111,6 +111,7 @@ void drv_stats_merge(struct drv_stats *dst, const struct drv_stats *src)
 	}
 	dst->ldap_entries += src->ldap_entries;
 	dst->ldap_refs += src->ldap_refs;
+	dst->ldap_empty += src->ldap_empty;
 	if (!dst->first_other_err)
 		dst->first_other_err = src->first_other_err;
 	if (src->t_first_ns && (!dst->t_first_ns || src->t_first_ns < dst->t_first_ns))
@@ -382,6 +383,43 @@ const char *drv_err_hint(enum drv_err e, const struct drv_stats *s, const char *
 			 "the bind at connect failed (codes in 'ldap bind' above; invalidCredentials: "
 			 "a wrong --bind-dn or password): the connection was dropped, and the next one "
 			 "waits as after a failed connect");
+		break;
+	case DRV_ERR_GRPC_FRAMING:
+		snprintf(buf, len,
+			 "gRPC replies whose 5-byte message prefix disagrees with the bytes that "
+			 "followed (a declared length the stream ended short of, or a flag byte "
+			 "other than 0 or 1): a server or proxy that cuts or rewrites messages");
+		break;
+	case DRV_ERR_GRPC_COMPRESSED:
+		snprintf(buf, len,
+			 "gRPC replies flagged compressed, though the driver sends no "
+			 "grpc-accept-encoding and so none was negotiated: the server compresses "
+			 "regardless (grpc-go: a default compressor set on the server)");
+		break;
+	case DRV_ERR_GRPC_MESSAGES:
+		snprintf(buf, len,
+			 "unary gRPC calls answered with two messages or more, or with none and "
+			 "status OK: the method is a streaming one in the server's .proto, or the "
+			 "server's handler is broken; check the method in the target's path");
+		break;
+	case DRV_ERR_GRPC_CONTENT_TYPE:
+		snprintf(buf, len,
+			 "replies without content-type application/grpc: not a gRPC server at %s "
+			 "(a web server or a proxy's error page; see the status counts), or one "
+			 "that sends it twice",
+			 target);
+		break;
+	case DRV_ERR_GRPC_TRAILERS:
+		snprintf(buf, len,
+			 "gRPC replies that ended without trailers, or whose trailers had no "
+			 "grpc-status or one that is not a number: a proxy that drops HTTP/2 "
+			 "trailers (an HTTP/1.1 hop), or a server that is not gRPC");
+		break;
+	case DRV_ERR_LDAP_MALFORMED:
+		snprintf(buf, len,
+			 "LDAP replies whose BER does not hold together inside a framed message (a "
+			 "field's length past its element's end, a field missing or extra): a "
+			 "server or proxy bug; capture one (tcpdump -w) and read it in Wireshark");
 		break;
 	case DRV_ERR_OTHER:
 	default:

@@ -75,6 +75,7 @@ struct drv_stats {
 	uint64_t ldap_bind[DRV_LDAP_CODES];   /* ldap: binds at connect by resultCode */
 	uint64_t ldap_entries; /* ldap: SearchResultEntry messages of the searches done */
 	uint64_t ldap_refs;    /* ldap: their SearchResultReference messages */
+	uint64_t ldap_empty;   /* ldap: searches done with success and no entry */
 	int first_other_err; /* negative errno of the first DRV_ERR_OTHER, or 0 */
 	uint64_t t_first_ns; /* uv_hrtime() when the worker started, 0 if never */
 	uint64_t t_last_ns;  /* uv_hrtime() when its last slot finished or it was stopped */

@@ -101,6 +101,7 @@ static inline int drv_timing_record(struct drv_worker *w, const struct drv_ticke
 		st->ldap_result[drv_ldap_code_slot(r->ldap_code)]++;
 		st->ldap_entries += r->ldap_entries;
 		st->ldap_refs += r->ldap_refs;
+		st->ldap_empty += !r->ldap_code && !r->ldap_entries;
 	}
 	if (r->err) {
 		drv_stats_error(st, r->err);

@@ -9,6 +9,15 @@ Every connection's bind is answered with success (messageID as asked), then by M
   wrong-id          answer each search with a SearchResultDone for messageID + 1
   notice            answer a search with a Notice of Disconnection (unavailable, 52), close
   no-bind           never answer the bind (the connection stays open)
+  half-empty        well formed: a search of an even messageID gets one SearchResultEntry, an
+                    odd one none; then SearchResultDone success
+and with a SearchResultDone success after a reply whose inside does not hold (each an
+ldap_malformed for the driver):
+  name-past-entry   an entry whose objectName claims 200 bytes inside a 10-byte entry
+  value-past-attr   an entry whose attribute's SET of values is longer than the attribute
+  op-past-message   a Done whose protocolOp claims a byte more than its message holds
+  short-result      a Done of a resultCode alone (no matchedDN, no diagnosticMessage)
+  junk-after-op     a Done with a stray byte after its protocolOp (not Controls)
 It prints "listening" on stderr once bound and serves until killed. Only what the driver sends
 is parsed: short-form or long-form lengths, one-byte tags.
 """
@@ -39,6 +48,41 @@ def integer(v):
 def result(msgid, op, code, extra=b""):
     body = tlv(0x0A, bytes([code])) + tlv(0x04, b"") + tlv(0x04, b"") + extra
     return tlv(0x30, integer(msgid) + tlv(op, body))
+
+
+def message(msgid, op_bytes, extra=b""):
+    """An LDAPMessage: a protocolOp given whole (tag, length, contents), then extra bytes in it."""
+    return tlv(0x30, integer(msgid) + op_bytes + extra)
+
+
+def entry(msgid, dn, attr, value):
+    """A SearchResultEntry: objectName, one attribute with one value."""
+    pal = tlv(0x30, tlv(0x30, tlv(0x04, attr) + tlv(0x31, tlv(0x04, value))))
+    return message(msgid, tlv(0x64, tlv(0x04, dn) + pal))
+
+
+def done_ok(msgid):
+    return result(msgid, 0x65, 0)
+
+
+def malformed(mode, m):
+    """What answers search m in a MALFORMED mode."""
+    dn = tlv(0x04, b"")
+    if mode == "name-past-entry":  # objectName 04 81 c8 (200 bytes), 7 behind it, in 10
+        return message(m, bytes([0x64, 10, 0x04, 0x81, 0xC8]) + b"ABCDEFG") + done_ok(m)
+    if mode == "value-past-attr":  # type "cn", then a SET claiming 9 of the 2 bytes left
+        attr = tlv(0x30, tlv(0x04, b"cn") + bytes([0x31, 9, 0x04, 0]))
+        return message(m, tlv(0x64, tlv(0x04, b"uid=a") + tlv(0x30, attr))) + done_ok(m)
+    code = tlv(0x0A, b"\0")
+    if mode == "op-past-message":  # the Done's 7 bytes, its length 8
+        return message(m, bytes([0x65, 8]) + code + dn + dn)
+    if mode == "short-result":
+        return message(m, tlv(0x65, code))
+    return message(m, tlv(0x65, code + dn + dn), b"\0")  # junk-after-op
+
+
+MALFORMED = ("name-past-entry", "value-past-attr", "op-past-message", "short-result",
+             "junk-after-op")
 
 
 def messages(conn):
@@ -79,6 +123,11 @@ def serve(conn, mode):
             elif mode == "notice":
                 conn.sendall(result(0, 0x78, 52, tlv(0x8A, NOTICE_OID)))
                 return
+            elif mode == "half-empty":
+                found = entry(msgid, b"uid=user%d,ou=people" % msgid, b"cn", b"User")
+                conn.sendall((found if msgid % 2 == 0 else b"") + done_ok(msgid))
+            elif mode in MALFORMED:
+                conn.sendall(malformed(mode, msgid))
         elif op == 0x42:  # UnbindRequest
             return
 

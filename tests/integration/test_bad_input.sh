@@ -119,7 +119,7 @@ refused "-c" "$LL" doctor -c x
 refused "unknown scheme 'gopher'" "$LL" doctor --target gopher://x
 refused "--driver: an empty command line" "$LL" doctor --driver ''
 # run: ranges, and the observer's JSON read at start
-refused "more than 1,000,000" "$LL" run "$U" -c 2000000
+refused "-c 2000000: out of range, must be 1..1000000" "$LL" run "$U" -c 2000000
 refused "-c 99999999999: out of range" "$LL" run "$U" -c 99999999999
 refused "out of range" "$LL" run "$U" -d 0
 refused "bad port '70000'" "$LL" run "$U" --port 70000

@@ -15,14 +15,18 @@ mkdir -p "$A"
 tls_cert "$A"
 LOG='log_format h2
 	"$request_method $server_protocol $http_content_type $http_te $http_grpc_timeout";'
+# gRPC's answers: Put, one empty message (its 5-byte prefix, NUL bytes, which a shell string
+# cannot hold: an included file), OK; Full, trailers only, RESOURCE_EXHAUSTED. default_type, not
+# add_header, so that content-type is application/grpc alone.
+printf 'location /kv.Store/Put { default_type application/grpc; add_trailer grpc-status 0;
+	return 200 "\0\0\0\0\0"; }\n' >"$A/grpc_put.conf"
 H2C=$(free_port) H1=$(free_port) TLS=$(free_port) TLS1=$(free_port) GOAWAY=$(free_port)
 MAX1=$(free_port) STATUS=$(free_port)
 nginx_up ngx "$STATUS" "$LOG
 	server { listen 127.0.0.1:$H2C http2; access_log $A/h2c.log h2;
 		location / { return 200 \"hello\n\"; }
-		location /kv.Store/Put { add_header content-type application/grpc;
-			add_trailer grpc-status 0; return 200 \"\"; }
-		location /kv.Store/Full { add_header content-type application/grpc;
+		include $A/grpc_put.conf;
+		location /kv.Store/Full { default_type application/grpc;
 			add_trailer grpc-status 8; add_trailer grpc-message full;
 			return 200 \"\"; } }
 	server { listen 127.0.0.1:$H1; access_log $A/h1.log h2;

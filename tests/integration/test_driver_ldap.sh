@@ -2,7 +2,8 @@
 # --proto ldap against Debian's slapd, started here on a loopback port with an mdb
 # database of 10,000 entries (uid=user0..user9999) and its stats log on stderr (-d 256). The
 # driver's searches and entries must equal slapd's own log: `SRCH base=` lines and the nentries=
-# of its `SEARCH RESULT` lines, run by run. Then the sick cases, each a counted cause: a size
+# of its `SEARCH RESULT` lines, run by run, and so must the searches that found no entry (its
+# SEARCH RESULT lines with err=0 nentries=0). Then the sick cases, each a counted cause: a size
 # limit (sizeLimitExceeded, counted apart with its entries), a wrong password (invalidCredentials,
 # ldap_bind), and a stub server (ldap_stub.py) that closes after the bind, answers busy, answers
 # another messageID, sends a Notice of Disconnection, or never answers the bind.
@@ -43,12 +44,14 @@ settle() {
 	done
 }
 # slapd_count WHAT: in the log since the last mark, SRCH (searches received), NENTRIES (the
-# entries its SEARCH RESULT lines sent), ERR=n (search results with err=n), BIND, BIND49
+# entries its SEARCH RESULT lines sent), EMPTY (search results with err=0 and nentries=0), ERR=n
+# (search results with err=n), BIND, BIND49
 slapd_count() {
 	tail -n +"$LOGAT" "$LL_TMP/slapd.err" | awk -v what="$1" '
 		what == "SRCH" && / SRCH base=/ { n++ }
 		what == "NENTRIES" && / SEARCH RESULT / {
 			for (i = 1; i <= NF; i++) if ($i ~ /^nentries=/) { sub("nentries=", "", $i); n += $i } }
+		what == "EMPTY" && / SEARCH RESULT / && / err=0 / && / nentries=0 / { n++ }
 		what ~ /^ERR=/ && / SEARCH RESULT / && index($0, " err=" substr(what, 5) " ") { n++ }
 		what == "BIND" && / BIND dn=/ { n++ }
 		what == "BIND49" && / RESULT tag=97 err=49 / { n++ }
@@ -86,6 +89,7 @@ expect_json "anon: errors" "$LL_TMP/anon.json" .errors_total 0
 expect_json "anon: ldap searches" "$LL_TMP/anon.json" .ldap.searches "$N"
 expect_json "anon: entries (each uid once)" "$LL_TMP/anon.json" .ldap.entries "$N"
 expect_json "anon: anonymous binds" "$LL_TMP/anon.json" .ldap.bind.success 16
+expect_json "anon: searches that found no entry" "$LL_TMP/anon.json" .ldap.empty 0
 same anon searches "$(j anon .ldap.searches)" SRCH
 same anon entries "$(j anon .ldap.entries)" NENTRIES
 same anon binds 16 BIND
@@ -113,6 +117,18 @@ expect_json "url: entries" "$LL_TMP/url.json" .ldap.entries 200
 same url searches "$(j url .ldap.searches)" SRCH
 same url entries "$(j url .ldap.entries)" NENTRIES
 pass "ldap:// URL, open loop at 100/s: 200 searches and entries on both sides"
+
+# --- half the uids asked for do not exist: the searches that found none, as slapd counts them ---
+ldap_run miss 0 "tcp://127.0.0.1:$P" --proto ldap --base "$BASE" \
+	--filter '(uid=user{{rand:0-19999}})' -c 4 -n 2000 --timeout 60s
+expect_json "miss: searches ok" "$LL_TMP/miss.json" .requests 2000
+e=$(j miss .ldap.entries) z=$(j miss .ldap.empty)
+[ "$e" -gt 0 ] && [ "$z" -gt 0 ] && [ $((e + z)) = 2000 ] ||
+	fail "miss: $e entries and $z searches without one, expected both > 0 and 2000 in all"
+same miss "searches with no entry" "$z" EMPTY
+same miss entries "$e" NENTRIES
+grep -q "found no entry" "$LL_TMP/miss.out" || fail "miss: no 'found no entry' in the summary"
+pass "uids half missing: $e searches found an entry, $z none, as slapd's log counts them"
 
 # --- sick: the size limit (500) stops each search; counted apart, with its 500 entries ---
 ldap_run size 1 "tcp://127.0.0.1:$P" --proto ldap --base "$BASE" --filter '(uid=user1*)' \

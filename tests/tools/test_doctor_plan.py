@@ -79,6 +79,7 @@ def samples(tmp):
 		"--proto-file": (GRPC, [], ["--proto-file", kv]),
 		"--message": (GRPC, ["--proto-file", kv], ["--message", '{"key": "b"}']),
 		"--message-file": (GRPC, ["--proto-file", kv], ["--message-file", f["msg.json"]]),
+		"--import-path": (GRPC, ["--proto-file", kv], ["--import-path", tmp]),
 		"--base": (LDAP, ldap, ["--base", "dc=example,dc=com"]),
 		"--scope": (LDAP, ldap, ["--scope", "one"]),
 		"--filter": (LDAP, ldap, ["--filter", "(uid=u1)"]),

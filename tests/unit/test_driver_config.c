@@ -171,7 +171,7 @@ static void test_bad(void **state)
 		"tcp://no.such.host.invalid:7 -n 1",	/* bad host */
 		"tcp://127.0.0.1:70000 -n 1",		/* port out of range */
 		"tcp://127.0.0.1:7 -c 0 -n 1",		/* out of range */
-		"tcp://127.0.0.1:7 -c 20000000 -n 1",	/* out of range */
+		"tcp://127.0.0.1:7 -c 1000001 -n 1",	/* out of range: 1M at most */
 		"tcp://127.0.0.1:7 -n 1 -c 2 -p 3",	/* more processes than connections */
 		"tcp://127.0.0.1:7 -n 1 -p 0",	/* no process */
 		"tcp://127.0.0.1:7 -n 1 --connect-rate 0",
@@ -190,6 +190,9 @@ static void test_bad(void **state)
 		"http://127.0.0.1:8080/ -n 1 --size 10",
 		"http://127.0.0.1:8080/ -n 1 -m get",
 		"http://127.0.0.1:8080/ -n 1 -H NoColon",
+		"http://127.0.0.1:8080/ -n 1 -H X-A:a\x01" "b",	/* a control byte in the value */
+		"http://127.0.0.1:8080/ -n 1 -H X-A:a\x7f",
+		"http://127.0.0.1:8080/ -n 1 -H X\tA:b",	/* a name that is no token */
 		"http://127.0.0.1:8080/ -n 1 --http-engine fast",
 		"tcp://127.0.0.1:7 -n 1 --shard 2/2",
 		"tcp://127.0.0.1:7 -n 1 --shard x",

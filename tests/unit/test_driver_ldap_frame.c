@@ -44,9 +44,16 @@ static const char no_such[] = "301d02010265180a0120041164633d6578616d706c652c646
 static const char bad_pw[] = "300c02010161070a013104000400";
 /* a Notice of Disconnection (messageID 0, ExtendedResponse, unavailable) */
 static const char notice[] =
-	"302402010078 1f0a01340400040 08a16312e332e362e312e342e312e313436362e3230303336";
+	"302402010078 1f0a0134 0400 0400 8a16312e332e362e312e342e312e313436362e3230303336";
 /* a reference, then success */
 static const char reference[] = "300f02010273 0a04086c6461703a2f2f78300c02010265070a010004000400";
+/* a hostile server's: an entry whose objectName claims 200 bytes inside a 10-byte entry, then
+ * success */
+static const char name_past_entry[] =
+	"300f020102 640a 0481c841424344454647 300c02010265070a010004000400";
+/* success with a control behind it (the paged-results OID, no value) */
+static const char done_control[] = "302802010265070a010004000400"
+				   "a01a30180416312e322e3834302e3131333535362e312e342e333139";
 
 struct want {
 	int res;	  /* 1 complete, or the error */
@@ -81,7 +88,9 @@ static void frame_all_splits(const char *hex, int32_t msgid, bool bind, struct w
 				err = drv_frame_feed(&r, &f, (const char *)b + i, 1);
 		}
 		if (w.res != 1) {
-			assert_int_equal(err, w.res);
+			if (err != w.res)
+				fail_msg("%.16s... split at %zu: error %d, expected %d", hex, cut, err,
+					 w.res);
 			continue;
 		}
 		if (err || !f.done)
@@ -107,6 +116,19 @@ static void test_framing(void **state)
 	frame_all_splits(bad_pw, 1, true, (struct want){.res = 1, .code = 49});
 	frame_all_splits(notice, 2, false, (struct want){.res = 1, .code = 52, .notice = true});
 	frame_all_splits(reference, 2, false, (struct want){.res = 1, .code = 0, .refs = 1});
+	/* inner lengths that do not hold: the entry is not counted, the search is malformed */
+	frame_all_splits(name_past_entry, 2, false, (struct want){.res = DRV_E_LDAP_MALFORMED});
+	/* the protocolOp longer than its message; a byte after it; an entry with no attributes */
+	frame_all_splits("300c02010265080a010004000400", 2, false,
+			 (struct want){.res = DRV_E_LDAP_MALFORMED});
+	frame_all_splits("300d02010265070a01000400040000", 2, false,
+			 (struct want){.res = DRV_E_LDAP_MALFORMED});
+	frame_all_splits("300a020102640504034142 43" "300c02010265070a010004000400", 2, false,
+			 (struct want){.res = DRV_E_LDAP_MALFORMED});
+	/* controls after the operation: taken when they hold, not when they do not */
+	frame_all_splits(done_control, 2, false, (struct want){.res = 1, .code = 0});
+	frame_all_splits("301102010265070a010004000400a003300131", 2, false,
+			 (struct want){.res = DRV_E_LDAP_MALFORMED});
 	/* the reply to another messageID, a search's reply to a bind and back: malformed */
 	frame_all_splits(three, 3, false, (struct want){.res = DRV_E_MALFORMED});
 	frame_all_splits(bind_ok, 1, false, (struct want){.res = DRV_E_MALFORMED});
@@ -118,10 +140,11 @@ static void test_framing(void **state)
 	frame_all_splits("3084010000010201", 1, true, (struct want){.res = DRV_E_MALFORMED});
 	frame_all_splits("300c04010161070a010004000400", 1, true,
 			 (struct want){.res = DRV_E_MALFORMED});
-	/* an unknown operation; a Done without its resultCode */
+	/* an unknown operation (not the answer); a Done without its resultCode (its inside) */
 	frame_all_splits("300c02010166070a010004000400", 1, true,
 			 (struct want){.res = DRV_E_MALFORMED});
-	frame_all_splits("300702010265020400", 2, false, (struct want){.res = DRV_E_MALFORMED});
+	frame_all_splits("300702010265020400", 2, false,
+			 (struct want){.res = DRV_E_LDAP_MALFORMED});
 }
 
 /* bytes after the Done are the next response's: used stops at the Done */
@@ -243,7 +266,8 @@ static void test_fuzz(void **state)
 				c = 1 + rnd() % (n - i);
 				u = drv_ldap_feed(&st, buf + i, c, &res, &v);
 				assert_true(u <= c);
-				assert_true(res == 0 || res == 1 || res == DRV_E_MALFORMED);
+				assert_true(res == 0 || res == 1 || res == DRV_E_MALFORMED ||
+					    res == DRV_E_LDAP_MALFORMED);
 				assert_true(u >= 1 || res);
 				i += u;
 				if (res == 1) {

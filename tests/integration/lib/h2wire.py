@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """HTTP/2's wire format (RFC 9113, 4.1), as the raw test peers write it (h2_bad_server.py,
-h2_many_frames.py, h2_write_gap_server.py): a frame's bytes, the client preface."""
+h2_many_frames.py, h2_write_gap_server.py, grpc_bad_server.py): a frame's bytes, the client
+preface, a header written as an HPACK literal."""
 
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 DATA, HEADERS, RST_STREAM, SETTINGS, GOAWAY, WINDOW_UPDATE = 0, 1, 3, 4, 7, 8
@@ -23,3 +24,10 @@ def read_preface(conn):
 			return None
 		got += data
 	return got[len(PREFACE):]
+
+
+def hpack_literal(name, value):
+	"""One header as HPACK's literal without indexing, with a new name and no Huffman code
+	(RFC 7541, 6.2.2): name and value under 127 bytes each. (":status: 200" is simply b"\\x88",
+	the static table's entry 8.)"""
+	return b"\x00" + bytes([len(name)]) + name + bytes([len(value)]) + value
