@@ -117,43 +117,103 @@ static __always_inline void req_data_ready(const struct sock *sk, bool kf)
 /* TLS plaintext through uprobes on libssl (uses req_h2's walk) */
 #include "req_ssl.bpf.h"
 
-enum { RT_HELLO_NONE, RT_HELLO_TLS, RT_HELLO_H2 };
+enum { RT_HELLO_NONE, RT_HELLO_TLS, RT_HELLO_H2, RT_HELLO_PART, RT_HELLO_BAD };
 
 /*
- * What a connection's first read of ret bytes begins with: a TLS ClientHello, the HTTP/2 client
- * preface, or neither; *ubuf and *n: the user's buffer and the bytes in it. One read of the
- * buffer answers both (a first read is every request's on a load of new connections: a second
- * read of the buffer and of the task's registers cost 60-100 ns there).
+ * What a connection's read of ret bytes begins with, after its first reads matched `at` bytes of
+ * the HTTP/2 client preface (0: this is its first read): a TLS ClientHello, the preface (whole,
+ * or its last LL_H2_PREFACE_LEN - at bytes), a piece of it (every byte; *m: matched so far), the
+ * preface broken (ll_h2_preface_step()), or neither; *ubuf and *n: the user's buffer and the
+ * bytes in it. One read of the buffer answers all (a first read is every request's on a load of
+ * new connections: a second read of the buffer and of the task's registers cost 60-100 ns
+ * there).
  */
-static __always_inline int first_bytes(int ret, __u64 *ubuf, __u32 *n)
-{
-	__u64 w[3];
+/* A read's first bytes against the preface from at (ll_h2_preface_step()). */
+struct h2_pre {
+	__u64 w[3]; /* the read's first LL_H2_PREFACE_LEN bytes (zeros past its n) */
+	__u32 n, at, m;
+};
 
-	if (ret < 5)
+#ifndef LL_PRE_5_12
+
+/* A global function: its unrolled byte walk verified once, on its own stack. */
+LL_GLOBAL int h2_pre_step(struct h2_pre *p)
+{
+	if (!p)
+		return LL_H2_PRE_NONE;
+	return ll_h2_preface_step((const __u8 *)p->w, p->n, p->at, &p->m);
+}
+#else
+/* (before 5.12, the compat object: every function inlined, and the byte walk past the stack's
+ * bound; its kernels have no user registers for first_bytes() to read a buffer with either) */
+#define h2_pre_step(p) LL_H2_PRE_NONE
+#endif
+
+static __always_inline int first_bytes(int ret, __u32 at, __u64 *ubuf, __u32 *n, __u32 *m)
+{
+	struct h2_pre p = {};
+	__u32 k;
+	int step;
+
+	if (ret <= 0)
 		return RT_HELLO_NONE;
 	*ubuf = tls_buf(ret, n);
-	if (!*ubuf || *n < 5)
+	if (!*ubuf || !*n)
 		return RT_HELLO_NONE;
-	if (*n < LL_H2_PREFACE_LEN ? bpf_probe_read_user(w, 5, (void *)*ubuf)
-				   : bpf_probe_read_user(w, sizeof(w), (void *)*ubuf))
+	k = *n < LL_H2_PREFACE_LEN ? *n : LL_H2_PREFACE_LEN;
+	barrier_var(k);
+	if (bpf_probe_read_user(p.w, k & 31, (void *)*ubuf))
 		return RT_HELLO_NONE;
-	if (ll_tls_hello((const __u8 *)w))
-		return RT_HELLO_TLS;
-	return *n >= LL_H2_PREFACE_LEN && ll_h2_preface(w) ? RT_HELLO_H2 : RT_HELLO_NONE;
+	if (!at) {
+		if (k >= 5 && ll_tls_hello((const __u8 *)p.w))
+			return RT_HELLO_TLS;
+		if (k == LL_H2_PREFACE_LEN && ll_h2_preface(p.w)) {
+			*m = LL_H2_PREFACE_LEN;
+			return RT_HELLO_H2;
+		}
+		if ((__u8)p.w[0] != 'P')
+			return RT_HELLO_NONE; /* (most first reads: no byte-by-byte walk) */
+	}
+	p.n = k;
+	p.at = at;
+	step = h2_pre_step(&p);
+	*m = p.m;
+	switch (step) {
+	case LL_H2_PRE_WHOLE:
+		return RT_HELLO_H2;
+	case LL_H2_PRE_PART:
+		return RT_HELLO_PART;
+	case LL_H2_PRE_BAD:
+		return RT_HELLO_BAD;
+	}
+	return RT_HELLO_NONE;
 }
 
-/* A connection's first read (the full hooks'): a TLS or HTTP/2 connection is followed as one. */
-static __always_inline void conn_hello(const struct sock *sk, struct rt_tcp_sock *s, int slot,
-				       int ret)
+/* A connection's first read (the full hooks'): a TLS or HTTP/2 connection is followed as one; a
+ * piece of the HTTP/2 preface waits for the rest (its bytes matched so far in s->h2, unused
+ * before the connection is HTTP/2); a preface broken after "PRI " is counted apart and not
+ * followed (no request of it counted). 1: no request begins with this read. */
+static __always_inline int conn_hello(const struct sock *sk, struct rt_tcp_sock *s, int slot,
+				      int ret)
 {
+	__u32 at = s->flags & (RT_F_H2 | RT_F_TLS) ? 0 : s->h2, n = 0, m = 0;
 	__u64 ubuf = 0;
-	__u32 n = 0;
-	int kind = first_bytes(ret, &ubuf, &n);
+	int kind = first_bytes(ret, at, &ubuf, &n, &m);
 
-	if (kind == RT_HELLO_TLS)
+	if (kind == RT_HELLO_TLS) {
 		tls_hello(sk, s, slot, ubuf, n);
-	else if (kind == RT_HELLO_H2)
-		h2_hello(sk, s, slot);
+	} else if (kind == RT_HELLO_H2) {
+		h2_hello(sk, s, slot, LL_H2_PREFACE_LEN - at);
+	} else if (kind == RT_HELLO_PART) {
+		s->h2 = (__u8)m;
+		return 1;
+	} else if (kind == RT_HELLO_BAD) {
+		s->flags |= RT_F_FOREIGN;
+		REC_ADD(slot, h2_bad_preface, 1);
+		return 1;
+	}
+	s->h2 = 0;
+	return 0;
 }
 
 /* the lean hooks' read (uses all of the above) */

@@ -469,10 +469,11 @@ static __always_inline void h2_count_lost(struct rt_tcp_sock *s, int slot)
 		r->c.h2_lost++;
 }
 
-/* The connection's first read was the client preface (conn_hello()): the connection is HTTP/2.
- * Returns its walk's state, NULL if there is no memory for it (then the connection is lost). */
+/* The connection's first reads were the client preface (conn_hello()), whose last `rest` bytes
+ * begin this read: the connection is HTTP/2. Returns its walk's state, NULL if there is no
+ * memory for it (then the connection is lost). */
 static __always_inline struct rt_h2_conn *h2_hello(const struct sock *sk, struct rt_tcp_sock *s,
-						   int slot)
+						   int slot, __u32 rest)
 {
 	struct rt_h2_conn *c;
 
@@ -485,7 +486,7 @@ static __always_inline struct rt_h2_conn *h2_hello(const struct sock *sk, struct
 		return NULL;
 	}
 	__builtin_memset(c, 0, sizeof(*c));
-	c->rd.skip = LL_H2_PREFACE_LEN;
+	c->rd.skip = rest;
 	c->gen = bpf_ktime_get_ns();
 	c->slot = slot;
 	return c;

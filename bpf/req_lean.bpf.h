@@ -70,7 +70,7 @@ static __always_inline void tcp_copied(struct sock *sk, bool kf)
 	struct rt_lean_in in;
 	struct rt_h2_conn *c;
 	struct rt_tcp_sock *s;
-	__u32 kind, bytes, multi, rcv_nxt, n = 0;
+	__u32 kind, bytes, multi, rcv_nxt, n = 0, m = 0;
 	__u64 arrival, now, ubuf = 0;
 	bool udp = false;
 	int slot, hello;
@@ -136,12 +136,17 @@ static __always_inline void tcp_copied(struct sock *sk, bool kf)
 	 * read's frames are not walked, the writes' are, and its reads are walked again from the
 	 * first that sock_recv_length sees beginning with a frame. */
 	if (in.first) {
-		hello = first_bytes((int)bytes, &ubuf, &n);
+		/* pieces of the HTTP/2 preface the full hooks saw (s->h2, their count) and follow:
+		 * the rest is theirs too (bytes here are the connection's so far, not this read's) */
+		m = s->flags & (RT_F_H2 | RT_F_TLS) ? 0 : s->h2;
+		if (m)
+			return;
+		hello = first_bytes((int)bytes, 0, &ubuf, &n, &m);
 		/* the full hooks attached too: the read is theirs, at sock_recv_length */
 		if (hello != RT_HELLO_NONE && lean_marks == LEAN_OVERLAP)
 			return;
 		if (hello == RT_HELLO_H2) {
-			c = h2_hello(sk, s, slot);
+			c = h2_hello(sk, s, slot, LL_H2_PREFACE_LEN);
 			s->flags |= RT_F_SEEN_READ;
 			s->accept_ns = 0; /* (its first stream is in the gap: no accept share) */
 			watch_tgid();

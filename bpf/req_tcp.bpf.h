@@ -70,9 +70,10 @@ static __always_inline void ssl_stamp(struct sock *sk, struct rt_tcp_sock *s, in
 				      bool read, bool kf);
 static __always_inline void ssl_close(const struct sock *sk, bool forget);
 static __always_inline void ssl_watch_proc(void);
-/* A connection's first bytes: TLS, HTTP/2 or neither (req.bpf.h, after both) */
-static __always_inline void conn_hello(const struct sock *sk, struct rt_tcp_sock *s, int slot,
-				       int ret);
+/* A connection's first bytes: TLS, HTTP/2 or neither (req.bpf.h, after both); 1: no request
+ * begins with this read (a piece of the HTTP/2 preface, or a broken one) */
+static __always_inline int conn_hello(const struct sock *sk, struct rt_tcp_sock *s, int slot,
+				      int ret);
 /* HTTP/2 connections (req_h2.bpf.h, included later: it reads the user buffer too) */
 static __always_inline void h2_io(struct sock *sk, struct rt_tcp_sock *s, int slot, int ret,
 				  bool write, bool kf);
@@ -251,8 +252,11 @@ static __always_inline void tcp_read(struct sock *sk, int slot, int ret, bool kf
 		return;
 	arrivals = s->arrivals;
 	s->arrivals = 0;
-	if (!(s->flags & RT_F_SEEN_READ) && s->state != RT_READING)
-		conn_hello(sk, s, slot, ret); /* the first bytes: TLS, HTTP/2? */
+	/* the first bytes: TLS, HTTP/2? (a piece of the preface: no request yet, the state and
+	 * its arrival kept for the read that ends it) */
+	if (!(s->flags & RT_F_SEEN_READ) && s->state != RT_READING &&
+	    conn_hello(sk, s, slot, ret))
+		return;
 	if (s->flags & RT_F_H2) {
 		/* streams, not turns: the first stream's accept share is the connection's */
 		if (!(s->flags & RT_F_SEEN_READ)) {

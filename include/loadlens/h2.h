@@ -233,6 +233,70 @@ static __attribute__((always_inline)) inline int ll_h2_preface(const __u64 w[3])
 	return w[0] == LL_H2_PREFACE_0 && w[1] == LL_H2_PREFACE_1 && w[2] == LL_H2_PREFACE_2;
 }
 
+/* The preface's word j (8 bytes, little-endian), 0 past its end. */
+static __attribute__((always_inline)) inline __u64 ll_h2_preface_word(__u32 j)
+{
+	return j == 0 ? LL_H2_PREFACE_0 : j == 1 ? LL_H2_PREFACE_1 : j == 2 ? LL_H2_PREFACE_2 : 0;
+}
+
+/* Its byte k (k < LL_H2_PREFACE_LEN). */
+static __attribute__((always_inline)) inline __u8 ll_h2_preface_byte(__u32 k)
+{
+	return (__u8)(ll_h2_preface_word(k >> 3) >> (8 * (k & 7)));
+}
+
+/*
+ * A client may write the preface in pieces (a byte at a time, even): the server's first reads
+ * then hold a part of it each. What a connection's read of n bytes b (LL_H2_PREFACE_LEN bytes
+ * readable there, the first n of them the read's) says, after earlier reads matched the preface's first `at` bytes;
+ * *m: the preface's bytes matched with it.
+ *   LL_H2_PRE_WHOLE  the preface is complete (its last LL_H2_PREFACE_LEN - at bytes were b's first)
+ *   LL_H2_PRE_PART   every byte of b is the preface's next: more to come, no request yet
+ *   LL_H2_PRE_BAD    the preface's "PRI " began, then other bytes: no HTTP/1 request begins so
+ *                    (PRI is the preface's method only), and no HTTP/2 connection
+ *   LL_H2_PRE_NONE   something else: a request of its own (a POST's "P" read alone, then "OST")
+ */
+enum { LL_H2_PRE_NONE, LL_H2_PRE_PART, LL_H2_PRE_WHOLE, LL_H2_PRE_BAD };
+#define LL_H2_PRE_METHOD 4 /* "PRI " */
+
+static __attribute__((always_inline)) inline int ll_h2_preface_step(const __u8 *b, __u32 n,
+								    __u32 at, __u32 *m)
+{
+	__u32 i, k = 0, on = 1, want, q = at >> 3, r = 8 * (at & 7);
+	__u64 e[3], lo, hi;
+	__u8 x;
+
+	if (at >= LL_H2_PREFACE_LEN)
+		return LL_H2_PRE_BAD;
+	want = LL_H2_PREFACE_LEN - at < n ? LL_H2_PREFACE_LEN - at : n;
+	/* the preface's bytes from at, as three words (the verifier walks a few branches here,
+	 * once: at's word and shift) */
+	for (i = 0; i < 3; i++) {
+		lo = ll_h2_preface_word(q + i);
+		hi = ll_h2_preface_word(q + i + 1);
+		e[i] = r ? (lo >> r) | (hi << (64 - r)) : lo;
+	}
+	/* Then branch-free (a branch a byte is 2^24 paths to the verifier) and with no early exit
+	 * (unrolled, each byte at a constant place, which BPF before 5.12 needs): byte i matches
+	 * while every byte before it did, and i < want. b holds LL_H2_PREFACE_LEN bytes. */
+#ifdef __clang__
+#pragma unroll
+#endif
+	for (i = 0; i < LL_H2_PREFACE_LEN; i++) {
+		x = (__u8)(e[i >> 3] >> (8 * (i & 7)));
+		on &= (((__u32)(b[i] ^ x) - 1) >> 8) & 1; /* equal */
+		on &= (i - want) >> 31;			   /* i < want */
+		k += on;
+	}
+	i = k;
+	*m = at + i;
+	if (*m == LL_H2_PREFACE_LEN)
+		return LL_H2_PRE_WHOLE;
+	if (i == want)
+		return LL_H2_PRE_PART;
+	return *m >= LL_H2_PRE_METHOD ? LL_H2_PRE_BAD : LL_H2_PRE_NONE;
+}
+
 /* A frame header's fields. Returns its payload length, or -1 if the bytes are no frame header
  * the walk takes (a type beyond LL_H2_MAX_TYPE). *tf: type | flags << 8. */
 static __attribute__((always_inline)) inline long ll_h2_frame(const __u8 *h, __u32 *sid,

@@ -35,7 +35,7 @@ static bool slot_active(const struct obs_reqtime_slot *sl)
 	const struct rt_ctrs *c = &sl->c;
 
 	return c->requests || c->unanswered || c->unsolicited || c->tls_handshakes ||
-	       c->h2_conns;
+	       c->h2_conns || c->h2_bad_preface;
 }
 
 static const char *pct(const struct ll_hist *h, double p, char *buf, size_t len)
@@ -240,6 +240,9 @@ static void notes(FILE *out, const struct rt_ctrs *c)
 		"timed apart; %llu streams the server ended before the client did (not timed), "
 		"%llu reset by the client before a response",
 		(unsigned long long)c->h2_early, (unsigned long long)c->h2_client_reset);
+	note(out, c->h2_bad_preface, "connections whose first bytes began the HTTP/2 client preface "
+		"(\"PRI \") and broke it: neither HTTP/2 nor HTTP/1, not followed, none of their "
+		"reads counted as requests");
 	note(out, c->h2_lost, "HTTP/2 connections whose frames were lost track of (no memory for "
 		"the walk's state, net.core.optmem_max): %llu of their later reads and writes not "
 		"walked, their streams not counted", (unsigned long long)c->h2_unwalked);
@@ -473,6 +476,7 @@ static json_t *slot_json(const struct obs_reqtime *rt, const struct obs_reqtime_
 	set(o, "h2_unmatched", json_integer((json_int_t)c->h2_unmatched), ok);
 	set(o, "h2_early", json_integer((json_int_t)c->h2_early), ok);
 	set(o, "h2_client_reset", json_integer((json_int_t)c->h2_client_reset), ok);
+	set(o, "h2_bad_preface", json_integer((json_int_t)c->h2_bad_preface), ok);
 	set(o, "h2_stream_drops", json_integer((json_int_t)c->h2_stream_drops), ok);
 	set(o, "h2_behind", json_integer((json_int_t)c->h2_behind), ok);
 	set(o, "h2_gaps", json_integer((json_int_t)c->h2_gaps), ok);

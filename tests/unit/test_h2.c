@@ -387,6 +387,61 @@ static void test_client_streams(void **state)
 		}
 }
 
+/* ll_h2_preface_step() on the n bytes of str, in a buffer of the preface's length as the kernel
+ * reads them */
+static int pre_step(const char *str, uint32_t n, uint32_t at, uint32_t *m)
+{
+	uint8_t b[LL_H2_PREFACE_LEN] = {0};
+
+	memcpy(b, str, n < sizeof(b) ? n : sizeof(b));
+	return ll_h2_preface_step(b, n, at, m);
+}
+
+/* The preface read in pieces: every split into reads of k bytes is recognised where it ends,
+ * each piece before the last a part; broken ones and requests that only begin like it are not. */
+static void test_preface_pieces(void **state)
+{
+	const char *pre = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+	uint8_t b[64];
+	uint32_t k, at, m, n;
+	int kind;
+
+	(void)state;
+	for (k = 0; k < LL_H2_PREFACE_LEN; k++)
+		assert_int_equal(ll_h2_preface_byte(k), (uint8_t)pre[k]);
+	for (k = 1; k <= LL_H2_PREFACE_LEN + 9; k++) {
+		/* the preface then a SETTINGS frame header, in reads of k bytes */
+		memcpy(b, pre, LL_H2_PREFACE_LEN);
+		memcpy(b + LL_H2_PREFACE_LEN, "\0\0\0\4\0\0\0\0\0", 9);
+		at = 0;
+		for (n = 0;; n += k) {
+			kind = ll_h2_preface_step(b + n, k, at, &m);
+			if (m == LL_H2_PREFACE_LEN)
+				break;
+			assert_int_equal(kind, LL_H2_PRE_PART);
+			assert_int_equal(m, n + k);
+			at = m;
+		}
+		assert_int_equal(kind, LL_H2_PRE_WHOLE);
+		/* the bytes of the read that were the preface's: the rest is frames */
+		assert_true(LL_H2_PREFACE_LEN - at <= k);
+		assert_int_equal(n + (LL_H2_PREFACE_LEN - at), LL_H2_PREFACE_LEN);
+	}
+	/* a POST read "P" then "OST": a request, not a preface */
+	assert_int_equal(pre_step("P", 1, 0, &m), LL_H2_PRE_PART);
+	assert_int_equal(pre_step("OST / HTTP/1.1", 14, 1, &m),
+			 LL_H2_PRE_NONE);
+	assert_int_equal(pre_step("GET / HTTP/1.1\r\n", 16, 0, &m),
+			 LL_H2_PRE_NONE);
+	assert_int_equal(m, 0);
+	/* "PRI * HTTP/1.1": the preface's method, then other bytes */
+	assert_int_equal(pre_step("PRI * HTTP/1.1\r\n", 16, 0, &m),
+			 LL_H2_PRE_BAD);
+	assert_int_equal(m, 11);
+	assert_int_equal(pre_step("X", 1, 5, &m), LL_H2_PRE_BAD);
+	assert_int_equal(pre_step("RX", 2, 1, &m), LL_H2_PRE_NONE);
+}
+
 LL_TEST_MAIN(test_preface, test_client_every_split, test_server_every_split, test_byte_by_byte,
 	     test_lost, test_stream_frames, test_stream_places, test_client_frame_resync,
-	     test_server_frame_resync, test_client_streams)
+	     test_server_frame_resync, test_client_streams, test_preface_pieces)
