@@ -187,6 +187,12 @@ LL_GLOBAL int h2_frame(struct h2_walk *w, __u32 sid, __u32 tf)
 				REC_ADD(w->slot, h2_stream_drops, 1);
 				return 0;
 			}
+			/* no connection holds more than RT_H2_CONN_STREAMS entries: one client's
+			 * streams cannot push out the others' */
+			if (w->open0 + w->open >= RT_H2_CONN_STREAMS) {
+				REC_ADD(w->slot, h2_over_bound, 1);
+				return 0;
+			}
 			e->sk = w->sk;
 			e->gen = w->gen;
 			e->sid = sid;
@@ -585,14 +591,58 @@ static __always_inline void h2_io(struct sock *sk, struct rt_tcp_sock *s, int sl
 	c->rd_seq = seq;
 }
 
-/* Connection c of socket sk closes: its streams still open are unanswered; those that may have
- * been answered in writes not walked are neither (h2_gap_unknown). */
+/* Stream ids looked for at a close with streams open (h2_forget_open()) */
+#define H2_FORGET 4
+
+/* Stream sid's entries among the RT_H2_PROBES at base of table map: freed. */
+static __always_inline void h2_free_sid(void *map, __u32 base, __u32 rot, __u32 mask, __u64 sk,
+					__u64 gen, __u32 sid)
+{
+	struct rt_h2_stream *p;
+	__u32 k, i;
+
+	for (k = 0; k < RT_H2_PROBES; k++) {
+		i = (base + ((rot + k) & (RT_H2_PROBES - 1))) & mask;
+		p = bpf_map_lookup_elem(map, &i);
+		if (p && p->sk == sk && p->gen == gen && p->sid == sid)
+			p->sk = 0;
+	}
+}
+
+/* Connection c closes with streams open: the entries of its last H2_FORGET client streams are
+ * freed now, not RT_H2_STALE_NS later, so that connections that leave a stream behind (a client
+ * gone mid-request, a hostile one whose HEADERS claim megabytes it never sends) cannot fill the
+ * table and push out the streams of others. */
+static __always_inline void h2_forget_open(__u64 key, struct rt_h2_conn *c)
+{
+	__u32 sid = c->max_sid, j;
+	__u64 sk;
+
+	/* (the socket's address as a number to hash: a pointer the verifier lets no shift touch) */
+	if (bpf_probe_read_kernel(&sk, sizeof(sk), &key))
+		return;
+	for (j = 0; j < H2_FORGET; j++) {
+		if (!(sid & 1))
+			break;
+		h2_free_sid(&h2_runs, ll_h2_run(sk, c->gen), sid >> 1, RT_H2_RUNS - 1, sk, c->gen,
+			    sid);
+		h2_free_sid(&h2_streams, ll_h2_slot(sk, c->gen, sid), 0, RT_H2_STREAMS - 1, sk,
+			    c->gen, sid);
+		if (sid < 3)
+			break;
+		sid -= 2;
+	}
+}
+
+/* Connection c of socket sk closes: its streams still open are unanswered (their entries freed);
+ * those that may have been answered in writes not walked are neither (h2_gap_unknown). */
 static __always_inline void h2_conn_close(__u64 sk, struct rt_h2_conn *c)
 {
 	h2_hb_close(sk, c);
 	h2_gap_close(c);
 	if (c->open_rd + c->open_wr <= 0)
 		return;
+	h2_forget_open(sk, c);
 	REC_ADD(c->slot, unanswered, c->open_rd + c->open_wr);
 	c->open_rd = c->open_wr = 0;
 }

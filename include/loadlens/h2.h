@@ -63,6 +63,10 @@
 #define RT_H2_STREAMS (1u << RT_H2_STREAMS_LOG2)
 #define RT_H2_PROBES 8
 #define RT_H2_STALE_NS (60ULL * 1000000000ULL)
+/* Streams a connection may hold entries for at once (nginx allows 128 in flight by default,
+ * grpc-go 100 at a time on its side, h2load -m 100 ...); its streams past them are not timed
+ * (h2_over_bound) */
+#define RT_H2_CONN_STREAMS 1024
 
 /* One direction's place in the byte stream, carried from one read (or write) to the next. */
 struct rt_h2_dir {

@@ -128,6 +128,8 @@ struct rt_ctrs {
 	__u64 h2_hb_static_ends; /* of which ended their stream */
 	__u64 h2_bad_preface; /* connections whose first bytes began the HTTP/2 preface ("PRI ")
 			       * and broke it: neither HTTP/2 nor requests, not followed */
+	__u64 h2_over_bound; /* HTTP/2 streams not timed: their connection held RT_H2_CONN_STREAMS
+			      * entries of the stream table already */
 	/* HTTP/2 reads not walked (a gap: rt_h2_conn.sync in include/loadlens/h2.h) */
 	__u64 h2_gaps;	       /* times a connection's reads went unwalked (the lean hooks read
 				* them, or the walk lost its place in one): its walk resumes at
@@ -150,7 +152,7 @@ struct rt_ctrs {
 			* write time TCP's stamps do not tell: counted in requests, not timed (no
 			* service, queue or residence value; in no_arrival too) */
 };
-_Static_assert(sizeof(struct rt_ctrs) == (41 + RT_H2_STATIC_STATUSES + 1 + 2 * RT_NCOMP) * 8, "rt_ctrs layout");
+_Static_assert(sizeof(struct rt_ctrs) == (42 + RT_H2_STATIC_STATUSES + 1 + 2 * RT_NCOMP) * 8, "rt_ctrs layout");
 
 /* One slot's record on one CPU: its counters, then a histogram per component (bucket
  * ll_hist_bucket(value)). Userspace sums the CPUs' records. */

@@ -252,6 +252,8 @@ static void notes(FILE *out, const struct rt_ctrs *c)
 	note(out, c->h2_stream_drops, "HTTP/2 streams not timed: the %u entries of the stream table "
 		"(%u) they may take were all held by other open streams", RT_H2_PROBES,
 		RT_H2_STREAMS);
+	note(out, c->h2_over_bound, "HTTP/2 streams not timed: their connection held %u streams in "
+		"the stream table already (no client may take more)", RT_H2_CONN_STREAMS);
 	note(out, c->h2_unmatched, "HTTP/2 responses ended a stream the observer was not timing "
 		"(not counted)");
 	note(out, c->h2_gaps, "HTTP/2 gaps (reads or writes of a connection the frame walk did not "
@@ -477,6 +479,7 @@ static json_t *slot_json(const struct obs_reqtime *rt, const struct obs_reqtime_
 	set(o, "h2_early", json_integer((json_int_t)c->h2_early), ok);
 	set(o, "h2_client_reset", json_integer((json_int_t)c->h2_client_reset), ok);
 	set(o, "h2_bad_preface", json_integer((json_int_t)c->h2_bad_preface), ok);
+	set(o, "h2_over_bound", json_integer((json_int_t)c->h2_over_bound), ok);
 	set(o, "h2_stream_drops", json_integer((json_int_t)c->h2_stream_drops), ok);
 	set(o, "h2_behind", json_integer((json_int_t)c->h2_behind), ok);
 	set(o, "h2_gaps", json_integer((json_int_t)c->h2_gaps), ok);
