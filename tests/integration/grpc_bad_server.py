@@ -32,8 +32,8 @@ import sys
 import threading
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from h2wire import (ACK, DATA, END_HEADERS, END_STREAM, GOAWAY, HEADERS,  # noqa: E402
-                    SETTINGS, frame, hpack_literal, read_preface)
+from h2wire import (DATA, END_HEADERS, END_STREAM, HEADERS, client_frames, frame,  # noqa: E402
+		    hpack_literal)
 
 GRPC = b"\x88" + hpack_literal(b"content-type", b"application/grpc")
 OK = hpack_literal(b"grpc-status", b"0")
@@ -77,24 +77,8 @@ def reply(sid, mode):
 
 
 def serve(conn, mode):
-	buf = read_preface(conn)
-	if buf is None:
-		return
-	conn.sendall(frame(SETTINGS, 0, 0))
-	while True:
-		while len(buf) < 9 or len(buf) < 9 + int.from_bytes(buf[:3], "big"):
-			b = conn.recv(65536)
-			if not b:
-				return
-			buf += b
-		n = int.from_bytes(buf[:3], "big")
-		t, fl, sid = buf[3], buf[4], int.from_bytes(buf[5:9], "big") & 0x7FFFFFFF
-		buf = buf[9 + n:]
-		if t == SETTINGS and not fl & ACK:
-			conn.sendall(frame(SETTINGS, ACK, 0))
-		elif t == GOAWAY:
-			return
-		elif t in (HEADERS, DATA) and fl & END_STREAM:
+	for t, fl, sid in client_frames(conn):
+		if t in (HEADERS, DATA) and fl & END_STREAM:
 			conn.sendall(reply(sid, mode))
 
 

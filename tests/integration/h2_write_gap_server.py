@@ -25,8 +25,8 @@ import ssl
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from h2wire import (ACK, DATA, END_HEADERS, END_STREAM, GOAWAY, HEADERS,  # noqa: E402
-                    SETTINGS, WINDOW_UPDATE, frame, read_preface)
+from h2wire import (DATA, END_HEADERS, END_STREAM, HEADERS, WINDOW_UPDATE,  # noqa: E402
+                    client_frames, frame)
 from listener import serve_forever  # noqa: E402
 
 BUFFERS = 70
@@ -40,24 +40,8 @@ def answer(sid):
 def serve(conn, mode, ctx):
     if ctx:
         conn = ctx.wrap_socket(conn, server_side=True)
-    buf = read_preface(conn)
-    if buf is None:
-        return
-    conn.sendall(frame(SETTINGS, 0, 0))
-    while True:
-        while len(buf) < 9 or len(buf) < 9 + int.from_bytes(buf[:3], "big"):
-            b = conn.recv(65536)
-            if not b:
-                return
-            buf += b
-        n = int.from_bytes(buf[:3], "big")
-        t, fl, sid = buf[3], buf[4], int.from_bytes(buf[5:9], "big") & 0x7FFFFFFF
-        buf = buf[9 + n:]
-        if t == SETTINGS and not fl & ACK:
-            conn.sendall(frame(SETTINGS, ACK, 0))
-        elif t == GOAWAY:
-            return
-        elif t == HEADERS and fl & END_STREAM:
+    for t, fl, sid in client_frames(conn):
+        if t == HEADERS and fl & END_STREAM:
             head, data = answer(sid)
             if sid != 1:
                 conn.sendall(head + data)
