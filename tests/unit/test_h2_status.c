@@ -584,6 +584,7 @@ static void test_quiet(void **state)
 	assert_int_equal(obs_h2_quiet_next(q, &(struct obs_h2_status_counts){.plain = 1000}),
 			 OBS_H2_NEVER);
 	/* gRPC by libnghttp2's deflater on another slot: refers from its second block on */
+	srv_done(s);
 	s = conn(state, 0xb000, 2);
 	for (i = 0; i < 10; i++)
 		grpc_call(s, 1 + 2 * i, "0");
