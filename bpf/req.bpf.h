@@ -119,6 +119,25 @@ static __always_inline void req_data_ready(const struct sock *sk, bool kf)
 
 enum { RT_HELLO_NONE, RT_HELLO_TLS, RT_HELLO_H2, RT_HELLO_PART, RT_HELLO_BAD };
 
+#ifndef LL_PRE_5_12
+/* The preface from at against a read's first bytes w0..w2 (n of them; zeros past): kind | m << 8
+ * (ll_h2_preface_step()). A global function, its loop verified once, on its own stack; scalars
+ * in and out, so that its caller's stack, which 6.1's fexit programs share with their calls
+ * (512 bytes in all), grows by nothing. */
+LL_GLOBAL __u32 h2_pre_step(__u64 w0, __u64 w1, __u64 w2, __u32 n, __u32 at)
+{
+	__u64 w[3] = {w0, w1, w2};
+	__u32 m = 0;
+	int kind = ll_h2_preface_step((const __u8 *)w, n, at, &m);
+
+	return (__u32)kind | m << 8;
+}
+#else
+/* (before 5.12, the compat object: every function inlined, and the byte walk past the stack's
+ * bound; its kernels have no user registers for first_bytes() to read a buffer with either) */
+#define h2_pre_step(w0, w1, w2, n, at) ((__u32)LL_H2_PRE_NONE)
+#endif
+
 /*
  * What a connection's read of ret bytes begins with, after its first reads matched `at` bytes of
  * the HTTP/2 client preface (0: this is its first read): a TLS ClientHello, the preface (whole,
@@ -128,32 +147,10 @@ enum { RT_HELLO_NONE, RT_HELLO_TLS, RT_HELLO_H2, RT_HELLO_PART, RT_HELLO_BAD };
  * new connections: a second read of the buffer and of the task's registers cost 60-100 ns
  * there).
  */
-/* A read's first bytes against the preface from at (ll_h2_preface_step()). */
-struct h2_pre {
-	__u64 w[3]; /* the read's first LL_H2_PREFACE_LEN bytes (zeros past its n) */
-	__u32 n, at, m;
-};
-
-#ifndef LL_PRE_5_12
-
-/* A global function: its unrolled byte walk verified once, on its own stack. */
-LL_GLOBAL int h2_pre_step(struct h2_pre *p)
-{
-	if (!p)
-		return LL_H2_PRE_NONE;
-	return ll_h2_preface_step((const __u8 *)p->w, p->n, p->at, &p->m);
-}
-#else
-/* (before 5.12, the compat object: every function inlined, and the byte walk past the stack's
- * bound; its kernels have no user registers for first_bytes() to read a buffer with either) */
-#define h2_pre_step(p) LL_H2_PRE_NONE
-#endif
-
 static __always_inline int first_bytes(int ret, __u32 at, __u64 *ubuf, __u32 *n, __u32 *m)
 {
-	struct h2_pre p = {};
-	__u32 k;
-	int step;
+	__u64 w[3] = {};
+	__u32 k, step;
 
 	if (ret <= 0)
 		return RT_HELLO_NONE;
@@ -162,23 +159,21 @@ static __always_inline int first_bytes(int ret, __u32 at, __u64 *ubuf, __u32 *n,
 		return RT_HELLO_NONE;
 	k = *n < LL_H2_PREFACE_LEN ? *n : LL_H2_PREFACE_LEN;
 	barrier_var(k);
-	if (bpf_probe_read_user(p.w, k & 31, (void *)*ubuf))
+	if (bpf_probe_read_user(w, k & 31, (void *)*ubuf))
 		return RT_HELLO_NONE;
 	if (!at) {
-		if (k >= 5 && ll_tls_hello((const __u8 *)p.w))
+		if (k >= 5 && ll_tls_hello((const __u8 *)w))
 			return RT_HELLO_TLS;
-		if (k == LL_H2_PREFACE_LEN && ll_h2_preface(p.w)) {
+		if (k == LL_H2_PREFACE_LEN && ll_h2_preface(w)) {
 			*m = LL_H2_PREFACE_LEN;
 			return RT_HELLO_H2;
 		}
-		if ((__u8)p.w[0] != 'P')
+		if ((__u8)w[0] != 'P')
 			return RT_HELLO_NONE; /* (most first reads: no byte-by-byte walk) */
 	}
-	p.n = k;
-	p.at = at;
-	step = h2_pre_step(&p);
-	*m = p.m;
-	switch (step) {
+	step = h2_pre_step(w[0], w[1], w[2], k, at);
+	*m = step >> 8;
+	switch (step & 0xff) {
 	case LL_H2_PRE_WHOLE:
 		return RT_HELLO_H2;
 	case LL_H2_PRE_PART:

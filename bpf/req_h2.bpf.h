@@ -227,17 +227,14 @@ LL_GLOBAL int h2_walk_buf(struct h2_walk *w, __u64 buf, __u32 len)
 	return 1;
 }
 
-/* iovecs read from user memory at once (a power of 2) */
-#define H2_IOV_BATCH 4
-
 /* The ret bytes of the current read or write: one buffer at base (niov 1, iov 0), or the first
  * niov buffers of the iovec array at iov; niov 0: not known (the walk goes on only if they are
  * all payload it passes over). */
 static __always_inline int h2_walk_io(struct h2_walk *w, __u64 iov, __u64 base, __u32 niov,
 				      __u32 ret)
 {
-	__u64 v[2 * H2_IOV_BATCH];
-	__u32 i, k, left = ret, n;
+	__u64 v[2];
+	__u32 i, left = ret, n;
 
 	if (!w)
 		return 1;
@@ -250,19 +247,10 @@ static __always_inline int h2_walk_io(struct h2_walk *w, __u64 iov, __u64 base, 
 	if (!iov)
 		return h2_walk_buf(w, base, ret);
 	for (i = 0; i < LL_H2_IOVS && i < niov && left; i++) {
-		/* the iovecs H2_IOV_BATCH at a time (a server's writev of a frame header and its
-		 * payload: one read of user memory for both, not two) */
-		k = i & (H2_IOV_BATCH - 1);
-		if (!k) {
-			n = niov - i;
-			barrier_var(n);
-			/* (the masks: the size's bounds in the register the verifier checks) */
-			n = n >= H2_IOV_BATCH ? sizeof(v) : (n & (H2_IOV_BATCH - 1)) * 16;
-			if (bpf_probe_read_user(v, n, (void *)(iov + 16 * (__u64)i)))
-				return 1;
-		}
-		n = v[2 * k + 1] < left ? (__u32)v[2 * k + 1] : left;
-		if (h2_walk_buf(w, v[2 * k], n))
+		if (bpf_probe_read_user(v, sizeof(v), (void *)(iov + 16 * (__u64)i)))
+			return 1;
+		n = v[1] < left ? (__u32)v[1] : left;
+		if (h2_walk_buf(w, v[0], n))
 			return 1;
 		left -= n;
 	}

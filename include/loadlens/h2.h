@@ -280,11 +280,13 @@ static __attribute__((always_inline)) inline int ll_h2_preface_step(const __u8 *
 		hi = ll_h2_preface_word(q + i + 1);
 		e[i] = r ? (lo >> r) | (hi << (64 - r)) : lo;
 	}
-	/* Then branch-free (a branch a byte is 2^24 paths to the verifier) and with no early exit
-	 * (unrolled, each byte at a constant place, which BPF before 5.12 needs): byte i matches
-	 * while every byte before it did, and i < want. b holds LL_H2_PREFACE_LEN bytes. */
+	/* Then branch-free (a branch a byte is 2^24 paths to the verifier) and not unrolled (24
+	 * unrolled steps spilled 272 bytes of stack, past the 512 a program and its calls share on
+	 * 6.1's fexit programs): byte i matches while every byte before it did, and i < want. b
+	 * holds LL_H2_PREFACE_LEN bytes. (BPF before 5.12 reads no stack at a variable place: its
+	 * compat object does not call this.) */
 #ifdef __clang__
-#pragma unroll
+#pragma clang loop unroll(disable)
 #endif
 	for (i = 0; i < LL_H2_PREFACE_LEN; i++) {
 		x = (__u8)(e[i >> 3] >> (8 * (i & 7)));
