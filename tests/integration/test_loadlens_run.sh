@@ -7,7 +7,8 @@
 #    remainder is the mean round trip minus the mean residence (an independent estimate: it holds
 #    where the round trip is the residence shifted by the network, i.e. no queueing at the
 #    client) for the refserver, and the printed percentile split matches the raw driver JSON;
-#  - the service time the observer measured is the refserver's own, within 5%.
+#  - the service time the observer measured is the refserver's own, within 5%;
+#  - nothing listening: run and sweep exit 2 and say why (terminal, JSON, report).
 source "$(dirname "$0")/lib.sh"
 require_bpf loadlens-observer loadlens-driver loadlens-refserver
 LL="$LOADLENS_SRC/tools/loadlens"
@@ -62,6 +63,8 @@ done
 grep -q "report: $LL_TMP/run-rs/report.html" "$LL_TMP/run-rs.out" || fail "no report path printed"
 [ -s "$LL_TMP/run-rs/report.html" ] || fail "no report written"
 grep -q '^p50 (client round trip' "$LL_TMP/run-rs.out" || fail "no table printed"
+[ "$(jq .failed "$F")" = null ] && ! grep -q "no request succeeded" "$LL_TMP/run-rs.out" ||
+	fail "a healthy run said it failed: $(jq -c .failed "$F")"
 
 # 2. nginx on a loopback port (hello world: the remainder is most of a short round trip, so only
 #    the exact checks apply)
@@ -77,7 +80,31 @@ rc=0
 cat "$LL_TMP/run-ngx.out"
 check_levels "$LL_TMP/ngx-run.json"
 
-# 3. bad input: one line, exit 64
+# 3. nothing listens: run and sweep exit 2 and say why on the terminal (the driver's errors by
+#    cause, a hint, the observer's no_listener note), in the JSON's "failed" and in the report
+DEAD=$(free_port)
+for cmd in run sweep; do
+	rc=0
+	args=(-c 1,2)
+	[ $cmd = sweep ] && args=(--max-c 2)
+	"$LL" $cmd "http://127.0.0.1:$DEAD/" "${args[@]}" -d 1s --out "$LL_TMP/dead-$cmd" \
+		>"$LL_TMP/dead-$cmd.out" 2>"$LL_TMP/dead-$cmd.err" || rc=$?
+	cat "$LL_TMP/dead-$cmd.out"
+	[ $rc = 2 ] || { cat "$LL_TMP/dead-$cmd.err"; fail "$cmd with nothing listening exited $rc, not 2"; }
+	grep -q "Traceback\|internal error" "$LL_TMP/dead-$cmd.out" "$LL_TMP/dead-$cmd.err" &&
+		fail "$cmd with nothing listening: a traceback"
+	grep -q "^no request succeeded at any level ([12] level(s)): [0-9,]* errors (ECONNREFUSED" \
+		"$LL_TMP/dead-$cmd.out" || fail "$cmd: no failure line with the driver's errors"
+	grep -q "observer \[no_listener\]: .*nothing listens on port $DEAD" "$LL_TMP/dead-$cmd.out" ||
+		fail "$cmd: the observer's no_listener note not shown"
+	J=$LL_TMP/dead-$cmd/$cmd.json
+	[ "$(jq '.failed.errors.ECONNREFUSED > 0 and .failed.levels == (.levels | length)' "$J")" = true ] ||
+		fail "$cmd: JSON failed is $(jq -c .failed "$J")"
+	grep -q '<div class=failed><pre>no request succeeded' "$LL_TMP/dead-$cmd/report.html" ||
+		fail "$cmd: the report does not say that nothing answered"
+done
+
+# 4. bad input: one line, exit 64
 rc=0
 "$LL" run "ftp://127.0.0.1:$NP/" -c 1 2>"$LL_TMP/bad.err" || rc=$?
 [ "$rc" = 64 ] && [ "$(wc -l <"$LL_TMP/bad.err")" = 1 ] ||

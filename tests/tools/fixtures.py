@@ -8,7 +8,7 @@ def hist(count, mean, p50, p90=None, p99=None):
 
 
 def driver(requests=1000, rtt_mean=1_100_000, rtt_p50=1_050_000, rtt_p99=2_000_000, rps=900.0,
-	   connections=4, rate=None, errors=None, core=0.1, bottleneck=None, lag_p99=None):
+	   connections=4, rate=None, errors=None, core=0.1, bottleneck=None, lag_p99=None, **extra):
 	errs = {"EADDRNOTAVAIL": 0, "EMFILE": 0, "ECONNREFUSED": 0, "ETIMEDOUT": 0}
 	errs.update(errors or {})
 	h = hist(requests, rtt_mean, rtt_p50, rtt_p50 * 1.5, rtt_p99)
@@ -19,7 +19,7 @@ def driver(requests=1000, rtt_mean=1_100_000, rtt_p50=1_050_000, rtt_p99=2_000_0
 		"driver": {"cpu_ns": 1e8, "busiest_thread_core": core, "bottleneck": bottleneck,
 			   "cpu_per_request_us": 5.0},
 		"latency": h, "latency_uncorrected": h,
-		"send_lag": hist(requests, 1000, 1000, 1000, lag_p99 or 2000)}
+		"send_lag": hist(requests, 1000, 1000, 1000, lag_p99 or 2000), **extra}
 
 
 def observer(requests=1000, queue_mean=50_000, service_mean=1_000_000, share_sum=0,

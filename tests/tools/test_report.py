@@ -43,6 +43,22 @@ class ReportTest(unittest.TestCase):
 			self.assertNotIn("http://", re.sub(r"<h2>.*?</h2>|<pre>.*?</pre>", "", page,
 							   flags=re.S).replace("http://127.0.0.1:8080/", ""))
 
+	def test_failed_run(self):
+		doc = run_doc()
+		doc["failed"] = {"reason": "no request succeeded at any level", "levels": 3,
+				 "errors": {"ECONNREFUSED": 30}, "errors_total": 30, "hint": "<listening?>",
+				 "observer": [{"kind": "no_listener", "severity": "note",
+					       "text": "nothing listens on port 8080"}]}
+		with tempfile.TemporaryDirectory() as d:
+			out = os.path.join(d, "r.html")
+			report.write([doc], out)
+			page = open(out, encoding="utf-8").read()
+			box = re.search(r"<div class=failed><pre>(.*?)</pre>", page, re.S).group(1)
+			self.assertIn("30 errors (ECONNREFUSED 30)", box)
+			self.assertIn("&lt;listening?&gt;", box)
+			self.assertIn("observer [no_listener]: nothing listens on port 8080", box)
+			self.assertNotIn("class=failed", report.section(run_doc()))
+
 	def test_observer_document(self):
 		doc = report.as_document(fx.observer(), "/nonexistent/obs.json")
 		self.assertEqual(doc["kind"], "observer")

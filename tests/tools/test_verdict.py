@@ -50,6 +50,36 @@ class VerdictTest(unittest.TestCase):
 		self.assertIsNone(v["peak"])
 		self.assertIn("no level met the bound", verdict.describe(v, join.level_name)[0])
 
+	def test_nothing_answered(self):
+		no_listener = [{"kind": "no_listener", "severity": "note",
+				"text": "nothing listens on port 8080"},
+			       {"kind": "listen_overflow", "severity": "warning", "text": "other port",
+				"evidence": {"port": 9999}}]
+		lv = [level(c, 0, 0, obs=fx.observer(requests=0, findings=no_listener), requests=0,
+			    errors={"ECONNREFUSED": 10 * c, "ETIMEDOUT": c}) for c in (1, 2)]
+		f = verdict.nothing_answered(lv)
+		self.assertEqual(f["errors"], {"ECONNREFUSED": 30, "ETIMEDOUT": 3})
+		self.assertEqual(list(f["errors"]), ["ECONNREFUSED", "ETIMEDOUT"])  # commonest first
+		self.assertEqual(f["errors_total"], 33)
+		self.assertIn("listening", f["hint"])
+		# the note is shown once, the other port's finding not at all
+		self.assertEqual([o["kind"] for o in f["observer"]], ["no_listener"])
+		text = "\n".join(verdict.describe_failure(f))
+		self.assertIn("no request succeeded at any level (2 level(s)): 33 errors "
+			      "(ECONNREFUSED 30, ETIMEDOUT 3)", text)
+		self.assertIn("observer [no_listener]: nothing listens on port 8080", text)
+
+	def test_one_answer_is_not_a_failure(self):
+		lv = [level(1, 0, 0, requests=0, errors={"ECONNREFUSED": 10}), level(2, 5, 2, requests=1)]
+		self.assertIsNone(verdict.nothing_answered(lv))
+		self.assertIsNone(verdict.nothing_answered([]))
+
+	def test_nothing_answered_without_errors(self):
+		f = verdict.nothing_answered([level(1, 0, 0, requests=0)])
+		self.assertIsNone(f["hint"])
+		self.assertIn("counted no failure", verdict.describe_failure(f)[0])
+		self.assertIn("no finding about this port", verdict.describe_failure(f)[-1])
+
 	def test_healthy_names_nothing(self):
 		v = verdict.verdict([level(1, 100, 2, obs=fx.observer(queue_mean=10_000)),
 				     level(2, 200, 2, obs=fx.observer(queue_mean=10_000))], 50 * MS)

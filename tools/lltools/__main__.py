@@ -11,6 +11,7 @@ from . import files, join, procs, schema, units, verdict
 from .shown import lines as shown_lines, shown
 
 EXIT_USAGE = 64
+EXIT_NOTHING_ANSWERED = 2  # run/sweep: no request succeeded at any level (the files are written)
 
 HELP = """\
 loadlens - the client's round trip and the server's kernel view, joined per load level
@@ -32,6 +33,10 @@ doctor  this host's limits, the observer's tracepoints, and what a planned load 
 report  a self-contained HTML page with plots from run, sweep or observer JSON.
 
 Run 'loadlens COMMAND --help' for a command's options.
+
+Exit status: 0 ok; 1 a child failed (the message names it); 2 run or sweep: no request
+succeeded at any level (the table, the JSON and the report say what failed instead); 64 bad
+input, in one line.
 
 Examples:
   loadlens run http://127.0.0.1:8080/ -c 1,4,16 -d 5s --json run.json
@@ -62,7 +67,8 @@ def split_extra(argv):
 
 
 def common(p, default_duration):
-	p.add_argument("target", help="driver target URL: tcp://, udp://, http://, https://")
+	p.add_argument("target", help="driver target URL: tcp://, udp://, http://, https://, "
+		       "grpc://, grpcs://, ldap:// (protocol options after --)")
 	p.add_argument("-d", "--duration", default=default_duration,
 		       help=f"per load level (default {default_duration})")
 	p.add_argument("--port", type=port_arg, help="server port the observer watches (default: the "
@@ -185,9 +191,10 @@ def cmd_run(argv):
 		got = runmod.run_levels(ctx, levels, procs.say)
 	finally:
 		procs.remove_driver_dir(ctx["driver_dir"])
-	doc = runmod.document("run", ctx, got)
-	finish("run", ctx, a, doc, join.table(got) + findings_text(got))
-	return 0
+	failed = verdict.nothing_answered(got)
+	doc = runmod.document("run", ctx, got, {"failed": failed})
+	finish("run", ctx, a, doc, join.table(got) + outcome_text(got, failed))
+	return EXIT_NOTHING_ANSWERED if failed else 0
 
 
 def make_levels(conns, rates, default_conns):
@@ -233,6 +240,14 @@ def findings_text(levels):
 		lines.append(f"  ({other} finding(s) about other ports or host-wide counters left out; "
 			     "they are in the JSON)")
 	return ("\n\nobserver findings:\n" + "\n".join(lines)) if lines else ""
+
+
+def outcome_text(levels, failed):
+	"""The findings under the table; when nothing answered, the failure and every finding
+	about the port instead (a note such as no_listener is the answer then)."""
+	if not failed:
+		return findings_text(levels)
+	return "\n\n" + "\n".join(shown(x, 2000) for x in verdict.describe_failure(failed))
 
 
 def cmd_sweep(argv):
@@ -286,11 +301,12 @@ def cmd_sweep(argv):
 		procs.remove_driver_dir(ctx["driver_dir"])
 	v = verdict.verdict(got, bound)
 	v["stopped_because"] = why
-	doc = runmod.document("sweep", ctx, got, {"verdict": v})
-	text = join.table(got) + findings_text(got)
+	failed = verdict.nothing_answered(got)
+	doc = runmod.document("sweep", ctx, got, {"verdict": v, "failed": failed})
+	text = join.table(got) + outcome_text(got, failed)
 	text += "\n\nsweep stopped: " + why + "\n" + "\n".join(verdict.describe(v, join.level_name))
 	finish("sweep", ctx, a, doc, text)
-	return 0
+	return EXIT_NOTHING_ANSWERED if failed else 0
 
 
 def cmd_report(argv):

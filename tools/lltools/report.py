@@ -292,6 +292,9 @@ def section(doc):
 				f"<li>[{html.escape(f['kind'])}] {html.escape(f['text'])}</li>" for f in fs)
 				   + "</ul>")
 		return "\n".join(out)
+	if doc.get("failed"):
+		out.append("<div class=failed><pre>" + html.escape(
+			"\n".join(verdict.describe_failure(doc["failed"]))) + "</pre></div>")
 	if doc.get("verdict"):
 		v = doc["verdict"]
 		lines = [f"sweep stopped: {doc['verdict'].get('stopped_because', '?')}"]
@@ -315,7 +318,8 @@ CSS = """body{font-family:sans-serif;max-width:100em;margin:1em auto;padding:0 1
 pre{background:#f6f6f6;padding:.6em;overflow-x:auto;font-size:12px}
 figure{display:inline-block;vertical-align:top;width:49%;margin:.5em 0}
 figure img{width:100%;border:1px solid #ddd}figcaption{font-size:12px;color:#555}
-.verdict pre{background:#eef6ee;white-space:pre-wrap}.none{color:#888}"""
+.verdict pre{background:#eef6ee;white-space:pre-wrap}
+.failed pre{background:#fbe9e7;border-left:4px solid #c62828;white-space:pre-wrap}.none{color:#888}"""
 
 
 # once loaded, the page says how many of its images decoded (headless checks read it back)

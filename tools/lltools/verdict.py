@@ -92,6 +92,68 @@ def concerns(f, lv):
 	return True
 
 
+# the first thing to check when every attempt failed with one cause (the driver's error class)
+FAILURE_HINTS = {
+	"ECONNREFUSED": "nothing accepted a connection: is the server listening on that address and "
+			"port (and in this network namespace)?",
+	"ETIMEDOUT": "connections or replies timed out: a wrong address, a firewall that drops, or "
+		     "a server that never answers",
+	"ECONNRESET": "the server reset every connection: a TLS or HTTP/2 server spoken to in "
+		      "plain text, or one that closes at once",
+	"EADDRNOTAVAIL": "no local port was free to connect from: ephemeral ports exhausted",
+	"EMFILE": "the driver ran out of file descriptors (ulimit -n)",
+	"tls": "every TLS handshake failed: give the server's CA with -- --cacert FILE, or "
+	       "-- --insecure for a test server",
+	"not_h2": "the server does not speak HTTP/2 there (no h2 in ALPN, or no h2c prior "
+		  "knowledge)",
+	"http_status": "every response was outside 2xx: check the path, method and headers",
+	"lost": "no reply came back within the timeout",
+	"short_response": "the server closed before a response was complete",
+}
+
+
+def nothing_answered(levels):
+	"""None when any level completed a request; else what the run saw instead, for the
+	terminal, the JSON ("failed") and the report: the driver's errors by cause over all levels,
+	and the observer's findings about the target's port of any severity (a note such as
+	no_listener says why), each kind once."""
+	if not levels or any(lv["driver"].get("requests") for lv in levels):
+		return None
+	errs = {}
+	for lv in levels:
+		for k, v in (lv["driver"].get("errors") or {}).items():
+			if v:
+				errs[k] = errs.get(k, 0) + v
+	seen, obs = set(), []
+	for lv in levels:
+		for f in lv.get("findings") or []:
+			if f.get("kind") in seen or not concerns(f, lv):
+				continue
+			seen.add(f.get("kind"))
+			obs.append({"kind": f.get("kind"), "severity": f.get("severity"),
+				    "text": f.get("text", "")})
+	order = sorted(errs.items(), key=lambda kv: (-kv[1], kv[0]))
+	top = order[0][0] if order else None
+	return {"reason": "no request succeeded at any level", "levels": len(levels),
+		"errors": dict(order), "errors_total": sum(errs.values()),
+		"hint": FAILURE_HINTS.get(top), "observer": obs}
+
+
+def describe_failure(f):
+	"""nothing_answered()'s result in lines."""
+	errs = ", ".join(f"{k} {v:,}" for k, v in f["errors"].items())
+	out = [f"{f['reason']} ({f['levels']} level(s)): "
+	       + (f"{f['errors_total']:,} errors ({errs})" if errs else
+		  "no error counted either: the driver completed nothing and counted no failure")]
+	if f.get("hint"):
+		out.append(f"  {f['hint']}")
+	for o in f["observer"]:
+		out.append(f"  observer [{o['kind']}]: {o['text']}")
+	if not f["observer"]:
+		out.append("  the observer had no finding about this port")
+	return out
+
+
 def evidence(lv):
 	"""What ran short at this level: a list of {resource, source, text}, strongest first."""
 	ev = []
