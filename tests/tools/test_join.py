@@ -39,6 +39,17 @@ class JoinTest(unittest.TestCase):
 		self.assertFalse(lv["counts_match"])
 		self.assertTrue(any("990" in n and "1000" in n for n in lv["notes"]))
 
+	def test_answered_errors_count_as_served(self):
+		# 100 of 1000 calls answered RESOURCE_EXHAUSTED: errors to the driver, with a round trip
+		drv = fx.driver(requests=900, errors={"grpc_status": 100})
+		drv["latency_uncorrected"] = fx.hist(1000, 1_100_000, 1_050_000)
+		lv = join.join_level(drv, fx.observer(requests=1000), 8080, "tcp")
+		self.assertEqual(lv["driver"]["answered"], 1000)
+		self.assertTrue(lv["counts_match"])
+		lv = join.join_level(drv, fx.observer(requests=900), 8080, "tcp")
+		self.assertFalse(lv["counts_match"])
+		self.assertIn("the server saw 900 requests, the driver had 1000 answers", lv["notes"][0])
+
 	def test_no_slot_for_port(self):
 		lv = join.join_level(fx.driver(), fx.observer(port=9999), 8080, "tcp")
 		self.assertIsNone(lv["split"])
@@ -59,6 +70,31 @@ class JoinTest(unittest.TestCase):
 		t = join.table([lv])
 		self.assertEqual(t.count("c=4"), 3)  # p50, p99, mean
 		self.assertIn("1.05ms", t)
+
+	def test_statuses(self):
+		drv = fx.driver(status={"200": 990, "503": 10, "404": 0}, grpc_status={"OK": 5},
+				h2={"goaway": 2, "goaway_refused": 7, "rst_stream": {"REFUSED_STREAM": 3}},
+				ldap={"result": {"success": 4, "busy": 1}, "empty": 2})
+		obs = fx.observer()
+		obs["request_timing"]["slots"][0]["h2_statuses"] = {
+			"status": {"200": 990, "503": 10}, "grpc_status": {}}
+		lv = join.join_level(drv, obs, 8080, "tcp", {"connections": 4})
+		self.assertEqual(lv["driver"]["statuses"], {
+			"http": {"200": 990, "503": 10}, "grpc": {"OK": 5},
+			"ldap": {"success": 4, "busy": 1}, "ldap_empty": 2, "goaway": 2,
+			"goaway_refused": 7, "rst_stream": {"REFUSED_STREAM": 3}})
+		self.assertEqual(lv["server"]["statuses"], {"http": {"200": 990, "503": 10}})
+		line = [x for x in join.table([lv]).splitlines() if x.startswith("c=4: status")][0]
+		self.assertEqual(line, "c=4: status 200 990, 503 10; grpc-status OK 5; LDAP result "
+				 "success 4, busy 1; 2 searches found no entry; GOAWAY 2 (streams it "
+				 "refused 7); RST_STREAM REFUSED_STREAM 3; the server sent (observer) "
+				 ":status 200 990, 503 10")
+
+	def test_no_statuses_no_line(self):
+		lv = join.join_level(fx.driver(), fx.observer(), 8080, "tcp", {"connections": 4})
+		self.assertIsNone(lv["driver"]["statuses"])
+		self.assertIsNone(lv["server"]["statuses"])
+		self.assertNotIn("status", join.table([lv]).replace("(client round trip", ""))
 
 	def test_fmt_ns(self):
 		self.assertEqual(join.fmt_ns(850), "850ns")

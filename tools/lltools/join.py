@@ -45,7 +45,10 @@ def join_level(drv, obs, port, proto, level=None):
 		"cores": ((drv.get("driver") or {}).get("cpu_ns") or 0) / drv["duration_ns"]
 		if drv.get("duration_ns") else None,
 		"bottleneck": (drv.get("driver") or {}).get("bottleneck"),
+		"statuses": driver_statuses(drv),
 	}
+	# answers with a round trip: the completed requests and the answered errors
+	d["answered"] = rtt["count"] if rtt and rtt.get("count") is not None else d["requests"]
 	cfg = drv.get("config") or {}
 	out = {
 		"level": dict(level or {"connections": cfg.get("connections"), "rate": cfg.get("rate")}),
@@ -90,14 +93,17 @@ def join_level(drv, obs, port, proto, level=None):
 		"arrival_share": (rt.get("features") or {}).get("arrival_share"),
 		"accepted": obs.get("accepted"),
 		"listen": (obs.get("forensics") or {}).get("listen"),
+		"statuses": server_statuses(slot),
 	}
 	out["server"] = s
 	out["findings"] = schema.findings(obs)
-	nd = d["requests"]
+	# the driver's round trips count every answer, an error status too (HTTP non-2xx,
+	# grpc-status, an LDAP resultCode): the server served those as well
+	nd = d["answered"]
 	out["counts_match"] = (n == nd)
 	if n != nd:
-		out["notes"].append(f"the server saw {n} requests, the driver completed {nd}: the split "
-				    "compares different request sets")
+		out["notes"].append(f"the server saw {n} requests, the driver had {nd} answers: the "
+				    "split compares different request sets")
 	if s["no_arrival"]:
 		out["notes"].append(f"{s['no_arrival']} requests had no arrival stamp (counted in "
 				    "service only, not in residence)")
@@ -111,6 +117,61 @@ def join_level(drv, obs, port, proto, level=None):
 		out["split"] = split
 		out["stack_mean_ns"] = stack_means(rtt, res, share, queue, service, runq, n)
 	return out
+
+
+def _counts(c):
+	"""{code: n} of the nonzero counts, or None when there are none."""
+	if not isinstance(c, dict):
+		return None
+	c = {str(k): v for k, v in c.items() if isinstance(v, int) and v}
+	return c or None
+
+
+def driver_statuses(drv):
+	"""The answers the driver counted by code (docs/driver.md): HTTP statuses, grpc-status by
+	name, LDAP resultCodes of the searches (and those that found no entry), and HTTP/2's
+	GOAWAYs, the streams they refused and RST_STREAMs by code; None when none was counted."""
+	ldap = drv.get("ldap") or {}
+	h2 = drv.get("h2") or {}
+	out = {"http": _counts(drv.get("status")), "grpc": _counts(drv.get("grpc_status")),
+	       "ldap": _counts(ldap.get("result")), "ldap_empty": ldap.get("empty") or None,
+	       "goaway": h2.get("goaway") or None, "goaway_refused": h2.get("goaway_refused") or None,
+	       "rst_stream": _counts(h2.get("rst_stream"))}
+	return {k: v for k, v in out.items() if v} or None
+
+
+def server_statuses(slot):
+	"""The statuses the observer read from the server's HTTP/2 header blocks (HTTP :status and
+	grpc-status), None when it read none."""
+	h = slot.get("h2_statuses") or {}
+	out = {"http": _counts(h.get("status")), "grpc": _counts(h.get("grpc_status"))}
+	return {k: v for k, v in out.items() if v} or None
+
+
+def _codes(c):
+	return ", ".join(f"{k} {v:,}" for k, v in sorted(c.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def status_text(lv):
+	"""One level's statuses in one line, or None: the driver's, then the server's as the
+	observer read them."""
+	d = lv["driver"].get("statuses") or {}
+	s = (lv.get("server") or {}).get("statuses") or {}
+	parts = []
+	for key, name in (("http", "status"), ("grpc", "grpc-status"), ("ldap", "LDAP result")):
+		if d.get(key):
+			parts.append(f"{name} {_codes(d[key])}")
+	if d.get("ldap_empty"):
+		parts.append(f"{d['ldap_empty']:,} searches found no entry")
+	if d.get("goaway"):
+		parts.append(f"GOAWAY {d['goaway']:,} (streams it refused {d.get('goaway_refused', 0):,})")
+	if d.get("rst_stream"):
+		parts.append(f"RST_STREAM {_codes(d['rst_stream'])}")
+	srv = [f"{name} {_codes(s[key])}" for key, name in (("http", ":status"),
+							     ("grpc", "grpc-status")) if s.get(key)]
+	if srv:
+		parts.append("the server sent (observer) " + "; ".join(srv))
+	return "; ".join(parts) if parts else None
 
 
 def stack_means(rtt, res, share, queue, service, runq, n):
@@ -205,6 +266,9 @@ def table(levels):
 		if d["errors_total"]:
 			errs = ", ".join(f"{k} {v}" for k, v in d["errors"].items())
 			notes.append(f"{level_name(lv['level'])}: {d['errors_total']} errors ({errs})")
+		st = status_text(lv)
+		if st:
+			notes.append(f"{level_name(lv['level'])}: {st}")
 		if d.get("bottleneck"):
 			notes.append(f"{level_name(lv['level'])}: driver: {d['bottleneck']}")
 	lines.append("accept q is the accept-queue share of a connection's first request (0 for the "
