@@ -8,6 +8,7 @@
 #    where the round trip is the residence shifted by the network, i.e. no queueing at the
 #    client) for the refserver, and the printed percentile split matches the raw driver JSON;
 #  - the service time the observer measured is the refserver's own, within 5%;
+#  - gRPC with error statuses: counts match on answers, grpc-status counts equal the observer's;
 #  - nothing listening: run and sweep exit 2 and say why (terminal, JSON, report).
 source "$(dirname "$0")/lib.sh"
 require_bpf loadlens-observer loadlens-driver loadlens-refserver
@@ -80,7 +81,31 @@ rc=0
 cat "$LL_TMP/run-ngx.out"
 check_levels "$LL_TMP/ngx-run.json"
 
-# 3. nothing listens: run and sweep exit 2 and say why on the terminal (the driver's errors by
+# 3. gRPC with every 10th call of a worker answered RESOURCE_EXHAUSTED: the failed calls were
+#    served too (counts match on answers), and the driver's grpc-status counts are the
+#    observer's, in the JSON and on the table's status line
+GP=$(free_port)
+refserver_up grs "$GP" --proto grpc --grpc-status RESOURCE_EXHAUSTED:10
+rc=0
+"$LL" run "grpc://127.0.0.1:$GP/kv.Store/Put" -c 2 -d 2s --out "$LL_TMP/run-grpc" \
+	-- --proto-file "$LOADLENS_SRC/tests/data/kv.proto" \
+	>"$LL_TMP/run-grpc.out" 2>"$LL_TMP/run-grpc.err" || rc=$?
+cat "$LL_TMP/run-grpc.out"
+[ $rc = 0 ] || { cat "$LL_TMP/run-grpc.err"; fail "loadlens run (gRPC) exited $rc"; }
+G=$LL_TMP/run-grpc/run.json
+[ "$(jget "$G" '.levels[0].counts_match')" = true ] ||
+	fail "gRPC: the server saw $(jq '.levels[0].server.requests' "$G"), the driver answered" \
+		"$(jq '.levels[0].driver.answered' "$G")"
+drv_st=$(jq -c '.levels[0].driver.statuses.grpc' "$G")
+srv_st=$(jq -c '.levels[0].server.statuses.grpc' "$G")
+echo "gRPC statuses: driver $drv_st, observer $srv_st"
+[ "$(jq '.levels[0].driver.statuses.grpc.RESOURCE_EXHAUSTED > 0' "$G")" = true ] &&
+	[ "$drv_st" = "$srv_st" ] || fail "gRPC: driver's statuses $drv_st, observer's $srv_st"
+grep -q "^c=2: status 200 [0-9,]*; grpc-status OK [0-9,]*, RESOURCE_EXHAUSTED [0-9,]*; the server" \
+	"$LL_TMP/run-grpc.out" || fail "gRPC: no status line in the table"
+stop grs
+
+# 4. nothing listens: run and sweep exit 2 and say why on the terminal (the driver's errors by
 #    cause, a hint, the observer's no_listener note), in the JSON's "failed" and in the report
 DEAD=$(free_port)
 for cmd in run sweep; do
@@ -104,7 +129,7 @@ for cmd in run sweep; do
 		fail "$cmd: the report does not say that nothing answered"
 done
 
-# 4. bad input: one line, exit 64
+# 5. bad input: one line, exit 64
 rc=0
 "$LL" run "ftp://127.0.0.1:$NP/" -c 1 2>"$LL_TMP/bad.err" || rc=$?
 [ "$rc" = 64 ] && [ "$(wc -l <"$LL_TMP/bad.err")" = 1 ] ||
