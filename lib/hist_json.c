@@ -26,7 +26,9 @@ json_t *ll_hist_to_json(const struct ll_hist *h)
 	json_object_set_new(o, "mean", json_real(ll_hist_mean(h)));
 	json_object_set_new(o, "stddev", json_real(ll_hist_stddev(h)));
 	json_object_set_new(o, "p50", json_integer((json_int_t)ll_hist_percentile(h, 50)));
+	json_object_set_new(o, "p75", json_integer((json_int_t)ll_hist_percentile(h, 75)));
 	json_object_set_new(o, "p90", json_integer((json_int_t)ll_hist_percentile(h, 90)));
+	json_object_set_new(o, "p95", json_integer((json_int_t)ll_hist_percentile(h, 95)));
 	json_object_set_new(o, "p99", json_integer((json_int_t)ll_hist_percentile(h, 99)));
 	json_object_set_new(o, "p999", json_integer((json_int_t)ll_hist_percentile(h, 99.9)));
 	json_object_set_new(o, "buckets", b);

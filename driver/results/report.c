@@ -152,7 +152,7 @@ static void hist_line(FILE *f, const char *label, const struct ll_hist *h, bool 
 	static const struct {
 		const char *name;
 		double p;
-	} ps[] = {{"p50", 50}, {"p90", 90}, {"p99", 99}, {"p99.9", 99.9}};
+	} ps[] = {{"p50", 50}, {"p75", 75}, {"p90", 90}, {"p95", 95}, {"p99", 99}, {"p99.9", 99.9}};
 	char b[32];
 	size_t i;
 
@@ -162,7 +162,7 @@ static void hist_line(FILE *f, const char *label, const struct ll_hist *h, bool 
 		return;
 	}
 	for (i = 0; i < sizeof(ps) / sizeof(ps[0]); i++) {
-		if (!full && i != 0 && i != 2)
+		if (!full && i != 0 && i != 4) /* p50 and p99 */
 			continue;
 		fprintf(f, " %s %s", ps[i].name,
 			ll_fmt_ns((double)ll_hist_percentile(h, ps[i].p), b, sizeof(b)));

@@ -2,7 +2,7 @@
 /*
  * JSON form of struct ll_hist (schema in docs/observer.md, "JSON summary", a histogram):
  *   {"unit":"ns","sub_bits":7,"count":N,"min":..,"max":..,"sum":..,"mean":..,"stddev":..,
- *    "p50":..,"p90":..,"p99":..,"p999":..,"buckets":[[index,count],...]}
+ *    "p50":..,"p75":..,"p90":..,"p95":..,"p99":..,"p999":..,"buckets":[[index,count],...]}
  * Only non-empty buckets are written. Decoding reads count/min/max/sum/buckets, so a decoded
  * histogram merges exactly with others; the percentile fields are for readers.
  */
