@@ -50,6 +50,12 @@ class JoinTest(unittest.TestCase):
 		self.assertFalse(lv["counts_match"])
 		self.assertIn("the server saw 900 requests, the driver had 1000 answers", lv["notes"][0])
 
+	def test_ldap_binds_are_answers(self):
+		drv = fx.driver(requests=1000, ldap={"searches": 1000, "bind": {"success": 4}})
+		lv = join.join_level(drv, fx.observer(requests=1004), 8080, "tcp")
+		self.assertEqual(lv["driver"]["answered"], 1004)
+		self.assertTrue(lv["counts_match"])
+
 	def test_no_slot_for_port(self):
 		lv = join.join_level(fx.driver(), fx.observer(port=9999), 8080, "tcp")
 		self.assertIsNone(lv["split"])

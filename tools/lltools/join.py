@@ -47,8 +47,12 @@ def join_level(drv, obs, port, proto, level=None):
 		"bottleneck": (drv.get("driver") or {}).get("bottleneck"),
 		"statuses": driver_statuses(drv),
 	}
-	# answers with a round trip: the completed requests and the answered errors
-	d["answered"] = rtt["count"] if rtt and rtt.get("count") is not None else d["requests"]
+	# answers with a round trip: the completed requests and the answered errors, and LDAP's
+	# binds at connect (the server answers those too; they are no search of the driver's)
+	binds = sum(v for v in ((drv.get("ldap") or {}).get("bind") or {}).values()
+		    if isinstance(v, int))
+	d["answered"] = (rtt["count"] if rtt and rtt.get("count") is not None else d["requests"]) \
+		+ binds
 	cfg = drv.get("config") or {}
 	out = {
 		"level": dict(level or {"connections": cfg.get("connections"), "rate": cfg.get("rate")}),
