@@ -287,6 +287,7 @@ static void lean_tick(struct obs_requests *r, bool final, struct ll_hist *h)
 		}
 		iv.tcp_requests += c->requests;
 		iv.untimed += c->untimed;
+		iv.multi_write += c->multi_write;
 		iv.multi_arrival += c->multi_arrival;
 		iv.tls_h2 += c->tls_handshakes + c->tls_unseen + c->tls_plain_conns + c->h2_conns;
 	}

@@ -119,6 +119,20 @@ static bool solo_cannot(struct obs_lean_rule *r, const struct obs_lean_interval 
 	return false;
 }
 
+/* The copy hook alone would leave these responses untimed: they went in several writes (an
+ * LDAP search's entries and its Done: slapd's half of them); the lean hooks time them. Seen in
+ * any interval with the send hook, so the copy hook alone is never tried on them. */
+static bool solo_unfit(struct obs_lean_rule *r, const struct obs_lean_interval *iv)
+{
+	if (iv->multi_write > 1 && iv->multi_write * OBS_LEAN_UNKNOWN_PER > iv->tcp_requests) {
+		snprintf(r->why, sizeof(r->why), "plain TCP requests only; %llu of %llu responses "
+			 "written in several writes, which the copy hook alone could not time",
+			 (unsigned long long)iv->multi_write, (unsigned long long)iv->tcp_requests);
+		r->solo = false;
+		return true;
+	}
+	return false;
+}
 
 enum obs_lean_state obs_lean_decide(struct obs_lean_rule *r, enum obs_lean_mode mode,
 				    const struct obs_lean_interval *iv)
@@ -140,7 +154,9 @@ enum obs_lean_state obs_lean_decide(struct obs_lean_rule *r, enum obs_lean_mode 
 			r->state = OBS_LEAN_FULL;
 		} else if (iv->tcp_requests && !iv->multi_arrival) {
 			/* the writes and (solo) the reads have left their marks all along */
-			if (r->solo && !iv->udp_socks) {
+			if (r->solo && solo_unfit(r, iv)) {
+				r->state = OBS_LEAN_LEAN;
+			} else if (r->solo && !iv->udp_socks) {
 				snprintf(r->why, sizeof(r->why), "plain TCP requests only, by port, "
 					 "no UDP socket on a target port");
 				r->state = OBS_LEAN_SOLO;
@@ -176,6 +192,8 @@ enum obs_lean_state obs_lean_decide(struct obs_lean_rule *r, enum obs_lean_mode 
 	case OBS_LEAN_LEAN:
 		if (cannot(r, iv)) {
 			r->state = OBS_LEAN_LEAVING;
+		} else if (r->solo && solo_unfit(r, iv)) {
+			; /* lean it stays, for the run (why: said in the note) */
 		} else if (r->solo && iv->tcp_requests && !iv->udp_socks) {
 			snprintf(r->why, sizeof(r->why), "plain TCP requests only, by port, no UDP "
 				 "socket on a target port");

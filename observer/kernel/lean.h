@@ -97,6 +97,8 @@ struct obs_lean_interval {
 				 * had had (while it is attached it begins every TCP read) */
 	uint64_t lean_missed;	/* TLS/HTTP/2 connections the copy hook cannot follow */
 	uint64_t untimed;	/* responses the copy hook alone could not time */
+	uint64_t multi_write;	/* TCP responses written in more than one write: the copy hook
+				 * alone could not time them (it sees a response by its segments) */
 	uint64_t udp_socks;	/* UDP sockets on a target port (the last pass over them; obs_lean_tick()
 				 * fills it in) */
 	uint64_t queue_p99_ns;	/* the longest socket-queue wait p99 of a TCP slot (the full hooks') */

@@ -93,4 +93,32 @@ sat='[.findings[] | select(.kind == "worker_saturation" or .kind == "cpu_saturat
 	fail "healthy: saturation named: $(jq -c '[.findings[] | .text]' "$LL_TMP/obs_$H.json")"
 [ "$(jq "$sat" "$LL_TMP/obs_$LAST.json")" -ge 1 ] ||
 	fail "saturated: no saturation named: $(jq -c '[.findings[] | .text]' "$LL_TMP/obs_$LAST.json")"
-pass "slapd: requests equal its stats log; service within 2% of etime, healthy and saturated"
+
+# --lean auto (no --trace) over 4 s: slapd writes a search's entries and its Done apart, so the
+# lean hooks stay (the copy hook alone could not time those responses: tried, it left half the
+# searches of a 2 s run without an arrival); every search keeps its arrival
+dir=$LL_TMP/lean
+slapd_db "$dir" 0 || { cat "$dir/slapadd.out"; fail "slapadd of 10,000 entries failed"; }
+port=$(free_port)
+start slapd_lean "$SLAPD" -h "ldap://127.0.0.1:$port/" -f "$dir/slapd.conf" -d 256
+wait_for slapd_lean "slapd starting" 30
+start_observer obs_lean "$port"
+"$LOADLENS_BIN/loadlens-driver" "ldap://127.0.0.1:$port/ou=people,dc=example,dc=com?cn?sub?(uid=user{{rand:0-10999}})" \
+	-c 4 -d 4s -q --json "$LL_TMP/drv_lean.json" >"$LL_TMP/drv_lean.out" 2>&1 ||
+	fail "lean: driver exited $? ($(tail -3 "$LL_TMP/drv_lean.out"))"
+sleep 0.3
+stop obs_lean slapd_lean
+O=$LL_TMP/obs_lean.json
+slot='.request_timing.slots[] | select(.proto == "tcp")'
+echo "lean: $(jq -c "{no_arrival: ($slot | .no_arrival), untimed: ($slot | .untimed),
+	requests: ($slot | .requests), lean: .request_timing.features.lean_state,
+	why: .request_timing.features.lean_reason}" "$O")"
+expect_json "lean: the observer's requests (searches + binds)" "$O" "$slot | .requests" \
+	"$(jq '.ldap.searches + .ldap.bind.success' "$LL_TMP/drv_lean.json")"
+[ "$(jq "[$slot | .no_arrival * 100 <= .requests] | all" "$O")" = true ] ||
+	fail "lean: more than 1% of the searches without an arrival stamp"
+[ "$(jget "$O" .request_timing.features.lean_state)" = lean ] &&
+	jget "$O" .request_timing.features.lean_reason | grep -q "written in several writes" ||
+	fail "lean: not the lean hooks for responses written in pieces"
+pass "slapd: requests equal its stats log; service within 2% of etime, healthy and saturated;" \
+	"--lean auto keeps every arrival"

@@ -200,6 +200,22 @@ static void test_start(void **state)
 	assert_int_equal(obs_lean_decide(&r, OBS_LEAN_AUTO, &plain), OBS_LEAN_SOLO);
 	assert_non_null(strstr(r.why, "by port"));
 	assert_int_equal(obs_lean_solo(OBS_LEAN_SOLO, 1), 2);
+	/* responses in several writes (slapd's entries and Done): the lean hooks, never the copy
+	 * hook alone, for the run; 1 in 100 is still fit */
+	struct obs_lean_interval pieces = {.tcp_requests = 1000, .multi_write = 11};
+	r = (struct obs_lean_rule){.state = OBS_LEAN_START, .solo = true};
+	assert_int_equal(obs_lean_decide(&r, OBS_LEAN_AUTO, &pieces), OBS_LEAN_LEAN);
+	assert_non_null(strstr(r.why, "11 of 1000 responses written in several writes"));
+	assert_false(r.solo);
+	assert_int_equal(obs_lean_decide(&r, OBS_LEAN_AUTO, &plain), OBS_LEAN_LEAN);
+	pieces.multi_write = 10;
+	r = (struct obs_lean_rule){.state = OBS_LEAN_START, .solo = true};
+	assert_int_equal(obs_lean_decide(&r, OBS_LEAN_AUTO, &pieces), OBS_LEAN_SOLO);
+	/* found while lean (the start was idle of them): lean stays */
+	pieces.multi_write = 500;
+	r = (struct obs_lean_rule){.state = OBS_LEAN_LEAN, .solo = true};
+	assert_int_equal(obs_lean_decide(&r, OBS_LEAN_AUTO, &pieces), OBS_LEAN_LEAN);
+	assert_false(r.solo);
 	/* not by port, or a UDP socket on a target port: the lean hooks */
 	r = (struct obs_lean_rule){.state = OBS_LEAN_START};
 	assert_int_equal(obs_lean_decide(&r, OBS_LEAN_AUTO, &plain), OBS_LEAN_LEAN);
