@@ -83,12 +83,13 @@ struct h2_walk {
 	__u64 arrival;	/* a read: when its bytes were queued (0: unknown) */
 	__u64 accept;	/* a read: the connection's accept time, for its first stream */
 	__u32 slot;
+	__u32 seq0;	/* a read of the clear: the TCP sequence number of the current buffer's
+			 * first byte (0: unknown) */
 	__u32 off;	/* the walk's place in the current buffer */
 	__u32 frames;	/* frame headers walked */
 	__u32 max_sid;
 	__u32 wseq;
 	__s32 open;	/* streams begun less streams ended */
-	__u32 write;
 	__s32 open0;	/* a read: the connection's open streams before it */
 	__u32 hb_seq;	/* a write: the connection's header block records so far */
 	__u32 gap_lo;	/* the connection's gap (rt_h2_conn): streams above gap_lo, below gap_hi */
@@ -97,6 +98,7 @@ struct h2_walk {
 	__s32 gopen;	/* those of them ended */
 	__s32 gunseen;	/* streams begun in a read gap, less those ended (rt_h2_conn.gap_unseen) */
 	__u32 gap_wmax;	/* a write: the highest stream id above gap_lo it ended, gap_hi unknown */
+	__u8 write;
 	__u8 strict;	/* in a gap: every header must be a client's (a read) or a server's (a
 			 * write), ll_h2_gap_frame() */
 	__u8 dry;	/* ... and its first walk only looks: no stream is moved */
@@ -234,10 +236,11 @@ static __always_inline int h2_walk_io(struct h2_walk *w, __u64 iov, __u64 base, 
 				      __u32 ret)
 {
 	__u64 v[2];
-	__u32 i, left = ret, n;
+	__u32 i, left = ret, n, seq0;
 
 	if (!w)
 		return 1;
+	seq0 = w->seq0;
 	if (!niov) {
 		if (w->d.hlen || w->d.skip < ret)
 			return 1;
@@ -248,12 +251,15 @@ static __always_inline int h2_walk_io(struct h2_walk *w, __u64 iov, __u64 base, 
 		return h2_walk_buf(w, base, ret);
 	for (i = 0; i < LL_H2_IOVS && i < niov && left; i++) {
 		if (bpf_probe_read_user(v, sizeof(v), (void *)(iov + 16 * (__u64)i)))
-			return 1;
+			break;
 		n = v[1] < left ? (__u32)v[1] : left;
 		if (h2_walk_buf(w, v[0], n))
-			return 1;
+			break;
 		left -= n;
+		if (w->seq0) /* (the next buffer's first byte; 0 stays unknown) */
+			w->seq0 += n;
 	}
+	w->seq0 = seq0; /* (a walk after a dry one begins at the read's first byte again) */
 	return left ? 1 : 0;
 }
 
@@ -313,6 +319,18 @@ static __always_inline struct rt_h2_conn *h2_hello(const struct sock *sk, struct
 	c->rd.skip = rest;
 	c->gen = bpf_ktime_get_ns();
 	c->slot = slot;
+#ifndef LL_PRE_5_12
+	{
+		/* its streams' own arrivals from here: the bytes queued now keep the read's */
+		struct h2_arr_in in = {
+			.sk = (__u64)sk,
+			.gen = c->gen,
+			.end = BPF_CORE_READ((struct tcp_sock *)sk, rcv_nxt),
+		};
+
+		h2_arr_claim(&in);
+	}
+#endif
 	return c;
 }
 
@@ -401,6 +419,8 @@ static __always_inline void h2_io(struct sock *sk, struct rt_tcp_sock *s, int sl
 		    !(after == 1 && sk->__sk_common.skc_state == TCP_CLOSE_WAIT))
 			h2_gap(c, slot);
 	}
+	if (!write)
+		w.seq0 = seq - (__u32)ret; /* the read's first byte */
 	n = h2_sys_bufs(&iov, &base);
 	h2_walk_gaps(c, &w, iov, base, n, (__u32)ret);
 	if (write)

@@ -106,7 +106,13 @@ LL_GLOBAL int h2_frame(struct h2_walk *w, __u32 sid, __u32 tf)
 			e->gen = w->gen;
 			e->sid = sid;
 			e->born_ns = w->now;
-			e->arrival_ns = end ? w->arrival : 0;
+			/* its own arrival: the segment that brought this HEADERS frame's first
+			 * byte (w->off is past its header); else, at its end, the read's */
+			e->arrival_ns = w->seq0 ? h2_arr_stamp(w->sk, w->gen,
+								w->seq0 + w->off - LL_H2_HDR)
+						: 0;
+			if (!e->arrival_ns && end)
+				e->arrival_ns = w->arrival;
 			e->read_ns = end ? w->now : 0;
 			e->accept_ns = w->accept;
 			e->write_ns = 0;
@@ -122,7 +128,8 @@ LL_GLOBAL int h2_frame(struct h2_walk *w, __u32 sid, __u32 tf)
 			return 0;
 		}
 		if (end && e && !e->read_ns) {
-			e->arrival_ns = w->arrival;
+			if (!e->arrival_ns)
+				e->arrival_ns = w->arrival;
 			e->read_ns = w->now;
 		}
 		return 0;

@@ -8,6 +8,9 @@
 #ifndef LOADLENS_REQ_TCP_BPF_H
 #define LOADLENS_REQ_TCP_BPF_H
 
+/* HTTP/2: each stream's own arrival (fed from tcp_arrival()) */
+#include "req_h2_arrivals.bpf.h"
+
 /* TCP request state, direct-mapped by the socket's address (tcp_key()): an inlined array lookup
  * and a compare per event, no helper call, nothing allocated in softirq. An entry is claimed at
  * the socket's first event and freed when its application closes it or it moves to CLOSE; a
@@ -210,15 +213,31 @@ static __always_inline void tcp_arrival(const struct sock *sk, bool kf)
 
 	if (!s || (s->flags & RT_F_FOREIGN))
 		return;
+	__u64 now = 0;
+
 	if (s->arrivals < 255)
 		s->arrivals++;
 	if (s->state == RT_IDLE) {
-		s->arrival_ns = tcp_clock(sk, s->read_ns, kf);
+		now = tcp_clock(sk, s->read_ns, kf);
+		s->arrival_ns = now;
 		s->state = RT_QUEUED;
 	} else if (s->state != RT_QUEUED && !s->pending_ns) {
 		/* while a request is read or served: the first bytes of the next one */
-		s->pending_ns = tcp_clock(sk, s->read_ns, kf);
+		now = tcp_clock(sk, s->read_ns, kf);
+		s->pending_ns = now;
 	}
+#ifndef LL_PRE_5_12
+	if ((s->flags & RT_F_H2) && !s->h2) {
+		/* each segment's stamp, for the streams it begins (req_h2_arrivals.bpf.h) */
+		struct h2_arr_in in = {
+			.sk = (__u64)sk,
+			.ns = now ? now : tcp_clock(sk, s->read_ns, kf),
+			.end = LL_READ_KF(kf, struct tcp_sock, sk, rcv_nxt),
+		};
+
+		h2_arrived(&in);
+	}
+#endif
 }
 
 static __always_inline void tcp_begin(struct rt_tcp_sock *s, __u64 arrival, __u64 now)

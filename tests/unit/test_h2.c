@@ -442,6 +442,48 @@ static void test_preface_pieces(void **state)
 	assert_int_equal(pre_step("RX", 2, 1, &m), LL_H2_PRE_NONE);
 }
 
-LL_TEST_MAIN(test_preface, test_client_every_split, test_server_every_split, test_byte_by_byte,
+/* Each stream's own arrival: the stamp of the segment that carried a byte, from the ring of the
+ * connection's last RT_H2_ARRIVALS arrivals; unknown before the first held one or past the last;
+ * across the sequence numbers' wrap. */
+static void test_arrivals(void **state)
+{
+	struct rt_h2_arrivals a = {.next_seq = 1000};
+	__u32 k;
+
+	(void)state;
+	assert_int_equal(ll_h2_arrival_of(&a, 1000), 0); /* nothing yet */
+	ll_h2_arrival_add(&a, 1100, 5);	/* bytes 1000..1099 at 5 */
+	ll_h2_arrival_add(&a, 1100, 6);	/* nothing new: none */
+	ll_h2_arrival_add(&a, 1163, 7);	/* 1100..1162 at 7 */
+	assert_int_equal(a.n, 2);
+	assert_int_equal(ll_h2_arrival_of(&a, 999), 0); /* before the first held */
+	assert_int_equal(ll_h2_arrival_of(&a, 1000), 5);
+	assert_int_equal(ll_h2_arrival_of(&a, 1099), 5);
+	assert_int_equal(ll_h2_arrival_of(&a, 1100), 7);
+	assert_int_equal(ll_h2_arrival_of(&a, 1162), 7);
+	assert_int_equal(ll_h2_arrival_of(&a, 1163), 0); /* not arrived (seen) yet */
+	/* the ring wraps: the oldest are forgotten, their bytes unknown, not given a later stamp */
+	for (k = 0; k < RT_H2_ARRIVALS; k++)
+		ll_h2_arrival_add(&a, 1200 + 10 * k, 100 + k);
+	assert_int_equal(ll_h2_arrival_of(&a, 1099), 0);
+	assert_int_equal(ll_h2_arrival_of(&a, 1162), 0);
+	assert_int_equal(ll_h2_arrival_of(&a, 1163), 100);
+	assert_int_equal(ll_h2_arrival_of(&a, 1205), 101);
+	assert_int_equal(ll_h2_arrival_of(&a, 1200 + 10 * (RT_H2_ARRIVALS - 1) - 1), 100 + RT_H2_ARRIVALS - 1);
+	/* the sequence numbers wrap */
+	a = (struct rt_h2_arrivals){.next_seq = 0xffffff00u};
+	ll_h2_arrival_add(&a, 0xfffffff0u, 1);
+	ll_h2_arrival_add(&a, 0x20, 2);
+	assert_int_equal(ll_h2_arrival_of(&a, 0xffffffffu), 2);
+	assert_int_equal(ll_h2_arrival_of(&a, 0x1f), 2);
+	assert_int_equal(ll_h2_arrival_of(&a, 0xffffff10u), 1);
+	assert_int_equal(ll_h2_arrival_of(&a, 0x20), 0);
+	assert_int_equal(ll_h2_arrival_of(&a, 0xfffffe00u), 0);
+	/* an end behind the last (a stale call): none */
+	ll_h2_arrival_add(&a, 0x10, 3);
+	assert_int_equal(a.n, 2);
+}
+
+LL_TEST_MAIN(test_arrivals, test_preface, test_client_every_split, test_server_every_split, test_byte_by_byte,
 	     test_lost, test_stream_frames, test_stream_places, test_client_frame_resync,
 	     test_server_frame_resync, test_client_streams, test_preface_pieces)

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# HTTP/2 residence within the client's round trip: a server cannot hold a request longer than its
+# client waits for it. Each stream takes the arrival of the segment that brought its HEADERS
+# (bpf/req_h2_arrivals.bpf.h), not the earliest unread bytes' of the read that took it: at 10
+# streams on one connection a read takes several segments, and the streams of the later ones were
+# held longer than their clients waited (residence mean 1.09x, p99 1.27x the driver's latency).
+# nginx h2c under the observer, the driver at 1 and 4 connections x 10 streams and h2load at 4 x
+# 10: the observer's requests = the client's; residence mean and p99 <= the client's own latency
+# (the driver's round trip; h2load's mean "time for request") + 2%.
+. "$(dirname "$0")/lib.sh"
+require_bpf loadlens-observer loadlens-driver
+require_cmd nginx nginx-light h2load nghttp2-client
+command -v jq >/dev/null || skip "jq is not installed"
+
+free_ports P ST
+nginx_up ng "$ST" "
+	server {
+		listen 127.0.0.1:$P http2;
+		access_log off;
+		http2_max_concurrent_streams 128;
+		location / { return 200 \"ok\\n\"; }
+	}"
+slot=".request_timing.slots[] | select(.port == $P and .proto == \"tcp\")"
+
+# within WHAT OBS CLIENT: OBS <= CLIENT + 2% (ns)
+within() {
+	echo "$1: residence $2 ns, client $3 ns ($(awk -v a="$2" -v b="$3" 'BEGIN { printf "%.3f", a / b }')x)"
+	awk -v a="$2" -v b="$3" 'BEGIN { exit !(a <= b * 1.02) }' ||
+		fail "$1: the server held requests longer than the client waited ($2 > $3 ns + 2%)"
+}
+
+for spec in "1 10" "4 10"; do
+	set -- $spec
+	name=d$1x$2
+	start_observer "obs_$name" "$P"
+	"$LOADLENS_BIN/loadlens-driver" "http://127.0.0.1:$P/" --http2 -c "$1" --streams "$2" -d 2s \
+		-q --json "$LL_TMP/$name.json" >"$LL_TMP/$name.out" 2>&1 ||
+		fail "$name: driver exited $? ($(tail -3 "$LL_TMP/$name.out"))"
+	sleep 0.3
+	stop "obs_$name"
+	O=$LL_TMP/obs_$name.json D=$LL_TMP/$name.json
+	expect_json "$name: the observer's requests" "$O" "$slot | .requests" "$(jget "$D" .requests)"
+	within "$name mean" "$(jget "$O" "$slot | .residence.mean")" \
+		"$(jget "$D" .latency_uncorrected.mean)"
+	within "$name p99" "$(jget "$O" "$slot | .residence.p99")" \
+		"$(jget "$D" .latency_uncorrected.p99)"
+done
+
+h2load_observed h2load "$P" "http://127.0.0.1:$P/" -c 4 -m 10 -t 1 -n 200000
+O=$LL_TMP/obs_h2load.json
+done_n=$(awk '/^requests:/ { print $8 }' "$LL_TMP/h2load_h2load.out")
+expect_json "h2load: the observer's requests" "$O" "$slot | .requests" "$done_n"
+# h2load's "time for request:  min  max  mean  sd  +/- sd", in its units
+mean_ns=$(awk '/^time for request:/ { v = $6; u = v; sub(/[0-9.]+/, "", u); sub(/[a-z]+$/, "", v)
+	printf "%.0f", v * (u == "us" ? 1e3 : u == "ms" ? 1e6 : u == "s" ? 1e9 : 1) }' \
+	"$LL_TMP/h2load_h2load.out")
+within "h2load mean" "$(jget "$O" "$slot | .residence.mean")" "$mean_ns"
+pass "HTTP/2 residence within the client's latency (driver 1 and 4 x 10 streams, h2load 4 x 10)"
