@@ -30,7 +30,9 @@ struct obs_requests {
 	struct obs_payload *pl;		     /* payload sampling: requests per read */
 	struct rt_pl_ctrs pl_cur[RT_MAX_SLOTS]; /* its counters, as of the last read */
 	struct obs_h2_status *h2s;	     /* HTTP/2 and gRPC statuses (NULL: not read) */
-	struct obs_h2_status_counts *h2c;    /* theirs per slot, as of the last look */
+	struct obs_h2_status_counts *h2raw;  /* theirs per slot, decoded (the read phase's) */
+	struct obs_h2_status_counts *h2c;    /* ... with the kernel's, as of the last tick */
+	struct obs_h2_status_counts *h2prev; /* ... as of the tick before */
 	uint32_t servers[OBS_REQUESTS_SERVERS]; /* processes serving the targets, at start */
 	size_t nservers;
 };
@@ -60,7 +62,9 @@ void obs_requests_free(struct obs_requests *r)
 		return;
 	json_decref(r->intervals);
 	obs_h2_status_free(r->h2s);
+	free(r->h2raw);
 	free(r->h2c);
+	free(r->h2prev);
 	obs_payload_free(r->pl);
 	obs_reqtime_stats_free(r->delta);
 	obs_reqtime_stats_free(r->prev);
@@ -85,6 +89,7 @@ void obs_requests_reads(struct obs_requests *r, struct obs_reader_opts *o)
 	o->payload = r->pl;
 	o->pl = r->pl_cur;
 	o->h2s = r->h2s;
+	o->h2c = r->h2raw;
 	o->arrivals = r->atier;
 	o->lean = r->lean;
 }
@@ -154,29 +159,48 @@ static int start_unprivileged(void *self)
 	/* HTTP/2 and gRPC statuses: the thread that decodes the server's header blocks */
 	if (!obs_reqtime_features(r->rt)->h2_headers)
 		return 0;
+	r->h2raw = calloc(r->cur->nslots, sizeof(*r->h2raw));
 	r->h2c = calloc(r->cur->nslots, sizeof(*r->h2c));
+	r->h2prev = calloc(r->cur->nslots, sizeof(*r->h2prev));
+	if (!r->h2raw || !r->h2c || !r->h2prev)
+		return -ENOMEM;
 	r->h2s = obs_h2_status_new(obs_sockets_h2_hb_fd(r->conn), obs_sockets_h2_hb_idle(r->conn),
 				   obs_sockets_h2_hb_quiet(r->conn), r->cur->nslots);
-	if (!r->h2c || !r->h2s) {
-		err = r->h2c ? -errno : -ENOMEM;
+	if (!r->h2s) {
+		err = -errno;
 		ll_warn(r->prog, "cannot start reading HTTP/2 statuses: %s", strerror(-err));
 		return err;
 	}
 	return 0;
 }
 
-/* Each slot's HTTP/2 and gRPC statuses as of now, or NULL when they are not read. */
-static const struct obs_h2_status_counts *h2_counts(struct obs_requests *r)
+/* Each slot's HTTP/2 and gRPC statuses as of the last read, or NULL when they are not read. */
+static const struct obs_h2_status_counts *h2_counts(const struct obs_requests *r)
 {
+	return r->h2s ? r->h2c : NULL;
+}
+
+/* The statuses of the read (decoded, and the kernel's), and the interval's into the rules'
+ * snapshot: a port with any, each (the TCP slots: HTTP/2 is TCP's). */
+static void statuses(struct obs_requests *r, const struct obs_reads *rd, struct obs_snap *snap)
+{
+	struct obs_h2_status_counts d;
 	size_t i;
 
-	if (!r->h2s)
-		return NULL;
+	if (!rd->h2)
+		return;
+	snap->statuses_on = true;
 	for (i = 0; i < r->cur->nslots; i++) {
-		obs_h2_status_read(r->h2s, i, &r->h2c[i]);
+		r->h2c[i] = rd->h2[i];
 		obs_h2_status_add_kernel(&r->h2c[i], &r->cur->slot[i].c);
+		obs_h2_status_sub(&d, &r->h2c[i], &r->h2prev[i]);
+		r->h2prev[i] = r->h2c[i];
+		if (i % 2 || snap->nstatus >= OBS_SNAP_STATUS_PORTS)
+			continue;
+		if (obs_h2_status_snap(&snap->status[snap->nstatus],
+				       obs_reqtime_slot_port(r->rt, i), &d))
+			snap->nstatus++;
 	}
-	return r->h2c;
 }
 
 static const char *attached(const void *self)
@@ -330,8 +354,10 @@ static int tick(void *self, struct obs_tick *tk)
 		return -ENOMEM;
 	obs_reqtime_stats_sub(r->delta, r->cur, r->prev);
 	lean_tick(r, false, h);
-	if (tk->snap)
+	if (tk->snap) {
 		requests_snap(r, tk->reads, tk->snap, h);
+		statuses(r, tk->reads, tk->snap);
+	}
 	if (tk->records && json_array_size(r->intervals) < MAX_INTERVALS) {
 		iv = obs_reqtime_fmt_interval(r->rt, r->delta, r->cur, tk->t, tk->dt);
 		if (!iv || json_array_append_new(r->intervals, iv))
@@ -364,6 +390,7 @@ static int finish(void *self, struct obs_tick *tk)
 	obs_reqtime_stats_sub(r->delta, r->cur, r->prev);
 	lean_tick(r, true, h); /* says the final lean state too */
 	requests_snap(r, tk->reads, tk->snap, h);
+	statuses(r, tk->reads, tk->snap);
 	keep(r->prev, r->cur);
 	ll_hist_free(h);
 	return 0;

@@ -7,6 +7,7 @@
 #include "output/interval_record.h"
 #include "output/ndjson.h"
 #include "output/reqtime_report.h"
+#include "output/status_live.h"
 #include "output/summary.h"
 #include "tick/snapshots.h"
 
@@ -28,6 +29,8 @@ int obs_interval_out(const char *prog, const struct obs_tick *tk, const struct o
 		obs_summary_live_line(live, tk);
 		if (rq)
 			obs_reqtime_fmt_live(live, rq->rt, rq->delta, rq->cur, tk->dt);
+		obs_status_live(live, tk->snap);
+		fflush(live);
 	}
 	return obs_ndjson_error(nd);
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* The NDJSON interval record: a pure function of the interval's snapshot. */
+#include <stdio.h>
 #include <string.h>
+#include "loadlens/grpc_status.h"
 #include "output/interval_record.h"
 
 json_t *obs_record_procs_json(const struct obs_proc *procs, size_t n)
@@ -113,6 +115,39 @@ static json_t *fails(const struct obs_record *iv)
 	return o;
 }
 
+/* [{"port": P, "status": {"404": n, "other": n}, "grpc_status": {"OK": n}, "grpc_no_status": n}]:
+ * the ports with statuses this interval */
+static json_t *statuses(const struct obs_snap *s)
+{
+	json_t *a = json_array(), *o, *st, *g;
+	const struct obs_snap_status *p;
+	char code[8];
+	size_t i, k;
+
+	for (i = 0; a && i < s->nstatus; i++) {
+		p = &s->status[i];
+		st = json_object();
+		g = json_object();
+		for (k = 0; st && k < p->ncodes; k++) {
+			snprintf(code, sizeof(code), "%u", p->code[k].code);
+			json_object_set_new(st, code, json_integer((json_int_t)p->code[k].n));
+		}
+		if (st && (p->more || p->cls[0]))
+			json_object_set_new(st, "other", json_integer((json_int_t)(p->more + p->cls[0])));
+		for (k = 0; g && k < OBS_SNAP_GRPC; k++)
+			if (p->grpc[k])
+				json_object_set_new(g, ll_grpc_status_name((unsigned)k),
+						    json_integer((json_int_t)p->grpc[k]));
+		o = json_pack("{s:i, s:o*, s:o*, s:I}", "port", (int)p->port, "status", st,
+			      "grpc_status", g, "grpc_no_status", (json_int_t)p->grpc_none);
+		if (!o || json_array_append_new(a, o)) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
 json_t *obs_record_json(const struct obs_record *iv)
 {
 	const struct obs_snap *s = iv->snap;
@@ -157,5 +192,7 @@ json_t *obs_record_json(const struct obs_record *iv)
 		"resets_sent", (json_int_t)iv->resets_sent,
 		"resets_received", (json_int_t)iv->resets_received));
 	json_object_set_new(rec, "lost_events", json_integer((json_int_t)iv->lost_events));
+	if (s->statuses_on)
+		json_object_set_new(rec, "statuses", statuses(s));
 	return rec;
 }

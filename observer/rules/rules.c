@@ -11,6 +11,7 @@ static const obs_rule_fn rules[] = {
 	obs_rule_fds,		 obs_rule_fd_leak,	 obs_rule_system_fds,
 	obs_rule_close_wait,	 obs_rule_fin_wait2,	 obs_rule_time_wait,
 	obs_rule_listen_overflow, obs_rule_addrinuse,	 obs_rule_saturation,
+	obs_rule_error_responses,
 	obs_rule_pipelining,	 obs_rule_udp_shared,	 obs_rule_netns_outside,
 	obs_rule_no_listener,	 obs_rule_served_elsewhere,
 };

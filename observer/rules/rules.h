@@ -121,9 +121,24 @@
 #define OBS_RULE_EXITS_MARGIN 5
 #define OBS_RULE_EXITS_INTERVALS 2
 
+/* Error responses (statuses read from HTTP/2 header blocks: HTTP/2 and gRPC only): over the
+ * latest interval and those that end within OBS_RULE_ERR_WINDOW_S of it (a burst a tick splits
+ * is judged whole), at least OBS_RULE_ERR_MIN responses (or gRPC calls), and 5xx at
+ * OBS_RULE_ERR_5XX_PCT of them or more (a server that fails one request in a hundred fails its
+ * users), 4xx at OBS_RULE_ERR_4XX_PCT or more (a few 404s are a site's normal: a missing
+ * favicon; most requests refused is a wrong path, credentials or a broken client), or gRPC
+ * calls not OK at OBS_RULE_ERR_GRPC_PCT or more; the latest interval must hold such errors
+ * itself (the finding ends with them). */
+#define OBS_RULE_ERR_WINDOW_S 3.0
+#define OBS_RULE_ERR_MIN 20
+#define OBS_RULE_ERR_5XX_PCT 1.0
+#define OBS_RULE_ERR_4XX_PCT 50.0
+#define OBS_RULE_ERR_GRPC_PCT 1.0
+
 typedef void (*obs_rule_fn)(const struct obs_snap_hist *h, struct obs_findings *out);
 
-/* The rules, one per topic (rules_sockets.c, rules_fds.c, rules_requests.c, rules_scope.c). */
+/* The rules, one per topic (rules_sockets.c, rules_fds.c, rules_requests.c, rules_statuses.c,
+ * rules_scope.c). */
 void obs_rule_port_exhaustion(const struct obs_snap_hist *h, struct obs_findings *out);
 void obs_rule_time_wait(const struct obs_snap_hist *h, struct obs_findings *out);
 void obs_rule_fin_wait2(const struct obs_snap_hist *h, struct obs_findings *out);
@@ -142,6 +157,7 @@ void obs_rule_udp_shared(const struct obs_snap_hist *h, struct obs_findings *out
 void obs_rule_netns_outside(const struct obs_snap_hist *h, struct obs_findings *out);
 void obs_rule_no_listener(const struct obs_snap_hist *h, struct obs_findings *out);
 void obs_rule_served_elsewhere(const struct obs_snap_hist *h, struct obs_findings *out);
+void obs_rule_error_responses(const struct obs_snap_hist *h, struct obs_findings *out);
 
 /* Every rule, in the order findings are listed. */
 void obs_rules_run(const struct obs_snap_hist *h, struct obs_findings *out);

@@ -23,6 +23,10 @@
 #define OBS_SNAP_HIST 16     /* snapshots the rules can look back on */
 #define OBS_SNAP_PORTFAIL 4  /* processes named as those whose connect() found no port */
 #define OBS_SNAP_HOLDERS 4   /* processes named as those holding a pressed group's connections */
+#define OBS_SNAP_STATUS_PORTS 17 /* ports with response statuses (the TCP slots: 16 ports, or all) */
+#define OBS_SNAP_CODES 16    /* :status codes kept a port and interval, the most responses first */
+#define OBS_SNAP_GRPC 18     /* gRPC statuses: 0 OK .. 16 UNAUTHENTICATED, 17 a larger code
+			      * (LL_GRPC_OTHER, include/loadlens/grpc_status.h) */
 
 /* TCP states, as include/net/tcp_states.h numbers them. */
 enum {
@@ -93,6 +97,27 @@ struct obs_snap_slot {
 	 * reads longer than the bytes looked at (their count extrapolated by length) */
 	uint64_t pl_samples, pl_multi, pl_requests, pl_max, pl_extrapolated;
 	unsigned int pl_scan; /* bytes of a sampled read looked at */
+};
+
+/*
+ * The response statuses of one port this interval, read from the server's HTTP/2 header blocks
+ * (observer/sources/h2_status.h: HTTP/2 :status and gRPC grpc-status only; HTTP/1 responses are
+ * not read). Counts are the interval's, from the cumulative counts.
+ */
+struct obs_snap_status {
+	uint16_t port; /* 0: every port */
+	/* header blocks by :status class: [1]..[5] 1xx..5xx; [0] a :status outside 100-599 or not
+	 * a number */
+	uint64_t cls[6];
+	/* by code, the most first; codes past OBS_SNAP_CODES are in cls only (more: how many) */
+	struct obs_snap_code {
+		uint16_t code;
+		uint64_t n;
+	} code[OBS_SNAP_CODES];
+	size_t ncodes;
+	uint64_t more;
+	uint64_t grpc[OBS_SNAP_GRPC]; /* gRPC calls by grpc-status */
+	uint64_t grpc_none;	      /* gRPC responses ended with no grpc-status */
 };
 
 /*
@@ -252,6 +277,10 @@ struct obs_snap {
 	bool runq_on;	     /* --runq */
 	uint64_t runq_count; /* wake-ups of serving threads timed */
 	double runq_p50_ns, runq_p99_ns;
+	/* response statuses (statuses_on: read this run), the ports with any this interval */
+	bool statuses_on;
+	struct obs_snap_status status[OBS_SNAP_STATUS_PORTS];
+	size_t nstatus;
 
 	/* scoping: what makes a count mean something else */
 	uint32_t netns_outside[OBS_SNAP_NOTES]; /* watched pids in another netns than the watched */

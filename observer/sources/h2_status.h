@@ -16,12 +16,14 @@
 #ifndef LOADLENS_OBSERVER_SOURCES_H2_STATUS_H
 #define LOADLENS_OBSERVER_SOURCES_H2_STATUS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <jansson.h>
 #include "loadlens/grpc_status.h"
 #include "loadlens/reqtime.h"
+#include "rules/snapshot.h"
 
 /* Connections decoded at once; past it the longest idle one is forgotten (counted). */
 #define OBS_H2_DECODERS 16384
@@ -60,6 +62,14 @@ enum obs_h2_quiet obs_h2_quiet_next(enum obs_h2_quiet now, const struct obs_h2_s
 /* The kernel's counts of a slot's blocks read there (k's h2_hb_static, h2_hb_static_ends) into
  * its counts c. Pure. */
 void obs_h2_status_add_kernel(struct obs_h2_status_counts *c, const struct rt_ctrs *k);
+
+/* An interval's counts: cur - prev, field by field (cumulative counts; never below 0). Pure. */
+void obs_h2_status_sub(struct obs_h2_status_counts *d, const struct obs_h2_status_counts *cur,
+		       const struct obs_h2_status_counts *prev);
+/* An interval's counts d of port as the rules see them (*out, cleared first): by class, the codes
+ * the most first, gRPC by status. Returns whether there was any status. Pure. */
+bool obs_h2_status_snap(struct obs_snap_status *out, uint16_t port,
+			const struct obs_h2_status_counts *d);
 
 struct obs_h2_dec;
 

@@ -137,9 +137,11 @@ static void requests(struct obs_reader *rd)
 {
 	struct obs_reads *r = &rd->reads;
 	const struct obs_reader_opts *o = &rd->o;
+	size_t i;
 	int err;
 
 	r->req = o->rt ? o->req : NULL;
+	r->h2 = NULL;
 	r->pl = o->rt ? o->pl : NULL;
 	r->nreaders = 0;
 	if (!o->rt)
@@ -155,6 +157,10 @@ static void requests(struct obs_reader *rd)
 		r->req_err = obs_payload_read(o->payload, o->pl);
 	if (r->final)
 		obs_h2_status_stop(o->h2s);
+	/* the statuses decoded by now (on the final read, all: the reader drained the ring) */
+	r->h2 = o->h2s && o->h2c ? o->h2c : NULL;
+	for (i = 0; r->h2 && i < o->req->nslots; i++)
+		obs_h2_status_read(o->h2s, i, &o->h2c[i]);
 	if (!r->req_err && o->req->global[RT_G_FOREIGN])
 		r->nreaders = obs_reqtime_foreign(o->rt, r->readers, OBS_SNAP_NOTES);
 	/* the sampled arrivals' window, one interval in ten */

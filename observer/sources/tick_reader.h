@@ -12,7 +12,7 @@
  *      census), fs.file-nr, and who holds a pressed port group's connections;
  *   6. /proc/net/netstat;
  *   7. request timing's counters and payload samples (the final read: after the --trace writer
- *      stopped, before the HTTP/2 status reader stops).
+ *      stopped, before the HTTP/2 status reader stops), then the HTTP/2 statuses decoded.
  * The objects read belong to the run (kernel/, the census context) or to the feature that made
  * them (struct obs_reader_opts); the reader only reads them.
  */
@@ -35,6 +35,7 @@ struct obs_reqtime;
 struct obs_reqtime_stats;
 struct obs_payload;
 struct obs_h2_status;
+struct obs_h2_status_counts;
 struct obs_systier;
 struct obs_lean;
 
@@ -96,6 +97,9 @@ struct obs_reads {
 	int req_err;
 	const struct obs_reqtime_stats *req;
 	const struct rt_pl_ctrs *pl;
+	/* the HTTP/2 and gRPC statuses decoded so far, per slot (NULL: not read; the kernel's
+	 * counts of the blocks it read are in req's, sources/h2_status.h) */
+	const struct obs_h2_status_counts *h2;
 	struct obs_snap_reader readers[OBS_SNAP_NOTES];
 	size_t nreaders;
 };
@@ -117,6 +121,7 @@ struct obs_reader_opts {
 	struct obs_payload *payload;
 	struct rt_pl_ctrs *pl;
 	struct obs_h2_status *h2s;    /* NULL: HTTP/2 statuses not read */
+	struct obs_h2_status_counts *h2c; /* ... read into, one per slot of req */
 	struct obs_systier *arrivals; /* the sampled arrivals' tier (NULL: none) */
 	struct obs_lean *lean;	      /* the lean hooks (NULL: none), whose passes come first */
 };

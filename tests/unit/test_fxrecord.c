@@ -196,4 +196,28 @@ static void test_procs(void **state)
 	json_decref(a);
 }
 
-LL_TEST_MAIN(test_full, test_first_census, test_deferred_and_none, test_procs)
+/* The interval's response statuses by port, where they are read; none read: no key. */
+static void test_statuses(void **state)
+{
+	struct obs_record iv;
+	struct obs_snap_status *st;
+
+	(void)state;
+	base(&iv, OBS_RECORD_CENSUS_NONE);
+	record_holds(&iv, "\"statuses\"", false);
+	snap.statuses_on = true;
+	record_holds(&iv, "\"statuses\":[]", true);
+	st = &snap.status[snap.nstatus++];
+	st->port = 8080;
+	st->cls[4] = 2000;
+	st->code[st->ncodes++] = (struct obs_snap_code){404, 2000};
+	st->cls[0] = 1;
+	st->grpc[0] = 5;
+	st->grpc[8] = 2;
+	st->grpc_none = 1;
+	record_holds(&iv, "\"statuses\":[{\"port\":8080,\"status\":{\"404\":2000,\"other\":1},"
+		     "\"grpc_status\":{\"OK\":5,\"RESOURCE_EXHAUSTED\":2},\"grpc_no_status\":1}]",
+		     true);
+}
+
+LL_TEST_MAIN(test_full, test_first_census, test_deferred_and_none, test_procs, test_statuses)

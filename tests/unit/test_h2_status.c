@@ -630,7 +630,57 @@ static void test_add_kernel(void **state)
 	json_decref(o);
 }
 
+/* An interval's statuses: the cumulative counts' difference, as the rules see it (classes, the
+ * codes the most first, the 17th code and past in `more`, gRPC by status). */
+static void test_interval_snap(void **state)
+{
+	struct obs_h2_status_counts prev, cur, d;
+	struct obs_snap_status st;
+	size_t i;
+
+	(void)state;
+	memset(&prev, 0, sizeof(prev));
+	memset(&cur, 0, sizeof(cur));
+	prev.status[200 - OBS_H2_STATUS_LO] = 100;
+	prev.grpc[LL_GRPC_OK] = 40;
+	cur = prev;
+	cur.status[200 - OBS_H2_STATUS_LO] += 1200;
+	cur.status[404 - OBS_H2_STATUS_LO] = 30;
+	cur.status[503 - OBS_H2_STATUS_LO] = 2;
+	cur.status_other = 1;
+	cur.grpc[8] = 12;
+	cur.grpc_none = 1;
+	obs_h2_status_sub(&d, &cur, &prev);
+	assert_int_equal(d.status[200 - OBS_H2_STATUS_LO], 1200);
+	assert_int_equal(d.grpc[LL_GRPC_OK], 0);
+	assert_true(obs_h2_status_snap(&st, 8080, &d));
+	assert_int_equal(st.port, 8080);
+	assert_int_equal(st.cls[2], 1200);
+	assert_int_equal(st.cls[4], 30);
+	assert_int_equal(st.cls[5], 2);
+	assert_int_equal(st.cls[0], 1);
+	assert_int_equal(st.ncodes, 3);
+	assert_int_equal(st.code[0].code, 200);
+	assert_int_equal(st.code[1].code, 404);
+	assert_int_equal(st.code[2].code, 503);
+	assert_int_equal(st.grpc[8], 12);
+	assert_int_equal(st.grpc_none, 1);
+	/* nothing new: no statuses */
+	obs_h2_status_sub(&d, &cur, &cur);
+	assert_false(obs_h2_status_snap(&st, 8080, &d));
+	/* 20 codes: the 16 with the most kept, the rest in more */
+	memset(&d, 0, sizeof(d));
+	for (i = 0; i < 20; i++)
+		d.status[400 + i - OBS_H2_STATUS_LO] = i + 1;
+	assert_true(obs_h2_status_snap(&st, 8080, &d));
+	assert_int_equal(st.ncodes, OBS_SNAP_CODES);
+	assert_int_equal(st.code[0].code, 419);
+	assert_int_equal(st.code[OBS_SNAP_CODES - 1].code, 404);
+	assert_int_equal(st.more, 1 + 2 + 3 + 4);
+	assert_int_equal(st.cls[4], 210);
+}
+
 LL_TEST_MAIN_EACH(fixture_new, fixture_free, test_grpc_calls, test_trailers_only, test_cut_block,
 		  test_gap, test_piece_missing, test_not_first, test_fresh_after_stop,
 		  test_two_conns_close, test_plain_h2, test_evict_and_bad, test_output,
-		  test_hpack_refers, test_quiet, test_add_kernel)
+		  test_hpack_refers, test_quiet, test_add_kernel, test_interval_snap)

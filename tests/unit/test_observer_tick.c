@@ -15,6 +15,7 @@
 #include "features/failures.h"
 #include "features/netstat.h"
 #include "features/processes.h"
+#include "output/status_live.h"
 #include "output/summary.h"
 #include "features/sockstat.h"
 #include "features/pressure.h"
@@ -184,5 +185,38 @@ static void test_census_sooner_on_signs(void **state)
 	assert_true(obs_census_plan_due(&(struct obs_census_plan){0}, 1.0, false, 0, 0));
 }
 
-LL_TEST_MAIN(test_healthy_has_no_pressure, test_each_sign, test_live_columns,
+/* The live lines' statuses: compact, the classes with any, gRPC not OK; a port with none, no
+ * line. */
+static void test_status_live(void **state)
+{
+	struct obs_snap *s = calloc(1, sizeof(*s));
+	char buf[160];
+	FILE *f;
+
+	(void)state;
+	assert_non_null(s);
+	s->statuses_on = true;
+	s->nstatus = 2;
+	s->status[0].port = 8080;
+	s->status[0].cls[2] = 1234;
+	s->status[0].cls[4] = 30;
+	s->status[0].grpc[0] = 1200;
+	s->status[0].grpc[8] = 12;
+	s->status[1].port = 9090; /* none this interval */
+	obs_status_compact(buf, sizeof(buf), &s->status[0]);
+	assert_string_equal(buf, "st 2xx:1.2k 4xx:30 grpc!OK:12");
+	s->status[0].cls[5] = 2500000;
+	s->status[0].grpc[8] = 0;
+	obs_status_compact(buf, sizeof(buf), &s->status[0]);
+	assert_string_equal(buf, "st 2xx:1.2k 4xx:30 5xx:2.5M");
+	obs_status_compact(buf, 8, &s->status[0]);
+	assert_string_equal(buf, "st 2xx:");
+	f = fmemopen(buf, sizeof(buf), "w");
+	obs_status_live(f, s);
+	fclose(f);
+	assert_string_equal(buf, "  tcp/8080  st 2xx:1.2k 4xx:30 5xx:2.5M\n");
+	free(s);
+}
+
+LL_TEST_MAIN(test_healthy_has_no_pressure, test_each_sign, test_live_columns, test_status_live,
 	     test_census_deferred_when_quiet, test_census_sooner_on_signs)
