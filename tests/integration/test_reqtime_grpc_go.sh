@@ -126,6 +126,30 @@ echo "many: $(jq -c "$s | {requests, h2_gaps, h2_gap_reads, h2_gap_writes, h2_ga
 expect_json "many: the observer's requests" "$j" "$s | .requests" 30000
 expect_json "many: gaps" "$j" "$s | .h2_gaps" 0
 expect_json "many: connections lost" "$j" "$s | .h2_lost" 0
+# residence within the client's round trip: 16 streams on one connection, and 16 connections of
+# one stream (each stream its own arrival, bpf/req_h2_arrivals.bpf.h): mean and p99 <= the
+# driver's + 2%
+for spec in "1 16" "16 1"; do
+	set -- $spec
+	P=$(free_port) name=res_$1x$2
+	start "srv_$name" "$SRV" -listen "127.0.0.1:$P" -delay 0s -json "$LL_TMP/srv_$name.json"
+	wait_for "srv_$name" listening 20
+	start_observer "obs_$name" "$P"
+	"$LOADLENS_BIN/loadlens-driver" "grpc://127.0.0.1:$P/kv.Store/Get" \
+		--proto-file "$LOADLENS_SRC/tests/data/kv.proto" --message '{"key":"k{{seq}}"}' \
+		-c "$1" --streams "$2" -d 2s -q --json "$LL_TMP/drv_$name.json" >"$LL_TMP/drv_$name.out" 2>&1 ||
+		fail "$name: the driver exited $? ($(tail -2 "$LL_TMP/drv_$name.out"))"
+	sleep 0.3
+	stop "obs_$name" "srv_$name"
+	j=$LL_TMP/obs_$name.json s=$(tcp_slot "$P") d=$LL_TMP/drv_$name.json
+	expect_json "$name: the observer's requests" "$j" "$s | .requests" "$(jget "$d" .requests)"
+	for st in mean p99; do
+		r=$(jget "$j" "$s | .residence.$st") c=$(jget "$d" ".latency_uncorrected.$st")
+		echo "$name: residence $st $r ns, the driver's round trip $c ns"
+		awk -v a="$r" -v b="$c" 'BEGIN { exit !(a <= b * 1.02) }' ||
+			fail "$name: residence $st $r ns above the client's $c ns + 2%"
+	done
+done
 # a server with 2 places for its 5 ms handlers (-max-concurrent 2, about 390 calls/s): one call
 # in flight for 1.5 s, then a second driver with 5 connections of 10 streams. grpc-go reads the
 # 50 streams at once and their wait for a place is in their service time (no socket queue):

@@ -4,23 +4,32 @@
 # (bpf/req_h2_arrivals.bpf.h), not the earliest unread bytes' of the read that took it: at 10
 # streams on one connection a read takes several segments, and the streams of the later ones were
 # held longer than their clients waited (residence mean 1.09x, p99 1.27x the driver's latency).
-# nginx h2c under the observer, the driver at 1 and 4 connections x 10 streams and h2load at 4 x
-# 10: the observer's requests = the client's; residence mean and p99 <= the client's own latency
-# (the driver's round trip; h2load's mean "time for request") + 2%.
+# nginx h2c under the observer, the driver at 1 and 4 connections x 10 streams (in the clear and
+# over TLS) and h2load at 4 x 10: the observer's requests = the client's; residence mean and p99
+# <= the client's own latency (the driver's round trip; h2load's mean "time for request") + 2%.
+# (grpc-go at 16 streams x 1 connection and 1 x 16: test_reqtime_grpc_go.sh.)
 . "$(dirname "$0")/lib.sh"
 require_bpf loadlens-observer loadlens-driver
 require_cmd nginx nginx-light h2load nghttp2-client
 command -v jq >/dev/null || skip "jq is not installed"
 
-free_ports P ST
+free_ports P T ST
+tls_cert "$LL_TMP/pki"
 nginx_up ng "$ST" "
 	server {
 		listen 127.0.0.1:$P http2;
 		access_log off;
 		http2_max_concurrent_streams 128;
 		location / { return 200 \"ok\\n\"; }
+	}
+	server {
+		listen 127.0.0.1:$T ssl http2;
+		$NGINX_TLS
+		access_log off;
+		location / { return 200 \"ok\\n\"; }
 	}"
-slot=".request_timing.slots[] | select(.port == $P and .proto == \"tcp\")"
+slot_of() { echo ".request_timing.slots[] | select(.port == $1 and .proto == \"tcp\")"; }
+slot=$(slot_of "$P")
 
 # within WHAT OBS CLIENT: OBS <= CLIENT + 2% (ns)
 within() {
@@ -29,20 +38,22 @@ within() {
 		fail "$1: the server held requests longer than the client waited ($2 > $3 ns + 2%)"
 }
 
-for spec in "1 10" "4 10"; do
+# over TLS the plaintext's reads are libssl's: each stream keeps its read's stamp there
+for spec in "h2c $P 1 10" "h2c $P 4 10" "tls $T 1 10" "tls $T 4 10"; do
 	set -- $spec
-	name=d$1x$2
-	start_observer "obs_$name" "$P"
-	"$LOADLENS_BIN/loadlens-driver" "http://127.0.0.1:$P/" --http2 -c "$1" --streams "$2" -d 2s \
+	name=$1_$3x$4 url=http://127.0.0.1:$2/ tls=()
+	[ "$1" = tls ] && url=https://127.0.0.1:$2/ tls=(--insecure)
+	start_observer "obs_$name" "$2"
+	"$LOADLENS_BIN/loadlens-driver" "$url" "${tls[@]}" --http2 -c "$3" --streams "$4" -d 2s \
 		-q --json "$LL_TMP/$name.json" >"$LL_TMP/$name.out" 2>&1 ||
 		fail "$name: driver exited $? ($(tail -3 "$LL_TMP/$name.out"))"
 	sleep 0.3
 	stop "obs_$name"
-	O=$LL_TMP/obs_$name.json D=$LL_TMP/$name.json
-	expect_json "$name: the observer's requests" "$O" "$slot | .requests" "$(jget "$D" .requests)"
-	within "$name mean" "$(jget "$O" "$slot | .residence.mean")" \
+	O=$LL_TMP/obs_$name.json D=$LL_TMP/$name.json s=$(slot_of "$2")
+	expect_json "$name: the observer's requests" "$O" "$s | .requests" "$(jget "$D" .requests)"
+	within "$name mean" "$(jget "$O" "$s | .residence.mean")" \
 		"$(jget "$D" .latency_uncorrected.mean)"
-	within "$name p99" "$(jget "$O" "$slot | .residence.p99")" \
+	within "$name p99" "$(jget "$O" "$s | .residence.p99")" \
 		"$(jget "$D" .latency_uncorrected.p99)"
 done
 
@@ -55,4 +66,4 @@ mean_ns=$(awk '/^time for request:/ { v = $6; u = v; sub(/[0-9.]+/, "", u); sub(
 	printf "%.0f", v * (u == "us" ? 1e3 : u == "ms" ? 1e6 : u == "s" ? 1e9 : 1) }' \
 	"$LL_TMP/h2load_h2load.out")
 within "h2load mean" "$(jget "$O" "$slot | .residence.mean")" "$mean_ns"
-pass "HTTP/2 residence within the client's latency (driver 1 and 4 x 10 streams, h2load 4 x 10)"
+pass "HTTP/2 residence within the client's latency (driver 1 and 4 x 10 streams, h2c and TLS; h2load 4 x 10)"
