@@ -36,6 +36,8 @@ struct drv_run {
 	uint32_t nstarted;
 	uint32_t nfinished; /* atomic */
 	uint32_t nexited;   /* atomic */
+	uint32_t nnegfail;  /* atomic: workers whose every slot failed its negotiation */
+	bool negotiation;   /* the run stopped for that (scheduling/failfast.h) */
 	bool stop_sent;
 	bool closed;
 	int signo;
@@ -95,6 +97,13 @@ static void on_wake(uv_async_t *a)
 
 	if (__atomic_load_n(&r->nfinished, __ATOMIC_SEQ_CST) >= r->nstarted)
 		stop_workers(r);
+	/* every connection failed its TLS or HTTP/2 negotiation, nothing answered: retrying would
+	 * fail the same way until -d or -n ran out */
+	if (r->nstarted && !r->stop_sent &&
+	    __atomic_load_n(&r->nnegfail, __ATOMIC_SEQ_CST) >= r->nstarted) {
+		r->negotiation = true;
+		stop_workers(r);
+	}
 	if (__atomic_load_n(&r->nexited, __ATOMIC_SEQ_CST) >= r->nstarted)
 		close_main(r);
 }
@@ -221,6 +230,7 @@ static int init_workers(struct drv_run *r, const struct drv_proto *proto)
 		r->workers[i].wake = &r->wake;
 		r->workers[i].nfinished = &r->nfinished;
 		r->workers[i].nexited = &r->nexited;
+		r->workers[i].nnegfail = &r->nnegfail;
 		if (err)
 			return err;
 		first += n;
@@ -249,6 +259,11 @@ static void collect(struct drv_run *r)
 		}
 		if (w->loop_close_err)
 			res->loop_close_failures++;
+		if (w->ff.err && !res->neg_err) { /* the first worker's first failure */
+			res->neg_err = w->ff.err;
+			_Static_assert(sizeof(res->neg_why) == DRV_FAILFAST_WHY, "neg_why");
+			memcpy(res->neg_why, w->ff.why, sizeof(res->neg_why));
+		}
 		drv_stats_merge(&res->total, &w->stats);
 		res->warmup_requests += w->warm.requests;
 		if (w->stats.cpu_ns > res->max_thread_cpu_ns)
@@ -273,6 +288,8 @@ static void collect(struct drv_run *r)
 	attempts = res->total.requests + res->total.errors_total + res->total.cancelled;
 	if (r->signo)
 		res->reason = DRV_STOP_SIGNAL;
+	else if (r->negotiation)
+		res->reason = DRV_STOP_NEGOTIATION;
 	else if (r->cfg->duration_ns && (!r->cfg->requests || attempts < r->cfg->requests /
 							      r->cfg->shard_count))
 		res->reason = DRV_STOP_DURATION;

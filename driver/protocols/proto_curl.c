@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <curl/curl.h>
+#include <openssl/x509.h>
 #include <uv.h>
 #include "config/config.h"
 #include "loadlens/dlist.h"
@@ -114,7 +115,15 @@ static void done(struct curl_thread *ct, CURL *easy, CURLcode rc)
 	if (curl_easy_getinfo(easy, CURLINFO_SIZE_DOWNLOAD_T, &down) == CURLE_OK)
 		st->bytes_received += (uint64_t)down;
 	if (rc != CURLE_OK) { /* the next attempt from the loop, not from inside curl's callbacks */
-		drv_slot_fail(&s->base, drv_curl_error(easy, rc),
+		int err = drv_curl_error(easy, rc);
+		long v = 0;
+
+		if (drv_failfast_err(err)) /* why: the certificate's verification, else curl's */
+			drv_worker_why(w, curl_easy_getinfo(easy, CURLINFO_SSL_VERIFYRESULT, &v) ==
+							  CURLE_OK && v
+						  ? X509_verify_cert_error_string(v)
+						  : curl_easy_strerror(rc));
+		drv_slot_fail(&s->base, err,
 			      rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST);
 		drv_slot_retry(&s->base);
 		return;

@@ -84,8 +84,24 @@ static void conn_close(struct h2_conn *c)
 	uv_close((uv_handle_t *)&c->tcp, on_close);
 }
 
+/* Why a connection's TLS or HTTP/2 negotiation failed with err, in words. */
+static const char *negotiation_why(const struct h2_conn *c, int err)
+{
+	if (c->tls.why)
+		return c->tls.why;
+	if (err == DRV_E_NOT_H2)
+		return c->ht->tls ? "the server's ALPN chose no h2: it does not offer HTTP/2 there"
+				  : "the server answered the HTTP/2 preface with HTTP/1.x: no HTTP/2 "
+				    "by prior knowledge (h2c) there";
+	return "the server closed the connection during the TLS handshake";
+}
+
 void h2__conn_fail(struct h2_conn *c, int err)
 {
+	if (drv_failfast_err(err)) { /* (its count: drv_slot_fail's below, or here) */
+		drv_worker_why(c->base.w, negotiation_why(c, err));
+		drv_slot_negotiation(&c->base, err);
+	}
 	h2__streams_fail(c, err);
 	if (c->connecting && c->held) { /* the ticket that was connecting: counted, backs off */
 		c->held = false;

@@ -124,6 +124,11 @@ int drv_tls_handshake(struct drv_tls *t)
 	case SSL_ERROR_WANT_WRITE:
 		return 0;
 	default:
+		/* why, in OpenSSL's words: the certificate's verification, else its first error */
+		if (SSL_get_verify_result(t->ssl) != X509_V_OK)
+			t->why = X509_verify_cert_error_string(SSL_get_verify_result(t->ssl));
+		else if (ERR_peek_error())
+			t->why = ERR_reason_error_string(ERR_peek_error());
 		/* a server with none of the protocols offered may refuse the handshake */
 		r = ERR_GET_REASON(ERR_peek_error()) == SSL_R_TLSV1_ALERT_NO_APPLICATION_PROTOCOL;
 		ERR_clear_error();

@@ -20,6 +20,7 @@ struct drv_tls {
 	BIO *rbio; /* what came from the socket, for OpenSSL to read */
 	BIO *wbio; /* what OpenSSL wrote, for the socket */
 	bool done; /* the handshake is over */
+	const char *why; /* a failed handshake: OpenSSL's reason (a static string), else NULL */
 };
 
 /*

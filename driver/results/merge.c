@@ -150,9 +150,10 @@ int drv_merge_add(struct drv_merge *m, const json_t *doc, char *err, size_t len)
 		m->end_unix_ns = end;
 	stop = json_string_value(json_object_get(doc, "stopped_by"));
 	if (!m->res.merged || (stop && !strcmp(stop, "signal")))
-		m->res.reason = stop && !strcmp(stop, "signal")	   ? DRV_STOP_SIGNAL
-				: stop && !strcmp(stop, "duration") ? DRV_STOP_DURATION
-								    : DRV_STOP_REQUESTS;
+		m->res.reason = stop && !strcmp(stop, "signal")	      ? DRV_STOP_SIGNAL
+				: stop && !strcmp(stop, "duration")    ? DRV_STOP_DURATION
+				: stop && !strcmp(stop, "negotiation") ? DRV_STOP_NEGOTIATION
+								       : DRV_STOP_REQUESTS;
 	m->cfg.connections += u64(cfg, "connections");
 	m->cfg.threads += u64(cfg, "threads");
 	m->cfg.requests += u64(cfg, "requests");

@@ -308,10 +308,19 @@ void drv_report_summary(FILE *f, const struct drv_config *cfg, const struct drv_
 	fputc('\n', f);
 	snprintf(target, sizeof(target), "%s:%u", cfg->url.host, cfg->url.port);
 	for (e = 0; e < DRV_ERR__COUNT; e++) {
-		if (t->errors[e])
-			fprintf(f, "hint: %s: %s\n", drv_err_name((enum drv_err)e),
-				drv_err_hint((enum drv_err)e, t, target, hint, sizeof(hint)));
+		if (!t->errors[e])
+			continue;
+		fprintf(f, "hint: %s: %s\n", drv_err_name((enum drv_err)e),
+			drv_err_hint((enum drv_err)e, t, target, hint, sizeof(hint)));
+		/* the first negotiation failure's own words (OpenSSL's, libcurl's) */
+		if (res->neg_why[0] && drv_err_class(res->neg_err) == (enum drv_err)e)
+			fprintf(f, "hint: %s: the first failure: %s\n", drv_err_name((enum drv_err)e),
+				res->neg_why);
 	}
+	if (res->reason == DRV_STOP_NEGOTIATION)
+		fprintf(f, "stopped: every connection failed its %s negotiation and none was "
+			   "answered: retrying would fail the same way\n",
+			drv_err_class(res->neg_err) == DRV_ERR_NOT_H2 ? "HTTP/2" : "TLS");
 	drv_report_h2_hints(f, cfg, t);
 	if (drv_report_bottleneck(cfg, res, hint, sizeof(hint)))
 		fprintf(f, "warning: %s\n", hint);

@@ -145,6 +145,12 @@ json_t *drv_report_json(const struct drv_config *cfg, const struct drv_result *r
 	bad |= set(o, "start_unix_ns", u64(res->start_unix_ns));
 	bad |= set(o, "duration_ns", u64(res->duration_ns));
 	bad |= set(o, "stopped_by", json_string(drv_stop_reason_name(res->reason)));
+	/* the first TLS or HTTP/2 negotiation failure: its class and reason (null: none) */
+	bad |= set(o, "negotiation_failure",
+		      res->neg_err ? json_pack("{s:s, s:s?}", "error",
+					       drv_err_name(drv_err_class(res->neg_err)), "reason",
+					       res->neg_why[0] ? res->neg_why : NULL)
+				   : json_null());
 	bad |= sums(o, t, "requests", "connect_attempts");
 	bad |= set(o, "errors", errs);
 	bad |= sums(o, t, "errors_total", "cancelled");

@@ -8,6 +8,7 @@ const char *drv_stop_reason_name(enum drv_stop_reason r)
 		[DRV_STOP_REQUESTS] = "requests",
 		[DRV_STOP_DURATION] = "duration",
 		[DRV_STOP_SIGNAL] = "signal",
+		[DRV_STOP_NEGOTIATION] = "negotiation",
 	};
 
 	return (unsigned)r < sizeof(names) / sizeof(names[0]) ? names[r] : "?";

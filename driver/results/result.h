@@ -11,6 +11,7 @@ enum drv_stop_reason {
 	DRV_STOP_REQUESTS = 0, /* every slot used its share of -n */
 	DRV_STOP_DURATION,     /* the -d deadline passed */
 	DRV_STOP_SIGNAL,       /* SIGINT or SIGTERM */
+	DRV_STOP_NEGOTIATION,  /* every slot failed its TLS or HTTP/2 negotiation (failfast.h) */
 };
 
 struct drv_result {
@@ -32,6 +33,9 @@ struct drv_result {
 	bool before_start; /* a signal during --start-at cancelled the run before it started */
 	int loop_close_failures; /* loops that were not empty at the end (a bug) */
 	int hdr_log_err;	 /* --hdr-log: the first write error (-errno), 0 if none */
+	/* stopped by negotiation: the first failure's error and reason ("": none given) */
+	int neg_err;
+	char neg_why[160];
 };
 
 void drv_result_fini(struct drv_result *res);

@@ -141,6 +141,7 @@ void drv_slot_fail(struct drv_slot *s, int err, bool connecting)
 	bool local = e == DRV_ERR_EMFILE || e == DRV_ERR_ADDRNOTAVAIL;
 
 	drv_worker_error(s->w, &s->ticket, err);
+	drv_slot_negotiation(s, err);
 	drv_slot_resolved(s);
 	/* a refused or unreachable target: back off; a local shortage (no fd, no ephemeral port)
 	 * is retried after a short fixed pause, so that its rate shows how long it lasts */
@@ -148,6 +149,14 @@ void drv_slot_fail(struct drv_slot *s, int err, bool connecting)
 		drv_slot_backoff(s);
 	else
 		s->delay_ms = local ? DRV_SLOT_RESOURCE_MS : 0;
+}
+
+void drv_slot_negotiation(struct drv_slot *s, int err)
+{
+	if (s->negfailed || !drv_failfast_err(err))
+		return;
+	s->negfailed = true;
+	drv_worker_negfail(s->w, err);
 }
 
 void drv_slot_backoff(struct drv_slot *s)

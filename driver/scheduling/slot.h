@@ -72,6 +72,7 @@ struct drv_slot {
 	uint32_t backoff_ms;	  /* the last connect backoff; 0 after a connect succeeds */
 	uint32_t delay_ms;	  /* before the next attempt, set by drv_slot_fail() */
 	bool pending;		  /* a request is taken and not yet resolved */
+	bool negfailed;		  /* a negotiation of its failed (counted once: failfast.h) */
 	bool done;		  /* the pacer said no more */
 };
 
@@ -96,6 +97,12 @@ void drv_slot_next(struct drv_slot *s);
  * handles are ready for another attempt.
  */
 void drv_slot_fail(struct drv_slot *s, int err, bool connecting);
+/*
+ * A connection of the slot failed its TLS or HTTP/2 negotiation with err (any other err: nothing
+ * happens): counted for the run's stop once per slot (failfast.h). drv_slot_fail() calls it; a
+ * protocol that counts its failure itself calls it too.
+ */
+void drv_slot_negotiation(struct drv_slot *s, int err);
 /*
  * The next attempt backs off as after a failed connect, with nothing counted here: a connection
  * that came up but could not be used (a server that does not speak the protocol) whose requests

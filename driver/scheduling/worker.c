@@ -16,6 +16,20 @@ void drv__worker_finish(struct drv_worker *w)
 	uv_async_send(w->wake);
 }
 
+void drv_worker_negfail(struct drv_worker *w, int err)
+{
+	uint64_t answered = ll_hist_count(w->stats.latency) + ll_hist_count(w->warm.latency);
+
+	w->ff.slots++;
+	if (!w->ff.err)
+		w->ff.err = err;
+	if (w->ff.told || !drv_failfast_due(w->ff.slots, w->nslots, answered) || !w->nnegfail)
+		return;
+	w->ff.told = true;
+	__atomic_add_fetch(w->nnegfail, 1, __ATOMIC_SEQ_CST);
+	uv_async_send(w->wake);
+}
+
 void drv_worker_slot_done(struct drv_worker *w)
 {
 	if (!w->slots_active || --w->slots_active)

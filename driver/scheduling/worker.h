@@ -13,6 +13,7 @@
 #include <uv.h>
 #include "scheduling/pacer.h"
 #include "scheduling/pingpong_state.h"
+#include "scheduling/failfast.h"
 #include "scheduling/waker.h"
 #include "results/stats.h"
 
@@ -70,10 +71,13 @@ struct drv_worker {
 	uv_mutex_t ivl_lock;
 	bool has_lock;
 
+	struct drv_failfast ff; /* its slots' failed negotiations (failfast.h) */
+
 	/* to the main thread */
 	uv_async_t *wake;
 	uint32_t *nfinished;
 	uint32_t *nexited;
+	uint32_t *nnegfail; /* workers whose every slot failed its negotiation, none answered */
 };
 
 /*
@@ -81,6 +85,17 @@ struct drv_worker {
  * deadline and never taken from the pacer (its share of -n permitting). Pure; for the report.
  */
 uint64_t drv_worker_untaken(const struct drv_pacer *p, uint32_t i);
+
+/*
+ * Worker thread, from the slot base: a slot's first failed negotiation (failfast.h); once every
+ * slot of the worker has one and none was answered, the main thread is told (once).
+ */
+void drv_worker_negfail(struct drv_worker *w, int err);
+/* Worker thread, from a protocol: why a negotiation failed (the first reason is kept). */
+static inline void drv_worker_why(struct drv_worker *w, const char *why)
+{
+	drv_failfast_why(&w->ff, why);
+}
 
 /* Worker thread, from the protocol: local slot finished for good. */
 void drv_worker_slot_done(struct drv_worker *w);

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # https:// and --http2 --http-engine curl through libcurl against nginx (self-signed
 # certificate, ALPN h2, prior-knowledge h2c): the driver's counts equal nginx's stub_status counts
-# exactly, the HTTP version negotiated is the one asked for, keep-alive uses -c connections, and an
-# untrusted certificate is a counted, hinted tls error. (The native HTTP/2 engine, --http2 without
+# exactly, the HTTP version negotiated is the one asked for, keep-alive uses -c connections, and a
+# negotiation that fails on every connection (an untrusted certificate, no h2 in ALPN, an HTTP/1
+# answer to the h2c preface) stops the run at once with the reason. (The native HTTP/2 engine, --http2 without
 # --http-engine curl, is test_driver_h2.sh's.)
 . "$(dirname "$0")/lib.sh"
 require_bin loadlens-driver
@@ -13,6 +14,8 @@ D="$LOADLENS_BIN/loadlens-driver"
 TLS=$(free_port)
 H2C=$(free_port)
 ST=$(free_port)
+TLS1=$(free_port)
+PLAIN=$(free_port)
 tls_cert "$LL_TMP/pki"
 CA="$LL_TMP/pki/cert.pem"
 nginx_up ng "$ST" "
@@ -23,6 +26,15 @@ nginx_up ng "$ST" "
 	}
 	server {
 		listen 127.0.0.1:$H2C http2;
+		location / { return 200 \"ok\\n\"; }
+	}
+	server {
+		listen 127.0.0.1:$TLS1 ssl;
+		$NGINX_TLS
+		location / { return 200 \"ok\\n\"; }
+	}
+	server {
+		listen 127.0.0.1:$PLAIN;
 		location / { return 200 \"ok\\n\"; }
 	}"
 
@@ -76,12 +88,47 @@ ok tls2new 400 2
 run tlsre 10 "https://localhost:$TLS/" -c 1 -n 500 --reconnect-every 50 --cacert "$CA"
 ok tlsre 500 1.1
 
-# an untrusted certificate: every attempt is a tls error with a hint, nothing reaches nginx
-SERVED=0 DRIVER_RC=1 run untrusted "" "https://localhost:$TLS/" -c 2 -n 10
-[ "$(jget "$LL_TMP/untrusted.json" .errors.tls)" = 10 ] || fail "untrusted: not 10 tls errors"
-[ "$(jget "$LL_TMP/untrusted.json" .connections)" = 0 ] || fail "untrusted: connections counted"
+# a negotiation that fails on every connection stops the run once each slot has tried (not at -d
+# 30s, retrying): exit 1 within 3 s, stopped_by "negotiation", the reason in OpenSSL's words, a
+# hint; nothing reaches nginx but the h2c prefaces. An untrusted certificate (libcurl, and the native HTTP/2 engine),
+# a TLS server that offers no h2 in ALPN, and an HTTP/1 server given the h2c preface.
+# fast NAME CLASS REASON URL ARGS...
+fast() {
+	local name=$1 class=$2 why=$3 url=$4 t0 t1
+	shift 4
+	t0=$(date +%s%N)
+	# (nginx answers each h2c preface on its HTTP/1 listener: one request an attempt there)
+	if [ "$name" = h1_for_h2c ]; then
+		DRIVER_RC=1 run "$name" "" "$url" -c 4 -d 30s "$@"
+	else
+		SERVED=0 DRIVER_RC=1 run "$name" "" "$url" -c 4 -d 30s "$@"
+	fi
+	t1=$(date +%s%N)
+	echo "$name: stopped after $(((t1 - t0) / 1000000)) ms: $(jq -c '[.stopped_by, .errors_total, .negotiation_failure]' "$LL_TMP/$name.json")"
+	[ $((t1 - t0)) -lt 3000000000 ] || fail "$name: took $(((t1 - t0) / 1000000)) ms, not under 3 s"
+	expect_json "$name: stopped by" "$LL_TMP/$name.json" .stopped_by negotiation
+	expect_json "$name: the failure's class" "$LL_TMP/$name.json" .negotiation_failure.error "$class"
+	jget "$LL_TMP/$name.json" .negotiation_failure.reason | grep -q "$why" ||
+		fail "$name: the reason is not '$why'"
+	# (a TLS connection is counted once its handshake is done: none; an h2c one at its connect)
+	[ "$(jget "$LL_TMP/$name.json" ".errors.$class >= 4 and .requests == 0 and
+		(\"$class\" != \"tls\" or .connections == 0)")" = true ] ||
+		fail "$name: $(jq -c '{errors, requests, connections}' "$LL_TMP/$name.json")"
+	grep -q "^hint: $class: the first failure: .*$why" "$LL_TMP/$name.out" &&
+		grep -q "^stopped: every connection failed its" "$LL_TMP/$name.out" ||
+		fail "$name: no hint with the reason, or no stop line: $(cat "$LL_TMP/$name.out")"
+}
+fast untrusted tls "self-signed certificate" "https://localhost:$TLS/"
 grep -q '^hint: tls: .*--cacert' "$LL_TMP/untrusted.out" || fail "untrusted: no tls hint"
-pass "an untrusted certificate is 10 counted tls errors with a hint"
+fast untrusted_h2 tls "self-signed certificate" "https://localhost:$TLS/" --http2
+fast no_alpn_h2 not_h2 "ALPN chose no h2" "https://localhost:$TLS1/" --http2 --cacert "$CA"
+fast h1_for_h2c not_h2 "answered the HTTP/2 preface with HTTP/1" "http://127.0.0.1:$PLAIN/" --http2
+# healthy: the same server and CA, every request answered, the whole -d
+run trusted "" "https://localhost:$TLS/" -c 4 -d 2s --http2 --cacert "$CA"
+expect_json "trusted: stopped by" "$LL_TMP/trusted.json" .stopped_by duration
+[ "$(jq -c .negotiation_failure "$LL_TMP/trusted.json")" = null ] ||
+	fail "trusted: a negotiation failure $(jq -c .negotiation_failure "$LL_TMP/trusted.json")"
+pass "a negotiation that fails on every connection stops at once, with OpenSSL's reason (curl and native, tls and not_h2)"
 
 # https with the native engine is a usage error in one line
 rc=0
