@@ -36,6 +36,9 @@ struct h2_stream {
 	uint32_t rec;	     /* --requests-file record (grpc: the method's), when rec_live */
 	bool rec_live;
 	bool rst;	     /* the server sent RST_STREAM: rst_code */
+	bool parked;	     /* refused by a GOAWAY: waits, in flight, for the next connection */
+	bool retried;	     /* sent again after a GOAWAY refused it (once only) */
+	const char *path;    /* grpc: its method's :path (NULL: the target's) */
 	bool stalled;	     /* its body waited for a WINDOW_UPDATE (counted once) */
 	int status;	     /* :status, 0 until it comes */
 	struct drv_grpc_reply gr; /* grpc: the reply as it comes, checked (frame_grpc.h) */
@@ -66,7 +69,8 @@ struct h2_conn {
 	uint32_t *free_ids;    /* free entries of st */
 	uint32_t nfree;
 	uint32_t head, tail;   /* in flight, oldest first */
-	uint32_t inflight;
+	uint32_t inflight;     /* in the list: sent, or parked */
+	uint32_t parked;       /* of them, refused by a GOAWAY, waiting for the next connection */
 	uint32_t body_waiting; /* streams whose body nghttp2 has not yet taken in full */
 	uint64_t on_conn;      /* streams opened on this connection */
 	uint64_t t_op;	       /* connect start */

@@ -127,8 +127,12 @@ static void stream_free(struct h2_conn *c, struct h2_stream *e)
 		c->st[e->next].prev = e->prev;
 	else
 		c->tail = e->prev;
-	if (e->body_off < e->body_len)
+	if (e->parked) {
+		e->parked = false;
+		c->parked--;
+	} else if (e->body_off < e->body_len) {
 		c->body_waiting--;
+	}
 	if (c->sess && e->id > 0)
 		nghttp2_session_set_stream_user_data(c->sess, e->id, NULL);
 	e->id = 0;
@@ -300,13 +304,36 @@ static int close_cause(struct h2_conn *c, struct h2_stream *e, uint32_t code)
 	return DRV_E_SHORT;
 }
 
+/*
+ * A stream a GOAWAY refused (past its last stream id: RFC 9113 8.7, not processed, safe to
+ * retry): parked, still in flight, its ticket, body and send time kept, and sent again on the
+ * next connection (h2__streams_resubmit()); once only: refused again, it is an error.
+ */
+static void stream_park(struct h2_conn *c, struct h2_stream *e)
+{
+	if (c->sess && e->id > 0)
+		nghttp2_session_set_stream_user_data(c->sess, e->id, NULL);
+	if (e->body_off < e->body_len)
+		c->body_waiting--;
+	e->id = 0;
+	e->parked = e->retried = true;
+	c->parked++;
+	h2_conn_stats(c)->h2_goaway_retried++;
+}
+
 static int on_stream_close(nghttp2_session *sess, int32_t id, uint32_t code, void *ud)
 {
 	struct h2_conn *c = ud;
 	struct h2_stream *e = stream_of(sess, id);
+	int err;
 
-	if (e) /* answered streams were freed at their END_STREAM */
-		stream_fail(c, e, close_cause(c, e, code));
+	if (!e) /* answered streams were freed at their END_STREAM */
+		return 0;
+	err = close_cause(c, e, code);
+	if (err == DRV_E_H2_GOAWAY && !e->retried && !c->base.w->stopping)
+		stream_park(c, e);
+	else
+		stream_fail(c, e, err);
 	return 0;
 }
 
@@ -445,7 +472,7 @@ bool h2__stream_start(struct h2_conn *c)
 	e->ticket = c->base.ticket;
 	e->status = 0;
 	drv_grpc_reply_init(&e->gr);
-	e->rst = e->stalled = false;
+	e->rst = e->stalled = e->parked = e->retried = false;
 	e->rec_live = false;
 	e->body_off = 0;
 	if (ht->grpc && !grpc_body(c, e, i, &path)) {
@@ -455,6 +482,7 @@ bool h2__stream_start(struct h2_conn *c)
 		e->body = (const uint8_t *)cfg->body;
 		e->body_len = cfg->body_len;
 	}
+	e->path = path;
 	if (path) { /* a method of the mix: the headers with its :path */
 		memcpy(nva, ht->nva, ht->nnv * sizeof(*nva));
 		nva[ht->path_nv].value = (uint8_t *)path;
@@ -523,13 +551,53 @@ void h2__stall_check(struct h2_conn *c)
 	}
 }
 
+void h2__streams_resubmit(struct h2_conn *c)
+{
+	struct h2_thread *ht = c->ht;
+	nghttp2_data_provider dp = {.read_callback = body_read};
+	nghttp2_nv nva[H2_NV_MAX];
+	const nghttp2_nv *hv;
+	struct h2_stream *e;
+	uint32_t i, next;
+	int32_t id;
+
+	for (i = c->head; c->parked && i != H2_NONE; i = next) {
+		e = &c->st[i];
+		next = e->next;
+		if (!e->parked)
+			continue;
+		hv = ht->nva;
+		if (e->path) {
+			memcpy(nva, ht->nva, ht->nnv * sizeof(*nva));
+			nva[ht->path_nv].value = (uint8_t *)e->path;
+			nva[ht->path_nv].valuelen = strlen(e->path);
+			hv = nva;
+		}
+		e->body_off = 0;
+		id = nghttp2_submit_request(c->sess, NULL, hv, ht->nnv, e->body_len ? &dp : NULL, e);
+		if (id < 0) {
+			stream_fail(c, e, DRV_E_H2_GOAWAY);
+			continue;
+		}
+		e->id = id;
+		e->parked = false;
+		c->parked--;
+		if (e->body_len)
+			c->body_waiting++;
+		c->on_conn++;
+	}
+	c->base.deadline = c->head != H2_NONE ? c->st[c->head].deadline : 0;
+}
+
 void h2__streams_fail(struct h2_conn *c, int err)
 {
 	struct h2_stream *e;
 
 	while (c->head != H2_NONE) {
 		e = &c->st[c->head];
-		if (err == DRV_E_SHORT || err == UV_EOF)
+		if (e->parked) /* refused, and no connection came to send it again */
+			stream_fail(c, e, DRV_E_H2_GOAWAY);
+		else if (err == DRV_E_SHORT || err == UV_EOF)
 			stream_fail(c, e, close_cause(c, e, NGHTTP2_NO_ERROR));
 		else
 			stream_fail(c, e, err);
@@ -544,7 +612,7 @@ void h2__streams_expire(struct h2_conn *c, uint64_t now)
 		e = &c->st[c->head];
 		if (!e->deadline || e->deadline > now)
 			break;
-		if (c->sess)
+		if (c->sess && e->id > 0)
 			nghttp2_submit_rst_stream(c->sess, NGHTTP2_FLAG_NONE, e->id,
 						  NGHTTP2_CANCEL);
 		stream_fail(c, e, -ETIMEDOUT);

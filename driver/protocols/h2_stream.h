@@ -32,6 +32,8 @@ bool h2__stream_start(struct h2_conn *c);
 int h2__recv(struct h2_conn *c, const uint8_t *p, size_t n);
 /* After a send: request bodies waiting for the server's flow-control window, counted once. */
 void h2__stall_check(struct h2_conn *c);
+/* A new session: the streams a GOAWAY refused on the last one, sent again (each once). */
+void h2__streams_resubmit(struct h2_conn *c);
 /* Fail every stream in flight, each counted by its cause (err when no better one). */
 void h2__streams_fail(struct h2_conn *c, int err);
 /* Streams past their deadline at now: reset (CANCEL) and counted ETIMEDOUT. */

@@ -62,7 +62,11 @@ static void on_close(uv_handle_t *h)
 	c->closing = false;
 	if (c->base.w->stopping)
 		return;
-	if (c->base.done)
+	if (c->parked) { /* streams a GOAWAY refused: sent again on a new connection */
+		if (c->base.done)
+			c->finishing = true;
+		h2_connect(c);
+	} else if (c->base.done)
 		drv_slot_done(&c->base);
 	else if (c->held) /* a ticket waits for a connection */
 		h2_connect(c);
@@ -149,15 +153,16 @@ static void check_close(struct h2_conn *c)
 		return;
 	if (!nghttp2_session_want_read(c->sess) && !nghttp2_session_want_write(c->sess)) {
 		/* the session ended with streams open: its own GOAWAY after a protocol error
-		 * (libnghttp2 refused a frame), or the server's */
-		if (c->inflight)
+		 * (libnghttp2 refused a frame), or the server's (those it refused are parked
+		 * for the next connection) */
+		if (c->inflight > c->parked)
 			h2__conn_fail(c, c->proto_err || !c->goaway ? DRV_E_H2_PROTOCOL
 								     : DRV_E_SHORT);
 		else
 			conn_close(c);
 		return;
 	}
-	if (!c->inflight && (c->finishing || c->goaway ||
+	if (c->inflight == c->parked && (c->finishing || c->goaway ||
 			     (c->ht->reconnect_every && c->on_conn >= c->ht->reconnect_every)))
 		conn_close(c);
 }
@@ -282,6 +287,7 @@ static int session_up(struct h2_conn *c)
 		return -ENOMEM;
 	c->connecting = false;
 	c->base.deadline = 0;
+	h2__streams_resubmit(c); /* what the last connection's GOAWAY refused, first */
 	drv_slot_connected(&c->base);
 	drv_counter_add(&st->connections, 1);
 	ll_hist_record(st->connect, uv_hrtime() - c->t_op);
@@ -325,8 +331,10 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 	int err;
 
 	if (nread < 0) {
-		if (nread == UV_EOF && !c->inflight && !c->connecting && c->settings) {
-			conn_close(c); /* the server closed an idle connection: reopen quietly */
+		if (nread == UV_EOF && c->inflight == c->parked && !c->connecting && c->settings) {
+			/* the server closed an idle connection (after its GOAWAY: its refused
+			 * streams are parked): reopen quietly */
+			conn_close(c);
 			return;
 		}
 		err = nread != UV_EOF ? (int)nread : c->connecting && c->ht->tls ? DRV_E_TLS
@@ -529,6 +537,8 @@ static void slot_finish(struct drv_slot *s)
 		c->finishing = true; /* the last answer in closes it */
 		return;
 	}
+	if (c->parked && c->closing)
+		return; /* its close reconnects for them (on_close) */
 	if (c->open)
 		conn_close(c); /* its close callback reports the slot done */
 	else

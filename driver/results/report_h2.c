@@ -48,6 +48,7 @@ int drv_report_json_h2(json_t *o, const struct drv_config *cfg, const struct drv
 				   ll_json_counts(t->h2_rst, DRV_H2_RST_CODES, rst_name));
 	bad |= json_object_set_new(h, "goaway", u64(t->h2_goaway));
 	bad |= json_object_set_new(h, "goaway_refused", u64(t->errors[DRV_ERR_H2_GOAWAY]));
+	bad |= json_object_set_new(h, "goaway_retried", u64(t->h2_goaway_retried));
 	bad |= json_object_set_new(h, "flow_control_stalls", u64(t->h2_flow_stalls));
 	bad |= json_object_set_new(o, "h2", h);
 	if (ll_scheme_is_grpc(cfg->url.scheme))
@@ -79,6 +80,7 @@ void drv_merge_h2(struct drv_stats *t, const json_t *doc)
 	for (i = 0; i <= LL_GRPC_OTHER; i++)
 		one.grpc_status[i] = get(g, ll_grpc_status_name(i));
 	one.h2_goaway = get(h, "goaway");
+	one.h2_goaway_retried = get(h, "goaway_retried");
 	one.h2_flow_stalls = get(h, "flow_control_stalls");
 	one.h2_settings = get(h, "settings_received");
 	one.h2_peak_streams = get(h, "peak_streams");
@@ -99,8 +101,9 @@ void drv_report_h2(FILE *f, const struct drv_config *cfg, const struct drv_stats
 		fprintf(f, "%llu", (unsigned long long)t->h2_max_streams);
 	else
 		fprintf(f, t->h2_settings ? "unlimited" : "unknown (no SETTINGS came)");
-	fprintf(f, "\n  %-12s GOAWAY %llu (refused %llu), flow-control stalls %llu, RST_STREAM",
-		"", (unsigned long long)t->h2_goaway,
+	fprintf(f, "\n  %-12s GOAWAY %llu (streams refused and sent again %llu; refused twice %llu), "
+		   "flow-control stalls %llu, RST_STREAM",
+		"", (unsigned long long)t->h2_goaway, (unsigned long long)t->h2_goaway_retried,
 		(unsigned long long)t->errors[DRV_ERR_H2_GOAWAY],
 		(unsigned long long)t->h2_flow_stalls);
 	drv_report_counts(f, t->h2_rst, DRV_H2_RST_CODES, rst_name);
@@ -127,8 +130,10 @@ void drv_report_h2_hints(FILE *f, const struct drv_config *cfg, const struct drv
 			   "server, or send fewer --streams\n",
 			(unsigned long long)t->h2_flow_stalls);
 	if (t->h2_goaway && !t->errors[DRV_ERR_H2_GOAWAY])
-		fprintf(f, "hint: h2 goaway: %llu GOAWAY frames refused nothing: the server closes "
-			   "connections after a number of streams (nginx keepalive_requests), and "
-			   "the driver reopened them; the connect latency counts them\n",
-			(unsigned long long)t->h2_goaway);
+		fprintf(f, "hint: h2 goaway: %llu GOAWAY frames: the server closes connections "
+			   "after a number of streams (nginx keepalive_requests); the driver "
+			   "reopened them and sent the %llu streams they refused again (RFC 9113 "
+			   "8.7: not processed, safe to retry), their latency from the first send; "
+			   "the connect latency counts the reconnections\n",
+			(unsigned long long)t->h2_goaway, (unsigned long long)t->h2_goaway_retried);
 }

@@ -152,6 +152,7 @@ void drv_stats_merge_h2(struct drv_stats *dst, const struct drv_stats *src)
 	for (i = 0; i <= LL_GRPC_CODES; i++)
 		dst->grpc_status[i] += src->grpc_status[i];
 	dst->h2_goaway += src->h2_goaway;
+	dst->h2_goaway_retried += src->h2_goaway_retried;
 	dst->h2_flow_stalls += src->h2_flow_stalls;
 	dst->h2_settings += src->h2_settings;
 	if (src->h2_max_streams_set &&

@@ -65,6 +65,7 @@ struct drv_stats {
 	/* http/2 (protocols/proto_h2.c, results/report_h2.c) */
 	uint64_t h2_rst[DRV_H2_RST_CODES]; /* RST_STREAM from the server, by error code */
 	uint64_t h2_goaway;	 /* GOAWAY frames from the server (the streams refused: errors) */
+	uint64_t h2_goaway_retried; /* streams a GOAWAY refused, sent again on a new connection */
 	uint64_t h2_flow_stalls; /* request bodies that waited for the server's WINDOW_UPDATE */
 	uint64_t h2_max_streams; /* the smallest SETTINGS_MAX_CONCURRENT_STREAMS a server sent */
 	uint64_t h2_settings;	 /* connections whose server SETTINGS came (0: max_streams unset) */

@@ -79,7 +79,8 @@ class JoinTest(unittest.TestCase):
 
 	def test_statuses(self):
 		drv = fx.driver(status={"200": 990, "503": 10, "404": 0}, grpc_status={"OK": 5},
-				h2={"goaway": 2, "goaway_refused": 7, "rst_stream": {"REFUSED_STREAM": 3}},
+				h2={"goaway": 2, "goaway_refused": 7, "goaway_retried": 40,
+				    "rst_stream": {"REFUSED_STREAM": 3}},
 				ldap={"result": {"success": 4, "busy": 1}, "empty": 2})
 		obs = fx.observer()
 		obs["request_timing"]["slots"][0]["h2_statuses"] = {
@@ -88,12 +89,12 @@ class JoinTest(unittest.TestCase):
 		self.assertEqual(lv["driver"]["statuses"], {
 			"http": {"200": 990, "503": 10}, "grpc": {"OK": 5},
 			"ldap": {"success": 4, "busy": 1}, "ldap_empty": 2, "goaway": 2,
-			"goaway_refused": 7, "rst_stream": {"REFUSED_STREAM": 3}})
+			"goaway_refused": 7, "goaway_retried": 40, "rst_stream": {"REFUSED_STREAM": 3}})
 		self.assertEqual(lv["server"]["statuses"], {"http": {"200": 990, "503": 10}})
 		line = [x for x in join.table([lv]).splitlines() if x.startswith("c=4: status")][0]
 		self.assertEqual(line, "c=4: status 200 990, 503 10; grpc-status OK 5; LDAP result "
 				 "success 4, busy 1; 2 searches found no entry; GOAWAY 2 (streams it "
-				 "refused 7); RST_STREAM REFUSED_STREAM 3; the server sent (observer) "
+				 "refused sent again 40, refused twice 7); RST_STREAM REFUSED_STREAM 3; the server sent (observer) "
 				 ":status 200 990, 503 10")
 
 	def test_no_statuses_no_line(self):

@@ -106,6 +106,7 @@ static void test_h2_report(void **state)
 	res.total.h2_peak_streams = 8;
 	res.total.h2_rst[7] = 3; /* REFUSED_STREAM */
 	res.total.h2_goaway = 2;
+	res.total.h2_goaway_retried = 6;
 	res.total.h2_flow_stalls = 5;
 	res.total.grpc_status[0] = 900;
 	res.total.grpc_status[8] = 100;
@@ -116,8 +117,10 @@ static void test_h2_report(void **state)
 	fclose(f);
 	assert_non_null(strstr(text, "--streams 8, at most 8 in flight on one connection; server "
 				     "max 100"));
-	assert_non_null(strstr(text, "GOAWAY 2 (refused 0), flow-control stalls 5, RST_STREAM "
-				     "REFUSED_STREAM: 3"));
+	assert_non_null(strstr(text, "GOAWAY 2 (streams refused and sent again 6; refused twice "
+				     "0), flow-control stalls 5, RST_STREAM REFUSED_STREAM: 3"));
+	assert_non_null(strstr(text, "hint: h2 goaway: 2 GOAWAY frames: "));
+	assert_non_null(strstr(text, "sent the 6 streams they refused again"));
 	assert_non_null(strstr(text, "grpc status  OK: 900, RESOURCE_EXHAUSTED: 100"));
 	assert_non_null(strstr(text, "hint: grpc RESOURCE_EXHAUSTED: 100 calls: "));
 	assert_non_null(strstr(text, "hint: h2 flow control: 5 "));
@@ -129,6 +132,8 @@ static void test_h2_report(void **state)
 							     "server_max_streams")), 100);
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(json_object_get(
 					     o, "h2"), "rst_stream"), "REFUSED_STREAM")), 3);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(o, "h2"),
+							     "goaway_retried")), 6);
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(o, "grpc_status"),
 							     "RESOURCE_EXHAUSTED")), 100);
 	json_decref(o);

@@ -140,6 +140,7 @@ def driver_statuses(drv):
 	out = {"http": _counts(drv.get("status")), "grpc": _counts(drv.get("grpc_status")),
 	       "ldap": _counts(ldap.get("result")), "ldap_empty": ldap.get("empty") or None,
 	       "goaway": h2.get("goaway") or None, "goaway_refused": h2.get("goaway_refused") or None,
+	       "goaway_retried": h2.get("goaway_retried") or None,
 	       "rst_stream": _counts(h2.get("rst_stream"))}
 	return {k: v for k, v in out.items() if v} or None
 
@@ -168,7 +169,8 @@ def status_text(lv):
 	if d.get("ldap_empty"):
 		parts.append(f"{d['ldap_empty']:,} searches found no entry")
 	if d.get("goaway"):
-		parts.append(f"GOAWAY {d['goaway']:,} (streams it refused {d.get('goaway_refused', 0):,})")
+		parts.append(f"GOAWAY {d['goaway']:,} (streams it refused sent again "
+			     f"{d.get('goaway_retried', 0):,}, refused twice {d.get('goaway_refused', 0):,})")
 	if d.get("rst_stream"):
 		parts.append(f"RST_STREAM {_codes(d['rst_stream'])}")
 	srv = [f"{name} {_codes(s[key])}" for key, name in (("http", ":status"),
