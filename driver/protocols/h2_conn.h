@@ -25,6 +25,7 @@
 #include "scheduling/worker.h"
 
 #define H2_NONE UINT32_MAX /* no stream (list ends) */
+#define H2_NV_MAX (DRV_MAX_HEADERS + 8) /* the request's headers: ours and -H's */
 
 /* One request in flight: an HTTP/2 stream. */
 struct h2_stream {

@@ -17,6 +17,8 @@ struct drv_config;
 
 /* Per thread: session callbacks and options, the request headers. 0 or -ENOMEM. */
 int h2__thread_init(struct h2_thread *ht, const struct drv_config *cfg);
+/* The request's headers into ht (nva, nnv, path_nv, authority), once: h2_headers.c. */
+int h2__headers(struct h2_thread *ht, const struct drv_config *cfg);
 void h2__thread_fini(struct h2_thread *ht);
 
 /* The connection is up (TLS: its handshake over): a client session, its SETTINGS queued. */
