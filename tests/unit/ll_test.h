@@ -10,7 +10,7 @@
  *
  * Up to 16 tests per file. ll_text_open() / ll_text_close(): what a formatter writes to a
  * stream, as a string. ll_unhex(): captured bytes written as hex. ll_xorshift(): pseudo-random
- * numbers, the same every run.
+ * numbers, the same every run. ll_tmpdir_make() / ll_tmpdir_remove(): a group's scratch folder.
  */
 #ifndef LOADLENS_TEST_LL_TEST_H
 #define LOADLENS_TEST_LL_TEST_H
@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <cmocka.h>
 
 #define LL__NTH(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, N, ...) \
@@ -86,6 +87,23 @@ static inline char *ll_text_close(struct ll_text *t)
 	assert_int_equal(fclose(t->f), 0);
 	assert_non_null(t->buf);
 	return t->buf;
+}
+
+/* A test file's scratch folder: ll_tmpdir_make(dir) from a group setup (dir a "/tmp/NAME_XXXXXX"
+ * array, made in place: 0, or -1), ll_tmpdir_remove(dir) from its teardown (the folder and all in
+ * it; 0, or nonzero). */
+static inline int ll_tmpdir_make(char *dir)
+{
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static inline int ll_tmpdir_remove(const char *dir)
+{
+	char cmd[300];
+
+	if (snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir) >= (int)sizeof(cmd))
+		return -1;
+	return system(cmd);
 }
 
 /* The seed of the tests' pseudo-random numbers: the same sequence every run. */

@@ -117,7 +117,7 @@ static int setup(void **state)
 	FILE *f;
 
 	(void)state;
-	if (!mkdtemp(tmpdir))
+	if (ll_tmpdir_make(tmpdir))
 		return -1;
 	snprintf(proto, sizeof(proto), "%s/t.proto", tmpdir);
 	f = fopen(proto, "w");
@@ -129,11 +129,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[300];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd);
+	return ll_tmpdir_remove(tmpdir);
 }
 
 LL_TEST_MAIN_GROUP(setup, teardown, test_syntax, test_shapes, test_mapping_allows)

@@ -491,16 +491,13 @@ static void test_threads(void **state)
 static int setup(void **state)
 {
 	(void)state;
-	return mkdtemp(tmpdir) ? 0 : -1;
+	return ll_tmpdir_make(tmpdir);
 }
 
 static int teardown(void **state)
 {
-	char cmd[300];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd);
+	return ll_tmpdir_remove(tmpdir);
 }
 
 LL_TEST_MAIN_GROUP(setup, teardown, test_static_matches_protoc, test_template_patched,

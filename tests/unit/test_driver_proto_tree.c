@@ -190,16 +190,13 @@ static void test_quiet(void **state)
 static int setup(void **state)
 {
 	(void)state;
-	return mkdtemp(tmpdir) ? 0 : -1;
+	return ll_tmpdir_make(tmpdir);
 }
 
 static int teardown(void **state)
 {
-	char cmd[300];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd);
+	return ll_tmpdir_remove(tmpdir);
 }
 
 LL_TEST_MAIN_GROUP(setup, teardown, test_import_path, test_deep, test_quiet)
