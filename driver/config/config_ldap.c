@@ -2,8 +2,9 @@
 /*
  * --proto ldap and its options (config_ldap.h). The target is tcp://HOST:PORT with --proto ldap,
  * or an RFC 4516 URL, ldap://HOST[:PORT][/BASEDN[?ATTRS[?SCOPE[?FILTER]]]] (port 389,
- * percent-escapes decoded), whose parts stand for --base, --attrs, --scope and --filter. A
- * password is only ever read from a file.
+ * percent-escapes decoded), whose parts stand for --base, --attrs, --scope and --filter; ldaps://
+ * is the same over TLS (port 636), and --starttls upgrades an ldap:// connection before its bind.
+ * A password is only ever read from a file.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -74,6 +75,8 @@ int drv__config_ldap_opt(struct drv_config *cfg, const char *name, const char *v
 		lc->bind_dn = v;
 	else if (!strcmp(name, "bind-password-file"))
 		lc->pw_path = *v ? v : NULL;
+	else if (!strcmp(name, "starttls"))
+		lc->starttls = true;
 	else
 		return drv__config_fail(err, errlen, "--%s: not an LDAP option", name);
 	if (!strcmp(name, "bind-password-file") && !*v)
@@ -115,22 +118,26 @@ int drv__config_ldap_url(struct drv_config *cfg, const char *s, char *err, size_
 {
 	char tcp[LL_HOST_MAX + 16], *parts[4] = {0}, *q;
 	struct drv_ldap_cfg *lc;
-	const char *slash, *hp = s + 7;
+	bool ldaps = !strncmp(s, "ldaps://", 8);
+	const char *slash, *hp = s + (ldaps ? 8 : 7);
 	size_t hlen;
 	int i;
 
-	if (strncmp(s, "ldap://", 7))
+	if (!ldaps && strncmp(s, "ldap://", 7))
 		return 0;
 	lc = ldap_of(cfg);
 	if (!lc)
 		return drv__config_fail(err, errlen, "out of memory");
+	lc->tls = ldaps ? DRV_LDAP_TLS_LDAPS : DRV_LDAP_TLS_NONE;
 	slash = strchr(hp, '/');
 	hlen = slash ? (size_t)(slash - hp) : strlen(hp);
 	if (!hlen || hlen > LL_HOST_MAX || strlen(slash ? slash : "") >= sizeof(lc->url_base))
 		goto bad;
-	/* a port of its own, or 389: "host", "[v6]" take it; "host:port", "[v6]:port" have one */
+	/* a port of its own, or 389 (636): "host", "[v6]" take it; "host:port", "[v6]:port" have
+	 * one */
 	if (hp[hlen - 1] == ']' || !memchr(hp, ':', hlen))
-		snprintf(tcp, sizeof(tcp), "tcp://%.*s:%d", (int)hlen, hp, DRV_LDAP_PORT);
+		snprintf(tcp, sizeof(tcp), "tcp://%.*s:%d", (int)hlen, hp,
+			 ldaps ? DRV_LDAPS_PORT : DRV_LDAP_PORT);
 	else
 		snprintf(tcp, sizeof(tcp), "tcp://%.*s", (int)hlen, hp);
 	if (ll_parse_url(tcp, &cfg->url))
@@ -167,8 +174,8 @@ int drv__config_ldap_url(struct drv_config *cfg, const char *s, char *err, size_
 		lc->filter_src = parts[3];
 	return 1;
 bad:
-	return drv__config_fail(err, errlen, "bad target '%s': expected ldap://HOST[:PORT][/BASEDN"
-				"[?ATTRS[?SCOPE[?FILTER]]]]", s);
+	return drv__config_fail(err, errlen, "bad target '%s': expected %s://HOST[:PORT][/BASEDN"
+				"[?ATTRS[?SCOPE[?FILTER]]]]", s, ldaps ? "ldaps" : "ldap");
 }
 
 /* --attrs a,b,c into lc->attrs */
@@ -256,12 +263,21 @@ int drv__config_ldap_check(struct drv_config *cfg, bool resp_given, char *err, s
 
 	if (!lc)
 		return 0;
+	if (lc->starttls && !lc->on)
+		return drv__config_fail(err, errlen, "--starttls is for ldap:// targets (or tcp:// "
+					"with --proto ldap)");
+	if (lc->starttls && lc->tls == DRV_LDAP_TLS_LDAPS)
+		return drv__config_fail(err, errlen, "--starttls with ldaps://: that connection is "
+					"TLS from the start; use ldap:// with --starttls, or "
+					"ldaps:// alone");
+	if (lc->starttls)
+		lc->tls = DRV_LDAP_TLS_STARTTLS;
 	if (!lc->on)
 		return drv__config_fail(err, errlen, "--base, --scope, --filter, --attrs, --bind-dn "
 					"and --bind-password-file go with --proto ldap");
 	if (cfg->url.scheme != LL_SCHEME_TCP)
 		return drv__config_fail(err, errlen, "--proto ldap goes with tcp://HOST:PORT (or an "
-					"ldap://HOST[:PORT]/BASEDN target)");
+					"ldap[s]://HOST[:PORT]/BASEDN target)");
 	if (cfg->mc_udp)
 		return drv__config_fail(err, errlen, "one --proto: ldap or memcache-udp");
 	if (cfg->payload || cfg->requests_path || resp_given)

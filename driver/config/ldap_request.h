@@ -20,6 +20,9 @@
 /* RFC 4511's SearchRequest scope */
 enum drv_ldap_scope { DRV_LDAP_BASE = 0, DRV_LDAP_ONE = 1, DRV_LDAP_SUB = 2 };
 
+/* TLS for LDAP: none, from the start (ldaps://, port 636), or after StartTLS (--starttls) */
+enum drv_ldap_tls { DRV_LDAP_TLS_NONE = 0, DRV_LDAP_TLS_LDAPS, DRV_LDAP_TLS_STARTTLS };
+
 /* --proto ldap: the options as given, and the search and bind they make */
 struct drv_ldap_cfg {
 	bool on;	      /* --proto ldap (or an ldap:// target) */
@@ -37,6 +40,8 @@ struct drv_ldap_cfg {
 	size_t password_len;
 	size_t max_len;		/* the longest request these encode to */
 	char url_base[2048];	/* ldap://HOST/BASEDN: the base DN, percent-decoded */
+	enum drv_ldap_tls tls;	/* ldaps:// or --starttls (protocols/proto_tcp_tls.c) */
+	bool starttls;		/* --starttls was given */
 };
 
 struct drv_ldap_req {

@@ -58,8 +58,8 @@ enum {
 	OPT_MESSAGE_FILE,
 	OPT_PRINT_PLAN,
 	OPT_IMPORT_PATH,
-	OPT_LDAP, /* --base --scope --filter --attrs --bind-dn --bind-password-file, in order */
-	OPT_LDAP_LAST = OPT_LDAP + 5,
+	OPT_LDAP, /* --base --scope --filter --attrs --bind-dn --bind-password-file --starttls */
+	OPT_LDAP_LAST = OPT_LDAP + 6,
 };
 
 static const struct option long_opts[] = {
@@ -108,6 +108,7 @@ static const struct option long_opts[] = {
 	{"attrs", required_argument, NULL, OPT_LDAP + 3},
 	{"bind-dn", required_argument, NULL, OPT_LDAP + 4},
 	{"bind-password-file", required_argument, NULL, OPT_LDAP + 5},
+	{"starttls", no_argument, NULL, OPT_LDAP + 6},
 	{"procs", required_argument, NULL, 'p'},
 	{"pipeline", required_argument, NULL, 'P'},
 	{"quiet", no_argument, NULL, 'q'},
@@ -118,7 +119,7 @@ static const struct option long_opts[] = {
 };
 
 static const char *const ldap_opts[] = {"base", "scope", "filter", "attrs", "bind-dn",
-					"bind-password-file"};
+					"bind-password-file", "starttls"};
 
 const struct option *drv_config_options(void)
 {
@@ -285,7 +286,7 @@ static int parse_target(struct drv_config *cfg, const char *s, char *err, size_t
 		return drv__config_fail(err, errlen,
 			       "bad target '%s': expected tcp://HOST:PORT, udp://HOST:PORT, "
 			       "http://HOST[:PORT][/PATH], https://HOST[:PORT][/PATH], "
-			       "grpc[s]://HOST:PORT/package.Service/Method or ldap://HOST[:PORT]/BASEDN",
+			       "grpc[s]://HOST:PORT/package.Service/Method or ldap[s]://HOST[:PORT]/BASEDN",
 			       s);
 	r = ll_resolve(cfg->url.host, cfg->url.port,
 		       cfg->url.scheme == LL_SCHEME_UDP ? SOCK_DGRAM : SOCK_STREAM, &cfg->addr,
@@ -508,8 +509,10 @@ static int parse_opt(struct drv_config *cfg, int c, const char *opt, struct drv_
 	case OPT_LDAP + 2:
 	case OPT_LDAP + 3:
 	case OPT_LDAP + 4:
+	case OPT_LDAP + 5:
 	case OPT_LDAP_LAST:
-		return drv__config_ldap_opt(cfg, ldap_opts[c - OPT_LDAP], optarg, err, errlen);
+		return drv__config_ldap_opt(cfg, ldap_opts[c - OPT_LDAP], optarg ? optarg : "", err,
+					    errlen);
 	case 'q':
 		cfg->quiet = true;
 		return 0;

@@ -107,10 +107,17 @@ void drv_ldap_reset(struct drv_ldap_state *s, int32_t msgid, bool bind)
 	s->left = 0;
 	s->msgid = msgid;
 	s->bind = bind;
+	s->extended = false;
 	s->notice = false;
 	s->entries = 0;
 	s->refs = 0;
 	s->code = -1;
+}
+
+void drv_ldap_reset_extended(struct drv_ldap_state *s, int32_t msgid)
+{
+	drv_ldap_reset(s, msgid, false);
+	s->extended = true;
 }
 
 /* Does op, of messageID id, answer the request? (A notice: messageID 0, ExtendedResponse.) */
@@ -120,6 +127,8 @@ static bool answers(const struct drv_ldap_state *s, ber_int_t id, ber_tag_t op)
 		return true;
 	if (id != s->msgid)
 		return false;
+	if (s->extended)
+		return op == DRV_LDAP_OP_EXTENDED_RESP || op == DRV_LDAP_OP_INTERMEDIATE;
 	switch (op) {
 	case DRV_LDAP_OP_BIND_RESP:
 		return s->bind;
@@ -182,7 +191,12 @@ static int message(struct drv_ldap_state *s)
 		return 0;
 	case DRV_LDAP_OP_INTERMEDIATE:
 		return 0;
-	case DRV_LDAP_OP_EXTENDED_RESP: /* unsolicited: Notice of Disconnection, never success */
+	case DRV_LDAP_OP_EXTENDED_RESP:
+		if (s->extended && id == s->msgid) { /* the answer to our ExtendedRequest */
+			s->code = code;
+			return 1;
+		}
+		/* unsolicited: Notice of Disconnection, never success */
 		s->notice = true;
 		s->code = code;
 		return code ? 1 : DRV_E_MALFORMED;

@@ -30,6 +30,7 @@ struct drv_ldap_state {
 	size_t left;
 	int32_t msgid;		/* the request's messageID */
 	bool bind;		/* the request is a bind, else a search */
+	bool extended;		/* the request is an ExtendedRequest (StartTLS) */
 	bool notice;		/* a Notice of Disconnection came: the server closes */
 	uint32_t entries;	/* SearchResultEntry messages of this search */
 	uint32_t refs;		/* SearchResultReference messages */
@@ -38,6 +39,8 @@ struct drv_ldap_state {
 
 /* Before a request: what answers it (bind or search, and its messageID). */
 void drv_ldap_reset(struct drv_ldap_state *s, int32_t msgid, bool bind);
+/* Before an ExtendedRequest (StartTLS): its ExtendedResponse, of messageID msgid, answers it. */
+void drv_ldap_reset_extended(struct drv_ldap_state *s, int32_t msgid);
 /*
  * Feed n bytes; returns the bytes used (<= n, all of them unless the response completed). *res is
  * 0 while the response is incomplete, 1 once it is complete (then *verdict and s->code are set),

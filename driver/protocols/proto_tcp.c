@@ -28,6 +28,7 @@
 #include "config/ldap_request.h"
 #include "protocols/proto_tcp_ldap.h"
 #include "protocols/proto_tcp_pipe.h"
+#include "protocols/proto_tcp_tls.h"
 #include "protocols/tcp_conn.h"
 #include "config/reqmix.h"
 #include "config/request.h"
@@ -68,6 +69,8 @@ static void proto_tcp_close(struct tcp_conn *c)
 		return;
 	c->closing = true;
 	c->base.deadline = 0;
+	if (c->tl)
+		drv__tcp_tls_close(c);
 	uv_close((uv_handle_t *)&c->tcp, on_close);
 }
 
@@ -92,7 +95,10 @@ static void fail(struct tcp_conn *c, int err)
 	if (c->rec_live)
 		drv_timing_unanswered(c->base.w, &c->base.ticket, c->rec, err);
 	c->rec_live = false;
-	drv_slot_fail(&c->base, err, c->connecting || c->binding); /* ldap: bound is connected */
+	if (c->tl)
+		drv__tcp_tls_why(c, err); /* a tls error's reason, for the run's stop */
+	/* ldap: bound is connected (after StartTLS and the handshake, with TLS) */
+	drv_slot_fail(&c->base, err, c->connecting || c->binding || (c->tl && c->tl->step));
 	drop(c);
 }
 
@@ -105,6 +111,8 @@ static void on_write(uv_write_t *req, int status)
 		return;
 	if (status < 0)
 		fail(c, status);
+	else if (c->tl && (status = drv__tcp_tls_flush(c))) /* records made meanwhile */
+		fail(c, status);
 }
 
 /* The request's bytes b[0..nb), from stable memory: now, or the rest through write_req. */
@@ -113,6 +121,12 @@ static void write_out(struct tcp_conn *c, uv_buf_t *b, unsigned nb)
 	size_t total = b[0].len + (nb > 1 ? b[1].len : 0);
 	int n, err;
 
+	if (c->tl) { /* as records, never by the blocking read's write */
+		err = drv__tcp_tls_send(c, b, nb);
+		if (err)
+			fail(c, err);
+		return;
+	}
 	n = drv_pingpong_write(c->base.w, (uv_handle_t *)&c->tcp, b, nb);
 	if (n == UV_ENOSYS)
 		n = uv_try_write((uv_stream_t *)&c->tcp, b, nb);
@@ -214,11 +228,68 @@ static void alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 	buf->len = c->tt->io.rbuf_len;
 }
 
+/* n bytes of the byte stream (with TLS: plaintext), in order. */
+static void on_bytes(struct tcp_conn *c, const char *p, size_t n)
+{
+	int err;
+
+	if (c->tt->pipeline > 1) {
+		drv__tcp_pipe_read(c, p, n);
+		return;
+	}
+	if (c->binding) {
+		err = drv__tcp_ldap_bound(c, p, n);
+		if (err < 0)
+			fail(c, err);
+		else if (err == 1)
+			proto_tcp_send(c);
+		return;
+	}
+	if (!c->in_flight) {
+		fail(c, DRV_E_MALFORMED);
+		return;
+	}
+	c->rx += (uint64_t)n;
+	err = drv_frame_feed(&c->tt->rule, &c->frame, p, n);
+	if (err)
+		fail(c, err);
+	else if (c->frame.done)
+		complete(c);
+}
+
+static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf);
+
+/* ldaps, --starttls: bytes from the socket; once TLS is up, the bind, and plaintext in order. */
+static void tls_in(struct tcp_conn *c, const char *p, size_t n)
+{
+	int r = drv__tcp_tls_in(c, p, n);
+
+	if (r == 1) {
+		ldap_bind(c);
+		r = 0;
+	}
+	while (!r && c->open && !c->closing) {
+		r = drv__tcp_tls_plain(c);
+		if (r <= 0)
+			break;
+		on_bytes(c, c->tt->plain, (size_t)r);
+		r = 0;
+	}
+	if (r == DRV_E_SHORT && c->open && !c->closing) /* close_notify: as the end of stream */
+		on_read((uv_stream_t *)&c->tcp, UV_EOF, NULL);
+	else if (r < 0 && c->open && !c->closing)
+		fail(c, r);
+}
+
 static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 {
 	struct tcp_conn *c = container_of(s, struct tcp_conn, tcp);
 	int err;
 
+	if (nread < 0 && c->tl && c->tl->step) { /* closed before TLS was up */
+		fail(c, nread == UV_EOF ? DRV_E_TLS : (int)nread);
+		return;
+	}
 	if (nread < 0 && c->tt->pipeline > 1) {
 		drv__tcp_pipe_eof(c, nread);
 		return;
@@ -247,28 +318,10 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 	if (!nread)
 		return;
 	tcp_conn_stats(c)->bytes_received += (uint64_t)nread;
-	if (c->tt->pipeline > 1) {
-		drv__tcp_pipe_read(c, buf->base, (size_t)nread);
-		return;
-	}
-	if (c->binding) {
-		err = drv__tcp_ldap_bound(c, buf->base, (size_t)nread);
-		if (err < 0)
-			fail(c, err);
-		else if (err == 1)
-			proto_tcp_send(c);
-		return;
-	}
-	if (!c->in_flight) {
-		fail(c, DRV_E_MALFORMED);
-		return;
-	}
-	c->rx += (uint64_t)nread;
-	err = drv_frame_feed(&c->tt->rule, &c->frame, buf->base, (size_t)nread);
-	if (err)
-		fail(c, err);
-	else if (c->frame.done)
-		complete(c);
+	if (c->tl)
+		tls_in(c, buf->base, (size_t)nread);
+	else
+		on_bytes(c, buf->base, (size_t)nread);
 }
 
 static bool alive(const uv_stream_t *s)
@@ -319,10 +372,14 @@ static void on_connect(uv_connect_t *req, int status)
 		fail(c, err);
 		return;
 	}
-	if (c->tt->ldap)
+	if (c->tl) /* ldaps, --starttls: TLS first, then the bind */
+		err = drv__tcp_tls_connected(c);
+	else if (c->tt->ldap)
 		ldap_bind(c);
 	else
 		proto_tcp_send(c);
+	if (err)
+		fail(c, err);
 }
 
 /* --source-addr: bind to the next local address, the port chosen at connect time. */
@@ -381,9 +438,12 @@ static int init(struct drv_worker *w)
 	tt->pipeline = (uint32_t)w->cfg->pipeline;
 	tt->close = proto_tcp_close;
 	tt->drop = drop;
+	tt->on_write = on_write;
 	if (tt->mix)
 		drv_mix_ctx_init(&tt->mix_ctx, w->cfg, w->id, (uint32_t)w->cfg->threads);
 	err = w->cfg->ldap ? drv__tcp_ldap_init(tt, w) : 0;
+	if (!err)
+		err = drv__tcp_tls_init(tt, w); /* ldaps, --starttls (proto_tcp_tls.c) */
 	return err ? err : drv_timing_init(w);
 }
 
@@ -409,7 +469,7 @@ static int slot_init(struct drv_slot *s)
 		if (!c->q || !c->iov)
 			return -ENOMEM;
 	}
-	return 0;
+	return drv__tcp_tls_slot_init(c);
 }
 
 static void slot_release(struct drv_slot *s)
@@ -418,6 +478,7 @@ static void slot_release(struct drv_slot *s)
 	free(tcp_conn_of(s)->mbuf);
 	free(tcp_conn_of(s)->q);
 	free(tcp_conn_of(s)->iov);
+	drv__tcp_tls_slot_release(tcp_conn_of(s));
 }
 
 static void slot_go(struct drv_slot *s)
@@ -480,14 +541,15 @@ static void slot_stop(struct drv_slot *s)
 /*
  * The closed loop's blocking read (pingpong.h): the connection, once the request is written and
  * one response has come on it (a connection used once, as with Connection: close, would pay the
- * few syscalls of the way in and out for a single read).
+ * few syscalls of the way in and out for a single read). Never with TLS (ldaps, --starttls): that
+ * read hands the socket's bytes to the framing as they are, and these are records to decrypt.
  */
 static uv_handle_t *slot_awaited(struct drv_slot *s)
 {
 	struct tcp_conn *c = tcp_conn_of(s);
 
 	if (!c->in_flight || c->writing || !c->open || c->closing || c->connecting ||
-	    c->binding || !c->on_conn || c->tt->pipeline > 1)
+	    c->binding || !c->on_conn || c->tt->pipeline > 1 || c->tl)
 		return NULL;
 	return (uv_handle_t *)&c->tcp;
 }
@@ -511,8 +573,10 @@ static const struct drv_slot_ops slot_ops = {
 
 static void fini(struct drv_worker *w)
 {
-	if (w->proto_data)
+	if (w->proto_data) {
 		drv__tcp_ldap_fini(w->proto_data);
+		drv__tcp_tls_fini(w->proto_data);
+	}
 	drv_slot_io_fini(w);
 }
 

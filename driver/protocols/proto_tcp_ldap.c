@@ -43,7 +43,7 @@ int drv__tcp_ldap_bind(struct tcp_conn *c, uv_buf_t *b)
 {
 	long n;
 
-	c->msgid = 1;
+	c->msgid = c->tt->ldap->tls == DRV_LDAP_TLS_STARTTLS ? 2 : 1; /* StartTLS took 1 */
 	n = drv_ldap_bind(c->tt->ldap, c->msgid, c->mbuf, c->tt->ldap->max_len);
 	if (n < 0)
 		return (int)n;

@@ -21,6 +21,7 @@ struct tcp_thread;
 struct tcp_conn;
 struct drv_ldap_cfg;
 struct drv_ldap_req;
+struct tcp_tls;
 
 /* -P: one request in flight on a pipelined connection. */
 struct tcp_pend {
@@ -69,6 +70,7 @@ struct tcp_conn {
 	uint64_t t_rx;	    /* open loop: the kernel's receive time of the bytes being read */
 	int32_t msgid;	    /* ldap: the last messageID sent on this connection */
 	bool binding;	    /* ldap: the bind is out, its response not yet in */
+	struct tcp_tls *tl; /* ldaps, --starttls: its TLS (proto_tcp_tls.h), else NULL */
 };
 
 struct tcp_thread {
@@ -82,6 +84,10 @@ struct tcp_thread {
 	uint32_t pipeline; /* -P */
 	const struct drv_ldap_cfg *ldap; /* --proto ldap, or NULL (proto_tcp_ldap.c) */
 	struct drv_ldap_req *lreq;	 /* its search templates */
+	struct ssl_ctx_st *tls_ctx;	 /* ldaps, --starttls: the client context, else NULL */
+	char *plain;			 /* ...and the plaintext read buffer */
+	size_t plain_len;
+	uv_write_cb on_write;		 /* proto_tcp.c's, for a write the TLS layer starts */
 	/* proto_tcp.c's: close the connection, its close callback starts the slot's next attempt;
 	 * after a failure is counted: nothing in flight any more, close it, or if it is not open,
 	 * start the slot's next attempt now */

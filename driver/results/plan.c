@@ -40,6 +40,7 @@ static const struct {
 	{"base", "ldap"},		  {"scope", "ldap"},
 	{"filter", "ldap"},		  {"attrs", "ldap"},
 	{"bind-dn", "ldap"},		  {"bind-password-file", "ldap"},
+	{"starttls", "ldap"},
 	{"procs", "procs"},		  {"pipeline", "pipeline"},
 	{"quiet", "quiet"},		  {"import-path", "import_paths"},
 };
@@ -223,7 +224,7 @@ static json_t *import_paths(const struct drv_config *cfg)
 /* http(s)://, grpc(s)://: method, headers, body, engine, TLS; the gRPC messages. */
 static int http(json_t *o, const struct drv_config *cfg)
 {
-	bool tls = drv_config_tls(cfg);
+	bool tls = drv_config_tls(cfg) || (cfg->ldap && cfg->ldap->tls); /* and ldaps, --starttls */
 	int bad = 0;
 
 	bad |= set(o, "method", text(cfg->method));

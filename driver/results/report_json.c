@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "loadlens/hist_json.h"
 #include "config/config.h"
+#include "config/ldap_request.h"
 #include "base/drv.h"
 #include "results/report.h"
 #include "results/result.h"
@@ -53,7 +54,7 @@ static json_t *config(const struct drv_config *cfg)
 		bad |= set(o, "http2", json_boolean(cfg->http2));
 		bad |= set(o, "streams", u64(cfg->streams));
 	}
-	if (drv_config_tls(cfg)) {
+	if (drv_config_tls(cfg) || (cfg->ldap && cfg->ldap->tls)) { /* and ldaps, --starttls */
 		bad |= set(o, "tls_verify", json_boolean(!cfg->insecure));
 		bad |= set(o, "cacert", cfg->cacert ? json_string(cfg->cacert) : json_null());
 	}
@@ -145,11 +146,12 @@ json_t *drv_report_json(const struct drv_config *cfg, const struct drv_result *r
 	bad |= set(o, "start_unix_ns", u64(res->start_unix_ns));
 	bad |= set(o, "duration_ns", u64(res->duration_ns));
 	bad |= set(o, "stopped_by", json_string(drv_stop_reason_name(res->reason)));
-	/* the first TLS or HTTP/2 negotiation failure: its class and reason (null: none) */
+	/* the first TLS or HTTP/2 negotiation failure: its class, reason, how often (null: none) */
 	bad |= set(o, "negotiation_failure",
-		      res->neg_err ? json_pack("{s:s, s:s?}", "error",
+		      res->neg_err ? json_pack("{s:s, s:s?, s:I}", "error",
 					       drv_err_name(drv_err_class(res->neg_err)), "reason",
-					       res->neg_why[0] ? res->neg_why : NULL)
+					       res->neg_why[0] ? res->neg_why : NULL, "count",
+					       (json_int_t)res->neg_count)
 				   : json_null());
 	bad |= sums(o, t, "requests", "connect_attempts");
 	bad |= set(o, "errors", errs);

@@ -65,9 +65,12 @@ json_t *drv_report_json_ldap_config(const struct drv_config *cfg)
 			return NULL;
 		}
 	}
-	return json_pack("{s:s,s:s,s:s,s:o*,s:s?}", "base", lc->base_src ? lc->base_src : "",
+	return json_pack("{s:s,s:s,s:s,s:o*,s:s?,s:s?}", "base", lc->base_src ? lc->base_src : "",
 			 "scope", drv_ldap_scope_name(lc->scope), "filter", lc->filter_src,
-			 "attrs", attrs, "bind_dn", lc->bind_dn);
+			 "attrs", attrs, "bind_dn", lc->bind_dn, "tls",
+			 lc->tls == DRV_LDAP_TLS_LDAPS	   ? "ldaps"
+			 : lc->tls == DRV_LDAP_TLS_STARTTLS ? "starttls"
+							    : NULL);
 }
 
 /* A code's name back to its slot; DRV_LDAP_CODES if none. */

@@ -87,6 +87,7 @@ def samples(tmp):
 		"--bind-dn": (LDAP, ldap, ["--bind-dn", "cn=admin", "--bind-password-file", f["pw"]]),
 		"--bind-password-file": (LDAP, ldap + ["--bind-dn", "cn=a", "--bind-password-file",
 						       f["pw"]], ["--bind-password-file", f["pw2"]]),
+		"--starttls": (LDAP, ldap, ["--starttls"]),
 		"--procs": (TCP, ["-c", "4"], ["--procs", "2"]),
 		"--pipeline": (TCP, [], ["--pipeline", "4"]),
 		"--quiet": (TCP, [], ["--quiet"]),

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: MIT
+/*
+ * LDAP over TLS on the TCP slots (proto_tcp_tls.h). ldaps://: the handshake starts once the TCP
+ * connection is up. --starttls: first RFC 4511's ExtendedRequest for 1.3.6.1.4.1.1466.20037
+ * (messageID 1) in the clear; its ExtendedResponse framed like any LDAP reply; success starts the
+ * handshake, another resultCode fails the connection as a tls error whose reason is the code's
+ * name. The bind then takes messageID 2 (proto_tcp_ldap.c). A handshake that fails is a tls error
+ * with OpenSSL's reason, so a run where every connection fails stops at once (failfast.h).
+ *
+ * Records out: OpenSSL writes them into its memory BIO; here they are moved to pend and written
+ * with uv_try_write, the rest through the slot's one uv_write_t from out (pend and out swap), and
+ * whatever is made while that write is out waits in pend for its callback (drv__tcp_tls_flush).
+ * Both buffers belong to the slot and outlive its connections, as an in-flight write needs.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "base/errors.h"
+#include "config/config.h"
+#include "config/ldap_request.h"
+#include "framing/frame.h"
+#include "framing/ldap_codes.h"
+#include "protocols/proto_tcp_tls.h"
+
+#define TLS_PLAIN_BUF (64 * 1024)
+
+/* LDAPMessage { messageID 1, [APPLICATION 23] { [0] "1.3.6.1.4.1.1466.20037" } } */
+static const char starttls_req[] = "\x30\x1d\x02\x01\x01\x77\x18\x80\x16"
+				   "1.3.6.1.4.1.1466.20037";
+
+int drv__tcp_tls_init(struct tcp_thread *tt, struct drv_worker *w)
+{
+	char msg[512];
+
+	if (!w->cfg->ldap || !w->cfg->ldap->tls)
+		return 0;
+	tt->tls_ctx = drv_tls_ctx_new(w->cfg, NULL, 0, msg, sizeof(msg)); /* no ALPN */
+	if (!tt->tls_ctx) {
+		fprintf(stderr, "%s: %s\n", DRV_PROG, msg);
+		return -EINVAL;
+	}
+	tt->plain_len = TLS_PLAIN_BUF;
+	tt->plain = malloc(tt->plain_len);
+	return tt->plain ? 0 : -ENOMEM;
+}
+
+void drv__tcp_tls_fini(struct tcp_thread *tt)
+{
+	drv_tls_ctx_free(tt->tls_ctx);
+	tt->tls_ctx = NULL;
+	free(tt->plain);
+	tt->plain = NULL;
+}
+
+int drv__tcp_tls_slot_init(struct tcp_conn *c)
+{
+	if (!c->tt->tls_ctx)
+		return 0;
+	c->tl = calloc(1, sizeof(*c->tl));
+	return c->tl ? 0 : -ENOMEM;
+}
+
+void drv__tcp_tls_slot_release(struct tcp_conn *c)
+{
+	if (!c->tl)
+		return;
+	drv_tls_fini(&c->tl->tls);
+	free(c->tl->out.p);
+	free(c->tl->pend.p);
+	free(c->tl);
+	c->tl = NULL;
+}
+
+static char *room(struct tcp_tls_buf *b, size_t n)
+{
+	size_t cap = b->cap ? b->cap : 4096;
+	char *p;
+
+	if (b->len + n > b->cap) {
+		while (cap < b->len + n)
+			cap *= 2;
+		p = realloc(b->p, cap);
+		if (!p)
+			return NULL;
+		b->p = p;
+		b->cap = cap;
+	}
+	return b->p + b->len;
+}
+
+int drv__tcp_tls_flush(struct tcp_conn *c)
+{
+	struct tcp_tls *tl = c->tl;
+	struct tcp_tls_buf t;
+	size_t n = tl->tls.ssl ? drv_tls_out_pending(&tl->tls) : 0;
+	uv_buf_t b;
+	char *p;
+	int w;
+
+	if (n) {
+		p = room(&tl->pend, n);
+		if (!p)
+			return -ENOMEM;
+		tl->pend.len += drv_tls_out_take(&tl->tls, p, n);
+	}
+	if (c->writing || !tl->pend.len) /* the write's callback comes back here */
+		return 0;
+	b = uv_buf_init(tl->pend.p, (unsigned int)tl->pend.len);
+	w = uv_try_write((uv_stream_t *)&c->tcp, &b, 1);
+	if (w < 0 && w != UV_EAGAIN)
+		return w;
+	if (w < 0)
+		w = 0;
+	tcp_conn_stats(c)->bytes_sent += tl->pend.len;
+	if ((size_t)w == tl->pend.len) {
+		tl->pend.len = 0;
+		return 0;
+	}
+	t = tl->out; /* the rest from out, which no write holds now; pend starts empty */
+	tl->out = tl->pend;
+	tl->pend = t;
+	tl->pend.len = 0;
+	b = uv_buf_init(tl->out.p + w, (unsigned int)(tl->out.len - (size_t)w));
+	tl->out.len = 0;
+	w = uv_write(&c->write_req, (uv_stream_t *)&c->tcp, &b, 1, c->tt->on_write);
+	if (w)
+		return w;
+	c->writing = true;
+	return 0;
+}
+
+int drv__tcp_tls_send(struct tcp_conn *c, const uv_buf_t *b, unsigned nb)
+{
+	unsigned i;
+	int err;
+
+	for (i = 0; i < nb; i++) {
+		err = drv_tls_write(&c->tl->tls, b[i].base, b[i].len);
+		if (err)
+			return err;
+	}
+	return drv__tcp_tls_flush(c);
+}
+
+/* The handshake's next step, its records out: 0, 1 (over), or DRV_E_TLS. */
+static int handshake(struct tcp_conn *c)
+{
+	int r = drv_tls_handshake(&c->tl->tls);
+	int err;
+
+	if (r < 0)
+		r = DRV_E_TLS; /* no ALPN offered: never not_h2 */
+	err = drv__tcp_tls_flush(c); /* a failed handshake's alert too */
+	if (r < 0 || err)
+		return r < 0 ? r : err;
+	if (r == 1)
+		c->tl->step = TCP_TLS_UP;
+	return r;
+}
+
+static int start_handshake(struct tcp_conn *c)
+{
+	const struct drv_config *cfg = c->base.w->cfg;
+
+	if (drv_tls_init(&c->tl->tls, c->tt->tls_ctx, cfg->url.host, !cfg->insecure))
+		return -ENOMEM;
+	c->tl->step = TCP_TLS_HANDSHAKE;
+	return handshake(c); /* the ClientHello: never over at once */
+}
+
+int drv__tcp_tls_connected(struct tcp_conn *c)
+{
+	struct tcp_tls *tl = c->tl;
+	char *p;
+
+	tl->pend.len = 0;
+	if (c->tt->ldap->tls == DRV_LDAP_TLS_LDAPS)
+		return start_handshake(c) < 0 ? DRV_E_TLS : 0;
+	drv_frame_reset(&c->tt->rule, &c->frame);
+	drv_ldap_reset_extended(&c->frame.app.ldap, 1);
+	p = room(&tl->pend, sizeof(starttls_req) - 1);
+	if (!p)
+		return -ENOMEM;
+	memcpy(p, starttls_req, sizeof(starttls_req) - 1);
+	tl->pend.len += sizeof(starttls_req) - 1;
+	tl->step = TCP_TLS_STARTTLS;
+	return drv__tcp_tls_flush(c);
+}
+
+/* The StartTLS reply, in the clear: 0 (more to come, or the handshake begun) or a failure. */
+static int starttls_in(struct tcp_conn *c, const char *p, size_t n)
+{
+	const struct drv_ldap_state *s = &c->frame.app.ldap;
+	char name[32], why[96];
+	int err = drv_frame_feed(&c->tt->rule, &c->frame, p, n);
+
+	if (err || !c->frame.done)
+		return err;
+	if (s->code) {
+		snprintf(why, sizeof(why), "the server refused StartTLS: %s",
+			 drv_ldap_code_name(drv_ldap_code_slot(s->code), name, sizeof(name)));
+		drv_worker_why(c->base.w, why);
+		return DRV_E_TLS;
+	}
+	/* nothing may follow the response before our ClientHello: any rest is not taken */
+	return start_handshake(c);
+}
+
+int drv__tcp_tls_in(struct tcp_conn *c, const char *p, size_t n)
+{
+	struct tcp_tls *tl = c->tl;
+
+	if (tl->step == TCP_TLS_STARTTLS)
+		return starttls_in(c, p, n);
+	if (!tl->tls.ssl || drv_tls_feed(&tl->tls, p, n))
+		return DRV_E_TLS;
+	return tl->step == TCP_TLS_HANDSHAKE ? handshake(c) : 0;
+}
+
+int drv__tcp_tls_plain(struct tcp_conn *c)
+{
+	if (!c->tl->tls.done)
+		return 0;
+	return drv_tls_read(&c->tl->tls, c->tt->plain, c->tt->plain_len);
+}
+
+void drv__tcp_tls_close(struct tcp_conn *c)
+{
+	drv_tls_fini(&c->tl->tls);
+	c->tl->step = TCP_TLS_UP;
+	c->tl->pend.len = 0;
+}
+
+void drv__tcp_tls_why(struct tcp_conn *c, int err)
+{
+	if (err != DRV_E_TLS)
+		return;
+	if (c->tl->tls.why)
+		drv_worker_why(c->base.w, c->tl->tls.why);
+	else if (c->tl->step == TCP_TLS_STARTTLS)
+		drv_worker_why(c->base.w, "the server closed the connection before it answered "
+					  "StartTLS");
+	else
+		drv_worker_why(c->base.w, "the server closed the connection during the TLS "
+					  "handshake");
+}
