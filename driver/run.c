@@ -91,6 +91,18 @@ static void close_main(struct drv_run *r)
 	uv_close((uv_handle_t *)&r->live, NULL);
 }
 
+/* The workers' responses so far (a worker that told of its failed slots may have had one since). */
+static uint64_t answered(const struct drv_run *r)
+{
+	uint64_t n = 0;
+	uint32_t i;
+
+	for (i = 0; i < r->nstarted; i++)
+		n += drv_counter_read(&r->workers[i].stats.requests) +
+		     drv_counter_read(&r->workers[i].warm.requests);
+	return n;
+}
+
 static void on_wake(uv_async_t *a)
 {
 	struct drv_run *r = container_of(a, struct drv_run, wake);
@@ -99,8 +111,8 @@ static void on_wake(uv_async_t *a)
 		stop_workers(r);
 	/* every connection failed its TLS or HTTP/2 negotiation, nothing answered: retrying would
 	 * fail the same way until -d or -n ran out */
-	if (r->nstarted && !r->stop_sent &&
-	    __atomic_load_n(&r->nnegfail, __ATOMIC_SEQ_CST) >= r->nstarted) {
+	if (!r->stop_sent && drv_failfast_stop(__atomic_load_n(&r->nnegfail, __ATOMIC_SEQ_CST),
+					       r->nstarted, answered(r))) {
 		r->negotiation = true;
 		stop_workers(r);
 	}
@@ -259,11 +271,9 @@ static void collect(struct drv_run *r)
 		}
 		if (w->loop_close_err)
 			res->loop_close_failures++;
-		if (w->ff.err && !res->neg_err) { /* the first worker's first failure */
-			res->neg_err = w->ff.err;
-			_Static_assert(sizeof(res->neg_why) == DRV_FAILFAST_WHY, "neg_why");
-			memcpy(res->neg_why, w->ff.why, sizeof(res->neg_why));
-		}
+		_Static_assert(sizeof(res->neg_why) == DRV_FAILFAST_WHY, "neg_why");
+		if (w->ff.err) /* the first worker's first failure; its reason's count, summed */
+			drv_result_negotiation(res, w->ff.err, w->ff.why, w->ff.nwhy);
 		drv_stats_merge(&res->total, &w->stats);
 		res->warmup_requests += w->warm.requests;
 		if (w->stats.cpu_ns > res->max_thread_cpu_ns)

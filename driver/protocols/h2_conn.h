@@ -77,6 +77,7 @@ struct h2_conn {
 	uint64_t t_op;	       /* connect start */
 	uint64_t rx;	       /* bytes read on this connection */
 	uint64_t t_rx;	       /* open loop: the kernel's receive time of the bytes being read */
+	const char *not_h2;    /* not_h2: what the server's first bytes were instead (static) */
 	int32_t goaway_last;   /* a GOAWAY's last stream id */
 	uint32_t depth;	       /* inside a send or read: written on the way out */
 	bool open;	       /* tcp is initialised and not yet closed */

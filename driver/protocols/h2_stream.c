@@ -429,9 +429,23 @@ int h2__recv(struct h2_conn *c, const uint8_t *p, size_t n)
 {
 	ssize_t r;
 
-	/* an HTTP/1.x server answers the preface with its own status line */
-	if (!c->settings && !c->rx && n >= 5 && !memcmp(p, "HTTP/", 5))
+	/*
+	 * A server's first frame is its SETTINGS (RFC 9113 3.4): anything else there is not HTTP/2.
+	 * An HTTP/1.x server answers the preface with its own status line, another with an error
+	 * page and no status line (Python's http.server: HTTP/0.9 style), or a banner.
+	 */
+	if (!c->settings && !c->rx && n >= 4 && p[3] != NGHTTP2_SETTINGS) {
+		if (c->ht->tls) /* ALPN chose h2, and the server spoke otherwise */
+			c->not_h2 = "the server's ALPN chose h2, and its first bytes were not an "
+				    "HTTP/2 SETTINGS frame";
+		else if (n >= 5 && !memcmp(p, "HTTP/", 5))
+			c->not_h2 = "the server answered the HTTP/2 preface with HTTP/1.x: no "
+				    "HTTP/2 by prior knowledge (h2c) there";
+		else
+			c->not_h2 = "the server's first bytes were not an HTTP/2 SETTINGS frame: "
+				    "no HTTP/2 by prior knowledge (h2c) there";
 		return DRV_E_NOT_H2;
+	}
 	c->rx += n;
 	r = nghttp2_session_mem_recv(c->sess, p, n);
 	if (r < 0)

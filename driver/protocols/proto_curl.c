@@ -33,6 +33,7 @@ struct curl_slot {
 	struct curl_thread *ct;
 	bool added;
 	uint64_t on_conn;
+	char errbuf[CURL_ERROR_SIZE]; /* CURLOPT_ERRORBUFFER: a failed transfer's words */
 };
 
 /* A socket curl asked us to watch. */
@@ -91,6 +92,22 @@ static void connects(struct curl_thread *ct, struct curl_slot *s, CURL *easy, CU
 	ll_hist_record(st->connect, (uint64_t)conn_us * 1000);
 }
 
+/*
+ * Why a transfer's TLS negotiation failed: the certificate's verification in OpenSSL's words (as
+ * the native engine says it), else libcurl's error buffer (a host name mismatch, OpenSSL's
+ * "wrong version number"), else rc's text. A result of 1 (X509_V_ERR_UNSPECIFIED) is what
+ * libcurl leaves when no certificate was verified.
+ */
+static const char *negotiation_why(struct curl_slot *s, CURLcode rc)
+{
+	long v = 0;
+
+	if (curl_easy_getinfo(s->easy, CURLINFO_SSL_VERIFYRESULT, &v) == CURLE_OK &&
+	    v != X509_V_OK && v != X509_V_ERR_UNSPECIFIED)
+		return X509_verify_cert_error_string(v);
+	return s->errbuf[0] ? s->errbuf : curl_easy_strerror(rc);
+}
+
 static void done(struct curl_thread *ct, CURL *easy, CURLcode rc)
 {
 	struct drv_worker *w = ct->w;
@@ -116,13 +133,9 @@ static void done(struct curl_thread *ct, CURL *easy, CURLcode rc)
 		st->bytes_received += (uint64_t)down;
 	if (rc != CURLE_OK) { /* the next attempt from the loop, not from inside curl's callbacks */
 		int err = drv_curl_error(easy, rc);
-		long v = 0;
 
-		if (drv_failfast_err(err)) /* why: the certificate's verification, else curl's */
-			drv_worker_why(w, curl_easy_getinfo(easy, CURLINFO_SSL_VERIFYRESULT, &v) ==
-							  CURLE_OK && v
-						  ? X509_verify_cert_error_string(v)
-						  : curl_easy_strerror(rc));
+		if (drv_failfast_err(err))
+			drv_worker_why(w, negotiation_why(s, rc));
 		drv_slot_fail(&s->base, err,
 			      rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST);
 		drv_slot_retry(&s->base);
@@ -295,6 +308,7 @@ static int easy_setup(struct curl_thread *ct, struct curl_slot *s)
 	bad |= curl_easy_setopt(e, CURLOPT_URL, ct->url) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_PRIVATE, (char *)s) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_ERRORBUFFER, s->errbuf) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)(cfg->timeout_ns / 1000000)) !=
 	       CURLE_OK;

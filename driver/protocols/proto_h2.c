@@ -93,10 +93,10 @@ static const char *negotiation_why(const struct h2_conn *c, int err)
 {
 	if (c->tls.why)
 		return c->tls.why;
+	if (err == DRV_E_NOT_H2 && c->not_h2) /* its first bytes (h2__recv) */
+		return c->not_h2;
 	if (err == DRV_E_NOT_H2)
-		return c->ht->tls ? "the server's ALPN chose no h2: it does not offer HTTP/2 there"
-				  : "the server answered the HTTP/2 preface with HTTP/1.x: no HTTP/2 "
-				    "by prior knowledge (h2c) there";
+		return "the server's ALPN chose no h2: it does not offer HTTP/2 there";
 	return "the server closed the connection during the TLS handshake";
 }
 
@@ -415,6 +415,7 @@ static void h2_connect(struct h2_conn *c)
 
 	c->connecting = true;
 	c->settings = false;
+	c->not_h2 = NULL;
 	c->rx = 0;
 	err = uv_tcp_init_ex(&w->loop, &c->tcp, w->cfg->addr.ss_family);
 	if (err) { /* no handle to close: counted, retried after a backoff */

@@ -23,6 +23,17 @@ static uint64_t u64(const json_t *o, const char *k)
 							       : 0;
 }
 
+/* A run's negotiation_failure (null, or absent in files written before it existed: none). */
+static void negotiation(struct drv_result *res, const json_t *nf)
+{
+	const char *e = json_string_value(json_object_get(nf, "error"));
+
+	if (e && (!strcmp(e, "tls") || !strcmp(e, "not_h2")))
+		drv_result_negotiation(res, !strcmp(e, "tls") ? DRV_E_TLS : DRV_E_NOT_H2,
+				       json_string_value(json_object_get(nf, "reason")),
+				       u64(nf, "count"));
+}
+
 int drv_merge_init(struct drv_merge *m)
 {
 	memset(m, 0, sizeof(*m));
@@ -149,11 +160,14 @@ int drv_merge_add(struct drv_merge *m, const json_t *doc, char *err, size_t len)
 	if (end > m->end_unix_ns)
 		m->end_unix_ns = end;
 	stop = json_string_value(json_object_get(doc, "stopped_by"));
-	if (!m->res.merged || (stop && !strcmp(stop, "signal")))
+	/* the first run's reason; a signal wins; negotiation stands only if every run says so */
+	if (!m->res.merged || (stop && !strcmp(stop, "signal")) ||
+	    (m->res.reason == DRV_STOP_NEGOTIATION && !(stop && !strcmp(stop, "negotiation"))))
 		m->res.reason = stop && !strcmp(stop, "signal")	      ? DRV_STOP_SIGNAL
 				: stop && !strcmp(stop, "duration")    ? DRV_STOP_DURATION
 				: stop && !strcmp(stop, "negotiation") ? DRV_STOP_NEGOTIATION
 								       : DRV_STOP_REQUESTS;
+	negotiation(&m->res, json_object_get(doc, "negotiation_failure"));
 	m->cfg.connections += u64(cfg, "connections");
 	m->cfg.threads += u64(cfg, "threads");
 	m->cfg.requests += u64(cfg, "requests");

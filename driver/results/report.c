@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Human output: the banner, the per-interval lines (stderr) and the summary (stdout). */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include "loadlens/cli.h"
@@ -312,15 +313,22 @@ void drv_report_summary(FILE *f, const struct drv_config *cfg, const struct drv_
 			continue;
 		fprintf(f, "hint: %s: %s\n", drv_err_name((enum drv_err)e),
 			drv_err_hint((enum drv_err)e, t, target, hint, sizeof(hint)));
-		/* the first negotiation failure's own words (OpenSSL's, libcurl's) */
+		/* the first negotiation failure's own words (OpenSSL's, libcurl's), how often */
 		if (res->neg_why[0] && drv_err_class(res->neg_err) == (enum drv_err)e)
-			fprintf(f, "hint: %s: the first failure: %s\n", drv_err_name((enum drv_err)e),
-				res->neg_why);
+			fprintf(f, "hint: %s: the first failure: %s (%" PRIu64 " failure%s gave "
+				   "this reason)\n", drv_err_name((enum drv_err)e), res->neg_why,
+				res->neg_count, res->neg_count == 1 ? "" : "s");
 	}
-	if (res->reason == DRV_STOP_NEGOTIATION)
+	if (res->reason == DRV_STOP_NEGOTIATION) { /* the one line that says why the run ended */
+		if (res->neg_why[0]) /* last: a reason may hold colons */
+			snprintf(hint, sizeof(hint), " (%" PRIu64 " failure%s: %s)", res->neg_count,
+				 res->neg_count == 1 ? "" : "s", res->neg_why);
+		else
+			hint[0] = '\0';
 		fprintf(f, "stopped: every connection failed its %s negotiation and none was "
-			   "answered: retrying would fail the same way\n",
-			drv_err_class(res->neg_err) == DRV_ERR_NOT_H2 ? "HTTP/2" : "TLS");
+			   "answered: retrying would fail the same way%s\n",
+			drv_err_class(res->neg_err) == DRV_ERR_NOT_H2 ? "HTTP/2" : "TLS", hint);
+	}
 	drv_report_h2_hints(f, cfg, t);
 	if (drv_report_bottleneck(cfg, res, hint, sizeof(hint)))
 		fprintf(f, "warning: %s\n", hint);

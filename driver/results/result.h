@@ -33,12 +33,20 @@ struct drv_result {
 	bool before_start; /* a signal during --start-at cancelled the run before it started */
 	int loop_close_failures; /* loops that were not empty at the end (a bug) */
 	int hdr_log_err;	 /* --hdr-log: the first write error (-errno), 0 if none */
-	/* stopped by negotiation: the first failure's error and reason ("": none given) */
+	/* the first TLS or HTTP/2 negotiation failure: its error (0: none), its reason ("": none
+	 * given), and how many failures gave that same reason */
 	int neg_err;
+	uint64_t neg_count;
 	char neg_why[160];
 };
 
 void drv_result_fini(struct drv_result *res);
+/*
+ * Add a worker's (or a merged run's) first negotiation failure, err with reason why given count
+ * times, to res: the first one is kept (the first with a reason, over one without), and the count
+ * of a failure with the same reason is added. err 0: nothing.
+ */
+void drv_result_negotiation(struct drv_result *res, int err, const char *why, uint64_t count);
 const char *drv_stop_reason_name(enum drv_stop_reason r);
 
 #endif /* LOADLENS_DRV_RESULT_H */

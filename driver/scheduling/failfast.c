@@ -16,12 +16,22 @@ bool drv_failfast_due(uint32_t failed, uint32_t nslots, uint64_t answered)
 	return nslots && failed >= nslots && !answered;
 }
 
+bool drv_failfast_stop(uint32_t told, uint32_t nworkers, uint64_t answered)
+{
+	return nworkers && told >= nworkers && !answered;
+}
+
 void drv_failfast_why(struct drv_failfast *f, const char *why)
 {
 	size_t n;
 
-	if (f->why[0] || !why || !why[0])
+	if (!why || !why[0])
 		return;
+	if (f->why[0]) { /* the same reason (as far as it was kept) counts */
+		f->nwhy += !strncmp(f->why, why, sizeof(f->why) - 1);
+		return;
+	}
+	f->nwhy = 1;
 	n = strlen(why);
 	if (n >= sizeof(f->why))
 		n = sizeof(f->why) - 1;

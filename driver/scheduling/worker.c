@@ -18,7 +18,9 @@ void drv__worker_finish(struct drv_worker *w)
 
 void drv_worker_negfail(struct drv_worker *w, int err)
 {
-	uint64_t answered = ll_hist_count(w->stats.latency) + ll_hist_count(w->warm.latency);
+	/* answers (errors such as http_status too), and connections whose server SETTINGS came */
+	uint64_t answered = ll_hist_count(w->stats.latency) + ll_hist_count(w->warm.latency) +
+			    w->stats.h2_settings;
 
 	w->ff.slots++;
 	if (!w->ff.err)

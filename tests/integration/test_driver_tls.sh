@@ -3,8 +3,9 @@
 # certificate, ALPN h2, prior-knowledge h2c): the driver's counts equal nginx's stub_status counts
 # exactly, the HTTP version negotiated is the one asked for, keep-alive uses -c connections, and a
 # negotiation that fails on every connection (an untrusted certificate, no h2 in ALPN, an HTTP/1
-# answer to the h2c preface) stops the run at once with the reason. (The native HTTP/2 engine, --http2 without
-# --http-engine curl, is test_driver_h2.sh's.)
+# answer to the h2c preface, grpcs) stops the run at once with the reason, while a flaky server
+# (every other handshake fails) is measured for its whole -d. (The native HTTP/2 engine,
+# --http2 without --http-engine curl, is test_driver_h2.sh's.)
 . "$(dirname "$0")/lib.sh"
 require_bin loadlens-driver
 command -v jq >/dev/null || skip "jq is not installed"
@@ -115,25 +116,65 @@ fast() {
 	expect_json "$name: the failure's class" "$LL_TMP/$name.json" .negotiation_failure.error "$class"
 	jget "$LL_TMP/$name.json" .negotiation_failure.reason | grep -q "$why" ||
 		fail "$name: the reason is not '$why'"
+	# how many failures gave that reason: here all of them, each slot's at least
+	[ "$(jget "$LL_TMP/$name.json" ".negotiation_failure.count == .errors.$class and
+		.negotiation_failure.count >= 4")" = true ] ||
+		fail "$name: count $(jq -c '[.negotiation_failure.count, .errors]' "$LL_TMP/$name.json")"
 	# (a TLS connection is counted once its handshake is done: none; an h2c one at its connect)
 	[ "$(jget "$LL_TMP/$name.json" ".errors.$class >= 4 and .requests == 0 and
 		(\"$class\" != \"tls\" or .connections == 0)")" = true ] ||
 		fail "$name: $(jq -c '{errors, requests, connections}' "$LL_TMP/$name.json")"
 	grep -q "^hint: $class: the first failure: .*$why" "$LL_TMP/$name.out" &&
-		grep -q "^stopped: every connection failed its" "$LL_TMP/$name.out" ||
-		fail "$name: no hint with the reason, or no stop line: $(cat "$LL_TMP/$name.out")"
+		grep -q "^stopped: every connection failed its .*$why" "$LL_TMP/$name.out" ||
+		fail "$name: no hint with the reason, or no stop line with it: $(cat "$LL_TMP/$name.out")"
 }
 fast untrusted tls "self-signed certificate" "https://localhost:$TLS/"
 grep -q '^hint: tls: .*--cacert' "$LL_TMP/untrusted.out" || fail "untrusted: no tls hint"
 fast untrusted_h2 tls "self-signed certificate" "https://localhost:$TLS/" --http2
+fast untrusted_grpcs tls "self-signed certificate" "grpcs://localhost:$TLS/kv.Store/Get"
+# the name checked: nginx's certificate is for localhost (libcurl's words, then OpenSSL's)
+fast wrong_name tls "does not match target host name" "https://127.0.0.1:$TLS/" --cacert "$CA"
+fast wrong_name_h2 tls "IP address mismatch" "https://127.0.0.1:$TLS/" --http2 --cacert "$CA"
 fast no_alpn_h2 not_h2 "ALPN chose no h2" "https://localhost:$TLS1/" --http2 --cacert "$CA"
+fast no_alpn_grpcs not_h2 "ALPN chose no h2" "grpcs://localhost:$TLS1/kv.Store/Get" --cacert "$CA"
 fast h1_for_h2c not_h2 "answered the HTTP/2 preface with HTTP/1" "http://127.0.0.1:$PLAIN/" --http2
+# an HTTP/1 server that answers the preface with no status line (Python's http.server: an error
+# page HTTP/0.9 style): not_h2 too, not h2_protocol retried until -d
+HTTPD=$(free_port)
+start httpd /usr/bin/python3 -u -c "import http.server, sys
+s = http.server.HTTPServer(('127.0.0.1', $HTTPD), http.server.SimpleHTTPRequestHandler)
+print('listening', file=sys.stderr, flush=True)
+s.serve_forever()"
+wait_for httpd "listening"
+fast py_for_h2c not_h2 "first bytes were not an HTTP/2 SETTINGS frame" \
+	"http://127.0.0.1:$HTTPD/" --http2
 # healthy: the same server and CA, every request answered, the whole -d
+t0=$(date +%s%N)
 run trusted "" "https://localhost:$TLS/" -c 4 -d 2s --http2 --cacert "$CA"
+echo "trusted: ran $((($(date +%s%N) - t0) / 1000000)) ms of -d 2s: $(jq -c '[.stopped_by, .requests, .errors_total]' "$LL_TMP/trusted.json")"
 expect_json "trusted: stopped by" "$LL_TMP/trusted.json" .stopped_by duration
 [ "$(jq -c .negotiation_failure "$LL_TMP/trusted.json")" = null ] ||
 	fail "trusted: a negotiation failure $(jq -c .negotiation_failure "$LL_TMP/trusted.json")"
-pass "a negotiation that fails on every connection stops at once, with OpenSSL's reason (curl and native, tls and not_h2)"
+# flaky: every other handshake fails (an untrusted certificate), so some connections come up
+# and are answered: measured for the whole -d, tls errors counted, no stop
+mkdir -p "$LL_TMP/bad"
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost \
+	-keyout "$LL_TMP/bad/key.pem" -out "$LL_TMP/bad/cert.pem" >"$LL_TMP/bad/openssl.err" 2>&1 ||
+	fail "openssl could not make a second certificate: $(cat "$LL_TMP/bad/openssl.err")"
+FLAKY=$(free_port)
+start flaky /usr/bin/python3 "$LL_HERE/flaky_tls_httpd.py" "$FLAKY" "$CA" "$LL_TMP/pki/key.pem" \
+	"$LL_TMP/bad/cert.pem" "$LL_TMP/bad/key.pem"
+wait_for flaky "listening"
+t0=$(date +%s%N)
+driver flaky "https://localhost:$FLAKY/" -c 4 -d 2s --cacert "$CA" -q
+echo "flaky: ran $((($(date +%s%N) - t0) / 1000000)) ms of -d 2s: $(jq -c '[.stopped_by, .requests, .errors.tls, .negotiation_failure]' "$LL_TMP/flaky.json")"
+expect_json "flaky: stopped by" "$LL_TMP/flaky.json" .stopped_by duration
+[ "$(jget "$LL_TMP/flaky.json" '.requests > 0 and .errors.tls > 0')" = true ] ||
+	fail "flaky: not both answers and tls errors: $(jq -c '{requests, errors}' "$LL_TMP/flaky.json")"
+expect_json "flaky: the failure's reason" "$LL_TMP/flaky.json" .negotiation_failure.reason \
+	"self-signed certificate"
+! grep -q "^stopped:" "$LL_TMP/flaky.out" || fail "flaky: a stop line: $(cat "$LL_TMP/flaky.out")"
+pass "a negotiation that fails on every connection stops at once, with OpenSSL's reason (curl and native, tls and not_h2, https and grpcs); a flaky server runs its -d"
 
 # https with the native engine is a usage error in one line
 rc=0

@@ -95,4 +95,55 @@ static void test_merge_exact(void **state)
 	drv_config_fini(&cfg);
 }
 
-LL_TEST_MAIN(test_merge_exact)
+/*
+ * -p's processes each stop on failed negotiations by themselves: the merge says negotiation only
+ * if every run does, keeps the first failure, and adds the counts of the same reason.
+ */
+static void test_merge_negotiation(void **state)
+{
+	struct drv_result r[3];
+	struct drv_config cfg;
+	struct drv_merge m;
+	char *argv[] = {"loadlens-driver", "https://localhost:8443/", "-d", "1s", NULL};
+	char err[256];
+	json_t *j[3], *nf;
+	int i;
+
+	(void)state;
+	memset(r, 0, sizeof(r));
+	assert_int_equal(drv_config_parse(&cfg, 4, argv, err, sizeof(err)), 0);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(drv_stats_init(&r[i].total), 0);
+		r[i].reason = DRV_STOP_NEGOTIATION;
+		drv_result_negotiation(&r[i], DRV_E_TLS, "self-signed certificate", 2);
+	}
+	r[2].reason = DRV_STOP_DURATION; /* a process whose connections were answered */
+	for (i = 0; i < 3; i++) {
+		j[i] = drv_report_json(&cfg, &r[i]);
+		assert_non_null(j[i]);
+	}
+	nf = json_object_get(j[0], "negotiation_failure");
+	assert_string_equal(json_string_value(json_object_get(nf, "reason")),
+			    "self-signed certificate");
+	assert_int_equal(json_integer_value(json_object_get(nf, "count")), 2);
+
+	assert_int_equal(drv_merge_init(&m), 0);
+	assert_int_equal(drv_merge_add(&m, j[0], err, sizeof(err)), 0);
+	assert_int_equal(drv_merge_add(&m, j[1], err, sizeof(err)), 0);
+	assert_int_equal(m.res.reason, DRV_STOP_NEGOTIATION);
+	assert_int_equal(m.res.neg_err, DRV_E_TLS);
+	assert_int_equal(m.res.neg_count, 4);
+	assert_string_equal(m.res.neg_why, "self-signed certificate");
+	assert_int_equal(drv_merge_add(&m, j[2], err, sizeof(err)), 0);
+	assert_int_equal(m.res.reason, DRV_STOP_DURATION);
+	assert_int_equal(m.res.neg_count, 6);
+	drv_merge_fini(&m);
+
+	for (i = 0; i < 3; i++) {
+		json_decref(j[i]);
+		drv_result_fini(&r[i]);
+	}
+	drv_config_fini(&cfg);
+}
+
+LL_TEST_MAIN(test_merge_exact, test_merge_negotiation)
