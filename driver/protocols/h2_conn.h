@@ -18,6 +18,7 @@
 #include <nghttp2/nghttp2.h>
 #include <openssl/ssl.h>
 #include <uv.h>
+#include "base/buf.h"
 #include "config/reqmix.h"
 #include "framing/frame_grpc.h"
 #include "protocols/tls_conn.h"
@@ -48,11 +49,6 @@ struct h2_stream {
 	size_t body_len, body_off;
 };
 
-/* Bytes for the socket: pend fills while out is in a uv_write. */
-struct h2_buf {
-	char *p;
-	size_t len, cap;
-};
 
 struct h2_thread;
 
@@ -64,7 +60,7 @@ struct h2_conn {
 	struct h2_thread *ht;
 	nghttp2_session *sess; /* from the connect (h2c) or the handshake (TLS) to the close */
 	struct drv_tls tls;    /* https://, grpcs:// */
-	struct h2_buf out, pend;
+	struct drv_buf out, pend; /* bytes for the socket: pend fills while out is in a uv_write */
 	struct h2_stream *st;  /* ht->streams of them */
 	uint8_t *msgs;	       /* grpc: each stream's body, ht->msg_cap bytes apart */
 	uint32_t *free_ids;    /* free entries of st */

@@ -36,24 +36,6 @@
 static void h2_connect(struct h2_conn *c);
 static void flush(struct h2_conn *c);
 
-/* Room for n more bytes at the end of b: its end, or NULL (out of memory). */
-static char *buf_room(struct h2_buf *b, size_t n)
-{
-	size_t cap = b->cap ? b->cap : 16384;
-	char *p;
-
-	if (b->len + n > b->cap) {
-		while (cap < b->len + n)
-			cap *= 2;
-		p = realloc(b->p, cap);
-		if (!p)
-			return NULL;
-		b->p = p;
-		b->cap = cap;
-	}
-	return b->p + b->len;
-}
-
 static void on_close(uv_handle_t *h)
 {
 	struct h2_conn *c = container_of(h, struct h2_conn, tcp);
@@ -185,7 +167,7 @@ static void on_write(uv_write_t *req, int status)
 /* pend to the socket: at once if it takes it all, else the rest through one uv_write. */
 static void write_out(struct h2_conn *c)
 {
-	struct h2_buf t;
+	struct drv_buf t;
 	uv_buf_t b;
 	int n, err;
 
@@ -224,7 +206,7 @@ static int tls_out(struct h2_conn *c)
 
 	if (!n)
 		return 0;
-	p = buf_room(&c->pend, n);
+	p = drv_buf_room(&c->pend, n);
 	if (!p)
 		return -ENOMEM;
 	c->pend.len += drv_tls_out_take(&c->tls, p, n);
@@ -259,7 +241,7 @@ static void flush(struct h2_conn *c)
 		} else if (c->tls.ssl) {
 			err = drv_tls_write(&c->tls, data, (size_t)n);
 		} else {
-			p = buf_room(&c->pend, (size_t)n);
+			p = drv_buf_room(&c->pend, (size_t)n);
 			if (p) {
 				memcpy(p, data, (size_t)n);
 				c->pend.len += (size_t)n;

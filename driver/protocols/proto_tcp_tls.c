@@ -72,34 +72,17 @@ void drv__tcp_tls_slot_release(struct tcp_conn *c)
 	c->tl = NULL;
 }
 
-static char *room(struct tcp_tls_buf *b, size_t n)
-{
-	size_t cap = b->cap ? b->cap : 4096;
-	char *p;
-
-	if (b->len + n > b->cap) {
-		while (cap < b->len + n)
-			cap *= 2;
-		p = realloc(b->p, cap);
-		if (!p)
-			return NULL;
-		b->p = p;
-		b->cap = cap;
-	}
-	return b->p + b->len;
-}
-
 int drv__tcp_tls_flush(struct tcp_conn *c)
 {
 	struct tcp_tls *tl = c->tl;
-	struct tcp_tls_buf t;
+	struct drv_buf t;
 	size_t n = tl->tls.ssl ? drv_tls_out_pending(&tl->tls) : 0;
 	uv_buf_t b;
 	char *p;
 	int w;
 
 	if (n) {
-		p = room(&tl->pend, n);
+		p = drv_buf_room(&tl->pend, n);
 		if (!p)
 			return -ENOMEM;
 		tl->pend.len += drv_tls_out_take(&tl->tls, p, n);
@@ -179,7 +162,7 @@ int drv__tcp_tls_connected(struct tcp_conn *c)
 		return start_handshake(c) < 0 ? DRV_E_TLS : 0;
 	drv_frame_reset(&c->tt->rule, &c->frame);
 	drv_ldap_reset_extended(&c->frame.app.ldap, 1);
-	p = room(&tl->pend, sizeof(starttls_req) - 1);
+	p = drv_buf_room(&tl->pend, sizeof(starttls_req) - 1);
 	if (!p)
 		return -ENOMEM;
 	memcpy(p, starttls_req, sizeof(starttls_req) - 1);

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <uv.h>
+#include "base/buf.h"
 #include "protocols/tcp_conn.h"
 #include "protocols/tls_conn.h"
 #include "scheduling/worker.h"
@@ -24,16 +25,11 @@ enum tcp_tls_step {
 	TCP_TLS_HANDSHAKE,     /* the handshake is under way */
 };
 
-struct tcp_tls_buf {
-	char *p;
-	size_t len, cap;
-};
-
 /* A slot's TLS (c->tl; NULL without TLS), allocated once with the slot. */
 struct tcp_tls {
 	struct drv_tls tls;
-	struct tcp_tls_buf out;	 /* records handed to uv_write (c->writing) */
-	struct tcp_tls_buf pend; /* records made since, written once it is done */
+	struct drv_buf out;	 /* records handed to uv_write (c->writing) */
+	struct drv_buf pend; /* records made since, written once it is done */
 	uint8_t step;		 /* enum tcp_tls_step */
 };
 
