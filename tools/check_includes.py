@@ -9,8 +9,9 @@ A folder depends on another when one of its modules does. Every loop is printed:
 more modules (or folders) each reachable from the others.
 
 With --objects OBJDIR (the compiled DIR: DIR/x/y.c built as OBJDIR/x/y.c.o, as CMake lays them
-out), calls are checked too: module A depends on B when A's object uses a symbol B's defines
-(nm). That finds a loop a shared header hides (two .c files calling each other through one .h).
+out; given again for each library the part's files are built in), calls are checked too: module
+A depends on B when A's object uses a symbol B's defines (nm). That finds a loop a shared header
+hides (two .c files calling each other through one .h).
 
 --allow-folders A:B lets folders A and B depend on each other (a stated design: two folders
 whose files call each other on purpose); a module loop, or a folder loop through a third folder,
@@ -21,9 +22,13 @@ or, with --objects, by call) only on the listed folders before it, never on one 
 folder not listed (the observer's kernel/, then sources/: what a tick reads stays below what
 uses it). Folders not listed are free.
 
-    tools/check_includes.py DIR [--objects OBJDIR] [--graph] [--allow-folders A:B]...
-                            [--layers A:B...]
-    exit 0: no loop; 1: each loop printed; 64: usage
+--only A:B:C says folder A depends (by include or, with --objects, by call) only on folders B
+and C: narrower than its place in the layers (the observer's output/ reads only tick/'s types,
+so its objects use no symbol of sources/, kernel/ or features/, though those are below it).
+
+    tools/check_includes.py DIR [--objects OBJDIR]... [--graph] [--allow-folders A:B]...
+                            [--layers A:B...] [--only A:B...]...
+    exit 0: no loop, no break; 1: each printed; 64: usage
 """
 import os
 import re
@@ -65,27 +70,48 @@ def graph(root):
 	return edges
 
 
-def calls(root, objdir):
-	"""{module: set of modules whose symbols its object uses}, from OBJDIR's objects (nm -P)."""
+def symbols(root, objdirs):
+	"""{module: (symbols its object defines, symbols it uses)}, from the objects of OBJDIRS (a
+	directory or a list of them) whose source is in root (nm -P)."""
 	objs = {}
-	for d, _, names in os.walk(objdir):
-		for name in names:
-			rel = os.path.relpath(os.path.join(d, name), objdir)
-			if name.endswith(".c.o") and os.path.exists(os.path.join(root, rel[:-2])):
-				objs[rel[:-4]] = os.path.join(d, name)
-	defined, used = {}, {}
-	for mod, path in objs.items():
+	for objdir in [objdirs] if isinstance(objdirs, str) else objdirs:
+		for d, _, names in os.walk(objdir):
+			for name in names:
+				rel = os.path.relpath(os.path.join(d, name), objdir)
+				if name.endswith(".c.o") and os.path.exists(os.path.join(root, rel[:-2])):
+					objs[rel[:-4]] = os.path.join(d, name)
+	tables = {}
+	for mod, path in sorted(objs.items()):
 		out = subprocess.run(["nm", "-P", path], check=True, stdout=subprocess.PIPE,
 				     universal_newlines=True).stdout
-		used[mod] = set()
+		defined, used = set(), set()
 		for line in out.splitlines():
 			f = line.split()
 			if len(f) >= 2 and f[1] == "U":
-				used[mod].add(f[0])
+				used.add(f[0])
 			elif len(f) >= 2 and f[1] in "TDBRV":
-				defined[f[0]] = mod
-	return {m: {defined[s] for s in syms if s in defined and defined[s] != m}
-		for m, syms in used.items()}
+				defined.add(f[0])
+		tables[mod] = (defined, used)
+	return tables
+
+
+def call_edges(tables):
+	"""{module: set of modules whose symbols it uses}, from symbols()' tables."""
+	owner = {s: m for m, (defined, _) in sorted(tables.items()) for s in defined}
+	return {m: {owner[s] for s in used if s in owner and owner[s] != m}
+		for m, (_, used) in tables.items()}
+
+
+_CALLS = {}
+
+
+def calls(root, objdirs):
+	"""{module: set of modules whose symbols its object uses}, from OBJDIRS' objects (nm -P),
+	read once per run."""
+	key = (root, objdirs if isinstance(objdirs, str) else tuple(objdirs))
+	if key not in _CALLS:
+		_CALLS[key] = call_edges(symbols(root, objdirs))
+	return _CALLS[key]
 
 
 def cycles(edges):
@@ -162,11 +188,29 @@ def layer_breaks(root, layers, objdir=None):
 	return out
 
 
+def only_breaks(kinds, only):
+	"""Each dependency of a folder of only ({folder: the folders it may depend on}) on another
+	folder, one line each; kinds: [(how, {module: modules it depends on})]."""
+	out = []
+	for kind, edges in kinds:
+		for mod, deps in sorted(edges.items()):
+			here = os.path.dirname(mod) or "."
+			if here not in only:
+				continue
+			for dep in sorted(deps):
+				there = os.path.dirname(dep) or "."
+				if there != here and there not in only[here]:
+					out.append("only break: %s %s %s (%s/ depends only on %s)" %
+						   (mod, kind, dep, here,
+						    ", ".join(f + "/" for f in only[here])))
+	return out
+
+
 def main(argv):
-	args, objdir, graph_too, allowed, layers = argv[2:], None, False, set(), []
+	args, objdirs, graph_too, allowed, layers, only = argv[2:], [], False, set(), [], {}
 	while args:
 		if args[0] == "--objects" and len(args) > 1 and os.path.isdir(args[1]):
-			objdir, args = args[1], args[2:]
+			objdirs, args = objdirs + [args[1]], args[2:]
 		elif args[0] == "--graph":
 			graph_too, args = True, args[1:]
 		elif args[0] == "--allow-folders" and len(args) > 1 and args[1].count(":") == 1:
@@ -174,13 +218,18 @@ def main(argv):
 			args = args[2:]
 		elif args[0] == "--layers" and len(args) > 1 and all(args[1].split(":")):
 			layers, args = args[1].split(":"), args[2:]
+		elif (args[0] == "--only" and len(args) > 1 and ":" in args[1] and
+		      all(args[1].split(":"))):
+			only[args[1].split(":")[0]] = args[1].split(":")[1:]
+			args = args[2:]
 		else:
 			break
 	if len(argv) < 2 or not os.path.isdir(argv[1]) or args:
-		print("usage: tools/check_includes.py DIR [--objects OBJDIR] [--graph] "
-		      "[--allow-folders A:B]... [--layers A:B...]", file=sys.stderr)
+		print("usage: tools/check_includes.py DIR [--objects OBJDIR]... [--graph] "
+		      "[--allow-folders A:B]... [--layers A:B...] [--only A:B...]...",
+		      file=sys.stderr)
 		return 64
-	root = argv[1]
+	root, objdir = argv[1], objdirs or None
 	if graph_too:
 		for folder, deps in sorted(folders(graph(root)).items()):
 			print("%s/ -> %s" % (folder, ", ".join(sorted(deps)) or "-"))
@@ -190,6 +239,10 @@ def main(argv):
 	       if not (l.startswith(("folder loop: ", "folder call loop: ")) and
 		       l.split(": ", 1)[1] in allowed)]
 	bad += layer_breaks(root, layers, objdir) if layers else []
+	if only:
+		kinds = [("includes", graph(root))]
+		kinds += [("calls", calls(root, objdir))] if objdir else []
+		bad += only_breaks(kinds, only)
 	for line in bad:
 		print("%s: %s" % (root, line))
 	return 1 if bad else 0

@@ -45,6 +45,9 @@ static int tick(void *self, struct obs_tick *tk)
 	c->snap.total = rd->sockets;
 	obs_sockets_stats_sub(&c->snap.delta, &c->snap.total, &c->prev);
 	c->prev = c->snap.total;
+	obs_sockets_wait_hist(&c->snap.delta, &c->snap.wait);
+	obs_sockets_wait_hist(&c->snap.total, &c->snap.wait_total);
+	c->snap.lost = obs_sockets_drops(&c->snap.total);
 	tk->conn = &c->snap;
 	if (!s)
 		return 0;
@@ -93,8 +96,10 @@ static void report_fill(struct obs_connections *c, const struct obs_tick *tk)
 	if (rep->start_cpu_s > rep->self_cpu_s)
 		rep->start_cpu_s = rep->self_cpu_s;
 	rep->lost_forensics = (tk->fail ? tk->fail->lost : 0) + (tk->procs ? tk->procs->ev_lost : 0);
-	if (tk->req)
+	if (tk->req) {
 		rep->lost_requests = tk->req->lost;
+		rep->lost_requests_total = obs_reqtime_lost_total(&rep->lost_requests);
+	}
 }
 
 /* Everything attached, the privileges dropped: what starting took. */
@@ -111,7 +116,7 @@ static int summary(void *self, const struct obs_tick *tk, FILE *out)
 	struct obs_connections *c = self;
 
 	report_fill(c, tk);
-	return obs_summary_text(out, &c->rep, &c->snap.total);
+	return obs_summary_text(out, &c->rep, &c->snap);
 }
 
 static int json(void *self, const struct obs_tick *tk, json_t *root)
@@ -119,7 +124,7 @@ static int json(void *self, const struct obs_tick *tk, json_t *root)
 	struct obs_connections *c = self;
 
 	report_fill(c, tk);
-	return obs_summary_json_add(root, &c->rep, &c->snap.total);
+	return obs_summary_json_add(root, &c->rep, &c->snap);
 }
 
 static const char *attached(const void *self)

@@ -27,6 +27,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <jansson.h>
+#include "sources/tick_reader.h"
 #include "tick/tick.h"
 
 struct obs_kernel;

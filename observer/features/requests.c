@@ -9,6 +9,7 @@
 #include "features/requests.h"
 #include "sources/tick_reader.h"
 #include "output/reqtime_report.h"
+#include "tick/reqtime_hist.h"
 #include "kernel/skeletons.h"
 #include "kernel/systier.h"
 
@@ -331,13 +332,22 @@ static void keep(struct obs_reqtime_stats *dst, const struct obs_reqtime_stats *
 	dst->missed = src->missed;
 }
 
-/* The snapshot the live line and the summary read. */
+/* The snapshot the live lines, the interval records and the summary read: the stats, and what
+ * of the object they need, copied as of now. */
 static void publish(struct obs_requests *r, struct obs_tick *tk)
 {
-	r->snap.rt = r->rt;
-	r->snap.cur = r->cur;
-	r->snap.delta = r->delta;
-	tk->req = &r->snap;
+	struct obs_requests_snap *s = &r->snap;
+
+	s->cur = r->cur;
+	s->delta = r->delta;
+	s->features = *obs_reqtime_features(r->rt);
+	s->attached = obs_reqtime_attached(r->rt);
+	s->scope = obs_reqtime_scope(r->rt);
+	s->mech = obs_reqtime_mech_name(s->features.mech);
+	s->lean_mode = obs_lean_mode_name(s->features.lean_mode);
+	obs_reqtime_trace_counts(r->rt, &s->trace_written, &s->trace_write_errors);
+	s->h2 = h2_counts(r);
+	tk->req = s;
 }
 
 static int tick(void *self, struct obs_tick *tk)
@@ -358,13 +368,13 @@ static int tick(void *self, struct obs_tick *tk)
 		requests_snap(r, tk->reads, tk->snap, h);
 		statuses(r, tk->reads, tk->snap);
 	}
+	publish(r, tk);
 	if (tk->records && json_array_size(r->intervals) < MAX_INTERVALS) {
-		iv = obs_reqtime_fmt_interval(r->rt, r->delta, r->cur, tk->t, tk->dt);
+		iv = obs_reqtime_fmt_interval(&r->snap, tk->t, tk->dt);
 		if (!iv || json_array_append_new(r->intervals, iv))
 			err = -ENOMEM;
 	}
 	keep(r->prev, r->cur);
-	publish(r, tk);
 	ll_hist_free(h);
 	return err;
 }
@@ -392,6 +402,7 @@ static int finish(void *self, struct obs_tick *tk)
 	requests_snap(r, tk->reads, tk->snap, h);
 	statuses(r, tk->reads, tk->snap);
 	keep(r->prev, r->cur);
+	publish(r, tk); /* again: the final lean state, the final statuses */
 	ll_hist_free(h);
 	return 0;
 }
@@ -403,7 +414,7 @@ static int summary(void *self, const struct obs_tick *tk, FILE *out)
 	int err;
 
 	(void)tk;
-	err = obs_reqtime_fmt_summary(out, r->rt, r->cur, h2_counts(r));
+	err = obs_reqtime_fmt_summary(out, &r->snap);
 
 	obs_payload_fmt_summary(out, r->rt, r->pl, r->pl_cur);
 	fflush(out);
@@ -417,7 +428,7 @@ static int json(void *self, const struct obs_tick *tk, json_t *root)
 	int err;
 
 	(void)tk;
-	err = obs_reqtime_fmt_json_add(root, r->rt, r->cur, h2_counts(r), r->intervals);
+	err = obs_reqtime_fmt_json_add(root, &r->snap, r->intervals);
 	return err ? err : obs_payload_json_add(root, r->rt, r->pl, r->pl_cur);
 }
 

@@ -28,7 +28,7 @@ int obs_interval_out(const char *prog, const struct obs_tick *tk, const struct o
 	if (live) {
 		obs_summary_live_line(live, tk);
 		if (rq)
-			obs_reqtime_fmt_live(live, rq->rt, rq->delta, rq->cur, tk->dt);
+			obs_reqtime_fmt_live(live, rq, tk->dt);
 		obs_status_live(live, tk->snap);
 		fflush(live);
 	}

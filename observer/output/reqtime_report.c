@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Request timing output: live lines, the interval record, the text summary and the
- * "request_timing" JSON object, from the snapshots observer/features/requests.c keeps. */
+ * "request_timing" JSON object, from the snapshot observer/features/requests.c publishes. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,8 +10,9 @@
 #include "loadlens/h2.h"
 #include "loadlens/hist_json.h"
 #include "loadlens/ssl.h"
-#include "sources/h2_status.h"
+#include "output/h2_status_report.h"
 #include "output/reqtime_report.h"
+#include "tick/reqtime_hist.h"
 
 struct comp {
 	unsigned int which;
@@ -29,6 +30,11 @@ static const struct comp comps[] = {
 	{RT_TLS_WORK, "tls_handshake_work", "TLS handshake work"},
 };
 #define NCOMPS (sizeof(comps) / sizeof(comps[0]))
+
+static const char *proto(const struct obs_reqtime_slot *sl)
+{
+	return sl->udp ? "udp" : "tcp";
+}
 
 static bool slot_active(const struct obs_reqtime_slot *sl)
 {
@@ -88,9 +94,9 @@ static void runq_buckets(const struct obs_reqtime_stats *st, struct ll_hist *h)
 		ll_hist_add_bucket(h, k, st->runq[k]);
 }
 
-int obs_reqtime_fmt_live(FILE *out, const struct obs_reqtime *rt, const struct obs_reqtime_stats *d,
-		    const struct obs_reqtime_stats *cur, double interval_s)
+int obs_reqtime_fmt_live(FILE *out, const struct obs_requests_snap *sn, double interval_s)
 {
+	const struct obs_reqtime_stats *d = sn->delta, *cur = sn->cur;
 	struct ll_hist *q = ll_hist_new(), *s = ll_hist_new(), *r = ll_hist_new();
 	char a[32], b[32], c[32], e[32], f[32], g[32];
 	size_t i;
@@ -108,8 +114,7 @@ int obs_reqtime_fmt_live(FILE *out, const struct obs_reqtime *rt, const struct o
 		fprintf(out,
 			"  %s/%-5u req %8llu %9.1f/s  queue p50 %-7s p99 %-7s  service p50 %-7s "
 			"p99 %-7s  residence p50 %-7s p99 %s\n",
-			obs_reqtime_slot_proto(i), obs_reqtime_slot_port(rt, i),
-			(unsigned long long)ct->requests,
+			proto(&d->slot[i]), d->slot[i].port, (unsigned long long)ct->requests,
 			interval_s > 0 ? (double)ct->requests / interval_s : 0.0,
 			pct(q, 50, a, sizeof(a)), pct(q, 99, b, sizeof(b)),
 			pct(s, 50, c, sizeof(c)), pct(s, 99, e, sizeof(e)),
@@ -120,8 +125,7 @@ int obs_reqtime_fmt_live(FILE *out, const struct obs_reqtime *rt, const struct o
 		obs_reqtime_hist(d, i, RT_TLS_WORK, s);
 		fprintf(out, "  %s/%-5u tls handshakes %8llu %9.1f/s  handshake p50 %-7s p99 %-7s  "
 			     "server's work p50 %-7s p99 %s\n",
-			obs_reqtime_slot_proto(i), obs_reqtime_slot_port(rt, i),
-			(unsigned long long)ct->tls_handshakes,
+			proto(&d->slot[i]), d->slot[i].port, (unsigned long long)ct->tls_handshakes,
 			interval_s > 0 ? (double)ct->tls_handshakes / interval_s : 0.0,
 			pct(q, 50, a, sizeof(a)), pct(q, 99, b, sizeof(b)),
 			pct(s, 50, c, sizeof(c)), pct(s, 99, e, sizeof(e)));
@@ -139,9 +143,9 @@ cleanup:
 	return err;
 }
 
-json_t *obs_reqtime_fmt_interval(const struct obs_reqtime *rt, const struct obs_reqtime_stats *d,
-			    const struct obs_reqtime_stats *cur, double t, double interval_s)
+json_t *obs_reqtime_fmt_interval(const struct obs_requests_snap *sn, double t, double interval_s)
 {
+	const struct obs_reqtime_stats *d = sn->delta, *cur = sn->cur;
 	struct ll_hist *q = ll_hist_new(), *s = ll_hist_new(), *r = ll_hist_new();
 	json_t *iv = json_object(), *slots = json_array(), *one;
 	bool ok = q && s && r && iv && slots;
@@ -159,8 +163,8 @@ json_t *obs_reqtime_fmt_interval(const struct obs_reqtime *rt, const struct obs_
 			ok = false;
 			continue;
 		}
-		set(one, "port", json_integer(obs_reqtime_slot_port(rt, i)), &ok);
-		set(one, "proto", json_string(obs_reqtime_slot_proto(i)), &ok);
+		set(one, "port", json_integer(d->slot[i].port), &ok);
+		set(one, "proto", json_string(proto(&d->slot[i])), &ok);
 		set(one, "requests", json_integer((json_int_t)ct->requests), &ok);
 		set(one, "requests_per_s", json_real(rps), &ok);
 		set(one, "socket_queue_wait_p50", pct_json(q, 50), &ok);
@@ -272,9 +276,8 @@ static void notes(FILE *out, const struct rt_ctrs *c)
 }
 
 /* Why TLS connections were not seen in plaintext, in words. */
-static const char *tls_unseen_why(const struct obs_reqtime *rt)
+static const char *tls_unseen_why(const struct obs_reqtime_features *f)
 {
-	const struct obs_reqtime_features *f = obs_reqtime_features(rt);
 	static char buf[1300];
 
 	if (!f->tls_possible)
@@ -314,9 +317,10 @@ static void h2_statuses(FILE *out, const struct rt_ctrs *c, const struct obs_h2_
 }
 
 /* The lean hooks' lines (kernel/lean.h): how much of the run, and what they could not time. */
-static void lean_summary(FILE *out, const struct obs_reqtime_features *f,
-			 const struct obs_reqtime_stats *st)
+static void lean_summary(FILE *out, const struct obs_requests_snap *sn)
 {
+	const struct obs_reqtime_features *f = &sn->features;
+	const struct obs_reqtime_stats *st = sn->cur;
 	uint64_t turns = f->lean_reads, unknown = st->global[RT_G_LEAN_UNKNOWN];
 	uint64_t missed = st->global[RT_G_LEAN_MISSED];
 
@@ -325,7 +329,7 @@ static void lean_summary(FILE *out, const struct obs_reqtime_features *f,
 		return;
 	fprintf(out, "  lean hooks (--lean %s): the read at tcp_rcv_space_adjust %.0f%% of the "
 		     "run, %llu requests; now %s%s%s\n",
-		obs_lean_mode_name(f->lean_mode), 100 * f->lean_share, (unsigned long long)turns,
+		sn->lean_mode, 100 * f->lean_share, (unsigned long long)turns,
 		f->lean_state ? f->lean_state : "full", f->lean_why[0] ? ": " : "", f->lean_why);
 	if (f->lean_solo_share > 0)
 		fprintf(out, "  lean hooks: the copy hook alone (the send hook detached too) %.0f%% "
@@ -341,25 +345,25 @@ static void lean_summary(FILE *out, const struct obs_reqtime_features *f,
 			(unsigned long long)missed, missed == 1 ? "" : "s");
 }
 
-int obs_reqtime_fmt_summary(FILE *out, const struct obs_reqtime *rt, const struct obs_reqtime_stats *st,
-			    const struct obs_h2_status_counts *h2)
+int obs_reqtime_fmt_summary(FILE *out, const struct obs_requests_snap *sn)
 {
+	const struct obs_reqtime_stats *st = sn->cur;
+	const struct obs_reqtime_features *f = &sn->features;
 	struct ll_hist *h = ll_hist_new();
 	char p50[32], p90[32], p99[32], p999[32], mx[32], mean[32];
-	uint64_t written, werr;
 	bool any = false;
 	size_t i, k;
 	int err = 0;
 
 	if (!h)
 		return -ENOMEM;
-	fprintf(out, "request timing (%s)\n", obs_reqtime_attached(rt));
-	lean_summary(out, obs_reqtime_features(rt), st);
-	if (obs_reqtime_features(rt)->arrivals_sampled)
+	fprintf(out, "request timing (%s)\n", sn->attached);
+	lean_summary(out, sn);
+	if (f->arrivals_sampled)
 		fprintf(out, "  arrivals sampled (--arrivals sampled): sk_data_ready attached %.0f%% of "
 			     "the run; counts and service times cover every request, socket-queue "
 			     "wait and residence those that arrived while it was\n",
-			100 * obs_reqtime_features(rt)->arrival_share);
+			100 * f->arrival_share);
 	for (i = 0; i < st->nslots; i++) {
 		const struct rt_ctrs *c = &st->slot[i].c;
 
@@ -368,8 +372,8 @@ int obs_reqtime_fmt_summary(FILE *out, const struct obs_reqtime *rt, const struc
 		any = true;
 		fprintf(out, "  %s/%u: %llu requests; at the server %.1f req/s (first to last "
 			     "response, %.2fs)\n",
-			obs_reqtime_slot_proto(i), obs_reqtime_slot_port(rt, i),
-			(unsigned long long)c->requests, server_rps(c),
+			proto(&st->slot[i]), st->slot[i].port, (unsigned long long)c->requests,
+			server_rps(c),
 			c->last_ns > c->first_ns ? (double)(c->last_ns - c->first_ns) / 1e9 : 0.0);
 		if (c->h2_gap_answered)
 			fprintf(out, "    and %llu HTTP/2 requests answered in gaps of the frame walk "
@@ -378,7 +382,7 @@ int obs_reqtime_fmt_summary(FILE *out, const struct obs_reqtime *rt, const struc
 		if (c->tls_unseen)
 			fprintf(out, "    warning: %llu TLS connections not seen in plaintext (%s): "
 				     "counted as connections and handshakes, none of their requests\n",
-				(unsigned long long)c->tls_unseen, tls_unseen_why(rt));
+				(unsigned long long)c->tls_unseen, tls_unseen_why(f));
 		fprintf(out, "    %-21s %10s %9s %9s %9s %9s %9s %9s\n", "", "count", "mean", "p50",
 			"p90", "p99", "p99.9", "max");
 		for (k = 0; k < NCOMPS; k++) {
@@ -393,7 +397,7 @@ int obs_reqtime_fmt_summary(FILE *out, const struct obs_reqtime *rt, const struc
 				ll_fmt_ns((double)ll_hist_max(h), mx, sizeof(mx)));
 		}
 		notes(out, c);
-		h2_statuses(out, c, h2 ? &h2[i] : NULL);
+		h2_statuses(out, c, sn->h2 ? &sn->h2[i] : NULL);
 	}
 	if (!any)
 		fprintf(out, "  no request served on the target ports\n");
@@ -406,16 +410,15 @@ int obs_reqtime_fmt_summary(FILE *out, const struct obs_reqtime *rt, const struc
 			pct(h, 99, p99, sizeof(p99)),
 			ll_fmt_ns((double)ll_hist_max(h), mx, sizeof(mx)));
 	}
-	if (obs_reqtime_features(rt)->trace) {
-		obs_reqtime_trace_counts(rt, &written, &werr);
+	if (f->trace)
 		fprintf(out, "  trace: %llu records written, %llu write errors\n",
-			(unsigned long long)written, (unsigned long long)werr);
-	}
+			(unsigned long long)sn->trace_written,
+			(unsigned long long)sn->trace_write_errors);
 	if (st->global[RT_G_FOREIGN] || st->global[RT_G_PORTS_FULL] || st->global[RT_G_CLIENT])
 		fprintf(out, "  scope: %s; not timed: %llu sockets of other processes, %llu of the "
 			     "targets' client connections (ephemeral ports), %llu of theirs past %d "
 			     "ports\n",
-			obs_reqtime_scope(rt), (unsigned long long)st->global[RT_G_FOREIGN],
+			sn->scope, (unsigned long long)st->global[RT_G_FOREIGN],
 			(unsigned long long)st->global[RT_G_CLIENT],
 			(unsigned long long)st->global[RT_G_PORTS_FULL], RT_DYN_PORTS);
 	if (st->global[RT_G_NO_STORAGE] || st->global[RT_G_TGIDS_FULL] || st->missed ||
@@ -431,7 +434,7 @@ int obs_reqtime_fmt_summary(FILE *out, const struct obs_reqtime *rt, const struc
 	return err;
 }
 
-static json_t *slot_json(const struct obs_reqtime *rt, const struct obs_reqtime_stats *st, size_t i,
+static json_t *slot_json(const struct obs_reqtime_stats *st, size_t i,
 			 const struct obs_h2_status_counts *h2, struct ll_hist *h, bool *ok)
 {
 	const struct rt_ctrs *c = &st->slot[i].c;
@@ -442,8 +445,8 @@ static json_t *slot_json(const struct obs_reqtime *rt, const struct obs_reqtime_
 		*ok = false;
 		return NULL;
 	}
-	set(o, "port", json_integer(obs_reqtime_slot_port(rt, i)), ok);
-	set(o, "proto", json_string(obs_reqtime_slot_proto(i)), ok);
+	set(o, "port", json_integer(st->slot[i].port), ok);
+	set(o, "proto", json_string(proto(&st->slot[i])), ok);
 	set(o, "requests", json_integer((json_int_t)c->requests), ok);
 	set(o, "unanswered", json_integer((json_int_t)c->unanswered), ok);
 	set(o, "no_arrival", json_integer((json_int_t)c->no_arrival), ok);
@@ -501,24 +504,23 @@ static json_t *slot_json(const struct obs_reqtime *rt, const struct obs_reqtime_
 	return o;
 }
 
-int obs_reqtime_fmt_json_add(json_t *root, const struct obs_reqtime *rt,
-			const struct obs_reqtime_stats *st, const struct obs_h2_status_counts *h2,
-			json_t *intervals)
+int obs_reqtime_fmt_json_add(json_t *root, const struct obs_requests_snap *sn, json_t *intervals)
 {
-	const struct obs_reqtime_features *f = obs_reqtime_features(rt);
+	const struct obs_reqtime_stats *st = sn->cur;
+	const struct obs_reqtime_features *f = &sn->features;
+	const struct obs_h2_status_counts *h2 = sn->h2;
 	json_t *o = json_object(), *slots = json_array(), *feat = json_object();
 	struct ll_hist *h = ll_hist_new();
-	uint64_t written, werr;
 	bool ok = o && slots && feat && h;
 	size_t i;
 
 	if (!ok)
 		goto cleanup;
 	for (i = 0; i < st->nslots; i++)
-		if (obs_reqtime_slot_used(rt, i) &&
-		    json_array_append_new(slots, slot_json(rt, st, i, h2 ? &h2[i] : NULL, h, &ok)))
+		if (st->slot[i].used &&
+		    json_array_append_new(slots, slot_json(st, i, h2 ? &h2[i] : NULL, h, &ok)))
 			ok = false;
-	set(feat, "mechanism", json_string(obs_reqtime_mech_name(f->mech)), &ok);
+	set(feat, "mechanism", json_string(sn->mech), &ok);
 	set(feat, "close_out", json_boolean(f->close_out), &ok);
 	set(feat, "accept_time", json_boolean(f->accept), &ok);
 	set(feat, "run_queue", json_boolean(f->runq), &ok);
@@ -529,7 +531,7 @@ int obs_reqtime_fmt_json_add(json_t *root, const struct obs_reqtime *rt,
 	set(feat, "tls_plaintext", json_string(f->tls_plaintext ? "uprobes" : "off"), &ok);
 	set(feat, "tls_plaintext_detail", json_string(f->tls_text), &ok);
 	set(feat, "tls_processes_without_libssl", json_integer((json_int_t)f->tls_without), &ok);
-	set(feat, "lean", json_string(f->lean ? obs_lean_mode_name(f->lean_mode) : "off"), &ok);
+	set(feat, "lean", json_string(f->lean ? sn->lean_mode : "off"), &ok);
 	set(feat, "lean_share", json_real(f->lean ? f->lean_share : 0.0), &ok);
 	set(feat, "lean_solo_share", json_real(f->lean ? f->lean_solo_share : 0.0), &ok);
 	set(feat, "lean_state", f->lean && f->lean_state ? json_string(f->lean_state) : json_null(),
@@ -542,12 +544,11 @@ int obs_reqtime_fmt_json_add(json_t *root, const struct obs_reqtime *rt,
 	slots = NULL;
 	runq_hist(st, h);
 	set(o, "run_queue_wait", f->runq ? ll_hist_to_json(h) : json_null(), &ok);
-	obs_reqtime_trace_counts(rt, &written, &werr);
-	set(o, "trace_written", json_integer((json_int_t)written), &ok);
-	set(o, "trace_write_errors", json_integer((json_int_t)werr), &ok);
+	set(o, "trace_written", json_integer((json_int_t)sn->trace_written), &ok);
+	set(o, "trace_write_errors", json_integer((json_int_t)sn->trace_write_errors), &ok);
 	set(o, "no_storage", json_integer((json_int_t)st->global[RT_G_NO_STORAGE]), &ok);
 	set(o, "tgids_full", json_integer((json_int_t)st->global[RT_G_TGIDS_FULL]), &ok);
-	set(o, "scope", json_string(obs_reqtime_scope(rt)), &ok);
+	set(o, "scope", json_string(sn->scope), &ok);
 	set(o, "foreign_sockets", json_integer((json_int_t)st->global[RT_G_FOREIGN]), &ok);
 	set(o, "ports_full", json_integer((json_int_t)st->global[RT_G_PORTS_FULL]), &ok);
 	set(o, "client_sockets", json_integer((json_int_t)st->global[RT_G_CLIENT]), &ok);

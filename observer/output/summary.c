@@ -61,17 +61,14 @@ static void live_columns(const struct obs_tick *tk, char *buf, size_t len)
 int obs_summary_live_line(FILE *out, const struct obs_tick *tk)
 {
 	const struct obs_sockets_stats *delta = &tk->conn->delta, *total = &tk->conn->total;
+	const struct ll_hist *h = &tk->conn->wait;
 	double interval_s = tk->dt;
 	char suffix[128];
-	struct ll_hist *h = ll_hist_new();
 	char now[16], p50[32], p99[32];
 	time_t t = time(NULL);
 	struct tm tm;
 
-	if (!h)
-		return -ENOMEM;
 	live_columns(tk, suffix, sizeof(suffix));
-	obs_sockets_wait_hist(delta, h);
 	strftime(now, sizeof(now), "%H:%M:%S", localtime_r(&t, &tm));
 	if (ll_hist_count(h)) {
 		ll_fmt_ns((double)ll_hist_percentile(h, 50), p50, sizeof(p50));
@@ -86,7 +83,6 @@ int obs_summary_live_line(FILE *out, const struct obs_tick *tk)
 		(unsigned long long)total->ctr[OBS_CTR_ACCEPTED],
 		(unsigned long long)delta->ctr[OBS_CTR_ACCEPT_ERRORS], p50, p99, suffix);
 	fflush(out);
-	ll_hist_free(h);
 	return 0;
 }
 
@@ -103,15 +99,14 @@ void obs_summary_ports_text(const uint16_t *ports, size_t nports, char *buf, siz
 		off += (size_t)snprintf(buf + off, len - off, "%s%u", i ? ", " : " ", ports[i]);
 }
 
-int obs_summary_text(FILE *out, const struct obs_summary *r, const struct obs_sockets_stats *st)
+int obs_summary_text(FILE *out, const struct obs_summary *r, const struct obs_connections_snap *conn)
 {
-	struct ll_hist *h = ll_hist_new();
+	const struct obs_sockets_stats *st = &conn->total;
+	const struct ll_hist *h = &conn->wait_total;
 	char ports[160], name[16], a[32], b[32], c[32], d[32];
 	const uint64_t *ctr = st->ctr;
 	unsigned int e;
 
-	if (!h)
-		return -ENOMEM;
 	obs_summary_ports_text(r->ports, r->nports, ports, sizeof(ports));
 	fprintf(out, "summary: %.1fs on %s\n", r->elapsed_s, ports);
 	fprintf(out, "  observer CPU       %10.2f s  (%.2f s to start: loading and checking its "
@@ -135,7 +130,6 @@ int obs_summary_text(FILE *out, const struct obs_summary *r, const struct obs_so
 				obs_summary_errno_name(e, name, sizeof(name)),
 				(unsigned long long)st->errnos[e]);
 	}
-	obs_sockets_wait_hist(st, h);
 	if (!r->features->set_state) {
 		fprintf(out, "  accept-queue wait             -  (no inet_sock_set_state)\n");
 	} else if (!ll_hist_count(h)) {
@@ -163,27 +157,26 @@ int obs_summary_text(FILE *out, const struct obs_summary *r, const struct obs_so
 		r->syscalls_mode ? r->syscalls_mode : "auto", 100 * r->syscalls_share,
 		r->syscalls_reason ? "; held on by: " : "",
 		r->syscalls_reason ? r->syscalls_reason : "");
-	fprintf(out, "  drops              %12llu", (unsigned long long)obs_summary_lost(r, st));
-	if (obs_summary_lost(r, st))
+	fprintf(out, "  drops              %12llu", (unsigned long long)obs_summary_lost(r, conn));
+	if (obs_summary_lost(r, conn))
 		fprintf(out, "  (lost events: accepted fd unresolved %llu, connection programs' "
 			     "skipped runs %llu, forensics %llu, request timing %llu: socket state "
 			     "%llu, run-queue slots %llu, skipped runs %llu, trace records %llu)",
 			(unsigned long long)ctr[OBS_CTR_DROP_UNRESOLVED],
 			(unsigned long long)st->missed, (unsigned long long)r->lost_forensics,
-			(unsigned long long)obs_reqtime_lost_total(&r->lost_requests),
+			(unsigned long long)r->lost_requests_total,
 			(unsigned long long)r->lost_requests.no_storage,
 			(unsigned long long)r->lost_requests.tgids_full,
 			(unsigned long long)r->lost_requests.skipped_runs,
 			(unsigned long long)r->lost_requests.trace_lost);
 	fputc('\n', out);
 	fflush(out);
-	ll_hist_free(h);
 	return 0;
 }
 
-uint64_t obs_summary_lost(const struct obs_summary *r, const struct obs_sockets_stats *st)
+uint64_t obs_summary_lost(const struct obs_summary *r, const struct obs_connections_snap *conn)
 {
-	return obs_sockets_drops(st) + r->lost_forensics + obs_reqtime_lost_total(&r->lost_requests);
+	return conn->lost + r->lost_forensics + r->lost_requests_total;
 }
 
 /* json_object_set_new() that remembers a failure instead of losing it. */
@@ -194,14 +187,14 @@ static void set(json_t *obj, const char *key, json_t *val, bool *ok)
 }
 
 int obs_summary_json_add(json_t *root, const struct obs_summary *r,
-			 const struct obs_sockets_stats *st)
+			 const struct obs_connections_snap *conn)
 {
+	const struct obs_sockets_stats *st = &conn->total;
 	json_t *ports = json_array(), *errs = json_object();
 	json_t *drops = json_object(), *features = json_object();
-	struct ll_hist *h = ll_hist_new();
 	const uint64_t *ctr = st->ctr;
 	char name[16];
-	bool ok = root && ports && errs && drops && features && h;
+	bool ok = root && ports && errs && drops && features;
 	unsigned int e;
 	size_t i;
 
@@ -217,13 +210,11 @@ int obs_summary_json_add(json_t *root, const struct obs_summary *r,
 	set(drops, "unresolved_fd", json_integer((json_int_t)ctr[OBS_CTR_DROP_UNRESOLVED]), &ok);
 	set(drops, "skipped_runs", json_integer((json_int_t)st->missed), &ok);
 	set(drops, "forensics", json_integer((json_int_t)r->lost_forensics), &ok);
-	set(drops, "request_timing", json_integer((json_int_t)obs_reqtime_lost_total(&r->lost_requests)),
-	       &ok);
+	set(drops, "request_timing", json_integer((json_int_t)r->lost_requests_total), &ok);
 	set(features, "accept", json_boolean(r->features->accept), &ok);
 	set(features, "inet_sock_set_state",
 	       r->features->set_state ? json_string(r->features->set_state) : json_null(), &ok);
 	set(features, "kernel_reads", json_string(r->features->reads), &ok);
-	obs_sockets_wait_hist(st, h);
 
 	set(root, "tool", json_string("loadlens-observer"), &ok);
 	set(root, "version", json_string(LOADLENS_VERSION), &ok);
@@ -242,8 +233,8 @@ int obs_summary_json_add(json_t *root, const struct obs_summary *r,
 	set(root, "accept_eagain", json_integer((json_int_t)ctr[OBS_CTR_ACCEPT_EAGAIN]), &ok);
 	set(root, "accept_errors", errs, &ok);
 	errs = NULL;
-	set(root, "accept_queue_wait", r->features->set_state ? ll_hist_to_json(h) : json_null(),
-	       &ok);
+	set(root, "accept_queue_wait",
+	    r->features->set_state ? ll_hist_to_json(&conn->wait_total) : json_null(), &ok);
 	set(root, "accept_queue_wait_unmatched",
 	       json_integer((json_int_t)ctr[OBS_CTR_WAIT_UNMATCHED]), &ok);
 	set(root, "accept_calls_seen", json_integer((json_int_t)ctr[OBS_CTR_ACCEPT_CALLS]), &ok);
@@ -252,15 +243,14 @@ int obs_summary_json_add(json_t *root, const struct obs_summary *r,
 					   r->syscalls_mode ? r->syscalls_mode : "auto",
 					   "attached_share", r->syscalls_share, "held_on_by",
 					   r->syscalls_reason), &ok);
-	set(root, "drops", json_integer((json_int_t)obs_summary_lost(r, st)), &ok);
-	set(root, "lost_events", json_integer((json_int_t)obs_summary_lost(r, st)), &ok);
+	set(root, "drops", json_integer((json_int_t)obs_summary_lost(r, conn)), &ok);
+	set(root, "lost_events", json_integer((json_int_t)obs_summary_lost(r, conn)), &ok);
 	set(root, "drops_by_reason", drops, &ok);
 	drops = NULL;
 	set(root, "features", features, &ok);
 	features = NULL;
 
 cleanup:
-	ll_hist_free(h);
 	json_decref(features);
 	json_decref(drops);
 	json_decref(errs);

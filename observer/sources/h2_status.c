@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* HTTP/2 and gRPC statuses from the server's header blocks (h2_status.h): the decoder and the
- * reader of the ring buffer; their output is h2_status_out.c. */
+ * reader of the ring buffer; the counts' pure functions are h2_status_counts.c, their output
+ * output/h2_status_report.c. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>

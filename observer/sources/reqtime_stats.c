@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Request timing: its plan (observer/kernel/reqtime_mech.c), its counters and histograms read
- * back through the socket object's owner (kernel/sockets.c) into stats, deltas and histograms. */
+ * back through the socket object's owner (kernel/sockets.c) into labelled stats and deltas. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -444,6 +444,11 @@ int obs_reqtime_read(struct obs_reqtime *rt, struct obs_reqtime_stats *st)
 			memcpy(st->slot[k].hist[c], rt->hist_cache[k][c], sizeof(rt->hist_cache[k][c]));
 		}
 	}
+	for (k = 0; k < rt->nslots; k++) {
+		st->slot[k].port = obs_reqtime_slot_port(rt, k);
+		st->slot[k].used = obs_reqtime_slot_used(rt, k);
+		st->slot[k].udp = k % 2;
+	}
 	st->missed = obs_reqtime_mech_missed(rt->conn, rt->features.mech);
 	return 0;
 }
@@ -474,6 +479,9 @@ void obs_reqtime_stats_sub(struct obs_reqtime_stats *st, const struct obs_reqtim
 
 		for (k = 0; k < words; k++)
 			o[k] = x[k] - y[k];
+		st->slot[s].port = a->slot[s].port;
+		st->slot[s].used = a->slot[s].used;
+		st->slot[s].udp = a->slot[s].udp;
 		st->slot[s].c.first_ns = a->slot[s].c.first_ns;
 		st->slot[s].c.last_ns = a->slot[s].c.last_ns;
 		for (k = 0; k < RT_NCOMP; k++)
@@ -488,53 +496,6 @@ void obs_reqtime_stats_sub(struct obs_reqtime_stats *st, const struct obs_reqtim
 	for (k = 0; k < LL_HIST_BUCKETS; k++)
 		st->runq[k] = a->runq[k] - b->runq[k];
 	st->missed = a->missed - b->missed;
-}
-
-/*
- * Service to the last write, derived without a per-request cost: every request is in SERVICE;
- * those whose response took several writes are also in MULTI_FIRST (same value) and MULTI_LAST.
- * So last-write = SERVICE - MULTI_FIRST + MULTI_LAST, bucket by bucket. In an interval a request
- * can be in SERVICE one tick and in MULTI_* the next; a bucket that would go negative is 0.
- */
-static void service_last(const struct obs_reqtime_slot *sl, struct ll_hist *h)
-{
-	int64_t n;
-	uint32_t i;
-
-	for (i = 0; i < LL_HIST_BUCKETS; i++) {
-		n = (int64_t)sl->hist[RT_SERVICE][i] - (int64_t)sl->hist[RT_MULTI_FIRST][i] +
-		    (int64_t)sl->hist[RT_MULTI_LAST][i];
-		if (n > 0)
-			ll_hist_add_bucket(h, i, (uint64_t)n);
-	}
-	if (!h->total)
-		return;
-	h->sum = sl->c.sum_ns[RT_SERVICE] - sl->c.sum_ns[RT_MULTI_FIRST] +
-		 sl->c.sum_ns[RT_MULTI_LAST];
-	if (sl->c.max_ns[RT_SERVICE] || sl->c.max_ns[RT_MULTI_LAST])
-		h->max = sl->c.max_ns[RT_SERVICE] > sl->c.max_ns[RT_MULTI_LAST]
-				 ? sl->c.max_ns[RT_SERVICE]
-				 : sl->c.max_ns[RT_MULTI_LAST];
-}
-
-void obs_reqtime_hist(const struct obs_reqtime_stats *st, size_t slot, unsigned int which,
-		      struct ll_hist *h)
-{
-	const struct obs_reqtime_slot *sl = &st->slot[slot];
-	uint32_t i;
-
-	ll_hist_reset(h);
-	if (which == OBS_REQTIME_SERVICE_LAST) {
-		service_last(sl, h);
-		return;
-	}
-	for (i = 0; i < LL_HIST_BUCKETS; i++)
-		ll_hist_add_bucket(h, i, sl->hist[which][i]);
-	if (!h->total)
-		return;
-	h->sum = sl->c.sum_ns[which];
-	if (sl->c.max_ns[which])
-		h->max = sl->c.max_ns[which];
 }
 
 struct bpf_program *obs_reqtime_arrival_prog(const struct obs_reqtime *rt)

@@ -2,9 +2,10 @@
 /*
  * Request timing (bpf/req.bpf.h, part of bpf/sockets.bpf.c) from userspace: its plan is
  * observer/kernel/reqtime_mech.c's; this reads the per-slot histograms and counters back through
- * the socket object's owner (observer/kernel/sockets.c) into stats, deltas and histograms; the
- * request-timing feature (requests.c) keeps the snapshots, reqtime_report.c prints them. A slot
- * is one (port, protocol) pair; see include/loadlens/reqtime.h.
+ * the socket object's owner (observer/kernel/sockets.c) into stats and deltas, each slot labelled;
+ * the request-timing feature (requests.c) keeps the snapshots (tick/snapshots.h), which
+ * output/reqtime_report.c prints. A slot is one (port, protocol) pair; see
+ * include/loadlens/reqtime.h.
  */
 #ifndef LOADLENS_OBSERVER_SOURCES_REQTIME_STATS_H
 #define LOADLENS_OBSERVER_SOURCES_REQTIME_STATS_H
@@ -71,6 +72,11 @@ struct obs_reqtime_features {
 
 struct obs_reqtime_slot {
 	struct rt_ctrs c; /* summed over CPUs; first_ns is the min, last_ns and max_ns the max */
+	/* its labels as of the read that filled it (obs_reqtime_read): obs_reqtime_slot_port(),
+	 * obs_reqtime_slot_used(), and whether it is the port's UDP slot */
+	uint16_t port;
+	bool used;
+	bool udp;
 	uint64_t hist[RT_NCOMP][LL_HIST_BUCKETS];
 };
 
@@ -125,13 +131,13 @@ int obs_reqtime_verify(void *rt);
 
 struct obs_reqtime_stats *obs_reqtime_stats_new(const struct obs_reqtime *rt);
 void obs_reqtime_stats_free(struct obs_reqtime_stats *st);
+/* The counters and histograms into st, each slot labelled (its port: the BPF side's, for a
+ * --pid/--cgroup slot given one as the targets' sockets are seen). */
 int obs_reqtime_read(struct obs_reqtime *rt, struct obs_reqtime_stats *st);
-/* st = a - b; maxima become 0 (unknown for an interval; percentiles come from the buckets). */
+/* st = a - b, labelled as a; maxima become 0 (unknown for an interval; percentiles come from the
+ * buckets). A slot's histogram: tick/reqtime_hist.h. */
 void obs_reqtime_stats_sub(struct obs_reqtime_stats *st, const struct obs_reqtime_stats *a,
 			   const struct obs_reqtime_stats *b);
-/* Histogram `which` (enum rt_comp, or OBS_REQTIME_SERVICE_LAST) of a slot, with exact sum and max. */
-void obs_reqtime_hist(const struct obs_reqtime_stats *st, size_t slot, unsigned int which,
-		      struct ll_hist *h);
 /* Slot's port (0 with --all-ports) and protocol name. */
 uint16_t obs_reqtime_slot_port(const struct obs_reqtime *rt, size_t slot);
 /* --pid/--cgroup: the processes that read server-side sockets the targets did not (the "foreign"

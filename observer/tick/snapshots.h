@@ -10,12 +10,14 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "loadlens/ll_hist.h"
 #include "loadlens/observer.h"
 #include "sources/census.h"
 #include "sources/cpuwait.h"
 #include "kernel/failures_object.h"
 #include "sources/fds.h"
 #include "sources/watched.h"
+#include "sources/h2_status.h"
 #include "sources/reqtime_stats.h"
 #include "kernel/sockets.h"
 
@@ -24,6 +26,8 @@
 struct obs_connections_snap {
 	struct obs_sockets_stats total; /* since load */
 	struct obs_sockets_stats delta; /* this interval's */
+	struct ll_hist wait, wait_total; /* the accept-queue wait: delta's, total's */
+	uint64_t lost; /* the connection programs' lost events since load (obs_sockets_drops) */
 };
 
 /* --- failures (features/failures.c) --- */
@@ -85,12 +89,21 @@ struct obs_netstat_snap {
 };
 
 /* --- requests (features/requests.c) --- */
-/* The feature's snapshot: the interval's counters for the live line; what was lost, from the
- * final read. */
+/* The feature's snapshot: the counters since load and the interval's, for the live lines and the
+ * summary; what was attached and what was lost, as of this tick; output/reqtime_report.c reads
+ * nothing else. */
 struct obs_requests_snap {
-	const struct obs_reqtime *rt;
+	/* each slot labelled by the read (its port, UDP or not, used) */
 	const struct obs_reqtime_stats *cur, *delta;
-	struct obs_reqtime_lost lost;
+	struct obs_reqtime_features features; /* the lean hooks' share and state as of this tick */
+	const char *attached;  /* the tracepoints attached, comma separated */
+	const char *scope;     /* what request timing covers, in words */
+	const char *mech;      /* the mechanism's name (features.mech) */
+	const char *lean_mode; /* --lean's (features.lean_mode) */
+	uint64_t trace_written, trace_write_errors; /* --trace records, so far */
+	/* each slot's HTTP/2 and gRPC statuses, the kernel's counts added (NULL: not read) */
+	const struct obs_h2_status_counts *h2;
+	struct obs_reqtime_lost lost; /* from the final read */
 };
 
 #endif /* LOADLENS_OBSERVER_TICK_SNAPSHOTS_H */

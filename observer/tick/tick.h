@@ -1,18 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * One interval as the observer passes it along (observer/tick/): the read phase's reads
- * (sources/tick_reader.h), then the features fill it in their order (features/feature.h), the
- * output writes it (output/), the rules read its snapshot (rules/snapshot.h). The snapshot
- * types are in tick/snapshots.h, the NDJSON record's in tick/record.h; this header only names
- * them.
+ * (struct obs_reads, sources/tick_reader.h, which only the features read), then the features
+ * fill it in their order (features/feature.h), the output writes it (output/), the rules read its
+ * snapshot (rules/snapshot.h). The snapshot types are in tick/snapshots.h, the NDJSON record's in
+ * tick/record.h; this header only names them.
  */
 #ifndef LOADLENS_OBSERVER_TICK_TICK_H
 #define LOADLENS_OBSERVER_TICK_TICK_H
 
 #include <stdbool.h>
 #include "rules/snapshot.h"
-#include "sources/tick_reader.h"
 
+struct obs_reads;
+struct obs_census_plan;
 struct obs_record;
 struct obs_connections_snap;
 struct obs_failures_snap;

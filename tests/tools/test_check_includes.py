@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-"""tools/check_includes.py finds a planted include loop, folder loop and call loop, and passes a
+"""tools/check_includes.py finds a planted include loop, folder loop and call loop, a folder that
+depends on one --only does not allow (by include or by a symbol its object uses), and passes a
 layered tree."""
 import os
 import shutil
@@ -102,6 +103,56 @@ class CheckIncludesTest(unittest.TestCase):
 					os.path.join(obj, c + ".o")], check=True)
 		self.assertEqual(check_includes.loops(d), [])
 		self.assertEqual(check_includes.loops(d, obj), ["call loop: p <-> q"])
+
+	def test_only_catches_a_call_from_symbols(self):
+		# --only out:tick: out/ may use tick/'s symbols; one of src/ (below it in the layers,
+		# so no layer break) is caught, from the symbol tables alone
+		tables = {
+			"tick/view": ({"view"}, set()),
+			"src/read": ({"read_label", "read"}, {"view"}),
+			"out/fmt": ({"fmt"}, {"view", "read_label", "printf"}),
+			"feat/f": ({"f"}, {"fmt", "read"}),
+		}
+		edges = check_includes.call_edges(tables)
+		self.assertEqual(edges["out/fmt"], {"tick/view", "src/read"})
+		self.assertEqual(check_includes.only_breaks([("calls", edges)], {"out": ["tick"]}), [
+			"only break: out/fmt calls src/read (out/ depends only on tick/)",
+		])
+		tables["out/fmt"][1].discard("read_label")
+		edges = check_includes.call_edges(tables)
+		self.assertEqual(check_includes.only_breaks([("calls", edges)], {"out": ["tick"]}), [])
+
+	@unittest.skipUnless(shutil.which("cc") and shutil.which("nm"), "no cc or nm")
+	def test_only_at_link_level(self):
+		# out/fmt.c includes only tick/'s header, which declares a function src/ defines: no
+		# include breaks the rule, the object's call does; objects in two libraries' folders
+		script = os.path.join(os.path.dirname(__file__), "..", "..", "tools",
+				      "check_includes.py")
+		d = self.tree({
+			"tick/tick.h": "struct t { int port; };\nint src_port(int slot);\n",
+			"src/s.c": '#include "tick/tick.h"\nint src_port(int slot) { return slot; }\n',
+			"out/fmt.c": '#include "tick/tick.h"\n'
+				     "int fmt(const struct t *t) { return t->port + src_port(0); }\n",
+		})
+		libs = {"out/fmt.c": "libout", "src/s.c": "libcore"}
+		for c, lib in libs.items():
+			os.makedirs(os.path.join(d, lib, os.path.dirname(c)), exist_ok=True)
+			subprocess.run(["cc", "-c", "-I", d, os.path.join(d, c), "-o",
+					os.path.join(d, lib, c + ".o")], check=True)
+		run = lambda *a: subprocess.run([sys.executable, script, d, "--only", "out:tick", *a],
+						capture_output=True, text=True)
+		self.assertEqual(run().returncode, 0)  # by include alone it holds
+		r = run("--objects", os.path.join(d, "libout"), "--objects", os.path.join(d, "libcore"))
+		self.assertEqual(r.returncode, 1, r.stdout)
+		self.assertEqual(r.stdout, "%s: only break: out/fmt calls src/s (out/ depends only on "
+				 "tick/)\n" % d)
+		# the port copied into tick/'s struct instead: no call left
+		with open(os.path.join(d, "out/fmt.c"), "w") as f:
+			f.write('#include "tick/tick.h"\nint fmt(const struct t *t) { return t->port; }\n')
+		subprocess.run(["cc", "-c", "-I", d, os.path.join(d, "out/fmt.c"), "-o",
+				os.path.join(d, "libout/out/fmt.c.o")], check=True)
+		r = run("--objects", os.path.join(d, "libout"), "--objects", os.path.join(d, "libcore"))
+		self.assertEqual(r.returncode, 0, r.stdout)
 
 
 if __name__ == "__main__":

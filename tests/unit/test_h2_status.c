@@ -11,6 +11,7 @@
 #include <nghttp2/nghttp2.h>
 #include "ll_test.h"
 #include "loadlens/h2.h"
+#include "output/h2_status_report.h"
 #include "sources/h2_status.h"
 #include "sources/hpack_refs.h"
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * A slot's HTTP/2 and gRPC status counts (observer/sources/h2_status_out.c), apart from the
- * decoder (test_h2_status.c): the kernel's counts joined to userspace's, and an interval's
- * difference as the rules see it.
+ * A slot's HTTP/2 and gRPC status counts (observer/sources/h2_status_counts.c; their lines and
+ * JSON, observer/output/h2_status_report.c), apart from the decoder (test_h2_status.c): the
+ * kernel's counts joined to userspace's, and an interval's difference as the rules see it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +11,7 @@
 #include "loadlens/grpc_status.h"
 #include "loadlens/h2.h"
 #include "loadlens/reqtime.h"
+#include "output/h2_status_report.h"
 #include "sources/h2_status.h"
 
 /* The kernel's counts join userspace's: statuses, blocks, ends; the line and the key say how
