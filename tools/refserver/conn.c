@@ -14,19 +14,6 @@
 
 #define RS_BUF_KEEP (1u << 20) /* an empty buffer larger than this is freed */
 
-static const struct rs_stream_proto *proto(const struct rs_worker *w)
-{
-	switch (w->cfg->proto) {
-	case RS_PROTO_HTTP:
-		return &rs_http_proto;
-	case RS_PROTO_H2:
-	case RS_PROTO_GRPC:
-		return &rs_h2_proto;
-	default:
-		return &rs_tcp_proto;
-	}
-}
-
 static int buf_reserve(struct rs_buf *b, size_t extra)
 {
 	size_t need, cap;
@@ -88,8 +75,8 @@ static void close_cb(uv_handle_t *h)
 	struct rs_worker *w = c->w;
 
 	LL_DLIST_UNLINK(&w->conns, c, prev, next);
-	if (proto(w)->conn_free)
-		proto(w)->conn_free(c);
+	if (w->proto->conn_free)
+		w->proto->conn_free(c);
 	rs_buf_free(&c->in);
 	rs_buf_free(&c->out);
 	free(c);
@@ -130,7 +117,7 @@ static void drain(struct rs_conn *c)
 
 	if (b->off == b->len)
 		return;
-	used = proto(c->w)->consume(c, b->data + b->off, b->len - b->off);
+	used = c->w->proto->consume(c, b->data + b->off, b->len - b->off);
 	if (c->closing)
 		return;
 	b->off += used;
@@ -146,7 +133,7 @@ static void feed(struct rs_conn *c, const char *p, size_t n)
 	size_t used;
 
 	if (b->off == b->len) {
-		used = proto(c->w)->consume(c, p, n);
+		used = c->w->proto->consume(c, p, n);
 		if (c->closing || used == n)
 			return;
 		if (rs_buf_append(b, p + used, n - used))
@@ -223,8 +210,8 @@ static void write_cb(uv_write_t *req, int status)
 	}
 	if (c->eof)
 		return;
-	if (proto(c->w)->writable)
-		proto(c->w)->writable(c);
+	if (c->w->proto->writable)
+		c->w->proto->writable(c);
 	if (c->closing || c->write_pending)
 		return;
 	drain(c);
@@ -331,7 +318,7 @@ void rs_conn_accepted(struct rs_worker *w, int fd)
 	}
 	uv_tcp_nodelay(&c->tcp, 1);
 	rs_trace_conn(w, fd);
-	if (proto(w)->conn_init(c)) {
+	if (w->proto->conn_init(c)) {
 		rs_conn_close(c);
 		return;
 	}

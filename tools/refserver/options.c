@@ -20,46 +20,20 @@ static void bad(const char *name, const char *val, const char *what)
 	ll_usage_error(RS_PROG, "invalid %s '%s': %s (see --help)", name, val, what);
 }
 
-/* The values of --proto, --service-dist and --service-mode, by their enums: each parsed and named
- * from its one table. */
-static const char *const proto_names[] = {
-	[RS_PROTO_TCP] = "tcp",
-	[RS_PROTO_UDP] = "udp",
-	[RS_PROTO_HTTP] = "http",
-	[RS_PROTO_H2] = "h2",
-	[RS_PROTO_GRPC] = "grpc",
-	NULL,
-};
-static const char *const dist_names[] = {[RS_DIST_FIXED] = "fixed", [RS_DIST_EXP] = "exp", NULL};
-static const char *const mode_names[] = {[RS_MODE_SPIN] = "spin", [RS_MODE_SLEEP] = "sleep", NULL};
-
 /* VAL's index in the NULL-ended NAMES; else a usage error saying what was EXPECTED. */
 static int choice(const char *name, const char *val, const char *const *names,
 		     const char *expected)
 {
-	int i;
+	int i = rs_name_index(names, val);
 
-	for (i = 0; names[i]; i++)
-		if (!strcmp(val, names[i]))
-			return i;
-	bad(name, val, expected);
-	return 0;
-}
-
-/* NAMES[V] if V is in the NULL-ended NAMES, else its first */
-static const char *options_name(const char *const *names, unsigned int v)
-{
-	unsigned int i;
-
-	for (i = 0; names[i]; i++)
-		if (i == v)
-			return names[i];
-	return names[0];
+	if (i < 0)
+		bad(name, val, expected);
+	return i < 0 ? 0 : i;
 }
 
 static void set_proto(struct rs_config *cfg, const char *name, const char *val)
 {
-	cfg->proto = (enum rs_proto)choice(name, val, proto_names,
+	cfg->proto = (enum rs_proto)choice(name, val, rs_proto_names,
 					   "expected tcp, udp, http, h2 or grpc");
 }
 
@@ -77,12 +51,12 @@ static void set_service_time(struct rs_config *cfg, const char *name, const char
 
 static void set_dist(struct rs_config *cfg, const char *name, const char *val)
 {
-	cfg->dist = (enum rs_dist)choice(name, val, dist_names, "expected fixed or exp");
+	cfg->dist = (enum rs_dist)choice(name, val, rs_dist_names, "expected fixed or exp");
 }
 
 static void set_mode(struct rs_config *cfg, const char *name, const char *val)
 {
-	cfg->mode = (enum rs_mode)choice(name, val, mode_names, "expected spin or sleep");
+	cfg->mode = (enum rs_mode)choice(name, val, rs_mode_names, "expected spin or sleep");
 }
 
 /* VAL as an integer in LO..HI; else a usage error saying what was EXPECTED. */
@@ -317,19 +291,4 @@ void rs_parse_args(struct rs_config *cfg, int argc, char **argv)
 		ll_usage_error(RS_PROG, "cannot resolve --listen host '%s'", cfg->host);
 	ll_format_addr((const struct sockaddr *)&cfg->addr, cfg->listen_str,
 		       sizeof(cfg->listen_str));
-}
-
-const char *rs_proto_name(enum rs_proto p)
-{
-	return options_name(proto_names, p);
-}
-
-const char *rs_dist_name(enum rs_dist d)
-{
-	return options_name(dist_names, d);
-}
-
-const char *rs_mode_name(enum rs_mode m)
-{
-	return options_name(mode_names, m);
 }

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "grpc_reply.h"
-#include "proto_h2.h"
+#include "proto_grpc.h"
 
 /* Built by rs_grpc_prepare() before the workers start; read-only afterwards. */
 static char *reply; /* the message with its 5-byte prefix */

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <http_parser.h>
 #include <jansson.h>
 #include <uv.h>
@@ -154,6 +155,7 @@ struct rs_conn {
 struct rs_worker {
 	unsigned id;
 	const struct rs_config *cfg;
+	const struct rs_stream_proto *proto; /* tcp, http, h2 (grpc too): its stream protocol */
 	uv_sem_t *ready;
 	uv_async_t *exited; /* sent to the main loop when the thread is about to end */
 	unsigned *nexited;  /* incremented atomically before that */
@@ -202,6 +204,12 @@ extern const struct rs_stream_proto rs_h2_proto;
 
 /* options.c */
 void rs_parse_args(struct rs_config *cfg, int argc, char **argv);
+
+/* names.c: each enum's NULL-ended table of names, and a value's index in one (-1: none) */
+extern const char *const rs_proto_names[];
+extern const char *const rs_dist_names[];
+extern const char *const rs_mode_names[];
+int rs_name_index(const char *const *names, const char *val);
 const char *rs_proto_name(enum rs_proto p);
 const char *rs_dist_name(enum rs_dist d);
 const char *rs_mode_name(enum rs_mode m);
@@ -227,8 +235,16 @@ json_t *rs_switch_json(const struct rs_switch *s, const struct rs_misbehave *mb)
 int rs_misbehave_check(const struct rs_config *cfg, char *why, size_t len);
 json_t *rs_misbehave_to_json(const struct rs_misbehave *mb);
 
+/* CLOCK_MONOTONIC in ns: the clock of every stamp here (service, --trace) */
+static inline uint64_t rs_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
 /* service.c */
-uint64_t rs_now_ns(void);
 void rs_block_until(enum rs_mode mode, uint64_t deadline_ns);
 void rs_rng_seed(struct rs_worker *w, uint64_t seed);
 /* Called when a complete request has been parsed: counts it, spends the service time, and

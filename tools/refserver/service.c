@@ -1,17 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* Service time: the clock, blocking by spinning or sleeping, and the per-worker PRNG. */
+/* Service time: blocking by spinning or sleeping, and the per-worker PRNG. */
 #include <errno.h>
 #include <math.h>
 #include <time.h>
 #include "refserver.h"
-
-uint64_t rs_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 void rs_block_until(enum rs_mode mode, uint64_t deadline_ns)
 {

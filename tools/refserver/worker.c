@@ -224,11 +224,26 @@ static void stop_cb(uv_async_t *a)
 	close_handles(w);
 }
 
+/* The stream protocol of --proto (conn.c calls it; udp has none). */
+static const struct rs_stream_proto *stream_proto(enum rs_proto p)
+{
+	switch (p) {
+	case RS_PROTO_HTTP:
+		return &rs_http_proto;
+	case RS_PROTO_H2:
+	case RS_PROTO_GRPC:
+		return &rs_h2_proto;
+	default:
+		return &rs_tcp_proto;
+	}
+}
+
 static int init(struct rs_worker *w)
 {
 	const struct rs_config *cfg = w->cfg;
 	int err;
 
+	w->proto = stream_proto(cfg->proto);
 	w->hist = ll_hist_new();
 	w->rbuf = malloc(RS_READ_BUF);
 	if (!w->hist || !w->rbuf || rs_trace_init(w))

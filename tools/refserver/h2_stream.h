@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * HTTP/2 (h2c by prior knowledge) on a refserver connection, shared by proto_h2.c (the nghttp2
- * session, the streams, the misbehaviour switches) and proto_grpc.c (gRPC on those streams).
+ * HTTP/2 (h2c by prior knowledge) on a refserver connection: its streams and the response writer
+ * (h2_stream.c), under proto_h2.c (the nghttp2 session, the misbehaviour switches) and
+ * proto_grpc.c (gRPC on those streams).
  */
-#ifndef LOADLENS_PROTO_H2_H
-#define LOADLENS_PROTO_H2_H
+#ifndef LOADLENS_H2_STREAM_H
+#define LOADLENS_H2_STREAM_H
 
 #include <nghttp2/nghttp2.h>
 #include "refserver.h"
@@ -55,18 +56,9 @@ struct rs_h2_conn {
  * outliving the stream) unless it is empty, then the TRAILERS if any (the last frame carries
  * END_STREAM). Counts the status. 0 or a negative nghttp2 error.
  */
+/* Submit stream st's response: :status, the nv headers, the body, then the trailers if any. */
 int rs_h2_respond(struct rs_h2_conn *h, struct rs_h2_stream *st, int status,
 		  const nghttp2_nv *nv, size_t nvlen, const char *body, size_t len,
 		  const nghttp2_nv *trailers, size_t ntrailers);
 
-/* proto_grpc.c */
-/*
- * A complete request: a gRPC call is counted under its method and true returned; anything else
- * is answered at once (415, or grpc-status UNIMPLEMENTED or INTERNAL), counted, and false.
- */
-bool rs_grpc_admit(struct rs_h2_conn *h, struct rs_h2_stream *st);
-/* Answer the call: the reply message, then trailers with grpc-status (--grpc-status by seq). */
-int rs_grpc_respond(struct rs_h2_conn *h, struct rs_h2_stream *st, uint64_t seq);
-void rs_grpc_release(void);
-
-#endif /* LOADLENS_PROTO_H2_H */
+#endif /* LOADLENS_H2_STREAM_H */
