@@ -1,13 +1,71 @@
 // SPDX-License-Identifier: MIT
-/* --help: summary, usage, every option, and EXAMPLES for every protocol and load model. */
+/*
+ * --help: summary, usage and targets, every option (its lines from options.def, by section), and
+ * EXAMPLES for every protocol and load model.
+ */
+#include <string.h>
 #include "config/config.h"
 #include "config/config_help.h"
+#include "config/options.h"
 #include "base/drv.h"
+
+#define HELP_COLUMN 26 /* where an option's text starts */
+
+/* --help's option entries, in options.def's order: each option, and the second entries */
+static const struct help_row {
+	enum drv_opt id;
+	const char *metavar;
+	enum drv_opt_section section;
+	const char *text;
+} rows[] = {
+#define DRV_OPTION(id, name, sh, mv, sec, key, kind, field, merge, help)                           \
+	{DRV_OPT_##id, mv, DRV_OPT_SECTION_##sec, help},
+#define DRV_OPTION_MORE(id, mv, sec, help) {DRV_OPT_##id, mv, DRV_OPT_SECTION_##sec, help},
+#include "config/options.def"
+};
+
+static const char *const section_titles[DRV_OPT_SECTION__COUNT] = {
+	[DRV_OPT_SECTION_LOAD] = "LOAD",
+	[DRV_OPT_SECTION_PAYLOADS] = "PAYLOADS",
+	[DRV_OPT_SECTION_SCALE] = "SCALE AND SEVERAL MACHINES",
+	[DRV_OPT_SECTION_OUTPUT] = "OUTPUT",
+};
+
+/* "  -c, --connections N     text", its further lines under the text's first */
+static void option_lines(FILE *f, const struct help_row *row)
+{
+	const struct drv_option *o = &drv_options[row->id];
+	const char *t = row->text, *nl;
+	int n;
+
+	if (o->short_name)
+		n = fprintf(f, "  -%c, --%s", o->short_name, o->name);
+	else
+		n = fprintf(f, "      --%s", o->name);
+	if (row->metavar[0])
+		n += fprintf(f, " %s", row->metavar);
+	fprintf(f, "%*s", n < HELP_COLUMN ? HELP_COLUMN - n : 2, "");
+	for (; (nl = strchr(t, '\n')); t = nl + 1)
+		fprintf(f, "%.*s\n%*s", (int)(nl - t), t, HELP_COLUMN, "");
+	fprintf(f, "%s\n", t);
+}
+
+static void options_usage(FILE *f)
+{
+	size_t i;
+	int s;
+
+	for (s = 0; s < DRV_OPT_SECTION__COUNT; s++) {
+		fprintf(f, "\n%s\n", section_titles[s]);
+		for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+			if (rows[i].section == (enum drv_opt_section)s)
+				option_lines(f, &rows[i]);
+	}
+}
 
 void drv_config_usage(FILE *f)
 {
-	fprintf(f,
-		DRV_PROG " - TCP, UDP, HTTP, HTTP/2 and gRPC load with honest latency histograms\n"
+	fputs(DRV_PROG " - TCP, UDP, HTTP, HTTP/2 and gRPC load with honest latency histograms\n"
 		"\n"
 		"USAGE\n"
 		"  " DRV_PROG " TARGET (-n REQUESTS | -d DURATION) [options]\n"
@@ -26,120 +84,11 @@ void drv_config_usage(FILE *f)
 		"  grpcs://HOST[:PORT]/package.Service/Method over TLS: grpc-status counted per\n"
 		"                          code, --timeout sent as grpc-timeout, -H as metadata\n"
 		"  ldap://HOST[:PORT][/BASEDN[?ATTRS[?SCOPE[?FILTER]]]]  LDAP searches (port 389;\n"
-		"                          RFC 4516, %%-escapes decoded): tcp:// with --proto ldap\n"
-		"  ldaps://HOST[:PORT][/...]  the same over TLS (port 636; -k, --cacert)\n"
-		"\n"
-		"LOAD\n"
-		"  -c, --connections N     connection slots, one request in flight each (default 1,\n"
-		"                          at most 1M)\n"
-		"  -t, --threads N         worker threads, one event loop each (default 1)\n"
-		"  -n, --requests N        total request attempts (k/M/G suffixes)\n"
-		"  -d, --duration D        run for D (250ms, 30s, 2m); with -n, whichever ends first\n"
-		"      --rate R            open loop: R requests/s in total, sent on a fixed\n"
-		"                          schedule; latency counts from the intended send time\n"
-		"                          to the kernel's receive time of the reply (the\n"
-		"                          curl engine: its read); the uncorrected figure,\n"
-		"                          from the actual send, is reported beside it\n"
-		"      --delay D           closed loop think time between response and next request\n"
-		"                          (a connection whose next request falls past -d is held\n"
-		"                          open until -d)\n"
-		"      --warmup D          run D first and leave it out of the results\n"
-		"      --new-conn          a new connection per request (the driver closes first)\n"
-		"      --reconnect-every K a new connection every K requests (default keep-alive)\n"
-		"      --timeout D         connect and request timeout (default 5s)\n"
-		"\n"
-		"PAYLOADS\n"
-		"      --size BYTES|MIN-MAX  tcp/udp payload, fixed or uniform random (default %d)\n"
-		"      --payload FILE      raw request bytes to send as is (tcp, udp)\n"
-		"      --response RULE     tcp with --payload: where a response ends:\n"
-		"                          fixed:N, delim:STR (escapes \\r \\n \\t \\xHH), prefix:N\n"
-		"                          (an N-byte big-endian length, then that many bytes),\n"
-		"                          resp (redis RESP2/3), memcache (text protocol), dns\n"
-		"                          (tcp: 2-byte length; udp too: replies counted by RCODE)\n"
-		"      --proto memcache-udp  udp: memcached's 8-byte frame header, per-request id,\n"
-		"                          replies of several datagrams reassembled\n"
-		"      --requests-file FILE  a mix of requests, one per line, 'weight=N ' optional;\n"
-		"                          templates {{seq}} {{rand:LO-HI}} {{zipf:N:S}}\n"
-		"      --seed N            pick records weighted at random (default round-robin)\n"
-		"  -P, --pipeline N        tcp, http/1.1: N requests in flight per connection\n"
-		"      --id OFFSET:WIDTH   udp with --payload: stamp a per-request id of WIDTH bytes\n"
-		"                          at OFFSET (0:2 for DNS and memcached); replies match by it\n"
-		"      --rcvbuf BYTES      udp: SO_RCVBUF of each socket\n"
-		"      --proto ldap        tcp: LDAP searches (BER); a bind at connect, each request\n"
-		"                          one search, done at its SearchResultDone; entries,\n"
-		"                          searches that found none and resultCodes counted (not\n"
-		"                          with -P: slapd answers out of order)\n"
-		"      --base DN           ldap: the search base (templated; default the root DSE)\n"
-		"      --scope S           ldap: base, one or sub (default sub)\n"
-		"      --filter F          ldap: an RFC 4515 filter (default (objectClass=*)),\n"
-		"                          templated per search, numbers unpadded:\n"
-		"                          '(uid=user{{rand:0-9999}})'\n"
-		"      --attrs A,B         ldap: attributes to return (default all user attributes)\n"
-		"      --bind-dn DN        ldap: a simple bind as DN at connect (default anonymous)\n"
-		"      --bind-password-file FILE  ldap: its password, the file's first line (never\n"
-		"                          on the command line); a refused bind is an ldap_bind\n"
-		"                          error and drops the connection\n"
-		"      --starttls          ldap://: StartTLS (RFC 4511) before the bind, then TLS\n"
-		"                          (a refused StartTLS or handshake is a tls error)\n"
-		"  -m, --method M          HTTP method (default GET); not h2load's -m: that is\n"
-		"                          --streams here\n"
-		"      --streams N         HTTP/2, grpc: N streams in flight per connection\n"
-		"                          (h2load's -m N; never more than the server's\n"
-		"                          SETTINGS_MAX_CONCURRENT_STREAMS; default 1)\n"
-		"  -H, --header 'K: V'     extra HTTP header (repeatable)\n"
-		"      --body STR | --body-file FILE   HTTP request body\n"
-		"      --http-close        send 'Connection: close': one request per connection\n"
-		"      --http-engine E     native (default: HTTP/1.1 on libuv with http_parser,\n"
-		"                          the faster) or curl (libcurl multi_socket)\n"
-		"      --http2             HTTP/2 on the native engine (libnghttp2): h2 via ALPN\n"
-		"                          for https://, prior-knowledge h2c for http://; with\n"
-		"                          --http-engine curl through libcurl, one stream per\n"
-		"                          connection\n"
-		"      --proto-file FILE   grpc: the service's .proto, parsed at start (imports\n"
-		"                          from its folder, each --import-path, /usr/include);\n"
-		"                          without it every call sends the empty message\n"
-		"      --import-path DIR   grpc: one more folder for .proto imports (protoc's -I;\n"
-		"                          repeatable)\n"
-		"      --message JSON      grpc: the request message in protobuf's JSON mapping,\n"
-		"                          strictly (RFC 8259: no trailing comma, no key twice; a\n"
-		"                          bool true or false, a repeated field an array; bytes\n"
-		"                          in base64), templates {{seq}} {{rand:LO-HI}}\n"
-		"                          {{zipf:N:S}} expanded per call (quote a templated\n"
-		"                          number: \"{{rand:1-100}}\"); default {}\n"
-		"      --message-file FILE grpc: the same from a file\n"
-		"                          (--requests-file: one 'weight=N /package.Service/Method\n"
-		"                          JSON' per line, a method mix counted per record)\n"
-		"  -k, --insecure          https, grpcs, ldaps, --starttls: do not verify the\n"
-		"                          server's certificate or name\n"
-		"      --cacert FILE       https, grpcs, ldaps, --starttls: verify the server with\n"
-		"                          this CA bundle (PEM)\n"
-		"\n"
-		"SCALE AND SEVERAL MACHINES\n"
-		"      --source-addr A,B   spread connections over local addresses\n"
-		"                          (IP_BIND_ADDRESS_NO_PORT): more ephemeral ports\n"
-		"  -p, --procs N           run in N worker processes, one merged result; by\n"
-		"                          default as many as -c needs when one process may not\n"
-		"                          hold every fd (RLIMIT_NOFILE past its hard limit)\n"
-		"      --connect-rate R    open the connections at R/s in total (each slot's\n"
-		"                          first request waits its turn), so that the server's\n"
-		"                          accept queue is not what is measured first\n"
-		"      --start-at T        start at wall-clock T (UNIX seconds or HH:MM[:SS])\n"
-		"      --shard i/N         this machine is shard i of N (0-based): it takes its\n"
-		"                          share of --rate and -n; merge the JSON files afterwards\n"
-		"\n"
-		"OUTPUT\n"
-		"      --json FILE         results with mergeable histograms (docs/driver.md)\n"
-		"      --interval D        per-interval line on stderr every D (default 1s, 0 off)\n"
-		"      --hdr-log FILE      HdrHistogram interval log, one line per --interval\n"
-		"  -q, --quiet             no banner and no interval lines\n"
-		"      --print-plan        check every option as for a run (files read, the host\n"
-		"                          resolved), print what they resolve to as one JSON\n"
-		"                          object (defaults filled in, durations in seconds,\n"
-		"                          rates as numbers, the target split) and exit 0; no\n"
-		"                          socket, no --json or --hdr-log file, nothing sent\n"
-		"                          (docs/driver.md, \"The plan\")\n"
-		"  -h, --help, -V, --version\n"
-		"\n"
+		"                          RFC 4516, %-escapes decoded): tcp:// with --proto ldap\n"
+		"  ldaps://HOST[:PORT][/...]  the same over TLS (port 636; -k, --cacert)\n",
+	      f);
+	options_usage(f);
+	fputs("\n"
 		"Errors are counted by class (EADDRNOTAVAIL, EMFILE, ECONNREFUSED, ECONNRESET,\n"
 		"ETIMEDOUT, lost, short_response, http_status, tls, too_large, resp_error,\n"
 		"memcache_client_error, memcache_server_error, dns_rcode, incomplete,\n"
@@ -227,5 +176,5 @@ void drv_config_usage(FILE *f)
 		"  past 64k connections to one server:\n"
 		"    " DRV_PROG " tcp://10.0.0.5:7000 -c 150000 -t 2 -d 1m --source-addr "
 		"10.0.0.2,10.0.0.3,10.0.0.4\n",
-		DRV_DEFAULT_SIZE);
+	      f);
 }

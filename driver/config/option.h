@@ -15,7 +15,8 @@ struct drv__seen {
 	bool http_only;	   /* the same but -H (which grpc:// takes as metadata) */
 	bool engine_given; /* --http-engine */
 	bool tls_opts;	   /* -k/--insecure, --cacert */
-	int body_opt;	   /* the option that gave the body: OPT_BODY or OPT_BODY_FILE, or 0 */
+	int body_opt;	   /* getopt's value for the option that gave the body (--body or
+			    * --body-file), or 0 */
 };
 
 /* Write one line into err (when given) and return -EINVAL. */

@@ -13,6 +13,7 @@
 #include "config/grpc_msg.h"
 #include "config/reqmix.h"
 #include "config/option.h"
+#include "config/options.h"
 #include "config/config_grpc.h"
 #include "config/config_h2.h"
 #include "config/config_http.h"
@@ -24,109 +25,20 @@
 #include "base/drv.h"
 #include "config/quote.h"
 
-enum {
-	OPT_NEW_CONN = 0x100,
-	OPT_RECONNECT_EVERY,
-	OPT_SIZE,
-	OPT_TIMEOUT,
-	OPT_JSON,
-	OPT_INTERVAL,
-	OPT_RATE,
-	OPT_DELAY,
-	OPT_WARMUP,
-	OPT_PAYLOAD,
-	OPT_RESPONSE,
-	OPT_BODY,
-	OPT_BODY_FILE,
-	OPT_HTTP_CLOSE,
-	OPT_HTTP_ENGINE,
-	OPT_HTTP2,
-	OPT_CACERT,
-	OPT_SOURCE_ADDR,
-	OPT_START_AT,
-	OPT_SHARD,
-	OPT_ID,
-	OPT_RCVBUF,
-	OPT_PROTO,
-	OPT_HDR_LOG,
-	OPT_REQUESTS_FILE,
-	OPT_SEED,
-	OPT_CONNECT_RATE,
-	OPT_STREAMS,
-	OPT_PROTO_FILE,
-	OPT_MESSAGE,
-	OPT_MESSAGE_FILE,
-	OPT_PRINT_PLAN,
-	OPT_IMPORT_PATH,
-	OPT_LDAP, /* --base --scope --filter --attrs --bind-dn --bind-password-file --starttls */
-	OPT_LDAP_LAST = OPT_LDAP + 6,
-};
-
+/* getopt_long()'s table, from options.def: a letter's option returns the letter, the others
+ * DRV_OPT_VAL + their index */
 static const struct option long_opts[] = {
-	{"connections", required_argument, NULL, 'c'},
-	{"threads", required_argument, NULL, 't'},
-	{"requests", required_argument, NULL, 'n'},
-	{"duration", required_argument, NULL, 'd'},
-	{"new-conn", no_argument, NULL, OPT_NEW_CONN},
-	{"reconnect-every", required_argument, NULL, OPT_RECONNECT_EVERY},
-	{"size", required_argument, NULL, OPT_SIZE},
-	{"timeout", required_argument, NULL, OPT_TIMEOUT},
-	{"json", required_argument, NULL, OPT_JSON},
-	{"interval", required_argument, NULL, OPT_INTERVAL},
-	{"rate", required_argument, NULL, OPT_RATE},
-	{"delay", required_argument, NULL, OPT_DELAY},
-	{"warmup", required_argument, NULL, OPT_WARMUP},
-	{"payload", required_argument, NULL, OPT_PAYLOAD},
-	{"response", required_argument, NULL, OPT_RESPONSE},
-	{"method", required_argument, NULL, 'm'},
-	{"header", required_argument, NULL, 'H'},
-	{"body", required_argument, NULL, OPT_BODY},
-	{"body-file", required_argument, NULL, OPT_BODY_FILE},
-	{"http-close", no_argument, NULL, OPT_HTTP_CLOSE},
-	{"http-engine", required_argument, NULL, OPT_HTTP_ENGINE},
-	{"http2", no_argument, NULL, OPT_HTTP2},
-	{"insecure", no_argument, NULL, 'k'},
-	{"cacert", required_argument, NULL, OPT_CACERT},
-	{"source-addr", required_argument, NULL, OPT_SOURCE_ADDR},
-	{"start-at", required_argument, NULL, OPT_START_AT},
-	{"shard", required_argument, NULL, OPT_SHARD},
-	{"id", required_argument, NULL, OPT_ID},
-	{"rcvbuf", required_argument, NULL, OPT_RCVBUF},
-	{"proto", required_argument, NULL, OPT_PROTO},
-	{"hdr-log", required_argument, NULL, OPT_HDR_LOG},
-	{"requests-file", required_argument, NULL, OPT_REQUESTS_FILE},
-	{"seed", required_argument, NULL, OPT_SEED},
-	{"connect-rate", required_argument, NULL, OPT_CONNECT_RATE},
-	{"streams", required_argument, NULL, OPT_STREAMS},
-	{"proto-file", required_argument, NULL, OPT_PROTO_FILE},
-	{"message", required_argument, NULL, OPT_MESSAGE},
-	{"message-file", required_argument, NULL, OPT_MESSAGE_FILE},
-	{"import-path", required_argument, NULL, OPT_IMPORT_PATH},
-	{"base", required_argument, NULL, OPT_LDAP},
-	{"scope", required_argument, NULL, OPT_LDAP + 1},
-	{"filter", required_argument, NULL, OPT_LDAP + 2},
-	{"attrs", required_argument, NULL, OPT_LDAP + 3},
-	{"bind-dn", required_argument, NULL, OPT_LDAP + 4},
-	{"bind-password-file", required_argument, NULL, OPT_LDAP + 5},
-	{"starttls", no_argument, NULL, OPT_LDAP + 6},
-	{"procs", required_argument, NULL, 'p'},
-	{"pipeline", required_argument, NULL, 'P'},
-	{"quiet", no_argument, NULL, 'q'},
-	{"print-plan", no_argument, NULL, OPT_PRINT_PLAN},
-	{"help", no_argument, NULL, 'h'},
-	{"version", no_argument, NULL, 'V'},
+#define DRV_OPTION(id, name, sh, metavar, section, key, kind, field, merge, help)              \
+	{name, sizeof(metavar) > 1 ? required_argument : no_argument, NULL,                    \
+	 (sh) ? (sh) : DRV_OPT_VAL + DRV_OPT_##id},
+#include "config/options.def"
 	{NULL, 0, NULL, 0},
 };
-
-static const char *const ldap_opts[] = {"base", "scope", "filter", "attrs", "bind-dn",
-					"bind-password-file", "starttls"};
 
 const struct option *drv_config_options(void)
 {
 	return long_opts;
 }
-
-static const char short_opts[] = ":c:t:n:d:m:H:P:p:kqhV";
 
 void drv_config_init(struct drv_config *cfg)
 {
@@ -371,87 +283,89 @@ static int check(struct drv_config *cfg, const struct drv__seen *seen, char *err
 	return drv__config_check_h2(cfg, seen, err, errlen); /* config_h2.c */
 }
 
-static int parse_opt(struct drv_config *cfg, int c, const char *opt, struct drv__seen *seen,
-		  char *err, size_t errlen)
+/* Option id (getopt_long()'s c, for --body's exclusion), its value in optarg. */
+static int parse_opt(struct drv_config *cfg, enum drv_opt id, int c, struct drv__seen *seen,
+		     char *err, size_t errlen)
 {
-	switch (c) {
-	case 'c':
-		return drv__config_num("-c", optarg, 1, DRV_MAX_CONNECTIONS, &cfg->connections, err, errlen);
-	case 't':
-		return drv__config_num("-t", optarg, 1, DRV_MAX_THREADS, &cfg->threads, err, errlen);
-	case 'n':
-		return drv__config_num("-n", optarg, 1, DRV_MAX_REQUESTS, &cfg->requests, err, errlen);
-	case 'd':
-		return dur("-d", optarg, 1000000, &cfg->duration_ns, err, errlen);
-	case OPT_NEW_CONN:
+	const char *name = drv_options[id].name;
+	char flag[64];
+
+	drv_option_flag(id, flag, sizeof(flag)); /* "-c", "--connect-rate": as messages say it */
+	switch (id) {
+	case DRV_OPT_CONNECTIONS:
+		return drv__config_num(flag, optarg, 1, DRV_MAX_CONNECTIONS, &cfg->connections, err,
+				       errlen);
+	case DRV_OPT_THREADS:
+		return drv__config_num(flag, optarg, 1, DRV_MAX_THREADS, &cfg->threads, err, errlen);
+	case DRV_OPT_REQUESTS:
+		return drv__config_num(flag, optarg, 1, DRV_MAX_REQUESTS, &cfg->requests, err, errlen);
+	case DRV_OPT_DURATION:
+		return dur(flag, optarg, 1000000, &cfg->duration_ns, err, errlen);
+	case DRV_OPT_NEW_CONN:
 		seen->new_conn = true;
 		return 0;
-	case OPT_RECONNECT_EVERY:
-		return drv__config_num("--reconnect-every", optarg, 1, DRV_MAX_REQUESTS,
-			      &cfg->reconnect_every, err, errlen);
-	case OPT_SIZE:
+	case DRV_OPT_RECONNECT_EVERY:
+		return drv__config_num(flag, optarg, 1, DRV_MAX_REQUESTS, &cfg->reconnect_every, err,
+				       errlen);
+	case DRV_OPT_SIZE:
 		return drv__config_size(cfg, optarg, err, errlen);
-	case OPT_TIMEOUT:
-		return dur("--timeout", optarg, 1000000, &cfg->timeout_ns, err, errlen);
-	case OPT_JSON:
+	case DRV_OPT_TIMEOUT:
+		return dur(flag, optarg, 1000000, &cfg->timeout_ns, err, errlen);
+	case DRV_OPT_JSON:
 		cfg->json_path = optarg;
-		return *optarg ? 0 : drv__config_fail(err, errlen, "--json: empty file name");
-	case OPT_INTERVAL:
-		if (dur("--interval", optarg, 0, &cfg->interval_ns, err, errlen))
+		return *optarg ? 0 : drv__config_fail(err, errlen, "%s: empty file name", flag);
+	case DRV_OPT_INTERVAL:
+		if (dur(flag, optarg, 0, &cfg->interval_ns, err, errlen))
 			return -EINVAL;
 		if (cfg->interval_ns && cfg->interval_ns < 10000000)
-			return drv__config_fail(err, errlen, "--interval %s: at least 10ms, or 0 for off",
-				       optarg);
+			return drv__config_fail(err, errlen, "%s %s: at least 10ms, or 0 for off",
+						flag, optarg);
 		return 0;
-	case OPT_RATE:
-		return rate("--rate", "requests", optarg, &cfg->rate, err, errlen);
-	case OPT_CONNECT_RATE:
-		return rate("--connect-rate", "connections", optarg, &cfg->connect_rate, err,
-			       errlen);
-	case 'p':
-		return drv__config_num("-p", optarg, 1, DRV_MAX_PROCS, &cfg->procs, err, errlen);
-	case OPT_DELAY:
-		return dur("--delay", optarg, 0, &cfg->delay_ns, err, errlen);
-	case OPT_WARMUP:
-		return dur("--warmup", optarg, 0, &cfg->warmup_ns, err, errlen);
-	case OPT_PAYLOAD:
+	case DRV_OPT_RATE:
+		return rate(flag, "requests", optarg, &cfg->rate, err, errlen);
+	case DRV_OPT_CONNECT_RATE:
+		return rate(flag, "connections", optarg, &cfg->connect_rate, err, errlen);
+	case DRV_OPT_PROCS:
+		return drv__config_num(flag, optarg, 1, DRV_MAX_PROCS, &cfg->procs, err, errlen);
+	case DRV_OPT_DELAY:
+		return dur(flag, optarg, 0, &cfg->delay_ns, err, errlen);
+	case DRV_OPT_WARMUP:
+		return dur(flag, optarg, 0, &cfg->warmup_ns, err, errlen);
+	case DRV_OPT_PAYLOAD:
 		cfg->payload_path = optarg;
-		return drv__config_slurp("--payload", optarg, &cfg->payload, &cfg->payload_len, err, errlen);
-	case OPT_RESPONSE:
+		return drv__config_slurp(flag, optarg, &cfg->payload, &cfg->payload_len, err, errlen);
+	case DRV_OPT_RESPONSE:
 		seen->resp_given = true;
 		return drv__config_response(cfg, optarg, err, errlen);
-	case 'm':
+	case DRV_OPT_METHOD:
 		seen->http_opts = true;
 		seen->http_only = true;
 		cfg->method = optarg;
 		return 0;
-	case 'H':
+	case DRV_OPT_HEADER:
 		seen->http_opts = true;
 		return drv__config_header(cfg, optarg, err, errlen);
-	case OPT_BODY:
-	case OPT_BODY_FILE:
+	case DRV_OPT_BODY:
+	case DRV_OPT_BODY_FILE:
 		if (seen->body_opt && seen->body_opt != c)
 			return drv__config_fail(err, errlen, "--body and --body-file both give the "
 						"request body: give one");
 		seen->body_opt = c;
-		if (c == OPT_BODY_FILE) {
-			seen->http_opts = true;
-			seen->http_only = true;
-			return drv__config_slurp("--body-file", optarg, &cfg->body,
-						 &cfg->body_len, err, errlen);
-		}
 		seen->http_opts = true;
 		seen->http_only = true;
+		if (id == DRV_OPT_BODY_FILE)
+			return drv__config_slurp(flag, optarg, &cfg->body, &cfg->body_len, err,
+						 errlen);
 		free(cfg->body);
 		cfg->body_len = strlen(optarg);
 		cfg->body = strdup(optarg);
-		return cfg->body ? 0 : drv__config_fail(err, errlen, "--body: out of memory");
-	case OPT_HTTP_CLOSE:
+		return cfg->body ? 0 : drv__config_fail(err, errlen, "%s: out of memory", flag);
+	case DRV_OPT_HTTP_CLOSE:
 		seen->http_opts = true;
 		seen->http_only = true;
 		cfg->http_close = true;
 		return 0;
-	case OPT_HTTP_ENGINE:
+	case DRV_OPT_HTTP_ENGINE:
 		seen->http_opts = true;
 		seen->http_only = true;
 		seen->engine_given = true;
@@ -460,97 +374,102 @@ static int parse_opt(struct drv_config *cfg, int c, const char *opt, struct drv_
 		else if (!strcmp(optarg, "curl"))
 			cfg->http_engine = DRV_HTTP_CURL;
 		else
-			return drv__config_fail(err, errlen, "--http-engine %s: expected native or curl",
-				       optarg);
+			return drv__config_fail(err, errlen, "%s %s: expected native or curl", flag,
+						optarg);
 		return 0;
-	case OPT_HTTP2:
+	case DRV_OPT_HTTP2:
 		seen->http_opts = true;
 		seen->http_only = true;
 		cfg->http2 = true;
 		return 0;
-	case 'k':
+	case DRV_OPT_INSECURE:
 		seen->tls_opts = true;
 		cfg->insecure = true;
 		return 0;
-	case OPT_CACERT:
+	case DRV_OPT_CACERT:
 		seen->tls_opts = true;
 		return drv__config_cacert(cfg, optarg, err, errlen);
-	case OPT_STREAMS:
-		return drv__config_num("--streams", optarg, 1, DRV_MAX_STREAMS, &cfg->streams, err,
-				       errlen);
-	case OPT_SOURCE_ADDR:
+	case DRV_OPT_STREAMS:
+		return drv__config_num(flag, optarg, 1, DRV_MAX_STREAMS, &cfg->streams, err, errlen);
+	case DRV_OPT_SOURCE_ADDR:
 		return sources(cfg, optarg, err, errlen);
-	case OPT_START_AT:
+	case DRV_OPT_START_AT:
 		return start_at(cfg, optarg, err, errlen);
-	case OPT_SHARD:
+	case DRV_OPT_SHARD:
 		return shard(cfg, optarg, err, errlen);
-	case OPT_ID:
+	case DRV_OPT_ID:
 		return drv__config_id(cfg, optarg, err, errlen);
-	case OPT_RCVBUF:
+	case DRV_OPT_RCVBUF:
 		return drv__config_rcvbuf(cfg, optarg, err, errlen);
-	case OPT_PROTO:
-	case OPT_HDR_LOG:
-	case OPT_REQUESTS_FILE:
-	case OPT_SEED:
-	case 'P':
-		return drv__config_work_opt(cfg, c == OPT_PROTO ? "proto" : c == OPT_HDR_LOG ? "hdr-log"
-					    : c == OPT_REQUESTS_FILE ? "requests-file"
-					    : c == OPT_SEED ? "seed" : "P", optarg, err, errlen);
-	case OPT_PROTO_FILE:
-	case OPT_MESSAGE:
-	case OPT_MESSAGE_FILE:
-	case OPT_IMPORT_PATH:
-		return drv__config_grpc_opt(cfg, c == OPT_PROTO_FILE ? "proto-file"
-					    : c == OPT_MESSAGE ? "message"
-					    : c == OPT_IMPORT_PATH ? "import-path" : "message-file",
-					    optarg, err, errlen);
-	case OPT_LDAP:
-	case OPT_LDAP + 1:
-	case OPT_LDAP + 2:
-	case OPT_LDAP + 3:
-	case OPT_LDAP + 4:
-	case OPT_LDAP + 5:
-	case OPT_LDAP_LAST:
-		return drv__config_ldap_opt(cfg, ldap_opts[c - OPT_LDAP], optarg ? optarg : "", err,
-					    errlen);
-	case 'q':
+	case DRV_OPT_PROTO:
+	case DRV_OPT_HDR_LOG:
+	case DRV_OPT_REQUESTS_FILE:
+	case DRV_OPT_SEED:
+	case DRV_OPT_PIPELINE:
+		return drv__config_work_opt(cfg, name, optarg, err, errlen); /* config_work.c */
+	case DRV_OPT_PROTO_FILE:
+	case DRV_OPT_MESSAGE:
+	case DRV_OPT_MESSAGE_FILE:
+	case DRV_OPT_IMPORT_PATH:
+		return drv__config_grpc_opt(cfg, name, optarg, err, errlen); /* config_grpc.c */
+	case DRV_OPT_BASE:
+	case DRV_OPT_SCOPE:
+	case DRV_OPT_FILTER:
+	case DRV_OPT_ATTRS:
+	case DRV_OPT_BIND_DN:
+	case DRV_OPT_BIND_PASSWORD_FILE:
+	case DRV_OPT_STARTTLS:
+		return drv__config_ldap_opt(cfg, name, optarg ? optarg : "", err, errlen);
+	case DRV_OPT_QUIET:
 		cfg->quiet = true;
 		return 0;
-	case OPT_PRINT_PLAN:
+	case DRV_OPT_PRINT_PLAN:
 		cfg->print_plan = true;
 		return 0;
-	case ':':
-		return drv__config_fail(err, errlen, "%s needs a value (see --help)", opt);
-	default:
-		if (optopt && optopt < 0x100)
-			return drv__config_fail(err, errlen, "unknown option -%c (see --help)", optopt);
-		return drv__config_fail(err, errlen, "unknown option %s (see --help)", opt);
+	case DRV_OPT_HELP:
+		cfg->help = true;
+		return 0;
+	case DRV_OPT_VERSION:
+		cfg->version = true;
+		return 0;
+	case DRV_OPT__COUNT:
+		break;
 	}
+	return drv__config_fail(err, errlen, "%s: no case in parse_opt()", flag);
+}
+
+/* What getopt_long() returned for no option of ours: a missing value, or an unknown option. */
+static int not_ours(int c, const char *word, char *err, size_t errlen)
+{
+	if (c == ':')
+		return drv__config_fail(err, errlen, "%s needs a value (see --help)", word);
+	if (optopt && optopt < DRV_OPT_VAL)
+		return drv__config_fail(err, errlen, "unknown option -%c (see --help)", optopt);
+	return drv__config_fail(err, errlen, "unknown option %s (see --help)", word);
 }
 
 int drv_config_parse(struct drv_config *cfg, int argc, char **argv, char *err, size_t errlen)
 {
 	struct drv__seen seen = {0};
-	int c, r, longindex = -1;
+	char short_opts[2 * DRV_OPT__COUNT + 2];
+	int c, r, id, longindex = -1;
 
 	drv_config_init(cfg);
 	if (err && errlen)
 		err[0] = '\0';
 	optind = 0; /* glibc: full re-initialisation, so the parser can run more than once */
 	opterr = 0;
+	if (drv_options_short(short_opts, sizeof(short_opts)))
+		return drv__config_fail(err, errlen, "options.def: too many letters");
 	while ((c = getopt_long(argc, argv, short_opts, long_opts, &longindex)) != -1) {
-		if (c == 'h') {
-			cfg->help = true;
-			return 0;
-		}
-		if (c == 'V') {
-			cfg->version = true;
-			return 0;
-		}
+		id = drv_option_of(c);
+		if (id == DRV_OPT_HELP || id == DRV_OPT_VERSION)
+			return parse_opt(cfg, (enum drv_opt)id, c, &seen, err, errlen);
 		r = drv__config_peer_opt(c, longindex >= 0 ? long_opts[longindex].name : NULL, argc,
 					 argv, err, errlen); /* peer_flags.c */
 		if (!r)
-			r = parse_opt(cfg, c, argv[optind - 1], &seen, err, errlen);
+			r = id >= 0 ? parse_opt(cfg, (enum drv_opt)id, c, &seen, err, errlen)
+				    : not_ours(c, argv[optind - 1], err, errlen);
 		if (r)
 			return r;
 		longindex = -1;

@@ -10,6 +10,7 @@
 #include "loadlens/infile.h"
 #include "loadlens/outfile.h"
 #include "base/drv.h"
+#include "config/options.h"
 #include "config/parse.h"
 #include "results/merge.h"
 #include "results/report.h"
@@ -67,6 +68,35 @@ static int hist(struct ll_hist *dst, const json_t *doc, const char *key, char *e
 	return r;
 }
 
+/*
+ * The options config/options.def marks rule, from a run's config: SUM adds its value, FIRST
+ * (called for the first run) takes it where the run has one, else the default stays.
+ */
+static void options(struct drv_config *dst, const json_t *cfg, enum drv_opt_merge rule)
+{
+	const struct drv_option *o;
+	const json_t *v;
+	size_t i;
+
+	for (i = 0; i < DRV_OPT__COUNT; i++) {
+		o = &drv_options[i];
+		if (o->merge != rule || !o->json_key)
+			continue;
+		v = json_object_get(cfg, o->json_key);
+		if (o->kind == DRV_OPT_KIND_BOOL) {
+			if (v)
+				*(bool *)((char *)dst + o->field) = json_is_true(v);
+		} else if (o->kind == DRV_OPT_KIND_COUNT || o->kind == DRV_OPT_KIND_COUNT0) {
+			uint64_t *f = (uint64_t *)((char *)dst + o->field);
+
+			if (rule == DRV_OPT_MERGE_SUM)
+				*f += u64(cfg, o->json_key);
+			else if (u64(cfg, o->json_key))
+				*f = u64(cfg, o->json_key);
+		}
+	}
+}
+
 /* The first run fixes the target; later ones must aim at the same one. */
 static int target(struct drv_merge *m, const json_t *doc, const json_t *cfg, char *err,
 		     size_t len)
@@ -83,8 +113,7 @@ static int target(struct drv_merge *m, const json_t *doc, const json_t *cfg, cha
 		m->cfg.url_text = m->target;
 		if (eng && !strcmp(eng, "curl"))
 			m->cfg.http_engine = DRV_HTTP_CURL;
-		m->cfg.http2 = json_is_true(json_object_get(cfg, "http2"));
-		m->cfg.streams = u64(cfg, "streams") ? u64(cfg, "streams") : 1;
+		options(&m->cfg, cfg, DRV_OPT_MERGE_FIRST); /* --http2, --streams */
 	} else if (strcmp(t, m->target)) {
 		return drv_errf(err, len, "target %s differs from %s of the first run", t,
 				m->target);
@@ -168,10 +197,8 @@ int drv_merge_add(struct drv_merge *m, const json_t *doc, char *err, size_t len)
 				: stop && !strcmp(stop, "negotiation") ? DRV_STOP_NEGOTIATION
 								       : DRV_STOP_REQUESTS;
 	negotiation(&m->res, json_object_get(doc, "negotiation_failure"));
-	m->cfg.connections += u64(cfg, "connections");
-	m->cfg.threads += u64(cfg, "threads");
-	m->cfg.requests += u64(cfg, "requests");
-	rate = json_number_value(json_object_get(cfg, "rate"));
+	options(&m->cfg, cfg, DRV_OPT_MERGE_SUM); /* -c, -t, -n */
+	rate = json_number_value(json_object_get(cfg, drv_options[DRV_OPT_RATE].json_key));
 	m->rate_sum += rate;
 	if (u64(cfg, "shard_count") < 2 || (m->res.merged && rate != m->rate_shard))
 		m->shards_agree = false;

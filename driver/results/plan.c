@@ -10,49 +10,15 @@
 #include "config/config_ldap.h"
 #include "config/reqmix.h"
 #include "base/drv.h"
+#include "results/option_json.h"
 #include "results/plan.h"
 #include "results/report.h"
 
-/* Each long option and the plan key that shows what it set. */
-static const struct {
-	const char *option;
-	const char *key;
-} keys[] = {
-	{"connections", "connections"},	  {"threads", "threads"},
-	{"requests", "requests"},	  {"duration", "duration_s"},
-	{"new-conn", "conn_model"},	  {"reconnect-every", "reconnect_every"},
-	{"size", "size"},		  {"timeout", "timeout_s"},
-	{"json", "json"},		  {"interval", "interval_s"},
-	{"rate", "rate"},		  {"delay", "delay_s"},
-	{"warmup", "warmup_s"},		  {"payload", "payload"},
-	{"response", "response"},	  {"method", "method"},
-	{"header", "headers"},		  {"body", "body_bytes"},
-	{"body-file", "body_bytes"},	  {"http-close", "http_close"},
-	{"http-engine", "http_engine"},	  {"http2", "http2"},
-	{"insecure", "tls_verify"},	  {"cacert", "cacert"},
-	{"source-addr", "source_addrs"},  {"start-at", "start_at_unix_s"},
-	{"shard", "shard"},		  {"id", "id"},
-	{"rcvbuf", "rcvbuf"},		  {"proto", "proto"},
-	{"hdr-log", "hdr_log"},		  {"requests-file", "requests_file"},
-	{"seed", "seed"},		  {"connect-rate", "connect_rate"},
-	{"streams", "streams"},		  {"proto-file", "proto_file"},
-	{"message", "message"},		  {"message-file", "message"},
-	{"base", "ldap"},		  {"scope", "ldap"},
-	{"filter", "ldap"},		  {"attrs", "ldap"},
-	{"bind-dn", "ldap"},		  {"bind-password-file", "ldap"},
-	{"starttls", "ldap"},
-	{"procs", "procs"},		  {"pipeline", "pipeline"},
-	{"quiet", "quiet"},		  {"import-path", "import_paths"},
-};
-
 const char *drv_plan_key(const char *option)
 {
-	size_t i;
+	int id = drv_option_by_name(option);
 
-	for (i = 0; option && i < sizeof(keys) / sizeof(keys[0]); i++)
-		if (!strcmp(keys[i].option, option))
-			return keys[i].key;
-	return NULL;
+	return id >= 0 ? drv_options[id].plan_key : NULL;
 }
 
 /* json_object_set_new() with a check: any failure makes the plan NULL. */
@@ -66,31 +32,16 @@ static json_t *u64(uint64_t v)
 	return json_integer((json_int_t)v);
 }
 
-static json_t *secs(uint64_t ns)
+/* An option of a plain kind, under its plan key (config/options.def). */
+static int opt(json_t *o, const struct drv_config *cfg, enum drv_opt id)
 {
-	return json_real((double)ns / 1e9);
+	return set(o, drv_options[id].plan_key, drv_option_json(cfg, id, DRV_UNITS_PLAN));
 }
 
-/* The user's text; bytes that are not UTF-8 become \xHH, so the plan is always JSON. */
-static json_t *text(const char *s)
+/* The plan key of an option shown by hand here. */
+static const char *key(enum drv_opt id)
 {
-	json_t *j;
-	char *buf, *p;
-
-	if (!s)
-		return json_null();
-	j = json_string(s);
-	if (j)
-		return j;
-	buf = malloc(strlen(s) * 4 + 1);
-	if (!buf)
-		return NULL;
-	for (p = buf; *s; s++)
-		p += (unsigned char)*s < 0x80 ? sprintf(p, "%c", *s)
-					       : sprintf(p, "\\x%02x", (unsigned char)*s);
-	j = json_string(buf);
-	free(buf);
-	return j;
+	return drv_options[id].plan_key;
 }
 
 static bool loopback(const struct sockaddr_storage *ss)
@@ -113,10 +64,10 @@ static json_t *target(const struct drv_config *cfg)
 	bool v6 = cfg->addr.ss_family == AF_INET6;
 
 	ll_format_addr((const struct sockaddr *)&cfg->addr, addr, sizeof(addr));
-	return json_pack("{s:o,s:s,s:o,s:i,s:o,s:s,s:s,s:b}", "url", text(cfg->url_text),
-			 "scheme", ll_scheme_name(cfg->url.scheme), "host", text(cfg->url.host),
+	return json_pack("{s:o,s:s,s:o,s:i,s:o,s:s,s:s,s:b}", "url", drv_json_text(cfg->url_text),
+			 "scheme", ll_scheme_name(cfg->url.scheme), "host", drv_json_text(cfg->url.host),
 			 "port", (int)cfg->url.port, "path",
-			 ll_scheme_has_path(cfg->url.scheme) ? text(cfg->url.path) : json_null(),
+			 ll_scheme_has_path(cfg->url.scheme) ? drv_json_text(cfg->url.path) : json_null(),
 			 "address", addr, "family", v6 ? "ipv6" : "ipv4", "loopback",
 			 loopback(&cfg->addr));
 }
@@ -126,22 +77,21 @@ static int load(json_t *o, const struct drv_config *cfg)
 {
 	int bad = 0;
 
-	bad |= set(o, "connections", u64(cfg->connections));
-	bad |= set(o, "threads", u64(cfg->threads));
-	bad |= set(o, "procs", cfg->procs ? u64(cfg->procs) : json_null());
-	bad |= set(o, "requests", cfg->requests ? u64(cfg->requests) : json_null());
-	bad |= set(o, "duration_s", cfg->duration_ns ? secs(cfg->duration_ns) : json_null());
-	bad |= set(o, "warmup_s", secs(cfg->warmup_ns));
+	bad |= opt(o, cfg, DRV_OPT_CONNECTIONS);
+	bad |= opt(o, cfg, DRV_OPT_THREADS);
+	bad |= opt(o, cfg, DRV_OPT_PROCS);
+	bad |= opt(o, cfg, DRV_OPT_REQUESTS);
+	bad |= opt(o, cfg, DRV_OPT_DURATION);
+	bad |= opt(o, cfg, DRV_OPT_WARMUP);
 	bad |= set(o, "loop", json_string(cfg->rate ? "open" : "closed"));
-	bad |= set(o, "rate", cfg->rate ? json_real(cfg->rate) : json_null());
-	bad |= set(o, "delay_s", secs(cfg->delay_ns));
-	bad |= set(o, "conn_model", json_string(drv_conn_model_name(cfg->conn_model)));
-	bad |= set(o, "reconnect_every", u64(cfg->reconnect_every));
-	bad |= set(o, "connect_rate", cfg->connect_rate ? json_real(cfg->connect_rate)
-							: json_null());
-	bad |= set(o, "timeout_s", secs(cfg->timeout_ns));
-	bad |= set(o, "pipeline", u64(cfg->pipeline));
-	bad |= set(o, "streams", u64(cfg->streams));
+	bad |= opt(o, cfg, DRV_OPT_RATE);
+	bad |= opt(o, cfg, DRV_OPT_DELAY);
+	bad |= set(o, key(DRV_OPT_NEW_CONN), json_string(drv_conn_model_name(cfg->conn_model)));
+	bad |= opt(o, cfg, DRV_OPT_RECONNECT_EVERY);
+	bad |= opt(o, cfg, DRV_OPT_CONNECT_RATE);
+	bad |= opt(o, cfg, DRV_OPT_TIMEOUT);
+	bad |= opt(o, cfg, DRV_OPT_PIPELINE);
+	bad |= opt(o, cfg, DRV_OPT_STREAMS);
 	return bad;
 }
 
@@ -174,21 +124,22 @@ static int payload(json_t *o, const struct drv_config *cfg)
 {
 	int bad = 0;
 
-	bad |= set(o, "size", u64(cfg->size));
+	bad |= opt(o, cfg, DRV_OPT_SIZE);
 	bad |= set(o, "size_min", u64(cfg->size_min));
-	bad |= set(o, "payload", text(cfg->payload_path));
+	bad |= opt(o, cfg, DRV_OPT_PAYLOAD);
 	bad |= set(o, "payload_bytes", u64(cfg->payload_len));
-	bad |= set(o, "response", response(cfg));
-	bad |= set(o, "proto", text(cfg->ldap && cfg->ldap->on ? "ldap"
-				    : cfg->mc_udp		   ? "memcache-udp"
-							   : NULL));
-	bad |= set(o, "id", cfg->id_width ? json_pack("{s:i,s:i}", "offset", (int)cfg->id_offset,
-						     "width", (int)cfg->id_width)
-					  : json_null());
-	bad |= set(o, "rcvbuf", u64(cfg->rcvbuf));
-	bad |= set(o, "requests_file", text(cfg->requests_path));
+	bad |= set(o, key(DRV_OPT_RESPONSE), response(cfg));
+	bad |= set(o, key(DRV_OPT_PROTO), drv_json_text(cfg->ldap && cfg->ldap->on ? "ldap"
+							: cfg->mc_udp		    ? "memcache-udp"
+										    : NULL));
+	bad |= set(o, key(DRV_OPT_ID),
+		   cfg->id_width ? json_pack("{s:i,s:i}", "offset", (int)cfg->id_offset, "width",
+					     (int)cfg->id_width)
+				 : json_null());
+	bad |= opt(o, cfg, DRV_OPT_RCVBUF);
+	bad |= opt(o, cfg, DRV_OPT_REQUESTS_FILE);
 	bad |= set(o, "records", u64(cfg->mix ? cfg->mix->n : 0));
-	bad |= set(o, "seed", cfg->seed_given ? u64(cfg->seed) : json_null());
+	bad |= set(o, key(DRV_OPT_SEED), cfg->seed_given ? u64(cfg->seed) : json_null());
 	return bad;
 }
 
@@ -198,7 +149,7 @@ static json_t *headers(const struct drv_config *cfg)
 	unsigned i;
 
 	for (i = 0; a && i < cfg->nheaders; i++) {
-		if (json_array_append_new(a, text(cfg->headers[i]))) {
+		if (json_array_append_new(a, drv_json_text(cfg->headers[i]))) {
 			json_decref(a);
 			return NULL;
 		}
@@ -213,7 +164,7 @@ static json_t *import_paths(const struct drv_config *cfg)
 	unsigned i;
 
 	for (i = 0; a && i < cfg->nimport_paths; i++) {
-		if (json_array_append_new(a, text(cfg->import_paths[i]))) {
+		if (json_array_append_new(a, drv_json_text(cfg->import_paths[i]))) {
 			json_decref(a);
 			return NULL;
 		}
@@ -227,18 +178,18 @@ static int http(json_t *o, const struct drv_config *cfg)
 	bool tls = drv_config_tls(cfg) || (cfg->ldap && cfg->ldap->tls); /* and ldaps, --starttls */
 	int bad = 0;
 
-	bad |= set(o, "method", text(cfg->method));
-	bad |= set(o, "headers", headers(cfg));
-	bad |= set(o, "body_bytes", u64(cfg->body_len));
-	bad |= set(o, "http_close", json_boolean(cfg->http_close));
-	bad |= set(o, "http_engine", json_string(cfg->http_engine == DRV_HTTP_CURL ? "curl"
-										     : "native"));
-	bad |= set(o, "http2", json_boolean(cfg->http2));
-	bad |= set(o, "tls_verify", tls ? json_boolean(!cfg->insecure) : json_null());
-	bad |= set(o, "cacert", text(cfg->cacert));
-	bad |= set(o, "proto_file", text(cfg->proto_path));
-	bad |= set(o, "import_paths", import_paths(cfg));
-	bad |= set(o, "message", text(cfg->grpc_json_from));
+	bad |= opt(o, cfg, DRV_OPT_METHOD);
+	bad |= set(o, key(DRV_OPT_HEADER), headers(cfg));
+	bad |= set(o, key(DRV_OPT_BODY), u64(cfg->body_len));
+	bad |= opt(o, cfg, DRV_OPT_HTTP_CLOSE);
+	bad |= set(o, key(DRV_OPT_HTTP_ENGINE),
+		   json_string(cfg->http_engine == DRV_HTTP_CURL ? "curl" : "native"));
+	bad |= opt(o, cfg, DRV_OPT_HTTP2);
+	bad |= set(o, key(DRV_OPT_INSECURE), tls ? json_boolean(!cfg->insecure) : json_null());
+	bad |= opt(o, cfg, DRV_OPT_CACERT);
+	bad |= opt(o, cfg, DRV_OPT_PROTO_FILE);
+	bad |= set(o, key(DRV_OPT_IMPORT_PATH), import_paths(cfg));
+	bad |= opt(o, cfg, DRV_OPT_MESSAGE);
 	return bad;
 }
 
@@ -249,7 +200,7 @@ static json_t *ldap(const struct drv_config *cfg)
 	if (!cfg->ldap || !cfg->ldap->on)
 		return json_null();
 	o = drv_report_json_ldap_config(cfg); /* report_ldap.c: as a result's config.ldap */
-	if (o && set(o, "bind_password_file", text(cfg->ldap->pw_path))) {
+	if (o && set(o, "bind_password_file", drv_json_text(cfg->ldap->pw_path))) {
 		json_decref(o);
 		return NULL;
 	}
@@ -283,15 +234,14 @@ static int scale(json_t *o, const struct drv_config *cfg)
 {
 	int bad = 0;
 
-	bad |= set(o, "source_addrs", sources(cfg));
-	bad |= set(o, "start_at_unix_s", cfg->start_at_unix_ns ? secs(cfg->start_at_unix_ns)
-							      : json_null());
-	bad |= set(o, "shard", json_pack("{s:i,s:i}", "index", (int)cfg->shard_index, "count",
+	bad |= set(o, key(DRV_OPT_SOURCE_ADDR), sources(cfg));
+	bad |= opt(o, cfg, DRV_OPT_START_AT);
+	bad |= set(o, key(DRV_OPT_SHARD), json_pack("{s:i,s:i}", "index", (int)cfg->shard_index, "count",
 					 (int)cfg->shard_count));
-	bad |= set(o, "json", text(cfg->json_path));
-	bad |= set(o, "hdr_log", text(cfg->hdr_log_path));
-	bad |= set(o, "interval_s", secs(cfg->interval_ns));
-	bad |= set(o, "quiet", json_boolean(cfg->quiet));
+	bad |= opt(o, cfg, DRV_OPT_JSON);
+	bad |= opt(o, cfg, DRV_OPT_HDR_LOG);
+	bad |= opt(o, cfg, DRV_OPT_INTERVAL);
+	bad |= opt(o, cfg, DRV_OPT_QUIET);
 	return bad;
 }
 
@@ -301,9 +251,11 @@ static json_t *option_keys(void)
 	char name[64];
 	size_t i;
 
-	for (i = 0; o && i < sizeof(keys) / sizeof(keys[0]); i++) {
-		snprintf(name, sizeof(name), "--%s", keys[i].option);
-		if (set(o, name, json_string(keys[i].key))) {
+	for (i = 0; o && i < DRV_OPT__COUNT; i++) {
+		if (!drv_options[i].plan_key)
+			continue; /* help, version, print-plan */
+		snprintf(name, sizeof(name), "--%s", drv_options[i].name);
+		if (set(o, name, json_string(drv_options[i].plan_key))) {
 			json_decref(o);
 			return NULL;
 		}
@@ -326,7 +278,7 @@ json_t *drv_plan_json(const struct drv_config *cfg)
 	bad |= load(o, cfg);
 	bad |= payload(o, cfg);
 	bad |= http(o, cfg);
-	bad |= set(o, "ldap", ldap(cfg));
+	bad |= set(o, key(DRV_OPT_BASE), ldap(cfg));
 	bad |= scale(o, cfg);
 	bad |= set(o, "option_keys", option_keys());
 	if (bad) {

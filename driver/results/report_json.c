@@ -10,6 +10,7 @@
 #include "config/config.h"
 #include "config/ldap_request.h"
 #include "base/drv.h"
+#include "results/option_json.h"
 #include "results/report.h"
 #include "results/result.h"
 
@@ -26,6 +27,13 @@ static json_t *u64(uint64_t v)
 	return json_integer((json_int_t)v);
 }
 
+/* An option of a plain kind, under its key in a result (config/options.def). */
+static int opt(json_t *o, const struct drv_config *cfg, enum drv_opt id)
+{
+	return set(o, drv_options[id].json_key, drv_option_json(cfg, id, DRV_UNITS_RESULT));
+}
+
+/* The options as run: those of a plain kind from their descriptors, the others here */
 static json_t *config(const struct drv_config *cfg)
 {
 	json_t *o = json_object();
@@ -33,36 +41,36 @@ static json_t *config(const struct drv_config *cfg)
 
 	if (!o)
 		return NULL;
-	bad |= set(o, "connections", u64(cfg->connections));
-	bad |= set(o, "threads", u64(cfg->threads));
-	bad |= set(o, "requests", cfg->requests ? u64(cfg->requests) : json_null());
-	bad |= set(o, "duration_ns", cfg->duration_ns ? u64(cfg->duration_ns) : json_null());
+	bad |= opt(o, cfg, DRV_OPT_CONNECTIONS);
+	bad |= opt(o, cfg, DRV_OPT_THREADS);
+	bad |= opt(o, cfg, DRV_OPT_REQUESTS);
+	bad |= opt(o, cfg, DRV_OPT_DURATION);
 	bad |= set(o, "conn_model", json_string(drv_conn_model_name(cfg->conn_model)));
-	bad |= set(o, "reconnect_every", u64(cfg->reconnect_every));
-	bad |= set(o, "size", u64(cfg->size));
+	bad |= opt(o, cfg, DRV_OPT_RECONNECT_EVERY);
+	bad |= opt(o, cfg, DRV_OPT_SIZE);
 	bad |= set(o, "size_min", u64(cfg->size_min));
-	bad |= set(o, "timeout_ns", u64(cfg->timeout_ns));
-	bad |= set(o, "rate", cfg->rate ? json_real(cfg->rate) : json_null());
-	bad |= set(o, "delay_ns", u64(cfg->delay_ns));
-	bad |= set(o, "warmup_ns", u64(cfg->warmup_ns));
-	bad |= set(o, "payload", cfg->payload_path ? json_string(cfg->payload_path) : json_null());
+	bad |= opt(o, cfg, DRV_OPT_TIMEOUT);
+	bad |= opt(o, cfg, DRV_OPT_RATE);
+	bad |= opt(o, cfg, DRV_OPT_DELAY);
+	bad |= opt(o, cfg, DRV_OPT_WARMUP);
+	bad |= opt(o, cfg, DRV_OPT_PAYLOAD);
 	bad |= set(o, "response_rule", json_string(drv_resp_rule_name(cfg->resp_rule)));
 	if (ll_scheme_has_path(cfg->url.scheme)) {
-		bad |= set(o, "method", json_string(cfg->method));
+		bad |= opt(o, cfg, DRV_OPT_METHOD);
 		bad |= set(o, "http_engine",
 			      json_string(cfg->http_engine == DRV_HTTP_CURL ? "curl" : "native"));
-		bad |= set(o, "http2", json_boolean(cfg->http2));
-		bad |= set(o, "streams", u64(cfg->streams));
+		bad |= opt(o, cfg, DRV_OPT_HTTP2);
+		bad |= opt(o, cfg, DRV_OPT_STREAMS);
 	}
 	if (drv_config_tls(cfg) || (cfg->ldap && cfg->ldap->tls)) { /* and ldaps, --starttls */
 		bad |= set(o, "tls_verify", json_boolean(!cfg->insecure));
-		bad |= set(o, "cacert", cfg->cacert ? json_string(cfg->cacert) : json_null());
+		bad |= opt(o, cfg, DRV_OPT_CACERT);
 	}
 	if (cfg->ldap) /* report_ldap.c */
 		bad |= set(o, "ldap", drv_report_json_ldap_config(cfg));
 	bad |= set(o, "shard_index", u64(cfg->shard_index));
 	bad |= set(o, "shard_count", u64(cfg->shard_count));
-	bad |= set(o, "connect_rate", cfg->connect_rate ? json_real(cfg->connect_rate) : json_null());
+	bad |= opt(o, cfg, DRV_OPT_CONNECT_RATE);
 	bad |= set(o, "source_addrs", u64(cfg->nsources));
 	if (bad) {
 		json_decref(o);

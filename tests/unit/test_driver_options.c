@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: MIT
+/* The option table (config/options.def): --help, getopt's tables, the plan and merge read it. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ll_test.h"
+#include "config/config_help.h"
+#include "config/options.h"
+#include "config/parse.h"
+#include "driver_parse_line.h"
+#include "results/plan.h"
+
+/* Options that are no part of a plan: they print and exit, or print the plan itself. */
+static int not_planned(const char *name)
+{
+	return !strcmp(name, "help") || !strcmp(name, "version") || !strcmp(name, "print-plan");
+}
+
+/* An option's synopsis as --help starts its line: "  -c, --connections N" */
+static void synopsis(const struct drv_option *o, char *buf, size_t len)
+{
+	int n = o->short_name ? snprintf(buf, len, "  -%c, --%s", o->short_name, o->name)
+			      : snprintf(buf, len, "      --%s", o->name);
+
+	if (o->metavar[0])
+		snprintf(buf + n, len - (size_t)n, " %s", o->metavar);
+}
+
+/* Lines of help that start with prefix followed by a space or the line's end. */
+static int lines_starting(const char *help, const char *prefix)
+{
+	const char *line = help;
+	size_t n = strlen(prefix);
+	int count = 0;
+
+	for (; *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : line + strlen(line))
+		if (!strncmp(line, prefix, n) && (line[n] == ' ' || line[n] == '\n'))
+			count++;
+	return count;
+}
+
+static char *help_text(void)
+{
+	struct ll_text t;
+
+	drv_config_usage(ll_text_open(&t));
+	return ll_text_close(&t);
+}
+
+/* Each option is on one line of --help, and each option line of --help is an option's. */
+static void test_help_lists_each_option_once(void **state)
+{
+	char *help = help_text(), syn[128], name[64];
+	const char *line;
+	size_t i, n;
+
+	for (i = 0; i < DRV_OPT__COUNT; i++) {
+		synopsis(&drv_options[i], syn, sizeof(syn));
+		if (lines_starting(help, syn) != 1)
+			fail_msg("'%s' is on %d lines of --help, not 1", syn,
+				 lines_starting(help, syn));
+	}
+	for (line = help; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		if (!strncmp(line, "      --", 8))
+			line += 8;
+		else if (line[0] == ' ' && line[1] == ' ' && line[2] == '-' && line[4] == ',' &&
+			 !strncmp(line + 5, " --", 3))
+			line += 8;
+		else
+			continue;
+		n = strcspn(line, " \n");
+		snprintf(name, sizeof(name), "%.*s", (int)n, line);
+		if (drv_option_by_name(name) < 0)
+			fail_msg("--help lists --%s, which is no option of options.def", name);
+	}
+	assert_non_null(strstr(help, "\nEXAMPLES\n"));
+	free(help);
+}
+
+/* Every option but help, version and print-plan has a plan key; a plain kind a field and keys. */
+static void test_every_option_has_a_plan_key(void **state)
+{
+	size_t i;
+
+	for (i = 0; i < DRV_OPT__COUNT; i++) {
+		const struct drv_option *o = &drv_options[i];
+
+		if (not_planned(o->name)) {
+			assert_null(o->plan_key);
+			assert_null(drv_plan_key(o->name));
+			continue;
+		}
+		if (!o->plan_key || !o->plan_key[0])
+			fail_msg("--%s has no plan key (options.def)", o->name);
+		assert_string_equal(drv_plan_key(o->name), o->plan_key);
+		if (o->kind != DRV_OPT_KIND_NONE && (!o->json_key || !o->field))
+			fail_msg("--%s: a plain kind without its field or result key", o->name);
+		if (o->kind == DRV_OPT_KIND_NONE && o->json_key)
+			fail_msg("--%s: shown by hand, yet a result key", o->name);
+		if (o->merge != DRV_OPT_MERGE_KEEP && o->kind != DRV_OPT_KIND_COUNT &&
+		    o->kind != DRV_OPT_KIND_COUNT0 && o->kind != DRV_OPT_KIND_BOOL)
+			fail_msg("--%s: merge reads counts and booleans only", o->name);
+	}
+	assert_true(DRV_OPT__COUNT >= 47);
+}
+
+/* Names and letters once each; getopt's tables say the same as the rows. */
+static void test_names_and_letters_unique(void **state)
+{
+	const struct option *lo = drv_config_options();
+	char shorts[2 * DRV_OPT__COUNT + 2], *at;
+	size_t i, j;
+
+	assert_int_equal(drv_options_short(shorts, sizeof(shorts)), 0);
+	assert_int_equal(shorts[0], ':');
+	for (i = 0; i < DRV_OPT__COUNT; i++) {
+		const struct drv_option *o = &drv_options[i];
+		int val = o->short_name ? o->short_name : DRV_OPT_VAL + (int)i;
+
+		for (j = 0; j < i; j++) {
+			if (!strcmp(o->name, drv_options[j].name))
+				fail_msg("--%s twice in options.def", o->name);
+			if (o->short_name && o->short_name == drv_options[j].short_name)
+				fail_msg("-%c for --%s and --%s", o->short_name,
+					 drv_options[j].name, o->name);
+		}
+		assert_int_equal(drv_option_by_name(o->name), (int)i);
+		assert_int_equal(drv_option_of(val), (int)i);
+		assert_string_equal(lo[i].name, o->name);
+		assert_int_equal(lo[i].val, val);
+		assert_int_equal(lo[i].has_arg,
+				 drv_option_takes_value(o) ? required_argument : no_argument);
+		if (!o->short_name)
+			continue;
+		assert_true(o->short_name != ':' && o->short_name != '?' && o->short_name < 0x80);
+		at = strchr(shorts + 1, o->short_name);
+		assert_non_null(at);
+		assert_int_equal(at[1] == ':', drv_option_takes_value(o));
+	}
+	assert_null(lo[DRV_OPT__COUNT].name);
+	assert_int_equal(drv_option_of(':'), -1);
+	assert_int_equal(drv_option_of('?'), -1);
+	assert_int_equal(drv_option_by_name("no-such-option"), -1);
+}
+
+/* An option we do not have, or one without its value: -EINVAL and one line (main exits 64). */
+static void test_unknown_refused_in_one_line(void **state)
+{
+	static const struct {
+		const char *line, *err;
+	} cases[] = {
+		{"tcp://127.0.0.1:7000 -n 1 --no-such-option", "unknown option --no-such-option "
+							      "(see --help)"},
+		{"tcp://127.0.0.1:7000 -n 1 -Z", "unknown option -Z (see --help)"},
+		{"tcp://127.0.0.1:7000 -n 1 --new-conn=1", "unknown option --new-conn=1 (see --help)"},
+		{"tcp://127.0.0.1:7000 -n 1 --rate", "--rate needs a value (see --help)"},
+		{"tcp://127.0.0.1:7000 -n 1 -c", "-c needs a value (see --help)"},
+	};
+	static const char *const also[] = {
+		"tcp://127.0.0.1:7000 -n 1 --bod x",	 /* --body or --body-file */
+		"tcp://127.0.0.1:7000 -n 1 --quiet=x",	 /* takes no value */
+		"tcp://127.0.0.1:7000 -n 1 -- --rate 5", /* a second target */
+	};
+	struct drv_config cfg;
+	char line[128], err[256];
+	size_t i;
+
+	refuse_all(also, sizeof(also) / sizeof(also[0]));
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(parse(&cfg, cases[i].line, err, sizeof(err)), -EINVAL);
+		assert_string_equal(err, cases[i].err);
+		drv_config_fini(&cfg);
+	}
+	/* every option that takes a value says so when it has none */
+	for (i = 0; i < DRV_OPT__COUNT; i++) {
+		if (!drv_option_takes_value(&drv_options[i]))
+			continue;
+		snprintf(line, sizeof(line), "tcp://127.0.0.1:7000 -n 1 --%s", drv_options[i].name);
+		assert_int_equal(parse(&cfg, line, err, sizeof(err)), -EINVAL);
+		if (!strstr(err, "needs a value") || strchr(err, '\n'))
+			fail_msg("%s: '%s'", line, err);
+		drv_config_fini(&cfg);
+	}
+}
+
+LL_TEST_MAIN(test_help_lists_each_option_once, test_every_option_has_a_plan_key,
+	     test_names_and_letters_unique, test_unknown_refused_in_one_line)
