@@ -33,13 +33,9 @@
 #ifndef LOADLENS_CONN_BPF_H
 #define LOADLENS_CONN_BPF_H
 
-#define TCP_ESTABLISHED 1
-#define TCP_SYN_SENT 2
-#define TCP_SYN_RECV 3
-#define TCP_FIN_WAIT2 5
-#define TCP_CLOSE 7
-#define TCP_LISTEN 10
-#define TCP_CLOSING 11
+#include "observe.bpf.h"
+#include "loadlens/hist.h"
+
 #define EAGAIN 11
 
 LL_MAP(block, BPF_MAP_TYPE_PERCPU_ARRAY, 1, __u32, struct obs_conn_block);

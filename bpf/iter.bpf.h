@@ -8,6 +8,8 @@
 #ifndef LOADLENS_ITER_BPF_H
 #define LOADLENS_ITER_BPF_H
 
+#include "maps.bpf.h"
+
 struct seq_file;
 
 struct bpf_iter_meta___ll {

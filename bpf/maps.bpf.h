@@ -6,6 +6,12 @@
 #ifndef LOADLENS_MAPS_BPF_H
 #define LOADLENS_MAPS_BPF_H
 
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_endian.h>
+
 /* name: a map of mtype holding at most max values of vtype, keyed by ktype */
 #define LL_MAP(name, mtype, max, ktype, vtype)                                                     \
 	struct {                                                                                   \

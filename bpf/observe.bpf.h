@@ -13,7 +13,20 @@
 #ifndef LOADLENS_OBSERVE_BPF_H
 #define LOADLENS_OBSERVE_BPF_H
 
+#include "maps.bpf.h"
 #include "loadlens/observer.h"
+
+/* the TCP states (include/net/tcp_states.h) */
+#define TCP_ESTABLISHED 1
+#define TCP_SYN_SENT 2
+#define TCP_SYN_RECV 3
+#define TCP_FIN_WAIT1 4
+#define TCP_FIN_WAIT2 5
+#define TCP_CLOSE 7
+#define TCP_CLOSE_WAIT 8
+#define TCP_LAST_ACK 9
+#define TCP_LISTEN 10
+#define TCP_CLOSING 11
 
 /*
  * bpf_rdonly_cast (a Linux 6.2 kfunc): a typed, read-only view of a kernel pointer, e.g. a struct

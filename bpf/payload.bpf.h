@@ -20,6 +20,7 @@
 #ifndef LOADLENS_PAYLOAD_BPF_H
 #define LOADLENS_PAYLOAD_BPF_H
 
+#include "req_tcp.bpf.h"
 #include "loadlens/payload.h"
 
 /* Payload sampling is on (where the system call registers are read: bpf/observe.bpf.h's

@@ -5,10 +5,20 @@
  * first request, and the run-queue wait of the serving processes' threads. Request boundaries come from a per-socket state
  * machine; nothing is parsed (docs/observer/request-timing.md, "Request timing").
  *
- * This file holds the entry points that sockets.bpf.c's programs call; each part is a header of
- * its own, included below: req_rec (counters, histograms, --trace records), req_scope (which
- * sockets are timed, in which slot), req_runq (--runq), req_tcp and req_udp (request state),
- * req_tls (TLS handshakes) and req_h2 (HTTP/2 streams).
+ * This file is the request path: the entry points that sockets.bpf.c's programs call, each
+ * dispatching an event to the protocol that owns the socket. Each part is a header of its own,
+ * which compiles alone and includes what it builds on (tests: bpf_headers):
+ *   req_sk, req_rec, req_scope, req_runq   a socket's storage, the figures, which sockets are
+ *                                          timed, --runq
+ *   req_tcp                                TCP's per-socket state and clocks (calls no protocol)
+ *   req_udp                                UDP requests
+ *   req_turns                              TCP turns (HTTP/1.1, Redis, LDAP...)
+ *   req_tls                                TLS handshakes, on the record path
+ *   req_h2 (req_h2_*)                      HTTP/2 streams
+ *   req_ssl                                TLS plaintext through libssl's uprobes
+ *   req_hello                              a connection's first bytes: which of those follows it
+ *   payload                                payload sampling (pipelining in one write)
+ *   req_lean                               the lean hooks' read and marks
  *
  *   sock:sk_data_ready       bytes queued to a socket (softirq, or the sender's context)
  *   sock:sock_recv_length    the application read (its own context)
@@ -35,65 +45,20 @@
 #ifndef LOADLENS_REQ_BPF_H
 #define LOADLENS_REQ_BPF_H
 
-#include "loadlens/reqtime.h"
-#include "loadlens/hist_fast.h"
-
-#define IPPROTO_TCP 6
-#define IPPROTO_UDP 17
-#define TCP_FIN_WAIT1 4
-#define TCP_LAST_ACK 9
-#define TCP_CLOSE_WAIT 8
-#define MSG_PEEK 2
-#define TASK_RUNNING 0
-
-/*
- * A socket's own state (tcp_socks, udp_socks, h2_conns): its sk_storage, which tracing programs may
- * use from Linux 5.11. Before that (ll_sk_hash, set before load where the verifier does not know
- * bpf_sk_storage_get in a tp_btf program) a hash keyed by the socket's address stands in, bounded
- * (userspace sizes it: 1 entry where it is not used), its entries deleted as the socket is
- * destroyed (handle_inet_sock_destruct), so that an address used again starts empty. A socket
- * that finds it full goes without, counted as the storage's failures are. The branch not taken is
- * dead code to the verifier (read-only data), which removes it with its helper call.
- */
-const volatile __u8 ll_sk_hash = 0;
-
-/* name: a vtype in each socket's own storage (created on first use, freed with the socket), and
- * name##_hash, its stand-in */
-#define LL_SK_STORAGE(name, vtype)                                                                 \
-	struct {                                                                                   \
-		__uint(type, BPF_MAP_TYPE_SK_STORAGE);                                             \
-		__uint(map_flags, BPF_F_NO_PREALLOC);                                              \
-		__type(key, int);                                                                  \
-		__type(value, vtype);                                                              \
-	} name SEC(".maps");                                                                       \
-	LL_MAP(name##_hash, BPF_MAP_TYPE_HASH, 1, __u64, vtype)
-
-/* the zero value a hash entry starts from (as a new sk_storage does): the largest value's size */
-static const __u8 ll_sk_zero[sizeof(struct rt_udp_sock)];
-_Static_assert(sizeof(struct rt_tcp_sock) <= sizeof(ll_sk_zero), "ll_sk_zero");
-
-/* bpf_sk_storage_get(&stor, sk, 0, flags), or the same from its stand-in hash */
-#define LL_SK_GET(stor, hash, sk, flags)                                                           \
-	({                                                                                         \
-		void *v_;                                                                          \
-		if (ll_sk_hash) {                                                                  \
-			__u64 k_ = (__u64)(sk);                                                    \
-			v_ = bpf_map_lookup_elem(&hash, &k_);                                      \
-			if (!v_ && ((flags) & BPF_SK_STORAGE_GET_F_CREATE)) {                      \
-				bpf_map_update_elem(&hash, &k_, ll_sk_zero, BPF_NOEXIST);          \
-				v_ = bpf_map_lookup_elem(&hash, &k_);                              \
-			}                                                                          \
-		} else {                                                                           \
-			v_ = bpf_sk_storage_get(&stor, (void *)(sk), 0, (flags));                  \
-		}                                                                                  \
-		v_;                                                                                \
-	})
-
-#include "req_rec.bpf.h"
-#include "req_scope.bpf.h"
-#include "req_runq.bpf.h"
-#include "req_tcp.bpf.h"
+#include "conn.bpf.h"
 #include "req_udp.bpf.h"
+#include "req_lean.bpf.h"
+
+/* Bytes queued to a TCP socket: its arrival stamps (req_tcp.bpf.h); an HTTP/2 connection's
+ * streams each keep their own. */
+static __always_inline void tcp_arrival(const struct sock *sk, bool kf)
+{
+	__u64 now = 0;
+	struct rt_tcp_sock *s = tcp_arrived(sk, kf, &now);
+
+	if (s && (s->flags & RT_F_H2) && !s->h2)
+		h2_arrival(sk, s, now, kf);
+}
 
 /* kf: bpf_rdonly_cast may be used (a constant in the tracepoint programs: see LL_READ_KF) */
 static __always_inline void req_data_ready(const struct sock *sk, bool kf)
@@ -108,111 +73,175 @@ static __always_inline void req_data_ready(const struct sock *sk, bool kf)
 		tcp_arrival(sk, kf);
 }
 
-/* payload sampling (pipelining in one write): uses req_tcp's tcp_state() */
-#include "payload.bpf.h"
-/* TLS: the handshake apart from requests (its bytes: observe.bpf.h's ll_sys_buf()) */
-#include "req_tls.bpf.h"
-/* HTTP/2: streams apart from turns (uses req_tls's tls_buf()) */
-#include "req_h2.bpf.h"
-/* TLS plaintext through uprobes on libssl (uses req_h2's walk) */
-#include "req_ssl.bpf.h"
-
-enum { RT_HELLO_NONE, RT_HELLO_TLS, RT_HELLO_H2, RT_HELLO_PART, RT_HELLO_BAD };
-
-#ifndef LL_PRE_5_12
-/* The preface from at against a read's first bytes w0..w2 (n of them; zeros past): kind | m << 8
- * (ll_h2_preface_step()). A global function, its loop verified once, on its own stack; scalars
- * in and out, so that its caller's stack, which 6.1's fexit programs share with their calls
- * (512 bytes in all), grows by nothing. */
-LL_GLOBAL __u32 h2_pre_step(__u64 w0, __u64 w1, __u64 w2, __u32 n, __u32 at)
+/* A read of a TCP socket: its first bytes decide the protocol (req_hello.bpf.h); HTTP/2 walks
+ * its frames, TLS its records or plaintext, others are turns. */
+static __always_inline void tcp_read(struct sock *sk, int slot, int ret, bool kf)
 {
-	__u64 w[3] = {w0, w1, w2};
-	__u32 m = 0;
-	int kind = ll_h2_preface_step((const __u8 *)w, n, at, &m);
+	struct rt_tcp_sock *s = tcp_owned(sk, &slot, true);
+	__u8 arrivals;
 
-	return (__u32)kind | m << 8;
+	if (!s)
+		return;
+	arrivals = s->arrivals;
+	s->arrivals = 0;
+	/* the first bytes: TLS, HTTP/2? (a piece of the preface: no request yet, the state and
+	 * its arrival kept for the read that ends it) */
+	if (!(s->flags & RT_F_SEEN_READ) && s->state != RT_READING &&
+	    conn_hello(sk, s, slot, ret))
+		return;
+	if (s->flags & RT_F_H2) {
+		/* streams, not turns: the first stream's accept share is the connection's */
+		if (!(s->flags & RT_F_SEEN_READ)) {
+			s->flags |= RT_F_SEEN_READ;
+			s->accept_ns = accept_time(sk);
+			watch_tgid();
+		}
+		h2_io(sk, s, slot, ret, false, kf);
+		return;
+	}
+	if (s->flags & RT_F_TLS) {
+		/* the handshake on the record path; past it, the plaintext's (req_ssl.bpf.h) */
+		ssl_stamp(sk, s, slot, true, kf);
+		if (s->tls < RT_TLS_DONE)
+			tls_read(sk, s, slot, ret, bpf_ktime_get_ns());
+		else
+			tls_app_read(sk, s, slot, kf);
+		goto first;
+	}
+	if (s->state == RT_READING && !(lean_solo && solo_answered(sk, s, slot, kf))) {
+		/* more of the same request: bytes that arrived meanwhile are part of it (unless its
+		 * response went unseen by the send hook, detached: then as after a write) */
+		s->pending_ns = 0;
+		return;
+	}
+	turn_read(sk, s, slot, arrivals, kf);
+	if (lean_solo) /* (the copy hook alone may read the next ones) */
+		solo_mark(sk, s, LL_READ_KF(kf, struct tcp_sock, sk, copied_seq),
+			  LL_READ_KF(kf, struct tcp_sock, sk, data_segs_in), kf);
+first:
+	if (s->flags & RT_F_SEEN_READ)
+		return;
+	/* the connection's first request: was it queued before accept() returned the socket? */
+	s->flags |= RT_F_SEEN_READ;
+	s->accept_ns = accept_time(sk);
+	watch_tgid();
+	if (s->flags & RT_F_TLS)
+		tls_accepted(sk, s);
 }
-#else
-/* (before 5.12, the compat object: every function inlined, and the byte walk past the stack's
- * bound; its kernels have no user registers for first_bytes() to read a buffer with either) */
-#define h2_pre_step(w0, w1, w2, n, at) ((__u32)LL_H2_PRE_NONE)
-#endif
+
+/* A write of a TCP socket, to the protocol that owns it. */
+static __always_inline void tcp_write(struct sock *sk, int slot, int ret, bool kf)
+{
+	struct rt_tcp_sock *s = tcp_owned(sk, &slot, targ_owned);
+
+	if (!s)
+		return;
+	if (s->flags & RT_F_H2) {
+		h2_io(sk, s, slot, ret, true, kf);
+		return;
+	}
+	if (s->flags & RT_F_TLS) {
+		if (!(s->flags & RT_F_PLAIN))
+			ssl_stamp(sk, s, slot, false, kf);
+		if (s->tls >= RT_TLS_DONE)
+			return; /* application data: the plaintext's, or not counted */
+		if (tls_alert_write(ret)) {
+			/* the server's alert: the handshake failed */
+			s->state = RT_IDLE;
+			s->tls = RT_TLS_CLOSING;
+			return;
+		}
+		tls_write(sk, s, kf); /* the handshake's */
+		return;
+	}
+	if (turn_write(sk, s, slot, kf) && lean_marks)
+		lean_mark_write(sk, s, kf);
+}
+
+/* Free a socket's slot entry (s from tcp_state()): its state in its own storage (a collision) is
+ * freed with the socket. ssl_done: ssl_close() was called for it already. */
+static __always_inline void tcp_entry_free(const struct sock *sk, struct rt_tcp_sock *s,
+					   bool ssl_done)
+{
+	if (s->sk != tcp_key(sk).key)
+		return;
+	if (s->flags & RT_F_TLS)
+		tls_forget(sk, s);
+	else if (s->flags & RT_F_H2)
+		h2_close(sk, s); /* (once only: it marks the entry) */
+	if ((s->flags & RT_F_PLAIN) && !ssl_done)
+		ssl_close(sk, true);
+	s->sk = 0;
+}
 
 /*
- * What a connection's read of ret bytes begins with, after its first reads matched `at` bytes of
- * the HTTP/2 client preface (0: this is its first read): a TLS ClientHello, the preface (whole,
- * or its last LL_H2_PREFACE_LEN - at bytes), a piece of it (every byte; *m: matched so far), the
- * preface broken (ll_h2_preface_step()), or neither; *ubuf and *n: the user's buffer and the
- * bytes in it. One read of the buffer answers all (a first read is every request's on a load of
- * new connections: a second read of the buffer and of the task's registers cost 60-100 ns
- * there).
+ * A target socket's move by its application's close() or shutdown(): to FIN_WAIT1 or LAST_ACK,
+ * or a close() in FIN_WAIT2 or CLOSING after shutdown(SHUT_WR) (tcp_close_state() stores the
+ * same state again). The server closes: its last response is complete (or never came). With
+ * `gone` (sk_shut_both()) the entry is freed too.
  */
-static __always_inline int first_bytes(int ret, __u32 at, __u64 *ubuf, __u32 *n, __u32 *m)
+static __always_inline void req_server_closes(const struct sock *sk, bool gone)
 {
-	__u64 w[3] = {};
-	__u32 k, step;
+	struct rt_tcp_sock *s;
+	bool udp = false, ssl_done = false;
+	int slot;
 
-	if (ret <= 0)
-		return RT_HELLO_NONE;
-	*ubuf = tls_buf(ret, n);
-	if (!*ubuf || !*n)
-		return RT_HELLO_NONE;
-	k = *n < LL_H2_PREFACE_LEN ? *n : LL_H2_PREFACE_LEN;
-	barrier_var(k);
-	if (bpf_probe_read_user(w, k & 31, (void *)*ubuf))
-		return RT_HELLO_NONE;
-	if (!at) {
-		if (k >= 5 && ll_tls_hello((const __u8 *)w))
-			return RT_HELLO_TLS;
-		if (k == LL_H2_PREFACE_LEN && ll_h2_preface(w)) {
-			*m = LL_H2_PREFACE_LEN;
-			return RT_HELLO_H2;
+	slot = sock_slot(sk, &udp);
+	if (slot < 0 || udp)
+		return;
+	s = tcp_state(sk, false);
+	if (!s)
+		return;
+	if (slot == RT_SLOT_DYN)
+		slot = s->flags & RT_F_OWNED ? s->slot : -1;
+	/* (a foreign connection, or one of a port not yet known to be a target's: not followed) */
+	if (!(s->flags & RT_F_FOREIGN) && slot >= 0) {
+		if (s->flags & RT_F_H2) {
+			h2_close(sk, s);
+		} else if (s->flags & RT_F_PLAIN) {
+			ssl_close(sk, gone);
+			ssl_done = true;
+		} else if (!(s->flags & RT_F_TLS)) {
+			/* (the copy hook alone: a response it has not seen go) */
+			if (s->state == RT_READING && lean_solo)
+				solo_answered(sk, s, slot, false);
+			tcp_close_out(s, slot); /* (a TLS connection's exchanges are no turns) */
 		}
-		if ((__u8)w[0] != 'P')
-			return RT_HELLO_NONE; /* (most first reads: no byte-by-byte walk) */
+		s->state = RT_IDLE;
 	}
-	step = h2_pre_step(w[0], w[1], w[2], k, at);
-	*m = step >> 8;
-	switch (step & 0xff) {
-	case LL_H2_PRE_WHOLE:
-		return RT_HELLO_H2;
-	case LL_H2_PRE_PART:
-		return RT_HELLO_PART;
-	case LL_H2_PRE_BAD:
-		return RT_HELLO_BAD;
-	}
-	return RT_HELLO_NONE;
+	if (gone)
+		tcp_entry_free(sk, s, ssl_done);
 }
 
-/* A connection's first read (the full hooks'): a TLS or HTTP/2 connection is followed as one; a
- * piece of the HTTP/2 preface waits for the rest (its bytes matched so far in s->h2, unused
- * before the connection is HTTP/2); a preface broken after "PRI " is counted apart and not
- * followed (no request of it counted). 1: no request begins with this read. */
-static __always_inline int conn_hello(const struct sock *sk, struct rt_tcp_sock *s, int slot,
-				      int ret)
+/* A TCP socket moves to CLOSE: free its table entry (one inlined lookup and a compare). A TLS
+ * socket closed with unread bytes (a client's close_notify: a reset, no FIN_WAIT1) may still
+ * hold a request to record, or a handshake's entry. Only a socket of a target port can hold
+ * one: its port is skc_num, or inet_sport where tcp_set_state() released the port (and zeroed
+ * skc_num) before it changed the state. Another port's socket goes no further than that byte,
+ * where the entry's line would be a cache miss on every close. */
+static __always_inline void req_forget(const struct sock *sk)
 {
-	__u32 at = s->flags & (RT_F_H2 | RT_F_TLS) ? 0 : s->h2, n = 0, m = 0;
-	__u64 ubuf = 0;
-	int kind = first_bytes(ret, at, &ubuf, &n, &m);
+	/* (skc_num stays for a port the application bound: an accepted socket's) */
+	__u32 port = sk->__sk_common.skc_num ? sk->__sk_common.skc_num
+					     : bpf_ntohs(LL_READ(struct inet_sock, sk, inet_sport));
+	struct tcp_key k = tcp_key(sk);
+	struct rt_tcp_sock *s;
 
-	if (kind == RT_HELLO_TLS) {
-		tls_hello(sk, s, slot, ubuf, n);
-	} else if (kind == RT_HELLO_H2) {
-		h2_hello(sk, s, slot, LL_H2_PREFACE_LEN - at);
-	} else if (kind == RT_HELLO_PART) {
-		s->h2 = (__u8)m;
-		return 1;
-	} else if (kind == RT_HELLO_BAD) {
-		s->flags |= RT_F_FOREIGN;
-		REC_ADD(slot, h2_bad_preface, 1);
-		return 1;
-	}
-	s->h2 = 0;
-	return 0;
+	/* the mask kept (the compiler knows it changes nothing): before 5.13 or so the verifier
+	 * does not bound a byte swap's result */
+	barrier_var(port);
+	if (!targ_slot[port & 0xffff])
+		return;
+	s = bpf_map_lookup_elem(&tcp_slots, &k.idx);
+	if (!s)
+		return;
+	/* a reset: the copy hook alone's last request may have been answered */
+	if (lean_solo && s->sk == k.key && s->state == RT_READING &&
+	    !(s->flags & (RT_F_FOREIGN | RT_F_TLS | RT_F_H2 | RT_F_PLAIN)))
+		solo_sweep(sk, port, true);
+	tcp_entry_free(sk, s, false);
+	/* (a socket with its state in its own storage leaves its plaintext entry to the LRU) */
 }
-
-/* the lean hooks' read (uses all of the above) */
-#include "req_lean.bpf.h"
 
 static __always_inline void req_recv(struct sock *sk, int ret, int flags, bool kf)
 {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (MIT OR GPL-2.0) */
 /*
  * HTTP/2 on a target TCP port: each stream is one request, timed apart from the other streams of
- * its connection. Part of request timing (bpf/req.bpf.h), included from there only, after
- * req_tls.bpf.h (whose tls_buf() finds the bytes a read filled).
+ * its connection. Part of request timing (bpf/req.bpf.h), whose request path hands it the
+ * reads and writes of the connections it claimed (h2_hello()).
  *
  * A connection is HTTP/2 when the first bytes the server reads are the client preface (a
  * connection already TLS is not looked at: its bytes are ciphertext). From then on its reads
@@ -24,7 +24,10 @@
  *
  * SETTINGS, PING, WINDOW_UPDATE, PRIORITY, GOAWAY (stream 0) and the preface are no requests.
  *
- * The stream table's steps are bpf/req_h2_streams.bpf.h.
+ * Built in layers: the connection's state and the walk's (req_h2_conn.bpf.h), the stream table's
+ * steps (req_h2_streams.bpf.h), the header blocks (req_h2_hb.bpf.h), the walk
+ * (req_h2_walk.bpf.h), its gaps (req_h2_gap.bpf.h), each stream's arrival
+ * (req_h2_arrivals.bpf.h); this file, the connection's events.
  *
  * The server's header blocks (HEADERS, CONTINUATION, PUSH_PROMISE payloads, at most
  * LL_H2_HB_MAX bytes a frame) go in order to the "h2_hb" ring buffer, where userspace decodes
@@ -42,226 +45,9 @@
 #ifndef LOADLENS_REQ_H2_BPF_H
 #define LOADLENS_REQ_H2_BPF_H
 
-#include "loadlens/h2.h"
-
-/* The walk's bound, frame headers a read or write: LL_H2_FRAMES, or fewer for a test
- * (LOADLENS_OBSERVER_H2_FRAMES; the loops stay bounded by LL_H2_FRAMES). */
-const volatile __u32 targ_h2_frames = LL_H2_FRAMES;
-
-/* each HTTP/2 connection's walk, in its socket's own storage (freed with the socket) */
-LL_SK_STORAGE(h2_conns, struct rt_h2_conn);
-_Static_assert(sizeof(struct rt_h2_conn) <= sizeof(ll_sk_zero), "ll_sk_zero");
-
-LL_MAP(h2_streams, BPF_MAP_TYPE_ARRAY, RT_H2_STREAMS, __u32, struct rt_h2_stream);
-
-/* the connections' runs of streams (include/loadlens/h2.h) */
-LL_MAP(h2_runs, BPF_MAP_TYPE_ARRAY, RT_H2_RUNS, __u32, struct rt_h2_stream);
-
-#ifndef LL_PRE_5_12
-/* The walk's window on the current buffer: up to H2_WIN of its bytes, read from user memory in
- * one go where the walk first needs any (a frame header, a header block's bytes). The frame
- * headers and header blocks of a short read or write then cost one read of user memory, not one
- * each: a bpf_probe_read_user() is the walk's dearest step (~100 ns here, most of it the kernel's
- * checks of a user copy), where a header copied from the window is a few loads. Before 5.12 (the
- * compat object) there is no window: the verifier there refuses a read of the stack at a
- * variable place. */
-#define H2_WIN 64
-#endif
-
-/* One read's or write's walk: the direction's carried place, and what its frames need. */
-struct h2_walk {
-#ifdef H2_WIN
-	__u8 win[H2_WIN]; /* the window's bytes: those of the buffer from wofs, wlen of them */
-	__u64 wbuf;
-	__u32 wofs;
-	__u32 wlen;	/* 0: nothing held */
-#endif
-	struct rt_h2_dir d;
-	__u64 sk;
-	__u64 gen;
-	__u64 now;	/* the read's time, or the write's */
-	__u64 arrival;	/* a read: when its bytes were queued (0: unknown) */
-	__u64 accept;	/* a read: the connection's accept time, for its first stream */
-	__u32 slot;
-	__u32 seq0;	/* a read of the clear: the TCP sequence number of the current buffer's
-			 * first byte (0: unknown) */
-	__u32 off;	/* the walk's place in the current buffer */
-	__u32 frames;	/* frame headers walked */
-	__u32 max_sid;
-	__u32 wseq;
-	__s32 open;	/* streams begun less streams ended */
-	__s32 open0;	/* a read: the connection's open streams before it */
-	__u32 hb_seq;	/* a write: the connection's header block records so far */
-	__u32 gap_lo;	/* the connection's gap (rt_h2_conn): streams above gap_lo, below gap_hi */
-	__u32 gap_hi;
-	__u32 wgap_sid;	/* its last write gap: the streams then begun (rt_h2_conn.wgap_sid) */
-	__s32 gopen;	/* those of them ended */
-	__s32 gunseen;	/* streams begun in a read gap, less those ended (rt_h2_conn.gap_unseen) */
-	__u32 gap_wmax;	/* a write: the highest stream id above gap_lo it ended, gap_hi unknown */
-	__u8 write;
-	__u8 strict;	/* in a gap: every header must be a client's (a read) or a server's (a
-			 * write), ll_h2_gap_frame() */
-	__u8 dry;	/* ... and its first walk only looks: no stream is moved */
-};
-
-/* the stream table: each stream's entry (uses struct h2_walk) */
-#include "req_h2_streams.bpf.h"
-
-/* The place in the window of the n bytes at buf + off (off + n <= len, the buffer's bytes),
- * after reading the window there if it does not hold them; -1 if it cannot (the caller reads them
- * itself, as without a window). */
-static __always_inline int h2_win(struct h2_walk *w, __u64 buf, __u32 off, __u32 n, __u32 len)
-{
-#ifdef H2_WIN
-	__u32 m;
-
-	if (w->wlen && w->wbuf == buf && off >= w->wofs && off + n <= w->wofs + w->wlen)
-		return (int)(off - w->wofs);
-	if (off >= len || !buf)
-		return -1;
-	m = len - off;
-	if (m >= H2_WIN) {
-		if (bpf_probe_read_user(w->win, H2_WIN, (void *)(buf + off)))
-			return -1;
-		m = H2_WIN;
-	} else {
-		barrier_var(m); /* (the mask stays: the verifier bounds the register passed) */
-		m &= H2_WIN - 1;
-		if (bpf_probe_read_user(w->win, m, (void *)(buf + off)))
-			return -1;
-	}
-	w->wbuf = buf;
-	w->wofs = off;
-	w->wlen = m;
-	return n <= m ? 0 : -1;
-#else
-	return -1;
-#endif
-}
-
-/* the server's header blocks to the ring (uses struct h2_walk and h2_win()) */
-#include "req_h2_hb.bpf.h"
-
-#define H2_MORE 0
-#define H2_DONE 1
-#define H2_LOST 2
-
-/* One frame header of the len bytes at buf (user memory), from w->off and the place w->d
- * carries: H2_MORE, H2_DONE (the bytes are walked), or H2_LOST (too many frames, unreadable
- * bytes, no frame header). A global function, all its state in *w: the walk's loop is checked
- * in a few steps. */
-LL_GLOBAL int h2_step(struct h2_walk *w, __u64 buf, __u32 len)
-{
-	__u32 pass = 0, take = 0, sid = 0, tf = 0;
-	int rc, o;
-	__u8 hl;
-
-	if (!w)
-		return H2_LOST;
-	if (w->d.hb_left && w->off < len)
-		h2_hb_out(w, buf, w->off,
-			  w->d.hb_left < len - w->off ? w->d.hb_left : len - w->off, len);
-	if (ll_h2_next(&w->d, w->off < len ? len - w->off : 0, &pass, &take))
-		return H2_LOST;
-	w->off += pass;
-	if (!take)
-		return H2_DONE;
-	hl = w->d.hlen;
-	if (hl > 8) /* (ll_h2_next's bound, for the verifier) */
-		return H2_LOST;
-	take &= 15;
-	o = h2_win(w, buf, w->off, take, len);
-	if (o >= 0) {
-#ifdef H2_WIN
-		__u32 i, u = (__u32)o;
-
-		if (take == LL_H2_HDR && u <= H2_WIN - LL_H2_HDR) {
-			/* a whole header (hl 0): two loads and two stores */
-			barrier_var(u);
-			u &= H2_WIN - 1;
-			__builtin_memcpy(w->d.hdr, &w->win[u], LL_H2_HDR);
-		} else {
-#pragma unroll
-			for (i = 0; i < LL_H2_HDR; i++)
-				if (i < take)
-					w->d.hdr[(hl + i) & 15] = w->win[(o + i) & (H2_WIN - 1)];
-		}
-#endif
-	} else if (!buf || bpf_probe_read_user(&w->d.hdr[hl], take, (void *)(buf + w->off))) {
-		return H2_LOST;
-	}
-	w->off += take;
-	rc = ll_h2_got(&w->d, take, &sid, &tf);
-	if (rc <= 0)
-		return rc ? H2_LOST : H2_DONE; /* a header cut by the end: the rest comes next */
-	if (++w->frames > targ_h2_frames)
-		return H2_LOST;
-	if (w->strict && !ll_h2_gap_frame(w->d.hdr, (int)w->write))
-		return H2_LOST;
-	if (w->dry)
-		return H2_MORE;
-	if (w->write)
-		h2_hb_frame(w, sid, tf, w->d.skip);
-	if (ll_h2_stream_frame(sid, tf))
-		h2_frame(w, sid, tf);
-	return H2_MORE;
-}
-
-/* The frame headers in the len bytes at buf. Returns 0, or 1 if the walk lost its place. A
- * global function: inlined in h2_walk_io's loop over the buffers, the verifier walked its own
- * loop once a buffer (280,000 instructions, 0.3 s a program at each start; now ~30,000). Its
- * caller inlines h2_walk_io, a frame less: 6.1 refuses a chain of frames over 512 bytes. */
-LL_GLOBAL int h2_walk_buf(struct h2_walk *w, __u64 buf, __u32 len)
-{
-	int i, rc;
-
-	if (!w)
-		return 1;
-	w->off = 0;
-#ifdef H2_WIN
-	w->wlen = 0;
-#endif
-	for (i = 0; i <= LL_H2_FRAMES; i++) {
-		rc = h2_step(w, buf, len);
-		if (rc != H2_MORE)
-			return rc == H2_LOST;
-	}
-	return 1;
-}
-
-/* The ret bytes of the current read or write: one buffer at base (niov 1, iov 0), or the first
- * niov buffers of the iovec array at iov; niov 0: not known (the walk goes on only if they are
- * all payload it passes over). */
-static __always_inline int h2_walk_io(struct h2_walk *w, __u64 iov, __u64 base, __u32 niov,
-				      __u32 ret)
-{
-	__u64 v[2];
-	__u32 i, left = ret, n, seq0;
-
-	if (!w)
-		return 1;
-	seq0 = w->seq0;
-	if (!niov) {
-		if (w->d.hlen || w->d.skip < ret)
-			return 1;
-		w->d.skip -= ret;
-		return 0;
-	}
-	if (!iov)
-		return h2_walk_buf(w, base, ret);
-	for (i = 0; i < LL_H2_IOVS && i < niov && left; i++) {
-		if (bpf_probe_read_user(v, sizeof(v), (void *)(iov + 16 * (__u64)i)))
-			break;
-		n = v[1] < left ? (__u32)v[1] : left;
-		if (h2_walk_buf(w, v[0], n))
-			break;
-		left -= n;
-		if (w->seq0) /* (the next buffer's first byte; 0 stays unknown) */
-			w->seq0 += n;
-	}
-	w->seq0 = seq0; /* (a walk after a dry one begins at the read's first byte again) */
-	return left ? 1 : 0;
-}
+#include "req_tcp.bpf.h"
+#include "req_h2_gap.bpf.h"
+#include "req_h2_arrivals.bpf.h"
 
 /* The current read's or write's buffers: one at *base (returns 1), an iovec array at *iov
  * (returns its length), or 0 (sendfile, splice, io_uring: no user buffer). */
@@ -328,55 +114,27 @@ static __always_inline struct rt_h2_conn *h2_hello(const struct sock *sk, struct
 			.end = BPF_CORE_READ((struct tcp_sock *)sk, rcv_nxt),
 		};
 
-		h2_arr_claim(&in);
+		h2_arr_note(&in);
 	}
 #endif
 	return c;
 }
 
-/* One read's or write's frames on connection c (the walk w set up with its times): the
- * direction's carried place in and out, the open streams. Returns 1 if the walk lost its place.
- * (Its gaps: h2_walk_gaps(), req_h2_gap.bpf.h, in the clear and over TLS.) */
-static __always_inline int h2_run(struct rt_h2_conn *c, struct h2_walk *w, __u64 iov, __u64 base,
-				  __u32 niov, __u32 ret)
+/* Bytes were queued to HTTP/2 connection sk (s: its state, now: the stamp tcp_arrived() took, 0:
+ * none): each segment's stamp, for the streams it begins (req_h2_arrivals.bpf.h). */
+static __always_inline void h2_arrival(const struct sock *sk, struct rt_tcp_sock *s, __u64 now,
+				       bool kf)
 {
-	int lost;
+#ifndef LL_PRE_5_12
+	struct h2_arr_in in = {
+		.sk = (__u64)sk,
+		.ns = now ? now : tcp_clock(sk, s->read_ns, kf),
+		.end = LL_READ_KF(kf, struct tcp_sock, sk, rcv_nxt),
+	};
 
-	w->gen = c->gen;
-	w->max_sid = c->max_sid; /* (a write's: which streams the client began) */
-	w->gap_lo = c->gap_lo;
-	w->gap_hi = c->gap_hi;
-	w->wgap_sid = c->wgap_sid;
-	if (w->write) {
-		__builtin_memcpy(&w->d, &c->wr, sizeof(w->d));
-		w->gap_wmax = c->gap_wmax;
-		w->wseq = ++c->wseq;
-		w->hb_seq = c->hb_seq;
-	} else {
-		__builtin_memcpy(&w->d, &c->rd, sizeof(w->d));
-		w->open0 = c->open_rd + c->open_wr;
-	}
-	lost = h2_walk_io(w, iov, base, niov, ret);
-	if (w->write) {
-		__builtin_memcpy(&c->wr, &w->d, sizeof(w->d));
-		c->hb_seq = w->hb_seq;
-		c->open_wr += w->open;
-		c->gap_wmax = w->gap_wmax;
-	} else {
-		__builtin_memcpy(&c->rd, &w->d, sizeof(w->d));
-		c->max_sid = w->max_sid;
-		c->gap_hi = w->gap_hi;
-		c->open_rd += w->open;
-	}
-	if (w->gopen)
-		__sync_fetch_and_add(&c->wgap_open, w->gopen);
-	if (w->gunseen)
-		__sync_fetch_and_add(&c->gap_unseen, w->gunseen);
-	return lost;
+	h2_arr_note(&in);
+#endif
 }
-
-/* the walk's gaps: h2_walk_gaps() (uses h2_run()) */
-#include "req_h2_gap.bpf.h"
 
 /* A read (write false) or write of an HTTP/2 connection: walk its frames. */
 static __always_inline void h2_io(struct sock *sk, struct rt_tcp_sock *s, int slot, int ret,

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: (MIT OR GPL-2.0) */
 /*
  * HTTP/2: each stream's own arrival (include/loadlens/h2.h, struct rt_h2_arrivals): the table of
- * each connection's last arrivals, claimed at its preface (h2_arr_claim()), fed by every arrival
- * on it (h2_arrived(), from tcp_arrival()), read where a client HEADERS begins a stream
- * (h2_arr_stamp(), from h2_frame()). Part of request timing: included from bpf/req_tcp.bpf.h
- * only. The socket is a number here: the global functions take it in memory, where its type is
+ * each connection's last arrivals, claimed at its preface and fed by every arrival on it
+ * (h2_arr_note(), from h2_hello() and h2_arrival()), read where a client HEADERS begins a stream
+ * (h2_arr_stamp(), from h2_frame()). Part of the HTTP/2 layers (bpf/req_h2.bpf.h). The socket is a number here: the global functions take it in memory, where its type is
  * gone (a pointer may not be hashed), as the frame walk does (struct h2_walk.sk).
  */
 #ifndef LOADLENS_REQ_H2_ARRIVALS_BPF_H
 #define LOADLENS_REQ_H2_ARRIVALS_BPF_H
 
+#include "req_sk.bpf.h"
 #include "loadlens/h2.h"
 
 LL_MAP(h2_arrivals, BPF_MAP_TYPE_ARRAY, RT_H2_ARR_SLOTS, __u32, struct rt_h2_arrivals);
@@ -17,16 +17,17 @@ LL_MAP(h2_arrivals, BPF_MAP_TYPE_ARRAY, RT_H2_ARR_SLOTS, __u32, struct rt_h2_arr
 /* What a connection's arrival or claim hands over. */
 struct h2_arr_in {
 	__u64 sk;  /* the socket, as a number */
-	__u64 gen; /* a claim: the connection's generation */
+	__u64 gen; /* a claim: the connection's generation (0: an arrival) */
 	__u64 ns;  /* an arrival: its stamp */
 	__u32 end; /* the end of the bytes queued now (rcv_nxt) */
 	__u32 pad;
 };
 
 #ifndef LL_PRE_5_12
-/* The connection's preface was read: its entry, from here (another connection's before: it keeps
- * the older stamps from now). */
-LL_GLOBAL int h2_arr_claim(struct h2_arr_in *in)
+/* Into the connection's entry: a claim (in->gen set: its preface was read; the entry is its own
+ * from here, where another connection's kept the older stamps), or an arrival (in->ns: bytes
+ * queued; into the entry if the connection holds it). */
+LL_GLOBAL int h2_arr_note(struct h2_arr_in *in)
 {
 	struct rt_h2_arrivals *a;
 	__u32 i;
@@ -37,25 +38,14 @@ LL_GLOBAL int h2_arr_claim(struct h2_arr_in *in)
 	a = bpf_map_lookup_elem(&h2_arrivals, &i);
 	if (!a)
 		return 0;
-	a->sk = in->sk;
-	a->gen = in->gen;
-	a->n = 0;
-	a->next_seq = in->end;
-	return 0;
-}
-
-/* Bytes arrived on an HTTP/2 connection: into its entry, if it holds one. */
-LL_GLOBAL int h2_arrived(struct h2_arr_in *in)
-{
-	struct rt_h2_arrivals *a;
-	__u32 i;
-
-	if (!in)
-		return 0;
-	i = ll_h2_arr_slot(in->sk);
-	a = bpf_map_lookup_elem(&h2_arrivals, &i);
-	if (a && a->sk == in->sk)
+	if (in->gen) {
+		a->sk = in->sk;
+		a->gen = in->gen;
+		a->n = 0;
+		a->next_seq = in->end;
+	} else if (a->sk == in->sk) {
 		ll_h2_arrival_add(a, in->end, in->ns);
+	}
 	return 0;
 }
 

@@ -5,13 +5,15 @@
  * read that no walk saw (rt_h2_conn.rd_seq), begin a gap of that direction: its bytes go unwalked
  * until one read (write) is a client's (server's) whole frames from its first byte to its last,
  * where the walk resumes. What the streams of a gap count as is in include/loadlens/h2.h
- * (rt_h2_conn.sync, wsync); h2_gap_close() counts those never seen ended. Part of the frame
- * walk: included from bpf/req_h2.bpf.h only, after h2_run(); h2_walk_gaps() is the walk of a
+ * (rt_h2_conn.sync, wsync); h2_gap_close() counts those never seen ended. Built on the
+ * walk (req_h2_walk.bpf.h's h2_run()); h2_walk_gaps() is the walk of a
  * read or write with its gaps, in the clear (h2_io()) and over TLS (req_ssl.bpf.h's
  * ssl_h2_io()).
  */
 #ifndef LOADLENS_REQ_H2_GAP_BPF_H
 #define LOADLENS_REQ_H2_GAP_BPF_H
+
+#include "req_h2_walk.bpf.h"
 
 /* Connection c's reads go unwalked from here (a gap, rt_h2_conn.sync): the streams the client
  * begins meanwhile are those above its highest stream id so far. */

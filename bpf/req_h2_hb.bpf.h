@@ -3,13 +3,15 @@
  * HTTP/2: the server's header blocks (HEADERS, CONTINUATION, PUSH_PROMISE payloads, at most
  * LL_H2_HB_MAX bytes a frame) go in order to the "h2_hb" ring buffer, where userspace
  * (observer/sources/h2_status.c) decodes HPACK for each response's :status and each gRPC call's
- * grpc-status (include/loadlens/h2.h). Part of the frame walk: included from bpf/req_h2.bpf.h
- * only, after its struct h2_walk and h2_win(); the walk calls h2_hb_frame() at each frame header
+ * grpc-status (include/loadlens/h2.h). Built on req_h2_conn.bpf.h (struct h2_walk,
+ * h2_win()); the walk (req_h2_walk.bpf.h) calls h2_hb_frame() at each frame header
  * the server wrote, h2_hb_out() as a fragment's bytes pass, h2_hb_close() when the connection
  * closes.
  */
 #ifndef LOADLENS_REQ_H2_HB_BPF_H
 #define LOADLENS_REQ_H2_HB_BPF_H
+
+#include "req_h2_conn.bpf.h"
 
 /* The server's header blocks to userspace (observer/sources/h2_status.c); 0: off (the ring
  * at one page). Records are written without a wakeup while userspace drains the ring on a timer. */

@@ -3,11 +3,14 @@
  * HTTP/2: the stream table (include/loadlens/h2.h, "HTTP/2 streams timed at once"): a stream's
  * entry looked for and claimed (h2_look()), moved along by each frame on a client stream
  * (h2_frame(): begun, arrived, answered, ended), and freed when its connection closes with it
- * still open (h2_forget_open()). Part of the frame walk: included from bpf/req_h2.bpf.h only,
- * after its struct h2_walk and the h2_runs and h2_streams maps.
+ * still open (h2_forget_open()). Built on req_h2_conn.bpf.h (struct h2_walk, the h2_runs
+ * and h2_streams maps); called by the walk (req_h2_walk.bpf.h).
  */
 #ifndef LOADLENS_REQ_H2_STREAMS_BPF_H
 #define LOADLENS_REQ_H2_STREAMS_BPF_H
+
+#include "req_h2_conn.bpf.h"
+#include "req_h2_arrivals.bpf.h"
 
 /* Stream sid's entry among RT_H2_PROBES entries of table map, the k-th at (base + ((rot + k) %
  * RT_H2_PROBES)) & mask: returns it (NULL: not there), and keeps the first free or stale one of

@@ -2,11 +2,38 @@
 /*
  * The lean hooks' read (observer/kernel/lean.h; include/loadlens/reqtime.h, rt_lean_arrival()):
  * a plain TCP request begun at tcp:tcp_rcv_space_adjust, where neither sk_data_ready nor
- * sock_recv_length need be attached. Part of request timing (bpf/req.bpf.h), included from there
- * after the parts it uses (req_tcp's state, payload sampling, the TLS and HTTP/2 first bytes).
+ * sock_recv_length need be attached. Part of request timing (bpf/req.bpf.h), built on the parts it
+ * uses (TCP turns, payload sampling, the TLS and HTTP/2 first bytes: req_hello.bpf.h). Also the
+ * marks the writes leave for it, and the copy hook alone's (solo_*), which the request path calls.
  */
 #ifndef LOADLENS_REQ_LEAN_BPF_H
 #define LOADLENS_REQ_LEAN_BPF_H
+
+#include "conn.bpf.h"
+#include "req_runq.bpf.h"
+#include "req_hello.bpf.h"
+#include "req_turns.bpf.h"
+#include "payload.bpf.h"
+
+/* The lean hooks (observer/kernel/lean.h): the writes leave marks (set before the copy hook is
+ * attached, so that a connection's next read finds one). LEAN_OVERLAP: and the full hooks are
+ * attached too (--lean auto's start, the switches' overlaps): TLS and HTTP/2 connections are
+ * theirs, and the copy hook leaves them alone. */
+#define LEAN_OVERLAP 2
+volatile __u8 lean_marks;
+
+/* The copy hook alone (observer/kernel/lean.h): 1 while the reads leave the marks its next read
+ * needs (solo_mark, solo_out), 2 once the send hook is detached */
+volatile __u8 lean_solo;
+
+/* A response's write leaves the lean hooks' mark: where the next request will begin, and what
+ * came meanwhile. */
+static __always_inline void lean_mark_write(const struct sock *sk, struct rt_tcp_sock *s, bool kf)
+{
+	s->accept_ns = rt_lean_mark(LL_READ_KF(kf, struct tcp_sock, sk, copied_seq),
+				    LL_READ_KF(kf, struct tcp_sock, sk, rcv_nxt),
+				    LL_READ_KF(kf, struct tcp_sock, sk, data_segs_in));
+}
 
 /*
  * tcp:tcp_rcv_space_adjust, the lean hooks' read: recvmsg copied an skb of a target socket to the

@@ -2,10 +2,12 @@
 /*
  * Request timing's figures: each slot's counters and histograms (one record per slot and CPU),
  * the counters of no slot, and the --trace records; record() adds one request.
- * Part of request timing (bpf/req.bpf.h), included from there only.
+ * Part of request timing (bpf/req.bpf.h).
  */
 #ifndef LOADLENS_REQ_REC_BPF_H
 #define LOADLENS_REQ_REC_BPF_H
+
+#include "req_sk.bpf.h"
 
 /* --trace: one request in targ_trace_every (per CPU) goes to the ring buffer; 0: off. */
 const volatile __u32 targ_trace_every = 0;

@@ -2,10 +2,12 @@
 /*
  * Run-queue wait of the serving processes' threads (--runq): which processes are watched, when
  * their threads became runnable, and the histogram of runnable -> on a CPU.
- * Part of request timing (bpf/req.bpf.h), included from there only.
+ * Part of request timing (bpf/req.bpf.h).
  */
 #ifndef LOADLENS_REQ_RUNQ_BPF_H
 #define LOADLENS_REQ_RUNQ_BPF_H
+
+#include "req_rec.bpf.h"
 
 /* --runq: serving processes join the run-queue watch; 0: off (the sched programs not loaded). */
 const volatile __u8 targ_runq = 0;

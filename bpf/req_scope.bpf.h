@@ -3,10 +3,12 @@
  * Which sockets request timing times, and in which slot: the target ports, the network namespace,
  * --pid/--cgroup ownership (decided at a socket's first read or write) and the slots given to the
  * ports of a target's own sockets without --port.
- * Part of request timing (bpf/req.bpf.h), included from there only.
+ * Part of request timing (bpf/req.bpf.h).
  */
 #ifndef LOADLENS_REQ_SCOPE_BPF_H
 #define LOADLENS_REQ_SCOPE_BPF_H
+
+#include "req_rec.bpf.h"
 
 /* Port -> 1 + index of the port in --port order; 0: not a target. Every entry 1: --all-ports. */
 const volatile __u8 targ_slot[65536] = {};

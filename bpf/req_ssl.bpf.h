@@ -3,13 +3,13 @@
  * TLS plaintext on a target TCP port, through uprobes on OpenSSL's libssl: a TLS connection's
  * requests counted and timed from the bytes the server's SSL_read returns and hands to SSL_write,
  * as a connection in the clear is (HTTP/2: each stream, with req_h2.bpf.h's frame walk; else
- * HTTP/1.1 turns of the plaintext). Part of request timing (bpf/req.bpf.h), included from there
- * only, after req_h2.bpf.h. The uprobe programs are bpf/sockets.bpf.c's handle_ssl_*; userspace
+ * HTTP/1.1 turns of the plaintext). Part of request timing (bpf/req.bpf.h), built on
+ * req_h2.bpf.h. The uprobe programs are bpf/sockets.bpf.c's handle_ssl_*; userspace
  * attaches them to the libssl its target processes map (observer/kernel/ssl_probes.c).
  *
  * An SSL object is tied to its socket by the kernel: the uprobe at a call's entry notes the call
  * (ssl_calls, by thread), and a read or write of a target TLS socket inside it, in the same
- * thread (sock_recv_length, sock_send_length: req_tcp.bpf.h calls ssl_stamp()), names the
+ * thread (sock_recv_length, sock_send_length: the request path calls ssl_stamp()), names the
  * socket and hands over when the bytes it read arrived. The call's return ties the SSL object to
  * the socket (ssl_socks) for later calls that find their bytes in OpenSSL's buffer, with no read
  * of the socket. SSL_do_handshake is probed for that alone: its reads are the first of a
@@ -48,6 +48,7 @@
 #ifndef LOADLENS_REQ_SSL_BPF_H
 #define LOADLENS_REQ_SSL_BPF_H
 
+#include "req_h2.bpf.h"
 #include "loadlens/ssl.h"
 
 /* The uprobes are planned: the socket programs tie SSL calls to sockets (0: off). */

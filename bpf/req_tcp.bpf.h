@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: (MIT OR GPL-2.0) */
 /*
- * TCP request state: the per-socket state machine (arrival, read, first and last write, the
- * server's close), where it is kept (a direct-mapped table, or the socket's own storage), and
- * TCP's own clock.
- * Part of request timing (bpf/req.bpf.h), included from there only.
+ * TCP request state, the base of every TCP protocol's timing: the per-socket entry (a
+ * direct-mapped table, or the socket's own storage), the arrival stamps, and TCP's own clocks.
+ * It calls no protocol: the request path (bpf/req.bpf.h) dispatches each event to the protocol
+ * that owns the connection (req_turns, req_tls, req_h2, req_ssl, req_lean), each built on this.
  */
 #ifndef LOADLENS_REQ_TCP_BPF_H
 #define LOADLENS_REQ_TCP_BPF_H
 
-/* HTTP/2: each stream's own arrival (fed from tcp_arrival()) */
-#include "req_h2_arrivals.bpf.h"
+#include "req_sk.bpf.h"
+#include "req_rec.bpf.h"
+#include "req_scope.bpf.h"
 
 /* TCP request state, direct-mapped by the socket's address (tcp_key()): an inlined array lookup
  * and a compare per event, no helper call, nothing allocated in softirq. An entry is claimed at
@@ -58,38 +59,6 @@ static __always_inline struct tcp_key tcp_key(const struct sock *sk)
 
 LL_SK_STORAGE(tcp_socks, struct rt_tcp_sock);
 
-/* TLS connections (req_tls.bpf.h, included later: it reads the user buffer as payload.bpf.h does) */
-struct rt_tcp_sock;
-static __always_inline void tls_read(struct sock *sk, struct rt_tcp_sock *s, int slot, int ret,
-				     __u64 now);
-static __always_inline void tls_app_read(struct sock *sk, struct rt_tcp_sock *s, int slot,
-					 bool kf);
-static __always_inline void tls_write(struct sock *sk, struct rt_tcp_sock *s, bool kf);
-static __always_inline void tls_accepted(const struct sock *sk, struct rt_tcp_sock *s);
-static __always_inline void tls_forget(const struct sock *sk, struct rt_tcp_sock *s);
-static __always_inline bool tls_alert_write(int ret);
-/* TLS plaintext (req_ssl.bpf.h, included later): a read or write inside an SSL call of libssl */
-static __always_inline void ssl_stamp(struct sock *sk, struct rt_tcp_sock *s, int slot,
-				      bool read, bool kf);
-static __always_inline void ssl_close(const struct sock *sk, bool forget);
-static __always_inline void ssl_watch_proc(void);
-/* A connection's first bytes: TLS, HTTP/2 or neither (req.bpf.h, after both); 1: no request
- * begins with this read (a piece of the HTTP/2 preface, or a broken one) */
-static __always_inline int conn_hello(const struct sock *sk, struct rt_tcp_sock *s, int slot,
-				      int ret);
-/* HTTP/2 connections (req_h2.bpf.h, included later: it reads the user buffer too) */
-static __always_inline void h2_io(struct sock *sk, struct rt_tcp_sock *s, int slot, int ret,
-				  bool write, bool kf);
-static __always_inline void h2_close(const struct sock *sk, struct rt_tcp_sock *s);
-
-/* The copy hook alone (req_lean.bpf.h, included later; observer/kernel/lean.h): 1 while the reads
- * leave the marks its next read needs (solo_mark, solo_out), 2 once the send hook is detached */
-volatile __u8 lean_solo;
-static __always_inline bool solo_answered(const struct sock *sk, struct rt_tcp_sock *s, int slot,
-					  bool kf);
-static __always_inline void solo_mark(const struct sock *sk, struct rt_tcp_sock *s,
-				      __u32 copied_seq, __u32 segs_in, bool kf);
-static __always_inline void solo_sweep(const struct sock *sk, __u16 port, bool answer);
 
 /*
  * TCP's own clock for this socket: tcp_clock_cache is tcp_clock_ns() (CLOCK_MONOTONIC, the clock
@@ -185,59 +154,27 @@ static __always_inline struct rt_tcp_sock *tcp_state(const struct sock *sk, bool
 	return own;
 }
 
-/* The current TCP response is complete (the next request was read, or the server closed). */
-static __always_inline void tcp_close_out(struct rt_tcp_sock *s, __u32 slot)
-{
-	struct rt_rec *r;
-
-	if (s->state == RT_WRITING && !(s->flags & RT_F_MULTI))
-		return;
-	r = rec_of(slot);
-	if (!r)
-		return;
-	if (s->state == RT_READING) {
-		r->c.unanswered++;
-		return;
-	}
-	if (s->state != RT_WRITING)
-		return;
-	hist_add(r, RT_MULTI_FIRST, sub0(s->write_ns, s->read_ns));
-	hist_add(r, RT_MULTI_LAST, sub0(s->last_write_ns, s->read_ns));
-	barrier();
-	r->c.multi_write++;
-}
-
-static __always_inline void tcp_arrival(const struct sock *sk, bool kf)
+/* Bytes were queued to socket sk: the arrival of the request they begin, or, while one is read or
+ * served, of the next one. Returns the socket's state (NULL: not followed); *now: the clock
+ * read for it (0: none). */
+static __always_inline struct rt_tcp_sock *tcp_arrived(const struct sock *sk, bool kf, __u64 *now)
 {
 	struct rt_tcp_sock *s = tcp_state(sk, true);
 
 	if (!s || (s->flags & RT_F_FOREIGN))
-		return;
-	__u64 now = 0;
-
+		return NULL;
 	if (s->arrivals < 255)
 		s->arrivals++;
 	if (s->state == RT_IDLE) {
-		now = tcp_clock(sk, s->read_ns, kf);
-		s->arrival_ns = now;
+		*now = tcp_clock(sk, s->read_ns, kf);
+		s->arrival_ns = *now;
 		s->state = RT_QUEUED;
 	} else if (s->state != RT_QUEUED && !s->pending_ns) {
 		/* while a request is read or served: the first bytes of the next one */
-		now = tcp_clock(sk, s->read_ns, kf);
-		s->pending_ns = now;
+		*now = tcp_clock(sk, s->read_ns, kf);
+		s->pending_ns = *now;
 	}
-#ifndef LL_PRE_5_12
-	if ((s->flags & RT_F_H2) && !s->h2) {
-		/* each segment's stamp, for the streams it begins (req_h2_arrivals.bpf.h) */
-		struct h2_arr_in in = {
-			.sk = (__u64)sk,
-			.ns = now ? now : tcp_clock(sk, s->read_ns, kf),
-			.end = LL_READ_KF(kf, struct tcp_sock, sk, rcv_nxt),
-		};
-
-		h2_arrived(&in);
-	}
-#endif
+	return s;
 }
 
 static __always_inline void tcp_begin(struct rt_tcp_sock *s, __u64 arrival, __u64 now)
@@ -261,198 +198,6 @@ static __always_inline struct rt_tcp_sock *tcp_owned(struct sock *sk, int *slot,
 	return *slot < 0 ? NULL : s;
 }
 
-static __always_inline void tcp_read(struct sock *sk, int slot, int ret, bool kf)
-{
-	struct rt_tcp_sock *s = tcp_owned(sk, &slot, true);
-	__u8 arrivals;
-	__u64 now;
-
-	if (!s)
-		return;
-	arrivals = s->arrivals;
-	s->arrivals = 0;
-	/* the first bytes: TLS, HTTP/2? (a piece of the preface: no request yet, the state and
-	 * its arrival kept for the read that ends it) */
-	if (!(s->flags & RT_F_SEEN_READ) && s->state != RT_READING &&
-	    conn_hello(sk, s, slot, ret))
-		return;
-	if (s->flags & RT_F_H2) {
-		/* streams, not turns: the first stream's accept share is the connection's */
-		if (!(s->flags & RT_F_SEEN_READ)) {
-			s->flags |= RT_F_SEEN_READ;
-			s->accept_ns = accept_time(sk);
-			watch_tgid();
-		}
-		h2_io(sk, s, slot, ret, false, kf);
-		return;
-	}
-	if (s->flags & RT_F_TLS) {
-		/* the handshake on the record path; past it, the plaintext's (req_ssl.bpf.h) */
-		ssl_stamp(sk, s, slot, true, kf);
-		if (s->tls < RT_TLS_DONE)
-			tls_read(sk, s, slot, ret, bpf_ktime_get_ns());
-		else
-			tls_app_read(sk, s, slot, kf);
-		goto first;
-	}
-	if (s->state == RT_READING && !(lean_solo && solo_answered(sk, s, slot, kf))) {
-		/* more of the same request: bytes that arrived meanwhile are part of it (unless its
-		 * response went unseen by the send hook, detached: then as after a write) */
-		s->pending_ns = 0;
-		return;
-	}
-	/* less the peer's FIN (it has come: CLOSE_WAIT); a TLS client's records are no requests */
-	if (rt_client_writes(arrivals, sk->__sk_common.skc_state == TCP_CLOSE_WAIT,
-			     s->flags & RT_F_TLS) > 1) {
-		/* one read took the bytes of several peer writes, queued apart */
-		REC_ADD(slot, multi_arrival, 1);
-	}
-	/* Service begins when recvmsg copied the request's bytes: TCP refreshed its own clock
-	 * there (tcp_rcv_space_adjust), so a value newer than the request's arrival is that moment
-	 * and costs no clock read (bpf_ktime_get_ns() is about half of this program's own time on
-	 * a VM). What runs between the copy and this tracepoint (release_sock: the socket's
-	 * backlog, pending softirqs) counts as service: measured against a clock read here, 0.35 us
-	 * on average at hello-world keep-alive, 1.1 us under overload, over 10 us for 0.03-0.1% of
-	 * reads (docs/observer/request-timing.md, "Cost"). */
-	if (s->state == RT_QUEUED) {
-		now = tcp_clock(sk, s->arrival_ns, kf);
-		tcp_begin(s, s->arrival_ns, now);
-	} else if (s->state == RT_WRITING) {
-		now = tcp_clock(sk, s->pending_ns, kf);
-		tcp_close_out(s, slot);
-		tcp_begin(s, s->pending_ns, now);
-	} else {
-		now = bpf_ktime_get_ns();
-		tcp_begin(s, 0, now); /* no arrival seen: bytes queued before we attached */
-	}
-	if (lean_solo) /* (the copy hook alone may read the next ones) */
-		solo_mark(sk, s, LL_READ_KF(kf, struct tcp_sock, sk, copied_seq),
-			  LL_READ_KF(kf, struct tcp_sock, sk, data_segs_in), kf);
-first:
-	if (s->flags & RT_F_SEEN_READ)
-		return;
-	/* the connection's first request: was it queued before accept() returned the socket? */
-	s->flags |= RT_F_SEEN_READ;
-	s->accept_ns = accept_time(sk);
-	watch_tgid();
-	if (s->flags & RT_F_TLS)
-		tls_accepted(sk, s);
-}
-
-/* The lean hooks (observer/kernel/lean.h): the writes leave marks (set before the copy hook is
- * attached, so that a connection's next read finds one). LEAN_OVERLAP: and the full hooks are
- * attached too (--lean auto's start, the switches' overlaps): TLS and HTTP/2 connections are
- * theirs, and the copy hook leaves them alone. */
-#define LEAN_OVERLAP 2
-volatile __u8 lean_marks;
-
-/*
- * When the first write of a response began to leave. sock_send_length fires at the end of the
- * write, and on loopback the write itself delivers to the peer and wakes it (tens of us, or the
- * peer's whole time slice if it preempts us). So the time is TCP's stamp of its last transmit
- * (tcp_sent_clock()), which is this response's if it is newer than the read; if the write
- * transmitted nothing yet (queued behind cwnd), the clock is read.
- */
-static __always_inline void tcp_write(struct sock *sk, int slot, int ret, bool kf)
-{
-	struct rt_tcp_sock *s = tcp_owned(sk, &slot, targ_owned);
-	__u64 now;
-
-	if (!s)
-		return;
-	if (s->flags & RT_F_H2) {
-		h2_io(sk, s, slot, ret, true, kf);
-		return;
-	}
-	if (s->flags & RT_F_TLS) {
-		if (!(s->flags & RT_F_PLAIN))
-			ssl_stamp(sk, s, slot, false, kf);
-		if (s->tls >= RT_TLS_DONE)
-			return; /* application data: the plaintext's, or not counted */
-		if (tls_alert_write(ret)) {
-			/* the server's alert: the handshake failed */
-			s->state = RT_IDLE;
-			s->tls = RT_TLS_CLOSING;
-			return;
-		}
-		tls_write(sk, s, kf); /* the handshake's */
-		return;
-	}
-	if (s->state == RT_READING) {
-		now = tcp_sent_clock(sk, s->read_ns, kf);
-		s->write_ns = now;
-		s->last_write_ns = now;
-		s->state = RT_WRITING;
-		record(sk, slot, false, s->arrival_ns, s->accept_ns, s->read_ns, now);
-	} else if (s->state == RT_WRITING) {
-		s->last_write_ns = bpf_ktime_get_ns();
-		s->flags |= RT_F_MULTI;
-	} else {
-		unsolicited(slot);
-		return;
-	}
-	/* the lean hooks' mark: where the next request will begin, and what came meanwhile */
-	if (lean_marks)
-		s->accept_ns = rt_lean_mark(LL_READ_KF(kf, struct tcp_sock, sk, copied_seq),
-					    LL_READ_KF(kf, struct tcp_sock, sk, rcv_nxt),
-					    LL_READ_KF(kf, struct tcp_sock, sk, data_segs_in));
-}
-
-/* Free a socket's slot entry (s from tcp_state()): its state in its own storage (a collision) is
- * freed with the socket. ssl_done: ssl_close() was called for it already. */
-static __always_inline void tcp_entry_free(const struct sock *sk, struct rt_tcp_sock *s,
-					   bool ssl_done)
-{
-	if (s->sk != tcp_key(sk).key)
-		return;
-	if (s->flags & RT_F_TLS)
-		tls_forget(sk, s);
-	else if (s->flags & RT_F_H2)
-		h2_close(sk, s); /* (once only: it marks the entry) */
-	if ((s->flags & RT_F_PLAIN) && !ssl_done)
-		ssl_close(sk, true);
-	s->sk = 0;
-}
-
-/*
- * A target socket's move by its application's close() or shutdown(): to FIN_WAIT1 or LAST_ACK,
- * or a close() in FIN_WAIT2 or CLOSING after shutdown(SHUT_WR) (tcp_close_state() stores the
- * same state again). The server closes: its last response is complete (or never came). With
- * `gone` (sk_shut_both()) the entry is freed too.
- */
-static __always_inline void req_server_closes(const struct sock *sk, bool gone)
-{
-	struct rt_tcp_sock *s;
-	bool udp = false, ssl_done = false;
-	int slot;
-
-	slot = sock_slot(sk, &udp);
-	if (slot < 0 || udp)
-		return;
-	s = tcp_state(sk, false);
-	if (!s)
-		return;
-	if (slot == RT_SLOT_DYN)
-		slot = s->flags & RT_F_OWNED ? s->slot : -1;
-	/* (a foreign connection, or one of a port not yet known to be a target's: not followed) */
-	if (!(s->flags & RT_F_FOREIGN) && slot >= 0) {
-		if (s->flags & RT_F_H2) {
-			h2_close(sk, s);
-		} else if (s->flags & RT_F_PLAIN) {
-			ssl_close(sk, gone);
-			ssl_done = true;
-		} else if (!(s->flags & RT_F_TLS)) {
-			/* (the copy hook alone: a response it has not seen go) */
-			if (s->state == RT_READING && lean_solo)
-				solo_answered(sk, s, slot, false);
-			tcp_close_out(s, slot); /* (a TLS connection's exchanges are no turns) */
-		}
-		s->state = RT_IDLE;
-	}
-	if (gone)
-		tcp_entry_free(sk, s, ssl_done);
-}
-
 /* A socket moving to CLOSE whose entry its application's close() freed already (see
  * sk_shut_both()): orphaned (SOCK_DEAD) with both shutdown bits set. */
 static __always_inline bool req_freed_by_close(const struct sock *sk)
@@ -462,36 +207,6 @@ static __always_inline bool req_freed_by_close(const struct sock *sk)
 				      : sk->__sk_common.skc_flags;
 
 	return (flags & 1) && sk_shut_both(sk); /* SOCK_DEAD: bit 0 */
-}
-
-/* A TCP socket moves to CLOSE: free its table entry (one inlined lookup and a compare). A TLS
- * socket closed with unread bytes (a client's close_notify: a reset, no FIN_WAIT1) may still
- * hold a request to record, or a handshake's entry. Only a socket of a target port can hold
- * one: its port is skc_num, or inet_sport where tcp_set_state() released the port (and zeroed
- * skc_num) before it changed the state. Another port's socket goes no further than that byte,
- * where the entry's line would be a cache miss on every close. */
-static __always_inline void req_forget(const struct sock *sk)
-{
-	/* (skc_num stays for a port the application bound: an accepted socket's) */
-	__u32 port = sk->__sk_common.skc_num ? sk->__sk_common.skc_num
-					     : bpf_ntohs(LL_READ(struct inet_sock, sk, inet_sport));
-	struct tcp_key k = tcp_key(sk);
-	struct rt_tcp_sock *s;
-
-	/* the mask kept (the compiler knows it changes nothing): before 5.13 or so the verifier
-	 * does not bound a byte swap's result */
-	barrier_var(port);
-	if (!targ_slot[port & 0xffff])
-		return;
-	s = bpf_map_lookup_elem(&tcp_slots, &k.idx);
-	if (!s)
-		return;
-	/* a reset: the copy hook alone's last request may have been answered */
-	if (lean_solo && s->sk == k.key && s->state == RT_READING &&
-	    !(s->flags & (RT_F_FOREIGN | RT_F_TLS | RT_F_H2 | RT_F_PLAIN)))
-		solo_sweep(sk, port, true);
-	tcp_entry_free(sk, s, false);
-	/* (a socket with its state in its own storage leaves its plaintext entry to the LRU) */
 }
 
 /* The same from the raw_tp fallback, where sk is a number read with bpf_probe_read_kernel:

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (MIT OR GPL-2.0) */
 /*
  * TLS on a target TCP port: the handshake told apart from requests, and timed on its own.
- * Part of request timing (bpf/req.bpf.h), included from there only (bpf/observe.bpf.h's
+ * Part of request timing (bpf/req.bpf.h), built on req_tcp.bpf.h (bpf/observe.bpf.h's
  * ll_sys_buf() finds the bytes a read filled).
  *
  * A connection is TLS when the first bytes the server reads are a handshake record header (type
@@ -38,6 +38,7 @@
 #ifndef LOADLENS_REQ_TLS_BPF_H
 #define LOADLENS_REQ_TLS_BPF_H
 
+#include "req_tcp.bpf.h"
 #include "loadlens/tls.h"
 
 #define TLS_CCS LL_TLS_CCS
@@ -202,7 +203,6 @@ static __always_inline void tls_hello(const struct sock *sk, struct rt_tcp_sock 
 	s->flags |= RT_F_TLS;
 	s->tls = RT_TLS_HELLO;
 	s->tls_skip = 0;
-	ssl_watch_proc(); /* its SSL calls are looked at from now on */
 	hs.start_ns = s->state == RT_QUEUED && s->arrival_ns ? s->arrival_ns : bpf_ktime_get_ns();
 	if (bpf_map_update_elem(&tls_hs, &key, &hs, BPF_ANY))
 		REC_ADD(slot, tls_lost, 1);

@@ -3,10 +3,13 @@
  * UDP request state: each socket's ring of arrival stamps, and its read -> reply pairing, thread
  * by thread: a thread replies to the datagram it read last, so where several threads read one
  * socket (memcached -t 4) each is timed from its own read to its own reply.
- * Part of request timing (bpf/req.bpf.h), included from there only.
+ * Part of request timing (bpf/req.bpf.h).
  */
 #ifndef LOADLENS_REQ_UDP_BPF_H
 #define LOADLENS_REQ_UDP_BPF_H
+
+#include "req_scope.bpf.h"
+#include "req_runq.bpf.h"
 
 LL_SK_STORAGE(udp_socks, struct rt_udp_sock);
 
