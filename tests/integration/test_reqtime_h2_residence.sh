@@ -7,19 +7,28 @@
 # nginx h2c under the observer, the driver at 1 and 4 connections x 10 streams (in the clear and
 # over TLS) and h2load at 4 x 10: the observer's requests = the client's; residence mean and p99
 # <= the client's own latency (the driver's round trip; h2load's mean "time for request") + 2%.
+# HTTP/1.1 pipelined (-P 16, 4 connections): the observer times each read of a batch as one
+# request (its count is said apart: multi_arrival reads) and holds it no longer than the driver's
+# requests waited either.
 # (grpc-go at 16 streams x 1 connection and 1 x 16: test_reqtime_grpc_go.sh.)
 . "$(dirname "$0")/lib.sh"
 require_bpf loadlens-observer loadlens-driver
 require_cmd nginx nginx-light h2load nghttp2-client
 command -v jq >/dev/null || skip "jq is not installed"
 
-free_ports P T ST
+free_ports P T H ST
 tls_cert "$LL_TMP/pki"
 nginx_up ng "$ST" "
 	server {
 		listen 127.0.0.1:$P http2;
 		access_log off;
 		http2_max_concurrent_streams 128;
+		location / { return 200 \"ok\\n\"; }
+	}
+	server {
+		listen 127.0.0.1:$H;
+		access_log off;
+		keepalive_requests 1000000;
 		location / { return 200 \"ok\\n\"; }
 	}
 	server {
@@ -66,4 +75,19 @@ mean_ns=$(awk '/^time for request:/ { v = $6; u = v; sub(/[0-9.]+/, "", u); sub(
 	printf "%.0f", v * (u == "us" ? 1e3 : u == "ms" ? 1e6 : u == "s" ? 1e9 : 1) }' \
 	"$LL_TMP/h2load_h2load.out")
 within "h2load mean" "$(jget "$O" "$slot | .residence.mean")" "$mean_ns"
-pass "HTTP/2 residence within the client's latency (driver 1 and 4 x 10 streams, h2c and TLS; h2load 4 x 10)"
+# HTTP/1.1, 16 requests in flight a connection: reads of several requests, each timed as one
+start_observer obs_pipe "$H"
+"$LOADLENS_BIN/loadlens-driver" "http://127.0.0.1:$H/" -c 4 -P 16 -d 2s -q \
+	--json "$LL_TMP/pipe.json" >"$LL_TMP/pipe.out" 2>&1 ||
+	fail "pipelined: driver exited $? ($(tail -3 "$LL_TMP/pipe.out"))"
+sleep 0.3
+stop obs_pipe
+O=$LL_TMP/obs_pipe.json D=$LL_TMP/pipe.json s=$(slot_of "$H")
+reads=$(jget "$O" "$s | .requests") multi=$(jget "$O" "$s | .multi_arrival_reads")
+echo "pipelined: the observer timed $reads reads ($multi of several requests' bytes); the driver $(jget "$D" .requests) requests"
+[ "$multi" -gt 0 ] || fail "pipelined: no read counted as several requests' (multi_arrival 0)"
+within "pipelined mean" "$(jget "$O" "$s | .residence.mean")" \
+	"$(jget "$D" .latency_uncorrected.mean)"
+within "pipelined p99" "$(jget "$O" "$s | .residence.p99")" \
+	"$(jget "$D" .latency_uncorrected.p99)"
+pass "residence within the client's latency (driver 1 and 4 x 10 streams, h2c and TLS; h2load 4 x 10; HTTP/1.1 -P 16)"
