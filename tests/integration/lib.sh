@@ -6,6 +6,7 @@
 #   assert.sh      jget, expect_json, within_pct, check_within
 #   servers.sh     refserver_up (the one way to start loadlens-refserver), oneshot_httpd, nginx_up,
 #                  nginx_counts, tls_cert, unbound_conf
+#   slapd.sh       require_slapd, and slapd's stats log against the driver's figures
 #   observer.sh    start_observer, h2load_observed, start_agent
 #   driver.sh      driver, new_conns, load_cpu
 #   namespaces.sh  netns_create, cgroup_create
@@ -15,7 +16,7 @@
 # has the whole picture.
 
 LL_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-for ll_mod in core assert servers observer driver namespaces; do
+for ll_mod in core assert servers slapd observer driver namespaces; do
 	# shellcheck source=/dev/null
 	. "$LL_HERE/lib/$ll_mod.sh"
 done

@@ -11,12 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 require_bin loadlens-driver
 command -v jq >/dev/null || skip "jq is not installed"
-SLAPD=$(command -v slapd || echo /usr/sbin/slapd)
-SLAPADD=$(command -v slapadd || echo /usr/sbin/slapadd)
-[ -x "$SLAPD" ] && [ -x "$SLAPADD" ] || skip "needs slapd (PACKAGES in tools/loadlens)"
-[ -r /etc/ldap/schema/inetorgperson.schema ] || skip "needs slapd's schema in /etc/ldap/schema"
-[ -e /usr/lib/ldap/back_mdb.so ] || [ -e /usr/lib/ldap/back_mdb.la ] ||
-	skip "needs slapd's mdb backend (/usr/lib/ldap/back_mdb)"
+require_slapd
 PY=/usr/bin/python3
 N=${LL_LDAP_SEARCHES:-50000}
 BASE=ou=people,dc=example,dc=com
@@ -31,55 +26,6 @@ wait_for slapd "slapd starting" 30
 printf 'secret\n' >"$LL_TMP/pw"
 printf 'wrong\n' >"$LL_TMP/badpw"
 
-# slapd's stats log, from line $1 on, once it stops growing (it logs after it answers)
-LOGAT=1
-settle() {
-	local a b
-	b=$(wc -l <"$LL_TMP/slapd.err")
-	for _ in $(seq 1 50); do
-		sleep 0.2
-		a=$b
-		b=$(wc -l <"$LL_TMP/slapd.err")
-		[ "$a" = "$b" ] && break
-	done
-}
-# slapd_count WHAT: in the log since the last mark, SRCH (searches received), NENTRIES (the
-# entries its SEARCH RESULT lines sent), EMPTY (search results with err=0 and nentries=0), ERR=n
-# (search results with err=n), BIND, BIND49
-slapd_count() {
-	tail -n +"$LOGAT" "$LL_TMP/slapd.err" | awk -v what="$1" '
-		what == "SRCH" && / SRCH base=/ { n++ }
-		what == "NENTRIES" && / SEARCH RESULT / {
-			for (i = 1; i <= NF; i++) if ($i ~ /^nentries=/) { sub("nentries=", "", $i); n += $i } }
-		what == "EMPTY" && / SEARCH RESULT / && / err=0 / && / nentries=0 / { n++ }
-		what ~ /^ERR=/ && / SEARCH RESULT / && index($0, " err=" substr(what, 5) " ") { n++ }
-		what == "BIND" && / BIND dn=/ { n++ }
-		what == "BIND49" && / RESULT tag=97 err=49 / { n++ }
-		END { print n + 0 }'
-}
-mark() {
-	LOGAT=$(($(wc -l <"$LL_TMP/slapd.err") + 1))
-}
-# ldap_run NAME RC DRIVER-ARGS...: a driver run against slapd, -q, exit status RC
-ldap_run() {
-	local name=$1 rc=$2 got=0
-	shift 2
-	mark
-	timeout 500 "$LOADLENS_BIN/loadlens-driver" "$@" -q --json "$LL_TMP/$name.json" \
-		>"$LL_TMP/$name.out" 2>"$LL_TMP/$name.err" || got=$?
-	[ "$got" = "$rc" ] || { cat "$LL_TMP/$name.out" "$LL_TMP/$name.err"; fail "$name: driver exited $got, expected $rc"; }
-	settle
-}
-# same NAME WHAT DRIVER-VALUE SLAPD-WHAT: the driver's figure equals slapd's
-same() {
-	local s
-	s=$(slapd_count "$4")
-	[ "$3" = "$s" ] || fail "$1: driver $2 $3, slapd's stats log $s"
-	echo "ok: $1: $2 $3 = slapd's $s"
-}
-j() {
-	jget "$LL_TMP/$1.json" "$2"
-}
 
 # --- healthy: anonymous bind, 16 connections, a templated filter matching one entry ---
 ldap_run anon 0 "tcp://127.0.0.1:$P" --proto ldap --base "$BASE" \

@@ -10,16 +10,12 @@
 require_bin loadlens-driver
 command -v jq >/dev/null || skip "jq is not installed"
 command -v openssl >/dev/null || skip "needs openssl to make a certificate"
-SLAPD=$(command -v slapd || echo /usr/sbin/slapd)
-SLAPADD=$(command -v slapadd || echo /usr/sbin/slapadd)
-[ -x "$SLAPD" ] && [ -x "$SLAPADD" ] || skip "needs slapd (PACKAGES in tools/loadlens)"
-[ -r /etc/ldap/schema/inetorgperson.schema ] || skip "needs slapd's schema in /etc/ldap/schema"
-[ -e /usr/lib/ldap/back_mdb.so ] || [ -e /usr/lib/ldap/back_mdb.la ] ||
-	skip "needs slapd's mdb backend (/usr/lib/ldap/back_mdb)"
+require_slapd
 N=${LL_LDAPS_SEARCHES:-5000}
 BASE=ou=people,dc=example,dc=com
 ADMIN=cn=admin,dc=example,dc=com
 D=$LOADLENS_BIN/loadlens-driver
+LDAP_RUN_TIMEOUT=300
 
 # --- slapd: ldap:// on P, ldaps:// on Q, the test's certificate ---
 tls_cert "$LL_TMP/pki"
@@ -34,53 +30,6 @@ start slapd "$SLAPD" -h "ldap://127.0.0.1:$P/ ldaps://127.0.0.1:$Q/" -f "$LL_TMP
 wait_for slapd "slapd starting" 30
 printf 'secret\n' >"$LL_TMP/pw"
 
-# slapd's stats log since the last mark, once it stops growing (it logs after it answers)
-LOGAT=1
-settle() {
-	local a b
-	b=$(wc -l <"$LL_TMP/slapd.err")
-	for _ in $(seq 1 50); do
-		sleep 0.2
-		a=$b
-		b=$(wc -l <"$LL_TMP/slapd.err")
-		[ "$a" = "$b" ] && break
-	done
-}
-# slapd_count WHAT: SRCH (searches received), NENTRIES (entries sent), BIND, STARTTLS (StartTLS
-# requests), STARTTLS0 (StartTLS answered with success)
-slapd_count() {
-	tail -n +"$LOGAT" "$LL_TMP/slapd.err" | awk -v what="$1" '
-		what == "SRCH" && / SRCH base=/ { n++ }
-		what == "NENTRIES" && / SEARCH RESULT / {
-			for (i = 1; i <= NF; i++) if ($i ~ /^nentries=/) { sub("nentries=", "", $i); n += $i } }
-		what == "BIND" && / BIND dn=.* method=128/ { n++ }
-		what == "STARTTLS" && / EXT oid=1.3.6.1.4.1.1466.20037/ { n++ }
-		what == "STARTTLS0" && / RESULT oid= err=0 / { n++ }
-		END { print n + 0 }'
-}
-mark() {
-	LOGAT=$(($(wc -l <"$LL_TMP/slapd.err") + 1))
-}
-# ldap_run NAME RC DRIVER-ARGS...: a driver run against slapd, -q, exit status RC
-ldap_run() {
-	local name=$1 rc=$2 got=0
-	shift 2
-	mark
-	timeout 300 "$D" "$@" -q --json "$LL_TMP/$name.json" \
-		>"$LL_TMP/$name.out" 2>"$LL_TMP/$name.err" || got=$?
-	[ "$got" = "$rc" ] || { cat "$LL_TMP/$name.out" "$LL_TMP/$name.err"; fail "$name: driver exited $got, expected $rc"; }
-	settle
-}
-# same NAME WHAT DRIVER-VALUE SLAPD-WHAT: the driver's figure equals slapd's
-same() {
-	local s
-	s=$(slapd_count "$4")
-	[ "$3" = "$s" ] || fail "$1: driver $2 $3, slapd's stats log $s"
-	echo "ok: $1: $2 $3 = slapd's $s"
-}
-j() {
-	jget "$LL_TMP/$1.json" "$2"
-}
 # healthy NAME CONNS TLS: N searches, none failed, each equal to slapd's log
 healthy() {
 	local name=$1 conns=$2 tls=$3

@@ -21,12 +21,7 @@
 . "$(dirname "$0")/lib.sh"
 require_bpf loadlens-observer loadlens-driver
 command -v jq >/dev/null || skip "jq is not installed"
-SLAPD=$(command -v slapd || echo /usr/sbin/slapd)
-[ -x "$SLAPD" ] && [ -x "$(command -v slapadd || echo /usr/sbin/slapadd)" ] ||
-	skip "needs slapd (PACKAGES in tools/loadlens)"
-[ -r /etc/ldap/schema/inetorgperson.schema ] || skip "needs slapd's schema in /etc/ldap/schema"
-[ -e /usr/lib/ldap/back_mdb.so ] || [ -e /usr/lib/ldap/back_mdb.la ] ||
-	skip "needs slapd's mdb backend (/usr/lib/ldap/back_mdb)"
+require_slapd
 N=${LL_SLAPD_SEARCHES:-20000}
 CHECK=$(dirname "$0")/slapd_etime.py
 RT=()
