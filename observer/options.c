@@ -1,22 +1,42 @@
 // SPDX-License-Identifier: MIT
-/* The observer's options: usage text, parsing and the checks between options. */
+/* The observer's options: usage text, parsing (the options themselves: options.def) and the
+ * checks between options. */
 #include <arpa/inet.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "loadlens/cli.h"
 #include "loadlens/h2.h"
 #include "loadlens/parse.h"
-#include "features/processes.h"
+#include "sources/watched.h"
 #include "metrics/metrics_http.h"
 #include "options.h"
+#include "options_table.h"
 
 #define NS_PER_S 1000000000ULL
 /* Shorter ticks would spend the observer's time reading maps and walking sockets (a busy loop
  * at 1ns); longer ones would hide what happens in them. */
 #define OBS_INTERVAL_MIN_NS (100 * 1000000ULL) /* 100ms */
 #define OBS_INTERVAL_MAX_NS (3600 * NS_PER_S)	/* 1h */
+
+/* The field of a PATH or FLAG row (options.def), refused at compile time when its type is not
+ * the one KIND sets. */
+#define TYPED(type, f) _Generic(((struct obs_args *)0)->f, type: offsetof(struct obs_args, f))
+#define FIELD_OWN(f) 0
+#define FIELD_PATH(f) TYPED(const char *, f)
+#define FIELD_FLAG(f) TYPED(bool, f)
+
+static const size_t fields[OBS_OPT__COUNT] = {
+#define OBS_OPTION(id, nm, sh, ar, mv, kd, f, hp) [OBS_OPT_##id] = FIELD_##kd(f),
+#include "options.def"
+};
+
+size_t obs_option_field(enum obs_opt id)
+{
+	return fields[id];
+}
 
 /* A path option's value: a name, never an empty string (which fails only after the start). */
 static const char *options_path(const char *opt, const char *v)
@@ -26,124 +46,46 @@ static const char *options_path(const char *opt, const char *v)
 	return v;
 }
 
-/* An option that only sets a path (name: the flag, for the error) or a flag: one row each. */
-struct opt_set {
-	int opt;
-	const char *name;
-	const char **path;
-	bool *flag;
-};
-
-/* True if opt is one of the n rows, its value set. */
-static bool set_simple(const struct opt_set *rows, size_t n, int opt, const char *v)
+void obs_options_usage(FILE *out)
 {
-	size_t i;
-
-	for (i = 0; i < n && rows[i].opt != opt; i++)
-		;
-	if (i == n)
-		return false;
-	if (rows[i].path)
-		*rows[i].path = options_path(rows[i].name, v);
-	else
-		*rows[i].flag = true;
-	return true;
-}
-
-static void options_usage(FILE *out)
-{
-	fprintf(out,
-		PROG " - where requests' time goes and why connections fail, from the kernel (eBPF)\n"
-		     "\n"
-		     "Usage: " PROG " --port PORT [--port PORT ...] [OPTIONS]\n"
-		     "       " PROG " --all-ports [OPTIONS]\n"
-		     "\n"
-		     "Counts, in the kernel and from tracepoints only: connections accepted, accept-\n"
-		     "queue wait and length, listen overflows, resets, sockets per state (TIME_WAIT\n"
-		     "included), ephemeral-port pressure, fds against RLIMIT_NOFILE, failures by\n"
-		     "errno; and per request, socket-queue wait, service time and residence. Prints a\n"
-		     "line per interval, and a summary with plain-language findings on Ctrl-C,\n"
-		     "SIGTERM or after --duration. Needs root (or CAP_BPF and CAP_PERFMON); once\n"
-		     "attached it runs as the user loadlens (else nobody) with no capability, an\n"
-		     "empty bounding set and no-new-privs; a helper process, as that user too,\n"
-		     "keeps CAP_BPF and CAP_PERFMON only, to attach the on-demand programs\n"
-		     "(--syscalls auto, --arrivals sampled). Output files are opened first, never\n"
-		     "through a symbolic link; a tracefs it must mount is its own, gone at exit.\n"
-		     "\n"
-		     "Options:\n"
-		     "  -p, --port PORT       TCP port to observe (local port of the listener); repeat\n"
-		     "                        for up to %d ports\n"
-		     "      --all-ports       observe every TCP port on the host instead\n"
-		     "      --pid PID         observe a process (all its threads) and, without --port,\n"
-		     "                        time only its own sockets' requests; repeat for up to 16\n"
-		     "      --children        with --pid: its descendants too, those running at the\n"
-		     "                        start (a cluster's workers) and those it forks later\n"
-		     "      --cgroup PATH     observe the processes of a cgroup v2 (and below)\n"
-		     "      --netns PATH|PID  watch this network namespace (default: the first\n"
-		     "                        target's, else the observer's own)\n"
-		     "      --ndjson FILE     write one JSON record per interval, and one per finding,\n"
-		     "                        to FILE\n"
-		     "      --max-procs N     watch the fds of up to N processes (default %d, at most\n"
-		     "                        %d); past it a process_cap finding names the first one\n"
-		     "                        left out\n"
-		     "  -i, --interval DUR    live line period, 100ms to 1h (default 1s; 0 turns live\n"
-		     "                        lines off, the agent's mode: the features still tick\n"
-		     "                        once a second, and findings are said as they hold)\n"
-		     "      --metrics ADDR:PORT  serve /metrics for Prometheus (text format, or\n"
-		     "                        OpenMetrics when asked) on ADDR:PORT; a bare PORT binds\n"
-		     "                        127.0.0.1, another address only when given\n"
-		     "  -d, --duration DUR    stop after DUR, 100ms or more (default: run until Ctrl-C\n"
-		     "                        or SIGTERM)\n"
-		     "  -j, --json FILE       write the summary as JSON to FILE (docs/observer.md)\n"
-		     "      --trace FILE      write sampled requests (4-tuple, CLOCK_MONOTONIC\n"
-		     "                        timestamps of each component) to FILE as CSV;\n"
-		     "                        every hook stays (--lean auto is off with it)\n"
-		     "      --trace-every N   sample one request in N per CPU (default 1: all)\n"
-		     "      --no-requests     no request timing: only connections, ports and fds\n"
-		     "      --runq            also time the run-queue wait of the serving processes'\n"
-		     "                        threads (runs on every context switch of the host)\n"
-		     "      --syscalls MODE   when to attach the syscall tracepoints (accept-queue\n"
-		     "                        wait per connection, failures by syscall): auto (default:\n"
-		     "                        250 ms of one interval in %d, and while fds, ports or the\n"
-		     "                        accept queue near a limit), on, off. Any syscall\n"
-		     "                        tracepoint slows every syscall of the host; counts\n"
-		     "                        never depend on them\n"
-		     "      --arrivals MODE   always (default) or sampled: stamp request arrivals\n"
-		     "                        (sk_data_ready) one interval in %d only (a second in\n"
-		     "                        %d with --interval 0); counts and service times stay\n"
-		     "                        exact, queue wait and residence become a sample, and\n"
-		     "                        each request costs one event less\n"
-		     "      --lean MODE       when plain TCP requests are read at tcp_rcv_space_adjust\n"
-		     "                        instead of sk_data_ready + sock_recv_length (one event\n"
-		     "                        less a request): auto (default: from the first interval\n"
-		     "                        of plain TCP requests only, until TLS, HTTP/2, UDP or\n"
-		     "                        pipelining shows, and with --port sock_send_length\n"
-		     "                        too: one event a request; after %d such intervals\n"
-		     "                        where the first read several client writes), on, off\n"
-		     "  -v, --verbose         show libbpf's log\n"
-		     "      --check[=json]    what this kernel offers the observer (privilege, BTF,\n"
-		     "                        each tracepoint its programs attach to), then exit\n"
-		     "  -h, --help            show this help\n"
-		     "  -V, --version         show the version\n"
-		     "\n"
-		     "Durations: 250ms, 30s, 2m, 1h; a bare number means seconds.\n"
-		     "Findings are printed on stderr the interval they first hold, as\n"
-		     "  [HH:MM:SS] fds: python3 (pid 4242) will run out of file descriptors in ~9 s ...\n"
-		     "and repeated in the summary with the times they were first and last seen.\n"
-		     "\n"
-		     "Exit status: 0 ok, 1 runtime failure (an output that could not be written\n"
-		     "included), 64 usage error or missing privilege or kernel feature.\n"
-		     "\n"
-		     "EXAMPLES\n"
-		     "  sudo " PROG " --port 8080\n"
-		     "  sudo " PROG " -p 80 -p 443 --interval 5s\n"
-		     "  sudo " PROG " --port 8000 --duration 30s --json observer.json\n"
-		     "  sudo " PROG " --port 8000 --trace requests.csv --trace-every 100\n"
-		     "  sudo " PROG " --pid $(pidof nginx) --children --ndjson nginx.ndjson\n"
-		     "  sudo " PROG " --port 8080 --syscalls on    # every accept timed\n"
-		     "  sudo " PROG " --port 8080 --interval 0 --metrics 9435   # agent for Prometheus\n",
-		OBS_MAX_PORTS, OBS_PROCS_DEFAULT, OBS_PROCS_MAX, OBS_SYSTIER_SAMPLE_EVERY,
-		OBS_SYSTIER_SAMPLE_EVERY, OBS_SYSTIER_SAMPLE_EVERY, OBS_LEAN_AFTER);
+	fputs(PROG " - where requests' time goes and why connections fail, from the kernel (eBPF)\n"
+	      "\n"
+	      "Usage: " PROG " --port PORT [--port PORT ...] [OPTIONS]\n"
+	      "       " PROG " --all-ports [OPTIONS]\n"
+	      "\n"
+	      "Counts, in the kernel and from tracepoints only: connections accepted, accept-\n"
+	      "queue wait and length, listen overflows, resets, sockets per state (TIME_WAIT\n"
+	      "included), ephemeral-port pressure, fds against RLIMIT_NOFILE, failures by\n"
+	      "errno; and per request, socket-queue wait, service time and residence. Prints a\n"
+	      "line per interval, and a summary with plain-language findings on Ctrl-C,\n"
+	      "SIGTERM or after --duration. Needs root (or CAP_BPF and CAP_PERFMON); once\n"
+	      "attached it runs as the user loadlens (else nobody) with no capability, an\n"
+	      "empty bounding set and no-new-privs; a helper process, as that user too,\n"
+	      "keeps CAP_BPF and CAP_PERFMON only, to attach the on-demand programs\n"
+	      "(--syscalls auto, --arrivals sampled). Output files are opened first, never\n"
+	      "through a symbolic link; a tracefs it must mount is its own, gone at exit.\n"
+	      "\n"
+	      "Options:\n",
+	      out);
+	obs_options_help(out);
+	fputs("\n"
+	      "Durations: 250ms, 30s, 2m, 1h; a bare number means seconds.\n"
+	      "Findings are printed on stderr the interval they first hold, as\n"
+	      "  [HH:MM:SS] fds: python3 (pid 4242) will run out of file descriptors in ~9 s ...\n"
+	      "and repeated in the summary with the times they were first and last seen.\n"
+	      "\n"
+	      "Exit status: 0 ok, 1 runtime failure (an output that could not be written\n"
+	      "included), 64 usage error or missing privilege or kernel feature.\n"
+	      "\n"
+	      "EXAMPLES\n"
+	      "  sudo " PROG " --port 8080\n"
+	      "  sudo " PROG " -p 80 -p 443 --interval 5s\n"
+	      "  sudo " PROG " --port 8000 --duration 30s --json observer.json\n"
+	      "  sudo " PROG " --port 8000 --trace requests.csv --trace-every 100\n"
+	      "  sudo " PROG " --pid $(pidof nginx) --children --ndjson nginx.ndjson\n"
+	      "  sudo " PROG " --port 8080 --syscalls on    # every accept timed\n"
+	      "  sudo " PROG " --port 8080 --interval 0 --metrics 9435   # agent for Prometheus\n",
+	      out);
 }
 
 static void add_port(struct obs_args *a, const char *s)
@@ -241,136 +183,121 @@ static void parse_env(struct obs_args *a)
 			       OBS_MAX_TARGETS);
 }
 
+/* Option id's value v (NULL for one that takes none) into a; a bad one exits 64. */
+static void parse_opt(struct obs_args *a, enum obs_opt id, const char *v)
+{
+	const struct obs_option *o = &obs_options[id];
+	char flag[32];
+
+	if (o->kind == OBS_OPT_KIND_PATH) {
+		snprintf(flag, sizeof(flag), "--%s", o->name);
+		*(const char **)((char *)a + fields[id]) = options_path(flag, v);
+		return;
+	}
+	if (o->kind == OBS_OPT_KIND_FLAG) {
+		*(bool *)((char *)a + fields[id]) = true;
+		return;
+	}
+	switch (id) {
+	case OBS_OPT_PORT:
+		add_port(a, v);
+		break;
+	case OBS_OPT_INTERVAL:
+		if (ll_parse_duration(v, &a->interval_ns) ||
+		    (a->interval_ns && (a->interval_ns < OBS_INTERVAL_MIN_NS ||
+					a->interval_ns > OBS_INTERVAL_MAX_NS)))
+			ll_usage_error(PROG, "invalid --interval '%s' (100ms to 1h, e.g. 1s, "
+				       "500ms; 0 for no live lines)", v);
+		break;
+	case OBS_OPT_DURATION:
+		if (ll_parse_duration(v, &a->duration_ns) || a->duration_ns < OBS_INTERVAL_MIN_NS)
+			ll_usage_error(PROG, "invalid --duration '%s' (100ms or more, e.g. 30s, "
+				       "2m)", v);
+		break;
+	case OBS_OPT_TRACE_EVERY:
+		if (ll_parse_u64(v, 1, UINT32_MAX, &a->trace_every))
+			ll_usage_error(PROG, "invalid --trace-every '%s' (1 or more)", v);
+		break;
+	case OBS_OPT_MAX_PROCS:
+		if (ll_parse_u64(v, 1, OBS_PROCS_MAX, &a->max_procs))
+			ll_usage_error(PROG, "invalid --max-procs '%s' (1-%d)", v, OBS_PROCS_MAX);
+		break;
+	case OBS_OPT_METRICS: {
+		struct sockaddr_storage ss;
+		socklen_t len;
+		char why[160];
+		bool loop;
+
+		if (obs_mxhttp_parse(v, &ss, &len, &loop, why, sizeof(why)))
+			ll_usage_error(PROG, "invalid --metrics '%s': %s", v, why);
+		/* port 0 would serve on a port nobody is told of */
+		if (!ntohs(((struct sockaddr_in *)&ss)->sin_port))
+			ll_usage_error(PROG, "invalid --metrics '%s': port 0 (give a port from 1 "
+				       "to 65535, e.g. 9435)", v);
+		a->metrics = v;
+		break;
+	}
+	case OBS_OPT_ARRIVALS:
+		if (!strcmp(v, "sampled"))
+			a->arrivals_sampled = true;
+		else if (strcmp(v, "always"))
+			ll_usage_error(PROG, "invalid --arrivals '%s' (always or sampled)", v);
+		break;
+	case OBS_OPT_LEAN: {
+		int m = obs_lean_mode_parse(v);
+
+		if (m < 0)
+			ll_usage_error(PROG, "invalid --lean '%s' (auto, on or off)", v);
+		a->lean = (enum obs_lean_mode)m;
+		break;
+	}
+	case OBS_OPT_SYSCALLS: {
+		int m = obs_systier_mode_parse(v);
+
+		if (m < 0)
+			ll_usage_error(PROG, "invalid --syscalls '%s' (auto, on or off)", v);
+		a->syscalls = (enum obs_systier_mode)m;
+		break;
+	}
+	case OBS_OPT_PID:
+		add_pid(a, v);
+		break;
+	case OBS_OPT_CHECK:
+		if (v && strcmp(v, "json"))
+			ll_usage_error(PROG, "--check takes no value or =json");
+		a->check = v ? 2 : 1;
+		break;
+	case OBS_OPT_HELP:
+		obs_options_usage(stdout);
+		exit(LL_EXIT_OK);
+	case OBS_OPT_VERSION:
+		printf("%s %s\n", PROG, LOADLENS_VERSION);
+		exit(LL_EXIT_OK);
+	default:
+		ll_usage_error(PROG, "--%s: no case in parse_opt() (options.def)", o->name);
+	}
+}
+
 void obs_args_parse(int argc, char **argv, struct obs_args *a)
 {
-	static const struct option longopts[] = {
-		{"port", required_argument, NULL, 'p'},
-		{"all-ports", no_argument, NULL, 'A'},
-		{"interval", required_argument, NULL, 'i'},
-		{"duration", required_argument, NULL, 'd'},
-		{"json", required_argument, NULL, 'j'},
-		{"pid", required_argument, NULL, 'P'},
-		{"children", no_argument, NULL, 'C'},
-		{"cgroup", required_argument, NULL, 'G'},
-		{"ndjson", required_argument, NULL, 'N'},
-		{"trace", required_argument, NULL, 'T'},
-		{"trace-every", required_argument, NULL, 'E'},
-		{"no-requests", no_argument, NULL, 'Q'},
-		{"runq", no_argument, NULL, 'R'},
-		{"syscalls", required_argument, NULL, 'S'},
-		{"arrivals", required_argument, NULL, 'a'},
-		{"lean", required_argument, NULL, 'L'},
-		{"max-procs", required_argument, NULL, 'M'},
-		{"netns", required_argument, NULL, 'n'},
-		{"check", optional_argument, NULL, 'K'},
-		{"metrics", required_argument, NULL, 'm'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
-		{NULL, 0, NULL, 0},
-	};
-	const struct opt_set simple[] = {
-		{'j', "--json", &a->json_path, NULL},
-		{'T', "--trace", &a->trace_path, NULL},
-		{'G', "--cgroup", &a->targets.cgroup, NULL},
-		{'N', "--ndjson", &a->ndjson_path, NULL},
-		{'n', "--netns", &a->netns, NULL},
-		{'A', NULL, NULL, &a->all_ports},
-		{'R', NULL, NULL, &a->runq},
-		{'Q', NULL, NULL, &a->no_requests},
-		{'C', NULL, NULL, &a->targets.children},
-		{'v', NULL, NULL, &a->verbose},
-	};
-	int opt;
+	char short_opts[3 * OBS_OPT__COUNT + 2];
+	int c, id;
 
 	memset(a, 0, sizeof(*a));
 	a->interval_ns = NS_PER_S;
+	if (obs_options_short(short_opts, sizeof(short_opts)))
+		ll_usage_error(PROG, "options.def: too many letters");
+	optind = 0; /* glibc: full re-initialisation, so the parser can run more than once */
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":p:i:d:j:vhV", longopts, NULL)) != -1) {
-		if (set_simple(simple, sizeof(simple) / sizeof(simple[0]), opt, optarg))
-			continue;
-		switch (opt) {
-		case 'p':
-			add_port(a, optarg);
-			break;
-		case 'i':
-			if (ll_parse_duration(optarg, &a->interval_ns) ||
-			    (a->interval_ns && (a->interval_ns < OBS_INTERVAL_MIN_NS ||
-						a->interval_ns > OBS_INTERVAL_MAX_NS)))
-				ll_usage_error(PROG, "invalid --interval '%s' (100ms to 1h, e.g. 1s, "
-					       "500ms; 0 for no live lines)", optarg);
-			break;
-		case 'd':
-			if (ll_parse_duration(optarg, &a->duration_ns) ||
-			    a->duration_ns < OBS_INTERVAL_MIN_NS)
-				ll_usage_error(PROG, "invalid --duration '%s' (100ms or more, e.g. 30s, "
-					       "2m)", optarg);
-			break;
-		case 'E':
-			if (ll_parse_u64(optarg, 1, UINT32_MAX, &a->trace_every))
-				ll_usage_error(PROG, "invalid --trace-every '%s' (1 or more)", optarg);
-			break;
-		case 'M':
-			if (ll_parse_u64(optarg, 1, OBS_PROCS_MAX, &a->max_procs))
-				ll_usage_error(PROG, "invalid --max-procs '%s' (1-%d)", optarg,
-					       OBS_PROCS_MAX);
-			break;
-		case 'm': {
-			struct sockaddr_storage ss;
-			socklen_t len;
-			char why[160];
-			bool loop;
-
-			if (obs_mxhttp_parse(optarg, &ss, &len, &loop, why, sizeof(why)))
-				ll_usage_error(PROG, "invalid --metrics '%s': %s", optarg, why);
-			/* port 0 would serve on a port nobody is told of */
-			if (!ntohs(((struct sockaddr_in *)&ss)->sin_port))
-				ll_usage_error(PROG, "invalid --metrics '%s': port 0 (give a port "
-					       "from 1 to 65535, e.g. 9435)", optarg);
-			a->metrics = optarg;
-			break;
-		}
-		case 'a':
-			if (!strcmp(optarg, "sampled"))
-				a->arrivals_sampled = true;
-			else if (strcmp(optarg, "always"))
-				ll_usage_error(PROG, "invalid --arrivals '%s' (always or sampled)", optarg);
-			break;
-		case 'L': {
-			int m = obs_lean_mode_parse(optarg);
-
-			if (m < 0)
-				ll_usage_error(PROG, "invalid --lean '%s' (auto, on or off)", optarg);
-			a->lean = (enum obs_lean_mode)m;
-			break;
-		}
-		case 'S': {
-			int m = obs_systier_mode_parse(optarg);
-
-			if (m < 0)
-				ll_usage_error(PROG, "invalid --syscalls '%s' (auto, on or off)", optarg);
-			a->syscalls = (enum obs_systier_mode)m;
-			break;
-		}
-		case 'P':
-			add_pid(a, optarg);
-			break;
-		case 'K':
-			if (optarg && strcmp(optarg, "json"))
-				ll_usage_error(PROG, "--check takes no value or =json");
-			a->check = optarg ? 2 : 1;
-			break;
-		case 'h':
-			options_usage(stdout);
-			exit(LL_EXIT_OK);
-		case 'V':
-			printf("%s %s\n", PROG, LOADLENS_VERSION);
-			exit(LL_EXIT_OK);
-		case ':':
-			ll_usage_error(PROG, "option '%s' needs a value; see --help", argv[optind - 1]);
-		default:
+	while ((c = getopt_long(argc, argv, short_opts, obs_options_long(), NULL)) != -1) {
+		id = obs_option_of(c);
+		if (id >= 0)
+			parse_opt(a, (enum obs_opt)id, optarg);
+		else if (c == ':')
+			ll_usage_error(PROG, "option '%s' needs a value; see --help",
+				       argv[optind - 1]);
+		else
 			ll_usage_error(PROG, "unknown option '%s'; see --help", argv[optind - 1]);
-		}
 	}
 	if (optind < argc)
 		ll_usage_error(PROG, "unexpected argument '%s'; see --help", argv[optind]);

@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: MIT */
-/* The observer's options: parsed and checked here, before anything is opened. */
+/* The observer's options: parsed and checked here, before anything is opened; the options
+ * themselves are options.def's rows (options_table.h). */
 #ifndef LOADLENS_OBSERVER_OPTIONS_H
 #define LOADLENS_OBSERVER_OPTIONS_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 #include "loadlens/observer.h"
 #include "kernel/lean.h"
 #include "kernel/systier.h"
 #include "sources/targets.h"
 #include "sources/reqtime_stats.h"
+#include "options_table.h"
 
 #define PROG "loadlens-observer"
 
@@ -47,5 +50,9 @@ struct obs_args {
 
 /* Parse argv into a; --help and --version exit 0, bad input exits 64 with one line. */
 void obs_args_parse(int argc, char **argv, struct obs_args *a);
+/* --help's text: summary, usage, every option (options.def), EXAMPLES. */
+void obs_options_usage(FILE *out);
+/* Where a PATH or FLAG row puts its value: offsetof(struct obs_args, its field); 0 for OWN. */
+size_t obs_option_field(enum obs_opt id);
 
 #endif /* LOADLENS_OBSERVER_OPTIONS_H */
