@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * An HTTP/2 connection slot and its thread's state, as proto_h2.c (the connection: connect, TLS,
- * read, write, close) and h2_stream.c (the libnghttp2 session: streams out, frames in) both see
- * them. Private to the two; proto_h2.c calls into h2_stream.c (h2_stream.h), and the session
- * reaches the connection only through h2__conn_fail() and the flags it sets.
+ * An HTTP/2 connection slot and its thread's state, as proto_h2.c (the connection's hooks on the
+ * stream base, stream_conn.h: TLS, bytes in and out, close) and h2_stream.c (the libnghttp2
+ * session: streams out, frames in) both see them. Private to the two; its connecting
+ * (stream_conn.h) lasts from the connect to the session (TLS: the handshake's end). proto_h2.c
+ * calls into h2_stream.c (h2_stream.h), and the session reaches the connection only through
+ * h2__conn_fail() and the flags it sets.
  *
  * Streams work like -P's pipelined requests (proto_tcp_pipe.c): each is its own ticket from the
  * pacer (-n and --rate count requests), with its own send time and deadline; the slot takes the
@@ -18,9 +20,9 @@
 #include <nghttp2/nghttp2.h>
 #include <openssl/ssl.h>
 #include <uv.h>
-#include "base/buf.h"
 #include "config/reqmix.h"
 #include "framing/frame_grpc.h"
+#include "protocols/stream_conn.h"
 #include "protocols/tls_conn.h"
 #include "scheduling/slot.h"
 #include "scheduling/worker.h"
@@ -53,14 +55,11 @@ struct h2_stream {
 struct h2_thread;
 
 struct h2_conn {
-	struct drv_slot base;
-	uv_tcp_t tcp;
-	uv_connect_t connect_req;
-	uv_write_t write_req;
+	struct drv_stream sc;  /* leads: the slot base and the socket's life (stream_conn.h) */
 	struct h2_thread *ht;
 	nghttp2_session *sess; /* from the connect (h2c) or the handshake (TLS) to the close */
 	struct drv_tls tls;    /* https://, grpcs:// */
-	struct drv_buf out, pend; /* bytes for the socket: pend fills while out is in a uv_write */
+	struct drv_stream_out o; /* the session's bytes for the socket (stream_conn.h) */
 	struct h2_stream *st;  /* ht->streams of them */
 	uint8_t *msgs;	       /* grpc: each stream's body, ht->msg_cap bytes apart */
 	uint32_t *free_ids;    /* free entries of st */
@@ -70,16 +69,10 @@ struct h2_conn {
 	uint32_t parked;       /* of them, refused by a GOAWAY, waiting for the next connection */
 	uint32_t body_waiting; /* streams whose body nghttp2 has not yet taken in full */
 	uint64_t on_conn;      /* streams opened on this connection */
-	uint64_t t_op;	       /* connect start */
 	uint64_t rx;	       /* bytes read on this connection */
-	uint64_t t_rx;	       /* open loop: the kernel's receive time of the bytes being read */
 	const char *not_h2;    /* not_h2: what the server's first bytes were instead (static) */
 	int32_t goaway_last;   /* a GOAWAY's last stream id */
 	uint32_t depth;	       /* inside a send or read: written on the way out */
-	bool open;	       /* tcp is initialised and not yet closed */
-	bool closing;	       /* uv_close() called */
-	bool connecting;       /* from the connect to the session (TLS: the handshake's end) */
-	bool writing;	       /* out is in a uv_write */
 	bool held;	       /* the slot's ticket waits here for room or a connection */
 	bool settings;	       /* the server's SETTINGS came: it speaks HTTP/2 */
 	bool goaway;	       /* the server sent GOAWAY: no new streams, close once drained */
@@ -89,7 +82,7 @@ struct h2_conn {
 };
 
 struct h2_thread {
-	struct drv_slot_io io;	     /* leads: the read buffer */
+	struct drv_stream_thread th; /* leads: the read buffer, the engine's hooks */
 	nghttp2_session_callbacks *cbs;
 	nghttp2_option *opt;
 	SSL_CTX *tls;		     /* https://, grpcs://; NULL: h2c */
@@ -103,7 +96,6 @@ struct h2_thread {
 	char content_length[24];
 	char *plain;		     /* TLS: plaintext read buffer */
 	size_t plain_len;
-	uint64_t timeout_ns;
 	uint64_t reconnect_every;    /* streams per connection; 0: unlimited */
 	uint32_t streams;	     /* --streams */
 	size_t msg_cap;		     /* grpc: 5 + the longest message */
@@ -113,12 +105,12 @@ struct h2_thread {
 
 static inline struct h2_conn *h2_conn_of(struct drv_slot *s)
 {
-	return container_of(s, struct h2_conn, base);
+	return container_of(s, struct h2_conn, sc.base);
 }
 
 static inline struct drv_stats *h2_conn_stats(struct h2_conn *c)
 {
-	return drv_worker_stats(c->base.w, &c->base.ticket);
+	return drv_stream_stats(&c->sc);
 }
 
 /* proto_h2.c: fail every stream in flight and the connection (counted), then drop it. */

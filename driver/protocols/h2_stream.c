@@ -46,15 +46,15 @@ static void stream_free(struct h2_conn *c, struct h2_stream *e)
 	e->rec_live = false;
 	c->free_ids[c->nfree++] = i;
 	c->inflight--;
-	c->base.deadline = c->head != H2_NONE ? c->st[c->head].deadline : 0;
+	c->sc.base.deadline = c->head != H2_NONE ? c->st[c->head].deadline : 0;
 }
 
 /* A stream that got no answer: counted under err, its record too. */
 static void stream_fail(struct h2_conn *c, struct h2_stream *e, int err)
 {
-	drv_worker_error(c->base.w, &e->ticket, err);
+	drv_worker_error(c->sc.base.w, &e->ticket, err);
 	if (e->rec_live)
-		drv_timing_unanswered(c->base.w, &e->ticket, e->rec, err);
+		drv_timing_unanswered(c->sc.base.w, &e->ticket, e->rec, err);
 	stream_free(c, e);
 }
 
@@ -62,7 +62,7 @@ static void stream_fail(struct h2_conn *c, struct h2_stream *e, int err)
  * once. */
 static void stream_done(struct h2_conn *c, struct h2_stream *e, bool by_headers)
 {
-	uint64_t at = drv_timing_reply_at(e->t_send, c->t_rx); /* open loop: the kernel's stamp */
+	uint64_t at = drv_timing_reply_at(e->t_send, c->sc.t_rx); /* open loop: kernel's stamp */
 	struct drv_timing_reply r = drv_timing_reply_init(e->t_send, at);
 
 	r.status = e->status;
@@ -76,7 +76,7 @@ static void stream_done(struct h2_conn *c, struct h2_stream *e, bool by_headers)
 	r.rec = e->rec;
 	r.rec_live = e->rec_live;
 	e->rec_live = false;
-	drv_timing_record(c->base.w, &e->ticket, &r);
+	drv_timing_record(c->sc.base.w, &e->ticket, &r);
 	if (e->body_off < e->body_len) /* answered before its body was sent: stop sending it */
 		nghttp2_submit_rst_stream(c->sess, NGHTTP2_FLAG_NONE, e->id, NGHTTP2_NO_ERROR);
 	stream_free(c, e);
@@ -134,7 +134,7 @@ static int on_data_chunk(nghttp2_session *sess, uint8_t flags, int32_t id, const
  */
 static void on_settings(struct h2_conn *c, const nghttp2_settings *s)
 {
-	struct drv_stats *st = &c->base.w->stats;
+	struct drv_stats *st = &c->sc.base.w->stats;
 	size_t i;
 
 	if (!c->settings) {
@@ -237,7 +237,7 @@ static int on_stream_close(nghttp2_session *sess, int32_t id, uint32_t code, voi
 	if (!e) /* answered streams were freed at their END_STREAM */
 		return 0;
 	err = close_cause(c, e, code);
-	if (err == DRV_E_H2_GOAWAY && !e->retried && !c->base.w->stopping)
+	if (err == DRV_E_H2_GOAWAY && !e->retried && !c->sc.base.w->stopping)
 		stream_park(c, e);
 	else
 		stream_fail(c, e, err);
@@ -324,7 +324,7 @@ bool h2__room(const struct h2_conn *c)
 {
 	uint32_t max;
 
-	if (!c->sess || c->closing || c->goaway || c->finishing || !c->nfree ||
+	if (!c->sess || c->sc.closing || c->goaway || c->finishing || !c->nfree ||
 	    (c->ht->reconnect_every && c->on_conn >= c->ht->reconnect_every))
 		return false;
 	max = nghttp2_session_get_remote_settings(c->sess, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS);
@@ -337,7 +337,7 @@ static bool grpc_body(struct h2_conn *c, struct h2_stream *e, uint32_t i, const 
 {
 	struct h2_thread *ht = c->ht;
 	uint8_t *b = c->msgs + (size_t)i * ht->msg_cap;
-	size_t n = drv_grpc_msg_next(c->base.w->cfg->grpc_msgs, &ht->mix_ctx, (char *)b + 5,
+	size_t n = drv_grpc_msg_next(c->sc.base.w->cfg->grpc_msgs, &ht->mix_ctx, (char *)b + 5,
 				     ht->msg_cap - 5, path, &e->rec);
 
 	e->rec_live = e->rec != LL_GRPC_NO_REC;
@@ -358,16 +358,16 @@ static void no_message(struct h2_conn *c, struct h2_stream *e, uint32_t i)
 {
 	c->free_ids[c->nfree++] = i;
 	if (e->rec_live)
-		drv_timing_unanswered(c->base.w, &c->base.ticket, e->rec, -EINVAL);
+		drv_timing_unanswered(c->sc.base.w, &c->sc.base.ticket, e->rec, -EINVAL);
 	e->rec_live = false;
-	drv_slot_fail(&c->base, -EINVAL, false);
-	c->base.deadline = c->head != H2_NONE ? c->st[c->head].deadline : 0; /* the streams' */
+	drv_slot_fail(&c->sc.base, -EINVAL, false);
+	c->sc.base.deadline = c->head != H2_NONE ? c->st[c->head].deadline : 0; /* the streams' */
 }
 
 bool h2__stream_start(struct h2_conn *c)
 {
 	struct h2_thread *ht = c->ht;
-	const struct drv_config *cfg = c->base.w->cfg;
+	const struct drv_config *cfg = c->sc.base.w->cfg;
 	uint32_t i = c->free_ids[--c->nfree];
 	struct h2_stream *e = &c->st[i];
 	nghttp2_data_provider dp = {.read_callback = body_read};
@@ -376,7 +376,7 @@ bool h2__stream_start(struct h2_conn *c)
 	const char *path = NULL;
 	int32_t id;
 
-	e->ticket = c->base.ticket;
+	e->ticket = c->sc.base.ticket;
 	e->status = 0;
 	drv_grpc_reply_init(&e->gr);
 	e->rst = e->stalled = e->parked = e->retried = false;
@@ -396,13 +396,13 @@ bool h2__stream_start(struct h2_conn *c)
 		nva[ht->path_nv].valuelen = strlen(path);
 		hv = nva;
 	}
-	c->base.pending = false; /* the ticket is the stream's now */
+	c->sc.base.pending = false; /* the ticket is the stream's now */
 	e->t_send = uv_hrtime();
-	e->deadline = ht->timeout_ns ? e->t_send + ht->timeout_ns : 0;
+	e->deadline = ht->th.timeout_ns ? e->t_send + ht->th.timeout_ns : 0;
 	id = nghttp2_submit_request(c->sess, NULL, hv, ht->nnv, e->body_len ? &dp : NULL, e);
 	if (id < 0) { /* out of stream ids or memory: this connection is done */
 		c->free_ids[c->nfree++] = i;
-		drv_worker_error(c->base.w, &e->ticket, id == NGHTTP2_ERR_STREAM_ID_NOT_AVAILABLE
+		drv_worker_error(c->sc.base.w, &e->ticket, id == NGHTTP2_ERR_STREAM_ID_NOT_AVAILABLE
 							       ? DRV_E_H2_GOAWAY : -ENOMEM);
 		c->goaway = true; /* drained, then reopened */
 		return true;
@@ -419,9 +419,9 @@ bool h2__stream_start(struct h2_conn *c)
 		c->body_waiting++;
 	c->inflight++;
 	c->on_conn++;
-	if (c->inflight > c->base.w->stats.h2_peak_streams) /* as the SETTINGS, warm-up or not */
-		c->base.w->stats.h2_peak_streams = c->inflight;
-	c->base.deadline = c->st[c->head].deadline;
+	if (c->inflight > c->sc.base.w->stats.h2_peak_streams) /* as the SETTINGS, warm-up or not */
+		c->sc.base.w->stats.h2_peak_streams = c->inflight;
+	c->sc.base.deadline = c->st[c->head].deadline;
 	return true;
 }
 
@@ -507,7 +507,7 @@ void h2__streams_resubmit(struct h2_conn *c)
 			c->body_waiting++;
 		c->on_conn++;
 	}
-	c->base.deadline = c->head != H2_NONE ? c->st[c->head].deadline : 0;
+	c->sc.base.deadline = c->head != H2_NONE ? c->st[c->head].deadline : 0;
 }
 
 void h2__streams_fail(struct h2_conn *c, int err)
@@ -546,7 +546,7 @@ void h2__streams_cancel(struct h2_conn *c)
 
 	while (c->head != H2_NONE) {
 		e = &c->st[c->head];
-		drv_worker_stats(c->base.w, &e->ticket)->cancelled++;
+		drv_worker_stats(c->sc.base.w, &e->ticket)->cancelled++;
 		e->rec_live = false;
 		stream_free(c, e);
 	}

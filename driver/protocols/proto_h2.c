@@ -3,12 +3,14 @@
  * The native HTTP/2 engine: libnghttp2 client sessions on the worker's libuv loop, h2c by prior
  * knowledge (http:// --http2, grpc://) or h2 over TLS chosen by ALPN (https:// --http2,
  * grpcs://; tls_conn.c). One connection per slot, --streams N streams in flight on it, each its
- * own ticket from the pacer, as -P's requests are (h2_conn.h). This file is the connection:
- * connect, handshake, read, write, close, and the slot's life; h2_stream.c is the session.
+ * own ticket from the pacer, as -P's requests are (h2_conn.h). This file is the connection's
+ * hooks on the stream base (stream_conn.h: connect, reads, writes, close): the handshake, the
+ * session's bytes in and out, when to close, and the slot's life; h2_stream.c is the session.
  *
  * The session is driven by nghttp2_session_mem_recv() from the read callback and
  * nghttp2_session_mem_send() on the way out of every callback: what it writes collects in one
- * buffer and goes out in one write (the rest through one uv_write while the next fills).
+ * buffer and goes out in one write (the base's two buffers: the rest through one uv_write while the
+ * next fills).
  *
  * A connection that ends with streams in flight fails each (counted by cause); one that never
  * spoke HTTP/2 (an HTTP/1.x answer to the preface, ALPN without h2) backs off as a failed connect
@@ -25,6 +27,7 @@
 #include "protocols/h2_conn.h"
 #include "protocols/h2_stream.h"
 #include "protocols/protocols.h"
+#include "protocols/stream_conn.h"
 #include "protocols/tls_conn.h"
 #include "scheduling/slot.h"
 #include "scheduling/timing.h"
@@ -36,38 +39,36 @@
 static void h2_connect(struct h2_conn *c);
 static void flush(struct h2_conn *c);
 
-static void on_close(uv_handle_t *h)
+static inline struct h2_conn *conn_of(struct drv_stream *s)
 {
-	struct h2_conn *c = container_of(h, struct h2_conn, tcp);
-
-	c->open = false;
-	c->closing = false;
-	if (c->base.w->stopping)
-		return;
-	if (c->parked) { /* streams a GOAWAY refused: sent again on a new connection */
-		if (c->base.done)
-			c->finishing = true;
-		h2_connect(c);
-	} else if (c->base.done)
-		drv_slot_done(&c->base);
-	else if (c->held) /* a ticket waits for a connection */
-		h2_connect(c);
-	else if (!c->base.pending) /* else its next ticket waits for its time, then connects */
-		drv_slot_retry(&c->base);
+	return container_of(s, struct h2_conn, sc);
 }
 
-/* Nothing in flight any more: close; its close callback starts what comes next. */
-static void conn_close(struct h2_conn *c)
+/* The close callback ran (stream_conn.h). */
+static void closed(struct drv_stream *s)
 {
-	if (!c->open || c->closing)
-		return;
-	c->closing = true;
-	c->connecting = false;
-	c->base.deadline = 0;
+	struct h2_conn *c = conn_of(s);
+
+	if (c->parked) { /* streams a GOAWAY refused: sent again on a new connection */
+		if (c->sc.base.done)
+			c->finishing = true;
+		h2_connect(c);
+	} else if (c->sc.base.done)
+		drv_slot_done(&c->sc.base);
+	else if (c->held) /* a ticket waits for a connection */
+		h2_connect(c);
+	else if (!c->sc.base.pending) /* else its next ticket waits for its time, then connects */
+		drv_slot_retry(&c->sc.base);
+}
+
+/* The connection closes: its session and TLS go (stream_conn.h). */
+static void closing(struct drv_stream *s)
+{
+	struct h2_conn *c = conn_of(s);
+
 	h2__session_free(c);
 	drv_tls_fini(&c->tls);
-	c->pend.len = 0; /* out stays until its uv_write is cancelled */
-	uv_close((uv_handle_t *)&c->tcp, on_close);
+	c->o.pend.len = 0; /* out stays until its uv_write is cancelled */
 }
 
 /* Why a connection's TLS or HTTP/2 negotiation failed with err, in words. */
@@ -85,22 +86,22 @@ static const char *negotiation_why(const struct h2_conn *c, int err)
 void h2__conn_fail(struct h2_conn *c, int err)
 {
 	if (drv_failfast_err(err)) { /* (its count: drv_slot_fail's below, or here) */
-		drv_worker_why(c->base.w, negotiation_why(c, err));
-		drv_slot_negotiation(&c->base, err);
+		drv_worker_why(c->sc.base.w, negotiation_why(c, err));
+		drv_slot_negotiation(&c->sc.base, err);
 	}
 	h2__streams_fail(c, err);
-	if (c->connecting && c->held) { /* the ticket that was connecting: counted, backs off */
+	if (c->sc.connecting && c->held) { /* the ticket that was connecting: counted, backs off */
 		c->held = false;
-		drv_slot_fail(&c->base, err, true);
+		drv_slot_fail(&c->sc.base, err, true);
 	} else if (!c->settings) { /* it came up but never spoke HTTP/2 */
-		drv_slot_backoff(&c->base);
+		drv_slot_backoff(&c->sc.base);
 	}
-	c->connecting = false;
-	c->base.deadline = 0;
-	if (c->open)
-		conn_close(c);
-	else if (!c->held && !c->base.pending)
-		drv_slot_retry(&c->base);
+	c->sc.connecting = false;
+	c->sc.base.deadline = 0;
+	if (c->sc.open)
+		drv_stream_close(&c->sc);
+	else if (!c->held && !c->sc.base.pending)
+		drv_slot_retry(&c->sc.base);
 }
 
 /* Open streams while there is room: the ticket held here first, then the pacer's next ones. */
@@ -109,19 +110,19 @@ static void pump(struct h2_conn *c)
 	if (c->pumping) /* drv_slot_next() comes back through slot_go(): this loop goes on */
 		return;
 	c->pumping = true;
-	while (!c->base.w->stopping) {
+	while (!c->sc.base.w->stopping) {
 		if (c->held) {
 			if (!h2__room(c))
 				break;
 			c->held = false;
 			if (h2__stream_start(c))
 				continue;
-			drv_slot_retry(&c->base); /* from the loop: no busy loop of failures */
+			drv_slot_retry(&c->sc.base); /* from the loop: no busy loop of failures */
 			break;
 		}
-		if (c->base.pending || c->base.done || !h2__room(c))
+		if (c->sc.base.pending || c->sc.base.done || !h2__room(c))
 			break;
-		drv_slot_next(&c->base); /* GO: held again; WAIT: on the waker; DONE */
+		drv_slot_next(&c->sc.base); /* GO: held again; WAIT: on the waker; DONE */
 		if (!c->held)
 			break;
 	}
@@ -131,7 +132,7 @@ static void pump(struct h2_conn *c)
 /* After a read or a send: a connection with nothing left to do closes. */
 static void check_close(struct h2_conn *c)
 {
-	if (!c->open || c->closing || c->connecting || !c->sess)
+	if (!c->sc.open || c->sc.closing || c->sc.connecting || !c->sess)
 		return;
 	if (!nghttp2_session_want_read(c->sess) && !nghttp2_session_want_write(c->sess)) {
 		/* the session ended with streams open: its own GOAWAY after a protocol error
@@ -141,61 +142,23 @@ static void check_close(struct h2_conn *c)
 			h2__conn_fail(c, c->proto_err || !c->goaway ? DRV_E_H2_PROTOCOL
 								     : DRV_E_SHORT);
 		else
-			conn_close(c);
+			drv_stream_close(&c->sc);
 		return;
 	}
 	if (c->inflight == c->parked && (c->finishing || c->goaway ||
 			     (c->ht->reconnect_every && c->on_conn >= c->ht->reconnect_every)))
-		conn_close(c);
+		drv_stream_close(&c->sc);
 }
 
-static void on_write(uv_write_t *req, int status)
+static void stream_fail(struct drv_stream *s, int err)
 {
-	struct h2_conn *c = container_of(req, struct h2_conn, write_req);
-
-	c->writing = false;
-	c->out.len = 0;
-	if (status == UV_ECANCELED || c->closing)
-		return;
-	if (status < 0) {
-		h2__conn_fail(c, status);
-		return;
-	}
-	flush(c);
+	h2__conn_fail(conn_of(s), err);
 }
 
-/* pend to the socket: at once if it takes it all, else the rest through one uv_write. */
-static void write_out(struct h2_conn *c)
+/* The rest of a write is out: what the session made meanwhile goes. */
+static void written(struct drv_stream *s)
 {
-	struct drv_buf t;
-	uv_buf_t b;
-	int n, err;
-
-	if (c->writing || !c->pend.len)
-		return;
-	h2_conn_stats(c)->bytes_sent += c->pend.len;
-	b = uv_buf_init(c->pend.p, (unsigned int)c->pend.len);
-	n = uv_try_write((uv_stream_t *)&c->tcp, &b, 1);
-	if (n == (int)c->pend.len) {
-		c->pend.len = 0;
-		return;
-	}
-	if (n < 0 && n != UV_EAGAIN) {
-		h2__conn_fail(c, n);
-		return;
-	}
-	t = c->out;
-	c->out = c->pend;
-	c->pend = t;
-	c->pend.len = 0;
-	n = n < 0 ? 0 : n;
-	b = uv_buf_init(c->out.p + n, (unsigned int)(c->out.len - (size_t)n));
-	err = uv_write(&c->write_req, (uv_stream_t *)&c->tcp, &b, 1, on_write);
-	if (err) {
-		h2__conn_fail(c, err);
-		return;
-	}
-	c->writing = true;
+	flush(conn_of(s));
 }
 
 /* TLS: the records OpenSSL wrote, into pend. */
@@ -206,10 +169,10 @@ static int tls_out(struct h2_conn *c)
 
 	if (!n)
 		return 0;
-	p = drv_buf_room(&c->pend, n);
+	p = drv_buf_room(&c->o.pend, n);
 	if (!p)
 		return -ENOMEM;
-	c->pend.len += drv_tls_out_take(&c->tls, p, n);
+	c->o.pend.len += drv_tls_out_take(&c->tls, p, n);
 	return 0;
 }
 
@@ -230,7 +193,7 @@ static void flush(struct h2_conn *c)
 	char *p;
 	int err = 0;
 
-	if (!c->open || c->closing || c->depth)
+	if (!c->sc.open || c->sc.closing || c->depth)
 		return;
 	while (c->sess && !err) {
 		n = nghttp2_session_mem_send(c->sess, &data);
@@ -241,10 +204,10 @@ static void flush(struct h2_conn *c)
 		} else if (c->tls.ssl) {
 			err = drv_tls_write(&c->tls, data, (size_t)n);
 		} else {
-			p = drv_buf_room(&c->pend, (size_t)n);
+			p = drv_buf_room(&c->o.pend, (size_t)n);
 			if (p) {
 				memcpy(p, data, (size_t)n);
-				c->pend.len += (size_t)n;
+				c->o.pend.len += (size_t)n;
 			}
 			err = p ? 0 : -ENOMEM;
 		}
@@ -256,23 +219,24 @@ static void flush(struct h2_conn *c)
 		return;
 	}
 	h2__stall_check(c);
-	write_out(c);
+	err = drv_stream_write_pend(&c->sc, &c->o);
+	if (err) {
+		h2__conn_fail(c, err);
+		return;
+	}
 	check_close(c);
 }
 
 /* The connection can carry requests (TLS: its handshake is over): the session starts. */
 static int session_up(struct h2_conn *c)
 {
-	struct drv_stats *st = h2_conn_stats(c);
-
 	if (h2__session_new(c))
 		return -ENOMEM;
-	c->connecting = false;
-	c->base.deadline = 0;
+	c->sc.connecting = false;
+	c->sc.base.deadline = 0;
 	h2__streams_resubmit(c); /* what the last connection's GOAWAY refused, first */
-	drv_slot_connected(&c->base);
-	drv_counter_add(&st->connections, 1);
-	ll_hist_record(st->connect, uv_hrtime() - c->t_op);
+	drv_slot_connected(&c->sc.base);
+	drv_stream_up(&c->sc);
 	return 0;
 }
 
@@ -299,32 +263,25 @@ static int tls_in(struct h2_conn *c, const char *p, size_t n)
 	return r;
 }
 
-static void alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
-{
-	struct h2_conn *c = container_of(h, struct h2_conn, tcp);
-
-	buf->base = c->ht->io.rbuf;
-	buf->len = c->ht->io.rbuf_len;
-}
-
 static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 {
-	struct h2_conn *c = container_of(s, struct h2_conn, tcp);
+	struct h2_conn *c = container_of(s, struct h2_conn, sc.tcp);
 	int err;
 
 	if (nread < 0) {
-		if (nread == UV_EOF && c->inflight == c->parked && !c->connecting && c->settings) {
+		if (nread == UV_EOF && c->inflight == c->parked && !c->sc.connecting &&
+		    c->settings) {
 			/* the server closed an idle connection (after its GOAWAY: its refused
 			 * streams are parked): reopen quietly */
-			conn_close(c);
+			drv_stream_close(&c->sc);
 			return;
 		}
-		err = nread != UV_EOF ? (int)nread : c->connecting && c->ht->tls ? DRV_E_TLS
+		err = nread != UV_EOF ? (int)nread : c->sc.connecting && c->ht->tls ? DRV_E_TLS
 										 : DRV_E_SHORT;
 		h2__conn_fail(c, err);
 		return;
 	}
-	if (!nread || c->closing)
+	if (!nread || c->sc.closing)
 		return;
 	h2_conn_stats(c)->bytes_received += (uint64_t)nread;
 	c->depth++;
@@ -338,47 +295,14 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 	pump_out(c);
 }
 
-static bool alive(const uv_stream_t *s)
+/* The TCP connection is up (stream_conn.h): the ClientHello, or the session at once. */
+static void connected(struct drv_stream *s)
 {
-	const struct h2_conn *c = container_of(s, struct h2_conn, tcp);
+	struct h2_conn *c = conn_of(s);
+	const struct drv_config *cfg = c->sc.base.w->cfg;
+	int err = 0;
 
-	return c->open && !c->closing;
-}
-
-/* The open loop's read (scheduling/rxset.h): what a readable connection holds, timed by the
- * kernel. */
-static void rx_read(struct drv_rxset *set, void *sock, const struct drv_rxclock *clk)
-{
-	struct h2_conn *c = sock;
-
-	drv_rxset_read_stream((uv_stream_t *)&c->tcp,
-			      uv_buf_init(c->ht->io.rbuf, (unsigned int)c->ht->io.rbuf_len), clk,
-			      &c->t_rx, on_read, alive);
-}
-
-/* The connection is up: read through the thread's reply set (open loop), or by libuv. */
-static int read_start(struct h2_conn *c)
-{
-	if (c->ht->io.rxset.epfd < 0)
-		return uv_read_start((uv_stream_t *)&c->tcp, alloc, on_read);
-	return drv_rxset_add(&c->ht->io.rxset, (uv_handle_t *)&c->tcp, c);
-}
-
-static void on_connect(uv_connect_t *req, int status)
-{
-	struct h2_conn *c = container_of(req, struct h2_conn, connect_req);
-	const struct drv_config *cfg = c->base.w->cfg;
-	int err;
-
-	if (status == UV_ECANCELED || c->closing)
-		return;
-	if (status < 0) {
-		h2__conn_fail(c, status);
-		return;
-	}
-	(void)uv_tcp_nodelay(&c->tcp, 1); /* best effort: latency, not correctness */
-	err = read_start(c);
-	if (!err && c->ht->tls)
+	if (c->ht->tls)
 		err = drv_tls_init(&c->tls, c->ht->tls, cfg->url.host, !cfg->insecure);
 	if (!err)
 		err = c->ht->tls ? drv_tls_handshake(&c->tls) : session_up(c); /* ClientHello */
@@ -390,28 +314,17 @@ static void on_connect(uv_connect_t *req, int status)
 	pump_out(c);
 }
 
+static const struct drv_stream_ops stream_ops = {
+	.read = on_read, .connected = connected, .closing = closing, .closed = closed,
+	.written = written, .fail = stream_fail,
+};
+
 static void h2_connect(struct h2_conn *c)
 {
-	struct drv_worker *w = c->base.w;
-	int err;
-
-	c->connecting = true;
 	c->settings = false;
 	c->not_h2 = NULL;
 	c->rx = 0;
-	err = uv_tcp_init_ex(&w->loop, &c->tcp, w->cfg->addr.ss_family);
-	if (err) { /* no handle to close: counted, retried after a backoff */
-		h2__conn_fail(c, err);
-		return;
-	}
-	c->open = true;
-	h2_conn_stats(c)->connect_attempts++;
-	c->t_op = uv_hrtime();
-	c->base.deadline = c->t_op + c->ht->timeout_ns;
-	err = uv_tcp_connect(&c->connect_req, &c->tcp, (const struct sockaddr *)&w->cfg->addr,
-			     on_connect);
-	if (err)
-		h2__conn_fail(c, err);
+	drv_stream_connect(&c->sc);
 }
 
 /* The thread's part. */
@@ -421,12 +334,11 @@ static int init(struct drv_worker *w)
 	const struct drv_config *cfg = w->cfg;
 	struct h2_thread *ht;
 	char msg[512];
-	int err = drv_slot_io_new(w, sizeof(*ht), H2_READ_BUF, rx_read);
+	int err = drv_stream_thread_new(w, sizeof(*ht), H2_READ_BUF, &stream_ops);
 
 	if (err)
 		return err;
 	ht = w->proto_data;
-	ht->timeout_ns = cfg->timeout_ns;
 	ht->reconnect_every = cfg->reconnect_every;
 	ht->streams = (uint32_t)cfg->streams;
 	drv_mix_ctx_init(&ht->mix_ctx, cfg, w->id, (uint32_t)cfg->threads);
@@ -486,25 +398,20 @@ static void slot_release(struct drv_slot *s)
 	free(c->st);
 	free(c->free_ids);
 	free(c->msgs);
-	free(c->out.p);
-	free(c->pend.p);
+	drv_stream_out_free(&c->o);
 }
 
 static void slot_go(struct drv_slot *s)
 {
 	struct h2_conn *c = h2_conn_of(s);
-	struct drv_rxclock clk;
 
 	/* open loop: what came since the last drain first (a server that closed the connection
-	 * is then seen before a stream goes out on it), as libuv would have read it on arrival */
-	if (c->ht->io.rxset.epfd >= 0 && c->open && !c->closing && !c->connecting) {
-		drv_rxset_clock(&clk);
-		rx_read(&c->ht->io.rxset, c, &clk);
-	}
+	 * is then seen before a stream goes out on it) */
+	drv_stream_drain(&c->sc);
 	c->held = true;
-	if (c->closing || c->connecting) /* its close or its session's start takes it on */
+	if (c->sc.closing || c->sc.connecting) /* its close or its session's start takes it on */
 		return;
-	if (!c->open) {
+	if (!c->sc.open) {
 		h2_connect(c);
 		return;
 	}
@@ -516,25 +423,22 @@ static void slot_finish(struct drv_slot *s)
 {
 	struct h2_conn *c = h2_conn_of(s);
 
-	if (c->inflight && c->open && !c->closing) {
+	if (c->inflight && drv_stream_alive(&c->sc)) {
 		c->finishing = true; /* the last answer in closes it */
 		return;
 	}
-	if (c->parked && c->closing)
-		return; /* its close reconnects for them (on_close) */
-	if (c->open)
-		conn_close(c); /* its close callback reports the slot done */
-	else
-		drv_slot_done(s);
+	if (c->parked && c->sc.closing)
+		return; /* its close reconnects for them (closed) */
+	drv_stream_finish(&c->sc); /* its close callback reports the slot done */
 }
 
 static void slot_expire(struct drv_slot *s)
 {
 	struct h2_conn *c = h2_conn_of(s);
 
-	if (!c->open || c->closing)
+	if (!c->sc.open || c->sc.closing)
 		return;
-	if (c->connecting) {
+	if (c->sc.connecting) {
 		h2__conn_fail(c, -ETIMEDOUT);
 		return;
 	}
@@ -549,7 +453,7 @@ static void slot_stop(struct drv_slot *s)
 
 	h2__streams_cancel(c);
 	c->held = false; /* the base counts it cancelled */
-	conn_close(c);
+	drv_stream_close(&c->sc);
 }
 
 static const struct drv_slot_ops slot_ops = {

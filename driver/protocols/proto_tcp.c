@@ -3,13 +3,15 @@
  * Stream protocols on uv_tcp_t, one request in flight per connection slot: tcp:// (refserver
  * framing, or a --payload with a --response rule) and the native http:// engine (HTTP/1.1 with
  * http_parser). They differ only in the request bytes (config/request.c) and where a response
- * ends (framing/frame.c). A request is timed through scheduling/timing.h.
+ * ends (framing/frame.c). A request is timed through scheduling/timing.h. The socket's life
+ * (connect, reads, the rest of a write, close) is the stream base's (stream_conn.h); this file is
+ * its hooks.
  *
  * Nothing is allocated per request or per connection: the request bytes are built once per
  * thread, one read buffer per thread serves every connection (libuv hands out a buffer and calls
  * back before the next read), and each slot (allocated once, on its first request) embeds the
- * slot base, its uv_tcp_t and requests; a closed uv_tcp_t is re-initialised in place once its
- * close callback has run.
+ * stream base (the slot base, its uv_tcp_t and requests); a closed uv_tcp_t is re-initialised in
+ * place once its close callback has run.
  *
  * Slot life (the base paces and waits, slot.c): (connect) → send → read the response → record →
  * next. A failure is counted by class, the connection closed, and the slot asks the pacer again
@@ -17,7 +19,6 @@
  * connect (refused, unreachable, timed out) it first backs off, 1 ms doubling to 1 s.
  */
 #include <errno.h>
-#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 #include <uv.h>
@@ -29,6 +30,7 @@
 #include "protocols/proto_tcp_ldap.h"
 #include "protocols/proto_tcp_pipe.h"
 #include "protocols/proto_tcp_tls.h"
+#include "protocols/stream_conn.h"
 #include "protocols/tcp_conn.h"
 #include "config/reqmix.h"
 #include "config/request.h"
@@ -37,52 +39,44 @@
 #include "scheduling/timing.h"
 #include "scheduling/worker.h"
 
-#ifndef IP_BIND_ADDRESS_NO_PORT
-#define IP_BIND_ADDRESS_NO_PORT 24
-#endif
-
 #define TCP_READ_BUF (64 * 1024)
 
-static void proto_tcp_connect(struct tcp_conn *c);
-
-static void on_close(uv_handle_t *h)
+static inline struct tcp_conn *conn_of(struct drv_stream *s)
 {
-	struct tcp_conn *c = container_of(h, struct tcp_conn, tcp);
+	return container_of(s, struct tcp_conn, sc);
+}
 
-	c->open = false;
-	c->closing = false;
-	if (c->base.w->stopping)
-		return;
-	if (c->base.done) {
-		drv_slot_done(&c->base);
+/* The close callback ran (stream_conn.h). */
+static void closed(struct drv_stream *s)
+{
+	struct tcp_conn *c = conn_of(s);
+
+	if (c->sc.base.done) {
+		drv_slot_done(&c->sc.base);
 	} else if (c->resume) {
 		c->resume = false;
-		proto_tcp_connect(c);
-	} else if (!c->base.pending) { /* else its next request waits for its time, then connects */
-		drv_slot_retry(&c->base);
+		drv_stream_connect(&c->sc);
+	} else if (!c->sc.base.pending) { /* else its next request waits for its time, connects */
+		drv_slot_retry(&c->sc.base);
 	}
 }
 
-static void proto_tcp_close(struct tcp_conn *c)
+/* The connection closes: its TLS state goes (stream_conn.h). */
+static void closing(struct drv_stream *s)
 {
-	if (!c->open || c->closing)
-		return;
-	c->closing = true;
-	c->base.deadline = 0;
-	if (c->tl)
-		drv__tcp_tls_close(c);
-	uv_close((uv_handle_t *)&c->tcp, on_close);
+	if (conn_of(s)->tl)
+		drv__tcp_tls_close(conn_of(s));
 }
 
 static void drop(struct tcp_conn *c)
 {
 	c->in_flight = false;
-	c->connecting = false;
+	c->sc.connecting = false;
 	c->binding = false;
-	if (c->open)
-		proto_tcp_close(c);
+	if (c->sc.open)
+		drv_stream_close(&c->sc);
 	else
-		drv_slot_retry(&c->base);
+		drv_slot_retry(&c->sc.base);
 }
 
 /* Count a failure, drop the connection; its close callback starts the slot's next attempt. */
@@ -93,26 +87,28 @@ static void fail(struct tcp_conn *c, int err)
 		return;
 	}
 	if (c->rec_live)
-		drv_timing_unanswered(c->base.w, &c->base.ticket, c->rec, err);
+		drv_timing_unanswered(c->sc.base.w, &c->sc.base.ticket, c->rec, err);
 	c->rec_live = false;
 	if (c->tl)
 		drv__tcp_tls_why(c, err); /* a tls error's reason, for the run's stop */
 	/* ldap: bound is connected (after StartTLS and the handshake, with TLS) */
-	drv_slot_fail(&c->base, err, c->connecting || c->binding || (c->tl && c->tl->step));
+	drv_slot_fail(&c->sc.base, err, c->sc.connecting || c->binding || (c->tl && c->tl->step));
 	drop(c);
 }
 
-static void on_write(uv_write_t *req, int status)
+static void stream_fail(struct drv_stream *s, int err)
 {
-	struct tcp_conn *c = container_of(req, struct tcp_conn, write_req);
+	fail(conn_of(s), err);
+}
 
-	c->writing = false;
-	if (status == UV_ECANCELED || c->closing)
-		return;
-	if (status < 0)
-		fail(c, status);
-	else if (c->tl && (status = drv__tcp_tls_flush(c))) /* records made meanwhile */
-		fail(c, status);
+/* A write through write_req is done: with TLS, the records made meanwhile go out. */
+static void written(struct drv_stream *s)
+{
+	struct tcp_conn *c = conn_of(s);
+	int err;
+
+	if (c->tl && (err = drv__tcp_tls_flush(c)))
+		fail(c, err);
 }
 
 /* The request's bytes b[0..nb), from stable memory: now, or the rest through write_req. */
@@ -127,12 +123,12 @@ static void write_out(struct tcp_conn *c, uv_buf_t *b, unsigned nb)
 			fail(c, err);
 		return;
 	}
-	n = drv_pingpong_write(c->base.w, (uv_handle_t *)&c->tcp, b, nb);
+	n = drv_pingpong_write(c->sc.base.w, (uv_handle_t *)&c->sc.tcp, b, nb);
 	if (n == UV_ENOSYS)
-		n = uv_try_write((uv_stream_t *)&c->tcp, b, nb);
+		n = uv_try_write((uv_stream_t *)&c->sc.tcp, b, nb);
 	if (n == (int)total) {
 		tcp_conn_stats(c)->bytes_sent += (uint64_t)n;
-		drv_pingpong_sent(&c->base, (uv_handle_t *)&c->tcp); /* all out: its reply */
+		drv_pingpong_sent(&c->sc.base, (uv_handle_t *)&c->sc.tcp); /* all out: its reply */
 		return;
 	}
 	if (n < 0 && n != UV_EAGAIN) {
@@ -150,12 +146,9 @@ static void write_out(struct tcp_conn *c, uv_buf_t *b, unsigned nb)
 	} else {
 		b[0] = uv_buf_init(b[0].base + n, b[0].len - (unsigned int)n);
 	}
-	err = uv_write(&c->write_req, (uv_stream_t *)&c->tcp, b, nb, on_write);
-	if (err) {
+	err = drv_stream_write_rest(&c->sc, b, nb);
+	if (err)
 		fail(c, err);
-		return;
-	}
-	c->writing = true;
 }
 
 static void proto_tcp_send(struct tcp_conn *c)
@@ -176,7 +169,7 @@ static void proto_tcp_send(struct tcp_conn *c)
 		err = drv__tcp_ldap_search(c, b); /* proto_tcp_ldap.c */
 	else
 		nb = drv__tcp_request(tt, c->mbuf, c->lp, &c->rec, &c->rec_live, b);
-	drv_timing_send(&c->base, tt->timeout_ns); /* made: the bytes go now */
+	drv_timing_send(&c->sc.base, tt->th.timeout_ns); /* made: the bytes go now */
 	if (err)
 		fail(c, err);
 	else
@@ -197,35 +190,27 @@ static void ldap_bind(struct tcp_conn *c)
 
 static void complete(struct tcp_conn *c)
 {
-	uint64_t at = drv_timing_reply_at(c->base.t_send, c->t_rx);
-	struct drv_timing_reply r = drv_timing_reply_init(c->base.t_send, at);
+	uint64_t at = drv_timing_reply_at(c->sc.base.t_send, c->sc.t_rx);
+	struct drv_timing_reply r = drv_timing_reply_init(c->sc.base.t_send, at);
 
-	if (c->writing) { /* an answer before the whole request was written */
+	if (c->sc.writing) { /* an answer before the whole request was written */
 		fail(c, DRV_E_MALFORMED);
 		return;
 	}
-	drv_slot_resolved(&c->base);
+	drv_slot_resolved(&c->sc.base);
 	c->in_flight = false;
 	c->on_conn++;
 	drv__tcp_outcome(c->tt, &c->frame, &r);
 	r.rec = c->rec;
 	r.rec_live = c->rec_live;
 	c->rec_live = false;
-	drv_timing_record(c->base.w, &c->base.ticket, &r);
+	drv_timing_record(c->sc.base.w, &c->sc.base.ticket, &r);
 	if (!c->frame.keep_alive ||
 	    (c->tt->reconnect_every && c->on_conn >= c->tt->reconnect_every)) {
-		proto_tcp_close(c); /* the client closes first: TIME_WAIT stays on this side */
+		drv_stream_close(&c->sc); /* the client closes first: TIME_WAIT stays here */
 		return;
 	}
-	drv_slot_next(&c->base);
-}
-
-static void alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
-{
-	struct tcp_conn *c = container_of(h, struct tcp_conn, tcp);
-
-	buf->base = c->tt->io.rbuf;
-	buf->len = c->tt->io.rbuf_len;
+	drv_slot_next(&c->sc.base);
 }
 
 /* n bytes of the byte stream (with TLS: plaintext), in order. */
@@ -268,22 +253,22 @@ static void tls_in(struct tcp_conn *c, const char *p, size_t n)
 		ldap_bind(c);
 		r = 0;
 	}
-	while (!r && c->open && !c->closing) {
+	while (!r && drv_stream_alive(&c->sc)) {
 		r = drv__tcp_tls_plain(c);
 		if (r <= 0)
 			break;
 		on_bytes(c, c->tt->plain, (size_t)r);
 		r = 0;
 	}
-	if (r == DRV_E_SHORT && c->open && !c->closing) /* close_notify: as the end of stream */
-		on_read((uv_stream_t *)&c->tcp, UV_EOF, NULL);
-	else if (r < 0 && c->open && !c->closing)
+	if (r == DRV_E_SHORT && drv_stream_alive(&c->sc)) /* close_notify: as the end of stream */
+		on_read((uv_stream_t *)&c->sc.tcp, UV_EOF, NULL);
+	else if (r < 0 && drv_stream_alive(&c->sc))
 		fail(c, r);
 }
 
 static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 {
-	struct tcp_conn *c = container_of(s, struct tcp_conn, tcp);
+	struct tcp_conn *c = container_of(s, struct tcp_conn, sc.tcp);
 	int err;
 
 	if (nread < 0 && c->tl && c->tl->step) { /* closed before TLS was up */
@@ -301,7 +286,7 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 	if (nread < 0) {
 		if (nread == UV_EOF && !c->in_flight) {
 			/* the server closed an idle connection: reopen quietly */
-			proto_tcp_close(c);
+			drv_stream_close(&c->sc);
 			return;
 		}
 		if (nread == UV_EOF && c->in_flight && c->rx) {
@@ -324,54 +309,17 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 		on_bytes(c, buf->base, (size_t)nread);
 }
 
-static bool alive(const uv_stream_t *s)
+/* The TCP connection is up (stream_conn.h): TLS, the bind, or the first request. */
+static void connected(struct drv_stream *s)
 {
-	const struct tcp_conn *c = container_of(s, struct tcp_conn, tcp);
+	struct tcp_conn *c = conn_of(s);
+	int err = 0;
 
-	return c->open && !c->closing;
-}
-
-/* The open loop's read (rxset.h): what a readable connection holds, timed by the kernel. */
-static void rx_read(struct drv_rxset *set, void *sock, const struct drv_rxclock *clk)
-{
-	struct tcp_conn *c = sock;
-
-	drv_rxset_read_stream((uv_stream_t *)&c->tcp,
-			      uv_buf_init(c->tt->io.rbuf, (unsigned int)c->tt->io.rbuf_len), clk,
-			      &c->t_rx, on_read, alive);
-}
-
-/* The connection is up: its responses are read through the thread's reply set, or by libuv. */
-static int read_start(struct tcp_conn *c)
-{
-	if (c->tt->io.rxset.epfd < 0)
-		return uv_read_start((uv_stream_t *)&c->tcp, alloc, on_read);
-	return drv_rxset_add(&c->tt->io.rxset, (uv_handle_t *)&c->tcp, c);
-}
-
-static void on_connect(uv_connect_t *req, int status)
-{
-	struct tcp_conn *c = container_of(req, struct tcp_conn, connect_req);
-	int err;
-
-	if (status == UV_ECANCELED || c->closing)
-		return;
-	if (status < 0) {
-		fail(c, status);
-		return;
-	}
-	c->connecting = false;
+	c->sc.connecting = false;
 	if (!c->tt->ldap) /* ldap: connected once bound */
-		drv_slot_connected(&c->base);
-	drv_counter_add(&tcp_conn_stats(c)->connections, 1);
-	ll_hist_record(tcp_conn_stats(c)->connect, uv_hrtime() - c->t_op);
+		drv_slot_connected(&c->sc.base);
+	drv_stream_up(&c->sc);
 	c->on_conn = 0;
-	(void)uv_tcp_nodelay(&c->tcp, 1); /* best effort: latency, not correctness */
-	err = read_start(c);
-	if (err) {
-		fail(c, err);
-		return;
-	}
 	if (c->tl) /* ldaps, --starttls: TLS first, then the bind */
 		err = drv__tcp_tls_connected(c);
 	else if (c->tt->ldap)
@@ -382,63 +330,26 @@ static void on_connect(uv_connect_t *req, int status)
 		fail(c, err);
 }
 
-/* --source-addr: bind to the next local address, the port chosen at connect time. */
-static int bind_source(struct tcp_conn *c)
-{
-	const struct drv_config *cfg = c->base.w->cfg;
-	const struct sockaddr_storage *src = &cfg->sources[c->tt->src_next++ % cfg->nsources];
-	uv_os_fd_t fd;
-	int one = 1, err;
-
-	err = uv_fileno((uv_handle_t *)&c->tcp, &fd);
-	if (err)
-		return err;
-	(void)setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof(one));
-	return uv_tcp_bind(&c->tcp, (const struct sockaddr *)src, 0);
-}
-
-static void proto_tcp_connect(struct tcp_conn *c)
-{
-	struct drv_worker *w = c->base.w;
-	int err;
-
-	c->connecting = true;
-	err = uv_tcp_init_ex(&w->loop, &c->tcp, w->cfg->addr.ss_family);
-	if (err) { /* no handle to close: fail() retries after a backoff */
-		fail(c, err);
-		return;
-	}
-	c->open = true;
-	tcp_conn_stats(c)->connect_attempts++;
-	c->t_op = uv_hrtime();
-	c->base.deadline = c->t_op + c->tt->timeout_ns;
-	drv_worker_sweep_by(w, c->base.deadline);
-	err = w->cfg->nsources ? bind_source(c) : 0;
-	if (!err)
-		err = uv_tcp_connect(&c->connect_req, &c->tcp,
-				     (const struct sockaddr *)&w->cfg->addr, on_connect);
-	if (err)
-		fail(c, err);
-}
+static const struct drv_stream_ops stream_ops = {
+	.read = on_read, .connected = connected, .closing = closing, .closed = closed,
+	.written = written, .fail = stream_fail,
+};
 
 /* The thread's part: request bytes, framing rule, read buffer. */
 
 static int init(struct drv_worker *w)
 {
 	struct tcp_thread *tt;
-	int err = drv_slot_io_new(w, sizeof(*tt), TCP_READ_BUF, rx_read);
+	int err = drv_stream_thread_new(w, sizeof(*tt), TCP_READ_BUF, &stream_ops);
 
 	if (err)
 		return err;
 	tt = w->proto_data;
 	tt->reconnect_every = w->cfg->reconnect_every;
-	tt->timeout_ns = w->cfg->timeout_ns;
 	drv_frame_rule_init(&tt->rule, w->cfg);
 	tt->mix = w->cfg->mix;
 	tt->pipeline = (uint32_t)w->cfg->pipeline;
-	tt->close = proto_tcp_close;
 	tt->drop = drop;
-	tt->on_write = on_write;
 	if (tt->mix)
 		drv_mix_ctx_init(&tt->mix_ctx, w->cfg, w->id, (uint32_t)w->cfg->threads);
 	err = w->cfg->ldap ? drv__tcp_ldap_init(tt, w) : 0;
@@ -484,47 +395,39 @@ static void slot_release(struct drv_slot *s)
 static void slot_go(struct drv_slot *s)
 {
 	struct tcp_conn *c = tcp_conn_of(s);
-	struct drv_rxclock clk;
 
 	/*
-	 * Open loop: what came in on the connection since the last drain is read before the send,
-	 * as libuv would have read it on arrival: an end of stream (a server closing an idle
-	 * connection) then reconnects quietly instead of failing this request. Usually one
-	 * recvmsg() that finds nothing.
+	 * Open loop: what came in on the connection since the last drain is read before the send:
+	 * an end of stream (a server closing an idle connection) then reconnects quietly instead
+	 * of failing this request. Usually one recvmsg() that finds nothing.
 	 */
-	if (c->tt->io.rxset.epfd >= 0 && c->open && !c->closing && !c->connecting) {
-		drv_rxset_clock(&clk);
-		rx_read(&c->tt->io.rxset, c, &clk);
-		if (!s->pending) /* bytes nobody asked for failed this request (counted): no send */
-			return;
-	}
-	if (c->closing)
+	drv_stream_drain(&c->sc);
+	if (!s->pending) /* bytes nobody asked for failed this request (counted): no send */
+		return;
+	if (c->sc.closing)
 		c->resume = true;
-	else if (c->open)
+	else if (c->sc.open)
 		proto_tcp_send(c);
 	else
-		proto_tcp_connect(c);
+		drv_stream_connect(&c->sc);
 }
 
 static void slot_finish(struct drv_slot *s)
 {
 	struct tcp_conn *c = tcp_conn_of(s);
 
-	if (c->qlen && c->open && !c->closing) {
+	if (c->qlen && drv_stream_alive(&c->sc)) {
 		c->finishing = true; /* the last response in closes it */
 		return;
 	}
-	if (c->open)
-		proto_tcp_close(c); /* its close callback reports the slot done */
-	else
-		drv_slot_done(s);
+	drv_stream_finish(&c->sc); /* its close callback reports the slot done */
 }
 
 static void slot_expire(struct drv_slot *s)
 {
 	struct tcp_conn *c = tcp_conn_of(s);
 
-	if (c->open && !c->closing)
+	if (drv_stream_alive(&c->sc))
 		fail(c, -ETIMEDOUT);
 }
 
@@ -535,7 +438,7 @@ static void slot_stop(struct drv_slot *s)
 	for (; c->qlen; c->qlen--, c->qhead = (c->qhead + 1) % c->tt->pipeline)
 		drv_worker_stats(s->w, &c->q[c->qhead].ticket)->cancelled++;
 	c->in_flight = false;
-	proto_tcp_close(c);
+	drv_stream_close(&c->sc);
 }
 
 /*
@@ -548,10 +451,10 @@ static uv_handle_t *slot_awaited(struct drv_slot *s)
 {
 	struct tcp_conn *c = tcp_conn_of(s);
 
-	if (!c->in_flight || c->writing || !c->open || c->closing || c->connecting ||
+	if (!c->in_flight || c->sc.writing || !c->sc.open || c->sc.closing || c->sc.connecting ||
 	    c->binding || !c->on_conn || c->tt->pipeline > 1 || c->tl)
 		return NULL;
-	return (uv_handle_t *)&c->tcp;
+	return (uv_handle_t *)&c->sc.tcp;
 }
 
 /* What it read: on_read's path (0 bytes: the server closed, as libuv's UV_EOF). */
@@ -559,10 +462,10 @@ static void slot_received(struct drv_slot *s, ssize_t n, uint64_t at)
 {
 	struct tcp_conn *c = tcp_conn_of(s);
 
-	c->t_rx = at; /* as the open loop's kernel stamp: the reply's time, if this read ends it */
-	on_read((uv_stream_t *)&c->tcp, n ? n : UV_EOF,
-		&(uv_buf_t){.base = c->tt->io.rbuf, .len = n > 0 ? (size_t)n : 0});
-	c->t_rx = 0;
+	c->sc.t_rx = at; /* as the open loop's kernel stamp: the reply's time, if it ends it */
+	on_read((uv_stream_t *)&c->sc.tcp, n ? n : UV_EOF,
+		&(uv_buf_t){.base = c->tt->th.io.rbuf, .len = n > 0 ? (size_t)n : 0});
+	c->sc.t_rx = 0;
 }
 
 static const struct drv_slot_ops slot_ops = {

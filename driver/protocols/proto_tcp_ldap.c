@@ -50,7 +50,7 @@ int drv__tcp_ldap_bind(struct tcp_conn *c, uv_buf_t *b)
 	drv_frame_reset(&c->tt->rule, &c->frame);
 	drv_ldap_reset(&c->frame.app.ldap, c->msgid, true);
 	c->binding = true;
-	c->base.deadline = uv_hrtime() + c->tt->timeout_ns;
+	c->sc.base.deadline = uv_hrtime() + c->tt->th.timeout_ns;
 	*b = uv_buf_init(c->mbuf, (unsigned int)n);
 	return 0;
 }
@@ -64,14 +64,14 @@ int drv__tcp_ldap_bound(struct tcp_conn *c, const char *p, size_t n)
 		return err;
 	if (!c->frame.done)
 		return 0;
-	if (c->writing) /* an answer before the whole bind was written */
+	if (c->sc.writing) /* an answer before the whole bind was written */
 		return DRV_E_MALFORMED;
 	tcp_conn_stats(c)->ldap_bind[drv_ldap_code_slot(s->code)]++;
 	if (s->code)
 		return DRV_E_LDAP_BIND;
 	c->binding = false;
-	c->base.deadline = 0;
-	drv_slot_connected(&c->base);
+	c->sc.base.deadline = 0;
+	drv_slot_connected(&c->sc.base);
 	return 1;
 }
 

@@ -27,7 +27,7 @@ static inline struct tcp_pend *head(struct tcp_conn *c)
 
 void drv__tcp_pipe_fail(struct tcp_conn *c, int err)
 {
-	struct drv_worker *w = c->base.w;
+	struct drv_worker *w = c->sc.base.w;
 	struct tcp_pend *e;
 
 	for (; c->qlen; c->qlen--, c->qhead = (c->qhead + 1) % c->tt->pipeline) {
@@ -38,9 +38,9 @@ void drv__tcp_pipe_fail(struct tcp_conn *c, int err)
 		e->rec_live = false;
 	}
 	c->niov = c->nbatch = 0;
-	c->base.deadline = 0;
-	if (c->connecting) /* the ticket that was connecting: counted, then a backoff */
-		drv_slot_fail(&c->base, err, true);
+	c->sc.base.deadline = 0;
+	if (c->sc.connecting) /* the ticket that was connecting: counted, then a backoff */
+		drv_slot_fail(&c->sc.base, err, true);
 	c->tt->drop(c);
 }
 
@@ -52,7 +52,7 @@ static void pipe_on_write(uv_write_t *req, int status)
 
 	for (k = 0; k < e->wcount; k++)
 		c->q[(i + P - k) % P].writing = false;
-	if (status == UV_ECANCELED || c->closing)
+	if (status == UV_ECANCELED || c->sc.closing)
 		return;
 	if (status < 0)
 		drv__tcp_pipe_fail(c, status);
@@ -68,14 +68,14 @@ static void flush(struct tcp_conn *c)
 
 	if (!c->nbatch)
 		return;
-	if (!c->open || c->closing) {
+	if (!c->sc.open || c->sc.closing) {
 		c->niov = c->nbatch = 0;
 		return;
 	}
 	for (k = 0; k < c->niov; k++)
 		total += c->iov[k].len;
 	/* while an earlier batch is queued, libuv answers EAGAIN: the order is kept */
-	n = uv_try_write((uv_stream_t *)&c->tcp, c->iov, c->niov);
+	n = uv_try_write((uv_stream_t *)&c->sc.tcp, c->iov, c->niov);
 	if (n == (int)total) {
 		c->niov = c->nbatch = 0;
 		return;
@@ -93,7 +93,7 @@ static void flush(struct tcp_conn *c)
 	e->wcount = c->nbatch;
 	for (n = 0; n < (int)c->nbatch; n++)
 		c->q[(c->batch_first + (uint32_t)n) % P].writing = true;
-	err = uv_write(&e->wreq, (uv_stream_t *)&c->tcp, c->iov + k, c->niov - k,
+	err = uv_write(&e->wreq, (uv_stream_t *)&c->sc.tcp, c->iov + k, c->niov - k,
 		       pipe_on_write);
 	c->niov = c->nbatch = 0;
 	if (err)
@@ -109,9 +109,9 @@ void drv__tcp_pipe_send(struct tcp_conn *c)
 	uv_buf_t b[2];
 	size_t total;
 
-	e->ticket = c->base.ticket;
-	e->t_send = drv_timing_send(&c->base, tt->timeout_ns);
-	e->deadline = c->base.deadline;
+	e->ticket = c->sc.base.ticket;
+	e->t_send = drv_timing_send(&c->sc.base, tt->th.timeout_ns);
+	e->deadline = c->sc.base.deadline;
 	e->c = c;
 	e->writing = false;
 	if (!c->qlen) {
@@ -120,8 +120,8 @@ void drv__tcp_pipe_send(struct tcp_conn *c)
 	}
 	c->qlen++;
 	c->in_flight = true;
-	c->base.pending = false; /* the ticket is the queue's now */
-	c->base.deadline = head(c)->deadline;
+	c->sc.base.pending = false; /* the ticket is the queue's now */
+	c->sc.base.deadline = head(c)->deadline;
 	nb = drv__tcp_request(tt, tt->mix ? c->mbuf + (size_t)i * tt->mix->max_len : NULL, e->lp,
 			      &e->rec, &e->rec_live, b);
 	total = b[0].len + (nb > 1 ? b[1].len : 0);
@@ -134,8 +134,9 @@ void drv__tcp_pipe_send(struct tcp_conn *c)
 	if (nb > 1)
 		c->iov[c->niov++] = b[1];
 	c->depth++;
-	if (c->qlen < tt->pipeline && !c->base.done && !c->base.pending && c->open && !c->closing)
-		drv_slot_next(&c->base);
+	if (c->qlen < tt->pipeline && !c->sc.base.done && !c->sc.base.pending &&
+	    drv_stream_alive(&c->sc))
+		drv_slot_next(&c->sc.base);
 	if (!--c->depth)
 		flush(c);
 }
@@ -144,7 +145,7 @@ void drv__tcp_pipe_send(struct tcp_conn *c)
 static bool pipe_done(struct tcp_conn *c)
 {
 	struct tcp_pend *e = head(c);
-	uint64_t at = drv_timing_reply_at(e->t_send, c->t_rx);
+	uint64_t at = drv_timing_reply_at(e->t_send, c->sc.t_rx);
 	struct drv_timing_reply r = drv_timing_reply_init(e->t_send, at);
 
 	if (e->writing) { /* an answer before the whole request was written */
@@ -155,7 +156,7 @@ static bool pipe_done(struct tcp_conn *c)
 	r.rec = e->rec;
 	r.rec_live = e->rec_live;
 	e->rec_live = false;
-	drv_timing_record(c->base.w, &e->ticket, &r);
+	drv_timing_record(c->sc.base.w, &e->ticket, &r);
 	c->qhead = (c->qhead + 1) % c->tt->pipeline;
 	c->qlen--;
 	c->on_conn++;
@@ -163,24 +164,24 @@ static bool pipe_done(struct tcp_conn *c)
 		if (c->qlen)
 			drv__tcp_pipe_fail(c, DRV_E_SHORT);
 		else
-			c->tt->close(c);
+			drv_stream_close(&c->sc);
 		return false;
 	}
 	if (c->qlen) {
 		drv_frame_reset(&c->tt->rule, &c->frame);
 		c->rx = 0;
-		c->base.deadline = head(c)->deadline;
+		c->sc.base.deadline = head(c)->deadline;
 	} else {
 		c->in_flight = false;
-		c->base.deadline = 0;
+		c->sc.base.deadline = 0;
 	}
 	if (c->finishing && !c->qlen) {
-		c->tt->close(c); /* its close callback reports the slot done */
+		drv_stream_close(&c->sc); /* its close callback reports the slot done */
 		return false;
 	}
-	if (!c->base.pending && !c->base.done)
-		drv_slot_next(&c->base);
-	return c->open && !c->closing;
+	if (!c->sc.base.pending && !c->sc.base.done)
+		drv_slot_next(&c->sc.base);
+	return drv_stream_alive(&c->sc);
 }
 
 static void proto_tcp_pipe_read(struct tcp_conn *c, const char *p, size_t n)
@@ -217,7 +218,7 @@ void drv__tcp_pipe_read(struct tcp_conn *c, const char *p, size_t n)
 void drv__tcp_pipe_eof(struct tcp_conn *c, ssize_t nread)
 {
 	if (nread == UV_EOF && !c->qlen) {
-		c->tt->close(c); /* the server closed an idle connection: reopen quietly */
+		drv_stream_close(&c->sc); /* the server closed an idle connection: reopen quietly */
 		return;
 	}
 	if (nread == UV_EOF && c->rx && !drv_frame_eof(&c->tt->rule, &c->frame)) {

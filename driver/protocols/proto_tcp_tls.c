@@ -7,10 +7,9 @@
  * name. The bind then takes messageID 2 (proto_tcp_ldap.c). A handshake that fails is a tls error
  * with OpenSSL's reason, so a run where every connection fails stops at once (failfast.h).
  *
- * Records out: OpenSSL writes them into its memory BIO; here they are moved to pend and written
- * with uv_try_write, the rest through the slot's one uv_write_t from out (pend and out swap), and
- * whatever is made while that write is out waits in pend for its callback (drv__tcp_tls_flush).
- * Both buffers belong to the slot and outlive its connections, as an in-flight write needs.
+ * Records out: OpenSSL writes them into its memory BIO; here they are moved to pend and written by
+ * the stream base's writer (stream_conn.h: what the socket does not take goes through the slot's
+ * one uv_write_t, and what is made meanwhile waits in pend for its end: drv__tcp_tls_flush).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -66,8 +65,7 @@ void drv__tcp_tls_slot_release(struct tcp_conn *c)
 	if (!c->tl)
 		return;
 	drv_tls_fini(&c->tl->tls);
-	free(c->tl->out.p);
-	free(c->tl->pend.p);
+	drv_stream_out_free(&c->tl->o);
 	free(c->tl);
 	c->tl = NULL;
 }
@@ -75,42 +73,16 @@ void drv__tcp_tls_slot_release(struct tcp_conn *c)
 int drv__tcp_tls_flush(struct tcp_conn *c)
 {
 	struct tcp_tls *tl = c->tl;
-	struct drv_buf t;
 	size_t n = tl->tls.ssl ? drv_tls_out_pending(&tl->tls) : 0;
-	uv_buf_t b;
 	char *p;
-	int w;
 
 	if (n) {
-		p = drv_buf_room(&tl->pend, n);
+		p = drv_buf_room(&tl->o.pend, n);
 		if (!p)
 			return -ENOMEM;
-		tl->pend.len += drv_tls_out_take(&tl->tls, p, n);
+		tl->o.pend.len += drv_tls_out_take(&tl->tls, p, n);
 	}
-	if (c->writing || !tl->pend.len) /* the write's callback comes back here */
-		return 0;
-	b = uv_buf_init(tl->pend.p, (unsigned int)tl->pend.len);
-	w = uv_try_write((uv_stream_t *)&c->tcp, &b, 1);
-	if (w < 0 && w != UV_EAGAIN)
-		return w;
-	if (w < 0)
-		w = 0;
-	tcp_conn_stats(c)->bytes_sent += tl->pend.len;
-	if ((size_t)w == tl->pend.len) {
-		tl->pend.len = 0;
-		return 0;
-	}
-	t = tl->out; /* the rest from out, which no write holds now; pend starts empty */
-	tl->out = tl->pend;
-	tl->pend = t;
-	tl->pend.len = 0;
-	b = uv_buf_init(tl->out.p + w, (unsigned int)(tl->out.len - (size_t)w));
-	tl->out.len = 0;
-	w = uv_write(&c->write_req, (uv_stream_t *)&c->tcp, &b, 1, c->tt->on_write);
-	if (w)
-		return w;
-	c->writing = true;
-	return 0;
+	return drv_stream_write_pend(&c->sc, &tl->o); /* its end comes back here (written) */
 }
 
 int drv__tcp_tls_send(struct tcp_conn *c, const uv_buf_t *b, unsigned nb)
@@ -144,7 +116,7 @@ static int handshake(struct tcp_conn *c)
 
 static int start_handshake(struct tcp_conn *c)
 {
-	const struct drv_config *cfg = c->base.w->cfg;
+	const struct drv_config *cfg = c->sc.base.w->cfg;
 
 	if (drv_tls_init(&c->tl->tls, c->tt->tls_ctx, cfg->url.host, !cfg->insecure))
 		return -ENOMEM;
@@ -157,16 +129,16 @@ int drv__tcp_tls_connected(struct tcp_conn *c)
 	struct tcp_tls *tl = c->tl;
 	char *p;
 
-	tl->pend.len = 0;
+	tl->o.pend.len = 0;
 	if (c->tt->ldap->tls == DRV_LDAP_TLS_LDAPS)
 		return start_handshake(c) < 0 ? DRV_E_TLS : 0;
 	drv_frame_reset(&c->tt->rule, &c->frame);
 	drv_ldap_reset_extended(&c->frame.app.ldap, 1);
-	p = drv_buf_room(&tl->pend, sizeof(starttls_req) - 1);
+	p = drv_buf_room(&tl->o.pend, sizeof(starttls_req) - 1);
 	if (!p)
 		return -ENOMEM;
 	memcpy(p, starttls_req, sizeof(starttls_req) - 1);
-	tl->pend.len += sizeof(starttls_req) - 1;
+	tl->o.pend.len += sizeof(starttls_req) - 1;
 	tl->step = TCP_TLS_STARTTLS;
 	return drv__tcp_tls_flush(c);
 }
@@ -183,7 +155,7 @@ static int starttls_in(struct tcp_conn *c, const char *p, size_t n)
 	if (s->code) {
 		snprintf(why, sizeof(why), "the server refused StartTLS: %s",
 			 drv_ldap_code_name(drv_ldap_code_slot(s->code), name, sizeof(name)));
-		drv_worker_why(c->base.w, why);
+		drv_worker_why(c->sc.base.w, why);
 		return DRV_E_TLS;
 	}
 	/* nothing may follow the response before our ClientHello: any rest is not taken */
@@ -212,7 +184,7 @@ void drv__tcp_tls_close(struct tcp_conn *c)
 {
 	drv_tls_fini(&c->tl->tls);
 	c->tl->step = TCP_TLS_UP;
-	c->tl->pend.len = 0;
+	c->tl->o.pend.len = 0;
 }
 
 void drv__tcp_tls_why(struct tcp_conn *c, int err)
@@ -220,11 +192,11 @@ void drv__tcp_tls_why(struct tcp_conn *c, int err)
 	if (err != DRV_E_TLS)
 		return;
 	if (c->tl->tls.why)
-		drv_worker_why(c->base.w, c->tl->tls.why);
+		drv_worker_why(c->sc.base.w, c->tl->tls.why);
 	else if (c->tl->step == TCP_TLS_STARTTLS)
-		drv_worker_why(c->base.w, "the server closed the connection before it answered "
+		drv_worker_why(c->sc.base.w, "the server closed the connection before it answered "
 					  "StartTLS");
 	else
-		drv_worker_why(c->base.w, "the server closed the connection during the TLS "
+		drv_worker_why(c->sc.base.w, "the server closed the connection during the TLS "
 					  "handshake");
 }

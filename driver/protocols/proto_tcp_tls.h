@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <uv.h>
-#include "base/buf.h"
+#include "protocols/stream_conn.h"
 #include "protocols/tcp_conn.h"
 #include "protocols/tls_conn.h"
 #include "scheduling/worker.h"
@@ -28,8 +28,7 @@ enum tcp_tls_step {
 /* A slot's TLS (c->tl; NULL without TLS), allocated once with the slot. */
 struct tcp_tls {
 	struct drv_tls tls;
-	struct drv_buf out;	 /* records handed to uv_write (c->writing) */
-	struct drv_buf pend; /* records made since, written once it is done */
+	struct drv_stream_out o; /* records for the socket (stream_conn.h) */
 	uint8_t step;		 /* enum tcp_tls_step */
 };
 
@@ -52,7 +51,7 @@ int drv__tcp_tls_in(struct tcp_conn *c, const char *p, size_t n);
 int drv__tcp_tls_plain(struct tcp_conn *c);
 /* Plaintext b[0..nb) to send, as records: 0 or -errno (DRV_E_TLS). */
 int drv__tcp_tls_send(struct tcp_conn *c, const uv_buf_t *b, unsigned nb);
-/* The records made, to the socket (after a uv_write is done, c->writing false): 0 or -errno. */
+/* The records made, to the socket (after a uv_write is done, c->sc.writing false): 0 or -errno. */
 int drv__tcp_tls_flush(struct tcp_conn *c);
 /* The connection closes: its TLS state goes, the slot's buffers stay. */
 void drv__tcp_tls_close(struct tcp_conn *c);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A TCP connection slot and its thread's state, as proto_tcp.c (the connection: connect, send,
- * read, close) and proto_tcp_pipe.c (-P: several requests in flight per connection) both see
- * them. Private to the two. proto_tcp.c calls into proto_tcp_pipe.c (proto_tcp_pipe.h), never the
- * other way: the -P layer ends a connection through tt->close and tt->drop.
+ * A TCP connection slot and its thread's state, as proto_tcp.c (the connection's hooks on the
+ * stream base, stream_conn.h: send, read, record) and proto_tcp_pipe.c (-P: several requests in
+ * flight per connection) both see them. Private to the two. proto_tcp.c calls into
+ * proto_tcp_pipe.c (proto_tcp_pipe.h), never the other way: the -P layer ends a connection
+ * through drv_stream_close() and tt->drop.
  */
 #ifndef LOADLENS_DRV_TCP_CONN_H
 #define LOADLENS_DRV_TCP_CONN_H
@@ -13,6 +14,7 @@
 #include <uv.h>
 #include "framing/response.h"
 #include "config/reqmix.h"
+#include "protocols/stream_conn.h"
 #include "scheduling/slot.h"
 #include "scheduling/timing.h"
 #include "scheduling/worker.h"
@@ -38,24 +40,12 @@ struct tcp_pend {
 };
 
 struct tcp_conn {
-	struct drv_slot base;
-	uv_tcp_t tcp;
-	/* never both in use: libuv lets go of the connect before its callback sends the first
-	 * request (1M idle connections: 96 bytes each) */
-	union {
-		uv_connect_t connect_req;
-		uv_write_t write_req;
-	};
+	struct drv_stream sc; /* leads: the slot base and the socket's life (stream_conn.h) */
 	struct tcp_thread *tt;
-	bool open;	 /* tcp is initialised and not yet closed */
-	bool closing;	 /* uv_close() called, close callback pending */
-	bool connecting; /* connect started, not yet up */
 	bool in_flight;	 /* its bytes are (being) sent; awaiting the response */
-	bool writing;	 /* write_req in use */
 	bool resume;	 /* a due request waits for the close to finish, then connects */
 	uint8_t lp[4];	 /* refserver framing: this request's length prefix */
 	uint64_t rx;	 /* bytes of the current response received */
-	uint64_t t_op;	 /* connect start */
 	uint64_t on_conn; /* requests completed on this connection */
 	struct drv_frame frame;
 	char *mbuf;	  /* --requests-file: this request's bytes (reqmix.c) */
@@ -67,18 +57,15 @@ struct tcp_conn {
 	uint32_t niov, nbatch, batch_first;
 	uint32_t depth;	  /* inside a send or read: the batch is written on the way out */
 	bool finishing;	    /* -P: the pacer is done; close once the last response is in */
-	uint64_t t_rx;	    /* open loop: the kernel's receive time of the bytes being read */
 	int32_t msgid;	    /* ldap: the last messageID sent on this connection */
 	bool binding;	    /* ldap: the bind is out, its response not yet in */
 	struct tcp_tls *tl; /* ldaps, --starttls: its TLS (proto_tcp_tls.h), else NULL */
 };
 
 struct tcp_thread {
-	struct drv_slot_io io; /* request bytes, read buffer */
+	struct drv_stream_thread th; /* leads: request bytes, read buffer, the engine's hooks */
 	struct drv_frame_rule rule;
 	uint64_t reconnect_every;
-	uint64_t timeout_ns;
-	unsigned src_next;
 	const struct drv_reqmix *mix; /* --requests-file, or NULL */
 	struct drv_mix_ctx mix_ctx;
 	uint32_t pipeline; /* -P */
@@ -87,11 +74,9 @@ struct tcp_thread {
 	struct ssl_ctx_st *tls_ctx;	 /* ldaps, --starttls: the client context, else NULL */
 	char *plain;			 /* ...and the plaintext read buffer */
 	size_t plain_len;
-	uv_write_cb on_write;		 /* proto_tcp.c's, for a write the TLS layer starts */
-	/* proto_tcp.c's: close the connection, its close callback starts the slot's next attempt;
-	 * after a failure is counted: nothing in flight any more, close it, or if it is not open,
-	 * start the slot's next attempt now */
-	void (*close)(struct tcp_conn *c);
+	/* proto_tcp.c's, after a failure is counted: nothing in flight any more, close the
+	 * connection (drv_stream_close: its close callback starts the slot's next attempt), or if
+	 * it is not open, start the slot's next attempt now */
 	void (*drop)(struct tcp_conn *c);
 };
 
@@ -110,29 +95,29 @@ static inline unsigned int drv__tcp_request(struct tcp_thread *tt, char *mbuf, u
 		size = drv_reqmix_next(tt->mix, &tt->mix_ctx, mbuf, rec);
 		*rec_live = true;
 		b[nb++] = uv_buf_init(mbuf, (unsigned int)size);
-	} else if (tt->io.rq.sized) {
-		size = drv_request_size(&tt->io.rq);
+	} else if (tt->th.io.rq.sized) {
+		size = drv_request_size(&tt->th.io.rq);
 		lp[0] = (uint8_t)(size >> 24);
 		lp[1] = (uint8_t)(size >> 16);
 		lp[2] = (uint8_t)(size >> 8);
 		lp[3] = (uint8_t)size;
 		b[nb++] = uv_buf_init((char *)lp, 4);
 		if (size)
-			b[nb++] = uv_buf_init(tt->io.rq.buf, (unsigned int)size);
+			b[nb++] = uv_buf_init(tt->th.io.rq.buf, (unsigned int)size);
 	} else {
-		b[nb++] = uv_buf_init(tt->io.rq.buf, (unsigned int)tt->io.rq.len);
+		b[nb++] = uv_buf_init(tt->th.io.rq.buf, (unsigned int)tt->th.io.rq.len);
 	}
 	return nb;
 }
 
 static inline struct tcp_conn *tcp_conn_of(struct drv_slot *s)
 {
-	return container_of(s, struct tcp_conn, base);
+	return container_of(s, struct tcp_conn, sc.base);
 }
 
 static inline struct drv_stats *tcp_conn_stats(struct tcp_conn *c)
 {
-	return drv_worker_stats(c->base.w, &c->base.ticket);
+	return drv_stream_stats(&c->sc);
 }
 
 /*
