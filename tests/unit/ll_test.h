@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 
 #define LL__NTH(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, N, ...) \
@@ -64,6 +65,44 @@
 	LL__MAIN(LL__UNIT_EACH, (setup, teardown), NULL, NULL, __VA_ARGS__)
 #define LL_TEST_MAIN_GROUP(setup, teardown, ...)                               \
 	LL__MAIN(LL__UNIT, _, setup, teardown, __VA_ARGS__)
+
+/* --help's text, as both programs lay it out (an option's line: "  -c, --name ARG" or
+ * "      --name ARG"): lines of text that begin with prefix and then a space or the line's end; and
+ * the next option line at or after *line, its long name in name (0: none left). */
+static inline int ll_help_lines(const char *text, const char *prefix)
+{
+	const char *line = text;
+	size_t n = strlen(prefix);
+	int count = 0;
+
+	for (; *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : line + strlen(line))
+		if (!strncmp(line, prefix, n) && (line[n] == ' ' || line[n] == '\n'))
+			count++;
+	return count;
+}
+
+static inline int ll_help_next_option(const char **line, char *name, size_t len)
+{
+	const char *l = *line, *nl;
+
+	for (; l && *l; l = (nl = strchr(l, '\n')) ? nl + 1 : NULL) {
+		const char *p = NULL;
+
+		if (!strncmp(l, "      --", 8))
+			p = l + 8;
+		else if (l[0] == ' ' && l[1] == ' ' && l[2] == '-' && l[3] && l[4] == ',' &&
+			 !strncmp(l + 5, " --", 3))
+			p = l + 8;
+		if (!p)
+			continue;
+		snprintf(name, len, "%.*s", (int)strcspn(p, " [\n"), p);
+		nl = strchr(l, '\n');
+		*line = nl ? nl + 1 : NULL;
+		return 1;
+	}
+	*line = NULL;
+	return 0;
+}
 
 /* A formatter's text: write to ll_text_open()'s stream, then ll_text_close() closes it and returns
  * what was written (free() it). */

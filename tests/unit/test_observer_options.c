@@ -26,19 +26,6 @@ static void synopsis(const struct obs_option *o, char *buf, size_t len)
 		snprintf(buf + n, len - (size_t)n, "[=%s]", o->metavar);
 }
 
-/* Lines of text that start with prefix followed by a space or the line's end. */
-static int lines_starting(const char *text, const char *prefix)
-{
-	const char *line = text;
-	size_t n = strlen(prefix);
-	int count = 0;
-
-	for (; *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : line + strlen(line))
-		if (!strncmp(line, prefix, n) && (line[n] == ' ' || line[n] == '\n'))
-			count++;
-	return count;
-}
-
 /* What a command line did: the exit status (-1 for a signal), stdout and stderr. */
 struct ran {
 	int status;
@@ -137,28 +124,17 @@ static void test_help_lists_each_option_once(void **state)
 	char *help = help_text(), syn[128], name[64];
 	const char *line;
 	struct ran r;
-	size_t n;
 	int i;
 
 	for (i = 0; i < OBS_OPT__COUNT; i++) {
 		synopsis(&obs_options[i], syn, sizeof(syn));
-		if (lines_starting(help, syn) != 1)
+		if (ll_help_lines(help, syn) != 1)
 			fail_msg("'%s' is on %d lines of --help, not 1", syn,
-				 lines_starting(help, syn));
+				 ll_help_lines(help, syn));
 	}
-	for (line = help; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
-		if (!strncmp(line, "      --", 8))
-			line += 8;
-		else if (line[0] == ' ' && line[1] == ' ' && line[2] == '-' && line[3] &&
-			 line[4] == ',' && !strncmp(line + 5, " --", 3))
-			line += 8;
-		else
-			continue;
-		n = strcspn(line, " [\n");
-		snprintf(name, sizeof(name), "%.*s", (int)n, line);
+	for (line = help; ll_help_next_option(&line, name, sizeof(name));)
 		if (obs_option_by_name(name) < 0)
 			fail_msg("--help lists --%s, which is no option of options.def", name);
-	}
 	assert_non_null(strstr(help, "\nOptions:\n"));
 	assert_non_null(strstr(help, "\nEXAMPLES\n"));
 	/* --help prints the same text on stdout and exits 0, whatever follows it */
