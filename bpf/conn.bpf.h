@@ -97,12 +97,18 @@ static __always_inline struct sock *fd_to_sock(struct fdtable *fdt, long fd)
 
 /* The accept's listening fd: its first argument, in the registers saved at syscall entry
  * (libbpf's PT_REGS_PARM1_SYSCALL names the register per architecture: rdi on x86-64, orig_x0 on
- * arm64, whose x0 the return value overwrites). */
+ * arm64, whose x0 the return value overwrites; libbpf 1.1 reads gpr[3] on powerpc, which holds
+ * the return value at syscall exit, so orig_gpr3 here). */
+#if defined(__TARGET_ARCH_powerpc)
+#define LL_SYSCALL_ARG1(regs) ((regs)->orig_gpr3)
+#else
+#define LL_SYSCALL_ARG1(regs) PT_REGS_PARM1_SYSCALL(regs)
+#endif
 static __always_inline long listen_fd(struct task_struct *task)
 {
 	struct pt_regs *regs = targ_pt_regs ? (struct pt_regs *)bpf_task_pt_regs(task) : NULL;
 
-	return regs ? (long)PT_REGS_PARM1_SYSCALL(regs) : -1;
+	return regs ? (long)LL_SYSCALL_ARG1(regs) : -1;
 }
 
 /* The next three take a socket from fd_to_sock(). */

@@ -130,6 +130,17 @@ const volatile __u8 targ_atomics = 1;
 #define LL_NR_RECVFROM 207
 #define LL_NR_SENDMSG 211
 #define LL_NR_RECVMSG 212
+#elif defined(__TARGET_ARCH_powerpc)
+/* arch/powerpc/kernel/syscalls/syscall.tbl (ppc64's own numbering) */
+#define LL_SYSCALL_REGS 1
+#define LL_NR_READ 3
+#define LL_NR_WRITE 4
+#define LL_NR_READV 145
+#define LL_NR_WRITEV 146
+#define LL_NR_SENDTO 335
+#define LL_NR_RECVFROM 337
+#define LL_NR_SENDMSG 341
+#define LL_NR_RECVMSG 342
 #else
 #define LL_SYSCALL_REGS 0
 #define LL_NR_READ (-1)
@@ -158,6 +169,12 @@ static __always_inline bool ll_syscall(struct ll_syscall *c)
 	c->nr = regs->orig_ax;
 	c->arg2 = regs->si;
 	c->arg3 = regs->dx;
+#elif defined(__TARGET_ARCH_powerpc)
+	/* the number in r0, the arguments from r3 (with ARCH_HAS_SYSCALL_WRAPPER, 6.1, the
+	 * wrapper reads them from these same saved registers) */
+	c->nr = regs->gpr[0];
+	c->arg2 = regs->gpr[4];
+	c->arg3 = regs->gpr[5];
 #else
 	c->nr = regs->syscallno;
 	c->arg2 = regs->regs[1];

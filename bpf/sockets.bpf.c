@@ -213,10 +213,10 @@ int BPF_PROG(handle_inet6_sendmsg_exit, struct socket *sock, struct msghdr *msg,
  * TLS plaintext (bpf/req_ssl.bpf.h): uprobes on OpenSSL's libssl, attached by userspace to the
  * library its target processes map (observer/kernel/ssl_probes.c), one attach per library file
  * for every process that maps it; only the SSL calls of processes that serve target TLS
- * connections go further than a load and a compare. On x86-64 and arm64 (the calling conventions
- * below; elsewhere userspace says TLS plaintext is off).
+ * connections go further than a load and a compare. On x86-64, arm64 and ppc64 (the calling
+ * conventions below; elsewhere userspace says TLS plaintext is off).
  */
-#if defined(__TARGET_ARCH_x86) || defined(__TARGET_ARCH_arm64)
+#if defined(__TARGET_ARCH_x86) || defined(__TARGET_ARCH_arm64) || defined(__TARGET_ARCH_powerpc)
 /* the first, second and fourth integer arguments and the return value of a call (bpf/vmlinux.h
  * names struct pt_regs' fields as the kernel does) */
 #if defined(__TARGET_ARCH_x86)
@@ -224,6 +224,12 @@ int BPF_PROG(handle_inet6_sendmsg_exit, struct socket *sock, struct msghdr *msg,
 #define SSL_ARG2(ctx) ((ctx)->si)
 #define SSL_ARG4(ctx) ((ctx)->cx)
 #define SSL_RET(ctx) ((int)(ctx)->ax)
+#elif defined(__TARGET_ARCH_powerpc)
+/* the ELFv2 ABI: arguments from r3, the return value in r3 */
+#define SSL_ARG1(ctx) ((ctx)->gpr[3])
+#define SSL_ARG2(ctx) ((ctx)->gpr[4])
+#define SSL_ARG4(ctx) ((ctx)->gpr[6])
+#define SSL_RET(ctx) ((int)(ctx)->gpr[3])
 #else
 #define SSL_ARG1(ctx) ((ctx)->regs[0])
 #define SSL_ARG2(ctx) ((ctx)->regs[1])

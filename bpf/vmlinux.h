@@ -281,6 +281,18 @@ struct pt_regs {
 	__u64 orig_x0;
 	__s32 syscallno;
 };
+#elif defined(__TARGET_ARCH_powerpc)
+/* arch/powerpc/include/asm/ptrace.h (64-bit), the fields read (bpf/observe.bpf.h's ll_syscall(),
+ * bpf/conn.bpf.h's listen_fd(), the uprobes of bpf/sockets.bpf.c): they sit in an anonymous
+ * struct in an anonymous union there, which CO-RE's field matching looks into. A system call's
+ * number is in gpr[0], its arguments in gpr[3..8]; its first argument also in orig_gpr3, as
+ * gpr[3] takes the return value at exit */
+struct pt_regs {
+	unsigned long gpr[32];
+	unsigned long nip;
+	unsigned long msr;
+	unsigned long orig_gpr3;
+};
 #endif
 
 #ifndef BPF_NO_PRESERVE_ACCESS_INDEX

@@ -12,13 +12,15 @@ if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|amd64")
 	set(BPF_TARGET_ARCH x86)
 elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "aarch64|arm64")
 	set(BPF_TARGET_ARCH arm64)
+elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "ppc64|powerpc")
+	set(BPF_TARGET_ARCH powerpc)
 else()
 	set(BPF_TARGET_ARCH ${CMAKE_SYSTEM_PROCESSOR})
 endif()
 
 # clang -target bpf does not know the target's multiarch include directory (asm/types.h lives
 # there); ask the C compiler, the way libbpf-bootstrap does. A cross build reads the headers of
-# its sysroot (cmake/toolchain-arm64.cmake).
+# its sysroot (cmake/toolchain-arm64.cmake, cmake/toolchain-ppc64el.cmake).
 execute_process(COMMAND ${CMAKE_C_COMPILER} -print-multiarch
 		OUTPUT_VARIABLE BPF_MULTIARCH OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
 set(BPF_SYS_INCLUDES -idirafter ${CMAKE_SYSROOT}/usr/include)

@@ -1,6 +1,6 @@
 # Cross build for arm64 (aarch64) Debian 12: `tools/loadlens cross arm64` configures build-arm64/
 # with it. User space: Debian's cross compilers (crossbuild-essential-arm64) against an arm64 root
-# filesystem as the sysroot (tools/kernels/arm64.py makes it with mmdebstrap: the -dev packages'
+# filesystem as the sysroot (tools/kernels/foreign.py makes it with mmdebstrap: the -dev packages'
 # arm64 halves, which cannot be installed beside the host's); BPF: clang -target bpf with
 # __TARGET_ARCH_arm64 (cmake/BpfObject.cmake, from CMAKE_SYSTEM_PROCESSOR).
 set(CMAKE_SYSTEM_NAME Linux)

@@ -195,7 +195,8 @@ static json_t *features(const struct probe *p)
 		p->mech != OBS_REQTIME_MECH_OFF && p->tls_plain,
 		p->mech != OBS_REQTIME_MECH_OFF && p->tls_plain
 		? p->tls_cost : "off",
-		"uprobes (CONFIG_UPROBE_EVENTS), x86-64 or arm64; a server using OpenSSL's libssl",
+		"uprobes (CONFIG_UPROBE_EVENTS), x86-64, arm64 or ppc64le; a server using "
+		"OpenSSL's libssl",
 		p->mech == OBS_REQTIME_MECH_OFF ? "no request timing" : p->tls_plain
 		? "TLS linked into the server (Go's crypto/tls) is not seen: its connections count as "
 		  "connections and handshakes"
@@ -204,9 +205,9 @@ static json_t *features(const struct probe *p)
 		p->mech != OBS_REQTIME_MECH_OFF && p->user_regs,
 		p->mech != OBS_REQTIME_MECH_OFF && p->user_regs
 		? "bpf_task_pt_regs + bpf_probe_read_user in the read programs" : "off",
-		"5.15, x86-64 or arm64; with request timing",
-		!OBS_SYSCALL_REGS ? "the read programs find the buffer by x86-64's and arm64's system "
-				    "call numbers and registers (bpf/observe.bpf.h)"
+		"5.15, x86-64, arm64 or ppc64le; with request timing",
+		!OBS_SYSCALL_REGS ? "the read programs find the buffer by x86-64's, arm64's and "
+				    "ppc64's system call numbers and registers (bpf/observe.bpf.h)"
 		: p->user_regs ? NULL :
 		"no bpf_task_pt_regs: HTTP/2 streams and TLS handshakes are not told apart from "
 		"requests either (counted by turns)"));

@@ -51,7 +51,7 @@ struct obs_sockets_opts {
 /* The architectures whose system call registers and calling convention the programs read
  * (bpf/observe.bpf.h's ll_syscall(), the libssl uprobes of bpf/sockets.bpf.c): elsewhere payload
  * sampling, HTTP/2's and TLS's bytes and TLS plaintext are off, and a note says so. */
-#if defined(__x86_64__) || defined(__aarch64__)
+#if defined(__x86_64__) || defined(__aarch64__) || defined(__powerpc64__)
 #define OBS_SYSCALL_REGS 1
 #else
 #define OBS_SYSCALL_REGS 0

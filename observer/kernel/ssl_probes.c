@@ -60,7 +60,7 @@ bool obs_ssl_probes_possible(const struct obs_sockets *conn, char *why, size_t l
 		return false;
 	}
 #if !OBS_SYSCALL_REGS
-	snprintf(why, len, "the uprobe programs read x86-64's and arm64's registers only");
+	snprintf(why, len, "the uprobe programs read x86-64's, arm64's and ppc64's registers only");
 	return false;
 #else
 	if (getenv("LOADLENS_OBSERVER_NO_UPROBES")) {

@@ -118,6 +118,8 @@ void obs_ssl_libs_find(struct obs_ssl_libs *libs, const uint32_t *pids, size_t n
 /* Debian's multiarch directory of this build's architecture */
 #if defined(__aarch64__)
 #define SSL_MULTIARCH "aarch64-linux-gnu"
+#elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SSL_MULTIARCH "powerpc64le-linux-gnu"
 #else
 #define SSL_MULTIARCH "x86_64-linux-gnu"
 #endif

@@ -87,21 +87,27 @@ SCENARIOS = [
 # (sockets_compat.bpf.o: no atomics, request state in hashes by socket, no task registers): the
 # check, the count, request timing and one sick scenario on that state; its other scenarios by
 # hand (--all), where three of ten fail (docs/kernels.md).
-# arm64 (the cross build, tools/kernels/arm64.py): on 6.12 the check, the count, request timing
+# arm64 (the cross build, tools/kernels/foreign.py): on 6.12 the check, the count, request timing
 # (the sock: tracepoints and the trampolines on the same requests) and HTTP/2 (arm64's system
 # call registers); on 6.1, which has neither them nor fentry, the check (request timing off, and
 # why: NEEDS_OFF) and the count (its kernel reads a helper call, not the kfunc).
+# ppc64el (the cross build, tools/kernels/foreign.py) runs arm64 6.12's share: the check, the
+# count, request timing and HTTP/2 (ppc64's system call registers). Debian 12's own ppc64el 6.1 is
+# built without BTF (CONFIG_DEBUG_INFO_BTF off), which the observer needs: its check fails there,
+# saying so; bookworm-security's ppc64el 6.12 has BTF.
 SHARES = {
 	"6.1": ["check", "count", "reqtime", "h2", "scope"], "6.12": ["check", "reqtime", "refusal"],
 	"5.10": ["check", "count", "reqtime", "h2"],
 	"arm64:6.12": ["check", "count", "reqtime", "h2"], "arm64:6.1": ["check", "count"],
+	"ppc64el:6.1": ["check", "count", "reqtime", "h2"],
+	"ppc64el:6.12": ["check", "count", "reqtime", "h2"],
 }
 # Kernels measured without request timing: there the check passes when --check exits 0 and names
 # why it is off (NEEDS_OFF: words its note must hold). arm64 6.1 has BTF but not
 # DYNAMIC_FTRACE_WITH_DIRECT_CALLS (no BPF trampolines) and predates the sock: tracepoints.
 NEEDS_OFF = {"arm64:6.1": ["sock:sk_data_ready", "fentry: not supported"]}
 SCENARIO_SHARES = {
-	"arm64:6.12": [], "arm64:6.1": [],
+	"arm64:6.12": [], "arm64:6.1": [], "ppc64el:6.1": [], "ppc64el:6.12": [],
 	"6.1": ["healthy_client_closes", "healthy_close_nginx", "sick_close_wait_leak"],
 	"6.12": ["healthy_server_closes", "healthy_tw_reuse_2", "sick_fin_wait2_orphans",
 		 "sick_port_exhaustion", "sick_listen_overflow"],
@@ -122,10 +128,11 @@ ALL_CHECKS = {"check", *SCRIPTS, "scenarios"}
 
 def series(release):
 	"""6.1.0-56-amd64 -> 6.1, 6.12.117+deb12-amd64 -> 6.12; 6.12.117+deb12-arm64 on arm64 ->
-	arm64:6.12"""
+	arm64:6.12, 6.1.0-50-powerpc64le on ppc64le -> ppc64el:6.1"""
 	m = re.match(r"(\d+\.\d+)", release)
 	ser = m.group(1) if m else release
-	return "arm64:" + ser if platform.machine() == "aarch64" else ser
+	prefix = {"aarch64": "arm64:", "ppc64le": "ppc64el:"}.get(platform.machine(), "")
+	return prefix + ser
 
 
 # Under an emulated CPU the healthy scenarios' connection rates are scaled to the guest's own

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""tools/kernels/guest.py's pure parts (names, the guest's script), arm64.py's, and initramfs.py's
+"""tools/kernels/guest.py's pure parts (names, the guest's script), foreign.py's, and initramfs.py's
 archive."""
 import os
 import shutil
@@ -9,7 +9,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../tools/kernels"))
-import arm64  # noqa: E402
+import foreign  # noqa: E402
 import guest  # noqa: E402
 import initramfs  # noqa: E402
 
@@ -61,50 +61,65 @@ class NamesTest(unittest.TestCase):
 		self.assertEqual(guest.resolve("6.1.0-56-amd64"), "6.1.0-56-amd64")
 		self.assertEqual(guest.resolve("6.12.117+deb12-amd64"), "6.12.117+deb12-amd64")
 		self.assertEqual(guest.resolve("6.1.0-56-arm64"), "6.1.0-56-arm64")
+		self.assertEqual(guest.resolve("6.1.0-50-powerpc64le"), "6.1.0-50-powerpc64le")
 		for bad in ("5", "latest", "6.1; rm -rf /", "../x-amd64", "6.1.0-56-ppc64el",
-			    "arm64:5.10", "arm64:latest", "arm64:../x-arm64"):
+			    "arm64:5.10", "arm64:latest", "arm64:../x-arm64", "ppc64el:5.10",
+			    "ppc64el:../x-powerpc64le"):
 			with self.assertRaises(ValueError):
 				guest.resolve(bad)
 
-	def test_arm64_names(self):
+	def test_foreign_names(self):
 		for k in ("arm64:6.1", "arm64:6.12", "6.1.0-56-arm64", "6.12.117+deb12-arm64"):
-			self.assertTrue(arm64.is_arm64(k), k)
+			self.assertIs(foreign.of(k), foreign.ARM64, k)
+		for k in ("ppc64el:6.1", "ppc64el:6.12", "6.1.0-50-powerpc64le"):
+			self.assertIs(foreign.of(k), foreign.PPC64EL, k)
 		for k in ("6.1", "6.12", "6.1.0-56-amd64", "5.10"):
-			self.assertFalse(arm64.is_arm64(k), k)
-		self.assertEqual(arm64.series_of("arm64:6.12"), "6.12")
-		self.assertEqual(arm64.series_of("6.1.0-56-arm64"), "6.1.0-56-arm64")
-		# an arm64 kernel runs emulated, whatever the host's KVM
-		self.assertEqual(guest.accelerator(None, "6.1.0-56-arm64"), "tcg")
-		with self.assertRaises(ValueError):
-			guest.accelerator("kvm", "6.1.0-56-arm64")
+			self.assertIsNone(foreign.of(k), k)
+		self.assertEqual(foreign.ARM64.series_of("arm64:6.12"), "6.12")
+		self.assertEqual(foreign.ARM64.series_of("6.1.0-56-arm64"), "6.1.0-56-arm64")
+		self.assertEqual(foreign.PPC64EL.series_of("ppc64el:6.1"), "6.1")
+		# the kernel image: ppc64el's is vmlinux, an ELF
+		self.assertTrue(guest.vmlinuz("6.1.0-50-powerpc64le").endswith(
+			"/boot/vmlinux-6.1.0-50-powerpc64le"))
+		self.assertTrue(guest.vmlinuz("6.1.0-56-arm64").endswith("/boot/vmlinuz-6.1.0-56-arm64"))
+		# a foreign kernel runs emulated, whatever the host's KVM
+		for k in ("6.1.0-56-arm64", "6.1.0-50-powerpc64le"):
+			self.assertEqual(guest.accelerator(None, k), "tcg")
+			with self.assertRaises(ValueError):
+				guest.accelerator("kvm", k)
 
 	def test_prune_keeps_the_other_architecture(self):
 		with tempfile.TemporaryDirectory() as d:
 			old, guest.CACHE = guest.CACHE, d
 			try:
-				for k in ("6.1.0-55-amd64", "6.1.0-55-arm64", "6.12.1+deb12-amd64"):
+				for k in ("6.1.0-55-amd64", "6.1.0-55-arm64", "6.1.0-49-powerpc64le",
+			  "6.12.1+deb12-amd64"):
 					os.makedirs(os.path.join(d, k))
 					open(os.path.join(d, k, "ready"), "w").close()
 				guest.prune("6.1.0-56-amd64")
 			finally:
 				guest.CACHE = old
-			self.assertEqual(sorted(os.listdir(d)), ["6.1.0-55-arm64", "6.12.1+deb12-amd64"])
+			self.assertEqual(sorted(os.listdir(d)), ["6.1.0-49-powerpc64le", "6.1.0-55-arm64",
+							       "6.12.1+deb12-amd64"])
 
 	def test_sysroot_stamp_follows_the_package_list(self):
 		with tempfile.TemporaryDirectory() as d:
 			stamp = os.path.join(d, "stamp")
-			self.assertFalse(arm64.made(stamp))
+			self.assertFalse(foreign.made(stamp))
 			with open(stamp, "w") as f:
-				f.write(" ".join(arm64.PACKAGES) + "\n")
-			self.assertTrue(arm64.made(stamp))
+				f.write(" ".join(foreign.PACKAGES) + "\n")
+			self.assertTrue(foreign.made(stamp))
 			with open(stamp, "w") as f:
-				f.write(" ".join(arm64.PACKAGES[1:]) + "\n")
-			self.assertFalse(arm64.made(stamp))
+				f.write(" ".join(foreign.PACKAGES[1:]) + "\n")
+			self.assertFalse(foreign.made(stamp))
 
 	def test_elf_machine(self):
-		self.assertIsNone(arm64.elf_machine(__file__))
-		self.assertIsNotNone(arm64.elf_machine(sys.executable))
-		self.assertNotEqual(arm64.elf_machine(sys.executable), arm64.EM_AARCH64)
+		self.assertIsNone(foreign.elf_machine(__file__))
+		self.assertIsNotNone(foreign.elf_machine(sys.executable))
+		if os.uname().machine == "x86_64":
+			self.assertEqual(foreign.elf_machine(sys.executable), foreign.EM_X86_64)
+			for a in foreign.ARCHES:
+				self.assertNotEqual(foreign.elf_machine(sys.executable), a.em)
 
 	def test_static_elf(self):
 		static_busybox = subprocess.run(

@@ -11,8 +11,9 @@
 KERNEL is a series, 6.1 (the kernel linux-image-amd64 depends on: Debian 12's stock one) or
 6.12 (the one linux-image-6.12-amd64 depends on, from bookworm-security), or an exact package
 version such as 6.1.0-56-amd64; arm64:6.1, arm64:6.12 or 6.1.0-56-arm64 boot Debian's arm64
-kernels under qemu-system-aarch64 on an arm64 root filesystem (arm64.py; the build:
-tools/loadlens cross arm64). Nothing is installed: `apt-get download` fetches the package,
+kernels under qemu-system-aarch64, ppc64el:6.1 or 6.1.0-50-powerpc64le its ppc64el kernel under
+qemu-system-ppc64, each on a root filesystem of its architecture (foreign.py; the build:
+tools/loadlens cross arm64|ppc64el). Nothing is installed: `apt-get download` fetches the package,
 `dpkg -x` unpacks it under the cache (LOADLENS_KERNEL_CACHE, default /var/cache/loadlens/kernels),
 and an initramfs is built there from busybox-static and the kernel's own 9p, virtio and overlay
 modules. The guest's root is the host's `/`, shared read-only over 9p under a tmpfs overlay, so
@@ -43,7 +44,7 @@ import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import arm64  # noqa: E402
+import foreign  # noqa: E402
 import initramfs  # noqa: E402
 import matrix  # noqa: E402
 from initramfs import Skip  # noqa: E402
@@ -99,14 +100,14 @@ def last_line(text):
 
 def apt_env(kernel):
 	"""The environment apt runs in for KERNEL: the host's, or for a series of an older Debian
-	release (OLD_RELEASES) or another architecture (arm64.py) a private APT_CONFIG with that
+	release (OLD_RELEASES) or another architecture (foreign.py) a private APT_CONFIG with that
 	release's sources, lists and cache under CACHE/apt-RELEASE[-ARCH] (its lists fetched once)."""
 	rel = OLD_RELEASES.get(series(kernel))
-	foreign = arm64.is_arm64(kernel)
-	if not rel and not foreign:
+	arch = foreign.of(kernel)
+	if not rel and not arch:
 		return None
 	rel = rel or "bookworm"
-	d = os.path.join(CACHE, "apt-" + rel + ("-arm64" if foreign else ""))
+	d = os.path.join(CACHE, "apt-" + rel + ("-" + arch.name if arch else ""))
 	conf = os.path.join(d, "apt.conf")
 	for sub in ("lists/partial", "cache/archives/partial", "sources.list.d"):
 		os.makedirs(os.path.join(d, sub), exist_ok=True)
@@ -118,29 +119,46 @@ def apt_env(kernel):
 			'Dir::Etc::SourceParts "%s/sources.list.d";\n'
 			'Dir::State::Lists "%s/lists";\n'
 			'Dir::Cache "%s/cache";\n' % (d, d, d, d))
-		f.write(arm64.apt_config() if foreign else "")
+		f.write(arch.apt_config() if arch else "")
 	env = dict(os.environ, APT_CONFIG=conf)
 	if not glob.glob(os.path.join(d, "lists", "*_Packages*")):
 		say("fetching %s's %spackage lists into %s (a private APT_CONFIG)" % (
-			rel, "arm64 " if foreign else "", d))
-		try:
-			sh(["apt-get", "update", "-qq"], env=env, timeout=600)
-		except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as e:
-			raise Skip("cannot read %s's package lists: %s" % (
-				rel, last_line(getattr(e, "output", ""))))
+			rel, arch.name + " " if arch else "", d))
+		apt_update(env, "%s's package lists" % rel)
 	return env
+
+
+def apt_update(env, what):
+	"""apt-get update; where some of the sources' lists failed (a mirror whose index does not
+	match its Release file: this machine's bookworm-security ppc64el, foreign.py) and others
+	came, goes on with those, saying which failed. Raises Skip where none came."""
+	try:
+		sh(["apt-get", "update", "-qq"], env=env, timeout=600)
+		return
+	except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as e:
+		out = getattr(e, "output", "") or ""
+	lists = os.path.join(os.path.dirname(env["APT_CONFIG"]), "lists") if env else None
+	if lists and glob.glob(os.path.join(lists, "*_Packages*")):
+		failed = [l.strip() for l in out.splitlines() if l.startswith(("E: Failed", "Err"))]
+		say("apt-get update: %s; going on with the lists that came" % (
+			failed[0] if failed else last_line(out)))
+		return
+	raise Skip("cannot read %s: %s" % (what, last_line(out)))
 
 
 def resolve(kernel):
 	"""The exact kernel version (e.g. 6.1.0-56-amd64) for a series or a version."""
-	arch = "arm64" if arm64.is_arm64(kernel) else "amd64"
-	table = arm64.SERIES if arch == "arm64" else SERIES
-	name = arm64.series_of(kernel)
+	fa = foreign.of(kernel)
+	arch = fa.flavour if fa else "amd64"
+	table = fa.series if fa else SERIES
+	name = fa.series_of(kernel) if fa else kernel
 	if name not in table:
-		if not re.fullmatch(r"\d+\.\d+[\w.+~-]*-(amd64|arm64)", name):
+		flavours = "|".join(["amd64"] + [a.flavour for a in foreign.ARCHES])
+		if not re.fullmatch(r"\d+\.\d+[\w.+~-]*-(%s)" % flavours, name):
 			raise ValueError("unknown kernel '%s': %s, %s or a version such as "
 					 "6.1.0-56-amd64" % (kernel, ", ".join(SERIES), ", ".join(
-						 arm64.PREFIX + k for k in arm64.SERIES)))
+						 a.prefix + k for a in foreign.ARCHES
+						 for k in a.series)))
 		return name
 	meta = table[name]
 	env = apt_env(kernel)
@@ -153,12 +171,8 @@ def resolve(kernel):
 			return m.group(1)
 		if attempt == 1:  # the package lists may be missing or stale: refresh once
 			say("apt knows no %s; running apt-get update" % meta)
-			try:
-				sh(["apt-get", "update", "-qq"], env=env, timeout=300)
-			except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as e:
-				raise Skip("cannot resolve the %s kernel: %s is unknown to apt and "
-					   "apt-get update failed (%s)" %
-					   (kernel, meta, last_line(getattr(e, "output", ""))))
+			apt_update(env, "the package lists for the %s kernel (%s is unknown to "
+				   "apt)" % (kernel, meta))
 	raise Skip("cannot resolve the %s kernel: apt knows no %s with a dependency on "
 		   "linux-image-%s* (is bookworm%s in the apt sources?)" %
 		   (kernel, meta, name, "-security" if name == "6.12" else ""))
@@ -169,7 +183,10 @@ def kernel_dir(kver):
 
 
 def vmlinuz(kver):
-	return os.path.join(kernel_dir(kver), "root/boot/vmlinuz-" + kver)
+	"""The kernel image: boot/vmlinuz-KVER, ppc64el's boot/vmlinux-KVER (an ELF)."""
+	fa = foreign.of(kver)
+	return os.path.join(kernel_dir(kver), "root/boot/%s-%s" % (fa.image if fa else "vmlinuz",
+								  kver))
 
 
 def modules_dir(kver):
@@ -183,9 +200,9 @@ def initrd(kver):
 # --- fetch: apt-get download, dpkg -x, depmod, initramfs ---
 
 def busybox(kver):
-	"""The static busybox of the initramfs: the host's, or the arm64 root filesystem's."""
-	return os.path.join(arm64.sysroot(), "bin/busybox") if arm64.is_arm64(kver) else \
-		"/bin/busybox"
+	"""The static busybox of the initramfs: the host's, or the foreign root filesystem's."""
+	fa = foreign.of(kver)
+	return os.path.join(fa.sysroot(), "bin/busybox") if fa else "/bin/busybox"
 
 
 def require_tools(kver):
@@ -246,8 +263,8 @@ def fetch(kernel):
 		shutil.rmtree(root, ignore_errors=True)
 		sh(["dpkg", "-x", debs[0], root])
 		if not os.path.exists(vmlinuz(kver)) or not os.path.isdir(modules_dir(kver)):
-			raise RuntimeError("%s has no boot/vmlinuz-%s or lib/modules/%s" %
-					   (os.path.basename(debs[0]), kver, kver))
+			raise RuntimeError("%s has no %s or lib/modules/%s" %
+					   (os.path.basename(debs[0]), vmlinuz(kver), kver))
 		sh(["depmod", "-b", root, kver])
 		build_initramfs(kver)
 		shutil.rmtree(dl)
@@ -283,7 +300,7 @@ def build_initramfs(kver):
 # --- boot and run ---
 
 def accelerator(choice, kver):
-	if arm64.is_arm64(kver):  # another architecture: emulated whatever the host has
+	if foreign.of(kver):  # another architecture: emulated whatever the host has
 		if choice == "kvm":
 			raise ValueError("%s runs under TCG only on this host" % kver)
 		return "tcg"
@@ -344,8 +361,8 @@ def boot(kver, command, xdir=None, timeout=600, mem="4G", cpus=2, accel=None, en
 	 echo=True, append=""):
 	"""Boot KVER, run COMMAND (argv, or one shell string) in it; returns (rc, output, info).
 	rc is NO_RC where the guest reported none (boot failure, panic, timeout)."""
-	foreign = arm64.is_arm64(kver)
-	qbin, qpkg, how = (arm64.QEMU, "qemu-system-arm", "cross arm64") if foreign else \
+	fa = foreign.of(kver)
+	qbin, qpkg, how = (fa.qemu, fa.qemu_pkg, "cross " + fa.name) if fa else \
 		("qemu-system-x86_64", "qemu-system-x86", "setup")
 	if not shutil.which(qbin):
 		raise Skip("%s is not installed (Debian package %s; tools/loadlens %s installs it)" %
@@ -367,11 +384,11 @@ def boot(kver, command, xdir=None, timeout=600, mem="4G", cpus=2, accel=None, en
 	genv["LL_GUEST_DEADLINE_S"] = str(max(timeout - 30, 1))
 	genv.update(env or {})
 	cwd = os.getcwd()
-	if foreign:
-		# the arm64 root filesystem, and read-only beside it at their host paths: the source
-		# tree (the arm64 build in it) and the kernel's modules
-		machine, shares = arm64.qemu_args([("src", SRC), ("mods", modules_dir(kver))])
-		console = arm64.CONSOLE
+	if fa:
+		# the architecture's root filesystem, and read-only beside it at their host paths:
+		# the source tree (the cross build in it) and the kernel's modules
+		machine, shares = fa.qemu_args([("src", SRC), ("mods", modules_dir(kver))])
+		console = fa.console
 		cwd = cwd if (cwd + "/").startswith(SRC + "/") else SRC
 	else:
 		machine = ["-fsdev", "local,id=root,path=/,readonly=on,security_model=none,"
@@ -499,8 +516,8 @@ def main():
 			p.add_argument("--serial", action="store_true", help="one guest after the "
 				       "other (default: at once where the host has 2 cores per vCPU)")
 			p.add_argument("--bin", help="the build's bin directory (default: "
-				       "LOADLENS_BIN or build/bin; for arm64 kernels LOADLENS_ARM64_BIN"
-				       " or build-arm64/bin, tools/loadlens cross arm64)")
+				       "LOADLENS_BIN or build/bin; for ARCH's kernels (arm64, ppc64el) "
+				       "LOADLENS_ARCH_BIN or build-ARCH/bin, tools/loadlens cross ARCH)")
 	a = ap.parse_args()
 	try:
 		if a.cmd == "fetch":

@@ -2,8 +2,8 @@
 # PID 1 of the guest's initramfs (busybox only; tools/kernels/guest.py builds the archive).
 # Loads the kernel's own virtio/9p/overlay modules (mod/NN-*.ko, NN = dependency order), mounts
 # the host's root (9p tag "hostroot") read-only as the lower layer of an overlay whose upper layer
-# is a tmpfs, mounts the other read-only shares (ll.share=TAG:PATH, an arm64 guest's source tree
-# and modules, tools/kernels/arm64.py) at their host paths, and hands PID 1 to stage2.sh from the
+# is a tmpfs, mounts the other read-only shares (ll.share=TAG:PATH, a foreign guest's source tree
+# and modules, tools/kernels/foreign.py) at their host paths, and hands PID 1 to stage2.sh from the
 # host's tree (ll.stage2= on the command line).
 /bin/busybox --install -s /bin
 PATH=/bin

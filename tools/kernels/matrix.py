@@ -1,5 +1,6 @@
 """The kernel matrix of tools/kernels/guest.py test: tests/kernels/suite.py in one boot per kernel,
-with the build of the kernel's architecture (build/bin, or build-arm64/bin for arm64 kernels).
+with the build of the kernel's architecture (build/bin, or build-ARCH/bin for the kernels of a
+foreign architecture: arm64, ppc64el).
 Its functions take the guest module (g) for fetch and boot."""
 import os
 import shutil
@@ -7,7 +8,7 @@ import subprocess
 import sys
 import time
 
-import arm64
+import foreign
 
 
 def test(a, g):
@@ -16,13 +17,14 @@ def test(a, g):
 	their outputs printed in turn at the end."""
 	for k in a.kernels:
 		bindir = bin_for(a, g, k)
+		fa = foreign.of(k)
 		for b in ("loadlens-observer", "loadlens-driver", "loadlens-refserver"):
 			if not os.access(os.path.join(bindir, b), os.X_OK):
 				print("FAIL: %s/%s is not built%s" % (bindir, b, " (tools/loadlens cross "
-				      "arm64)" if arm64.is_arm64(k) else ""))
+				      "%s)" % fa.name if fa else ""))
 				return 1
-			if arm64.is_arm64(k) != (arm64.elf_machine(os.path.join(bindir, b)) ==
-						 arm64.EM_AARCH64):
+			if foreign.elf_machine(os.path.join(bindir, b)) != (
+					fa.em if fa else foreign.EM_X86_64):
 				print("FAIL: %s/%s is not built for %s's architecture" % (bindir, b, k))
 				return 1
 	if len(a.kernels) == 1:
@@ -67,9 +69,10 @@ def bin_for(a, g, kernel):
 	"""The bin directory of the build for KERNEL's architecture."""
 	if a.bin:
 		return os.path.abspath(a.bin)
-	if arm64.is_arm64(kernel):
-		return os.path.abspath(os.environ.get("LOADLENS_ARM64_BIN",
-						      os.path.join(g.SRC, "build-arm64/bin")))
+	fa = foreign.of(kernel)
+	if fa:
+		return os.path.abspath(os.environ.get("LOADLENS_%s_BIN" % fa.name.upper(),
+						      os.path.join(g.SRC, "build-%s/bin" % fa.name)))
 	return os.path.abspath(os.environ.get("LOADLENS_BIN", os.path.join(g.SRC, "build/bin")))
 
 
