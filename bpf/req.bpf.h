@@ -50,14 +50,15 @@
 #include "req_lean.bpf.h"
 
 /* Bytes queued to a TCP socket: its arrival stamps (req_tcp.bpf.h); an HTTP/2 connection's
- * streams each keep their own. */
+ * streams, and a TLS connection's records where libssl is probed, each keep their own
+ * (req_h2_arrivals.bpf.h). */
 static __always_inline void tcp_arrival(const struct sock *sk, bool kf)
 {
 	__u64 now = 0;
 	struct rt_tcp_sock *s = tcp_arrived(sk, kf, &now);
 
-	if (s && (s->flags & RT_F_H2) && !s->h2)
-		h2_arrival(sk, s, now, kf);
+	if (s && (((s->flags & RT_F_H2) && !s->h2) || (targ_ssl && (s->flags & RT_F_TLS))))
+		arr_segment(sk, s, now, kf);
 }
 
 /* kf: bpf_rdonly_cast may be used (a constant in the tracepoint programs: see LL_READ_KF) */
@@ -101,7 +102,7 @@ static __always_inline void tcp_read(struct sock *sk, int slot, int ret, bool kf
 	}
 	if (s->flags & RT_F_TLS) {
 		/* the handshake on the record path; past it, the plaintext's (req_ssl.bpf.h) */
-		ssl_stamp(sk, s, slot, true, kf);
+		ssl_stamp(sk, s, slot, ret, kf);
 		if (s->tls < RT_TLS_DONE)
 			tls_read(sk, s, slot, ret, bpf_ktime_get_ns());
 		else
@@ -142,7 +143,7 @@ static __always_inline void tcp_write(struct sock *sk, int slot, int ret, bool k
 	}
 	if (s->flags & RT_F_TLS) {
 		if (!(s->flags & RT_F_PLAIN))
-			ssl_stamp(sk, s, slot, false, kf);
+			ssl_stamp(sk, s, slot, 0, kf);
 		if (s->tls >= RT_TLS_DONE)
 			return; /* application data: the plaintext's, or not counted */
 		if (tls_alert_write(ret)) {

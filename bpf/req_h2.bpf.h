@@ -105,35 +105,8 @@ static __always_inline struct rt_h2_conn *h2_hello(const struct sock *sk, struct
 	c->rd.skip = rest;
 	c->gen = bpf_ktime_get_ns();
 	c->slot = slot;
-#ifndef LL_PRE_5_12
-	{
-		/* its streams' own arrivals from here: the bytes queued now keep the read's */
-		struct h2_arr_in in = {
-			.sk = (__u64)sk,
-			.gen = c->gen,
-			.end = BPF_CORE_READ((struct tcp_sock *)sk, rcv_nxt),
-		};
-
-		h2_arr_note(&in);
-	}
-#endif
+	arr_claim(sk, c->gen); /* its streams' own arrivals from here */
 	return c;
-}
-
-/* Bytes were queued to HTTP/2 connection sk (s: its state, now: the stamp tcp_arrived() took, 0:
- * none): each segment's stamp, for the streams it begins (req_h2_arrivals.bpf.h). */
-static __always_inline void h2_arrival(const struct sock *sk, struct rt_tcp_sock *s, __u64 now,
-				       bool kf)
-{
-#ifndef LL_PRE_5_12
-	struct h2_arr_in in = {
-		.sk = (__u64)sk,
-		.ns = now ? now : tcp_clock(sk, s->read_ns, kf),
-		.end = LL_READ_KF(kf, struct tcp_sock, sk, rcv_nxt),
-	};
-
-	h2_arr_note(&in);
-#endif
 }
 
 /* A read (write false) or write of an HTTP/2 connection: walk its frames. */

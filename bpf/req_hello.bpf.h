@@ -92,6 +92,8 @@ static __always_inline int conn_hello(const struct sock *sk, struct rt_tcp_sock 
 	if (kind == RT_HELLO_TLS) {
 		ssl_watch_proc(); /* its SSL calls are looked at from now on */
 		tls_hello(sk, s, slot, ubuf, n);
+		if (targ_ssl) /* its records' own arrivals, for its plaintext's requests */
+			arr_claim(sk, RT_ARR_TLS_GEN);
 	} else if (kind == RT_HELLO_H2) {
 		h2_hello(sk, s, slot, LL_H2_PREFACE_LEN - at);
 	} else if (kind == RT_HELLO_PART) {

@@ -90,15 +90,16 @@ static __always_inline bool ssl_proc(__u64 pid_tgid)
 }
 
 /*
- * A target TLS socket is read (read) or written inside an SSL call of this thread: the call is
- * the socket's, and the socket's requests are the plaintext's (RT_F_PLAIN). A read hands over
- * when its bytes arrived (queued since the last read; bytes that came while the handshake was
- * answered: pending).
+ * A target TLS socket is read (ret bytes) or written (ret 0) inside an SSL call of this thread:
+ * the call is the socket's, and the socket's requests are the plaintext's (RT_F_PLAIN). A read
+ * hands over when its bytes arrived (the first byte's own segment, else queued since the last
+ * read; bytes that came while the handshake was answered: pending).
  */
-static __always_inline void ssl_stamp(struct sock *sk, struct rt_tcp_sock *s, int slot, bool read,
+static __always_inline void ssl_stamp(struct sock *sk, struct rt_tcp_sock *s, int slot, int ret,
 				      bool kf)
 {
-	__u64 id, arrival;
+	struct h2_arr_in in = {.sk = (__u64)sk, .gen = RT_ARR_TLS_GEN};
+	__u64 id, arrival, own;
 	struct rt_ssl_call *c;
 
 	if (!targ_ssl)
@@ -112,9 +113,16 @@ static __always_inline void ssl_stamp(struct sock *sk, struct rt_tcp_sock *s, in
 	c->sk = (__u64)sk;
 	c->slot = slot;
 	s->flags |= RT_F_PLAIN;
-	if (!read)
+	if (ret <= 0)
 		return;
 	arrival = s->state == RT_QUEUED ? s->arrival_ns : s->state != RT_IDLE ? s->pending_ns : 0;
+	/* the read's first byte's own arrival, where the connection's table holds it: libssl
+	 * reads a record at a time, so a record queued behind others keeps its own stamp, not the
+	 * earliest unread bytes' (req_h2_arrivals.bpf.h) */
+	in.end = LL_READ_KF(kf, struct tcp_sock, sk, copied_seq) - (__u32)ret;
+	own = h2_arr_stamp_of(&in);
+	if (own)
+		arrival = own;
 	if (arrival && (!c->arrival || arrival < c->arrival))
 		c->arrival = arrival;
 	/* the read: TCP's clock, refreshed as it copied the bytes (as req_tcp.bpf.h's reads) */
