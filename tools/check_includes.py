@@ -168,42 +168,36 @@ def loops(root, objdir=None):
 	return out
 
 
-def layer_breaks(root, layers, objdir=None):
-	"""Each dependency of a listed folder on a folder not below it in layers, one line each."""
-	rank = {f: i for i, f in enumerate(layers)}
-	out = []
-	kinds = [("includes", graph(root))]
-	if objdir:
-		kinds.append(("calls", calls(root, objdir)))
+def folder_edges(kinds):
+	"""Each dependency across folders: (how, module, its folder, the module it depends on, that
+	one's folder); kinds: [(how, {module: modules it depends on})]."""
 	for kind, edges in kinds:
 		for mod, deps in sorted(edges.items()):
 			here = os.path.dirname(mod) or "."
-			if here not in rank:
-				continue
 			for dep in sorted(deps):
 				there = os.path.dirname(dep) or "."
-				if there != here and rank.get(there, len(layers)) > rank[here]:
-					out.append("layer break: %s %s %s (%s/ is not below %s/)" %
-						   (mod, kind, dep, there, here))
-	return out
+				if there != here:
+					yield kind, mod, here, dep, there
+
+
+def layer_breaks(root, layers, objdir=None):
+	"""Each dependency of a listed folder on a folder not below it in layers, one line each."""
+	rank = {f: i for i, f in enumerate(layers)}
+	kinds = [("includes", graph(root))]
+	if objdir:
+		kinds.append(("calls", calls(root, objdir)))
+	return ["layer break: %s %s %s (%s/ is not below %s/)" % (mod, kind, dep, there, here)
+		for kind, mod, here, dep, there in folder_edges(kinds)
+		if here in rank and rank.get(there, len(layers)) > rank[here]]
 
 
 def only_breaks(kinds, only):
 	"""Each dependency of a folder of only ({folder: the folders it may depend on}) on another
 	folder, one line each; kinds: [(how, {module: modules it depends on})]."""
-	out = []
-	for kind, edges in kinds:
-		for mod, deps in sorted(edges.items()):
-			here = os.path.dirname(mod) or "."
-			if here not in only:
-				continue
-			for dep in sorted(deps):
-				there = os.path.dirname(dep) or "."
-				if there != here and there not in only[here]:
-					out.append("only break: %s %s %s (%s/ depends only on %s)" %
-						   (mod, kind, dep, here,
-						    ", ".join(f + "/" for f in only[here])))
-	return out
+	return ["only break: %s %s %s (%s/ depends only on %s)" %
+		(mod, kind, dep, here, ", ".join(f + "/" for f in only[here]))
+		for kind, mod, here, dep, there in folder_edges(kinds)
+		if here in only and there not in only[here]]
 
 
 def main(argv):
