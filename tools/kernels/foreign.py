@@ -13,9 +13,9 @@ bookworm's package lists of that architecture through a private APT_CONFIG under
 (never the host's sources or architectures). The root filesystem is Debian 12 of that architecture
 unpacked by mmdebstrap (--variant=extract: nothing of it runs on the host) with the -dev packages
 the build needs and what tests/kernels/suite.py runs in the guest; the same tree is the cross
-build's sysroot (cmake/toolchain-ARCH.cmake, `tools/loadlens cross ARCH`). The guest boots it
-read-only over 9p under a tmpfs overlay, and sees the source tree (the cross build included) at
-its host path over a second 9p share.
+build's sysroot (cmake/toolchain-arm64.cmake, cmake/toolchain-ppc64el.cmake: `tools/loadlens
+cross ARCH`). The guest boots it read-only over 9p under a tmpfs overlay, and sees the source
+tree (the cross build included) at its host path over a second 9p share.
 """
 import fcntl
 import os
