@@ -135,8 +135,11 @@ static __always_inline int ssl_enter(__u64 ssl, __u64 buf, __u64 outlen, __u32 k
 	__u64 id = bpf_get_current_pid_tgid();
 	struct rt_ssl_call c = {};
 
-	if (!ssl_proc(id))
+	if (!ssl_proc(id)) {
+		global_add(RT_G_SSL_OTHER, 1);
 		return 0;
+	}
+	global_add(RT_G_SSL_CALLS, 1);
 	c.ssl = ssl;
 	c.buf = buf;
 	c.outlen = outlen;

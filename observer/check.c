@@ -22,6 +22,7 @@
 #include "features/payload_sampling.h"
 #include "sources/reqtime_stats.h"
 #include "kernel/skeletons.h"
+#include "kernel/ssl_cost.h"
 #include "kernel/ssl_probes.h"
 #include "kernel/ssl_sites.h"
 #include "sources/ssl_libs.h"
@@ -55,14 +56,19 @@ struct probe {
 };
 
 /* What TLS plaintext costs an SSL call here: where the probes would sit in the host's libssl
- * (observer/kernel/ssl_sites.h: emulated, or stepped out of line, a second trap a call). */
-static void tls_cost(struct probe *p)
+ * (observer/kernel/ssl_sites.h: emulated, or stepped out of line, a second trap a call), and,
+ * with the programs loaded (conn), what a probed call of it takes more (kernel/ssl_cost.h). */
+static void tls_cost(struct probe *p, struct obs_sockets *conn)
 {
 	static const char base[] = "uprobes on libssl SSL_read, SSL_write (and _ex), "
 				   "SSL_do_handshake";
 	struct obs_ssl_libs *libs = calloc(1, sizeof(*libs));
+	const uint32_t calls = 20000;
 	struct obs_ssl_sites sites;
-	char t[256];
+	struct obs_ssl_file lib;
+	char t[256], m[200];
+	size_t len;
+	double ns;
 
 	snprintf(p->tls_cost, sizeof(p->tls_cost), "%s", base);
 	if (libs && obs_ssl_libs_host(libs) && !obs_ssl_sites_find(libs->lib[0].open, false, &sites)
@@ -70,6 +76,13 @@ static void tls_cost(struct probe *p)
 		obs_ssl_sites_text(sites.emulated, sites.stepped, (size_t)sites.fn[OBS_SSL_READ].inner +
 				   sites.fn[OBS_SSL_WRITE].inner, t, sizeof(t));
 		snprintf(p->tls_cost, sizeof(p->tls_cost), "%s; in %s: %s", base, libs->lib[0].path, t);
+		lib = (struct obs_ssl_file){libs->lib[0].open, libs->lib[0].path};
+		if (conn && obs_ssl_cost_measure(conn, &lib, calls, &ns, m, sizeof(m)) == 0)
+			snprintf(m, sizeof(m), "measured here: a probed SSL call takes %.2f us more "
+				 "(its entry and return, %u calls)", ns / 1000, calls);
+		len = strlen(p->tls_cost);
+		if (conn)
+			snprintf(p->tls_cost + len, sizeof(p->tls_cost) - len, "; %s", m);
 	}
 	free(libs);
 }
@@ -97,7 +110,6 @@ static void check_load(struct probe *p, enum obs_reqtime_mech want)
 	ropts.mech = want;
 	p->mech = obs_reqtime_mech_choose(want, p->mech_why, sizeof(p->mech_why));
 	p->tls_plain = obs_ssl_probes_possible(obs_kernel_conn(k), p->tls_why, sizeof(p->tls_why));
-	tls_cost(p);
 	rt = p->mech != OBS_REQTIME_MECH_OFF ? obs_reqtime_new(PROG, &ropts, obs_kernel_conn(k))
 					     : NULL;
 	if (!rt) {
@@ -114,6 +126,9 @@ static void check_load(struct probe *p, enum obs_reqtime_mech want)
 	}
 	err = obs_kernel_load(k, NULL, 0);
 	p->loaded = !err;
+	tls_cost(p, p->loaded && p->tls_plain && p->mech != OBS_REQTIME_MECH_OFF
+			    ? obs_kernel_conn(k)
+			    : NULL);
 	if (err)
 		snprintf(p->error, sizeof(p->error), "the kernel refused to load them: %s "
 			 "(loadlens-observer -v prints libbpf's log)", strerror(-err));

@@ -189,6 +189,10 @@ enum rt_global {
 			      * rt_ctrs.h2_gaps) */
 	RT_G_TCP_STALE,	     /* TCP table entries found held by a socket gone without freeing
 			      * it (a newer socket at its address took it over): should be 0 */
+	/* TLS plaintext's uprobes (bpf/req_ssl.bpf.h): what they cost, in calls (each call an entry
+	 * and a return trap) */
+	RT_G_SSL_CALLS,	     /* SSL calls of the serving processes the probes looked at */
+	RT_G_SSL_OTHER,	     /* SSL calls of other processes: they paid the traps, nothing read */
 	RT_G_MAX,
 };
 

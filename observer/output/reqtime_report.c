@@ -12,6 +12,7 @@
 #include "loadlens/ssl.h"
 #include "output/h2_status_report.h"
 #include "output/reqtime_report.h"
+#include "output/tls_calls.h"
 #include "tick/reqtime_hist.h"
 
 struct comp {
@@ -350,7 +351,8 @@ int obs_reqtime_fmt_summary(FILE *out, const struct obs_requests_snap *sn)
 	const struct obs_reqtime_stats *st = sn->cur;
 	const struct obs_reqtime_features *f = &sn->features;
 	struct ll_hist *h = ll_hist_new();
-	char p50[32], p90[32], p99[32], p999[32], mx[32], mean[32];
+	char p50[32], p90[32], p99[32], p999[32], mx[32], mean[32], line[320];
+	uint64_t requests = 0;
 	bool any = false;
 	size_t i, k;
 	int err = 0;
@@ -429,6 +431,11 @@ int obs_reqtime_fmt_summary(FILE *out, const struct obs_requests_snap *sn)
 			(unsigned long long)st->global[RT_G_TGIDS_FULL],
 			(unsigned long long)st->missed,
 			(unsigned long long)st->global[RT_G_SSL_PROCS_FULL]);
+	for (i = 0; i < st->nslots; i++)
+		requests += st->slot[i].c.requests;
+	if (obs_tls_calls_text(line, sizeof(line), st->global[RT_G_SSL_CALLS],
+			       st->global[RT_G_SSL_OTHER], requests))
+		fprintf(out, "  %s\n", line);
 	fflush(out);
 	ll_hist_free(h);
 	return err;
@@ -557,6 +564,8 @@ int obs_reqtime_fmt_json_add(json_t *root, const struct obs_requests_snap *sn, j
 	set(o, "tcp_stale_entries", json_integer((json_int_t)st->global[RT_G_TCP_STALE]), &ok);
 	set(o, "ssl_unmapped", json_integer((json_int_t)st->global[RT_G_SSL_UNMAPPED]), &ok);
 	set(o, "ssl_procs_full", json_integer((json_int_t)st->global[RT_G_SSL_PROCS_FULL]), &ok);
+	set(o, "ssl_calls", json_integer((json_int_t)st->global[RT_G_SSL_CALLS]), &ok);
+	set(o, "ssl_calls_other", json_integer((json_int_t)st->global[RT_G_SSL_OTHER]), &ok);
 	set(o, "lean_reads", json_integer((json_int_t)f->lean_reads), &ok);
 	set(o, "lean_no_arrival", json_integer((json_int_t)st->global[RT_G_LEAN_UNKNOWN]), &ok);
 	set(o, "lean_untimed_connections", json_integer((json_int_t)st->global[RT_G_LEAN_MISSED]),

@@ -5,10 +5,11 @@
 #   equal nginx's access log lines exactly, every connection seen in plaintext, its handshake
 #   timed apart; on x86-64 the probes at instructions the kernel emulates (SSL_read/_ex and
 #   SSL_write/_ex at their inner functions), and the same counts with each function probed at
-#   its own entry (LOADLENS_OBSERVER_SSL_ENTRIES);
+#   its own entry (LOADLENS_OBSERVER_SSL_ENTRIES); --check measures what a probed call costs;
 # - a location proxied to a 3 ms backend: the observer's service mean within 5% of nginx's
 #   $request_time mean;
-# - HTTP/1.1 over TLS (h2load --h1): exact too;
+# - HTTP/1.1 over TLS (h2load --h1): exact too; the SSL calls the probes took, nginx's and
+#   h2load's apart, in the JSON and the summary's line (none with the probes off);
 # - uprobes switched off (LOADLENS_OBSERVER_NO_UPROBES, as on a kernel without them): one line
 #   says so, connections and handshakes are counted, and no request: never turns as requests;
 # - a Go server (crypto/tls linked in: no libssl in its maps): its connections and handshakes
@@ -85,6 +86,14 @@ if [ "$(uname -m)" = x86_64 ]; then
 	*"1 probe at instructions the kernel emulates; 4 stepped"*) ;;
 	*) fail "entries: the probes' sites: $d" ;;
 	esac
+	# --check measures what a probed call of the host's libssl takes more: a figure, above 0
+	"$LOADLENS_BIN/loadlens-observer" --check=json >"$LL_TMP/check.json" 2>"$LL_TMP/check.err" ||
+		fail "--check exited $? ($(tail -1 "$LL_TMP/check.err"))"
+	d=$(jq -r '.features[] | select(.feature | startswith("request timing over TLS")) | .mechanism' "$LL_TMP/check.json")
+	us=$(echo "$d" | sed -n 's/.*measured here: a probed SSL call takes \([0-9.]*\) us more.*/\1/p')
+	awk -v u="$us" 'BEGIN { exit !(u + 0 > 0 && u + 0 < 100) }' ||
+		fail "--check: no measured cost of a probed SSL call ($d)"
+	echo "ok: --check: a probed SSL call takes $us us more here"
 fi
 
 # a 3 ms backend behind nginx: per-stream service against nginx's own $request_time
@@ -98,6 +107,17 @@ check_within "slow: observer's service mean vs nginx's \$request_time mean (ns)"
 run h1 "$TLS" tls / --h1 -c 4 -m 1 -n 4000
 exact h1 "$TLS" 4000 4
 [ "$(jget "$LL_TMP/obs_h1.json" "$(tcp_slot "$TLS") | .h2_connections")" = 0 ] || fail "h1: HTTP/2?"
+# what the probes cost, in calls: nginx's at least a read and a write a request (one in flight
+# a connection); h2load's own (the same libssl) counted apart, as other processes'; the line says
+# both
+j=$LL_TMP/obs_h1.json
+[ "$(jget "$j" .request_timing.ssl_calls)" -ge 8000 ] ||
+	fail "h1: $(jget "$j" .request_timing.ssl_calls) SSL calls of nginx for 4000 requests"
+[ "$(jget "$j" .request_timing.ssl_calls_other)" -ge 8000 ] ||
+	fail "h1: $(jget "$j" .request_timing.ssl_calls_other) SSL calls of h2load for 4000 requests"
+grep -q "TLS probes: $(jget "$j" .request_timing.ssl_calls) SSL calls of the serving processes .*; $(jget "$j" .request_timing.ssl_calls_other) SSL calls of other processes" "$LL_TMP/obs_h1.out" ||
+	fail "h1: no line of the SSL calls ($(grep "TLS probes" "$LL_TMP/obs_h1.out"))"
+echo "ok: h1: $(grep -o "TLS probes: [0-9]* SSL calls[^,]*" "$LL_TMP/obs_h1.out")"
 # a connection each (a handshake each, TLS 1.3 with the request read with the Finished)
 run h1new "$TLS" tls / --h1 -c 200 -m 1 -n 200
 exact h1new "$TLS" 200 200
@@ -110,6 +130,9 @@ s=$(tcp_slot "$TLS")
 [ "$(jget "$j" "$s | .tls_handshakes")" = 4 ] || fail "off: $(jget "$j" "$s | .tls_handshakes") handshakes"
 [ "$(jget "$j" "$s | .tls_unseen")" = 4 ] || fail "off: $(jget "$j" "$s | .tls_unseen") unseen, 4 expected"
 [ "$(jget "$j" .request_timing.features.tls_plaintext)" = off ] || fail "off: tls_plaintext"
+[ "$(jget "$j" .request_timing.ssl_calls)/$(jget "$j" .request_timing.ssl_calls_other)" = 0/0 ] ||
+	fail "off: SSL calls counted with no probe"
+grep -q "TLS probes" "$LL_TMP/obs_off.out" && fail "off: a line of SSL calls with no probe"
 [ "$(grep -c "note: TLS plaintext is off" "$LL_TMP/obs_off.err")" = 1 ] ||
 	fail "off: not one note line ($(cat "$LL_TMP/obs_off.err"))"
 echo "ok: off: 0 requests, 4 handshakes, 4 connections not seen, said once"

@@ -4,13 +4,15 @@
  * Debian 12's OpenSSL 3.0 (libssl.so.3: SSL_read at 0x35470, SSL_read_ex at 0x35500, both
  * calling ssl_read_internal at 0x352d0, which begins with pushes), a build with endbr64 at each
  * entry, wrappers that call different functions, an inner function that would be stepped too,
- * and files that are not a libssl.
+ * and files that are not a libssl; and the summary's line of what the probes cost a run
+ * (observer/output/tls_calls.c).
  */
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
 #include "ll_test.h"
 #include "kernel/ssl_sites.h"
+#include "output/tls_calls.h"
 
 /* Debian 12's bytes, zero-padded to OBS_SSL_SCAN */
 static const uint8_t SSL_READ[OBS_SSL_SCAN] = {
@@ -146,5 +148,26 @@ static void test_files(void **state)
 	assert_int_equal(s.emulated + s.stepped, 0);
 }
 
+/* The run's SSL calls: silent at none; a rate per request timed only where requests were;
+ * other processes' calls said only where there were some; a short buffer cut, not overrun. */
+static void test_calls_text(void **state)
+{
+	char b[320], small[24];
+
+	(void)state;
+	assert_int_equal(obs_tls_calls_text(b, sizeof(b), 0, 0, 100), 0);
+	assert_string_equal(b, "");
+	assert_true(obs_tls_calls_text(b, sizeof(b), 263, 0, 100) > 0);
+	assert_non_null(strstr(b, "263 SSL calls of the serving processes (2.63 a request timed)"));
+	assert_null(strstr(b, "other processes"));
+	assert_true(obs_tls_calls_text(b, sizeof(b), 5, 0, 0) > 0);
+	assert_null(strstr(b, "a request timed"));
+	assert_true(obs_tls_calls_text(b, sizeof(b), 0, 7, 10) > 0);
+	assert_non_null(strstr(b, "0 SSL calls of the serving processes (0.00 a request timed)"));
+	assert_non_null(strstr(b, "; 7 SSL calls of other processes paid them too, nothing read"));
+	assert_true(obs_tls_calls_text(small, sizeof(small), 263, 7, 100) >= (int)sizeof(small));
+	assert_int_equal(strlen(small), sizeof(small) - 1);
+}
+
 LL_TEST_MAIN(test_emulated, test_debian_pair, test_no_common, test_inner_stepped, test_text,
-	     test_files)
+	     test_files, test_calls_text)
