@@ -214,7 +214,8 @@ int obs_run_start(struct obs_run *r)
 	} else {
 		uint32_t pids[OBS_REQUESTS_SERVERS];
 
-		obs_requests_set_servers(r->requests, pids, servers(r, pids, OBS_REQUESTS_SERVERS));
+		obs_requests_set_servers(r->requests, pids, servers(r, pids, OBS_REQUESTS_SERVERS),
+					 r->targets.npids && !a->targets.children);
 	}
 	for (i = 0; i < r->nfeatures; i++)
 		if (r->features[i].start && r->features[i].start(r->features[i].self))

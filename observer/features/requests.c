@@ -36,12 +36,14 @@ struct obs_requests {
 	struct obs_h2_status_counts *h2prev; /* ... as of the tick before */
 	uint32_t servers[OBS_REQUESTS_SERVERS]; /* processes serving the targets, at start */
 	size_t nservers;
+	bool servers_fixed; /* the --pid targets alone: the set does not grow */
 };
 
-void obs_requests_set_servers(struct obs_requests *r, const uint32_t *pids, size_t n)
+void obs_requests_set_servers(struct obs_requests *r, const uint32_t *pids, size_t n, bool fixed)
 {
 	if (!r)
 		return;
+	r->servers_fixed = fixed;
 	r->nservers = n < OBS_REQUESTS_SERVERS ? n : OBS_REQUESTS_SERVERS;
 	memcpy(r->servers, pids, r->nservers * sizeof(pids[0]));
 }
@@ -122,7 +124,7 @@ static int start_feature(void *self)
 	int err;
 
 	/* TLS plaintext: the uprobes on the serving processes' libssl, while privileged */
-	err = obs_reqtime_ssl_attach(r->rt, r->servers, r->nservers);
+	err = obs_reqtime_ssl_attach(r->rt, r->servers, r->nservers, r->servers_fixed);
 	if (err)
 		return err;
 	if (obs_reqtime_features(r->rt)->lean) {

@@ -36,8 +36,9 @@ struct obs_reqtime *obs_requests_reqtime(struct obs_requests *r);
  * payload samples, the HTTP/2 status reader, the sampled arrivals' tier, the lean hooks. */
 void obs_requests_reads(struct obs_requests *r, struct obs_reader_opts *o);
 /* Before the start: the processes serving the targets (obs_run.c finds them), whose libssl gets
- * TLS plaintext's uprobes. */
-void obs_requests_set_servers(struct obs_requests *r, const uint32_t *pids, size_t n);
+ * TLS plaintext's uprobes; fixed: they are the --pid targets alone (no --children), a set that
+ * does not grow, and the uprobes go in their memory only. */
+void obs_requests_set_servers(struct obs_requests *r, const uint32_t *pids, size_t n, bool fixed);
 extern const struct obs_feature obs_requests_ops; /* self: its struct obs_requests */
 
 #endif /* LOADLENS_OBSERVER_FEATURES_REQUESTS_H */

@@ -88,7 +88,7 @@ int obs_ssl_cost_measure(struct obs_sockets *conn, const struct obs_ssl_file *li
 		goto out;
 	}
 	off = round_ns(&a, ssl, calls);
-	p = obs_ssl_probes_attach(conn, lib, 1, NULL, 0);
+	p = obs_ssl_probes_attach(conn, lib, 1, NULL, 0, false);
 	if (!obs_ssl_probes_count(p)) {
 		err = -EINVAL;
 		snprintf(why, len, "%s", obs_ssl_probes_text(p));

@@ -16,11 +16,11 @@
 
 #define SSL_FUNCS 5
 #define SSL_FILES 8 /* files attached to (more are not) */
-#define SSL_LINKS (SSL_FILES * SSL_FUNCS * 2)
 
 struct obs_ssl_probes {
-	struct bpf_link *links[SSL_LINKS];
+	struct bpf_link **links; /* each file's, function's and process's entry and return */
 	size_t nlinks;
+	bool scoped; /* attached to the serving processes only (their mm), not every process */
 	size_t nlibs; /* files with every uprobe attached */
 	size_t emulated, stepped; /* probes at instructions the kernel emulates, or steps */
 	size_t inner;		  /* wrapper pairs probed at their inner function */
@@ -122,9 +122,33 @@ static void sites_text(struct obs_ssl_probes *p)
 	list_add(p->text, sizeof(p->text), "", ")");
 }
 
+/* The entry and return probes of one function at site st of file path, for process pid (-1:
+ * every process), appended to p->links. 0 or -errno. */
+static int attach_pair(struct obs_ssl_probes *p, struct bpf_program *in, struct bpf_program *out,
+		       const char *path, const char *name, const struct obs_ssl_site *st, int pid)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, o, .func_name = st->offset ? NULL : name);
+	struct bpf_link *e, *r;
+	int err;
+
+	e = bpf_program__attach_uprobe_opts(in, pid, path, st->offset, &o);
+	if (!e)
+		return -errno;
+	o.retprobe = true;
+	r = bpf_program__attach_uprobe_opts(out, pid, path, st->offset, &o);
+	if (!r) {
+		err = -errno;
+		bpf_link__destroy(e);
+		return err;
+	}
+	p->links[p->nlinks++] = e;
+	p->links[p->nlinks++] = r;
+	return 0;
+}
+
 struct obs_ssl_probes *obs_ssl_probes_attach(struct obs_sockets *conn,
 					     const struct obs_ssl_file *files, size_t nfiles,
-					     const uint32_t *pids, size_t npids)
+					     const uint32_t *pids, size_t npids, bool scoped)
 {
 	struct sockets_bpf *s = obs_sockets_skel(conn);
 	struct bpf_program *in[SSL_FUNCS] = {NULL}, *out[SSL_FUNCS] = {NULL};
@@ -132,14 +156,20 @@ struct obs_ssl_probes *obs_ssl_probes_attach(struct obs_sockets *conn,
 	const char *name[SSL_FUNCS], *fail;
 	char why[160], on[512] = "", off[512] = "", one[480];
 	struct obs_ssl_sites sites;
-	size_t i, k, first;
+	size_t i, j, k, first;
 	uint32_t tgid;
 	int err;
 
-	if (!p) {
+	scoped = scoped && npids;
+	if (p)
+		p->links = calloc(SSL_FILES * SSL_FUNCS * 2 * (scoped ? npids : 1),
+				  sizeof(p->links[0]));
+	if (!p || !p->links) {
+		free(p);
 		errno = ENOMEM;
 		return NULL;
 	}
+	p->scoped = scoped;
 	funcs(s, name, in, out);
 	for (i = 0; i < npids; i++) {
 		tgid = pids[i];
@@ -160,28 +190,17 @@ struct obs_ssl_probes *obs_ssl_probes_attach(struct obs_sockets *conn,
 			const struct obs_ssl_site *st = &sites.fn[k];
 			/* an inner function has the _ex convention (SSL_read's: SSL_read_ex's) */
 			struct bpf_program *prog = st->inner ? in[k + 1] : in[k];
-			LIBBPF_OPTS(bpf_uprobe_opts, o, .func_name = st->offset ? NULL : name[k]);
-			struct bpf_link *e, *r;
 
 			if (st->skip)
 				continue; /* its pair's inner function covers it */
-			e = bpf_program__attach_uprobe_opts(prog, -1, l->open, st->offset, &o);
-			err = e ? 0 : -errno;
-			o.retprobe = true;
-			r = err ? NULL
-				: bpf_program__attach_uprobe_opts(out[k], -1, l->open, st->offset, &o);
-			if (e && !r) {
-				err = -errno;
-				bpf_link__destroy(e);
-				e = NULL;
-			}
+			/* scoped: one pair a serving process, the breakpoints in its memory only */
+			for (j = 0, err = 0; j < (scoped ? npids : 1) && !err; j++)
+				err = attach_pair(p, prog, out[k], l->open, name[k], st,
+						  scoped ? (int)pids[j] : -1);
 			if (err) {
 				fail = name[k];
 				snprintf(why, sizeof(why), "%s: %s", name[k], strerror(-err));
-				break;
 			}
-			p->links[p->nlinks++] = e;
-			p->links[p->nlinks++] = r;
 		}
 		if (fail) {
 			/* all or nothing for a file: a read seen without its writes times nothing */
@@ -200,6 +219,9 @@ struct obs_ssl_probes *obs_ssl_probes_attach(struct obs_sockets *conn,
 	if (p->nlibs) { /* cut at the text's size where the lists are long */
 		snprintf(p->text, sizeof(p->text), "uprobes on %s", on);
 		sites_text(p);
+		if (scoped)
+			list_add(p->text, sizeof(p->text), "", ", in the --pid processes only: "
+				 "other processes' SSL calls pay nothing");
 		if (*off) {
 			list_add(p->text, sizeof(p->text), "", "; not on ");
 			list_add(p->text, sizeof(p->text), "", off);
@@ -218,6 +240,7 @@ void obs_ssl_probes_free(struct obs_ssl_probes *p)
 		return;
 	while (p->nlinks)
 		bpf_link__destroy(p->links[--p->nlinks]);
+	free(p->links);
 	free(p);
 }
 

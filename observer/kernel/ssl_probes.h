@@ -3,7 +3,8 @@
  * TLS plaintext (bpf/req_ssl.bpf.h) from userspace: whether this kernel and build can have it
  * (uprobes, x86-64), its programs in the socket object's plan, and the uprobes on the libssl
  * files the target processes map (observer/sources/ssl_libs.c finds them), one attach per file
- * and function: it covers every process mapping that file, those started later included.
+ * and function: it covers every process mapping that file, those started later included (with
+ * --pid alone: one per file, function and target process, covering those only).
  */
 #ifndef LOADLENS_OBSERVER_KERNEL_SSL_PROBES_H
 #define LOADLENS_OBSERVER_KERNEL_SSL_PROBES_H
@@ -31,11 +32,14 @@ void obs_ssl_probes_plan(struct obs_sockets *conn, bool on);
  * SSL_write_ex, SSL_do_handshake, entries and returns) of files, at the sites ssl_sites.h picks
  * (each wrapper pair at its inner function where the kernel emulates its first instruction:
  * LOADLENS_OBSERVER_SSL_ENTRIES, each function at its entry), and pids (the processes found
- * serving) put in the BPF side's process table. NULL and errno (ENOMEM). Files where an attach failed are
- * said in why of the result (obs_ssl_probes_text). */
+ * serving) put in the BPF side's process table. scoped (with pids: the --pid targets, a set that
+ * does not grow): each probe attached for each of pids, so that the kernel puts its breakpoint
+ * in their memory only, and other processes mapping the file pay nothing; else one probe a site
+ * for every process. NULL and errno (ENOMEM). Files where an attach failed are said in why of
+ * the result (obs_ssl_probes_text). */
 struct obs_ssl_probes *obs_ssl_probes_attach(struct obs_sockets *conn,
 					     const struct obs_ssl_file *files, size_t nfiles,
-					     const uint32_t *pids, size_t npids);
+					     const uint32_t *pids, size_t npids, bool scoped);
 void obs_ssl_probes_free(struct obs_ssl_probes *p);
 /* Files with the uprobes attached. */
 size_t obs_ssl_probes_count(const struct obs_ssl_probes *p);

@@ -246,7 +246,8 @@ int obs_reqtime_start(struct obs_reqtime *rt, const char *prog, FILE *trace_out)
 	return 0;
 }
 
-int obs_reqtime_ssl_attach(struct obs_reqtime *rt, const uint32_t *pids, size_t npids)
+int obs_reqtime_ssl_attach(struct obs_reqtime *rt, const uint32_t *pids, size_t npids,
+			   bool scoped)
 {
 	struct obs_reqtime_features *f = &rt->features;
 	struct obs_ssl_file files[OBS_SSL_LIBS];
@@ -265,7 +266,7 @@ int obs_reqtime_ssl_attach(struct obs_reqtime *rt, const uint32_t *pids, size_t 
 	host = !libs->procs && obs_ssl_libs_host(libs);
 	for (i = 0; i < libs->nlibs; i++)
 		files[i] = (struct obs_ssl_file){libs->lib[i].open, libs->lib[i].path};
-	rt->ssl = obs_ssl_probes_attach(rt->conn, files, libs->nlibs, pids, npids);
+	rt->ssl = obs_ssl_probes_attach(rt->conn, files, libs->nlibs, pids, npids, scoped);
 	if (!rt->ssl) {
 		free(libs);
 		return -ENOMEM;

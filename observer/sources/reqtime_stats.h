@@ -117,9 +117,10 @@ void obs_reqtime_arrival_window(void *rt);
 /* The share of the run arrival stamping was attached, for the summary. */
 void obs_reqtime_arrival_share(struct obs_reqtime *rt, double share);
 /* Attached, privileged: the uprobes of TLS plaintext on the libssl that the serving processes
- * pids map (observer/kernel/ssl_probes.c). Says nothing; the features say what it did. 0 or
- * -ENOMEM. */
-int obs_reqtime_ssl_attach(struct obs_reqtime *rt, const uint32_t *pids, size_t npids);
+ * pids map (observer/kernel/ssl_probes.c), in those processes only where scoped (the --pid
+ * targets alone). Says nothing; the features say what it did. 0 or -ENOMEM. */
+int obs_reqtime_ssl_attach(struct obs_reqtime *rt, const uint32_t *pids, size_t npids,
+			   bool scoped);
 /* Stops the trace writer (draining the ring buffer first) and detaches. NULL is a no-op. */
 void obs_reqtime_free(struct obs_reqtime *rt);
 

@@ -9,7 +9,8 @@
 # - a location proxied to a 3 ms backend: the observer's service mean within 5% of nginx's
 #   $request_time mean;
 # - HTTP/1.1 over TLS (h2load --h1): exact too; the SSL calls the probes took, nginx's and
-#   h2load's apart, in the JSON and the summary's line (none with the probes off);
+#   h2load's apart, in the JSON and the summary's line (none with the probes off); with --pid
+#   nginx alone, the probes in its memory only: h2load's calls not probed, 0 counted;
 # - uprobes switched off (LOADLENS_OBSERVER_NO_UPROBES, as on a kernel without them): one line
 #   says so, connections and handshakes are counted, and no request: never turns as requests;
 # - a Go server (crypto/tls linked in: no libssl in its maps): its connections and handshakes
@@ -118,6 +119,25 @@ j=$LL_TMP/obs_h1.json
 grep -q "TLS probes: $(jget "$j" .request_timing.ssl_calls) SSL calls of the serving processes .*; $(jget "$j" .request_timing.ssl_calls_other) SSL calls of other processes" "$LL_TMP/obs_h1.out" ||
 	fail "h1: no line of the SSL calls ($(grep "TLS probes" "$LL_TMP/obs_h1.out"))"
 echo "ok: h1: $(grep -o "TLS probes: [0-9]* SSL calls[^,]*" "$LL_TMP/obs_h1.out")"
+# --pid alone: the probes in nginx's memory only; h2load's calls never trap: none counted
+: >"$LL_TMP/tls.log"
+start_observer obs_pid "$TLS" --pid "$(cat "$LL_TMP/ng/nginx.pid")"
+h2load --h1 -c 4 -m 1 -n 4000 "https://127.0.0.1:$TLS/" >"$LL_TMP/h2load_pid.out" 2>&1 ||
+	fail "pid: h2load exited $?"
+sleep 0.3
+stop obs_pid
+cp "$LL_TMP/tls.log" "$LL_TMP/pid.lines"
+exact pid "$TLS" 4000 4
+j=$LL_TMP/obs_pid.json
+[ "$(jget "$j" .request_timing.ssl_calls)" -ge 8000 ] ||
+	fail "pid: $(jget "$j" .request_timing.ssl_calls) SSL calls of nginx for 4000 requests"
+[ "$(jget "$j" .request_timing.ssl_calls_other)" = 0 ] ||
+	fail "pid: $(jget "$j" .request_timing.ssl_calls_other) SSL calls of other processes probed"
+case $(jget "$j" .request_timing.features.tls_plaintext_detail) in
+*"in the --pid processes only"*) ;;
+*) fail "pid: $(jget "$j" .request_timing.features.tls_plaintext_detail)" ;;
+esac
+echo "ok: pid: $(jget "$j" .request_timing.ssl_calls) SSL calls of nginx probed, 0 of h2load's"
 # a connection each (a handshake each, TLS 1.3 with the request read with the Finished)
 run h1new "$TLS" tls / --h1 -c 200 -m 1 -n 200
 exact h1new "$TLS" 200 200
