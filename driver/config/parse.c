@@ -25,18 +25,13 @@
 #include "base/drv.h"
 #include "config/quote.h"
 
-/* getopt_long()'s table, from options.def: a letter's option returns the letter, the others
- * DRV_OPT_VAL + their index */
-static const struct option long_opts[] = {
-#define DRV_OPTION(id, name, sh, metavar, section, key, kind, field, merge, help)              \
-	{name, sizeof(metavar) > 1 ? required_argument : no_argument, NULL,                    \
-	 (sh) ? (sh) : DRV_OPT_VAL + DRV_OPT_##id},
-#include "config/options.def"
-	{NULL, 0, NULL, 0},
-};
+/* getopt_long()'s table, from options.def (drv_config_options()) */
+static struct option long_opts[DRV_OPT__COUNT + 1];
 
 const struct option *drv_config_options(void)
 {
+	if (!long_opts[0].name)
+		ll_optab_long(&drv_optab, long_opts, DRV_OPT__COUNT + 1);
 	return long_opts;
 }
 
@@ -461,7 +456,7 @@ int drv_config_parse(struct drv_config *cfg, int argc, char **argv, char *err, s
 	opterr = 0;
 	if (drv_options_short(short_opts, sizeof(short_opts)))
 		return drv__config_fail(err, errlen, "options.def: too many letters");
-	while ((c = getopt_long(argc, argv, short_opts, long_opts, &longindex)) != -1) {
+	while ((c = getopt_long(argc, argv, short_opts, drv_config_options(), &longindex)) != -1) {
 		id = drv_option_of(c);
 		if (id == DRV_OPT_HELP || id == DRV_OPT_VERSION)
 			return parse_opt(cfg, (enum drv_opt)id, c, &seen, err, errlen);
