@@ -42,7 +42,7 @@ enum drv_opt_kind {
 	DRV_OPT_KIND_DURATION,	/* uint64_t ns: seconds in the plan, ns in a result */
 	DRV_OPT_KIND_DURATION0, /* the same; 0 is null */
 	DRV_OPT_KIND_RATE,	/* double per second; 0 is null */
-	DRV_OPT_KIND_BOOL,	/* bool */
+	DRV_OPT_KIND_BOOL,	/* bool: a flag, which parse.c sets */
 	DRV_OPT_KIND_TEXT,	/* const char *; NULL is null */
 };
 
