@@ -136,28 +136,14 @@ static int payload(json_t *o, const struct drv_config *cfg)
 	return bad;
 }
 
-static json_t *headers(const struct drv_config *cfg)
+/* Texts as a JSON array, in order: -H's headers, --import-path's folders */
+static json_t *texts(const char *const *v, unsigned n)
 {
 	json_t *a = json_array();
 	unsigned i;
 
-	for (i = 0; a && i < cfg->nheaders; i++) {
-		if (json_array_append_new(a, drv_json_text(cfg->headers[i]))) {
-			json_decref(a);
-			return NULL;
-		}
-	}
-	return a;
-}
-
-/* --import-path's folders, in order */
-static json_t *import_paths(const struct drv_config *cfg)
-{
-	json_t *a = json_array();
-	unsigned i;
-
-	for (i = 0; a && i < cfg->nimport_paths; i++) {
-		if (json_array_append_new(a, drv_json_text(cfg->import_paths[i]))) {
+	for (i = 0; a && i < n; i++) {
+		if (json_array_append_new(a, drv_json_text(v[i]))) {
 			json_decref(a);
 			return NULL;
 		}
@@ -172,7 +158,7 @@ static int http(json_t *o, const struct drv_config *cfg)
 	int bad = 0;
 
 	bad |= opt(o, cfg, DRV_OPT_METHOD);
-	bad |= drv_json_set(o, key(DRV_OPT_HEADER), headers(cfg));
+	bad |= drv_json_set(o, key(DRV_OPT_HEADER), texts(cfg->headers, cfg->nheaders));
 	bad |= drv_json_set(o, key(DRV_OPT_BODY), drv_json_u64(cfg->body_len));
 	bad |= opt(o, cfg, DRV_OPT_HTTP_CLOSE);
 	bad |= drv_json_set(o, key(DRV_OPT_HTTP_ENGINE),
@@ -182,7 +168,8 @@ static int http(json_t *o, const struct drv_config *cfg)
 			    tls ? json_boolean(!cfg->insecure) : json_null());
 	bad |= opt(o, cfg, DRV_OPT_CACERT);
 	bad |= opt(o, cfg, DRV_OPT_PROTO_FILE);
-	bad |= drv_json_set(o, key(DRV_OPT_IMPORT_PATH), import_paths(cfg));
+	bad |= drv_json_set(o, key(DRV_OPT_IMPORT_PATH), texts(cfg->import_paths,
+								 cfg->nimport_paths));
 	bad |= opt(o, cfg, DRV_OPT_MESSAGE);
 	return bad;
 }
