@@ -41,7 +41,8 @@ int ll_optab_short(const struct ll_optab *t, char *buf, size_t len)
 		o = ll_optab_row(t, i);
 		if (!o->short_name)
 			continue;
-		if (n + 4 > len)
+		/* the letter, its ':' or "::", and room for the NUL */
+		if (n + 2 + (o->arg != no_argument) + (o->arg == optional_argument) > len)
 			return -ENOSPC;
 		buf[n++] = (char)o->short_name;
 		if (o->arg != no_argument)
