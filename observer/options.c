@@ -183,6 +183,16 @@ static void parse_env(struct obs_args *a)
 			       OBS_MAX_TARGETS);
 }
 
+/* --lean's or --syscalls' value v by its parser: the mode, or exit 64. */
+static int auto_on_off(const char *opt, const char *v, int (*parse)(const char *))
+{
+	int m = parse(v);
+
+	if (m < 0)
+		ll_usage_error(PROG, "invalid %s '%s' (auto, on or off)", opt, v);
+	return m;
+}
+
 /* Option id's value v (NULL for one that takes none) into a; a bad one exits 64. */
 static void parse_opt(struct obs_args *a, enum obs_opt id, const char *v)
 {
@@ -243,22 +253,13 @@ static void parse_opt(struct obs_args *a, enum obs_opt id, const char *v)
 		else if (strcmp(v, "always"))
 			ll_usage_error(PROG, "invalid --arrivals '%s' (always or sampled)", v);
 		break;
-	case OBS_OPT_LEAN: {
-		int m = obs_lean_mode_parse(v);
-
-		if (m < 0)
-			ll_usage_error(PROG, "invalid --lean '%s' (auto, on or off)", v);
-		a->lean = (enum obs_lean_mode)m;
+	case OBS_OPT_LEAN:
+		a->lean = (enum obs_lean_mode)auto_on_off("--lean", v, obs_lean_mode_parse);
 		break;
-	}
-	case OBS_OPT_SYSCALLS: {
-		int m = obs_systier_mode_parse(v);
-
-		if (m < 0)
-			ll_usage_error(PROG, "invalid --syscalls '%s' (auto, on or off)", v);
-		a->syscalls = (enum obs_systier_mode)m;
+	case OBS_OPT_SYSCALLS:
+		a->syscalls = (enum obs_systier_mode)auto_on_off("--syscalls", v,
+								 obs_systier_mode_parse);
 		break;
-	}
 	case OBS_OPT_PID:
 		add_pid(a, v);
 		break;

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* options.def's rows as descriptors (options_table.h), getopt's tables and --help's lines. */
-#include <errno.h>
-#include <getopt.h>
-#include <string.h>
+/* options.def's rows as descriptors (options_table.h), for loadlens/optab.h's getopt tables,
+ * lookups and --help lines. */
 #include "loadlens/observer.h"
 #include "kernel/lean.h"
 #include "kernel/systier.h"
@@ -25,85 +23,15 @@ const struct obs_option obs_options[OBS_OPT__COUNT] = {
 #include "options.def"
 };
 
-#define HAS_ARG_NONE no_argument
-#define HAS_ARG_VALUE required_argument
-#define HAS_ARG_OPTIONAL optional_argument
-
-static const struct option long_opts[] = {
-#define OBS_OPTION(id, nm, sh, ar, mv, kd, f, hp)                                                  \
-	{nm, HAS_ARG_##ar, NULL, (sh) ? (sh) : OBS_OPT_VAL + OBS_OPT_##id},
-#include "options.def"
-	{NULL, 0, NULL, 0},
-};
+const struct ll_optab obs_optab = LL_OPTAB(obs_options, OBS_OPT__COUNT, OBS_OPT_VAL);
 
 const struct option *obs_options_long(void)
 {
+	static struct option long_opts[OBS_OPT__COUNT + 1];
+
+	if (!long_opts[0].name)
+		ll_optab_long(&obs_optab, long_opts, OBS_OPT__COUNT + 1);
 	return long_opts;
-}
-
-int obs_options_short(char *buf, size_t len)
-{
-	size_t n = 0;
-	int i;
-
-	if (len < 2)
-		return -ENOSPC;
-	buf[n++] = ':';
-	for (i = 0; i < OBS_OPT__COUNT; i++) {
-		if (!obs_options[i].short_name)
-			continue;
-		if (n + 4 > len)
-			return -ENOSPC;
-		buf[n++] = (char)obs_options[i].short_name;
-		if (obs_options[i].arg != OBS_OPT_ARG_NONE)
-			buf[n++] = ':';
-		if (obs_options[i].arg == OBS_OPT_ARG_OPTIONAL)
-			buf[n++] = ':';
-	}
-	buf[n] = '\0';
-	return 0;
-}
-
-int obs_option_of(int c)
-{
-	int i;
-
-	if (c >= OBS_OPT_VAL && c < OBS_OPT_VAL + OBS_OPT__COUNT)
-		return c - OBS_OPT_VAL;
-	for (i = 0; c > 0 && i < OBS_OPT__COUNT; i++)
-		if (obs_options[i].short_name == c)
-			return i;
-	return -1;
-}
-
-int obs_option_by_name(const char *name)
-{
-	int i;
-
-	for (i = 0; name && i < OBS_OPT__COUNT; i++)
-		if (!strcmp(obs_options[i].name, name))
-			return i;
-	return -1;
-}
-
-/* "  -p, --port PORT       text", its further lines under the text's first */
-static void option_lines(FILE *out, const struct obs_option *o)
-{
-	const char *t = o->help, *nl;
-	int n;
-
-	if (o->short_name)
-		n = fprintf(out, "  -%c, --%s", o->short_name, o->name);
-	else
-		n = fprintf(out, "      --%s", o->name);
-	if (o->arg == OBS_OPT_ARG_VALUE)
-		n += fprintf(out, " %s", o->metavar);
-	else if (o->arg == OBS_OPT_ARG_OPTIONAL)
-		n += fprintf(out, "[=%s]", o->metavar);
-	fprintf(out, "%*s", n < HELP_COLUMN ? HELP_COLUMN - n : 2, "");
-	for (; (nl = strchr(t, '\n')); t = nl + 1)
-		fprintf(out, "%.*s\n%*s", (int)(nl - t), t, HELP_COLUMN, "");
-	fprintf(out, "%s\n", t);
 }
 
 void obs_options_help(FILE *out)
@@ -111,5 +39,6 @@ void obs_options_help(FILE *out)
 	int i;
 
 	for (i = 0; i < OBS_OPT__COUNT; i++)
-		option_lines(out, &obs_options[i]);
+		ll_opt_help(out, &obs_options[i].opt, obs_options[i].metavar, obs_options[i].help,
+			    HELP_COLUMN);
 }

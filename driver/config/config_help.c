@@ -3,7 +3,6 @@
  * --help: summary, usage and targets, every option (its lines from options.def, by section), and
  * EXAMPLES for every protocol and load model.
  */
-#include <string.h>
 #include "config/config.h"
 #include "config/config_help.h"
 #include "config/options.h"
@@ -31,25 +30,6 @@ static const char *const section_titles[DRV_OPT_SECTION__COUNT] = {
 	[DRV_OPT_SECTION_OUTPUT] = "OUTPUT",
 };
 
-/* "  -c, --connections N     text", its further lines under the text's first */
-static void option_lines(FILE *f, const struct help_row *row)
-{
-	const struct drv_option *o = &drv_options[row->id];
-	const char *t = row->text, *nl;
-	int n;
-
-	if (o->short_name)
-		n = fprintf(f, "  -%c, --%s", o->short_name, o->name);
-	else
-		n = fprintf(f, "      --%s", o->name);
-	if (row->metavar[0])
-		n += fprintf(f, " %s", row->metavar);
-	fprintf(f, "%*s", n < HELP_COLUMN ? HELP_COLUMN - n : 2, "");
-	for (; (nl = strchr(t, '\n')); t = nl + 1)
-		fprintf(f, "%.*s\n%*s", (int)(nl - t), t, HELP_COLUMN, "");
-	fprintf(f, "%s\n", t);
-}
-
 static void options_usage(FILE *f)
 {
 	size_t i;
@@ -59,7 +39,8 @@ static void options_usage(FILE *f)
 		fprintf(f, "\n%s\n", section_titles[s]);
 		for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
 			if (rows[i].section == (enum drv_opt_section)s)
-				option_lines(f, &rows[i]);
+				ll_opt_help(f, &drv_options[rows[i].id].opt,
+					    rows[i].metavar, rows[i].text, HELP_COLUMN);
 	}
 }
 

@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* options.def's rows as descriptors (options.h), and the lookups the parser needs. */
-#include <errno.h>
-#include <stdio.h>
-#include <string.h>
+/* options.def's rows as descriptors (options.h), for the parser's lookups (loadlens/optab.h). */
 #include "config/options.h"
 
 /* The field's offset, refused at compile time when its type is not the one KIND reads. */
@@ -40,6 +37,7 @@ const struct drv_option drv_options[DRV_OPT__COUNT] = {
 	[DRV_OPT_##id] = {                                                                   \
 		.name = nm,                                                                  \
 		.short_name = sh,                                                            \
+		.arg = sizeof(mv) > 1 ? required_argument : no_argument,                     \
 		.metavar = mv,                                                               \
 		.section = DRV_OPT_SECTION_##sec,                                            \
 		.plan_key = PLAN_KEY_##kd(key),                                              \
@@ -51,59 +49,7 @@ const struct drv_option drv_options[DRV_OPT__COUNT] = {
 #include "config/options.def"
 };
 
-int drv_option_of(int c)
-{
-	int i;
-
-	if (c >= DRV_OPT_VAL && c < DRV_OPT_VAL + DRV_OPT__COUNT)
-		return c - DRV_OPT_VAL;
-	for (i = 0; c > 0 && i < DRV_OPT__COUNT; i++)
-		if (drv_options[i].short_name == c)
-			return i;
-	return -1;
-}
-
-int drv_option_by_name(const char *name)
-{
-	int i;
-
-	for (i = 0; name && i < DRV_OPT__COUNT; i++)
-		if (!strcmp(drv_options[i].name, name))
-			return i;
-	return -1;
-}
-
-const char *drv_option_flag(enum drv_opt id, char *buf, size_t len)
-{
-	const struct drv_option *o = &drv_options[id];
-
-	if (o->short_name)
-		snprintf(buf, len, "-%c", o->short_name);
-	else
-		snprintf(buf, len, "--%s", o->name);
-	return buf;
-}
-
-int drv_options_short(char *buf, size_t len)
-{
-	size_t n = 0;
-	int i;
-
-	if (len < 2)
-		return -ENOSPC;
-	buf[n++] = ':';
-	for (i = 0; i < DRV_OPT__COUNT; i++) {
-		if (!drv_options[i].short_name)
-			continue;
-		if (n + 3 > len)
-			return -ENOSPC;
-		buf[n++] = (char)drv_options[i].short_name;
-		if (drv_option_takes_value(&drv_options[i]))
-			buf[n++] = ':';
-	}
-	buf[n] = '\0';
-	return 0;
-}
+const struct ll_optab drv_optab = LL_OPTAB(drv_options, DRV_OPT__COUNT, DRV_OPT_VAL);
 
 const void *drv_option_field(const struct drv_config *cfg, enum drv_opt id)
 {

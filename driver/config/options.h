@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "loadlens/optab.h"
 #include "config/config.h"
 
 #define DRV_OPTION_STR(x) DRV__OPTION_STR(x)
@@ -41,7 +42,7 @@ enum drv_opt_kind {
 	DRV_OPT_KIND_DURATION,	/* uint64_t ns: seconds in the plan, ns in a result */
 	DRV_OPT_KIND_DURATION0, /* the same; 0 is null */
 	DRV_OPT_KIND_RATE,	/* double per second; 0 is null */
-	DRV_OPT_KIND_BOOL,	/* bool */
+	DRV_OPT_KIND_BOOL,	/* bool: a flag, which parse.c sets */
 	DRV_OPT_KIND_TEXT,	/* const char *; NULL is null */
 };
 
@@ -53,9 +54,7 @@ enum drv_opt_merge {
 };
 
 struct drv_option {
-	const char *name;    /* long name, without "--" */
-	int short_name;	     /* its letter, or 0 */
-	const char *metavar; /* its value's name in --help; "" for an option that takes none */
+	LL_OPT_ROW; /* name, short_name, arg, metavar (loadlens/optab.h) */
 	enum drv_opt_section section;
 	const char *plan_key; /* the plan key that shows it, or NULL (help, version, print-plan) */
 	const char *json_key; /* the same in a result's config (durations in _ns), or NULL */
@@ -65,6 +64,8 @@ struct drv_option {
 };
 
 extern const struct drv_option drv_options[DRV_OPT__COUNT];
+/* drv_options[] for loadlens/optab.h's lookups */
+extern const struct ll_optab drv_optab;
 
 static inline bool drv_option_takes_value(const struct drv_option *o)
 {
@@ -72,13 +73,25 @@ static inline bool drv_option_takes_value(const struct drv_option *o)
 }
 
 /* The option getopt_long() returned c for (a letter, or DRV_OPT_VAL + index), or -1. */
-int drv_option_of(int c);
+static inline int drv_option_of(int c)
+{
+	return ll_optab_of(&drv_optab, c);
+}
 /* The option of a long name ("connect-rate"), or -1. */
-int drv_option_by_name(const char *name);
+static inline int drv_option_by_name(const char *name)
+{
+	return ll_optab_by_name(&drv_optab, name);
+}
 /* The option as its messages spell it: "-c" when it has a letter, else "--connect-rate". */
-const char *drv_option_flag(enum drv_opt id, char *buf, size_t len);
+static inline const char *drv_option_flag(enum drv_opt id, char *buf, size_t len)
+{
+	return ll_opt_flag(&drv_options[id].opt, buf, len);
+}
 /* getopt's optstring, ':' first (a missing value is ':'); 0 or -ENOSPC. */
-int drv_options_short(char *buf, size_t len);
+static inline int drv_options_short(char *buf, size_t len)
+{
+	return ll_optab_short(&drv_optab, buf, len);
+}
 /* The field of cfg that option id shows (DRV_OPT_KIND_NONE: none, NULL). */
 const void *drv_option_field(const struct drv_config *cfg, enum drv_opt id);
 

@@ -25,18 +25,13 @@
 #include "base/drv.h"
 #include "config/quote.h"
 
-/* getopt_long()'s table, from options.def: a letter's option returns the letter, the others
- * DRV_OPT_VAL + their index */
-static const struct option long_opts[] = {
-#define DRV_OPTION(id, name, sh, metavar, section, key, kind, field, merge, help)              \
-	{name, sizeof(metavar) > 1 ? required_argument : no_argument, NULL,                    \
-	 (sh) ? (sh) : DRV_OPT_VAL + DRV_OPT_##id},
-#include "config/options.def"
-	{NULL, 0, NULL, 0},
-};
+/* getopt_long()'s table, from options.def (drv_config_options()) */
+static struct option long_opts[DRV_OPT__COUNT + 1];
 
 const struct option *drv_config_options(void)
 {
+	if (!long_opts[0].name)
+		ll_optab_long(&drv_optab, long_opts, DRV_OPT__COUNT + 1);
 	return long_opts;
 }
 
@@ -283,6 +278,38 @@ static int check(struct drv_config *cfg, const struct drv__seen *seen, char *err
 	return drv__config_check_h2(cfg, seen, err, errlen); /* config_h2.c */
 }
 
+/* What the presence of option id tells check() (struct drv__seen), past its value. */
+static void seen_opt(struct drv__seen *seen, enum drv_opt id)
+{
+	switch (id) {
+	case DRV_OPT_NEW_CONN:
+		seen->new_conn = true;
+		break;
+	case DRV_OPT_RESPONSE:
+		seen->resp_given = true;
+		break;
+	case DRV_OPT_HTTP_ENGINE:
+		seen->engine_given = true;
+		/* fall through */
+	case DRV_OPT_METHOD:
+	case DRV_OPT_BODY:
+	case DRV_OPT_BODY_FILE:
+	case DRV_OPT_HTTP_CLOSE:
+	case DRV_OPT_HTTP2:
+		seen->http_only = true;
+		/* fall through */
+	case DRV_OPT_HEADER:
+		seen->http_opts = true;
+		break;
+	case DRV_OPT_INSECURE:
+	case DRV_OPT_CACERT:
+		seen->tls_opts = true;
+		break;
+	default:
+		break;
+	}
+}
+
 /* Option id (getopt_long()'s c, for --body's exclusion), its value in optarg. */
 static int parse_opt(struct drv_config *cfg, enum drv_opt id, int c, struct drv__seen *seen,
 		     char *err, size_t errlen)
@@ -291,6 +318,11 @@ static int parse_opt(struct drv_config *cfg, enum drv_opt id, int c, struct drv_
 	char flag[64];
 
 	drv_option_flag(id, flag, sizeof(flag)); /* "-c", "--connect-rate": as messages say it */
+	seen_opt(seen, id);
+	if (drv_options[id].kind == DRV_OPT_KIND_BOOL) { /* a flag: its field is set */
+		*(bool *)((char *)cfg + drv_options[id].field) = true;
+		return 0;
+	}
 	switch (id) {
 	case DRV_OPT_CONNECTIONS:
 		return drv__config_num(flag, optarg, 1, DRV_MAX_CONNECTIONS, &cfg->connections, err,
@@ -302,7 +334,6 @@ static int parse_opt(struct drv_config *cfg, enum drv_opt id, int c, struct drv_
 	case DRV_OPT_DURATION:
 		return dur(flag, optarg, 1000000, &cfg->duration_ns, err, errlen);
 	case DRV_OPT_NEW_CONN:
-		seen->new_conn = true;
 		return 0;
 	case DRV_OPT_RECONNECT_EVERY:
 		return drv__config_num(flag, optarg, 1, DRV_MAX_REQUESTS, &cfg->reconnect_every, err,
@@ -335,15 +366,11 @@ static int parse_opt(struct drv_config *cfg, enum drv_opt id, int c, struct drv_
 		cfg->payload_path = optarg;
 		return drv__config_slurp(flag, optarg, &cfg->payload, &cfg->payload_len, err, errlen);
 	case DRV_OPT_RESPONSE:
-		seen->resp_given = true;
 		return drv__config_response(cfg, optarg, err, errlen);
 	case DRV_OPT_METHOD:
-		seen->http_opts = true;
-		seen->http_only = true;
 		cfg->method = optarg;
 		return 0;
 	case DRV_OPT_HEADER:
-		seen->http_opts = true;
 		return drv__config_header(cfg, optarg, err, errlen);
 	case DRV_OPT_BODY:
 	case DRV_OPT_BODY_FILE:
@@ -351,8 +378,6 @@ static int parse_opt(struct drv_config *cfg, enum drv_opt id, int c, struct drv_
 			return drv__config_fail(err, errlen, "--body and --body-file both give the "
 						"request body: give one");
 		seen->body_opt = c;
-		seen->http_opts = true;
-		seen->http_only = true;
 		if (id == DRV_OPT_BODY_FILE)
 			return drv__config_slurp(flag, optarg, &cfg->body, &cfg->body_len, err,
 						 errlen);
@@ -360,15 +385,7 @@ static int parse_opt(struct drv_config *cfg, enum drv_opt id, int c, struct drv_
 		cfg->body_len = strlen(optarg);
 		cfg->body = strdup(optarg);
 		return cfg->body ? 0 : drv__config_fail(err, errlen, "%s: out of memory", flag);
-	case DRV_OPT_HTTP_CLOSE:
-		seen->http_opts = true;
-		seen->http_only = true;
-		cfg->http_close = true;
-		return 0;
 	case DRV_OPT_HTTP_ENGINE:
-		seen->http_opts = true;
-		seen->http_only = true;
-		seen->engine_given = true;
 		if (!strcmp(optarg, "native"))
 			cfg->http_engine = DRV_HTTP_NATIVE;
 		else if (!strcmp(optarg, "curl"))
@@ -377,17 +394,10 @@ static int parse_opt(struct drv_config *cfg, enum drv_opt id, int c, struct drv_
 			return drv__config_fail(err, errlen, "%s %s: expected native or curl", flag,
 						optarg);
 		return 0;
-	case DRV_OPT_HTTP2:
-		seen->http_opts = true;
-		seen->http_only = true;
-		cfg->http2 = true;
-		return 0;
 	case DRV_OPT_INSECURE:
-		seen->tls_opts = true;
 		cfg->insecure = true;
 		return 0;
 	case DRV_OPT_CACERT:
-		seen->tls_opts = true;
 		return drv__config_cacert(cfg, optarg, err, errlen);
 	case DRV_OPT_STREAMS:
 		return drv__config_num(flag, optarg, 1, DRV_MAX_STREAMS, &cfg->streams, err, errlen);
@@ -420,9 +430,6 @@ static int parse_opt(struct drv_config *cfg, enum drv_opt id, int c, struct drv_
 	case DRV_OPT_BIND_PASSWORD_FILE:
 	case DRV_OPT_STARTTLS:
 		return drv__config_ldap_opt(cfg, name, optarg ? optarg : "", err, errlen);
-	case DRV_OPT_QUIET:
-		cfg->quiet = true;
-		return 0;
 	case DRV_OPT_PRINT_PLAN:
 		cfg->print_plan = true;
 		return 0;
@@ -432,6 +439,9 @@ static int parse_opt(struct drv_config *cfg, enum drv_opt id, int c, struct drv_
 	case DRV_OPT_VERSION:
 		cfg->version = true;
 		return 0;
+	case DRV_OPT_HTTP_CLOSE: /* BOOL: set above */
+	case DRV_OPT_HTTP2:
+	case DRV_OPT_QUIET:
 	case DRV_OPT__COUNT:
 		break;
 	}
@@ -461,7 +471,7 @@ int drv_config_parse(struct drv_config *cfg, int argc, char **argv, char *err, s
 	opterr = 0;
 	if (drv_options_short(short_opts, sizeof(short_opts)))
 		return drv__config_fail(err, errlen, "options.def: too many letters");
-	while ((c = getopt_long(argc, argv, short_opts, long_opts, &longindex)) != -1) {
+	while ((c = getopt_long(argc, argv, short_opts, drv_config_options(), &longindex)) != -1) {
 		id = drv_option_of(c);
 		if (id == DRV_OPT_HELP || id == DRV_OPT_VERSION)
 			return parse_opt(cfg, (enum drv_opt)id, c, &seen, err, errlen);

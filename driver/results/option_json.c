@@ -65,3 +65,12 @@ json_t *drv_option_json(const struct drv_config *cfg, enum drv_opt id, enum drv_
 	}
 	return NULL;
 }
+
+int drv_option_set(json_t *o, const struct drv_config *cfg, enum drv_opt id,
+		   enum drv_option_units u)
+{
+	const struct drv_option *d = &drv_options[id];
+
+	return drv_json_set(o, u == DRV_UNITS_PLAN ? d->plan_key : d->json_key,
+			    drv_option_json(cfg, id, u));
+}

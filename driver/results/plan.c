@@ -21,21 +21,10 @@ const char *drv_plan_key(const char *option)
 	return id >= 0 ? drv_options[id].plan_key : NULL;
 }
 
-/* json_object_set_new() with a check: any failure makes the plan NULL. */
-static int set(json_t *o, const char *k, json_t *v)
-{
-	return v ? json_object_set_new(o, k, v) : -1;
-}
-
-static json_t *u64(uint64_t v)
-{
-	return json_integer((json_int_t)v);
-}
-
 /* An option of a plain kind, under its plan key (config/options.def). */
 static int opt(json_t *o, const struct drv_config *cfg, enum drv_opt id)
 {
-	return set(o, drv_options[id].plan_key, drv_option_json(cfg, id, DRV_UNITS_PLAN));
+	return drv_option_set(o, cfg, id, DRV_UNITS_PLAN);
 }
 
 /* The plan key of an option shown by hand here. */
@@ -83,10 +72,11 @@ static int load(json_t *o, const struct drv_config *cfg)
 	bad |= opt(o, cfg, DRV_OPT_REQUESTS);
 	bad |= opt(o, cfg, DRV_OPT_DURATION);
 	bad |= opt(o, cfg, DRV_OPT_WARMUP);
-	bad |= set(o, "loop", json_string(cfg->rate ? "open" : "closed"));
+	bad |= drv_json_set(o, "loop", json_string(cfg->rate ? "open" : "closed"));
 	bad |= opt(o, cfg, DRV_OPT_RATE);
 	bad |= opt(o, cfg, DRV_OPT_DELAY);
-	bad |= set(o, key(DRV_OPT_NEW_CONN), json_string(drv_conn_model_name(cfg->conn_model)));
+	bad |= drv_json_set(o, key(DRV_OPT_NEW_CONN),
+			    json_string(drv_conn_model_name(cfg->conn_model)));
 	bad |= opt(o, cfg, DRV_OPT_RECONNECT_EVERY);
 	bad |= opt(o, cfg, DRV_OPT_CONNECT_RATE);
 	bad |= opt(o, cfg, DRV_OPT_TIMEOUT);
@@ -102,15 +92,16 @@ static json_t *response(const struct drv_config *cfg)
 	size_t i;
 
 	if (o && cfg->resp_rule == DRV_RESP_FIXED &&
-	    set(o, "bytes", u64(cfg->resp_fixed)))
+	    drv_json_set(o, "bytes", drv_json_u64(cfg->resp_fixed)))
 		goto fail;
-	if (o && cfg->resp_rule == DRV_RESP_PREFIX && set(o, "prefix_bytes", u64(cfg->resp_prefix)))
+	if (o && cfg->resp_rule == DRV_RESP_PREFIX &&
+	    drv_json_set(o, "prefix_bytes", drv_json_u64(cfg->resp_prefix)))
 		goto fail;
 	if (o && cfg->resp_rule == DRV_RESP_DELIM) {
 		for (i = 0; i < cfg->resp_delim_len; i++)
 			sprintf(hex + 2 * i, "%02x", (unsigned char)cfg->resp_delim[i]);
 		hex[2 * i] = '\0';
-		if (set(o, "delim_hex", json_string(hex)))
+		if (drv_json_set(o, "delim_hex", json_string(hex)))
 			goto fail;
 	}
 	return o;
@@ -125,46 +116,34 @@ static int payload(json_t *o, const struct drv_config *cfg)
 	int bad = 0;
 
 	bad |= opt(o, cfg, DRV_OPT_SIZE);
-	bad |= set(o, "size_min", u64(cfg->size_min));
+	bad |= drv_json_set(o, "size_min", drv_json_u64(cfg->size_min));
 	bad |= opt(o, cfg, DRV_OPT_PAYLOAD);
-	bad |= set(o, "payload_bytes", u64(cfg->payload_len));
-	bad |= set(o, key(DRV_OPT_RESPONSE), response(cfg));
-	bad |= set(o, key(DRV_OPT_PROTO), drv_json_text(cfg->ldap && cfg->ldap->on ? "ldap"
-							: cfg->mc_udp		    ? "memcache-udp"
-										    : NULL));
-	bad |= set(o, key(DRV_OPT_ID),
-		   cfg->id_width ? json_pack("{s:i,s:i}", "offset", (int)cfg->id_offset, "width",
-					     (int)cfg->id_width)
-				 : json_null());
+	bad |= drv_json_set(o, "payload_bytes", drv_json_u64(cfg->payload_len));
+	bad |= drv_json_set(o, key(DRV_OPT_RESPONSE), response(cfg));
+	bad |= drv_json_set(o, key(DRV_OPT_PROTO),
+			    drv_json_text(cfg->ldap && cfg->ldap->on ? "ldap"
+					  : cfg->mc_udp		     ? "memcache-udp"
+								     : NULL));
+	bad |= drv_json_set(o, key(DRV_OPT_ID),
+			    cfg->id_width ? json_pack("{s:i,s:i}", "offset", (int)cfg->id_offset,
+						      "width", (int)cfg->id_width)
+					  : json_null());
 	bad |= opt(o, cfg, DRV_OPT_RCVBUF);
 	bad |= opt(o, cfg, DRV_OPT_REQUESTS_FILE);
-	bad |= set(o, "records", u64(cfg->mix ? cfg->mix->n : 0));
-	bad |= set(o, key(DRV_OPT_SEED), cfg->seed_given ? u64(cfg->seed) : json_null());
+	bad |= drv_json_set(o, "records", drv_json_u64(cfg->mix ? cfg->mix->n : 0));
+	bad |= drv_json_set(o, key(DRV_OPT_SEED),
+			    cfg->seed_given ? drv_json_u64(cfg->seed) : json_null());
 	return bad;
 }
 
-static json_t *headers(const struct drv_config *cfg)
+/* Texts as a JSON array, in order: -H's headers, --import-path's folders */
+static json_t *texts(const char *const *v, unsigned n)
 {
 	json_t *a = json_array();
 	unsigned i;
 
-	for (i = 0; a && i < cfg->nheaders; i++) {
-		if (json_array_append_new(a, drv_json_text(cfg->headers[i]))) {
-			json_decref(a);
-			return NULL;
-		}
-	}
-	return a;
-}
-
-/* --import-path's folders, in order */
-static json_t *import_paths(const struct drv_config *cfg)
-{
-	json_t *a = json_array();
-	unsigned i;
-
-	for (i = 0; a && i < cfg->nimport_paths; i++) {
-		if (json_array_append_new(a, drv_json_text(cfg->import_paths[i]))) {
+	for (i = 0; a && i < n; i++) {
+		if (json_array_append_new(a, drv_json_text(v[i]))) {
 			json_decref(a);
 			return NULL;
 		}
@@ -179,16 +158,18 @@ static int http(json_t *o, const struct drv_config *cfg)
 	int bad = 0;
 
 	bad |= opt(o, cfg, DRV_OPT_METHOD);
-	bad |= set(o, key(DRV_OPT_HEADER), headers(cfg));
-	bad |= set(o, key(DRV_OPT_BODY), u64(cfg->body_len));
+	bad |= drv_json_set(o, key(DRV_OPT_HEADER), texts(cfg->headers, cfg->nheaders));
+	bad |= drv_json_set(o, key(DRV_OPT_BODY), drv_json_u64(cfg->body_len));
 	bad |= opt(o, cfg, DRV_OPT_HTTP_CLOSE);
-	bad |= set(o, key(DRV_OPT_HTTP_ENGINE),
-		   json_string(cfg->http_engine == DRV_HTTP_CURL ? "curl" : "native"));
+	bad |= drv_json_set(o, key(DRV_OPT_HTTP_ENGINE),
+			    json_string(cfg->http_engine == DRV_HTTP_CURL ? "curl" : "native"));
 	bad |= opt(o, cfg, DRV_OPT_HTTP2);
-	bad |= set(o, key(DRV_OPT_INSECURE), tls ? json_boolean(!cfg->insecure) : json_null());
+	bad |= drv_json_set(o, key(DRV_OPT_INSECURE),
+			    tls ? json_boolean(!cfg->insecure) : json_null());
 	bad |= opt(o, cfg, DRV_OPT_CACERT);
 	bad |= opt(o, cfg, DRV_OPT_PROTO_FILE);
-	bad |= set(o, key(DRV_OPT_IMPORT_PATH), import_paths(cfg));
+	bad |= drv_json_set(o, key(DRV_OPT_IMPORT_PATH), texts(cfg->import_paths,
+								 cfg->nimport_paths));
 	bad |= opt(o, cfg, DRV_OPT_MESSAGE);
 	return bad;
 }
@@ -200,7 +181,7 @@ static json_t *ldap(const struct drv_config *cfg)
 	if (!cfg->ldap || !cfg->ldap->on)
 		return json_null();
 	o = drv_report_json_ldap_config(cfg); /* report_ldap.c: as a result's config.ldap */
-	if (o && set(o, "bind_password_file", drv_json_text(cfg->ldap->pw_path))) {
+	if (o && drv_json_set(o, "bind_password_file", drv_json_text(cfg->ldap->pw_path))) {
 		json_decref(o);
 		return NULL;
 	}
@@ -234,10 +215,11 @@ static int scale(json_t *o, const struct drv_config *cfg)
 {
 	int bad = 0;
 
-	bad |= set(o, key(DRV_OPT_SOURCE_ADDR), sources(cfg));
+	bad |= drv_json_set(o, key(DRV_OPT_SOURCE_ADDR), sources(cfg));
 	bad |= opt(o, cfg, DRV_OPT_START_AT);
-	bad |= set(o, key(DRV_OPT_SHARD), json_pack("{s:i,s:i}", "index", (int)cfg->shard_index, "count",
-					 (int)cfg->shard_count));
+	bad |= drv_json_set(o, key(DRV_OPT_SHARD),
+			    json_pack("{s:i,s:i}", "index", (int)cfg->shard_index, "count",
+				      (int)cfg->shard_count));
 	bad |= opt(o, cfg, DRV_OPT_JSON);
 	bad |= opt(o, cfg, DRV_OPT_HDR_LOG);
 	bad |= opt(o, cfg, DRV_OPT_INTERVAL);
@@ -255,7 +237,7 @@ static json_t *option_keys(void)
 		if (!drv_options[i].plan_key)
 			continue; /* help, version, print-plan */
 		snprintf(name, sizeof(name), "--%s", drv_options[i].name);
-		if (set(o, name, json_string(drv_options[i].plan_key))) {
+		if (drv_json_set(o, name, json_string(drv_options[i].plan_key))) {
 			json_decref(o);
 			return NULL;
 		}
@@ -270,17 +252,17 @@ json_t *drv_plan_json(const struct drv_config *cfg)
 
 	if (!o)
 		return NULL;
-	bad |= set(o, "tool", json_string(DRV_PROG));
-	bad |= set(o, "version", json_string(LOADLENS_VERSION));
-	bad |= set(o, "kind", json_string("plan"));
-	bad |= set(o, "plan_schema", json_integer(DRV_PLAN_SCHEMA));
-	bad |= set(o, "target", target(cfg));
+	bad |= drv_json_set(o, "tool", json_string(DRV_PROG));
+	bad |= drv_json_set(o, "version", json_string(LOADLENS_VERSION));
+	bad |= drv_json_set(o, "kind", json_string("plan"));
+	bad |= drv_json_set(o, "plan_schema", json_integer(DRV_PLAN_SCHEMA));
+	bad |= drv_json_set(o, "target", target(cfg));
 	bad |= load(o, cfg);
 	bad |= payload(o, cfg);
 	bad |= http(o, cfg);
-	bad |= set(o, key(DRV_OPT_BASE), ldap(cfg));
+	bad |= drv_json_set(o, key(DRV_OPT_BASE), ldap(cfg));
 	bad |= scale(o, cfg);
-	bad |= set(o, "option_keys", option_keys());
+	bad |= drv_json_set(o, "option_keys", option_keys());
 	if (bad) {
 		json_decref(o);
 		return NULL;

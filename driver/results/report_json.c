@@ -16,21 +16,10 @@
 
 #define DRV_JSON_SCHEMA 2
 
-/* json_object_set_new() with a check: any failure makes the document NULL. */
-static int set(json_t *o, const char *k, json_t *v)
-{
-	return v ? json_object_set_new(o, k, v) : -1;
-}
-
-static json_t *u64(uint64_t v)
-{
-	return json_integer((json_int_t)v);
-}
-
 /* An option of a plain kind, under its key in a result (config/options.def). */
 static int opt(json_t *o, const struct drv_config *cfg, enum drv_opt id)
 {
-	return set(o, drv_options[id].json_key, drv_option_json(cfg, id, DRV_UNITS_RESULT));
+	return drv_option_set(o, cfg, id, DRV_UNITS_RESULT);
 }
 
 /* The options as run: those of a plain kind from their descriptors, the others here */
@@ -45,33 +34,34 @@ static json_t *config(const struct drv_config *cfg)
 	bad |= opt(o, cfg, DRV_OPT_THREADS);
 	bad |= opt(o, cfg, DRV_OPT_REQUESTS);
 	bad |= opt(o, cfg, DRV_OPT_DURATION);
-	bad |= set(o, "conn_model", json_string(drv_conn_model_name(cfg->conn_model)));
+	bad |= drv_json_set(o, "conn_model", json_string(drv_conn_model_name(cfg->conn_model)));
 	bad |= opt(o, cfg, DRV_OPT_RECONNECT_EVERY);
 	bad |= opt(o, cfg, DRV_OPT_SIZE);
-	bad |= set(o, "size_min", u64(cfg->size_min));
+	bad |= drv_json_set(o, "size_min", drv_json_u64(cfg->size_min));
 	bad |= opt(o, cfg, DRV_OPT_TIMEOUT);
 	bad |= opt(o, cfg, DRV_OPT_RATE);
 	bad |= opt(o, cfg, DRV_OPT_DELAY);
 	bad |= opt(o, cfg, DRV_OPT_WARMUP);
 	bad |= opt(o, cfg, DRV_OPT_PAYLOAD);
-	bad |= set(o, "response_rule", json_string(drv_resp_rule_name(cfg->resp_rule)));
+	bad |= drv_json_set(o, "response_rule", json_string(drv_resp_rule_name(cfg->resp_rule)));
 	if (ll_scheme_has_path(cfg->url.scheme)) {
 		bad |= opt(o, cfg, DRV_OPT_METHOD);
-		bad |= set(o, "http_engine",
-			      json_string(cfg->http_engine == DRV_HTTP_CURL ? "curl" : "native"));
+		bad |= drv_json_set(
+		    o, "http_engine",
+		    json_string(cfg->http_engine == DRV_HTTP_CURL ? "curl" : "native"));
 		bad |= opt(o, cfg, DRV_OPT_HTTP2);
 		bad |= opt(o, cfg, DRV_OPT_STREAMS);
 	}
 	if (drv_config_tls(cfg) || (cfg->ldap && cfg->ldap->tls)) { /* and ldaps, --starttls */
-		bad |= set(o, "tls_verify", json_boolean(!cfg->insecure));
+		bad |= drv_json_set(o, "tls_verify", json_boolean(!cfg->insecure));
 		bad |= opt(o, cfg, DRV_OPT_CACERT);
 	}
 	if (cfg->ldap) /* report_ldap.c */
-		bad |= set(o, "ldap", drv_report_json_ldap_config(cfg));
-	bad |= set(o, "shard_index", u64(cfg->shard_index));
-	bad |= set(o, "shard_count", u64(cfg->shard_count));
+		bad |= drv_json_set(o, "ldap", drv_report_json_ldap_config(cfg));
+	bad |= drv_json_set(o, "shard_index", drv_json_u64(cfg->shard_index));
+	bad |= drv_json_set(o, "shard_count", drv_json_u64(cfg->shard_count));
 	bad |= opt(o, cfg, DRV_OPT_CONNECT_RATE);
-	bad |= set(o, "source_addrs", u64(cfg->nsources));
+	bad |= drv_json_set(o, "source_addrs", drv_json_u64(cfg->nsources));
 	if (bad) {
 		json_decref(o);
 		return NULL;
@@ -95,8 +85,9 @@ static int sums(json_t *o, const struct drv_stats *t, const char *first, const c
 	while (i < drv_stats_nsums && strcmp(drv_stats_sums[i].key, first))
 		i++;
 	for (; i < drv_stats_nsums; i++) {
-		bad |= set(o, drv_stats_sums[i].key,
-			      u64(*(const uint64_t *)((const char *)t + drv_stats_sums[i].off)));
+		bad |= drv_json_set(
+		    o, drv_stats_sums[i].key,
+		    drv_json_u64(*(const uint64_t *)((const char *)t + drv_stats_sums[i].off)));
 		if (!strcmp(drv_stats_sums[i].key, last))
 			return bad;
 	}
@@ -112,16 +103,16 @@ static json_t *driver(const struct drv_config *cfg, const struct drv_result *res
 
 	if (!o)
 		return NULL;
-	bad |= set(o, "cpu_ns", u64(res->cpu_ns));
-	bad |= set(o, "cpu_per_request_us", json_real(drv_report_cpu_per_request_us(res)));
-	bad |= set(o, "max_thread_cpu_ns", u64(res->max_thread_cpu_ns));
-	bad |= set(o, "busiest_thread_core", json_real(drv_report_busiest_thread(res)));
-	bad |= set(o, "max_thread_work_ns", u64(res->max_thread_work_ns));
-	bad |= set(o, "busiest_thread_work_core", json_real(drv_report_busiest_work(res)));
+	bad |= drv_json_set(o, "cpu_ns", drv_json_u64(res->cpu_ns));
+	bad |= drv_json_set(o, "cpu_per_request_us", json_real(drv_report_cpu_per_request_us(res)));
+	bad |= drv_json_set(o, "max_thread_cpu_ns", drv_json_u64(res->max_thread_cpu_ns));
+	bad |= drv_json_set(o, "busiest_thread_core", json_real(drv_report_busiest_thread(res)));
+	bad |= drv_json_set(o, "max_thread_work_ns", drv_json_u64(res->max_thread_work_ns));
+	bad |= drv_json_set(o, "busiest_thread_work_core", json_real(drv_report_busiest_work(res)));
 	/* the pacer's waiting; the workers' own: preempted (switches, run-queue wait) vs woken by
 	 * their timer */
 	bad |= sums(o, &res->total, "pacer_idle_ns", "spin_ns");
-	bad |= set(o, "bottleneck", warn ? json_string(warn) : json_null());
+	bad |= drv_json_set(o, "bottleneck", warn ? json_string(warn) : json_null());
 	if (bad) {
 		json_decref(o);
 		return NULL;
@@ -142,48 +133,50 @@ json_t *drv_report_json(const struct drv_config *cfg, const struct drv_result *r
 		return NULL;
 	}
 	for (e = 0; e < DRV_ERR__COUNT; e++)
-		bad |= set(errs, drv_err_name((enum drv_err)e), u64(t->errors[e]));
-	bad |= set(o, "tool", json_string(DRV_PROG));
-	bad |= set(o, "version", json_string(LOADLENS_VERSION));
-	bad |= set(o, "schema", json_integer(DRV_JSON_SCHEMA));
-	bad |= set(o, "target", json_string(cfg->url_text));
-	bad |= set(o, "proto", json_string(ll_scheme_name(cfg->url.scheme)));
-	bad |= set(o, "config", config(cfg));
-	bad |= set(o, "merged_from", u64(res->merged));
-	bad |= set(o, "procs", u64(res->procs ? res->procs : 1));
-	bad |= set(o, "start_unix_ns", u64(res->start_unix_ns));
-	bad |= set(o, "duration_ns", u64(res->duration_ns));
-	bad |= set(o, "stopped_by", json_string(drv_stop_reason_name(res->reason)));
+		bad |=
+		    drv_json_set(errs, drv_err_name((enum drv_err)e), drv_json_u64(t->errors[e]));
+	bad |= drv_json_set(o, "tool", json_string(DRV_PROG));
+	bad |= drv_json_set(o, "version", json_string(LOADLENS_VERSION));
+	bad |= drv_json_set(o, "schema", json_integer(DRV_JSON_SCHEMA));
+	bad |= drv_json_set(o, "target", json_string(cfg->url_text));
+	bad |= drv_json_set(o, "proto", json_string(ll_scheme_name(cfg->url.scheme)));
+	bad |= drv_json_set(o, "config", config(cfg));
+	bad |= drv_json_set(o, "merged_from", drv_json_u64(res->merged));
+	bad |= drv_json_set(o, "procs", drv_json_u64(res->procs ? res->procs : 1));
+	bad |= drv_json_set(o, "start_unix_ns", drv_json_u64(res->start_unix_ns));
+	bad |= drv_json_set(o, "duration_ns", drv_json_u64(res->duration_ns));
+	bad |= drv_json_set(o, "stopped_by", json_string(drv_stop_reason_name(res->reason)));
 	/* the first TLS or HTTP/2 negotiation failure: its class, reason, how often (null: none) */
-	bad |= set(o, "negotiation_failure",
-		      res->neg_err ? json_pack("{s:s, s:s?, s:I}", "error",
-					       drv_err_name(drv_err_class(res->neg_err)), "reason",
-					       res->neg_why[0] ? res->neg_why : NULL, "count",
-					       (json_int_t)res->neg_count)
-				   : json_null());
+	bad |=
+	    drv_json_set(o, "negotiation_failure",
+			 res->neg_err ? json_pack("{s:s, s:s?, s:I}", "error",
+						  drv_err_name(drv_err_class(res->neg_err)),
+						  "reason", res->neg_why[0] ? res->neg_why : NULL,
+						  "count", (json_int_t)res->neg_count)
+				      : json_null());
 	bad |= sums(o, t, "requests", "connect_attempts");
-	bad |= set(o, "errors", errs);
+	bad |= drv_json_set(o, "errors", errs);
 	bad |= sums(o, t, "errors_total", "cancelled");
-	bad |= set(o, "cancelled_before_start", json_boolean(res->before_start));
+	bad |= drv_json_set(o, "cancelled_before_start", json_boolean(res->before_start));
 	bad |= sums(o, t, "not_sent", "rxq_ovfl");
-	bad |= set(o, "rcvbuf_bytes", u64(t->rcvbuf));
+	bad |= drv_json_set(o, "rcvbuf_bytes", drv_json_u64(t->rcvbuf));
 	bad |= sums(o, t, "behind", "behind");
-	bad |= set(o, "warmup_requests", u64(res->warmup_requests));
+	bad |= drv_json_set(o, "warmup_requests", drv_json_u64(res->warmup_requests));
 	bad |= sums(o, t, "bytes_sent", "bytes_received");
-	bad |= set(o, "throughput_rps", json_real(thr));
-	bad |= set(o, "rate_asked", cfg->rate ? json_real(cfg->rate) : json_null());
-	bad |= set(o, "rate_achieved_pct",
-		      cfg->rate ? json_real(thr * 100 / cfg->rate) : json_null());
-	bad |= set(o, "status", ll_json_counts(t->status, DRV_STATUS_MAX, ll_code_number));
-	bad |= set(o, "http_version",
-		   ll_json_counts(t->http_version, DRV_HTTPV__COUNT, httpv_name));
-	bad |= set(o, "nofile_limit", u64(res->nofile_limit));
-	bad |= set(o, "driver", driver(cfg, res));
-	bad |= set(o, "latency", ll_hist_to_json(t->latency));
-	bad |= set(o, "latency_uncorrected", ll_hist_to_json(t->latency_uncorrected));
-	bad |= set(o, "send_lag", ll_hist_to_json(t->send_lag));
-	bad |= set(o, "connect_latency", ll_hist_to_json(t->connect));
-	bad |= set(o, "late_latency", ll_hist_to_json(t->late_latency));
+	bad |= drv_json_set(o, "throughput_rps", json_real(thr));
+	bad |= drv_json_set(o, "rate_asked", cfg->rate ? json_real(cfg->rate) : json_null());
+	bad |= drv_json_set(o, "rate_achieved_pct",
+			    cfg->rate ? json_real(thr * 100 / cfg->rate) : json_null());
+	bad |= drv_json_set(o, "status", ll_json_counts(t->status, DRV_STATUS_MAX, ll_code_number));
+	bad |= drv_json_set(o, "http_version",
+			    ll_json_counts(t->http_version, DRV_HTTPV__COUNT, httpv_name));
+	bad |= drv_json_set(o, "nofile_limit", drv_json_u64(res->nofile_limit));
+	bad |= drv_json_set(o, "driver", driver(cfg, res));
+	bad |= drv_json_set(o, "latency", ll_hist_to_json(t->latency));
+	bad |= drv_json_set(o, "latency_uncorrected", ll_hist_to_json(t->latency_uncorrected));
+	bad |= drv_json_set(o, "send_lag", ll_hist_to_json(t->send_lag));
+	bad |= drv_json_set(o, "connect_latency", ll_hist_to_json(t->connect));
+	bad |= drv_json_set(o, "late_latency", ll_hist_to_json(t->late_latency));
 	bad |= drv_report_json_work(o, cfg, res) ? 1 : 0; /* report_work.c */
 	bad |= drv_report_json_h2(o, cfg, res) ? 1 : 0;	  /* report_h2.c */
 	if (bad) {

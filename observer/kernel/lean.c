@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The lean hooks: when request timing's reads are begun at the copy hook (see lean.h). */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,27 +77,33 @@ static bool copy_on(enum obs_lean_state s)
 	return s != OBS_LEAN_START && (obs_lean_progs(s) & OBS_LEAN_PROG_COPY);
 }
 
+/* r->why from fmt; true, for a rule that returns why it holds. */
+static bool __attribute__((format(printf, 2, 3)))
+say(struct obs_lean_rule *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->why, sizeof(r->why), fmt, ap);
+	va_end(ap);
+	return true;
+}
+
 /* What the copy hook cannot do showed in this interval: why, in r->why; false if nothing. */
 static bool cannot(struct obs_lean_rule *r, const struct obs_lean_interval *iv)
 {
-	if (iv->lean_missed || iv->tls_h2) {
-		snprintf(r->why, sizeof(r->why), "%llu TLS or HTTP/2 connection%s (TLS ones begun "
-			 "under the lean hooks are not timed; HTTP/2 ones are from their next read "
-			 "of whole frames)",
-			 (unsigned long long)(iv->lean_missed + iv->tls_h2),
-			 iv->lean_missed + iv->tls_h2 == 1 ? "" : "s");
-		return true;
-	}
-	if (iv->udp) {
-		snprintf(r->why, sizeof(r->why), "UDP requests on a target port");
-		return true;
-	}
-	if (iv->lean_unknown > 1 && iv->lean_unknown * OBS_LEAN_UNKNOWN_PER > iv->tcp_requests) {
-		snprintf(r->why, sizeof(r->why), "%llu of %llu requests without the arrival the full "
-			 "hooks see (pipelined, or written in pieces)",
-			 (unsigned long long)iv->lean_unknown, (unsigned long long)iv->tcp_requests);
-		return true;
-	}
+	if (iv->lean_missed || iv->tls_h2)
+		return say(r, "%llu TLS or HTTP/2 connection%s (TLS ones begun under the lean "
+			   "hooks are not timed; HTTP/2 ones are from their next read of whole "
+			   "frames)", (unsigned long long)(iv->lean_missed + iv->tls_h2),
+			   iv->lean_missed + iv->tls_h2 == 1 ? "" : "s");
+	if (iv->udp)
+		return say(r, "UDP requests on a target port");
+	if (iv->lean_unknown > 1 && iv->lean_unknown * OBS_LEAN_UNKNOWN_PER > iv->tcp_requests)
+		return say(r, "%llu of %llu requests without the arrival the full hooks see "
+			   "(pipelined, or written in pieces)",
+			   (unsigned long long)iv->lean_unknown,
+			   (unsigned long long)iv->tcp_requests);
 	return false;
 }
 
@@ -104,18 +111,14 @@ static bool cannot(struct obs_lean_rule *r, const struct obs_lean_interval *iv)
  * a target port; its untimed responses leave the next arrival unknown too: said first). */
 static bool solo_cannot(struct obs_lean_rule *r, const struct obs_lean_interval *iv)
 {
-	if (iv->udp_socks) {
-		snprintf(r->why, sizeof(r->why), "%llu UDP socket%s on a target port (the copy hook "
-			 "alone does not see UDP)", (unsigned long long)iv->udp_socks,
-			 iv->udp_socks == 1 ? "" : "s");
-		return true;
-	}
-	if (iv->untimed > 1 && iv->untimed * OBS_LEAN_UNKNOWN_PER > iv->tcp_requests) {
-		snprintf(r->why, sizeof(r->why), "%llu of %llu responses the copy hook alone could "
-			 "not time (in several segments, or written after the next request came)",
-			 (unsigned long long)iv->untimed, (unsigned long long)iv->tcp_requests);
-		return true;
-	}
+	if (iv->udp_socks)
+		return say(r, "%llu UDP socket%s on a target port (the copy hook alone does not "
+			   "see UDP)", (unsigned long long)iv->udp_socks,
+			   iv->udp_socks == 1 ? "" : "s");
+	if (iv->untimed > 1 && iv->untimed * OBS_LEAN_UNKNOWN_PER > iv->tcp_requests)
+		return say(r, "%llu of %llu responses the copy hook alone could not time (in "
+			   "several segments, or written after the next request came)",
+			   (unsigned long long)iv->untimed, (unsigned long long)iv->tcp_requests);
 	return false;
 }
 
@@ -125,9 +128,9 @@ static bool solo_cannot(struct obs_lean_rule *r, const struct obs_lean_interval 
 static bool solo_unfit(struct obs_lean_rule *r, const struct obs_lean_interval *iv)
 {
 	if (iv->multi_write > 1 && iv->multi_write * OBS_LEAN_UNKNOWN_PER > iv->tcp_requests) {
-		snprintf(r->why, sizeof(r->why), "plain TCP requests only; %llu of %llu responses "
-			 "written in several writes, which the copy hook alone could not time",
-			 (unsigned long long)iv->multi_write, (unsigned long long)iv->tcp_requests);
+		say(r, "plain TCP requests only; %llu of %llu responses written in several writes, "
+		    "which the copy hook alone could not time",
+		    (unsigned long long)iv->multi_write, (unsigned long long)iv->tcp_requests);
 		r->solo = false;
 		return true;
 	}
@@ -146,10 +149,10 @@ enum obs_lean_state obs_lean_decide(struct obs_lean_rule *r, enum obs_lean_mode 
 		if (cannot(r, iv)) {
 			r->state = OBS_LEAN_DONE;
 		} else if (iv->tcp_requests && iv->queue_p99_ns > OBS_LEAN_QUEUE_NS) {
-			snprintf(r->why, sizeof(r->why), "socket-queue wait p99 %.1f ms (over %llu ms): "
-				 "lean after %u intervals of plain TCP requests",
-				 (double)iv->queue_p99_ns / 1e6, OBS_LEAN_QUEUE_NS / 1000000ULL,
-				 OBS_LEAN_AFTER);
+			say(r, "socket-queue wait p99 %.1f ms (over %llu ms): lean after %u "
+			    "intervals of plain TCP requests",
+			    (double)iv->queue_p99_ns / 1e6, OBS_LEAN_QUEUE_NS / 1000000ULL,
+			    OBS_LEAN_AFTER);
 			r->plain = 0;
 			r->state = OBS_LEAN_FULL;
 		} else if (iv->tcp_requests && !iv->multi_arrival) {
@@ -157,17 +160,17 @@ enum obs_lean_state obs_lean_decide(struct obs_lean_rule *r, enum obs_lean_mode 
 			if (r->solo && solo_unfit(r, iv)) {
 				r->state = OBS_LEAN_LEAN;
 			} else if (r->solo && !iv->udp_socks) {
-				snprintf(r->why, sizeof(r->why), "plain TCP requests only, by port, "
-					 "no UDP socket on a target port");
+				say(r, "plain TCP requests only, by port, "
+				    "no UDP socket on a target port");
 				r->state = OBS_LEAN_SOLO;
 			} else {
-				snprintf(r->why, sizeof(r->why), "plain TCP requests only");
+				say(r, "plain TCP requests only");
 				r->state = OBS_LEAN_LEAN;
 			}
 		} else if (iv->tcp_requests) {
-			snprintf(r->why, sizeof(r->why), "%llu reads of several client writes: lean "
-				 "after %u intervals of plain TCP requests",
-				 (unsigned long long)iv->multi_arrival, OBS_LEAN_AFTER);
+			say(r, "%llu reads of several client writes: lean after %u intervals of "
+			    "plain TCP requests",
+			    (unsigned long long)iv->multi_arrival, OBS_LEAN_AFTER);
 			r->plain = 0;
 			r->state = OBS_LEAN_FULL;
 		}
@@ -178,8 +181,7 @@ enum obs_lean_state obs_lean_decide(struct obs_lean_rule *r, enum obs_lean_mode 
 			r->state = OBS_LEAN_DONE;
 		} else if (iv->tcp_requests && !iv->multi_arrival) {
 			if (++r->plain >= OBS_LEAN_AFTER) {
-				snprintf(r->why, sizeof(r->why),
-					 "%u intervals of plain TCP requests only", r->plain);
+				say(r, "%u intervals of plain TCP requests only", r->plain);
 				r->state = OBS_LEAN_GOING;
 			}
 		} else {
@@ -195,8 +197,8 @@ enum obs_lean_state obs_lean_decide(struct obs_lean_rule *r, enum obs_lean_mode 
 		} else if (r->solo && solo_unfit(r, iv)) {
 			; /* lean it stays, for the run (why: said in the note) */
 		} else if (r->solo && iv->tcp_requests && !iv->udp_socks) {
-			snprintf(r->why, sizeof(r->why), "plain TCP requests only, by port, no UDP "
-				 "socket on a target port");
+			say(r, "plain TCP requests only, by port, no UDP "
+			    "socket on a target port");
 			r->state = OBS_LEAN_SOLO_GOING;
 		}
 		break;

@@ -186,8 +186,16 @@ static void port_rule(const struct obs_snap_hist *h, const struct obs_snap_statu
 	const struct obs_snap *latest = obs_snap_at(h, 0);
 	char key[24], text[400] = "", codes[120], a[32], b[16];
 	uint64_t http, calls, bad;
+	static const struct {
+		unsigned int cls;
+		const char *who, *why;
+	} errs[] = {
+		{5, "server", "the server failed them, its log says why"},
+		{4, "client", "clients ask for what the server does not have or will not give them"},
+	};
 	bool c5, c4, g;
 	struct seen w;
+	int k;
 	size_t off = 0;
 	json_t *ev;
 
@@ -210,19 +218,13 @@ static void port_rule(const struct obs_snap_hist *h, const struct obs_snap_statu
 		       "share_5xx_pct", pct(w.sum.cls[5], http), "codes", json_object(),
 		       "grpc_calls", (json_int_t)calls, "grpc_not_ok", (json_int_t)bad,
 		       "share_grpc_pct", pct(bad, calls), "grpc_status", json_object());
-	if (c5) {
-		codes_text(&w, 5, codes, sizeof(codes), ev);
-		part(text, sizeof(text), &off, "%s of %s HTTP/2 responses were server errors (%s): "
-		     "the server failed them, its log says why",
-		     pct_text(pct(w.sum.cls[5], http), b, sizeof(b)),
-		     obs_rule_num(http, a, sizeof(a)), codes);
-	}
-	if (c4) {
-		codes_text(&w, 4, codes, sizeof(codes), ev);
-		part(text, sizeof(text), &off, "%s of %s HTTP/2 responses were client errors (%s): "
-		     "clients ask for what the server does not have or will not give them",
-		     pct_text(pct(w.sum.cls[4], http), b, sizeof(b)),
-		     obs_rule_num(http, a, sizeof(a)), codes);
+	for (k = 0; k < 2; k++) {
+		if (!(k ? c4 : c5))
+			continue;
+		codes_text(&w, errs[k].cls, codes, sizeof(codes), ev);
+		part(text, sizeof(text), &off, "%s of %s HTTP/2 responses were %s errors (%s): %s",
+		     pct_text(pct(w.sum.cls[errs[k].cls], http), b, sizeof(b)),
+		     obs_rule_num(http, a, sizeof(a)), errs[k].who, codes, errs[k].why);
 	}
 	if (g) {
 		grpc_text(&w, codes, sizeof(codes), ev);
