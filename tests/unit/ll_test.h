@@ -7,6 +7,8 @@
  *                                                 and teardown (a fresh state per test)
  *   LL_TEST_MAIN_GROUP(setup, teardown, test_a, ...) the same, one setup and teardown around
  *                                                 the whole group
+ *   LL_TEST_MAIN_TMPDIR(dir, test_a, ...)         the same, around the group the scratch folder
+ *                                                 dir made and removed (ll_tmpdir_make's)
  *
  * Up to 16 tests per file. ll_text_open() / ll_text_close(): what a formatter writes to a
  * stream, as a string. ll_unhex(): captured bytes written as hex. ll_xorshift(): pseudo-random
@@ -144,6 +146,21 @@ static inline int ll_tmpdir_remove(const char *dir)
 		return -1;
 	return system(cmd);
 }
+
+/* LL_TEST_MAIN_TMPDIR(dir, ...): LL_TEST_MAIN_GROUP with a group setup that makes dir and a
+ * teardown that removes it. */
+#define LL_TEST_MAIN_TMPDIR(dir, ...)                                          \
+	static int ll__tmpdir_setup(void **state)                               \
+	{                                                                       \
+		(void)state;                                                    \
+		return ll_tmpdir_make(dir);                                     \
+	}                                                                       \
+	static int ll__tmpdir_teardown(void **state)                            \
+	{                                                                       \
+		(void)state;                                                    \
+		return ll_tmpdir_remove(dir);                                   \
+	}                                                                       \
+	LL_TEST_MAIN_GROUP(ll__tmpdir_setup, ll__tmpdir_teardown, __VA_ARGS__)
 
 /* The seed of the tests' pseudo-random numbers: the same sequence every run. */
 #define LL_TEST_SEED 88172645463325252ULL
