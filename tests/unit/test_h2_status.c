@@ -171,6 +171,15 @@ static const struct obs_h2_status_counts *counts(struct obs_h2_dec *d, uint32_t 
 	return obs_h2_dec_counts(d, slot);
 }
 
+/* c's calls without a grpc-status, stream ends and header blocks. */
+static void assert_ends(const struct obs_h2_status_counts *c, uint64_t none, uint64_t ends,
+			uint64_t blocks)
+{
+	assert_int_equal(c->grpc_none, none);
+	assert_int_equal(c->ends, ends);
+	assert_int_equal(c->blocks, blocks);
+}
+
 /* 1,000 calls, every 10th RESOURCE_EXHAUSTED: each counted by its code. */
 static void test_grpc_calls(void **state)
 {
@@ -183,9 +192,7 @@ static void test_grpc_calls(void **state)
 	c = counts(s->d, 2);
 	assert_int_equal(c->grpc[0], 900);
 	assert_int_equal(c->grpc[8], 100);
-	assert_int_equal(c->grpc_none, 0);
-	assert_int_equal(c->ends, 1000);
-	assert_int_equal(c->blocks, 2000);
+	assert_ends(c, 0, 1000, 2000);
 	assert_int_equal(c->status[200 - OBS_H2_STATUS_LO], 1000);
 	assert_int_equal(c->undecoded, 0);
 	assert_int_equal(counts(s->d, 0)->blocks, 0);
@@ -273,9 +280,7 @@ static void test_gap(void **state)
 	c = counts(s->d, 0);
 	assert_int_equal(c->grpc[0], 10);
 	assert_int_equal(c->grpc[14], 0);
-	assert_int_equal(c->grpc_none, 0);
-	assert_int_equal(c->ends, 10);
-	assert_int_equal(c->blocks, 20);
+	assert_ends(c, 0, 10, 20);
 	/* call 10's trailers (the record after the lost one), and calls 11-19's trailers */
 	assert_int_equal(c->undecoded, 10);
 	/* calls 11-19's headers: :status 200 read, cut at content-type */
@@ -444,9 +449,7 @@ static void test_plain_h2(void **state)
 	assert_int_equal(c->status[200 - OBS_H2_STATUS_LO], 21);
 	assert_int_equal(c->status[404 - OBS_H2_STATUS_LO], 10);
 	assert_int_equal(c->status[100 - OBS_H2_STATUS_LO], 1);
-	assert_int_equal(c->blocks, 33);
-	assert_int_equal(c->ends, 0);
-	assert_int_equal(c->grpc_none, 0);
+	assert_ends(c, 0, 0, 33);
 	assert_int_equal(c->undecoded, 0);
 }
 
