@@ -131,17 +131,17 @@ static const struct {
 	{K_RESP, "!21\r\nSYNTAX invalid syntax\r\n", DRV_APP_RESP_ERROR},
 	{K_RESP, "|1\r\n+key\r\n+val\r\n:7\r\n", DRV_APP_OK},
 	{K_RESP, ">2\r\n+message\r\n+hi\r\n", DRV_APP_OK},
-	{K_RESP, "PONG\r\n", X_MALFORMED}, /* no type byte */
-	{K_RESP, "+PONG\n", X_MALFORMED}, /* bare LF */
-	{K_RESP, "+PONG\rX", X_MALFORMED}, /* CR without LF */
-	{K_RESP, "$5\r\nhelloXX", X_MALFORMED}, /* bulk without its CRLF */
-	{K_RESP, "$x\r\n", X_MALFORMED}, /* not a number */
-	{K_RESP, "$\r\n", X_MALFORMED}, /* no digits */
-	{K_RESP, "$-2\r\n", X_MALFORMED}, /* only -1 is null */
+	{K_RESP, "PONG\r\n", X_MALFORMED},		    /* no type byte */
+	{K_RESP, "+PONG\n", X_MALFORMED},		    /* bare LF */
+	{K_RESP, "+PONG\rX", X_MALFORMED},		    /* CR without LF */
+	{K_RESP, "$5\r\nhelloXX", X_MALFORMED},		    /* bulk without its CRLF */
+	{K_RESP, "$x\r\n", X_MALFORMED},		    /* not a number */
+	{K_RESP, "$\r\n", X_MALFORMED},			    /* no digits */
+	{K_RESP, "$-2\r\n", X_MALFORMED},		    /* only -1 is null */
 	{K_RESP, "%-1\r\n", X_MALFORMED},
 	{K_RESP, "$99999999999999999999\r\n", X_MALFORMED}, /* too many digits */
-	{K_RESP, "$999999999999\r\n", X_MALFORMED}, /* over the bulk bound */
-	{K_RESP, "*9999999999999\r\n", X_MALFORMED}, /* over the count bound */
+	{K_RESP, "$999999999999\r\n", X_MALFORMED},	    /* over the bulk bound */
+	{K_RESP, "*9999999999999\r\n", X_MALFORMED},	    /* over the count bound */
 	{K_RESP, "*1\r\n?\r\n", X_MALFORMED},
 	{K_RESP, "*2\r\n:1\r\n", X_INCOMPLETE},
 	{K_RESP, "$10\r\nhello", X_INCOMPLETE},
@@ -163,13 +163,13 @@ static const struct {
 	{K_MC, "ERROR\r\n", DRV_APP_MC_CLIENT},
 	{K_MC, "CLIENT_ERROR bad data chunk\r\n", DRV_APP_MC_CLIENT},
 	{K_MC, "SERVER_ERROR out of memory storing object\r\n", DRV_APP_MC_SERVER},
-	{K_MC, "\r\n", X_MALFORMED}, /* empty line */
-	{K_MC, "stored\r\n", X_MALFORMED}, /* lower case */
-	{K_MC, "STORED\n", X_MALFORMED}, /* bare LF */
+	{K_MC, "\r\n", X_MALFORMED},			       /* empty line */
+	{K_MC, "stored\r\n", X_MALFORMED},		       /* lower case */
+	{K_MC, "STORED\n", X_MALFORMED},		       /* bare LF */
 	{K_MC, "STORED\rX", X_MALFORMED},
-	{K_MC, "VALUE k 0 x\r\n", X_MALFORMED}, /* size not a number */
-	{K_MC, "VALUE k 0\r\n", X_MALFORMED}, /* no size */
-	{K_MC, "VALUE k 0 2\r\nhiXX", X_MALFORMED}, /* data without its CRLF */
+	{K_MC, "VALUE k 0 x\r\n", X_MALFORMED},		       /* size not a number */
+	{K_MC, "VALUE k 0\r\n", X_MALFORMED},		       /* no size */
+	{K_MC, "VALUE k 0 2\r\nhiXX", X_MALFORMED},	       /* data without its CRLF */
 	{K_MC, "VALUE k 0 1\r\nx\r\nSTORED\r\n", X_MALFORMED}, /* only VALUE or END after VALUE */
 	{K_MC, "STAT a 1\r\nERROR\r\n", X_MALFORMED},
 	{K_MC, " STORED\r\n", X_MALFORMED},

@@ -489,4 +489,5 @@ static void test_threads(void **state)
 }
 
 LL_TEST_MAIN_TMPDIR(tmpdir, test_static_matches_protoc, test_template_patched,
-		    test_template_encoded, test_mix_weights, test_errors, test_no_proto, test_threads)
+		    test_template_encoded, test_mix_weights, test_errors, test_no_proto,
+		    test_threads)

@@ -559,5 +559,5 @@ static void test_quiet(void **state)
 
 LL_TEST_MAIN_EACH(fixture_new, fixture_free, test_grpc_calls, test_trailers_only, test_cut_block,
 		  test_gap, test_piece_missing, test_not_first, test_fresh_after_stop,
-		  test_two_conns_close, test_plain_h2, test_evict_and_bad,
-		  test_hpack_refers, test_quiet)
+		  test_two_conns_close, test_plain_h2, test_evict_and_bad, test_hpack_refers,
+		  test_quiet)

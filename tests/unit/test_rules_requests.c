@@ -134,7 +134,7 @@ RULES_TEST(test_cpu_or_workers_schedstat)
 	cpu_run(r, (struct cpu_seen){.queue = 80e6, .service = 1e6, .waiting = 0.02,
 				     .running = 0.01, .cpus = 2, .procs = 1});
 	workers_not_cpu(r, "their threads waited for a CPU 0.02 on average (0.01 ran): "
-			"not the CPU");
+			   "not the CPU");
 	/* 12 waiting in the newer interval only */
 	cpu_run(r, (struct cpu_seen){.queue = 80e6, .service = 1e6, .waiting = 0.1, .running = 1,
 				     .cpus = 1, .procs = 1});
@@ -180,7 +180,7 @@ RULES_TEST(test_cpu_or_workers_schedstat)
 				     .running = 0.5, .cpus = 2, .procs = 1});
 	cpu_newer(r, 0.8, 0.3);
 	workers_not_cpu(r, "their threads also waited for a CPU 0.80 on average "
-			"(0.30 ran) this interval");
+			   "(0.30 ran) this interval");
 	/* slapd's 2 pool threads and its listener, all busy on its one CPU: 1.98 waiting, 0.95
 	 * running (2.05 in the next interval; at a bar of 2.0 a dip under it named nothing): its
 	 * own threads carry the CPU, never "other work holds the CPUs"; the same with its load
@@ -188,7 +188,7 @@ RULES_TEST(test_cpu_or_workers_schedstat)
 	cpu_run(r, (struct cpu_seen){.queue = 11e6, .service = 12e3, .waiting = 1.98,
 				     .running = 0.95, .cpus = 1, .procs = 1});
 	f = cpu_named(r, "cpu: the server's processes wait for a CPU (3 runnable on "
-		     "1 CPU: on average 2.0 of their threads waited");
+			 "1 CPU: on average 2.0 of their threads waited");
 	assert_null(json_object_get(f->evidence, "contended"));
 	cpu_run(r, (struct cpu_seen){.queue = 11e6, .service = 12e3, .waiting = 1.47,
 				     .running = 0.88, .cpus = 1, .procs = 1});
@@ -219,11 +219,11 @@ RULES_TEST(test_cpu_or_workers_schedstat)
 	cpu_run(r, (struct cpu_seen){.queue = 80e6, .service = 1e6, .waiting = 1.4, .running = 0.85,
 				     .cpus = 1, .procs = 1});
 	workers_not_cpu(r, "their threads waited for a CPU 1.40 on average (0.85 "
-			"ran): not the CPU");
+			   "ran): not the CPU");
 	cpu_run(r, (struct cpu_seen){.queue = 80e6, .service = 1e6, .waiting = 0.9, .running = 0.95,
 				     .cpus = 1, .procs = 1});
 	workers_not_cpu(r, "their threads waited for a CPU 0.90 on average (0.95 "
-			"ran): not the CPU");
+			   "ran): not the CPU");
 	/* the load began in the middle of the older interval (nginx beside 12 hogs: 0.15 waiting,
 	 * 0.05 running there; 0.85 and 0.14 in the newer): the CPU, from the first finding on */
 	cpu_run(r, (struct cpu_seen){.queue = 45e6, .service = 4e3, .waiting = 0.15,
