@@ -15,7 +15,7 @@ import ssl
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from listener import serve_forever  # noqa: E402
+from listener import request_heads, serve_forever  # noqa: E402
 
 REPLY = b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Type: text/plain\r\n\r\nok\n"
 
@@ -29,14 +29,7 @@ def context(cert, key):
 
 def serve(conn, ctx):
 	tls = ctx.wrap_socket(conn, server_side=True)  # a refused handshake: ssl.SSLError, an OSError
-	buf = b""
-	while True:
-		while b"\r\n\r\n" not in buf:
-			data = tls.recv(65536)
-			if not data:
-				return
-			buf += data
-		_, buf = buf.split(b"\r\n\r\n", 1)  # requests without a body (GET)
+	for _ in request_heads(tls):
 		tls.sendall(REPLY)
 
 

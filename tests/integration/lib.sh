@@ -5,10 +5,10 @@
 #                  ll_track), skip/fail/pass, require_*, free_port, start/wait_for/stop
 #   assert.sh      jget, expect_json, within_pct, check_within
 #   servers.sh     refserver_up (the one way to start loadlens-refserver), oneshot_httpd, nginx_up,
-#                  nginx_counts, tls_cert, unbound_conf
+#                  nginx_ok_servers, nginx_counts, tls_cert, unbound_conf
 #   slapd.sh       require_slapd, and slapd's stats log against the driver's figures
 #   observer.sh    start_observer, h2load_observed, start_agent
-#   driver.sh      driver, new_conns, load_cpu
+#   driver.sh      driver, new_conns, load_cpu, load_driver
 #   namespaces.sh  netns_create, cgroup_create
 #   listener.py    the Python test servers' listener and thread per connection
 # Every test sends traffic only to loopback or to namespaces it creates, bounded in count and time.

@@ -11,7 +11,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from listener import serve_forever  # noqa: E402
+from listener import request_heads, serve_forever  # noqa: E402
 
 BIG = 200 * 1024
 
@@ -29,14 +29,7 @@ def reply(path):
 
 
 def serve(conn):
-    buf = b""
-    while True:
-        while b"\r\n\r\n" not in buf:
-            d = conn.recv(65536)
-            if not d:
-                return
-            buf += d
-        head, buf = buf.split(b"\r\n\r\n", 1)
+    for head in request_heads(conn):
         path = head.split(b"\r\n", 1)[0].split(b" ")[1].decode()
         data, close = reply(path)
         conn.sendall(data)

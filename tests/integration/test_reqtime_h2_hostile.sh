@@ -11,13 +11,7 @@ require_bpf loadlens-observer
 require_cmd nginx nginx-light h2load nghttp2-client
 
 free_ports H2 ST
-nginx_up ng "$ST" "
-	log_format rt '\$status \$server_protocol';
-	server {
-		listen 127.0.0.1:$H2 http2;
-		access_log $LL_TMP/h2.log rt;
-		location / { return 200 \"ok\\n\"; }
-	}"
+nginx_up ng "$ST" "$(nginx_ok_servers "$H2 http2" "$LL_TMP/h2.log")"
 
 start_observer obs "$H2"
 out=$(timeout 300 python3 "$LOADLENS_SRC/tests/integration/h2_hostile_streams.py" --port "$H2" \

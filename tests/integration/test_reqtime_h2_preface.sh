@@ -12,18 +12,7 @@ require_bpf loadlens-observer
 require_cmd nginx nginx-light
 
 free_ports H2 H1 ST
-nginx_up ng "$ST" "
-	log_format rt '\$status \$server_protocol';
-	server {
-		listen 127.0.0.1:$H2 http2;
-		access_log $LL_TMP/h2.log rt;
-		location / { return 200 \"ok\\n\"; }
-	}
-	server {
-		listen 127.0.0.1:$H1;
-		access_log $LL_TMP/h1.log rt;
-		location / { return 200 \"ok\\n\"; }
-	}"
+nginx_up ng "$ST" "$(nginx_ok_servers "$H2 http2" "$LL_TMP/h2.log" "$H1" "$LL_TMP/h1.log")"
 
 # pieces NAME PORT LOG MODE ARGS...: the client under the observer; leaves obs_NAME.json, the
 # log's lines in NAME.log, and the streams the client saw answered in ANSWERED

@@ -41,6 +41,13 @@ counts() {
 	echo "$1: driver $drv, full hooks $full, lean $lean"
 	[ "$full" = "$drv" ] && [ "$lean" = "$drv" ] || fail "$1: counts differ"
 }
+# lean_up NAME PROTO: refserver rs_NAME (PROTO, one worker, pinned) on a free port, $port, and
+# observer lean_NAME (--lean auto) on it
+lean_up() {
+	port=$(free_port)
+	refserver_up --pin "rs_$1" "$port" --proto "$2" --workers 1
+	start_observer "lean_$1" "$port"
+}
 
 # 1. keep-alive, --lean auto
 port=$(free_port)
@@ -50,8 +57,7 @@ start_observer lean_ka "$port"
 grep -q "lean on needs" "$LL_TMP/lean_ka.err" && skip "$(grep "lean on needs" "$LL_TMP/lean_ka.err")"
 [ "$(programs lean_ka sk_data_ready)" = 1 ] || fail "auto: sk_data_ready not attached at start"
 [ "$(programs lean_ka tcp_rcv_space_adjust)" = 1 ] || fail "auto: the copy hook not attached at start"
-load_cpu "$LOADLENS_BIN/loadlens-driver" "http://127.0.0.1:$port/" -c 4 -d 12s -q \
-	--json "$LL_TMP/drv_ka.json" >"$LL_TMP/drv_ka.out" 2>&1 &
+load_driver drv_ka "http://127.0.0.1:$port/" -c 4 -d 12s &
 drv=$!
 # the first interval with requests, and the detach (an RCU grace period per tracepoint)
 for t in $(seq 1 20); do
@@ -110,8 +116,7 @@ port=$(free_port)
 refserver_up --pin rs_cl "$port" --proto http --workers 1
 start_observer full_cl "$port" --lean off
 start_observer lean_cl "$port" --lean on
-load_cpu "$LOADLENS_BIN/loadlens-driver" "http://127.0.0.1:$port/" -c 4 -d 3s -q \
-	-H "Connection: close" --json "$LL_TMP/drv_cl.json" >"$LL_TMP/drv_cl.out" 2>&1 ||
+load_driver drv_cl "http://127.0.0.1:$port/" -c 4 -d 3s -H "Connection: close" ||
 	fail "close driver exited $?"
 sleep 0.3
 stop lean_cl full_cl rs_cl
@@ -132,18 +137,16 @@ refserver_up --pin rs_h2 "$pb" --proto h2 --workers 1
 start "lean_h2" "$LOADLENS_BIN/loadlens-observer" --port "$pa" --port "$pb" --interval 1s \
 	--json "$LL_TMP/lean_h2.json"
 wait_for lean_h2 observing 60
-load_cpu "$LOADLENS_BIN/loadlens-driver" "http://127.0.0.1:$pa/" -c 2 -d 9s -q \
-	--json "$LL_TMP/drv_p.json" >"$LL_TMP/drv_p.out" 2>&1 || fail "plain driver exited $?"
+load_driver drv_p "http://127.0.0.1:$pa/" -c 2 -d 9s || fail "plain driver exited $?"
 grep -q "copy hook alone from now on" "$LL_TMP/lean_h2.err" ||
 	fail "h2: never the copy hook alone"
 sleep 1.5 # its detach
 # one connection, a request every 10 ms for 5 s: begun while lean, going on past the switch back
-load_cpu "$LOADLENS_BIN/loadlens-driver" "http://127.0.0.1:$pb/" --http2 -c 1 --rate 100 -d 5s -q \
-	--json "$LL_TMP/drv_h2a.json" >"$LL_TMP/drv_h2a.out" 2>&1 || fail "h2 driver exited $?"
+load_driver drv_h2a "http://127.0.0.1:$pb/" --http2 -c 1 --rate 100 -d 5s ||
+	fail "h2 driver exited $?"
 sleep 2
 grep "every hook again" "$LL_TMP/lean_h2.err" || fail "h2: the lean hooks stayed"
-load_cpu "$LOADLENS_BIN/loadlens-driver" "http://127.0.0.1:$pb/" --http2 -c 1 -n 300 -q \
-	--json "$LL_TMP/drv_h2b.json" >"$LL_TMP/drv_h2b.out" 2>&1 || fail "h2 driver exited $?"
+load_driver drv_h2b "http://127.0.0.1:$pb/" --http2 -c 1 -n 300 || fail "h2 driver exited $?"
 sleep 0.3
 stop lean_h2 rs_p rs_h2
 expect_json "h2: state" "$LL_TMP/lean_h2.json" .request_timing.features.lean_state full
@@ -173,11 +176,8 @@ plain=$(jget "$LL_TMP/lean_h2.json" ".request_timing.slots[] | select(.port == $
 [ "$plain" = "$(jget "$LL_TMP/drv_p.json" .requests)" ] || fail "h2: plain $plain requests"
 
 # 4. UDP: never lean
-port=$(free_port)
-refserver_up --pin rs_udp "$port" --proto udp --workers 1
-start_observer lean_udp "$port"
-load_cpu "$LOADLENS_BIN/loadlens-driver" "udp://127.0.0.1:$port" -c 2 -d 5s -q \
-	--json "$LL_TMP/drv_udp.json" >"$LL_TMP/drv_udp.out" 2>&1 || fail "udp driver exited $?"
+lean_up udp udp
+load_driver drv_udp "udp://127.0.0.1:$port" -c 2 -d 5s || fail "udp driver exited $?"
 sleep 0.3
 stop lean_udp rs_udp
 expect_json "udp: state" "$LL_TMP/lean_udp.json" .request_timing.features.lean_state full
@@ -189,11 +189,8 @@ u=$(jget "$LL_TMP/lean_udp.json" '.request_timing.slots[] | select(.proto == "ud
 # 5. The copy hook alone's late answers: keep-alive load until it is alone, then Python clients
 # (http.client, one request at a time): 3 connections of 5 requests left open past the
 # observer's stop, 2 of 4 reset (SO_LINGER 0), 1 of 3 closed; every response counted
-port=$(free_port)
-refserver_up --pin rs_late "$port" --proto http --workers 1
-start_observer lean_late "$port"
-load_cpu "$LOADLENS_BIN/loadlens-driver" "http://127.0.0.1:$port/" -c 2 -d 8s -q \
-	--json "$LL_TMP/drv_late.json" >"$LL_TMP/drv_late.out" 2>&1 || fail "late driver exited $?"
+lean_up late http
+load_driver drv_late "http://127.0.0.1:$port/" -c 2 -d 8s || fail "late driver exited $?"
 grep -q "copy hook alone from now on" "$LL_TMP/lean_late.err" ||
 	fail "late: never the copy hook alone"
 [ "$(programs lean_late sock_send_length)" = 0 ] || fail "late: the send hook attached"
@@ -254,8 +251,7 @@ time.sleep(30)' "$port" &
 udp=$!
 ll_on_exit "kill $udp 2>/dev/null"
 start_observer lean_both "$port"
-load_cpu "$LOADLENS_BIN/loadlens-driver" "http://127.0.0.1:$port/" -c 2 -d 8s -q \
-	--json "$LL_TMP/drv_both.json" >"$LL_TMP/drv_both.out" 2>&1 || fail "both driver exited $?"
+load_driver drv_both "http://127.0.0.1:$port/" -c 2 -d 8s || fail "both driver exited $?"
 stop lean_both rs_both
 kill $udp
 expect_json "udp socket: state" "$LL_TMP/lean_both.json" .request_timing.features.lean_state lean

@@ -8,89 +8,31 @@ import unittest
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
 import tick_walk  # noqa: E402
 
-SYMS = tick_walk.Symbols({
-	0x100: ("main", "/src/observer/main.c"),
-	0x110: ("interval", "/src/observer/main.c"),
-	0x120: ("wait_signal", "/src/observer/main.c"),
-	0x130: ("read_all", "/src/observer/obs_run.c"),
-	0x200: ("obs_sources_read", "/src/observer/sources/read.c"),
-	0x300: ("tick", "/src/observer/features/connections.c"),
-	0x310: ("tick", "/src/observer/features/requests.c"),
-	0x400: ("obs_record_write", "/src/observer/output/ndjson.c"),
-	0x500: ("obs_findings_tick", "/src/observer/rules/findings_run.c"),
-	0x600: ("obs_mx_src_tick", "/src/observer/metrics/metrics_src.c"),
-	0x700: ("obs_systier_tick", "/src/observer/kernel/systier.c"),
-	0x800: ("ll_warn", "/src/lib/cli.c"),
-})
-
-# main waits, then two ticks: sources (read through obs_run.c's read_all), features, output,
-# rules, metrics, and the loop's syscall tier switch; the reader thread 51 reads all along; the
-# last tick's summary (features, rules) comes after its return and is no tick
-HEALTHY = """\
-50 10:00:00.000100 openat(AT_FDCWD</>, "/lib/x86_64-linux-gnu/libbpf.so.1", O_RDONLY) = 3</x>
-50 10:00:00.000200 write(-1, "walk enter 100", 14) = -1 EBADF (Bad file descriptor)
-50 10:00:00.000300 write(-1, "walk enter 120", 14) = -1 EBADF (Bad file descriptor)
-50 10:00:00.000400 rt_sigtimedwait([INT TERM], NULL, {tv_sec=0, tv_nsec=999}, 8) = -1 EAGAIN
-50 10:00:01.000000 write(-1, "walk exit 120", 13) = -1 EBADF (Bad file descriptor)
-50 10:00:01.000100 write(-1, "walk enter 110", 14) = -1 EBADF (Bad file descriptor)
-50 10:00:01.000200 write(-1, "walk enter 130", 14) = -1 EBADF (Bad file descriptor)
-50 10:00:01.000300 write(-1, "walk enter 200", 14) = -1 EBADF (Bad file descriptor)
-50 10:00:01.000400 bpf(BPF_MAP_LOOKUP_BATCH, {batch={map_fd=7<anon_inode:bpf-map>}}, 56) = 0
-51 10:00:01.000450 read(9</proc/1/stat>, <unfinished ...>
-50 10:00:01.000500 sendto(4<NETLINK:[SOCK_DIAG:50]>, [{nlmsg_len=72}], 72, 0, NULL, 0) = 72
-50 10:00:01.000600 recvmsg(4<NETLINK:[SOCK_DIAG:50]>, {msg_name={sa_family=AF_NETLINK}}, 0) = 40
-51 10:00:01.000650 <... read resumed>"1 (x) S", 4096) = 7
-50 10:00:01.000700 ppoll([{fd=4<NETLINK:[SOCK_DIAG:50]>, events=POLLIN}], 1, NULL, NULL, 0) = 1
-50 10:00:01.000800 pread64(6</proc/50/net/netstat>, "TcpExt: SyncookiesSent", 16383, 0) = 4190
-50 10:00:01.000900 write(-1, "walk exit 200", 13) = -1 EBADF (Bad file descriptor)
-50 10:00:01.001000 write(-1, "walk exit 130", 13) = -1 EBADF (Bad file descriptor)
-50 10:00:01.001100 write(-1, "walk enter 300", 14) = -1 EBADF (Bad file descriptor)
-50 10:00:01.001200 openat(AT_FDCWD</>, "/dev/urandom", O_RDONLY) = 8</dev/urandom<char 1:9>>
-50 10:00:01.001300 read(8</dev/urandom<char 1:9>>, "\\365\\23\\343w", 4) = 4
-50 10:00:01.001400 write(-1, "walk exit 300", 13) = -1 EBADF (Bad file descriptor)
-50 10:00:01.001800 write(-1, "walk enter 310", 14) = -1 EBADF (Bad file descriptor)
-50 10:00:01.001900 write(-1, "walk exit 310", 13) = -1 EBADF (Bad file descriptor)
-50 10:00:01.002000 write(-1, "walk enter 400", 14) = -1 EBADF (Bad file descriptor)
-50 10:00:01.002100 openat(AT_FDCWD</>, "/etc/localtime", O_RDONLY|O_CLOEXEC) = 8</etc/localtime>
-50 10:00:01.002200 read(8</etc/localtime>, "TZif2", 4096) = 114
-50 10:00:01.002300 write(5</tmp/obs.ndjson>, "{\\"type\\":\\"interval\\"}\\n", 21 <unfinished ...>
-51 10:00:01.002350 read(9</proc/1/stat>, "1 (x) S", 4096) = 7
-50 10:00:01.002400 <... write resumed>) = 21
-50 10:00:01.002500 write(-1, "walk exit 400", 13) = -1 EBADF (Bad file descriptor)
-50 10:00:01.002510 write(-1, "walk enter 800", 14) = -1 EBADF (Bad file descriptor)
-50 10:00:01.002520 write(2</dev/pts/0>, "note", 4) = 4
-50 10:00:01.002530 write(-1, "walk exit 800", 13) = -1 EBADF (Bad file descriptor)
-50 10:00:01.002600 write(-1, "walk enter 500", 14) = -1 EBADF (Bad file descriptor)
-50 10:00:01.002700 write(-1, "walk exit 500", 13) = -1 EBADF (Bad file descriptor)
-50 10:00:01.002800 write(-1, "walk enter 600", 14) = -1 EBADF (Bad file descriptor)
-50 10:00:01.002900 write(-1, "walk exit 600", 13) = -1 EBADF (Bad file descriptor)
-50 10:00:01.003000 write(-1, "walk exit 110", 13) = -1 EBADF (Bad file descriptor)
-50 10:00:01.003100 write(-1, "walk enter 700", 14) = -1 EBADF (Bad file descriptor)
-50 10:00:01.003200 write(9<UNIX-STREAM:[11->12]>, "1", 1) = 1
-50 10:00:01.003300 read(9<UNIX-STREAM:[11->12]>, 0x7ffc, 1) = -1 EAGAIN
-50 10:00:01.003400 write(-1, "walk exit 700", 13) = -1 EBADF (Bad file descriptor)
-50 10:00:01.003500 write(-1, "walk enter 120", 14) = -1 EBADF (Bad file descriptor)
-50 10:00:01.003600 rt_sigtimedwait([INT TERM], NULL, {tv_sec=0, tv_nsec=996}, 8) = -1 EAGAIN
-50 10:00:02.000000 write(-1, "walk exit 120", 13) = -1 EBADF (Bad file descriptor)
-50 10:00:02.000100 write(-1, "walk enter 110", 14) = -1 EBADF (Bad file descriptor)
-50 10:00:02.000200 write(-1, "walk enter 200", 14) = -1 EBADF (Bad file descriptor)
-50 10:00:02.000300 bpf(BPF_MAP_LOOKUP_ELEM, {map_fd=7<anon_inode:bpf-map>}, 32) = 0
-50 10:00:02.000400 write(-1, "walk exit 200", 13) = -1 EBADF (Bad file descriptor)
-50 10:00:02.000500 write(-1, "walk enter 300", 14) = -1 EBADF (Bad file descriptor)
-50 10:00:02.000600 write(-1, "walk exit 300", 13) = -1 EBADF (Bad file descriptor)
-50 10:00:02.000700 write(-1, "walk enter 400", 14) = -1 EBADF (Bad file descriptor)
-50 10:00:02.000800 write(-1, "walk exit 400", 13) = -1 EBADF (Bad file descriptor)
-50 10:00:02.000900 write(-1, "walk enter 500", 14) = -1 EBADF (Bad file descriptor)
-50 10:00:02.001000 write(-1, "walk exit 500", 13) = -1 EBADF (Bad file descriptor)
-50 10:00:02.001100 write(-1, "walk exit 110", 13) = -1 EBADF (Bad file descriptor)
-50 10:00:02.001200 write(-1, "walk enter 300", 14) = -1 EBADF (Bad file descriptor)
-50 10:00:02.001300 bpf(BPF_OBJ_GET_INFO_BY_FD, {info={bpf_fd=9<anon_inode:bpf-prog>}}, 16) = 0
-50 10:00:02.001400 write(-1, "walk exit 300", 13) = -1 EBADF (Bad file descriptor)
-50 10:00:02.001500 write(-1, "walk enter 500", 14) = -1 EBADF (Bad file descriptor)
-50 10:00:02.001600 write(-1, "walk exit 500", 13) = -1 EBADF (Bad file descriptor)
-50 10:00:02.001700 write(-1, "walk exit 100", 13) = -1 EBADF (Bad file descriptor)
-50 10:00:02.001800 +++ exited with 0 +++
+# a line a function: its offset (hex), name and source file
+SYMBOL_LINES = """\
+100 main /src/observer/main.c
+110 interval /src/observer/main.c
+120 wait_signal /src/observer/main.c
+130 read_all /src/observer/obs_run.c
+200 obs_sources_read /src/observer/sources/read.c
+300 tick /src/observer/features/connections.c
+310 tick /src/observer/features/requests.c
+400 obs_record_write /src/observer/output/ndjson.c
+500 obs_findings_tick /src/observer/rules/findings_run.c
+600 obs_mx_src_tick /src/observer/metrics/metrics_src.c
+700 obs_systier_tick /src/observer/kernel/systier.c
+800 ll_warn /src/lib/cli.c
 """
+SYMS = tick_walk.Symbols({int(off, 16): (name, path)
+			  for off, name, path in map(str.split, SYMBOL_LINES.splitlines())})
+
+# tests/data/tick_walk_healthy.strace: main waits, then two ticks: sources (read through
+# obs_run.c's read_all), features, output, rules, metrics, and the loop's syscall tier switch; the
+# reader thread 51 reads all along; the last tick's summary (features, rules) comes after its
+# return and is no tick
+HEALTHY_LOG = os.path.join(os.path.dirname(__file__), "..", "data", "tick_walk_healthy.strace")
+with open(HEALTHY_LOG, encoding="utf-8") as f:
+	HEALTHY = f.read()
 
 # a read of /proc/net/netstat and a map lookup in the features phase of the first tick
 READ_IN_FEATURES = """\

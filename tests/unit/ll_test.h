@@ -7,10 +7,14 @@
  *                                                 and teardown (a fresh state per test)
  *   LL_TEST_MAIN_GROUP(setup, teardown, test_a, ...) the same, one setup and teardown around
  *                                                 the whole group
+ *   LL_TEST_MAIN_TMPDIR(dir, test_a, ...)         the same, around the group the scratch folder
+ *                                                 dir made and removed (ll_tmpdir_make's)
  *
- * Up to 16 tests per file. ll_text_open() / ll_text_close(): what a formatter writes to a
- * stream, as a string. ll_unhex(): captured bytes written as hex. ll_xorshift(): pseudo-random
- * numbers, the same every run. ll_tmpdir_make() / ll_tmpdir_remove(): a group's scratch folder.
+ * Up to 16 tests per file. ll_text_open() / ll_text_close(), ll_text_of(): what a formatter
+ * writes to a stream, as a string. ll_unhex(): captured bytes written as hex. ll_xorshift():
+ * pseudo-random numbers, the same every run. ll_tmpdir_make() / ll_tmpdir_remove(): a group's
+ * scratch folder. struct ll_opt, ll_help_*(), ll_options_check(): an option table against --help
+ * and getopt.
  */
 #ifndef LOADLENS_TEST_LL_TEST_H
 #define LOADLENS_TEST_LL_TEST_H
@@ -104,6 +108,71 @@ static inline int ll_help_next_option(const char **line, char *name, size_t len)
 	return 0;
 }
 
+/* An option table's row as --help shows it: metavar "" for an option that takes no value. */
+struct ll_opt {
+	const char *name;
+	int short_name; /* its letter, or 0 */
+	const char *metavar;
+	int optional; /* its value may be left out: "--name[=METAVAR]" */
+};
+
+/* An option's synopsis as --help starts its line: "  -c, --name" or "      --name", then
+ * " METAVAR", or "[=METAVAR]" where the value is optional. */
+static inline void ll_help_synopsis(char *buf, size_t len, struct ll_opt o)
+{
+	int n = o.short_name ? snprintf(buf, len, "  -%c, --%s", o.short_name, o.name)
+			     : snprintf(buf, len, "      --%s", o.name);
+
+	if (o.metavar[0])
+		snprintf(buf + n, len - (size_t)n, o.optional ? "[=%s]" : " %s", o.metavar);
+}
+
+/* --help's text against a table of n options (opt(i): row i): each option's synopsis on one line
+ * of it, and each option line of it an option's that by_name() finds (>= 0). */
+static inline void ll_help_check_options(const char *help, size_t n, struct ll_opt (*opt)(size_t i),
+					 int (*by_name)(const char *name))
+{
+	char syn[128], name[64];
+	const char *line;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		ll_help_synopsis(syn, sizeof(syn), opt(i));
+		if (ll_help_lines(help, syn) != 1)
+			fail_msg("'%s' is on %d lines of --help, not 1", syn,
+				 ll_help_lines(help, syn));
+	}
+	for (line = help; ll_help_next_option(&line, name, sizeof(name));)
+		if (by_name(name) < 0)
+			fail_msg("--help lists --%s, which is no option of options.def", name);
+}
+
+/* A table of n options (opt(i): row i) against getopt's short options (shorts, ":" first): each
+ * name and each letter once, each letter in shorts, with ':' after it where it takes a value. */
+static inline void ll_options_check(size_t n, struct ll_opt (*opt)(size_t i), const char *shorts)
+{
+	const char *at;
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		struct ll_opt o = opt(i);
+
+		for (j = 0; j < i; j++) {
+			if (!strcmp(o.name, opt(j).name))
+				fail_msg("--%s twice in options.def", o.name);
+			if (o.short_name && o.short_name == opt(j).short_name)
+				fail_msg("-%c for --%s and --%s", o.short_name, opt(j).name,
+					 o.name);
+		}
+		if (!o.short_name)
+			continue;
+		assert_true(o.short_name != ':' && o.short_name != '?' && o.short_name < 0x80);
+		at = strchr(shorts + 1, o.short_name);
+		assert_non_null(at);
+		assert_int_equal(at[1] == ':', o.metavar[0] != '\0');
+	}
+}
+
 /* A formatter's text: write to ll_text_open()'s stream, then ll_text_close() closes it and returns
  * what was written (free() it). */
 struct ll_text {
@@ -128,6 +197,15 @@ static inline char *ll_text_close(struct ll_text *t)
 	return t->buf;
 }
 
+/* What fn() writes to its stream, as a string (free() it). */
+static inline char *ll_text_of(void (*fn)(FILE *f))
+{
+	struct ll_text t;
+
+	fn(ll_text_open(&t));
+	return ll_text_close(&t);
+}
+
 /* A test file's scratch folder: ll_tmpdir_make(dir) from a group setup (dir a "/tmp/NAME_XXXXXX"
  * array, made in place: 0, or -1), ll_tmpdir_remove(dir) from its teardown (the folder and all in
  * it; 0, or nonzero). */
@@ -144,6 +222,21 @@ static inline int ll_tmpdir_remove(const char *dir)
 		return -1;
 	return system(cmd);
 }
+
+/* LL_TEST_MAIN_TMPDIR(dir, ...): LL_TEST_MAIN_GROUP with a group setup that makes dir and a
+ * teardown that removes it. */
+#define LL_TEST_MAIN_TMPDIR(dir, ...)                                          \
+	static int ll__tmpdir_setup(void **state)                               \
+	{                                                                       \
+		(void)state;                                                    \
+		return ll_tmpdir_make(dir);                                     \
+	}                                                                       \
+	static int ll__tmpdir_teardown(void **state)                            \
+	{                                                                       \
+		(void)state;                                                    \
+		return ll_tmpdir_remove(dir);                                   \
+	}                                                                       \
+	LL_TEST_MAIN_GROUP(ll__tmpdir_setup, ll__tmpdir_teardown, __VA_ARGS__)
 
 /* The seed of the tests' pseudo-random numbers: the same sequence every run. */
 #define LL_TEST_SEED 88172645463325252ULL

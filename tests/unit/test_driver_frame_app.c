@@ -100,48 +100,110 @@ static void x_incomplete(enum kind k, const char *s, size_t n)
 
 #define INCOMPLETE(k, lit) x_incomplete(k, lit, sizeof(lit) - 1)
 
+/* A framing's text and what it must be: complete with a verdict, X_MALFORMED or X_INCOMPLETE. */
+#define X_MALFORMED (-1)
+#define X_INCOMPLETE (-2)
+static const struct {
+	enum kind k;
+	const char *text; /* no NUL in it */
+	int want;
+} x_texts[] = {
+	/* RESP */
+	{K_RESP, "+PONG\r\n", DRV_APP_OK},
+	{K_RESP, "-ERR unknown command 'X'\r\n", DRV_APP_RESP_ERROR},
+	{K_RESP, ":1000\r\n", DRV_APP_OK},
+	{K_RESP, "$5\r\nhello\r\n", DRV_APP_OK},
+	{K_RESP, "$0\r\n\r\n", DRV_APP_OK},
+	{K_RESP, "$-1\r\n", DRV_APP_OK},
+	{K_RESP, "*-1\r\n", DRV_APP_OK},
+	{K_RESP, "*0\r\n", DRV_APP_OK},
+	/* a bulk holding CRLFs: what delim:\r\n got wrong */
+	{K_RESP, "$6\r\na\r\nb\r\n\r\n", DRV_APP_OK},
+	{K_RESP, "*2\r\n$3\r\nfoo\r\n$-1\r\n", DRV_APP_OK},
+	/* nested: [[1, [2, "x"]], -err inside is content] */
+	{K_RESP, "*3\r\n*2\r\n:1\r\n*2\r\n:2\r\n+x\r\n-ERR inner\r\n*0\r\n", DRV_APP_OK},
+	/* RESP3 */
+	{K_RESP, "%2\r\n+a\r\n:1\r\n+b\r\n:2\r\n", DRV_APP_OK},
+	{K_RESP, "~2\r\n#t\r\n,1.5\r\n", DRV_APP_OK},
+	{K_RESP, "_\r\n", DRV_APP_OK},
+	{K_RESP, "(3492890328409238509324850943850943825024385\r\n", DRV_APP_OK},
+	{K_RESP, "=15\r\ntxt:Some string\r\n", DRV_APP_OK},
+	{K_RESP, "!21\r\nSYNTAX invalid syntax\r\n", DRV_APP_RESP_ERROR},
+	{K_RESP, "|1\r\n+key\r\n+val\r\n:7\r\n", DRV_APP_OK},
+	{K_RESP, ">2\r\n+message\r\n+hi\r\n", DRV_APP_OK},
+	{K_RESP, "PONG\r\n", X_MALFORMED},		    /* no type byte */
+	{K_RESP, "+PONG\n", X_MALFORMED},		    /* bare LF */
+	{K_RESP, "+PONG\rX", X_MALFORMED},		    /* CR without LF */
+	{K_RESP, "$5\r\nhelloXX", X_MALFORMED},		    /* bulk without its CRLF */
+	{K_RESP, "$x\r\n", X_MALFORMED},		    /* not a number */
+	{K_RESP, "$\r\n", X_MALFORMED},			    /* no digits */
+	{K_RESP, "$-2\r\n", X_MALFORMED},		    /* only -1 is null */
+	{K_RESP, "%-1\r\n", X_MALFORMED},
+	{K_RESP, "$99999999999999999999\r\n", X_MALFORMED}, /* too many digits */
+	{K_RESP, "$999999999999\r\n", X_MALFORMED},	    /* over the bulk bound */
+	{K_RESP, "*9999999999999\r\n", X_MALFORMED},	    /* over the count bound */
+	{K_RESP, "*1\r\n?\r\n", X_MALFORMED},
+	{K_RESP, "*2\r\n:1\r\n", X_INCOMPLETE},
+	{K_RESP, "$10\r\nhello", X_INCOMPLETE},
+	{K_RESP, "+PON", X_INCOMPLETE},
+	/* memcache */
+	{K_MC, "STORED\r\n", DRV_APP_OK},
+	{K_MC, "NOT_FOUND\r\n", DRV_APP_OK},
+	{K_MC, "DELETED\r\n", DRV_APP_OK},
+	{K_MC, "END\r\n", DRV_APP_OK},
+	{K_MC, "42\r\n", DRV_APP_OK},
+	{K_MC, "VERSION 1.6.18\r\n", DRV_APP_OK},
+	{K_MC, "VALUE k 0 5\r\nhello\r\nEND\r\n", DRV_APP_OK},
+	/* data holding CRLF and END: only the byte count says where it ends */
+	{K_MC, "VALUE k 0 7\r\nEND\r\n\r\n\r\nEND\r\n", DRV_APP_OK},
+	{K_MC, "VALUE a 1 1 77\r\nx\r\nVALUE b 2 0 78\r\n\r\nEND\r\n", DRV_APP_OK},
+	{K_MC, "STAT pid 1\r\nSTAT uptime 2\r\nEND\r\n", DRV_APP_OK},
+	{K_MC, "VA 2 f0\r\nhi\r\n", DRV_APP_OK},
+	{K_MC, "HD\r\n", DRV_APP_OK},
+	{K_MC, "ERROR\r\n", DRV_APP_MC_CLIENT},
+	{K_MC, "CLIENT_ERROR bad data chunk\r\n", DRV_APP_MC_CLIENT},
+	{K_MC, "SERVER_ERROR out of memory storing object\r\n", DRV_APP_MC_SERVER},
+	{K_MC, "\r\n", X_MALFORMED},			       /* empty line */
+	{K_MC, "stored\r\n", X_MALFORMED},		       /* lower case */
+	{K_MC, "STORED\n", X_MALFORMED},		       /* bare LF */
+	{K_MC, "STORED\rX", X_MALFORMED},
+	{K_MC, "VALUE k 0 x\r\n", X_MALFORMED},		       /* size not a number */
+	{K_MC, "VALUE k 0\r\n", X_MALFORMED},		       /* no size */
+	{K_MC, "VALUE k 0 2\r\nhiXX", X_MALFORMED},	       /* data without its CRLF */
+	{K_MC, "VALUE k 0 1\r\nx\r\nSTORED\r\n", X_MALFORMED}, /* only VALUE or END after VALUE */
+	{K_MC, "STAT a 1\r\nERROR\r\n", X_MALFORMED},
+	{K_MC, " STORED\r\n", X_MALFORMED},
+	{K_MC, "VALUE k 0 99999999999999\r\n", X_MALFORMED},
+	{K_MC, "VALUE k 0 5\r\nhello\r\n", X_INCOMPLETE},
+	{K_MC, "STAT pid 1\r\n", X_INCOMPLETE},
+	{K_MC, "STOR", X_INCOMPLETE},
+};
+
+/* Each of x_texts[]' texts of kind k as COMPLETE(), MALFORMED() or INCOMPLETE() checks it. */
+static void x_cases(enum kind k)
+{
+	const char *t;
+	size_t i, n = 0;
+
+	for (i = 0; i < sizeof(x_texts) / sizeof(x_texts[0]); i++) {
+		if (x_texts[i].k != k)
+			continue;
+		n++;
+		t = x_texts[i].text;
+		if (x_texts[i].want == X_MALFORMED)
+			x_malformed(k, t, strlen(t));
+		else if (x_texts[i].want == X_INCOMPLETE)
+			x_incomplete(k, t, strlen(t));
+		else
+			x_complete(k, t, strlen(t), (enum drv_app_verdict)x_texts[i].want);
+	}
+	assert_true(n > 0);
+}
+
 static void test_resp(void **state)
 {
 	(void)state;
-	COMPLETE(K_RESP, "+PONG\r\n", DRV_APP_OK);
-	COMPLETE(K_RESP, "-ERR unknown command 'X'\r\n", DRV_APP_RESP_ERROR);
-	COMPLETE(K_RESP, ":1000\r\n", DRV_APP_OK);
-	COMPLETE(K_RESP, "$5\r\nhello\r\n", DRV_APP_OK);
-	COMPLETE(K_RESP, "$0\r\n\r\n", DRV_APP_OK);
-	COMPLETE(K_RESP, "$-1\r\n", DRV_APP_OK);
-	COMPLETE(K_RESP, "*-1\r\n", DRV_APP_OK);
-	COMPLETE(K_RESP, "*0\r\n", DRV_APP_OK);
-	/* a bulk holding CRLFs: what delim:\r\n got wrong */
-	COMPLETE(K_RESP, "$6\r\na\r\nb\r\n\r\n", DRV_APP_OK);
-	COMPLETE(K_RESP, "*2\r\n$3\r\nfoo\r\n$-1\r\n", DRV_APP_OK);
-	/* nested: [[1, [2, "x"]], -err inside is content] */
-	COMPLETE(K_RESP, "*3\r\n*2\r\n:1\r\n*2\r\n:2\r\n+x\r\n-ERR inner\r\n*0\r\n", DRV_APP_OK);
-	/* RESP3 */
-	COMPLETE(K_RESP, "%2\r\n+a\r\n:1\r\n+b\r\n:2\r\n", DRV_APP_OK);
-	COMPLETE(K_RESP, "~2\r\n#t\r\n,1.5\r\n", DRV_APP_OK);
-	COMPLETE(K_RESP, "_\r\n", DRV_APP_OK);
-	COMPLETE(K_RESP, "(3492890328409238509324850943850943825024385\r\n", DRV_APP_OK);
-	COMPLETE(K_RESP, "=15\r\ntxt:Some string\r\n", DRV_APP_OK);
-	COMPLETE(K_RESP, "!21\r\nSYNTAX invalid syntax\r\n", DRV_APP_RESP_ERROR);
-	COMPLETE(K_RESP, "|1\r\n+key\r\n+val\r\n:7\r\n", DRV_APP_OK);
-	COMPLETE(K_RESP, ">2\r\n+message\r\n+hi\r\n", DRV_APP_OK);
-
-	MALFORMED(K_RESP, "PONG\r\n");		   /* no type byte */
-	MALFORMED(K_RESP, "+PONG\n");		   /* bare LF */
-	MALFORMED(K_RESP, "+PONG\rX");		   /* CR without LF */
-	MALFORMED(K_RESP, "$5\r\nhelloXX");	   /* bulk without its CRLF */
-	MALFORMED(K_RESP, "$x\r\n");		   /* not a number */
-	MALFORMED(K_RESP, "$\r\n");		   /* no digits */
-	MALFORMED(K_RESP, "$-2\r\n");		   /* only -1 is null */
-	MALFORMED(K_RESP, "%-1\r\n");
-	MALFORMED(K_RESP, "$99999999999999999999\r\n"); /* too many digits */
-	MALFORMED(K_RESP, "$999999999999\r\n");	/* over the bulk bound */
-	MALFORMED(K_RESP, "*9999999999999\r\n"); /* over the count bound */
-	MALFORMED(K_RESP, "*1\r\n?\r\n");
-
-	INCOMPLETE(K_RESP, "*2\r\n:1\r\n");
-	INCOMPLETE(K_RESP, "$10\r\nhello");
-	INCOMPLETE(K_RESP, "+PON");
+	x_cases(K_RESP);
 }
 
 /* Pipelined: the parser stops at the end of the first value. */
@@ -162,38 +224,7 @@ static void test_resp_stops(void **state)
 static void test_memcache(void **state)
 {
 	(void)state;
-	COMPLETE(K_MC, "STORED\r\n", DRV_APP_OK);
-	COMPLETE(K_MC, "NOT_FOUND\r\n", DRV_APP_OK);
-	COMPLETE(K_MC, "DELETED\r\n", DRV_APP_OK);
-	COMPLETE(K_MC, "END\r\n", DRV_APP_OK);
-	COMPLETE(K_MC, "42\r\n", DRV_APP_OK);
-	COMPLETE(K_MC, "VERSION 1.6.18\r\n", DRV_APP_OK);
-	COMPLETE(K_MC, "VALUE k 0 5\r\nhello\r\nEND\r\n", DRV_APP_OK);
-	/* data holding CRLF and END: only the byte count says where it ends */
-	COMPLETE(K_MC, "VALUE k 0 7\r\nEND\r\n\r\n\r\nEND\r\n", DRV_APP_OK);
-	COMPLETE(K_MC, "VALUE a 1 1 77\r\nx\r\nVALUE b 2 0 78\r\n\r\nEND\r\n", DRV_APP_OK);
-	COMPLETE(K_MC, "STAT pid 1\r\nSTAT uptime 2\r\nEND\r\n", DRV_APP_OK);
-	COMPLETE(K_MC, "VA 2 f0\r\nhi\r\n", DRV_APP_OK);
-	COMPLETE(K_MC, "HD\r\n", DRV_APP_OK);
-	COMPLETE(K_MC, "ERROR\r\n", DRV_APP_MC_CLIENT);
-	COMPLETE(K_MC, "CLIENT_ERROR bad data chunk\r\n", DRV_APP_MC_CLIENT);
-	COMPLETE(K_MC, "SERVER_ERROR out of memory storing object\r\n", DRV_APP_MC_SERVER);
-
-	MALFORMED(K_MC, "\r\n");		      /* empty line */
-	MALFORMED(K_MC, "stored\r\n");		      /* lower case */
-	MALFORMED(K_MC, "STORED\n");		      /* bare LF */
-	MALFORMED(K_MC, "STORED\rX");
-	MALFORMED(K_MC, "VALUE k 0 x\r\n");	      /* size not a number */
-	MALFORMED(K_MC, "VALUE k 0\r\n");	      /* no size */
-	MALFORMED(K_MC, "VALUE k 0 2\r\nhiXX");      /* data without its CRLF */
-	MALFORMED(K_MC, "VALUE k 0 1\r\nx\r\nSTORED\r\n"); /* only VALUE or END after VALUE */
-	MALFORMED(K_MC, "STAT a 1\r\nERROR\r\n");
-	MALFORMED(K_MC, " STORED\r\n");
-	MALFORMED(K_MC, "VALUE k 0 99999999999999\r\n");
-
-	INCOMPLETE(K_MC, "VALUE k 0 5\r\nhello\r\n");
-	INCOMPLETE(K_MC, "STAT pid 1\r\n");
-	INCOMPLETE(K_MC, "STOR");
+	x_cases(K_MC);
 }
 
 static void test_memcache_long_line(void **state)
@@ -241,6 +272,21 @@ static void test_dns(void **state)
 	assert_string_equal(drv_dns_rcode_name(5), "REFUSED");
 }
 
+/* cfg with its rule set to rule (its other fields as set before), a fresh response fed the n
+ * bytes at p by drv_frame_feed_some: complete; the bytes it took. */
+static size_t feed_some_one(struct drv_config *cfg, enum drv_resp_rule rule,
+			    struct drv_frame_rule *r, struct drv_frame *f, const char *p, size_t n)
+{
+	size_t used;
+
+	cfg->resp_rule = rule;
+	drv_frame_rule_init(r, cfg);
+	drv_frame_reset(r, f);
+	assert_int_equal(drv_frame_feed_some(r, f, p, n, &used), 0);
+	assert_true(f->done);
+	return used;
+}
+
 /* drv_frame_feed_some over the older rules: each stops at the end of its response. */
 static void test_feed_some(void **state)
 {
@@ -253,29 +299,15 @@ static void test_feed_some(void **state)
 
 	(void)state;
 	memset(&cfg, 0, sizeof(cfg));
-	cfg.resp_rule = DRV_RESP_DELIM;
 	memcpy(cfg.resp_delim, "\r\n", 2);
 	cfg.resp_delim_len = 2;
-	drv_frame_rule_init(&r, &cfg);
-	drv_frame_reset(&r, &f);
-	assert_int_equal(drv_frame_feed_some(&r, &f, "+OK\r\n+OK\r\n", 10, &used), 0);
-	assert_true(f.done);
-	assert_int_equal(used, 5);
+	assert_int_equal(feed_some_one(&cfg, DRV_RESP_DELIM, &r, &f, "+OK\r\n+OK\r\n", 10), 5);
 
-	cfg.resp_rule = DRV_RESP_PREFIX;
 	cfg.resp_prefix = 2;
-	drv_frame_rule_init(&r, &cfg);
-	drv_frame_reset(&r, &f);
-	assert_int_equal(drv_frame_feed_some(&r, &f, "\x00\x01x\x00\x00", 5, &used), 0);
-	assert_true(f.done);
-	assert_int_equal(used, 3);
+	assert_int_equal(feed_some_one(&cfg, DRV_RESP_PREFIX, &r, &f, "\x00\x01x\x00\x00", 5), 3);
 
-	cfg.resp_rule = DRV_RESP_HTTP;
 	cfg.method = "GET";
-	drv_frame_rule_init(&r, &cfg);
-	drv_frame_reset(&r, &f);
-	assert_int_equal(drv_frame_feed_some(&r, &f, http2, sizeof(http2) - 1, &used), 0);
-	assert_true(f.done);
+	used = feed_some_one(&cfg, DRV_RESP_HTTP, &r, &f, http2, sizeof(http2) - 1);
 	assert_int_equal(f.status, 200);
 	assert_int_equal(used, 40);
 	drv_frame_reset(&r, &f);
@@ -284,12 +316,7 @@ static void test_feed_some(void **state)
 	assert_true(f.done);
 	assert_int_equal(f.status, 404);
 
-	cfg.resp_rule = DRV_RESP_RESP;
-	drv_frame_rule_init(&r, &cfg);
-	drv_frame_reset(&r, &f);
-	assert_int_equal(drv_frame_feed_some(&r, &f, "-ERR x\r\n:1\r\n", 12, &used), 0);
-	assert_true(f.done);
-	assert_int_equal(used, 8);
+	assert_int_equal(feed_some_one(&cfg, DRV_RESP_RESP, &r, &f, "-ERR x\r\n:1\r\n", 12), 8);
 	assert_int_equal(drv_frame_verdict_err(&f), DRV_E_RESP);
 	/* drv_frame_feed keeps its one-response rule: a byte past the end is malformed */
 	drv_frame_reset(&r, &f);

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "ll_test.h"
+#include "driver_err_classes.h"
 #include "base/errors.h"
 #include "framing/frame_grpc.h"
 #include "loadlens/grpc_status.h"
@@ -263,11 +264,7 @@ static void test_random_splits(void **state)
 /* Each class: its own name, text and one-line hint, counted where it belongs. */
 static void test_classes(void **state)
 {
-	static const struct {
-		int err;
-		enum drv_err cls;
-		const char *name, *in_hint;
-	} t[] = {
+	static const struct drv_err_case t[] = {
 		{DRV_E_GRPC_FRAMING, DRV_ERR_GRPC_FRAMING, "grpc_framing", "prefix"},
 		{DRV_E_GRPC_COMPRESSED, DRV_ERR_GRPC_COMPRESSED, "grpc_compressed", "compress"},
 		{DRV_E_GRPC_MESSAGES, DRV_ERR_GRPC_MESSAGES, "grpc_messages", "streaming"},
@@ -277,25 +274,10 @@ static void test_classes(void **state)
 		{DRV_E_LDAP_MALFORMED, DRV_ERR_LDAP_MALFORMED, "ldap_malformed", "BER"},
 	};
 	struct drv_stats s;
-	char buf[400];
-	size_t i, j;
 
 	(void)state;
 	assert_int_equal(drv_stats_init(&s), 0);
-	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		assert_int_equal(drv_err_class(t[i].err), t[i].cls);
-		assert_string_equal(drv_err_name(t[i].cls), t[i].name);
-		assert_string_not_equal(drv_strerror(t[i].err), strerror(-t[i].err));
-		for (j = 0; j < i; j++)
-			assert_string_not_equal(drv_strerror(t[i].err), drv_strerror(t[j].err));
-		drv_err_hint(t[i].cls, &s, "127.0.0.1:50051", buf, sizeof(buf));
-		if (!strstr(buf, t[i].in_hint))
-			fail_msg("%s: hint '%s' lacks '%s'", t[i].name, buf, t[i].in_hint);
-		assert_null(strchr(buf, '\n'));
-		assert_true(strlen(buf) < sizeof(buf) - 1); /* whole, not cut */
-		drv_stats_error(&s, t[i].err);
-		assert_int_equal(s.errors[t[i].cls], 1);
-	}
+	check_err_classes(&s, t, sizeof(t) / sizeof(t[0]), "127.0.0.1:50051");
 	drv_stats_fini(&s);
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "ll_test.h"
+#include "driver_err_classes.h"
 #include "base/errors.h"
 #include "loadlens/grpc_status.h"
 #include "results/stats.h"
@@ -93,11 +94,7 @@ static void test_timeout(void **state)
 /* Each HTTP/2 cause has its own class, name and one-line hint. */
 static void test_h2_causes(void **state)
 {
-	static const struct {
-		int err;
-		enum drv_err cls;
-		const char *name, *in_hint;
-	} t[] = {
+	static const struct drv_err_case t[] = {
 		{DRV_E_H2_RST, DRV_ERR_H2_RST, "h2_rst_stream", "REFUSED_STREAM"},
 		{DRV_E_H2_GOAWAY, DRV_ERR_H2_GOAWAY, "h2_goaway_refused", "GOAWAY"},
 		{DRV_E_H2_PROTOCOL, DRV_ERR_H2_PROTOCOL, "h2_protocol", "malformed"},
@@ -106,20 +103,9 @@ static void test_h2_causes(void **state)
 	};
 	struct drv_stats s;
 	char buf[400];
-	size_t i;
 
 	assert_int_equal(drv_stats_init(&s), 0);
-	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		assert_int_equal(drv_err_class(t[i].err), t[i].cls);
-		assert_string_equal(drv_err_name(t[i].cls), t[i].name);
-		assert_string_not_equal(drv_strerror(t[i].err), strerror(-t[i].err));
-		drv_err_hint(t[i].cls, &s, "127.0.0.1:8080", buf, sizeof(buf));
-		if (!strstr(buf, t[i].in_hint))
-			fail_msg("%s: hint '%s' lacks '%s'", t[i].name, buf, t[i].in_hint);
-		assert_null(strchr(buf, '\n'));
-		drv_stats_error(&s, t[i].err);
-		assert_int_equal(s.errors[t[i].cls], 1);
-	}
+	check_err_classes(&s, t, sizeof(t) / sizeof(t[0]), "127.0.0.1:8080");
 	assert_non_null(strstr(drv_err_hint(DRV_ERR_NOT_H2, &s, "127.0.0.1:8080", buf,
 					    sizeof(buf)),
 			       "127.0.0.1:8080"));

@@ -488,18 +488,6 @@ static void test_threads(void **state)
 	drv_grpc_msgs_free(m);
 }
 
-static int setup(void **state)
-{
-	(void)state;
-	return ll_tmpdir_make(tmpdir);
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	return ll_tmpdir_remove(tmpdir);
-}
-
-LL_TEST_MAIN_GROUP(setup, teardown, test_static_matches_protoc, test_template_patched,
-		   test_template_encoded, test_mix_weights, test_errors, test_no_proto,
-		   test_threads)
+LL_TEST_MAIN_TMPDIR(tmpdir, test_static_matches_protoc, test_template_patched,
+		    test_template_encoded, test_mix_weights, test_errors, test_no_proto,
+		    test_threads)

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <cmocka.h>
 #include "ll_test.h"
+#include "driver_parse_line.h"
 #include "config/config_ldap.h"
 #include "config/ldap_filter.h"
 #include "config/ldap_request.h"
@@ -25,18 +26,6 @@
 #include "framing/ldap_codes.h"
 
 /* drv_config_parse() of an argv (NULL-terminated after the program name) */
-static int parse_args(struct drv_config *cfg, const char *const *args, char *err, size_t len)
-{
-	char *argv[32];
-	int argc = 0;
-
-	argv[argc++] = (char *)"loadlens-driver";
-	while (*args && argc < 31)
-		argv[argc++] = (char *)*args++;
-	argv[argc] = NULL;
-	return drv_config_parse(cfg, argc, argv, err, len);
-}
-
 /*
  * ldapsearch -x -b dc=example,dc=com -s one FILTER cn sn: its SearchRequest (messageID 2), as
  * captured on the wire between it and slapd 2.5.13.
@@ -128,7 +117,7 @@ static void test_search_bytes(void **state)
 				      "dc=example,dc=com", "--scope", "one", "--attrs", "cn,sn",
 				      "--filter", ldapsearch[i].filter, "-n", "1", NULL};
 
-		assert_int_equal(parse_args(&cfg, args, err, sizeof(err)), 0);
+		assert_int_equal(parse_words(&cfg, args, err, sizeof(err)), 0);
 		assert_int_equal(cfg.resp_rule, DRV_RESP_LDAP);
 		assert_int_equal(drv_ldap_req_init(&q, cfg.ldap, 0, 0, 1), 0);
 		got = drv_ldap_search(&q, 2, out, sizeof(out), err, sizeof(err));
@@ -260,10 +249,7 @@ static void test_short_template(void **state)
 
 static void test_options(void **state)
 {
-	static const struct {
-		const char *args[16];
-		const char *why; /* NULL: accepted */
-	} cases[] = {
+	static const struct argv_case cases[] = {
 		{{"tcp://127.0.0.1:389", "--proto", "ldap", "-n", "1", NULL}, NULL},
 		{{"ldap://127.0.0.1/dc=example,dc=com", "-n", "1", NULL}, NULL},
 		{{"tcp://127.0.0.1:389", "--base", "dc=x", "-n", "1", NULL},
@@ -302,21 +288,9 @@ static void test_options(void **state)
 		{{"ldap:///dc=x", "-n", "1", NULL}, "expected ldap://HOST"},
 		{{"ldap://127.0.0.1/dc=x????ext", "-n", "1", NULL}, "extensions"},
 	};
-	struct drv_config cfg;
-	char err[256];
-	size_t i;
-	int r;
 
 	(void)state;
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		err[0] = '\0';
-		r = parse_args(&cfg, cases[i].args, err, sizeof(err));
-		if (!cases[i].why && r)
-			fail_msg("case %zu refused: %s", i, err);
-		if (cases[i].why && (r != -EINVAL || !strstr(err, cases[i].why)))
-			fail_msg("case %zu: %d '%s', expected '%s'", i, r, err, cases[i].why);
-		drv_config_fini(&cfg);
-	}
+	check_argv_cases(cases, sizeof(cases) / sizeof(cases[0]));
 }
 
 static void test_url(void **state)
@@ -328,7 +302,7 @@ static void test_url(void **state)
 	char err[256];
 
 	(void)state;
-	assert_int_equal(parse_args(&cfg, args, err, sizeof(err)), 0);
+	assert_int_equal(parse_words(&cfg, args, err, sizeof(err)), 0);
 	assert_int_equal(cfg.url.scheme, LL_SCHEME_TCP);
 	assert_int_equal(cfg.url.port, 389);
 	assert_int_equal(cfg.resp_rule, DRV_RESP_LDAP);
@@ -339,7 +313,7 @@ static void test_url(void **state)
 	assert_string_equal(cfg.ldap->attrs[1], "sn");
 	assert_null(cfg.ldap->attrs[2]);
 	drv_config_fini(&cfg);
-	assert_int_equal(parse_args(&cfg, v6, err, sizeof(err)), 0);
+	assert_int_equal(parse_words(&cfg, v6, err, sizeof(err)), 0);
 	assert_int_equal(cfg.url.port, 3890);
 	assert_string_equal(cfg.ldap->filter.text, DRV_LDAP_DEFAULT_FILTER);
 	assert_int_equal(cfg.ldap->scope, DRV_LDAP_SUB);

@@ -17,40 +17,19 @@ static int not_planned(const char *name)
 	return !strcmp(name, "help") || !strcmp(name, "version") || !strcmp(name, "print-plan");
 }
 
-/* An option's synopsis as --help starts its line: "  -c, --connections N" */
-static void synopsis(const struct drv_option *o, char *buf, size_t len)
+/* Row i as --help shows it: "  -c, --connections N" */
+static struct ll_opt opt(size_t i)
 {
-	int n = o->short_name ? snprintf(buf, len, "  -%c, --%s", o->short_name, o->name)
-			      : snprintf(buf, len, "      --%s", o->name);
-
-	if (o->metavar[0])
-		snprintf(buf + n, len - (size_t)n, " %s", o->metavar);
-}
-
-static char *help_text(void)
-{
-	struct ll_text t;
-
-	drv_config_usage(ll_text_open(&t));
-	return ll_text_close(&t);
+	return (struct ll_opt){drv_options[i].name, drv_options[i].short_name,
+			       drv_options[i].metavar, 0};
 }
 
 /* Each option is on one line of --help, and each option line of --help is an option's. */
 static void test_help_lists_each_option_once(void **state)
 {
-	char *help = help_text(), syn[128], name[64];
-	const char *line;
-	size_t i;
+	char *help = ll_text_of(drv_config_usage);
 
-	for (i = 0; i < DRV_OPT__COUNT; i++) {
-		synopsis(&drv_options[i], syn, sizeof(syn));
-		if (ll_help_lines(help, syn) != 1)
-			fail_msg("'%s' is on %d lines of --help, not 1", syn,
-				 ll_help_lines(help, syn));
-	}
-	for (line = help; ll_help_next_option(&line, name, sizeof(name));)
-		if (drv_option_by_name(name) < 0)
-			fail_msg("--help lists --%s, which is no option of options.def", name);
+	ll_help_check_options(help, DRV_OPT__COUNT, opt, drv_option_by_name);
 	assert_non_null(strstr(help, "\nEXAMPLES\n"));
 	free(help);
 }
@@ -86,34 +65,22 @@ static void test_every_option_has_a_plan_key(void **state)
 static void test_names_and_letters_unique(void **state)
 {
 	const struct option *lo = drv_config_options();
-	char shorts[2 * DRV_OPT__COUNT + 2], *at;
-	size_t i, j;
+	char shorts[2 * DRV_OPT__COUNT + 2];
+	size_t i;
 
 	assert_int_equal(drv_options_short(shorts, sizeof(shorts)), 0);
 	assert_int_equal(shorts[0], ':');
+	ll_options_check(DRV_OPT__COUNT, opt, shorts);
 	for (i = 0; i < DRV_OPT__COUNT; i++) {
 		const struct drv_option *o = &drv_options[i];
 		int val = o->short_name ? o->short_name : DRV_OPT_VAL + (int)i;
 
-		for (j = 0; j < i; j++) {
-			if (!strcmp(o->name, drv_options[j].name))
-				fail_msg("--%s twice in options.def", o->name);
-			if (o->short_name && o->short_name == drv_options[j].short_name)
-				fail_msg("-%c for --%s and --%s", o->short_name,
-					 drv_options[j].name, o->name);
-		}
 		assert_int_equal(drv_option_by_name(o->name), (int)i);
 		assert_int_equal(drv_option_of(val), (int)i);
 		assert_string_equal(lo[i].name, o->name);
 		assert_int_equal(lo[i].val, val);
 		assert_int_equal(lo[i].has_arg,
 				 drv_option_takes_value(o) ? required_argument : no_argument);
-		if (!o->short_name)
-			continue;
-		assert_true(o->short_name != ':' && o->short_name != '?' && o->short_name < 0x80);
-		at = strchr(shorts + 1, o->short_name);
-		assert_non_null(at);
-		assert_int_equal(at[1] == ':', drv_option_takes_value(o));
 	}
 	assert_null(lo[DRV_OPT__COUNT].name);
 	assert_int_equal(drv_option_of(':'), -1);

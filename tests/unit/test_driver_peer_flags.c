@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "ll_test.h"
+#include "driver_parse_line.h"
 #include "config/parse.h"
 #include "config/peer_flags.h"
 
@@ -91,27 +92,9 @@ static void test_table(void **state)
 }
 
 /* A whole command line: the peer's option where getopt puts it, its value in or after it. */
-static int parse_argv(const char *const *args, char *err, size_t errlen)
-{
-	struct drv_config cfg;
-	char *argv[16];
-	int argc = 0, r;
-
-	argv[argc++] = (char *)"loadlens-driver";
-	while (*args && argc < 15)
-		argv[argc++] = (char *)*args++;
-	argv[argc] = NULL;
-	r = drv_config_parse(&cfg, argc, argv, err, errlen);
-	drv_config_fini(&cfg);
-	return r;
-}
-
 static void test_command_lines(void **state)
 {
-	static const struct {
-		const char *args[8];
-		const char *want; /* NULL: accepted */
-	} cases[] = {
+	static const struct argv_case cases[] = {
 		{{"grpc://127.0.0.1:1/a.B/C", "-n", "1", "-z", "3s", NULL}, "-z 3s: did you mean -d 3s?"},
 		{{"grpc://127.0.0.1:1/a.B/C", "-n", "1", "-z3s", NULL}, "-z 3s: did you mean -d 3s?"},
 		{{"grpc://127.0.0.1:1/a.B/C", "-qz3s", "-n", "1", NULL}, "did you mean -d 3s?"},
@@ -134,20 +117,9 @@ static void test_command_lines(void **state)
 		{{"http://127.0.0.1:1/", "-n", "1", "-m", "POST", NULL}, NULL},
 		{{"http://127.0.0.1:1/", "-d", "2", NULL}, NULL},
 	};
-	char err[512];
-	size_t i;
-	int r;
 
 	(void)state;
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		err[0] = '\0';
-		r = parse_argv(cases[i].args, err, sizeof(err));
-		if (!cases[i].want && r)
-			fail_msg("case %zu refused: %s", i, err);
-		if (cases[i].want && (r != -EINVAL || !strstr(err, cases[i].want)))
-			fail_msg("case %zu: %d '%s', expected '%s'", i, r, err, cases[i].want);
-		assert_null(strchr(err, '\n'));
-	}
+	check_argv_cases(cases, sizeof(cases) / sizeof(cases[0]));
 }
 
 LL_TEST_MAIN(test_table, test_command_lines)

@@ -21,34 +21,44 @@ static unsigned depth(const char *s)
 	return drv_proto_depth(s, strlen(s), DRV_PROTO_MAX_DEPTH, NULL);
 }
 
+/* a text and the depth drv_proto_depth() finds in it */
+struct depth_case {
+	const char *text;
+	unsigned depth;
+};
+
 static void test_depth(void **state)
 {
-	(void)state;
-	assert_int_equal(depth(""), 0);
-	assert_int_equal(depth("syntax = \"proto3\";\npackage a;\n"), 0);
-	assert_int_equal(depth("message A { string s = 1; }"), 1);
-	assert_int_equal(depth("message A { message B { map<string, int32> m = 1; } }"), 3);
-	assert_int_equal(depth("service S { rpc M(A) returns (B); }"), 2);
-	assert_int_equal(depth("message A { int32 n = 1 [default = 5]; }"), 2);
-	/* an option's text-format value nests with { and < */
-	assert_int_equal(depth("option (o) = { a: < b: { c: 1 } > };"), 3);
-	/* closers without openers do not go below 0 */
-	assert_int_equal(depth("}}} message A { }"), 1);
-}
+	static const struct depth_case cases[] = {
+		{"", 0},
+		{"syntax = \"proto3\";\npackage a;\n", 0},
+		{"message A { string s = 1; }", 1},
+		{"message A { message B { map<string, int32> m = 1; } }", 3},
+		{"service S { rpc M(A) returns (B); }", 2},
+		{"message A { int32 n = 1 [default = 5]; }", 2},
+		/* an option's text-format value nests with { and < */
+		{"option (o) = { a: < b: { c: 1 } > };", 3},
+		/* closers without openers do not go below 0 */
+		{"}}} message A { }", 1},
+		/* brackets in comments and strings do not count */
+		{"// {{{{\nmessage A {}", 1},
+		{"/* {{{{\n{{{ */ message A {}", 1},
+		{"option o = \"{{{{\"; message A {}", 1},
+		{"option o = '{{\\'{{'; message A {}", 1},
+		{"option o = \"a\\\"{{\"; message A {}", 1},
+		/* unterminated: a string ends at its line, a comment at the end */
+		{"option o = \"{{\nmessage A {}", 1},
+		{"message A {} /* {{{", 1},
+		{"message A {} \"\\", 1},
+		{"/", 0},
+	};
 
-static void test_comments_and_strings(void **state)
-{
 	(void)state;
-	assert_int_equal(depth("// {{{{\nmessage A {}"), 1);
-	assert_int_equal(depth("/* {{{{\n{{{ */ message A {}"), 1);
-	assert_int_equal(depth("option o = \"{{{{\"; message A {}"), 1);
-	assert_int_equal(depth("option o = '{{\\'{{'; message A {}"), 1);
-	assert_int_equal(depth("option o = \"a\\\"{{\"; message A {}"), 1);
-	/* unterminated: a string ends at its line, a comment at the end */
-	assert_int_equal(depth("option o = \"{{\nmessage A {}"), 1);
-	assert_int_equal(depth("message A {} /* {{{"), 1);
-	assert_int_equal(depth("message A {} \"\\"), 1);
-	assert_int_equal(depth("/"), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (depth(cases[i].text) != cases[i].depth)
+			print_message("case %zu: \"%s\"\n", i, cases[i].text);
+		assert_int_equal(depth(cases[i].text), cases[i].depth);
+	}
 }
 
 /* n nested messages, as in issue 59 */
@@ -88,4 +98,4 @@ static void test_limit(void **state)
 	free(s);
 }
 
-LL_TEST_MAIN(test_depth, test_comments_and_strings, test_limit)
+LL_TEST_MAIN(test_depth, test_limit)

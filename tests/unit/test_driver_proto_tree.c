@@ -187,16 +187,4 @@ static void test_quiet(void **state)
 		    file_with("garbage.proto", "garbage here\n"), NULL), err);
 }
 
-static int setup(void **state)
-{
-	(void)state;
-	return ll_tmpdir_make(tmpdir);
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	return ll_tmpdir_remove(tmpdir);
-}
-
-LL_TEST_MAIN_GROUP(setup, teardown, test_import_path, test_deep, test_quiet)
+LL_TEST_MAIN_TMPDIR(tmpdir, test_import_path, test_deep, test_quiet)

@@ -11,7 +11,6 @@
 #include <nghttp2/nghttp2.h>
 #include "ll_test.h"
 #include "loadlens/h2.h"
-#include "output/h2_status_report.h"
 #include "sources/h2_status.h"
 #include "sources/hpack_refs.h"
 
@@ -172,6 +171,15 @@ static const struct obs_h2_status_counts *counts(struct obs_h2_dec *d, uint32_t 
 	return obs_h2_dec_counts(d, slot);
 }
 
+/* c's calls without a grpc-status, stream ends and header blocks. */
+static void assert_ends(const struct obs_h2_status_counts *c, uint64_t none, uint64_t ends,
+			uint64_t blocks)
+{
+	assert_int_equal(c->grpc_none, none);
+	assert_int_equal(c->ends, ends);
+	assert_int_equal(c->blocks, blocks);
+}
+
 /* 1,000 calls, every 10th RESOURCE_EXHAUSTED: each counted by its code. */
 static void test_grpc_calls(void **state)
 {
@@ -184,9 +192,7 @@ static void test_grpc_calls(void **state)
 	c = counts(s->d, 2);
 	assert_int_equal(c->grpc[0], 900);
 	assert_int_equal(c->grpc[8], 100);
-	assert_int_equal(c->grpc_none, 0);
-	assert_int_equal(c->ends, 1000);
-	assert_int_equal(c->blocks, 2000);
+	assert_ends(c, 0, 1000, 2000);
 	assert_int_equal(c->status[200 - OBS_H2_STATUS_LO], 1000);
 	assert_int_equal(c->undecoded, 0);
 	assert_int_equal(counts(s->d, 0)->blocks, 0);
@@ -274,9 +280,7 @@ static void test_gap(void **state)
 	c = counts(s->d, 0);
 	assert_int_equal(c->grpc[0], 10);
 	assert_int_equal(c->grpc[14], 0);
-	assert_int_equal(c->grpc_none, 0);
-	assert_int_equal(c->ends, 10);
-	assert_int_equal(c->blocks, 20);
+	assert_ends(c, 0, 10, 20);
 	/* call 10's trailers (the record after the lost one), and calls 11-19's trailers */
 	assert_int_equal(c->undecoded, 10);
 	/* calls 11-19's headers: :status 200 read, cut at content-type */
@@ -445,9 +449,7 @@ static void test_plain_h2(void **state)
 	assert_int_equal(c->status[200 - OBS_H2_STATUS_LO], 21);
 	assert_int_equal(c->status[404 - OBS_H2_STATUS_LO], 10);
 	assert_int_equal(c->status[100 - OBS_H2_STATUS_LO], 1);
-	assert_int_equal(c->blocks, 33);
-	assert_int_equal(c->ends, 0);
-	assert_int_equal(c->grpc_none, 0);
+	assert_ends(c, 0, 0, 33);
 	assert_int_equal(c->undecoded, 0);
 }
 
@@ -476,44 +478,6 @@ static void test_evict_and_bad(void **state)
 	h->n = 10;
 	obs_h2_dec_feed(d, junk, sizeof(junk));
 	assert_int_equal(obs_h2_dec_bad(d), 3);
-}
-
-/* The summary's lines and the JSON: codes by name, what was not read. */
-static void test_output(void **state)
-{
-	struct obs_h2_status_counts c;
-	char buf[1024];
-	FILE *f;
-	json_t *o;
-
-	(void)state;
-	memset(&c, 0, sizeof(c));
-	c.grpc[0] = 5400;
-	c.grpc[8] = 600;
-	c.status[200 - OBS_H2_STATUS_LO] = 6000;
-	c.blocks = 12000;
-	c.ends = 6000;
-	f = fmemopen(buf, sizeof(buf), "w");
-	obs_h2_status_fmt(f, &c, 6010, 1, 0);
-	fclose(f);
-	assert_non_null(strstr(buf, ":status (HPACK read from the server's header blocks): 200 6000\n"));
-	assert_non_null(strstr(buf, "gRPC calls by grpc-status: OK 5400, RESOURCE_EXHAUSTED 600\n"));
-	assert_non_null(strstr(buf, "statuses not read: 10 of 6010 stream-ending header blocks"));
-	o = obs_h2_status_json(&c, 6010, 1, 0);
-	assert_non_null(o);
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(o, "grpc_status"),
-							    "RESOURCE_EXHAUSTED")), 600);
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(o, "status"), "200")),
-			 6000);
-	assert_int_equal(json_integer_value(json_object_get(o, "ends_unread")), 10);
-	assert_int_equal(json_integer_value(json_object_get(o, "stopped_ring_full")), 1);
-	json_decref(o);
-	/* nothing seen: no line */
-	memset(&c, 0, sizeof(c));
-	f = fmemopen(buf, sizeof(buf), "w");
-	obs_h2_status_fmt(f, &c, 0, 0, 0);
-	assert_int_equal(ftell(f), 0);
-	fclose(f);
 }
 
 /* nginx 1.22's response block for a 200 (captured on loopback): its own literals are added to
@@ -595,5 +559,5 @@ static void test_quiet(void **state)
 
 LL_TEST_MAIN_EACH(fixture_new, fixture_free, test_grpc_calls, test_trailers_only, test_cut_block,
 		  test_gap, test_piece_missing, test_not_first, test_fresh_after_stop,
-		  test_two_conns_close, test_plain_h2, test_evict_and_bad, test_output,
-		  test_hpack_refers, test_quiet)
+		  test_two_conns_close, test_plain_h2, test_evict_and_bad, test_hpack_refers,
+		  test_quiet)

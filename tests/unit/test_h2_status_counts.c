@@ -14,14 +14,23 @@
 #include "output/h2_status_report.h"
 #include "sources/h2_status.h"
 
+/* What obs_h2_status_fmt() writes for c (free() it). */
+static char *fmt(const struct obs_h2_status_counts *c, uint64_t ends, uint64_t lost_conns,
+		 uint64_t big_conns)
+{
+	struct ll_text t;
+
+	obs_h2_status_fmt(ll_text_open(&t), c, ends, lost_conns, big_conns);
+	return ll_text_close(&t);
+}
+
 /* The kernel's counts join userspace's: statuses, blocks, ends; the line and the key say how
  * many. */
 static void test_add_kernel(void **state)
 {
 	struct obs_h2_status_counts c;
 	struct rt_ctrs k;
-	char buf[1024];
-	FILE *f;
+	char *text;
 	json_t *o;
 
 	(void)state;
@@ -40,16 +49,52 @@ static void test_add_kernel(void **state)
 	assert_int_equal(c.blocks, 1014);
 	assert_int_equal(c.kernel, 1009);
 	assert_int_equal(c.ends, 7);
-	f = fmemopen(buf, sizeof(buf), "w");
-	obs_h2_status_fmt(f, &c, 7, 0, 0);
-	fclose(f);
-	assert_non_null(strstr(buf, ": 200 1005, 304 7, 500 2\n"));
-	assert_non_null(strstr(buf, "1009 of them read in the kernel"));
-	assert_null(strstr(buf, "not read"));
+	text = fmt(&c, 7, 0, 0);
+	assert_non_null(strstr(text, ": 200 1005, 304 7, 500 2\n"));
+	assert_non_null(strstr(text, "1009 of them read in the kernel"));
+	assert_null(strstr(text, "not read"));
+	free(text);
 	o = obs_h2_status_json(&c, 7, 0, 0);
 	assert_non_null(o);
 	assert_int_equal(json_integer_value(json_object_get(o, "blocks_read_in_kernel")), 1009);
 	json_decref(o);
+}
+
+/* The summary's lines and the JSON: codes by name, what was not read. */
+static void test_output(void **state)
+{
+	struct obs_h2_status_counts c;
+	char *text;
+	json_t *o;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	c.grpc[0] = 5400;
+	c.grpc[8] = 600;
+	c.status[200 - OBS_H2_STATUS_LO] = 6000;
+	c.blocks = 12000;
+	c.ends = 6000;
+	text = fmt(&c, 6010, 1, 0);
+	assert_non_null(strstr(text, ":status (HPACK read from the server's header blocks): "
+				     "200 6000\n"));
+	assert_non_null(strstr(text, "gRPC calls by grpc-status: OK 5400, "
+				     "RESOURCE_EXHAUSTED 600\n"));
+	assert_non_null(strstr(text, "statuses not read: 10 of 6010 stream-ending header blocks"));
+	free(text);
+	o = obs_h2_status_json(&c, 6010, 1, 0);
+	assert_non_null(o);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(o, "grpc_status"),
+							    "RESOURCE_EXHAUSTED")), 600);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(o, "status"), "200")),
+			 6000);
+	assert_int_equal(json_integer_value(json_object_get(o, "ends_unread")), 10);
+	assert_int_equal(json_integer_value(json_object_get(o, "stopped_ring_full")), 1);
+	json_decref(o);
+	/* nothing seen: no line */
+	memset(&c, 0, sizeof(c));
+	text = fmt(&c, 0, 0, 0);
+	assert_string_equal(text, "");
+	free(text);
 }
 
 /* An interval's statuses: the cumulative counts' difference, as the rules see it (classes, the
@@ -102,4 +147,4 @@ static void test_interval_snap(void **state)
 	assert_int_equal(st.cls[4], 210);
 }
 
-LL_TEST_MAIN(test_add_kernel, test_interval_snap)
+LL_TEST_MAIN(test_add_kernel, test_output, test_interval_snap)

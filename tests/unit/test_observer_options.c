@@ -14,16 +14,13 @@
 
 #define MAX_ARGS 16
 
-/* An option's synopsis as --help starts its line: "  -p, --port PORT", "      --check[=json]" */
-static void synopsis(const struct obs_option *o, char *buf, size_t len)
+/* Row i as --help shows it: "  -p, --port PORT", "      --check[=json]" */
+static struct ll_opt opt(size_t i)
 {
-	int n = o->short_name ? snprintf(buf, len, "  -%c, --%s", o->short_name, o->name)
-			      : snprintf(buf, len, "      --%s", o->name);
+	const struct obs_option *o = &obs_options[i];
 
-	if (o->arg == OBS_OPT_ARG_VALUE)
-		snprintf(buf + n, len - (size_t)n, " %s", o->metavar);
-	else if (o->arg == OBS_OPT_ARG_OPTIONAL)
-		snprintf(buf + n, len - (size_t)n, "[=%s]", o->metavar);
+	return (struct ll_opt){o->name, o->short_name, o->arg == OBS_OPT_ARG_NONE ? "" : o->metavar,
+			       o->arg == OBS_OPT_ARG_OPTIONAL};
 }
 
 /* What a command line did: the exit status (-1 for a signal), stdout and stderr. */
@@ -110,31 +107,13 @@ static void refused(const char *line, const char *want)
 		fail_msg("'%s': '%.*s', want '%s'", line, (int)(nl - r.err), r.err, want);
 }
 
-static char *help_text(void)
-{
-	struct ll_text t;
-
-	obs_options_usage(ll_text_open(&t));
-	return ll_text_close(&t);
-}
-
 /* Each option is on one line of --help, and each option line of --help is an option's. */
 static void test_help_lists_each_option_once(void **state)
 {
-	char *help = help_text(), syn[128], name[64];
-	const char *line;
+	char *help = ll_text_of(obs_options_usage);
 	struct ran r;
-	int i;
 
-	for (i = 0; i < OBS_OPT__COUNT; i++) {
-		synopsis(&obs_options[i], syn, sizeof(syn));
-		if (ll_help_lines(help, syn) != 1)
-			fail_msg("'%s' is on %d lines of --help, not 1", syn,
-				 ll_help_lines(help, syn));
-	}
-	for (line = help; ll_help_next_option(&line, name, sizeof(name));)
-		if (obs_option_by_name(name) < 0)
-			fail_msg("--help lists --%s, which is no option of options.def", name);
+	ll_help_check_options(help, OBS_OPT__COUNT, opt, obs_option_by_name);
 	assert_non_null(strstr(help, "\nOptions:\n"));
 	assert_non_null(strstr(help, "\nEXAMPLES\n"));
 	/* --help prints the same text on stdout and exits 0, whatever follows it */
@@ -152,13 +131,14 @@ static void test_help_lists_each_option_once(void **state)
 static void test_names_and_letters_unique(void **state)
 {
 	const struct option *lo = obs_options_long();
-	char shorts[3 * OBS_OPT__COUNT + 2], *at;
-	int i, j;
+	char shorts[3 * OBS_OPT__COUNT + 2];
+	int i;
 
 	assert_int_equal(obs_options_short(shorts, sizeof(shorts)), 0);
 	assert_int_equal(obs_options_short(shorts, 2), -ENOSPC);
 	assert_int_equal(obs_options_short(shorts, sizeof(shorts)), 0);
 	assert_string_equal(shorts, ":p:i:d:j:vhV");
+	ll_options_check(OBS_OPT__COUNT, opt, shorts);
 	for (i = 0; i < OBS_OPT__COUNT; i++) {
 		const struct obs_option *o = &obs_options[i];
 		int val = o->short_name ? o->short_name : OBS_OPT_VAL + i;
@@ -166,13 +146,6 @@ static void test_names_and_letters_unique(void **state)
 			      : o->arg == OBS_OPT_ARG_VALUE ? required_argument
 							    : optional_argument;
 
-		for (j = 0; j < i; j++) {
-			if (!strcmp(o->name, obs_options[j].name))
-				fail_msg("--%s twice in options.def", o->name);
-			if (o->short_name && o->short_name == obs_options[j].short_name)
-				fail_msg("-%c for --%s and --%s", o->short_name,
-					 obs_options[j].name, o->name);
-		}
 		assert_int_equal(obs_option_by_name(o->name), i);
 		assert_int_equal(obs_option_of(val), i);
 		assert_string_equal(lo[i].name, o->name);
@@ -187,12 +160,6 @@ static void test_names_and_letters_unique(void **state)
 			fail_msg("--%s: KIND and ARG or field disagree", o->name);
 		if (!o->help[0] || o->help[strlen(o->help) - 1] == '\n')
 			fail_msg("--%s: no help, or one ending in a new line", o->name);
-		if (!o->short_name)
-			continue;
-		assert_true(o->short_name != ':' && o->short_name != '?' && o->short_name < 0x80);
-		at = strchr(shorts + 1, o->short_name);
-		assert_non_null(at);
-		assert_int_equal(at[1] == ':', o->arg != OBS_OPT_ARG_NONE);
 	}
 	assert_null(lo[OBS_OPT__COUNT].name);
 	assert_int_equal(obs_option_of(':'), -1);

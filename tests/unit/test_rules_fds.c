@@ -202,6 +202,17 @@ static struct obs_snap *fds_census(struct run *r, int t, int state, uint64_t n)
 	return s;
 }
 
+/* The same with n ESTABLISHED, beside a listen queue of 200 read at the tick: queued in it. */
+static struct obs_snap *fds_queued(struct run *r, int t, uint64_t n, uint64_t queued)
+{
+	struct obs_snap *s = fds_census(r, t, OBS_SNAP_ESTABLISHED, n);
+
+	s->listen_qlen_max = 200;
+	s->listen_queued = queued;
+	s->listen_queued_ok = true;
+	return s;
+}
+
 RULES_TEST(test_fd_leak)
 {
 	const struct obs_finding *f;
@@ -242,11 +253,7 @@ RULES_TEST(test_fd_leak)
 	 * of its CPU, taking the 200 connections queued at 10/s; CI named it a leak) */
 	rh_restart(r);
 	for (t = 1; t <= 6; t++) {
-		struct obs_snap *s = fds_census(r, t, OBS_SNAP_ESTABLISHED, 256);
-
-		s->listen_qlen_max = 200;
-		s->listen_queued = 200 - 10 * t;
-		s->listen_queued_ok = true;
+		fds_queued(r, t, 256, 200 - 10 * t);
 		rh_healthy(r);
 	}
 	/* ... and the load ends at t = 6: the clients on the same host close, their 200 ends leave
@@ -255,22 +262,14 @@ RULES_TEST(test_fd_leak)
 	 * fds rose, connections closing, not a leak's steady backdrop (CI named it a leak) */
 	rh_restart(r);
 	for (t = 1; t <= 6; t++) {
-		struct obs_snap *s = fds_census(r, t, OBS_SNAP_ESTABLISHED, t < 6 ? 400 : 20);
-
-		s->state[OBS_SNAP_CLOSE_WAIT] = t < 6 ? 0 : 180;
-		s->listen_qlen_max = 200;
-		s->listen_queued = 200 - 10 * t;
-		s->listen_queued_ok = true;
+		fds_queued(r, t, t < 6 ? 400 : 20, 200 - 10 * t)->state[OBS_SNAP_CLOSE_WAIT] =
+			t < 6 ? 0 : 180;
 		rh_healthy(r);
 	}
 	/* ... and a queue that stays full while the fds rise: a leak */
 	rh_restart(r);
 	for (t = 1; t <= 6; t++) {
-		struct obs_snap *s = fds_census(r, t, OBS_SNAP_ESTABLISHED, 256);
-
-		s->listen_qlen_max = 200;
-		s->listen_queued = 190;
-		s->listen_queued_ok = true;
+		fds_queued(r, t, 256, 190);
 		rh_pushed(r);
 	}
 	assert_non_null(obs_findings_find(&r->fs, "fd_leak", NULL));

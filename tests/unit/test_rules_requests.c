@@ -16,6 +16,15 @@ static void workers_busy_cpu_idle(struct obs_snap *s, int t)
 	rh_runq(s, 1000, 20e3, 90e3);
 }
 
+/* The workers named (worker_saturation on tcp/8000), never the CPU, their text holding TEXT. */
+static void workers_not_cpu(struct run *r, const char *text)
+{
+	const struct obs_finding *f = rh_expect(r, "worker_saturation", "tcp/8000");
+
+	assert_non_null(strstr(f->text, text));
+	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
+}
+
 /* Socket-queue wait 80x the service time: the workers are busy, named after 3 intervals. */
 RULES_TEST(test_worker_saturation)
 {
@@ -32,9 +41,7 @@ RULES_TEST(test_worker_saturation)
 	assert_int_equal(rh_ev_int(f, "queue_p50"), 80000000);
 	/* with --runq and an idle CPU: said to be the workers, not the CPU */
 	rh_intervals(r, 4, 6, workers_busy_cpu_idle);
-	f = rh_expect(r, "worker_saturation", "tcp/8000");
-	assert_non_null(strstr(f->text, "not the CPU"));
-	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
+	workers_not_cpu(r, "not the CPU");
 }
 
 /* The targets' schedstat over 2 intervals with requests queued (queue, service): threads waiting
@@ -72,6 +79,15 @@ static const struct obs_finding *cpu_not_workers(struct run *r)
 	const struct obs_finding *f = rh_expect(r, "cpu_saturation", "");
 
 	assert_null(obs_findings_find(&r->fs, "worker_saturation", NULL));
+	return f;
+}
+
+/* The CPU named, never the workers, its text holding TEXT: its finding. */
+static const struct obs_finding *cpu_named(struct run *r, const char *text)
+{
+	const struct obs_finding *f = cpu_not_workers(r);
+
+	assert_non_null(strstr(f->text, text));
 	return f;
 }
 
@@ -117,10 +133,8 @@ RULES_TEST(test_cpu_or_workers_schedstat)
 	assert_int_equal(rh_ev_int(f, "cpus"), 1);
 	cpu_run(r, (struct cpu_seen){.queue = 80e6, .service = 1e6, .waiting = 0.02,
 				     .running = 0.01, .cpus = 2, .procs = 1});
-	f = rh_expect(r, "worker_saturation", "tcp/8000");
-	assert_non_null(strstr(f->text, "their threads waited for a CPU 0.02 on average (0.01 ran): "
-					"not the CPU"));
-	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
+	workers_not_cpu(r, "their threads waited for a CPU 0.02 on average (0.01 ran): "
+			   "not the CPU");
 	/* 12 waiting in the newer interval only */
 	cpu_run(r, (struct cpu_seen){.queue = 80e6, .service = 1e6, .waiting = 0.1, .running = 1,
 				     .cpus = 1, .procs = 1});
@@ -138,8 +152,7 @@ RULES_TEST(test_cpu_or_workers_schedstat)
 					"CPU stolen or in interrupts), and requests"));
 	cpu_run(r, (struct cpu_seen){.queue = 6e6, .service = 100e3, .waiting = 33.5,
 				     .running = 0.63, .cpus = 1, .procs = 41});
-	f = cpu_not_workers(r);
-	assert_non_null(strstr(f->text, "other work holds the CPUs"));
+	cpu_named(r, "other work holds the CPUs");
 	/* threads waiting while the server ran on a third of its 2 CPUs (others took them: a
 	 * ramp of 100,000 connections from 5 drivers): not the server carrying its CPUs, but the
 	 * CPUs all the same, held by other work; never "add workers" */
@@ -166,19 +179,16 @@ RULES_TEST(test_cpu_or_workers_schedstat)
 	cpu_run(r, (struct cpu_seen){.queue = 80e6, .service = 1e6, .waiting = 0.02,
 				     .running = 0.5, .cpus = 2, .procs = 1});
 	cpu_newer(r, 0.8, 0.3);
-	f = rh_expect(r, "worker_saturation", "tcp/8000");
-	assert_non_null(strstr(f->text, "their threads also waited for a CPU 0.80 on average "
-					"(0.30 ran) this interval"));
-	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
+	workers_not_cpu(r, "their threads also waited for a CPU 0.80 on average "
+			   "(0.30 ran) this interval");
 	/* slapd's 2 pool threads and its listener, all busy on its one CPU: 1.98 waiting, 0.95
 	 * running (2.05 in the next interval; at a bar of 2.0 a dip under it named nothing): its
 	 * own threads carry the CPU, never "other work holds the CPUs"; the same with its load
 	 * begun in the middle of the older interval (1.47 waiting there, 1.67 in the newer) */
 	cpu_run(r, (struct cpu_seen){.queue = 11e6, .service = 12e3, .waiting = 1.98,
 				     .running = 0.95, .cpus = 1, .procs = 1});
-	f = cpu_not_workers(r);
-	assert_non_null(strstr(f->text, "cpu: the server's processes wait for a CPU (3 runnable on "
-					"1 CPU: on average 2.0 of their threads waited"));
+	f = cpu_named(r, "cpu: the server's processes wait for a CPU (3 runnable on "
+			 "1 CPU: on average 2.0 of their threads waited");
 	assert_null(json_object_get(f->evidence, "contended"));
 	cpu_run(r, (struct cpu_seen){.queue = 11e6, .service = 12e3, .waiting = 1.47,
 				     .running = 0.88, .cpus = 1, .procs = 1});
@@ -194,8 +204,7 @@ RULES_TEST(test_cpu_or_workers_schedstat)
 	cpu_run(r, (struct cpu_seen){.queue = 34e6, .service = 86e3, .waiting = 1.29,
 				     .running = 0.89, .cpus = 1, .procs = 1});
 	cpu_newer(r, 1.34, 0.98);
-	f = cpu_not_workers(r);
-	assert_non_null(strstr(f->text, "on average 1.3 of their threads waited"));
+	cpu_named(r, "on average 1.3 of their threads waited");
 	/* ... but at 0.89 running in both, short of holding the CPU outright, the bar is 1.5 */
 	cpu_newer(r, 1.34, 0.89);
 	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
@@ -209,16 +218,12 @@ RULES_TEST(test_cpu_or_workers_schedstat)
 	 * blamed */
 	cpu_run(r, (struct cpu_seen){.queue = 80e6, .service = 1e6, .waiting = 1.4, .running = 0.85,
 				     .cpus = 1, .procs = 1});
-	f = rh_expect(r, "worker_saturation", "tcp/8000");
-	assert_non_null(strstr(f->text, "their threads waited for a CPU 1.40 on average (0.85 "
-					"ran): not the CPU"));
-	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
+	workers_not_cpu(r, "their threads waited for a CPU 1.40 on average (0.85 "
+			   "ran): not the CPU");
 	cpu_run(r, (struct cpu_seen){.queue = 80e6, .service = 1e6, .waiting = 0.9, .running = 0.95,
 				     .cpus = 1, .procs = 1});
-	f = rh_expect(r, "worker_saturation", "tcp/8000");
-	assert_non_null(strstr(f->text, "their threads waited for a CPU 0.90 on average (0.95 "
-					"ran): not the CPU"));
-	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
+	workers_not_cpu(r, "their threads waited for a CPU 0.90 on average (0.95 "
+			   "ran): not the CPU");
 	/* the load began in the middle of the older interval (nginx beside 12 hogs: 0.15 waiting,
 	 * 0.05 running there; 0.85 and 0.14 in the newer): the CPU, from the first finding on */
 	cpu_run(r, (struct cpu_seen){.queue = 45e6, .service = 4e3, .waiting = 0.15,
@@ -272,8 +277,7 @@ RULES_TEST(test_cpu_unread_processes)
 	pg.running = 1.6;
 	pg.busy = 0.5;
 	cpu_run(r, pg);
-	f = cpu_not_workers(r);
-	assert_non_null(strstr(f->text, "1.6 ran; those of the 64 processes watched"));
+	cpu_named(r, "1.6 ran; those of the 64 processes watched");
 }
 
 /* cpu_run(c)'s history, then one interval more with its threads waiting and running so */
@@ -300,19 +304,15 @@ RULES_TEST(test_cpu_waits_dip)
 {
 	struct cpu_seen busy = {.queue = 11e6, .service = 12e3, .waiting = 1.6, .running = 0.95,
 				.cpus = 1, .procs = 1};
-	const struct obs_finding *f;
 
 	cpu_run(r, busy);
 	cpu_then(r, 0.9, 0.95);
 	cpu_then(r, 0.9, 0.95);
-	f = cpu_not_workers(r);
-	assert_non_null(strstr(f->text, "on average 0.9 of their threads waited on a run queue"));
+	cpu_named(r, "on average 0.9 of their threads waited on a run queue");
 	cpu_run(r, busy);
 	cpu_then(r, 0.3, 0.95);
 	cpu_then(r, 0.3, 0.95);
-	f = rh_expect(r, "worker_saturation", "tcp/8000");
-	assert_non_null(strstr(f->text, "waited for a CPU 0.30 on average (0.95 ran): not the CPU"));
-	assert_null(obs_findings_find(&r->fs, "cpu_saturation", NULL));
+	workers_not_cpu(r, "waited for a CPU 0.30 on average (0.95 ran): not the CPU");
 	busy.queue = 20e3;
 	cpu_run(r, busy);
 	cpu_then(r, 0.3, 0.95);
@@ -380,8 +380,7 @@ RULES_TEST(test_cpu_in_turns)
 	cpu_run(r, (struct cpu_seen){.queue = 4500e3, .queue_p90 = 4500e6, .service = 1.2e3,
 				     .waiting = 12.9, .running = 0.008, .lost = 0.3, .cpus = 64,
 				     .procs = 1});
-	f = cpu_not_workers(r);
-	assert_non_null(strstr(f->text, "raise its quota) or reduce load"));
+	cpu_named(r, "raise its quota) or reduce load");
 	/* the same queue while the threads ran more than they waited */
 	cpu_run(r, (struct cpu_seen){.queue = 450e3, .queue_p90 = 450e6, .service = 1.2e3,
 				     .waiting = 0.02, .running = 0.5, .cpus = 1, .procs = 1});

@@ -31,6 +31,15 @@ static void code(struct obs_snap *s, uint16_t c, uint64_t n)
 	st->cls[c / 100] += n;
 }
 
+/* The responses of one interval on port 8080, in that order: CODES(s, {code, n}, ...). */
+#define CODES(s, ...) codes(s, (const struct obs_snap_code[]){__VA_ARGS__, {0, 0}})
+
+static void codes(struct obs_snap *s, const struct obs_snap_code *c)
+{
+	for (; c->code; c++)
+		code(s, c->code, c->n);
+}
+
 /* n gRPC calls ended with grpc-status g on port 50051 (each a :status 200 response too). */
 static void grpc(struct obs_snap *s, unsigned int g, uint64_t n)
 {
@@ -82,23 +91,16 @@ RULES_TEST(test_all_404)
 /* All 200s, then a few 404s (2%, a missing favicon), 1xx and 3xx: silent. */
 RULES_TEST(test_healthy_statuses)
 {
-	struct obs_snap *s;
 	int t;
 
 	for (t = 1; t <= 5; t++) {
 		code(rh_snap(r, t), 200, 1000);
 		rh_healthy(r);
 	}
-	s = rh_snap(r, 6);
-	code(s, 200, 980);
-	code(s, 404, 20);
-	code(s, 304, 300);
-	code(s, 100, 5);
+	CODES(rh_snap(r, 6), {200, 980}, {404, 20}, {304, 300}, {100, 5});
 	rh_healthy(r);
 	/* 49% 4xx: under the share */
-	s = rh_snap(r, 7);
-	code(s, 200, 51);
-	code(s, 403, 49);
+	CODES(rh_snap(r, 7), {200, 51}, {403, 49});
 	rh_healthy(r);
 }
 
@@ -106,20 +108,15 @@ RULES_TEST(test_healthy_statuses)
 RULES_TEST(test_server_errors)
 {
 	const struct obs_finding *f;
-	struct obs_snap *s = rh_snap(r, 1);
 
-	code(s, 200, 990);
-	code(s, 500, 3);
-	code(s, 503, 7);
+	CODES(rh_snap(r, 1), {200, 990}, {500, 3}, {503, 7});
 	f = rh_sick(r, "error_responses", "tcp/8080");
 	has(f, "1.0% of 1,000 HTTP/2 responses were server errors (503: 7, 500: 3)");
 	assert_int_equal(rh_ev_int(f, "errors_5xx"), 10);
 	assert_int_equal(code_ev(f, "503"), 7);
 	/* half of that, in a new run: silent */
 	rh_restart(r);
-	s = rh_snap(r, 1);
-	code(s, 200, 995);
-	code(s, 502, 5);
+	CODES(rh_snap(r, 1), {200, 995}, {502, 5});
 	rh_healthy(r);
 }
 
@@ -134,14 +131,10 @@ RULES_TEST(test_too_few)
 RULES_TEST(test_slow_server_window)
 {
 	const struct obs_finding *f;
-	struct obs_snap *s = rh_snap(r, 1);
 
-	code(s, 200, 5);
-	code(s, 500, 5);
+	CODES(rh_snap(r, 1), {200, 5}, {500, 5});
 	rh_healthy(r);
-	s = rh_snap(r, 2);
-	code(s, 200, 5);
-	code(s, 500, 5);
+	CODES(rh_snap(r, 2), {200, 5}, {500, 5});
 	f = rh_sick(r, "error_responses", "tcp/8080");
 	has(f, "50% of 20 HTTP/2 responses were server errors (500: 10)");
 	has(f, "over the last 2.0 s");
@@ -151,7 +144,6 @@ RULES_TEST(test_slow_server_window)
 RULES_TEST(test_burst_split)
 {
 	const struct obs_finding *f;
-	struct obs_snap *s;
 
 	code(rh_snap(r, 1), 404, 1500);
 	rh_sick(r, "error_responses", "tcp/8080");
@@ -163,9 +155,7 @@ RULES_TEST(test_burst_split)
 	/* errors long past the window are not counted: 2 404s of 100 now */
 	code(rh_snap(r, 4), 200, 100);
 	rh_healthy(r);
-	s = rh_snap(r, 5);
-	code(s, 200, 98);
-	code(s, 404, 2);
+	CODES(rh_snap(r, 5), {200, 98}, {404, 2});
 	rh_healthy(r);
 }
 

@@ -26,6 +26,15 @@ new_conns() {
 	[ "$done_" = "$n" ] || fail "driver opened $done_ connections to port $port, asked for $n"
 }
 
+# load_driver NAME ARGS...: loadlens-driver pinned as load_cpu's, quiet (-q), its JSON in
+# $LL_TMP/NAME.json, its output in $LL_TMP/NAME.out; its exit status
+load_driver() {
+	local name=$1
+	shift
+	load_cpu "$LOADLENS_BIN/loadlens-driver" "$@" -q --json "$LL_TMP/$name.json" \
+		>"$LL_TMP/$name.out" 2>&1
+}
+
 # load_cpu CMD...: run a load generator pinned to CPU 1 (the server is on CPU 0, refserver_up --pin)
 load_cpu() {
 	if [ "$(nproc)" -ge 2 ]; then

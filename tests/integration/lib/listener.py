@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 """What the test servers written in Python share (odd_httpd.py, ldap_stub.py, h2_bad_server.py,
-h2_write_gap_server.py, fdpass_httpd.py, echo_framed.py): a TCP listener on 127.0.0.1 that says
-"listening" on stderr once bound (the harness's wait_for), and a thread per connection.
+h2_write_gap_server.py, fdpass_httpd.py, echo_framed.py, flaky_tls_httpd.py): a TCP listener on
+127.0.0.1 that says "listening" on stderr once bound (the harness's wait_for), a thread per
+connection, and the HTTP/1.1 requests a connection sends.
 
 A server beside this folder imports it after
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))"""
@@ -42,3 +43,17 @@ def serve_forever(port, serve, *args, backlog=128, reuseport=False, on_accept=No
 		if on_accept:
 			on_accept()
 		threading.Thread(target=_serve_one, args=(serve, c, args), daemon=True).start()
+
+
+def request_heads(conn):
+	"""The head of each request CONN sends (bytes, without its blank line; requests without a
+	body, as GET's), as each comes in, until the client closes."""
+	buf = b""
+	while True:
+		while b"\r\n\r\n" not in buf:
+			data = conn.recv(65536)
+			if not data:
+				return
+			buf += data
+		head, buf = buf.split(b"\r\n\r\n", 1)
+		yield head

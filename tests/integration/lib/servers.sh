@@ -128,6 +128,18 @@ CONF
 	fail "nginx did not start (config $dir/nginx.conf)"
 }
 
+# nginx_ok_servers LISTEN LOG [LISTEN LOG]...: nginx_up's SERVER_BLOCKS for servers that answer
+# every request 200 "ok\n", each on 127.0.0.1:LISTEN ("PORT" or "PORT http2") and logging each
+# request to LOG as "STATUS PROTOCOL" (log format rt)
+nginx_ok_servers() {
+	printf "\tlog_format rt '\$status \$server_protocol';\n"
+	while [ $# -ge 2 ]; do
+		printf '\tserver {\n\t\tlisten 127.0.0.1:%s;\n\t\taccess_log %s rt;\n' "$1" "$2"
+		printf '\t\tlocation / { return 200 "ok\\n"; }\n\t}\n'
+		shift 2
+	done
+}
+
 # unbound_conf FILE PORT ZONE [LINE...]: FILE, a config for unbound in the foreground on
 # 127.0.0.1:PORT (UDP and TCP), 1 thread, no daemon, chroot, syslog or pid file, its directory
 # FILE's, answering ZONE (static: names not listed are NXDOMAIN); each LINE is added to the server

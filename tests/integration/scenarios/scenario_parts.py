@@ -56,6 +56,12 @@ def refserver_sleeping(proto, workers, service, **kw):
 			 "--service-mode", "sleep", **kw)
 
 
+def workers_named():
+	"""The workers named (worker_saturation on the scenario's port) from the driver's mean."""
+	return {"onset": {"how": "driver_mean", "min_s": 0.05},
+		"expect": [{"kind": "worker_saturation", "evidence": {"port": "{port}"}}]}
+
+
 def h2load(*args):
 	"""h2load with ARGS as the load, against the scenario's port in h2c."""
 	return {"kind": "h2load", "name": "load", "args": list(args) + ["http://127.0.0.1:{port}/"]}

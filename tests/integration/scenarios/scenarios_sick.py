@@ -4,7 +4,8 @@
 from scenario_parts import (FORK_LOAD, HTTP, JAVA_BURST, LEAKER, LEAKER_RANGE, PID_CHILDREN, TCP,
 			    beside_http_load, cpu_hogs, driver, forking_on_go, h2load, idle_driver,
 			    idle_nginx, idle_sysctls, java_leak, ldap_searches, logged_exit,
-			    postgres_children, proxy_ports, refserver, refserver_sleeping)
+			    postgres_children, proxy_ports, refserver,
+			    refserver_sleeping, workers_named)
 
 SICK = [
 	# ---------------------------------------------------------------- sick
@@ -107,8 +108,7 @@ SICK = [
 		 "servers": [refserver_sleeping("tcp", "1", "20ms")],
 		 "loads": [driver(TCP, "--rate", "75", "-c", "16", "-d", "4s")],
 		 "onset": {"how": "driver_mean", "min_s": 0.2}},
-	 "onset": {"how": "driver_mean", "min_s": 0.05},
-	 "expect": [{"kind": "worker_saturation", "evidence": {"port": "{port}"}}]},
+	 **workers_named()},
 	{"name": "sick_workers_h2_inside", "group": "sick",
 	 "what": "refserver over HTTP/2 (h2c), one worker sleeping 5 ms a stream (about 190/s): one "
 		 "stream in flight for 1.5 s, then a second connection with 40: the server reads "
@@ -137,8 +137,7 @@ SICK = [
 		 "targets' threads barely wait for one)",
 	 "servers": [refserver_sleeping("tcp", "2", "5ms")],
 	 "loads": [driver(TCP, "--rate", "600", "-c", "64", "-d", "4s")],
-	 "onset": {"how": "driver_mean", "min_s": 0.05},
-	 "expect": [{"kind": "worker_saturation", "evidence": {"port": "{port}"}}]},
+	 **workers_named()},
 	{"name": "sick_cpu_postgres_pinned", "group": "sick",
 	 "what": "PostgreSQL 15 (a process per connection) pinned to CPU 0, pgbench -S with 80 "
 		 "clients, --pid postmaster --children, no --runq, the default --max-procs 64: 80 "
