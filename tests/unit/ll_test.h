@@ -13,8 +13,8 @@
  * Up to 16 tests per file. ll_text_open() / ll_text_close(), ll_text_of(): what a formatter
  * writes to a stream, as a string. ll_unhex(): captured bytes written as hex. ll_xorshift():
  * pseudo-random numbers, the same every run. ll_tmpdir_make() / ll_tmpdir_remove(): a group's
- * scratch folder. struct ll_opt, ll_help_*(), ll_options_check(): an option table against --help
- * and getopt.
+ * scratch folder. struct ll_test_opt, ll_help_*(), ll_options_check(): an option table against
+ * --help and getopt.
  */
 #ifndef LOADLENS_TEST_LL_TEST_H
 #define LOADLENS_TEST_LL_TEST_H
@@ -109,7 +109,7 @@ static inline int ll_help_next_option(const char **line, char *name, size_t len)
 }
 
 /* An option table's row as --help shows it: metavar "" for an option that takes no value. */
-struct ll_opt {
+struct ll_test_opt {
 	const char *name;
 	int short_name; /* its letter, or 0 */
 	const char *metavar;
@@ -118,7 +118,7 @@ struct ll_opt {
 
 /* An option's synopsis as --help starts its line: "  -c, --name" or "      --name", then
  * " METAVAR", or "[=METAVAR]" where the value is optional. */
-static inline void ll_help_synopsis(char *buf, size_t len, struct ll_opt o)
+static inline void ll_help_synopsis(char *buf, size_t len, struct ll_test_opt o)
 {
 	int n = o.short_name ? snprintf(buf, len, "  -%c, --%s", o.short_name, o.name)
 			     : snprintf(buf, len, "      --%s", o.name);
@@ -129,7 +129,8 @@ static inline void ll_help_synopsis(char *buf, size_t len, struct ll_opt o)
 
 /* --help's text against a table of n options (opt(i): row i): each option's synopsis on one line
  * of it, and each option line of it an option's that by_name() finds (>= 0). */
-static inline void ll_help_check_options(const char *help, size_t n, struct ll_opt (*opt)(size_t i),
+static inline void ll_help_check_options(const char *help, size_t n,
+					 struct ll_test_opt (*opt)(size_t i),
 					 int (*by_name)(const char *name))
 {
 	char syn[128], name[64];
@@ -149,13 +150,14 @@ static inline void ll_help_check_options(const char *help, size_t n, struct ll_o
 
 /* A table of n options (opt(i): row i) against getopt's short options (shorts, ":" first): each
  * name and each letter once, each letter in shorts, with ':' after it where it takes a value. */
-static inline void ll_options_check(size_t n, struct ll_opt (*opt)(size_t i), const char *shorts)
+static inline void ll_options_check(size_t n, struct ll_test_opt (*opt)(size_t i),
+				    const char *shorts)
 {
 	const char *at;
 	size_t i, j;
 
 	for (i = 0; i < n; i++) {
-		struct ll_opt o = opt(i);
+		struct ll_test_opt o = opt(i);
 
 		for (j = 0; j < i; j++) {
 			if (!strcmp(o.name, opt(j).name))

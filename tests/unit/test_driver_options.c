@@ -18,9 +18,9 @@ static int not_planned(const char *name)
 }
 
 /* Row i as --help shows it: "  -c, --connections N" */
-static struct ll_opt opt(size_t i)
+static struct ll_test_opt opt(size_t i)
 {
-	return (struct ll_opt){drv_options[i].name, drv_options[i].short_name,
+	return (struct ll_test_opt){drv_options[i].name, drv_options[i].short_name,
 			       drv_options[i].metavar, 0};
 }
 

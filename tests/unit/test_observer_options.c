@@ -15,11 +15,11 @@
 #define MAX_ARGS 16
 
 /* Row i as --help shows it: "  -p, --port PORT", "      --check[=json]" */
-static struct ll_opt opt(size_t i)
+static struct ll_test_opt opt(size_t i)
 {
 	const struct obs_option *o = &obs_options[i];
 
-	return (struct ll_opt){o->name, o->short_name, o->arg == OBS_OPT_ARG_NONE ? "" : o->metavar,
+	return (struct ll_test_opt){o->name, o->short_name, o->arg == OBS_OPT_ARG_NONE ? "" : o->metavar,
 			       o->arg == OBS_OPT_ARG_OPTIONAL};
 }
 
