@@ -515,6 +515,9 @@ def main():
 				       "in each kernel, not its share (tests/kernels/suite.py)")
 			p.add_argument("--serial", action="store_true", help="one guest after the "
 				       "other (default: at once where the host has 2 cores per vCPU)")
+			p.add_argument("--skip-unbuilt", action="store_true", help="a build not "
+				       "there skips (exit 77, the reason printed) instead of failing: "
+				       "ctest's kernels_arm64, whose build the whole suite's setup makes")
 			p.add_argument("--bin", help="the build's bin directory (default: "
 				       "LOADLENS_BIN or build/bin; for ARCH's kernels (arm64, ppc64el) "
 				       "LOADLENS_ARCH_BIN or build-ARCH/bin, tools/loadlens cross ARCH)")

@@ -20,8 +20,11 @@ def test(a, g):
 		fa = foreign.of(k)
 		for b in ("loadlens-observer", "loadlens-driver", "loadlens-refserver"):
 			if not os.access(os.path.join(bindir, b), os.X_OK):
-				print("FAIL: %s/%s is not built%s" % (bindir, b, " (tools/loadlens cross "
-				      "%s)" % fa.name if fa else ""))
+				why = "%s/%s is not built%s" % (bindir, b, " (tools/loadlens cross %s)" %
+								 fa.name if fa else "")
+				if a.skip_unbuilt:
+					raise g.Skip(why)
+				print("FAIL: " + why)
 				return 1
 			if foreign.elf_machine(os.path.join(bindir, b)) != (
 					fa.em if fa else foreign.EM_X86_64):
