@@ -71,19 +71,22 @@ static void tls_cost(struct probe *p, struct obs_sockets *conn)
 	double ns;
 
 	snprintf(p->tls_cost, sizeof(p->tls_cost), "%s", base);
-	if (libs && obs_ssl_libs_host(libs) && !obs_ssl_sites_find(libs->lib[0].open, false, &sites)
-	    && sites.emulated + sites.stepped) {
+	if (!libs || !obs_ssl_libs_host(libs)) {
+		free(libs);
+		return;
+	}
+	if (!obs_ssl_sites_find(libs->lib[0].open, false, &sites) && sites.emulated + sites.stepped) {
 		obs_ssl_sites_text(sites.emulated, sites.stepped, (size_t)sites.fn[OBS_SSL_READ].inner +
 				   sites.fn[OBS_SSL_WRITE].inner, t, sizeof(t));
 		snprintf(p->tls_cost, sizeof(p->tls_cost), "%s; in %s: %s", base, libs->lib[0].path, t);
-		lib = (struct obs_ssl_file){libs->lib[0].open, libs->lib[0].path};
-		if (conn && obs_ssl_cost_measure(conn, &lib, calls, &ns, m, sizeof(m)) == 0)
-			snprintf(m, sizeof(m), "measured here: a probed SSL call takes %.2f us more "
-				 "(its entry and return, %u calls)", ns / 1000, calls);
-		len = strlen(p->tls_cost);
-		if (conn)
-			snprintf(p->tls_cost + len, sizeof(p->tls_cost) - len, "; %s", m);
 	}
+	lib = (struct obs_ssl_file){libs->lib[0].open, libs->lib[0].path};
+	if (conn && obs_ssl_cost_measure(conn, &lib, calls, &ns, m, sizeof(m)) == 0)
+		snprintf(m, sizeof(m), "measured here: a probed SSL call takes %.2f us more (its "
+			 "entry and return, %u calls)", ns / 1000, calls);
+	len = strlen(p->tls_cost);
+	if (conn)
+		snprintf(p->tls_cost + len, sizeof(p->tls_cost) - len, "; %s", m);
 	free(libs);
 }
 
