@@ -16,7 +16,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "framing/frame.h"
 #include "framing/frame_app.h"
+#include "framing/frame_ext.h"
 
 #define DRV_LDAP_MAX_MESSAGE (16ULL << 20) /* one LDAPMessage (an entry), at most */
 
@@ -36,6 +38,20 @@ struct drv_ldap_state {
 	uint32_t refs;		/* SearchResultReference messages */
 	int32_t code;		/* the resultCode of the Done (BindResponse); -1 before */
 };
+
+/* A connection's LDAP state: its frame's protocol state (frame_ext.h). */
+static inline struct drv_ldap_state *drv_ldap_of(struct drv_frame *f)
+{
+	return (struct drv_ldap_state *)(void *)f->app.ext;
+}
+
+static inline const struct drv_ldap_state *drv_ldap_of_const(const struct drv_frame *f)
+{
+	return (const struct drv_ldap_state *)(const void *)f->app.ext;
+}
+
+/* The LDAP framing (rule DRV_RESP_LDAP) over a frame's state, for the protocol's table. */
+extern const struct drv_frame_ext drv_ldap_frame;
 
 /* Before a request: what answers it (bind or search, and its messageID). */
 void drv_ldap_reset(struct drv_ldap_state *s, int32_t msgid, bool bind);

@@ -7,12 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include "config/config.h"
-#include "config/config_ldap.h"
+#include "config/app.h"
 #include "config/reqmix.h"
 #include "base/drv.h"
 #include "results/option_json.h"
 #include "results/plan.h"
 #include "results/report.h"
+#include "results/report_ext.h"
 
 const char *drv_plan_key(const char *option)
 {
@@ -129,7 +130,7 @@ static int payload(json_t *o, const struct drv_config *cfg)
 	bad |= opt(o, cfg, DRV_OPT_PAYLOAD);
 	bad |= set(o, "payload_bytes", u64(cfg->payload_len));
 	bad |= set(o, key(DRV_OPT_RESPONSE), response(cfg));
-	bad |= set(o, key(DRV_OPT_PROTO), drv_json_text(cfg->ldap && cfg->ldap->on ? "ldap"
+	bad |= set(o, key(DRV_OPT_PROTO), drv_json_text(drv_config_app(cfg) ? drv_config_app(cfg)->name
 							: cfg->mc_udp		    ? "memcache-udp"
 										    : NULL));
 	bad |= set(o, key(DRV_OPT_ID),
@@ -175,7 +176,7 @@ static json_t *import_paths(const struct drv_config *cfg)
 /* http(s)://, grpc(s)://: method, headers, body, engine, TLS; the gRPC messages. */
 static int http(json_t *o, const struct drv_config *cfg)
 {
-	bool tls = drv_config_tls(cfg) || (cfg->ldap && cfg->ldap->tls); /* and ldaps, --starttls */
+	bool tls = drv_config_tls(cfg) || drv_config_app_tls(cfg); /* and ldaps, --starttls */
 	int bad = 0;
 
 	bad |= opt(o, cfg, DRV_OPT_METHOD);
@@ -191,20 +192,6 @@ static int http(json_t *o, const struct drv_config *cfg)
 	bad |= set(o, key(DRV_OPT_IMPORT_PATH), import_paths(cfg));
 	bad |= opt(o, cfg, DRV_OPT_MESSAGE);
 	return bad;
-}
-
-static json_t *ldap(const struct drv_config *cfg)
-{
-	json_t *o;
-
-	if (!cfg->ldap || !cfg->ldap->on)
-		return json_null();
-	o = drv_report_json_ldap_config(cfg); /* report_ldap.c: as a result's config.ldap */
-	if (o && set(o, "bind_password_file", drv_json_text(cfg->ldap->pw_path))) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
 }
 
 static json_t *sources(const struct drv_config *cfg)
@@ -266,6 +253,8 @@ static json_t *option_keys(void)
 json_t *drv_plan_json(const struct drv_config *cfg)
 {
 	json_t *o = json_object();
+	const struct drv_app *a;
+	unsigned i;
 	int bad = 0;
 
 	if (!o)
@@ -278,7 +267,8 @@ json_t *drv_plan_json(const struct drv_config *cfg)
 	bad |= load(o, cfg);
 	bad |= payload(o, cfg);
 	bad |= http(o, cfg);
-	bad |= set(o, key(DRV_OPT_BASE), ldap(cfg));
+	for (i = 0; (a = drv_app_at(i)); i++) /* "ldap": a protocol's (report_ext.h) */
+		bad |= set(o, a->name, a->report->plan(cfg));
 	bad |= scale(o, cfg);
 	bad |= set(o, "option_keys", option_keys());
 	if (bad) {

@@ -13,7 +13,9 @@
 #include "config/config.h"
 #include "config/config_ldap.h"
 #include "framing/ldap_codes.h"
+#include "results/option_json.h"
 #include "results/report.h"
+#include "results/report_ldap.h"
 #include "results/result.h"
 #include "results/stats.h"
 
@@ -43,7 +45,7 @@ static json_t *codes(const uint64_t *c)
 	return ll_json_counts(c, DRV_LDAP_CODES, drv_ldap_code_name);
 }
 
-json_t *drv_report_json_ldap(const struct drv_config *cfg, const struct drv_stats *t)
+static json_t *json(const struct drv_config *cfg, const struct drv_stats *t)
 {
 	if (!used(cfg, t))
 		return json_null();
@@ -53,7 +55,7 @@ json_t *drv_report_json_ldap(const struct drv_config *cfg, const struct drv_stat
 			 codes(t->ldap_result), "bind", codes(t->ldap_bind));
 }
 
-json_t *drv_report_json_ldap_config(const struct drv_config *cfg)
+static json_t *json_config(const struct drv_config *cfg)
 {
 	const struct drv_ldap_cfg *lc = cfg->ldap;
 	json_t *attrs = json_array();
@@ -99,7 +101,7 @@ static void add_codes(uint64_t *c, const json_t *o)
 	}
 }
 
-void drv_report_ldap_merge(struct drv_stats *t, const json_t *o)
+static void merge(struct drv_stats *t, const json_t *o)
 {
 	json_t *v;
 
@@ -124,7 +126,7 @@ static void code_line(FILE *f, const char *label, const uint64_t *c)
 	drv_report_counts(f, c, DRV_LDAP_CODES, drv_ldap_code_name);
 }
 
-void drv_report_ldap(FILE *f, const struct drv_config *cfg, const struct drv_stats *t)
+static void text(FILE *f, const struct drv_config *cfg, const struct drv_stats *t)
 {
 	uint64_t n = searches(t);
 	const char *h;
@@ -147,3 +149,36 @@ void drv_report_ldap(FILE *f, const struct drv_config *cfg, const struct drv_sta
 			fprintf(f, "hint: ldap %s: %s\n", drv_ldap_code_name(i, b, sizeof(b)), h);
 	}
 }
+
+/* config.ldap: the search asked for (base, scope, filter, attrs, bind_dn; no password) */
+static int config(json_t *o, const struct drv_config *cfg)
+{
+	json_t *v;
+
+	if (!cfg->ldap)
+		return 0;
+	v = json_config(cfg);
+	return v ? json_object_set_new(o, "ldap", v) : -1;
+}
+
+/* --print-plan's "ldap": config.ldap's and the password file's path */
+static json_t *plan(const struct drv_config *cfg)
+{
+	json_t *o, *pw;
+
+	if (!cfg->ldap || !cfg->ldap->on)
+		return json_null();
+	o = json_config(cfg);
+	pw = drv_json_text(cfg->ldap->pw_path);
+	if (o && (!pw || json_object_set_new(o, "bind_password_file", pw))) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+_Static_assert(DRV_LDAP_CODES == DRV_APP_CODES, "stats.h counts LDAP's resultCodes by slot");
+
+const struct drv_report_ext drv_ldap_report = {
+	.json = json, .merge = merge, .text = text, .config = config, .plan = plan,
+};

@@ -105,7 +105,7 @@ void drv_stats_merge(struct drv_stats *dst, const struct drv_stats *src)
 	for (i = 0; i < 16; i++)
 		dst->dns_rcode[i] += src->dns_rcode[i];
 	drv_stats_merge_h2(dst, src);
-	for (i = 0; i < DRV_LDAP_CODES; i++) {
+	for (i = 0; i < DRV_APP_CODES; i++) {
 		dst->ldap_result[i] += src->ldap_result[i];
 		dst->ldap_bind[i] += src->ldap_bind[i];
 	}

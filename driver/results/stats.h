@@ -12,10 +12,17 @@
 #include "loadlens/ll_hist.h"
 #include "base/errors.h"
 #include "loadlens/grpc_status.h"
-#include "framing/ldap_codes.h"
 
 #define DRV_H2_RST_CODES 15 /* RST_STREAM codes 0..13 (NO_ERROR..HTTP_1_1_REQUIRED), 14: others */
 #define DRV_STATUS_MAX 1000 /* HTTP status codes 100..999 are counted one by one; 0 = none */
+/* A protocol's result codes (an LDAP resultCode): 0..126 counted one by one; 127: any other */
+#define DRV_APP_CODES 128
+
+/* The slot a protocol's result code is counted in. */
+static inline unsigned drv_stats_code_slot(int64_t code)
+{
+	return code >= 0 && code < DRV_APP_CODES - 1 ? (unsigned)code : DRV_APP_CODES - 1;
+}
 
 /* The HTTP version a response came in (JSON keys "1.0", "1.1", "2", "3"). */
 enum drv_httpv {
@@ -72,8 +79,8 @@ struct drv_stats {
 	uint64_t h2_max_streams_set; /* of them, those that announced a limit */
 	uint64_t h2_peak_streams; /* most streams in flight on one connection */
 	uint64_t grpc_status[LL_GRPC_CODES + 1]; /* grpc: answers by grpc-status (0 = OK) */
-	uint64_t ldap_result[DRV_LDAP_CODES]; /* ldap: searches by resultCode (0 = success, ok) */
-	uint64_t ldap_bind[DRV_LDAP_CODES];   /* ldap: binds at connect by resultCode */
+	uint64_t ldap_result[DRV_APP_CODES]; /* ldap: searches by resultCode (0 = success, ok) */
+	uint64_t ldap_bind[DRV_APP_CODES];   /* ldap: binds at connect by resultCode */
 	uint64_t ldap_entries; /* ldap: SearchResultEntry messages of the searches done */
 	uint64_t ldap_refs;    /* ldap: their SearchResultReference messages */
 	uint64_t ldap_empty;   /* ldap: searches done with success and no entry */

@@ -98,7 +98,7 @@ static inline int drv_timing_record(struct drv_worker *w, const struct drv_ticke
 	if (r->grpc >= 0)
 		st->grpc_status[r->grpc <= LL_GRPC_OTHER ? r->grpc : LL_GRPC_OTHER]++;
 	if (r->ldap_code >= 0) {
-		st->ldap_result[drv_ldap_code_slot(r->ldap_code)]++;
+		st->ldap_result[drv_stats_code_slot(r->ldap_code)]++;
 		st->ldap_entries += r->ldap_entries;
 		st->ldap_refs += r->ldap_refs;
 		st->ldap_empty += !r->ldap_code && !r->ldap_entries;

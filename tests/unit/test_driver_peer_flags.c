@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "ll_test.h"
+#include "apps.h"
 #include "config/parse.h"
 #include "config/peer_flags.h"
 
@@ -150,4 +151,12 @@ static void test_command_lines(void **state)
 	}
 }
 
-LL_TEST_MAIN(test_table, test_command_lines)
+/* --proto ldap's tables, as main() registers them (apps.h) */
+static int register_apps(void **state)
+{
+	(void)state;
+	drv_apps_register();
+	return 0;
+}
+
+LL_TEST_MAIN_GROUP(register_apps, NULL, test_table, test_command_lines)
