@@ -142,7 +142,7 @@ struct drv_config {
 	uint64_t seed;		  /* --seed: weighted choice and templates; 0 = round-robin */
 	bool seed_given;
 	uint64_t pipeline;	  /* -P: requests in flight per connection (tcp, http); 1 = none */
-	struct drv_ldap_cfg *ldap; /* --proto ldap and its options (config_ldap.h; owned) */
+	struct drv_ldap_cfg *ldap; /* --proto ldap and its options (ldap_config.h; owned) */
 
 	/* grpc:// and grpcs:// (config_grpc.c) */
 	const char *proto_path;	  /* --proto-file FILE.proto, or NULL: empty messages */

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * --proto ldap's table (ldap_app.h): its target, options and checks (config_ldap.c), its framing
- * (frame_ldap.c), its results (report_ldap.c) and its steps on the TCP slots (proto_tcp_ldap.c).
+ * --proto ldap's table (ldap_app.h): its target, options and checks (ldap_config.c), its framing
+ * (ldap_frame.c), its results (ldap_report.c) and its steps on the TCP slots (ldap_engine.c).
  */
 #include "config/config.h"
-#include "config/config_ldap.h"
-#include "config/ldap_request.h"
-#include "framing/frame_ldap.h"
+#include "ldap/ldap_config.h"
+#include "ldap/ldap_request.h"
+#include "ldap/ldap_frame.h"
 #include "ldap/ldap_app.h"
-#include "protocols/proto_tcp_ldap.h"
-#include "results/report_ldap.h"
+#include "ldap/ldap_engine.h"
+#include "ldap/ldap_report.h"
 
 static bool on(const struct drv_config *cfg)
 {

@@ -16,15 +16,15 @@
 #include <cmocka.h>
 #include "ll_test.h"
 #include "apps.h"
-#include "config/config_ldap.h"
-#include "config/ldap_filter.h"
-#include "config/ldap_request.h"
+#include "ldap/ldap_config.h"
+#include "ldap/ldap_filter.h"
+#include "ldap/ldap_request.h"
 #include "config/parse.h"
 #include "config/template.h"
 #include "framing/frame.h"
-#include "framing/frame_ldap.h"
+#include "ldap/ldap_frame.h"
 #include "framing/response.h"
-#include "framing/ldap_codes.h"
+#include "ldap/ldap_codes.h"
 
 /* drv_config_parse() of an argv (NULL-terminated after the program name) */
 static int parse_args(struct drv_config *cfg, const char *const *args, char *err, size_t len)

@@ -16,15 +16,15 @@
 #include <cmocka.h>
 #include "ll_test.h"
 #include "apps.h"
-#include "config/config_ldap.h"
-#include "config/ldap_filter.h"
-#include "config/ldap_request.h"
+#include "ldap/ldap_config.h"
+#include "ldap/ldap_filter.h"
+#include "ldap/ldap_request.h"
 #include "config/parse.h"
 #include "config/template.h"
 #include "framing/frame.h"
-#include "framing/frame_ldap.h"
+#include "ldap/ldap_frame.h"
 #include "framing/response.h"
-#include "framing/ldap_codes.h"
+#include "ldap/ldap_codes.h"
 
 /* slapd's replies, captured: ldapsearch -x '(|(uid=user1)(uid=user2)(uid=user3))' cn */
 static const char bind_ok[] = "300c02010161070a010004000400";

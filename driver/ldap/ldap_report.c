@@ -11,11 +11,11 @@
 #include <stdio.h>
 #include <string.h>
 #include "config/config.h"
-#include "config/config_ldap.h"
-#include "framing/ldap_codes.h"
+#include "ldap/ldap_config.h"
+#include "ldap/ldap_codes.h"
 #include "results/option_json.h"
 #include "results/report.h"
-#include "results/report_ldap.h"
+#include "ldap/ldap_report.h"
 #include "results/result.h"
 #include "results/stats.h"
 

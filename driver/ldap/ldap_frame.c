@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * LDAP replies (frame_ldap.h). liblber frames the stream: ber_get_next() reads one LDAPMessage
+ * LDAP replies (ldap_frame.h). liblber frames the stream: ber_get_next() reads one LDAPMessage
  * from a Sockbuf, keeping a partial tag, length and body between calls, and wants more with
  * EWOULDBLOCK. Its Sockbuf here has one I/O layer, mem_io, which reads from the bytes being fed,
  * so a reply split anywhere is framed as it comes and a byte past the response stays with the
@@ -13,8 +13,8 @@
 #include <string.h>
 #include <lber.h>
 #include "base/errors.h"
-#include "framing/frame_ldap.h"
-#include "framing/ldap_pdu.h"
+#include "ldap/ldap_frame.h"
+#include "ldap/ldap_pdu.h"
 
 #define TAG_MESSAGE 0x30UL /* LDAPMessage: SEQUENCE */
 

@@ -8,10 +8,10 @@
  * messageID, or an operation that does not answer the request, is malformed (DRV_E_MALFORMED); a
  * message whose inside does not hold is DRV_E_LDAP_MALFORMED; a Notice of Disconnection
  * (messageID 0) ends the request with its resultCode and the connection. Parsing only
- * (frame_ldap.c).
+ * (ldap_frame.c).
  */
-#ifndef LOADLENS_DRV_FRAME_LDAP_H
-#define LOADLENS_DRV_FRAME_LDAP_H
+#ifndef LOADLENS_DRV_LDAP_FRAME_H
+#define LOADLENS_DRV_LDAP_FRAME_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -69,4 +69,4 @@ size_t drv_ldap_feed(struct drv_ldap_state *s, const uint8_t *p, size_t n, int *
 /* Free liblber's objects (a connection slot's end); the state can be used again. */
 void drv_ldap_state_free(struct drv_ldap_state *s);
 
-#endif /* LOADLENS_DRV_FRAME_LDAP_H */
+#endif /* LOADLENS_DRV_LDAP_FRAME_H */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * --proto ldap on the TCP slots (proto_tcp_ldap.h), as their protocol steps (tcp_ext.h). A
+ * --proto ldap on the TCP slots (ldap_engine.h), as their protocol steps (tcp_ext.h). A
  * connection binds first (anonymous, or simple with --bind-dn): messageID 1, then each search
  * takes the next. The bind is not a request: it is timed by no histogram, counted by its
  * resultCode (ldap_bind[]), and a failed one fails the request waiting for the connection
@@ -15,11 +15,11 @@
 #include <stdlib.h>
 #include "base/errors.h"
 #include "config/config.h"
-#include "config/ldap_request.h"
+#include "ldap/ldap_request.h"
 #include "framing/frame.h"
-#include "framing/frame_ldap.h"
-#include "framing/ldap_codes.h"
-#include "protocols/proto_tcp_ldap.h"
+#include "ldap/ldap_frame.h"
+#include "ldap/ldap_codes.h"
+#include "ldap/ldap_engine.h"
 #include "protocols/tcp_conn.h"
 #include "scheduling/slot.h"
 #include "scheduling/timing.h"
