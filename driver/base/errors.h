@@ -56,7 +56,7 @@ enum drv_err {
 	DRV_ERR_H2_PROTOCOL,	  /* http/2: a malformed frame or a protocol error */
 	DRV_ERR_NOT_H2,		  /* http/2: HTTP/1.x answered the preface, or ALPN chose no h2 */
 	DRV_ERR_GRPC,		  /* grpc: grpc-status other than OK (by code in grpc_status[]) */
-	DRV_ERR_LDAP_RESULT,	  /* ldap: resultCode != success (by code in ldap_result[]) */
+	DRV_ERR_LDAP_RESULT,	  /* ldap: resultCode != success (by code in stats.h's app.result[]) */
 	DRV_ERR_LDAP_BIND,	  /* ldap: the bind failed, the connection dropped */
 	DRV_ERR_GRPC_FRAMING,	  /* grpc: a length prefix other than the message's bytes */
 	DRV_ERR_GRPC_COMPRESSED,  /* grpc: a compressed message with no encoding negotiated */

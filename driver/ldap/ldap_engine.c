@@ -3,7 +3,7 @@
  * --proto ldap on the TCP slots (ldap_engine.h), as their protocol steps (tcp_ext.h). A
  * connection binds first (anonymous, or simple with --bind-dn): messageID 1, then each search
  * takes the next. The bind is not a request: it is timed by no histogram, counted by its
- * resultCode (ldap_bind[]), and a failed one fails the request waiting for the connection
+ * resultCode (stats.h's app.hello[]), and a failed one fails the request waiting for the connection
  * (ldap_bind class), which backs off as after a failed connect: the slot counts as connected only
  * once bound. --starttls: first RFC 4511's ExtendedRequest for 1.3.6.1.4.1.1466.20037 (messageID
  * 1) in the clear, its ExtendedResponse framed like any LDAP reply; another resultCode than
@@ -101,7 +101,7 @@ static int bound(struct tcp_conn *c, const char *p, size_t n)
 		return 0;
 	if (c->sc.writing) /* an answer before the whole bind was written */
 		return DRV_E_MALFORMED;
-	tcp_conn_stats(c)->ldap_bind[drv_ldap_code_slot(s->code)]++;
+	tcp_conn_stats(c)->app.hello[drv_ldap_code_slot(s->code)]++;
 	if (s->code)
 		return DRV_E_LDAP_BIND;
 	c->binding = false;
@@ -131,9 +131,9 @@ static void outcome(const struct drv_frame *f, struct drv_timing_reply *r)
 	const struct drv_ldap_state *s = drv_ldap_of_const(f);
 
 	r->err = drv_frame_verdict_err(f);
-	r->ldap_code = s->code;
-	r->ldap_entries = s->entries;
-	r->ldap_refs = s->refs;
+	r->app_code = s->code;
+	r->app_items = s->entries;
+	r->app_refs = s->refs;
 }
 
 static size_t starttls(struct tcp_conn *c, const char **req)

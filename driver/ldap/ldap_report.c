@@ -25,7 +25,7 @@ static uint64_t searches(const struct drv_stats *t)
 	unsigned i;
 
 	for (i = 0; i < DRV_LDAP_CODES; i++)
-		n += t->ldap_result[i];
+		n += t->app.result[i];
 	return n;
 }
 
@@ -35,7 +35,7 @@ static bool used(const struct drv_config *cfg, const struct drv_stats *t)
 	unsigned i;
 
 	for (i = 0; !cfg->ldap && i < DRV_LDAP_CODES; i++)
-		if (t->ldap_result[i] || t->ldap_bind[i])
+		if (t->app.result[i] || t->app.hello[i])
 			return true;
 	return cfg->ldap != NULL;
 }
@@ -50,9 +50,9 @@ static json_t *json(const struct drv_config *cfg, const struct drv_stats *t)
 	if (!used(cfg, t))
 		return json_null();
 	return json_pack("{s:I,s:I,s:I,s:I,s:o*,s:o*}", "searches", (json_int_t)searches(t),
-			 "entries", (json_int_t)t->ldap_entries, "references",
-			 (json_int_t)t->ldap_refs, "empty", (json_int_t)t->ldap_empty, "result",
-			 codes(t->ldap_result), "bind", codes(t->ldap_bind));
+			 "entries", (json_int_t)t->app.items, "references",
+			 (json_int_t)t->app.refs, "empty", (json_int_t)t->app.empty, "result",
+			 codes(t->app.result), "bind", codes(t->app.hello));
 }
 
 static json_t *json_config(const struct drv_config *cfg)
@@ -109,15 +109,15 @@ static void merge(struct drv_stats *t, const json_t *o)
 		return;
 	v = json_object_get(o, "entries");
 	if (json_is_integer(v) && json_integer_value(v) > 0)
-		t->ldap_entries += (uint64_t)json_integer_value(v);
+		t->app.items += (uint64_t)json_integer_value(v);
 	v = json_object_get(o, "references");
 	if (json_is_integer(v) && json_integer_value(v) > 0)
-		t->ldap_refs += (uint64_t)json_integer_value(v);
+		t->app.refs += (uint64_t)json_integer_value(v);
 	v = json_object_get(o, "empty");
 	if (json_is_integer(v) && json_integer_value(v) > 0)
-		t->ldap_empty += (uint64_t)json_integer_value(v);
-	add_codes(t->ldap_result, json_object_get(o, "result"));
-	add_codes(t->ldap_bind, json_object_get(o, "bind"));
+		t->app.empty += (uint64_t)json_integer_value(v);
+	add_codes(t->app.result, json_object_get(o, "result"));
+	add_codes(t->app.hello, json_object_get(o, "bind"));
 }
 
 static void code_line(FILE *f, const char *label, const uint64_t *c)
@@ -138,13 +138,13 @@ static void text(FILE *f, const struct drv_config *cfg, const struct drv_stats *
 	fprintf(f,
 		"  %-12s %llu searches done, %llu entries (%.2f per search), %llu references, "
 		"%llu found no entry\n",
-		"ldap", (unsigned long long)n, (unsigned long long)t->ldap_entries,
-		n ? (double)t->ldap_entries / (double)n : 0.0, (unsigned long long)t->ldap_refs,
-		(unsigned long long)t->ldap_empty);
-	code_line(f, "ldap result", t->ldap_result);
-	code_line(f, "ldap bind", t->ldap_bind);
+		"ldap", (unsigned long long)n, (unsigned long long)t->app.items,
+		n ? (double)t->app.items / (double)n : 0.0, (unsigned long long)t->app.refs,
+		(unsigned long long)t->app.empty);
+	code_line(f, "ldap result", t->app.result);
+	code_line(f, "ldap bind", t->app.hello);
 	for (i = 1; i < DRV_LDAP_CODES; i++) {
-		h = t->ldap_result[i] || t->ldap_bind[i] ? drv_ldap_code_hint(i) : NULL;
+		h = t->app.result[i] || t->app.hello[i] ? drv_ldap_code_hint(i) : NULL;
 		if (h)
 			fprintf(f, "hint: ldap %s: %s\n", drv_ldap_code_name(i, b, sizeof(b)), h);
 	}
