@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "apps.h"
 #include "config/config.h"
 #include "config/grpc_msg.h"
 #include "config/parse.h"
@@ -97,6 +98,7 @@ int main(int argc, char **argv)
 	long n = argc > 2 ? atol(argv[2]) : 1000000;
 	int e = 0;
 
+	drv_apps_register(); /* grpc's options, as the driver's main() (apps.h) */
 	if (argc < 2 || n < 1) {
 		fprintf(stderr, "usage: grpc_msg_encode PROTO_DIR [N]\n");
 		return 64;

@@ -50,7 +50,7 @@ bool drv_config_app_tls(const struct drv_config *cfg)
 	unsigned i;
 
 	for (i = 0; i < napps; i++)
-		if (apps[i]->tls(cfg))
+		if (apps[i]->tls && apps[i]->tls(cfg))
 			return true;
 	return false;
 }
@@ -71,7 +71,7 @@ int drv__config_app_url(struct drv_config *cfg, const char *s, char *err, size_t
 	int r;
 
 	for (i = 0; i < napps; i++) {
-		r = apps[i]->url(cfg, s, err, errlen);
+		r = apps[i]->url ? apps[i]->url(cfg, s, err, errlen) : 0;
 		if (r)
 			return r;
 	}
@@ -83,7 +83,17 @@ int drv__config_app_check(struct drv_config *cfg, bool resp_given, char *err, si
 	unsigned i;
 
 	for (i = 0; i < napps; i++)
-		if (apps[i]->check(cfg, resp_given, err, errlen))
+		if (apps[i]->check && apps[i]->check(cfg, resp_given, err, errlen))
+			return -EINVAL;
+	return 0;
+}
+
+int drv__config_app_check_late(struct drv_config *cfg, char *err, size_t errlen)
+{
+	unsigned i;
+
+	for (i = 0; i < napps; i++)
+		if (apps[i]->check_late && apps[i]->check_late(cfg, err, errlen))
 			return -EINVAL;
 	return 0;
 }
@@ -93,5 +103,6 @@ void drv__config_app_free(struct drv_config *cfg)
 	unsigned i;
 
 	for (i = 0; i < napps; i++)
-		apps[i]->free(cfg);
+		if (apps[i]->free)
+			apps[i]->free(cfg);
 }

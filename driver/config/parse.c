@@ -10,11 +10,9 @@
 #include <string.h>
 #include <time.h>
 #include "config/config.h"
-#include "config/grpc_msg.h"
 #include "config/reqmix.h"
 #include "config/option.h"
 #include "config/options.h"
-#include "config/config_grpc.h"
 #include "config/config_h2.h"
 #include "config/config_http.h"
 #include "config/app.h"
@@ -61,13 +59,9 @@ void drv_config_fini(struct drv_config *cfg)
 	free(cfg->sources);
 	free(cfg->cacert_pem);
 	cfg->cacert_pem = NULL;
-	free(cfg->grpc_json);
-	cfg->grpc_json = NULL;
 	drv_reqmix_free(cfg->mix);
-	drv__config_app_free(cfg);
+	drv__config_app_free(cfg); /* grpc's messages read nothing of the mix they borrowed */
 	cfg->mix = NULL;
-	drv_grpc_msgs_free(cfg->grpc_msgs); /* reads nothing of the mix it borrowed */
-	cfg->grpc_msgs = NULL;
 	cfg->payload = NULL;
 	cfg->body = NULL;
 	cfg->sources = NULL;
@@ -276,7 +270,7 @@ static int check(struct drv_config *cfg, const struct drv__seen *seen, char *err
 		return -EINVAL;
 	if (drv__config_check_udp(cfg, err, errlen))
 		return -EINVAL;
-	if (drv__config_grpc_check(cfg, err, errlen)) /* after the --requests-file records */
+	if (drv__config_app_check_late(cfg, err, errlen)) /* grpc's: after the records */
 		return -EINVAL;
 	if (drv__config_check_http(cfg, seen, err, errlen))
 		return -EINVAL;
@@ -411,7 +405,7 @@ static int parse_opt(struct drv_config *cfg, enum drv_opt id, int c, struct drv_
 	case DRV_OPT_MESSAGE:
 	case DRV_OPT_MESSAGE_FILE:
 	case DRV_OPT_IMPORT_PATH:
-		return drv__config_grpc_opt(cfg, name, optarg, err, errlen); /* config_grpc.c */
+		return drv__config_app_opt(cfg, "grpc", name, optarg, err, errlen); /* app.h */
 	case DRV_OPT_BASE:
 	case DRV_OPT_SCOPE:
 	case DRV_OPT_FILTER:

@@ -23,6 +23,7 @@ static bool tls(const struct drv_config *cfg)
 
 const struct drv_app drv_ldap_app = {
 	.name = "ldap",
+	.proto = "ldap",
 	.url = drv__config_ldap_url,
 	.opt = drv__config_ldap_opt,
 	.check = drv__config_ldap_check,

@@ -172,8 +172,9 @@ int drv_merge_add(struct drv_merge *m, const json_t *doc, char *err, size_t len)
 			t->http_version[e] += (uint64_t)json_integer_value(v);
 	}
 	drv_merge_h2(t, doc); /* report_h2.c */
-	for (i = 0; (a = drv_app_at(i)); i++) /* a protocol's object (report_ext.h) */
-		a->report->merge(t, json_object_get(doc, a->name));
+	for (i = 0; (a = drv_app_at(i)); i++)
+		if (a->report) /* a protocol's object (report_ext.h) */
+			a->report->merge(t, json_object_get(doc, a->name));
 	m->res.cpu_ns += u64(json_object_get(doc, "driver"), "cpu_ns");
 	sum(t, json_object_get(doc, "driver"), true);
 	r = hist(t->latency, doc, "latency", err, len);

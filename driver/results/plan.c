@@ -130,7 +130,7 @@ static int payload(json_t *o, const struct drv_config *cfg)
 	bad |= opt(o, cfg, DRV_OPT_PAYLOAD);
 	bad |= set(o, "payload_bytes", u64(cfg->payload_len));
 	bad |= set(o, key(DRV_OPT_RESPONSE), response(cfg));
-	bad |= set(o, key(DRV_OPT_PROTO), drv_json_text(drv_config_app(cfg) ? drv_config_app(cfg)->name
+	bad |= set(o, key(DRV_OPT_PROTO), drv_json_text(drv_config_app(cfg) ? drv_config_app(cfg)->proto
 							: cfg->mc_udp		    ? "memcache-udp"
 										    : NULL));
 	bad |= set(o, key(DRV_OPT_ID),
@@ -267,8 +267,9 @@ json_t *drv_plan_json(const struct drv_config *cfg)
 	bad |= load(o, cfg);
 	bad |= payload(o, cfg);
 	bad |= http(o, cfg);
-	for (i = 0; (a = drv_app_at(i)); i++) /* "ldap": a protocol's (report_ext.h) */
-		bad |= set(o, a->name, a->report->plan(cfg));
+	for (i = 0; (a = drv_app_at(i)); i++)
+		if (a->report) /* "ldap": a protocol's (report_ext.h) */
+			bad |= set(o, a->name, a->report->plan(cfg));
 	bad |= scale(o, cfg);
 	bad |= set(o, "option_keys", option_keys());
 	if (bad) {

@@ -69,8 +69,9 @@ static json_t *config(const struct drv_config *cfg)
 		bad |= set(o, "tls_verify", json_boolean(!cfg->insecure));
 		bad |= opt(o, cfg, DRV_OPT_CACERT);
 	}
-	for (i = 0; (a = drv_app_at(i)); i++) /* config.ldap: a protocol's (report_ext.h) */
-		bad |= a->report->config(o, cfg);
+	for (i = 0; (a = drv_app_at(i)); i++)
+		if (a->report) /* config.ldap: a protocol's (report_ext.h) */
+			bad |= a->report->config(o, cfg);
 	bad |= set(o, "shard_index", u64(cfg->shard_index));
 	bad |= set(o, "shard_count", u64(cfg->shard_count));
 	bad |= opt(o, cfg, DRV_OPT_CONNECT_RATE);

@@ -31,8 +31,9 @@ int drv_report_json_work(json_t *o, const struct drv_config *cfg, const struct d
 	bad |= json_object_set_new(o, "dns_rcode", cfg->resp_rule == DRV_RESP_DNS
 							   ? rcodes(&res->total)
 							   : json_null());
-	for (i = 0; (a = drv_app_at(i)); i++) /* "ldap": null without it */
-		bad |= json_object_set_new(o, a->name, a->report->json(cfg, &res->total));
+	for (i = 0; (a = drv_app_at(i)); i++)
+		if (a->report) /* "ldap": null without it */
+			bad |= json_object_set_new(o, a->name, a->report->json(cfg, &res->total));
 	bad |= json_object_set_new(o, "pipeline", json_integer((json_int_t)cfg->pipeline));
 	bad |= drv_report_json_mix(o, cfg, res);
 	return bad ? -1 : 0;
@@ -48,8 +49,9 @@ void drv_report_work(FILE *f, const struct drv_config *cfg, const struct drv_res
 		fprintf(f, "  %-12s", "dns rcode");
 		drv_report_counts(f, t->dns_rcode, 16, rcode_name);
 	}
-	for (i = 0; (a = drv_app_at(i)); i++) /* a protocol's lines (report_ext.h) */
-		a->report->text(f, cfg, t);
+	for (i = 0; (a = drv_app_at(i)); i++)
+		if (a->report) /* a protocol's lines (report_ext.h) */
+			a->report->text(f, cfg, t);
 	if (cfg->pipeline > 1)
 		fprintf(f, "  %-12s %llu requests in flight per connection\n", "pipeline",
 			(unsigned long long)cfg->pipeline);

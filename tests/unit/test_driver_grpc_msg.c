@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <cmocka.h>
 #include "ll_test.h"
+#include "apps.h"
 #include "config/config.h"
 #include "config/parse.h"
 #include "config/grpc_msg.h"
@@ -491,6 +492,7 @@ static void test_threads(void **state)
 static int setup(void **state)
 {
 	(void)state;
+	drv_apps_register(); /* grpc's options and checks, as main() registers them (apps.h) */
 	return ll_tmpdir_make(tmpdir);
 }
 

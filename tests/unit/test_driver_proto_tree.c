@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "ll_test.h"
+#include "apps.h"
 #include "config/parse.h"
 #include "config/proto_scan.h"
 
@@ -190,6 +191,7 @@ static void test_quiet(void **state)
 static int setup(void **state)
 {
 	(void)state;
+	drv_apps_register(); /* grpc's options and checks, as main() registers them (apps.h) */
 	return ll_tmpdir_make(tmpdir);
 }
 
