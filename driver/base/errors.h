@@ -26,7 +26,7 @@
 #define DRV_E_GRPC (-10016)	   /* grpc: grpc-status other than 0 (OK) */
 #define DRV_E_LDAP_RESULT (-10017) /* ldap: a search done with an error resultCode */
 #define DRV_E_LDAP_BIND (-10018)   /* ldap: the bind at connect failed (its code counted) */
-/* grpc: a reply that breaks gRPC's own framing (framing/frame_grpc.h), one code per rule */
+/* grpc: a reply that breaks gRPC's own framing (grpc/grpc_frame.h), one code per rule */
 #define DRV_E_GRPC_FRAMING (-10019)	 /* a length prefix that disagrees with the bytes sent */
 #define DRV_E_GRPC_COMPRESSED (-10020)	 /* the compressed flag, no grpc-encoding negotiated */
 #define DRV_E_GRPC_MESSAGES (-10021)	 /* unary: two messages or more, or none with OK */

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * grpc:// and grpcs://'s table (grpc_app.h): the message options and their checks
- * (config_grpc.c), and its part of the HTTP/2 engine (grpc_engine.c). The target itself is the
+ * (grpc_config.c), and its part of the HTTP/2 engine (grpc_engine.c). The target itself is the
  * engine's scheme (config_h2.c); its status counts are the HTTP/2 report's (report_h2.c).
  */
 #include <stdlib.h>
 #include "config/config.h"
-#include "config/config_grpc.h"
-#include "config/grpc_msg.h"
+#include "grpc/grpc_config.h"
+#include "grpc/grpc_msg.h"
 #include "grpc/grpc_app.h"
 #include "grpc/grpc_engine.h"
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-/* gRPC over the HTTP/2 engine (grpc_engine.h): the messages of config/grpc_msg.h, the replies of
- * framing/frame_grpc.h over a stream's protocol state. */
+/* gRPC over the HTTP/2 engine (grpc_engine.h): the messages of grpc/grpc_msg.h, the replies of
+ * grpc/grpc_frame.h over a stream's protocol state. */
 #include <stdalign.h>
 #include "config/config.h"
-#include "config/grpc_msg.h"
-#include "framing/frame_grpc.h"
+#include "grpc/grpc_msg.h"
+#include "grpc/grpc_frame.h"
 #include "grpc/grpc_engine.h"
 
 _Static_assert(sizeof(struct drv_grpc_reply) <= DRV_H2_EXT_WORDS * sizeof(uint64_t) &&
