@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * What a gRPC call's message costs the driver per request (driver/config/grpc_msg.cc): the
+ * What a gRPC call's message costs the driver per request (driver/grpc/grpc_msg.cc): the
  * nanoseconds of drv_grpc_msg_next() on one thread, for each way a message is made,
  *   static   a JSON without fields, encoded once at load (a copy per call)
  *   patched  {"key":"k{{seq}}"}: the message encoded at load, its digits rewritten per call
@@ -16,8 +16,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "apps.h"
 #include "config/config.h"
-#include "config/grpc_msg.h"
+#include "grpc/grpc_msg.h"
 #include "config/parse.h"
 #include "config/reqmix.h"
 
@@ -97,6 +98,7 @@ int main(int argc, char **argv)
 	long n = argc > 2 ? atol(argv[2]) : 1000000;
 	int e = 0;
 
+	drv_apps_register(); /* grpc's options, as the driver's main() (apps.h) */
 	if (argc < 2 || n < 1) {
 		fprintf(stderr, "usage: grpc_msg_encode PROTO_DIR [N]\n");
 		return 64;

@@ -26,7 +26,7 @@
 #define DRV_E_GRPC (-10016)	   /* grpc: grpc-status other than 0 (OK) */
 #define DRV_E_LDAP_RESULT (-10017) /* ldap: a search done with an error resultCode */
 #define DRV_E_LDAP_BIND (-10018)   /* ldap: the bind at connect failed (its code counted) */
-/* grpc: a reply that breaks gRPC's own framing (framing/frame_grpc.h), one code per rule */
+/* grpc: a reply that breaks gRPC's own framing (grpc/grpc_frame.h), one code per rule */
 #define DRV_E_GRPC_FRAMING (-10019)	 /* a length prefix that disagrees with the bytes sent */
 #define DRV_E_GRPC_COMPRESSED (-10020)	 /* the compressed flag, no grpc-encoding negotiated */
 #define DRV_E_GRPC_MESSAGES (-10021)	 /* unary: two messages or more, or none with OK */
@@ -56,7 +56,7 @@ enum drv_err {
 	DRV_ERR_H2_PROTOCOL,	  /* http/2: a malformed frame or a protocol error */
 	DRV_ERR_NOT_H2,		  /* http/2: HTTP/1.x answered the preface, or ALPN chose no h2 */
 	DRV_ERR_GRPC,		  /* grpc: grpc-status other than OK (by code in grpc_status[]) */
-	DRV_ERR_LDAP_RESULT,	  /* ldap: resultCode != success (by code in ldap_result[]) */
+	DRV_ERR_LDAP_RESULT,	  /* ldap: resultCode != success (by code in stats.h's app.result[]) */
 	DRV_ERR_LDAP_BIND,	  /* ldap: the bind failed, the connection dropped */
 	DRV_ERR_GRPC_FRAMING,	  /* grpc: a length prefix other than the message's bytes */
 	DRV_ERR_GRPC_COMPRESSED,  /* grpc: a compressed message with no encoding negotiated */

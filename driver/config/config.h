@@ -142,16 +142,16 @@ struct drv_config {
 	uint64_t seed;		  /* --seed: weighted choice and templates; 0 = round-robin */
 	bool seed_given;
 	uint64_t pipeline;	  /* -P: requests in flight per connection (tcp, http); 1 = none */
-	struct drv_ldap_cfg *ldap; /* --proto ldap and its options (config_ldap.h; owned) */
+	struct drv_ldap_cfg *ldap; /* --proto ldap and its options (ldap_config.h; owned) */
 
-	/* grpc:// and grpcs:// (config_grpc.c) */
+	/* grpc:// and grpcs:// (grpc_config.c) */
 	const char *proto_path;	  /* --proto-file FILE.proto, or NULL: empty messages */
 	const char *import_paths[DRV_MAX_IMPORT_PATHS]; /* --import-path DIR, in order */
 	unsigned nimport_paths;
 	char *grpc_json;	  /* --message JSON or --message-file's contents (owned), or NULL */
 	size_t grpc_json_len;
 	const char *grpc_json_from; /* "--message" or "--message-file FILE", for messages */
-	struct drv_grpc_msgs *grpc_msgs; /* grpc: the messages (config/grpc_msg.h); NULL: empty */
+	struct drv_grpc_msgs *grpc_msgs; /* grpc: the messages (grpc/grpc_msg.h); NULL: empty */
 
 	bool help;    /* --help was given: print drv_config_usage() and exit 0 */
 	bool version; /* --version was given */

@@ -30,7 +30,7 @@ static int config_grpc(struct drv_config *cfg, const struct drv__seen *seen, cha
 					"-m, --body, --body-file, --http-close, --http-engine and "
 					"--http2 are for http:// and https://: a gRPC call is a "
 					"POST over HTTP/2 (-H adds metadata)");
-	/* --payload, --size and the messages: config_grpc.c; a --requests-file names its methods */
+	/* --payload, --size and the messages: grpc_config.c; a --requests-file names its methods */
 	if (!cfg->mix && drv_config_grpc_path(cfg->url.path))
 		return drv__config_fail(err, errlen,
 					"%s: a gRPC target names its method, e.g. "

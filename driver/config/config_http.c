@@ -8,7 +8,7 @@
 #include "config/option.h"
 #include "config/config_http.h"
 #include "config/config_payload.h"
-#include "config/ldap_request.h"
+#include "config/app.h"
 
 /* RFC 9110 §5.6.2: a field name is a token */
 static bool token_char(unsigned char c)
@@ -111,7 +111,7 @@ int drv__config_check_http(struct drv_config *cfg, const struct drv__seen *seen,
 		return drv__config_fail(err, errlen,
 			       "-m, -H, --body, --body-file, --http-close, --http-engine and "
 			       "--http2 are for http:// and https:// targets (grpc:// takes -H)");
-	if (seen->tls_opts && !drv_config_tls(cfg) && !(cfg->ldap && cfg->ldap->tls))
+	if (seen->tls_opts && !drv_config_tls(cfg) && !drv_config_app_tls(cfg))
 		return drv__config_fail(err, errlen, "--insecure and --cacert are for https://, "
 					"grpcs:// and ldaps:// targets (or ldap:// with --starttls)");
 	if (!ll_scheme_is_http(sch))

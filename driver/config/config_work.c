@@ -9,7 +9,7 @@
 #include "config/config.h"
 #include "config/option.h"
 #include "config/config_work.h"
-#include "config/config_ldap.h"
+#include "config/app.h"
 #include "config/reqmix.h"
 
 #define DRV_MAX_PIPELINE 1024
@@ -18,8 +18,8 @@ int drv__config_work_opt(struct drv_config *cfg, const char *name, const char *v
 			 size_t errlen)
 {
 	if (!strcmp(name, "proto")) {
-		if (!strcmp(v, "ldap")) /* config_ldap.c */
-			return drv__config_ldap_opt(cfg, "proto", v, err, errlen);
+		if (drv_app_named(v)) /* --proto ldap: the protocol's own (app.h) */
+			return drv_app_named(v)->opt(cfg, "proto", v, err, errlen);
 		if (strcmp(v, "memcache-udp"))
 			return drv__config_fail(err, errlen,
 						"--proto %s: expected memcache-udp or ldap", v);

@@ -10,14 +10,12 @@
 #include <string.h>
 #include <time.h>
 #include "config/config.h"
-#include "config/grpc_msg.h"
 #include "config/reqmix.h"
 #include "config/option.h"
 #include "config/options.h"
-#include "config/config_grpc.h"
 #include "config/config_h2.h"
 #include "config/config_http.h"
-#include "config/config_ldap.h"
+#include "config/app.h"
 #include "config/config_payload.h"
 #include "config/config_udp.h"
 #include "config/config_work.h"
@@ -56,13 +54,9 @@ void drv_config_fini(struct drv_config *cfg)
 	free(cfg->sources);
 	free(cfg->cacert_pem);
 	cfg->cacert_pem = NULL;
-	free(cfg->grpc_json);
-	cfg->grpc_json = NULL;
 	drv_reqmix_free(cfg->mix);
-	drv__config_ldap_free(cfg);
+	drv__config_app_free(cfg); /* grpc's messages read nothing of the mix they borrowed */
 	cfg->mix = NULL;
-	drv_grpc_msgs_free(cfg->grpc_msgs); /* reads nothing of the mix it borrowed */
-	cfg->grpc_msgs = NULL;
 	cfg->payload = NULL;
 	cfg->body = NULL;
 	cfg->sources = NULL;
@@ -185,7 +179,7 @@ static int shard(struct drv_config *cfg, const char *s, char *err, size_t errlen
 
 static int parse_target(struct drv_config *cfg, const char *s, char *err, size_t errlen)
 {
-	int r = drv__config_ldap_url(cfg, s, err, errlen); /* ldap://: config_ldap.c */
+	int r = drv__config_app_url(cfg, s, err, errlen); /* ldap://: a protocol's own (app.h) */
 
 	if (r < 0)
 		return r;
@@ -221,7 +215,7 @@ static int check(struct drv_config *cfg, const struct drv__seen *seen, char *err
 	}
 	if (!cfg->requests && !cfg->duration_ns)
 		return drv__config_fail(err, errlen, "say how long to run: -n REQUESTS or -d DURATION");
-	if (drv__config_ldap_check(cfg, seen->resp_given, err, errlen)) /* config_ldap.c */
+	if (drv__config_app_check(cfg, seen->resp_given, err, errlen)) /* each protocol's (app.h) */
 		return -EINVAL;
 	if (cfg->threads > cfg->connections)
 		return drv__config_fail(err, errlen, "-t %llu is more than the %llu connection(s) of -c",
@@ -271,7 +265,7 @@ static int check(struct drv_config *cfg, const struct drv__seen *seen, char *err
 		return -EINVAL;
 	if (drv__config_check_udp(cfg, err, errlen))
 		return -EINVAL;
-	if (drv__config_grpc_check(cfg, err, errlen)) /* after the --requests-file records */
+	if (drv__config_app_check_late(cfg, err, errlen)) /* grpc's: after the records */
 		return -EINVAL;
 	if (drv__config_check_http(cfg, seen, err, errlen))
 		return -EINVAL;
@@ -421,7 +415,7 @@ static int parse_opt(struct drv_config *cfg, enum drv_opt id, int c, struct drv_
 	case DRV_OPT_MESSAGE:
 	case DRV_OPT_MESSAGE_FILE:
 	case DRV_OPT_IMPORT_PATH:
-		return drv__config_grpc_opt(cfg, name, optarg, err, errlen); /* config_grpc.c */
+		return drv__config_app_opt(cfg, "grpc", name, optarg, err, errlen); /* app.h */
 	case DRV_OPT_BASE:
 	case DRV_OPT_SCOPE:
 	case DRV_OPT_FILTER:
@@ -429,7 +423,7 @@ static int parse_opt(struct drv_config *cfg, enum drv_opt id, int c, struct drv_
 	case DRV_OPT_BIND_DN:
 	case DRV_OPT_BIND_PASSWORD_FILE:
 	case DRV_OPT_STARTTLS:
-		return drv__config_ldap_opt(cfg, name, optarg ? optarg : "", err, errlen);
+		return drv__config_app_opt(cfg, "ldap", name, optarg ? optarg : "", err, errlen);
 	case DRV_OPT_PRINT_PLAN:
 		cfg->print_plan = true;
 		return 0;

@@ -5,6 +5,7 @@
 #include "base/drv.h"
 #include "framing/frame.h"
 #include "base/errors.h"
+#include "config/app.h"
 
 void drv_frame_delim_table(const char *d, size_t n, uint8_t *fail)
 {
@@ -24,8 +25,14 @@ void drv_frame_delim_table(const char *d, size_t n, uint8_t *fail)
 
 void drv_frame_rule_init(struct drv_frame_rule *r, const struct drv_config *cfg)
 {
+	const struct drv_app *a;
+	unsigned i;
+
 	memset(r, 0, sizeof(*r));
 	r->rule = cfg->resp_rule;
+	for (i = 0; (a = drv_app_at(i)); i++) /* a protocol's framing, by the rule it is */
+		if (a->frame && a->frame->rule == r->rule)
+			r->ext = a->frame;
 	r->fixed = cfg->resp_fixed;
 	r->prefix = cfg->resp_rule == DRV_RESP_LP4 ? 4 : cfg->resp_prefix;
 	memcpy(r->delim, cfg->resp_delim, sizeof(r->delim));
@@ -46,10 +53,9 @@ static void app_reset(const struct drv_frame_rule *r, struct drv_frame *f)
 	case DRV_RESP_DNS:
 		drv_dns_reset(&f->app.dns);
 		break;
-	case DRV_RESP_LDAP: /* the caller then says what answers its request */
-		drv_ldap_reset(&f->app.ldap, 0, false);
-		break;
 	default:
+		if (r->ext) /* a protocol's: its engine then says what answers its request */
+			r->ext->reset(f);
 		break;
 	}
 }
@@ -72,12 +78,9 @@ int drv__frame_app_feed(const struct drv_frame_rule *r, struct drv_frame *f, con
 	case DRV_RESP_DNS:
 		*used = drv_dns_feed(&f->app.dns, b, n, &res, &v, &f->rcode);
 		break;
-	case DRV_RESP_LDAP:
-		*used = drv_ldap_feed(&f->app.ldap, b, n, &res, &v);
-		if (res == 1 && f->app.ldap.notice)
-			f->keep_alive = false; /* the server closes after its notice */
-		break;
 	default:
+		if (r->ext) /* a protocol's (frame_ext.h) */
+			*used = r->ext->feed(f, b, n, &res, &v);
 		break;
 	}
 	f->verdict = (uint8_t)v;
@@ -219,8 +222,8 @@ size_t drv__frame_http_execute(struct drv_frame *f, const char *p, size_t n)
 
 void drv_frame_free(const struct drv_frame_rule *r, struct drv_frame *f)
 {
-	if (r->rule == DRV_RESP_LDAP)
-		drv_ldap_state_free(&f->app.ldap);
+	if (r->ext)
+		r->ext->free(f);
 }
 
 int drv_frame_eof(const struct drv_frame_rule *r, struct drv_frame *f)

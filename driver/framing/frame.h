@@ -18,7 +18,7 @@
 #include "config/config.h"
 #include "framing/frame_app.h"
 #include "framing/frame_dns.h"
-#include "framing/frame_ldap.h"
+#include "framing/frame_ext.h"
 #include "framing/frame_memcache.h"
 #include "framing/frame_resp.h"
 
@@ -33,6 +33,7 @@ struct drv_frame_rule {
 	/* KMP: the longest proper prefix of delim[0..j] that is also its suffix */
 	uint8_t delim_fail[DRV_MAX_DELIM];
 	bool head; /* http: the request is HEAD, so responses carry no body */
+	const struct drv_frame_ext *ext; /* a protocol's framing (frame_ext.h), or NULL */
 };
 
 /* The state of the application framing a rule names. */
@@ -40,7 +41,7 @@ union drv_app_state {
 	struct drv_resp_state resp;
 	struct drv_mc_state mc;
 	struct drv_dns_state dns;
-	struct drv_ldap_state ldap;
+	uint64_t ext[DRV_FRAME_EXT_WORDS]; /* a protocol's framing's (frame_ext.h) */
 };
 
 
@@ -53,8 +54,8 @@ struct drv_frame {
 	bool head;	   /* http: no body follows the headers */
 	uint16_t status;   /* http: status code */
 	http_parser hp;
-	union drv_app_state app; /* resp, memcache, dns, ldap (frame_resp.c, frame_memcache.c,
-				  * frame_dns.c, frame_ldap.c) */
+	union drv_app_state app; /* resp, memcache, dns, a protocol's (frame_resp.c,
+				  * frame_memcache.c, frame_dns.c, frame_ext.h) */
 	uint8_t verdict;	 /* enum drv_app_verdict of the complete response */
 	uint8_t rcode;		 /* dns: its RCODE */
 };
@@ -81,7 +82,7 @@ static inline int drv_frame_verdict_err(const struct drv_frame *f)
 {
 	return drv_app_verdict_err((enum drv_app_verdict)f->verdict);
 }
-/* A connection slot's end: what a rule's state holds (ldap: liblber's reader). */
+/* A connection slot's end: what a rule's state holds (a protocol's framing's). */
 void drv_frame_free(const struct drv_frame_rule *r, struct drv_frame *f);
 /* The peer closed: 0 if that completes the response (http body until close), else DRV_E_SHORT. */
 int drv_frame_eof(const struct drv_frame_rule *r, struct drv_frame *f);

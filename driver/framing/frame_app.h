@@ -27,7 +27,7 @@ enum drv_app_verdict {
 	DRV_APP_MC_CLIENT,     /* memcached: CLIENT_ERROR or ERROR */
 	DRV_APP_MC_SERVER,     /* memcached: SERVER_ERROR */
 	DRV_APP_DNS_RCODE,     /* DNS: RCODE != 0 (the code is in rcode) */
-	DRV_APP_LDAP_RESULT,   /* LDAP: resultCode != success (frame_ldap.h) */
+	DRV_APP_LDAP_RESULT,   /* LDAP: resultCode != success (ldap_frame.h) */
 };
 
 

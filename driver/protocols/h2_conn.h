@@ -20,8 +20,9 @@
 #include <nghttp2/nghttp2.h>
 #include <openssl/ssl.h>
 #include <uv.h>
+#include "base/drv.h"
 #include "config/reqmix.h"
-#include "framing/frame_grpc.h"
+#include "protocols/h2_ext.h"
 #include "protocols/stream_conn.h"
 #include "protocols/tls_conn.h"
 #include "scheduling/slot.h"
@@ -45,7 +46,7 @@ struct h2_stream {
 	const char *path;    /* grpc: its method's :path (NULL: the target's) */
 	bool stalled;	     /* its body waited for a WINDOW_UPDATE (counted once) */
 	int status;	     /* :status, 0 until it comes */
-	struct drv_grpc_reply gr; /* grpc: the reply as it comes, checked (frame_grpc.h) */
+	uint64_t app[DRV_H2_EXT_WORDS]; /* grpc: the reply as it comes, checked (h2_ext.h) */
 	uint32_t rst_code;
 	const uint8_t *body; /* the request body (grpc: prefix and message), body_len bytes */
 	size_t body_len, body_off;
@@ -100,6 +101,7 @@ struct h2_thread {
 	uint32_t streams;	     /* --streams */
 	size_t msg_cap;		     /* grpc: 5 + the longest message */
 	bool grpc;
+	const struct drv_h2_ext *app; /* grpc: its messages and replies (h2_ext.h), else NULL */
 	struct drv_mix_ctx mix_ctx;  /* grpc: the message builder's per-thread state */
 };
 

@@ -7,7 +7,7 @@
 #include "base/drv.h"
 #include "loadlens/grpc_status.h"
 #include "config/config.h"
-#include "config/grpc_msg.h"
+#include "config/app.h"
 #include "protocols/h2_conn.h"
 #include "protocols/h2_stream.h"
 #include "scheduling/timing.h"
@@ -71,7 +71,7 @@ static void stream_done(struct h2_conn *c, struct h2_stream *e, bool by_headers)
 		r.err = DRV_E_HTTP_STATUS;
 	} else if (c->ht->grpc) {
 		/* a malformed reply is its own error, counted under no grpc-status */
-		r.err = drv_grpc_reply_end(&e->gr, by_headers, &r.grpc);
+		r.err = c->ht->app->reply_end(e->app, by_headers, &r.grpc);
 	}
 	r.rec = e->rec;
 	r.rec_live = e->rec_live;
@@ -98,8 +98,8 @@ static int on_header(nghttp2_session *sess, const nghttp2_frame *f, const uint8_
 			v = v * 10 + (value[i] - '0'); /* nghttp2 checked: three digits */
 		e->status = v;
 	} else if (c->ht->grpc) {
-		drv_grpc_reply_header(&e->gr, f->headers.cat == NGHTTP2_HCAT_RESPONSE, name,
-				      namelen, value, valuelen);
+		c->ht->app->reply_header(e->app, f->headers.cat == NGHTTP2_HCAT_RESPONSE, name,
+					 namelen, value, valuelen);
 	}
 	return 0;
 }
@@ -111,7 +111,7 @@ static int on_begin_headers(nghttp2_session *sess, const nghttp2_frame *f, void 
 	struct h2_stream *e = stream_of(sess, f->hd.stream_id);
 
 	if (e && f->hd.type == NGHTTP2_HEADERS && c->ht->grpc)
-		drv_grpc_reply_block(&e->gr, f->headers.cat == NGHTTP2_HCAT_RESPONSE);
+		c->ht->app->reply_block(e->app, f->headers.cat == NGHTTP2_HCAT_RESPONSE);
 	return 0;
 }
 
@@ -123,7 +123,7 @@ static int on_data_chunk(nghttp2_session *sess, uint8_t flags, int32_t id, const
 	struct h2_stream *e = stream_of(sess, id);
 
 	if (e && c->ht->grpc)
-		drv_grpc_reply_data(&e->gr, p, n);
+		c->ht->app->reply_data(e->app, p, n);
 	return 0;
 }
 
@@ -280,7 +280,10 @@ int h2__thread_init(struct h2_thread *ht, const struct drv_config *cfg)
 	/* one stream until the server's SETTINGS say how many: never more than it allows */
 	nghttp2_option_set_peer_max_concurrent_streams(ht->opt, 1);
 	ht->grpc = ll_scheme_is_grpc(cfg->url.scheme);
-	ht->msg_cap = 5 + drv_grpc_msg_max(cfg->grpc_msgs);
+	ht->app = drv_config_app(cfg) ? drv_config_app(cfg)->h2 : NULL; /* grpc (h2_ext.h) */
+	if (ht->grpc && !ht->app)
+		return -ENOPROTOOPT; /* apps.c registers it before any command line is parsed */
+	ht->msg_cap = 5 + (ht->app ? ht->app->msg_max(cfg) : 0);
 	return h2__headers(ht, cfg);
 }
 
@@ -337,11 +340,11 @@ static bool grpc_body(struct h2_conn *c, struct h2_stream *e, uint32_t i, const 
 {
 	struct h2_thread *ht = c->ht;
 	uint8_t *b = c->msgs + (size_t)i * ht->msg_cap;
-	size_t n = drv_grpc_msg_next(c->sc.base.w->cfg->grpc_msgs, &ht->mix_ctx, (char *)b + 5,
+	size_t n = ht->app->msg_next(c->sc.base.w->cfg, &ht->mix_ctx, (char *)b + 5,
 				     ht->msg_cap - 5, path, &e->rec);
 
-	e->rec_live = e->rec != LL_GRPC_NO_REC;
-	if (n == LL_GRPC_MSG_FAILED)
+	e->rec_live = e->rec != DRV_H2_NO_REC;
+	if (n == DRV_H2_MSG_FAILED)
 		return false;
 	b[0] = 0; /* not compressed */
 	b[1] = (uint8_t)(n >> 24);
@@ -378,7 +381,8 @@ bool h2__stream_start(struct h2_conn *c)
 
 	e->ticket = c->sc.base.ticket;
 	e->status = 0;
-	drv_grpc_reply_init(&e->gr);
+	if (ht->app)
+		ht->app->reply_init(e->app);
 	e->rst = e->stalled = e->parked = e->retried = false;
 	e->rec_live = false;
 	e->body_off = 0;

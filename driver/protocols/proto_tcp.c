@@ -22,12 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <uv.h>
+#include "config/app.h"
 #include "config/config.h"
 #include "base/drv.h"
 #include "framing/frame.h"
 #include "protocols/protocols.h"
-#include "config/ldap_request.h"
-#include "protocols/proto_tcp_ldap.h"
 #include "protocols/proto_tcp_pipe.h"
 #include "protocols/proto_tcp_tls.h"
 #include "protocols/stream_conn.h"
@@ -91,7 +90,7 @@ static void fail(struct tcp_conn *c, int err)
 	c->rec_live = false;
 	if (c->tl)
 		drv__tcp_tls_why(c, err); /* a tls error's reason, for the run's stop */
-	/* ldap: bound is connected (after StartTLS and the handshake, with TLS) */
+	/* a greeting (LDAP's bind): answered is connected (after StartTLS and the handshake) */
 	drv_slot_fail(&c->sc.base, err, c->sc.connecting || c->binding || (c->tl && c->tl->step));
 	drop(c);
 }
@@ -165,8 +164,8 @@ static void proto_tcp_send(struct tcp_conn *c)
 	drv_frame_reset(&tt->rule, &c->frame);
 	c->rx = 0;
 	c->in_flight = true;
-	if (tt->ldap)
-		err = drv__tcp_ldap_search(c, b); /* proto_tcp_ldap.c */
+	if (tt->app)
+		err = tt->app->request(c, b); /* a protocol's (tcp_ext.h) */
 	else
 		nb = drv__tcp_request(tt, c->mbuf, c->lp, &c->rec, &c->rec_live, b);
 	drv_timing_send(&c->sc.base, tt->th.timeout_ns); /* made: the bytes go now */
@@ -176,11 +175,11 @@ static void proto_tcp_send(struct tcp_conn *c)
 		write_out(c, b, nb);
 }
 
-/* ldap: the connection is up; bind before the first request */
-static void ldap_bind(struct tcp_conn *c)
+/* a protocol's greeting (LDAP's bind): the connection is up, before the first request */
+static void hello(struct tcp_conn *c)
 {
 	uv_buf_t b;
-	int err = drv__tcp_ldap_bind(c, &b);
+	int err = c->tt->app->hello(c, &b);
 
 	if (err)
 		fail(c, err);
@@ -223,7 +222,7 @@ static void on_bytes(struct tcp_conn *c, const char *p, size_t n)
 		return;
 	}
 	if (c->binding) {
-		err = drv__tcp_ldap_bound(c, p, n);
+		err = c->tt->app->hello_in(c, p, n);
 		if (err < 0)
 			fail(c, err);
 		else if (err == 1)
@@ -244,13 +243,13 @@ static void on_bytes(struct tcp_conn *c, const char *p, size_t n)
 
 static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf);
 
-/* ldaps, --starttls: bytes from the socket; once TLS is up, the bind, and plaintext in order. */
+/* ldaps, --starttls: bytes from the socket; once TLS is up, the greeting, and plaintext in order. */
 static void tls_in(struct tcp_conn *c, const char *p, size_t n)
 {
 	int r = drv__tcp_tls_in(c, p, n);
 
 	if (r == 1) {
-		ldap_bind(c);
+		hello(c);
 		r = 0;
 	}
 	while (!r && drv_stream_alive(&c->sc)) {
@@ -316,14 +315,14 @@ static void connected(struct drv_stream *s)
 	int err = 0;
 
 	c->sc.connecting = false;
-	if (!c->tt->ldap) /* ldap: connected once bound */
+	if (!c->tt->app) /* a protocol's: connected once its greeting is answered */
 		drv_slot_connected(&c->sc.base);
 	drv_stream_up(&c->sc);
 	c->on_conn = 0;
-	if (c->tl) /* ldaps, --starttls: TLS first, then the bind */
+	if (c->tl) /* ldaps, --starttls: TLS first, then the greeting */
 		err = drv__tcp_tls_connected(c);
-	else if (c->tt->ldap)
-		ldap_bind(c);
+	else if (c->tt->app)
+		hello(c);
 	else
 		proto_tcp_send(c);
 	if (err)
@@ -339,6 +338,7 @@ static const struct drv_stream_ops stream_ops = {
 
 static int init(struct drv_worker *w)
 {
+	const struct drv_app *a = drv_config_app(w->cfg);
 	struct tcp_thread *tt;
 	int err = drv_stream_thread_new(w, sizeof(*tt), TCP_READ_BUF, &stream_ops);
 
@@ -352,7 +352,8 @@ static int init(struct drv_worker *w)
 	tt->drop = drop;
 	if (tt->mix)
 		drv_mix_ctx_init(&tt->mix_ctx, w->cfg, w->id, (uint32_t)w->cfg->threads);
-	err = w->cfg->ldap ? drv__tcp_ldap_init(tt, w) : 0;
+	tt->app = a ? a->tcp : NULL; /* --proto ldap (tcp_ext.h) */
+	err = tt->app ? tt->app->init(tt, w) : 0;
 	if (!err)
 		err = drv__tcp_tls_init(tt, w); /* ldaps, --starttls (proto_tcp_tls.c) */
 	return err ? err : drv_timing_init(w);
@@ -365,8 +366,8 @@ static int slot_init(struct drv_slot *s)
 	struct tcp_conn *c = tcp_conn_of(s);
 
 	c->tt = s->w->proto_data;
-	if (c->tt->ldap) {
-		c->mbuf = malloc(c->tt->ldap->max_len);
+	if (c->tt->app) {
+		c->mbuf = malloc(c->tt->app->max_len(c->tt));
 		if (!c->mbuf)
 			return -ENOMEM;
 	} else if (c->tt->mix) {
@@ -477,7 +478,8 @@ static const struct drv_slot_ops slot_ops = {
 static void fini(struct drv_worker *w)
 {
 	if (w->proto_data) {
-		drv__tcp_ldap_fini(w->proto_data);
+		if (((struct tcp_thread *)w->proto_data)->app)
+			((struct tcp_thread *)w->proto_data)->app->fini(w->proto_data);
 		drv__tcp_tls_fini(w->proto_data);
 	}
 	drv_slot_io_fini(w);

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * LDAP over TLS on the TCP slots (proto_tcp_tls.h). ldaps://: the handshake starts once the TCP
- * connection is up. --starttls: first RFC 4511's ExtendedRequest for 1.3.6.1.4.1.1466.20037
- * (messageID 1) in the clear; its ExtendedResponse framed like any LDAP reply; success starts the
- * handshake, another resultCode fails the connection as a tls error whose reason is the code's
- * name. The bind then takes messageID 2 (proto_tcp_ldap.c). A handshake that fails is a tls error
- * with OpenSSL's reason, so a run where every connection fails stops at once (failfast.h).
+ * A protocol over TLS on the TCP slots (proto_tcp_tls.h: LDAP's ldaps:// and --starttls). From
+ * the connect (ldaps://): the handshake starts once the TCP connection is up. After StartTLS: the
+ * protocol's request for it goes first in the clear (tcp_ext.h's starttls), its answer framed
+ * like any of its replies; the protocol says whether it accepted (starttls_done), which starts
+ * the handshake, or fails the connection as a tls error with its reason. The protocol's greeting
+ * then goes over TLS. A handshake that fails is a tls error with OpenSSL's reason, so a run where
+ * every connection fails stops at once (failfast.h).
  *
  * Records out: OpenSSL writes them into its memory BIO; here they are moved to pend and written by
  * the stream base's writer (stream_conn.h: what the socket does not take goes through the slot's
@@ -17,22 +18,17 @@
 #include <string.h>
 #include "base/errors.h"
 #include "config/config.h"
-#include "config/ldap_request.h"
+#include "config/app.h"
 #include "framing/frame.h"
-#include "framing/ldap_codes.h"
 #include "protocols/proto_tcp_tls.h"
 
 #define TLS_PLAIN_BUF (64 * 1024)
-
-/* LDAPMessage { messageID 1, [APPLICATION 23] { [0] "1.3.6.1.4.1.1466.20037" } } */
-static const char starttls_req[] = "\x30\x1d\x02\x01\x01\x77\x18\x80\x16"
-				   "1.3.6.1.4.1.1466.20037";
 
 int drv__tcp_tls_init(struct tcp_thread *tt, struct drv_worker *w)
 {
 	char msg[512];
 
-	if (!w->cfg->ldap || !w->cfg->ldap->tls)
+	if (!drv_config_app_tls(w->cfg))
 		return 0;
 	tt->tls_ctx = drv_tls_ctx_new(w->cfg, NULL, 0, msg, sizeof(msg)); /* no ALPN */
 	if (!tt->tls_ctx) {
@@ -127,18 +123,19 @@ static int start_handshake(struct tcp_conn *c)
 int drv__tcp_tls_connected(struct tcp_conn *c)
 {
 	struct tcp_tls *tl = c->tl;
+	const char *req;
+	size_t n;
 	char *p;
 
 	tl->o.pend.len = 0;
-	if (c->tt->ldap->tls == DRV_LDAP_TLS_LDAPS)
+	n = c->tt->app->starttls(c, &req); /* the protocol's StartTLS, or none (ldaps) */
+	if (!n)
 		return start_handshake(c) < 0 ? DRV_E_TLS : 0;
-	drv_frame_reset(&c->tt->rule, &c->frame);
-	drv_ldap_reset_extended(&c->frame.app.ldap, 1);
-	p = drv_buf_room(&tl->o.pend, sizeof(starttls_req) - 1);
+	p = drv_buf_room(&tl->o.pend, n);
 	if (!p)
 		return -ENOMEM;
-	memcpy(p, starttls_req, sizeof(starttls_req) - 1);
-	tl->o.pend.len += sizeof(starttls_req) - 1;
+	memcpy(p, req, n);
+	tl->o.pend.len += n;
 	tl->step = TCP_TLS_STARTTLS;
 	return drv__tcp_tls_flush(c);
 }
@@ -146,17 +143,15 @@ int drv__tcp_tls_connected(struct tcp_conn *c)
 /* The StartTLS reply, in the clear: 0 (more to come, or the handshake begun) or a failure. */
 static int starttls_in(struct tcp_conn *c, const char *p, size_t n)
 {
-	const struct drv_ldap_state *s = &c->frame.app.ldap;
-	char name[32], why[96];
+	char why[96];
 	int err = drv_frame_feed(&c->tt->rule, &c->frame, p, n);
 
 	if (err || !c->frame.done)
 		return err;
-	if (s->code) {
-		snprintf(why, sizeof(why), "the server refused StartTLS: %s",
-			 drv_ldap_code_name(drv_ldap_code_slot(s->code), name, sizeof(name)));
+	err = c->tt->app->starttls_done(c, why, sizeof(why));
+	if (err) {
 		drv_worker_why(c->sc.base.w, why);
-		return DRV_E_TLS;
+		return err;
 	}
 	/* nothing may follow the response before our ClientHello: any rest is not taken */
 	return start_handshake(c);

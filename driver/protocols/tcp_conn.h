@@ -15,14 +15,13 @@
 #include "framing/response.h"
 #include "config/reqmix.h"
 #include "protocols/stream_conn.h"
+#include "protocols/tcp_ext.h"
 #include "scheduling/slot.h"
 #include "scheduling/timing.h"
 #include "scheduling/worker.h"
 
 struct tcp_thread;
 struct tcp_conn;
-struct drv_ldap_cfg;
-struct drv_ldap_req;
 struct tcp_tls;
 
 /* -P: one request in flight on a pipelined connection. */
@@ -57,8 +56,8 @@ struct tcp_conn {
 	uint32_t niov, nbatch, batch_first;
 	uint32_t depth;	  /* inside a send or read: the batch is written on the way out */
 	bool finishing;	    /* -P: the pacer is done; close once the last response is in */
-	int32_t msgid;	    /* ldap: the last messageID sent on this connection */
-	bool binding;	    /* ldap: the bind is out, its response not yet in */
+	int32_t msgid;	    /* a protocol's: the last message id sent (LDAP's messageID) */
+	bool binding;	    /* a protocol's greeting (LDAP's bind) is out, not yet answered */
 	struct tcp_tls *tl; /* ldaps, --starttls: its TLS (proto_tcp_tls.h), else NULL */
 };
 
@@ -69,8 +68,8 @@ struct tcp_thread {
 	const struct drv_reqmix *mix; /* --requests-file, or NULL */
 	struct drv_mix_ctx mix_ctx;
 	uint32_t pipeline; /* -P */
-	const struct drv_ldap_cfg *ldap; /* --proto ldap, or NULL (proto_tcp_ldap.c) */
-	struct drv_ldap_req *lreq;	 /* its search templates */
+	const struct drv_tcp_ext *app;	 /* a protocol's steps (--proto ldap), or NULL */
+	void *app_data;			 /* ...and its thread state (tcp_ext.h) */
 	struct ssl_ctx_st *tls_ctx;	 /* ldaps, --starttls: the client context, else NULL */
 	char *plain;			 /* ...and the plaintext read buffer */
 	size_t plain_len;
@@ -122,8 +121,8 @@ static inline struct drv_stats *tcp_conn_stats(struct tcp_conn *c)
 
 /*
  * A complete response's outcome from its framing into r: HTTP status and version (a status
- * outside 2xx is an error), an LDAP search's resultCode and entries, or the verdict of the other
- * rules (and a DNS RCODE).
+ * outside 2xx is an error), a protocol's (an LDAP search's resultCode and entries: tcp_ext.h), or
+ * the verdict of the other rules (and a DNS RCODE).
  */
 static inline void drv__tcp_outcome(const struct tcp_thread *tt, const struct drv_frame *f,
 				    struct drv_timing_reply *r)
@@ -132,11 +131,8 @@ static inline void drv__tcp_outcome(const struct tcp_thread *tt, const struct dr
 		r->status = f->status;
 		r->httpv = f->hp.http_minor ? DRV_HTTPV_1_1 : DRV_HTTPV_1_0;
 		r->err = f->status < 200 || f->status > 299 ? DRV_E_HTTP_STATUS : 0;
-	} else if (tt->rule.rule == DRV_RESP_LDAP) {
-		r->err = drv_frame_verdict_err(f);
-		r->ldap_code = f->app.ldap.code;
-		r->ldap_entries = f->app.ldap.entries;
-		r->ldap_refs = f->app.ldap.refs;
+	} else if (tt->app) {
+		tt->app->outcome(f, r);
 	} else {
 		r->err = drv_frame_outcome(&tt->rule, f, &r->rcode);
 	}

@@ -10,10 +10,12 @@
 #include "loadlens/infile.h"
 #include "loadlens/outfile.h"
 #include "base/drv.h"
+#include "config/app.h"
 #include "config/options.h"
 #include "config/parse.h"
 #include "results/merge.h"
 #include "results/report.h"
+#include "results/report_ext.h"
 #include "config/quote.h"
 
 static uint64_t u64(const json_t *o, const char *k)
@@ -137,7 +139,9 @@ int drv_merge_add(struct drv_merge *m, const json_t *doc, char *err, size_t len)
 	struct drv_stats *t = &m->res.total;
 	const char *k, *stop;
 	uint64_t start, end, code;
+	const struct drv_app *a;
 	double rate;
+	unsigned i;
 	int e, r;
 
 	if (!json_is_object(doc) || strcmp(json_string_value(json_object_get(doc, "tool")) ?: "",
@@ -168,7 +172,9 @@ int drv_merge_add(struct drv_merge *m, const json_t *doc, char *err, size_t len)
 			t->http_version[e] += (uint64_t)json_integer_value(v);
 	}
 	drv_merge_h2(t, doc); /* report_h2.c */
-	drv_report_ldap_merge(t, json_object_get(doc, "ldap")); /* report_ldap.c */
+	for (i = 0; (a = drv_app_at(i)); i++)
+		if (a->report) /* a protocol's object (report_ext.h) */
+			a->report->merge(t, json_object_get(doc, a->name));
 	m->res.cpu_ns += u64(json_object_get(doc, "driver"), "cpu_ns");
 	sum(t, json_object_get(doc, "driver"), true);
 	r = hist(t->latency, doc, "latency", err, len);

@@ -7,12 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include "config/config.h"
-#include "config/config_ldap.h"
+#include "config/app.h"
 #include "config/reqmix.h"
 #include "base/drv.h"
 #include "results/option_json.h"
 #include "results/plan.h"
 #include "results/report.h"
+#include "results/report_ext.h"
 
 const char *drv_plan_key(const char *option)
 {
@@ -121,9 +122,9 @@ static int payload(json_t *o, const struct drv_config *cfg)
 	bad |= drv_json_set(o, "payload_bytes", drv_json_u64(cfg->payload_len));
 	bad |= drv_json_set(o, key(DRV_OPT_RESPONSE), response(cfg));
 	bad |= drv_json_set(o, key(DRV_OPT_PROTO),
-			    drv_json_text(cfg->ldap && cfg->ldap->on ? "ldap"
-					  : cfg->mc_udp		     ? "memcache-udp"
-								     : NULL));
+			    drv_json_text(drv_config_app(cfg) ? drv_config_app(cfg)->proto
+					  : cfg->mc_udp	    ? "memcache-udp"
+							    : NULL));
 	bad |= drv_json_set(o, key(DRV_OPT_ID),
 			    cfg->id_width ? json_pack("{s:i,s:i}", "offset", (int)cfg->id_offset,
 						      "width", (int)cfg->id_width)
@@ -154,7 +155,7 @@ static json_t *texts(const char *const *v, unsigned n)
 /* http(s)://, grpc(s)://: method, headers, body, engine, TLS; the gRPC messages. */
 static int http(json_t *o, const struct drv_config *cfg)
 {
-	bool tls = drv_config_tls(cfg) || (cfg->ldap && cfg->ldap->tls); /* and ldaps, --starttls */
+	bool tls = drv_config_tls(cfg) || drv_config_app_tls(cfg); /* and ldaps, --starttls */
 	int bad = 0;
 
 	bad |= opt(o, cfg, DRV_OPT_METHOD);
@@ -172,20 +173,6 @@ static int http(json_t *o, const struct drv_config *cfg)
 								 cfg->nimport_paths));
 	bad |= opt(o, cfg, DRV_OPT_MESSAGE);
 	return bad;
-}
-
-static json_t *ldap(const struct drv_config *cfg)
-{
-	json_t *o;
-
-	if (!cfg->ldap || !cfg->ldap->on)
-		return json_null();
-	o = drv_report_json_ldap_config(cfg); /* report_ldap.c: as a result's config.ldap */
-	if (o && drv_json_set(o, "bind_password_file", drv_json_text(cfg->ldap->pw_path))) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
 }
 
 static json_t *sources(const struct drv_config *cfg)
@@ -248,6 +235,8 @@ static json_t *option_keys(void)
 json_t *drv_plan_json(const struct drv_config *cfg)
 {
 	json_t *o = json_object();
+	const struct drv_app *a;
+	unsigned i;
 	int bad = 0;
 
 	if (!o)
@@ -260,7 +249,9 @@ json_t *drv_plan_json(const struct drv_config *cfg)
 	bad |= load(o, cfg);
 	bad |= payload(o, cfg);
 	bad |= http(o, cfg);
-	bad |= drv_json_set(o, key(DRV_OPT_BASE), ldap(cfg));
+	for (i = 0; (a = drv_app_at(i)); i++)
+		if (a->report) /* "ldap": a protocol's (report_ext.h) */
+			bad |= drv_json_set(o, a->name, a->report->plan(cfg));
 	bad |= scale(o, cfg);
 	bad |= drv_json_set(o, "option_keys", option_keys());
 	if (bad) {

@@ -54,13 +54,6 @@ int drv_report_json_write_fd(int fd, const struct drv_config *cfg, const struct 
 /* report_work.c: DNS RCODEs, -P, request mixes; into the JSON document o (0 or -1). */
 int drv_report_json_work(json_t *o, const struct drv_config *cfg, const struct drv_result *res);
 void drv_report_work(FILE *f, const struct drv_config *cfg, const struct drv_result *res);
-/* report_ldap.c: --proto ldap's searches, entries and resultCodes (JSON "ldap", null without it),
- * and that object added back into t (merge.c). */
-json_t *drv_report_json_ldap(const struct drv_config *cfg, const struct drv_stats *t);
-/* The search asked for (JSON config.ldap): base, scope, filter, attrs, bind_dn (no password). */
-json_t *drv_report_json_ldap_config(const struct drv_config *cfg);
-void drv_report_ldap_merge(struct drv_stats *t, const json_t *o);
-void drv_report_ldap(FILE *f, const struct drv_config *cfg, const struct drv_stats *t);
 /* reqmix.c: per-record counts and latencies (JSON "records"), the top-N table. */
 int drv_report_json_mix(json_t *o, const struct drv_config *cfg, const struct drv_result *res);
 void drv_report_mix(FILE *f, const struct drv_config *cfg, const struct drv_result *res);

@@ -8,10 +8,11 @@
 #include <unistd.h>
 #include "loadlens/hist_json.h"
 #include "config/config.h"
-#include "config/ldap_request.h"
+#include "config/app.h"
 #include "base/drv.h"
 #include "results/option_json.h"
 #include "results/report.h"
+#include "results/report_ext.h"
 #include "results/result.h"
 
 #define DRV_JSON_SCHEMA 2
@@ -26,6 +27,8 @@ static int opt(json_t *o, const struct drv_config *cfg, enum drv_opt id)
 static json_t *config(const struct drv_config *cfg)
 {
 	json_t *o = json_object();
+	const struct drv_app *a;
+	unsigned i;
 	int bad = 0;
 
 	if (!o)
@@ -52,12 +55,13 @@ static json_t *config(const struct drv_config *cfg)
 		bad |= opt(o, cfg, DRV_OPT_HTTP2);
 		bad |= opt(o, cfg, DRV_OPT_STREAMS);
 	}
-	if (drv_config_tls(cfg) || (cfg->ldap && cfg->ldap->tls)) { /* and ldaps, --starttls */
+	if (drv_config_tls(cfg) || drv_config_app_tls(cfg)) { /* and ldaps, --starttls */
 		bad |= drv_json_set(o, "tls_verify", json_boolean(!cfg->insecure));
 		bad |= opt(o, cfg, DRV_OPT_CACERT);
 	}
-	if (cfg->ldap) /* report_ldap.c */
-		bad |= drv_json_set(o, "ldap", drv_report_json_ldap_config(cfg));
+	for (i = 0; (a = drv_app_at(i)); i++)
+		if (a->report) /* config.ldap: a protocol's (report_ext.h) */
+			bad |= a->report->config(o, cfg);
 	bad |= drv_json_set(o, "shard_index", drv_json_u64(cfg->shard_index));
 	bad |= drv_json_set(o, "shard_count", drv_json_u64(cfg->shard_count));
 	bad |= opt(o, cfg, DRV_OPT_CONNECT_RATE);

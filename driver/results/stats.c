@@ -105,13 +105,13 @@ void drv_stats_merge(struct drv_stats *dst, const struct drv_stats *src)
 	for (i = 0; i < 16; i++)
 		dst->dns_rcode[i] += src->dns_rcode[i];
 	drv_stats_merge_h2(dst, src);
-	for (i = 0; i < DRV_LDAP_CODES; i++) {
-		dst->ldap_result[i] += src->ldap_result[i];
-		dst->ldap_bind[i] += src->ldap_bind[i];
+	for (i = 0; i < DRV_APP_CODES; i++) {
+		dst->app.result[i] += src->app.result[i];
+		dst->app.hello[i] += src->app.hello[i];
 	}
-	dst->ldap_entries += src->ldap_entries;
-	dst->ldap_refs += src->ldap_refs;
-	dst->ldap_empty += src->ldap_empty;
+	dst->app.items += src->app.items;
+	dst->app.refs += src->app.refs;
+	dst->app.empty += src->app.empty;
 	if (!dst->first_other_err)
 		dst->first_other_err = src->first_other_err;
 	if (src->t_first_ns && (!dst->t_first_ns || src->t_first_ns < dst->t_first_ns))

@@ -12,10 +12,29 @@
 #include "loadlens/ll_hist.h"
 #include "base/errors.h"
 #include "loadlens/grpc_status.h"
-#include "framing/ldap_codes.h"
 
 #define DRV_H2_RST_CODES 15 /* RST_STREAM codes 0..13 (NO_ERROR..HTTP_1_1_REQUIRED), 14: others */
 #define DRV_STATUS_MAX 1000 /* HTTP status codes 100..999 are counted one by one; 0 = none */
+/* A protocol's result codes (an LDAP resultCode): 0..126 counted one by one; 127: any other */
+#define DRV_APP_CODES 128
+
+/*
+ * A protocol's counts (config/app.h: --proto ldap's), named by its report (report_ext.h): its
+ * requests and its greetings at connect by result code, and what its requests brought.
+ */
+struct drv_app_counts {
+	uint64_t result[DRV_APP_CODES]; /* requests done, by result code (0 = success, ok) */
+	uint64_t hello[DRV_APP_CODES];	/* greetings at connect (LDAP's binds), by result code */
+	uint64_t items;			/* items of the requests done (LDAP's entries) */
+	uint64_t refs;			/* references of the requests done (LDAP's) */
+	uint64_t empty;			/* requests done with success and no item */
+};
+
+/* The slot a protocol's result code is counted in. */
+static inline unsigned drv_stats_code_slot(int64_t code)
+{
+	return code >= 0 && code < DRV_APP_CODES - 1 ? (unsigned)code : DRV_APP_CODES - 1;
+}
 
 /* The HTTP version a response came in (JSON keys "1.0", "1.1", "2", "3"). */
 enum drv_httpv {
@@ -72,11 +91,7 @@ struct drv_stats {
 	uint64_t h2_max_streams_set; /* of them, those that announced a limit */
 	uint64_t h2_peak_streams; /* most streams in flight on one connection */
 	uint64_t grpc_status[LL_GRPC_CODES + 1]; /* grpc: answers by grpc-status (0 = OK) */
-	uint64_t ldap_result[DRV_LDAP_CODES]; /* ldap: searches by resultCode (0 = success, ok) */
-	uint64_t ldap_bind[DRV_LDAP_CODES];   /* ldap: binds at connect by resultCode */
-	uint64_t ldap_entries; /* ldap: SearchResultEntry messages of the searches done */
-	uint64_t ldap_refs;    /* ldap: their SearchResultReference messages */
-	uint64_t ldap_empty;   /* ldap: searches done with success and no entry */
+	struct drv_app_counts app; /* a protocol's (--proto ldap's searches and binds) */
 	int first_other_err; /* negative errno of the first DRV_ERR_OTHER, or 0 */
 	uint64_t t_first_ns; /* uv_hrtime() when the worker started, 0 if never */
 	uint64_t t_last_ns;  /* uv_hrtime() when its last slot finished or it was stopped */

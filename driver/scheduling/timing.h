@@ -35,8 +35,8 @@ struct drv_timing_reply {
 	int httpv;     /* http: an enum drv_httpv (below DRV_HTTPV__COUNT); -1: none */
 	int rcode;     /* dns: the RCODE counted (0..15); -1: none */
 	int grpc;      /* grpc: the grpc-status counted (0..LL_GRPC_OTHER); -1: none */
-	int64_t ldap_code; /* ldap: the search's resultCode; -1: none */
-	uint32_t ldap_entries, ldap_refs; /* ldap: the search's entries and references */
+	int64_t app_code; /* a protocol's result code (an LDAP search's); -1: none */
+	uint32_t app_items, app_refs; /* ...and its items and references (stats.h's app) */
 	uint32_t rec;  /* --requests-file: the record sent, when rec_live */
 	bool rec_live;
 };
@@ -49,7 +49,7 @@ static inline struct drv_timing_reply drv_timing_reply_init(uint64_t sent, uint6
 {
 	return (struct drv_timing_reply){
 		.sent = sent, .at = at, .status = -1, .httpv = -1, .rcode = -1, .grpc = -1,
-		.ldap_code = -1};
+		.app_code = -1};
 }
 
 /* The send's stamp: now, into s->t_send, and s->deadline --timeout later (timeout_ns 0: none). */
@@ -97,11 +97,11 @@ static inline int drv_timing_record(struct drv_worker *w, const struct drv_ticke
 		st->dns_rcode[r->rcode & 15]++;
 	if (r->grpc >= 0)
 		st->grpc_status[r->grpc <= LL_GRPC_OTHER ? r->grpc : LL_GRPC_OTHER]++;
-	if (r->ldap_code >= 0) {
-		st->ldap_result[drv_ldap_code_slot(r->ldap_code)]++;
-		st->ldap_entries += r->ldap_entries;
-		st->ldap_refs += r->ldap_refs;
-		st->ldap_empty += !r->ldap_code && !r->ldap_entries;
+	if (r->app_code >= 0) {
+		st->app.result[drv_stats_code_slot(r->app_code)]++;
+		st->app.items += r->app_items;
+		st->app.refs += r->app_refs;
+		st->app.empty += !r->app_code && !r->app_items;
 	}
 	if (r->err) {
 		drv_stats_error(st, r->err);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "ll_test.h"
+#include "apps.h"
 #include <curl/curl.h>
 #include "config/config_h2.h"
 #include "config/parse.h"
@@ -296,4 +297,12 @@ static void test_help(void **state)
 	drv_config_fini(&cfg);
 }
 
-LL_TEST_MAIN(test_good, test_payload, test_tls_http2, test_bad, test_h2, test_help)
+/* the protocols' tables (ldap, grpc), as main() registers them (apps.h) */
+static int register_apps(void **state)
+{
+	(void)state;
+	drv_apps_register();
+	return 0;
+}
+
+LL_TEST_MAIN_GROUP(register_apps, NULL, test_good, test_payload, test_tls_http2, test_bad, test_h2, test_help)

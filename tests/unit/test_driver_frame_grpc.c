@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * A unary gRPC reply's checks (framing/frame_grpc.c): each rule a hostile server can break, its
+ * A unary gRPC reply's checks (grpc/grpc_frame.c): each rule a hostile server can break, its
  * DATA split at every byte, the healthy replies ok; and each new error class with its name and
  * one-line hint.
  */
@@ -16,7 +16,7 @@
 #include "ll_test.h"
 #include "driver_err_classes.h"
 #include "base/errors.h"
-#include "framing/frame_grpc.h"
+#include "grpc/grpc_frame.h"
 #include "loadlens/grpc_status.h"
 #include "results/stats.h"
 

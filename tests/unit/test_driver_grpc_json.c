@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * A gRPC message's JSON held to RFC 8259 and protobuf's JSON mapping (driver/config/grpc_json.cc):
+ * A gRPC message's JSON held to RFC 8259 and protobuf's JSON mapping (driver/grpc/grpc_json.cc):
  * what libprotobuf 3.21 took and encoded (a trailing comma, single quotes, a key twice, "yes" for
  * a bool, a lone value for a repeated field) is refused in one line naming the field; what the
  * mapping allows still encodes.
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "ll_test.h"
-#include "config/grpc_msg.h"
+#include "grpc/grpc_msg.h"
 
 static char tmpdir[] = "/tmp/ll_grpc_json_XXXXXX";
 static char proto[300];

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * gRPC request messages (driver/config/grpc_msg.cc): the bytes equal protoc's own encoding,
+ * gRPC request messages (driver/grpc/grpc_msg.cc): the bytes equal protoc's own encoding,
  * templates expand per request (patched in place, or encoded again), a --requests-file mix keeps
  * its weights, and every bad input is refused with its one line.
  *
@@ -20,9 +20,10 @@
 #include <errno.h>
 #include <cmocka.h>
 #include "ll_test.h"
+#include "driver_apps.h"
 #include "config/config.h"
 #include "config/parse.h"
-#include "config/grpc_msg.h"
+#include "grpc/grpc_msg.h"
 #include "config/reqmix.h"
 
 #define KV LL_TEST_DATA "/kv.proto"

@@ -16,14 +16,16 @@
 #include <cmocka.h>
 #include "ll_test.h"
 #include "driver_parse_line.h"
-#include "config/config_ldap.h"
-#include "config/ldap_filter.h"
-#include "config/ldap_request.h"
+#include "apps.h"
+#include "ldap/ldap_config.h"
+#include "ldap/ldap_filter.h"
+#include "ldap/ldap_request.h"
 #include "config/parse.h"
 #include "config/template.h"
 #include "framing/frame.h"
+#include "ldap/ldap_frame.h"
 #include "framing/response.h"
-#include "framing/ldap_codes.h"
+#include "ldap/ldap_codes.h"
 
 /* drv_config_parse() of an argv (NULL-terminated after the program name) */
 /*
@@ -320,5 +322,13 @@ static void test_url(void **state)
 	drv_config_fini(&cfg);
 }
 
-LL_TEST_MAIN(test_search_bytes, test_bind_bytes, test_bad_filters, test_short_template,
+/* --proto ldap's tables, as main() registers them (apps.h) */
+static int register_apps(void **state)
+{
+	(void)state;
+	drv_apps_register();
+	return 0;
+}
+
+LL_TEST_MAIN_GROUP(register_apps, NULL, test_search_bytes, test_bind_bytes, test_bad_filters, test_short_template,
 	     test_options, test_url)

@@ -15,14 +15,16 @@
 #include <time.h>
 #include <cmocka.h>
 #include "ll_test.h"
-#include "config/config_ldap.h"
-#include "config/ldap_filter.h"
-#include "config/ldap_request.h"
+#include "apps.h"
+#include "ldap/ldap_config.h"
+#include "ldap/ldap_filter.h"
+#include "ldap/ldap_request.h"
 #include "config/parse.h"
 #include "config/template.h"
 #include "framing/frame.h"
+#include "ldap/ldap_frame.h"
 #include "framing/response.h"
-#include "framing/ldap_codes.h"
+#include "ldap/ldap_codes.h"
 
 /* slapd's replies, captured: ldapsearch -x '(|(uid=user1)(uid=user2)(uid=user3))' cn */
 static const char bind_ok[] = "300c02010161070a010004000400";
@@ -78,7 +80,7 @@ static void frame_all_splits(const char *hex, int32_t msgid, bool bind, struct w
 	memset(&f, 0, sizeof(f));
 	for (cut = 0; cut <= n + 1; cut++) {
 		drv_frame_reset(&r, &f);
-		drv_ldap_reset(&f.app.ldap, msgid, bind);
+		drv_ldap_reset(drv_ldap_of(&f), msgid, bind);
 		if (cut <= n) {
 			err = drv_frame_feed(&r, &f, (const char *)b, cut);
 			if (!err && cut < n && !f.done)
@@ -95,15 +97,15 @@ static void frame_all_splits(const char *hex, int32_t msgid, bool bind, struct w
 		}
 		if (err || !f.done)
 			fail_msg("%.16s... split at %zu: error %d, done %d", hex, cut, err, f.done);
-		assert_int_equal(f.app.ldap.code, w.code);
-		assert_int_equal(f.app.ldap.entries, w.entries);
-		assert_int_equal(f.app.ldap.refs, w.refs);
-		assert_int_equal(f.app.ldap.notice, w.notice);
+		assert_int_equal(drv_ldap_of(&f)->code, w.code);
+		assert_int_equal(drv_ldap_of(&f)->entries, w.entries);
+		assert_int_equal(drv_ldap_of(&f)->refs, w.refs);
+		assert_int_equal(drv_ldap_of(&f)->notice, w.notice);
 		assert_int_equal(drv_frame_verdict_err(&f), w.code ? DRV_E_LDAP_RESULT : 0);
 		assert_int_equal(f.keep_alive, !w.notice);
 	}
 	drv_frame_free(&r, &f);
-	assert_null(f.app.ldap.ber);
+	assert_null(drv_ldap_of(&f)->ber);
 }
 
 static void test_framing(void **state)
@@ -163,20 +165,20 @@ static void test_stops_at_done(void **state)
 	drv_frame_rule_init(&r, &cfg);
 	memset(&f, 0, sizeof(f));
 	drv_frame_reset(&r, &f);
-	drv_ldap_reset(&f.app.ldap, 2, false);
+	drv_ldap_reset(drv_ldap_of(&f), 2, false);
 	assert_int_equal(drv_frame_feed_some(&r, &f, (const char *)b, n, &used), 0);
 	assert_true(f.done);
 	assert_int_equal(used, n - 14);
 	/* and drv_frame_feed() takes them as a framing error */
 	drv_frame_reset(&r, &f);
-	drv_ldap_reset(&f.app.ldap, 2, false);
+	drv_ldap_reset(drv_ldap_of(&f), 2, false);
 	assert_int_equal(drv_frame_feed(&r, &f, (const char *)b, n), DRV_E_MALFORMED);
 	/* a connection broken mid-message, then a new request: nothing of the old one left */
 	drv_frame_reset(&r, &f);
-	drv_ldap_reset(&f.app.ldap, 2, false);
+	drv_ldap_reset(drv_ldap_of(&f), 2, false);
 	assert_int_equal(drv_frame_feed(&r, &f, (const char *)b, 30), 0);
 	drv_frame_reset(&r, &f);
-	drv_ldap_reset(&f.app.ldap, 1, true);
+	drv_ldap_reset(drv_ldap_of(&f), 1, true);
 	assert_int_equal(drv_frame_feed(&r, &f, (const char *)b + n - 14, 14), 0);
 	assert_true(f.done);
 	drv_frame_free(&r, &f);
@@ -290,4 +292,12 @@ static void test_fuzz(void **state)
 	assert_true(out[0] > 0 && out[1] > 0 && out[2] > 0);
 }
 
-LL_TEST_MAIN(test_framing, test_stops_at_done, test_codes, test_fuzz)
+/* --proto ldap's tables, as main() registers them (apps.h) */
+static int register_apps(void **state)
+{
+	(void)state;
+	drv_apps_register();
+	return 0;
+}
+
+LL_TEST_MAIN_GROUP(register_apps, NULL, test_framing, test_stops_at_done, test_codes, test_fuzz)

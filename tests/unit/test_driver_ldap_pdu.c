@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The inside of LDAP replies (framing/ldap_pdu.c): slapd's captured replies hold, with their
+ * The inside of LDAP replies (ldap/ldap_pdu.c): slapd's captured replies hold, with their
  * resultCodes; each inner length or field a hostile server can get wrong does not; and the
  * controls behind an operation.
  */
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "ll_test.h"
-#include "framing/ldap_pdu.h"
+#include "ldap/ldap_pdu.h"
 
 /* slapd's replies, captured (as in test_driver_ldap_frame.c): whole LDAPMessages */
 #define DN1 "04257569643d75736572312c6f753d70656f706c652c64633d6578616d706c652c64633d636f6d"

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 #include "ll_test.h"
 #include "driver_parse_line.h"
+#include "apps.h"
 #include "config/parse.h"
 #include "config/peer_flags.h"
 
@@ -122,4 +123,12 @@ static void test_command_lines(void **state)
 	check_argv_cases(cases, sizeof(cases) / sizeof(cases[0]));
 }
 
-LL_TEST_MAIN(test_table, test_command_lines)
+/* --proto ldap's tables, as main() registers them (apps.h) */
+static int register_apps(void **state)
+{
+	(void)state;
+	drv_apps_register();
+	return 0;
+}
+
+LL_TEST_MAIN_GROUP(register_apps, NULL, test_table, test_command_lines)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ll_test.h"
+#include "apps.h"
 #include <jansson.h>
 #include "config/parse.h"
 #include "driver_parse_line.h"
@@ -154,5 +155,13 @@ static void test_text_not_utf8(void **state)
 	json_decref(p);
 }
 
-LL_TEST_MAIN(test_every_option_has_a_key, test_open_loop_values, test_closed_loop_defaults,
+/* the protocols' tables, as main() registers them (apps.h): their keys are in the plan */
+static int register_apps(void **state)
+{
+	(void)state;
+	drv_apps_register();
+	return 0;
+}
+
+LL_TEST_MAIN_GROUP(register_apps, NULL, test_every_option_has_a_key, test_open_loop_values, test_closed_loop_defaults,
 	     test_bad_still_fails, test_text_not_utf8)

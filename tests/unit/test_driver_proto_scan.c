@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * How deep a .proto nests (driver/config/proto_scan.c): brackets counted as libprotobuf's
+ * How deep a .proto nests (driver/grpc/proto_scan.c): brackets counted as libprotobuf's
  * tokenizer would see them (not in comments or strings), the scan stopped and the line named
  * past the limit, and a 16,000-deep file (the one that crashed libprotobuf) measured without
  * recursion.
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "ll_test.h"
-#include "config/proto_scan.h"
+#include "grpc/proto_scan.h"
 
 static unsigned depth(const char *s)
 {

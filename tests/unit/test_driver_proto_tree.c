@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Where the driver's .proto files come from (driver/config/proto_tree.cc): --import-path folders
+ * Where the driver's .proto files come from (driver/grpc/proto_tree.cc): --import-path folders
  * for imports (protoc's -I), a file nested 16,000 deep refused before libprotobuf parses it (it
  * crashed the driver), imported or not, and an empty or garbage .proto refused in our one line
  * with nothing of libprotobuf's own on stderr.
@@ -18,8 +18,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "ll_test.h"
+#include "driver_apps.h"
 #include "config/parse.h"
-#include "config/proto_scan.h"
+#include "grpc/proto_scan.h"
 
 static char tmpdir[] = "/tmp/ll_proto_tree_XXXXXX";
 

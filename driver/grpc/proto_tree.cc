@@ -6,9 +6,9 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
 extern "C" {
-#include "config/proto_scan.h"
+#include "grpc/proto_scan.h"
 }
-#include "config/proto_tree.h"
+#include "grpc/proto_tree.h"
 
 namespace pb = google::protobuf;
 

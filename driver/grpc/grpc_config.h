@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * config_grpc.c: --proto-file, --import-path, --message, --message-file (name is the option
+ * grpc_config.c: --proto-file, --import-path, --message, --message-file (name is the option
  * without dashes), and once the target is known, the calls' messages (grpc_msg.h) loaded into
  * cfg->grpc.
  */
-#ifndef LOADLENS_DRV_CONFIG_GRPC_H
-#define LOADLENS_DRV_CONFIG_GRPC_H
+#ifndef LOADLENS_DRV_GRPC_CONFIG_H
+#define LOADLENS_DRV_GRPC_CONFIG_H
 
 #include <stddef.h>
 #include "config/config.h"
@@ -16,4 +16,4 @@ int drv__config_grpc_opt(struct drv_config *cfg, const char *name, const char *v
 /* After the --requests-file records are loaded (config_work.c). */
 int drv__config_grpc_check(struct drv_config *cfg, char *err, size_t errlen);
 
-#endif /* LOADLENS_DRV_CONFIG_GRPC_H */
+#endif /* LOADLENS_DRV_GRPC_CONFIG_H */

@@ -19,9 +19,9 @@ extern "C" {
 #include "config/template.h"
 #include "config/quote.h"
 }
-#include "config/grpc_msg.h"
-#include "config/grpc_json.h"
-#include "config/proto_tree.h"
+#include "grpc/grpc_msg.h"
+#include "grpc/grpc_json.h"
+#include "grpc/proto_tree.h"
 
 namespace pb = google::protobuf;
 

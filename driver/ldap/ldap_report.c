@@ -11,9 +11,11 @@
 #include <stdio.h>
 #include <string.h>
 #include "config/config.h"
-#include "config/config_ldap.h"
-#include "framing/ldap_codes.h"
+#include "ldap/ldap_config.h"
+#include "ldap/ldap_codes.h"
+#include "results/option_json.h"
 #include "results/report.h"
+#include "ldap/ldap_report.h"
 #include "results/result.h"
 #include "results/stats.h"
 
@@ -23,7 +25,7 @@ static uint64_t searches(const struct drv_stats *t)
 	unsigned i;
 
 	for (i = 0; i < DRV_LDAP_CODES; i++)
-		n += t->ldap_result[i];
+		n += t->app.result[i];
 	return n;
 }
 
@@ -33,7 +35,7 @@ static bool used(const struct drv_config *cfg, const struct drv_stats *t)
 	unsigned i;
 
 	for (i = 0; !cfg->ldap && i < DRV_LDAP_CODES; i++)
-		if (t->ldap_result[i] || t->ldap_bind[i])
+		if (t->app.result[i] || t->app.hello[i])
 			return true;
 	return cfg->ldap != NULL;
 }
@@ -43,17 +45,17 @@ static json_t *codes(const uint64_t *c)
 	return ll_json_counts(c, DRV_LDAP_CODES, drv_ldap_code_name);
 }
 
-json_t *drv_report_json_ldap(const struct drv_config *cfg, const struct drv_stats *t)
+static json_t *json(const struct drv_config *cfg, const struct drv_stats *t)
 {
 	if (!used(cfg, t))
 		return json_null();
 	return json_pack("{s:I,s:I,s:I,s:I,s:o*,s:o*}", "searches", (json_int_t)searches(t),
-			 "entries", (json_int_t)t->ldap_entries, "references",
-			 (json_int_t)t->ldap_refs, "empty", (json_int_t)t->ldap_empty, "result",
-			 codes(t->ldap_result), "bind", codes(t->ldap_bind));
+			 "entries", (json_int_t)t->app.items, "references",
+			 (json_int_t)t->app.refs, "empty", (json_int_t)t->app.empty, "result",
+			 codes(t->app.result), "bind", codes(t->app.hello));
 }
 
-json_t *drv_report_json_ldap_config(const struct drv_config *cfg)
+static json_t *json_config(const struct drv_config *cfg)
 {
 	const struct drv_ldap_cfg *lc = cfg->ldap;
 	json_t *attrs = json_array();
@@ -99,7 +101,7 @@ static void add_codes(uint64_t *c, const json_t *o)
 	}
 }
 
-void drv_report_ldap_merge(struct drv_stats *t, const json_t *o)
+static void merge(struct drv_stats *t, const json_t *o)
 {
 	json_t *v;
 
@@ -107,15 +109,15 @@ void drv_report_ldap_merge(struct drv_stats *t, const json_t *o)
 		return;
 	v = json_object_get(o, "entries");
 	if (json_is_integer(v) && json_integer_value(v) > 0)
-		t->ldap_entries += (uint64_t)json_integer_value(v);
+		t->app.items += (uint64_t)json_integer_value(v);
 	v = json_object_get(o, "references");
 	if (json_is_integer(v) && json_integer_value(v) > 0)
-		t->ldap_refs += (uint64_t)json_integer_value(v);
+		t->app.refs += (uint64_t)json_integer_value(v);
 	v = json_object_get(o, "empty");
 	if (json_is_integer(v) && json_integer_value(v) > 0)
-		t->ldap_empty += (uint64_t)json_integer_value(v);
-	add_codes(t->ldap_result, json_object_get(o, "result"));
-	add_codes(t->ldap_bind, json_object_get(o, "bind"));
+		t->app.empty += (uint64_t)json_integer_value(v);
+	add_codes(t->app.result, json_object_get(o, "result"));
+	add_codes(t->app.hello, json_object_get(o, "bind"));
 }
 
 static void code_line(FILE *f, const char *label, const uint64_t *c)
@@ -124,7 +126,7 @@ static void code_line(FILE *f, const char *label, const uint64_t *c)
 	drv_report_counts(f, c, DRV_LDAP_CODES, drv_ldap_code_name);
 }
 
-void drv_report_ldap(FILE *f, const struct drv_config *cfg, const struct drv_stats *t)
+static void text(FILE *f, const struct drv_config *cfg, const struct drv_stats *t)
 {
 	uint64_t n = searches(t);
 	const char *h;
@@ -136,14 +138,47 @@ void drv_report_ldap(FILE *f, const struct drv_config *cfg, const struct drv_sta
 	fprintf(f,
 		"  %-12s %llu searches done, %llu entries (%.2f per search), %llu references, "
 		"%llu found no entry\n",
-		"ldap", (unsigned long long)n, (unsigned long long)t->ldap_entries,
-		n ? (double)t->ldap_entries / (double)n : 0.0, (unsigned long long)t->ldap_refs,
-		(unsigned long long)t->ldap_empty);
-	code_line(f, "ldap result", t->ldap_result);
-	code_line(f, "ldap bind", t->ldap_bind);
+		"ldap", (unsigned long long)n, (unsigned long long)t->app.items,
+		n ? (double)t->app.items / (double)n : 0.0, (unsigned long long)t->app.refs,
+		(unsigned long long)t->app.empty);
+	code_line(f, "ldap result", t->app.result);
+	code_line(f, "ldap bind", t->app.hello);
 	for (i = 1; i < DRV_LDAP_CODES; i++) {
-		h = t->ldap_result[i] || t->ldap_bind[i] ? drv_ldap_code_hint(i) : NULL;
+		h = t->app.result[i] || t->app.hello[i] ? drv_ldap_code_hint(i) : NULL;
 		if (h)
 			fprintf(f, "hint: ldap %s: %s\n", drv_ldap_code_name(i, b, sizeof(b)), h);
 	}
 }
+
+/* config.ldap: the search asked for (base, scope, filter, attrs, bind_dn; no password) */
+static int config(json_t *o, const struct drv_config *cfg)
+{
+	json_t *v;
+
+	if (!cfg->ldap)
+		return 0;
+	v = json_config(cfg);
+	return v ? json_object_set_new(o, "ldap", v) : -1;
+}
+
+/* --print-plan's "ldap": config.ldap's and the password file's path */
+static json_t *plan(const struct drv_config *cfg)
+{
+	json_t *o, *pw;
+
+	if (!cfg->ldap || !cfg->ldap->on)
+		return json_null();
+	o = json_config(cfg);
+	pw = drv_json_text(cfg->ldap->pw_path);
+	if (o && (!pw || json_object_set_new(o, "bind_password_file", pw))) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+_Static_assert(DRV_LDAP_CODES == DRV_APP_CODES, "stats.h counts LDAP's resultCodes by slot");
+
+const struct drv_report_ext drv_ldap_report = {
+	.json = json, .merge = merge, .text = text, .config = config, .plan = plan,
+};

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* How deep a .proto nests (proto_scan.h): one pass over its bytes, as libprotobuf's tokenizer
  * reads them (// and block comments, '...' and "..." with backslash escapes). */
-#include "config/proto_scan.h"
+#include "grpc/proto_scan.h"
 
 unsigned drv_proto_depth(const char *s, size_t n, unsigned limit, unsigned *line)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * LDAP replies (frame_ldap.h). liblber frames the stream: ber_get_next() reads one LDAPMessage
+ * LDAP replies (ldap_frame.h). liblber frames the stream: ber_get_next() reads one LDAPMessage
  * from a Sockbuf, keeping a partial tag, length and body between calls, and wants more with
  * EWOULDBLOCK. Its Sockbuf here has one I/O layer, mem_io, which reads from the bytes being fed,
  * so a reply split anywhere is framed as it comes and a byte past the response stays with the
@@ -13,8 +13,8 @@
 #include <string.h>
 #include <lber.h>
 #include "base/errors.h"
-#include "framing/frame_ldap.h"
-#include "framing/ldap_pdu.h"
+#include "ldap/ldap_frame.h"
+#include "ldap/ldap_pdu.h"
 
 #define TAG_MESSAGE 0x30UL /* LDAPMessage: SEQUENCE */
 
@@ -243,3 +243,31 @@ size_t drv_ldap_feed(struct drv_ldap_state *s, const uint8_t *p, size_t n, int *
 	s->in = NULL;
 	return n - s->left;
 }
+
+_Static_assert(sizeof(struct drv_ldap_state) <= sizeof(((struct drv_frame *)0)->app.ext) &&
+		       _Alignof(struct drv_ldap_state) <= _Alignof(uint64_t),
+	       "struct drv_ldap_state must fit a frame's protocol state (frame_ext.h)");
+
+static void frame_reset(struct drv_frame *f)
+{
+	drv_ldap_reset(drv_ldap_of(f), 0, false);
+}
+
+static size_t frame_feed(struct drv_frame *f, const uint8_t *p, size_t n, int *res,
+			 enum drv_app_verdict *verdict)
+{
+	size_t used = drv_ldap_feed(drv_ldap_of(f), p, n, res, verdict);
+
+	if (*res == 1 && drv_ldap_of(f)->notice)
+		f->keep_alive = false; /* the server closes after its notice */
+	return used;
+}
+
+static void frame_free(struct drv_frame *f)
+{
+	drv_ldap_state_free(drv_ldap_of(f));
+}
+
+const struct drv_frame_ext drv_ldap_frame = {
+	.rule = DRV_RESP_LDAP, .reset = frame_reset, .feed = frame_feed, .free = frame_free,
+};

@@ -3,7 +3,7 @@
  * LDAP request bytes (RFC 4511), encoded with liblber: the BindRequest sent at connect (simple:
  * anonymous, or --bind-dn with its password) and the SearchRequest of each request, its base and
  * filter templates expanded afresh, numbers unpadded. struct drv_ldap_cfg is the search (filled
- * from the options by config_ldap.c); per thread, a struct drv_ldap_req.
+ * from the options by ldap_config.c); per thread, a struct drv_ldap_req.
  */
 #ifndef LOADLENS_DRV_LDAP_REQUEST_H
 #define LOADLENS_DRV_LDAP_REQUEST_H

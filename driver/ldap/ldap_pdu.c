@@ -2,7 +2,7 @@
 /* The inside of an LDAP reply, walked element by element (ldap_pdu.h). */
 #include <errno.h>
 #include <stdbool.h>
-#include "framing/ldap_pdu.h"
+#include "ldap/ldap_pdu.h"
 
 /* Universal and context tags inside the replies (RFC 4511, 4.1.1 to 4.13). */
 #define T_BOOLEAN 0x01

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-/* A unary gRPC reply checked piece by piece, and its verdict (frame_grpc.h). */
+/* A unary gRPC reply checked piece by piece, and its verdict (grpc_frame.h). */
 #include <string.h>
 #include <strings.h>
 #include "base/errors.h"
 #include "loadlens/grpc_status.h"
-#include "framing/frame_grpc.h"
+#include "grpc/grpc_frame.h"
 
 /* What the response headers said of the content-type. */
 enum { CT_NONE = 0, CT_GRPC, CT_OTHER };

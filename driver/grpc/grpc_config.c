@@ -10,9 +10,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "config/config.h"
-#include "config/config_grpc.h"
+#include "grpc/grpc_config.h"
 #include "config/config_payload.h"
-#include "config/grpc_msg.h"
+#include "grpc/grpc_msg.h"
 #include "config/reqmix.h"
 
 /* --import-path DIR: a folder, checked now (protoc's -I) */

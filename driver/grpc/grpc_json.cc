@@ -4,7 +4,7 @@
 #include <memory>
 #include <string>
 #include <jansson.h>
-#include "config/grpc_json.h"
+#include "grpc/grpc_json.h"
 
 namespace pb = google::protobuf;
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* LDAP resultCodes: names (RFC 4511 4.1.9, RFC 3909, RFC 4528, RFC 4370) and hints. */
 #include <stdio.h>
-#include "framing/ldap_codes.h"
+#include "ldap/ldap_codes.h"
 
 static const char *const names[DRV_LDAP_CODES] = {
 	[0] = "success",

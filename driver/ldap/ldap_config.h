@@ -2,14 +2,14 @@
 /*
  * --proto ldap: LDAP searches over tcp://HOST:PORT, or an ldap[s]://HOST[:PORT]/BASEDN target.
  * The options (--base, --scope, --filter, --attrs, --bind-dn, --bind-password-file, --starttls),
- * what they go with (config_ldap.c). The search they make, and its bytes: ldap_request.h.
+ * what they go with (ldap_config.c). The search they make, and its bytes: ldap_request.h.
  */
-#ifndef LOADLENS_DRV_CONFIG_LDAP_H
-#define LOADLENS_DRV_CONFIG_LDAP_H
+#ifndef LOADLENS_DRV_LDAP_CONFIG_H
+#define LOADLENS_DRV_LDAP_CONFIG_H
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "config/ldap_request.h"
+#include "ldap/ldap_request.h"
 
 #define DRV_LDAP_PORT 389
 #define DRV_LDAPS_PORT 636
@@ -28,4 +28,4 @@ int drv__config_ldap_check(struct drv_config *cfg, bool resp_given, char *err, s
 void drv__config_ldap_free(struct drv_config *cfg);
 const char *drv_ldap_scope_name(enum drv_ldap_scope s);
 
-#endif /* LOADLENS_DRV_CONFIG_LDAP_H */
+#endif /* LOADLENS_DRV_LDAP_CONFIG_H */

@@ -8,15 +8,17 @@
  * messageID, or an operation that does not answer the request, is malformed (DRV_E_MALFORMED); a
  * message whose inside does not hold is DRV_E_LDAP_MALFORMED; a Notice of Disconnection
  * (messageID 0) ends the request with its resultCode and the connection. Parsing only
- * (frame_ldap.c).
+ * (ldap_frame.c).
  */
-#ifndef LOADLENS_DRV_FRAME_LDAP_H
-#define LOADLENS_DRV_FRAME_LDAP_H
+#ifndef LOADLENS_DRV_LDAP_FRAME_H
+#define LOADLENS_DRV_LDAP_FRAME_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "framing/frame.h"
 #include "framing/frame_app.h"
+#include "framing/frame_ext.h"
 
 #define DRV_LDAP_MAX_MESSAGE (16ULL << 20) /* one LDAPMessage (an entry), at most */
 
@@ -37,6 +39,20 @@ struct drv_ldap_state {
 	int32_t code;		/* the resultCode of the Done (BindResponse); -1 before */
 };
 
+/* A connection's LDAP state: its frame's protocol state (frame_ext.h). */
+static inline struct drv_ldap_state *drv_ldap_of(struct drv_frame *f)
+{
+	return (struct drv_ldap_state *)(void *)f->app.ext;
+}
+
+static inline const struct drv_ldap_state *drv_ldap_of_const(const struct drv_frame *f)
+{
+	return (const struct drv_ldap_state *)(const void *)f->app.ext;
+}
+
+/* The LDAP framing (rule DRV_RESP_LDAP) over a frame's state, for the protocol's table. */
+extern const struct drv_frame_ext drv_ldap_frame;
+
 /* Before a request: what answers it (bind or search, and its messageID). */
 void drv_ldap_reset(struct drv_ldap_state *s, int32_t msgid, bool bind);
 /* Before an ExtendedRequest (StartTLS): its ExtendedResponse, of messageID msgid, answers it. */
@@ -53,4 +69,4 @@ size_t drv_ldap_feed(struct drv_ldap_state *s, const uint8_t *p, size_t n, int *
 /* Free liblber's objects (a connection slot's end); the state can be used again. */
 void drv_ldap_state_free(struct drv_ldap_state *s);
 
-#endif /* LOADLENS_DRV_FRAME_LDAP_H */
+#endif /* LOADLENS_DRV_LDAP_FRAME_H */

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <lber.h>
-#include "config/ldap_filter.h"
-#include "config/ldap_request.h"
+#include "ldap/ldap_filter.h"
+#include "ldap/ldap_request.h"
 
 #define OP_BIND 0x60UL	 /* [APPLICATION 0], constructed */
 #define OP_SEARCH 0x63UL /* [APPLICATION 3], constructed */

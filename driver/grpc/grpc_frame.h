@@ -21,8 +21,8 @@
  *
  * Pure: the HTTP/2 session (protocols/h2_stream.c) feeds it; tests/unit/test_driver_frame_grpc.c.
  */
-#ifndef LOADLENS_DRV_FRAME_GRPC_H
-#define LOADLENS_DRV_FRAME_GRPC_H
+#ifndef LOADLENS_DRV_GRPC_FRAME_H
+#define LOADLENS_DRV_GRPC_FRAME_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -35,7 +35,7 @@ struct drv_grpc_reply {
 	uint32_t messages; /* messages begun (their prefix read) */
 	int16_t status;	   /* this header block's grpc-status index; -1 none, -2 not a number */
 	uint8_t have;	   /* bytes of the next prefix read, 0..4 */
-	uint8_t ctype;	   /* the response's content-type (frame_grpc.c) */
+	uint8_t ctype;	   /* the response's content-type (grpc_frame.c) */
 	bool broken;	   /* a flag byte other than 0 and 1: the rest is not walked */
 	bool compressed;   /* a message was flagged compressed */
 };
@@ -59,4 +59,4 @@ int drv_grpc_reply_end(const struct drv_grpc_reply *r, bool by_headers, int *sta
 /* A content-type value gRPC takes: application/grpc, alone or with +format or ;parameters. */
 bool drv_grpc_content_type_ok(const uint8_t *v, size_t len);
 
-#endif /* LOADLENS_DRV_FRAME_GRPC_H */
+#endif /* LOADLENS_DRV_GRPC_FRAME_H */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * --proto ldap and its options (config_ldap.h). The target is tcp://HOST:PORT with --proto ldap,
+ * --proto ldap and its options (ldap_config.h). The target is tcp://HOST:PORT with --proto ldap,
  * or an RFC 4516 URL, ldap://HOST[:PORT][/BASEDN[?ATTRS[?SCOPE[?FILTER]]]] (port 389,
  * percent-escapes decoded), whose parts stand for --base, --attrs, --scope and --filter; ldaps://
  * is the same over TLS (port 636), and --starttls upgrades an ldap:// connection before its bind.
@@ -12,9 +12,9 @@
 #include <string.h>
 #include "loadlens/parse.h"
 #include "config/config.h"
-#include "config/config_ldap.h"
+#include "ldap/ldap_config.h"
 #include "config/config_payload.h"
-#include "config/ldap_request.h"
+#include "ldap/ldap_request.h"
 #include "config/option.h"
 
 static struct drv_ldap_cfg *ldap_of(struct drv_config *cfg)

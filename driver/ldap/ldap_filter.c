@@ -22,7 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "config/ldap_filter.h"
+#include "ldap/ldap_filter.h"
 
 #define F_AND 0xa0UL
 #define F_OR 0xa1UL

@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: MIT
+/* The application protocols of this build (apps.h): only here are they named, above the folders
+ * that call their hooks. */
+#include "apps.h"
+#include "config/app.h"
+#include "grpc/grpc_app.h"
+#include "ldap/ldap_app.h"
+
+void drv_apps_register(void)
+{
+	drv_app_register(&drv_ldap_app); /* --proto ldap, ldap[s]:// (ldap/) */
+	drv_app_register(&drv_grpc_app); /* grpc[s]:// (grpc/) */
+}

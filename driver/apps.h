@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The application protocols of this build (config/app.h), registered once before a command line
+ * is parsed: by main() and by the tests that parse one of theirs (apps.c).
+ */
+#ifndef LOADLENS_DRV_APPS_H
+#define LOADLENS_DRV_APPS_H
+
+/* Each protocol's table, in the order of their keys in the JSON; again is a no-op. */
+void drv_apps_register(void);
+
+#endif /* LOADLENS_DRV_APPS_H */
