@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: MIT
-/* The application protocols of this build (apps.h): only here are they named, above the folders
- * that call their hooks. */
+/* The application protocols and the engines in their own folders of this build (apps.h): only
+ * here are they named, above the folders that call their hooks. */
 #include "apps.h"
 #include "config/app.h"
+#include "config/engine.h"
 #include "grpc/grpc_app.h"
 #include "ldap/ldap_app.h"
+#include "udp/udp_app.h"
 
 void drv_apps_register(void)
 {
+	drv_engine_register(&drv_udp_engine); /* udp:// (udp/), its --id and --rcvbuf */
 	drv_app_register(&drv_ldap_app); /* --proto ldap, ldap[s]:// (ldap/) */
 	drv_app_register(&drv_grpc_app); /* grpc[s]:// (grpc/) */
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The application protocols of this build (config/app.h), registered once before a command line
- * is parsed: by main() and by the tests that parse one of theirs (apps.c).
+ * The application protocols (config/app.h) and the engines in their own folders (config/engine.h)
+ * of this build, registered once before a command line is parsed: by main() and by the tests that
+ * parse one of theirs or run one (apps.c).
  */
 #ifndef LOADLENS_DRV_APPS_H
 #define LOADLENS_DRV_APPS_H

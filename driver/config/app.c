@@ -6,23 +6,33 @@
 #include "config/config.h"
 #include "config/option.h"
 
-static const struct drv_app *apps[DRV_APPS_MAX];
+static const void *apps[DRV_APPS_MAX];
 static unsigned napps;
 
-void drv_app_register(const struct drv_app *a)
+static const struct drv_app *app(unsigned i)
+{
+	return apps[i];
+}
+
+void drv__config_list_add(const void **list, unsigned *n, unsigned max, const void *x)
 {
 	unsigned i;
 
-	for (i = 0; i < napps; i++)
-		if (apps[i] == a)
+	for (i = 0; i < *n; i++)
+		if (list[i] == x)
 			return;
-	if (napps < DRV_APPS_MAX)
-		apps[napps++] = a;
+	if (*n < max)
+		list[(*n)++] = x;
+}
+
+void drv_app_register(const struct drv_app *a)
+{
+	drv__config_list_add(apps, &napps, DRV_APPS_MAX, a);
 }
 
 const struct drv_app *drv_app_at(unsigned i)
 {
-	return i < napps ? apps[i] : NULL;
+	return i < napps ? app(i) : NULL;
 }
 
 const struct drv_app *drv_app_named(const char *name)
@@ -30,8 +40,8 @@ const struct drv_app *drv_app_named(const char *name)
 	unsigned i;
 
 	for (i = 0; i < napps; i++)
-		if (!strcmp(apps[i]->name, name))
-			return apps[i];
+		if (!strcmp(app(i)->name, name))
+			return app(i);
 	return NULL;
 }
 
@@ -40,8 +50,8 @@ const struct drv_app *drv_config_app(const struct drv_config *cfg)
 	unsigned i;
 
 	for (i = 0; i < napps; i++)
-		if (apps[i]->on(cfg))
-			return apps[i];
+		if (app(i)->on(cfg))
+			return app(i);
 	return NULL;
 }
 
@@ -50,7 +60,7 @@ bool drv_config_app_tls(const struct drv_config *cfg)
 	unsigned i;
 
 	for (i = 0; i < napps; i++)
-		if (apps[i]->tls && apps[i]->tls(cfg))
+		if (app(i)->tls && app(i)->tls(cfg))
 			return true;
 	return false;
 }
@@ -71,7 +81,7 @@ int drv__config_app_url(struct drv_config *cfg, const char *s, char *err, size_t
 	int r;
 
 	for (i = 0; i < napps; i++) {
-		r = apps[i]->url ? apps[i]->url(cfg, s, err, errlen) : 0;
+		r = app(i)->url ? app(i)->url(cfg, s, err, errlen) : 0;
 		if (r)
 			return r;
 	}
@@ -83,7 +93,7 @@ int drv__config_app_check(struct drv_config *cfg, bool resp_given, char *err, si
 	unsigned i;
 
 	for (i = 0; i < napps; i++)
-		if (apps[i]->check && apps[i]->check(cfg, resp_given, err, errlen))
+		if (app(i)->check && app(i)->check(cfg, resp_given, err, errlen))
 			return -EINVAL;
 	return 0;
 }
@@ -93,7 +103,7 @@ int drv__config_app_check_late(struct drv_config *cfg, char *err, size_t errlen)
 	unsigned i;
 
 	for (i = 0; i < napps; i++)
-		if (apps[i]->check_late && apps[i]->check_late(cfg, err, errlen))
+		if (app(i)->check_late && app(i)->check_late(cfg, err, errlen))
 			return -EINVAL;
 	return 0;
 }
@@ -103,6 +113,6 @@ void drv__config_app_free(struct drv_config *cfg)
 	unsigned i;
 
 	for (i = 0; i < napps; i++)
-		if (apps[i]->free)
-			apps[i]->free(cfg);
+		if (app(i)->free)
+			app(i)->free(cfg);
 }

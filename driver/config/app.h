@@ -46,6 +46,8 @@ struct drv_app {
 
 /* Once, before a command line is parsed (apps.c); a protocol given again is kept once. */
 void drv_app_register(const struct drv_app *a);
+/* x into list (*n of max), once: the registries of app.c and engine.c. */
+void drv__config_list_add(const void **list, unsigned *n, unsigned max, const void *x);
 /* The registered protocols, in their order: i from 0 while it returns one. */
 const struct drv_app *drv_app_at(unsigned i);
 /* The registered protocol named name, or NULL. */

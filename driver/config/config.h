@@ -16,7 +16,7 @@
 #define DRV_MAX_REQUESTS 1000000000000ULL
 #define DRV_MAX_SIZE (16ULL << 20)
 #define DRV_MAX_UDP_SIZE 65507ULL
-/* memcached's UDP frame header: built into the payload here, parsed by framing/frame_mcudp.c */
+/* memcached's UDP frame header: built into the payload here, parsed by udp/udp_memcache.c */
 #define DRV_MCUDP_HDR 8
 #define DRV_MAX_RATE 1e8
 #define DRV_MAX_HEADERS 64

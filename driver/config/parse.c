@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 #include "config/config.h"
+#include "config/engine.h"
 #include "config/reqmix.h"
 #include "config/option.h"
 #include "config/options.h"
@@ -17,7 +18,6 @@
 #include "config/config_http.h"
 #include "config/app.h"
 #include "config/config_payload.h"
-#include "config/config_udp.h"
 #include "config/config_work.h"
 #include "config/peer_flags.h"
 #include "base/drv.h"
@@ -263,7 +263,7 @@ static int check(struct drv_config *cfg, const struct drv__seen *seen, char *err
 				       i + 1);
 	if (drv__config_work_check(cfg, seen, err, errlen)) /* config_work.c */
 		return -EINVAL;
-	if (drv__config_check_udp(cfg, err, errlen))
+	if (drv__config_engine_check(cfg, err, errlen)) /* udp's --id, --rcvbuf */
 		return -EINVAL;
 	if (drv__config_app_check_late(cfg, err, errlen)) /* grpc's: after the records */
 		return -EINVAL;
@@ -402,9 +402,9 @@ static int parse_opt(struct drv_config *cfg, enum drv_opt id, int c, struct drv_
 	case DRV_OPT_SHARD:
 		return shard(cfg, optarg, err, errlen);
 	case DRV_OPT_ID:
-		return drv__config_id(cfg, optarg, err, errlen);
+		return drv__config_engine_opt(cfg, "udp", "id", optarg, err, errlen); /* engine.h */
 	case DRV_OPT_RCVBUF:
-		return drv__config_rcvbuf(cfg, optarg, err, errlen);
+		return drv__config_engine_opt(cfg, "udp", "rcvbuf", optarg, err, errlen);
 	case DRV_OPT_PROTO:
 	case DRV_OPT_HDR_LOG:
 	case DRV_OPT_REQUESTS_FILE:

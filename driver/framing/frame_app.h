@@ -6,7 +6,7 @@
  * one response and says how many bytes it used, so a pipelined stream can go on with the next.
  * A byte outside the framing is DRV_E_MALFORMED, never a hang: every length and count is bounded.
  * This header holds what they share (verdicts, limits, the data block); each has its own header
- * (frame_resp.h, frame_memcache.h, frame_dns.h, frame_mcudp.h), and frame.c drives them.
+ * (frame_resp.h, frame_memcache.h, frame_dns.h; memcached's UDP frame: udp/udp_memcache.h), and frame.c drives them.
  */
 #ifndef LOADLENS_DRV_FRAME_APP_H
 #define LOADLENS_DRV_FRAME_APP_H

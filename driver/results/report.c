@@ -6,6 +6,7 @@
 #include <string.h>
 #include "loadlens/cli.h"
 #include "config/config.h"
+#include "config/engine.h"
 #include "base/drv.h"
 #include "config/quote.h"
 #include "results/report.h"
@@ -243,6 +244,7 @@ void drv_report_summary(FILE *f, const struct drv_config *cfg, const struct drv_
 {
 	const struct drv_stats *t = &res->total;
 	char b1[32], b2[32], b3[32], hint[400], target[LL_HOST_MAX + 16];
+	const struct drv_engine *eng;
 	double thr = drv_report_throughput(res);
 	int e;
 
@@ -288,8 +290,8 @@ void drv_report_summary(FILE *f, const struct drv_config *cfg, const struct drv_
 		version_line(f, cfg, t);
 	}
 	drv_report_h2(f, cfg, t); /* report_h2.c */
-	if (cfg->url.scheme == LL_SCHEME_UDP)
-		drv_report_udp(f, cfg, t);
+	if ((eng = drv_engine_for(cfg->url.scheme)) && eng->text)
+		eng->text(f, cfg, t); /* udp's lines (config/engine.h) */
 	drv_report_work(f, cfg, res); /* report_work.c */
 	if (res->warmup_requests)
 		fprintf(f, "  %-12s %llu requests left out\n", "warm-up",

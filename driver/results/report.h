@@ -36,8 +36,6 @@ const char *drv_report_bottleneck(const struct drv_config *cfg, const struct drv
  * newline, the summary's form of ll_json_counts() (loadlens/json_counts.h). */
 void drv_report_counts(FILE *f, const uint64_t *c, unsigned n, ll_code_name_fn *name);
 
-/* report_udp.c: the udp lines of the summary (lost, late, duplicate, unmatched, drops), hints. */
-void drv_report_udp(FILE *f, const struct drv_config *cfg, const struct drv_stats *t);
 
 /* report_h2.c: http/2 and grpc lines of the summary, their hints, JSON ("h2", "grpc_status"),
  * and their merge from a result document. */

@@ -8,7 +8,7 @@
 #include <cmocka.h>
 #include "ll_test.h"
 #include "framing/frame.h"
-#include "framing/frame_mcudp.h"
+#include "udp/udp_memcache.h"
 #include "framing/response.h"
 #include "results/stats.h"
 

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* The udp:// options: --id OFFSET:WIDTH (a per-request id stamped into --payload), --rcvbuf. */
+/* The udp:// options: --id OFFSET:WIDTH (a per-request id stamped into --payload), --rcvbuf, and
+ * their checks (udp_app.c's engine table: config/engine.h's opt and check). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "config/config.h"
 #include "config/option.h"
-#include "config/config_udp.h"
+#include "udp/udp_config.h"
 
 #define DRV_MAX_RCVBUF (1ULL << 30)
 

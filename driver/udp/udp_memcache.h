@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* memcached over UDP: a reply's datagrams (frame_mcudp.c). */
-#ifndef LOADLENS_DRV_FRAME_MCUDP_H
-#define LOADLENS_DRV_FRAME_MCUDP_H
+/* memcached over UDP: a reply's datagrams (udp_memcache.c). */
+#ifndef LOADLENS_DRV_UDP_MEMCACHE_H
+#define LOADLENS_DRV_UDP_MEMCACHE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -33,4 +33,4 @@ static inline void drv_mcudp_reset(struct drv_mcudp *m)
  * before (a duplicate), DRV_E_MALFORMED (short, a count that changed, a sequence past it). */
 int drv_mcudp_add(struct drv_mcudp *m, const uint8_t *p, size_t n);
 
-#endif /* LOADLENS_DRV_FRAME_MCUDP_H */
+#endif /* LOADLENS_DRV_UDP_MEMCACHE_H */

@@ -2,7 +2,7 @@
 /* memcached's UDP frame: reassembly of a multi-datagram reply by sequence number and count. */
 #include <string.h>
 #include "config/config.h"
-#include "framing/frame_mcudp.h"
+#include "udp/udp_memcache.h"
 #include "framing/frame_memcache.h"
 #include "base/errors.h"
 

@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include "loadlens/cli.h"
 #include "config/config.h"
-#include "results/report.h"
 #include "results/stats.h"
+#include "udp/udp_report.h"
 
 void drv_report_udp(FILE *f, const struct drv_config *cfg, const struct drv_stats *t)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * udp://'s request id (proto_udp.c): where it sits in a request and its reply, and its bytes.
+ * udp://'s request id (udp_engine.c): where it sits in a request and its reply, and its bytes.
  * Either our own 8-byte tag at offset 0 ("LL" and a 48-bit sequence number, which an echoing
  * server returns), or --id OFFSET:WIDTH (the sequence number, big-endian, WIDTH bytes, where DNS
  * and memcached's UDP frame carry their request id), or none.

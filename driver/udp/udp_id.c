@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* udp://'s request id: where it sits, stamped into a request, read from a reply (udp_id.h). */
-#include "protocols/udp_id.h"
+#include "udp/udp_id.h"
 #include "config/config.h"
 #include "config/request.h"
 

@@ -35,16 +35,16 @@
 #include "config/config.h"
 #include "base/drv.h"
 #include "framing/frame_dns.h"
-#include "framing/frame_mcudp.h"
 #include "framing/frame_memcache.h"
-#include "protocols/protocols.h"
-#include "protocols/udp_id.h"
 #include "config/reqmix.h"
 #include "config/request.h"
 #include "scheduling/pingpong.h"
 #include "scheduling/slot.h"
 #include "scheduling/timing.h"
 #include "scheduling/worker.h"
+#include "udp/udp_engine.h"
+#include "udp/udp_id.h"
+#include "udp/udp_memcache.h"
 
 #ifndef SO_MEMINFO
 #define SO_MEMINFO 55
@@ -88,7 +88,7 @@ struct udp_thread {
 	struct drv_udp_id id; /* where a request's id sits (udp_id.h) */
 	uint64_t timeout_ns;
 	bool dns; /* --response dns: a reply's RCODE decides (frame_dns.c) */
-	bool mc;  /* --proto memcache-udp: replies of several datagrams (frame_mcudp.c) */
+	bool mc;  /* --proto memcache-udp: replies of several datagrams (udp_memcache.c) */
 	const struct drv_reqmix *mix; /* --requests-file, or NULL */
 	struct drv_mix_ctx mix_ctx;
 };
