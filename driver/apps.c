@@ -5,11 +5,13 @@
 #include "config/app.h"
 #include "config/engine.h"
 #include "grpc/grpc_app.h"
+#include "h2/h2_app.h"
 #include "ldap/ldap_app.h"
 #include "udp/udp_app.h"
 
 void drv_apps_register(void)
 {
+	drv_engine_register(&drv_h2_engine); /* --http2, grpc[s]:// (h2/), its --streams */
 	drv_engine_register(&drv_udp_engine); /* udp:// (udp/), its --id and --rcvbuf */
 	drv_app_register(&drv_ldap_app); /* --proto ldap, ldap[s]:// (ldap/) */
 	drv_app_register(&drv_grpc_app); /* grpc[s]:// (grpc/) */

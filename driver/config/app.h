@@ -5,7 +5,7 @@
  * registered once at the top (apps.c). The layers below it call these and never name the
  * protocol: config/ takes its target, options and checks through this table; framing/, results/
  * and protocols/ reach theirs through the tables it points to (framing/frame_ext.h,
- * results/report_ext.h, protocols/tcp_ext.h, protocols/h2_ext.h). A hook or table a protocol has
+ * results/report_ext.h, protocols/tcp_ext.h, h2/h2_ext.h). A hook or table a protocol has
  * no use for is NULL. A run has at most one on (drv_config_app).
  */
 #ifndef LOADLENS_DRV_APP_H

@@ -160,7 +160,7 @@ struct drv_config {
 
 const char *drv_conn_model_name(enum drv_conn_model m);
 const char *drv_resp_rule_name(enum drv_resp_rule r);
-/* The native HTTP/2 engine drives it (protocols/proto_h2.c): --http2 on it, or gRPC. */
+/* The native HTTP/2 engine drives it (h2/h2_engine.c): --http2 on it, or gRPC. */
 static inline bool drv_config_h2(const struct drv_config *cfg)
 {
 	return ll_scheme_is_grpc(cfg->url.scheme) ||

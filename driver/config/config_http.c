@@ -83,7 +83,7 @@ static int config_http_libcurl(const struct drv_config *cfg, char *err, size_t e
 }
 
 /*
- * --http2 is the native HTTP/2 engine (protocols/proto_h2.c) unless --http-engine curl; https://
+ * --http2 is the native HTTP/2 engine (h2/h2_engine.c) unless --http-engine curl; https://
  * without it is HTTP/1.1 through libcurl, where an explicit --http-engine native contradicts.
  */
 static int config_http_engine(struct drv_config *cfg, const struct drv__seen *seen, char *err,

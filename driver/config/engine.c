@@ -20,14 +20,19 @@ void drv_engine_register(const struct drv_engine *e)
 	drv__config_list_add(engines, &nengines, DRV_ENGINES_MAX, e);
 }
 
-const struct drv_engine *drv_engine_for(enum ll_scheme scheme)
+const struct drv_engine *drv_engine_at(unsigned i)
 {
-	unsigned i;
+	return i < nengines ? engine(i) : NULL;
+}
 
-	for (i = 0; i < nengines; i++)
-		if (engine(i)->scheme == scheme)
-			return engine(i);
-	return NULL;
+const struct drv_engine *drv_config_engine(const struct drv_config *cfg)
+{
+	const struct drv_engine *e;
+	unsigned i = 0;
+
+	while ((e = drv_engine_at(i++)) && !e->on(cfg))
+		;
+	return e;
 }
 
 int drv__config_engine_opt(struct drv_config *cfg, const char *group, const char *name,
@@ -47,6 +52,17 @@ int drv__config_engine_check(const struct drv_config *cfg, char *err, size_t err
 
 	for (i = 0; i < nengines; i++)
 		if (engine(i)->check && engine(i)->check(cfg, err, errlen))
+			return -EINVAL;
+	return 0;
+}
+
+int drv__config_engine_check_last(struct drv_config *cfg, const struct drv__seen *seen,
+				  char *err, size_t errlen)
+{
+	unsigned i;
+
+	for (i = 0; i < nengines; i++)
+		if (engine(i)->check_last && engine(i)->check_last(cfg, seen, err, errlen))
 			return -EINVAL;
 	return 0;
 }

@@ -14,7 +14,6 @@
 #include "config/reqmix.h"
 #include "config/option.h"
 #include "config/options.h"
-#include "config/config_h2.h"
 #include "config/config_http.h"
 #include "config/app.h"
 #include "config/config_payload.h"
@@ -269,7 +268,7 @@ static int check(struct drv_config *cfg, const struct drv__seen *seen, char *err
 		return -EINVAL;
 	if (drv__config_check_http(cfg, seen, err, errlen))
 		return -EINVAL;
-	return drv__config_check_h2(cfg, seen, err, errlen); /* config_h2.c */
+	return drv__config_engine_check_last(cfg, seen, err, errlen); /* h2's --streams, grpc:// */
 }
 
 /* What the presence of option id tells check() (struct drv__seen), past its value. */

@@ -2,7 +2,7 @@
 /*
  * grpc:// and grpcs://'s table (grpc_app.h): the message options and their checks
  * (grpc_config.c), and its part of the HTTP/2 engine (grpc_engine.c). The target itself is the
- * engine's scheme (config_h2.c); its status counts are the HTTP/2 report's (report_h2.c).
+ * engine's scheme (h2/h2_config.c); its status counts are the HTTP/2 report's (h2/h2_report.c).
  */
 #include <stdlib.h>
 #include "config/config.h"

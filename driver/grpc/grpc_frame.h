@@ -19,7 +19,7 @@
  *   DRV_E_GRPC               well formed, with a status other than OK;
  *   0                        well formed and OK.
  *
- * Pure: the HTTP/2 session (protocols/h2_stream.c) feeds it; tests/unit/test_driver_frame_grpc.c.
+ * Pure: the HTTP/2 session (h2/h2_stream.c) feeds it; tests/unit/test_driver_frame_grpc.c.
  */
 #ifndef LOADLENS_DRV_GRPC_FRAME_H
 #define LOADLENS_DRV_GRPC_FRAME_H

@@ -7,7 +7,7 @@
  * template.h). libprotobuf encodes it: a JSON without fields once at load; a templated one per
  * request, either by writing the fields' digits into the message libprotobuf encoded at load
  * (when every field lands verbatim in a string, which load proves by encoding probe values) or
- * by encoding the expanded JSON again. The HTTP/2 engine (protocols/h2_stream.c) writes the
+ * by encoding the expanded JSON again. The HTTP/2 engine (h2/h2_stream.c) writes the
  * 5-byte gRPC prefix (compressed flag, big-endian length) before it. Several records
  * (--requests-file lines `weight=N /kv.Store/Put {"key":"k{{seq}}"}`) are chosen as reqmix.h
  * chooses (weights, --seed) and counted per record. Implemented in C++ (grpc_msg.cc) behind

@@ -6,10 +6,10 @@
 
 const struct drv_proto *drv_proto_for(const struct drv_config *cfg)
 {
-	const struct drv_engine *e;
+	const struct drv_engine *e = drv_config_engine(cfg); /* h2/, udp/ */
 
-	if (drv_config_h2(cfg))
-		return &drv_proto_h2; /* --http2 on the native engine, grpc://, grpcs:// */
+	if (e)
+		return e->proto; /* --http2 on the native engine, grpc://, grpcs://; udp:// */
 	switch (cfg->url.scheme) {
 	case LL_SCHEME_TCP:
 		return &drv_proto_tcp;
@@ -18,7 +18,7 @@ const struct drv_proto *drv_proto_for(const struct drv_config *cfg)
 							  : &drv_proto_http_native;
 	case LL_SCHEME_HTTPS:
 		return &drv_proto_http_curl; /* HTTP/1.1 over TLS is libcurl's */
-	default: /* udp:// (udp/), or none */
-		return (e = drv_engine_for(cfg->url.scheme)) ? e->proto : NULL;
+	default:
+		return NULL;
 	}
 }

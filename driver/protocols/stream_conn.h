@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The stream-connection base: what the connection-oriented engines (proto_tcp.c with its -P and
- * TLS layers, proto_h2.c) share about a uv_tcp_t, embedded first in their slot as the slot base
+ * TLS layers, h2/h2_engine.c) share about a uv_tcp_t, embedded first in their slot as the slot base
  * is embedded first in it. It connects (--source-addr, the connect's deadline and counts), starts
  * the reads (libuv's, or the open loop's reply set with the kernel's receive stamp), writes (the
  * rest of a partial uv_try_write through one uv_write_t; bytes the engine makes itself through two

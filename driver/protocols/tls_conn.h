@@ -4,7 +4,7 @@
  * the protocol feeds what it reads (drv_tls_feed), takes what it must write (drv_tls_out_*),
  * and reads and writes plaintext; nothing here touches a socket or blocks. The client context
  * verifies the server with the system's CAs, or --cacert, or not at all with -k/--insecure, and
- * offers one ALPN protocol. Used by the HTTP/2 engine (proto_h2.c) for https:// and grpcs://.
+ * offers one ALPN protocol. Used by the HTTP/2 engine (h2/h2_engine.c) for https:// and grpcs://.
  */
 #ifndef LOADLENS_DRV_TLS_CONN_H
 #define LOADLENS_DRV_TLS_CONN_H

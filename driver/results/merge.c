@@ -11,6 +11,7 @@
 #include "loadlens/outfile.h"
 #include "base/drv.h"
 #include "config/app.h"
+#include "config/engine.h"
 #include "config/options.h"
 #include "config/parse.h"
 #include "results/merge.h"
@@ -139,6 +140,7 @@ int drv_merge_add(struct drv_merge *m, const json_t *doc, char *err, size_t len)
 	struct drv_stats *t = &m->res.total;
 	const char *k, *stop;
 	uint64_t start, end, code;
+	const struct drv_engine *eng;
 	const struct drv_app *a;
 	double rate;
 	unsigned i;
@@ -171,7 +173,9 @@ int drv_merge_add(struct drv_merge *m, const json_t *doc, char *err, size_t len)
 		if (e >= 0 && json_is_integer(v) && json_integer_value(v) > 0)
 			t->http_version[e] += (uint64_t)json_integer_value(v);
 	}
-	drv_merge_h2(t, doc); /* report_h2.c */
+	for (i = 0; (eng = drv_engine_at(i)); i++)
+		if (eng->merge) /* h2's "h2", "grpc_status" (config/engine.h) */
+			eng->merge(t, doc);
 	for (i = 0; (a = drv_app_at(i)); i++)
 		if (a->report) /* a protocol's object (report_ext.h) */
 			a->report->merge(t, json_object_get(doc, a->name));

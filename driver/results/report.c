@@ -289,9 +289,8 @@ void drv_report_summary(FILE *f, const struct drv_config *cfg, const struct drv_
 		status_line(f, t);
 		version_line(f, cfg, t);
 	}
-	drv_report_h2(f, cfg, t); /* report_h2.c */
-	if ((eng = drv_engine_for(cfg->url.scheme)) && eng->text)
-		eng->text(f, cfg, t); /* udp's lines (config/engine.h) */
+	if ((eng = drv_config_engine(cfg)) && eng->text)
+		eng->text(f, cfg, t); /* h2's or udp's lines (config/engine.h) */
 	drv_report_work(f, cfg, res); /* report_work.c */
 	if (res->warmup_requests)
 		fprintf(f, "  %-12s %llu requests left out\n", "warm-up",
@@ -331,7 +330,8 @@ void drv_report_summary(FILE *f, const struct drv_config *cfg, const struct drv_
 			   "answered: retrying would fail the same way%s\n",
 			drv_err_class(res->neg_err) == DRV_ERR_NOT_H2 ? "HTTP/2" : "TLS", hint);
 	}
-	drv_report_h2_hints(f, cfg, t);
+	if ((eng = drv_config_engine(cfg)) && eng->hints)
+		eng->hints(f, cfg, t); /* h2's */
 	if (drv_report_bottleneck(cfg, res, hint, sizeof(hint)))
 		fprintf(f, "warning: %s\n", hint);
 	fflush(f);

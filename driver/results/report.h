@@ -37,12 +37,6 @@ const char *drv_report_bottleneck(const struct drv_config *cfg, const struct drv
 void drv_report_counts(FILE *f, const uint64_t *c, unsigned n, ll_code_name_fn *name);
 
 
-/* report_h2.c: http/2 and grpc lines of the summary, their hints, JSON ("h2", "grpc_status"),
- * and their merge from a result document. */
-void drv_report_h2(FILE *f, const struct drv_config *cfg, const struct drv_stats *t);
-void drv_report_h2_hints(FILE *f, const struct drv_config *cfg, const struct drv_stats *t);
-int drv_report_json_h2(json_t *o, const struct drv_config *cfg, const struct drv_result *res);
-void drv_merge_h2(struct drv_stats *t, const json_t *doc);
 
 /* report_json.c: the result document (schema in docs/driver.md); NULL on allocation failure. */
 json_t *drv_report_json(const struct drv_config *cfg, const struct drv_result *res);

@@ -9,6 +9,7 @@
 #include "loadlens/hist_json.h"
 #include "config/config.h"
 #include "config/app.h"
+#include "config/engine.h"
 #include "base/drv.h"
 #include "results/option_json.h"
 #include "results/report.h"
@@ -127,6 +128,7 @@ static json_t *driver(const struct drv_config *cfg, const struct drv_result *res
 json_t *drv_report_json(const struct drv_config *cfg, const struct drv_result *res)
 {
 	const struct drv_stats *t = &res->total;
+	const struct drv_engine *eng;
 	json_t *o = json_object(), *errs = json_object();
 	double thr = drv_report_throughput(res);
 	int bad = 0, e;
@@ -182,7 +184,8 @@ json_t *drv_report_json(const struct drv_config *cfg, const struct drv_result *r
 	bad |= drv_json_set(o, "connect_latency", ll_hist_to_json(t->connect));
 	bad |= drv_json_set(o, "late_latency", ll_hist_to_json(t->late_latency));
 	bad |= drv_report_json_work(o, cfg, res) ? 1 : 0; /* report_work.c */
-	bad |= drv_report_json_h2(o, cfg, res) ? 1 : 0;	  /* report_h2.c */
+	if ((eng = drv_config_engine(cfg)) && eng->json) /* h2's "h2", "grpc_status" (engine.h) */
+		bad |= eng->json(o, cfg, res) ? 1 : 0;
 	if (bad) {
 		json_decref(o);
 		return NULL;

@@ -81,7 +81,7 @@ struct drv_stats {
 	uint64_t status[DRV_STATUS_MAX]; /* http: responses by status code */
 	uint64_t http_version[DRV_HTTPV__COUNT]; /* http: responses by negotiated version */
 	uint64_t dns_rcode[16]; /* dns: responses by RCODE (0 = NOERROR, counted ok) */
-	/* http/2 (protocols/proto_h2.c, results/report_h2.c) */
+	/* http/2 (h2/h2_engine.c, h2/h2_report.c) */
 	uint64_t h2_rst[DRV_H2_RST_CODES]; /* RST_STREAM from the server, by error code */
 	uint64_t h2_goaway;	 /* GOAWAY frames from the server (the streams refused: errors) */
 	uint64_t h2_goaway_retried; /* streams a GOAWAY refused, sent again on a new connection */

@@ -17,7 +17,12 @@ static int opt(struct drv_config *cfg, const char *name, const char *v, char *er
 	return drv__config_rcvbuf(cfg, v, err, errlen); /* "rcvbuf" */
 }
 
+static bool on(const struct drv_config *cfg)
+{
+	return cfg->url.scheme == LL_SCHEME_UDP;
+}
+
 const struct drv_engine drv_udp_engine = {
-	.name = "udp", .scheme = LL_SCHEME_UDP, .opt = opt, .check = drv__config_check_udp,
+	.name = "udp", .on = on, .opt = opt, .check = drv__config_check_udp,
 	.text = drv_report_udp, .proto = &drv_proto_udp,
 };

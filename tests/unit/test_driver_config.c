@@ -13,7 +13,7 @@
 #include "ll_test.h"
 #include "apps.h"
 #include <curl/curl.h>
-#include "config/config_h2.h"
+#include "h2/h2_config.h"
 #include "config/parse.h"
 #include "driver_parse_line.h"
 

@@ -12,6 +12,7 @@
 #include "loadlens/cli.h"
 #include "config/parse.h"
 #include "results/report.h"
+#include "h2/h2_report.h"
 #include "run.h"
 
 /* A run whose busiest thread used 183% of a core. */

@@ -3,7 +3,7 @@
  * The libnghttp2 client session of an HTTP/2 connection (h2_conn.h): the request headers built
  * once per thread, streams opened with the slot's ticket, frames fed in and their outcomes timed
  * and counted (HTTP status, grpc-status, RST_STREAM by code, GOAWAY, malformed frames), and the
- * streams that never got an answer failed by cause. proto_h2.c drives it from the socket.
+ * streams that never got an answer failed by cause. h2_engine.c drives it from the socket.
  */
 #ifndef LOADLENS_DRV_H2_STREAM_H
 #define LOADLENS_DRV_H2_STREAM_H
@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "protocols/h2_conn.h"
+#include "h2/h2_conn.h"
 
 struct drv_config;
 

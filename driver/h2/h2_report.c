@@ -10,6 +10,7 @@
 #include "loadlens/grpc_status.h"
 #include "config/config.h"
 #include "results/report.h"
+#include "h2/h2_report.h"
 #include "results/result.h"
 #include "results/stats.h"
 

@@ -24,9 +24,9 @@
 #include <uv.h>
 #include "base/drv.h"
 #include "config/config.h"
-#include "protocols/h2_conn.h"
-#include "protocols/h2_stream.h"
-#include "protocols/protocols.h"
+#include "h2/h2_conn.h"
+#include "h2/h2_stream.h"
+#include "h2/h2_engine.h"
 #include "protocols/stream_conn.h"
 #include "protocols/tls_conn.h"
 #include "scheduling/slot.h"

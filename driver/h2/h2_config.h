@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* config_h2.c: the native HTTP/2 engine's part of the command line (--streams, grpc://). */
-#ifndef LOADLENS_DRV_CONFIG_H2_H
-#define LOADLENS_DRV_CONFIG_H2_H
+/* h2_config.c: the native HTTP/2 engine's part of the command line (--streams, grpc://). */
+#ifndef LOADLENS_DRV_H2_CONFIG_H
+#define LOADLENS_DRV_H2_CONFIG_H
 
 #include <stddef.h>
 #include "config/config.h"
@@ -17,4 +17,4 @@ int drv__config_check_h2(struct drv_config *cfg, const struct drv__seen *seen, c
 /* A gRPC method path "/package.Service/Method": 0, or -EINVAL. Pure; for tests. */
 int drv_config_grpc_path(const char *path);
 
-#endif /* LOADLENS_DRV_CONFIG_H2_H */
+#endif /* LOADLENS_DRV_H2_CONFIG_H */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * An HTTP/2 connection slot and its thread's state, as proto_h2.c (the connection's hooks on the
+ * An HTTP/2 connection slot and its thread's state, as h2_engine.c (the connection's hooks on the
  * stream base, stream_conn.h: TLS, bytes in and out, close) and h2_stream.c (the libnghttp2
  * session: streams out, frames in) both see them. Private to the two; its connecting
- * (stream_conn.h) lasts from the connect to the session (TLS: the handshake's end). proto_h2.c
+ * (stream_conn.h) lasts from the connect to the session (TLS: the handshake's end). h2_engine.c
  * calls into h2_stream.c (h2_stream.h), and the session reaches the connection only through
  * h2__conn_fail() and the flags it sets.
  *
@@ -22,7 +22,7 @@
 #include <uv.h>
 #include "base/drv.h"
 #include "config/reqmix.h"
-#include "protocols/h2_ext.h"
+#include "h2/h2_ext.h"
 #include "protocols/stream_conn.h"
 #include "protocols/tls_conn.h"
 #include "scheduling/slot.h"
@@ -79,7 +79,7 @@ struct h2_conn {
 	bool goaway;	       /* the server sent GOAWAY: no new streams, close once drained */
 	bool proto_err;	       /* a connection-level protocol error */
 	bool finishing;	       /* the pacer is done: close once the last stream is in */
-	bool pumping;	       /* inside pump() (proto_h2.c) */
+	bool pumping;	       /* inside pump() (h2_engine.c) */
 };
 
 struct h2_thread {
@@ -115,7 +115,7 @@ static inline struct drv_stats *h2_conn_stats(struct h2_conn *c)
 	return drv_stream_stats(&c->sc);
 }
 
-/* proto_h2.c: fail every stream in flight and the connection (counted), then drop it. */
+/* h2_engine.c: fail every stream in flight and the connection (counted), then drop it. */
 void h2__conn_fail(struct h2_conn *c, int err);
 
 #endif /* LOADLENS_DRV_H2_CONN_H */

@@ -8,8 +8,8 @@
 #include "loadlens/grpc_status.h"
 #include "config/config.h"
 #include "config/app.h"
-#include "protocols/h2_conn.h"
-#include "protocols/h2_stream.h"
+#include "h2/h2_conn.h"
+#include "h2/h2_stream.h"
 #include "scheduling/timing.h"
 
 #define H2_WINDOW ((1U << 30) - 1) /* our receive windows, stream and connection: h2load's */

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* --streams and the grpc:// and grpcs:// targets (config_h2.h). */
+/* --streams and the grpc:// and grpcs:// targets (h2_config.h). */
 #include <errno.h>
 #include <string.h>
 #include "config/config.h"
-#include "config/config_h2.h"
+#include "h2/h2_config.h"
 #include "config/option.h"
 
 int drv_config_grpc_path(const char *path)

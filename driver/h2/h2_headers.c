@@ -8,8 +8,8 @@
 #include <nghttp2/nghttp2.h>
 #include "base/drv.h"
 #include "config/config.h"
-#include "protocols/h2_conn.h"
-#include "protocols/h2_stream.h"
+#include "h2/h2_conn.h"
+#include "h2/h2_stream.h"
 
 #define H2_NV_FLAGS (NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE)
 
