@@ -6,6 +6,7 @@
 #include "config/engine.h"
 #include "grpc/grpc_app.h"
 #include "h2/h2_app.h"
+#include "http/http_app.h"
 #include "ldap/ldap_app.h"
 #include "udp/udp_app.h"
 
@@ -13,6 +14,7 @@ void drv_apps_register(void)
 {
 	drv_engine_register(&drv_h2_engine); /* --http2, grpc[s]:// (h2/), its --streams */
 	drv_engine_register(&drv_udp_engine); /* udp:// (udp/), its --id and --rcvbuf */
+	drv_engine_register(&drv_curl_engine); /* https://, --http-engine curl: libcurl (http/) */
 	drv_app_register(&drv_ldap_app); /* --proto ldap, ldap[s]:// (ldap/) */
 	drv_app_register(&drv_grpc_app); /* grpc[s]:// (grpc/) */
 }

@@ -4,11 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <curl/curl.h>
 #include "config/option.h"
 #include "config/config_http.h"
 #include "config/config_payload.h"
 #include "config/app.h"
+#include "config/engine.h"
 
 /* RFC 9110 §5.6.2: a field name is a token */
 static bool token_char(unsigned char c)
@@ -58,27 +58,6 @@ int drv__config_cacert(struct drv_config *cfg, const char *path, char *err, size
 	if (!cfg->cacert_len)
 		return drv__config_fail(err, errlen, "--cacert %s: the file is empty", path);
 	cfg->cacert = path;
-	return 0;
-}
-
-/* What this libcurl can do: TLS, HTTP/2, and reuse of a prior-knowledge h2c connection. */
-static int config_http_libcurl(const struct drv_config *cfg, char *err, size_t errlen)
-{
-	const curl_version_info_data *v = curl_version_info(CURLVERSION_NOW);
-
-	if (cfg->url.scheme == LL_SCHEME_HTTPS && !(v->features & CURL_VERSION_SSL))
-		return drv__config_fail(err, errlen, "https://: this libcurl (%s) was built without TLS",
-			       v->version);
-	if (cfg->http2 && !(v->features & CURL_VERSION_HTTP2))
-		return drv__config_fail(err, errlen, "--http2: this libcurl (%s) was built without HTTP/2",
-			       v->version);
-	/* before 8.0.0 the second request on an h2c connection fails (curl/curl GitHub 10634) */
-	if (cfg->http2 && cfg->url.scheme == LL_SCHEME_HTTP && v->version_num < 0x080000 &&
-	    cfg->conn_model != DRV_CONN_NEW)
-		return drv__config_fail(err, errlen,
-			       "--http2 over http:// (h2c) cannot reuse connections with "
-			       "libcurl %s (fixed in 8.0.0): use https://, or --new-conn",
-			       v->version);
 	return 0;
 }
 
@@ -134,8 +113,8 @@ int drv__config_check_http(struct drv_config *cfg, const struct drv__seen *seen,
 		cfg->reconnect_every = 1;
 	}
 	r = config_http_engine(cfg, seen, err, errlen);
-	if (!r && cfg->http_engine == DRV_HTTP_CURL)
-		r = config_http_libcurl(cfg, err, errlen);
+	if (!r) /* the libcurl engine's: what this libcurl can do (http/http_config.c) */
+		r = drv__config_engine_check_run(cfg, err, errlen);
 	if (r)
 		return r;
 	if (cfg->insecure && cfg->cacert)

@@ -66,3 +66,10 @@ int drv__config_engine_check_last(struct drv_config *cfg, const struct drv__seen
 			return -EINVAL;
 	return 0;
 }
+
+int drv__config_engine_check_run(const struct drv_config *cfg, char *err, size_t errlen)
+{
+	const struct drv_engine *e = drv_config_engine(cfg);
+
+	return e && e->check_run ? e->check_run(cfg, err, errlen) : 0;
+}

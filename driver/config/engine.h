@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * An engine in its own folder (udp/, h2/): which runs are its and its hooks into each layer,
- * filled by its folder (udp/udp_app.c, h2/h2_app.c) and registered once at the top (apps.c).
+ * An engine in its own folder (udp/, h2/, http/): which runs are its and its hooks into each
+ * layer, filled by its folder (udp/udp_app.c, h2/h2_app.c, http/http_app.c) and registered once
+ * at the top (apps.c).
  * The layers below it call these and never name it: config/ takes its options and checks
  * through this table, results/ its summary lines, hints, JSON and merge, protocols/ its slots
  * (drv_proto_for()). Unlike an application protocol (app.h), which rides on an engine, an engine
@@ -25,7 +26,8 @@ struct json_t;
 
 struct drv_engine {
 	const char *name; /* what parse.c names it by, for its options ("udp") */
-	/* The run is this engine's (udp://; --http2 on the native engine, grpc://). */
+	/* The run is this engine's (udp://; --http2 on the native engine, grpc://; https://,
+	 * --http-engine curl). */
 	bool (*on)(const struct drv_config *cfg);
 	/* One of its options (name without dashes: "id", "rcvbuf"): 0 or -EINVAL. */
 	int (*opt)(struct drv_config *cfg, const char *name, const char *v, char *err,
@@ -36,6 +38,9 @@ struct drv_engine {
 	int (*check)(const struct drv_config *cfg, char *err, size_t errlen);
 	int (*check_last)(struct drv_config *cfg, const struct drv__seen *seen, char *err,
 			  size_t errlen);
+	/* The run's own checks, when it is its: for http:// and https:// once the HTTP checks have
+	 * chosen the engine, before the method's (config_http.c): 0 or -EINVAL with one line. */
+	int (*check_run)(const struct drv_config *cfg, char *err, size_t errlen);
 	/* Its lines of the summary, and its hints after them, when the run is its. */
 	void (*text)(FILE *f, const struct drv_config *cfg, const struct drv_stats *t);
 	void (*hints)(FILE *f, const struct drv_config *cfg, const struct drv_stats *t);
@@ -59,5 +64,7 @@ int drv__config_engine_opt(struct drv_config *cfg, const char *group, const char
 int drv__config_engine_check(const struct drv_config *cfg, char *err, size_t errlen);
 int drv__config_engine_check_last(struct drv_config *cfg, const struct drv__seen *seen,
 				  char *err, size_t errlen);
+/* The check_run of the engine the run is, if it has one: 0 or -EINVAL. */
+int drv__config_engine_check_run(const struct drv_config *cfg, char *err, size_t errlen);
 
 #endif /* LOADLENS_DRV_ENGINE_H */

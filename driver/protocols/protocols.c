@@ -6,18 +6,17 @@
 
 const struct drv_proto *drv_proto_for(const struct drv_config *cfg)
 {
-	const struct drv_engine *e = drv_config_engine(cfg); /* h2/, udp/ */
+	/* a registered engine's: --http2 on the native engine, grpc://, grpcs:// (h2/); udp://
+	 * (udp/); https:// and --http-engine curl, libcurl's (http/) */
+	const struct drv_engine *e = drv_config_engine(cfg);
 
 	if (e)
-		return e->proto; /* --http2 on the native engine, grpc://, grpcs://; udp:// */
+		return e->proto;
 	switch (cfg->url.scheme) {
 	case LL_SCHEME_TCP:
 		return &drv_proto_tcp;
 	case LL_SCHEME_HTTP:
-		return cfg->http_engine == DRV_HTTP_CURL ? &drv_proto_http_curl
-							  : &drv_proto_http_native;
-	case LL_SCHEME_HTTPS:
-		return &drv_proto_http_curl; /* HTTP/1.1 over TLS is libcurl's */
+		return &drv_proto_http_native;
 	default:
 		return NULL;
 	}

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* libcurl's results in the driver's terms (see curl_codes.h). */
+/* libcurl's results in the driver's terms (see http_curl_codes.h). */
 #include <errno.h>
 #include <curl/curl.h>
-#include "protocols/curl_codes.h"
+#include "http/http_curl_codes.h"
 #include "results/stats.h"
 
 int drv_curl_error(CURL *easy, CURLcode rc)

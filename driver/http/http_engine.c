@@ -18,9 +18,9 @@
 #include <uv.h>
 #include "config/config.h"
 #include "loadlens/dlist.h"
-#include "protocols/curl_codes.h"
 #include "base/drv.h"
-#include "protocols/protocols.h"
+#include "http/http_curl_codes.h"
+#include "http/http_engine.h"
 #include "scheduling/slot.h"
 #include "scheduling/timing.h"
 #include "scheduling/worker.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* libcurl's results in the driver's terms: error codes and HTTP versions (driver/results/stats.h). */
-#ifndef LOADLENS_DRIVER_CURL_CODES_H
-#define LOADLENS_DRIVER_CURL_CODES_H
+/* libcurl's results in the driver's terms: error codes and HTTP versions (results/stats.h). */
+#ifndef LOADLENS_DRV_HTTP_CURL_CODES_H
+#define LOADLENS_DRV_HTTP_CURL_CODES_H
 
 #include <curl/curl.h>
 
@@ -10,4 +10,4 @@ int drv_curl_error(CURL *easy, CURLcode rc);
 /* CURLINFO_HTTP_VERSION → DRV_HTTPV_*, or -1 (no response). */
 int drv_curl_httpv(long v);
 
-#endif /* LOADLENS_DRIVER_CURL_CODES_H */
+#endif /* LOADLENS_DRV_HTTP_CURL_CODES_H */
