@@ -95,11 +95,44 @@ const volatile __u8 targ_atomics = 1;
 	})
 #define LL_GLOBAL static __always_inline
 #endif
+/* A function verified once, on its own, in both objects: its arguments are numbers only, which
+ * kernels before 5.12 take too (the compat object's walks keep their state in a map for them). */
+#define LL_GLOBAL_NUM __attribute__((noinline))
 
 /* The current task's user registers, saved at syscall entry, or NULL. */
 #define LL_USER_REGS()                                                                             \
 	(targ_pt_regs ? (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf())             \
 		      : (struct pt_regs *)0)
+
+/*
+ * Before 5.15 (no bpf_task_pt_regs): the same registers where the kernel saved them at system
+ * call entry, the top of the task's kernel stack (task_pt_regs(): its stack page + THREAD_SIZE,
+ * less the registers; x86-64 and arm64 keep nothing above them), each read by helper.
+ * targ_stack_size: the kernel's THREAD_SIZE, set by userspace where bpf_task_pt_regs is missing
+ * (0: not read this way). The saved mode checks the place: a 64-bit user task's code segment
+ * (x86-64's cs 0x33) or exception level 0 (arm64's pstate); else nothing is read.
+ */
+const volatile __u32 targ_stack_size = 0;
+
+static __always_inline __u64 ll_stack_regs(void)
+{
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+	__u64 stack = (__u64)BPF_CORE_READ(t, stack), regs;
+
+	if (!stack)
+		return 0;
+	regs = stack + targ_stack_size - bpf_core_type_size(struct pt_regs);
+#if defined(__TARGET_ARCH_x86)
+	if (BPF_CORE_READ((struct pt_regs *)regs, cs) != 0x33)
+		return 0;
+#elif defined(__TARGET_ARCH_arm64)
+	if (BPF_CORE_READ((struct pt_regs *)regs, pstate) & 0xc) /* PSR_MODE_MASK's EL bits */
+		return 0;
+#else
+	return 0;
+#endif
+	return regs;
+}
 
 /*
  * The current system call, from the task's user registers saved at its entry: its number and its
@@ -163,6 +196,21 @@ static __always_inline bool ll_syscall(struct ll_syscall *c)
 #if LL_SYSCALL_REGS
 	struct pt_regs *regs = LL_USER_REGS();
 
+	if (!regs && targ_stack_size) {
+		regs = (struct pt_regs *)ll_stack_regs();
+		if (!regs)
+			return false;
+#if defined(__TARGET_ARCH_x86)
+		c->nr = BPF_CORE_READ(regs, orig_ax);
+		c->arg2 = BPF_CORE_READ(regs, si);
+		c->arg3 = BPF_CORE_READ(regs, dx);
+#elif defined(__TARGET_ARCH_arm64)
+		c->nr = BPF_CORE_READ(regs, syscallno);
+		c->arg2 = BPF_CORE_READ(regs, regs[1]);
+		c->arg3 = BPF_CORE_READ(regs, regs[2]);
+#endif
+		return true;
+	}
 	if (!regs)
 		return false;
 #if defined(__TARGET_ARCH_x86)

@@ -56,19 +56,24 @@ struct {
 	__type(value, struct pl_scratch);
 } pl_buf SEC(".maps");
 
-/* ll_pl_count() as a global function: the verifier walks its loop once. */
-LL_GLOBAL __u32 pl_count(struct pl_scratch *sb, __u32 n)
+/* ll_pl_count() of this CPU's scratch bytes as a global function: the verifier walks its loop
+ * once. (Numbers in and out, and so on every kernel: bpf/observe.bpf.h's LL_GLOBAL_NUM.) */
+LL_GLOBAL_NUM __u32 pl_count(__u32 n)
 {
+	__u32 zero = 0;
+	struct pl_scratch *sb = bpf_map_lookup_elem(&pl_buf, &zero);
+
 	if (!sb || n > LL_PL_SCAN)
 		return LL_PL_BINARY;
 	return ll_pl_count(sb->b, n);
 }
 
-/* The sampled read: count its requests into the slot's counters. A global function: the
- * verifier checks it once, not again on every path of its caller. */
-LL_GLOBAL int pl_sample(struct rt_pl_ctrs *c, int ret)
+/* The sampled read: count its requests into slot's counters. A global function: the verifier
+ * checks it once, not again on every path of its caller. */
+LL_GLOBAL_NUM int pl_sample(__u32 slot, int ret)
 {
 	struct pl_scratch *sb;
+	struct rt_pl_ctrs *c = bpf_map_lookup_elem(&pl_ctrs, &slot);
 	__u32 zero = 0, n, count, i;
 	__u64 ubuf, ulen = 0, est;
 
@@ -93,7 +98,7 @@ LL_GLOBAL int pl_sample(struct rt_pl_ctrs *c, int ret)
 		c->unreadable++;
 		return 0;
 	}
-	count = pl_count(sb, n);
+	count = pl_count(n);
 	/* the bytes are counted, not kept: no payload stays in the map after this sample */
 	for (i = 0; i < sizeof(sb->b) / 8; i++) /* volatile: no memset, which BPF has not */
 		((volatile __u64 *)sb->b)[i] = 0;
@@ -122,7 +127,6 @@ static __always_inline void payload_recv(struct sock *sk, int slot, int ret, boo
 {
 	__u64 *g = &pl_gates[(bpf_get_smp_processor_id() & (PL_GATES - 1)) * PL_GATE_WORDS];
 	struct rt_tcp_sock *s;
-	struct rt_pl_ctrs *c;
 	__u64 now, last;
 
 	if (!targ_payload)
@@ -143,9 +147,7 @@ static __always_inline void payload_recv(struct sock *sk, int slot, int ret, boo
 	if (slot < 0 || slot >= RT_MAX_SLOTS)
 		return;
 	*g = now;
-	c = bpf_map_lookup_elem(&pl_ctrs, &slot);
-	if (c)
-		pl_sample(c, ret);
+	pl_sample((__u32)slot, ret);
 }
 
 #endif /* LOADLENS_PAYLOAD_BPF_H */

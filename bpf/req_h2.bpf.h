@@ -114,7 +114,7 @@ static __always_inline void h2_io(struct sock *sk, struct rt_tcp_sock *s, int sl
 				  bool write, bool kf)
 {
 	__u64 iov = 0, base = 0, after;
-	struct h2_walk w = {};
+	struct h2_walk ws = {}, *w;
 	struct rt_h2_conn *c;
 	__u32 n, seq = 0;
 
@@ -123,22 +123,23 @@ static __always_inline void h2_io(struct sock *sk, struct rt_tcp_sock *s, int sl
 		return;
 	}
 	c = LL_SK_GET(h2_conns, h2_conns_hash, sk, 0);
-	if (!c) {
+	w = h2_walk_new(&ws);
+	if (!c || !w) {
 		h2_count_lost(s, slot);
 		return;
 	}
-	w.sk = (__u64)sk;
-	w.slot = slot;
-	w.write = write;
+	w->sk = (__u64)sk;
+	w->slot = slot;
+	w->write = write;
 	if (write) {
 		after = s->read_ns > s->last_write_ns ? s->read_ns : s->last_write_ns;
-		w.now = tcp_sent_clock(sk, after, kf);
-		s->last_write_ns = w.now;
+		w->now = tcp_sent_clock(sk, after, kf);
+		s->last_write_ns = w->now;
 	} else {
-		w.arrival = s->state == RT_QUEUED ? s->arrival_ns : 0;
-		w.now = w.arrival ? tcp_clock(sk, w.arrival, kf) : bpf_ktime_get_ns();
-		w.accept = s->accept_ns;
-		s->read_ns = w.now;
+		w->arrival = s->state == RT_QUEUED ? s->arrival_ns : 0;
+		w->now = w->arrival ? tcp_clock(sk, w->arrival, kf) : bpf_ktime_get_ns();
+		w->accept = s->accept_ns;
+		s->read_ns = w->now;
 		/* bytes still unread keep their (earliest) arrival for the next read */
 		seq = LL_READ_KF(kf, struct tcp_sock, sk, copied_seq);
 		if (LL_READ_KF(kf, struct tcp_sock, sk, rcv_nxt) == seq)
@@ -151,12 +152,12 @@ static __always_inline void h2_io(struct sock *sk, struct rt_tcp_sock *s, int sl
 			h2_gap(c, slot);
 	}
 	if (!write)
-		w.seq0 = seq - (__u32)ret; /* the read's first byte */
+		w->seq0 = seq - (__u32)ret; /* the read's first byte */
 	n = h2_sys_bufs(&iov, &base);
-	h2_walk_gaps(c, &w, iov, base, n, (__u32)ret);
+	h2_walk_gaps(c, w, iov, base, n, (__u32)ret);
 	if (write)
 		return;
-	s->accept_ns = w.accept;
+	s->accept_ns = w->accept;
 	c->rd_seq = seq;
 }
 

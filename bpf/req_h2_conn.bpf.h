@@ -39,12 +39,12 @@ LL_MAP(h2_runs, BPF_MAP_TYPE_ARRAY, RT_H2_RUNS, __u32, struct rt_h2_stream);
 
 /* One read's or write's walk: the direction's carried place, and what its frames need. */
 struct h2_walk {
-#ifdef H2_WIN
-	__u8 win[H2_WIN]; /* the window's bytes: those of the buffer from wofs, wlen of them */
+	/* (the window's fields in both objects, which lay out the map h2_walks alike; used where
+	 * H2_WIN is defined) */
+	__u8 win[64];	/* the window's bytes: those of the buffer from wofs, wlen of them */
 	__u64 wbuf;
 	__u32 wofs;
 	__u32 wlen;	/* 0: nothing held */
-#endif
 	struct rt_h2_dir d;
 	__u64 sk;
 	__u64 gen;
@@ -72,6 +72,47 @@ struct h2_walk {
 			 * write), ll_h2_gap_frame() */
 	__u8 dry;	/* ... and its first walk only looks: no stream is moved */
 };
+
+/*
+ * The walk's global functions (req_h2_walk.bpf.h) take it as their first argument (H2_W in a
+ * declaration, H2_WA(w) in a call). Before 5.12 (the compat object) a global function takes
+ * numbers only and a pointer may not be made a number (the socket is hashed): the walk is then
+ * each CPU's entry of h2_walks (h2_walk_get()), which its callers fill and its global functions
+ * look up (the programs that walk do not nest on a CPU: the socket calls' trampolines and the
+ * libssl uprobes run in the task, one at a time), and a socket stored there reads back as a
+ * number.
+ */
+LL_MAP(h2_walks, BPF_MAP_TYPE_PERCPU_ARRAY, 1, __u32, struct h2_walk); /* (both objects: alike) */
+
+#ifndef LL_PRE_5_12
+#define H2_W struct h2_walk *w,
+#define H2_WA(w) (w),
+#define H2_W_GET()
+#else
+static __always_inline struct h2_walk *h2_walk_get(void)
+{
+	__u32 k = 0;
+
+	return bpf_map_lookup_elem(&h2_walks, &k);
+}
+#define H2_W
+#define H2_WA(w)
+#define H2_W_GET() struct h2_walk *w = h2_walk_get()
+#endif
+
+/* A new walk, zeroed: *stack (the caller's), or before 5.12 this CPU's entry (NULL: none). */
+static __always_inline struct h2_walk *h2_walk_new(struct h2_walk *stack)
+{
+#ifndef LL_PRE_5_12
+	return stack;
+#else
+	struct h2_walk *w = h2_walk_get();
+
+	if (w)
+		__builtin_memset(w, 0, sizeof(*w));
+	return w;
+#endif
+}
 
 /* The place in the window of the n bytes at buf + off (off + n <= len, the buffer's bytes),
  * after reading the window there if it does not hold them; -1 if it cannot (the caller reads them

@@ -19,11 +19,12 @@
  * carries: H2_MORE, H2_DONE (the bytes are walked), or H2_LOST (too many frames, unreadable
  * bytes, no frame header). A global function, all its state in *w: the walk's loop is checked
  * in a few steps. */
-LL_GLOBAL int h2_step(struct h2_walk *w, __u64 buf, __u32 len)
+LL_GLOBAL_NUM int h2_step(H2_W __u64 buf, __u32 len)
 {
 	__u32 pass = 0, take = 0, sid = 0, tf = 0;
 	int rc, o;
 	__u8 hl;
+	H2_W_GET();
 
 	if (!w)
 		return H2_LOST;
@@ -80,9 +81,10 @@ LL_GLOBAL int h2_step(struct h2_walk *w, __u64 buf, __u32 len)
  * global function: inlined in h2_walk_io's loop over the buffers, the verifier walked its own
  * loop once a buffer (280,000 instructions, 0.3 s a program at each start; now ~30,000). Its
  * caller inlines h2_walk_io, a frame less: 6.1 refuses a chain of frames over 512 bytes. */
-LL_GLOBAL int h2_walk_buf(struct h2_walk *w, __u64 buf, __u32 len)
+LL_GLOBAL_NUM int h2_walk_buf(H2_W __u64 buf, __u32 len)
 {
 	int i, rc;
+	H2_W_GET();
 
 	if (!w)
 		return 1;
@@ -91,7 +93,7 @@ LL_GLOBAL int h2_walk_buf(struct h2_walk *w, __u64 buf, __u32 len)
 	w->wlen = 0;
 #endif
 	for (i = 0; i <= LL_H2_FRAMES; i++) {
-		rc = h2_step(w, buf, len);
+		rc = h2_step(H2_WA(w) buf, len);
 		if (rc != H2_MORE)
 			return rc == H2_LOST;
 	}
@@ -117,12 +119,12 @@ static __always_inline int h2_walk_io(struct h2_walk *w, __u64 iov, __u64 base, 
 		return 0;
 	}
 	if (!iov)
-		return h2_walk_buf(w, base, ret);
+		return h2_walk_buf(H2_WA(w) base, ret);
 	for (i = 0; i < LL_H2_IOVS && i < niov && left; i++) {
 		if (bpf_probe_read_user(v, sizeof(v), (void *)(iov + 16 * (__u64)i)))
 			break;
 		n = v[1] < left ? (__u32)v[1] : left;
-		if (h2_walk_buf(w, v[0], n))
+		if (h2_walk_buf(H2_WA(w) v[0], n))
 			break;
 		left -= n;
 		if (w->seq0) /* (the next buffer's first byte; 0 stays unknown) */

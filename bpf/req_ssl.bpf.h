@@ -164,16 +164,19 @@ static __always_inline void ssl_h2_init(struct rt_ssl_conn *c, __u32 slot, __u64
 static __always_inline void ssl_h2_io(struct rt_ssl_conn *c, __u64 sk, __u32 slot, __u64 buf,
 				      __u32 n, bool write, __u64 now)
 {
-	struct h2_walk w = {};
+	struct h2_walk ws = {}, *w;
 
 	if (c->h2_state)
 		return; /* closed */
-	w.sk = sk;
-	w.slot = slot;
-	w.write = write;
-	w.now = now;
-	w.arrival = write ? 0 : c->arrival_ns;
-	h2_walk_gaps(&c->h2, &w, 0, buf, 1, n);
+	w = h2_walk_new(&ws);
+	if (!w)
+		return;
+	w->sk = sk;
+	w->slot = slot;
+	w->write = write;
+	w->now = now;
+	w->arrival = write ? 0 : c->arrival_ns;
+	h2_walk_gaps(&c->h2, w, 0, buf, 1, n);
 }
 
 /* A response in several writes is complete (HTTP/1.1): its first and last writes. */
@@ -260,12 +263,48 @@ struct ssl_plain {
 };
 #define SSL_IO_WRITE (1u << 31)
 
+/* ssl_exit()'s answer: the caller's (SSL_OUT, SSL_OA(q)), or before 5.12, where a global
+ * function takes numbers only, each CPU's entry of ssl_outs (ssl_plain_new()), as the frame
+ * walk's (bpf/req_h2_conn.bpf.h). */
+LL_MAP(ssl_outs, BPF_MAP_TYPE_PERCPU_ARRAY, 1, __u32, struct ssl_plain); /* (both objects) */
+
+static __always_inline struct ssl_plain *ssl_out_get(void)
+{
+	__u32 k = 0;
+
+	return bpf_map_lookup_elem(&ssl_outs, &k);
+}
+
+#ifndef LL_PRE_5_12
+#define SSL_OUT struct ssl_plain *out,
+#define SSL_OA(q) (q),
+#define SSL_OUT_GET()
+#else
+#define SSL_OUT
+#define SSL_OA(q)
+#define SSL_OUT_GET() struct ssl_plain *out = ssl_out_get()
+#endif
+
+/* A new answer, zeroed: *stack (the caller's), or before 5.12 this CPU's entry (NULL: none). */
+static __always_inline struct ssl_plain *ssl_plain_new(struct ssl_plain *stack)
+{
+#ifndef LL_PRE_5_12
+	return stack;
+#else
+	struct ssl_plain *q = ssl_out_get();
+
+	if (q)
+		__builtin_memset(q, 0, sizeof(*q));
+	return q;
+#endif
+}
+
 /* The plaintext of an SSL call: n bytes at buf (user memory) read at now, or written (handed
  * over at now) with SSL_IO_WRITE in n, on the connection of socket sk. A global function: the
  * verifier checks it, and the frame walk in it, once per program, on its own stack, and the
  * program calls it after ssl_exit() has returned, not from inside it: the walk's frames and
  * ssl_exit()'s do not add up (together they passed the 512 bytes of stack 6.1 allows). */
-LL_GLOBAL int ssl_io(__u64 sk, __u64 buf, __u32 n, __u64 now)
+LL_GLOBAL_NUM int ssl_io(__u64 sk, __u64 buf, __u32 n, __u64 now)
 {
 	struct rt_ssl_conn *c = bpf_map_lookup_elem(&ssl_conns, &sk);
 	__u32 slot;
@@ -288,7 +327,7 @@ LL_GLOBAL int ssl_io(__u64 sk, __u64 buf, __u32 n, __u64 now)
  * SSL_write, *outlen for the _ex forms (which return 1 on success). Returns 1 with *out set
  * where there is plaintext for ssl_io(), else 0.
  */
-LL_GLOBAL int ssl_exit(int ret, struct ssl_plain *out)
+LL_GLOBAL_NUM int ssl_exit(SSL_OUT int ret)
 {
 	__u64 id = bpf_get_current_pid_tgid(), sk, n64 = 0, buf, outlen, start, arrival, read_ns;
 	struct rt_ssl_key key = {};
@@ -298,6 +337,7 @@ LL_GLOBAL int ssl_exit(int ret, struct ssl_plain *out)
 	__u32 n = 0, slot, z = 0, kind;
 	struct rt_rec *r;
 	bool write, seen;
+	SSL_OUT_GET();
 
 	if (!out || !ssl_proc(id))
 		return 0;

@@ -65,7 +65,7 @@ LL_MAP(tls_hs, BPF_MAP_TYPE_LRU_HASH, RT_TLS_HS_SLOTS, __u64, struct rt_tls_hs);
 
 /* The record headers in the n bytes at ubuf (user memory), the first at skip. A global function:
  * the verifier walks its loop once. */
-LL_GLOBAL __u64 tls_scan(__u64 ubuf, __u32 n, __u32 skip)
+LL_GLOBAL_NUM __u64 tls_scan(__u64 ubuf, __u32 n, __u32 skip)
 {
 	__u8 h[5];
 	__u64 out = 0, off = skip;
@@ -106,7 +106,7 @@ static __always_inline __u64 tls_buf(int ret, __u32 *n)
 
 /* The user buffer the current write() / sendto() / writev() / sendmsg() sent first, or 0. A
  * global function: checked once, and its loads of the registers and the stack kept apart. */
-LL_GLOBAL __u64 tls_wbuf(void)
+LL_GLOBAL_NUM __u64 tls_wbuf(void)
 {
 	__u64 len;
 
@@ -142,7 +142,7 @@ static __always_inline bool tls_alert_write(int ret)
  * "h2")? Inside TLS the observer sees turns, not streams: such connections are counted, and the
  * output says their requests are turns. Only the ClientHello's lengths and the ALPN list are
  * read (plaintext by design). A global function: the verifier walks its loops once. */
-LL_GLOBAL int tls_offers_h2(__u64 ubuf, __u32 n)
+LL_GLOBAL_NUM int tls_offers_h2(__u64 ubuf, __u32 n)
 {
 	__u32 off = 43, end, i, len, p;
 	__u8 b[4], names[40];
@@ -178,8 +178,10 @@ LL_GLOBAL int tls_offers_h2(__u64 ubuf, __u32 n)
 		return 0;
 	/* the list: its 2-byte length, then names, each after a 1-byte length */
 	len = len > sizeof(names) ? sizeof(names) : len;
-	if (len < 5 || off + 4 + len > n ||
-	    bpf_probe_read_user(names, len & 63, (void *)(ubuf + off + 4)))
+	if (len < 5 || off + 4 + len > n)
+		return 0;
+	barrier_var(len); /* (the mask stays: 5.10's verifier bounds only the register passed) */
+	if (bpf_probe_read_user(names, len & 63, (void *)(ubuf + off + 4)))
 		return 0;
 	p = 2;
 	for (i = 0; i < TLS_ALPN_NAMES; i++) {

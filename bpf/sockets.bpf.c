@@ -272,10 +272,10 @@ int handle_ssl_do_handshake(struct pt_regs *ctx)
 SEC("uretprobe")
 int handle_ssl_ret(struct pt_regs *ctx)
 {
-	struct ssl_plain q = {};
+	struct ssl_plain qs = {}, *q = ssl_plain_new(&qs);
 
-	if (ssl_exit(SSL_RET(ctx), &q))
-		ssl_io(q.sk, q.buf, q.n, q.now);
+	if (q && ssl_exit(SSL_OA(q) SSL_RET(ctx)))
+		ssl_io(q->sk, q->buf, q->n, q->now);
 	return 0;
 }
 #endif

@@ -57,6 +57,7 @@ struct files_struct {
 
 /* include/linux/sched.h */
 struct task_struct {
+	void *stack; /* (its kernel stack page: bpf/observe.bpf.h's ll_stack_regs()) */
 	struct files_struct *files;
 	int pid;
 	int tgid;

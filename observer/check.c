@@ -39,7 +39,8 @@ struct probe {
 	const char *set_state;	/* "tp_btf", "raw_tp" or NULL */
 	const char *reads;	/* "bpf_rdonly_cast" or "bpf_probe_read_kernel" */
 	const char *sk_state;	/* "sk_storage" or "hash" */
-	bool user_regs;		/* bpf_task_pt_regs */
+	bool user_regs;		/* bpf_task_pt_regs, or the kernel stack's registers */
+	bool stack_regs;	/* ... the kernel stack's */
 	bool accept4;		/* syscalls:sys_exit_accept4 */
 	enum obs_reqtime_mech mech;
 	char mech_why[256];
@@ -139,6 +140,7 @@ static void check_load(struct probe *p, enum obs_reqtime_mech want)
 	p->reads = obs_sockets_features(obs_kernel_conn(k))->reads;
 	p->sk_state = obs_sockets_features(obs_kernel_conn(k))->sk_state;
 	p->user_regs = obs_sockets_features(obs_kernel_conn(k))->user_regs;
+	p->stack_regs = obs_sockets_features(obs_kernel_conn(k))->stack_regs;
 	p->accept4 = obs_sockets_features(obs_kernel_conn(k))->accept4;
 	p->fail = *obs_fail_features(obs_kernel_fail(k));
 	bpf_object__for_each_program(prog, s->obj)
@@ -222,8 +224,12 @@ static json_t *features(const struct probe *p)
 	json_array_append_new(a, check_row("payload sampling (pipelined requests per read)",
 		p->mech != OBS_REQTIME_MECH_OFF && p->user_regs,
 		p->mech != OBS_REQTIME_MECH_OFF && p->user_regs
-		? "bpf_task_pt_regs + bpf_probe_read_user in the read programs" : "off",
-		"5.15, x86-64, arm64 or ppc64le; with request timing",
+		? (p->stack_regs ? "the kernel stack's saved registers + bpf_probe_read_user in the "
+				   "read programs"
+				 : "bpf_task_pt_regs + bpf_probe_read_user in the read programs")
+		: "off",
+		"5.15 (before it, x86-64's and arm64's kernel stack), x86-64, arm64 or ppc64le; with "
+		"request timing",
 		!OBS_SYSCALL_REGS ? "the read programs find the buffer by x86-64's, arm64's and "
 				    "ppc64's system call numbers and registers (bpf/observe.bpf.h)"
 		: p->user_regs ? NULL :

@@ -129,8 +129,19 @@ static void task_helpers(struct obs_sockets *c, const char *prog)
 	 * the registers' buffers hold socket addresses as numbers only as global functions) */
 	s->rodata->targ_pt_regs = s->rodata->targ_task_btf && !c->features.compat &&
 		obs_startup_tracing_helper_known(BPF_FUNC_task_pt_regs, BPF_TRACE_RAW_TP, tp);
-	c->features.user_regs = s->rodata->targ_pt_regs && OBS_SYSCALL_REGS;
-	if (!s->rodata->targ_pt_regs)
+	/* without it, the registers the kernel saved at the top of the task's kernel stack
+	 * (bpf/observe.bpf.h's ll_stack_regs(): THREAD_SIZE, 16 KiB on x86-64 and arm64) */
+	if (!s->rodata->targ_pt_regs && OBS_SYSCALL_REGS)
+		s->rodata->targ_stack_size = OBS_THREAD_SIZE;	/* (0: not this architecture) */
+	c->features.user_regs = (s->rodata->targ_pt_regs || s->rodata->targ_stack_size) &&
+		OBS_SYSCALL_REGS;
+	c->features.stack_regs = !s->rodata->targ_pt_regs && c->features.user_regs;
+	if (c->features.stack_regs)
+		ll_warn(prog, "note: no bpf_task_pt_regs here (5.15): a read's or a write's user "
+			      "buffer is found through the registers saved on the task's kernel stack "
+			      "(%u KiB), read by helper; accept errors are not counted by port",
+			OBS_THREAD_SIZE / 1024);
+	else if (!s->rodata->targ_pt_regs)
 		ll_warn(prog, "note: no bpf_task_pt_regs here (5.15): the programs cannot find a read's "
 			      "or a write's user buffer, so payload sampling is off, HTTP/2 streams and "
 			      "TLS handshakes are not told apart from requests (a connection's requests "

@@ -57,6 +57,15 @@ struct obs_sockets_opts {
 #define OBS_SYSCALL_REGS 0
 #endif
 
+/* The kernel's THREAD_SIZE where the programs find the user registers on the task's kernel stack
+ * without bpf_task_pt_regs (bpf/observe.bpf.h's ll_stack_regs(): x86-64 and arm64, without
+ * KASAN); 0: not there. */
+#if defined(__x86_64__) || defined(__aarch64__)
+#define OBS_THREAD_SIZE 16384u
+#else
+#define OBS_THREAD_SIZE 0u
+#endif
+
 /* What got attached; NULL strings mean "off". */
 struct obs_sockets_features {
 	bool accept4;	     /* sys_exit_accept4 exists: the syscall tier can time accepts */
@@ -66,8 +75,10 @@ struct obs_sockets_features {
 				* loads) or "bpf_probe_read_kernel" */
 	const char *sk_state;  /* where a socket's own request state is kept: "sk_storage" (5.11+
 				* in tracing programs) or "hash" (bounded, by the socket's address) */
-	bool user_regs;	       /* bpf_task_pt_regs (5.15) and OBS_SYSCALL_REGS: a read's or
-				* write's user buffer */
+	bool user_regs;	       /* bpf_task_pt_regs (5.15), or the kernel stack's saved registers
+				* (stack_regs), and OBS_SYSCALL_REGS: a read's or write's user
+				* buffer */
+	bool stack_regs;       /* the user registers read from the task's kernel stack */
 	bool compat;	       /* the programs built for kernels before 5.12 (sockets_compat) */
 };
 

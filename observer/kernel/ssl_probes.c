@@ -52,13 +52,6 @@ static void funcs(struct sockets_bpf *s, const char **name, struct bpf_program *
 bool obs_ssl_probes_possible(const struct obs_sockets *conn, char *why, size_t len)
 {
 	*why = '\0';
-	if (obs_sockets_features(conn)->compat) {
-		/* the TLS and HTTP/2 walks are global functions there, verified once; inlined for
-		 * a kernel that takes no pointer arguments in them they hold raw socket addresses */
-		snprintf(why, len, "the kernel is older than 5.12 (the walks of TLS plaintext need "
-				   "pointer arguments of BPF global functions)");
-		return false;
-	}
 #if !OBS_SYSCALL_REGS
 	snprintf(why, len, "the uprobe programs read x86-64's, arm64's and ppc64's registers only");
 	return false;

@@ -1,12 +1,13 @@
 #!/bin/bash
 # HTTP/2 and gRPC with the programs this kernel takes (the kernel matrix runs it on each kernel;
 # cheap enough for an emulated CPU): the refserver's gRPC (every 10th call RESOURCE_EXHAUSTED)
-# under the driver's grpc://, 2 connections of 4 streams in flight, and its plain h2 the same way.
-# Where the kernel gives the programs the task's user registers (5.15+), the frame walk runs:
-# each stream is one request, exactly the refserver's responses, and the statuses read from the
-# server's header blocks equal the refserver's own counts (gRPC by code, :status 200), none
-# unread. Where it does not (5.10), the observer says in one line that HTTP/2 streams are counted
-# by turns, and its JSON says no status was read: the test checks that it says so.
+# under the driver's grpc://, 2 connections of 10 streams in flight, and its plain h2 the same
+# way. Where the programs reach the task's user registers (bpf_task_pt_regs from 5.15; before it,
+# on x86-64 and arm64, the registers saved on the task's kernel stack: 5.10), the frame walk
+# runs: each stream is one request, exactly the refserver's responses, and the statuses read from
+# the server's header blocks equal the refserver's own counts (gRPC by code, :status 200), none
+# unread. Where they do not, the observer says in one line that HTTP/2 streams are counted by
+# turns, and its JSON says no status was read: the test checks that it says so.
 . "$(dirname "$0")/lib.sh"
 require_bpf loadlens-observer loadlens-refserver loadlens-driver
 
@@ -23,7 +24,7 @@ for p in "$G" "$H"; do
 	else
 		args=(--http2 "http://127.0.0.1:$H/")
 	fi
-	"$LOADLENS_BIN/loadlens-driver" "${args[@]}" -c 2 --streams 4 -n "$N" -q \
+	"$LOADLENS_BIN/loadlens-driver" "${args[@]}" -c 2 --streams 10 -n "$N" -q \
 		>"$LL_TMP/drv_$p.out" 2>&1 || [ $? = 1 ] ||
 		fail "the driver exited $? against port $p ($(tail -2 "$LL_TMP/drv_$p.out"))"
 done

@@ -12,8 +12,10 @@ tools/kernels/guest.py test, or on the host itself):
              ways, exact; service p50 within 2% of the server's on a real CPU;
    h2        tests/integration/test_reqtime_h2_kernels.sh: the refserver's HTTP/2 and gRPC, streams
              counted exactly and statuses read from the server's header blocks = the
-             refserver's (where the kernel has no user registers, 5.10, that the observer says
+             refserver's (where the programs reach no user registers, that the observer says
              it counts HTTP/2 by turns and reads no status);
+   tls       tests/integration/test_reqtime_tls_kernels.sh: nginx over TLS read by the libssl
+             uprobes, HTTP/2 (2 x 10 streams) and HTTP/1.1: requests = its access log, exact;
 4. scope     tests/integration/test_observer_pid_scope.sh: --pid alone (the target's own
              sockets) counts accepts and times requests exactly; fdpass:
              tests/integration/test_observer_fd_passing.sh, --pid scoping on connections handed
@@ -29,7 +31,8 @@ kernels (SHARES: the count, the --pid scope and the request-timing scenarios on 
 timing is the trampolines and kernel reads a helper call, the refused load and the socket-state
 scenarios on 6.12), which halves a guest's
 time under an emulated CPU; 5.10 has a share of its own (the check, the count, request timing,
-one scenario); a kernel not in SHARES (the host's) and --all run everything.
+HTTP/2 and TLS on its compat programs, one scenario); a kernel not in SHARES (the host's) and
+--all run everything.
 
 Each runs as ctest runs it on the host, with the same limits, but two, both under an emulated CPU
 (guest.py sets LL_EMULATED_CPU=1 under TCG): a sick scenario's finding may come one interval
@@ -39,7 +42,7 @@ and checks the observer against the server only for gross errors (docs/kernels.m
 limits are loosened"). The driver's own
 timing tests, whose limits hold only on a real CPU, are not part of the matrix.
 
-    suite.py [--bin DIR] [--out DIR] [--only check,count,reqtime,h2,scope,fdpass,refusal,scenarios] [--all]
+    suite.py [--bin DIR] [--out DIR] [--only check,count,reqtime,h2,tls,scope,fdpass,refusal,scenarios] [--all]
              [--scenarios NAME,...]
 
 Prints one line per check (ok / FAIL) and writes OUT/summary.json; exit 0 when every check
@@ -84,9 +87,10 @@ SCENARIOS = [
 # slowdown (the limit there is 1.60 s; the request timing under it is the reqtime check's).
 # The three-way count on 6.1 only: 6.12 reads kernel objects by the kfunc as the host does, and
 # counts accepts by the same tracepoint (68 s a guest). 5.10 (Debian 11) runs the compat programs
-# (sockets_compat.bpf.o: no atomics, request state in hashes by socket, no task registers): the
-# check, the count, request timing and one sick scenario on that state; its other scenarios by
-# hand (--all), where three of ten fail (docs/kernels.md).
+# (sockets_compat.bpf.o: no atomics, request state in hashes by socket, the task's registers from
+# its kernel stack, the walks' state in per-CPU maps): the check, the count, request timing,
+# HTTP/2 and gRPC streams, TLS plaintext and one sick scenario on that state; its other scenarios
+# by hand (--all), where three of ten fail (docs/kernels.md).
 # arm64 (the cross build, tools/kernels/foreign.py): on 6.12 the check, the count, request timing
 # (the sock: tracepoints and the trampolines on the same requests) and HTTP/2 (arm64's system
 # call registers); on 6.1, which has neither them nor fentry, the check (request timing off, and
@@ -97,7 +101,7 @@ SCENARIOS = [
 # saying so; bookworm-security's ppc64el 6.12 has BTF.
 SHARES = {
 	"6.1": ["check", "count", "reqtime", "h2", "scope"], "6.12": ["check", "reqtime", "refusal"],
-	"5.10": ["check", "count", "reqtime", "h2"],
+	"5.10": ["check", "count", "reqtime", "h2", "tls"],
 	"arm64:6.12": ["check", "count", "reqtime", "h2"], "arm64:6.1": ["check", "count"],
 	"ppc64el:6.1": ["check", "count", "reqtime", "h2"],
 	"ppc64el:6.12": ["check", "count", "reqtime", "h2"],
@@ -119,6 +123,7 @@ SCRIPTS = {
 	"count": ("count three ways", "accept_parallel"),
 	"reqtime": ("request timing 1ms, 5ms", "reqtime_kernels"),
 	"h2": ("HTTP/2 and gRPC streams and statuses", "reqtime_h2_kernels"),
+	"tls": ("TLS plaintext, HTTP/2 and HTTP/1.1", "reqtime_tls_kernels"),
 	"scope": ("scope by process (--pid)", "observer_pid_scope"),
 	"fdpass": ("scope by process (fd passing)", "observer_fd_passing"),
 	"refusal": ("a refused load", "observer_check_refusal"),
@@ -370,7 +375,7 @@ def main():
 							os.path.join(SRC, "build/bin")))
 	ap.add_argument("--out", default=None, help="results directory (default: a new one in "
 			"/tmp)")
-	ap.add_argument("--only", help="the checks to run, of check,count,reqtime,h2,scope,fdpass,"
+	ap.add_argument("--only", help="the checks to run, of check,count,reqtime,h2,tls,scope,fdpass,"
 			"refusal,scenarios (default: this kernel's share, SHARES)")
 	ap.add_argument("--all", action="store_true", help="every check and scenario, whatever "
 			"the kernel's share")
