@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* The resp, memcache and dns framings (driver/frame_*.c): whole, split at every byte, malformed. */
+/* The resp, memcache and dns framings (driver/redis/, memcache/, dns/): whole, split at every
+ * byte, malformed. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -7,10 +8,21 @@
 #include <string.h>
 #include <cmocka.h>
 #include "ll_test.h"
+#include "driver_apps.h"
+#include "dns/dns_frame.h"
 #include "framing/frame.h"
+#include "memcache/memcache_frame.h"
+#include "redis/redis_frame.h"
 #include "udp/udp_memcache.h"
 #include "framing/response.h"
 #include "results/stats.h"
+
+/* The state of one of the three parsers. */
+union x_state {
+	struct drv_resp_state resp;
+	struct drv_mc_state mc;
+	struct drv_dns_state dns;
+};
 
 enum kind { K_RESP, K_MC, K_DNS };
 
@@ -21,7 +33,7 @@ struct outcome {
 	uint8_t rcode;
 };
 
-static union drv_app_state st;
+static union x_state st;
 
 static void x_reset(enum kind k)
 {
@@ -229,7 +241,7 @@ static void test_memcache(void **state)
 
 static void test_memcache_long_line(void **state)
 {
-	char line[DRV_APP_MAX_LINE + 16];
+	char line[DRV_MC_MAX_LINE + 16];
 
 	(void)state;
 	memset(line, 'A', sizeof(line));

@@ -16,8 +16,18 @@
 #include <time.h>
 #include <cmocka.h>
 #include "ll_test.h"
+#include "dns/dns_frame.h"
 #include "framing/frame.h"
+#include "memcache/memcache_frame.h"
+#include "redis/redis_frame.h"
 #include "results/stats.h"
+
+/* The state of one of the three parsers. */
+union x_state {
+	struct drv_resp_state resp;
+	struct drv_mc_state mc;
+	struct drv_dns_state dns;
+};
 
 static const char *const x_corpus[3][8] = {
 	{"+PONG\r\n", "-ERR x\r\n", "$5\r\nhello\r\n", "*2\r\n$3\r\nfoo\r\n:1\r\n",
@@ -87,7 +97,7 @@ static size_t x_input(int k, uint8_t *buf, size_t cap)
 }
 
 /* A fresh parser of kind k (0 RESP, 1 memcached, 2 DNS), for the next response. */
-static void x_reset(union drv_app_state *st, int k)
+static void x_reset(union x_state *st, int k)
 {
 	if (k == 0)
 		drv_resp_reset(&st->resp);
@@ -102,7 +112,7 @@ static void test_fuzz(void **state)
 	const char *env = getenv("LL_FUZZ_SECONDS");
 	double secs = env ? atof(env) : 10.0, t0 = x_now();
 	uint64_t runs = 0, out[3][3] = {{0}};
-	union drv_app_state st;
+	union x_state st;
 	enum drv_app_verdict v;
 	uint8_t buf[512], rc;
 	size_t n, i, c, u;

@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* redis (RESP2/RESP3): where a response ends, and whether it is an error reply (frame_resp.c). */
-#ifndef LOADLENS_DRV_FRAME_RESP_H
-#define LOADLENS_DRV_FRAME_RESP_H
+/* redis (RESP2/RESP3): where a response ends, and whether it is an error reply (redis_frame.c):
+ * --response resp's framing (framing/frame_ext.h). */
+#ifndef LOADLENS_DRV_REDIS_FRAME_H
+#define LOADLENS_DRV_REDIS_FRAME_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "framing/frame_app.h"
+#include "framing/frame_ext.h"
+
+#define DRV_REDIS_MAX_COUNT (1ULL << 32) /* values still expected, at most */
 
 struct drv_resp_state {
 	uint64_t need; /* values still to complete the response */
@@ -26,4 +30,7 @@ void drv_resp_reset(struct drv_resp_state *s);
 size_t drv_resp_feed(struct drv_resp_state *s, const uint8_t *p, size_t n, int *res,
 		     enum drv_app_verdict *verdict);
 
-#endif /* LOADLENS_DRV_FRAME_RESP_H */
+/* --response resp (DRV_RESP_RESP): its state in a frame's app.ext. */
+extern const struct drv_frame_ext drv_redis_frame;
+
+#endif /* LOADLENS_DRV_REDIS_FRAME_H */

@@ -7,8 +7,9 @@
  * memcache_client_error, SERVER_ERROR as memcache_server_error. Lines are bounded in length.
  */
 #include <string.h>
-#include "framing/frame_memcache.h"
 #include "base/errors.h"
+#include "framing/frame.h"
+#include "memcache/memcache_frame.h"
 
 enum {
 	M_LINE = 0, /* inside a line */
@@ -86,7 +87,7 @@ static int line(struct drv_mc_state *s, enum drv_app_verdict *verdict)
 /* One byte of a line other than CR. */
 static int line_byte(struct drv_mc_state *s, uint8_t c)
 {
-	if (++s->linelen > DRV_APP_MAX_LINE || c == '\n')
+	if (++s->linelen > DRV_MC_MAX_LINE || c == '\n')
 		return DRV_E_MALFORMED;
 	if (c == ' ') {
 		if (s->tok == 0 && !s->kwlen)
@@ -150,3 +151,35 @@ size_t drv_mc_feed(struct drv_mc_state *s, const uint8_t *p, size_t n, int *res,
 {
 	return drv_app_feed(step, s, p, n, res, verdict);
 }
+
+_Static_assert(sizeof(struct drv_mc_state) <= sizeof(((struct drv_frame *)0)->app.ext),
+	       "struct drv_mc_state must fit a frame's protocol state (frame_ext.h)");
+
+static struct drv_mc_state *state(struct drv_frame *f)
+{
+	return (struct drv_mc_state *)(void *)f->app.ext;
+}
+
+static void frame_reset(struct drv_frame *f)
+{
+	drv_mc_reset(state(f));
+}
+
+static size_t frame_feed(struct drv_frame *f, const uint8_t *p, size_t n, int *res,
+			 enum drv_app_verdict *verdict)
+{
+	return drv_mc_feed(state(f), p, n, res, verdict);
+}
+
+static int frame_datagram(const uint8_t *p, size_t n, enum drv_app_verdict *verdict,
+			  uint8_t *rcode)
+{
+	(void)rcode;
+	*verdict = drv_mc_first_line(p, n);
+	return 0;
+}
+
+const struct drv_frame_ext drv_memcache_frame = {
+	.rule = DRV_RESP_MEMCACHE, .reset = frame_reset, .feed = frame_feed,
+	.datagram = frame_datagram,
+};

@@ -4,8 +4,9 @@
  * UDP the datagram is the message. A message shorter than its 12-byte header, or without the QR
  * (response) bit, is malformed; RCODE != 0 is a complete response counted by its code.
  */
-#include "framing/frame_dns.h"
 #include "base/errors.h"
+#include "dns/dns_frame.h"
+#include "framing/frame.h"
 
 #define DNS_HDR 12
 
@@ -73,3 +74,36 @@ size_t drv_dns_feed(struct drv_dns_state *s, const uint8_t *p, size_t n, int *re
 		*res = 1;
 	return i;
 }
+
+_Static_assert(sizeof(struct drv_dns_state) <= sizeof(((struct drv_frame *)0)->app.ext),
+	       "struct drv_dns_state must fit a frame's protocol state (frame_ext.h)");
+
+static struct drv_dns_state *state(struct drv_frame *f)
+{
+	return (struct drv_dns_state *)(void *)f->app.ext;
+}
+
+static void frame_reset(struct drv_frame *f)
+{
+	drv_dns_reset(state(f));
+}
+
+static size_t frame_feed(struct drv_frame *f, const uint8_t *p, size_t n, int *res,
+			 enum drv_app_verdict *verdict)
+{
+	return drv_dns_feed(state(f), p, n, res, verdict, &f->rcode);
+}
+
+static int frame_datagram(const uint8_t *p, size_t n, enum drv_app_verdict *verdict,
+			  uint8_t *rcode)
+{
+	int r = drv_dns_message(p, n, rcode);
+
+	*verdict = !r && *rcode ? DRV_APP_DNS_RCODE : DRV_APP_OK;
+	return r;
+}
+
+const struct drv_frame_ext drv_dns_frame = {
+	.rule = DRV_RESP_DNS, .reset = frame_reset, .feed = frame_feed,
+	.datagram = frame_datagram,
+};

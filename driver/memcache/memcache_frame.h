@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* memcached's text protocol: where a response ends, and its verdict (frame_memcache.c). */
-#ifndef LOADLENS_DRV_FRAME_MEMCACHE_H
-#define LOADLENS_DRV_FRAME_MEMCACHE_H
+/* memcached's text protocol: where a response ends, and its verdict (memcache_frame.c):
+ * --response memcache's framing, and --proto memcache-udp's first line (framing/frame_ext.h). */
+#ifndef LOADLENS_DRV_MEMCACHE_FRAME_H
+#define LOADLENS_DRV_MEMCACHE_FRAME_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "framing/frame_app.h"
+#include "framing/frame_ext.h"
+
+#define DRV_MC_MAX_LINE 4096 /* bytes of one response line, at most */
 
 struct drv_mc_state {
 	uint64_t num;  /* the size token of a VALUE / VA line */
@@ -31,4 +35,8 @@ size_t drv_mc_feed(struct drv_mc_state *s, const uint8_t *p, size_t n, int *res,
 /* The first line of a memcached reply (a UDP reply's first datagram, after its frame header). */
 enum drv_app_verdict drv_mc_first_line(const uint8_t *p, size_t n);
 
-#endif /* LOADLENS_DRV_FRAME_MEMCACHE_H */
+/* --response memcache (DRV_RESP_MEMCACHE): its state in a frame's app.ext; over udp:// the
+ * first line of a reply's first datagram. */
+extern const struct drv_frame_ext drv_memcache_frame;
+
+#endif /* LOADLENS_DRV_MEMCACHE_FRAME_H */

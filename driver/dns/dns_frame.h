@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* DNS: a reply over TCP (2-byte length prefix) or UDP (the datagram), and its RCODE (frame_dns.c). */
-#ifndef LOADLENS_DRV_FRAME_DNS_H
-#define LOADLENS_DRV_FRAME_DNS_H
+/* DNS: a reply over TCP (2-byte length prefix) or UDP (the datagram), and its RCODE (dns_frame.c):
+ * --response dns's framing (framing/frame_ext.h). */
+#ifndef LOADLENS_DRV_DNS_FRAME_H
+#define LOADLENS_DRV_DNS_FRAME_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "framing/frame_app.h"
+#include "framing/frame_ext.h"
 
 struct drv_dns_state {
 	uint64_t left;
@@ -27,4 +29,8 @@ int drv_dns_message(const uint8_t *p, size_t n, uint8_t *rcode);
 /* DNS RCODE names: "NOERROR", "FORMERR", "SERVFAIL", "NXDOMAIN", ... (0..15). */
 const char *drv_dns_rcode_name(unsigned rcode);
 
-#endif /* LOADLENS_DRV_FRAME_DNS_H */
+/* --response dns (DRV_RESP_DNS): its state in a frame's app.ext, its RCODE in the frame's rcode;
+ * over udp:// the datagram. */
+extern const struct drv_frame_ext drv_dns_frame;
+
+#endif /* LOADLENS_DRV_DNS_FRAME_H */

@@ -6,8 +6,9 @@
  * A top-level simple error (-) or blob error (!) is a resp_error; nested errors (inside EXEC's
  * array) are the reply's content, not its outcome.
  */
-#include "framing/frame_resp.h"
 #include "base/errors.h"
+#include "framing/frame.h"
+#include "redis/redis_frame.h"
 
 enum {
 	R_TYPE = 0, /* the type byte of the next value */
@@ -65,7 +66,7 @@ static int num_done(struct drv_resp_state *s)
 	}
 	s->st = R_TYPE;
 	s->need = s->need - 1 + k;
-	if (s->need > DRV_APP_MAX_COUNT)
+	if (s->need > DRV_REDIS_MAX_COUNT)
 		return DRV_E_MALFORMED;
 	return s->need == 0;
 }
@@ -142,3 +143,26 @@ size_t drv_resp_feed(struct drv_resp_state *s, const uint8_t *p, size_t n, int *
 {
 	return drv_app_feed(step, s, p, n, res, verdict);
 }
+
+_Static_assert(sizeof(struct drv_resp_state) <= sizeof(((struct drv_frame *)0)->app.ext),
+	       "struct drv_resp_state must fit a frame's protocol state (frame_ext.h)");
+
+static struct drv_resp_state *state(struct drv_frame *f)
+{
+	return (struct drv_resp_state *)(void *)f->app.ext;
+}
+
+static void frame_reset(struct drv_frame *f)
+{
+	drv_resp_reset(state(f));
+}
+
+static size_t frame_feed(struct drv_frame *f, const uint8_t *p, size_t n, int *res,
+			 enum drv_app_verdict *verdict)
+{
+	return drv_resp_feed(state(f), p, n, res, verdict);
+}
+
+const struct drv_frame_ext drv_redis_frame = {
+	.rule = DRV_RESP_RESP, .reset = frame_reset, .feed = frame_feed,
+};
