@@ -10,6 +10,15 @@
 
 #define DNS_HDR 12
 
+struct drv_dns_state {
+	uint64_t left;
+	uint16_t got; /* bytes of prefix + header seen */
+	uint8_t pre[2];
+	uint8_t hdr[4];
+};
+
+DRV_FRAME_STATE_FITS(struct drv_dns_state);
+
 const char *drv_dns_rcode_name(unsigned rcode)
 {
 	static const char *const names[16] = {
@@ -29,14 +38,17 @@ int drv_dns_message(const uint8_t *p, size_t n, uint8_t *rcode)
 	return 0;
 }
 
-void drv_dns_reset(struct drv_dns_state *s)
+void drv_dns_reset(struct drv_frame *f)
 {
+	struct drv_dns_state *s = drv_frame_state(f);
+
 	*s = (struct drv_dns_state){0};
 }
 
-size_t drv_dns_feed(struct drv_dns_state *s, const uint8_t *p, size_t n, int *res,
-		    enum drv_app_verdict *verdict, uint8_t *rcode)
+size_t drv_dns_feed(struct drv_frame *f, const uint8_t *p, size_t n, int *res,
+		    enum drv_app_verdict *verdict)
 {
+	struct drv_dns_state *s = drv_frame_state(f);
 	size_t i = 0;
 	uint64_t len;
 
@@ -63,8 +75,8 @@ size_t drv_dns_feed(struct drv_dns_state *s, const uint8_t *p, size_t n, int *re
 				*res = DRV_E_MALFORMED;
 				return i;
 			}
-			*rcode = s->hdr[3] & 0x0f;
-			*verdict = *rcode ? DRV_APP_DNS_RCODE : DRV_APP_OK;
+			f->rcode = s->hdr[3] & 0x0f;
+			*verdict = f->rcode ? DRV_APP_DNS_RCODE : DRV_APP_OK;
 		}
 	}
 	if (s->got < 6)
@@ -73,25 +85,6 @@ size_t drv_dns_feed(struct drv_dns_state *s, const uint8_t *p, size_t n, int *re
 	if (!s->left)
 		*res = 1;
 	return i;
-}
-
-_Static_assert(sizeof(struct drv_dns_state) <= sizeof(((struct drv_frame *)0)->app.ext),
-	       "struct drv_dns_state must fit a frame's protocol state (frame_ext.h)");
-
-static struct drv_dns_state *state(struct drv_frame *f)
-{
-	return (struct drv_dns_state *)(void *)f->app.ext;
-}
-
-static void frame_reset(struct drv_frame *f)
-{
-	drv_dns_reset(state(f));
-}
-
-static size_t frame_feed(struct drv_frame *f, const uint8_t *p, size_t n, int *res,
-			 enum drv_app_verdict *verdict)
-{
-	return drv_dns_feed(state(f), p, n, res, verdict, &f->rcode);
 }
 
 static int frame_datagram(const uint8_t *p, size_t n, enum drv_app_verdict *verdict,
@@ -104,6 +97,6 @@ static int frame_datagram(const uint8_t *p, size_t n, enum drv_app_verdict *verd
 }
 
 const struct drv_frame_ext drv_dns_frame = {
-	.rule = DRV_RESP_DNS, .reset = frame_reset, .feed = frame_feed,
+	.rule = DRV_RESP_DNS, .reset = drv_dns_reset, .feed = drv_dns_feed,
 	.datagram = frame_datagram,
 };

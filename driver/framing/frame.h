@@ -53,6 +53,18 @@ struct drv_frame {
 	uint8_t rcode;		 /* dns: its RCODE */
 };
 
+/* A protocol's framing state in f (frame_ext.h), of its own type... */
+static inline void *drv_frame_state(struct drv_frame *f)
+{
+	return f->app.ext;
+}
+
+/* ...which must fit: where the protocol defines that type. */
+#define DRV_FRAME_STATE_FITS(type)                                                                 \
+	_Static_assert(sizeof(type) <= sizeof(((struct drv_frame *)0)->app.ext) &&                 \
+			       _Alignof(type) <= _Alignof(uint64_t),                               \
+		       #type " must fit a frame's protocol state (frame_ext.h)")
+
 void drv_frame_rule_init(struct drv_frame_rule *r, const struct drv_config *cfg);
 /* The registered protocol's framing of a response rule (config/app.h's frame), or NULL. */
 const struct drv_frame_ext *drv_frame_ext_for(enum drv_resp_rule rule);

@@ -11,6 +11,21 @@
 #include "framing/frame.h"
 #include "memcache/memcache_frame.h"
 
+struct drv_mc_state {
+	uint64_t num;  /* the size token of a VALUE / VA line */
+	uint64_t left; /* data block bytes still to skip (+ its CRLF) */
+	uint32_t linelen;
+	uint8_t st;
+	uint8_t phase;	/* 0: first line, 1: inside VALUE/STAT lines (until END), 2: last data */
+	uint8_t tok;	/* token index on the current line */
+	uint8_t kwlen;
+	uint8_t want;	/* the token holding the size, 0 = none */
+	bool have_num;
+	char kw[16];	/* the line's first token, truncated */
+};
+
+DRV_FRAME_STATE_FITS(struct drv_mc_state);
+
 enum {
 	M_LINE = 0, /* inside a line */
 	M_LF,	    /* after its CR */
@@ -19,8 +34,10 @@ enum {
 	M_DATA_LF,
 };
 
-void drv_mc_reset(struct drv_mc_state *s)
+void drv_mc_reset(struct drv_frame *f)
 {
+	struct drv_mc_state *s = drv_frame_state(f);
+
 	memset(s, 0, sizeof(*s));
 }
 
@@ -146,29 +163,10 @@ static size_t step(void *v, const uint8_t *p, size_t n, int *r, enum drv_app_ver
 	return used;
 }
 
-size_t drv_mc_feed(struct drv_mc_state *s, const uint8_t *p, size_t n, int *res,
+size_t drv_mc_feed(struct drv_frame *f, const uint8_t *p, size_t n, int *res,
 		   enum drv_app_verdict *verdict)
 {
-	return drv_app_feed(step, s, p, n, res, verdict);
-}
-
-_Static_assert(sizeof(struct drv_mc_state) <= sizeof(((struct drv_frame *)0)->app.ext),
-	       "struct drv_mc_state must fit a frame's protocol state (frame_ext.h)");
-
-static struct drv_mc_state *state(struct drv_frame *f)
-{
-	return (struct drv_mc_state *)(void *)f->app.ext;
-}
-
-static void frame_reset(struct drv_frame *f)
-{
-	drv_mc_reset(state(f));
-}
-
-static size_t frame_feed(struct drv_frame *f, const uint8_t *p, size_t n, int *res,
-			 enum drv_app_verdict *verdict)
-{
-	return drv_mc_feed(state(f), p, n, res, verdict);
+	return drv_app_feed(step, drv_frame_state(f), p, n, res, verdict);
 }
 
 static int frame_datagram(const uint8_t *p, size_t n, enum drv_app_verdict *verdict,
@@ -180,6 +178,6 @@ static int frame_datagram(const uint8_t *p, size_t n, enum drv_app_verdict *verd
 }
 
 const struct drv_frame_ext drv_memcache_frame = {
-	.rule = DRV_RESP_MEMCACHE, .reset = frame_reset, .feed = frame_feed,
+	.rule = DRV_RESP_MEMCACHE, .reset = drv_mc_reset, .feed = drv_mc_feed,
 	.datagram = frame_datagram,
 };

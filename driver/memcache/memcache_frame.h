@@ -12,31 +12,17 @@
 
 #define DRV_MC_MAX_LINE 4096 /* bytes of one response line, at most */
 
-struct drv_mc_state {
-	uint64_t num;  /* the size token of a VALUE / VA line */
-	uint64_t left; /* data block bytes still to skip (+ its CRLF) */
-	uint32_t linelen;
-	uint8_t st;
-	uint8_t phase;	/* 0: first line, 1: inside VALUE/STAT lines (until END), 2: last data */
-	uint8_t tok;	/* token index on the current line */
-	uint8_t kwlen;
-	uint8_t want;	/* the token holding the size, 0 = none */
-	bool have_num;
-	char kw[16];	/* the line's first token, truncated */
-};
-
-/* Reset before a response; feed returns the bytes used (<= n). *res is 0 while the response
- * is incomplete, 1 once it is complete (then *verdict is set), or
- * DRV_E_MALFORMED. */
-void drv_mc_reset(struct drv_mc_state *s);
-size_t drv_mc_feed(struct drv_mc_state *s, const uint8_t *p, size_t n, int *res,
+/* Reset f's state before a response; feed returns the bytes used (<= n). *res is 0 while the
+ * response is incomplete, 1 once it is complete (then *verdict is set), or DRV_E_MALFORMED. */
+void drv_mc_reset(struct drv_frame *f);
+size_t drv_mc_feed(struct drv_frame *f, const uint8_t *p, size_t n, int *res,
 		   enum drv_app_verdict *verdict);
 
 /* The first line of a memcached reply (a UDP reply's first datagram, after its frame header). */
 enum drv_app_verdict drv_mc_first_line(const uint8_t *p, size_t n);
 
-/* --response memcache (DRV_RESP_MEMCACHE): its state in a frame's app.ext; over udp:// the
- * first line of a reply's first datagram. */
+/* --response memcache (DRV_RESP_MEMCACHE): these, over a frame's app.ext; over udp:// the first
+ * line of a reply's first datagram. */
 extern const struct drv_frame_ext drv_memcache_frame;
 
 #endif /* LOADLENS_DRV_MEMCACHE_FRAME_H */

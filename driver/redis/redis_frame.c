@@ -10,6 +10,19 @@
 #include "framing/frame.h"
 #include "redis/redis_frame.h"
 
+struct drv_resp_state {
+	uint64_t need; /* values still to complete the response */
+	uint64_t num;  /* the number on a length line */
+	uint64_t left; /* bulk bytes still to skip */
+	uint8_t st;
+	uint8_t type;
+	uint8_t ndig;
+	bool neg;
+	bool started;
+};
+
+DRV_FRAME_STATE_FITS(struct drv_resp_state);
+
 enum {
 	R_TYPE = 0, /* the type byte of the next value */
 	R_NUM,	    /* the number of a length / count line */
@@ -21,8 +34,10 @@ enum {
 	R_BULK_LF,
 };
 
-void drv_resp_reset(struct drv_resp_state *s)
+void drv_resp_reset(struct drv_frame *f)
 {
+	struct drv_resp_state *s = drv_frame_state(f);
+
 	*s = (struct drv_resp_state){.need = 1};
 }
 
@@ -138,31 +153,12 @@ static size_t step(void *v, const uint8_t *p, size_t n, int *r, enum drv_app_ver
 	return used;
 }
 
-size_t drv_resp_feed(struct drv_resp_state *s, const uint8_t *p, size_t n, int *res,
+size_t drv_resp_feed(struct drv_frame *f, const uint8_t *p, size_t n, int *res,
 		     enum drv_app_verdict *verdict)
 {
-	return drv_app_feed(step, s, p, n, res, verdict);
-}
-
-_Static_assert(sizeof(struct drv_resp_state) <= sizeof(((struct drv_frame *)0)->app.ext),
-	       "struct drv_resp_state must fit a frame's protocol state (frame_ext.h)");
-
-static struct drv_resp_state *state(struct drv_frame *f)
-{
-	return (struct drv_resp_state *)(void *)f->app.ext;
-}
-
-static void frame_reset(struct drv_frame *f)
-{
-	drv_resp_reset(state(f));
-}
-
-static size_t frame_feed(struct drv_frame *f, const uint8_t *p, size_t n, int *res,
-			 enum drv_app_verdict *verdict)
-{
-	return drv_resp_feed(state(f), p, n, res, verdict);
+	return drv_app_feed(step, drv_frame_state(f), p, n, res, verdict);
 }
 
 const struct drv_frame_ext drv_redis_frame = {
-	.rule = DRV_RESP_RESP, .reset = frame_reset, .feed = frame_feed,
+	.rule = DRV_RESP_RESP, .reset = drv_resp_reset, .feed = drv_resp_feed,
 };

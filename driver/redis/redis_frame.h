@@ -12,25 +12,13 @@
 
 #define DRV_REDIS_MAX_COUNT (1ULL << 32) /* values still expected, at most */
 
-struct drv_resp_state {
-	uint64_t need; /* values still to complete the response */
-	uint64_t num;  /* the number on a length line */
-	uint64_t left; /* bulk bytes still to skip */
-	uint8_t st;
-	uint8_t type;
-	uint8_t ndig;
-	bool neg;
-	bool started;
-};
-
-/* Reset before a response; feed returns the bytes used (<= n). *res is 0 while the response
- * is incomplete, 1 once it is complete (then *verdict is set), or
- * DRV_E_MALFORMED. */
-void drv_resp_reset(struct drv_resp_state *s);
-size_t drv_resp_feed(struct drv_resp_state *s, const uint8_t *p, size_t n, int *res,
+/* Reset f's state before a response; feed returns the bytes used (<= n). *res is 0 while the
+ * response is incomplete, 1 once it is complete (then *verdict is set), or DRV_E_MALFORMED. */
+void drv_resp_reset(struct drv_frame *f);
+size_t drv_resp_feed(struct drv_frame *f, const uint8_t *p, size_t n, int *res,
 		     enum drv_app_verdict *verdict);
 
-/* --response resp (DRV_RESP_RESP): its state in a frame's app.ext. */
+/* --response resp (DRV_RESP_RESP): these two, over a frame's app.ext. */
 extern const struct drv_frame_ext drv_redis_frame;
 
 #endif /* LOADLENS_DRV_REDIS_FRAME_H */

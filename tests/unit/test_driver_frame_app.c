@@ -17,13 +17,6 @@
 #include "framing/response.h"
 #include "results/stats.h"
 
-/* The state of one of the three parsers. */
-union x_state {
-	struct drv_resp_state resp;
-	struct drv_mc_state mc;
-	struct drv_dns_state dns;
-};
-
 enum kind { K_RESP, K_MC, K_DNS };
 
 struct outcome {
@@ -33,26 +26,31 @@ struct outcome {
 	uint8_t rcode;
 };
 
-static union x_state st;
+static struct drv_frame fr; /* the parser's state, in its app.ext */
 
 static void x_reset(enum kind k)
 {
+	fr.rcode = 0;
 	if (k == K_RESP)
-		drv_resp_reset(&st.resp);
+		drv_resp_reset(&fr);
 	else if (k == K_MC)
-		drv_mc_reset(&st.mc);
+		drv_mc_reset(&fr);
 	else
-		drv_dns_reset(&st.dns);
+		drv_dns_reset(&fr);
 }
 
 static size_t x_feed(enum kind k, const uint8_t *p, size_t n, int *res, enum drv_app_verdict *v,
 		     uint8_t *rc)
 {
+	size_t u;
+
 	if (k == K_RESP)
-		return drv_resp_feed(&st.resp, p, n, res, v);
+		return drv_resp_feed(&fr, p, n, res, v);
 	if (k == K_MC)
-		return drv_mc_feed(&st.mc, p, n, res, v);
-	return drv_dns_feed(&st.dns, p, n, res, v, rc);
+		return drv_mc_feed(&fr, p, n, res, v);
+	u = drv_dns_feed(&fr, p, n, res, v);
+	*rc = fr.rcode;
+	return u;
 }
 
 /* Feed s in chunks of `chunk` bytes (0: whole) until complete or malformed. */
