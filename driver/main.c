@@ -30,7 +30,7 @@ int main(int argc, char **argv)
 	char err[512];
 	int r, json_fd = -1, rc = LL_EXIT_OK;
 
-	drv_apps_register(); /* --proto ldap, grpc://, --http2, udp:// (apps.c) */
+	drv_apps_register(); /* --response resp/memcache/dns, --proto ldap, grpc://, udp:// (apps.c) */
 	if (argc > 1 && !strcmp(argv[1], "merge"))
 		return drv_merge_main(argc - 1, argv + 1);
 	if (drv_config_parse(&cfg, argc, argv, err, sizeof(err))) {

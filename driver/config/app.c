@@ -50,7 +50,7 @@ const struct drv_app *drv_config_app(const struct drv_config *cfg)
 	unsigned i;
 
 	for (i = 0; i < napps; i++)
-		if (app(i)->on(cfg))
+		if (app(i)->on && app(i)->on(cfg))
 			return app(i);
 	return NULL;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * An application protocol over one of the engines (LDAP over the TCP slots, gRPC over HTTP/2):
- * its hooks into each layer, filled by its own folder (ldap/ldap_app.c, grpc/grpc_app.c) and
+ * An application protocol over one of the engines (LDAP over the TCP slots, gRPC over HTTP/2;
+ * redis, memcached and DNS, which are only a framing and its counts): its hooks into each layer,
+ * filled by its own folder (ldap/ldap_app.c, grpc/grpc_app.c, redis/, memcache/, dns/) and
  * registered once at the top (apps.c). The layers below it call these and never name the
  * protocol: config/ takes its target, options and checks through this table; framing/, results/
  * and protocols/ reach theirs through the tables it points to (framing/frame_ext.h,
@@ -14,7 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define DRV_APPS_MAX 4
+#define DRV_APPS_MAX 8
 
 struct drv_config;
 struct drv_frame_ext;
@@ -36,7 +37,9 @@ struct drv_app {
 	/* ...and what needs the request records (--requests-file) read first. */
 	int (*check_late)(struct drv_config *cfg, char *err, size_t errlen);
 	void (*free)(struct drv_config *cfg);
-	bool (*on)(const struct drv_config *cfg);  /* the run is this protocol's */
+	/* The run is this protocol's (NULL: never one's own; its framing is reached by its response
+	 * rule, framing/frame_ext.h: redis, memcached, DNS). */
+	bool (*on)(const struct drv_config *cfg);
 	bool (*tls)(const struct drv_config *cfg); /* ...and goes over TLS */
 	const struct drv_frame_ext *frame;   /* where its replies end (framing/frame_ext.h) */
 	const struct drv_report_ext *report; /* its counts in the summary and the JSON */

@@ -42,10 +42,10 @@ enum drv_resp_rule {
 	DRV_RESP_DELIM,	  /* up to and including resp_delim */
 	DRV_RESP_PREFIX,  /* a resp_prefix-byte big-endian length, then that many bytes */
 	DRV_RESP_HTTP,	  /* an HTTP/1.x response (http_parser); http:// only */
-	DRV_RESP_RESP,	  /* redis: one RESP2/RESP3 value (frame_resp.c) */
-	DRV_RESP_MEMCACHE, /* memcached text protocol (frame_memcache.c) */
-	DRV_RESP_DNS,	  /* DNS: 2-byte length prefix over TCP, the datagram over UDP */
-	DRV_RESP_LDAP,	  /* --proto ldap: BER LDAPMessages up to a SearchResultDone */
+	DRV_RESP_RESP,	  /* redis: one RESP2/RESP3 value (redis/) */
+	DRV_RESP_MEMCACHE, /* memcached text protocol (memcache/) */
+	DRV_RESP_DNS,	  /* DNS: 2-byte length prefix over TCP, the datagram over UDP (dns/) */
+	DRV_RESP_LDAP,	  /* --proto ldap: BER LDAPMessages up to a SearchResultDone (ldap/) */
 };
 
 enum drv_http_engine {

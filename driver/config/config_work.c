@@ -18,7 +18,7 @@ int drv__config_work_opt(struct drv_config *cfg, const char *name, const char *v
 			 size_t errlen)
 {
 	if (!strcmp(name, "proto")) {
-		if (drv_app_named(v)) /* --proto ldap: the protocol's own (app.h) */
+		if (drv_app_named(v) && drv_app_named(v)->opt) /* --proto ldap: its own (app.h) */
 			return drv_app_named(v)->opt(cfg, "proto", v, err, errlen);
 		if (strcmp(v, "memcache-udp"))
 			return drv__config_fail(err, errlen,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Response framing rules for stream protocols (tcp://, native http://), and the application
- * framings (frame_resp.c, frame_memcache.c, frame_dns.c) driven by rule. Parsing only. */
+/* Response framing rules for stream protocols (tcp://, native http://), and the protocols'
+ * framings (frame_ext.h) driven by rule. Parsing only. */
 #include <string.h>
 #include "base/drv.h"
 #include "framing/frame.h"
@@ -23,41 +23,29 @@ void drv_frame_delim_table(const char *d, size_t n, uint8_t *fail)
 	}
 }
 
-void drv_frame_rule_init(struct drv_frame_rule *r, const struct drv_config *cfg)
+const struct drv_frame_ext *drv_frame_ext_for(enum drv_resp_rule rule)
 {
+	const struct drv_frame_ext *x = NULL;
 	const struct drv_app *a;
 	unsigned i;
 
+	for (i = 0; (a = drv_app_at(i)); i++) /* a protocol's framing, by the rule it is */
+		if (a->frame && a->frame->rule == rule)
+			x = a->frame;
+	return x;
+}
+
+void drv_frame_rule_init(struct drv_frame_rule *r, const struct drv_config *cfg)
+{
 	memset(r, 0, sizeof(*r));
 	r->rule = cfg->resp_rule;
-	for (i = 0; (a = drv_app_at(i)); i++) /* a protocol's framing, by the rule it is */
-		if (a->frame && a->frame->rule == r->rule)
-			r->ext = a->frame;
+	r->ext = drv_frame_ext_for(r->rule);
 	r->fixed = cfg->resp_fixed;
 	r->prefix = cfg->resp_rule == DRV_RESP_LP4 ? 4 : cfg->resp_prefix;
 	memcpy(r->delim, cfg->resp_delim, sizeof(r->delim));
 	r->delim_len = cfg->resp_delim_len;
 	drv_frame_delim_table(r->delim, r->delim_len, r->delim_fail);
 	r->head = cfg->method && !strcmp(cfg->method, "HEAD");
-}
-
-static void app_reset(const struct drv_frame_rule *r, struct drv_frame *f)
-{
-	switch (r->rule) {
-	case DRV_RESP_RESP:
-		drv_resp_reset(&f->app.resp);
-		break;
-	case DRV_RESP_MEMCACHE:
-		drv_mc_reset(&f->app.mc);
-		break;
-	case DRV_RESP_DNS:
-		drv_dns_reset(&f->app.dns);
-		break;
-	default:
-		if (r->ext) /* a protocol's: its engine then says what answers its request */
-			r->ext->reset(f);
-		break;
-	}
 }
 
 int drv__frame_app_feed(const struct drv_frame_rule *r, struct drv_frame *f, const char *p,
@@ -67,22 +55,7 @@ int drv__frame_app_feed(const struct drv_frame_rule *r, struct drv_frame *f, con
 	enum drv_app_verdict v = (enum drv_app_verdict)f->verdict;
 	int res = DRV_E_MALFORMED;
 
-	*used = 0;
-	switch (r->rule) {
-	case DRV_RESP_RESP:
-		*used = drv_resp_feed(&f->app.resp, b, n, &res, &v);
-		break;
-	case DRV_RESP_MEMCACHE:
-		*used = drv_mc_feed(&f->app.mc, b, n, &res, &v);
-		break;
-	case DRV_RESP_DNS:
-		*used = drv_dns_feed(&f->app.dns, b, n, &res, &v, &f->rcode);
-		break;
-	default:
-		if (r->ext) /* a protocol's (frame_ext.h) */
-			*used = r->ext->feed(f, b, n, &res, &v);
-		break;
-	}
+	*used = r->ext ? r->ext->feed(f, b, n, &res, &v) : 0; /* a protocol's (frame_ext.h) */
 	f->verdict = (uint8_t)v;
 	if (res < 0)
 		return res;
@@ -126,7 +99,8 @@ void drv_frame_reset(const struct drv_frame_rule *r, struct drv_frame *f)
 		f->head = r->head; /* read by on_headers_complete */
 	}
 	f->verdict = DRV_APP_OK;
-	app_reset(r, f);
+	if (r->ext) /* a protocol's: for LDAP its engine then says what answers its request */
+		r->ext->reset(f);
 }
 
 static int prefixed(const struct drv_frame_rule *r, struct drv_frame *f, const uint8_t *p,
@@ -222,7 +196,7 @@ size_t drv__frame_http_execute(struct drv_frame *f, const char *p, size_t n)
 
 void drv_frame_free(const struct drv_frame_rule *r, struct drv_frame *f)
 {
-	if (r->ext)
+	if (r->ext && r->ext->free)
 		r->ext->free(f);
 }
 

@@ -3,7 +3,8 @@
  * Where a stream response ends. One rule per run (struct drv_frame_rule, read-only, shared by the
  * threads) and one small state per connection (struct drv_frame). The rules: the refserver's
  * 4-byte length prefix, a fixed length, a delimiter, an N-byte length prefix, or an HTTP/1.x
- * response parsed with http_parser, or an application framing (redis, memcached, DNS).
+ * response parsed with http_parser, or a protocol's framing (frame_ext.h: redis, memcached, DNS,
+ * LDAP).
  * Request/response only: a byte after the end of a response is a framing error; pipelining goes
  * through response.h. A framing parses and never counts: the caller records the outcome
  * (scheduling/timing.h).
@@ -17,10 +18,7 @@
 #include <http_parser.h>
 #include "config/config.h"
 #include "framing/frame_app.h"
-#include "framing/frame_dns.h"
 #include "framing/frame_ext.h"
-#include "framing/frame_memcache.h"
-#include "framing/frame_resp.h"
 
 #define DRV_FRAME_MAX_BODY (256ULL << 20) /* a larger length prefix is not our framing */
 
@@ -36,14 +34,10 @@ struct drv_frame_rule {
 	const struct drv_frame_ext *ext; /* a protocol's framing (frame_ext.h), or NULL */
 };
 
-/* The state of the application framing a rule names. */
+/* The state of the protocol's framing a rule names (frame_ext.h), its layout the protocol's. */
 union drv_app_state {
-	struct drv_resp_state resp;
-	struct drv_mc_state mc;
-	struct drv_dns_state dns;
-	uint64_t ext[DRV_FRAME_EXT_WORDS]; /* a protocol's framing's (frame_ext.h) */
+	uint64_t ext[DRV_FRAME_EXT_WORDS];
 };
-
 
 struct drv_frame {
 	uint64_t left;	   /* bytes of the body still to come */
@@ -54,13 +48,26 @@ struct drv_frame {
 	bool head;	   /* http: no body follows the headers */
 	uint16_t status;   /* http: status code */
 	http_parser hp;
-	union drv_app_state app; /* resp, memcache, dns, a protocol's (frame_resp.c,
-				  * frame_memcache.c, frame_dns.c, frame_ext.h) */
+	union drv_app_state app; /* a protocol's framing's (frame_ext.h) */
 	uint8_t verdict;	 /* enum drv_app_verdict of the complete response */
 	uint8_t rcode;		 /* dns: its RCODE */
 };
 
+/* A protocol's framing state in f (frame_ext.h), of its own type... */
+static inline void *drv_frame_state(struct drv_frame *f)
+{
+	return f->app.ext;
+}
+
+/* ...which must fit: where the protocol defines that type. */
+#define DRV_FRAME_STATE_FITS(type)                                                                 \
+	_Static_assert(sizeof(type) <= sizeof(((struct drv_frame *)0)->app.ext) &&                 \
+			       _Alignof(type) <= _Alignof(uint64_t),                               \
+		       #type " must fit a frame's protocol state (frame_ext.h)")
+
 void drv_frame_rule_init(struct drv_frame_rule *r, const struct drv_config *cfg);
+/* The registered protocol's framing of a response rule (config/app.h's frame), or NULL. */
+const struct drv_frame_ext *drv_frame_ext_for(enum drv_resp_rule rule);
 /* KMP failure table of d[0..n) into fail[0..n) (n <= DRV_MAX_DELIM). */
 void drv_frame_delim_table(const char *d, size_t n, uint8_t *fail);
 /* Before each request. */
@@ -72,7 +79,7 @@ void drv_frame_reset(const struct drv_frame_rule *r, struct drv_frame *f);
  * DRV_FRAME_MAX_BODY).
  */
 int drv_frame_feed(const struct drv_frame_rule *r, struct drv_frame *f, const char *p, size_t n);
-/* frame.c's application rules (resp, memcache, dns), for response.c: *used bytes taken. */
+/* frame.c's protocol rules (frame_ext.h), for response.c: *used bytes taken. */
 int drv__frame_app_feed(const struct drv_frame_rule *r, struct drv_frame *f, const char *p,
 			size_t n, size_t *used);
 /* frame.c's http_parser with its callbacks, for response.c: bytes parsed. */

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Application framings: where a redis (RESP2/RESP3), memcached (text protocol) or DNS (over TCP,
- * 2-byte length prefix) response ends, and whether it is an error reply. Each is a pure
+ * Application framings: where a redis (RESP2/RESP3), memcached (text protocol), DNS (over TCP,
+ * 2-byte length prefix) or LDAP response ends, and whether it is an error reply. Each is a pure
  * incremental parser over a small state: feed any split of the bytes, it stops at the end of
  * one response and says how many bytes it used, so a pipelined stream can go on with the next.
  * A byte outside the framing is DRV_E_MALFORMED, never a hang: every length and count is bounded.
- * This header holds what they share (verdicts, limits, the data block); each has its own header
- * (frame_resp.h, frame_memcache.h, frame_dns.h; memcached's UDP frame: udp/udp_memcache.h), and frame.c drives them.
+ * This header holds what they share (verdicts, the bulk limit, the byte-step loop, the data
+ * block); each lives in its protocol's folder (redis/redis_frame.h, memcache/memcache_frame.h,
+ * dns/dns_frame.h, ldap/ldap_frame.h), reached through frame_ext.h, and frame.c drives them.
  */
 #ifndef LOADLENS_DRV_FRAME_APP_H
 #define LOADLENS_DRV_FRAME_APP_H
@@ -16,8 +17,6 @@
 #include <stdint.h>
 #include "base/errors.h"
 
-#define DRV_APP_MAX_COUNT (1ULL << 32) /* RESP: values still expected, at most */
-#define DRV_APP_MAX_LINE 4096	       /* memcached: bytes of one response line, at most */
 #define DRV_FRAME_APP_MAX_BULK (512ULL << 20) /* one bulk string / data block, at most */
 
 /* The outcome of one complete response. */
@@ -32,7 +31,7 @@ enum drv_app_verdict {
 
 
 /*
- * A step of a byte-at-a-time parser (frame_resp.c, frame_memcache.c): from its current state in
+ * A step of a byte-at-a-time parser (redis_frame.c, memcache_frame.c): from its current state in
  * s, the bytes p[0..n) (n >= 1, *r 0 on entry); returns how many it used, with *r 0 (more to
  * come), 1 (the response is complete) or a DRV_E_* error.
  */

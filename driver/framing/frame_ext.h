@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A framing a protocol brings (config/app.h's frame): where its replies end, for the response
- * rule it names. frame.c calls these for that rule and keeps the protocol's per-connection state
- * in struct drv_frame's app.ext, whose layout is the protocol's own (it asserts it fits).
+ * rule it names (redis/, memcache/, dns/, ldap/). frame.c calls these for that rule and keeps the
+ * protocol's per-connection state in struct drv_frame's app.ext, whose layout is the protocol's
+ * own (it asserts it fits); udp:// calls its datagram hook (drv_frame_ext_for(), frame.h).
  */
 #ifndef LOADLENS_DRV_FRAME_EXT_H
 #define LOADLENS_DRV_FRAME_EXT_H
@@ -23,8 +24,13 @@ struct drv_frame_ext {
 	/* n bytes: the bytes used, *res and *verdict as the application framings (frame.c's). */
 	size_t (*feed)(struct drv_frame *f, const uint8_t *p, size_t n, int *res,
 		       enum drv_app_verdict *verdict);
-	/* A connection slot's end: what its state holds goes; it can be used again. */
+	/* A connection slot's end: what its state holds goes; it can be used again (NULL: it holds
+	 * nothing). */
 	void (*free)(struct drv_frame *f);
+	/* A reply over udp://: the datagram that is the whole message, or the first of a reply's
+	 * datagrams after their frame header (memcached's). 0 with *verdict (and a DNS RCODE in
+	 * *rcode), or DRV_E_MALFORMED. NULL: not over udp://. */
+	int (*datagram)(const uint8_t *p, size_t n, enum drv_app_verdict *verdict, uint8_t *rcode);
 };
 
 #endif /* LOADLENS_DRV_FRAME_EXT_H */

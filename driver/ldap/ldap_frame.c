@@ -244,9 +244,7 @@ size_t drv_ldap_feed(struct drv_ldap_state *s, const uint8_t *p, size_t n, int *
 	return n - s->left;
 }
 
-_Static_assert(sizeof(struct drv_ldap_state) <= sizeof(((struct drv_frame *)0)->app.ext) &&
-		       _Alignof(struct drv_ldap_state) <= _Alignof(uint64_t),
-	       "struct drv_ldap_state must fit a frame's protocol state (frame_ext.h)");
+DRV_FRAME_STATE_FITS(struct drv_ldap_state);
 
 static void frame_reset(struct drv_frame *f)
 {

@@ -177,7 +177,7 @@ int drv_merge_add(struct drv_merge *m, const json_t *doc, char *err, size_t len)
 		if (eng->merge) /* h2's "h2", "grpc_status" (config/engine.h) */
 			eng->merge(t, doc);
 	for (i = 0; (a = drv_app_at(i)); i++)
-		if (a->report) /* a protocol's object (report_ext.h) */
+		if (a->report && a->report->merge) /* a protocol's object (report_ext.h) */
 			a->report->merge(t, json_object_get(doc, a->name));
 	m->res.cpu_ns += u64(json_object_get(doc, "driver"), "cpu_ns");
 	sum(t, json_object_get(doc, "driver"), true);

@@ -250,7 +250,7 @@ json_t *drv_plan_json(const struct drv_config *cfg)
 	bad |= payload(o, cfg);
 	bad |= http(o, cfg);
 	for (i = 0; (a = drv_app_at(i)); i++)
-		if (a->report) /* "ldap": a protocol's (report_ext.h) */
+		if (a->report && a->report->plan) /* "ldap": a protocol's (report_ext.h) */
 			bad |= drv_json_set(o, a->name, a->report->plan(cfg));
 	bad |= scale(o, cfg);
 	bad |= drv_json_set(o, "option_keys", option_keys());

@@ -3,7 +3,8 @@
  * A protocol's part of the results (config/app.h's report): its counts in the summary and in the
  * JSON under its name, read back by a merge, and what it was asked to do in the JSON's config and
  * in --print-plan. report_work.c, report_json.c, plan.c and merge.c call these for each protocol
- * registered, in order.
+ * registered, in order; a hook a protocol has no use for is NULL (DNS's RCODE counts are not
+ * merged, and have no config or plan of their own).
  */
 #ifndef LOADLENS_DRV_REPORT_EXT_H
 #define LOADLENS_DRV_REPORT_EXT_H
@@ -15,6 +16,8 @@ struct drv_config;
 struct drv_stats;
 
 struct drv_report_ext {
+	/* Its key in the result's JSON, when not the protocol's name (DNS's "dns_rcode"), or NULL. */
+	const char *key;
 	/* The result's object under the protocol's name: null when the run (or a merge) had none
 	 * of it; NULL when out of memory. */
 	json_t *(*json)(const struct drv_config *cfg, const struct drv_stats *t);

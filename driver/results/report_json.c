@@ -61,7 +61,7 @@ static json_t *config(const struct drv_config *cfg)
 		bad |= opt(o, cfg, DRV_OPT_CACERT);
 	}
 	for (i = 0; (a = drv_app_at(i)); i++)
-		if (a->report) /* config.ldap: a protocol's (report_ext.h) */
+		if (a->report && a->report->config) /* config.ldap: a protocol's (report_ext.h) */
 			bad |= a->report->config(o, cfg);
 	bad |= drv_json_set(o, "shard_index", drv_json_u64(cfg->shard_index));
 	bad |= drv_json_set(o, "shard_count", drv_json_u64(cfg->shard_count));

@@ -34,8 +34,7 @@
 #include <uv.h>
 #include "config/config.h"
 #include "base/drv.h"
-#include "framing/frame_dns.h"
-#include "framing/frame_memcache.h"
+#include "framing/frame.h"
 #include "config/reqmix.h"
 #include "config/request.h"
 #include "scheduling/pingpong.h"
@@ -87,7 +86,8 @@ struct udp_thread {
 	struct drv_slot_io io; /* request bytes, read buffer */
 	struct drv_udp_id id; /* where a request's id sits (udp_id.h) */
 	uint64_t timeout_ns;
-	bool dns; /* --response dns: a reply's RCODE decides (frame_dns.c) */
+	/* --response dns: a reply's RCODE decides; memcache-udp: its first line (frame_ext.h) */
+	const struct drv_frame_ext *frame;
 	bool mc;  /* --proto memcache-udp: replies of several datagrams (udp_memcache.c) */
 	const struct drv_reqmix *mix; /* --requests-file, or NULL */
 	struct drv_mix_ctx mix_ctx;
@@ -214,11 +214,13 @@ static void complete(struct udp_slot *u, uint64_t now, int err, int rcode)
 static void app_reply(struct udp_slot *u, const uv_buf_t *buf, size_t n, uint64_t now)
 {
 	const uint8_t *p = (const uint8_t *)buf->base;
+	const struct drv_frame_ext *x = u->ut->frame;
+	enum drv_app_verdict v = DRV_APP_OK;
 	uint8_t rcode = 0;
 	int r;
 
 	if (u->ut->mc) {
-		r = drv_mcudp_add(&u->mc, p, n);
+		r = drv_mcudp_add(&u->mc, p, n, x);
 		if (r == 2) {
 			proto_udp_st(u)->duplicate++;
 			return;
@@ -228,9 +230,9 @@ static void app_reply(struct udp_slot *u, const uv_buf_t *buf, size_t n, uint64_
 		complete(u, now, r < 0 ? r : drv_app_verdict_err(u->mc.verdict), -1);
 		return;
 	}
-	if (u->ut->dns) {
-		r = drv_dns_message(p, n, &rcode);
-		complete(u, now, r ? r : rcode ? DRV_E_DNS_RCODE : 0, r ? -1 : rcode);
+	if (x) {
+		r = x->datagram(p, n, &v, &rcode);
+		complete(u, now, r ? r : drv_app_verdict_err(v), r ? -1 : rcode);
 		return;
 	}
 	complete(u, now, 0, -1);
@@ -572,7 +574,9 @@ static int init(struct drv_worker *w)
 		return err;
 	ut = w->proto_data;
 	ut->timeout_ns = cfg->timeout_ns;
-	ut->dns = cfg->resp_rule == DRV_RESP_DNS;
+	ut->frame = drv_frame_ext_for(cfg->resp_rule); /* --response dns, memcache-udp */
+	if (ut->frame && !ut->frame->datagram)
+		ut->frame = NULL;
 	ut->mc = cfg->mc_udp;
 	ut->mix = cfg->mix;
 	if (ut->mix)

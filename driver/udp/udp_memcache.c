@@ -3,12 +3,14 @@
 #include <string.h>
 #include "config/config.h"
 #include "udp/udp_memcache.h"
-#include "framing/frame_memcache.h"
+#include "framing/frame_ext.h"
 #include "base/errors.h"
 
-int drv_mcudp_add(struct drv_mcudp *m, const uint8_t *p, size_t n)
+int drv_mcudp_add(struct drv_mcudp *m, const uint8_t *p, size_t n, const struct drv_frame_ext *x)
 {
+	enum drv_app_verdict v = DRV_APP_OK;
 	unsigned seq, total;
+	uint8_t rcode;
 
 	if (n < DRV_MCUDP_HDR)
 		return DRV_E_MALFORMED;
@@ -24,7 +26,7 @@ int drv_mcudp_add(struct drv_mcudp *m, const uint8_t *p, size_t n)
 		return 2;
 	m->seen[seq / 64] |= 1ULL << (seq % 64);
 	m->got++;
-	if (seq == 0)
-		m->verdict = (uint8_t)drv_mc_first_line(p + DRV_MCUDP_HDR, n - DRV_MCUDP_HDR);
+	if (seq == 0 && x && !x->datagram(p + DRV_MCUDP_HDR, n - DRV_MCUDP_HDR, &v, &rcode))
+		m->verdict = (uint8_t)v; /* memcached's first line (memcache/memcache_frame.c) */
 	return m->got == m->total;
 }

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include "config/config.h"
 #include "framing/frame_app.h"
+#include "framing/frame_ext.h"
 
 /*
  * memcached over UDP: every datagram starts with an 8-byte frame header (request id, sequence
@@ -30,7 +31,8 @@ static inline void drv_mcudp_reset(struct drv_mcudp *m)
 	m->verdict = DRV_APP_OK;
 }
 /* One datagram of the reply (id already matched): 1 complete, 0 more to come, 2 a datagram seen
- * before (a duplicate), DRV_E_MALFORMED (short, a count that changed, a sequence past it). */
-int drv_mcudp_add(struct drv_mcudp *m, const uint8_t *p, size_t n);
+ * before (a duplicate), DRV_E_MALFORMED (short, a count that changed, a sequence past it). The
+ * first datagram's verdict is x's (memcached's framing, frame_ext.h's datagram). */
+int drv_mcudp_add(struct drv_mcudp *m, const uint8_t *p, size_t n, const struct drv_frame_ext *x);
 
 #endif /* LOADLENS_DRV_UDP_MEMCACHE_H */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* The resp, memcache and dns framings (driver/frame_*.c): whole, split at every byte, malformed. */
+/* The resp, memcache and dns framings (driver/redis/, memcache/, dns/): whole, split at every
+ * byte, malformed. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -7,7 +8,11 @@
 #include <string.h>
 #include <cmocka.h>
 #include "ll_test.h"
+#include "driver_apps.h"
+#include "dns/dns_frame.h"
 #include "framing/frame.h"
+#include "memcache/memcache_frame.h"
+#include "redis/redis_frame.h"
 #include "udp/udp_memcache.h"
 #include "framing/response.h"
 #include "results/stats.h"
@@ -21,26 +26,31 @@ struct outcome {
 	uint8_t rcode;
 };
 
-static union drv_app_state st;
+static struct drv_frame fr; /* the parser's state, in its app.ext */
 
 static void x_reset(enum kind k)
 {
+	fr.rcode = 0;
 	if (k == K_RESP)
-		drv_resp_reset(&st.resp);
+		drv_resp_reset(&fr);
 	else if (k == K_MC)
-		drv_mc_reset(&st.mc);
+		drv_mc_reset(&fr);
 	else
-		drv_dns_reset(&st.dns);
+		drv_dns_reset(&fr);
 }
 
 static size_t x_feed(enum kind k, const uint8_t *p, size_t n, int *res, enum drv_app_verdict *v,
 		     uint8_t *rc)
 {
+	size_t u;
+
 	if (k == K_RESP)
-		return drv_resp_feed(&st.resp, p, n, res, v);
+		return drv_resp_feed(&fr, p, n, res, v);
 	if (k == K_MC)
-		return drv_mc_feed(&st.mc, p, n, res, v);
-	return drv_dns_feed(&st.dns, p, n, res, v, rc);
+		return drv_mc_feed(&fr, p, n, res, v);
+	u = drv_dns_feed(&fr, p, n, res, v);
+	*rc = fr.rcode;
+	return u;
 }
 
 /* Feed s in chunks of `chunk` bytes (0: whole) until complete or malformed. */
@@ -229,7 +239,7 @@ static void test_memcache(void **state)
 
 static void test_memcache_long_line(void **state)
 {
-	char line[DRV_APP_MAX_LINE + 16];
+	char line[DRV_MC_MAX_LINE + 16];
 
 	(void)state;
 	memset(line, 'A', sizeof(line));

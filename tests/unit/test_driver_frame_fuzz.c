@@ -16,7 +16,10 @@
 #include <time.h>
 #include <cmocka.h>
 #include "ll_test.h"
+#include "dns/dns_frame.h"
 #include "framing/frame.h"
+#include "memcache/memcache_frame.h"
+#include "redis/redis_frame.h"
 #include "results/stats.h"
 
 static const char *const x_corpus[3][8] = {
@@ -87,14 +90,14 @@ static size_t x_input(int k, uint8_t *buf, size_t cap)
 }
 
 /* A fresh parser of kind k (0 RESP, 1 memcached, 2 DNS), for the next response. */
-static void x_reset(union drv_app_state *st, int k)
+static void x_reset(struct drv_frame *f, int k)
 {
 	if (k == 0)
-		drv_resp_reset(&st->resp);
+		drv_resp_reset(f);
 	else if (k == 1)
-		drv_mc_reset(&st->mc);
+		drv_mc_reset(f);
 	else
-		drv_dns_reset(&st->dns);
+		drv_dns_reset(f);
 }
 
 static void test_fuzz(void **state)
@@ -102,9 +105,9 @@ static void test_fuzz(void **state)
 	const char *env = getenv("LL_FUZZ_SECONDS");
 	double secs = env ? atof(env) : 10.0, t0 = x_now();
 	uint64_t runs = 0, out[3][3] = {{0}};
-	union drv_app_state st;
+	struct drv_frame st; /* the parser's state, in its app.ext */
 	enum drv_app_verdict v;
-	uint8_t buf[512], rc;
+	uint8_t buf[512];
 	size_t n, i, c, u;
 	int k, res;
 
@@ -120,11 +123,11 @@ static void test_fuzz(void **state)
 				c = 1 + x_rand() % (n - i);
 				v = DRV_APP_OK;
 				if (k == 0)
-					u = drv_resp_feed(&st.resp, buf + i, c, &res, &v);
+					u = drv_resp_feed(&st, buf + i, c, &res, &v);
 				else if (k == 1)
-					u = drv_mc_feed(&st.mc, buf + i, c, &res, &v);
+					u = drv_mc_feed(&st, buf + i, c, &res, &v);
 				else
-					u = drv_dns_feed(&st.dns, buf + i, c, &res, &v, &rc);
+					u = drv_dns_feed(&st, buf + i, c, &res, &v);
 				assert_true(u >= 1 && u <= c);
 				assert_true(res == 0 || res == 1 || res == DRV_E_MALFORMED);
 				assert_true(v <= DRV_APP_DNS_RCODE);

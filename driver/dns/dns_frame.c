@@ -4,10 +4,20 @@
  * UDP the datagram is the message. A message shorter than its 12-byte header, or without the QR
  * (response) bit, is malformed; RCODE != 0 is a complete response counted by its code.
  */
-#include "framing/frame_dns.h"
 #include "base/errors.h"
+#include "dns/dns_frame.h"
+#include "framing/frame.h"
 
 #define DNS_HDR 12
+
+struct drv_dns_state {
+	uint64_t left;
+	uint16_t got; /* bytes of prefix + header seen */
+	uint8_t pre[2];
+	uint8_t hdr[4];
+};
+
+DRV_FRAME_STATE_FITS(struct drv_dns_state);
 
 const char *drv_dns_rcode_name(unsigned rcode)
 {
@@ -28,14 +38,17 @@ int drv_dns_message(const uint8_t *p, size_t n, uint8_t *rcode)
 	return 0;
 }
 
-void drv_dns_reset(struct drv_dns_state *s)
+void drv_dns_reset(struct drv_frame *f)
 {
+	struct drv_dns_state *s = drv_frame_state(f);
+
 	*s = (struct drv_dns_state){0};
 }
 
-size_t drv_dns_feed(struct drv_dns_state *s, const uint8_t *p, size_t n, int *res,
-		    enum drv_app_verdict *verdict, uint8_t *rcode)
+size_t drv_dns_feed(struct drv_frame *f, const uint8_t *p, size_t n, int *res,
+		    enum drv_app_verdict *verdict)
 {
+	struct drv_dns_state *s = drv_frame_state(f);
 	size_t i = 0;
 	uint64_t len;
 
@@ -62,8 +75,8 @@ size_t drv_dns_feed(struct drv_dns_state *s, const uint8_t *p, size_t n, int *re
 				*res = DRV_E_MALFORMED;
 				return i;
 			}
-			*rcode = s->hdr[3] & 0x0f;
-			*verdict = *rcode ? DRV_APP_DNS_RCODE : DRV_APP_OK;
+			f->rcode = s->hdr[3] & 0x0f;
+			*verdict = f->rcode ? DRV_APP_DNS_RCODE : DRV_APP_OK;
 		}
 	}
 	if (s->got < 6)
@@ -73,3 +86,17 @@ size_t drv_dns_feed(struct drv_dns_state *s, const uint8_t *p, size_t n, int *re
 		*res = 1;
 	return i;
 }
+
+static int frame_datagram(const uint8_t *p, size_t n, enum drv_app_verdict *verdict,
+			  uint8_t *rcode)
+{
+	int r = drv_dns_message(p, n, rcode);
+
+	*verdict = !r && *rcode ? DRV_APP_DNS_RCODE : DRV_APP_OK;
+	return r;
+}
+
+const struct drv_frame_ext drv_dns_frame = {
+	.rule = DRV_RESP_DNS, .reset = drv_dns_reset, .feed = drv_dns_feed,
+	.datagram = frame_datagram,
+};

@@ -6,8 +6,22 @@
  * A top-level simple error (-) or blob error (!) is a resp_error; nested errors (inside EXEC's
  * array) are the reply's content, not its outcome.
  */
-#include "framing/frame_resp.h"
 #include "base/errors.h"
+#include "framing/frame.h"
+#include "redis/redis_frame.h"
+
+struct drv_resp_state {
+	uint64_t need; /* values still to complete the response */
+	uint64_t num;  /* the number on a length line */
+	uint64_t left; /* bulk bytes still to skip */
+	uint8_t st;
+	uint8_t type;
+	uint8_t ndig;
+	bool neg;
+	bool started;
+};
+
+DRV_FRAME_STATE_FITS(struct drv_resp_state);
 
 enum {
 	R_TYPE = 0, /* the type byte of the next value */
@@ -20,8 +34,10 @@ enum {
 	R_BULK_LF,
 };
 
-void drv_resp_reset(struct drv_resp_state *s)
+void drv_resp_reset(struct drv_frame *f)
 {
+	struct drv_resp_state *s = drv_frame_state(f);
+
 	*s = (struct drv_resp_state){.need = 1};
 }
 
@@ -65,7 +81,7 @@ static int num_done(struct drv_resp_state *s)
 	}
 	s->st = R_TYPE;
 	s->need = s->need - 1 + k;
-	if (s->need > DRV_APP_MAX_COUNT)
+	if (s->need > DRV_REDIS_MAX_COUNT)
 		return DRV_E_MALFORMED;
 	return s->need == 0;
 }
@@ -137,8 +153,12 @@ static size_t step(void *v, const uint8_t *p, size_t n, int *r, enum drv_app_ver
 	return used;
 }
 
-size_t drv_resp_feed(struct drv_resp_state *s, const uint8_t *p, size_t n, int *res,
+size_t drv_resp_feed(struct drv_frame *f, const uint8_t *p, size_t n, int *res,
 		     enum drv_app_verdict *verdict)
 {
-	return drv_app_feed(step, s, p, n, res, verdict);
+	return drv_app_feed(step, drv_frame_state(f), p, n, res, verdict);
 }
+
+const struct drv_frame_ext drv_redis_frame = {
+	.rule = DRV_RESP_RESP, .reset = drv_resp_reset, .feed = drv_resp_feed,
+};

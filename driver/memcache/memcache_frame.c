@@ -7,8 +7,24 @@
  * memcache_client_error, SERVER_ERROR as memcache_server_error. Lines are bounded in length.
  */
 #include <string.h>
-#include "framing/frame_memcache.h"
 #include "base/errors.h"
+#include "framing/frame.h"
+#include "memcache/memcache_frame.h"
+
+struct drv_mc_state {
+	uint64_t num;  /* the size token of a VALUE / VA line */
+	uint64_t left; /* data block bytes still to skip (+ its CRLF) */
+	uint32_t linelen;
+	uint8_t st;
+	uint8_t phase;	/* 0: first line, 1: inside VALUE/STAT lines (until END), 2: last data */
+	uint8_t tok;	/* token index on the current line */
+	uint8_t kwlen;
+	uint8_t want;	/* the token holding the size, 0 = none */
+	bool have_num;
+	char kw[16];	/* the line's first token, truncated */
+};
+
+DRV_FRAME_STATE_FITS(struct drv_mc_state);
 
 enum {
 	M_LINE = 0, /* inside a line */
@@ -18,8 +34,10 @@ enum {
 	M_DATA_LF,
 };
 
-void drv_mc_reset(struct drv_mc_state *s)
+void drv_mc_reset(struct drv_frame *f)
 {
+	struct drv_mc_state *s = drv_frame_state(f);
+
 	memset(s, 0, sizeof(*s));
 }
 
@@ -86,7 +104,7 @@ static int line(struct drv_mc_state *s, enum drv_app_verdict *verdict)
 /* One byte of a line other than CR. */
 static int line_byte(struct drv_mc_state *s, uint8_t c)
 {
-	if (++s->linelen > DRV_APP_MAX_LINE || c == '\n')
+	if (++s->linelen > DRV_MC_MAX_LINE || c == '\n')
 		return DRV_E_MALFORMED;
 	if (c == ' ') {
 		if (s->tok == 0 && !s->kwlen)
@@ -145,8 +163,21 @@ static size_t step(void *v, const uint8_t *p, size_t n, int *r, enum drv_app_ver
 	return used;
 }
 
-size_t drv_mc_feed(struct drv_mc_state *s, const uint8_t *p, size_t n, int *res,
+size_t drv_mc_feed(struct drv_frame *f, const uint8_t *p, size_t n, int *res,
 		   enum drv_app_verdict *verdict)
 {
-	return drv_app_feed(step, s, p, n, res, verdict);
+	return drv_app_feed(step, drv_frame_state(f), p, n, res, verdict);
 }
+
+static int frame_datagram(const uint8_t *p, size_t n, enum drv_app_verdict *verdict,
+			  uint8_t *rcode)
+{
+	(void)rcode;
+	*verdict = drv_mc_first_line(p, n);
+	return 0;
+}
+
+const struct drv_frame_ext drv_memcache_frame = {
+	.rule = DRV_RESP_MEMCACHE, .reset = drv_mc_reset, .feed = drv_mc_feed,
+	.datagram = frame_datagram,
+};
