@@ -99,6 +99,28 @@ const volatile __u8 targ_atomics = 1;
  * kernels before 5.12 take too (the compat object's walks keep their state in a map for them). */
 #define LL_GLOBAL_NUM __attribute__((noinline))
 
+/* This CPU's entry (key 0) of map, a BPF_MAP_TYPE_PERCPU_ARRAY of one entry, or NULL. */
+#define LL_PERCPU0(map)                                                                            \
+	({                                                                                         \
+		__u32 k0_ = 0;                                                                     \
+		bpf_map_lookup_elem(&(map), &k0_);                                                 \
+	})
+
+/* Where a global function's state lives (LL_GLOBAL_NUM's callers): stack, the caller's zeroed
+ * variable, from 5.12; before it this CPU's entry of map, zeroed here (NULL: none), which the
+ * global function looks up itself. */
+#ifndef LL_PRE_5_12
+#define LL_STATE_NEW(map, stack) (stack)
+#else
+#define LL_STATE_NEW(map, stack)                                                                   \
+	({                                                                                         \
+		__typeof__(stack) p_ = LL_PERCPU0(map);                                            \
+		if (p_)                                                                            \
+			__builtin_memset(p_, 0, sizeof(*p_));                                      \
+		p_;                                                                                \
+	})
+#endif
+
 /* The current task's user registers, saved at syscall entry, or NULL. */
 #define LL_USER_REGS()                                                                             \
 	(targ_pt_regs ? (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf())             \
@@ -114,12 +136,15 @@ const volatile __u8 targ_atomics = 1;
  */
 const volatile __u32 targ_stack_size = 0;
 
-static __always_inline __u64 ll_stack_regs(void)
+/* The address of the saved registers, or 0. (Global functions, numbers in and out: their reads'
+ * stack stays off the programs' own frames, which 6.1 counts against 512 bytes with their
+ * calls' even where this path is never taken.) */
+LL_GLOBAL_NUM __u64 ll_stack_regs(void)
 {
 	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
 	__u64 stack = (__u64)BPF_CORE_READ(t, stack), regs;
 
-	if (!stack)
+	if (!stack || !targ_stack_size)
 		return 0;
 	regs = stack + targ_stack_size - bpf_core_type_size(struct pt_regs);
 #if defined(__TARGET_ARCH_x86)
@@ -132,6 +157,15 @@ static __always_inline __u64 ll_stack_regs(void)
 	return 0;
 #endif
 	return regs;
+}
+
+/* The 8 bytes of kernel memory at addr (0 where they cannot be read). */
+LL_GLOBAL_NUM __u64 ll_kread64(__u64 addr)
+{
+	__u64 v = 0;
+
+	bpf_probe_read_kernel(&v, sizeof(v), (const void *)addr);
+	return v;
 }
 
 /*
@@ -197,17 +231,18 @@ static __always_inline bool ll_syscall(struct ll_syscall *c)
 	struct pt_regs *regs = LL_USER_REGS();
 
 	if (!regs && targ_stack_size) {
-		regs = (struct pt_regs *)ll_stack_regs();
-		if (!regs)
+		__u64 r = ll_stack_regs();
+
+		if (!r)
 			return false;
 #if defined(__TARGET_ARCH_x86)
-		c->nr = BPF_CORE_READ(regs, orig_ax);
-		c->arg2 = BPF_CORE_READ(regs, si);
-		c->arg3 = BPF_CORE_READ(regs, dx);
+		c->nr = (long)ll_kread64(r + bpf_core_field_offset(struct pt_regs, orig_ax));
+		c->arg2 = ll_kread64(r + bpf_core_field_offset(struct pt_regs, si));
+		c->arg3 = ll_kread64(r + bpf_core_field_offset(struct pt_regs, dx));
 #elif defined(__TARGET_ARCH_arm64)
-		c->nr = BPF_CORE_READ(regs, syscallno);
-		c->arg2 = BPF_CORE_READ(regs, regs[1]);
-		c->arg3 = BPF_CORE_READ(regs, regs[2]);
+		c->nr = (__s32)ll_kread64(r + bpf_core_field_offset(struct pt_regs, syscallno));
+		c->arg2 = ll_kread64(r + bpf_core_field_offset(struct pt_regs, regs[1]));
+		c->arg3 = ll_kread64(r + bpf_core_field_offset(struct pt_regs, regs[2]));
 #endif
 		return true;
 	}

@@ -89,30 +89,13 @@ LL_MAP(h2_walks, BPF_MAP_TYPE_PERCPU_ARRAY, 1, __u32, struct h2_walk); /* (both 
 #define H2_WA(w) (w),
 #define H2_W_GET()
 #else
-static __always_inline struct h2_walk *h2_walk_get(void)
-{
-	__u32 k = 0;
-
-	return bpf_map_lookup_elem(&h2_walks, &k);
-}
 #define H2_W
 #define H2_WA(w)
-#define H2_W_GET() struct h2_walk *w = h2_walk_get()
+#define H2_W_GET() struct h2_walk *w = LL_PERCPU0(h2_walks)
 #endif
 
 /* A new walk, zeroed: *stack (the caller's), or before 5.12 this CPU's entry (NULL: none). */
-static __always_inline struct h2_walk *h2_walk_new(struct h2_walk *stack)
-{
-#ifndef LL_PRE_5_12
-	return stack;
-#else
-	struct h2_walk *w = h2_walk_get();
-
-	if (w)
-		__builtin_memset(w, 0, sizeof(*w));
-	return w;
-#endif
-}
+#define h2_walk_new(stack) LL_STATE_NEW(h2_walks, stack)
 
 /* The place in the window of the n bytes at buf + off (off + n <= len, the buffer's bytes),
  * after reading the window there if it does not hold them; -1 if it cannot (the caller reads them

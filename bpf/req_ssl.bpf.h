@@ -268,13 +268,6 @@ struct ssl_plain {
  * walk's (bpf/req_h2_conn.bpf.h). */
 LL_MAP(ssl_outs, BPF_MAP_TYPE_PERCPU_ARRAY, 1, __u32, struct ssl_plain); /* (both objects) */
 
-static __always_inline struct ssl_plain *ssl_out_get(void)
-{
-	__u32 k = 0;
-
-	return bpf_map_lookup_elem(&ssl_outs, &k);
-}
-
 #ifndef LL_PRE_5_12
 #define SSL_OUT struct ssl_plain *out,
 #define SSL_OA(q) (q),
@@ -282,22 +275,11 @@ static __always_inline struct ssl_plain *ssl_out_get(void)
 #else
 #define SSL_OUT
 #define SSL_OA(q)
-#define SSL_OUT_GET() struct ssl_plain *out = ssl_out_get()
+#define SSL_OUT_GET() struct ssl_plain *out = LL_PERCPU0(ssl_outs)
 #endif
 
 /* A new answer, zeroed: *stack (the caller's), or before 5.12 this CPU's entry (NULL: none). */
-static __always_inline struct ssl_plain *ssl_plain_new(struct ssl_plain *stack)
-{
-#ifndef LL_PRE_5_12
-	return stack;
-#else
-	struct ssl_plain *q = ssl_out_get();
-
-	if (q)
-		__builtin_memset(q, 0, sizeof(*q));
-	return q;
-#endif
-}
+#define ssl_plain_new(stack) LL_STATE_NEW(ssl_outs, stack)
 
 /* The plaintext of an SSL call: n bytes at buf (user memory) read at now, or written (handed
  * over at now) with SSL_IO_WRITE in n, on the connection of socket sk. A global function: the

@@ -41,6 +41,7 @@ struct probe {
 	const char *sk_state;	/* "sk_storage" or "hash" */
 	bool user_regs;		/* bpf_task_pt_regs, or the kernel stack's registers */
 	bool stack_regs;	/* ... the kernel stack's */
+	bool compat;		/* the programs for kernels before 5.12 */
 	bool accept4;		/* syscalls:sys_exit_accept4 */
 	enum obs_reqtime_mech mech;
 	char mech_why[256];
@@ -141,6 +142,7 @@ static void check_load(struct probe *p, enum obs_reqtime_mech want)
 	p->sk_state = obs_sockets_features(obs_kernel_conn(k))->sk_state;
 	p->user_regs = obs_sockets_features(obs_kernel_conn(k))->user_regs;
 	p->stack_regs = obs_sockets_features(obs_kernel_conn(k))->stack_regs;
+	p->compat = obs_sockets_features(obs_kernel_conn(k))->compat;
 	p->accept4 = obs_sockets_features(obs_kernel_conn(k))->accept4;
 	p->fail = *obs_fail_features(obs_kernel_fail(k));
 	bpf_object__for_each_program(prog, s->obj)
@@ -211,6 +213,22 @@ static json_t *features(const struct probe *p)
 				 : "off",
 		"6.3 (the sock: tracepoints) and tcp:tcp_rcv_space_adjust",
 		p->lean ? NULL : "every request has all three events"));
+	json_array_append_new(a, check_row("HTTP/2 streams and statuses (h2c, gRPC)",
+		p->mech != OBS_REQTIME_MECH_OFF && p->user_regs,
+		p->mech != OBS_REQTIME_MECH_OFF && p->user_regs
+		? (p->stack_regs ? "frame walk of each read's and write's buffer, found through the "
+				   "kernel stack's saved registers"
+				 : "frame walk of each read's and write's buffer, found through "
+				   "bpf_task_pt_regs")
+		: "off",
+		"5.15 (before it, x86-64's and arm64's kernel stack), x86-64, arm64 or ppc64le; with "
+		"request timing",
+		p->mech == OBS_REQTIME_MECH_OFF ? "no request timing"
+		: !p->user_regs ? "a connection's requests are counted by turns, no status read"
+		: p->compat ? "before 5.12: a preface split across reads is not matched (that "
+			      "connection is counted by turns), and each stream takes its read's "
+			      "arrival"
+			    : NULL));
 	json_array_append_new(a, check_row("request timing over TLS (HTTP/2 streams, HTTP/1.1)",
 		p->mech != OBS_REQTIME_MECH_OFF && p->tls_plain,
 		p->mech != OBS_REQTIME_MECH_OFF && p->tls_plain

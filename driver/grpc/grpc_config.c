@@ -36,6 +36,10 @@ static int import_path(struct drv_config *cfg, const char *v, char *err, size_t 
 int drv__config_grpc_opt(struct drv_config *cfg, const char *name, const char *v, char *err,
 			 size_t errlen)
 {
+	if (!strcmp(name, "proto")) /* (--proto grpc: the wire protocol is the URL's) */
+		return drv__config_fail(err, errlen, "--proto grpc: expected memcache-udp or ldap; "
+					"a grpc:// URL is gRPC already (the service's .proto: "
+					"--proto-file)");
 	if (!strcmp(name, "proto-file")) {
 		cfg->proto_path = v;
 		return *v ? 0 : drv__config_fail(err, errlen, "--proto-file: empty file name");

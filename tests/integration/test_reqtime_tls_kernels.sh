@@ -14,20 +14,7 @@ require_cmd nginx nginx-light h2load nghttp2-client
 N=${LL_TLS_N:-400}
 free_ports H2 H1 ST
 tls_cert "$LL_TMP/pki"
-nginx_up ng "$ST" "
-	log_format rt '\$request_time \$status \$server_protocol';
-	server {
-		listen 127.0.0.1:$H2 ssl http2;
-		$NGINX_TLS
-		access_log $LL_TMP/h2.log rt;
-		location / { return 200 \"ok\\n\"; }
-	}
-	server {
-		listen 127.0.0.1:$H1 ssl;
-		$NGINX_TLS
-		access_log $LL_TMP/h1.log rt;
-		location / { return 200 \"ok\\n\"; }
-	}"
+nginx_up ng "$ST" "$(nginx_ok_servers "$H2 ssl http2" "$LL_TMP/h2.log" "$H1 ssl" "$LL_TMP/h1.log")"
 
 # exact NAME PORT LOG CONNS: requests = LOG's lines = N, CONNS connections in plaintext and
 # handshaken, nothing lost

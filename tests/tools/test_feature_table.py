@@ -36,6 +36,14 @@ class FeatureTableTest(unittest.TestCase):
 		self.assertEqual(ft.short(MECH_OLD["request timing: socket-queue wait, service time"]),
 				 "fentry/fexit")
 		self.assertEqual(ft.short("something new"), "something new")  # shown as it is
+		# before 5.15: the user registers from the kernel stack (the check's own words)
+		self.assertEqual(ft.short("the kernel stack's saved registers + bpf_probe_read_user in "
+					  "the read programs"), "kernel stack registers")
+		self.assertEqual(ft.short("frame walk of each read's and write's buffer, found through "
+					  "the kernel stack's saved registers"),
+				 "frame walk (kernel stack registers)")
+		self.assertEqual(ft.short("frame walk of each read's and write's buffer, found through "
+					  "bpf_task_pt_regs"), "frame walk (user registers)")
 
 	def test_table_sorted_and_complete(self):
 		cols = [ft.column_of_summary(summary("6.12.117+deb12-amd64", MECH_NEW)),

@@ -108,6 +108,10 @@ static void test_command_lines(void **state)
 		{{"grpc://127.0.0.1:1/a.B/C", "-d", "{\"key\":\"a\"}", NULL}, "did you mean --message?"},
 		{{"grpc://127.0.0.1:1/a.B/C", "-n", "1", "--proto", "kv.proto", NULL},
 		 "did you mean --proto-file kv.proto?"},
+		/* --proto grpc: our wire-protocol option refuses it (not a --message-file of
+		 * that name) */
+		{{"grpc://127.0.0.1:1/a.B/C", "-n", "1", "--proto", "grpc", NULL},
+		 "--proto grpc: expected memcache-udp or ldap; a grpc:// URL is gRPC already"},
 		{{"http://127.0.0.1:1/", "-n", "1", "-m", "10", NULL}, "did you mean --streams 10?"},
 		{{"http://127.0.0.1:1/", "-n", "1", "-m10", NULL}, "did you mean --streams 10?"},
 		{{"http://127.0.0.1:1/", "-n", "1", "-D", "5", NULL}, "did you mean -d 5?"},

@@ -129,12 +129,14 @@ CONF
 }
 
 # nginx_ok_servers LISTEN LOG [LISTEN LOG]...: nginx_up's SERVER_BLOCKS for servers that answer
-# every request 200 "ok\n", each on 127.0.0.1:LISTEN ("PORT" or "PORT http2") and logging each
-# request to LOG as "STATUS PROTOCOL" (log format rt)
+# every request 200 "ok\n", each on 127.0.0.1:LISTEN ("PORT", "PORT http2", "PORT ssl" or "PORT
+# ssl http2": TLS with tls_cert's NGINX_TLS) and logging each request to LOG as "STATUS PROTOCOL"
+# (log format rt)
 nginx_ok_servers() {
 	printf "\tlog_format rt '\$status \$server_protocol';\n"
 	while [ $# -ge 2 ]; do
 		printf '\tserver {\n\t\tlisten 127.0.0.1:%s;\n\t\taccess_log %s rt;\n' "$1" "$2"
+		case " $1 " in *" ssl "*) printf '\t\t%s\n' "$NGINX_TLS" ;; esac
 		printf '\t\tlocation / { return 200 "ok\\n"; }\n\t}\n'
 		shift 2
 	done
