@@ -106,12 +106,21 @@ const volatile __u8 targ_atomics = 1;
 		bpf_map_lookup_elem(&(map), &k0_);                                                 \
 	})
 
-/* Where a global function's state lives (LL_GLOBAL_NUM's callers): stack, the caller's zeroed
- * variable, from 5.12; before it this CPU's entry of map, zeroed here (NULL: none), which the
- * global function looks up itself. */
+/*
+ * State a global function shares with its caller: from 5.12 a pointer argument (LL_STATE_PARAM
+ * in its declaration, LL_STATE_ARG in a call) to the caller's zeroed variable (LL_STATE_NEW
+ * returns stack); before it, where a global function takes numbers only, this CPU's entry of
+ * map, zeroed by LL_STATE_NEW (NULL: none) and looked up by the function itself (LL_STATE_GET).
+ */
 #ifndef LL_PRE_5_12
+#define LL_STATE_PARAM(type, name) type *name,
+#define LL_STATE_ARG(p) (p),
+#define LL_STATE_GET(type, name, map)
 #define LL_STATE_NEW(map, stack) (stack)
 #else
+#define LL_STATE_PARAM(type, name)
+#define LL_STATE_ARG(p)
+#define LL_STATE_GET(type, name, map) type *name = LL_PERCPU0(map)
 #define LL_STATE_NEW(map, stack)                                                                   \
 	({                                                                                         \
 		__typeof__(stack) p_ = LL_PERCPU0(map);                                            \

@@ -26,6 +26,7 @@ LL_MAP(h2_streams, BPF_MAP_TYPE_ARRAY, RT_H2_STREAMS, __u32, struct rt_h2_stream
 /* the connections' runs of streams (include/loadlens/h2.h) */
 LL_MAP(h2_runs, BPF_MAP_TYPE_ARRAY, RT_H2_RUNS, __u32, struct rt_h2_stream);
 
+#define H2_WIN_LEN 64
 #ifndef LL_PRE_5_12
 /* The walk's window on the current buffer: up to H2_WIN of its bytes, read from user memory in
  * one go where the walk first needs any (a frame header, a header block's bytes). The frame
@@ -34,14 +35,14 @@ LL_MAP(h2_runs, BPF_MAP_TYPE_ARRAY, RT_H2_RUNS, __u32, struct rt_h2_stream);
  * checks of a user copy), where a header copied from the window is a few loads. Before 5.12 (the
  * compat object) there is no window: the verifier there refuses a read of the stack at a
  * variable place. */
-#define H2_WIN 64
+#define H2_WIN H2_WIN_LEN
 #endif
 
 /* One read's or write's walk: the direction's carried place, and what its frames need. */
 struct h2_walk {
 	/* (the window's fields in both objects, which lay out the map h2_walks alike; used where
 	 * H2_WIN is defined) */
-	__u8 win[64];	/* the window's bytes: those of the buffer from wofs, wlen of them */
+	__u8 win[H2_WIN_LEN]; /* the window's bytes: those of the buffer from wofs, wlen of them */
 	__u64 wbuf;
 	__u32 wofs;
 	__u32 wlen;	/* 0: nothing held */
@@ -75,24 +76,18 @@ struct h2_walk {
 
 /*
  * The walk's global functions (req_h2_walk.bpf.h) take it as their first argument (H2_W in a
- * declaration, H2_WA(w) in a call). Before 5.12 (the compat object) a global function takes
- * numbers only and a pointer may not be made a number (the socket is hashed): the walk is then
- * each CPU's entry of h2_walks (h2_walk_get()), which its callers fill and its global functions
- * look up (the programs that walk do not nest on a CPU: the socket calls' trampolines and the
- * libssl uprobes run in the task, one at a time), and a socket stored there reads back as a
- * number.
+ * declaration, H2_WA(w) in a call: bpf/observe.bpf.h's LL_STATE_*). Before 5.12 (the compat
+ * object) a global function takes numbers only and a pointer may not be made a number (the
+ * socket is hashed): the walk is then each CPU's entry of h2_walks, which its callers fill and
+ * its global functions look up (the programs that walk do not nest on a CPU: the socket calls'
+ * trampolines and the libssl uprobes run in the task, one at a time), and a socket stored there
+ * reads back as a number.
  */
 LL_MAP(h2_walks, BPF_MAP_TYPE_PERCPU_ARRAY, 1, __u32, struct h2_walk); /* (both objects: alike) */
 
-#ifndef LL_PRE_5_12
-#define H2_W struct h2_walk *w,
-#define H2_WA(w) (w),
-#define H2_W_GET()
-#else
-#define H2_W
-#define H2_WA(w)
-#define H2_W_GET() struct h2_walk *w = LL_PERCPU0(h2_walks)
-#endif
+#define H2_W LL_STATE_PARAM(struct h2_walk, w)
+#define H2_WA(w) LL_STATE_ARG(w)
+#define H2_W_GET() LL_STATE_GET(struct h2_walk, w, h2_walks)
 
 /* A new walk, zeroed: *stack (the caller's), or before 5.12 this CPU's entry (NULL: none). */
 #define h2_walk_new(stack) LL_STATE_NEW(h2_walks, stack)

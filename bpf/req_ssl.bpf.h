@@ -264,19 +264,13 @@ struct ssl_plain {
 #define SSL_IO_WRITE (1u << 31)
 
 /* ssl_exit()'s answer: the caller's (SSL_OUT, SSL_OA(q)), or before 5.12, where a global
- * function takes numbers only, each CPU's entry of ssl_outs (ssl_plain_new()), as the frame
- * walk's (bpf/req_h2_conn.bpf.h). */
+ * function takes numbers only, each CPU's entry of ssl_outs (ssl_plain_new()): bpf/observe.bpf.h's
+ * LL_STATE_*, as the frame walk's. */
 LL_MAP(ssl_outs, BPF_MAP_TYPE_PERCPU_ARRAY, 1, __u32, struct ssl_plain); /* (both objects) */
 
-#ifndef LL_PRE_5_12
-#define SSL_OUT struct ssl_plain *out,
-#define SSL_OA(q) (q),
-#define SSL_OUT_GET()
-#else
-#define SSL_OUT
-#define SSL_OA(q)
-#define SSL_OUT_GET() struct ssl_plain *out = LL_PERCPU0(ssl_outs)
-#endif
+#define SSL_OUT LL_STATE_PARAM(struct ssl_plain, out)
+#define SSL_OA(q) LL_STATE_ARG(q)
+#define SSL_OUT_GET() LL_STATE_GET(struct ssl_plain, out, ssl_outs)
 
 /* A new answer, zeroed: *stack (the caller's), or before 5.12 this CPU's entry (NULL: none). */
 #define ssl_plain_new(stack) LL_STATE_NEW(ssl_outs, stack)
