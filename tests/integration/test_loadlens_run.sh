@@ -83,15 +83,20 @@ check_levels "$LL_TMP/ngx-run.json"
 
 # 3. gRPC with every 10th call of a worker answered RESOURCE_EXHAUSTED: the failed calls were
 #    served too (counts match on answers), and the driver's grpc-status counts are the
-#    observer's, in the JSON and on the table's status line
+#    observer's, in the JSON and on the table's status line. The .proto sits in a folder only
+#    root can open: the driver (run as another user) gets a copy it can read, said on stderr
 GP=$(free_port)
 refserver_up grs "$GP" --proto grpc --grpc-status RESOURCE_EXHAUSTED:10
+mkdir -m 700 "$LL_TMP/private"
+cp "$LOADLENS_SRC/tests/data/kv.proto" "$LL_TMP/private/"
 rc=0
 "$LL" run "grpc://127.0.0.1:$GP/kv.Store/Put" -c 2 -d 2s --out "$LL_TMP/run-grpc" \
-	-- --proto-file "$LOADLENS_SRC/tests/data/kv.proto" \
+	-- --proto-file "$LL_TMP/private/kv.proto" \
 	>"$LL_TMP/run-grpc.out" 2>"$LL_TMP/run-grpc.err" || rc=$?
 cat "$LL_TMP/run-grpc.out"
 [ $rc = 0 ] || { cat "$LL_TMP/run-grpc.err"; fail "loadlens run (gRPC) exited $rc"; }
+grep -q "^loadlens: --proto-file .*/private/kv.proto: copied where the driver's user (.*) can read it" \
+	"$LL_TMP/run-grpc.err" || { cat "$LL_TMP/run-grpc.err"; fail "gRPC: no line for the copied .proto"; }
 G=$LL_TMP/run-grpc/run.json
 [ "$(jget "$G" '.levels[0].counts_match')" = true ] ||
 	fail "gRPC: the server saw $(jq '.levels[0].server.requests' "$G"), the driver answered" \

@@ -7,7 +7,7 @@ import sys
 import tempfile
 import traceback
 
-from . import files, join, procs, schema, units, verdict
+from . import driver_inputs, files, join, procs, schema, units, verdict
 from .shown import lines as shown_lines, shown
 
 EXIT_USAGE = 64
@@ -141,18 +141,21 @@ def context(a, extra, levels):
 		except files.FileError as e:
 			raise Usage(str(e)) from None
 	driver_checked(a, levels, extra)
+	ident = procs.driver_identity()
+	work = procs.driver_dir(ident)
 	try:
+		staged, copied = driver_inputs.stage(extra, work, ident)
 		out = files.ensure_dir(a.out, "--out", follow=True) if a.out else \
 			tempfile.mkdtemp(prefix="loadlens-")
-	except files.FileError as e:
+	except (driver_inputs.InputError, files.FileError) as e:
+		procs.remove_driver_dir(work)
 		raise Usage(str(e)) from None
-	ident = procs.driver_identity()
-	ctx = {"target": a.target, "port": port, "proto": proto, "duration": a.duration,
-	       "extra": extra, "out": out, "observe": observe, "runq": not a.no_runq,
-	       "observer_jsons": a.observer_json, "ident": ident,
-	       "driver_timeout": units.duration_s(a.duration) + 60}
-	ctx["driver_dir"] = procs.driver_dir(ident)
-	return ctx
+	for opt, path in copied:
+		procs.say(f"{opt} {shown(path)}: copied where the driver's user ({ident[2]}) can read it")
+	return {"target": a.target, "port": port, "proto": proto, "duration": a.duration,
+		"extra": staged, "out": out, "observe": observe, "runq": not a.no_runq,
+		"observer_jsons": a.observer_json, "ident": ident, "driver_dir": work,
+		"driver_timeout": units.duration_s(a.duration) + 60}
 
 
 def finish(kind, ctx, a, doc, text):
