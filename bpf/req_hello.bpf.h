@@ -13,24 +13,17 @@
 
 enum { RT_HELLO_NONE, RT_HELLO_TLS, RT_HELLO_H2, RT_HELLO_PART, RT_HELLO_BAD };
 
-#ifndef LL_PRE_5_12
 /* The preface from at against a read's first bytes w0..w2 (n of them; zeros past): kind | m << 8
- * (ll_h2_preface_step()). A global function, its loop verified once, on its own stack; scalars
- * in and out, so that its caller's stack, which 6.1's fexit programs share with their calls
- * (512 bytes in all), grows by nothing. */
-LL_GLOBAL __u32 h2_pre_step(__u64 w0, __u64 w1, __u64 w2, __u32 n, __u32 at)
+ * (ll_h2_preface_step()). A global function of numbers, in both objects: its loops verified
+ * once, on its own stack, and its caller's stack, which 6.1's fexit programs share with their
+ * calls (512 bytes in all), grows by nothing. */
+LL_GLOBAL_NUM __u32 h2_pre_step(__u64 w0, __u64 w1, __u64 w2, __u32 n, __u32 at)
 {
-	__u64 w[3] = {w0, w1, w2};
 	__u32 m = 0;
-	int kind = ll_h2_preface_step((const __u8 *)w, n, at, &m);
+	int kind = ll_h2_preface_step(w0, w1, w2, n, at, &m);
 
 	return (__u32)kind | m << 8;
 }
-#else
-/* (before 5.12, the compat object: every function inlined, and the byte walk past the stack's
- * bound; its kernels have no user registers for first_bytes() to read a buffer with either) */
-#define h2_pre_step(w0, w1, w2, n, at) ((__u32)LL_H2_PRE_NONE)
-#endif
 
 /*
  * What a connection's read of ret bytes begins with, after its first reads matched `at` bytes of

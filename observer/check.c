@@ -225,10 +225,7 @@ static json_t *features(const struct probe *p)
 		"request timing",
 		p->mech == OBS_REQTIME_MECH_OFF ? "no request timing"
 		: !p->user_regs ? "a connection's requests are counted by turns, no status read"
-		: p->compat ? "before 5.12: a preface split across reads is not matched (that "
-			      "connection is counted by turns), and each stream takes its read's "
-			      "arrival"
-			    : NULL));
+		: p->compat ? "before 5.12: each stream takes its read's arrival" : NULL));
 	json_array_append_new(a, check_row("request timing over TLS (HTTP/2 streams, HTTP/1.1)",
 		p->mech != OBS_REQTIME_MECH_OFF && p->tls_plain,
 		p->mech != OBS_REQTIME_MECH_OFF && p->tls_plain

@@ -320,56 +320,67 @@ static __attribute__((always_inline)) inline __u8 ll_h2_preface_byte(__u32 k)
 	return (__u8)(ll_h2_preface_word(k >> 3) >> (8 * (k & 7)));
 }
 
+/* How many of x's low bytes are zero (8 when x is). Branch-free, a loop the verifier walks
+ * once: every register, no stack. */
+static __attribute__((always_inline)) inline __u32 ll_zero_low_bytes(__u64 x)
+{
+	__u32 i, k = 0, on = 1;
+
+#ifdef __clang__
+#pragma clang loop unroll(disable)
+#endif
+	for (i = 0; i < 8; i++) {
+		on &= (((__u32)(x & 0xff) - 1) >> 8) & 1; /* this byte is zero, and each before it */
+		k += on;
+		x >>= 8;
+	}
+	return k;
+}
+
 /*
  * A client may write the preface in pieces (a byte at a time, even): the server's first reads
- * then hold a part of it each. What a connection's read of n bytes b (LL_H2_PREFACE_LEN bytes
- * readable there, the first n of them the read's) says, after earlier reads matched the preface's first `at` bytes;
- * *m: the preface's bytes matched with it.
- *   LL_H2_PRE_WHOLE  the preface is complete (its last LL_H2_PREFACE_LEN - at bytes were b's first)
- *   LL_H2_PRE_PART   every byte of b is the preface's next: more to come, no request yet
+ * then hold a part of it each. What a connection's read of n bytes says, its first
+ * LL_H2_PREFACE_LEN bytes as three little-endian words w0..w2 (zeros past what was read), after
+ * earlier reads matched the preface's first `at` bytes; *m: the preface's bytes matched with it.
+ *   LL_H2_PRE_WHOLE  the preface is complete (its last LL_H2_PREFACE_LEN - at bytes were the read's first)
+ *   LL_H2_PRE_PART   every byte of the read is the preface's next: more to come, no request yet
  *   LL_H2_PRE_BAD    the preface's "PRI " began, then other bytes: no HTTP/1 request begins so
  *                    (PRI is the preface's method only), and no HTTP/2 connection
  *   LL_H2_PRE_NONE   something else: a request of its own (a POST's "P" read alone, then "OST")
+ * Words, not bytes at a variable place: BPF before 5.12 reads no stack so, and 6.1's fexit
+ * programs share 512 bytes of stack with their calls.
  */
 enum { LL_H2_PRE_NONE, LL_H2_PRE_PART, LL_H2_PRE_WHOLE, LL_H2_PRE_BAD };
 #define LL_H2_PRE_METHOD 4 /* "PRI " */
 
-static __attribute__((always_inline)) inline int ll_h2_preface_step(const __u8 *b, __u32 n,
-								    __u32 at, __u32 *m)
+/* The preface's word from byte at + 8 j on (zeros past its end). */
+static __attribute__((always_inline)) inline __u64 ll_h2_preface_from(__u32 at, __u32 j)
 {
-	__u32 i, k = 0, on = 1, want, q = at >> 3, r = 8 * (at & 7);
-	__u64 e[3], lo, hi;
-	__u8 x;
+	__u32 q = (at >> 3) + j, r = 8 * (at & 7);
+	__u64 lo = ll_h2_preface_word(q), hi = ll_h2_preface_word(q + 1);
+
+	return r ? (lo >> r) | (hi << (64 - r)) : lo;
+}
+
+static __attribute__((always_inline)) inline int ll_h2_preface_step(__u64 w0, __u64 w1, __u64 w2,
+								    __u32 n, __u32 at, __u32 *m)
+{
+	__u32 want, z0, z1, z2, k;
 
 	if (at >= LL_H2_PREFACE_LEN)
 		return LL_H2_PRE_BAD;
 	want = LL_H2_PREFACE_LEN - at < n ? LL_H2_PREFACE_LEN - at : n;
-	/* the preface's bytes from at, as three words (the verifier walks a few branches here,
-	 * once: at's word and shift) */
-	for (i = 0; i < 3; i++) {
-		lo = ll_h2_preface_word(q + i);
-		hi = ll_h2_preface_word(q + i + 1);
-		e[i] = r ? (lo >> r) | (hi << (64 - r)) : lo;
-	}
-	/* Then branch-free (a branch a byte is 2^24 paths to the verifier) and not unrolled (24
-	 * unrolled steps spilled 272 bytes of stack, past the 512 a program and its calls share on
-	 * 6.1's fexit programs): byte i matches while every byte before it did, and i < want. b
-	 * holds LL_H2_PREFACE_LEN bytes. (BPF before 5.12 reads no stack at a variable place: its
-	 * compat object does not call this.) */
-#ifdef __clang__
-#pragma clang loop unroll(disable)
-#endif
-	for (i = 0; i < LL_H2_PREFACE_LEN; i++) {
-		x = (__u8)(e[i >> 3] >> (8 * (i & 7)));
-		on &= (((__u32)(b[i] ^ x) - 1) >> 8) & 1; /* equal */
-		on &= (i - want) >> 31;			   /* i < want */
-		k += on;
-	}
-	i = k;
-	*m = at + i;
+	/* the read's bytes that equal the preface's from at, counted up to the first that does not */
+	z0 = ll_zero_low_bytes(w0 ^ ll_h2_preface_from(at, 0));
+	z1 = ll_zero_low_bytes(w1 ^ ll_h2_preface_from(at, 1));
+	z2 = ll_zero_low_bytes(w2 ^ ll_h2_preface_from(at, 2));
+	k = z0 + (z0 >> 3) * (z1 + (z1 >> 3) * z2);
+	if (k > want)
+		k = want;
+	*m = at + k;
 	if (*m == LL_H2_PREFACE_LEN)
 		return LL_H2_PRE_WHOLE;
-	if (i == want)
+	if (k == want)
 		return LL_H2_PRE_PART;
 	return *m >= LL_H2_PRE_METHOD ? LL_H2_PRE_BAD : LL_H2_PRE_NONE;
 }

@@ -16,6 +16,8 @@ tools/kernels/guest.py test, or on the host itself):
              it counts HTTP/2 by turns and reads no status);
    tls       tests/integration/test_reqtime_tls_kernels.sh: nginx over TLS read by the libssl
              uprobes, HTTP/2 (2 x 10 streams) and HTTP/1.1: requests = its access log, exact;
+   preface   tests/integration/test_reqtime_h2_preface.sh: the HTTP/2 client preface written in
+             pieces (1, 5, 23 bytes) to nginx h2c: no phantom request, = its access log;
 4. scope     tests/integration/test_observer_pid_scope.sh: --pid alone (the target's own
              sockets) counts accepts and times requests exactly; fdpass:
              tests/integration/test_observer_fd_passing.sh, --pid scoping on connections handed
@@ -31,8 +33,8 @@ kernels (SHARES: the count, the --pid scope and the request-timing scenarios on 
 timing is the trampolines and kernel reads a helper call, the refused load and the socket-state
 scenarios on 6.12), which halves a guest's
 time under an emulated CPU; 5.10 has a share of its own (the check, the count, request timing,
-HTTP/2 and TLS on its compat programs, one scenario); a kernel not in SHARES (the host's) and
---all run everything.
+HTTP/2, the preface in pieces and TLS on its compat programs, one scenario); a kernel not in
+SHARES (the host's) and --all run everything.
 
 Each runs as ctest runs it on the host, with the same limits, but two, both under an emulated CPU
 (guest.py sets LL_EMULATED_CPU=1 under TCG): a sick scenario's finding may come one interval
@@ -42,7 +44,7 @@ and checks the observer against the server only for gross errors (docs/kernels.m
 limits are loosened"). The driver's own
 timing tests, whose limits hold only on a real CPU, are not part of the matrix.
 
-    suite.py [--bin DIR] [--out DIR] [--only check,count,reqtime,h2,tls,scope,fdpass,refusal,scenarios] [--all]
+    suite.py [--bin DIR] [--out DIR] [--only check,count,reqtime,h2,tls,preface,scope,fdpass,refusal,scenarios] [--all]
              [--scenarios NAME,...]
 
 Prints one line per check (ok / FAIL) and writes OUT/summary.json; exit 0 when every check
@@ -101,7 +103,7 @@ SCENARIOS = [
 # saying so; bookworm-security's ppc64el 6.12 has BTF.
 SHARES = {
 	"6.1": ["check", "count", "reqtime", "h2", "scope"], "6.12": ["check", "reqtime", "refusal"],
-	"5.10": ["check", "count", "reqtime", "h2", "tls"],
+	"5.10": ["check", "count", "reqtime", "h2", "tls", "preface"],
 	"arm64:6.12": ["check", "count", "reqtime", "h2"], "arm64:6.1": ["check", "count"],
 	"ppc64el:6.1": ["check", "count", "reqtime", "h2"],
 	"ppc64el:6.12": ["check", "count", "reqtime", "h2"],
@@ -124,6 +126,7 @@ SCRIPTS = {
 	"reqtime": ("request timing 1ms, 5ms", "reqtime_kernels"),
 	"h2": ("HTTP/2 and gRPC streams and statuses", "reqtime_h2_kernels"),
 	"tls": ("TLS plaintext, HTTP/2 and HTTP/1.1", "reqtime_tls_kernels"),
+	"preface": ("the HTTP/2 preface in pieces", "reqtime_h2_preface"),
 	"scope": ("scope by process (--pid)", "observer_pid_scope"),
 	"fdpass": ("scope by process (fd passing)", "observer_fd_passing"),
 	"refusal": ("a refused load", "observer_check_refusal"),

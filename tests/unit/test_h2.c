@@ -387,14 +387,23 @@ static void test_client_streams(void **state)
 		}
 }
 
-/* ll_h2_preface_step() on the n bytes of str, in a buffer of the preface's length as the kernel
- * reads them */
+/* ll_h2_preface_step() on a read of n bytes whose first LL_H2_PREFACE_LEN are at b, as the
+ * kernel reads them: three little-endian words */
+static int pre_words(const uint8_t *b, uint32_t n, uint32_t at, uint32_t *m)
+{
+	uint64_t w[3];
+
+	memcpy(w, b, sizeof(w));
+	return ll_h2_preface_step(w[0], w[1], w[2], n, at, m);
+}
+
+/* The same on the n bytes of str, zeros past them */
 static int pre_step(const char *str, uint32_t n, uint32_t at, uint32_t *m)
 {
 	uint8_t b[LL_H2_PREFACE_LEN] = {0};
 
 	memcpy(b, str, n < sizeof(b) ? n : sizeof(b));
-	return ll_h2_preface_step(b, n, at, m);
+	return pre_words(b, n, at, m);
 }
 
 /* The preface read in pieces: every split into reads of k bytes is recognised where it ends,
@@ -415,7 +424,7 @@ static void test_preface_pieces(void **state)
 		memcpy(b + LL_H2_PREFACE_LEN, "\0\0\0\4\0\0\0\0\0", 9);
 		at = 0;
 		for (n = 0;; n += k) {
-			kind = ll_h2_preface_step(b + n, k, at, &m);
+			kind = pre_words(b + n, k, at, &m);
 			if (m == LL_H2_PREFACE_LEN)
 				break;
 			assert_int_equal(kind, LL_H2_PRE_PART);
@@ -440,6 +449,46 @@ static void test_preface_pieces(void **state)
 	assert_int_equal(m, 11);
 	assert_int_equal(pre_step("X", 1, 5, &m), LL_H2_PRE_BAD);
 	assert_int_equal(pre_step("RX", 2, 1, &m), LL_H2_PRE_NONE);
+}
+
+/* The words against the preface's definition byte by byte: every at, every read length, the
+ * read's bytes the preface's own then one byte wrong at each place (or none), the bytes past
+ * the read random: kind and matched count equal a walk of single bytes. */
+static void test_preface_words(void **state)
+{
+	const char *pre = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+	uint8_t b[LL_H2_PREFACE_LEN];
+	uint32_t at, n, bad, i, k, m, want, seed = 7;
+	int kind, ref;
+
+	(void)state;
+	for (at = 0; at <= LL_H2_PREFACE_LEN; at++)
+		for (n = 1; n <= LL_H2_PREFACE_LEN + 2; n++)
+			for (bad = 0; bad <= LL_H2_PREFACE_LEN; bad++) {
+				for (i = 0; i < LL_H2_PREFACE_LEN; i++) {
+					seed = seed * 1103515245u + 12345u;
+					b[i] = at + i < LL_H2_PREFACE_LEN ? (uint8_t)pre[at + i]
+									  : (uint8_t)(seed >> 16);
+				}
+				if (bad < LL_H2_PREFACE_LEN)
+					b[bad] ^= (uint8_t)(1 + (seed >> 24) % 255);
+				for (i = n; i < LL_H2_PREFACE_LEN; i++) /* not the read's */
+					b[i] = (uint8_t)(seed >> (i & 15));
+				kind = pre_words(b, n, at, &m);
+				if (at >= LL_H2_PREFACE_LEN) {
+					assert_int_equal(kind, LL_H2_PRE_BAD);
+					continue;
+				}
+				want = LL_H2_PREFACE_LEN - at < n ? LL_H2_PREFACE_LEN - at : n;
+				for (k = 0; k < want && b[k] == (uint8_t)pre[at + k]; k++)
+					;
+				ref = at + k == LL_H2_PREFACE_LEN ? LL_H2_PRE_WHOLE
+				      : k == want		  ? LL_H2_PRE_PART
+				      : at + k >= LL_H2_PRE_METHOD ? LL_H2_PRE_BAD
+								  : LL_H2_PRE_NONE;
+				assert_int_equal(m, at + k);
+				assert_int_equal(kind, ref);
+			}
 }
 
 /* Each stream's own arrival: the stamp of the segment that carried a byte, from the ring of the
@@ -486,4 +535,4 @@ static void test_arrivals(void **state)
 
 LL_TEST_MAIN(test_arrivals, test_preface, test_client_every_split, test_server_every_split, test_byte_by_byte,
 	     test_lost, test_stream_frames, test_stream_places, test_client_frame_resync,
-	     test_server_frame_resync, test_client_streams, test_preface_pieces)
+	     test_server_frame_resync, test_client_streams, test_preface_pieces, test_preface_words)
