@@ -68,9 +68,6 @@ static int mc_udp(struct drv_config *cfg, char *err, size_t errlen)
 	free(cfg->payload);
 	cfg->payload = p;
 	cfg->payload_len += DRV_MCUDP_HDR;
-	cfg->id_offset = 0;
-	cfg->id_width = 2;
-	cfg->resp_rule = DRV_RESP_MEMCACHE;
 	return 0;
 }
 

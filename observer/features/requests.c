@@ -33,7 +33,7 @@ struct obs_requests {
 	struct obs_h2_status *h2s;	     /* HTTP/2 and gRPC statuses (NULL: not read) */
 	struct obs_h2_status_counts *h2raw;  /* theirs per slot, decoded (the read phase's) */
 	struct obs_h2_status_counts *h2c;    /* ... with the kernel's, as of the last tick */
-	struct obs_h2_status_counts *h2prev; /* ... as of the tick before */
+	struct obs_h2_status_counts *h2prev; /* ... as of the tick before (all three one block) */
 	uint32_t servers[OBS_REQUESTS_SERVERS]; /* processes serving the targets, at start */
 	size_t nservers;
 	bool servers_fixed; /* the --pid targets alone: the set does not grow */
@@ -66,8 +66,6 @@ void obs_requests_free(struct obs_requests *r)
 	json_decref(r->intervals);
 	obs_h2_status_free(r->h2s);
 	free(r->h2raw);
-	free(r->h2c);
-	free(r->h2prev);
 	obs_payload_free(r->pl);
 	obs_reqtime_stats_free(r->delta);
 	obs_reqtime_stats_free(r->prev);
@@ -162,11 +160,11 @@ static int start_unprivileged(void *self)
 	/* HTTP/2 and gRPC statuses: the thread that decodes the server's header blocks */
 	if (!obs_reqtime_features(r->rt)->h2_headers)
 		return 0;
-	r->h2raw = calloc(r->cur->nslots, sizeof(*r->h2raw));
-	r->h2c = calloc(r->cur->nslots, sizeof(*r->h2c));
-	r->h2prev = calloc(r->cur->nslots, sizeof(*r->h2prev));
-	if (!r->h2raw || !r->h2c || !r->h2prev)
+	r->h2raw = calloc(3 * r->cur->nslots, sizeof(*r->h2raw));
+	if (!r->h2raw)
 		return -ENOMEM;
+	r->h2c = r->h2raw + r->cur->nslots;
+	r->h2prev = r->h2c + r->cur->nslots;
 	r->h2s = obs_h2_status_new(obs_sockets_h2_hb_fd(r->conn), obs_sockets_h2_hb_idle(r->conn),
 				   obs_sockets_h2_hb_quiet(r->conn), r->cur->nslots);
 	if (!r->h2s) {

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
-/* Per-CPU array reads and program statistics, for the objects' owners (bpfread.h). */
+/* Per-CPU array reads, program statistics, hash maps drained and iterators read, for the
+ * objects' owners (bpfread.h). */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 #include "kernel/bpfread.h"
 
@@ -100,4 +103,53 @@ uint64_t obs_bpfread_obj_missed(const struct bpf_object *obj)
 			progs[n++] = p;
 	}
 	return obs_bpfread_progs_missed(progs, n);
+}
+
+int obs_bpfread_drain(int fd, size_t key_size, obs_bpfread_key_fn each, void *arg)
+{
+	uint64_t key[OBS_BPFREAD_KEY_MAX / 8], next[OBS_BPFREAD_KEY_MAX / 8];
+	bool first = true;
+	int err;
+
+	if (key_size > sizeof(key))
+		return -E2BIG;
+	while (!bpf_map_get_next_key(fd, first ? NULL : key, next)) {
+		if (!first)
+			bpf_map_delete_elem(fd, key);
+		first = false;
+		memcpy(key, next, key_size);
+		each(arg, fd, key);
+	}
+	err = errno == ENOENT ? 0 : -errno;
+	if (!first)
+		bpf_map_delete_elem(fd, key);
+	return err;
+}
+
+int obs_bpfread_iter(int fd, void *buf, size_t len, size_t rec_size, obs_bpfread_rec_fn each,
+		     void *arg)
+{
+	char *b = buf;
+	size_t kept = 0, i;
+	ssize_t n;
+	int err = 0;
+
+	for (;;) {
+		n = read(fd, b + kept, len - kept);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n <= 0)
+			break;
+		if (!each)
+			continue;
+		kept += (size_t)n;
+		for (i = 0; i + rec_size <= kept; i += rec_size)
+			each(arg, b + i);
+		memmove(b, b + i, kept - i);
+		kept -= i;
+	}
+	if (n < 0)
+		err = -errno;
+	close(fd);
+	return err;
 }

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 #include <bpf/libbpf.h>
 #include "loadlens/cli.h"
+#include "kernel/bpfread.h"
 #include "kernel/iter_ns.h"
 #include "kernel/lean.h"
 #include "kernel/systier.h"
@@ -317,21 +317,11 @@ void obs_lean_free(struct obs_lean *l)
 static int pass(struct obs_lean *l, int i)
 {
 	char buf[4096];
-	ssize_t n;
-	int fd = obs_iter_ns_create(l->ns, (size_t)i), err = 0;
+	int fd = obs_iter_ns_create(l->ns, (size_t)i);
 
 	if (fd < 0)
 		return fd;
-	/* a read that visits 1,000,000 sockets (the kernel's MAX_ITER_OBJECTS) and writes nothing
-	 * fails with EAGAIN: the walk goes on at the next read */
-	while ((n = read(fd, buf, sizeof(buf))) != 0) {
-		if (n < 0 && errno != EINTR && errno != EAGAIN) {
-			err = -errno;
-			break;
-		}
-	}
-	close(fd);
-	return err;
+	return obs_bpfread_iter(fd, buf, sizeof(buf), 1, NULL, NULL);
 }
 
 static void passes(struct obs_lean *l, bool tcp)

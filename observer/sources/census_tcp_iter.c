@@ -3,10 +3,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "sources/census_tcp_iter.h"
+#include "kernel/bpfread.h"
 #include "kernel/iter_ns.h"
 #include "kernel/startup.h"
 #include "census.skel.h"
@@ -77,27 +77,24 @@ void obs_census_iter_free(struct obs_census_iter *it)
 	free(it);
 }
 
-/* Hand each group to the sink and empty the map for the next pass. */
-static int drain_groups(struct obs_census_iter *it, const struct obs_census_iter_sink *sink)
+/* A group of the map being drained, to the sink. */
+static void drained(void *arg, int fd, const void *key)
 {
-	int fd = bpf_map__fd(it->skel->maps.cen_groups);
-	struct cen_group_key k, next;
+	const struct obs_census_iter_sink *sink = arg;
 	struct cen_group_val v;
-	bool first = true;
-	int err;
 
-	while (!bpf_map_get_next_key(fd, first ? NULL : &k, &next)) {
-		if (!first)
-			bpf_map_delete_elem(fd, &k);
-		first = false;
-		k = next;
-		if (!bpf_map_lookup_elem(fd, &k, &v))
-			sink->group(sink->arg, &k, &v);
-	}
-	err = errno == ENOENT ? 0 : -errno;
-	if (!first)
-		bpf_map_delete_elem(fd, &k);
-	return err;
+	if (!bpf_map_lookup_elem(fd, key, &v))
+		sink->group(sink->arg, key, &v);
+}
+
+/* A record of the walk, to the sink. */
+static void walked(void *arg, const void *rec)
+{
+	const struct obs_census_iter_sink *sink = arg;
+	struct cen_rec r;
+
+	memcpy(&r, rec, sizeof(r));
+	sink->rec(sink->arg, &r);
 }
 
 int obs_census_iter_walk(struct obs_census_iter *it, const uint64_t *listen_bits, uint32_t lo,
@@ -105,9 +102,8 @@ int obs_census_iter_walk(struct obs_census_iter *it, const uint64_t *listen_bits
 			 const struct obs_census_iter_sink *sink)
 {
 	struct census_bpf__bss *bss = it->skel->bss;
-	size_t kept = 0, i;
-	ssize_t n;
-	int fd, err = 0;
+	struct obs_census_iter_sink s = *sink;
+	int fd, err;
 
 	memcpy(bss->listen_bits, listen_bits, sizeof(bss->listen_bits));
 	bss->range_lo = lo;
@@ -121,28 +117,7 @@ int obs_census_iter_walk(struct obs_census_iter *it, const uint64_t *listen_bits
 	fd = iter_fd(it);
 	if (fd < 0)
 		return fd;
-	/* records may straddle two reads: a partial one waits at the buffer's start. A read that
-	 * visits 1,000,000 sockets (the kernel's MAX_ITER_OBJECTS) and writes nothing (none to
-	 * age) fails with EAGAIN: the walk goes on at the next read, from where it stopped */
-	for (;;) {
-		n = read(fd, it->buf + kept, READ_BUF - kept);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (n <= 0)
-			break;
-		kept += (size_t)n;
-		for (i = 0; i + sizeof(struct cen_rec) <= kept; i += sizeof(struct cen_rec)) {
-			struct cen_rec r;
-
-			memcpy(&r, it->buf + i, sizeof(r));
-			sink->rec(sink->arg, &r);
-		}
-		memmove(it->buf, it->buf + i, kept - i);
-		kept -= i;
-	}
-	if (n < 0)
-		err = -errno;
-	close(fd);
+	err = obs_bpfread_iter(fd, it->buf, READ_BUF, sizeof(struct cen_rec), walked, &s);
 	if (err)
 		return err;
 	memcpy(out->state, bss->cen_state, sizeof(out->state));
@@ -151,5 +126,6 @@ int obs_census_iter_walk(struct obs_census_iter *it, const uint64_t *listen_bits
 	memcpy(out->fin_wait2, bss->cen_port_fin_wait2 + 1, sizeof(out->fin_wait2));
 	memcpy(out->time_wait, bss->cen_port_time_wait + 1, sizeof(out->time_wait));
 	out->capped = bss->cen_capped;
-	return drain_groups(it, sink);
+	return obs_bpfread_drain(bpf_map__fd(it->skel->maps.cen_groups),
+				 sizeof(struct cen_group_key), drained, &s);
 }

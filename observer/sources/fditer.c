@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "kernel/bpfread.h"
 #include "sources/fditer.h"
 #include "fdcount.skel.h"
 
@@ -100,91 +101,75 @@ void obs_fditer_free(struct obs_fditer *it)
 	free(it);
 }
 
-/* Run an iterator to its end; what it writes goes to buf (up to len bytes kept). How many bytes
- * were kept, or -errno. */
-static ssize_t pass(struct bpf_link *link, void *buf, size_t len)
+/* Run an iterator to its end, each record it writes (rec_size bytes) to each(): 0 or -errno. */
+static int pass(struct bpf_link *link, size_t rec_size, obs_bpfread_rec_fn each, void *arg)
 {
-	char scratch[4096];
-	size_t kept = 0;
-	ssize_t r;
-	int fd;
+	char buf[4096];
+	int fd = bpf_iter_create(bpf_link__fd(link));
 
-	fd = bpf_iter_create(bpf_link__fd(link));
 	if (fd < 0)
 		return -errno;
-	for (;;) {
-		if (kept < len)
-			r = read(fd, (char *)buf + kept, len - kept);
-		else
-			r = read(fd, scratch, sizeof(scratch));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		if (kept < len)
-			kept += (size_t)r;
-	}
-	if (r < 0) {
-		r = -errno;
-		close(fd);
-		return r;
-	}
-	close(fd);
-	return (ssize_t)kept;
+	return obs_bpfread_iter(fd, buf, sizeof(buf), rec_size, each, arg);
 }
 
 int obs_fditer_count(struct obs_fditer *it, const uint32_t *pids, size_t n, int64_t *open)
 {
 	int mfd = bpf_map__fd(it->skel->maps.fdc_count);
 	uint64_t zero = 0, v;
-	ssize_t r;
 	size_t i;
+	int r;
 
 	if (n > FDC_MAX_PROCS)
 		n = FDC_MAX_PROCS;
 	for (i = 0; i < n; i++)
 		if (bpf_map_update_elem(mfd, &pids[i], &zero, BPF_ANY))
 			return -errno;
-	r = pass(it->link[FDITER_FDS] ? it->link[FDITER_FDS] : it->link[FDITER_FILES], NULL, 0);
+	r = pass(it->link[FDITER_FDS] ? it->link[FDITER_FDS] : it->link[FDITER_FILES], 1, NULL,
+		 NULL);
 	for (i = 0; i < n; i++) {
 		if (bpf_map_lookup_elem(mfd, &pids[i], &v))
 			v = 0;
 		bpf_map_delete_elem(mfd, &pids[i]);
 		open[i] = (int64_t)v;
 	}
-	return r < 0 ? (int)r : 0;
+	return r;
+}
+
+/* The processes an owners pass found, but ourselves. */
+struct owners {
+	uint32_t *pids, self;
+	size_t max, found;
+};
+
+static void owner(void *arg, int fd, const void *key)
+{
+	struct owners *o = arg;
+	uint32_t pid = *(const uint32_t *)key;
+
+	(void)fd;
+	if (pid != o->self && o->found < o->max)
+		o->pids[o->found++] = pid;
 }
 
 size_t obs_fditer_owners(struct obs_fditer *it, const uint64_t *inodes, size_t n, uint32_t *pids,
 			 size_t max)
 {
+	struct owners o = {pids, (uint32_t)getpid(), max, 0};
 	int ifd = bpf_map__fd(it->skel->maps.fdc_inodes);
-	int ofd = bpf_map__fd(it->skel->maps.fdc_owners);
-	uint32_t one = 1, key, next, self = (uint32_t)getpid();
-	size_t i, found = 0;
-	bool first = true;
+	uint32_t one = 1;
+	size_t i;
 
 	if (n > FDC_MAX_INODES)
 		n = FDC_MAX_INODES;
 	for (i = 0; i < n; i++)
 		bpf_map_update_elem(ifd, &inodes[i], &one, BPF_ANY);
 	it->skel->bss->want_owners = 1;
-	pass(it->link[FDITER_FILES], NULL, 0);
+	pass(it->link[FDITER_FILES], 1, NULL, NULL);
 	it->skel->bss->want_owners = 0;
 	for (i = 0; i < n; i++)
 		bpf_map_delete_elem(ifd, &inodes[i]);
-	/* collect and empty the owners map */
-	while (!bpf_map_get_next_key(ofd, first ? NULL : &key, &next)) {
-		if (!first)
-			bpf_map_delete_elem(ofd, &key);
-		first = false;
-		key = next;
-		if (key != self && found < max)
-			pids[found++] = key;
-	}
-	if (!first)
-		bpf_map_delete_elem(ofd, &key);
-	return found;
+	obs_bpfread_drain(bpf_map__fd(it->skel->maps.fdc_owners), sizeof(uint32_t), owner, &o);
+	return o.found;
 }
 
 /* Insert h into out[0..*n) (max), the most sockets first (a listener with none last); what
@@ -211,16 +196,40 @@ static void holder_keep(struct obs_fditer_holder *out, size_t *n, size_t max,
 	out[k] = *h;
 }
 
+/* The holders a holders pass found, but ourselves: the most sockets kept, the rest summed. */
+struct holders {
+	struct obs_fditer_holder *out;
+	size_t n, max;
+	struct obs_fditer_holders_rest *rest;
+	uint32_t self;
+};
+
+static void holder(void *arg, int fd, const void *key)
+{
+	struct holders *hs = arg;
+	struct obs_fditer_holders_rest *rest = hs->rest;
+	uint32_t key_pid = *(const uint32_t *)key;
+	struct obs_fditer_holder h;
+
+	if (key_pid == hs->self || bpf_map_lookup_elem(fd, &key_pid, &h.h))
+		return;
+	h.pid = key_pid;
+	if (h.h.listens) {
+		if (!rest->servers++ || key_pid < rest->server_pid) {
+			rest->server_pid = key_pid; /* the lowest: a master before its workers */
+			memcpy(rest->server_comm, h.h.comm, sizeof(rest->server_comm));
+		}
+	}
+	if (h.h.conns)
+		holder_keep(hs->out, &hs->n, hs->max, &h, rest);
+}
+
 ssize_t obs_fditer_holders(struct obs_fditer *it, const struct fdc_hold_key *key,
 			   struct obs_fditer_holder *out, size_t max,
 			   struct obs_fditer_holders_rest *rest)
 {
-	int hfd = bpf_map__fd(it->skel->maps.fdc_holders);
-	uint32_t key_pid, next, self = (uint32_t)getpid();
-	struct obs_fditer_holder h;
-	size_t n = 0;
-	bool first = true;
-	ssize_t r;
+	struct holders hs = {out, 0, max, rest, (uint32_t)getpid()};
+	int r;
 
 	memset(rest, 0, sizeof(*rest));
 	if (!it->link[FDITER_HOLD])
@@ -228,37 +237,34 @@ ssize_t obs_fditer_holders(struct obs_fditer *it, const struct fdc_hold_key *key
 	it->skel->bss->hold_key = *key;
 	it->skel->bss->holders_lost = 0;
 	it->skel->bss->holders_lost_procs = 0;
-	r = pass(it->link[FDITER_HOLD], NULL, 0);
+	r = pass(it->link[FDITER_HOLD], 1, NULL, NULL);
 	rest->lost = it->skel->bss->holders_lost;
 	rest->lost_procs = it->skel->bss->holders_lost_procs;
-	/* collect and empty the map (FDC_MAX_HOLDERS entries at most) */
-	while (!bpf_map_get_next_key(hfd, first ? NULL : &key_pid, &next)) {
-		if (!first)
-			bpf_map_delete_elem(hfd, &key_pid);
-		first = false;
-		key_pid = next;
-		if (key_pid == self || bpf_map_lookup_elem(hfd, &key_pid, &h.h))
-			continue;
-		h.pid = key_pid;
-		if (h.h.listens) {
-			if (!rest->servers++ || key_pid < rest->server_pid) {
-				rest->server_pid = key_pid; /* the lowest: a master before its workers */
-				memcpy(rest->server_comm, h.h.comm, sizeof(rest->server_comm));
-			}
-		}
-		if (h.h.conns)
-			holder_keep(out, &n, max, &h, rest);
-	}
-	if (!first)
-		bpf_map_delete_elem(hfd, &key_pid);
-	return r < 0 ? r : (ssize_t)n;
+	/* FDC_MAX_HOLDERS entries at most */
+	obs_bpfread_drain(bpf_map__fd(it->skel->maps.fdc_holders), sizeof(uint32_t), holder, &hs);
+	return r < 0 ? r : (ssize_t)hs.n;
+}
+
+/* The tasks a task pass wrote, as many as out holds; the rest dropped. */
+struct tasks {
+	struct fdc_task *out;
+	size_t n, max;
+};
+
+static void task(void *arg, const void *rec)
+{
+	struct tasks *t = arg;
+
+	if (t->n < t->max)
+		memcpy(&t->out[t->n++], rec, sizeof(t->out[0]));
 }
 
 ssize_t obs_fditer_tasks(struct obs_fditer *it, struct fdc_task *out, size_t max)
 {
-	ssize_t r = pass(it->link[FDITER_TASKS], out, max * sizeof(*out));
+	struct tasks t = {out, 0, max};
+	int r = pass(it->link[FDITER_TASKS], sizeof(*out), task, &t);
 
-	return r < 0 ? r : r / (ssize_t)sizeof(*out);
+	return r < 0 ? r : (ssize_t)t.n;
 }
 
 static int lookup(const struct obs_fditer *it, uint32_t tgid, struct fdc_task *out)
