@@ -7,6 +7,7 @@ scan does not. Needs the built driver (LOADLENS_BIN)."""
 
 import os
 import pwd
+import re
 import shutil
 import stat
 import subprocess
@@ -28,6 +29,18 @@ message Value { bytes data = 1; }
 
 
 class Named(unittest.TestCase):
+	def test_every_input_option_of_the_driver(self):
+		"""The driver's --help names each option that takes a FILE or DIR: every one that
+		is no output is staged, and nothing else is."""
+		helptext = subprocess.run([procs.binary("loadlens-driver"), "--help"],
+					  capture_output=True, encoding="utf-8").stdout
+		named = set(re.findall(r"^\s+(?:-\w, )?(--[\w-]+) (?:FILE|DIR)\b", helptext, re.M))
+		self.assertIn("--proto-file", named)
+		outputs = {"--json", "--hdr-log"}
+		self.assertLessEqual(outputs, named)
+		self.assertEqual(named - outputs,
+				 set(driver_inputs.FILE_OPTIONS + driver_inputs.PROTO_DIR_OPTIONS))
+
 	def test_both_spellings_and_nothing_else(self):
 		extra = ["--payload", "a", "--requests-file=b", "-c", "4", "--import-path", "d",
 			 "--message", "--proto-file", "--proto-file", "e"]
