@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: MIT
-/* redis (driver/redis/): the RESP framing whole, split at every byte, malformed, pipelined. */
+/* redis (driver/redis/): the RESP framing whole, split at every byte, malformed, pipelined; its
+ * --requests-file records. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 #include "ll_test.h"
 #include "driver_apps.h"
 #include "driver_frame_feed.h"
+#include "config/parse.h"
 #include "redis/redis_frame.h"
+#include "redis/redis_request.h"
 
 static const struct drv_frame_ext *const x = &drv_redis_frame;
 
@@ -90,4 +96,46 @@ static void test_resp_feed_some(void **state)
 	assert_int_equal(drv_frame_feed(&r, &f, "+OK\r\n+", 6), DRV_E_MALFORMED);
 }
 
-LL_TEST_MAIN(test_resp, test_resp_stops, test_resp_feed_some)
+/* A record line through redis's record hook: 1 and its bytes, 0, or -EINVAL with a message. */
+static int record(enum drv_resp_rule rule, const char *line, char *out, size_t cap, char *err)
+{
+	struct drv_config cfg;
+	char buf[256], *src = NULL;
+	size_t n = 0;
+	int r;
+
+	drv_config_init(&cfg);
+	cfg.resp_rule = rule;
+	snprintf(buf, sizeof(buf), "%s", line);
+	err[0] = '\0';
+	r = drv_redis_record(&cfg, buf, &src, &n, err, 256);
+	if (r == 1) {
+		assert_true(n < cap);
+		memcpy(out, src, n);
+		out[n] = '\0';
+	}
+	free(src);
+	return r;
+}
+
+/* --requests-file with --response resp: a command line as a RESP array, each argument's length
+ * its expanded one; a line in RESP already, or another rule, is not redis's to make. */
+static void test_resp_record(void **state)
+{
+	char out[256], err[256];
+
+	(void)state;
+	assert_int_equal(record(DRV_RESP_RESP, "SET key v", out, sizeof(out), err), 1);
+	assert_string_equal(out, "*3\r\n$3\r\nSET\r\n$3\r\nkey\r\n$1\r\nv\r\n");
+	assert_int_equal(record(DRV_RESP_RESP, "SET 'a b' {{rand:1-99}}", out, sizeof(out), err), 1);
+	assert_string_equal(out, "*3\r\n$3\r\nSET\r\n$3\r\na b\r\n$2\r\n{{rand:1-99}}\r\n");
+	assert_int_equal(record(DRV_RESP_RESP, "*1\r\n$4\r\nPING\r\n", out, sizeof(out), err), 0);
+	assert_int_equal(record(DRV_RESP_DELIM, "PING", out, sizeof(out), err), 0);
+	assert_int_equal(record(DRV_RESP_RESP, "", out, sizeof(out), err), -EINVAL);
+	assert_string_equal(err, "an empty command");
+	assert_int_equal(record(DRV_RESP_RESP, "GET key:{{rand:9-1}}", out, sizeof(out), err),
+			 -EINVAL);
+	assert_non_null(strstr(err, "{{rand:9-1}}"));
+}
+
+LL_TEST_MAIN(test_resp, test_resp_stops, test_resp_feed_some, test_resp_record)
