@@ -5,10 +5,10 @@
  * layer, filled by its own folder (ldap/ldap_app.c, grpc/grpc_app.c, redis/, memcache/, dns/) and
  * registered once at the top (apps.c). The layers below it call these and never name the
  * protocol: config/ takes its target, options, checks and --requests-file records (redis's
- * command lines, DNS's queries) through this table; framing/, results/ and protocols/ reach
- * theirs through the tables it points to (framing/frame_ext.h, results/report_ext.h,
- * protocols/tcp_ext.h, h2/h2_ext.h). A hook or table a protocol has no use for is NULL. A run has
- * at most one on (drv_config_app).
+ * command lines, DNS's queries, gRPC's messages) through this table; framing/, results/ and
+ * protocols/ reach theirs through the tables it points to (framing/frame_ext.h,
+ * results/report_ext.h, protocols/tcp_ext.h, h2/h2_ext.h). A hook or table a protocol has no use
+ * for is NULL. A run has at most one on (drv_config_app).
  */
 #ifndef LOADLENS_DRV_APP_H
 #define LOADLENS_DRV_APP_H

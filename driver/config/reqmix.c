@@ -136,24 +136,6 @@ static int http(const struct drv_config *cfg, char *line, char **out, size_t *ou
 	return 0;
 }
 
-/* grpc:// `/package.Service/Method [JSON]` → the JSON (template source; "{}" when absent); the
- * method is read back from the label (grpc_msg.h). */
-static int grpc(char *line, char **out, size_t *outlen, char *err, size_t errlen)
-{
-	size_t n = strcspn(line, " \t");
-	const char *json = line + n + strspn(line + n, " \t");
-
-	if (line[0] != '/' || !n)
-		return drv_errf(err, errlen, "expected /package.Service/Method {JSON}");
-	if (!*json)
-		json = "{}";
-	*out = strdup(json);
-	if (!*out)
-		return drv_errf(err, errlen, "out of memory");
-	*outlen = strlen(json);
-	return 0;
-}
-
 /* One record line (after its weight) into r. */
 static int record(const struct drv_config *cfg, char *line, struct drv_rec *r, char *err,
 		     size_t errlen)
@@ -166,8 +148,6 @@ static int record(const struct drv_config *cfg, char *line, struct drv_rec *r, c
 
 	if (ll_scheme_is_http(sch)) {
 		e = http(cfg, line, &src, &n, err, errlen);
-	} else if (ll_scheme_is_grpc(sch)) {
-		e = grpc(line, &src, &n, err, errlen);
 	} else if ((taken = drv__config_app_record(cfg, line, &src, &n, err, errlen))) {
 		e = taken < 0 ? taken : 0; /* a protocol's own record (config/app.h) */
 	} else {

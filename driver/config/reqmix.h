@@ -3,11 +3,11 @@
  * --requests-file FILE: a mix of request records, one per line, each with an optional weight,
  * chosen round-robin or (--seed) weighted at random; each record a template (template.h).
  * Records are, by target: http:// a curl-like line `METHOD PATH [-H 'Name: value']... [-d 'BODY']`;
- * tcp:// and udp:// raw bytes with C escapes (\r \n \t \0 \\ \xHH), or a protocol's own line
- * (config/app.h's record hook: with --response resp a redis command line `SET key:{{rand:1-9}} v`
- * encoded as a RESP array, redis/redis_request.h; with --response dns a dnsperf line `NAME TYPE`,
- * dns/dns_request.h); grpc:// `/package.Service/Method {JSON}` (its message, grpc_msg.h).
- * Each record's count and latency are kept apart (results/stats.h,
+ * a protocol's own line (config/app.h's record hook): with --response resp a redis command line
+ * `SET key:{{rand:1-9}} v` encoded as a RESP array (redis/redis_request.h), with --response dns a
+ * dnsperf line `NAME TYPE` (dns/dns_request.h), on grpc:// `/package.Service/Method {JSON}`, its
+ * message (grpc/grpc_config.h); else tcp:// and udp:// raw bytes with C escapes
+ * (\r \n \t \0 \\ \xHH). Each record's count and latency are kept apart (results/stats.h,
  * recorded by scheduling/timing.h).
  */
 #ifndef LOADLENS_DRV_REQMIX_H
