@@ -116,3 +116,17 @@ void drv__config_app_free(struct drv_config *cfg)
 		if (app(i)->free)
 			app(i)->free(cfg);
 }
+
+int drv__config_app_record(const struct drv_config *cfg, char *line, char **src, size_t *n,
+			   char *err, size_t errlen)
+{
+	unsigned i;
+	int r;
+
+	for (i = 0; i < napps; i++) {
+		r = app(i)->record ? app(i)->record(cfg, line, src, n, err, errlen) : 0;
+		if (r)
+			return r;
+	}
+	return 0;
+}

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * An application protocol over one of the engines (LDAP over the TCP slots, gRPC over HTTP/2;
- * redis, memcached and DNS, which are only a framing and its counts): its hooks into each layer,
- * filled by its own folder (ldap/ldap_app.c, grpc/grpc_app.c, redis/, memcache/, dns/) and
+ * redis, memcached and DNS: a framing, and some their counts or records): its hooks into each
+ * layer, filled by its own folder (ldap/ldap_app.c, grpc/grpc_app.c, redis/, memcache/, dns/) and
  * registered once at the top (apps.c). The layers below it call these and never name the
- * protocol: config/ takes its target, options and checks through this table; framing/, results/
- * and protocols/ reach theirs through the tables it points to (framing/frame_ext.h,
- * results/report_ext.h, protocols/tcp_ext.h, h2/h2_ext.h). A hook or table a protocol has
- * no use for is NULL. A run has at most one on (drv_config_app).
+ * protocol: config/ takes its target, options, checks and --requests-file records (redis's
+ * command lines, DNS's queries, gRPC's messages) through this table; framing/, results/ and
+ * protocols/ reach theirs through the tables it points to (framing/frame_ext.h,
+ * results/report_ext.h, protocols/tcp_ext.h, h2/h2_ext.h). A hook or table a protocol has no use
+ * for is NULL. A run has at most one on (drv_config_app).
  */
 #ifndef LOADLENS_DRV_APP_H
 #define LOADLENS_DRV_APP_H
@@ -37,6 +38,11 @@ struct drv_app {
 	/* ...and what needs the request records (--requests-file) read first. */
 	int (*check_late)(struct drv_config *cfg, char *err, size_t errlen);
 	void (*free)(struct drv_config *cfg);
+	/* A --requests-file record line (after its weight) of the run's, in the protocol's own
+	 * spelling: its template source into *src (malloc'd, *n bytes) and 1; 0 (not the run's:
+	 * the line is untouched); or -EINVAL with one line in err (config/reqmix.h). */
+	int (*record)(const struct drv_config *cfg, char *line, char **src, size_t *n, char *err,
+		      size_t errlen);
 	/* The run is this protocol's (NULL: never one's own; its framing is reached by its response
 	 * rule, framing/frame_ext.h: redis, memcached, DNS). */
 	bool (*on)(const struct drv_config *cfg);
@@ -68,5 +74,8 @@ int drv__config_app_url(struct drv_config *cfg, const char *s, char *err, size_t
 int drv__config_app_check(struct drv_config *cfg, bool resp_given, char *err, size_t errlen);
 int drv__config_app_check_late(struct drv_config *cfg, char *err, size_t errlen);
 void drv__config_app_free(struct drv_config *cfg);
+/* A record line made by the first protocol whose record hook takes it: 1, 0 none's, -EINVAL. */
+int drv__config_app_record(const struct drv_config *cfg, char *line, char **src, size_t *n,
+			   char *err, size_t errlen);
 
 #endif /* LOADLENS_DRV_APP_H */

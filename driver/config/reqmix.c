@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "loadlens/infile.h"
+#include "config/app.h"
 #include "config/config.h"
 #include "base/drv.h"
 #include "config/reqmix.h"
@@ -46,8 +47,7 @@ static long unescape(char *s, size_t n)
 	return (long)o;
 }
 
-/* The expanded length of a template source (its fields at their widths). */
-static long tpl_len(const char *s, size_t n, char *err, size_t errlen)
+long drv_reqmix_tpl_len(const char *s, size_t n, char *err, size_t errlen)
 {
 	struct drv_tpl t;
 	long len;
@@ -59,8 +59,7 @@ static long tpl_len(const char *s, size_t n, char *err, size_t errlen)
 	return len;
 }
 
-/* Next token of a curl-like line: 'quoted' or bare; *p advances. NULL at the end. */
-static char *token(char **p)
+char *drv_reqmix_token(char **p)
 {
 	char *s = *p, *t;
 
@@ -92,20 +91,20 @@ static int http(const struct drv_config *cfg, char *line, char **out, size_t *ou
 	long blen = 0;
 	size_t n, bsrc = 0;
 
-	method = token(&p);
-	path = token(&p);
+	method = drv_reqmix_token(&p);
+	path = drv_reqmix_token(&p);
 	if (!method || !path || path[0] != '/' || strlen(path) >= sizeof(tmp.url.path))
 		return drv_errf(err, errlen,
 				"expected METHOD /PATH [-H 'Name: value']... [-d 'BODY']");
 	tmp.method = method;
 	snprintf(tmp.url.path, sizeof(tmp.url.path), "%s", path);
-	while ((tok = token(&p))) {
-		if (!strcmp(tok, "-H") && (tok = token(&p)) && strchr(tok, ':')) {
+	while ((tok = drv_reqmix_token(&p))) {
+		if (!strcmp(tok, "-H") && (tok = drv_reqmix_token(&p)) && strchr(tok, ':')) {
 			if (tmp.nheaders == DRV_MAX_HEADERS)
 				return drv_errf(err, errlen, "more than %d headers",
 						DRV_MAX_HEADERS);
 			tmp.headers[tmp.nheaders++] = tok;
-		} else if (!strcmp(tok, "-d") && (tok = token(&p))) {
+		} else if (!strcmp(tok, "-d") && (tok = drv_reqmix_token(&p))) {
 			body = tok;
 		} else {
 			return drv_errf(err, errlen, "'%s': expected -H 'Name: value' or -d 'BODY'",
@@ -114,7 +113,7 @@ static int http(const struct drv_config *cfg, char *line, char **out, size_t *ou
 	}
 	if (body) {
 		bsrc = strlen(body);
-		blen = tpl_len(body, bsrc, err, errlen);
+		blen = drv_reqmix_tpl_len(body, bsrc, err, errlen);
 		if (blen < 0)
 			return -EINVAL;
 		dummy = calloc(1, (size_t)blen + 1);
@@ -137,114 +136,6 @@ static int http(const struct drv_config *cfg, char *line, char **out, size_t *ou
 	return 0;
 }
 
-/* --response resp: `CMD ARG...` → a RESP array with each argument's expanded length. */
-static int resp(char *line, char **out, size_t *outlen, char *err, size_t errlen)
-{
-	char *args[256], *p = line;
-	size_t n = 0, cap, o;
-	long len[256];
-	unsigned i, argc = 0;
-
-	while ((args[argc] = token(&p)) && argc < 255)
-		argc++;
-	if (!argc)
-		return drv_errf(err, errlen, "an empty command");
-	for (i = 0; i < argc; i++) {
-		len[i] = tpl_len(args[i], strlen(args[i]), err, errlen);
-		if (len[i] < 0)
-			return -EINVAL;
-		n += strlen(args[i]) + 32;
-	}
-	cap = n + 32;
-	*out = malloc(cap);
-	if (!*out)
-		return drv_errf(err, errlen, "out of memory");
-	o = (size_t)snprintf(*out, cap, "*%u\r\n", argc);
-	for (i = 0; i < argc; i++)
-		o += (size_t)snprintf(*out + o, cap - o, "$%ld\r\n%s\r\n", len[i], args[i]);
-	*outlen = o;
-	return 0;
-}
-
-static int qtype(const char *t)
-{
-	static const struct { const char *n; int v; } types[] = {
-		{"A", 1}, {"NS", 2}, {"CNAME", 5}, {"SOA", 6}, {"PTR", 12}, {"MX", 15},
-		{"TXT", 16}, {"AAAA", 28}, {"SRV", 33}, {"DS", 43}, {"DNSKEY", 48}, {"ANY", 255},
-	};
-	unsigned i;
-
-	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++)
-		if (!strcasecmp(t, types[i].n))
-			return types[i].v;
-	return -1;
-}
-
-/* --response dns: dnsperf's `NAME TYPE` → a query (id 0, RD), over TCP with its length. */
-static int dns(char *line, bool tcp, char **out, size_t *outlen, char *err, size_t errlen)
-{
-	char *p = line, *name = token(&p), *type = token(&p), *l, *dot;
-	uint8_t *q;
-	size_t o, ll;
-	int qt = type ? qtype(type) : -1;
-
-	if (!name || qt < 0 || strlen(name) > 253 || strstr(name, "{{"))
-		return drv_errf(err, errlen, "expected NAME TYPE (A, AAAA, MX, TXT, NS, ...)");
-	q = malloc(2 + 12 + strlen(name) + 2 + 4);
-	if (!q)
-		return drv_errf(err, errlen, "out of memory");
-	o = tcp ? 2 : 0;
-	memcpy(q + o, "\0\0\x01\0\0\x01\0\0\0\0\0\0", 12);
-	o += 12;
-	for (l = name; *l; l = dot ? dot + 1 : l + ll) {
-		dot = strchr(l, '.');
-		ll = dot ? (size_t)(dot - l) : strlen(l);
-		if (!ll && dot)
-			break;
-		if (ll > 63) {
-			free(q);
-			return drv_errf(err, errlen, "%s: a label over 63 bytes", name);
-		}
-		q[o++] = (uint8_t)ll;
-		memcpy(q + o, l, ll);
-		o += ll;
-		if (!dot)
-			break;
-	}
-	q[o++] = 0;
-	q[o++] = (uint8_t)(qt >> 8);
-	q[o++] = (uint8_t)qt;
-	q[o++] = 0;
-	q[o++] = 1;
-	if (tcp) {
-		q[0] = (uint8_t)((o - 2) >> 8);
-		q[1] = (uint8_t)(o - 2);
-	}
-	/* binary: no '{{' can appear by chance in a template parse? a label could hold it; the
-	 * name was checked above, and the header and type bytes are never '{' twice */
-	*out = (char *)q;
-	*outlen = o;
-	return 0;
-}
-
-/* grpc:// `/package.Service/Method [JSON]` → the JSON (template source; "{}" when absent); the
- * method is read back from the label (grpc_msg.h). */
-static int grpc(char *line, char **out, size_t *outlen, char *err, size_t errlen)
-{
-	size_t n = strcspn(line, " \t");
-	const char *json = line + n + strspn(line + n, " \t");
-
-	if (line[0] != '/' || !n)
-		return drv_errf(err, errlen, "expected /package.Service/Method {JSON}");
-	if (!*json)
-		json = "{}";
-	*out = strdup(json);
-	if (!*out)
-		return drv_errf(err, errlen, "out of memory");
-	*outlen = strlen(json);
-	return 0;
-}
-
 /* One record line (after its weight) into r. */
 static int record(const struct drv_config *cfg, char *line, struct drv_rec *r, char *err,
 		     size_t errlen)
@@ -253,16 +144,12 @@ static int record(const struct drv_config *cfg, char *line, struct drv_rec *r, c
 	char *src = NULL;
 	size_t n = 0;
 	long k;
-	int e;
+	int e, taken;
 
 	if (ll_scheme_is_http(sch)) {
 		e = http(cfg, line, &src, &n, err, errlen);
-	} else if (ll_scheme_is_grpc(sch)) {
-		e = grpc(line, &src, &n, err, errlen);
-	} else if (cfg->resp_rule == DRV_RESP_DNS) {
-		e = dns(line, sch == LL_SCHEME_TCP, &src, &n, err, errlen);
-	} else if (cfg->resp_rule == DRV_RESP_RESP && line[0] != '*') {
-		e = resp(line, &src, &n, err, errlen);
+	} else if ((taken = drv__config_app_record(cfg, line, &src, &n, err, errlen))) {
+		e = taken < 0 ? taken : 0; /* a protocol's own record (config/app.h) */
 	} else {
 		n = strlen(line);
 		src = malloc(n + DRV_MCUDP_HDR + 1);

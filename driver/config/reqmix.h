@@ -3,10 +3,11 @@
  * --requests-file FILE: a mix of request records, one per line, each with an optional weight,
  * chosen round-robin or (--seed) weighted at random; each record a template (template.h).
  * Records are, by target: http:// a curl-like line `METHOD PATH [-H 'Name: value']... [-d 'BODY']`;
- * tcp:// and udp:// raw bytes with C escapes (\r \n \t \0 \\ \xHH), or with --response resp a
- * redis command line `SET key:{{rand:1-9}} v` (encoded as a RESP array), or with --response dns
- * a dnsperf line `NAME TYPE`; grpc:// `/package.Service/Method {JSON}` (its message, grpc_msg.h).
- * Each record's count and latency are kept apart (results/stats.h,
+ * a protocol's own line (config/app.h's record hook): with --response resp a redis command line
+ * `SET key:{{rand:1-9}} v` encoded as a RESP array (redis/redis_request.h), with --response dns a
+ * dnsperf line `NAME TYPE` (dns/dns_request.h), on grpc:// `/package.Service/Method {JSON}`, its
+ * message (grpc/grpc_config.h); else tcp:// and udp:// raw bytes with C escapes
+ * (\r \n \t \0 \\ \xHH). Each record's count and latency are kept apart (results/stats.h,
  * recorded by scheduling/timing.h).
  */
 #ifndef LOADLENS_DRV_REQMIX_H
@@ -43,6 +44,12 @@ struct drv_mix_ctx {
 	uint64_t rr;
 };
 
+/* A record line's next word, 'quoted' or bare, ended in place; *p advances past it. NULL at the
+ * line's end (or an unclosed quote). */
+char *drv_reqmix_token(char **p);
+/* The expanded length of a template source (its fields at their widths), or -1 with one line in
+ * err. */
+long drv_reqmix_tpl_len(const char *s, size_t n, char *err, size_t errlen);
 /* Read cfg->requests_path into cfg->mix for the target; 0 or -EINVAL with one line in err. */
 int drv_reqmix_load(struct drv_config *cfg, char *err, size_t errlen);
 void drv_reqmix_free(struct drv_reqmix *m);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* --response dns as an application protocol (config/app.h): its framing and its counts
- * (dns_app.c). */
+/* --response dns as an application protocol (config/app.h): its framing, its records and its
+ * counts (dns_app.c). */
 #ifndef LOADLENS_DRV_DNS_APP_H
 #define LOADLENS_DRV_DNS_APP_H
 

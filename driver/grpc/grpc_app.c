@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * grpc:// and grpcs://'s table (grpc_app.h): the message options and their checks
- * (grpc_config.c), and its part of the HTTP/2 engine (grpc_engine.c). The target itself is the
+ * grpc:// and grpcs://'s table (grpc_app.h): the message options, their checks and the
+ * --requests-file records (grpc_config.c), and its part of the HTTP/2 engine (grpc_engine.c). The target itself is the
  * engine's scheme (h2/h2_config.c); its status counts are the HTTP/2 report's (h2/h2_report.c).
  */
 #include <stdlib.h>
@@ -30,6 +30,7 @@ const struct drv_app drv_grpc_app = {
 	.opt = drv__config_grpc_opt,
 	.check_late = drv__config_grpc_check,
 	.free = config_free,
+	.record = drv__config_grpc_record,
 	.on = on,
 	.h2 = &drv_grpc_h2,
 };

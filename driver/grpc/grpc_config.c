@@ -12,8 +12,28 @@
 #include "config/config.h"
 #include "grpc/grpc_config.h"
 #include "config/config_payload.h"
+#include "config/quote.h"
 #include "grpc/grpc_msg.h"
 #include "config/reqmix.h"
+
+int drv__config_grpc_record(const struct drv_config *cfg, char *line, char **src, size_t *n,
+			    char *err, size_t errlen)
+{
+	size_t len = strcspn(line, " \t");
+	const char *json = line + len + strspn(line + len, " \t");
+
+	if (!ll_scheme_is_grpc(cfg->url.scheme))
+		return 0;
+	if (line[0] != '/' || !len)
+		return drv_errf(err, errlen, "expected /package.Service/Method {JSON}");
+	if (!*json)
+		json = "{}";
+	*src = strdup(json);
+	if (!*src)
+		return drv_errf(err, errlen, "out of memory");
+	*n = strlen(json);
+	return 1;
+}
 
 /* --import-path DIR: a folder, checked now (protoc's -I) */
 static int import_path(struct drv_config *cfg, const char *v, char *err, size_t errlen)

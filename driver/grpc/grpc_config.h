@@ -13,6 +13,11 @@
 
 int drv__config_grpc_opt(struct drv_config *cfg, const char *name, const char *v, char *err,
 			 size_t errlen);
+/* A --requests-file line of grpc://, `/package.Service/Method [JSON]`: the JSON (a template's
+ * source; "{}" when absent) into *src (malloc'd, *n bytes) and 1; the method is read back from
+ * the record's label (grpc_msg.h). 0 for another target; -EINVAL with one line in err. */
+int drv__config_grpc_record(const struct drv_config *cfg, char *line, char **src, size_t *n,
+			    char *err, size_t errlen);
 /* After the --requests-file records are loaded (config_work.c). */
 int drv__config_grpc_check(struct drv_config *cfg, char *err, size_t errlen);
 

@@ -53,7 +53,7 @@ int drv_grpc_msgs_set(struct drv_grpc_msgs *m, const char *path, const char *jso
 		      const char *what, char *err, size_t errlen);
 /*
  * A --requests-file mix instead (borrowed: it outlives m): each record's label is
- * `/package.Service/Method JSON`, its template the JSON (reqmix.c). Errors as for _set, with the
+ * `/package.Service/Method JSON`, its template the JSON (grpc_config.c). Errors as for _set, with the
  * record's number.
  */
 int drv_grpc_msgs_set_mix(struct drv_grpc_msgs *m, const struct drv_reqmix *mix, char *err,

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* --response resp (redis) as an application protocol (config/app.h): its framing (redis_app.c). */
+/* --response resp (redis) as an application protocol (config/app.h): its framing and its records
+ * (redis_app.c). */
 #ifndef LOADLENS_DRV_REDIS_APP_H
 #define LOADLENS_DRV_REDIS_APP_H
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Response framing: delimiters that overlap themselves, split reads, HTTP status codes. */
+/* Response framing: delimiters that overlap themselves, split reads, HTTP status codes, a
+ * pipelined stream fed one response at a time. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +12,7 @@
 #include "ll_test.h"
 #include "config/parse.h"
 #include "framing/frame.h"
+#include "driver_frame_feed.h"
 #include "results/stats.h"
 
 static void delim_rule(struct drv_frame_rule *r, const char *d)
@@ -192,5 +194,36 @@ static void test_prefix_too_large(void **state)
 	assert_int_equal(drv_frame_feed(&r, &f, "\x80\0\0\0\0\0\0\0", 8), DRV_E_TOO_LARGE);
 }
 
+/* drv_frame_feed_some over the older rules: each stops at the end of its response (redis's:
+ * test_driver_redis.c). */
+static void test_feed_some(void **state)
+{
+	struct drv_config cfg;
+	struct drv_frame_rule r;
+	struct drv_frame f;
+	static const char http2[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi"
+				    "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n";
+	size_t used;
+
+	(void)state;
+	memset(&cfg, 0, sizeof(cfg));
+	memcpy(cfg.resp_delim, "\r\n", 2);
+	cfg.resp_delim_len = 2;
+	assert_int_equal(feed_some_one(&cfg, DRV_RESP_DELIM, &r, &f, "+OK\r\n+OK\r\n", 10), 5);
+
+	cfg.resp_prefix = 2;
+	assert_int_equal(feed_some_one(&cfg, DRV_RESP_PREFIX, &r, &f, "\x00\x01x\x00\x00", 5), 3);
+
+	cfg.method = "GET";
+	used = feed_some_one(&cfg, DRV_RESP_HTTP, &r, &f, http2, sizeof(http2) - 1);
+	assert_int_equal(f.status, 200);
+	assert_int_equal(used, 40);
+	drv_frame_reset(&r, &f);
+	assert_int_equal(drv_frame_feed_some(&r, &f, http2 + used, sizeof(http2) - 1 - used,
+					     &used), 0);
+	assert_true(f.done);
+	assert_int_equal(f.status, 404);
+}
+
 LL_TEST_MAIN(test_delim_overlap, test_delim_trailing, test_table, test_http_status,
-	     test_http_garbage, test_http_huge_headers, test_prefix_too_large)
+	     test_http_garbage, test_http_huge_headers, test_prefix_too_large, test_feed_some)
