@@ -99,6 +99,22 @@ const volatile __u8 targ_atomics = 1;
  * kernels before 5.12 take too (the compat object's walks keep their state in a map for them). */
 #define LL_GLOBAL_NUM __attribute__((noinline))
 
+/* A pointer as a number (a hash's input): from 5.12 a cast, where the number goes on through a
+ * global function's argument in memory; before it, where every function is inlined and the
+ * verifier refuses arithmetic on a pointer however it is held, its value read back by helper
+ * (one call). */
+#ifndef LL_PRE_5_12
+#define LL_PTR_NUM(p) ((__u64)(p))
+#else
+#define LL_PTR_NUM(p)                                                                              \
+	({                                                                                         \
+		const void *p_ = (p);                                                              \
+		__u64 v_ = 0;                                                                      \
+		bpf_probe_read_kernel(&v_, sizeof(v_), &p_);                                       \
+		v_;                                                                                \
+	})
+#endif
+
 /* This CPU's entry (key 0) of map, a BPF_MAP_TYPE_PERCPU_ARRAY of one entry, or NULL. */
 #define LL_PERCPU0(map)                                                                            \
 	({                                                                                         \

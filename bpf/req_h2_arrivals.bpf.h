@@ -4,8 +4,9 @@
  * each record's (read apart by the server's libssl: req_ssl.bpf.h's ssl_stamp()): the table of
  * each connection's last arrivals, claimed at its preface and fed by every arrival on it
  * (h2_arr_note(), from h2_hello() and h2_arrival()), read where a client HEADERS begins a stream
- * (h2_arr_stamp(), from h2_frame()). Part of the HTTP/2 layers (bpf/req_h2.bpf.h). The socket is a number here: the global functions take it in memory, where its type is
- * gone (a pointer may not be hashed), as the frame walk does (struct h2_walk.sk).
+ * (h2_arr_stamp(), from h2_frame()). Part of the HTTP/2 layers (bpf/req_h2.bpf.h). The socket
+ * is a number here (LL_PTR_NUM: a pointer may not be hashed), as the frame walk has it (struct
+ * h2_walk.sk).
  */
 #ifndef LOADLENS_REQ_H2_ARRIVALS_BPF_H
 #define LOADLENS_REQ_H2_ARRIVALS_BPF_H
@@ -24,7 +25,6 @@ struct h2_arr_in {
 	__u32 pad;
 };
 
-#ifndef LL_PRE_5_12
 /* Into the connection's entry: a claim (in->gen set: its preface was read; the entry is its own
  * from here, where another connection's kept the older stamps), or an arrival (in->ns: bytes
  * queued; into the entry if the connection holds it). */
@@ -56,7 +56,7 @@ LL_GLOBAL int h2_arr_note(struct h2_arr_in *in)
 static __always_inline void arr_claim(const struct sock *sk, __u64 gen)
 {
 	struct h2_arr_in in = {
-		.sk = (__u64)sk,
+		.sk = LL_PTR_NUM(sk),
 		.gen = gen,
 		.end = BPF_CORE_READ((struct tcp_sock *)sk, rcv_nxt),
 	};
@@ -70,7 +70,7 @@ static __always_inline void arr_segment(const struct sock *sk, struct rt_tcp_soc
 					bool kf)
 {
 	struct h2_arr_in in = {
-		.sk = (__u64)sk,
+		.sk = LL_PTR_NUM(sk),
 		.ns = now ? now : tcp_clock(sk, s->read_ns, kf),
 		.end = LL_READ_KF(kf, struct tcp_sock, sk, rcv_nxt),
 	};
@@ -95,17 +95,5 @@ LL_GLOBAL __u64 h2_arr_stamp_of(struct h2_arr_in *in)
 {
 	return in ? h2_arr_stamp(in->sk, in->gen, in->end) : 0;
 }
-#else
-/* (before 5.12, the compat object: a pointer is not made a number; each stream keeps its
- * read's stamp) */
-#define RT_ARR_TLS_GEN 1
-#define arr_claim(sk, gen) ((void)0)
-#define arr_segment(sk, s, now, kf) ((void)0)
-static __always_inline __u64 h2_arr_stamp(__u64 sk, __u64 gen, __u32 seq)
-{
-	return 0;
-}
-#define h2_arr_stamp_of(in) 0ULL
-#endif
 
 #endif /* LOADLENS_REQ_H2_ARRIVALS_BPF_H */

@@ -98,7 +98,7 @@ static __always_inline bool ssl_proc(__u64 pid_tgid)
 static __always_inline void ssl_stamp(struct sock *sk, struct rt_tcp_sock *s, int slot, int ret,
 				      bool kf)
 {
-	struct h2_arr_in in = {.sk = (__u64)sk, .gen = RT_ARR_TLS_GEN};
+	struct h2_arr_in in = {.sk = LL_PTR_NUM(sk), .gen = RT_ARR_TLS_GEN};
 	__u64 id, arrival, own;
 	struct rt_ssl_call *c;
 

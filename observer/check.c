@@ -41,7 +41,6 @@ struct probe {
 	const char *sk_state;	/* "sk_storage" or "hash" */
 	bool user_regs;		/* bpf_task_pt_regs, or the kernel stack's registers */
 	bool stack_regs;	/* ... the kernel stack's */
-	bool compat;		/* the programs for kernels before 5.12 */
 	bool accept4;		/* syscalls:sys_exit_accept4 */
 	enum obs_reqtime_mech mech;
 	char mech_why[256];
@@ -142,7 +141,6 @@ static void check_load(struct probe *p, enum obs_reqtime_mech want)
 	p->sk_state = obs_sockets_features(obs_kernel_conn(k))->sk_state;
 	p->user_regs = obs_sockets_features(obs_kernel_conn(k))->user_regs;
 	p->stack_regs = obs_sockets_features(obs_kernel_conn(k))->stack_regs;
-	p->compat = obs_sockets_features(obs_kernel_conn(k))->compat;
 	p->accept4 = obs_sockets_features(obs_kernel_conn(k))->accept4;
 	p->fail = *obs_fail_features(obs_kernel_fail(k));
 	bpf_object__for_each_program(prog, s->obj)
@@ -225,7 +223,7 @@ static json_t *features(const struct probe *p)
 		"request timing",
 		p->mech == OBS_REQTIME_MECH_OFF ? "no request timing"
 		: !p->user_regs ? "a connection's requests are counted by turns, no status read"
-		: p->compat ? "before 5.12: each stream takes its read's arrival" : NULL));
+				: NULL));
 	json_array_append_new(a, check_row("request timing over TLS (HTTP/2 streams, HTTP/1.1)",
 		p->mech != OBS_REQTIME_MECH_OFF && p->tls_plain,
 		p->mech != OBS_REQTIME_MECH_OFF && p->tls_plain

@@ -18,6 +18,9 @@ tools/kernels/guest.py test, or on the host itself):
              uprobes, HTTP/2 (2 x 10 streams) and HTTP/1.1: requests = its access log, exact;
    preface   tests/integration/test_reqtime_h2_preface.sh: the HTTP/2 client preface written in
              pieces (1, 5, 23 bytes) to nginx h2c: no phantom request, = its access log;
+   arrival   tests/integration/test_reqtime_h2_own_arrival.sh: each HTTP/2 stream's own
+             arrival (streams 20 ms apart, read together by a server busy with the first):
+             residence within the client's latency;
 4. scope     tests/integration/test_observer_pid_scope.sh: --pid alone (the target's own
              sockets) counts accepts and times requests exactly; fdpass:
              tests/integration/test_observer_fd_passing.sh, --pid scoping on connections handed
@@ -31,10 +34,10 @@ tools/kernels/guest.py test, or on the host itself):
 The check and request timing run on every kernel; the rest is shared out between the matrix's
 kernels (SHARES: the count, the --pid scope and the request-timing scenarios on 6.1, whose request
 timing is the trampolines and kernel reads a helper call, the refused load and the socket-state
-scenarios on 6.12), which halves a guest's
-time under an emulated CPU; 5.10 has a share of its own (the check, the count, request timing,
-HTTP/2, the preface in pieces and TLS on its compat programs, one scenario); a kernel not in
-SHARES (the host's) and --all run everything.
+scenarios on 6.12), which halves a guest's time under an emulated CPU; 5.10 has a share of its
+own (the check, the count, request timing, HTTP/2, the preface in pieces, each stream's own
+arrival and TLS on its compat programs, one scenario); a kernel not in SHARES (the host's) and
+--all run everything.
 
 Each runs as ctest runs it on the host, with the same limits, but two, both under an emulated CPU
 (guest.py sets LL_EMULATED_CPU=1 under TCG): a sick scenario's finding may come one interval
@@ -44,8 +47,8 @@ and checks the observer against the server only for gross errors (docs/kernels.m
 limits are loosened"). The driver's own
 timing tests, whose limits hold only on a real CPU, are not part of the matrix.
 
-    suite.py [--bin DIR] [--out DIR] [--only check,count,reqtime,h2,tls,preface,scope,fdpass,refusal,scenarios] [--all]
-             [--scenarios NAME,...]
+    suite.py [--bin DIR] [--out DIR] [--all] [--scenarios NAME,...]
+             [--only check,count,reqtime,h2,tls,preface,arrival,scope,fdpass,refusal,scenarios]
 
 Prints one line per check (ok / FAIL) and writes OUT/summary.json; exit 0 when every check
 passed, 1 otherwise, 77 (with the reason) when not root.
@@ -103,7 +106,7 @@ SCENARIOS = [
 # saying so; bookworm-security's ppc64el 6.12 has BTF.
 SHARES = {
 	"6.1": ["check", "count", "reqtime", "h2", "scope"], "6.12": ["check", "reqtime", "refusal"],
-	"5.10": ["check", "count", "reqtime", "h2", "tls", "preface"],
+	"5.10": ["check", "count", "reqtime", "h2", "tls", "preface", "arrival"],
 	"arm64:6.12": ["check", "count", "reqtime", "h2"], "arm64:6.1": ["check", "count"],
 	"ppc64el:6.1": ["check", "count", "reqtime", "h2"],
 	"ppc64el:6.12": ["check", "count", "reqtime", "h2"],
@@ -127,6 +130,7 @@ SCRIPTS = {
 	"h2": ("HTTP/2 and gRPC streams and statuses", "reqtime_h2_kernels"),
 	"tls": ("TLS plaintext, HTTP/2 and HTTP/1.1", "reqtime_tls_kernels"),
 	"preface": ("the HTTP/2 preface in pieces", "reqtime_h2_preface"),
+	"arrival": ("each HTTP/2 stream's own arrival", "reqtime_h2_own_arrival"),
 	"scope": ("scope by process (--pid)", "observer_pid_scope"),
 	"fdpass": ("scope by process (fd passing)", "observer_fd_passing"),
 	"refusal": ("a refused load", "observer_check_refusal"),
