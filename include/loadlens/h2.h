@@ -314,12 +314,6 @@ static __attribute__((always_inline)) inline __u64 ll_h2_preface_word(__u32 j)
 	return j == 0 ? LL_H2_PREFACE_0 : j == 1 ? LL_H2_PREFACE_1 : j == 2 ? LL_H2_PREFACE_2 : 0;
 }
 
-/* Its byte k (k < LL_H2_PREFACE_LEN). */
-static __attribute__((always_inline)) inline __u8 ll_h2_preface_byte(__u32 k)
-{
-	return (__u8)(ll_h2_preface_word(k >> 3) >> (8 * (k & 7)));
-}
-
 /* How many of x's low bytes are zero (8 when x is). Branch-free, a loop the verifier walks
  * once: every register, no stack. */
 static __attribute__((always_inline)) inline __u32 ll_zero_low_bytes(__u64 x)

@@ -37,15 +37,7 @@ nginx_up ng "$ST" "
 		access_log off;
 		location / { return 200 \"ok\\n\"; }
 	}"
-slot_of() { echo ".request_timing.slots[] | select(.port == $1 and .proto == \"tcp\")"; }
-slot=$(slot_of "$P")
-
-# within WHAT OBS CLIENT: OBS <= CLIENT + 2% (ns)
-within() {
-	echo "$1: residence $2 ns, client $3 ns ($(awk -v a="$2" -v b="$3" 'BEGIN { printf "%.3f", a / b }')x)"
-	awk -v a="$2" -v b="$3" 'BEGIN { exit !(a <= b * 1.02) }' ||
-		fail "$1: the server held requests longer than the client waited ($2 > $3 ns + 2%)"
-}
+slot=$(tcp_slot "$P")
 
 # over TLS the plaintext's reads are libssl's: each stream keeps its read's stamp there
 for spec in "h2c $P 1 10" "h2c $P 4 10" "tls $T 1 10" "tls $T 4 10"; do
@@ -58,12 +50,12 @@ for spec in "h2c $P 1 10" "h2c $P 4 10" "tls $T 1 10" "tls $T 4 10"; do
 		fail "$name: driver exited $? ($(tail -3 "$LL_TMP/$name.out"))"
 	sleep 0.3
 	stop "obs_$name"
-	O=$LL_TMP/obs_$name.json D=$LL_TMP/$name.json s=$(slot_of "$2")
+	O=$LL_TMP/obs_$name.json D=$LL_TMP/$name.json s=$(tcp_slot "$2")
 	expect_json "$name: the observer's requests" "$O" "$s | .requests" "$(jget "$D" .requests)"
-	within "$name mean" "$(jget "$O" "$s | .residence.mean")" \
-		"$(jget "$D" .latency_uncorrected.mean)"
-	within "$name p99" "$(jget "$O" "$s | .residence.p99")" \
-		"$(jget "$D" .latency_uncorrected.p99)"
+	residence_within "$name mean" "$(jget "$O" "$s | .residence.mean")" \
+		"$(jget "$D" .latency_uncorrected.mean)" 2
+	residence_within "$name p99" "$(jget "$O" "$s | .residence.p99")" \
+		"$(jget "$D" .latency_uncorrected.p99)" 2
 done
 
 h2load_observed h2load "$P" "http://127.0.0.1:$P/" -c 4 -m 10 -t 1 -n 200000
@@ -74,7 +66,7 @@ expect_json "h2load: the observer's requests" "$O" "$slot | .requests" "$done_n"
 mean_ns=$(awk '/^time for request:/ { v = $6; u = v; sub(/[0-9.]+/, "", u); sub(/[a-z]+$/, "", v)
 	printf "%.0f", v * (u == "us" ? 1e3 : u == "ms" ? 1e6 : u == "s" ? 1e9 : 1) }' \
 	"$LL_TMP/h2load_h2load.out")
-within "h2load mean" "$(jget "$O" "$slot | .residence.mean")" "$mean_ns"
+residence_within "h2load mean" "$(jget "$O" "$slot | .residence.mean")" "$mean_ns" 2
 # HTTP/1.1, 16 requests in flight a connection: reads of several requests, each timed as one
 start_observer obs_pipe "$H"
 "$LOADLENS_BIN/loadlens-driver" "http://127.0.0.1:$H/" -c 4 -P 16 -d 2s -q \
@@ -82,12 +74,12 @@ start_observer obs_pipe "$H"
 	fail "pipelined: driver exited $? ($(tail -3 "$LL_TMP/pipe.out"))"
 sleep 0.3
 stop obs_pipe
-O=$LL_TMP/obs_pipe.json D=$LL_TMP/pipe.json s=$(slot_of "$H")
+O=$LL_TMP/obs_pipe.json D=$LL_TMP/pipe.json s=$(tcp_slot "$H")
 reads=$(jget "$O" "$s | .requests") multi=$(jget "$O" "$s | .multi_arrival_reads")
 echo "pipelined: the observer timed $reads reads ($multi of several requests' bytes); the driver $(jget "$D" .requests) requests"
 [ "$multi" -gt 0 ] || fail "pipelined: no read counted as several requests' (multi_arrival 0)"
-within "pipelined mean" "$(jget "$O" "$s | .residence.mean")" \
-	"$(jget "$D" .latency_uncorrected.mean)"
-within "pipelined p99" "$(jget "$O" "$s | .residence.p99")" \
-	"$(jget "$D" .latency_uncorrected.p99)"
+residence_within "pipelined mean" "$(jget "$O" "$s | .residence.mean")" \
+	"$(jget "$D" .latency_uncorrected.mean)" 2
+residence_within "pipelined p99" "$(jget "$O" "$s | .residence.p99")" \
+	"$(jget "$D" .latency_uncorrected.p99)" 2
 pass "residence within the client's latency (driver 1 and 4 x 10 streams, h2c and TLS; h2load 4 x 10; HTTP/1.1 -P 16)"

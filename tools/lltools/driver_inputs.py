@@ -75,7 +75,7 @@ def _copy_file(src, dst, ident, what):
 def _copy_protos(src, dst, ident, what):
 	"""The .proto files below SRC into DST, with their relative paths; bounded."""
 	copied = seen = 0
-	for top, dirs, names in os.walk(src, onerror=None):
+	for top, dirs, names in os.walk(src):
 		seen += len(dirs) + len(names)
 		if seen > MAX_WALK or copied > MAX_PROTO_FILES:
 			raise InputError(f"driver options: {what} {shown(src)}: more than {MAX_WALK:,} "

@@ -27,3 +27,12 @@ check_within() {
 	within_pct "$v" "$r" "$p" || fail "$what: $v vs $r ($pct%, limit ±$p%)"
 	echo "ok: $what $v vs $r ($pct%, limit ±$p%)"
 }
+
+# residence_within WHAT RESIDENCE CLIENT PCT: a server holds a request no longer than its client
+# waits for it: the observer's RESIDENCE (ns, > 0) <= the client's own latency CLIENT + PCT%, else
+# the test fails; prints the ratio
+residence_within() {
+	echo "$1: residence $2 ns, client $3 ns ($(awk -v a="$2" -v b="$3" 'BEGIN { printf "%.3f", a / b }')x)"
+	awk -v a="$2" -v b="$3" -v p="$4" 'BEGIN { exit !(a > 0 && a <= b * (1 + p / 100)) }' ||
+		fail "$1: the server held requests longer than the client waited ($2 > $3 ns + $4%)"
+}
