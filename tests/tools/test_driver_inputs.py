@@ -76,6 +76,7 @@ class Staged(unittest.TestCase):
 			f.write("open")
 		os.chmod(self.open_file, 0o644)
 		self.work = procs.driver_dir(self.ident)
+		self.driver = os.path.join(self.work, "loadlens-driver")
 
 	def tearDown(self):
 		shutil.rmtree(self.tmp, ignore_errors=True)
@@ -105,15 +106,16 @@ class Staged(unittest.TestCase):
 							    "value.proto")))
 		self.assertFalse(os.path.exists(os.path.join(os.path.dirname(new_kv), "notes.txt")))
 		self.assertEqual(driver_inputs.unreadable([new_kv, new_pay], self.ident), set())
-		# the driver, as that user, parses the staged .proto and its import
-		plan = subprocess.run([procs.binary("loadlens-driver"), "--print-plan", "-d", "1s",
+		# the driver, as that user (its copy in the driver's directory, as run starts it:
+		# the build tree may be closed to that user), parses the staged .proto and its import
+		plan = subprocess.run([self.driver, "--print-plan", "-d", "1s",
 				       "grpc://127.0.0.1:1/kv.Store/Put", "--proto-file", new_kv,
 				       "--message", '{"key":"k","value":{"data":"dmFs"}}'],
 				      user=self.ident[0], group=self.ident[1], extra_groups=[],
 				      capture_output=True, encoding="utf-8", cwd="/")
 		self.assertEqual(plan.returncode, 0, plan.stderr)
 		# the original, as the driver's user, is refused: what the copy is for
-		plan = subprocess.run([procs.binary("loadlens-driver"), "--print-plan", "-d", "1s",
+		plan = subprocess.run([self.driver, "--print-plan", "-d", "1s",
 				       "grpc://127.0.0.1:1/kv.Store/Put", "--proto-file", kv],
 				      user=self.ident[0], group=self.ident[1], extra_groups=[],
 				      capture_output=True, encoding="utf-8", cwd="/")
