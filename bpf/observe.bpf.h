@@ -326,6 +326,34 @@ static __always_inline __u64 ll_sys_buf(bool write, __u64 *len)
 	return iov[0];
 }
 
+/*
+ * The type of the TLS record the kernel's TLS (kTLS) read into the current recvmsg(): the control
+ * message it puts in the caller's buffer (SOL_TLS, TLS_GET_RECORD_TYPE: 23 for application data,
+ * 21 an alert, 22 a handshake message), written before the call returns; 0 where the call is no
+ * recvmsg() with room for one (a read() of a kTLS socket takes application data only).
+ */
+#define LL_SOL_TLS 282
+#define LL_TLS_GET_RECORD_TYPE 2
+static __always_inline __u8 ll_sys_tls_record_type(void)
+{
+	struct {
+		__u64 len;
+		__s32 level, type;
+		__u8 data;
+	} cm = {};
+	struct ll_syscall sc;
+	__u64 ctl[2];
+
+	if (!ll_syscall(&sc) || sc.nr != LL_NR_RECVMSG)
+		return 0;
+	/* struct user_msghdr: msg_control at 32, msg_controllen at 40 (the buffer's size until
+	 * the call returns) */
+	if (bpf_probe_read_user(ctl, sizeof(ctl), (void *)(sc.arg2 + 32)) || !ctl[0] ||
+	    ctl[1] < 17 || bpf_probe_read_user(&cm, 17, (void *)ctl[0]))
+		return 0;
+	return cm.level == LL_SOL_TLS && cm.type == LL_TLS_GET_RECORD_TYPE ? cm.data : 0;
+}
+
 /* A field of an object reached from the current task: a direct load from a BTF pointer
  * (targ_task_btf), else a helper read of a plain address. */
 #define LL_TASK_READ(type, ptr, field)                                                             \

@@ -57,7 +57,9 @@ static __always_inline void tcp_arrival(const struct sock *sk, bool kf)
 	__u64 now = 0;
 	struct rt_tcp_sock *s = tcp_arrived(sk, kf, &now);
 
-	if (s && (((s->flags & RT_F_H2) && !s->h2) || (targ_ssl && (s->flags & RT_F_TLS))))
+	/* (not under kTLS: the sequence numbers count its records, the reads their plaintext) */
+	if (s && (((s->flags & (RT_F_H2 | RT_F_KTLS)) == RT_F_H2 && !s->h2) ||
+		  (targ_ssl && (s->flags & RT_F_TLS))))
 		arr_segment(sk, s, now, kf);
 }
 
@@ -79,16 +81,26 @@ static __always_inline void req_data_ready(const struct sock *sk, bool kf)
 static __always_inline void tcp_read(struct sock *sk, int slot, int ret, bool kf)
 {
 	struct rt_tcp_sock *s = tcp_owned(sk, &slot, true);
+	__u64 arrival;
 	__u8 arrivals;
+	int k;
 
 	if (!s)
 		return;
+	/* under kTLS a record that is no application data (the client's close_notify) is read as
+	 * its content: neither a request nor frames */
+	if (s->flags & RT_F_KTLS) {
+		k = ll_sys_tls_record_type();
+		if (k && k != LL_TLS_APP)
+			return;
+	}
 	arrivals = s->arrivals;
 	s->arrivals = 0;
 	/* the first bytes: TLS, HTTP/2? (a piece of the preface: no request yet, the state and
-	 * its arrival kept for the read that ends it) */
-	if (!(s->flags & RT_F_SEEN_READ) && s->state != RT_READING &&
-	    conn_hello(sk, s, slot, ret))
+	 * its arrival kept for the read that ends it; under kTLS, of the first plaintext) */
+	if ((!(s->flags & RT_F_SEEN_READ) ||
+	     ((s->flags & (RT_F_KTLS | RT_F_H2)) == RT_F_KTLS && s->h2)) &&
+	    s->state != RT_READING && conn_hello(sk, s, slot, ret))
 		return;
 	if (s->flags & RT_F_H2) {
 		/* streams, not turns: the first stream's accept share is the connection's */
@@ -101,13 +113,27 @@ static __always_inline void tcp_read(struct sock *sk, int slot, int ret, bool kf
 		return;
 	}
 	if (s->flags & RT_F_TLS) {
-		/* the handshake on the record path; past it, the plaintext's (req_ssl.bpf.h) */
+		/* the handshake on the record path; past it, the plaintext's (req_ssl.bpf.h), or,
+		 * where the kernel's TLS took the records both ways, a connection in the clear from
+		 * its first plaintext read (ktls_hello()) */
+		arrival = s->state == RT_QUEUED ? s->arrival_ns : s->pending_ns;
 		ssl_stamp(sk, s, slot, ret, kf);
-		if (s->tls < RT_TLS_DONE)
-			tls_read(sk, s, slot, ret, bpf_ktime_get_ns());
-		else
-			tls_app_read(sk, s, slot, kf);
-		goto first;
+		if (s->tls < RT_TLS_DONE) {
+			tls_read(sk, s, slot, ret, bpf_ktime_get_ns(), kf);
+			k = s->tls == RT_TLS_DONE ? ktls_hello(sk, s, slot, ret, arrival, kf) : -1;
+		} else {
+			k = ktls_hello(sk, s, slot, ret, arrival, kf);
+			if (k < 0)
+				tls_app_read(sk, s, slot, kf);
+		}
+		if (k > 0)
+			return;
+		if (k < 0)
+			goto first;
+	}
+	if (s->flags & RT_F_H2) {
+		h2_io(sk, s, slot, ret, false, kf); /* (kTLS: its first plaintext read) */
+		return;
 	}
 	if (s->state == RT_READING && !(lean_solo && solo_answered(sk, s, slot, kf))) {
 		/* more of the same request: bytes that arrived meanwhile are part of it (unless its
@@ -172,6 +198,8 @@ static __always_inline void tcp_entry_free(const struct sock *sk, struct rt_tcp_
 		h2_close(sk, s); /* (once only: it marks the entry) */
 	if ((s->flags & RT_F_PLAIN) && !ssl_done)
 		ssl_close(sk, true);
+	if (s->flags & RT_F_KTLS)
+		ssl_kernel_forget(sk);
 	s->sk = 0;
 }
 
@@ -238,7 +266,7 @@ static __always_inline void req_forget(const struct sock *sk)
 		return;
 	/* a reset: the copy hook alone's last request may have been answered */
 	if (lean_solo && s->sk == k.key && s->state == RT_READING &&
-	    !(s->flags & (RT_F_FOREIGN | RT_F_TLS | RT_F_H2 | RT_F_PLAIN)))
+	    !(s->flags & (RT_F_FOREIGN | RT_F_TLS | RT_F_H2 | RT_F_PLAIN | RT_F_KTLS)))
 		solo_sweep(sk, port, true);
 	tcp_entry_free(sk, s, false);
 	/* (a socket with its state in its own storage leaves its plaintext entry to the LRU) */

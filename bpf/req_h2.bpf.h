@@ -145,13 +145,17 @@ static __always_inline void h2_io(struct sock *sk, struct rt_tcp_sock *s, int sl
 		if (LL_READ_KF(kf, struct tcp_sock, sk, rcv_nxt) == seq)
 			s->state = RT_IDLE;
 		/* bytes read before this read that no walk saw: a gap (a read that took the peer's
-		 * FIN moved copied_seq one past its bytes) */
+		 * FIN moved copied_seq one past its bytes). Under kTLS the sequence numbers count
+		 * the records, not the plaintext read: neither gaps nor each stream's own arrival
+		 * are told by them (a stream's arrival is its read's) */
 		after = seq - (__u32)ret - c->rd_seq;
+		if (s->flags & RT_F_KTLS)
+			seq = after = 0;
 		if (c->sync == RT_H2_SYNC_ON && after &&
 		    !(after == 1 && sk->__sk_common.skc_state == TCP_CLOSE_WAIT))
 			h2_gap(c, slot);
 	}
-	if (!write)
+	if (!write && seq)
 		w->seq0 = seq - (__u32)ret; /* the read's first byte */
 	n = h2_sys_bufs(&iov, &base);
 	h2_walk_gaps(c, w, iov, base, n, (__u32)ret);

@@ -101,4 +101,30 @@ static __always_inline int conn_hello(const struct sock *sk, struct rt_tcp_sock 
 	return 0;
 }
 
+/*
+ * A read of a TLS connection that its handshake has just ended, or later: if the kernel's TLS has
+ * taken its records both ways (kTLS: req_tls.bpf.h's ktls_on()), the server reads and writes
+ * its plaintext on the socket, and from this read on it is a connection in the clear, its first
+ * plaintext bytes deciding which (conn_hello(): HTTP/2, or turns); its SSL calls walk nothing
+ * more (ssl_to_kernel()). arrival: when this read's bytes were queued (0: unknown). Returns -1
+ * where it stays TLS (one direction or none in the kernel: its plaintext is libssl's), 1 where
+ * no request begins with this read, else 0.
+ */
+static __always_inline int ktls_hello(struct sock *sk, struct rt_tcp_sock *s, int slot, int ret,
+				      __u64 arrival, bool kf)
+{
+	if (s->tls != RT_TLS_DONE || !ktls_on(sk, true, kf) || !ktls_on(sk, false, kf))
+		return -1;
+	s->flags = (s->flags & ~(RT_F_TLS | RT_F_PLAIN)) | RT_F_KTLS;
+	s->tls = RT_TLS_NONE;
+	s->tls_skip = 0;
+	s->h2 = 0;
+	s->pending_ns = 0;
+	s->state = arrival ? RT_QUEUED : RT_IDLE;
+	s->arrival_ns = arrival;
+	REC_ADD(slot, ktls_conns, 1);
+	ssl_to_kernel(sk);
+	return conn_hello(sk, s, slot, ret);
+}
+
 #endif /* LOADLENS_REQ_HELLO_BPF_H */

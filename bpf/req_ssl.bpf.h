@@ -377,6 +377,8 @@ LL_GLOBAL_NUM int ssl_exit(SSL_OUT int ret)
 			return 0;
 		c->h2.slot = slot;
 	}
+	if (c->proto == LL_SSL_PROTO_KERNEL)
+		return 0; /* kTLS: the socket hooks walk its plaintext */
 	/* a read of the socket in this call: the plaintext it returns (now, or later, from
 	 * OpenSSL's buffer) arrived then */
 	if (seen && !write) {
@@ -390,6 +392,41 @@ LL_GLOBAL_NUM int ssl_exit(SSL_OUT int ret)
 	out->n = write ? n | SSL_IO_WRITE : n;
 	out->now = write ? start : c->read_ns ? c->read_ns : bpf_ktime_get_ns();
 	return 1;
+}
+
+/* A TLS connection the kernel's TLS took over both ways (kTLS, req_hello.bpf.h's ktls_hello()):
+ * the socket hooks read its plaintext from here, and its SSL calls, still probed, walk nothing
+ * (the same bytes): its entry says so, and its count as a plaintext connection is taken back. */
+static __always_inline void ssl_to_kernel(const struct sock *sk)
+{
+	__u64 key = (__u64)sk;
+	struct rt_ssl_conn *c, *zero;
+	__u32 z = 0;
+
+	if (!targ_ssl)
+		return;
+	c = bpf_map_lookup_elem(&ssl_conns, &key);
+	if (!c) {
+		zero = bpf_map_lookup_elem(&ssl_zero, &z);
+		if (zero)
+			bpf_map_update_elem(&ssl_conns, &key, zero, BPF_NOEXIST);
+		c = bpf_map_lookup_elem(&ssl_conns, &key);
+		if (!c)
+			return;
+		c->h2.slot = RT_MAX_SLOTS; /* (counted nowhere) */
+	} else if (c->proto != LL_SSL_PROTO_KERNEL && c->h2.slot < RT_MAX_SLOTS) {
+		REC_ADD(c->h2.slot, tls_plain_conns, (__u64)-1);
+	}
+	c->proto = LL_SSL_PROTO_KERNEL;
+}
+
+/* A kTLS connection's socket moves to CLOSE: its entry (ssl_to_kernel()) goes. */
+static __always_inline void ssl_kernel_forget(const struct sock *sk)
+{
+	__u64 key = (__u64)sk;
+
+	if (targ_ssl)
+		bpf_map_delete_elem(&ssl_conns, &key);
 }
 
 /* The connection closes (the server's close; forget: it moves to CLOSE, its entry goes). */

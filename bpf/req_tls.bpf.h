@@ -95,6 +95,30 @@ LL_GLOBAL_NUM __u64 tls_scan(__u64 ubuf, __u32 n, __u32 skip)
 	return out;
 }
 
+/*
+ * TLS in the kernel (kTLS): past the handshake OpenSSL (3.0, `Options KTLS`) may hand a
+ * connection's records to the kernel's tls module, one direction or both, which then encrypts
+ * the server's writes and decrypts its reads: the server reads and writes plaintext on the
+ * socket. Told by the socket's protocol: the module installs itself as an upper-layer protocol
+ * (icsk_ulp_ops, one load for any other TLS socket) and puts its own operations in place of
+ * TCP's for each direction it takes (tls_prots): recvmsg, sendmsg no longer tcp_recvmsg,
+ * tcp_sendmsg (their addresses from kallsyms; none: no kTLS told). rx: the reads'.
+ */
+extern const void tcp_recvmsg __ksym __weak;
+extern const void tcp_sendmsg __ksym __weak;
+
+static __always_inline bool ktls_on(const struct sock *sk, bool rx, bool kf)
+{
+	__u64 tcp = rx ? (__u64)&tcp_recvmsg : (__u64)&tcp_sendmsg, fn;
+	const struct proto *p;
+
+	if (!tcp || !LL_READ_KF(kf, struct inet_connection_sock, sk, icsk_ulp_ops))
+		return false;
+	p = BPF_CORE_READ(sk, __sk_common.skc_prot);
+	fn = rx ? (__u64)BPF_CORE_READ(p, recvmsg) : (__u64)BPF_CORE_READ(p, sendmsg);
+	return fn && fn != tcp;
+}
+
 /* The bytes the current read filled (up to ret), or 0. */
 static __always_inline __u64 tls_buf(int ret, __u32 *n)
 {
@@ -274,16 +298,25 @@ static __always_inline void tls_forget(const struct sock *sk, struct rt_tcp_sock
  * now: the read's time.
  */
 static __always_inline void tls_read(struct sock *sk, struct rt_tcp_sock *s, int slot, int ret,
-				     __u64 now)
+				     __u64 now, bool kf)
 {
 	__u8 ph = s->tls;
 	__u64 v, ubuf, key = (__u64)sk, arrival;
 	struct rt_tls_hs *hs;
 	__u32 ev = 0;
 	__u32 n, i;
+	__u8 t;
 
 	ubuf = tls_buf(ret, &n);
 	v = tls_scan(ubuf, n, s->tls_skip);
+	/* no record but the content of one: the kernel decrypts this connection's reads now
+	 * (kTLS, from the client's ChangeCipherSpec or its Finished on): one record, of the type
+	 * the kernel says (the client's Finished, then application data) */
+	if ((v & TLS_SCAN_BAD) && ktls_on(sk, true, kf)) {
+		t = ll_sys_tls_record_type();
+		t = t >= TLS_CCS && t <= TLS_APP ? t : TLS_APP;
+		v = (__u64)(t - TLS_CCS) | 1 << 16;
+	}
 	if (v & TLS_SCAN_BAD) {
 		/* lost track of the records: the handshake untimed */
 		REC_ADD(slot, tls_lost, 1);

@@ -121,6 +121,13 @@ struct sock_common {
 	struct in6_addr skc_v6_rcv_saddr;
 	possible_net_t skc_net;
 	unsigned long skc_flags; /* sock_flag()s: here from 6.14 or so (sk_flags before) */
+	struct proto *skc_prot;	 /* TCP's, or the tls module's in its place (kTLS) */
+};
+
+/* include/net/sock.h: a protocol's operations, compared by address (kTLS: req_tls.bpf.h) */
+struct proto {
+	void *sendmsg;
+	void *recvmsg;
 };
 
 /* include/linux/skbuff.h */
@@ -153,9 +160,11 @@ struct inet_bind_bucket {
 };
 
 /* include/net/inet_connection_sock.h */
+struct tcp_ulp_ops;
 struct inet_connection_sock {
 	struct inet_sock icsk_inet;
 	struct inet_bind_bucket *icsk_bind_hash;
+	const struct tcp_ulp_ops *icsk_ulp_ops; /* an upper-layer protocol: the tls module's */
 };
 
 struct udp_sock {

@@ -148,11 +148,15 @@ struct rt_ctrs {
 				* after it, and streams begun in a read gap (by their ids) that
 				* no walked write ended: answered in a gap or not at all, not
 				* known */
+	/* TLS in the kernel (kTLS, bpf/req_tls.bpf.h): connections whose handshake ended with
+	 * both directions handed to the kernel's TLS, so that the server reads and writes their
+	 * plaintext on the socket; followed from there as a connection in the clear, no uprobe */
+	__u64 ktls_conns;
 	__u64 untimed; /* plain TCP under the copy hook alone (rt_solo_write()): responses whose
 			* write time TCP's stamps do not tell: counted in requests, not timed (no
 			* service, queue or residence value; in no_arrival too) */
 };
-_Static_assert(sizeof(struct rt_ctrs) == (42 + RT_H2_STATIC_STATUSES + 1 + 2 * RT_NCOMP) * 8, "rt_ctrs layout");
+_Static_assert(sizeof(struct rt_ctrs) == (43 + RT_H2_STATIC_STATUSES + 1 + 2 * RT_NCOMP) * 8, "rt_ctrs layout");
 
 /* One slot's record on one CPU: its counters, then a histogram per component (bucket
  * ll_hist_bucket(value)). Userspace sums the CPUs' records. */
@@ -229,6 +233,7 @@ enum rt_state {
 #define RT_F_OWNED 4	 /* --pid/--cgroup: a target read or wrote it first (slot decided) */
 #define RT_F_FOREIGN 8	 /* another process read or wrote it first, or no slot: not timed */
 #define RT_F_SHARED 16	 /* UDP: read by two or more threads */
+#define RT_F_KTLS 16	 /* TCP: TLS in the kernel both ways (kTLS): its plaintext is the socket's */
 #define RT_F_TLS 32	 /* TCP: its first bytes were a TLS ClientHello record */
 #define RT_F_H2 64	 /* TCP: its first bytes were the HTTP/2 client preface */
 #define RT_F_PLAIN 128	 /* TCP, TLS: read or written inside an SSL call of libssl (uprobes):

@@ -67,6 +67,8 @@ _Static_assert(sizeof(struct rt_ssl_sock) == 16, "rt_ssl_sock layout");
 #define LL_SSL_PROTO_NONE 0
 #define LL_SSL_PROTO_H1 1
 #define LL_SSL_PROTO_H2 2
+/* (3: LL_SSL_PROTO_H2 + 1, the server's preface written first) */
+#define LL_SSL_PROTO_KERNEL 4 /* kTLS: the socket hooks read its plaintext, not the uprobes */
 
 /* HTTP/1.1 over TLS: the turns of the plaintext (enum rt_state: IDLE, READING, WRITING). */
 struct ll_ssl_h1 {

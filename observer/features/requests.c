@@ -314,7 +314,8 @@ static void lean_tick(struct obs_requests *r, bool final, struct ll_hist *h)
 		iv.untimed += c->untimed;
 		iv.multi_write += c->multi_write;
 		iv.multi_arrival += c->multi_arrival;
-		iv.tls_h2 += c->tls_handshakes + c->tls_unseen + c->tls_plain_conns + c->h2_conns;
+		iv.tls_h2 += c->tls_handshakes + c->tls_unseen + c->tls_plain_conns + c->h2_conns +
+			     c->ktls_conns;
 	}
 	iv.lean_unknown = d->global[RT_G_LEAN_UNKNOWN];
 	iv.lean_missed = d->global[RT_G_LEAN_MISSED];

@@ -236,6 +236,10 @@ static void notes(FILE *out, const struct rt_ctrs *c)
 		(unsigned long long)c->tls_resumed);
 	note(out, c->tls_plain_conns, "TLS connections seen in plaintext (uprobes on libssl): "
 		"their requests counted from it");
+	note(out, c->ktls_conns, "TLS connections in the kernel's TLS both ways (kTLS): their "
+		"requests counted from the plaintext the server reads and writes on the socket, as "
+		"in the clear, no uprobe (HTTP/2 streams there are timed from their read: the "
+		"sequence numbers count records)");
 	note(out, c->tls_alerts, "TLS alerts read in a handshake (it failed, or the client left)");
 	note(out, c->tls_plain_lost, "TLS connections whose plaintext found no room (%d at once): "
 		"not counted", RT_SSL_CONNS);
@@ -471,6 +475,7 @@ static json_t *slot_json(const struct obs_reqtime_stats *st, size_t i,
 	set(o, "tls12_resumed", json_integer((json_int_t)c->tls_resumed), ok);
 	set(o, "tls_plain_connections", json_integer((json_int_t)c->tls_plain_conns), ok);
 	set(o, "tls_unseen", json_integer((json_int_t)c->tls_unseen), ok);
+	set(o, "ktls_connections", json_integer((json_int_t)c->ktls_conns), ok);
 	set(o, "tls_plain_lost", json_integer((json_int_t)c->tls_plain_lost), ok);
 	set(o, "tls_alerts", json_integer((json_int_t)c->tls_alerts), ok);
 	set(o, "tls_lost", json_integer((json_int_t)c->tls_lost), ok);
@@ -478,7 +483,7 @@ static json_t *slot_json(const struct obs_reqtime_stats *st, size_t i,
 	/* a TLS connection's requests come from its plaintext (uprobes on libssl): HTTP/2 streams,
 	 * HTTP/1.1 turns of the plaintext; without it, none (never turns of ciphertext) */
 	set(o, "tls_requests", json_string(!c->tls_handshakes && !c->tls_plain_conns &&
-						   !c->tls_unseen ? "none"
+						   !c->tls_unseen && !c->ktls_conns ? "none"
 					   : c->tls_unseen ? "not counted (plaintext not seen)"
 							   : "plaintext"),
 	    ok);
