@@ -21,6 +21,9 @@ tools/kernels/guest.py test, or on the host itself):
    arrival   tests/integration/test_reqtime_h2_own_arrival.sh: each HTTP/2 stream's own
              arrival (streams 20 ms apart, read together by a server busy with the first):
              residence within the client's latency;
+   ktls      tests/integration/test_reqtime_ktls.sh: nginx over kernel TLS (the guests' kernels
+             build the tls module; the host's has none): HTTP/2 and HTTP/1.1 followed from the
+             socket's plaintext, with and without the uprobes: requests = its access log, exact;
 4. scope     tests/integration/test_observer_pid_scope.sh: --pid alone (the target's own
              sockets) counts accepts and times requests exactly; fdpass:
              tests/integration/test_observer_fd_passing.sh, --pid scoping on connections handed
@@ -48,7 +51,7 @@ limits are loosened"). The driver's own
 timing tests, whose limits hold only on a real CPU, are not part of the matrix.
 
     suite.py [--bin DIR] [--out DIR] [--all] [--scenarios NAME,...]
-             [--only check,count,reqtime,h2,tls,preface,arrival,scope,fdpass,refusal,scenarios]
+             [--only check,count,reqtime,h2,tls,preface,arrival,ktls,scope,fdpass,refusal,scenarios]
 
 Prints one line per check (ok / FAIL) and writes OUT/summary.json; exit 0 when every check
 passed, 1 otherwise, 77 (with the reason) when not root.
@@ -105,7 +108,7 @@ SCENARIOS = [
 # built without BTF (CONFIG_DEBUG_INFO_BTF off), which the observer needs: its check fails there,
 # saying so; bookworm-security's ppc64el 6.12 has BTF.
 SHARES = {
-	"6.1": ["check", "count", "reqtime", "h2", "scope"], "6.12": ["check", "reqtime", "refusal"],
+	"6.1": ["check", "count", "reqtime", "h2", "scope"], "6.12": ["check", "reqtime", "refusal", "ktls"],
 	"5.10": ["check", "count", "reqtime", "h2", "tls", "preface", "arrival"],
 	"arm64:6.12": ["check", "count", "reqtime", "h2"], "arm64:6.1": ["check", "count"],
 	"ppc64el:6.1": ["check", "count", "reqtime", "h2"],
@@ -131,6 +134,7 @@ SCRIPTS = {
 	"tls": ("TLS plaintext, HTTP/2 and HTTP/1.1", "reqtime_tls_kernels"),
 	"preface": ("the HTTP/2 preface in pieces", "reqtime_h2_preface"),
 	"arrival": ("each HTTP/2 stream's own arrival", "reqtime_h2_own_arrival"),
+	"ktls": ("kernel TLS (kTLS), HTTP/2 and HTTP/1.1", "reqtime_ktls"),
 	"scope": ("scope by process (--pid)", "observer_pid_scope"),
 	"fdpass": ("scope by process (fd passing)", "observer_fd_passing"),
 	"refusal": ("a refused load", "observer_check_refusal"),
