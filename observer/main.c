@@ -95,6 +95,7 @@ static void features_new(struct obs_run *r)
 		       .lean = a->lean,
 		       .detach = a->detach,
 		       .h2_headers = !a->h2_headers_off,
+		       .no_tls_uprobes = a->no_tls_uprobes,
 		       .h2_frames = (uint32_t)a->h2_frames},
 		.off = a->no_requests,
 		.payload_off = a->payload_off,

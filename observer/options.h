@@ -29,6 +29,7 @@ struct obs_args {
 	const char *trace_path; /* request timing: sampled per-request CSV */
 	uint64_t trace_every;
 	bool no_requests; /* --no-requests: request timing off */
+	bool no_tls_uprobes; /* --no-tls-uprobes: no uprobe on libssl (kTLS servers need none) */
 	bool runq; /* request timing: run-queue wait of the serving processes */
 	enum obs_systier_mode syscalls; /* --syscalls: when the syscall tracepoints are attached */
 	bool arrivals_sampled; /* --arrivals sampled: sk_data_ready in windows only */

@@ -264,7 +264,10 @@ int obs_reqtime_mech_plan(const char *prog, struct obs_sockets *conn,
 	if (err)
 		return err;
 	/* TLS plaintext: uprobes on the targets' libssl, attached once the targets are known */
-	got->ssl = obs_ssl_probes_possible(conn, got->ssl_why, sizeof(got->ssl_why));
+	got->ssl = !p->no_tls_uprobes &&
+		   obs_ssl_probes_possible(conn, got->ssl_why, sizeof(got->ssl_why));
+	if (p->no_tls_uprobes)
+		snprintf(got->ssl_why, sizeof(got->ssl_why), "uprobes switched off (--no-tls-uprobes)");
 	obs_ssl_probes_plan(conn, got->ssl);
 	err = configure(s, p);
 	if (err) {

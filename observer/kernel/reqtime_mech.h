@@ -46,6 +46,7 @@ struct obs_reqtime_mech_plan {
 	bool h2_headers;       /* the server's HTTP/2 header blocks to userspace (statuses) */
 	uint32_t h2_frames;    /* the HTTP/2 walk's frames a read or write (tests); 0: LL_H2_FRAMES */
 	unsigned int detach;   /* OBS_REQTIME_DETACH_*: hooks loaded but left unattached */
+	bool no_tls_uprobes;   /* --no-tls-uprobes: TLS plaintext off (kTLS needs no uprobe) */
 };
 
 /* What the plan got. */

@@ -356,7 +356,7 @@ int obs_reqtime_fmt_summary(FILE *out, const struct obs_requests_snap *sn)
 	const struct obs_reqtime_features *f = &sn->features;
 	struct ll_hist *h = ll_hist_new();
 	char p50[32], p90[32], p99[32], p999[32], mx[32], mean[32], line[320];
-	uint64_t requests = 0;
+	uint64_t requests = 0, ktls = 0, other_tls = 0;
 	bool any = false;
 	size_t i, k;
 	int err = 0;
@@ -435,10 +435,13 @@ int obs_reqtime_fmt_summary(FILE *out, const struct obs_requests_snap *sn)
 			(unsigned long long)st->global[RT_G_TGIDS_FULL],
 			(unsigned long long)st->missed,
 			(unsigned long long)st->global[RT_G_SSL_PROCS_FULL]);
-	for (i = 0; i < st->nslots; i++)
+	for (i = 0; i < st->nslots; i++) {
 		requests += st->slot[i].c.requests;
+		ktls += st->slot[i].c.ktls_conns;
+		other_tls += st->slot[i].c.tls_plain_conns + st->slot[i].c.tls_unseen;
+	}
 	if (obs_tls_calls_text(line, sizeof(line), st->global[RT_G_SSL_CALLS],
-			       st->global[RT_G_SSL_OTHER], requests))
+			       st->global[RT_G_SSL_OTHER], requests, other_tls ? 0 : ktls))
 		fprintf(out, "  %s\n", line);
 	fflush(out);
 	ll_hist_free(h);

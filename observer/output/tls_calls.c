@@ -3,7 +3,8 @@
 #include <stdio.h>
 #include "output/tls_calls.h"
 
-int obs_tls_calls_text(char *buf, size_t len, uint64_t calls, uint64_t other, uint64_t requests)
+int obs_tls_calls_text(char *buf, size_t len, uint64_t calls, uint64_t other, uint64_t requests,
+		       uint64_t ktls_only)
 {
 	char rate[48] = "";
 	int n;
@@ -21,5 +22,9 @@ int obs_tls_calls_text(char *buf, size_t len, uint64_t calls, uint64_t other, ui
 	if (other && n >= 0 && (size_t)n < len)
 		n += snprintf(buf + n, len - (size_t)n, "; %llu SSL calls of other processes paid "
 			      "them too, nothing read", (unsigned long long)other);
+	if (ktls_only && calls && n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, "; every TLS connection (%llu) was on kTLS, "
+			      "read from the socket: the serving processes' calls trapped for nothing "
+			      "(--no-tls-uprobes leaves the uprobes off)", (unsigned long long)ktls_only);
 	return n;
 }

@@ -177,7 +177,7 @@ struct obs_reqtime *obs_reqtime_new(const char *prog, const struct obs_reqtime_o
 					      opts->owned, rt->dyn, rt->nslots, rt->ncpu,
 					      opts->trace_path, opts->trace_every,
 					      opts->arrivals_sampled, opts->lean, opts->h2_headers,
-					      opts->h2_frames, opts->detach};
+					      opts->h2_frames, opts->detach, opts->no_tls_uprobes};
 	err = obs_reqtime_mech_plan(prog, conn, &plan, &got);
 	if (err)
 		goto cleanup;

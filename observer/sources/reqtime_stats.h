@@ -38,6 +38,7 @@ struct obs_reqtime_opts {
 	enum obs_lean_mode lean; /* --lean (kernel/lean.h) */
 	unsigned int detach;	/* LOADLENS_OBSERVER_DETACH (kernel/reqtime_mech.h) */
 	bool h2_headers;	/* HTTP/2 and gRPC statuses (LOADLENS_OBSERVER_H2_HEADERS, on) */
+	bool no_tls_uprobes;	/* --no-tls-uprobes */
 	uint32_t h2_frames;	/* the HTTP/2 walk's bound (LOADLENS_OBSERVER_H2_FRAMES); 0: its own */
 };
 

@@ -7,9 +7,10 @@
 # - HTTP/2 (TLS 1.2), 10 streams in flight on each of 4 connections, the uprobes on libssl
 #   attached as a user starts the observer: requests = nginx's access log exactly, 4 kTLS
 #   connections, none counted through the uprobes (the SSL calls walk nothing: no double count),
-#   4 handshakes timed, the summary's line;
-# - the same with the uprobes off (LOADLENS_OBSERVER_NO_UPROBES): exact, none unseen;
-# - HTTP/1.1 over kTLS, uprobes off: exact; a connection a request: exact, a handshake each;
+#   4 handshakes timed, the summary's lines (the SSL calls trapped for nothing: --no-tls-uprobes);
+# - the same with --no-tls-uprobes (what a kTLS server's user runs: its SSL calls trap for
+#   nothing): exact, none unseen, the uprobes said to be off;
+# - HTTP/1.1 over kTLS, no uprobes: exact; a connection a request: exact, a handshake each;
 # - TLS 1.3: exact, through kTLS where this OpenSSL hands TLS 1.3 reads to the kernel, else
 #   through the uprobes (the test says which).
 # Skips (77) where the kernel has no TLS (CONFIG_TLS: this project's host kernel); the kernel
@@ -93,16 +94,21 @@ exact h2 "$K12" 4000 4
 	fail "h2: $(jget "$LL_TMP/obs_h2.json" "$(tcp_slot "$K12") | .h2_connections") HTTP/2 connections"
 [ "$(jget "$LL_TMP/obs_h2.json" .request_timing.features.tls_plaintext)" = uprobes ] ||
 	fail "h2: the uprobes were not attached: $(jget "$LL_TMP/obs_h2.json" .request_timing.features.tls_plaintext_detail)"
+grep -q "TLS probes: .*; every TLS connection (4) was on kTLS, read from the socket: the serving processes' calls trapped for nothing (--no-tls-uprobes" "$LL_TMP/obs_h2.out" ||
+	fail "h2: the summary does not say the SSL calls trapped for nothing ($(grep "TLS probes" "$LL_TMP/obs_h2.out"))"
 
 # the same, the uprobes off: the kernel's plaintext alone
-LOADLENS_OBSERVER_NO_UPROBES=1 run h2off "$K12" k12 -c 4 -m 10 -n 4000
+LL_OBSERVER_ARGS=--no-tls-uprobes run h2off "$K12" k12 -c 4 -m 10 -n 4000
 exact h2off "$K12" 4000 4
 grep -q "not seen in plaintext" "$LL_TMP/obs_h2off.out" && fail "h2off: a warning on seen connections"
+j=$LL_TMP/obs_h2off.json
+[ "$(jget "$j" .request_timing.features.tls_plaintext)/$(jget "$j" .request_timing.ssl_calls)" = off/0 ] ||
+	fail "h2off: the uprobes: $(jget "$j" .request_timing.features.tls_plaintext_detail), $(jget "$j" .request_timing.ssl_calls) SSL calls"
 
 # HTTP/1.1 over kTLS, one request in flight a connection; then a connection a request
-LOADLENS_OBSERVER_NO_UPROBES=1 run h1 "$K12" k12 --h1 -c 4 -m 1 -n 2000
+LL_OBSERVER_ARGS=--no-tls-uprobes run h1 "$K12" k12 --h1 -c 4 -m 1 -n 2000
 exact h1 "$K12" 2000 4
-LOADLENS_OBSERVER_NO_UPROBES=1 run h1new "$K12" k12 --h1 -c 100 -m 1 -n 100
+LL_OBSERVER_ARGS=--no-tls-uprobes run h1new "$K12" k12 --h1 -c 100 -m 1 -n 100
 exact h1new "$K12" 100 100
 
 # TLS 1.3: this OpenSSL may give the kernel its writes only; the requests are exact either way

@@ -155,18 +155,24 @@ static void test_calls_text(void **state)
 	char b[320], small[24];
 
 	(void)state;
-	assert_int_equal(obs_tls_calls_text(b, sizeof(b), 0, 0, 100), 0);
+	assert_int_equal(obs_tls_calls_text(b, sizeof(b), 0, 0, 100, 0), 0);
 	assert_string_equal(b, "");
-	assert_true(obs_tls_calls_text(b, sizeof(b), 263, 0, 100) > 0);
+	assert_true(obs_tls_calls_text(b, sizeof(b), 263, 0, 100, 0) > 0);
 	assert_non_null(strstr(b, "263 SSL calls of the serving processes (2.63 a request timed)"));
 	assert_null(strstr(b, "other processes"));
-	assert_true(obs_tls_calls_text(b, sizeof(b), 5, 0, 0) > 0);
+	assert_true(obs_tls_calls_text(b, sizeof(b), 5, 0, 0, 0) > 0);
 	assert_null(strstr(b, "a request timed"));
-	assert_true(obs_tls_calls_text(b, sizeof(b), 0, 7, 10) > 0);
+	assert_true(obs_tls_calls_text(b, sizeof(b), 0, 7, 10, 0) > 0);
 	assert_non_null(strstr(b, "0 SSL calls of the serving processes (0.00 a request timed)"));
 	assert_non_null(strstr(b, "; 7 SSL calls of other processes paid them too, nothing read"));
-	assert_true(obs_tls_calls_text(small, sizeof(small), 263, 7, 100) >= (int)sizeof(small));
+	assert_true(obs_tls_calls_text(small, sizeof(small), 263, 7, 100, 0) >= (int)sizeof(small));
 	assert_int_equal(strlen(small), sizeof(small) - 1);
+	/* every TLS connection on kTLS: the calls trapped for nothing, and the option said */
+	assert_true(obs_tls_calls_text(b, sizeof(b), 300, 0, 100, 4) > 0);
+	assert_non_null(strstr(b, "; every TLS connection (4) was on kTLS, read from the socket: the "
+				  "serving processes' calls trapped for nothing (--no-tls-uprobes"));
+	assert_true(obs_tls_calls_text(b, sizeof(b), 0, 9, 100, 4) > 0);
+	assert_null(strstr(b, "kTLS"));
 }
 
 LL_TEST_MAIN(test_emulated, test_debian_pair, test_no_common, test_inner_stepped, test_text,

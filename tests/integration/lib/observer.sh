@@ -14,12 +14,14 @@ start_observer() {
 }
 
 # h2load_observed NAME PORT URL H2LOAD_ARGS...: h2load ARGS URL under the observer obs_NAME on
-# PORT (its environment the caller's); fails if h2load does, prints h2load's "requests:" line,
+# PORT (its environment the caller's, its options LL_OBSERVER_ARGS's words); fails if h2load
+# does, prints h2load's "requests:" line,
 # leaves $LL_TMP/obs_NAME.json and h2load's output in $LL_TMP/h2load_NAME.out.
 h2load_observed() {
 	local name=$1 port=$2 url=$3
 	shift 3
-	start_observer "obs_$name" "$port"
+	# shellcheck disable=SC2086 # (its words)
+	start_observer "obs_$name" "$port" ${LL_OBSERVER_ARGS:-}
 	h2load "$@" "$url" >"$LL_TMP/h2load_$name.out" 2>&1 ||
 		fail "$name: h2load exited $? ($(tail -3 "$LL_TMP/h2load_$name.out"))"
 	sleep 0.3
