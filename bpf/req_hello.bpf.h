@@ -36,7 +36,7 @@ LL_GLOBAL_NUM __u32 h2_pre_step(__u64 w0, __u64 w1, __u64 w2, __u32 n, __u32 at)
  */
 static __always_inline int first_bytes(int ret, __u32 at, __u64 *ubuf, __u32 *n, __u32 *m)
 {
-	__u64 w[3] = {};
+	__u64 w[4] = {};
 	__u32 k, step;
 
 	if (ret <= 0)
@@ -45,6 +45,7 @@ static __always_inline int first_bytes(int ret, __u32 at, __u64 *ubuf, __u32 *n,
 	if (!*ubuf || !*n)
 		return RT_HELLO_NONE;
 	k = *n < LL_H2_PREFACE_LEN ? *n : LL_H2_PREFACE_LEN;
+	/* the mask kept, and w room for its 31: 5.10's verifier may bound only a copy of k */
 	barrier_var(k);
 	if (bpf_probe_read_user(w, k & 31, (void *)*ubuf))
 		return RT_HELLO_NONE;

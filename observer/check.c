@@ -158,6 +158,25 @@ static void check_load(struct probe *p, enum obs_reqtime_mech want)
 	obs_kernel_free(k);
 }
 
+/* Kernel TLS on this host: its tls module loaded ("loaded"), or built and loadable on demand
+ * ("loadable": a server's TCP_ULP "tls" loads it), or neither (NULL: CONFIG_TLS off). */
+static const char *ktls_kernel(void)
+{
+	struct utsname u;
+	char pat[400];
+	glob_t g;
+	bool found;
+
+	if (!access("/proc/net/tls_stat", F_OK))
+		return "loaded";
+	if (uname(&u))
+		return NULL;
+	snprintf(pat, sizeof(pat), "/lib/modules/%s/kernel/net/tls/tls.ko*", u.release);
+	found = glob(pat, 0, NULL, &g) == 0 && g.gl_pathc;
+	globfree(&g);
+	return found ? "loadable" : NULL;
+}
+
 static json_t *check_row(const char *feature, bool ok, const char *mech, const char *needs,
 		      const char *note)
 {
@@ -170,6 +189,7 @@ static json_t *features(const struct probe *p)
 {
 	json_t *a = json_array();
 	const struct obs_fail_features *f = &p->fail;
+	const char *ktls;
 	char note[320];
 
 	json_array_append_new(a, check_row("accepted connections, handshakes, socket states",
@@ -234,6 +254,21 @@ static json_t *features(const struct probe *p)
 		? "TLS linked into the server (Go's crypto/tls) is not seen: its connections count as "
 		  "connections and handshakes"
 		: p->tls_why));
+	ktls = ktls_kernel();
+	snprintf(note, sizeof(note), "the socket hooks on the plaintext a kTLS server reads and "
+		 "writes, no uprobe (the kernel's tls module: %s)", ktls ? ktls : "none");
+	json_array_append_new(a, check_row("request timing over kernel TLS (kTLS)",
+		p->mech != OBS_REQTIME_MECH_OFF && p->user_regs && ktls,
+		p->mech != OBS_REQTIME_MECH_OFF && p->user_regs && ktls ? note : "off",
+		"the kernel's tls module (CONFIG_TLS); a server that hands it its records (OpenSSL "
+		"3: Options KTLS, as nginx's ssl_conf_command Options KTLS); bpf_task_pt_regs or "
+		"the kernel stack's registers",
+		p->mech == OBS_REQTIME_MECH_OFF ? "no request timing"
+		: !p->user_regs ? "no user registers: a kTLS connection's records not told apart"
+		: !ktls ? "the kernel has no TLS (CONFIG_TLS off): no server here can use kTLS; "
+			  "TLS is read through the uprobes"
+			: "where every TLS server is on kTLS, --no-tls-uprobes saves its SSL calls' "
+			  "traps"));
 	json_array_append_new(a, check_row("payload sampling (pipelined requests per read)",
 		p->mech != OBS_REQTIME_MECH_OFF && p->user_regs,
 		p->mech != OBS_REQTIME_MECH_OFF && p->user_regs

@@ -355,7 +355,7 @@ int obs_reqtime_fmt_summary(FILE *out, const struct obs_requests_snap *sn)
 	const struct obs_reqtime_stats *st = sn->cur;
 	const struct obs_reqtime_features *f = &sn->features;
 	struct ll_hist *h = ll_hist_new();
-	char p50[32], p90[32], p99[32], p999[32], mx[32], mean[32], line[320];
+	char p50[32], p90[32], p99[32], p999[32], mx[32], mean[32], line[640];
 	uint64_t requests = 0, ktls = 0, other_tls = 0;
 	bool any = false;
 	size_t i, k;
