@@ -25,6 +25,7 @@ SHORT = [
 	(r"^tracepoints sock:", "sock: tracepoints"),
 	(r"^fentry sock_def_readable", "fentry/fexit"),
 	(r"^uprobes on libssl", "libssl uprobes"),
+	(r"^the socket hooks on the plaintext a kTLS server", "socket hooks"),
 	(r"^bpf_task_pt_regs", "user registers"),
 	(r"^the kernel stack's saved registers", "kernel stack registers"),
 	(r"^frame walk.*bpf_task_pt_regs", "frame walk (user registers)"),
