@@ -114,7 +114,7 @@ static __always_inline void tcp_copied(struct sock *sk, bool kf)
 		return;
 	if (s->state == RT_READING) {
 		/* more of the same request, unless the copy hook alone saw no response go */
-		if (!lean_solo || (s->flags & (RT_F_TLS | RT_F_H2)))
+		if (!lean_solo || (s->flags & (RT_F_TLS | RT_F_H2 | RT_F_KTLS)))
 			return;
 		if (!solo_answered(sk, s, slot, kf)) {
 			solo_mark(sk, s, LL_READ_KF(kf, struct tcp_sock, sk, copied_seq),
@@ -135,7 +135,11 @@ static __always_inline void tcp_copied(struct sock *sk, bool kf)
 		lean_h2(LL_SK_GET(h2_conns, h2_conns_hash, (void *)sk, 0));
 		return;
 	}
-	if (s->flags & RT_F_TLS) {
+	/* kTLS: the sequence numbers count its records, and its reads take records that are no
+	 * requests (the client's close_notify): only sock_recv_length follows it */
+	if ((s->flags & RT_F_KTLS) && lean_marks == LEAN_OVERLAP)
+		return;
+	if (s->flags & (RT_F_TLS | RT_F_KTLS)) {
 		/* begun under the full hooks: its reads are theirs */
 		s->flags |= RT_F_FOREIGN;
 		global_add(RT_G_LEAN_MISSED, 1);
@@ -232,7 +236,7 @@ static __always_inline void solo_sweep(const struct sock *sk, __u16 port, bool a
 		return;
 	s = tcp_state(sk, false);
 	if (!s || s->state != RT_READING ||
-	    (s->flags & (RT_F_FOREIGN | RT_F_TLS | RT_F_H2 | RT_F_PLAIN)))
+	    (s->flags & (RT_F_FOREIGN | RT_F_TLS | RT_F_H2 | RT_F_PLAIN | RT_F_KTLS)))
 		return;
 	if (s->solo_mark >> 56 != RT_LEAN_TAG) {
 		solo_mark(sk, s, LL_READ_KF(false, struct tcp_sock, sk, copied_seq),

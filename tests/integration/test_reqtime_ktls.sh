@@ -105,8 +105,9 @@ j=$LL_TMP/obs_h2off.json
 LL_OBSERVER_ARGS=--no-tls-uprobes run h1 "$K12" k12 --h1 -c 4 -m 1 -n 2000
 exact h1 "$K12" 2000 4
 # Known defect, open: with 100 connections of one request each, one run in four on 6.12 counted
-# 43 requests unanswered beyond the 100 answered (a read after the response taken for a request:
-# not found yet); the requests, handshakes and kTLS connections stay exact
+# 43 requests unanswered beyond the 100 answered (likely the lean hooks' read taking the client's
+# close_notify for a request: mended, one run since counted 0); the requests, handshakes and kTLS
+# connections stay exact
 LL_OBSERVER_ARGS=--no-tls-uprobes run h1new "$K12" k12 --h1 -c 100 -m 1 -n 100
 exact h1new "$K12" 100 100 open
 
