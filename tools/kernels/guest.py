@@ -493,7 +493,7 @@ def main():
 	for name, hlp in (("run", "boot KERNEL and run CMD in it as root"),
 			  ("test", "fetch KERNEL, then the kernel matrix's checks in one boot")):
 		p = sub.add_parser(name, help=hlp)
-		p.add_argument("-t", "--timeout", type=int, default=600 if name == "run" else 780,
+		p.add_argument("-t", "--timeout", type=int, default=600 if name == "run" else 1200,
 			       help="seconds before qemu is killed")
 		p.add_argument("-m", "--mem", default="4G", help="guest memory (default 4G)")
 		p.add_argument("-c", "--cpus", type=int, default=2 if name == "run" else 1,
