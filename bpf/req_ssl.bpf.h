@@ -71,6 +71,18 @@ LL_MAP(ssl_conns, BPF_MAP_TYPE_LRU_HASH, RT_SSL_CONNS, __u64, struct rt_ssl_conn
 /* A zeroed connection entry to insert (never written: the stack has no room for one) */
 LL_MAP(ssl_zero, BPF_MAP_TYPE_PERCPU_ARRAY, 1, __u32, struct rt_ssl_conn);
 
+/* The connection entry of socket key, inserted zeroed (NULL: the LRU had no room for it). */
+static __always_inline struct rt_ssl_conn *ssl_conn_new(__u64 key)
+{
+	struct rt_ssl_conn *zero;
+	__u32 z = 0;
+
+	zero = bpf_map_lookup_elem(&ssl_zero, &z);
+	if (zero)
+		bpf_map_update_elem(&ssl_conns, &key, zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&ssl_conns, &key);
+}
+
 /* The current process reads a ClientHello on a target socket (tls_hello): its SSL calls count. */
 static __always_inline void ssl_watch_proc(void)
 {
@@ -308,9 +320,9 @@ LL_GLOBAL_NUM int ssl_exit(SSL_OUT int ret)
 	__u64 id = bpf_get_current_pid_tgid(), sk, n64 = 0, buf, outlen, start, arrival, read_ns;
 	struct rt_ssl_key key = {};
 	struct rt_ssl_sock m = {}, *mp;
-	struct rt_ssl_conn *c, *zero;
+	struct rt_ssl_conn *c;
 	struct rt_ssl_call *cp;
-	__u32 n = 0, slot, z = 0, kind;
+	__u32 n = 0, slot, kind;
 	struct rt_rec *r;
 	bool write, seen;
 	SSL_OUT_GET();
@@ -362,10 +374,7 @@ LL_GLOBAL_NUM int ssl_exit(SSL_OUT int ret)
 		return 0;
 	c = bpf_map_lookup_elem(&ssl_conns, &sk);
 	if (!c) {
-		zero = bpf_map_lookup_elem(&ssl_zero, &z);
-		if (zero)
-			bpf_map_update_elem(&ssl_conns, &sk, zero, BPF_NOEXIST);
-		c = bpf_map_lookup_elem(&ssl_conns, &sk);
+		c = ssl_conn_new(sk);
 		r = rec_of(slot);
 		if (r) {
 			if (c)
@@ -400,17 +409,13 @@ LL_GLOBAL_NUM int ssl_exit(SSL_OUT int ret)
 static __always_inline void ssl_to_kernel(const struct sock *sk)
 {
 	__u64 key = (__u64)sk;
-	struct rt_ssl_conn *c, *zero;
-	__u32 z = 0;
+	struct rt_ssl_conn *c;
 
 	if (!targ_ssl)
 		return;
 	c = bpf_map_lookup_elem(&ssl_conns, &key);
 	if (!c) {
-		zero = bpf_map_lookup_elem(&ssl_zero, &z);
-		if (zero)
-			bpf_map_update_elem(&ssl_conns, &key, zero, BPF_NOEXIST);
-		c = bpf_map_lookup_elem(&ssl_conns, &key);
+		c = ssl_conn_new(key);
 		if (!c)
 			return;
 		c->h2.slot = RT_MAX_SLOTS; /* (counted nowhere) */
