@@ -12,6 +12,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../
 import foreign  # noqa: E402
 import guest  # noqa: E402
 import initramfs  # noqa: E402
+import matrix  # noqa: E402
 
 
 class CpioTest(unittest.TestCase):
@@ -143,6 +144,26 @@ class ScriptTest(unittest.TestCase):
 	def test_printk_lines(self):
 		self.assertTrue(guest.is_printk("[    1.234567] virtio_net: probe\n"))
 		self.assertFalse(guest.is_printk("ok   check   --check exit 0\n"))
+
+
+class LaneTest(unittest.TestCase):
+	def test_lanes_at_once_with_a_core_per_vcpu(self):
+		lanes, at_once = matrix.plan(["5.10", "6.1,6.12"], 2, 1, False)
+		self.assertEqual(lanes, [["5.10"], ["6.1", "6.12"]])
+		self.assertTrue(at_once)
+		self.assertFalse(matrix.plan(["5.10", "6.1,6.12"], 2, 2, False)[1])  # 4 vCPUs
+		self.assertFalse(matrix.plan(["5.10", "6.1", "6.12"], 2, 1, False)[1])  # 3 lanes
+		self.assertFalse(matrix.plan(["5.10", "6.1,6.12"], 2, 1, True)[1])  # --serial
+		self.assertFalse(matrix.plan(["6.1,6.12"], 16, 1, False)[1])  # one lane
+
+	def test_debian_versions_keep_their_plus(self):
+		lanes, _ = matrix.plan(["6.12.117+deb12-amd64,arm64:6.12"], 2, 1, False)
+		self.assertEqual(lanes, [["6.12.117+deb12-amd64", "arm64:6.12"]])
+
+	def test_an_empty_kernel_is_refused(self):
+		for bad in (["6.1,"], [",6.1"], ["6.1,,6.12"], [""]):
+			with self.assertRaises(ValueError):
+				matrix.plan(bad, 2, 1, False)
 
 
 if __name__ == "__main__":

@@ -510,11 +510,14 @@ def main():
 			p.add_argument("kernel", metavar="KERNEL")
 			p.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD")
 		else:
-			p.add_argument("kernels", nargs="+", metavar="KERNEL")
+			p.add_argument("kernels", nargs="+", metavar="KERNEL[,KERNEL...]",
+				       help="a lane each: kernels joined by a comma run one after the other "
+				       "in it (5.10 6.1,6.12: two lanes)")
 			p.add_argument("--all", action="store_true", help="every check and scenario "
 				       "in each kernel, not its share (tests/kernels/suite.py)")
 			p.add_argument("--serial", action="store_true", help="one guest after the "
-				       "other (default: at once where the host has 2 cores per vCPU)")
+				       "other (default: the lanes at once where the host has a core per "
+				       "guest vCPU of every lane)")
 			p.add_argument("--skip-unbuilt", action="store_true", help="a build not "
 				       "there skips (exit 77, the reason printed) instead of failing: "
 				       "ctest's kernels_arm64, whose build the whole suite's setup makes")
@@ -563,7 +566,7 @@ EXAMPLES = """examples:
   tools/kernels/guest.py fetch 6.1 6.12
   tools/kernels/guest.py run 6.1 -- build/bin/loadlens-observer --check
   tools/kernels/guest.py run -t 300 6.12 -- bash -c 'cd build && ctest -R scenario_sick_fd_leak'
-  tools/kernels/guest.py test 6.1 6.12        # the matrix as ctest runs it
+  tools/kernels/guest.py test 5.10 6.1,6.12   # the matrix as ctest runs it: two lanes
   tools/kernels/guest.py test --all 6.1        # every check and scenario on one kernel
 """
 
