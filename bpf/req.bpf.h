@@ -242,6 +242,32 @@ static __always_inline void req_server_closes(const struct sock *sk, bool gone)
 		tcp_entry_free(sk, s, ssl_done);
 }
 
+/*
+ * A target socket's peer closes (its FIN, a move to CLOSE_WAIT: the tracepoint runs before TCP
+ * acknowledges it). Under the copy hook alone, the last request's response, if it went, is told
+ * now, while TCP's last transmit stamp is still that response's: at the server's close the FIN's
+ * acknowledgement may have gone since (a server slower to close than the delayed ACK), and the
+ * response was then counted untimed.
+ */
+static __always_inline void req_peer_closes(const struct sock *sk)
+{
+	struct rt_tcp_sock *s;
+	bool udp = false;
+	int slot;
+
+	slot = sock_slot(sk, &udp);
+	if (slot < 0 || udp)
+		return;
+	s = tcp_state(sk, false);
+	if (!s)
+		return;
+	if (slot == RT_SLOT_DYN)
+		slot = s->flags & RT_F_OWNED ? s->slot : -1;
+	if (slot >= 0 && s->state == RT_READING &&
+	    !(s->flags & (RT_F_FOREIGN | RT_F_TLS | RT_F_H2 | RT_F_PLAIN | RT_F_KTLS)))
+		solo_answered(sk, s, slot, false);
+}
+
 /* A TCP socket moves to CLOSE: free its table entry (one inlined lookup and a compare). A TLS
  * socket closed with unread bytes (a client's close_notify: a reset, no FIN_WAIT1) may still
  * hold a request to record, or a handshake's entry. Only a socket of a target port can hold

@@ -53,6 +53,8 @@ int BPF_PROG(handle_inet_sock_set_state, const struct sock *sk, const int oldsta
 	} else if (newstate == TCP_FIN_WAIT1 || newstate == TCP_LAST_ACK ||
 		   (newstate == oldstate && (newstate == TCP_FIN_WAIT2 || newstate == TCP_CLOSING))) {
 		req_server_closes(sk, sk_shut_both(sk));
+	} else if (newstate == TCP_CLOSE_WAIT && lean_solo) {
+		req_peer_closes(sk);
 	}
 	return 0;
 }

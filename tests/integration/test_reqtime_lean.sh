@@ -17,6 +17,8 @@
 #   5. the copy hook alone's responses it learns of late: connections left idle (kept open past
 #      the observer's stop: the pass over the sockets), reset by the client, closed by it; and a
 #      UDP socket on a target port: lean, never alone
+#   6. the copy hook alone, a client's close before a server's slower close: the last response
+#      timed at the client's FIN
 . "$(dirname "$0")/lib.sh"
 require_bpf loadlens-observer loadlens-refserver loadlens-driver
 command -v bpftool >/dev/null || skip "bpftool is not installed"
@@ -258,4 +260,20 @@ expect_json "udp socket: state" "$LL_TMP/lean_both.json" .request_timing.feature
 expect_json "udp socket: count" "$LL_TMP/lean_both.json" "$slot | .requests" \
 	"$(jget "$LL_TMP/drv_both.json" .requests)"
 grep -q "copy hook alone" "$LL_TMP/lean_both.err" && fail "udp socket: the copy hook alone"
+
+# the copy hook alone, a client that closes and a server slower to close than the delayed ACK
+# of the client's FIN: the last response is timed at the FIN (CLOSE_WAIT, before that ACK's
+# transmit stamp), not counted untimed at the server's close (2,499 of 2,500 timed before)
+port=$(free_port)
+start_observer lean_slow "$port"
+out=$(python3 "$LOADLENS_SRC/tests/integration/slow_close.py" "$port" 2500 2>&1) ||
+	fail "slow close: the client: $out"
+sleep 1.2
+stop lean_slow
+echo "slow close: $out; observer: $(jq -c "$slot | {requests, untimed, service: .service_time.count}" "$LL_TMP/lean_slow.json")"
+grep -q "the copy hook alone from now on" "$LL_TMP/lean_slow.err" ||
+	fail "slow close: the copy hook alone never came"
+expect_json "slow close: requests" "$LL_TMP/lean_slow.json" "$slot | .requests" 2500
+expect_json "slow close: timed" "$LL_TMP/lean_slow.json" "$slot | .service_time.count" 2500
+expect_json "slow close: untimed" "$LL_TMP/lean_slow.json" "$slot | .untimed" 0
 pass "lean hooks: counts, waits and switches as the full hooks"
