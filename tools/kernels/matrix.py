@@ -42,8 +42,9 @@ def test(a, g):
 	# emulation, 9p) part of the time: 9.0 and 9.6 CPU-minutes in one 12-minute run, 0.75 of a
 	# core. Two 1-vCPU lanes on 2 cores (2026-11-29: 5.10's share beside 6.1's, then 6.12's) ran
 	# 8 of 8 checks each, 6.1's scenarios as alone (its close_wait_leak found at 0.73 s, 0.71 s
-	# alone), in 796 s where one after the other took about 1,300 s. Three guests on 2 cores stalled
-	# each other: their servers queued requests for real (docs/kernels.md).
+	# alone), in 796 s where one after the other took about 1,300 s. (Two guests at once once
+	# stalled each other's scenarios: worker_saturation, since left out of the shares;
+	# docs/kernels.md.) A third lane on 2 cores waits: all one after the other.
 	cores = len(os.sched_getaffinity(0))
 	names = [",".join(lane) for lane in kvers]
 	g.say("%d kernels in %d lane%s %s: %s" % (
