@@ -203,6 +203,22 @@ static __always_inline void tcp_entry_free(const struct sock *sk, struct rt_tcp_
 	s->sk = 0;
 }
 
+/* A target TCP socket's entry at a move of its close (NULL: not a TCP target's, or no entry),
+ * its slot in *slot (-1: a port not yet known to be a target's). */
+static __always_inline struct rt_tcp_sock *req_closing_entry(const struct sock *sk, int *slot)
+{
+	struct rt_tcp_sock *s;
+	bool udp = false;
+
+	*slot = sock_slot(sk, &udp);
+	if (*slot < 0 || udp)
+		return NULL;
+	s = tcp_state(sk, false);
+	if (s && *slot == RT_SLOT_DYN)
+		*slot = s->flags & RT_F_OWNED ? s->slot : -1;
+	return s;
+}
+
 /*
  * A target socket's move by its application's close() or shutdown(): to FIN_WAIT1 or LAST_ACK,
  * or a close() in FIN_WAIT2 or CLOSING after shutdown(SHUT_WR) (tcp_close_state() stores the
@@ -211,18 +227,12 @@ static __always_inline void tcp_entry_free(const struct sock *sk, struct rt_tcp_
  */
 static __always_inline void req_server_closes(const struct sock *sk, bool gone)
 {
-	struct rt_tcp_sock *s;
-	bool udp = false, ssl_done = false;
+	bool ssl_done = false;
 	int slot;
+	struct rt_tcp_sock *s = req_closing_entry(sk, &slot);
 
-	slot = sock_slot(sk, &udp);
-	if (slot < 0 || udp)
-		return;
-	s = tcp_state(sk, false);
 	if (!s)
 		return;
-	if (slot == RT_SLOT_DYN)
-		slot = s->flags & RT_F_OWNED ? s->slot : -1;
 	/* (a foreign connection, or one of a port not yet known to be a target's: not followed) */
 	if (!(s->flags & RT_F_FOREIGN) && slot >= 0) {
 		if (s->flags & RT_F_H2) {
@@ -251,19 +261,10 @@ static __always_inline void req_server_closes(const struct sock *sk, bool gone)
  */
 static __always_inline void req_peer_closes(const struct sock *sk)
 {
-	struct rt_tcp_sock *s;
-	bool udp = false;
 	int slot;
+	struct rt_tcp_sock *s = req_closing_entry(sk, &slot);
 
-	slot = sock_slot(sk, &udp);
-	if (slot < 0 || udp)
-		return;
-	s = tcp_state(sk, false);
-	if (!s)
-		return;
-	if (slot == RT_SLOT_DYN)
-		slot = s->flags & RT_F_OWNED ? s->slot : -1;
-	if (slot >= 0 && s->state == RT_READING &&
+	if (s && slot >= 0 && s->state == RT_READING &&
 	    !(s->flags & (RT_F_FOREIGN | RT_F_TLS | RT_F_H2 | RT_F_PLAIN | RT_F_KTLS)))
 		solo_answered(sk, s, slot, false);
 }
