@@ -166,5 +166,92 @@ class LaneTest(unittest.TestCase):
 				matrix.plan(bad, 2, 1, False)
 
 
+class UsableTest(unittest.TestCase):
+	"""Which kernels of the lanes can run: fake builds (an ELF header of the right machine) in a
+	temporary folder, a fake fetch."""
+
+	class G:
+		Skip = initramfs.Skip
+		SRC = "/nonexistent"
+
+		def __init__(self, unfetchable=()):
+			self.unfetchable = unfetchable
+
+		def fetch(self, k):
+			if k in self.unfetchable:
+				raise self.Skip("cannot download " + k)
+			return k
+
+	def build(self, em):
+		d = tempfile.mkdtemp()
+		self.addCleanup(shutil.rmtree, d)
+		for b in ("loadlens-observer", "loadlens-driver", "loadlens-refserver"):
+			path = os.path.join(d, b)
+			with open(path, "wb") as f:
+				f.write(b"\x7fELF" + bytes(14) + em.to_bytes(2, "little"))
+			os.chmod(path, 0o755)
+		return d
+
+	def args(self, bindir, skip_unbuilt):
+		class A:
+			pass
+		a = A()
+		a.bin, a.skip_unbuilt = bindir, skip_unbuilt
+		return a
+
+	def test_bin_applies_to_its_architecture_only(self):
+		host = self.build(foreign.EM_X86_64)
+		arm = self.build(foreign.ARM64.em)
+		g = self.G()
+		self.assertEqual(matrix.bin_for(self.args(host, False), g, "6.1"), host)
+		self.assertNotEqual(matrix.bin_for(self.args(host, False), g, "arm64:6.12"), host)
+		self.assertEqual(matrix.bin_for(self.args(arm, False), g, "arm64:6.12"), arm)
+		self.assertNotEqual(matrix.bin_for(self.args(arm, False), g, "6.1"), arm)
+		empty = tempfile.mkdtemp()
+		self.addCleanup(shutil.rmtree, empty)  # not built: the host's, so the error names it
+		self.assertEqual(matrix.bin_for(self.args(empty, False), g, "6.1"), empty)
+
+	def test_an_unbuilt_foreign_kernel_is_left_out_with_skip_unbuilt(self):
+		host = self.build(foreign.EM_X86_64)
+		os.environ["LOADLENS_ARM64_BIN"] = "/nonexistent/build-arm64/bin"
+		self.addCleanup(os.environ.pop, "LOADLENS_ARM64_BIN")
+		lanes = [["5.10", "arm64:6.12"], ["6.1", "6.12"]]
+		kept, out, fail = matrix.usable(self.args(host, True), self.G(), lanes)
+		self.assertIsNone(fail)
+		self.assertEqual(kept, [["5.10"], ["6.1", "6.12"]])
+		self.assertEqual(len(out), 1)
+		self.assertIn("arm64:6.12", out[0])
+		self.assertIn("tools/loadlens cross arm64", out[0])
+		# without --skip-unbuilt it fails, naming the build
+		kept, out, fail = matrix.usable(self.args(host, False), self.G(), lanes)
+		self.assertIn("/nonexistent/build-arm64/bin/loadlens-observer is not built", fail)
+
+	def test_an_unbuilt_host_build_fails_even_with_skip_unbuilt(self):
+		empty = tempfile.mkdtemp()
+		self.addCleanup(shutil.rmtree, empty)
+		_, _, fail = matrix.usable(self.args(empty, True), self.G(), [["6.1"]])
+		self.assertIn("is not built", fail)
+
+	def test_the_wrong_architecture_fails(self):
+		arm = self.build(foreign.ARM64.em)
+		os.environ["LOADLENS_BIN"] = arm
+		self.addCleanup(os.environ.pop, "LOADLENS_BIN")
+		_, _, fail = matrix.usable(self.args(None, True), self.G(), [["6.1"]])
+		self.assertIn("is not built for 6.1's architecture", fail)
+
+	def test_a_bin_for_no_kernel_given_is_refused(self):
+		a = self.args(self.build(foreign.ARM64.em), True)
+		a.kernels, a.cpus, a.serial = ["6.1,6.12"], 1, False
+		with self.assertRaisesRegex(ValueError, "built for no kernel given"):
+			matrix.test(a, self.G())
+
+	def test_an_unfetchable_kernel_is_left_out_and_an_empty_lane_goes(self):
+		host = self.build(foreign.EM_X86_64)
+		kept, out, fail = matrix.usable(self.args(host, True), self.G(("5.10",)),
+						[["5.10"], ["6.1", "6.12"]])
+		self.assertEqual((kept, fail), ([["6.1", "6.12"]], None))
+		self.assertEqual(out, ["5.10: cannot download 5.10"])
+
+
 if __name__ == "__main__":
 	unittest.main()

@@ -518,12 +518,15 @@ def main():
 			p.add_argument("--serial", action="store_true", help="one guest after the "
 				       "other (default: the lanes at once where the host has a core per "
 				       "guest vCPU of every lane)")
-			p.add_argument("--skip-unbuilt", action="store_true", help="a build not "
-				       "there skips (exit 77, the reason printed) instead of failing: "
-				       "ctest's kernels_arm64, whose build the whole suite's setup makes")
-			p.add_argument("--bin", help="the build's bin directory (default: "
-				       "LOADLENS_BIN or build/bin; for ARCH's kernels (arm64, ppc64el) "
-				       "LOADLENS_ARCH_BIN or build-ARCH/bin, tools/loadlens cross ARCH)")
+			p.add_argument("--skip-unbuilt", action="store_true", help="a foreign "
+				       "architecture's build not there, or a kernel that cannot be "
+				       "fetched here, leaves that kernel out (the reason printed) instead "
+				       "of failing; the rest runs, and a pass is then exit 77: ctest's "
+				       "kernels, whose arm64 build the whole suite's setup makes")
+			p.add_argument("--bin", help="a build's bin directory, for the kernels of "
+				       "the architecture it is built for (default: LOADLENS_BIN or "
+				       "build/bin; for ARCH's kernels (arm64, ppc64el) LOADLENS_ARCH_BIN "
+				       "or build-ARCH/bin, tools/loadlens cross ARCH)")
 	a = ap.parse_args()
 	try:
 		if a.cmd == "fetch":
@@ -566,7 +569,7 @@ EXAMPLES = """examples:
   tools/kernels/guest.py fetch 6.1 6.12
   tools/kernels/guest.py run 6.1 -- build/bin/loadlens-observer --check
   tools/kernels/guest.py run -t 300 6.12 -- bash -c 'cd build && ctest -R scenario_sick_fd_leak'
-  tools/kernels/guest.py test 5.10 6.1,6.12   # the matrix as ctest runs it: two lanes
+  tools/kernels/guest.py test 5.10,arm64:6.12 6.1,6.12 --skip-unbuilt   # as ctest: two lanes
   tools/kernels/guest.py test --all 6.1        # every check and scenario on one kernel
 """
 
