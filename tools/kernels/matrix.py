@@ -18,8 +18,7 @@ def test(a, g):
 	every lane, their outputs printed in turn at the end; else every kernel one after the other."""
 	lanes, _ = plan(a.kernels, 0, a.cpus, a.serial)
 	em = foreign.elf_machine(os.path.join(a.bin, "loadlens-observer")) if a.bin else None
-	if em and not any(em == (fa.em if fa else foreign.EM_X86_64) for fa in
-			  (foreign.of(k) for lane in lanes for k in lane)):
+	if em and not any(em == machine_of(k) for lane in lanes for k in lane):
 		raise ValueError("test: --bin %s is built for no kernel given (ELF machine %d)" %
 				 (a.bin, em))
 	lanes, left_out, fail = usable(a, g, lanes)
@@ -30,14 +29,20 @@ def test(a, g):
 		raise g.Skip("; ".join(left_out))
 	lanes, at_once = plan([",".join(lane) for lane in lanes], len(os.sched_getaffinity(0)),
 			      a.cpus, a.serial)
-	if not left_out:
-		return run_lanes(a, g, lanes, at_once)
 	for why in left_out:  # the rest runs; a pass is then a skip (77): not the whole matrix ran
 		print("SKIP (left out): " + why, flush=True)
 	rc = run_lanes(a, g, lanes, at_once)
+	if not left_out:
+		return rc
 	print("SKIP: %d kernel%s of the matrix left out: %s" % (
 		len(left_out), "" if len(left_out) == 1 else "s", "; ".join(left_out)), flush=True)
 	return rc if rc != 0 else 77
+
+
+def machine_of(kernel):
+	"""The ELF e_machine of KERNEL's architecture's binaries."""
+	fa = foreign.of(kernel)
+	return fa.em if fa else foreign.EM_X86_64
 
 
 def usable(a, g, lanes):
@@ -61,7 +66,7 @@ def usable(a, g, lanes):
 					if not (a.skip_unbuilt and fa):
 						return [], [], why
 					break
-				if foreign.elf_machine(path) != (fa.em if fa else foreign.EM_X86_64):
+				if foreign.elf_machine(path) != machine_of(k):
 					return [], [], "%s is not built for %s's architecture" % (path, k)
 			if not why and a.skip_unbuilt:
 				try:
@@ -144,7 +149,7 @@ def bin_for(a, g, kernel):
 	fa = foreign.of(kernel)
 	if a.bin:
 		em = foreign.elf_machine(os.path.join(a.bin, "loadlens-observer"))
-		if em == (fa.em if fa else foreign.EM_X86_64) or (em is None and not fa):
+		if em == machine_of(kernel) or (em is None and not fa):
 			return os.path.abspath(a.bin)
 	if fa:
 		return os.path.abspath(os.environ.get("LOADLENS_%s_BIN" % fa.name.upper(),
